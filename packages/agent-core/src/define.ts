@@ -1,0 +1,95 @@
+import type { GenericSchema } from "valibot";
+
+// ---- models -------------------------------------------------------------------------------
+
+/** One scripted step of the demo model: what it streams for one model call. */
+export interface DemoStep {
+  reasoning?: string;
+  text?: string;
+  toolCalls?: { name: string; arguments: unknown }[];
+}
+
+export type ModelSpec =
+  /** Scripted, deterministic, offline. Always reported as a demo model. */
+  | { provider: "demo"; script?: DemoStep[]; tokenDelayMs?: number }
+  | { provider: "openai"; model: string; apiKeyEnvVar?: string; baseURL?: string }
+  | { provider: "anthropic"; model: string; apiKeyEnvVar?: string; baseURL?: string }
+  | { provider: "openai-compatible"; model: string; baseURL: string; apiKeyEnvVar?: string; name?: string };
+
+// ---- tools --------------------------------------------------------------------------------
+
+/** A tool input described by JSON Schema instead of valibot (tools that come from MCP servers). */
+export interface JsonSchemaInput {
+  type: "json-schema";
+  schema: Record<string, unknown>;
+}
+
+export interface ToolContext {
+  threadId: string;
+  userId: string;
+  conversationId: string;
+  signal: AbortSignal;
+}
+
+export interface ToolDefinition<I = unknown, O = unknown> {
+  kind: "tool";
+  name: string;
+  description: string;
+  input: GenericSchema<unknown, I> | JsonSchemaInput;
+  execute(input: I, ctx: ToolContext): Promise<O> | O;
+  /** `true`, or a predicate on the parsed input: the run suspends for a human decision first. */
+  needsApproval?: boolean | ((input: I) => boolean);
+}
+
+export function defineTool<I, O>(tool: Omit<ToolDefinition<I, O>, "kind">): ToolDefinition<I, O> {
+  return { kind: "tool", ...tool };
+}
+
+// ---- agents -------------------------------------------------------------------------------
+
+export interface MemoryConfig {
+  type?: "window" | "database";
+  maxMessages?: number;
+  summaryProvider?: "demo" | "openai" | "anthropic" | "openai-compatible";
+  summaryModel?: string;
+  /** Compact automatically once a scope holds more messages than this. */
+  summaryThreshold?: number;
+}
+
+export interface GatewaySessionConfig {
+  policy?: "reject" | "queue" | "steer" | "interrupt";
+  maxQueueDepth?: number;
+  /** Text of the immediate busy reply (policy `reject`, or a full queue). */
+  busyReply?: string;
+}
+
+/** A tool server an agent uses: a local `mcp/` entry by declared name, or a remote MCP URL. */
+export type ToolServerRef =
+  | string
+  | {
+      url: string;
+      apiKeyEnvVar?: string;
+      headers?: Record<string, string>;
+      /** Tool names (or `true` for all) that need approval before they run. */
+      needsApproval?: boolean | string[];
+    };
+
+export interface AgentDefinition {
+  kind: "agent";
+  name: string;
+  model: ModelSpec;
+  instructions?: string;
+  // biome-ignore lint/suspicious/noExplicitAny: tools of any input type live in one list
+  tools?: ToolDefinition<any, any>[];
+  toolServers?: ToolServerRef[];
+  memory?: MemoryConfig;
+  /** Approval channel for runs not started from a gateway: a channel-adapter entry name. Default `cli`. */
+  approvals?: { channel?: string };
+  gatewaySession?: GatewaySessionConfig;
+  /** Upper bound of model calls in one turn (guards tool loops). Default 16. */
+  maxSteps?: number;
+}
+
+export function defineAgent(agent: Omit<AgentDefinition, "kind">): AgentDefinition {
+  return { kind: "agent", ...agent };
+}

@@ -1,0 +1,25 @@
+import type { Message } from "./messages.js";
+
+/** One conversation bucket. `userId` is the isolation boundary; it is always derived server-side. */
+export interface MemoryScope {
+  userId: string;
+  conversationId: string;
+}
+
+export interface CompactResult {
+  compacted: boolean;
+  before: number;
+  after: number;
+}
+
+export interface Memory {
+  load(scope: MemoryScope): Promise<Message[]>;
+  append(scope: MemoryScope, messages: Message[]): Promise<void>;
+  /** Clears exactly one scope; never touches another user's or conversation's messages. */
+  clear(scope: MemoryScope): Promise<void>;
+  count(scope: MemoryScope): Promise<number>;
+  /** Replaces older messages of the scope by a summary, keeping the `keepRecent` most recent. */
+  summarize(scope: MemoryScope, options: { keepRecent: number }): Promise<CompactResult>;
+  /** True only when a summary provider and model are configured. */
+  readonly canSummarize: boolean;
+}

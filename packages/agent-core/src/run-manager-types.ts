@@ -1,0 +1,75 @@
+import type { ChunkEnvelope } from "./chunk.js";
+import type { Message, ToolCall } from "./messages.js";
+import type { Decision, DecisionKind, RunOrigin, RunOptions, SuspendedRun } from "./run-store.js";
+
+export type RunStatus = "running" | "suspended" | "completed" | "cancelled" | "failed";
+
+/** The caller of a control operation; `userId` comes from the server's identity resolution. */
+export interface Caller {
+  userId: string;
+}
+
+export interface StartRunInput {
+  /** One user message, or several spliced into one turn. */
+  input: string | string[];
+  /** Taken when supplied, otherwise minted. Always echoed back. */
+  threadId?: string;
+  userId: string;
+  conversationId: string;
+  origin?: RunOrigin;
+  /** Awaited after the turn is persisted and before the stream ends (conversation index upkeep). */
+  onPersisted?: (result: TurnResult) => Promise<void> | void;
+}
+
+export interface TurnResult {
+  threadId: string;
+  status: RunStatus;
+  /** Assistant text of the whole turn (including any continuation after approval). */
+  text: string;
+  reasoning: string;
+  toolCalls: ToolCall[];
+  /** Messages this turn added to memory. */
+  newMessages: Message[];
+  error?: { code: string; message: string };
+}
+
+export interface RunEvent {
+  /** 1-based, strictly increasing per threadId for the life of the run (across a resume). */
+  seq: number;
+  chunk: ChunkEnvelope;
+}
+
+export interface RunHandle {
+  readonly threadId: string;
+  readonly options: RunOptions;
+  readonly status: RunStatus;
+  /** Every event with seq > `after` (buffered ones first, then live); ends when the run ends or suspends. */
+  events(after?: number): AsyncIterable<RunEvent>;
+  /** Settles when the run ends or suspends; never rejects (errors are in `status`/`error`). */
+  readonly done: Promise<TurnResult>;
+}
+
+export interface PendingApproval {
+  threadId: string;
+  toolCallId: string;
+  toolName: string;
+  arguments: unknown;
+  allowedDecisions: DecisionKind[];
+  createdAt: number;
+}
+
+export interface RunManagerApi {
+  /** Throws `AgentsvcError` code `thread_busy` (409) when the threadId is running or suspended. */
+  start(input: StartRunInput): RunHandle;
+  get(threadId: string): RunHandle | undefined;
+  /** False when nothing of the caller's runs under that id. */
+  cancel(threadId: string, caller: Caller, reason?: string): boolean;
+  steer(threadId: string, text: string, caller: Caller): boolean;
+  /** 404 `not_found` when nothing is pending, 403 `forbidden` for a non-owner, 400 for a bad decision. */
+  resume(threadId: string, decision: Omit<Decision, "decidedBy">, caller: Caller): Promise<RunHandle>;
+  /** Undefined for a non-owner, as if nothing were pending. */
+  pending(threadId: string, caller: Caller): Promise<PendingApproval | undefined>;
+  onSuspended(listener: (run: SuspendedRun, pending: PendingApproval) => void): () => void;
+  /** Resolves once every running turn has ended, or after `timeoutMs`. */
+  drain(timeoutMs: number): Promise<void>;
+}
