@@ -1,1 +1,53 @@
-export {};
+export { type BuildError, type BuildWarning, formatIssue } from "./issues.js";
+export { loadProject } from "./load/project.js";
+export { GATEWAY_TYPES, validateGatewayEntry } from "./load/gateway-entry.js";
+export { gatewayEntryJsonSchema, gatewayEntrySchema } from "./schemas/gateway-entry.js";
+export {
+  agentDefinitionSchema,
+  DEFAULT_MAX_QUEUE_DEPTH,
+  DEFAULT_POLICY,
+  gatewaySessionSchema,
+  memorySchema,
+  SESSION_POLICIES,
+  toolServerDefinitionSchema,
+} from "./schemas/agent.js";
+export { CHANNEL_TYPES } from "./schemas/channel.js";
+export { projectConfigSchema } from "./schemas/config.js";
+export { EXPOSES } from "./schemas/exposure.js";
+export { PUSH_DEFAULTS, PUSH_TYPES, pushSchemas } from "./schemas/push.js";
+export { COLOR_TOKENS, SIZE_TOKENS, THEME_TOKENS, type ThemeToken } from "./schemas/theme.js";
+export {
+  DEFAULT_DATABASE_PATH,
+  DEFAULT_DATASOURCE,
+  DEFAULT_THEME_FILE,
+  PASSWORD_HASH,
+  webuiExposureSchema,
+} from "./schemas/webui.js";
+export type {
+  Account,
+  AgentEntry,
+  AgentExposure,
+  ChannelEntry,
+  DiscordEntry,
+  EmailEntry,
+  Exposure,
+  GatewaySession,
+  GithubEntry,
+  Icon,
+  LoadResult,
+  McpExposure,
+  MemorySettings,
+  Project,
+  ProjectConfig,
+  PushGatewayEntry,
+  PushType,
+  SessionPolicy,
+  SignalEntry,
+  SlackEntry,
+  TeamsEntry,
+  TelegramEntry,
+  ToolServerEntry,
+  TwilioEntry,
+  WebuiExposure,
+  WhatsappEntry,
+} from "./types.js";

@@ -1,0 +1,110 @@
+import * as v from "valibot";
+import { describeValue, type IssueSink } from "../issues.js";
+import { CHANNEL_TYPES, cliChannelSchema, httpChannelSchema, mockChannelSchema } from "../schemas/channel.js";
+import { agentExposureSchema, EXPOSES, mcpExposureSchema } from "../schemas/exposure.js";
+import { PUSH_TYPES, pushSchemas } from "../schemas/push.js";
+import { splitTheme } from "../schemas/theme.js";
+import { DEFAULT_THEME_FILE, webuiExposureSchema } from "../schemas/webui.js";
+import type { ChannelEntry, Exposure, PushGatewayEntry } from "../types.js";
+
+export const GATEWAY_TYPES = [...CHANNEL_TYPES, ...PUSH_TYPES] as const;
+
+export type ValidEntry =
+  | { kind: "exposure"; entry: Exposure; themeFileExplicit: boolean }
+  | { kind: "channel"; entry: ChannelEntry }
+  | { kind: "push"; entry: PushGatewayEntry };
+
+function isPlainObject(x: unknown): x is Record<string, unknown> {
+  return x !== null && typeof x === "object" && !Array.isArray(x);
+}
+
+function parse<S extends v.GenericSchema>(
+  schema: S,
+  raw: unknown,
+  file: string,
+  sink: IssueSink,
+): v.InferOutput<S> | undefined {
+  const r = v.safeParse(schema, raw);
+  if (r.success) return r.output;
+  sink.fromValibot(file, r.issues);
+  return undefined;
+}
+
+/** Validates one gateway file's content: an exposure (`exposes`) or a channel adapter (`type`). */
+export function validateGatewayEntry(
+  raw: unknown,
+  file: string,
+  entryName: string,
+  sink: IssueSink,
+): ValidEntry | undefined {
+  if (!isPlainObject(raw)) {
+    sink.error(file, "", "must be a mapping with an exposes key or a type key", describeValue(raw));
+    return undefined;
+  }
+  const hasExposes = "exposes" in raw;
+  const hasType = "type" in raw;
+  if (hasExposes && hasType) {
+    sink.error(file, "", "must have exposes (an exposure) or type (a channel adapter), not both");
+    return undefined;
+  }
+  if (!hasExposes && !hasType) {
+    sink.error(
+      file,
+      "",
+      `must have an exposes key (${EXPOSES.join(", ")}) or a type key (${GATEWAY_TYPES.join(", ")})`,
+    );
+    return undefined;
+  }
+  const base = { entryName, file };
+  if (hasExposes) {
+    switch (raw.exposes) {
+      case "agent": {
+        const out = parse(agentExposureSchema, raw, file, sink);
+        return out && { kind: "exposure", entry: { ...base, ...out }, themeFileExplicit: false };
+      }
+      case "mcp": {
+        const out = parse(mcpExposureSchema, raw, file, sink);
+        return out && { kind: "exposure", entry: { ...base, ...out }, themeFileExplicit: false };
+      }
+      case "webui": {
+        const out = parse(webuiExposureSchema, raw, file, sink);
+        if (!out) return undefined;
+        const { theme, themeFile, users, ...rest } = out;
+        const entry: Exposure = {
+          ...base,
+          ...rest,
+          database: { datasource: out.database.datasource, path: out.database.path },
+          ...splitTheme(theme),
+          themeFile: themeFile ?? DEFAULT_THEME_FILE,
+        };
+        if (users) entry.users = users.map((u) => ({ ...u, displayName: u.displayName ?? u.username }));
+        return { kind: "exposure", entry, themeFileExplicit: themeFile !== undefined };
+      }
+      default:
+        sink.error(file, "exposes", `must be one of ${EXPOSES.join(", ")}`, describeValue(raw.exposes));
+        return undefined;
+    }
+  }
+  const type = raw.type;
+  switch (type) {
+    case "mock": {
+      const out = parse(mockChannelSchema, raw, file, sink);
+      return out && { kind: "channel", entry: { ...base, ...out } };
+    }
+    case "cli": {
+      const out = parse(cliChannelSchema, raw, file, sink);
+      return out && { kind: "channel", entry: { ...base, ...out } };
+    }
+    case "http": {
+      const out = parse(httpChannelSchema, raw, file, sink);
+      return out && { kind: "channel", entry: { ...base, ...out } };
+    }
+  }
+  if (typeof type === "string" && (PUSH_TYPES as readonly string[]).includes(type)) {
+    const schema = pushSchemas[type as keyof typeof pushSchemas] as v.GenericSchema<unknown, object>;
+    const out = parse(schema, raw, file, sink);
+    return out && { kind: "push", entry: { ...base, ...out } as PushGatewayEntry };
+  }
+  sink.error(file, "type", `unknown type (expected one of ${GATEWAY_TYPES.join(", ")})`, describeValue(type));
+  return undefined;
+}

@@ -1,0 +1,286 @@
+import { existsSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import * as v from "valibot";
+import { IssueSink } from "../issues.js";
+import { agentDefinitionSchema, toolServerDefinitionSchema } from "../schemas/agent.js";
+import { projectConfigSchema } from "../schemas/config.js";
+import { DEFAULT_DATASOURCE } from "../schemas/webui.js";
+import type {
+  AgentEntry,
+  ChannelEntry,
+  Exposure,
+  LoadResult,
+  ProjectConfig,
+  PushGatewayEntry,
+  ToolServerEntry,
+  WebuiExposure,
+} from "../types.js";
+import { DATA_EXTS, type FoundFile, listFolder, MODULE_EXTS, reportDuplicateNames } from "./files.js";
+import { validateGatewayEntry } from "./gateway-entry.js";
+import { loadAny, makeModuleLoader } from "./module.js";
+import { readThemeFile } from "./theme-file.js";
+
+export const CONFIG_EXTS = [".ts", ".mts", ".js", ".mjs", ".json", ".yaml", ".yml"] as const;
+
+type Jiti = ReturnType<typeof makeModuleLoader>;
+
+/**
+ * Loads and validates a project folder. Never throws for a problem in the project: every error found
+ * (not just the first) comes back in `errors`, each naming the file and key path.
+ */
+export async function loadProject(dir: string): Promise<LoadResult> {
+  const root = resolve(dir);
+  const sink = new IssueSink();
+  if (!existsSync(root) || !statSync(root).isDirectory()) {
+    sink.error(dir, "", "must be a project folder", "no such folder");
+    return { ok: false, errors: sink.errors, warnings: sink.warnings };
+  }
+  const jiti = makeModuleLoader(root);
+
+  const { config, configFile } = await loadConfig(root, jiti, sink);
+  const toolServers = await loadToolServers(root, jiti, sink);
+  const { agents, fileNames } = await loadAgents(root, jiti, sink, toolServers);
+  const rootAgent = pickRootAgent(agents, fileNames, config, configFile, sink);
+  const { exposures, channels, pushGateways } = await loadGateways(root, jiti, sink, config, toolServers);
+
+  if (sink.errors.length || !rootAgent) return { ok: false, errors: sink.errors, warnings: sink.warnings };
+  const project = { root, config, agents, rootAgent, toolServers, exposures, channels, pushGateways };
+  return { ok: true, project: configFile ? { ...project, configFile } : project, warnings: sink.warnings };
+}
+
+async function loadConfig(root: string, jiti: Jiti, sink: IssueSink) {
+  const found = CONFIG_EXTS.filter((ext) => existsSync(resolve(root, `agentsvc.config${ext}`))).map(
+    (ext): FoundFile => ({
+      base: "agentsvc.config",
+      ext,
+      rel: `agentsvc.config${ext}`,
+      abs: resolve(root, `agentsvc.config${ext}`),
+    }),
+  );
+  const config: ProjectConfig = { datasources: { [DEFAULT_DATASOURCE]: { type: "sqlite" } } };
+  if (found.length > 1) {
+    for (const f of found.slice(1)) {
+      sink.error(f.rel, "", "must be the only config file", found.map((x) => x.rel).join(", "));
+    }
+  }
+  const f = found[0];
+  if (!f) return { config, configFile: undefined };
+  const loaded = await loadAny(jiti, f, sink);
+  if (!loaded.ok) return { config, configFile: f.rel };
+  // An empty YAML config file is an empty config.
+  const r = v.safeParse(projectConfigSchema, loaded.value ?? {});
+  if (!r.success) {
+    sink.fromValibot(f.rel, r.issues);
+    return { config, configFile: f.rel };
+  }
+  if (r.output.port !== undefined) config.port = r.output.port;
+  if (r.output.rootAgent !== undefined) config.rootAgent = r.output.rootAgent;
+  config.datasources = { ...config.datasources, ...r.output.datasources };
+  return { config, configFile: f.rel };
+}
+
+async function loadToolServers(root: string, jiti: Jiti, sink: IssueSink): Promise<ToolServerEntry[]> {
+  const files = listFolder(root, "mcp", MODULE_EXTS, sink);
+  reportDuplicateNames(files, "tool-server file", sink);
+  const out: ToolServerEntry[] = [];
+  const byName = new Map<string, string>();
+  for (const f of files) {
+    const loaded = await loadAny(jiti, f, sink);
+    if (!loaded.ok) continue;
+    const r = v.safeParse(toolServerDefinitionSchema, loaded.value);
+    if (!r.success) {
+      sink.fromValibot(f.rel, r.issues);
+      continue;
+    }
+    const other = byName.get(r.output.name);
+    if (other) {
+      sink.error(
+        f.rel,
+        "name",
+        "must be unique across tool servers",
+        `"${r.output.name}", also declared in ${other}`,
+      );
+      continue;
+    }
+    byName.set(r.output.name, f.rel);
+    out.push({ name: r.output.name, file: f.rel, definition: loaded.value });
+  }
+  return out;
+}
+
+async function loadAgents(
+  root: string,
+  jiti: Jiti,
+  sink: IssueSink,
+  toolServers: ToolServerEntry[],
+): Promise<{ agents: AgentEntry[]; fileNames: string[] }> {
+  const files = listFolder(root, "agents", MODULE_EXTS, sink);
+  const dupes = reportDuplicateNames(files, "agent file", sink);
+  const declared = toolServers.map((t) => t.name);
+  const out: AgentEntry[] = [];
+  for (const f of files) {
+    const loaded = await loadAny(jiti, f, sink);
+    if (!loaded.ok) continue;
+    const r = v.safeParse(agentDefinitionSchema, loaded.value);
+    if (!r.success) {
+      sink.fromValibot(f.rel, r.issues);
+      continue;
+    }
+    // Local tool servers are referenced by their declared name.
+    (r.output.toolServers ?? []).forEach((ref, i) => {
+      if (typeof ref === "string" && !declared.includes(ref)) {
+        sink.error(
+          f.rel,
+          `toolServers[${i}]`,
+          `must name a tool server declared under mcp/ (declared: ${declared.join(", ") || "none"})`,
+          JSON.stringify(ref),
+        );
+      }
+    });
+    if (dupes.has(f.base) && out.some((a) => a.name === f.base)) continue;
+    const gs = r.output.gatewaySession;
+    const entry: AgentEntry = {
+      name: f.base,
+      declaredName: r.output.name,
+      file: f.rel,
+      definition: loaded.value,
+      gatewaySession: { policy: gs.policy, maxQueueDepth: gs.maxQueueDepth },
+    };
+    if (gs.busyReply !== undefined) entry.gatewaySession.busyReply = gs.busyReply;
+    if (r.output.memory) entry.memory = r.output.memory;
+    out.push(entry);
+  }
+  return { agents: out, fileNames: files.map((f) => f.base) };
+}
+
+function pickRootAgent(
+  agents: AgentEntry[],
+  fileNames: string[],
+  config: ProjectConfig,
+  configFile: string | undefined,
+  sink: IssueSink,
+): AgentEntry | undefined {
+  const names = [...new Set(fileNames)].join(", ");
+  if (config.rootAgent !== undefined) {
+    const hit = agents.find((a) => a.name === config.rootAgent);
+    // An agent file that exists but failed validation already has its own errors.
+    if (!hit && !fileNames.includes(config.rootAgent)) {
+      sink.error(
+        configFile ?? "agentsvc.config",
+        "rootAgent",
+        `must name an agent file under agents/ (found: ${names || "none"})`,
+        JSON.stringify(config.rootAgent),
+      );
+    }
+    return hit;
+  }
+  if (fileNames.length === 1) return agents[0];
+  if (fileNames.length === 0) {
+    sink.error(
+      "agents/",
+      "",
+      "must hold at least one agent module (agents/<name>.ts with defineAgent)",
+      "none",
+    );
+    return undefined;
+  }
+  sink.error(
+    configFile ?? "agentsvc.config",
+    "rootAgent",
+    "is required when agents/ holds more than one agent",
+    `agents ${names}`,
+  );
+  return undefined;
+}
+
+async function loadGateways(
+  root: string,
+  jiti: Jiti,
+  sink: IssueSink,
+  config: ProjectConfig,
+  toolServers: ToolServerEntry[],
+) {
+  const files = listFolder(root, "gateways", [...DATA_EXTS, ...MODULE_EXTS], sink);
+  reportDuplicateNames(files, "gateway entry", sink);
+  const exposures: Exposure[] = [];
+  const channels: ChannelEntry[] = [];
+  const pushByType = new Map<string, PushGatewayEntry>();
+  const pathOwner = new Map<string, string>();
+  const serverNames = toolServers.map((t) => t.name);
+  const datasourceNames = Object.keys(config.datasources);
+
+  for (const f of files) {
+    const loaded = await loadAny(jiti, f, sink);
+    if (!loaded.ok) continue;
+    const valid = validateGatewayEntry(loaded.value, f.rel, f.base, sink);
+    if (!valid) continue;
+    if (valid.kind === "channel") {
+      channels.push(valid.entry);
+      continue;
+    }
+    if (valid.kind === "push") {
+      const prev = pushByType.get(valid.entry.type);
+      if (prev) {
+        sink.warn(
+          f.rel,
+          "type",
+          `WARNING: two ${valid.entry.type} entries (${prev.file} and ${f.rel}); one instance per push-style type is the ceiling, so ${f.rel} overwrites ${prev.file} at registration`,
+        );
+      }
+      pushByType.set(valid.entry.type, valid.entry);
+      continue;
+    }
+    const e = valid.entry;
+    const owner = pathOwner.get(e.path);
+    if (owner) {
+      sink.error(
+        f.rel,
+        "path",
+        `must be unique across exposure entries (also used by ${owner})`,
+        JSON.stringify(e.path),
+      );
+    } else pathOwner.set(e.path, f.rel);
+    if (e.exposes === "mcp" && !serverNames.includes(e.target)) {
+      sink.error(
+        f.rel,
+        "target",
+        `must equal the declared name of a tool server under mcp/ (declared: ${serverNames.join(", ") || "none"})`,
+        JSON.stringify(e.target),
+      );
+    }
+    if (e.exposes === "webui") checkWebui(root, e, valid.themeFileExplicit, datasourceNames, sink);
+    exposures.push(e);
+  }
+  return { exposures, channels, pushGateways: [...pushByType.values()] };
+}
+
+function checkWebui(
+  root: string,
+  e: WebuiExposure,
+  themeFileExplicit: boolean,
+  datasourceNames: string[],
+  sink: IssueSink,
+): void {
+  if (!datasourceNames.includes(e.database.datasource)) {
+    sink.error(
+      e.file,
+      "database.datasource",
+      `must name a declared datasource (declared: ${datasourceNames.join(", ")})`,
+      JSON.stringify(e.database.datasource),
+    );
+  }
+  const seen = new Set<string>();
+  (e.users ?? []).forEach((u, i) => {
+    if (seen.has(u.username)) {
+      sink.error(
+        e.file,
+        `users[${i}].username`,
+        "must be unique within the entry",
+        JSON.stringify(u.username),
+      );
+    }
+    seen.add(u.username);
+  });
+  const css = readThemeFile(root, e.themeFile, themeFileExplicit, e.file, sink);
+  if (css !== undefined) e.themeCss = css;
+}

@@ -1,0 +1,11 @@
+import * as v from "valibot";
+import { envVarName, strict } from "./common.js";
+
+export const CHANNEL_TYPES = ["mock", "cli", "http"] as const;
+
+export const mockChannelSchema = strict({ type: v.literal("mock", "must be mock") }, "a mock channel");
+export const cliChannelSchema = strict({ type: v.literal("cli", "must be cli") }, "a cli channel");
+export const httpChannelSchema = strict(
+  { type: v.literal("http", "must be http"), secretEnvVar: envVarName },
+  "an http channel",
+);

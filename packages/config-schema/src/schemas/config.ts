@@ -1,0 +1,28 @@
+import * as v from "valibot";
+import { integerIn, nonEmptyString, strict } from "./common.js";
+
+export const DATASOURCE_TYPES = ["sqlite"] as const;
+
+export const datasourceSchema = strict(
+  { type: v.picklist(DATASOURCE_TYPES, `must be one of ${DATASOURCE_TYPES.join(", ")}`) },
+  "a datasource",
+);
+
+export const projectConfigSchema = strict(
+  {
+    port: v.optional(integerIn(0, 65535, "TCP port")),
+    rootAgent: v.optional(nonEmptyString("file name of the root agent under agents/")),
+    datasources: v.optional(
+      v.record(
+        v.pipe(
+          v.string(),
+          v.regex(/^[A-Za-z_][A-Za-z0-9_-]*$/, "must be a datasource name (letters, digits, _ and -)"),
+        ),
+        datasourceSchema,
+        "must be a mapping of datasource name to { type: sqlite }",
+      ),
+      {},
+    ),
+  },
+  "agentsvc.config",
+);

@@ -1,0 +1,116 @@
+import * as v from "valibot";
+import { envVarName, httpUrl, integerIn, nonEmptyString, strict } from "./common.js";
+
+export const PUSH_TYPES = [
+  "telegram",
+  "slack",
+  "discord",
+  "email",
+  "whatsapp",
+  "teams",
+  "twilio",
+  "github",
+  "signal",
+] as const;
+export type PushType = (typeof PUSH_TYPES)[number];
+
+export const PUSH_DEFAULTS = {
+  discordIntents: 37377, // guilds + guild messages + direct messages + message content
+  imapPort: 993,
+  pollIntervalSeconds: 60,
+  whatsappApiVersion: "v21.0",
+  teamsTenantId: "botframework.com",
+  signalHttpUrl: "http://127.0.0.1:8080",
+  githubApiBaseUrl: "https://api.github.com",
+} as const;
+
+const lit = <T extends PushType>(t: T) => v.literal(t, `must be ${t}`);
+
+export const pushSchemas = {
+  telegram: strict({ type: lit("telegram"), botTokenEnvVar: envVarName }, "a telegram entry"),
+  slack: strict(
+    { type: lit("slack"), botTokenEnvVar: envVarName, appTokenEnvVar: envVarName },
+    "a slack entry",
+  ),
+  discord: strict(
+    {
+      type: lit("discord"),
+      botTokenEnvVar: envVarName,
+      intents: v.optional(
+        integerIn(0, 2 ** 31 - 1, "gateway intents bit field"),
+        PUSH_DEFAULTS.discordIntents,
+      ),
+    },
+    "a discord entry",
+  ),
+  email: strict(
+    {
+      type: lit("email"),
+      imapHostEnvVar: envVarName,
+      imapUsernameEnvVar: envVarName,
+      imapPasswordEnvVar: envVarName,
+      fromAddressEnvVar: envVarName,
+      imapPort: v.optional(integerIn(1, 65535, "IMAP port"), PUSH_DEFAULTS.imapPort),
+      pollIntervalSeconds: v.optional(
+        integerIn(1, 86_400, "seconds between IMAP polls"),
+        PUSH_DEFAULTS.pollIntervalSeconds,
+      ),
+    },
+    "an email entry",
+  ),
+  whatsapp: strict(
+    {
+      type: lit("whatsapp"),
+      accessTokenEnvVar: envVarName,
+      phoneNumberIdEnvVar: envVarName,
+      appSecretEnvVar: envVarName,
+      verifyTokenEnvVar: envVarName,
+      apiVersion: v.optional(
+        v.pipe(
+          v.string("must be a string such as v21.0"),
+          v.regex(/^v\d+\.\d+$/, "must look like v21.0 (Graph API version)"),
+        ),
+        PUSH_DEFAULTS.whatsappApiVersion,
+      ),
+    },
+    "a whatsapp entry",
+  ),
+  teams: strict(
+    {
+      type: lit("teams"),
+      appIdEnvVar: envVarName,
+      appPasswordEnvVar: envVarName,
+      tenantId: v.optional(nonEmptyString("Bot Framework tenant id"), PUSH_DEFAULTS.teamsTenantId),
+    },
+    "a teams entry",
+  ),
+  twilio: strict(
+    {
+      type: lit("twilio"),
+      accountSidEnvVar: envVarName,
+      authTokenEnvVar: envVarName,
+      fromEnvVar: envVarName,
+      messagingServiceSid: v.optional(nonEmptyString("messaging service SID, used instead of from")),
+      publicUrl: v.optional(httpUrl("public webhook URL used in the signature base behind a proxy")),
+    },
+    "a twilio entry",
+  ),
+  github: strict(
+    {
+      type: lit("github"),
+      tokenEnvVar: envVarName,
+      webhookSecretEnvVar: envVarName,
+      botNameEnvVar: envVarName,
+      apiBaseUrl: v.optional(httpUrl("API base URL"), PUSH_DEFAULTS.githubApiBaseUrl),
+    },
+    "a github entry",
+  ),
+  signal: strict(
+    {
+      type: lit("signal"),
+      accountEnvVar: envVarName,
+      httpUrl: v.optional(httpUrl("signal-cli daemon HTTP address"), PUSH_DEFAULTS.signalHttpUrl),
+    },
+    "a signal entry",
+  ),
+} as const;

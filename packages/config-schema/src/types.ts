@@ -1,0 +1,180 @@
+import type { BuildError, BuildWarning } from "./issues.js";
+import type { IconValue } from "./schemas/webui.js";
+import type { PushType } from "./schemas/push.js";
+
+export type SessionPolicy = "reject" | "queue" | "steer" | "interrupt";
+
+export interface GatewaySession {
+  policy: SessionPolicy;
+  maxQueueDepth: number;
+  busyReply?: string;
+}
+
+export interface MemorySettings {
+  type?: "window" | "database";
+  maxMessages?: number;
+  summaryProvider?: "demo" | "openai" | "anthropic" | "openai-compatible";
+  summaryModel?: string;
+  summaryThreshold?: number;
+}
+
+/** Paths (`file`) are relative to the project root with `/` separators, e.g. `agents/assistant.ts`. */
+export interface AgentEntry {
+  /** File name without extension (`agents/<name>.ts`); `config.rootAgent` refers to this. */
+  name: string;
+  /** The `name` the module declares through defineAgent. */
+  declaredName: string;
+  file: string;
+  /** The module's export as loaded (agent-core's AgentDefinition). */
+  definition: unknown;
+  gatewaySession: GatewaySession;
+  memory?: MemorySettings;
+}
+
+export interface ToolServerEntry {
+  /** The declared name (`defineToolServer({ name })`), which `mcp` exposures target. */
+  name: string;
+  file: string;
+  definition: unknown;
+}
+
+interface EntryBase {
+  /** File name without extension. */
+  entryName: string;
+  file: string;
+}
+
+export interface AgentExposure extends EntryBase {
+  exposes: "agent";
+  path: string;
+  apiKeyEnvVar?: string;
+}
+
+export interface McpExposure extends EntryBase {
+  exposes: "mcp";
+  path: string;
+  target: string;
+  apiKeyEnvVar?: string;
+}
+
+export interface Account {
+  username: string;
+  /** Defaults to `username`. */
+  displayName: string;
+  passwordEnvVar?: string;
+  passwordHash?: string;
+}
+
+export type Icon = IconValue;
+
+export interface WebuiExposure extends EntryBase {
+  exposes: "webui";
+  path: string;
+  apiKeyEnvVar?: string;
+  users?: Account[];
+  database: { datasource: string; path: string };
+  title?: string;
+  subtitle?: string;
+  icon?: Icon;
+  welcome?: string;
+  placeholder?: string;
+  footer?: string;
+  showReasoning: boolean;
+  showToolCalls: boolean;
+  /** Light tokens, hex values with `#` added. */
+  theme: Record<string, string>;
+  /** `theme.dark` overrides. */
+  themeDark: Record<string, string>;
+  themeFile: string;
+  /** Contents of `themeFile` when the file exists. */
+  themeCss?: string;
+}
+
+export type Exposure = AgentExposure | McpExposure | WebuiExposure;
+
+export type ChannelEntry =
+  | (EntryBase & { type: "mock" })
+  | (EntryBase & { type: "cli" })
+  | (EntryBase & { type: "http"; secretEnvVar: string });
+
+export type TelegramEntry = EntryBase & { type: "telegram"; botTokenEnvVar: string };
+export type SlackEntry = EntryBase & { type: "slack"; botTokenEnvVar: string; appTokenEnvVar: string };
+export type DiscordEntry = EntryBase & { type: "discord"; botTokenEnvVar: string; intents: number };
+export type EmailEntry = EntryBase & {
+  type: "email";
+  imapHostEnvVar: string;
+  imapUsernameEnvVar: string;
+  imapPasswordEnvVar: string;
+  fromAddressEnvVar: string;
+  imapPort: number;
+  pollIntervalSeconds: number;
+};
+export type WhatsappEntry = EntryBase & {
+  type: "whatsapp";
+  accessTokenEnvVar: string;
+  phoneNumberIdEnvVar: string;
+  appSecretEnvVar: string;
+  verifyTokenEnvVar: string;
+  apiVersion: string;
+};
+export type TeamsEntry = EntryBase & {
+  type: "teams";
+  appIdEnvVar: string;
+  appPasswordEnvVar: string;
+  tenantId: string;
+};
+export type TwilioEntry = EntryBase & {
+  type: "twilio";
+  accountSidEnvVar: string;
+  authTokenEnvVar: string;
+  fromEnvVar: string;
+  messagingServiceSid?: string;
+  publicUrl?: string;
+};
+export type GithubEntry = EntryBase & {
+  type: "github";
+  tokenEnvVar: string;
+  webhookSecretEnvVar: string;
+  botNameEnvVar: string;
+  apiBaseUrl: string;
+};
+export type SignalEntry = EntryBase & { type: "signal"; accountEnvVar: string; httpUrl: string };
+
+export type PushGatewayEntry =
+  | TelegramEntry
+  | SlackEntry
+  | DiscordEntry
+  | EmailEntry
+  | WhatsappEntry
+  | TeamsEntry
+  | TwilioEntry
+  | GithubEntry
+  | SignalEntry;
+
+export type { PushType };
+
+export interface ProjectConfig {
+  port?: number;
+  rootAgent?: string;
+  /** Always holds `agentsvc` (sqlite), declared or not. */
+  datasources: Record<string, { type: "sqlite" }>;
+}
+
+export interface Project {
+  /** Absolute path of the project folder. */
+  root: string;
+  /** Relative path of the config file, when there is one. */
+  configFile?: string;
+  config: ProjectConfig;
+  agents: AgentEntry[];
+  rootAgent: AgentEntry;
+  toolServers: ToolServerEntry[];
+  exposures: Exposure[];
+  channels: ChannelEntry[];
+  /** One per push-style type: when two entries share a type the later file (by name) wins, with a warning. */
+  pushGateways: PushGatewayEntry[];
+}
+
+export type LoadResult =
+  | { ok: true; project: Project; warnings: BuildWarning[] }
+  | { ok: false; errors: BuildError[]; warnings: BuildWarning[] };
