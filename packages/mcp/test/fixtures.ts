@@ -1,0 +1,124 @@
+import type { AddressInfo } from "node:net";
+import { defineTool } from "@agentsvc/agent-core";
+import { serve } from "@hono/node-server";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Hono } from "hono";
+import * as v from "valibot";
+import { defineToolServer } from "../src/index.js";
+
+/** A controllable gate: a tool awaits `wait`, the test calls `open()`. */
+export function gate() {
+  let open!: () => void;
+  const wait = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { wait, open };
+}
+
+export function sampleServer(hooks: { slow?: Promise<void>; onSignal?: (signal: AbortSignal) => void } = {}) {
+  const calls: string[] = [];
+  const server = defineToolServer({
+    name: "sample-tools",
+    version: "1.2.3",
+    description: "Tools used by the mcp package tests.",
+    tools: [
+      defineTool({
+        name: "add",
+        description: "Adds two numbers.",
+        input: v.object({ a: v.number(), b: v.number() }),
+        execute: ({ a, b }) => {
+          calls.push("add");
+          return { sum: a + b };
+        },
+      }),
+      defineTool({
+        name: "shout",
+        description: "Upper-cases text.",
+        input: v.object({ text: v.pipe(v.string(), v.minLength(1)) }),
+        execute: ({ text }) => text.toUpperCase(),
+      }),
+      defineTool({
+        name: "fail",
+        description: "Always fails.",
+        input: v.object({}),
+        execute: () => {
+          throw new Error("disk is full");
+        },
+      }),
+      defineTool({
+        name: "whoami",
+        description: "Reports the tool context.",
+        input: v.object({}),
+        execute: (_input, ctx) => ({ threadId: ctx.threadId, userId: ctx.userId }),
+      }),
+      defineTool({
+        name: "slow",
+        description: "Waits until the test lets it finish.",
+        input: v.object({}),
+        execute: async (_input, ctx) => {
+          hooks.onSignal?.(ctx.signal);
+          await hooks.slow;
+          return "finished";
+        },
+      }),
+    ],
+  });
+  return { server, calls };
+}
+
+export interface Listening {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Real HTTP on 127.0.0.1, port chosen by the OS. */
+export async function listen(app: Hono): Promise<Listening> {
+  return new Promise((resolve) => {
+    const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (info: AddressInfo) => {
+      resolve({
+        url: `http://127.0.0.1:${info.port}`,
+        close: () =>
+          new Promise<void>((done) => {
+            // SSE streams are long-lived: drop them so close() does not wait for clients.
+            (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+            server.close(() => done());
+          }),
+      });
+    });
+  });
+}
+
+export async function connectClient(url: string, headers: Record<string, string> = {}): Promise<Client> {
+  const client = new Client({ name: "test-client", version: "0.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
+  await client.connect(transport);
+  return client;
+}
+
+export function sessionIdOf(client: Client): string {
+  const id = (client.transport as StreamableHTTPClientTransport | undefined)?.sessionId;
+  if (!id) throw new Error("client has no session id");
+  return id;
+}
+
+export const INIT_BODY = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
+};
+
+export const MCP_HEADERS = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+};
+
+/** Waits for a condition with a bound (for background sweeps), failing with a clear message. */
+export async function eventually(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for: ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
