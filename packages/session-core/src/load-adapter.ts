@@ -1,0 +1,48 @@
+// Loads a gateway adapter package on demand, only when an entry of its type exists.
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { AgentsvcError } from "@agentsvc/agent-core";
+
+/** `telegram` -> `@agentsvc/gateway-telegram`; `mock` lives in `@agentsvc/session-core/testing`. */
+export function adapterPackageName(type: string): string {
+  if (!/^[a-z][a-z0-9-]*$/.test(type)) {
+    throw new AgentsvcError(
+      "bad_gateway_type",
+      `gateway type must be lower-case letters, digits and dashes (got "${type}")`,
+    );
+  }
+  return type === "mock" ? "@agentsvc/session-core/testing" : `@agentsvc/gateway-${type}`;
+}
+
+export interface LoadAdapterOptions {
+  /** Directory the package is resolved from (the app root, where it would be installed). Default `process.cwd()`. */
+  from?: string;
+}
+
+/**
+ * Imports the adapter package of `type`, resolved from the app root. When it is not installed,
+ * throws AgentsvcError `adapter_not_installed` naming the install command.
+ */
+export async function loadAdapterPackage(
+  type: string,
+  options: LoadAdapterOptions = {},
+): Promise<Record<string, unknown>> {
+  const pkg = adapterPackageName(type);
+  const from = options.from ?? process.cwd();
+  const require = createRequire(join(from, "package.json"));
+  let resolved: string;
+  try {
+    resolved = require.resolve(pkg);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "MODULE_NOT_FOUND") {
+      throw new AgentsvcError(
+        "adapter_not_installed",
+        `gateway type "${type}" needs the package ${pkg}, which is not installed in ${from}. Install it: pnpm add ${pkg}`,
+        500,
+      );
+    }
+    throw err;
+  }
+  return (await import(pathToFileURL(resolved).href)) as Record<string, unknown>;
+}

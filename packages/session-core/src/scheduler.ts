@@ -1,0 +1,152 @@
+// One scheduler shared by every push-style gateway: named tasks, listed, stopped on shutdown.
+// A task error is logged on the owning gateway's logger and never escapes into the process.
+import type { Logger } from "pino";
+
+/** Return the delay in ms until the next run, or `null` to stop the task. */
+export type SelfSchedulingTask = () => Promise<number | null> | number | null;
+export type IntervalTask = () => Promise<void> | void;
+
+export interface TaskInfo {
+  name: string;
+  kind: "interval" | "self";
+  /** Runs started so far. */
+  runs: number;
+  /** Failed runs so far. */
+  errors: number;
+  running: boolean;
+}
+
+/** The view of the scheduler a gateway gets: names are scoped to the gateway. */
+export interface GatewayScheduler {
+  /** Runs `task` every `intervalMs` (the next run is timed from the end of the previous one). Same name replaces. */
+  every(name: string, intervalMs: number, task: IntervalTask, options?: { runNow?: boolean }): void;
+  /** Runs `task` after `firstDelayMs`; the task's return value is the next delay (`null` stops it). Same name replaces. */
+  schedule(name: string, firstDelayMs: number, task: SelfSchedulingTask): void;
+  cancel(name: string): boolean;
+  list(): TaskInfo[];
+}
+
+interface Task {
+  info: TaskInfo;
+  timer: NodeJS.Timeout | undefined;
+  stopped: boolean;
+  logger: Logger;
+  /** Delay for the next run after a failure of a self-scheduling task. */
+  retryMs: number;
+  run: () => Promise<number | null>;
+}
+
+export class Scheduler {
+  readonly #tasks = new Map<string, Task>();
+  #stopped = false;
+
+  constructor(private readonly logger: Logger) {}
+
+  /** A view whose task names are `<gateway>:<name>` and whose errors go to `logger`. */
+  forGateway(gateway: string, logger: Logger): GatewayScheduler {
+    const full = (name: string) => `${gateway}:${name}`;
+    return {
+      every: (name, intervalMs, task, options) =>
+        this.every(full(name), intervalMs, task, { ...options, logger }),
+      schedule: (name, firstDelayMs, task) => this.schedule(full(name), firstDelayMs, task, { logger }),
+      cancel: (name) => this.cancel(full(name)),
+      list: () => this.list().filter((t) => t.name.startsWith(`${gateway}:`)),
+    };
+  }
+
+  every(
+    name: string,
+    intervalMs: number,
+    task: IntervalTask,
+    options: { runNow?: boolean; logger?: Logger } = {},
+  ): void {
+    if (!(intervalMs > 0))
+      throw new RangeError(`scheduler: task "${name}": intervalMs must be > 0 (got ${intervalMs})`);
+    this.#add(name, "interval", options.runNow ? 0 : intervalMs, intervalMs, options.logger, async () => {
+      await task();
+      return intervalMs;
+    });
+  }
+
+  schedule(
+    name: string,
+    firstDelayMs: number,
+    task: SelfSchedulingTask,
+    options: { logger?: Logger; retryMs?: number } = {},
+  ): void {
+    this.#add(name, "self", firstDelayMs, options.retryMs ?? 5_000, options.logger, async () => task());
+  }
+
+  cancel(name: string): boolean {
+    const task = this.#tasks.get(name);
+    if (!task) return false;
+    task.stopped = true;
+    if (task.timer) clearTimeout(task.timer);
+    this.#tasks.delete(name);
+    return true;
+  }
+
+  list(): TaskInfo[] {
+    return [...this.#tasks.values()].map((t) => ({ ...t.info }));
+  }
+
+  /** Stops every task; no task starts afterwards. A run in progress finishes but is not rescheduled. */
+  stopAll(): void {
+    this.#stopped = true;
+    for (const name of [...this.#tasks.keys()]) this.cancel(name);
+  }
+
+  #add(
+    name: string,
+    kind: TaskInfo["kind"],
+    firstDelayMs: number,
+    retryMs: number,
+    logger: Logger | undefined,
+    run: () => Promise<number | null>,
+  ): void {
+    if (this.#stopped) {
+      (logger ?? this.logger).warn({ task: name }, "scheduler is stopped; task not registered");
+      return;
+    }
+    this.cancel(name);
+    const task: Task = {
+      info: { name, kind, runs: 0, errors: 0, running: false },
+      timer: undefined,
+      stopped: false,
+      logger: logger ?? this.logger,
+      retryMs,
+      run,
+    };
+    this.#tasks.set(name, task);
+    this.#arm(task, firstDelayMs);
+  }
+
+  #arm(task: Task, delayMs: number): void {
+    if (task.stopped) return;
+    task.timer = setTimeout(() => void this.#fire(task), Math.max(0, delayMs));
+    // The scheduler alone never keeps the process alive; servers and sockets do.
+    task.timer.unref();
+  }
+
+  async #fire(task: Task): Promise<void> {
+    task.timer = undefined;
+    task.info.runs += 1;
+    task.info.running = true;
+    let next: number | null;
+    try {
+      next = await task.run();
+    } catch (err) {
+      task.info.errors += 1;
+      task.logger.error({ err, task: task.info.name }, `scheduled task "${task.info.name}" failed`);
+      // An interval task keeps its interval; a self-scheduling one retries after `retryMs`.
+      next = task.retryMs;
+    } finally {
+      task.info.running = false;
+    }
+    if (next === null) {
+      if (this.#tasks.get(task.info.name) === task) this.#tasks.delete(task.info.name);
+      return;
+    }
+    this.#arm(task, next);
+  }
+}
