@@ -29,6 +29,8 @@ export interface ToolContext {
   userId: string;
   conversationId: string;
   signal: AbortSignal;
+  /** Present when this call ran after a human decision (approve or edit); `decidedBy` is server-derived. */
+  approval?: { decision: "approve" | "edit"; decidedBy: string; reason?: string };
 }
 
 export interface ToolDefinition<I = unknown, O = unknown> {

@@ -26,3 +26,42 @@ export {
   type ToolServerRef,
 } from "./define.js";
 export { AgentsvcError } from "./errors.js";
+export { createModel, type CreateModelOptions } from "./models/create-model.js";
+export {
+  createDemoModel,
+  DEMO_MODEL_ID,
+  DemoLanguageModel,
+  isDemoModel,
+  type DemoModelOptions,
+} from "./models/demo-model.js";
+export {
+  compactMessages,
+  createSummarizer,
+  demoSummary,
+  planCompaction,
+  SUMMARY_PREFIX,
+  summaryMessage,
+  transcript,
+  type CompactionPlan,
+  type Summarizer,
+} from "./compaction.js";
+export { DEFAULT_WINDOW, trimWindow, WindowMemory, type WindowMemoryOptions } from "./window-memory.js";
+export { InMemoryRunStore } from "./in-memory-run-store.js";
+export {
+  RunManager,
+  type AgentDescription,
+  type RunLogger,
+  type RunManagerOptions,
+  type ToolDescription,
+} from "./run-manager.js";
+export { CANCELLED_RESULT, DEFAULT_MAX_STEPS } from "./turn.js";
+export {
+  callNeedsApproval,
+  parseToolInput,
+  toolInputJsonSchema,
+  type AnyTool,
+  type ParsedInput,
+} from "./tool-input.js";
+export { toModelTools, toPrompt } from "./prompt.js";
+export { chatFinishReason, makeChunk } from "./chunk-factory.js";
+export { mintThreadId, randomId } from "./ids.js";

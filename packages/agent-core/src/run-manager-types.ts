@@ -69,6 +69,8 @@ export interface RunManagerApi {
   resume(threadId: string, decision: Omit<Decision, "decidedBy">, caller: Caller): Promise<RunHandle>;
   /** Undefined for a non-owner, as if nothing were pending. */
   pending(threadId: string, caller: Caller): Promise<PendingApproval | undefined>;
+  /** Runs of one of the caller's conversations awaiting a decision (optional: RunManager has it). */
+  pendingInConversation?(conversationId: string, caller: Caller): Promise<PendingApproval[]>;
   onSuspended(listener: (run: SuspendedRun, pending: PendingApproval) => void): () => void;
   /** Resolves once every running turn has ended, or after `timeoutMs`. */
   drain(timeoutMs: number): Promise<void>;

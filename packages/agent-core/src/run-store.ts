@@ -42,6 +42,8 @@ export interface SuspendedRun {
   /** Steer text queued but not yet spliced in. */
   queuedSteers: string[];
   createdAt: number;
+  /** Seq of the last event before the suspension (the `middleware_stop` chunk); a resume continues after it. */
+  lastSeq?: number;
 }
 
 export interface RunStore {

@@ -1,0 +1,78 @@
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { createOpenAI } from "@ai-sdk/openai";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import type { LanguageModelV2 } from "@ai-sdk/provider";
+import type { ModelSpec } from "../define.js";
+import { AgentsvcError } from "../errors.js";
+import { createDemoModel } from "./demo-model.js";
+
+export interface CreateModelOptions {
+  /** Where API keys are read from. Default `process.env`, read now (at start-up), never at build. */
+  env?: Record<string, string | undefined>;
+  /** Custom fetch for HTTP providers (proxies, tests). */
+  fetch?: typeof globalThis.fetch;
+}
+
+const DEFAULT_KEY_VARS = { openai: "OPENAI_API_KEY", anthropic: "ANTHROPIC_API_KEY" } as const;
+
+function readKey(
+  env: Record<string, string | undefined>,
+  spec: Exclude<ModelSpec, { provider: "demo" }>,
+  required: boolean,
+): string | undefined {
+  const name =
+    spec.apiKeyEnvVar ??
+    (spec.provider === "openai-compatible" ? undefined : DEFAULT_KEY_VARS[spec.provider]);
+  if (!name) return undefined;
+  const value = env[name];
+  if (value) return value;
+  if (!required && !spec.apiKeyEnvVar) return undefined;
+  throw new AgentsvcError(
+    "missing_api_key",
+    `model.apiKeyEnvVar: environment variable ${name} is not set (the ${spec.provider} model "${spec.model}" needs its API key there)`,
+    500,
+  );
+}
+
+/** Builds the LanguageModelV2 for a model spec. Chat Completions for `openai` (stateless, keeps reasoning replayable). */
+export function createModel(spec: ModelSpec, options: CreateModelOptions = {}): LanguageModelV2 {
+  const env = options.env ?? process.env;
+  const fetch = options.fetch;
+  switch (spec.provider) {
+    case "demo":
+      return createDemoModel({ script: spec.script, tokenDelayMs: spec.tokenDelayMs });
+    case "openai": {
+      const apiKey = readKey(env, spec, true);
+      return createOpenAI({ apiKey, baseURL: spec.baseURL, fetch }).chat(spec.model);
+    }
+    case "anthropic": {
+      const apiKey = readKey(env, spec, true);
+      return createAnthropic({ apiKey, baseURL: spec.baseURL, fetch }).languageModel(spec.model);
+    }
+    case "openai-compatible": {
+      if (!spec.baseURL) {
+        throw new AgentsvcError(
+          "invalid_model",
+          `model.baseURL: required for provider "openai-compatible" (got nothing)`,
+          500,
+        );
+      }
+      const apiKey = readKey(env, spec, false);
+      return createOpenAICompatible({
+        name: spec.name ?? "openai-compatible",
+        baseURL: spec.baseURL,
+        apiKey,
+        fetch,
+        includeUsage: true,
+      }).chatModel(spec.model);
+    }
+    default: {
+      const provider = (spec as { provider?: unknown }).provider;
+      throw new AgentsvcError(
+        "invalid_model",
+        `model.provider: expected one of demo, openai, anthropic, openai-compatible (got ${JSON.stringify(provider)})`,
+        500,
+      );
+    }
+  }
+}

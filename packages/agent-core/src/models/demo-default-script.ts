@@ -1,0 +1,123 @@
+import type {
+  LanguageModelV2FunctionTool,
+  LanguageModelV2Prompt,
+  LanguageModelV2ToolResultOutput,
+} from "@ai-sdk/provider";
+import type { DemoStep } from "../define.js";
+
+// What the demo model does when no `script` is given. Pure: the same prompt gives the same step.
+
+const QUOTE_LIMIT = 200;
+
+function clip(text: string, limit = QUOTE_LIMIT): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > limit ? `${line.slice(0, limit - 1)}…` : line;
+}
+
+function renderOutput(output: LanguageModelV2ToolResultOutput): { text: string; failed: boolean } {
+  switch (output.type) {
+    case "text":
+      return { text: output.value, failed: false };
+    case "error-text":
+      return { text: output.value, failed: true };
+    case "json":
+      return { text: JSON.stringify(output.value), failed: false };
+    case "error-json":
+      return { text: JSON.stringify(output.value), failed: true };
+    case "content":
+      return {
+        text: output.value
+          .map((part) => (part.type === "text" ? part.text : `[${part.mediaType}]`))
+          .join(" "),
+        failed: false,
+      };
+  }
+}
+
+function lastUserText(prompt: LanguageModelV2Prompt): string {
+  for (let i = prompt.length - 1; i >= 0; i--) {
+    const message = prompt[i];
+    if (message?.role === "user") {
+      return message.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+    }
+  }
+  return "";
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** The tool the user asked for: "use <name>", a mention of a tool's name, or "use the tool" (first tool). */
+export function requestedTool(
+  text: string,
+  tools: LanguageModelV2FunctionTool[],
+): LanguageModelV2FunctionTool | undefined {
+  const lower = text.toLowerCase();
+  for (const tool of tools) {
+    const pattern = new RegExp(`(^|[^a-z0-9_-])${escapeRegExp(tool.name.toLowerCase())}($|[^a-z0-9_-])`);
+    if (pattern.test(lower)) return tool;
+  }
+  if (/\buse\s+(a|the|your)\s+tool\b/.test(lower)) return tools[0];
+  return undefined;
+}
+
+/** Arguments that satisfy a simple JSON Schema, filled from the user's words where a string is wanted. */
+export function sampleArguments(schema: unknown, userText: string): unknown {
+  const s = (schema ?? {}) as Record<string, unknown>;
+  if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
+  if ("const" in s) return s.const;
+  if ("default" in s) return s.default;
+  const type = Array.isArray(s.type) ? s.type[0] : s.type;
+  switch (type) {
+    case "string":
+      return clip(userText, 100);
+    case "number":
+    case "integer": {
+      const found = userText.match(/-?\d+(\.\d+)?/);
+      const value = found ? Number(found[0]) : 1;
+      return type === "integer" ? Math.trunc(value) : value;
+    }
+    case "boolean":
+      return true;
+    case "array":
+      return [];
+    case "null":
+      return null;
+    default: {
+      const properties = (s.properties ?? {}) as Record<string, unknown>;
+      const required = Array.isArray(s.required) ? (s.required as string[]) : Object.keys(properties);
+      const out: Record<string, unknown> = {};
+      for (const key of required) out[key] = sampleArguments(properties[key], userText);
+      return out;
+    }
+  }
+}
+
+export function defaultDemoStep(
+  prompt: LanguageModelV2Prompt,
+  tools: LanguageModelV2FunctionTool[],
+): DemoStep {
+  const last = prompt.at(-1);
+  if (last?.role === "tool") {
+    const parts = last.content.map((part) => {
+      const { text, failed } = renderOutput(part.output);
+      return failed
+        ? `The tool ${part.toolName} failed: ${clip(text)}.`
+        : `The tool ${part.toolName} returned: ${clip(text)}.`;
+    });
+    return { reasoning: "I have the tool result, so I can answer now.", text: parts.join(" ") };
+  }
+  const userText = lastUserText(prompt);
+  const tool = requestedTool(userText, tools);
+  if (tool) {
+    return {
+      reasoning: `The user asked for the ${tool.name} tool, so I will call it.`,
+      toolCalls: [{ name: tool.name, arguments: sampleArguments(tool.inputSchema, userText) }],
+    };
+  }
+  return {
+    reasoning: "No tool was asked for, so I reply by quoting the message.",
+    text: `You said: "${clip(userText)}". (This reply comes from the agentsvc demo model, a scripted stand-in; configure a real model for real answers.)`,
+  };
+}

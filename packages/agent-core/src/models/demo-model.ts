@@ -1,0 +1,183 @@
+import { createHash } from "node:crypto";
+import type {
+  LanguageModelV2,
+  LanguageModelV2CallOptions,
+  LanguageModelV2Content,
+  LanguageModelV2FunctionTool,
+  LanguageModelV2Prompt,
+  LanguageModelV2StreamPart,
+} from "@ai-sdk/provider";
+import type { DemoStep } from "../define.js";
+import { defaultDemoStep } from "./demo-default-script.js";
+
+/** How the demo model names itself wherever a model name shows (info, chunks, logs). */
+export const DEMO_MODEL_ID = "agentsvc-demo (scripted demo model)";
+export const DEMO_PROVIDER = "agentsvc-demo";
+/** providerOptions key the run loop uses to tell the demo model which model call of the turn this is. */
+export const DEMO_STEP_OPTION = "agentsvcDemo";
+
+export interface DemoModelOptions {
+  script?: DemoStep[];
+  /** Pause before each streamed token, to make cancel and steer observable. Default 0. */
+  tokenDelayMs?: number;
+}
+
+const DEMO_MARK = Symbol.for("agentsvc.demoModel");
+
+export function isDemoModel(model: unknown): boolean {
+  if (typeof model !== "object" || model === null) return false;
+  if ((model as { provider?: unknown }).provider === "demo") return true; // a ModelSpec
+  return (model as Record<symbol, unknown>)[DEMO_MARK] === true;
+}
+
+function tokens(text: string): string[] {
+  return text.match(/\S+\s*|\s+/g) ?? [];
+}
+
+function abortError(signal: AbortSignal | undefined): unknown {
+  return signal?.reason ?? new DOMException("The operation was aborted.", "AbortError");
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortError(signal));
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortError(signal));
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** Model call index within the turn: from the run loop when given, else assistant messages since the last user message. */
+function stepIndex(options: LanguageModelV2CallOptions): number {
+  const given = options.providerOptions?.[DEMO_STEP_OPTION]?.step;
+  if (typeof given === "number" && Number.isInteger(given) && given >= 0) return given;
+  let count = 0;
+  for (let i = options.prompt.length - 1; i >= 0; i--) {
+    const role = options.prompt[i]?.role;
+    if (role === "user") break;
+    if (role === "assistant") count++;
+  }
+  return count;
+}
+
+function promptDigest(prompt: LanguageModelV2Prompt): string {
+  return createHash("sha256").update(JSON.stringify(prompt)).digest("hex").slice(0, 12);
+}
+
+/**
+ * A deterministic, offline LanguageModelV2. It streams reasoning, then text, then tool calls of
+ * one step. With a `script`, model call i of a turn plays `script[i]`; without one it follows
+ * `defaultDemoStep`. It is a demo: its model id says so everywhere it shows.
+ */
+export class DemoLanguageModel implements LanguageModelV2 {
+  readonly specificationVersion = "v2";
+  readonly provider = DEMO_PROVIDER;
+  readonly modelId = DEMO_MODEL_ID;
+  readonly supportedUrls = {};
+  readonly [DEMO_MARK] = true;
+
+  constructor(private readonly options: DemoModelOptions = {}) {}
+
+  /** The step this call plays; exposed for tests and docs. */
+  planStep(options: LanguageModelV2CallOptions): DemoStep {
+    const tools = (options.tools ?? []).filter(
+      (t): t is LanguageModelV2FunctionTool => t.type === "function",
+    );
+    const script = this.options.script;
+    if (!script) return defaultDemoStep(options.prompt, tools);
+    const index = stepIndex(options);
+    return script[index] ?? { text: `(The demo script has no step ${index + 1}; it has ${script.length}.)` };
+  }
+
+  async doGenerate(options: LanguageModelV2CallOptions) {
+    const step = this.planStep(options);
+    const content: LanguageModelV2Content[] = [];
+    if (step.reasoning) content.push({ type: "reasoning", text: step.reasoning });
+    if (step.text) content.push({ type: "text", text: step.text });
+    const digest = promptDigest(options.prompt);
+    (step.toolCalls ?? []).forEach((call, i) => {
+      content.push({
+        type: "tool-call",
+        toolCallId: `call_${digest}_${i}`,
+        toolName: call.name,
+        input: JSON.stringify(call.arguments ?? {}),
+      });
+    });
+    return {
+      content,
+      finishReason: step.toolCalls?.length ? ("tool-calls" as const) : ("stop" as const),
+      usage: { inputTokens: undefined, outputTokens: undefined, totalTokens: undefined },
+      warnings: [],
+    };
+  }
+
+  async doStream(options: LanguageModelV2CallOptions) {
+    const signal = options.abortSignal;
+    if (signal?.aborted) throw abortError(signal);
+    const step = this.planStep(options);
+    const delay = this.options.tokenDelayMs ?? 0;
+    const digest = promptDigest(options.prompt);
+    const parts = this.parts(step, digest);
+    let i = 0;
+    const stream = new ReadableStream<LanguageModelV2StreamPart>({
+      async pull(controller) {
+        try {
+          const part = parts[i++];
+          if (!part) return controller.close();
+          const isToken =
+            part.type === "text-delta" || part.type === "reasoning-delta" || part.type === "tool-input-delta";
+          if (isToken && delay > 0) await sleep(delay, signal);
+          else if (signal?.aborted) throw abortError(signal);
+          controller.enqueue(part);
+        } catch (error) {
+          controller.error(error);
+        }
+      },
+    });
+    return { stream };
+  }
+
+  private parts(step: DemoStep, digest: string): LanguageModelV2StreamPart[] {
+    const out: LanguageModelV2StreamPart[] = [
+      { type: "stream-start", warnings: [] },
+      { type: "response-metadata", id: `demo_${digest}`, modelId: DEMO_MODEL_ID },
+    ];
+    if (step.reasoning) {
+      out.push({ type: "reasoning-start", id: "r0" });
+      for (const t of tokens(step.reasoning)) out.push({ type: "reasoning-delta", id: "r0", delta: t });
+      out.push({ type: "reasoning-end", id: "r0" });
+    }
+    if (step.text) {
+      out.push({ type: "text-start", id: "t0" });
+      for (const t of tokens(step.text)) out.push({ type: "text-delta", id: "t0", delta: t });
+      out.push({ type: "text-end", id: "t0" });
+    }
+    (step.toolCalls ?? []).forEach((call, n) => {
+      const id = `call_${digest}_${n}`;
+      const args = JSON.stringify(call.arguments ?? {});
+      const cut = Math.ceil(args.length / 2);
+      out.push({ type: "tool-input-start", id, toolName: call.name });
+      for (const piece of [args.slice(0, cut), args.slice(cut)]) {
+        if (piece) out.push({ type: "tool-input-delta", id, delta: piece });
+      }
+      out.push({ type: "tool-input-end", id });
+      out.push({ type: "tool-call", toolCallId: id, toolName: call.name, input: args });
+    });
+    out.push({
+      type: "finish",
+      finishReason: step.toolCalls?.length ? "tool-calls" : "stop",
+      usage: { inputTokens: undefined, outputTokens: undefined, totalTokens: undefined },
+    });
+    return out;
+  }
+}
+
+export function createDemoModel(options: DemoModelOptions = {}): DemoLanguageModel {
+  return new DemoLanguageModel(options);
+}

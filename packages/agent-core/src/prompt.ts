@@ -1,0 +1,84 @@
+import type {
+  JSONValue,
+  LanguageModelV2FunctionTool,
+  LanguageModelV2Message,
+  LanguageModelV2Prompt,
+  LanguageModelV2ToolResultOutput,
+  LanguageModelV2ToolResultPart,
+} from "@ai-sdk/provider";
+import type { Message } from "./messages.js";
+import { type AnyTool, toolInputJsonSchema } from "./tool-input.js";
+
+/**
+ * Converts stored history into the provider-neutral prompt. System messages (instructions and
+ * compaction summaries) are hoisted to the front: several providers reject a system message in
+ * the middle of a conversation. Consecutive tool results become one tool message.
+ */
+export function toPrompt(instructions: string | undefined, messages: Message[]): LanguageModelV2Prompt {
+  const system: LanguageModelV2Message[] = [];
+  if (instructions) system.push({ role: "system", content: instructions });
+  const rest: LanguageModelV2Message[] = [];
+  for (const message of messages) {
+    switch (message.role) {
+      case "system":
+        system.push({ role: "system", content: message.content });
+        break;
+      case "user":
+        rest.push({ role: "user", content: [{ type: "text", text: message.content }] });
+        break;
+      case "assistant": {
+        const content: Extract<LanguageModelV2Message, { role: "assistant" }>["content"] = [];
+        if (message.reasoning) content.push({ type: "reasoning", text: message.reasoning });
+        if (message.content) content.push({ type: "text", text: message.content });
+        for (const call of message.toolCalls ?? []) {
+          content.push({
+            type: "tool-call",
+            toolCallId: call.id,
+            toolName: call.name,
+            input: call.arguments ?? {},
+          });
+        }
+        // An empty assistant message (cancelled before any output) carries nothing a provider accepts.
+        if (content.length > 0) rest.push({ role: "assistant", content });
+        break;
+      }
+      case "tool": {
+        const part: LanguageModelV2ToolResultPart = {
+          type: "tool-result",
+          toolCallId: message.toolCallId,
+          toolName: message.toolName,
+          output: toolOutput(message.result, message.isError === true),
+        };
+        const last = rest.at(-1);
+        if (last?.role === "tool") last.content.push(part);
+        else rest.push({ role: "tool", content: [part] });
+        break;
+      }
+    }
+  }
+  return [...system, ...rest];
+}
+
+function toolOutput(result: unknown, isError: boolean): LanguageModelV2ToolResultOutput {
+  if (typeof result === "string") return { type: isError ? "error-text" : "text", value: result };
+  const value = toJsonValue(result);
+  return { type: isError ? "error-json" : "json", value };
+}
+
+function toJsonValue(value: unknown): JSONValue {
+  if (value === undefined) return null;
+  try {
+    return JSON.parse(JSON.stringify(value)) as JSONValue;
+  } catch {
+    return String(value);
+  }
+}
+
+export function toModelTools(tools: AnyTool[]): LanguageModelV2FunctionTool[] {
+  return tools.map((tool) => ({
+    type: "function",
+    name: tool.name,
+    description: tool.description,
+    inputSchema: toolInputJsonSchema(tool) as LanguageModelV2FunctionTool["inputSchema"],
+  }));
+}

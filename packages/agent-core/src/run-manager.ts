@@ -1,0 +1,486 @@
+import type { LanguageModelV2 } from "@ai-sdk/provider";
+import { createSummarizer } from "./compaction.js";
+import type { AgentDefinition } from "./define.js";
+import { AgentsvcError } from "./errors.js";
+import { RunEventLog } from "./event-log.js";
+import { mintThreadId } from "./ids.js";
+import { InMemoryRunStore } from "./in-memory-run-store.js";
+import type { Memory, MemoryScope } from "./memory.js";
+import type { Message, ToolCall } from "./messages.js";
+import { createModel } from "./models/create-model.js";
+import { isDemoModel } from "./models/demo-model.js";
+import { toModelTools } from "./prompt.js";
+import type {
+  Caller,
+  PendingApproval,
+  RunHandle,
+  RunManagerApi,
+  StartRunInput,
+  TurnResult,
+} from "./run-manager-types.js";
+import { RunSegment } from "./run-segment.js";
+import type { Decision, DecisionKind, RunOptions, RunStore, SuspendedRun } from "./run-store.js";
+import { type AnyTool, parseToolInput, toolInputJsonSchema } from "./tool-input.js";
+import { type AppliedDecision, Turn, type TurnOutcome, errorMessage } from "./turn.js";
+import { WindowMemory } from "./window-memory.js";
+
+/** The subset of a pino logger the runtime uses. */
+export interface RunLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface RunManagerOptions {
+  agent: AgentDefinition;
+  /** Default: a `WindowMemory` built from `agent.memory`. */
+  memory?: Memory;
+  /** Default: an `InMemoryRunStore`. */
+  runStore?: RunStore;
+  /** Extra tools (e.g. resolved MCP tools), next to `agent.tools`. Names must be unique. */
+  tools?: AnyTool[];
+  /** Overrides the model built from `agent.model` (tests). */
+  model?: LanguageModelV2;
+  logger?: RunLogger;
+  /** How long a finished or suspended run's events stay replayable. Default 60 000 ms. */
+  retainMs?: number;
+  /** Where API keys are read from when the model is built here. Default `process.env`. */
+  env?: Record<string, string | undefined>;
+}
+
+export interface ToolDescription {
+  name: string;
+  description: string;
+  /** True when some or all calls wait for a human decision. */
+  needsApproval: boolean;
+  inputSchema: Record<string, unknown>;
+}
+
+export interface AgentDescription {
+  agentName: string;
+  modelName: string;
+  demoModel: boolean;
+  tools: ToolDescription[];
+  canSummarize: boolean;
+}
+
+interface RunRecord {
+  options: RunOptions;
+  log: RunEventLog;
+  segment: RunSegment;
+  turn?: Turn;
+  onPersisted?: StartRunInput["onPersisted"];
+  persistedNotified: boolean;
+  expiry?: NodeJS.Timeout;
+}
+
+const DECISIONS: DecisionKind[] = ["approve", "reject", "edit"];
+const silentLogger: RunLogger = { info() {}, warn() {}, error() {} };
+
+function joinNonEmpty(parts: string[]): string {
+  return parts.filter((p) => p.length > 0).join("\n\n");
+}
+
+export function summarizeTurn(
+  threadId: string,
+  outcome: TurnOutcome,
+  turnMessages: Message[],
+  newMessages: Message[],
+): TurnResult {
+  const assistants = turnMessages.filter(
+    (m): m is Extract<Message, { role: "assistant" }> => m.role === "assistant",
+  );
+  const result: TurnResult = {
+    threadId,
+    status: outcome.status,
+    text: joinNonEmpty(assistants.map((m) => m.content)),
+    reasoning: joinNonEmpty(assistants.map((m) => m.reasoning ?? "")),
+    toolCalls: assistants.flatMap((m) => m.toolCalls ?? []),
+    newMessages,
+  };
+  if (outcome.status === "failed") result.error = outcome.error;
+  return result;
+}
+
+/**
+ * Runs turns of one agent by threadId: start, cancel, steer, suspend on approval, resume.
+ * Events of each run are buffered for replay while it lives and `retainMs` after.
+ */
+export class RunManager implements RunManagerApi {
+  readonly agent: AgentDefinition;
+  readonly memory: Memory;
+  readonly runStore: RunStore;
+  readonly model: LanguageModelV2;
+  private readonly tools = new Map<string, AnyTool>();
+  private readonly modelTools;
+  private readonly logger: RunLogger;
+  private readonly retainMs: number;
+  private readonly records = new Map<string, RunRecord>();
+  /** Suspended runs known to this process (own suspensions plus those found at `ready`). */
+  private readonly suspended = new Map<string, { userId: string; conversationId: string }>();
+  private readonly continuing = new Set<string>();
+  private readonly suspendListeners = new Set<(run: SuspendedRun, pending: PendingApproval) => void>();
+  private draining = false;
+  private readonly loaded: Promise<void>;
+
+  constructor(options: RunManagerOptions) {
+    this.agent = options.agent;
+    this.logger = options.logger ?? silentLogger;
+    this.retainMs = options.retainMs ?? 60_000;
+    this.runStore = options.runStore ?? new InMemoryRunStore();
+    this.model = options.model ?? createModel(options.agent.model, { env: options.env });
+    this.memory =
+      options.memory ??
+      new WindowMemory({
+        maxMessages: options.agent.memory?.maxMessages,
+        summaryThreshold: options.agent.memory?.summaryThreshold,
+        summarize: createSummarizer(options.agent.memory, options.agent.model, { env: options.env }),
+      });
+    for (const tool of [...(options.agent.tools ?? []), ...((options.tools ?? []) as AnyTool[])]) {
+      if (this.tools.has(tool.name)) {
+        throw new AgentsvcError(
+          "duplicate_tool",
+          `agent ${options.agent.name}: tools: duplicate tool name "${tool.name}" (agent tools and extra tools must have unique names)`,
+          500,
+        );
+      }
+      this.tools.set(tool.name, tool);
+    }
+    this.modelTools = toModelTools([...this.tools.values()]);
+    this.loaded = this.loadSuspended();
+  }
+
+  /** Resolves once suspended runs already in the RunStore (from before a restart) are known. */
+  ready(): Promise<void> {
+    return this.loaded;
+  }
+
+  private async loadSuspended(): Promise<void> {
+    try {
+      for (const run of await this.runStore.list()) {
+        if (run.agentName !== this.agent.name) continue;
+        this.suspended.set(run.options.threadId, {
+          userId: run.options.userId,
+          conversationId: run.options.conversationId,
+        });
+      }
+    } catch (error) {
+      this.logger.error({ err: errorMessage(error) }, "could not list suspended runs from the run store");
+    }
+  }
+
+  describe(): AgentDescription {
+    return {
+      agentName: this.agent.name,
+      modelName: this.model.modelId,
+      demoModel: isDemoModel(this.model),
+      tools: [...this.tools.values()].map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        needsApproval: tool.needsApproval !== undefined && tool.needsApproval !== false,
+        inputSchema: toolInputJsonSchema(tool),
+      })),
+      canSummarize: this.memory.canSummarize,
+    };
+  }
+
+  start(input: StartRunInput): RunHandle {
+    if (this.draining)
+      throw new AgentsvcError("shutting_down", "the service is shutting down; try again shortly", 503);
+    const inputs = typeof input.input === "string" ? [input.input] : input.input;
+    if (!Array.isArray(inputs) || inputs.length === 0 || inputs.some((t) => typeof t !== "string")) {
+      throw new AgentsvcError(
+        "invalid_input",
+        "input: expected a string or a non-empty array of strings",
+        400,
+      );
+    }
+    if (!input.userId || !input.conversationId) {
+      throw new AgentsvcError("invalid_input", "userId and conversationId: expected non-empty strings", 400);
+    }
+    const threadId = input.threadId ?? mintThreadId();
+    const existing = this.records.get(threadId);
+    if (
+      (existing && existing.segment.status === "running") ||
+      this.suspended.has(threadId) ||
+      this.continuing.has(threadId)
+    ) {
+      throw new AgentsvcError(
+        "thread_busy",
+        `thread ${threadId} has a run in progress or awaiting approval`,
+        409,
+      );
+    }
+    for (const [pendingThread, owner] of this.suspended) {
+      if (owner.userId === input.userId && owner.conversationId === input.conversationId) {
+        throw new AgentsvcError(
+          "approval_pending",
+          `conversation ${input.conversationId} has a run awaiting approval (threadId ${pendingThread}); approve or reject it first`,
+          409,
+        );
+      }
+    }
+    if (existing?.expiry) clearTimeout(existing.expiry);
+    const options: RunOptions = { threadId, userId: input.userId, conversationId: input.conversationId };
+    if (input.origin) options.origin = input.origin;
+    const log = new RunEventLog(1);
+    const segment = new RunSegment(threadId, options, log, 1);
+    const record: RunRecord = {
+      options,
+      log,
+      segment,
+      onPersisted: input.onPersisted,
+      persistedNotified: false,
+    };
+    this.records.set(threadId, record);
+    const turn = new Turn(
+      this.turnDeps(log),
+      options,
+      inputs.map((content) => ({ role: "user", content })),
+    );
+    void this.runSegment(record, turn);
+    return segment;
+  }
+
+  get(threadId: string): RunHandle | undefined {
+    return this.records.get(threadId)?.segment;
+  }
+
+  cancel(threadId: string, caller: Caller, reason?: string): boolean {
+    const record = this.records.get(threadId);
+    if (record && record.segment.status === "running") {
+      if (record.options.userId !== caller.userId || !record.turn) return false;
+      this.logger.info({ threadId, reason }, "run cancelled");
+      record.turn.cancel();
+      return true;
+    }
+    const owner = this.suspended.get(threadId);
+    if (owner && owner.userId === caller.userId && !this.continuing.has(threadId)) {
+      // Cancelling a suspended run closes its turn: pending calls get "cancelled" results.
+      this.logger.info({ threadId, reason }, "suspended run cancelled");
+      this.continueSuspended(threadId, caller, "cancel").catch((error) =>
+        this.logger.warn({ threadId, err: errorMessage(error) }, "could not cancel the suspended run"),
+      );
+      return true;
+    }
+    return false;
+  }
+
+  steer(threadId: string, text: string, caller: Caller): boolean {
+    const record = this.records.get(threadId);
+    if (!record || record.segment.status !== "running" || record.options.userId !== caller.userId)
+      return false;
+    if (!record.turn || record.turn.cancelled || typeof text !== "string" || text.length === 0) return false;
+    record.turn.steers.push(text);
+    return true;
+  }
+
+  async resume(threadId: string, decision: Omit<Decision, "decidedBy">, caller: Caller): Promise<RunHandle> {
+    const kind = (decision as { decision?: unknown } | undefined)?.decision;
+    if (typeof kind !== "string" || !DECISIONS.includes(kind as DecisionKind)) {
+      throw new AgentsvcError(
+        "invalid_decision",
+        `decision: expected one of approve, reject, edit (got ${JSON.stringify(kind)})`,
+        400,
+      );
+    }
+    if (decision.reason !== undefined && typeof decision.reason !== "string") {
+      throw new AgentsvcError("invalid_decision", "reason: expected a string", 400);
+    }
+    // decidedBy is always the caller: whatever else came with the decision is not read.
+    const applied: AppliedDecision = { decision: kind as DecisionKind, decidedBy: caller.userId };
+    if (decision.reason) applied.reason = decision.reason;
+    if (kind === "edit") {
+      if (decision.editedData === undefined) {
+        throw new AgentsvcError("invalid_decision", "editedData: required when decision is edit", 400);
+      }
+      applied.editedData = decision.editedData;
+    }
+    return this.continueSuspended(threadId, caller, applied);
+  }
+
+  private async continueSuspended(
+    threadId: string,
+    caller: Caller,
+    decision: AppliedDecision | "cancel",
+  ): Promise<RunSegment> {
+    if (this.draining)
+      throw new AgentsvcError("shutting_down", "the service is shutting down; try again shortly", 503);
+    const live = this.records.get(threadId);
+    if (this.continuing.has(threadId) || live?.segment.status === "running") {
+      throw new AgentsvcError("thread_busy", `thread ${threadId} is already running`, 409);
+    }
+    this.continuing.add(threadId);
+    try {
+      const saved = await this.runStore.get(threadId);
+      if (!saved)
+        throw new AgentsvcError("not_found", `no run awaiting approval under threadId ${threadId}`, 404);
+      if (saved.options.userId !== caller.userId) {
+        throw new AgentsvcError(
+          "forbidden",
+          `thread ${threadId} belongs to another user; only its owner can decide`,
+          403,
+        );
+      }
+      if (decision !== "cancel" && decision.decision === "edit") {
+        const tool = this.tools.get(saved.pendingCall.name);
+        const parsed = tool
+          ? parseToolInput(tool, decision.editedData)
+          : { ok: true as const, value: decision.editedData };
+        if (!parsed.ok) throw new AgentsvcError("invalid_edit", `editedData: ${parsed.message}`, 400);
+        decision.parsedEdit = parsed.value;
+      }
+      await this.runStore.delete(threadId);
+      this.suspended.delete(threadId);
+
+      let record = this.records.get(threadId);
+      if (record?.expiry) clearTimeout(record.expiry);
+      const log = record?.log ?? new RunEventLog((saved.lastSeq ?? 0) + 1);
+      const segment = new RunSegment(threadId, saved.options, log, log.lastSeq + 1);
+      if (record) {
+        record.segment = segment;
+        record.options = saved.options;
+      } else {
+        record = { options: saved.options, log, segment, persistedNotified: true };
+        this.records.set(threadId, record);
+      }
+      const turn = new Turn(this.turnDeps(log), saved.options, saved.turnMessages, saved.queuedSteers);
+      const calls: ToolCall[] = [saved.pendingCall, ...saved.remainingCalls];
+      if (decision === "cancel") {
+        turn.cancel();
+        void this.runSegment(record, turn, {
+          calls,
+          decision: { decision: "reject", decidedBy: caller.userId },
+        });
+      } else {
+        void this.runSegment(record, turn, { calls, decision });
+      }
+      return segment;
+    } finally {
+      this.continuing.delete(threadId);
+    }
+  }
+
+  async pending(threadId: string, caller: Caller): Promise<PendingApproval | undefined> {
+    const saved = await this.runStore.get(threadId);
+    if (!saved || saved.options.userId !== caller.userId) return undefined;
+    return toPending(saved);
+  }
+
+  /** Runs of one conversation awaiting a decision (a clear or a new turn must not drop them). */
+  async pendingInConversation(conversationId: string, caller: Caller): Promise<PendingApproval[]> {
+    const runs = await this.runStore.listByConversation(caller.userId, conversationId);
+    return runs.map(toPending);
+  }
+
+  onSuspended(listener: (run: SuspendedRun, pending: PendingApproval) => void): () => void {
+    this.suspendListeners.add(listener);
+    return () => this.suspendListeners.delete(listener);
+  }
+
+  async drain(timeoutMs: number): Promise<void> {
+    this.draining = true;
+    const running = [...this.records.values()]
+      .filter((r) => r.segment.status === "running")
+      .map((r) => r.segment.done);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+      timer.unref();
+    });
+    await Promise.race([Promise.all(running).then(() => {}), timeout]);
+    clearTimeout(timer);
+  }
+
+  private turnDeps(log: RunEventLog) {
+    return {
+      agent: this.agent,
+      model: this.model,
+      modelTools: this.modelTools,
+      tools: this.tools,
+      runStore: this.runStore,
+      log,
+    };
+  }
+
+  private async runSegment(
+    record: RunRecord,
+    turn: Turn,
+    pending?: Parameters<Turn["run"]>[0],
+  ): Promise<void> {
+    record.turn = turn;
+    const options = record.options;
+    const scope: MemoryScope = { userId: options.userId, conversationId: options.conversationId };
+    let outcome: TurnOutcome;
+    try {
+      turn.history = await this.memory.load(scope);
+      outcome = await turn.run(pending);
+    } catch (error) {
+      outcome = { status: "failed", error: { code: "internal_error", message: errorMessage(error) } };
+    }
+    let newMessages: Message[] = [];
+    if (outcome.status === "suspended") {
+      this.suspended.set(options.threadId, {
+        userId: options.userId,
+        conversationId: options.conversationId,
+      });
+    } else if (turn.turnMessages.length > 0) {
+      // Persisted before `done` resolves and before the event stream ends.
+      try {
+        await this.memory.append(scope, turn.turnMessages);
+        newMessages = turn.turnMessages;
+      } catch (error) {
+        this.logger.error(
+          { threadId: options.threadId, err: errorMessage(error) },
+          "could not persist the turn",
+        );
+        outcome = {
+          status: "failed",
+          error: { code: "persist_failed", message: `could not save the turn: ${errorMessage(error)}` },
+        };
+      }
+    }
+    const result = summarizeTurn(options.threadId, outcome, turn.turnMessages, newMessages);
+    if (outcome.status === "failed")
+      this.logger.warn({ threadId: options.threadId, error: outcome.error }, "run failed");
+    if (!record.persistedNotified && record.onPersisted) {
+      record.persistedNotified = true;
+      try {
+        await record.onPersisted(result);
+      } catch (error) {
+        this.logger.warn({ threadId: options.threadId, err: errorMessage(error) }, "onPersisted failed");
+      }
+    }
+    record.turn = undefined;
+    record.segment.finish(result);
+    if (outcome.status === "suspended") {
+      const pendingApproval = toPending(outcome.suspended);
+      for (const listener of this.suspendListeners) {
+        try {
+          listener(outcome.suspended, pendingApproval);
+        } catch (error) {
+          this.logger.warn(
+            { threadId: options.threadId, err: errorMessage(error) },
+            "onSuspended listener failed",
+          );
+        }
+      }
+    }
+    const segment = record.segment;
+    record.expiry = setTimeout(() => {
+      if (this.records.get(options.threadId)?.segment === segment) this.records.delete(options.threadId);
+    }, this.retainMs);
+    record.expiry.unref();
+  }
+}
+
+function toPending(run: SuspendedRun): PendingApproval {
+  return {
+    threadId: run.options.threadId,
+    toolCallId: run.pendingCall.id,
+    toolName: run.pendingCall.name,
+    arguments: run.pendingCall.arguments,
+    allowedDecisions: [...DECISIONS],
+    createdAt: run.createdAt,
+  };
+}

@@ -1,0 +1,51 @@
+import type { RunEventLog } from "./event-log.js";
+import type { RunEvent, RunHandle, RunStatus, TurnResult } from "./run-manager-types.js";
+import type { RunOptions } from "./run-store.js";
+
+/**
+ * The handle of one stretch of a run: from start (or a resume) until it ends or suspends. A
+ * resumed run gets a new segment over the same event log, so seq keeps increasing.
+ */
+export class RunSegment implements RunHandle {
+  status: RunStatus = "running";
+  readonly done: Promise<TurnResult>;
+  private resolveDone!: (result: TurnResult) => void;
+  private endSeq = Number.POSITIVE_INFINITY;
+
+  constructor(
+    readonly threadId: string,
+    readonly options: RunOptions,
+    private readonly log: RunEventLog,
+    /** Seq of this segment's first event; `events()` with no argument starts there. */
+    readonly firstSeq: number,
+  ) {
+    this.done = new Promise((resolve) => {
+      this.resolveDone = resolve;
+    });
+  }
+
+  get finished(): boolean {
+    return this.endSeq !== Number.POSITIVE_INFINITY;
+  }
+
+  finish(result: TurnResult): void {
+    this.status = result.status;
+    this.endSeq = this.log.lastSeq;
+    this.log.notify();
+    this.resolveDone(result);
+  }
+
+  async *events(after: number = this.firstSeq - 1): AsyncGenerator<RunEvent> {
+    let cursor = after;
+    while (true) {
+      const batch = this.log.since(cursor);
+      for (const event of batch) {
+        if (event.seq > this.endSeq) return;
+        yield event;
+        cursor = event.seq;
+      }
+      if (cursor >= this.endSeq) return;
+      if (batch.length === 0) await this.log.changed();
+    }
+  }
+}

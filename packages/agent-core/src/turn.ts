@@ -1,0 +1,393 @@
+import type {
+  LanguageModelV2,
+  LanguageModelV2FunctionTool,
+  LanguageModelV2StreamPart,
+} from "@ai-sdk/provider";
+import { chatFinishReason, makeChunk } from "./chunk-factory.js";
+import type { ChunkDelta, ToolCallDelta } from "./chunk.js";
+import type { AgentDefinition } from "./define.js";
+import type { RunEventLog } from "./event-log.js";
+import { randomId } from "./ids.js";
+import type { Message, ToolCall } from "./messages.js";
+import { DEMO_STEP_OPTION } from "./models/demo-model.js";
+import { toPrompt } from "./prompt.js";
+import type { Decision, RunOptions, RunStore, SuspendedRun } from "./run-store.js";
+import { type AnyTool, callNeedsApproval, parseToolInput } from "./tool-input.js";
+
+export const CANCELLED_RESULT = "Cancelled: the run was stopped before this tool call ran.";
+export const DEFAULT_MAX_STEPS = 16;
+
+export type TurnOutcome =
+  | { status: "completed" }
+  | { status: "cancelled" }
+  | { status: "failed"; error: { code: string; message: string } }
+  | { status: "suspended"; suspended: SuspendedRun };
+
+export interface TurnDeps {
+  agent: AgentDefinition;
+  model: LanguageModelV2;
+  modelTools: LanguageModelV2FunctionTool[];
+  tools: Map<string, AnyTool>;
+  runStore: RunStore;
+  log: RunEventLog;
+}
+
+/** The decision to apply to the first pending call when a suspended turn continues. */
+export type AppliedDecision = Decision & { parsedEdit?: unknown };
+
+/**
+ * The state of one turn (it survives a suspension as a SuspendedRun). `run` is the loop: a
+ * checkpoint before every model call and every tool call handles cancel and steer.
+ */
+export class Turn {
+  readonly abort = new AbortController();
+  cancelled = false;
+  readonly steers: string[];
+  readonly turnMessages: Message[];
+  private step: number;
+  private toolIndex: number;
+  /** What memory held when the turn began; set before `run` (loaded asynchronously). */
+  history: Message[] = [];
+
+  constructor(
+    private readonly deps: TurnDeps,
+    readonly options: RunOptions,
+    turnMessages: Message[],
+    steers: string[] = [],
+  ) {
+    this.turnMessages = turnMessages;
+    this.steers = steers;
+    const assistants = turnMessages.filter((m) => m.role === "assistant");
+    this.step = assistants.length;
+    this.toolIndex = assistants.reduce(
+      (n, m) => n + (m.role === "assistant" ? (m.toolCalls?.length ?? 0) : 0),
+      0,
+    );
+  }
+
+  cancel(): void {
+    this.cancelled = true;
+    this.abort.abort(new DOMException("The run was cancelled.", "AbortError"));
+  }
+
+  async run(pending?: { calls: ToolCall[]; decision: AppliedDecision }): Promise<TurnOutcome> {
+    try {
+      if (pending) {
+        const outcome = await this.executeCalls(pending.calls, pending.decision);
+        if (outcome) return outcome;
+      }
+      const maxSteps = this.deps.agent.maxSteps ?? DEFAULT_MAX_STEPS;
+      while (true) {
+        // Checkpoint before a model call: cancel ends the turn, queued steer text is spliced in.
+        if (this.cancelled) return { status: "cancelled" };
+        this.spliceSteers();
+        if (this.step >= maxSteps) {
+          return {
+            status: "failed",
+            error: { code: "max_steps", message: `the turn reached maxSteps (${maxSteps}) model calls` },
+          };
+        }
+        const call = await this.callModel();
+        if (call.kind === "aborted") return { status: "cancelled" };
+        if (call.kind === "error") return { status: "failed", error: call.error };
+        if (call.toolCalls.length === 0) {
+          // A final answer with steer text still queued: answer that too, inside this turn.
+          if (this.steers.length > 0) continue;
+          return { status: "completed" };
+        }
+        const outcome = await this.executeCalls(call.toolCalls);
+        if (outcome) return outcome;
+      }
+    } catch (error) {
+      this.closeOrphans("Failed: the run stopped before this tool call ran.");
+      return { status: "failed", error: { code: "internal_error", message: errorMessage(error) } };
+    }
+  }
+
+  private spliceSteers(): void {
+    for (const text of this.steers.splice(0)) this.turnMessages.push({ role: "user", content: text });
+  }
+
+  private emit(chunkId: string, delta: ChunkDelta, finish: string | null = null): void {
+    this.deps.log.push(makeChunk(chunkId, this.deps.model.modelId, delta, finish));
+  }
+
+  private async callModel(): Promise<
+    | { kind: "ok"; toolCalls: ToolCall[] }
+    | { kind: "aborted" }
+    | { kind: "error"; error: { code: string; message: string } }
+  > {
+    const step = this.step++;
+    const chunkId = randomId("chatcmpl");
+    let first = true;
+    const emit = (delta: ChunkDelta) => {
+      this.emit(chunkId, first ? { role: "assistant", ...delta } : delta);
+      first = false;
+    };
+    let text = "";
+    let reasoning = "";
+    const toolCalls: ToolCall[] = [];
+    const streamed = new Map<string, { index: number; argLength: number }>();
+    let finishReason: string | undefined;
+    let failure: unknown;
+    let aborted = false;
+    const signal = this.abort.signal;
+
+    const onPart = (part: LanguageModelV2StreamPart) => {
+      switch (part.type) {
+        case "text-delta":
+          if (!part.delta) return;
+          text += part.delta;
+          emit({ content: part.delta });
+          return;
+        case "reasoning-delta":
+          if (!part.delta) return;
+          reasoning += part.delta;
+          emit({ reasoning: part.delta });
+          return;
+        case "tool-input-start": {
+          const index = this.toolIndex++;
+          streamed.set(part.id, { index, argLength: 0 });
+          emit({
+            tool_calls: [
+              { index, id: part.id, type: "function", function: { name: part.toolName, arguments: "" } },
+            ],
+          });
+          return;
+        }
+        case "tool-input-delta": {
+          const entry = streamed.get(part.id);
+          if (!entry || !part.delta) return;
+          entry.argLength += part.delta.length;
+          emit({ tool_calls: [{ index: entry.index, function: { arguments: part.delta } }] });
+          return;
+        }
+        case "tool-call": {
+          if (part.providerExecuted) return;
+          let entry = streamed.get(part.toolCallId);
+          if (!entry) {
+            entry = { index: this.toolIndex++, argLength: 0 };
+            streamed.set(part.toolCallId, entry);
+            const fragment: ToolCallDelta = {
+              index: entry.index,
+              id: part.toolCallId,
+              type: "function",
+              function: { name: part.toolName, arguments: part.input },
+            };
+            entry.argLength = part.input.length;
+            emit({ tool_calls: [fragment] });
+          } else if (entry.argLength === 0 && part.input) {
+            entry.argLength = part.input.length;
+            emit({ tool_calls: [{ index: entry.index, function: { arguments: part.input } }] });
+          }
+          toolCalls.push({ id: part.toolCallId, name: part.toolName, arguments: parseArguments(part.input) });
+          return;
+        }
+        case "finish":
+          finishReason = part.finishReason;
+          return;
+        case "error":
+          failure ??= part.error;
+          return;
+        default:
+          return;
+      }
+    };
+
+    if (signal.aborted) return { kind: "aborted" };
+    const abortWait = new Promise<"abort">((resolve) =>
+      signal.addEventListener("abort", () => resolve("abort"), { once: true }),
+    );
+    try {
+      const started = this.deps.model.doStream({
+        prompt: toPrompt(this.deps.agent.instructions, [...this.history, ...this.turnMessages]),
+        tools: this.deps.modelTools.length > 0 ? this.deps.modelTools : undefined,
+        abortSignal: signal,
+        providerOptions: { [DEMO_STEP_OPTION]: { step } },
+      });
+      const opened = await Promise.race([started, abortWait]);
+      if (opened === "abort") {
+        aborted = true;
+        Promise.resolve(started).then(
+          (r) => r.stream.cancel().catch(() => {}),
+          () => {},
+        );
+      } else {
+        const reader = opened.stream.getReader();
+        try {
+          while (!failure) {
+            const next = await Promise.race([reader.read(), abortWait]);
+            if (next === "abort") {
+              aborted = true;
+              break;
+            }
+            if (next.done) break;
+            onPart(next.value);
+          }
+        } finally {
+          reader.cancel().catch(() => {});
+        }
+      }
+    } catch (error) {
+      if (signal.aborted) aborted = true;
+      else failure = error;
+    }
+
+    // Whatever arrived is kept, even when the call was cut short.
+    if (text || reasoning || toolCalls.length > 0) {
+      const message: Message = { role: "assistant", content: text };
+      if (reasoning) message.reasoning = reasoning;
+      if (toolCalls.length > 0) message.toolCalls = toolCalls;
+      this.turnMessages.push(message);
+    }
+    if (aborted) {
+      this.closeOrphans(CANCELLED_RESULT);
+      return { kind: "aborted" };
+    }
+    if (failure) {
+      this.closeOrphans("Failed: the model call failed before this tool call ran.");
+      return { kind: "error", error: { code: "model_error", message: errorMessage(failure) } };
+    }
+    this.emit(chunkId, {}, chatFinishReason(toolCalls.length > 0 ? "tool-calls" : finishReason));
+    return { kind: "ok", toolCalls };
+  }
+
+  /** Runs calls in order; returns an outcome when the turn must stop (cancel or suspension). */
+  private async executeCalls(
+    calls: ToolCall[],
+    decision?: AppliedDecision,
+  ): Promise<TurnOutcome | undefined> {
+    for (let i = 0; i < calls.length; i++) {
+      const call = calls[i] as ToolCall;
+      // Checkpoint before a tool call. Steer text waits for the next model call: a user message
+      // between a tool call and its result would make the history invalid for providers.
+      if (this.cancelled) {
+        this.closeOrphans(CANCELLED_RESULT);
+        return { status: "cancelled" };
+      }
+      const tool = this.deps.tools.get(call.name);
+      if (!tool) {
+        this.pushResult(
+          call,
+          `Unknown tool "${call.name}". Available tools: ${[...this.deps.tools.keys()].join(", ") || "none"}.`,
+          true,
+        );
+        continue;
+      }
+      if (i === 0 && decision) {
+        if (decision.decision === "reject") {
+          const reason = decision.reason ? ` Reason: ${decision.reason}` : "";
+          this.pushResult(
+            call,
+            `Rejected: ${decision.decidedBy} did not approve this tool call.${reason}`,
+            true,
+          );
+          continue;
+        }
+        const input =
+          decision.decision === "edit"
+            ? { ok: true as const, value: decision.parsedEdit }
+            : parseToolInput(tool, call.arguments);
+        if (!input.ok) {
+          this.pushResult(call, input.message, true);
+          continue;
+        }
+        await this.execute(tool, call, input.value, decision);
+        continue;
+      }
+      const input = parseToolInput(tool, call.arguments);
+      if (!input.ok) {
+        this.pushResult(call, input.message, true);
+        continue;
+      }
+      if (callNeedsApproval(tool, input.value)) {
+        return { status: "suspended", suspended: await this.suspend(call, calls.slice(i + 1)) };
+      }
+      await this.execute(tool, call, input.value);
+    }
+    return undefined;
+  }
+
+  private async execute(tool: AnyTool, call: ToolCall, input: unknown, decision?: Decision): Promise<void> {
+    try {
+      const ctx = {
+        threadId: this.options.threadId,
+        userId: this.options.userId,
+        conversationId: this.options.conversationId,
+        signal: this.abort.signal,
+        ...(decision && decision.decision !== "reject"
+          ? {
+              approval: {
+                decision: decision.decision,
+                decidedBy: decision.decidedBy,
+                reason: decision.reason,
+              },
+            }
+          : {}),
+      };
+      const result = await tool.execute(input, ctx);
+      this.pushResult(call, result === undefined ? null : result, false);
+    } catch (error) {
+      const message = this.cancelled
+        ? CANCELLED_RESULT
+        : `Tool "${call.name}" failed: ${errorMessage(error)}`;
+      this.pushResult(call, message, true);
+    }
+  }
+
+  private pushResult(call: ToolCall, result: unknown, isError: boolean): void {
+    const message: Message = { role: "tool", toolCallId: call.id, toolName: call.name, result };
+    if (isError) message.isError = true;
+    this.turnMessages.push(message);
+  }
+
+  /** Gives every tool call of the turn that has no result a synthetic one, so history stays valid. */
+  closeOrphans(text: string): void {
+    const answered = new Set(this.turnMessages.flatMap((m) => (m.role === "tool" ? [m.toolCallId] : [])));
+    const orphans: ToolCall[] = [];
+    for (const m of this.turnMessages) {
+      if (m.role !== "assistant") continue;
+      for (const call of m.toolCalls ?? []) if (!answered.has(call.id)) orphans.push(call);
+    }
+    // Results must follow their assistant message directly; orphans only exist at the tail.
+    for (const call of orphans) this.pushResult(call, text, true);
+  }
+
+  private async suspend(pendingCall: ToolCall, remainingCalls: ToolCall[]): Promise<SuspendedRun> {
+    const suspended: SuspendedRun = {
+      options: this.options,
+      agentName: this.deps.agent.name,
+      turnMessages: [...this.turnMessages],
+      pendingCall,
+      remainingCalls,
+      queuedSteers: [...this.steers],
+      createdAt: Date.now(),
+      // The middleware_stop chunk pushed next gets this seq.
+      lastSeq: this.deps.log.lastSeq + 1,
+    };
+    // Saved before the stop chunk goes out, so a client reacting to it finds the pending call.
+    await this.deps.runStore.save(suspended);
+    this.deps.log.push(makeChunk(randomId("chatcmpl"), this.deps.model.modelId, {}, null, "middleware_stop"));
+    return suspended;
+  }
+}
+
+function parseArguments(input: string): unknown {
+  if (input.trim() === "") return {};
+  try {
+    return JSON.parse(input);
+  } catch {
+    // Kept raw: parseToolInput turns it into a tool error the model sees.
+    return input;
+  }
+}
+
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === "string") return error;
+  try {
+    return JSON.stringify(error);
+  } catch {
+    return String(error);
+  }
+}

@@ -1,0 +1,92 @@
+import { compactMessages, type Summarizer } from "./compaction.js";
+import type { CompactResult, Memory, MemoryScope } from "./memory.js";
+import type { Message } from "./messages.js";
+
+export interface WindowMemoryOptions {
+  /** Most messages kept per scope; older ones are dropped (tool pairs stay together). Default 100. */
+  maxMessages?: number;
+  summarize?: Summarizer;
+  /** Compact automatically once a scope holds more than this many messages. */
+  summaryThreshold?: number;
+}
+
+export const DEFAULT_WINDOW = 100;
+
+/** Drops from the front down to `max`, then any leading tool results whose call was dropped. */
+export function trimWindow(messages: Message[], max: number): Message[] {
+  if (messages.length <= max) return messages;
+  let start = messages.length - max;
+  while (start < messages.length && messages[start]?.role === "tool") start++;
+  return messages.slice(start);
+}
+
+/** In-process memory: a sliding window per (userId, conversationId). Lost on restart. */
+export class WindowMemory implements Memory {
+  private readonly scopes = new Map<string, Message[]>();
+  private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly max: number;
+
+  constructor(private readonly options: WindowMemoryOptions = {}) {
+    this.max = Math.max(1, options.maxMessages ?? DEFAULT_WINDOW);
+  }
+
+  get canSummarize(): boolean {
+    return this.options.summarize !== undefined;
+  }
+
+  private key(scope: MemoryScope): string {
+    return `${scope.userId}\u0000${scope.conversationId}`;
+  }
+
+  /** Serializes writers of one scope so a summary never overwrites an append made meanwhile. */
+  private locked<T>(scope: MemoryScope, work: () => Promise<T>): Promise<T> {
+    const key = this.key(scope);
+    const run = (this.locks.get(key) ?? Promise.resolve()).then(work, work);
+    const tail = run.catch(() => {});
+    this.locks.set(key, tail);
+    tail.then(() => {
+      if (this.locks.get(key) === tail) this.locks.delete(key);
+    });
+    return run;
+  }
+
+  async load(scope: MemoryScope): Promise<Message[]> {
+    return structuredClone(this.scopes.get(this.key(scope)) ?? []);
+  }
+
+  async count(scope: MemoryScope): Promise<number> {
+    return this.scopes.get(this.key(scope))?.length ?? 0;
+  }
+
+  append(scope: MemoryScope, messages: Message[]): Promise<void> {
+    return this.locked(scope, async () => {
+      const key = this.key(scope);
+      let next = [...(this.scopes.get(key) ?? []), ...structuredClone(messages)];
+      const threshold = this.options.summaryThreshold;
+      if (this.options.summarize && threshold !== undefined && next.length > threshold) {
+        try {
+          next = (await compactMessages(next, Math.floor(threshold / 2), this.options.summarize)).messages;
+        } catch {
+          // A failed automatic summary keeps every message; the window still bounds the size.
+        }
+      }
+      this.scopes.set(key, trimWindow(next, this.max));
+    });
+  }
+
+  clear(scope: MemoryScope): Promise<void> {
+    return this.locked(scope, async () => {
+      this.scopes.delete(this.key(scope));
+    });
+  }
+
+  summarize(scope: MemoryScope, options: { keepRecent: number }): Promise<CompactResult> {
+    return this.locked(scope, async () => {
+      const key = this.key(scope);
+      const current = this.scopes.get(key) ?? [];
+      const { messages, result } = await compactMessages(current, options.keepRecent, this.options.summarize);
+      if (result.compacted) this.scopes.set(key, messages);
+      return result;
+    });
+  }
+}
