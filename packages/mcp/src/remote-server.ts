@@ -135,12 +135,27 @@ export function resultText(result: CallToolResult): string {
 
 export function describeError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
+  if (error instanceof StreamableHTTPError && error.code !== undefined && error.code > 0) {
+    return `HTTP ${error.code}: ${jsonRpcMessage(error.message) ?? error.message}`;
+  }
   const cause = (error as { cause?: unknown }).cause;
   if (cause instanceof Error) {
     const code = (cause as { code?: unknown }).code;
     return `${error.message} (${typeof code === "string" ? code : cause.message})`;
   }
   return error.message;
+}
+
+// The SDK puts the whole response body in its message; a JSON-RPC error's own message reads better.
+function jsonRpcMessage(text: string): string | undefined {
+  const start = text.indexOf("{");
+  if (start < 0) return undefined;
+  try {
+    const body = JSON.parse(text.slice(start)) as { error?: { message?: unknown } };
+    return typeof body.error?.message === "string" ? body.error.message : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function delay(ms: number): Promise<void> {
