@@ -1,3 +1,5 @@
+export { ChatDb, type ChatDbOptions, type StoreLogger } from "./chat-db.js";
+export { ChatDbError } from "./errors.js";
 export {
   DEFAULT_PBKDF2_ITERATIONS,
   hashPassword,
@@ -7,3 +9,32 @@ export {
   verifyPassword,
   type ParsedPasswordHash,
 } from "./password.js";
+export {
+  CURRENT_SCHEMA_VERSION,
+  MIGRATIONS,
+  SCHEMA_VERSION_TABLE,
+  type MigrationReport,
+  type MigrationStep,
+} from "./migrations.js";
+export { DEFAULT_DATABASE_PATH, DEFAULT_DATASOURCE, type DatasourceConfig } from "./paths.js";
+export { Conversations, TITLE_MAX_CHARS, normalizeTitle, type ConversationRecord } from "./conversations.js";
+export { Preferences } from "./preferences.js";
+export { Accounts, type AccountRecord } from "./accounts.js";
+export type { AccountConfig, AuthLogger, SeedReport } from "./seed-accounts.js";
+export { DEFAULT_SESSION_TIMEOUT_MS, Sessions, type SessionRecord } from "./sessions.js";
+export { Throttle, type ThrottleOptions, type ThrottleState } from "./throttle.js";
+export {
+  SUMMARY_PREFIX,
+  SqliteMemory,
+  compactionSplit,
+  type CreateMemoryOptions,
+  type Summarizer,
+} from "./memory.js";
+export { SqliteRunStore } from "./run-store.js";
+export { Inbox, type AcceptResult, type InboxRecord, type InboxStatus } from "./inbox.js";
+export {
+  Interactions,
+  type InteractionDecision,
+  type InteractionInput,
+  type InteractionRecord,
+} from "./interactions.js";

@@ -6,7 +6,7 @@ import {
   needsRehash,
   parsePasswordHash,
   verifyPassword,
-} from "@agentsvc/chat-store";
+} from "../src/index.js";
 
 // Low iteration counts keep the suite quick; the default is checked separately once.
 const FAST = { iterations: 1000 };

@@ -1,0 +1,163 @@
+// ChatDb: one SQLite file per webui entry (or per named datasource), opened synchronously.
+// Open order: resolve path -> load driver -> pragmas -> migrations; any failure names the file.
+import { pino } from "pino";
+import { Accounts } from "./accounts.js";
+import type { StoreContext } from "./context.js";
+import { Conversations } from "./conversations.js";
+import { type DriverLoad, type SqliteConnection, connect, defaultDriver } from "./driver.js";
+import { ChatDbError, describeError } from "./errors.js";
+import { Inbox } from "./inbox.js";
+import { Interactions } from "./interactions.js";
+import { type CreateMemoryOptions, SqliteMemory } from "./memory.js";
+import { type MigrationReport, type MigrationStep, readSchemaVersion, runMigrations } from "./migrations.js";
+import { type DatasourceConfig, DEFAULT_DATASOURCE, checkDatasource, resolveStorePath } from "./paths.js";
+import { Preferences } from "./preferences.js";
+import { SqliteRunStore } from "./run-store.js";
+import { type AccountConfig, type AuthLogger, type SeedReport, seedAccounts } from "./seed-accounts.js";
+import { DEFAULT_SESSION_TIMEOUT_MS, Sessions } from "./sessions.js";
+import { Throttle, type ThrottleOptions } from "./throttle.js";
+
+export interface StoreLogger {
+  info(obj: object, msg: string): void;
+}
+
+export interface ChatDbOptions {
+  /** `database.path`, relative to `appRoot`. Default `./data/chat.db`. */
+  path?: string;
+  /** Absolute app root the path is resolved against. */
+  appRoot: string;
+  /** `database.datasource`. Default `agentsvc` (the built-in SQLite datasource). */
+  datasource?: string;
+  /** Named datasources from the project config; only `type: "sqlite"` is accepted. */
+  datasources?: Readonly<Record<string, DatasourceConfig>>;
+  /** Config file the options came from, used to prefix error messages (e.g. `gateways/web.yaml`). */
+  source?: string;
+  /** Receives one line per applied migration step. */
+  logger?: StoreLogger;
+  /** Clock in ms since the epoch (tests inject one). Default Date.now. */
+  now?: () => number;
+  /** Sliding session idle timeout. Default 60 minutes. */
+  sessionTimeoutMs?: number;
+  throttle?: ThrottleOptions;
+  /** SQLite busy timeout for concurrent writers (other processes). Default 5000 ms. */
+  busyTimeoutMs?: number;
+  /** @internal tests: a subset of the migration steps (to build old stores). */
+  migrations?: readonly MigrationStep[];
+  /** @internal tests: a different driver load result. */
+  driver?: DriverLoad;
+}
+
+export class ChatDb {
+  /** Absolute path of the SQLite file. */
+  readonly file: string;
+  readonly datasource: string;
+  readonly conversations: Conversations;
+  readonly preferences: Preferences;
+  readonly accounts: Accounts;
+  readonly sessions: Sessions;
+  readonly throttle: Throttle;
+  readonly runStore: SqliteRunStore;
+  readonly inbox: Inbox;
+  readonly interactions: Interactions;
+  /** What open() did to the schema. */
+  readonly migration: MigrationReport;
+  private readonly ctx: StoreContext;
+  private closed = false;
+
+  private constructor(
+    private readonly sqlite: SqliteConnection,
+    file: string,
+    datasource: string,
+    migration: MigrationReport,
+    options: ChatDbOptions,
+    drizzle: (client: SqliteConnection) => StoreContext["db"],
+  ) {
+    this.file = file;
+    this.datasource = datasource;
+    this.migration = migration;
+    this.ctx = { db: drizzle(sqlite), now: options.now ?? Date.now };
+    this.conversations = new Conversations(this.ctx);
+    this.preferences = new Preferences(this.ctx);
+    this.accounts = new Accounts(this.ctx);
+    this.sessions = new Sessions(this.ctx, options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS);
+    this.throttle = new Throttle(this.ctx, options.throttle);
+    this.runStore = new SqliteRunStore(this.ctx);
+    this.inbox = new Inbox(this.ctx);
+    this.interactions = new Interactions(this.ctx);
+  }
+
+  /** Opens (creating when absent) and migrates the store. Throws ChatDbError naming the file. */
+  static open(options: ChatDbOptions): ChatDb {
+    const datasource = options.datasource ?? DEFAULT_DATASOURCE;
+    checkDatasource(datasource, options.datasources, options.source);
+    const file = resolveStorePath(options.appRoot, options.path, options.source);
+    const load = options.driver ?? defaultDriver;
+    const sqlite = connect(file, load);
+    try {
+      sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+      sqlite.pragma("journal_mode = WAL");
+      // FULL: a committed turn or accepted inbound message survives power loss, not only a crash.
+      sqlite.pragma("synchronous = FULL");
+      sqlite.pragma("foreign_keys = ON");
+    } catch (err) {
+      sqlite.close();
+      throw new ChatDbError("open_failed", `${file}: cannot open the chat store: ${describeError(err)}`, {
+        cause: err,
+      });
+    }
+    let migration: MigrationReport;
+    try {
+      migration = runMigrations(sqlite, { file, steps: options.migrations, now: options.now });
+    } catch (err) {
+      sqlite.close();
+      throw err;
+    }
+    for (const version of migration.applied) {
+      options.logger?.info({ file, version }, `chat store migrated to schema version ${version}`);
+    }
+    if (!load.ok) throw new Error("unreachable: connect() refuses a failed driver load");
+    return new ChatDb(sqlite, file, datasource, migration, options, (client) => load.driver.drizzle(client));
+  }
+
+  /** The highest applied migration step. */
+  schemaVersion(): number {
+    return readSchemaVersion(this.sqlite);
+  }
+
+  /** A durable Memory scoped by (userId, conversationId). Same as `memory(options)`. */
+  createMemory(options: CreateMemoryOptions): SqliteMemory {
+    return new SqliteMemory(this.ctx, options);
+  }
+
+  /** Alias of createMemory. */
+  readonly memory = (options: CreateMemoryOptions): SqliteMemory => this.createMemory(options);
+
+  /**
+   * Boot-time account seeding from the entry's `users` (after migrations, before the sign-in
+   * gate). Warnings go to `logger`, by default a pino logger named `webui-auth`.
+   */
+  seedAccounts(
+    users: readonly AccountConfig[],
+    env: Readonly<Record<string, string | undefined>> = process.env,
+    logger: AuthLogger = pino({ name: "webui-auth" }),
+    options: { iterations?: number } = {},
+  ): Promise<SeedReport> {
+    return seedAccounts(this.ctx, this.accounts, users, env, logger, options);
+  }
+
+  /** Read-only EXPLAIN QUERY PLAN access for diagnostics and tests. */
+  explain(sqlText: string, ...params: unknown[]): string[] {
+    const rows = this.sqlite.prepare(`EXPLAIN QUERY PLAN ${sqlText}`).all(...params) as { detail: string }[];
+    return rows.map((row) => row.detail);
+  }
+
+  get isOpen(): boolean {
+    return !this.closed;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.sqlite.close();
+  }
+}

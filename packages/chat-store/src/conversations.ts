@@ -1,0 +1,198 @@
+// The conversation index: memory can read/write/clear one bucket but cannot enumerate them, so the
+// store keeps one row per conversationId with its owner, title, activity time and a display count.
+import { randomUUID } from "node:crypto";
+import { AgentsvcError } from "@agentsvc/agent-core";
+import { and, desc, eq, sql } from "drizzle-orm";
+import type { StoreContext } from "./context.js";
+import { conversations } from "./schema.js";
+import { requireId } from "./validate.js";
+
+export const TITLE_MAX_CHARS = 60;
+
+export interface ConversationRecord {
+  conversationId: string;
+  userId: string;
+  /** Null until a title is given or the first user message provides one. */
+  title: string | null;
+  messageCount: number;
+  createdAt: number;
+  /** Milliseconds since the epoch; moves on every turn. */
+  updatedAt: number;
+}
+
+/** One line, whitespace collapsed, at most 60 characters (code points); undefined when blank. */
+export function normalizeTitle(text: string): string | undefined {
+  const line = text
+    .replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  if (line === "") return undefined;
+  return Array.from(line).slice(0, TITLE_MAX_CHARS).join("").trimEnd();
+}
+
+function forbidden(conversationId: string): AgentsvcError {
+  return new AgentsvcError("forbidden", `conversation "${conversationId}" belongs to another user`, 403);
+}
+
+export class Conversations {
+  constructor(private readonly ctx: StoreContext) {}
+
+  get(conversationId: string): ConversationRecord | undefined {
+    return this.ctx.db
+      .select()
+      .from(conversations)
+      .where(eq(conversations.conversationId, conversationId))
+      .get();
+  }
+
+  /**
+   * The check to run BEFORE a turn starts. Returns the row when the caller owns it, undefined when
+   * no row exists yet; throws AgentsvcError 403 `forbidden` when another user owns it.
+   */
+  assertCanUse(userId: string, conversationId: string): ConversationRecord | undefined {
+    requireId(userId, "userId");
+    requireId(conversationId, "conversationId");
+    const row = this.get(conversationId);
+    if (row && row.userId !== userId) throw forbidden(conversationId);
+    return row;
+  }
+
+  /** Newest activity first (index on user_id, updated_at). */
+  list(userId: string, options: { limit?: number } = {}): ConversationRecord[] {
+    const query = this.ctx.db
+      .select()
+      .from(conversations)
+      .where(eq(conversations.userId, userId))
+      .orderBy(desc(conversations.updatedAt), sql`rowid DESC`);
+    return options.limit === undefined ? query.all() : query.limit(options.limit).all();
+  }
+
+  /** Creates a conversation with a minted id (or the given one) and an optional title. */
+  create(input: { userId: string; title?: string; conversationId?: string }): ConversationRecord {
+    const userId = requireId(input.userId, "userId");
+    const conversationId = input.conversationId ?? randomUUID();
+    requireId(conversationId, "conversationId");
+    const title = input.title === undefined ? null : this.titleOrThrow(input.title);
+    const now = this.ctx.now();
+    return this.ctx.db.transaction(
+      (tx) => {
+        const existing = tx
+          .select()
+          .from(conversations)
+          .where(eq(conversations.conversationId, conversationId))
+          .get();
+        if (existing) {
+          if (existing.userId !== userId) throw forbidden(conversationId);
+          throw new AgentsvcError("conflict", `conversation "${conversationId}" already exists`, 409);
+        }
+        return tx
+          .insert(conversations)
+          .values({ conversationId, userId, title, messageCount: 0, createdAt: now, updatedAt: now })
+          .returning()
+          .get();
+      },
+      { behavior: "immediate" },
+    );
+  }
+
+  /**
+   * Index upkeep after a persisted turn: creates the row on first use, sets the title from the
+   * user's message only while no title exists, moves updatedAt and adds 2 per turn. Refuses
+   * (403) when another user owns the id — the owner never changes.
+   */
+  recordTurn(input: {
+    userId: string;
+    conversationId: string;
+    userMessage?: string;
+    /** Turns persisted at once (batch); default 1. */
+    turns?: number;
+  }): ConversationRecord {
+    const userId = requireId(input.userId, "userId");
+    const conversationId = requireId(input.conversationId, "conversationId");
+    const turns = input.turns ?? 1;
+    if (!Number.isInteger(turns) || turns < 0) {
+      throw new AgentsvcError("invalid_turns", `turns: expected a non-negative integer (got ${turns})`);
+    }
+    const title = input.userMessage === undefined ? undefined : normalizeTitle(input.userMessage);
+    const now = this.ctx.now();
+    return this.ctx.db.transaction(
+      (tx) => {
+        const existing = tx
+          .select()
+          .from(conversations)
+          .where(eq(conversations.conversationId, conversationId))
+          .get();
+        if (!existing) {
+          return tx
+            .insert(conversations)
+            .values({
+              conversationId,
+              userId,
+              title: title ?? null,
+              messageCount: 2 * turns,
+              createdAt: now,
+              updatedAt: now,
+            })
+            .returning()
+            .get();
+        }
+        if (existing.userId !== userId) throw forbidden(conversationId);
+        return tx
+          .update(conversations)
+          .set({
+            messageCount: sql`${conversations.messageCount} + ${2 * turns}`,
+            updatedAt: Math.max(now, existing.updatedAt),
+            ...(existing.title === null && title !== undefined ? { title } : {}),
+          })
+          .where(eq(conversations.conversationId, conversationId))
+          .returning()
+          .get()!;
+      },
+      { behavior: "immediate" },
+    );
+  }
+
+  /** Sets the title; later turns never overwrite it. 404 when absent, 403 when not the owner's. */
+  rename(userId: string, conversationId: string, title: string): ConversationRecord {
+    requireId(userId, "userId");
+    requireId(conversationId, "conversationId");
+    const clean = this.titleOrThrow(title);
+    const row = this.assertCanUse(userId, conversationId);
+    if (!row) throw new AgentsvcError("not_found", `conversation "${conversationId}" does not exist`, 404);
+    return this.ctx.db
+      .update(conversations)
+      .set({ title: clean })
+      .where(and(eq(conversations.conversationId, conversationId), eq(conversations.userId, userId)))
+      .returning()
+      .get()!;
+  }
+
+  /** `/clear`: the display counter goes back to 0 (memory is cleared by the caller). */
+  resetCount(userId: string, conversationId: string): boolean {
+    this.assertCanUse(userId, conversationId);
+    const result = this.ctx.db
+      .update(conversations)
+      .set({ messageCount: 0 })
+      .where(and(eq(conversations.conversationId, conversationId), eq(conversations.userId, userId)))
+      .run();
+    return result.changes > 0;
+  }
+
+  /** Deletes the index row only; the caller also clears the memory scope. False when absent. */
+  delete(userId: string, conversationId: string): boolean {
+    this.assertCanUse(userId, conversationId);
+    const result = this.ctx.db
+      .delete(conversations)
+      .where(and(eq(conversations.conversationId, conversationId), eq(conversations.userId, userId)))
+      .run();
+    return result.changes > 0;
+  }
+
+  private titleOrThrow(title: unknown): string {
+    const clean = typeof title === "string" ? normalizeTitle(title) : undefined;
+    if (clean === undefined) {
+      throw new AgentsvcError("invalid_title", "title: expected a non-empty string");
+    }
+    return clean;
+  }
+}

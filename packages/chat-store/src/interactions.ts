@@ -1,0 +1,90 @@
+// Approval requests sent out through a gateway, so a platform reply ("approve") can be matched to
+// the suspended run after a restart. resolve() succeeds once: a second decision is refused.
+import type { Decision, DecisionKind } from "@agentsvc/agent-core";
+import { and, desc, eq } from "drizzle-orm";
+import type { StoreContext } from "./context.js";
+import { interactions } from "./schema.js";
+import { requireId, toJson } from "./validate.js";
+
+export type InteractionDecision = DecisionKind | Omit<Decision, "decidedBy"> | Decision;
+
+export interface InteractionInput {
+  requestId: string;
+  threadId: string;
+  gateway: string;
+  thread: string;
+  allowedDecisions: DecisionKind[];
+  prompt: string;
+  createdAt: number;
+}
+
+export interface InteractionRecord extends InteractionInput {
+  status: "open" | "resolved";
+  decision: InteractionDecision | null;
+  resolvedAt: number | null;
+}
+
+function toRecord(row: typeof interactions.$inferSelect): InteractionRecord {
+  return {
+    ...row,
+    allowedDecisions: JSON.parse(row.allowedDecisions) as DecisionKind[],
+    decision: row.decision === null ? null : (JSON.parse(row.decision) as InteractionDecision),
+  };
+}
+
+export class Interactions {
+  constructor(private readonly ctx: StoreContext) {}
+
+  /** Insert, or refresh the descriptive fields of an existing request (its resolution is kept). */
+  save(input: InteractionInput): void {
+    const values = {
+      requestId: requireId(input.requestId, "requestId"),
+      threadId: requireId(input.threadId, "threadId"),
+      gateway: requireId(input.gateway, "gateway"),
+      thread: requireId(input.thread, "thread", 1024),
+      allowedDecisions: toJson(input.allowedDecisions, "allowedDecisions"),
+      prompt: String(input.prompt),
+      createdAt: input.createdAt,
+    };
+    const { requestId: _id, ...refresh } = values;
+    this.ctx.db
+      .insert(interactions)
+      .values(values)
+      .onConflictDoUpdate({ target: interactions.requestId, set: refresh })
+      .run();
+  }
+
+  get(requestId: string): InteractionRecord | undefined {
+    const row = this.ctx.db.select().from(interactions).where(eq(interactions.requestId, requestId)).get();
+    return row && toRecord(row);
+  }
+
+  /** The newest open request of a platform thread. */
+  getOpenByThread(gateway: string, thread: string): InteractionRecord | undefined {
+    const row = this.ctx.db
+      .select()
+      .from(interactions)
+      .where(
+        and(
+          eq(interactions.gateway, gateway),
+          eq(interactions.thread, thread),
+          eq(interactions.status, "open"),
+        ),
+      )
+      .orderBy(desc(interactions.createdAt))
+      .limit(1)
+      .get();
+    return row && toRecord(row);
+  }
+
+  /** open -> resolved, atomically. False when unknown or already resolved. */
+  resolve(requestId: string, decision: InteractionDecision): boolean {
+    return (
+      this.ctx.db
+        .update(interactions)
+        .set({ status: "resolved", decision: toJson(decision, "decision"), resolvedAt: this.ctx.now() })
+        .where(and(eq(interactions.requestId, requestId), eq(interactions.status, "open")))
+        .run().changes > 0
+    );
+  }
+}

@@ -1,0 +1,162 @@
+// Durable agent memory: every message of every (userId, conversationId) scope, in order. The
+// database keeps everything (no maxMessages window); only summarize() shortens a scope.
+import {
+  AgentsvcError,
+  type CompactResult,
+  type Memory,
+  type MemoryScope,
+  type Message,
+} from "@agentsvc/agent-core";
+import { and, asc, count, eq, gt, lte } from "drizzle-orm";
+import type { StoreContext } from "./context.js";
+import { memoryMessages } from "./schema.js";
+import { requireId } from "./validate.js";
+
+export type Summarizer = (messages: Message[]) => Promise<string>;
+
+export interface CreateMemoryOptions {
+  /** Turns older messages into summary text. The store owns no model; the caller injects this. */
+  summarize?: Summarizer;
+  /** True only when a summary provider and model are configured (then `summarize` is required). */
+  canSummarize: boolean;
+}
+
+export const SUMMARY_PREFIX = "Summary of the earlier conversation:\n";
+
+/**
+ * Where the kept tail starts when compacting `messages` down to `keepRecent`: never between an
+ * assistant tool call and its results (a tail may not open with a tool message).
+ */
+export function compactionSplit(messages: readonly Message[], keepRecent: number): number {
+  let split = Math.max(0, messages.length - keepRecent);
+  while (split > 0 && messages[split]?.role === "tool") split--;
+  return split;
+}
+
+function scopeOf(scope: MemoryScope): MemoryScope {
+  return {
+    userId: requireId(scope?.userId, "userId"),
+    conversationId: requireId(scope?.conversationId, "conversationId"),
+  };
+}
+
+export class SqliteMemory implements Memory {
+  readonly canSummarize: boolean;
+  private readonly summarizer: Summarizer | undefined;
+
+  constructor(
+    private readonly ctx: StoreContext,
+    options: CreateMemoryOptions,
+  ) {
+    if (options.canSummarize && typeof options.summarize !== "function") {
+      throw new TypeError("createMemory: canSummarize is true but no summarize function was given");
+    }
+    this.canSummarize = options.canSummarize;
+    this.summarizer = options.canSummarize ? options.summarize : undefined;
+  }
+
+  private where(scope: MemoryScope) {
+    const { userId, conversationId } = scopeOf(scope);
+    return and(eq(memoryMessages.userId, userId), eq(memoryMessages.conversationId, conversationId));
+  }
+
+  private rows(scope: MemoryScope) {
+    return this.ctx.db
+      .select({ id: memoryMessages.id, body: memoryMessages.body })
+      .from(memoryMessages)
+      .where(this.where(scope))
+      .orderBy(asc(memoryMessages.id))
+      .all();
+  }
+
+  async load(scope: MemoryScope): Promise<Message[]> {
+    return this.rows(scope).map((row) => JSON.parse(row.body) as Message);
+  }
+
+  async append(scope: MemoryScope, messages: Message[]): Promise<void> {
+    const { userId, conversationId } = scopeOf(scope);
+    if (messages.length === 0) return;
+    const values = messages.map((message, i) => {
+      if (!message || typeof message !== "object" || typeof message.role !== "string") {
+        throw new AgentsvcError("invalid_message", `messages[${i}]: expected a message with a role`);
+      }
+      return {
+        userId,
+        conversationId,
+        role: message.role,
+        body: JSON.stringify(message),
+        createdAt: this.ctx.now(),
+      };
+    });
+    // One transaction: a turn's messages land together or not at all.
+    this.ctx.db.transaction((tx) => {
+      for (const value of values) tx.insert(memoryMessages).values(value).run();
+    });
+  }
+
+  async clear(scope: MemoryScope): Promise<void> {
+    this.ctx.db.delete(memoryMessages).where(this.where(scope)).run();
+  }
+
+  async count(scope: MemoryScope): Promise<number> {
+    return this.countNow(scope);
+  }
+
+  private countNow(scope: MemoryScope): number {
+    return this.ctx.db.select({ n: count() }).from(memoryMessages).where(this.where(scope)).get()?.n ?? 0;
+  }
+
+  async summarize(scope: MemoryScope, options: { keepRecent: number }): Promise<CompactResult> {
+    const keepRecent = options?.keepRecent;
+    if (!Number.isInteger(keepRecent) || keepRecent < 0) {
+      throw new AgentsvcError(
+        "invalid_keep_recent",
+        `keepRecent: expected an integer >= 0 (got ${keepRecent})`,
+      );
+    }
+    const rows = this.rows(scope);
+    const before = rows.length;
+    const unchanged = { compacted: false, before, after: before };
+    if (!this.summarizer || before <= keepRecent) return unchanged;
+    const messages = rows.map((row) => JSON.parse(row.body) as Message);
+    const split = compactionSplit(messages, keepRecent);
+    // Replacing one message by one summary gains nothing.
+    if (split < 2) return unchanged;
+    const older = rows.slice(0, split);
+    const firstId = older[0]!.id;
+    const lastId = older[older.length - 1]!.id;
+
+    const text = await this.summarizer(messages.slice(0, split));
+    const summary: Message = { role: "system", content: `${SUMMARY_PREFIX}${text}` };
+
+    return this.ctx.db.transaction(
+      (tx) => {
+        const range = and(this.where(scope), lte(memoryMessages.id, lastId));
+        // The scope may have been cleared or compacted while the model was summarizing.
+        const still = tx.select({ n: count() }).from(memoryMessages).where(range).get()?.n ?? 0;
+        const first = tx
+          .select({ id: memoryMessages.id })
+          .from(memoryMessages)
+          .where(this.where(scope))
+          .orderBy(asc(memoryMessages.id))
+          .limit(1)
+          .get();
+        if (still !== older.length || first?.id !== firstId) {
+          const now = this.countNow(scope);
+          return { compacted: false, before: now, after: now };
+        }
+        // The summary takes the first row's id so it stays ahead of the kept messages.
+        tx.update(memoryMessages)
+          .set({ role: "system", body: JSON.stringify(summary) })
+          .where(eq(memoryMessages.id, firstId))
+          .run();
+        tx.delete(memoryMessages)
+          .where(and(this.where(scope), gt(memoryMessages.id, firstId), lte(memoryMessages.id, lastId)))
+          .run();
+        const current = this.countNow(scope);
+        return { compacted: true, before: current + older.length - 1, after: current };
+      },
+      { behavior: "immediate" },
+    );
+  }
+}

@@ -1,0 +1,133 @@
+// Drizzle table objects for queries. They mirror the SQL in migrations.ts, which is the source of
+// truth (a test compares both); changing a table means a new migration step AND an edit here.
+import { index, integer, primaryKey, sqliteTable, text, unique } from "drizzle-orm/sqlite-core";
+
+export const conversations = sqliteTable(
+  "conversations",
+  {
+    conversationId: text("conversation_id").primaryKey().notNull(),
+    userId: text("user_id").notNull(),
+    title: text("title"),
+    messageCount: integer("message_count").notNull().default(0),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("conversations_user_updated").on(t.userId, t.updatedAt)],
+);
+
+export const preferences = sqliteTable(
+  "preferences",
+  {
+    userId: text("user_id").notNull(),
+    prefKey: text("pref_key").notNull(),
+    value: text("value").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.prefKey] })],
+);
+
+export const accounts = sqliteTable("accounts", {
+  username: text("username").primaryKey().notNull(),
+  displayName: text("display_name").notNull(),
+  passwordHash: text("password_hash").notNull(),
+  active: integer("active", { mode: "boolean" }).notNull().default(true),
+  createdAt: integer("created_at").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+  deactivatedAt: integer("deactivated_at"),
+});
+
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    idHash: text("id_hash").primaryKey().notNull(),
+    userId: text("user_id").notNull(),
+    createdAt: integer("created_at").notNull(),
+    lastSeenAt: integer("last_seen_at").notNull(),
+  },
+  (t) => [index("sessions_user").on(t.userId)],
+);
+
+export const loginThrottle = sqliteTable("login_throttle", {
+  throttleKey: text("throttle_key").primaryKey().notNull(),
+  failures: integer("failures").notNull(),
+  windowStart: integer("window_start").notNull(),
+  lockedUntil: integer("locked_until"),
+});
+
+export const memoryMessages = sqliteTable(
+  "memory_messages",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: text("user_id").notNull(),
+    conversationId: text("conversation_id").notNull(),
+    role: text("role").notNull(),
+    body: text("body").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("memory_messages_scope").on(t.userId, t.conversationId, t.id)],
+);
+
+export const suspendedRuns = sqliteTable(
+  "suspended_runs",
+  {
+    threadId: text("thread_id").primaryKey().notNull(),
+    userId: text("user_id").notNull(),
+    conversationId: text("conversation_id").notNull(),
+    agentName: text("agent_name").notNull(),
+    state: text("state").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("suspended_runs_conversation").on(t.userId, t.conversationId)],
+);
+
+export type InboxStatus = "queued" | "running" | "done" | "rejected" | "failed";
+
+export const inbox = sqliteTable(
+  "inbox",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    gateway: text("gateway").notNull(),
+    dedupKey: text("dedup_key").notNull(),
+    thread: text("thread").notNull(),
+    text: text("text").notNull(),
+    origin: text("origin").notNull(),
+    status: text("status").$type<InboxStatus>().notNull(),
+    receivedAt: integer("received_at").notNull(),
+    startedAt: integer("started_at"),
+    finishedAt: integer("finished_at"),
+  },
+  (t) => [
+    unique().on(t.gateway, t.dedupKey),
+    index("inbox_thread_status").on(t.gateway, t.thread, t.status, t.id),
+    index("inbox_status").on(t.status, t.id),
+  ],
+);
+
+export const interactions = sqliteTable(
+  "interactions",
+  {
+    requestId: text("request_id").primaryKey().notNull(),
+    threadId: text("thread_id").notNull(),
+    gateway: text("gateway").notNull(),
+    thread: text("thread").notNull(),
+    allowedDecisions: text("allowed_decisions").notNull(),
+    prompt: text("prompt").notNull(),
+    createdAt: integer("created_at").notNull(),
+    status: text("status").$type<"open" | "resolved">().notNull().default("open"),
+    decision: text("decision"),
+    resolvedAt: integer("resolved_at"),
+  },
+  (t) => [index("interactions_thread_open").on(t.gateway, t.thread, t.status, t.createdAt)],
+);
+
+export const schema = {
+  conversations,
+  preferences,
+  accounts,
+  sessions,
+  loginThrottle,
+  memoryMessages,
+  suspendedRuns,
+  inbox,
+  interactions,
+};

@@ -1,0 +1,214 @@
+// Boot-time account seeder: config `users` -> accounts table. Runs after migrations, before the
+// sign-in gate. Config is the source of truth for who may sign in; rows are never deleted.
+import { eq, inArray, not } from "drizzle-orm";
+import type { Accounts } from "./accounts.js";
+import type { StoreContext } from "./context.js";
+import { ChatDbError } from "./errors.js";
+import { DEFAULT_PBKDF2_ITERATIONS, hashPassword, isPasswordHash, verifyPassword } from "./password.js";
+import { accounts, sessions } from "./schema.js";
+
+/** One element of the entry's `users` list (validated by config-schema; re-checked here). */
+export interface AccountConfig {
+  username: string;
+  displayName?: string;
+  passwordEnvVar?: string;
+  passwordHash?: string;
+}
+
+export interface AuthLogger {
+  warn(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+}
+
+export interface SeedReport {
+  created: string[];
+  /** Password changed (re-hashed from the env var, or a new passwordHash). */
+  passwordChanged: string[];
+  reactivated: string[];
+  deactivated: string[];
+  /** passwordEnvVar named an unset (or empty) variable. */
+  skipped: string[];
+  unchanged: string[];
+}
+
+type Plan = { username: string; displayName: string; hash: string; changed: boolean };
+
+function configError(
+  index: number,
+  username: unknown,
+  key: string,
+  expected: string,
+  got: string,
+): ChatDbError {
+  const who = typeof username === "string" && username ? ` ("${username}")` : "";
+  return new ChatDbError(
+    "invalid_account",
+    `users[${index}]${who}.${key}: expected ${expected} (got ${got})`,
+  );
+}
+
+export async function seedAccounts(
+  ctx: StoreContext,
+  store: Accounts,
+  users: readonly AccountConfig[],
+  env: Readonly<Record<string, string | undefined>>,
+  logger: AuthLogger,
+  options: { iterations?: number } = {},
+): Promise<SeedReport> {
+  const iterations = options.iterations ?? DEFAULT_PBKDF2_ITERATIONS;
+  const report: SeedReport = {
+    created: [],
+    passwordChanged: [],
+    reactivated: [],
+    deactivated: [],
+    skipped: [],
+    unchanged: [],
+  };
+  const seen = new Set<string>();
+  const plans: Plan[] = [];
+
+  // Validate everything before writing anything: a bad entry must not half-apply the config.
+  users.forEach((user, i) => {
+    if (typeof user.username !== "string" || user.username.trim() === "") {
+      throw configError(i, user.username, "username", "a non-empty string", JSON.stringify(user.username));
+    }
+    if (seen.has(user.username)) {
+      throw configError(i, user.username, "username", "a unique username", "a duplicate");
+    }
+    seen.add(user.username);
+    const hasEnv = user.passwordEnvVar !== undefined;
+    const hasHash = user.passwordHash !== undefined;
+    if (hasEnv === hasHash) {
+      throw configError(
+        i,
+        user.username,
+        "passwordEnvVar",
+        "exactly one of passwordEnvVar or passwordHash",
+        hasEnv ? "both" : "neither",
+      );
+    }
+    if (hasHash && !isPasswordHash(user.passwordHash!)) {
+      throw configError(
+        i,
+        user.username,
+        "passwordHash",
+        '"pbkdf2$<iterations>$<salt>$<digest>"',
+        "another format",
+      );
+    }
+  });
+
+  for (const user of users) {
+    const stored = store.storedHash(user.username);
+    const displayName = user.displayName ?? user.username;
+    if (user.passwordHash !== undefined) {
+      plans.push({
+        username: user.username,
+        displayName,
+        hash: user.passwordHash,
+        changed: stored !== undefined && stored !== user.passwordHash,
+      });
+      continue;
+    }
+    const envVar = user.passwordEnvVar!;
+    const password = env[envVar];
+    if (password === undefined || password === "") {
+      report.skipped.push(user.username);
+      logger.warn(
+        { username: user.username, passwordEnvVar: envVar },
+        `account "${user.username}" skipped: environment variable ${envVar} is ${password === undefined ? "not set" : "empty"}; sign-in refused until it is set`,
+      );
+      continue;
+    }
+    // Re-hash only when the configured password no longer matches the stored hash.
+    if (stored !== undefined && (await verifyPassword(password, stored))) {
+      plans.push({ username: user.username, displayName, hash: stored, changed: false });
+    } else {
+      plans.push({
+        username: user.username,
+        displayName,
+        hash: await hashPassword(password, { iterations }),
+        changed: stored !== undefined,
+      });
+    }
+  }
+
+  const now = ctx.now();
+  ctx.db.transaction(
+    (tx) => {
+      for (const plan of plans) {
+        const row = tx.select().from(accounts).where(eq(accounts.username, plan.username)).get();
+        if (!row) {
+          tx.insert(accounts)
+            .values({
+              username: plan.username,
+              displayName: plan.displayName,
+              passwordHash: plan.hash,
+              active: true,
+              createdAt: now,
+              updatedAt: now,
+            })
+            .run();
+          report.created.push(plan.username);
+          continue;
+        }
+        const changed = plan.changed || row.passwordHash !== plan.hash;
+        if (changed || !row.active || row.displayName !== plan.displayName) {
+          tx.update(accounts)
+            .set({
+              displayName: plan.displayName,
+              passwordHash: plan.hash,
+              active: true,
+              deactivatedAt: null,
+              updatedAt: now,
+            })
+            .where(eq(accounts.username, plan.username))
+            .run();
+        }
+        if (changed) {
+          report.passwordChanged.push(plan.username);
+          // A changed password ends every existing session of the account.
+          tx.delete(sessions).where(eq(sessions.userId, plan.username)).run();
+        }
+        if (!row.active) report.reactivated.push(plan.username);
+        if (!changed && row.active) report.unchanged.push(plan.username);
+      }
+      // Everyone active but not (usably) configured is deactivated: row and conversations kept.
+      const keep = plans.map((p) => p.username);
+      const gone = tx
+        .select({ username: accounts.username })
+        .from(accounts)
+        .where(keep.length ? not(inArray(accounts.username, keep)) : undefined)
+        .all();
+      for (const { username } of gone) {
+        const row = tx.select().from(accounts).where(eq(accounts.username, username)).get()!;
+        if (!row.active) continue;
+        tx.update(accounts)
+          .set({ active: false, deactivatedAt: now, updatedAt: now })
+          .where(eq(accounts.username, username))
+          .run();
+        tx.delete(sessions).where(eq(sessions.userId, username)).run();
+        report.deactivated.push(username);
+      }
+    },
+    { behavior: "immediate" },
+  );
+
+  if (
+    report.created.length ||
+    report.passwordChanged.length ||
+    report.deactivated.length ||
+    report.reactivated.length
+  ) {
+    logger.info(
+      {
+        created: report.created,
+        passwordChanged: report.passwordChanged,
+        deactivated: report.deactivated,
+        reactivated: report.reactivated,
+      },
+      "accounts seeded from config",
+    );
+  }
+  return report;
+}

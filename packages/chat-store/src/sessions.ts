@@ -1,0 +1,98 @@
+// Server-side sign-in sessions. The browser holds a random 32-byte id; the table holds only its
+// SHA-256, so a leaked database file does not hand out live sessions.
+import { createHash, randomBytes } from "node:crypto";
+import { eq, lte } from "drizzle-orm";
+import type { StoreContext } from "./context.js";
+import { sessions } from "./schema.js";
+import { requireId } from "./validate.js";
+
+export const DEFAULT_SESSION_TIMEOUT_MS = 60 * 60 * 1000;
+const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
+
+export interface SessionRecord {
+  /** The secret cookie value; only returned by create/rotate/get, never stored in clear. */
+  id: string;
+  userId: string;
+  createdAt: number;
+  lastSeenAt: number;
+  /** When it lapses unless used again (sliding). */
+  expiresAt: number;
+}
+
+function idHash(id: string): string {
+  return createHash("sha256").update(id).digest("hex");
+}
+
+export class Sessions {
+  constructor(
+    private readonly ctx: StoreContext,
+    readonly timeoutMs: number = DEFAULT_SESSION_TIMEOUT_MS,
+  ) {}
+
+  create(userId: string): SessionRecord {
+    requireId(userId, "userId");
+    const id = randomBytes(32).toString("base64url");
+    const now = this.ctx.now();
+    this.ctx.db
+      .insert(sessions)
+      .values({ idHash: idHash(id), userId, createdAt: now, lastSeenAt: now })
+      .run();
+    return { id, userId, createdAt: now, lastSeenAt: now, expiresAt: now + this.timeoutMs };
+  }
+
+  /**
+   * The live session for `id`, touched (the 60-minute window slides on every use); undefined when
+   * unknown or idle past the timeout (an expired row is deleted on sight).
+   */
+  get(id: string): SessionRecord | undefined {
+    if (typeof id !== "string" || !SESSION_ID.test(id)) return undefined;
+    const hash = idHash(id);
+    const now = this.ctx.now();
+    const row = this.ctx.db.select().from(sessions).where(eq(sessions.idHash, hash)).get();
+    if (!row) return undefined;
+    if (now - row.lastSeenAt >= this.timeoutMs) {
+      this.ctx.db.delete(sessions).where(eq(sessions.idHash, hash)).run();
+      return undefined;
+    }
+    this.ctx.db.update(sessions).set({ lastSeenAt: now }).where(eq(sessions.idHash, hash)).run();
+    return {
+      id,
+      userId: row.userId,
+      createdAt: row.createdAt,
+      lastSeenAt: now,
+      expiresAt: now + this.timeoutMs,
+    };
+  }
+
+  /** At sign-in: the old session (if any) is deleted and a fresh id issued (no session fixation). */
+  rotate(oldId: string | undefined, userId: string): SessionRecord {
+    return this.ctx.db.transaction(
+      () => {
+        if (oldId !== undefined) this.delete(oldId);
+        return this.create(userId);
+      },
+      { behavior: "immediate" },
+    );
+  }
+
+  delete(id: string): boolean {
+    if (typeof id !== "string" || !SESSION_ID.test(id)) return false;
+    return (
+      this.ctx.db
+        .delete(sessions)
+        .where(eq(sessions.idHash, idHash(id)))
+        .run().changes > 0
+    );
+  }
+
+  /** Ends every session of a user (password change, deactivation). Returns how many. */
+  deleteForUser(userId: string): number {
+    return this.ctx.db.delete(sessions).where(eq(sessions.userId, userId)).run().changes;
+  }
+
+  /** Housekeeping: removes sessions idle past the timeout. Returns how many. */
+  purgeExpired(): number {
+    const cutoff = this.ctx.now() - this.timeoutMs;
+    return this.ctx.db.delete(sessions).where(lte(sessions.lastSeenAt, cutoff)).run().changes;
+  }
+}

@@ -1,0 +1,261 @@
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { getTableConfig } from "drizzle-orm/sqlite-core";
+import { describe, expect, it } from "vitest";
+import { loadDriver } from "../src/driver.js";
+import { ChatDb, ChatDbError, CURRENT_SCHEMA_VERSION, MIGRATIONS, type MigrationStep } from "../src/index.js";
+import { stepChecksum } from "../src/migrations.js";
+import { schema } from "../src/schema.js";
+import { openStore, tempRoot } from "./helpers.js";
+
+function tables(file: string): string[] {
+  const raw = new Database(file, { readonly: true });
+  try {
+    return (
+      raw
+        .prepare(
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+        )
+        .all() as { name: string }[]
+    ).map((r) => r.name);
+  } finally {
+    raw.close();
+  }
+}
+
+function versionRows(file: string) {
+  const raw = new Database(file, { readonly: true });
+  try {
+    return raw
+      .prepare("SELECT version, name, checksum, applied_at FROM agentsvc_schema_version ORDER BY version")
+      .all();
+  } finally {
+    raw.close();
+  }
+}
+
+function expectChatDbError(fn: () => unknown, code: string, ...fragments: (string | RegExp)[]): ChatDbError {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(ChatDbError);
+    const e = err as ChatDbError;
+    expect(e.code).toBe(code);
+    for (const f of fragments) expect(e.message).toMatch(f);
+    return e;
+  }
+  throw new Error("expected a ChatDbError");
+}
+
+describe("schema: migrations", () => {
+  it("a fresh store is migrated to the current version with every step recorded in agentsvc_schema_version", () => {
+    const db = openStore();
+    expect(db.schemaVersion()).toBe(CURRENT_SCHEMA_VERSION);
+    expect(CURRENT_SCHEMA_VERSION).toBe(MIGRATIONS.length);
+    expect(db.migration).toEqual({
+      from: 0,
+      to: CURRENT_SCHEMA_VERSION,
+      applied: MIGRATIONS.map((m) => m.version),
+    });
+    const rows = versionRows(db.file) as { version: number; name: string }[];
+    expect(rows.map((r) => [r.version, r.name])).toEqual(MIGRATIONS.map((m) => [m.version, m.name]));
+  });
+
+  it("version 1 creates exactly the conversations and preferences tables", () => {
+    const root = tempRoot();
+    const db = openStore({ appRoot: root, migrations: MIGRATIONS.slice(0, 1) });
+    expect(db.schemaVersion()).toBe(1);
+    expect(tables(db.file)).toEqual(["agentsvc_schema_version", "conversations", "preferences"]);
+  });
+
+  it("booting an up-to-date store is a no-op (no step re-applied, data and version rows untouched)", () => {
+    const root = tempRoot();
+    const first = ChatDb.open({ appRoot: root });
+    first.conversations.create({ userId: "u1", title: "kept" });
+    first.close();
+    const before = versionRows(first.file);
+    const again = openStore({ appRoot: root });
+    expect(again.migration).toEqual({
+      from: CURRENT_SCHEMA_VERSION,
+      to: CURRENT_SCHEMA_VERSION,
+      applied: [],
+    });
+    expect(versionRows(again.file)).toEqual(before);
+    expect(again.conversations.list("u1").map((c) => c.title)).toEqual(["kept"]);
+  });
+
+  it("a store at version 1 upgrades step by step on a normal open and keeps its rows", () => {
+    const root = tempRoot();
+    const v1 = ChatDb.open({ appRoot: root, migrations: MIGRATIONS.slice(0, 1) });
+    v1.conversations.recordTurn({ userId: "alice", conversationId: "c1", userMessage: "hello from v1" });
+    v1.preferences.set("alice", "theme", "dark");
+    v1.close();
+    const logged: number[] = [];
+    const db = openStore({
+      appRoot: root,
+      logger: { info: (o) => logged.push((o as { version: number }).version) },
+    });
+    expect(db.migration.from).toBe(1);
+    expect(db.migration.applied).toEqual([2, 3, 4, 5]);
+    expect(logged).toEqual([2, 3, 4, 5]);
+    expect(db.schemaVersion()).toBe(CURRENT_SCHEMA_VERSION);
+    expect(db.conversations.get("c1")).toMatchObject({
+      userId: "alice",
+      title: "hello from v1",
+      messageCount: 2,
+    });
+    expect(db.preferences.get("alice", "theme")).toBe("dark");
+  });
+
+  it("a failed step fails loudly naming the file and the step, and leaves the version (and schema) unchanged", () => {
+    const root = tempRoot();
+    const broken: MigrationStep[] = [
+      ...MIGRATIONS.slice(0, 2),
+      {
+        version: 3,
+        name: "broken step",
+        sql: "CREATE TABLE half_done (x INTEGER); INSERT INTO no_such_table VALUES (1);",
+      },
+    ];
+    const file = join(root, "data", "chat.db");
+    expectChatDbError(
+      () => ChatDb.open({ appRoot: root, migrations: broken }),
+      "migration_failed",
+      file,
+      'step 3 ("broken step")',
+      /no such table: no_such_table/,
+      /stays at schema version 2/,
+    );
+    expect(tables(file)).not.toContain("half_done");
+    expect((versionRows(file) as { version: number }[]).map((r) => r.version)).toEqual([1, 2]);
+    // The real steps still apply afterwards.
+    expect(openStore({ appRoot: root }).schemaVersion()).toBe(CURRENT_SCHEMA_VERSION);
+  });
+
+  it("refuses a store written by a newer agentsvc (forward-only, never downgraded)", () => {
+    const root = tempRoot();
+    ChatDb.open({ appRoot: root }).close();
+    const file = join(root, "data", "chat.db");
+    const raw = new Database(file);
+    raw.prepare("INSERT INTO agentsvc_schema_version VALUES (99, 'future', 'x', 0)").run();
+    raw.close();
+    expectChatDbError(() => ChatDb.open({ appRoot: root }), "schema_too_new", file, /version 99/);
+  });
+
+  it("refuses to open when a shipped step was edited after a store applied it", () => {
+    const root = tempRoot();
+    ChatDb.open({ appRoot: root }).close();
+    const edited = MIGRATIONS.map((m) => (m.version === 2 ? { ...m, sql: `${m.sql}\n-- tweak` } : m));
+    expectChatDbError(() => ChatDb.open({ appRoot: root, migrations: edited }), "migration_edited", /step 2/);
+  });
+
+  it("shipped steps are frozen: their SQL checksums never change", () => {
+    // If this fails you edited a shipped migration. Revert it and append a new step instead.
+    expect(MIGRATIONS.map(stepChecksum)).toEqual(FROZEN_CHECKSUMS);
+  });
+
+  it("drizzle table objects match the columns the migrations create", () => {
+    const db = openStore();
+    const raw = new Database(db.file, { readonly: true });
+    try {
+      for (const table of Object.values(schema)) {
+        const config = getTableConfig(table);
+        const actual = (raw.prepare(`PRAGMA table_info(${config.name})`).all() as { name: string }[])
+          .map((c) => c.name)
+          .sort();
+        expect(actual, config.name).toEqual(config.columns.map((c) => c.name).sort());
+      }
+    } finally {
+      raw.close();
+    }
+  });
+
+  it("opens in WAL mode with the database file under the app root", () => {
+    const root = tempRoot();
+    const db = openStore({ appRoot: root });
+    expect(db.file).toBe(join(root, "data", "chat.db"));
+    db.preferences.set("u", "k", 1);
+    expect(existsSync(`${db.file}-wal`)).toBe(true);
+  });
+
+  it("a missing SQLite driver fails loudly at open, naming the file", async () => {
+    const root = tempRoot();
+    const driver = await loadDriver("better-sqlite3-not-installed");
+    expect(driver.ok).toBe(false);
+    expectChatDbError(
+      () => ChatDb.open({ appRoot: root, driver }),
+      "driver_missing",
+      join(root, "data", "chat.db"),
+      /better-sqlite3-not-installed/,
+    );
+  });
+
+  it("a file that is not a SQLite database fails at open, naming the file", () => {
+    const root = tempRoot();
+    ChatDb.open({ appRoot: root, path: "x/chat.db" }).close();
+    const file = join(root, "x", "bad.db");
+    writeFileSync(file, "this is not a database, just text that is long enough to fill a header".repeat(20));
+    expect(() => ChatDb.open({ appRoot: root, path: "x/bad.db" })).toThrow(file);
+  });
+});
+
+describe("schema: path and datasource", () => {
+  it("defaults to ./data/chat.db and creates nested directories for database.path", () => {
+    const root = tempRoot();
+    expect(openStore({ appRoot: root }).file).toBe(join(root, "data", "chat.db"));
+    const nested = openStore({ appRoot: root, path: "state/deep/web.db" });
+    expect(nested.file).toBe(join(root, "state", "deep", "web.db"));
+    expect(existsSync(nested.file)).toBe(true);
+  });
+
+  it("rejects an absolute path and a '..' segment, naming the config file and key", () => {
+    const root = tempRoot();
+    expectChatDbError(
+      () => ChatDb.open({ appRoot: root, path: "/var/chat.db", source: "gateways/web.yaml" }),
+      "invalid_path",
+      'gateways/web.yaml: database.path: must be relative to the app root (got "/var/chat.db")',
+    );
+    expectChatDbError(
+      () => ChatDb.open({ appRoot: root, path: "data/../../x.db" }),
+      "invalid_path",
+      /".." segment/,
+    );
+  });
+
+  it("accepts names that merely contain dots ('..hidden', 'a..b')", () => {
+    const root = tempRoot();
+    expect(openStore({ appRoot: root, path: "..hidden/a..b.db" }).file).toBe(
+      join(root, "..hidden", "a..b.db"),
+    );
+  });
+
+  it("uses the built-in agentsvc datasource by default and accepts a named sqlite datasource", () => {
+    expect(openStore().datasource).toBe("agentsvc");
+    const db = openStore({ datasource: "local", datasources: { local: { type: "sqlite" } } });
+    expect(db.datasource).toBe("local");
+  });
+
+  it("rejects an unknown datasource and a non-sqlite one with a clear error", () => {
+    const root = tempRoot();
+    expectChatDbError(
+      () => ChatDb.open({ appRoot: root, datasource: "nope", datasources: { main: { type: "sqlite" } } }),
+      "invalid_datasource",
+      /unknown datasource "nope" \(declared: agentsvc, main\)/,
+    );
+    expectChatDbError(
+      () => ChatDb.open({ appRoot: root, datasource: "pg", datasources: { pg: { type: "postgres" } } }),
+      "invalid_datasource",
+      /datasource "pg" has type "postgres"; the chat store supports only "sqlite"/,
+    );
+    expect(existsSync(join(root, "data"))).toBe(false);
+  });
+});
+
+const FROZEN_CHECKSUMS: string[] = [
+  "f4058153e5d53b6308c39313c96181047a79fcb732aefbd25aec3e7b92d62338",
+  "2df115ba73f91194b53b595586c62d8be916e6b98f1c0192f1d28a54c34b6bc5",
+  "056e8d0f5984bfe4fcbfaf99c7140cf4dd8c486a371c71a089d6f395b6a98144",
+  "31f73c5dbafd5f06598bcc7b2de1fb8862563cce840835757b5b8c8304f4061a",
+  "baed0ef737d30e1c8e4f818c048db81a0858bff798b0e32060461f5d0c02e345",
+];
