@@ -1,1 +1,1 @@
-export {};
+export { CliGateway, type CliGatewayOptions, createCliGateway } from "./cli-gateway.js";

@@ -1,0 +1,15 @@
+import { runGatewayContract } from "@agentsvc/session-core/testing";
+import { createCliGateway } from "../src/index.js";
+import { terminal } from "./helpers.js";
+
+runGatewayContract("cli", async () => {
+  const term = terminal();
+  const gateway = createCliGateway({ input: term.input, output: term.output });
+  return {
+    gateway,
+    sent: async () => [{ text: term.text() }],
+    choose: async (_request, decision) => {
+      term.input.write(decision === "approve" ? "A\n" : "R\n\n");
+    },
+  };
+});
