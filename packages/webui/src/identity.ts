@@ -1,0 +1,26 @@
+import type { ChatDb } from "@agentsvc/chat-store";
+import type { Context } from "hono";
+import { readSessionCookie } from "./cookies.js";
+import type { Identity, IdentityResolver } from "./types.js";
+
+/** The one workspace every visitor shares when the entry declares no `users`. */
+export const SHARED_USER_ID = "shared";
+
+/**
+ * The built-in resolver, the only place identity is derived: without accounts everyone is `shared`;
+ * with accounts it is the signed-in account of a live session whose account is still active.
+ */
+export function defaultIdentityResolver(db: ChatDb, signInEnabled: boolean): IdentityResolver {
+  return async (c: Context): Promise<Identity | null> => {
+    if (!signInEnabled) return { userId: SHARED_USER_ID };
+    const id = readSessionCookie(c);
+    if (!id) return null;
+    // get() slides the 60-minute idle timeout and drops an expired row.
+    const session = db.sessions.get(id);
+    if (!session) return null;
+    const account = db.accounts.get(session.userId);
+    // A deactivated account (removed from config) loses its sessions' power at once.
+    if (!account || !account.active) return null;
+    return { userId: account.username, displayName: account.displayName };
+  };
+}

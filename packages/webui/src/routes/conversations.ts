@@ -1,0 +1,77 @@
+import type { Memory, RunStore } from "@agentsvc/agent-core";
+import type { ChatDb } from "@agentsvc/chat-store";
+import { Hono } from "hono";
+import { readJsonObject } from "../body.js";
+import { fail } from "../errors.js";
+import { idField, normalizeTitle, optionalString, requiredString } from "../fields.js";
+import type { HonoEnv } from "../types.js";
+import { refuseWhileApprovalPending } from "./pending-guard.js";
+
+export interface ConversationRouteDeps {
+  db: ChatDb;
+  memory: Memory;
+  runStore: RunStore;
+}
+
+/** The conversation index: list, create, rename, delete — all within the caller's own rows. */
+export function conversationRoutes(deps: ConversationRouteDeps): Hono<HonoEnv> {
+  const { db } = deps;
+  const app = new Hono<HonoEnv>();
+
+  /** The caller's own row, or a 404 that looks the same whether the id is unknown or someone else's. */
+  function ownRow(userId: string, conversationId: string): boolean {
+    return db.conversations.get(conversationId)?.userId === userId;
+  }
+
+  app.get("/conversations", (c) => {
+    const rows = db.conversations.list(c.get("identity").userId);
+    return c.json({
+      success: true,
+      conversations: rows.map((r) => ({
+        conversationId: r.conversationId,
+        title: r.title ?? "",
+        updatedAt: r.updatedAt,
+        messageCount: r.messageCount,
+      })),
+    });
+  });
+
+  app.post("/conversations/create", async (c) => {
+    const where = "POST /conversations/create";
+    const body = await readJsonObject(c);
+    const raw = optionalString(where, body, "title", { max: 10_000 });
+    const title = raw === undefined ? undefined : normalizeTitle(raw);
+    const row = db.conversations.create({ userId: c.get("identity").userId, ...(title ? { title } : {}) });
+    return c.json({ success: true, conversationId: row.conversationId, title: row.title ?? "" });
+  });
+
+  app.post("/conversations/rename", async (c) => {
+    const where = "POST /conversations/rename";
+    const body = await readJsonObject(c);
+    const conversationId = idField(where, body, "conversationId", true);
+    const title = normalizeTitle(requiredString(where, body, "title", { max: 10_000 }));
+    if (title === "")
+      return fail(c, 400, "bad_request", `${where}: title: expected visible text, got only whitespace`);
+    const { userId } = c.get("identity");
+    if (!ownRow(userId, conversationId))
+      return fail(c, 404, "not_found", `no conversation "${conversationId}"`);
+    const row = db.conversations.rename(userId, conversationId, title);
+    return c.json({ success: true, conversationId, title: row.title ?? title });
+  });
+
+  app.post("/conversations/delete", async (c) => {
+    const where = "POST /conversations/delete";
+    const body = await readJsonObject(c);
+    const conversationId = idField(where, body, "conversationId", true);
+    const { userId } = c.get("identity");
+    if (!ownRow(userId, conversationId))
+      return fail(c, 404, "not_found", `no conversation "${conversationId}"`);
+    await refuseWhileApprovalPending(deps.runStore, userId, conversationId);
+    // Messages first: a crash between the two leaves an empty row, never orphaned messages.
+    await deps.memory.clear({ userId, conversationId });
+    db.conversations.delete(userId, conversationId);
+    return c.json({ success: true, deleted: true });
+  });
+
+  return app;
+}

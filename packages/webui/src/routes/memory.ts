@@ -1,0 +1,70 @@
+import { Hono } from "hono";
+import type { Memory, RunStore } from "@agentsvc/agent-core";
+import { readJsonObject } from "../body.js";
+import { badInput, typeName } from "../errors.js";
+import { conversationIdOf, queryObject } from "../fields.js";
+import type { ChatDb } from "@agentsvc/chat-store";
+import type { HonoEnv } from "../types.js";
+import { refuseWhileApprovalPending } from "./pending-guard.js";
+
+export interface MemoryRouteDeps {
+  db: ChatDb;
+  memory: Memory;
+  runStore: RunStore;
+  /** True only when a summary provider and model are configured. */
+  canCompact: boolean;
+}
+
+/** Default number of most recent messages `/compact` keeps. */
+export const DEFAULT_KEEP_RECENT = 4;
+
+/** `/history`, `/clear`, `/compact`: always the caller's own (userId, conversationId) bucket. */
+export function memoryRoutes(deps: MemoryRouteDeps): Hono<HonoEnv> {
+  const { memory } = deps;
+  const app = new Hono<HonoEnv>();
+
+  app.get("/history", async (c) => {
+    const conversationId = conversationIdOf("GET /history", queryObject(c.req.query()));
+    // Scoped by the caller's userId, so another user's conversation id yields an empty list.
+    const messages = await memory.load({ userId: c.get("identity").userId, conversationId });
+    return c.json({ success: true, conversationId, messages });
+  });
+
+  app.post("/clear", async (c) => {
+    const body = await readJsonObject(c);
+    const conversationId = conversationIdOf("POST /clear", body);
+    const { userId } = c.get("identity");
+    await refuseWhileApprovalPending(deps.runStore, userId, conversationId);
+    await memory.clear({ userId, conversationId });
+    if (deps.db.conversations.get(conversationId)?.userId === userId)
+      deps.db.conversations.resetCount(userId, conversationId);
+    return c.json({ success: true, cleared: true });
+  });
+
+  app.post("/compact", async (c) => {
+    const where = "POST /compact";
+    const body = await readJsonObject(c);
+    const conversationId = conversationIdOf(where, body);
+    const raw = body.keepRecent;
+    if (
+      raw !== undefined &&
+      raw !== null &&
+      !(typeof raw === "number" && Number.isInteger(raw) && raw >= 0)
+    ) {
+      throw badInput(
+        `${where}: keepRecent: expected an integer >= 0, got ${typeof raw === "number" ? raw : typeName(raw)}`,
+      );
+    }
+    const keepRecent = typeof raw === "number" ? Math.min(raw, 1_000_000) : DEFAULT_KEEP_RECENT;
+    const scope = { userId: c.get("identity").userId, conversationId };
+    // Summary model and provider come from configuration only; nothing else is read from the body.
+    if (!deps.canCompact || !memory.canSummarize) {
+      const count = await memory.count(scope);
+      return c.json({ success: true, compacted: false, before: count, after: count });
+    }
+    const result = await memory.summarize(scope, { keepRecent });
+    return c.json({ success: true, compacted: result.compacted, before: result.before, after: result.after });
+  });
+
+  return app;
+}

@@ -1,0 +1,42 @@
+import type { Memory, RunManagerApi, RunStore } from "@agentsvc/agent-core";
+import type { Context } from "hono";
+import type { Logger } from "pino";
+
+/** Who is acting. Every user-scoped action keys off `userId`; it never comes from a request body. */
+export interface Identity {
+  userId: string;
+  displayName?: string;
+}
+
+/** Replaces the built-in identity resolution (sessions / shared workspace). `null` means signed out (401). */
+export type IdentityResolver = (c: Context) => Promise<Identity | null>;
+
+/** The part of the resolved webui exposure (config-schema `WebuiExposure`) ChatUi reads. */
+export interface ChatUiEntry {
+  path: string;
+  entryName?: string;
+  file?: string;
+  apiKeyEnvVar?: string;
+  /** Declared accounts: their presence turns the sign-in gate on (seeded into the store at boot). */
+  users?: readonly unknown[];
+}
+
+export interface ToolInfo {
+  name: string;
+  description: string;
+  needsApproval: boolean;
+  inputSchema: unknown;
+}
+
+export interface AgentInfo {
+  name: string;
+  modelName: string;
+  demoModel: boolean;
+  tools: ToolInfo[];
+  /** True only when the agent's memory has a summary provider and model. */
+  canCompact: boolean;
+}
+
+export type HonoEnv = { Variables: { identity: Identity } };
+
+export type { Logger, Memory, RunManagerApi, RunStore };

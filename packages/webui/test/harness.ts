@@ -1,0 +1,204 @@
+// Test harness: a real ChatDb file in a temp dir, a real RunManager on the demo model, the ChatUi
+// app mounted at /chat/api and served over real HTTP on 127.0.0.1 (port 0).
+import { mkdtempSync, rmSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  type AgentDefinition,
+  type DemoStep,
+  RunManager,
+  defineAgent,
+  demoSummary,
+} from "@agentsvc/agent-core";
+import { type AccountConfig, ChatDb } from "@agentsvc/chat-store";
+import { type ServerType, serve } from "@hono/node-server";
+import { Hono } from "hono";
+import pino from "pino";
+import { type ChatUiOptions, apiPrefix, createChatUi } from "../src/index.js";
+
+export const APPROVAL_TOOL = "delete_file";
+
+/** An agent on the demo model with a plain tool and an approval-gated one. */
+export function testAgent(
+  extra: { script?: DemoStep[]; tokenDelayMs?: number; summary?: boolean } = {},
+): AgentDefinition {
+  return defineAgent({
+    name: "tester",
+    model: {
+      provider: "demo",
+      ...(extra.script ? { script: extra.script } : {}),
+      ...(extra.tokenDelayMs ? { tokenDelayMs: extra.tokenDelayMs } : {}),
+    },
+    memory: extra.summary ? { summaryProvider: "demo", summaryModel: "demo-summary" } : {},
+    tools: [
+      {
+        kind: "tool",
+        name: "lookup",
+        description: "Looks a word up.",
+        input: {
+          type: "json-schema",
+          schema: { type: "object", properties: { word: { type: "string" } }, required: ["word"] },
+        },
+        execute: (input: { word: string }) => `definition of ${input.word}`,
+      },
+      {
+        kind: "tool",
+        name: APPROVAL_TOOL,
+        description: "Deletes a file (needs approval).",
+        input: {
+          type: "json-schema",
+          schema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+        },
+        execute: (input: { path: string }) => `deleted ${input.path}`,
+        needsApproval: true,
+      },
+    ],
+  });
+}
+
+export interface HarnessOptions {
+  users?: AccountConfig[];
+  env?: Record<string, string>;
+  apiKey?: string;
+  apiKeyEnvVar?: string;
+  now?: () => number;
+  agent?: AgentDefinition;
+  /** Reuse a data directory (restart tests). */
+  dir?: string;
+  chatUi?: Partial<ChatUiOptions>;
+}
+
+export interface Harness {
+  dir: string;
+  base: string;
+  db: ChatDb;
+  runs: RunManager;
+  client(): Client;
+  close(opts?: { keepDir?: boolean }): Promise<void>;
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), "webui-test-"));
+  const db = ChatDb.open({
+    appRoot: dir,
+    path: "./data/chat.db",
+    ...(options.now ? { now: options.now } : {}),
+  });
+  const silent = pino({ level: "silent" });
+  if (options.users) await db.seedAccounts(options.users, options.env ?? {}, silent, { iterations: 1000 });
+  const agent = options.agent ?? testAgent();
+  const summarize = agent.memory?.summaryModel
+    ? async (m: Parameters<typeof demoSummary>[0]) => demoSummary(m)
+    : undefined;
+  const memory = db.createMemory({
+    canSummarize: summarize !== undefined,
+    ...(summarize ? { summarize } : {}),
+  });
+  const runs = new RunManager({ agent, memory, runStore: db.runStore });
+  await runs.ready();
+  const described = runs.describe();
+  const entry = {
+    path: "/chat",
+    ...(options.users ? { users: options.users } : {}),
+    ...(options.apiKeyEnvVar ? { apiKeyEnvVar: options.apiKeyEnvVar } : {}),
+  };
+  const ui = createChatUi({
+    entry,
+    runs,
+    db,
+    memory,
+    agent: {
+      name: described.agentName,
+      modelName: described.modelName,
+      demoModel: described.demoModel,
+      tools: described.tools,
+      canCompact: described.canSummarize,
+    },
+    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+    logger: silent,
+    ...options.chatUi,
+  });
+  const app = new Hono().route(apiPrefix(entry.path), ui);
+  const server: ServerType = await new Promise((resolve) => {
+    const s = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, () => resolve(s));
+  });
+  const port = (server.address() as AddressInfo).port;
+  const base = `http://127.0.0.1:${port}/chat/api`;
+  return {
+    dir,
+    base,
+    db,
+    runs,
+    client: () => new Client(base),
+    async close(opts = {}) {
+      await runs.drain(2000);
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+      });
+      db.close();
+      if (!opts.keepDir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  // biome-ignore lint/suspicious/noExplicitAny: test bodies are inspected freely
+  body: any;
+  text: string;
+}
+
+/** A browser-like client: keeps the session cookie it is given, sends JSON. */
+export class Client {
+  cookie: string | undefined;
+  headers: Record<string, string> = {};
+  constructor(readonly base: string) {}
+
+  async send(
+    method: string,
+    path: string,
+    init: { json?: unknown; raw?: string | Uint8Array; headers?: Record<string, string> } = {},
+  ): Promise<Reply> {
+    const headers: Record<string, string> = { ...this.headers, ...(init.headers ?? {}) };
+    if (this.cookie) headers.cookie = this.cookie;
+    let body: string | Uint8Array | undefined;
+    if (init.json !== undefined) {
+      body = JSON.stringify(init.json);
+      headers["content-type"] ??= "application/json";
+    } else if (init.raw !== undefined) body = init.raw;
+    const res = await fetch(`${this.base}${path}`, {
+      method,
+      headers,
+      body,
+      signal: AbortSignal.timeout(15_000),
+    });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(";");
+      const [name, value] = (pair ?? "").split("=");
+      if (name === "agentsvc_session") this.cookie = value ? `agentsvc_session=${value}` : undefined;
+    }
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.status, headers: res.headers, body: parsed, text };
+  }
+
+  get(path: string, headers?: Record<string, string>): Promise<Reply> {
+    return this.send("GET", path, { headers });
+  }
+
+  post(path: string, json: unknown = {}, headers?: Record<string, string>): Promise<Reply> {
+    return this.send("POST", path, { json, headers });
+  }
+
+  async login(username: string, password: string): Promise<Reply> {
+    return this.post("/auth/login", { username, password });
+  }
+}
