@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { createJiti } from "jiti";
-import { parseDocument } from "yaml";
+import { type Document, isPair, isScalar, parseDocument, visit } from "yaml";
 import type { IssueSink } from "../issues.js";
 import type { FoundFile } from "./files.js";
 
@@ -70,7 +70,23 @@ export function loadDataFile(f: FoundFile, sink: IssueSink): Loaded {
     }
     return { ok: false };
   }
+  keepThemeScalarsAsText(doc);
   return { ok: true, value: doc.toJS() };
+}
+
+/**
+ * Theme values are CSS text, and the spec writes hex bare: `bg: 111827` or `accent: 001122` would
+ * otherwise parse as numbers (losing leading zeros). Plain scalars under a top-level `theme` keep
+ * their source text.
+ */
+function keepThemeScalarsAsText(doc: Document): void {
+  visit(doc, {
+    Scalar(key, node, path) {
+      if (key !== "value" || typeof node.value !== "number" || node.source === undefined) return;
+      const first = path.find(isPair);
+      if (first && isScalar(first.key) && first.key.value === "theme") node.value = node.source;
+    },
+  });
 }
 
 export async function loadAny(jiti: Jiti, f: FoundFile, sink: IssueSink): Promise<Loaded> {

@@ -51,9 +51,10 @@ export const modelSchema = v.variant(
       apiKeyEnvVar: apiKey,
     }),
   ],
+  // The discriminator issue carries the provider value (or undefined when it is missing).
   (issue) =>
-    issue.input !== null && typeof issue.input === "object"
-      ? `must have provider one of ${PROVIDERS.join(", ")}`
+    typeof issue.input === "string" || issue.input === undefined
+      ? `must be one of ${PROVIDERS.join(", ")}`
       : 'must be a model spec such as { provider: "demo" }',
 );
 

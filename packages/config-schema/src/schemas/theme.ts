@@ -37,7 +37,7 @@ function tokenString(token: string) {
       issue.input === null
         ? `must be a string; in YAML an unquoted # starts a comment, so write hex colours bare (${token}: 0a84ff)`
         : typeof issue.input === "number"
-          ? `must be a string; quote it in YAML (${token}: "112233" or "8px")`
+          ? `must be a string (write ${token}: "112233" or "8px", not a number)`
           : "must be a string (a CSS value)",
     ),
     v.trim(),

@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { expectError, loadErrors, loadOk } from "./helpers.js";
+
+describe("agentsvc.config", () => {
+  it("reads port, rootAgent and datasources from YAML", async () => {
+    const p = await loadOk({
+      "agentsvc.config.yml": "port: 8080\nrootAgent: bot\ndatasources:\n  extra:\n    type: sqlite\n",
+    });
+    expect(p.config).toEqual({
+      port: 8080,
+      rootAgent: "bot",
+      datasources: { agentsvc: { type: "sqlite" }, extra: { type: "sqlite" } },
+    });
+    expect(p.configFile).toBe("agentsvc.config.yml");
+  });
+
+  it("reads a TS config module", async () => {
+    const p = await loadOk({
+      "agentsvc.config.ts": "export default { port: 4000 } satisfies { port: number };\n",
+    });
+    expect(p.config.port).toBe(4000);
+  });
+
+  it("works without any config file", async () => {
+    const p = await loadOk({});
+    expect(p.config).toEqual({ datasources: { agentsvc: { type: "sqlite" } } });
+    expect(p.configFile).toBeUndefined();
+  });
+
+  it("rejects two config files", async () => {
+    const errors = await loadErrors({ "agentsvc.config.json": "{}", "agentsvc.config.yaml": "port: 1\n" });
+    expectError(
+      errors,
+      "agentsvc.config.yaml",
+      "",
+      /must be the only config file \(got agentsvc\.config\.json, agentsvc\.config\.yaml\)/,
+    );
+  });
+
+  it("rejects an unknown key, a bad port and a non-sqlite datasource", async () => {
+    const errors = await loadErrors({
+      "agentsvc.config.yaml": "prot: 3000\nport: 99999\ndatasources:\n  pg:\n    type: postgres\n",
+    });
+    expectError(errors, "agentsvc.config.yaml", "prot", /unknown key in agentsvc\.config/);
+    expectError(errors, "agentsvc.config.yaml", "port", /must be at most 65535/);
+    expectError(
+      errors,
+      "agentsvc.config.yaml",
+      "datasources.pg.type",
+      /must be one of sqlite \(got "postgres"\)/,
+    );
+  });
+
+  it("reports YAML syntax errors with their line", async () => {
+    const errors = await loadErrors({ "agentsvc.config.yaml": "port: 3000\nport: 4000\n" });
+    expectError(errors, "agentsvc.config.yaml", "line 2", /must be valid YAML/);
+  });
+});

@@ -1,0 +1,66 @@
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { expect } from "vitest";
+import { type BuildError, formatIssue, type LoadResult, loadProject, type Project } from "../src/index.js";
+
+export const BOT_AGENT = `export default { kind: "agent", name: "bot", model: { provider: "demo" } };\n`;
+
+/** Writes a project into a fresh temp folder. An agent is added unless `agents/` files are given. */
+export function writeProject(files: Record<string, string>, opts: { withAgent?: boolean } = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), "agentsvc-cs-"));
+  const all = { ...files };
+  const hasAgent = Object.keys(all).some((f) => f.startsWith("agents/"));
+  if (opts.withAgent !== false && !hasAgent) all["agents/bot.ts"] = BOT_AGENT;
+  for (const [rel, text] of Object.entries(all)) {
+    const abs = join(dir, rel);
+    mkdirSync(dirname(abs), { recursive: true });
+    writeFileSync(abs, text);
+  }
+  return dir;
+}
+
+export async function load(
+  files: Record<string, string>,
+  opts?: { withAgent?: boolean },
+): Promise<LoadResult> {
+  return loadProject(writeProject(files, opts));
+}
+
+export async function loadOk(files: Record<string, string>): Promise<Project> {
+  const r = await load(files);
+  if (!r.ok) throw new Error(`expected a valid project, got:\n${r.errors.map(formatIssue).join("\n")}`);
+  return r.project;
+}
+
+export async function loadErrors(
+  files: Record<string, string>,
+  opts?: { withAgent?: boolean },
+): Promise<BuildError[]> {
+  const r = await load(files, opts);
+  if (r.ok) throw new Error("expected errors, the project loaded");
+  return r.errors;
+}
+
+/** Asserts one error at file + key path whose formatted text matches `pattern`. */
+export function expectError(errors: BuildError[], file: string, path: string, pattern: RegExp): BuildError {
+  const hit = errors.find((e) => e.file === file && e.path === path && pattern.test(formatIssue(e)));
+  if (!hit) {
+    throw new Error(
+      `no error ${file}: ${path}: ${pattern} among:\n${errors.map(formatIssue).join("\n") || "(none)"}`,
+    );
+  }
+  expect(hit.file).toBe(file);
+  return hit;
+}
+
+const repoRoot = resolve(import.meta.dirname, "../../..");
+
+/** Links real workspace packages into a project's node_modules, as an installed project would have them. */
+export function linkPackages(dir: string, packages: Record<string, string>): void {
+  for (const [name, folder] of Object.entries(packages)) {
+    const target = join(dir, "node_modules", name);
+    mkdirSync(dirname(target), { recursive: true });
+    symlinkSync(resolve(repoRoot, folder), target, "dir");
+  }
+}

@@ -1,0 +1,30 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { EXPOSES, GATEWAY_TYPES, gatewayEntryJsonSchema } from "../src/index.js";
+
+type Obj = { properties: Record<string, { const?: string; default?: unknown }>; required?: string[] };
+
+describe("gateway-entry JSON Schema", () => {
+  const schema = gatewayEntryJsonSchema() as { anyOf: Obj[]; $schema: string };
+
+  it("has one alternative per exposure kind and per channel type", () => {
+    const kinds = schema.anyOf.map((alt) => alt.properties.exposes?.const ?? alt.properties.type?.const);
+    expect(kinds.sort()).toEqual([...EXPOSES, ...GATEWAY_TYPES].sort());
+  });
+
+  it("carries defaults and required keys editors can offer", () => {
+    const webui = schema.anyOf.find((a) => a.properties.exposes?.const === "webui")!;
+    expect(webui.properties.showReasoning?.default).toBe(true);
+    expect(webui.required).toEqual(["exposes", "path"]);
+    const email = schema.anyOf.find((a) => a.properties.type?.const === "email")!;
+    expect(email.properties.imapPort?.default).toBe(993);
+    expect(email.required).toContain("imapPasswordEnvVar");
+  });
+
+  it("matches the file shipped at schema/gateway-entry.schema.json (rebuild after a schema change)", () => {
+    const shipped = JSON.parse(
+      readFileSync(new URL("../schema/gateway-entry.schema.json", import.meta.url), "utf8"),
+    ) as unknown;
+    expect(shipped).toEqual(schema);
+  });
+});
