@@ -1,1 +1,5 @@
-export {};
+export type { PageEntry, PageIcon } from "./entry.js";
+export { renderPage } from "./page.js";
+export { pageSecurityHeaders, type PageSecurityHeaders } from "./csp.js";
+export { writePage } from "./write.js";
+export { THEME_TOKENS, tokenVar } from "./theme.js";

@@ -1,0 +1,80 @@
+// The page's client for `<path>/api`. Every call carries the stored API key; a 401 is reported to
+// `onAuth` by its code (api_key_required or sign_in_required) before the error is thrown.
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export type AuthCode = "api_key_required" | "sign_in_required";
+
+export class Api {
+  constructor(
+    private readonly base: string,
+    private readonly key: () => string | null,
+    private readonly onAuth: (code: AuthCode, message: string) => void,
+  ) {}
+
+  private headers(extra: Record<string, string>): Record<string, string> {
+    const headers = { ...extra };
+    const key = this.key();
+    if (key) headers["X-API-Key"] = key;
+    return headers;
+  }
+
+  private async send(method: string, route: string, body: unknown, accept: string, signal?: AbortSignal) {
+    let res: Response;
+    try {
+      res = await fetch(this.base + route, {
+        method,
+        headers: this.headers(
+          body === undefined ? { Accept: accept } : { Accept: accept, "Content-Type": "application/json" },
+        ),
+        body: body === undefined ? null : JSON.stringify(body),
+        credentials: "same-origin",
+        signal: signal ?? null,
+      });
+    } catch (err) {
+      if (err instanceof DOMException && err.name === "AbortError") throw err;
+      throw new ApiError(0, "network", "Could not reach the chat service.");
+    }
+    if (!res.ok) throw await this.failure(res);
+    return res;
+  }
+
+  private async failure(res: Response): Promise<ApiError> {
+    let code = `http_${res.status}`;
+    let message = `The chat service answered ${res.status}.`;
+    try {
+      const body = (await res.json()) as { error?: { code?: unknown; message?: unknown } };
+      if (typeof body.error?.code === "string") code = body.error.code;
+      if (typeof body.error?.message === "string") message = body.error.message;
+    } catch {
+      // Not JSON: keep the generic message.
+    }
+    if (res.status === 401 && (code === "api_key_required" || code === "sign_in_required"))
+      this.onAuth(code, message);
+    return new ApiError(res.status, code, message);
+  }
+
+  async get<T>(route: string, query: Record<string, string> = {}): Promise<T> {
+    const qs = new URLSearchParams(query).toString();
+    const res = await this.send("GET", qs ? `${route}?${qs}` : route, undefined, "application/json");
+    return (await res.json()) as T;
+  }
+
+  async post<T>(route: string, body: unknown = {}): Promise<T> {
+    const res = await this.send("POST", route, body, "application/json");
+    return (await res.json()) as T;
+  }
+
+  /** Starts an SSE response (POST); the caller reads the body. */
+  stream(route: string, body: unknown, signal: AbortSignal): Promise<Response> {
+    return this.send("POST", route, body, "text/event-stream", signal);
+  }
+}

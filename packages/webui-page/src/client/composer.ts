@@ -1,0 +1,64 @@
+// The composer: Enter sends, Shift+Enter is a newline, nothing is sent while an input method is
+// composing; it grows to about six lines and then scrolls (max-height in CSS); the draft is kept
+// per conversation in storage so it survives a key prompt, a sign-in and a reload.
+import type { PageStorage } from "./storage.js";
+
+export class Composer {
+  private conversationId = "";
+
+  constructor(
+    readonly form: HTMLFormElement,
+    readonly input: HTMLTextAreaElement,
+    private readonly storage: PageStorage,
+    onSubmit: () => void,
+  ) {
+    input.addEventListener("keydown", (e) => {
+      if (e.key !== "Enter" || e.shiftKey || e.isComposing || e.keyCode === 229) return;
+      e.preventDefault();
+      onSubmit();
+    });
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      onSubmit();
+    });
+    input.addEventListener("input", () => {
+      this.grow();
+      this.saveDraft();
+    });
+  }
+
+  /** Height follows the content; CSS caps it at about six lines. Set through CSSOM (CSP-safe). */
+  grow(): void {
+    this.input.style.height = "auto";
+    this.input.style.height = `${this.input.scrollHeight + 2}px`;
+  }
+
+  switchTo(conversationId: string): void {
+    this.conversationId = conversationId;
+    this.input.value = this.storage.get(`draft:${conversationId}`) ?? "";
+    this.grow();
+  }
+
+  saveDraft(): void {
+    if (this.conversationId) this.storage.set(`draft:${this.conversationId}`, this.input.value);
+  }
+
+  /** Takes the text out for sending (the draft is cleared). */
+  take(): string {
+    const text = this.input.value.trim();
+    if (text) this.set("");
+    return text;
+  }
+
+  /** Puts text back after a failed send, ahead of anything typed since. */
+  restore(text: string): void {
+    const now = this.input.value;
+    this.set(now.trim() ? `${text}\n${now}` : text);
+  }
+
+  set(text: string): void {
+    this.input.value = text;
+    this.grow();
+    this.saveDraft();
+  }
+}

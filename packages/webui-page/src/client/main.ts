@@ -1,0 +1,461 @@
+// The chat page's client: wires the API to the transcript, composer, sidebar and dialogs.
+import { TurnAccumulator } from "./accumulate.js";
+import { Api, ApiError, type AuthCode } from "./api.js";
+import { Auth } from "./auth.js";
+import { Composer } from "./composer.js";
+import { byId } from "./dom.js";
+import { type ConversationItem, Sidebar } from "./sidebar.js";
+import { PageStorage } from "./storage.js";
+import { consumeStream } from "./stream.js";
+import { applyTheme, isThemeMode, nextTheme, type ThemeMode } from "./theme-toggle.js";
+import { type AssistantBubble, type PendingApproval, Transcript } from "./transcript.js";
+
+interface PageConfig {
+  apiBase: string;
+  path: string;
+  title: string;
+  welcome: string;
+  showReasoning: boolean;
+  showToolCalls: boolean;
+  signIn: boolean;
+}
+
+interface Info {
+  agentName?: string;
+  modelName?: string;
+  capabilities?: Partial<Record<"compact" | "steer" | "cancel" | "approvals" | "signIn" | "apiKey", boolean>>;
+}
+
+interface HistoryMessage {
+  role: string;
+  content?: string;
+  reasoning?: string;
+  toolCalls?: { id: string; name: string; arguments: unknown }[];
+  toolCallId?: string;
+  result?: unknown;
+  isError?: boolean;
+}
+
+interface Turn {
+  threadId: string | undefined;
+  controller: AbortController;
+  bubble: AssistantBubble;
+  acc: TurnAccumulator;
+  stopped: boolean;
+}
+
+const config = JSON.parse(byId("agentsvc-config").textContent ?? "{}") as PageConfig;
+const storage = new PageStorage(`agentsvc:${config.path}:`);
+const statusLine = byId("status");
+const sendBtn = byId<HTMLButtonElement>("send-btn");
+const stopBtn = byId<HTMLButtonElement>("stop-btn");
+const clearBtn = byId<HTMLButtonElement>("clear-btn");
+const compactBtn = byId<HTMLButtonElement>("compact-btn");
+const newBtn = byId<HTMLButtonElement>("new-conv");
+const themeBtn = byId<HTMLButtonElement>("theme-toggle");
+const keyBtn = byId<HTMLButtonElement>("key-btn");
+
+let info: Info = {};
+let current = "default";
+let turn: Turn | null = null;
+let signedIn = false;
+let theme: ThemeMode = isThemeMode(storage.get("theme")) ? (storage.get("theme") as ThemeMode) : "system";
+applyTheme(theme, themeBtn);
+
+const status = (text: string) => {
+  statusLine.textContent = text;
+};
+
+const api = new Api(
+  config.apiBase,
+  () => storage.get("apiKey"),
+  (code: AuthCode) => onAuthRequired(code),
+);
+const transcript = new Transcript(byId("transcript"), byId("messages"), byId("welcome"), config);
+const composer = new Composer(byId("composer"), byId("input"), storage, () => void submit());
+const auth = new Auth(api, storage, {
+  keySaved: () => void boot(),
+  signedIn: () => void boot(),
+  signedOut: () => {
+    signedIn = false;
+    transcript.clear();
+    sidebar.update([], current);
+  },
+});
+const sidebar = new Sidebar({
+  open: (id) => void openConversation(id),
+  rename: async (id, title) => {
+    try {
+      await api.post("/conversations/rename", { conversationId: id, title });
+      status("Conversation renamed.");
+    } catch (err) {
+      report(err);
+    }
+    await refreshConversations();
+  },
+  remove: async (id) => {
+    try {
+      await api.post("/conversations/delete", { conversationId: id });
+      storage.set(`draft:${id}`, null);
+      storage.set(`pending:${id}`, null);
+      status("Conversation deleted.");
+    } catch (err) {
+      report(err);
+    }
+    const items = await refreshConversations();
+    if (id === current) await openConversation(items[0]?.conversationId ?? "default");
+  },
+});
+
+function onAuthRequired(code: AuthCode): void {
+  if (code === "api_key_required") {
+    keyBtn.hidden = false;
+    auth.promptKey(
+      storage.get("apiKey") ? "The saved API key was not accepted." : "This chat needs an API key.",
+    );
+  } else {
+    auth.promptSignIn();
+  }
+}
+
+/** Shows what went wrong in words; 401s are already handled by their prompts. */
+function report(err: unknown): void {
+  if (err instanceof ApiError) {
+    if (err.status === 401) status("Waiting for you to sign in or enter the API key.");
+    else status(err.message);
+  } else if (!(err instanceof DOMException && err.name === "AbortError")) {
+    status("Something went wrong; please try again.");
+  }
+}
+
+function setBusy(busy: boolean): void {
+  const canSteer = info.capabilities?.steer !== false;
+  sendBtn.textContent = busy && canSteer ? "Steer" : "Send";
+  sendBtn.disabled = busy && !canSteer;
+  stopBtn.hidden = !busy || info.capabilities?.cancel === false;
+  stopBtn.disabled = false;
+  clearBtn.disabled = busy;
+  compactBtn.disabled = busy;
+  newBtn.disabled = busy;
+  sidebar.lock(busy);
+  byId("transcript").setAttribute("aria-busy", String(busy));
+}
+
+async function submit(): Promise<void> {
+  if (turn) return steer();
+  const text = composer.take();
+  if (!text) return;
+  const controller = new AbortController();
+  let res: Response;
+  setBusy(true);
+  try {
+    res = await api.stream("/stream", { input: text, conversationId: current }, controller.signal);
+  } catch (err) {
+    setBusy(false);
+    composer.restore(text);
+    report(err);
+    return;
+  }
+  transcript.addUser(text);
+  const bubble = transcript.addAssistant();
+  const t: Turn = { threadId: undefined, controller, bubble, acc: new TurnAccumulator(), stopped: false };
+  turn = t;
+  transcript.scrollToEnd();
+  status("Assistant is replying…");
+  await runStream(t, res);
+}
+
+async function runStream(t: Turn, res: Response): Promise<void> {
+  t.bubble.setStreaming(true);
+  let failed = false;
+  const end = await consumeStream(
+    res,
+    {
+      thread: (id) => {
+        t.threadId = id;
+      },
+      chunk: (envelope) => {
+        const d = t.acc.apply(envelope);
+        if (d.reasoning) t.bubble.appendReasoning(d.reasoning);
+        for (const tool of d.tools) t.bubble.upsertTool(tool);
+        if (d.content) t.bubble.setText(t.acc.content);
+      },
+      error: (_code, message) => {
+        failed = true;
+        t.bubble.addNote(message || "The reply failed.", "error");
+      },
+    },
+    t.controller.signal,
+  );
+  t.bubble.setStreaming(false);
+  t.bubble.flush();
+  t.bubble.finishTools(t.acc.toolCalls);
+  if (t.stopped || end === "aborted") {
+    t.bubble.addNote("Stopped.");
+    status("Reply stopped.");
+  } else if (end === "dropped") {
+    t.bubble.addNote("The connection dropped; the reply may be incomplete.", "error");
+    status("Reply interrupted.");
+  } else {
+    status(failed ? "Reply failed." : "Reply finished.");
+  }
+  turn = null;
+  setBusy(false);
+  if (t.acc.suspended && t.threadId && !t.stopped) {
+    storage.set(`pending:${current}`, t.threadId);
+    await showApproval(t.bubble, t.threadId, t.acc);
+  }
+  void refreshConversations();
+}
+
+async function showApproval(bubble: AssistantBubble, threadId: string, acc: TurnAccumulator): Promise<void> {
+  let pending: PendingApproval | null;
+  try {
+    pending = (await api.get<{ pending: PendingApproval | null }>("/pending", { threadId })).pending;
+  } catch (err) {
+    report(err);
+    return;
+  }
+  if (!pending) {
+    storage.set(`pending:${current}`, null);
+    return;
+  }
+  status(`Approval needed for ${pending.toolName}.`);
+  const card = bubble.addApproval(pending, async (decision) => {
+    const controller = new AbortController();
+    let res: Response;
+    try {
+      res = await api.stream("/resume", { threadId, decision }, controller.signal);
+    } catch (err) {
+      report(err);
+      for (const b of card.querySelectorAll("button")) b.disabled = false;
+      return;
+    }
+    storage.set(`pending:${current}`, null);
+    card.replaceChildren(decision === "approve" ? "Approved." : "Rejected.");
+    card.classList.add("decided");
+    acc.suspended = false;
+    const t: Turn = { threadId, controller, bubble, acc, stopped: false };
+    turn = t;
+    setBusy(true);
+    status("Assistant is replying…");
+    await runStream(t, res);
+  });
+}
+
+async function steer(): Promise<void> {
+  const t = turn;
+  if (!t) return;
+  if (!t.threadId) {
+    status("The reply has not started yet; your message is still in the composer.");
+    return;
+  }
+  const text = composer.take();
+  if (!text) return;
+  try {
+    const r = await api.post<{ steered?: boolean }>("/steer", { threadId: t.threadId, input: text });
+    if (r.steered) {
+      transcript.addUser(text, { steer: true, before: t.bubble.root });
+      status("Message sent into the running reply.");
+    } else {
+      composer.restore(text);
+      status("The reply had already finished; your message is back in the composer.");
+    }
+  } catch (err) {
+    composer.restore(text);
+    report(err);
+  }
+}
+
+async function stop(): Promise<void> {
+  const t = turn;
+  if (!t) return;
+  t.stopped = true;
+  stopBtn.disabled = true;
+  // Cancel on the server first (the run stops at its next checkpoint), then stop reading.
+  if (t.threadId) {
+    try {
+      await api.post("/cancel", { threadId: t.threadId });
+    } catch {
+      // The local abort below still stops the reply on this page.
+    }
+  }
+  t.controller.abort();
+}
+
+async function clearConversation(): Promise<void> {
+  try {
+    await api.post("/clear", { conversationId: current });
+    transcript.clear();
+    storage.set(`pending:${current}`, null);
+    status("Conversation cleared.");
+    void refreshConversations();
+  } catch (err) {
+    if (err instanceof ApiError && err.code === "approval_pending") {
+      status("A reply is waiting for your approval; approve or reject it before clearing.");
+    } else report(err);
+  }
+}
+
+async function compact(): Promise<void> {
+  try {
+    const r = await api.post<{ compacted: boolean; before: number; after: number }>("/compact", {
+      conversationId: current,
+    });
+    status(
+      r.compacted
+        ? `Compacted: ${r.before} messages became ${r.after}.`
+        : `Nothing to compact (${r.before} message${r.before === 1 ? "" : "s"}).`,
+    );
+  } catch (err) {
+    report(err);
+  }
+}
+
+async function refreshConversations(): Promise<ConversationItem[]> {
+  try {
+    const r = await api.get<{ conversations: ConversationItem[] }>("/conversations");
+    sidebar.update(r.conversations, current);
+  } catch (err) {
+    report(err);
+  }
+  return [...sidebar.conversations];
+}
+
+function replay(messages: HistoryMessage[]): void {
+  let bubble: AssistantBubble | null = null;
+  let text = "";
+  for (const m of messages) {
+    if (m.role === "user") {
+      transcript.addUser(m.content ?? "");
+      bubble = null;
+    } else if (m.role === "assistant") {
+      if (!bubble) {
+        bubble = transcript.addAssistant();
+        text = "";
+      }
+      if (m.reasoning) bubble.appendReasoning(m.reasoning);
+      for (const call of m.toolCalls ?? [])
+        bubble.upsertTool({ key: call.id, name: call.name, arguments: call.arguments });
+      if (m.content) {
+        text = text ? `${text}\n\n${m.content}` : m.content;
+        bubble.setText(text);
+        bubble.flush();
+      }
+    } else if (m.role === "tool" && bubble && m.toolCallId) {
+      bubble.setToolResult(m.toolCallId, m.result, m.isError === true);
+    }
+  }
+}
+
+async function openConversation(id: string): Promise<void> {
+  current = id;
+  storage.set("last", id);
+  composer.switchTo(id);
+  sidebar.setCurrent(id);
+  transcript.clear();
+  try {
+    const r = await api.get<{ messages: HistoryMessage[] }>("/history", { conversationId: id });
+    if (id !== current) return;
+    replay(r.messages ?? []);
+  } catch (err) {
+    report(err);
+  }
+  transcript.settle();
+  transcript.scrollToEnd();
+  const pendingThread = storage.get(`pending:${id}`);
+  if (pendingThread && id === current) {
+    const last = transcript.addAssistant();
+    await showApproval(last, pendingThread, new TurnAccumulator());
+    if (!last.root.querySelector(".approval")) last.root.remove();
+    transcript.settle();
+  }
+}
+
+async function newConversation(): Promise<void> {
+  try {
+    const r = await api.post<{ conversationId: string }>("/conversations/create", {});
+    await refreshConversations();
+    await openConversation(r.conversationId);
+    composer.input.focus();
+    status("New conversation.");
+  } catch (err) {
+    report(err);
+  }
+}
+
+async function loadPreferences(): Promise<void> {
+  const local = storage.get("theme");
+  // Signed in, the server copy wins; otherwise it only fills in when nothing is stored locally.
+  if (!signedIn && isThemeMode(local)) return;
+  try {
+    const r = await api.get<{ preferences: Record<string, unknown> }>("/preferences");
+    const server = r.preferences?.theme;
+    if (isThemeMode(server)) {
+      theme = server;
+      storage.set("theme", server);
+      applyTheme(theme, themeBtn);
+    }
+  } catch {
+    // Keep the local choice.
+  }
+}
+
+async function toggleTheme(): Promise<void> {
+  theme = nextTheme(theme);
+  applyTheme(theme, themeBtn);
+  storage.set("theme", theme);
+  try {
+    await api.post("/preferences/set", { key: "theme", value: theme });
+  } catch {
+    // The local copy keeps the choice until the server can be reached.
+  }
+}
+
+async function boot(): Promise<void> {
+  keyBtn.hidden = !storage.get("apiKey");
+  try {
+    info = await api.get<Info>("/info");
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 401)) {
+      status(err instanceof ApiError ? err.message : "Could not reach the chat service.");
+      composer.switchTo(storage.get("last") ?? current);
+    }
+    transcript.settle();
+    return;
+  }
+  byId("model").textContent = info.modelName ?? "";
+  compactBtn.hidden = info.capabilities?.compact !== true;
+  if (info.capabilities?.apiKey) keyBtn.hidden = false;
+  if (info.capabilities?.signIn || config.signIn) {
+    try {
+      const me = await api.get<{
+        signInRequired: boolean;
+        user: { username: string; displayName?: string } | null;
+      }>("/auth/me");
+      signedIn = me.user !== null;
+      auth.showUser(me.user ? me.user.displayName || me.user.username : null);
+      if (me.signInRequired && !me.user) {
+        auth.promptSignIn();
+        return;
+      }
+    } catch (err) {
+      report(err);
+      return;
+    }
+  }
+  await loadPreferences();
+  const items = await refreshConversations();
+  const last = storage.get("last");
+  const id = items.some((c) => c.conversationId === last) ? last! : (items[0]?.conversationId ?? "default");
+  await openConversation(id);
+  status("");
+}
+
+stopBtn.addEventListener("click", () => void stop());
+clearBtn.addEventListener("click", () => void clearConversation());
+compactBtn.addEventListener("click", () => void compact());
+newBtn.addEventListener("click", () => void newConversation());
+themeBtn.addEventListener("click", () => void toggleTheme());
+keyBtn.addEventListener("click", () => auth.promptKey(""));
+void boot();

@@ -1,0 +1,58 @@
+// Reads one SSE response (from /stream or /resume) with a manual body reader and dispatches its
+// events: `thread` (threadId as text), `chunk` (envelope JSON), `error` ({code,message}), `done`.
+import { SseParser } from "./sse.js";
+
+export interface StreamHandlers {
+  thread(threadId: string): void;
+  chunk(envelope: unknown): void;
+  error(code: string, message: string): void;
+}
+
+/** done: the server finished the turn; aborted: we stopped reading; dropped: the body ended early. */
+export type StreamEnd = "done" | "aborted" | "dropped";
+
+export async function consumeStream(
+  res: Response,
+  on: StreamHandlers,
+  signal: AbortSignal,
+): Promise<StreamEnd> {
+  if (!res.body) return "dropped";
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  const parser = new SseParser();
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      const text = done ? decoder.decode() : decoder.decode(value, { stream: true });
+      for (const ev of parser.push(text)) {
+        if (ev.event === "thread") on.thread(ev.data.trim());
+        else if (ev.event === "chunk") {
+          let envelope: unknown;
+          try {
+            envelope = JSON.parse(ev.data);
+          } catch {
+            continue; // A malformed chunk is skipped; the rest of the reply still renders.
+          }
+          on.chunk(envelope);
+        } else if (ev.event === "error") {
+          let code = "stream_error";
+          let message = ev.data;
+          try {
+            const body = JSON.parse(ev.data) as { code?: unknown; message?: unknown };
+            if (typeof body.code === "string") code = body.code;
+            if (typeof body.message === "string") message = body.message;
+          } catch {
+            // Plain-text error data: shown as it is.
+          }
+          on.error(code, message);
+        } else if (ev.event === "done") {
+          reader.cancel().catch(() => {});
+          return "done";
+        }
+      }
+      if (done) return "dropped";
+    }
+  } catch {
+    return signal.aborted ? "aborted" : "dropped";
+  }
+}

@@ -1,0 +1,134 @@
+// Assembles the single HTML file: skeleton markup with escaped branding, one <style> (defaults,
+// then entry tokens, then the theme file), a JSON config block and one inline script.
+import { type PageEntry, type ResolvedPage, resolveEntry } from "./entry.js";
+import { escapeHtml, jsonForScript } from "./escape.js";
+import { classifyImageSrc, faviconHref } from "./icon.js";
+import { checkThemeCss, splitTokens, themeTokensCss } from "./theme.js";
+
+export interface ClientAssets {
+  /** The bundled client script (IIFE). */
+  js: string;
+  /** The page's default stylesheet. */
+  css: string;
+}
+
+/** What the client script reads from the JSON block. */
+export interface ClientConfig {
+  apiBase: string;
+  path: string;
+  title: string;
+  welcome: string;
+  showReasoning: boolean;
+  showToolCalls: boolean;
+  signIn: boolean;
+  icon: ResolvedPage["icon"] | null;
+}
+
+export const CONFIG_ELEMENT_ID = "agentsvc-config";
+
+function checkAssets(assets: ClientAssets): void {
+  // The bundle goes inside <script>: these sequences would end it or change how it is parsed.
+  if (/<\/script|<!--/i.test(assets.js))
+    throw new Error("webui-page client bundle contains </script or <!--");
+  if (/<\/style/i.test(assets.css)) throw new Error("webui-page stylesheet contains </style");
+}
+
+function header(page: ResolvedPage): string {
+  let icon = "";
+  if (page.icon?.kind === "emoji") {
+    icon = `<span class="brand-icon" aria-hidden="true">${escapeHtml(page.icon.value)}</span>`;
+  } else if (page.icon?.kind === "image") {
+    classifyImageSrc(page.icon.src);
+    icon = `<img class="brand-icon" src="${escapeHtml(page.icon.src.trim())}" alt="">`;
+  }
+  const subtitle = page.subtitle ? `<p class="subtitle">${escapeHtml(page.subtitle)}</p>` : "";
+  return (
+    `<header class="header">` +
+    `<button type="button" id="open-sidebar" class="icon-btn only-narrow" aria-label="Open conversations" aria-controls="sidebar" aria-expanded="false">☰</button>` +
+    icon +
+    `<div class="titles"><h1>${escapeHtml(page.title)}</h1>${subtitle}</div>` +
+    `<span id="model" class="model"></span>` +
+    `<span id="user" class="user" hidden></span>` +
+    `<button type="button" id="theme-toggle" class="icon-btn" aria-label="Theme: follow system">◐</button>` +
+    `<button type="button" id="key-btn" class="icon-btn" aria-label="API key">🔑</button>` +
+    `<button type="button" id="sign-out" class="btn" hidden>Sign out</button>` +
+    `</header>`
+  );
+}
+
+function sidebar(): string {
+  return (
+    `<aside class="sidebar" id="sidebar" aria-label="Conversations">` +
+    `<div class="sidebar-head"><button type="button" id="new-conv" class="btn primary">New</button>` +
+    `<button type="button" id="close-sidebar" class="icon-btn only-narrow" aria-label="Close conversations">✕</button></div>` +
+    `<ul id="conv-list" class="conv-list"></ul></aside>` +
+    `<div id="backdrop" class="backdrop" hidden></div>`
+  );
+}
+
+function composer(page: ResolvedPage): string {
+  const footer = page.footer ? `<p class="footer">${escapeHtml(page.footer)}</p>` : "";
+  return (
+    `<div id="status" class="status" role="status"></div>` +
+    `<form id="composer" class="composer">` +
+    `<textarea id="input" rows="1" aria-label="Message" placeholder="${escapeHtml(page.placeholder)}"></textarea>` +
+    `<div class="actions">` +
+    `<button type="button" id="clear-btn" class="btn">Clear</button>` +
+    `<button type="button" id="compact-btn" class="btn" hidden>Compact</button>` +
+    `<span class="spacer"></span>` +
+    `<button type="button" id="stop-btn" class="btn danger" hidden>Stop</button>` +
+    `<button type="submit" id="send-btn" class="btn primary">Send</button>` +
+    `</div></form>` +
+    footer
+  );
+}
+
+function dialogs(): string {
+  return (
+    `<dialog id="key-dialog" class="dialog" aria-labelledby="key-title"><form id="key-form">` +
+    `<h2 id="key-title">API key</h2><p id="key-reason" class="muted"></p>` +
+    `<label>Key <input id="key-input" type="password" autocomplete="off" spellcheck="false"></label>` +
+    `<div class="dialog-actions"><button type="button" id="key-forget" class="btn">Forget key</button>` +
+    `<button type="button" id="key-cancel" class="btn">Cancel</button>` +
+    `<button type="submit" class="btn primary">Save</button></div></form></dialog>` +
+    `<dialog id="signin-dialog" class="dialog" aria-labelledby="signin-title"><form id="signin-form">` +
+    `<h2 id="signin-title">Sign in</h2><p id="signin-error" class="error-text" role="alert"></p>` +
+    `<label>Username <input id="signin-user" name="username" autocomplete="username" required></label>` +
+    `<label>Password <input id="signin-pass" name="password" type="password" autocomplete="current-password" required></label>` +
+    `<div class="dialog-actions"><button type="submit" class="btn primary">Sign in</button></div></form></dialog>`
+  );
+}
+
+export function assemblePage(entry: PageEntry, themeCss: string, assets: ClientAssets): string {
+  const page = resolveEntry(entry);
+  checkThemeCss(themeCss);
+  checkAssets(assets);
+  const { light, dark } = splitTokens(entry.theme, entry.themeDark);
+  const tokensCss = themeTokensCss(light, dark);
+  const favicon = faviconHref(page.icon);
+  const config: ClientConfig = {
+    apiBase: page.apiBase,
+    path: page.path,
+    title: page.title,
+    welcome: page.welcome,
+    showReasoning: page.showReasoning,
+    showToolCalls: page.showToolCalls,
+    signIn: page.signIn,
+    icon: page.icon ?? null,
+  };
+  const style = `${assets.css}\n${tokensCss}\n${themeCss}`;
+  return (
+    `<!doctype html>\n<html lang="en"><head><meta charset="utf-8">` +
+    `<meta name="viewport" content="width=device-width, initial-scale=1, interactive-widget=resizes-content">` +
+    `<meta name="referrer" content="no-referrer">` +
+    `<title>${escapeHtml(page.title)}</title>` +
+    (favicon ? `<link rel="icon" href="${escapeHtml(favicon)}">` : "") +
+    `<style>${style}</style></head><body>` +
+    `<div class="app" id="app">${sidebar()}<main class="main">${header(page)}` +
+    `<div id="transcript" class="transcript" role="log" aria-live="off" aria-label="Conversation" tabindex="0">` +
+    `<div id="messages" class="messages"><div id="welcome" class="welcome">${escapeHtml(page.welcome)}</div></div></div>` +
+    `${composer(page)}</main></div>${dialogs()}` +
+    `<script type="application/json" id="${CONFIG_ELEMENT_ID}">${jsonForScript(config)}</script>` +
+    `<script>${assets.js}</script></body></html>\n`
+  );
+}
