@@ -1,0 +1,186 @@
+// Builds a real GatewaySession over a real RunManager (demo model) and a real ChatDb file.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  type AgentDefinition,
+  defineAgent,
+  defineTool,
+  type GatewaySessionConfig,
+  RunManager,
+  type StartRunInput,
+  type RunHandle,
+} from "@agentsvc/agent-core";
+import { ChatDb } from "@agentsvc/chat-store";
+import { createGatewaySession, type GatewaySession, GatewayRegistry } from "../src/index.js";
+import { createMockGateway, type MockGateway, type MockGatewayOptions } from "../src/testing/index.js";
+import { captureLogs } from "./helpers.js";
+
+/** Tool calls that wait until the test opens them (ignoring cancel, so cancel lands at the next checkpoint). */
+export class Gates {
+  readonly calls: string[] = [];
+  #open: (() => void)[] = [];
+  #waiting: (() => void)[] = [];
+  #autoOpen = false;
+
+  wait(note: string): Promise<void> {
+    this.calls.push(note);
+    if (this.#autoOpen) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.#open.push(resolve);
+      for (const w of this.#waiting.splice(0)) w();
+    });
+  }
+
+  /** Opens the oldest waiting call, waiting for one to arrive if none is there yet. */
+  async openNext(): Promise<void> {
+    while (this.#open.length === 0) await new Promise<void>((r) => this.#waiting.push(r));
+    this.#open.shift()?.();
+  }
+
+  openAll(): void {
+    this.#autoOpen = true;
+    for (const o of this.#open.splice(0)) o();
+  }
+}
+
+const noteInput = {
+  type: "json-schema" as const,
+  schema: { type: "object", properties: { note: { type: "string" } }, required: ["note"] },
+};
+
+export function testAgent(
+  gates: Gates,
+  executed: string[],
+  gatewaySession?: GatewaySessionConfig,
+  channel?: string,
+) {
+  return defineAgent({
+    name: "root",
+    model: { provider: "demo" },
+    tools: [
+      defineTool({
+        name: "wait_gate",
+        description: "Waits until the test opens the gate.",
+        input: noteInput,
+        execute: async (input: { note: string }) => {
+          await gates.wait(input.note);
+          return "opened";
+        },
+      }),
+      defineTool({
+        name: "delete_file",
+        description: "Deletes a file (needs approval).",
+        input: noteInput,
+        needsApproval: true,
+        execute: async (input: { note: string }) => {
+          executed.push(input.note);
+          return "deleted";
+        },
+      }),
+    ],
+    ...(gatewaySession ? { gatewaySession } : {}),
+    ...(channel ? { approvals: { channel } } : {}),
+  });
+}
+
+/** A RunManager that counts the turns it starts. */
+export class CountingRunManager extends RunManager {
+  readonly starts: StartRunInput[] = [];
+  override start(input: StartRunInput): RunHandle {
+    const handle = super.start(input);
+    this.starts.push(input);
+    return handle;
+  }
+}
+
+export interface Rig {
+  dir: string;
+  db: ChatDb;
+  runs: CountingRunManager;
+  session: GatewaySession;
+  gateway: MockGateway;
+  registry: GatewayRegistry;
+  gates: Gates;
+  executed: string[];
+  logs: ReturnType<typeof captureLogs>;
+  agent: AgentDefinition;
+  close(): Promise<void>;
+}
+
+export interface RigOptions {
+  dir?: string;
+  gatewaySession?: GatewaySessionConfig;
+  gateway?: MockGatewayOptions;
+  extraGateways?: MockGateway[];
+  channel?: string;
+  gates?: Gates;
+}
+
+export function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), "agentsvc-session-"));
+}
+
+export async function rig(options: RigOptions = {}): Promise<Rig> {
+  const dir = options.dir ?? tempDir();
+  const db = ChatDb.open({ appRoot: dir, path: "data/chat.db" });
+  const gates = options.gates ?? new Gates();
+  const executed: string[] = [];
+  const agent = testAgent(gates, executed, options.gatewaySession, options.channel);
+  const runs = new CountingRunManager({
+    agent,
+    memory: db.createMemory({ canSummarize: false }),
+    runStore: db.runStore,
+    logger: { info() {}, warn() {}, error() {} },
+  });
+  await runs.ready();
+  const logs = captureLogs();
+  const registry = new GatewayRegistry();
+  const gateway = createMockGateway(options.gateway ?? {});
+  registry.register(gateway);
+  for (const g of options.extraGateways ?? []) registry.register(g);
+  const session = createGatewaySession({
+    runs,
+    store: db,
+    registry,
+    agent,
+    loggers: { destination: logs.stream, level: "debug" },
+  });
+  await session.start();
+  let closed = false;
+  return {
+    dir,
+    db,
+    runs,
+    session,
+    gateway,
+    registry,
+    gates,
+    executed,
+    logs,
+    agent,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await session.stop();
+      db.close();
+    },
+  };
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** Waits until `check` holds. */
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  what = "condition",
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what} not reached within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
