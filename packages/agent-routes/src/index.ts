@@ -1,1 +1,20 @@
-export {};
+export { agentInfo, agentRoutes, type AgentRoutesOptions, type DescribedAgent } from "./agent-routes.js";
+export {
+  createAgentHandlers,
+  type AgentHandlerOptions,
+  type AgentHandlers,
+  type AgentInfoBody,
+  type TurnContext,
+} from "./handlers.js";
+export { streamRun } from "./sse.js";
+export { apiKeyGate, apiKeyMatches } from "./api-key.js";
+export { errorBody, errorResponse, type ErrorBody } from "./errors.js";
+export {
+  batchInputs,
+  conversationIdOf,
+  DEFAULT_BODY_LIMIT,
+  MAX_BATCH,
+  optionalThreadId,
+  readJsonObject,
+  requiredInput,
+} from "./body.js";

@@ -1,0 +1,64 @@
+import type { AgentDescription, Memory } from "@agentsvc/agent-core";
+import { type Context, Hono } from "hono";
+import { apiKeyGate } from "./api-key.js";
+import { errorBody, errorResponse } from "./errors.js";
+import {
+  type AgentHandlerOptions,
+  type AgentInfoBody,
+  createAgentHandlers,
+  type TurnContext,
+} from "./handlers.js";
+
+export interface AgentRoutesOptions extends AgentHandlerOptions {
+  /** When set (the value of the entry's `apiKeyEnvVar`), every route needs `X-API-Key`. */
+  apiKey?: string;
+}
+
+/** What `agentInfo` reads: a RunManager has both. */
+export interface DescribedAgent {
+  describe(): AgentDescription;
+  readonly memory: Memory;
+}
+
+/** The standard `/info` body for a RunManager: memories = messages in the caller's conversation. */
+export function agentInfo(agent: DescribedAgent, extra: { apiKey?: boolean; signIn?: boolean } = {}) {
+  return async (_c: unknown, user: TurnContext): Promise<AgentInfoBody> => {
+    const d = agent.describe();
+    return {
+      agentName: d.agentName,
+      modelName: d.modelName,
+      demoModel: d.demoModel,
+      counts: { memories: await agent.memory.count(user), tools: d.tools.length },
+      capabilities: {
+        compact: d.canSummarize,
+        steer: true,
+        cancel: true,
+        approvals: d.tools.some((t) => t.needsApproval),
+        signIn: extra.signIn ?? false,
+        apiKey: extra.apiKey ?? false,
+      },
+    };
+  };
+}
+
+/**
+ * The standard agent route as a Hono sub-app: mount it with `app.route(path, agentRoutes(...))`.
+ * Only `POST /invoke`, `POST /stream`, `POST /batch` and `GET /info` answer; everything else,
+ * including the bare path, is a JSON 404.
+ */
+export function agentRoutes(options: AgentRoutesOptions): Hono {
+  const app = new Hono();
+  const handlers = createAgentHandlers(options);
+  if (options.apiKey) app.use("*", apiKeyGate(options.apiKey));
+  app.post("/invoke", handlers.invoke);
+  app.post("/stream", handlers.stream);
+  app.post("/batch", handlers.batch);
+  app.get("/info", handlers.info);
+  // A catch-all rather than notFound: a mounted sub-app's notFound is not consulted by the parent.
+  const notFound = (c: Context) =>
+    c.json(errorBody("not_found", `no route ${c.req.method} ${new URL(c.req.url).pathname}`), 404);
+  app.all("*", notFound);
+  app.notFound(notFound);
+  app.onError((error, c) => errorResponse(c, error));
+  return app;
+}

@@ -1,0 +1,23 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { MiddlewareHandler } from "hono";
+import { errorBody } from "./errors.js";
+
+function digest(value: string): Buffer {
+  return createHash("sha256").update(value, "utf8").digest();
+}
+
+/** Constant-time comparison: equal-length SHA-256 digests, so neither content nor length leaks. */
+export function apiKeyMatches(expected: string, given: string | undefined): boolean {
+  if (given === undefined) return false;
+  return timingSafeEqual(digest(expected), digest(given));
+}
+
+/** 401 `api_key_required` unless `X-API-Key` equals `apiKey`. */
+export function apiKeyGate(apiKey: string): MiddlewareHandler {
+  return async (c, next) => {
+    if (!apiKeyMatches(apiKey, c.req.header("x-api-key"))) {
+      return c.json(errorBody("api_key_required", "X-API-Key: missing or wrong API key"), 401);
+    }
+    await next();
+  };
+}

@@ -1,0 +1,104 @@
+import { AgentsvcError } from "@agentsvc/agent-core";
+import type { Context } from "hono";
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * Reads a JSON object body: 415 unless `Content-Type: application/json`, 413 past `limit` bytes
+ * (checked while reading, so a body without Content-Length cannot slip past), 400 when the bytes
+ * are not JSON or not an object.
+ */
+export async function readJsonObject(
+  c: Context,
+  limit = DEFAULT_BODY_LIMIT,
+): Promise<Record<string, unknown>> {
+  const type = (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
+  if (type !== "application/json") {
+    throw new AgentsvcError(
+      "unsupported_media_type",
+      `Content-Type: expected application/json (got ${type ? JSON.stringify(type) : "nothing"})`,
+      415,
+    );
+  }
+  const tooLarge = () => new AgentsvcError("too_large", `body: larger than the ${limit}-byte limit`, 413);
+  const declared = Number(c.req.header("content-length"));
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const body = c.req.raw.body;
+  if (body) {
+    const reader = body.getReader();
+    while (true) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        await reader.cancel().catch(() => {});
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
+  }
+  const text = Buffer.concat(chunks).toString("utf8");
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new AgentsvcError("invalid_json", `body: not valid JSON (${(error as Error).message})`, 400);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new AgentsvcError("invalid_body", `body: expected a JSON object (got ${describe(parsed)})`, 400);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+export function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "string") return `a string`;
+  return typeof value;
+}
+
+function invalid(path: string, expected: string, got: unknown): AgentsvcError {
+  return new AgentsvcError("invalid_body", `${path}: expected ${expected} (got ${describe(got)})`, 400);
+}
+
+const THREAD_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+export function optionalThreadId(body: Record<string, unknown>): string | undefined {
+  const value = body.threadId;
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string" || !THREAD_ID.test(value)) {
+    throw invalid("threadId", "1-128 characters of letters, digits, _ . : -", value);
+  }
+  return value;
+}
+
+export function conversationIdOf(body: Record<string, unknown>): string {
+  const value = body.conversationId;
+  if (value === undefined || value === null) return "default";
+  if (typeof value !== "string" || value.length === 0 || value.length > 200) {
+    throw invalid("conversationId", "a string of 1-200 characters", value);
+  }
+  return value;
+}
+
+export function requiredInput(body: Record<string, unknown>, key = "input"): string {
+  const value = body[key];
+  if (typeof value !== "string" || value.trim().length === 0) throw invalid(key, "a non-empty string", value);
+  return value;
+}
+
+export const MAX_BATCH = 20;
+
+export function batchInputs(body: Record<string, unknown>): string[] {
+  const value = body.inputs;
+  if (!Array.isArray(value) || value.length < 1 || value.length > MAX_BATCH) {
+    throw invalid("inputs", `an array of 1-${MAX_BATCH} non-empty strings`, value);
+  }
+  value.forEach((item, i) => {
+    if (typeof item !== "string" || item.trim().length === 0)
+      throw invalid(`inputs[${i}]`, "a non-empty string", item);
+  });
+  return value as string[];
+}

@@ -1,0 +1,212 @@
+import { AgentsvcError, type RunManagerApi, type TurnResult } from "@agentsvc/agent-core";
+import type { Context } from "hono";
+import {
+  batchInputs,
+  conversationIdOf,
+  DEFAULT_BODY_LIMIT,
+  optionalThreadId,
+  readJsonObject,
+  requiredInput,
+} from "./body.js";
+import { errorResponse } from "./errors.js";
+import { streamRun } from "./sse.js";
+
+export interface TurnContext {
+  userId: string;
+  conversationId: string;
+}
+
+/** The `/info` body without `success`. */
+export interface AgentInfoBody {
+  agentName: string;
+  modelName: string;
+  demoModel: boolean;
+  counts: { memories: number; tools: number };
+  capabilities: Record<string, boolean>;
+}
+
+export interface AgentHandlerOptions {
+  runs: RunManagerApi;
+  /** The `/info` body (without `success`), for the caller's identity. */
+  info?: (c: Context, user: TurnContext) => AgentInfoBody | Promise<AgentInfoBody>;
+  /** Server-side identity. Default: everyone is `"anonymous"`. Never read from a body. */
+  resolveUser?: (c: Context) => string | Promise<string>;
+  /** Runs before every turn (each turn of a batch); throw an AgentsvcError (403/409) to refuse it. */
+  beforeTurn?: (c: Context, turn: TurnContext) => void | Promise<void>;
+  /** Runs once the turn is persisted, before the response or stream ends. */
+  afterTurn?: (c: Context, result: TurnResult, turn: TurnContext & { input: string }) => void | Promise<void>;
+  /** Body size limit in bytes. Default 1 MiB. */
+  bodyLimit?: number;
+}
+
+type Handler = (c: Context) => Promise<Response>;
+
+export interface AgentHandlers {
+  invoke: Handler;
+  stream: Handler;
+  batch: Handler;
+  info: Handler;
+}
+
+function publicResult(result: TurnResult) {
+  return {
+    status: result.status,
+    output: result.text,
+    reasoning: result.reasoning,
+    toolCalls: result.toolCalls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments })),
+    ...(result.error ? { error: result.error } : {}),
+  };
+}
+
+function parseLastEventId(value: string): number {
+  if (!/^\d{1,15}$/.test(value)) {
+    throw new AgentsvcError(
+      "invalid_body",
+      `Last-Event-ID: expected a non-negative integer (got ${JSON.stringify(value.slice(0, 40))})`,
+      400,
+    );
+  }
+  return Number(value);
+}
+
+/**
+ * The /invoke, /stream, /batch and /info handlers, with identity and conversation hooks injected,
+ * so the webui API can mount the same wire format under its own gates.
+ */
+export function createAgentHandlers(options: AgentHandlerOptions): AgentHandlers {
+  const { runs } = options;
+  const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const userOf = async (c: Context) => (options.resolveUser ? await options.resolveUser(c) : "anonymous");
+
+  const startTurn = async (c: Context, input: string, threadId: string | undefined, turn: TurnContext) => {
+    await options.beforeTurn?.(c, turn);
+    const afterTurn = options.afterTurn;
+    return runs.start({
+      input,
+      threadId,
+      userId: turn.userId,
+      conversationId: turn.conversationId,
+      onPersisted: afterTurn ? (result) => afterTurn(c, result, { ...turn, input }) : undefined,
+    });
+  };
+
+  const guard =
+    (handler: Handler): Handler =>
+    async (c) => {
+      try {
+        return await handler(c);
+      } catch (error) {
+        return errorResponse(c, error);
+      }
+    };
+
+  return {
+    invoke: guard(async (c) => {
+      const body = await readJsonObject(c, limit);
+      const input = requiredInput(body);
+      const threadId = optionalThreadId(body);
+      const turn = { userId: await userOf(c), conversationId: conversationIdOf(body) };
+      const handle = await startTurn(c, input, threadId, turn);
+      c.header("X-Thread-Id", handle.threadId);
+      const result = await handle.done;
+      return c.json({
+        success: true,
+        threadId: handle.threadId,
+        conversationId: turn.conversationId,
+        ...publicResult(result),
+      });
+    }),
+
+    stream: guard(async (c) => {
+      const body = await readJsonObject(c, limit);
+      const threadId = optionalThreadId(body);
+      const userId = await userOf(c);
+      const lastEventId = c.req.header("last-event-id");
+      if (lastEventId !== undefined) {
+        // Reconnect: replay what was missed of a live (or just finished) run; input is ignored.
+        const after = parseLastEventId(lastEventId.trim());
+        if (!threadId)
+          throw new AgentsvcError(
+            "invalid_body",
+            "threadId: required when reconnecting with Last-Event-ID",
+            400,
+          );
+        const handle = runs.get(threadId);
+        if (!handle || handle.options.userId !== userId) {
+          throw new AgentsvcError(
+            "not_found",
+            `no live or recently finished run under threadId ${threadId}`,
+            404,
+          );
+        }
+        return streamRun(c, handle, { after });
+      }
+      const input = requiredInput(body);
+      const turn = { userId, conversationId: conversationIdOf(body) };
+      const handle = await startTurn(c, input, threadId, turn);
+      return streamRun(c, handle, { after: 0 });
+    }),
+
+    batch: guard(async (c) => {
+      const body = await readJsonObject(c, limit);
+      const inputs = batchInputs(body);
+      const requested = optionalThreadId(body);
+      const turn = { userId: await userOf(c), conversationId: conversationIdOf(body) };
+      const results: {
+        input: string;
+        status: string;
+        output: string;
+        error?: { code: string; message: string };
+      }[] = [];
+      let threadId = requested;
+      let stopped = false;
+      for (const input of inputs) {
+        if (stopped) {
+          results.push({ input, status: "skipped", output: "" });
+          continue;
+        }
+        if (threadId === undefined) {
+          // The first turn mints the thread; later turns reuse it (one thread, several turns).
+          const handle = await startTurn(c, input, undefined, turn);
+          threadId = handle.threadId;
+          c.header("X-Thread-Id", threadId);
+          const result = await handle.done;
+          results.push({
+            input,
+            status: result.status,
+            output: result.text,
+            ...(result.error ? { error: result.error } : {}),
+          });
+          stopped = result.status !== "completed";
+          continue;
+        }
+        c.header("X-Thread-Id", threadId);
+        try {
+          const result = await (await startTurn(c, input, threadId, turn)).done;
+          results.push({
+            input,
+            status: result.status,
+            output: result.text,
+            ...(result.error ? { error: result.error } : {}),
+          });
+          stopped = result.status !== "completed";
+        } catch (error) {
+          if (results.length === 0) throw error; // nothing ran: answer with the error itself
+          const e =
+            error instanceof AgentsvcError ? error : new AgentsvcError("internal_error", String(error), 500);
+          results.push({ input, status: "failed", output: "", error: { code: e.code, message: e.message } });
+          stopped = true;
+        }
+      }
+      return c.json({ success: true, threadId, conversationId: turn.conversationId, results });
+    }),
+
+    info: guard(async (c) => {
+      const userId = await userOf(c);
+      const conversationId = c.req.query("conversationId") || "default";
+      if (!options.info) throw new AgentsvcError("not_found", "no info configured for this route", 404);
+      const info = await options.info(c, { userId, conversationId });
+      return c.json({ success: true, ...info });
+    }),
+  };
+}
