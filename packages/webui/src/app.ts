@@ -123,12 +123,14 @@ export function createChatUi(options: ChatUiOptions): Hono<HonoEnv> {
   });
 
   const runStore = options.runStore ?? db.runStore;
-  app.route("/", metaRoutes({ agent, signInEnabled, apiKeyRequired: apiKey !== undefined, approvals: true }));
-  app.route("/", agentTurnRoutes({ runs, db }));
+  app.route("/", metaRoutes({ agent, memory, signInEnabled, apiKeyRequired: apiKey !== undefined }));
+  app.route("/", agentTurnRoutes({ runs, db, logger }));
   app.route("/", resumeRoute(runs));
   app.route("/", runControlRoutes(runs));
   app.route("/", memoryRoutes({ db, memory, runStore, canCompact: agent.canCompact }));
   app.route("/", conversationRoutes({ db, memory, runStore }));
   app.route("/", preferenceRoutes(db));
+  // Explicit catch-all: a mounted sub-app's notFound is not consulted by the parent app.
+  app.all("*", (c) => fail(c, 404, "not_found", `no route ${c.req.method} ${c.req.path}`));
   return app;
 }

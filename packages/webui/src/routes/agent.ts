@@ -1,8 +1,44 @@
 import type { RunManagerApi } from "@agentsvc/agent-core";
+import { createAgentHandlers } from "@agentsvc/agent-routes";
 import type { ChatDb } from "@agentsvc/chat-store";
 import { Hono } from "hono";
+import type { Logger } from "pino";
 import type { HonoEnv } from "../types.js";
 
-export function agentTurnRoutes(_deps: { runs: RunManagerApi; db: ChatDb }): Hono<HonoEnv> {
-  return new Hono<HonoEnv>();
+export interface AgentTurnDeps {
+  runs: RunManagerApi;
+  db: ChatDb;
+  logger: Logger;
+}
+
+/**
+ * `/invoke`, `/stream`, `/batch`: the standard agent route's own handlers (same request shape, wire
+ * format, X-Thread-Id echo and `thread` event), given the session's identity and the conversation
+ * index upkeep through their hooks.
+ */
+export function agentTurnRoutes(deps: AgentTurnDeps): Hono<HonoEnv> {
+  const { db, logger } = deps;
+  const handlers = createAgentHandlers({
+    runs: deps.runs,
+    resolveUser: (c) => (c as unknown as { get(key: "identity"): { userId: string } }).get("identity").userId,
+    // Ownership before the turn: another user's conversationId is 403 and its row is never touched.
+    beforeTurn: (_c, turn) => {
+      db.conversations.assertCanUse(turn.userId, turn.conversationId);
+    },
+    // Index upkeep once the turn is persisted: row created on first use, title from the first user
+    // message unless one exists, updatedAt moved, messageCount +2.
+    afterTurn: (_c, result, turn) => {
+      try {
+        db.conversations.recordTurn({ userId: turn.userId, conversationId: turn.conversationId, userMessage: turn.input });
+      } catch (err) {
+        // The turn itself is already persisted in memory; the index is only a display aid.
+        logger.warn({ err, threadId: result.threadId, conversationId: turn.conversationId }, "conversation index upkeep failed");
+      }
+    },
+  });
+  const app = new Hono<HonoEnv>();
+  app.post("/invoke", handlers.invoke);
+  app.post("/stream", handlers.stream);
+  app.post("/batch", handlers.batch);
+  return app;
 }

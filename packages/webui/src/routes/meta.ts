@@ -1,11 +1,13 @@
+import type { Memory } from "@agentsvc/agent-core";
 import { Hono } from "hono";
+import { conversationIdOf, queryObject } from "../fields.js";
 import type { AgentInfo, HonoEnv } from "../types.js";
 
 export interface MetaRouteDeps {
   agent: AgentInfo;
+  memory: Memory;
   signInEnabled: boolean;
   apiKeyRequired: boolean;
-  approvals: boolean;
 }
 
 /** `/health` (answered before the sign-in gate), `/info`, `/tools`. */
@@ -17,24 +19,26 @@ export function metaRoutes(deps: MetaRouteDeps): Hono<HonoEnv> {
   const { agent } = deps;
   const app = new Hono<HonoEnv>();
 
-  app.get("/info", (c) =>
-    c.json({
+  app.get("/info", async (c) => {
+    const conversationId = conversationIdOf("GET /info", queryObject(c.req.query()));
+    // As in the standard agent route: memories = stored messages of the caller's conversation.
+    const memories = await deps.memory.count({ userId: c.get("identity").userId, conversationId });
+    return c.json({
       success: true,
       agentName: agent.name,
       modelName: agent.modelName,
       demoModel: agent.demoModel,
-      // One memory store backs the agent (the ChatDb memory); tools are the agent's registered tools.
-      counts: { memories: 1, tools: agent.tools.length },
+      counts: { memories, tools: agent.tools.length },
       capabilities: {
         compact: agent.canCompact,
         steer: true,
         cancel: true,
-        approvals: deps.approvals,
+        approvals: agent.tools.some((t) => t.needsApproval),
         signIn: deps.signInEnabled,
         apiKey: deps.apiKeyRequired,
       },
-    }),
-  );
+    });
+  });
 
   app.get("/tools", (c) =>
     c.json({
