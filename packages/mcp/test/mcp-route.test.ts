@@ -337,6 +337,21 @@ describe("mcpRoute over Streamable HTTP", () => {
     expect(init.status).toBe(503);
   });
 
+  it("aborts the signal of a running tool call when the route closes", async () => {
+    const slow = gate();
+    let seen: AbortSignal | undefined;
+    const { url, route } = await setup({}, sampleServer({ slow: slow.wait, onSignal: (s) => (seen = s) }));
+    const c = await client(url);
+    const call = c.callTool({ name: "slow", arguments: {} }).catch((e: unknown) => e);
+    await eventually(() => seen !== undefined, "the slow tool to start");
+    await route.close();
+    expect(seen?.aborted).toBe(true);
+    slow.open();
+    // The client learns of it when it closes (no response ever comes on a closed session).
+    await c.close();
+    expect(await call).toBeInstanceOf(Error);
+  });
+
   it("refuses new sessions beyond maxSessions with 503", async () => {
     const { url } = await setup({ maxSessions: 1 });
     await client(url);
