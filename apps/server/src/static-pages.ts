@@ -1,0 +1,37 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Hono } from "hono";
+
+export interface PageHeaders {
+  "Content-Security-Policy": string;
+  ETag: string;
+}
+
+/**
+ * Serves a built `<path>/index.html` as a static file: read once at start, with its ETag and the
+ * hash-based CSP. `<path>` and `<path>/` redirect to it. Never gated, so the page can prompt for a key.
+ */
+export async function mountPage(
+  app: Hono,
+  mountPath: string,
+  buildDir: string,
+  headersFor: (html: string) => PageHeaders,
+): Promise<void> {
+  const file = join(buildDir, mountPath, "index.html");
+  const html = await readFile(file, "utf8").catch(() => {
+    throw new Error(`${file}: the page is missing; run \`agentsvc build\` (start builds it for you)`);
+  });
+  const headers = headersFor(html);
+  const indexPath = `${mountPath}/index.html`;
+  app.get(indexPath, (c) => {
+    if (c.req.header("if-none-match") === headers.ETag) return c.body(null, 304, { ETag: headers.ETag });
+    return c.html(html, 200, {
+      ...headers,
+      "Cache-Control": "no-cache",
+      "X-Content-Type-Options": "nosniff",
+      "Referrer-Policy": "no-referrer",
+    });
+  });
+  app.get(mountPath, (c) => c.redirect(indexPath, 302));
+  app.get(`${mountPath}/`, (c) => c.redirect(indexPath, 302));
+}
