@@ -592,6 +592,9 @@ export class GatewaySession {
       if (err instanceof AgentsvcError && err.code === "not_found") {
         return { ok: false, code: "already_decided", message: err.message };
       }
+      if (err instanceof AgentsvcError && err.status === 400) {
+        return { ok: false, code: "bad_decision", message: err.message };
+      }
       throw err;
     } finally {
       this.#deciding.delete(requestId);

@@ -1,0 +1,83 @@
+// Kill and restart: queued messages and a pending approval survive on the SQLite file and each runs once.
+import { afterAll, describe, expect, it } from "vitest";
+import { Gates, type Rig, removeDir, rig, tempDir, until } from "./session-harness.js";
+
+const userTexts = async (r: Rig, thread: string) =>
+  (await r.db.createMemory({ canSummarize: false }).load({ userId: "mock", conversationId: thread }))
+    .filter((m) => m.role === "user")
+    .map((m) => m.content);
+
+describe("restart", () => {
+  const dir = tempDir();
+  afterAll(() => removeDir(dir));
+
+  it("replays queued messages and the pending approval after a restart, running each exactly once", async () => {
+    // --- first process: one turn stuck mid-run, two queued behind it, one approval pending.
+    const a = await rig({ dir, gatewaySession: { policy: "queue" } });
+    await a.gateway.inject({ thread: "T1", text: "use wait_gate first" });
+    await until(() => a.gates.calls.length === 1, "the first turn at its gate");
+    await a.gateway.inject({ thread: "T1", text: "q1" });
+    await a.gateway.inject({ thread: "T1", text: "q2" });
+    await a.gateway.inject({ thread: "T2", text: "use delete_file keep.txt" });
+    await until(() => a.gateway.decisionRequests.length === 1, "the approval request");
+    await until(() => a.session.snapshot("mock", "T1").queued === 2, "two queued");
+    const requestId = a.gateway.decisionRequests[0]?.requestId;
+    expect(a.db.inbox.unfinished().map((r) => [r.thread, r.text, r.status])).toEqual([
+      ["T1", "use wait_gate first", "running"],
+      ["T1", "q1", "queued"],
+      ["T1", "q2", "queued"],
+      ["T2", "use delete_file keep.txt", "running"],
+    ]);
+    // "Kill": close without finishing anything (the stuck turn's gate never opens in this process).
+    await a.close();
+
+    // --- second process on the same file.
+    const gates = new Gates();
+    gates.openAll();
+    const b = await rig({ dir, gatewaySession: { policy: "queue" }, gates });
+    await until(() => b.gateway.decisionRequests.length === 1, "the approval request rendered again");
+    expect(b.gateway.decisionRequests[0]?.requestId).toBe(requestId);
+    await b.session.idle();
+    // The turn that never persisted runs again, then the queue in order; the suspended one is not re-run.
+    expect(b.runs.starts.map((s) => [s.conversationId, s.input])).toEqual([
+      ["T1", "use wait_gate first"],
+      ["T1", "q1"],
+      ["T1", "q2"],
+    ]);
+    expect(await b.gateway.decide(requestId ?? "", "approve")).toMatchObject({ ok: true });
+    await b.session.idle();
+    expect(a.executed).toEqual([]);
+    expect(b.executed).toEqual(["use delete_file keep.txt"]);
+    expect(b.gateway.textsTo("T2")).toEqual(["The tool delete_file returned: deleted."]);
+    expect(await userTexts(b, "T1")).toEqual(["use wait_gate first", "q1", "q2"]);
+    expect(await userTexts(b, "T2")).toEqual(["use delete_file keep.txt"]);
+    expect(b.db.inbox.unfinished()).toEqual([]);
+    await b.close();
+
+    // --- a third start finds nothing left to run.
+    const c = await rig({ dir, gatewaySession: { policy: "queue" } });
+    await c.session.idle();
+    expect(c.runs.starts).toEqual([]);
+    expect(c.gateway.sent).toEqual([]);
+    expect(c.gateway.decisionRequests).toEqual([]);
+    await c.close();
+  });
+
+  it("does not run a turn again when it was persisted before the crash", async () => {
+    const dir2 = tempDir();
+    try {
+      const a = await rig({ dir: dir2 });
+      await a.gateway.inject({ thread: "T", text: "hello" });
+      await a.session.idle();
+      expect(a.gateway.textsTo("T")).toHaveLength(1);
+      await a.close();
+      const b = await rig({ dir: dir2 });
+      await b.session.idle();
+      expect(b.runs.starts).toEqual([]);
+      expect(await userTexts(b, "T")).toEqual(["hello"]);
+      await b.close();
+    } finally {
+      removeDir(dir2);
+    }
+  });
+});
