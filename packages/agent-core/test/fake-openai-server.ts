@@ -1,0 +1,80 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** One scripted reply: the `choices[0].delta` objects streamed in order, then finish and [DONE]. */
+export interface FakeReply {
+  deltas: Record<string, unknown>[];
+  finishReason?: string;
+  /** Pause between deltas (lets a test cancel mid-stream). */
+  delayMs?: number;
+}
+
+export interface FakeOpenAI {
+  baseURL: string;
+  /** Parsed JSON bodies of every /chat/completions request, in order. */
+  requests: Record<string, unknown>[];
+  /** How each response ended: "complete", or "client-closed" when the client hung up first. */
+  outcomes: Promise<"complete" | "client-closed">[];
+  close(): Promise<void>;
+}
+
+/** A local Chat Completions server speaking SSE on 127.0.0.1, serving scripted replies in order. */
+export async function startFakeOpenAI(replies: FakeReply[]): Promise<FakeOpenAI> {
+  const requests: Record<string, unknown>[] = [];
+  const outcomes: Promise<"complete" | "client-closed">[] = [];
+  let next = 0;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (req.url !== "/v1/chat/completions") {
+      res.writeHead(404).end();
+      return;
+    }
+    requests.push(JSON.parse(Buffer.concat(chunks).toString("utf8")));
+    const reply = replies[next++] ?? { deltas: [{ content: "(no more scripted replies)" }] };
+    let closed = false;
+    const outcome = new Promise<"complete" | "client-closed">((resolve) => {
+      res.on("close", () => {
+        closed = !res.writableFinished;
+        resolve(closed ? "client-closed" : "complete");
+      });
+    });
+    outcomes.push(outcome);
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    const send = (delta: Record<string, unknown>, finish: string | null) =>
+      res.write(
+        `data: ${JSON.stringify({
+          id: "chatcmpl-fake",
+          object: "chat.completion.chunk",
+          created: 1,
+          model: "fake-model",
+          choices: [{ index: 0, delta, finish_reason: finish }],
+        })}\n\n`,
+      );
+    for (const delta of reply.deltas) {
+      if (closed) return;
+      if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
+      if (closed) return;
+      send(delta, null);
+    }
+    send({}, reply.finishReason ?? "stop");
+    res.end("data: [DONE]\n\n");
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    requests,
+    outcomes,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
