@@ -43,11 +43,12 @@ function emphasis(escaped: string): string {
     .replace(EM_UNDER, (_m, pre: string, body: string | undefined) => `${pre}<em>${body ?? ""}</em>`);
 }
 
-// Trailing punctuation is not part of a bare URL ("see https://x.org.").
-const BARE_URL = /(^|[\s(])(https?:\/\/[^\s<>"'`\\]*[^\s<>"'`\\.,:;!?)\]])/gi;
-const AUTOLINK = /<((?:https?:\/\/|mailto:)[^\s<>"'`\\]+)>/gi;
+// Trailing punctuation is not part of a bare URL ("see https://x.org."). URLs never include a held
+// fragment's marker, so a code span next to a URL cannot end up inside an href.
+const BARE_URL = /(^|[\s(])(https?:\/\/[^\s<>"'`\\\uE000\uE001]*[^\s<>"'`\\.,:;!?)\]\uE000\uE001])/gi;
+const AUTOLINK = /<((?:https?:\/\/|mailto:)[^\s<>"'`\\\uE000\uE001]+)>/gi;
 // [label](url) with at most one level of balanced parentheses inside the URL.
-const LINK = /\[([^[\]\n]*)\]\(([^\s()]*(?:\([^\s()]*\)[^\s()]*)*)\)/g;
+const LINK = /\[([^[\]\n]*)\]\(([^\s()\uE000\uE001]*(?:\([^\s()\uE000\uE001]*\)[^\s()\uE000\uE001]*)*)\)/g;
 const CODE_SPAN = /(?<!`)(`+)(?!`)([\s\S]*?[^`])\1(?!`)/g;
 
 /** Renders one line (or joined lines) of inline markdown. */

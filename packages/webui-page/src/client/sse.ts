@@ -34,6 +34,11 @@ export class SseParser {
     return events;
   }
 
+  /** The body ended: a line held back for a possible CRLF is complete after all. */
+  end(): SseEvent[] {
+    return this.buffer.endsWith("\r") ? this.push("\n") : [];
+  }
+
   private line(line: string, events: SseEvent[]): void {
     if (line === "") {
       if (this.data.length > 0) {

@@ -24,7 +24,9 @@ export async function consumeStream(
     for (;;) {
       const { value, done } = await reader.read();
       const text = done ? decoder.decode() : decoder.decode(value, { stream: true });
-      for (const ev of parser.push(text)) {
+      const events = parser.push(text);
+      if (done) events.push(...parser.end());
+      for (const ev of events) {
         if (ev.event === "thread") on.thread(ev.data.trim());
         else if (ev.event === "chunk") {
           let envelope: unknown;

@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { TurnAccumulator } from "../src/client/accumulate.js";
+
+const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  id: "c1",
+  object: "chat.completion.chunk",
+  created: 0,
+  model: "m",
+  choices: [{ index: 0, delta, finish_reason: null }],
+  ...extra,
+});
+
+describe("turn accumulation", () => {
+  it("concatenates content and reasoning fragments", () => {
+    const acc = new TurnAccumulator();
+    acc.apply(chunk({ role: "assistant", reasoning: "Let me " }));
+    acc.apply(chunk({ reasoning: "think." }));
+    acc.apply(chunk({ content: "Hel" }));
+    const r = acc.apply(chunk({ content: "lo" }));
+    expect(acc.reasoning).toBe("Let me think.");
+    expect(acc.content).toBe("Hello");
+    expect(r.content).toBe("lo");
+  });
+
+  it("accumulates tool-call argument fragments per index", () => {
+    const acc = new TurnAccumulator();
+    acc.apply(
+      chunk({ tool_calls: [{ index: 0, id: "a", function: { name: "search", arguments: '{"q":' } }] }),
+    );
+    acc.apply(chunk({ tool_calls: [{ index: 1, id: "b", function: { name: "clock", arguments: "{}" } }] }));
+    acc.apply(chunk({ tool_calls: [{ index: 0, function: { arguments: '"cats"}' } }] }));
+    expect(acc.toolCalls.map((t) => [t.id, t.name, t.arguments])).toEqual([
+      ["a", "search", '{"q":"cats"}'],
+      ["b", "clock", "{}"],
+    ]);
+  });
+
+  it("starts a new call when a used index arrives with a different id (next model step)", () => {
+    const acc = new TurnAccumulator();
+    acc.apply(chunk({ content: "Checking." }));
+    acc.apply(chunk({ tool_calls: [{ index: 0, id: "a", function: { name: "one", arguments: "{}" } }] }));
+    acc.apply(chunk({ tool_calls: [{ index: 0, id: "b", function: { name: "two", arguments: "{}" } }] }));
+    acc.apply(chunk({ content: "Done." }));
+    expect(acc.toolCalls.map((t) => t.name)).toEqual(["one", "two"]);
+    expect(acc.content).toBe("Checking.\n\nDone.");
+  });
+
+  it("flags a middleware_stop chunk as a suspension", () => {
+    const acc = new TurnAccumulator();
+    const r = acc.apply(chunk({}, { kind: "middleware_stop" }));
+    expect(r.suspended).toBe(true);
+    expect(acc.suspended).toBe(true);
+  });
+
+  it("ignores malformed envelopes and fragments", () => {
+    const acc = new TurnAccumulator();
+    acc.apply(null);
+    acc.apply({ choices: "x" });
+    acc.apply(chunk({ content: 5, tool_calls: [{ id: "no-index" }, null] }));
+    expect(acc.content).toBe("");
+    expect(acc.toolCalls).toEqual([]);
+  });
+});
