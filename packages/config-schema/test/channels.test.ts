@@ -82,7 +82,8 @@ describe("channel-adapter entries", () => {
     if (!r.ok) return;
     expect(r.warnings).toHaveLength(1);
     const w = formatIssue(r.warnings[0]!);
-    expect(w).toMatch(/WARNING/);
+    expect(w).toMatch(/^gateways\/b-bot\.yaml: type: two telegram entries/);
+    expect(w).toMatch(/overwrites gateways\/a-bot\.yaml at registration/);
     expect(w).toContain("gateways/a-bot.yaml");
     expect(w).toContain("gateways/b-bot.yaml");
     expect(r.project.pushGateways).toEqual([

@@ -43,6 +43,15 @@ describe("exposure entries", () => {
     expect(errors).toHaveLength(1);
   });
 
+  it("reports a path clash even when one of the two entries has other errors", async () => {
+    const errors = await loadErrors({
+      "gateways/a.yaml": "exposes: agent\npath: /x\n",
+      "gateways/b.yaml": "exposes: webui\npath: /x\nshowReasoning: maybe\n",
+    });
+    expectError(errors, "gateways/b.yaml", "path", /must be unique across exposure entries/);
+    expectError(errors, "gateways/b.yaml", "showReasoning", /must be true or false/);
+  });
+
   it("accepts distinct paths and drops a trailing slash", async () => {
     const p = await loadOk({
       "gateways/a.yaml": "exposes: agent\npath: /agent/\n",

@@ -212,6 +212,7 @@ async function loadGateways(
   for (const f of files) {
     const loaded = await loadAny(jiti, f, sink);
     if (!loaded.ok) continue;
+    checkPathUnique(loaded.value, f.rel, pathOwner, sink);
     const valid = validateGatewayEntry(loaded.value, f.rel, f.base, sink);
     if (!valid) continue;
     if (valid.kind === "channel") {
@@ -224,22 +225,13 @@ async function loadGateways(
         sink.warn(
           f.rel,
           "type",
-          `WARNING: two ${valid.entry.type} entries (${prev.file} and ${f.rel}); one instance per push-style type is the ceiling, so ${f.rel} overwrites ${prev.file} at registration`,
+          `two ${valid.entry.type} entries (${prev.file} and ${f.rel}); one instance per push-style type is the ceiling, so ${f.rel} overwrites ${prev.file} at registration`,
         );
       }
       pushByType.set(valid.entry.type, valid.entry);
       continue;
     }
     const e = valid.entry;
-    const owner = pathOwner.get(e.path);
-    if (owner) {
-      sink.error(
-        f.rel,
-        "path",
-        `must be unique across exposure entries (also used by ${owner})`,
-        JSON.stringify(e.path),
-      );
-    } else pathOwner.set(e.path, f.rel);
     if (e.exposes === "mcp" && !serverNames.includes(e.target)) {
       sink.error(
         f.rel,
@@ -252,6 +244,25 @@ async function loadGateways(
     exposures.push(e);
   }
   return { exposures, channels, pushGateways: [...pushByType.values()] };
+}
+
+/**
+ * Path uniqueness is checked on the raw entry, so a clash is reported even when one of the two
+ * entries has other errors.
+ */
+function checkPathUnique(raw: unknown, file: string, pathOwner: Map<string, string>, sink: IssueSink): void {
+  if (raw === null || typeof raw !== "object" || !("exposes" in raw) || !("path" in raw)) return;
+  if (typeof raw.path !== "string" || !raw.path.startsWith("/")) return;
+  const path = raw.path.length > 1 ? raw.path.replace(/\/+$/, "") || "/" : raw.path;
+  const owner = pathOwner.get(path);
+  if (owner) {
+    sink.error(
+      file,
+      "path",
+      `must be unique across exposure entries (also used by ${owner})`,
+      JSON.stringify(path),
+    );
+  } else pathOwner.set(path, file);
 }
 
 function checkWebui(

@@ -1,0 +1,31 @@
+import { resolve } from "node:path";
+import { loadProject, type Project } from "@agentsvc/config-schema";
+import { type Command, EXIT_FAIL, EXIT_OK } from "../command.js";
+import { printIssues } from "../report.js";
+
+export function summarize(project: Project): string {
+  const n = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
+  return [
+    `root agent ${project.rootAgent.name}`,
+    n(project.agents.length, "agent"),
+    n(project.toolServers.length, "tool server"),
+    n(project.exposures.length, "exposure"),
+    n(project.channels.length + project.pushGateways.length, "gateway"),
+  ].join(", ");
+}
+
+export const checkCommand: Command = {
+  name: "check",
+  summary: "Validate a project and print every error and warning, each with its file and key.",
+  args: ["[dir]"],
+  options: {},
+  details: "dir defaults to the current folder. Exit code 1 when there is any error.",
+  async run({ positionals, io, print }) {
+    const dir = resolve(io.cwd, positionals[0] ?? ".");
+    const result = await loadProject(dir);
+    printIssues(print, result.ok ? [] : result.errors, result.warnings);
+    if (!result.ok) return EXIT_FAIL;
+    print.out(`${print.style("out", "green", "ok")} ${summarize(result.project)}`);
+    return EXIT_OK;
+  },
+};

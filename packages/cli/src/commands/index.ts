@@ -1,0 +1,17 @@
+import type { Command } from "../command.js";
+import { buildCommand } from "./build.js";
+import { checkCommand } from "./check.js";
+import { initCommand } from "./init.js";
+
+/**
+ * Every verb of `agentsvc`, in help order. To add one (start, dev, hash-password): write
+ * src/commands/<verb>.ts exporting a Command, then add it here with one line.
+ */
+export const commands: Command[] = [
+  initCommand,
+  checkCommand,
+  buildCommand,
+  // devCommand,
+  // startCommand,
+  // hashPasswordCommand,
+];

@@ -1,0 +1,52 @@
+import { type Command, EXIT_FAIL, EXIT_OK, EXIT_USAGE, runCommand } from "./command.js";
+import { commands } from "./commands/index.js";
+import { type CliIO, defaultIO, printer } from "./io.js";
+import { CLI_VERSION } from "./version.js";
+
+function globalHelp(list: Command[]): string {
+  const width = Math.max(...list.map((c) => c.name.length));
+  return [
+    "Usage: agentsvc <command> [options]",
+    "",
+    "Commands:",
+    ...list.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    "",
+    "Options:",
+    "  -h, --help     show help (also `agentsvc <command> --help`)",
+    "  -v, --version  print the version",
+  ].join("\n");
+}
+
+/** Runs the CLI with `argv` (without node and script) and returns the exit code. */
+export async function main(argv: string[], io: Partial<CliIO> = {}): Promise<number> {
+  const full: CliIO = { ...defaultIO(), ...io };
+  const print = printer(full);
+  const [first, ...rest] = argv;
+  if (first === undefined) {
+    print.err(globalHelp(commands));
+    return EXIT_USAGE;
+  }
+  if (first === "--help" || first === "-h" || first === "help") {
+    const target = first === "help" && rest[0] ? commands.find((c) => c.name === rest[0]) : undefined;
+    return target ? runCommand(target, ["--help"], full, print) : (print.out(globalHelp(commands)), EXIT_OK);
+  }
+  if (first === "--version" || first === "-v") {
+    print.out(CLI_VERSION);
+    return EXIT_OK;
+  }
+  const cmd = commands.find((c) => c.name === first);
+  if (!cmd) {
+    print.err(
+      `${print.style("err", "red", "error")} unknown command ${JSON.stringify(first)} (expected one of ${commands.map((c) => c.name).join(", ")})`,
+    );
+    return EXIT_USAGE;
+  }
+  try {
+    return await runCommand(cmd, rest, full, print);
+  } catch (err) {
+    print.err(
+      `${print.style("err", "red", "error")} agentsvc ${cmd.name}: ${(err as Error).stack ?? String(err)}`,
+    );
+    return EXIT_FAIL;
+  }
+}
