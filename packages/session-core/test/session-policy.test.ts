@@ -85,7 +85,7 @@ const rows: Row[] = [
     expectBusyReply: false,
     queuedWhileRunning: 1,
     turns: 2,
-    replies: [FIRST_REPLY, new RegExp(`^${escape(quoted("second"))}`)],
+    replies: [FIRST_REPLY, new RegExp(`^${escapeRe(quoted("second"))}`)],
   },
   // Spliced into the running turn at its next checkpoint: the same turn answers it.
   {
@@ -94,7 +94,7 @@ const rows: Row[] = [
     expectBusyReply: false,
     queuedWhileRunning: 0,
     turns: 1,
-    replies: [new RegExp(escape(quoted("second")))],
+    replies: [new RegExp(escapeRe(quoted("second")))],
   },
   // The first run is cancelled at its next checkpoint (no reply), then the message runs.
   {
@@ -103,11 +103,11 @@ const rows: Row[] = [
     expectBusyReply: false,
     queuedWhileRunning: 1,
     turns: 2,
-    replies: [new RegExp(`^${escape(quoted("second"))}`)],
+    replies: [new RegExp(`^${escapeRe(quoted("second"))}`)],
   },
 ];
 
-function escape(s: string): string {
+function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
