@@ -13,6 +13,8 @@ export interface FakeOpenAI {
   baseURL: string;
   /** Parsed JSON bodies of every /chat/completions request, in order. */
   requests: Record<string, unknown>[];
+  /** The Authorization header of each request. */
+  authorizations: (string | undefined)[];
   /** How each response ended: "complete", or "client-closed" when the client hung up first. */
   outcomes: Promise<"complete" | "client-closed">[];
   close(): Promise<void>;
@@ -21,6 +23,7 @@ export interface FakeOpenAI {
 /** A local Chat Completions server speaking SSE on 127.0.0.1, serving scripted replies in order. */
 export async function startFakeOpenAI(replies: FakeReply[]): Promise<FakeOpenAI> {
   const requests: Record<string, unknown>[] = [];
+  const authorizations: (string | undefined)[] = [];
   const outcomes: Promise<"complete" | "client-closed">[] = [];
   let next = 0;
 
@@ -32,6 +35,7 @@ export async function startFakeOpenAI(replies: FakeReply[]): Promise<FakeOpenAI>
       return;
     }
     requests.push(JSON.parse(Buffer.concat(chunks).toString("utf8")));
+    authorizations.push(req.headers.authorization);
     const reply = replies[next++] ?? { deltas: [{ content: "(no more scripted replies)" }] };
     let closed = false;
     const outcome = new Promise<"complete" | "client-closed">((resolve) => {
@@ -70,6 +74,7 @@ export async function startFakeOpenAI(replies: FakeReply[]): Promise<FakeOpenAI>
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
+    authorizations,
     outcomes,
     close: () =>
       new Promise((resolve) => {

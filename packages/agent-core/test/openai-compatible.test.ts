@@ -165,3 +165,23 @@ describe("openai-compatible provider against a local fake server", () => {
     expect(sent.messages.find((m) => m.tool_call_id === "call_b")?.content).toBe(CANCELLED_RESULT);
   });
 });
+
+describe("openai provider (Chat Completions) against the fake server", () => {
+  it("reads the key from apiKeyEnvVar at start-up and streams the reply", async () => {
+    server = await startFakeOpenAI([{ deltas: [{ role: "assistant", content: "Hi from OpenAI." }] }]);
+    const agent = defineAgent({
+      name: "oa",
+      model: {
+        provider: "openai",
+        model: "gpt-test",
+        baseURL: server.baseURL,
+        apiKeyEnvVar: "TEST_OPENAI_KEY",
+      },
+    });
+    const runs = new RunManager({ agent, env: { TEST_OPENAI_KEY: "sk-test-123" } });
+    const result = await runs.start({ input: "hello", ...user }).done;
+    expect(result.text).toBe("Hi from OpenAI.");
+    expect(server.authorizations[0]).toBe("Bearer sk-test-123");
+    expect((server.requests[0] as { model: string; stream: boolean }).model).toBe("gpt-test");
+  });
+});

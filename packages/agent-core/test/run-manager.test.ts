@@ -191,6 +191,18 @@ describe("RunManager with the demo model", () => {
     ]);
   });
 
+  it("drain waits for running turns and then refuses new ones with 503", async () => {
+    const runs = new RunManager({
+      agent: defineAgent({ name: "a", model: { provider: "demo", tokenDelayMs: 2 } }),
+    });
+    const handle = runs.start({ input: "finish me", ...user });
+    await runs.drain(10_000);
+    expect(handle.status).toBe("completed");
+    expect(() => runs.start({ input: "late", ...user })).toThrow(
+      expect.objectContaining({ code: "shutting_down", status: 503 }),
+    );
+  });
+
   it("replays buffered events after a given seq while the run is retained", async () => {
     const runs = new RunManager({ agent: defineAgent({ name: "a", model: { provider: "demo" } }) });
     const handle = runs.start({ input: "replay me", ...user });
