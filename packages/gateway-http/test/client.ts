@@ -1,0 +1,61 @@
+// A signing client and a real server on 127.0.0.1 for the http gateway tests.
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import type { Hono } from "hono";
+import { signatureHeaders } from "../src/index.js";
+
+export interface Server {
+  base: string;
+  close(): Promise<void>;
+}
+
+export async function listen(app: Hono): Promise<Server> {
+  return new Promise((resolve) => {
+    const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info: AddressInfo) => {
+      resolve({
+        base: `http://127.0.0.1:${info.port}`,
+        close: () => new Promise<void>((r) => server.close(() => r())),
+      });
+    });
+  });
+}
+
+export interface SignedOptions {
+  secret: string;
+  body?: unknown;
+  /** Raw body bytes sent as is (overrides `body`). */
+  raw?: Uint8Array;
+  timestamp?: number;
+  /** Flip one byte of the body after signing. */
+  tamper?: boolean;
+  omit?: "timestamp" | "signature";
+}
+
+export async function signed(
+  base: string,
+  method: "GET" | "POST",
+  path: string,
+  o: SignedOptions,
+): Promise<Response> {
+  const bytes =
+    o.raw ?? (o.body === undefined ? undefined : new TextEncoder().encode(JSON.stringify(o.body)));
+  const headers: Record<string, string> = signatureHeaders(
+    o.secret,
+    bytes ?? `${method} ${path}`,
+    o.timestamp ?? Math.floor(Date.now() / 1000),
+  );
+  if (o.omit === "timestamp") delete headers["X-Agentsvc-Timestamp"];
+  if (o.omit === "signature") delete headers["X-Agentsvc-Signature"];
+  let sent = bytes;
+  if (bytes && o.tamper) {
+    sent = Uint8Array.from(bytes);
+    sent[Math.floor(sent.length / 2)] ^= 0x01;
+  }
+  if (sent) headers["content-type"] = "application/json";
+  return fetch(`${base}${path}`, {
+    method,
+    headers,
+    ...(sent ? { body: sent } : {}),
+    signal: AbortSignal.timeout(10_000),
+  });
+}
