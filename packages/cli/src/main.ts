@@ -28,7 +28,9 @@ export async function main(argv: string[], io: Partial<CliIO> = {}): Promise<num
   }
   if (first === "--help" || first === "-h" || first === "help") {
     const target = first === "help" && rest[0] ? commands.find((c) => c.name === rest[0]) : undefined;
-    return target ? runCommand(target, ["--help"], full, print) : (print.out(globalHelp(commands)), EXIT_OK);
+    if (target) return runCommand(target, ["--help"], full, print);
+    print.out(globalHelp(commands));
+    return EXIT_OK;
   }
   if (first === "--version" || first === "-v") {
     print.out(CLI_VERSION);
