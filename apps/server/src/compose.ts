@@ -1,0 +1,154 @@
+import { join } from "node:path";
+import {
+  type AgentDefinition,
+  createSummarizer,
+  type Memory,
+  RunManager,
+  type ToolDefinition,
+} from "@agentsvc/agent-core";
+import { agentInfo, agentRoutes } from "@agentsvc/agent-routes";
+import type { Project, WebuiExposure } from "@agentsvc/config-schema";
+import { mcpRoute, resolveToolServers, type ToolServerDefinition } from "@agentsvc/mcp";
+import { createChatUi } from "@agentsvc/webui";
+import { pageSecurityHeaders, writePage } from "@agentsvc/webui-page";
+import { Hono } from "hono";
+import pino, { type Logger } from "pino";
+import { readEnv } from "./env.js";
+import { mountPage } from "./static-pages.js";
+import { StoreSet } from "./stores.js";
+
+export interface ServerOptions {
+  /** Where `*EnvVar` values are read, once, here at start-up. Default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  logger?: Logger;
+  /** Where pages are written and served from. Default `<root>/.agentsvc/build`. */
+  buildDir?: string;
+}
+
+export interface AgentServer {
+  app: Hono;
+  runs: RunManager;
+  memory: Memory;
+  /** Stops MCP sessions and remote tool connections, waits for running turns (bounded), closes stores. */
+  close(drainMs?: number): Promise<void>;
+}
+
+function localToolServers(project: Project): Map<string, ToolServerDefinition> {
+  return new Map(project.toolServers.map((s) => [s.name, s.definition as ToolServerDefinition]));
+}
+
+/** Composes every exposure of one project into a Hono app bound to its root agent. */
+export async function createServer(project: Project, options: ServerOptions = {}): Promise<AgentServer> {
+  const env = options.env ?? process.env;
+  const logger = options.logger ?? pino({ name: "agentsvc" });
+  const buildDir = options.buildDir ?? join(project.root, ".agentsvc", "build");
+  const agent = project.rootAgent.definition as AgentDefinition;
+  const stores = new StoreSet(project, logger);
+  const closers: (() => Promise<void> | void)[] = [];
+
+  try {
+    const primary = stores.primary();
+    const toolServers = await resolveToolServers(agent.toolServers ?? [], {
+      local: localToolServers(project),
+      env,
+      agentName: agent.name,
+    });
+    closers.push(() => toolServers.close());
+
+    const memory = createMemory(agent, primary, env);
+    const runs = new RunManager({
+      agent,
+      memory,
+      runStore: primary.runStore,
+      tools: toolServers.tools as ToolDefinition[],
+      env,
+      logger: logger.child({ name: "runs" }),
+    });
+
+    const app = new Hono();
+    for (const exposure of project.exposures) {
+      if (exposure.exposes === "agent") {
+        const apiKey = exposure.apiKeyEnvVar ? readEnv(env, exposure.apiKeyEnvVar) : undefined;
+        app.route(exposure.path, agentRoutes({ runs, info: agentInfo(runs), apiKey }));
+      } else if (exposure.exposes === "mcp") {
+        const server = localToolServers(project).get(exposure.target) as ToolServerDefinition;
+        const apiKey = exposure.apiKeyEnvVar ? readEnv(env, exposure.apiKeyEnvVar) : undefined;
+        const route = mcpRoute({ server, path: exposure.path, apiKey });
+        closers.push(() => route.close());
+        app.route("/", route.app);
+      } else {
+        await mountWebui(app, exposure, { project, runs, memory, stores, env, logger, buildDir });
+      }
+    }
+    app.notFound((c) =>
+      c.json({ success: false, error: { code: "not_found", message: "no such route" } }, 404),
+    );
+
+    return {
+      app,
+      runs,
+      memory: runs.memory,
+      async close(drainMs = 10_000) {
+        await runs.drain(drainMs);
+        for (const close of closers.reverse()) await close();
+        stores.close();
+      },
+    };
+  } catch (error) {
+    for (const close of closers.reverse()) await close();
+    stores.close();
+    throw error;
+  }
+}
+
+/** `memory.type` defaults to `database`: a service should not forget on restart. */
+function createMemory(
+  agent: AgentDefinition,
+  db: ReturnType<StoreSet["primary"]>,
+  env: NodeJS.ProcessEnv,
+): Memory | undefined {
+  // `window` (or no database): the RunManager's in-process window memory.
+  if (agent.memory?.type === "window") return undefined;
+  const summarize = createSummarizer(agent.memory, agent.model, { env });
+  return db.createMemory({
+    summarize,
+    canSummarize: summarize !== undefined,
+    summaryThreshold: agent.memory?.summaryThreshold,
+  });
+}
+
+interface WebuiContext {
+  project: Project;
+  runs: RunManager;
+  memory: Memory;
+  stores: StoreSet;
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+  buildDir: string;
+}
+
+async function mountWebui(app: Hono, entry: WebuiExposure, ctx: WebuiContext): Promise<void> {
+  const db = ctx.stores.forEntry(entry);
+  if (entry.users) await db.seedAccounts(entry.users, ctx.env, ctx.logger.child({ name: "webui-auth" }));
+  const described = ctx.runs.describe();
+  const apiKey = entry.apiKeyEnvVar ? readEnv(ctx.env, entry.apiKeyEnvVar) : undefined;
+  const chatUi = createChatUi({
+    entry,
+    runs: ctx.runs,
+    db,
+    memory: ctx.runs.memory,
+    runStore: ctx.stores.primary().runStore,
+    agent: {
+      name: described.agentName,
+      modelName: described.modelName,
+      demoModel: described.demoModel,
+      tools: described.tools,
+      canCompact: described.canSummarize,
+    },
+    apiKey,
+    logger: ctx.logger,
+  });
+  app.route(`${entry.path}/api`, chatUi);
+  await writePage(ctx.buildDir, entry, entry.themeCss ?? "");
+  await mountPage(app, entry.path, ctx.buildDir, pageSecurityHeaders);
+}

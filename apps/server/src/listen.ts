@@ -1,0 +1,78 @@
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import type { Project } from "@agentsvc/config-schema";
+import pino from "pino";
+import { createServer, type AgentServer, type ServerOptions } from "./compose.js";
+
+export interface ListenOptions extends ServerOptions {
+  /** Default: `PORT`, else the project's `port`, else 3000. 0 picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1; set 0.0.0.0 (HOST) to listen on every interface. */
+  host?: string;
+  /** How long shutdown waits for running turns. Default 10 s. */
+  drainMs?: number;
+}
+
+export interface RunningServer extends AgentServer {
+  url: string;
+  port: number;
+  /** Stops accepting connections, lets turns finish up to `drainMs`, closes stores. Idempotent. */
+  shutdown(): Promise<void>;
+}
+
+export function resolvePort(project: Project, env: NodeJS.ProcessEnv, given?: number): number {
+  if (given !== undefined) return given;
+  const fromEnv = env.PORT ? Number(env.PORT) : undefined;
+  if (fromEnv !== undefined && Number.isInteger(fromEnv) && fromEnv >= 0) return fromEnv;
+  return project.config.port ?? 3000;
+}
+
+/** Builds the app for a project and listens on HTTP. */
+export async function startServer(project: Project, options: ListenOptions = {}): Promise<RunningServer> {
+  const env = options.env ?? process.env;
+  const logger = options.logger ?? pino({ name: "agentsvc" });
+  const composed = await createServer(project, { ...options, env, logger });
+  const host = options.host ?? env.HOST ?? "127.0.0.1";
+  const port = resolvePort(project, env, options.port);
+  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+    const s = serve({ fetch: composed.app.fetch, port, hostname: host }, () => resolve(s));
+    s.once("error", reject);
+  });
+  const actual = (server.address() as AddressInfo).port;
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${actual}`;
+  let stopping: Promise<void> | undefined;
+  return {
+    ...composed,
+    url,
+    port: actual,
+    shutdown() {
+      stopping ??= (async () => {
+        // Stop accepting first; open streams finish with their turns (bounded by drainMs).
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        await composed.close(options.drainMs ?? 10_000);
+        if ("closeAllConnections" in server) server.closeAllConnections();
+        await closed;
+      })();
+      return stopping;
+    },
+  };
+}
+
+/** SIGTERM/SIGINT run `shutdown` once; a second signal exits at once. */
+export function shutdownOnSignals(server: RunningServer, log: (msg: string) => void = console.error): void {
+  let signalled = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled) process.exit(130);
+    signalled = true;
+    log(`agentsvc: ${signal}: finishing running turns, then stopping`);
+    server.shutdown().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log(`agentsvc: shutdown failed: ${String(error)}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+}
