@@ -1,0 +1,255 @@
+// The http gateway routes against a real session: durable ingest, outbox, interactions, decisions.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { signPayload } from "../src/index.js";
+import { signed } from "./client.js";
+import { type HttpRig, httpRig, until } from "./rig.js";
+
+const SECRET = "route-secret";
+const OTHER = "other-secret";
+let r: HttpRig | undefined;
+afterEach(async () => {
+  await r?.close();
+  r = undefined;
+});
+
+async function open(extra: { callbackUrl?: string } = {}) {
+  r = await httpRig(
+    [
+      { name: "hooks", secretEnvVar: "HOOKS_SECRET", ...extra },
+      { name: "partner", secretEnvVar: "PARTNER_SECRET" },
+    ],
+    { HOOKS_SECRET: SECRET, PARTNER_SECRET: OTHER },
+  );
+  return r;
+}
+
+type Msg = { seq: number; kind: string; text: string; requestId?: string; toolName?: string };
+async function messages(rig: HttpRig, thread: string, after = 0): Promise<Msg[]> {
+  const res = await signed(rig.base, "GET", `/gateways/hooks/threads/${thread}/messages?after=${after}`, {
+    secret: SECRET,
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { messages: Msg[] }).messages;
+}
+
+describe("POST /gateways/:gatewayName/events", () => {
+  it("answers 202 only once the event is recorded, and the reply becomes readable on the thread", async () => {
+    const rig = await open();
+    const res = await signed(rig.base, "POST", "/gateways/hooks/events", {
+      secret: SECRET,
+      body: { id: "ev-1", thread: "th", text: "hi" },
+    });
+    expect(res.status).toBe(202);
+    const body = (await res.json()) as { success: boolean; accepted: boolean; id: number };
+    expect(body).toMatchObject({ success: true, accepted: true });
+    expect(rig.db.inbox.get(body.id)).toMatchObject({
+      gateway: "hooks",
+      dedupKey: "ev-1",
+      thread: "th",
+      text: "hi",
+    });
+    await until(async () => (await messages(rig, "th")).length === 1);
+    expect((await messages(rig, "th"))[0]).toMatchObject({
+      kind: "reply",
+      text: expect.stringContaining('You said: "hi"'),
+    });
+  });
+
+  it("answers 200 duplicate on a repeated id and runs it once", async () => {
+    const rig = await open();
+    const send = () =>
+      signed(rig.base, "POST", "/gateways/hooks/events", {
+        secret: SECRET,
+        body: { id: "ev-2", thread: "th2", text: "once" },
+      });
+    expect((await send()).status).toBe(202);
+    const again = await send();
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual({ success: true, duplicate: true });
+    await rig.session.idle();
+    expect(await messages(rig, "th2")).toHaveLength(1);
+  });
+
+  it("refuses malformed bodies with 400 naming the field", async () => {
+    const rig = await open();
+    const cases: [unknown, string][] = [
+      [[1, 2], "body: expected a JSON object"],
+      [{ thread: "t", text: "x" }, "body.id"],
+      [{ id: "a", thread: "", text: "x" }, "body.thread"],
+      [{ id: "a", thread: "t", text: 5 }, "body.text"],
+    ];
+    for (const [body, field] of cases) {
+      const res = await signed(rig.base, "POST", "/gateways/hooks/events", { secret: SECRET, body });
+      expect(res.status).toBe(400);
+      expect((await res.json()).error.message).toContain(field);
+    }
+  });
+
+  it("answers 404 for an unknown gateway and rejects another gateway's secret", async () => {
+    const rig = await open();
+    const unknown = await signed(rig.base, "POST", "/gateways/nope/events", {
+      secret: SECRET,
+      body: { id: "x", thread: "t", text: "" },
+    });
+    expect(unknown.status).toBe(404);
+    const crossed = await signed(rig.base, "POST", "/gateways/hooks/events", {
+      secret: OTHER,
+      body: { id: "x", thread: "t", text: "" },
+    });
+    expect(crossed.status).toBe(401);
+  });
+
+  it("keeps outbox reads incremental with ?after", async () => {
+    const rig = await open();
+    for (const id of ["a1", "a2"]) {
+      await signed(rig.base, "POST", "/gateways/hooks/events", {
+        secret: SECRET,
+        body: { id, thread: "inc", text: id },
+      });
+      await rig.session.idle();
+    }
+    const all = await messages(rig, "inc");
+    expect(all).toHaveLength(2);
+    const later = await messages(rig, "inc", all[0]?.seq);
+    expect(later.map((m) => m.seq)).toEqual([all[1]?.seq]);
+    const bad = await signed(rig.base, "GET", "/gateways/hooks/threads/inc/messages?after=-1", {
+      secret: SECRET,
+    });
+    expect(bad.status).toBe(400);
+  });
+});
+
+describe("interactions", () => {
+  async function pending(rig: HttpRig, thread = "appr") {
+    await signed(rig.base, "POST", "/gateways/hooks/events", {
+      secret: SECRET,
+      body: { id: `ev-${thread}`, thread, text: "use delete_file plan.txt" },
+    });
+    await until(async () => (await messages(rig, thread)).some((m) => m.kind === "interaction"));
+    const msg = (await messages(rig, thread)).find((m) => m.kind === "interaction");
+    return msg?.requestId ?? "";
+  }
+
+  it("GET shows the request with its tool, arguments and allowed decisions", async () => {
+    const rig = await open();
+    const id = await pending(rig);
+    const res = await signed(rig.base, "GET", `/interactions/${id}`, { secret: SECRET });
+    expect(res.status).toBe(200);
+    expect((await res.json()).interaction).toMatchObject({
+      requestId: id,
+      gateway: "hooks",
+      thread: "appr",
+      toolName: "delete_file",
+      arguments: { note: "use delete_file plan.txt" },
+      allowedDecisions: expect.arrayContaining(["approve", "reject"]),
+      status: "open",
+    });
+  });
+
+  it("POST decision resumes the run, records decidedBy from the signer (not the body) and refuses a second one", async () => {
+    const rig = await open();
+    const id = await pending(rig);
+    const res = await signed(rig.base, "POST", `/interactions/${id}/decisions`, {
+      secret: SECRET,
+      body: { decision: "approve", decidedBy: "mallory" },
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ success: true, decision: "approve", decidedBy: "http:hooks" });
+    await rig.session.idle();
+    expect(rig.executed).toEqual(["use delete_file plan.txt"]);
+    expect(rig.db.interactions.get(id)?.decision).toMatchObject({
+      decision: "approve",
+      decidedBy: "http:hooks",
+    });
+    expect((await messages(rig, "appr")).at(-1)).toMatchObject({
+      kind: "reply",
+      text: "The tool delete_file returned: deleted.",
+    });
+    const again = await signed(rig.base, "POST", `/interactions/${id}/decisions`, {
+      secret: SECRET,
+      body: { decision: "reject" },
+    });
+    expect(again.status).toBe(409);
+  });
+
+  it("hides a request from another gateway's signer and refuses bad decisions", async () => {
+    const rig = await open();
+    const id = await pending(rig);
+    const foreign = await signed(rig.base, "GET", `/interactions/${id}`, { secret: OTHER });
+    expect(foreign.status).toBe(404);
+    const foreignDecision = await signed(rig.base, "POST", `/interactions/${id}/decisions`, {
+      secret: OTHER,
+      body: { decision: "approve" },
+    });
+    expect(foreignDecision.status).toBe(404);
+    const bad = await signed(rig.base, "POST", `/interactions/${id}/decisions`, {
+      secret: SECRET,
+      body: { decision: "maybe" },
+    });
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).error.message).toContain("body.decision");
+    const unknown = await signed(rig.base, "POST", "/interactions/req_nope/decisions", {
+      secret: SECRET,
+      body: { decision: "approve" },
+    });
+    expect(unknown.status).toBe(404);
+    expect(rig.executed).toEqual([]);
+  });
+
+  it("refuses a captured decision signature replayed onto another request", async () => {
+    const rig = await open();
+    const first = await pending(rig, "p1");
+    const second = await pending(rig, "p2");
+    const body = JSON.stringify({ decision: "approve" });
+    const ts = Math.floor(Date.now() / 1000);
+    const headers = {
+      "content-type": "application/json",
+      "X-Agentsvc-Timestamp": String(ts),
+      "X-Agentsvc-Signature": `v1=${signPayload(SECRET, ts, body)}`,
+    };
+    const ok = await fetch(`${rig.base}/interactions/${first}/decisions`, { method: "POST", headers, body });
+    expect(ok.status).toBe(200);
+    const replay = await fetch(`${rig.base}/interactions/${second}/decisions`, {
+      method: "POST",
+      headers,
+      body,
+    });
+    expect(replay.status).toBe(401);
+    await rig.session.idle();
+    expect(rig.executed).toEqual(["use delete_file plan.txt"]);
+  });
+});
+
+describe("callbackUrl", () => {
+  it("POSTs each outbox message to the callback, signed with the gateway's secret", async () => {
+    const received: { headers: Record<string, string | string[] | undefined>; body: string }[] = [];
+    const hook = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c) => {
+        body += String(c);
+      });
+      req.on("end", () => {
+        received.push({ headers: req.headers, body });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((ok) => hook.listen(0, "127.0.0.1", ok));
+    try {
+      const port = (hook.address() as AddressInfo).port;
+      const rig = await open({ callbackUrl: `http://127.0.0.1:${port}/cb` });
+      await signed(rig.base, "POST", "/gateways/hooks/events", {
+        secret: SECRET,
+        body: { id: "cb-1", thread: "cb", text: "ping" },
+      });
+      await until(() => received.length === 1);
+      const got = received[0]!;
+      const ts = String(got.headers["x-agentsvc-timestamp"]);
+      expect(got.headers["x-agentsvc-signature"]).toBe(`v1=${signPayload(SECRET, ts, got.body)}`);
+      expect(JSON.parse(got.body)).toMatchObject({ gateway: "hooks", thread: "cb", kind: "reply" });
+    } finally {
+      await new Promise<void>((ok) => hook.close(() => ok()));
+    }
+  });
+});
