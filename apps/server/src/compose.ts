@@ -77,7 +77,7 @@ export async function createServer(project: Project, options: ServerOptions = {}
         closers.push(() => route.close());
         app.route("/", route.app);
       } else {
-        await mountWebui(app, exposure, { project, runs, memory, stores, env, logger, buildDir });
+        await mountWebui(app, exposure, { project, runs, stores, env, logger, buildDir });
       }
     }
     app.notFound((c) =>
@@ -120,7 +120,6 @@ function createMemory(
 interface WebuiContext {
   project: Project;
   runs: RunManager;
-  memory: Memory;
   stores: StoreSet;
   env: NodeJS.ProcessEnv;
   logger: Logger;
