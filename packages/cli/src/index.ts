@@ -16,3 +16,4 @@ export { MANIFEST_VERSION, projectManifest } from "./manifest.js";
 export { type CliIO, type OutStream, type Printer, printer, useColor } from "./io.js";
 export { scaffoldFiles } from "./scaffold.js";
 export { CLI_VERSION } from "./version.js";
+export type { Project } from "@agentsvc/config-schema";

@@ -1,6 +1,6 @@
 export { type BuildError, type BuildWarning, formatIssue } from "./issues.js";
 export { loadProject } from "./load/project.js";
-export { GATEWAY_TYPES, validateGatewayEntry } from "./load/gateway-entry.js";
+export { GATEWAY_TYPES } from "./load/gateway-entry.js";
 export { gatewayEntryJsonSchema, gatewayEntrySchema } from "./schemas/gateway-entry.js";
 export {
   agentDefinitionSchema,
