@@ -414,12 +414,13 @@ async function toggleTheme(): Promise<void> {
 
 async function boot(): Promise<void> {
   keyBtn.hidden = !storage.get("apiKey");
+  // The draft shows at once, even while a key or sign-in prompt is open.
+  composer.switchTo(storage.get("last") ?? current);
   try {
     info = await api.get<Info>("/info");
   } catch (err) {
     if (!(err instanceof ApiError && err.status === 401)) {
       status(err instanceof ApiError ? err.message : "Could not reach the chat service.");
-      composer.switchTo(storage.get("last") ?? current);
     }
     transcript.settle();
     return;

@@ -1,0 +1,513 @@
+// The page in real Chromium against a fake of the ChatUi API contract (test/fake-api). Each test
+// takes the server URL from its fake, so the same steps can later run against the real server.
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { Browser } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+// @ts-expect-error - plain ESM build script without type declarations
+import { bundleClient } from "../scripts/bundle.mjs";
+import type { PageEntry } from "../src/entry.js";
+import type { ClientAssets } from "../src/render.js";
+import { type FakeApi, type FakeOptions, startFakeApi } from "./fake-api/server.js";
+import { launchBrowser, openPage, type Watched } from "./browser/harness.js";
+
+const OUT = join(import.meta.dirname, "..", "test-output");
+const ENTRY: PageEntry = {
+  path: "/chat",
+  title: "Helper Desk",
+  subtitle: "Answers about cats",
+  icon: { kind: "emoji", value: "🐱" },
+  welcome: "Hello! Ask me about cats.",
+  placeholder: "Ask about cats…",
+  footer: "Replies may be wrong.",
+};
+
+let browser: Browser;
+let assets: ClientAssets;
+const fakes: FakeApi[] = [];
+const pages: Watched[] = [];
+
+async function fake(opts: Partial<FakeOptions> = {}): Promise<FakeApi> {
+  const f = await startFakeApi({ entry: ENTRY, assets, ...opts });
+  fakes.push(f);
+  return f;
+}
+
+async function open(f: FakeApi, opts: Parameters<typeof openPage>[2] = {}): Promise<Watched> {
+  const w = await openPage(browser, f.pageUrl, opts);
+  pages.push(w);
+  return w;
+}
+
+async function send(w: Watched, text: string): Promise<void> {
+  await w.page.locator("#input").fill(text);
+  await w.page.locator("#input").press("Enter");
+}
+
+const assistantText = (w: Watched) => w.page.locator(".msg.assistant .content").last();
+
+beforeAll(async () => {
+  assets = (await bundleClient()) as ClientAssets;
+  browser = await launchBrowser();
+  await mkdir(OUT, { recursive: true });
+});
+
+afterEach(async () => {
+  // No test may trigger a CSP violation, a JS dialog or an uncaught error.
+  const w = pages.splice(0);
+  for (const p of w) {
+    expect(p.cspErrors, "CSP violations").toEqual([]);
+    expect(p.dialogs, "JS dialogs").toEqual([]);
+    expect(p.pageErrors, "uncaught page errors").toEqual([]);
+    await p.context.close();
+  }
+  for (const f of fakes.splice(0)) await f.close();
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe("chat page in Chromium", () => {
+  it("streams a reply after Enter, shows the model name and announces start and end", async () => {
+    const f = await fake({ modelName: "demo-model-1" });
+    const w = await open(f);
+    await expect.poll(() => w.page.locator("#model").textContent()).toBe("demo-model-1");
+    expect(await w.page.locator("#welcome").isVisible()).toBe(true);
+    expect(await w.page.locator("#transcript").getAttribute("role")).toBe("log");
+    await send(w, "hello there");
+    await expect.poll(() => assistantText(w).textContent()).toBe("You said: hello there");
+    await expect.poll(() => w.page.locator("#status").textContent()).toBe("Reply finished.");
+    expect(await w.page.locator(".msg.user .bubble").textContent()).toBe("hello there");
+    expect(await w.page.locator("#welcome").isVisible()).toBe(false);
+    const stream = f.requests.find((r) => r.route === "/stream")!;
+    expect(stream.body).toEqual({ input: "hello there", conversationId: "default" });
+    await expect.poll(() => w.page.locator(".conv-open").first().textContent()).toBe("hello there");
+  });
+
+  it("Shift+Enter adds a newline, Enter sends, and nothing is sent while an IME is composing", async () => {
+    const f = await fake();
+    const w = await open(f);
+    const input = w.page.locator("#input");
+    await input.click();
+    await input.pressSequentially("line one");
+    await input.press("Shift+Enter");
+    await input.pressSequentially("line two");
+    expect(await input.inputValue()).toBe("line one\nline two");
+    // A composition-time Enter (isComposing) must not send.
+    await w.page.evaluate(`document.getElementById("input").dispatchEvent(
+      new KeyboardEvent("keydown", { key: "Enter", isComposing: true, bubbles: true, cancelable: true }))`);
+    expect(f.requests.filter((r) => r.route === "/stream")).toHaveLength(0);
+    await input.press("Enter");
+    await expect.poll(() => assistantText(w).innerText()).toBe("You said: line one\nline two");
+  });
+
+  it("grows the composer to about six lines, then scrolls", async () => {
+    const f = await fake();
+    const w = await open(f);
+    const input = w.page.locator("#input");
+    const h1 = (await input.boundingBox())!.height;
+    await input.fill("a\nb\nc");
+    await input.dispatchEvent("input");
+    const h3 = (await input.boundingBox())!.height;
+    await input.fill(Array.from({ length: 20 }, (_, i) => `line ${i}`).join("\n"));
+    await input.dispatchEvent("input");
+    const h20 = (await input.boundingBox())!.height;
+    expect(h3).toBeGreaterThan(h1);
+    expect(h20).toBeGreaterThan(h3);
+    const lineHeight = (h3 - h1) / 2;
+    expect(h20).toBeLessThan(h1 + lineHeight * 6.5);
+    expect(
+      await w.page.evaluate(
+        `(() => { const t = document.getElementById("input"); return t.scrollHeight > t.clientHeight; })()`,
+      ),
+    ).toBe(true);
+  });
+
+  it("shows reasoning in a collapsed Thinking strip and tool calls as collapsed chips", async () => {
+    const f = await fake();
+    const w = await open(f);
+    await send(w, "think about cats");
+    await expect.poll(() => w.page.locator("#status").textContent()).toBe("Reply finished.");
+    const thinking = w.page.locator("details.thinking");
+    expect(await thinking.getAttribute("open")).toBeNull();
+    expect(await thinking.locator("summary").textContent()).toBe("Thinking");
+    await thinking.locator("summary").click();
+    expect(await thinking.locator(".reasoning").innerText()).toBe("The user wants cats. I will look it up.");
+    const chip = w.page.locator("details.tool");
+    expect(await chip.count()).toBe(1);
+    expect(await chip.getAttribute("open")).toBeNull();
+    expect(await chip.locator(".tool-name").textContent()).toBe("lookup");
+    await chip.locator("summary").click();
+    expect(JSON.parse((await chip.locator(".tool-args").textContent())!)).toEqual({ q: "cats" });
+    expect(await w.page.locator(".content strong").textContent()).toBe("great");
+    expect(await w.page.locator(".content li").allTextContents()).toEqual(["purr", "nap"]);
+    expect(await w.page.locator(".content pre code").textContent()).toBe("const snake_case = 1;");
+  });
+
+  it("hides the Thinking strip and tool chips when the flags are false", async () => {
+    const f = await fake({ entry: { ...ENTRY, showReasoning: false, showToolCalls: false } });
+    const w = await open(f);
+    await send(w, "think about cats");
+    await expect.poll(() => w.page.locator("#status").textContent()).toBe("Reply finished.");
+    expect(await w.page.locator(".thinking").count()).toBe(0);
+    expect(await w.page.locator(".tool").count()).toBe(0);
+    expect(await w.page.locator(".content strong").textContent()).toBe("great");
+  });
+
+  it("turns Send into Steer during a reply and splices the message into the same turn", async () => {
+    const f = await fake();
+    const w = await open(f);
+    await send(w, "slow please");
+    await expect.poll(() => assistantText(w).textContent()).toContain("tick 2");
+    expect(await w.page.locator("#send-btn").textContent()).toBe("Steer");
+    await send(w, "go left");
+    await expect
+      .poll(() => assistantText(w).textContent(), { timeout: 8000 })
+      .toContain("[steered: go left]");
+    const steer = f.requests.find((r) => r.route === "/steer")!;
+    const threadId = f.requests.find((r) => r.route === "/cancel")?.body;
+    expect(threadId).toBeUndefined();
+    expect((steer.body as { input: string }).input).toBe("go left");
+    expect(await w.page.locator(".msg.user.steer .bubble").textContent()).toBe("Steergo left");
+    expect(await w.page.locator(".msg.assistant").count()).toBe(1);
+    await w.page.locator("#stop-btn").click();
+    await expect.poll(() => w.page.locator("#send-btn").textContent()).toBe("Send");
+  });
+
+  it("Stop cancels on the server with the threadId, then aborts, keeping the streamed text", async () => {
+    const f = await fake();
+    const w = await open(f);
+    await send(w, "slow please");
+    await expect.poll(() => assistantText(w).textContent()).toContain("tick 3");
+    await w.page.locator("#stop-btn").click();
+    await expect.poll(() => w.page.locator("#status").textContent()).toBe("Reply stopped.");
+    const cancel = f.requests.find((r) => r.route === "/cancel")!;
+    const threadId = (cancel.body as { threadId: string }).threadId;
+    expect(threadId).toMatch(/^[0-9a-f-]{36}$/);
+    const closedAt = f.streamClosedAt.get(threadId);
+    if (closedAt !== undefined) expect(closedAt).toBeGreaterThanOrEqual(cancel.at);
+    const text = await assistantText(w).textContent();
+    expect(text).toContain("tick 1 tick 2 tick 3");
+    expect(text).not.toContain("tick 80");
+    expect(await w.page.locator(".msg.assistant .note").last().textContent()).toBe("Stopped.");
+    expect(await w.page.locator("#send-btn").textContent()).toBe("Send");
+    expect(await w.page.locator("#stop-btn").isHidden()).toBe(true);
+  });
+
+  it.each([
+    ["approve", "Approved.", ["I need to delete a file.", "Deleted /tmp/x."]],
+    ["reject", "Rejected.", ["I need to delete a file.", "Okay, I did not delete it."]],
+  ])("shows an approval card and continues the same bubble after %s", async (decision, label, finalText) => {
+    const f = await fake();
+    const w = await open(f);
+    await send(w, "approve the deletion");
+    const card = w.page.locator(".approval");
+    await expect
+      .poll(() => card.locator(".approval-title").textContent())
+      .toBe("Approval needed: delete_file");
+    expect(JSON.parse((await card.locator("pre").textContent())!)).toEqual({ path: "/tmp/x" });
+    const pendingCall = f.requests.find((r) => r.route.startsWith("/pending"));
+    expect(pendingCall).toBeDefined();
+    await card.getByRole("button", { name: decision === "approve" ? "Approve" : "Reject" }).click();
+    await expect.poll(() => assistantText(w).locator("p").allTextContents()).toEqual(finalText);
+    expect(await card.textContent()).toBe(label);
+    expect(await w.page.locator(".msg.assistant").count()).toBe(1);
+    const resume = f.requests.find((r) => r.route === "/resume")!;
+    expect((resume.body as { decision: string }).decision).toBe(decision);
+  });
+
+  it("restores a pending approval card after a reload", async () => {
+    const f = await fake();
+    const w = await open(f);
+    await send(w, "approve it");
+    await expect.poll(() => w.page.locator(".approval").count()).toBe(1);
+    await w.page.reload();
+    await expect
+      .poll(() => w.page.locator(".approval-title").textContent())
+      .toBe("Approval needed: delete_file");
+    await w.page.getByRole("button", { name: "Approve", exact: true }).click();
+    await expect.poll(() => w.page.locator(".approval").last().textContent()).toBe("Approved.");
+  });
+
+  it("reports a mid-run error and keeps the partial text", async () => {
+    const f = await fake();
+    const w = await open(f);
+    await send(w, "fail now");
+    await expect.poll(() => w.page.locator(".note.error-text").textContent()).toBe("The model failed.");
+    expect(await assistantText(w).textContent()).toBe("Partial answer");
+    expect(await w.page.locator("#status").textContent()).toBe("Reply failed.");
+  });
+
+  it("New, rename and delete conversations; reload reopens the last one or falls back to the newest", async () => {
+    const f = await fake();
+    const w = await open(f);
+    const titles = () => w.page.locator(".conv-open").allTextContents();
+    await send(w, "first topic");
+    await expect.poll(titles).toEqual(["first topic"]);
+    await w.page.locator("#new-conv").click();
+    await expect.poll(() => w.page.locator("#welcome").isVisible()).toBe(true);
+    await send(w, "second topic");
+    await expect.poll(titles).toEqual(["second topic", "first topic"]);
+    expect(f.requests.filter((r) => r.route === "/conversations/delete")).toHaveLength(0);
+
+    // Rename: the title is text, never markup.
+    await w.page.getByRole("button", { name: "Rename second topic" }).click();
+    await w.page.locator(".conv-edit").fill('<img src=x onerror="window.__pwned=9">Renamed');
+    await w.page.locator(".conv-edit").press("Enter");
+    await expect.poll(titles).toEqual(['<img src=x onerror="window.__pwned=9">Renamed', "first topic"]);
+    expect(await w.page.locator(".conv-list img").count()).toBe(0);
+
+    // Reload reopens the last-opened conversation.
+    await w.page.getByRole("button", { name: "first topic", exact: true }).click();
+    await expect.poll(() => w.page.locator(".msg.user .bubble").textContent()).toBe("first topic");
+    await w.page.reload();
+    await expect.poll(() => w.page.locator(".msg.user .bubble").textContent()).toBe("first topic");
+    expect(await w.page.locator('.conv[aria-current="true"] .conv-open').textContent()).toBe("first topic");
+
+    // Deleting the open conversation (two clicks) falls back to the newest remaining.
+    await w.page.getByRole("button", { name: "Delete first topic" }).click();
+    await w.page.getByRole("button", { name: "Confirm delete first topic" }).click();
+    await expect.poll(titles).toEqual(['<img src=x onerror="window.__pwned=9">Renamed']);
+    await expect.poll(() => w.page.locator(".msg.user .bubble").textContent()).toBe("second topic");
+    await w.page.reload();
+    await expect.poll(() => w.page.locator(".msg.user .bubble").textContent()).toBe("second topic");
+
+    // A stored id that no longer exists also falls back to the newest.
+    await w.page.evaluate(`localStorage.setItem("agentsvc:/chat:last", "gone")`);
+    await w.page.reload();
+    await expect.poll(() => w.page.locator(".msg.user .bubble").textContent()).toBe("second topic");
+    expect(await w.page.evaluate("window.__pwned")).toBeUndefined();
+  });
+
+  it("replays history with reasoning, tool chips and markdown on load", async () => {
+    const f = await fake();
+    const w = await open(f);
+    await send(w, "think again");
+    await expect.poll(() => w.page.locator("#status").textContent()).toBe("Reply finished.");
+    await w.page.reload();
+    await expect.poll(() => w.page.locator(".content strong").textContent()).toBe("great");
+    expect(await w.page.locator(".thinking").count()).toBe(1);
+    expect(await w.page.locator(".tool .tool-name").textContent()).toBe("lookup");
+    expect(await w.page.locator(".msg.user .bubble").textContent()).toBe("think again");
+  });
+
+  it("Clear empties the conversation and shows the welcome again", async () => {
+    const f = await fake();
+    const w = await open(f);
+    await send(w, "hello");
+    await expect.poll(() => assistantText(w).textContent()).toBe("You said: hello");
+    await w.page.locator("#clear-btn").click();
+    await expect.poll(() => w.page.locator("#status").textContent()).toBe("Conversation cleared.");
+    expect(await w.page.locator(".msg").count()).toBe(0);
+    expect(await w.page.locator("#welcome").textContent()).toBe("Hello! Ask me about cats.");
+  });
+
+  it("shows Compact only with the capability and reports the outcome in words", async () => {
+    const without = await fake();
+    const w1 = await open(without);
+    await expect.poll(() => w1.page.locator("#model").textContent()).toBe("fake-model");
+    expect(await w1.page.locator("#compact-btn").isHidden()).toBe(true);
+
+    const f = await fake({ compact: true });
+    const w = await open(f);
+    await expect.poll(() => w.page.locator("#compact-btn").isVisible()).toBe(true);
+    await w.page.locator("#compact-btn").click();
+    await expect.poll(() => w.page.locator("#status").textContent()).toBe("Nothing to compact (0 messages).");
+    for (const text of ["one", "two", "three"]) {
+      await send(w, text);
+      await expect.poll(() => assistantText(w).textContent()).toBe(`You said: ${text}`);
+      await expect.poll(() => w.page.locator("#send-btn").textContent()).toBe("Send");
+    }
+    await w.page.locator("#compact-btn").click();
+    await expect.poll(() => w.page.locator("#status").textContent()).toBe("Compacted: 6 messages became 5.");
+  });
+
+  it("persists the theme through /preferences/set and keeps it after a reload", async () => {
+    const f = await fake();
+    const w = await open(f);
+    await expect.poll(() => w.page.locator("#model").textContent()).toBe("fake-model");
+    await w.page.locator("#theme-toggle").click();
+    expect(await w.page.evaluate(`document.documentElement.dataset.theme`)).toBe("light");
+    await w.page.locator("#theme-toggle").click();
+    expect(await w.page.evaluate(`document.documentElement.dataset.theme`)).toBe("dark");
+    expect(await w.page.locator("#theme-toggle").getAttribute("aria-label")).toBe("Theme: dark (change)");
+    await expect.poll(() => f.preferences.get("shared")?.theme).toBe("dark");
+    const bg = await w.page.evaluate(`getComputedStyle(document.body).backgroundColor`);
+    expect(bg).toBe("rgb(13, 17, 23)");
+    await w.page.reload();
+    await expect.poll(() => w.page.evaluate(`document.documentElement.dataset.theme`)).toBe("dark");
+  });
+
+  it("keeps the theme locally when the preference request fails", async () => {
+    const f = await fake({ failPreferenceWrites: true });
+    const w = await open(f);
+    await expect.poll(() => w.page.locator("#model").textContent()).toBe("fake-model");
+    await w.page.locator("#theme-toggle").click();
+    await expect.poll(() => f.requests.some((r) => r.route === "/preferences/set")).toBe(true);
+    await w.page.reload();
+    await expect.poll(() => w.page.evaluate(`document.documentElement.dataset.theme`)).toBe("light");
+  });
+
+  it("follows the system dark preference when no choice is stored", async () => {
+    const f = await fake();
+    const w = await open(f, { colorScheme: "dark" });
+    expect(await w.page.evaluate(`document.documentElement.dataset.theme ?? null`)).toBeNull();
+    expect(await w.page.evaluate(`getComputedStyle(document.body).backgroundColor`)).toBe("rgb(13, 17, 23)");
+  });
+
+  it("asks for the API key on 401 api_key_required, sends it on every call, and keeps the draft", async () => {
+    const f = await fake({ apiKey: "s3cret-key" });
+    const w = await open(f);
+    const dialog = w.page.locator("#key-dialog");
+    await expect.poll(() => dialog.isVisible()).toBe(true);
+    expect(await w.page.locator("#key-reason").textContent()).toBe("This chat needs an API key.");
+    await w.page.locator("#key-input").fill("wrong");
+    await w.page.locator("#key-input").press("Enter");
+    await expect
+      .poll(() => w.page.locator("#key-reason").textContent())
+      .toBe("The saved API key was not accepted.");
+    await w.page.locator("#key-input").fill("s3cret-key");
+    await w.page.locator("#key-input").press("Enter");
+    await expect.poll(() => dialog.isVisible()).toBe(false);
+    await expect.poll(() => w.page.locator("#model").textContent()).toBe("fake-model");
+    await w.page.locator("#input").fill("my unsent draft");
+    await w.page.locator("#input").dispatchEvent("input");
+    // Forget the key and reload: the prompt comes back and the draft is still there afterwards.
+    await w.page.evaluate(`localStorage.removeItem("agentsvc:/chat:apiKey")`);
+    await w.page.reload();
+    await expect.poll(() => dialog.isVisible()).toBe(true);
+    expect(await w.page.locator("#input").inputValue()).toBe("my unsent draft");
+    await w.page.locator("#key-input").fill("s3cret-key");
+    await w.page.locator("#key-input").press("Enter");
+    await expect.poll(() => w.page.locator("#model").textContent()).toBe("fake-model");
+    await expect.poll(() => w.page.locator("#input").inputValue()).toBe("my unsent draft");
+    await w.page.locator("#input").press("Enter");
+    await expect.poll(() => assistantText(w).textContent()).toBe("You said: my unsent draft");
+    const after = f.requests.filter((r) => r.at >= f.requests.find((q) => q.apiKey === "s3cret-key")!.at);
+    expect(after.length).toBeGreaterThan(3);
+    expect(after.every((r) => r.apiKey === "s3cret-key" || r.apiKey === undefined)).toBe(true);
+    expect(after.filter((r) => r.route === "/stream").every((r) => r.apiKey === "s3cret-key")).toBe(true);
+  });
+
+  it("shows the sign-in form, signs in, applies the server theme, and signs out", async () => {
+    const f = await fake({ users: [{ username: "ada", password: "pw-1", displayName: "Ada L." }] });
+    f.preferences.set("ada", { theme: "dark" });
+    const w = await open(f);
+    await w.page.evaluate(`localStorage.setItem("agentsvc:/chat:theme", "light")`);
+    await w.page.reload();
+    const dialog = w.page.locator("#signin-dialog");
+    await expect.poll(() => dialog.isVisible()).toBe(true);
+    await w.page.keyboard.press("Escape");
+    expect(await dialog.isVisible()).toBe(true);
+    await w.page.locator("#signin-user").fill("ada");
+    await w.page.locator("#signin-pass").fill("nope");
+    await w.page.locator("#signin-pass").press("Enter");
+    await expect
+      .poll(() => w.page.locator("#signin-error").textContent())
+      .toBe("Wrong username or password.");
+    await w.page.locator("#signin-pass").fill("pw-1");
+    await w.page.locator("#signin-pass").press("Enter");
+    await expect.poll(() => dialog.isVisible()).toBe(false);
+    await expect.poll(() => w.page.locator("#user").textContent()).toBe("Ada L.");
+    await expect.poll(() => w.page.evaluate(`document.documentElement.dataset.theme`)).toBe("dark");
+    await send(w, "hi");
+    await expect.poll(() => assistantText(w).textContent()).toBe("You said: hi");
+    await w.page.locator("#sign-out").click();
+    await expect.poll(() => dialog.isVisible()).toBe(true);
+    expect(await w.page.locator(".msg").count()).toBe(0);
+    expect(f.requests.some((r) => r.route === "/auth/logout")).toBe(true);
+  });
+
+  it("overlays the sidebar below 40rem and closes it with Escape", async () => {
+    const f = await fake();
+    const w = await open(f, { width: 390, height: 780 });
+    await expect.poll(() => w.page.locator("#model").textContent()).toBe("fake-model");
+    const sidebar = w.page.locator("#sidebar");
+    expect(await sidebar.isVisible()).toBe(false);
+    const openBtn = w.page.getByRole("button", { name: "Open conversations" });
+    await openBtn.click();
+    await expect.poll(() => sidebar.isVisible()).toBe(true);
+    expect(await openBtn.getAttribute("aria-expanded")).toBe("true");
+    const sb = (await sidebar.boundingBox())!;
+    const tr = (await w.page.locator("#transcript").boundingBox())!;
+    expect(sb.x).toBe(0);
+    expect(tr.x).toBe(0); // the transcript keeps the full width: the sidebar lies over it
+    expect(await w.page.locator("#backdrop").isVisible()).toBe(true);
+    await w.page.keyboard.press("Escape");
+    await expect.poll(() => sidebar.isVisible()).toBe(false);
+    // The composer stays on screen.
+    const composer = (await w.page.locator("#composer").boundingBox())!;
+    expect(composer.y + composer.height).toBeLessThanOrEqual(780);
+  });
+
+  it("labels every icon-only button", async () => {
+    const f = await fake();
+    const w = await open(f);
+    await send(w, "hello");
+    await expect.poll(() => assistantText(w).textContent()).toBe("You said: hello");
+    const unlabeled = await w.page.evaluate(`[...document.querySelectorAll("button.icon-btn")]
+      .filter((b) => !b.getAttribute("aria-label")).map((b) => b.outerHTML)`);
+    expect(unlabeled).toEqual([]);
+  });
+
+  it("executes nothing from hostile stream content or titles", async () => {
+    const f = await fake();
+    const w = await open(f);
+    await send(w, "xss <img src=x onerror=window.__pwned=10>");
+    await expect.poll(() => w.page.locator("#status").textContent()).toBe("Reply finished.");
+    await w.page.locator("details.thinking summary").click();
+    await w.page.locator("details.tool summary").click();
+    const links = await w.page
+      .locator(".content a")
+      .evaluateAll((as) => as.map((a) => a.getAttribute("href")));
+    expect(links.every((h) => h !== null && /^https:\/\//.test(h))).toBe(true);
+    for (const a of await w.page.locator(".content a").all()) await a.hover();
+    expect(
+      await w.page.locator(".messages img, .messages svg, .messages script, .conv-list img").count(),
+    ).toBe(0);
+    expect(await w.page.locator(".conv-open").first().textContent()).toBe(
+      "xss <img src=x onerror=window.__pwned=10>",
+    );
+    await w.page.reload();
+    await expect.poll(() => w.page.locator(".msg.assistant").count()).toBe(1);
+    expect(await w.page.locator(".messages img, .messages svg, .messages script").count()).toBe(0);
+    expect(await w.page.evaluate("window.__pwned")).toBeUndefined();
+  });
+
+  it("auto-scrolls only while the reader is at the bottom", async () => {
+    const f = await fake();
+    const w = await open(f, { height: 500 });
+    const atBottom = `(() => { const s = document.getElementById("transcript"); return s.scrollHeight - s.scrollTop - s.clientHeight < 48; })()`;
+    await send(w, "long answer");
+    await expect.poll(() => w.page.locator("#status").textContent()).toBe("Reply finished.");
+    expect(await w.page.evaluate(atBottom)).toBe(true);
+    await send(w, "long again");
+    await expect.poll(() => assistantText(w).textContent()).toContain("Line 5 ");
+    await w.page.evaluate(`document.getElementById("transcript").scrollTop = 0`);
+    await expect.poll(() => w.page.locator("#status").textContent()).toBe("Reply finished.");
+    expect(await assistantText(w).textContent()).toContain("Line 60 ");
+    expect(await w.page.evaluate(`document.getElementById("transcript").scrollTop`)).toBe(0);
+  });
+
+  it.each([
+    ["light", 1100, 760],
+    ["dark", 1100, 760],
+    ["light", 390, 780],
+    ["dark", 390, 780],
+  ] as const)("renders a %s %dpx screenshot", async (scheme, width, height) => {
+    const f = await fake({ modelName: "demo-model", compact: true });
+    const w = await open(f, { width, height, colorScheme: scheme });
+    await send(w, "think about cats");
+    await expect.poll(() => w.page.locator("#status").textContent()).toBe("Reply finished.");
+    await w.page.locator("details.thinking summary").click();
+    await send(w, "approve please");
+    await expect.poll(() => w.page.locator(".approval").count()).toBe(1);
+    await w.page.screenshot({ path: join(OUT, `page-${scheme}-${width}.png`) });
+    if (width < 640) {
+      await w.page.getByRole("button", { name: "Open conversations" }).click();
+      await expect.poll(() => w.page.locator("#sidebar").isVisible()).toBe(true);
+      await w.page.screenshot({ path: join(OUT, `page-${scheme}-${width}-sidebar.png`) });
+    }
+  });
+});
