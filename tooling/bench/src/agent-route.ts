@@ -1,0 +1,142 @@
+// `/agent/invoke` throughput and `/agent/stream` time to first chunk, each beside a bare Hono
+// handler that calls the same demo model in-process (no run loop, memory, SSE framing or checks).
+import type { AddressInfo } from "node:net";
+import { resolve } from "node:path";
+import { createDemoModel } from "@agentsvc/agent-core";
+import { loadProject } from "@agentsvc/config-schema";
+import { startServer } from "@agentsvc/server";
+import { serve } from "@hono/node-server";
+import autocannon from "autocannon";
+import { Hono } from "hono";
+import pino from "pino";
+import { fmt, percentile, type Row } from "./stats.ts";
+
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);
+const CONNECTIONS = 10;
+const TTFC_SAMPLES = 300;
+
+function bareApp(): Hono {
+  const model = createDemoModel({ tokenDelayMs: 0 });
+  const prompt = (input: string) => [
+    { role: "user" as const, content: [{ type: "text" as const, text: input }] },
+  ];
+  const app = new Hono();
+  app.post("/invoke", async (c) => {
+    const { input } = (await c.req.json()) as { input: string };
+    const { stream } = await model.doStream({ prompt: prompt(input) });
+    let text = "";
+    for await (const part of stream as unknown as AsyncIterable<{ type: string; delta?: string }>) {
+      if (part.type === "text-delta") text += part.delta ?? "";
+    }
+    return c.json({ success: true, output: text });
+  });
+  app.post("/stream", async (c) => {
+    const { input } = (await c.req.json()) as { input: string };
+    const { stream } = await model.doStream({ prompt: prompt(input) });
+    const encoder = new TextEncoder();
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        for await (const part of stream as unknown as AsyncIterable<{ type: string; delta?: string }>) {
+          if (part.type === "text-delta") {
+            controller.enqueue(
+              encoder.encode(`event: chunk\ndata: ${JSON.stringify({ c: part.delta })}\n\n`),
+            );
+          }
+        }
+        controller.enqueue(encoder.encode("event: done\ndata: [DONE]\n\n"));
+        controller.close();
+      },
+    });
+    return new Response(body, { headers: { "content-type": "text/event-stream" } });
+  });
+  return app;
+}
+
+async function listen(app: Hono): Promise<{ url: string; close(): Promise<void> }> {
+  const server = await new Promise<ReturnType<typeof serve>>((ok) => {
+    const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => ok(s));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url, close: () => new Promise((ok) => server.close(() => ok())) };
+}
+
+async function load(url: string): Promise<{ rps: number; p50: number; p99: number }> {
+  const result = await autocannon({
+    url,
+    method: "POST",
+    connections: CONNECTIONS,
+    duration: DURATION_S,
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ input: "hello benchmark" }),
+  });
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+}
+
+async function firstChunkMs(url: string): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < TTFC_SAMPLES; i++) {
+    const start = performance.now();
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream" },
+      body: JSON.stringify({ input: `first chunk ${i}` }),
+    });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let seen = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      seen += decoder.decode(value, { stream: true });
+      if (seen.includes("event: chunk")) {
+        samples.push(performance.now() - start);
+        break;
+      }
+    }
+    await reader.cancel();
+  }
+  return samples;
+}
+
+export async function benchAgentRoute(): Promise<Row[]> {
+  const loaded = await loadProject(resolve(import.meta.dirname, "../project"));
+  if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
+  const full = await startServer(loaded.project, { port: 0, logger: pino({ level: "silent" }) });
+  const bare = await listen(bareApp());
+  try {
+    // Warm both paths before measuring.
+    await load(`${bare.url}/invoke`).catch(() => undefined);
+    const bareInvoke = await load(`${bare.url}/invoke`);
+    const fullInvoke = await load(`${full.url}/agent/invoke`);
+    const bareTtfc = percentile(await firstChunkMs(`${bare.url}/stream`), 50);
+    const fullTtfc = percentile(await firstChunkMs(`${full.url}/agent/stream`), 50);
+    return [
+      {
+        metric: "/agent/invoke req/s",
+        value: fmt(fullInvoke.rps, 0),
+        baseline: fmt(bareInvoke.rps, 0),
+        ratio: `${fmt(fullInvoke.rps / bareInvoke.rps)}x`,
+        target: ">= 0.70x",
+      },
+      {
+        metric: "/agent/invoke p50 / p99 ms",
+        value: `${fmt(fullInvoke.p50, 1)} / ${fmt(fullInvoke.p99, 1)}`,
+        baseline: `${fmt(bareInvoke.p50, 1)} / ${fmt(bareInvoke.p99, 1)}`,
+        ratio: `${fmt(fullInvoke.p50 / Math.max(bareInvoke.p50, 0.01))}x`,
+        target: "",
+      },
+      {
+        metric: "/agent/stream first chunk p50 ms",
+        value: fmt(fullTtfc, 3),
+        baseline: fmt(bareTtfc, 3),
+        ratio: `+${fmt(fullTtfc - bareTtfc, 3)} ms`,
+        target: "<= +1 ms",
+      },
+    ];
+  } finally {
+    await full.shutdown();
+    await bare.close();
+  }
+}
