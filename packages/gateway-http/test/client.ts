@@ -49,7 +49,8 @@ export async function signed(
   let sent = bytes;
   if (bytes && o.tamper) {
     sent = Uint8Array.from(bytes);
-    sent[Math.floor(sent.length / 2)] ^= 0x01;
+    const at = Math.floor(sent.length / 2);
+    sent[at] = (sent[at] ?? 0) ^ 0x01;
   }
   if (sent) headers["content-type"] = "application/json";
   return fetch(`${base}${path}`, {
@@ -58,4 +59,16 @@ export async function signed(
     ...(sent ? { body: sent } : {}),
     signal: AbortSignal.timeout(10_000),
   });
+}
+
+export interface JsonBody {
+  success?: boolean;
+  error: { code: string; message: string };
+  interaction?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** The response body as JSON (tests read fields of known responses). */
+export async function body(res: Response): Promise<JsonBody> {
+  return (await res.json()) as JsonBody;
 }

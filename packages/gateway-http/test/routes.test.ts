@@ -3,7 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { signPayload } from "../src/index.js";
-import { signed } from "./client.js";
+import { body, signed } from "./client.js";
 import { type HttpRig, httpRig, until } from "./rig.js";
 
 const SECRET = "route-secret";
@@ -42,9 +42,9 @@ describe("POST /gateways/:gatewayName/events", () => {
       body: { id: "ev-1", thread: "th", text: "hi" },
     });
     expect(res.status).toBe(202);
-    const body = (await res.json()) as { success: boolean; accepted: boolean; id: number };
-    expect(body).toMatchObject({ success: true, accepted: true });
-    expect(rig.db.inbox.get(body.id)).toMatchObject({
+    const created = (await res.json()) as { success: boolean; accepted: boolean; id: number };
+    expect(created).toMatchObject({ success: true, accepted: true });
+    expect(rig.db.inbox.get(created.id)).toMatchObject({
       gateway: "hooks",
       dedupKey: "ev-1",
       thread: "th",
@@ -67,7 +67,7 @@ describe("POST /gateways/:gatewayName/events", () => {
     expect((await send()).status).toBe(202);
     const again = await send();
     expect(again.status).toBe(200);
-    expect(await again.json()).toEqual({ success: true, duplicate: true });
+    expect(await body(again)).toEqual({ success: true, duplicate: true });
     await rig.session.idle();
     expect(await messages(rig, "th2")).toHaveLength(1);
   });
@@ -80,10 +80,10 @@ describe("POST /gateways/:gatewayName/events", () => {
       [{ id: "a", thread: "", text: "x" }, "body.thread"],
       [{ id: "a", thread: "t", text: 5 }, "body.text"],
     ];
-    for (const [body, field] of cases) {
-      const res = await signed(rig.base, "POST", "/gateways/hooks/events", { secret: SECRET, body });
+    for (const [payload, field] of cases) {
+      const res = await signed(rig.base, "POST", "/gateways/hooks/events", { secret: SECRET, body: payload });
       expect(res.status).toBe(400);
-      expect((await res.json()).error.message).toContain(field);
+      expect((await body(res)).error.message).toContain(field);
     }
   });
 
@@ -137,7 +137,7 @@ describe("interactions", () => {
     const id = await pending(rig);
     const res = await signed(rig.base, "GET", `/interactions/${id}`, { secret: SECRET });
     expect(res.status).toBe(200);
-    expect((await res.json()).interaction).toMatchObject({
+    expect((await body(res)).interaction).toMatchObject({
       requestId: id,
       gateway: "hooks",
       thread: "appr",
@@ -156,7 +156,7 @@ describe("interactions", () => {
       body: { decision: "approve", decidedBy: "mallory" },
     });
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ success: true, decision: "approve", decidedBy: "http:hooks" });
+    expect(await body(res)).toMatchObject({ success: true, decision: "approve", decidedBy: "http:hooks" });
     await rig.session.idle();
     expect(rig.executed).toEqual(["use delete_file plan.txt"]);
     expect(rig.db.interactions.get(id)?.decision).toMatchObject({
@@ -189,7 +189,7 @@ describe("interactions", () => {
       body: { decision: "maybe" },
     });
     expect(bad.status).toBe(400);
-    expect((await bad.json()).error.message).toContain("body.decision");
+    expect((await body(bad)).error.message).toContain("body.decision");
     const unknown = await signed(rig.base, "POST", "/interactions/req_nope/decisions", {
       secret: SECRET,
       body: { decision: "approve" },

@@ -1,7 +1,7 @@
 // Signature checks over real HTTP: valid, tampered byte, missing header, stale timestamp, empty secret.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signPayload, verifySignature } from "../src/index.js";
-import { signed } from "./client.js";
+import { body, signed } from "./client.js";
 import { type HttpRig, httpRig } from "./rig.js";
 
 const SECRET = "s3cret-value";
@@ -36,7 +36,7 @@ describe("http gateway request signatures", () => {
       tamper: true,
     });
     expect(res.status).toBe(401);
-    expect(await res.json()).toMatchObject({ success: false, error: { code: "unauthorized" } });
+    expect(await body(res)).toMatchObject({ success: false, error: { code: "unauthorized" } });
     expect(r.db.inbox.unfinished().some((x) => x.dedupKey === "e-tamper")).toBe(false);
   });
 
@@ -46,7 +46,7 @@ describe("http gateway request signatures", () => {
     expect(res.status).toBe(401);
     const ok = await signed(r.base, "POST", "/gateways/hooks/events", { secret: SECRET, raw });
     expect(ok.status).toBe(400);
-    expect(await ok.json()).toMatchObject({ error: { code: "bad_json" } });
+    expect(await body(ok)).toMatchObject({ error: { code: "bad_json" } });
   });
 
   it("rejects a request missing the timestamp or the signature header", async () => {
@@ -57,7 +57,7 @@ describe("http gateway request signatures", () => {
         omit,
       });
       expect(res.status).toBe(401);
-      expect((await res.json()).error.message).toContain("headers are required");
+      expect((await body(res)).error.message).toContain("headers are required");
     }
   });
 
@@ -70,7 +70,7 @@ describe("http gateway request signatures", () => {
         timestamp,
       });
       expect(res.status).toBe(401);
-      expect((await res.json()).error.message).toContain("300 seconds");
+      expect((await body(res)).error.message).toContain("300 seconds");
     }
     const edge = await signed(r.base, "POST", "/gateways/hooks/events", {
       secret: SECRET,
@@ -86,7 +86,7 @@ describe("http gateway request signatures", () => {
       body: event("e-empty"),
     });
     expect(res.status).toBe(401);
-    expect((await res.json()).error.message).toContain("no signing secret is configured");
+    expect((await body(res)).error.message).toContain("no signing secret is configured");
     const read = await signed(r.base, "GET", "/gateways/unsigned/threads/x/messages", { secret: "" });
     expect(read.status).toBe(401);
     const warning = r
