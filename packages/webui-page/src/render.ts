@@ -26,6 +26,12 @@ export interface ClientConfig {
 
 export const CONFIG_ELEMENT_ID = "agentsvc-config";
 
+// Inline SVG (no emoji font needed); attributes only, no style attribute (CSP).
+const KEY_ICON =
+  '<svg class="icon" viewBox="0 0 24 24" width="1em" height="1em" fill="none" stroke="currentColor" stroke-width="2" ' +
+  'stroke-linecap="round" stroke-linejoin="round" aria-hidden="true"><circle cx="8" cy="15" r="4"/>' +
+  '<path d="M11 12l9-9M17 6l3 3M15 8l2 2"/></svg>';
+
 function checkAssets(assets: ClientAssets): void {
   // The bundle goes inside <script>: these sequences would end it or change how it is parsed.
   if (/<\/script|<!--/i.test(assets.js))
@@ -50,7 +56,7 @@ function header(page: ResolvedPage): string {
     `<span id="model" class="model"></span>` +
     `<span id="user" class="user" hidden></span>` +
     `<button type="button" id="theme-toggle" class="icon-btn" aria-label="Theme: follow system">◐</button>` +
-    `<button type="button" id="key-btn" class="icon-btn" aria-label="API key">🔑</button>` +
+    `<button type="button" id="key-btn" class="icon-btn" aria-label="API key" hidden>${KEY_ICON}</button>` +
     `<button type="button" id="sign-out" class="btn" hidden>Sign out</button>` +
     `</header>`
   );

@@ -1,6 +1,7 @@
 // The conversation sidebar: newest activity first, open / rename / delete. Titles are set with
 // textContent only. Below 40rem it is an overlay opened from the header.
 import { byId, h } from "./dom.js";
+import { icon } from "./icons.js";
 
 export interface ConversationItem {
   conversationId: string;
@@ -81,11 +82,11 @@ export class Sidebar {
       attrs: { type: "button", "aria-label": `Rename ${title}` },
     });
     rename.addEventListener("click", () => this.editTitle(li, c));
-    const del = h("button", {
-      class: "icon-btn",
-      text: "🗑",
-      attrs: { type: "button", "aria-label": `Delete ${title}` },
-    });
+    const del = h(
+      "button",
+      { class: "icon-btn", attrs: { type: "button", "aria-label": `Delete ${title}` } },
+      icon("trash"),
+    );
     let armed: number | undefined;
     del.addEventListener("click", () => {
       // Two clicks: the first arms the button for a few seconds (no browser confirm dialog).
@@ -95,7 +96,7 @@ export class Sidebar {
         del.setAttribute("aria-label", `Confirm delete ${title}`);
         armed = window.setTimeout(() => {
           armed = undefined;
-          del.textContent = "🗑";
+          del.replaceChildren(icon("trash"));
           del.classList.remove("armed");
           del.setAttribute("aria-label", `Delete ${title}`);
         }, 4000);

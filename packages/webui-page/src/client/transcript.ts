@@ -3,6 +3,7 @@
 // animation frame, so cost follows the new text rather than the whole history.
 import type { ToolCallView } from "./accumulate.js";
 import { h, keepPinned } from "./dom.js";
+import { icon } from "./icons.js";
 import { renderMarkdown } from "./markdown.js";
 
 export interface TranscriptFlags {
@@ -85,7 +86,7 @@ export class AssistantBubble {
     if (!chip) {
       const name = h("span", { class: "tool-name" });
       const args = h("pre", { class: "tool-args" });
-      const el = h("details", { class: "tool" }, h("summary", {}, "🔧 ", name), args);
+      const el = h("details", { class: "tool" }, h("summary", {}, icon("wrench"), name), args);
       chip = { el, name, args };
       this.chips.set(view.key, chip);
       this.transcript.pinned(() => this.tools!.append(el));

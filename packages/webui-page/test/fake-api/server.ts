@@ -132,7 +132,7 @@ export async function startFakeApi(opts: FakeOptions): Promise<FakeApi> {
     return row;
   };
 
-  function sse(c: Context, run: Run, steps: AsyncGenerator<Step>, reply: Msg, row: Conversation): Response {
+  function sse(run: Run, steps: AsyncGenerator<Step>, reply: Msg, row: Conversation): Response {
     const enc = new TextEncoder();
     let seq = 0;
     let closed = false;
@@ -171,8 +171,10 @@ export async function startFakeApi(opts: FakeOptions): Promise<FakeApi> {
                 id?: string;
                 function: { name?: string; arguments?: string };
               }[]) {
-                if (tc.id)
-                  (reply.toolCalls ??= []).push({ id: tc.id, name: tc.function.name ?? "", arguments: "" });
+                if (tc.id) {
+                  reply.toolCalls = reply.toolCalls ?? [];
+                  reply.toolCalls.push({ id: tc.id, name: tc.function.name ?? "", arguments: "" });
+                }
                 const last = reply.toolCalls?.at(-1);
                 if (last) last.arguments = `${last.arguments as string}${tc.function.arguments ?? ""}`;
               }
@@ -233,7 +235,7 @@ export async function startFakeApi(opts: FakeOptions): Promise<FakeApi> {
       },
       takeSteers: () => run.steers.splice(0),
     };
-    return sse(c, run, scriptFor(body.input, control), reply, row);
+    return sse(run, scriptFor(body.input, control), reply, row);
   });
 
   api.post("/resume", async (c) => {
@@ -246,7 +248,7 @@ export async function startFakeApi(opts: FakeOptions): Promise<FakeApi> {
     run.pending = null;
     const row = conv(run.owner, run.conversationId);
     const reply = row.messages.at(-1)!;
-    return sse(c, run, resumeScript(body.decision), reply, row);
+    return sse(run, resumeScript(body.decision), reply, row);
   });
 
   api.get("/pending", (c) => {
