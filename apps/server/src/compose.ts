@@ -64,6 +64,8 @@ export async function createServer(project: Project, options: ServerOptions = {}
       env,
       logger: logger.child({ name: "runs" }),
     });
+    // Suspended runs checkpointed before a restart become resumable again.
+    await runs.ready();
 
     const app = new Hono();
     for (const exposure of project.exposures) {
