@@ -23,13 +23,7 @@ export { Accounts, type AccountRecord } from "./accounts.js";
 export type { AccountConfig, AuthLogger, SeedReport } from "./seed-accounts.js";
 export { DEFAULT_SESSION_TIMEOUT_MS, Sessions, type SessionRecord } from "./sessions.js";
 export { Throttle, type ThrottleOptions, type ThrottleState } from "./throttle.js";
-export {
-  SUMMARY_PREFIX,
-  SqliteMemory,
-  compactionSplit,
-  type CreateMemoryOptions,
-  type Summarizer,
-} from "./memory.js";
+export { SqliteMemory, type CreateMemoryOptions } from "./memory.js";
 export { SqliteRunStore } from "./run-store.js";
 export { Inbox, type AcceptResult, type InboxRecord, type InboxStatus } from "./inbox.js";
 export {

@@ -6,31 +6,22 @@ import {
   type Memory,
   type MemoryScope,
   type Message,
+  planCompaction,
+  type Summarizer,
+  summaryMessage,
 } from "@agentsvc/agent-core";
 import { and, asc, count, eq, gt, lte } from "drizzle-orm";
 import type { StoreContext } from "./context.js";
 import { memoryMessages } from "./schema.js";
 import { requireId } from "./validate.js";
 
-export type Summarizer = (messages: Message[]) => Promise<string>;
-
 export interface CreateMemoryOptions {
-  /** Turns older messages into summary text. The store owns no model; the caller injects this. */
+  /** Turns older messages into summary text (agent-core's createSummarizer). The store owns no model. */
   summarize?: Summarizer;
   /** True only when a summary provider and model are configured (then `summarize` is required). */
   canSummarize: boolean;
-}
-
-export const SUMMARY_PREFIX = "Summary of the earlier conversation:\n";
-
-/**
- * Where the kept tail starts when compacting `messages` down to `keepRecent`: never between an
- * assistant tool call and its results (a tail may not open with a tool message).
- */
-export function compactionSplit(messages: readonly Message[], keepRecent: number): number {
-  let split = Math.max(0, messages.length - keepRecent);
-  while (split > 0 && messages[split]?.role === "tool") split--;
-  return split;
+  /** Compact automatically (keeping half) once a scope holds more messages than this. */
+  summaryThreshold?: number;
 }
 
 function scopeOf(scope: MemoryScope): MemoryScope {
@@ -43,6 +34,7 @@ function scopeOf(scope: MemoryScope): MemoryScope {
 export class SqliteMemory implements Memory {
   readonly canSummarize: boolean;
   private readonly summarizer: Summarizer | undefined;
+  private readonly summaryThreshold: number | undefined;
 
   constructor(
     private readonly ctx: StoreContext,
@@ -53,6 +45,7 @@ export class SqliteMemory implements Memory {
     }
     this.canSummarize = options.canSummarize;
     this.summarizer = options.canSummarize ? options.summarize : undefined;
+    this.summaryThreshold = options.summaryThreshold;
   }
 
   private where(scope: MemoryScope) {
@@ -92,6 +85,14 @@ export class SqliteMemory implements Memory {
     this.ctx.db.transaction((tx) => {
       for (const value of values) tx.insert(memoryMessages).values(value).run();
     });
+    const threshold = this.summaryThreshold;
+    if (this.summarizer && threshold !== undefined && this.countNow(scope) > threshold) {
+      try {
+        await this.summarize(scope, { keepRecent: Math.floor(threshold / 2) });
+      } catch {
+        // A failed automatic summary keeps every message; the appended turn is already stored.
+      }
+    }
   }
 
   async clear(scope: MemoryScope): Promise<void> {
@@ -119,15 +120,14 @@ export class SqliteMemory implements Memory {
     const unchanged = { compacted: false, before, after: before };
     if (!this.summarizer || before <= keepRecent) return unchanged;
     const messages = rows.map((row) => JSON.parse(row.body) as Message);
-    const split = compactionSplit(messages, keepRecent);
-    // Replacing one message by one summary gains nothing.
-    if (split < 2) return unchanged;
-    const older = rows.slice(0, split);
+    // agent-core's plan: the kept tail never starts with a tool result (tool pairs stay together).
+    const plan = planCompaction(messages, keepRecent);
+    if (plan.summarize.length === 0) return unchanged;
+    const older = rows.slice(0, plan.summarize.length);
     const firstId = older[0]!.id;
     const lastId = older[older.length - 1]!.id;
 
-    const text = await this.summarizer(messages.slice(0, split));
-    const summary: Message = { role: "system", content: `${SUMMARY_PREFIX}${text}` };
+    const summary = summaryMessage(await this.summarizer(plan.summarize));
 
     return this.ctx.db.transaction(
       (tx) => {

@@ -1,0 +1,308 @@
+import { existsSync, readFileSync } from "node:fs";
+import { Writable } from "node:stream";
+import { pino } from "pino";
+import { describe, expect, it } from "vitest";
+import { ChatDbError, hashPassword, verifyPassword } from "../src/index.js";
+import { clock, openStore } from "./helpers.js";
+
+const FAST = { iterations: 1000 };
+
+/** A real pino logger named webui-auth whose JSON lines are captured. */
+function captureLogger() {
+  const lines: { level: number; name: string; msg: string; [k: string]: unknown }[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      for (const line of String(chunk).split("\n")) if (line.trim()) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return { logger: pino({ name: "webui-auth" }, stream), lines };
+}
+
+function storedHash(db: ReturnType<typeof openStore>, username: string): string | undefined {
+  return db.accounts.storedHash(username);
+}
+
+describe("account seeder (spec §3 account rows)", () => {
+  it("absent -> added to config: the account is created, active, with a pbkdf2 hash of the env password", async () => {
+    const db = openStore();
+    const { logger } = captureLogger();
+    const report = await db.seedAccounts(
+      [{ username: "alice", displayName: "Alice A.", passwordEnvVar: "ALICE_PW" }],
+      { ALICE_PW: "wonderland" },
+      logger,
+      FAST,
+    );
+    expect(report.created).toEqual(["alice"]);
+    expect(db.accounts.get("alice")).toMatchObject({
+      username: "alice",
+      displayName: "Alice A.",
+      active: true,
+    });
+    const hash = storedHash(db, "alice")!;
+    expect(hash).toMatch(/^pbkdf2\$1000\$/);
+    expect(await verifyPassword("wonderland", hash)).toBe(true);
+    expect(await db.accounts.verifyLogin("alice", "wonderland")).toMatchObject({ username: "alice" });
+    expect(await db.accounts.verifyLogin("alice", "nope")).toBeUndefined();
+  });
+
+  it("an account given by passwordHash is stored as configured and displayName defaults to the username", async () => {
+    const db = openStore();
+    const hash = await hashPassword("pw", FAST);
+    await db.seedAccounts([{ username: "bob", passwordHash: hash }], {}, captureLogger().logger);
+    expect(storedHash(db, "bob")).toBe(hash);
+    expect(db.accounts.get("bob")?.displayName).toBe("bob");
+    expect(await db.accounts.verifyLogin("bob", "pw")).toBeDefined();
+  });
+
+  it("active, same password at the next boot: the stored hash is kept (not re-hashed)", async () => {
+    const db = openStore();
+    const users = [{ username: "alice", passwordEnvVar: "PW" }];
+    await db.seedAccounts(users, { PW: "one" }, captureLogger().logger, FAST);
+    const first = storedHash(db, "alice");
+    const report = await db.seedAccounts(users, { PW: "one" }, captureLogger().logger, FAST);
+    expect(report.unchanged).toEqual(["alice"]);
+    expect(storedHash(db, "alice")).toBe(first);
+  });
+
+  it("active, password changed in config: re-hashed, the old password stops working, sessions end", async () => {
+    const db = openStore();
+    const users = [{ username: "alice", passwordEnvVar: "PW" }];
+    await db.seedAccounts(users, { PW: "one" }, captureLogger().logger, FAST);
+    const session = db.sessions.create("alice");
+    const before = storedHash(db, "alice");
+    const report = await db.seedAccounts(users, { PW: "two" }, captureLogger().logger, FAST);
+    expect(report.passwordChanged).toEqual(["alice"]);
+    expect(storedHash(db, "alice")).not.toBe(before);
+    expect(await db.accounts.verifyLogin("alice", "two")).toBeDefined();
+    expect(await db.accounts.verifyLogin("alice", "one")).toBeUndefined();
+    expect(db.sessions.get(session.id)).toBeUndefined();
+  });
+
+  it("a different passwordHash in config replaces the stored one", async () => {
+    const db = openStore();
+    const h1 = await hashPassword("one", FAST);
+    const h2 = await hashPassword("two", FAST);
+    await db.seedAccounts([{ username: "bob", passwordHash: h1 }], {}, captureLogger().logger);
+    const report = await db.seedAccounts([{ username: "bob", passwordHash: h2 }], {}, captureLogger().logger);
+    expect(report.passwordChanged).toEqual(["bob"]);
+    expect(storedHash(db, "bob")).toBe(h2);
+  });
+
+  it("active -> removed from config: deactivated, row and conversations kept, sign-in refused", async () => {
+    const db = openStore();
+    const env = { A: "a-pw", B: "b-pw" };
+    await db.seedAccounts(
+      [
+        { username: "alice", passwordEnvVar: "A" },
+        { username: "bob", passwordEnvVar: "B" },
+      ],
+      env,
+      captureLogger().logger,
+      FAST,
+    );
+    db.conversations.recordTurn({ userId: "bob", conversationId: "bob-1", userMessage: "keep me" });
+    const session = db.sessions.create("bob");
+    const report = await db.seedAccounts(
+      [{ username: "alice", passwordEnvVar: "A" }],
+      env,
+      captureLogger().logger,
+      FAST,
+    );
+    expect(report.deactivated).toEqual(["bob"]);
+    expect(db.accounts.get("bob")).toMatchObject({ active: false });
+    expect(db.accounts.get("bob")?.deactivatedAt).toBeTypeOf("number");
+    expect(await db.accounts.verifyLogin("bob", "b-pw")).toBeUndefined();
+    expect(db.sessions.get(session.id)).toBeUndefined();
+    expect(db.conversations.list("bob").map((c) => c.title)).toEqual(["keep me"]);
+  });
+
+  it("deactivated -> restored in config: active again with its data", async () => {
+    const db = openStore();
+    const env = { B: "b-pw" };
+    const bob = [{ username: "bob", passwordEnvVar: "B" }];
+    await db.seedAccounts(bob, env, captureLogger().logger, FAST);
+    db.preferences.set("bob", "theme", "dark");
+    await db.seedAccounts([], env, captureLogger().logger, FAST);
+    expect(db.accounts.get("bob")?.active).toBe(false);
+    const report = await db.seedAccounts(bob, env, captureLogger().logger, FAST);
+    expect(report.reactivated).toEqual(["bob"]);
+    expect(db.accounts.get("bob")).toMatchObject({ active: true, deactivatedAt: null });
+    expect(await db.accounts.verifyLogin("bob", "b-pw")).toBeDefined();
+    expect(db.preferences.getAll("bob")).toEqual({ theme: "dark" });
+  });
+
+  it("absent, passwordEnvVar unset: skipped with a warning on the webui-auth logger", async () => {
+    const db = openStore();
+    const { logger, lines } = captureLogger();
+    const report = await db.seedAccounts(
+      [
+        { username: "carol", passwordEnvVar: "CAROL_PASSWORD" },
+        { username: "dave", passwordEnvVar: "DAVE_PASSWORD" },
+      ],
+      { DAVE_PASSWORD: "ok" },
+      logger,
+      FAST,
+    );
+    expect(report.skipped).toEqual(["carol"]);
+    expect(report.created).toEqual(["dave"]);
+    expect(db.accounts.get("carol")).toBeUndefined();
+    const warning = lines.find((l) => l.level === 40);
+    expect(warning).toMatchObject({
+      name: "webui-auth",
+      username: "carol",
+      passwordEnvVar: "CAROL_PASSWORD",
+    });
+    expect(warning?.msg).toMatch(/CAROL_PASSWORD is not set/);
+  });
+
+  it("an existing account whose passwordEnvVar becomes unset is deactivated (never left on a stale password)", async () => {
+    const db = openStore();
+    const users = [{ username: "carol", passwordEnvVar: "C" }];
+    await db.seedAccounts(users, { C: "pw" }, captureLogger().logger, FAST);
+    const { logger, lines } = captureLogger();
+    const report = await db.seedAccounts(users, { C: "" }, logger, FAST);
+    expect(report.skipped).toEqual(["carol"]);
+    expect(report.deactivated).toEqual(["carol"]);
+    expect(lines.some((l) => l.level === 40 && /is empty/.test(l.msg))).toBe(true);
+    expect(await db.accounts.verifyLogin("carol", "pw")).toBeUndefined();
+  });
+
+  it("a malformed users list fails before anything is written, naming the entry and key", async () => {
+    const db = openStore();
+    const log = captureLogger().logger;
+    await expect(db.seedAccounts([{ username: "x", passwordHash: "plaintext" }], {}, log)).rejects.toThrow(
+      /users\[0\] \("x"\)\.passwordHash: expected "pbkdf2\$<iterations>\$<salt>\$<digest>"/,
+    );
+    await expect(
+      db.seedAccounts(
+        [
+          { username: "ok", passwordEnvVar: "P" },
+          { username: "y", passwordEnvVar: "P", passwordHash: "pbkdf2$1$a$b" },
+        ],
+        { P: "p" },
+        log,
+      ),
+    ).rejects.toBeInstanceOf(ChatDbError);
+    await expect(
+      db.seedAccounts(
+        [
+          { username: "dup", passwordEnvVar: "P" },
+          { username: "dup", passwordEnvVar: "P" },
+        ],
+        { P: "p" },
+        log,
+      ),
+    ).rejects.toThrow(/users\[1\] \("dup"\)\.username: expected a unique username/);
+    expect(db.accounts.list()).toEqual([]);
+  });
+
+  it("verifyLogin refuses unknown users", async () => {
+    const db = openStore();
+    expect(await db.accounts.verifyLogin("ghost", "pw")).toBeUndefined();
+  });
+});
+
+describe("sessions", () => {
+  it("create returns a random 32-byte base64url id that get() resolves to the user", () => {
+    const db = openStore();
+    const a = db.sessions.create("alice");
+    const b = db.sessions.create("alice");
+    expect(a.id).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(Buffer.from(a.id, "base64url")).toHaveLength(32);
+    expect(a.id).not.toBe(b.id);
+    expect(db.sessions.get(a.id)?.userId).toBe("alice");
+    expect(db.sessions.get("not-a-session")).toBeUndefined();
+    expect(db.sessions.get(`${a.id.slice(0, -1)}${a.id.endsWith("A") ? "B" : "A"}`)).toBeUndefined();
+  });
+
+  it("expires after 60 idle minutes, and each use slides the window", () => {
+    const t = clock();
+    const db = openStore({ now: t.now });
+    const s = db.sessions.create("alice");
+    t.advance(59 * 60_000);
+    expect(db.sessions.get(s.id)?.expiresAt).toBe(t.now() + 60 * 60_000);
+    t.advance(59 * 60_000); // 118 minutes after creation, 59 after last use
+    expect(db.sessions.get(s.id)?.userId).toBe("alice");
+    t.advance(60 * 60_000);
+    expect(db.sessions.get(s.id)).toBeUndefined();
+    t.set(0);
+    expect(db.sessions.get(s.id)).toBeUndefined(); // deleted on sight, not merely hidden
+  });
+
+  it("the session id is not stored in clear", () => {
+    const db = openStore();
+    const s = db.sessions.create("alice");
+    expect(db.sessions.get(s.id)?.userId).toBe("alice");
+    for (const file of [db.file, `${db.file}-wal`]) {
+      if (existsSync(file)) expect(readFileSync(file).includes(Buffer.from(s.id))).toBe(false);
+    }
+  });
+
+  it("rotate deletes the old session and issues a new one", () => {
+    const db = openStore();
+    const old = db.sessions.create("anonymous");
+    const fresh = db.sessions.rotate(old.id, "alice");
+    expect(db.sessions.get(old.id)).toBeUndefined();
+    expect(db.sessions.get(fresh.id)?.userId).toBe("alice");
+    expect(db.sessions.rotate(undefined, "bob").userId).toBe("bob");
+  });
+
+  it("delete ends one session; deleteForUser ends all of a user's; purgeExpired clears idle ones", () => {
+    const t = clock();
+    const db = openStore({ now: t.now });
+    const a = db.sessions.create("alice");
+    const a2 = db.sessions.create("alice");
+    const b = db.sessions.create("bob");
+    expect(db.sessions.delete(a.id)).toBe(true);
+    expect(db.sessions.delete(a.id)).toBe(false);
+    expect(db.sessions.deleteForUser("alice")).toBe(1);
+    expect(db.sessions.get(a2.id)).toBeUndefined();
+    t.advance(61 * 60_000);
+    expect(db.sessions.purgeExpired()).toBe(1);
+    expect(db.sessions.get(b.id)).toBeUndefined();
+  });
+});
+
+describe("sign-in throttle", () => {
+  it("locks a key after 5 failures within 15 minutes until the lock passes", () => {
+    const t = clock();
+    const db = openStore({ now: t.now });
+    for (let i = 1; i <= 4; i++) {
+      expect(db.throttle.recordFailure("user:alice")).toMatchObject({ failures: i, locked: false });
+      t.advance(60_000);
+    }
+    expect(db.throttle.isLocked("user:alice")).toBe(false);
+    const fifth = db.throttle.recordFailure("user:alice");
+    expect(fifth).toMatchObject({ failures: 5, locked: true, lockedUntil: t.now() + 15 * 60_000 });
+    expect(db.throttle.isLocked("user:alice")).toBe(true);
+    expect(db.throttle.isLocked("addr:10.0.0.1")).toBe(false);
+    t.advance(15 * 60_000 - 1);
+    expect(db.throttle.isLocked("user:alice")).toBe(true);
+    t.advance(1);
+    expect(db.throttle.isLocked("user:alice")).toBe(false);
+    // The counter starts over after the lock.
+    expect(db.throttle.recordFailure("user:alice")).toMatchObject({ failures: 1, locked: false });
+  });
+
+  it("failures spread wider than the window never lock", () => {
+    const t = clock();
+    const db = openStore({ now: t.now });
+    for (let i = 0; i < 10; i++) {
+      db.throttle.recordFailure("addr:1.2.3.4");
+      t.advance(4 * 60_000);
+    }
+    expect(db.throttle.isLocked("addr:1.2.3.4")).toBe(false);
+  });
+
+  it("reset clears the counter after a successful sign-in", () => {
+    const t = clock();
+    const db = openStore({ now: t.now, throttle: { maxFailures: 2 } });
+    db.throttle.recordFailure("k");
+    db.throttle.recordFailure("k");
+    expect(db.throttle.isLocked("k")).toBe(true);
+    db.throttle.reset("k");
+    expect(db.throttle.isLocked("k")).toBe(false);
+    expect(db.throttle.state("k").failures).toBe(0);
+  });
+});
