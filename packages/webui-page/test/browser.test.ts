@@ -439,6 +439,11 @@ describe("chat page in Chromium", () => {
     expect(await w.page.locator("#backdrop").isVisible()).toBe(true);
     await w.page.keyboard.press("Escape");
     await expect.poll(() => sidebar.isVisible()).toBe(false);
+    // Reduced motion (the harness default) turns the slide off; without it the sidebar slides.
+    const duration = `getComputedStyle(document.getElementById("sidebar")).transitionDuration`;
+    expect(await w.page.evaluate(duration)).toBe("0s");
+    const moving = await open(f, { width: 390, height: 780, reducedMotion: "no-preference" });
+    expect(await moving.page.evaluate(duration)).toBe("0.2s, 0.2s");
     // The composer stays on screen.
     const composer = (await w.page.locator("#composer").boundingBox())!;
     expect(composer.y + composer.height).toBeLessThanOrEqual(780);
@@ -467,7 +472,9 @@ describe("chat page in Chromium", () => {
     expect(links.every((h) => h !== null && /^https:\/\//.test(h))).toBe(true);
     for (const a of await w.page.locator(".content a").all()) await a.hover();
     expect(
-      await w.page.locator(".messages img, .messages svg:not(.icon), .messages script, .conv-list img").count(),
+      await w.page
+        .locator(".messages img, .messages svg:not(.icon), .messages script, .conv-list img")
+        .count(),
     ).toBe(0);
     expect(await w.page.locator(".conv-open").first().textContent()).toBe(
       "xss <img src=x onerror=window.__pwned=10>",

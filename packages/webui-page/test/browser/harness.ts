@@ -31,7 +31,12 @@ export interface Watched {
 export async function openPage(
   browser: Browser,
   url: string,
-  opts: { width?: number; height?: number; colorScheme?: "light" | "dark"; reducedMotion?: "reduce" } = {},
+  opts: {
+    width?: number;
+    height?: number;
+    colorScheme?: "light" | "dark";
+    reducedMotion?: "reduce" | "no-preference";
+  } = {},
 ): Promise<Watched> {
   const context = await browser.newContext({
     viewport: { width: opts.width ?? 1100, height: opts.height ?? 760 },
