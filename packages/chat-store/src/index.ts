@@ -21,7 +21,12 @@ export { Conversations, TITLE_MAX_CHARS, normalizeTitle, type ConversationRecord
 export { Preferences } from "./preferences.js";
 export { Accounts, type AccountRecord } from "./accounts.js";
 export type { AccountConfig, AuthLogger, SeedReport } from "./seed-accounts.js";
-export { DEFAULT_SESSION_TIMEOUT_MS, Sessions, type SessionRecord } from "./sessions.js";
+export {
+  DEFAULT_SESSION_TIMEOUT_MS,
+  SESSION_TOUCH_INTERVAL_MS,
+  Sessions,
+  type SessionRecord,
+} from "./sessions.js";
 export { Throttle, type ThrottleOptions, type ThrottleState } from "./throttle.js";
 export { SqliteMemory, type CreateMemoryOptions } from "./memory.js";
 export { SqliteRunStore } from "./run-store.js";

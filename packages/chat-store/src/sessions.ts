@@ -8,6 +8,8 @@ import { requireId } from "./validate.js";
 
 export const DEFAULT_SESSION_TIMEOUT_MS = 60 * 60 * 1000;
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
+/** A use refreshes the stored last-seen time at most this often (one fsynced write per minute, not per request). */
+export const SESSION_TOUCH_INTERVAL_MS = 60_000;
 
 export interface SessionRecord {
   /** The secret cookie value; only returned by create/rotate/get, never stored in clear. */
@@ -41,8 +43,8 @@ export class Sessions {
   }
 
   /**
-   * The live session for `id`, touched (the 60-minute window slides on every use); undefined when
-   * unknown or idle past the timeout (an expired row is deleted on sight).
+   * The live session for `id`, touched (the 60-minute window slides on every use, stored with
+   * one-minute granularity); undefined when unknown or idle past the timeout (deleted on sight).
    */
   get(id: string): SessionRecord | undefined {
     if (typeof id !== "string" || !SESSION_ID.test(id)) return undefined;
@@ -54,13 +56,17 @@ export class Sessions {
       this.ctx.db.delete(sessions).where(eq(sessions.idHash, hash)).run();
       return undefined;
     }
-    this.ctx.db.update(sessions).set({ lastSeenAt: now }).where(eq(sessions.idHash, hash)).run();
+    let lastSeenAt = row.lastSeenAt;
+    if (now - row.lastSeenAt >= Math.min(SESSION_TOUCH_INTERVAL_MS, this.timeoutMs / 2)) {
+      this.ctx.db.update(sessions).set({ lastSeenAt: now }).where(eq(sessions.idHash, hash)).run();
+      lastSeenAt = now;
+    }
     return {
       id,
       userId: row.userId,
       createdAt: row.createdAt,
-      lastSeenAt: now,
-      expiresAt: now + this.timeoutMs,
+      lastSeenAt,
+      expiresAt: lastSeenAt + this.timeoutMs,
     };
   }
 

@@ -39,10 +39,10 @@ export class Throttle {
       (tx) => {
         const now = this.ctx.now();
         const row = tx.select().from(loginThrottle).where(eq(loginThrottle.throttleKey, key)).get();
+        const lockedNow = row?.lockedUntil != null && now < row.lockedUntil;
+        // A new window starts after an expired lock or an elapsed window, never during a lock.
         const fresh =
-          !row ||
-          now - row.windowStart >= this.windowMs ||
-          (row.lockedUntil !== null && now >= row.lockedUntil);
+          !row || (!lockedNow && (row.lockedUntil !== null || now - row.windowStart >= this.windowMs));
         const failures = fresh ? 1 : row.failures + 1;
         const windowStart = fresh ? now : row.windowStart;
         const lockedUntil = failures >= this.maxFailures ? now + this.lockMs : null;

@@ -239,6 +239,16 @@ describe("sessions", () => {
     }
   });
 
+  it("a use within a minute of the last touch does not rewrite the row; later uses do", () => {
+    const t = clock();
+    const db = openStore({ now: t.now });
+    const s = db.sessions.create("alice");
+    t.advance(30_000);
+    expect(db.sessions.get(s.id)?.lastSeenAt).toBe(s.lastSeenAt);
+    t.advance(30_000);
+    expect(db.sessions.get(s.id)?.lastSeenAt).toBe(t.now());
+  });
+
   it("rotate deletes the old session and issues a new one", () => {
     const db = openStore();
     const old = db.sessions.create("anonymous");
@@ -283,6 +293,20 @@ describe("sign-in throttle", () => {
     expect(db.throttle.isLocked("user:alice")).toBe(false);
     // The counter starts over after the lock.
     expect(db.throttle.recordFailure("user:alice")).toMatchObject({ failures: 1, locked: false });
+  });
+
+  it("a failure while locked extends the lock, even after the counting window has passed", () => {
+    const t = clock();
+    const db = openStore({ now: t.now });
+    for (let i = 0; i < 5; i++) db.throttle.recordFailure("user:bob");
+    t.advance(14 * 60_000);
+    expect(db.throttle.recordFailure("user:bob")).toMatchObject({ failures: 6, locked: true });
+    t.advance(10 * 60_000); // 24 minutes after the window opened, 10 after the last failure
+    expect(db.throttle.isLocked("user:bob")).toBe(true);
+    expect(db.throttle.recordFailure("user:bob")).toMatchObject({
+      locked: true,
+      lockedUntil: t.now() + 15 * 60_000,
+    });
   });
 
   it("failures spread wider than the window never lock", () => {

@@ -89,6 +89,21 @@ describe("conversation rows (spec §3)", () => {
     ).toBe("Named chat");
   });
 
+  it("create refuses an id that already exists (409 for the owner, 403 for anyone else)", () => {
+    const db = openStore();
+    db.conversations.create({ userId: "alice", conversationId: "taken" });
+    expectAgentsvcError(
+      () => db.conversations.create({ userId: "alice", conversationId: "taken" }),
+      "conflict",
+      409,
+    );
+    expectAgentsvcError(
+      () => db.conversations.create({ userId: "bob", conversationId: "taken" }),
+      "forbidden",
+      403,
+    );
+  });
+
   it("exists, owned by another user -> turn: refused with 403 and the owner is not overwritten", () => {
     const t = clock();
     const db = openStore({ now: t.now });
