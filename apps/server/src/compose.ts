@@ -11,9 +11,11 @@ import type { Project, WebuiExposure } from "@agentsvc/config-schema";
 import { mcpRoute, resolveToolServers, type ToolServerDefinition } from "@agentsvc/mcp";
 import { createChatUi } from "@agentsvc/webui";
 import { pageSecurityHeaders, writePage } from "@agentsvc/webui-page";
+import type { GatewaySession } from "@agentsvc/session-core";
 import { Hono } from "hono";
 import pino, { type Logger } from "pino";
 import { readEnv } from "./env.js";
+import { AGENT_ROUTE_USER, wireGateways } from "./gateways.js";
 import { mountPage } from "./static-pages.js";
 import { StoreSet } from "./stores.js";
 
@@ -23,12 +25,15 @@ export interface ServerOptions {
   logger?: Logger;
   /** Where pages are written and served from. Default `<root>/.agentsvc/build`. */
   buildDir?: string;
+  /** May the default `cli` approval channel prompt on this process's terminal? Default: stdin is a TTY. */
+  interactive?: boolean;
 }
 
 export interface AgentServer {
   app: Hono;
   runs: RunManager;
   memory: Memory;
+  session: GatewaySession;
   /** Stops MCP sessions and remote tool connections, waits for running turns (bounded), closes stores. */
   close(drainMs?: number): Promise<void>;
 }
@@ -66,12 +71,22 @@ export async function createServer(project: Project, options: ServerOptions = {}
     });
     // Suspended runs checkpointed before a restart become resumable again.
     await runs.ready();
+    const gateways = await wireGateways({
+      project,
+      runs,
+      db: primary,
+      env,
+      logger,
+      interactive: options.interactive ?? process.stdin.isTTY === true,
+    });
+    closers.push(() => gateways.session.stop());
 
     const app = new Hono();
     for (const exposure of project.exposures) {
       if (exposure.exposes === "agent") {
         const apiKey = exposure.apiKeyEnvVar ? readEnv(env, exposure.apiKeyEnvVar) : undefined;
-        app.route(exposure.path, agentRoutes({ runs, info: agentInfo(runs), apiKey }));
+        const resolveUser = () => AGENT_ROUTE_USER;
+        app.route(exposure.path, agentRoutes({ runs, info: agentInfo(runs), apiKey, resolveUser }));
       } else if (exposure.exposes === "mcp") {
         const server = localToolServers(project).get(exposure.target) as ToolServerDefinition;
         const apiKey = exposure.apiKeyEnvVar ? readEnv(env, exposure.apiKeyEnvVar) : undefined;
@@ -82,6 +97,9 @@ export async function createServer(project: Project, options: ServerOptions = {}
         await mountWebui(app, exposure, { project, runs, stores, env, logger, buildDir });
       }
     }
+    if (gateways.httpRoutes) app.route("/", gateways.httpRoutes);
+    // Gateways start last: replayed inbound messages may start turns right away.
+    await gateways.session.start();
     app.notFound((c) =>
       c.json({ success: false, error: { code: "not_found", message: "no such route" } }, 404),
     );
@@ -90,7 +108,10 @@ export async function createServer(project: Project, options: ServerOptions = {}
       app,
       runs,
       memory: runs.memory,
+      session: gateways.session,
       async close(drainMs = 10_000) {
+        // No new inbound work, then let running turns finish (bounded), then release everything.
+        await gateways.session.stop();
         await runs.drain(drainMs);
         for (const close of closers.reverse()) await close();
         stores.close();

@@ -1,4 +1,5 @@
 import type { Project } from "@agentsvc/config-schema";
+import { webuiPageStep } from "./page-step.js";
 
 /**
  * A build step runs after manifest.json is written, with the validated project and the output
@@ -16,9 +17,8 @@ export function registerBuildStep(step: BuildStep): void {
   registered.push(step);
 }
 
-// Steps every build runs, before registered ones. Page generation goes here later, e.g.
-// `webuiPageStep` from @agentsvc/webui-page, as one import plus one entry.
-const DEFAULT_STEPS: BuildStep[] = [];
+// Steps every build runs, before registered ones.
+const DEFAULT_STEPS: BuildStep[] = [webuiPageStep];
 
 export function buildSteps(): BuildStep[] {
   return [...DEFAULT_STEPS, ...registered];

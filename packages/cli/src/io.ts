@@ -9,10 +9,18 @@ export interface CliIO {
   stderr: OutStream;
   env: Record<string, string | undefined>;
   cwd: string;
+  /** Read by verbs that take secrets (hash-password); default process.stdin. */
+  stdin?: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (mode: boolean) => unknown };
 }
 
 export function defaultIO(): CliIO {
-  return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+    stdin: process.stdin,
+  };
 }
 
 /** Colour only on a terminal; NO_COLOR (non-empty) turns it off, FORCE_COLOR (non-empty, not 0) on. */

@@ -22,7 +22,7 @@ describe("agentsvc verbs and global options", () => {
   });
 
   it("prints usage and options for --help of every verb", async () => {
-    expect(commands.map((c) => c.name)).toEqual(["init", "check", "build"]);
+    expect(commands.map((c) => c.name)).toEqual(["init", "check", "build", "start", "dev", "hash-password"]);
     for (const c of commands) {
       const r = await run([c.name, "--help"]);
       expect(r.code).toBe(0);
@@ -35,7 +35,9 @@ describe("agentsvc verbs and global options", () => {
   it("rejects an unknown verb with the list of verbs, exit 2", async () => {
     const r = await run(["deploy"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('unknown command "deploy" (expected one of init, check, build)');
+    expect(r.stderr).toContain(
+      'unknown command "deploy" (expected one of init, check, build, start, dev, hash-password)',
+    );
   });
 
   it("rejects an unknown option of a verb, exit 2", async () => {

@@ -1,7 +1,10 @@
 import type { Command } from "../command.js";
 import { buildCommand } from "./build.js";
 import { checkCommand } from "./check.js";
+import { devCommand } from "./dev.js";
+import { hashPasswordCommand } from "./hash-password.js";
 import { initCommand } from "./init.js";
+import { startCommand } from "./start.js";
 
 /**
  * Every verb of `agentsvc`, in help order. To add one (start, dev, hash-password): write
@@ -11,7 +14,7 @@ export const commands: Command[] = [
   initCommand,
   checkCommand,
   buildCommand,
-  // devCommand,
-  // startCommand,
-  // hashPasswordCommand,
+  startCommand,
+  devCommand,
+  hashPasswordCommand,
 ];

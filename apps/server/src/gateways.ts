@@ -1,0 +1,107 @@
+import type { RunManager } from "@agentsvc/agent-core";
+import type { ChatDb } from "@agentsvc/chat-store";
+import type { ChannelEntry, Project, PushGatewayEntry } from "@agentsvc/config-schema";
+import { createCliGateway } from "@agentsvc/gateway-cli";
+import {
+  type Gateway,
+  type GatewayEntryRef,
+  GatewayRegistry,
+  type GatewaySession,
+  createGatewaySession,
+  loadAdapterPackage,
+} from "@agentsvc/session-core";
+import type { Hono } from "hono";
+import type { Logger } from "pino";
+
+type Entry = ChannelEntry | PushGatewayEntry;
+const CHANNEL_TYPES = new Set(["mock", "cli", "http"]);
+type Factory = (options: Record<string, unknown>) => Gateway;
+
+/**
+ * An adapter package exports `createGateway(options)` or `create<Type>Gateway(options)`; options are
+ * the resolved entry (env var names, defaults) plus `name` and `env`.
+ */
+function factoryOf(mod: Record<string, unknown>, type: string): Factory {
+  const named = `create${type[0]?.toUpperCase()}${type.slice(1)}Gateway`;
+  const factory = mod.createGateway ?? mod[named];
+  if (typeof factory !== "function") {
+    throw new Error(`the adapter package for type "${type}" exports neither createGateway nor ${named}`);
+  }
+  return factory as Factory;
+}
+
+async function gatewayFor(entry: Entry, project: Project, env: NodeJS.ProcessEnv): Promise<Gateway> {
+  if (entry.type === "cli") return createCliGateway({ name: entry.entryName });
+  const mod = await loadAdapterPackage(entry.type, { from: project.root }).catch((error: Error) => {
+    throw new Error(`${entry.file}: type: ${error.message}`);
+  });
+  if (entry.type === "mock") {
+    const create = mod.createMockGateway as (o: { name: string }) => Gateway;
+    return create({ name: entry.entryName });
+  }
+  // Push-style gateways register under their type (spec gateways §2), channel adapters under their entry name.
+  const name = CHANNEL_TYPES.has(entry.type) ? entry.entryName : entry.type;
+  return factoryOf(mod, entry.type)({ ...entry, name, env });
+}
+
+export interface GatewayWiring {
+  session: GatewaySession;
+  /** The `http` channel adapters' routes (`/gateways/...`, `/interactions/...`), when any exists. */
+  httpRoutes?: Hono;
+}
+
+/**
+ * The project's one gateway session, bound to the root agent. The default approval channel `cli` is
+ * registered when the agent names none and stdin is a terminal; otherwise a suspended agent-route
+ * run waits (and is logged) until an approval channel is configured.
+ */
+export async function wireGateways(input: {
+  project: Project;
+  runs: RunManager;
+  db: ChatDb;
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+  interactive: boolean;
+}): Promise<GatewayWiring> {
+  const { project, runs, db, env, logger } = input;
+  const registry = new GatewayRegistry(logger.child({ name: "gateway-registry" }));
+  const entries: Entry[] = [...project.channels, ...project.pushGateways];
+  const refs: GatewayEntryRef[] = [];
+  const http: Gateway[] = [];
+  for (const entry of entries) {
+    const gateway = await gatewayFor(entry, project, env);
+    registry.register(gateway);
+    refs.push({ name: gateway.name, type: entry.type, file: entry.file });
+    if (entry.type === "http") http.push(gateway);
+  }
+  const agent = runs.agent;
+  const channel = agent.approvals?.channel ?? "cli";
+  if (channel === "cli" && !registry.has("cli") && input.interactive) registry.register(createCliGateway());
+
+  const session = createGatewaySession({
+    runs,
+    store: { inbox: db.inbox, interactions: db.interactions, runStore: db.runStore },
+    registry,
+    agent,
+    entries: refs,
+    loggers: { root: logger },
+    env,
+    // Webui runs are answered in the page (/pending, /resume); only gateway and agent-route runs go to the session.
+    subscribeSuspensions: false,
+  });
+  runs.onSuspended((run, pending) => {
+    if (run.options.origin || run.options.userId === AGENT_ROUTE_USER)
+      void session.handleSuspension(run, pending);
+  });
+
+  let httpRoutes: Hono | undefined;
+  if (http.length > 0) {
+    const mod = await loadAdapterPackage("http", { from: project.root });
+    const handler = mod.createHttpGatewayHandler as (gateways: Gateway[]) => Hono;
+    httpRoutes = handler(http);
+  }
+  return httpRoutes ? { session, httpRoutes } : { session };
+}
+
+/** The identity of runs started through an `exposes: agent` route (no sign-in there). */
+export const AGENT_ROUTE_USER = "anonymous";

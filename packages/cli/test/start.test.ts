@@ -1,0 +1,73 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { BOT_AGENT, repoRoot, tempDir, writeFiles } from "./helpers.js";
+
+// Runs the built bin (dist/); `pnpm build` comes first in the README's test command and in CI.
+const bin = join(repoRoot, "packages/cli/bin/agentsvc.js");
+let child: ChildProcess | undefined;
+
+afterEach(() => {
+  if (child && child.exitCode === null) child.kill("SIGKILL");
+});
+
+function startBin(dir: string): { proc: ChildProcess; url: Promise<string>; output: () => string } {
+  let output = "";
+  const proc = spawn(process.execPath, [bin, "start", dir, "--port", "0"], {
+    env: { ...process.env, NO_COLOR: "1" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child = proc;
+  const url = new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no "listening" line:\n${output}`)), 30_000);
+    const onData = (data: Buffer) => {
+      output += data.toString();
+      const match = /listening (http:\/\/\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1] as string);
+      }
+    };
+    proc.stdout?.on("data", onData);
+    proc.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+    proc.once("exit", (code) => reject(new Error(`exited ${code} before listening:\n${output}`)));
+  });
+  return { proc, url, output: () => output };
+}
+
+const exited = (proc: ChildProcess) =>
+  new Promise<number | null>((resolve) => {
+    if (proc.exitCode !== null) resolve(proc.exitCode);
+    else proc.once("exit", (code) => resolve(code));
+  });
+
+describe("agentsvc start", () => {
+  it("serves the project's agent route and stops cleanly on SIGTERM", async () => {
+    const dir = writeFiles(tempDir(), {
+      "agents/bot.mjs": BOT_AGENT,
+      "gateways/agent.yaml": "exposes: agent\npath: /agent\n",
+      "agentsvc.config.json": JSON.stringify({ port: 1 }),
+    });
+    const { proc, url } = startBin(dir);
+    const base = await url;
+    const res = await fetch(`${base}/agent/invoke`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ input: "ping from the cli test" }),
+    });
+    expect(((await res.json()) as { output: string }).output).toContain("ping from the cli test");
+    proc.kill("SIGTERM");
+    expect(await exited(proc)).toBe(0);
+  });
+
+  it("prints every error of a broken project and exits 1 without listening", async () => {
+    const dir = writeFiles(tempDir(), {
+      "agents/bot.mjs": BOT_AGENT,
+      "gateways/agent.yaml": "exposes: agent\n",
+    });
+    const { proc, url, output } = startBin(dir);
+    await expect(url).rejects.toThrow(/exited 1/);
+    expect(await exited(proc)).toBe(1);
+    expect(output()).toContain("gateways/agent.yaml: path:");
+  });
+});
