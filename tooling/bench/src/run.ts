@@ -1,9 +1,11 @@
 // `pnpm bench`: every figure is printed beside a baseline measured in the same run, as a ratio.
 import { benchAgentRoute } from "./agent-route.ts";
 import { printTable } from "./stats.ts";
+import { benchStore } from "./store.ts";
 
 const only = process.argv[2];
 console.log(`agentsvc bench — node ${process.version}, ${new Date().toISOString()}`);
 if (!only || only === "agent")
   printTable("Agent route (demo model, tokenDelayMs 0)", await benchAgentRoute());
+if (!only || only === "store") printTable("Store (SQLite, WAL, synchronous FULL)", await benchStore());
 process.exit(0);

@@ -1,0 +1,75 @@
+// Store figures: listing 10,000 conversations of one user, and the cost of persisting one turn,
+// each beside the same work done with a bare better-sqlite3 statement on the same file.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Message } from "@agentsvc/agent-core";
+import { ChatDb } from "@agentsvc/chat-store";
+import Database from "better-sqlite3";
+import { fmt, percentile, type Row, timeEach } from "./stats.ts";
+
+const ROWS = 10_000;
+const SAMPLES = 200;
+
+export async function benchStore(): Promise<Row[]> {
+  const root = mkdtempSync(join(tmpdir(), "agentsvc-bench-store-"));
+  const db = ChatDb.open({ appRoot: root, path: "./chat.db" });
+  // Seed in one transaction through a second connection: 10,000 fsynced API writes would take minutes.
+  const raw = new Database(db.file);
+  const insert = raw.prepare(
+    "INSERT INTO conversations (conversation_id, user_id, title, message_count, created_at, updated_at) VALUES (?, ?, ?, 2, ?, ?)",
+  );
+  raw.transaction(() => {
+    for (let i = 0; i < ROWS * 2; i++) insert.run(`c${i}`, i % 2 ? "u" : "noise", `Conversation ${i}`, i, i);
+  })();
+
+  const bareList = raw.prepare(
+    "SELECT conversation_id, title, updated_at, message_count FROM conversations WHERE user_id = ? ORDER BY updated_at DESC, rowid DESC",
+  );
+  for (let i = 0; i < 20; i++) {
+    db.conversations.list("u");
+    bareList.all("u");
+  }
+  const listMs = percentile(await timeEach(SAMPLES, () => void db.conversations.list("u")), 50);
+  const bareListMs = percentile(await timeEach(SAMPLES, () => void bareList.all("u")), 50);
+
+  // One turn: the user's and the assistant's message into memory, then the conversation index.
+  const memory = db.createMemory({ canSummarize: false });
+  const turn = (i: number): Message[] => [
+    { role: "user", content: `question ${i}` },
+    { role: "assistant", content: `answer ${i} `.repeat(20) },
+  ];
+  const turnMs = percentile(
+    await timeEach(SAMPLES, async (i) => {
+      await memory.append({ userId: "u", conversationId: "persist" }, turn(i));
+      db.conversations.recordTurn({ userId: "u", conversationId: "persist", userMessage: `question ${i}` });
+    }),
+    50,
+  );
+  raw.pragma("synchronous = FULL");
+  const bareInsert = raw.prepare(
+    "INSERT INTO preferences (user_id, pref_key, value, updated_at) VALUES (?, ?, ?, 0)",
+  );
+  const bareTurnMs = percentile(
+    await timeEach(SAMPLES, (i) => void bareInsert.run("bench", `k${i}`, JSON.stringify(turn(i)))),
+    50,
+  );
+  raw.close();
+  db.close();
+  return [
+    {
+      metric: `conversations list, ${ROWS} rows, p50 ms`,
+      value: fmt(listMs, 3),
+      baseline: fmt(bareListMs, 3),
+      ratio: `${fmt(listMs / bareListMs)}x`,
+      target: "<= 5 ms",
+    },
+    {
+      metric: "persist one turn (memory + index) p50 ms",
+      value: fmt(turnMs, 3),
+      baseline: fmt(bareTurnMs, 3),
+      ratio: `${fmt(turnMs / bareTurnMs)}x`,
+      target: "",
+    },
+  ];
+}
