@@ -1,31 +1,10 @@
+import { THEME_TOKENS } from "@agentsvc/config-schema";
+
 // Theme tokens -> CSS custom properties. Light tokens go on :root; dark ones apply when the page
 // is explicitly dark ([data-theme=dark]) or follows a dark system preference with no choice made.
 
-export const THEME_TOKENS = [
-  "accent",
-  "accentFg",
-  "bg",
-  "fg",
-  "muted",
-  "border",
-  "surface",
-  "inputBg",
-  "bubbleUser",
-  "bubbleUserFg",
-  "bubbleAssistant",
-  "bubbleAssistantFg",
-  "bubbleError",
-  "reasoningFg",
-  "reasoningBg",
-  "toolFg",
-  "toolBg",
-  "radius",
-  "radiusSm",
-  "font",
-  "fontMono",
-  "fontSize",
-  "maxWidth",
-] as const;
+// One list of tokens for the whole product: config-schema validates them, the page renders them.
+export { THEME_TOKENS };
 
 /**
  * Brand colours the built-in dark palette would otherwise replace: a light value for one of these
