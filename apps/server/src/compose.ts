@@ -45,7 +45,7 @@ function localToolServers(project: Project): Map<string, ToolServerDefinition> {
 /** Composes every exposure of one project into a Hono app bound to its root agent. */
 export async function createServer(project: Project, options: ServerOptions = {}): Promise<AgentServer> {
   const env = options.env ?? process.env;
-  const logger = options.logger ?? pino({ name: "agentsvc" });
+  const logger = options.logger ?? pino();
   const buildDir = options.buildDir ?? join(project.root, ".agentsvc", "build");
   const agent = project.rootAgent.definition as AgentDefinition;
   const stores = new StoreSet(project, logger);

@@ -30,7 +30,7 @@ export function resolvePort(project: Project, env: NodeJS.ProcessEnv, given?: nu
 /** Builds the app for a project and listens on HTTP. */
 export async function startServer(project: Project, options: ListenOptions = {}): Promise<RunningServer> {
   const env = options.env ?? process.env;
-  const logger = options.logger ?? pino({ name: "agentsvc" });
+  const logger = options.logger ?? pino();
   const composed = await createServer(project, { ...options, env, logger });
   const host = options.host ?? env.HOST ?? "127.0.0.1";
   const port = resolvePort(project, env, options.port);
