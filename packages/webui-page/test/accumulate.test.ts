@@ -45,6 +45,23 @@ describe("turn accumulation", () => {
     expect(acc.content).toBe("Checking.\n\nDone.");
   });
 
+  it("starts a new paragraph when a later model step of the turn (new chunk id) brings text", () => {
+    const acc = new TurnAccumulator();
+    acc.apply(chunk({ role: "assistant", content: "First answer." }, { id: "step-1" }));
+    acc.apply(chunk({ content: " More." }, { id: "step-1" }));
+    // A steer spliced in before the next model call: no tool call in between.
+    acc.apply(chunk({ role: "assistant", content: "Second" }, { id: "step-2" }));
+    acc.apply(chunk({ content: " answer." }, { id: "step-2" }));
+    expect(acc.content).toBe("First answer. More.\n\nSecond answer.");
+  });
+
+  it("starts a new paragraph on a role chunk even without chunk ids", () => {
+    const acc = new TurnAccumulator();
+    acc.apply({ choices: [{ delta: { role: "assistant", content: "One." } }] });
+    acc.apply({ choices: [{ delta: { role: "assistant", content: "Two." } }] });
+    expect(acc.content).toBe("One.\n\nTwo.");
+  });
+
   it("flags a middleware_stop chunk as a suspension", () => {
     const acc = new TurnAccumulator();
     const r = acc.apply(chunk({}, { kind: "middleware_stop" }));

@@ -1,6 +1,7 @@
 // Folds chunk envelopes of one turn into reply text, reasoning and tool calls. Tool-call fragments
 // are keyed by `index`; a fragment bringing a different `id` for a used index starts a new call
-// (a later model step of the same turn numbers its calls from 0 again).
+// (a later model step of the same turn numbers its calls from 0 again). Text of a later model step
+// (after a tool round, a steer, or an approval) starts a new paragraph.
 
 export interface ToolCallView {
   /** Position in this turn, stable for the life of the chip. */
@@ -30,18 +31,25 @@ export class TurnAccumulator {
   suspended = false;
   private byIndex = new Map<number, ToolCallView>();
   private breakBeforeText = false;
+  private stepId: string | undefined;
 
   /** Applies one chunk envelope; returns what it added (text deltas, touched tool calls). */
   apply(envelope: unknown): ApplyResult {
     const result: ApplyResult = { content: "", reasoning: "", tools: [], suspended: false };
     if (typeof envelope !== "object" || envelope === null) return result;
-    const env = envelope as { kind?: unknown; choices?: { delta?: Record<string, unknown> }[] };
+    const env = envelope as { id?: unknown; kind?: unknown; choices?: { delta?: Record<string, unknown> }[] };
     if (env.kind === "middleware_stop") {
       this.suspended = true;
       result.suspended = true;
     }
     const delta = env.choices?.[0]?.delta;
     if (!delta || typeof delta !== "object") return result;
+    // Every model call has its own chunk id (and opens with role "assistant"): a new step's text
+    // must not be glued to the previous step's last word.
+    const stepId = typeof env.id === "string" ? env.id : undefined;
+    const newStep = (stepId !== undefined && stepId !== this.stepId) || delta.role === "assistant";
+    if (stepId !== undefined) this.stepId = stepId;
+    if (newStep && this.content) this.breakBeforeText = true;
     if (typeof delta.reasoning === "string" && delta.reasoning) {
       this.reasoning += delta.reasoning;
       result.reasoning = delta.reasoning;

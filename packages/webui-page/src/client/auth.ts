@@ -76,8 +76,13 @@ export class Auth {
       await this.api.post("/auth/login", { username, password: pass.value });
     } catch (err) {
       if (err instanceof ApiError && err.code === "api_key_required") return;
+      // A refused login is a 401 (the server's code and wording may vary); say it the same way always.
       this.signInError.textContent =
-        err instanceof ApiError && err.status !== 0 ? err.message : "Could not reach the chat service.";
+        !(err instanceof ApiError) || err.status === 0
+          ? "Could not reach the chat service."
+          : err.status === 401
+            ? "Wrong username or password."
+            : err.message;
       return;
     } finally {
       pass.value = "";

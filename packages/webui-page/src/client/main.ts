@@ -149,6 +149,7 @@ async function submit(): Promise<void> {
   let res: Response;
   setBusy(true);
   try {
+    await ensureOwnConversation();
     res = await api.stream("/stream", { input: text, conversationId: current }, controller.signal);
   } catch (err) {
     setBusy(false);
@@ -163,6 +164,21 @@ async function submit(): Promise<void> {
   transcript.scrollToEnd();
   status("Assistant is replying…");
   await runStream(t, res);
+}
+
+/**
+ * Conversation rows are keyed by id across the whole store, so the fallback id "default" belongs to
+ * whoever used it first: another signed-in user (or another entry on the same store) would be refused
+ * with 403. Before the first turn of a visitor who has no conversation yet, ask the server for a
+ * fresh id instead (nothing is created until something is sent).
+ */
+async function ensureOwnConversation(): Promise<void> {
+  if (current !== "default" || sidebar.conversations.some((c) => c.conversationId === current)) return;
+  const r = await api.post<{ conversationId: string }>("/conversations/create", {});
+  current = r.conversationId;
+  storage.set("last", current);
+  composer.switchTo(current);
+  sidebar.setCurrent(current);
 }
 
 async function runStream(t: Turn, res: Response): Promise<void> {
