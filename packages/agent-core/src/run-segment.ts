@@ -36,13 +36,25 @@ export class RunSegment implements RunHandle {
   }
 
   async *events(after: number = this.firstSeq - 1): AsyncGenerator<RunEvent> {
+    for await (const batch of this.batches(after)) yield* batch;
+  }
+
+  /**
+   * Like `events`, but yields every event already buffered as one array, so a writer can send
+   * them in one write instead of one per event (a fast model fills the log faster than a
+   * per-event reader drains it).
+   */
+  async *batches(after: number = this.firstSeq - 1): AsyncGenerator<RunEvent[]> {
     let cursor = after;
     while (true) {
-      const batch = this.log.since(cursor);
-      for (const event of batch) {
-        if (event.seq > this.endSeq) return;
-        yield event;
-        cursor = event.seq;
+      let batch = this.log.since(cursor);
+      if (batch.length > 0) {
+        const last = batch[batch.length - 1] as RunEvent;
+        if (last.seq > this.endSeq) batch = batch.filter((event) => event.seq <= this.endSeq);
+        if (batch.length > 0) {
+          cursor = (batch[batch.length - 1] as RunEvent).seq;
+          yield batch;
+        }
       }
       if (cursor >= this.endSeq) return;
       if (batch.length === 0) await this.log.changed();

@@ -8,6 +8,8 @@ import {
   defineTool,
   InMemoryRunStore,
   type Message,
+  type RunEvent,
+  type RunHandle,
   RunManager,
   WindowMemory,
 } from "../src/index.js";
@@ -209,6 +211,22 @@ describe("RunManager with the demo model", () => {
     const all = await collect(handle);
     const again = await collect(runs.get(handle.threadId)!, 3);
     expect(again).toEqual(all.slice(3));
+  });
+
+  it("gives buffered events in batches: the same events in seq order, several per batch once the run is ahead", async () => {
+    const runs = new RunManager({ agent: defineAgent({ name: "a", model: { provider: "demo" } }) });
+    const handle = runs.start({ input: "batch me", ...user }) as RunHandle & {
+      batches(after?: number): AsyncIterable<RunEvent[]>;
+    };
+    const all = await collect(handle);
+    const batches: RunEvent[][] = [];
+    for await (const batch of handle.batches()) batches.push(batch);
+    // The run has ended, so everything it buffered comes as one batch.
+    expect(batches).toHaveLength(1);
+    expect(batches.flat()).toEqual(all);
+    const later: RunEvent[] = [];
+    for await (const batch of handle.batches(5)) later.push(...batch);
+    expect(later).toEqual(all.slice(5));
   });
 });
 
