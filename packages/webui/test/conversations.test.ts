@@ -72,14 +72,29 @@ describe("preference routes", () => {
     h = await startHarness();
     const c = h.client();
     expect((await c.get("/preferences")).body).toEqual({ success: true, preferences: {} });
-    expect((await c.post("/preferences/set", { key: "theme", value: "light" })).body).toEqual({ success: true });
+    expect((await c.post("/preferences/set", { key: "theme", value: "light" })).body).toEqual({
+      success: true,
+    });
     await c.post("/preferences/set", { key: "theme", value: "dark" });
     await c.post("/preferences/set", { key: "layout", value: { wide: true, n: [1, 2] } });
     await c.post("/preferences/set", { key: "none", value: null });
-    expect((await c.get("/preferences")).body.preferences).toEqual({ theme: "dark", layout: { wide: true, n: [1, 2] }, none: null });
-    expect((await c.post("/preferences/delete", { key: "theme" })).body).toEqual({ success: true, deleted: true });
-    expect((await c.post("/preferences/delete", { key: "theme" })).body).toEqual({ success: true, deleted: false });
-    expect((await c.get("/preferences")).body.preferences).toEqual({ layout: { wide: true, n: [1, 2] }, none: null });
+    expect((await c.get("/preferences")).body.preferences).toEqual({
+      theme: "dark",
+      layout: { wide: true, n: [1, 2] },
+      none: null,
+    });
+    expect((await c.post("/preferences/delete", { key: "theme" })).body).toEqual({
+      success: true,
+      deleted: true,
+    });
+    expect((await c.post("/preferences/delete", { key: "theme" })).body).toEqual({
+      success: true,
+      deleted: false,
+    });
+    expect((await c.get("/preferences")).body.preferences).toEqual({
+      layout: { wide: true, n: [1, 2] },
+      none: null,
+    });
   });
 
   it("refuses a missing value and a non-string key with 400 naming the field", async () => {
@@ -109,7 +124,14 @@ describe("meta routes", () => {
       modelName: expect.stringContaining("demo"),
       demoModel: true,
       counts: { memories: 0, tools: 2 },
-      capabilities: { compact: false, steer: true, cancel: true, approvals: true, signIn: false, apiKey: false },
+      capabilities: {
+        compact: false,
+        steer: true,
+        cancel: true,
+        approvals: true,
+        signIn: false,
+        apiKey: false,
+      },
     });
   });
 

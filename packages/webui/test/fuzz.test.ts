@@ -20,9 +20,33 @@ const POST_ROUTES = [
   "/auth/login",
   "/auth/logout",
 ];
-const GET_ROUTES = ["/history", "/pending", "/tools", "/health", "/info", "/conversations", "/preferences", "/auth/me"];
+const GET_ROUTES = [
+  "/history",
+  "/pending",
+  "/tools",
+  "/health",
+  "/info",
+  "/conversations",
+  "/preferences",
+  "/auth/me",
+];
 
-const FIELDS = ["input", "inputs", "threadId", "conversationId", "reason", "decision", "editedData", "keepRecent", "title", "key", "value", "username", "password", "userId"];
+const FIELDS = [
+  "input",
+  "inputs",
+  "threadId",
+  "conversationId",
+  "reason",
+  "decision",
+  "editedData",
+  "keepRecent",
+  "title",
+  "key",
+  "value",
+  "username",
+  "password",
+  "userId",
+];
 
 /** Values of the wrong (or occasionally right) type for any field. */
 const anyValue = fc.oneof(
@@ -42,7 +66,19 @@ const objectBody = fc
 
 const malformed = fc.oneof(
   fc.string({ maxLength: 60 }),
-  fc.constantFrom("{", "{\"input\":", "[1,2", "nul", "\"str\"", "[]", "null", "123", "{\"a\":1}}", "\uFEFF{}", "{\"input\":\"\\ud800\"}"),
+  fc.constantFrom(
+    "{",
+    '{"input":',
+    "[1,2",
+    "nul",
+    '"str"',
+    "[]",
+    "null",
+    "123",
+    '{"a":1}}',
+    "\uFEFF{}",
+    '{"input":"\\ud800"}',
+  ),
   fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
 );
 
@@ -57,8 +93,16 @@ const contentTypes = fc.constantFrom(
 
 const query = fc.oneof(
   fc.constant(""),
-  fc.string({ maxLength: 30 }).map((s) => `?threadId=${encodeURIComponent(s)}&conversationId=${encodeURIComponent(s)}`),
-  fc.constantFrom("?threadId=", "?conversationId=", "?threadId=a&threadId=b", "?conversationId=%00", `?threadId=${"t".repeat(500)}`),
+  fc
+    .string({ maxLength: 30 })
+    .map((s) => `?threadId=${encodeURIComponent(s)}&conversationId=${encodeURIComponent(s)}`),
+  fc.constantFrom(
+    "?threadId=",
+    "?conversationId=",
+    "?threadId=a&threadId=b",
+    "?conversationId=%00",
+    `?threadId=${"t".repeat(500)}`,
+  ),
 );
 
 let h: Harness;
@@ -92,7 +136,12 @@ describe("fuzzing every route", () => {
         async (route, body, type) => {
           const headers: Record<string, string> = {};
           if (type) headers["content-type"] = type;
-          const res = await fetch(`${h.base}${route}`, { method: "POST", headers, body, signal: AbortSignal.timeout(10_000) });
+          const res = await fetch(`${h.base}${route}`, {
+            method: "POST",
+            headers,
+            body,
+            signal: AbortSignal.timeout(10_000),
+          });
           await expectClientError(res, `POST ${route} ${type} ${body.slice(0, 80)}`);
         },
       ),

@@ -202,3 +202,49 @@ export class Client {
     return this.post("/auth/login", { username, password });
   }
 }
+
+export interface SseEvent {
+  event: string | undefined;
+  data: string;
+  id: string | undefined;
+}
+
+/** Reads a whole SSE response with a real SSE parser. `onEvent` sees each event as it arrives. */
+export async function readSse(
+  res: Response,
+  onEvent?: (e: SseEvent) => void | Promise<void>,
+): Promise<SseEvent[]> {
+  const { createParser } = await import("eventsource-parser");
+  const events: SseEvent[] = [];
+  const queue: SseEvent[] = [];
+  const parser = createParser({
+    onEvent: (e) => {
+      const ev = { event: e.event, data: e.data, id: e.id };
+      events.push(ev);
+      queue.push(ev);
+    },
+  });
+  if (!res.body) return events;
+  const decoder = new TextDecoder();
+  for await (const part of res.body as unknown as AsyncIterable<Uint8Array>) {
+    parser.feed(decoder.decode(part, { stream: true }));
+    // Shift first: `onEvent?.(queue.shift())` would skip the shift when there is no callback.
+    for (let e = queue.shift(); e !== undefined; e = queue.shift()) await onEvent?.(e);
+  }
+  return events;
+}
+
+/** POSTs JSON asking for an event stream; the caller reads the body. */
+export function postStream(
+  base: string,
+  path: string,
+  json: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(`${base}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "text/event-stream", ...headers },
+    body: JSON.stringify(json),
+    signal: AbortSignal.timeout(15_000),
+  });
+}

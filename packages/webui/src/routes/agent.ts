@@ -29,10 +29,17 @@ export function agentTurnRoutes(deps: AgentTurnDeps): Hono<HonoEnv> {
     // message unless one exists, updatedAt moved, messageCount +2.
     afterTurn: (_c, result, turn) => {
       try {
-        db.conversations.recordTurn({ userId: turn.userId, conversationId: turn.conversationId, userMessage: turn.input });
+        db.conversations.recordTurn({
+          userId: turn.userId,
+          conversationId: turn.conversationId,
+          userMessage: turn.input,
+        });
       } catch (err) {
         // The turn itself is already persisted in memory; the index is only a display aid.
-        logger.warn({ err, threadId: result.threadId, conversationId: turn.conversationId }, "conversation index upkeep failed");
+        logger.warn(
+          { err, threadId: result.threadId, conversationId: turn.conversationId },
+          "conversation index upkeep failed",
+        );
       }
     },
   });

@@ -21,7 +21,9 @@ export function resumeRoute(runs: RunManagerApi): Hono<HonoEnv> {
     const threadId = idField(where, body, "threadId", true);
     const decision = body.decision;
     if (typeof decision !== "string" || !DECISIONS.includes(decision as DecisionKind)) {
-      throw badInput(`${where}: decision: expected one of approve, reject, edit, got ${JSON.stringify(decision) ?? "nothing"}`);
+      throw badInput(
+        `${where}: decision: expected one of approve, reject, edit, got ${JSON.stringify(decision) ?? "nothing"}`,
+      );
     }
     const reason = optionalString(where, body, "reason", { max: 2000 });
     if (decision === "edit" && body.editedData === undefined) {
