@@ -168,7 +168,7 @@ describe("fuzzing every route", () => {
         body: huge,
       });
       expect(declared.status, route).toBe(413);
-      expect((await declared.json()).error.code, route).toBe("too_large");
+      expect(((await declared.json()) as { error: { code: string } }).error.code, route).toBe("too_large");
       // A streamed body has no Content-Length: the limit is enforced while reading.
       const chunked = await fetch(`${h.base}${route}`, {
         method: "POST",

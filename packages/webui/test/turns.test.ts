@@ -186,6 +186,25 @@ describe("approvals: suspend, pending, resume", () => {
     expect(JSON.stringify(toolResult)).toMatch(/reject/i);
   });
 
+  it("the owner can abandon a waiting approval with /cancel: nothing stays pending and clear works again", async () => {
+    h = await startHarness();
+    const c = h.client();
+    const r = await c.post("/invoke", { input: `use ${APPROVAL_TOOL} now`, conversationId: "a3" });
+    expect(r.body.status).toBe("suspended");
+    expect((await c.post("/cancel", { threadId: r.body.threadId })).body).toEqual({
+      success: true,
+      cancelled: true,
+    });
+    let pending: unknown = "still";
+    for (let i = 0; i < 50 && pending !== null; i++) {
+      pending = (await c.get(`/pending?threadId=${r.body.threadId}`)).body.pending;
+      if (pending !== null) await new Promise((done) => setTimeout(done, 20));
+    }
+    expect(pending).toBeNull();
+    await h.runs.get(r.body.threadId)?.done;
+    expect((await c.post("/clear", { conversationId: "a3" })).status).toBe(200);
+  });
+
   it("resume of nothing pending is 404 and a bad decision is 400, both as JSON", async () => {
     h = await startHarness();
     const c = h.client();

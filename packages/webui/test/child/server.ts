@@ -1,6 +1,6 @@
 // A tiny ChatUi server process for the restart test: serves a data dir on 127.0.0.1 and prints its
 // API base URL as one JSON line. Killed with SIGKILL by the test; a second one reopens the same files.
-import { startHarness } from "../harness.ts";
+import { startHarness } from "../harness.js";
 
 const dir = process.argv[2];
 if (!dir) throw new Error("usage: server.ts <data dir>");
