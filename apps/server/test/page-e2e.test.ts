@@ -170,9 +170,10 @@ describe("the chat page against the real server", () => {
     expect(await thinking.getAttribute("open")).toBeNull();
     await thinking.locator("summary").click();
     expect(await thinking.getAttribute("open")).toBe("");
-    expect(await thinking.locator(".reasoning").textContent()).toContain(
-      "The user asked for the lookup tool, so I will call it.",
-    );
+    // Two model steps (call the tool, then answer): their reasoning stays apart.
+    const reasoning =
+      "The user asked for the lookup tool, so I will call it.\n\nI have the tool result, so I can answer now.";
+    expect(await thinking.locator(".reasoning").textContent()).toBe(reasoning);
     const chip = w.page.locator("details.tool");
     expect(await chip.count()).toBe(1);
     expect(await chip.getAttribute("open")).toBeNull();
@@ -188,6 +189,40 @@ describe("the chat page against the real server", () => {
     await expect.poll(() => w.page.locator("details.tool .tool-name").textContent()).toBe("lookup");
     expect(await w.page.locator("details.tool .tool-result").textContent()).toBe('{\n  "found": 18\n}');
     expect(await w.page.locator("details.thinking").count()).toBe(1);
+    expect(await w.page.locator("details.thinking .reasoning").textContent()).toBe(reasoning);
+  });
+
+  it("replays a long stored history in order, opens at the bottom and streams below it", async () => {
+    const { conversationId } = await api<{ conversationId: string }>("/chat", "/conversations/create", {
+      title: "long one",
+    });
+    const seeded = Array.from({ length: 300 }, (_, i) =>
+      i % 2 === 0
+        ? { role: "user" as const, content: `question ${i / 2}` }
+        : { role: "assistant" as const, content: `**answer** ${(i - 1) / 2}`, reasoning: `thinking ${i}` },
+    );
+    await main.memory.append({ userId: "shared", conversationId }, seeded);
+    const w = await open(main, "/chat");
+    await expect.poll(() => w.page.locator("#messages .msg").count()).toBe(300);
+    const users = await w.page.locator(".msg.user .bubble").allTextContents();
+    expect(users).toEqual(Array.from({ length: 150 }, (_, i) => `question ${i}`));
+    expect(await w.page.locator(".msg.assistant .content strong").count()).toBe(150);
+    const atBottom = () =>
+      w.page.evaluate(() => {
+        const s = document.getElementById("transcript") as HTMLElement;
+        return s.scrollHeight - s.scrollTop - s.clientHeight < 48;
+      });
+    await expect.poll(atBottom).toBe(true);
+    expect(await w.page.locator(".msg.assistant .content").last().isVisible()).toBe(true);
+    await send(w, "after the long history");
+    await finished(w);
+    expect(await assistantText(w).textContent()).toBe(quoted("after the long history"));
+    await expect.poll(atBottom).toBe(true);
+    // Scrolling to the top shows the first message (off-screen groups render when reached).
+    await w.page.evaluate(() => {
+      (document.getElementById("transcript") as HTMLElement).scrollTop = 0;
+    });
+    await expect.poll(() => w.page.getByText("question 0", { exact: true }).isVisible()).toBe(true);
   });
 
   it("hides the Thinking strip and tool chips on an entry with both flags false", async () => {

@@ -55,6 +55,20 @@ describe("turn accumulation", () => {
     expect(acc.content).toBe("First answer. More.\n\nSecond answer.");
   });
 
+  it("separates the reasoning of successive model steps", () => {
+    const acc = new TurnAccumulator();
+    acc.apply(chunk({ role: "assistant", reasoning: "I will call it." }, { id: "step-1" }));
+    acc.apply(
+      chunk(
+        { tool_calls: [{ index: 0, id: "a", function: { name: "t", arguments: "{}" } }] },
+        { id: "step-1" },
+      ),
+    );
+    const r = acc.apply(chunk({ role: "assistant", reasoning: "I have the result." }, { id: "step-2" }));
+    expect(acc.reasoning).toBe("I will call it.\n\nI have the result.");
+    expect(r.reasoning).toBe("\n\nI have the result.");
+  });
+
   it("starts a new paragraph on a role chunk even without chunk ids", () => {
     const acc = new TurnAccumulator();
     acc.apply({ choices: [{ delta: { role: "assistant", content: "One." } }] });

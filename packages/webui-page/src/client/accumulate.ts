@@ -31,6 +31,7 @@ export class TurnAccumulator {
   suspended = false;
   private byIndex = new Map<number, ToolCallView>();
   private breakBeforeText = false;
+  private breakBeforeReasoning = false;
   private stepId: string | undefined;
 
   /** Applies one chunk envelope; returns what it added (text deltas, touched tool calls). */
@@ -50,9 +51,13 @@ export class TurnAccumulator {
     const newStep = (stepId !== undefined && stepId !== this.stepId) || delta.role === "assistant";
     if (stepId !== undefined) this.stepId = stepId;
     if (newStep && this.content) this.breakBeforeText = true;
+    if (newStep && this.reasoning) this.breakBeforeReasoning = true;
     if (typeof delta.reasoning === "string" && delta.reasoning) {
-      this.reasoning += delta.reasoning;
-      result.reasoning = delta.reasoning;
+      let text = delta.reasoning;
+      if (this.breakBeforeReasoning && !this.reasoning.endsWith("\n")) text = `\n\n${text}`;
+      this.breakBeforeReasoning = false;
+      this.reasoning += text;
+      result.reasoning = text;
     }
     if (Array.isArray(delta.tool_calls)) {
       for (const raw of delta.tool_calls as ToolCallFragment[]) {

@@ -58,30 +58,29 @@ export class AssistantBubble {
   }
 
   setStreaming(on: boolean): void {
-    this.bubble.classList.toggle("streaming", on);
+    this.transcript.pinned(() => this.bubble.classList.toggle("streaming", on));
   }
 
   appendReasoning(delta: string): void {
     if (!this.flags.showReasoning || !delta) return;
-    if (!this.thinking) {
-      this.reasoningText = h("div", { class: "reasoning" });
-      this.thinking = h(
-        "details",
-        { class: "thinking" },
-        h("summary", { text: "Thinking" }),
-        this.reasoningText,
-      );
-      this.bubble.insertBefore(this.thinking, this.tools ?? this.content);
-    }
-    this.transcript.pinned(() => this.reasoningText!.append(delta));
+    // Inserting the strip changes the height too, so it happens inside pinned().
+    this.transcript.pinned(() => {
+      if (!this.thinking) {
+        this.reasoningText = h("div", { class: "reasoning" });
+        this.thinking = h(
+          "details",
+          { class: "thinking" },
+          h("summary", { text: "Thinking" }),
+          this.reasoningText,
+        );
+        this.bubble.insertBefore(this.thinking, this.tools ?? this.content);
+      }
+      this.reasoningText!.append(delta);
+    });
   }
 
   upsertTool(view: { key: string | number; name: string; arguments: unknown }): void {
     if (!this.flags.showToolCalls) return;
-    if (!this.tools) {
-      this.tools = h("div", { class: "tools" });
-      this.bubble.insertBefore(this.tools, this.content);
-    }
     let chip = this.chips.get(view.key);
     if (!chip) {
       const name = h("span", { class: "tool-name" });
@@ -89,7 +88,13 @@ export class AssistantBubble {
       const el = h("details", { class: "tool" }, h("summary", {}, icon("wrench"), name), args);
       chip = { el, name, args };
       this.chips.set(view.key, chip);
-      this.transcript.pinned(() => this.tools!.append(el));
+      this.transcript.pinned(() => {
+        if (!this.tools) {
+          this.tools = h("div", { class: "tools" });
+          this.bubble.insertBefore(this.tools, this.content);
+        }
+        this.tools.append(el);
+      });
     }
     chip.name.textContent = view.name || "tool";
     chip.args.textContent = typeof view.arguments === "string" ? view.arguments : pretty(view.arguments);
@@ -126,6 +131,10 @@ export class AssistantBubble {
     this.transcript.pinned(() => {
       this.content.innerHTML = renderMarkdown(this.text);
     });
+  }
+
+  get hasReasoning(): boolean {
+    return this.reasoningText !== undefined;
   }
 
   get hasText(): boolean {
@@ -180,6 +189,9 @@ export class AssistantBubble {
   }
 }
 
+/** Messages per replayed group (see `.msg-group` in page.css). */
+const GROUP_SIZE = 25;
+
 export class Transcript {
   constructor(
     readonly scroller: HTMLElement,
@@ -188,8 +200,48 @@ export class Transcript {
     private readonly flags: TranscriptFlags,
   ) {}
 
+  /** While a batch runs, new messages collect here (detached) and go into the list at its end. */
+  private batch_: HTMLElement[] | null = null;
+
+  /** Keeps the view at the bottom if it was there; inside `batch` it only runs `fn` (no layout reads). */
   pinned(fn: () => void): void {
-    keepPinned(this.scroller, fn);
+    if (this.batch_) fn();
+    else keepPinned(this.scroller, fn);
+  }
+
+  /**
+   * Runs many additions (a history replay) off-document and without reading layout between them:
+   * each read would force a layout of the growing list, making a long replay quadratic. The
+   * messages then go in as groups (see `.msg-group` in page.css), cut from the end so the newest
+   * group is full; the newest two groups always render, so the view opens at the true bottom even
+   * though older groups only have an estimated height. The caller scrolls afterwards.
+   */
+  batch(fn: () => void): void {
+    const roots: HTMLElement[] = [];
+    this.batch_ = roots;
+    try {
+      fn();
+    } finally {
+      this.batch_ = null;
+      const fragment = document.createDocumentFragment();
+      let start = 0;
+      let end = roots.length % GROUP_SIZE || GROUP_SIZE;
+      while (start < roots.length) {
+        const recent = end > roots.length - 2 * GROUP_SIZE;
+        fragment.append(
+          h("div", { class: recent ? "msg-group recent" : "msg-group" }, ...roots.slice(start, end)),
+        );
+        start = end;
+        end += GROUP_SIZE;
+      }
+      this.list.append(fragment);
+    }
+  }
+
+  private place(root: HTMLElement, before?: HTMLElement): void {
+    if (this.batch_) this.batch_.push(root);
+    else if (before?.parentNode === this.list) this.list.insertBefore(root, before);
+    else this.list.append(root);
   }
 
   clear(): void {
@@ -211,17 +263,14 @@ export class Transcript {
     const root = h("div", { class: opts.steer ? "msg user steer" : "msg user" }, bubble);
     if (opts.steer) bubble.prepend(h("span", { class: "tag", text: "Steer" }));
     this.welcome.hidden = true;
-    this.pinned(() => {
-      if (opts.before?.parentNode === this.list) this.list.insertBefore(root, opts.before);
-      else this.list.append(root);
-    });
+    this.pinned(() => this.place(root, opts.before));
     return root;
   }
 
   addAssistant(): AssistantBubble {
     const bubble = new AssistantBubble(this, this.flags);
     this.welcome.hidden = true;
-    this.pinned(() => this.list.append(bubble.root));
+    this.pinned(() => this.place(bubble.root));
     return bubble;
   }
 }

@@ -1,0 +1,286 @@
+// The chat page in Chromium against the real server (demo model), each figure beside a baseline
+// measured in the same run: page weight (vs. a page holding only the same CSS), first paint (vs. a
+// minimal static page served the same way), replay of a 1,000-message history (vs. the 250 ms
+// target), and CPU per streamed token late in a long conversation vs. early in a fresh one.
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import type { Message } from "@agentsvc/agent-core";
+import { loadProject } from "@agentsvc/config-schema";
+import { type RunningServer, startServer } from "@agentsvc/server";
+import { serve } from "@hono/node-server";
+import { Hono } from "hono";
+import pino from "pino";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { fmt, percentile, type Row } from "./stats.ts";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const HISTORY = 1_000;
+const PAINT_SAMPLES = 15;
+const REPLAY_SAMPLES = 7;
+const STREAM_SAMPLES = 3;
+/** Open workspace (no `users`): every visitor is this user (webui's SHARED_USER_ID). */
+const SHARED_USER = "shared";
+
+// ~240 demo tokens of markdown: paragraphs, a list and code, so the streaming bubble's markdown
+// re-render does real work. The same reply streams early and late; only the history differs.
+const REPLY = Array.from(
+  { length: 6 },
+  (_, i) =>
+    `Paragraph ${i} explains **one idea** with \`inline code\` and a [link](https://example.com/${i}).\n\n- first point of part ${i}\n- second point with _emphasis_\n\n\`\`\`\nconst part${i} = compute(${i});\n\`\`\``,
+).join("\n\n");
+const REPLY_TOKENS = (REPLY.match(/\S+\s*|\s+/g) ?? []).length;
+
+/** A throwaway project: plain-object agent (what defineAgent returns), one webui entry. */
+function writeProject(): string {
+  const root = mkdtempSync(join(tmpdir(), "agentsvc-bench-page-"));
+  mkdirSync(join(root, "agents"));
+  mkdirSync(join(root, "gateways"));
+  const agent = {
+    kind: "agent",
+    name: "pagebench",
+    model: {
+      provider: "demo",
+      tokenDelayMs: 8,
+      script: [{ reasoning: "Planning the answer.", text: REPLY }],
+    },
+    memory: { type: "database" },
+  };
+  writeFileSync(join(root, "agents", "pagebench.mjs"), `export default ${JSON.stringify(agent)};\n`);
+  writeFileSync(join(root, "gateways", "chat.yaml"), "exposes: webui\npath: /chat\ntitle: Bench\n");
+  return root;
+}
+
+function seedMessages(count: number): Message[] {
+  const out: Message[] = [];
+  for (let i = 0; out.length < count; i++) {
+    out.push({ role: "user", content: `Question ${i}: how do I configure part ${i}?` });
+    out.push({
+      role: "assistant",
+      content: `Set **part ${i}** in \`config.yaml\`:\n\n- key \`p${i}\`\n- value ${i}\n\nSee [the docs](https://example.com/${i}).`,
+      reasoning: `The user asks about part ${i}.`,
+    });
+  }
+  return out.slice(0, count);
+}
+
+async function listenStatic(html: string): Promise<{ url: string; close(): Promise<void> }> {
+  const app = new Hono();
+  app.get("/index.html", (c) => c.html(html));
+  const server = await new Promise<ReturnType<typeof serve>>((ok) => {
+    const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => ok(s));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/index.html`;
+  return { url, close: () => new Promise((ok) => server.close(() => ok())) };
+}
+
+async function newContext(browser: Browser, last?: string): Promise<BrowserContext> {
+  const context = await browser.newContext({
+    viewport: { width: 1100, height: 760 },
+    reducedMotion: "reduce",
+  });
+  if (last)
+    await context.addInitScript(`localStorage.setItem("agentsvc:/chat:last", ${JSON.stringify(last)})`);
+  return context;
+}
+
+/** ms from navigation start to first contentful paint, one fresh context per sample (no cache). */
+async function firstPaint(browser: Browser, url: string): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < PAINT_SAMPLES; i++) {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await page.goto(url, { waitUntil: "load" });
+    const fcp = await page.waitForFunction(
+      () => performance.getEntriesByName("first-contentful-paint")[0]?.startTime,
+    );
+    samples.push((await fcp.jsonValue()) as number);
+    await context.close();
+  }
+  return samples;
+}
+
+/** ms from navigation start until the transcript holds the replayed history (page's own mark). */
+async function replayTime(browser: Browser, url: string, conversationId: string): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < REPLAY_SAMPLES; i++) {
+    const context = await newContext(browser, conversationId);
+    const page = await context.newPage();
+    await page.goto(url);
+    const mark = await page.waitForFunction(
+      () => performance.getEntriesByName("agentsvc:history-replayed")[0]?.startTime,
+      undefined,
+      { timeout: 30_000 },
+    );
+    const shown = await page.locator("#messages .msg").count();
+    if (shown < HISTORY / 2)
+      throw new Error(`replay: expected ~${HISTORY} messages on screen, found ${shown}`);
+    samples.push((await mark.jsonValue()) as number);
+    if (process.env.BENCH_DEBUG) {
+      const timing = await page.evaluate(() =>
+        performance
+          .getEntriesByType("resource")
+          .map(
+            (e) =>
+              `${e.name.replace(/^.*\/api/, "")} ${Math.round(e.startTime)}-${Math.round((e as PerformanceResourceTiming).responseEnd)}`,
+          ),
+      );
+      const marks = await page.evaluate(() =>
+        performance.getEntriesByType("mark").map((m) => `${m.name} ${Math.round(m.startTime)}`),
+      );
+      console.error(`replay ${samples.at(-1)}: ${timing.join(", ")} | ${marks.join(", ")}`);
+    }
+    await context.close();
+  }
+  return samples;
+}
+
+const METRICS = ["TaskDuration", "ScriptDuration", "LayoutDuration", "RecalcStyleDuration"] as const;
+
+async function metrics(page: Page, cdp: Awaited<ReturnType<BrowserContext["newCDPSession"]>>) {
+  void page;
+  const { metrics: list } = (await cdp.send("Performance.getMetrics")) as {
+    metrics: { name: string; value: number }[];
+  };
+  const get = (name: string) => list.find((m) => m.name === name)?.value ?? 0;
+  return Object.fromEntries(METRICS.map((m) => [m, get(m)])) as Record<(typeof METRICS)[number], number>;
+}
+
+/** Main-thread ms per streamed token while one reply streams into the given conversation. */
+async function cpuPerToken(browser: Browser, url: string, conversationId: string): Promise<number[]> {
+  const context = await newContext(browser, conversationId);
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Performance.enable");
+  await page.goto(url);
+  await page.waitForFunction(
+    () => performance.getEntriesByName("agentsvc:history-replayed").length > 0,
+    undefined,
+    {
+      timeout: 30_000,
+    },
+  );
+  const samples: number[] = [];
+  if (process.env.BENCH_TRACE)
+    await browser.startTracing(page, { path: `/tmp/trace-${conversationId}.json` });
+  for (let i = 0; i < STREAM_SAMPLES; i++) {
+    await page.waitForTimeout(300); // let the previous turn's follow-up work settle
+    const before = await metrics(page, cdp);
+    await page.locator("#input").fill(`stream sample ${i}`);
+    await page.locator("#input").press("Enter");
+    await page.waitForFunction(
+      () => document.getElementById("status")?.textContent === "Reply finished.",
+      undefined,
+      {
+        timeout: 60_000,
+      },
+    );
+    const after = await metrics(page, cdp);
+    samples.push(((after.TaskDuration - before.TaskDuration) * 1000) / REPLY_TOKENS);
+    if (process.env.BENCH_DEBUG) {
+      const per = (k: (typeof METRICS)[number]) => fmt(((after[k] - before[k]) * 1000) / REPLY_TOKENS, 3);
+      console.error(`stream ${conversationId}: ${METRICS.map((k) => `${k} ${per(k)}`).join(", ")}`);
+    }
+    await page.evaluate(() => {
+      const s = document.getElementById("status");
+      if (s) s.textContent = "";
+    });
+  }
+  if (process.env.BENCH_TRACE) await browser.stopTracing();
+  await context.close();
+  return samples;
+}
+
+async function createConversation(server: RunningServer, title: string): Promise<string> {
+  const res = await fetch(`${server.url}/chat/api/conversations/create`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ title }),
+  });
+  const body = (await res.json()) as { conversationId?: string };
+  if (!body.conversationId) throw new Error(`conversations/create answered ${res.status}`);
+  return body.conversationId;
+}
+
+export async function benchPage(): Promise<Row[]> {
+  const loaded = await loadProject(writeProject());
+  if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
+  const root = loaded.project.root;
+  const server = await startServer(loaded.project, {
+    port: 0,
+    logger: pino({ level: "silent" }),
+    env: {},
+    buildDir: join(root, "build"),
+    interactive: false,
+  });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+    ],
+  });
+  const pageUrl = `${server.url}/chat/index.html`;
+  const html = await (await fetch(pageUrl)).text();
+  const css = html.match(/<style>[\s\S]*?<\/style>/)?.[0] ?? "";
+  const cssOnly = `<!doctype html><html><head><meta charset="utf-8"><title>x</title>${css}</head><body></body></html>`;
+  const minimal = await listenStatic(
+    "<!doctype html><html><head><title>x</title></head><body><p>Hello</p></body></html>",
+  );
+  try {
+    const gz = gzipSync(html).length;
+    const cssGz = gzipSync(cssOnly).length;
+
+    const paint = percentile(await firstPaint(browser, pageUrl), 50);
+    const paintBase = percentile(await firstPaint(browser, minimal.url), 50);
+
+    const long = await createConversation(server, "long history");
+    await server.memory.append({ userId: SHARED_USER, conversationId: long }, seedMessages(HISTORY));
+    const replay = await replayTime(browser, pageUrl, long);
+
+    const fresh = await createConversation(server, "fresh");
+    const early = percentile(await cpuPerToken(browser, pageUrl, fresh), 50);
+    const late = percentile(await cpuPerToken(browser, pageUrl, long), 50);
+
+    return [
+      {
+        metric: "index.html bytes raw / gzip",
+        value: `${html.length} / ${gz}`,
+        baseline: `CSS only: ${Buffer.byteLength(cssOnly)} / ${cssGz}`,
+        ratio: `${fmt(gz / cssGz)}x`,
+        target: `gzip <= 30720 (${fmt(gz / 1024, 1)} KB)`,
+      },
+      {
+        metric: "first contentful paint p50 ms",
+        value: fmt(paint, 1),
+        baseline: `minimal page ${fmt(paintBase, 1)}`,
+        ratio: `${fmt(paint / paintBase)}x`,
+        target: "",
+      },
+      {
+        metric: `replay ${HISTORY} messages p50 / min / max ms`,
+        value: `${fmt(percentile(replay, 50), 0)} / ${fmt(Math.min(...replay), 0)} / ${fmt(Math.max(...replay), 0)}`,
+        baseline: "budget 250",
+        ratio: `${fmt(percentile(replay, 50) / 250)}x`,
+        target: "<= 250 ms",
+      },
+      {
+        metric: `main-thread ms per streamed token (${REPLY_TOKENS} tokens)`,
+        value: `after ${HISTORY} msgs ${fmt(late, 3)}`,
+        baseline: `fresh ${fmt(early, 3)}`,
+        ratio: `${fmt(late / early)}x`,
+        target: "flat (~1x)",
+      },
+    ];
+  } finally {
+    await browser.close();
+    await minimal.close();
+    await server.shutdown();
+  }
+}
