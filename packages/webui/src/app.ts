@@ -76,7 +76,7 @@ export function apiPrefix(path: string): string {
  */
 export function createChatUi(options: ChatUiOptions): Hono<HonoEnv> {
   const { entry, runs, db, memory, agent } = options;
-  const logger = (options.logger ?? pino({ name: "webui-auth" })).child({ name: "webui-auth" });
+  const logger = options.logger ? options.logger.child({ name: "webui-auth" }) : pino({ name: "webui-auth" });
   const apiKey = resolveApiKey(entry, options.apiKey);
   const signInEnabled = Array.isArray(entry.users);
   const resolveIdentity = options.resolveIdentity ?? defaultIdentityResolver(db, signInEnabled);

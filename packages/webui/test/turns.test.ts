@@ -267,6 +267,28 @@ describe("run control: cancel and steer", () => {
   });
 });
 
+describe("faults", () => {
+  it("a client that drops the stream socket mid-turn does not cancel it: the turn completes and is persisted", async () => {
+    h = await startHarness({ agent: testAgent({ tokenDelayMs: 20 }) });
+    const controller = new AbortController();
+    const res = await fetch(`${h.base}/stream`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream" },
+      body: JSON.stringify({ input: "a long answer please", threadId: "t-drop", conversationId: "drop" }),
+      signal: controller.signal,
+    });
+    const reader = res.body?.getReader();
+    await reader?.read();
+    controller.abort();
+    const result = await h.runs.get("t-drop")?.done;
+    expect(result?.status).toBe("completed");
+    const history = (await h.client().get("/history?conversationId=drop")).body.messages;
+    expect(history.map((m: { role: string }) => m.role)).toEqual(["user", "assistant"]);
+    expect(h.db.conversations.get("drop")?.messageCount).toBe(2);
+    expect((await h.client().get("/health")).status).toBe(200);
+  });
+});
+
 describe("clear, compact, history", () => {
   it("clear empties the conversation's messages and resets its count, leaving other conversations alone", async () => {
     h = await startHarness();
