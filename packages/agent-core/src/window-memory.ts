@@ -20,6 +20,31 @@ export function trimWindow(messages: Message[], max: number): Message[] {
   return messages.slice(start);
 }
 
+/**
+ * A copy the caller may change without touching what is stored. Only tool arguments and results
+ * can hold nested values; everything else is strings, so this is much cheaper than structuredClone
+ * of the whole window on every load (which was a visible share of a turn's CPU).
+ */
+function copyMessage(message: Message): Message {
+  switch (message.role) {
+    case "assistant":
+      return message.toolCalls
+        ? {
+            ...message,
+            toolCalls: message.toolCalls.map((call) => ({ ...call, arguments: copyValue(call.arguments) })),
+          }
+        : { ...message };
+    case "tool":
+      return { ...message, result: copyValue(message.result) };
+    default:
+      return { ...message };
+  }
+}
+
+function copyValue(value: unknown): unknown {
+  return typeof value === "object" && value !== null ? structuredClone(value) : value;
+}
+
 /** In-process memory: a sliding window per (userId, conversationId). Lost on restart. */
 export class WindowMemory implements Memory {
   private readonly scopes = new Map<string, Message[]>();
@@ -51,7 +76,7 @@ export class WindowMemory implements Memory {
   }
 
   async load(scope: MemoryScope): Promise<Message[]> {
-    return structuredClone(this.scopes.get(this.key(scope)) ?? []);
+    return (this.scopes.get(this.key(scope)) ?? []).map(copyMessage);
   }
 
   async count(scope: MemoryScope): Promise<number> {
@@ -61,7 +86,7 @@ export class WindowMemory implements Memory {
   append(scope: MemoryScope, messages: Message[]): Promise<void> {
     return this.locked(scope, async () => {
       const key = this.key(scope);
-      let next = [...(this.scopes.get(key) ?? []), ...structuredClone(messages)];
+      let next = [...(this.scopes.get(key) ?? []), ...messages.map(copyMessage)];
       const threshold = this.options.summaryThreshold;
       if (this.options.summarize && threshold !== undefined && next.length > threshold) {
         try {

@@ -51,6 +51,28 @@ describe("planCompaction", () => {
 });
 
 describe("WindowMemory", () => {
+  it("hands out copies: changing loaded or appended messages never changes what is stored", async () => {
+    const memory = new WindowMemory();
+    const appended: Message[] = [
+      { role: "assistant", content: "", toolCalls: [{ id: "t1", name: "x", arguments: { city: "Oslo" } }] },
+      { role: "tool", toolCallId: "t1", toolName: "x", result: { forecast: ["sun"] } },
+    ];
+    await memory.append(scope, appended);
+    (appended[1] as { result: { forecast: string[] } }).result.forecast.push("rain");
+    const loaded = await memory.load(scope);
+    (loaded[0] as { content: string }).content = "changed";
+    (
+      (loaded[0] as { toolCalls: { arguments: { city: string } }[] }).toolCalls[0] as {
+        arguments: { city: string };
+      }
+    ).arguments.city = "Bergen";
+    (loaded[1] as { result: { forecast: string[] } }).result.forecast.push("snow");
+    expect(await memory.load(scope)).toEqual([
+      { role: "assistant", content: "", toolCalls: [{ id: "t1", name: "x", arguments: { city: "Oslo" } }] },
+      { role: "tool", toolCallId: "t1", toolName: "x", result: { forecast: ["sun"] } },
+    ]);
+  });
+
   it("keeps scopes apart and clears exactly one scope", async () => {
     const memory = new WindowMemory();
     await memory.append(scope, [{ role: "user", content: "mine" }]);
