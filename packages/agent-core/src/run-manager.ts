@@ -467,6 +467,7 @@ export class RunManager implements RunManagerApi {
       }
     }
     const segment = record.segment;
+    record.log.retire();
     record.expiry = setTimeout(() => {
       if (this.records.get(options.threadId)?.segment === segment) this.records.delete(options.threadId);
     }, this.retainMs);

@@ -45,6 +45,15 @@ export class RunSegment implements RunHandle {
    * per-event reader drains it).
    */
   async *batches(after: number = this.firstSeq - 1): AsyncGenerator<RunEvent[]> {
+    this.log.addReader();
+    try {
+      yield* this.read(after);
+    } finally {
+      this.log.removeReader();
+    }
+  }
+
+  private async *read(after: number): AsyncGenerator<RunEvent[]> {
     let cursor = after;
     while (true) {
       let batch = this.log.since(cursor);
