@@ -8,7 +8,6 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { loadProject } from "@agentsvc/config-schema";
 import pino from "pino";
-import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 // The page package's Chromium harness (launch flags, CSP/dialog/error watchers); playwright-core
 // resolves from that package, which owns the browser dependency.
@@ -23,7 +22,7 @@ const DEMO_MODEL = "agentsvc-demo (scripted demo model)";
 // while the reply streams, short enough (< 200 characters) that the demo model quotes it whole.
 const LONG = Array.from({ length: 45 }, (_, i) => `w${i}`).join(" ");
 
-let browser: Browser;
+let browser: Awaited<ReturnType<typeof launchBrowser>>;
 let main: RunningServer;
 let hostile: RunningServer;
 const pages: Watched[] = [];
@@ -47,22 +46,6 @@ async function open(
   const w = await openPage(browser, `${server.url}${path}/index.html`, opts);
   pages.push(w);
   return w;
-}
-
-/** A second tab of the same browser context (same cookies and storage). */
-async function reopen(w: Watched, url: string): Promise<Watched> {
-  const page = await w.context.newPage();
-  const twin: Watched = { context: w.context, page, dialogs: [], cspErrors: [], pageErrors: [] };
-  page.on("console", (m) => {
-    if (/Content Security Policy|Refused to/i.test(m.text())) twin.cspErrors.push(m.text());
-  });
-  page.on("pageerror", (e) => twin.pageErrors.push(e.message));
-  page.on("dialog", (d) => {
-    twin.dialogs.push(d.message());
-    void d.dismiss();
-  });
-  await page.goto(url);
-  return twin;
 }
 
 async function api<T = Record<string, unknown>>(
@@ -207,11 +190,11 @@ describe("the chat page against the real server", () => {
     const users = await w.page.locator(".msg.user .bubble").allTextContents();
     expect(users).toEqual(Array.from({ length: 150 }, (_, i) => `question ${i}`));
     expect(await w.page.locator(".msg.assistant .content strong").count()).toBe(150);
+    // Page-side expressions are strings: this package's typecheck has no DOM lib.
     const atBottom = () =>
-      w.page.evaluate(() => {
-        const s = document.getElementById("transcript") as HTMLElement;
-        return s.scrollHeight - s.scrollTop - s.clientHeight < 48;
-      });
+      w.page.evaluate(
+        `(() => { const s = document.getElementById("transcript"); return s.scrollHeight - s.scrollTop - s.clientHeight < 48; })()`,
+      );
     await expect.poll(atBottom).toBe(true);
     expect(await w.page.locator(".msg.assistant .content").last().isVisible()).toBe(true);
     await send(w, "after the long history");
@@ -219,9 +202,7 @@ describe("the chat page against the real server", () => {
     expect(await assistantText(w).textContent()).toBe(quoted("after the long history"));
     await expect.poll(atBottom).toBe(true);
     // Scrolling to the top shows the first message (off-screen groups render when reached).
-    await w.page.evaluate(() => {
-      (document.getElementById("transcript") as HTMLElement).scrollTop = 0;
-    });
+    await w.page.evaluate(`document.getElementById("transcript").scrollTop = 0`);
     await expect.poll(() => w.page.getByText("question 0", { exact: true }).isVisible()).toBe(true);
   });
 
@@ -370,8 +351,16 @@ describe("the chat page against the real server", () => {
     }
     await w.page.locator("#compact-btn").click();
     await expect.poll(() => statusText(w)).toBe("Compacted: 6 messages became 5.");
+    // The page now shows what the server holds: the summary (collapsed), then the recent turns.
+    await expect.poll(() => w.page.locator(".msg").count()).toBe(5);
+    const note = w.page.locator(".msg.system details.summary-note");
+    expect(await note.getAttribute("open")).toBeNull();
+    await note.locator("summary").click();
+    expect(await note.locator(".reasoning").textContent()).toMatch(/^Summary of the earlier conversation: /);
+    expect(await w.page.locator(".msg.user .bubble").allTextContents()).toEqual(["two", "three"]);
     const stored = await history();
     expect(stored).toHaveLength(5);
+    expect(stored[0]?.role).toBe("system");
     expect(stored.slice(1).map((m) => m.content)).toEqual(["two", quoted("two"), "three", quoted("three")]);
   });
 
@@ -383,7 +372,7 @@ describe("the chat page against the real server", () => {
       await w.page.locator("#signin-pass").press("Enter");
       await expect.poll(() => w.page.locator("#signin-dialog").isVisible()).toBe(false);
     };
-    const theme = (w: Watched) => w.page.evaluate(() => document.documentElement.dataset.theme ?? null);
+    const theme = (w: Watched) => w.page.evaluate("document.documentElement.dataset.theme ?? null");
     const a = await open(main, "/team");
     await signIn(a, "ada", "ada-pw-1");
     await expect.poll(() => a.page.locator("#user").textContent()).toBe("Ada L.");
@@ -398,9 +387,7 @@ describe("the chat page against the real server", () => {
       .toBe("dark");
     await a.page.reload();
     await expect.poll(() => theme(a)).toBe("dark");
-    expect(await a.page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe(
-      "rgb(13, 17, 23)",
-    );
+    expect(await a.page.evaluate("getComputedStyle(document.body).backgroundColor")).toBe("rgb(13, 17, 23)");
 
     // A fresh context (another browser) that prefers light: the server copy wins once signed in.
     const b = await open(main, "/team", { colorScheme: "light" });
@@ -591,6 +578,6 @@ describe("hostile content through the real server", () => {
       .toContain("<script>window.__pwned='script'</script>");
     expect(await w.page.locator(injected).count()).toBe(0);
     for (const href of await hrefs()) expect(href).toMatch(/^https:\/\/example\.com\/[^"\s]*$/);
-    expect(await w.page.evaluate(() => (window as { __pwned?: unknown }).__pwned)).toBeUndefined();
+    expect(await w.page.evaluate("window.__pwned")).toBeUndefined();
   });
 });

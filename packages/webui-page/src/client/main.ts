@@ -318,6 +318,8 @@ async function compact(): Promise<void> {
     const r = await api.post<{ compacted: boolean; before: number; after: number }>("/compact", {
       conversationId: current,
     });
+    // Show what the server now holds: the summary in place of the older messages.
+    if (r.compacted) await openConversation(current);
     status(
       r.compacted
         ? `Compacted: ${r.before} messages became ${r.after}.`
@@ -344,6 +346,9 @@ function replay(messages: HistoryMessage[]): void {
   for (const m of messages) {
     if (m.role === "user") {
       transcript.addUser(m.content ?? "");
+      bubble = null;
+    } else if (m.role === "system") {
+      if (m.content) transcript.addSummary(m.content);
       bubble = null;
     } else if (m.role === "assistant") {
       if (!bubble) {

@@ -267,6 +267,21 @@ export class Transcript {
     return root;
   }
 
+  /** A stored system message (the summary that Compact left in place of older messages), collapsed. */
+  addSummary(text: string): HTMLElement {
+    const body = h("div", { class: "reasoning", text });
+    const note = h(
+      "details",
+      { class: "summary-note" },
+      h("summary", { text: "Earlier messages (summarized)" }),
+      body,
+    );
+    const root = h("div", { class: "msg system" }, note);
+    this.welcome.hidden = true;
+    this.pinned(() => this.place(root));
+    return root;
+  }
+
   addAssistant(): AssistantBubble {
     const bubble = new AssistantBubble(this, this.flags);
     this.welcome.hidden = true;
