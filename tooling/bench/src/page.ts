@@ -2,6 +2,8 @@
 // measured in the same run: page weight (vs. a page holding only the same CSS), first paint (vs. a
 // minimal static page served the same way), replay of a 1,000-message history (vs. the 250 ms
 // target), and CPU per streamed token late in a long conversation vs. early in a fresh one.
+// BENCH_DEBUG=1 prints request and mark timings per replay and metric splits per stream;
+// BENCH_TRACE=1 writes a Chromium trace of each streaming run to /tmp.
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -13,7 +15,7 @@ import { type RunningServer, startServer } from "@agentsvc/server";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import pino from "pino";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, chromium } from "playwright-core";
 import { fmt, percentile, type Row } from "./stats.ts";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -139,8 +141,8 @@ async function replayTime(browser: Browser, url: string, conversationId: string)
 
 const METRICS = ["TaskDuration", "ScriptDuration", "LayoutDuration", "RecalcStyleDuration"] as const;
 
-async function metrics(page: Page, cdp: Awaited<ReturnType<BrowserContext["newCDPSession"]>>) {
-  void page;
+/** Cumulative main-thread seconds (CDP Performance domain) of one page. */
+async function metrics(cdp: Awaited<ReturnType<BrowserContext["newCDPSession"]>>) {
   const { metrics: list } = (await cdp.send("Performance.getMetrics")) as {
     metrics: { name: string; value: number }[];
   };
@@ -167,7 +169,7 @@ async function cpuPerToken(browser: Browser, url: string, conversationId: string
     await browser.startTracing(page, { path: `/tmp/trace-${conversationId}.json` });
   for (let i = 0; i < STREAM_SAMPLES; i++) {
     await page.waitForTimeout(300); // let the previous turn's follow-up work settle
-    const before = await metrics(page, cdp);
+    const before = await metrics(cdp);
     await page.locator("#input").fill(`stream sample ${i}`);
     await page.locator("#input").press("Enter");
     await page.waitForFunction(
@@ -177,7 +179,7 @@ async function cpuPerToken(browser: Browser, url: string, conversationId: string
         timeout: 60_000,
       },
     );
-    const after = await metrics(page, cdp);
+    const after = await metrics(cdp);
     samples.push(((after.TaskDuration - before.TaskDuration) * 1000) / REPLY_TOKENS);
     if (process.env.BENCH_DEBUG) {
       const per = (k: (typeof METRICS)[number]) => fmt(((after[k] - before[k]) * 1000) / REPLY_TOKENS, 3);
