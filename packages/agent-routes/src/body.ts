@@ -74,9 +74,10 @@ export function optionalThreadId(body: Record<string, unknown>): string | undefi
   return value;
 }
 
-export function conversationIdOf(body: Record<string, unknown>): string {
+/** The body's `conversationId`, or `fallback` (the caller's default conversation) when absent. */
+export function conversationIdOf(body: Record<string, unknown>, fallback = "default"): string {
   const value = body.conversationId;
-  if (value === undefined || value === null) return "default";
+  if (value === undefined || value === null) return fallback;
   if (typeof value !== "string" || value.length === 0 || value.length > 200) {
     throw invalid("conversationId", "a string of 1-200 characters", value);
   }

@@ -31,6 +31,8 @@ export interface AgentHandlerOptions {
   info?: (c: Context, user: TurnContext) => AgentInfoBody | Promise<AgentInfoBody>;
   /** Server-side identity. Default: everyone is `"anonymous"`. Never read from a body. */
   resolveUser?: (c: Context) => string | Promise<string>;
+  /** The conversation of a request that names none. Default: `"default"` for everyone. */
+  defaultConversation?: (userId: string) => string;
   /** Runs before every turn (each turn of a batch); throw an AgentsvcError (403/409) to refuse it. */
   beforeTurn?: (c: Context, turn: TurnContext) => void | Promise<void>;
   /** Runs once the turn is persisted, before the response or stream ends. */
@@ -77,6 +79,7 @@ export function createAgentHandlers(options: AgentHandlerOptions): AgentHandlers
   const { runs } = options;
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const userOf = async (c: Context) => (options.resolveUser ? await options.resolveUser(c) : "anonymous");
+  const fallbackFor = (userId: string) => options.defaultConversation?.(userId) ?? "default";
 
   const startTurn = async (c: Context, input: string, threadId: string | undefined, turn: TurnContext) => {
     await options.beforeTurn?.(c, turn);
@@ -105,7 +108,8 @@ export function createAgentHandlers(options: AgentHandlerOptions): AgentHandlers
       const body = await readJsonObject(c, limit);
       const input = requiredInput(body);
       const threadId = optionalThreadId(body);
-      const turn = { userId: await userOf(c), conversationId: conversationIdOf(body) };
+      const userId = await userOf(c);
+      const turn = { userId, conversationId: conversationIdOf(body, fallbackFor(userId)) };
       const handle = await startTurn(c, input, threadId, turn);
       c.header("X-Thread-Id", handle.threadId);
       const result = await handle.done;
@@ -142,7 +146,7 @@ export function createAgentHandlers(options: AgentHandlerOptions): AgentHandlers
         return streamRun(c, handle, { after });
       }
       const input = requiredInput(body);
-      const turn = { userId, conversationId: conversationIdOf(body) };
+      const turn = { userId, conversationId: conversationIdOf(body, fallbackFor(userId)) };
       const handle = await startTurn(c, input, threadId, turn);
       return streamRun(c, handle, { after: 0 });
     }),
@@ -151,7 +155,8 @@ export function createAgentHandlers(options: AgentHandlerOptions): AgentHandlers
       const body = await readJsonObject(c, limit);
       const inputs = batchInputs(body);
       const requested = optionalThreadId(body);
-      const turn = { userId: await userOf(c), conversationId: conversationIdOf(body) };
+      const userId = await userOf(c);
+      const turn = { userId, conversationId: conversationIdOf(body, fallbackFor(userId)) };
       const results: {
         input: string;
         status: string;
@@ -203,7 +208,7 @@ export function createAgentHandlers(options: AgentHandlerOptions): AgentHandlers
 
     info: guard(async (c) => {
       const userId = await userOf(c);
-      const conversationId = c.req.query("conversationId") || "default";
+      const conversationId = c.req.query("conversationId") || fallbackFor(userId);
       if (!options.info) throw new AgentsvcError("not_found", "no info configured for this route", 404);
       const info = await options.info(c, { userId, conversationId });
       return c.json({ success: true, ...info });

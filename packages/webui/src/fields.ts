@@ -1,3 +1,4 @@
+import { SHARED_USER_ID } from "./identity.js";
 import { badInput, typeName } from "./errors.js";
 import type { JsonObject } from "./body.js";
 
@@ -56,9 +57,30 @@ export function idField(where: string, body: JsonObject, key: string, required: 
   return value;
 }
 
-/** The conversation a request addresses; `"default"` when absent. */
-export function conversationIdOf(where: string, body: JsonObject): string {
-  return idField(where, body, "conversationId", false) ?? "default";
+/**
+ * The caller's default conversation: `default` in the shared workspace, `default:<userId>` for a
+ * signed-in user. Conversation ids are unique store-wide (the first user of an id owns it), so one
+ * shared `default` would lock every other account out of its own default conversation.
+ */
+export function defaultConversationId(userId: string): string {
+  return userId === SHARED_USER_ID ? "default" : `default:${userId}`;
+}
+
+/** The conversation a request addresses; the caller's default one when absent. */
+export function conversationIdOf(where: string, body: JsonObject, userId: string): string {
+  const given = idField(where, body, "conversationId", false);
+  if (given === undefined) return defaultConversationId(userId);
+  refuseOthersDefault(where, given, userId);
+  return given;
+}
+
+/** `default:<someone else>` is reserved for that user: nobody can claim it first. */
+export function refuseOthersDefault(where: string, conversationId: string, userId: string): void {
+  if (conversationId.startsWith("default:") && conversationId !== defaultConversationId(userId)) {
+    throw badInput(
+      `${where}: conversationId: ids starting with "default:" are reserved (got "${conversationId}")`,
+    );
+  }
 }
 
 /** The query parameters of a GET route as a plain object, so the same field rules apply. */

@@ -36,6 +36,24 @@ describe("conversation index routes", () => {
     expect(list[1].messageCount).toBe(0);
   });
 
+  it("lists one page of the newest conversations with hasMore, and refuses a bad limit", async () => {
+    let now = 1_000;
+    h = await startHarness({ now: () => now++ });
+    const c = h.client();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++)
+      ids.push((await c.post("/conversations/create", { title: `c${i}` })).body.conversationId);
+    const page = (await c.get("/conversations?limit=2")).body;
+    expect(page.conversations.map((r: { conversationId: string }) => r.conversationId)).toEqual([
+      ids[4],
+      ids[3],
+    ]);
+    expect(page.hasMore).toBe(true);
+    expect((await c.get("/conversations?limit=5")).body.hasMore).toBe(false);
+    expect((await c.get("/conversations?limit=0")).status).toBe(400);
+    expect((await c.get("/conversations?limit=abc")).status).toBe(400);
+  });
+
   it("rename replaces the title; an unknown id is 404", async () => {
     h = await startHarness();
     const c = h.client();

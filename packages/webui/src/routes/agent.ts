@@ -3,6 +3,7 @@ import { createAgentHandlers } from "@agentsvc/agent-routes";
 import type { ChatDb } from "@agentsvc/chat-store";
 import { Hono } from "hono";
 import type { Logger } from "pino";
+import { defaultConversationId, refuseOthersDefault } from "../fields.js";
 import type { HonoEnv } from "../types.js";
 
 export interface AgentTurnDeps {
@@ -21,8 +22,10 @@ export function agentTurnRoutes(deps: AgentTurnDeps): Hono<HonoEnv> {
   const handlers = createAgentHandlers({
     runs: deps.runs,
     resolveUser: (c) => (c as unknown as { get(key: "identity"): { userId: string } }).get("identity").userId,
+    defaultConversation: defaultConversationId,
     // Ownership before the turn: another user's conversationId is 403 and its row is never touched.
     beforeTurn: (_c, turn) => {
+      refuseOthersDefault("turn", turn.conversationId, turn.userId);
       db.conversations.assertCanUse(turn.userId, turn.conversationId);
     },
     // Index upkeep once the turn is persisted: row created on first use, title from the first user

@@ -2,10 +2,13 @@ import type { Memory, RunStore } from "@agentsvc/agent-core";
 import type { ChatDb } from "@agentsvc/chat-store";
 import { Hono } from "hono";
 import { readJsonObject } from "../body.js";
-import { fail } from "../errors.js";
+import { badInput, fail } from "../errors.js";
 import { idField, normalizeTitle, optionalString, requiredString } from "../fields.js";
 import type { HonoEnv } from "../types.js";
 import { refuseWhileApprovalPending } from "./pending-guard.js";
+
+export const DEFAULT_LIST_LIMIT = 200;
+export const MAX_LIST_LIMIT = 1000;
 
 export interface ConversationRouteDeps {
   db: ChatDb;
@@ -23,11 +26,20 @@ export function conversationRoutes(deps: ConversationRouteDeps): Hono<HonoEnv> {
     return db.conversations.get(conversationId)?.userId === userId;
   }
 
+  // The newest `limit` conversations (default 200, at most 1000): a sidebar never needs all of a
+  // heavy user's rows at once, and one page keeps the route fast however many exist.
   app.get("/conversations", (c) => {
-    const rows = db.conversations.list(c.get("identity").userId);
+    const raw = c.req.query("limit");
+    const limit = raw === undefined ? DEFAULT_LIST_LIMIT : Number(raw);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
+      throw badInput(`GET /conversations: limit: expected an integer 1-${MAX_LIST_LIMIT} (got "${raw}")`);
+    }
+    const rows = db.conversations.list(c.get("identity").userId, { limit: limit + 1 });
+    const hasMore = rows.length > limit;
     return c.json({
       success: true,
-      conversations: rows.map((r) => ({
+      hasMore,
+      conversations: rows.slice(0, limit).map((r) => ({
         conversationId: r.conversationId,
         title: r.title ?? "",
         updatedAt: r.updatedAt,

@@ -24,7 +24,11 @@ export function memoryRoutes(deps: MemoryRouteDeps): Hono<HonoEnv> {
   const app = new Hono<HonoEnv>();
 
   app.get("/history", async (c) => {
-    const conversationId = conversationIdOf("GET /history", queryObject(c.req.query()));
+    const conversationId = conversationIdOf(
+      "GET /history",
+      queryObject(c.req.query()),
+      c.get("identity").userId,
+    );
     // Scoped by the caller's userId, so another user's conversation id yields an empty list.
     const messages = await memory.load({ userId: c.get("identity").userId, conversationId });
     return c.json({ success: true, conversationId, messages });
@@ -32,8 +36,8 @@ export function memoryRoutes(deps: MemoryRouteDeps): Hono<HonoEnv> {
 
   app.post("/clear", async (c) => {
     const body = await readJsonObject(c);
-    const conversationId = conversationIdOf("POST /clear", body);
     const { userId } = c.get("identity");
+    const conversationId = conversationIdOf("POST /clear", body, userId);
     await refuseWhileApprovalPending(deps.runStore, userId, conversationId);
     await memory.clear({ userId, conversationId });
     if (deps.db.conversations.get(conversationId)?.userId === userId)
@@ -44,7 +48,7 @@ export function memoryRoutes(deps: MemoryRouteDeps): Hono<HonoEnv> {
   app.post("/compact", async (c) => {
     const where = "POST /compact";
     const body = await readJsonObject(c);
-    const conversationId = conversationIdOf(where, body);
+    const conversationId = conversationIdOf(where, body, c.get("identity").userId);
     const raw = body.keepRecent;
     if (
       raw !== undefined &&

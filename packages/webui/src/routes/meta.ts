@@ -20,7 +20,11 @@ export function metaRoutes(deps: MetaRouteDeps): Hono<HonoEnv> {
   const app = new Hono<HonoEnv>();
 
   app.get("/info", async (c) => {
-    const conversationId = conversationIdOf("GET /info", queryObject(c.req.query()));
+    const conversationId = conversationIdOf(
+      "GET /info",
+      queryObject(c.req.query()),
+      c.get("identity").userId,
+    );
     // As in the standard agent route: memories = stored messages of the caller's conversation.
     const memories = await deps.memory.count({ userId: c.get("identity").userId, conversationId });
     return c.json({
