@@ -9,7 +9,7 @@ import {
 import { agentInfo, agentRoutes } from "@agentsvc/agent-routes";
 import type { Project, WebuiExposure } from "@agentsvc/config-schema";
 import { mcpRoute, resolveToolServers, type ToolServerDefinition } from "@agentsvc/mcp";
-import { createChatUi } from "@agentsvc/webui";
+import { apiPrefix, createChatUi } from "@agentsvc/webui";
 import { pageSecurityHeaders, writePage } from "@agentsvc/webui-page";
 import type { GatewaySession } from "@agentsvc/session-core";
 import { Hono } from "hono";
@@ -170,7 +170,7 @@ async function mountWebui(app: Hono, entry: WebuiExposure, ctx: WebuiContext): P
     apiKey,
     logger: ctx.logger,
   });
-  app.route(`${entry.path}/api`, chatUi);
+  app.route(apiPrefix(entry.path), chatUi);
   await writePage(ctx.buildDir, entry, entry.themeCss ?? "");
   await mountPage(app, entry.path, ctx.buildDir, pageSecurityHeaders);
 }
