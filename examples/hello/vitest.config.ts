@@ -1,3 +1,0 @@
-import { packageConfig } from "../../tooling/vitest.preset.ts";
-
-export default packageConfig(import.meta.dirname);
