@@ -1,11 +1,10 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openStore, tempRoot } from "./helpers.js";
 
 const pkg = resolve(import.meta.dirname, "..");
-const tsc = resolve(pkg, "../../node_modules/typescript/bin/tsc");
 
 /** Resolves with the READY payload, or rejects with the child's stderr. */
 function waitReady(child: ChildProcess, timeoutMs: number): Promise<{ session: string }> {
@@ -35,10 +34,8 @@ function waitReady(child: ChildProcess, timeoutMs: number): Promise<{ session: s
 }
 
 describe("restart across processes", () => {
-  beforeAll(() => {
-    // The child imports the built package (plain node, no TypeScript loader).
-    execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: pkg, stdio: "pipe" });
-  });
+  // The child imports the built package (plain node, no TypeScript loader): `pnpm build` runs before
+  // the tests (README test command, CI). Rebuilding here would race other suites reading dist/.
 
   it("everything a killed (SIGKILL) process wrote is there when the store is reopened", async () => {
     const root = tempRoot();
