@@ -6,7 +6,7 @@ import { checkBodyHeaders } from "./body.js";
 import type { CookieSettings } from "./cookies.js";
 import { crossSiteGuard } from "./csrf.js";
 import { fail, toErrorResponse } from "./errors.js";
-import { defaultIdentityResolver } from "./identity.js";
+import { defaultIdentityResolver, sharedUserIdOf } from "./identity.js";
 import { agentTurnRoutes } from "./routes/agent.js";
 import { authRoutes } from "./routes/auth.js";
 import { conversationRoutes } from "./routes/conversations.js";
@@ -79,7 +79,8 @@ export function createChatUi(options: ChatUiOptions): Hono<HonoEnv> {
   const logger = options.logger ? options.logger.child({ name: "webui-auth" }) : pino({ name: "webui-auth" });
   const apiKey = resolveApiKey(entry, options.apiKey);
   const signInEnabled = Array.isArray(entry.users);
-  const resolveIdentity = options.resolveIdentity ?? defaultIdentityResolver(db, signInEnabled);
+  const resolveIdentity =
+    options.resolveIdentity ?? defaultIdentityResolver(db, signInEnabled, sharedUserIdOf(entry));
   const cookie: CookieSettings = { path: apiPrefix(entry.path), secure: options.secureCookies ?? "auto" };
 
   const app = new Hono<HonoEnv>();

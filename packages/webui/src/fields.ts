@@ -58,8 +58,7 @@ export function idField(where: string, body: JsonObject, key: string, required: 
 }
 
 /**
- * The caller's default conversation: `default` in the shared workspace, `default:<userId>` for a
- * signed-in user. Conversation ids are unique store-wide (the first user of an id owns it), so one
+ * The caller's default conversation: `default:<userId>` (`default` for the plain `shared` workspace). Conversation ids are unique store-wide (the first user of an id owns it), so one
  * shared `default` would lock every other account out of its own default conversation.
  */
 export function defaultConversationId(userId: string): string {
