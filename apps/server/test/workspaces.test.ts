@@ -41,15 +41,21 @@ const json = async (path: string, body?: unknown, key?: string) => {
 
 describe("open webui entries sharing a store file", () => {
   it("keep separate workspaces, so a keyed entry's conversations are not readable through an open one", async () => {
-    const made = await json("/keyed/api/invoke", { input: "secret behind the key", conversationId: "k1" }, KEY);
+    const made = await json(
+      "/keyed/api/invoke",
+      { input: "secret behind the key", conversationId: "k1" },
+      KEY,
+    );
     expect(made.status).toBe(200);
     const keyedList = await json("/keyed/api/conversations", undefined, KEY);
-    expect((keyedList.body.conversations as { conversationId: string }[]).map((c) => c.conversationId)).toContain("k1");
+    expect(
+      (keyedList.body.conversations as { conversationId: string }[]).map((c) => c.conversationId),
+    ).toContain("k1");
 
     const openList = await json("/chat/api/conversations");
-    expect((openList.body.conversations as { conversationId: string }[]).map((c) => c.conversationId)).not.toContain(
-      "k1",
-    );
+    expect(
+      (openList.body.conversations as { conversationId: string }[]).map((c) => c.conversationId),
+    ).not.toContain("k1");
     const openHistory = await json("/chat/api/history?conversationId=k1");
     expect(JSON.stringify(openHistory.body)).not.toContain("secret behind the key");
     const openTurn = await json("/chat/api/invoke", { input: "let me in", conversationId: "k1" });

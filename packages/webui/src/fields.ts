@@ -50,7 +50,6 @@ export function idField(where: string, body: JsonObject, key: string, required: 
   const value = required
     ? requiredString(where, body, key, { max: MAX_ID_LENGTH, nonBlank: true })
     : optionalString(where, body, key, { max: MAX_ID_LENGTH, nonBlank: true });
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
   if (value !== undefined && /[\u0000-\u001f\u007f]/.test(value)) {
     throw badInput(`${where}: ${key}: must not contain control characters`);
   }
