@@ -13,6 +13,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 // resolves from that package, which owns the browser dependency.
 import { launchBrowser, openPage, type Watched } from "../../../packages/webui-page/test/browser/harness.js";
 import { type RunningServer, startServer } from "../src/index.js";
+import { sharedUserIdOf } from "@agentsvc/webui";
 
 const FIXTURES = resolve(import.meta.dirname, "fixtures");
 const OUT = resolve(import.meta.dirname, "../../../packages/webui-page/test-output");
@@ -184,7 +185,7 @@ describe("the chat page against the real server", () => {
         ? { role: "user" as const, content: `question ${i / 2}` }
         : { role: "assistant" as const, content: `**answer** ${(i - 1) / 2}`, reasoning: `thinking ${i}` },
     );
-    await main.memory.append({ userId: "shared", conversationId }, seeded);
+    await main.memory.append({ userId: sharedUserIdOf({ entryName: "chat" }), conversationId }, seeded);
     const w = await open(main, "/chat");
     await expect.poll(() => w.page.locator("#messages .msg").count()).toBe(300);
     const users = await w.page.locator(".msg.user .bubble").allTextContents();

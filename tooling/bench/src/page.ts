@@ -17,14 +17,15 @@ import { Hono } from "hono";
 import pino from "pino";
 import { type Browser, type BrowserContext, chromium } from "playwright-core";
 import { fmt, percentile, type Row } from "./stats.ts";
+import { sharedUserIdOf } from "@agentsvc/webui";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const HISTORY = 1_000;
 const PAINT_SAMPLES = 15;
 const REPLAY_SAMPLES = 7;
 const STREAM_SAMPLES = 3;
-/** Open workspace (no `users`): every visitor is this user (webui's SHARED_USER_ID). */
-const SHARED_USER = "shared";
+/** Open workspace (no `users`): every visitor of gateways/chat.yaml is this user. */
+const SHARED_USER = sharedUserIdOf({ entryName: "chat" });
 
 // ~240 demo tokens of markdown: paragraphs, a list and code, so the streaming bubble's markdown
 // re-render does real work. The same reply streams early and late; only the history differs.
