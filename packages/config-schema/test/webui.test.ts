@@ -227,6 +227,29 @@ describe("webui icon", () => {
 
 describe("webui accounts", () => {
   const HASH = "pbkdf2$600000$c2FsdHNhbHQ$ZGlnZXN0ZGlnZXN0ZGlnZXN0";
+  const team = (path: string, db: string) =>
+    `exposes: webui\npath: ${path}\ndatabase:\n  path: ${db}\nusers:\n  - username: ada\n    passwordEnvVar: ADA\n`;
+
+  it("accepts two entries with users when each has its own store file", async () => {
+    const p = await loadOk({
+      "gateways/a.yaml": team("/a", "./data/a.db"),
+      "gateways/b.yaml": team("/b", "./data/b.db"),
+    });
+    expect(p.exposures).toHaveLength(2);
+  });
+
+  it("rejects two entries with users on one store file (each seeder would deactivate the other's accounts)", async () => {
+    const errors = await loadErrors({
+      "gateways/a.yaml": team("/a", "./data/team.db"),
+      "gateways/b.yaml": team("/b", "data/team.db"),
+    });
+    expectError(
+      errors,
+      "gateways/b.yaml",
+      "database.path",
+      /need a store of their own \(also used by gateways\/a.yaml/,
+    );
+  });
 
   it("accepts accounts with passwordEnvVar or passwordHash; displayName defaults to username", async () => {
     const w = await webui(

@@ -1,5 +1,5 @@
 import { existsSync, statSync } from "node:fs";
-import { resolve } from "node:path";
+import { normalize, resolve } from "node:path";
 import * as v from "valibot";
 import { IssueSink } from "../issues.js";
 import { agentDefinitionSchema, toolServerDefinitionSchema } from "../schemas/agent.js";
@@ -243,7 +243,29 @@ async function loadGateways(
     if (e.exposes === "webui") checkWebui(root, e, valid.themeFileExplicit, datasourceNames, sink);
     exposures.push(e);
   }
+  checkAccountStores(exposures, sink);
   return { exposures, channels, pushGateways: [...pushByType.values()] };
+}
+
+/**
+ * Accounts live in the entry's store and the boot seeder deactivates every account its entry does
+ * not declare, so two entries with `users` on one store file would switch each other's accounts off.
+ */
+function checkAccountStores(exposures: Exposure[], sink: IssueSink): void {
+  const owner = new Map<string, string>();
+  for (const e of exposures) {
+    if (e.exposes !== "webui" || e.users === undefined) continue;
+    const key = `${e.database.datasource}:${normalize(e.database.path)}`;
+    const first = owner.get(key);
+    if (first) {
+      sink.error(
+        e.file,
+        "database.path",
+        `entries with users need a store of their own (also used by ${first}, which declares users too)`,
+        JSON.stringify(e.database.path),
+      );
+    } else owner.set(key, e.file);
+  }
 }
 
 /**
