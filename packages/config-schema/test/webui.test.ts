@@ -230,6 +230,23 @@ describe("webui accounts", () => {
   const team = (path: string, db: string) =>
     `exposes: webui\npath: ${path}\ndatabase:\n  path: ${db}\nusers:\n  - username: ada\n    passwordEnvVar: ADA\n`;
 
+  it("rejects usernames that are another identity's memory scope (gateway types, channel entries, anonymous, ':')", async () => {
+    const errors = await loadErrors({
+      [WEB]: `${base}users:\n  - username: telegram\n    passwordEnvVar: A\n  - username: hooks\n    passwordEnvVar: B\n  - username: anonymous\n    passwordEnvVar: C\n  - username: a:b\n    passwordEnvVar: D\n  - username: ada\n    passwordEnvVar: E\n`,
+      "gateways/hooks.yaml": "type: http\nsecretEnvVar: HOOKS_SECRET\n",
+    });
+    expectError(errors, WEB, "users[0].username", /reserved: it is the memory scope of the telegram gateway/);
+    expectError(
+      errors,
+      WEB,
+      "users[1].username",
+      /reserved: it is the memory scope of the channel adapter gateways\/hooks.yaml/,
+    );
+    expectError(errors, WEB, "users[2].username", /reserved/);
+    expectError(errors, WEB, "users[3].username", /must not contain ":"/);
+    expect(errors.some((e) => e.path === "users[4].username")).toBe(false);
+  });
+
   it("accepts two entries with users when each has its own store file", async () => {
     const p = await loadOk({
       "gateways/a.yaml": team("/a", "./data/a.db"),

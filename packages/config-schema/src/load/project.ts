@@ -16,7 +16,7 @@ import type {
   WebuiExposure,
 } from "../types.js";
 import { DATA_EXTS, type FoundFile, listFolder, MODULE_EXTS, reportDuplicateNames } from "./files.js";
-import { validateGatewayEntry } from "./gateway-entry.js";
+import { GATEWAY_TYPES, validateGatewayEntry } from "./gateway-entry.js";
 import { loadAny, makeModuleLoader } from "./module.js";
 import { readThemeFile } from "./theme-file.js";
 
@@ -244,7 +244,38 @@ async function loadGateways(
     exposures.push(e);
   }
   checkAccountStores(exposures, sink);
+  checkReservedUsernames(exposures, channels, sink);
   return { exposures, channels, pushGateways: [...pushByType.values()] };
+}
+
+/**
+ * A username is a memory scope (`userId`). Gateways scope their memory by the gateway type (push-style)
+ * or entry name (channel adapters), the agent route by `anonymous`, open webui entries by `shared:…`:
+ * an account with one of those names would read and continue those conversations.
+ */
+function checkReservedUsernames(exposures: Exposure[], channels: ChannelEntry[], sink: IssueSink): void {
+  const reserved = new Map<string, string>([
+    ["anonymous", "the agent route's caller"],
+    ["shared", "the open workspace"],
+    ...GATEWAY_TYPES.map((t): [string, string] => [t, `the ${t} gateway`]),
+    ...channels.map((c): [string, string] => [c.entryName, `the channel adapter ${c.file}`]),
+  ]);
+  for (const e of exposures) {
+    if (e.exposes !== "webui") continue;
+    (e.users ?? []).forEach((u, i) => {
+      const clash = reserved.get(u.username);
+      if (clash || u.username.includes(":")) {
+        sink.error(
+          e.file,
+          `users[${i}].username`,
+          clash
+            ? `is reserved: it is the memory scope of ${clash}`
+            : 'must not contain ":" (reserved for built-in scopes)',
+          JSON.stringify(u.username),
+        );
+      }
+    });
+  }
 }
 
 /**
