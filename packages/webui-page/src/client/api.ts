@@ -27,7 +27,14 @@ export class Api {
     return headers;
   }
 
-  private async send(method: string, route: string, body: unknown, accept: string, signal?: AbortSignal) {
+  private async send(
+    method: string,
+    route: string,
+    body: unknown,
+    accept: string,
+    signal?: AbortSignal,
+    quiet = false,
+  ) {
     let res: Response;
     try {
       res = await fetch(this.base + route, {
@@ -43,11 +50,11 @@ export class Api {
       if (err instanceof DOMException && err.name === "AbortError") throw err;
       throw new ApiError(0, "network", "Could not reach the chat service.");
     }
-    if (!res.ok) throw await this.failure(res);
+    if (!res.ok) throw await this.failure(res, quiet);
     return res;
   }
 
-  private async failure(res: Response): Promise<ApiError> {
+  private async failure(res: Response, quiet: boolean): Promise<ApiError> {
     let code = `http_${res.status}`;
     let message = `The chat service answered ${res.status}.`;
     try {
@@ -57,14 +64,16 @@ export class Api {
     } catch {
       // Not JSON: keep the generic message.
     }
-    if (res.status === 401 && (code === "api_key_required" || code === "sign_in_required"))
+    if (!quiet && res.status === 401 && (code === "api_key_required" || code === "sign_in_required"))
       this.onAuth(code, message);
     return new ApiError(res.status, code, message);
   }
 
-  async get<T>(route: string, query: Record<string, string> = {}): Promise<T> {
+  /** `quiet`: a 401 is only thrown, not reported (a speculative read must not open a prompt). */
+  async get<T>(route: string, query: Record<string, string> = {}, quiet = false): Promise<T> {
     const qs = new URLSearchParams(query).toString();
-    const res = await this.send("GET", qs ? `${route}?${qs}` : route, undefined, "application/json");
+    const path = qs ? `${route}?${qs}` : route;
+    const res = await this.send("GET", path, undefined, "application/json", undefined, quiet);
     return (await res.json()) as T;
   }
 

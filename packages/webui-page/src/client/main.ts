@@ -330,9 +330,11 @@ async function compact(): Promise<void> {
   }
 }
 
-async function refreshConversations(): Promise<ConversationItem[]> {
+type ConversationList = { conversations: ConversationItem[] };
+
+async function refreshConversations(prefetched?: Promise<ConversationList>): Promise<ConversationItem[]> {
   try {
-    const r = await api.get<{ conversations: ConversationItem[] }>("/conversations");
+    const r = await (prefetched ?? api.get<ConversationList>("/conversations"));
     sidebar.update(r.conversations, current);
   } catch (err) {
     report(err);
@@ -370,8 +372,14 @@ function replay(messages: HistoryMessage[]): void {
   }
 }
 
-function fetchHistory(id: string): Promise<{ messages?: HistoryMessage[] }> {
-  return api.get<{ messages?: HistoryMessage[] }>("/history", { conversationId: id });
+function fetchHistory(id: string, quiet = false): Promise<{ messages?: HistoryMessage[] }> {
+  return api.get<{ messages?: HistoryMessage[] }>("/history", { conversationId: id }, quiet);
+}
+
+/** Starts a read before it is known to be needed; unused or failed, it must not surface as unhandled. */
+function early<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => {});
+  return p;
 }
 
 async function openConversation(
@@ -449,6 +457,12 @@ async function boot(): Promise<void> {
   keyBtn.hidden = !storage.get("apiKey");
   // The draft shows at once, even while a key or sign-in prompt is open.
   composer.switchTo(storage.get("last") ?? current);
+  // The conversation list and the last-opened conversation's history go out with /info rather than
+  // after it (no round trip in between). They are quiet: a 401 here opens no prompt, /info's does.
+  // The history is used only if that conversation is still in the list.
+  const last = storage.get("last");
+  const prefetched = last ? early(fetchHistory(last, true)) : undefined;
+  const listed = early(api.get<ConversationList>("/conversations", {}, true));
   try {
     info = await api.get<Info>("/info");
   } catch (err) {
@@ -478,14 +492,12 @@ async function boot(): Promise<void> {
       return;
     }
   }
-  // Independent reads go out together; the last-opened conversation's history is fetched alongside
-  // (used only if that conversation still exists), so a reload costs one round trip after /info.
-  const last = storage.get("last");
-  const prefetched = last ? fetchHistory(last) : undefined;
-  prefetched?.catch(() => {}); // an unused or failed prefetch must not surface as unhandled
-  const [, items] = await Promise.all([loadPreferences(), refreshConversations()]);
+  // The theme preference does not hold up the conversation: it applies whenever it arrives.
+  const preferences = loadPreferences();
+  const items = await refreshConversations(listed);
   const id = items.some((c) => c.conversationId === last) ? last! : (items[0]?.conversationId ?? "default");
   await openConversation(id, id === last ? prefetched : undefined);
+  await preferences;
   status("");
 }
 
