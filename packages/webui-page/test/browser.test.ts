@@ -302,6 +302,43 @@ describe("chat page in Chromium", () => {
     expect(await w.page.locator(".msg.user .bubble").textContent()).toBe("think again");
   });
 
+  it("replays a long history with every reply's text at once and older replies' markdown when reached", async () => {
+    const f = await fake();
+    const messages = Array.from({ length: 200 }, (_, i) =>
+      i % 2 === 0
+        ? { role: "user" as const, content: `question ${i / 2}` }
+        : {
+            role: "assistant" as const,
+            content:
+              i === 1 ? '**answer** 0 <img src=x onerror="window.__pwned=1">' : `**answer** ${(i - 1) / 2}`,
+          },
+    );
+    f.conversations.set("shared\u0000long", {
+      owner: "shared",
+      conversationId: "long",
+      title: "long",
+      updatedAt: Date.now(),
+      messages,
+    });
+    const w = await open(f);
+    await expect.poll(() => w.page.locator("#messages .msg").count()).toBe(200);
+    // Every reply's words are in the transcript in order, whether its markdown has run yet or not.
+    const replies = await w.page.locator(".msg.assistant .content").allTextContents();
+    expect(replies.map((t) => t.replace(/\*\*/g, "").replace(/ <img.*$/, ""))).toEqual(
+      Array.from({ length: 100 }, (_, i) => `answer ${i}`),
+    );
+    expect(await w.page.locator(".msg.assistant .content").last().locator("strong").textContent()).toBe(
+      "answer",
+    );
+    await w.page.evaluate(`document.getElementById("transcript").scrollTop = 0`);
+    const first = w.page.locator(".msg.assistant .content").first();
+    await expect.poll(() => first.locator("strong").count()).toBe(1);
+    expect(await first.textContent()).toBe('answer 0 <img src=x onerror="window.__pwned=1">');
+    await expect.poll(() => w.page.locator(".msg.assistant .content strong").count()).toBe(100);
+    expect(await w.page.locator("#messages img").count()).toBe(0);
+    expect(await w.page.evaluate("window.__pwned")).toBeUndefined();
+  });
+
   it("Clear empties the conversation and shows the welcome again", async () => {
     const f = await fake();
     const w = await open(f);

@@ -124,13 +124,22 @@ export class AssistantBubble {
     this.frame = requestAnimationFrame(() => this.flush());
   }
 
-  /** Renders any pending text now (end of a stream). */
+  /** Renders any pending text now (end of a stream); inside a replay batch the transcript decides when. */
   flush(): void {
     if (this.frame) cancelAnimationFrame(this.frame);
     this.frame = 0;
-    this.transcript.pinned(() => {
-      this.content.innerHTML = renderMarkdown(this.text);
-    });
+    if (this.transcript.deferRender(this)) return;
+    this.transcript.pinned(() => this.render());
+  }
+
+  /** The reply as markdown (escape-first, see markdown.ts). */
+  render(): void {
+    this.content.innerHTML = renderMarkdown(this.text);
+  }
+
+  /** The reply as plain text until `render` runs: all of it searchable and readable, no markup. */
+  showPlain(): void {
+    this.content.textContent = this.text;
   }
 
   get hasReasoning(): boolean {
@@ -202,6 +211,70 @@ export class Transcript {
 
   /** While a batch runs, new messages collect here (detached) and go into the list at its end. */
   private batch_: HTMLElement[] | null = null;
+  /** Replayed replies whose markdown waits, by message root (filled during a batch). */
+  private readonly unrendered = new Map<HTMLElement, AssistantBubble>();
+  /** Older replayed groups whose replies still show plain text, and what renders them. */
+  private readonly pending = new Map<Element, AssistantBubble[]>();
+  private observer: IntersectionObserver | undefined;
+  private idle = 0;
+
+  /** Inside a batch a reply's markdown waits for the batch's end (see `batch`). */
+  deferRender(bubble: AssistantBubble): boolean {
+    if (!this.batch_) return false;
+    this.unrendered.set(bubble.root, bubble);
+    return true;
+  }
+
+  /**
+   * Older groups' replies start as plain text (the full content, in order) and get their markdown
+   * when the group comes within a few screens of the view, or in idle time newest first, so a long
+   * replay does not parse hundreds of HTML fragments before the newest messages show.
+   */
+  private defer(group: HTMLElement, bubbles: AssistantBubble[]): void {
+    for (const b of bubbles) b.showPlain();
+    this.pending.set(group, bubbles);
+    this.observer ??= new IntersectionObserver(
+      (entries) => {
+        for (const e of entries) if (e.isIntersecting) this.renderGroup(e.target);
+      },
+      { root: this.scroller, rootMargin: "200% 0px" },
+    );
+    this.observer.observe(group);
+  }
+
+  private renderGroup(group: Element): void {
+    const bubbles = this.pending.get(group);
+    if (!bubbles) return;
+    this.pending.delete(group);
+    this.observer?.unobserve(group);
+    for (const b of bubbles) b.render();
+  }
+
+  /** Renders the newest waiting group, one per idle period, until none is left. */
+  private scheduleIdle(): void {
+    if (this.idle || this.pending.size === 0) return;
+    const next = () => {
+      this.idle = 0;
+      const groups = [...this.pending.keys()];
+      const newest = groups[groups.length - 1];
+      if (newest) this.renderGroup(newest);
+      this.scheduleIdle();
+    };
+    this.idle =
+      typeof requestIdleCallback === "function"
+        ? requestIdleCallback(next, { timeout: 2000 })
+        : window.setTimeout(next, 50);
+  }
+
+  private cancelDeferred(): void {
+    this.pending.clear();
+    this.observer?.disconnect();
+    if (this.idle) {
+      if (typeof cancelIdleCallback === "function") cancelIdleCallback(this.idle);
+      else clearTimeout(this.idle);
+      this.idle = 0;
+    }
+  }
 
   /** Keeps the view at the bottom if it was there; inside `batch` it only runs `fn` (no layout reads). */
   pinned(fn: () => void): void {
@@ -228,13 +301,22 @@ export class Transcript {
       let end = roots.length % GROUP_SIZE || GROUP_SIZE;
       while (start < roots.length) {
         const recent = end > roots.length - 2 * GROUP_SIZE;
-        fragment.append(
-          h("div", { class: recent ? "msg-group recent" : "msg-group" }, ...roots.slice(start, end)),
-        );
+        const members = roots.slice(start, end);
+        const group = h("div", { class: recent ? "msg-group recent" : "msg-group" }, ...members);
+        const replies: AssistantBubble[] = [];
+        for (const root of members) {
+          const bubble = this.unrendered.get(root);
+          if (bubble) replies.push(bubble);
+        }
+        if (recent) for (const b of replies) b.render();
+        else if (replies.length) this.defer(group, replies);
+        fragment.append(group);
         start = end;
         end += GROUP_SIZE;
       }
+      this.unrendered.clear();
       this.list.append(fragment);
+      this.scheduleIdle();
     }
   }
 
@@ -245,6 +327,7 @@ export class Transcript {
   }
 
   clear(): void {
+    this.cancelDeferred();
     this.list.replaceChildren(this.welcome);
     this.welcome.hidden = false;
   }
