@@ -1,18 +1,41 @@
-import type { ChunkEnvelope } from "./chunk.js";
+import type { ChunkDelta, ChunkEnvelope } from "./chunk.js";
 import type { RunEvent } from "./run-manager-types.js";
+
+/** The fields of one chunk; the `chat.completion.chunk` envelope is built only when read. */
+interface Entry {
+  id: string;
+  model: string;
+  created: number;
+  delta: ChunkDelta;
+  finish: string | null;
+  kind?: ChunkEnvelope["kind"];
+}
+
+/**
+ * A log packed into strings: deltas as one JSON array, the (id, model, created) header as runs
+ * (a model call shares one id), finish reasons and kinds as sparse [index, value] pairs.
+ */
+interface Packed {
+  firstSeq: number;
+  deltas: string;
+  rest: string;
+}
 
 /**
  * Every chunk of one thread's run, numbered, kept so a reconnecting client can replay what it
- * missed (`events(after)`). Readers wait on `changed()` for the next push or segment end.
+ * missed (`since(after)`). Readers wait on `changed()` for the next push or segment end.
  *
- * A run's events stay replayable for `retainMs` after it ends. Kept as objects, a busy server
- * holds hundreds of thousands of small chunk objects that every major GC must mark, so once the
- * run has ended and no reader is left (`retire`), the log is packed into one JSON string and
- * parsed back only if someone replays it.
+ * Envelopes (`chat.completion.chunk` objects) are built only for a reader: an `/invoke` turn
+ * is never read, so it must not pay for ~50 envelopes it throws away. A run's events stay
+ * replayable for `retainMs` after it ends. Kept as objects, a busy server holds hundreds of
+ * thousands of small objects that every major GC must mark, so once the run has ended and no
+ * reader is left (`retire`), the log is packed into two strings and parsed back only if someone
+ * replays it.
  */
 export class RunEventLog {
-  private buffer: RunEvent[] = [];
-  private packed: { firstSeq: number; chunks: string } | undefined;
+  private entries: Entry[] = [];
+  private firstSeq: number;
+  private packed: Packed | undefined;
   private waiters: (() => void)[] = [];
   private next: number;
   private readers = 0;
@@ -20,26 +43,57 @@ export class RunEventLog {
 
   constructor(firstSeq = 1) {
     this.next = firstSeq;
+    this.firstSeq = firstSeq;
   }
 
   get lastSeq(): number {
     return this.next - 1;
   }
 
-  push(chunk: ChunkEnvelope): RunEvent {
+  /** Appends one chunk given as an envelope. */
+  push(chunk: ChunkEnvelope): void {
+    const [choice] = chunk.choices;
+    this.append({
+      id: chunk.id,
+      model: chunk.model,
+      created: chunk.created,
+      delta: choice.delta,
+      finish: choice.finish_reason,
+      ...(chunk.kind ? { kind: chunk.kind } : {}),
+    });
+  }
+
+  /** Appends one chunk by its fields; `created` is now, in seconds, as OpenAI sends it. */
+  pushDelta(
+    id: string,
+    model: string,
+    delta: ChunkDelta,
+    finish: string | null = null,
+    kind?: ChunkEnvelope["kind"],
+  ): void {
+    const entry: Entry = { id, model, created: Math.floor(Date.now() / 1000), delta, finish };
+    if (kind) entry.kind = kind;
+    this.append(entry);
+  }
+
+  private append(entry: Entry): void {
     if (this.packed) this.unpack();
     this.retired = false;
-    const event = { seq: this.next++, chunk };
-    this.buffer.push(event);
+    if (this.entries.length === 0) this.firstSeq = this.next;
+    this.entries.push(entry);
+    this.next++;
     this.notify();
-    return event;
   }
 
   since(after: number): RunEvent[] {
-    const buffer = this.packed ? this.unpacked() : this.buffer;
+    const entries = this.packed ? unpackEntries(this.packed) : this.entries;
     // seq values are contiguous, so the start index is arithmetic.
-    const first = buffer[0]?.seq ?? this.next;
-    return buffer.slice(Math.max(0, after + 1 - first));
+    const start = Math.max(0, after + 1 - this.firstSeq);
+    const out: RunEvent[] = [];
+    for (let i = start; i < entries.length; i++) {
+      out.push({ seq: this.firstSeq + i, chunk: envelope(entries[i] as Entry) });
+    }
+    return out;
   }
 
   changed(): Promise<void> {
@@ -47,6 +101,7 @@ export class RunEventLog {
   }
 
   notify(): void {
+    if (this.waiters.length === 0) return;
     const waiters = this.waiters;
     this.waiters = [];
     for (const wake of waiters) wake();
@@ -69,19 +124,70 @@ export class RunEventLog {
   }
 
   private pack(): void {
-    if (this.packed || this.buffer.length === 0) return;
-    const firstSeq = (this.buffer[0] as RunEvent).seq;
-    this.packed = { firstSeq, chunks: JSON.stringify(this.buffer.map((event) => event.chunk)) };
-    this.buffer = [];
-  }
-
-  private unpacked(): RunEvent[] {
-    const { firstSeq, chunks } = this.packed as { firstSeq: number; chunks: string };
-    return (JSON.parse(chunks) as ChunkEnvelope[]).map((chunk, i) => ({ seq: firstSeq + i, chunk }));
+    if (this.packed || this.entries.length === 0) return;
+    const entries = this.entries;
+    const deltas: ChunkDelta[] = [];
+    // [count, id, model, created] per run of entries sharing a header.
+    const headers: (string | number)[][] = [];
+    const finishes: (string | number)[] = [];
+    const kinds: (string | number)[] = [];
+    let run: (string | number)[] | undefined;
+    for (let i = 0; i < entries.length; i++) {
+      const e = entries[i] as Entry;
+      deltas.push(e.delta);
+      if (run && run[1] === e.id && run[2] === e.model && run[3] === e.created) (run[0] as number)++;
+      else {
+        run = [1, e.id, e.model, e.created];
+        headers.push(run);
+      }
+      if (e.finish !== null) finishes.push(i, e.finish);
+      if (e.kind) kinds.push(i, e.kind);
+    }
+    this.packed = {
+      firstSeq: this.firstSeq,
+      deltas: JSON.stringify(deltas),
+      rest: JSON.stringify([headers, finishes, kinds]),
+    };
+    this.entries = [];
   }
 
   private unpack(): void {
-    this.buffer = this.unpacked();
+    this.entries = unpackEntries(this.packed as Packed);
+    this.firstSeq = (this.packed as Packed).firstSeq;
     this.packed = undefined;
   }
+}
+
+function envelope(e: Entry): ChunkEnvelope {
+  const chunk: ChunkEnvelope = {
+    id: e.id,
+    object: "chat.completion.chunk",
+    created: e.created,
+    model: e.model,
+    choices: [{ index: 0, delta: e.delta, finish_reason: e.finish }],
+  };
+  if (e.kind) chunk.kind = e.kind;
+  return chunk;
+}
+
+function unpackEntries(packed: Packed): Entry[] {
+  const deltas = JSON.parse(packed.deltas) as ChunkDelta[];
+  const [headers, finishes, kinds] = JSON.parse(packed.rest) as [
+    [number, string, string, number][],
+    (string | number)[],
+    (string | number)[],
+  ];
+  const entries: Entry[] = [];
+  for (const [count, id, model, created] of headers) {
+    for (let n = 0; n < count; n++) {
+      entries.push({ id, model, created, delta: deltas[entries.length] as ChunkDelta, finish: null });
+    }
+  }
+  for (let i = 0; i < finishes.length; i += 2) {
+    (entries[finishes[i] as number] as Entry).finish = finishes[i + 1] as string;
+  }
+  for (let i = 0; i < kinds.length; i += 2) {
+    (entries[kinds[i] as number] as Entry).kind = kinds[i + 1] as ChunkEnvelope["kind"];
+  }
+  return entries;
 }

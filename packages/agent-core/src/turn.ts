@@ -3,7 +3,7 @@ import type {
   LanguageModelV2FunctionTool,
   LanguageModelV2StreamPart,
 } from "@ai-sdk/provider";
-import { chatFinishReason, makeChunk } from "./chunk-factory.js";
+import { chatFinishReason } from "./chunk-factory.js";
 import type { ChunkDelta, ToolCallDelta } from "./chunk.js";
 import type { AgentDefinition } from "./define.js";
 import type { RunEventLog } from "./event-log.js";
@@ -109,7 +109,7 @@ export class Turn {
   }
 
   private emit(chunkId: string, delta: ChunkDelta, finish: string | null = null): void {
-    this.deps.log.push(makeChunk(chunkId, this.deps.model.modelId, delta, finish));
+    this.deps.log.pushDelta(chunkId, this.deps.model.modelId, delta, finish);
   }
 
   private async callModel(): Promise<
@@ -374,7 +374,7 @@ export class Turn {
     };
     // Saved before the stop chunk goes out, so a client reacting to it finds the pending call.
     await this.deps.runStore.save(suspended);
-    this.deps.log.push(makeChunk(randomId("chatcmpl"), this.deps.model.modelId, {}, null, "middleware_stop"));
+    this.deps.log.pushDelta(randomId("chatcmpl"), this.deps.model.modelId, {}, null, "middleware_stop");
     return suspended;
   }
 }
