@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type {
   LanguageModelV2,
   LanguageModelV2CallOptions,
@@ -66,8 +65,64 @@ function stepIndex(options: LanguageModelV2CallOptions): number {
   return count;
 }
 
-function promptDigest(prompt: LanguageModelV2Prompt): string {
-  return createHash("sha256").update(JSON.stringify(prompt)).digest("hex").slice(0, 12);
+/**
+ * A short, deterministic digest of the prompt, for ids (`demo_<digest>`, `call_<digest>_<n>`):
+ * the same history always gives the same ids, another history (almost surely) other ones. Two
+ * 32-bit FNV-1a lanes over the prompt's values, walked in JSON.stringify order without building
+ * the string: serializing and sha256-hashing the whole history on every call was a visible
+ * share of a demo turn's CPU, and the ids need no cryptographic strength.
+ */
+export function promptDigest(prompt: LanguageModelV2Prompt): string {
+  const h = { a: 0x811c9dc5, b: 0x01000193 ^ 0x5bd1e995 };
+  mixValue(h, prompt);
+  return (hex8(h.a) + hex8(h.b)).slice(0, 12);
+}
+
+type Lanes = { a: number; b: number };
+
+function mixText(h: Lanes, text: string): void {
+  let { a, b } = h;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
+  }
+  h.a = a;
+  h.b = b;
+}
+
+/** Tags keep `["ab"]` and `["a","b"]` (or `1` and `"1"`) apart. */
+function mixValue(h: Lanes, value: unknown): void {
+  if (typeof value === "string") {
+    mixText(h, "s");
+    mixText(h, value);
+    mixText(h, "\u0000");
+  } else if (Array.isArray(value)) {
+    mixText(h, "[");
+    for (const item of value) mixValue(h, item);
+    mixText(h, "]");
+  } else if (typeof value === "object" && value !== null) {
+    const toJSON = (value as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === "function") {
+      // As JSON.stringify does (a URL part becomes its href).
+      mixValue(h, toJSON.call(value));
+      return;
+    }
+    mixText(h, "{");
+    for (const key of Object.keys(value)) {
+      const v = (value as Record<string, unknown>)[key];
+      if (v === undefined || typeof v === "function") continue;
+      mixValue(h, key);
+      mixValue(h, v);
+    }
+    mixText(h, "}");
+  } else if (value !== undefined) {
+    mixText(h, `${typeof value}:${String(value)}\u0000`);
+  }
+}
+
+function hex8(n: number): string {
+  return (n >>> 0).toString(16).padStart(8, "0");
 }
 
 /**
