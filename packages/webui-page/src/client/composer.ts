@@ -4,6 +4,8 @@
 import type { PageStorage } from "./storage.js";
 
 export class Composer {
+  /** Whether grow() has run once (the textarea's height matches its text). */
+  private sized = false;
   private conversationId = "";
 
   constructor(
@@ -35,8 +37,13 @@ export class Composer {
 
   switchTo(conversationId: string): void {
     this.conversationId = conversationId;
-    this.input.value = this.storage.get(`draft:${conversationId}`) ?? "";
+    const draft = this.storage.get(`draft:${conversationId}`) ?? "";
+    // grow() reads layout; the same text keeps the height it has (opening a conversation at start-up
+    // would otherwise force a second full layout just before the replay).
+    if (this.sized && draft === this.input.value) return;
+    this.input.value = draft;
     this.grow();
+    this.sized = true;
   }
 
   saveDraft(): void {

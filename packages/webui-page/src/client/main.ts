@@ -455,16 +455,18 @@ async function toggleTheme(): Promise<void> {
 
 async function boot(): Promise<void> {
   keyBtn.hidden = !storage.get("apiKey");
-  // The draft shows at once, even while a key or sign-in prompt is open.
-  composer.switchTo(storage.get("last") ?? current);
   // The conversation list and the last-opened conversation's history go out with /info rather than
   // after it (no round trip in between). They are quiet: a 401 here opens no prompt, /info's does.
   // The history is used only if that conversation is still in the list.
   const last = storage.get("last");
   const prefetched = last ? early(fetchHistory(last, true)) : undefined;
   const listed = early(api.get<ConversationList>("/conversations", {}, true));
+  const infoRead = early(api.get<Info>("/info"));
+  // The draft shows at once, even while a key or sign-in prompt is open (after the reads go out:
+  // sizing the composer is the page's first layout).
+  composer.switchTo(last ?? current);
   try {
-    info = await api.get<Info>("/info");
+    info = await infoRead;
   } catch (err) {
     if (!(err instanceof ApiError && err.status === 401)) {
       status(err instanceof ApiError ? err.message : "Could not reach the chat service.");
