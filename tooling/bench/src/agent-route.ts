@@ -60,14 +60,42 @@ async function listen(app: Hono): Promise<{ url: string; close(): Promise<void> 
   return { url, close: () => new Promise((ok) => server.close(() => ok())) };
 }
 
-async function load(url: string): Promise<{ rps: number; p50: number; p99: number }> {
+/**
+ * The same workload on both sides: the bare handler sends the model a 1-message prompt, so each
+ * route request names its own conversation. The route still loads (empty) and appends window
+ * memory every turn, but its model sees the same 1-message prompt instead of a history that
+ * grew to the window size (20 messages) in one shared conversation.
+ */
+export const INVOKE_WORKLOAD = "one new conversation per request (1-message prompt on both sides)";
+let conversationSeq = 0;
+
+async function load(
+  url: string,
+  ownConversation = false,
+): Promise<{ rps: number; p50: number; p99: number }> {
+  const body = (conversationId?: string) =>
+    JSON.stringify(
+      conversationId ? { input: "hello benchmark", conversationId } : { input: "hello benchmark" },
+    );
   const result = await autocannon({
     url,
     method: "POST",
     connections: CONNECTIONS,
     duration: DURATION_S,
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ input: "hello benchmark" }),
+    body: body(),
+    ...(ownConversation
+      ? {
+          requests: [
+            {
+              setupRequest: (req: Record<string, unknown>) => ({
+                ...req,
+                body: body(`bench-${process.pid}-${++conversationSeq}`),
+              }),
+            },
+          ],
+        }
+      : {}),
   });
   if (result.non2xx > 0 || result.errors > 0)
     throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
@@ -109,7 +137,7 @@ export async function benchAgentRoute(): Promise<Row[]> {
     // Warm both paths before measuring.
     await load(`${bare.url}/invoke`).catch(() => undefined);
     const bareInvoke = await load(`${bare.url}/invoke`);
-    const fullInvoke = await load(`${full.url}/agent/invoke`);
+    const fullInvoke = await load(`${full.url}/agent/invoke`, true);
     const bareTtfc = percentile(await firstChunkMs(`${bare.url}/stream`), 50);
     const fullTtfc = percentile(await firstChunkMs(`${full.url}/agent/stream`), 50);
     return [

@@ -1,5 +1,5 @@
 // `pnpm bench`: every figure is printed beside a baseline measured in the same run, as a ratio.
-import { benchAgentRoute } from "./agent-route.ts";
+import { benchAgentRoute, INVOKE_WORKLOAD } from "./agent-route.ts";
 import { benchPage } from "./page.ts";
 import { printTable } from "./stats.ts";
 import { benchStore } from "./store.ts";
@@ -7,7 +7,7 @@ import { benchStore } from "./store.ts";
 const only = process.argv[2];
 console.log(`agentsvc bench — node ${process.version}, ${new Date().toISOString()}`);
 if (!only || only === "agent")
-  printTable("Agent route (demo model, tokenDelayMs 0)", await benchAgentRoute());
+  printTable(`Agent route (demo model, tokenDelayMs 0; invoke: ${INVOKE_WORKLOAD})`, await benchAgentRoute());
 if (!only || only === "store") printTable("Store (SQLite, WAL, synchronous FULL)", await benchStore());
 if (!only || only === "page") printTable("Chat page (Chromium, real server, demo model)", await benchPage());
 process.exit(0);
