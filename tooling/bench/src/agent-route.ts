@@ -136,6 +136,7 @@ export async function benchAgentRoute(): Promise<Row[]> {
   try {
     // Warm both paths before measuring.
     await load(`${bare.url}/invoke`).catch(() => undefined);
+    await load(`${full.url}/agent/invoke`, true).catch(() => undefined);
     const bareInvoke = await load(`${bare.url}/invoke`);
     const fullInvoke = await load(`${full.url}/agent/invoke`, true);
     const bareTtfc = percentile(await firstChunkMs(`${bare.url}/stream`), 50);
