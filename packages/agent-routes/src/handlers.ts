@@ -170,24 +170,12 @@ export function createAgentHandlers(options: AgentHandlerOptions): AgentHandlers
           results.push({ input, status: "skipped", output: "" });
           continue;
         }
-        if (threadId === undefined) {
-          // The first turn mints the thread; later turns reuse it (one thread, several turns).
-          const handle = await startTurn(c, input, undefined, turn);
+        try {
+          // The first turn mints the thread (unless one was requested); later turns reuse it.
+          const handle = await startTurn(c, input, threadId, turn);
           threadId = handle.threadId;
           c.header("X-Thread-Id", threadId);
           const result = await handle.done;
-          results.push({
-            input,
-            status: result.status,
-            output: result.text,
-            ...(result.error ? { error: result.error } : {}),
-          });
-          stopped = result.status !== "completed";
-          continue;
-        }
-        c.header("X-Thread-Id", threadId);
-        try {
-          const result = await (await startTurn(c, input, threadId, turn)).done;
           results.push({
             input,
             status: result.status,

@@ -39,10 +39,7 @@ export interface StoredInteraction {
   allowedDecisions: DecisionKind[];
   prompt: string;
   createdAt: number;
-  /** Set once decided (the store's name for it may vary; any non-null value means decided). */
-  decision?: unknown;
-  resolvedAt?: number | null;
-  status?: string;
+  status: "open" | "resolved";
 }
 
 export interface SessionInteractions {
@@ -68,6 +65,5 @@ export interface SessionStore {
 
 /** True when a stored interaction has been decided. */
 export function isDecided(rec: StoredInteraction): boolean {
-  if (rec.status !== undefined) return rec.status !== "open";
-  return (rec.resolvedAt ?? null) !== null || (rec.decision ?? null) !== null;
+  return rec.status !== "open";
 }
