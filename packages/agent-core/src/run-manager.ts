@@ -18,6 +18,7 @@ import type {
   StartRunInput,
   TurnResult,
 } from "./run-manager-types.js";
+import { RetentionQueue } from "./retention.js";
 import { RunSegment } from "./run-segment.js";
 import type { Decision, DecisionKind, RunOptions, RunStore, SuspendedRun } from "./run-store.js";
 import { type AnyTool, parseToolInput, toolInputJsonSchema } from "./tool-input.js";
@@ -44,6 +45,8 @@ export interface RunManagerOptions {
   logger?: RunLogger;
   /** How long a finished or suspended run's events stay replayable. Default 60 000 ms. */
   retainMs?: number;
+  /** Most finished runs kept replayable at once; past it the oldest goes first. Default 10 000. */
+  maxRetained?: number;
   /** Where API keys are read from when the model is built here. Default `process.env`. */
   env?: Record<string, string | undefined>;
 }
@@ -71,7 +74,6 @@ interface RunRecord {
   turn?: Turn;
   onPersisted?: StartRunInput["onPersisted"];
   persistedNotified: boolean;
-  expiry?: NodeJS.Timeout;
 }
 
 const DECISIONS: DecisionKind[] = ["approve", "reject", "edit"];
@@ -114,7 +116,7 @@ export class RunManager implements RunManagerApi {
   private readonly tools = new Map<string, AnyTool>();
   private readonly modelTools;
   private readonly logger: RunLogger;
-  private readonly retainMs: number;
+  private readonly retained: RetentionQueue;
   private readonly records = new Map<string, RunRecord>();
   /** Suspended runs known to this process (own suspensions plus those found at `ready`). */
   private readonly suspended = new Map<string, { userId: string; conversationId: string }>();
@@ -126,7 +128,13 @@ export class RunManager implements RunManagerApi {
   constructor(options: RunManagerOptions) {
     this.agent = options.agent;
     this.logger = options.logger ?? silentLogger;
-    this.retainMs = options.retainMs ?? 60_000;
+    this.retained = new RetentionQueue(
+      options.retainMs ?? 60_000,
+      Math.max(1, options.maxRetained ?? 10_000),
+      (threadId) => {
+        if (this.records.get(threadId)?.segment.status !== "running") this.records.delete(threadId);
+      },
+    );
     this.runStore = options.runStore ?? new InMemoryRunStore();
     this.model = options.model ?? createModel(options.agent.model, { env: options.env });
     this.memory =
@@ -220,7 +228,7 @@ export class RunManager implements RunManagerApi {
         );
       }
     }
-    if (existing?.expiry) clearTimeout(existing.expiry);
+    this.retained.remove(threadId);
     const options: RunOptions = { threadId, userId: input.userId, conversationId: input.conversationId };
     if (input.origin) options.origin = input.origin;
     const log = new RunEventLog(1);
@@ -334,7 +342,7 @@ export class RunManager implements RunManagerApi {
       this.suspended.delete(threadId);
 
       let record = this.records.get(threadId);
-      if (record?.expiry) clearTimeout(record.expiry);
+      this.retained.remove(threadId);
       const log = record?.log ?? new RunEventLog((saved.lastSeq ?? 0) + 1);
       const segment = new RunSegment(threadId, saved.options, log, log.lastSeq + 1);
       if (record) {
@@ -466,12 +474,8 @@ export class RunManager implements RunManagerApi {
         }
       }
     }
-    const segment = record.segment;
     record.log.retire();
-    record.expiry = setTimeout(() => {
-      if (this.records.get(options.threadId)?.segment === segment) this.records.delete(options.threadId);
-    }, this.retainMs);
-    record.expiry.unref();
+    this.retained.add(options.threadId);
   }
 }
 

@@ -8,9 +8,15 @@ export interface WindowMemoryOptions {
   summarize?: Summarizer;
   /** Compact automatically once a scope holds more than this many messages. */
   summaryThreshold?: number;
+  /**
+   * Most conversations kept; past it the least recently used one is forgotten, so a process
+   * serving many short conversations does not grow without bound. Default 10 000.
+   */
+  maxConversations?: number;
 }
 
 export const DEFAULT_WINDOW = 100;
+export const DEFAULT_MAX_CONVERSATIONS = 10_000;
 
 /** Drops from the front down to `max`, then any leading tool results whose call was dropped. */
 export function trimWindow(messages: Message[], max: number): Message[] {
@@ -45,14 +51,29 @@ function copyValue(value: unknown): unknown {
   return typeof value === "object" && value !== null ? structuredClone(value) : value;
 }
 
-/** In-process memory: a sliding window per (userId, conversationId). Lost on restart. */
+/**
+ * In-process memory: a sliding window per (userId, conversationId), for at most
+ * `maxConversations` conversations (least recently used forgotten first). Lost on restart.
+ */
 export class WindowMemory implements Memory {
+  /** In least-recently-used-first order: a use moves the scope to the end. */
   private readonly scopes = new Map<string, Message[]>();
   private readonly locks = new Map<string, Promise<unknown>>();
   private readonly max: number;
+  private readonly maxConversations: number;
 
   constructor(private readonly options: WindowMemoryOptions = {}) {
     this.max = Math.max(1, options.maxMessages ?? DEFAULT_WINDOW);
+    this.maxConversations = Math.max(1, options.maxConversations ?? DEFAULT_MAX_CONVERSATIONS);
+  }
+
+  /** Stores `messages` as the most recently used scope, forgetting the least recent past the cap. */
+  private store(key: string, messages: Message[]): void {
+    this.scopes.delete(key);
+    this.scopes.set(key, messages);
+    while (this.scopes.size > this.maxConversations) {
+      this.scopes.delete(this.scopes.keys().next().value as string);
+    }
   }
 
   get canSummarize(): boolean {
@@ -76,7 +97,11 @@ export class WindowMemory implements Memory {
   }
 
   async load(scope: MemoryScope): Promise<Message[]> {
-    return (this.scopes.get(this.key(scope)) ?? []).map(copyMessage);
+    const key = this.key(scope);
+    const messages = this.scopes.get(key);
+    if (!messages) return [];
+    this.store(key, messages);
+    return messages.map(copyMessage);
   }
 
   async count(scope: MemoryScope): Promise<number> {
@@ -95,7 +120,7 @@ export class WindowMemory implements Memory {
           // A failed automatic summary keeps every message; the window still bounds the size.
         }
       }
-      this.scopes.set(key, trimWindow(next, this.max));
+      this.store(key, trimWindow(next, this.max));
     });
   }
 
@@ -110,7 +135,7 @@ export class WindowMemory implements Memory {
       const key = this.key(scope);
       const current = this.scopes.get(key) ?? [];
       const { messages, result } = await compactMessages(current, options.keepRecent, this.options.summarize);
-      if (result.compacted) this.scopes.set(key, messages);
+      if (result.compacted) this.store(key, messages);
       return result;
     });
   }

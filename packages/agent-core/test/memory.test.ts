@@ -51,6 +51,20 @@ describe("planCompaction", () => {
 });
 
 describe("WindowMemory", () => {
+  it("forgets the least recently used conversation past maxConversations, keeping the ones in use", async () => {
+    const memory = new WindowMemory({ maxConversations: 2 });
+    const a = { userId: "u", conversationId: "a" };
+    const b = { userId: "u", conversationId: "b" };
+    const c = { userId: "u", conversationId: "c" };
+    await memory.append(a, [{ role: "user", content: "in a" }]);
+    await memory.append(b, [{ role: "user", content: "in b" }]);
+    await memory.load(a); // a is now more recently used than b
+    await memory.append(c, [{ role: "user", content: "in c" }]);
+    expect(await memory.count(b)).toBe(0);
+    expect(await memory.load(a)).toEqual([{ role: "user", content: "in a" }]);
+    expect(await memory.load(c)).toEqual([{ role: "user", content: "in c" }]);
+  });
+
   it("hands out copies: changing loaded or appended messages never changes what is stored", async () => {
     const memory = new WindowMemory();
     const appended: Message[] = [

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   AgentsvcError,
   CANCELLED_RESULT,
@@ -211,6 +211,36 @@ describe("RunManager with the demo model", () => {
     const all = await collect(handle);
     const again = await collect(runs.get(handle.threadId)!, 3);
     expect(again).toEqual(all.slice(3));
+  });
+
+  it("keeps at most maxRetained finished runs replayable, dropping the oldest first", async () => {
+    const runs = new RunManager({
+      agent: defineAgent({ name: "a", model: { provider: "demo" } }),
+      maxRetained: 2,
+    });
+    const threads: string[] = [];
+    for (const input of ["one", "two", "three"]) {
+      const handle = runs.start({ input, ...user, conversationId: input });
+      await handle.done;
+      threads.push(handle.threadId);
+    }
+    expect(runs.get(threads[0] as string)).toBeUndefined();
+    expect(contentOf(await collect(runs.get(threads[2] as string)!, 0))).toContain('"three"');
+    expect(runs.get(threads[1] as string)).toBeDefined();
+  });
+
+  it("forgets a finished run once retainMs has passed", async () => {
+    const runs = new RunManager({
+      agent: defineAgent({ name: "a", model: { provider: "demo" } }),
+      retainMs: 20,
+    });
+    const handle = runs.start({ input: "short-lived", ...user });
+    await handle.done;
+    expect(runs.get(handle.threadId)).toBe(handle);
+    await vi.waitFor(() => expect(runs.get(handle.threadId)).toBeUndefined(), {
+      timeout: 2000,
+      interval: 10,
+    });
   });
 
   it("gives buffered events in batches: the same events in seq order, several per batch once the run is ahead", async () => {

@@ -258,6 +258,47 @@ describe("bad requests", () => {
     expect(await bare.json()).toMatchObject({ success: false, error: { code: "not_found" } });
   });
 
+  it("assembles a body sent in small chunks, a multi-byte character split across two of them", async () => {
+    const { base } = await setup();
+    const bytes = new TextEncoder().encode(JSON.stringify({ input: "naïve café ☕ done" }));
+    const split = bytes.indexOf(0xe2) + 1; // inside the three bytes of ☕
+    const body = new ReadableStream({
+      start(controller) {
+        controller.enqueue(bytes.slice(0, split));
+        controller.enqueue(bytes.slice(split));
+        controller.close();
+      },
+    });
+    const response = await fetch(`${base}/invoke`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { output: string }).output).toContain("naïve café ☕ done");
+  });
+
+  it("reads bodies the same way without a Node request behind them (fetch-style app.request)", async () => {
+    const runs = new RunManager({ agent: defineAgent({ name: "h", model: { provider: "demo" } }) });
+    const app = new Hono();
+    app.route("/agent", agentRoutes({ runs }));
+    const post = (body: BodyInit) =>
+      app.request("/agent/invoke", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
+        duplex: "half",
+      } as RequestInit);
+    const ok = await post(JSON.stringify({ input: "without node" }));
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { output: string }).output).toContain("without node");
+    const big = new Blob([JSON.stringify({ input: "z".repeat(1024 * 1024 + 10) })]).stream();
+    const tooLarge = await post(big);
+    expect(tooLarge.status).toBe(413);
+    expect(await tooLarge.json()).toMatchObject({ success: false, error: { code: "too_large" } });
+  });
+
   it("refuses a too-large body sent without Content-Length (chunked) with 413", async () => {
     const { base } = await setup();
     const big = new TextEncoder().encode(JSON.stringify({ input: "y".repeat(2 * 1024 * 1024) }));

@@ -1,0 +1,48 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { RetentionQueue } from "../src/retention.js";
+
+describe("RetentionQueue", () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it("evicts each entry once its ttl has passed, in finish order, with one timer", () => {
+    const evicted: string[] = [];
+    const queue = new RetentionQueue(1000, 100, (id) => evicted.push(id));
+    queue.add("a");
+    vi.advanceTimersByTime(400);
+    queue.add("b");
+    expect(vi.getTimerCount()).toBe(1);
+    vi.advanceTimersByTime(599);
+    expect(evicted).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(evicted).toEqual(["a"]);
+    vi.advanceTimersByTime(400);
+    expect(evicted).toEqual(["a", "b"]);
+    expect(queue.size).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("past max evicts the oldest at once", () => {
+    const evicted: string[] = [];
+    const queue = new RetentionQueue(60_000, 2, (id) => evicted.push(id));
+    queue.add("a");
+    queue.add("b");
+    queue.add("c");
+    expect(evicted).toEqual(["a"]);
+    expect(queue.size).toBe(2);
+  });
+
+  it("re-adding restarts an entry's ttl and a removed entry is never evicted", () => {
+    const evicted: string[] = [];
+    const queue = new RetentionQueue(1000, 100, (id) => evicted.push(id));
+    queue.add("a");
+    queue.add("b");
+    vi.advanceTimersByTime(500);
+    queue.add("a");
+    queue.remove("b");
+    vi.advanceTimersByTime(600);
+    expect(evicted).toEqual([]);
+    vi.advanceTimersByTime(400);
+    expect(evicted).toEqual(["a"]);
+  });
+});
