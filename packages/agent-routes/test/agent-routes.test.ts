@@ -283,7 +283,7 @@ describe("bad requests", () => {
     const runs = new RunManager({ agent: defineAgent({ name: "h", model: { provider: "demo" } }) });
     const app = new Hono();
     app.route("/agent", agentRoutes({ runs }));
-    const post = (body: BodyInit) =>
+    const post = (body: string | ReadableStream<Uint8Array>) =>
       app.request("/agent/invoke", {
         method: "POST",
         headers: { "content-type": "application/json" },

@@ -13,6 +13,8 @@ import { fmt, percentile, type Row } from "./stats.ts";
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);
 const CONNECTIONS = 10;
+/** Bare and route loads alternate this many times; the median round is reported (drift hits both). */
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const TTFC_SAMPLES = 300;
 
 function bareApp(): Hono {
@@ -137,13 +139,26 @@ export async function benchAgentRoute(): Promise<Row[]> {
     // Warm both paths before measuring.
     await load(`${bare.url}/invoke`).catch(() => undefined);
     await load(`${full.url}/agent/invoke`, true).catch(() => undefined);
-    const bareInvoke = await load(`${bare.url}/invoke`);
-    const fullInvoke = await load(`${full.url}/agent/invoke`, true);
+    const rounds: { bare: Awaited<ReturnType<typeof load>>; full: Awaited<ReturnType<typeof load>> }[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      const bareRound = await load(`${bare.url}/invoke`);
+      const fullRound = await load(`${full.url}/agent/invoke`, true);
+      rounds.push({ bare: bareRound, full: fullRound });
+      if (process.env.BENCH_DEBUG)
+        console.error(
+          `round ${i + 1}: bare ${fmt(bareRound.rps, 0)} route ${fmt(fullRound.rps, 0)} req/s, heap ${fmt(process.memoryUsage().heapUsed / 2 ** 20, 0)} MiB`,
+        );
+    }
+    rounds.sort((a, b) => a.full.rps / a.bare.rps - b.full.rps / b.bare.rps);
+    const median = rounds[Math.floor(rounds.length / 2)] as (typeof rounds)[number];
+    const { bare: bareInvoke, full: fullInvoke } = median;
+    const ratios = rounds.map((r) => r.full.rps / r.bare.rps);
+    const spread = `${fmt(Math.min(...ratios))}–${fmt(Math.max(...ratios))}`;
     const bareTtfc = percentile(await firstChunkMs(`${bare.url}/stream`), 50);
     const fullTtfc = percentile(await firstChunkMs(`${full.url}/agent/stream`), 50);
     return [
       {
-        metric: "/agent/invoke req/s",
+        metric: `/agent/invoke req/s (median of ${ROUNDS} alternating rounds; spread ${spread})`,
         value: fmt(fullInvoke.rps, 0),
         baseline: fmt(bareInvoke.rps, 0),
         ratio: `${fmt(fullInvoke.rps / bareInvoke.rps)}x`,
