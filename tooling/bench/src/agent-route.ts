@@ -1,14 +1,9 @@
 // `/agent/invoke` throughput and `/agent/stream` time to first chunk, each beside a bare Hono
-// handler that calls the same demo model in-process (no run loop, memory, SSE framing or checks).
-import type { AddressInfo } from "node:net";
+// handler that calls the same demo model in-process (servers/bare.ts). Each server runs in its
+// own process and the load comes from this one, so the figures are the servers' own capacity.
 import { resolve } from "node:path";
-import { createDemoModel } from "@agentsvc/agent-core";
-import { loadProject } from "@agentsvc/config-schema";
-import { startServer } from "@agentsvc/server";
-import { serve } from "@hono/node-server";
 import autocannon from "autocannon";
-import { Hono } from "hono";
-import pino from "pino";
+import { startChildServer } from "./child-server.ts";
 import { fmt, percentile, type Row } from "./stats.ts";
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);
@@ -16,51 +11,6 @@ const CONNECTIONS = 10;
 /** Bare and route loads alternate this many times; the median round is reported (drift hits both). */
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const TTFC_SAMPLES = 300;
-
-function bareApp(): Hono {
-  const model = createDemoModel({ tokenDelayMs: 0 });
-  const prompt = (input: string) => [
-    { role: "user" as const, content: [{ type: "text" as const, text: input }] },
-  ];
-  const app = new Hono();
-  app.post("/invoke", async (c) => {
-    const { input } = (await c.req.json()) as { input: string };
-    const { stream } = await model.doStream({ prompt: prompt(input) });
-    let text = "";
-    for await (const part of stream as unknown as AsyncIterable<{ type: string; delta?: string }>) {
-      if (part.type === "text-delta") text += part.delta ?? "";
-    }
-    return c.json({ success: true, output: text });
-  });
-  app.post("/stream", async (c) => {
-    const { input } = (await c.req.json()) as { input: string };
-    const { stream } = await model.doStream({ prompt: prompt(input) });
-    const encoder = new TextEncoder();
-    const body = new ReadableStream<Uint8Array>({
-      async start(controller) {
-        for await (const part of stream as unknown as AsyncIterable<{ type: string; delta?: string }>) {
-          if (part.type === "text-delta") {
-            controller.enqueue(
-              encoder.encode(`event: chunk\ndata: ${JSON.stringify({ c: part.delta })}\n\n`),
-            );
-          }
-        }
-        controller.enqueue(encoder.encode("event: done\ndata: [DONE]\n\n"));
-        controller.close();
-      },
-    });
-    return new Response(body, { headers: { "content-type": "text/event-stream" } });
-  });
-  return app;
-}
-
-async function listen(app: Hono): Promise<{ url: string; close(): Promise<void> }> {
-  const server = await new Promise<ReturnType<typeof serve>>((ok) => {
-    const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => ok(s));
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, close: () => new Promise((ok) => server.close(() => ok())) };
-}
 
 /**
  * The same workload on both sides: the bare handler sends the model a 1-message prompt, so each
@@ -131,10 +81,8 @@ async function firstChunkMs(url: string): Promise<number[]> {
 }
 
 export async function benchAgentRoute(): Promise<Row[]> {
-  const loaded = await loadProject(resolve(import.meta.dirname, "../project"));
-  if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
-  const full = await startServer(loaded.project, { port: 0, logger: pino({ level: "silent" }) });
-  const bare = await listen(bareApp());
+  const full = await startChildServer(resolve(import.meta.dirname, "servers/route.ts"));
+  const bare = await startChildServer(resolve(import.meta.dirname, "servers/bare.ts"));
   try {
     // Warm both paths before measuring.
     await load(`${bare.url}/invoke`).catch(() => undefined);
@@ -145,9 +93,7 @@ export async function benchAgentRoute(): Promise<Row[]> {
       const fullRound = await load(`${full.url}/agent/invoke`, true);
       rounds.push({ bare: bareRound, full: fullRound });
       if (process.env.BENCH_DEBUG)
-        console.error(
-          `round ${i + 1}: bare ${fmt(bareRound.rps, 0)} route ${fmt(fullRound.rps, 0)} req/s, heap ${fmt(process.memoryUsage().heapUsed / 2 ** 20, 0)} MiB`,
-        );
+        console.error(`round ${i + 1}: bare ${fmt(bareRound.rps, 0)} route ${fmt(fullRound.rps, 0)} req/s`);
     }
     rounds.sort((a, b) => a.full.rps / a.bare.rps - b.full.rps / b.bare.rps);
     const median = rounds[Math.floor(rounds.length / 2)] as (typeof rounds)[number];
@@ -180,7 +126,7 @@ export async function benchAgentRoute(): Promise<Row[]> {
       },
     ];
   } finally {
-    await full.shutdown();
-    await bare.close();
+    await full.stop();
+    await bare.stop();
   }
 }

@@ -1,0 +1,12 @@
+// agentsvc itself: the bench project (demo model, no token delay) served by `startServer`, in
+// its own process; prints its URL on stdout and shuts down gracefully on SIGTERM.
+import { resolve } from "node:path";
+import { loadProject } from "@agentsvc/config-schema";
+import { startServer } from "@agentsvc/server";
+import pino from "pino";
+
+const loaded = await loadProject(resolve(import.meta.dirname, "../../project"));
+if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
+const server = await startServer(loaded.project, { port: 0, logger: pino({ level: "silent" }) });
+console.log(server.url);
+process.on("SIGTERM", () => server.shutdown().then(() => process.exit(0)));
