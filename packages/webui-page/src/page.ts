@@ -1,4 +1,4 @@
-import { CLIENT_CSS, CLIENT_JS } from "./client.gen.js";
+import { CLIENT_CSS, CLIENT_EARLY_JS, CLIENT_JS } from "./client.gen.js";
 import type { PageEntry } from "./entry.js";
 import { assemblePage } from "./render.js";
 
@@ -8,5 +8,5 @@ import { assemblePage } from "./render.js";
  * token value, a bad icon reference or a theme file containing `</style`.
  */
 export function renderPage(entry: PageEntry, themeCss = ""): string {
-  return assemblePage(entry, themeCss, { js: CLIENT_JS, css: CLIENT_CSS });
+  return assemblePage(entry, themeCss, { js: CLIENT_JS, css: CLIENT_CSS, early: CLIENT_EARLY_JS });
 }

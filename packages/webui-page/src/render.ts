@@ -1,5 +1,6 @@
 // Assembles the single HTML file: skeleton markup with escaped branding, one <style> (defaults,
-// then entry tokens, then the theme file), a JSON config block and one inline script.
+// then entry tokens, then the theme file), a JSON config block, the client script and, in <head>,
+// a small script that starts the first API reads while the rest of the page is parsed.
 import { type PageEntry, type ResolvedPage, resolveEntry } from "./entry.js";
 import { escapeHtml, jsonForScript } from "./escape.js";
 import { classifyImageSrc, faviconHref } from "./icon.js";
@@ -10,6 +11,8 @@ export interface ClientAssets {
   js: string;
   /** The page's default stylesheet. */
   css: string;
+  /** The small script in <head> that starts the first reads (IIFE); optional. */
+  early?: string;
 }
 
 /** What the client script reads from the JSON block. */
@@ -34,7 +37,7 @@ const KEY_ICON =
 
 function checkAssets(assets: ClientAssets): void {
   // The bundle goes inside <script>: these sequences would end it or change how it is parsed.
-  if (/<\/script|<!--/i.test(assets.js))
+  if (/<\/script|<!--/i.test(assets.js) || /<\/script|<!--/i.test(assets.early ?? ""))
     throw new Error("webui-page client bundle contains </script or <!--");
   if (/<\/style/i.test(assets.css)) throw new Error("webui-page stylesheet contains </style");
 }
@@ -129,6 +132,9 @@ export function assemblePage(entry: PageEntry, themeCss: string, assets: ClientA
     `<meta name="referrer" content="no-referrer">` +
     `<title>${escapeHtml(page.title)}</title>` +
     (favicon ? `<link rel="icon" href="${escapeHtml(favicon)}">` : "") +
+    (assets.early
+      ? `<script data-api-base="${escapeHtml(page.apiBase)}" data-storage-prefix="${escapeHtml(`agentsvc:${page.path}:`)}">${assets.early}</script>`
+      : "") +
     `<style>${style}</style></head><body>` +
     `<div class="app" id="app">${sidebar()}<main class="main">${header(page)}` +
     `<div id="transcript" class="transcript" role="log" aria-live="off" aria-label="Conversation" tabindex="0">` +

@@ -302,7 +302,7 @@ describe("chat page in Chromium", () => {
     expect(await w.page.locator(".msg.user .bubble").textContent()).toBe("think again");
   });
 
-  it("replays a long history with every reply's text at once and older replies' markdown when reached", async () => {
+  it("replays a long history: the newest messages at once, older groups when reached or in idle time, in order", async () => {
     const f = await fake();
     const messages = Array.from({ length: 200 }, (_, i) =>
       i % 2 === 0
@@ -321,20 +321,32 @@ describe("chat page in Chromium", () => {
       messages,
     });
     const w = await open(f);
-    await expect.poll(() => w.page.locator("#messages .msg").count()).toBe(200);
-    // Every reply's words are in the transcript in order, whether its markdown has run yet or not.
-    const replies = await w.page.locator(".msg.assistant .content").allTextContents();
-    expect(replies.map((t) => t.replace(/\*\*/g, "").replace(/ <img.*$/, ""))).toEqual(
-      Array.from({ length: 100 }, (_, i) => `answer ${i}`),
-    );
+    await w.page.waitForFunction(() => performance.getEntriesByName("agentsvc:history-replayed").length > 0);
+    // At the replay mark the newest two groups (50 messages) are built, with markdown, at the bottom.
+    const builtAtMark = await w.page.locator("#messages .msg").count();
+    expect(builtAtMark).toBeGreaterThanOrEqual(50);
     expect(await w.page.locator(".msg.assistant .content").last().locator("strong").textContent()).toBe(
       "answer",
     );
+    const atBottom = `(() => { const s = document.getElementById("transcript"); return s.scrollHeight - s.scrollTop - s.clientHeight < 48; })()`;
+    expect(await w.page.evaluate(atBottom)).toBe(true);
+    // Scrolling to the top builds the oldest group; idle time builds the rest.
     await w.page.evaluate(`document.getElementById("transcript").scrollTop = 0`);
     const first = w.page.locator(".msg.assistant .content").first();
-    await expect.poll(() => first.locator("strong").count()).toBe(1);
-    expect(await first.textContent()).toBe('answer 0 <img src=x onerror="window.__pwned=1">');
-    await expect.poll(() => w.page.locator(".msg.assistant .content strong").count()).toBe(100);
+    await expect.poll(() => first.textContent()).toBe('answer 0 <img src=x onerror="window.__pwned=1">');
+    expect(await first.locator("strong").count()).toBe(1);
+    await expect.poll(() => w.page.locator("#messages .msg").count()).toBe(200);
+    // Every reply is there once, in stored order, with its markdown.
+    const replies = await w.page.locator(".msg.assistant .content").allTextContents();
+    expect(replies.map((t) => t.replace(/ <img.*$/, ""))).toEqual(
+      Array.from({ length: 100 }, (_, i) => `answer ${i}`),
+    );
+    expect(await w.page.locator(".msg.assistant .content strong").count()).toBe(100);
+    expect(await w.page.locator(".msg.user .bubble").first().textContent()).toBe("question 0");
+    // The page marks the moment the last deferred group was built, once.
+    const completeMarks = `performance.getEntriesByName("agentsvc:history-complete").length`;
+    await expect.poll(() => w.page.evaluate(completeMarks)).toBe(1);
+    expect(await w.page.locator("#messages .msg-group:empty").count()).toBe(0);
     expect(await w.page.locator("#messages img").count()).toBe(0);
     expect(await w.page.evaluate("window.__pwned")).toBeUndefined();
   });
@@ -401,6 +413,35 @@ describe("chat page in Chromium", () => {
     const w = await open(f, { colorScheme: "dark" });
     expect(await w.page.evaluate(`document.documentElement.dataset.theme ?? null`)).toBeNull();
     expect(await w.page.evaluate(`getComputedStyle(document.body).backgroundColor`)).toBe("rgb(13, 17, 23)");
+  });
+
+  it("sends the first reads once, from <head>, with the stored key and the last-opened conversation", async () => {
+    const f = await fake({ apiKey: "early-key" });
+    f.conversations.set("shared\u0000early", {
+      owner: "shared",
+      conversationId: "early",
+      title: "early",
+      updatedAt: Date.now(),
+      messages: [
+        { role: "user", content: "stored question" },
+        { role: "assistant", content: "stored answer" },
+      ],
+    });
+    const w = await open(f);
+    await w.page.evaluate(`localStorage.setItem("agentsvc:/chat:apiKey", "early-key")`);
+    await w.page.evaluate(`localStorage.setItem("agentsvc:/chat:last", "early")`);
+    const from = f.requests.length;
+    await w.page.reload();
+    await expect.poll(() => assistantText(w).textContent()).toBe("stored answer");
+    await w.page.waitForFunction(() => performance.getEntriesByName("agentsvc:history-replayed").length > 0);
+    const reads = f.requests.slice(from).filter((r) => r.method === "GET");
+    const count = (route: string) => reads.filter((r) => r.route === route).length;
+    expect([count("/info"), count("/conversations"), count("/history")]).toEqual([1, 1, 1]);
+    expect(reads.every((r) => r.apiKey === "early-key")).toBe(true);
+    // The <head> script left its reads on window and the main script took them (one of each, above).
+    expect(
+      await w.page.evaluate(`"agentsvcEarlyReads" in window && window.agentsvcEarlyReads === undefined`),
+    ).toBe(true);
   });
 
   it("asks for the API key on 401 api_key_required, sends it on every call, and keeps the draft", async () => {
@@ -549,6 +590,8 @@ describe("chat page in Chromium", () => {
     await expect.poll(() => w.page.locator("#status").textContent()).toBe("Reply finished.");
     expect(await w.page.evaluate(atBottom)).toBe(true);
     await send(w, "long again");
+    // Wait for the second reply's own bubble: the first reply also contains "Line 5".
+    await expect.poll(() => w.page.locator(".msg.assistant").count()).toBe(2);
     await expect.poll(() => assistantText(w).textContent()).toContain("Line 5 ");
     await w.page.evaluate(`document.getElementById("transcript").scrollTop = 0`);
     await expect.poll(() => w.page.locator("#status").textContent()).toBe("Reply finished.");

@@ -20,7 +20,7 @@ describe("pageSecurityHeaders", () => {
     const d = directives(csp);
     const scripts = [...html.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/g)].map((m) => hash(m[1]!));
     const styles = [...html.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) => hash(m[1]!));
-    expect(scripts).toHaveLength(2);
+    expect(scripts).toHaveLength(3); // early reads, JSON config, client
     expect(styles).toHaveLength(1);
     expect(d.get("script-src")!.sort()).toEqual(scripts.sort());
     expect(d.get("style-src")).toEqual(styles);

@@ -36,8 +36,11 @@ describe("renderPage", () => {
     expect(html).toContain(`<title>T${escaped}</title>`);
     expect(html).not.toContain("<script>window.__pwned");
     expect(html).not.toContain("<img src=x");
-    // Exactly two script blocks: the JSON config and the client.
-    expect(html.match(/<script\b/g)).toHaveLength(2);
+    // Exactly three script blocks: the early reads in <head>, the JSON config and the client.
+    expect(html.match(/<script\b/g)).toHaveLength(3);
+    expect(html).toMatch(
+      /<head>[\s\S]*<script data-api-base="\/chat\/api" data-storage-prefix="agentsvc:\/chat:">[\s\S]*<\/head>/,
+    );
   });
 
   it("writes the config block as JSON with < escaped so it cannot close the script", () => {

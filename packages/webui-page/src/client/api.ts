@@ -35,17 +35,23 @@ export class Api {
     signal?: AbortSignal,
     quiet = false,
   ) {
+    const sent = fetch(this.base + route, {
+      method,
+      headers: this.headers(
+        body === undefined ? { Accept: accept } : { Accept: accept, "Content-Type": "application/json" },
+      ),
+      body: body === undefined ? null : JSON.stringify(body),
+      credentials: "same-origin",
+      signal: signal ?? null,
+    });
+    return this.settle(sent, quiet);
+  }
+
+  /** A response as `send` treats it: network failure and non-2xx become ApiError, a 401 is reported. */
+  private async settle(sent: Promise<Response>, quiet: boolean): Promise<Response> {
     let res: Response;
     try {
-      res = await fetch(this.base + route, {
-        method,
-        headers: this.headers(
-          body === undefined ? { Accept: accept } : { Accept: accept, "Content-Type": "application/json" },
-        ),
-        body: body === undefined ? null : JSON.stringify(body),
-        credentials: "same-origin",
-        signal: signal ?? null,
-      });
+      res = await sent;
     } catch (err) {
       if (err instanceof DOMException && err.name === "AbortError") throw err;
       throw new ApiError(0, "network", "Could not reach the chat service.");
@@ -74,6 +80,12 @@ export class Api {
     const qs = new URLSearchParams(query).toString();
     const path = qs ? `${route}?${qs}` : route;
     const res = await this.send("GET", path, undefined, "application/json", undefined, quiet);
+    return (await res.json()) as T;
+  }
+
+  /** A GET already sent (by early.ts), handled exactly as `get` would handle its own. */
+  async adopt<T>(sent: Promise<Response>, quiet = false): Promise<T> {
+    const res = await this.settle(sent, quiet);
     return (await res.json()) as T;
   }
 

@@ -1,5 +1,6 @@
 // The chat page's client: wires the API to the transcript, composer, sidebar and dialogs.
 import { TurnAccumulator } from "./accumulate.js";
+import { takeEarlyReads } from "./early-reads.js";
 import { Api, ApiError, type AuthCode } from "./api.js";
 import { Auth } from "./auth.js";
 import { Composer } from "./composer.js";
@@ -342,7 +343,32 @@ async function refreshConversations(prefetched?: Promise<ConversationList>): Pro
   return [...sidebar.conversations];
 }
 
-function replay(messages: HistoryMessage[]): void {
+/**
+ * Stored messages cut into on-screen units: a user line, a summary, or one assistant reply with
+ * every step and tool result until the next user message (what `replayMessages` turns into one
+ * element each), so the transcript can group and build them separately.
+ */
+function replayUnits(messages: HistoryMessage[]): HistoryMessage[][] {
+  const units: HistoryMessage[][] = [];
+  let reply: HistoryMessage[] | null = null;
+  for (const m of messages) {
+    if (m.role === "user" || m.role === "system") {
+      units.push([m]);
+      reply = null;
+    } else if (m.role === "assistant") {
+      if (!reply) {
+        reply = [];
+        units.push(reply);
+      }
+      reply.push(m);
+    } else if (m.role === "tool" && reply) {
+      reply.push(m);
+    }
+  }
+  return units;
+}
+
+function replayMessages(messages: HistoryMessage[]): void {
   let bubble: AssistantBubble | null = null;
   let text = "";
   for (const m of messages) {
@@ -395,7 +421,7 @@ async function openConversation(
     const r = await (prefetched ?? fetchHistory(id));
     if (id !== current) return;
     performance.mark("agentsvc:history-loaded");
-    transcript.batch(() => replay(r.messages ?? []));
+    transcript.replay(replayUnits(r.messages ?? []), (units) => replayMessages(units.flat()));
     performance.mark("agentsvc:history-built");
   } catch (err) {
     report(err);
@@ -458,10 +484,22 @@ async function boot(): Promise<void> {
   // The conversation list and the last-opened conversation's history go out with /info rather than
   // after it (no round trip in between). They are quiet: a 401 here opens no prompt, /info's does.
   // The history is used only if that conversation is still in the list.
+  // Usually they already went out from <head> (early.ts) with the same key and conversation.
   const last = storage.get("last");
-  const prefetched = last ? early(fetchHistory(last, true)) : undefined;
-  const listed = early(api.get<ConversationList>("/conversations", {}, true));
-  const infoRead = early(api.get<Info>("/info"));
+  const sent = takeEarlyReads(storage.get("apiKey"), last);
+  const prefetched = last
+    ? early(
+        sent?.history
+          ? api.adopt<{ messages?: HistoryMessage[] }>(sent.history, true)
+          : fetchHistory(last, true),
+      )
+    : undefined;
+  const listed = early(
+    sent
+      ? api.adopt<ConversationList>(sent.conversations, true)
+      : api.get<ConversationList>("/conversations", {}, true),
+  );
+  const infoRead = early(sent ? api.adopt<Info>(sent.info) : api.get<Info>("/info"));
   // The draft shows at once, even while a key or sign-in prompt is open (after the reads go out:
   // sizing the composer is the page's first layout).
   composer.switchTo(last ?? current);

@@ -137,11 +137,6 @@ export class AssistantBubble {
     this.content.innerHTML = renderMarkdown(this.text);
   }
 
-  /** The reply as plain text until `render` runs: all of it searchable and readable, no markup. */
-  showPlain(): void {
-    this.content.textContent = this.text;
-  }
-
   get hasReasoning(): boolean {
     return this.reasoningText !== undefined;
   }
@@ -198,6 +193,11 @@ export class AssistantBubble {
   }
 }
 
+/** For benchmarks and diagnostics: every replayed reply has its markdown (navigation-relative). */
+function markComplete(): void {
+  performance.mark("agentsvc:history-complete");
+}
+
 /** Messages per replayed group (see `.msg-group` in page.css). */
 const GROUP_SIZE = 25;
 
@@ -209,16 +209,16 @@ export class Transcript {
     private readonly flags: TranscriptFlags,
   ) {}
 
-  /** While a batch runs, new messages collect here (detached) and go into the list at its end. */
+  /** While a group is built, its messages collect here (detached) and go into the group at its end. */
   private batch_: HTMLElement[] | null = null;
-  /** Replayed replies whose markdown waits, by message root (filled during a batch). */
+  /** Replies of the group being built; their markdown renders once, when the group is complete. */
   private readonly unrendered = new Map<HTMLElement, AssistantBubble>();
-  /** Older replayed groups whose replies still show plain text, and what renders them. */
-  private readonly pending = new Map<Element, AssistantBubble[]>();
+  /** Older replayed groups not built yet (empty placeholders), and what builds each. */
+  private readonly pending = new Map<Element, () => void>();
   private observer: IntersectionObserver | undefined;
   private idle = 0;
 
-  /** Inside a batch a reply's markdown waits for the batch's end (see `batch`). */
+  /** Inside a group build a reply's markdown waits for the group's end (see `fill`). */
   deferRender(bubble: AssistantBubble): boolean {
     if (!this.batch_) return false;
     this.unrendered.set(bubble.root, bubble);
@@ -226,38 +226,87 @@ export class Transcript {
   }
 
   /**
-   * Older groups' replies start as plain text (the full content, in order) and get their markdown
-   * when the group comes within a few screens of the view, or in idle time newest first, so a long
-   * replay does not parse hundreds of HTML fragments before the newest messages show.
+   * Replays stored messages as groups of GROUP_SIZE on-screen messages (`units`, each becoming one
+   * message element through `build`), cut from the end so the newest group is full. The newest two
+   * groups are built at once, so the view opens at the true bottom; older groups start as empty
+   * placeholders with an estimated height (see `.msg-group:empty` in page.css) and are built when
+   * they come within two screens of the view, or in idle time newest first. A long replay then costs
+   * about as much as a short one, instead of creating thousands of elements before anything shows.
+   * The caller scrolls afterwards.
    */
-  private defer(group: HTMLElement, bubbles: AssistantBubble[]): void {
-    for (const b of bubbles) b.showPlain();
-    this.pending.set(group, bubbles);
+  replay<T>(units: T[], build: (units: T[]) => void): void {
+    const fragment = document.createDocumentFragment();
+    let start = 0;
+    let end = units.length % GROUP_SIZE || GROUP_SIZE;
+    while (start < units.length) {
+      const members = units.slice(start, end);
+      const recent = end > units.length - 2 * GROUP_SIZE;
+      const group = h("div", { class: recent ? "msg-group recent" : "msg-group" });
+      if (recent) this.fill(group, () => build(members));
+      else this.defer(group, () => build(members));
+      fragment.append(group);
+      start = end;
+      end += GROUP_SIZE;
+    }
+    this.list.append(fragment);
+    // The newest groups render fully for the first layout (the view must open at the true bottom);
+    // once painted their size is remembered (`contain-intrinsic-size: auto`), so from then on they
+    // too are skipped while off-screen and a long conversation paints no more than a short one.
+    const recent = [...this.list.querySelectorAll(".msg-group.recent")];
+    requestAnimationFrame(() =>
+      requestAnimationFrame(() => {
+        for (const group of recent) group.classList.remove("recent");
+      }),
+    );
+    if (this.pending.size === 0) markComplete();
+    else this.scheduleIdle();
+  }
+
+  /**
+   * Builds one group off-document without reading layout (each read would force a layout of the
+   * growing list), renders its replies' markdown, then inserts it in one go.
+   */
+  private fill(group: Element, build: () => void): void {
+    const roots: HTMLElement[] = [];
+    this.batch_ = roots;
+    try {
+      build();
+    } finally {
+      this.batch_ = null;
+    }
+    for (const bubble of this.unrendered.values()) bubble.render();
+    this.unrendered.clear();
+    group.append(...roots);
+  }
+
+  private defer(group: HTMLElement, build: () => void): void {
+    this.pending.set(group, build);
     this.observer ??= new IntersectionObserver(
       (entries) => {
-        for (const e of entries) if (e.isIntersecting) this.renderGroup(e.target);
+        for (const e of entries) if (e.isIntersecting) this.buildGroup(e.target);
       },
       { root: this.scroller, rootMargin: "200% 0px" },
     );
     this.observer.observe(group);
   }
 
-  private renderGroup(group: Element): void {
-    const bubbles = this.pending.get(group);
-    if (!bubbles) return;
+  private buildGroup(group: Element): void {
+    const build = this.pending.get(group);
+    if (!build) return;
     this.pending.delete(group);
     this.observer?.unobserve(group);
-    for (const b of bubbles) b.render();
+    this.fill(group, build);
+    if (this.pending.size === 0) markComplete();
   }
 
-  /** Renders the newest waiting group, one per idle period, until none is left. */
+  /** Builds the newest waiting group, one per idle period, until none is left. */
   private scheduleIdle(): void {
     if (this.idle || this.pending.size === 0) return;
     const next = () => {
       this.idle = 0;
       const groups = [...this.pending.keys()];
       const newest = groups[groups.length - 1];
-      if (newest) this.renderGroup(newest);
+      if (newest) this.buildGroup(newest);
       this.scheduleIdle();
     };
     this.idle =
@@ -276,48 +325,10 @@ export class Transcript {
     }
   }
 
-  /** Keeps the view at the bottom if it was there; inside `batch` it only runs `fn` (no layout reads). */
+  /** Keeps the view at the bottom if it was there; while a group is built it only runs `fn`. */
   pinned(fn: () => void): void {
     if (this.batch_) fn();
     else keepPinned(this.scroller, fn);
-  }
-
-  /**
-   * Runs many additions (a history replay) off-document and without reading layout between them:
-   * each read would force a layout of the growing list, making a long replay quadratic. The
-   * messages then go in as groups (see `.msg-group` in page.css), cut from the end so the newest
-   * group is full; the newest two groups always render, so the view opens at the true bottom even
-   * though older groups only have an estimated height. The caller scrolls afterwards.
-   */
-  batch(fn: () => void): void {
-    const roots: HTMLElement[] = [];
-    this.batch_ = roots;
-    try {
-      fn();
-    } finally {
-      this.batch_ = null;
-      const fragment = document.createDocumentFragment();
-      let start = 0;
-      let end = roots.length % GROUP_SIZE || GROUP_SIZE;
-      while (start < roots.length) {
-        const recent = end > roots.length - 2 * GROUP_SIZE;
-        const members = roots.slice(start, end);
-        const group = h("div", { class: recent ? "msg-group recent" : "msg-group" }, ...members);
-        const replies: AssistantBubble[] = [];
-        for (const root of members) {
-          const bubble = this.unrendered.get(root);
-          if (bubble) replies.push(bubble);
-        }
-        if (recent) for (const b of replies) b.render();
-        else if (replies.length) this.defer(group, replies);
-        fragment.append(group);
-        start = end;
-        end += GROUP_SIZE;
-      }
-      this.unrendered.clear();
-      this.list.append(fragment);
-      this.scheduleIdle();
-    }
   }
 
   private place(root: HTMLElement, before?: HTMLElement): void {
