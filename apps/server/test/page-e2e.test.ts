@@ -190,7 +190,7 @@ describe("the chat page against the real server", () => {
     await expect.poll(() => w.page.locator("#messages .msg").count()).toBe(300);
     const users = await w.page.locator(".msg.user .bubble").allTextContents();
     expect(users).toEqual(Array.from({ length: 150 }, (_, i) => `question ${i}`));
-    // Older replies show their text at once and their markdown when reached or in idle time.
+    // Older groups are built when reached or in idle time, each reply with its markdown.
     await expect.poll(() => w.page.locator(".msg.assistant .content strong").count()).toBe(150);
     // Page-side expressions are strings: this package's typecheck has no DOM lib.
     const atBottom = () =>
@@ -206,6 +206,26 @@ describe("the chat page against the real server", () => {
     // Scrolling to the top shows the first message (off-screen groups render when reached).
     await w.page.evaluate(`document.getElementById("transcript").scrollTop = 0`);
     await expect.poll(() => w.page.getByText("question 0", { exact: true }).isVisible()).toBe(true);
+  });
+
+  it("lists the newest 200 conversations and shows older pages on request, each conversation once", async () => {
+    const before = (await api<Listed>("/quiet", "/conversations?limit=1000")).conversations.length;
+    for (let i = 0; i < 205; i++) await api("/quiet", "/conversations/create", { title: `page ${i}` });
+    const w = await open(main, "/quiet");
+    const rows = w.page.locator("#conv-list .conv-open");
+    await expect.poll(() => rows.count()).toBe(200);
+    const more = w.page.getByRole("button", { name: "Show older conversations" });
+    await more.click();
+    await expect.poll(() => rows.count()).toBe(before + 205);
+    expect(await more.count()).toBe(0);
+    const titles = await rows.allTextContents();
+    expect(new Set(titles).size).toBe(titles.length);
+    expect(titles.filter((t) => t.startsWith("page ")).slice(-2)).toEqual(["page 1", "page 0"]);
+    // Deleting a conversation from the older page removes it; the rest of that page stays listed.
+    await w.page.getByRole("button", { name: "Delete page 1", exact: true }).click();
+    await w.page.getByRole("button", { name: "Confirm delete page 1", exact: true }).click();
+    await expect.poll(() => rows.count()).toBe(before + 204);
+    expect((await rows.allTextContents()).at(-1)).toBe("page 0");
   });
 
   it("hides the Thinking strip and tool chips on an entry with both flags false", async () => {

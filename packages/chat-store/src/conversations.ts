@@ -30,6 +30,24 @@ export function normalizeTitle(text: string): string | undefined {
   return Array.from(line).slice(0, TITLE_MAX_CHARS).join("").trimEnd();
 }
 
+export interface ConversationPage {
+  conversations: ConversationRecord[];
+  /** Present when older rows remain: pass it as `cursor` for the next page. */
+  nextCursor?: string;
+}
+
+function parseCursor(cursor: string): { updatedAt: number; rowid: number } {
+  const m = /^(\d{1,16})\.(\d{1,16})$/.exec(cursor);
+  if (!m) {
+    throw new AgentsvcError(
+      "invalid_cursor",
+      `cursor: expected a nextCursor from a previous page (got ${JSON.stringify(cursor.slice(0, 40))})`,
+      400,
+    );
+  }
+  return { updatedAt: Number(m[1]), rowid: Number(m[2]) };
+}
+
 function forbidden(conversationId: string): AgentsvcError {
   return new AgentsvcError("forbidden", `conversation "${conversationId}" belongs to another user`, 403);
 }
@@ -65,6 +83,32 @@ export class Conversations {
       .where(eq(conversations.userId, userId))
       .orderBy(desc(conversations.updatedAt), sql`rowid DESC`);
     return options.limit === undefined ? query.all() : query.limit(options.limit).all();
+  }
+
+  /**
+   * One page of `list`: at most `limit` rows after `cursor` (a previous page's `nextCursor`), and a
+   * `nextCursor` when older rows remain. Keyset paging on (updatedAt, rowid): a page costs the same
+   * however deep it is, and rows that move to the top meanwhile are not repeated further down.
+   * A cursor that is not one of ours throws 400 `invalid_cursor`.
+   */
+  page(userId: string, options: { limit: number; cursor?: string }): ConversationPage {
+    const after = options.cursor === undefined ? undefined : parseCursor(options.cursor);
+    const older = after
+      ? sql`(${conversations.updatedAt} < ${after.updatedAt} OR (${conversations.updatedAt} = ${after.updatedAt} AND rowid < ${after.rowid}))`
+      : undefined;
+    const rows = this.ctx.db
+      .select({ row: conversations, rowid: sql<number>`rowid` })
+      .from(conversations)
+      .where(older ? and(eq(conversations.userId, userId), older) : eq(conversations.userId, userId))
+      .orderBy(desc(conversations.updatedAt), sql`rowid DESC`)
+      .limit(options.limit + 1)
+      .all();
+    const shown = rows.slice(0, options.limit);
+    const last = shown[shown.length - 1];
+    return {
+      conversations: shown.map((r) => r.row),
+      ...(rows.length > options.limit && last ? { nextCursor: `${last.row.updatedAt}.${last.rowid}` } : {}),
+    };
   }
 
   /** Creates a conversation with a minted id (or the given one) and an optional title. */

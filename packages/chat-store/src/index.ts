@@ -17,7 +17,13 @@ export {
   type MigrationStep,
 } from "./migrations.js";
 export { DEFAULT_DATABASE_PATH, DEFAULT_DATASOURCE, type DatasourceConfig } from "./paths.js";
-export { Conversations, TITLE_MAX_CHARS, normalizeTitle, type ConversationRecord } from "./conversations.js";
+export {
+  type ConversationPage,
+  type ConversationRecord,
+  Conversations,
+  normalizeTitle,
+  TITLE_MAX_CHARS,
+} from "./conversations.js";
 export { Preferences } from "./preferences.js";
 export { Accounts, type AccountRecord } from "./accounts.js";
 export type { AccountConfig, AuthLogger, SeedReport } from "./seed-accounts.js";

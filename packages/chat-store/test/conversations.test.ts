@@ -233,6 +233,42 @@ describe("conversation rows (spec §3)", () => {
     for (let i = 1; i < list.length; i++) expect(list[i - 1]!.updatedAt).toBeGreaterThan(list[i]!.updatedAt);
   });
 
+  it("pages through one user's conversations with cursors: every row once, in order, ties included", () => {
+    const db = openStore();
+    const raw = new Database(db.file);
+    const insert = raw.prepare(
+      "INSERT INTO conversations (conversation_id, user_id, title, message_count, created_at, updated_at) VALUES (?, ?, NULL, 2, ?, ?)",
+    );
+    // 25 rows of "u", several sharing an updatedAt (rowid breaks the tie), plus another user's rows.
+    raw.transaction(() => {
+      for (let i = 0; i < 25; i++) insert.run(`c${i}`, "u", i, Math.floor(i / 3));
+      for (let i = 0; i < 5; i++) insert.run(`noise${i}`, "v", i, 100);
+    })();
+    raw.close();
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = db.conversations.page("u", { limit: 7, ...(cursor ? { cursor } : {}) });
+      seen.push(...page.conversations.map((c) => c.conversationId));
+      cursor = page.nextCursor;
+      pages++;
+    } while (cursor && pages < 10);
+    expect(pages).toBe(4);
+    expect(seen).toEqual(db.conversations.list("u").map((c) => c.conversationId));
+    expect(new Set(seen).size).toBe(25);
+  });
+
+  it("gives no nextCursor on the last page and refuses a cursor it did not make with 400", () => {
+    const db = openStore();
+    db.conversations.recordTurn({ userId: "u", conversationId: "only", userMessage: "hi" });
+    expect(db.conversations.page("u", { limit: 1 })).toEqual({
+      conversations: [expect.objectContaining({ conversationId: "only" })],
+    });
+    for (const bad of ["", "abc", "1.2.3", "-1.2", "1;DROP TABLE conversations"])
+      expectAgentsvcError(() => db.conversations.page("u", { limit: 5, cursor: bad }), "invalid_cursor", 400);
+  });
+
   it("rejects a missing userId or conversationId with a 400", () => {
     const db = openStore();
     expectAgentsvcError(

@@ -49,9 +49,34 @@ describe("conversation index routes", () => {
       ids[3],
     ]);
     expect(page.hasMore).toBe(true);
+    // The next pages follow nextCursor down to the oldest, each row once; the last has no cursor.
+    const second = (await c.get(`/conversations?limit=2&cursor=${encodeURIComponent(page.nextCursor)}`)).body;
+    expect(second.conversations.map((r: { conversationId: string }) => r.conversationId)).toEqual([
+      ids[2],
+      ids[1],
+    ]);
+    const third = (await c.get(`/conversations?limit=2&cursor=${encodeURIComponent(second.nextCursor)}`))
+      .body;
+    expect(third).toMatchObject({ success: true, hasMore: false });
+    expect(third.conversations.map((r: { conversationId: string }) => r.conversationId)).toEqual([ids[0]]);
+    expect(third.nextCursor).toBeUndefined();
     expect((await c.get("/conversations?limit=5")).body.hasMore).toBe(false);
     expect((await c.get("/conversations?limit=0")).status).toBe(400);
     expect((await c.get("/conversations?limit=abc")).status).toBe(400);
+    const badCursor = await c.get("/conversations?cursor=not-a-cursor");
+    expect(badCursor.status).toBe(400);
+    expect(badCursor.body).toMatchObject({ success: false, error: { code: "invalid_cursor" } });
+  });
+
+  it("a cursor only pages through the caller's own conversations", async () => {
+    let now = 1_000;
+    h = await startHarness({ now: () => now++ });
+    const c = h.client();
+    for (let i = 0; i < 3; i++) await c.post("/conversations/create", { title: `mine ${i}` });
+    const first = (await c.get("/conversations?limit=1")).body;
+    h.db.conversations.create({ userId: "someone-else", title: "theirs" });
+    const rest = (await c.get(`/conversations?limit=10&cursor=${encodeURIComponent(first.nextCursor)}`)).body;
+    expect(rest.conversations.map((r: { title: string }) => r.title)).toEqual(["mine 1", "mine 0"]);
   });
 
   it("rename replaces the title; an unknown id is 404", async () => {

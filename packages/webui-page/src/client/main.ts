@@ -103,8 +103,17 @@ const sidebar = new Sidebar({
     } catch (err) {
       report(err);
     }
+    sidebar.forget(id);
     const items = await refreshConversations();
     if (id === current) await openConversation(items[0]?.conversationId ?? "default");
+  },
+  more: async (cursor) => {
+    try {
+      const r = await api.get<ConversationList>("/conversations", { cursor });
+      sidebar.showOlder(r.conversations, r.nextCursor);
+    } catch (err) {
+      report(err);
+    }
   },
 });
 
@@ -331,12 +340,12 @@ async function compact(): Promise<void> {
   }
 }
 
-type ConversationList = { conversations: ConversationItem[] };
+type ConversationList = { conversations: ConversationItem[]; nextCursor?: string };
 
 async function refreshConversations(prefetched?: Promise<ConversationList>): Promise<ConversationItem[]> {
   try {
     const r = await (prefetched ?? api.get<ConversationList>("/conversations"));
-    sidebar.update(r.conversations, current);
+    sidebar.update(r.conversations, current, r.nextCursor);
   } catch (err) {
     report(err);
   }

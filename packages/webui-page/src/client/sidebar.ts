@@ -14,10 +14,20 @@ export interface SidebarActions {
   open(id: string): void;
   rename(id: string, title: string): Promise<void>;
   remove(id: string): Promise<void>;
+  /** Loads the next older page (see `showOlder`). */
+  more(cursor: string): Promise<void>;
+}
+
+function sortNewestFirst(items: ConversationItem[]): ConversationItem[] {
+  return [...items].sort((a, b) => (b.updatedAt ?? 0) - (a.updatedAt ?? 0));
 }
 
 export class Sidebar {
   private items: ConversationItem[] = [];
+  /** Where the next older page starts (the server's `nextCursor`); none when all are listed. */
+  private cursor: string | undefined;
+  /** Whether older pages were added to the first one (a refresh then keeps them). */
+  private olderShown = false;
   private current = "";
   private locked = false;
   private readonly list = byId<HTMLUListElement>("conv-list");
@@ -46,9 +56,37 @@ export class Sidebar {
     return this.items;
   }
 
-  update(items: ConversationItem[], current: string): void {
-    this.items = [...items].sort((a, b) => (b.updatedAt ?? 0) - (a.updatedAt ?? 0));
+  /**
+   * The newest page from the server. Older pages the reader already opened stay below it (minus
+   * rows that moved into this page or are gone), with their own cursor.
+   */
+  update(items: ConversationItem[], current: string, nextCursor?: string): void {
+    let older: ConversationItem[] = [];
+    if (this.olderShown && nextCursor !== undefined) {
+      const ids = new Set(items.map((c) => c.conversationId));
+      const oldest = Math.min(...items.map((c) => c.updatedAt ?? 0));
+      older = this.items.filter((c) => !ids.has(c.conversationId) && (c.updatedAt ?? 0) <= oldest);
+    } else {
+      this.olderShown = false;
+      this.cursor = nextCursor;
+    }
+    this.items = [...sortNewestFirst(items), ...older];
     this.current = current;
+    this.render();
+  }
+
+  /** Appends an older page below what is listed. */
+  showOlder(items: ConversationItem[], nextCursor?: string): void {
+    const ids = new Set(this.items.map((c) => c.conversationId));
+    this.items.push(...sortNewestFirst(items.filter((c) => !ids.has(c.conversationId))));
+    this.cursor = nextCursor;
+    this.olderShown = true;
+    this.render();
+  }
+
+  /** Drops a deleted conversation at once (it may sit in an older page a refresh does not re-read). */
+  forget(id: string): void {
+    this.items = this.items.filter((c) => c.conversationId !== id);
     this.render();
   }
 
@@ -65,6 +103,21 @@ export class Sidebar {
 
   private render(): void {
     const rows = this.items.map((c) => this.row(c));
+    const cursor = this.cursor;
+    if (cursor !== undefined) {
+      const more = h("button", {
+        class: "btn conv-more",
+        text: "Show older conversations",
+        attrs: { type: "button" },
+      });
+      more.addEventListener("click", () => {
+        more.disabled = true;
+        void this.actions.more(cursor).finally(() => {
+          more.disabled = this.locked;
+        });
+      });
+      rows.push(h("li", { class: "conv conv-more-row" }, more));
+    }
     this.list.replaceChildren(...rows);
     if (this.locked) this.lock(true);
   }

@@ -27,19 +27,24 @@ export function conversationRoutes(deps: ConversationRouteDeps): Hono<HonoEnv> {
   }
 
   // The newest `limit` conversations (default 200, at most 1000): a sidebar never needs all of a
-  // heavy user's rows at once, and one page keeps the route fast however many exist.
+  // heavy user's rows at once, and one page keeps the route fast however many exist. Older pages:
+  // pass the previous answer's `nextCursor` as `cursor`.
   app.get("/conversations", (c) => {
     const raw = c.req.query("limit");
     const limit = raw === undefined ? DEFAULT_LIST_LIMIT : Number(raw);
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
       throw badInput(`GET /conversations: limit: expected an integer 1-${MAX_LIST_LIMIT} (got "${raw}")`);
     }
-    const rows = db.conversations.list(c.get("identity").userId, { limit: limit + 1 });
-    const hasMore = rows.length > limit;
+    const cursor = c.req.query("cursor");
+    const page = db.conversations.page(c.get("identity").userId, {
+      limit,
+      ...(cursor !== undefined ? { cursor } : {}),
+    });
     return c.json({
       success: true,
-      hasMore,
-      conversations: rows.slice(0, limit).map((r) => ({
+      hasMore: page.nextCursor !== undefined,
+      ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
+      conversations: page.conversations.map((r) => ({
         conversationId: r.conversationId,
         title: r.title ?? "",
         updatedAt: r.updatedAt,
