@@ -94,7 +94,8 @@ export class Conversations {
   page(userId: string, options: { limit: number; cursor?: string }): ConversationPage {
     const after = options.cursor === undefined ? undefined : parseCursor(options.cursor);
     const older = after
-      ? sql`(${conversations.updatedAt} < ${after.updatedAt} OR (${conversations.updatedAt} = ${after.updatedAt} AND rowid < ${after.rowid}))`
+      ? // A row-value comparison lets SQLite seek in the (user_id, updated_at) index (rowid is its tail).
+        sql`(${conversations.updatedAt}, rowid) < (${after.updatedAt}, ${after.rowid})`
       : undefined;
     const rows = this.ctx.db
       .select({ row: conversations, rowid: sql<number>`rowid` })

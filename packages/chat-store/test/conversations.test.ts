@@ -215,6 +215,20 @@ describe("conversation rows (spec §3)", () => {
     expect(plan.join("\n")).not.toMatch(/TEMP B-TREE/);
   });
 
+  it("a cursor page is a seek in the (user_id, updated_at) index, without a sort", () => {
+    const db = openStore();
+    const plan = db
+      .explain(
+        "SELECT * FROM conversations WHERE user_id = ? AND (updated_at, rowid) < (?, ?) ORDER BY updated_at DESC, rowid DESC LIMIT 5",
+        "u",
+        10,
+        10,
+      )
+      .join("\n");
+    expect(plan).toMatch(/USING INDEX conversations_user_updated \(user_id=\? AND .*updated_at.*<\?\)/);
+    expect(plan).not.toMatch(/TEMP B-TREE/);
+  });
+
   it("lists 10,000 conversations of one user in order", () => {
     const db = openStore();
     // Seed in one transaction through a second connection (10,000 fsynced API writes would be slow).

@@ -28,12 +28,21 @@ export async function benchStore(): Promise<Row[]> {
     "SELECT conversation_id, title, updated_at, message_count FROM conversations WHERE user_id = ? ORDER BY updated_at DESC, rowid DESC LIMIT ?",
   );
   for (let i = 0; i < 20; i++) {
-    db.conversations.list("u", { limit: PAGE + 1 });
+    db.conversations.page("u", { limit: PAGE });
     bareList.all("u", PAGE + 1);
   }
   // What GET /conversations does: one page (default 200, one extra row tells hasMore).
   const pageMs = percentile(
-    await timeEach(SAMPLES, () => void db.conversations.list("u", { limit: PAGE + 1 })),
+    await timeEach(SAMPLES, () => void db.conversations.page("u", { limit: PAGE })),
+    50,
+  );
+  // A page near the end (keyset: the cursor seeks, nothing before it is read).
+  let cursor: string | undefined;
+  for (let read = 0; read < ROWS - 2 * PAGE; read += PAGE)
+    cursor = db.conversations.page("u", { limit: PAGE, ...(cursor ? { cursor } : {}) }).nextCursor;
+  const deepCursor = cursor as string;
+  const deepMs = percentile(
+    await timeEach(SAMPLES, () => void db.conversations.page("u", { limit: PAGE, cursor: deepCursor })),
     50,
   );
   const barePageMs = percentile(await timeEach(SAMPLES, () => void bareList.all("u", PAGE + 1)), 50);
@@ -70,6 +79,13 @@ export async function benchStore(): Promise<Row[]> {
       baseline: fmt(barePageMs, 3),
       ratio: `${fmt(pageMs / barePageMs)}x`,
       target: "<= 5 ms",
+    },
+    {
+      metric: `conversations list, a page ${ROWS - 2 * PAGE} rows deep (cursor), p50 ms`,
+      value: fmt(deepMs, 3),
+      baseline: `first page ${fmt(pageMs, 3)}`,
+      ratio: `${fmt(deepMs / pageMs)}x`,
+      target: "~1x (keyset)",
     },
     {
       metric: `conversations list, all ${ROWS} rows, p50 ms`,
