@@ -1,5 +1,6 @@
 import type { LanguageModelV2 } from "@ai-sdk/provider";
 import { AgentsvcError, defineAgent, defineTool, RunManager, WindowMemory } from "@agentsvc/agent-core";
+import { connect } from "node:net";
 import { Hono } from "hono";
 import * as v from "valibot";
 import { afterEach, describe, expect, it } from "vitest";
@@ -297,6 +298,27 @@ describe("bad requests", () => {
     const tooLarge = await post(big);
     expect(tooLarge.status).toBe(413);
     expect(await tooLarge.json()).toMatchObject({ success: false, error: { code: "too_large" } });
+  });
+
+  it("survives a client that drops the connection halfway through a body, and serves the next one", async () => {
+    const { base, memory } = await setup();
+    const { port } = new URL(base);
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(Number(port), "127.0.0.1", () => {
+        socket.write(
+          "POST /agent/invoke HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n" +
+            '{"input": "never fin',
+        );
+        setTimeout(() => socket.destroy(), 50);
+      });
+      socket.on("close", () => resolve());
+      socket.on("error", reject);
+    });
+    const next = await postJson(`${base}/invoke`, { input: "after the drop", conversationId: "after" });
+    expect(next.status).toBe(200);
+    expect(((await next.json()) as { output: string }).output).toContain("after the drop");
+    // The dropped request started no turn.
+    expect(await memory.count({ userId: "anonymous", conversationId: "default" })).toBe(0);
   });
 
   it("refuses a too-large body sent without Content-Length (chunked) with 413", async () => {
