@@ -13,7 +13,17 @@ export type ModelSpec =
   /** Scripted, deterministic, offline. Always reported as a demo model. */
   | { provider: "demo"; script?: DemoStep[]; tokenDelayMs?: number }
   | { provider: "openai"; model: string; apiKeyEnvVar?: string; baseURL?: string }
-  | { provider: "anthropic"; model: string; apiKeyEnvVar?: string; baseURL?: string }
+  | {
+      provider: "anthropic";
+      model: string;
+      apiKeyEnvVar?: string;
+      baseURL?: string;
+      /**
+       * Enables extended thinking with this budget (an integer, at least 1024, Anthropic's
+       * minimum). Thinking blocks and their signatures are kept in history and sent back.
+       */
+      thinkingBudgetTokens?: number;
+    }
   | { provider: "openai-compatible"; model: string; baseURL: string; apiKeyEnvVar?: string; name?: string };
 
 // ---- tools --------------------------------------------------------------------------------

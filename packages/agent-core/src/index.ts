@@ -1,5 +1,5 @@
 export type { ChunkDelta, ChunkEnvelope, ToolCallDelta } from "./chunk.js";
-export type { Message, ToolCall } from "./messages.js";
+export type { Message, ReasoningMetadata, ReasoningPart, ToolCall } from "./messages.js";
 export type { CompactResult, Memory, MemoryScope } from "./memory.js";
 export type { Decision, DecisionKind, RunOptions, RunOrigin, RunStore, SuspendedRun } from "./run-store.js";
 export type {

@@ -7,8 +7,32 @@ export interface ToolCall {
   arguments: unknown;
 }
 
+/**
+ * Provider data attached to a piece of reasoning, keyed by provider name (e.g.
+ * `{ anthropic: { signature } }`). Opaque and JSON-serialisable; passed back unchanged.
+ */
+export type ReasoningMetadata = Record<string, Record<string, unknown>>;
+
+/** One reasoning block of a model call (Anthropic: one `thinking` block with its signature). */
+export interface ReasoningPart {
+  text: string;
+  metadata?: ReasoningMetadata;
+}
+
 export type Message =
   | { role: "system"; content: string }
   | { role: "user"; content: string }
-  | { role: "assistant"; content: string; reasoning?: string; toolCalls?: ToolCall[] }
+  | {
+      role: "assistant";
+      content: string;
+      /** All reasoning text of the call, joined (what was streamed as `delta.reasoning`). */
+      reasoning?: string;
+      /**
+       * The reasoning blocks one by one, present only when the provider attached metadata to
+       * one of them (signatures a provider needs back). When present, prompts replay these
+       * instead of `reasoning`.
+       */
+      reasoningParts?: ReasoningPart[];
+      toolCalls?: ToolCall[];
+    }
   | { role: "tool"; toolCallId: string; toolName: string; result: unknown; isError?: boolean };

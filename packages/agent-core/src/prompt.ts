@@ -5,6 +5,7 @@ import type {
   LanguageModelV2Prompt,
   LanguageModelV2ToolResultOutput,
   LanguageModelV2ToolResultPart,
+  SharedV2ProviderOptions,
 } from "@ai-sdk/provider";
 import type { Message } from "./messages.js";
 import { type AnyTool, toolInputJsonSchema } from "./tool-input.js";
@@ -28,7 +29,20 @@ export function toPrompt(instructions: string | undefined, messages: Message[]):
         break;
       case "assistant": {
         const content: Extract<LanguageModelV2Message, { role: "assistant" }>["content"] = [];
-        if (message.reasoning) content.push({ type: "reasoning", text: message.reasoning });
+        if (message.reasoningParts) {
+          // Each block with its own metadata: Anthropic needs every thinking block's signature back.
+          for (const part of message.reasoningParts) {
+            content.push(
+              part.metadata
+                ? {
+                    type: "reasoning",
+                    text: part.text,
+                    providerOptions: part.metadata as SharedV2ProviderOptions,
+                  }
+                : { type: "reasoning", text: part.text },
+            );
+          }
+        } else if (message.reasoning) content.push({ type: "reasoning", text: message.reasoning });
         if (message.content) content.push({ type: "text", text: message.content });
         for (const call of message.toolCalls ?? []) {
           content.push({

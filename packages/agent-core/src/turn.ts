@@ -2,13 +2,16 @@ import type {
   LanguageModelV2,
   LanguageModelV2FunctionTool,
   LanguageModelV2StreamPart,
+  SharedV2ProviderMetadata,
+  SharedV2ProviderOptions,
 } from "@ai-sdk/provider";
 import { chatFinishReason } from "./chunk-factory.js";
 import type { ChunkDelta, ToolCallDelta } from "./chunk.js";
 import type { AgentDefinition } from "./define.js";
 import type { RunEventLog } from "./event-log.js";
 import { randomId } from "./ids.js";
-import type { Message, ToolCall } from "./messages.js";
+import type { Message, ReasoningMetadata, ReasoningPart, ToolCall } from "./messages.js";
+import { specProviderOptions } from "./models/call-options.js";
 import { DEMO_STEP_OPTION } from "./models/demo-model.js";
 import { toPrompt } from "./prompt.js";
 import type { Decision, RunOptions, RunStore, SuspendedRun } from "./run-store.js";
@@ -48,6 +51,8 @@ export class Turn {
   private toolIndex: number;
   /** What memory held when the turn began; set before `run` (loaded asynchronously). */
   history: Message[] = [];
+  /** Provider options from the model spec (Anthropic thinking), sent on every model call. */
+  private readonly specOptions: SharedV2ProviderOptions | undefined;
 
   constructor(
     private readonly deps: TurnDeps,
@@ -57,6 +62,7 @@ export class Turn {
   ) {
     this.turnMessages = turnMessages;
     this.steers = steers;
+    this.specOptions = specProviderOptions(deps.agent.model);
     const assistants = turnMessages.filter((m) => m.role === "assistant");
     this.step = assistants.length;
     this.toolIndex = assistants.reduce(
@@ -126,6 +132,24 @@ export class Turn {
     };
     let text = "";
     let reasoning = "";
+    // One entry per reasoning block, with the provider's metadata (Anthropic's thinking
+    // signature arrives on a reasoning-delta with an empty delta at the end of its block).
+    const reasoningParts: ReasoningPart[] = [];
+    const openReasoning = new Map<string, ReasoningPart>();
+    let reasoningMetadata = false;
+    const reasoningPart = (id: string, metadata: SharedV2ProviderMetadata | undefined) => {
+      let entry = openReasoning.get(id);
+      if (!entry) {
+        entry = { text: "" };
+        openReasoning.set(id, entry);
+        reasoningParts.push(entry);
+      }
+      if (metadata) {
+        entry.metadata = mergeMetadata(entry.metadata, metadata);
+        reasoningMetadata = true;
+      }
+      return entry;
+    };
     const toolCalls: ToolCall[] = [];
     const streamed = new Map<string, { index: number; argLength: number }>();
     let finishReason: string | undefined;
@@ -140,10 +164,21 @@ export class Turn {
           text += part.delta;
           emit({ content: part.delta });
           return;
-        case "reasoning-delta":
+        case "reasoning-start":
+          reasoningPart(part.id, part.providerMetadata);
+          return;
+        case "reasoning-delta": {
+          const entry = reasoningPart(part.id, part.providerMetadata);
           if (!part.delta) return;
+          entry.text += part.delta;
           reasoning += part.delta;
           emit({ reasoning: part.delta });
+          return;
+        }
+        case "reasoning-end":
+          reasoningPart(part.id, part.providerMetadata);
+          // A provider that reuses ids per block starts a new part after the end.
+          openReasoning.delete(part.id);
           return;
         case "tool-input-start": {
           const index = this.toolIndex++;
@@ -203,7 +238,7 @@ export class Turn {
         prompt: toPrompt(this.deps.agent.instructions, [...this.history, ...this.turnMessages]),
         tools: this.deps.modelTools.length > 0 ? this.deps.modelTools : undefined,
         abortSignal: signal,
-        providerOptions: { [DEMO_STEP_OPTION]: { step } },
+        providerOptions: { ...this.specOptions, [DEMO_STEP_OPTION]: { step } },
       });
       const opened = await Promise.race([started, abortWait]);
       if (opened === "abort") {
@@ -244,6 +279,8 @@ export class Turn {
     if (text || reasoning || toolCalls.length > 0) {
       const message: Message = { role: "assistant", content: text };
       if (reasoning) message.reasoning = reasoning;
+      // Only when a provider needs something back: parts without metadata add nothing to `reasoning`.
+      if (reasoningMetadata) message.reasoningParts = reasoningParts;
       if (toolCalls.length > 0) message.toolCalls = toolCalls;
       this.turnMessages.push(message);
     }
@@ -377,6 +414,17 @@ export class Turn {
     this.deps.log.pushDelta(randomId("chatcmpl"), this.deps.model.modelId, {}, null, "middleware_stop");
     return suspended;
   }
+}
+
+/** Merges metadata per provider key (a later event may add a field, e.g. a signature). */
+function mergeMetadata(
+  current: ReasoningMetadata | undefined,
+  added: SharedV2ProviderMetadata,
+): ReasoningMetadata {
+  const merged: ReasoningMetadata = { ...current };
+  for (const [provider, values] of Object.entries(added))
+    merged[provider] = { ...merged[provider], ...values };
+  return merged;
 }
 
 function parseArguments(input: string): unknown {

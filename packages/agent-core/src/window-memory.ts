@@ -27,19 +27,24 @@ export function trimWindow(messages: Message[], max: number): Message[] {
 }
 
 /**
- * A copy the caller may change without touching what is stored. Only tool arguments and results
- * can hold nested values; everything else is strings, so this is much cheaper than structuredClone
- * of the whole window on every load (which was a visible share of a turn's CPU).
+ * A copy the caller may change without touching what is stored. Only tool arguments, results and
+ * reasoning metadata can hold nested values; everything else is strings, so this is much cheaper
+ * than structuredClone of the whole window on every load (which was a visible share of a turn's CPU).
  */
 function copyMessage(message: Message): Message {
   switch (message.role) {
-    case "assistant":
-      return message.toolCalls
-        ? {
-            ...message,
-            toolCalls: message.toolCalls.map((call) => ({ ...call, arguments: copyValue(call.arguments) })),
-          }
-        : { ...message };
+    case "assistant": {
+      const copy = { ...message };
+      if (message.toolCalls) {
+        copy.toolCalls = message.toolCalls.map((call) => ({ ...call, arguments: copyValue(call.arguments) }));
+      }
+      if (message.reasoningParts) {
+        copy.reasoningParts = message.reasoningParts.map((part) =>
+          part.metadata ? { ...part, metadata: structuredClone(part.metadata) } : { ...part },
+        );
+      }
+      return copy;
+    }
     case "tool":
       return { ...message, result: copyValue(message.result) };
     default:

@@ -4,6 +4,7 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV2 } from "@ai-sdk/provider";
 import type { ModelSpec } from "../define.js";
 import { AgentsvcError } from "../errors.js";
+import { specProviderOptions } from "./call-options.js";
 import { createDemoModel } from "./demo-model.js";
 
 export interface CreateModelOptions {
@@ -46,6 +47,7 @@ export function createModel(spec: ModelSpec, options: CreateModelOptions = {}): 
       return createOpenAI({ apiKey, baseURL: spec.baseURL, fetch }).chat(spec.model);
     }
     case "anthropic": {
+      specProviderOptions(spec); // a bad thinking budget fails here, at start-up
       const apiKey = readKey(env, spec, true);
       return createAnthropic({ apiKey, baseURL: spec.baseURL, fetch }).languageModel(spec.model);
     }
