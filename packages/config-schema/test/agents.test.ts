@@ -161,6 +161,28 @@ describe("agent modules", () => {
     );
   });
 
+  it("accepts an anthropic model with an integer thinkingBudgetTokens of at least 1024", async () => {
+    const p = await loadOk({
+      "agents/bot.ts": `export default { kind: "agent", name: "bot", model: { provider: "anthropic", model: "claude-sonnet-4-5", thinkingBudgetTokens: 4096 } };\n`,
+    });
+    expect((p.rootAgent.definition as { model: unknown }).model).toMatchObject({
+      thinkingBudgetTokens: 4096,
+    });
+  });
+
+  it("rejects a thinkingBudgetTokens under 1024 or not an integer, naming the key", async () => {
+    for (const [bad, message] of [
+      ["512", /must be at least 1024 \(extended-thinking token budget\) \(got 512\)/],
+      ["2048.5", /must be an integer \(extended-thinking token budget\) \(got 2048\.5\)/],
+      ['"4096"', /must be an integer .* \(got "4096"\)/],
+    ] as const) {
+      const errors = await loadErrors({
+        "agents/bot.ts": `export default { kind: "agent", name: "bot", model: { provider: "anthropic", model: "claude-sonnet-4-5", thinkingBudgetTokens: ${bad} } };\n`,
+      });
+      expectError(errors, "agents/bot.ts", "model.thinkingBudgetTokens", message);
+    }
+  });
+
   it("reports a module that fails to load, naming the file", async () => {
     const errors = await loadErrors({ "agents/bot.ts": "export default {{ broken\n" });
     expectError(errors, "agents/bot.ts", "", /must load as a module \(got an error: /);

@@ -43,7 +43,15 @@ export const modelSchema = v.variant(
       script: v.optional(v.array(v.unknown(), "must be a list")),
     }),
     v.looseObject({ provider: v.literal("openai"), model: modelName, apiKeyEnvVar: apiKey }),
-    v.looseObject({ provider: v.literal("anthropic"), model: modelName, apiKeyEnvVar: apiKey }),
+    v.looseObject({
+      provider: v.literal("anthropic"),
+      model: modelName,
+      apiKeyEnvVar: apiKey,
+      // Extended thinking; Anthropic rejects budgets under 1024 tokens.
+      thinkingBudgetTokens: v.optional(
+        integerIn(1024, Number.MAX_SAFE_INTEGER, "extended-thinking token budget"),
+      ),
+    }),
     v.looseObject({
       provider: v.literal("openai-compatible"),
       model: modelName,
