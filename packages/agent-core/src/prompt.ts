@@ -28,6 +28,10 @@ export function toPrompt(instructions: string | undefined, messages: Message[]):
         rest.push({ role: "user", content: [{ type: "text", text: message.content }] });
         break;
       case "assistant": {
+        // Reasoning alone (a reply cancelled while thinking) gives no provider anything to continue
+        // from, and Anthropic's provider drops unsigned reasoning, which would leave an empty
+        // assistant message the API rejects (400). Cancelled before any output: nothing at all.
+        if (!message.content && !message.toolCalls?.length) break;
         const content: Extract<LanguageModelV2Message, { role: "assistant" }>["content"] = [];
         if (message.reasoningParts) {
           // Each block with its own metadata: Anthropic needs every thinking block's signature back.
@@ -52,8 +56,7 @@ export function toPrompt(instructions: string | undefined, messages: Message[]):
             input: call.arguments ?? {},
           });
         }
-        // An empty assistant message (cancelled before any output) carries nothing a provider accepts.
-        if (content.length > 0) rest.push({ role: "assistant", content });
+        rest.push({ role: "assistant", content });
         break;
       }
       case "tool": {

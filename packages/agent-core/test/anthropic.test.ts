@@ -211,6 +211,31 @@ describe("anthropic provider against a local fake Messages API", () => {
     ]);
   });
 
+  it("replays a redacted_thinking block with its data, so a tool-use continuation is accepted", async () => {
+    const { runs, memory, server } = await managerFor(
+      [
+        {
+          blocks: [
+            { type: "redacted_thinking", data: "EncryptedBlob==" },
+            { type: "tool_use", id: "toolu_05", name: "lookup", inputJson: ['{"q":"r"}'] },
+          ],
+        },
+        { blocks: [{ type: "text", deltas: ["Ok."] }] },
+      ],
+      { tools: [lookupTool()], thinkingBudgetTokens: 1024 },
+    );
+    const result = await runs.start({ input: "secret", ...user }).done;
+    expect(result.status).toBe("completed");
+    expect(server.rejections.size).toBe(0);
+    expect(sent(server, 1).messages[1]?.content[0]).toEqual({
+      type: "redacted_thinking",
+      data: "EncryptedBlob==",
+    });
+    expect((await memory.load(user))[1]).toMatchObject({
+      reasoningParts: [{ text: "", metadata: { anthropic: { redactedData: "EncryptedBlob==" } } }],
+    });
+  });
+
   it("fails the turn with the provider's 400 message when history breaks the thinking rule (the fake enforces it)", async () => {
     server = await startFakeAnthropic([{ blocks: [{ type: "text", deltas: ["never"] }] }]);
     // History written by something that dropped the thinking block (what happens without metadata).
@@ -290,6 +315,39 @@ describe("anthropic provider against a local fake Messages API", () => {
     const text = (stored[1] as { content: string }).content;
     expect(text.startsWith("w0 ")).toBe(true);
     expect(text.length).toBeLessThan(words.join("").length);
+  });
+
+  it("a cancel while Claude is still thinking leaves history the next turn can send", async () => {
+    const thoughts = Array.from({ length: 100 }, (_, i) => `t${i} `);
+    const { runs, memory, server } = await managerFor(
+      [
+        { blocks: [{ type: "thinking", deltas: thoughts, signature: "sig-never-sent" }], delayMs: 20 },
+        { blocks: [{ type: "text", deltas: ["Back."] }] },
+      ],
+      { thinkingBudgetTokens: 1024 },
+    );
+    const handle = runs.start({ input: "ponder", ...user });
+    for await (const event of handle.events()) if (event.chunk.choices[0].delta.reasoning) break;
+    runs.cancel(handle.threadId, { userId: "u1" });
+    expect((await handle.done).status).toBe("cancelled");
+    expect(await server.outcomes[0]).toBe("client-closed");
+    const stored = (await memory.load(user))[1] as Extract<Message, { role: "assistant" }>;
+    expect(stored.reasoning?.startsWith("t0 ")).toBe(true);
+    expect(stored.reasoningParts).toBeUndefined(); // the signature never arrived
+
+    const next = await runs.start({ input: "and now?", ...user }).done;
+    expect(server.rejections.get(1)).toBeUndefined();
+    expect(next.status).toBe("completed");
+    // The unsigned, text-less reply is left out; the two user messages go as one user turn.
+    expect(sent(server, 1).messages).toEqual([
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "ponder" },
+          { type: "text", text: "and now?" },
+        ],
+      },
+    ]);
   });
 
   it("a tool_use completed before a mid-stream cancel gets a cancelled tool_result, so the next turn passes the pairing rule", async () => {

@@ -9,6 +9,8 @@ export type FakeBlock =
   | { type: "text"; deltas: string[] }
   /** `thinking_delta` events, then one `signature_delta` (the real API sends it last). */
   | { type: "thinking"; deltas: string[]; signature: string }
+  /** Encrypted thinking: the whole block arrives in content_block_start, no deltas. */
+  | { type: "redacted_thinking"; data: string }
   /** Tool input as `input_json_delta` partial JSON, one event per fragment. */
   | { type: "tool_use"; id: string; name: string; inputJson: string[] };
 
@@ -42,7 +44,7 @@ const blocksOf = (message: Sent | undefined): Block[] =>
   Array.isArray(message?.content) ? message.content : [];
 
 /**
- * The two history rules of the real API that an agent loop breaks most easily, as 400
+ * The history rules of the real API that an agent loop breaks most easily, as 400
  * `invalid_request_error` (the messages follow the real ones). Returns the message, or undefined.
  * (b) is stricter than the real API, which checks only the final assistant turn: every stored
  * assistant tool_use message must be replayable. Signatures must be ones this server issued for
@@ -54,6 +56,11 @@ function historyError(body: Record<string, unknown>, issued: Map<string, string>
   const thinkingOn = thinking === "enabled" || thinking === "adaptive";
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i];
+    const empty =
+      message?.content === "" || (Array.isArray(message?.content) && message.content.length === 0);
+    if (empty && !(i === messages.length - 1 && message?.role === "assistant")) {
+      return `messages.${i}: all messages must have non-empty content except for the optional final assistant message`;
+    }
     if (message?.role !== "assistant") continue;
     const blocks = blocksOf(message);
     const toolIds = blocks.filter((b) => b.type === "tool_use").map((b) => String(b.id));
@@ -77,6 +84,9 @@ function historyError(body: Record<string, unknown>, issued: Map<string, string>
     }
     for (let j = 0; j < blocks.length; j++) {
       const block = blocks[j] as Block;
+      if (block.type === "redacted_thinking" && !issued.has(`redacted:${String(block.data)}`)) {
+        return `messages.${i}.content.${j}: Invalid \`data\` in \`redacted_thinking\` block`;
+      }
       if (block.type !== "thinking") continue;
       const signature = typeof block.signature === "string" ? block.signature : "";
       if (signature === "") return `messages.${i}.content.${j}.signature: Field required`;
@@ -179,6 +189,13 @@ export async function startFakeAnthropic(replies: FakeAnthropicReply[]): Promise
           }
           issued.set(block.signature, block.deltas.join(""));
           if (!(await delta(i, { type: "signature_delta", signature: block.signature }))) return;
+          break;
+        case "redacted_thinking":
+          issued.set(`redacted:${block.data}`, "");
+          send("content_block_start", {
+            index: i,
+            content_block: { type: "redacted_thinking", data: block.data },
+          });
           break;
         case "tool_use":
           send("content_block_start", {

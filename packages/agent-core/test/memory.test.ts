@@ -87,6 +87,30 @@ describe("WindowMemory", () => {
     ]);
   });
 
+  it("keeps reasoning parts with their metadata, as copies a caller cannot change", async () => {
+    const memory = new WindowMemory();
+    const stored: Message = {
+      role: "assistant",
+      content: "",
+      reasoning: "ab",
+      reasoningParts: [
+        { text: "a", metadata: { anthropic: { signature: "s1" } } },
+        { text: "b", metadata: { anthropic: { signature: "s2" } } },
+      ],
+      toolCalls: [{ id: "t1", name: "x", arguments: {} }],
+    };
+    const original = structuredClone(stored);
+    type Parts = { text: string; metadata: { anthropic: { signature: string } } }[];
+    const partsOf = (m: Message | undefined) => (m as unknown as { reasoningParts: Parts }).reasoningParts;
+    await memory.append(scope, [stored]);
+    (partsOf(stored)[0] as Parts[number]).metadata.anthropic.signature = "x";
+    const loaded = await memory.load(scope);
+    expect(loaded).toEqual([original]);
+    (partsOf(loaded[0])[1] as Parts[number]).metadata.anthropic.signature = "y";
+    (partsOf(loaded[0])[1] as Parts[number]).text = "changed";
+    expect(await memory.load(scope)).toEqual([original]);
+  });
+
   it("keeps scopes apart and clears exactly one scope", async () => {
     const memory = new WindowMemory();
     await memory.append(scope, [{ role: "user", content: "mine" }]);
