@@ -3,7 +3,7 @@
 // minimal static page served the same way), replay of a 1,000-message history (vs. the 250 ms
 // target), and CPU per streamed token late in a long conversation vs. early in a fresh one.
 // BENCH_DEBUG=1 prints request and mark timings per replay and metric splits per stream;
-// BENCH_TRACE=1 writes a Chromium trace of each streaming run to /tmp.
+// BENCH_TRACE=1 writes a Chromium trace of the last replay to /tmp/trace-replay.json.
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -23,7 +23,7 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const HISTORY = 1_000;
 const PAINT_SAMPLES = 15;
 const REPLAY_SAMPLES = 7;
-const STREAM_SAMPLES = 3;
+const STREAM_SAMPLES = 5;
 /** Open workspace (no `users`): every visitor of gateways/chat.yaml is this user. */
 const SHARED_USER = sharedUserIdOf({ entryName: "chat" });
 
@@ -174,48 +174,69 @@ async function metrics(cdp: Awaited<ReturnType<BrowserContext["newCDPSession"]>>
   return Object.fromEntries(METRICS.map((m) => [m, get(m)])) as Record<(typeof METRICS)[number], number>;
 }
 
-/** Main-thread ms per streamed token while one reply streams into the given conversation. */
-async function cpuPerToken(browser: Browser, url: string, conversationId: string): Promise<number[]> {
+interface Streamer {
+  /** Main-thread ms per streamed token of one reply streamed into this page's conversation. */
+  sample(i: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** A page on one conversation, ready to stream replies once its replay is complete. */
+async function openStreamer(browser: Browser, url: string, conversationId: string): Promise<Streamer> {
   const context = await newContext(browser, conversationId);
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
   await cdp.send("Performance.enable");
   await page.goto(url);
-  // Measure once the replay's deferred markdown is done: that one-off work is reported by the
+  // Measure once the replay's deferred groups are built: that one-off work is reported by the
   // replay rows, and here it would land on the first tokens of a long conversation only.
   await page.waitForFunction(
     () => performance.getEntriesByName("agentsvc:history-complete").length > 0,
     undefined,
     { timeout: 30_000 },
   );
-  const samples: number[] = [];
-  if (process.env.BENCH_TRACE)
-    await browser.startTracing(page, { path: `/tmp/trace-${conversationId}.json` });
-  for (let i = 0; i < STREAM_SAMPLES; i++) {
-    await page.waitForTimeout(300); // let the previous turn's follow-up work settle
-    const before = await metrics(cdp);
-    await page.locator("#input").fill(`stream sample ${i}`);
-    await page.locator("#input").press("Enter");
-    await page.waitForFunction(
-      () => document.getElementById("status")?.textContent === "Reply finished.",
-      undefined,
-      {
-        timeout: 60_000,
-      },
-    );
-    const after = await metrics(cdp);
-    samples.push(((after.TaskDuration - before.TaskDuration) * 1000) / REPLY_TOKENS);
-    if (process.env.BENCH_DEBUG) {
-      const per = (k: (typeof METRICS)[number]) => fmt(((after[k] - before[k]) * 1000) / REPLY_TOKENS, 3);
-      console.error(`stream ${conversationId}: ${METRICS.map((k) => `${k} ${per(k)}`).join(", ")}`);
+  return {
+    async sample(i) {
+      await page.waitForTimeout(300); // let the previous turn's follow-up work settle
+      const before = await metrics(cdp);
+      await page.locator("#input").fill(`stream sample ${i}`);
+      await page.locator("#input").press("Enter");
+      await page.waitForFunction(
+        () => document.getElementById("status")?.textContent === "Reply finished.",
+        undefined,
+        { timeout: 60_000 },
+      );
+      const after = await metrics(cdp);
+      if (process.env.BENCH_DEBUG) {
+        const per = (k: (typeof METRICS)[number]) => fmt(((after[k] - before[k]) * 1000) / REPLY_TOKENS, 3);
+        console.error(`stream ${conversationId}: ${METRICS.map((k) => `${k} ${per(k)}`).join(", ")}`);
+      }
+      await page.evaluate(() => {
+        const s = document.getElementById("status");
+        if (s) s.textContent = "";
+      });
+      return ((after.TaskDuration - before.TaskDuration) * 1000) / REPLY_TOKENS;
+    },
+    close: () => context.close(),
+  };
+}
+
+/**
+ * Per-token cost in each conversation, the samples interleaved round by round (rotating who goes
+ * first), so a drift of the machine's speed during the run hits every conversation alike.
+ */
+async function cpuPerToken(browser: Browser, url: string, conversations: string[]): Promise<number[][]> {
+  const streamers = await Promise.all(conversations.map((id) => openStreamer(browser, url, id)));
+  const samples: number[][] = conversations.map(() => []);
+  try {
+    for (let round = 0; round < STREAM_SAMPLES; round++) {
+      for (let k = 0; k < streamers.length; k++) {
+        const j = (round + k) % streamers.length;
+        (samples[j] as number[]).push(await (streamers[j] as Streamer).sample(round));
+      }
     }
-    await page.evaluate(() => {
-      const s = document.getElementById("status");
-      if (s) s.textContent = "";
-    });
+  } finally {
+    for (const s of streamers) await s.close();
   }
-  if (process.env.BENCH_TRACE) await browser.stopTracing();
-  await context.close();
   return samples;
 }
 
@@ -271,11 +292,11 @@ export async function benchPage(): Promise<Row[]> {
     const { shown: replay, complete } = await replayTime(browser, pageUrl, long);
 
     const fresh = await createConversation(server, "fresh");
-    const early = percentile(await cpuPerToken(browser, pageUrl, fresh), 50);
-    const late = percentile(await cpuPerToken(browser, pageUrl, long), 50);
     const medium = await createConversation(server, "medium history");
     await server.memory.append({ userId: SHARED_USER, conversationId: medium }, seedMessages(HISTORY / 10));
-    const mid = percentile(await cpuPerToken(browser, pageUrl, medium), 50);
+    const [early, mid, late] = (await cpuPerToken(browser, pageUrl, [fresh, medium, long])).map((x) =>
+      percentile(x, 50),
+    ) as [number, number, number];
 
     return [
       {
