@@ -79,6 +79,9 @@ async function listenStatic(html: string): Promise<{ url: string; close(): Promi
   return { url, close: () => new Promise((ok) => server.close(() => ok())) };
 }
 
+const COMPLETE_SIGNAL = "agentsvc-bench:history-complete";
+const REPLY_SIGNAL = "agentsvc-bench:reply-finished";
+
 async function newContext(browser: Browser, last?: string): Promise<BrowserContext> {
   const context = await browser.newContext({
     viewport: { width: 1100, height: 760 },
@@ -86,6 +89,13 @@ async function newContext(browser: Browser, last?: string): Promise<BrowserConte
   });
   if (last)
     await context.addInitScript(`localStorage.setItem("agentsvc:/chat:last", ${JSON.stringify(last)})`);
+  // Tells the bench (as a console message) when the page marks its replay complete.
+  await context.addInitScript(
+    `new PerformanceObserver((list) => { for (const e of list.getEntries()) if (e.name === "agentsvc:history-complete") console.debug(${JSON.stringify(COMPLETE_SIGNAL)}); }).observe({ type: "mark" });`,
+  );
+  await context.addInitScript(
+    `document.addEventListener("DOMContentLoaded", () => { const s = document.getElementById("status"); if (s) new MutationObserver(() => { if (s.textContent === "Reply finished.") console.debug(${JSON.stringify(REPLY_SIGNAL)}); }).observe(s, { childList: true, characterData: true, subtree: true }); });`,
+  );
   return context;
 }
 
@@ -117,23 +127,36 @@ async function replayTime(
     const context = await newContext(browser, conversationId);
     const page = await context.newPage();
     const trace = process.env.BENCH_TRACE && i === REPLAY_SAMPLES - 1;
-    if (trace) await browser.startTracing(page, { path: "/tmp/trace-replay.json", screenshots: false });
+    if (trace)
+      await browser.startTracing(page, {
+        path: "/tmp/trace-replay.json",
+        screenshots: false,
+        categories: [
+          "devtools.timeline",
+          "disabled-by-default-devtools.timeline",
+          "v8.execute",
+          "disabled-by-default-v8.cpu_profiler",
+          "blink.user_timing",
+          "loading",
+        ],
+      });
+    // No polling from the bench while the page works (Playwright's waitForFunction injects and
+    // compiles its helper script in the page, on the very main thread being measured): the page's
+    // own mark is forwarded as a console message by an observer installed before the page runs.
+    const completed = page.waitForEvent("console", {
+      predicate: (m) => m.text() === COMPLETE_SIGNAL,
+      timeout: 30_000,
+    });
     await page.goto(url);
-    const mark = await page.waitForFunction(
-      () => performance.getEntriesByName("agentsvc:history-replayed")[0]?.startTime,
-      undefined,
-      { timeout: 30_000 },
-    );
-    // At the mark the newest two groups (50 messages) are built; older ones follow in idle time.
-    const shown = await page.locator("#messages .msg").count();
-    if (shown < 50) throw new Error(`replay: expected the newest 50 messages on screen, found ${shown}`);
-    samples.push((await mark.jsonValue()) as number);
-    const done = await page.waitForFunction(
-      () => performance.getEntriesByName("agentsvc:history-complete")[0]?.startTime,
-      undefined,
-      { timeout: 30_000 },
-    );
-    complete.push((await done.jsonValue()) as number);
+    await completed;
+    const marks = await page.evaluate(() => ({
+      replayed: performance.getEntriesByName("agentsvc:history-replayed")[0]?.startTime,
+      complete: performance.getEntriesByName("agentsvc:history-complete")[0]?.startTime,
+    }));
+    if (marks.replayed === undefined || marks.complete === undefined)
+      throw new Error("replay: the page set no agentsvc:history-replayed/complete marks");
+    samples.push(marks.replayed);
+    complete.push(marks.complete);
     const built = await page.locator("#messages .msg").count();
     if (built !== HISTORY)
       throw new Error(`replay: expected ${HISTORY} messages once complete, found ${built}`);
@@ -197,14 +220,22 @@ async function openStreamer(browser: Browser, url: string, conversationId: strin
   return {
     async sample(i) {
       await page.waitForTimeout(300); // let the previous turn's follow-up work settle
+      // Typed and awaited without Playwright's injected helpers (they would run on the measured
+      // main thread): one evaluate, a CDP key press, and the page's status line forwarded as a
+      // console message (see newContext).
+      await page.evaluate((text) => {
+        const input = document.getElementById("input") as HTMLTextAreaElement;
+        input.value = text;
+        input.dispatchEvent(new Event("input"));
+        input.focus();
+      }, `stream sample ${i}`);
+      const finished = page.waitForEvent("console", {
+        predicate: (m) => m.text() === REPLY_SIGNAL,
+        timeout: 60_000,
+      });
       const before = await metrics(cdp);
-      await page.locator("#input").fill(`stream sample ${i}`);
-      await page.locator("#input").press("Enter");
-      await page.waitForFunction(
-        () => document.getElementById("status")?.textContent === "Reply finished.",
-        undefined,
-        { timeout: 60_000 },
-      );
+      await page.keyboard.press("Enter");
+      await finished;
       const after = await metrics(cdp);
       if (process.env.BENCH_DEBUG) {
         const per = (k: (typeof METRICS)[number]) => fmt(((after[k] - before[k]) * 1000) / REPLY_TOKENS, 3);

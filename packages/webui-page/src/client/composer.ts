@@ -31,6 +31,12 @@ export class Composer {
 
   /** Height follows the content; CSS caps it at about six lines. Set through CSSOM (CSP-safe). */
   grow(): void {
+    // Empty: the one-row height `rows="1"` gives (the same as measured), without a layout read;
+    // at start-up that read would force the page's first full layout inside the script.
+    if (this.input.value === "") {
+      this.input.style.height = "";
+      return;
+    }
     this.input.style.height = "auto";
     this.input.style.height = `${this.input.scrollHeight + 2}px`;
   }

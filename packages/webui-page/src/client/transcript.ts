@@ -200,6 +200,12 @@ function markComplete(): void {
 
 /** Messages per replayed group (see `.msg-group` in page.css). */
 const GROUP_SIZE = 25;
+/**
+ * Groups built during the replay itself: the newest group is full (25 messages, several screens),
+ * so the view opens on real content; the next one is within the observer's two screens and is
+ * built right after the first frame.
+ */
+const RECENT_GROUPS = 1;
 
 export class Transcript {
   constructor(
@@ -227,8 +233,8 @@ export class Transcript {
 
   /**
    * Replays stored messages as groups of GROUP_SIZE on-screen messages (`units`, each becoming one
-   * message element through `build`), cut from the end so the newest group is full. The newest two
-   * groups are built at once, so the view opens at the true bottom; older groups start as empty
+   * message element through `build`), cut from the end so the newest group is full. The newest
+   * group (RECENT_GROUPS) is built at once, so the view opens at the true bottom; older groups start as empty
    * placeholders with an estimated height (see `.msg-group:empty` in page.css) and are built when
    * they come within two screens of the view, or in idle time newest first. A long replay then costs
    * about as much as a short one, instead of creating thousands of elements before anything shows.
@@ -240,7 +246,7 @@ export class Transcript {
     let end = units.length % GROUP_SIZE || GROUP_SIZE;
     while (start < units.length) {
       const members = units.slice(start, end);
-      const recent = end > units.length - 2 * GROUP_SIZE;
+      const recent = end > units.length - RECENT_GROUPS * GROUP_SIZE;
       const group = h("div", { class: recent ? "msg-group recent" : "msg-group" });
       if (recent) this.fill(group, () => build(members));
       else this.defer(group, () => build(members));
