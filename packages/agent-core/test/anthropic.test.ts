@@ -12,7 +12,7 @@ import {
   WindowMemory,
 } from "../src/index.js";
 import { type FakeAnthropic, type FakeAnthropicReply, startFakeAnthropic } from "./fake-anthropic-server.js";
-import { collect, contentOf, firstContent, reasoningOf } from "./helpers.js";
+import { cancelAfterFirstTools, collect, contentOf, firstContent, reasoningOf } from "./helpers.js";
 
 const user = { userId: "u1", conversationId: "c1" };
 const env = { ANTHROPIC_API_KEY: "sk-ant-test-key" };
@@ -391,21 +391,7 @@ describe("anthropic provider against a local fake Messages API", () => {
 
   it("cancelling after the first of two tool calls ran closes the second with a cancelled result accepted next turn", async () => {
     let runs!: RunManager;
-    const first = defineTool({
-      name: "first",
-      description: "cancels the run while it works",
-      input: v.object({}),
-      execute: (_input, ctx) => {
-        runs.cancel(ctx.threadId, { userId: ctx.userId });
-        return "first done";
-      },
-    });
-    const second = defineTool({
-      name: "second",
-      description: "never runs",
-      input: v.object({}),
-      execute: () => "second done",
-    });
+    const { first, second } = cancelAfterFirstTools(() => runs);
     const made = await managerFor(
       [
         {

@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { serveLocal } from "./local-server.js";
 
 /**
  * One content block of a scripted reply, streamed as content_block_start, its deltas,
@@ -220,21 +220,13 @@ export async function startFakeAnthropic(replies: FakeAnthropicReply[]): Promise
     res.end();
   };
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch(() => res.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  const local = await serveLocal(handle);
   return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
+    baseURL: local.baseURL,
     requests,
     headers,
     outcomes,
     rejections,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: local.close,
   };
 }

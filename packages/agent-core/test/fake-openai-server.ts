@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { serveLocal } from "./local-server.js";
 
 /** One scripted reply: the `choices[0].delta` objects streamed in order, then finish and [DONE]. */
 export interface FakeReply {
@@ -66,20 +66,12 @@ export async function startFakeOpenAI(replies: FakeReply[]): Promise<FakeOpenAI>
     res.end("data: [DONE]\n\n");
   };
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch(() => res.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  const local = await serveLocal(handle);
   return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
+    baseURL: local.baseURL,
     requests,
     authorizations,
     outcomes,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: local.close,
   };
 }

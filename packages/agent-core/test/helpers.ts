@@ -1,4 +1,5 @@
-import type { RunEvent, RunHandle } from "../src/index.js";
+import * as v from "valibot";
+import { defineTool, type RunEvent, type RunHandle, type RunManager } from "../src/index.js";
 
 export async function collect(handle: RunHandle, after?: number): Promise<RunEvent[]> {
   const out: RunEvent[] = [];
@@ -19,4 +20,27 @@ export async function firstContent(handle: RunHandle): Promise<void> {
   for await (const event of handle.events()) {
     if (event.chunk.choices[0].delta.content) return;
   }
+}
+
+/**
+ * Two tools for the orphaned-call tests: `first` cancels its own run while it works, so the model's
+ * second call (`second`) never runs and must get a synthetic cancelled result.
+ */
+export function cancelAfterFirstTools(runs: () => RunManager) {
+  const first = defineTool({
+    name: "first",
+    description: "cancels the run while it works",
+    input: v.object({}),
+    execute: (_input, ctx) => {
+      runs().cancel(ctx.threadId, { userId: ctx.userId });
+      return "first done";
+    },
+  });
+  const second = defineTool({
+    name: "second",
+    description: "never runs",
+    input: v.object({}),
+    execute: () => "second done",
+  });
+  return { first, second };
 }

@@ -9,7 +9,7 @@ import {
   WindowMemory,
 } from "../src/index.js";
 import { type FakeOpenAI, type FakeReply, startFakeOpenAI } from "./fake-openai-server.js";
-import { collect, contentOf, firstContent, reasoningOf } from "./helpers.js";
+import { cancelAfterFirstTools, collect, contentOf, firstContent, reasoningOf } from "./helpers.js";
 
 const user = { userId: "u1", conversationId: "c1" };
 let server: FakeOpenAI | undefined;
@@ -122,21 +122,7 @@ describe("openai-compatible provider against a local fake server", () => {
 
   it("gives an orphaned tool call a synthetic cancelled result so the next turn's history is valid", async () => {
     let runs!: RunManager;
-    const first = defineTool({
-      name: "first",
-      description: "cancels the run while it works",
-      input: v.object({}),
-      execute: (_input, ctx) => {
-        runs.cancel(ctx.threadId, { userId: ctx.userId });
-        return "first done";
-      },
-    });
-    const second = defineTool({
-      name: "second",
-      description: "never runs",
-      input: v.object({}),
-      execute: () => "second done",
-    });
+    const { first, second } = cancelAfterFirstTools(() => runs);
     const made = await managerFor(
       [
         {

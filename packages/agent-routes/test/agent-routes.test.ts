@@ -7,6 +7,22 @@ import { afterEach, describe, expect, it } from "vitest";
 import { agentInfo, agentRoutes } from "../src/index.js";
 import { contentOf, listen, postJson, readSse } from "./helpers.js";
 
+/** POSTs a JSON body as the given chunks, without Content-Length (chunked transfer). */
+function postChunks(url: string, chunks: Uint8Array[]): Promise<Response> {
+  const body = new ReadableStream({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(chunk);
+      controller.close();
+    },
+  });
+  return fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body,
+    duplex: "half",
+  } as RequestInit);
+}
+
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const close of closers.splice(0)) await close();
@@ -263,19 +279,7 @@ describe("bad requests", () => {
     const { base } = await setup();
     const bytes = new TextEncoder().encode(JSON.stringify({ input: "naïve café ☕ done" }));
     const split = bytes.indexOf(0xe2) + 1; // inside the three bytes of ☕
-    const body = new ReadableStream({
-      start(controller) {
-        controller.enqueue(bytes.slice(0, split));
-        controller.enqueue(bytes.slice(split));
-        controller.close();
-      },
-    });
-    const response = await fetch(`${base}/invoke`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body,
-      duplex: "half",
-    } as RequestInit);
+    const response = await postChunks(`${base}/invoke`, [bytes.slice(0, split), bytes.slice(split)]);
     expect(response.status).toBe(200);
     expect(((await response.json()) as { output: string }).output).toContain("naïve café ☕ done");
   });
@@ -324,18 +328,9 @@ describe("bad requests", () => {
   it("refuses a too-large body sent without Content-Length (chunked) with 413", async () => {
     const { base } = await setup();
     const big = new TextEncoder().encode(JSON.stringify({ input: "y".repeat(2 * 1024 * 1024) }));
-    const body = new ReadableStream({
-      start(controller) {
-        for (let i = 0; i < big.length; i += 65536) controller.enqueue(big.slice(i, i + 65536));
-        controller.close();
-      },
-    });
-    const response = await fetch(`${base}/invoke`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body,
-      duplex: "half",
-    } as RequestInit);
+    const chunks: Uint8Array[] = [];
+    for (let i = 0; i < big.length; i += 65536) chunks.push(big.slice(i, i + 65536));
+    const response = await postChunks(`${base}/invoke`, chunks);
     expect(response.status).toBe(413);
   });
 
