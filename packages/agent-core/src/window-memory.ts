@@ -76,8 +76,16 @@ export class WindowMemory implements Memory {
   private store(key: string, messages: Message[]): void {
     this.scopes.delete(key);
     this.scopes.set(key, messages);
-    while (this.scopes.size > this.maxConversations) {
-      this.scopes.delete(this.scopes.keys().next().value as string);
+    if (this.scopes.size > this.maxConversations) {
+      // In one pass, and 1% more than needed past a large cap: restarting a Map iterator per
+      // append skips every entry deleted from the front since the table last compacted.
+      let excess = this.scopes.size - this.maxConversations + Math.floor(this.maxConversations / 100);
+      const oldest: string[] = [];
+      for (const k of this.scopes.keys()) {
+        if (excess-- <= 0) break;
+        oldest.push(k);
+      }
+      for (const k of oldest) this.scopes.delete(k);
     }
   }
 

@@ -32,6 +32,16 @@ describe("RetentionQueue", () => {
     expect(queue.size).toBe(2);
   });
 
+  it("past a large cap evicts the oldest and 1% more in one go, never a newer one", () => {
+    const evicted: string[] = [];
+    const queue = new RetentionQueue(60_000, 200, (id) => evicted.push(id));
+    for (let i = 0; i < 200; i++) queue.add(`r${i}`);
+    expect(evicted).toEqual([]);
+    queue.add("r200");
+    expect(evicted).toEqual(["r0", "r1", "r2"]);
+    expect(queue.size).toBe(198);
+  });
+
   it("re-adding restarts an entry's ttl and a removed entry is never evicted", () => {
     const evicted: string[] = [];
     const queue = new RetentionQueue(1000, 100, (id) => evicted.push(id));
