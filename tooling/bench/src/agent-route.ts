@@ -87,17 +87,21 @@ export async function benchAgentRoute(): Promise<Row[]> {
     // Warm both paths before measuring.
     await load(`${bare.url}/invoke`).catch(() => undefined);
     await load(`${full.url}/agent/invoke`, true).catch(() => undefined);
-    const rounds: { bare: Awaited<ReturnType<typeof load>>; full: Awaited<ReturnType<typeof load>> }[] = [];
+    type Load = Awaited<ReturnType<typeof load>>;
+    const rounds: { bare: Load; node: Load; full: Load }[] = [];
     for (let i = 0; i < ROUNDS; i++) {
       const bareRound = await load(`${bare.url}/invoke`);
+      const nodeRound = await load(`${bare.url}/invoke-node`);
       const fullRound = await load(`${full.url}/agent/invoke`, true);
-      rounds.push({ bare: bareRound, full: fullRound });
+      rounds.push({ bare: bareRound, node: nodeRound, full: fullRound });
       if (process.env.BENCH_DEBUG)
-        console.error(`round ${i + 1}: bare ${fmt(bareRound.rps, 0)} route ${fmt(fullRound.rps, 0)} req/s`);
+        console.error(
+          `round ${i + 1}: bare ${fmt(bareRound.rps, 0)} bare-node ${fmt(nodeRound.rps, 0)} route ${fmt(fullRound.rps, 0)} req/s`,
+        );
     }
     rounds.sort((a, b) => a.full.rps / a.bare.rps - b.full.rps / b.bare.rps);
     const median = rounds[Math.floor(rounds.length / 2)] as (typeof rounds)[number];
-    const { bare: bareInvoke, full: fullInvoke } = median;
+    const { bare: bareInvoke, node: nodeInvoke, full: fullInvoke } = median;
     const ratios = rounds.map((r) => r.full.rps / r.bare.rps);
     const spread = `${fmt(Math.min(...ratios))}–${fmt(Math.max(...ratios))}`;
     const bareTtfc = percentile(await firstChunkMs(`${bare.url}/stream`), 50);
@@ -109,6 +113,13 @@ export async function benchAgentRoute(): Promise<Row[]> {
         baseline: fmt(bareInvoke.rps, 0),
         ratio: `${fmt(fullInvoke.rps / bareInvoke.rps)}x`,
         target: ">= 0.70x",
+      },
+      {
+        metric: "/agent/invoke req/s vs a bare handler reading the body from the Node request",
+        value: fmt(fullInvoke.rps, 0),
+        baseline: fmt(nodeInvoke.rps, 0),
+        ratio: `${fmt(fullInvoke.rps / nodeInvoke.rps)}x`,
+        target: "(no target: what the route costs beyond that shortcut)",
       },
       {
         metric: "/agent/invoke p50 / p99 ms",

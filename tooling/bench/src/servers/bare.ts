@@ -1,5 +1,6 @@
 // The baseline: a bare Hono handler calling the same demo model in-process (no run loop,
 // memory, SSE framing or checks). Runs in its own process; prints its URL on stdout.
+import type { IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createDemoModel } from "@agentsvc/agent-core";
 import { serve } from "@hono/node-server";
@@ -14,6 +15,20 @@ type Part = { type: string; delta?: string };
 const app = new Hono();
 app.post("/invoke", async (c) => {
   const { input } = (await c.req.json()) as { input: string };
+  const { stream } = await model.doStream({ prompt: prompt(input) });
+  let text = "";
+  for await (const part of stream as unknown as AsyncIterable<Part>) {
+    if (part.type === "text-delta") text += part.delta ?? "";
+  }
+  return c.json({ success: true, output: text });
+});
+// The same handler reading its body straight from the Node request, as agentsvc's routes do
+// (no fetch Request or web stream): shows what the route costs beyond that shortcut.
+app.post("/invoke-node", async (c) => {
+  const incoming = (c.env as { incoming: IncomingMessage }).incoming;
+  const chunks: Buffer[] = [];
+  for await (const chunk of incoming) chunks.push(chunk as Buffer);
+  const { input } = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { input: string };
   const { stream } = await model.doStream({ prompt: prompt(input) });
   let text = "";
   for await (const part of stream as unknown as AsyncIterable<Part>) {
