@@ -21,6 +21,11 @@ describe("durable Memory", () => {
         role: "assistant",
         content: "",
         reasoning: "need a tool",
+        // Anthropic thinking blocks with the signatures the provider needs back on later turns.
+        reasoningParts: [
+          { text: "need a tool", metadata: { anthropic: { signature: "sig-1" } } },
+          { text: "", metadata: { anthropic: { redactedData: "opaque==" } } },
+        ],
         toolCalls: [{ id: "t1", name: "weather", arguments: { city: "Oslo" } }],
       },
       { role: "tool", toolCallId: "t1", toolName: "weather", result: { c: -3 }, isError: false },
