@@ -9,7 +9,7 @@ import {
 import { agentInfo, agentRoutes } from "@agentsvc/agent-routes";
 import type { Project, WebuiExposure } from "@agentsvc/config-schema";
 import { mcpRoute, resolveToolServers, type ToolServerDefinition } from "@agentsvc/mcp";
-import { apiPrefix, createChatUi } from "@agentsvc/webui";
+import { agentInfoOf, apiPrefix, createChatUi } from "@agentsvc/webui";
 import { pageSecurityHeaders, writePage } from "@agentsvc/webui-page";
 import type { GatewaySession } from "@agentsvc/session-core";
 import { Hono } from "hono";
@@ -152,7 +152,6 @@ interface WebuiContext {
 async function mountWebui(app: Hono, entry: WebuiExposure, ctx: WebuiContext): Promise<void> {
   const db = ctx.stores.forEntry(entry);
   if (entry.users) await db.seedAccounts(entry.users, ctx.env, ctx.logger.child({ name: "webui-auth" }));
-  const described = ctx.runs.describe();
   const apiKey = entry.apiKeyEnvVar ? readEnv(ctx.env, entry.apiKeyEnvVar) : undefined;
   const chatUi = createChatUi({
     entry,
@@ -160,13 +159,7 @@ async function mountWebui(app: Hono, entry: WebuiExposure, ctx: WebuiContext): P
     db,
     memory: ctx.runs.memory,
     runStore: ctx.stores.primary().runStore,
-    agent: {
-      name: described.agentName,
-      modelName: described.modelName,
-      demoModel: described.demoModel,
-      tools: described.tools,
-      canCompact: described.canSummarize,
-    },
+    agent: agentInfoOf(ctx.runs.describe()),
     apiKey,
     logger: ctx.logger,
   });

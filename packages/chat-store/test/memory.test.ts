@@ -12,6 +12,20 @@ function turn(i: number): Message[] {
   ];
 }
 
+/** A durable memory whose summary is produced only when the test calls `release(text)`. */
+function gatedSummaryMemory() {
+  let resolve: ((text: string) => void) | undefined;
+  const memory = openStore().createMemory({
+    canSummarize: true,
+    summarize: () => new Promise<string>((r) => (resolve = r)),
+  });
+  const release = (text: string) => {
+    if (!resolve) throw new Error("no summary is being generated");
+    resolve(text);
+  };
+  return { memory, release };
+}
+
 describe("durable Memory", () => {
   it("appends and loads a scope's messages in order, with every field intact", async () => {
     const memory = openStore().createMemory({ canSummarize: false });
@@ -149,11 +163,7 @@ describe("durable Memory", () => {
   });
 
   it("messages appended while the summary is generated are kept after it", async () => {
-    let release!: (text: string) => void;
-    const memory = openStore().createMemory({
-      canSummarize: true,
-      summarize: () => new Promise<string>((r) => (release = r)),
-    });
+    const { memory, release } = gatedSummaryMemory();
     for (let i = 0; i < 3; i++) await memory.append(A, turn(i));
     const pending = memory.summarize(A, { keepRecent: 2 });
     await new Promise((r) => setTimeout(r, 10));
@@ -165,11 +175,7 @@ describe("durable Memory", () => {
   });
 
   it("a clear during summary generation wins: nothing is resurrected", async () => {
-    let release!: (text: string) => void;
-    const memory = openStore().createMemory({
-      canSummarize: true,
-      summarize: () => new Promise<string>((r) => (release = r)),
-    });
+    const { memory, release } = gatedSummaryMemory();
     for (let i = 0; i < 3; i++) await memory.append(A, turn(i));
     const pending = memory.summarize(A, { keepRecent: 2 });
     await new Promise((r) => setTimeout(r, 10));

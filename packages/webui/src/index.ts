@@ -5,3 +5,4 @@ export { SESSION_COOKIE } from "./cookies.js";
 export { SHARED_USER_ID, defaultIdentityResolver, sharedUserIdOf } from "./identity.js";
 export { DEFAULT_KEEP_RECENT } from "./routes/memory.js";
 export type { AgentInfo, ChatUiEntry, Identity, IdentityResolver, ToolInfo } from "./types.js";
+export { agentInfoOf } from "./types.js";

@@ -1,4 +1,4 @@
-import type { Memory, RunManagerApi, RunStore } from "@agentsvc/agent-core";
+import type { AgentDescription, Memory, RunManagerApi, RunStore } from "@agentsvc/agent-core";
 import type { Context } from "hono";
 import type { Logger } from "pino";
 
@@ -35,6 +35,17 @@ export interface AgentInfo {
   tools: ToolInfo[];
   /** True only when the agent's memory has a summary provider and model. */
   canCompact: boolean;
+}
+
+/** The page's view of an agent, from what its RunManager describes. */
+export function agentInfoOf(described: AgentDescription): AgentInfo {
+  return {
+    name: described.agentName,
+    modelName: described.modelName,
+    demoModel: described.demoModel,
+    tools: described.tools,
+    canCompact: described.canSummarize,
+  };
 }
 
 export type HonoEnv = { Variables: { identity: Identity } };

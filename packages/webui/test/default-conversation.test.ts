@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Client, type Harness, startHarness } from "./harness.js";
+import { type Client, type Harness, startTwoUsers } from "./harness.js";
 
 // Conversation ids are unique store-wide, so each signed-in user gets a default conversation of
 // their own; nobody can squat on another user's.
@@ -8,17 +8,7 @@ let alice: Client;
 let bob: Client;
 
 beforeAll(async () => {
-  h = await startHarness({
-    users: [
-      { username: "alice", displayName: "Alice", passwordEnvVar: "PA" },
-      { username: "bob", displayName: "Bob", passwordEnvVar: "PB" },
-    ],
-    env: { PA: "pa", PB: "pb" },
-  });
-  alice = h.client();
-  bob = h.client();
-  expect((await alice.login("alice", "pa")).status).toBe(200);
-  expect((await bob.login("bob", "pb")).status).toBe(200);
+  ({ h, alice, bob } = await startTwoUsers());
 });
 afterAll(async () => {
   await h?.close();

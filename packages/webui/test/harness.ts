@@ -15,7 +15,7 @@ import { type AccountConfig, ChatDb } from "@agentsvc/chat-store";
 import { type ServerType, serve } from "@hono/node-server";
 import { Hono } from "hono";
 import pino from "pino";
-import { type ChatUiOptions, apiPrefix, createChatUi } from "../src/index.js";
+import { type ChatUiOptions, agentInfoOf, apiPrefix, createChatUi } from "../src/index.js";
 
 export const APPROVAL_TOOL = "delete_file";
 
@@ -97,7 +97,6 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   });
   const runs = new RunManager({ agent, memory, runStore: db.runStore });
   await runs.ready();
-  const described = runs.describe();
   const entry = {
     path: "/chat",
     ...(options.users ? { users: options.users } : {}),
@@ -108,13 +107,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     runs,
     db,
     memory,
-    agent: {
-      name: described.agentName,
-      modelName: described.modelName,
-      demoModel: described.demoModel,
-      tools: described.tools,
-      canCompact: described.canSummarize,
-    },
+    agent: agentInfoOf(runs.describe()),
     ...(options.apiKey ? { apiKey: options.apiKey } : {}),
     logger: silent,
     ...options.chatUi,
@@ -141,6 +134,27 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       if (!opts.keepDir) rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A harness with accounts alice (password "pa") and bob ("pb"), each signed in on a client of their own. */
+export async function startTwoUsers(): Promise<{ h: Harness; alice: Client; bob: Client }> {
+  const h = await startHarness({
+    users: [
+      { username: "alice", displayName: "Alice", passwordEnvVar: "PA" },
+      { username: "bob", displayName: "Bob", passwordEnvVar: "PB" },
+    ],
+    env: { PA: "pa", PB: "pb" },
+  });
+  const alice = h.client();
+  const bob = h.client();
+  for (const [client, name, password] of [
+    [alice, "alice", "pa"],
+    [bob, "bob", "pb"],
+  ] as const) {
+    const login = await client.login(name, password);
+    if (login.status !== 200) throw new Error(`${name} could not sign in (${login.status})`);
+  }
+  return { h, alice, bob };
 }
 
 export interface Reply {

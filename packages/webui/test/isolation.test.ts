@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { APPROVAL_TOOL, type Client, type Harness, postStream, readSse, startHarness } from "./harness.js";
+import { APPROVAL_TOOL, type Client, type Harness, postStream, readSse, startTwoUsers } from "./harness.js";
 
 // User A owns a conversation with history, a second conversation with a suspended approval, a
 // preference and a live thread; user B walks every user-scoped route against A's ids.
@@ -10,17 +10,7 @@ let pendingThread: string;
 let aliceState: () => Promise<unknown>;
 
 beforeAll(async () => {
-  h = await startHarness({
-    users: [
-      { username: "alice", displayName: "Alice", passwordEnvVar: "PA" },
-      { username: "bob", displayName: "Bob", passwordEnvVar: "PB" },
-    ],
-    env: { PA: "pa", PB: "pb" },
-  });
-  alice = h.client();
-  bob = h.client();
-  expect((await alice.login("alice", "pa")).status).toBe(200);
-  expect((await bob.login("bob", "pb")).status).toBe(200);
+  ({ h, alice, bob } = await startTwoUsers());
   await alice.post("/invoke", {
     input: "alice private words",
     conversationId: "a-conv",

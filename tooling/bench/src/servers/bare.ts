@@ -13,14 +13,19 @@ const prompt = (input: string) => [
 type Part = { type: string; delta?: string };
 
 const app = new Hono();
-app.post("/invoke", async (c) => {
-  const { input } = (await c.req.json()) as { input: string };
+/** The model's whole answer to one input. */
+async function answer(input: string): Promise<string> {
   const { stream } = await model.doStream({ prompt: prompt(input) });
   let text = "";
   for await (const part of stream as unknown as AsyncIterable<Part>) {
     if (part.type === "text-delta") text += part.delta ?? "";
   }
-  return c.json({ success: true, output: text });
+  return text;
+}
+
+app.post("/invoke", async (c) => {
+  const { input } = (await c.req.json()) as { input: string };
+  return c.json({ success: true, output: await answer(input) });
 });
 // The same handler reading its body straight from the Node request, as agentsvc's routes do
 // (no fetch Request or web stream): shows what the route costs beyond that shortcut.
@@ -29,12 +34,7 @@ app.post("/invoke-node", async (c) => {
   const chunks: Buffer[] = [];
   for await (const chunk of incoming) chunks.push(chunk as Buffer);
   const { input } = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { input: string };
-  const { stream } = await model.doStream({ prompt: prompt(input) });
-  let text = "";
-  for await (const part of stream as unknown as AsyncIterable<Part>) {
-    if (part.type === "text-delta") text += part.delta ?? "";
-  }
-  return c.json({ success: true, output: text });
+  return c.json({ success: true, output: await answer(input) });
 });
 app.post("/stream", async (c) => {
   const { input } = (await c.req.json()) as { input: string };
