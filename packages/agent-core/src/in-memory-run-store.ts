@@ -4,8 +4,10 @@ import type { RunStore, SuspendedRun } from "./run-store.js";
 export class InMemoryRunStore implements RunStore {
   private readonly runs = new Map<string, SuspendedRun>();
 
-  async save(run: SuspendedRun): Promise<void> {
-    this.runs.set(run.options.threadId, structuredClone(run));
+  async save(run: SuspendedRun, within?: () => void): Promise<void> {
+    const copy = structuredClone(run);
+    within?.();
+    this.runs.set(run.options.threadId, copy);
   }
 
   async get(threadId: string): Promise<SuspendedRun | undefined> {
@@ -14,6 +16,10 @@ export class InMemoryRunStore implements RunStore {
   }
 
   async delete(threadId: string): Promise<void> {
+    this.runs.delete(threadId);
+  }
+
+  deleteWithin(threadId: string): void {
     this.runs.delete(threadId);
   }
 

@@ -1,12 +1,21 @@
 export type { ChunkDelta, ChunkEnvelope, ToolCallDelta } from "./chunk.js";
 export type { Message, ReasoningMetadata, ReasoningPart, ToolCall } from "./messages.js";
 export type { CompactResult, Memory, MemoryScope } from "./memory.js";
-export type { Decision, DecisionKind, RunOptions, RunOrigin, RunStore, SuspendedRun } from "./run-store.js";
+export type {
+  ContinuationState,
+  Decision,
+  DecisionKind,
+  RunOptions,
+  RunOrigin,
+  RunStore,
+  SuspendedRun,
+} from "./run-store.js";
 export type {
   Caller,
   PendingApproval,
   RunEvent,
   RunHandle,
+  ContinueOptions,
   RunManagerApi,
   RunStatus,
   StartRunInput,
@@ -54,7 +63,7 @@ export {
   type RunManagerOptions,
   type ToolDescription,
 } from "./run-manager.js";
-export { CANCELLED_RESULT, DEFAULT_MAX_STEPS } from "./turn.js";
+export { CANCELLED_RESULT, INTERRUPTED_RESULT, DEFAULT_MAX_STEPS } from "./turn.js";
 export {
   callNeedsApproval,
   parseToolInput,

@@ -14,7 +14,12 @@ export interface CompactResult {
 
 export interface Memory {
   load(scope: MemoryScope): Promise<Message[]>;
-  append(scope: MemoryScope, messages: Message[]): Promise<void>;
+  /**
+   * Appends one turn's messages. `within` is the caller's synchronous writes that must land with
+   * them: a durable store runs it inside the same transaction (so a crash keeps both or neither),
+   * an in-process store right after the append. When `within` throws, nothing is appended.
+   */
+  append(scope: MemoryScope, messages: Message[], within?: () => void): Promise<void>;
   /** Clears exactly one scope; never touches another user's or conversation's messages. */
   clear(scope: MemoryScope): Promise<void>;
   count(scope: MemoryScope): Promise<number>;

@@ -19,6 +19,20 @@ export interface StartRunInput {
   origin?: RunOrigin;
   /** Awaited after the turn is persisted and before the stream ends (conversation index upkeep). */
   onPersisted?: (result: TurnResult) => Promise<void> | void;
+  /**
+   * The caller's synchronous writes that must commit with the turn's messages (a gateway marks its
+   * inbox record done and queues the reply here). Runs inside `Memory.append`'s `within`, once,
+   * when the turn ends (not when it suspends; a continuation after approval runs it at its end).
+   */
+  persistWith?: (result: TurnResult) => void;
+}
+
+/** Options of `resume` and `continueInterrupted`. */
+export interface ContinueOptions {
+  /** Synchronous writes committed together with the recorded decision (resolving an interaction). */
+  record?: () => void;
+  /** As `StartRunInput.persistWith`, for the continued turn. */
+  persistWith?: (result: TurnResult) => void;
 }
 
 export interface TurnResult {
@@ -66,7 +80,16 @@ export interface RunManagerApi {
   cancel(threadId: string, caller: Caller, reason?: string): boolean;
   steer(threadId: string, text: string, caller: Caller): boolean;
   /** 404 `not_found` when nothing is pending, 403 `forbidden` for a non-owner, 400 for a bad decision. */
-  resume(threadId: string, decision: Omit<Decision, "decidedBy">, caller: Caller): Promise<RunHandle>;
+  resume(
+    threadId: string,
+    decision: Omit<Decision, "decidedBy">,
+    caller: Caller,
+    options?: ContinueOptions,
+  ): Promise<RunHandle>;
+  /** Continues a run whose decision was recorded before a restart (optional: RunManager has it). */
+  continueInterrupted?(threadId: string, options?: ContinueOptions): Promise<RunHandle>;
+  /** Checkpointed continuations left by a previous process (optional: RunManager has it). */
+  interrupted?(): Promise<SuspendedRun[]>;
   /** Undefined for a non-owner, as if nothing were pending. */
   pending(threadId: string, caller: Caller): Promise<PendingApproval | undefined>;
   /** Runs of one of the caller's conversations awaiting a decision (optional: RunManager has it). */

@@ -12,6 +12,7 @@ import { isDemoModel } from "./models/demo-model.js";
 import { toModelTools } from "./prompt.js";
 import type {
   Caller,
+  ContinueOptions,
   PendingApproval,
   RunHandle,
   RunManagerApi,
@@ -23,6 +24,7 @@ import { RunSegment } from "./run-segment.js";
 import type { Decision, DecisionKind, RunOptions, RunStore, SuspendedRun } from "./run-store.js";
 import { type AnyTool, parseToolInput, toolInputJsonSchema } from "./tool-input.js";
 import { type AppliedDecision, Turn, type TurnOutcome, errorMessage } from "./turn.js";
+import { checkpointer, continuationPlan } from "./continuation.js";
 import { WindowMemory } from "./window-memory.js";
 
 /** The subset of a pino logger the runtime uses. */
@@ -74,6 +76,9 @@ interface RunRecord {
   turn?: Turn;
   onPersisted?: StartRunInput["onPersisted"];
   persistedNotified: boolean;
+  persistWith?: StartRunInput["persistWith"];
+  /** A continuation: its RunStore row is the checkpoint and ends with the turn's commit. */
+  checkpointed?: boolean;
 }
 
 const DECISIONS: DecisionKind[] = ["approve", "reject", "edit"];
@@ -121,6 +126,8 @@ export class RunManager implements RunManagerApi {
   /** Suspended runs known to this process (own suspensions plus those found at `ready`). */
   private readonly suspended = new Map<string, { userId: string; conversationId: string }>();
   private readonly continuing = new Set<string>();
+  /** Continuations recorded by a previous process, busy until `continueInterrupted` takes them. */
+  private readonly interruptedThreads = new Set<string>();
   private readonly suspendListeners = new Set<(run: SuspendedRun, pending: PendingApproval) => void>();
   private draining = false;
   private readonly loaded: Promise<void>;
@@ -167,6 +174,10 @@ export class RunManager implements RunManagerApi {
     try {
       for (const run of await this.runStore.list()) {
         if (run.agentName !== this.agent.name) continue;
+        if (run.continuation) {
+          this.interruptedThreads.add(run.options.threadId);
+          continue;
+        }
         this.suspended.set(run.options.threadId, {
           userId: run.options.userId,
           conversationId: run.options.conversationId,
@@ -211,7 +222,8 @@ export class RunManager implements RunManagerApi {
     if (
       (existing && existing.segment.status === "running") ||
       this.suspended.has(threadId) ||
-      this.continuing.has(threadId)
+      this.continuing.has(threadId) ||
+      this.interruptedThreads.has(threadId)
     ) {
       throw new AgentsvcError(
         "thread_busy",
@@ -239,6 +251,7 @@ export class RunManager implements RunManagerApi {
       segment,
       onPersisted: input.onPersisted,
       persistedNotified: false,
+      persistWith: input.persistWith,
     };
     this.records.set(threadId, record);
     const turn = new Turn(
@@ -283,7 +296,12 @@ export class RunManager implements RunManagerApi {
     return true;
   }
 
-  async resume(threadId: string, decision: Omit<Decision, "decidedBy">, caller: Caller): Promise<RunHandle> {
+  async resume(
+    threadId: string,
+    decision: Omit<Decision, "decidedBy">,
+    caller: Caller,
+    options: ContinueOptions = {},
+  ): Promise<RunHandle> {
     const kind = (decision as { decision?: unknown } | undefined)?.decision;
     if (typeof kind !== "string" || !DECISIONS.includes(kind as DecisionKind)) {
       throw new AgentsvcError(
@@ -304,13 +322,14 @@ export class RunManager implements RunManagerApi {
       }
       applied.editedData = decision.editedData;
     }
-    return this.continueSuspended(threadId, caller, applied);
+    return this.continueSuspended(threadId, caller, applied, options);
   }
 
   private async continueSuspended(
     threadId: string,
     caller: Caller,
     decision: AppliedDecision | "cancel",
+    options: ContinueOptions = {},
   ): Promise<RunSegment> {
     if (this.draining)
       throw new AgentsvcError("shutting_down", "the service is shutting down; try again shortly", 503);
@@ -321,7 +340,8 @@ export class RunManager implements RunManagerApi {
     this.continuing.add(threadId);
     try {
       const saved = await this.runStore.get(threadId);
-      if (!saved)
+      // A recorded decision (continuation) is no longer pending: a second decision finds nothing.
+      if (!saved || saved.continuation)
         throw new AgentsvcError("not_found", `no run awaiting approval under threadId ${threadId}`, 404);
       if (saved.options.userId !== caller.userId) {
         throw new AgentsvcError(
@@ -338,47 +358,82 @@ export class RunManager implements RunManagerApi {
         if (!parsed.ok) throw new AgentsvcError("invalid_edit", `editedData: ${parsed.message}`, 400);
         decision.parsedEdit = parsed.value;
       }
-      await this.runStore.delete(threadId);
+      const applied: AppliedDecision =
+        decision === "cancel" ? { decision: "reject", decidedBy: caller.userId } : decision;
+      // The decision is recorded (with the caller's own writes) before anything runs: the row
+      // stays as the continuation's checkpoint until the turn is saved.
+      const { parsedEdit: _parsed, ...recorded } = applied;
+      const decided: SuspendedRun = { ...saved, continuation: { phase: "decided", decision: recorded } };
+      await this.runStore.save(decided, options.record);
       this.suspended.delete(threadId);
-
-      let record = this.records.get(threadId);
-      this.retained.remove(threadId);
-      const log = record?.log ?? new RunEventLog((saved.lastSeq ?? 0) + 1);
-      const segment = new RunSegment(threadId, saved.options, log, log.lastSeq + 1);
-      if (record) {
-        record.segment = segment;
-        record.options = saved.options;
-      } else {
-        record = { options: saved.options, log, segment, persistedNotified: true };
-        this.records.set(threadId, record);
-      }
-      const turn = new Turn(this.turnDeps(log), saved.options, saved.turnMessages, saved.queuedSteers);
-      const calls: ToolCall[] = [saved.pendingCall, ...saved.remainingCalls];
-      if (decision === "cancel") {
-        turn.cancel();
-        void this.runSegment(record, turn, {
-          calls,
-          decision: { decision: "reject", decidedBy: caller.userId },
-        });
-      } else {
-        void this.runSegment(record, turn, { calls, decision });
-      }
-      return segment;
+      const { record, turn } = this.continuationOf(decided, options);
+      if (decision === "cancel") turn.cancel();
+      void this.runSegment(record, turn, {
+        calls: [saved.pendingCall, ...saved.remainingCalls],
+        decision: applied,
+      });
+      return record.segment;
     } finally {
       this.continuing.delete(threadId);
     }
   }
 
+  /** Checkpointed continuations left by a previous process (see `continueInterrupted`). */
+  async interrupted(): Promise<SuspendedRun[]> {
+    return (await this.runStore.list()).filter((r) => r.continuation && r.agentName === this.agent.name);
+  }
+
+  /**
+   * Continues a run whose decision was recorded before a restart, from its last checkpoint: a
+   * decided call runs, a call that was running gets an "interrupted" result (never a second run),
+   * then the remaining calls and the model.
+   */
+  async continueInterrupted(threadId: string, options: ContinueOptions = {}): Promise<RunHandle> {
+    const saved = await this.runStore.get(threadId);
+    if (!saved?.continuation)
+      throw new AgentsvcError("not_found", `no interrupted continuation under threadId ${threadId}`, 404);
+    if (this.records.get(threadId)?.segment.status === "running" || this.continuing.has(threadId))
+      throw new AgentsvcError("thread_busy", `thread ${threadId} is already running`, 409);
+    this.interruptedThreads.delete(threadId);
+    const { record, turn } = this.continuationOf(saved, options);
+    void this.runSegment(record, turn, continuationPlan(saved, turn, this.tools));
+    return record.segment;
+  }
+
+  /**
+   * The record and turn a continuation runs in: the live record when there is one (same event log,
+   * seq goes on), else a new one. Its progress is checkpointed in the RunStore row.
+   */
+  private continuationOf(saved: SuspendedRun, options: ContinueOptions): { record: RunRecord; turn: Turn } {
+    const threadId = saved.options.threadId;
+    let record = this.records.get(threadId);
+    this.retained.remove(threadId);
+    const log = record?.log ?? new RunEventLog((saved.lastSeq ?? 0) + 1);
+    const segment = new RunSegment(threadId, saved.options, log, log.lastSeq + 1);
+    if (record) {
+      record.segment = segment;
+      record.options = saved.options;
+    } else {
+      record = { options: saved.options, log, segment, persistedNotified: true };
+      this.records.set(threadId, record);
+    }
+    record.checkpointed = true;
+    record.persistWith = options.persistWith;
+    const turn = new Turn(this.turnDeps(log), saved.options, saved.turnMessages, saved.queuedSteers);
+    turn.checkpoint = checkpointer(this.runStore, saved, turn);
+    return { record, turn };
+  }
+
   async pending(threadId: string, caller: Caller): Promise<PendingApproval | undefined> {
     const saved = await this.runStore.get(threadId);
-    if (!saved || saved.options.userId !== caller.userId) return undefined;
+    if (!saved || saved.continuation || saved.options.userId !== caller.userId) return undefined;
     return toPending(saved);
   }
 
   /** Runs of one conversation awaiting a decision (a clear or a new turn must not drop them). */
   async pendingInConversation(conversationId: string, caller: Caller): Promise<PendingApproval[]> {
     const runs = await this.runStore.listByConversation(caller.userId, conversationId);
-    return runs.map(toPending);
+    return runs.filter((r) => !r.continuation).map(toPending);
   }
 
   onSuspended(listener: (run: SuspendedRun, pending: PendingApproval) => void): () => void {
@@ -398,6 +453,44 @@ export class RunManager implements RunManagerApi {
     });
     await Promise.race([Promise.all(running).then(() => {}), timeout]);
     clearTimeout(timer);
+  }
+
+  /**
+   * Saves an ended turn: its messages, the end of its checkpoint (a continuation) and the caller's
+   * `persistWith` writes in one store transaction when the store can, so a crash keeps all or none.
+   */
+  private async commitTurn(
+    record: RunRecord,
+    scope: MemoryScope,
+    outcome: Exclude<TurnOutcome, { status: "suspended" }>,
+    turn: Turn,
+  ): Promise<{ outcome: TurnOutcome; result: TurnResult }> {
+    const threadId = record.options.threadId;
+    const messages = turn.turnMessages;
+    let result = summarizeTurn(threadId, outcome, messages, messages);
+    const checkpointed = record.checkpointed === true;
+    const within = () => {
+      record.persistWith?.(result);
+      if (checkpointed) this.runStore.deleteWithin?.(threadId);
+    };
+    try {
+      if (messages.length > 0) await this.memory.append(scope, messages, within);
+      else within();
+      if (checkpointed && !this.runStore.deleteWithin) await this.runStore.delete(threadId);
+      return { outcome, result };
+    } catch (error) {
+      this.logger.error({ threadId, err: errorMessage(error) }, "could not persist the turn");
+      const failed: TurnOutcome = {
+        status: "failed",
+        error: { code: "persist_failed", message: `could not save the turn: ${errorMessage(error)}` },
+      };
+      result = summarizeTurn(threadId, failed, messages, []);
+      // The checkpoint (if any) stays: a restart continues the turn instead of losing it.
+      return { outcome: failed, result };
+    } finally {
+      record.persistWith = undefined;
+      record.checkpointed = false;
+    }
   }
 
   private turnDeps(log: RunEventLog) {
@@ -427,30 +520,17 @@ export class RunManager implements RunManagerApi {
       outcome = { status: "failed", error: { code: "internal_error", message: errorMessage(error) } };
     }
     let newMessages: Message[] = [];
+    let result: TurnResult;
     if (outcome.status === "suspended") {
       this.suspended.set(options.threadId, {
         userId: options.userId,
         conversationId: options.conversationId,
       });
-    } else if (turn.turnMessages.length > 0) {
-      // Persisted before `done` resolves and before the event stream ends.
-      try {
-        await this.memory.append(scope, turn.turnMessages);
-        newMessages = turn.turnMessages;
-      } catch (error) {
-        this.logger.error(
-          { threadId: options.threadId, err: errorMessage(error) },
-          "could not persist the turn",
-        );
-        outcome = {
-          status: "failed",
-          error: { code: "persist_failed", message: `could not save the turn: ${errorMessage(error)}` },
-        };
-      }
+      result = summarizeTurn(options.threadId, outcome, turn.turnMessages, newMessages);
+    } else {
+      ({ outcome, result } = await this.commitTurn(record, scope, outcome, turn));
+      newMessages = result.newMessages;
     }
-    const result = summarizeTurn(options.threadId, outcome, turn.turnMessages, newMessages);
-    if (outcome.status === "failed")
-      this.logger.warn({ threadId: options.threadId, error: outcome.error }, "run failed");
     if (!record.persistedNotified && record.onPersisted) {
       record.persistedNotified = true;
       try {

@@ -44,12 +44,37 @@ export interface SuspendedRun {
   createdAt: number;
   /** Seq of the last event before the suspension (the `middleware_stop` chunk); a resume continues after it. */
   lastSeq?: number;
+  /**
+   * Set once a decision is recorded: the run is no longer waiting but continuing, and this row is
+   * its checkpoint until the turn is saved. A restart continues it from here (RunManager
+   * `continueInterrupted`), so a crash neither loses the turn nor runs a tool twice.
+   */
+  continuation?: ContinuationState;
+}
+
+/**
+ * - `decided`: the decision is recorded; `pendingCall` has not started.
+ * - `executing`: `pendingCall` started and may have run; a restart gives it an "interrupted"
+ *   result instead of running it again.
+ * - `continuing`: `pendingCall`'s result is in `turnMessages`; `remainingCalls` run next, then the model.
+ */
+export interface ContinuationState {
+  phase: "decided" | "executing" | "continuing";
+  /** The decision applied to `pendingCall` (only read in phase `decided`). */
+  decision: Decision;
 }
 
 export interface RunStore {
-  save(run: SuspendedRun): Promise<void>;
+  /** `within`: the caller's synchronous writes, in the same transaction as the save (durable stores). */
+  save(run: SuspendedRun, within?: () => void): Promise<void>;
   get(threadId: string): Promise<SuspendedRun | undefined>;
   delete(threadId: string): Promise<void>;
+  /**
+   * Optional: delete synchronously, for use inside a `Memory.append` `within` callback when memory
+   * and runs share one database, so a continued turn's messages and the end of its checkpoint
+   * commit together.
+   */
+  deleteWithin?(threadId: string): void;
   /** Suspended runs of one conversation, so a clear or new message cannot silently drop them. */
   listByConversation(userId: string, conversationId: string): Promise<SuspendedRun[]>;
   /** Every suspended run (boot-time recovery of gateway approvals). */

@@ -18,6 +18,15 @@ import type { Decision, RunOptions, RunStore, SuspendedRun } from "./run-store.j
 import { type AnyTool, callNeedsApproval, parseToolInput } from "./tool-input.js";
 
 export const CANCELLED_RESULT = "Cancelled: the run was stopped before this tool call ran.";
+export const INTERRUPTED_RESULT =
+  "Interrupted: the service restarted while this tool call was running; it may or may not have completed, and it was not run again.";
+
+/** Saves the turn's progress around a tool call (continuations of approved runs only). */
+export type TurnCheckpoint = (
+  phase: "executing" | "continuing",
+  call: ToolCall,
+  remaining: ToolCall[],
+) => Promise<void>;
 export const DEFAULT_MAX_STEPS = 16;
 
 export type TurnOutcome =
@@ -53,6 +62,11 @@ export class Turn {
   history: Message[] = [];
   /** Provider options from the model spec (Anthropic thinking), sent on every model call. */
   private readonly specOptions: SharedV2ProviderOptions | undefined;
+  /**
+   * Set for a continuation: progress is saved before and after every tool call, so a crash never
+   * runs a tool twice and never loses the turn (the RunStore row is the checkpoint).
+   */
+  checkpoint: TurnCheckpoint | undefined;
 
   constructor(
     private readonly deps: TurnDeps,
@@ -76,7 +90,12 @@ export class Turn {
     this.abort.abort(new DOMException("The run was cancelled.", "AbortError"));
   }
 
-  async run(pending?: { calls: ToolCall[]; decision: AppliedDecision }): Promise<TurnOutcome> {
+  /** A call that was running when the process died: it gets a result saying so and is not run again. */
+  recordInterrupted(call: ToolCall): void {
+    this.pushResult(call, INTERRUPTED_RESULT, true);
+  }
+
+  async run(pending?: { calls: ToolCall[]; decision?: AppliedDecision }): Promise<TurnOutcome> {
     try {
       if (pending) {
         const outcome = await this.executeCalls(pending.calls, pending.decision);
@@ -303,52 +322,67 @@ export class Turn {
   ): Promise<TurnOutcome | undefined> {
     for (let i = 0; i < calls.length; i++) {
       const call = calls[i] as ToolCall;
-      // Checkpoint before a tool call. Steer text waits for the next model call: a user message
-      // between a tool call and its result would make the history invalid for providers.
-      if (this.cancelled) {
-        this.closeOrphans(CANCELLED_RESULT);
-        return { status: "cancelled" };
-      }
-      const tool = this.deps.tools.get(call.name);
-      if (!tool) {
+      const rest = calls.slice(i + 1);
+      const outcome = await this.executeOne(call, rest, i === 0 ? decision : undefined);
+      if (outcome) return outcome;
+      await this.checkpoint?.("continuing", call, rest);
+    }
+    return undefined;
+  }
+
+  /** One call: a result pushed, or an outcome when the turn must stop. */
+  private async executeOne(
+    call: ToolCall,
+    rest: ToolCall[],
+    decision: AppliedDecision | undefined,
+  ): Promise<TurnOutcome | undefined> {
+    // Checkpoint before a tool call. Steer text waits for the next model call: a user message
+    // between a tool call and its result would make the history invalid for providers.
+    if (this.cancelled) {
+      this.closeOrphans(CANCELLED_RESULT);
+      return { status: "cancelled" };
+    }
+    const tool = this.deps.tools.get(call.name);
+    if (!tool) {
+      this.pushResult(
+        call,
+        `Unknown tool "${call.name}". Available tools: ${[...this.deps.tools.keys()].join(", ") || "none"}.`,
+        true,
+      );
+      return undefined;
+    }
+    if (decision) {
+      if (decision.decision === "reject") {
+        const reason = decision.reason ? ` Reason: ${decision.reason}` : "";
         this.pushResult(
           call,
-          `Unknown tool "${call.name}". Available tools: ${[...this.deps.tools.keys()].join(", ") || "none"}.`,
+          `Rejected: ${decision.decidedBy} did not approve this tool call.${reason}`,
           true,
         );
-        continue;
+        return undefined;
       }
-      if (i === 0 && decision) {
-        if (decision.decision === "reject") {
-          const reason = decision.reason ? ` Reason: ${decision.reason}` : "";
-          this.pushResult(
-            call,
-            `Rejected: ${decision.decidedBy} did not approve this tool call.${reason}`,
-            true,
-          );
-          continue;
-        }
-        const input =
-          decision.decision === "edit"
-            ? { ok: true as const, value: decision.parsedEdit }
-            : parseToolInput(tool, call.arguments);
-        if (!input.ok) {
-          this.pushResult(call, input.message, true);
-          continue;
-        }
-        await this.execute(tool, call, input.value, decision);
-        continue;
-      }
-      const input = parseToolInput(tool, call.arguments);
+      const input =
+        decision.decision === "edit"
+          ? { ok: true as const, value: decision.parsedEdit }
+          : parseToolInput(tool, call.arguments);
       if (!input.ok) {
         this.pushResult(call, input.message, true);
-        continue;
+        return undefined;
       }
-      if (callNeedsApproval(tool, input.value)) {
-        return { status: "suspended", suspended: await this.suspend(call, calls.slice(i + 1)) };
-      }
-      await this.execute(tool, call, input.value);
+      await this.checkpoint?.("executing", call, rest);
+      await this.execute(tool, call, input.value, decision);
+      return undefined;
     }
+    const input = parseToolInput(tool, call.arguments);
+    if (!input.ok) {
+      this.pushResult(call, input.message, true);
+      return undefined;
+    }
+    if (callNeedsApproval(tool, input.value)) {
+      return { status: "suspended", suspended: await this.suspend(call, rest) };
+    }
+    await this.checkpoint?.("executing", call, rest);
+    await this.execute(tool, call, input.value);
     return undefined;
   }
 
