@@ -6,7 +6,10 @@ import type { StoreContext } from "./context.js";
 import { Conversations } from "./conversations.js";
 import { type DriverLoad, type SqliteConnection, connect, defaultDriver } from "./driver.js";
 import { ChatDbError, describeError } from "./errors.js";
+import { GatewayState } from "./gateway-state.js";
 import { Inbox } from "./inbox.js";
+import { Outbox } from "./outbox.js";
+import { SeenTokens } from "./seen-tokens.js";
 import { Interactions } from "./interactions.js";
 import { type CreateMemoryOptions, SqliteMemory } from "./memory.js";
 import { type MigrationReport, type MigrationStep, readSchemaVersion, runMigrations } from "./migrations.js";
@@ -59,6 +62,9 @@ export class ChatDb {
   readonly runStore: SqliteRunStore;
   readonly inbox: Inbox;
   readonly interactions: Interactions;
+  readonly outbox: Outbox;
+  readonly gatewayState: GatewayState;
+  readonly seenTokens: SeenTokens;
   /** What open() did to the schema. */
   readonly migration: MigrationReport;
   private readonly ctx: StoreContext;
@@ -84,6 +90,17 @@ export class ChatDb {
     this.runStore = new SqliteRunStore(this.ctx);
     this.inbox = new Inbox(this.ctx);
     this.interactions = new Interactions(this.ctx);
+    this.outbox = new Outbox(this.ctx);
+    this.gatewayState = new GatewayState(this.ctx);
+    this.seenTokens = new SeenTokens(this.ctx);
+  }
+
+  /**
+   * Runs `fn` in one write transaction (nested calls become savepoints): everything it writes
+   * through this store commits together or not at all. `fn` must be synchronous.
+   */
+  transaction<T>(fn: () => T): T {
+    return this.sqlite.transaction(fn).immediate();
   }
 
   /** Opens (creating when absent) and migrates the store. Throws ChatDbError naming the file. */

@@ -43,3 +43,6 @@ export {
   type InteractionInput,
   type InteractionRecord,
 } from "./interactions.js";
+export { Outbox, type OutboxInput, type OutboxKind, type OutboxRecord, type OutboxStatus } from "./outbox.js";
+export { GatewayState } from "./gateway-state.js";
+export { type ClaimResult, SeenTokens } from "./seen-tokens.js";

@@ -1,7 +1,7 @@
 // Approval requests sent out through a gateway, so a platform reply ("approve") can be matched to
 // the suspended run after a restart. resolve() succeeds once: a second decision is refused.
 import type { Decision, DecisionKind } from "@agentsvc/agent-core";
-import { and, desc, eq } from "drizzle-orm";
+import { and, asc, desc, eq, isNotNull, lte } from "drizzle-orm";
 import type { StoreContext } from "./context.js";
 import { interactions } from "./schema.js";
 import { requireId, toJson } from "./validate.js";
@@ -16,9 +16,15 @@ export interface InteractionInput {
   allowedDecisions: DecisionKind[];
   prompt: string;
   createdAt: number;
+  /** When an open request is rejected as expired (ms epoch); null: never. */
+  expiresAt?: number | null;
+  /** Platform id of the person whose message started the run; they may decide. */
+  participant?: string | null;
 }
 
 export interface InteractionRecord extends InteractionInput {
+  expiresAt: number | null;
+  participant: string | null;
   status: "open" | "resolved";
   decision: InteractionDecision | null;
   resolvedAt: number | null;
@@ -45,6 +51,8 @@ export class Interactions {
       allowedDecisions: toJson(input.allowedDecisions, "allowedDecisions"),
       prompt: String(input.prompt),
       createdAt: input.createdAt,
+      expiresAt: input.expiresAt ?? null,
+      participant: input.participant ?? null,
     };
     const { requestId: _id, ...refresh } = values;
     this.ctx.db
@@ -75,6 +83,49 @@ export class Interactions {
       .limit(1)
       .get();
     return row && toRecord(row);
+  }
+
+  /** Every open request, oldest first (re-rendered after a restart). */
+  listOpen(): InteractionRecord[] {
+    return this.ctx.db
+      .select()
+      .from(interactions)
+      .where(eq(interactions.status, "open"))
+      .orderBy(asc(interactions.createdAt))
+      .all()
+      .map(toRecord);
+  }
+
+  /** Open requests whose expiry is at or before `now`. */
+  expired(now: number): InteractionRecord[] {
+    return this.ctx.db
+      .select()
+      .from(interactions)
+      .where(
+        and(
+          eq(interactions.status, "open"),
+          isNotNull(interactions.expiresAt),
+          lte(interactions.expiresAt, now),
+        ),
+      )
+      .orderBy(asc(interactions.expiresAt))
+      .all()
+      .map(toRecord);
+  }
+
+  /** The soonest expiry among open requests, or undefined. */
+  nextExpiry(): number | undefined {
+    return this.expiredOrder()[0]?.expiresAt ?? undefined;
+  }
+
+  private expiredOrder() {
+    return this.ctx.db
+      .select({ expiresAt: interactions.expiresAt })
+      .from(interactions)
+      .where(and(eq(interactions.status, "open"), isNotNull(interactions.expiresAt)))
+      .orderBy(asc(interactions.expiresAt))
+      .limit(1)
+      .all();
   }
 
   /** open -> resolved, atomically. False when unknown or already resolved. */

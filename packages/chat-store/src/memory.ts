@@ -66,9 +66,12 @@ export class SqliteMemory implements Memory {
     return this.rows(scope).map((row) => JSON.parse(row.body) as Message);
   }
 
-  async append(scope: MemoryScope, messages: Message[]): Promise<void> {
+  async append(scope: MemoryScope, messages: Message[], within?: () => void): Promise<void> {
     const { userId, conversationId } = scopeOf(scope);
-    if (messages.length === 0) return;
+    if (messages.length === 0) {
+      if (within) this.ctx.db.transaction(() => within());
+      return;
+    }
     const values = messages.map((message, i) => {
       if (!message || typeof message !== "object" || typeof message.role !== "string") {
         throw new AgentsvcError("invalid_message", `messages[${i}]: expected a message with a role`);
@@ -81,10 +84,15 @@ export class SqliteMemory implements Memory {
         createdAt: this.ctx.now(),
       };
     });
-    // One transaction: a turn's messages land together or not at all.
-    this.ctx.db.transaction((tx) => {
-      for (const value of values) tx.insert(memoryMessages).values(value).run();
-    });
+    // One transaction: a turn's messages (and the caller's `within` writes: an inbox record
+    // marked done, its reply queued) land together or not at all.
+    this.ctx.db.transaction(
+      (tx) => {
+        for (const value of values) tx.insert(memoryMessages).values(value).run();
+        within?.();
+      },
+      { behavior: "immediate" },
+    );
     const threshold = this.summaryThreshold;
     if (this.summarizer && threshold !== undefined && this.countNow(scope) > threshold) {
       try {

@@ -129,10 +129,50 @@ CREATE TABLE interactions (
 CREATE INDEX interactions_thread_open ON interactions (gateway, thread, status, created_at);
 `,
   },
+  {
+    version: 6,
+    name: "gateway outbox, per-gateway state, seen tokens, interaction expiry",
+    sql: `
+CREATE TABLE outbox (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  gateway TEXT NOT NULL,
+  thread TEXT NOT NULL,
+  idem_key TEXT NOT NULL UNIQUE,
+  kind TEXT NOT NULL CHECK (kind IN ('text', 'approval', 'decided')),
+  payload TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('pending', 'sent', 'dead')),
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at INTEGER NOT NULL,
+  last_error TEXT,
+  platform_id TEXT,
+  created_at INTEGER NOT NULL,
+  finished_at INTEGER
+);
+CREATE INDEX outbox_pending ON outbox (status, next_attempt_at, id);
+CREATE INDEX outbox_thread ON outbox (gateway, thread, id);
+CREATE TABLE gateway_state (
+  gateway TEXT NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (gateway, key)
+);
+CREATE TABLE seen_tokens (
+  scope TEXT NOT NULL,
+  token TEXT NOT NULL,
+  value TEXT NOT NULL,
+  expires_at INTEGER NOT NULL,
+  PRIMARY KEY (scope, token)
+);
+CREATE INDEX seen_tokens_expiry ON seen_tokens (expires_at);
+ALTER TABLE interactions ADD COLUMN expires_at INTEGER;
+ALTER TABLE interactions ADD COLUMN participant TEXT;
+`,
+  },
 ];
 
 /** The version a store is at after open(). Bump together with a new step at the end of MIGRATIONS. */
-export const CURRENT_SCHEMA_VERSION = 5;
+export const CURRENT_SCHEMA_VERSION = 6;
 
 export function stepChecksum(step: MigrationStep): string {
   return createHash("sha256").update(step.sql).digest("hex");

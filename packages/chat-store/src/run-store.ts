@@ -9,7 +9,7 @@ import { requireId, toJson } from "./validate.js";
 export class SqliteRunStore implements RunStore {
   constructor(private readonly ctx: StoreContext) {}
 
-  async save(run: SuspendedRun): Promise<void> {
+  async save(run: SuspendedRun, within?: () => void): Promise<void> {
     const threadId = requireId(run?.options?.threadId, "options.threadId");
     const userId = requireId(run.options.userId, "options.userId");
     const conversationId = requireId(run.options.conversationId, "options.conversationId");
@@ -22,11 +22,16 @@ export class SqliteRunStore implements RunStore {
       state,
       createdAt: run.createdAt,
     };
-    this.ctx.db
-      .insert(suspendedRuns)
-      .values(values)
-      .onConflictDoUpdate({ target: suspendedRuns.threadId, set: values })
-      .run();
+    this.ctx.db.transaction(
+      (tx) => {
+        tx.insert(suspendedRuns)
+          .values(values)
+          .onConflictDoUpdate({ target: suspendedRuns.threadId, set: values })
+          .run();
+        within?.();
+      },
+      { behavior: "immediate" },
+    );
   }
 
   async get(threadId: string): Promise<SuspendedRun | undefined> {
@@ -39,6 +44,11 @@ export class SqliteRunStore implements RunStore {
   }
 
   async delete(threadId: string): Promise<void> {
+    this.deleteWithin(threadId);
+  }
+
+  /** Synchronous delete, for a caller's transaction (memory and runs share this database). */
+  deleteWithin(threadId: string): void {
     this.ctx.db.delete(suspendedRuns).where(eq(suspendedRuns.threadId, threadId)).run();
   }
 

@@ -116,11 +116,64 @@ export const interactions = sqliteTable(
     status: text("status").$type<"open" | "resolved">().notNull().default("open"),
     decision: text("decision"),
     resolvedAt: integer("resolved_at"),
+    expiresAt: integer("expires_at"),
+    participant: text("participant"),
   },
   (t) => [index("interactions_thread_open").on(t.gateway, t.thread, t.status, t.createdAt)],
 );
 
+export type OutboxKind = "text" | "approval" | "decided";
+export type OutboxStatus = "pending" | "sent" | "dead";
+
+export const outbox = sqliteTable(
+  "outbox",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    gateway: text("gateway").notNull(),
+    thread: text("thread").notNull(),
+    idemKey: text("idem_key").notNull().unique(),
+    kind: text("kind").$type<OutboxKind>().notNull(),
+    payload: text("payload").notNull(),
+    status: text("status").$type<OutboxStatus>().notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: integer("next_attempt_at").notNull(),
+    lastError: text("last_error"),
+    platformId: text("platform_id"),
+    createdAt: integer("created_at").notNull(),
+    finishedAt: integer("finished_at"),
+  },
+  (t) => [
+    index("outbox_pending").on(t.status, t.nextAttemptAt, t.id),
+    index("outbox_thread").on(t.gateway, t.thread, t.id),
+  ],
+);
+
+export const gatewayState = sqliteTable(
+  "gateway_state",
+  {
+    gateway: text("gateway").notNull(),
+    key: text("key").notNull(),
+    value: text("value").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.gateway, t.key] })],
+);
+
+export const seenTokens = sqliteTable(
+  "seen_tokens",
+  {
+    scope: text("scope").notNull(),
+    token: text("token").notNull(),
+    value: text("value").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.scope, t.token] }), index("seen_tokens_expiry").on(t.expiresAt)],
+);
+
 export const schema = {
+  outbox,
+  gatewayState,
+  seenTokens,
   conversations,
   preferences,
   accounts,

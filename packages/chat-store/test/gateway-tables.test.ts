@@ -131,6 +131,8 @@ describe("interaction requests", () => {
       status: "open",
       decision: null,
       resolvedAt: null,
+      expiresAt: null,
+      participant: null,
     });
     expect(db.interactions.getOpenByThread("slack", "C1:ts1")?.requestId).toBe("req-1");
     expect(db.interactions.getOpenByThread("slack", "other")).toBeUndefined();

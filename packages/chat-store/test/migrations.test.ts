@@ -97,8 +97,8 @@ describe("schema: migrations", () => {
       logger: { info: (o) => logged.push((o as { version: number }).version) },
     });
     expect(db.migration.from).toBe(1);
-    expect(db.migration.applied).toEqual([2, 3, 4, 5]);
-    expect(logged).toEqual([2, 3, 4, 5]);
+    expect(db.migration.applied).toEqual([2, 3, 4, 5, 6]);
+    expect(logged).toEqual([2, 3, 4, 5, 6]);
     expect(db.schemaVersion()).toBe(CURRENT_SCHEMA_VERSION);
     expect(db.conversations.get("c1")).toMatchObject({
       userId: "alice",
@@ -258,4 +258,5 @@ const FROZEN_CHECKSUMS: string[] = [
   "056e8d0f5984bfe4fcbfaf99c7140cf4dd8c486a371c71a089d6f395b6a98144",
   "31f73c5dbafd5f06598bcc7b2de1fb8862563cce840835757b5b8c8304f4061a",
   "baed0ef737d30e1c8e4f818c048db81a0858bff798b0e32060461f5d0c02e345",
+  "890e5d5b3be875a6c47924f13119e8ce7c635179ffa595691af9f2f7ef50461a",
 ];

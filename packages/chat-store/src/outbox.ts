@@ -1,0 +1,177 @@
+// Durable outbox for gateway replies, approval requests and decision updates. A row is written in
+// the same transaction that ends the turn it belongs to; a sender drains it in per-thread order
+// with retry, and a row is `sent` or `dead` exactly once. `idemKey` is unique: writing the same
+// piece twice keeps one row.
+import { and, asc, eq, gt, inArray, lt, min, sql } from "drizzle-orm";
+import type { StoreContext } from "./context.js";
+import { type OutboxKind, type OutboxStatus, outbox } from "./schema.js";
+import { requireId, toJson } from "./validate.js";
+
+export type { OutboxKind, OutboxStatus };
+
+export interface OutboxInput {
+  gateway: string;
+  thread: string;
+  /** Unique per piece: the same key twice is one row (e.g. `<gateway>:<inbox id>:<piece>`). */
+  idemKey: string;
+  kind: OutboxKind;
+  /** JSON-serialisable body the sender hands the gateway. */
+  payload: unknown;
+  /** Earliest send time (ms epoch). Default now. */
+  notBefore?: number;
+}
+
+export interface OutboxRecord {
+  id: number;
+  gateway: string;
+  thread: string;
+  idemKey: string;
+  kind: OutboxKind;
+  payload: unknown;
+  status: OutboxStatus;
+  attempts: number;
+  nextAttemptAt: number;
+  lastError: string | null;
+  platformId: string | null;
+  createdAt: number;
+  finishedAt: number | null;
+}
+
+function toRecord(row: typeof outbox.$inferSelect): OutboxRecord {
+  return { ...row, payload: JSON.parse(row.payload) as unknown };
+}
+
+/** The row is the oldest pending piece of its (gateway, thread). */
+function headOfThread() {
+  return sql`NOT EXISTS (SELECT 1 FROM outbox AS earlier WHERE earlier.gateway = ${outbox.gateway}
+    AND earlier.thread = ${outbox.thread} AND earlier.status = 'pending' AND earlier.id < ${outbox.id})`;
+}
+
+export class Outbox {
+  constructor(private readonly ctx: StoreContext) {}
+
+  /** Inserts pieces in order; a piece whose idemKey exists already is skipped. Returns new row ids. */
+  enqueue(items: readonly OutboxInput[]): number[] {
+    const now = this.ctx.now();
+    const ids: number[] = [];
+    for (const item of items) {
+      const row = this.ctx.db
+        .insert(outbox)
+        .values({
+          gateway: requireId(item.gateway, "gateway"),
+          thread: requireId(item.thread, "thread", 1024),
+          idemKey: requireId(item.idemKey, "idemKey", 1024),
+          kind: item.kind,
+          payload: toJson(item.payload, "payload"),
+          status: "pending",
+          nextAttemptAt: item.notBefore ?? now,
+          createdAt: now,
+        })
+        .onConflictDoNothing({ target: outbox.idemKey })
+        .returning({ id: outbox.id })
+        .get();
+      if (row) ids.push(row.id);
+    }
+    return ids;
+  }
+
+  get(id: number): OutboxRecord | undefined {
+    const row = this.ctx.db.select().from(outbox).where(eq(outbox.id, id)).get();
+    return row && toRecord(row);
+  }
+
+  /**
+   * Pending rows due by `now`, each the oldest pending row of its (gateway, thread): a later piece
+   * of a thread never overtakes an earlier one that is still being retried.
+   */
+  due(now: number, limit = 32): OutboxRecord[] {
+    const rows = this.ctx.db
+      .select()
+      .from(outbox)
+      .where(and(eq(outbox.status, "pending"), sql`${outbox.nextAttemptAt} <= ${now}`, headOfThread()))
+      .orderBy(asc(outbox.id))
+      .limit(limit)
+      .all();
+    return rows.map(toRecord);
+  }
+
+  /** The earliest `nextAttemptAt` among pending rows, or undefined when nothing is pending. */
+  nextDueAt(): number | undefined {
+    const row = this.ctx.db
+      .select({ at: min(outbox.nextAttemptAt) })
+      .from(outbox)
+      .where(and(eq(outbox.status, "pending"), headOfThread()))
+      .get();
+    return row?.at ?? undefined;
+  }
+
+  /** pending -> sent. False when the row was not pending. */
+  markSent(id: number, platformId?: string): boolean {
+    return (
+      this.ctx.db
+        .update(outbox)
+        .set({
+          status: "sent",
+          attempts: sql`${outbox.attempts} + 1`,
+          platformId: platformId ?? null,
+          finishedAt: this.ctx.now(),
+        })
+        .where(and(eq(outbox.id, id), eq(outbox.status, "pending")))
+        .run().changes > 0
+    );
+  }
+
+  /** A failed attempt: counted, retried at `nextAttemptAt`. */
+  markRetry(id: number, nextAttemptAt: number, error: string): boolean {
+    return (
+      this.ctx.db
+        .update(outbox)
+        .set({ attempts: sql`${outbox.attempts} + 1`, nextAttemptAt, lastError: error.slice(0, 2000) })
+        .where(and(eq(outbox.id, id), eq(outbox.status, "pending")))
+        .run().changes > 0
+    );
+  }
+
+  /** pending -> dead: given up after the attempt bound (or a permanent error). */
+  markDead(id: number, error: string): boolean {
+    return (
+      this.ctx.db
+        .update(outbox)
+        .set({
+          status: "dead",
+          attempts: sql`${outbox.attempts} + 1`,
+          lastError: error.slice(0, 2000),
+          finishedAt: this.ctx.now(),
+        })
+        .where(and(eq(outbox.id, id), eq(outbox.status, "pending")))
+        .run().changes > 0
+    );
+  }
+
+  /** Rows of one gateway thread with id > `after`, oldest first (a pull-driven channel reads these). */
+  list(gateway: string, thread: string, after = 0, limit = 1000): OutboxRecord[] {
+    return this.ctx.db
+      .select()
+      .from(outbox)
+      .where(and(eq(outbox.gateway, gateway), eq(outbox.thread, thread), gt(outbox.id, after)))
+      .orderBy(asc(outbox.id))
+      .limit(limit)
+      .all()
+      .map(toRecord);
+  }
+
+  countByStatus(status: OutboxStatus): number {
+    return (
+      this.ctx.db.select({ n: sql<number>`count(*)` }).from(outbox).where(eq(outbox.status, status)).get()
+        ?.n ?? 0
+    );
+  }
+
+  /** Housekeeping: deletes sent and dead rows finished before `before` (ms epoch). */
+  prune(before: number): number {
+    return this.ctx.db
+      .delete(outbox)
+      .where(and(inArray(outbox.status, ["sent", "dead"]), lt(outbox.finishedAt, before)))
+      .run().changes;
+  }
+}

@@ -1,0 +1,45 @@
+// Tokens that may be used once until they expire (a signed decision's signature, a platform's
+// delivery id kept apart from the inbox). `claim` is atomic and survives restarts.
+import { and, eq, lt } from "drizzle-orm";
+import type { StoreContext } from "./context.js";
+import { seenTokens } from "./schema.js";
+import { requireId } from "./validate.js";
+
+export type ClaimResult = { claimed: true } | { claimed: false; value: string };
+
+export class SeenTokens {
+  constructor(private readonly ctx: StoreContext) {}
+
+  /**
+   * Records `token` under `scope` with `value` until `expiresAt` (ms epoch). When it is already
+   * recorded (and not expired) nothing changes and the first value is returned.
+   */
+  claim(scope: string, token: string, value: string, expiresAt: number): ClaimResult {
+    const s = requireId(scope, "scope");
+    const t = requireId(token, "token", 1024);
+    const now = this.ctx.now();
+    return this.ctx.db.transaction((tx) => {
+      tx.delete(seenTokens)
+        .where(and(eq(seenTokens.scope, s), eq(seenTokens.token, t), lt(seenTokens.expiresAt, now)))
+        .run();
+      const row = tx
+        .insert(seenTokens)
+        .values({ scope: s, token: t, value, expiresAt })
+        .onConflictDoNothing()
+        .returning({ value: seenTokens.value })
+        .get();
+      if (row) return { claimed: true } as const;
+      const existing = tx
+        .select({ value: seenTokens.value })
+        .from(seenTokens)
+        .where(and(eq(seenTokens.scope, s), eq(seenTokens.token, t)))
+        .get();
+      return { claimed: false, value: existing?.value ?? "" } as const;
+    });
+  }
+
+  /** Housekeeping: forgets expired tokens. */
+  prune(now = this.ctx.now()): number {
+    return this.ctx.db.delete(seenTokens).where(lt(seenTokens.expiresAt, now)).run().changes;
+  }
+}
