@@ -95,8 +95,11 @@ export interface AgentDefinition {
   tools?: ToolDefinition<any, any>[];
   toolServers?: ToolServerRef[];
   memory?: MemoryConfig;
-  /** Approval channel for runs not started from a gateway: a channel-adapter entry name. Default `cli`. */
-  approvals?: { channel?: string };
+  /**
+   * `channel`: where runs not started from a gateway are asked (a gateway entry name; default `cli`).
+   * `expiresAfterSeconds`: an open request is rejected after this long (default 86 400, one day).
+   */
+  approvals?: { channel?: string; expiresAfterSeconds?: number };
   gatewaySession?: GatewaySessionConfig;
   /** Upper bound of model calls in one turn (guards tool loops). Default 16. */
   maxSteps?: number;

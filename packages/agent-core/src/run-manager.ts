@@ -6,7 +6,7 @@ import { RunEventLog } from "./event-log.js";
 import { mintThreadId } from "./ids.js";
 import { InMemoryRunStore } from "./in-memory-run-store.js";
 import type { Memory, MemoryScope } from "./memory.js";
-import type { Message, ToolCall } from "./messages.js";
+import type { Message } from "./messages.js";
 import { createModel } from "./models/create-model.js";
 import { isDemoModel } from "./models/demo-model.js";
 import { toModelTools } from "./prompt.js";

@@ -8,6 +8,8 @@ export interface RunOrigin {
   thread: string;
   /** Adapter-specific routing data (chat id, message id to reply to, ...). JSON only. */
   meta?: Record<string, unknown>;
+  /** Who wrote the message that started the run (platform identity); the one who may decide its approvals. */
+  author?: { id: string; displayName?: string; isBot?: boolean };
 }
 
 /** Options of one run. Checkpointed with a suspension, so the saved state knows its owner. */

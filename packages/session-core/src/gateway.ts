@@ -1,38 +1,47 @@
-// The Gateway contract: what every channel adapter and push-style gateway implements, and the
-// context the session hands it at start. Kept small on purpose — nine platform adapters build on it.
+// The Gateway contract v2: what every channel adapter and push-style gateway implements, and the
+// context the session hands it at start. Nine platform adapters stand on it, so it stays small.
+// Delivery guarantees live in the session (durable inbox, outbox, recovery), not in adapters.
 import type { DecisionKind } from "@agentsvc/agent-core";
 import type { Logger } from "pino";
 import type { GatewayScheduler } from "./scheduler.js";
 
-/** What the platform can do. The session picks how to render replies and approvals from this. */
+/** What the platform can do. The session reads these flags to choose how it renders things. */
 export interface GatewayCapabilities {
-  /** Replies can target a thread (false e.g. for SMS: one conversation per phone number). */
+  /** Replies can target a thread. False (SMS): one conversation per sender, and a new approval request replaces the open one. */
   threads: boolean;
-  /** Buttons/cards/choices for approvals; without it a plain-text request is sent. */
+  /** Buttons/cards for approvals: the session calls `requestDecision`; without it the session sends `request.prompt` as text. */
   interactiveActions: boolean;
-  /** A sent message can be edited later. */
+  /** A sent message can be edited later (`edit`). */
   editing?: boolean;
-  /** Partial text can be streamed (edits or native streaming). */
+  /** Partial text can be streamed (native or post-then-edit). Not used by the session in v2: replies are sent whole. */
   streaming?: boolean;
+  /** A typing indicator exists: the session calls `startTyping` when a turn starts. */
+  typing?: boolean;
+}
+
+/** Who wrote an inbound message, as the platform (never the message text) says. */
+export interface Author {
+  /** Stable platform user id; the only identity a decision is checked against. */
+  id: string;
+  displayName?: string;
+  isBot?: boolean;
 }
 
 /** One inbound platform message, as the adapter hands it to the session. */
 export interface Inbound {
-  /** Registry key of the gateway (push-style type or channel-adapter entry name). */
-  gateway: string;
   /** Platform message id or delivery id; the same key twice is one message. */
   dedupKey: string;
   /** Platform thread id; also the memory conversationId. */
   thread: string;
   text: string;
-  userDisplay?: string;
+  author: Author;
   /** Adapter routing data kept with the run's origin (chat id, message id to reply to, ...). JSON only. */
   meta?: Record<string, unknown>;
 }
 
 export type DeliverResult = { accepted: true; id: number } | { accepted: false; duplicate: true };
 
-/** A decision as a gateway reports it. `decidedBy` is passed separately, from the platform's identity. */
+/** A decision as a gateway reports it. Who decided is passed separately, from the platform's identity. */
 export interface DecisionInput {
   decision: DecisionKind;
   reason?: string;
@@ -43,7 +52,11 @@ export interface DecisionInput {
 
 export type DecideResult =
   | { ok: true; requestId: string; decision: DecisionKind }
-  | { ok: false; code: "not_found" | "already_decided" | "bad_decision"; message: string };
+  | {
+      ok: false;
+      code: "not_found" | "already_decided" | "bad_decision" | "forbidden";
+      message: string;
+    };
 
 /** A request for a human decision, rendered by a gateway. */
 export interface InteractionRequest {
@@ -52,7 +65,7 @@ export interface InteractionRequest {
   threadId: string;
   /** Registry key of the gateway asked to render it. */
   gateway: string;
-  /** Platform thread to render it on (for approval-channel requests: the run's threadId). */
+  /** Platform thread to render it on (the run's own thread, or the entry's `approvalDestination`). */
   thread: string;
   allowedDecisions: DecisionKind[];
   toolName: string;
@@ -60,6 +73,8 @@ export interface InteractionRequest {
   /** The request in words, with the allowed decisions listed; what a text-only platform sends. */
   prompt: string;
   createdAt: number;
+  /** When the request is rejected as expired (ms epoch). */
+  expiresAt?: number;
   /** Adapter routing data from the run's origin. */
   meta?: Record<string, unknown>;
 }
@@ -68,25 +83,105 @@ export interface InteractionView extends InteractionRequest {
   status: "open" | "decided";
 }
 
+/** After a decision: lets an adapter update the card/buttons it rendered. */
+export interface DecidedNotice {
+  requestId: string;
+  gateway: string;
+  thread: string;
+  decision: DecisionKind;
+  /** Platform id of who decided (or `session:expired`, `session:interrupt`, ...). */
+  decidedBy: string;
+  reason?: string;
+  /** What `requestDecision` returned for this request, when it returned a message id. */
+  requestMessageId?: string;
+  meta?: Record<string, unknown>;
+}
+
+/** Handed to every outbound call. */
+export interface SendOptions {
+  /** The origin meta of the run this piece belongs to. */
+  meta?: Record<string, unknown>;
+  /** Stable across retries of this piece: pass it to platforms that deduplicate on a key. */
+  idempotencyKey: string;
+  /** 1 for the first try. */
+  attempt: number;
+}
+
+export interface SendResult {
+  /** The platform message id, kept with the outbox row (used for `edit` and `onDecided`). */
+  messageId?: string;
+}
+
+/** A webhook request exactly as received: the signature is checked over `rawBody` before any parsing. */
+export interface WebhookRequest {
+  method: "GET" | "POST";
+  /** The exact bytes of the body (empty for GET). */
+  rawBody: Uint8Array;
+  /** Lower-case header names. */
+  headers: Readonly<Record<string, string>>;
+  /** The URL the request arrived on at this server. */
+  url: string;
+  /** The URL the platform called: `publicBaseUrl` + path + query when configured, else `url`. */
+  publicUrl: string;
+  query: URLSearchParams;
+}
+
+export interface WebhookResponse {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/** An inbound route of a webhook gateway; the server mounts it at `/webhooks/<type>`. */
+export interface WebhookRoute {
+  method: "GET" | "POST";
+  handle(request: WebhookRequest): Promise<WebhookResponse>;
+}
+
+/** Durable key-value state of one gateway (cursors, offsets, session ids). Values are JSON. */
+export interface GatewayStateStore {
+  get<T = unknown>(key: string): Promise<T | undefined>;
+  set(key: string, value: unknown): Promise<void>;
+  delete(key: string): Promise<void>;
+}
+
+/** One outbox row as a pull-driven channel shows it. `seq` is durable and increases. */
+export interface OutboxEntry {
+  seq: number;
+  at: number;
+  thread: string;
+  kind: "text" | "approval" | "decided";
+  status: "pending" | "sent" | "dead";
+  payload: unknown;
+  idempotencyKey: string;
+}
+
 /** Handed to a gateway at start. Everything a gateway needs from the session goes through here. */
 export interface GatewayContext {
   /** Durable ingest: resolves once the message is recorded (or found a duplicate). Acknowledge the platform only after. */
   deliver(inbound: Inbound): Promise<DeliverResult>;
-  /** Report a decision on an interaction request; resumes the run. */
+  /** Report a decision; `decidedBy` is the platform author id (never a display name). */
   decide(requestId: string, decision: DecisionInput, decidedBy: string): Promise<DecideResult>;
   /** Read an interaction request (open or decided); undefined when unknown. */
   interaction(requestId: string): Promise<InteractionView | undefined>;
+  /** This gateway's own durable state. */
+  state: GatewayStateStore;
+  /** Outbox rows of one of this gateway's threads with seq > `after` (pull-driven channels). */
+  outbox(thread: string, after?: number, limit?: number): Promise<OutboxEntry[]>;
+  /** Records a single-use token (a signature, a delivery id) for `ttlMs`; a second claim gets the first value. */
+  claimOnce(
+    token: string,
+    value: string,
+    ttlMs: number,
+  ): Promise<{ claimed: true } | { claimed: false; value: string }>;
+  /** The service's public base URL (behind a proxy), when configured. */
+  publicBaseUrl?: string;
   /** This gateway's own logger, named `gateway-<type>`. */
   logger: Logger;
-  /** The shared scheduler, scoped to this gateway (task names are prefixed, errors logged on `logger`). */
+  /** The shared scheduler, scoped to this gateway; each task gets an AbortSignal that `stop` aborts. */
   scheduler: GatewayScheduler;
   /** Environment values read at start-up (a missing variable reads as ""). */
   env: Readonly<Record<string, string | undefined>>;
-}
-
-export interface OutboundMeta {
-  /** The origin meta of the run this reply belongs to. */
-  meta?: Record<string, unknown>;
 }
 
 export interface Gateway {
@@ -97,13 +192,34 @@ export interface Gateway {
   /** Registry key: the type for push-style gateways, the entry name for channel adapters. */
   readonly name: string;
   readonly capabilities: GatewayCapabilities;
-  /** Largest text one outbound message may carry; the session chunks replies to it. */
+  /** Largest text one outbound message may carry; the session chunks formatted replies to it. */
   readonly messageLimit: number;
+  /** Inbound routes (webhook gateways); the server mounts them at `/webhooks/<type>`. */
+  readonly webhooks?: readonly WebhookRoute[];
   start(context: GatewayContext): Promise<void>;
-  /** Idempotent. After it resolves the gateway delivers nothing more. */
+  /** Idempotent. After it resolves the gateway delivers nothing more and every task and connection is closed. */
   stop(): Promise<void>;
-  /** Send one piece (at most `messageLimit` characters) to a thread. */
-  send(thread: string, text: string, options?: OutboundMeta): Promise<void>;
-  /** Render an approval request: buttons/cards when `interactiveActions`, else a plain-text message (`request.prompt`). */
-  requestDecision(request: InteractionRequest): Promise<void>;
+  /** Markdown -> the platform's markup. Applied before chunking, so escaping never pushes a piece over the limit. */
+  format?(markdown: string): string;
+  /**
+   * Send one piece (at most `messageLimit` characters). Throw `GatewaySendError` (with `retryAfterMs`
+   * for a 429, `permanent` for a 4xx that will never succeed) or any error for a retry with backoff.
+   */
+  send(thread: string, text: string, options: SendOptions): Promise<SendResult | undefined>;
+  /** Replace the text of a sent message (when `capabilities.editing`). */
+  edit?(thread: string, messageId: string, text: string, options: SendOptions): Promise<void>;
+  /** Best effort; errors are logged and ignored. */
+  startTyping?(thread: string, meta?: Record<string, unknown>): Promise<void>;
+  /** Render an approval with buttons/cards. Required when `capabilities.interactiveActions`. */
+  requestDecision?(request: InteractionRequest, options: SendOptions): Promise<SendResult | undefined>;
+  /** After a decision: update or remove the buttons. Retried through the outbox like a send. */
+  onDecided?(notice: DecidedNotice, options: SendOptions): Promise<void>;
+}
+
+/** What a gateway entry adds to the session: where approvals go and who may decide. */
+export interface GatewayEntryOptions {
+  /** Platform thread (chat id, phone number, address) for approval requests of runs that did not come through this gateway. */
+  approvalDestination?: string;
+  /** Platform user ids that may decide any request on this gateway, besides the thread's own participant. */
+  approvers?: readonly string[];
 }

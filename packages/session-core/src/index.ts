@@ -1,15 +1,26 @@
 export type {
+  Author,
+  DecidedNotice,
   DecideResult,
   DecisionInput,
   DeliverResult,
   Gateway,
   GatewayCapabilities,
   GatewayContext,
+  GatewayEntryOptions,
+  GatewayStateStore,
   Inbound,
   InteractionRequest,
   InteractionView,
-  OutboundMeta,
+  OutboxEntry,
+  SendOptions,
+  SendResult,
+  WebhookRequest,
+  WebhookResponse,
+  WebhookRoute,
 } from "./gateway.js";
+export { GatewaySendError, type GatewaySendErrorOptions, retryAfterMs } from "./errors.js";
+export { Backoff, type BackoffOptions, backoffDelay, sleep } from "./backoff.js";
 export { chunkText } from "./chunk-text.js";
 export { GatewayRegistry } from "./registry.js";
 export { adapterPackageName, type LoadAdapterOptions, loadAdapterPackage } from "./load-adapter.js";
@@ -22,11 +33,16 @@ export {
 } from "./scheduler.js";
 export { gatewayLogger, type LoggerSource, sessionLogger } from "./loggers.js";
 export { describeRequest, matchDecisionText } from "./interaction.js";
+export type { OutboxOptions } from "./outbox-sender.js";
+export { DEFAULT_APPROVAL_EXPIRY_MS } from "./approvals.js";
+export { DEFAULT_RETENTION, type RetentionOptions } from "./retention.js";
 export type {
   InboxDoneStatus,
   InboxRecord,
+  OutboxRow,
   SessionInbox,
   SessionInteractions,
+  SessionOutbox,
   SessionStore,
   StoredInteraction,
 } from "./store.js";

@@ -2,9 +2,12 @@
 // A task error is logged on the owning gateway's logger and never escapes into the process.
 import type { Logger } from "pino";
 
-/** Return the delay in ms until the next run, or `null` to stop the task. */
-export type SelfSchedulingTask = () => Promise<number | null> | number | null;
-export type IntervalTask = () => Promise<void> | void;
+/**
+ * Return the delay in ms until the next run, or `null` to stop the task. `signal` aborts when the
+ * task is cancelled or the scheduler stops, so a long-poll or a socket read ends at once.
+ */
+export type SelfSchedulingTask = (signal: AbortSignal) => Promise<number | null> | number | null;
+export type IntervalTask = (signal: AbortSignal) => Promise<void> | void;
 
 export interface TaskInfo {
   name: string;
@@ -33,7 +36,8 @@ interface Task {
   logger: Logger;
   /** Delay for the next run after a failure of a self-scheduling task. */
   retryMs: number;
-  run: () => Promise<number | null>;
+  controller: AbortController;
+  run: (signal: AbortSignal) => Promise<number | null>;
 }
 
 export class Scheduler {
@@ -62,10 +66,17 @@ export class Scheduler {
   ): void {
     if (!(intervalMs > 0))
       throw new RangeError(`scheduler: task "${name}": intervalMs must be > 0 (got ${intervalMs})`);
-    this.#add(name, "interval", options.runNow ? 0 : intervalMs, intervalMs, options.logger, async () => {
-      await task();
-      return intervalMs;
-    });
+    this.#add(
+      name,
+      "interval",
+      options.runNow ? 0 : intervalMs,
+      intervalMs,
+      options.logger,
+      async (signal) => {
+        await task(signal);
+        return intervalMs;
+      },
+    );
   }
 
   schedule(
@@ -74,13 +85,16 @@ export class Scheduler {
     task: SelfSchedulingTask,
     options: { logger?: Logger; retryMs?: number } = {},
   ): void {
-    this.#add(name, "self", firstDelayMs, options.retryMs ?? 5_000, options.logger, async () => task());
+    this.#add(name, "self", firstDelayMs, options.retryMs ?? 5_000, options.logger, async (signal) =>
+      task(signal),
+    );
   }
 
   cancel(name: string): boolean {
     const task = this.#tasks.get(name);
     if (!task) return false;
     task.stopped = true;
+    task.controller.abort(new Error(`task "${name}" cancelled`));
     if (task.timer) clearTimeout(task.timer);
     this.#tasks.delete(name);
     return true;
@@ -102,7 +116,7 @@ export class Scheduler {
     firstDelayMs: number,
     retryMs: number,
     logger: Logger | undefined,
-    run: () => Promise<number | null>,
+    run: (signal: AbortSignal) => Promise<number | null>,
   ): void {
     if (this.#stopped) {
       (logger ?? this.logger).warn({ task: name }, "scheduler is stopped; task not registered");
@@ -115,6 +129,7 @@ export class Scheduler {
       stopped: false,
       logger: logger ?? this.logger,
       retryMs,
+      controller: new AbortController(),
       run,
     };
     this.#tasks.set(name, task);
@@ -134,9 +149,10 @@ export class Scheduler {
     task.info.running = true;
     let next: number | null;
     try {
-      next = await task.run();
+      next = await task.run(task.controller.signal);
     } catch (err) {
       task.info.errors += 1;
+      if (task.stopped) return;
       task.logger.error({ err, task: task.info.name }, `scheduled task "${task.info.name}" failed`);
       // An interval task keeps its interval; a self-scheduling one retries after `retryMs`.
       next = task.retryMs;

@@ -1,8 +1,8 @@
 // The durable tables the session needs. `ChatDb` from @agentsvc/chat-store satisfies this shape;
-// it is declared here so the session depends on behaviour, not on one store implementation.
+// it is declared here so the session depends on behaviour, not on a store package (an adapter's
+// install never pulls a native SQLite build). Methods are synchronous on purpose: `transaction`
+// composes them, and a turn's messages, its inbox record and its reply commit together.
 import type { Decision, DecisionKind, RunOrigin, RunStore } from "@agentsvc/agent-core";
-
-type MaybePromise<T> = T | Promise<T>;
 
 export interface InboxRecord {
   id: number;
@@ -24,11 +24,13 @@ export interface SessionInbox {
     thread: string;
     text: string;
     origin: RunOrigin;
-  }): MaybePromise<{ accepted: true; id: number } | { accepted: false; duplicate: true }>;
-  markRunning(id: number): MaybePromise<unknown>;
-  markDone(id: number, status: InboxDoneStatus): MaybePromise<unknown>;
+  }): { accepted: true; id: number } | { accepted: false; duplicate: true };
+  markRunning(id: number): unknown;
+  markDone(id: number, status: InboxDoneStatus): unknown;
   /** Queued or running records, oldest first. */
-  unfinished(): MaybePromise<InboxRecord[]>;
+  unfinished(): InboxRecord[];
+  /** Deletes finished records received before `before`; returns how many. */
+  prune(before: number): number;
 }
 
 export interface StoredInteraction {
@@ -40,6 +42,8 @@ export interface StoredInteraction {
   prompt: string;
   createdAt: number;
   status: "open" | "resolved";
+  expiresAt: number | null;
+  participant: string | null;
 }
 
 export interface SessionInteractions {
@@ -51,16 +55,79 @@ export interface SessionInteractions {
     allowedDecisions: DecisionKind[];
     prompt: string;
     createdAt: number;
-  }): MaybePromise<unknown>;
-  get(requestId: string): MaybePromise<StoredInteraction | undefined | null>;
-  getOpenByThread(gateway: string, thread: string): MaybePromise<StoredInteraction | undefined | null>;
-  resolve(requestId: string, decision: Decision): MaybePromise<unknown>;
+    expiresAt?: number | null;
+    participant?: string | null;
+  }): unknown;
+  get(requestId: string): StoredInteraction | undefined;
+  getOpenByThread(gateway: string, thread: string): StoredInteraction | undefined;
+  /** open -> resolved; false when it was not open. */
+  resolve(requestId: string, decision: Decision): boolean;
+  listOpen(): StoredInteraction[];
+  /** Open requests expired at `now`. */
+  expired(now: number): StoredInteraction[];
+}
+
+export interface OutboxRow {
+  id: number;
+  gateway: string;
+  thread: string;
+  idemKey: string;
+  kind: "text" | "approval" | "decided";
+  payload: unknown;
+  status: "pending" | "sent" | "dead";
+  attempts: number;
+  nextAttemptAt: number;
+  platformId: string | null;
+  createdAt: number;
+}
+
+export interface SessionOutbox {
+  /** Inserts in order; an existing idemKey is skipped. */
+  enqueue(
+    items: readonly {
+      gateway: string;
+      thread: string;
+      idemKey: string;
+      kind: OutboxRow["kind"];
+      payload: unknown;
+      notBefore?: number;
+    }[],
+  ): number[];
+  /** Due pending rows, each the oldest pending row of its (gateway, thread). */
+  due(now: number, limit?: number): OutboxRow[];
+  nextDueAt(): number | undefined;
+  markSent(id: number, platformId?: string): boolean;
+  markRetry(id: number, nextAttemptAt: number, error: string): boolean;
+  markDead(id: number, error: string): boolean;
+  list(gateway: string, thread: string, after?: number, limit?: number): OutboxRow[];
+  prune(before: number): number;
+}
+
+export interface SessionGatewayState {
+  get<T = unknown>(gateway: string, key: string): T | undefined;
+  set(gateway: string, key: string, value: unknown): void;
+  delete(gateway: string, key: string): void;
+}
+
+export interface SessionSeenTokens {
+  claim(
+    scope: string,
+    token: string,
+    value: string,
+    expiresAt: number,
+  ): { claimed: true } | { claimed: false; value: string };
+  prune(now?: number): number;
 }
 
 export interface SessionStore {
   inbox: SessionInbox;
   interactions: SessionInteractions;
+  outbox: SessionOutbox;
+  gatewayState: SessionGatewayState;
+  seenTokens: SessionSeenTokens;
   runStore: RunStore;
+  /** Runs `fn` in one write transaction (nested calls are savepoints). `fn` is synchronous. */
+  transaction<T>(fn: () => T): T;
 }
 
 /** True when a stored interaction has been decided. */

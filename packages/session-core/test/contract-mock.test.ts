@@ -1,31 +1,17 @@
 import { createMockGateway, runGatewayContract } from "../src/testing/index.js";
+import { mockHarness } from "./mock-harness.js";
 
-runGatewayContract("mock (interactive)", async () => {
-  const gateway = createMockGateway({ name: "mock" });
-  return {
-    gateway,
-    inject: async (m) => {
-      await gateway.inject(m);
-    },
-    sent: async () => gateway.sent,
-    choose: async (request, decision) => {
-      await gateway.decide(request.requestId, decision);
-    },
-  };
-});
+runGatewayContract("mock (interactive channel)", async () =>
+  mockHarness(() => createMockGateway({ name: "mock" })),
+);
 
-runGatewayContract("mock (text-only push)", async () => {
-  const gateway = createMockGateway({
-    kind: "push",
-    type: "sms-like",
-    capabilities: { interactiveActions: false, threads: false },
-    messageLimit: 1600,
-  });
-  return {
-    gateway,
-    inject: async (m) => {
-      await gateway.inject(m);
-    },
-    sent: async () => gateway.sent,
-  };
-});
+runGatewayContract("mock (text-only push, no threads)", async () =>
+  mockHarness(() =>
+    createMockGateway({
+      kind: "push",
+      type: "sms-like",
+      capabilities: { interactiveActions: false, threads: false },
+      messageLimit: 1600,
+    }),
+  ),
+);

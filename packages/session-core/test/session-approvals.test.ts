@@ -17,6 +17,15 @@ afterEach(async () => {
 
 async function suspendOn(r: Rig, thread = T) {
   await r.gateway.inject({ thread, text: "use delete_file report.txt" });
+  if (!r.gateway.capabilities.interactiveActions) {
+    // A text-only platform gets the prompt as a plain message; the request is in the store.
+    await until(
+      () => r.gateway.textsTo(thread).some((t) => t.startsWith("Approval needed")),
+      "the text request",
+    );
+    const id = r.session.snapshot(r.gateway.name, thread).pendingRequestId as string;
+    return (await r.session.interaction(id)) as InteractionRequest;
+  }
   await until(() => r.gateway.decisionRequests.length > 0, "the decision request");
   return r.gateway.decisionRequests[0]!;
 }

@@ -1,7 +1,9 @@
 export { createMockGateway, MockGateway, type MockGatewayOptions, type MockSent } from "./mock-gateway.js";
 export {
+  contractCases,
+  ContractRig,
   type GatewayHarness,
   type PlatformMessage,
-  RecordingContext,
   runGatewayContract,
 } from "./contract.js";
+export { createMemorySessionStore } from "./memory-store.js";

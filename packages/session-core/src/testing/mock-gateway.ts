@@ -1,6 +1,8 @@
 // The `mock` gateway (tests only): records what the session sends and lets a test inject messages and decisions.
 import type { DecisionKind } from "@agentsvc/agent-core";
+import { GatewaySendError } from "../errors.js";
 import type {
+  DecidedNotice,
   DecideResult,
   DecisionInput,
   DeliverResult,
@@ -8,13 +10,16 @@ import type {
   GatewayCapabilities,
   GatewayContext,
   InteractionRequest,
-  OutboundMeta,
+  SendOptions,
+  SendResult,
 } from "../gateway.js";
 
 export interface MockSent {
   thread: string;
   text: string;
   meta?: Record<string, unknown>;
+  /** The outbox piece's idempotency key. */
+  key?: string;
 }
 
 export interface MockGatewayOptions {
@@ -35,6 +40,11 @@ export class MockGateway implements Gateway {
   readonly messageLimit: number;
   readonly sent: MockSent[] = [];
   readonly decisionRequests: InteractionRequest[] = [];
+  readonly decided: DecidedNotice[] = [];
+  /** Failures the next sends answer with, in order (`429` carries a 1 s retry-after by default). */
+  readonly failures: ({ status: 429; retryAfterMs?: number } | { status: 500 | 403 })[] = [];
+  /** Every send attempt, failed ones included. */
+  attempts = 0;
   #context: GatewayContext | undefined;
   #nextId = 1;
   #waiters: (() => void)[] = [];
@@ -64,39 +74,51 @@ export class MockGateway implements Gateway {
     this.#context = undefined;
   }
 
-  async send(thread: string, text: string, options: OutboundMeta = {}): Promise<void> {
+  async send(thread: string, text: string, options?: SendOptions): Promise<SendResult | undefined> {
+    this.attempts += 1;
+    const failure = this.failures.shift();
+    if (failure) {
+      throw new GatewaySendError(`mock gateway: platform answered ${failure.status}`, {
+        status: failure.status,
+        ...(failure.status === 429 ? { retryAfterMs: failure.retryAfterMs ?? 1000 } : {}),
+        permanent: failure.status === 403,
+      });
+    }
     if (text.length > this.messageLimit) {
       throw new Error(
         `mock gateway: piece of ${text.length} characters exceeds messageLimit ${this.messageLimit}`,
       );
     }
-    this.sent.push({ thread, text, ...(options.meta ? { meta: options.meta } : {}) });
+    const meta = options?.meta;
+    this.sent.push({
+      thread,
+      text,
+      ...(meta ? { meta } : {}),
+      ...(options ? { key: options.idempotencyKey } : {}),
+    });
     this.#wake();
+    return { messageId: `mock-msg-${this.sent.length}` };
   }
 
-  async requestDecision(request: InteractionRequest): Promise<void> {
+  async requestDecision(request: InteractionRequest): Promise<SendResult | undefined> {
     this.decisionRequests.push(request);
-    // Without buttons the request goes out as a plain message, as a text-only platform would.
-    if (!this.capabilities.interactiveActions) {
-      this.sent.push({ thread: request.thread, text: request.prompt });
-    }
+    this.#wake();
+    return { messageId: `mock-card-${this.decisionRequests.length}` };
+  }
+
+  async onDecided(notice: DecidedNotice): Promise<void> {
+    this.decided.push(notice);
     this.#wake();
   }
 
-  /** A user message arriving from the platform. `id` defaults to a fresh message id. */
-  inject(message: {
-    thread: string;
-    text: string;
-    id?: string;
-    userDisplay?: string;
-  }): Promise<DeliverResult> {
+  /** A user message arriving from the platform. `id` defaults to a fresh message id; `author` to `user-1`. */
+  inject(message: { thread: string; text: string; id?: string; author?: string }): Promise<DeliverResult> {
     const dedupKey = message.id ?? `mock-${this.#nextId++}`;
     return this.context.deliver({
-      gateway: this.name,
       dedupKey,
       thread: message.thread,
       text: message.text,
-      ...(message.userDisplay ? { userDisplay: message.userDisplay } : {}),
+      author: { id: message.author ?? "user-1" },
     });
   }
 
@@ -104,7 +126,7 @@ export class MockGateway implements Gateway {
   decide(
     requestId: string,
     decision: DecisionKind | DecisionInput,
-    decidedBy = `${this.name}:user`,
+    decidedBy = "user-1",
   ): Promise<DecideResult> {
     const input = typeof decision === "string" ? { decision } : decision;
     return this.context.decide(requestId, input, decidedBy);

@@ -1,0 +1,64 @@
+// The GatewayContext a gateway gets at start: the session's entry points, scoped to this gateway.
+import type { Logger } from "pino";
+import type {
+  DecideResult,
+  DecisionInput,
+  DeliverResult,
+  Gateway,
+  GatewayContext,
+  Inbound,
+  InteractionView,
+} from "./gateway.js";
+import type { Scheduler } from "./scheduler.js";
+import type { SessionStore } from "./store.js";
+
+interface SessionEntryPoints {
+  deliver(inbound: Inbound & { gateway: string }): Promise<DeliverResult>;
+  decide(requestId: string, decision: DecisionInput, decidedBy: string): Promise<DecideResult>;
+  interaction(requestId: string): Promise<InteractionView | undefined>;
+}
+
+export function contextFor(
+  gateway: Gateway,
+  input: {
+    session: SessionEntryPoints;
+    store: SessionStore;
+    logger: Logger;
+    scheduler: Scheduler;
+    env: Readonly<Record<string, string | undefined>>;
+    publicBaseUrl?: string;
+  },
+): GatewayContext {
+  const { session, store } = input;
+  const name = gateway.name;
+  return {
+    // The gateway key comes from the registry, never from what the adapter passes.
+    deliver: (inbound) => session.deliver({ ...inbound, gateway: name }),
+    decide: (requestId, decision, decidedBy) => session.decide(requestId, decision, decidedBy),
+    // A gateway sees only its own requests.
+    interaction: async (requestId) => {
+      const view = await session.interaction(requestId);
+      return view?.gateway === name ? view : undefined;
+    },
+    state: {
+      get: async <T>(key: string) => store.gatewayState.get<T>(name, key),
+      set: async (key, value) => store.gatewayState.set(name, key, value),
+      delete: async (key) => store.gatewayState.delete(name, key),
+    },
+    outbox: async (thread, after = 0, limit = 1000) =>
+      store.outbox.list(name, thread, after, limit).map((row) => ({
+        seq: row.id,
+        at: row.createdAt,
+        thread: row.thread,
+        kind: row.kind,
+        status: row.status,
+        payload: row.payload,
+        idempotencyKey: row.idemKey,
+      })),
+    claimOnce: async (token, value, ttlMs) => store.seenTokens.claim(name, token, value, Date.now() + ttlMs),
+    ...(input.publicBaseUrl ? { publicBaseUrl: input.publicBaseUrl } : {}),
+    logger: input.logger,
+    scheduler: input.scheduler.forGateway(name, input.logger),
+    env: input.env,
+  };
+}

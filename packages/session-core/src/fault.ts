@@ -1,0 +1,14 @@
+// Crash points for the crash tests: `AGENTSVC_FAULT=<point>:<n>` makes the process SIGKILL itself
+// the n-th time it reaches <point>. Unset (always, outside those tests) it costs one comparison.
+const spec = process.env.AGENTSVC_FAULT ?? "";
+const [faultPoint, faultCount] = spec.split(":");
+const target = Number(faultCount ?? "1") || 1;
+let reached = 0;
+
+export type FaultPoint = "after-record" | "turn-started" | "after-commit" | "mid-send" | "mid-resume";
+
+export function fault(point: FaultPoint): void {
+  if (point !== faultPoint) return;
+  reached += 1;
+  if (reached >= target) process.kill(process.pid, "SIGKILL");
+}

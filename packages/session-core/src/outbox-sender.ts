@@ -1,0 +1,171 @@
+// Drains the durable outbox: each thread's pieces in order, threads side by side, every failure
+// retried with exponential backoff + jitter (the platform's retry-after honoured), and a piece
+// that keeps failing dead-lettered and logged. A piece is marked sent only after the platform
+// accepted it, so a crash in between sends it again with the same idempotency key.
+import type { Logger } from "pino";
+import { backoffDelay } from "./backoff.js";
+import { GatewaySendError } from "./errors.js";
+import { fault } from "./fault.js";
+import type { DecidedNotice, Gateway, InteractionRequest, SendResult } from "./gateway.js";
+import type { GatewayRegistry } from "./registry.js";
+import type { OutboxRow, SessionStore } from "./store.js";
+
+export interface OutboxOptions {
+  /** Tries before a piece is dead-lettered. Default 10. */
+  maxAttempts?: number;
+  /** First retry delay. Default 1 000 ms. */
+  baseDelayMs?: number;
+  /** Largest retry delay (before jitter). Default 300 000 ms. */
+  maxDelayMs?: number;
+  /** Pieces sent at once (each from a different thread). Default 8. */
+  concurrency?: number;
+}
+
+export class OutboxSender {
+  readonly #store: SessionStore;
+  readonly #registry: GatewayRegistry;
+  readonly #loggerFor: (gateway: Gateway) => Logger;
+  readonly #logger: Logger;
+  readonly #maxAttempts: number;
+  readonly #baseDelayMs: number;
+  readonly #maxDelayMs: number;
+  readonly #concurrency: number;
+  #running = false;
+  #pumping: Promise<void> | undefined;
+  #again = false;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(input: {
+    store: SessionStore;
+    registry: GatewayRegistry;
+    loggerFor: (gateway: Gateway) => Logger;
+    logger: Logger;
+    options?: OutboxOptions;
+  }) {
+    this.#store = input.store;
+    this.#registry = input.registry;
+    this.#loggerFor = input.loggerFor;
+    this.#logger = input.logger;
+    this.#maxAttempts = input.options?.maxAttempts ?? 10;
+    this.#baseDelayMs = input.options?.baseDelayMs ?? 1_000;
+    this.#maxDelayMs = input.options?.maxDelayMs ?? 300_000;
+    this.#concurrency = input.options?.concurrency ?? 8;
+  }
+
+  start(): void {
+    this.#running = true;
+    this.wake();
+  }
+
+  /** Something was queued: send what is due now. */
+  wake(): void {
+    if (!this.#running) return;
+    if (this.#pumping) {
+      this.#again = true;
+      return;
+    }
+    this.#pumping = this.#pump().finally(() => {
+      this.#pumping = undefined;
+      if (this.#again) {
+        this.#again = false;
+        this.wake();
+      } else this.#arm();
+    });
+  }
+
+  /** Resolves once nothing is due and no send is in flight (tests and shutdown). */
+  async settled(): Promise<void> {
+    while (this.#pumping) await this.#pumping;
+  }
+
+  /** Stops after the sends in flight; pending pieces stay for the next start. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    await this.settled();
+  }
+
+  #arm(): void {
+    if (!this.#running) return;
+    if (this.#timer) clearTimeout(this.#timer);
+    const next = this.#store.outbox.nextDueAt();
+    if (next === undefined) return;
+    this.#timer = setTimeout(() => this.wake(), Math.max(0, next - Date.now()));
+    this.#timer.unref();
+  }
+
+  async #pump(): Promise<void> {
+    while (this.#running) {
+      const rows = this.#store.outbox.due(Date.now(), this.#concurrency);
+      if (rows.length === 0) return;
+      await Promise.all(rows.map((row) => this.#sendOne(row)));
+    }
+  }
+
+  async #sendOne(row: OutboxRow): Promise<void> {
+    const gateway = this.#registry.get(row.gateway);
+    if (!gateway) {
+      this.#store.outbox.markDead(row.id, `gateway "${row.gateway}" is not registered`);
+      this.#logger.error(
+        { gateway: row.gateway, thread: row.thread, id: row.id },
+        "outbox piece dead-lettered: its gateway is not registered (entry removed?)",
+      );
+      return;
+    }
+    const attempt = row.attempts + 1;
+    try {
+      const result = await this.#deliver(gateway, row, attempt);
+      fault("mid-send");
+      this.#store.outbox.markSent(row.id, result?.messageId);
+    } catch (err) {
+      this.#failed(gateway, row, attempt, err);
+    }
+  }
+
+  #deliver(gateway: Gateway, row: OutboxRow, attempt: number): Promise<SendResult | undefined> {
+    const payload = row.payload as Record<string, unknown>;
+    const meta = payload.meta as Record<string, unknown> | undefined;
+    const options = { idempotencyKey: row.idemKey, attempt, ...(meta ? { meta } : {}) };
+    switch (row.kind) {
+      case "text":
+        return gateway.send(row.thread, String(payload.text ?? ""), options);
+      case "approval":
+        if (!gateway.requestDecision)
+          throw new GatewaySendError("gateway has no requestDecision", { permanent: true });
+        return gateway.requestDecision(payload as unknown as InteractionRequest, options);
+      case "decided": {
+        if (!gateway.onDecided) return Promise.resolve(undefined);
+        const notice = payload as unknown as DecidedNotice;
+        const rendered = this.#store.outbox
+          .list(row.gateway, row.thread)
+          .find((r) => r.idemKey === `${notice.requestId}:render`);
+        const requestMessageId = rendered?.platformId;
+        return gateway
+          .onDecided(requestMessageId ? { ...notice, requestMessageId } : notice, options)
+          .then(() => undefined);
+      }
+    }
+  }
+
+  #failed(gateway: Gateway, row: OutboxRow, attempt: number, err: unknown): void {
+    const logger = this.#loggerFor(gateway);
+    const message = err instanceof Error ? err.message : String(err);
+    const sendError = err instanceof GatewaySendError ? err : undefined;
+    const context = { thread: row.thread, id: row.id, kind: row.kind, attempt, status: sendError?.status };
+    if (sendError?.permanent || attempt >= this.#maxAttempts) {
+      this.#store.outbox.markDead(row.id, message);
+      logger.error(
+        { ...context, err: message },
+        sendError?.permanent
+          ? "outbox piece dead-lettered: the platform refused it for good"
+          : `outbox piece dead-lettered after ${attempt} attempts`,
+      );
+      return;
+    }
+    const backoff = backoffDelay(attempt, { baseMs: this.#baseDelayMs, maxMs: this.#maxDelayMs });
+    const delay = Math.max(backoff, sendError?.retryAfterMs ?? 0);
+    this.#store.outbox.markRetry(row.id, Date.now() + delay, message);
+    logger.warn({ ...context, err: message, retryInMs: delay }, "sending failed; will retry");
+  }
+}

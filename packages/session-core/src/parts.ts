@@ -1,0 +1,24 @@
+// What the session's pieces (turns, approvals, recovery) share. One object, built by the session.
+import type { RunManagerApi } from "@agentsvc/agent-core";
+import type { Logger } from "pino";
+import type { Gateway, GatewayEntryOptions } from "./gateway.js";
+import type { OutboxSender } from "./outbox-sender.js";
+import type { GatewayRegistry } from "./registry.js";
+import type { SessionStore } from "./store.js";
+import type { Threads } from "./threads.js";
+
+export interface SessionParts {
+  runs: RunManagerApi;
+  store: SessionStore;
+  registry: GatewayRegistry;
+  threads: Threads;
+  sender: OutboxSender;
+  logger: Logger;
+  loggerFor(gateway: Gateway): Logger;
+  /** Entry options (approval destination, approvers) of a registered gateway. */
+  entryOptions(gateway: string): GatewayEntryOptions;
+  /** Keeps work in flight visible to `idle()`; errors are logged. */
+  track(work: Promise<unknown>): void;
+  /** True once `stop` began: no new turn starts (recorded messages wait for the next start). */
+  stopping(): boolean;
+}

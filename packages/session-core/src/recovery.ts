@@ -1,0 +1,154 @@
+// What a previous process left, picked up before any gateway starts (so nothing delivered during
+// start can run twice): continuations that had their decision, turns that never committed,
+// queued messages in per-thread order, suspended turns and their open requests (asked again).
+import type { RunOrigin, SuspendedRun } from "@agentsvc/agent-core";
+import type { Approvals } from "./approvals.js";
+import type { InteractionRequest } from "./gateway.js";
+import type { SessionParts } from "./parts.js";
+import { gatewayThreadId, type QueuedMessage } from "./threads.js";
+import type { Turns } from "./turns.js";
+
+export async function recover(
+  p: SessionParts,
+  turns: Turns,
+  approvals: Approvals,
+  options: { bootId: string; ownsRun: (run: SuspendedRun) => boolean },
+): Promise<Set<number>> {
+  const known = new Set<number>();
+  const records = p.store.inbox.unfinished();
+  const runningByThread = new Map(
+    records.filter((r) => r.status === "running").map((r) => [gatewayThreadId(r.gateway, r.thread), r]),
+  );
+
+  // 1. Continuations whose decision was recorded: go on from their checkpoint.
+  const interrupted = (await p.runs.interrupted?.()) ?? [];
+  for (const run of interrupted) {
+    const rec = runningByThread.get(run.options.threadId);
+    if (rec && p.registry.get(rec.gateway)) {
+      known.add(rec.id);
+      await p.threads.with(rec.gateway, rec.thread, async (state) => {
+        const active = {
+          inboxId: rec.id,
+          phase: "running" as const,
+          origin: originOf(rec),
+          steered: [],
+          committed: false,
+        };
+        state.active = active;
+        const handle = await p.runs.continueInterrupted?.(run.options.threadId, {
+          persistWith: turns.persistFor(state, active),
+        });
+        if (handle) turns.follow(state, handle);
+      });
+    } else {
+      await continueDetached(p, run);
+    }
+  }
+
+  // 2. Inbound records, oldest first.
+  const suspendedNow: { run: SuspendedRun; threadId: string }[] = [];
+  for (const rec of records) {
+    if (known.has(rec.id)) continue;
+    if (!p.registry.get(rec.gateway)) {
+      p.logger.warn(
+        { id: rec.id, gateway: rec.gateway },
+        "unfinished message of an unregistered gateway left as is",
+      );
+      continue;
+    }
+    known.add(rec.id);
+    const state = p.threads.get(rec.gateway, rec.thread);
+    const msg: QueuedMessage = { inboxId: rec.id, text: rec.text, origin: originOf(rec) };
+    if (rec.status === "running" && !state.active) {
+      const saved = await p.store.runStore.get(state.threadId);
+      if (saved && !saved.continuation) {
+        state.active = {
+          inboxId: rec.id,
+          phase: "suspended",
+          origin: msg.origin,
+          steered: [],
+          committed: false,
+        };
+        const open = p.store.interactions.getOpenByThread(rec.gateway, rec.thread);
+        if (open?.threadId === state.threadId) state.pendingRequestId = open.requestId;
+        else suspendedNow.push({ run: saved, threadId: state.threadId });
+        continue;
+      }
+      // Never committed and no checkpoint: the turn left nothing behind, so it runs again (first).
+      state.queue.unshift({ ...msg, running: true });
+      continue;
+    }
+    state.queue.push(msg);
+  }
+
+  // 3. Suspended runs whose request was never saved, and approval-channel runs: ask now.
+  for (const run of await p.store.runStore.list()) {
+    if (run.continuation || suspendedNow.some((s) => s.threadId === run.options.threadId)) continue;
+    if (
+      !run.options.origin &&
+      options.ownsRun(run) &&
+      !p.store.interactions.listOpen().some((i) => i.threadId === run.options.threadId)
+    ) {
+      suspendedNow.push({ run, threadId: run.options.threadId });
+    }
+  }
+  for (const { run } of suspendedNow) {
+    const pending = await p.runs.pending(run.options.threadId, { userId: run.options.userId });
+    if (pending) await approvals.onSuspended(run, pending);
+  }
+
+  // 4. Open requests are asked again: a prompt on a terminal or a chat may be gone with the process.
+  for (const open of p.store.interactions.listOpen()) {
+    const gateway = p.registry.get(open.gateway);
+    const run = await p.store.runStore.get(open.threadId);
+    if (!gateway || !run || run.continuation) continue;
+    const request: InteractionRequest = {
+      requestId: open.requestId,
+      threadId: open.threadId,
+      gateway: open.gateway,
+      thread: open.thread,
+      allowedDecisions: open.allowedDecisions,
+      toolName: run.pendingCall.name,
+      arguments: run.pendingCall.arguments,
+      prompt: open.prompt,
+      createdAt: open.createdAt,
+      ...(open.expiresAt !== null ? { expiresAt: open.expiresAt } : {}),
+      ...(run.options.origin?.meta ? { meta: run.options.origin.meta } : {}),
+    };
+    p.store.outbox.enqueue(approvals.renderItems(gateway, request, `boot-${options.bootId}`));
+    const state = p.threads.get(open.gateway, open.thread);
+    state.pendingRequestId ??= open.requestId;
+  }
+
+  // 5. Idle threads with queued messages start their next turn.
+  for (const state of p.threads.all()) {
+    if (state.active || state.queue.length === 0) continue;
+    p.track(
+      p.threads.with(state.gateway, state.thread, async (s) => {
+        if (s.active) return;
+        const next = s.queue.shift();
+        if (next) await turns.start(s, next);
+      }),
+    );
+  }
+  return known;
+}
+
+function originOf(rec: { gateway: string; thread: string; origin: RunOrigin | null }): RunOrigin {
+  return rec.origin ?? { gateway: rec.gateway, thread: rec.thread };
+}
+
+/** A continuation of a run that is not a gateway turn (agent route, webui): it saves itself. */
+async function continueDetached(p: SessionParts, run: SuspendedRun): Promise<void> {
+  try {
+    const handle = await p.runs.continueInterrupted?.(run.options.threadId);
+    if (handle)
+      p.track(
+        handle.done.then((r) =>
+          p.logger.info({ threadId: run.options.threadId, status: r.status }, "continued run ended"),
+        ),
+      );
+  } catch (err) {
+    p.logger.error({ err, threadId: run.options.threadId }, "could not continue an interrupted run");
+  }
+}

@@ -1,0 +1,33 @@
+// Housekeeping: finished inbox records (their dedup keys), sent and dead outbox pieces, and
+// expired seen tokens are deleted on a schedule.
+import type { Logger } from "pino";
+import type { SessionStore } from "./store.js";
+
+export interface RetentionOptions {
+  /** Finished inbox records are kept this long: a platform redelivering within it is still deduplicated. Default 7 days. */
+  inboxMs: number;
+  /** Sent and dead outbox pieces are kept this long (pull clients, the dead-letter log). Default 7 days. */
+  outboxMs: number;
+  /** How often the pruning runs. Default 1 hour. */
+  intervalMs: number;
+}
+
+const DAY = 24 * 60 * 60 * 1000;
+export const DEFAULT_RETENTION: RetentionOptions = {
+  inboxMs: 7 * DAY,
+  outboxMs: 7 * DAY,
+  intervalMs: 60 * 60 * 1000,
+};
+
+export function pruneOnce(
+  store: SessionStore,
+  retention: RetentionOptions,
+  logger: Logger,
+  now = Date.now(),
+) {
+  const inbox = store.inbox.prune(now - retention.inboxMs);
+  const outbox = store.outbox.prune(now - retention.outboxMs);
+  const tokens = store.seenTokens.prune(now);
+  if (inbox + outbox + tokens > 0) logger.info({ inbox, outbox, tokens }, "pruned finished gateway records");
+  return { inbox, outbox, tokens };
+}

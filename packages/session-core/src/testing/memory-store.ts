@@ -1,0 +1,142 @@
+// An in-process SessionStore for adapter tests (the contract suite): the same behaviour as
+// ChatDb's tables, minus durability. `transaction` runs its function as is (no rollback); the
+// session's crash-safety is proven against real SQLite in apps/server's crash test.
+import { type Decision, InMemoryRunStore, type RunOrigin } from "@agentsvc/agent-core";
+import type { InboxRecord, OutboxRow, SessionStore, StoredInteraction } from "../store.js";
+
+type Row = OutboxRow;
+
+export function createMemorySessionStore(now: () => number = Date.now): SessionStore {
+  const inbox: (InboxRecord & { receivedAt: number })[] = [];
+  const interactions = new Map<string, StoredInteraction>();
+  const outbox: Row[] = [];
+  const state = new Map<string, string>();
+  const tokens = new Map<string, { value: string; expiresAt: number }>();
+  const head = (r: Row) =>
+    !outbox.some(
+      (o) => o.status === "pending" && o.gateway === r.gateway && o.thread === r.thread && o.id < r.id,
+    );
+  return {
+    inbox: {
+      accept(input: { gateway: string; dedupKey: string; thread: string; text: string; origin: RunOrigin }) {
+        if (inbox.some((r) => r.gateway === input.gateway && r.dedupKey === input.dedupKey))
+          return { accepted: false, duplicate: true } as const;
+        const id = inbox.length + 1;
+        inbox.push({ id, ...input, status: "queued", receivedAt: now() });
+        return { accepted: true, id } as const;
+      },
+      markRunning(id: number) {
+        const r = inbox[id - 1];
+        if (r?.status === "queued") r.status = "running";
+      },
+      markDone(id: number, status: string) {
+        const r = inbox[id - 1];
+        if (r && (r.status === "queued" || r.status === "running")) r.status = status;
+      },
+      unfinished: () =>
+        inbox.filter((r) => r.status === "queued" || r.status === "running").map((r) => ({ ...r })),
+      prune: () => 0,
+    },
+    interactions: {
+      save(request) {
+        const prev = interactions.get(request.requestId);
+        interactions.set(request.requestId, {
+          ...request,
+          expiresAt: request.expiresAt ?? null,
+          participant: request.participant ?? null,
+          status: prev?.status ?? "open",
+        });
+      },
+      get: (id) => {
+        const r = interactions.get(id);
+        return r && { ...r };
+      },
+      getOpenByThread: (gateway, thread) =>
+        [...interactions.values()]
+          .filter((r) => r.gateway === gateway && r.thread === thread && r.status === "open")
+          .sort((a, b) => b.createdAt - a.createdAt)[0],
+      resolve(requestId: string, _decision: Decision) {
+        const r = interactions.get(requestId);
+        if (!r || r.status !== "open") return false;
+        r.status = "resolved";
+        return true;
+      },
+      listOpen: () => [...interactions.values()].filter((r) => r.status === "open"),
+      expired: (at) =>
+        [...interactions.values()].filter(
+          (r) => r.status === "open" && r.expiresAt !== null && r.expiresAt <= at,
+        ),
+    },
+    outbox: {
+      enqueue(items) {
+        const ids: number[] = [];
+        for (const item of items) {
+          if (outbox.some((o) => o.idemKey === item.idemKey)) continue;
+          const id = outbox.length + 1;
+          outbox.push({
+            id,
+            gateway: item.gateway,
+            thread: item.thread,
+            idemKey: item.idemKey,
+            kind: item.kind,
+            payload: structuredClone(item.payload),
+            status: "pending",
+            attempts: 0,
+            nextAttemptAt: item.notBefore ?? now(),
+            platformId: null,
+            createdAt: now(),
+          });
+          ids.push(id);
+        }
+        return ids;
+      },
+      due: (at, limit = 32) =>
+        outbox.filter((r) => r.status === "pending" && r.nextAttemptAt <= at && head(r)).slice(0, limit),
+      nextDueAt: () => {
+        const times = outbox.filter((r) => r.status === "pending" && head(r)).map((r) => r.nextAttemptAt);
+        return times.length ? Math.min(...times) : undefined;
+      },
+      markSent(id, platformId) {
+        const r = outbox[id - 1];
+        if (r?.status !== "pending") return false;
+        Object.assign(r, { status: "sent", attempts: r.attempts + 1, platformId: platformId ?? null });
+        return true;
+      },
+      markRetry(id, nextAttemptAt) {
+        const r = outbox[id - 1];
+        if (r?.status !== "pending") return false;
+        Object.assign(r, { attempts: r.attempts + 1, nextAttemptAt });
+        return true;
+      },
+      markDead(id) {
+        const r = outbox[id - 1];
+        if (r?.status !== "pending") return false;
+        Object.assign(r, { status: "dead", attempts: r.attempts + 1 });
+        return true;
+      },
+      list: (gateway, thread, after = 0, limit = 1000) =>
+        outbox.filter((r) => r.gateway === gateway && r.thread === thread && r.id > after).slice(0, limit),
+      prune: () => 0,
+    },
+    gatewayState: {
+      get: <T>(gateway: string, key: string) => {
+        const v = state.get(`${gateway}\u0000${key}`);
+        return v === undefined ? undefined : (JSON.parse(v) as T);
+      },
+      set: (gateway, key, value) => void state.set(`${gateway}\u0000${key}`, JSON.stringify(value)),
+      delete: (gateway, key) => void state.delete(`${gateway}\u0000${key}`),
+    },
+    seenTokens: {
+      claim(scope, token, value, expiresAt) {
+        const key = `${scope}\u0000${token}`;
+        const found = tokens.get(key);
+        if (found && found.expiresAt >= now()) return { claimed: false, value: found.value };
+        tokens.set(key, { value, expiresAt });
+        return { claimed: true };
+      },
+      prune: () => 0,
+    },
+    runStore: new InMemoryRunStore(),
+    transaction: <T>(fn: () => T): T => fn(),
+  };
+}

@@ -1,0 +1,77 @@
+// Per-thread state of the session and the lock that serialises every change to one thread.
+import type { RunOrigin } from "@agentsvc/agent-core";
+
+export interface QueuedMessage {
+  inboxId: number;
+  text: string;
+  origin: RunOrigin;
+  /** The record is already `running`: a turn that never committed before a restart runs again. */
+  running?: boolean;
+}
+
+export interface ActiveTurn {
+  inboxId: number;
+  phase: "running" | "suspended";
+  origin: RunOrigin;
+  /** Inbox ids of messages spliced into this turn by `steer`: marked done when the turn commits. */
+  steered: number[];
+  /** True once the turn's end (inbox done + reply queued) is committed. */
+  committed: boolean;
+}
+
+export interface ThreadState {
+  gateway: string;
+  thread: string;
+  threadId: string;
+  active?: ActiveTurn;
+  queue: QueuedMessage[];
+  /** Open interaction request on this thread, if any. */
+  pendingRequestId?: string;
+}
+
+/** The RunManager threadId of a gateway thread; one per (gateway, platform thread). */
+export function gatewayThreadId(gateway: string, thread: string): string {
+  return `gw:${gateway}:${thread}`;
+}
+
+export class Threads {
+  readonly #states = new Map<string, ThreadState>();
+  readonly #locks = new Map<string, Promise<unknown>>();
+
+  get(gateway: string, thread: string): ThreadState {
+    const threadId = gatewayThreadId(gateway, thread);
+    let state = this.#states.get(threadId);
+    if (!state) {
+      state = { gateway, thread, threadId, queue: [] };
+      this.#states.set(threadId, state);
+    }
+    return state;
+  }
+
+  peek(gateway: string, thread: string): ThreadState | undefined {
+    return this.#states.get(gatewayThreadId(gateway, thread));
+  }
+
+  all(): IterableIterator<ThreadState> {
+    return this.#states.values();
+  }
+
+  /** Lock work still queued or running, so `idle()` can wait for it. */
+  pending(): Promise<unknown>[] {
+    return [...this.#locks.values()];
+  }
+
+  /** Runs `fn` after every earlier change to the same thread has settled. */
+  with<T>(gateway: string, thread: string, fn: (state: ThreadState) => Promise<T> | T): Promise<T> {
+    const key = gatewayThreadId(gateway, thread);
+    const prev = this.#locks.get(key) ?? Promise.resolve();
+    const run = () => fn(this.get(gateway, thread));
+    const next = prev.then(run, run);
+    const settled = next.catch(() => undefined);
+    this.#locks.set(key, settled);
+    void settled.then(() => {
+      if (this.#locks.get(key) === settled) this.#locks.delete(key);
+    });
+    return next;
+  }
+}

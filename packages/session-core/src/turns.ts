@@ -1,0 +1,150 @@
+// Turns of gateway threads: start, commit (inbox record done + reply queued, in the same
+// transaction as the turn's messages), end, and the next queued message after it.
+import { AgentsvcError, type RunHandle, type TurnResult } from "@agentsvc/agent-core";
+import { fault } from "./fault.js";
+import type { SessionParts } from "./parts.js";
+import { failureText, textPieces } from "./replies.js";
+import type { InboxDoneStatus } from "./store.js";
+import type { ActiveTurn, QueuedMessage, ThreadState } from "./threads.js";
+
+export class Turns {
+  constructor(
+    private readonly p: SessionParts,
+    private readonly busyReply: string,
+  ) {}
+
+  /** Starts a turn for `msg` on an idle thread (inside the thread's lock). */
+  async start(state: ThreadState, msg: QueuedMessage): Promise<void> {
+    if (this.p.stopping()) {
+      state.queue.unshift(msg);
+      return;
+    }
+    if (!msg.running) this.p.store.inbox.markRunning(msg.inboxId);
+    const active: ActiveTurn = {
+      inboxId: msg.inboxId,
+      phase: "running",
+      origin: msg.origin,
+      steered: [],
+      committed: false,
+    };
+    state.active = active;
+    const gateway = this.p.registry.get(state.gateway);
+    if (gateway?.startTyping && gateway.capabilities.typing) {
+      gateway.startTyping(state.thread, msg.origin.meta).catch((err: unknown) => {
+        this.p.loggerFor(gateway).debug({ err, thread: state.thread }, "typing indicator failed");
+      });
+    }
+    let handle: RunHandle;
+    try {
+      handle = await this.#startRun(state, msg, active);
+    } catch (err) {
+      this.p.logger.error({ err, threadId: state.threadId }, "could not start a turn");
+      this.#commitFallback(state, active, failureText(err));
+      await this.finish(state);
+      return;
+    }
+    fault("turn-started");
+    this.follow(state, handle);
+  }
+
+  /** The writes that end a turn; run by the RunManager inside the transaction that saves it. */
+  persistFor(state: ThreadState, active: ActiveTurn): (result: TurnResult) => void {
+    return (result) => {
+      const status: InboxDoneStatus = result.status === "failed" ? "failed" : "done";
+      const text =
+        result.status === "completed"
+          ? result.text
+          : result.status === "failed"
+            ? failureText(result.error)
+            : "";
+      this.#commit(state, active, status, text);
+    };
+  }
+
+  /** Waits for the run to end or suspend, then settles the thread (inside its lock). */
+  follow(state: ThreadState, handle: RunHandle): void {
+    this.p.track(
+      handle.done.then((result) =>
+        this.p.threads.with(state.gateway, state.thread, (s) => this.#onEnd(s, result)),
+      ),
+    );
+  }
+
+  /** Next queued message of the thread, if any. */
+  async finish(state: ThreadState): Promise<void> {
+    state.active = undefined;
+    state.pendingRequestId = undefined;
+    const next = state.queue.shift();
+    if (next) await this.start(state, next);
+  }
+
+  /** The busy reply of `reject` (and of a full queue): recorded as rejected with its reply, together. */
+  busy(state: ThreadState, msg: QueuedMessage): void {
+    const gateway = this.p.registry.get(state.gateway);
+    this.p.store.transaction(() => {
+      this.p.store.inbox.markDone(msg.inboxId, "rejected");
+      if (gateway) {
+        const key = `${gateway.name}:in${msg.inboxId}:busy`;
+        this.p.store.outbox.enqueue(textPieces(gateway, state.thread, this.busyReply, key, msg.origin.meta));
+      }
+    });
+    this.p.sender.wake();
+  }
+
+  async #startRun(state: ThreadState, msg: QueuedMessage, active: ActiveTurn): Promise<RunHandle> {
+    const input = {
+      input: msg.text,
+      threadId: state.threadId,
+      userId: state.gateway,
+      conversationId: state.thread,
+      origin: msg.origin,
+      persistWith: this.persistFor(state, active),
+    };
+    // The previous run of this thread may still be settling its bookkeeping; retry briefly.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return this.p.runs.start(input);
+      } catch (err) {
+        if (!(err instanceof AgentsvcError && err.code === "thread_busy") || attempt >= 20) throw err;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    }
+  }
+
+  async #onEnd(state: ThreadState, result: TurnResult): Promise<void> {
+    const active = state.active;
+    if (!active) return;
+    if (result.status === "suspended") {
+      active.phase = "suspended";
+      return;
+    }
+    // The run could not save the turn (persist failed): end the record anyway, with a failure reply.
+    if (!active.committed) this.#commitFallback(state, active, failureText(result.error));
+    fault("after-commit");
+    this.p.sender.wake();
+    await this.finish(state);
+  }
+
+  #commit(state: ThreadState, active: ActiveTurn, status: InboxDoneStatus, text: string): void {
+    const gateway = this.p.registry.get(state.gateway);
+    this.p.store.transaction(() => {
+      this.p.store.inbox.markDone(active.inboxId, status);
+      for (const id of active.steered) this.p.store.inbox.markDone(id, "done");
+      if (gateway && text) {
+        const key = `${gateway.name}:in${active.inboxId}`;
+        this.p.store.outbox.enqueue(textPieces(gateway, state.thread, text, key, active.origin.meta));
+      }
+    });
+    active.committed = true;
+    if (gateway && !text)
+      this.p.loggerFor(gateway).info({ thread: state.thread }, "turn produced no text; nothing sent");
+  }
+
+  #commitFallback(state: ThreadState, active: ActiveTurn, text: string): void {
+    try {
+      this.#commit(state, active, "failed", text);
+    } catch (err) {
+      this.p.logger.error({ err, threadId: state.threadId }, "could not record the end of a failed turn");
+    }
+  }
+}
