@@ -1,7 +1,7 @@
 // Approvals through gateways: request built and persisted, rendered per capabilities, decided, resumed.
 import { afterEach, describe, expect, it } from "vitest";
 import { AgentsvcError } from "@agentsvc/agent-core";
-import { createGatewaySession, GatewayRegistry } from "../src/index.js";
+import { createGatewaySession, GatewayRegistry, type InteractionRequest } from "../src/index.js";
 import { createMockGateway } from "../src/testing/index.js";
 import { type Rig, removeDir, rig, until } from "./session-harness.js";
 
