@@ -92,15 +92,25 @@ export interface WebuiExposure extends EntryBase {
 
 export type Exposure = AgentExposure | McpExposure | WebuiExposure;
 
-export type ChannelEntry =
-  | (EntryBase & { type: "mock" })
-  | (EntryBase & { type: "cli" })
-  | (EntryBase & { type: "http"; secretEnvVar: string });
+/** Keys every gateway entry may carry (see the session-core README). */
+export interface GatewayEntryCommon {
+  /** Platform thread for approval requests of runs that did not come through this gateway. */
+  approvalDestination?: string;
+  /** Platform user ids that may decide any request on this gateway, besides the thread's participant. */
+  approvers?: string[];
+}
 
-export type TelegramEntry = EntryBase & { type: "telegram"; botTokenEnvVar: string };
-export type SlackEntry = EntryBase & { type: "slack"; botTokenEnvVar: string; appTokenEnvVar: string };
-export type DiscordEntry = EntryBase & { type: "discord"; botTokenEnvVar: string; intents: number };
-export type EmailEntry = EntryBase & {
+type GatewayBase = EntryBase & GatewayEntryCommon;
+
+export type ChannelEntry =
+  | (GatewayBase & { type: "mock" })
+  | (GatewayBase & { type: "cli" })
+  | (GatewayBase & { type: "http"; secretEnvVar: string });
+
+export type TelegramEntry = GatewayBase & { type: "telegram"; botTokenEnvVar: string };
+export type SlackEntry = GatewayBase & { type: "slack"; botTokenEnvVar: string; appTokenEnvVar: string };
+export type DiscordEntry = GatewayBase & { type: "discord"; botTokenEnvVar: string; intents: number };
+export type EmailEntry = GatewayBase & {
   type: "email";
   imapHostEnvVar: string;
   imapUsernameEnvVar: string;
@@ -109,7 +119,7 @@ export type EmailEntry = EntryBase & {
   imapPort: number;
   pollIntervalSeconds: number;
 };
-export type WhatsappEntry = EntryBase & {
+export type WhatsappEntry = GatewayBase & {
   type: "whatsapp";
   accessTokenEnvVar: string;
   phoneNumberIdEnvVar: string;
@@ -117,13 +127,13 @@ export type WhatsappEntry = EntryBase & {
   verifyTokenEnvVar: string;
   apiVersion: string;
 };
-export type TeamsEntry = EntryBase & {
+export type TeamsEntry = GatewayBase & {
   type: "teams";
   appIdEnvVar: string;
   appPasswordEnvVar: string;
   tenantId: string;
 };
-export type TwilioEntry = EntryBase & {
+export type TwilioEntry = GatewayBase & {
   type: "twilio";
   accountSidEnvVar: string;
   authTokenEnvVar: string;
@@ -131,14 +141,14 @@ export type TwilioEntry = EntryBase & {
   messagingServiceSid?: string;
   publicUrl?: string;
 };
-export type GithubEntry = EntryBase & {
+export type GithubEntry = GatewayBase & {
   type: "github";
   tokenEnvVar: string;
   webhookSecretEnvVar: string;
   botNameEnvVar: string;
   apiBaseUrl: string;
 };
-export type SignalEntry = EntryBase & { type: "signal"; accountEnvVar: string; httpUrl: string };
+export type SignalEntry = GatewayBase & { type: "signal"; accountEnvVar: string; httpUrl: string };
 
 export type PushGatewayEntry =
   | TelegramEntry
@@ -156,6 +166,8 @@ export type { PushType };
 export interface ProjectConfig {
   port?: number;
   rootAgent?: string;
+  /** The service's public base URL behind a proxy (webhook signature bases, links). */
+  publicBaseUrl?: string;
   /** Always holds `agentsvc` (sqlite), declared or not. */
   datasources: Record<string, { type: "sqlite" }>;
 }

@@ -1,11 +1,14 @@
 import * as v from "valibot";
-import { envVarName, strict } from "./common.js";
+import { envVarName, gatewayEntryCommon, strict } from "./common.js";
 
 export const CHANNEL_TYPES = ["mock", "cli", "http"] as const;
 
 export const mockChannelSchema = strict({ type: v.literal("mock", "must be mock") }, "a mock channel");
-export const cliChannelSchema = strict({ type: v.literal("cli", "must be cli") }, "a cli channel");
+export const cliChannelSchema = strict(
+  { type: v.literal("cli", "must be cli"), ...gatewayEntryCommon },
+  "a cli channel",
+);
 export const httpChannelSchema = strict(
-  { type: v.literal("http", "must be http"), secretEnvVar: envVarName },
+  { type: v.literal("http", "must be http"), ...gatewayEntryCommon, secretEnvVar: envVarName },
   "an http channel",
 );

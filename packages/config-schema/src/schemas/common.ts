@@ -60,3 +60,15 @@ export const integerIn = (min: number, max: number, what: string) =>
   );
 
 export const bool = (what: string) => v.boolean(`must be true or false (${what})`);
+
+/** Keys every gateway entry (channel adapter or push-style) may carry: where approvals go, who may decide. */
+export const gatewayEntryCommon = {
+  approvalDestination: v.optional(
+    nonEmptyString(
+      "platform thread for approval requests of runs from elsewhere: a chat id, phone number or address",
+    ),
+  ),
+  approvers: v.optional(
+    v.array(nonEmptyString("platform user id"), "must be a list of platform user ids allowed to decide"),
+  ),
+};

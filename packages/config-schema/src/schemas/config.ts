@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { integerIn, nonEmptyString, strict } from "./common.js";
+import { httpUrl, integerIn, nonEmptyString, strict } from "./common.js";
 
 export const DATASOURCE_TYPES = ["sqlite"] as const;
 
@@ -12,6 +12,11 @@ export const projectConfigSchema = strict(
   {
     port: v.optional(integerIn(0, 65535, "TCP port")),
     rootAgent: v.optional(nonEmptyString("file name of the root agent under agents/")),
+    publicBaseUrl: v.optional(
+      httpUrl(
+        "the URL the service is reached at from outside, behind a proxy or tunnel; webhook signatures use it",
+      ),
+    ),
     datasources: v.optional(
       v.record(
         v.pipe(

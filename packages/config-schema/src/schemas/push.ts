@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { envVarName, httpUrl, integerIn, nonEmptyString, strict } from "./common.js";
+import { envVarName, gatewayEntryCommon, httpUrl, integerIn, nonEmptyString, strict } from "./common.js";
 
 export const PUSH_TYPES = [
   "telegram",
@@ -27,14 +27,18 @@ export const PUSH_DEFAULTS = {
 const lit = <T extends PushType>(t: T) => v.literal(t, `must be ${t}`);
 
 export const pushSchemas = {
-  telegram: strict({ type: lit("telegram"), botTokenEnvVar: envVarName }, "a telegram entry"),
+  telegram: strict(
+    { type: lit("telegram"), ...gatewayEntryCommon, botTokenEnvVar: envVarName },
+    "a telegram entry",
+  ),
   slack: strict(
-    { type: lit("slack"), botTokenEnvVar: envVarName, appTokenEnvVar: envVarName },
+    { type: lit("slack"), ...gatewayEntryCommon, botTokenEnvVar: envVarName, appTokenEnvVar: envVarName },
     "a slack entry",
   ),
   discord: strict(
     {
       type: lit("discord"),
+      ...gatewayEntryCommon,
       botTokenEnvVar: envVarName,
       intents: v.optional(
         integerIn(0, 2 ** 31 - 1, "gateway intents bit field"),
@@ -46,6 +50,7 @@ export const pushSchemas = {
   email: strict(
     {
       type: lit("email"),
+      ...gatewayEntryCommon,
       imapHostEnvVar: envVarName,
       imapUsernameEnvVar: envVarName,
       imapPasswordEnvVar: envVarName,
@@ -61,6 +66,7 @@ export const pushSchemas = {
   whatsapp: strict(
     {
       type: lit("whatsapp"),
+      ...gatewayEntryCommon,
       accessTokenEnvVar: envVarName,
       phoneNumberIdEnvVar: envVarName,
       appSecretEnvVar: envVarName,
@@ -78,6 +84,7 @@ export const pushSchemas = {
   teams: strict(
     {
       type: lit("teams"),
+      ...gatewayEntryCommon,
       appIdEnvVar: envVarName,
       appPasswordEnvVar: envVarName,
       tenantId: v.optional(nonEmptyString("Bot Framework tenant id"), PUSH_DEFAULTS.teamsTenantId),
@@ -87,6 +94,7 @@ export const pushSchemas = {
   twilio: strict(
     {
       type: lit("twilio"),
+      ...gatewayEntryCommon,
       accountSidEnvVar: envVarName,
       authTokenEnvVar: envVarName,
       fromEnvVar: envVarName,
@@ -98,6 +106,7 @@ export const pushSchemas = {
   github: strict(
     {
       type: lit("github"),
+      ...gatewayEntryCommon,
       tokenEnvVar: envVarName,
       webhookSecretEnvVar: envVarName,
       botNameEnvVar: envVarName,
@@ -108,6 +117,7 @@ export const pushSchemas = {
   signal: strict(
     {
       type: lit("signal"),
+      ...gatewayEntryCommon,
       accountEnvVar: envVarName,
       httpUrl: v.optional(httpUrl("signal-cli daemon HTTP address"), PUSH_DEFAULTS.signalHttpUrl),
     },
