@@ -1,0 +1,2 @@
+// Platform fakes, one folder each (src/<platform>/), exported here.
+export { type FakeServer, listenLocal } from "./server.js";
