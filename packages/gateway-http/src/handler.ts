@@ -44,9 +44,6 @@ export function createHttpGatewayHandler(
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;
   const now = options.nowSeconds ?? (() => Math.floor(Date.now() / 1000));
   const byName = new Map(gateways.map((g) => [g.name, g]));
-  // A decision signature is bound to the request it was first used for: the signed body does not
-  // name the request, so without this a captured "approve" could be replayed onto another one.
-  const usedDecisionSignatures = new Map<string, { requestId: string; expires: number }>();
   const app = new Hono();
 
   /** Raw bytes the signature covers: the body, or "<METHOD> <path?query>" when there is none. */
@@ -71,12 +68,12 @@ export function createHttpGatewayHandler(
   }
 
   /** The started gateway whose secret signed this request (interaction routes name no gateway). */
-  function signer(c: Context, bytes: Uint8Array): HttpGateway | VerifyFailure {
+  function signer(c: Context, bytes: Uint8Array): { gateway: HttpGateway; digest: string } | VerifyFailure {
     let failure: VerifyFailure = "no_secret";
     for (const g of gateways) {
       if (!g.context) continue;
       const result = check(c, g, bytes);
-      if (result.ok) return g;
+      if (result.ok) return { gateway: g, digest: result.digest };
       if (failure === "no_secret" || result.reason !== "no_secret") failure = result.reason;
     }
     return failure;
@@ -113,12 +110,15 @@ export function createHttpGatewayHandler(
       meta?: Record<string, unknown>;
     };
     try {
+      // The signer is the author as far as this server can know: the body's words are a label only.
       const result = await context.deliver({
-        gateway: gateway.name,
         dedupKey: event.id,
         thread: event.thread,
         text: event.text,
-        ...(event.userDisplay !== undefined ? { userDisplay: event.userDisplay } : {}),
+        author: {
+          id: `http:${gateway.name}`,
+          ...(event.userDisplay !== undefined ? { displayName: event.userDisplay } : {}),
+        },
         ...(event.meta !== undefined ? { meta: event.meta } : {}),
       });
       if (!result.accepted) return c.json({ success: true, duplicate: true }, 200);
@@ -141,15 +141,16 @@ export function createHttpGatewayHandler(
     const afterText = c.req.query("after") ?? "0";
     if (!/^\d+$/.test(afterText))
       return fail(c, 400, "bad_request", `after: expected a non-negative integer (got "${afterText}")`);
-    const messages = gateway.messages(c.req.param("thread"), Number(afterText));
+    const messages = await gateway.messages(c.req.param("thread"), Number(afterText));
     return c.json({ success: true, messages, next: messages.at(-1)?.seq ?? Number(afterText) });
   });
 
   app.get("/interactions/:requestID", async (c) => {
     const raw = await signedBytes(c);
     if (raw === "too_large") return fail(c, 413, "body_too_large", `body: larger than ${maxBody} bytes`);
-    const who = signer(c, raw.bytes);
-    if (typeof who === "string") return fail(c, 401, "unauthorized", FAILURE_TEXT[who]);
+    const signed = signer(c, raw.bytes);
+    if (typeof signed === "string") return fail(c, 401, "unauthorized", FAILURE_TEXT[signed]);
+    const who = signed.gateway;
     const view = await who.context?.interaction(c.req.param("requestID"));
     // Another gateway's request reads as absent: a signer sees only its own.
     if (!view || view.gateway !== who.name)
@@ -161,19 +162,26 @@ export function createHttpGatewayHandler(
     const requestId = c.req.param("requestID");
     const raw = await signedBytes(c);
     if (raw === "too_large") return fail(c, 413, "body_too_large", `body: larger than ${maxBody} bytes`);
-    const who = signer(c, raw.bytes);
-    if (typeof who === "string") return fail(c, 401, "unauthorized", FAILURE_TEXT[who]);
+    const signed = signer(c, raw.bytes);
+    if (typeof signed === "string") return fail(c, 401, "unauthorized", FAILURE_TEXT[signed]);
+    const who = signed.gateway;
     const context = who.context;
     if (!context) return fail(c, 503, "not_started", `http gateway "${who.name}" is not started`);
-    const sig = `${who.name}\u0000${c.req.header(SIGNATURE_HEADER)}`;
-    const nowS = now();
-    for (const [key, used] of usedDecisionSignatures)
-      if (used.expires < nowS) usedDecisionSignatures.delete(key);
-    const used = usedDecisionSignatures.get(sig);
-    if (used && used.requestId !== requestId) {
+    // A decision signature is bound to the request it was first used for (the signed body does not
+    // name the request): keyed on the canonical digest and kept durably until the timestamp could
+    // no longer verify, so neither another spelling nor a restart lets a captured "approve" move.
+    const claim = await context.claimOnce(
+      `decision:${signed.digest}`,
+      requestId,
+      2 * TOLERANCE_SECONDS * 1000,
+    );
+    if (!claim.claimed && claim.value !== requestId) {
+      context.logger.warn(
+        { requestId, firstUsedFor: claim.value },
+        "decision signature replayed onto another request; refused",
+      );
       return fail(c, 401, "unauthorized", "X-Agentsvc-Signature: already used for another request");
     }
-    usedDecisionSignatures.set(sig, { requestId, expires: nowS + 2 * TOLERANCE_SECONDS });
     const parsed = parseJson(raw.body);
     if (!parsed.ok) return fail(c, 400, "bad_json", "body: expected a JSON object");
     const body = parsed.value as Record<string, unknown> | null;

@@ -1,12 +1,17 @@
 // The `http` channel adapter. Pull-driven: inbound events arrive on the handler's routes; replies
-// and approval requests are kept in a per-thread outbox read with a signed GET, and, when a
-// `callbackUrl` is configured, also POSTed there signed with the same scheme.
-import type {
-  Gateway,
-  GatewayCapabilities,
-  GatewayContext,
-  InteractionRequest,
-  OutboundMeta,
+// and approval requests are rows of the session's durable outbox, read with a signed GET (their
+// `seq` survives restarts), and, when a `callbackUrl` is configured, POSTed there signed with the
+// same scheme — a refused or failed callback is retried by the outbox with backoff.
+import {
+  type Gateway,
+  type GatewayCapabilities,
+  type GatewayContext,
+  GatewaySendError,
+  type InteractionRequest,
+  type OutboxEntry,
+  retryAfterMs,
+  type SendOptions,
+  type SendResult,
 } from "@agentsvc/session-core";
 import { signatureHeaders } from "./signature.js";
 
@@ -15,12 +20,10 @@ export interface HttpGatewayOptions {
   name: string;
   /** Environment variable holding the signing secret. Unset or empty: every request is rejected (401). */
   secretEnvVar: string;
-  /** Optional: every outbox message is also POSTed here (signed). */
+  /** Optional: every outbox message is also POSTed here (signed); non-2xx answers are retried. */
   callbackUrl?: string;
   /** Overrides the environment the session hands over (tests, embedding). */
   env?: Readonly<Record<string, string | undefined>>;
-  /** Messages kept per thread; older ones are dropped first. Default 1000. */
-  outboxLimit?: number;
   /** Default 65 536 characters per reply piece. */
   messageLimit?: number;
   /** Callback timeout. Default 10 000 ms. */
@@ -28,7 +31,15 @@ export interface HttpGatewayOptions {
 }
 
 export type OutboxMessage =
-  | { seq: number; at: number; thread: string; kind: "reply"; text: string; meta?: Record<string, unknown> }
+  | {
+      seq: number;
+      at: number;
+      thread: string;
+      kind: "reply";
+      text: string;
+      idempotencyKey: string;
+      meta?: Record<string, unknown>;
+    }
   | {
       seq: number;
       at: number;
@@ -39,13 +50,8 @@ export type OutboxMessage =
       toolName: string;
       arguments: unknown;
       allowedDecisions: string[];
+      idempotencyKey: string;
     };
-
-type OutboxInput = OutboxMessage extends infer M
-  ? M extends OutboxMessage
-    ? Omit<M, "seq" | "at">
-    : never
-  : never;
 
 export class HttpGateway implements Gateway {
   readonly kind = "channel" as const;
@@ -57,11 +63,8 @@ export class HttpGateway implements Gateway {
   readonly callbackUrl: string | undefined;
   #secret = "";
   #context: GatewayContext | undefined;
-  readonly #outbox = new Map<string, OutboxMessage[]>();
-  readonly #outboxLimit: number;
   readonly #env: Readonly<Record<string, string | undefined>> | undefined;
   readonly #callbackTimeoutMs: number;
-  #seq = 0;
 
   constructor(options: HttpGatewayOptions) {
     if (!/^[A-Za-z0-9_-]+$/.test(options.name)) {
@@ -71,7 +74,6 @@ export class HttpGateway implements Gateway {
     this.secretEnvVar = options.secretEnvVar;
     this.callbackUrl = options.callbackUrl;
     this.#env = options.env;
-    this.#outboxLimit = options.outboxLimit ?? 1000;
     this.messageLimit = options.messageLimit ?? 65_536;
     this.#callbackTimeoutMs = options.callbackTimeoutMs ?? 10_000;
   }
@@ -101,63 +103,89 @@ export class HttpGateway implements Gateway {
     this.#context = undefined;
   }
 
-  async send(thread: string, text: string, options: OutboundMeta = {}): Promise<void> {
-    this.#push({ thread, kind: "reply", text, ...(options.meta ? { meta: options.meta } : {}) });
+  /** The reply is already readable through the outbox; a callback is the only delivery to make. */
+  async send(thread: string, text: string, options: SendOptions): Promise<SendResult | undefined> {
+    await this.#callback({
+      kind: "reply",
+      thread,
+      text,
+      idempotencyKey: options.idempotencyKey,
+      ...(options.meta ? { meta: options.meta } : {}),
+    });
+    return undefined;
   }
 
-  async requestDecision(request: InteractionRequest): Promise<void> {
-    this.#push({
-      thread: request.thread,
-      kind: "interaction",
-      requestId: request.requestId,
-      text: request.prompt,
-      toolName: request.toolName,
-      arguments: request.arguments,
-      allowedDecisions: request.allowedDecisions,
-    });
+  async requestDecision(request: InteractionRequest, options: SendOptions): Promise<SendResult | undefined> {
+    await this.#callback(interactionMessage(request, options.idempotencyKey));
+    return undefined;
   }
 
   /** Outbox messages of a thread with seq > after, oldest first. */
-  messages(thread: string, after = 0): OutboxMessage[] {
-    return (this.#outbox.get(thread) ?? []).filter((m) => m.seq > after);
+  async messages(thread: string, after = 0): Promise<OutboxMessage[]> {
+    const rows = (await this.#context?.outbox(thread, after)) ?? [];
+    return rows.flatMap(toMessage);
   }
 
-  #push(input: OutboxInput): void {
-    const message = { ...input, seq: ++this.#seq, at: Date.now() } as OutboxMessage;
-    let list = this.#outbox.get(message.thread);
-    if (!list) {
-      list = [];
-      this.#outbox.set(message.thread, list);
-    }
-    list.push(message);
-    if (list.length > this.#outboxLimit) {
-      const dropped = list.splice(0, list.length - this.#outboxLimit);
-      this.#context?.logger.warn(
-        { thread: message.thread, dropped: dropped.length },
-        "outbox full; oldest messages dropped",
-      );
-    }
-    if (this.callbackUrl) void this.#callback(message);
-  }
-
-  async #callback(message: OutboxMessage): Promise<void> {
+  async #callback(message: Record<string, unknown>): Promise<void> {
     const url = this.callbackUrl;
     if (!url || this.#secret === "") return;
     const body = JSON.stringify({ gateway: this.name, ...message });
+    let res: Response;
     try {
-      const res = await fetch(url, {
+      res = await fetch(url, {
         method: "POST",
         headers: { "content-type": "application/json", ...signatureHeaders(this.#secret, body) },
         body,
         signal: AbortSignal.timeout(this.#callbackTimeoutMs),
       });
-      if (!res.ok)
-        this.#context?.logger.warn({ url, status: res.status, seq: message.seq }, "callback refused");
     } catch (err) {
-      // The message stays in the outbox; the client can still pull it.
-      this.#context?.logger.warn({ url, err, seq: message.seq }, "callback failed");
+      throw new GatewaySendError(
+        `callback to ${url} failed: ${err instanceof Error ? err.message : String(err)}`,
+        { cause: err },
+      );
+    }
+    await res.body?.cancel();
+    if (!res.ok) {
+      const wait = retryAfterMs(res.headers.get("retry-after"));
+      throw new GatewaySendError(`callback refused with ${res.status}`, {
+        status: res.status,
+        ...(wait !== undefined ? { retryAfterMs: wait } : {}),
+      });
     }
   }
+}
+
+function interactionMessage(request: InteractionRequest, idempotencyKey: string) {
+  return {
+    kind: "interaction" as const,
+    thread: request.thread,
+    requestId: request.requestId,
+    text: request.prompt,
+    toolName: request.toolName,
+    arguments: request.arguments,
+    allowedDecisions: request.allowedDecisions,
+    idempotencyKey,
+  };
+}
+
+function toMessage(row: OutboxEntry): OutboxMessage[] {
+  const base = { seq: row.seq, at: row.at };
+  if (row.kind === "text") {
+    const p = row.payload as { text: string; meta?: Record<string, unknown> };
+    return [
+      {
+        ...base,
+        thread: row.thread,
+        kind: "reply",
+        text: p.text,
+        idempotencyKey: row.idempotencyKey,
+        ...(p.meta ? { meta: p.meta } : {}),
+      },
+    ];
+  }
+  if (row.kind === "approval")
+    return [{ ...base, ...interactionMessage(row.payload as InteractionRequest, row.idempotencyKey) }];
+  return [];
 }
 
 export function createHttpGateway(options: HttpGatewayOptions): HttpGateway {

@@ -43,14 +43,15 @@ export function verifySignature(input: {
   signature: string | undefined | null;
   signed: Uint8Array;
   nowSeconds?: number;
-}): { ok: true } | { ok: false; reason: VerifyFailure } {
+}): { ok: true; digest: string } | { ok: false; reason: VerifyFailure } {
   if (input.secret === "") return { ok: false, reason: "no_secret" };
   if (!input.timestamp || !input.signature) return { ok: false, reason: "missing_header" };
   if (!/^\d{1,12}$/.test(input.timestamp)) return { ok: false, reason: "bad_timestamp" };
   const now = input.nowSeconds ?? Math.floor(Date.now() / 1000);
   if (Math.abs(now - Number(input.timestamp)) > TOLERANCE_SECONDS)
     return { ok: false, reason: "stale_timestamp" };
-  const expected = Buffer.from(signPayload(input.secret, input.timestamp, input.signed), "hex");
+  const hex = signPayload(input.secret, input.timestamp, input.signed);
+  const expected = Buffer.from(hex, "hex");
   // Several `v1=` values (comma-separated) allow a client to sign with an old and a new secret.
   let match = false;
   for (const part of input.signature.split(",")) {
@@ -60,5 +61,7 @@ export function verifySignature(input: {
     // Equal-length digests, compared in constant time; keep looping so timing does not reveal which part matched.
     if (timingSafeEqual(expected, given)) match = true;
   }
-  return match ? { ok: true } : { ok: false, reason: "bad_signature" };
+  // The digest (lower-case hex) names the signed request whatever spelling carried it: the replay
+  // guard keys on it, so `V1=`/upper-case/repeated/extra-value spellings are the same signature.
+  return match ? { ok: true, digest: hex } : { ok: false, reason: "bad_signature" };
 }

@@ -21,14 +21,17 @@ export interface HttpRig {
   gateways: HttpGateway[];
   executed: string[];
   logs: () => { level: number; name?: string; msg?: string }[];
-  close(): Promise<void>;
+  /** The store folder (pass it to `httpRig` again to restart over the same file). */
+  dir: string;
+  close(options?: { keep?: boolean }): Promise<void>;
 }
 
 export async function httpRig(
   entries: Omit<HttpGatewayOptions, "env">[],
   env: Record<string, string>,
+  options: { dir?: string } = {},
 ): Promise<HttpRig> {
-  const dir = mkdtempSync(join(tmpdir(), "agentsvc-http-"));
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), "agentsvc-http-"));
   const db = ChatDb.open({ appRoot: dir, path: "chat.db" });
   const executed: string[] = [];
   const agent = defineAgent({
@@ -84,17 +87,18 @@ export async function httpRig(
     session,
     gateways,
     executed,
+    dir,
     logs: () =>
       chunks
         .join("")
         .split("\n")
         .filter(Boolean)
         .map((l) => JSON.parse(l)),
-    close: async () => {
+    close: async ({ keep = false } = {}) => {
       await server.close();
       await session.stop();
       db.close();
-      rmSync(dir, { recursive: true, force: true });
+      if (!keep) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

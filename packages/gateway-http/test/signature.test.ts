@@ -109,8 +109,10 @@ describe("http gateway request signatures", () => {
     const ts = "1700000000";
     const good = signPayload("k", ts, body);
     const at = { secret: "k", timestamp: ts, signed: body, nowSeconds: 1700000000 };
-    expect(verifySignature({ ...at, signature: `v1=${good}` })).toEqual({ ok: true });
-    expect(verifySignature({ ...at, signature: `v1=${"0".repeat(64)}, v1=${good}` })).toEqual({ ok: true });
+    expect(verifySignature({ ...at, signature: `v1=${good}` })).toMatchObject({ ok: true });
+    expect(verifySignature({ ...at, signature: `v1=${"0".repeat(64)}, v1=${good}` })).toMatchObject({
+      ok: true,
+    });
     expect(verifySignature({ ...at, signature: `v1=${good.slice(2)}` })).toEqual({
       ok: false,
       reason: "bad_signature",
