@@ -8,6 +8,7 @@ import type {
   GatewayCapabilities,
   GatewayContext,
   InteractionRequest,
+  SendResult,
 } from "@agentsvc/session-core";
 import { LineReader } from "./line-reader.js";
 
@@ -57,12 +58,13 @@ export class CliGateway implements Gateway {
     this.#context = undefined;
   }
 
-  async send(thread: string, text: string): Promise<void> {
+  async send(thread: string, text: string): Promise<SendResult | undefined> {
     this.#write(`[${thread}] ${text}\n`);
+    return undefined;
   }
 
   /** Queues the prompt and returns; the answer is reported through `context.decide`. */
-  async requestDecision(request: InteractionRequest): Promise<void> {
+  async requestDecision(request: InteractionRequest): Promise<SendResult | undefined> {
     const context = this.#context;
     const reader = this.#reader;
     if (!context || !reader) throw new Error(`cli gateway "${this.name}" is not started`);
@@ -71,6 +73,7 @@ export class CliGateway implements Gateway {
         context.logger.error({ err, requestId: request.requestId }, "approval prompt failed");
       }),
     );
+    return undefined;
   }
 
   /** Resolves once every queued prompt has been answered (or input ended). */

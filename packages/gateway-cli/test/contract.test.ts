@@ -4,9 +4,8 @@ import { terminal } from "./helpers.js";
 
 runGatewayContract("cli", async () => {
   const term = terminal();
-  const gateway = createCliGateway({ input: term.input, output: term.output });
   return {
-    gateway,
+    gateway: () => createCliGateway({ input: term.input, output: term.output }),
     sent: async () => [{ text: term.text() }],
     choose: async (_request, decision) => {
       term.input.write(decision === "approve" ? "A\n" : "R\n\n");

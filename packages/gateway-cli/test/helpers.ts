@@ -27,6 +27,9 @@ export function terminal() {
       return { ok: true, requestId, decision: decision.decision };
     },
     interaction: async () => undefined,
+    state: { get: async () => undefined, set: async () => {}, delete: async () => {} },
+    outbox: async () => [],
+    claimOnce: async () => ({ claimed: true }),
     logger,
     scheduler: new Scheduler(logger).forGateway("cli", logger),
     env: {},
