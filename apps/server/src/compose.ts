@@ -17,6 +17,7 @@ import pino, { type Logger } from "pino";
 import { readEnv } from "./env.js";
 import { AGENT_ROUTE_USER, wireGateways } from "./gateways.js";
 import { mountPage } from "./static-pages.js";
+import { mountWebhooks } from "./webhooks.js";
 import { StoreSet } from "./stores.js";
 
 export interface ServerOptions {
@@ -79,7 +80,7 @@ export async function createServer(project: Project, options: ServerOptions = {}
       logger,
       interactive: options.interactive ?? process.stdin.isTTY === true,
     });
-    closers.push(() => gateways.session.stop());
+    closers.push(() => gateways.session.stop(0));
 
     const app = new Hono();
     for (const exposure of project.exposures) {
@@ -98,6 +99,7 @@ export async function createServer(project: Project, options: ServerOptions = {}
       }
     }
     if (gateways.httpRoutes) app.route("/", gateways.httpRoutes);
+    mountWebhooks(app, gateways.gateways, project.config.publicBaseUrl);
     // Gateways start last: replayed inbound messages may start turns right away.
     await gateways.session.start();
     app.notFound((c) =>
@@ -110,8 +112,8 @@ export async function createServer(project: Project, options: ServerOptions = {}
       memory: runs.memory,
       session: gateways.session,
       async close(drainMs = 10_000) {
-        // No new inbound work, then let running turns finish (bounded), then release everything.
-        await gateways.session.stop();
+        // Running turns finish and commit first (bounded), then the session stops its gateways.
+        await gateways.session.stop(drainMs);
         await runs.drain(drainMs);
         for (const close of closers.reverse()) await close();
         stores.close();

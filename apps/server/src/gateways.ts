@@ -1,4 +1,4 @@
-import type { RunManager } from "@agentsvc/agent-core";
+import type { RunManager, SuspendedRun } from "@agentsvc/agent-core";
 import type { ChatDb } from "@agentsvc/chat-store";
 import type { ChannelEntry, Project, PushGatewayEntry } from "@agentsvc/config-schema";
 import { createCliGateway } from "@agentsvc/gateway-cli";
@@ -48,12 +48,14 @@ export interface GatewayWiring {
   session: GatewaySession;
   /** The `http` channel adapters' routes (`/gateways/...`, `/interactions/...`), when any exists. */
   httpRoutes?: Hono;
+  /** Every registered gateway (webhook gateways' routes are mounted from these). */
+  gateways: Gateway[];
 }
 
 /**
  * The project's one gateway session, bound to the root agent. The default approval channel `cli` is
- * registered when the agent names none and stdin is a terminal; otherwise a suspended agent-route
- * run waits (and is logged) until an approval channel is configured.
+ * registered when the agent names none and stdin is a terminal; otherwise an agent-route run that
+ * needs an approval no channel can ask for is rejected at once (logged), never left blocking.
  */
 export async function wireGateways(input: {
   project: Project;
@@ -71,27 +73,35 @@ export async function wireGateways(input: {
   for (const entry of entries) {
     const gateway = await gatewayFor(entry, project, env);
     registry.register(gateway);
-    refs.push({ name: gateway.name, type: entry.type, file: entry.file });
+    refs.push({
+      name: gateway.name,
+      type: entry.type,
+      file: entry.file,
+      ...(entry.approvalDestination ? { approvalDestination: entry.approvalDestination } : {}),
+      ...(entry.approvers ? { approvers: entry.approvers } : {}),
+    });
     if (entry.type === "http") http.push(gateway);
   }
   const agent = runs.agent;
   const channel = agent.approvals?.channel ?? "cli";
   if (channel === "cli" && !registry.has("cli") && input.interactive) registry.register(createCliGateway());
 
+  // Webui runs are answered in the page (/pending, /resume); only gateway and agent-route runs go to the session.
+  const ownsRun = (run: SuspendedRun) => run.options.origin !== undefined || run.options.userId === AGENT_ROUTE_USER;
   const session = createGatewaySession({
     runs,
-    store: { inbox: db.inbox, interactions: db.interactions, runStore: db.runStore },
+    store: db,
     registry,
     agent,
     entries: refs,
     loggers: { root: logger },
     env,
-    // Webui runs are answered in the page (/pending, /resume); only gateway and agent-route runs go to the session.
     subscribeSuspensions: false,
+    ownsRun,
+    ...(project.config.publicBaseUrl ? { publicBaseUrl: project.config.publicBaseUrl } : {}),
   });
   runs.onSuspended((run, pending) => {
-    if (run.options.origin || run.options.userId === AGENT_ROUTE_USER)
-      void session.handleSuspension(run, pending);
+    if (ownsRun(run)) void session.handleSuspension(run, pending);
   });
 
   let httpRoutes: Hono | undefined;
@@ -100,7 +110,8 @@ export async function wireGateways(input: {
     const handler = mod.createHttpGatewayHandler as (gateways: Gateway[]) => Hono;
     httpRoutes = handler(http);
   }
-  return httpRoutes ? { session, httpRoutes } : { session };
+  const gateways = registry.list();
+  return httpRoutes ? { session, httpRoutes, gateways } : { session, gateways };
 }
 
 /** The identity of runs started through an `exposes: agent` route (no sign-in there). */
