@@ -87,7 +87,8 @@ export async function wireGateways(input: {
   if (channel === "cli" && !registry.has("cli") && input.interactive) registry.register(createCliGateway());
 
   // Webui runs are answered in the page (/pending, /resume); only gateway and agent-route runs go to the session.
-  const ownsRun = (run: SuspendedRun) => run.options.origin !== undefined || run.options.userId === AGENT_ROUTE_USER;
+  const ownsRun = (run: SuspendedRun) =>
+    run.options.origin !== undefined || run.options.userId === AGENT_ROUTE_USER;
   const session = createGatewaySession({
     runs,
     store: db,

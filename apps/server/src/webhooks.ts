@@ -6,7 +6,11 @@ import type { Context, Hono } from "hono";
 /** Largest webhook body accepted; platform deliveries are far smaller. */
 export const WEBHOOK_MAX_BYTES = 1024 * 1024;
 
-export function mountWebhooks(app: Hono, gateways: readonly Gateway[], publicBaseUrl: string | undefined): string[] {
+export function mountWebhooks(
+  app: Hono,
+  gateways: readonly Gateway[],
+  publicBaseUrl: string | undefined,
+): string[] {
   const mounted: string[] = [];
   for (const gateway of gateways) {
     if (!gateway.webhooks?.length) continue;
@@ -16,7 +20,10 @@ export function mountWebhooks(app: Hono, gateways: readonly Gateway[], publicBas
         const request = await toWebhookRequest(c, route.method, publicBaseUrl);
         if (request === "too_large") return c.text("payload too large", 413);
         const response = await route.handle(request);
-        return new Response(response.body ?? null, { status: response.status, headers: response.headers ?? {} });
+        return new Response(response.body ?? null, {
+          status: response.status,
+          headers: response.headers ?? {},
+        });
       });
     }
     mounted.push(path);
@@ -39,6 +46,8 @@ async function toWebhookRequest(
     headers[key.toLowerCase()] = value;
   });
   // Behind a proxy the platform signed the URL it called, not the one this server sees.
-  const publicUrl = publicBaseUrl ? `${publicBaseUrl.replace(/\/+$/, "")}${url.pathname}${url.search}` : url.href;
+  const publicUrl = publicBaseUrl
+    ? `${publicBaseUrl.replace(/\/+$/, "")}${url.pathname}${url.search}`
+    : url.href;
   return { method, rawBody, headers, url: url.href, publicUrl, query: url.searchParams };
 }

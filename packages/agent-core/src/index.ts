@@ -74,3 +74,4 @@ export {
 export { toModelTools, toPrompt } from "./prompt.js";
 export { chatFinishReason, makeChunk } from "./chunk-factory.js";
 export { mintThreadId, randomId } from "./ids.js";
+export { fault, type FaultPoint } from "./fault.js";

@@ -3,6 +3,7 @@ import { createSummarizer } from "./compaction.js";
 import type { AgentDefinition } from "./define.js";
 import { AgentsvcError } from "./errors.js";
 import { RunEventLog } from "./event-log.js";
+import { fault } from "./fault.js";
 import { mintThreadId } from "./ids.js";
 import { InMemoryRunStore } from "./in-memory-run-store.js";
 import type { Memory, MemoryScope } from "./memory.js";
@@ -476,6 +477,7 @@ export class RunManager implements RunManagerApi {
     try {
       if (messages.length > 0) await this.memory.append(scope, messages, within);
       else within();
+      fault("turn-saved");
       if (checkpointed && !this.runStore.deleteWithin) await this.runStore.delete(threadId);
       return { outcome, result };
     } catch (error) {

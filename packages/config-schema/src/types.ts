@@ -105,7 +105,7 @@ type GatewayBase = EntryBase & GatewayEntryCommon;
 export type ChannelEntry =
   | (GatewayBase & { type: "mock" })
   | (GatewayBase & { type: "cli" })
-  | (GatewayBase & { type: "http"; secretEnvVar: string });
+  | (GatewayBase & { type: "http"; secretEnvVar: string; callbackUrl?: string });
 
 export type TelegramEntry = GatewayBase & { type: "telegram"; botTokenEnvVar: string };
 export type SlackEntry = GatewayBase & { type: "slack"; botTokenEnvVar: string; appTokenEnvVar: string };

@@ -4,8 +4,7 @@
 // blocked for good: a request no channel can render is rejected at once, and every request expires.
 import { randomBytes } from "node:crypto";
 import type { Decision, PendingApproval, SuspendedRun } from "@agentsvc/agent-core";
-import { AgentsvcError } from "@agentsvc/agent-core";
-import { fault } from "./fault.js";
+import { AgentsvcError, fault } from "@agentsvc/agent-core";
 import type { DecideResult, DecidedNotice, DecisionInput, Gateway, InteractionRequest } from "./gateway.js";
 import { describeRequest } from "./interaction.js";
 import type { SessionParts } from "./parts.js";

@@ -1,3 +1,4 @@
+import { fault } from "@agentsvc/agent-core";
 // Drains the durable outbox: each thread's pieces in order, threads side by side, every failure
 // retried with exponential backoff + jitter (the platform's retry-after honoured), and a piece
 // that keeps failing dead-lettered and logged. A piece is marked sent only after the platform
@@ -5,7 +6,6 @@
 import type { Logger } from "pino";
 import { backoffDelay } from "./backoff.js";
 import { GatewaySendError } from "./errors.js";
-import { fault } from "./fault.js";
 import type { DecidedNotice, Gateway, InteractionRequest, SendResult } from "./gateway.js";
 import type { GatewayRegistry } from "./registry.js";
 import type { OutboxRow, SessionStore } from "./store.js";
@@ -115,6 +115,7 @@ export class OutboxSender {
     }
     const attempt = row.attempts + 1;
     try {
+      fault("before-send");
       const result = await this.#deliver(gateway, row, attempt);
       fault("mid-send");
       this.#store.outbox.markSent(row.id, result?.messageId);

@@ -10,11 +10,11 @@ import {
   type RunManagerApi,
   type RunOrigin,
   type SuspendedRun,
+  fault,
 } from "@agentsvc/agent-core";
 import type { Logger } from "pino";
 import { Approvals, DEFAULT_APPROVAL_EXPIRY_MS } from "./approvals.js";
 import { contextFor } from "./context.js";
-import { fault } from "./fault.js";
 import type {
   DecideResult,
   DecisionInput,

@@ -1,7 +1,6 @@
 // Turns of gateway threads: start, commit (inbox record done + reply queued, in the same
 // transaction as the turn's messages), end, and the next queued message after it.
-import { AgentsvcError, type RunHandle, type TurnResult } from "@agentsvc/agent-core";
-import { fault } from "./fault.js";
+import { AgentsvcError, type RunHandle, type TurnResult, fault } from "@agentsvc/agent-core";
 import type { SessionParts } from "./parts.js";
 import { failureText, textPieces } from "./replies.js";
 import type { InboxDoneStatus } from "./store.js";

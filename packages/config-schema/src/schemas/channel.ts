@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { envVarName, gatewayEntryCommon, strict } from "./common.js";
+import { envVarName, gatewayEntryCommon, httpUrl, strict } from "./common.js";
 
 export const CHANNEL_TYPES = ["mock", "cli", "http"] as const;
 
@@ -9,6 +9,11 @@ export const cliChannelSchema = strict(
   "a cli channel",
 );
 export const httpChannelSchema = strict(
-  { type: v.literal("http", "must be http"), ...gatewayEntryCommon, secretEnvVar: envVarName },
+  {
+    type: v.literal("http", "must be http"),
+    ...gatewayEntryCommon,
+    secretEnvVar: envVarName,
+    callbackUrl: v.optional(httpUrl("URL every reply and approval request is also POSTed to, signed")),
+  },
   "an http channel",
 );
