@@ -105,7 +105,8 @@ export interface Rig {
   executed: string[];
   logs: ReturnType<typeof captureLogs>;
   agent: AgentDefinition;
-  close(): Promise<void>;
+  /** Stops the session (waiting up to `drainMs` for running turns) and closes the store. */
+  close(drainMs?: number): Promise<void>;
 }
 
 export interface RigOptions {
@@ -115,6 +116,8 @@ export interface RigOptions {
   extraGateways?: MockGateway[];
   channel?: string;
   gates?: Gates;
+  /** Seconds before an open approval request expires. */
+  expiresAfterSeconds?: number;
 }
 
 export function tempDir(): string {
@@ -126,7 +129,11 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
   const db = ChatDb.open({ appRoot: dir, path: "data/chat.db" });
   const gates = options.gates ?? new Gates();
   const executed: string[] = [];
-  const agent = testAgent(gates, executed, options.gatewaySession, options.channel);
+  const base = testAgent(gates, executed, options.gatewaySession, options.channel);
+  const agent =
+    options.expiresAfterSeconds === undefined
+      ? base
+      : { ...base, approvals: { ...base.approvals, expiresAfterSeconds: options.expiresAfterSeconds } };
   const runs = new CountingRunManager({
     agent,
     memory: db.createMemory({ canSummarize: false }),
@@ -159,10 +166,10 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
     executed,
     logs,
     agent,
-    close: async () => {
+    close: async (drainMs = 2_000) => {
       if (closed) return;
       closed = true;
-      await session.stop();
+      await session.stop(drainMs);
       db.close();
     },
   };

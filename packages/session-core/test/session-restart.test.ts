@@ -29,7 +29,7 @@ describe("restart", () => {
       ["T2", "use delete_file keep.txt", "running"],
     ]);
     // "Kill": close without finishing anything (the stuck turn's gate never opens in this process).
-    await a.close();
+    await a.close(50);
 
     // --- second process on the same file.
     const gates = new Gates();
@@ -78,6 +78,48 @@ describe("restart", () => {
       await b.close();
     } finally {
       removeDir(dir2);
+    }
+  });
+
+  it("a graceful stop lets a running turn finish and commit first, so the next start does not run it again", async () => {
+    const dir3 = tempDir();
+    try {
+      const a = await rig({ dir: dir3 });
+      await a.gateway.inject({ thread: "T", text: "use wait_gate slow" });
+      await until(() => a.gates.calls.length === 1, "the turn at its gate");
+      const stopping = a.close(5_000);
+      await new Promise((r) => setTimeout(r, 50));
+      await a.gates.openNext();
+      await stopping;
+      const b = await rig({ dir: dir3 });
+      await b.session.idle();
+      expect(b.runs.starts).toEqual([]);
+      expect(await userTexts(b, "T")).toEqual(["use wait_gate slow"]);
+      expect([...a.gateway.textsTo("T"), ...b.gateway.textsTo("T")]).toHaveLength(1);
+      await b.close();
+    } finally {
+      removeDir(dir3);
+    }
+  });
+
+  it("steered text is kept until the turn that absorbed it is saved: after a crash mid-turn it still runs", async () => {
+    const dir4 = tempDir();
+    try {
+      const a = await rig({ dir: dir4, gatewaySession: { policy: "steer" } });
+      await a.gateway.inject({ thread: "T", text: "use wait_gate first" });
+      await until(() => a.gates.calls.length === 1, "the turn at its gate");
+      await a.gateway.inject({ thread: "T", text: "and also this" });
+      await until(() => a.db.inbox.unfinished().length === 2, "both recorded");
+      await a.close(50); // the turn never commits: a crash as far as the store knows
+      const gates = new Gates();
+      gates.openAll();
+      const b = await rig({ dir: dir4, gatewaySession: { policy: "steer" }, gates });
+      await b.session.idle();
+      expect((await userTexts(b, "T")).join("|")).toContain("and also this");
+      expect(b.db.inbox.unfinished()).toEqual([]);
+      await b.close();
+    } finally {
+      removeDir(dir4);
     }
   });
 });
