@@ -110,6 +110,32 @@ describe("the hello example served by createServer", () => {
   });
 });
 
+describe("approvals on the agent route without an approval channel", () => {
+  it("never blocks the conversation: the request is rejected at once and the next turn runs", async () => {
+    const first = await post("/agent/invoke", { input: "please use send_note to say hi", conversationId: "c-dead-end" });
+    expect(first.status).toBe(200);
+    // The rejection continues the run; once it has ended the conversation takes new turns.
+    const deadline = Date.now() + 5_000;
+    let next: Response;
+    do {
+      next = await post("/agent/invoke", { input: "still there?", conversationId: "c-dead-end" });
+      if (next.status !== 409) break;
+      await new Promise((r) => setTimeout(r, 50));
+    } while (Date.now() < deadline);
+    expect(next.status).toBe(200);
+    const body = (await next.json()) as { text?: string; output?: string };
+    expect(JSON.stringify(body)).toContain("still there?");
+    // The rejected run's continuation saves its turn (with the reason as the tool result).
+    const until = Date.now() + 10_000;
+    let history = "";
+    while (!history.includes("no approval channel could ask") && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 50));
+      history = JSON.stringify(await server.memory.load({ userId: "anonymous", conversationId: "c-dead-end" }));
+    }
+    expect(history).toContain("no approval channel could ask for a decision");
+  });
+});
+
 describe("graceful shutdown", () => {
   it("lets a running turn finish before the server stops", async () => {
     const slow = await startHello();
