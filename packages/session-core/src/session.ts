@@ -8,7 +8,6 @@ import {
   AgentsvcError,
   type PendingApproval,
   type RunManagerApi,
-  type RunOrigin,
   type SuspendedRun,
   fault,
 } from "@agentsvc/agent-core";
@@ -24,7 +23,6 @@ import type {
   Inbound,
   InteractionView,
 } from "./gateway.js";
-import { matchDecisionText } from "./interaction.js";
 import { gatewayLogger, type LoggerSource, sessionLogger } from "./loggers.js";
 import { type OutboxOptions, OutboxSender } from "./outbox-sender.js";
 import type { SessionParts } from "./parts.js";
@@ -32,11 +30,15 @@ import { recover } from "./recovery.js";
 import type { GatewayRegistry } from "./registry.js";
 import { DEFAULT_RETENTION, pruneOnce, type RetentionOptions } from "./retention.js";
 import { Scheduler } from "./scheduler.js";
-import { isDecided, type SessionStore } from "./store.js";
-import { gatewayThreadId, type QueuedMessage, type ThreadState, Threads } from "./threads.js";
+import type { SessionStore } from "./store.js";
+import { gatewayThreadId, type QueuedMessage, Threads } from "./threads.js";
 import { Turns } from "./turns.js";
+import { checkInbound, originOf } from "./inbound.js";
+import { BusyPolicy } from "./policy.js";
+import { interactionView } from "./interaction-view.js";
 
-export type SessionPolicy = "reject" | "queue" | "steer" | "interrupt";
+import type { SessionPolicy } from "./policy.js";
+export type { SessionPolicy };
 const POLICIES: readonly SessionPolicy[] = ["reject", "queue", "steer", "interrupt"];
 
 export const DEFAULT_BUSY_REPLY =
@@ -97,6 +99,7 @@ export class GatewaySession {
   readonly #parts: SessionParts;
   readonly #turns: Turns;
   readonly #approvals: Approvals;
+  readonly #policy: BusyPolicy;
   readonly #entries = new Map<string, GatewayEntryOptions>();
   readonly #gatewayLoggers = new Map<string, Logger>();
   readonly #inflight = new Set<Promise<unknown>>();
@@ -167,10 +170,23 @@ export class GatewaySession {
     };
     this.#turns = new Turns(this.#parts, this.busyReply);
     const expiresAfterSeconds = options.agent.approvals?.expiresAfterSeconds;
+    if (
+      expiresAfterSeconds !== undefined &&
+      !(Number.isFinite(expiresAfterSeconds) && expiresAfterSeconds > 0)
+    ) {
+      throw new AgentsvcError(
+        "bad_approval_expiry",
+        `agent "${options.agent.name}": approvals.expiresAfterSeconds: expected a number of seconds > 0 (got ${String(expiresAfterSeconds)})`,
+      );
+    }
     this.#approvals = new Approvals(this.#parts, this.#turns, {
       channel: options.agent.approvals?.channel ?? "cli",
       expiresAfterMs:
         expiresAfterSeconds !== undefined ? expiresAfterSeconds * 1000 : DEFAULT_APPROVAL_EXPIRY_MS,
+    });
+    this.#policy = new BusyPolicy(this.#parts, this.#turns, this.#approvals, {
+      policy,
+      maxQueueDepth: depth,
     });
   }
 
@@ -280,16 +296,7 @@ export class GatewaySession {
       );
     }
     checkInbound(inbound);
-    const origin: RunOrigin = {
-      gateway: gateway.name,
-      thread: inbound.thread,
-      ...(inbound.meta ? { meta: inbound.meta } : {}),
-      author: {
-        id: inbound.author.id,
-        ...(inbound.author.displayName !== undefined ? { displayName: inbound.author.displayName } : {}),
-        ...(inbound.author.isBot !== undefined ? { isBot: inbound.author.isBot } : {}),
-      },
-    };
+    const origin = originOf(inbound, gateway.name);
     const result = this.#options.store.inbox.accept({
       gateway: gateway.name,
       dedupKey: inbound.dedupKey,
@@ -304,71 +311,12 @@ export class GatewaySession {
     this.#track(
       (this.#recovered ?? Promise.resolve()).then(() => {
         if (this.#known.has(msg.inboxId)) return;
-        return this.#parts.threads.with(gateway.name, inbound.thread, (state) => this.#onMessage(state, msg));
+        return this.#parts.threads.with(gateway.name, inbound.thread, (state) =>
+          this.#policy.onMessage(state, msg),
+        );
       }),
     );
     return result;
-  }
-
-  async #onMessage(state: ThreadState, msg: QueuedMessage): Promise<void> {
-    // A plain reply on a thread waiting for a decision is matched against the decisions first.
-    if (state.pendingRequestId && msg.origin.author) {
-      const rec = this.#options.store.interactions.get(state.pendingRequestId);
-      const match = rec && !isDecided(rec) ? matchDecisionText(msg.text, rec.allowedDecisions) : undefined;
-      if (rec && match) {
-        const outcome = await this.#approvals.decideLocked(state, rec, match, msg.origin.author.id, {
-          inboxId: msg.inboxId,
-        });
-        if (outcome.ok) return;
-        this.logger.info(
-          { outcome, thread: state.thread },
-          "text looked like a decision but was not applied; handled as a message",
-        );
-      }
-    }
-    if (!state.active) {
-      await this.#turns.start(state, msg);
-      return;
-    }
-    const caller = { userId: state.gateway };
-    const full = state.queue.length >= this.maxQueueDepth;
-    switch (this.policy) {
-      case "reject":
-        this.#turns.busy(state, msg);
-        return;
-      case "queue":
-        if (full) this.#turns.busy(state, msg);
-        else state.queue.push(msg);
-        return;
-      case "steer":
-        if (state.active.phase === "running" && this.#options.runs.steer(state.threadId, msg.text, caller)) {
-          // Marked done when the turn that absorbed it commits; until then it is a queued record.
-          state.active.steered.push(msg.inboxId);
-        } else if (full) this.#turns.busy(state, msg);
-        else state.queue.push(msg); // nothing to splice into (suspended or just ended): its own turn
-        return;
-      case "interrupt":
-        if (full) {
-          this.#turns.busy(state, msg);
-          return;
-        }
-        state.queue.push(msg);
-        if (state.active.phase === "running") {
-          this.#options.runs.cancel(state.threadId, caller, "interrupted by a new message");
-        } else if (state.pendingRequestId) {
-          // A suspended run is rejected and cancelled; its continuation ends at the next checkpoint.
-          const rec = this.#options.store.interactions.get(state.pendingRequestId);
-          if (rec && !isDecided(rec)) {
-            const input = {
-              decision: "reject" as const,
-              reason: "interrupted by a new message",
-              cancelRun: true,
-            };
-            await this.#approvals.decideLocked(state, rec, input, "session:interrupt", { trusted: true });
-          }
-        }
-        return;
-    }
   }
 
   // ---- approvals ------------------------------------------------------------------------
@@ -394,23 +342,8 @@ export class GatewaySession {
   }
 
   /** An interaction request with its tool and arguments (from the suspended run), or undefined. */
-  async interaction(requestId: string): Promise<InteractionView | undefined> {
-    const rec = this.#options.store.interactions.get(requestId);
-    if (!rec) return undefined;
-    const run = await this.#options.store.runStore.get(rec.threadId);
-    return {
-      requestId: rec.requestId,
-      threadId: rec.threadId,
-      gateway: rec.gateway,
-      thread: rec.thread,
-      allowedDecisions: rec.allowedDecisions,
-      toolName: run?.pendingCall.name ?? "",
-      arguments: run?.pendingCall.arguments ?? null,
-      prompt: rec.prompt,
-      createdAt: rec.createdAt,
-      ...(rec.expiresAt !== null ? { expiresAt: rec.expiresAt } : {}),
-      status: isDecided(rec) ? "decided" : "open",
-    };
+  interaction(requestId: string): Promise<InteractionView | undefined> {
+    return interactionView(this.#options.store, requestId);
   }
 
   // ---- plumbing -------------------------------------------------------------------------
@@ -443,28 +376,5 @@ export class GatewaySession {
     });
     this.#inflight.add(p);
     void p.finally(() => this.#inflight.delete(p));
-  }
-}
-
-function checkInbound(inbound: Inbound & { gateway: string }): void {
-  for (const key of ["dedupKey", "thread", "text"] as const) {
-    if (typeof inbound[key] !== "string") {
-      throw new AgentsvcError(
-        "bad_inbound",
-        `deliver (${inbound.gateway}): ${key}: expected a string (got ${typeof inbound[key]})`,
-      );
-    }
-  }
-  if (inbound.dedupKey === "" || inbound.thread === "") {
-    throw new AgentsvcError(
-      "bad_inbound",
-      `deliver (${inbound.gateway}): dedupKey and thread must not be empty`,
-    );
-  }
-  if (!inbound.author || typeof inbound.author.id !== "string" || inbound.author.id === "") {
-    throw new AgentsvcError(
-      "bad_inbound",
-      `deliver (${inbound.gateway}): author.id: expected the platform user id`,
-    );
   }
 }

@@ -37,7 +37,11 @@ describe("approval requests end", () => {
 
   it("a run from elsewhere is rejected at once, with the reason in the tool result, when no approval channel exists", async () => {
     current = await rig({ channel: "nowhere" });
-    const handle = current.runs.start({ input: "use delete_file a.txt", userId: "alice", conversationId: "c1" });
+    const handle = current.runs.start({
+      input: "use delete_file a.txt",
+      userId: "alice",
+      conversationId: "c1",
+    });
     await handle.done;
     await until(async () => (await memoryOf(current as Rig, "alice", "c1")).length > 0, "the turn to end");
     const tool = (await memoryOf(current, "alice", "c1")).find((m) => m.role === "tool");
@@ -52,7 +56,11 @@ describe("approval requests end", () => {
   it("a push platform channel without an approvalDestination cannot ask, so the request is rejected at once", async () => {
     const ops = createMockGateway({ kind: "push", type: "opsbot" });
     current = await rig({ channel: "opsbot", extraGateways: [ops] });
-    const handle = current.runs.start({ input: "use delete_file b.txt", userId: "alice", conversationId: "c2" });
+    const handle = current.runs.start({
+      input: "use delete_file b.txt",
+      userId: "alice",
+      conversationId: "c2",
+    });
     await handle.done;
     await until(async () => (await memoryOf(current as Rig, "alice", "c2")).length > 0, "the turn to end");
     expect(ops.decisionRequests).toEqual([]);
@@ -65,7 +73,10 @@ describe("approval requests end", () => {
     await current.gateway.inject({ thread: "room", text: "use delete_file c.txt", author: "alice-id" });
     await until(() => current?.gateway.decisionRequests.length === 1, "the request");
     const id = current.gateway.decisionRequests[0]!.requestId;
-    expect(await current.gateway.decide(id, "approve", "mallory-id")).toMatchObject({ ok: false, code: "forbidden" });
+    expect(await current.gateway.decide(id, "approve", "mallory-id")).toMatchObject({
+      ok: false,
+      code: "forbidden",
+    });
     // A stranger typing "yes" in the room is a message, not a decision.
     await current.gateway.inject({ thread: "room", text: "yes", author: "mallory-id" });
     await new Promise((r) => setTimeout(r, 50));

@@ -57,7 +57,7 @@ export function createMemorySessionStore(now: () => number = Date.now): SessionS
           .sort((a, b) => b.createdAt - a.createdAt)[0],
       resolve(requestId: string, _decision: Decision) {
         const r = interactions.get(requestId);
-        if (!r || r.status !== "open") return false;
+        if (r?.status !== "open") return false;
         r.status = "resolved";
         return true;
       },

@@ -1,0 +1,80 @@
+// The busy policy of one thread (spec gateways §3): what a message does when it arrives. A plain
+// reply on a thread waiting for a decision is matched against the decisions first.
+import type { Approvals } from "./approvals.js";
+import { matchDecisionText } from "./interaction.js";
+import type { SessionParts } from "./parts.js";
+import { isDecided } from "./store.js";
+import type { QueuedMessage, ThreadState } from "./threads.js";
+import type { Turns } from "./turns.js";
+
+export type SessionPolicy = "reject" | "queue" | "steer" | "interrupt";
+
+export class BusyPolicy {
+  constructor(
+    private readonly p: SessionParts,
+    private readonly turns: Turns,
+    private readonly approvals: Approvals,
+    private readonly options: { policy: SessionPolicy; maxQueueDepth: number },
+  ) {}
+
+  async onMessage(state: ThreadState, msg: QueuedMessage): Promise<void> {
+    // A plain reply on a thread waiting for a decision is matched against the decisions first.
+    if (state.pendingRequestId && msg.origin.author) {
+      const rec = this.p.store.interactions.get(state.pendingRequestId);
+      const match = rec && !isDecided(rec) ? matchDecisionText(msg.text, rec.allowedDecisions) : undefined;
+      if (rec && match) {
+        const outcome = await this.approvals.decideLocked(state, rec, match, msg.origin.author.id, {
+          inboxId: msg.inboxId,
+        });
+        if (outcome.ok) return;
+        this.p.logger.info(
+          { outcome, thread: state.thread },
+          "text looked like a decision but was not applied; handled as a message",
+        );
+      }
+    }
+    if (!state.active) {
+      await this.turns.start(state, msg);
+      return;
+    }
+    const caller = { userId: state.gateway };
+    const full = state.queue.length >= this.options.maxQueueDepth;
+    switch (this.options.policy) {
+      case "reject":
+        this.turns.busy(state, msg);
+        return;
+      case "queue":
+        if (full) this.turns.busy(state, msg);
+        else state.queue.push(msg);
+        return;
+      case "steer":
+        if (state.active.phase === "running" && this.p.runs.steer(state.threadId, msg.text, caller)) {
+          // Marked done when the turn that absorbed it commits; until then it is a queued record.
+          state.active.steered.push(msg.inboxId);
+        } else if (full) this.turns.busy(state, msg);
+        else state.queue.push(msg); // nothing to splice into (suspended or just ended): its own turn
+        return;
+      case "interrupt":
+        if (full) {
+          this.turns.busy(state, msg);
+          return;
+        }
+        state.queue.push(msg);
+        if (state.active.phase === "running") {
+          this.p.runs.cancel(state.threadId, caller, "interrupted by a new message");
+        } else if (state.pendingRequestId) {
+          // A suspended run is rejected and cancelled; its continuation ends at the next checkpoint.
+          const rec = this.p.store.interactions.get(state.pendingRequestId);
+          if (rec && !isDecided(rec)) {
+            const input = {
+              decision: "reject" as const,
+              reason: "interrupted by a new message",
+              cancelRun: true,
+            };
+            await this.approvals.decideLocked(state, rec, input, "session:interrupt", { trusted: true });
+          }
+        }
+        return;
+    }
+  }
+}
