@@ -112,7 +112,10 @@ describe("the hello example served by createServer", () => {
 
 describe("approvals on the agent route without an approval channel", () => {
   it("never blocks the conversation: the request is rejected at once and the next turn runs", async () => {
-    const first = await post("/agent/invoke", { input: "please use send_note to say hi", conversationId: "c-dead-end" });
+    const first = await post("/agent/invoke", {
+      input: "please use send_note to say hi",
+      conversationId: "c-dead-end",
+    });
     expect(first.status).toBe(200);
     // The rejection continues the run; once it has ended the conversation takes new turns.
     const deadline = Date.now() + 5_000;
@@ -130,7 +133,9 @@ describe("approvals on the agent route without an approval channel", () => {
     let history = "";
     while (!history.includes("no approval channel could ask") && Date.now() < until) {
       await new Promise((r) => setTimeout(r, 50));
-      history = JSON.stringify(await server.memory.load({ userId: "anonymous", conversationId: "c-dead-end" }));
+      history = JSON.stringify(
+        await server.memory.load({ userId: "anonymous", conversationId: "c-dead-end" }),
+      );
     }
     expect(history).toContain("no approval channel could ask for a decision");
   });
