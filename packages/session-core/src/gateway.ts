@@ -223,3 +223,12 @@ export interface GatewayEntryOptions {
   /** Platform user ids that may decide any request on this gateway, besides the thread's own participant. */
   approvers?: readonly string[];
 }
+
+/**
+ * What an adapter package exports as `create<Type>Gateway`: the server calls it with the validated entry
+ * (for example `TelegramEntry` from @agentsvc/config-schema: env var names and defaults), plus the registry
+ * `name` and the start-up `env`.
+ */
+export type GatewayFactory<Entry extends object> = (
+  options: Entry & { name: string; env?: Readonly<Record<string, string | undefined>> },
+) => Gateway;

@@ -8,6 +8,7 @@ export type {
   GatewayCapabilities,
   GatewayContext,
   GatewayEntryOptions,
+  GatewayFactory,
   GatewayStateStore,
   Inbound,
   InteractionRequest,

@@ -1,0 +1,86 @@
+// The webhook mount hands adapters the exact bytes the platform sent, before anything is parsed.
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import type { Gateway, WebhookRequest } from "@agentsvc/session-core";
+import { Hono } from "hono";
+import { afterEach, describe, expect, it } from "vitest";
+import { mountWebhooks, WEBHOOK_MAX_BYTES } from "../src/webhooks.js";
+
+let close: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await close?.();
+  close = undefined;
+});
+
+async function serveWith(publicBaseUrl?: string) {
+  const seen: WebhookRequest[] = [];
+  const gateway = {
+    type: "sms",
+    webhooks: [
+      {
+        method: "POST",
+        handle: async (r: WebhookRequest) => (
+          seen.push(r),
+          { status: 200, body: "<Response></Response>", headers: { "content-type": "text/xml" } }
+        ),
+      },
+      {
+        method: "GET",
+        handle: async (r: WebhookRequest) => (
+          seen.push(r), { status: 200, body: r.query.get("hub.challenge") ?? "" }
+        ),
+      },
+    ],
+  } as unknown as Gateway;
+  const app = new Hono();
+  const mounted = mountWebhooks(app, [gateway, { type: "telegram" } as unknown as Gateway], publicBaseUrl);
+  const base = await new Promise<string>((resolve) => {
+    const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info: AddressInfo) => {
+      close = () => new Promise((r) => server.close(() => r()));
+      resolve(`http://127.0.0.1:${info.port}`);
+    });
+  });
+  return { seen, base, mounted };
+}
+
+describe("webhook routes", () => {
+  it("mounts only gateways that declare webhooks, at /webhooks/<type>", async () => {
+    const { mounted, base } = await serveWith();
+    expect(mounted).toEqual(["/webhooks/sms"]);
+    expect((await fetch(`${base}/webhooks/telegram`, { method: "POST" })).status).toBe(404);
+  });
+
+  it("passes the raw body bytes unchanged (odd spacing, invalid UTF-8), lower-case headers and the query", async () => {
+    const { seen, base } = await serveWith();
+    const bytes = new Uint8Array([...new TextEncoder().encode('{ "a" :  1 ,\n"b":"\u00e9"}'), 0xff, 0xfe]);
+    const res = await fetch(`${base}/webhooks/sms?x=1`, {
+      method: "POST",
+      headers: { "X-Twilio-Signature": "abc" },
+      body: bytes,
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/xml");
+    expect(await res.text()).toBe("<Response></Response>");
+    expect(Buffer.from(seen[0]?.rawBody ?? []).equals(Buffer.from(bytes))).toBe(true);
+    expect(seen[0]?.headers["x-twilio-signature"]).toBe("abc");
+    expect(seen[0]?.query.get("x")).toBe("1");
+    expect(seen[0]?.publicUrl).toBe(seen[0]?.url);
+  });
+
+  it("gives the public URL behind a proxy: the configured base, the path and the query", async () => {
+    const { seen, base } = await serveWith("https://bot.example.org/");
+    await fetch(`${base}/webhooks/sms?hub.challenge=42`);
+    expect(seen[0]?.publicUrl).toBe("https://bot.example.org/webhooks/sms?hub.challenge=42");
+    expect(seen[0]?.rawBody.byteLength).toBe(0);
+  });
+
+  it("refuses a body over the limit with 413 without calling the adapter", async () => {
+    const { seen, base } = await serveWith();
+    const res = await fetch(`${base}/webhooks/sms`, {
+      method: "POST",
+      body: new Uint8Array(WEBHOOK_MAX_BYTES + 1),
+    });
+    expect(res.status).toBe(413);
+    expect(seen).toEqual([]);
+  });
+});
