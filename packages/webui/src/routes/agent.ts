@@ -3,7 +3,7 @@ import { createAgentHandlers } from "@agentsvc/agent-routes";
 import type { ChatDb } from "@agentsvc/chat-store";
 import { Hono } from "hono";
 import type { Logger } from "pino";
-import { defaultConversationId, refuseOthersDefault } from "../fields.js";
+import { checkId, defaultConversationId, refuseOthersDefault } from "../fields.js";
 import type { HonoEnv } from "../types.js";
 
 export interface AgentTurnDeps {
@@ -24,7 +24,11 @@ export function agentTurnRoutes(deps: AgentTurnDeps): Hono<HonoEnv> {
     resolveUser: (c) => (c as unknown as { get(key: "identity"): { userId: string } }).get("identity").userId,
     defaultConversation: defaultConversationId,
     // Ownership before the turn: another user's conversationId is 403 and its row is never touched.
-    beforeTurn: (_c, turn) => {
+    beforeTurn: (c, turn) => {
+      // The same id rule as every other route: a blank or control-character id would create a
+      // conversation no other route can address (or delete).
+      const where = `POST ${c.req.path.slice(c.req.path.lastIndexOf("/"))}`;
+      checkId(where, "conversationId", turn.conversationId);
       refuseOthersDefault("turn", turn.conversationId, turn.userId);
       db.conversations.assertCanUse(turn.userId, turn.conversationId);
     },
