@@ -165,6 +165,8 @@ export type { PushType };
 
 export interface ProjectConfig {
   port?: number;
+  /** Extra names the service may be reached by, besides loopback names and the bind host. */
+  allowedHosts?: string[];
   rootAgent?: string;
   /** The service's public base URL behind a proxy (webhook signature bases, links). */
   publicBaseUrl?: string;
