@@ -13,7 +13,10 @@ export const LOOPBACK_HOSTS: readonly string[] = ["localhost", "127.0.0.1", "::1
  */
 export function defaultAllowedHosts(bindHost?: string): string[] {
   const hosts = new Set(LOOPBACK_HOSTS);
-  const bind = bindHost?.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  const bind = bindHost
+    ?.trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, "$1");
   if (bind && bind !== "0.0.0.0" && bind !== "::") hosts.add(bind);
   return [...hosts];
 }
@@ -47,7 +50,10 @@ export function hostAllowed(name: string, allowed: readonly string[]): boolean {
  * 403 `host_not_allowed` for a request whose `Host` is not in `allowed`. A request without a
  * Host header (HTTP/1.0 tools) passes: browsers always send one.
  */
-export function allowedHostsGuard(allowed: readonly string[], onRefused?: (host: string) => void): MiddlewareHandler {
+export function allowedHostsGuard(
+  allowed: readonly string[],
+  onRefused?: (host: string) => void,
+): MiddlewareHandler {
   const list = [...allowed];
   return async (c, next) => {
     const header = c.req.header("host");

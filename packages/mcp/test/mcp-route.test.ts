@@ -20,7 +20,10 @@ import {
 const cleanups: (() => Promise<void>)[] = [];
 
 /** An initialize POST with chosen Host and Origin headers (fetch does not let a caller set Host). */
-function rawPost(url: string, headers: { host: string; origin: string }): Promise<{ status: number; body: string }> {
+function rawPost(
+  url: string,
+  headers: { host: string; origin: string },
+): Promise<{ status: number; body: string }> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request(
@@ -409,7 +412,10 @@ describe("mcpRoute over Streamable HTTP", () => {
   it("refuses a DNS-rebinding request: a foreign Host with a matching Origin is 403", async () => {
     const { url } = await setup();
     const port = new URL(url).port;
-    const rebound = await rawPost(url, { host: `evil.example:${port}`, origin: `http://evil.example:${port}` });
+    const rebound = await rawPost(url, {
+      host: `evil.example:${port}`,
+      origin: `http://evil.example:${port}`,
+    });
     expect(rebound.status).toBe(403);
     expect(rebound.body).toContain("origin_not_allowed");
     const local = await rawPost(url, { host: `localhost:${port}`, origin: `http://localhost:${port}` });
