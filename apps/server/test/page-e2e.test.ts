@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 // resolves from that package, which owns the browser dependency.
 import { launchBrowser, openPage, type Watched } from "../../../packages/webui-page/test/browser/harness.js";
 import { type RunningServer, startServer } from "../src/index.js";
-import { sharedUserIdOf } from "@agentsvc/webui";
+import { sharedUserIdOf, threadScope } from "@agentsvc/webui";
 
 const FIXTURES = resolve(import.meta.dirname, "fixtures");
 const OUT = resolve(import.meta.dirname, "../../../packages/webui-page/test-output");
@@ -279,7 +279,7 @@ describe("the chat page against the real server", () => {
     // and memory holds no more of the reply than the page showed.
     const threadId = cancelBodies[0]?.threadId ?? "";
     expect(threadId).not.toBe("");
-    const run = main.runs.get(threadId);
+    const run = main.runs.get(threadScope(sharedUserIdOf({ entryName: "chat" })) + threadId);
     expect((await run?.done)?.status).toBe("cancelled");
     const stored = await history();
     expect(stored[0]).toMatchObject({ role: "user", content: LONG });
