@@ -345,7 +345,7 @@ export async function startFakeApi(opts: FakeOptions): Promise<FakeApi> {
     }),
   );
 
-  api.get("/health", (c) => c.json({ success: true, status: "ok" }));
+  api.get("/health", (c) => c.json({ success: true, status: "ok", store: "ok" }));
 
   api.get("/conversations", (c) =>
     c.json({
