@@ -132,7 +132,7 @@ describe("the chat page against the real server", () => {
 
     const w = await open(main, "/chat");
     await expect.poll(() => w.page.locator("#model").textContent()).toBe(DEMO_MODEL);
-    expect(await w.page.locator("#welcome").textContent()).toBe("Hello from the e2e fixture.");
+    expect(await w.page.locator("#welcome .welcome-text").textContent()).toBe("Hello from the e2e fixture.");
     await send(w, "hello there");
     await expect.poll(() => w.page.locator("#send-btn").textContent()).toBe("Steer");
     await finished(w);
@@ -560,7 +560,9 @@ describe("hostile content through the real server", () => {
     const w = await open(hostile, "/x");
     expect(await w.page.title()).toBe("<img src=x onerror=\"window.__pwned='title'\">Hostile");
     await expect.poll(() => w.page.locator("#model").textContent()).toBe(DEMO_MODEL);
-    expect(await w.page.locator("#welcome").textContent()).toBe("<svg onload=\"window.__pwned='welcome'\">");
+    expect(await w.page.locator("#welcome .welcome-text").textContent()).toBe(
+      "<svg onload=\"window.__pwned='welcome'\">",
+    );
     const typed = "<img src=x onerror=\"window.__pwned='user'\"> [x](javascript:window.__pwned='u')";
     await send(w, typed);
     await finished(w);

@@ -79,6 +79,8 @@ export interface WebuiExposure extends EntryBase {
   welcome?: string;
   placeholder?: string;
   footer?: string;
+  /** Up to 6 prompts (1-200 characters each) offered as buttons in the page's empty state. */
+  starterPrompts?: string[];
   showReasoning: boolean;
   showToolCalls: boolean;
   /** Light tokens, hex values with `#` added. */
