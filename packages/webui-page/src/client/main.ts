@@ -532,7 +532,10 @@ async function boot(): Promise<void> {
     transcript.settle();
     return;
   }
-  byId("model").textContent = info.modelName ?? "";
+  const model = byId("model");
+  model.textContent = info.modelName ?? "";
+  // The badge may be cut with an ellipsis; the full name stays reachable.
+  model.title = info.modelName ?? "";
   compactBtn.hidden = info.capabilities?.compact !== true;
   if (info.capabilities?.apiKey) keyBtn.hidden = false;
   if (info.capabilities?.signIn || config.signIn) {
