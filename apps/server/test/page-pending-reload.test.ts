@@ -1,7 +1,7 @@
+/// <reference lib="dom" />
 // The hello example's page in Chromium against the real server: a turn waiting for an approval
 // survives a reload (and another device) with its message and tool call, and the demo model's
 // tools are reached by the words the welcome suggests.
-import type { Browser } from "playwright-core";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, openPage, type Watched } from "../../../packages/webui-page/test/browser/harness.js";
@@ -9,7 +9,7 @@ import { type RunningServer, startServer } from "../src/index.js";
 import { helloProject } from "./hello-server.js";
 
 let server: RunningServer;
-let browser: Browser;
+let browser: Awaited<ReturnType<typeof launchBrowser>>;
 const pages: Watched[] = [];
 beforeAll(async () => {
   server = await startServer(await helloProject(), { port: 0, logger: pino({ level: "silent" }) });
@@ -31,11 +31,12 @@ async function open(): Promise<Watched> {
 /** What the transcript shows, in order: user lines, tool chips and approval cards. */
 function transcript(w: Watched): Promise<string[]> {
   return w.page.evaluate(() =>
-    [
-      ...document.querySelectorAll(
+    Array.from(
+      document.querySelectorAll(
         ".msg.user .bubble, .msg.assistant .tool-name, .msg.assistant .approval-title",
       ),
-    ].map((el) => `${el.className.includes("bubble") ? "user" : el.className}: ${el.textContent}`),
+      (el) => `${el.className.includes("bubble") ? "user" : el.className}: ${el.textContent}`,
+    ),
   );
 }
 

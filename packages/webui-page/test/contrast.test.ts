@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 // WCAG contrast of every default text/background token pair, light and dark, read from the page's
 // computed colours in Chromium (so tokens defined through other tokens count as rendered).
 import { describe, expect, it } from "vitest";

@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 // What a first user meets, in Chromium against the fake API: the empty state, the shared-workspace
 // notice, plain error sentences, the phone drawer and header, approval notes and the Thinking chip.
 import { describe, expect, it } from "vitest";
@@ -85,7 +86,7 @@ describe("approval note", () => {
     await expect.poll(() => w.page.locator("#status").textContent()).toBe("Reply finished.");
     const order = await w.page.evaluate(() => {
       const bubble = document.querySelector(".msg.assistant:last-child .bubble");
-      return [...(bubble?.children ?? [])].map((el) => el.className.split(" ")[0]);
+      return Array.from(bubble?.children ?? [], (el) => el.className.split(" ")[0]);
     });
     expect(order.indexOf("approval")).toBeGreaterThan(order.indexOf("tools"));
     expect(order.indexOf("approval")).toBeLessThan(order.indexOf("content"));
