@@ -311,6 +311,7 @@ describe("clear, compact, history", () => {
       success: true,
       conversationId: "default",
       messages: [],
+      pending: [],
     });
   });
 
