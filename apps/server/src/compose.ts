@@ -6,7 +6,13 @@ import {
   RunManager,
   type ToolDefinition,
 } from "@agentsvc/agent-core";
-import { agentInfo, agentRoutes } from "@agentsvc/agent-routes";
+import {
+  agentInfo,
+  agentRoutes,
+  allowedHostsGuard,
+  defaultAllowedHosts,
+  hostAllowed,
+} from "@agentsvc/agent-routes";
 import type { Project, WebuiExposure } from "@agentsvc/config-schema";
 import { mcpRoute, resolveToolServers, type ToolServerDefinition } from "@agentsvc/mcp";
 import { agentInfoOf, apiPrefix, createChatUi } from "@agentsvc/webui";
@@ -28,6 +34,19 @@ export interface ServerOptions {
   buildDir?: string;
   /** May the default `cli` approval channel prompt on this process's terminal? Default: stdin is a TTY. */
   interactive?: boolean;
+  /** The address the server binds; a specific one joins the allowed hosts. */
+  bindHost?: string;
+  /** Host names allowed besides loopback names, the bind host and the config's `allowedHosts`. */
+  allowedHosts?: string[];
+}
+
+/** Loopback names, the bind host, the project's `allowedHosts` and any given here. */
+export function allowedHostsOf(project: Project, options: ServerOptions): string[] {
+  return [
+    ...defaultAllowedHosts(options.bindHost),
+    ...(project.config.allowedHosts ?? []),
+    ...(options.allowedHosts ?? []),
+  ];
 }
 
 export interface AgentServer {
@@ -83,6 +102,18 @@ export async function createServer(project: Project, options: ServerOptions = {}
     closers.push(() => gateways.session.stop(0));
 
     const app = new Hono();
+    // DNS-rebinding guard on every route, before anything else answers.
+    const allowedHosts = allowedHostsOf(project, options);
+    const refusedHosts = new Set<string>();
+    app.use(
+      "*",
+      allowedHostsGuard(allowedHosts, (host) => {
+        if (refusedHosts.size < 100 && !refusedHosts.has(host)) {
+          refusedHosts.add(host);
+          logger.warn({ host, allowedHosts }, "request for a host not in allowedHosts refused (403)");
+        }
+      }),
+    );
     for (const exposure of project.exposures) {
       if (exposure.exposes === "agent") {
         const apiKey = exposure.apiKeyEnvVar ? readEnv(env, exposure.apiKeyEnvVar) : undefined;
@@ -91,7 +122,12 @@ export async function createServer(project: Project, options: ServerOptions = {}
       } else if (exposure.exposes === "mcp") {
         const server = localToolServers(project).get(exposure.target) as ToolServerDefinition;
         const apiKey = exposure.apiKeyEnvVar ? readEnv(env, exposure.apiKeyEnvVar) : undefined;
-        const route = mcpRoute({ server, path: exposure.path, apiKey });
+        const route = mcpRoute({
+          server,
+          path: exposure.path,
+          apiKey,
+          hostAllowed: (name) => hostAllowed(name, allowedHosts),
+        });
         closers.push(() => route.close());
         app.route("/", route.app);
       } else {

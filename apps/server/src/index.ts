@@ -1,4 +1,4 @@
-export { createServer, type AgentServer, type ServerOptions } from "./compose.js";
+export { allowedHostsOf, createServer, type AgentServer, type ServerOptions } from "./compose.js";
 export {
   resolvePort,
   shutdownOnSignals,

@@ -31,8 +31,8 @@ export function resolvePort(project: Project, env: NodeJS.ProcessEnv, given?: nu
 export async function startServer(project: Project, options: ListenOptions = {}): Promise<RunningServer> {
   const env = options.env ?? process.env;
   const logger = options.logger ?? pino();
-  const composed = await createServer(project, { ...options, env, logger });
   const host = options.host ?? env.HOST ?? "127.0.0.1";
+  const composed = await createServer(project, { ...options, env, logger, bindHost: host });
   const port = resolvePort(project, env, options.port);
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: composed.app.fetch, port, hostname: host }, () => resolve(s));

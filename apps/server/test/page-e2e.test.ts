@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 // resolves from that package, which owns the browser dependency.
 import { launchBrowser, openPage, type Watched } from "../../../packages/webui-page/test/browser/harness.js";
 import { type RunningServer, startServer } from "../src/index.js";
-import { sharedUserIdOf } from "@agentsvc/webui";
+import { sharedUserIdOf, threadScope } from "@agentsvc/webui";
 
 const FIXTURES = resolve(import.meta.dirname, "fixtures");
 const OUT = resolve(import.meta.dirname, "../../../packages/webui-page/test-output");
@@ -132,7 +132,7 @@ describe("the chat page against the real server", () => {
 
     const w = await open(main, "/chat");
     await expect.poll(() => w.page.locator("#model").textContent()).toBe(DEMO_MODEL);
-    expect(await w.page.locator("#welcome").textContent()).toBe("Hello from the e2e fixture.");
+    expect(await w.page.locator("#welcome .welcome-text").textContent()).toBe("Hello from the e2e fixture.");
     await send(w, "hello there");
     await expect.poll(() => w.page.locator("#send-btn").textContent()).toBe("Steer");
     await finished(w);
@@ -279,7 +279,7 @@ describe("the chat page against the real server", () => {
     // and memory holds no more of the reply than the page showed.
     const threadId = cancelBodies[0]?.threadId ?? "";
     expect(threadId).not.toBe("");
-    const run = main.runs.get(threadId);
+    const run = main.runs.get(threadScope(sharedUserIdOf({ entryName: "chat" })) + threadId);
     expect((await run?.done)?.status).toBe("cancelled");
     const stored = await history();
     expect(stored[0]).toMatchObject({ role: "user", content: LONG });
@@ -560,7 +560,9 @@ describe("hostile content through the real server", () => {
     const w = await open(hostile, "/x");
     expect(await w.page.title()).toBe("<img src=x onerror=\"window.__pwned='title'\">Hostile");
     await expect.poll(() => w.page.locator("#model").textContent()).toBe(DEMO_MODEL);
-    expect(await w.page.locator("#welcome").textContent()).toBe("<svg onload=\"window.__pwned='welcome'\">");
+    expect(await w.page.locator("#welcome .welcome-text").textContent()).toBe(
+      "<svg onload=\"window.__pwned='welcome'\">",
+    );
     const typed = "<img src=x onerror=\"window.__pwned='user'\"> [x](javascript:window.__pwned='u')";
     await send(w, typed);
     await finished(w);

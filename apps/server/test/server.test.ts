@@ -77,7 +77,7 @@ describe("the hello example served by createServer", () => {
 
   it("mounts the chat API under <path>/api on the same agent", async () => {
     const health = await fetch(`${server.url}/chat/api/health`);
-    expect(await health.json()).toEqual({ success: true, status: "ok" });
+    expect(await health.json()).toEqual({ success: true, status: "ok", store: "ok" });
     const info = (await (await fetch(`${server.url}/chat/api/info`)).json()) as {
       modelName: string;
       demoModel: boolean;

@@ -18,3 +18,10 @@ export {
   readJsonObject,
   requiredInput,
 } from "./body.js";
+export {
+  allowedHostsGuard,
+  defaultAllowedHosts,
+  hostAllowed,
+  hostName,
+  LOOPBACK_HOSTS,
+} from "./allowed-hosts.js";

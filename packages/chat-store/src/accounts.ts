@@ -1,7 +1,9 @@
 import { eq } from "drizzle-orm";
 import type { StoreContext } from "./context.js";
-import { hashPassword, verifyPassword } from "./password.js";
+import { randomUUID } from "node:crypto";
+import { hashPassword, parsePasswordHash, verifyPassword } from "./password.js";
 import { accounts } from "./schema.js";
+import { VerifyQueue } from "./verify-queue.js";
 
 /** A sign-in account as other packages see it (never the hash). */
 export interface AccountRecord {
@@ -20,11 +22,26 @@ function publicRecord(row: typeof accounts.$inferSelect): AccountRecord {
 }
 
 export class Accounts {
-  // A hash of a random password, verified against when the username is unknown or inactive, so
-  // that sign-in takes the same time whether or not the account exists.
-  private dummyHash: Promise<string> | undefined;
+  private readonly queue = new VerifyQueue();
+  // A hash of a random password at the accounts' own cost, checked once so that unknown names
+  // have a timing sample before any real sign-in happened.
+  private calibration: Promise<void> | undefined;
+  private readonly verifyListeners = new Set<(username: string) => void>();
 
   constructor(private readonly ctx: StoreContext) {}
+
+  /** Called as each PBKDF2 verification starts (diagnostics and tests). Returns an unsubscribe. */
+  onVerify(listener: (username: string) => void): () => void {
+    this.verifyListeners.add(listener);
+    return () => this.verifyListeners.delete(listener);
+  }
+
+  private async verify(username: string, password: string, hash: string): Promise<boolean> {
+    return this.queue.run(async () => {
+      for (const listener of this.verifyListeners) listener(username);
+      return verifyPassword(password, hash);
+    });
+  }
 
   get(username: string): AccountRecord | undefined {
     const row = this.ctx.db.select().from(accounts).where(eq(accounts.username, username)).get();
@@ -36,17 +53,28 @@ export class Accounts {
   }
 
   /**
-   * The account when `username` is active and `password` matches; undefined otherwise. Unknown and
-   * deactivated users still cost one PBKDF2 run.
+   * The account when `username` is active and `password` matches; undefined otherwise. Checks run
+   * through a queue of two. Unknown and deactivated names take as long as a real check but run no
+   * PBKDF2, so a flood of made-up names cannot delay anyone's real sign-in.
    */
   async verifyLogin(username: string, password: string): Promise<AccountRecord | undefined> {
     const row = this.ctx.db.select().from(accounts).where(eq(accounts.username, username)).get();
     if (!row?.active) {
-      this.dummyHash ??= hashPassword(`dummy:${Math.random()}`);
-      await verifyPassword(password, await this.dummyHash);
+      this.calibration ??= this.calibrate(username);
+      await this.calibration;
+      await this.queue.imitate();
       return undefined;
     }
-    return (await verifyPassword(password, row.passwordHash)) ? publicRecord(row) : undefined;
+    return (await this.verify(username, password, row.passwordHash)) ? publicRecord(row) : undefined;
+  }
+
+  private async calibrate(username: string): Promise<void> {
+    if (this.queue.hasSamples) return;
+    const any = this.ctx.db.select({ hash: accounts.passwordHash }).from(accounts).get()?.hash;
+    const parsed = any ? parsePasswordHash(any) : undefined;
+    const iterations = parsed && typeof parsed !== "string" ? parsed.iterations : undefined;
+    const dummy = await hashPassword(`dummy:${randomUUID()}`, iterations ? { iterations } : {});
+    await this.verify(username, "", dummy);
   }
 
   /** @internal for the seeder */

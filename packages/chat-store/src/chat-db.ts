@@ -18,6 +18,7 @@ import { Preferences } from "./preferences.js";
 import { SqliteRunStore } from "./run-store.js";
 import { type AccountConfig, type AuthLogger, type SeedReport, seedAccounts } from "./seed-accounts.js";
 import { DEFAULT_SESSION_TIMEOUT_MS, Sessions } from "./sessions.js";
+import { StoreHealth } from "./store-health.js";
 import { Throttle, type ThrottleOptions } from "./throttle.js";
 
 export interface StoreLogger {
@@ -42,12 +43,21 @@ export interface ChatDbOptions {
   /** Sliding session idle timeout. Default 60 minutes. */
   sessionTimeoutMs?: number;
   throttle?: ThrottleOptions;
-  /** SQLite busy timeout for concurrent writers (other processes). Default 5000 ms. */
+  /**
+   * SQLite busy timeout for concurrent writers (other processes). Default 1000 ms. Every wait
+   * blocks the event loop, so callers probe with `health` first instead of leaning on it.
+   */
   busyTimeoutMs?: number;
   /** @internal tests: a subset of the migration steps (to build old stores). */
   migrations?: readonly MigrationStep[];
   /** @internal tests: a different driver load result. */
   driver?: DriverLoad;
+}
+
+export const DEFAULT_BUSY_TIMEOUT_MS = 1000;
+
+function busyTimeoutOf(options: ChatDbOptions): number {
+  return Math.max(0, Math.floor(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS));
 }
 
 export class ChatDb {
@@ -65,6 +75,8 @@ export class ChatDb {
   readonly outbox: Outbox;
   readonly gatewayState: GatewayState;
   readonly seenTokens: SeenTokens;
+  /** Whether the file can be read and written right now (never waits); see store-health.ts. */
+  readonly health: StoreHealth;
   /** What open() did to the schema. */
   readonly migration: MigrationReport;
   private readonly ctx: StoreContext;
@@ -82,10 +94,15 @@ export class ChatDb {
     this.datasource = datasource;
     this.migration = migration;
     this.ctx = { db: drizzle(sqlite), now: options.now ?? Date.now };
+    this.health = new StoreHealth(sqlite, busyTimeoutOf(options));
     this.conversations = new Conversations(this.ctx);
     this.preferences = new Preferences(this.ctx);
     this.accounts = new Accounts(this.ctx);
-    this.sessions = new Sessions(this.ctx, options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS);
+    this.sessions = new Sessions(
+      this.ctx,
+      options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS,
+      this.health,
+    );
     this.throttle = new Throttle(this.ctx, options.throttle);
     this.runStore = new SqliteRunStore(this.ctx);
     this.inbox = new Inbox(this.ctx);
@@ -111,7 +128,7 @@ export class ChatDb {
     const load = options.driver ?? defaultDriver;
     const sqlite = connect(file, load);
     try {
-      sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+      sqlite.pragma(`busy_timeout = ${busyTimeoutOf(options)}`);
       sqlite.pragma("journal_mode = WAL");
       // FULL: a committed turn or accepted inbound message survives power loss, not only a crash.
       sqlite.pragma("synchronous = FULL");

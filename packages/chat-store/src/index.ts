@@ -1,4 +1,4 @@
-export { ChatDb, type ChatDbOptions, type StoreLogger } from "./chat-db.js";
+export { ChatDb, type ChatDbOptions, DEFAULT_BUSY_TIMEOUT_MS, type StoreLogger } from "./chat-db.js";
 export { ChatDbError } from "./errors.js";
 export {
   DEFAULT_PBKDF2_ITERATIONS,
@@ -46,3 +46,4 @@ export {
 export { Outbox, type OutboxInput, type OutboxKind, type OutboxRecord, type OutboxStatus } from "./outbox.js";
 export { GatewayState } from "./gateway-state.js";
 export { type ClaimResult, SeenTokens } from "./seen-tokens.js";
+export { isStoreLocked, StoreHealth, type StoreAccess, type StoreState } from "./store-health.js";

@@ -4,6 +4,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { eq, lte } from "drizzle-orm";
 import type { StoreContext } from "./context.js";
 import { sessions } from "./schema.js";
+import type { StoreHealth } from "./store-health.js";
 import { requireId } from "./validate.js";
 
 export const DEFAULT_SESSION_TIMEOUT_MS = 60 * 60 * 1000;
@@ -29,6 +30,7 @@ export class Sessions {
   constructor(
     private readonly ctx: StoreContext,
     readonly timeoutMs: number = DEFAULT_SESSION_TIMEOUT_MS,
+    private readonly health?: StoreHealth,
   ) {}
 
   create(userId: string): SessionRecord {
@@ -57,7 +59,9 @@ export class Sessions {
       return undefined;
     }
     let lastSeenAt = row.lastSeenAt;
-    if (now - row.lastSeenAt >= Math.min(SESSION_TOUCH_INTERVAL_MS, this.timeoutMs / 2)) {
+    const due = now - row.lastSeenAt >= Math.min(SESSION_TOUCH_INTERVAL_MS, this.timeoutMs / 2);
+    // The touch is only freshness: skipped (not waited for) while another process holds the write lock.
+    if (due && this.health?.probe("write") !== false) {
       this.ctx.db.update(sessions).set({ lastSeenAt: now }).where(eq(sessions.idHash, hash)).run();
       lastSeenAt = now;
     }

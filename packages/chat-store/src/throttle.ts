@@ -1,16 +1,23 @@
-// Failed sign-in counters per key (the caller chooses keys such as `user:alice`, `addr:10.0.0.5`).
-// `maxFailures` failures inside one window lock the key for `lockMs` from the last failure.
-import { eq } from "drizzle-orm";
+// Sign-in throttle. Keys are chosen by the caller (`user:alice`, `addr:10.0.0.5`). An attempt is
+// counted when it is *reserved*, before the password is checked, in one SQLite transaction — so a
+// burst of parallel guesses cannot all pass a "not locked yet" check. Reaching `maxFailures`
+// locks the key; each further lock in a row lasts twice as long (capped). A key starts over
+// after `windowMs` with no failure and no lock.
+import { eq, inArray } from "drizzle-orm";
 import type { StoreContext } from "./context.js";
 import { loginThrottle } from "./schema.js";
 
 export interface ThrottleOptions {
-  /** Default 5. */
+  /** Failures that lock a key. Default 5. */
   maxFailures?: number;
-  /** Window in which failures add up. Default 15 minutes. */
+  /** Quiet time after which a key's count starts over. Default 15 minutes. */
   windowMs?: number;
-  /** How long a key stays locked once the limit is hit. Default: windowMs. */
+  /** Length of a key's first lock; each further lock doubles it. Default: windowMs. */
   lockMs?: number;
+  /** Longest lock. Default 24 hours. */
+  maxLockMs?: number;
+  /** How long a successful sign-in makes its address a known one for that account. Default 30 days. */
+  knownAddressMs?: number;
 }
 
 export interface ThrottleState {
@@ -20,10 +27,18 @@ export interface ThrottleState {
   lockedUntil: number | null;
 }
 
+export type Reservation = { ok: true } | { ok: false; retryAfterMs: number };
+
+type Row = typeof loginThrottle.$inferSelect;
+
+const KNOWN = "known:";
+
 export class Throttle {
   readonly maxFailures: number;
   readonly windowMs: number;
   readonly lockMs: number;
+  readonly maxLockMs: number;
+  readonly knownAddressMs: number;
 
   constructor(
     private readonly ctx: StoreContext,
@@ -32,31 +47,97 @@ export class Throttle {
     this.maxFailures = options.maxFailures ?? 5;
     this.windowMs = options.windowMs ?? 15 * 60 * 1000;
     this.lockMs = options.lockMs ?? this.windowMs;
+    this.maxLockMs = Math.max(this.lockMs, options.maxLockMs ?? 24 * 60 * 60 * 1000);
+    this.knownAddressMs = options.knownAddressMs ?? 30 * 24 * 60 * 60 * 1000;
   }
 
-  recordFailure(key: string): ThrottleState {
+  /**
+   * Counts one attempt on every key, unless one of them is locked (then nothing is counted and the
+   * answer says how long to wait). The attempt stays counted as a failure until `succeeded`.
+   */
+  reserve(keys: readonly string[]): Reservation {
     return this.ctx.db.transaction(
       (tx) => {
         const now = this.ctx.now();
-        const row = tx.select().from(loginThrottle).where(eq(loginThrottle.throttleKey, key)).get();
-        const lockedNow = row?.lockedUntil != null && now < row.lockedUntil;
-        // A new window starts after an expired lock or an elapsed window, never during a lock.
-        const fresh =
-          !row || (!lockedNow && (row.lockedUntil !== null || now - row.windowStart >= this.windowMs));
-        const failures = fresh ? 1 : row.failures + 1;
-        const windowStart = fresh ? now : row.windowStart;
-        const lockedUntil = failures >= this.maxFailures ? now + this.lockMs : null;
-        tx.insert(loginThrottle)
-          .values({ throttleKey: key, failures, windowStart, lockedUntil })
-          .onConflictDoUpdate({
-            target: loginThrottle.throttleKey,
-            set: { failures, windowStart, lockedUntil },
-          })
-          .run();
-        return { failures, locked: lockedUntil !== null, lockedUntil };
+        const rows = tx
+          .select()
+          .from(loginThrottle)
+          .where(inArray(loginThrottle.throttleKey, [...keys]))
+          .all();
+        const byKey = new Map(rows.map((r) => [r.throttleKey, r]));
+        const waits = rows.map((r) => (r.lockedUntil ?? 0) - now).filter((ms) => ms > 0);
+        if (waits.length > 0) return { ok: false, retryAfterMs: Math.max(...waits) };
+        for (const key of keys) {
+          const next = this.counted(byKey.get(key), now);
+          tx.insert(loginThrottle)
+            .values({ throttleKey: key, ...next })
+            .onConflictDoUpdate({ target: loginThrottle.throttleKey, set: next })
+            .run();
+        }
+        return { ok: true } as const;
       },
       { behavior: "immediate" },
     );
+  }
+
+  /** A row after one more failure. `windowStart` holds the last failure's time. */
+  private counted(row: Row | undefined, now: number): Omit<Row, "throttleKey"> {
+    const quietSince = Math.max(row?.windowStart ?? 0, row?.lockedUntil ?? 0);
+    const fresh = !row || now - quietSince >= this.windowMs;
+    const failures = fresh ? 1 : row.failures + 1;
+    const locks = Math.floor(failures / this.maxFailures);
+    const lockedUntil =
+      failures % this.maxFailures === 0
+        ? now + Math.min(this.lockMs * 2 ** (locks - 1), this.maxLockMs)
+        : fresh
+          ? null
+          : row.lockedUntil;
+    return { failures, windowStart: now, lockedUntil };
+  }
+
+  /**
+   * After a successful sign-in: `reset` keys start over (the account's), `undo` keys only take
+   * back this attempt (the address's: signing in to one's own account must not wipe the count of
+   * guesses made at others).
+   */
+  succeeded(reset: readonly string[], undo: readonly string[] = []): void {
+    this.ctx.db.transaction(
+      (tx) => {
+        if (reset.length > 0)
+          tx.delete(loginThrottle)
+            .where(inArray(loginThrottle.throttleKey, [...reset]))
+            .run();
+        for (const key of undo) {
+          const row = tx.select().from(loginThrottle).where(eq(loginThrottle.throttleKey, key)).get();
+          if (row && row.failures > 0) {
+            // Taking back the attempt that locked the key takes back its lock too.
+            const lockedByIt = row.failures % this.maxFailures === 0;
+            tx.update(loginThrottle)
+              .set({ failures: row.failures - 1, ...(lockedByIt ? { lockedUntil: null } : {}) })
+              .where(eq(loginThrottle.throttleKey, key))
+              .run();
+          }
+        }
+      },
+      { behavior: "immediate" },
+    );
+  }
+
+  /** Remembers that `username` signed in from `address` (exempts it from that account's lock). */
+  markKnown(username: string, address: string): void {
+    const key = knownKey(username, address);
+    const values = { failures: 0, windowStart: this.ctx.now(), lockedUntil: null };
+    this.ctx.db
+      .insert(loginThrottle)
+      .values({ throttleKey: key, ...values })
+      .onConflictDoUpdate({ target: loginThrottle.throttleKey, set: values })
+      .run();
+  }
+
+  /** True when `username` signed in successfully from `address` within `knownAddressMs`. */
+  isKnown(username: string, address: string): boolean {
+    const row = this.row(knownKey(username, address));
+    return row !== undefined && this.ctx.now() - row.windowStart < this.knownAddressMs;
   }
 
   isLocked(key: string): boolean {
@@ -64,16 +145,25 @@ export class Throttle {
   }
 
   state(key: string): ThrottleState {
-    const row = this.ctx.db.select().from(loginThrottle).where(eq(loginThrottle.throttleKey, key)).get();
+    const row = this.row(key);
     const now = this.ctx.now();
     if (!row) return { failures: 0, locked: false, lockedUntil: null };
     const locked = row.lockedUntil !== null && now < row.lockedUntil;
-    const inWindow = now - row.windowStart < this.windowMs || locked;
-    return { failures: inWindow ? row.failures : 0, locked, lockedUntil: locked ? row.lockedUntil : null };
+    const quietSince = Math.max(row.windowStart, row.lockedUntil ?? 0);
+    const counting = locked || now - quietSince < this.windowMs;
+    return { failures: counting ? row.failures : 0, locked, lockedUntil: locked ? row.lockedUntil : null };
   }
 
-  /** After a successful sign-in. */
+  /** Forgets a key entirely. */
   reset(key: string): void {
     this.ctx.db.delete(loginThrottle).where(eq(loginThrottle.throttleKey, key)).run();
   }
+
+  private row(key: string): Row | undefined {
+    return this.ctx.db.select().from(loginThrottle).where(eq(loginThrottle.throttleKey, key)).get();
+  }
+}
+
+function knownKey(username: string, address: string): string {
+  return `${KNOWN}${username.toLowerCase()}\n${address}`;
 }

@@ -275,58 +275,75 @@ describe("sessions", () => {
 });
 
 describe("sign-in throttle", () => {
-  it("locks a key after 5 failures within 15 minutes until the lock passes", () => {
+  it("counts an attempt when it is reserved: the fifth locks the key for 15 minutes and nothing more is counted", () => {
     const t = clock();
     const db = openStore({ now: t.now });
     for (let i = 1; i <= 4; i++) {
-      expect(db.throttle.recordFailure("user:alice")).toMatchObject({ failures: i, locked: false });
+      expect(db.throttle.reserve(["user:alice"])).toEqual({ ok: true });
+      expect(db.throttle.state("user:alice")).toMatchObject({ failures: i, locked: false });
       t.advance(60_000);
     }
-    expect(db.throttle.isLocked("user:alice")).toBe(false);
-    const fifth = db.throttle.recordFailure("user:alice");
-    expect(fifth).toMatchObject({ failures: 5, locked: true, lockedUntil: t.now() + 15 * 60_000 });
-    expect(db.throttle.isLocked("user:alice")).toBe(true);
-    expect(db.throttle.isLocked("addr:10.0.0.1")).toBe(false);
+    expect(db.throttle.reserve(["user:alice"])).toEqual({ ok: true });
+    expect(db.throttle.state("user:alice")).toMatchObject({
+      failures: 5,
+      lockedUntil: t.now() + 15 * 60_000,
+    });
+    expect(db.throttle.reserve(["user:alice", "addr:10.0.0.1"])).toEqual({
+      ok: false,
+      retryAfterMs: 15 * 60_000,
+    });
+    // A refused reservation counts on no key.
+    expect(db.throttle.state("addr:10.0.0.1").failures).toBe(0);
+    expect(db.throttle.state("user:alice").failures).toBe(5);
     t.advance(15 * 60_000 - 1);
     expect(db.throttle.isLocked("user:alice")).toBe(true);
     t.advance(1);
     expect(db.throttle.isLocked("user:alice")).toBe(false);
-    // The counter starts over after the lock.
-    expect(db.throttle.recordFailure("user:alice")).toMatchObject({ failures: 1, locked: false });
   });
 
-  it("a failure while locked extends the lock, even after the counting window has passed", () => {
+  it("doubles each further lock in a row, and starts over after a quiet window", () => {
     const t = clock();
-    const db = openStore({ now: t.now });
-    for (let i = 0; i < 5; i++) db.throttle.recordFailure("user:bob");
-    t.advance(14 * 60_000);
-    expect(db.throttle.recordFailure("user:bob")).toMatchObject({ failures: 6, locked: true });
-    t.advance(10 * 60_000); // 24 minutes after the window opened, 10 after the last failure
-    expect(db.throttle.isLocked("user:bob")).toBe(true);
-    expect(db.throttle.recordFailure("user:bob")).toMatchObject({
-      locked: true,
-      lockedUntil: t.now() + 15 * 60_000,
-    });
+    const db = openStore({ now: t.now, throttle: { maxLockMs: 40 * 60_000 } });
+    const lockFor = () => {
+      for (let i = 0; i < 5; i++) db.throttle.reserve(["k"]);
+      return (db.throttle.state("k").lockedUntil ?? 0) - t.now();
+    };
+    expect(lockFor()).toBe(15 * 60_000);
+    t.advance(15 * 60_000);
+    expect(lockFor()).toBe(30 * 60_000);
+    t.advance(30 * 60_000);
+    expect(lockFor()).toBe(40 * 60_000); // capped
+    t.advance(40 * 60_000 + 15 * 60_000); // lock over, then a quiet window
+    expect(lockFor()).toBe(15 * 60_000);
   });
 
   it("failures spread wider than the window never lock", () => {
     const t = clock();
     const db = openStore({ now: t.now });
     for (let i = 0; i < 10; i++) {
-      db.throttle.recordFailure("addr:1.2.3.4");
-      t.advance(4 * 60_000);
+      expect(db.throttle.reserve(["addr:1.2.3.4"]).ok).toBe(true);
+      t.advance(15 * 60_000);
     }
     expect(db.throttle.isLocked("addr:1.2.3.4")).toBe(false);
   });
 
-  it("reset clears the counter after a successful sign-in", () => {
+  it("a success resets the account's key but only takes back its own attempt on the address", () => {
     const t = clock();
-    const db = openStore({ now: t.now, throttle: { maxFailures: 2 } });
-    db.throttle.recordFailure("k");
-    db.throttle.recordFailure("k");
-    expect(db.throttle.isLocked("k")).toBe(true);
-    db.throttle.reset("k");
-    expect(db.throttle.isLocked("k")).toBe(false);
-    expect(db.throttle.state("k").failures).toBe(0);
+    const db = openStore({ now: t.now });
+    for (let i = 0; i < 3; i++) db.throttle.reserve(["user:alice", "addr:a"]);
+    db.throttle.succeeded(["user:alice"], ["addr:a"]);
+    expect(db.throttle.state("user:alice").failures).toBe(0);
+    expect(db.throttle.state("addr:a").failures).toBe(2);
+  });
+
+  it("remembers the addresses an account signed in from, for 30 days", () => {
+    const t = clock();
+    const db = openStore({ now: t.now });
+    expect(db.throttle.isKnown("Alice", "10.0.0.1")).toBe(false);
+    db.throttle.markKnown("alice", "10.0.0.1");
+    expect(db.throttle.isKnown("ALICE", "10.0.0.1")).toBe(true);
+    expect(db.throttle.isKnown("alice", "10.0.0.2")).toBe(false);
+    t.advance(30 * 24 * 60 * 60_000);
+    expect(db.throttle.isKnown("alice", "10.0.0.1")).toBe(false);
   });
 });

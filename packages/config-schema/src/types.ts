@@ -79,6 +79,8 @@ export interface WebuiExposure extends EntryBase {
   welcome?: string;
   placeholder?: string;
   footer?: string;
+  /** Up to 6 prompts (1-200 characters each) offered as buttons in the page's empty state. */
+  starterPrompts?: string[];
   showReasoning: boolean;
   showToolCalls: boolean;
   /** Light tokens, hex values with `#` added. */
@@ -165,6 +167,8 @@ export type { PushType };
 
 export interface ProjectConfig {
   port?: number;
+  /** Extra names the service may be reached by, besides loopback names and the bind host. */
+  allowedHosts?: string[];
   rootAgent?: string;
   /** The service's public base URL behind a proxy (webhook signature bases, links). */
   publicBaseUrl?: string;

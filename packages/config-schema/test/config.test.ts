@@ -55,4 +55,27 @@ describe("agentsvc.config", () => {
     const errors = await loadErrors({ "agentsvc.config.yaml": "port: 3000\nport: 4000\n" });
     expectError(errors, "agentsvc.config.yaml", "line 2", /must be valid YAML/);
   });
+
+  it("reads allowedHosts and refuses a URL or a host with a port in it", async () => {
+    const p = await loadOk({
+      "agentsvc.config.yaml":
+        "allowedHosts:\n  - chat.example.com\n  - .corp.example\n  - 192.168.1.5\n  - '::1'\n",
+    });
+    expect(p.config.allowedHosts).toEqual(["chat.example.com", ".corp.example", "192.168.1.5", "::1"]);
+    const errors = await loadErrors({
+      "agentsvc.config.yaml": "allowedHosts:\n  - https://chat.example.com\n  - chat.example.com:8080\n",
+    });
+    expectError(
+      errors,
+      "agentsvc.config.yaml",
+      "allowedHosts[0]",
+      /must be a host name without scheme or port/,
+    );
+    expectError(
+      errors,
+      "agentsvc.config.yaml",
+      "allowedHosts[1]",
+      /must be a host name without scheme or port/,
+    );
+  });
 });

@@ -326,4 +326,22 @@ describe("webui theme values written as digits", () => {
       /must be a string \(write bg: "112233" or "8px", not a number\) \(got 111827\)/,
     );
   });
+
+  it("accepts up to 6 starter prompts and refuses more, blank ones or overlong ones", async () => {
+    const ok = await loadOk({
+      "gateways/web.yaml":
+        "exposes: webui\npath: /chat\nstarterPrompts:\n  - What time is it?\n  - Send a note\n",
+    });
+    expect(ok.exposures[0]).toMatchObject({ starterPrompts: ["What time is it?", "Send a note"] });
+    const seven = Array.from({ length: 7 }, (_, i) => `  - p${i}`).join("\n");
+    const errors = await loadErrors({
+      "gateways/web.yaml": `exposes: webui\npath: /chat\nstarterPrompts:\n${seven}\n`,
+    });
+    expectError(errors, "gateways/web.yaml", "starterPrompts", /at most 6 prompts/);
+    const blank = await loadErrors({
+      "gateways/web.yaml": `exposes: webui\npath: /chat\nstarterPrompts:\n  - "  "\n  - ${"x".repeat(201)}\n`,
+    });
+    expectError(blank, "gateways/web.yaml", "starterPrompts[0]", /must not be empty/);
+    expectError(blank, "gateways/web.yaml", "starterPrompts[1]", /at most 200 characters/);
+  });
 });

@@ -31,6 +31,12 @@ export interface McpRouteOptions {
    * an `Origin` header (every non-browser client) pass; by default only same-origin requests do.
    */
   allowedOrigins?: string[];
+  /**
+   * Which host names a same-origin browser request may come from (DNS-rebinding guard: a rebound
+   * page has a matching Host and Origin, both naming the attacker's domain). Default: loopback
+   * names only (`localhost`, `127.0.0.1`, `::1`). The server passes its allowed-hosts list.
+   */
+  hostAllowed?: (hostname: string) => boolean;
   /** Transport-level problems (bad requests, broken streams), for logging. */
   onError?: (error: Error) => void;
 }
@@ -59,12 +65,13 @@ export function mcpRoute(options: McpRouteOptions): McpRoute {
     positive(options.maxSessions, 1000, "maxSessions"),
   );
   const maxBody = positive(options.maxBodyBytes, 4 * 1024 * 1024, "maxBodyBytes");
+  const hostAllowed = options.hostAllowed ?? ((name: string) => LOOPBACK.has(name));
   let closed = false;
 
   async function handle(c: Context): Promise<Response> {
     const req = c.req.raw;
     const origin = req.headers.get("origin");
-    if (origin !== null && !originAllowed(origin, req, options.allowedOrigins)) {
+    if (origin !== null && !originAllowed(origin, req, options.allowedOrigins, hostAllowed)) {
       return jsonRpcError(403, -32000, `Forbidden: origin ${JSON.stringify(origin)} is not allowed`, {
         code: "origin_not_allowed",
       });
@@ -230,11 +237,23 @@ function positive(value: number | undefined, fallback: number, key: string): num
   return value;
 }
 
-function originAllowed(origin: string, req: Request, allowed: string[] | undefined): boolean {
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "::1"]);
+
+/**
+ * The MCP transport spec requires validating Origin. Allowed: a listed origin, or the request's own
+ * origin (Origin host equals Host) when its host name is one this server is meant to be reached by.
+ */
+function originAllowed(
+  origin: string,
+  req: Request,
+  allowed: string[] | undefined,
+  hostAllowed: (hostname: string) => boolean,
+): boolean {
   if (allowed) return allowed.includes("*") || allowed.includes(origin);
   try {
     const host = req.headers.get("host") ?? new URL(req.url).host;
-    return new URL(origin).host === host;
+    const url = new URL(origin);
+    return url.host === host && hostAllowed(url.hostname.replace(/^\[(.*)\]$/, "$1"));
   } catch {
     return false; // "null" and other opaque origins
   }

@@ -1,6 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { request } from "node:http";
 import { Hono } from "hono";
 import { afterEach, describe, expect, it } from "vitest";
 import { type McpRouteOptions, mcpRoute } from "../src/index.js";
@@ -17,6 +18,38 @@ import {
 } from "./fixtures.js";
 
 const cleanups: (() => Promise<void>)[] = [];
+
+/** An initialize POST with chosen Host and Origin headers (fetch does not let a caller set Host). */
+function rawPost(
+  url: string,
+  headers: { host: string; origin: string },
+): Promise<{ status: number; body: string }> {
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: "POST",
+        headers: { ...MCP_HEADERS, ...headers },
+        timeout: 5000,
+      },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          body += chunk;
+          // An SSE answer stays open; the first bytes are enough.
+          if (res.statusCode === 200) res.destroy();
+        });
+        res.on("close", () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on("error", reject);
+    req.end(JSON.stringify(INIT_BODY));
+  });
+}
 afterEach(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
 });
@@ -372,6 +405,27 @@ describe("mcpRoute over Streamable HTTP", () => {
       method: "POST",
       headers: { ...MCP_HEADERS, origin: "http://app.example" },
       body: JSON.stringify(INIT_BODY),
+    });
+    expect(ok.status).toBe(200);
+  });
+
+  it("refuses a DNS-rebinding request: a foreign Host with a matching Origin is 403", async () => {
+    const { url } = await setup();
+    const port = new URL(url).port;
+    const rebound = await rawPost(url, {
+      host: `evil.example:${port}`,
+      origin: `http://evil.example:${port}`,
+    });
+    expect(rebound.status).toBe(403);
+    expect(rebound.body).toContain("origin_not_allowed");
+    const local = await rawPost(url, { host: `localhost:${port}`, origin: `http://localhost:${port}` });
+    expect(local.status).toBe(200);
+    // An operator's predicate admits the names it serves.
+    const served = await setup({ hostAllowed: (name) => name === "chat.example.com" });
+    const servedPort = new URL(served.url).port;
+    const ok = await rawPost(served.url, {
+      host: `chat.example.com:${servedPort}`,
+      origin: `http://chat.example.com:${servedPort}`,
     });
     expect(ok.status).toBe(200);
   });

@@ -12,6 +12,8 @@ export interface PageEntry {
   welcome?: string;
   placeholder?: string;
   footer?: string;
+  /** Up to 6 prompts offered as buttons in the empty state; a click sends one. */
+  starterPrompts?: readonly string[];
   /** Show the Thinking strip (default true). */
   showReasoning?: boolean;
   /** Show tool-call chips (default true). */
@@ -36,6 +38,7 @@ export interface ResolvedPage {
   welcome: string;
   placeholder: string;
   footer: string;
+  starterPrompts: readonly string[];
   showReasoning: boolean;
   showToolCalls: boolean;
   signIn: boolean;
@@ -70,6 +73,7 @@ export function resolveEntry(entry: PageEntry): ResolvedPage {
     welcome: entry.welcome ?? DEFAULTS.welcome,
     placeholder: entry.placeholder ?? DEFAULTS.placeholder,
     footer: entry.footer ?? "",
+    starterPrompts: entry.starterPrompts ?? [],
     showReasoning: entry.showReasoning ?? true,
     showToolCalls: entry.showToolCalls ?? true,
     signIn: entry.signIn ?? entry.users !== undefined,

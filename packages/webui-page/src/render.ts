@@ -75,9 +75,33 @@ function sidebar(): string {
   );
 }
 
+/** The empty state: the icon, the welcome text and the entry's starter prompts (as buttons). */
+function welcome(page: ResolvedPage): string {
+  const icon =
+    page.icon?.kind === "emoji"
+      ? `<div class="welcome-icon" aria-hidden="true">${escapeHtml(page.icon.value)}</div>`
+      : "";
+  const starters = page.starterPrompts.length
+    ? `<div class="starters" role="group" aria-label="Try one of these">${page.starterPrompts
+        .map((p) => `<button type="button" class="starter">${escapeHtml(p)}</button>`)
+        .join("")}</div>`
+    : "";
+  return (
+    `<div id="welcome" class="welcome">${icon}<p class="welcome-text">${escapeHtml(page.welcome)}</p>` +
+    `${starters}</div>`
+  );
+}
+
+/** Said once, on the first visit of an entry without accounts (the client shows it). */
+const SHARED_NOTICE =
+  `<div id="shared-notice" class="notice" role="note" hidden><p>This chat has no accounts: everyone who ` +
+  `opens this page sees and shares the same conversations.</p>` +
+  `<button type="button" id="shared-notice-ok" class="btn">Got it</button></div>`;
+
 function composer(page: ResolvedPage): string {
   const footer = page.footer ? `<p class="footer">${escapeHtml(page.footer)}</p>` : "";
   return (
+    SHARED_NOTICE +
     `<div id="status" class="status" role="status"></div>` +
     `<form id="composer" class="composer">` +
     `<textarea id="input" rows="1" aria-label="Message" placeholder="${escapeHtml(page.placeholder)}"></textarea>` +
@@ -138,7 +162,7 @@ export function assemblePage(entry: PageEntry, themeCss: string, assets: ClientA
     `<style>${style}</style></head><body>` +
     `<div class="app" id="app">${sidebar()}<main class="main">${header(page)}` +
     `<div id="transcript" class="transcript" role="log" aria-live="off" aria-label="Conversation" tabindex="0">` +
-    `<div id="messages" class="messages"><div id="welcome" class="welcome">${escapeHtml(page.welcome)}</div></div></div>` +
+    `<div id="messages" class="messages">${welcome(page)}</div></div>` +
     `${composer(page)}</main></div>${dialogs()}` +
     `<script type="application/json" id="${CONFIG_ELEMENT_ID}">${jsonForScript(config)}</script>` +
     `<script>${assets.js}</script></body></html>\n`

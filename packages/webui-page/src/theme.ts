@@ -1,4 +1,5 @@
 import { THEME_TOKENS } from "@agentsvc/config-schema";
+import { readableOn } from "./contrast.js";
 
 // Theme tokens -> CSS custom properties. Light tokens go on :root; dark ones apply when the page
 // is explicitly dark ([data-theme=dark]) or follows a dark system preference with no choice made.
@@ -57,11 +58,25 @@ export function splitTokens(
   return { light, dark };
 }
 
+/**
+ * An accent set without its text colour gets a readable one (white or near-black, by WCAG
+ * contrast), so a light accent in dark mode does not carry white text at 3:1.
+ */
+function withReadableAccentFg(tokens: Record<string, string>, explicitFg: boolean): Record<string, string> {
+  if (explicitFg || tokens.accent === undefined) return tokens;
+  const fg = readableOn(tokens.accent);
+  return fg ? { ...tokens, accentFg: fg } : tokens;
+}
+
 /** The CSS for the entry's tokens (empty when none are set). Goes after the defaults. */
-export function themeTokensCss(light: Record<string, string>, dark: Record<string, string>): string {
+export function themeTokensCss(lightGiven: Record<string, string>, dark: Record<string, string>): string {
+  const light = withReadableAccentFg(lightGiven, lightGiven.accentFg !== undefined);
   const darkAll: Record<string, string> = {};
   for (const [k, v] of Object.entries(light)) if (BRAND_TOKENS.has(k)) darkAll[k] = v;
-  Object.assign(darkAll, dark);
+  Object.assign(
+    darkAll,
+    withReadableAccentFg(dark, dark.accentFg !== undefined || dark.accent === undefined),
+  );
   const lightDecl = declarations(light, "theme");
   const darkDecl = declarations(darkAll, "theme.dark");
   let css = "";

@@ -359,7 +359,7 @@ describe("chat page in Chromium", () => {
     await w.page.locator("#clear-btn").click();
     await expect.poll(() => w.page.locator("#status").textContent()).toBe("Conversation cleared.");
     expect(await w.page.locator(".msg").count()).toBe(0);
-    expect(await w.page.locator("#welcome").textContent()).toBe("Hello! Ask me about cats.");
+    expect(await w.page.locator("#welcome .welcome-text").textContent()).toBe("Hello! Ask me about cats.");
   });
 
   it("shows Compact only with the capability and reports the outcome in words", async () => {

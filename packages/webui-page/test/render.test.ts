@@ -85,9 +85,12 @@ describe("renderPage", () => {
       ".custom-theme-file { color: #123456 }",
     );
     const css = styleOf(html);
-    expect(css).toContain(":root{--accent:#ff0066;--bg:rgb(250, 250, 250);--radius:4px}");
+    // An accent without accentFg gets the more readable of white and near-black (here near-black).
+    expect(css).toContain(":root{--accent:#ff0066;--bg:rgb(250, 250, 250);--radius:4px;--accent-fg:#111827}");
     // Brand accent carries into dark mode; dark overrides apply explicitly and by system preference.
-    expect(css).toContain(':root[data-theme="dark"]{--accent:#ff0066;--bg:#000000;--fg:#eeeeee}');
+    expect(css).toContain(
+      ':root[data-theme="dark"]{--accent:#ff0066;--accent-fg:#111827;--bg:#000000;--fg:#eeeeee}',
+    );
     expect(css).toContain(
       '@media (prefers-color-scheme:dark){:root:not([data-theme="light"]){--accent:#ff0066',
     );

@@ -15,6 +15,7 @@ import { healthRoute, metaRoutes } from "./routes/meta.js";
 import { preferenceRoutes } from "./routes/preferences.js";
 import { resumeRoute } from "./routes/resume.js";
 import { runControlRoutes } from "./routes/runs.js";
+import { storeGuard, storeUnavailable } from "./store-guard.js";
 import type { ChatDb } from "@agentsvc/chat-store";
 import type { AgentInfo, ChatUiEntry, HonoEnv, IdentityResolver } from "./types.js";
 
@@ -85,13 +86,15 @@ export function createChatUi(options: ChatUiOptions): Hono<HonoEnv> {
 
   const app = new Hono<HonoEnv>();
   app.onError((err, c) => {
+    // A lock met mid-request (after the guard's probe): 503, and later requests probe first.
+    if (db.health.noteFailure(err)) return storeUnavailable(c, db.health.retryAfterMs);
     const { status, body, unexpected } = toErrorResponse(err);
     if (unexpected) logger.error({ err, path: c.req.path }, "unexpected error in ChatUi");
     return c.json(body, status as 400);
   });
   app.notFound((c) => fail(c, 404, "not_found", `no route ${c.req.method} ${c.req.path}`));
 
-  // Gates, in order: API key, cross-site refusal, body headers (413/415), then identity.
+  // Gates, in order: API key, cross-site refusal, body headers (413/415), store reachable, then identity.
   if (apiKey !== undefined) app.use("*", apiKeyGate(apiKey));
   app.use("*", crossSiteGuard(options.allowedOrigins));
   app.use("*", async (c, next) => {
@@ -99,7 +102,9 @@ export function createChatUi(options: ChatUiOptions): Hono<HonoEnv> {
     await next();
   });
 
-  app.route("/", healthRoute());
+  app.use("*", storeGuard(db.health));
+
+  app.route("/", healthRoute(db.health));
   app.route(
     "/",
     authRoutes({

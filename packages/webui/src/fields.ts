@@ -47,13 +47,19 @@ export function optionalString(
 export function idField(where: string, body: JsonObject, key: string, required: true): string;
 export function idField(where: string, body: JsonObject, key: string, required: false): string | undefined;
 export function idField(where: string, body: JsonObject, key: string, required: boolean): string | undefined {
-  const value = required
-    ? requiredString(where, body, key, { max: MAX_ID_LENGTH, nonBlank: true })
-    : optionalString(where, body, key, { max: MAX_ID_LENGTH, nonBlank: true });
-  if (value !== undefined && /[\u0000-\u001f\u007f]/.test(value)) {
+  const value = body[key];
+  if (!required && (value === undefined || value === null)) return undefined;
+  if (required && (value === undefined || value === null))
+    throw badInput(`${where}: ${key}: required, but missing`);
+  return checkId(where, key, value);
+}
+
+/** The one id rule (non-blank, at most 200 characters, no control characters), for every route. */
+export function checkId(where: string, key: string, value: unknown): string {
+  const id = checkString(where, key, value, { max: MAX_ID_LENGTH, nonBlank: true });
+  if (/[\u0000-\u001f\u007f]/.test(id))
     throw badInput(`${where}: ${key}: must not contain control characters`);
-  }
-  return value;
+  return id;
 }
 
 /**

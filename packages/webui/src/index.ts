@@ -6,3 +6,4 @@ export { SHARED_USER_ID, defaultIdentityResolver, sharedUserIdOf } from "./ident
 export { DEFAULT_KEEP_RECENT } from "./routes/memory.js";
 export type { AgentInfo, ChatUiEntry, Identity, IdentityResolver, ToolInfo } from "./types.js";
 export { agentInfoOf } from "./types.js";
+export { ScopedRuns, threadScope } from "./thread-scope.js";

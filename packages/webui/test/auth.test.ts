@@ -33,7 +33,7 @@ describe("sign-in gate", () => {
       const r = await c.post(path, {});
       expect(r.status, path).toBe(401);
     }
-    expect((await c.get("/health")).body).toEqual({ success: true, status: "ok" });
+    expect((await c.get("/health")).body).toEqual({ success: true, status: "ok", store: "ok" });
     const me = await c.get("/auth/me");
     expect(me.body).toEqual({ success: true, signInRequired: true, user: null });
   });

@@ -155,7 +155,7 @@ describe("preference routes", () => {
 describe("meta routes", () => {
   it("health answers success and status ok", async () => {
     h = await startHarness();
-    expect((await h.client().get("/health")).body).toEqual({ success: true, status: "ok" });
+    expect((await h.client().get("/health")).body).toEqual({ success: true, status: "ok", store: "ok" });
   });
 
   it("info reports agent, model, demo flag, counts and capabilities; compact is false without a summary model", async () => {

@@ -192,7 +192,7 @@ describe("fuzzing every route", () => {
 
   it("keeps serving after the barrage", async () => {
     const res = await fetch(`${h.base}/health`);
-    expect(await res.json()).toEqual({ success: true, status: "ok" });
+    expect(await res.json()).toEqual({ success: true, status: "ok", store: "ok" });
     const set = await h.client().post("/preferences/set", { key: "after", value: 1 });
     expect(set.status).toBe(200);
   });

@@ -66,6 +66,8 @@ export interface HarnessOptions {
   agent?: AgentDefinition;
   /** Reuse a data directory (restart tests). */
   dir?: string;
+  /** SQLite busy timeout of the store (lock tests set one longer than any request may take). */
+  busyTimeoutMs?: number;
   chatUi?: Partial<ChatUiOptions>;
 }
 
@@ -84,6 +86,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     appRoot: dir,
     path: "./data/chat.db",
     ...(options.now ? { now: options.now } : {}),
+    ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}),
   });
   const silent = pino({ level: "silent" });
   if (options.users) await db.seedAccounts(options.users, options.env ?? {}, silent, { iterations: 1000 });

@@ -1,3 +1,4 @@
+import { threadScope } from "../src/index.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { APPROVAL_TOOL, type Harness, postStream, readSse, startHarness, testAgent } from "./harness.js";
 
@@ -201,16 +202,16 @@ describe("approvals: suspend, pending, resume", () => {
       if (pending !== null) await new Promise((done) => setTimeout(done, 20));
     }
     expect(pending).toBeNull();
-    await h.runs.get(r.body.threadId)?.done;
+    await h.runs.get(threadScope("shared") + r.body.threadId)?.done;
     expect((await c.post("/clear", { conversationId: "a3" })).status).toBe(200);
   });
 
-  it("resume of nothing pending is 404 and a bad decision is 400, both as JSON", async () => {
+  it("resume of nothing pending is 403 (as for a stranger's run) and a bad decision is 400, both as JSON", async () => {
     h = await startHarness();
     const c = h.client();
     const none = await c.post("/resume", { threadId: "thr_nothing", decision: "approve" });
-    expect(none.status).toBe(404);
-    expect(none.body.error.code).toBe("not_found");
+    expect(none.status).toBe(403);
+    expect(none.body.error.code).toBe("forbidden");
     const bad = await c.post("/resume", { threadId: "thr_nothing", decision: "maybe" });
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toMatch(/decision: expected one of approve, reject, edit/);
@@ -280,7 +281,7 @@ describe("faults", () => {
     const reader = res.body?.getReader();
     await reader?.read();
     controller.abort();
-    const result = await h.runs.get("t-drop")?.done;
+    const result = await h.runs.get(`${threadScope("shared")}t-drop`)?.done;
     expect(result?.status).toBe("completed");
     const history = (await h.client().get("/history?conversationId=drop")).body.messages;
     expect(history.map((m: { role: string }) => m.role)).toEqual(["user", "assistant"]);
@@ -310,6 +311,7 @@ describe("clear, compact, history", () => {
       success: true,
       conversationId: "default",
       messages: [],
+      pending: [],
     });
   });
 

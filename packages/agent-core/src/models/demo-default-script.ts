@@ -48,7 +48,51 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-/** The tool the user asked for: "use <name>", a mention of a tool's name, or "use the tool" (first tool). */
+// Words that say nothing about which tool is meant (so "tell me a story" does not pick a tool
+// whose description "Tells the current time").
+const FILLER = new Set(
+  (
+    "the and for are was were been have has had not but all any some its what whats when where who how why " +
+    "this that these those there here with from into about your yours mine you just also now then can could " +
+    "would will should please tell tells say says give gives get gets make makes show shows let lets use uses " +
+    "need want like one two"
+  ).split(" "),
+);
+
+/** Content words, lower-cased, crudely singular ("numbers" -> "number", "adds" -> "add"). */
+function words(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const raw of text.toLowerCase().split(/[^a-z0-9]+|(?<=[a-z])(?=[0-9])/)) {
+    const word = raw.length > 3 && raw.endsWith("s") && !raw.endsWith("ss") ? raw.slice(0, -1) : raw;
+    if (word.length >= 3 && !FILLER.has(word) && !FILLER.has(raw)) out.add(word);
+  }
+  return out;
+}
+
+/**
+ * The tool whose name and description share the most words with the message ("what time is it"
+ * -> a `clock` that "tells the current time"); a word of the name counts twice. None on a tie at 0.
+ */
+function toolByWords(
+  text: string,
+  tools: LanguageModelV2FunctionTool[],
+): LanguageModelV2FunctionTool | undefined {
+  const said = words(text);
+  let best: { tool: LanguageModelV2FunctionTool; score: number } | undefined;
+  for (const tool of tools) {
+    const named = words(tool.name.replace(/([a-z])([A-Z])/g, "$1 $2"));
+    const described = words(tool.description ?? "");
+    let score = 0;
+    for (const word of said) score += named.has(word) ? 2 : described.has(word) ? 1 : 0;
+    if (score > 0 && (!best || score > best.score)) best = { tool, score };
+  }
+  return best?.tool;
+}
+
+/**
+ * The tool the user asked for: a mention of a tool's name, "use the tool" (first tool), or else
+ * the tool whose name and description words the message uses.
+ */
 export function requestedTool(
   text: string,
   tools: LanguageModelV2FunctionTool[],
@@ -59,7 +103,7 @@ export function requestedTool(
     if (pattern.test(lower)) return tool;
   }
   if (/\buse\s+(a|the|your)\s+tool\b/.test(lower)) return tools[0];
-  return undefined;
+  return toolByWords(text, tools);
 }
 
 /** Arguments that satisfy a simple JSON Schema, filled from the user's words where a string is wanted. */

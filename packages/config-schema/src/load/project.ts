@@ -74,6 +74,7 @@ async function loadConfig(root: string, jiti: Jiti, sink: IssueSink) {
     return { config, configFile: f.rel };
   }
   if (r.output.port !== undefined) config.port = r.output.port;
+  if (r.output.allowedHosts !== undefined) config.allowedHosts = r.output.allowedHosts;
   if (r.output.rootAgent !== undefined) config.rootAgent = r.output.rootAgent;
   config.datasources = { ...config.datasources, ...r.output.datasources };
   return { config, configFile: f.rel };

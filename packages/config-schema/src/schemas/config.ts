@@ -8,9 +8,22 @@ export const datasourceSchema = strict(
   "a datasource",
 );
 
+const HOST_RULE = /^(\*|\.?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*|[0-9A-Fa-f:]*:[0-9A-Fa-f:.]*)$/;
+
+/** A name the service may be reached by (the `Host` header), for the DNS-rebinding guard. */
+export const allowedHostSchema = v.pipe(
+  v.string("must be a string: a host name"),
+  v.trim(),
+  v.regex(
+    HOST_RULE,
+    "must be a host name without scheme or port (chat.example.com), .example.com for a domain and its subdomains, an IP address, or *",
+  ),
+);
+
 export const projectConfigSchema = strict(
   {
     port: v.optional(integerIn(0, 65535, "TCP port")),
+    allowedHosts: v.optional(v.array(allowedHostSchema, "must be a list of host names")),
     rootAgent: v.optional(nonEmptyString("file name of the root agent under agents/")),
     publicBaseUrl: v.optional(
       httpUrl(

@@ -120,6 +120,18 @@ export const webuiExposureSchema = strict(
     welcome: text("empty-state message"),
     placeholder: text("composer placeholder"),
     footer: text("note under the composer"),
+    starterPrompts: v.optional(
+      v.pipe(
+        v.array(
+          v.pipe(
+            nonEmptyString("a starter prompt"),
+            v.maxLength(200, "must be at most 200 characters (a starter prompt)"),
+          ),
+          "must be a list of prompts",
+        ),
+        v.maxLength(6, "must list at most 6 prompts"),
+      ),
+    ),
     showReasoning: v.optional(bool("show the Thinking strip"), true),
     showToolCalls: v.optional(bool("show tool-call chips"), true),
     theme: v.optional(themeSchema),

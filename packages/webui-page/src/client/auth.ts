@@ -1,6 +1,7 @@
 // The Key dialog (API key kept in storage, sent as X-API-Key) and the sign-in form
 // (POST /auth/login; the server sets the session cookie) with the sign-out control.
 import { type Api, ApiError } from "./api.js";
+import { plainMessage } from "./messages.js";
 import { byId } from "./dom.js";
 import type { PageStorage } from "./storage.js";
 
@@ -82,7 +83,7 @@ export class Auth {
           ? "Could not reach the chat service."
           : err.status === 401
             ? "Wrong username or password."
-            : err.message;
+            : plainMessage(err.code, err.status);
       return;
     } finally {
       pass.value = "";

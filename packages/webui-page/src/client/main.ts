@@ -7,6 +7,7 @@ import { Composer } from "./composer.js";
 import { byId } from "./dom.js";
 import { type ConversationItem, Sidebar } from "./sidebar.js";
 import { PageStorage } from "./storage.js";
+import { knownMessage, plainMessage } from "./messages.js";
 import { consumeStream } from "./stream.js";
 import { applyTheme, isThemeMode, nextTheme, type ThemeMode } from "./theme-toggle.js";
 import { type AssistantBubble, type PendingApproval, Transcript } from "./transcript.js";
@@ -128,11 +129,11 @@ function onAuthRequired(code: AuthCode): void {
   }
 }
 
-/** Shows what went wrong in words; 401s are already handled by their prompts. */
+/** Shows what went wrong in plain words; 401s are already handled by their prompts. */
 function report(err: unknown): void {
   if (err instanceof ApiError) {
     if (err.status === 401) status("Waiting for you to sign in or enter the API key.");
-    else status(err.message);
+    else status(plainMessage(err.code, err.status));
   } else if (!(err instanceof DOMException && err.name === "AbortError")) {
     status("Something went wrong; please try again.");
   }
@@ -206,9 +207,10 @@ async function runStream(t: Turn, res: Response): Promise<void> {
         for (const tool of d.tools) t.bubble.upsertTool(tool);
         if (d.content) t.bubble.setText(t.acc.content);
       },
-      error: (_code, message) => {
+      // A known code in plain words; otherwise the run's own failure text (the model's error).
+      error: (code, message) => {
         failed = true;
-        t.bubble.addNote(message || "The reply failed.", "error");
+        t.bubble.addNote(knownMessage(code) ?? (message || "The reply failed."), "error");
       },
     },
     t.controller.signal,
@@ -258,8 +260,7 @@ async function showApproval(bubble: AssistantBubble, threadId: string, acc: Turn
       return;
     }
     storage.set(`pending:${current}`, null);
-    card.replaceChildren(decision === "approve" ? "Approved." : "Rejected.");
-    card.classList.add("decided");
+    bubble.settleApproval(card, decision === "approve" ? "Approved." : "Rejected.");
     acc.suspended = false;
     const t: Turn = { threadId, controller, bubble, acc, stopped: false };
     turn = t;
@@ -377,6 +378,9 @@ function replayUnits(messages: HistoryMessage[]): HistoryMessage[][] {
   return units;
 }
 
+/** The newest reply built by a replay (a waiting approval's card belongs in it). */
+let lastReplayed: AssistantBubble | null = null;
+
 function replayMessages(messages: HistoryMessage[]): void {
   let bubble: AssistantBubble | null = null;
   let text = "";
@@ -384,12 +388,14 @@ function replayMessages(messages: HistoryMessage[]): void {
     if (m.role === "user") {
       transcript.addUser(m.content ?? "");
       bubble = null;
+      lastReplayed = null;
     } else if (m.role === "system") {
       if (m.content) transcript.addSummary(m.content);
       bubble = null;
     } else if (m.role === "assistant") {
       if (!bubble) {
         bubble = transcript.addAssistant();
+        lastReplayed = bubble;
         text = "";
       }
       // One stored assistant message per model step: keep their reasoning apart as when streamed.
@@ -407,8 +413,14 @@ function replayMessages(messages: HistoryMessage[]): void {
   }
 }
 
-function fetchHistory(id: string, quiet = false): Promise<{ messages?: HistoryMessage[] }> {
-  return api.get<{ messages?: HistoryMessage[] }>("/history", { conversationId: id }, quiet);
+/** `/history`: stored messages, then those of a turn waiting for an approval (named in `pending`). */
+interface HistoryReply {
+  messages?: HistoryMessage[];
+  pending?: { threadId: string }[];
+}
+
+function fetchHistory(id: string, quiet = false): Promise<HistoryReply> {
+  return api.get<HistoryReply>("/history", { conversationId: id }, quiet);
 }
 
 /** Starts a read before it is known to be needed; unused or failed, it must not surface as unhandled. */
@@ -417,21 +429,21 @@ function early<T>(p: Promise<T>): Promise<T> {
   return p;
 }
 
-async function openConversation(
-  id: string,
-  prefetched?: Promise<{ messages?: HistoryMessage[] }>,
-): Promise<void> {
+async function openConversation(id: string, prefetched?: Promise<HistoryReply>): Promise<void> {
   current = id;
   storage.set("last", id);
   composer.switchTo(id);
   sidebar.setCurrent(id);
   transcript.clear();
+  lastReplayed = null;
+  let waiting: string | undefined;
   try {
     const r = await (prefetched ?? fetchHistory(id));
     if (id !== current) return;
     performance.mark("agentsvc:history-loaded");
     transcript.replay(replayUnits(r.messages ?? []), (units) => replayMessages(units.flat()));
     performance.mark("agentsvc:history-built");
+    waiting = r.pending?.[0]?.threadId;
   } catch (err) {
     report(err);
   }
@@ -439,11 +451,12 @@ async function openConversation(
   transcript.scrollToEnd();
   // For benchmarks and diagnostics: when the stored conversation is on screen (navigation-relative).
   performance.mark("agentsvc:history-replayed");
-  const pendingThread = storage.get(`pending:${id}`);
+  // The waiting turn's message and tool call were replayed above; its card goes in that reply.
+  const pendingThread = waiting ?? storage.get(`pending:${id}`);
   if (pendingThread && id === current) {
-    const last = transcript.addAssistant();
+    const last = lastReplayed ?? transcript.addAssistant();
     await showApproval(last, pendingThread, new TurnAccumulator());
-    if (!last.root.querySelector(".approval")) last.root.remove();
+    if (last !== lastReplayed && !last.root.querySelector(".approval")) last.root.remove();
     transcript.settle();
   }
 }
@@ -453,6 +466,8 @@ async function newConversation(): Promise<void> {
     const r = await api.post<{ conversationId: string }>("/conversations/create", {});
     await refreshConversations();
     await openConversation(r.conversationId);
+    // On a phone the list is a drawer over the transcript: close it, so focus is not left under it.
+    sidebar.setOverlay(false);
     composer.input.focus();
     status("New conversation.");
   } catch (err) {
@@ -497,11 +512,7 @@ async function boot(): Promise<void> {
   const last = storage.get("last");
   const sent = takeEarlyReads(storage.get("apiKey"), last);
   const prefetched = last
-    ? early(
-        sent?.history
-          ? api.adopt<{ messages?: HistoryMessage[] }>(sent.history, true)
-          : fetchHistory(last, true),
-      )
+    ? early(sent?.history ? api.adopt<HistoryReply>(sent.history, true) : fetchHistory(last, true))
     : undefined;
   const listed = early(
     sent
@@ -516,12 +527,15 @@ async function boot(): Promise<void> {
     info = await infoRead;
   } catch (err) {
     if (!(err instanceof ApiError && err.status === 401)) {
-      status(err instanceof ApiError ? err.message : "Could not reach the chat service.");
+      status(err instanceof ApiError ? plainMessage(err.code, err.status) : plainMessage("network"));
     }
     transcript.settle();
     return;
   }
-  byId("model").textContent = info.modelName ?? "";
+  const model = byId("model");
+  model.textContent = info.modelName ?? "";
+  // The badge may be cut with an ellipsis; the full name stays reachable.
+  model.title = info.modelName ?? "";
   compactBtn.hidden = info.capabilities?.compact !== true;
   if (info.capabilities?.apiKey) keyBtn.hidden = false;
   if (info.capabilities?.signIn || config.signIn) {
@@ -541,6 +555,7 @@ async function boot(): Promise<void> {
       return;
     }
   }
+  if (!info.capabilities?.signIn && !config.signIn) showSharedNotice();
   // The theme preference does not hold up the conversation: it applies whenever it arrives.
   const preferences = loadPreferences();
   const items = await refreshConversations(listed);
@@ -548,6 +563,27 @@ async function boot(): Promise<void> {
   await openConversation(id, id === last ? prefetched : undefined);
   await preferences;
   status("");
+}
+
+/** Without accounts every visitor shares one workspace: said once, on the first visit. */
+function showSharedNotice(): void {
+  if (storage.get("sharedNoticeSeen")) return;
+  storage.set("sharedNoticeSeen", "1");
+  const notice = byId("shared-notice");
+  notice.hidden = false;
+  byId("shared-notice-ok").addEventListener("click", () => {
+    notice.hidden = true;
+    composer.input.focus();
+  });
+}
+
+// Starter prompts (from the entry) send themselves; they sit in the empty state only.
+for (const starter of document.querySelectorAll<HTMLButtonElement>("#welcome .starter")) {
+  starter.addEventListener("click", () => {
+    if (turn) return;
+    composer.set(starter.textContent ?? "");
+    void submit();
+  });
 }
 
 stopBtn.addEventListener("click", () => void stop());

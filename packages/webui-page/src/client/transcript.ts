@@ -61,6 +61,18 @@ export class AssistantBubble {
     this.transcript.pinned(() => this.bubble.classList.toggle("streaming", on));
   }
 
+  /**
+   * The row above the reply text: the collapsed Thinking strip first, then one chip per tool call,
+   * side by side (a collapsed strip costs no line of its own); an opened one takes the full width.
+   */
+  private chipRow(): HTMLElement {
+    if (!this.tools) {
+      this.tools = h("div", { class: "tools" });
+      this.bubble.insertBefore(this.tools, this.content);
+    }
+    return this.tools;
+  }
+
   appendReasoning(delta: string): void {
     if (!this.flags.showReasoning || !delta) return;
     // Inserting the strip changes the height too, so it happens inside pinned().
@@ -73,7 +85,7 @@ export class AssistantBubble {
           h("summary", { text: "Thinking" }),
           this.reasoningText,
         );
-        this.bubble.insertBefore(this.thinking, this.tools ?? this.content);
+        this.chipRow().prepend(this.thinking);
       }
       this.reasoningText!.append(delta);
     });
@@ -88,13 +100,7 @@ export class AssistantBubble {
       const el = h("details", { class: "tool" }, h("summary", {}, icon("wrench"), name), args);
       chip = { el, name, args };
       this.chips.set(view.key, chip);
-      this.transcript.pinned(() => {
-        if (!this.tools) {
-          this.tools = h("div", { class: "tools" });
-          this.bubble.insertBefore(this.tools, this.content);
-        }
-        this.tools.append(el);
-      });
+      this.transcript.pinned(() => this.chipRow().append(el));
     }
     chip.name.textContent = view.name || "tool";
     chip.args.textContent = typeof view.arguments === "string" ? view.arguments : pretty(view.arguments);
@@ -149,6 +155,18 @@ export class AssistantBubble {
     const note = h("p", { class: kind === "error" ? "note error-text" : "note", text });
     this.transcript.pinned(() => this.bubble.append(note));
     return note;
+  }
+
+  /**
+   * The decision in place of the card, moved between the request (the tool chip) and what follows
+   * from it (the result and the reply), where it happened in the turn.
+   */
+  settleApproval(card: HTMLElement, text: string): void {
+    this.transcript.pinned(() => {
+      card.replaceChildren(text);
+      card.classList.add("decided");
+      this.bubble.insertBefore(card, this.content);
+    });
   }
 
   /** An Approve/Reject card; `decide` resolves when the continuation is finished. */

@@ -216,6 +216,18 @@ export async function startFakeApi(opts: FakeOptions): Promise<FakeApi> {
       return fail(c, 400, "bad_request", "input: expected a non-empty string");
     const userId = c.get("userId");
     const conversationId = typeof body.conversationId === "string" ? body.conversationId : "default";
+    // As the real RunManager: a waiting approval blocks new turns, with a developer's wording.
+    const waiting = [...runs.values()].find(
+      (r) => r.owner === userId && r.conversationId === conversationId && r.pending,
+    );
+    if (waiting) {
+      return fail(
+        c,
+        409,
+        "approval_pending",
+        `conversation ${conversationId} has a run awaiting approval (threadId ${waiting.threadId}); approve or reject it first`,
+      );
+    }
     const row = conv(userId, conversationId, body.input);
     const run: Run = {
       threadId: randomUUID(),
@@ -345,7 +357,7 @@ export async function startFakeApi(opts: FakeOptions): Promise<FakeApi> {
     }),
   );
 
-  api.get("/health", (c) => c.json({ success: true, status: "ok" }));
+  api.get("/health", (c) => c.json({ success: true, status: "ok", store: "ok" }));
 
   api.get("/conversations", (c) =>
     c.json({

@@ -3,7 +3,8 @@ import { createAgentHandlers } from "@agentsvc/agent-routes";
 import type { ChatDb } from "@agentsvc/chat-store";
 import { Hono } from "hono";
 import type { Logger } from "pino";
-import { defaultConversationId, refuseOthersDefault } from "../fields.js";
+import { checkId, defaultConversationId, refuseOthersDefault } from "../fields.js";
+import { ScopedRuns } from "../thread-scope.js";
 import type { HonoEnv } from "../types.js";
 
 export interface AgentTurnDeps {
@@ -19,36 +20,42 @@ export interface AgentTurnDeps {
  */
 export function agentTurnRoutes(deps: AgentTurnDeps): Hono<HonoEnv> {
   const { db, logger } = deps;
-  const handlers = createAgentHandlers({
-    runs: deps.runs,
-    resolveUser: (c) => (c as unknown as { get(key: "identity"): { userId: string } }).get("identity").userId,
-    defaultConversation: defaultConversationId,
-    // Ownership before the turn: another user's conversationId is 403 and its row is never touched.
-    beforeTurn: (_c, turn) => {
-      refuseOthersDefault("turn", turn.conversationId, turn.userId);
-      db.conversations.assertCanUse(turn.userId, turn.conversationId);
-    },
-    // Index upkeep once the turn is persisted: row created on first use, title from the first user
-    // message unless one exists, updatedAt moved, messageCount +2.
-    afterTurn: (_c, result, turn) => {
-      try {
-        db.conversations.recordTurn({
-          userId: turn.userId,
-          conversationId: turn.conversationId,
-          userMessage: turn.input,
-        });
-      } catch (err) {
-        // The turn itself is already persisted in memory; the index is only a display aid.
-        logger.warn(
-          { err, threadId: result.threadId, conversationId: turn.conversationId },
-          "conversation index upkeep failed",
-        );
-      }
-    },
-  });
+  // One set of handlers per caller: the runs they see are the caller's own (thread-scope.ts).
+  const handlersFor = (userId: string) =>
+    createAgentHandlers({
+      runs: new ScopedRuns(deps.runs, { userId }).api(),
+      resolveUser: () => userId,
+      defaultConversation: defaultConversationId,
+      // Ownership before the turn: another user's conversationId is 403 and its row is never touched.
+      beforeTurn: (c, turn) => {
+        // The same id rule as every other route: a blank or control-character id would create a
+        // conversation no other route can address (or delete).
+        const where = `POST ${c.req.path.slice(c.req.path.lastIndexOf("/"))}`;
+        checkId(where, "conversationId", turn.conversationId);
+        refuseOthersDefault("turn", turn.conversationId, turn.userId);
+        db.conversations.assertCanUse(turn.userId, turn.conversationId);
+      },
+      // Index upkeep once the turn is persisted: row created on first use, title from the first user
+      // message unless one exists, updatedAt moved, messageCount +2.
+      afterTurn: (_c, result, turn) => {
+        try {
+          db.conversations.recordTurn({
+            userId: turn.userId,
+            conversationId: turn.conversationId,
+            userMessage: turn.input,
+          });
+        } catch (err) {
+          // The turn itself is already persisted in memory; the index is only a display aid.
+          logger.warn(
+            { err, threadId: result.threadId, conversationId: turn.conversationId },
+            "conversation index upkeep failed",
+          );
+        }
+      },
+    });
   const app = new Hono<HonoEnv>();
-  app.post("/invoke", handlers.invoke);
-  app.post("/stream", handlers.stream);
-  app.post("/batch", handlers.batch);
+  app.post("/invoke", (c) => handlersFor(c.get("identity").userId).invoke(c));
+  app.post("/stream", (c) => handlersFor(c.get("identity").userId).stream(c));
+  app.post("/batch", (c) => handlersFor(c.get("identity").userId).batch(c));
   return app;
 }

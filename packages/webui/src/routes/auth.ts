@@ -38,20 +38,25 @@ export function authRoutes(deps: AuthRouteDeps): Hono<HonoEnv> {
       return fail(c, 404, "not_found", "sign-in is not enabled: this entry declares no users");
     }
     const address = deps.clientAddress(c);
-    const userKey = `user:${username.toLowerCase()}`;
-    const keys = [userKey, `addr:${address}`];
-    if (keys.some((k) => db.throttle.isLocked(k))) {
+    const name = username.toLowerCase();
+    const userKey = `user:${name}`;
+    const addrKey = `addr:${address}`;
+    // Counted before the password is checked (see the README's lockout policy). An address this
+    // account signed in from before is not held by the account's lock, only by its own.
+    const keys = db.throttle.isKnown(name, address) ? [addrKey] : [userKey, addrKey];
+    const reserved = db.throttle.reserve(keys);
+    if (!reserved.ok) {
       logger.warn({ username, address }, "sign-in refused: too many failed attempts");
+      c.header("Retry-After", String(Math.max(1, Math.ceil(reserved.retryAfterMs / 1000))));
       return fail(c, 429, "too_many_attempts", "too many failed sign-in attempts; try again later");
     }
-    // Unknown, deactivated and wrong-password all cost one PBKDF2 run and answer the same.
     const account = await db.accounts.verifyLogin(username, password);
     if (!account) {
-      for (const k of keys) db.throttle.recordFailure(k);
       logger.warn({ username, address }, "sign-in failed");
       return fail(c, 401, "invalid_credentials", "wrong username or password");
     }
-    db.throttle.reset(userKey);
+    db.throttle.succeeded([userKey], [addrKey]);
+    db.throttle.markKnown(name, address);
     // Rotation: whatever session the browser had is dropped; the signed-in one gets a fresh id.
     const session = db.sessions.rotate(readSessionCookie(c), account.username);
     writeSessionCookie(c, session.id, cookie);

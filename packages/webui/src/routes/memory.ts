@@ -5,6 +5,7 @@ import { badInput, typeName } from "../errors.js";
 import { conversationIdOf, queryObject } from "../fields.js";
 import type { ChatDb } from "@agentsvc/chat-store";
 import type { HonoEnv } from "../types.js";
+import { unscoped } from "../thread-scope.js";
 import { refuseWhileApprovalPending } from "./pending-guard.js";
 
 export interface MemoryRouteDeps {
@@ -29,9 +30,16 @@ export function memoryRoutes(deps: MemoryRouteDeps): Hono<HonoEnv> {
       queryObject(c.req.query()),
       c.get("identity").userId,
     );
+    const { userId } = c.get("identity");
     // Scoped by the caller's userId, so another user's conversation id yields an empty list.
-    const messages = await memory.load({ userId: c.get("identity").userId, conversationId });
-    return c.json({ success: true, conversationId, messages });
+    const stored = await memory.load({ userId, conversationId });
+    // A turn waiting for an approval is not in memory until it ends; its messages so far (the
+    // user's message, the tool call) are part of the conversation all the same, so a reload shows
+    // them above the approval card. `pending` names the waiting run for the page.
+    const waiting = await deps.runStore.listByConversation(userId, conversationId);
+    const messages = [...stored, ...waiting.flatMap((run) => run.turnMessages)];
+    const pending = waiting.map((run) => ({ threadId: unscoped(run.options.threadId) }));
+    return c.json({ success: true, conversationId, messages, pending });
   });
 
   app.post("/clear", async (c) => {

@@ -1,4 +1,5 @@
 import type { Memory } from "@agentsvc/agent-core";
+import type { StoreHealth } from "@agentsvc/chat-store";
 import { Hono } from "hono";
 import { conversationIdOf, queryObject } from "../fields.js";
 import type { AgentInfo, HonoEnv } from "../types.js";
@@ -10,9 +11,18 @@ export interface MetaRouteDeps {
   apiKeyRequired: boolean;
 }
 
-/** `/health` (answered before the sign-in gate), `/info`, `/tools`. */
-export function healthRoute(): Hono<HonoEnv> {
-  return new Hono<HonoEnv>().get("/health", (c) => c.json({ success: true, status: "ok" }));
+/**
+ * `/health` (answered before the sign-in gate): 200 `{ success: true, status: "ok", store: "ok" }`,
+ * or 503 with `Retry-After` and `store` `read-only` (another process holds the write lock) or
+ * `unavailable` (not even readable). Probes never wait.
+ */
+export function healthRoute(health: StoreHealth): Hono<HonoEnv> {
+  return new Hono<HonoEnv>().get("/health", (c) => {
+    const store = health.state();
+    if (store === "ok") return c.json({ success: true, status: "ok", store });
+    c.header("Retry-After", String(Math.max(1, Math.ceil(health.retryAfterMs / 1000))));
+    return c.json({ success: false, status: "unavailable", store }, 503);
+  });
 }
 
 export function metaRoutes(deps: MetaRouteDeps): Hono<HonoEnv> {

@@ -1,4 +1,5 @@
 import { AgentsvcError, type RunStore } from "@agentsvc/agent-core";
+import { unscoped } from "../thread-scope.js";
 
 /** A run of the conversation awaiting a decision is never silently dropped by a clear or delete. */
 export async function refuseWhileApprovalPending(
@@ -10,7 +11,7 @@ export async function refuseWhileApprovalPending(
   if (waiting.length > 0) {
     throw new AgentsvcError(
       "approval_pending",
-      `a run of conversation "${conversationId}" awaits an approval decision (threadId ${waiting[0]?.options.threadId}); approve or reject it first`,
+      `a run of conversation "${conversationId}" awaits an approval decision (threadId ${unscoped(waiting[0]?.options.threadId ?? "")}); approve or reject it first`,
       409,
     );
   }

@@ -4,14 +4,16 @@ import { Hono } from "hono";
 import { readJsonObject } from "../body.js";
 import { badInput } from "../errors.js";
 import { idField, optionalString } from "../fields.js";
+import { ScopedRuns } from "../thread-scope.js";
 import type { HonoEnv } from "../types.js";
 
 const DECISIONS: readonly DecisionKind[] = ["approve", "reject", "edit"];
 
 /**
  * `/resume`: the owner's decision on a suspended run, answered with the continuation of the same
- * turn as SSE (the agent route's writer, so the wire format is exactly `/stream`'s). The RunManager
- * checks ownership (403) and fills `decidedBy` from the caller; nothing else in the body is trusted.
+ * turn as SSE (the agent route's writer, so the wire format is exactly `/stream`'s). Thread ids are
+ * the caller's own (thread-scope.ts): anything not pending for the caller is 403; `decidedBy` comes
+ * from the caller; nothing else in the body is trusted.
  */
 export function resumeRoute(runs: RunManagerApi): Hono<HonoEnv> {
   const app = new Hono<HonoEnv>();
@@ -29,15 +31,11 @@ export function resumeRoute(runs: RunManagerApi): Hono<HonoEnv> {
     if (decision === "edit" && body.editedData === undefined) {
       throw badInput(`${where}: editedData: required when decision is edit`);
     }
-    const handle = await runs.resume(
-      threadId,
-      {
-        decision: decision as DecisionKind,
-        ...(decision === "edit" ? { editedData: body.editedData } : {}),
-        ...(reason !== undefined ? { reason } : {}),
-      },
-      { userId: c.get("identity").userId },
-    );
+    const handle = await new ScopedRuns(runs, { userId: c.get("identity").userId }).resume(threadId, {
+      decision: decision as DecisionKind,
+      ...(decision === "edit" ? { editedData: body.editedData } : {}),
+      ...(reason !== undefined ? { reason } : {}),
+    });
     return streamRun(c, handle);
   });
   return app;

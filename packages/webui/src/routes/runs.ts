@@ -1,23 +1,24 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import type { RunManagerApi } from "@agentsvc/agent-core";
 import { readJsonObject } from "../body.js";
 import { idField, optionalString, queryObject, requiredString } from "../fields.js";
+import { ScopedRuns } from "../thread-scope.js";
 import type { HonoEnv } from "../types.js";
 
 /**
- * `/cancel`, `/steer`, `/pending`: addressed by threadId, acting only on the caller's own runs. The
- * RunManager compares the run's checkpointed owner with the caller: a stranger's threadId behaves
- * exactly like an unknown one (false / null), so ids cannot be probed.
+ * `/cancel`, `/steer`, `/pending`: addressed by the caller's own threadIds (thread-scope.ts), so a
+ * stranger's id is simply an unknown one of the caller's (false / null) and cannot be probed.
  */
 export function runControlRoutes(runs: RunManagerApi): Hono<HonoEnv> {
   const app = new Hono<HonoEnv>();
+  const scopedFor = (c: Context<HonoEnv>) => new ScopedRuns(runs, { userId: c.get("identity").userId });
 
   app.post("/cancel", async (c) => {
     const where = "POST /cancel";
     const body = await readJsonObject(c);
     const threadId = idField(where, body, "threadId", true);
     const reason = optionalString(where, body, "reason", { max: 2000 });
-    const cancelled = runs.cancel(threadId, { userId: c.get("identity").userId }, reason);
+    const cancelled = scopedFor(c).cancel(threadId, reason);
     return c.json({ success: true, cancelled });
   });
 
@@ -26,13 +27,13 @@ export function runControlRoutes(runs: RunManagerApi): Hono<HonoEnv> {
     const body = await readJsonObject(c);
     const threadId = idField(where, body, "threadId", true);
     const input = requiredString(where, body, "input", { nonBlank: true });
-    const steered = runs.steer(threadId, input, { userId: c.get("identity").userId });
+    const steered = scopedFor(c).steer(threadId, input);
     return c.json({ success: true, steered });
   });
 
   app.get("/pending", async (c) => {
     const threadId = idField("GET /pending", queryObject(c.req.query()), "threadId", true);
-    const pending = await runs.pending(threadId, { userId: c.get("identity").userId });
+    const pending = await scopedFor(c).pending(threadId);
     return c.json({
       success: true,
       pending: pending

@@ -1,0 +1,33 @@
+// What the page says when a call fails: a plain sentence with what to do, chosen by the error's
+// code. The server's own message is written for developers (it names ids and fields), so it never
+// reaches the status line.
+
+const PLAIN: Record<string, string> = {
+  approval_pending: "Approve or reject the pending request first.",
+  thread_busy: "A reply is still running; wait for it to finish or press Stop.",
+  store_unavailable: "The chat's storage is busy for a moment; try again in a few seconds.",
+  shutting_down: "The chat service is restarting; try again in a moment.",
+  too_many_attempts: "Too many sign-in attempts; wait a while, then try again.",
+  invalid_credentials: "Wrong username or password.",
+  forbidden: "That request is no longer waiting for you; reload the page to see where things stand.",
+  not_found: "That conversation no longer exists; pick another one or start a new one.",
+  too_large: "That message is too long to send; shorten it and try again.",
+  network: "Could not reach the chat service; check the connection and try again.",
+  host_not_allowed: "This address is not allowed by the chat service; open it by its usual address.",
+  cross_site: "The chat service refused a request from another site; reload the page.",
+  api_key_required: "The chat needs a valid API key; enter it with the key button.",
+  sign_in_required: "Please sign in again.",
+};
+
+/** The plain sentence for a known code, else undefined. */
+export function knownMessage(code: string): string | undefined {
+  return PLAIN[code];
+}
+
+/** A sentence a person can act on, for an API error code (HTTP status as a fallback hint). */
+export function plainMessage(code: string, status = 0): string {
+  const known = PLAIN[code];
+  if (known) return known;
+  if (status >= 500) return "The chat service ran into a problem; please try again.";
+  return "That did not work; please try again.";
+}

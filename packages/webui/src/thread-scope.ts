@@ -1,0 +1,142 @@
+// Thread ids are the client's names, scoped to their owner. The RunManager keys runs by one global
+// threadId, so without a scope a second user could take an ended run's id (the owner's replay then
+// 404s) and the answers to a stranger's id (409, 403) would reveal that it exists. Each user's
+// `t` is run as `u.<digest of userId>/t`; answers carry `t` back, never the scoped form.
+import { createHash } from "node:crypto";
+import {
+  AgentsvcError,
+  type Caller,
+  type Decision,
+  mintThreadId,
+  type PendingApproval,
+  type RunHandle,
+  type RunManagerApi,
+  type StartRunInput,
+  type TurnResult,
+} from "@agentsvc/agent-core";
+
+const SCOPED = /u\.[A-Za-z0-9_-]{22}\//g;
+
+/** The scope prefix of a user: fixed length, so `prefix + id` never collides across users. */
+export function threadScope(userId: string): string {
+  return `u.${createHash("sha256").update(userId).digest("base64url").slice(0, 22)}/`;
+}
+
+/** Removes every scope prefix from a text (ids inside RunManager error messages). */
+export function unscoped(text: string): string {
+  return text.replace(SCOPED, "");
+}
+
+/** The run as its owner sees it: the client's threadId everywhere. */
+function publicHandle(handle: RunHandle, threadId: string): RunHandle {
+  const options = { ...handle.options, threadId };
+  const done = handle.done.then((result) => ({ ...result, threadId }));
+  return new Proxy(handle, {
+    get(target, prop) {
+      if (prop === "threadId") return threadId;
+      if (prop === "options") return options;
+      if (prop === "done") return done;
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+async function rethrowUnscoped<T>(work: () => Promise<T> | T): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof AgentsvcError) error.message = unscoped(error.message);
+    throw error;
+  }
+}
+
+/**
+ * What the webui routes use instead of the RunManager: every id they pass is the caller's own
+ * name for a run, and every answer names runs the same way.
+ */
+export class ScopedRuns {
+  private readonly prefix: string;
+
+  constructor(
+    private readonly runs: RunManagerApi,
+    private readonly caller: Caller,
+  ) {
+    this.prefix = threadScope(caller.userId);
+  }
+
+  private scoped(threadId: string): string {
+    return this.prefix + threadId;
+  }
+
+  /** A RunManagerApi view for the standard agent handlers (start and get are what they call). */
+  api(): RunManagerApi {
+    return {
+      start: (input) => this.start(input),
+      get: (threadId) => this.get(threadId),
+      cancel: (threadId, _caller, reason) => this.cancel(threadId, reason),
+      steer: (threadId, text) => this.steer(threadId, text),
+      resume: (threadId, decision) => this.resume(threadId, decision),
+      pending: (threadId) => this.pending(threadId),
+      onSuspended: (listener) => this.runs.onSuspended(listener),
+      drain: (ms) => this.runs.drain(ms),
+    };
+  }
+
+  start(input: StartRunInput): RunHandle {
+    const threadId = input.threadId ?? mintThreadId();
+    const onPersisted = input.onPersisted;
+    try {
+      const handle = this.runs.start({
+        ...input,
+        threadId: this.scoped(threadId),
+        onPersisted: onPersisted && ((result: TurnResult) => onPersisted({ ...result, threadId })),
+      });
+      return publicHandle(handle, threadId);
+    } catch (error) {
+      if (error instanceof AgentsvcError) error.message = unscoped(error.message);
+      throw error;
+    }
+  }
+
+  get(threadId: string): RunHandle | undefined {
+    const handle = this.runs.get(this.scoped(threadId));
+    return handle && publicHandle(handle, threadId);
+  }
+
+  cancel(threadId: string, reason?: string): boolean {
+    return this.runs.cancel(this.scoped(threadId), this.caller, reason);
+  }
+
+  steer(threadId: string, text: string): boolean {
+    return this.runs.steer(this.scoped(threadId), text, this.caller);
+  }
+
+  /**
+   * Nothing of the caller's pending under that id — unknown, ended, or (before scoping) someone
+   * else's — is one answer: 403, the spec's answer to a non-owner, so no case can be told apart.
+   */
+  async resume(threadId: string, decision: Omit<Decision, "decidedBy">): Promise<RunHandle> {
+    const id = (await this.runs.pending(this.scoped(threadId), this.caller))
+      ? this.scoped(threadId)
+      : (await this.runs.pending(threadId, this.caller))
+        ? threadId // a run suspended before ids were scoped, checked to be the caller's
+        : undefined;
+    if (id === undefined) {
+      throw new AgentsvcError(
+        "forbidden",
+        `no run of yours awaits a decision under threadId ${threadId}`,
+        403,
+      );
+    }
+    const handle = await rethrowUnscoped(() => this.runs.resume(id, decision, this.caller));
+    return publicHandle(handle, threadId);
+  }
+
+  async pending(threadId: string): Promise<PendingApproval | undefined> {
+    const found =
+      (await this.runs.pending(this.scoped(threadId), this.caller)) ??
+      (await this.runs.pending(threadId, this.caller));
+    return found && { ...found, threadId };
+  }
+}
