@@ -40,10 +40,13 @@ export interface ServerOptions {
   allowedHosts?: string[];
 }
 
-/** Loopback names, the bind host, the project's `allowedHosts` and any given here. */
+/** Loopback names, the bind host, the host of `publicBaseUrl`, the project's `allowedHosts` and any given here. */
 export function allowedHostsOf(project: Project, options: ServerOptions): string[] {
+  const publicBase = project.config.publicBaseUrl;
   return [
     ...defaultAllowedHosts(options.bindHost),
+    // The name the service is reached at from outside (webhooks through a proxy or tunnel).
+    ...(publicBase ? [new URL(publicBase).hostname] : []),
     ...(project.config.allowedHosts ?? []),
     ...(options.allowedHosts ?? []),
   ];

@@ -89,4 +89,12 @@ describe("allowed hosts (DNS-rebinding guard)", () => {
     }
     expect((await send(server.port, "evil.example", ROUTES[0] as Sent)).status).toBe(403);
   });
+
+  it("allows the host of publicBaseUrl, where platforms call webhooks, without listing it again", async () => {
+    const project = await helloProject();
+    project.config = { ...project.config, publicBaseUrl: "https://bot.example.net/" };
+    server = await startServer(project, { port: 0, logger: pino({ level: "silent" }) });
+    expect((await send(server.port, "bot.example.net", ROUTES[0] as Sent)).status).toBe(200);
+    expect((await send(server.port, "other.example.net", ROUTES[0] as Sent)).status).toBe(403);
+  });
 });
