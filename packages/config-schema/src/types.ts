@@ -128,12 +128,15 @@ export type WhatsappEntry = GatewayBase & {
   appSecretEnvVar: string;
   verifyTokenEnvVar: string;
   apiVersion: string;
+  apiBaseUrl: string;
 };
 export type TeamsEntry = GatewayBase & {
   type: "teams";
   appIdEnvVar: string;
   appPasswordEnvVar: string;
   tenantId: string;
+  openIdMetadataUrl: string;
+  loginBaseUrl: string;
 };
 export type TwilioEntry = GatewayBase & {
   type: "twilio";
@@ -142,6 +145,7 @@ export type TwilioEntry = GatewayBase & {
   fromEnvVar: string;
   messagingServiceSid?: string;
   publicUrl?: string;
+  apiBaseUrl: string;
 };
 export type GithubEntry = GatewayBase & {
   type: "github";

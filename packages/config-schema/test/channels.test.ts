@@ -13,10 +13,20 @@ const PUSH: Record<string, { required: string[]; defaults: Record<string, unknow
   },
   whatsapp: {
     required: ["accessTokenEnvVar", "phoneNumberIdEnvVar", "appSecretEnvVar", "verifyTokenEnvVar"],
-    defaults: { apiVersion: "v21.0" },
+    defaults: { apiVersion: "v21.0", apiBaseUrl: "https://graph.facebook.com" },
   },
-  teams: { required: ["appIdEnvVar", "appPasswordEnvVar"], defaults: { tenantId: "botframework.com" } },
-  twilio: { required: ["accountSidEnvVar", "authTokenEnvVar", "fromEnvVar"], defaults: {} },
+  teams: {
+    required: ["appIdEnvVar", "appPasswordEnvVar"],
+    defaults: {
+      tenantId: "botframework.com",
+      openIdMetadataUrl: "https://login.botframework.com/v1/.well-known/openidconfiguration",
+      loginBaseUrl: "https://login.microsoftonline.com",
+    },
+  },
+  twilio: {
+    required: ["accountSidEnvVar", "authTokenEnvVar", "fromEnvVar"],
+    defaults: { apiBaseUrl: "https://api.twilio.com" },
+  },
   github: {
     required: ["tokenEnvVar", "webhookSecretEnvVar", "botNameEnvVar"],
     defaults: { apiBaseUrl: "https://api.github.com" },

@@ -22,6 +22,10 @@ export const PUSH_DEFAULTS = {
   teamsTenantId: "botframework.com",
   signalHttpUrl: "http://127.0.0.1:8080",
   githubApiBaseUrl: "https://api.github.com",
+  whatsappApiBaseUrl: "https://graph.facebook.com",
+  twilioApiBaseUrl: "https://api.twilio.com",
+  teamsOpenIdMetadataUrl: "https://login.botframework.com/v1/.well-known/openidconfiguration",
+  teamsLoginBaseUrl: "https://login.microsoftonline.com",
 } as const;
 
 const lit = <T extends PushType>(t: T) => v.literal(t, `must be ${t}`);
@@ -78,6 +82,7 @@ export const pushSchemas = {
         ),
         PUSH_DEFAULTS.whatsappApiVersion,
       ),
+      apiBaseUrl: v.optional(httpUrl("Graph API base URL"), PUSH_DEFAULTS.whatsappApiBaseUrl),
     },
     "a whatsapp entry",
   ),
@@ -88,6 +93,14 @@ export const pushSchemas = {
       appIdEnvVar: envVarName,
       appPasswordEnvVar: envVarName,
       tenantId: v.optional(nonEmptyString("Bot Framework tenant id"), PUSH_DEFAULTS.teamsTenantId),
+      openIdMetadataUrl: v.optional(
+        httpUrl("Bot Framework OpenID metadata URL (inbound token keys)"),
+        PUSH_DEFAULTS.teamsOpenIdMetadataUrl,
+      ),
+      loginBaseUrl: v.optional(
+        httpUrl("OAuth2 login base URL (outbound token: <loginBaseUrl>/<tenantId>/oauth2/v2.0/token)"),
+        PUSH_DEFAULTS.teamsLoginBaseUrl,
+      ),
     },
     "a teams entry",
   ),
@@ -100,6 +113,7 @@ export const pushSchemas = {
       fromEnvVar: envVarName,
       messagingServiceSid: v.optional(nonEmptyString("messaging service SID, used instead of from")),
       publicUrl: v.optional(httpUrl("public webhook URL used in the signature base behind a proxy")),
+      apiBaseUrl: v.optional(httpUrl("Twilio REST API base URL"), PUSH_DEFAULTS.twilioApiBaseUrl),
     },
     "a twilio entry",
   ),
