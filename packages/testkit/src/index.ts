@@ -1,2 +1,15 @@
 // Platform fakes, one folder each (src/<platform>/), exported here.
 export { type FakeServer, listenLocal } from "./server.js";
+export {
+  type HostedWebhookRoute,
+  hostWebhooks,
+  type WebhookHost,
+  type WebhookHostOptions,
+} from "./webhook-host.js";
+export { callWebhook, type WebhookAnswer } from "./http-util.js";
+export {
+  FakeWhatsApp,
+  type FakeWhatsAppOptions,
+  type WhatsAppInbound,
+  type WhatsAppSent,
+} from "./whatsapp/fake-whatsapp.js";

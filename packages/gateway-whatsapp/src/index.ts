@@ -1,0 +1,11 @@
+export {
+  createWhatsappGateway,
+  createWhatsappGateway as createGateway,
+  DEFAULT_API_BASE_URL,
+  DEFAULT_API_VERSION,
+  TEXT_LIMIT,
+  WhatsappGateway,
+  type WhatsappGatewayOptions,
+} from "./whatsapp-gateway.js";
+export { hubSignature, verifyHubSignature } from "./signature.js";
+export { approvalInteractive, BODY_LIMIT, BUTTON_TITLE_LIMIT } from "./approval-message.js";

@@ -1,0 +1,216 @@
+// The `whatsapp` push-style gateway (WhatsApp Cloud API). Inbound: Meta's webhook at
+// /webhooks/whatsapp (GET subscription handshake, POST signed notifications). Outbound: the Graph
+// messages route. Delivery guarantees (dedup, durable inbox, outbox retries) live in the session.
+import type { DecisionKind } from "@agentsvc/agent-core";
+import type {
+  Gateway,
+  GatewayCapabilities,
+  GatewayContext,
+  InteractionRequest,
+  SendOptions,
+  SendResult,
+  WebhookRequest,
+  WebhookResponse,
+  WebhookRoute,
+} from "@agentsvc/session-core";
+import { approvalInteractive, labelOf, parseOptionId } from "./approval-message.js";
+import { type GraphTarget, postMessage } from "./graph-client.js";
+import { readNotification, type WhatsAppEvent } from "./inbound.js";
+import { SIGNATURE_HEADER, safeEqualText, verifyHubSignature } from "./signature.js";
+
+export const DEFAULT_API_BASE_URL = "https://graph.facebook.com";
+export const DEFAULT_API_VERSION = "v21.0";
+export const TEXT_LIMIT = 4096;
+
+export interface WhatsappGatewayOptions {
+  accessTokenEnvVar: string;
+  phoneNumberIdEnvVar: string;
+  appSecretEnvVar: string;
+  verifyTokenEnvVar: string;
+  /** Graph API version. Default `v21.0`. */
+  apiVersion?: string;
+  /** Graph base URL. Default `https://graph.facebook.com` (a fake in tests). */
+  apiBaseUrl?: string;
+  /** Registry key; push-style gateways always register as `whatsapp`. */
+  name?: string;
+}
+
+interface Secrets extends GraphTarget {
+  appSecret: string;
+  verifyToken: string;
+}
+
+const text = (status: number, body = ""): WebhookResponse => ({
+  status,
+  headers: { "content-type": "text/plain; charset=utf-8" },
+  body,
+});
+
+export class WhatsappGateway implements Gateway {
+  readonly kind = "push" as const;
+  readonly type = "whatsapp";
+  readonly name = "whatsapp";
+  readonly capabilities: GatewayCapabilities = { threads: true, interactiveActions: true };
+  readonly messageLimit = TEXT_LIMIT;
+  readonly webhooks: readonly WebhookRoute[];
+  readonly #options: WhatsappGatewayOptions;
+  #context: GatewayContext | undefined;
+  #secrets: Secrets | undefined;
+  #abort = new AbortController();
+
+  constructor(options: WhatsappGatewayOptions) {
+    this.#options = options;
+    this.webhooks = [
+      { method: "GET", handle: (req) => this.#handshake(req) },
+      { method: "POST", handle: (req) => this.#notification(req) },
+    ];
+  }
+
+  async start(context: GatewayContext): Promise<void> {
+    const env = (key: string) => context.env[key] ?? "";
+    const o = this.#options;
+    this.#secrets = {
+      accessToken: env(o.accessTokenEnvVar),
+      phoneNumberId: env(o.phoneNumberIdEnvVar),
+      appSecret: env(o.appSecretEnvVar),
+      verifyToken: env(o.verifyTokenEnvVar),
+      apiBaseUrl: o.apiBaseUrl ?? DEFAULT_API_BASE_URL,
+      apiVersion: o.apiVersion ?? DEFAULT_API_VERSION,
+    };
+    for (const [key, name] of [
+      ["appSecret", o.appSecretEnvVar],
+      ["verifyToken", o.verifyTokenEnvVar],
+      ["accessToken", o.accessTokenEnvVar],
+      ["phoneNumberId", o.phoneNumberIdEnvVar],
+    ] as const) {
+      if (this.#secrets[key] === "")
+        context.logger.warn({ envVar: name }, `${name} is empty: the gateway cannot work until it is set`);
+    }
+    this.#abort = new AbortController();
+    this.#context = context;
+  }
+
+  async stop(): Promise<void> {
+    this.#context = undefined;
+    this.#abort.abort();
+  }
+
+  async send(thread: string, body: string, _options: SendOptions): Promise<SendResult | undefined> {
+    const messageId = await postMessage(
+      this.#target(),
+      { to: thread, type: "text", text: { body, preview_url: false } },
+      this.#abort.signal,
+    );
+    return messageId ? { messageId } : {};
+  }
+
+  async requestDecision(request: InteractionRequest, _options: SendOptions): Promise<SendResult | undefined> {
+    // A press cannot carry replacement arguments, so `edit` gets no button.
+    const pressable = request.allowedDecisions.filter((d) => d !== "edit");
+    const options = (pressable.length > 0 ? pressable : request.allowedDecisions).map((decision) => ({
+      decision,
+      label: labelOf(decision),
+    }));
+    const messageId = await postMessage(
+      this.#target(),
+      {
+        to: request.thread,
+        type: "interactive",
+        interactive: approvalInteractive(request.requestId, request.prompt, options),
+      },
+      this.#abort.signal,
+    );
+    return messageId ? { messageId } : {};
+  }
+
+  #target(): GraphTarget {
+    if (!this.#secrets || !this.#context) throw new Error("whatsapp gateway is not started");
+    return this.#secrets;
+  }
+
+  /** GET: echo `hub.challenge` only for mode `subscribe` with the right verify token. */
+  async #handshake(req: WebhookRequest): Promise<WebhookResponse> {
+    const context = this.#context;
+    const secrets = this.#secrets;
+    const mode = req.query.get("hub.mode");
+    const token = req.query.get("hub.verify_token") ?? "";
+    const challenge = req.query.get("hub.challenge") ?? "";
+    if (
+      !context ||
+      !secrets ||
+      secrets.verifyToken === "" ||
+      mode !== "subscribe" ||
+      !safeEqualText(token, secrets.verifyToken)
+    ) {
+      context?.logger.warn({ mode }, "webhook handshake refused");
+      return text(403);
+    }
+    context.logger.info("webhook subscription verified");
+    return text(200, challenge);
+  }
+
+  /** POST: verify over the raw bytes, then parse, then record each message before answering 200. */
+  async #notification(req: WebhookRequest): Promise<WebhookResponse> {
+    const context = this.#context;
+    const secrets = this.#secrets;
+    if (!context || !secrets) return text(503);
+    const verdict = verifyHubSignature(secrets.appSecret, req.headers[SIGNATURE_HEADER], req.rawBody);
+    if (!verdict.ok) {
+      context.logger.warn(
+        { reason: verdict.reason, bytes: req.rawBody.byteLength },
+        "webhook signature rejected",
+      );
+      return text(401);
+    }
+    let payload: unknown;
+    try {
+      payload = JSON.parse(Buffer.from(req.rawBody).toString("utf8"));
+    } catch {
+      context.logger.warn("signed webhook body is not JSON; ignored");
+      return text(400);
+    }
+    try {
+      for (const event of readNotification(payload, secrets.phoneNumberId))
+        await this.#handle(event, context);
+    } catch (err) {
+      // Not recorded: answer an error so Meta delivers it again (dedup makes the replay safe).
+      context.logger.error({ err }, "could not record a webhook message; Meta will retry");
+      return text(500);
+    }
+    return text(200);
+  }
+
+  async #handle(event: WhatsAppEvent, context: GatewayContext): Promise<void> {
+    if (event.kind === "skipped") {
+      context.logger.debug({ id: event.id, reason: event.reason }, "webhook event ignored");
+      return;
+    }
+    if (event.kind === "choice") {
+      const chosen = parseOptionId(event.optionId);
+      if (chosen) {
+        const result = await context.decide(
+          chosen.requestId,
+          { decision: chosen.decision as DecisionKind },
+          event.from,
+        );
+        if (!result.ok)
+          context.logger.info({ requestId: chosen.requestId, code: result.code }, "decision not applied");
+        return;
+      }
+      // A press on something this gateway did not render (a template button): treat as text.
+      event = { kind: "message", id: event.id, from: event.from, text: event.title };
+    }
+    const result = await context.deliver({
+      dedupKey: event.id,
+      thread: event.from,
+      text: event.text,
+      author: { id: event.from, ...(event.name ? { displayName: event.name } : {}) },
+      meta: { messageId: event.id },
+    });
+    if (!result.accepted) context.logger.debug({ id: event.id }, "duplicate delivery acknowledged");
+  }
+}
+
+export function createWhatsappGateway(options: WhatsappGatewayOptions): WhatsappGateway {
+  return new WhatsappGateway(options);
+}

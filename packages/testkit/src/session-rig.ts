@@ -1,0 +1,136 @@
+// One gateway inside a real GatewaySession over a real RunManager (the offline demo model), with an
+// in-process store: enough to drive a webhook gateway end to end from its platform fake. The agent
+// has one approval-gated tool, `delete_file`; `replyText` makes every plain reply that long text
+// (to see it chunked at the platform's limit).
+import {
+  type AgentDefinition,
+  defineAgent,
+  defineTool,
+  RunManager,
+  WindowMemory,
+} from "@agentsvc/agent-core";
+import {
+  createGatewaySession,
+  type Gateway,
+  GatewayRegistry,
+  type GatewaySession,
+} from "@agentsvc/session-core";
+import { createMemorySessionStore } from "@agentsvc/session-core/testing";
+import { type Logger, pino } from "pino";
+
+export interface SessionRigOptions {
+  /** When set, the model answers every message that asks for no tool with this text. */
+  replyText?: string;
+  /** Platform user ids that may decide besides the thread's participant. */
+  approvers?: string[];
+  env?: Readonly<Record<string, string | undefined>>;
+  publicBaseUrl?: string;
+  /** Root logger (default: silent unless TESTKIT_LOG names a level); gateways log to its `gateway-<type>` children. */
+  logger?: Logger;
+}
+
+export interface SessionRig {
+  session: GatewaySession;
+  runs: RunManager;
+  memory: WindowMemory;
+  /** Notes the approved `delete_file` calls ran with. */
+  executed: string[];
+  /** User messages the agent's memory holds for one thread. */
+  userMessages(thread: string): Promise<string[]>;
+  stop(): Promise<void>;
+}
+
+export async function startSessionRig(
+  gateway: Gateway,
+  options: SessionRigOptions = {},
+): Promise<SessionRig> {
+  const logger = options.logger ?? pino({ level: process.env.TESTKIT_LOG ?? "silent" });
+  const executed: string[] = [];
+  const memory = new WindowMemory();
+  const store = createMemorySessionStore();
+  const registry = new GatewayRegistry(logger);
+  registry.register(gateway);
+  const agent = rigAgent(executed, options.replyText);
+  const runs = new RunManager({ agent, memory, runStore: store.runStore, logger });
+  await runs.ready();
+  const session = createGatewaySession({
+    runs,
+    store,
+    registry,
+    agent,
+    entries: [
+      {
+        name: gateway.name,
+        type: gateway.type,
+        ...(options.approvers ? { approvers: options.approvers } : {}),
+      },
+    ],
+    loggers: { root: logger },
+    outbox: { baseDelayMs: 20, maxDelayMs: 200 },
+    ...(options.env ? { env: options.env } : {}),
+    ...(options.publicBaseUrl ? { publicBaseUrl: options.publicBaseUrl } : {}),
+  });
+  await session.start();
+  return {
+    session,
+    runs,
+    memory,
+    executed,
+    userMessages: async (thread) =>
+      (await memory.load({ userId: gateway.name, conversationId: thread })).flatMap((m) =>
+        m.role === "user" ? [m.content] : [],
+      ),
+    stop: () => session.stop(2_000),
+  };
+}
+
+function rigAgent(executed: string[], replyText: string | undefined): AgentDefinition {
+  return defineAgent({
+    name: "testkit-rig",
+    model: replyText ? { provider: "demo", script: [{ text: replyText }] } : { provider: "demo" },
+    tools: [
+      defineTool({
+        name: "delete_file",
+        description: "Deletes a file (needs approval).",
+        input: {
+          type: "json-schema" as const,
+          schema: { type: "object", properties: { note: { type: "string" } }, required: ["note"] },
+        },
+        needsApproval: true,
+        execute: async (input: { note: string }) => {
+          executed.push(input.note);
+          return "deleted";
+        },
+      }),
+    ],
+  });
+}
+
+/** Polls `check` every 10 ms until it holds, or fails naming `what`. */
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 8_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+export interface CapturedLogs {
+  logger: Logger;
+  /** Parsed JSON log lines so far. */
+  lines(): Record<string, unknown>[];
+}
+
+/** A debug-level logger whose lines a test can read back. */
+export function captureLogs(): CapturedLogs {
+  const lines: Record<string, unknown>[] = [];
+  const logger = pino(
+    { level: "debug" },
+    { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+  );
+  return { logger, lines: () => [...lines] };
+}
