@@ -33,6 +33,8 @@ export interface WhatsappGatewayOptions {
   apiBaseUrl?: string;
   /** Registry key; push-style gateways always register as `whatsapp`. */
   name?: string;
+  /** Environment handed by the server; `context.env` wins where it has the variable. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 interface Secrets extends GraphTarget {
@@ -67,8 +69,8 @@ export class WhatsappGateway implements Gateway {
   }
 
   async start(context: GatewayContext): Promise<void> {
-    const env = (key: string) => context.env[key] ?? "";
     const o = this.#options;
+    const env = (key: string) => context.env[key] ?? o.env?.[key] ?? "";
     this.#secrets = {
       accessToken: env(o.accessTokenEnvVar),
       phoneNumberId: env(o.phoneNumberIdEnvVar),

@@ -13,3 +13,10 @@ export {
   type WhatsAppInbound,
   type WhatsAppSent,
 } from "./whatsapp/fake-whatsapp.js";
+export {
+  FakeTwilio,
+  type FakeTwilioOptions,
+  type TwilioInbound,
+  type TwilioSent,
+  twilioSignature,
+} from "./twilio/fake-twilio.js";

@@ -1,0 +1,180 @@
+// A fake Twilio Programmable Messaging API: the Messages REST call a bot replies through (basic
+// auth, form body, the 1600-character limit), and Twilio's side of the SMS webhook (form-encoded
+// deliveries signed with X-Twilio-Signature over the URL and the sorted parameters).
+import { createHmac, randomBytes } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  answerJson,
+  callWebhook,
+  expectAcknowledged,
+  FailureQueue,
+  readBody,
+  type WebhookAnswer,
+} from "../http-util.js";
+import { type FakeServer, listenLocal } from "../server.js";
+
+export interface FakeTwilioOptions {
+  accountSid: string;
+  authToken: string;
+  /** The bot's own number (the `To` of inbound messages). */
+  number: string;
+  /** Where deliveries are POSTed. */
+  webhookUrl?: string;
+  /** The URL Twilio signs when it differs from where it posts (a proxy's public URL). */
+  signedUrl?: string;
+}
+
+export interface TwilioSent {
+  sid: string;
+  to: string;
+  body: string;
+  from?: string;
+  messagingServiceSid?: string;
+}
+
+export interface TwilioInbound {
+  from: string;
+  body: string;
+  sid?: string;
+  /** Extra or replacing parameters (e.g. a voice call's `CallSid`). */
+  extra?: Record<string, string>;
+}
+
+/** Twilio's signature: base64 HMAC-SHA1 of the URL followed by each parameter's key and value, sorted by key. */
+export function twilioSignature(authToken: string, url: string, params: [string, string][]): string {
+  const sorted = [...params].sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
+  let base = url;
+  for (const [key, value] of sorted) base += key + value;
+  return createHmac("sha1", authToken).update(base, "utf8").digest("base64");
+}
+
+export class FakeTwilio {
+  readonly sent: TwilioSent[] = [];
+  /** Every Messages call, failed ones included. */
+  calls = 0;
+  webhookUrl: string;
+  signedUrl: string | undefined;
+  readonly #failures = new FailureQueue();
+  readonly #options: FakeTwilioOptions;
+  #server: FakeServer | undefined;
+
+  private constructor(options: FakeTwilioOptions) {
+    this.#options = options;
+    this.webhookUrl = options.webhookUrl ?? "";
+    this.signedUrl = options.signedUrl;
+  }
+
+  static async start(options: FakeTwilioOptions): Promise<FakeTwilio> {
+    const fake = new FakeTwilio(options);
+    fake.#server = await listenLocal((req, res) => {
+      void fake.#serve(req, res);
+    });
+    return fake;
+  }
+
+  /** The REST base URL (`apiBaseUrl` of the gateway). */
+  get url(): string {
+    if (!this.#server) throw new Error("fake twilio is not started");
+    return this.#server.url;
+  }
+
+  failNext(status: number, retryAfterSeconds?: number): void {
+    this.#failures.push(status, retryAfterSeconds);
+  }
+
+  /** The form parameters of an inbound SMS, in the order Twilio sends them. */
+  smsParams(message: TwilioInbound): [string, string][] {
+    const sid = message.sid ?? `SM${randomBytes(16).toString("hex")}`;
+    const params: Record<string, string> = {
+      ToCountry: "US",
+      SmsMessageSid: sid,
+      NumMedia: "0",
+      SmsSid: sid,
+      SmsStatus: "received",
+      Body: message.body,
+      To: this.#options.number,
+      NumSegments: "1",
+      MessageSid: sid,
+      AccountSid: this.#options.accountSid,
+      From: message.from,
+      ApiVersion: "2010-04-01",
+      ...message.extra,
+    };
+    return Object.entries(params);
+  }
+
+  /** Delivers an SMS, signed as Twilio signs it; resolves with the webhook's answer. */
+  deliverSms(message: TwilioInbound): Promise<WebhookAnswer> {
+    return this.deliver(this.smsParams(message));
+  }
+
+  /** Posts form parameters signed over `signedUrl ?? webhookUrl`, or with the headers given. */
+  deliver(params: [string, string][], headers?: Record<string, string>): Promise<WebhookAnswer> {
+    const body = new URLSearchParams(params).toString();
+    return callWebhook(
+      this.webhookUrl,
+      body,
+      headers ?? {
+        "content-type": "application/x-www-form-urlencoded",
+        "x-twilio-signature": this.sign(params),
+      },
+    );
+  }
+
+  async deliverAcknowledged(message: TwilioInbound): Promise<WebhookAnswer> {
+    return expectAcknowledged(await this.deliverSms(message), "fake twilio delivery");
+  }
+
+  sign(params: [string, string][], authToken = this.#options.authToken): string {
+    return twilioSignature(authToken, this.signedUrl ?? this.webhookUrl, params);
+  }
+
+  async close(): Promise<void> {
+    await this.#server?.close();
+  }
+
+  async #serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await readBody(req);
+    const { accountSid, authToken } = this.#options;
+    const path = new URL(req.url ?? "/", "http://x").pathname;
+    if (req.method !== "POST" || path !== `/2010-04-01/Accounts/${accountSid}/Messages.json`)
+      return twilioError(res, 404, 20404, "The requested resource was not found");
+    this.calls += 1;
+    const expected = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString("base64")}`;
+    if (req.headers.authorization !== expected) return twilioError(res, 401, 20003, "Authenticate");
+    if (
+      this.#failures.answer(res, (status) =>
+        errorBody(status, status === 429 ? 20429 : 20500, `injected ${status}`),
+      )
+    )
+      return;
+    const form = new URLSearchParams(raw.toString("utf8"));
+    const to = form.get("To");
+    const body = form.get("Body") ?? "";
+    const from = form.get("From") ?? undefined;
+    const messagingServiceSid = form.get("MessagingServiceSid") ?? undefined;
+    if (!to) return twilioError(res, 400, 21604, "A 'To' phone number is required.");
+    if (!from && !messagingServiceSid)
+      return twilioError(res, 400, 21603, "A 'From' phone number is required.");
+    if (body === "") return twilioError(res, 400, 21602, "Message body is required.");
+    if ([...body].length > 1600)
+      return twilioError(res, 400, 21617, "The concatenated message body exceeds the 1600 character limit.");
+    const sid = `SM${randomBytes(16).toString("hex")}`;
+    this.sent.push({
+      sid,
+      to,
+      body,
+      ...(from ? { from } : {}),
+      ...(messagingServiceSid ? { messagingServiceSid } : {}),
+    });
+    answerJson(res, 201, { sid, account_sid: accountSid, to, from: from ?? null, body, status: "queued" });
+  }
+}
+
+function errorBody(status: number, code: number, message: string) {
+  return { code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status };
+}
+
+function twilioError(res: ServerResponse, status: number, code: number, message: string): void {
+  answerJson(res, status, errorBody(status, code, message));
+}
