@@ -20,3 +20,9 @@ export {
   type TwilioSent,
   twilioSignature,
 } from "./twilio/fake-twilio.js";
+export {
+  FakeGitHub,
+  type FakeGitHubOptions,
+  type GitHubPosted,
+  type GitHubUser,
+} from "./github/fake-github.js";

@@ -1,0 +1,214 @@
+// The `github` push-style gateway. Inbound: GitHub's webhook at /webhooks/github; only new issue
+// and review comments that mention `@<botName>` start a turn. Outbound: new comments through the
+// REST API, each ending with a marker so the bot never answers itself. No buttons: approvals go as
+// the session's plain-text request and are decided by a reply in the thread.
+import type {
+  Gateway,
+  GatewayCapabilities,
+  GatewayContext,
+  SendOptions,
+  SendResult,
+  WebhookRequest,
+  WebhookResponse,
+  WebhookRoute,
+} from "@agentsvc/session-core";
+import { isOwnComment, mentionedText, POSTED_MARKER } from "./mention.js";
+import { postComment, type RestTarget } from "./rest-client.js";
+import { SIGNATURE_HEADER, verifyHubSignature } from "./signature.js";
+import { type GitHubThread, parseThreadId, threadId } from "./thread-id.js";
+
+export const DEFAULT_API_BASE_URL = "https://api.github.com";
+/** GitHub's comment body limit is 65 536 characters; room is kept for the marker and a hint. */
+export const COMMENT_LIMIT = 65_000;
+const COMMENT_EVENTS = new Set(["issue_comment", "pull_request_review_comment"]);
+
+export interface GithubGatewayOptions {
+  tokenEnvVar: string;
+  webhookSecretEnvVar: string;
+  botNameEnvVar: string;
+  /** REST base URL. Default `https://api.github.com`; GitHub Enterprise Server: `https://<host>/api/v3`. */
+  apiBaseUrl?: string;
+  name?: string;
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
+const answer = (status: number, body = ""): WebhookResponse => ({
+  status,
+  headers: { "content-type": "text/plain; charset=utf-8" },
+  body,
+});
+
+export class GithubGateway implements Gateway {
+  readonly kind = "push" as const;
+  readonly type = "github";
+  readonly name = "github";
+  readonly capabilities: GatewayCapabilities = { threads: true, interactiveActions: false };
+  readonly messageLimit = COMMENT_LIMIT;
+  readonly webhooks: readonly WebhookRoute[];
+  readonly #options: GithubGatewayOptions;
+  #context: GatewayContext | undefined;
+  #rest: RestTarget | undefined;
+  #secret = "";
+  #botName = "";
+  #abort = new AbortController();
+
+  constructor(options: GithubGatewayOptions) {
+    this.#options = options;
+    this.webhooks = [{ method: "POST", handle: (req) => this.#delivery(req) }];
+  }
+
+  async start(context: GatewayContext): Promise<void> {
+    const o = this.#options;
+    const env = (key: string) => context.env[key] ?? o.env?.[key] ?? "";
+    this.#rest = { apiBaseUrl: o.apiBaseUrl ?? DEFAULT_API_BASE_URL, token: env(o.tokenEnvVar) };
+    this.#secret = env(o.webhookSecretEnvVar);
+    // Accept the name with or without the `[bot]` suffix an App's login carries.
+    this.#botName = env(o.botNameEnvVar)
+      .replace(/^@/, "")
+      .replace(/\[bot\]$/i, "");
+    for (const name of [o.tokenEnvVar, o.webhookSecretEnvVar, o.botNameEnvVar]) {
+      if (env(name) === "")
+        context.logger.warn({ envVar: name }, `${name} is empty: the gateway cannot work until it is set`);
+    }
+    this.#abort = new AbortController();
+    this.#context = context;
+  }
+
+  async stop(): Promise<void> {
+    this.#context = undefined;
+    this.#abort.abort();
+  }
+
+  async send(thread: string, text: string, options: SendOptions): Promise<SendResult | undefined> {
+    const context = this.#context;
+    if (!context || !this.#rest) throw new Error("github gateway is not started");
+    const target = parseThreadId(thread);
+    if (!target) throw new Error(`github: "${thread}" is not a github thread id`);
+    const pull =
+      target.kind === "review"
+        ? (numberOf(options.meta?.pull) ?? (await context.state.get<number>(`pull:${thread}`)))
+        : undefined;
+    const id = await postComment(this.#rest, target, pull, this.#decorate(text), this.#abort.signal);
+    return id ? { messageId: id } : {};
+  }
+
+  /** Every posted comment ends with the marker; a text approval request says how to answer it. */
+  #decorate(text: string): string {
+    const hint = text.startsWith("Approval needed:")
+      ? `\n\nAnswer with a comment in this thread that mentions @${this.#botName}, for example \`@${this.#botName} approve\`.`
+      : "";
+    return `${text}${hint}\n\n${POSTED_MARKER}`;
+  }
+
+  async #delivery(req: WebhookRequest): Promise<WebhookResponse> {
+    const context = this.#context;
+    if (!context) return answer(503);
+    const verdict = verifyHubSignature(this.#secret, req.headers[SIGNATURE_HEADER], req.rawBody);
+    if (!verdict.ok) {
+      context.logger.warn(
+        { reason: verdict.reason, delivery: req.headers["x-github-delivery"] },
+        "webhook signature rejected",
+      );
+      return answer(401);
+    }
+    const event = req.headers["x-github-event"] ?? "";
+    const delivery = req.headers["x-github-delivery"];
+    if (!COMMENT_EVENTS.has(event)) {
+      context.logger.debug({ event, delivery }, "event ignored");
+      return answer(200, "ignored");
+    }
+    const payload = readPayload(req);
+    if (!payload) {
+      context.logger.warn({ event, delivery }, "signed delivery with an unreadable body; ignored");
+      return answer(400);
+    }
+    const found = this.#read(event, payload);
+    if ("ignored" in found) {
+      context.logger.debug({ event, delivery, reason: found.ignored }, "comment ignored");
+      return answer(200, "ignored");
+    }
+    try {
+      const thread = threadId(found.thread);
+      if (found.pull !== undefined) await context.state.set(`pull:${thread}`, found.pull);
+      const result = await context.deliver({
+        dedupKey: delivery ?? `comment:${found.commentId}`,
+        thread,
+        text: found.text,
+        author: { id: found.author.id, displayName: found.author.login, isBot: false },
+        meta: { commentId: found.commentId, ...(found.pull !== undefined ? { pull: found.pull } : {}) },
+      });
+      if (!result.accepted) context.logger.debug({ delivery }, "duplicate delivery acknowledged");
+    } catch (err) {
+      context.logger.error(
+        { err, delivery },
+        "could not record a comment; answering 500 so it can be redelivered",
+      );
+      return answer(500);
+    }
+    return answer(200);
+  }
+
+  #read(
+    event: string,
+    p: Json,
+  ):
+    | { ignored: string }
+    | {
+        thread: GitHubThread;
+        pull?: number;
+        text: string;
+        commentId: number;
+        author: { id: string; login: string };
+      } {
+    if (p.action !== "created") return { ignored: `action ${String(p.action)}` };
+    const comment = isObject(p.comment) ? p.comment : undefined;
+    const repo = isObject(p.repository) ? p.repository : undefined;
+    const user = isObject(comment?.user) ? comment.user : undefined;
+    const owner = isObject(repo?.owner) ? String(repo.owner.login ?? "") : "";
+    const name = String(repo?.name ?? "");
+    const body = typeof comment?.body === "string" ? comment.body : "";
+    const commentId = numberOf(comment?.id);
+    if (!comment || !user || !owner || !name || commentId === undefined)
+      return { ignored: "incomplete payload" };
+    const login = String(user.login ?? "");
+    if (isOwnComment({ login, type: String(user.type ?? "") }, body, this.#botName))
+      return { ignored: "own or bot comment" };
+    const text = mentionedText(body, this.#botName);
+    if (text === undefined) return { ignored: "no mention" };
+    if (text === "") return { ignored: "a bare mention" };
+    const author = { id: String(user.id ?? login), login };
+    if (event === "issue_comment") {
+      const number = numberOf(isObject(p.issue) ? p.issue.number : undefined);
+      if (number === undefined) return { ignored: "no issue number" };
+      return { thread: { kind: "issue", owner, repo: name, number }, text, commentId, author };
+    }
+    const pull = numberOf(isObject(p.pull_request) ? p.pull_request.number : undefined);
+    const root = numberOf(comment.in_reply_to_id) ?? commentId;
+    if (pull === undefined) return { ignored: "no pull request number" };
+    return { thread: { kind: "review", owner, repo: name, root }, pull, text, commentId, author };
+  }
+}
+
+function numberOf(v: unknown): number | undefined {
+  return typeof v === "number" && Number.isInteger(v) ? v : undefined;
+}
+
+/** JSON body, or a form body with a `payload` field (the webhook's other content type). */
+function readPayload(req: WebhookRequest): Json | undefined {
+  const text = Buffer.from(req.rawBody).toString("utf8");
+  try {
+    const raw = (req.headers["content-type"] ?? "").startsWith("application/x-www-form-urlencoded")
+      ? new URLSearchParams(text).get("payload")
+      : text;
+    const parsed: unknown = raw === null ? undefined : JSON.parse(raw);
+    return isObject(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function createGithubGateway(options: GithubGatewayOptions): GithubGateway {
+  return new GithubGateway(options);
+}

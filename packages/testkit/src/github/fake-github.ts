@@ -1,0 +1,234 @@
+// A fake GitHub: the REST routes a bot comments through (issue comments, review-comment replies,
+// which GitHub only allows on a thread's root comment) and GitHub's side of the webhook: signed
+// `issue_comment` / `pull_request_review_comment` / `ping` deliveries with a delivery id. With
+// `echo`, every comment the bot posts comes back as a webhook, as on GitHub (loop-guard tests).
+import { createHmac, randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  answerJson,
+  callWebhook,
+  expectAcknowledged,
+  FailureQueue,
+  readBody,
+  type WebhookAnswer,
+} from "../http-util.js";
+import { type FakeServer, listenLocal } from "../server.js";
+
+export interface FakeGitHubOptions {
+  token: string;
+  webhookSecret: string;
+  /** The bot's login without `[bot]`. */
+  botName: string;
+  webhookUrl?: string;
+  /** Deliver the bot's own comments back to the webhook. Default false. */
+  echo?: boolean;
+}
+
+export interface GitHubUser {
+  login: string;
+  id: number;
+  type?: "User" | "Bot";
+}
+
+/** A comment the bot posted. */
+export interface GitHubPosted {
+  id: number;
+  owner: string;
+  repo: string;
+  body: string;
+  /** `issues/<n>` or `pulls/<n>/comments/<root>` (a review-thread reply). */
+  target: string;
+}
+
+type Json = Record<string, unknown>;
+
+export class FakeGitHub {
+  readonly posted: GitHubPosted[] = [];
+  /** Every REST call, failed ones included. */
+  calls = 0;
+  webhookUrl: string;
+  echo: boolean;
+  readonly #failures = new FailureQueue();
+  readonly #options: FakeGitHubOptions;
+  /** Review comments by id: their pull number and the id they reply to. */
+  readonly #reviewComments = new Map<number, { pull: number; inReplyTo?: number }>();
+  #nextId = 1000;
+  #server: FakeServer | undefined;
+
+  private constructor(options: FakeGitHubOptions) {
+    this.#options = options;
+    this.webhookUrl = options.webhookUrl ?? "";
+    this.echo = options.echo ?? false;
+  }
+
+  static async start(options: FakeGitHubOptions): Promise<FakeGitHub> {
+    const fake = new FakeGitHub(options);
+    fake.#server = await listenLocal((req, res) => {
+      void fake.#serve(req, res);
+    });
+    return fake;
+  }
+
+  /** The REST base URL (`apiBaseUrl` of the gateway, like a GitHub Enterprise `https://host/api/v3`). */
+  get url(): string {
+    if (!this.#server) throw new Error("fake github is not started");
+    return this.#server.url;
+  }
+
+  get botUser(): GitHubUser {
+    return { login: `${this.#options.botName}[bot]`, id: 41898282, type: "Bot" };
+  }
+
+  failNext(status: number, retryAfterSeconds?: number): void {
+    this.#failures.push(status, retryAfterSeconds);
+  }
+
+  sign(body: string | Uint8Array, secret = this.#options.webhookSecret): string {
+    return `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
+  }
+
+  /** An `issue_comment` `created` delivery on issue (or PR conversation) `number`. */
+  commentOnIssue(input: {
+    owner?: string;
+    repo?: string;
+    number: number;
+    body: string;
+    user: GitHubUser;
+    delivery?: string;
+    action?: string;
+  }): Promise<WebhookAnswer> {
+    const id = this.#nextId++;
+    const payload: Json = {
+      action: input.action ?? "created",
+      issue: { number: input.number, title: `Issue ${input.number}`, user: input.user },
+      comment: {
+        id,
+        body: input.body,
+        user: input.user,
+        html_url: `https://github.com/x/y/issues/${input.number}#issuecomment-${id}`,
+      },
+      repository: repository(input.owner, input.repo),
+      sender: input.user,
+    };
+    return this.deliver("issue_comment", payload, input.delivery);
+  }
+
+  /** A `pull_request_review_comment` `created` delivery; `inReplyTo` makes it a reply in that thread. */
+  commentOnReview(input: {
+    owner?: string;
+    repo?: string;
+    pull: number;
+    body: string;
+    user: GitHubUser;
+    inReplyTo?: number;
+    delivery?: string;
+    id?: number;
+  }): Promise<WebhookAnswer> {
+    const id = input.id ?? this.#nextId++;
+    this.#reviewComments.set(id, {
+      pull: input.pull,
+      ...(input.inReplyTo ? { inReplyTo: input.inReplyTo } : {}),
+    });
+    const payload: Json = {
+      action: "created",
+      comment: {
+        id,
+        body: input.body,
+        user: input.user,
+        path: "src/index.ts",
+        ...(input.inReplyTo ? { in_reply_to_id: input.inReplyTo } : {}),
+        pull_request_review_id: 77,
+      },
+      pull_request: { number: input.pull, title: `PR ${input.pull}` },
+      repository: repository(input.owner, input.repo),
+      sender: input.user,
+    };
+    return this.deliver("pull_request_review_comment", payload, input.delivery);
+  }
+
+  ping(): Promise<WebhookAnswer> {
+    return this.deliver("ping", {
+      zen: "Keep it logically awesome.",
+      hook_id: 1,
+      hook: { type: "Repository" },
+    });
+  }
+
+  /** Signs and POSTs one delivery; `headers` replace the ones GitHub would send. */
+  deliver(
+    event: string,
+    payload: Json | string,
+    delivery: string = randomUUID(),
+    headers?: Record<string, string>,
+  ): Promise<WebhookAnswer> {
+    const body = typeof payload === "string" ? payload : JSON.stringify(payload);
+    return callWebhook(
+      this.webhookUrl,
+      body,
+      headers ?? {
+        "content-type": "application/json",
+        "user-agent": "GitHub-Hookshot/fake",
+        "x-github-event": event,
+        "x-github-delivery": delivery,
+        "x-github-hook-id": "1",
+        "x-hub-signature-256": this.sign(body),
+      },
+    );
+  }
+
+  async deliverAcknowledged(answer: Promise<WebhookAnswer>): Promise<WebhookAnswer> {
+    return expectAcknowledged(await answer, "fake github delivery");
+  }
+
+  async close(): Promise<void> {
+    await this.#server?.close();
+  }
+
+  async #serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await readBody(req);
+    const path = new URL(req.url ?? "/", "http://x").pathname;
+    const issue = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/.exec(path);
+    const reply = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/(\d+)\/comments\/(\d+)\/replies$/.exec(path);
+    if (req.method !== "POST" || (!issue && !reply)) return answerJson(res, 404, { message: "Not Found" });
+    this.calls += 1;
+    if (req.headers.authorization !== `Bearer ${this.#options.token}`)
+      return answerJson(res, 401, { message: "Bad credentials" });
+    if (!req.headers["user-agent"]) return answerJson(res, 403, { message: "User-Agent header is required" });
+    if (
+      this.#failures.answer(res, (status) => ({
+        message: status === 429 ? "You have exceeded a secondary rate limit" : "Server Error",
+      }))
+    )
+      return;
+    let body: string;
+    try {
+      body = String((JSON.parse(raw.toString("utf8")) as Json).body ?? "");
+    } catch {
+      return answerJson(res, 400, { message: "Problems parsing JSON" });
+    }
+    if (body === "" || body.length > 65536) return answerJson(res, 422, { message: "Validation Failed" });
+    const [owner, repo] = [(issue ?? reply)?.[1] as string, (issue ?? reply)?.[2] as string];
+    const id = this.#nextId++;
+    if (issue) {
+      this.posted.push({ id, owner, repo, body, target: `issues/${issue[3]}` });
+      answerJson(res, 201, { id, body, user: this.botUser });
+      if (this.echo)
+        void this.commentOnIssue({ owner, repo, number: Number(issue[3]), body, user: this.botUser });
+      return;
+    }
+    const pull = Number(reply?.[3]);
+    const root = Number(reply?.[4]);
+    const known = this.#reviewComments.get(root);
+    // GitHub refuses replies to replies and to comments of another pull request.
+    if (!known || known.pull !== pull || known.inReplyTo !== undefined)
+      return answerJson(res, 404, { message: "Not Found" });
+    this.posted.push({ id, owner, repo, body, target: `pulls/${pull}/comments/${root}` });
+    answerJson(res, 201, { id, body, in_reply_to_id: root, user: this.botUser });
+    if (this.echo)
+      void this.commentOnReview({ owner, repo, pull, body, user: this.botUser, inReplyTo: root, id });
+  }
+}
+
+function repository(owner = "octo-org", repo = "hello-world"): Json {
+  return { name: repo, full_name: `${owner}/${repo}`, owner: { login: owner, id: 9919 }, private: false };
+}
