@@ -137,6 +137,7 @@ export type TeamsEntry = GatewayBase & {
   tenantId: string;
   openIdMetadataUrl: string;
   loginBaseUrl: string;
+  serviceUrl: string;
 };
 export type TwilioEntry = GatewayBase & {
   type: "twilio";

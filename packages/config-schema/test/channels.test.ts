@@ -21,6 +21,7 @@ const PUSH: Record<string, { required: string[]; defaults: Record<string, unknow
       tenantId: "botframework.com",
       openIdMetadataUrl: "https://login.botframework.com/v1/.well-known/openidconfiguration",
       loginBaseUrl: "https://login.microsoftonline.com",
+      serviceUrl: "https://smba.trafficmanager.net/teams/",
     },
   },
   twilio: {

@@ -26,6 +26,7 @@ export const PUSH_DEFAULTS = {
   twilioApiBaseUrl: "https://api.twilio.com",
   teamsOpenIdMetadataUrl: "https://login.botframework.com/v1/.well-known/openidconfiguration",
   teamsLoginBaseUrl: "https://login.microsoftonline.com",
+  teamsServiceUrl: "https://smba.trafficmanager.net/teams/",
 } as const;
 
 const lit = <T extends PushType>(t: T) => v.literal(t, `must be ${t}`);
@@ -100,6 +101,10 @@ export const pushSchemas = {
       loginBaseUrl: v.optional(
         httpUrl("OAuth2 login base URL (outbound token: <loginBaseUrl>/<tenantId>/oauth2/v2.0/token)"),
         PUSH_DEFAULTS.teamsLoginBaseUrl,
+      ),
+      serviceUrl: v.optional(
+        httpUrl("connector service URL for conversations the bot has not heard from since it started"),
+        PUSH_DEFAULTS.teamsServiceUrl,
       ),
     },
     "a teams entry",
