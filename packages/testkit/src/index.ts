@@ -26,3 +26,12 @@ export {
   type GitHubPosted,
   type GitHubUser,
 } from "./github/fake-github.js";
+export {
+  type ConnectorKey,
+  connectorKey,
+  FakeTeams,
+  type FakeTeamsOptions,
+  newConversationId,
+  type TeamsSent,
+  type TeamsUser,
+} from "./teams/fake-teams.js";

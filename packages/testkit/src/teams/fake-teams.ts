@@ -1,0 +1,276 @@
+// A fake Microsoft Teams / Bot Framework: the connector's conversation-activities routes a bot
+// replies through (bearer token from the fake token endpoint), the identity endpoints (OpenID
+// configuration, JWKS, OAuth2 token), and the connector's side of the bot's messaging endpoint:
+// activities POSTed with a signed JWT, and Adaptive Card clicks as `adaptiveCard/action` invokes.
+import { randomBytes, randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  answerJson,
+  callWebhook,
+  expectAcknowledged,
+  FailureQueue,
+  readBody,
+  type WebhookAnswer,
+} from "../http-util.js";
+import { type FakeServer, listenLocal } from "../server.js";
+import {
+  CONNECTOR_ISSUER,
+  CONNECTOR_SCOPE,
+  type ConnectorKey,
+  connectorKey,
+  connectorToken,
+  IssuedTokens,
+  type TokenClaims,
+} from "./bot-framework-auth.js";
+
+export interface FakeTeamsOptions {
+  appId: string;
+  appPassword: string;
+  /** Tenant in the token endpoint path. Default `botframework.com`. */
+  tenantId?: string;
+  webhookUrl?: string;
+  /** Lifetime of issued outbound tokens. Default 3600 s. */
+  tokenLifetimeSeconds?: number;
+}
+
+export interface TeamsUser {
+  id: string;
+  name?: string;
+  aadObjectId?: string;
+}
+
+/** An activity the bot sent or updated through the connector. */
+export interface TeamsSent {
+  id: string;
+  conversationId: string;
+  text: string;
+  /** Adaptive Card actions: title, verb (Action.Execute) and data. */
+  actions: { title: string; verb?: string; data: Record<string, unknown> }[];
+  activity: Record<string, unknown>;
+  /** Times it was replaced through PUT. */
+  updates: number;
+}
+
+type Json = Record<string, unknown>;
+
+export class FakeTeams {
+  readonly sent: TeamsSent[] = [];
+  /** Calls to the connector's activity routes, failed ones included. */
+  calls = 0;
+  openIdFetches = 0;
+  keyFetches = 0;
+  tokenRequests = 0;
+  webhookUrl: string;
+  readonly #failures = new FailureQueue();
+  readonly #tokens = new IssuedTokens();
+  readonly #options: Required<Omit<FakeTeamsOptions, "webhookUrl">>;
+  #key!: ConnectorKey;
+  #server: FakeServer | undefined;
+
+  private constructor(options: FakeTeamsOptions) {
+    this.#options = { tenantId: "botframework.com", tokenLifetimeSeconds: 3600, ...options };
+    this.webhookUrl = options.webhookUrl ?? "";
+  }
+
+  static async start(options: FakeTeamsOptions): Promise<FakeTeams> {
+    const fake = new FakeTeams(options);
+    fake.#key = await connectorKey();
+    fake.#server = await listenLocal((req, res) => {
+      void fake.#serve(req, res);
+    });
+    return fake;
+  }
+
+  get url(): string {
+    if (!this.#server) throw new Error("fake teams is not started");
+    return this.#server.url;
+  }
+  /** The gateway's `openIdMetadataUrl`. */
+  get openIdMetadataUrl(): string {
+    return `${this.url}/v1/.well-known/openidconfiguration`;
+  }
+  /** The gateway's `loginBaseUrl` (token URL = <this>/<tenant>/oauth2/v2.0/token). */
+  get loginBaseUrl(): string {
+    return `${this.url}/login`;
+  }
+  /** The `serviceUrl` activities carry (with the trailing slash the real one has). */
+  get serviceUrl(): string {
+    return `${this.url}/amer/`;
+  }
+
+  set tokenLifetimeSeconds(seconds: number) {
+    this.#options.tokenLifetimeSeconds = seconds;
+  }
+
+  failNext(status: number, retryAfterSeconds?: number): void {
+    this.#failures.push(status, retryAfterSeconds);
+  }
+
+  /** A connector JWT for this app; override claims to forge bad ones. */
+  token(claims: Partial<TokenClaims> = {}, key: ConnectorKey = this.#key): Promise<string> {
+    return connectorToken(key, { appId: this.#options.appId, serviceUrl: this.serviceUrl, ...claims });
+  }
+
+  /** A personal-chat message activity from `from` in conversation `conversationId`. */
+  messageActivity(input: {
+    conversationId: string;
+    from: TeamsUser;
+    text: string;
+    id?: string;
+    conversationType?: string;
+  }): Json {
+    return {
+      type: "message",
+      id: input.id ?? `1${randomBytes(6).toString("hex")}`,
+      timestamp: new Date().toISOString(),
+      serviceUrl: this.serviceUrl,
+      channelId: "msteams",
+      from: input.from,
+      conversation: {
+        id: input.conversationId,
+        conversationType: input.conversationType ?? "personal",
+        tenantId: "tenant-1",
+      },
+      recipient: { id: `28:${this.#options.appId}`, name: "agentsvc" },
+      text: input.text,
+      textFormat: "plain",
+      channelData: { tenant: { id: "tenant-1" } },
+    };
+  }
+
+  /** Delivers an activity with a valid connector token (or the `authorization` given). */
+  async deliver(activity: Json | string, authorization?: string): Promise<WebhookAnswer> {
+    const body = typeof activity === "string" ? activity : JSON.stringify(activity);
+    const auth = authorization ?? `Bearer ${await this.token()}`;
+    return callWebhook(this.webhookUrl, body, {
+      "content-type": "application/json",
+      ...(auth ? { authorization: auth } : {}),
+    });
+  }
+
+  deliverMessage(input: {
+    conversationId: string;
+    from: TeamsUser;
+    text: string;
+    id?: string;
+    conversationType?: string;
+  }): Promise<WebhookAnswer> {
+    return this.deliver(this.messageActivity(input));
+  }
+
+  async deliverAcknowledged(activity: Json): Promise<WebhookAnswer> {
+    return expectAcknowledged(await this.deliver(activity), "fake teams delivery");
+  }
+
+  /**
+   * `from` clicks the action titled `title` on the card activity `activityId` the bot sent: an
+   * `adaptiveCard/action` invoke. Throws if no such card or action was shown in that conversation.
+   */
+  click(activityId: string, title: string, from: TeamsUser): Promise<WebhookAnswer> {
+    const card = this.sent.find((s) => s.id === activityId);
+    const action = card?.actions.find((a) => a.title === title);
+    if (!card || !action) throw new Error(`fake teams: no action "${title}" on activity ${activityId}`);
+    const invoke = {
+      ...this.messageActivity({ conversationId: card.conversationId, from, text: "" }),
+      type: "invoke",
+      name: "adaptiveCard/action",
+      replyToId: activityId,
+      value: { action: { type: "Action.Execute", verb: action.verb, data: action.data }, trigger: "manual" },
+    };
+    delete (invoke as Json).text;
+    return this.deliver(invoke);
+  }
+
+  async close(): Promise<void> {
+    await this.#server?.close();
+  }
+
+  async #serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await readBody(req);
+    const path = new URL(req.url ?? "/", "http://x").pathname;
+    if (req.method === "GET" && path === "/v1/.well-known/openidconfiguration") {
+      this.openIdFetches += 1;
+      return answerJson(res, 200, {
+        issuer: CONNECTOR_ISSUER,
+        authorization_endpoint: `${this.url}/v1/.well-known/authorize`,
+        jwks_uri: `${this.url}/v1/.well-known/keys`,
+        id_token_signing_alg_values_supported: ["RS256"],
+        token_endpoint_auth_methods_supported: ["private_key_jwt"],
+      });
+    }
+    if (req.method === "GET" && path === "/v1/.well-known/keys") {
+      this.keyFetches += 1;
+      return answerJson(res, 200, { keys: [this.#key.jwk] });
+    }
+    if (req.method === "POST" && path === `/login/${this.#options.tenantId}/oauth2/v2.0/token`)
+      return this.#issueToken(raw, res);
+    const m = /^\/amer\/v3\/conversations\/([^/]+)\/activities(?:\/([^/]+))?$/.exec(path);
+    if (!m || (req.method !== "POST" && req.method !== "PUT"))
+      return answerJson(res, 404, { error: { code: "NotFound", message: path } });
+    this.calls += 1;
+    if (!this.#tokens.valid(req.headers.authorization))
+      return answerJson(res, 401, { message: "Authorization has been denied for this request." });
+    if (
+      this.#failures.answer(res, (status) => ({
+        error: { code: status === 429 ? "Throttled" : "ServiceError", message: `injected ${status}` },
+      }))
+    )
+      return;
+    if (raw.length > 28_000)
+      return answerJson(res, 413, { error: { code: "MessageSizeTooBig", message: "Message size too big" } });
+    const activity = JSON.parse(raw.toString("utf8")) as Json;
+    const conversationId = decodeURIComponent(m[1] as string);
+    if (req.method === "PUT") {
+      const existing = this.sent.find((s) => s.id === m[2] && s.conversationId === conversationId);
+      if (!existing)
+        return answerJson(res, 404, { error: { code: "ActivityNotFound", message: "no such activity" } });
+      Object.assign(existing, readActivity(activity), { updates: existing.updates + 1 });
+      return answerJson(res, 200, { id: existing.id });
+    }
+    const id = `1${randomBytes(6).toString("hex")}`;
+    this.sent.push({ id, conversationId, ...readActivity(activity), updates: 0 });
+    answerJson(res, 201, { id });
+  }
+
+  #issueToken(raw: Buffer, res: ServerResponse): void {
+    this.tokenRequests += 1;
+    const form = new URLSearchParams(raw.toString("utf8"));
+    const ok =
+      form.get("grant_type") === "client_credentials" &&
+      form.get("client_id") === this.#options.appId &&
+      form.get("client_secret") === this.#options.appPassword &&
+      form.get("scope") === CONNECTOR_SCOPE;
+    if (!ok) {
+      answerJson(res, 401, {
+        error: "invalid_client",
+        error_description: "AADSTS7000215: Invalid client secret provided.",
+      });
+      return;
+    }
+    const lifetime = this.#options.tokenLifetimeSeconds;
+    answerJson(res, 200, {
+      token_type: "Bearer",
+      expires_in: lifetime,
+      ext_expires_in: lifetime,
+      access_token: this.#tokens.issue(lifetime),
+    });
+  }
+}
+
+function readActivity(activity: Json): { text: string; actions: TeamsSent["actions"]; activity: Json } {
+  const cards = (Array.isArray(activity.attachments) ? activity.attachments : []) as {
+    contentType?: string;
+    content?: Json;
+  }[];
+  const card = cards.find((a) => a.contentType === "application/vnd.microsoft.card.adaptive")?.content;
+  const actions = ((card?.actions ?? []) as { title?: string; verb?: string; data?: Json }[]).map((a) => ({
+    title: String(a.title ?? ""),
+    ...(a.verb ? { verb: a.verb } : {}),
+    data: a.data ?? {},
+  }));
+  const cardText = ((card?.body ?? []) as { text?: string }[]).map((b) => b.text ?? "").join("\n");
+  return { text: typeof activity.text === "string" ? activity.text : cardText, actions, activity };
+}
+
+export { connectorKey, type ConnectorKey } from "./bot-framework-auth.js";
+export const newConversationId = () => `a:1${randomUUID().replaceAll("-", "")}`;
