@@ -1,0 +1,67 @@
+// Through the real server: `createServer` mounts the gateway at /webhooks/whatsapp from a project
+// entry, and a signed delivery from the fake becomes a turn whose reply reaches the fake.
+// The server imports the adapter the way it does in production, from its build (dist/): build first.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { loadProject } from "@agentsvc/config-schema";
+import { type RunningServer, startServer } from "@agentsvc/server";
+import { FakeWhatsApp } from "@agentsvc/testkit";
+import { eventually } from "@agentsvc/testkit/session";
+import { pino } from "pino";
+import { afterAll, beforeAll, expect, it } from "vitest";
+
+const fixture = resolve(import.meta.dirname, "fixtures/server-project");
+const env = {
+  WA_ACCESS_TOKEN: "tok",
+  WA_PHONE_NUMBER_ID: "1065",
+  WA_APP_SECRET: "app-secret",
+  WA_VERIFY_TOKEN: "vt",
+};
+let fake: FakeWhatsApp;
+let server: RunningServer;
+
+beforeAll(async () => {
+  rmSync(join(fixture, "data"), { recursive: true, force: true });
+  fake = await FakeWhatsApp.start({
+    appSecret: env.WA_APP_SECRET,
+    accessToken: env.WA_ACCESS_TOKEN,
+    phoneNumberId: env.WA_PHONE_NUMBER_ID,
+    verifyToken: env.WA_VERIFY_TOKEN,
+  });
+  const loaded = await loadProject(fixture);
+  if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
+  // The entry's apiBaseUrl points at the fake started above.
+  const project = {
+    ...loaded.project,
+    pushGateways: loaded.project.pushGateways.map((g) => ({ ...g, apiBaseUrl: fake.url })),
+  };
+  server = await startServer(project, {
+    port: 0,
+    logger: pino({ level: "silent" }),
+    env,
+    buildDir: mkdtempSync(join(tmpdir(), "agentsvc-wa-build-")),
+    interactive: false,
+  });
+  fake.webhookUrl = `${server.url}/webhooks/whatsapp`;
+});
+
+afterAll(async () => {
+  await server?.shutdown();
+  await fake?.close();
+  rmSync(join(fixture, "data"), { recursive: true, force: true });
+});
+
+it("serves the handshake and turns a signed delivery into a reply, refusing a forged one", async () => {
+  expect(await fake.handshake("42")).toMatchObject({ status: 200, body: "42" });
+  const forged = await fake.deliver(JSON.stringify(fake.notification("15550001", [])), {
+    "content-type": "application/json",
+    "x-hub-signature-256": fake.sign("something else"),
+  });
+  expect(forged.status).toBe(401);
+  const answer = await fake.deliverText({ from: "15550001", text: "through the server", id: "wamid.srv" });
+  expect(answer.status).toBe(200);
+  await eventually(() => fake.sent.length > 0, "the reply", 15_000);
+  expect(fake.sent[0]).toMatchObject({ to: "15550001", type: "text" });
+  expect(fake.sent[0]?.text).toContain("through the server");
+});
