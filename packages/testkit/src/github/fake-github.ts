@@ -4,15 +4,8 @@
 // `echo`, every comment the bot posts comes back as a webhook, as on GitHub (loop-guard tests).
 import { createHmac, randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import {
-  answerJson,
-  callWebhook,
-  expectAcknowledged,
-  FailureQueue,
-  readBody,
-  type WebhookAnswer,
-} from "../http-util.js";
-import { type FakeServer, listenLocal } from "../server.js";
+import { answerJson, callWebhook, expectAcknowledged, readBody, type WebhookAnswer } from "../http-util.js";
+import { HttpFake } from "../http-fake.js";
 
 export interface FakeGitHubOptions {
   token: string;
@@ -42,20 +35,19 @@ export interface GitHubPosted {
 
 type Json = Record<string, unknown>;
 
-export class FakeGitHub {
+export class FakeGitHub extends HttpFake {
   readonly posted: GitHubPosted[] = [];
   /** Every REST call, failed ones included. */
   calls = 0;
   webhookUrl: string;
   echo: boolean;
-  readonly #failures = new FailureQueue();
   readonly #options: FakeGitHubOptions;
   /** Review comments by id: their pull number and the id they reply to. */
   readonly #reviewComments = new Map<number, { pull: number; inReplyTo?: number }>();
   #nextId = 1000;
-  #server: FakeServer | undefined;
 
   private constructor(options: FakeGitHubOptions) {
+    super();
     this.#options = options;
     this.webhookUrl = options.webhookUrl ?? "";
     this.echo = options.echo ?? false;
@@ -63,24 +55,12 @@ export class FakeGitHub {
 
   static async start(options: FakeGitHubOptions): Promise<FakeGitHub> {
     const fake = new FakeGitHub(options);
-    fake.#server = await listenLocal((req, res) => {
-      void fake.#serve(req, res);
-    });
+    await fake.listen();
     return fake;
-  }
-
-  /** The REST base URL (`apiBaseUrl` of the gateway, like a GitHub Enterprise `https://host/api/v3`). */
-  get url(): string {
-    if (!this.#server) throw new Error("fake github is not started");
-    return this.#server.url;
   }
 
   get botUser(): GitHubUser {
     return { login: `${this.#options.botName}[bot]`, id: 41898282, type: "Bot" };
-  }
-
-  failNext(status: number, retryAfterSeconds?: number): void {
-    this.#failures.push(status, retryAfterSeconds);
   }
 
   sign(body: string | Uint8Array, secret = this.#options.webhookSecret): string {
@@ -180,11 +160,7 @@ export class FakeGitHub {
     return expectAcknowledged(await answer, "fake github delivery");
   }
 
-  async close(): Promise<void> {
-    await this.#server?.close();
-  }
-
-  async #serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
     const path = new URL(req.url ?? "/", "http://x").pathname;
     const issue = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/.exec(path);
@@ -195,7 +171,7 @@ export class FakeGitHub {
       return answerJson(res, 401, { message: "Bad credentials" });
     if (!req.headers["user-agent"]) return answerJson(res, 403, { message: "User-Agent header is required" });
     if (
-      this.#failures.answer(res, (status) => ({
+      this.failures.answer(res, (status) => ({
         message: status === 429 ? "You have exceeded a secondary rate limit" : "Server Error",
       }))
     )

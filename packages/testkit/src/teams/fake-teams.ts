@@ -4,15 +4,8 @@
 // activities POSTed with a signed JWT, and Adaptive Card clicks as `adaptiveCard/action` invokes.
 import { randomBytes, randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import {
-  answerJson,
-  callWebhook,
-  expectAcknowledged,
-  FailureQueue,
-  readBody,
-  type WebhookAnswer,
-} from "../http-util.js";
-import { type FakeServer, listenLocal } from "../server.js";
+import { answerJson, callWebhook, expectAcknowledged, readBody, type WebhookAnswer } from "../http-util.js";
+import { HttpFake } from "../http-fake.js";
 import {
   CONNECTOR_ISSUER,
   CONNECTOR_SCOPE,
@@ -53,7 +46,7 @@ export interface TeamsSent {
 
 type Json = Record<string, unknown>;
 
-export class FakeTeams {
+export class FakeTeams extends HttpFake {
   readonly sent: TeamsSent[] = [];
   /** Calls to the connector's activity routes, failed ones included. */
   calls = 0;
@@ -61,13 +54,12 @@ export class FakeTeams {
   keyFetches = 0;
   tokenRequests = 0;
   webhookUrl: string;
-  readonly #failures = new FailureQueue();
   readonly #tokens = new IssuedTokens();
   readonly #options: Required<Omit<FakeTeamsOptions, "webhookUrl">>;
   #key!: ConnectorKey;
-  #server: FakeServer | undefined;
 
   private constructor(options: FakeTeamsOptions) {
+    super();
     this.#options = { tenantId: "botframework.com", tokenLifetimeSeconds: 3600, ...options };
     this.webhookUrl = options.webhookUrl ?? "";
   }
@@ -75,16 +67,10 @@ export class FakeTeams {
   static async start(options: FakeTeamsOptions): Promise<FakeTeams> {
     const fake = new FakeTeams(options);
     fake.#key = await connectorKey();
-    fake.#server = await listenLocal((req, res) => {
-      void fake.#serve(req, res);
-    });
+    await fake.listen();
     return fake;
   }
 
-  get url(): string {
-    if (!this.#server) throw new Error("fake teams is not started");
-    return this.#server.url;
-  }
   /** The gateway's `openIdMetadataUrl`. */
   get openIdMetadataUrl(): string {
     return `${this.url}/v1/.well-known/openidconfiguration`;
@@ -100,10 +86,6 @@ export class FakeTeams {
 
   set tokenLifetimeSeconds(seconds: number) {
     this.#options.tokenLifetimeSeconds = seconds;
-  }
-
-  failNext(status: number, retryAfterSeconds?: number): void {
-    this.#failures.push(status, retryAfterSeconds);
   }
 
   /** A connector JWT for this app; override claims to forge bad ones. */
@@ -181,11 +163,7 @@ export class FakeTeams {
     return this.deliver(invoke);
   }
 
-  async close(): Promise<void> {
-    await this.#server?.close();
-  }
-
-  async #serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
     const path = new URL(req.url ?? "/", "http://x").pathname;
     if (req.method === "GET" && path === "/v1/.well-known/openidconfiguration") {
@@ -211,7 +189,7 @@ export class FakeTeams {
     if (!this.#tokens.valid(req.headers.authorization))
       return answerJson(res, 401, { message: "Authorization has been denied for this request." });
     if (
-      this.#failures.answer(res, (status) => ({
+      this.failures.answer(res, (status) => ({
         error: { code: status === 429 ? "Throttled" : "ServiceError", message: `injected ${status}` },
       }))
     )

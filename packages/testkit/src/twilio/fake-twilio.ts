@@ -3,15 +3,8 @@
 // deliveries signed with X-Twilio-Signature over the URL and the sorted parameters).
 import { createHmac, randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import {
-  answerJson,
-  callWebhook,
-  expectAcknowledged,
-  FailureQueue,
-  readBody,
-  type WebhookAnswer,
-} from "../http-util.js";
-import { type FakeServer, listenLocal } from "../server.js";
+import { answerJson, callWebhook, expectAcknowledged, readBody, type WebhookAnswer } from "../http-util.js";
+import { HttpFake } from "../http-fake.js";
 
 export interface FakeTwilioOptions {
   accountSid: string;
@@ -48,17 +41,16 @@ export function twilioSignature(authToken: string, url: string, params: [string,
   return createHmac("sha1", authToken).update(base, "utf8").digest("base64");
 }
 
-export class FakeTwilio {
+export class FakeTwilio extends HttpFake {
   readonly sent: TwilioSent[] = [];
   /** Every Messages call, failed ones included. */
   calls = 0;
   webhookUrl: string;
   signedUrl: string | undefined;
-  readonly #failures = new FailureQueue();
   readonly #options: FakeTwilioOptions;
-  #server: FakeServer | undefined;
 
   private constructor(options: FakeTwilioOptions) {
+    super();
     this.#options = options;
     this.webhookUrl = options.webhookUrl ?? "";
     this.signedUrl = options.signedUrl;
@@ -66,20 +58,8 @@ export class FakeTwilio {
 
   static async start(options: FakeTwilioOptions): Promise<FakeTwilio> {
     const fake = new FakeTwilio(options);
-    fake.#server = await listenLocal((req, res) => {
-      void fake.#serve(req, res);
-    });
+    await fake.listen();
     return fake;
-  }
-
-  /** The REST base URL (`apiBaseUrl` of the gateway). */
-  get url(): string {
-    if (!this.#server) throw new Error("fake twilio is not started");
-    return this.#server.url;
-  }
-
-  failNext(status: number, retryAfterSeconds?: number): void {
-    this.#failures.push(status, retryAfterSeconds);
   }
 
   /** The form parameters of an inbound SMS, in the order Twilio sends them. */
@@ -129,11 +109,7 @@ export class FakeTwilio {
     return twilioSignature(authToken, this.signedUrl ?? this.webhookUrl, params);
   }
 
-  async close(): Promise<void> {
-    await this.#server?.close();
-  }
-
-  async #serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
     const { accountSid, authToken } = this.#options;
     const path = new URL(req.url ?? "/", "http://x").pathname;
@@ -143,7 +119,7 @@ export class FakeTwilio {
     const expected = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString("base64")}`;
     if (req.headers.authorization !== expected) return twilioError(res, 401, 20003, "Authenticate");
     if (
-      this.#failures.answer(res, (status) =>
+      this.failures.answer(res, (status) =>
         errorBody(status, status === 429 ? 20429 : 20500, `injected ${status}`),
       )
     )

@@ -4,15 +4,8 @@
 // body), so an adapter that overruns them fails here as it would against Meta.
 import { createHmac, randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import {
-  answerJson,
-  callWebhook,
-  expectAcknowledged,
-  FailureQueue,
-  readBody,
-  type WebhookAnswer,
-} from "../http-util.js";
-import { type FakeServer, listenLocal } from "../server.js";
+import { answerJson, callWebhook, expectAcknowledged, readBody, type WebhookAnswer } from "../http-util.js";
+import { HttpFake } from "../http-fake.js";
 
 export interface FakeWhatsAppOptions {
   appSecret: string;
@@ -49,37 +42,23 @@ export interface WhatsAppInbound {
 
 type Json = Record<string, unknown>;
 
-export class FakeWhatsApp {
+export class FakeWhatsApp extends HttpFake {
   readonly sent: WhatsAppSent[] = [];
   /** Every call to the messages route, failed ones included. */
   calls = 0;
   webhookUrl: string;
-  readonly #failures = new FailureQueue();
   readonly #options: Required<Omit<FakeWhatsAppOptions, "webhookUrl">>;
-  #server: FakeServer | undefined;
 
   private constructor(options: FakeWhatsAppOptions) {
+    super();
     this.#options = { apiVersion: "v21.0", verifyToken: "", ...options };
     this.webhookUrl = options.webhookUrl ?? "";
   }
 
   static async start(options: FakeWhatsAppOptions): Promise<FakeWhatsApp> {
     const fake = new FakeWhatsApp(options);
-    fake.#server = await listenLocal((req, res) => {
-      void fake.#serve(req, res);
-    });
+    await fake.listen();
     return fake;
-  }
-
-  /** The Graph base URL (`apiBaseUrl` of the gateway). */
-  get url(): string {
-    if (!this.#server) throw new Error("fake whatsapp is not started");
-    return this.#server.url;
-  }
-
-  /** The next call to the messages route answers `status` (429s carry `Retry-After`). */
-  failNext(status: number, retryAfterSeconds?: number): void {
-    this.#failures.push(status, retryAfterSeconds);
   }
 
   /** `sha256=<hex>` over `body` with the app secret, as Meta signs deliveries. */
@@ -192,11 +171,7 @@ export class FakeWhatsApp {
     return callWebhook(url.toString(), "", {}, "GET");
   }
 
-  async close(): Promise<void> {
-    await this.#server?.close();
-  }
-
-  async #serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readBody(req);
     const path = new URL(req.url ?? "/", "http://x").pathname;
     const { apiVersion, phoneNumberId, accessToken } = this.#options;
@@ -206,7 +181,7 @@ export class FakeWhatsApp {
     if (req.headers.authorization !== `Bearer ${accessToken}`)
       return graphError(res, 401, 190, "Invalid OAuth access token.");
     if (
-      this.#failures.answer(res, (status) =>
+      this.failures.answer(res, (status) =>
         graphErrorBody(status === 429 ? 130429 : 131000, `injected ${status}`),
       )
     )
