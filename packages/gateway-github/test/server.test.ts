@@ -1,50 +1,33 @@
-// Through the real server: `createServer` mounts the gateway at /webhooks/github from a project
-// entry, and a signed mention from the fake becomes a turn whose reply is a comment at the fake.
+// Through the real server: it mounts the gateway at /webhooks/github from a project entry, and a
+// signed mention from the fake becomes a turn whose reply is a comment at the fake.
 // The server imports the adapter the way it does in production, from its build (dist/): build first.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { loadProject } from "@agentsvc/config-schema";
-import { type RunningServer, startServer } from "@agentsvc/server";
+import { resolve } from "node:path";
 import { FakeGitHub } from "@agentsvc/testkit";
+import { type ProjectServer, startProjectServer } from "@agentsvc/testkit/server";
 import { eventually } from "@agentsvc/testkit/session";
-import { pino } from "pino";
 import { afterAll, beforeAll, expect, it } from "vitest";
 
-const fixture = resolve(import.meta.dirname, "fixtures/server-project");
 const env = { GH_TOKEN: "ghs_x", GH_WEBHOOK_SECRET: "hook-secret", GH_BOT_NAME: "helper" };
-const alice = { login: "alice", id: 1, type: "User" as const };
 let fake: FakeGitHub;
-let server: RunningServer;
+let server: ProjectServer;
 
 beforeAll(async () => {
-  rmSync(join(fixture, "data"), { recursive: true, force: true });
   fake = await FakeGitHub.start({
     token: env.GH_TOKEN,
     webhookSecret: env.GH_WEBHOOK_SECRET,
     botName: env.GH_BOT_NAME,
   });
-  const loaded = await loadProject(fixture);
-  if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
-  // The entry's apiBaseUrl (a GitHub Enterprise-style base) points at the fake started above.
-  const project = {
-    ...loaded.project,
-    pushGateways: loaded.project.pushGateways.map((g) => ({ ...g, apiBaseUrl: fake.url })),
-  };
-  server = await startServer(project, {
-    port: 0,
-    logger: pino({ level: "silent" }),
+  server = await startProjectServer(resolve(import.meta.dirname, "fixtures/server-project"), {
     env,
-    buildDir: mkdtempSync(join(tmpdir(), "agentsvc-gh-build-")),
-    interactive: false,
+    // A GitHub Enterprise-style API base pointing at the fake.
+    patchGateway: (entry) => ({ ...entry, apiBaseUrl: fake.url }),
   });
-  fake.webhookUrl = `${server.url}/webhooks/github`;
+  fake.webhookUrl = server.webhookUrl("github");
 });
 
 afterAll(async () => {
-  await server?.shutdown();
+  await server?.close();
   await fake?.close();
-  rmSync(join(fixture, "data"), { recursive: true, force: true });
 });
 
 it("turns a signed mention into a comment, acknowledges ping, and refuses a forged delivery", async () => {
@@ -56,6 +39,7 @@ it("turns a signed mention into a comment, acknowledges ping, and refuses a forg
     "x-hub-signature-256": fake.sign("{}", "wrong"),
   });
   expect(forged.status).toBe(401);
+  const alice = { login: "alice", id: 1, type: "User" as const };
   const answer = await fake.commentOnIssue({ number: 3, body: "@helper through the server", user: alice });
   expect(answer.status).toBe(200);
   await eventually(() => fake.posted.length > 0, "the comment", 15_000);

@@ -1,54 +1,37 @@
-// Through the real server: `createServer` mounts the gateway at /webhooks/teams from a project
-// entry, and an activity with a connector JWT from the fake becomes a turn whose reply reaches it.
+// Through the real server: it mounts the gateway at /webhooks/teams from a project entry, and an
+// activity with a connector JWT from the fake becomes a turn whose reply reaches the connector.
 // The server imports the adapter the way it does in production, from its build (dist/): build first.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { loadProject } from "@agentsvc/config-schema";
-import { type RunningServer, startServer } from "@agentsvc/server";
+import { resolve } from "node:path";
 import { FakeTeams } from "@agentsvc/testkit";
+import { type ProjectServer, startProjectServer } from "@agentsvc/testkit/server";
 import { eventually } from "@agentsvc/testkit/session";
-import { pino } from "pino";
 import { afterAll, beforeAll, expect, it } from "vitest";
 
-const fixture = resolve(import.meta.dirname, "fixtures/server-project");
 const env = { TEAMS_APP_ID: "app-0001", TEAMS_APP_PASSWORD: "pw" };
-const alice = { id: "29:alice", name: "Alice", aadObjectId: "aad-alice" };
 let fake: FakeTeams;
-let server: RunningServer;
+let server: ProjectServer;
 
 beforeAll(async () => {
-  rmSync(join(fixture, "data"), { recursive: true, force: true });
   fake = await FakeTeams.start({ appId: env.TEAMS_APP_ID, appPassword: env.TEAMS_APP_PASSWORD });
-  const loaded = await loadProject(fixture);
-  if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
-  // The entry's identity and connector URLs point at the fake started above.
-  const project = {
-    ...loaded.project,
-    pushGateways: loaded.project.pushGateways.map((g) => ({
-      ...g,
+  server = await startProjectServer(resolve(import.meta.dirname, "fixtures/server-project"), {
+    env,
+    patchGateway: (entry) => ({
+      ...entry,
       openIdMetadataUrl: fake.openIdMetadataUrl,
       loginBaseUrl: fake.loginBaseUrl,
       serviceUrl: fake.serviceUrl,
-    })),
-  };
-  server = await startServer(project, {
-    port: 0,
-    logger: pino({ level: "silent" }),
-    env,
-    buildDir: mkdtempSync(join(tmpdir(), "agentsvc-teams-build-")),
-    interactive: false,
+    }),
   });
-  fake.webhookUrl = `${server.url}/webhooks/teams`;
+  fake.webhookUrl = server.webhookUrl("teams");
 });
 
 afterAll(async () => {
-  await server?.shutdown();
+  await server?.close();
   await fake?.close();
-  rmSync(join(fixture, "data"), { recursive: true, force: true });
 });
 
 it("turns an authenticated activity into a reply through the connector, refusing an expired token", async () => {
+  const alice = { id: "29:alice", name: "Alice", aadObjectId: "aad-alice" };
   const activity = fake.messageActivity({
     conversationId: "a:1srv",
     from: alice,

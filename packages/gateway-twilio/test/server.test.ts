@@ -1,53 +1,36 @@
-// Through the real server: `createServer` mounts the gateway at /webhooks/twilio from a project
-// entry, and a signed SMS from the fake becomes a turn whose reply reaches the fake.
+// Through the real server: it mounts the gateway at /webhooks/twilio from a project entry, and a
+// signed SMS from the fake becomes a turn whose reply reaches the fake.
 // The server imports the adapter the way it does in production, from its build (dist/): build first.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { loadProject } from "@agentsvc/config-schema";
-import { type RunningServer, startServer } from "@agentsvc/server";
+import { resolve } from "node:path";
 import { FakeTwilio } from "@agentsvc/testkit";
+import { type ProjectServer, startProjectServer } from "@agentsvc/testkit/server";
 import { eventually } from "@agentsvc/testkit/session";
-import { pino } from "pino";
 import { afterAll, beforeAll, expect, it } from "vitest";
 
-const fixture = resolve(import.meta.dirname, "fixtures/server-project");
 const env = {
   TW_ACCOUNT_SID: "AC00000000000000000000000000000001",
   TW_AUTH_TOKEN: "auth-token",
   TW_FROM: "+15005550006",
 };
 let fake: FakeTwilio;
-let server: RunningServer;
+let server: ProjectServer;
 
 beforeAll(async () => {
-  rmSync(join(fixture, "data"), { recursive: true, force: true });
   fake = await FakeTwilio.start({
     accountSid: env.TW_ACCOUNT_SID,
     authToken: env.TW_AUTH_TOKEN,
     number: env.TW_FROM,
   });
-  const loaded = await loadProject(fixture);
-  if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
-  // The entry's apiBaseUrl points at the fake started above.
-  const project = {
-    ...loaded.project,
-    pushGateways: loaded.project.pushGateways.map((g) => ({ ...g, apiBaseUrl: fake.url })),
-  };
-  server = await startServer(project, {
-    port: 0,
-    logger: pino({ level: "silent" }),
+  server = await startProjectServer(resolve(import.meta.dirname, "fixtures/server-project"), {
     env,
-    buildDir: mkdtempSync(join(tmpdir(), "agentsvc-tw-build-")),
-    interactive: false,
+    patchGateway: (entry) => ({ ...entry, apiBaseUrl: fake.url }),
   });
-  fake.webhookUrl = `${server.url}/webhooks/twilio`;
+  fake.webhookUrl = server.webhookUrl("twilio");
 });
 
 afterAll(async () => {
-  await server?.shutdown();
+  await server?.close();
   await fake?.close();
-  rmSync(join(fixture, "data"), { recursive: true, force: true });
 });
 
 it("answers a signed SMS with empty TwiML and replies through the Messages API, refusing a forged one", async () => {

@@ -1,17 +1,12 @@
-// Through the real server: `createServer` mounts the gateway at /webhooks/whatsapp from a project
-// entry, and a signed delivery from the fake becomes a turn whose reply reaches the fake.
+// Through the real server: it mounts the gateway at /webhooks/whatsapp from a project entry, and a
+// signed delivery from the fake becomes a turn whose reply reaches the fake.
 // The server imports the adapter the way it does in production, from its build (dist/): build first.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { loadProject } from "@agentsvc/config-schema";
-import { type RunningServer, startServer } from "@agentsvc/server";
+import { resolve } from "node:path";
 import { FakeWhatsApp } from "@agentsvc/testkit";
+import { type ProjectServer, startProjectServer } from "@agentsvc/testkit/server";
 import { eventually } from "@agentsvc/testkit/session";
-import { pino } from "pino";
 import { afterAll, beforeAll, expect, it } from "vitest";
 
-const fixture = resolve(import.meta.dirname, "fixtures/server-project");
 const env = {
   WA_ACCESS_TOKEN: "tok",
   WA_PHONE_NUMBER_ID: "1065",
@@ -19,37 +14,25 @@ const env = {
   WA_VERIFY_TOKEN: "vt",
 };
 let fake: FakeWhatsApp;
-let server: RunningServer;
+let server: ProjectServer;
 
 beforeAll(async () => {
-  rmSync(join(fixture, "data"), { recursive: true, force: true });
   fake = await FakeWhatsApp.start({
     appSecret: env.WA_APP_SECRET,
     accessToken: env.WA_ACCESS_TOKEN,
     phoneNumberId: env.WA_PHONE_NUMBER_ID,
     verifyToken: env.WA_VERIFY_TOKEN,
   });
-  const loaded = await loadProject(fixture);
-  if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
-  // The entry's apiBaseUrl points at the fake started above.
-  const project = {
-    ...loaded.project,
-    pushGateways: loaded.project.pushGateways.map((g) => ({ ...g, apiBaseUrl: fake.url })),
-  };
-  server = await startServer(project, {
-    port: 0,
-    logger: pino({ level: "silent" }),
+  server = await startProjectServer(resolve(import.meta.dirname, "fixtures/server-project"), {
     env,
-    buildDir: mkdtempSync(join(tmpdir(), "agentsvc-wa-build-")),
-    interactive: false,
+    patchGateway: (entry) => ({ ...entry, apiBaseUrl: fake.url }),
   });
-  fake.webhookUrl = `${server.url}/webhooks/whatsapp`;
+  fake.webhookUrl = server.webhookUrl("whatsapp");
 });
 
 afterAll(async () => {
-  await server?.shutdown();
+  await server?.close();
   await fake?.close();
-  rmSync(join(fixture, "data"), { recursive: true, force: true });
 });
 
 it("serves the handshake and turns a signed delivery into a reply, refusing a forged one", async () => {

@@ -1,0 +1,51 @@
+// A project folder served by the real agentsvc server on 127.0.0.1, with its gateway entries
+// patched (to point platform URLs at fakes) and a fresh store: end-to-end tests through the exact
+// route mounting, raw-body handling and adapter loading a deployment uses.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadProject, type PushGatewayEntry } from "@agentsvc/config-schema";
+import { type RunningServer, startServer } from "@agentsvc/server";
+import { type Logger, pino } from "pino";
+
+export interface ProjectServerOptions {
+  env: Record<string, string>;
+  /** Rewrites each push-style entry before the server starts (e.g. `apiBaseUrl: fake.url`). */
+  patchGateway?: (entry: PushGatewayEntry) => PushGatewayEntry;
+  logger?: Logger;
+}
+
+export interface ProjectServer extends RunningServer {
+  /** `<url>/webhooks/<type>` */
+  webhookUrl(type: string): string;
+  /** Shuts the server down and removes the project's data/ folder. */
+  close(): Promise<void>;
+}
+
+/** Starts `root` (a project folder; its adapters resolve from there) with a clean `data/` folder. */
+export async function startProjectServer(
+  root: string,
+  options: ProjectServerOptions,
+): Promise<ProjectServer> {
+  const data = join(root, "data");
+  rmSync(data, { recursive: true, force: true });
+  const loaded = await loadProject(root);
+  if (!loaded.ok) throw new Error(loaded.errors.map((e) => `${e.file}: ${e.path}: ${e.message}`).join("\n"));
+  const patch = options.patchGateway ?? ((entry: PushGatewayEntry) => entry);
+  const project = { ...loaded.project, pushGateways: loaded.project.pushGateways.map(patch) };
+  const server = await startServer(project, {
+    port: 0,
+    logger: options.logger ?? pino({ level: process.env.TESTKIT_LOG ?? "silent" }),
+    env: options.env,
+    buildDir: mkdtempSync(join(tmpdir(), "agentsvc-testkit-build-")),
+    interactive: false,
+  });
+  return {
+    ...server,
+    webhookUrl: (type) => `${server.url}/webhooks/${type}`,
+    close: async () => {
+      await server.shutdown();
+      rmSync(data, { recursive: true, force: true });
+    },
+  };
+}
