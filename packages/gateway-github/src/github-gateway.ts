@@ -12,9 +12,9 @@ import type {
   WebhookResponse,
   WebhookRoute,
 } from "@agentsvc/session-core";
+import { readSecrets, SIGNATURE_HEADER, verifyHubSignature } from "@agentsvc/webhook-kit";
 import { isOwnComment, mentionedText, POSTED_MARKER } from "./mention.js";
 import { postComment, type RestTarget } from "./rest-client.js";
-import { SIGNATURE_HEADER, verifyHubSignature } from "./signature.js";
 import { type GitHubThread, parseThreadId, threadId } from "./thread-id.js";
 
 export const DEFAULT_API_BASE_URL = "https://api.github.com";
@@ -61,17 +61,15 @@ export class GithubGateway implements Gateway {
 
   async start(context: GatewayContext): Promise<void> {
     const o = this.#options;
-    const env = (key: string) => context.env[key] ?? o.env?.[key] ?? "";
-    this.#rest = { apiBaseUrl: o.apiBaseUrl ?? DEFAULT_API_BASE_URL, token: env(o.tokenEnvVar) };
-    this.#secret = env(o.webhookSecretEnvVar);
+    const secrets = readSecrets(
+      context,
+      { token: o.tokenEnvVar, webhookSecret: o.webhookSecretEnvVar, botName: o.botNameEnvVar },
+      o.env,
+    );
+    this.#rest = { apiBaseUrl: o.apiBaseUrl ?? DEFAULT_API_BASE_URL, token: secrets.token };
+    this.#secret = secrets.webhookSecret;
     // Accept the name with or without the `[bot]` suffix an App's login carries.
-    this.#botName = env(o.botNameEnvVar)
-      .replace(/^@/, "")
-      .replace(/\[bot\]$/i, "");
-    for (const name of [o.tokenEnvVar, o.webhookSecretEnvVar, o.botNameEnvVar]) {
-      if (env(name) === "")
-        context.logger.warn({ envVar: name }, `${name} is empty: the gateway cannot work until it is set`);
-    }
+    this.#botName = secrets.botName.replace(/^@/, "").replace(/\[bot\]$/i, "");
     this.#abort = new AbortController();
     this.#context = context;
   }

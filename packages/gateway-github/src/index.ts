@@ -7,5 +7,5 @@ export {
   type GithubGatewayOptions,
 } from "./github-gateway.js";
 export { isOwnComment, mentionedText, POSTED_MARKER } from "./mention.js";
-export { hubSignature, verifyHubSignature } from "./signature.js";
+export { hubSignature, verifyHubSignature } from "@agentsvc/webhook-kit";
 export { parseThreadId, threadId } from "./thread-id.js";

@@ -1,6 +1,7 @@
 // New comments through the REST API: the issue comments route for an issue thread, the review-comment
 // replies route (always at the thread's root comment) for an inline review thread.
-import { GatewaySendError, retryAfterMs } from "@agentsvc/session-core";
+import { GatewaySendError } from "@agentsvc/session-core";
+import { type FailedAnswer, sendErrorFor } from "@agentsvc/webhook-kit";
 import type { GitHubThread } from "./thread-id.js";
 
 export interface RestTarget {
@@ -37,7 +38,7 @@ export async function postComment(
     ...(signal ? { signal } : {}),
   });
   const text = await res.text();
-  if (!res.ok) throw restError(res, text);
+  if (!res.ok) throw restError({ status: res.status, headers: res.headers, body: text });
   try {
     const id = (JSON.parse(text) as { id?: number }).id;
     return id === undefined ? undefined : String(id);
@@ -47,22 +48,19 @@ export async function postComment(
 }
 
 /**
- * Rate limits (429, or 403 with `retry-after` or an exhausted `x-ratelimit-remaining`) wait as told;
- * 5xx retry; any other 4xx (bad token, no access, locked issue, validation) never succeeds.
+ * GitHub also throttles with 403: a secondary limit (with `retry-after`) or an exhausted primary
+ * quota (`x-ratelimit-remaining: 0`, wait until `x-ratelimit-reset`; 60 s when neither is given).
  */
-function restError(res: Response, text: string): GatewaySendError {
-  const detail = `${res.status} ${text.slice(0, 300)}`;
-  const retryAfter = retryAfterMs(res.headers.get("retry-after"));
-  const remaining = res.headers.get("x-ratelimit-remaining");
-  const reset = Number(res.headers.get("x-ratelimit-reset"));
-  if (res.status === 429 || (res.status === 403 && (retryAfter !== undefined || remaining === "0"))) {
-    const untilReset =
-      Number.isFinite(reset) && reset > 0 ? Math.max(0, reset * 1000 - Date.now()) : undefined;
-    return new GatewaySendError(`github: rate limited ${detail}`, {
-      status: res.status,
-      retryAfterMs: retryAfter ?? untilReset ?? 60_000,
-    });
-  }
-  const permanent = res.status >= 400 && res.status < 500 && res.status !== 408;
-  return new GatewaySendError(`github: comment call answered ${detail}`, { status: res.status, permanent });
+function restError(answer: FailedAnswer): GatewaySendError {
+  const h = answer.headers;
+  const reset = Number(h.get("x-ratelimit-reset"));
+  const untilReset = Number.isFinite(reset) && reset > 0 ? Math.max(0, reset * 1000 - Date.now()) : undefined;
+  const throttled =
+    answer.status === 403 && (h.get("retry-after") !== null || h.get("x-ratelimit-remaining") === "0");
+  return sendErrorFor(answer, {
+    platform: "github",
+    call: "comment call",
+    throttled,
+    defaultRetryAfterMs: untilReset ?? 60_000,
+  });
 }

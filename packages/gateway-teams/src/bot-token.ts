@@ -1,6 +1,7 @@
 // The outbound token: OAuth2 client credentials at <loginBaseUrl>/<tenantId>/oauth2/v2.0/token with
 // scope https://api.botframework.com/.default, cached and fetched again 60 s before it expires.
-import { GatewaySendError, retryAfterMs } from "@agentsvc/session-core";
+import { GatewaySendError } from "@agentsvc/session-core";
+import { jsonOrSendError } from "@agentsvc/webhook-kit";
 
 export const EARLY_REFETCH_MS = 60_000;
 export const CONNECTOR_SCOPE = "https://api.botframework.com/.default";
@@ -42,20 +43,12 @@ export class BotToken {
       }).toString(),
       ...(signal ? { signal } : {}),
     });
-    const text = await res.text();
-    if (!res.ok) {
-      // A wrong app id or password never succeeds; the token service being down does.
-      const permanent = res.status === 400 || res.status === 401;
-      throw new GatewaySendError(`teams: token endpoint answered ${res.status} ${text.slice(0, 200)}`, {
-        status: res.status,
-        permanent,
-        ...(res.status === 429
-          ? { retryAfterMs: retryAfterMs(res.headers.get("retry-after")) ?? 1_000 }
-          : {}),
-      });
-    }
-    const body = JSON.parse(text) as { access_token?: string; expires_in?: number };
-    if (!body.access_token) throw new GatewaySendError("teams: token endpoint sent no access_token");
+    // A wrong app id or password (400/401) never succeeds; the token service being down does.
+    const body = await jsonOrSendError<{ access_token?: string; expires_in?: number }>(res, {
+      platform: "teams",
+      call: "token endpoint",
+    });
+    if (!body?.access_token) throw new GatewaySendError("teams: token endpoint sent no access_token");
     this.#cached = { token: body.access_token, expiresAt: this.now() + (body.expires_in ?? 3600) * 1000 };
     return body.access_token;
   }

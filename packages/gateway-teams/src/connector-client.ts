@@ -1,6 +1,7 @@
 // Conversation activities through the connector: POST <serviceUrl>v3/conversations/<id>/activities
 // for a new message, PUT .../activities/<activityId> to replace one (the decided card).
-import { GatewaySendError, retryAfterMs } from "@agentsvc/session-core";
+import { GatewaySendError } from "@agentsvc/session-core";
+import { jsonOrSendError } from "@agentsvc/webhook-kit";
 import type { BotToken } from "./bot-token.js";
 
 export async function connectorCall(
@@ -21,24 +22,16 @@ export async function connectorCall(
     body: JSON.stringify(activity),
     ...(options.signal ? { signal: options.signal } : {}),
   });
-  const text = await res.text();
-  if (!res.ok) {
-    const detail = `${res.status} ${text.slice(0, 300)}`;
-    if (res.status === 401) {
-      token.invalidate();
-      throw new GatewaySendError(`teams: connector refused the token ${detail}`, { status: 401 });
-    }
-    if (res.status === 429)
-      throw new GatewaySendError(`teams: throttled ${detail}`, {
-        status: 429,
-        retryAfterMs: retryAfterMs(res.headers.get("retry-after")) ?? 1_000,
-      });
-    const permanent = res.status >= 400 && res.status < 500 && res.status !== 408;
-    throw new GatewaySendError(`teams: connector answered ${detail}`, { status: res.status, permanent });
+  if (res.status === 401) {
+    // Refused token (revoked, or expired early): fetch a new one on the next try.
+    token.invalidate();
+    throw new GatewaySendError(
+      `teams: connector refused the token (401 ${(await res.text()).slice(0, 200)})`,
+      {
+        status: 401,
+      },
+    );
   }
-  try {
-    return (JSON.parse(text) as { id?: string }).id;
-  } catch {
-    return undefined;
-  }
+  const body = await jsonOrSendError<{ id?: string }>(res, { platform: "teams", call: "connector call" });
+  return body?.id;
 }

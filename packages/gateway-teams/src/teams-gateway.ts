@@ -19,6 +19,7 @@ import { approvalCard, clickedDecision, decidedCard } from "./approval-card.js";
 import { BotToken } from "./bot-token.js";
 import { ConnectorAuth } from "./connector-auth.js";
 import { connectorCall } from "./connector-client.js";
+import { readSecrets } from "@agentsvc/webhook-kit";
 
 export const DEFAULT_TENANT_ID = "botframework.com";
 export const DEFAULT_OPENID_METADATA_URL =
@@ -80,8 +81,11 @@ export class TeamsGateway implements Gateway {
 
   async start(context: GatewayContext): Promise<void> {
     const o = this.#options;
-    const env = (key: string) => context.env[key] ?? o.env?.[key] ?? "";
-    const appId = env(o.appIdEnvVar);
+    const { appId, appPassword } = readSecrets(
+      context,
+      { appId: o.appIdEnvVar, appPassword: o.appPasswordEnvVar },
+      o.env,
+    );
     const tenant = o.tenantId ?? DEFAULT_TENANT_ID;
     const login = (o.loginBaseUrl ?? DEFAULT_LOGIN_BASE_URL).replace(/\/+$/, "");
     // Both live as long as this instance: the key set and the token are cached in them.
@@ -89,12 +93,8 @@ export class TeamsGateway implements Gateway {
     this.#token = new BotToken(
       `${login}/${encodeURIComponent(tenant)}/oauth2/v2.0/token`,
       appId,
-      env(o.appPasswordEnvVar),
+      appPassword,
     );
-    for (const name of [o.appIdEnvVar, o.appPasswordEnvVar]) {
-      if (env(name) === "")
-        context.logger.warn({ envVar: name }, `${name} is empty: the gateway cannot work until it is set`);
-    }
     this.#abort = new AbortController();
     this.#context = context;
   }

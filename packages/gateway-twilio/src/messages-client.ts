@@ -1,6 +1,6 @@
 // The reply: POST <apiBaseUrl>/2010-04-01/Accounts/<AccountSid>/Messages.json, form-encoded `To`,
 // `Body` and `From` (or `MessagingServiceSid` when configured), HTTP basic auth.
-import { GatewaySendError, retryAfterMs } from "@agentsvc/session-core";
+import { jsonOrSendError } from "@agentsvc/webhook-kit";
 
 export interface MessagesTarget {
   apiBaseUrl: string;
@@ -32,23 +32,6 @@ export async function createMessage(
       ...(signal ? { signal } : {}),
     },
   );
-  const text = await res.text();
-  if (!res.ok) {
-    const detail = text.slice(0, 300);
-    if (res.status === 429)
-      throw new GatewaySendError(`twilio: rate limited ${detail}`, {
-        status: 429,
-        retryAfterMs: retryAfterMs(res.headers.get("retry-after")) ?? 1_000,
-      });
-    const permanent = res.status >= 400 && res.status < 500 && res.status !== 408;
-    throw new GatewaySendError(`twilio: Messages call answered ${res.status} ${detail}`, {
-      status: res.status,
-      permanent,
-    });
-  }
-  try {
-    return (JSON.parse(text) as { sid?: string }).sid;
-  } catch {
-    return undefined;
-  }
+  const created = await jsonOrSendError<{ sid?: string }>(res, { platform: "twilio", call: "Messages call" });
+  return created?.sid;
 }

@@ -12,6 +12,7 @@ import type {
   WebhookResponse,
   WebhookRoute,
 } from "@agentsvc/session-core";
+import { readSecrets } from "@agentsvc/webhook-kit";
 import { createMessage, type MessagesTarget } from "./messages-client.js";
 import { SIGNATURE_HEADER, verifyTwilioSignature } from "./signature.js";
 
@@ -64,18 +65,16 @@ export class TwilioGateway implements Gateway {
 
   async start(context: GatewayContext): Promise<void> {
     const o = this.#options;
-    const env = (key: string) => context.env[key] ?? o.env?.[key] ?? "";
+    const secrets = readSecrets(
+      context,
+      { accountSid: o.accountSidEnvVar, authToken: o.authTokenEnvVar, from: o.fromEnvVar },
+      o.env,
+    );
     this.#target = {
       apiBaseUrl: o.apiBaseUrl ?? DEFAULT_API_BASE_URL,
-      accountSid: env(o.accountSidEnvVar),
-      authToken: env(o.authTokenEnvVar),
-      from: env(o.fromEnvVar),
+      ...secrets,
       ...(o.messagingServiceSid ? { messagingServiceSid: o.messagingServiceSid } : {}),
     };
-    for (const name of [o.accountSidEnvVar, o.authTokenEnvVar, o.fromEnvVar]) {
-      if (env(name) === "")
-        context.logger.warn({ envVar: name }, `${name} is empty: the gateway cannot work until it is set`);
-    }
     this.#abort = new AbortController();
     this.#context = context;
   }

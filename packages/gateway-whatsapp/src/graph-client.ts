@@ -1,6 +1,6 @@
 // The one outbound call: POST <apiBaseUrl>/<apiVersion>/<phone-number-id>/messages with a bearer token.
 // Failures become GatewaySendError so the session's outbox knows whether and when to retry.
-import { GatewaySendError, retryAfterMs } from "@agentsvc/session-core";
+import { jsonOrSendError } from "@agentsvc/webhook-kit";
 
 export interface GraphTarget {
   apiBaseUrl: string;
@@ -8,6 +8,9 @@ export interface GraphTarget {
   phoneNumberId: string;
   accessToken: string;
 }
+
+/** Meta's throughput and rate-limit error codes, answered with 4xx bodies: wait, then retry. */
+const THROTTLE_CODES = new Set(["130429", "131056", "80007", "4"]);
 
 export async function postMessage(
   target: GraphTarget,
@@ -21,26 +24,10 @@ export async function postMessage(
     body: JSON.stringify({ messaging_product: "whatsapp", recipient_type: "individual", ...message }),
     ...(signal ? { signal } : {}),
   });
-  const text = await res.text();
-  if (!res.ok) throw sendError(res.status, res.headers.get("retry-after"), text);
-  try {
-    const body = JSON.parse(text) as { messages?: { id?: string }[] };
-    return body.messages?.[0]?.id;
-  } catch {
-    return undefined;
-  }
-}
-
-/** 429 and Meta's throughput code 130429 wait for Retry-After; 5xx/408 retry; other 4xx never succeed. */
-function sendError(status: number, retryAfter: string | null, body: string): GatewaySendError {
-  const code = /"code"\s*:\s*(\d+)/.exec(body)?.[1];
-  const detail = body.slice(0, 300);
-  const throttled = status === 429 || code === "130429" || code === "131056" || code === "80007";
-  if (throttled)
-    return new GatewaySendError(`whatsapp: throttled (${status}) ${detail}`, {
-      status,
-      retryAfterMs: retryAfterMs(retryAfter) ?? 1_000,
-    });
-  const permanent = status >= 400 && status < 500 && status !== 408;
-  return new GatewaySendError(`whatsapp: messages call answered ${status} ${detail}`, { status, permanent });
+  const body = await jsonOrSendError<{ messages?: { id?: string }[] }>(res, {
+    platform: "whatsapp",
+    call: "messages call",
+    isThrottled: (a) => THROTTLE_CODES.has(/"code"\s*:\s*(\d+)/.exec(a.body)?.[1] ?? ""),
+  });
+  return body?.messages?.[0]?.id;
 }

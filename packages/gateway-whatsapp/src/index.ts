@@ -7,5 +7,5 @@ export {
   WhatsappGateway,
   type WhatsappGatewayOptions,
 } from "./whatsapp-gateway.js";
-export { hubSignature, verifyHubSignature } from "./signature.js";
+export { hubSignature, verifyHubSignature } from "@agentsvc/webhook-kit";
 export { approvalInteractive, BODY_LIMIT, BUTTON_TITLE_LIMIT } from "./approval-message.js";

@@ -16,7 +16,7 @@ import type {
 import { approvalInteractive, labelOf, parseOptionId } from "./approval-message.js";
 import { type GraphTarget, postMessage } from "./graph-client.js";
 import { readNotification, type WhatsAppEvent } from "./inbound.js";
-import { SIGNATURE_HEADER, safeEqualText, verifyHubSignature } from "./signature.js";
+import { readSecrets, SIGNATURE_HEADER, safeEqualText, verifyHubSignature } from "@agentsvc/webhook-kit";
 
 export const DEFAULT_API_BASE_URL = "https://graph.facebook.com";
 export const DEFAULT_API_VERSION = "v21.0";
@@ -70,24 +70,21 @@ export class WhatsappGateway implements Gateway {
 
   async start(context: GatewayContext): Promise<void> {
     const o = this.#options;
-    const env = (key: string) => context.env[key] ?? o.env?.[key] ?? "";
+    const secrets = readSecrets(
+      context,
+      {
+        appSecret: o.appSecretEnvVar,
+        verifyToken: o.verifyTokenEnvVar,
+        accessToken: o.accessTokenEnvVar,
+        phoneNumberId: o.phoneNumberIdEnvVar,
+      },
+      o.env,
+    );
     this.#secrets = {
-      accessToken: env(o.accessTokenEnvVar),
-      phoneNumberId: env(o.phoneNumberIdEnvVar),
-      appSecret: env(o.appSecretEnvVar),
-      verifyToken: env(o.verifyTokenEnvVar),
+      ...secrets,
       apiBaseUrl: o.apiBaseUrl ?? DEFAULT_API_BASE_URL,
       apiVersion: o.apiVersion ?? DEFAULT_API_VERSION,
     };
-    for (const [key, name] of [
-      ["appSecret", o.appSecretEnvVar],
-      ["verifyToken", o.verifyTokenEnvVar],
-      ["accessToken", o.accessTokenEnvVar],
-      ["phoneNumberId", o.phoneNumberIdEnvVar],
-    ] as const) {
-      if (this.#secrets[key] === "")
-        context.logger.warn({ envVar: name }, `${name} is empty: the gateway cannot work until it is set`);
-    }
     this.#abort = new AbortController();
     this.#context = context;
   }

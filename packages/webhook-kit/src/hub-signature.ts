@@ -1,5 +1,5 @@
-// GitHub signs every delivery with `X-Hub-Signature-256: sha256=<hex HMAC-SHA256(webhook secret, raw body)>`.
-// Checked over the exact received bytes, before anything is parsed, in constant time.
+// The `X-Hub-Signature-256` construction Meta (WhatsApp) and GitHub both use: `sha256=` + hex
+// HMAC-SHA256 of the exact raw body. Checked over the received bytes, before parsing, in constant time.
 import { createHmac, timingSafeEqual } from "node:crypto";
 
 export const SIGNATURE_HEADER = "x-hub-signature-256";
@@ -24,4 +24,11 @@ export function verifyHubSignature(
   return timingSafeEqual(expected, Buffer.from(hex, "hex"))
     ? { ok: true }
     : { ok: false, reason: "mismatch" };
+}
+
+/** Constant-time string equality (the handshake's verify token): equal-length digests of both sides are compared. */
+export function safeEqualText(a: string, b: string): boolean {
+  const x = createHmac("sha256", "compare").update(a).digest();
+  const y = createHmac("sha256", "compare").update(b).digest();
+  return timingSafeEqual(x, y);
 }
