@@ -8,3 +8,4 @@ export {
   type TwilioGatewayOptions,
 } from "./twilio-gateway.js";
 export { signatureBase, twilioSignature, verifyTwilioSignature } from "./signature.js";
+export { toPlainText } from "./format.js";

@@ -13,6 +13,7 @@ import type {
   WebhookRoute,
 } from "@agentsvc/session-core";
 import { readSecrets } from "@agentsvc/webhook-kit";
+import { toPlainText } from "./format.js";
 import { createMessage, type MessagesTarget } from "./messages-client.js";
 import { SIGNATURE_HEADER, verifyTwilioSignature } from "./signature.js";
 
@@ -82,6 +83,11 @@ export class TwilioGateway implements Gateway {
   async stop(): Promise<void> {
     this.#context = undefined;
     this.#abort.abort();
+  }
+
+  /** Markdown -> plain text: an SMS shows markup characters literally. */
+  format(markdown: string): string {
+    return toPlainText(markdown);
   }
 
   async send(thread: string, text: string, _options: SendOptions): Promise<SendResult | undefined> {

@@ -9,3 +9,4 @@ export {
 } from "./whatsapp-gateway.js";
 export { hubSignature, verifyHubSignature } from "@agentsvc/webhook-kit";
 export { approvalInteractive, BODY_LIMIT, BUTTON_TITLE_LIMIT } from "./approval-message.js";
+export { toWhatsApp } from "./format.js";

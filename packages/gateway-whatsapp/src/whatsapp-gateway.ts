@@ -14,6 +14,7 @@ import type {
   WebhookRoute,
 } from "@agentsvc/session-core";
 import { approvalInteractive, labelOf, parseOptionId } from "./approval-message.js";
+import { toWhatsApp } from "./format.js";
 import { type GraphTarget, postMessage } from "./graph-client.js";
 import { readNotification, type WhatsAppEvent } from "./inbound.js";
 import { readSecrets, SIGNATURE_HEADER, safeEqualText, verifyHubSignature } from "@agentsvc/webhook-kit";
@@ -92,6 +93,11 @@ export class WhatsappGateway implements Gateway {
   async stop(): Promise<void> {
     this.#context = undefined;
     this.#abort.abort();
+  }
+
+  /** Markdown -> WhatsApp markup, before the session cuts the reply into pieces. */
+  format(markdown: string): string {
+    return toWhatsApp(markdown);
   }
 
   async send(thread: string, body: string, _options: SendOptions): Promise<SendResult | undefined> {

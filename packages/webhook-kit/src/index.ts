@@ -7,3 +7,4 @@ export {
 } from "./hub-signature.js";
 export { readSecrets } from "./secrets.js";
 export { type FailedAnswer, jsonOrSendError, type SendErrorOptions, sendErrorFor } from "./send-error.js";
+export { inlineLinks, mapOutsideCode } from "./markdown.js";
