@@ -10,8 +10,12 @@ export interface GatewaySendErrorOptions {
   cause?: unknown;
 }
 
+// A registered symbol, not `instanceof`: an adapter may load its own copy of session-core.
+const BRAND = Symbol.for("agentsvc.GatewaySendError");
+
 /** Thrown by `send`, `requestDecision` or `onDecided` to steer the retry of one outbox piece. */
 export class GatewaySendError extends Error {
+  readonly [BRAND] = true;
   readonly retryAfterMs: number | undefined;
   readonly permanent: boolean;
   readonly status: number | undefined;
@@ -32,4 +36,9 @@ export function retryAfterMs(header: string | null | undefined, now = Date.now()
   if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
   const at = Date.parse(header);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/** True for a GatewaySendError from any copy of this package. */
+export function isGatewaySendError(err: unknown): err is GatewaySendError {
+  return typeof err === "object" && err !== null && (err as Record<symbol, unknown>)[BRAND] === true;
 }

@@ -20,7 +20,12 @@ export type {
   WebhookResponse,
   WebhookRoute,
 } from "./gateway.js";
-export { GatewaySendError, type GatewaySendErrorOptions, retryAfterMs } from "./errors.js";
+export {
+  GatewaySendError,
+  type GatewaySendErrorOptions,
+  isGatewaySendError,
+  retryAfterMs,
+} from "./errors.js";
 export { Backoff, type BackoffOptions, backoffDelay, sleep } from "./backoff.js";
 export { chunkText } from "./chunk-text.js";
 export { GatewayRegistry } from "./registry.js";

@@ -5,7 +5,7 @@ import { fault } from "@agentsvc/agent-core";
 // accepted it, so a crash in between sends it again with the same idempotency key.
 import type { Logger } from "pino";
 import { backoffDelay } from "./backoff.js";
-import { GatewaySendError } from "./errors.js";
+import { GatewaySendError, isGatewaySendError } from "./errors.js";
 import type { DecidedNotice, Gateway, InteractionRequest, SendResult } from "./gateway.js";
 import type { GatewayRegistry } from "./registry.js";
 import type { OutboxRow, SessionStore } from "./store.js";
@@ -152,7 +152,7 @@ export class OutboxSender {
   #failed(gateway: Gateway, row: OutboxRow, attempt: number, err: unknown): void {
     const logger = this.#loggerFor(gateway);
     const message = err instanceof Error ? err.message : String(err);
-    const sendError = err instanceof GatewaySendError ? err : undefined;
+    const sendError = isGatewaySendError(err) ? err : undefined;
     const context = { thread: row.thread, id: row.id, kind: row.kind, attempt, status: sendError?.status };
     if (sendError?.permanent || attempt >= this.#maxAttempts) {
       this.#store.outbox.markDead(row.id, message);
