@@ -35,3 +35,12 @@ export {
   type TeamsSent,
   type TeamsUser,
 } from "./teams/fake-teams.js";
+export {
+  FakeSignalDaemon,
+  type SignalDirectMessage,
+  type SignalReceipt,
+  type SignalRpcCall,
+  type SignalRpcFailure,
+  type SignalSent,
+  startSignalDaemon,
+} from "./signal/daemon.js";

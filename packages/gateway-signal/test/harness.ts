@@ -1,0 +1,48 @@
+// The contract harness: the adapter against the testkit's signal-cli daemon fake. A platform
+// message is an incoming envelope; its acknowledgement is the read receipt the adapter sends.
+import type { GatewayHarness } from "@agentsvc/session-core/testing";
+import { type FakeSignalDaemon, startSignalDaemon } from "@agentsvc/testkit";
+import { createSignalGateway, type SignalGatewayOptions } from "../src/index.js";
+import { waitFor } from "./context.js";
+
+export const ACCOUNT = "+15550009999";
+
+export async function signalHarness(
+  options: Partial<SignalGatewayOptions> = {},
+): Promise<GatewayHarness & { daemon: FakeSignalDaemon }> {
+  const daemon = await startSignalDaemon({ accounts: [ACCOUNT], keepaliveMs: 200 });
+  const timestamps = new Map<string, number>();
+  let clock = 1_800_000_000_000;
+  return {
+    daemon,
+    threads: ["+15550000001", "+15550000002"],
+    gateway: () =>
+      createSignalGateway({
+        accountEnvVar: "SIGNAL_ACCOUNT",
+        httpUrl: daemon.url,
+        env: { SIGNAL_ACCOUNT: ACCOUNT },
+        reconnect: { baseMs: 20, maxMs: 200 },
+        ...options,
+      }),
+    inject: async (m) => {
+      // The adapter may still be connecting; a message sent before that waits in the daemon's buffer.
+      await waitFor(() => daemon.openStreams > 0, "an open events stream", 2_000).catch(() => undefined);
+      const timestamp = timestamps.get(m.id) ?? clock++;
+      timestamps.set(m.id, timestamp);
+      const receiptsFor = () =>
+        daemon.receipts.filter((r) => r.recipient === m.thread && r.targetTimestamps.includes(timestamp))
+          .length;
+      const before = receiptsFor();
+      daemon.receive(ACCOUNT, { from: m.thread, uuid: m.author, text: m.text, timestamp });
+      await waitFor(() => receiptsFor() > before, `the read receipt for ${m.id}`, 3_000);
+    },
+    sent: async () => daemon.sent.map((s) => ({ thread: s.recipient, text: s.message })),
+    failNext: (status) =>
+      daemon.failNext(
+        status === 429
+          ? { kind: "rpc", code: -5, message: "Failed to send message due to rate limiting" }
+          : { kind: "http", status: 500 },
+      ),
+    close: () => daemon.close(),
+  };
+}

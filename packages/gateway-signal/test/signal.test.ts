@@ -1,0 +1,186 @@
+import { GatewaySendError } from "@agentsvc/session-core";
+import { type FakeSignalDaemon, startSignalDaemon } from "@agentsvc/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  createSignalGateway,
+  reconnectDelay,
+  type SignalGateway,
+  type SignalGatewayOptions,
+} from "../src/index.js";
+import { testContext, waitFor } from "./context.js";
+import { ACCOUNT } from "./harness.js";
+
+const env = { SIGNAL_ACCOUNT: ACCOUNT };
+let daemon: FakeSignalDaemon | undefined;
+let gateway: SignalGateway | undefined;
+
+afterEach(async () => {
+  await gateway?.stop();
+  await daemon?.close();
+  gateway = undefined;
+  daemon = undefined;
+});
+
+async function started(options: Partial<SignalGatewayOptions> = {}, state = new Map<string, unknown>()) {
+  daemon ??= await startSignalDaemon({ accounts: [ACCOUNT] });
+  const t = testContext(env, state);
+  gateway = createSignalGateway({
+    accountEnvVar: "SIGNAL_ACCOUNT",
+    httpUrl: daemon.url,
+    reconnect: { baseMs: 20, maxMs: 200 },
+    ...options,
+  });
+  await gateway.start(t.ctx);
+  return t;
+}
+
+const scheduled = (logs: { msg: string; delayMs?: unknown }[]) =>
+  logs.filter((l) => l.msg === "signal-cli reconnect scheduled").map((l) => l.delayMs as number);
+
+describe("signal gateway", () => {
+  it("refuses to start without an account, with an error named MissingConfig", async () => {
+    const t = testContext({});
+    gateway = createSignalGateway({ accountEnvVar: "SIGNAL_ACCOUNT", httpUrl: "http://127.0.0.1:9" });
+    const err = await gateway.start(t.ctx).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error).name).toBe("MissingConfig");
+    expect((err as Error).message).toContain("SIGNAL_ACCOUNT");
+    expect(t.scheduler.list()).toHaveLength(0);
+  });
+
+  it("reconnect delays double from 2 s to a 60 s cap and add at most 20% jitter", () => {
+    const floor = [2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000, 60_000];
+    for (const [i, base] of floor.entries()) {
+      expect(reconnectDelay(i + 1, () => 0)).toBe(base);
+      expect(reconnectDelay(i + 1, () => 0.5)).toBe(base * 1.1);
+      const top = reconnectDelay(i + 1, () => 0.999_999);
+      expect(top).toBeGreaterThan(base);
+      expect(top).toBeLessThanOrEqual(base * 1.2);
+    }
+  });
+
+  it("an unreachable daemon is an ordinary backoff cycle: start succeeds, delays grow to the cap, and it connects once the daemon is up", async () => {
+    daemon = await startSignalDaemon({ accounts: [ACCOUNT] });
+    await daemon.refuse();
+    const t = await started({ reconnect: { baseMs: 20, maxMs: 80, random: () => 0.5 } });
+    await waitFor(() => scheduled(t.logs).length >= 5, "five reconnect attempts");
+    expect(scheduled(t.logs).slice(0, 5)).toEqual([22, 44, 88, 88, 88]);
+    expect(t.logs.some((l) => l.msg.includes("unreachable") && l.level === 40)).toBe(true);
+    await daemon.resume();
+    await waitFor(() => daemon?.openStreams === 1, "the stream to open once the daemon is back");
+    daemon.receive(ACCOUNT, { from: "+15550000001", text: "back again" });
+    await waitFor(() => t.delivered.length === 1, "the message after the outage");
+    // A successful connection resets the backoff to its first step.
+    await daemon.restart();
+    await waitFor(() => scheduled(t.logs).length >= 6, "the reconnect after the restart");
+    expect(scheduled(t.logs).at(-1)).toBe(22);
+  });
+
+  it("the idle watchdog reconnects only when the clock passes 120 s without events or keepalives", async () => {
+    let now = 0;
+    daemon = await startSignalDaemon({ accounts: [ACCOUNT], keepaliveMs: 60_000 });
+    const t = await started({ now: () => now, watchdog: { checkMs: 20 } });
+    await waitFor(() => gateway?.connected === true, "the first connection");
+    await new Promise((r) => setTimeout(r, 150));
+    now += 119_000;
+    await new Promise((r) => setTimeout(r, 150));
+    expect(daemon.connections).toHaveLength(1);
+    now += 2_000;
+    await waitFor(() => daemon?.connections.length === 2, "a watchdog reconnect");
+    expect(t.logs.some((l) => l.msg.includes("silent"))).toBe(true);
+  });
+
+  it("keepalives keep a quiet stream open; a daemon gone silent is reopened by the watchdog", async () => {
+    daemon = await startSignalDaemon({ accounts: [ACCOUNT], keepaliveMs: 30 });
+    await started({ watchdog: { checkMs: 20, idleMs: 200 } });
+    await waitFor(() => gateway?.connected === true, "the first connection");
+    await new Promise((r) => setTimeout(r, 500));
+    expect(daemon.connections).toHaveLength(1);
+    daemon.silent(true);
+    await waitFor(() => daemon?.connections.length === 2, "a reconnect after silence", 3_000);
+  });
+
+  it("takes direct messages and ignores group messages and receipts", async () => {
+    const t = await started();
+    await waitFor(() => daemon?.openStreams === 1, "the stream");
+    daemon?.receive(ACCOUNT, { from: "+15550000002", text: "in the group", groupId: "Z3JvdXA=" });
+    daemon?.receiveRaw(ACCOUNT, { source: "+15550000001", timestamp: 5, receiptMessage: { isRead: true } });
+    const ts = daemon?.receive(ACCOUNT, {
+      from: "+15550000001",
+      uuid: "aci-1",
+      name: "Ann",
+      text: "just me",
+    });
+    await waitFor(() => t.delivered.length === 1, "the direct message");
+    await new Promise((r) => setTimeout(r, 100));
+    expect(t.delivered).toHaveLength(1);
+    expect(t.delivered[0]).toMatchObject({
+      thread: "+15550000001",
+      text: "just me",
+      author: { id: "aci-1", displayName: "Ann" },
+      dedupKey: `aci-1:${ts}`,
+    });
+    await waitFor(() => (daemon?.receipts.length ?? 0) === 1, "the read receipt");
+    expect(daemon?.receipts).toEqual([{ recipient: "+15550000001", targetTimestamps: [ts], type: "read" }]);
+  });
+
+  it("sends with JSON-RPC 2.0 method send: account, recipient list and message, as application/json", async () => {
+    await started();
+    const result = await gateway?.send("+15550000001", "hello there", { idempotencyKey: "k", attempt: 1 });
+    const call = daemon?.rpcCalls.find((c) => c.method === "send");
+    expect(call?.contentType).toBe("application/json");
+    expect(call?.params).toEqual({ account: ACCOUNT, recipient: ["+15550000001"], message: "hello there" });
+    expect(result?.messageId).toBe(String(daemon?.sent[0]?.timestamp));
+  });
+
+  it("logs JSON-RPC errors; invalid params are permanent, other errors are retried", async () => {
+    const t = await started();
+    daemon?.failNext({ kind: "rpc", code: -32602, message: "Invalid recipient" });
+    const bad = await gateway
+      ?.send("nobody", "x", { idempotencyKey: "k", attempt: 1 })
+      .catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(GatewaySendError);
+    expect((bad as GatewaySendError).permanent).toBe(true);
+    daemon?.failNext({ kind: "rpc", code: -1, message: "Untrusted identity" });
+    const later = await gateway
+      ?.send("+15550000001", "x", { idempotencyKey: "k", attempt: 1 })
+      .catch((e: unknown) => e);
+    expect((later as GatewaySendError).permanent).toBe(false);
+    const logged = t.logs.filter((l) => l.level === 50 && l.msg === "signal-cli send failed");
+    expect(logged).toHaveLength(2);
+    expect(JSON.stringify(logged[0])).toContain("Invalid recipient");
+  });
+
+  it("a message that could not be recorded is read again from the daemon after a reconnect", async () => {
+    const t = await started();
+    await waitFor(() => daemon?.openStreams === 1, "the stream");
+    let fail = true;
+    t.deliverHook = async () => {
+      if (fail) throw new Error("store unavailable");
+    };
+    daemon?.receive(ACCOUNT, { from: "+15550000001", text: "keep me" });
+    await waitFor(() => (daemon?.connections.length ?? 0) >= 2, "a reconnect after the failed record");
+    expect(daemon?.receipts).toHaveLength(0);
+    fail = false;
+    await waitFor(() => t.delivered.length === 1, "the message replayed");
+    expect(daemon?.connections[0]?.lastEventId).toBeUndefined();
+    expect(daemon?.connections.at(-1)?.lastEventId).toBe("0");
+    expect(daemon?.receipts).toHaveLength(1);
+  });
+
+  it("a gateway restarted while messages arrive resumes after the last recorded event", async () => {
+    const state = new Map<string, unknown>();
+    const t1 = await started({}, state);
+    await waitFor(() => daemon?.openStreams === 1, "the stream");
+    daemon?.receive(ACCOUNT, { from: "+15550000001", text: "one" });
+    await waitFor(() => t1.delivered.length === 1, "the first message");
+    await gateway?.stop();
+    await waitFor(() => daemon?.openStreams === 0, "the stream closed");
+    daemon?.receive(ACCOUNT, { from: "+15550000001", text: "two (while stopped)" });
+    const t2 = await started({}, state);
+    await waitFor(() => t2.delivered.length === 1, "the message sent while stopped");
+    expect(t2.delivered[0]?.text).toBe("two (while stopped)");
+    expect(daemon?.connections.at(-1)?.lastEventId).toBe("1");
+    expect(state.get("lastEventId")).toBe("2");
+  });
+});

@@ -1,0 +1,299 @@
+// A signal-cli daemon as `signal-cli daemon --http` shows itself (multi-account mode): a GET
+// /api/v1/events Server-Sent Events stream (`event:receive` with one JSON line of data, an `id`
+// per event, a `:` keepalive comment every 15 s, replay after `Last-Event-ID` from a buffer of the
+// last 1000 events), a POST /api/v1/rpc JSON-RPC 2.0 route and GET /api/v1/check. On command it
+// goes silent (no events, no keepalives, connection kept open), refuses connections, restarts
+// (buffer lost, like the real daemon) and fails the next rpc call.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import { type FakeServer, listenLocal } from "../server.js";
+
+export interface SignalDirectMessage {
+  /** Sender phone number (E.164). */
+  from: string;
+  /** Sender ACI; defaults to a stable value derived from `from`. */
+  uuid?: string;
+  name?: string;
+  text: string;
+  /** Envelope timestamp (ms); Signal's message identity together with the sender. Default now. */
+  timestamp?: number;
+  /** Sends the message into this group (base64 group id) instead of as a direct message. */
+  groupId?: string;
+}
+
+export interface SignalRpcCall {
+  method: string;
+  params: Record<string, unknown>;
+  id: unknown;
+  contentType: string | undefined;
+}
+
+export interface SignalSent {
+  /** The first recipient of a `send`. */
+  recipient: string;
+  message: string;
+  account: unknown;
+  timestamp: number;
+}
+
+export interface SignalReceipt {
+  recipient: string;
+  targetTimestamps: number[];
+  type: string;
+}
+
+/** What the next rpc call of `method` (default `send`) gets instead of an answer. */
+export type SignalRpcFailure = (
+  | { kind: "http"; status: number }
+  | { kind: "rpc"; code: number; message: string; data?: unknown }
+) & { method?: string };
+
+interface BufferedEvent {
+  id: number;
+  data: string;
+}
+
+const BUFFER = 1000;
+
+export class FakeSignalDaemon {
+  readonly rpcCalls: SignalRpcCall[] = [];
+  readonly sent: SignalSent[] = [];
+  readonly receipts: SignalReceipt[] = [];
+  /** Every events request, with when it arrived and its Last-Event-ID. */
+  readonly connections: { at: number; lastEventId: string | undefined; account: string | null }[] = [];
+  readonly failures: SignalRpcFailure[] = [];
+  #server: FakeServer | undefined;
+  #streams = new Set<ServerResponse>();
+  #sockets = new Set<Socket>();
+  #buffer: BufferedEvent[] = [];
+  #nextId = 1;
+  #silent = false;
+  #keepalive: NodeJS.Timeout | undefined;
+  #clock = 1_700_000_000_000;
+
+  private constructor(
+    readonly accounts: readonly string[],
+    readonly keepaliveMs: number,
+  ) {}
+
+  static async start(options: { accounts: string[]; keepaliveMs?: number; port?: number }) {
+    const daemon = new FakeSignalDaemon(options.accounts, options.keepaliveMs ?? 15_000);
+    await daemon.#listen(options.port ?? 0);
+    return daemon;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  port = 0;
+
+  /** Event streams open right now. */
+  get openStreams(): number {
+    return this.#streams.size;
+  }
+
+  /** Emits an incoming message to every open stream (and the replay buffer); returns its envelope timestamp. */
+  receive(account: string, message: SignalDirectMessage): number {
+    const timestamp = message.timestamp ?? this.#clock++;
+    const dataMessage: Record<string, unknown> = {
+      timestamp,
+      message: message.text,
+      expiresInSeconds: 0,
+      viewOnce: false,
+    };
+    if (message.groupId) dataMessage.groupInfo = { groupId: message.groupId, type: "DELIVER" };
+    const envelope = {
+      source: message.from,
+      sourceNumber: message.from,
+      sourceUuid: message.uuid ?? uuidFor(message.from),
+      sourceName: message.name ?? message.from,
+      sourceDevice: 1,
+      timestamp,
+      dataMessage,
+    };
+    this.#emit(JSON.stringify({ envelope, account }));
+    return timestamp;
+  }
+
+  /** Emits a non-message event (receipt, typing, sync) the way the daemon forwards everything. */
+  receiveRaw(account: string, envelope: Record<string, unknown>): void {
+    this.#emit(JSON.stringify({ envelope, account }));
+  }
+
+  /** Silent: streams stay open but carry nothing (no events, no keepalives) until `silent(false)`. */
+  silent(on: boolean): void {
+    this.#silent = on;
+  }
+
+  /** Stops listening and drops every connection: the next connect is refused. */
+  async refuse(): Promise<void> {
+    await this.#close();
+  }
+
+  /** Listens again on the same port (after `refuse`), with an empty event buffer like a restarted daemon. */
+  async resume(): Promise<void> {
+    this.#buffer = [];
+    await this.#listen(this.port);
+  }
+
+  async restart(): Promise<void> {
+    await this.refuse();
+    await this.resume();
+  }
+
+  /** The next rpc call of `failure.method` (default `send`) fails this way. */
+  failNext(failure: SignalRpcFailure): void {
+    this.failures.push(failure);
+  }
+
+  close(): Promise<void> {
+    return this.#close();
+  }
+
+  #emit(data: string): void {
+    const event = { id: this.#nextId++, data };
+    this.#buffer.push(event);
+    if (this.#buffer.length > BUFFER) this.#buffer.shift();
+    if (this.#silent) return;
+    for (const res of this.#streams) res.write(frame(event));
+  }
+
+  async #listen(port: number): Promise<void> {
+    this.#server = await listenLocal((req, res) => this.#handle(req, res), port);
+    this.port = this.#server.port;
+    this.#server.server.on("connection", (socket: Socket) => {
+      this.#sockets.add(socket);
+      socket.on("close", () => this.#sockets.delete(socket));
+    });
+    this.#keepalive = setInterval(() => {
+      if (this.#silent) return;
+      for (const res of this.#streams) res.write(":\n");
+    }, this.keepaliveMs);
+    this.#keepalive.unref();
+  }
+
+  async #close(): Promise<void> {
+    if (this.#keepalive) clearInterval(this.#keepalive);
+    this.#keepalive = undefined;
+    for (const res of this.#streams) res.destroy();
+    this.#streams.clear();
+    for (const socket of this.#sockets) socket.destroy();
+    await this.#server?.close();
+    this.#server = undefined;
+  }
+
+  #handle(req: IncomingMessage, res: ServerResponse): void {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    if (url.pathname === "/api/v1/check") return void res.writeHead(req.method === "GET" ? 200 : 405).end();
+    if (url.pathname === "/api/v1/events") return void this.#events(req, res, url);
+    if (url.pathname === "/api/v1/rpc") return void this.#rpc(req, res);
+    res.writeHead(404).end();
+  }
+
+  #events(req: IncomingMessage, res: ServerResponse, url: URL): void {
+    if (req.method !== "GET") return void res.writeHead(405).end();
+    const account = url.searchParams.get("account");
+    const lastEventId = header(req, "last-event-id");
+    this.connections.push({ at: Date.now(), lastEventId, account });
+    // Multi-account mode: an unknown account is a 400; no account streams every account.
+    if (account && !this.accounts.includes(account)) return void res.writeHead(400).end();
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.flushHeaders();
+    this.#streams.add(res);
+    res.on("close", () => this.#streams.delete(res));
+    if (lastEventId === undefined) return;
+    const known = this.#buffer.findIndex((e) => String(e.id) === lastEventId);
+    // An unknown id (a restarted daemon) replays everything kept.
+    const replay = known >= 0 ? this.#buffer.slice(known + 1) : this.#buffer;
+    if (!this.#silent) for (const event of replay) res.write(frame(event));
+  }
+
+  async #rpc(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method !== "POST") return void res.writeHead(405).end();
+    const contentType = header(req, "content-type");
+    if (!contentType?.startsWith("application/json")) return void res.writeHead(415).end();
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    let request: { method?: unknown; params?: unknown; id?: unknown };
+    try {
+      request = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    } catch {
+      return json(res, { jsonrpc: "2.0", error: { code: -32700, message: "Parse error" }, id: null });
+    }
+    const params = (request.params ?? {}) as Record<string, unknown>;
+    const id = request.id ?? null;
+    this.rpcCalls.push({ method: String(request.method), params, id, contentType });
+    const at = this.failures.findIndex((f) => (f.method ?? "send") === request.method);
+    const failure = at >= 0 ? this.failures.splice(at, 1)[0] : undefined;
+    if (failure?.kind === "http") return void res.writeHead(failure.status).end();
+    if (failure?.kind === "rpc") {
+      const { code, message, data } = failure;
+      return json(res, {
+        jsonrpc: "2.0",
+        error: { code, message, ...(data !== undefined ? { data } : {}) },
+        id,
+      });
+    }
+    const error = (code: number, message: string) =>
+      json(res, { jsonrpc: "2.0", error: { code, message }, id });
+    if (typeof request.method !== "string") return error(-32600, "method field must be set");
+    if (params.account !== undefined && !this.accounts.includes(String(params.account)))
+      return error(-32602, "Specified account does not exist");
+    const recipients = ([] as unknown[]).concat(params.recipient ?? []).map(String);
+    switch (request.method) {
+      case "send": {
+        if (recipients.length === 0 || typeof params.message !== "string")
+          return error(-32602, "recipient and message are required");
+        const timestamp = this.#clock++;
+        for (const recipient of recipients)
+          this.sent.push({ recipient, message: params.message, account: params.account, timestamp });
+        return json(res, {
+          jsonrpc: "2.0",
+          result: {
+            timestamp,
+            results: recipients.map((r) => ({ recipientAddress: { number: r }, type: "SUCCESS" })),
+          },
+          id,
+        });
+      }
+      case "sendReceipt": {
+        const targets = ([] as unknown[]).concat(params.targetTimestamp ?? []).map(Number);
+        if (recipients.length !== 1 || targets.length === 0)
+          return error(-32602, "recipient and targetTimestamp are required");
+        this.receipts.push({
+          recipient: recipients[0] as string,
+          targetTimestamps: targets,
+          type: String(params.type ?? "read"),
+        });
+        return json(res, { jsonrpc: "2.0", result: {}, id });
+      }
+      case "sendTyping":
+        return json(res, { jsonrpc: "2.0", result: {}, id });
+      default:
+        return error(-32601, "Method not implemented");
+    }
+  }
+}
+
+const frame = (event: BufferedEvent) => `id:${event.id}\nevent:receive\ndata:${event.data}\n\n`;
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function json(res: ServerResponse, body: unknown): void {
+  res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
+}
+
+/** A stable UUID-shaped ACI for a phone number. */
+function uuidFor(number: string): string {
+  const hex = Buffer.from(number).toString("hex").padEnd(32, "0").slice(0, 32);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** Starts a fake daemon on 127.0.0.1 serving `accounts`. */
+export function startSignalDaemon(options: { accounts: string[]; keepaliveMs?: number; port?: number }) {
+  return FakeSignalDaemon.start(options);
+}
