@@ -120,6 +120,13 @@ export type EmailEntry = GatewayBase & {
   fromAddressEnvVar: string;
   imapPort: number;
   pollIntervalSeconds: number;
+  /** Default: the IMAP host variable's value. */
+  smtpHostEnvVar?: string;
+  /** Default: the IMAP username variable's value. */
+  smtpUsernameEnvVar?: string;
+  /** Default: the IMAP password variable's value. */
+  smtpPasswordEnvVar?: string;
+  smtpPort: number;
 };
 export type WhatsappEntry = GatewayBase & {
   type: "whatsapp";

@@ -9,7 +9,7 @@ const PUSH: Record<string, { required: string[]; defaults: Record<string, unknow
   discord: { required: ["botTokenEnvVar"], defaults: { intents: 37377 } },
   email: {
     required: ["imapHostEnvVar", "imapUsernameEnvVar", "imapPasswordEnvVar", "fromAddressEnvVar"],
-    defaults: { imapPort: 993, pollIntervalSeconds: 60 },
+    defaults: { imapPort: 993, pollIntervalSeconds: 60, smtpPort: 465 },
   },
   whatsapp: {
     required: ["accessTokenEnvVar", "phoneNumberIdEnvVar", "appSecretEnvVar", "verifyTokenEnvVar"],
@@ -127,12 +127,14 @@ describe("channel-adapter entries", () => {
 
   it("keeps explicit optional push-style values instead of defaults", async () => {
     const p = await loadOk({
-      "gateways/mail.yaml": `${yamlOf("email", PUSH.email!.required)}\nimapPort: 143\npollIntervalSeconds: 5\n`,
+      "gateways/mail.yaml": `${yamlOf("email", PUSH.email!.required)}\nimapPort: 143\npollIntervalSeconds: 5\nsmtpHostEnvVar: SMTP_HOST\nsmtpPort: 587\n`,
       "gateways/sms.yaml": `${yamlOf("twilio", PUSH.twilio!.required)}\nmessagingServiceSid: MG123\npublicUrl: https://example.test/hook\n`,
     });
     expect(p.pushGateways.find((g) => g.type === "email")).toMatchObject({
       imapPort: 143,
       pollIntervalSeconds: 5,
+      smtpHostEnvVar: "SMTP_HOST",
+      smtpPort: 587,
     });
     expect(p.pushGateways.find((g) => g.type === "twilio")).toMatchObject({
       messagingServiceSid: "MG123",
@@ -142,7 +144,7 @@ describe("channel-adapter entries", () => {
 
   it("rejects bad optional push-style values (port range, URL, api version)", async () => {
     const errors = await loadErrors({
-      "gateways/mail.yaml": `${yamlOf("email", PUSH.email!.required)}\nimapPort: 70000\n`,
+      "gateways/mail.yaml": `${yamlOf("email", PUSH.email!.required)}\nimapPort: 70000\nsmtpPasswordEnvVar: "lower case"\n`,
       "gateways/sig.yaml": `${yamlOf("signal", PUSH.signal!.required)}\nhttpUrl: localhost:8080\n`,
       "gateways/wa.yaml": `${yamlOf("whatsapp", PUSH.whatsapp!.required)}\napiVersion: "21"\n`,
     });
@@ -152,6 +154,7 @@ describe("channel-adapter entries", () => {
       "imapPort",
       /must be at most 65535 \(IMAP port\) \(got 70000\)/,
     );
+    expectError(errors, "gateways/mail.yaml", "smtpPasswordEnvVar", /./);
     expectError(errors, "gateways/sig.yaml", "httpUrl", /must be an http\(s\) URL/);
     expectError(errors, "gateways/wa.yaml", "apiVersion", /must look like v21\.0/);
   });

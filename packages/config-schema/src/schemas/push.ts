@@ -18,6 +18,7 @@ export const PUSH_DEFAULTS = {
   discordIntents: 37377, // guilds + guild messages + direct messages + message content
   imapPort: 993,
   pollIntervalSeconds: 60,
+  smtpPort: 465,
   whatsappApiVersion: "v21.0",
   teamsTenantId: "botframework.com",
   signalHttpUrl: "http://127.0.0.1:8080",
@@ -64,6 +65,14 @@ export const pushSchemas = {
       pollIntervalSeconds: v.optional(
         integerIn(1, 86_400, "seconds between IMAP polls"),
         PUSH_DEFAULTS.pollIntervalSeconds,
+      ),
+      // Outbound SMTP: each defaults to the matching IMAP value (one account for both).
+      smtpHostEnvVar: v.optional(envVarName),
+      smtpUsernameEnvVar: v.optional(envVarName),
+      smtpPasswordEnvVar: v.optional(envVarName),
+      smtpPort: v.optional(
+        integerIn(1, 65535, "SMTP port (465 implicit TLS, others STARTTLS)"),
+        PUSH_DEFAULTS.smtpPort,
       ),
     },
     "an email entry",

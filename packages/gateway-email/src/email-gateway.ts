@@ -1,0 +1,297 @@
+// The email gateway: a scheduled IMAP poll for inbound mail, SMTP for replies. A conversation
+// (thread) is the Message-ID of its first mail; replies carry `Re:` subjects, In-Reply-To and
+// References so mail clients group them. Delivery guarantees come from the session: a mail is
+// marked \Seen only once recorded, and replies wait in the durable outbox while SMTP is down.
+import { createHash } from "node:crypto";
+import {
+  Backoff,
+  type Gateway,
+  type GatewayCapabilities,
+  type GatewayContext,
+  GatewaySendError,
+  type SendOptions,
+  type SendResult,
+} from "@agentsvc/session-core";
+import { simpleParser } from "mailparser";
+import { decisionText } from "./decision-line.js";
+import { type Cursor, type Handled, ImapLoginError, ImapReader } from "./imap.js";
+import { ignoreReason, mailFacts, replySubject, requestTag } from "./message.js";
+import { sendMail, smtpTransport } from "./smtp.js";
+
+export const EMAIL_DEFAULTS = { imapPort: 993, pollIntervalSeconds: 60, smtpPort: 465, mailbox: "INBOX" };
+
+export interface EmailGatewayOptions {
+  imapHostEnvVar: string;
+  imapUsernameEnvVar: string;
+  imapPasswordEnvVar: string;
+  fromAddressEnvVar: string;
+  /** Default 993 (implicit TLS); 143 uses STARTTLS. */
+  imapPort?: number;
+  /** Default 60. */
+  pollIntervalSeconds?: number;
+  /** Default: the IMAP host's value. */
+  smtpHostEnvVar?: string;
+  /** Default: the IMAP username's value. */
+  smtpUsernameEnvVar?: string;
+  /** Default: the IMAP password's value. */
+  smtpPasswordEnvVar?: string;
+  /** Default 465 (implicit TLS); any other port requires STARTTLS. */
+  smtpPort?: number;
+  /** Embedding and tests: the environment when the context has none, the mailbox, faster polls, an extra CA. */
+  env?: Readonly<Record<string, string | undefined>>;
+  mailbox?: string;
+  pollIntervalMs?: number;
+  /** Longest wait between failed polls. Default 15 minutes (never below the poll interval). */
+  retryMaxMs?: number;
+  tlsCa?: string | Buffer;
+}
+
+interface ThreadInfo {
+  to: string;
+  subject: string;
+  inReplyTo?: string;
+  references?: string[];
+}
+
+const CURSOR = "cursor";
+const REFERENCES_KEPT = 10;
+
+export class EmailGateway implements Gateway {
+  readonly kind = "push";
+  readonly type = "email";
+  readonly name = "email";
+  readonly capabilities: GatewayCapabilities = { threads: true, interactiveActions: false };
+  readonly messageLimit = 100_000;
+
+  readonly #pollMs: number;
+  readonly #backoff: Backoff;
+  #ctx: GatewayContext | undefined;
+  #reader: ImapReader | undefined;
+  #transport: ReturnType<typeof smtpTransport> | undefined;
+  #from = "";
+  #failing = false;
+  #stopped = false;
+
+  constructor(private readonly options: EmailGatewayOptions) {
+    this.#pollMs =
+      options.pollIntervalMs ?? (options.pollIntervalSeconds ?? EMAIL_DEFAULTS.pollIntervalSeconds) * 1000;
+    this.#backoff = new Backoff({
+      baseMs: this.#pollMs,
+      maxMs: Math.max(this.#pollMs, options.retryMaxMs ?? 15 * 60_000),
+    });
+  }
+
+  async start(ctx: GatewayContext): Promise<void> {
+    const o = this.options;
+    const read = (name: string | undefined) => (name ? ctx.env[name] || o.env?.[name] || "" : "");
+    const missing = [
+      o.imapHostEnvVar,
+      o.imapUsernameEnvVar,
+      o.imapPasswordEnvVar,
+      o.fromAddressEnvVar,
+    ].filter((name) => !read(name));
+    if (missing.length > 0)
+      ctx.logger.error({ missing }, `email gateway: environment variables not set: ${missing.join(", ")}`);
+    this.#ctx = ctx;
+    this.#stopped = false;
+    this.#from = read(o.fromAddressEnvVar);
+    const host = read(o.imapHostEnvVar);
+    const user = read(o.imapUsernameEnvVar);
+    const pass = read(o.imapPasswordEnvVar);
+    const ca = o.tlsCa;
+    this.#reader = new ImapReader(
+      {
+        host,
+        port: o.imapPort ?? EMAIL_DEFAULTS.imapPort,
+        user,
+        pass,
+        mailbox: o.mailbox ?? EMAIL_DEFAULTS.mailbox,
+        ...(ca ? { ca } : {}),
+      },
+      ctx.logger,
+    );
+    this.#transport = smtpTransport({
+      host: read(o.smtpHostEnvVar) || host,
+      port: o.smtpPort ?? EMAIL_DEFAULTS.smtpPort,
+      user: read(o.smtpUsernameEnvVar) || user,
+      pass: read(o.smtpPasswordEnvVar) || pass,
+      ...(ca ? { ca } : {}),
+    });
+    ctx.scheduler.schedule("poll", 0, (signal) => this.#pollTask(signal));
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#ctx?.scheduler.cancel("poll");
+    this.#reader?.close();
+    this.#transport?.close();
+  }
+
+  async send(thread: string, text: string, options: SendOptions): Promise<SendResult> {
+    const ctx = this.#context();
+    const transport = this.#transport;
+    if (!transport) throw new Error("email gateway is not started");
+    const requestId = await this.#requestOf(options.idempotencyKey);
+    const info = await this.#threadInfo(thread, options.meta);
+    const tag = requestId ? ` [agentsvc:${requestId}]` : "";
+    const subject = info.subject
+      ? replySubject(info.subject)
+      : requestId
+        ? "Approval needed"
+        : "Message from your agent";
+    // Stable across retries of this piece, so a resend after a crash carries the same Message-ID.
+    const digest = createHash("sha256")
+      .update(`${thread}\0${options.idempotencyKey}`)
+      .digest("hex")
+      .slice(0, 32);
+    const messageId = `<${digest}.agentsvc@${domainOf(this.#from)}>`;
+    await sendMail(transport, {
+      from: this.#from,
+      to: info.to,
+      subject: `${subject}${tag}`,
+      text,
+      messageId,
+      ...(info.inReplyTo ? { inReplyTo: info.inReplyTo } : {}),
+      ...(info.references ? { references: info.references } : {}),
+    });
+    await ctx.state.set(`msg:${messageId}`, thread);
+    return { messageId };
+  }
+
+  #context(): GatewayContext {
+    if (!this.#ctx) throw new Error("email gateway is not started");
+    return this.#ctx;
+  }
+
+  async #pollTask(signal: AbortSignal): Promise<number | null> {
+    const ctx = this.#context();
+    const reader = this.#reader;
+    if (this.#stopped || !reader) return null;
+    const onAbort = () => reader.close();
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      const cursor = await ctx.state.get<Cursor>(CURSOR);
+      await reader.poll(
+        cursor,
+        (source, uid) => this.#handle(source, uid),
+        (next) => ctx.state.set(CURSOR, next),
+      );
+      if (this.#failing) ctx.logger.info("IMAP poll works again");
+      this.#failing = false;
+      this.#backoff.reset();
+      return this.#pollMs;
+    } catch (err) {
+      if (this.#stopped) return null;
+      reader.close();
+      this.#failing = true;
+      const retryInMs = this.#backoff.next();
+      const o = this.options;
+      const message =
+        err instanceof ImapLoginError
+          ? `${err.message}; check ${o.imapUsernameEnvVar} and ${o.imapPasswordEnvVar} (an app password where the provider requires one)`
+          : `IMAP poll failed: ${err instanceof Error ? err.message : String(err)}`;
+      ctx.logger.error({ retryInMs, attempt: this.#backoff.attempt }, message);
+      return retryInMs;
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  async #handle(source: Buffer, uid: number): Promise<Handled> {
+    const ctx = this.#context();
+    const mail = await simpleParser(source);
+    const reason = ignoreReason(mail, this.#from);
+    if (reason) {
+      ctx.logger.info({ uid, reason, from: mail.from?.text }, "mail ignored (automatic or own mail)");
+      return "ignored";
+    }
+    const facts = mailFacts(mail);
+    const messageId =
+      facts.messageId ??
+      `<uid-${uid}-${createHash("sha256").update(source).digest("hex").slice(0, 16)}@imap>`;
+    const { thread, allowed } = await this.#threadOf(
+      facts.subject,
+      facts.inReplyTo,
+      facts.references,
+      messageId,
+    );
+    const text = allowed ? decisionText(facts.text, allowed) : facts.text;
+    const references = keepReferences([...facts.references, messageId]);
+    await ctx.deliver({
+      dedupKey: messageId,
+      thread,
+      text,
+      author: { id: facts.from, ...(facts.fromName ? { displayName: facts.fromName } : {}) },
+      meta: { from: facts.from, subject: facts.subject, messageId, references },
+    });
+    await ctx.state.set(`msg:${messageId}`, thread);
+    const info: ThreadInfo = { to: facts.from, subject: facts.subject, inReplyTo: messageId, references };
+    await ctx.state.set(`thread:${thread}`, info);
+    return "recorded";
+  }
+
+  /** The request tag wins; then any mail of the chain we already know; then the chain's root. */
+  async #threadOf(
+    subject: string,
+    inReplyTo: string | undefined,
+    references: string[],
+    messageId: string,
+  ): Promise<{ thread: string; allowed?: ReturnType<typeof allowedOf> }> {
+    const ctx = this.#context();
+    const tagged = requestTag(subject);
+    if (tagged) {
+      const view = await ctx.interaction(tagged);
+      if (view && view.gateway === this.name)
+        return { thread: view.thread, ...(view.status === "open" ? { allowed: allowedOf(view) } : {}) };
+    }
+    for (const id of [inReplyTo, ...[...references].reverse()]) {
+      if (!id) continue;
+      const known = await ctx.state.get<string>(`msg:${id}`);
+      if (known) return { thread: known };
+    }
+    return { thread: references[0] ?? inReplyTo ?? messageId };
+  }
+
+  /** Where a reply goes: the run's origin, else what the gateway kept of the thread, else its root mail. */
+  async #threadInfo(thread: string, meta: Record<string, unknown> | undefined): Promise<ThreadInfo> {
+    if (meta && typeof meta.from === "string") {
+      return {
+        to: meta.from,
+        subject: String(meta.subject ?? ""),
+        ...(typeof meta.messageId === "string" ? { inReplyTo: meta.messageId } : {}),
+        ...(Array.isArray(meta.references) ? { references: meta.references.map(String) } : {}),
+      };
+    }
+    const kept = await this.#context().state.get<ThreadInfo>(`thread:${thread}`);
+    if (kept) return kept;
+    if (!thread.startsWith("<") && thread.includes("@")) return { to: thread, subject: "" };
+    const root = await this.#reader?.lookup(thread);
+    if (root) return { to: root.from, subject: root.subject, inReplyTo: thread, references: [thread] };
+    throw new GatewaySendError(`email: no recipient known for thread ${thread}`, { permanent: true });
+  }
+
+  async #requestOf(idempotencyKey: string): Promise<string | undefined> {
+    const id = /^(req_[A-Za-z0-9_-]+):/.exec(idempotencyKey)?.[1];
+    if (!id) return undefined;
+    return (await this.#context().interaction(id)) ? id : undefined;
+  }
+}
+
+const allowedOf = (view: { allowedDecisions: readonly string[] }) =>
+  view.allowedDecisions as Parameters<typeof decisionText>[1];
+
+/** The root and the newest ids: enough for every client to thread, without growing forever. */
+function keepReferences(ids: string[]): string[] {
+  const unique = [...new Set(ids)];
+  return unique.length <= REFERENCES_KEPT
+    ? unique
+    : [unique[0] as string, ...unique.slice(-(REFERENCES_KEPT - 1))];
+}
+
+function domainOf(address: string): string {
+  return /@([^>\s]+)/.exec(address)?.[1] ?? "agentsvc.invalid";
+}
+
+export function createEmailGateway(options: EmailGatewayOptions): EmailGateway {
+  return new EmailGateway(options);
+}

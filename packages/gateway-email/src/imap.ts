@@ -1,0 +1,152 @@
+// The IMAP side: one connection kept across polls (reopened when it drops), new mail read by
+// UID from the last cursor, and a message marked \Seen only after the handler has recorded it.
+import { ImapFlow } from "imapflow";
+import type { Logger } from "pino";
+
+export interface ImapSettings {
+  host: string;
+  port: number;
+  user: string;
+  pass: string;
+  mailbox: string;
+  /** Extra CA (a self-signed server certificate). */
+  ca?: string | Buffer;
+}
+
+export interface Cursor {
+  uidValidity: string;
+  lastUid: number;
+}
+
+export type Handled = "recorded" | "ignored";
+
+export class ImapLoginError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "ImapLoginError";
+  }
+}
+
+export class ImapReader {
+  #client: ImapFlow | undefined;
+
+  constructor(
+    private readonly settings: ImapSettings,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Reads every message after `cursor` (on the first run, or after UIDVALIDITY changed: every
+   * unseen message), oldest first. `handle` resolves once a message is recorded; only then is it
+   * marked \Seen and the cursor moved. A throw stops this poll at that message.
+   */
+  async poll(
+    cursor: Cursor | undefined,
+    handle: (source: Buffer, uid: number) => Promise<Handled>,
+    saveCursor: (cursor: Cursor) => Promise<void>,
+  ): Promise<number> {
+    const client = await this.#connect();
+    const lock = await client.getMailboxLock(this.settings.mailbox);
+    try {
+      // The mailbox stays selected between polls: NOOP makes the server report mail that arrived since.
+      await client.noop();
+      const box = client.mailbox;
+      if (!box) throw new Error(`IMAP mailbox ${this.settings.mailbox} could not be opened`);
+      const uidValidity = String(box.uidValidity);
+      let uids: number[];
+      if (cursor && cursor.uidValidity === uidValidity) {
+        // `n:*` always includes the newest message, even below n: filter.
+        uids = ((await client.search({ uid: `${cursor.lastUid + 1}:*` }, { uid: true })) || []).filter(
+          (u) => u > cursor.lastUid,
+        );
+      } else {
+        if (cursor)
+          this.logger.warn(
+            { mailbox: this.settings.mailbox, was: cursor.uidValidity, now: uidValidity },
+            "IMAP UIDVALIDITY changed: reading every unseen message again (duplicates are dropped by Message-ID)",
+          );
+        uids = (await client.search({ seen: false }, { uid: true })) || [];
+      }
+      uids.sort((a, b) => a - b);
+      let count = 0;
+      for (const uid of uids) {
+        const message = (await client.fetchOne(String(uid), { source: true }, { uid: true })) || undefined;
+        if (message?.source) {
+          const outcome = await handle(message.source, uid);
+          if (outcome === "recorded") await client.messageFlagsAdd(String(uid), ["\\Seen"], { uid: true });
+          count += 1;
+        }
+        await saveCursor({ uidValidity, lastUid: uid });
+      }
+      if (uids.length === 0 && (!cursor || cursor.uidValidity !== uidValidity))
+        await saveCursor({ uidValidity, lastUid: box.uidNext - 1 });
+      return count;
+    } finally {
+      lock.release();
+    }
+  }
+
+  /** Sender and subject of a message still in the mailbox, by its Message-ID. */
+  async lookup(messageId: string): Promise<{ from: string; subject: string } | undefined> {
+    const client = await this.#connect();
+    const lock = await client.getMailboxLock(this.settings.mailbox);
+    try {
+      const uids = (await client.search({ header: { "message-id": messageId } }, { uid: true })) || [];
+      const uid = uids[0];
+      if (uid === undefined) return undefined;
+      const found = (await client.fetchOne(String(uid), { envelope: true }, { uid: true })) || undefined;
+      const from = found?.envelope?.from?.[0]?.address;
+      return from ? { from: from.toLowerCase(), subject: found?.envelope?.subject ?? "" } : undefined;
+    } finally {
+      lock.release();
+    }
+  }
+
+  close(): void {
+    const client = this.#client;
+    this.#client = undefined;
+    client?.close();
+  }
+
+  async #connect(): Promise<ImapFlow> {
+    if (this.#client?.usable) return this.#client;
+    this.close();
+    const { host, port, user, pass, ca } = this.settings;
+    const client = new ImapFlow({
+      host,
+      port,
+      // 993 and any other port: implicit TLS; 143: STARTTLS, required.
+      secure: port !== 143,
+      doSTARTTLS: port === 143 ? true : undefined,
+      auth: { user, pass },
+      logger: false,
+      ...(ca ? { tls: { ca } } : {}),
+      connectionTimeout: 30_000,
+      greetingTimeout: 15_000,
+    });
+    // Without a listener an 'error' event would end the process.
+    client.on("error", (err: Error) => this.logger.warn({ err: err.message }, "IMAP connection error"));
+    try {
+      await client.connect();
+    } catch (err) {
+      client.close();
+      const e = err as {
+        authenticationFailed?: boolean;
+        responseText?: string;
+        code?: string;
+        message?: string;
+      };
+      if (e.authenticationFailed) {
+        throw new ImapLoginError(
+          `IMAP login failed for ${user} at ${host}:${port}${e.responseText ? ` (${e.responseText})` : ""}`,
+          { cause: err },
+        );
+      }
+      throw new Error(`IMAP connection to ${host}:${port} failed: ${e.code ?? e.message ?? String(err)}`, {
+        cause: err,
+      });
+    }
+    this.#client = client;
+    return client;
+  }
+}

@@ -1,0 +1,102 @@
+// What an inbound mail means: whether to ignore it (auto-replies, bounces, lists, our own
+// mail), its threading ids, and the text the agent sees (the quoted previous mail removed).
+import type { ParsedMail } from "mailparser";
+
+export interface MailFacts {
+  messageId: string | undefined;
+  inReplyTo: string | undefined;
+  /** Oldest first, as the References header lists them. */
+  references: string[];
+  subject: string;
+  from: string;
+  fromName: string | undefined;
+  /** Text without the quoted previous mail and the signature. */
+  text: string;
+}
+
+const AUTO_SENDERS = /^(mailer-daemon|postmaster|no-?reply|do-?not-?reply)@/i;
+
+/** Why this mail must not reach the agent (two bots must never answer each other), or undefined. */
+export function ignoreReason(mail: ParsedMail, ownAddress: string): string | undefined {
+  const header = (name: string) => {
+    const value = mail.headers.get(name);
+    return typeof value === "string"
+      ? value.trim().toLowerCase()
+      : value === undefined
+        ? undefined
+        : String(value);
+  };
+  const auto = header("auto-submitted");
+  if (auto && auto !== "no") return `Auto-Submitted: ${auto}`;
+  const precedence = header("precedence");
+  if (precedence && ["bulk", "junk", "list", "auto_reply"].includes(precedence))
+    return `Precedence: ${precedence}`;
+  if (mail.headers.has("x-autoreply") || mail.headers.has("x-autorespond")) return "auto-responder header";
+  const from = mail.from?.value[0]?.address?.toLowerCase() ?? "";
+  if (!from) return "no sender address";
+  if (AUTO_SENDERS.test(from)) return `sent by ${from}`;
+  if (from === ownAddress.toLowerCase()) return "sent by this gateway's own address";
+  const type = header("content-type") ?? "";
+  if (type.includes("multipart/report")) return "delivery or read report";
+  return undefined;
+}
+
+export function mailFacts(mail: ParsedMail): MailFacts {
+  const references = (
+    Array.isArray(mail.references) ? mail.references : mail.references ? [mail.references] : []
+  )
+    .flatMap((r) => r.split(/\s+/))
+    .filter((r) => r.length > 0);
+  const sender = mail.from?.value[0];
+  return {
+    messageId: mail.messageId,
+    inReplyTo: mail.inReplyTo?.split(/\s+/)[0],
+    references,
+    subject: mail.subject ?? "",
+    from: (sender?.address ?? "").toLowerCase(),
+    fromName: sender?.name || undefined,
+    text: stripQuoted(mail.text ?? ""),
+  };
+}
+
+// Where a mail client starts the quoted previous mail.
+const QUOTE_STARTS = [
+  /^On .{1,300}wrote:\s*$/im,
+  /^On .{1,200}\n.{1,200}wrote:\s*$/im,
+  /^Am .{1,300}schrieb.{0,100}:\s*$/im,
+  /^Le .{1,300}a écrit\s*:\s*$/im,
+  /^-{2,}\s*Original Message\s*-{2,}\s*$/im,
+  /^_{10,}\s*$/m,
+  /^From: .+\n(Sent|Date): .+$/im,
+];
+
+/** The new text of a reply: everything above the quoted mail, without `>` lines and the `-- ` signature. */
+export function stripQuoted(text: string): string {
+  let body = text.replace(/\r\n/g, "\n");
+  for (const pattern of QUOTE_STARTS) {
+    const at = body.search(pattern);
+    if (at >= 0) body = body.slice(0, at);
+  }
+  const signature = body.search(/^-- $/m);
+  if (signature >= 0) body = body.slice(0, signature);
+  const lines = body.split("\n").filter((line) => !/^\s*>/.test(line));
+  const stripped = lines.join("\n").trim();
+  // A mail that is only a quote (an odd client) keeps its full text rather than nothing.
+  return stripped || text.trim();
+}
+
+/** `Re: <subject>` without stacking prefixes or the request tag. */
+export function replySubject(subject: string): string {
+  const bare = subject
+    .replace(/\s*\[agentsvc:[^\]]+\]\s*/g, " ")
+    .replace(/^\s*((re|aw|sv|fwd?)\s*(\[\d+\])?\s*:\s*)+/i, "")
+    .trim();
+  return `Re: ${bare || "(no subject)"}`;
+}
+
+const TAG = /\[agentsvc:(req_[A-Za-z0-9_-]+)\]/;
+
+/** The request id an approval mail's subject carries, if any. */
+export function requestTag(subject: string): string | undefined {
+  return TAG.exec(subject)?.[1];
+}

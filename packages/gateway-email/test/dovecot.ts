@@ -1,0 +1,184 @@
+// A real Dovecot IMAP server for the tests: its own config, passwd-file users, Maildir homes and a
+// throwaway self-signed certificate (SAN 127.0.0.1), listening with implicit TLS on a free
+// 127.0.0.1 port. Started with `dovecot -F`, stopped with SIGTERM on that one process.
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { createServer, Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const BINARY = ["/usr/sbin/dovecot", "/usr/local/sbin/dovecot"].find((p) => existsSync(p));
+
+/** Why the Dovecot tests cannot run here, or undefined when they can. */
+export const dovecotMissing: string | undefined = BINARY
+  ? undefined
+  : "the dovecot binary is not installed (apt-get install dovecot-imapd); .ci/run installs it";
+
+export interface Dovecot {
+  port: number;
+  /** PEM of the self-signed certificate (trust it as the CA). */
+  cert: string;
+  key: string;
+  /** A fresh mail user of the pool written before start (Dovecot rereads its passwd-file only on a newer mtime). */
+  takeUser(): { user: string; pass: string };
+  /** Stops the server (connections refused) and starts it again on the same port. */
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+export function selfSignedCert(dir: string): { cert: string; key: string } {
+  const keyPath = join(dir, "key.pem");
+  const certPath = join(dir, "cert.pem");
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-days",
+      "1",
+      "-subj",
+      "/CN=127.0.0.1",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1,DNS:localhost",
+      "-keyout",
+      keyPath,
+      "-out",
+      certPath,
+    ],
+    { stdio: "ignore" },
+  );
+  return { cert: readText(certPath), key: readText(keyPath) };
+}
+
+const readText = (path: string) => readFileSync(path, "utf8");
+
+export async function startDovecot(): Promise<Dovecot> {
+  if (!BINARY) throw new Error(dovecotMissing);
+  const dir = mkdtempSync(join(tmpdir(), "agentsvc-dovecot-"));
+  chmodSync(dir, 0o755);
+  const { cert, key } = selfSignedCert(dir);
+  const port = await freePort();
+  const root = process.getuid?.() === 0;
+  // As root, mail belongs to `nobody` (Dovecot refuses uid 0 for mail); otherwise to the caller.
+  const uid = root ? 65534 : (process.getuid?.() ?? 1000);
+  const gid = root ? 65534 : (process.getgid?.() ?? 1000);
+  const me = root ? "" : execFileSync("id", ["-un"]).toString().trim();
+  const homes = join(dir, "home");
+  mkdirSync(homes);
+  if (root) chownSync(homes, uid, gid);
+  const users = join(dir, "users");
+  const pool = Array.from({ length: 80 }, (_, i) => ({ user: `bot${i + 1}`, pass: `pw-${i + 1}-${port}` }));
+  writeFileSync(users, pool.map((u) => `${u.user}:{PLAIN}${u.pass}\n`).join(""));
+  writeFileSync(
+    join(dir, "dovecot.conf"),
+    `protocols = imap
+listen = 127.0.0.1
+base_dir = ${dir}/run
+state_dir = ${dir}/state
+instance_name = agentsvc-test-${port}
+log_path = ${dir}/dovecot.log
+ssl = required
+ssl_cert = <${dir}/cert.pem
+ssl_key = <${dir}/key.pem
+auth_mechanisms = plain login
+auth_failure_delay = 0
+first_valid_uid = ${Math.min(uid, 100)}
+${root ? "" : `default_internal_user = ${me}\ndefault_login_user = ${me}\ndefault_internal_group = ${me}`}
+passdb {
+  driver = passwd-file
+  args = scheme=PLAIN username_format=%u ${users}
+}
+userdb {
+  driver = static
+  args = uid=${uid} gid=${gid} home=${homes}/%u
+}
+mail_location = maildir:~/Maildir
+service imap-login {
+  inet_listener imap {
+    port = 0
+  }
+  inet_listener imaps {
+    address = 127.0.0.1
+    port = ${port}
+    ssl = yes
+  }
+}
+`,
+  );
+  let child: ChildProcess | undefined;
+  const start = async () => {
+    child = spawn(BINARY, ["-F", "-c", join(dir, "dovecot.conf")], { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr?.on("data", (d) => {
+      stderr += String(d);
+    });
+    const deadline = Date.now() + 10_000;
+    while (!(await accepts(port))) {
+      if (child.exitCode !== null || Date.now() > deadline) {
+        const log = existsSync(join(dir, "dovecot.log")) ? readText(join(dir, "dovecot.log")) : "";
+        throw new Error(`dovecot did not start: ${stderr}\n${log}`);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  const stop = async () => {
+    const running = child;
+    child = undefined;
+    if (!running || running.exitCode !== null) return;
+    const exited = new Promise((r) => running.once("exit", r));
+    running.kill("SIGTERM");
+    await exited;
+    // The listener is gone once the master exits; wait until connections are refused.
+    while (await accepts(port)) await new Promise((r) => setTimeout(r, 20));
+  };
+  await start();
+  return {
+    port,
+    cert,
+    key,
+    takeUser() {
+      const next = pool.shift();
+      if (!next) throw new Error("the test Dovecot's user pool is used up");
+      return next;
+    },
+    stop,
+    start,
+    async close() {
+      await stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = new Socket();
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+    socket.connect(port, "127.0.0.1");
+  });
+}

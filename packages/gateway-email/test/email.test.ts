@@ -1,0 +1,230 @@
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { type Dovecot, dovecotMissing, startDovecot } from "./dovecot.js";
+import { BOT } from "./harness.js";
+import { emailRig, header, until } from "./rig.js";
+
+let dovecot: Dovecot | undefined;
+let cleanup: (() => Promise<void>) | undefined;
+const server = async () => {
+  dovecot ??= await startDovecot();
+  return dovecot;
+};
+afterEach(async () => {
+  await cleanup?.();
+  cleanup = undefined;
+});
+afterAll(async () => {
+  await dovecot?.close();
+});
+
+describe.skipIf(dovecotMissing !== undefined)(
+  `email gateway against Dovecot${dovecotMissing ? ` (skipped: ${dovecotMissing})` : ""}`,
+  () => {
+    it("answers new mail with a threaded Re: reply, marks it seen, and strips the quote from the follow-up", async () => {
+      const { rig, box, close } = await emailRig(await server());
+      cleanup = close;
+      const uid = await box.append({
+        messageId: "<q1@example.test>",
+        from: "Ann <ann@example.test>",
+        subject: "Question one",
+        text: "hello bot",
+      });
+      await until(() => box.sink.mails.length === 1, "the reply");
+      const reply = box.sink.mails[0];
+      expect(reply?.subject).toBe("Re: Question one");
+      expect(reply?.inReplyTo).toBe("<q1@example.test>");
+      expect(reply?.references).toContain("<q1@example.test>");
+      expect(reply?.to && "text" in reply.to ? reply.to.text : "").toContain("ann@example.test");
+      expect(reply?.from?.value[0]?.address).toBe(BOT);
+      expect(header(reply, "auto-submitted")).toBe("auto-replied");
+      expect(await box.seen(uid)).toBe(true);
+
+      // The follow-up answers the bot's reply and quotes it.
+      await box.append({
+        messageId: "<q2@example.test>",
+        from: "ann@example.test",
+        subject: "Re: Question one",
+        text: `thanks a lot\n\nOn Mon, 1 Jan 2024 at 10:00, agent <${BOT}> wrote:\n> ${reply?.text?.split("\n")[0]}\n> more`,
+        inReplyTo: reply?.messageId as string,
+        references: ["<q1@example.test>", reply?.messageId as string],
+      });
+      await until(() => box.sink.mails.length === 2, "the second reply");
+      await rig.session.idle(10_000);
+      expect(await rig.userMessages("<q1@example.test>")).toEqual(["hello bot", "thanks a lot"]);
+      expect(box.sink.mails[1]?.references).toEqual(
+        expect.arrayContaining(["<q1@example.test>", "<q2@example.test>"]),
+      );
+    });
+
+    it("ignores auto-replies, bulk mail and bounces, leaving them unread, and keeps answering people", async () => {
+      const { rig, box, close } = await emailRig(await server());
+      cleanup = close;
+      const auto = [
+        await box.append({
+          messageId: "<a1@x.test>",
+          from: "other-bot@x.test",
+          subject: "Out of office",
+          text: "away",
+          headers: { "Auto-Submitted": "auto-replied" },
+        }),
+        await box.append({
+          messageId: "<a2@x.test>",
+          from: "news@x.test",
+          subject: "News",
+          text: "bulk",
+          headers: { Precedence: "bulk" },
+        }),
+        await box.append({
+          messageId: "<a3@x.test>",
+          from: "MAILER-DAEMON@x.test",
+          subject: "Undelivered Mail",
+          text: "bounce",
+        }),
+      ];
+      await box.append({
+        messageId: "<p1@x.test>",
+        from: "person@x.test",
+        subject: "Real",
+        text: "a person writes",
+      });
+      await until(() => box.sink.mails.length === 1, "the reply to the person");
+      await new Promise((r) => setTimeout(r, 300));
+      expect(box.sink.mails).toHaveLength(1);
+      expect(box.sink.mails[0]?.inReplyTo).toBe("<p1@x.test>");
+      for (const uid of auto) expect(await box.seen(uid)).toBe(false);
+      expect(rig.lines.filter((l) => l.msg.startsWith("mail ignored"))).toHaveLength(3);
+    });
+
+    it("applies an approval decided by replying to the request mail (first line, by prefix, quote below)", async () => {
+      const { rig, box, close } = await emailRig(await server());
+      cleanup = close;
+      await box.append({
+        messageId: "<d1@example.test>",
+        from: "ann@example.test",
+        subject: "Cleanup",
+        text: "please use delete_file tokAPPROVE",
+      });
+      await until(
+        () => box.sink.mails.some((m) => /\[agentsvc:req_/.test(m.subject ?? "")),
+        "the request mail",
+      );
+      const request = box.sink.mails.find((m) => /\[agentsvc:req_/.test(m.subject ?? ""));
+      const requestId = /\[agentsvc:(req_[^\]]+)\]/.exec(request?.subject ?? "")?.[1] as string;
+      expect(request?.subject).toBe(`Re: Cleanup [agentsvc:${requestId}]`);
+      expect(request?.text).toMatch(/approve/i);
+      await box.append({
+        messageId: "<d2@example.test>",
+        from: "ann@example.test",
+        subject: `Re: ${request?.subject}`,
+        text: `Approve, go ahead.\n\nOn Tue, 2 Jan 2024, agent wrote:\n> ${request?.text?.split("\n").join("\n> ")}`,
+        inReplyTo: request?.messageId as string,
+        references: ["<d1@example.test>", request?.messageId as string],
+      });
+      await until(() => rig.executed.some((n) => n.includes("tokAPPROVE")), "the approved tool");
+      await rig.session.idle(10_000);
+      expect(rig.executed.filter((n) => n.includes("tokAPPROVE"))).toHaveLength(1);
+      expect((await rig.session.interaction(requestId))?.status).toBe("decided");
+    });
+
+    it("a restart between recording a mail and replying loses nothing and replies once", async () => {
+      const { rig, box, close } = await emailRig(await server());
+      cleanup = close;
+      // Recorded, acknowledged, then the process dies before any turn runs.
+      rig.deliverHook = async (inbound) =>
+        rig.store.inbox.accept({
+          gateway: "email",
+          dedupKey: inbound.dedupKey,
+          thread: inbound.thread,
+          text: inbound.text,
+          origin: {
+            gateway: "email",
+            thread: inbound.thread,
+            author: inbound.author,
+            ...(inbound.meta ? { meta: inbound.meta } : {}),
+          },
+        });
+      const uid = await box.append({
+        messageId: "<r1@example.test>",
+        from: "bob@example.test",
+        subject: "Restart",
+        text: "survive tokRESTART",
+      });
+      await box.waitSeen(uid);
+      expect(box.sink.mails).toHaveLength(0);
+      rig.deliverHook = undefined;
+      await rig.restart();
+      await until(() => box.sink.mails.length === 1, "the reply after the restart");
+      await new Promise((r) => setTimeout(r, 400));
+      await rig.session.idle(10_000);
+      expect(box.sink.mails).toHaveLength(1);
+      expect(box.sink.mails[0]?.inReplyTo).toBe("<r1@example.test>");
+      expect(box.sink.mails[0]?.subject).toBe("Re: Restart");
+      expect(await rig.userMessages("<r1@example.test>")).toEqual(["survive tokRESTART"]);
+    });
+
+    it("SMTP down: the reply waits in the outbox and goes out once when SMTP is back", async () => {
+      const { rig, box, close } = await emailRig(await server());
+      cleanup = close;
+      await box.sink.stop();
+      const uid = await box.append({
+        messageId: "<s1@example.test>",
+        from: "cy@example.test",
+        subject: "Later",
+        text: "reply when you can",
+      });
+      await box.waitSeen(uid);
+      await until(() => rig.lines.some((l) => l.msg === "sending failed; will retry"), "a failed send");
+      expect(rig.store.outbox.list("email", "<s1@example.test>").some((r) => r.status === "pending")).toBe(
+        true,
+      );
+      await box.sink.start();
+      await until(() => box.sink.mails.length === 1, "the reply once SMTP is back");
+      await rig.session.idle(10_000);
+      expect(box.sink.mails).toHaveLength(1);
+      expect(box.sink.mails[0]?.inReplyTo).toBe("<s1@example.test>");
+    });
+
+    it("IMAP down: logged clearly, retried with growing delays, no crash, and mail is read once it is back", async () => {
+      const d = await server();
+      const { rig, box, close } = await emailRig(d);
+      cleanup = close;
+      await rig.session.idle(5_000);
+      await d.stop();
+      const failures = () => rig.lines.filter((l) => l.msg.startsWith("IMAP poll failed"));
+      await until(() => failures().length >= 4, "four failed polls");
+      const delays = failures().map((l) => l.retryInMs as number);
+      expect(delays[1]).toBeGreaterThan(delays[0] as number);
+      expect(delays[2]).toBeGreaterThan(delays[1] as number);
+      expect(failures()[0]?.level).toBe(50);
+      expect(String(failures()[0]?.msg)).toContain(`127.0.0.1:${d.port}`);
+      await d.start();
+      await box.reconnect();
+      await box.append({
+        messageId: "<i1@example.test>",
+        from: "dee@example.test",
+        subject: "Back",
+        text: "after the outage",
+      });
+      await until(
+        () => box.sink.mails.some((m) => m.inReplyTo === "<i1@example.test>"),
+        "the reply after the outage",
+        10_000,
+      );
+      expect(rig.lines.some((l) => l.msg === "IMAP poll works again")).toBe(true);
+    }, 30_000);
+
+    it("a wrong IMAP password is logged naming the variables and retried with backoff, without crashing", async () => {
+      const { rig, close } = await emailRig(await server(), {
+        env: { IMAP_HOST: "127.0.0.1", IMAP_USER: "bot80", IMAP_PASS: "wrong", MAIL_FROM: BOT },
+      });
+      cleanup = close;
+      const failures = () => rig.lines.filter((l) => String(l.msg).startsWith("IMAP login failed"));
+      // Dovecot itself slows repeated failed logins from one address (2 s, then 4 s, ...).
+      await until(() => failures().length >= 2, "two failed logins", 15_000);
+      expect(String(failures()[0]?.msg)).toContain("check IMAP_USER and IMAP_PASS");
+      const delays = failures().map((l) => l.retryInMs as number);
+      expect(delays[1]).toBeGreaterThan(delays[0] as number);
+      expect(failures().map((l) => l.attempt)).toEqual([1, 2]);
+    }, 30_000);
+  },
+);
