@@ -131,7 +131,7 @@ export class EmailGateway implements Gateway {
     const ctx = this.#context();
     const transport = this.#transport;
     if (!transport) throw new Error("email gateway is not started");
-    const requestId = await this.#requestOf(options.idempotencyKey);
+    const requestId = await this.#requestOf(options.requestId);
     const info = await this.#threadInfo(thread, options.meta);
     const tag = requestId ? ` [agentsvc:${requestId}]` : "";
     const subject = info.subject
@@ -270,8 +270,8 @@ export class EmailGateway implements Gateway {
     throw new GatewaySendError(`email: no recipient known for thread ${thread}`, { permanent: true });
   }
 
-  async #requestOf(idempotencyKey: string): Promise<string | undefined> {
-    const id = /^(req_[A-Za-z0-9_-]+):/.exec(idempotencyKey)?.[1];
+  /** The session names the request a text piece renders; it is checked to be one of ours. */
+  async #requestOf(id: string | undefined): Promise<string | undefined> {
     if (!id) return undefined;
     return (await this.#context().interaction(id)) ? id : undefined;
   }

@@ -102,6 +102,7 @@ export class Approvals {
       request.prompt,
       `${request.requestId}:${suffix}`,
       request.meta,
+      request.requestId,
     );
   }
 

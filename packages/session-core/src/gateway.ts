@@ -105,6 +105,8 @@ export interface SendOptions {
   idempotencyKey: string;
   /** 1 for the first try. */
   attempt: number;
+  /** Set when this piece is an approval request sent as text (platforms without buttons): its request id. */
+  requestId?: string;
 }
 
 export interface SendResult {

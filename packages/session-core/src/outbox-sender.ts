@@ -127,7 +127,13 @@ export class OutboxSender {
   #deliver(gateway: Gateway, row: OutboxRow, attempt: number): Promise<SendResult | undefined> {
     const payload = row.payload as Record<string, unknown>;
     const meta = payload.meta as Record<string, unknown> | undefined;
-    const options = { idempotencyKey: row.idemKey, attempt, ...(meta ? { meta } : {}) };
+    const requestId = typeof payload.requestId === "string" ? payload.requestId : undefined;
+    const options = {
+      idempotencyKey: row.idemKey,
+      attempt,
+      ...(meta ? { meta } : {}),
+      ...(requestId ? { requestId } : {}),
+    };
     switch (row.kind) {
       case "text":
         return gateway.send(row.thread, String(payload.text ?? ""), options);

@@ -17,6 +17,7 @@ export function textPieces(
   text: string,
   key: string,
   meta?: Record<string, unknown>,
+  requestId?: string,
 ): OutboxItem[] {
   const formatted = gateway.format ? gateway.format(text) : text;
   return chunkText(formatted, gateway.messageLimit).map((piece, i) => ({
@@ -24,7 +25,7 @@ export function textPieces(
     thread,
     idemKey: `${key}:${i}`,
     kind: "text" as const,
-    payload: { text: piece, ...(meta ? { meta } : {}) },
+    payload: { text: piece, ...(meta ? { meta } : {}), ...(requestId ? { requestId } : {}) },
   }));
 }
 

@@ -135,6 +135,8 @@ describe("approvals on a text-only gateway", () => {
     current = await rig({ gateway: { capabilities: { interactiveActions: false } } });
     await suspendOn(current);
     const prompt = current.gateway.textsTo(T)[0] ?? "";
+    // The session tells a text-only adapter which request the piece renders (e-mail tags its subject with it).
+    expect(current.gateway.sent[0]?.requestId).toBe(current.session.snapshot("mock", T).pendingRequestId);
     expect(prompt).toContain("- approve (or: yes, a)");
     expect(prompt).toContain("- reject (or: no, r)");
     await current.gateway.inject({ thread: T, text: "YES" });

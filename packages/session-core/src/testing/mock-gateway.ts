@@ -20,6 +20,8 @@ export interface MockSent {
   meta?: Record<string, unknown>;
   /** The outbox piece's idempotency key. */
   key?: string;
+  /** Set when the piece is an approval request sent as text. */
+  requestId?: string;
 }
 
 export interface MockGatewayOptions {
@@ -95,6 +97,7 @@ export class MockGateway implements Gateway {
       text,
       ...(meta ? { meta } : {}),
       ...(options ? { key: options.idempotencyKey } : {}),
+      ...(options?.requestId ? { requestId: options.requestId } : {}),
     });
     this.#wake();
     return { messageId: `mock-msg-${this.sent.length}` };
