@@ -35,3 +35,5 @@ export {
   type TeamsSent,
   type TeamsUser,
 } from "./teams/fake-teams.js";
+export { waitFor, within } from "./wait.js";
+export * from "./telegram/index.js";
