@@ -1,9 +1,7 @@
 // The platform side for the contract suite and the fault tests: one Telegram fake behind every
 // gateway instance the harness builds (a restart builds a new one against the same fake).
-import { Writable } from "node:stream";
 import type { GatewayHarness } from "@agentsvc/session-core/testing";
-import { pino } from "pino";
-import { TelegramFake, within } from "@agentsvc/testkit";
+import { captureLogs, type LogRecord, TelegramFake, within } from "@agentsvc/testkit";
 import { createTelegramGateway, type TelegramGatewayOptions } from "../src/index.js";
 
 export interface TelegramHarness extends GatewayHarness {
@@ -11,7 +9,7 @@ export interface TelegramHarness extends GatewayHarness {
   /** Telegram user id of a contract author name. */
   userId(author: string): number;
   /** What the gateways wrote to their logger, one parsed pino record each. */
-  logs: { level: number; msg: string; [k: string]: unknown }[];
+  logs: LogRecord[];
 }
 
 export async function telegramHarness(
@@ -24,14 +22,7 @@ export async function telegramHarness(
     if (!users.has(author)) users.set(author, 5_000 + users.size);
     return users.get(author) as number;
   };
-  const logs: TelegramHarness["logs"] = [];
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      logs.push(JSON.parse(String(chunk)));
-      done();
-    },
-  });
-  const logger = pino({ level: "debug" }, sink);
+  const { logger, records: logs } = captureLogs();
   return {
     fake,
     userId,

@@ -36,4 +36,6 @@ export {
   type TeamsUser,
 } from "./teams/fake-teams.js";
 export { waitFor, within } from "./wait.js";
+export { captureLogs, type LogRecord } from "./logs.js";
 export * from "./telegram/index.js";
+export * from "./slack/index.js";
