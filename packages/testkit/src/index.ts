@@ -39,3 +39,4 @@ export { waitFor, within } from "./wait.js";
 export { captureLogs, type LogRecord } from "./logs.js";
 export * from "./telegram/index.js";
 export * from "./slack/index.js";
+export * from "./discord/index.js";
