@@ -1,6 +1,6 @@
 // Discord faults mid-turn, replies, approvals and the intent hint, against the fake.
 import { chunkText } from "@agentsvc/session-core";
-import { waitFor } from "@agentsvc/testkit";
+import { eventually } from "@agentsvc/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { DISCORD_MESSAGE_LIMIT } from "../src/index.js";
 import { CHANNELS } from "./harness.js";
@@ -59,7 +59,7 @@ describe("discord faults", () => {
       return next(inbound);
     };
     await x.rig.start();
-    await waitFor(() => recorded === 2, "two recorded before the crash");
+    await eventually(() => recorded === 2, "two recorded before the crash");
     await x.rig.stop();
     x.rig.deliverHook = undefined;
     await x.rig.start();
@@ -106,12 +106,12 @@ describe("discord replies and approvals", () => {
       text: "please use delete_file ap1",
       author: "user-1",
     });
-    await waitFor(
+    await eventually(
       () => r?.rig.session.snapshot("discord", CHANNELS[0]).pendingRequestId !== undefined,
       "the request",
     );
     const requestId = r.rig.session.snapshot("discord", CHANNELS[0]).pendingRequestId as string;
-    await waitFor(() => r?.h.fake.rest.botMessages.some((m) => m.components?.length) === true, "the card");
+    await eventually(() => r?.h.fake.rest.botMessages.some((m) => m.components?.length) === true, "the card");
     const card = r.h.fake.rest.botMessages.find((m) => m.components?.length) as NonNullable<
       (typeof r.h.fake.rest.botMessages)[0]
     >;
@@ -122,7 +122,7 @@ describe("discord replies and approvals", () => {
       customId: `agentsvc:approve:${requestId}`,
       userId: "123456789",
     });
-    await waitFor(
+    await eventually(
       () => r?.h.fake.rest.callbacks.get(stranger.interactionId) !== undefined,
       "the stranger's answer",
       3_000,
@@ -136,13 +136,13 @@ describe("discord replies and approvals", () => {
       customId: `agentsvc:approve:${requestId}`,
       userId: r.h.userId("user-1"),
     });
-    await waitFor(
+    await eventually(
       () => r?.h.fake.rest.callbacks.get(owner.interactionId) !== undefined,
       "the owner's answer",
       3_000,
     );
     expect(r.h.fake.rest.callbacks.get(owner.interactionId)?.type).toBe(7);
-    await waitFor(() => r?.rig.executed.some((n) => n.includes("ap1")) === true, "the tool running");
+    await eventually(() => r?.rig.executed.some((n) => n.includes("ap1")) === true, "the tool running");
     expect(card.components).toEqual([]);
     expect(card.content).toContain("Approved by");
   });

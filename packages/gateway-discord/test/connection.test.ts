@@ -1,6 +1,6 @@
 // Spec §3, connection moves of the community-chat gateway: one test per row of the table, plus
 // the fallbacks around it. Each test bounds its waits.
-import { waitFor } from "@agentsvc/testkit";
+import { eventually } from "@agentsvc/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { FATAL_CLOSE, SESSION_KEY, type StoredSession } from "../src/index.js";
 import { expectOnceEach, nextConnection, type Rigged, say, startRig, stopRig } from "./rig.js";
@@ -37,7 +37,7 @@ describe("discord connection table (spec §3)", () => {
     const id = r.h.fake.sessions.current?.id;
     r.h.fake.sessions.withholdAcks(1);
     const next = await nextConnection(r, 1);
-    await waitFor(() => next.resumedSession !== undefined, "the resume");
+    await eventually(() => next.resumedSession !== undefined, "the resume");
     expect(next.resumedSession).toBe(id);
     expect(r.h.logs.some((l) => /not acknowledged \(zombie/.test(l.msg))).toBe(true);
     say(r, "after zombie z1");
@@ -51,7 +51,7 @@ describe("discord connection table (spec §3)", () => {
     const stored = await session(r);
     r.h.fake.sessions.send({ op: 7 });
     const next = await nextConnection(r, 1);
-    await waitFor(() => next.resumedSession !== undefined, "the resume");
+    await eventually(() => next.resumedSession !== undefined, "the resume");
     expect(next.path).toBe("/resume");
     expect(next.resumedSession).toBe(stored?.id);
     expect(next.identified).toBe(true);
@@ -65,7 +65,7 @@ describe("discord connection table (spec §3)", () => {
     r.h.fake.sessions.closeWith(4000, "Unknown error.");
     say(r, "while down c1"); // logged in the session, replayed on Resume
     const next = await nextConnection(r, 1);
-    await waitFor(() => next.resumedSession !== undefined, "the resume");
+    await eventually(() => next.resumedSession !== undefined, "the resume");
     expect(next.resumedSession).toBe(id);
     await expectOnceEach(r, ["c1"]);
   });
@@ -75,11 +75,11 @@ describe("discord connection table (spec §3)", () => {
     const old = r.h.fake.sessions.current?.id;
     r.h.fake.sessions.send({ op: 9, d: false });
     const next = await nextConnection(r, 1);
-    await waitFor(() => next.identified, "the identify");
+    await eventually(() => next.identified, "the identify");
     expect(next.resumedSession).toBeUndefined();
     expect(next.path).toBe("/gateway");
-    await waitFor(() => r?.h.fake.sessions.current?.id !== old, "a new session");
-    await waitFor(
+    await eventually(() => r?.h.fake.sessions.current?.id !== old, "a new session");
+    await eventually(
       async () => (await session(r as Rigged))?.id === r?.h.fake.sessions.current?.id,
       "the stored session",
     );
@@ -93,7 +93,7 @@ describe("discord connection table (spec §3)", () => {
       const old = r.h.fake.sessions.current?.id;
       r.h.fake.sessions.closeWith(code);
       const next = await nextConnection(r, 1);
-      await waitFor(() => next.identified, "the identify");
+      await eventually(() => next.identified, "the identify");
       expect(next.resumedSession).toBeUndefined();
       expect(r.h.fake.sessions.current?.id).not.toBe(old);
     });
@@ -103,7 +103,7 @@ describe("discord connection table (spec §3)", () => {
     it(`row 5: connected -> stopped on close ${code}: no retry, and a log line naming the cause`, async () => {
       r = await startRig();
       r.h.fake.sessions.closeWith(code);
-      await waitFor(() => r?.h.built.at(-1)?.halted === true, "halted");
+      await eventually(() => r?.h.built.at(-1)?.halted === true, "halted");
       await new Promise((res) => setTimeout(res, 300));
       expect(r.h.fake.connections).toHaveLength(1);
       const line = r.h.logs.find((l) => l.level === 50 && l.msg.includes(String(code)));
@@ -116,7 +116,7 @@ describe("discord connection table (spec §3)", () => {
 describe("discord connection fallbacks", () => {
   it("a wrong token (401 on GET /gateway/bot) stops without retrying, naming the token", async () => {
     r = await startRig({ env: { DISCORD_TOKEN: "wrong" } }, {}, false);
-    await waitFor(() => r?.h.built.at(-1)?.halted === true, "halted");
+    await eventually(() => r?.h.built.at(-1)?.halted === true, "halted");
     await new Promise((res) => setTimeout(res, 200));
     expect(r.h.fake.calls.filter((c) => c.path === "/gateway/bot")).toHaveLength(1);
     expect(r.h.fake.calls.every((c) => c.auth === "Bot wrong")).toBe(true);
@@ -125,7 +125,7 @@ describe("discord connection fallbacks", () => {
 
   it("intents the bot may not use get a real 4014 on Identify: stopped, with the message-content hint", async () => {
     r = await startRig({}, { disallowedIntents: 1 << 15 }, false);
-    await waitFor(() => r?.h.built.at(-1)?.halted === true, "halted on 4014");
+    await eventually(() => r?.h.built.at(-1)?.halted === true, "halted on 4014");
     expect(r.h.fake.connections.map((c) => c.closeCode)).toEqual([4014]);
     expect(r.h.logs.some((l) => /4014.*Message Content Intent/.test(l.msg))).toBe(true);
   });
@@ -135,7 +135,7 @@ describe("discord connection fallbacks", () => {
     const old = r.h.fake.sessions.current?.id;
     r.h.fake.sessions.dropResumes(3);
     r.h.fake.sessions.send({ op: 7 });
-    await waitFor(() => r?.h.fake.sessions.current?.id !== old, "a new session", 5_000);
+    await eventually(() => r?.h.fake.sessions.current?.id !== old, "a new session", 5_000);
     const resumes = r.h.fake.connections.filter((c) => c.path === "/resume");
     expect(resumes.length).toBeGreaterThanOrEqual(3);
     expect(r.h.logs.some((l) => /resuming keeps failing/.test(l.msg))).toBe(true);
@@ -153,7 +153,7 @@ describe("discord connection fallbacks", () => {
     const count = r.h.fake.connections.length;
     await r.rig.start();
     const resumed = await nextConnection(r, count);
-    await waitFor(() => resumed?.resumedSession !== undefined, "the resume");
+    await eventually(() => resumed?.resumedSession !== undefined, "the resume");
     expect(resumed?.resumedSession).toBe(id);
     expect(resumed?.path).toBe("/resume");
     await expectOnceEach(r, ["p1", "p2"]);

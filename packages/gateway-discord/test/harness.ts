@@ -5,15 +5,15 @@ import {
   captureLogs,
   DiscordFake,
   type DiscordFakeOptions,
-  type LogRecord,
-  waitFor,
+  type LogLine,
+  eventually,
   within,
 } from "@agentsvc/testkit";
 import { createDiscordGateway, type DiscordGatewayOptions } from "../src/index.js";
 
 export interface DiscordHarness extends GatewayHarness {
   fake: DiscordFake;
-  logs: LogRecord[];
+  logs: LogLine[];
   userId(author: string): string;
   /** The gateways built so far (the last one is running). */
   built: ReturnType<typeof createDiscordGateway>[];
@@ -26,7 +26,7 @@ export async function discordHarness(
   fakeOptions: DiscordFakeOptions = {},
 ): Promise<DiscordHarness> {
   const fake = await DiscordFake.start({ heartbeatIntervalMs: 100, ...fakeOptions });
-  const { logger, records: logs } = captureLogs();
+  const { logger, lines } = captureLogs();
   const users = new Map<string, string>();
   const messageIds = new Map<string, string>();
   const built: DiscordHarness["built"] = [];
@@ -36,7 +36,9 @@ export async function discordHarness(
   };
   return {
     fake,
-    logs,
+    get logs() {
+      return lines();
+    },
     userId,
     built,
     threads: CHANNELS,
@@ -57,7 +59,7 @@ export async function discordHarness(
       return gateway;
     },
     inject: async (m) => {
-      await waitFor(() => fake.sessions.current !== undefined, "a gateway session", 3_000);
+      await eventually(() => fake.sessions.current !== undefined, "a gateway session", 3_000);
       if (!messageIds.has(m.id)) messageIds.set(m.id, fake.nextId());
       const { acked } = fake.sessions.userSays({
         channelId: m.thread,
@@ -79,7 +81,7 @@ export async function discordHarness(
         customId: id,
         userId: userId(author),
       });
-      await waitFor(
+      await eventually(
         () => fake.rest.callbacks.get(interactionId) !== undefined,
         "the interaction callback",
         3_000,

@@ -1,6 +1,6 @@
 // Shared set-up of the Discord tests: a harness, a contract rig around it, and the checks.
 import { ContractRig } from "@agentsvc/session-core/testing";
-import { waitFor } from "@agentsvc/testkit";
+import { eventually } from "@agentsvc/testkit";
 import { expect } from "vitest";
 import { CHANNELS, type DiscordHarness, discordHarness } from "./harness.js";
 
@@ -17,7 +17,7 @@ export async function startRig(
   const h = await discordHarness(overrides, fakeOptions);
   const rig = new ContractRig(h);
   await rig.start();
-  if (waitReady) await waitFor(() => h.fake.sessions.current !== undefined, "READY");
+  if (waitReady) await eventually(() => h.fake.sessions.current !== undefined, "READY");
   return { h, rig };
 }
 
@@ -33,7 +33,7 @@ export function say({ h }: Rigged, text: string): void {
 
 /** Every text got exactly one user turn and exactly one reply. */
 export async function expectOnceEach({ h, rig }: Rigged, texts: string[]): Promise<void> {
-  await waitFor(
+  await eventually(
     () => texts.every((t) => h.fake.rest.botMessages.some((m) => m.content.includes(t))),
     `a reply to each of ${texts.join(", ")}`,
     10_000,
@@ -54,6 +54,6 @@ export async function expectOnceEach({ h, rig }: Rigged, texts: string[]): Promi
 
 /** The connection after `index` (1-based ids), once it exists. */
 export async function nextConnection({ h }: Rigged, after: number) {
-  await waitFor(() => h.fake.connections.length > after, `connection #${after + 1}`);
+  await eventually(() => h.fake.connections.length > after, `connection #${after + 1}`);
   return h.fake.connections[after] as (typeof h.fake.connections)[number];
 }

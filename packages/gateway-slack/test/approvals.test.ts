@@ -1,7 +1,7 @@
 // Approvals as Block Kit buttons: block_actions become the decision (only the participant's),
 // and the message is updated with the outcome afterwards.
 import { ContractRig } from "@agentsvc/session-core/testing";
-import { waitFor } from "@agentsvc/testkit";
+import { eventually } from "@agentsvc/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { markdownToMrkdwn } from "../src/index.js";
 import { type SlackHarness, slackHarness } from "./harness.js";
@@ -23,9 +23,12 @@ afterEach(async () => {
 describe("slack approvals and formatting", () => {
   it("renders Approve/Reject buttons, refuses a stranger, applies the participant's press and updates the message", async () => {
     await h.inject?.({ id: "ap1", thread: "D0001", text: "please use delete_file ap1", author: "user-1" });
-    await waitFor(() => rig.session.snapshot("slack", "D0001").pendingRequestId !== undefined, "the request");
+    await eventually(
+      () => rig.session.snapshot("slack", "D0001").pendingRequestId !== undefined,
+      "the request",
+    );
     const requestId = rig.session.snapshot("slack", "D0001").pendingRequestId as string;
-    await waitFor(() => h.fake.workspace.botMessages.some((m) => m.blocks), "the card");
+    await eventually(() => h.fake.workspace.botMessages.some((m) => m.blocks), "the card");
     const card = h.fake.workspace.botMessages.find(
       (m) => m.blocks,
     ) as (typeof h.fake.workspace.botMessages)[number];
@@ -41,8 +44,8 @@ describe("slack approvals and formatting", () => {
       actionId: "agentsvc_approve",
       user: h.userId("user-1"),
     });
-    await waitFor(() => rig.executed.some((n) => n.includes("ap1")), "the tool running");
-    await waitFor(() => card.updates > 0, "the updated card");
+    await eventually(() => rig.executed.some((n) => n.includes("ap1")), "the tool running");
+    await eventually(() => card.updates > 0, "the updated card");
     expect(JSON.stringify(card.blocks)).toContain(`Approved by <@${h.userId("user-1")}>`);
     expect(JSON.stringify(card.blocks)).not.toContain("agentsvc_approve");
   });

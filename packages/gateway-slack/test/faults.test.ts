@@ -1,7 +1,7 @@
 // Fault injection against the Slack fake, each bounded in time: every message the fake delivered
 // must produce exactly one turn and exactly one reply.
 import { ContractRig } from "@agentsvc/session-core/testing";
-import { waitFor } from "@agentsvc/testkit";
+import { eventually } from "@agentsvc/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type SlackHarness, slackHarness } from "./harness.js";
 
@@ -12,7 +12,7 @@ beforeEach(async () => {
   h = await slackHarness();
   rig = new ContractRig(h);
   await rig.start();
-  await waitFor(() => h.fake.openConnections.length === 1, "the first connection");
+  await eventually(() => h.fake.openConnections.length === 1, "the first connection");
 });
 
 afterEach(async () => {
@@ -21,7 +21,7 @@ afterEach(async () => {
 });
 
 async function expectOnceEach(texts: string[], thread = "D0001"): Promise<void> {
-  await waitFor(
+  await eventually(
     async () => {
       const sent = await h.sent();
       return texts.every((t) => sent.some((m) => m.text.includes(t)));
@@ -61,7 +61,7 @@ describe("slack faults", () => {
       const old = h.fake.openConnections[0]?.id as number;
       h.fake.disconnect(reason);
       await say(`during ${reason} x1`);
-      await waitFor(
+      await eventually(
         () => h.fake.connections.find((c) => c.id === old)?.closedAt !== undefined,
         "the old close",
       );
@@ -73,8 +73,11 @@ describe("slack faults", () => {
 
   it("link_disabled is logged as an error naming the app setting, and the gateway reconnects", async () => {
     h.fake.disconnect("link_disabled");
-    await waitFor(() => h.logs.some((l) => /link_disabled/.test(l.msg) && l.level === 50), "the error log");
-    await waitFor(
+    await eventually(
+      () => h.logs.some((l) => /link_disabled/.test(l.msg) && l.level === 50),
+      "the error log",
+    );
+    await eventually(
       () => h.fake.connections.length === 2 && h.fake.openConnections.length === 1,
       "a new connection",
     );
@@ -103,8 +106,8 @@ describe("slack faults", () => {
     const old = h.fake.openConnections[0]?.id as number;
     h.fake.deafen();
     await say("while deaf df1");
-    await waitFor(() => h.logs.some((l) => /silent past the watchdog/.test(l.msg)), "the watchdog");
-    await waitFor(
+    await eventually(() => h.logs.some((l) => /silent past the watchdog/.test(l.msg)), "the watchdog");
+    await eventually(
       () => h.fake.connections.find((c) => c.id === old)?.closedAt !== undefined,
       "the deaf one closed",
     );
@@ -152,7 +155,7 @@ describe("slack faults", () => {
       return next(inbound);
     };
     await rig.start();
-    await waitFor(() => recorded === 2, "two recorded before the crash");
+    await eventually(() => recorded === 2, "two recorded before the crash");
     await rig.stop();
     rig.deliverHook = undefined;
     await rig.start();

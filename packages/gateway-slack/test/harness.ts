@@ -1,12 +1,12 @@
 // The platform side for the contract suite and the fault tests: one Slack fake behind every
 // gateway instance the harness builds (a restart builds a new one against the same fake).
 import type { GatewayHarness } from "@agentsvc/session-core/testing";
-import { captureLogs, type LogRecord, SlackFake, type SlackFakeOptions, within } from "@agentsvc/testkit";
+import { captureLogs, type LogLine, SlackFake, type SlackFakeOptions, within } from "@agentsvc/testkit";
 import { createSlackGateway, type SlackGatewayOptions } from "../src/index.js";
 
 export interface SlackHarness extends GatewayHarness {
   fake: SlackFake;
-  logs: LogRecord[];
+  logs: LogLine[];
   /** Slack user id of a contract author name. */
   userId(author: string): string;
   /** The ts the fake gave a contract message id (the same id is the same message). */
@@ -18,7 +18,7 @@ export async function slackHarness(
   fakeOptions: SlackFakeOptions = {},
 ): Promise<SlackHarness> {
   const fake = await SlackFake.start({ ackTimeoutMs: 400, disconnectCloseMs: 1_500, ...fakeOptions });
-  const { logger, records: logs } = captureLogs();
+  const { logger, lines } = captureLogs();
   const users = new Map<string, string>();
   const stamps = new Map<string, string>();
   const userId = (author: string) => {
@@ -31,7 +31,9 @@ export async function slackHarness(
   };
   return {
     fake,
-    logs,
+    get logs() {
+      return lines();
+    },
     userId,
     tsOf,
     threads: ["D0001", "D0002"],

@@ -1,7 +1,7 @@
 // Approvals as inline keyboards: every callback query is answered, only the participant decides,
 // and the keyboard shows the outcome afterwards. Typing shows while a turn runs.
 import { ContractRig } from "@agentsvc/session-core/testing";
-import { waitFor } from "@agentsvc/testkit";
+import { eventually } from "@agentsvc/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type TelegramHarness, telegramHarness } from "./harness.js";
 
@@ -21,9 +21,12 @@ afterEach(async () => {
 
 async function openRequest(note: string) {
   await h.inject?.({ id: note, thread: "101", text: `please use delete_file ${note}`, author: "user-1" });
-  await waitFor(() => rig.session.snapshot("telegram", "101").pendingRequestId !== undefined, "the request");
+  await eventually(
+    () => rig.session.snapshot("telegram", "101").pendingRequestId !== undefined,
+    "the request",
+  );
   const requestId = rig.session.snapshot("telegram", "101").pendingRequestId as string;
-  await waitFor(() => h.fake.chat.botMessages.some((m) => m.replyMarkup), "the keyboard");
+  await eventually(() => h.fake.chat.botMessages.some((m) => m.replyMarkup), "the keyboard");
   const card = h.fake.chat.botMessages.find((m) => m.replyMarkup) as (typeof h.fake.chat.botMessages)[number];
   return { requestId, card };
 }
@@ -39,16 +42,16 @@ describe("telegram approvals", () => {
       data: `a:${requestId}`,
       from: { id: h.userId("user-1") },
     });
-    await waitFor(
+    await eventually(
       () => h.fake.chat.callbackAnswers.get(press.callbackQueryId) !== undefined,
       "the callback answer",
     );
     expect(h.fake.chat.callbackAnswers.get(press.callbackQueryId)?.text).toBe("Approved");
-    await waitFor(
+    await eventually(
       () => rig.executed.includes("n1") || rig.executed.some((n) => n.includes("n1")),
       "the tool running",
     );
-    await waitFor(
+    await eventually(
       () => card.replyMarkup?.inline_keyboard[0]?.[0]?.text === "✅ Approved",
       "the updated keyboard",
     );
@@ -63,7 +66,7 @@ describe("telegram approvals", () => {
       data: `r:${requestId}`,
       from: { id: 4242 },
     });
-    await waitFor(
+    await eventually(
       () => h.fake.chat.callbackAnswers.get(stranger.callbackQueryId) !== undefined,
       "the stranger's answer",
     );
@@ -74,12 +77,12 @@ describe("telegram approvals", () => {
       data: `r:${requestId}`,
       from: { id: h.userId("user-1") },
     });
-    await waitFor(
+    await eventually(
       () => h.fake.chat.callbackAnswers.get(owner.callbackQueryId) !== undefined,
       "the owner's answer",
     );
     expect((await rig.session.interaction(requestId))?.status).toBe("decided");
-    await waitFor(
+    await eventually(
       () => card.replyMarkup?.inline_keyboard[0]?.[0]?.text === "❌ Rejected",
       "the updated keyboard",
     );
@@ -89,7 +92,7 @@ describe("telegram approvals", () => {
       data: `x:${requestId}`,
       from: { id: h.userId("user-1") },
     });
-    await waitFor(
+    await eventually(
       () => h.fake.chat.callbackAnswers.get(again.callbackQueryId) !== undefined,
       "the late answer",
     );
@@ -98,7 +101,7 @@ describe("telegram approvals", () => {
 
   it("shows the typing action in the chat while a turn runs", async () => {
     await h.inject?.({ id: "ty", thread: "101", text: "hello typing", author: "user-1" });
-    await waitFor(() => h.fake.chat.botMessages.some((m) => m.text.includes("hello typing")), "the reply");
+    await eventually(() => h.fake.chat.botMessages.some((m) => m.text.includes("hello typing")), "the reply");
     expect(h.fake.chat.chatActions.some((a) => a.chatId === 101 && a.action === "typing")).toBe(true);
   });
 });

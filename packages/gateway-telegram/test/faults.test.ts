@@ -1,7 +1,7 @@
 // Fault injection against the Telegram fake, each bounded in time: every message the fake
 // delivered must produce exactly one turn and exactly one reply.
 import { ContractRig } from "@agentsvc/session-core/testing";
-import { waitFor as until } from "@agentsvc/testkit";
+import { eventually as until } from "@agentsvc/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type TelegramHarness, telegramHarness } from "./harness.js";
 

@@ -1,7 +1,7 @@
 // The platform side for the contract suite and the fault tests: one Telegram fake behind every
 // gateway instance the harness builds (a restart builds a new one against the same fake).
 import type { GatewayHarness } from "@agentsvc/session-core/testing";
-import { captureLogs, type LogRecord, TelegramFake, within } from "@agentsvc/testkit";
+import { captureLogs, type LogLine, TelegramFake, within } from "@agentsvc/testkit";
 import { createTelegramGateway, type TelegramGatewayOptions } from "../src/index.js";
 
 export interface TelegramHarness extends GatewayHarness {
@@ -9,7 +9,7 @@ export interface TelegramHarness extends GatewayHarness {
   /** Telegram user id of a contract author name. */
   userId(author: string): number;
   /** What the gateways wrote to their logger, one parsed pino record each. */
-  logs: LogRecord[];
+  logs: LogLine[];
 }
 
 export async function telegramHarness(
@@ -22,11 +22,13 @@ export async function telegramHarness(
     if (!users.has(author)) users.set(author, 5_000 + users.size);
     return users.get(author) as number;
   };
-  const { logger, records: logs } = captureLogs();
+  const { logger, lines } = captureLogs();
   return {
     fake,
     userId,
-    logs,
+    get logs() {
+      return lines();
+    },
     threads: ["101", "102"],
     gateway: () => {
       const gateway = createTelegramGateway({

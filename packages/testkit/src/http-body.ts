@@ -1,11 +1,6 @@
-// Request parsing shared by the HTTP fakes: Bot-API-style methods accept JSON, form or query params.
-import type { IncomingMessage, ServerResponse } from "node:http";
-
-export async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
+// Bot-API-style parameters: methods accept query, JSON or form-urlencoded bodies alike.
+import type { IncomingMessage } from "node:http";
+import { readBody } from "./http-util.js";
 
 /** Parameters from the query string and a JSON or form-urlencoded body; JSON-looking form values are parsed. */
 export async function readParams(req: IncomingMessage): Promise<Record<string, unknown>> {
@@ -17,10 +12,4 @@ export async function readParams(req: IncomingMessage): Promise<Record<string, u
   if (type.includes("application/json")) return { ...params, ...(JSON.parse(raw) as object) };
   for (const [k, v] of new URLSearchParams(raw)) params[k] = /^[[{]/.test(v) ? JSON.parse(v) : v;
   return params;
-}
-
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json", ...headers });
-  res.end(text);
 }

@@ -35,8 +35,8 @@ export {
   type TeamsSent,
   type TeamsUser,
 } from "./teams/fake-teams.js";
-export { waitFor, within } from "./wait.js";
-export { captureLogs, type LogRecord } from "./logs.js";
+export { eventually, within } from "./wait.js";
+export { type CapturedLogs, captureLogs, type LogLine } from "./logs.js";
 export * from "./telegram/index.js";
 export * from "./slack/index.js";
 export * from "./discord/index.js";

@@ -1,21 +1,26 @@
-// A pino logger whose records land in an array, so a test can read what a gateway told the operator.
-import { Writable } from "node:stream";
+// A pino logger whose lines a test can read back: what a gateway told the operator.
 import { type Logger, pino } from "pino";
 
-export interface LogRecord {
+/** One pino line: level number, time in ms, message, and the logged fields. */
+export interface LogLine {
   level: number;
   time: number;
   msg: string;
-  [key: string]: unknown;
+  [field: string]: unknown;
 }
 
-export function captureLogs(level = "debug"): { logger: Logger; records: LogRecord[] } {
-  const records: LogRecord[] = [];
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      records.push(JSON.parse(String(chunk)) as LogRecord);
-      done();
-    },
-  });
-  return { logger: pino({ level }, sink), records };
+export interface CapturedLogs {
+  logger: Logger;
+  /** Parsed JSON log lines so far. */
+  lines(): LogLine[];
+}
+
+/** A debug-level logger whose lines a test can read back. */
+export function captureLogs(): CapturedLogs {
+  const lines: LogLine[] = [];
+  const logger = pino(
+    { level: "debug" },
+    { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) },
+  );
+  return { logger, lines: () => [...lines] };
 }

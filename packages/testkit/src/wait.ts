@@ -1,7 +1,7 @@
 // Bounded waiting for tests against the fakes: nothing here waits forever.
 
-/** Polls `check` every 10 ms until it holds; rejects naming `what` after `timeoutMs`. */
-export async function waitFor(
+/** Polls `check` every 10 ms until it holds, or fails naming `what`. */
+export async function eventually(
   check: () => boolean | Promise<boolean>,
   what: string,
   timeoutMs = 8_000,

@@ -6,7 +6,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
-import { readParams, sendJson } from "../http-body.js";
+import { readParams } from "../http-body.js";
+import { answerJson as sendJson } from "../http-util.js";
 import { type FakeServer, listenLocal } from "../server.js";
 import { DiscordRest } from "./rest.js";
 import { type ConnectionInfo, DiscordSessions, type RestFault } from "./sessions.js";

@@ -5,7 +5,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
-import { readParams, sendJson } from "../http-body.js";
+import { readParams } from "../http-body.js";
+import { answerJson as sendJson } from "../http-util.js";
 import { type FakeServer, listenLocal } from "../server.js";
 import { EnvelopeTracker } from "./envelopes.js";
 import type { SlackConnectionInfo, SlackEnvelope, SlackFault } from "./types.js";

@@ -3,7 +3,8 @@
 // send/edit/answer methods a bot uses, and faults on command (409 both ways, 429, 5xx, dropped or
 // hung requests).
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { readParams, sendJson } from "../http-body.js";
+import { readParams } from "../http-body.js";
+import { answerJson as sendJson } from "../http-util.js";
 import { type FakeServer, listenLocal } from "../server.js";
 import { TelegramChat } from "./chat.js";
 import type { TelegramApiCall, TelegramFault, TelegramUser, Update } from "./types.js";
