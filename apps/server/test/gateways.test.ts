@@ -105,6 +105,6 @@ describe("gateway packages are loaded only when an entry needs them", () => {
         interactive: false,
         buildDir: mkdtempSync(join(tmpdir(), "agentsvc-gw-build-")),
       }),
-    ).rejects.toThrow(/gateways\/telegram\.yaml: type: .*pnpm add @agentsvc\/gateway-telegram/);
+    ).rejects.toThrow(/gateways\/signal\.yaml: type: .*pnpm add @agentsvc\/gateway-signal/);
   });
 });

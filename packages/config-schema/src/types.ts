@@ -109,9 +109,22 @@ export type ChannelEntry =
   | (GatewayBase & { type: "cli" })
   | (GatewayBase & { type: "http"; secretEnvVar: string; callbackUrl?: string });
 
-export type TelegramEntry = GatewayBase & { type: "telegram"; botTokenEnvVar: string };
-export type SlackEntry = GatewayBase & { type: "slack"; botTokenEnvVar: string; appTokenEnvVar: string };
-export type DiscordEntry = GatewayBase & { type: "discord"; botTokenEnvVar: string; intents: number };
+/** `apiBaseUrl` defaults to https://api.telegram.org (a self-hosted Bot API server or a proxy may replace it). */
+export type TelegramEntry = GatewayBase & { type: "telegram"; botTokenEnvVar: string; apiBaseUrl: string };
+/** `apiBaseUrl` defaults to https://slack.com/api. */
+export type SlackEntry = GatewayBase & {
+  type: "slack";
+  botTokenEnvVar: string;
+  appTokenEnvVar: string;
+  apiBaseUrl: string;
+};
+/** `apiBaseUrl` defaults to https://discord.com/api/v10. */
+export type DiscordEntry = GatewayBase & {
+  type: "discord";
+  botTokenEnvVar: string;
+  intents: number;
+  apiBaseUrl: string;
+};
 export type EmailEntry = GatewayBase & {
   type: "email";
   imapHostEnvVar: string;

@@ -4,9 +4,15 @@ import { expectError, load, loadErrors, loadOk } from "./helpers.js";
 
 // Required keys per push-style type (spec gateways.md §2), and the defaults the loader must fill in.
 const PUSH: Record<string, { required: string[]; defaults: Record<string, unknown> }> = {
-  telegram: { required: ["botTokenEnvVar"], defaults: {} },
-  slack: { required: ["botTokenEnvVar", "appTokenEnvVar"], defaults: {} },
-  discord: { required: ["botTokenEnvVar"], defaults: { intents: 37377 } },
+  telegram: { required: ["botTokenEnvVar"], defaults: { apiBaseUrl: "https://api.telegram.org" } },
+  slack: {
+    required: ["botTokenEnvVar", "appTokenEnvVar"],
+    defaults: { apiBaseUrl: "https://slack.com/api" },
+  },
+  discord: {
+    required: ["botTokenEnvVar"],
+    defaults: { intents: 37377, apiBaseUrl: "https://discord.com/api/v10" },
+  },
   email: {
     required: ["imapHostEnvVar", "imapUsernameEnvVar", "imapPasswordEnvVar", "fromAddressEnvVar"],
     defaults: { imapPort: 993, pollIntervalSeconds: 60, smtpPort: 465 },
@@ -98,7 +104,13 @@ describe("channel-adapter entries", () => {
     expect(w).toContain("gateways/a-bot.yaml");
     expect(w).toContain("gateways/b-bot.yaml");
     expect(r.project.pushGateways).toEqual([
-      { entryName: "b-bot", file: "gateways/b-bot.yaml", type: "telegram", botTokenEnvVar: "TG_TWO" },
+      {
+        entryName: "b-bot",
+        file: "gateways/b-bot.yaml",
+        type: "telegram",
+        botTokenEnvVar: "TG_TWO",
+        apiBaseUrl: "https://api.telegram.org",
+      },
     ]);
   });
 
@@ -157,5 +169,22 @@ describe("channel-adapter entries", () => {
     expectError(errors, "gateways/mail.yaml", "smtpPasswordEnvVar", /./);
     expectError(errors, "gateways/sig.yaml", "httpUrl", /must be an http\(s\) URL/);
     expectError(errors, "gateways/wa.yaml", "apiVersion", /must look like v21\.0/);
+  });
+
+  it("accepts an http(s) apiBaseUrl on the connection gateways and rejects anything else", async () => {
+    const p = await loadOk({
+      "gateways/tg.yaml": `${yamlOf("telegram", PUSH.telegram!.required)}\napiBaseUrl: http://127.0.0.1:8081\n`,
+    });
+    expect(p.pushGateways.find((g) => g.type === "telegram")).toMatchObject({
+      apiBaseUrl: "http://127.0.0.1:8081",
+    });
+    const errors = await loadErrors({
+      "gateways/tg.yaml": `${yamlOf("telegram", PUSH.telegram!.required)}\napiBaseUrl: api.telegram.org\n`,
+      "gateways/sl.yaml": `${yamlOf("slack", PUSH.slack!.required)}\napiBaseUrl: ftp://slack.test\n`,
+      "gateways/dc.yaml": `${yamlOf("discord", PUSH.discord!.required)}\napiBaseUrl: 12\n`,
+    });
+    expectError(errors, "gateways/tg.yaml", "apiBaseUrl", /must be an http\(s\) URL \(Bot API base URL/);
+    expectError(errors, "gateways/sl.yaml", "apiBaseUrl", /must be an http\(s\) URL/);
+    expectError(errors, "gateways/dc.yaml", "apiBaseUrl", /must be a string/);
   });
 });

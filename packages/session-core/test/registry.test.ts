@@ -44,9 +44,10 @@ describe("loadAdapterPackage", () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("fails naming the pnpm add command when the adapter package is not installed", async () => {
-    await expect(loadAdapterPackage("telegram", { from: dir })).rejects.toMatchObject({
+    // A type no workspace package provides (the workspace's own adapters resolve in tests).
+    await expect(loadAdapterPackage("nosuchplatform", { from: dir })).rejects.toMatchObject({
       code: "adapter_not_installed",
-      message: expect.stringContaining("pnpm add @agentsvc/gateway-telegram"),
+      message: expect.stringContaining("pnpm add @agentsvc/gateway-nosuchplatform"),
     });
   });
 

@@ -44,3 +44,8 @@ export {
   type SignalSent,
   startSignalDaemon,
 } from "./signal/daemon.js";
+export { eventually, within } from "./wait.js";
+export { type CapturedLogs, captureLogs, type LogLine } from "./logs.js";
+export * from "./telegram/index.js";
+export * from "./slack/index.js";
+export * from "./discord/index.js";

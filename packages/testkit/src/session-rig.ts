@@ -105,32 +105,3 @@ function rigAgent(executed: string[], replyText: string | undefined): AgentDefin
     ],
   });
 }
-
-/** Polls `check` every 10 ms until it holds, or fails naming `what`. */
-export async function eventually(
-  check: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 8_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-export interface CapturedLogs {
-  logger: Logger;
-  /** Parsed JSON log lines so far. */
-  lines(): Record<string, unknown>[];
-}
-
-/** A debug-level logger whose lines a test can read back. */
-export function captureLogs(): CapturedLogs {
-  const lines: Record<string, unknown>[] = [];
-  const logger = pino(
-    { level: "debug" },
-    { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
-  );
-  return { logger, lines: () => [...lines] };
-}

@@ -1,10 +1,5 @@
 // `@agentsvc/testkit/session`: a gateway inside a real session, for end-to-end tests. Separate from
 // the fakes because it loads session-core's testing store (which needs vitest).
-export {
-  type CapturedLogs,
-  captureLogs,
-  eventually,
-  type SessionRig,
-  type SessionRigOptions,
-  startSessionRig,
-} from "./session-rig.js";
+export { type CapturedLogs, captureLogs, type LogLine } from "./logs.js";
+export { type SessionRig, type SessionRigOptions, startSessionRig } from "./session-rig.js";
+export { eventually } from "./wait.js";

@@ -28,17 +28,34 @@ export const PUSH_DEFAULTS = {
   teamsOpenIdMetadataUrl: "https://login.botframework.com/v1/.well-known/openidconfiguration",
   teamsLoginBaseUrl: "https://login.microsoftonline.com",
   teamsServiceUrl: "https://smba.trafficmanager.net/teams/",
+  telegramApiBaseUrl: "https://api.telegram.org",
+  slackApiBaseUrl: "https://slack.com/api",
+  discordApiBaseUrl: "https://discord.com/api/v10",
 } as const;
 
 const lit = <T extends PushType>(t: T) => v.literal(t, `must be ${t}`);
 
 export const pushSchemas = {
   telegram: strict(
-    { type: lit("telegram"), ...gatewayEntryCommon, botTokenEnvVar: envVarName },
+    {
+      type: lit("telegram"),
+      ...gatewayEntryCommon,
+      botTokenEnvVar: envVarName,
+      apiBaseUrl: v.optional(
+        httpUrl("Bot API base URL (a self-hosted Bot API server or a proxy)"),
+        PUSH_DEFAULTS.telegramApiBaseUrl,
+      ),
+    },
     "a telegram entry",
   ),
   slack: strict(
-    { type: lit("slack"), ...gatewayEntryCommon, botTokenEnvVar: envVarName, appTokenEnvVar: envVarName },
+    {
+      type: lit("slack"),
+      ...gatewayEntryCommon,
+      botTokenEnvVar: envVarName,
+      appTokenEnvVar: envVarName,
+      apiBaseUrl: v.optional(httpUrl("Web API base URL (a proxy)"), PUSH_DEFAULTS.slackApiBaseUrl),
+    },
     "a slack entry",
   ),
   discord: strict(
@@ -50,6 +67,7 @@ export const pushSchemas = {
         integerIn(0, 2 ** 31 - 1, "gateway intents bit field"),
         PUSH_DEFAULTS.discordIntents,
       ),
+      apiBaseUrl: v.optional(httpUrl("REST API base URL (a proxy)"), PUSH_DEFAULTS.discordApiBaseUrl),
     },
     "a discord entry",
   ),

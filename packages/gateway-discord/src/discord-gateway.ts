@@ -1,0 +1,219 @@
+// The discord push-style gateway: the Gateway websocket (gateway-socket.ts) for inbound, REST for
+// replies, typing and approvals (message-component buttons answered through interaction callbacks).
+import type {
+  BackoffOptions,
+  DecidedNotice,
+  Gateway,
+  GatewayCapabilities,
+  GatewayContext,
+  InteractionRequest,
+  SendOptions,
+  SendResult,
+} from "@agentsvc/session-core";
+import { customId, type DiscordMessage, inboundOf, parseCustomId } from "./events.js";
+import { GatewaySocket } from "./gateway-socket.js";
+import { DiscordRest } from "./rest.js";
+
+export interface DiscordGatewayOptions {
+  /** Environment variable holding the bot token. */
+  botTokenEnvVar: string;
+  /** Gateway intents. Default 37377 (guilds, guild messages, direct messages, message content). */
+  intents?: number;
+  /** REST base URL. Default https://discord.com/api/v10. */
+  apiBaseUrl?: string;
+  env?: Readonly<Record<string, string | undefined>>;
+  /** No gateway frame for this long: reconnect. Default 30 000 ms. */
+  watchdogMs?: number;
+  /** Reconnect backoff. Default 1 s doubling to 60 s, +20% jitter. */
+  backoff?: BackoffOptions;
+  /** Random source for the first heartbeat's jitter and the invalid-session wait. Default Math.random. */
+  jitter?: () => number;
+  /** Default [1 000, 5 000] ms. */
+  invalidSessionDelayMs?: [number, number];
+  /** Failed resumes in a row before a fresh Identify. Default 3. */
+  maxResumeFailures?: number;
+  /** REST timeout. Default 30 000 ms (interaction callbacks always use 2 500 ms: Discord allows 3 s). */
+  requestTimeoutMs?: number;
+  name?: string;
+}
+
+export const DISCORD_MESSAGE_LIMIT = 2000;
+const CALLBACK_TIMEOUT_MS = 2_500;
+const NO_PINGS = { parse: [] as string[] };
+
+export class DiscordGateway implements Gateway {
+  readonly kind = "push" as const;
+  readonly type = "discord";
+  readonly name = "discord";
+  readonly capabilities: GatewayCapabilities = {
+    threads: true,
+    interactiveActions: true,
+    editing: true,
+    typing: true,
+  };
+  readonly messageLimit = DISCORD_MESSAGE_LIMIT;
+  #ctx: GatewayContext | undefined;
+  #rest: DiscordRest | undefined;
+  #callbacks: DiscordRest | undefined;
+  #socket: GatewaySocket | undefined;
+  #botUserId: string | undefined;
+  #intentHintLogged = false;
+  #stopped = false;
+
+  constructor(private readonly options: DiscordGatewayOptions) {}
+
+  /** True after a fatal close code (bad token, disallowed intents, ...): the gateway will not reconnect. */
+  get halted(): boolean {
+    return this.#socket?.halted ?? false;
+  }
+
+  async start(ctx: GatewayContext): Promise<void> {
+    this.#ctx = ctx;
+    this.#stopped = false;
+    const token = (this.options.env ?? ctx.env)[this.options.botTokenEnvVar] ?? "";
+    if (!token)
+      ctx.logger.error(
+        `discord: ${this.options.botTokenEnvVar} is empty; the gateway will refuse to identify`,
+      );
+    const base = this.options.apiBaseUrl ?? "https://discord.com/api/v10";
+    const rest = new DiscordRest(base, token, this.options.requestTimeoutMs ?? 30_000);
+    this.#rest = rest;
+    this.#callbacks = new DiscordRest(base, token, CALLBACK_TIMEOUT_MS);
+    this.#socket = new GatewaySocket(ctx, {
+      token,
+      intents: this.options.intents ?? 37377,
+      gatewayUrl: async (signal) =>
+        String((await rest.call<{ url: string }>("GET", "/gateway/bot", undefined, signal)).url),
+      onDispatch: (t, d) => this.#dispatch(t, d),
+      onReady: (user) => {
+        this.#botUserId = user.id;
+      },
+      watchdogMs: this.options.watchdogMs ?? 30_000,
+      backoff: this.options.backoff ?? { baseMs: 1_000, maxMs: 60_000 },
+      jitter: this.options.jitter ?? Math.random,
+      invalidSessionDelayMs: this.options.invalidSessionDelayMs ?? [1_000, 5_000],
+      maxResumeFailures: this.options.maxResumeFailures ?? 3,
+    });
+    // After a restart the session resumes without READY, so learn who the bot is over REST.
+    this.#botUserId = await rest
+      .call<{ id: string }>("GET", "/users/@me")
+      .then((u) => u.id)
+      .catch(() => undefined);
+    await this.#socket.start();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#socket?.stop();
+  }
+
+  async send(thread: string, text: string, options: SendOptions): Promise<SendResult> {
+    const replyTo = options.meta?.messageId;
+    const msg = await this.#api().call<{ id: string }>("POST", `/channels/${thread}/messages`, {
+      content: text,
+      allowed_mentions: NO_PINGS,
+      ...(typeof replyTo === "string"
+        ? { message_reference: { message_id: replyTo, fail_if_not_exists: false } }
+        : {}),
+    });
+    return { messageId: msg.id };
+  }
+
+  async edit(thread: string, messageId: string, text: string): Promise<void> {
+    await this.#api().call("PATCH", `/channels/${thread}/messages/${messageId}`, { content: text });
+  }
+
+  async startTyping(thread: string): Promise<void> {
+    await this.#api().call("POST", `/channels/${thread}/typing`);
+  }
+
+  async requestDecision(request: InteractionRequest): Promise<SendResult> {
+    const buttons = request.allowedDecisions
+      .filter((d) => d === "approve" || d === "reject")
+      .map((d) => ({
+        type: 2,
+        style: d === "approve" ? 3 : 4,
+        label: d === "approve" ? "Approve" : "Reject",
+        custom_id: customId(d, request.requestId),
+      }));
+    const msg = await this.#api().call<{ id: string }>("POST", `/channels/${request.thread}/messages`, {
+      content: request.prompt.slice(0, DISCORD_MESSAGE_LIMIT),
+      allowed_mentions: NO_PINGS,
+      components: [{ type: 1, components: buttons }],
+    });
+    return { messageId: msg.id };
+  }
+
+  /** Replaces the buttons with the outcome (also after an expiry or a decision made elsewhere). */
+  async onDecided(notice: DecidedNotice): Promise<void> {
+    if (!notice.requestMessageId) return;
+    const view = await this.#ctx?.interaction(notice.requestId);
+    await this.#api().call("PATCH", `/channels/${notice.thread}/messages/${notice.requestMessageId}`, {
+      content: outcomeText(view?.prompt ?? "Approval request", notice.decision, notice.decidedBy),
+      components: [],
+    });
+  }
+
+  async #dispatch(t: string, d: unknown): Promise<void> {
+    const ctx = this.#ctx;
+    if (!ctx || this.#stopped) throw new Error("discord gateway stopped");
+    if (t === "MESSAGE_CREATE") {
+      const inbound = inboundOf(d as DiscordMessage, this.#botUserId);
+      if (inbound === "empty") return this.#intentHint(ctx);
+      if (inbound) await ctx.deliver(inbound);
+      return;
+    }
+    if (t === "INTERACTION_CREATE") await this.#interaction(ctx, d as Interaction);
+  }
+
+  /** A button press: decide, then answer the interaction within Discord's 3 s. */
+  async #interaction(ctx: GatewayContext, i: Interaction): Promise<void> {
+    if (i.type !== 3) return;
+    const parsed = parseCustomId(i.data?.custom_id);
+    const user = i.member?.user?.id ?? i.user?.id;
+    if (!parsed || !user) return;
+    const result = await ctx.decide(parsed.requestId, { decision: parsed.decision }, user);
+    const body = result.ok
+      ? {
+          type: 7,
+          data: { content: outcomeText(i.message?.content ?? "", result.decision, user), components: [] },
+        }
+      : { type: 4, data: { content: `Not recorded: ${result.message}`, flags: 64 } };
+    await this.#callbacks
+      ?.call("POST", `/interactions/${i.id}/${i.token}/callback`, body)
+      .catch((err: unknown) => ctx.logger.warn({ err }, "discord: interaction callback failed"));
+  }
+
+  #intentHint(ctx: GatewayContext): void {
+    if (this.#intentHintLogged) return;
+    this.#intentHintLogged = true;
+    ctx.logger.warn(
+      "discord: a message arrived with empty text: enable the Message Content Intent (Developer Portal, Bot page) and keep it in `intents`",
+    );
+  }
+
+  #api(): DiscordRest {
+    if (!this.#rest) throw new Error("discord gateway not started");
+    return this.#rest;
+  }
+}
+
+interface Interaction {
+  id: string;
+  token: string;
+  type: number;
+  data?: { custom_id?: string };
+  member?: { user?: { id: string } };
+  user?: { id: string };
+  message?: { id: string; content?: string };
+}
+
+function outcomeText(prompt: string, decision: string, by: string): string {
+  const who = /^\d+$/.test(by) ? ` by <@${by}>` : "";
+  const line = `${decision === "approve" ? "✅ Approved" : "❌ Rejected"}${who}`;
+  return `${prompt.slice(0, DISCORD_MESSAGE_LIMIT - line.length - 2)}\n\n${line}`;
+}
+
+export function createDiscordGateway(options: DiscordGatewayOptions): DiscordGateway {
+  return new DiscordGateway(options);
+}

@@ -1,0 +1,324 @@
+// The Discord Gateway connection, row by row of the spec's connection table:
+// Hello -> heartbeat at the announced interval (first beat jittered), re-registered on every Hello;
+// a heartbeat whose predecessor was not ACKed -> reconnect and Resume; Reconnect (op 7) or a
+// resumable close -> Resume with the last recorded sequence on the resume URL; Invalid Session
+// d:false or close 4007/4009 -> fresh Identify; 4004, 4010-4014 -> stopped, no retry.
+// Session id, sequence and resume URL are durable state, so a process restart resumes too. The
+// sequence advances only after the session recorded the dispatch: a resume replays the rest.
+import { Backoff, type BackoffOptions, type GatewayContext } from "@agentsvc/session-core";
+import WebSocket from "ws";
+import { FATAL_CLOSE, NEW_SESSION_CLOSE } from "./events.js";
+
+export const SESSION_KEY = "session";
+/** Closing with 1000/1001 would end the Discord session; any other code keeps it resumable. */
+const RESUMABLE_CLOSE = 4900;
+
+export interface StoredSession {
+  id: string;
+  seq: number;
+  resumeUrl: string;
+}
+
+export interface GatewaySocketOptions {
+  token: string;
+  intents: number;
+  gatewayUrl(signal: AbortSignal): Promise<string>;
+  /** Handles one dispatch; resolve = recorded, throw = not (the connection resumes to get it again). */
+  onDispatch(t: string, d: unknown): Promise<void>;
+  onReady(user: { id: string }): void;
+  watchdogMs: number;
+  backoff: BackoffOptions;
+  /** Random source in [0, 1) for the first heartbeat's jitter. */
+  jitter: () => number;
+  /** Wait before identifying after Invalid Session d:false. Default 1 000-5 000 ms. */
+  invalidSessionDelayMs: [number, number];
+  /** Resume attempts in a row that may fail before a fresh Identify. */
+  maxResumeFailures: number;
+}
+
+type Frame = { op: number; d: unknown; s?: number | null; t?: string | null };
+
+export class GatewaySocket {
+  #ws: WebSocket | undefined;
+  #session: StoredSession | undefined;
+  #acked = true;
+  #resuming = false;
+  #resumeFailures = 0;
+  #stopped = false;
+  #halted = false;
+  #lastFrame = Date.now();
+  #chain: Promise<void> = Promise.resolve();
+  #generation = 0;
+  #failedGeneration = -1;
+  readonly #backoff: Backoff;
+
+  constructor(
+    private readonly ctx: GatewayContext,
+    private readonly o: GatewaySocketOptions,
+  ) {
+    this.#backoff = new Backoff(o.backoff);
+  }
+
+  /** True once a fatal close code stopped the connection for good. */
+  get halted(): boolean {
+    return this.#halted;
+  }
+
+  async start(): Promise<void> {
+    this.#session = await this.ctx.state.get<StoredSession>(SESSION_KEY);
+    this.#connectIn(0);
+    this.ctx.scheduler.every("watchdog", Math.max(1, Math.floor(this.o.watchdogMs / 3)), () => this.#watch());
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    for (const task of ["connect", "heartbeat", "watchdog"]) this.ctx.scheduler.cancel(task);
+    this.#detach();
+  }
+
+  #connectIn(delayMs: number): void {
+    if (this.#stopped || this.#halted) return;
+    this.ctx.scheduler.schedule("connect", delayMs, async (signal) => {
+      try {
+        await this.#open(signal);
+        return null;
+      } catch (err) {
+        if (signal.aborted || this.#stopped) return null;
+        if ((err as { status?: number }).status === 401) {
+          // GET /gateway/bot refused the token: as fatal as a 4004 close.
+          this.#halt(4004, "GET /gateway/bot answered 401");
+          return null;
+        }
+        const delay = this.#backoff.next();
+        this.ctx.logger.warn(
+          { err, retryInMs: delay },
+          "discord: could not connect to the gateway; retrying",
+        );
+        return delay;
+      }
+    });
+  }
+
+  async #open(signal: AbortSignal): Promise<void> {
+    const base = this.#session?.resumeUrl ?? (await this.o.gatewayUrl(signal));
+    const ws = new WebSocket(`${base.replace(/\/+$/, "")}/?v=10&encoding=json`);
+    this.#ws = ws;
+    this.#generation += 1;
+    this.#lastFrame = Date.now();
+    ws.on("message", (raw) => {
+      if (ws !== this.#ws) return;
+      try {
+        this.#frame(JSON.parse(String(raw)) as Frame);
+      } catch (err) {
+        this.ctx.logger.warn({ err }, "discord: unreadable gateway frame");
+      }
+    });
+    ws.on("close", (code, reason) => {
+      if (ws === this.#ws) this.#closed(code, String(reason));
+    });
+    await new Promise<void>((resolve, reject) => {
+      ws.once("open", () => resolve());
+      ws.once("error", (err) => {
+        if (ws.readyState !== WebSocket.OPEN) {
+          if (ws === this.#ws) this.#ws = undefined;
+          reject(err);
+        }
+      });
+    });
+  }
+
+  #send(frame: { op: number; d: unknown }): void {
+    if (this.#ws?.readyState === WebSocket.OPEN) this.#ws.send(JSON.stringify(frame));
+  }
+
+  #heartbeat(): void {
+    this.#send({ op: 1, d: this.#session?.seq ?? null });
+  }
+
+  #frame(f: Frame): void {
+    this.#lastFrame = Date.now();
+    switch (f.op) {
+      case 10:
+        this.#hello((f.d as { heartbeat_interval: number }).heartbeat_interval);
+        return;
+      case 11:
+        this.#acked = true;
+        return;
+      case 1:
+        this.#heartbeat();
+        return;
+      case 7:
+        this.ctx.logger.info("discord: gateway asked to reconnect (op 7); resuming");
+        this.#reconnect("reconnect requested", true);
+        return;
+      case 9:
+        this.#invalidSession(f.d === true);
+        return;
+      case 0:
+        this.#dispatch(f);
+        return;
+    }
+  }
+
+  #hello(interval: number): void {
+    this.#acked = true;
+    const beat = () => {
+      if (!this.#acked) {
+        this.ctx.logger.warn(
+          "discord: the last heartbeat was not acknowledged (zombie connection); reconnecting",
+        );
+        this.#reconnect("no heartbeat ACK", true);
+        return null;
+      }
+      this.#acked = false;
+      this.#heartbeat();
+      return interval;
+    };
+    // Same name: a new Hello replaces the previous registration.
+    this.ctx.scheduler.schedule("heartbeat", Math.floor(interval * this.o.jitter()), beat);
+    const session = this.#session;
+    if (session) {
+      this.#resuming = true;
+      this.#send({ op: 6, d: { token: this.o.token, session_id: session.id, seq: session.seq } });
+    } else {
+      this.#send({
+        op: 2,
+        d: {
+          token: this.o.token,
+          intents: this.o.intents,
+          properties: { os: process.platform, browser: "agentsvc", device: "agentsvc" },
+        },
+      });
+    }
+  }
+
+  #dispatch(f: Frame): void {
+    const seq = typeof f.s === "number" ? f.s : undefined;
+    const generation = this.#generation;
+    if (f.t === "READY") {
+      const d = f.d as { session_id: string; resume_gateway_url: string; user: { id: string } };
+      this.#session = { id: d.session_id, seq: seq ?? 0, resumeUrl: d.resume_gateway_url };
+      this.#resuming = false;
+      this.#resumeFailures = 0;
+      this.#backoff.reset();
+      this.o.onReady(d.user);
+      this.ctx.logger.info({ session: d.session_id }, "discord: identified (READY)");
+    } else if (f.t === "RESUMED") {
+      this.#resuming = false;
+      this.#resumeFailures = 0;
+      this.#backoff.reset();
+      this.ctx.logger.info("discord: session resumed");
+    }
+    const t = f.t ?? "";
+    this.#chain = this.#chain.then(async () => {
+      if (generation === this.#failedGeneration || this.#stopped) return;
+      try {
+        if (t !== "READY" && t !== "RESUMED") await this.o.onDispatch(t, f.d);
+        if (seq !== undefined) await this.#record(seq);
+      } catch (err) {
+        if (this.#stopped) return;
+        // Not recorded: drop what is queued from this connection and resume to have it replayed.
+        this.#failedGeneration = generation;
+        this.ctx.logger.error({ err, t, seq }, "discord: dispatch not recorded; resuming to get it again");
+        this.#reconnect("dispatch not recorded", true, this.#backoff.next());
+      }
+    });
+  }
+
+  async #record(seq: number): Promise<void> {
+    const session = this.#session;
+    if (!session || seq <= session.seq) {
+      if (session && seq === session.seq) await this.ctx.state.set(SESSION_KEY, session);
+      return;
+    }
+    session.seq = seq;
+    await this.ctx.state.set(SESSION_KEY, session);
+  }
+
+  #invalidSession(resumable: boolean): void {
+    if (resumable) {
+      this.ctx.logger.info("discord: invalid session (resumable); resuming");
+      this.#reconnect("invalid session", true);
+      return;
+    }
+    const [min, max] = this.o.invalidSessionDelayMs;
+    const wait = Math.round(min + (max - min) * this.o.jitter());
+    this.ctx.logger.warn({ retryInMs: wait }, "discord: invalid session (not resumable); identifying afresh");
+    this.#reconnect("invalid session", false, wait);
+  }
+
+  /** Leaves the current socket (closed so the session stays resumable) and connects again. */
+  #reconnect(why: string, resume: boolean, delayMs = 0): void {
+    if (this.#stopped) return;
+    if (!resume) void this.#forget();
+    this.ctx.logger.debug({ why, resume }, "discord: reconnecting");
+    this.#detach();
+    this.#connectIn(delayMs);
+  }
+
+  #detach(): void {
+    this.ctx.scheduler.cancel("heartbeat");
+    const ws = this.#ws;
+    this.#ws = undefined;
+    if (!ws) return;
+    if (ws.readyState === WebSocket.OPEN) ws.close(RESUMABLE_CLOSE, "reconnecting");
+    // A zombie may never finish the close handshake.
+    setTimeout(() => ws.terminate(), 1_000).unref();
+  }
+
+  async #forget(): Promise<void> {
+    this.#session = undefined;
+    this.#resuming = false;
+    this.#resumeFailures = 0;
+    await this.ctx.state.delete(SESSION_KEY);
+  }
+
+  #closed(code: number, reason: string): void {
+    this.ctx.scheduler.cancel("heartbeat");
+    this.#ws = undefined;
+    if (this.#stopped) return;
+    if (FATAL_CLOSE[code]) {
+      this.#halt(code, reason);
+      return;
+    }
+    if (NEW_SESSION_CLOSE.has(code)) {
+      this.ctx.logger.warn({ code, reason }, "discord: the session is gone; identifying afresh");
+      void this.#forget();
+      this.#connectIn(this.#backoff.next());
+      return;
+    }
+    if (this.#resuming) {
+      this.#resumeFailures += 1;
+      if (this.#resumeFailures >= this.o.maxResumeFailures) {
+        this.ctx.logger.warn(
+          { failures: this.#resumeFailures },
+          "discord: resuming keeps failing; identifying afresh",
+        );
+        void this.#forget();
+      }
+    }
+    this.ctx.logger.warn(
+      { code, reason, resume: this.#session !== undefined },
+      "discord: gateway connection closed; reconnecting",
+    );
+    this.#connectIn(this.#backoff.next());
+  }
+
+  #halt(code: number, reason: string): void {
+    this.#halted = true;
+    this.ctx.scheduler.cancel("watchdog");
+    this.ctx.logger.error(
+      { code, reason },
+      `discord: gateway closed with ${code}: ${FATAL_CLOSE[code]}. Not reconnecting.`,
+    );
+  }
+
+  #watch(): void {
+    if (!this.#ws || Date.now() - this.#lastFrame <= this.o.watchdogMs) return;
+    this.ctx.logger.warn(
+      { silentMs: Date.now() - this.#lastFrame },
+      "discord: no gateway frame within the watchdog period; reconnecting",
+    );
+    this.#reconnect("watchdog", true);
+  }
+}

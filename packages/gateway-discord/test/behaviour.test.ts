@@ -1,0 +1,178 @@
+// Discord faults mid-turn, replies, approvals and the intent hint, against the fake.
+import { chunkText } from "@agentsvc/session-core";
+import { eventually } from "@agentsvc/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import { DISCORD_MESSAGE_LIMIT } from "../src/index.js";
+import { CHANNELS } from "./harness.js";
+import { expectOnceEach, nextConnection, type Rigged, say, startRig, stopRig } from "./rig.js";
+
+let r: Rigged | undefined;
+afterEach(async () => {
+  await stopRig(r);
+  r = undefined;
+});
+
+describe("discord faults", () => {
+  it("a socket dropped mid-turn resumes and the message makes one turn and one reply", async () => {
+    r = await startRig();
+    const x = r;
+    let dropped = false;
+    x.rig.deliverHook = async (inbound, next) => {
+      if (!dropped && inbound.text.includes("mt1")) {
+        dropped = true;
+        x.h.fake.sessions.drop();
+        await new Promise((res) => setTimeout(res, 50));
+      }
+      return next(inbound);
+    };
+    say(x, "dropped mid turn mt1");
+    await nextConnection(x, 1);
+    say(x, "after the drop mt2");
+    await expectOnceEach(x, ["mt1", "mt2"]);
+  });
+
+  it("a dispatch that could not be recorded is replayed by a resume and recorded once", async () => {
+    r = await startRig();
+    let failures = 1;
+    r.rig.deliverHook = async (inbound, next) => {
+      if (failures > 0 && inbound.text.includes("nr1")) {
+        failures -= 1;
+        throw new Error("store unavailable");
+      }
+      return next(inbound);
+    };
+    say(r, "not recorded nr1");
+    await expectOnceEach(r, ["nr1"]);
+    expect(r.h.fake.connections.some((c) => c.resumedSession)).toBe(true);
+  });
+
+  it("a restart in the middle of a backlog answers every message once", async () => {
+    r = await startRig();
+    const x = r;
+    await x.rig.stop();
+    const texts = Array.from({ length: 5 }, (_, i) => `backlog b${i}z`);
+    for (const t of texts) say(x, t); // logged in the session while no one is connected
+    let recorded = 0;
+    x.rig.deliverHook = async (inbound, next) => {
+      if (recorded >= 2) return new Promise(() => undefined); // the process dies recording the 3rd
+      recorded += 1;
+      return next(inbound);
+    };
+    await x.rig.start();
+    await eventually(() => recorded === 2, "two recorded before the crash");
+    await x.rig.stop();
+    x.rig.deliverHook = undefined;
+    await x.rig.start();
+    await expectOnceEach(x, texts);
+  });
+
+  it("a reply answered 429 waits retry_after and is posted once", async () => {
+    r = await startRig();
+    r.h.fake.failNext("^POST /channels/\\d+/messages$", { status: 429, retryAfter: 0.8 });
+    say(r, "rate limited rl1");
+    await expectOnceEach(r, ["rl1"]);
+    const posts = r.h.fake.calls.filter((c) => c.method === "POST" && /\/messages$/.test(c.path));
+    expect((posts[1]?.at as number) - (posts[0]?.at as number)).toBeGreaterThanOrEqual(750);
+  });
+});
+
+describe("discord replies and approvals", () => {
+  it("identifies with the bot token and intents 37377, and every REST call carries Authorization: Bot <token>", async () => {
+    r = await startRig();
+    say(r, "auth check a1");
+    await expectOnceEach(r, ["a1"]);
+    expect(r.h.fake.calls.length).toBeGreaterThan(0);
+    for (const c of r.h.fake.calls) expect(c.auth).toBe(`Bot ${r.h.fake.token}`);
+  });
+
+  it("a reply over 2000 characters arrives in pieces the API accepts", async () => {
+    r = await startRig();
+    const text = Array.from({ length: 900 }, (_, i) => `word${i}`).join(" ");
+    const pieces = chunkText(text, r.rig.gateway.messageLimit);
+    for (const [i, piece] of pieces.entries())
+      await r.rig.gateway.send(CHANNELS[0], piece, { idempotencyKey: `k${i}`, attempt: 1 });
+    const got = r.h.fake.rest.botMessages;
+    expect(got.length).toBe(pieces.length);
+    expect(got.length).toBeGreaterThan(2);
+    for (const m of got) expect(m.content.length).toBeLessThanOrEqual(DISCORD_MESSAGE_LIMIT);
+    expect(got.map((m) => m.content).join(" ")).toBe(text);
+  });
+
+  it("approval buttons are answered through the interaction callback within 3 s and a stranger is refused", async () => {
+    r = await startRig();
+    await r.h.inject?.({
+      id: "ap1",
+      thread: CHANNELS[0],
+      text: "please use delete_file ap1",
+      author: "user-1",
+    });
+    await eventually(
+      () => r?.rig.session.snapshot("discord", CHANNELS[0]).pendingRequestId !== undefined,
+      "the request",
+    );
+    const requestId = r.rig.session.snapshot("discord", CHANNELS[0]).pendingRequestId as string;
+    await eventually(() => r?.h.fake.rest.botMessages.some((m) => m.components?.length) === true, "the card");
+    const card = r.h.fake.rest.botMessages.find((m) => m.components?.length) as NonNullable<
+      (typeof r.h.fake.rest.botMessages)[0]
+    >;
+    const ids = card.components?.flatMap((row) => row.components ?? []).map((b) => b.custom_id);
+    expect(ids).toEqual([`agentsvc:approve:${requestId}`, `agentsvc:reject:${requestId}`]);
+    const stranger = r.h.fake.sessions.press({
+      messageId: card.id,
+      customId: `agentsvc:approve:${requestId}`,
+      userId: "123456789",
+    });
+    await eventually(
+      () => r?.h.fake.rest.callbacks.get(stranger.interactionId) !== undefined,
+      "the stranger's answer",
+      3_000,
+    );
+    expect(r.h.fake.rest.callbacks.get(stranger.interactionId)).toMatchObject({
+      type: 4,
+      data: { flags: 64 },
+    });
+    const owner = r.h.fake.sessions.press({
+      messageId: card.id,
+      customId: `agentsvc:approve:${requestId}`,
+      userId: r.h.userId("user-1"),
+    });
+    await eventually(
+      () => r?.h.fake.rest.callbacks.get(owner.interactionId) !== undefined,
+      "the owner's answer",
+      3_000,
+    );
+    expect(r.h.fake.rest.callbacks.get(owner.interactionId)?.type).toBe(7);
+    await eventually(() => r?.rig.executed.some((n) => n.includes("ap1")) === true, "the tool running");
+    expect(card.components).toEqual([]);
+    expect(card.content).toContain("Approved by");
+  });
+
+  it("messages with empty text log the message-content intent hint once", async () => {
+    r = await startRig();
+    for (let i = 0; i < 3; i++) say(r, "");
+    say(r, "then text e1");
+    await expectOnceEach(r, ["e1"]);
+    expect(r.h.logs.filter((l) => /Message Content Intent/.test(l.msg))).toHaveLength(1);
+  });
+
+  it("guild messages need a mention of the bot; the mention is removed from the text", async () => {
+    r = await startRig();
+    const s = r.h.fake.sessions;
+    s.userSays({
+      channelId: CHANNELS[0],
+      guildId: "600000000000000001",
+      authorId: r.h.userId("user-1"),
+      content: "chatter g0",
+    });
+    s.userSays({
+      channelId: CHANNELS[0],
+      guildId: "600000000000000001",
+      authorId: r.h.userId("user-1"),
+      content: "hey g1",
+      mention: true,
+    });
+    await expectOnceEach(r, ["g1"]);
+    expect(r.h.fake.rest.botMessages.some((m) => m.content.includes("g0"))).toBe(false);
+    expect((await r.rig.userMessages(CHANNELS[0])).join()).not.toContain("<@");
+  });
+});

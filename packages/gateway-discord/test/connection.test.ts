@@ -1,0 +1,161 @@
+// Spec §3, connection moves of the community-chat gateway: one test per row of the table, plus
+// the fallbacks around it. Each test bounds its waits.
+import { eventually } from "@agentsvc/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import { FATAL_CLOSE, SESSION_KEY, type StoredSession } from "../src/index.js";
+import { expectOnceEach, nextConnection, type Rigged, say, startRig, stopRig } from "./rig.js";
+
+let r: Rigged | undefined;
+afterEach(async () => {
+  await stopRig(r);
+  r = undefined;
+});
+
+const session = (x: Rigged) => x.rig.store.gatewayState.get<StoredSession>("discord", SESSION_KEY);
+
+describe("discord connection table (spec §3)", () => {
+  it("row 1: connected -> heartbeating on Hello (op 10): a heartbeat task at the announced interval, first beat jittered, re-registered on every new Hello", async () => {
+    r = await startRig();
+    const x = r;
+    const first = x.h.fake.connections[0] as NonNullable<(typeof x.h.fake.connections)[0]>;
+    await new Promise((res) => setTimeout(res, 560)); // interval 100 ms, first beat at 50 ms (jitter 0.5)
+    expect(first.heartbeats).toBeGreaterThanOrEqual(3);
+    expect(first.heartbeats).toBeLessThanOrEqual(7);
+    // A new Hello with another interval replaces the registration.
+    (x.h.fake.sessions as unknown as { o: { heartbeatIntervalMs: number } }).o.heartbeatIntervalMs = 400;
+    x.h.fake.sessions.send({ op: 7 });
+    const second = await nextConnection(x, 1);
+    const before = first.heartbeats;
+    await new Promise((res) => setTimeout(res, 700)); // beats at 200 ms and 600 ms
+    expect(second.heartbeats).toBeGreaterThanOrEqual(1);
+    expect(second.heartbeats).toBeLessThanOrEqual(2);
+    expect(first.heartbeats).toBe(before);
+  });
+
+  it("row 2: heartbeating -> reconnecting when the previous heartbeat was not acknowledged (op 11): a proactive reconnect that resumes", async () => {
+    r = await startRig();
+    const id = r.h.fake.sessions.current?.id;
+    r.h.fake.sessions.withholdAcks(1);
+    const next = await nextConnection(r, 1);
+    await eventually(() => next.resumedSession !== undefined, "the resume");
+    expect(next.resumedSession).toBe(id);
+    expect(r.h.logs.some((l) => /not acknowledged \(zombie/.test(l.msg))).toBe(true);
+    say(r, "after zombie z1");
+    await expectOnceEach(r, ["z1"]);
+  });
+
+  it("row 3a: connected -> reconnecting on Reconnect (op 7) with a prior session: Resume (op 6) with the last sequence on the resume URL", async () => {
+    r = await startRig();
+    say(r, "before reconnect r1");
+    await expectOnceEach(r, ["r1"]);
+    const stored = await session(r);
+    r.h.fake.sessions.send({ op: 7 });
+    const next = await nextConnection(r, 1);
+    await eventually(() => next.resumedSession !== undefined, "the resume");
+    expect(next.path).toBe("/resume");
+    expect(next.resumedSession).toBe(stored?.id);
+    expect(next.identified).toBe(true);
+    say(r, "after reconnect r2");
+    await expectOnceEach(r, ["r1", "r2"]);
+  });
+
+  it("row 3b: connected -> reconnecting on a resumable close code (4000): resumes, and messages sent while down are replayed once", async () => {
+    r = await startRig();
+    const id = r.h.fake.sessions.current?.id;
+    r.h.fake.sessions.closeWith(4000, "Unknown error.");
+    say(r, "while down c1"); // logged in the session, replayed on Resume
+    const next = await nextConnection(r, 1);
+    await eventually(() => next.resumedSession !== undefined, "the resume");
+    expect(next.resumedSession).toBe(id);
+    await expectOnceEach(r, ["c1"]);
+  });
+
+  it("row 4a: connected -> reconnecting on Invalid Session (op 9) d:false: a fresh Identify (op 2)", async () => {
+    r = await startRig();
+    const old = r.h.fake.sessions.current?.id;
+    r.h.fake.sessions.send({ op: 9, d: false });
+    const next = await nextConnection(r, 1);
+    await eventually(() => next.identified, "the identify");
+    expect(next.resumedSession).toBeUndefined();
+    expect(next.path).toBe("/gateway");
+    await eventually(() => r?.h.fake.sessions.current?.id !== old, "a new session");
+    await eventually(
+      async () => (await session(r as Rigged))?.id === r?.h.fake.sessions.current?.id,
+      "the stored session",
+    );
+    say(r, "new session i1");
+    await expectOnceEach(r, ["i1"]);
+  });
+
+  for (const code of [4007, 4009]) {
+    it(`row 4b: connected -> reconnecting on close ${code}: a fresh Identify`, async () => {
+      r = await startRig();
+      const old = r.h.fake.sessions.current?.id;
+      r.h.fake.sessions.closeWith(code);
+      const next = await nextConnection(r, 1);
+      await eventually(() => next.identified, "the identify");
+      expect(next.resumedSession).toBeUndefined();
+      expect(r.h.fake.sessions.current?.id).not.toBe(old);
+    });
+  }
+
+  for (const code of [4004, 4010, 4011, 4012, 4013, 4014]) {
+    it(`row 5: connected -> stopped on close ${code}: no retry, and a log line naming the cause`, async () => {
+      r = await startRig();
+      r.h.fake.sessions.closeWith(code);
+      await eventually(() => r?.h.built.at(-1)?.halted === true, "halted");
+      await new Promise((res) => setTimeout(res, 300));
+      expect(r.h.fake.connections).toHaveLength(1);
+      const line = r.h.logs.find((l) => l.level === 50 && l.msg.includes(String(code)));
+      expect(line?.msg).toContain(FATAL_CLOSE[code]);
+      if (code === 4014) expect(line?.msg).toMatch(/Message Content Intent/);
+    });
+  }
+});
+
+describe("discord connection fallbacks", () => {
+  it("a wrong token (401 on GET /gateway/bot) stops without retrying, naming the token", async () => {
+    r = await startRig({ env: { DISCORD_TOKEN: "wrong" } }, {}, false);
+    await eventually(() => r?.h.built.at(-1)?.halted === true, "halted");
+    await new Promise((res) => setTimeout(res, 200));
+    expect(r.h.fake.calls.filter((c) => c.path === "/gateway/bot")).toHaveLength(1);
+    expect(r.h.fake.calls.every((c) => c.auth === "Bot wrong")).toBe(true);
+    expect(r.h.logs.some((l) => /4004.*bot token is wrong/.test(l.msg))).toBe(true);
+  });
+
+  it("intents the bot may not use get a real 4014 on Identify: stopped, with the message-content hint", async () => {
+    r = await startRig({}, { disallowedIntents: 1 << 15 }, false);
+    await eventually(() => r?.h.built.at(-1)?.halted === true, "halted on 4014");
+    expect(r.h.fake.connections.map((c) => c.closeCode)).toEqual([4014]);
+    expect(r.h.logs.some((l) => /4014.*Message Content Intent/.test(l.msg))).toBe(true);
+  });
+
+  it("a resume that keeps failing falls back to a fresh Identify", async () => {
+    r = await startRig();
+    const old = r.h.fake.sessions.current?.id;
+    r.h.fake.sessions.dropResumes(3);
+    r.h.fake.sessions.send({ op: 7 });
+    await eventually(() => r?.h.fake.sessions.current?.id !== old, "a new session", 5_000);
+    const resumes = r.h.fake.connections.filter((c) => c.path === "/resume");
+    expect(resumes.length).toBeGreaterThanOrEqual(3);
+    expect(r.h.logs.some((l) => /resuming keeps failing/.test(l.msg))).toBe(true);
+    say(r, "after fallback f1");
+    await expectOnceEach(r, ["f1"]);
+  });
+
+  it("a process restart resumes the stored session on the resume URL and replays what arrived meanwhile", async () => {
+    r = await startRig();
+    say(r, "before restart p1");
+    await expectOnceEach(r, ["p1"]);
+    const id = r.h.fake.sessions.current?.id;
+    await r.rig.stop();
+    say(r, "during restart p2");
+    const count = r.h.fake.connections.length;
+    await r.rig.start();
+    const resumed = await nextConnection(r, count);
+    await eventually(() => resumed?.resumedSession !== undefined, "the resume");
+    expect(resumed?.resumedSession).toBe(id);
+    expect(resumed?.path).toBe("/resume");
+    await expectOnceEach(r, ["p1", "p2"]);
+  });
+});

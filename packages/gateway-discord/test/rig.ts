@@ -1,0 +1,59 @@
+// Shared set-up of the Discord tests: a harness, a contract rig around it, and the checks.
+import { ContractRig } from "@agentsvc/session-core/testing";
+import { eventually } from "@agentsvc/testkit";
+import { expect } from "vitest";
+import { CHANNELS, type DiscordHarness, discordHarness } from "./harness.js";
+
+export interface Rigged {
+  h: DiscordHarness;
+  rig: ContractRig;
+}
+
+export async function startRig(
+  overrides?: Parameters<typeof discordHarness>[0],
+  fakeOptions?: Parameters<typeof discordHarness>[1],
+  waitReady = true,
+): Promise<Rigged> {
+  const h = await discordHarness(overrides, fakeOptions);
+  const rig = new ContractRig(h);
+  await rig.start();
+  if (waitReady) await eventually(() => h.fake.sessions.current !== undefined, "READY");
+  return { h, rig };
+}
+
+export async function stopRig(r: Rigged | undefined): Promise<void> {
+  await r?.rig.stop();
+  await r?.h.close?.();
+}
+
+/** A user writes in the first channel (no wait for the acknowledgement). */
+export function say({ h }: Rigged, text: string): void {
+  h.fake.sessions.userSays({ channelId: CHANNELS[0], authorId: h.userId("user-1"), content: text });
+}
+
+/** Every text got exactly one user turn and exactly one reply. */
+export async function expectOnceEach({ h, rig }: Rigged, texts: string[]): Promise<void> {
+  await eventually(
+    () => texts.every((t) => h.fake.rest.botMessages.some((m) => m.content.includes(t))),
+    `a reply to each of ${texts.join(", ")}`,
+    10_000,
+  );
+  await rig.session.idle(10_000);
+  const turns = await rig.userMessages(CHANNELS[0]);
+  for (const t of texts) {
+    expect(
+      h.fake.rest.botMessages.filter((m) => m.content.includes(t)),
+      `replies to ${t}`,
+    ).toHaveLength(1);
+    expect(
+      turns.filter((m) => m.includes(t)),
+      `turns of ${t}`,
+    ).toHaveLength(1);
+  }
+}
+
+/** The connection after `index` (1-based ids), once it exists. */
+export async function nextConnection({ h }: Rigged, after: number) {
+  await eventually(() => h.fake.connections.length > after, `connection #${after + 1}`);
+  return h.fake.connections[after] as (typeof h.fake.connections)[number];
+}

@@ -1,0 +1,210 @@
+// The Socket Mode connection set. Slack's URLs are single-use, so every (re)connection asks
+// apps.connections.open for a new one. A connection is replaced, never just dropped: on a
+// `disconnect` frame, an unexpected close, or silence past the watchdog, a new connection is
+// opened and the old one is closed only after the new one said hello. Envelopes are handled on
+// whichever connection they arrive.
+import { Backoff, type BackoffOptions, type GatewayContext } from "@agentsvc/session-core";
+import WebSocket from "ws";
+
+export interface Envelope {
+  envelope_id?: string;
+  type: string;
+  reason?: string;
+  payload?: Record<string, unknown>;
+  retry_attempt?: number;
+}
+
+export interface SocketModeOptions {
+  openUrl(signal: AbortSignal): Promise<string>;
+  /** Handles one envelope; resolve = recorded (the envelope is then acknowledged), throw = not. */
+  onEnvelope(envelope: Envelope): Promise<void>;
+  watchdogMs: number;
+  pingIntervalMs: number;
+  helloTimeoutMs: number;
+  backoff: BackoffOptions;
+}
+
+interface Conn {
+  id: number;
+  ws: WebSocket;
+  ready: boolean;
+  retiring: boolean;
+  lastSeen: number;
+}
+
+export class SocketMode {
+  readonly #conns = new Set<Conn>();
+  readonly #backoff: Backoff;
+  #connecting = false;
+  #stopped = false;
+  #next = 1;
+
+  constructor(
+    private readonly ctx: GatewayContext,
+    private readonly options: SocketModeOptions,
+  ) {
+    this.#backoff = new Backoff(options.backoff);
+  }
+
+  /** Connections that said hello and are not being replaced. */
+  get live(): number {
+    return [...this.#conns].filter((c) => c.ready && !c.retiring).length;
+  }
+
+  start(): void {
+    this.#connectIn(0);
+    this.ctx.scheduler.every("watchdog", this.options.pingIntervalMs, () => this.#watch());
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    this.ctx.scheduler.cancel("connect");
+    this.ctx.scheduler.cancel("watchdog");
+    for (const c of this.#conns) c.ws.terminate();
+    this.#conns.clear();
+  }
+
+  /** Opens a new connection; `old` is closed once the new one said hello. */
+  replace(old: Conn | undefined, why: string): void {
+    if (this.#stopped) return;
+    if (old) old.retiring = true;
+    this.ctx.logger.info({ connection: old?.id, why }, "slack: opening a new Socket Mode connection");
+    this.#connectIn(0);
+  }
+
+  #connectIn(delayMs: number): void {
+    if (this.#stopped || this.#connecting) return;
+    this.ctx.scheduler.schedule("connect", delayMs, async (signal) => {
+      this.#connecting = true;
+      try {
+        await this.#open(signal);
+        this.#backoff.reset();
+        return null;
+      } catch (err) {
+        if (signal.aborted || this.#stopped) return null;
+        const delay = this.#backoff.next();
+        this.ctx.logger.warn(
+          { err, retryInMs: delay },
+          "slack: could not open a Socket Mode connection; retrying",
+        );
+        return delay;
+      } finally {
+        this.#connecting = false;
+      }
+    });
+  }
+
+  async #open(signal: AbortSignal): Promise<void> {
+    const url = await this.options.openUrl(signal);
+    const conn: Conn = {
+      id: this.#next++,
+      ws: new WebSocket(url),
+      ready: false,
+      retiring: false,
+      lastSeen: Date.now(),
+    };
+    this.#conns.add(conn);
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => fail(new Error("no hello from Slack in time")),
+        this.options.helloTimeoutMs,
+      );
+      const onAbort = () => fail(new Error("stopped"));
+      signal.addEventListener("abort", onAbort, { once: true });
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+      };
+      const fail = (err: Error) => {
+        done();
+        this.#conns.delete(conn);
+        conn.ws.terminate();
+        reject(err);
+      };
+      conn.ws.on("error", (err) => {
+        if (!conn.ready) fail(err);
+        else this.ctx.logger.warn({ err, connection: conn.id }, "slack: socket error");
+      });
+      conn.ws.on("pong", () => {
+        conn.lastSeen = Date.now();
+      });
+      conn.ws.on("close", (code) => this.#closed(conn, code));
+      conn.ws.on("message", (raw) => {
+        conn.lastSeen = Date.now();
+        let frame: Envelope;
+        try {
+          frame = JSON.parse(String(raw)) as Envelope;
+        } catch {
+          return;
+        }
+        if (frame.type === "hello" && !conn.ready) {
+          done();
+          this.#hello(conn);
+          resolve();
+          return;
+        }
+        this.#frame(conn, frame);
+      });
+    });
+  }
+
+  #hello(conn: Conn): void {
+    conn.ready = true;
+    this.ctx.logger.info({ connection: conn.id }, "slack: Socket Mode connected");
+    // Only now that the new connection is up are the ones it replaces closed.
+    for (const old of this.#conns) {
+      if (old === conn || !old.retiring) continue;
+      this.#conns.delete(old);
+      old.ws.close(1000, "replaced");
+      setTimeout(() => old.ws.terminate(), 1_000).unref();
+    }
+  }
+
+  #frame(conn: Conn, frame: Envelope): void {
+    if (frame.type === "disconnect") {
+      if (frame.reason === "link_disabled")
+        this.ctx.logger.error(
+          "slack: Socket Mode was disabled for this app (link_disabled); enable it in the app settings",
+        );
+      if (!conn.retiring) this.replace(conn, `disconnect: ${frame.reason ?? "unknown"}`);
+      return;
+    }
+    if (!frame.envelope_id) return;
+    const id = frame.envelope_id;
+    this.options.onEnvelope(frame).then(
+      () => {
+        // Ack means recorded: sent on the connection it came from; if that one is gone, Slack retries.
+        if (conn.ws.readyState === WebSocket.OPEN) conn.ws.send(JSON.stringify({ envelope_id: id }));
+      },
+      (err: unknown) =>
+        this.ctx.logger.error(
+          { err, envelope: id },
+          "slack: envelope not recorded; left unacknowledged so Slack retries it",
+        ),
+    );
+  }
+
+  #closed(conn: Conn, code: number): void {
+    const known = this.#conns.delete(conn);
+    if (!known || this.#stopped || conn.retiring || !conn.ready) return;
+    this.ctx.logger.warn({ connection: conn.id, code }, "slack: Socket Mode connection closed unexpectedly");
+    if (this.live === 0) this.replace(undefined, `closed (${code})`);
+  }
+
+  /** Pings every live connection; one silent past the watchdog is replaced. */
+  #watch(): void {
+    const now = Date.now();
+    for (const conn of this.#conns) {
+      if (!conn.ready || conn.retiring) continue;
+      if (now - conn.lastSeen > this.options.watchdogMs) {
+        this.ctx.logger.warn(
+          { connection: conn.id, silentMs: now - conn.lastSeen },
+          "slack: connection silent past the watchdog (no frames, no pongs); replacing it",
+        );
+        this.replace(conn, "watchdog");
+        continue;
+      }
+      conn.ws.ping();
+    }
+  }
+}

@@ -1,0 +1,4 @@
+import { runGatewayContract } from "@agentsvc/session-core/testing";
+import { slackHarness } from "./harness.js";
+
+runGatewayContract("slack", () => slackHarness());

@@ -1,0 +1,73 @@
+// A minimal Bot API client: POST JSON to `<apiBaseUrl>/bot<token>/<method>`, unwrap `{ ok, result }`.
+// The token is part of the URL, so URLs are never logged or put in error messages.
+
+export class TelegramApiError extends Error {
+  constructor(
+    readonly method: string,
+    /** HTTP status or the body's `error_code`; 0 when the request never got an answer. */
+    readonly status: number,
+    readonly description: string,
+    /** `parameters.retry_after` of a 429, in seconds. */
+    readonly retryAfter?: number,
+    cause?: unknown,
+  ) {
+    super(`telegram ${method}: ${status || "no answer"} ${description}`, cause ? { cause } : undefined);
+    this.name = "TelegramApiError";
+  }
+}
+
+interface ApiBody {
+  ok: boolean;
+  result?: unknown;
+  error_code?: number;
+  description?: string;
+  parameters?: { retry_after?: number };
+}
+
+export class BotApi {
+  readonly #base: string;
+
+  constructor(
+    apiBaseUrl: string,
+    token: string,
+    private readonly timeoutMs: number,
+  ) {
+    this.#base = `${apiBaseUrl.replace(/\/+$/, "")}/bot${token}`;
+  }
+
+  /** Calls `method`; throws TelegramApiError on a non-ok answer, a timeout or a dropped connection. */
+  async call<T>(
+    method: string,
+    params: Record<string, unknown>,
+    signal?: AbortSignal,
+    timeoutMs = this.timeoutMs,
+  ): Promise<T> {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    let res: Response;
+    try {
+      res = await fetch(`${this.#base}/${method}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(params),
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      const why = timeout.aborted ? `no answer within ${timeoutMs} ms` : "connection failed";
+      throw new TelegramApiError(method, 0, why, undefined, err);
+    }
+    let body: ApiBody;
+    try {
+      body = (await res.json()) as ApiBody;
+    } catch (err) {
+      throw new TelegramApiError(method, res.status, "unreadable answer", undefined, err);
+    }
+    if (body.ok) return body.result as T;
+    throw new TelegramApiError(
+      method,
+      body.error_code ?? res.status,
+      body.description ?? res.statusText,
+      body.parameters?.retry_after,
+    );
+  }
+}

@@ -1,0 +1,271 @@
+// The telegram push-style gateway: getUpdates long-poll (poller.ts), replies in Telegram HTML,
+// typing while a turn runs, approvals as inline keyboards whose presses become decisions.
+import {
+  type BackoffOptions,
+  type DecidedNotice,
+  type Gateway,
+  type GatewayCapabilities,
+  type GatewayContext,
+  GatewaySendError,
+  type InteractionRequest,
+  type SendOptions,
+  type SendResult,
+} from "@agentsvc/session-core";
+import { BotApi, TelegramApiError } from "./bot-api.js";
+import { escapeHtml, htmlToPlain, markdownToTelegramHtml, repairHtml } from "./format.js";
+import { Poller } from "./poller.js";
+import {
+  callbackData,
+  inboundOf,
+  parseCallbackData,
+  parseThread,
+  type TgMessage,
+  type TgUpdate,
+} from "./updates.js";
+
+export interface TelegramGatewayOptions {
+  /** Environment variable holding the bot token (from @BotFather). */
+  botTokenEnvVar: string;
+  /** Bot API base URL. Default https://api.telegram.org (a self-hosted Bot API server or a proxy may replace it). */
+  apiBaseUrl?: string;
+  /** Overrides the environment the session hands over. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** getUpdates long-poll timeout in seconds. Default 25. */
+  pollTimeoutSeconds?: number;
+  /** How long past the poll timeout a silent getUpdates is given up as dead. Default 10 000 ms. */
+  pollGraceMs?: number;
+  /** Backoff of the poll after failures. Default 1 s doubling to 60 s, +20% jitter. */
+  backoff?: BackoffOptions;
+  /** Timeout of the other API calls. Default 30 000 ms. */
+  requestTimeoutMs?: number;
+  /** The typing action is repeated at this period (it shows for 5 s) until the reply. Default 4 000 ms. */
+  typingIntervalMs?: number;
+  /** Typing stops after this long even without a reply. Default 120 000 ms. */
+  typingMaxMs?: number;
+  /** Accepted for the common factory shape; a push-style gateway is always named `telegram`. */
+  name?: string;
+}
+
+export const TELEGRAM_MESSAGE_LIMIT = 4096;
+
+const LABELS: Record<string, string> = { approve: "✅ Approve", reject: "❌ Reject" };
+
+export class TelegramGateway implements Gateway {
+  readonly kind = "push" as const;
+  readonly type = "telegram";
+  readonly name = "telegram";
+  readonly capabilities: GatewayCapabilities = {
+    threads: true,
+    interactiveActions: true,
+    editing: true,
+    typing: true,
+  };
+  readonly messageLimit = TELEGRAM_MESSAGE_LIMIT;
+  #ctx: GatewayContext | undefined;
+  #api: BotApi | undefined;
+  #stopped = false;
+  readonly #typing = new Map<string, number>();
+
+  constructor(private readonly options: TelegramGatewayOptions) {}
+
+  async start(ctx: GatewayContext): Promise<void> {
+    this.#ctx = ctx;
+    this.#stopped = false;
+    const env = this.options.env ?? ctx.env;
+    const token = env[this.options.botTokenEnvVar] ?? "";
+    if (!token)
+      ctx.logger.error(
+        `telegram: ${this.options.botTokenEnvVar} is empty; every Bot API call will be refused`,
+      );
+    this.#api = new BotApi(
+      this.options.apiBaseUrl ?? "https://api.telegram.org",
+      token,
+      this.options.requestTimeoutMs ?? 30_000,
+    );
+    const poller = new Poller(
+      this.#api,
+      ctx,
+      {
+        pollTimeoutSeconds: this.options.pollTimeoutSeconds ?? 25,
+        graceMs: this.options.pollGraceMs ?? 10_000,
+        backoff: this.options.backoff ?? { baseMs: 1_000, maxMs: 60_000 },
+      },
+      (update, signal) => this.#handle(update, signal),
+    );
+    ctx.scheduler.schedule("poll", 0, (signal) => (this.#stopped ? null : poller.poll(signal)));
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    const ctx = this.#ctx;
+    if (!ctx) return;
+    ctx.scheduler.cancel("poll");
+    for (const chat of this.#typing.keys()) ctx.scheduler.cancel(`typing:${chat}`);
+    this.#typing.clear();
+  }
+
+  format(markdown: string): string {
+    return markdownToTelegramHtml(markdown);
+  }
+
+  async send(thread: string, text: string, options: SendOptions): Promise<SendResult> {
+    this.#stopTyping(thread);
+    const message = await this.#sendHtml(thread, repairHtml(text), options);
+    return { messageId: String(message.message_id) };
+  }
+
+  async edit(thread: string, messageId: string, text: string): Promise<void> {
+    const { chatId } = parseThread(thread);
+    await this.#call("editMessageText", {
+      chat_id: chatId,
+      message_id: Number(messageId),
+      text: repairHtml(text),
+      parse_mode: "HTML",
+    }).catch(ignoreNotModified);
+  }
+
+  async startTyping(thread: string): Promise<void> {
+    const ctx = this.#ctx;
+    if (!ctx || this.#stopped) return;
+    const { chatId, topicId } = parseThread(thread);
+    const until = Date.now() + (this.options.typingMaxMs ?? 120_000);
+    this.#typing.set(thread, until);
+    const beat = async (signal: AbortSignal) => {
+      if (this.#typing.get(thread) !== until || Date.now() > until) return null;
+      await this.#api
+        ?.call(
+          "sendChatAction",
+          { chat_id: chatId, action: "typing", ...(topicId ? { message_thread_id: topicId } : {}) },
+          signal,
+        )
+        .catch((err: unknown) => ctx.logger.debug({ err }, "telegram: typing action failed"));
+      return this.options.typingIntervalMs ?? 4_000;
+    };
+    // The first action goes out now (a short turn may be over before a timer fires); repeats are scheduled.
+    const next = await beat(new AbortController().signal);
+    if (next !== null && this.#typing.get(thread) === until)
+      ctx.scheduler.schedule(`typing:${thread}`, next, beat);
+  }
+
+  async requestDecision(request: InteractionRequest, options: SendOptions): Promise<SendResult> {
+    this.#stopTyping(request.thread);
+    const buttons = request.allowedDecisions
+      .filter((d) => d === "approve" || d === "reject")
+      .map((d) => ({ text: LABELS[d] as string, callback_data: callbackData(d, request.requestId) }));
+    const message = await this.#sendHtml(
+      request.thread,
+      escapeHtml(request.prompt).slice(0, TELEGRAM_MESSAGE_LIMIT),
+      options,
+      { inline_keyboard: [buttons] },
+    );
+    return { messageId: String(message.message_id) };
+  }
+
+  /** Replaces the buttons with one that states the outcome (pressing it again is answered, nothing more). */
+  async onDecided(notice: DecidedNotice): Promise<void> {
+    if (!notice.requestMessageId) return;
+    const { chatId } = parseThread(notice.thread);
+    const outcome =
+      notice.decision === "approve"
+        ? "✅ Approved"
+        : notice.decision === "reject"
+          ? "❌ Rejected"
+          : "✏️ Edited";
+    await this.#call("editMessageReplyMarkup", {
+      chat_id: chatId,
+      message_id: Number(notice.requestMessageId),
+      reply_markup: { inline_keyboard: [[{ text: outcome, callback_data: `x:${notice.requestId}` }]] },
+    }).catch(ignoreNotModified);
+  }
+
+  async #handle(update: TgUpdate, signal: AbortSignal): Promise<void> {
+    const ctx = this.#ctx;
+    if (!ctx || this.#stopped || signal.aborted) throw new Error("telegram gateway stopped");
+    if (update.message) {
+      const inbound = inboundOf(update.message);
+      if (!inbound)
+        return ctx.logger.debug({ updateId: update.update_id }, "telegram: message without text ignored");
+      await ctx.deliver(inbound);
+      return;
+    }
+    const query = update.callback_query;
+    if (query) await this.#pressed(ctx, query);
+  }
+
+  /** A button press: decide, then always answer the callback query so the client stops its spinner. */
+  async #pressed(ctx: GatewayContext, query: NonNullable<TgUpdate["callback_query"]>): Promise<void> {
+    const parsed = parseCallbackData(query.data);
+    let answer = "This request is already closed.";
+    try {
+      if (parsed) {
+        const result = await ctx.decide(
+          parsed.requestId,
+          { decision: parsed.decision },
+          String(query.from.id),
+        );
+        answer = result.ok ? (result.decision === "approve" ? "Approved" : "Rejected") : result.message;
+      }
+    } finally {
+      await this.#api
+        ?.call("answerCallbackQuery", { callback_query_id: query.id, text: answer.slice(0, 200) })
+        .catch((err: unknown) => ctx.logger.warn({ err }, "telegram: answerCallbackQuery failed"));
+    }
+  }
+
+  async #sendHtml(
+    thread: string,
+    html: string,
+    options: SendOptions,
+    keyboard?: unknown,
+  ): Promise<TgMessage> {
+    const { chatId, topicId } = parseThread(thread);
+    const replyTo = options.meta?.messageId;
+    const base = {
+      chat_id: chatId,
+      ...(topicId ? { message_thread_id: topicId } : {}),
+      ...(typeof replyTo === "number"
+        ? { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } }
+        : {}),
+      ...(keyboard ? { reply_markup: keyboard } : {}),
+    };
+    try {
+      return await this.#call<TgMessage>("sendMessage", { ...base, text: html, parse_mode: "HTML" });
+    } catch (err) {
+      // Markup the platform still refuses must not cost the reply: send the visible text plainly.
+      if (!(err instanceof GatewaySendError && /can't parse entities/i.test(err.message))) throw err;
+      this.#ctx?.logger.warn({ err }, "telegram: HTML refused; sending the piece as plain text");
+      return this.#call<TgMessage>("sendMessage", { ...base, text: htmlToPlain(html) });
+    }
+  }
+
+  /** A Bot API call whose failure tells the outbox what to do next. */
+  async #call<T>(method: string, params: Record<string, unknown>): Promise<T> {
+    if (!this.#api) throw new GatewaySendError("telegram gateway not started");
+    try {
+      return await this.#api.call<T>(method, params);
+    } catch (err) {
+      if (!(err instanceof TelegramApiError)) throw err;
+      const status = err.status || undefined;
+      throw new GatewaySendError(err.message, {
+        ...(status ? { status } : {}),
+        ...(err.status === 429 ? { retryAfterMs: (err.retryAfter ?? 1) * 1000 } : {}),
+        // 400/403/404 never succeed on a retry (chat gone, bot blocked, bad request).
+        permanent: err.status >= 400 && err.status < 500 && err.status !== 429 && err.status !== 409,
+        cause: err,
+      });
+    }
+  }
+
+  #stopTyping(thread: string): void {
+    if (this.#typing.delete(thread)) this.#ctx?.scheduler.cancel(`typing:${thread}`);
+  }
+}
+
+function ignoreNotModified(err: unknown): void {
+  if (err instanceof Error && /message is not modified/i.test(err.message)) return;
+  throw err;
+}
+
+export function createTelegramGateway(options: TelegramGatewayOptions): TelegramGateway {
+  return new TelegramGateway(options);
+}

@@ -1,0 +1,4 @@
+import { runGatewayContract } from "@agentsvc/session-core/testing";
+import { telegramHarness } from "./harness.js";
+
+runGatewayContract("telegram", () => telegramHarness());

@@ -1,0 +1,130 @@
+// Fault injection against the Telegram fake, each bounded in time: every message the fake
+// delivered must produce exactly one turn and exactly one reply.
+import { ContractRig } from "@agentsvc/session-core/testing";
+import { eventually as until } from "@agentsvc/testkit";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type TelegramHarness, telegramHarness } from "./harness.js";
+
+let h: TelegramHarness;
+let rig: ContractRig;
+
+beforeEach(async () => {
+  h = await telegramHarness();
+  rig = new ContractRig(h);
+  await rig.start();
+});
+
+afterEach(async () => {
+  await rig.stop();
+  await h.close?.();
+});
+
+/** Every text got exactly one user turn in memory and exactly one reply on the platform. */
+async function expectOnceEach(texts: string[], thread = "101"): Promise<void> {
+  await until(
+    async () => {
+      const sent = await h.sent();
+      return texts.every((t) => sent.some((m) => m.text.includes(t)));
+    },
+    "a reply to every message",
+    10_000,
+  );
+  await rig.session.idle(10_000);
+  const sent = await h.sent();
+  const turns = await rig.userMessages(thread);
+  for (const t of texts) {
+    expect(
+      sent.filter((m) => m.text.includes(t)),
+      `replies to ${t}`,
+    ).toHaveLength(1);
+    expect(
+      turns.filter((m) => m.includes(t)),
+      `turns of ${t}`,
+    ).toHaveLength(1);
+  }
+}
+
+const say = (text: string, id = text) => h.inject?.({ id, thread: "101", text, author: "user-1" });
+
+describe("telegram faults", () => {
+  it("409 from another poller is logged with what to do, retried with backoff, and loses nothing", async () => {
+    h.fake.failNext("getUpdates", { status: 409, reason: "poller" });
+    h.fake.failNext("getUpdates", { status: 409, reason: "poller" });
+    await say("after conflict c409a");
+    await expectOnceEach(["c409a"]);
+    const conflict = h.logs.filter((l) => /conflict \(409\)/.test(l.msg));
+    expect(conflict.length).toBeGreaterThanOrEqual(2);
+    expect(conflict[0]?.msg).toMatch(/stop the other instance/);
+    expect(conflict[0]?.level).toBe(50); // error: a person has to act
+  });
+
+  it("409 because a webhook is set names deleteWebhook, and polling resumes once it is deleted", async () => {
+    h.fake.setWebhook("https://example.test/hook");
+    h.fake.chat.userSends({ chatId: 101, text: "during webhook w409", from: { id: h.userId("user-1") } });
+    await until(() => h.logs.some((l) => /deleteWebhook/.test(l.msg)), "the deleteWebhook hint");
+    h.fake.setWebhook("");
+    await expectOnceEach(["w409"]);
+  });
+
+  it("429 on getUpdates waits parameters.retry_after before polling again", async () => {
+    await until(() => h.fake.calls.some((c) => c.method === "getUpdates"), "the first poll");
+    h.fake.failNext("getUpdates", { status: 429, retryAfter: 1 });
+    // A new update ends the pending long-poll at once, so the faulted call comes next.
+    await say("after a rate limit r429");
+    await expectOnceEach(["r429"]);
+    const limited = h.logs.find((l) => /retry_after/.test(l.msg));
+    expect(limited?.retryInMs).toBe(1000);
+    const next = h.fake.calls.find((c) => c.method === "getUpdates" && c.at > (limited?.time as number));
+    expect((next?.at as number) - (limited?.time as number)).toBeGreaterThanOrEqual(950);
+  });
+
+  it("a getUpdates connection dropped without an answer is retried and the message arrives once", async () => {
+    await until(() => h.fake.calls.some((c) => c.method === "getUpdates"), "the first poll");
+    h.fake.failNext("getUpdates", { drop: true });
+    h.fake.failNext("getUpdates", { drop: true });
+    await say("through drops d1");
+    await expectOnceEach(["d1"]);
+  });
+
+  it("a reply whose connection drops mid-turn is sent again by the outbox, once", async () => {
+    h.fake.failNext("sendMessage", { drop: true });
+    await say("dropped reply dr1");
+    await expectOnceEach(["dr1"]);
+  });
+
+  it("a zombie getUpdates that never answers is abandoned after timeout + grace and polling goes on", async () => {
+    await until(() => h.fake.calls.some((c) => c.method === "getUpdates"), "the first poll");
+    h.fake.failNext("getUpdates", { hang: true });
+    h.fake.chat.userSends({ chatId: 101, text: "wake z0", from: { id: h.userId("user-1") } });
+    await say("behind a zombie z1");
+    await expectOnceEach(["z0", "z1"]);
+  });
+
+  it("a restart in the middle of a backlog answers every message once and resumes from the stored offset", async () => {
+    await rig.stop();
+    const texts = Array.from({ length: 6 }, (_, i) => `backlog b${i}x`);
+    for (const text of texts) h.fake.chat.userSends({ chatId: 101, text, from: { id: h.userId("user-1") } });
+    let recorded = 0;
+    let crash!: (e: Error) => void;
+    const crashed = new Promise<never>((_, reject) => {
+      crash = reject;
+    });
+    crashed.catch(() => undefined);
+    rig.deliverHook = async (inbound, next) => {
+      if (recorded >= 3) return crashed; // the process dies while recording the 4th
+      recorded += 1;
+      return next(inbound);
+    };
+    await rig.start();
+    await until(() => recorded === 3, "three recorded before the crash");
+    await rig.stop();
+    crash(new Error("process killed"));
+    const offset = await rig.store.gatewayState.get("telegram", "offset");
+    rig.deliverHook = undefined;
+    await rig.start();
+    await expectOnceEach(texts);
+    const resumed = h.fake.calls.filter((c) => c.method === "getUpdates").at(-1);
+    expect(Number(resumed?.params.offset)).toBeGreaterThan(Number(offset));
+    expect(h.fake.unconfirmed).toHaveLength(0);
+  });
+});

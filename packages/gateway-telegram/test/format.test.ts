@@ -1,0 +1,88 @@
+// Replies are Telegram HTML the Bot API accepts, with the user-visible text intact.
+import { chunkText } from "@agentsvc/session-core";
+import { ContractRig } from "@agentsvc/session-core/testing";
+import { parseTelegramHtml } from "@agentsvc/testkit";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { markdownToTelegramHtml, repairHtml, TELEGRAM_MESSAGE_LIMIT } from "../src/index.js";
+import { type TelegramHarness, telegramHarness } from "./harness.js";
+
+const visible = (html: string) => {
+  const parsed = parseTelegramHtml(html);
+  if (!parsed.ok) throw new Error(parsed.description);
+  return parsed.text;
+};
+
+describe("telegram formatting", () => {
+  it("escapes <, > and & so markup-like text is shown, not interpreted", () => {
+    const html = markdownToTelegramHtml('if a < b && c > d then <script>alert("x")</script>');
+    expect(html).toContain("a &lt; b &amp;&amp; c &gt; d");
+    expect(visible(html)).toBe('if a < b && c > d then <script>alert("x")</script>');
+  });
+
+  it("turns bold, italic, code, fenced blocks and links into Telegram tags", () => {
+    const html = markdownToTelegramHtml(
+      "**bold** and _it_ and `x<y` and [docs](https://e.test/?a=1&b=2)\n```ts\nconst a = 1 < 2;\n```",
+    );
+    expect(html).toContain("<b>bold</b>");
+    expect(html).toContain("<i>it</i>");
+    expect(html).toContain("<code>x&lt;y</code>");
+    expect(html).toContain('<a href="https://e.test/?a=1&amp;b=2">docs</a>');
+    expect(html).toContain('<pre><code class="language-ts">const a = 1 &lt; 2;</code></pre>');
+    expect(visible(html)).toContain("const a = 1 < 2;");
+  });
+
+  it("leaves snake_case identifiers alone", () => {
+    expect(markdownToTelegramHtml("call read_file_now please")).toBe("call read_file_now please");
+  });
+
+  it("repairs pieces cut inside a tag pair or an entity so each parses on its own", () => {
+    expect(repairHtml("<b>one two")).toBe("<b>one two</b>");
+    expect(repairHtml("three</b> four")).toBe("<b>three</b> four");
+    expect(repairHtml("x &am")).toBe("x &amp;am");
+    expect(repairHtml("p; <i")).toBe("p; &lt;i");
+    expect(repairHtml("label</a> rest")).toBe("label rest");
+    for (const piece of ["<b>one two", "three</b> four", "x &am", "p; <i", "label</a> rest"])
+      expect(parseTelegramHtml(repairHtml(piece)).ok).toBe(true);
+  });
+});
+
+describe("telegram long replies", () => {
+  let h: TelegramHarness;
+  let rig: ContractRig;
+  beforeEach(async () => {
+    h = await telegramHarness();
+    rig = new ContractRig(h);
+    await rig.start();
+  });
+  afterEach(async () => {
+    await rig.stop();
+    await h.close?.();
+  });
+
+  it("a reply over 4096 characters with bold across the cuts arrives whole, in pieces the API accepts", async () => {
+    const words = Array.from({ length: 1500 }, (_, i) => `w${i}<&>`);
+    const markdown = `**${words.slice(0, 900).join(" ")}** ${words.slice(900).join(" ")}`;
+    const pieces = chunkText(rig.gateway.format?.(markdown) ?? markdown, rig.gateway.messageLimit);
+    expect(pieces.length).toBeGreaterThan(1);
+    for (const [i, piece] of pieces.entries())
+      await rig.gateway.send("101", piece, { idempotencyKey: `k${i}`, attempt: 1 });
+    const got = h.fake.chat.botMessages;
+    expect(got).toHaveLength(pieces.length);
+    for (const m of got) expect(m.text.length).toBeLessThanOrEqual(TELEGRAM_MESSAGE_LIMIT);
+    expect(got.map((m) => m.text).join(" ")).toBe(words.join(" "));
+    // The piece holding the original closing tag reopens the bold it continues.
+    expect(got.slice(1).some((m) => m.raw.startsWith("<b>"))).toBe(true);
+  });
+
+  it("a code block longer than a message stays code in every piece", async () => {
+    const lines = Array.from({ length: 400 }, (_, i) => `const v${i} = a < b && c > d; // line ${i}`);
+    const markdown = `Here:\n\n\`\`\`ts\n${lines.join("\n")}\n\`\`\`\nDone.`;
+    const pieces = chunkText(rig.gateway.format?.(markdown) ?? markdown, rig.gateway.messageLimit);
+    for (const [i, piece] of pieces.entries())
+      await rig.gateway.send("101", piece, { idempotencyKey: `c${i}`, attempt: 1 });
+    const code = h.fake.chat.botMessages.filter((m) => m.raw.includes("<pre>"));
+    expect(code.length).toBeGreaterThan(2);
+    const shown = h.fake.chat.botMessages.map((m) => m.text).join("\n");
+    for (const line of lines) expect(shown).toContain(line);
+  });
+});

@@ -1,0 +1,147 @@
+// A local Discord: `GET /gateway/bot`, a gateway websocket (Hello at a chosen interval, heartbeat
+// tracking with ACKs that can be withheld, Identify -> READY, Resume replaying events after a
+// sequence -> RESUMED, Reconnect, Invalid Session, any close code) and the REST routes a bot uses.
+// Discord has no per-event ack; the fake counts an event acknowledged once a heartbeat carries its
+// sequence (the agentsvc adapter heartbeats the last sequence it has recorded).
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
+import { type WebSocket, WebSocketServer } from "ws";
+import { readParams } from "../http-body.js";
+import { answerJson as sendJson } from "../http-util.js";
+import { type FakeServer, listenLocal } from "../server.js";
+import { DiscordRest } from "./rest.js";
+import { type ConnectionInfo, DiscordSessions, type RestFault } from "./sessions.js";
+
+export interface DiscordFakeOptions {
+  token?: string;
+  port?: number;
+  /** Hello's heartbeat_interval. Default 41 250 ms (tests shorten it). */
+  heartbeatIntervalMs?: number;
+  /** Intent bits this bot is not allowed (Identify with any of them closes 4014). */
+  disallowedIntents?: number;
+}
+
+export class DiscordFake {
+  readonly token: string;
+  readonly botUserId = "900000000000000001";
+  readonly rest: DiscordRest;
+  readonly sessions: DiscordSessions;
+  /** Every REST call. */
+  readonly calls: {
+    method: string;
+    path: string;
+    body: Record<string, unknown>;
+    auth: string;
+    at: number;
+  }[] = [];
+  #server!: FakeServer;
+  readonly #wss = new WebSocketServer({ noServer: true });
+  readonly #faults = new Map<string, RestFault[]>();
+  #id = 1_000_000_000_000_000n;
+
+  private constructor(options: DiscordFakeOptions) {
+    this.token = options.token ?? "fake.discord.token";
+    this.rest = new DiscordRest(() => this.nextId(), this.botUserId);
+    this.sessions = new DiscordSessions({
+      token: this.token,
+      heartbeatIntervalMs: options.heartbeatIntervalMs ?? 41_250,
+      disallowedIntents: options.disallowedIntents ?? 0,
+      botUserId: this.botUserId,
+      resumeUrl: () => `${this.#server.url.replace("http", "ws")}/resume`,
+      nextId: () => this.nextId(),
+      rest: this.rest,
+    });
+  }
+
+  static async start(options: DiscordFakeOptions = {}): Promise<DiscordFake> {
+    const fake = new DiscordFake(options);
+    fake.#server = await listenLocal((req, res) => void fake.#http(req, res), options.port);
+    fake.#server.server.on("upgrade", (req, socket, head) => fake.#upgrade(req, socket, head));
+    return fake;
+  }
+
+  /** What an adapter takes as `apiBaseUrl`. */
+  get apiBaseUrl(): string {
+    return `${this.#server.url}/api/v10`;
+  }
+
+  get connections(): ConnectionInfo[] {
+    return this.sessions.connections;
+  }
+
+  nextId(): string {
+    this.#id += 1n;
+    return String(this.#id);
+  }
+
+  /** The next REST call whose `METHOD path` matches `route` (a RegExp source, or `*`) gets `fault`. */
+  failNext(route: string, fault: RestFault): void {
+    const list = this.#faults.get(route) ?? [];
+    list.push(fault);
+    this.#faults.set(route, list);
+  }
+
+  async close(): Promise<void> {
+    this.sessions.closeAll();
+    this.#wss.close();
+    await this.#server.close();
+  }
+
+  #takeFault(method: string, path: string): RestFault | undefined {
+    for (const [route, list] of this.#faults) {
+      if (!list.length) continue;
+      if (route === "*" || new RegExp(route).test(`${method} ${path}`)) return list.shift();
+    }
+    return undefined;
+  }
+
+  async #http(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://x");
+    const path = url.pathname.replace(/^\/api\/v10/, "");
+    const method = req.method ?? "GET";
+    const body = method === "GET" ? {} : await readParams(req).catch(() => ({}) as Record<string, unknown>);
+    const auth = req.headers.authorization ?? "";
+    this.calls.push({ method, path, body, auth, at: Date.now() });
+    if (auth !== `Bot ${this.token}`) return sendJson(res, 401, { message: "401: Unauthorized", code: 0 });
+    const fault = this.#takeFault(method, path);
+    if (fault) {
+      if ("drop" in fault) return void res.socket?.destroy();
+      if (fault.status === 429) {
+        const retry = fault.retryAfter;
+        return sendJson(
+          res,
+          429,
+          { message: "You are being rate limited.", retry_after: retry, global: false },
+          {
+            "retry-after": String(Math.ceil(retry)),
+            "x-ratelimit-reset-after": String(retry),
+            "x-ratelimit-scope": "user",
+          },
+        );
+      }
+      return sendJson(res, fault.status, { message: "Internal Server Error", code: 0 });
+    }
+    if (path === "/gateway/bot" && method === "GET")
+      return sendJson(res, 200, {
+        url: `${this.#server.url.replace("http", "ws")}/gateway`,
+        shards: 1,
+        session_start_limit: { total: 1000, remaining: 999, reset_after: 14_400_000, max_concurrency: 1 },
+      });
+    const answer = this.rest.route(method, path, body);
+    if (!answer) return sendJson(res, 404, { message: "404: Not Found", code: 0 });
+    if (answer.status === 204) {
+      res.writeHead(204).end();
+      return;
+    }
+    sendJson(res, answer.status, answer.body);
+  }
+
+  #upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const path = new URL(req.url ?? "/", "http://x").pathname.replace(/\/+$/, "");
+    if (path !== "/gateway" && path !== "/resume") {
+      socket.end("HTTP/1.1 404 Not Found\r\n\r\n");
+      return;
+    }
+    this.#wss.handleUpgrade(req, socket, head, (ws: WebSocket) => this.sessions.accept(ws, path));
+  }
+}

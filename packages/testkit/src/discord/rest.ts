@@ -1,0 +1,132 @@
+// The REST side of the Discord fake: channel messages, typing, interaction callbacks. Checked
+// like Discord checks them (bot token, 2000 characters, components) and recorded.
+
+export interface DiscordComponent {
+  type: number;
+  style?: number;
+  label?: string;
+  custom_id?: string;
+  components?: DiscordComponent[];
+}
+
+export interface DiscordBotMessage {
+  id: string;
+  channelId: string;
+  content: string;
+  components?: DiscordComponent[];
+  replyTo?: string;
+  edits: number;
+}
+
+export type RestAnswer = { status: number; body: unknown };
+
+const LIMIT = 2000;
+
+const tooLong = (): RestAnswer => ({
+  status: 400,
+  body: {
+    code: 50035,
+    message: "Invalid Form Body",
+    errors: {
+      content: {
+        _errors: [{ code: "BASE_TYPE_MAX_LENGTH", message: `Must be ${LIMIT} or fewer in length.` }],
+      },
+    },
+  },
+});
+
+export class DiscordRest {
+  readonly botMessages: DiscordBotMessage[] = [];
+  readonly typing: { channelId: string; at: number }[] = [];
+  /** Interaction id -> the callback the bot sent (undefined while unanswered). */
+  readonly callbacks = new Map<
+    string,
+    { type: number; data?: Record<string, unknown>; at: number } | undefined
+  >();
+  /** Interaction id -> when it was created (a callback later than 3 s is refused). */
+  readonly #interactionAt = new Map<string, { token: string; at: number; messageId?: string }>();
+
+  constructor(
+    private readonly nextId: () => string,
+    private readonly botUserId: string,
+  ) {}
+
+  /** Registers an interaction the gateway is about to dispatch. */
+  interaction(id: string, token: string, messageId?: string): void {
+    this.#interactionAt.set(id, { token, at: Date.now(), ...(messageId ? { messageId } : {}) });
+    this.callbacks.set(id, undefined);
+  }
+
+  route(method: string, path: string, body: Record<string, unknown>): RestAnswer | undefined {
+    let m = /^\/channels\/(\d+)\/messages$/.exec(path);
+    if (m && method === "POST") return this.#create(m[1] as string, body);
+    m = /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(path);
+    if (m && method === "PATCH") return this.#edit(m[1] as string, m[2] as string, body);
+    m = /^\/channels\/(\d+)\/typing$/.exec(path);
+    if (m && method === "POST") {
+      this.typing.push({ channelId: m[1] as string, at: Date.now() });
+      return { status: 204, body: undefined };
+    }
+    m = /^\/interactions\/(\d+)\/([^/]+)\/callback$/.exec(path);
+    if (m && method === "POST") return this.#callback(m[1] as string, m[2] as string, body);
+    if (path === "/users/@me" && method === "GET")
+      return { status: 200, body: { id: this.botUserId, username: "agent", bot: true } };
+    return undefined;
+  }
+
+  #create(channelId: string, body: Record<string, unknown>): RestAnswer {
+    const content = typeof body.content === "string" ? body.content : "";
+    if (content.length > LIMIT) return tooLong();
+    if (!content && !Array.isArray(body.components))
+      return { status: 400, body: { code: 50006, message: "Cannot send an empty message" } };
+    const ref = body.message_reference as { message_id?: string } | undefined;
+    const msg: DiscordBotMessage = {
+      id: this.nextId(),
+      channelId,
+      content,
+      edits: 0,
+      ...(Array.isArray(body.components) ? { components: body.components as DiscordComponent[] } : {}),
+      ...(ref?.message_id ? { replyTo: ref.message_id } : {}),
+    };
+    this.botMessages.push(msg);
+    return {
+      status: 200,
+      body: { id: msg.id, channel_id: channelId, content, author: { id: this.botUserId, bot: true } },
+    };
+  }
+
+  #edit(channelId: string, id: string, body: Record<string, unknown>): RestAnswer {
+    const msg = this.botMessages.find((x) => x.channelId === channelId && x.id === id);
+    if (!msg) return { status: 404, body: { code: 10008, message: "Unknown Message" } };
+    if (typeof body.content === "string") {
+      if (body.content.length > LIMIT) return tooLong();
+      msg.content = body.content;
+    }
+    if (Array.isArray(body.components)) msg.components = body.components as DiscordComponent[];
+    msg.edits += 1;
+    return { status: 200, body: { id, channel_id: channelId, content: msg.content } };
+  }
+
+  #callback(id: string, token: string, body: Record<string, unknown>): RestAnswer {
+    const known = this.#interactionAt.get(id);
+    // An unknown, already answered, or late (over 3 s) interaction is refused.
+    if (
+      !known ||
+      known.token !== token ||
+      this.callbacks.get(id) !== undefined ||
+      Date.now() - known.at > 3_000
+    )
+      return { status: 404, body: { code: 10062, message: "Unknown interaction" } };
+    const data = body.data as Record<string, unknown> | undefined;
+    this.callbacks.set(id, { type: Number(body.type), ...(data ? { data } : {}), at: Date.now() });
+    if (Number(body.type) === 7 && known.messageId) {
+      const msg = this.botMessages.find((x) => x.id === known.messageId);
+      if (msg && data) {
+        if (typeof data.content === "string") msg.content = data.content;
+        if (Array.isArray(data.components)) msg.components = data.components as DiscordComponent[];
+        msg.edits += 1;
+      }
+    }
+    return { status: 204, body: undefined };
+  }
+}

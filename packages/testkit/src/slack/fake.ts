@@ -1,0 +1,212 @@
+// A local Slack for Socket Mode apps: `POST /api/apps.connections.open` hands out single-use
+// ws:// URLs, each connection gets `hello`, envelopes wait for their acknowledgement (and are
+// retried when unacknowledged), and the Web API methods a bot uses answer on `/api/<method>`.
+// Faults: disconnect frames, dropped or deaf sockets, 429/5xx/`ok: false` answers.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
+import { type WebSocket, WebSocketServer } from "ws";
+import { readParams } from "../http-body.js";
+import { answerJson as sendJson } from "../http-util.js";
+import { type FakeServer, listenLocal } from "../server.js";
+import { EnvelopeTracker } from "./envelopes.js";
+import type { SlackConnectionInfo, SlackEnvelope, SlackFault } from "./types.js";
+import { SlackWorkspace } from "./workspace.js";
+
+export interface SlackFakeOptions {
+  botToken?: string;
+  appToken?: string;
+  port?: number;
+  /** Unacknowledged envelopes are retried after this long. Default 3 000 ms (tests shorten it). */
+  ackTimeoutMs?: number;
+  /** Retries of an unacknowledged envelope. Default 3. */
+  maxRetries?: number;
+  /** After a `disconnect` frame the fake closes that socket this much later. Default 1 000 ms. */
+  disconnectCloseMs?: number;
+}
+
+interface Connection {
+  info: SlackConnectionInfo;
+  socket: WebSocket;
+}
+
+export class SlackFake {
+  readonly botToken: string;
+  readonly appToken: string;
+  readonly workspace: SlackWorkspace;
+  readonly tracker: EnvelopeTracker;
+  /** Every connection ever opened, in order. */
+  readonly connections: SlackConnectionInfo[] = [];
+  /** Every Web API call (method, params). */
+  readonly calls: { method: string; params: Record<string, unknown>; at: number }[] = [];
+  #server!: FakeServer;
+  readonly #wss = new WebSocketServer({ noServer: true, autoPong: false });
+  readonly #open = new Map<number, Connection>();
+  readonly #tickets = new Set<string>();
+  readonly #faults = new Map<string, SlackFault[]>();
+  #nextConnection = 1;
+  readonly #disconnectCloseMs: number;
+
+  private constructor(options: SlackFakeOptions) {
+    this.botToken = options.botToken ?? "xoxb-fake-bot";
+    this.appToken = options.appToken ?? "xapp-fake-app";
+    this.#disconnectCloseMs = options.disconnectCloseMs ?? 1_000;
+    this.tracker = new EnvelopeTracker(
+      (e) => this.#send(e),
+      options.ackTimeoutMs ?? 3_000,
+      options.maxRetries ?? 3,
+    );
+    this.workspace = new SlackWorkspace("T0TEAM", "A0APP", "U0BOT", (type, payload) =>
+      this.tracker.deliver(type, payload),
+    );
+  }
+
+  static async start(options: SlackFakeOptions = {}): Promise<SlackFake> {
+    const fake = new SlackFake(options);
+    fake.#server = await listenLocal((req, res) => void fake.#http(req, res), options.port);
+    fake.#server.server.on("upgrade", (req, socket, head) => fake.#upgrade(req, socket, head));
+    return fake;
+  }
+
+  /** What an adapter takes as `apiBaseUrl` (`<url>/api`). */
+  get apiBaseUrl(): string {
+    return `${this.#server.url}/api`;
+  }
+
+  /** Connections open right now. */
+  get openConnections(): SlackConnectionInfo[] {
+    return [...this.#open.values()].map((c) => c.info);
+  }
+
+  failNext(method: string, fault: SlackFault): void {
+    const list = this.#faults.get(method) ?? [];
+    list.push(fault);
+    this.#faults.set(method, list);
+  }
+
+  /** Sends a `disconnect` frame (on the newest connection unless named) and closes it later. */
+  disconnect(reason: "warning" | "refresh_requested" | "link_disabled", connectionId?: number): void {
+    const c = this.#pick(connectionId);
+    if (!c) return;
+    c.socket.send(JSON.stringify({ type: "disconnect", reason, debug_info: { host: "fake-slack" } }));
+    const close = () => c.socket.close(1000, reason);
+    if (reason === "link_disabled") close();
+    else setTimeout(close, this.#disconnectCloseMs).unref();
+  }
+
+  /** Destroys the socket without a close frame (a network drop). */
+  drop(connectionId?: number): void {
+    this.#pick(connectionId)?.socket.terminate();
+  }
+
+  /** The connection stays open but delivers nothing and answers no pings. */
+  deafen(connectionId?: number): void {
+    const c = this.#pick(connectionId);
+    if (c) c.info.deaf = true;
+  }
+
+  async close(): Promise<void> {
+    this.tracker.close();
+    for (const c of this.#open.values()) c.socket.terminate();
+    this.#wss.close();
+    await this.#server.close();
+  }
+
+  #pick(id?: number): Connection | undefined {
+    if (id !== undefined) return this.#open.get(id);
+    return [...this.#open.values()].at(-1);
+  }
+
+  /** Envelopes go to the newest healthy connection; none: they wait. */
+  #send(envelope: SlackEnvelope): boolean {
+    const c = [...this.#open.values()].filter((x) => !x.info.deaf && x.info.helloAt).at(-1);
+    if (!c) return false;
+    c.socket.send(JSON.stringify(envelope));
+    return true;
+  }
+
+  async #http(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const m = /^\/api\/([a-zA-Z.]+)$/.exec(new URL(req.url ?? "/", "http://x").pathname);
+    if (!m) return sendJson(res, 404, { ok: false, error: "unknown_method" });
+    const method = m[1] as string;
+    const params = await readParams(req).catch(() => ({}) as Record<string, unknown>);
+    this.calls.push({ method, params, at: Date.now() });
+    const token = (req.headers.authorization ?? "").replace(/^Bearer /, "");
+    const wanted = method === "apps.connections.open" ? this.appToken : this.botToken;
+    if (token !== wanted)
+      return sendJson(res, 200, { ok: false, error: token ? "invalid_auth" : "not_authed" });
+    const fault = this.#takeFault(method);
+    if (fault) {
+      if ("drop" in fault) return void res.socket?.destroy();
+      if ("error" in fault) return sendJson(res, 200, { ok: false, error: fault.error });
+      if (fault.status === 429)
+        return sendJson(
+          res,
+          429,
+          { ok: false, error: "ratelimited" },
+          { "retry-after": String(fault.retryAfter) },
+        );
+      return sendJson(res, fault.status, { ok: false, error: "internal_error" });
+    }
+    if (method === "apps.connections.open") {
+      const ticket = `t${this.#nextConnection}-${Math.random().toString(36).slice(2)}`;
+      this.#tickets.add(ticket);
+      return sendJson(res, 200, {
+        ok: true,
+        url: `${this.#server.url.replace("http", "ws")}/link/?ticket=${ticket}&app_id=A0APP`,
+      });
+    }
+    const answer = this.workspace.call(method, params);
+    sendJson(res, 200, answer ?? { ok: false, error: "unknown_method" });
+  }
+
+  #takeFault(method: string): SlackFault | undefined {
+    for (const key of [method, "*"]) {
+      const list = this.#faults.get(key);
+      if (list?.length) return list.shift();
+    }
+    return undefined;
+  }
+
+  #upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const ticket = new URL(req.url ?? "/", "http://x").searchParams.get("ticket") ?? "";
+    // Socket Mode URLs are single-use tickets.
+    if (!this.#tickets.delete(ticket)) {
+      socket.end("HTTP/1.1 401 Unauthorized\r\n\r\n");
+      return;
+    }
+    this.#wss.handleUpgrade(req, socket, head, (ws) => this.#connected(ws));
+  }
+
+  #connected(socket: WebSocket): void {
+    const info: SlackConnectionInfo = { id: this.#nextConnection++, openedAt: Date.now(), deaf: false };
+    const c: Connection = { info, socket };
+    this.connections.push(info);
+    this.#open.set(info.id, c);
+    socket.on("ping", (data) => {
+      if (!info.deaf) socket.pong(data);
+    });
+    socket.on("message", (raw) => {
+      if (info.deaf) return;
+      try {
+        const msg = JSON.parse(String(raw)) as { envelope_id?: string };
+        if (msg.envelope_id) this.tracker.ack(msg.envelope_id);
+      } catch {
+        // not JSON: Slack ignores it too
+      }
+    });
+    socket.on("close", () => {
+      info.closedAt = Date.now();
+      this.#open.delete(info.id);
+    });
+    socket.send(
+      JSON.stringify({
+        type: "hello",
+        num_connections: this.#open.size,
+        debug_info: { host: "fake-slack", build_number: 1, approximate_connection_time: 18060 },
+        connection_info: { app_id: "A0APP" },
+      }),
+    );
+    info.helloAt = Date.now();
+    this.tracker.flush();
+  }
+}

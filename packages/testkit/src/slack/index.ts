@@ -1,0 +1,10 @@
+export { SlackFake, type SlackFakeOptions } from "./fake.js";
+export type {
+  SlackBlock,
+  SlackBotMessage,
+  SlackButton,
+  SlackConnectionInfo,
+  SlackEnvelope,
+  SlackFault,
+} from "./types.js";
+export { SlackWorkspace, type UserSays as SlackUserSays } from "./workspace.js";

@@ -1,0 +1,167 @@
+// The workspace side of the Slack fake: users write in DMs and channels (a channel mention is
+// delivered twice, as `message` and `app_mention`, like Slack does), press Block Kit buttons, and
+// the bot's chat.postMessage / chat.update calls are checked and recorded.
+import type { SlackBlock, SlackBotMessage, SlackButton } from "./types.js";
+
+export interface UserSays {
+  channel: string;
+  user: string;
+  text: string;
+  /** Reuse a ts to deliver the same message again. Default: a new ts. */
+  ts?: string;
+  threadTs?: string;
+  /** Default `im` for channel ids starting with D, else `channel`. */
+  channelType?: "im" | "channel" | "group" | "mpim";
+}
+
+export type Deliver = (type: "events_api" | "interactive", payload: Record<string, unknown>) => Promise<void>;
+
+export type WebAnswer = { ok: true; [k: string]: unknown } | { ok: false; error: string };
+
+const TEXT_LIMIT = 40_000;
+
+export class SlackWorkspace {
+  readonly botMessages: SlackBotMessage[] = [];
+  #seq = 1;
+  #event = 1;
+
+  constructor(
+    readonly teamId: string,
+    readonly appId: string,
+    readonly botUserId: string,
+    private readonly deliver: Deliver,
+  ) {}
+
+  nextTs(): string {
+    return `${Math.floor(Date.now() / 1000)}.${String(this.#seq++).padStart(6, "0")}`;
+  }
+
+  /**
+   * A user writes. Resolves once every envelope of the message was acknowledged (both of a
+   * channel mention), rejects when Slack's retries run out. `ts` is the message's ts.
+   */
+  userSays(input: UserSays): { ts: string; acked: Promise<void> } {
+    const ts = input.ts ?? this.nextTs();
+    const channelType = input.channelType ?? (input.channel.startsWith("D") ? "im" : "channel");
+    const base = {
+      user: input.user,
+      text: input.text,
+      ts,
+      channel: input.channel,
+      event_ts: ts,
+      ...(input.threadTs ? { thread_ts: input.threadTs } : {}),
+    };
+    const deliveries = [
+      this.deliver("events_api", this.#callback({ type: "message", channel_type: channelType, ...base })),
+    ];
+    if (channelType !== "im" && input.text.includes(`<@${this.botUserId}>`))
+      deliveries.push(this.deliver("events_api", this.#callback({ type: "app_mention", ...base })));
+    const acked = Promise.all(deliveries).then(() => undefined);
+    acked.catch(() => undefined);
+    return { ts, acked };
+  }
+
+  /** A user presses the button whose value is `value`; throws when no bot message shows it. */
+  press(input: { value: string; user: string; actionId?: string }): Promise<void> {
+    const msg = this.botMessages.find((m) => this.#button(m, input.value, input.actionId));
+    const button = msg && this.#button(msg, input.value, input.actionId);
+    if (!msg || !button) throw new Error(`slack fake: no message shows a button with value "${input.value}"`);
+    return this.deliver("interactive", {
+      type: "block_actions",
+      team: { id: this.teamId },
+      user: { id: input.user, username: input.user, team_id: this.teamId },
+      api_app_id: this.appId,
+      container: { type: "message", message_ts: msg.ts, channel_id: msg.channel, is_ephemeral: false },
+      channel: { id: msg.channel },
+      message: {
+        type: "message",
+        ts: msg.ts,
+        text: msg.text,
+        ...(msg.threadTs ? { thread_ts: msg.threadTs } : {}),
+      },
+      trigger_id: `trigger-${Date.now()}`,
+      response_url: "http://127.0.0.1/unused",
+      actions: [
+        {
+          type: "button",
+          action_id: button.action_id,
+          block_id: "actions",
+          value: button.value,
+          text: button.text,
+          action_ts: this.nextTs(),
+        },
+      ],
+    });
+  }
+
+  /** chat.postMessage / chat.update; undefined for an unknown method. */
+  call(method: string, p: Record<string, unknown>): WebAnswer | undefined {
+    if (method === "chat.postMessage") {
+      const problem = this.#check(p);
+      if (problem) return problem;
+      const msg: SlackBotMessage = {
+        channel: String(p.channel),
+        ts: this.nextTs(),
+        text: String(p.text ?? ""),
+        updates: 0,
+        ...(p.thread_ts ? { threadTs: String(p.thread_ts) } : {}),
+        ...(Array.isArray(p.blocks) ? { blocks: p.blocks as SlackBlock[] } : {}),
+      };
+      this.botMessages.push(msg);
+      return {
+        ok: true,
+        channel: msg.channel,
+        ts: msg.ts,
+        message: { type: "message", text: msg.text, ts: msg.ts, user: this.botUserId },
+      };
+    }
+    if (method === "chat.update") {
+      const msg = this.botMessages.find((m) => m.channel === p.channel && m.ts === p.ts);
+      if (!msg) return { ok: false, error: "message_not_found" };
+      const problem = this.#check(p);
+      if (problem) return problem;
+      msg.text = String(p.text ?? msg.text);
+      if (Array.isArray(p.blocks)) msg.blocks = p.blocks as SlackBlock[];
+      msg.updates += 1;
+      return { ok: true, channel: msg.channel, ts: msg.ts, text: msg.text };
+    }
+    if (method === "auth.test")
+      return {
+        ok: true,
+        url: "https://fake.slack.test/",
+        team_id: this.teamId,
+        user_id: this.botUserId,
+        bot_id: "B0BOT",
+      };
+    return undefined;
+  }
+
+  #check(p: Record<string, unknown>): WebAnswer | undefined {
+    if (!p.channel) return { ok: false, error: "channel_not_found" };
+    const text = typeof p.text === "string" ? p.text : "";
+    if (!text && !Array.isArray(p.blocks)) return { ok: false, error: "no_text" };
+    if (text.length > TEXT_LIMIT) return { ok: false, error: "msg_too_long" };
+    return undefined;
+  }
+
+  #button(m: SlackBotMessage, value: string, actionId?: string): SlackButton | undefined {
+    for (const block of m.blocks ?? [])
+      for (const el of block.elements ?? []) {
+        const b = el as SlackButton;
+        if (b.type === "button" && b.value === value && (!actionId || b.action_id === actionId)) return b;
+      }
+    return undefined;
+  }
+
+  #callback(event: Record<string, unknown>): Record<string, unknown> {
+    return {
+      token: "verification-token-unused",
+      team_id: this.teamId,
+      api_app_id: this.appId,
+      event,
+      type: "event_callback",
+      event_id: `Ev${String(this.#event++).padStart(8, "0")}`,
+      event_time: Math.floor(Date.now() / 1000),
+    };
+  }
+}

@@ -1,0 +1,214 @@
+// A local Telegram Bot API: `/bot<token>/<method>` on 127.0.0.1 with getUpdates long-poll and real
+// offset semantics (an update is confirmed once getUpdates is called with a higher offset), the
+// send/edit/answer methods a bot uses, and faults on command (409 both ways, 429, 5xx, dropped or
+// hung requests).
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { readParams } from "../http-body.js";
+import { answerJson as sendJson } from "../http-util.js";
+import { type FakeServer, listenLocal } from "../server.js";
+import { TelegramChat } from "./chat.js";
+import type { TelegramApiCall, TelegramFault, TelegramUser, Update } from "./types.js";
+
+export interface TelegramFakeOptions {
+  token?: string;
+  port?: number;
+  /** The bot's own user (getMe). */
+  bot?: TelegramUser;
+}
+
+interface Waiter {
+  res: ServerResponse;
+  timer: NodeJS.Timeout;
+  limit: number;
+}
+
+const CONFLICT_POLLER =
+  "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running";
+const CONFLICT_WEBHOOK =
+  "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first";
+
+export class TelegramFake {
+  readonly token: string;
+  readonly bot: TelegramUser;
+  /** Every API call the bot made, in order (faulted ones too). */
+  readonly calls: TelegramApiCall[] = [];
+  /** Chats, messages, buttons and callback queries: the platform's side of the conversation. */
+  readonly chat: TelegramChat;
+  #server!: FakeServer;
+  #updates: Update[] = [];
+  #nextUpdateId = 1;
+  #confirmedBelow = 0;
+  #confirmWaiters: { id: number; resolve: () => void }[] = [];
+  #waiter: Waiter | undefined;
+  #faults = new Map<string, TelegramFault[]>();
+  #webhookUrl = "";
+
+  private constructor(options: TelegramFakeOptions) {
+    this.token = options.token ?? "123456:TEST-token";
+    this.bot = options.bot ?? { id: 999, is_bot: true, first_name: "Agent", username: "agentsvc_bot" };
+    this.chat = new TelegramChat((update) => this.#push(update));
+  }
+
+  static async start(options: TelegramFakeOptions = {}): Promise<TelegramFake> {
+    const fake = new TelegramFake(options);
+    fake.#server = await listenLocal((req, res) => void fake.#handle(req, res), options.port);
+    return fake;
+  }
+
+  /** What an adapter takes as `apiBaseUrl`. */
+  get url(): string {
+    return this.#server.url;
+  }
+
+  /** The next call of `method` (or `*`: any method) gets `fault` instead of an answer. */
+  failNext(method: string, fault: TelegramFault): void {
+    const list = this.#faults.get(method) ?? [];
+    list.push(fault);
+    this.#faults.set(method, list);
+  }
+
+  /** A webhook is set: getUpdates answers 409 until deleteWebhook. */
+  setWebhook(url: string): void {
+    this.#webhookUrl = url;
+  }
+
+  /** Resolves once `updateId` is confirmed (getUpdates called with a higher offset). */
+  confirmed(updateId: number): Promise<void> {
+    if (updateId < this.#confirmedBelow) return Promise.resolve();
+    return new Promise((resolve) => this.#confirmWaiters.push({ id: updateId, resolve }));
+  }
+
+  /** Updates not yet confirmed. */
+  get unconfirmed(): Update[] {
+    return [...this.#updates];
+  }
+
+  async close(): Promise<void> {
+    if (this.#waiter) clearTimeout(this.#waiter.timer);
+    await this.#server.close();
+  }
+
+  #push(body: Omit<Update, "update_id">): number {
+    const update = { update_id: this.#nextUpdateId++, ...body } as Update;
+    this.#updates.push(update);
+    this.#wake();
+    return update.update_id;
+  }
+
+  #wake(): void {
+    const w = this.#waiter;
+    if (!w || this.#updates.length === 0) return;
+    this.#waiter = undefined;
+    clearTimeout(w.timer);
+    sendJson(w.res, 200, { ok: true, result: this.#updates.slice(0, w.limit) });
+  }
+
+  #takeFault(method: string): TelegramFault | undefined {
+    for (const key of [method, "*"]) {
+      const list = this.#faults.get(key);
+      if (list?.length) return list.shift();
+    }
+    return undefined;
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const m = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(new URL(req.url ?? "/", this.url).pathname);
+    if (!m) return sendJson(res, 404, { ok: false, error_code: 404, description: "Not Found" });
+    let params: Record<string, unknown>;
+    try {
+      params = await readParams(req);
+    } catch {
+      return sendJson(res, 400, { ok: false, error_code: 400, description: "Bad Request: invalid JSON" });
+    }
+    const method = m[2] as string;
+    this.calls.push({ method, params, at: Date.now() });
+    if (m[1] !== this.token)
+      return sendJson(res, 401, { ok: false, error_code: 401, description: "Unauthorized" });
+    const fault = this.#takeFault(method);
+    if (fault) return this.#fault(res, fault);
+    if (method === "getUpdates") return this.#getUpdates(params, res);
+    if (method === "getMe") return sendJson(res, 200, { ok: true, result: this.bot });
+    if (method === "deleteWebhook" || method === "setWebhook") {
+      this.#webhookUrl = method === "setWebhook" ? String(params.url ?? "") : "";
+      return sendJson(res, 200, { ok: true, result: true });
+    }
+    const answer = this.chat.call(method, params, this.bot);
+    if (!answer) return sendJson(res, 404, { ok: false, error_code: 404, description: "Not Found" });
+    if (answer.ok) return sendJson(res, 200, { ok: true, result: answer.result });
+    sendJson(res, answer.status, { ok: false, error_code: answer.status, description: answer.description });
+  }
+
+  #fault(res: ServerResponse, fault: TelegramFault): void {
+    if ("drop" in fault) return void res.socket?.destroy();
+    if ("hang" in fault) return; // the request stays open until the client gives up
+    if (fault.status === 429) {
+      sendJson(res, 429, {
+        ok: false,
+        error_code: 429,
+        description: `Too Many Requests: retry after ${fault.retryAfter}`,
+        parameters: { retry_after: fault.retryAfter },
+      });
+      return;
+    }
+    if (fault.status === 409) {
+      sendJson(res, 409, {
+        ok: false,
+        error_code: 409,
+        description: fault.reason === "webhook" ? CONFLICT_WEBHOOK : CONFLICT_POLLER,
+      });
+      return;
+    }
+    sendJson(res, fault.status, {
+      ok: false,
+      error_code: fault.status,
+      description: "Internal Server Error",
+    });
+  }
+
+  #getUpdates(params: Record<string, unknown>, res: ServerResponse): void {
+    if (this.#webhookUrl) {
+      sendJson(res, 409, { ok: false, error_code: 409, description: CONFLICT_WEBHOOK });
+      return;
+    }
+    // A second poller terminates the first one, as the real API does.
+    const previous = this.#waiter;
+    if (previous) {
+      this.#waiter = undefined;
+      clearTimeout(previous.timer);
+      sendJson(previous.res, 409, { ok: false, error_code: 409, description: CONFLICT_POLLER });
+    }
+    const offset = Number(params.offset ?? 0);
+    if (offset > 0) this.#confirm(offset);
+    const limit = Math.min(100, Math.max(1, Number(params.limit ?? 100)));
+    const timeout = Math.max(0, Number(params.timeout ?? 0));
+    if (this.#updates.length > 0 || timeout === 0) {
+      sendJson(res, 200, { ok: true, result: this.#updates.slice(0, limit) });
+      return;
+    }
+    const waiter: Waiter = {
+      res,
+      limit,
+      timer: setTimeout(() => {
+        if (this.#waiter === waiter) this.#waiter = undefined;
+        sendJson(res, 200, { ok: true, result: [] });
+      }, timeout * 1000),
+    };
+    this.#waiter = waiter;
+    // A client that gave up (aborted, timed out) is no longer a poller.
+    res.on("close", () => {
+      if (this.#waiter === waiter) {
+        clearTimeout(waiter.timer);
+        this.#waiter = undefined;
+      }
+    });
+  }
+
+  #confirm(offset: number): void {
+    if (offset <= this.#confirmedBelow) return;
+    this.#confirmedBelow = offset;
+    this.#updates = this.#updates.filter((u) => u.update_id >= offset);
+    const due = this.#confirmWaiters.filter((w) => w.id < offset);
+    this.#confirmWaiters = this.#confirmWaiters.filter((w) => w.id >= offset);
+    for (const w of due) w.resolve();
+  }
+}

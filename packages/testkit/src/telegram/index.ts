@@ -1,0 +1,16 @@
+export {
+  type BotMessage as TelegramBotMessage,
+  TelegramChat,
+  type UserMessageInput as TelegramUserMessage,
+} from "./chat.js";
+export { TelegramFake, type TelegramFakeOptions } from "./fake.js";
+export { parseTelegramHtml } from "./html.js";
+export type {
+  CallbackQuery as TelegramCallbackQuery,
+  InlineKeyboardMarkup as TelegramInlineKeyboard,
+  TelegramApiCall,
+  TelegramFault,
+  TelegramMessage,
+  TelegramUser,
+  Update as TelegramUpdate,
+} from "./types.js";

@@ -1,0 +1,69 @@
+// The slice of the Bot API's objects the fake speaks (field names as the Bot API documents them).
+
+export interface TelegramUser {
+  id: number;
+  is_bot: boolean;
+  first_name: string;
+  last_name?: string;
+  username?: string;
+}
+
+export interface TelegramChatRef {
+  id: number;
+  type: "private" | "group" | "supergroup" | "channel";
+  title?: string;
+}
+
+export interface InlineKeyboardButton {
+  text: string;
+  callback_data?: string;
+  url?: string;
+}
+
+export interface InlineKeyboardMarkup {
+  inline_keyboard: InlineKeyboardButton[][];
+}
+
+export interface TelegramMessage {
+  message_id: number;
+  message_thread_id?: number;
+  is_topic_message?: boolean;
+  from?: TelegramUser;
+  chat: TelegramChatRef;
+  date: number;
+  text?: string;
+  caption?: string;
+  reply_markup?: InlineKeyboardMarkup;
+}
+
+export interface CallbackQuery {
+  id: string;
+  from: TelegramUser;
+  message?: TelegramMessage;
+  chat_instance: string;
+  data?: string;
+}
+
+export interface Update {
+  update_id: number;
+  message?: TelegramMessage;
+  callback_query?: CallbackQuery;
+}
+
+export interface TelegramApiCall {
+  method: string;
+  params: Record<string, unknown>;
+  at: number;
+}
+
+/** What the fake does to the next matching call instead of answering it. */
+export type TelegramFault =
+  | { status: 429; retryAfter: number }
+  | { status: 500 | 502 }
+  | { status: 409; reason: "poller" | "webhook" }
+  /** The connection is destroyed without an answer. */
+  | { drop: true }
+  /** The request is never answered (a zombie connection). */
+  | { hang: true };
+
+export type MethodAnswer = { ok: true; result: unknown } | { ok: false; status: number; description: string };
