@@ -96,7 +96,10 @@ describe("gateways wired by the server", () => {
 
 describe("gateway packages are loaded only when an entry needs them", () => {
   it("fails at boot naming the install command when a push-style adapter is not installed", async () => {
-    const project = await load(resolve(import.meta.dirname, "fixtures/missing-adapter"));
+    const loaded = await load(resolve(import.meta.dirname, "fixtures/missing-adapter"));
+    // Every platform package exists in this workspace: resolve adapters from a folder outside it,
+    // as a user's project without the package installed would.
+    const project = { ...loaded, root: mkdtempSync(join(tmpdir(), "agentsvc-no-adapters-")) };
     await expect(
       startServer(project, {
         port: 0,

@@ -1,6 +1,7 @@
 // Loads a gateway adapter package on demand, only when an entry of its type exists.
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { AgentsvcError } from "@agentsvc/agent-core";
 
@@ -33,6 +34,10 @@ export async function loadAdapterPackage(
   const require = createRequire(join(from, "package.json"));
   let resolved: string;
   try {
+    // Installed means in the app's own node_modules chain: NODE_PATH (which pnpm sets to its whole
+    // store when it runs a script) and global folders do not count.
+    if (!installedUnder(from, pkg))
+      throw Object.assign(new Error(`${pkg} not found`), { code: "MODULE_NOT_FOUND" });
     resolved = require.resolve(pkg);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "MODULE_NOT_FOUND") {
@@ -45,4 +50,11 @@ export async function loadAdapterPackage(
     throw err;
   }
   return (await import(pathToFileURL(resolved).href)) as Record<string, unknown>;
+}
+
+function installedUnder(from: string, pkg: string): boolean {
+  for (let dir = resolve(from); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, "node_modules", pkg, "package.json"))) return true;
+    if (dirname(dir) === dir) return false;
+  }
 }
