@@ -12,6 +12,7 @@ import {
 } from "@agentsvc/session-core";
 import type { Hono } from "hono";
 import type { Logger } from "pino";
+import { adapterLoadError } from "./install-command.js";
 
 type Entry = ChannelEntry | PushGatewayEntry;
 const CHANNEL_TYPES = new Set(["mock", "cli", "http"]);
@@ -33,7 +34,7 @@ function factoryOf(mod: Record<string, unknown>, type: string): Factory {
 async function gatewayFor(entry: Entry, project: Project, env: NodeJS.ProcessEnv): Promise<Gateway> {
   if (entry.type === "cli") return createCliGateway({ name: entry.entryName });
   const mod = await loadAdapterPackage(entry.type, { from: project.root }).catch((error: Error) => {
-    throw new Error(`${entry.file}: type: ${error.message}`);
+    throw new Error(`${entry.file}: type: ${adapterLoadError(error, entry.type, project.root).message}`);
   });
   if (entry.type === "mock") {
     const create = mod.createMockGateway as (o: { name: string }) => Gateway;
