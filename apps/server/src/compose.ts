@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import {
   type AgentDefinition,
+  createModel,
   createSummarizer,
   type Memory,
   RunManager,
@@ -22,6 +23,7 @@ import { Hono } from "hono";
 import pino, { type Logger } from "pino";
 import { readEnv } from "./env.js";
 import { AGENT_ROUTE_USER, wireGateways } from "./gateways.js";
+import { requestLog } from "./request-log.js";
 import { mountPage } from "./static-pages.js";
 import { mountWebhooks } from "./webhooks.js";
 import { StoreSet } from "./stores.js";
@@ -71,6 +73,8 @@ export async function createServer(project: Project, options: ServerOptions = {}
   const logger = options.logger ?? pino();
   const buildDir = options.buildDir ?? join(project.root, ".agentsvc", "build");
   const agent = project.rootAgent.definition as AgentDefinition;
+  // Models first: a missing API key fails here, before any store file or folder is created.
+  const models = createModels(project, env);
   const stores = new StoreSet(project, logger);
   const closers: (() => Promise<void> | void)[] = [];
 
@@ -83,9 +87,10 @@ export async function createServer(project: Project, options: ServerOptions = {}
     });
     closers.push(() => toolServers.close());
 
-    const memory = createMemory(agent, primary, env);
+    const memory = createMemory(agent, primary, models.summarize);
     const runs = new RunManager({
       agent,
+      model: models.model,
       memory,
       runStore: primary.runStore,
       tools: toolServers.tools as ToolDefinition[],
@@ -105,6 +110,7 @@ export async function createServer(project: Project, options: ServerOptions = {}
     closers.push(() => gateways.session.stop(0));
 
     const app = new Hono();
+    app.use(requestLog(logger.child({ name: "http" })));
     // DNS-rebinding guard on every route, before anything else answers.
     const allowedHosts = allowedHostsOf(project, options);
     const refusedHosts = new Set<string>();
@@ -165,15 +171,31 @@ export async function createServer(project: Project, options: ServerOptions = {}
   }
 }
 
+/** The root agent's model and summarizer; their errors name the agent file. */
+function createModels(project: Project, env: NodeJS.ProcessEnv) {
+  const agent = project.rootAgent.definition as AgentDefinition;
+  try {
+    return {
+      model: createModel(agent.model, { env }),
+      // `window` memory (the RunManager's in-process window) never summarizes.
+      summarize:
+        agent.memory?.type === "window" ? undefined : createSummarizer(agent.memory, agent.model, { env }),
+    };
+  } catch (error) {
+    throw Object.assign(new Error(`${project.rootAgent.file}: ${(error as Error).message}`), {
+      code: (error as { code?: string }).code,
+    });
+  }
+}
+
 /** `memory.type` defaults to `database`: a service should not forget on restart. */
 function createMemory(
   agent: AgentDefinition,
   db: ReturnType<StoreSet["primary"]>,
-  env: NodeJS.ProcessEnv,
+  summarize: ReturnType<typeof createSummarizer>,
 ): Memory | undefined {
   // `window` (or no database): the RunManager's in-process window memory.
   if (agent.memory?.type === "window") return undefined;
-  const summarize = createSummarizer(agent.memory, agent.model, { env });
   return db.createMemory({
     summarize,
     canSummarize: summarize !== undefined,

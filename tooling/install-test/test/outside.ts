@@ -32,7 +32,7 @@ export function run(cmd: string, args: string[], cwd: string, timeoutMs: number)
         resolve({
           code,
           stdout,
-          stderr: `${stderr}${err && err.killed ? `\n(killed after ${timeoutMs} ms)` : ""}`,
+          stderr: `${stderr}${err?.killed ? `\n(killed after ${timeoutMs} ms)` : ""}`,
         });
       },
     );

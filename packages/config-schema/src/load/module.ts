@@ -19,13 +19,32 @@ function firstLine(err: unknown): string {
   return line.length > 300 ? `${line.slice(0, 297)}...` : line;
 }
 
+/**
+ * `line:column` (both counted from 1, as editors do) inside `abs` that a load error points at.
+ * jiti's parse errors end with `<abs>:<line>:<column>` where babel counts columns from 0; an error
+ * thrown while the module runs has V8's position (from 1) in its stack.
+ */
+function positionIn(err: unknown, abs: string, parse: boolean): string | undefined {
+  const text = err instanceof Error ? (parse ? err.message : (err.stack ?? "")) : String(err);
+  const escaped = abs.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const m = new RegExp(`${escaped}:(\\d+):(\\d+)`).exec(text);
+  return m ? `${m[1]}:${Number(m[2]) + (parse ? 1 : 0)}` : undefined;
+}
+
+const PARSE_ERROR = /^(?:Error: )?(?:ParseError|SyntaxError): /;
+
 /** A module's default export, or its only named export. */
 export async function loadModuleExport(jiti: Jiti, f: FoundFile, sink: IssueSink): Promise<Loaded> {
   let mod: Record<string, unknown>;
   try {
     mod = (await jiti.import(f.abs)) as Record<string, unknown>;
   } catch (err) {
-    sink.error(f.rel, "", "must load as a module", `an error: ${firstLine(err)}`);
+    const first = firstLine(err);
+    const parse = PARSE_ERROR.test(first);
+    const at = positionIn(err, f.abs, parse);
+    if (at && parse)
+      sink.error(`${f.rel}:${at}`, "", `syntax error: ${first.replace(PARSE_ERROR, "").trim()}`);
+    else sink.error(at ? `${f.rel}:${at}` : f.rel, "", "must load as a module", `an error: ${first}`);
     return { ok: false };
   }
   if (mod && typeof mod === "object" && mod.default !== undefined) return { ok: true, value: mod.default };
