@@ -15,9 +15,7 @@ import {
   hostAllowed,
 } from "@agentsvc/agent-routes";
 import type { Project, WebuiExposure } from "@agentsvc/config-schema";
-import { mcpRoute, resolveToolServers, type ToolServerDefinition } from "@agentsvc/mcp";
-import { agentInfoOf, apiPrefix, createChatUi } from "@agentsvc/webui";
-import { pageSecurityHeaders, writePage } from "@agentsvc/webui-page";
+import type { ToolServerDefinition } from "@agentsvc/mcp";
 import type { GatewaySession } from "@agentsvc/session-core";
 import { Hono } from "hono";
 import pino, { type Logger } from "pino";
@@ -80,11 +78,17 @@ export async function createServer(project: Project, options: ServerOptions = {}
 
   try {
     const primary = stores.primary();
-    const toolServers = await resolveToolServers(agent.toolServers ?? [], {
-      local: localToolServers(project),
-      env,
-      agentName: agent.name,
-    });
+    // The MCP package (and its SDK) loads only for a project that serves or uses tool servers.
+    const usesMcp =
+      (agent.toolServers?.length ?? 0) > 0 || project.exposures.some((e) => e.exposes === "mcp");
+    const mcp = usesMcp ? await import("@agentsvc/mcp") : undefined;
+    const toolServers = mcp
+      ? await mcp.resolveToolServers(agent.toolServers ?? [], {
+          local: localToolServers(project),
+          env,
+          agentName: agent.name,
+        })
+      : { tools: [], close: () => {} };
     closers.push(() => toolServers.close());
 
     const memory = createMemory(agent, primary, models.summarize);
@@ -131,7 +135,7 @@ export async function createServer(project: Project, options: ServerOptions = {}
       } else if (exposure.exposes === "mcp") {
         const server = localToolServers(project).get(exposure.target) as ToolServerDefinition;
         const apiKey = exposure.apiKeyEnvVar ? readEnv(env, exposure.apiKeyEnvVar) : undefined;
-        const route = mcpRoute({
+        const route = (mcp as typeof import("@agentsvc/mcp")).mcpRoute({
           server,
           path: exposure.path,
           apiKey,
@@ -213,6 +217,11 @@ interface WebuiContext {
 }
 
 async function mountWebui(app: Hono, entry: WebuiExposure, ctx: WebuiContext): Promise<void> {
+  // The chat API and the page renderer load only for a project with a webui entry.
+  const [{ agentInfoOf, apiPrefix, createChatUi }, { pageSecurityHeaders, writePage }] = await Promise.all([
+    import("@agentsvc/webui"),
+    import("@agentsvc/webui-page"),
+  ]);
   const db = ctx.stores.forEntry(entry);
   if (entry.users) await db.seedAccounts(entry.users, ctx.env, ctx.logger.child({ name: "webui-auth" }));
   const apiKey = entry.apiKeyEnvVar ? readEnv(ctx.env, entry.apiKeyEnvVar) : undefined;
