@@ -2,6 +2,11 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    projects: ["packages/*/vitest.config.ts", "apps/*/vitest.config.ts", "examples/*/vitest.config.ts"],
+    projects: [
+      "packages/*/vitest.config.ts",
+      "apps/*/vitest.config.ts",
+      "examples/*/vitest.config.ts",
+      "tooling/install-test/vitest.config.ts",
+    ],
   },
 });

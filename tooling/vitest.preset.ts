@@ -1,5 +1,6 @@
-// Shared vitest settings. Tests import workspace packages from their TypeScript sources (the
-// "source" entry of each export) so a change is tested without rebuilding its dependencies.
+// Shared vitest settings. Tests import workspace packages from their TypeScript sources (each
+// export's built `./dist/<x>.js` maps back to `./src/<x>.ts`) so a change is tested without
+// rebuilding its dependencies. The published exports name built files only.
 import { readdirSync, readFileSync, existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { defineProject } from "vitest/config";
@@ -16,13 +17,18 @@ function workspaceAliases(): { find: RegExp; replacement: string }[] {
       if (!existsSync(manifest)) continue;
       const pkg = JSON.parse(readFileSync(manifest, "utf8")) as {
         name: string;
-        exports?: Record<string, { source?: string } | string>;
+        exports?: Record<string, { default?: string } | string>;
       };
       for (const [sub, target] of Object.entries(pkg.exports ?? {})) {
-        if (typeof target !== "object" || !target.source) continue;
+        const built = typeof target === "object" ? target.default : undefined;
+        const source = built?.match(/^\.\/dist\/(.+)\.js$/)?.[1];
+        if (!source) continue;
         const spec = sub === "." ? pkg.name : `${pkg.name}/${sub.slice(2)}`;
         const escaped = spec.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
-        aliases.push({ find: new RegExp(`^${escaped}$`), replacement: join(dir, name, target.source) });
+        aliases.push({
+          find: new RegExp(`^${escaped}$`),
+          replacement: join(dir, name, "src", `${source}.ts`),
+        });
       }
     }
   }

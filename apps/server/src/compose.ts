@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import {
   type AgentDefinition,
+  createModel,
   createSummarizer,
   type Memory,
   RunManager,
@@ -14,14 +15,13 @@ import {
   hostAllowed,
 } from "@agentsvc/agent-routes";
 import type { Project, WebuiExposure } from "@agentsvc/config-schema";
-import { mcpRoute, resolveToolServers, type ToolServerDefinition } from "@agentsvc/mcp";
-import { agentInfoOf, apiPrefix, createChatUi } from "@agentsvc/webui";
-import { pageSecurityHeaders, writePage } from "@agentsvc/webui-page";
+import type { ToolServerDefinition } from "@agentsvc/mcp";
 import type { GatewaySession } from "@agentsvc/session-core";
 import { Hono } from "hono";
 import pino, { type Logger } from "pino";
 import { readEnv } from "./env.js";
 import { AGENT_ROUTE_USER, wireGateways } from "./gateways.js";
+import { requestLog } from "./request-log.js";
 import { mountPage } from "./static-pages.js";
 import { mountWebhooks } from "./webhooks.js";
 import { StoreSet } from "./stores.js";
@@ -71,21 +71,30 @@ export async function createServer(project: Project, options: ServerOptions = {}
   const logger = options.logger ?? pino();
   const buildDir = options.buildDir ?? join(project.root, ".agentsvc", "build");
   const agent = project.rootAgent.definition as AgentDefinition;
+  // Models first: a missing API key fails here, before any store file or folder is created.
+  const models = createModels(project, env);
   const stores = new StoreSet(project, logger);
   const closers: (() => Promise<void> | void)[] = [];
 
   try {
     const primary = stores.primary();
-    const toolServers = await resolveToolServers(agent.toolServers ?? [], {
-      local: localToolServers(project),
-      env,
-      agentName: agent.name,
-    });
+    // The MCP package (and its SDK) loads only for a project that serves or uses tool servers.
+    const usesMcp =
+      (agent.toolServers?.length ?? 0) > 0 || project.exposures.some((e) => e.exposes === "mcp");
+    const mcp = usesMcp ? await import("@agentsvc/mcp") : undefined;
+    const toolServers = mcp
+      ? await mcp.resolveToolServers(agent.toolServers ?? [], {
+          local: localToolServers(project),
+          env,
+          agentName: agent.name,
+        })
+      : { tools: [], close: () => {} };
     closers.push(() => toolServers.close());
 
-    const memory = createMemory(agent, primary, env);
+    const memory = createMemory(agent, primary, models.summarize);
     const runs = new RunManager({
       agent,
+      model: models.model,
       memory,
       runStore: primary.runStore,
       tools: toolServers.tools as ToolDefinition[],
@@ -105,6 +114,7 @@ export async function createServer(project: Project, options: ServerOptions = {}
     closers.push(() => gateways.session.stop(0));
 
     const app = new Hono();
+    app.use(requestLog(logger.child({ name: "http" })));
     // DNS-rebinding guard on every route, before anything else answers.
     const allowedHosts = allowedHostsOf(project, options);
     const refusedHosts = new Set<string>();
@@ -125,7 +135,7 @@ export async function createServer(project: Project, options: ServerOptions = {}
       } else if (exposure.exposes === "mcp") {
         const server = localToolServers(project).get(exposure.target) as ToolServerDefinition;
         const apiKey = exposure.apiKeyEnvVar ? readEnv(env, exposure.apiKeyEnvVar) : undefined;
-        const route = mcpRoute({
+        const route = (mcp as typeof import("@agentsvc/mcp")).mcpRoute({
           server,
           path: exposure.path,
           apiKey,
@@ -165,15 +175,31 @@ export async function createServer(project: Project, options: ServerOptions = {}
   }
 }
 
+/** The root agent's model and summarizer; their errors name the agent file. */
+function createModels(project: Project, env: NodeJS.ProcessEnv) {
+  const agent = project.rootAgent.definition as AgentDefinition;
+  try {
+    return {
+      model: createModel(agent.model, { env }),
+      // `window` memory (the RunManager's in-process window) never summarizes.
+      summarize:
+        agent.memory?.type === "window" ? undefined : createSummarizer(agent.memory, agent.model, { env }),
+    };
+  } catch (error) {
+    throw Object.assign(new Error(`${project.rootAgent.file}: ${(error as Error).message}`), {
+      code: (error as { code?: string }).code,
+    });
+  }
+}
+
 /** `memory.type` defaults to `database`: a service should not forget on restart. */
 function createMemory(
   agent: AgentDefinition,
   db: ReturnType<StoreSet["primary"]>,
-  env: NodeJS.ProcessEnv,
+  summarize: ReturnType<typeof createSummarizer>,
 ): Memory | undefined {
   // `window` (or no database): the RunManager's in-process window memory.
   if (agent.memory?.type === "window") return undefined;
-  const summarize = createSummarizer(agent.memory, agent.model, { env });
   return db.createMemory({
     summarize,
     canSummarize: summarize !== undefined,
@@ -191,6 +217,11 @@ interface WebuiContext {
 }
 
 async function mountWebui(app: Hono, entry: WebuiExposure, ctx: WebuiContext): Promise<void> {
+  // The chat API and the page renderer load only for a project with a webui entry.
+  const [{ agentInfoOf, apiPrefix, createChatUi }, { pageSecurityHeaders, writePage }] = await Promise.all([
+    import("@agentsvc/webui"),
+    import("@agentsvc/webui-page"),
+  ]);
   const db = ctx.stores.forEntry(entry);
   if (entry.users) await db.seedAccounts(entry.users, ctx.env, ctx.logger.child({ name: "webui-auth" }));
   const apiKey = entry.apiKeyEnvVar ? readEnv(ctx.env, entry.apiKeyEnvVar) : undefined;

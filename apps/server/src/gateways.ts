@@ -1,7 +1,6 @@
 import type { RunManager, SuspendedRun } from "@agentsvc/agent-core";
 import type { ChatDb } from "@agentsvc/chat-store";
 import type { ChannelEntry, Project, PushGatewayEntry } from "@agentsvc/config-schema";
-import { createCliGateway } from "@agentsvc/gateway-cli";
 import {
   type Gateway,
   type GatewayEntryRef,
@@ -12,6 +11,7 @@ import {
 } from "@agentsvc/session-core";
 import type { Hono } from "hono";
 import type { Logger } from "pino";
+import { adapterLoadError } from "./install-command.js";
 
 type Entry = ChannelEntry | PushGatewayEntry;
 const CHANNEL_TYPES = new Set(["mock", "cli", "http"]);
@@ -31,9 +31,10 @@ function factoryOf(mod: Record<string, unknown>, type: string): Factory {
 }
 
 async function gatewayFor(entry: Entry, project: Project, env: NodeJS.ProcessEnv): Promise<Gateway> {
-  if (entry.type === "cli") return createCliGateway({ name: entry.entryName });
+  if (entry.type === "cli")
+    return (await import("@agentsvc/gateway-cli")).createCliGateway({ name: entry.entryName });
   const mod = await loadAdapterPackage(entry.type, { from: project.root }).catch((error: Error) => {
-    throw new Error(`${entry.file}: type: ${error.message}`);
+    throw new Error(`${entry.file}: type: ${adapterLoadError(error, entry.type, project.root).message}`);
   });
   if (entry.type === "mock") {
     const create = mod.createMockGateway as (o: { name: string }) => Gateway;
@@ -84,7 +85,8 @@ export async function wireGateways(input: {
   }
   const agent = runs.agent;
   const channel = agent.approvals?.channel ?? "cli";
-  if (channel === "cli" && !registry.has("cli") && input.interactive) registry.register(createCliGateway());
+  if (channel === "cli" && !registry.has("cli") && input.interactive)
+    registry.register((await import("@agentsvc/gateway-cli")).createCliGateway());
 
   // Webui runs are answered in the page (/pending, /resume); only gateway and agent-route runs go to the session.
   const ownsRun = (run: SuspendedRun) =>

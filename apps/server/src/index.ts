@@ -1,5 +1,6 @@
 export { allowedHostsOf, createServer, type AgentServer, type ServerOptions } from "./compose.js";
 export {
+  listenError,
   resolvePort,
   shutdownOnSignals,
   startServer,
@@ -7,3 +8,5 @@ export {
   type RunningServer,
 } from "./listen.js";
 export { readEnv } from "./env.js";
+export { createLogger, LOG_FORMATS, type LogFormat, type LoggerOptions, logLevel } from "./logger.js";
+export { installCommand } from "./install-command.js";

@@ -34,10 +34,17 @@ export async function startServer(project: Project, options: ListenOptions = {})
   const host = options.host ?? env.HOST ?? "127.0.0.1";
   const composed = await createServer(project, { ...options, env, logger, bindHost: host });
   const port = resolvePort(project, env, options.port);
-  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const s = serve({ fetch: composed.app.fetch, port, hostname: host }, () => resolve(s));
-    s.once("error", reject);
-  });
+  let server: ReturnType<typeof serve>;
+  try {
+    server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+      const s = serve({ fetch: composed.app.fetch, port, hostname: host }, () => resolve(s));
+      s.once("error", reject);
+    });
+  } catch (error) {
+    // Nothing was served: release the stores and sessions so the process can exit.
+    await composed.close(0);
+    throw listenError(error as NodeJS.ErrnoException, host, port);
+  }
   const actual = (server.address() as AddressInfo).port;
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${actual}`;
   let stopping: Promise<void> | undefined;
@@ -56,6 +63,20 @@ export async function startServer(project: Project, options: ListenOptions = {})
       return stopping;
     },
   };
+}
+
+/** A listen failure a person can act on: which port, and how to pick another. */
+export function listenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
+  const how = "pick another with --port <n> or the PORT variable";
+  const text =
+    error.code === "EADDRINUSE"
+      ? `port ${port} on ${host} is already in use by another program; ${how}`
+      : error.code === "EACCES"
+        ? `port ${port} on ${host} needs more privileges than this process has; ${how} (above 1023)`
+        : error.code === "EADDRNOTAVAIL"
+          ? `address ${host} is not an address of this machine; pick another with --host or the HOST variable`
+          : undefined;
+  return text ? Object.assign(new Error(text), { code: error.code }) : error;
 }
 
 /** SIGTERM/SIGINT run `shutdown` once; a second signal exits at once. */

@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { eq } from "./orm.js";
 import type { StoreContext } from "./context.js";
 import { randomUUID } from "node:crypto";
 import { hashPassword, parsePasswordHash, verifyPassword } from "./password.js";

@@ -2,7 +2,7 @@
 // store keeps one row per conversationId with its owner, title, activity time and a display count.
 import { randomUUID } from "node:crypto";
 import { AgentsvcError } from "@agentsvc/agent-core";
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, sql } from "./orm.js";
 import type { StoreContext } from "./context.js";
 import { conversations } from "./schema.js";
 import { requireId } from "./validate.js";

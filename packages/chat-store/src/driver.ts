@@ -4,6 +4,7 @@
 import type BetterSqlite3 from "better-sqlite3";
 import type { drizzle as drizzleFn } from "drizzle-orm/better-sqlite3";
 import { ChatDbError, describeError } from "./errors.js";
+import { loadDrizzleSqlite } from "./orm.js";
 
 export type SqliteConnection = BetterSqlite3.Database;
 
@@ -19,7 +20,7 @@ export type DriverLoad =
 export async function loadDriver(moduleName = "better-sqlite3"): Promise<DriverLoad> {
   try {
     const sqliteModule = (await import(moduleName)) as { default: typeof BetterSqlite3 };
-    const drizzleModule = await import("drizzle-orm/better-sqlite3");
+    const drizzleModule = loadDrizzleSqlite();
     return { ok: true, driver: { Database: sqliteModule.default, drizzle: drizzleModule.drizzle } };
   } catch (err) {
     return { ok: false, moduleName, error: describeError(err) };

@@ -1,6 +1,6 @@
 // Small durable key-value state per gateway: a long-poll offset, an IMAP UID, a websocket
 // session id and sequence. Values are JSON.
-import { and, eq } from "drizzle-orm";
+import { and, eq } from "./orm.js";
 import type { StoreContext } from "./context.js";
 import { gatewayState } from "./schema.js";
 import { requireId, toJson } from "./validate.js";

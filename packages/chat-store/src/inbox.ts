@@ -1,7 +1,7 @@
 // Durable inbound queue for gateways: a message is deduplicated and recorded here before the
 // platform is acknowledged, and anything unfinished is picked up again after a restart.
 import type { RunOrigin } from "@agentsvc/agent-core";
-import { and, asc, count, eq, inArray, lt } from "drizzle-orm";
+import { and, asc, count, eq, inArray, lt } from "./orm.js";
 import type { StoreContext } from "./context.js";
 import { type InboxStatus, inbox } from "./schema.js";
 import { requireId, toJson } from "./validate.js";

@@ -1,7 +1,7 @@
 // Approval requests sent out through a gateway, so a platform reply ("approve") can be matched to
 // the suspended run after a restart. resolve() succeeds once: a second decision is refused.
 import type { Decision, DecisionKind } from "@agentsvc/agent-core";
-import { and, asc, desc, eq, isNotNull, lte } from "drizzle-orm";
+import { and, asc, desc, eq, isNotNull, lte } from "./orm.js";
 import type { StoreContext } from "./context.js";
 import { interactions } from "./schema.js";
 import { requireId, toJson } from "./validate.js";

@@ -10,7 +10,7 @@ import {
   type Summarizer,
   summaryMessage,
 } from "@agentsvc/agent-core";
-import { and, asc, count, eq, gt, lte } from "drizzle-orm";
+import { and, asc, count, eq, gt, lte } from "./orm.js";
 import type { StoreContext } from "./context.js";
 import { memoryMessages } from "./schema.js";
 import { requireId } from "./validate.js";

@@ -2,7 +2,7 @@
 // the same transaction that ends the turn it belongs to; a sender drains it in per-thread order
 // with retry, and a row is `sent` or `dead` exactly once. `idemKey` is unique: writing the same
 // piece twice keeps one row.
-import { and, asc, eq, gt, inArray, lt, min, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, lt, min, sql } from "./orm.js";
 import type { StoreContext } from "./context.js";
 import { type OutboxKind, type OutboxStatus, outbox } from "./schema.js";
 import { requireId, toJson } from "./validate.js";

@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq } from "./orm.js";
 import type { StoreContext } from "./context.js";
 import { preferences } from "./schema.js";
 import { requireId, toJson } from "./validate.js";

@@ -1,7 +1,7 @@
 // Suspended runs (approval pending) survive a restart. The owner travels inside `options.userId`;
 // the RunManager checks it on resume — this store keeps it faithfully and indexes it.
 import type { RunStore, SuspendedRun } from "@agentsvc/agent-core";
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq } from "./orm.js";
 import type { StoreContext } from "./context.js";
 import { suspendedRuns } from "./schema.js";
 import { requireId, toJson } from "./validate.js";

@@ -1,6 +1,6 @@
 // Drizzle table objects for queries. They mirror the SQL in migrations.ts, which is the source of
 // truth (a test compares both); changing a table means a new migration step AND an edit here.
-import { index, integer, primaryKey, sqliteTable, text, unique } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text, unique } from "./orm.js";
 
 export const conversations = sqliteTable(
   "conversations",

@@ -1,6 +1,6 @@
 // Boot-time account seeder: config `users` -> accounts table. Runs after migrations, before the
 // sign-in gate. Config is the source of truth for who may sign in; rows are never deleted.
-import { eq, inArray, not } from "drizzle-orm";
+import { eq, inArray, not } from "./orm.js";
 import type { Accounts } from "./accounts.js";
 import type { StoreContext } from "./context.js";
 import { ChatDbError } from "./errors.js";

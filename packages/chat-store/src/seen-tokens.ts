@@ -1,6 +1,6 @@
 // Tokens that may be used once until they expire (a signed decision's signature, a platform's
 // delivery id kept apart from the inbox). `claim` is atomic and survives restarts.
-import { and, eq, lt } from "drizzle-orm";
+import { and, eq, lt } from "./orm.js";
 import type { StoreContext } from "./context.js";
 import { seenTokens } from "./schema.js";
 import { requireId } from "./validate.js";

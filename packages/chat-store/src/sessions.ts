@@ -1,7 +1,7 @@
 // Server-side sign-in sessions. The browser holds a random 32-byte id; the table holds only its
 // SHA-256, so a leaked database file does not hand out live sessions.
 import { createHash, randomBytes } from "node:crypto";
-import { eq, lte } from "drizzle-orm";
+import { eq, lte } from "./orm.js";
 import type { StoreContext } from "./context.js";
 import { sessions } from "./schema.js";
 import type { StoreHealth } from "./store-health.js";

@@ -3,7 +3,7 @@
 // burst of parallel guesses cannot all pass a "not locked yet" check. Reaching `maxFailures`
 // locks the key; each further lock in a row lasts twice as long (capped). A key starts over
 // after `windowMs` with no failure and no lock.
-import { eq, inArray } from "drizzle-orm";
+import { eq, inArray } from "./orm.js";
 import type { StoreContext } from "./context.js";
 import { loginThrottle } from "./schema.js";
 

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { didYouMean } from "@agentsvc/config-schema/did-you-mean";
 import type { CliIO, Printer } from "./io.js";
 
 export interface OptionSpec {
@@ -55,6 +56,22 @@ export function commandHelp(cmd: Command): string {
   return lines.join("\n");
 }
 
+/** Node's parser messages, said for this CLI: which option, and the nearest known one. */
+function parseError(cmd: Command, err: Error & { code?: string }): string {
+  const quoted = /'([^']+)'/.exec(err.message)?.[1] ?? "";
+  const longs = [...Object.keys(cmd.options), "help"].map((n) => `--${n}`);
+  if (err.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
+    return `unknown option ${quoted} for agentsvc ${cmd.name}${didYouMean(quoted, longs)} (options: ${longs.join(", ")})`;
+  }
+  if (err.code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
+    const name = /--[\w-]+/.exec(quoted)?.[0] ?? quoted;
+    return /argument missing/.test(err.message)
+      ? `option ${name} needs a value (${name} <value> or ${name}=<value>)`
+      : `option ${name} takes no value`;
+  }
+  return err.message;
+}
+
 export async function runCommand(cmd: Command, argv: string[], io: CliIO, print: Printer): Promise<number> {
   const options: Record<string, { type: "string" | "boolean"; short?: string }> = {
     help: { type: "boolean", short: "h" },
@@ -66,7 +83,7 @@ export async function runCommand(cmd: Command, argv: string[], io: CliIO, print:
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (err) {
-    print.err(`${print.style("err", "red", "error")} ${(err as Error).message}`);
+    print.err(`${print.style("err", "red", "error")} ${parseError(cmd, err as Error & { code?: string })}`);
     print.err(`Run \`agentsvc ${cmd.name} --help\` for usage.`);
     return EXIT_USAGE;
   }

@@ -1,3 +1,4 @@
+import { didYouMean } from "@agentsvc/config-schema/did-you-mean";
 import { type Command, EXIT_FAIL, EXIT_OK, EXIT_USAGE, runCommand } from "./command.js";
 import { commands } from "./commands/index.js";
 import { type CliIO, defaultIO, printer } from "./io.js";
@@ -38,8 +39,11 @@ export async function main(argv: string[], io: Partial<CliIO> = {}): Promise<num
   }
   const cmd = commands.find((c) => c.name === first);
   if (!cmd) {
+    const names = commands.map((c) => c.name);
+    const what = first.startsWith("-") ? "option" : "command";
+    const known = what === "option" ? ["--help", "--version"] : names;
     print.err(
-      `${print.style("err", "red", "error")} unknown command ${JSON.stringify(first)} (expected one of ${commands.map((c) => c.name).join(", ")})`,
+      `${print.style("err", "red", "error")} unknown ${what} ${JSON.stringify(first)}${didYouMean(first, known)} (commands: ${names.join(", ")}; options: --help, --version)`,
     );
     return EXIT_USAGE;
   }

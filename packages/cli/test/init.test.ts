@@ -59,6 +59,16 @@ describe("agentsvc init", () => {
     }
   });
 
+  it("ends with install and run commands for the package manager that ran it", async () => {
+    const npm = await run(["init", "my-agent"], { cwd: tempDir() });
+    expect(npm.stdout).toMatch(/Next:\n {2}cd my-agent\n {2}npm install +# .*\n {2}npx agentsvc dev +# .*\n/);
+    const pnpm = await run(["init", "my-agent"], {
+      cwd: tempDir(),
+      env: { npm_config_user_agent: "pnpm/10.34.9 npm/? node/v24.21.0 linux x64" },
+    });
+    expect(pnpm.stdout).toMatch(/\n {2}pnpm install +# .*\n {2}pnpm exec agentsvc dev +# /);
+  });
+
   it("refuses to write into a non-empty folder and leaves it untouched", async () => {
     const dir = tempDir();
     writeFileSync(join(dir, "notes.txt"), "mine");

@@ -1,5 +1,7 @@
 export { type BuildError, type BuildWarning, formatIssue } from "./issues.js";
 export { loadProject } from "./load/project.js";
+export { missingModelKeys, modelKeyVar } from "./model-keys.js";
+export { closest, didYouMean } from "./did-you-mean.js";
 export { GATEWAY_TYPES } from "./load/gateway-entry.js";
 export { gatewayEntryJsonSchema, gatewayEntrySchema } from "./schemas/gateway-entry.js";
 export {

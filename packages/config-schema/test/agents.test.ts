@@ -183,9 +183,16 @@ describe("agent modules", () => {
     }
   });
 
-  it("reports a module that fails to load, naming the file", async () => {
-    const errors = await loadErrors({ "agents/bot.ts": "export default {{ broken\n" });
-    expectError(errors, "agents/bot.ts", "", /must load as a module \(got an error: /);
+  it("reports a module that throws while loading, naming the file, line and column", async () => {
+    const errors = await loadErrors({
+      "agents/bot.ts": 'const a: number = 1;\nthrow new Error("no key " + a);\nexport default {};\n',
+    });
+    expectError(errors, "agents/bot.ts:2:7", "", /must load as a module \(got an error: .*no key 1/);
+  });
+
+  it("reports a syntax error at its line and column, counted from 1", async () => {
+    const errors = await loadErrors({ "agents/bot.ts": "export default {\n  a: 1,\n  {{ broken\n};\n" });
+    expectError(errors, "agents/bot.ts:3:3", "", /: syntax error: Unexpected token$/);
   });
 
   it("uses the only named export when there is no default export", async () => {

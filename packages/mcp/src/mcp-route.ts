@@ -1,10 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { type Context, Hono } from "hono";
 import { keyMatches, presentedKey } from "./api-key.js";
 import { isToolServerDefinition, type ToolServerDefinition } from "./define-tool-server.js";
 import { isJsonContentType, jsonRpcError, readBoundedBody } from "./http-replies.js";
+import { sdkTransport, sdkTypes } from "./sdk.js";
 import { type McpSession, SessionRegistry } from "./session-registry.js";
 import { buildCatalog, createSessionServer } from "./session-server.js";
 
@@ -139,7 +138,7 @@ export function mcpRoute(options: McpRouteOptions): McpRoute {
     } catch {
       return jsonRpcError(400, -32700, "Parse error: the body is not valid JSON", { code: "invalid_json" });
     }
-    if (!isInitializeRequest(message)) {
+    if (!sdkTypes().isInitializeRequest(message)) {
       return jsonRpcError(
         400,
         -32000,
@@ -164,7 +163,7 @@ export function mcpRoute(options: McpRouteOptions): McpRoute {
     }
 
     let session: McpSession | undefined;
-    const transport = new WebStandardStreamableHTTPServerTransport({
+    const transport = new (sdkTransport().WebStandardStreamableHTTPServerTransport)({
       sessionIdGenerator: randomUUID,
       enableJsonResponse: options.jsonResponse ?? false,
       onsessioninitialized: (id) => {

@@ -1,7 +1,7 @@
 import type { ToolDefinition, ToolServerRef } from "@agentsvc/agent-core";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { AnyToolDefinition, ToolServerDefinition } from "./define-tool-server.js";
-import { describeError, RemoteServer, resultText } from "./remote-server.js";
+import type { RemoteServer, resultText } from "./remote-server.js";
 
 export interface ResolveToolServersOptions {
   /** Local tool servers by declared name (the `mcp/` entries). */
@@ -45,7 +45,9 @@ export async function resolveToolServers(
     plans.map(async (plan) => {
       if (plan.kind === "local")
         return { label: plan.label, source: `tool server "${plan.server.name}"`, tools: plan.server.tools };
-      const remote = new RemoteServer(plan.remote);
+      // The SDK client loads only for a remote server.
+      const client = await import("./remote-server.js");
+      const remote = new client.RemoteServer(plan.remote);
       remotes.push(remote);
       let listed: Tool[];
       try {
@@ -53,7 +55,7 @@ export async function resolveToolServers(
         listed = await remote.listTools();
       } catch (error) {
         throw new Error(
-          `${plan.label}: could not connect to the MCP server at ${remote.displayUrl}: ${describeError(error)}`,
+          `${plan.label}: could not connect to the MCP server at ${remote.displayUrl}: ${client.describeError(error)}`,
           {
             cause: error,
           },
@@ -62,7 +64,7 @@ export async function resolveToolServers(
       return {
         label: plan.label,
         source: `MCP server at ${remote.displayUrl}`,
-        tools: remoteTools(remote, listed, plan.ref, plan.label),
+        tools: remoteTools(remote, client.resultText, listed, plan.ref, plan.label),
       };
     }),
   );
@@ -151,6 +153,7 @@ function planRef(ref: ToolServerRef, label: string, options: ResolveToolServersO
 
 function remoteTools(
   remote: RemoteServer,
+  textOf: typeof resultText,
   listed: Tool[],
   ref: RemoteRef,
   label: string,
@@ -179,7 +182,7 @@ function remoteTools(
           throw new Error(`tool "${tool.name}" expects an object of arguments`);
         }
         const result = await remote.callTool(tool.name, input, ctx);
-        const text = resultText(result);
+        const text = textOf(result);
         // The run loop reports a thrown error as a tool error the model can read.
         if (result.isError)
           throw new Error(text || `tool "${tool.name}" failed on the MCP server at ${remote.displayUrl}`);

@@ -1,13 +1,8 @@
 import type { ToolContext } from "@agentsvc/agent-core";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { AnyToolDefinition, ToolServerDefinition } from "./define-tool-server.js";
+import { sdkServer, sdkTypes } from "./sdk.js";
 import { prepareToolInput } from "./tool-input.js";
 import { errorMessage, toCallToolResult, toolErrorResult } from "./tool-result.js";
 
@@ -43,6 +38,8 @@ export function buildCatalog(definition: ToolServerDefinition): ToolCatalog {
  * the server side: a caller of the exposure is user "mcp", and the session is its conversation.
  */
 export function createSessionServer(catalog: ToolCatalog, hooks: ToolCallHooks): Server {
+  const { Server } = sdkServer();
+  const { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } = sdkTypes();
   const { definition } = catalog;
   const server = new Server(
     { name: definition.name, version: definition.version ?? "0.1.0" },

@@ -1,8 +1,9 @@
 import type { JsonSchemaInput } from "@agentsvc/agent-core";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import type { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import type { AnyToolDefinition } from "./define-tool-server.js";
+import { sdkAjv } from "./sdk.js";
 
 export type InputCheck = { ok: true; value: unknown } | { ok: false; message: string };
 
@@ -52,7 +53,7 @@ function fromJsonSchema(input: JsonSchemaInput): PreparedInput {
   const jsonSchema = requireObjectSchema(input.schema);
   // Ajv (draft-07) refuses unknown meta-schemas; the keywords it does not know are ignored.
   const { $schema: _dialect, ...compilable } = jsonSchema;
-  ajv ??= new AjvJsonSchemaValidator();
+  ajv ??= new (sdkAjv().AjvJsonSchemaValidator)();
   let validate: ReturnType<AjvJsonSchemaValidator["getValidator"]>;
   try {
     validate = ajv.getValidator(compilable as Parameters<AjvJsonSchemaValidator["getValidator"]>[0]);

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 
 export interface ChildServer {
   url: string;
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -22,6 +23,7 @@ export async function startChildServer(file: string): Promise<ChildServer> {
   });
   return {
     url,
+    pid: child.pid as number,
     stop: () =>
       new Promise<void>((ok) => {
         if (child.exitCode !== null) return ok();

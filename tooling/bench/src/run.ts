@@ -1,6 +1,8 @@
 // `pnpm bench`: every figure is printed beside a baseline measured in the same run, as a ratio.
 import { benchAgentRoute, INVOKE_WORKLOAD } from "./agent-route.ts";
 import { benchPage } from "./page.ts";
+import { benchStart } from "./start.ts";
+import { benchStreams } from "./streams.ts";
 import { printTable } from "./stats.ts";
 import { benchStore } from "./store.ts";
 
@@ -8,6 +10,10 @@ const only = process.argv[2];
 console.log(`agentsvc bench — node ${process.version}, ${new Date().toISOString()}`);
 if (!only || only === "agent")
   printTable(`Agent route (demo model, tokenDelayMs 0; invoke: ${INVOKE_WORKLOAD})`, await benchAgentRoute());
+if (!only || only === "start")
+  printTable("Start-up (`agentsvc start` vs a bare @hono/node-server script)", await benchStart());
+if (!only || only === "streams")
+  printTable("Concurrent slow streams (/agent/stream vs a bare Hono SSE handler)", await benchStreams());
 if (!only || only === "store") printTable("Store (SQLite, WAL, synchronous FULL)", await benchStore());
 if (!only || only === "page") printTable("Chat page (Chromium, real server, demo model)", await benchPage());
 process.exit(0);

@@ -1,6 +1,4 @@
-import { createAnthropic } from "@ai-sdk/anthropic";
-import { createOpenAI } from "@ai-sdk/openai";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { createRequire } from "node:module";
 import type { LanguageModelV2 } from "@ai-sdk/provider";
 import type { ModelSpec } from "../define.js";
 import { AgentsvcError } from "../errors.js";
@@ -13,6 +11,13 @@ export interface CreateModelOptions {
   /** Custom fetch for HTTP providers (proxies, tests). */
   fetch?: typeof globalThis.fetch;
 }
+
+// Each provider package loads on its first use (their CommonJS builds, so createModel stays
+// synchronous): a project on the demo model never loads the AI SDK providers and their zod.
+const require = createRequire(import.meta.url);
+const openai = () => require("@ai-sdk/openai") as typeof import("@ai-sdk/openai");
+const anthropic = () => require("@ai-sdk/anthropic") as typeof import("@ai-sdk/anthropic");
+const compatible = () => require("@ai-sdk/openai-compatible") as typeof import("@ai-sdk/openai-compatible");
 
 const DEFAULT_KEY_VARS = { openai: "OPENAI_API_KEY", anthropic: "ANTHROPIC_API_KEY" } as const;
 
@@ -44,12 +49,12 @@ export function createModel(spec: ModelSpec, options: CreateModelOptions = {}): 
       return createDemoModel({ script: spec.script, tokenDelayMs: spec.tokenDelayMs });
     case "openai": {
       const apiKey = readKey(env, spec, true);
-      return createOpenAI({ apiKey, baseURL: spec.baseURL, fetch }).chat(spec.model);
+      return openai().createOpenAI({ apiKey, baseURL: spec.baseURL, fetch }).chat(spec.model);
     }
     case "anthropic": {
       specProviderOptions(spec); // a bad thinking budget fails here, at start-up
       const apiKey = readKey(env, spec, true);
-      return createAnthropic({ apiKey, baseURL: spec.baseURL, fetch }).languageModel(spec.model);
+      return anthropic().createAnthropic({ apiKey, baseURL: spec.baseURL, fetch }).languageModel(spec.model);
     }
     case "openai-compatible": {
       if (!spec.baseURL) {
@@ -60,13 +65,15 @@ export function createModel(spec: ModelSpec, options: CreateModelOptions = {}): 
         );
       }
       const apiKey = readKey(env, spec, false);
-      return createOpenAICompatible({
-        name: spec.name ?? "openai-compatible",
-        baseURL: spec.baseURL,
-        apiKey,
-        fetch,
-        includeUsage: true,
-      }).chatModel(spec.model);
+      return compatible()
+        .createOpenAICompatible({
+          name: spec.name ?? "openai-compatible",
+          baseURL: spec.baseURL,
+          apiKey,
+          fetch,
+          includeUsage: true,
+        })
+        .chatModel(spec.model);
     }
     default: {
       const provider = (spec as { provider?: unknown }).provider;

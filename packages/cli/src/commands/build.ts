@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { type BuildError, type BuildWarning, loadProject, type Project } from "@agentsvc/config-schema";
+import type { BuildError, BuildWarning, Project } from "@agentsvc/config-schema";
 import { type BuildStep, buildSteps } from "../build-steps.js";
 import { type Command, EXIT_FAIL, EXIT_OK } from "../command.js";
 import { projectManifest } from "../manifest.js";
@@ -21,6 +21,7 @@ export const DEFAULT_OUT = join(".agentsvc", "build");
 
 /** Validates the project, writes manifest.json, then runs the build steps. */
 export async function buildProject(dir: string, options: BuildOptions = {}): Promise<BuildResult> {
+  const { loadProject } = await import("@agentsvc/config-schema");
   const result = await loadProject(dir);
   if (!result.ok) return result;
   const outDir = resolve(options.outDir ?? join(result.project.root, DEFAULT_OUT));
@@ -55,7 +56,7 @@ export const buildCommand: Command = {
       print.err(`${print.style("err", "red", "error")} build step failed: ${(err as Error).message}`);
       return EXIT_FAIL;
     }
-    printIssues(print, result.ok ? [] : result.errors, result.warnings);
+    await printIssues(print, result.ok ? [] : result.errors, result.warnings);
     if (!result.ok) return EXIT_FAIL;
     print.out(`${print.style("out", "green", "built")} ${relative(io.cwd, result.outDir) || "."}`);
     return EXIT_OK;

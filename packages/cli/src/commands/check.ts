@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { loadProject, type Project } from "@agentsvc/config-schema";
+import type { Project } from "@agentsvc/config-schema";
 import { type Command, EXIT_FAIL, EXIT_OK } from "../command.js";
 import { printIssues } from "../report.js";
 
@@ -19,11 +19,15 @@ export const checkCommand: Command = {
   summary: "Validate a project and print every error and warning, each with its file and key.",
   args: ["[dir]"],
   options: {},
-  details: "dir defaults to the current folder. Exit code 1 when there is any error.",
+  details:
+    "dir defaults to the current folder. Exit code 1 when there is any error. A model whose API-key\nvariable is unset is a warning here (start fails on it).",
   async run({ positionals, io, print }) {
     const dir = resolve(io.cwd, positionals[0] ?? ".");
+    const { loadProject, missingModelKeys } = await import("@agentsvc/config-schema");
     const result = await loadProject(dir);
-    printIssues(print, result.ok ? [] : result.errors, result.warnings);
+    // A model key that is unset here is a warning: check may run where secrets are absent.
+    const keys = result.ok ? missingModelKeys(result.project, io.env) : [];
+    await printIssues(print, result.ok ? [] : result.errors, [...result.warnings, ...keys]);
     if (!result.ok) return EXIT_FAIL;
     print.out(`${print.style("out", "green", "ok")} ${summarize(result.project)}`);
     return EXIT_OK;

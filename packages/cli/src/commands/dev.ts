@@ -20,6 +20,7 @@ export const devCommand: Command = {
   options: {
     port: { type: "string", short: "p", value: "<port>", description: "passed to start" },
     host: { type: "string", value: "<host>", description: "passed to start" },
+    "log-format": { type: "string", value: "<pretty|json>", description: "passed to start" },
   },
   details: `The service runs in a child process, so agents and tools are loaded fresh on every restart.\nIgnored: ${IGNORED.join(", ")} and SQLite files. Ctrl-C stops both.`,
   async run({ values, positionals, io, print }) {
@@ -27,6 +28,7 @@ export const devCommand: Command = {
     const args = [BIN, "start", dir];
     if (typeof values.port === "string") args.push("--port", values.port);
     if (typeof values.host === "string") args.push("--host", values.host);
+    if (typeof values["log-format"] === "string") args.push("--log-format", values["log-format"]);
 
     let child: ChildProcess | undefined;
     let timer: NodeJS.Timeout | undefined;

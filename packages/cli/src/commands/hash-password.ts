@@ -1,4 +1,3 @@
-import { hashPassword } from "@agentsvc/chat-store";
 import { type Command, type CommandContext, EXIT_FAIL, EXIT_OK, EXIT_USAGE } from "../command.js";
 
 /** Reads one line without echo on a terminal, or all of piped stdin. */
@@ -68,6 +67,7 @@ export const hashPasswordCommand: Command = {
       print.err(`${print.style("err", "red", "error")} the password is empty`);
       return EXIT_USAGE;
     }
+    const { hashPassword } = await import("@agentsvc/chat-store");
     print.out(await hashPassword(password, iterations ? { iterations } : {}));
     return EXIT_OK;
   },

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { type Command, EXIT_FAIL, EXIT_OK } from "../command.js";
+import { invokingPackageManager, PM_COMMANDS } from "../package-manager.js";
 import { scaffoldFiles } from "../scaffold.js";
 
 export const initCommand: Command = {
@@ -34,10 +35,18 @@ export const initCommand: Command = {
     print.out(`${print.style("out", "green", "created")} ${shown}`);
     for (const rel of Object.keys(files)) print.out(`  ${rel}`);
     print.out("");
+    // Commands that work as printed: package.json brings the CLI itself, so `agentsvc` runs locally.
+    const pm = PM_COMMANDS[invokingPackageManager(io.env)];
+    const rows: [string, string][] = [
+      [pm.install, "@agentsvc/cli, @agentsvc/agent-core and valibot (package.json)"],
+      [`${pm.exec} dev`, "serve it, restart on edits: http://127.0.0.1:3000/chat/index.html"],
+      [`${pm.exec} check`, "validate agents/ and gateways/"],
+    ];
+    const width = Math.max(...rows.map(([cmd]) => cmd.length));
     print.out("Next:");
     if (shown !== ".") print.out(`  cd ${shown}`);
-    print.out("  npm install");
-    print.out("  npx agentsvc check");
+    for (const [cmd, what] of rows)
+      print.out(`  ${cmd.padEnd(width)}  ${print.style("out", "dim", `# ${what}`)}`);
     return EXIT_OK;
   },
 };

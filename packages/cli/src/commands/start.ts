@@ -1,8 +1,9 @@
 import { resolve } from "node:path";
-import { loadProject } from "@agentsvc/config-schema";
-import { shutdownOnSignals, startServer } from "@agentsvc/server";
 import { type Command, EXIT_FAIL, EXIT_USAGE } from "../command.js";
+import { useColor } from "../io.js";
 import { printIssues } from "../report.js";
+
+const LOG_FORMATS = ["pretty", "json"] as const;
 
 export const startCommand: Command = {
   name: "start",
@@ -20,30 +21,48 @@ export const startCommand: Command = {
       value: "<host>",
       description: "address to listen on (default: HOST, else 127.0.0.1)",
     },
+    "log-format": {
+      type: "string",
+      value: "<pretty|json>",
+      description: "log lines (default: pretty on a terminal, JSON when piped)",
+    },
   },
   details:
-    "Environment variables named by *EnvVar keys are read once, now. SIGTERM or SIGINT stops accepting\nconnections, lets running turns finish (up to 10 s) and closes the stores; a second signal exits at once.",
+    "Environment variables named by *EnvVar keys are read once, now; LOG_LEVEL sets the log level (default info).\nSIGTERM or SIGINT stops accepting connections, lets running turns finish (up to 10 s) and closes the\nstores; a second signal exits at once.",
   async run({ values, positionals, io, print }) {
     const dir = resolve(io.cwd, positionals[0] ?? ".");
     const port = typeof values.port === "string" ? Number(values.port) : undefined;
+    const fail = (text: string) => print.err(`${print.style("err", "red", "error")} ${text}`);
     if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
-      print.err(
-        `${print.style("err", "red", "error")} --port: expected an integer 0-65535 (got "${values.port}")`,
-      );
+      fail(`--port: expected an integer 0-65535 (got "${values.port}")`);
       return EXIT_USAGE;
     }
+    const format = values["log-format"];
+    if (format !== undefined && !LOG_FORMATS.includes(format as (typeof LOG_FORMATS)[number])) {
+      fail(`--log-format: expected pretty or json (got "${format}")`);
+      return EXIT_USAGE;
+    }
+    // Loaded here, not at the top: `agentsvc --help` and the other verbs never load the server.
+    const { loadProject } = await import("@agentsvc/config-schema");
     const loaded = await loadProject(dir);
-    printIssues(print, loaded.ok ? [] : loaded.errors, loaded.warnings);
+    await printIssues(print, loaded.ok ? [] : loaded.errors, loaded.warnings);
     if (!loaded.ok) return EXIT_FAIL;
+    const { createLogger, shutdownOnSignals, startServer } = await import("@agentsvc/server");
     let server: Awaited<ReturnType<typeof startServer>>;
     try {
+      const logger = await createLogger({
+        env: io.env as NodeJS.ProcessEnv,
+        color: useColor(io.stdout, io.env),
+        format: (format as (typeof LOG_FORMATS)[number] | undefined) ?? (io.stdout.isTTY ? "pretty" : "json"),
+      });
       server = await startServer(loaded.project, {
         env: io.env as NodeJS.ProcessEnv,
+        logger,
         ...(port !== undefined ? { port } : {}),
         ...(typeof values.host === "string" ? { host: values.host } : {}),
       });
     } catch (err) {
-      print.err(`${print.style("err", "red", "error")} cannot start: ${(err as Error).message}`);
+      fail(`cannot start: ${(err as Error).message}`);
       return EXIT_FAIL;
     }
     print.out(`${print.style("out", "green", "listening")} ${server.url}`);

@@ -1,16 +1,62 @@
-import { readFileSync } from "node:fs";
-import { createJiti } from "jiti";
+import { readFileSync, statSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+import type { createJiti } from "jiti";
 import { type Document, isPair, isScalar, parseDocument, visit } from "yaml";
 import type { IssueSink } from "../issues.js";
 import type { FoundFile } from "./files.js";
 
 export type Loaded = { ok: true; value: unknown } | { ok: false };
 
-type Jiti = ReturnType<typeof createJiti>;
+export interface ModuleLoader {
+  import(abs: string): Promise<unknown>;
+}
 
-/** One jiti per load: no module or file cache, so `dev` sees edits. Imports resolve from each file's folder. */
-export function makeModuleLoader(root: string): Jiti {
-  return createJiti(`${root}/`, { moduleCache: false, fsCache: false, interopDefault: false });
+// Errors of loading (not of running) a module natively: TypeScript that type stripping cannot
+// handle (enums, namespaces), extensionless or `.js`-for-`.ts` imports, a Node without stripping,
+// and syntax errors, whose position jiti reports.
+const FALL_BACK = new Set([
+  "ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX",
+  "ERR_INVALID_TYPESCRIPT_SYNTAX",
+  "ERR_UNKNOWN_FILE_EXTENSION",
+  "ERR_MODULE_NOT_FOUND",
+  "ERR_UNSUPPORTED_DIR_IMPORT",
+  "ERR_REQUIRE_ESM",
+  "ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING",
+]);
+
+// Node's own import(), not the rewritten one of a test runner (vitest's loader cannot take a
+// project file by URL). Inside vitest's vm context even this one has no loader and fails with
+// ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING: jiti then loads the file, as before.
+const nativeImport = new Function("url", "return import(url)") as (url: string) => Promise<unknown>;
+
+/**
+ * Loads agent, tool-server and config modules. Node's own loader first (it strips TypeScript
+ * types itself on Node >= 22.18): that costs nothing beyond the module, where jiti's babel
+ * transform costs ~250 ms and ~40 MiB at start-up. jiti (loaded only then, with no module or file
+ * cache) takes over for what Node cannot load. The file's mtime goes into the URL so a second load
+ * in one process sees an edit; `dev` restarts the process anyway.
+ */
+export function makeModuleLoader(root: string): ModuleLoader {
+  let jiti: ReturnType<typeof createJiti> | undefined;
+  const viaJiti = async (abs: string) => {
+    jiti ??= (await import("jiti")).createJiti(`${root}/`, {
+      moduleCache: false,
+      fsCache: false,
+      interopDefault: false,
+    });
+    return jiti.import(abs);
+  };
+  return {
+    async import(abs) {
+      try {
+        return await nativeImport(`${pathToFileURL(abs).href}?mtime=${statSync(abs).mtimeMs}`);
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        if ((code && FALL_BACK.has(code)) || err instanceof SyntaxError) return viaJiti(abs);
+        throw err;
+      }
+    },
+  };
 }
 
 function firstLine(err: unknown): string {
@@ -19,13 +65,32 @@ function firstLine(err: unknown): string {
   return line.length > 300 ? `${line.slice(0, 297)}...` : line;
 }
 
+/**
+ * `line:column` (both counted from 1, as editors do) inside `abs` that a load error points at.
+ * jiti's parse errors end with `<abs>:<line>:<column>` where babel counts columns from 0; an error
+ * thrown while the module runs has V8's position (from 1) in its stack.
+ */
+function positionIn(err: unknown, abs: string, parse: boolean): string | undefined {
+  const text = err instanceof Error ? (parse ? err.message : (err.stack ?? "")) : String(err);
+  const escaped = abs.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const m = new RegExp(`${escaped}:(\\d+):(\\d+)`).exec(text);
+  return m ? `${m[1]}:${Number(m[2]) + (parse ? 1 : 0)}` : undefined;
+}
+
+const PARSE_ERROR = /^(?:Error: )?(?:ParseError|SyntaxError): /;
+
 /** A module's default export, or its only named export. */
-export async function loadModuleExport(jiti: Jiti, f: FoundFile, sink: IssueSink): Promise<Loaded> {
+export async function loadModuleExport(loader: ModuleLoader, f: FoundFile, sink: IssueSink): Promise<Loaded> {
   let mod: Record<string, unknown>;
   try {
-    mod = (await jiti.import(f.abs)) as Record<string, unknown>;
+    mod = (await loader.import(f.abs)) as Record<string, unknown>;
   } catch (err) {
-    sink.error(f.rel, "", "must load as a module", `an error: ${firstLine(err)}`);
+    const first = firstLine(err);
+    const parse = PARSE_ERROR.test(first);
+    const at = positionIn(err, f.abs, parse);
+    if (at && parse)
+      sink.error(`${f.rel}:${at}`, "", `syntax error: ${first.replace(PARSE_ERROR, "").trim()}`);
+    else sink.error(at ? `${f.rel}:${at}` : f.rel, "", "must load as a module", `an error: ${first}`);
     return { ok: false };
   }
   if (mod && typeof mod === "object" && mod.default !== undefined) return { ok: true, value: mod.default };
@@ -89,8 +154,8 @@ function keepThemeScalarsAsText(doc: Document): void {
   });
 }
 
-export async function loadAny(jiti: Jiti, f: FoundFile, sink: IssueSink): Promise<Loaded> {
-  return DATA_EXT_SET.has(f.ext) ? loadDataFile(f, sink) : loadModuleExport(jiti, f, sink);
+export async function loadAny(loader: ModuleLoader, f: FoundFile, sink: IssueSink): Promise<Loaded> {
+  return DATA_EXT_SET.has(f.ext) ? loadDataFile(f, sink) : loadModuleExport(loader, f, sink);
 }
 
 const DATA_EXT_SET = new Set([".yaml", ".yml", ".json"]);

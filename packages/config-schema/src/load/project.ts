@@ -22,7 +22,7 @@ import { readThemeFile } from "./theme-file.js";
 
 export const CONFIG_EXTS = [".ts", ".mts", ".js", ".mjs", ".json", ".yaml", ".yml"] as const;
 
-type Jiti = ReturnType<typeof makeModuleLoader>;
+type Loader = ReturnType<typeof makeModuleLoader>;
 
 /**
  * Loads and validates a project folder. Never throws for a problem in the project: every error found
@@ -35,20 +35,20 @@ export async function loadProject(dir: string): Promise<LoadResult> {
     sink.error(dir, "", "must be a project folder", "no such folder");
     return { ok: false, errors: sink.errors, warnings: sink.warnings };
   }
-  const jiti = makeModuleLoader(root);
+  const loader = makeModuleLoader(root);
 
-  const { config, configFile } = await loadConfig(root, jiti, sink);
-  const toolServers = await loadToolServers(root, jiti, sink);
-  const { agents, fileNames } = await loadAgents(root, jiti, sink, toolServers);
+  const { config, configFile } = await loadConfig(root, loader, sink);
+  const toolServers = await loadToolServers(root, loader, sink);
+  const { agents, fileNames } = await loadAgents(root, loader, sink, toolServers);
   const rootAgent = pickRootAgent(agents, fileNames, config, configFile, sink);
-  const { exposures, channels, pushGateways } = await loadGateways(root, jiti, sink, config, toolServers);
+  const { exposures, channels, pushGateways } = await loadGateways(root, loader, sink, config, toolServers);
 
   if (sink.errors.length || !rootAgent) return { ok: false, errors: sink.errors, warnings: sink.warnings };
   const project = { root, config, agents, rootAgent, toolServers, exposures, channels, pushGateways };
   return { ok: true, project: configFile ? { ...project, configFile } : project, warnings: sink.warnings };
 }
 
-async function loadConfig(root: string, jiti: Jiti, sink: IssueSink) {
+async function loadConfig(root: string, loader: Loader, sink: IssueSink) {
   const found = CONFIG_EXTS.filter((ext) => existsSync(resolve(root, `agentsvc.config${ext}`))).map(
     (ext): FoundFile => ({
       base: "agentsvc.config",
@@ -65,7 +65,7 @@ async function loadConfig(root: string, jiti: Jiti, sink: IssueSink) {
   }
   const f = found[0];
   if (!f) return { config, configFile: undefined };
-  const loaded = await loadAny(jiti, f, sink);
+  const loaded = await loadAny(loader, f, sink);
   if (!loaded.ok) return { config, configFile: f.rel };
   // An empty YAML config file is an empty config.
   const r = v.safeParse(projectConfigSchema, loaded.value ?? {});
@@ -80,13 +80,13 @@ async function loadConfig(root: string, jiti: Jiti, sink: IssueSink) {
   return { config, configFile: f.rel };
 }
 
-async function loadToolServers(root: string, jiti: Jiti, sink: IssueSink): Promise<ToolServerEntry[]> {
+async function loadToolServers(root: string, loader: Loader, sink: IssueSink): Promise<ToolServerEntry[]> {
   const files = listFolder(root, "mcp", MODULE_EXTS, sink);
   reportDuplicateNames(files, "tool-server file", sink);
   const out: ToolServerEntry[] = [];
   const byName = new Map<string, string>();
   for (const f of files) {
-    const loaded = await loadAny(jiti, f, sink);
+    const loaded = await loadAny(loader, f, sink);
     if (!loaded.ok) continue;
     const r = v.safeParse(toolServerDefinitionSchema, loaded.value);
     if (!r.success) {
@@ -111,7 +111,7 @@ async function loadToolServers(root: string, jiti: Jiti, sink: IssueSink): Promi
 
 async function loadAgents(
   root: string,
-  jiti: Jiti,
+  loader: Loader,
   sink: IssueSink,
   toolServers: ToolServerEntry[],
 ): Promise<{ agents: AgentEntry[]; fileNames: string[] }> {
@@ -120,7 +120,7 @@ async function loadAgents(
   const declared = toolServers.map((t) => t.name);
   const out: AgentEntry[] = [];
   for (const f of files) {
-    const loaded = await loadAny(jiti, f, sink);
+    const loaded = await loadAny(loader, f, sink);
     if (!loaded.ok) continue;
     const r = v.safeParse(agentDefinitionSchema, loaded.value);
     if (!r.success) {
@@ -196,7 +196,7 @@ function pickRootAgent(
 
 async function loadGateways(
   root: string,
-  jiti: Jiti,
+  loader: Loader,
   sink: IssueSink,
   config: ProjectConfig,
   toolServers: ToolServerEntry[],
@@ -211,7 +211,7 @@ async function loadGateways(
   const datasourceNames = Object.keys(config.datasources);
 
   for (const f of files) {
-    const loaded = await loadAny(jiti, f, sink);
+    const loaded = await loadAny(loader, f, sink);
     if (!loaded.ok) continue;
     checkPathUnique(loaded.value, f.rel, pathOwner, sink);
     const valid = validateGatewayEntry(loaded.value, f.rel, f.base, sink);

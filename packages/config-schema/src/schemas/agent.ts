@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { envVarName, httpUrl, integerIn, nonEmptyString, strict } from "./common.js";
+import { closed, envVarName, httpUrl, integerIn, nonEmptyString, strict } from "./common.js";
 
 export const SESSION_POLICIES = ["reject", "queue", "steer", "interrupt"] as const;
 export const DEFAULT_POLICY = "queue";
@@ -33,31 +33,48 @@ export const memorySchema = strict(
 
 const modelName = nonEmptyString("model name");
 const apiKey = v.optional(envVarName);
+const optionalUrl = v.optional(httpUrl("provider base URL"));
 
-// Structural check of agent-core's ModelSpec (config-schema must not import agent-core).
+// Structural check of agent-core's ModelSpec (config-schema must not import agent-core). Every key
+// of a spec is listed, so a typo such as `apiKeyEnv` fails instead of being ignored.
 export const modelSchema = v.variant(
   "provider",
   [
-    v.looseObject({
-      provider: v.literal("demo"),
-      script: v.optional(v.array(v.unknown(), "must be a list")),
-    }),
-    v.looseObject({ provider: v.literal("openai"), model: modelName, apiKeyEnvVar: apiKey }),
-    v.looseObject({
-      provider: v.literal("anthropic"),
-      model: modelName,
-      apiKeyEnvVar: apiKey,
-      // Extended thinking; Anthropic rejects budgets under 1024 tokens.
-      thinkingBudgetTokens: v.optional(
-        integerIn(1024, Number.MAX_SAFE_INTEGER, "extended-thinking token budget"),
-      ),
-    }),
-    v.looseObject({
-      provider: v.literal("openai-compatible"),
-      model: modelName,
-      baseURL: httpUrl("provider base URL"),
-      apiKeyEnvVar: apiKey,
-    }),
+    closed(
+      {
+        provider: v.literal("demo"),
+        script: v.optional(v.array(v.unknown(), "must be a list")),
+        tokenDelayMs: v.optional(integerIn(0, 60_000, "delay between demo tokens in ms")),
+      },
+      "a demo model",
+    ),
+    closed(
+      { provider: v.literal("openai"), model: modelName, apiKeyEnvVar: apiKey, baseURL: optionalUrl },
+      "an openai model",
+    ),
+    closed(
+      {
+        provider: v.literal("anthropic"),
+        model: modelName,
+        apiKeyEnvVar: apiKey,
+        baseURL: optionalUrl,
+        // Extended thinking; Anthropic rejects budgets under 1024 tokens.
+        thinkingBudgetTokens: v.optional(
+          integerIn(1024, Number.MAX_SAFE_INTEGER, "extended-thinking token budget"),
+        ),
+      },
+      "an anthropic model",
+    ),
+    closed(
+      {
+        provider: v.literal("openai-compatible"),
+        model: modelName,
+        baseURL: httpUrl("provider base URL"),
+        apiKeyEnvVar: apiKey,
+        name: v.optional(nonEmptyString("provider name")),
+      },
+      "an openai-compatible model",
+    ),
   ],
   // The discriminator issue carries the provider value (or undefined when it is missing).
   (issue) =>
@@ -82,8 +99,8 @@ const toolServerRef = v.union(
   "must be the name of a tool server under mcp/ or { url } of a remote MCP server",
 );
 
-/** The default export of agents/<name>.ts: agent-core's AgentDefinition, checked by shape. */
-export const agentDefinitionSchema = v.looseObject(
+/** The default export of agents/<name>.ts: agent-core's AgentDefinition, checked by shape, every key known. */
+export const agentDefinitionSchema = closed(
   {
     kind: v.literal("agent", "must be created with defineAgent(...)"),
     name: nonEmptyString("agent name"),
@@ -92,9 +109,13 @@ export const agentDefinitionSchema = v.looseObject(
     tools: v.optional(v.array(toolSchema, "must be a list of tools")),
     toolServers: v.optional(v.array(toolServerRef, "must be a list")),
     memory: v.optional(memorySchema),
+    approvals: v.optional(
+      strict({ channel: v.optional(nonEmptyString("approval channel entry name")) }, "approvals"),
+    ),
     gatewaySession: v.optional(gatewaySessionSchema, {}),
     maxSteps: v.optional(integerIn(1, 10_000, "model calls per turn")),
   },
+  "an agent definition",
   "must be an agent created with defineAgent(...)",
 );
 

@@ -1,25 +1,42 @@
 import * as v from "valibot";
+import { didYouMean } from "../did-you-mean.js";
 
 type Entries = v.ObjectEntries;
+type ObjectIssue = v.StrictObjectIssue | v.ObjectIssue;
+
+/** `unknown key in <label> (known keys: ...); did you mean "<nearest>"?` for a strict object's extra key. */
+function unknownKey(issue: ObjectIssue, label: string, known: string[]): string {
+  const key = String((issue.path?.[issue.path.length - 1] as { key?: unknown } | undefined)?.key);
+  return `unknown key in ${label} (known keys: ${known.join(", ")})${didYouMean(key, known)}`;
+}
+
+const lastKeyOf = (issue: ObjectIssue) =>
+  String((issue.path?.[issue.path.length - 1] as { key?: unknown } | undefined)?.key);
 
 /**
  * A strict mapping whose three failure kinds read well: not a mapping, a missing required key,
- * an unknown key (typos are caught instead of silently ignored).
+ * an unknown key (typos are caught instead of silently ignored, with the nearest known key).
  */
 export function strict<const E extends Entries>(
   entries: E,
   label: string,
   extraUnknown?: Record<string, string>,
 ) {
-  const known = Object.keys(entries).join(", ");
+  const known = Object.keys(entries);
   return v.strictObject(entries, (issue) => {
-    if (issue.expected === "never") {
-      const key = String((issue.path?.[issue.path.length - 1] as { key?: unknown } | undefined)?.key);
-      return extraUnknown?.[key] ?? `unknown key in ${label} (known keys: ${known})`;
-    }
+    if (issue.expected === "never")
+      return extraUnknown?.[lastKeyOf(issue)] ?? unknownKey(issue, label, known);
     if (issue.input === undefined && issue.path?.length) return `is required in ${label}`;
     return `must be a mapping (${label})`;
   });
+}
+
+/** Like a loose object for every issue (with `message`, else valibot's), except that unknown keys fail. */
+export function closed<const E extends Entries>(entries: E, label: string, message?: string) {
+  const known = Object.keys(entries);
+  return v.strictObject(entries, (issue) =>
+    issue.expected === "never" ? unknownKey(issue, label, known) : (message ?? issue.message),
+  );
 }
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

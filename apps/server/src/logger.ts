@@ -1,0 +1,43 @@
+import pino, { type Logger } from "pino";
+
+export type LogFormat = "pretty" | "json";
+export const LOG_FORMATS: readonly LogFormat[] = ["pretty", "json"];
+const LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+export interface LoggerOptions {
+  /** Default: pretty when stdout is a terminal, JSON lines when it is piped. */
+  format?: LogFormat;
+  /** Default `LOG_LEVEL`, else `info`. */
+  level?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Colour the pretty output (the CLI's NO_COLOR/FORCE_COLOR rule). Default: stdout is a terminal. */
+  color?: boolean;
+}
+
+/** The level a logger runs at: `LOG_LEVEL` when it names a pino level; anything else is a start-up error. */
+export function logLevel(options: Pick<LoggerOptions, "level" | "env"> = {}): string {
+  const level = (options.level ?? options.env?.LOG_LEVEL ?? "info").toLowerCase();
+  if (!LEVELS.includes(level)) {
+    throw new Error(`LOG_LEVEL: expected one of ${LEVELS.join(", ")} (got ${JSON.stringify(level)})`);
+  }
+  return level;
+}
+
+/**
+ * The service's root logger on stdout. Pretty lines (pino-pretty, in-process, so no worker thread)
+ * for a person at a terminal; JSON lines for a log collector. Loaded only when pretty is chosen.
+ */
+export async function createLogger(options: LoggerOptions = {}): Promise<Logger> {
+  const level = logLevel({ level: options.level, env: options.env ?? process.env });
+  const format = options.format ?? (process.stdout.isTTY ? "pretty" : "json");
+  if (format === "json") return pino({ level });
+  const { default: pretty } = await import("pino-pretty");
+  const stream = pretty({
+    colorize: options.color ?? process.stdout.isTTY === true,
+    translateTime: "SYS:HH:MM:ss.l",
+    // Request lines carry method, path, status and time in their message; the fields stay in JSON.
+    ignore: "pid,hostname,req,res,responseTime",
+    sync: true,
+  });
+  return pino({ level }, stream);
+}

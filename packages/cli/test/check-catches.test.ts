@@ -1,0 +1,69 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runBin } from "./child.js";
+import { tempDir, writeFiles } from "./helpers.js";
+
+const AGENT_ROUTE = { "gateways/agent.yaml": "exposes: agent\npath: /agent\n" };
+const agent = (body: string) => `export default { kind: "agent", name: "bot", ${body} };\n`;
+
+describe("agentsvc check catches what start would fail on", () => {
+  it("names an unknown key of an agent definition with the nearest known key", () => {
+    const dir = writeFiles(tempDir(), {
+      ...AGENT_ROUTE,
+      "agents/bot.mjs": agent(`model: { provider: "demo" }, instructons: "be brief"`),
+    });
+    const r = runBin(["check", dir]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /agents\/bot\.mjs: instructons: unknown key in an agent definition .*did you mean "instructions"\?/,
+    );
+  });
+
+  it("names an unknown key of a model spec", () => {
+    const dir = writeFiles(tempDir(), {
+      ...AGENT_ROUTE,
+      "agents/bot.mjs": agent(`model: { provider: "openai", model: "gpt-4o-mini", apiKeyEnv: "KEY" }`),
+    });
+    const r = runBin(["check", dir], { KEY: "x" });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /agents\/bot\.mjs: model\.apiKeyEnv: unknown key in an openai model .*did you mean "apiKeyEnvVar"\?/,
+    );
+  });
+
+  it("points at the line and column (from 1) of a syntax error in an agent file and in a tool-server file", () => {
+    const dir = writeFiles(tempDir(), {
+      ...AGENT_ROUTE,
+      "agents/bot.ts": `const x: number = 1;\nexport default { kind: "agent" name: "bot", model: { provider: "demo" } };\n`,
+      "mcp/tools.mjs": `export default {\n  name: "tools",\n  tools: [ 1 2 ],\n};\n`,
+    });
+    const r = runBin(["check", dir]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/error agents\/bot\.ts:2:32: syntax error: Unexpected token, expected ","/);
+    expect(r.stderr).toMatch(/error mcp\/tools\.mjs:3:14: syntax error: /);
+  });
+
+  it("warns when a model's API-key variable is unset; start then fails before creating anything on disk", () => {
+    const dir = writeFiles(tempDir(), {
+      ...AGENT_ROUTE,
+      "gateways/web.yaml": "exposes: webui\npath: /chat\n",
+      "agents/bot.mjs": agent(`model: { provider: "anthropic", model: "claude-sonnet-4-5" }`),
+    });
+    const checked = runBin(["check", dir], { ANTHROPIC_API_KEY: "" });
+    expect(checked.code).toBe(0);
+    expect(checked.stderr).toMatch(
+      /warning agents\/bot\.mjs: model\.apiKeyEnvVar: environment variable ANTHROPIC_API_KEY is not set: `agentsvc start` fails until it holds/,
+    );
+    expect(runBin(["check", dir], { ANTHROPIC_API_KEY: "sk-test" }).stderr).toBe("");
+
+    const started = runBin(["start", dir, "--port", "0"], { ANTHROPIC_API_KEY: "" });
+    expect(started.code).toBe(1);
+    expect(started.stderr).toContain(
+      "cannot start: agents/bot.mjs: model.apiKeyEnvVar: environment variable ANTHROPIC_API_KEY is not set",
+    );
+    // No store file, no data/ folder, no built page: nothing to clean up after a missing secret.
+    expect(existsSync(join(dir, "data"))).toBe(false);
+    expect(existsSync(join(dir, ".agentsvc"))).toBe(false);
+  });
+});

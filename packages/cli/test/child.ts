@@ -1,0 +1,90 @@
+// The built `agentsvc` run as a child process, as a person's shell runs it.
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { repoRoot } from "./helpers.js";
+
+// AGENTSVC_TEST_BIN points these tests at another build (to watch them fail against old code).
+export const bin = process.env.AGENTSVC_TEST_BIN ?? join(repoRoot, "packages/cli/bin/agentsvc.js");
+
+/** A piped environment: no colour, no inherited LOG_LEVEL or PORT. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const { LOG_LEVEL: _l, PORT: _p, FORCE_COLOR: _f, ...rest } = process.env;
+  return { ...rest, NO_COLOR: "1", ...extra };
+}
+
+export function runBin(args: string[], env: Record<string, string> = {}, cwd = repoRoot) {
+  const r = spawnSync(process.execPath, [bin, ...args], {
+    cwd,
+    env: cleanEnv(env),
+    encoding: "utf8",
+    timeout: 30_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+export interface Served {
+  proc: ChildProcess;
+  url: string;
+  output: () => string;
+  stop(): Promise<number | null>;
+}
+
+/** Spawns `cmd args` and waits (bounded) for `listening <url>`; `cmd` defaults to node + the bin. */
+export function serveBin(
+  args: string[],
+  env: Record<string, string> = {},
+  cmd: { file: string; args: string[] } = { file: process.execPath, args: [bin, ...args] },
+): Promise<Served> {
+  const proc = spawn(cmd.file, cmd.args, { env: cleanEnv(env), stdio: ["pipe", "pipe", "pipe"] });
+  let output = "";
+  const exited = new Promise<number | null>((done) => proc.once("exit", (code) => done(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      proc.kill("SIGKILL");
+      reject(new Error(`no "listening" line in 30 s:\n${output}`));
+    }, 30_000);
+    const onData = (data: Buffer) => {
+      output += data.toString();
+      const match = /listening(?:\u001b\[\d+m)? (http:\/\/[\w.:[\]]+)/.exec(output);
+      if (!match) return;
+      clearTimeout(timer);
+      resolve({
+        proc,
+        url: match[1] as string,
+        output: () => output,
+        stop: () => {
+          proc.kill("SIGTERM");
+          return exited;
+        },
+      });
+    };
+    proc.stdout?.on("data", onData);
+    proc.stderr?.on("data", onData);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited ${code} before listening:\n${output}`));
+    });
+  });
+}
+
+export const invoke = (url: string, input = "hello") =>
+  fetch(`${url}/agent/invoke`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ input }),
+    signal: AbortSignal.timeout(10_000),
+  });
+
+/** Waits (bounded) until `check` holds for the output so far. */
+export async function outputUntil(
+  served: Served,
+  check: (out: string) => boolean,
+  ms = 5000,
+): Promise<string> {
+  const deadline = Date.now() + ms;
+  while (!check(served.output())) {
+    if (Date.now() > deadline) throw new Error(`output never matched:\n${served.output()}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return served.output();
+}

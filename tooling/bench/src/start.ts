@@ -1,0 +1,105 @@
+// Cold start and idle memory of `agentsvc start` on examples/hello (agent route, MCP tool server,
+// chat page, SQLite store) beside a bare @hono/node-server script (servers/bare-start.mjs), in
+// the same run: each side is a fresh process timed from spawn to the first streamed answer chunk
+// of POST /agent/stream, then left idle for 2 s and its RSS read. Rounds alternate; medians are
+// reported. Node's compile cache is on for agentsvc as its bin ships it (warm after the first run).
+import { type ChildProcess, spawn } from "node:child_process";
+import { resolve } from "node:path";
+import { machineLoad, memoryOf } from "./proc.ts";
+import { fmt, percentile, type Row } from "./stats.ts";
+
+const ROUNDS = Math.max(1, Number(process.env.BENCH_START_ROUNDS ?? 5));
+const root = resolve(import.meta.dirname, "../../..");
+const AGENTSVC = [
+  resolve(root, "packages/cli/bin/agentsvc.js"),
+  "start",
+  resolve(root, "examples/hello"),
+  "--port",
+  "0",
+];
+const BARE = [resolve(import.meta.dirname, "servers/bare-start.mjs")];
+
+interface Sample {
+  firstAnswerMs: number;
+  idleRssMiB: number;
+}
+
+async function firstChunk(url: string): Promise<void> {
+  const res = await fetch(`${url}/agent/stream`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "text/event-stream" },
+    body: JSON.stringify({ input: "hello" }),
+  });
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let seen = "";
+  while (!seen.includes("event: chunk")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`${url}: stream ended without a chunk (status ${res.status})`);
+    seen += decoder.decode(value, { stream: true });
+  }
+  await reader.cancel();
+}
+
+async function once(args: string[]): Promise<Sample> {
+  const started = performance.now();
+  const child: ChildProcess = spawn(process.execPath, args, {
+    stdio: ["ignore", "pipe", "ignore"],
+    env: { ...process.env, LOG_LEVEL: "warn", NO_COLOR: "1" },
+  });
+  try {
+    const url = await new Promise<string>((ok, fail) => {
+      let out = "";
+      child.stdout?.on("data", (d: Buffer) => {
+        out += d.toString();
+        const m = /listening (http:\/\/[\w.:]+)/.exec(out);
+        if (m) ok(m[1] as string);
+      });
+      child.once("exit", (code) => fail(new Error(`${args.join(" ")} exited ${code}`)));
+    });
+    await firstChunk(url);
+    const firstAnswerMs = performance.now() - started;
+    await new Promise((r) => setTimeout(r, 2000));
+    return { firstAnswerMs, idleRssMiB: memoryOf(child.pid as number).rssMiB };
+  } finally {
+    child.stdout?.removeAllListeners("data");
+    const exited = new Promise((ok) => child.once("exit", ok));
+    child.kill("SIGTERM");
+    await exited;
+  }
+}
+
+export async function benchStart(): Promise<Row[]> {
+  // One unmeasured start each: fills the compile cache and the OS file cache for both sides.
+  await once(AGENTSVC);
+  await once(BARE);
+  const ours: Sample[] = [];
+  const bare: Sample[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    bare.push(await once(BARE));
+    ours.push(await once(AGENTSVC));
+  }
+  const med = (list: Sample[], key: keyof Sample) =>
+    percentile(
+      list.map((s) => s[key]),
+      50,
+    );
+  const start = { ours: med(ours, "firstAnswerMs"), bare: med(bare, "firstAnswerMs") };
+  const rss = { ours: med(ours, "idleRssMiB"), bare: med(bare, "idleRssMiB") };
+  return [
+    {
+      metric: `cold start to first answer chunk, examples/hello (median of ${ROUNDS}; ${machineLoad()})`,
+      value: `${fmt(start.ours, 0)} ms`,
+      baseline: `${fmt(start.bare, 0)} ms`,
+      ratio: `${fmt(start.ours / start.bare)}x`,
+      target: "<= 3x",
+    },
+    {
+      metric: "idle RSS after start and one answer",
+      value: `${fmt(rss.ours, 1)} MiB`,
+      baseline: `${fmt(rss.bare, 1)} MiB`,
+      ratio: `${fmt(rss.ours / rss.bare)}x`,
+      target: "<= 1.5x",
+    },
+  ];
+}

@@ -1,0 +1,118 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type LocalRegistry, startLocalRegistry } from "./local-registry.js";
+import { NPM_FLAGS, run, startServer } from "./outside.js";
+import { packAll, repoRoot } from "./pack.js";
+
+// One user's machine: a folder outside the workspace, the packed packages behind a private
+// registry on 127.0.0.1, and plain npm (no workspace, no overrides).
+const home = mkdtempSync(join(tmpdir(), "agentsvc-outside-"));
+const tarballs = join(home, "tarballs");
+const globalPrefix = join(home, "global");
+const app = join(home, "my-agent");
+const appBin = join(app, "node_modules", ".bin", "agentsvc");
+let registry: LocalRegistry;
+// What the scaffolded project pulls in: the CLI, the server and what it composes; no gateway-http.
+const NEEDED = [
+  "agent-core",
+  "agent-routes",
+  "chat-store",
+  "cli",
+  "config-schema",
+  "gateway-cli",
+  "mcp",
+  "server",
+  "session-core",
+  "webui",
+  "webui-page",
+];
+let packed: string[] = [];
+
+const show = (r: { code: number; stdout: string; stderr: string }) =>
+  `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+
+beforeAll(() => {
+  expect(home.startsWith(repoRoot)).toBe(false);
+  packed = packAll(tarballs).map((p) => p.name);
+  return startLocalRegistry(tarballs).then((r) => {
+    registry = r;
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await registry?.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+describe("a project outside the workspace, installed with plain npm from the packed packages", () => {
+  it("installs the CLI, scaffolds, installs the project's own dependencies and serves it", async () => {
+    const scope = `--@agentsvc:registry=${registry.url}`;
+    // The CLI as a user installs it globally (a temporary prefix stands in for the global folder).
+    const cli = await run(
+      "npm",
+      ["install", "-g", "--prefix", globalPrefix, scope, ...NPM_FLAGS, "@agentsvc/cli"],
+      home,
+      120_000,
+    );
+    expect(cli.code, show(cli)).toBe(0);
+
+    const init = await run(join(globalPrefix, "bin", "agentsvc"), ["init", "my-agent"], home, 30_000);
+    expect(init.code, show(init)).toBe(0);
+    // The last lines are commands that work as printed.
+    expect(init.stdout).toMatch(/cd my-agent\n\s+npm install\b.*\n\s+npx agentsvc dev\b/);
+
+    // The project's package.json is used as scaffolded; only the registry scope is configured.
+    writeFileSync(join(app, ".npmrc"), `@agentsvc:registry=${registry.url}\n`);
+    const install = await run("npm", ["install", ...NPM_FLAGS], app, 120_000);
+    expect(install.code, show(install)).toBe(0);
+    const manifest = JSON.parse(readFileSync(join(app, "package.json"), "utf8"));
+    expect(manifest.dependencies["@agentsvc/cli"]).toMatch(/^\^\d/);
+
+    // Only what the project needs: no adapter package it has no entry for.
+    expect(packed).toContain("@agentsvc/gateway-http");
+    expect(existsSync(join(app, "node_modules/@agentsvc/gateway-http"))).toBe(false);
+    expect(registry.requested).not.toContain("@agentsvc/gateway-http");
+    expect(readdirSync(join(app, "node_modules/@agentsvc")).sort()).toEqual(NEEDED);
+
+    const check = await run(appBin, ["check"], app, 60_000);
+    expect(check.code, show(check)).toBe(0);
+    expect(check.stdout).toContain("root agent assistant");
+
+    const build = await run(appBin, ["build"], app, 60_000);
+    expect(build.code, show(build)).toBe(0);
+    expect(readFileSync(join(app, ".agentsvc/build/chat/index.html"), "utf8")).toContain("<title>my-agent");
+
+    const server = await startServer(appBin, app);
+    try {
+      const res = await fetch(`${server.url}/agent/invoke`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ input: "hello from outside" }),
+        signal: AbortSignal.timeout(15_000),
+      });
+      expect(res.status, server.output()).toBe(200);
+      expect(((await res.json()) as { output: string }).output).toContain("hello from outside");
+      const page = await fetch(`${server.url}/chat/index.html`, { signal: AbortSignal.timeout(15_000) });
+      expect(page.status).toBe(200);
+      expect(page.headers.get("content-security-policy")).toContain("script-src");
+      expect(await page.text()).toContain("<title>my-agent");
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+
+  it("fails to start a gateway entry whose package is not installed, naming the npm install command", async () => {
+    expect(existsSync(appBin)).toBe(true);
+    writeFileSync(join(app, "gateways/hook.yaml"), "type: http\nsecretEnvVar: HOOK_SECRET\n");
+    try {
+      const start = await run(appBin, ["start", ".", "--port", "0"], app, 60_000);
+      expect(start.code, show(start)).toBe(1);
+      expect(start.stderr).toContain("gateways/hook.yaml: type:");
+      expect(start.stderr).toContain("npm install @agentsvc/gateway-http");
+    } finally {
+      rmSync(join(app, "gateways/hook.yaml"));
+    }
+  });
+});

@@ -1,0 +1,83 @@
+// Running commands in a project outside the workspace, as a user's shell would.
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+
+export interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * The environment of a plain shell: no pnpm- or npm-injected settings of the outer test run (a
+ * `pnpm test` exports npm_config_* and npm_package_*), except the native-addon headers that
+ * bootstrap points at. Colour off so output can be matched.
+ */
+export function userEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (/^(npm_|pnpm_|PNPM_|NODE_PATH$|INIT_CWD$|VITEST)/i.test(k) && k !== "npm_config_nodedir") continue;
+    env[k] = v;
+  }
+  return { ...env, NO_COLOR: "1", npm_config_update_notifier: "false" };
+}
+
+export function run(cmd: string, args: string[], cwd: string, timeoutMs: number): Promise<Ran> {
+  return new Promise((resolve) => {
+    execFile(
+      cmd,
+      args,
+      { cwd, env: userEnv(), timeout: timeoutMs, maxBuffer: 16 << 20 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === "number" ? err.code : 1) : 0;
+        resolve({
+          code,
+          stdout,
+          stderr: `${stderr}${err?.killed ? `\n(killed after ${timeoutMs} ms)` : ""}`,
+        });
+      },
+    );
+  });
+}
+
+export const NPM_FLAGS = ["--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"];
+
+export interface Started {
+  proc: ChildProcess;
+  url: string;
+  output: () => string;
+  stop(): Promise<number | null>;
+}
+
+/** Starts `bin start dir --port 0` and waits (bounded) for its "listening <url>" line. */
+export function startServer(bin: string, dir: string, timeoutMs = 30_000): Promise<Started> {
+  const proc = spawn(bin, ["start", ".", "--port", "0"], { cwd: dir, env: userEnv(), stdio: "pipe" });
+  let output = "";
+  const exited = new Promise<number | null>((done) => proc.once("exit", (code) => done(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      proc.kill("SIGKILL");
+      reject(new Error(`no "listening" line within ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
+    const onData = (data: Buffer) => {
+      output += data.toString();
+      const match = /listening (http:\/\/\S+)/.exec(output);
+      if (!match) return;
+      clearTimeout(timer);
+      resolve({
+        proc,
+        url: match[1] as string,
+        output: () => output,
+        stop: () => {
+          proc.kill("SIGTERM");
+          return exited;
+        },
+      });
+    };
+    proc.stdout.on("data", onData);
+    proc.stderr.on("data", (d: Buffer) => (output += d.toString()));
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited ${code} before listening:\n${output}`));
+    });
+  });
+}
