@@ -3,7 +3,7 @@
 // before its reply, mid-send, mid-resume, inside an approved tool). After the restarts every
 // message has exactly one turn and exactly one reply, in per-thread order, and no approved tool
 // ran twice.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -45,6 +45,8 @@ function messages(): Msg[] {
 }
 
 const root = mkdtempSync(join(tmpdir(), "agentsvc-crash-"));
+// The store lives in this temp root; adapters resolve from it as from an app root with them installed.
+symlinkSync(join(import.meta.dirname, "../node_modules"), join(root, "node_modules"), "dir");
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe("crash safety of gateway turns (separate process, SIGKILL)", () => {

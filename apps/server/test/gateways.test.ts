@@ -108,6 +108,6 @@ describe("gateway packages are loaded only when an entry needs them", () => {
         interactive: false,
         buildDir: mkdtempSync(join(tmpdir(), "agentsvc-gw-build-")),
       }),
-    ).rejects.toThrow(/gateways\/signal\.yaml: type: .*pnpm add @agentsvc\/gateway-signal/);
+    ).rejects.toThrow(/gateways\/signal\.yaml: type: .*npm install @agentsvc\/gateway-signal/);
   });
 });

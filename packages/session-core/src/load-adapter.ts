@@ -1,6 +1,6 @@
 // Loads a gateway adapter package on demand, only when an entry of its type exists.
 import { createRequire } from "node:module";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { AgentsvcError } from "@agentsvc/agent-core";
@@ -55,6 +55,16 @@ export async function loadAdapterPackage(
 function installedUnder(from: string, pkg: string): boolean {
   for (let dir = resolve(from); ; dir = dirname(dir)) {
     if (existsSync(join(dir, "node_modules", pkg, "package.json"))) return true;
+    // Inside the package itself (its own tests): Node resolves the name by self-reference.
+    if (packageNameAt(dir) === pkg) return true;
     if (dirname(dir) === dir) return false;
+  }
+}
+
+function packageNameAt(dir: string): string | undefined {
+  try {
+    return (JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name?: string }).name;
+  } catch {
+    return undefined;
   }
 }
