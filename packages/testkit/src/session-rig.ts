@@ -2,20 +2,14 @@
 // in-process store: enough to drive a webhook gateway end to end from its platform fake. The agent
 // has one approval-gated tool, `delete_file`; `replyText` makes every plain reply that long text
 // (to see it chunked at the platform's limit).
-import {
-  type AgentDefinition,
-  defineAgent,
-  defineTool,
-  RunManager,
-  WindowMemory,
-} from "@agentsvc/agent-core";
+import { RunManager, WindowMemory } from "@agentsvc/agent-core";
 import {
   createGatewaySession,
   type Gateway,
   GatewayRegistry,
   type GatewaySession,
 } from "@agentsvc/session-core";
-import { createMemorySessionStore } from "@agentsvc/session-core/testing";
+import { contractAgent, createMemorySessionStore } from "@agentsvc/session-core/testing";
 import { type Logger, pino } from "pino";
 
 export interface SessionRigOptions {
@@ -50,7 +44,7 @@ export async function startSessionRig(
   const store = createMemorySessionStore();
   const registry = new GatewayRegistry(logger);
   registry.register(gateway);
-  const agent = rigAgent(executed, options.replyText);
+  const agent = contractAgent(executed, options.replyText);
   const runs = new RunManager({ agent, memory, runStore: store.runStore, logger });
   await runs.ready();
   const session = createGatewaySession({
@@ -82,26 +76,4 @@ export async function startSessionRig(
       ),
     stop: () => session.stop(2_000),
   };
-}
-
-function rigAgent(executed: string[], replyText: string | undefined): AgentDefinition {
-  return defineAgent({
-    name: "testkit-rig",
-    model: replyText ? { provider: "demo", script: [{ text: replyText }] } : { provider: "demo" },
-    tools: [
-      defineTool({
-        name: "delete_file",
-        description: "Deletes a file (needs approval).",
-        input: {
-          type: "json-schema" as const,
-          schema: { type: "object", properties: { note: { type: "string" } }, required: ["note"] },
-        },
-        needsApproval: true,
-        execute: async (input: { note: string }) => {
-          executed.push(input.note);
-          return "deleted";
-        },
-      }),
-    ],
-  });
 }

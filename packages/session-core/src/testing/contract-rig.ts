@@ -1,6 +1,13 @@
 // The session side of the contract suite: a real GatewaySession over a real RunManager (demo
 // model, one approval-gated tool) and an in-process store, around the adapter under test.
-import { defineAgent, defineTool, type Memory, RunManager, WindowMemory } from "@agentsvc/agent-core";
+import {
+  type AgentDefinition,
+  defineAgent,
+  defineTool,
+  type Memory,
+  RunManager,
+  WindowMemory,
+} from "@agentsvc/agent-core";
 import { pino } from "pino";
 import type { DecisionKind } from "@agentsvc/agent-core";
 import type { Gateway, GatewayContext } from "../gateway.js";
@@ -108,10 +115,15 @@ export class ContractRig {
   }
 }
 
-function contractAgent(executed: string[]) {
+/**
+ * The agent the contract suite (and testkit's session rig) drives: the demo model and one
+ * approval-gated tool, `delete_file`, that records its runs in `executed`. `replyText` makes every
+ * plain reply that text (to see it chunked at a platform's limit).
+ */
+export function contractAgent(executed: string[], replyText?: string): AgentDefinition {
   return defineAgent({
     name: "contract",
-    model: { provider: "demo" },
+    model: replyText ? { provider: "demo", script: [{ text: replyText }] } : { provider: "demo" },
     tools: [
       defineTool({
         name: "delete_file",

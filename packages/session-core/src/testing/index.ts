@@ -7,3 +7,4 @@ export {
   runGatewayContract,
 } from "./contract.js";
 export { createMemorySessionStore } from "./memory-store.js";
+export { contractAgent } from "./contract-rig.js";
