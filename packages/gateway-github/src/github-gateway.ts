@@ -12,7 +12,7 @@ import type {
   WebhookResponse,
   WebhookRoute,
 } from "@agentsvc/session-core";
-import { readSecrets, SIGNATURE_HEADER, verifyHubSignature } from "@agentsvc/webhook-kit";
+import { readSecrets, SIGNATURE_HEADER, verifyHubSignature, plainResponse } from "@agentsvc/webhook-kit";
 import { isOwnComment, mentionedText, POSTED_MARKER } from "./mention.js";
 import { postComment, type RestTarget } from "./rest-client.js";
 import { type GitHubThread, parseThreadId, threadId } from "./thread-id.js";
@@ -34,11 +34,6 @@ export interface GithubGatewayOptions {
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
-const answer = (status: number, body = ""): WebhookResponse => ({
-  status,
-  headers: { "content-type": "text/plain; charset=utf-8" },
-  body,
-});
 
 export class GithubGateway implements Gateway {
   readonly kind = "push" as const;
@@ -102,30 +97,30 @@ export class GithubGateway implements Gateway {
 
   async #delivery(req: WebhookRequest): Promise<WebhookResponse> {
     const context = this.#context;
-    if (!context) return answer(503);
+    if (!context) return plainResponse(503);
     const verdict = verifyHubSignature(this.#secret, req.headers[SIGNATURE_HEADER], req.rawBody);
     if (!verdict.ok) {
       context.logger.warn(
         { reason: verdict.reason, delivery: req.headers["x-github-delivery"] },
         "webhook signature rejected",
       );
-      return answer(401);
+      return plainResponse(401);
     }
     const event = req.headers["x-github-event"] ?? "";
     const delivery = req.headers["x-github-delivery"];
     if (!COMMENT_EVENTS.has(event)) {
       context.logger.debug({ event, delivery }, "event ignored");
-      return answer(200, "ignored");
+      return plainResponse(200, "ignored");
     }
     const payload = readPayload(req);
     if (!payload) {
       context.logger.warn({ event, delivery }, "signed delivery with an unreadable body; ignored");
-      return answer(400);
+      return plainResponse(400);
     }
     const found = this.#read(event, payload);
     if ("ignored" in found) {
       context.logger.debug({ event, delivery, reason: found.ignored }, "comment ignored");
-      return answer(200, "ignored");
+      return plainResponse(200, "ignored");
     }
     try {
       const thread = threadId(found.thread);
@@ -143,9 +138,9 @@ export class GithubGateway implements Gateway {
         { err, delivery },
         "could not record a comment; answering 500 so it can be redelivered",
       );
-      return answer(500);
+      return plainResponse(500);
     }
-    return answer(200);
+    return plainResponse(200);
   }
 
   #read(

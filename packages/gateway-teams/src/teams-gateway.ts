@@ -19,7 +19,7 @@ import { approvalCard, clickedDecision, decidedCard } from "./approval-card.js";
 import { BotToken } from "./bot-token.js";
 import { ConnectorAuth } from "./connector-auth.js";
 import { connectorCall } from "./connector-client.js";
-import { readSecrets } from "@agentsvc/webhook-kit";
+import { readSecrets, plainResponse } from "@agentsvc/webhook-kit";
 
 export const DEFAULT_TENANT_ID = "botframework.com";
 export const DEFAULT_OPENID_METADATA_URL =
@@ -45,11 +45,6 @@ export interface TeamsGatewayOptions {
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 const str = (v: unknown) => (typeof v === "string" ? v : undefined);
-const empty = (status: number): WebhookResponse => ({
-  status,
-  headers: { "content-type": "text/plain" },
-  body: "",
-});
 /** An invoke answer Teams shows as a toast and does not retry. */
 const invokeAnswer = (message: string): WebhookResponse => ({
   status: 200,
@@ -162,11 +157,11 @@ export class TeamsGateway implements Gateway {
   async #activity(req: WebhookRequest): Promise<WebhookResponse> {
     const context = this.#context;
     const auth = this.#auth;
-    if (!context || !auth) return empty(503);
+    if (!context || !auth) return plainResponse(503);
     const verdict = await auth.verify(req.headers.authorization);
     if (!verdict.ok) {
       context.logger.warn({ reason: verdict.reason, detail: verdict.detail }, "webhook token rejected");
-      return empty(401);
+      return plainResponse(401);
     }
     let activity: Json;
     try {
@@ -175,12 +170,12 @@ export class TeamsGateway implements Gateway {
       activity = parsed;
     } catch {
       context.logger.warn("authenticated request with a body that is not an activity; ignored");
-      return empty(400);
+      return plainResponse(400);
     }
     const mismatch = auth.matches(verdict.token, activity);
     if (mismatch) {
       context.logger.warn({ reason: mismatch }, "webhook token rejected");
-      return empty(401);
+      return plainResponse(401);
     }
     const conversation = isObject(activity.conversation) ? activity.conversation : {};
     const from = isObject(activity.from) ? activity.from : {};
@@ -191,7 +186,9 @@ export class TeamsGateway implements Gateway {
         { type: activity.type, scope: conversation.conversationType },
         "activity outside a personal chat; ignored",
       );
-      return activity.type === "invoke" ? invokeAnswer("This bot only works in personal chats.") : empty(200);
+      return activity.type === "invoke"
+        ? invokeAnswer("This bot only works in personal chats.")
+        : plainResponse(200);
     }
     try {
       if (activity.type === "invoke" && activity.name === "adaptiveCard/action")
@@ -203,10 +200,10 @@ export class TeamsGateway implements Gateway {
         { err, activityId: activity.id },
         "could not record an activity; answering 500 so the connector retries",
       );
-      return empty(500);
+      return plainResponse(500);
     }
     context.logger.debug({ type: activity.type, name: activity.name }, "activity ignored");
-    return empty(200);
+    return plainResponse(200);
   }
 
   async #click(context: GatewayContext, activity: Json, authorId: string): Promise<WebhookResponse> {
@@ -244,11 +241,11 @@ export class TeamsGateway implements Gateway {
       );
       if (!result.ok)
         context.logger.info({ requestId: chosen.requestId, code: result.code }, "card decision not applied");
-      return empty(200);
+      return plainResponse(200);
     }
     const text = (str(activity.text) ?? "").replace(/<at>[^<]*<\/at>/g, "").trim();
     const id = str(activity.id);
-    if (!text || !id) return empty(200);
+    if (!text || !id) return plainResponse(200);
     await context.state.set(`svc:${conversationId}`, serviceUrl);
     const result = await context.deliver({
       dedupKey: id,
@@ -258,7 +255,7 @@ export class TeamsGateway implements Gateway {
       meta: { serviceUrl, activityId: id },
     });
     if (!result.accepted) context.logger.debug({ id }, "duplicate delivery acknowledged");
-    return empty(200);
+    return plainResponse(200);
   }
 }
 

@@ -12,7 +12,7 @@ import type {
   WebhookResponse,
   WebhookRoute,
 } from "@agentsvc/session-core";
-import { readSecrets } from "@agentsvc/webhook-kit";
+import { readSecrets, plainResponse } from "@agentsvc/webhook-kit";
 import { toPlainText } from "./format.js";
 import { createMessage, type MessagesTarget } from "./messages-client.js";
 import { SIGNATURE_HEADER, verifyTwilioSignature } from "./signature.js";
@@ -40,11 +40,6 @@ const twiml = (): WebhookResponse => ({
   status: 200,
   headers: { "content-type": "text/xml" },
   body: EMPTY_TWIML,
-});
-const bare = (status: number): WebhookResponse => ({
-  status,
-  headers: { "content-type": "text/plain" },
-  body: "",
 });
 
 export class TwilioGateway implements Gateway {
@@ -99,14 +94,14 @@ export class TwilioGateway implements Gateway {
   async #inbound(req: WebhookRequest): Promise<WebhookResponse> {
     const context = this.#context;
     const target = this.#target;
-    if (!context || !target) return bare(503);
+    if (!context || !target) return plainResponse(503);
     // The signature covers the decoded parameters, so the form is decoded first; nothing is acted on before the check.
     const params = [...new URLSearchParams(Buffer.from(req.rawBody).toString("utf8"))];
     const url = this.#options.publicUrl ?? req.publicUrl;
     const verdict = verifyTwilioSignature(target.authToken, req.headers[SIGNATURE_HEADER], url, params);
     if (!verdict.ok) {
       context.logger.warn({ reason: verdict.reason, url }, "webhook signature rejected");
-      return bare(401);
+      return plainResponse(401);
     }
     const form = new Map(params);
     const sid = form.get("MessageSid");
@@ -141,7 +136,7 @@ export class TwilioGateway implements Gateway {
       if (!result.accepted) context.logger.debug({ sid }, "duplicate delivery acknowledged");
     } catch (err) {
       context.logger.error({ err, sid }, "could not record an SMS; answering 500");
-      return bare(500);
+      return plainResponse(500);
     }
     return twiml();
   }

@@ -17,7 +17,13 @@ import { approvalInteractive, labelOf, parseOptionId } from "./approval-message.
 import { toWhatsApp } from "./format.js";
 import { type GraphTarget, postMessage } from "./graph-client.js";
 import { readNotification, type WhatsAppEvent } from "./inbound.js";
-import { readSecrets, SIGNATURE_HEADER, safeEqualText, verifyHubSignature } from "@agentsvc/webhook-kit";
+import {
+  readSecrets,
+  SIGNATURE_HEADER,
+  safeEqualText,
+  verifyHubSignature,
+  plainResponse,
+} from "@agentsvc/webhook-kit";
 
 export const DEFAULT_API_BASE_URL = "https://graph.facebook.com";
 export const DEFAULT_API_VERSION = "v21.0";
@@ -42,12 +48,6 @@ interface Secrets extends GraphTarget {
   appSecret: string;
   verifyToken: string;
 }
-
-const text = (status: number, body = ""): WebhookResponse => ({
-  status,
-  headers: { "content-type": "text/plain; charset=utf-8" },
-  body,
-});
 
 export class WhatsappGateway implements Gateway {
   readonly kind = "push" as const;
@@ -148,31 +148,31 @@ export class WhatsappGateway implements Gateway {
       !safeEqualText(token, secrets.verifyToken)
     ) {
       context?.logger.warn({ mode }, "webhook handshake refused");
-      return text(403);
+      return plainResponse(403);
     }
     context.logger.info("webhook subscription verified");
-    return text(200, challenge);
+    return plainResponse(200, challenge);
   }
 
   /** POST: verify over the raw bytes, then parse, then record each message before answering 200. */
   async #notification(req: WebhookRequest): Promise<WebhookResponse> {
     const context = this.#context;
     const secrets = this.#secrets;
-    if (!context || !secrets) return text(503);
+    if (!context || !secrets) return plainResponse(503);
     const verdict = verifyHubSignature(secrets.appSecret, req.headers[SIGNATURE_HEADER], req.rawBody);
     if (!verdict.ok) {
       context.logger.warn(
         { reason: verdict.reason, bytes: req.rawBody.byteLength },
         "webhook signature rejected",
       );
-      return text(401);
+      return plainResponse(401);
     }
     let payload: unknown;
     try {
       payload = JSON.parse(Buffer.from(req.rawBody).toString("utf8"));
     } catch {
       context.logger.warn("signed webhook body is not JSON; ignored");
-      return text(400);
+      return plainResponse(400);
     }
     try {
       for (const event of readNotification(payload, secrets.phoneNumberId))
@@ -180,9 +180,9 @@ export class WhatsappGateway implements Gateway {
     } catch (err) {
       // Not recorded: answer an error so Meta delivers it again (dedup makes the replay safe).
       context.logger.error({ err }, "could not record a webhook message; Meta will retry");
-      return text(500);
+      return plainResponse(500);
     }
-    return text(200);
+    return plainResponse(200);
   }
 
   async #handle(event: WhatsAppEvent, context: GatewayContext): Promise<void> {

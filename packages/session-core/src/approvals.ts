@@ -207,10 +207,13 @@ export class Approvals {
   async expireDue(now = Date.now()): Promise<number> {
     let n = 0;
     for (const rec of this.p.store.interactions.expired(now)) {
-      const minutes = Math.round((rec.expiresAt ?? now) - rec.createdAt) / 60_000;
+      const minutes = Math.round(((rec.expiresAt ?? now) - rec.createdAt) / 60_000);
       const result = await this.decide(
         rec.requestId,
-        { decision: "reject", reason: `no decision within ${minutes} minutes; the request expired` },
+        {
+          decision: "reject",
+          reason: `no decision within ${minutes} minute${minutes === 1 ? "" : "s"}; the request expired`,
+        },
         "session:expired",
         { trusted: true },
       );

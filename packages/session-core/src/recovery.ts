@@ -81,14 +81,13 @@ export async function recover(
     state.queue.push(msg);
   }
 
-  // 3. Suspended runs whose request was never saved, and approval-channel runs: ask now.
+  // 3. Suspended runs whose request was never saved, and approval-channel runs: ask now. Requests
+  // open before this boot are the ones step 4 asks again (a request made here is not asked twice).
+  const openBefore = p.store.interactions.listOpen();
+  const asked = new Set(openBefore.map((i) => i.threadId));
   for (const run of await p.store.runStore.list()) {
     if (run.continuation || suspendedNow.some((s) => s.threadId === run.options.threadId)) continue;
-    if (
-      !run.options.origin &&
-      options.ownsRun(run) &&
-      !p.store.interactions.listOpen().some((i) => i.threadId === run.options.threadId)
-    ) {
+    if (!run.options.origin && options.ownsRun(run) && !asked.has(run.options.threadId)) {
       suspendedNow.push({ run, threadId: run.options.threadId });
     }
   }
@@ -98,7 +97,7 @@ export async function recover(
   }
 
   // 4. Open requests are asked again: a prompt on a terminal or a chat may be gone with the process.
-  for (const open of p.store.interactions.listOpen()) {
+  for (const open of openBefore) {
     const gateway = p.registry.get(open.gateway);
     const run = await p.store.runStore.get(open.threadId);
     if (!gateway || !run || run.continuation) continue;

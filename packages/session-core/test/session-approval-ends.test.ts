@@ -29,7 +29,7 @@ describe("approval requests end", () => {
     expect(current.executed).toEqual([]);
     expect(current.db.interactions.get(request.requestId)).toMatchObject({ status: "resolved" });
     const tool = (await memoryOf(current, "mock", "T")).find((m) => m.role === "tool");
-    expect(JSON.stringify(tool)).toContain("expired");
+    expect(JSON.stringify(tool)).toContain("no decision within 1 minute; the request expired");
     await current.gateway.inject({ thread: "T", text: "are you there" });
     await current.session.idle();
     expect(current.gateway.textsTo("T").at(-1)).toContain("are you there");

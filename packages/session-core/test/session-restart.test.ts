@@ -1,6 +1,8 @@
 // Kill and restart: queued messages and a pending approval survive on the SQLite file and each runs once.
 import { afterAll, describe, expect, it } from "vitest";
-import { Gates, type Rig, removeDir, rig, tempDir, until } from "./session-harness.js";
+import { RunManager } from "@agentsvc/agent-core";
+import { ChatDb } from "@agentsvc/chat-store";
+import { Gates, type Rig, removeDir, rig, tempDir, testAgent, until } from "./session-harness.js";
 
 const userTexts = async (r: Rig, thread: string) =>
   (await r.db.createMemory({ canSummarize: false }).load({ userId: "mock", conversationId: thread }))
@@ -120,6 +122,47 @@ describe("restart", () => {
       await b.close();
     } finally {
       removeDir(dir4);
+    }
+  });
+
+  it("a run that suspended but whose request was never saved (crash in between) is asked exactly once after a restart", async () => {
+    const dir5 = tempDir();
+    try {
+      // The first process: the run suspends and its inbox record is running, then the process dies
+      // before the session saved the interaction request.
+      const db = ChatDb.open({ appRoot: dir5, path: "data/chat.db" });
+      const origin = { gateway: "mock", thread: "T", author: { id: "user-1" } };
+      const rec = db.inbox.accept({
+        gateway: "mock",
+        dedupKey: "m1",
+        thread: "T",
+        text: "use delete_file a.txt",
+        origin,
+      });
+      if (!rec.accepted) throw new Error("not accepted");
+      db.inbox.markRunning(rec.id);
+      const runs = new RunManager({
+        agent: testAgent(new Gates(), []),
+        memory: db.createMemory({ canSummarize: false }),
+        runStore: db.runStore,
+      });
+      const handle = runs.start({
+        input: "use delete_file a.txt",
+        threadId: "gw:mock:T",
+        userId: "mock",
+        conversationId: "T",
+        origin,
+      });
+      expect((await handle.done).status).toBe("suspended");
+      db.close();
+
+      const b = await rig({ dir: dir5 });
+      await until(() => b.gateway.decisionRequests.length > 0, "the request");
+      await b.session.idle();
+      expect(b.gateway.decisionRequests).toHaveLength(1);
+      await b.close();
+    } finally {
+      removeDir(dir5);
     }
   });
 });

@@ -8,3 +8,4 @@ export {
 export { readSecrets } from "./secrets.js";
 export { type FailedAnswer, jsonOrSendError, type SendErrorOptions, sendErrorFor } from "./send-error.js";
 export { inlineLinks, mapOutsideCode } from "./markdown.js";
+export { plainResponse } from "./responses.js";
