@@ -19,6 +19,8 @@ export interface OutboxOptions {
   maxDelayMs?: number;
   /** Pieces sent at once (each from a different thread). Default 8. */
   concurrency?: number;
+  /** A send that has not settled by then counts as failed and is retried (a hung platform call must not stall every thread). Default 60 000 ms. */
+  sendTimeoutMs?: number;
 }
 
 export class OutboxSender {
@@ -30,6 +32,7 @@ export class OutboxSender {
   readonly #baseDelayMs: number;
   readonly #maxDelayMs: number;
   readonly #concurrency: number;
+  readonly #sendTimeoutMs: number;
   #running = false;
   #pumping: Promise<void> | undefined;
   #again = false;
@@ -50,6 +53,7 @@ export class OutboxSender {
     this.#baseDelayMs = input.options?.baseDelayMs ?? 1_000;
     this.#maxDelayMs = input.options?.maxDelayMs ?? 300_000;
     this.#concurrency = input.options?.concurrency ?? 8;
+    this.#sendTimeoutMs = input.options?.sendTimeoutMs ?? 60_000;
   }
 
   start(): void {
@@ -116,7 +120,7 @@ export class OutboxSender {
     const attempt = row.attempts + 1;
     try {
       fault("before-send");
-      const result = await this.#deliver(gateway, row, attempt);
+      const result = await this.#withTimeout(this.#deliver(gateway, row, attempt));
       fault("mid-send");
       this.#store.outbox.markSent(row.id, result?.messageId);
     } catch (err) {
@@ -152,6 +156,21 @@ export class OutboxSender {
           .onDecided(requestMessageId ? { ...notice, requestMessageId } : notice, options)
           .then(() => undefined);
       }
+    }
+  }
+
+  async #withTimeout<T>(work: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`the platform call did not settle within ${this.#sendTimeoutMs} ms`)),
+        this.#sendTimeoutMs,
+      );
+    });
+    try {
+      return await Promise.race([work, timeout]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 

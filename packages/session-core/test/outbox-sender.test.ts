@@ -1,0 +1,54 @@
+// The outbox sender on its own: per-thread order, retries, and a platform call that never settles.
+import { pino } from "pino";
+import { describe, expect, it } from "vitest";
+import { GatewayRegistry } from "../src/index.js";
+import { OutboxSender } from "../src/outbox-sender.js";
+import { createMemorySessionStore, MockGateway } from "../src/testing/index.js";
+import { until } from "./session-harness.js";
+
+/** A gateway whose first send of a chosen text never settles (a hung platform call). */
+class HangsOnce extends MockGateway {
+  hung = false;
+  override send(...args: Parameters<MockGateway["send"]>): ReturnType<MockGateway["send"]> {
+    if (!this.hung && args[1] === "a1") {
+      this.hung = true;
+      return new Promise(() => {});
+    }
+    return super.send(...args);
+  }
+}
+
+describe("outbox sender", () => {
+  it("a send that never settles times out and is retried, without holding back other threads or reordering its own", async () => {
+    const store = createMemorySessionStore();
+    const gateway = new HangsOnce({ name: "mock" });
+    const registry = new GatewayRegistry();
+    registry.register(gateway);
+    const logger = pino({ level: "silent" });
+    const sender = new OutboxSender({
+      store,
+      registry,
+      loggerFor: () => logger,
+      logger,
+      options: { sendTimeoutMs: 100, baseDelayMs: 10, maxDelayMs: 20 },
+    });
+    const piece = (thread: string, key: string, text: string) => ({
+      gateway: "mock",
+      thread,
+      idemKey: key,
+      kind: "text" as const,
+      payload: { text },
+    });
+    store.outbox.enqueue([piece("A", "a1", "a1"), piece("A", "a2", "a2"), piece("B", "b1", "b1")]);
+    sender.start();
+    await until(
+      () => gateway.textsTo("A").length === 2 && gateway.textsTo("B").length === 1,
+      "every piece sent",
+      5_000,
+    );
+    await sender.stop();
+    expect(gateway.hung).toBe(true);
+    expect(gateway.textsTo("A")).toEqual(["a1", "a2"]);
+    expect(gateway.textsTo("B")).toEqual(["b1"]);
+  });
+});
