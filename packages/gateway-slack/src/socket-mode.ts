@@ -36,6 +36,8 @@ export class SocketMode {
   readonly #conns = new Set<Conn>();
   readonly #backoff: Backoff;
   #connecting = false;
+  /** A replacement was asked for while a connection was being opened (hello and disconnect can arrive in one read). */
+  #wanted = false;
   #stopped = false;
   #next = 1;
 
@@ -73,7 +75,11 @@ export class SocketMode {
   }
 
   #connectIn(delayMs: number): void {
-    if (this.#stopped || this.#connecting) return;
+    if (this.#stopped) return;
+    if (this.#connecting) {
+      this.#wanted = true;
+      return;
+    }
     this.ctx.scheduler.schedule("connect", delayMs, async (signal) => {
       this.#connecting = true;
       try {
@@ -90,6 +96,11 @@ export class SocketMode {
         return delay;
       } finally {
         this.#connecting = false;
+        if (this.#wanted) {
+          this.#wanted = false;
+          // After this task has ended, so the new one is not cancelled with it.
+          setTimeout(() => this.#connectIn(0), 0).unref();
+        }
       }
     });
   }

@@ -64,7 +64,6 @@ describe("slack faults", () => {
       await eventually(
         () => h.fake.connections.find((c) => c.id === old)?.closedAt !== undefined,
         "the old close",
-        15_000,
       );
       expectOverlap(old);
       await say(`after ${reason} x2`);

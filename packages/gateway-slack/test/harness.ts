@@ -17,7 +17,7 @@ export async function slackHarness(
   overrides: Partial<SlackGatewayOptions> = {},
   fakeOptions: SlackFakeOptions = {},
 ): Promise<SlackHarness> {
-  const fake = await SlackFake.start({ ackTimeoutMs: 400, disconnectCloseMs: 10_000, ...fakeOptions });
+  const fake = await SlackFake.start({ ackTimeoutMs: 400, disconnectCloseMs: 1_500, ...fakeOptions });
   const { logger, lines } = captureLogs();
   const users = new Map<string, string>();
   const stamps = new Map<string, string>();
