@@ -1,0 +1,137 @@
+// A throwaway PostgreSQL server from Debian's packages, for tests: a fresh data directory in the
+// temp folder, a free port on 127.0.0.1, trust auth for loopback only, stopped (and deleted) after.
+// PostgreSQL refuses to run as root, so under root the server runs as the `postgres` system user.
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export interface TestPostgres {
+  /** `postgres://postgres@127.0.0.1:<port>/postgres`. */
+  readonly url: string;
+  readonly port: number;
+  /** A new empty database on this server; returns its connection string. */
+  createDatabase(name?: string): Promise<string>;
+  /** Fast shutdown, then the data directory is removed. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** The directory of the newest installed PostgreSQL server binaries, or undefined. */
+export function postgresBinDir(): string | undefined {
+  const root = "/usr/lib/postgresql";
+  if (!existsSync(root)) return undefined;
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, "bin", "postgres")))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions[0] ? join(root, versions[0], "bin") : undefined;
+}
+
+/** Why PostgreSQL tests cannot run here, or undefined when they can. */
+export const postgresMissing: string | undefined = postgresBinDir()
+  ? undefined
+  : "PostgreSQL server binaries not found under /usr/lib/postgresql (apt-get install postgresql)";
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      const port = typeof addr === "object" && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
+
+function asServerUser(bin: string, args: string[]): [string, string[]] {
+  return isRoot ? ["runuser", ["-u", "postgres", "--", bin, ...args]] : [bin, args];
+}
+
+function postgresUid(): { uid: number; gid: number } {
+  const uid = Number(execFileSync("id", ["-u", "postgres"]).toString().trim());
+  const gid = Number(execFileSync("id", ["-g", "postgres"]).toString().trim());
+  return { uid, gid };
+}
+
+async function waitReady(bin: string, port: number, child: ChildProcess, log: () => string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`postgres exited with ${child.exitCode}:\n${log()}`);
+    try {
+      execFileSync(join(bin, "pg_isready"), ["-h", "127.0.0.1", "-p", String(port), "-q"]);
+      return;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`postgres did not become ready in 20 s:\n${log()}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+/** Starts a new server. Throws when the binaries are missing (check `postgresMissing` first). */
+export async function startPostgres(options: { maxConnections?: number } = {}): Promise<TestPostgres> {
+  const bin = postgresBinDir();
+  if (!bin) throw new Error(postgresMissing);
+  const dir = mkdtempSync(join(tmpdir(), "agentsvc-pg-"));
+  const data = join(dir, "data");
+  if (isRoot) {
+    const { uid, gid } = postgresUid();
+    chownSync(dir, uid, gid);
+  }
+  chmodSync(dir, 0o700);
+  const [initCmd, initArgs] = asServerUser(join(bin, "initdb"), [
+    "-D", data, "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C", "-N",
+  ]);
+  execFileSync(initCmd, initArgs, { stdio: "pipe" });
+  const port = await freePort();
+  // Tests: durability is the server's job, not the test's; fsync off keeps suites fast.
+  const conf = [
+    `listen_addresses = '127.0.0.1'`,
+    `port = ${port}`,
+    `unix_socket_directories = '${dir}'`,
+    `max_connections = ${options.maxConnections ?? 100}`,
+    "fsync = off",
+    "synchronous_commit = off",
+    "full_page_writes = off",
+    "shared_buffers = 32MB",
+  ].join("\n");
+  writeFileSync(join(data, "postgresql.auto.conf"), `${conf}\n`);
+  let output = "";
+  const [cmd, args] = asServerUser(join(bin, "postgres"), ["-D", data]);
+  const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
+  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+  await waitReady(bin, port, child, () => output);
+
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  let n = 0;
+  let stopped = false;
+  return {
+    url,
+    port,
+    async createDatabase(name) {
+      const db = name ?? `t${process.pid}_${++n}_${Date.now().toString(36)}`;
+      if (!/^[a-z_][a-z0-9_]*$/.test(db)) throw new Error(`bad database name "${db}"`);
+      execFileSync(join(bin, "psql"), ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-q", "-c", `CREATE DATABASE ${db}`], { stdio: "pipe" });
+      return `postgres://postgres@127.0.0.1:${port}/${db}`;
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once("exit", r));
+        // Signals to the runuser wrapper do not reach the server; pg_ctl signals it by its pid file.
+        const [stopCmd, stopArgs] = asServerUser(join(bin, "pg_ctl"), ["-D", data, "-m", "fast", "-w", "-t", "10", "stop"]);
+        try {
+          execFileSync(stopCmd, stopArgs, { stdio: "pipe" });
+        } catch {
+          child.kill("SIGKILL");
+        }
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
