@@ -4,9 +4,9 @@ import type { RunStore, SuspendedRun } from "./run-store.js";
 export class InMemoryRunStore implements RunStore {
   private readonly runs = new Map<string, SuspendedRun>();
 
-  async save(run: SuspendedRun, within?: () => void): Promise<void> {
+  async save(run: SuspendedRun, within?: () => void | Promise<void>): Promise<void> {
     const copy = structuredClone(run);
-    within?.();
+    await within?.();
     this.runs.set(run.options.threadId, copy);
   }
 

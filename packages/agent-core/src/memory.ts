@@ -15,11 +15,12 @@ export interface CompactResult {
 export interface Memory {
   load(scope: MemoryScope): Promise<Message[]>;
   /**
-   * Appends one turn's messages. `within` is the caller's synchronous writes that must land with
-   * them: a durable store runs it inside the same transaction (so a crash keeps both or neither),
-   * an in-process store right after the append. When `within` throws, nothing is appended.
+   * Appends one turn's messages. `within` is the caller's writes that must land with them: a
+   * durable store runs it inside the same transaction (so a crash keeps both or neither; the
+   * caller's store calls inside it join that transaction), an in-process store right after the
+   * append. When `within` throws or rejects, nothing is appended.
    */
-  append(scope: MemoryScope, messages: Message[], within?: () => void): Promise<void>;
+  append(scope: MemoryScope, messages: Message[], within?: () => void | Promise<void>): Promise<void>;
   /** Clears exactly one scope; never touches another user's or conversation's messages. */
   clear(scope: MemoryScope): Promise<void>;
   count(scope: MemoryScope): Promise<number>;

@@ -20,19 +20,20 @@ export interface StartRunInput {
   /** Awaited after the turn is persisted and before the stream ends (conversation index upkeep). */
   onPersisted?: (result: TurnResult) => Promise<void> | void;
   /**
-   * The caller's synchronous writes that must commit with the turn's messages (a gateway marks its
-   * inbox record done and queues the reply here). Runs inside `Memory.append`'s `within`, once,
-   * when the turn ends (not when it suspends; a continuation after approval runs it at its end).
+   * The caller's writes that must commit with the turn's messages (a gateway marks its inbox record
+   * done and queues the reply here). Runs inside `Memory.append`'s `within` (the store's
+   * transaction), once, when the turn ends (not when it suspends; a continuation after approval
+   * runs it at its end).
    */
-  persistWith?: (result: TurnResult) => void;
+  persistWith?: (result: TurnResult) => void | Promise<void>;
 }
 
 /** Options of `resume` and `continueInterrupted`. */
 export interface ContinueOptions {
-  /** Synchronous writes committed together with the recorded decision (resolving an interaction). */
-  record?: () => void;
+  /** Writes committed together with the recorded decision (resolving an interaction). */
+  record?: () => void | Promise<void>;
   /** As `StartRunInput.persistWith`, for the continued turn. */
-  persistWith?: (result: TurnResult) => void;
+  persistWith?: (result: TurnResult) => void | Promise<void>;
 }
 
 export interface TurnResult {

@@ -470,13 +470,13 @@ export class RunManager implements RunManagerApi {
     const messages = turn.turnMessages;
     let result = summarizeTurn(threadId, outcome, messages, messages);
     const checkpointed = record.checkpointed === true;
-    const within = () => {
-      record.persistWith?.(result);
-      if (checkpointed) this.runStore.deleteWithin?.(threadId);
+    const within = async () => {
+      await record.persistWith?.(result);
+      if (checkpointed) await this.runStore.deleteWithin?.(threadId);
     };
     try {
       if (messages.length > 0) await this.memory.append(scope, messages, within);
-      else within();
+      else await within();
       fault("turn-saved");
       if (checkpointed && !this.runStore.deleteWithin) await this.runStore.delete(threadId);
       return { outcome, result };

@@ -67,16 +67,15 @@ export interface ContinuationState {
 }
 
 export interface RunStore {
-  /** `within`: the caller's synchronous writes, in the same transaction as the save (durable stores). */
-  save(run: SuspendedRun, within?: () => void): Promise<void>;
+  /** `within`: the caller's writes, in the same transaction as the save (durable stores). */
+  save(run: SuspendedRun, within?: () => void | Promise<void>): Promise<void>;
   get(threadId: string): Promise<SuspendedRun | undefined>;
   delete(threadId: string): Promise<void>;
   /**
-   * Optional: delete synchronously, for use inside a `Memory.append` `within` callback when memory
-   * and runs share one database, so a continued turn's messages and the end of its checkpoint
-   * commit together.
+   * Optional: delete inside a `Memory.append` `within` callback when memory and runs share one
+   * database, so a continued turn's messages and the end of its checkpoint commit together.
    */
-  deleteWithin?(threadId: string): void;
+  deleteWithin?(threadId: string): void | Promise<void>;
   /** Suspended runs of one conversation, so a clear or new message cannot silently drop them. */
   listByConversation(userId: string, conversationId: string): Promise<SuspendedRun[]>;
   /** Every suspended run (boot-time recovery of gateway approvals). */

@@ -121,11 +121,11 @@ export class WindowMemory implements Memory {
     return this.scopes.get(this.key(scope))?.length ?? 0;
   }
 
-  append(scope: MemoryScope, messages: Message[], within?: () => void): Promise<void> {
+  append(scope: MemoryScope, messages: Message[], within?: () => void | Promise<void>): Promise<void> {
     return this.locked(scope, async () => {
       const key = this.key(scope);
       // Nothing here outlives the process, so "together" only needs `within` to run first.
-      within?.();
+      await within?.();
       let next = [...(this.scopes.get(key) ?? []), ...messages.map(copyMessage)];
       const threshold = this.options.summaryThreshold;
       if (this.options.summarize && threshold !== undefined && next.length > threshold) {

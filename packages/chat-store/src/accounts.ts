@@ -2,6 +2,7 @@ import { eq } from "./orm.js";
 import type { StoreContext } from "./context.js";
 import { randomUUID } from "node:crypto";
 import { hashPassword, parsePasswordHash, verifyPassword } from "./password.js";
+import { first } from "./rows.js";
 import { accounts } from "./schema.js";
 import { VerifyQueue } from "./verify-queue.js";
 
@@ -43,13 +44,18 @@ export class Accounts {
     });
   }
 
-  get(username: string): AccountRecord | undefined {
-    const row = this.ctx.db.select().from(accounts).where(eq(accounts.username, username)).get();
+  async get(username: string): Promise<AccountRecord | undefined> {
+    const row = await this.row(username);
     return row && publicRecord(row);
   }
 
-  list(): AccountRecord[] {
-    return this.ctx.db.select().from(accounts).orderBy(accounts.username).all().map(publicRecord);
+  async list(): Promise<AccountRecord[]> {
+    const rows = await this.ctx.run((db) => db.select().from(accounts).orderBy(accounts.username));
+    return rows.map(publicRecord);
+  }
+
+  private async row(username: string) {
+    return first(await this.ctx.run((db) => db.select().from(accounts).where(eq(accounts.username, username))));
   }
 
   /**
@@ -58,7 +64,7 @@ export class Accounts {
    * PBKDF2, so a flood of made-up names cannot delay anyone's real sign-in.
    */
   async verifyLogin(username: string, password: string): Promise<AccountRecord | undefined> {
-    const row = this.ctx.db.select().from(accounts).where(eq(accounts.username, username)).get();
+    const row = await this.row(username);
     if (!row?.active) {
       this.calibration ??= this.calibrate(username);
       await this.calibration;
@@ -70,7 +76,9 @@ export class Accounts {
 
   private async calibrate(username: string): Promise<void> {
     if (this.queue.hasSamples) return;
-    const any = this.ctx.db.select({ hash: accounts.passwordHash }).from(accounts).get()?.hash;
+    const any = first(
+      await this.ctx.run((db) => db.select({ hash: accounts.passwordHash }).from(accounts).limit(1)),
+    )?.hash;
     const parsed = any ? parsePasswordHash(any) : undefined;
     const iterations = parsed && typeof parsed !== "string" ? parsed.iterations : undefined;
     const dummy = await hashPassword(`dummy:${randomUUID()}`, iterations ? { iterations } : {});
@@ -78,11 +86,7 @@ export class Accounts {
   }
 
   /** @internal for the seeder */
-  storedHash(username: string): string | undefined {
-    return this.ctx.db
-      .select({ hash: accounts.passwordHash })
-      .from(accounts)
-      .where(eq(accounts.username, username))
-      .get()?.hash;
+  async storedHash(username: string): Promise<string | undefined> {
+    return (await this.row(username))?.passwordHash;
   }
 }

@@ -2,7 +2,7 @@
 // Open order: resolve path -> load driver -> pragmas -> migrations; any failure names the file.
 import { pino } from "pino";
 import { Accounts } from "./accounts.js";
-import type { StoreContext } from "./context.js";
+import { type Db, type StoreContext, type TransactionDriver, SerialLock, createContext } from "./context.js";
 import { Conversations } from "./conversations.js";
 import { type DriverLoad, type SqliteConnection, connect, defaultDriver } from "./driver.js";
 import { ChatDbError, describeError } from "./errors.js";
@@ -60,6 +60,44 @@ function busyTimeoutOf(options: ChatDbOptions): number {
   return Math.max(0, Math.floor(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS));
 }
 
+/**
+ * SQLite has one connection per store: a transaction is `BEGIN IMMEDIATE … COMMIT` on it, and
+ * every other operation waits (in order) until it ends, so nothing outside the transaction can
+ * slip into it across an `await`. Savepoints nest inside.
+ */
+function sqliteDriver(sqlite: SqliteConnection, db: Db): TransactionDriver {
+  const lock = new SerialLock();
+  return {
+    db,
+    exclusive: (op) => lock.run(op),
+    begin: (work) =>
+      lock.run(async () => {
+        sqlite.exec("BEGIN IMMEDIATE");
+        try {
+          const result = await work(db);
+          sqlite.exec("COMMIT");
+          return result;
+        } catch (error) {
+          if (sqlite.inTransaction) sqlite.exec("ROLLBACK");
+          throw error;
+        }
+      }),
+    savepoint: async (_db, depth, work) => {
+      const name = `agentsvc_sp${depth}`;
+      sqlite.exec(`SAVEPOINT ${name}`);
+      try {
+        const result = await work(db);
+        sqlite.exec(`RELEASE ${name}`);
+        return result;
+      } catch (error) {
+        sqlite.exec(`ROLLBACK TO ${name}`);
+        sqlite.exec(`RELEASE ${name}`);
+        throw error;
+      }
+    },
+  };
+}
+
 export class ChatDb {
   /** Absolute path of the SQLite file. */
   readonly file: string;
@@ -88,12 +126,12 @@ export class ChatDb {
     datasource: string,
     migration: MigrationReport,
     options: ChatDbOptions,
-    drizzle: (client: SqliteConnection) => StoreContext["db"],
+    drizzle: (client: SqliteConnection) => Db,
   ) {
     this.file = file;
     this.datasource = datasource;
     this.migration = migration;
-    this.ctx = { db: drizzle(sqlite), now: options.now ?? Date.now };
+    this.ctx = createContext("sqlite", sqliteDriver(sqlite, drizzle(sqlite)), options.now ?? Date.now);
     this.health = new StoreHealth(sqlite, busyTimeoutOf(options));
     this.conversations = new Conversations(this.ctx);
     this.preferences = new Preferences(this.ctx);
@@ -113,11 +151,12 @@ export class ChatDb {
   }
 
   /**
-   * Runs `fn` in one write transaction (nested calls become savepoints): everything it writes
-   * through this store commits together or not at all. `fn` must be synchronous.
+   * Runs `fn` in one write transaction (nested calls become savepoints): every store call made
+   * inside it, by any code it awaits, commits together or not at all. Other operations on this
+   * store wait until it ends, so keep it to store work (no network calls inside).
    */
-  transaction<T>(fn: () => T): T {
-    return this.sqlite.transaction(fn).immediate();
+  transaction<T>(fn: () => Promise<T> | T): Promise<T> {
+    return this.ctx.transaction(async () => fn());
   }
 
   /** Opens (creating when absent) and migrates the store. Throws ChatDbError naming the file. */

@@ -1,7 +1,89 @@
+// What every table API shares: how to run a statement (inside the caller's transaction when there
+// is one), how to open a transaction, and the clock. The table code is written once, with awaited
+// drizzle queries, and runs on SQLite (better-sqlite3) and PostgreSQL (node-postgres) alike.
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 
-/** What every table API shares: the drizzle handle and the clock (injectable for tests). */
+/**
+ * The drizzle handle the table code builds queries with. On PostgreSQL it is a node-postgres
+ * drizzle database whose tables mirror the SQLite ones column for column (same property names),
+ * so the same awaited query code runs on both; only `.run()`, `.get()` and `.all()` (SQLite-only
+ * synchronous forms) must not be used.
+ */
+export type Db = BetterSQLite3Database;
+
+export type Dialect = "sqlite" | "postgres";
+
 export interface StoreContext {
-  db: BetterSQLite3Database;
-  now: () => number;
+  readonly dialect: Dialect;
+  now(): number;
+  /** One operation: inside the current transaction when the caller is in one, else on its own. */
+  run<T>(op: (db: Db) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` in one transaction: every store call made inside it (by any code it awaits) commits
+   * together or not at all. Nested calls become savepoints.
+   */
+  transaction<T>(fn: () => Promise<T>): Promise<T>;
+}
+
+interface Scope {
+  db: Db;
+  /** False once the transaction ended: work it started later (a timer) runs on its own again. */
+  open: boolean;
+  depth: number;
+}
+
+/** How a driver opens transactions and keeps operations from interleaving with one. */
+export interface TransactionDriver {
+  /** Root handle for operations outside any transaction. */
+  readonly db: Db;
+  /** Runs an operation outside a transaction (SQLite: after any open transaction has ended). */
+  exclusive<T>(op: () => Promise<T>): Promise<T>;
+  /** Runs `work` inside a new top-level transaction on its handle. */
+  begin<T>(work: (db: Db) => Promise<T>): Promise<T>;
+  /** Runs `work` inside a savepoint of the open transaction `db`. */
+  savepoint<T>(db: Db, depth: number, work: (db: Db) => Promise<T>): Promise<T>;
+}
+
+export function createContext(dialect: Dialect, driver: TransactionDriver, now: () => number): StoreContext {
+  const scopes = new AsyncLocalStorage<Scope>();
+  const current = () => {
+    const scope = scopes.getStore();
+    return scope?.open ? scope : undefined;
+  };
+  const enter = async <T>(db: Db, depth: number, fn: () => Promise<T>): Promise<T> => {
+    const scope: Scope = { db, open: true, depth };
+    try {
+      return await scopes.run(scope, fn);
+    } finally {
+      scope.open = false;
+    }
+  };
+  return {
+    dialect,
+    now,
+    run(op) {
+      const scope = current();
+      return scope ? op(scope.db) : driver.exclusive(() => op(driver.db));
+    },
+    transaction(fn) {
+      const scope = current();
+      if (scope) return driver.savepoint(scope.db, scope.depth + 1, (db) => enter(db, scope.depth + 1, fn));
+      return driver.begin((db) => enter(db, 0, fn));
+    },
+  };
+}
+
+/** A FIFO lock: one holder at a time, in arrival order; a failure does not block the next. */
+export class SerialLock {
+  #tail: Promise<unknown> = Promise.resolve();
+
+  run<T>(op: () => Promise<T>): Promise<T> {
+    const result = this.#tail.then(op, op);
+    this.#tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
 }

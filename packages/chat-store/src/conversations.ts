@@ -5,6 +5,7 @@ import { AgentsvcError } from "@agentsvc/agent-core";
 import { and, desc, eq, sql } from "./orm.js";
 import type { StoreContext } from "./context.js";
 import { conversations } from "./schema.js";
+import { first, lockRow, one } from "./rows.js";
 import { requireId } from "./validate.js";
 
 export const TITLE_MAX_CHARS = 60;
@@ -55,55 +56,57 @@ function forbidden(conversationId: string): AgentsvcError {
 export class Conversations {
   constructor(private readonly ctx: StoreContext) {}
 
-  get(conversationId: string): ConversationRecord | undefined {
-    return this.ctx.db
-      .select()
-      .from(conversations)
-      .where(eq(conversations.conversationId, conversationId))
-      .get();
+  get(conversationId: string): Promise<ConversationRecord | undefined> {
+    return this.ctx.run(async (db) =>
+      first(await db.select().from(conversations).where(eq(conversations.conversationId, conversationId))),
+    );
   }
 
   /**
    * The check to run BEFORE a turn starts. Returns the row when the caller owns it, undefined when
    * no row exists yet; throws AgentsvcError 403 `forbidden` when another user owns it.
    */
-  assertCanUse(userId: string, conversationId: string): ConversationRecord | undefined {
+  async assertCanUse(userId: string, conversationId: string): Promise<ConversationRecord | undefined> {
     requireId(userId, "userId");
     requireId(conversationId, "conversationId");
-    const row = this.get(conversationId);
+    const row = await this.get(conversationId);
     if (row && row.userId !== userId) throw forbidden(conversationId);
     return row;
   }
 
   /** Newest activity first (index on user_id, updated_at). */
-  list(userId: string, options: { limit?: number } = {}): ConversationRecord[] {
-    const query = this.ctx.db
-      .select()
-      .from(conversations)
-      .where(eq(conversations.userId, userId))
-      .orderBy(desc(conversations.updatedAt), sql`rowid DESC`);
-    return options.limit === undefined ? query.all() : query.limit(options.limit).all();
+  list(userId: string, options: { limit?: number } = {}): Promise<ConversationRecord[]> {
+    return this.ctx.run(async (db) => {
+      const query = db
+        .select()
+        .from(conversations)
+        .where(eq(conversations.userId, userId))
+        .orderBy(desc(conversations.updatedAt), sql`rowid DESC`);
+      return options.limit === undefined ? await query : await query.limit(options.limit);
+    });
   }
 
   /**
    * One page of `list`: at most `limit` rows after `cursor` (a previous page's `nextCursor`), and a
    * `nextCursor` when older rows remain. Keyset paging on (updatedAt, rowid): a page costs the same
    * however deep it is, and rows that move to the top meanwhile are not repeated further down.
-   * A cursor that is not one of ours throws 400 `invalid_cursor`.
+   * A cursor that is not one of ours throws 400 `invalid_cursor`. (On PostgreSQL `rowid` is a
+   * sequence column of the table, so the same SQL holds.)
    */
-  page(userId: string, options: { limit: number; cursor?: string }): ConversationPage {
+  async page(userId: string, options: { limit: number; cursor?: string }): Promise<ConversationPage> {
     const after = options.cursor === undefined ? undefined : parseCursor(options.cursor);
     const older = after
       ? // A row-value comparison lets SQLite seek in the (user_id, updated_at) index (rowid is its tail).
         sql`(${conversations.updatedAt}, rowid) < (${after.updatedAt}, ${after.rowid})`
       : undefined;
-    const rows = this.ctx.db
-      .select({ row: conversations, rowid: sql<number>`rowid` })
-      .from(conversations)
-      .where(older ? and(eq(conversations.userId, userId), older) : eq(conversations.userId, userId))
-      .orderBy(desc(conversations.updatedAt), sql`rowid DESC`)
-      .limit(options.limit + 1)
-      .all();
+    const rows = await this.ctx.run((db) =>
+      db
+        .select({ row: conversations, rowid: sql<number>`rowid`.mapWith(Number) })
+        .from(conversations)
+        .where(older ? and(eq(conversations.userId, userId), older) : eq(conversations.userId, userId))
+        .orderBy(desc(conversations.updatedAt), sql`rowid DESC`)
+        .limit(options.limit + 1),
+    );
     const shown = rows.slice(0, options.limit);
     const last = shown[shown.length - 1];
     return {
@@ -113,31 +116,27 @@ export class Conversations {
   }
 
   /** Creates a conversation with a minted id (or the given one) and an optional title. */
-  create(input: { userId: string; title?: string; conversationId?: string }): ConversationRecord {
+  create(input: { userId: string; title?: string; conversationId?: string }): Promise<ConversationRecord> {
     const userId = requireId(input.userId, "userId");
     const conversationId = input.conversationId ?? randomUUID();
     requireId(conversationId, "conversationId");
     const title = input.title === undefined ? null : this.titleOrThrow(input.title);
     const now = this.ctx.now();
-    return this.ctx.db.transaction(
-      (tx) => {
-        const existing = tx
-          .select()
-          .from(conversations)
-          .where(eq(conversations.conversationId, conversationId))
-          .get();
-        if (existing) {
-          if (existing.userId !== userId) throw forbidden(conversationId);
-          throw new AgentsvcError("conflict", `conversation "${conversationId}" already exists`, 409);
-        }
-        return tx
-          .insert(conversations)
-          .values({ conversationId, userId, title, messageCount: 0, createdAt: now, updatedAt: now })
-          .returning()
-          .get();
-      },
-      { behavior: "immediate" },
-    );
+    return this.ctx.transaction(async () => {
+      const existing = await this.get(conversationId);
+      if (existing) {
+        if (existing.userId !== userId) throw forbidden(conversationId);
+        throw new AgentsvcError("conflict", `conversation "${conversationId}" already exists`, 409);
+      }
+      return this.ctx.run(async (db) =>
+        one(
+          await db
+            .insert(conversations)
+            .values({ conversationId, userId, title, messageCount: 0, createdAt: now, updatedAt: now })
+            .returning(),
+        ),
+      );
+    });
   }
 
   /**
@@ -151,7 +150,7 @@ export class Conversations {
     userMessage?: string;
     /** Turns persisted at once (batch); default 1. */
     turns?: number;
-  }): ConversationRecord {
+  }): Promise<ConversationRecord> {
     const userId = requireId(input.userId, "userId");
     const conversationId = requireId(input.conversationId, "conversationId");
     const turns = input.turns ?? 1;
@@ -160,15 +159,11 @@ export class Conversations {
     }
     const title = input.userMessage === undefined ? undefined : normalizeTitle(input.userMessage);
     const now = this.ctx.now();
-    return this.ctx.db.transaction(
-      (tx) => {
-        const existing = tx
-          .select()
-          .from(conversations)
-          .where(eq(conversations.conversationId, conversationId))
-          .get();
-        if (!existing) {
-          return tx
+    return this.ctx.transaction(async () => {
+      // Inserted when absent; a concurrent first turn (another instance) meets the existing row.
+      const created = await this.ctx.run(async (db) =>
+        first(
+          await db
             .insert(conversations)
             .values({
               conversationId,
@@ -178,59 +173,78 @@ export class Conversations {
               createdAt: now,
               updatedAt: now,
             })
-            .returning()
-            .get();
-        }
-        if (existing.userId !== userId) throw forbidden(conversationId);
-        return tx
-          .update(conversations)
-          .set({
-            messageCount: sql`${conversations.messageCount} + ${2 * turns}`,
-            updatedAt: Math.max(now, existing.updatedAt),
-            ...(existing.title === null && title !== undefined ? { title } : {}),
-          })
-          .where(eq(conversations.conversationId, conversationId))
-          .returning()
-          .get()!;
-      },
-      { behavior: "immediate" },
-    );
+            .onConflictDoNothing({ target: conversations.conversationId })
+            .returning(),
+        ),
+      );
+      if (created) return created;
+      const existing = await this.ctx.run(async (db) =>
+        one(await lockRow(db, conversations, eq(conversations.conversationId, conversationId), this.ctx)),
+      );
+      if (existing.userId !== userId) throw forbidden(conversationId);
+      return this.ctx.run(async (db) =>
+        one(
+          await db
+            .update(conversations)
+            .set({
+              messageCount: sql`${conversations.messageCount} + ${2 * turns}`,
+              updatedAt: Math.max(now, existing.updatedAt),
+              ...(existing.title === null && title !== undefined ? { title } : {}),
+            })
+            .where(eq(conversations.conversationId, conversationId))
+            .returning(),
+        ),
+      );
+    });
   }
 
   /** Sets the title; later turns never overwrite it. 404 when absent, 403 when not the owner's. */
-  rename(userId: string, conversationId: string, title: string): ConversationRecord {
+  async rename(userId: string, conversationId: string, title: string): Promise<ConversationRecord> {
     requireId(userId, "userId");
     requireId(conversationId, "conversationId");
     const clean = this.titleOrThrow(title);
-    const row = this.assertCanUse(userId, conversationId);
+    const row = await this.assertCanUse(userId, conversationId);
     if (!row) throw new AgentsvcError("not_found", `conversation "${conversationId}" does not exist`, 404);
-    return this.ctx.db
-      .update(conversations)
-      .set({ title: clean })
-      .where(and(eq(conversations.conversationId, conversationId), eq(conversations.userId, userId)))
-      .returning()
-      .get()!;
+    const updated = await this.ctx.run(async (db) =>
+      first(
+        await db
+          .update(conversations)
+          .set({ title: clean })
+          .where(and(eq(conversations.conversationId, conversationId), eq(conversations.userId, userId)))
+          .returning(),
+      ),
+    );
+    if (!updated) throw new AgentsvcError("not_found", `conversation "${conversationId}" does not exist`, 404);
+    return updated;
   }
 
   /** `/clear`: the display counter goes back to 0 (memory is cleared by the caller). */
-  resetCount(userId: string, conversationId: string): boolean {
-    this.assertCanUse(userId, conversationId);
-    const result = this.ctx.db
-      .update(conversations)
-      .set({ messageCount: 0 })
-      .where(and(eq(conversations.conversationId, conversationId), eq(conversations.userId, userId)))
-      .run();
-    return result.changes > 0;
+  async resetCount(userId: string, conversationId: string): Promise<boolean> {
+    await this.assertCanUse(userId, conversationId);
+    return this.ctx.run(
+      async (db) =>
+        (
+          await db
+            .update(conversations)
+            .set({ messageCount: 0 })
+            .where(and(eq(conversations.conversationId, conversationId), eq(conversations.userId, userId)))
+            .returning({ id: conversations.conversationId })
+        ).length > 0,
+    );
   }
 
   /** Deletes the index row only; the caller also clears the memory scope. False when absent. */
-  delete(userId: string, conversationId: string): boolean {
-    this.assertCanUse(userId, conversationId);
-    const result = this.ctx.db
-      .delete(conversations)
-      .where(and(eq(conversations.conversationId, conversationId), eq(conversations.userId, userId)))
-      .run();
-    return result.changes > 0;
+  async delete(userId: string, conversationId: string): Promise<boolean> {
+    await this.assertCanUse(userId, conversationId);
+    return this.ctx.run(
+      async (db) =>
+        (
+          await db
+            .delete(conversations)
+            .where(and(eq(conversations.conversationId, conversationId), eq(conversations.userId, userId)))
+            .returning({ id: conversations.conversationId })
+        ).length > 0,
+    );
   }
 
   private titleOrThrow(title: unknown): string {

@@ -8,36 +8,37 @@ import { requireId, toJson } from "./validate.js";
 export class GatewayState {
   constructor(private readonly ctx: StoreContext) {}
 
-  get<T = unknown>(gateway: string, key: string): T | undefined {
-    const row = this.ctx.db
-      .select({ value: gatewayState.value })
-      .from(gatewayState)
-      .where(and(eq(gatewayState.gateway, gateway), eq(gatewayState.key, key)))
-      .get();
-    return row ? (JSON.parse(row.value) as T) : undefined;
+  async get<T = unknown>(gateway: string, key: string): Promise<T | undefined> {
+    const rows = await this.ctx.run((db) =>
+      db
+        .select({ value: gatewayState.value })
+        .from(gatewayState)
+        .where(and(eq(gatewayState.gateway, gateway), eq(gatewayState.key, key))),
+    );
+    return rows[0] ? (JSON.parse(rows[0].value) as T) : undefined;
   }
 
-  set(gateway: string, key: string, value: unknown): void {
+  async set(gateway: string, key: string, value: unknown): Promise<void> {
     const values = {
       gateway: requireId(gateway, "gateway"),
       key: requireId(key, "key"),
       value: toJson(value, "value"),
       updatedAt: this.ctx.now(),
     };
-    this.ctx.db
-      .insert(gatewayState)
-      .values(values)
-      .onConflictDoUpdate({
-        target: [gatewayState.gateway, gatewayState.key],
-        set: { value: values.value, updatedAt: values.updatedAt },
-      })
-      .run();
+    await this.ctx.run((db) =>
+      db
+        .insert(gatewayState)
+        .values(values)
+        .onConflictDoUpdate({
+          target: [gatewayState.gateway, gatewayState.key],
+          set: { value: values.value, updatedAt: values.updatedAt },
+        }),
+    );
   }
 
-  delete(gateway: string, key: string): void {
-    this.ctx.db
-      .delete(gatewayState)
-      .where(and(eq(gatewayState.gateway, gateway), eq(gatewayState.key, key)))
-      .run();
+  async delete(gateway: string, key: string): Promise<void> {
+    await this.ctx.run((db) =>
+      db.delete(gatewayState).where(and(eq(gatewayState.gateway, gateway), eq(gatewayState.key, key))),
+    );
   }
 }

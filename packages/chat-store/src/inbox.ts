@@ -4,6 +4,7 @@ import type { RunOrigin } from "@agentsvc/agent-core";
 import { and, asc, count, eq, inArray, lt } from "./orm.js";
 import type { StoreContext } from "./context.js";
 import { type InboxStatus, inbox } from "./schema.js";
+import { first } from "./rows.js";
 import { requireId, toJson } from "./validate.js";
 
 export type { InboxStatus };
@@ -31,105 +32,115 @@ export class Inbox {
   constructor(private readonly ctx: StoreContext) {}
 
   /** Atomic: one row per (gateway, dedupKey), ever; a repeat is reported as a duplicate. */
-  accept(input: {
+  async accept(input: {
     gateway: string;
     dedupKey: string;
     thread: string;
     text: string;
     origin: RunOrigin;
-  }): AcceptResult {
+  }): Promise<AcceptResult> {
     const gateway = requireId(input.gateway, "gateway");
     const dedupKey = requireId(input.dedupKey, "dedupKey", 1024);
     const thread = requireId(input.thread, "thread", 1024);
     if (typeof input.text !== "string") throw new TypeError("inbox.accept: text must be a string");
     const origin = toJson(input.origin, "origin");
-    const row = this.ctx.db
-      .insert(inbox)
-      .values({
-        gateway,
-        dedupKey,
-        thread,
-        text: input.text,
-        origin,
-        status: "queued",
-        receivedAt: this.ctx.now(),
-      })
-      .onConflictDoNothing({ target: [inbox.gateway, inbox.dedupKey] })
-      .returning({ id: inbox.id })
-      .get();
+    const row = first(
+      await this.ctx.run((db) =>
+        db
+          .insert(inbox)
+          .values({
+            gateway,
+            dedupKey,
+            thread,
+            text: input.text,
+            origin,
+            status: "queued",
+            receivedAt: this.ctx.now(),
+          })
+          .onConflictDoNothing({ target: [inbox.gateway, inbox.dedupKey] })
+          .returning({ id: inbox.id }),
+      ),
+    );
     return row ? { accepted: true, id: row.id } : { accepted: false, duplicate: true };
   }
 
-  get(id: number): InboxRecord | undefined {
-    const row = this.ctx.db.select().from(inbox).where(eq(inbox.id, id)).get();
+  async get(id: number): Promise<InboxRecord | undefined> {
+    const row = first(await this.ctx.run((db) => db.select().from(inbox).where(eq(inbox.id, id))));
     return row && toRecord(row);
   }
 
   /** queued -> running. False when the row is not queued (already taken or finished). */
-  markRunning(id: number): boolean {
-    return (
-      this.ctx.db
+  async markRunning(id: number): Promise<boolean> {
+    const rows = await this.ctx.run((db) =>
+      db
         .update(inbox)
         .set({ status: "running", startedAt: this.ctx.now() })
         .where(and(eq(inbox.id, id), eq(inbox.status, "queued")))
-        .run().changes > 0
+        .returning({ id: inbox.id }),
     );
+    return rows.length > 0;
   }
 
   /** queued|running -> done|rejected|failed. False when already finished or unknown. */
-  markDone(id: number, status: "done" | "rejected" | "failed"): boolean {
+  async markDone(id: number, status: "done" | "rejected" | "failed"): Promise<boolean> {
     if (status !== "done" && status !== "rejected" && status !== "failed") {
       throw new TypeError(`inbox.markDone: status must be done, rejected or failed (got ${String(status)})`);
     }
-    return (
-      this.ctx.db
+    const rows = await this.ctx.run((db) =>
+      db
         .update(inbox)
         .set({ status, finishedAt: this.ctx.now() })
         .where(and(eq(inbox.id, id), inArray(inbox.status, ["queued", "running"])))
-        .run().changes > 0
+        .returning({ id: inbox.id }),
     );
+    return rows.length > 0;
   }
 
   /** Queued or running, oldest first: what a restart must pick up again. */
-  unfinished(): InboxRecord[] {
-    return this.ctx.db
-      .select()
-      .from(inbox)
-      .where(inArray(inbox.status, ["queued", "running"]))
-      .orderBy(asc(inbox.id))
-      .all()
-      .map(toRecord);
+  async unfinished(): Promise<InboxRecord[]> {
+    const rows = await this.ctx.run((db) =>
+      db
+        .select()
+        .from(inbox)
+        .where(inArray(inbox.status, ["queued", "running"]))
+        .orderBy(asc(inbox.id)),
+    );
+    return rows.map(toRecord);
   }
 
   /** Queued messages of one thread, oldest first. */
-  queued(gateway: string, thread: string): InboxRecord[] {
-    return this.ctx.db
-      .select()
-      .from(inbox)
-      .where(and(eq(inbox.gateway, gateway), eq(inbox.thread, thread), eq(inbox.status, "queued")))
-      .orderBy(asc(inbox.id))
-      .all()
-      .map(toRecord);
-  }
-
-  countQueued(gateway: string, thread: string): number {
-    return (
-      this.ctx.db
-        .select({ n: count() })
+  async queued(gateway: string, thread: string): Promise<InboxRecord[]> {
+    const rows = await this.ctx.run((db) =>
+      db
+        .select()
         .from(inbox)
         .where(and(eq(inbox.gateway, gateway), eq(inbox.thread, thread), eq(inbox.status, "queued")))
-        .get()?.n ?? 0
+        .orderBy(asc(inbox.id)),
     );
+    return rows.map(toRecord);
+  }
+
+  async countQueued(gateway: string, thread: string): Promise<number> {
+    const rows = await this.ctx.run((db) =>
+      db
+        .select({ n: count() })
+        .from(inbox)
+        .where(and(eq(inbox.gateway, gateway), eq(inbox.thread, thread), eq(inbox.status, "queued"))),
+    );
+    return rows[0]?.n ?? 0;
   }
 
   /**
    * Housekeeping: deletes finished rows received before `before` (ms epoch). Their dedup keys are
    * forgotten, so keep them longer than any platform redelivers. Returns how many were deleted.
    */
-  prune(before: number): number {
-    return this.ctx.db
-      .delete(inbox)
-      .where(and(inArray(inbox.status, ["done", "rejected", "failed"]), lt(inbox.receivedAt, before)))
-      .run().changes;
+  async prune(before: number): Promise<number> {
+    const rows = await this.ctx.run((db) =>
+      db
+        .delete(inbox)
+        .where(and(inArray(inbox.status, ["done", "rejected", "failed"]), lt(inbox.receivedAt, before)))
+        .returning({ id: inbox.id }),
+    );
+    return rows.length;
   }
 }

@@ -4,6 +4,7 @@ import type { Decision, DecisionKind } from "@agentsvc/agent-core";
 import { and, asc, desc, eq, isNotNull, lte } from "./orm.js";
 import type { StoreContext } from "./context.js";
 import { interactions } from "./schema.js";
+import { first } from "./rows.js";
 import { requireId, toJson } from "./validate.js";
 
 export type InteractionDecision = DecisionKind | Omit<Decision, "decidedBy"> | Decision;
@@ -42,7 +43,7 @@ export class Interactions {
   constructor(private readonly ctx: StoreContext) {}
 
   /** Insert, or refresh the descriptive fields of an existing request (its resolution is kept). */
-  save(input: InteractionInput): void {
+  async save(input: InteractionInput): Promise<void> {
     const values = {
       requestId: requireId(input.requestId, "requestId"),
       threadId: requireId(input.threadId, "threadId"),
@@ -55,87 +56,87 @@ export class Interactions {
       participant: input.participant ?? null,
     };
     const { requestId: _id, ...refresh } = values;
-    this.ctx.db
-      .insert(interactions)
-      .values(values)
-      .onConflictDoUpdate({ target: interactions.requestId, set: refresh })
-      .run();
+    await this.ctx.run((db) =>
+      db.insert(interactions).values(values).onConflictDoUpdate({ target: interactions.requestId, set: refresh }),
+    );
   }
 
-  get(requestId: string): InteractionRecord | undefined {
-    const row = this.ctx.db.select().from(interactions).where(eq(interactions.requestId, requestId)).get();
+  async get(requestId: string): Promise<InteractionRecord | undefined> {
+    const row = first(
+      await this.ctx.run((db) => db.select().from(interactions).where(eq(interactions.requestId, requestId))),
+    );
     return row && toRecord(row);
   }
 
   /** The newest open request of a platform thread. */
-  getOpenByThread(gateway: string, thread: string): InteractionRecord | undefined {
-    const row = this.ctx.db
-      .select()
-      .from(interactions)
-      .where(
-        and(
-          eq(interactions.gateway, gateway),
-          eq(interactions.thread, thread),
-          eq(interactions.status, "open"),
-        ),
-      )
-      .orderBy(desc(interactions.createdAt))
-      .limit(1)
-      .get();
+  async getOpenByThread(gateway: string, thread: string): Promise<InteractionRecord | undefined> {
+    const row = first(
+      await this.ctx.run((db) =>
+        db
+          .select()
+          .from(interactions)
+          .where(
+            and(
+              eq(interactions.gateway, gateway),
+              eq(interactions.thread, thread),
+              eq(interactions.status, "open"),
+            ),
+          )
+          .orderBy(desc(interactions.createdAt))
+          .limit(1),
+      ),
+    );
     return row && toRecord(row);
   }
 
   /** Every open request, oldest first (re-rendered after a restart). */
-  listOpen(): InteractionRecord[] {
-    return this.ctx.db
-      .select()
-      .from(interactions)
-      .where(eq(interactions.status, "open"))
-      .orderBy(asc(interactions.createdAt))
-      .all()
-      .map(toRecord);
+  async listOpen(): Promise<InteractionRecord[]> {
+    const rows = await this.ctx.run((db) =>
+      db.select().from(interactions).where(eq(interactions.status, "open")).orderBy(asc(interactions.createdAt)),
+    );
+    return rows.map(toRecord);
   }
 
   /** Open requests whose expiry is at or before `now`. */
-  expired(now: number): InteractionRecord[] {
-    return this.ctx.db
-      .select()
-      .from(interactions)
-      .where(
-        and(
-          eq(interactions.status, "open"),
-          isNotNull(interactions.expiresAt),
-          lte(interactions.expiresAt, now),
-        ),
-      )
-      .orderBy(asc(interactions.expiresAt))
-      .all()
-      .map(toRecord);
+  async expired(now: number): Promise<InteractionRecord[]> {
+    const rows = await this.ctx.run((db) =>
+      db
+        .select()
+        .from(interactions)
+        .where(
+          and(
+            eq(interactions.status, "open"),
+            isNotNull(interactions.expiresAt),
+            lte(interactions.expiresAt, now),
+          ),
+        )
+        .orderBy(asc(interactions.expiresAt)),
+    );
+    return rows.map(toRecord);
   }
 
   /** The soonest expiry among open requests, or undefined. */
-  nextExpiry(): number | undefined {
-    return this.expiredOrder()[0]?.expiresAt ?? undefined;
-  }
-
-  private expiredOrder() {
-    return this.ctx.db
-      .select({ expiresAt: interactions.expiresAt })
-      .from(interactions)
-      .where(and(eq(interactions.status, "open"), isNotNull(interactions.expiresAt)))
-      .orderBy(asc(interactions.expiresAt))
-      .limit(1)
-      .all();
+  async nextExpiry(): Promise<number | undefined> {
+    const rows = await this.ctx.run((db) =>
+      db
+        .select({ expiresAt: interactions.expiresAt })
+        .from(interactions)
+        .where(and(eq(interactions.status, "open"), isNotNull(interactions.expiresAt)))
+        .orderBy(asc(interactions.expiresAt))
+        .limit(1),
+    );
+    return rows[0]?.expiresAt ?? undefined;
   }
 
   /** open -> resolved, atomically. False when unknown or already resolved. */
-  resolve(requestId: string, decision: InteractionDecision): boolean {
-    return (
-      this.ctx.db
+  async resolve(requestId: string, decision: InteractionDecision): Promise<boolean> {
+    const rows = await this.ctx.run((db) =>
+      db
         .update(interactions)
         .set({ status: "resolved", decision: toJson(decision, "decision"), resolvedAt: this.ctx.now() })
         .where(and(eq(interactions.requestId, requestId), eq(interactions.status, "open")))
-        .run().changes > 0
+        .returning({ id: interactions.requestId }),
     );
+    return rows.length > 0;
   }
 }

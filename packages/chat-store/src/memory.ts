@@ -13,6 +13,7 @@ import {
 import { and, asc, count, eq, gt, lte } from "./orm.js";
 import type { StoreContext } from "./context.js";
 import { memoryMessages } from "./schema.js";
+import { first } from "./rows.js";
 import { requireId } from "./validate.js";
 
 export interface CreateMemoryOptions {
@@ -54,22 +55,24 @@ export class SqliteMemory implements Memory {
   }
 
   private rows(scope: MemoryScope) {
-    return this.ctx.db
-      .select({ id: memoryMessages.id, body: memoryMessages.body })
-      .from(memoryMessages)
-      .where(this.where(scope))
-      .orderBy(asc(memoryMessages.id))
-      .all();
+    const where = this.where(scope);
+    return this.ctx.run((db) =>
+      db
+        .select({ id: memoryMessages.id, body: memoryMessages.body })
+        .from(memoryMessages)
+        .where(where)
+        .orderBy(asc(memoryMessages.id)),
+    );
   }
 
   async load(scope: MemoryScope): Promise<Message[]> {
-    return this.rows(scope).map((row) => JSON.parse(row.body) as Message);
+    return (await this.rows(scope)).map((row) => JSON.parse(row.body) as Message);
   }
 
-  async append(scope: MemoryScope, messages: Message[], within?: () => void): Promise<void> {
+  async append(scope: MemoryScope, messages: Message[], within?: () => void | Promise<void>): Promise<void> {
     const { userId, conversationId } = scopeOf(scope);
     if (messages.length === 0) {
-      if (within) this.ctx.db.transaction(() => within());
+      if (within) await this.ctx.transaction(async () => within());
       return;
     }
     const values = messages.map((message, i) => {
@@ -86,15 +89,13 @@ export class SqliteMemory implements Memory {
     });
     // One transaction: a turn's messages (and the caller's `within` writes: an inbox record
     // marked done, its reply queued) land together or not at all.
-    this.ctx.db.transaction(
-      (tx) => {
-        for (const value of values) tx.insert(memoryMessages).values(value).run();
-        within?.();
-      },
-      { behavior: "immediate" },
-    );
+    await this.ctx.transaction(async () => {
+      // One statement per message, in order: ids follow the turn's order on both databases.
+      for (const value of values) await this.ctx.run((db) => db.insert(memoryMessages).values(value));
+      await within?.();
+    });
     const threshold = this.summaryThreshold;
-    if (this.summarizer && threshold !== undefined && this.countNow(scope) > threshold) {
+    if (this.summarizer && threshold !== undefined && (await this.count(scope)) > threshold) {
       try {
         await this.summarize(scope, { keepRecent: Math.floor(threshold / 2) });
       } catch {
@@ -104,15 +105,14 @@ export class SqliteMemory implements Memory {
   }
 
   async clear(scope: MemoryScope): Promise<void> {
-    this.ctx.db.delete(memoryMessages).where(this.where(scope)).run();
+    const where = this.where(scope);
+    await this.ctx.run((db) => db.delete(memoryMessages).where(where));
   }
 
   async count(scope: MemoryScope): Promise<number> {
-    return this.countNow(scope);
-  }
-
-  private countNow(scope: MemoryScope): number {
-    return this.ctx.db.select({ n: count() }).from(memoryMessages).where(this.where(scope)).get()?.n ?? 0;
+    const where = this.where(scope);
+    const rows = await this.ctx.run((db) => db.select({ n: count() }).from(memoryMessages).where(where));
+    return rows[0]?.n ?? 0;
   }
 
   async summarize(scope: MemoryScope, options: { keepRecent: number }): Promise<CompactResult> {
@@ -123,7 +123,7 @@ export class SqliteMemory implements Memory {
         `keepRecent: expected an integer >= 0 (got ${keepRecent})`,
       );
     }
-    const rows = this.rows(scope);
+    const rows = await this.rows(scope);
     const before = rows.length;
     const unchanged = { compacted: false, before, after: before };
     if (!this.summarizer || before <= keepRecent) return unchanged;
@@ -137,34 +137,40 @@ export class SqliteMemory implements Memory {
 
     const summary = summaryMessage(await this.summarizer(plan.summarize));
 
-    return this.ctx.db.transaction(
-      (tx) => {
-        const range = and(this.where(scope), lte(memoryMessages.id, lastId));
-        // The scope may have been cleared or compacted while the model was summarizing.
-        const still = tx.select({ n: count() }).from(memoryMessages).where(range).get()?.n ?? 0;
-        const first = tx
-          .select({ id: memoryMessages.id })
-          .from(memoryMessages)
-          .where(this.where(scope))
-          .orderBy(asc(memoryMessages.id))
-          .limit(1)
-          .get();
-        if (still !== older.length || first?.id !== firstId) {
-          const now = this.countNow(scope);
-          return { compacted: false, before: now, after: now };
-        }
-        // The summary takes the first row's id so it stays ahead of the kept messages.
-        tx.update(memoryMessages)
+    return this.ctx.transaction(async () => {
+      const range = and(this.where(scope), lte(memoryMessages.id, lastId));
+      // The scope may have been cleared or compacted while the model was summarizing.
+      const still = first(
+        await this.ctx.run((db) => db.select({ n: count() }).from(memoryMessages).where(range)),
+      )?.n ?? 0;
+      const head = first(
+        await this.ctx.run((db) =>
+          db
+            .select({ id: memoryMessages.id })
+            .from(memoryMessages)
+            .where(this.where(scope))
+            .orderBy(asc(memoryMessages.id))
+            .limit(1),
+        ),
+      );
+      if (still !== older.length || head?.id !== firstId) {
+        const now = await this.count(scope);
+        return { compacted: false, before: now, after: now };
+      }
+      // The summary takes the first row's id so it stays ahead of the kept messages.
+      await this.ctx.run((db) =>
+        db
+          .update(memoryMessages)
           .set({ role: "system", body: JSON.stringify(summary) })
-          .where(eq(memoryMessages.id, firstId))
-          .run();
-        tx.delete(memoryMessages)
-          .where(and(this.where(scope), gt(memoryMessages.id, firstId), lte(memoryMessages.id, lastId)))
-          .run();
-        const current = this.countNow(scope);
-        return { compacted: true, before: current + older.length - 1, after: current };
-      },
-      { behavior: "immediate" },
-    );
+          .where(eq(memoryMessages.id, firstId)),
+      );
+      await this.ctx.run((db) =>
+        db
+          .delete(memoryMessages)
+          .where(and(this.where(scope), gt(memoryMessages.id, firstId), lte(memoryMessages.id, lastId))),
+      );
+      const current = await this.count(scope);
+      return { compacted: true, before: current + older.length - 1, after: current };
+    });
   }
 }

@@ -2,7 +2,7 @@
 // the same transaction that ends the turn it belongs to; a sender drains it in per-thread order
 // with retry, and a row is `sent` or `dead` exactly once. `idemKey` is unique: writing the same
 // piece twice keeps one row.
-import { and, asc, eq, gt, inArray, lt, min, sql } from "./orm.js";
+import { and, asc, count, eq, gt, inArray, lt, min, sql } from "./orm.js";
 import type { StoreContext } from "./context.js";
 import { type OutboxKind, type OutboxStatus, outbox } from "./schema.js";
 import { requireId, toJson } from "./validate.js";
@@ -51,127 +51,127 @@ export class Outbox {
   constructor(private readonly ctx: StoreContext) {}
 
   /** Inserts pieces in order; a piece whose idemKey exists already is skipped. Returns new row ids. */
-  enqueue(items: readonly OutboxInput[]): number[] {
+  async enqueue(items: readonly OutboxInput[]): Promise<number[]> {
     const now = this.ctx.now();
     const ids: number[] = [];
     for (const item of items) {
-      const row = this.ctx.db
-        .insert(outbox)
-        .values({
-          gateway: requireId(item.gateway, "gateway"),
-          thread: requireId(item.thread, "thread", 1024),
-          idemKey: requireId(item.idemKey, "idemKey", 1024),
-          kind: item.kind,
-          payload: toJson(item.payload, "payload"),
-          status: "pending",
-          nextAttemptAt: item.notBefore ?? now,
-          createdAt: now,
-        })
-        .onConflictDoNothing({ target: outbox.idemKey })
-        .returning({ id: outbox.id })
-        .get();
-      if (row) ids.push(row.id);
+      const values = {
+        gateway: requireId(item.gateway, "gateway"),
+        thread: requireId(item.thread, "thread", 1024),
+        idemKey: requireId(item.idemKey, "idemKey", 1024),
+        kind: item.kind,
+        payload: toJson(item.payload, "payload"),
+        status: "pending" as const,
+        nextAttemptAt: item.notBefore ?? now,
+        createdAt: now,
+      };
+      const rows = await this.ctx.run((db) =>
+        db
+          .insert(outbox)
+          .values(values)
+          .onConflictDoNothing({ target: outbox.idemKey })
+          .returning({ id: outbox.id }),
+      );
+      if (rows[0]) ids.push(rows[0].id);
     }
     return ids;
   }
 
-  get(id: number): OutboxRecord | undefined {
-    const row = this.ctx.db.select().from(outbox).where(eq(outbox.id, id)).get();
-    return row && toRecord(row);
+  async get(id: number): Promise<OutboxRecord | undefined> {
+    const rows = await this.ctx.run((db) => db.select().from(outbox).where(eq(outbox.id, id)));
+    return rows[0] && toRecord(rows[0]);
   }
 
   /**
    * Pending rows due by `now`, each the oldest pending row of its (gateway, thread): a later piece
    * of a thread never overtakes an earlier one that is still being retried.
    */
-  due(now: number, limit = 32): OutboxRecord[] {
-    const rows = this.ctx.db
-      .select()
-      .from(outbox)
-      .where(and(eq(outbox.status, "pending"), sql`${outbox.nextAttemptAt} <= ${now}`, headOfThread()))
-      .orderBy(asc(outbox.id))
-      .limit(limit)
-      .all();
+  async due(now: number, limit = 32): Promise<OutboxRecord[]> {
+    const rows = await this.ctx.run((db) =>
+      db
+        .select()
+        .from(outbox)
+        .where(and(eq(outbox.status, "pending"), sql`${outbox.nextAttemptAt} <= ${now}`, headOfThread()))
+        .orderBy(asc(outbox.id))
+        .limit(limit),
+    );
     return rows.map(toRecord);
   }
 
   /** The earliest `nextAttemptAt` among pending rows, or undefined when nothing is pending. */
-  nextDueAt(): number | undefined {
-    const row = this.ctx.db
-      .select({ at: min(outbox.nextAttemptAt) })
-      .from(outbox)
-      .where(and(eq(outbox.status, "pending"), headOfThread()))
-      .get();
-    return row?.at ?? undefined;
+  async nextDueAt(): Promise<number | undefined> {
+    const rows = await this.ctx.run((db) =>
+      db
+        .select({ at: min(outbox.nextAttemptAt) })
+        .from(outbox)
+        .where(and(eq(outbox.status, "pending"), headOfThread())),
+    );
+    return rows[0]?.at ?? undefined;
   }
 
   /** pending -> sent. False when the row was not pending. */
-  markSent(id: number, platformId?: string): boolean {
-    return (
-      this.ctx.db
-        .update(outbox)
-        .set({
-          status: "sent",
-          attempts: sql`${outbox.attempts} + 1`,
-          platformId: platformId ?? null,
-          finishedAt: this.ctx.now(),
-        })
-        .where(and(eq(outbox.id, id), eq(outbox.status, "pending")))
-        .run().changes > 0
-    );
+  markSent(id: number, platformId?: string): Promise<boolean> {
+    return this.finish(id, {
+      status: "sent",
+      attempts: sql`${outbox.attempts} + 1`,
+      platformId: platformId ?? null,
+      finishedAt: this.ctx.now(),
+    });
   }
 
   /** A failed attempt: counted, retried at `nextAttemptAt`. */
-  markRetry(id: number, nextAttemptAt: number, error: string): boolean {
-    return (
-      this.ctx.db
-        .update(outbox)
-        .set({ attempts: sql`${outbox.attempts} + 1`, nextAttemptAt, lastError: error.slice(0, 2000) })
-        .where(and(eq(outbox.id, id), eq(outbox.status, "pending")))
-        .run().changes > 0
-    );
+  markRetry(id: number, nextAttemptAt: number, error: string): Promise<boolean> {
+    return this.finish(id, { attempts: sql`${outbox.attempts} + 1`, nextAttemptAt, lastError: error.slice(0, 2000) });
   }
 
   /** pending -> dead: given up after the attempt bound (or a permanent error). */
-  markDead(id: number, error: string): boolean {
-    return (
-      this.ctx.db
+  markDead(id: number, error: string): Promise<boolean> {
+    return this.finish(id, {
+      status: "dead",
+      attempts: sql`${outbox.attempts} + 1`,
+      lastError: error.slice(0, 2000),
+      finishedAt: this.ctx.now(),
+    });
+  }
+
+  /** Updates a row that is still pending; false when it was not. */
+  private async finish(id: number, set: Partial<Record<keyof typeof outbox.$inferInsert, unknown>>): Promise<boolean> {
+    const rows = await this.ctx.run((db) =>
+      db
         .update(outbox)
-        .set({
-          status: "dead",
-          attempts: sql`${outbox.attempts} + 1`,
-          lastError: error.slice(0, 2000),
-          finishedAt: this.ctx.now(),
-        })
+        .set(set as typeof outbox.$inferInsert)
         .where(and(eq(outbox.id, id), eq(outbox.status, "pending")))
-        .run().changes > 0
+        .returning({ id: outbox.id }),
     );
+    return rows.length > 0;
   }
 
   /** Rows of one gateway thread with id > `after`, oldest first (a pull-driven channel reads these). */
-  list(gateway: string, thread: string, after = 0, limit = 1000): OutboxRecord[] {
-    return this.ctx.db
-      .select()
-      .from(outbox)
-      .where(and(eq(outbox.gateway, gateway), eq(outbox.thread, thread), gt(outbox.id, after)))
-      .orderBy(asc(outbox.id))
-      .limit(limit)
-      .all()
-      .map(toRecord);
+  async list(gateway: string, thread: string, after = 0, limit = 1000): Promise<OutboxRecord[]> {
+    const rows = await this.ctx.run((db) =>
+      db
+        .select()
+        .from(outbox)
+        .where(and(eq(outbox.gateway, gateway), eq(outbox.thread, thread), gt(outbox.id, after)))
+        .orderBy(asc(outbox.id))
+        .limit(limit),
+    );
+    return rows.map(toRecord);
   }
 
-  countByStatus(status: OutboxStatus): number {
-    return (
-      this.ctx.db.select({ n: sql<number>`count(*)` }).from(outbox).where(eq(outbox.status, status)).get()
-        ?.n ?? 0
-    );
+  async countByStatus(status: OutboxStatus): Promise<number> {
+    const rows = await this.ctx.run((db) => db.select({ n: count() }).from(outbox).where(eq(outbox.status, status)));
+    return rows[0]?.n ?? 0;
   }
 
   /** Housekeeping: deletes sent and dead rows finished before `before` (ms epoch). */
-  prune(before: number): number {
-    return this.ctx.db
-      .delete(outbox)
-      .where(and(inArray(outbox.status, ["sent", "dead"]), lt(outbox.finishedAt, before)))
-      .run().changes;
+  async prune(before: number): Promise<number> {
+    const rows = await this.ctx.run((db) =>
+      db
+        .delete(outbox)
+        .where(and(inArray(outbox.status, ["sent", "dead"]), lt(outbox.finishedAt, before)))
+        .returning({ id: outbox.id }),
+    );
+    return rows.length;
   }
 }

@@ -1,19 +1,21 @@
 import { and, eq } from "./orm.js";
 import type { StoreContext } from "./context.js";
 import { preferences } from "./schema.js";
+import { first } from "./rows.js";
 import { requireId, toJson } from "./validate.js";
 
 /** Per-user key/value settings; any JSON value, upsert on (userId, prefKey). */
 export class Preferences {
   constructor(private readonly ctx: StoreContext) {}
 
-  getAll(userId: string): Record<string, unknown> {
-    const rows = this.ctx.db
-      .select({ key: preferences.prefKey, value: preferences.value })
-      .from(preferences)
-      .where(eq(preferences.userId, userId))
-      .orderBy(preferences.prefKey)
-      .all();
+  async getAll(userId: string): Promise<Record<string, unknown>> {
+    const rows = await this.ctx.run((db) =>
+      db
+        .select({ key: preferences.prefKey, value: preferences.value })
+        .from(preferences)
+        .where(eq(preferences.userId, userId))
+        .orderBy(preferences.prefKey),
+    );
     const out: Record<string, unknown> = {};
     for (const row of rows) {
       // defineProperty: a key named "__proto__" stays an ordinary key.
@@ -27,36 +29,42 @@ export class Preferences {
     return out;
   }
 
-  get(userId: string, key: string): unknown {
-    const row = this.ctx.db
-      .select({ value: preferences.value })
-      .from(preferences)
-      .where(and(eq(preferences.userId, userId), eq(preferences.prefKey, key)))
-      .get();
+  async get(userId: string, key: string): Promise<unknown> {
+    const row = first(
+      await this.ctx.run((db) =>
+        db
+          .select({ value: preferences.value })
+          .from(preferences)
+          .where(and(eq(preferences.userId, userId), eq(preferences.prefKey, key))),
+      ),
+    );
     return row === undefined ? undefined : JSON.parse(row.value);
   }
 
-  set(userId: string, key: string, value: unknown): void {
+  async set(userId: string, key: string, value: unknown): Promise<void> {
     requireId(userId, "userId");
     requireId(key, "key", 200);
     const json = toJson(value, `preferences.${key}`);
     const now = this.ctx.now();
-    this.ctx.db
-      .insert(preferences)
-      .values({ userId, prefKey: key, value: json, updatedAt: now })
-      .onConflictDoUpdate({
-        target: [preferences.userId, preferences.prefKey],
-        set: { value: json, updatedAt: now },
-      })
-      .run();
+    await this.ctx.run((db) =>
+      db
+        .insert(preferences)
+        .values({ userId, prefKey: key, value: json, updatedAt: now })
+        .onConflictDoUpdate({
+          target: [preferences.userId, preferences.prefKey],
+          set: { value: json, updatedAt: now },
+        }),
+    );
   }
 
   /** False when the key was not set. */
-  delete(userId: string, key: string): boolean {
-    const result = this.ctx.db
-      .delete(preferences)
-      .where(and(eq(preferences.userId, userId), eq(preferences.prefKey, key)))
-      .run();
-    return result.changes > 0;
+  async delete(userId: string, key: string): Promise<boolean> {
+    const rows = await this.ctx.run((db) =>
+      db
+        .delete(preferences)
+        .where(and(eq(preferences.userId, userId), eq(preferences.prefKey, key)))
+        .returning({ key: preferences.prefKey }),
+    );
+    return rows.length > 0;
   }
 }

@@ -9,7 +9,7 @@ import { requireId, toJson } from "./validate.js";
 export class SqliteRunStore implements RunStore {
   constructor(private readonly ctx: StoreContext) {}
 
-  async save(run: SuspendedRun, within?: () => void): Promise<void> {
+  async save(run: SuspendedRun, within?: () => void | Promise<void>): Promise<void> {
     const threadId = requireId(run?.options?.threadId, "options.threadId");
     const userId = requireId(run.options.userId, "options.userId");
     const conversationId = requireId(run.options.conversationId, "options.conversationId");
@@ -22,52 +22,45 @@ export class SqliteRunStore implements RunStore {
       state,
       createdAt: run.createdAt,
     };
-    this.ctx.db.transaction(
-      (tx) => {
-        tx.insert(suspendedRuns)
-          .values(values)
-          .onConflictDoUpdate({ target: suspendedRuns.threadId, set: values })
-          .run();
-        within?.();
-      },
-      { behavior: "immediate" },
-    );
+    await this.ctx.transaction(async () => {
+      await this.ctx.run((db) =>
+        db.insert(suspendedRuns).values(values).onConflictDoUpdate({ target: suspendedRuns.threadId, set: values }),
+      );
+      await within?.();
+    });
   }
 
   async get(threadId: string): Promise<SuspendedRun | undefined> {
-    const row = this.ctx.db
-      .select({ state: suspendedRuns.state })
-      .from(suspendedRuns)
-      .where(eq(suspendedRuns.threadId, threadId))
-      .get();
-    return row && (JSON.parse(row.state) as SuspendedRun);
+    const rows = await this.ctx.run((db) =>
+      db.select({ state: suspendedRuns.state }).from(suspendedRuns).where(eq(suspendedRuns.threadId, threadId)),
+    );
+    return rows[0] && (JSON.parse(rows[0].state) as SuspendedRun);
   }
 
   async delete(threadId: string): Promise<void> {
-    this.deleteWithin(threadId);
+    await this.ctx.run((db) => db.delete(suspendedRuns).where(eq(suspendedRuns.threadId, threadId)));
   }
 
-  /** Synchronous delete, for a caller's transaction (memory and runs share this database). */
-  deleteWithin(threadId: string): void {
-    this.ctx.db.delete(suspendedRuns).where(eq(suspendedRuns.threadId, threadId)).run();
+  /** The delete, inside a caller's transaction (memory and runs share this database). */
+  deleteWithin(threadId: string): Promise<void> {
+    return this.delete(threadId);
   }
 
   async listByConversation(userId: string, conversationId: string): Promise<SuspendedRun[]> {
-    return this.ctx.db
-      .select({ state: suspendedRuns.state })
-      .from(suspendedRuns)
-      .where(and(eq(suspendedRuns.userId, userId), eq(suspendedRuns.conversationId, conversationId)))
-      .orderBy(asc(suspendedRuns.createdAt))
-      .all()
-      .map((row) => JSON.parse(row.state) as SuspendedRun);
+    const rows = await this.ctx.run((db) =>
+      db
+        .select({ state: suspendedRuns.state })
+        .from(suspendedRuns)
+        .where(and(eq(suspendedRuns.userId, userId), eq(suspendedRuns.conversationId, conversationId)))
+        .orderBy(asc(suspendedRuns.createdAt)),
+    );
+    return rows.map((row) => JSON.parse(row.state) as SuspendedRun);
   }
 
   async list(): Promise<SuspendedRun[]> {
-    return this.ctx.db
-      .select({ state: suspendedRuns.state })
-      .from(suspendedRuns)
-      .orderBy(asc(suspendedRuns.createdAt))
-      .all()
-      .map((row) => JSON.parse(row.state) as SuspendedRun);
+    const rows = await this.ctx.run((db) =>
+      db.select({ state: suspendedRuns.state }).from(suspendedRuns).orderBy(asc(suspendedRuns.createdAt)),
+    );
+    return rows.map((row) => JSON.parse(row.state) as SuspendedRun);
   }
 }

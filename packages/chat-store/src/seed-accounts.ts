@@ -5,6 +5,7 @@ import type { Accounts } from "./accounts.js";
 import type { StoreContext } from "./context.js";
 import { ChatDbError } from "./errors.js";
 import { DEFAULT_PBKDF2_ITERATIONS, hashPassword, isPasswordHash, verifyPassword } from "./password.js";
+import { first } from "./rows.js";
 import { accounts, sessions } from "./schema.js";
 
 /** One element of the entry's `users` list (validated by config-schema; re-checked here). */
@@ -99,7 +100,7 @@ export async function seedAccounts(
   });
 
   for (const user of users) {
-    const stored = store.storedHash(user.username);
+    const stored = await store.storedHash(user.username);
     const displayName = user.displayName ?? user.username;
     if (user.passwordHash !== undefined) {
       plans.push({
@@ -134,27 +135,30 @@ export async function seedAccounts(
   }
 
   const now = ctx.now();
-  ctx.db.transaction(
-    (tx) => {
-      for (const plan of plans) {
-        const row = tx.select().from(accounts).where(eq(accounts.username, plan.username)).get();
-        if (!row) {
-          tx.insert(accounts)
-            .values({
-              username: plan.username,
-              displayName: plan.displayName,
-              passwordHash: plan.hash,
-              active: true,
-              createdAt: now,
-              updatedAt: now,
-            })
-            .run();
-          report.created.push(plan.username);
-          continue;
-        }
-        const changed = plan.changed || row.passwordHash !== plan.hash;
-        if (changed || !row.active || row.displayName !== plan.displayName) {
-          tx.update(accounts)
+  await ctx.transaction(async () => {
+    const rowOf = async (username: string) =>
+      first(await ctx.run((db) => db.select().from(accounts).where(eq(accounts.username, username))));
+    for (const plan of plans) {
+      const row = await rowOf(plan.username);
+      if (!row) {
+        await ctx.run((db) =>
+          db.insert(accounts).values({
+            username: plan.username,
+            displayName: plan.displayName,
+            passwordHash: plan.hash,
+            active: true,
+            createdAt: now,
+            updatedAt: now,
+          }),
+        );
+        report.created.push(plan.username);
+        continue;
+      }
+      const changed = plan.changed || row.passwordHash !== plan.hash;
+      if (changed || !row.active || row.displayName !== plan.displayName) {
+        await ctx.run((db) =>
+          db
+            .update(accounts)
             .set({
               displayName: plan.displayName,
               passwordHash: plan.hash,
@@ -162,37 +166,37 @@ export async function seedAccounts(
               deactivatedAt: null,
               updatedAt: now,
             })
-            .where(eq(accounts.username, plan.username))
-            .run();
-        }
-        if (changed) {
-          report.passwordChanged.push(plan.username);
-          // A changed password ends every existing session of the account.
-          tx.delete(sessions).where(eq(sessions.userId, plan.username)).run();
-        }
-        if (!row.active) report.reactivated.push(plan.username);
-        if (!changed && row.active) report.unchanged.push(plan.username);
+            .where(eq(accounts.username, plan.username)),
+        );
       }
-      // Everyone active but not (usably) configured is deactivated: row and conversations kept.
-      const keep = plans.map((p) => p.username);
-      const gone = tx
-        .select({ username: accounts.username })
+      if (changed) {
+        report.passwordChanged.push(plan.username);
+        // A changed password ends every existing session of the account.
+        await ctx.run((db) => db.delete(sessions).where(eq(sessions.userId, plan.username)));
+      }
+      if (!row.active) report.reactivated.push(plan.username);
+      if (!changed && row.active) report.unchanged.push(plan.username);
+    }
+    // Everyone active but not (usably) configured is deactivated: row and conversations kept.
+    const keep = plans.map((p) => p.username);
+    const gone = await ctx.run((db) =>
+      db
+        .select({ username: accounts.username, active: accounts.active })
         .from(accounts)
-        .where(keep.length ? not(inArray(accounts.username, keep)) : undefined)
-        .all();
-      for (const { username } of gone) {
-        const row = tx.select().from(accounts).where(eq(accounts.username, username)).get()!;
-        if (!row.active) continue;
-        tx.update(accounts)
+        .where(keep.length ? not(inArray(accounts.username, keep)) : undefined),
+    );
+    for (const { username, active } of gone) {
+      if (!active) continue;
+      await ctx.run((db) =>
+        db
+          .update(accounts)
           .set({ active: false, deactivatedAt: now, updatedAt: now })
-          .where(eq(accounts.username, username))
-          .run();
-        tx.delete(sessions).where(eq(sessions.userId, username)).run();
-        report.deactivated.push(username);
-      }
-    },
-    { behavior: "immediate" },
-  );
+          .where(eq(accounts.username, username)),
+      );
+      await ctx.run((db) => db.delete(sessions).where(eq(sessions.userId, username)));
+      report.deactivated.push(username);
+    }
+  });
 
   if (
     report.created.length ||

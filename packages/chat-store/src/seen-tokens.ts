@@ -14,32 +14,39 @@ export class SeenTokens {
    * Records `token` under `scope` with `value` until `expiresAt` (ms epoch). When it is already
    * recorded (and not expired) nothing changes and the first value is returned.
    */
-  claim(scope: string, token: string, value: string, expiresAt: number): ClaimResult {
+  claim(scope: string, token: string, value: string, expiresAt: number): Promise<ClaimResult> {
     const s = requireId(scope, "scope");
     const t = requireId(token, "token", 1024);
     const now = this.ctx.now();
-    return this.ctx.db.transaction((tx) => {
-      tx.delete(seenTokens)
-        .where(and(eq(seenTokens.scope, s), eq(seenTokens.token, t), lt(seenTokens.expiresAt, now)))
-        .run();
-      const row = tx
-        .insert(seenTokens)
-        .values({ scope: s, token: t, value, expiresAt })
-        .onConflictDoNothing()
-        .returning({ value: seenTokens.value })
-        .get();
-      if (row) return { claimed: true } as const;
-      const existing = tx
-        .select({ value: seenTokens.value })
-        .from(seenTokens)
-        .where(and(eq(seenTokens.scope, s), eq(seenTokens.token, t)))
-        .get();
-      return { claimed: false, value: existing?.value ?? "" } as const;
+    return this.ctx.transaction(async () => {
+      await this.ctx.run((db) =>
+        db
+          .delete(seenTokens)
+          .where(and(eq(seenTokens.scope, s), eq(seenTokens.token, t), lt(seenTokens.expiresAt, now))),
+      );
+      const inserted = await this.ctx.run((db) =>
+        db
+          .insert(seenTokens)
+          .values({ scope: s, token: t, value, expiresAt })
+          .onConflictDoNothing()
+          .returning({ value: seenTokens.value }),
+      );
+      if (inserted.length > 0) return { claimed: true } as const;
+      const existing = await this.ctx.run((db) =>
+        db
+          .select({ value: seenTokens.value })
+          .from(seenTokens)
+          .where(and(eq(seenTokens.scope, s), eq(seenTokens.token, t))),
+      );
+      return { claimed: false, value: existing[0]?.value ?? "" } as const;
     });
   }
 
   /** Housekeeping: forgets expired tokens. */
-  prune(now = this.ctx.now()): number {
-    return this.ctx.db.delete(seenTokens).where(lt(seenTokens.expiresAt, now)).run().changes;
+  async prune(now = this.ctx.now()): Promise<number> {
+    const rows = await this.ctx.run((db) =>
+      db.delete(seenTokens).where(lt(seenTokens.expiresAt, now)).returning({ token: seenTokens.token }),
+    );
+    return rows.length;
   }
 }

@@ -5,7 +5,9 @@ import { eq, lte } from "./orm.js";
 import type { StoreContext } from "./context.js";
 import { sessions } from "./schema.js";
 import type { StoreHealth } from "./store-health.js";
+import { first } from "./rows.js";
 import { requireId } from "./validate.js";
+import type { SQL } from "drizzle-orm";
 
 export const DEFAULT_SESSION_TIMEOUT_MS = 60 * 60 * 1000;
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
@@ -33,14 +35,13 @@ export class Sessions {
     private readonly health?: StoreHealth,
   ) {}
 
-  create(userId: string): SessionRecord {
+  async create(userId: string): Promise<SessionRecord> {
     requireId(userId, "userId");
     const id = randomBytes(32).toString("base64url");
     const now = this.ctx.now();
-    this.ctx.db
-      .insert(sessions)
-      .values({ idHash: idHash(id), userId, createdAt: now, lastSeenAt: now })
-      .run();
+    await this.ctx.run((db) =>
+      db.insert(sessions).values({ idHash: idHash(id), userId, createdAt: now, lastSeenAt: now }),
+    );
     return { id, userId, createdAt: now, lastSeenAt: now, expiresAt: now + this.timeoutMs };
   }
 
@@ -48,21 +49,21 @@ export class Sessions {
    * The live session for `id`, touched (the 60-minute window slides on every use, stored with
    * one-minute granularity); undefined when unknown or idle past the timeout (deleted on sight).
    */
-  get(id: string): SessionRecord | undefined {
+  async get(id: string): Promise<SessionRecord | undefined> {
     if (typeof id !== "string" || !SESSION_ID.test(id)) return undefined;
     const hash = idHash(id);
     const now = this.ctx.now();
-    const row = this.ctx.db.select().from(sessions).where(eq(sessions.idHash, hash)).get();
+    const row = first(await this.ctx.run((db) => db.select().from(sessions).where(eq(sessions.idHash, hash))));
     if (!row) return undefined;
     if (now - row.lastSeenAt >= this.timeoutMs) {
-      this.ctx.db.delete(sessions).where(eq(sessions.idHash, hash)).run();
+      await this.ctx.run((db) => db.delete(sessions).where(eq(sessions.idHash, hash)));
       return undefined;
     }
     let lastSeenAt = row.lastSeenAt;
     const due = now - row.lastSeenAt >= Math.min(SESSION_TOUCH_INTERVAL_MS, this.timeoutMs / 2);
     // The touch is only freshness: skipped (not waited for) while another process holds the write lock.
     if (due && this.health?.probe("write") !== false) {
-      this.ctx.db.update(sessions).set({ lastSeenAt: now }).where(eq(sessions.idHash, hash)).run();
+      await this.ctx.run((db) => db.update(sessions).set({ lastSeenAt: now }).where(eq(sessions.idHash, hash)));
       lastSeenAt = now;
     }
     return {
@@ -75,34 +76,31 @@ export class Sessions {
   }
 
   /** At sign-in: the old session (if any) is deleted and a fresh id issued (no session fixation). */
-  rotate(oldId: string | undefined, userId: string): SessionRecord {
-    return this.ctx.db.transaction(
-      () => {
-        if (oldId !== undefined) this.delete(oldId);
-        return this.create(userId);
-      },
-      { behavior: "immediate" },
-    );
+  rotate(oldId: string | undefined, userId: string): Promise<SessionRecord> {
+    return this.ctx.transaction(async () => {
+      if (oldId !== undefined) await this.delete(oldId);
+      return this.create(userId);
+    });
   }
 
-  delete(id: string): boolean {
+  async delete(id: string): Promise<boolean> {
     if (typeof id !== "string" || !SESSION_ID.test(id)) return false;
-    return (
-      this.ctx.db
-        .delete(sessions)
-        .where(eq(sessions.idHash, idHash(id)))
-        .run().changes > 0
-    );
+    return (await this.deleteWhere(eq(sessions.idHash, idHash(id)))) > 0;
   }
 
   /** Ends every session of a user (password change, deactivation). Returns how many. */
-  deleteForUser(userId: string): number {
-    return this.ctx.db.delete(sessions).where(eq(sessions.userId, userId)).run().changes;
+  deleteForUser(userId: string): Promise<number> {
+    return this.deleteWhere(eq(sessions.userId, userId));
   }
 
   /** Housekeeping: removes sessions idle past the timeout. Returns how many. */
-  purgeExpired(): number {
+  purgeExpired(): Promise<number> {
     const cutoff = this.ctx.now() - this.timeoutMs;
-    return this.ctx.db.delete(sessions).where(lte(sessions.lastSeenAt, cutoff)).run().changes;
+    return this.deleteWhere(lte(sessions.lastSeenAt, cutoff));
+  }
+
+  private async deleteWhere(where: SQL): Promise<number> {
+    const rows = await this.ctx.run((db) => db.delete(sessions).where(where).returning({ id: sessions.idHash }));
+    return rows.length;
   }
 }

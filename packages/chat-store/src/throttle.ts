@@ -1,10 +1,11 @@
 // Sign-in throttle. Keys are chosen by the caller (`user:alice`, `addr:10.0.0.5`). An attempt is
-// counted when it is *reserved*, before the password is checked, in one SQLite transaction — so a
+// counted when it is *reserved*, before the password is checked, in one transaction — so a
 // burst of parallel guesses cannot all pass a "not locked yet" check. Reaching `maxFailures`
 // locks the key; each further lock in a row lasts twice as long (capped). A key starts over
 // after `windowMs` with no failure and no lock.
 import { eq, inArray } from "./orm.js";
 import type { StoreContext } from "./context.js";
+import { first, lockRow } from "./rows.js";
 import { loginThrottle } from "./schema.js";
 
 export interface ThrottleOptions {
@@ -55,28 +56,29 @@ export class Throttle {
    * Counts one attempt on every key, unless one of them is locked (then nothing is counted and the
    * answer says how long to wait). The attempt stays counted as a failure until `succeeded`.
    */
-  reserve(keys: readonly string[]): Reservation {
-    return this.ctx.db.transaction(
-      (tx) => {
-        const now = this.ctx.now();
-        const rows = tx
-          .select()
-          .from(loginThrottle)
-          .where(inArray(loginThrottle.throttleKey, [...keys]))
-          .all();
-        const byKey = new Map(rows.map((r) => [r.throttleKey, r]));
-        const waits = rows.map((r) => (r.lockedUntil ?? 0) - now).filter((ms) => ms > 0);
-        if (waits.length > 0) return { ok: false, retryAfterMs: Math.max(...waits) };
-        for (const key of keys) {
-          const next = this.counted(byKey.get(key), now);
-          tx.insert(loginThrottle)
-            .values({ throttleKey: key, ...next })
-            .onConflictDoUpdate({ target: loginThrottle.throttleKey, set: next })
-            .run();
-        }
-        return { ok: true } as const;
-      },
-      { behavior: "immediate" },
+  reserve(keys: readonly string[]): Promise<Reservation> {
+    return this.ctx.transaction(async () => {
+      const now = this.ctx.now();
+      const rows = await this.ctx.run((db) =>
+        lockRow(db, loginThrottle, inArray(loginThrottle.throttleKey, [...keys]), this.ctx),
+      );
+      const byKey = new Map(rows.map((r) => [r.throttleKey, r]));
+      const waits = rows.map((r) => (r.lockedUntil ?? 0) - now).filter((ms) => ms > 0);
+      if (waits.length > 0) return { ok: false, retryAfterMs: Math.max(...waits) };
+      for (const key of keys) {
+        const next = this.counted(byKey.get(key), now);
+        await this.upsert(key, next);
+      }
+      return { ok: true } as const;
+    });
+  }
+
+  private upsert(key: string, values: Omit<Row, "throttleKey">): Promise<unknown> {
+    return this.ctx.run((db) =>
+      db
+        .insert(loginThrottle)
+        .values({ throttleKey: key, ...values })
+        .onConflictDoUpdate({ target: loginThrottle.throttleKey, set: values }),
     );
   }
 
@@ -100,52 +102,45 @@ export class Throttle {
    * back this attempt (the address's: signing in to one's own account must not wipe the count of
    * guesses made at others).
    */
-  succeeded(reset: readonly string[], undo: readonly string[] = []): void {
-    this.ctx.db.transaction(
-      (tx) => {
-        if (reset.length > 0)
-          tx.delete(loginThrottle)
-            .where(inArray(loginThrottle.throttleKey, [...reset]))
-            .run();
-        for (const key of undo) {
-          const row = tx.select().from(loginThrottle).where(eq(loginThrottle.throttleKey, key)).get();
-          if (row && row.failures > 0) {
-            // Taking back the attempt that locked the key takes back its lock too.
-            const lockedByIt = row.failures % this.maxFailures === 0;
-            tx.update(loginThrottle)
+  succeeded(reset: readonly string[], undo: readonly string[] = []): Promise<void> {
+    return this.ctx.transaction(async () => {
+      if (reset.length > 0)
+        await this.ctx.run((db) => db.delete(loginThrottle).where(inArray(loginThrottle.throttleKey, [...reset])));
+      for (const key of undo) {
+        const row = first(
+          await this.ctx.run((db) => lockRow(db, loginThrottle, eq(loginThrottle.throttleKey, key), this.ctx)),
+        );
+        if (row && row.failures > 0) {
+          // Taking back the attempt that locked the key takes back its lock too.
+          const lockedByIt = row.failures % this.maxFailures === 0;
+          await this.ctx.run((db) =>
+            db
+              .update(loginThrottle)
               .set({ failures: row.failures - 1, ...(lockedByIt ? { lockedUntil: null } : {}) })
-              .where(eq(loginThrottle.throttleKey, key))
-              .run();
-          }
+              .where(eq(loginThrottle.throttleKey, key)),
+          );
         }
-      },
-      { behavior: "immediate" },
-    );
+      }
+    });
   }
 
   /** Remembers that `username` signed in from `address` (exempts it from that account's lock). */
-  markKnown(username: string, address: string): void {
-    const key = knownKey(username, address);
-    const values = { failures: 0, windowStart: this.ctx.now(), lockedUntil: null };
-    this.ctx.db
-      .insert(loginThrottle)
-      .values({ throttleKey: key, ...values })
-      .onConflictDoUpdate({ target: loginThrottle.throttleKey, set: values })
-      .run();
+  async markKnown(username: string, address: string): Promise<void> {
+    await this.upsert(knownKey(username, address), { failures: 0, windowStart: this.ctx.now(), lockedUntil: null });
   }
 
   /** True when `username` signed in successfully from `address` within `knownAddressMs`. */
-  isKnown(username: string, address: string): boolean {
-    const row = this.row(knownKey(username, address));
+  async isKnown(username: string, address: string): Promise<boolean> {
+    const row = await this.row(knownKey(username, address));
     return row !== undefined && this.ctx.now() - row.windowStart < this.knownAddressMs;
   }
 
-  isLocked(key: string): boolean {
-    return this.state(key).locked;
+  async isLocked(key: string): Promise<boolean> {
+    return (await this.state(key)).locked;
   }
 
-  state(key: string): ThrottleState {
-    const row = this.row(key);
+  async state(key: string): Promise<ThrottleState> {
+    const row = await this.row(key);
     const now = this.ctx.now();
     if (!row) return { failures: 0, locked: false, lockedUntil: null };
     const locked = row.lockedUntil !== null && now < row.lockedUntil;
@@ -155,12 +150,12 @@ export class Throttle {
   }
 
   /** Forgets a key entirely. */
-  reset(key: string): void {
-    this.ctx.db.delete(loginThrottle).where(eq(loginThrottle.throttleKey, key)).run();
+  async reset(key: string): Promise<void> {
+    await this.ctx.run((db) => db.delete(loginThrottle).where(eq(loginThrottle.throttleKey, key)));
   }
 
-  private row(key: string): Row | undefined {
-    return this.ctx.db.select().from(loginThrottle).where(eq(loginThrottle.throttleKey, key)).get();
+  private async row(key: string): Promise<Row | undefined> {
+    return first(await this.ctx.run((db) => db.select().from(loginThrottle).where(eq(loginThrottle.throttleKey, key))));
   }
 }
 
