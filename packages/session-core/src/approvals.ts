@@ -47,7 +47,7 @@ export class Approvals {
   async #ask(state: ThreadState, target: Target, run: SuspendedRun, pending: PendingApproval): Promise<void> {
     const { gateway, thread } = target;
     const threadId = run.options.threadId;
-    const open = this.p.store.interactions.getOpenByThread(gateway.name, thread);
+    const open = await this.p.store.interactions.getOpenByThread(gateway.name, thread);
     if (open && open.threadId === threadId) {
       state.pendingRequestId = open.requestId;
       return; // already asked
@@ -74,9 +74,9 @@ export class Approvals {
       expiresAt: now + this.options.expiresAfterMs,
       ...(target.meta ? { meta: target.meta } : {}),
     };
-    this.p.store.transaction(() => {
-      this.p.store.interactions.save({ ...request, participant: target.participant ?? null });
-      this.p.store.outbox.enqueue(this.renderItems(gateway, request, "render"));
+    await this.p.store.transaction(async () => {
+      await this.p.store.interactions.save({ ...request, participant: target.participant ?? null });
+      await this.p.store.outbox.enqueue(this.renderItems(gateway, request, "render"));
     });
     state.pendingRequestId = request.requestId;
     if (state.active && state.threadId === threadId) state.active.phase = "suspended";
@@ -113,7 +113,7 @@ export class Approvals {
     decidedBy: string,
     options: { inboxId?: number; trusted?: boolean } = {},
   ): Promise<DecideResult> {
-    const rec = this.p.store.interactions.get(requestId);
+    const rec = await this.p.store.interactions.get(requestId);
     if (!rec) return { ok: false, code: "not_found", message: `no interaction request "${requestId}"` };
     return this.p.threads.with(rec.gateway, rec.thread, (state) =>
       this.decideLocked(state, rec, input, decidedBy, options),
@@ -128,7 +128,7 @@ export class Approvals {
     options: { inboxId?: number; trusted?: boolean } = {},
   ): Promise<DecideResult> {
     const requestId = stale.requestId;
-    const rec = this.p.store.interactions.get(requestId) ?? stale;
+    const rec = (await this.p.store.interactions.get(requestId)) ?? stale;
     if (isDecided(rec) || this.#deciding.has(requestId)) {
       return {
         ok: false,
@@ -206,7 +206,7 @@ export class Approvals {
   /** Rejects every open request past its expiry; the run continues with the rejection. */
   async expireDue(now = Date.now()): Promise<number> {
     let n = 0;
-    for (const rec of this.p.store.interactions.expired(now)) {
+    for (const rec of await this.p.store.interactions.expired(now)) {
       const minutes = Math.round(((rec.expiresAt ?? now) - rec.createdAt) / 60_000);
       const result = await this.decide(
         rec.requestId,
@@ -226,9 +226,9 @@ export class Approvals {
     return n;
   }
 
-  #record(rec: StoredInteraction, decision: Decision, inboxId: number | undefined): void {
-    this.p.store.interactions.resolve(rec.requestId, decision);
-    if (inboxId !== undefined) this.p.store.inbox.markDone(inboxId, "done");
+  async #record(rec: StoredInteraction, decision: Decision, inboxId: number | undefined): Promise<void> {
+    await this.p.store.interactions.resolve(rec.requestId, decision);
+    if (inboxId !== undefined) await this.p.store.inbox.markDone(inboxId, "done");
     const gateway = this.p.registry.get(rec.gateway);
     if (gateway?.onDecided) {
       const notice: DecidedNotice = {
@@ -239,7 +239,7 @@ export class Approvals {
         decidedBy: decision.decidedBy,
         ...(decision.reason !== undefined ? { reason: decision.reason } : {}),
       };
-      this.p.store.outbox.enqueue([
+      await this.p.store.outbox.enqueue([
         {
           gateway: rec.gateway,
           thread: rec.thread,

@@ -46,7 +46,7 @@ export function contextFor(
       delete: async (key) => store.gatewayState.delete(name, key),
     },
     outbox: async (thread, after = 0, limit = 1000) =>
-      store.outbox.list(name, thread, after, limit).map((row) => ({
+      (await store.outbox.list(name, thread, after, limit)).map((row) => ({
         seq: row.id,
         at: row.createdAt,
         thread: row.thread,

@@ -7,7 +7,7 @@ export async function interactionView(
   store: SessionStore,
   requestId: string,
 ): Promise<InteractionView | undefined> {
-  const rec = store.interactions.get(requestId);
+  const rec = await store.interactions.get(requestId);
   if (!rec) return undefined;
   const run = await store.runStore.get(rec.threadId);
   return {

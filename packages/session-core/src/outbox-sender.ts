@@ -73,7 +73,7 @@ export class OutboxSender {
       if (this.#again) {
         this.#again = false;
         this.wake();
-      } else this.#arm();
+      } else void this.#arm();
     });
   }
 
@@ -90,27 +90,46 @@ export class OutboxSender {
     await this.settled();
   }
 
-  #arm(): void {
+  async #arm(): Promise<void> {
     if (!this.#running) return;
+    let next: number | undefined;
+    try {
+      next = await this.#store.outbox.nextDueAt();
+    } catch (err) {
+      // The store is unreachable for now: look again shortly rather than never.
+      this.#logger.warn(
+        { err: err instanceof Error ? err.message : String(err) },
+        "outbox: cannot read the next due time",
+      );
+      next = Date.now() + this.#baseDelayMs;
+    }
+    if (!this.#running || this.#pumping) return;
     if (this.#timer) clearTimeout(this.#timer);
-    const next = this.#store.outbox.nextDueAt();
     if (next === undefined) return;
     this.#timer = setTimeout(() => this.wake(), Math.max(0, next - Date.now()));
     this.#timer.unref();
   }
 
   async #pump(): Promise<void> {
-    while (this.#running) {
-      const rows = this.#store.outbox.due(Date.now(), this.#concurrency);
-      if (rows.length === 0) return;
-      await Promise.all(rows.map((row) => this.#sendOne(row)));
+    try {
+      while (this.#running) {
+        const rows = await this.#store.outbox.due(Date.now(), this.#concurrency);
+        if (rows.length === 0) return;
+        await Promise.all(rows.map((row) => this.#sendOne(row)));
+      }
+    } catch (err) {
+      // The store failed (unreachable database): the pieces stay pending; #arm looks again.
+      this.#logger.error(
+        { err: err instanceof Error ? err.message : String(err) },
+        "outbox: the store failed while sending",
+      );
     }
   }
 
   async #sendOne(row: OutboxRow): Promise<void> {
     const gateway = this.#registry.get(row.gateway);
     if (!gateway) {
-      this.#store.outbox.markDead(row.id, `gateway "${row.gateway}" is not registered`);
+      await this.#store.outbox.markDead(row.id, `gateway "${row.gateway}" is not registered`);
       this.#logger.error(
         { gateway: row.gateway, thread: row.thread, id: row.id },
         "outbox piece dead-lettered: its gateway is not registered (entry removed?)",
@@ -118,17 +137,19 @@ export class OutboxSender {
       return;
     }
     const attempt = row.attempts + 1;
+    let result: SendResult | undefined;
     try {
       fault("before-send");
-      const result = await this.#withTimeout(this.#deliver(gateway, row, attempt));
+      result = await this.#withTimeout(this.#deliver(gateway, row, attempt));
       fault("mid-send");
-      this.#store.outbox.markSent(row.id, result?.messageId);
     } catch (err) {
-      this.#failed(gateway, row, attempt, err);
+      await this.#failed(gateway, row, attempt, err);
+      return;
     }
+    await this.#store.outbox.markSent(row.id, result?.messageId);
   }
 
-  #deliver(gateway: Gateway, row: OutboxRow, attempt: number): Promise<SendResult | undefined> {
+  async #deliver(gateway: Gateway, row: OutboxRow, attempt: number): Promise<SendResult | undefined> {
     const payload = row.payload as Record<string, unknown>;
     const meta = payload.meta as Record<string, unknown> | undefined;
     const requestId = typeof payload.requestId === "string" ? payload.requestId : undefined;
@@ -146,15 +167,14 @@ export class OutboxSender {
           throw new GatewaySendError("gateway has no requestDecision", { permanent: true });
         return gateway.requestDecision(payload as unknown as InteractionRequest, options);
       case "decided": {
-        if (!gateway.onDecided) return Promise.resolve(undefined);
+        if (!gateway.onDecided) return undefined;
         const notice = payload as unknown as DecidedNotice;
-        const rendered = this.#store.outbox
-          .list(row.gateway, row.thread)
-          .find((r) => r.idemKey === `${notice.requestId}:render`);
+        const rendered = (await this.#store.outbox.list(row.gateway, row.thread)).find(
+          (r) => r.idemKey === `${notice.requestId}:render`,
+        );
         const requestMessageId = rendered?.platformId;
-        return gateway
-          .onDecided(requestMessageId ? { ...notice, requestMessageId } : notice, options)
-          .then(() => undefined);
+        await gateway.onDecided(requestMessageId ? { ...notice, requestMessageId } : notice, options);
+        return undefined;
       }
     }
   }
@@ -174,13 +194,13 @@ export class OutboxSender {
     }
   }
 
-  #failed(gateway: Gateway, row: OutboxRow, attempt: number, err: unknown): void {
+  async #failed(gateway: Gateway, row: OutboxRow, attempt: number, err: unknown): Promise<void> {
     const logger = this.#loggerFor(gateway);
     const message = err instanceof Error ? err.message : String(err);
     const sendError = isGatewaySendError(err) ? err : undefined;
     const context = { thread: row.thread, id: row.id, kind: row.kind, attempt, status: sendError?.status };
     if (sendError?.permanent || attempt >= this.#maxAttempts) {
-      this.#store.outbox.markDead(row.id, message);
+      await this.#store.outbox.markDead(row.id, message);
       logger.error(
         { ...context, err: message },
         sendError?.permanent
@@ -191,7 +211,7 @@ export class OutboxSender {
     }
     const backoff = backoffDelay(attempt, { baseMs: this.#baseDelayMs, maxMs: this.#maxDelayMs });
     const delay = Math.max(backoff, sendError?.retryAfterMs ?? 0);
-    this.#store.outbox.markRetry(row.id, Date.now() + delay, message);
+    await this.#store.outbox.markRetry(row.id, Date.now() + delay, message);
     logger.warn({ ...context, err: message, retryInMs: delay }, "sending failed; will retry");
   }
 }

@@ -20,7 +20,7 @@ export class BusyPolicy {
   async onMessage(state: ThreadState, msg: QueuedMessage): Promise<void> {
     // A plain reply on a thread waiting for a decision is matched against the decisions first.
     if (state.pendingRequestId && msg.origin.author) {
-      const rec = this.p.store.interactions.get(state.pendingRequestId);
+      const rec = await this.p.store.interactions.get(state.pendingRequestId);
       const match = rec && !isDecided(rec) ? matchDecisionText(msg.text, rec.allowedDecisions) : undefined;
       if (rec && match) {
         const outcome = await this.approvals.decideLocked(state, rec, match, msg.origin.author.id, {
@@ -41,22 +41,22 @@ export class BusyPolicy {
     const full = state.queue.length >= this.options.maxQueueDepth;
     switch (this.options.policy) {
       case "reject":
-        this.turns.busy(state, msg);
+        await this.turns.busy(state, msg);
         return;
       case "queue":
-        if (full) this.turns.busy(state, msg);
+        if (full) await this.turns.busy(state, msg);
         else state.queue.push(msg);
         return;
       case "steer":
         if (state.active.phase === "running" && this.p.runs.steer(state.threadId, msg.text, caller)) {
           // Marked done when the turn that absorbed it commits; until then it is a queued record.
           state.active.steered.push(msg.inboxId);
-        } else if (full) this.turns.busy(state, msg);
+        } else if (full) await this.turns.busy(state, msg);
         else state.queue.push(msg); // nothing to splice into (suspended or just ended): its own turn
         return;
       case "interrupt":
         if (full) {
-          this.turns.busy(state, msg);
+          await this.turns.busy(state, msg);
           return;
         }
         state.queue.push(msg);
@@ -64,7 +64,7 @@ export class BusyPolicy {
           this.p.runs.cancel(state.threadId, caller, "interrupted by a new message");
         } else if (state.pendingRequestId) {
           // A suspended run is rejected and cancelled; its continuation ends at the next checkpoint.
-          const rec = this.p.store.interactions.get(state.pendingRequestId);
+          const rec = await this.p.store.interactions.get(state.pendingRequestId);
           if (rec && !isDecided(rec)) {
             const input = {
               decision: "reject" as const,

@@ -15,7 +15,7 @@ export async function recover(
   options: { bootId: string; ownsRun: (run: SuspendedRun) => boolean },
 ): Promise<Set<number>> {
   const known = new Set<number>();
-  const records = p.store.inbox.unfinished();
+  const records = await p.store.inbox.unfinished();
   const runningByThread = new Map(
     records.filter((r) => r.status === "running").map((r) => [gatewayThreadId(r.gateway, r.thread), r]),
   );
@@ -69,7 +69,7 @@ export async function recover(
           steered: [],
           committed: false,
         };
-        const open = p.store.interactions.getOpenByThread(rec.gateway, rec.thread);
+        const open = await p.store.interactions.getOpenByThread(rec.gateway, rec.thread);
         if (open?.threadId === state.threadId) state.pendingRequestId = open.requestId;
         else suspendedNow.push({ run: saved, threadId: state.threadId });
         continue;
@@ -83,7 +83,7 @@ export async function recover(
 
   // 3. Suspended runs whose request was never saved, and approval-channel runs: ask now. Requests
   // open before this boot are the ones step 4 asks again (a request made here is not asked twice).
-  const openBefore = p.store.interactions.listOpen();
+  const openBefore = await p.store.interactions.listOpen();
   const asked = new Set(openBefore.map((i) => i.threadId));
   for (const run of await p.store.runStore.list()) {
     if (run.continuation || suspendedNow.some((s) => s.threadId === run.options.threadId)) continue;
@@ -114,7 +114,7 @@ export async function recover(
       ...(open.expiresAt !== null ? { expiresAt: open.expiresAt } : {}),
       ...(run.options.origin?.meta ? { meta: run.options.origin.meta } : {}),
     };
-    p.store.outbox.enqueue(approvals.renderItems(gateway, request, `boot-${options.bootId}`));
+    await p.store.outbox.enqueue(approvals.renderItems(gateway, request, `boot-${options.bootId}`));
     const state = p.threads.get(open.gateway, open.thread);
     state.pendingRequestId ??= open.requestId;
   }

@@ -19,15 +19,15 @@ export const DEFAULT_RETENTION: RetentionOptions = {
   intervalMs: 60 * 60 * 1000,
 };
 
-export function pruneOnce(
+export async function pruneOnce(
   store: SessionStore,
   retention: RetentionOptions,
   logger: Logger,
   now = Date.now(),
 ) {
-  const inbox = store.inbox.prune(now - retention.inboxMs);
-  const outbox = store.outbox.prune(now - retention.outboxMs);
-  const tokens = store.seenTokens.prune(now);
+  const inbox = await store.inbox.prune(now - retention.inboxMs);
+  const outbox = await store.outbox.prune(now - retention.outboxMs);
+  const tokens = await store.seenTokens.prune(now);
   if (inbox + outbox + tokens > 0) logger.info({ inbox, outbox, tokens }, "pruned finished gateway records");
   return { inbox, outbox, tokens };
 }

@@ -214,9 +214,9 @@ export class GatewaySession {
     this.#parts.sender.start();
     this.scheduler.every("session:approval-expiry", 30_000, () => this.#approvals.expireDue().then(() => {}));
     const retention = { ...DEFAULT_RETENTION, ...this.#options.retention };
-    this.scheduler.every("session:prune", retention.intervalMs, () => {
-      pruneOnce(this.#options.store, retention, this.logger);
-    });
+    this.scheduler.every("session:prune", retention.intervalMs, () =>
+      pruneOnce(this.#options.store, retention, this.logger).then(() => {}),
+    );
   }
 
   /**
@@ -275,7 +275,7 @@ export class GatewaySession {
       const busy = [...this.#parts.threads.all()].some(
         (s) => s.active?.phase === "running" || (!s.active && s.queue.length > 0),
       );
-      const due = this.#parts.store.outbox.due(Date.now(), 1).length > 0;
+      const due = (await this.#parts.store.outbox.due(Date.now(), 1)).length > 0;
       if (!busy && !due && this.#inflight.size === 0) return;
       if (Date.now() > deadline) throw new Error(`GatewaySession.idle: still busy after ${timeoutMs} ms`);
       if (due) this.#parts.sender.wake();
@@ -297,7 +297,7 @@ export class GatewaySession {
     }
     checkInbound(inbound);
     const origin = originOf(inbound, gateway.name);
-    const result = this.#options.store.inbox.accept({
+    const result = await this.#options.store.inbox.accept({
       gateway: gateway.name,
       dedupKey: inbound.dedupKey,
       thread: inbound.thread,

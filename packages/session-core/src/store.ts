@@ -1,7 +1,8 @@
-// The durable tables the session needs. `ChatDb` from @agentsvc/chat-store satisfies this shape;
-// it is declared here so the session depends on behaviour, not on a store package (an adapter's
-// install never pulls a native SQLite build). Methods are synchronous on purpose: `transaction`
-// composes them, and a turn's messages, its inbox record and its reply commit together.
+// The durable tables the session needs. `ChatDb` from @agentsvc/chat-store satisfies this shape
+// on SQLite and on PostgreSQL; it is declared here so the session depends on behaviour, not on a
+// store package (an adapter's install never pulls a database driver). Every method is async;
+// `transaction(fn)` makes the store calls awaited inside `fn` commit together (a turn's messages,
+// its inbox record and its reply), whichever code makes them.
 import type { Decision, DecisionKind, RunOrigin, RunStore } from "@agentsvc/agent-core";
 
 export interface InboxRecord {
@@ -24,13 +25,13 @@ export interface SessionInbox {
     thread: string;
     text: string;
     origin: RunOrigin;
-  }): { accepted: true; id: number } | { accepted: false; duplicate: true };
-  markRunning(id: number): unknown;
-  markDone(id: number, status: InboxDoneStatus): unknown;
+  }): Promise<{ accepted: true; id: number } | { accepted: false; duplicate: true }>;
+  markRunning(id: number): Promise<unknown>;
+  markDone(id: number, status: InboxDoneStatus): Promise<unknown>;
   /** Queued or running records, oldest first. */
-  unfinished(): InboxRecord[];
+  unfinished(): Promise<InboxRecord[]>;
   /** Deletes finished records received before `before`; returns how many. */
-  prune(before: number): number;
+  prune(before: number): Promise<number>;
 }
 
 export interface StoredInteraction {
@@ -57,14 +58,14 @@ export interface SessionInteractions {
     createdAt: number;
     expiresAt?: number | null;
     participant?: string | null;
-  }): unknown;
-  get(requestId: string): StoredInteraction | undefined;
-  getOpenByThread(gateway: string, thread: string): StoredInteraction | undefined;
+  }): Promise<unknown>;
+  get(requestId: string): Promise<StoredInteraction | undefined>;
+  getOpenByThread(gateway: string, thread: string): Promise<StoredInteraction | undefined>;
   /** open -> resolved; false when it was not open. */
-  resolve(requestId: string, decision: Decision): boolean;
-  listOpen(): StoredInteraction[];
+  resolve(requestId: string, decision: Decision): Promise<boolean>;
+  listOpen(): Promise<StoredInteraction[]>;
   /** Open requests expired at `now`. */
-  expired(now: number): StoredInteraction[];
+  expired(now: number): Promise<StoredInteraction[]>;
 }
 
 export interface OutboxRow {
@@ -92,21 +93,21 @@ export interface SessionOutbox {
       payload: unknown;
       notBefore?: number;
     }[],
-  ): number[];
+  ): Promise<number[]>;
   /** Due pending rows, each the oldest pending row of its (gateway, thread). */
-  due(now: number, limit?: number): OutboxRow[];
-  nextDueAt(): number | undefined;
-  markSent(id: number, platformId?: string): boolean;
-  markRetry(id: number, nextAttemptAt: number, error: string): boolean;
-  markDead(id: number, error: string): boolean;
-  list(gateway: string, thread: string, after?: number, limit?: number): OutboxRow[];
-  prune(before: number): number;
+  due(now: number, limit?: number): Promise<OutboxRow[]>;
+  nextDueAt(): Promise<number | undefined>;
+  markSent(id: number, platformId?: string): Promise<boolean>;
+  markRetry(id: number, nextAttemptAt: number, error: string): Promise<boolean>;
+  markDead(id: number, error: string): Promise<boolean>;
+  list(gateway: string, thread: string, after?: number, limit?: number): Promise<OutboxRow[]>;
+  prune(before: number): Promise<number>;
 }
 
 export interface SessionGatewayState {
-  get<T = unknown>(gateway: string, key: string): T | undefined;
-  set(gateway: string, key: string, value: unknown): void;
-  delete(gateway: string, key: string): void;
+  get<T = unknown>(gateway: string, key: string): Promise<T | undefined>;
+  set(gateway: string, key: string, value: unknown): Promise<void>;
+  delete(gateway: string, key: string): Promise<void>;
 }
 
 export interface SessionSeenTokens {
@@ -115,8 +116,8 @@ export interface SessionSeenTokens {
     token: string,
     value: string,
     expiresAt: number,
-  ): { claimed: true } | { claimed: false; value: string };
-  prune(now?: number): number;
+  ): Promise<{ claimed: true } | { claimed: false; value: string }>;
+  prune(now?: number): Promise<number>;
 }
 
 export interface SessionStore {
@@ -126,8 +127,11 @@ export interface SessionStore {
   gatewayState: SessionGatewayState;
   seenTokens: SessionSeenTokens;
   runStore: RunStore;
-  /** Runs `fn` in one write transaction (nested calls are savepoints). `fn` is synchronous. */
-  transaction<T>(fn: () => T): T;
+  /**
+   * Runs `fn` in one write transaction (nested calls are savepoints): the store calls awaited
+   * inside it commit together or not at all.
+   */
+  transaction<T>(fn: () => Promise<T> | T): Promise<T>;
 }
 
 /** True when a stored interaction has been decided. */

@@ -18,7 +18,7 @@ export class Turns {
       state.queue.unshift(msg);
       return;
     }
-    if (!msg.running) this.p.store.inbox.markRunning(msg.inboxId);
+    if (!msg.running) await this.p.store.inbox.markRunning(msg.inboxId);
     const active: ActiveTurn = {
       inboxId: msg.inboxId,
       phase: "running",
@@ -38,7 +38,7 @@ export class Turns {
       handle = await this.#startRun(state, msg, active);
     } catch (err) {
       this.p.logger.error({ err, threadId: state.threadId }, "could not start a turn");
-      this.#commitFallback(state, active, failureText(err));
+      await this.#commitFallback(state, active, failureText(err));
       await this.finish(state);
       return;
     }
@@ -47,8 +47,8 @@ export class Turns {
   }
 
   /** The writes that end a turn; run by the RunManager inside the transaction that saves it. */
-  persistFor(state: ThreadState, active: ActiveTurn): (result: TurnResult) => void {
-    return (result) => {
+  persistFor(state: ThreadState, active: ActiveTurn): (result: TurnResult) => Promise<void> {
+    return async (result) => {
       const status: InboxDoneStatus = result.status === "failed" ? "failed" : "done";
       const text =
         result.status === "completed"
@@ -56,7 +56,7 @@ export class Turns {
           : result.status === "failed"
             ? failureText(result.error)
             : "";
-      this.#commit(state, active, status, text);
+      await this.#commit(state, active, status, text);
     };
   }
 
@@ -78,13 +78,15 @@ export class Turns {
   }
 
   /** The busy reply of `reject` (and of a full queue): recorded as rejected with its reply, together. */
-  busy(state: ThreadState, msg: QueuedMessage): void {
+  async busy(state: ThreadState, msg: QueuedMessage): Promise<void> {
     const gateway = this.p.registry.get(state.gateway);
-    this.p.store.transaction(() => {
-      this.p.store.inbox.markDone(msg.inboxId, "rejected");
+    await this.p.store.transaction(async () => {
+      await this.p.store.inbox.markDone(msg.inboxId, "rejected");
       if (gateway) {
         const key = `${gateway.name}:in${msg.inboxId}:busy`;
-        this.p.store.outbox.enqueue(textPieces(gateway, state.thread, this.busyReply, key, msg.origin.meta));
+        await this.p.store.outbox.enqueue(
+          textPieces(gateway, state.thread, this.busyReply, key, msg.origin.meta),
+        );
       }
     });
     this.p.sender.wake();
@@ -118,20 +120,25 @@ export class Turns {
       return;
     }
     // The run could not save the turn (persist failed): end the record anyway, with a failure reply.
-    if (!active.committed) this.#commitFallback(state, active, failureText(result.error));
+    if (!active.committed) await this.#commitFallback(state, active, failureText(result.error));
     fault("after-commit");
     this.p.sender.wake();
     await this.finish(state);
   }
 
-  #commit(state: ThreadState, active: ActiveTurn, status: InboxDoneStatus, text: string): void {
+  async #commit(
+    state: ThreadState,
+    active: ActiveTurn,
+    status: InboxDoneStatus,
+    text: string,
+  ): Promise<void> {
     const gateway = this.p.registry.get(state.gateway);
-    this.p.store.transaction(() => {
-      this.p.store.inbox.markDone(active.inboxId, status);
-      for (const id of active.steered) this.p.store.inbox.markDone(id, "done");
+    await this.p.store.transaction(async () => {
+      await this.p.store.inbox.markDone(active.inboxId, status);
+      for (const id of active.steered) await this.p.store.inbox.markDone(id, "done");
       if (gateway && text) {
         const key = `${gateway.name}:in${active.inboxId}`;
-        this.p.store.outbox.enqueue(textPieces(gateway, state.thread, text, key, active.origin.meta));
+        await this.p.store.outbox.enqueue(textPieces(gateway, state.thread, text, key, active.origin.meta));
       }
     });
     active.committed = true;
@@ -139,9 +146,9 @@ export class Turns {
       this.p.loggerFor(gateway).info({ thread: state.thread }, "turn produced no text; nothing sent");
   }
 
-  #commitFallback(state: ThreadState, active: ActiveTurn, text: string): void {
+  async #commitFallback(state: ThreadState, active: ActiveTurn, text: string): Promise<void> {
     try {
-      this.#commit(state, active, "failed", text);
+      await this.#commit(state, active, "failed", text);
     } catch (err) {
       this.p.logger.error({ err, threadId: state.threadId }, "could not record the end of a failed turn");
     }

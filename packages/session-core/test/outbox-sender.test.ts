@@ -39,7 +39,7 @@ describe("outbox sender", () => {
       kind: "text" as const,
       payload: { text },
     });
-    store.outbox.enqueue([piece("A", "a1", "a1"), piece("A", "a2", "a2"), piece("B", "b1", "b1")]);
+    await store.outbox.enqueue([piece("A", "a1", "a1"), piece("A", "a2", "a2"), piece("B", "b1", "b1")]);
     sender.start();
     await until(
       () => gateway.textsTo("A").length === 2 && gateway.textsTo("B").length === 1,

@@ -27,7 +27,7 @@ describe("approval requests end", () => {
     expect(await current.session.expireApprovals(request.createdAt + 60_000)).toBe(1);
     await current.session.idle();
     expect(current.executed).toEqual([]);
-    expect(current.db.interactions.get(request.requestId)).toMatchObject({ status: "resolved" });
+    expect(await current.db.interactions.get(request.requestId)).toMatchObject({ status: "resolved" });
     const tool = (await memoryOf(current, "mock", "T")).find((m) => m.role === "tool");
     expect(JSON.stringify(tool)).toContain("no decision within 1 minute; the request expired");
     await current.gateway.inject({ thread: "T", text: "are you there" });
@@ -83,6 +83,6 @@ describe("approval requests end", () => {
     expect(current.executed).toEqual([]);
     expect(await current.gateway.decide(id, "approve", "alice-id")).toMatchObject({ ok: true });
     await until(() => current?.executed.length === 1, "the approved tool");
-    expect(current.db.interactions.get(id)?.status).toBe("resolved");
+    expect((await current.db.interactions.get(id))?.status).toBe("resolved");
   });
 });

@@ -43,7 +43,7 @@ describe("approvals on a gateway with interactive actions", () => {
     });
     expect(req.arguments).toEqual({ note: "use delete_file report.txt" });
     expect(req.prompt).toContain('"delete_file"');
-    const stored = current.db.interactions.get(req.requestId);
+    const stored = await current.db.interactions.get(req.requestId);
     expect(stored).toMatchObject({ status: "open", threadId: req.threadId, gateway: "mock", thread: T });
     expect(current.session.snapshot("mock", T)).toMatchObject({
       phase: "suspended",
@@ -61,11 +61,11 @@ describe("approvals on a gateway with interactive actions", () => {
     await current.session.idle();
     expect(current.executed).toEqual(["use delete_file report.txt"]);
     expect(current.gateway.textsTo(T)).toEqual(["The tool delete_file returned: deleted."]);
-    expect(current.db.interactions.get(req.requestId)).toMatchObject({
+    expect(await current.db.interactions.get(req.requestId)).toMatchObject({
       status: "resolved",
       decision: { decision: "approve", decidedBy: "mock:alice" },
     });
-    expect(current.db.inbox.unfinished()).toEqual([]);
+    expect(await current.db.inbox.unfinished()).toEqual([]);
   });
 
   it("does not run the tool on reject and passes the reason on", async () => {
@@ -90,7 +90,7 @@ describe("approvals on a gateway with interactive actions", () => {
       code: "bad_decision",
       message: expect.stringContaining("editedData"),
     });
-    expect(current.db.interactions.get(req.requestId)?.status).toBe("open");
+    expect((await current.db.interactions.get(req.requestId))?.status).toBe("open");
     await current.gateway.decide(req.requestId, "approve");
     expect(await current.gateway.decide(req.requestId, "reject")).toMatchObject({
       ok: false,
@@ -122,7 +122,7 @@ describe("approvals on a gateway with interactive actions", () => {
     await current.gateway.inject({ thread: T, text: "forget it" });
     await current.session.idle();
     expect(current.executed).toEqual([]);
-    expect(current.db.interactions.get(req.requestId)).toMatchObject({
+    expect(await current.db.interactions.get(req.requestId)).toMatchObject({
       status: "resolved",
       decision: { decision: "reject" },
     });
@@ -152,7 +152,7 @@ describe("approvals on a text-only gateway", () => {
     await current.gateway.inject({ thread: T, text: "reject: wrong file" });
     await current.session.idle();
     expect(current.executed).toEqual([]);
-    expect(current.db.interactions.get(req.requestId)?.decision).toMatchObject({
+    expect((await current.db.interactions.get(req.requestId))?.decision).toMatchObject({
       decision: "reject",
       reason: "wrong file",
     });

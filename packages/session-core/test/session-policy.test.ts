@@ -29,8 +29,8 @@ async function busyThread(r: Rig): Promise<void> {
   expect(r.session.snapshot(r.gateway.name, T)).toMatchObject({ running: true, phase: "running" });
 }
 
-function inboxStatuses(r: Rig): string[] {
-  const rows = r.db.inbox.unfinished();
+async function inboxStatuses(r: Rig): Promise<string[]> {
+  const rows = await r.db.inbox.unfinished();
   return rows.map((row) => row.status);
 }
 
@@ -54,7 +54,7 @@ describe("thread idle, message arrives (every policy)", () => {
       expect(r.gateway.textsTo(T)).toHaveLength(1);
       expect(r.gateway.textsTo(T)[0]).toContain(quoted("hello there"));
       expect(other.sent).toHaveLength(0);
-      expect(inboxStatuses(r)).toEqual([]);
+      expect(await inboxStatuses(r)).toEqual([]);
     });
   }
 });
@@ -135,7 +135,7 @@ describe("thread running, message arrives (spec §3 rows)", () => {
         if (typeof want === "string") expect(texts[i]).toBe(want);
         else expect(texts[i]).toMatch(want);
       });
-      expect(inboxStatuses(r)).toEqual([]);
+      expect(await inboxStatuses(r)).toEqual([]);
       if (row.policy === "steer") {
         // No second turn: both user messages live in one turn of memory.
         const memory = await r.db

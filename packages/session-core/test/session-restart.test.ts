@@ -24,7 +24,7 @@ describe("restart", () => {
     await until(() => a.gateway.decisionRequests.length === 1, "the approval request");
     await until(() => a.session.snapshot("mock", "T1").queued === 2, "two queued");
     const requestId = a.gateway.decisionRequests[0]?.requestId;
-    expect(a.db.inbox.unfinished().map((r) => [r.thread, r.text, r.status])).toEqual([
+    expect((await a.db.inbox.unfinished()).map((r) => [r.thread, r.text, r.status])).toEqual([
       ["T1", "use wait_gate first", "running"],
       ["T1", "q1", "queued"],
       ["T1", "q2", "queued"],
@@ -53,7 +53,7 @@ describe("restart", () => {
     expect(b.gateway.textsTo("T2")).toEqual(["The tool delete_file returned: deleted."]);
     expect(await userTexts(b, "T1")).toEqual(["use wait_gate first", "q1", "q2"]);
     expect(await userTexts(b, "T2")).toEqual(["use delete_file keep.txt"]);
-    expect(b.db.inbox.unfinished()).toEqual([]);
+    expect(await b.db.inbox.unfinished()).toEqual([]);
     await b.close();
 
     // --- a third start finds nothing left to run.
@@ -111,14 +111,14 @@ describe("restart", () => {
       await a.gateway.inject({ thread: "T", text: "use wait_gate first" });
       await until(() => a.gates.calls.length === 1, "the turn at its gate");
       await a.gateway.inject({ thread: "T", text: "and also this" });
-      await until(() => a.db.inbox.unfinished().length === 2, "both recorded");
+      await until(async () => (await a.db.inbox.unfinished()).length === 2, "both recorded");
       await a.close(50); // the turn never commits: a crash as far as the store knows
       const gates = new Gates();
       gates.openAll();
       const b = await rig({ dir: dir4, gatewaySession: { policy: "steer" }, gates });
       await b.session.idle();
       expect((await userTexts(b, "T")).join("|")).toContain("and also this");
-      expect(b.db.inbox.unfinished()).toEqual([]);
+      expect(await b.db.inbox.unfinished()).toEqual([]);
       await b.close();
     } finally {
       removeDir(dir4);
@@ -132,7 +132,7 @@ describe("restart", () => {
       // before the session saved the interaction request.
       const db = ChatDb.open({ appRoot: dir5, path: "data/chat.db" });
       const origin = { gateway: "mock", thread: "T", author: { id: "user-1" } };
-      const rec = db.inbox.accept({
+      const rec = await db.inbox.accept({
         gateway: "mock",
         dedupKey: "m1",
         thread: "T",
@@ -140,7 +140,7 @@ describe("restart", () => {
         origin,
       });
       if (!rec.accepted) throw new Error("not accepted");
-      db.inbox.markRunning(rec.id);
+      await db.inbox.markRunning(rec.id);
       const runs = new RunManager({
         agent: testAgent(new Gates(), []),
         memory: db.createMemory({ canSummarize: false }),

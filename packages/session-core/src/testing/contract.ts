@@ -137,13 +137,13 @@ export const contractCases: Record<string, Case> = {
   "delivers nothing after stop": async (rig, h) => {
     const [a] = threadsOf(h);
     await rig.stop();
-    const before = rig.store.inbox.unfinished().length;
+    const before = (await rig.store.inbox.unfinished()).length;
     const t = token();
     const attempt = h
       .inject?.({ id: `${t}-id`, thread: a, text: `late ${t}`, author: "user-1" })
       .catch(() => undefined);
     await Promise.race([attempt, new Promise((r) => setTimeout(r, 500))]);
-    expect(rig.store.inbox.unfinished().length).toBe(before);
+    expect((await rig.store.inbox.unfinished()).length).toBe(before);
     expect(await rig.userMessages(a)).not.toContainEqual(expect.stringContaining(t));
   },
 
@@ -170,7 +170,7 @@ export const contractCases: Record<string, Case> = {
     await rig.stop();
     const t = token();
     for (let i = 1; i <= 3; i++) {
-      rig.store.inbox.accept({
+      await rig.store.inbox.accept({
         gateway: rig.gateway.name,
         dedupKey: `${t}-${i}`,
         thread: a,

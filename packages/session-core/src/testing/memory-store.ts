@@ -18,27 +18,33 @@ export function createMemorySessionStore(now: () => number = Date.now): SessionS
     );
   return {
     inbox: {
-      accept(input: { gateway: string; dedupKey: string; thread: string; text: string; origin: RunOrigin }) {
+      async accept(input: {
+        gateway: string;
+        dedupKey: string;
+        thread: string;
+        text: string;
+        origin: RunOrigin;
+      }) {
         if (inbox.some((r) => r.gateway === input.gateway && r.dedupKey === input.dedupKey))
           return { accepted: false, duplicate: true } as const;
         const id = inbox.length + 1;
         inbox.push({ id, ...input, status: "queued", receivedAt: now() });
         return { accepted: true, id } as const;
       },
-      markRunning(id: number) {
+      async markRunning(id: number) {
         const r = inbox[id - 1];
         if (r?.status === "queued") r.status = "running";
       },
-      markDone(id: number, status: string) {
+      async markDone(id: number, status: string) {
         const r = inbox[id - 1];
         if (r && (r.status === "queued" || r.status === "running")) r.status = status;
       },
-      unfinished: () =>
+      unfinished: async () =>
         inbox.filter((r) => r.status === "queued" || r.status === "running").map((r) => ({ ...r })),
-      prune: () => 0,
+      prune: async () => 0,
     },
     interactions: {
-      save(request) {
+      async save(request) {
         const prev = interactions.get(request.requestId);
         interactions.set(request.requestId, {
           ...request,
@@ -47,28 +53,28 @@ export function createMemorySessionStore(now: () => number = Date.now): SessionS
           status: prev?.status ?? "open",
         });
       },
-      get: (id) => {
+      get: async (id) => {
         const r = interactions.get(id);
         return r && { ...r };
       },
-      getOpenByThread: (gateway, thread) =>
+      getOpenByThread: async (gateway, thread) =>
         [...interactions.values()]
           .filter((r) => r.gateway === gateway && r.thread === thread && r.status === "open")
           .sort((a, b) => b.createdAt - a.createdAt)[0],
-      resolve(requestId: string, _decision: Decision) {
+      async resolve(requestId: string, _decision: Decision) {
         const r = interactions.get(requestId);
         if (r?.status !== "open") return false;
         r.status = "resolved";
         return true;
       },
-      listOpen: () => [...interactions.values()].filter((r) => r.status === "open"),
-      expired: (at) =>
+      listOpen: async () => [...interactions.values()].filter((r) => r.status === "open"),
+      expired: async (at) =>
         [...interactions.values()].filter(
           (r) => r.status === "open" && r.expiresAt !== null && r.expiresAt <= at,
         ),
     },
     outbox: {
-      enqueue(items) {
+      async enqueue(items) {
         const ids: number[] = [];
         for (const item of items) {
           if (outbox.some((o) => o.idemKey === item.idemKey)) continue;
@@ -90,53 +96,53 @@ export function createMemorySessionStore(now: () => number = Date.now): SessionS
         }
         return ids;
       },
-      due: (at, limit = 32) =>
+      due: async (at, limit = 32) =>
         outbox.filter((r) => r.status === "pending" && r.nextAttemptAt <= at && head(r)).slice(0, limit),
-      nextDueAt: () => {
+      nextDueAt: async () => {
         const times = outbox.filter((r) => r.status === "pending" && head(r)).map((r) => r.nextAttemptAt);
         return times.length ? Math.min(...times) : undefined;
       },
-      markSent(id, platformId) {
+      async markSent(id, platformId) {
         const r = outbox[id - 1];
         if (r?.status !== "pending") return false;
         Object.assign(r, { status: "sent", attempts: r.attempts + 1, platformId: platformId ?? null });
         return true;
       },
-      markRetry(id, nextAttemptAt) {
+      async markRetry(id, nextAttemptAt) {
         const r = outbox[id - 1];
         if (r?.status !== "pending") return false;
         Object.assign(r, { attempts: r.attempts + 1, nextAttemptAt });
         return true;
       },
-      markDead(id) {
+      async markDead(id) {
         const r = outbox[id - 1];
         if (r?.status !== "pending") return false;
         Object.assign(r, { status: "dead", attempts: r.attempts + 1 });
         return true;
       },
-      list: (gateway, thread, after = 0, limit = 1000) =>
+      list: async (gateway, thread, after = 0, limit = 1000) =>
         outbox.filter((r) => r.gateway === gateway && r.thread === thread && r.id > after).slice(0, limit),
-      prune: () => 0,
+      prune: async () => 0,
     },
     gatewayState: {
-      get: <T>(gateway: string, key: string) => {
+      get: async <T>(gateway: string, key: string) => {
         const v = state.get(`${gateway}\u0000${key}`);
         return v === undefined ? undefined : (JSON.parse(v) as T);
       },
-      set: (gateway, key, value) => void state.set(`${gateway}\u0000${key}`, JSON.stringify(value)),
-      delete: (gateway, key) => void state.delete(`${gateway}\u0000${key}`),
+      set: async (gateway, key, value) => void state.set(`${gateway}\u0000${key}`, JSON.stringify(value)),
+      delete: async (gateway, key) => void state.delete(`${gateway}\u0000${key}`),
     },
     seenTokens: {
-      claim(scope, token, value, expiresAt) {
+      async claim(scope, token, value, expiresAt) {
         const key = `${scope}\u0000${token}`;
         const found = tokens.get(key);
         if (found && found.expiresAt >= now()) return { claimed: false, value: found.value };
         tokens.set(key, { value, expiresAt });
         return { claimed: true };
       },
-      prune: () => 0,
+      prune: async () => 0,
     },
     runStore: new InMemoryRunStore(),
-    transaction: <T>(fn: () => T): T => fn(),
+    transaction: async <T>(fn: () => Promise<T> | T): Promise<T> => fn(),
   };
 }
