@@ -60,8 +60,8 @@ describe("continuation checkpoints", () => {
       { decision: "approve" },
       { userId: "alice" },
       {
-        record: () => seen.push(`record:${moves.length}`),
-        persistWith: (r) => seen.push(`persist:${r.status}`),
+        record: () => void seen.push(`record:${moves.length}`),
+        persistWith: (r) => void seen.push(`persist:${r.status}`),
       },
     );
     expect((await handle.done).status).toBe("completed");
