@@ -69,10 +69,10 @@ describe("schema: migrations", () => {
     expect(tables(db.file)).toEqual(["agentsvc_schema_version", "conversations", "preferences"]);
   });
 
-  it("booting an up-to-date store is a no-op (no step re-applied, data and version rows untouched)", () => {
+  it("booting an up-to-date store is a no-op (no step re-applied, data and version rows untouched)", async () => {
     const root = tempRoot();
     const first = ChatDb.open({ appRoot: root });
-    first.conversations.create({ userId: "u1", title: "kept" });
+    await first.conversations.create({ userId: "u1", title: "kept" });
     first.close();
     const before = versionRows(first.file);
     const again = openStore({ appRoot: root });
@@ -82,14 +82,18 @@ describe("schema: migrations", () => {
       applied: [],
     });
     expect(versionRows(again.file)).toEqual(before);
-    expect(again.conversations.list("u1").map((c) => c.title)).toEqual(["kept"]);
+    expect((await again.conversations.list("u1")).map((c) => c.title)).toEqual(["kept"]);
   });
 
-  it("a store at version 1 upgrades step by step on a normal open and keeps its rows", () => {
+  it("a store at version 1 upgrades step by step on a normal open and keeps its rows", async () => {
     const root = tempRoot();
     const v1 = ChatDb.open({ appRoot: root, migrations: MIGRATIONS.slice(0, 1) });
-    v1.conversations.recordTurn({ userId: "alice", conversationId: "c1", userMessage: "hello from v1" });
-    v1.preferences.set("alice", "theme", "dark");
+    await v1.conversations.recordTurn({
+      userId: "alice",
+      conversationId: "c1",
+      userMessage: "hello from v1",
+    });
+    await v1.preferences.set("alice", "theme", "dark");
     v1.close();
     const logged: number[] = [];
     const db = openStore({
@@ -100,12 +104,12 @@ describe("schema: migrations", () => {
     expect(db.migration.applied).toEqual([2, 3, 4, 5, 6]);
     expect(logged).toEqual([2, 3, 4, 5, 6]);
     expect(db.schemaVersion()).toBe(CURRENT_SCHEMA_VERSION);
-    expect(db.conversations.get("c1")).toMatchObject({
+    expect(await db.conversations.get("c1")).toMatchObject({
       userId: "alice",
       title: "hello from v1",
       messageCount: 2,
     });
-    expect(db.preferences.get("alice", "theme")).toBe("dark");
+    expect(await db.preferences.get("alice", "theme")).toBe("dark");
   });
 
   it("a failed step fails loudly naming the file and the step, and leaves the version (and schema) unchanged", () => {
@@ -171,11 +175,11 @@ describe("schema: migrations", () => {
     }
   });
 
-  it("opens in WAL mode with the database file under the app root", () => {
+  it("opens in WAL mode with the database file under the app root", async () => {
     const root = tempRoot();
     const db = openStore({ appRoot: root });
     expect(db.file).toBe(join(root, "data", "chat.db"));
-    db.preferences.set("u", "k", 1);
+    await db.preferences.set("u", "k", 1);
     expect(existsSync(`${db.file}-wal`)).toBe(true);
   });
 

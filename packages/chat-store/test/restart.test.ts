@@ -55,11 +55,13 @@ describe("restart across processes", () => {
 
     const db = openStore({ appRoot: root, path: "state/chat.db" });
     expect(db.migration.applied).toEqual([]);
-    expect(db.conversations.list("alice").map((c) => [c.conversationId, c.title, c.messageCount])).toEqual([
+    expect(
+      (await db.conversations.list("alice")).map((c) => [c.conversationId, c.title, c.messageCount]),
+    ).toEqual([
       ["c2", "final name", 0],
       ["c1", "written by the child", 2],
     ]);
-    expect(db.preferences.getAll("alice")).toEqual({ theme: { mode: "dark" } });
+    expect(await db.preferences.getAll("alice")).toEqual({ theme: { mode: "dark" } });
     const memory = db.createMemory({ canSummarize: false });
     expect(await memory.load({ userId: "alice", conversationId: "c1" })).toEqual([
       { role: "user", content: "written by the child" },
@@ -72,12 +74,12 @@ describe("restart across processes", () => {
     const run = await db.runStore.get("thread-1");
     expect(run?.options).toEqual({ threadId: "thread-1", userId: "alice", conversationId: "c1" });
     expect(run?.pendingCall.name).toBe("rm");
-    expect(db.inbox.unfinished().map((r) => [r.text, r.status])).toEqual([
+    expect((await db.inbox.unfinished()).map((r) => [r.text, r.status])).toEqual([
       ["first", "running"],
       ["second", "queued"],
     ]);
     expect(
-      db.inbox.accept({
+      await db.inbox.accept({
         gateway: "telegram",
         dedupKey: "u1",
         thread: "chat:1",
@@ -85,6 +87,6 @@ describe("restart across processes", () => {
         origin: { gateway: "telegram", thread: "chat:1" },
       }),
     ).toEqual({ accepted: false, duplicate: true });
-    expect(db.sessions.get(ready.session)?.userId).toBe("alice");
+    expect((await db.sessions.get(ready.session))?.userId).toBe("alice");
   });
 });

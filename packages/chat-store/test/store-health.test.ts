@@ -43,9 +43,9 @@ describe("store health while another process holds the write lock", () => {
   it("a session lookup skips its freshness write instead of waiting on the lock", async () => {
     const t = clock();
     const db = openStore({ busyTimeoutMs: 60_000, now: t.now });
-    const session = db.sessions.create("alice");
+    const session = await db.sessions.create("alice");
     t.advance(5 * 60_000);
     await holdWriteLock(db.file);
-    expect(db.sessions.get(session.id)?.userId).toBe("alice");
+    expect((await db.sessions.get(session.id))?.userId).toBe("alice");
   });
 });
