@@ -3,7 +3,7 @@ import type { StoreContext } from "./context.js";
 import { randomUUID } from "node:crypto";
 import { hashPassword, parsePasswordHash, verifyPassword } from "./password.js";
 import { first } from "./rows.js";
-import { accounts } from "./schema.js";
+import type { accounts } from "./schema.js";
 import { VerifyQueue } from "./verify-queue.js";
 
 /** A sign-in account as other packages see it (never the hash). */
@@ -23,6 +23,10 @@ function publicRecord(row: typeof accounts.$inferSelect): AccountRecord {
 }
 
 export class Accounts {
+  private get t() {
+    return this.ctx.tables;
+  }
+
   private readonly queue = new VerifyQueue();
   // A hash of a random password at the accounts' own cost, checked once so that unknown names
   // have a timing sample before any real sign-in happened.
@@ -50,12 +54,18 @@ export class Accounts {
   }
 
   async list(): Promise<AccountRecord[]> {
-    const rows = await this.ctx.run((db) => db.select().from(accounts).orderBy(accounts.username));
+    const rows = await this.ctx.run((db) =>
+      db.select().from(this.t.accounts).orderBy(this.t.accounts.username),
+    );
     return rows.map(publicRecord);
   }
 
   private async row(username: string) {
-    return first(await this.ctx.run((db) => db.select().from(accounts).where(eq(accounts.username, username))));
+    return first(
+      await this.ctx.run((db) =>
+        db.select().from(this.t.accounts).where(eq(this.t.accounts.username, username)),
+      ),
+    );
   }
 
   /**
@@ -77,7 +87,9 @@ export class Accounts {
   private async calibrate(username: string): Promise<void> {
     if (this.queue.hasSamples) return;
     const any = first(
-      await this.ctx.run((db) => db.select({ hash: accounts.passwordHash }).from(accounts).limit(1)),
+      await this.ctx.run((db) =>
+        db.select({ hash: this.t.accounts.passwordHash }).from(this.t.accounts).limit(1),
+      ),
     )?.hash;
     const parsed = any ? parsePasswordHash(any) : undefined;
     const iterations = parsed && typeof parsed !== "string" ? parsed.iterations : undefined;

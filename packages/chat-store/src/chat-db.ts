@@ -1,10 +1,12 @@
-// ChatDb: one SQLite file per webui entry (or per named datasource), opened synchronously.
-// Open order: resolve path -> load driver -> pragmas -> migrations; any failure names the file.
+// ChatDb: the store's tables over one backend. `open` gives the embedded default, one SQLite file
+// per webui entry (or per named datasource), opened synchronously: resolve path -> load driver ->
+// pragmas -> migrations; any failure names the file. `fromBackend` takes another database.
 import { pino } from "pino";
 import { Accounts } from "./accounts.js";
-import { type Db, type StoreContext, type TransactionDriver, SerialLock, createContext } from "./context.js";
+import type { StoreBackend, StoreHealthView, StoreOptions } from "./backend.js";
+import { type Dialect, type StoreContext, createContext } from "./context.js";
 import { Conversations } from "./conversations.js";
-import { type DriverLoad, type SqliteConnection, connect, defaultDriver } from "./driver.js";
+import { type DriverLoad, connect, defaultDriver } from "./driver.js";
 import { ChatDbError, describeError } from "./errors.js";
 import { GatewayState } from "./gateway-state.js";
 import { Inbox } from "./inbox.js";
@@ -15,7 +17,9 @@ import { type CreateMemoryOptions, SqliteMemory } from "./memory.js";
 import { type MigrationReport, type MigrationStep, readSchemaVersion, runMigrations } from "./migrations.js";
 import { type DatasourceConfig, DEFAULT_DATASOURCE, checkDatasource, resolveStorePath } from "./paths.js";
 import { Preferences } from "./preferences.js";
+import { schema } from "./schema.js";
 import { SqliteRunStore } from "./run-store.js";
+import { sqliteDriver } from "./sqlite-driver.js";
 import { type AccountConfig, type AuthLogger, type SeedReport, seedAccounts } from "./seed-accounts.js";
 import { DEFAULT_SESSION_TIMEOUT_MS, Sessions } from "./sessions.js";
 import { StoreHealth } from "./store-health.js";
@@ -60,47 +64,10 @@ function busyTimeoutOf(options: ChatDbOptions): number {
   return Math.max(0, Math.floor(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS));
 }
 
-/**
- * SQLite has one connection per store: a transaction is `BEGIN IMMEDIATE … COMMIT` on it, and
- * every other operation waits (in order) until it ends, so nothing outside the transaction can
- * slip into it across an `await`. Savepoints nest inside.
- */
-function sqliteDriver(sqlite: SqliteConnection, db: Db): TransactionDriver {
-  const lock = new SerialLock();
-  return {
-    db,
-    exclusive: (op) => lock.run(op),
-    begin: (work) =>
-      lock.run(async () => {
-        sqlite.exec("BEGIN IMMEDIATE");
-        try {
-          const result = await work(db);
-          sqlite.exec("COMMIT");
-          return result;
-        } catch (error) {
-          if (sqlite.inTransaction) sqlite.exec("ROLLBACK");
-          throw error;
-        }
-      }),
-    savepoint: async (_db, depth, work) => {
-      const name = `agentsvc_sp${depth}`;
-      sqlite.exec(`SAVEPOINT ${name}`);
-      try {
-        const result = await work(db);
-        sqlite.exec(`RELEASE ${name}`);
-        return result;
-      } catch (error) {
-        sqlite.exec(`ROLLBACK TO ${name}`);
-        sqlite.exec(`RELEASE ${name}`);
-        throw error;
-      }
-    },
-  };
-}
-
 export class ChatDb {
-  /** Absolute path of the SQLite file. */
+  /** Where the data lives: the SQLite file's absolute path, or the PostgreSQL address (no password). */
   readonly file: string;
+  readonly dialect: Dialect;
   readonly datasource: string;
   readonly conversations: Conversations;
   readonly preferences: Preferences;
@@ -113,26 +80,23 @@ export class ChatDb {
   readonly outbox: Outbox;
   readonly gatewayState: GatewayState;
   readonly seenTokens: SeenTokens;
-  /** Whether the file can be read and written right now (never waits); see store-health.ts. */
-  readonly health: StoreHealth;
+  /** Whether the store can be read and written right now (never waits); see store-health.ts. */
+  readonly health: StoreHealthView;
   /** What open() did to the schema. */
   readonly migration: MigrationReport;
   private readonly ctx: StoreContext;
   private closed = false;
 
   private constructor(
-    private readonly sqlite: SqliteConnection,
-    file: string,
-    datasource: string,
-    migration: MigrationReport,
-    options: ChatDbOptions,
-    drizzle: (client: SqliteConnection) => Db,
+    private readonly backend: StoreBackend,
+    options: StoreOptions,
   ) {
-    this.file = file;
-    this.datasource = datasource;
-    this.migration = migration;
-    this.ctx = createContext("sqlite", sqliteDriver(sqlite, drizzle(sqlite)), options.now ?? Date.now);
-    this.health = new StoreHealth(sqlite, busyTimeoutOf(options));
+    this.file = backend.location;
+    this.dialect = backend.dialect;
+    this.datasource = backend.datasource;
+    this.migration = backend.migration;
+    this.ctx = createContext(backend.dialect, backend.tables, backend.driver, options.now ?? Date.now);
+    this.health = backend.health;
     this.conversations = new Conversations(this.ctx);
     this.preferences = new Preferences(this.ctx);
     this.accounts = new Accounts(this.ctx);
@@ -189,12 +153,38 @@ export class ChatDb {
       options.logger?.info({ file, version }, `chat store migrated to schema version ${version}`);
     }
     if (!load.ok) throw new Error("unreachable: connect() refuses a failed driver load");
-    return new ChatDb(sqlite, file, datasource, migration, options, (client) => load.driver.drizzle(client));
+    const db = load.driver.drizzle(sqlite);
+    return new ChatDb(
+      {
+        dialect: "sqlite",
+        location: file,
+        datasource,
+        migration,
+        tables: schema,
+        driver: sqliteDriver(sqlite, db),
+        health: new StoreHealth(sqlite, busyTimeoutOf(options)),
+        schemaVersion: () => readSchemaVersion(sqlite),
+        explain: (sqlText, params) =>
+          (sqlite.prepare(`EXPLAIN QUERY PLAN ${sqlText}`).all(...params) as { detail: string }[]).map(
+            (row) => row.detail,
+          ),
+        close: () => void sqlite.close(),
+      },
+      options,
+    );
+  }
+
+  /**
+   * A store on another database (PostgreSQL through `@agentsvc/store-postgres`): the same tables
+   * and behaviour over the backend's drizzle handle, migrated by the backend before this call.
+   */
+  static fromBackend(backend: StoreBackend, options: StoreOptions = {}): ChatDb {
+    return new ChatDb(backend, options);
   }
 
   /** The highest applied migration step. */
   schemaVersion(): number {
-    return readSchemaVersion(this.sqlite);
+    return this.backend.schemaVersion();
   }
 
   /** A durable Memory scoped by (userId, conversationId). Same as `memory(options)`. */
@@ -218,19 +208,27 @@ export class ChatDb {
     return seedAccounts(this.ctx, this.accounts, users, env, logger, options);
   }
 
-  /** Read-only EXPLAIN QUERY PLAN access for diagnostics and tests. */
+  /** Read-only EXPLAIN QUERY PLAN access for diagnostics and tests (SQLite only). */
   explain(sqlText: string, ...params: unknown[]): string[] {
-    const rows = this.sqlite.prepare(`EXPLAIN QUERY PLAN ${sqlText}`).all(...params) as { detail: string }[];
-    return rows.map((row) => row.detail);
+    if (!this.backend.explain) throw new ChatDbError("unsupported", `${this.file}: explain is SQLite-only`);
+    return this.backend.explain(sqlText, params);
   }
 
   get isOpen(): boolean {
     return !this.closed;
   }
 
+  /** Closes the connection (a PostgreSQL pool ends in the background; await `closed` for it). */
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.sqlite.close();
+    this.#closing = Promise.resolve(this.backend.close());
+  }
+
+  #closing: Promise<void> = Promise.resolve();
+
+  /** Settles when `close()` has finished. */
+  get closedSettled(): Promise<void> {
+    return this.#closing;
   }
 }

@@ -3,6 +3,13 @@
 // drizzle queries, and runs on SQLite (better-sqlite3) and PostgreSQL (node-postgres) alike.
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
+import type { schema } from "./schema.js";
+
+/**
+ * The table objects queries are built from: SQLite's (schema.ts) or PostgreSQL's, which mirror them
+ * column for column under the same property names (typed as SQLite's: the query code is shared).
+ */
+export type Tables = typeof schema;
 
 /**
  * The drizzle handle the table code builds queries with. On PostgreSQL it is a node-postgres
@@ -16,6 +23,7 @@ export type Dialect = "sqlite" | "postgres";
 
 export interface StoreContext {
   readonly dialect: Dialect;
+  readonly tables: Tables;
   now(): number;
   /** One operation: inside the current transaction when the caller is in one, else on its own. */
   run<T>(op: (db: Db) => Promise<T>): Promise<T>;
@@ -45,7 +53,12 @@ export interface TransactionDriver {
   savepoint<T>(db: Db, depth: number, work: (db: Db) => Promise<T>): Promise<T>;
 }
 
-export function createContext(dialect: Dialect, driver: TransactionDriver, now: () => number): StoreContext {
+export function createContext(
+  dialect: Dialect,
+  tables: Tables,
+  driver: TransactionDriver,
+  now: () => number,
+): StoreContext {
   const scopes = new AsyncLocalStorage<Scope>();
   const current = () => {
     const scope = scopes.getStore();
@@ -61,6 +74,7 @@ export function createContext(dialect: Dialect, driver: TransactionDriver, now: 
   };
   return {
     dialect,
+    tables,
     now,
     run(op) {
       const scope = current();

@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import { AgentsvcError } from "@agentsvc/agent-core";
 import { and, desc, eq, sql } from "./orm.js";
 import type { StoreContext } from "./context.js";
-import { conversations } from "./schema.js";
+import type { conversations } from "./schema.js";
 import { first, lockRow, one } from "./rows.js";
 import { requireId } from "./validate.js";
 
@@ -54,11 +54,20 @@ function forbidden(conversationId: string): AgentsvcError {
 }
 
 export class Conversations {
+  private get t() {
+    return this.ctx.tables;
+  }
+
   constructor(private readonly ctx: StoreContext) {}
 
   get(conversationId: string): Promise<ConversationRecord | undefined> {
     return this.ctx.run(async (db) =>
-      first(await db.select().from(conversations).where(eq(conversations.conversationId, conversationId))),
+      first(
+        await db
+          .select()
+          .from(this.t.conversations)
+          .where(eq(this.t.conversations.conversationId, conversationId)),
+      ),
     );
   }
 
@@ -79,9 +88,9 @@ export class Conversations {
     return this.ctx.run(async (db) => {
       const query = db
         .select()
-        .from(conversations)
-        .where(eq(conversations.userId, userId))
-        .orderBy(desc(conversations.updatedAt), sql`rowid DESC`);
+        .from(this.t.conversations)
+        .where(eq(this.t.conversations.userId, userId))
+        .orderBy(desc(this.t.conversations.updatedAt), sql`rowid DESC`);
       return options.limit === undefined ? await query : await query.limit(options.limit);
     });
   }
@@ -97,14 +106,18 @@ export class Conversations {
     const after = options.cursor === undefined ? undefined : parseCursor(options.cursor);
     const older = after
       ? // A row-value comparison lets SQLite seek in the (user_id, updated_at) index (rowid is its tail).
-        sql`(${conversations.updatedAt}, rowid) < (${after.updatedAt}, ${after.rowid})`
+        sql`(${this.t.conversations.updatedAt}, rowid) < (${after.updatedAt}, ${after.rowid})`
       : undefined;
     const rows = await this.ctx.run((db) =>
       db
-        .select({ row: conversations, rowid: sql<number>`rowid`.mapWith(Number) })
-        .from(conversations)
-        .where(older ? and(eq(conversations.userId, userId), older) : eq(conversations.userId, userId))
-        .orderBy(desc(conversations.updatedAt), sql`rowid DESC`)
+        .select({ row: this.t.conversations, rowid: sql<number>`rowid`.mapWith(Number) })
+        .from(this.t.conversations)
+        .where(
+          older
+            ? and(eq(this.t.conversations.userId, userId), older)
+            : eq(this.t.conversations.userId, userId),
+        )
+        .orderBy(desc(this.t.conversations.updatedAt), sql`rowid DESC`)
         .limit(options.limit + 1),
     );
     const shown = rows.slice(0, options.limit);
@@ -131,7 +144,7 @@ export class Conversations {
       return this.ctx.run(async (db) =>
         one(
           await db
-            .insert(conversations)
+            .insert(this.t.conversations)
             .values({ conversationId, userId, title, messageCount: 0, createdAt: now, updatedAt: now })
             .returning(),
         ),
@@ -164,7 +177,7 @@ export class Conversations {
       const created = await this.ctx.run(async (db) =>
         first(
           await db
-            .insert(conversations)
+            .insert(this.t.conversations)
             .values({
               conversationId,
               userId,
@@ -173,25 +186,32 @@ export class Conversations {
               createdAt: now,
               updatedAt: now,
             })
-            .onConflictDoNothing({ target: conversations.conversationId })
+            .onConflictDoNothing({ target: this.t.conversations.conversationId })
             .returning(),
         ),
       );
       if (created) return created;
       const existing = await this.ctx.run(async (db) =>
-        one(await lockRow(db, conversations, eq(conversations.conversationId, conversationId), this.ctx)),
+        one(
+          await lockRow(
+            db,
+            this.t.conversations,
+            eq(this.t.conversations.conversationId, conversationId),
+            this.ctx,
+          ),
+        ),
       );
       if (existing.userId !== userId) throw forbidden(conversationId);
       return this.ctx.run(async (db) =>
         one(
           await db
-            .update(conversations)
+            .update(this.t.conversations)
             .set({
-              messageCount: sql`${conversations.messageCount} + ${2 * turns}`,
+              messageCount: sql`${this.t.conversations.messageCount} + ${2 * turns}`,
               updatedAt: Math.max(now, existing.updatedAt),
               ...(existing.title === null && title !== undefined ? { title } : {}),
             })
-            .where(eq(conversations.conversationId, conversationId))
+            .where(eq(this.t.conversations.conversationId, conversationId))
             .returning(),
         ),
       );
@@ -208,13 +228,19 @@ export class Conversations {
     const updated = await this.ctx.run(async (db) =>
       first(
         await db
-          .update(conversations)
+          .update(this.t.conversations)
           .set({ title: clean })
-          .where(and(eq(conversations.conversationId, conversationId), eq(conversations.userId, userId)))
+          .where(
+            and(
+              eq(this.t.conversations.conversationId, conversationId),
+              eq(this.t.conversations.userId, userId),
+            ),
+          )
           .returning(),
       ),
     );
-    if (!updated) throw new AgentsvcError("not_found", `conversation "${conversationId}" does not exist`, 404);
+    if (!updated)
+      throw new AgentsvcError("not_found", `conversation "${conversationId}" does not exist`, 404);
     return updated;
   }
 
@@ -225,10 +251,15 @@ export class Conversations {
       async (db) =>
         (
           await db
-            .update(conversations)
+            .update(this.t.conversations)
             .set({ messageCount: 0 })
-            .where(and(eq(conversations.conversationId, conversationId), eq(conversations.userId, userId)))
-            .returning({ id: conversations.conversationId })
+            .where(
+              and(
+                eq(this.t.conversations.conversationId, conversationId),
+                eq(this.t.conversations.userId, userId),
+              ),
+            )
+            .returning({ id: this.t.conversations.conversationId })
         ).length > 0,
     );
   }
@@ -240,9 +271,14 @@ export class Conversations {
       async (db) =>
         (
           await db
-            .delete(conversations)
-            .where(and(eq(conversations.conversationId, conversationId), eq(conversations.userId, userId)))
-            .returning({ id: conversations.conversationId })
+            .delete(this.t.conversations)
+            .where(
+              and(
+                eq(this.t.conversations.conversationId, conversationId),
+                eq(this.t.conversations.userId, userId),
+              ),
+            )
+            .returning({ id: this.t.conversations.conversationId })
         ).length > 0,
     );
   }

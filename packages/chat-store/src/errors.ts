@@ -12,7 +12,8 @@ export class ChatDbError extends Error {
       | "migration_failed"
       | "schema_too_new"
       | "migration_edited"
-      | "invalid_account",
+      | "invalid_account"
+      | "unsupported",
     message: string,
     options?: { cause?: unknown },
   ) {

@@ -2,18 +2,22 @@
 // session id and sequence. Values are JSON.
 import { and, eq } from "./orm.js";
 import type { StoreContext } from "./context.js";
-import { gatewayState } from "./schema.js";
+import type { gatewayState } from "./schema.js";
 import { requireId, toJson } from "./validate.js";
 
 export class GatewayState {
+  private get t() {
+    return this.ctx.tables;
+  }
+
   constructor(private readonly ctx: StoreContext) {}
 
   async get<T = unknown>(gateway: string, key: string): Promise<T | undefined> {
     const rows = await this.ctx.run((db) =>
       db
-        .select({ value: gatewayState.value })
-        .from(gatewayState)
-        .where(and(eq(gatewayState.gateway, gateway), eq(gatewayState.key, key))),
+        .select({ value: this.t.gatewayState.value })
+        .from(this.t.gatewayState)
+        .where(and(eq(this.t.gatewayState.gateway, gateway), eq(this.t.gatewayState.key, key))),
     );
     return rows[0] ? (JSON.parse(rows[0].value) as T) : undefined;
   }
@@ -27,10 +31,10 @@ export class GatewayState {
     };
     await this.ctx.run((db) =>
       db
-        .insert(gatewayState)
+        .insert(this.t.gatewayState)
         .values(values)
         .onConflictDoUpdate({
-          target: [gatewayState.gateway, gatewayState.key],
+          target: [this.t.gatewayState.gateway, this.t.gatewayState.key],
           set: { value: values.value, updatedAt: values.updatedAt },
         }),
     );
@@ -38,7 +42,9 @@ export class GatewayState {
 
   async delete(gateway: string, key: string): Promise<void> {
     await this.ctx.run((db) =>
-      db.delete(gatewayState).where(and(eq(gatewayState.gateway, gateway), eq(gatewayState.key, key))),
+      db
+        .delete(this.t.gatewayState)
+        .where(and(eq(this.t.gatewayState.gateway, gateway), eq(this.t.gatewayState.key, key))),
     );
   }
 }

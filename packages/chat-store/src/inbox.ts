@@ -3,7 +3,7 @@
 import type { RunOrigin } from "@agentsvc/agent-core";
 import { and, asc, count, eq, inArray, lt } from "./orm.js";
 import type { StoreContext } from "./context.js";
-import { type InboxStatus, inbox } from "./schema.js";
+import type { InboxStatus, inbox } from "./schema.js";
 import { first } from "./rows.js";
 import { requireId, toJson } from "./validate.js";
 
@@ -29,6 +29,10 @@ function toRecord(row: typeof inbox.$inferSelect): InboxRecord {
 }
 
 export class Inbox {
+  private get t() {
+    return this.ctx.tables;
+  }
+
   constructor(private readonly ctx: StoreContext) {}
 
   /** Atomic: one row per (gateway, dedupKey), ever; a repeat is reported as a duplicate. */
@@ -42,12 +46,12 @@ export class Inbox {
     const gateway = requireId(input.gateway, "gateway");
     const dedupKey = requireId(input.dedupKey, "dedupKey", 1024);
     const thread = requireId(input.thread, "thread", 1024);
-    if (typeof input.text !== "string") throw new TypeError("inbox.accept: text must be a string");
+    if (typeof input.text !== "string") throw new TypeError("this.t.inbox.accept: text must be a string");
     const origin = toJson(input.origin, "origin");
     const row = first(
       await this.ctx.run((db) =>
         db
-          .insert(inbox)
+          .insert(this.t.inbox)
           .values({
             gateway,
             dedupKey,
@@ -57,15 +61,17 @@ export class Inbox {
             status: "queued",
             receivedAt: this.ctx.now(),
           })
-          .onConflictDoNothing({ target: [inbox.gateway, inbox.dedupKey] })
-          .returning({ id: inbox.id }),
+          .onConflictDoNothing({ target: [this.t.inbox.gateway, this.t.inbox.dedupKey] })
+          .returning({ id: this.t.inbox.id }),
       ),
     );
     return row ? { accepted: true, id: row.id } : { accepted: false, duplicate: true };
   }
 
   async get(id: number): Promise<InboxRecord | undefined> {
-    const row = first(await this.ctx.run((db) => db.select().from(inbox).where(eq(inbox.id, id))));
+    const row = first(
+      await this.ctx.run((db) => db.select().from(this.t.inbox).where(eq(this.t.inbox.id, id))),
+    );
     return row && toRecord(row);
   }
 
@@ -73,10 +79,10 @@ export class Inbox {
   async markRunning(id: number): Promise<boolean> {
     const rows = await this.ctx.run((db) =>
       db
-        .update(inbox)
+        .update(this.t.inbox)
         .set({ status: "running", startedAt: this.ctx.now() })
-        .where(and(eq(inbox.id, id), eq(inbox.status, "queued")))
-        .returning({ id: inbox.id }),
+        .where(and(eq(this.t.inbox.id, id), eq(this.t.inbox.status, "queued")))
+        .returning({ id: this.t.inbox.id }),
     );
     return rows.length > 0;
   }
@@ -84,14 +90,16 @@ export class Inbox {
   /** queued|running -> done|rejected|failed. False when already finished or unknown. */
   async markDone(id: number, status: "done" | "rejected" | "failed"): Promise<boolean> {
     if (status !== "done" && status !== "rejected" && status !== "failed") {
-      throw new TypeError(`inbox.markDone: status must be done, rejected or failed (got ${String(status)})`);
+      throw new TypeError(
+        `this.t.inbox.markDone: status must be done, rejected or failed (got ${String(status)})`,
+      );
     }
     const rows = await this.ctx.run((db) =>
       db
-        .update(inbox)
+        .update(this.t.inbox)
         .set({ status, finishedAt: this.ctx.now() })
-        .where(and(eq(inbox.id, id), inArray(inbox.status, ["queued", "running"])))
-        .returning({ id: inbox.id }),
+        .where(and(eq(this.t.inbox.id, id), inArray(this.t.inbox.status, ["queued", "running"])))
+        .returning({ id: this.t.inbox.id }),
     );
     return rows.length > 0;
   }
@@ -101,9 +109,9 @@ export class Inbox {
     const rows = await this.ctx.run((db) =>
       db
         .select()
-        .from(inbox)
-        .where(inArray(inbox.status, ["queued", "running"]))
-        .orderBy(asc(inbox.id)),
+        .from(this.t.inbox)
+        .where(inArray(this.t.inbox.status, ["queued", "running"]))
+        .orderBy(asc(this.t.inbox.id)),
     );
     return rows.map(toRecord);
   }
@@ -113,9 +121,15 @@ export class Inbox {
     const rows = await this.ctx.run((db) =>
       db
         .select()
-        .from(inbox)
-        .where(and(eq(inbox.gateway, gateway), eq(inbox.thread, thread), eq(inbox.status, "queued")))
-        .orderBy(asc(inbox.id)),
+        .from(this.t.inbox)
+        .where(
+          and(
+            eq(this.t.inbox.gateway, gateway),
+            eq(this.t.inbox.thread, thread),
+            eq(this.t.inbox.status, "queued"),
+          ),
+        )
+        .orderBy(asc(this.t.inbox.id)),
     );
     return rows.map(toRecord);
   }
@@ -124,8 +138,14 @@ export class Inbox {
     const rows = await this.ctx.run((db) =>
       db
         .select({ n: count() })
-        .from(inbox)
-        .where(and(eq(inbox.gateway, gateway), eq(inbox.thread, thread), eq(inbox.status, "queued"))),
+        .from(this.t.inbox)
+        .where(
+          and(
+            eq(this.t.inbox.gateway, gateway),
+            eq(this.t.inbox.thread, thread),
+            eq(this.t.inbox.status, "queued"),
+          ),
+        ),
     );
     return rows[0]?.n ?? 0;
   }
@@ -137,9 +157,14 @@ export class Inbox {
   async prune(before: number): Promise<number> {
     const rows = await this.ctx.run((db) =>
       db
-        .delete(inbox)
-        .where(and(inArray(inbox.status, ["done", "rejected", "failed"]), lt(inbox.receivedAt, before)))
-        .returning({ id: inbox.id }),
+        .delete(this.t.inbox)
+        .where(
+          and(
+            inArray(this.t.inbox.status, ["done", "rejected", "failed"]),
+            lt(this.t.inbox.receivedAt, before),
+          ),
+        )
+        .returning({ id: this.t.inbox.id }),
     );
     return rows.length;
   }

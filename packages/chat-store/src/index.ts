@@ -47,3 +47,13 @@ export { Outbox, type OutboxInput, type OutboxKind, type OutboxRecord, type Outb
 export { GatewayState } from "./gateway-state.js";
 export { type ClaimResult, SeenTokens } from "./seen-tokens.js";
 export { isStoreLocked, StoreHealth, type StoreAccess, type StoreState } from "./store-health.js";
+export {
+  PoolHealth,
+  poolDriver,
+  type StoreBackend,
+  type StoreHealthView,
+  type StoreOptions,
+} from "./backend.js";
+export type { Db, Dialect, Tables, TransactionDriver } from "./context.js";
+/** The SQLite table objects; a PostgreSQL backend mirrors them column for column. */
+export { schema as sqliteTables } from "./schema.js";

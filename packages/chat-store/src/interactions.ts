@@ -3,7 +3,7 @@
 import type { Decision, DecisionKind } from "@agentsvc/agent-core";
 import { and, asc, desc, eq, isNotNull, lte } from "./orm.js";
 import type { StoreContext } from "./context.js";
-import { interactions } from "./schema.js";
+import type { interactions } from "./schema.js";
 import { first } from "./rows.js";
 import { requireId, toJson } from "./validate.js";
 
@@ -40,6 +40,10 @@ function toRecord(row: typeof interactions.$inferSelect): InteractionRecord {
 }
 
 export class Interactions {
+  private get t() {
+    return this.ctx.tables;
+  }
+
   constructor(private readonly ctx: StoreContext) {}
 
   /** Insert, or refresh the descriptive fields of an existing request (its resolution is kept). */
@@ -57,13 +61,18 @@ export class Interactions {
     };
     const { requestId: _id, ...refresh } = values;
     await this.ctx.run((db) =>
-      db.insert(interactions).values(values).onConflictDoUpdate({ target: interactions.requestId, set: refresh }),
+      db
+        .insert(this.t.interactions)
+        .values(values)
+        .onConflictDoUpdate({ target: this.t.interactions.requestId, set: refresh }),
     );
   }
 
   async get(requestId: string): Promise<InteractionRecord | undefined> {
     const row = first(
-      await this.ctx.run((db) => db.select().from(interactions).where(eq(interactions.requestId, requestId))),
+      await this.ctx.run((db) =>
+        db.select().from(this.t.interactions).where(eq(this.t.interactions.requestId, requestId)),
+      ),
     );
     return row && toRecord(row);
   }
@@ -74,15 +83,15 @@ export class Interactions {
       await this.ctx.run((db) =>
         db
           .select()
-          .from(interactions)
+          .from(this.t.interactions)
           .where(
             and(
-              eq(interactions.gateway, gateway),
-              eq(interactions.thread, thread),
-              eq(interactions.status, "open"),
+              eq(this.t.interactions.gateway, gateway),
+              eq(this.t.interactions.thread, thread),
+              eq(this.t.interactions.status, "open"),
             ),
           )
-          .orderBy(desc(interactions.createdAt))
+          .orderBy(desc(this.t.interactions.createdAt))
           .limit(1),
       ),
     );
@@ -92,7 +101,11 @@ export class Interactions {
   /** Every open request, oldest first (re-rendered after a restart). */
   async listOpen(): Promise<InteractionRecord[]> {
     const rows = await this.ctx.run((db) =>
-      db.select().from(interactions).where(eq(interactions.status, "open")).orderBy(asc(interactions.createdAt)),
+      db
+        .select()
+        .from(this.t.interactions)
+        .where(eq(this.t.interactions.status, "open"))
+        .orderBy(asc(this.t.interactions.createdAt)),
     );
     return rows.map(toRecord);
   }
@@ -102,15 +115,15 @@ export class Interactions {
     const rows = await this.ctx.run((db) =>
       db
         .select()
-        .from(interactions)
+        .from(this.t.interactions)
         .where(
           and(
-            eq(interactions.status, "open"),
-            isNotNull(interactions.expiresAt),
-            lte(interactions.expiresAt, now),
+            eq(this.t.interactions.status, "open"),
+            isNotNull(this.t.interactions.expiresAt),
+            lte(this.t.interactions.expiresAt, now),
           ),
         )
-        .orderBy(asc(interactions.expiresAt)),
+        .orderBy(asc(this.t.interactions.expiresAt)),
     );
     return rows.map(toRecord);
   }
@@ -119,10 +132,10 @@ export class Interactions {
   async nextExpiry(): Promise<number | undefined> {
     const rows = await this.ctx.run((db) =>
       db
-        .select({ expiresAt: interactions.expiresAt })
-        .from(interactions)
-        .where(and(eq(interactions.status, "open"), isNotNull(interactions.expiresAt)))
-        .orderBy(asc(interactions.expiresAt))
+        .select({ expiresAt: this.t.interactions.expiresAt })
+        .from(this.t.interactions)
+        .where(and(eq(this.t.interactions.status, "open"), isNotNull(this.t.interactions.expiresAt)))
+        .orderBy(asc(this.t.interactions.expiresAt))
         .limit(1),
     );
     return rows[0]?.expiresAt ?? undefined;
@@ -132,10 +145,10 @@ export class Interactions {
   async resolve(requestId: string, decision: InteractionDecision): Promise<boolean> {
     const rows = await this.ctx.run((db) =>
       db
-        .update(interactions)
+        .update(this.t.interactions)
         .set({ status: "resolved", decision: toJson(decision, "decision"), resolvedAt: this.ctx.now() })
-        .where(and(eq(interactions.requestId, requestId), eq(interactions.status, "open")))
-        .returning({ id: interactions.requestId }),
+        .where(and(eq(this.t.interactions.requestId, requestId), eq(this.t.interactions.status, "open")))
+        .returning({ id: this.t.interactions.requestId }),
     );
     return rows.length > 0;
   }

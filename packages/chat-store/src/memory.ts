@@ -12,7 +12,7 @@ import {
 } from "@agentsvc/agent-core";
 import { and, asc, count, eq, gt, lte } from "./orm.js";
 import type { StoreContext } from "./context.js";
-import { memoryMessages } from "./schema.js";
+import type { memoryMessages } from "./schema.js";
 import { first } from "./rows.js";
 import { requireId } from "./validate.js";
 
@@ -33,6 +33,10 @@ function scopeOf(scope: MemoryScope): MemoryScope {
 }
 
 export class SqliteMemory implements Memory {
+  private get t() {
+    return this.ctx.tables;
+  }
+
   readonly canSummarize: boolean;
   private readonly summarizer: Summarizer | undefined;
   private readonly summaryThreshold: number | undefined;
@@ -51,17 +55,20 @@ export class SqliteMemory implements Memory {
 
   private where(scope: MemoryScope) {
     const { userId, conversationId } = scopeOf(scope);
-    return and(eq(memoryMessages.userId, userId), eq(memoryMessages.conversationId, conversationId));
+    return and(
+      eq(this.t.memoryMessages.userId, userId),
+      eq(this.t.memoryMessages.conversationId, conversationId),
+    );
   }
 
   private rows(scope: MemoryScope) {
     const where = this.where(scope);
     return this.ctx.run((db) =>
       db
-        .select({ id: memoryMessages.id, body: memoryMessages.body })
-        .from(memoryMessages)
+        .select({ id: this.t.memoryMessages.id, body: this.t.memoryMessages.body })
+        .from(this.t.memoryMessages)
         .where(where)
-        .orderBy(asc(memoryMessages.id)),
+        .orderBy(asc(this.t.memoryMessages.id)),
     );
   }
 
@@ -91,7 +98,7 @@ export class SqliteMemory implements Memory {
     // marked done, its reply queued) land together or not at all.
     await this.ctx.transaction(async () => {
       // One statement per message, in order: ids follow the turn's order on both databases.
-      for (const value of values) await this.ctx.run((db) => db.insert(memoryMessages).values(value));
+      for (const value of values) await this.ctx.run((db) => db.insert(this.t.memoryMessages).values(value));
       await within?.();
     });
     const threshold = this.summaryThreshold;
@@ -106,12 +113,14 @@ export class SqliteMemory implements Memory {
 
   async clear(scope: MemoryScope): Promise<void> {
     const where = this.where(scope);
-    await this.ctx.run((db) => db.delete(memoryMessages).where(where));
+    await this.ctx.run((db) => db.delete(this.t.memoryMessages).where(where));
   }
 
   async count(scope: MemoryScope): Promise<number> {
     const where = this.where(scope);
-    const rows = await this.ctx.run((db) => db.select({ n: count() }).from(memoryMessages).where(where));
+    const rows = await this.ctx.run((db) =>
+      db.select({ n: count() }).from(this.t.memoryMessages).where(where),
+    );
     return rows[0]?.n ?? 0;
   }
 
@@ -138,18 +147,18 @@ export class SqliteMemory implements Memory {
     const summary = summaryMessage(await this.summarizer(plan.summarize));
 
     return this.ctx.transaction(async () => {
-      const range = and(this.where(scope), lte(memoryMessages.id, lastId));
+      const range = and(this.where(scope), lte(this.t.memoryMessages.id, lastId));
       // The scope may have been cleared or compacted while the model was summarizing.
-      const still = first(
-        await this.ctx.run((db) => db.select({ n: count() }).from(memoryMessages).where(range)),
-      )?.n ?? 0;
+      const still =
+        first(await this.ctx.run((db) => db.select({ n: count() }).from(this.t.memoryMessages).where(range)))
+          ?.n ?? 0;
       const head = first(
         await this.ctx.run((db) =>
           db
-            .select({ id: memoryMessages.id })
-            .from(memoryMessages)
+            .select({ id: this.t.memoryMessages.id })
+            .from(this.t.memoryMessages)
             .where(this.where(scope))
-            .orderBy(asc(memoryMessages.id))
+            .orderBy(asc(this.t.memoryMessages.id))
             .limit(1),
         ),
       );
@@ -160,14 +169,20 @@ export class SqliteMemory implements Memory {
       // The summary takes the first row's id so it stays ahead of the kept messages.
       await this.ctx.run((db) =>
         db
-          .update(memoryMessages)
+          .update(this.t.memoryMessages)
           .set({ role: "system", body: JSON.stringify(summary) })
-          .where(eq(memoryMessages.id, firstId)),
+          .where(eq(this.t.memoryMessages.id, firstId)),
       );
       await this.ctx.run((db) =>
         db
-          .delete(memoryMessages)
-          .where(and(this.where(scope), gt(memoryMessages.id, firstId), lte(memoryMessages.id, lastId))),
+          .delete(this.t.memoryMessages)
+          .where(
+            and(
+              this.where(scope),
+              gt(this.t.memoryMessages.id, firstId),
+              lte(this.t.memoryMessages.id, lastId),
+            ),
+          ),
       );
       const current = await this.count(scope);
       return { compacted: true, before: current + older.length - 1, after: current };

@@ -3,8 +3,8 @@
 // with retry, and a row is `sent` or `dead` exactly once. `idemKey` is unique: writing the same
 // piece twice keeps one row.
 import { and, asc, count, eq, gt, inArray, lt, min, sql } from "./orm.js";
-import type { StoreContext } from "./context.js";
-import { type OutboxKind, type OutboxStatus, outbox } from "./schema.js";
+import type { StoreContext, Tables } from "./context.js";
+import type { OutboxKind, OutboxStatus, outbox } from "./schema.js";
 import { requireId, toJson } from "./validate.js";
 
 export type { OutboxKind, OutboxStatus };
@@ -42,12 +42,16 @@ function toRecord(row: typeof outbox.$inferSelect): OutboxRecord {
 }
 
 /** The row is the oldest pending piece of its (gateway, thread). */
-function headOfThread() {
-  return sql`NOT EXISTS (SELECT 1 FROM outbox AS earlier WHERE earlier.gateway = ${outbox.gateway}
-    AND earlier.thread = ${outbox.thread} AND earlier.status = 'pending' AND earlier.id < ${outbox.id})`;
+function headOfThread(t: Tables["outbox"]) {
+  return sql`NOT EXISTS (SELECT 1 FROM outbox AS earlier WHERE earlier.gateway = ${t.gateway}
+    AND earlier.thread = ${t.thread} AND earlier.status = 'pending' AND earlier.id < ${t.id})`;
 }
 
 export class Outbox {
+  private get t() {
+    return this.ctx.tables;
+  }
+
   constructor(private readonly ctx: StoreContext) {}
 
   /** Inserts pieces in order; a piece whose idemKey exists already is skipped. Returns new row ids. */
@@ -67,10 +71,10 @@ export class Outbox {
       };
       const rows = await this.ctx.run((db) =>
         db
-          .insert(outbox)
+          .insert(this.t.outbox)
           .values(values)
-          .onConflictDoNothing({ target: outbox.idemKey })
-          .returning({ id: outbox.id }),
+          .onConflictDoNothing({ target: this.t.outbox.idemKey })
+          .returning({ id: this.t.outbox.id }),
       );
       if (rows[0]) ids.push(rows[0].id);
     }
@@ -78,7 +82,7 @@ export class Outbox {
   }
 
   async get(id: number): Promise<OutboxRecord | undefined> {
-    const rows = await this.ctx.run((db) => db.select().from(outbox).where(eq(outbox.id, id)));
+    const rows = await this.ctx.run((db) => db.select().from(this.t.outbox).where(eq(this.t.outbox.id, id)));
     return rows[0] && toRecord(rows[0]);
   }
 
@@ -90,9 +94,15 @@ export class Outbox {
     const rows = await this.ctx.run((db) =>
       db
         .select()
-        .from(outbox)
-        .where(and(eq(outbox.status, "pending"), sql`${outbox.nextAttemptAt} <= ${now}`, headOfThread()))
-        .orderBy(asc(outbox.id))
+        .from(this.t.outbox)
+        .where(
+          and(
+            eq(this.t.outbox.status, "pending"),
+            sql`${this.t.outbox.nextAttemptAt} <= ${now}`,
+            headOfThread(this.t.outbox),
+          ),
+        )
+        .orderBy(asc(this.t.outbox.id))
         .limit(limit),
     );
     return rows.map(toRecord);
@@ -102,9 +112,9 @@ export class Outbox {
   async nextDueAt(): Promise<number | undefined> {
     const rows = await this.ctx.run((db) =>
       db
-        .select({ at: min(outbox.nextAttemptAt) })
-        .from(outbox)
-        .where(and(eq(outbox.status, "pending"), headOfThread())),
+        .select({ at: min(this.t.outbox.nextAttemptAt) })
+        .from(this.t.outbox)
+        .where(and(eq(this.t.outbox.status, "pending"), headOfThread(this.t.outbox))),
     );
     return rows[0]?.at ?? undefined;
   }
@@ -113,7 +123,7 @@ export class Outbox {
   markSent(id: number, platformId?: string): Promise<boolean> {
     return this.finish(id, {
       status: "sent",
-      attempts: sql`${outbox.attempts} + 1`,
+      attempts: sql`${this.t.outbox.attempts} + 1`,
       platformId: platformId ?? null,
       finishedAt: this.ctx.now(),
     });
@@ -121,27 +131,34 @@ export class Outbox {
 
   /** A failed attempt: counted, retried at `nextAttemptAt`. */
   markRetry(id: number, nextAttemptAt: number, error: string): Promise<boolean> {
-    return this.finish(id, { attempts: sql`${outbox.attempts} + 1`, nextAttemptAt, lastError: error.slice(0, 2000) });
+    return this.finish(id, {
+      attempts: sql`${this.t.outbox.attempts} + 1`,
+      nextAttemptAt,
+      lastError: error.slice(0, 2000),
+    });
   }
 
   /** pending -> dead: given up after the attempt bound (or a permanent error). */
   markDead(id: number, error: string): Promise<boolean> {
     return this.finish(id, {
       status: "dead",
-      attempts: sql`${outbox.attempts} + 1`,
+      attempts: sql`${this.t.outbox.attempts} + 1`,
       lastError: error.slice(0, 2000),
       finishedAt: this.ctx.now(),
     });
   }
 
   /** Updates a row that is still pending; false when it was not. */
-  private async finish(id: number, set: Partial<Record<keyof typeof outbox.$inferInsert, unknown>>): Promise<boolean> {
+  private async finish(
+    id: number,
+    set: Partial<Record<keyof typeof outbox.$inferInsert, unknown>>,
+  ): Promise<boolean> {
     const rows = await this.ctx.run((db) =>
       db
-        .update(outbox)
+        .update(this.t.outbox)
         .set(set as typeof outbox.$inferInsert)
-        .where(and(eq(outbox.id, id), eq(outbox.status, "pending")))
-        .returning({ id: outbox.id }),
+        .where(and(eq(this.t.outbox.id, id), eq(this.t.outbox.status, "pending")))
+        .returning({ id: this.t.outbox.id }),
     );
     return rows.length > 0;
   }
@@ -151,16 +168,24 @@ export class Outbox {
     const rows = await this.ctx.run((db) =>
       db
         .select()
-        .from(outbox)
-        .where(and(eq(outbox.gateway, gateway), eq(outbox.thread, thread), gt(outbox.id, after)))
-        .orderBy(asc(outbox.id))
+        .from(this.t.outbox)
+        .where(
+          and(
+            eq(this.t.outbox.gateway, gateway),
+            eq(this.t.outbox.thread, thread),
+            gt(this.t.outbox.id, after),
+          ),
+        )
+        .orderBy(asc(this.t.outbox.id))
         .limit(limit),
     );
     return rows.map(toRecord);
   }
 
   async countByStatus(status: OutboxStatus): Promise<number> {
-    const rows = await this.ctx.run((db) => db.select({ n: count() }).from(outbox).where(eq(outbox.status, status)));
+    const rows = await this.ctx.run((db) =>
+      db.select({ n: count() }).from(this.t.outbox).where(eq(this.t.outbox.status, status)),
+    );
     return rows[0]?.n ?? 0;
   }
 
@@ -168,9 +193,9 @@ export class Outbox {
   async prune(before: number): Promise<number> {
     const rows = await this.ctx.run((db) =>
       db
-        .delete(outbox)
-        .where(and(inArray(outbox.status, ["sent", "dead"]), lt(outbox.finishedAt, before)))
-        .returning({ id: outbox.id }),
+        .delete(this.t.outbox)
+        .where(and(inArray(this.t.outbox.status, ["sent", "dead"]), lt(this.t.outbox.finishedAt, before)))
+        .returning({ id: this.t.outbox.id }),
     );
     return rows.length;
   }

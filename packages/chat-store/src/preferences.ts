@@ -1,20 +1,24 @@
 import { and, eq } from "./orm.js";
 import type { StoreContext } from "./context.js";
-import { preferences } from "./schema.js";
+import type { preferences } from "./schema.js";
 import { first } from "./rows.js";
 import { requireId, toJson } from "./validate.js";
 
 /** Per-user key/value settings; any JSON value, upsert on (userId, prefKey). */
 export class Preferences {
+  private get t() {
+    return this.ctx.tables;
+  }
+
   constructor(private readonly ctx: StoreContext) {}
 
   async getAll(userId: string): Promise<Record<string, unknown>> {
     const rows = await this.ctx.run((db) =>
       db
-        .select({ key: preferences.prefKey, value: preferences.value })
-        .from(preferences)
-        .where(eq(preferences.userId, userId))
-        .orderBy(preferences.prefKey),
+        .select({ key: this.t.preferences.prefKey, value: this.t.preferences.value })
+        .from(this.t.preferences)
+        .where(eq(this.t.preferences.userId, userId))
+        .orderBy(this.t.preferences.prefKey),
     );
     const out: Record<string, unknown> = {};
     for (const row of rows) {
@@ -33,9 +37,9 @@ export class Preferences {
     const row = first(
       await this.ctx.run((db) =>
         db
-          .select({ value: preferences.value })
-          .from(preferences)
-          .where(and(eq(preferences.userId, userId), eq(preferences.prefKey, key))),
+          .select({ value: this.t.preferences.value })
+          .from(this.t.preferences)
+          .where(and(eq(this.t.preferences.userId, userId), eq(this.t.preferences.prefKey, key))),
       ),
     );
     return row === undefined ? undefined : JSON.parse(row.value);
@@ -44,14 +48,14 @@ export class Preferences {
   async set(userId: string, key: string, value: unknown): Promise<void> {
     requireId(userId, "userId");
     requireId(key, "key", 200);
-    const json = toJson(value, `preferences.${key}`);
+    const json = toJson(value, `this.t.preferences.${key}`);
     const now = this.ctx.now();
     await this.ctx.run((db) =>
       db
-        .insert(preferences)
+        .insert(this.t.preferences)
         .values({ userId, prefKey: key, value: json, updatedAt: now })
         .onConflictDoUpdate({
-          target: [preferences.userId, preferences.prefKey],
+          target: [this.t.preferences.userId, this.t.preferences.prefKey],
           set: { value: json, updatedAt: now },
         }),
     );
@@ -61,9 +65,9 @@ export class Preferences {
   async delete(userId: string, key: string): Promise<boolean> {
     const rows = await this.ctx.run((db) =>
       db
-        .delete(preferences)
-        .where(and(eq(preferences.userId, userId), eq(preferences.prefKey, key)))
-        .returning({ key: preferences.prefKey }),
+        .delete(this.t.preferences)
+        .where(and(eq(this.t.preferences.userId, userId), eq(this.t.preferences.prefKey, key)))
+        .returning({ key: this.t.preferences.prefKey }),
     );
     return rows.length > 0;
   }

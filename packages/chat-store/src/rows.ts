@@ -20,7 +20,10 @@ export function one<T>(rows: readonly T[]): T {
  * read-then-write cannot race another instance. SQLite's write transaction is exclusive already.
  */
 export function lockRow<T extends SQLiteTable>(db: Db, table: T, where: SQL | undefined, ctx: StoreContext) {
-  const query = db.select().from(table as SQLiteTable).where(where);
+  const query = db
+    .select()
+    .from(table as SQLiteTable)
+    .where(where);
   if (ctx.dialect !== "postgres") return query as unknown as Promise<T["$inferSelect"][]>;
   // The handle is node-postgres drizzle here (see context.ts): its select builder has `for`.
   return (query as unknown as { for(s: "update"): Promise<T["$inferSelect"][]> }).for("update");

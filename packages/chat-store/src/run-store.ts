@@ -3,10 +3,14 @@
 import type { RunStore, SuspendedRun } from "@agentsvc/agent-core";
 import { and, asc, eq } from "./orm.js";
 import type { StoreContext } from "./context.js";
-import { suspendedRuns } from "./schema.js";
+import type { suspendedRuns } from "./schema.js";
 import { requireId, toJson } from "./validate.js";
 
 export class SqliteRunStore implements RunStore {
+  private get t() {
+    return this.ctx.tables;
+  }
+
   constructor(private readonly ctx: StoreContext) {}
 
   async save(run: SuspendedRun, within?: () => void | Promise<void>): Promise<void> {
@@ -24,7 +28,10 @@ export class SqliteRunStore implements RunStore {
     };
     await this.ctx.transaction(async () => {
       await this.ctx.run((db) =>
-        db.insert(suspendedRuns).values(values).onConflictDoUpdate({ target: suspendedRuns.threadId, set: values }),
+        db
+          .insert(this.t.suspendedRuns)
+          .values(values)
+          .onConflictDoUpdate({ target: this.t.suspendedRuns.threadId, set: values }),
       );
       await within?.();
     });
@@ -32,13 +39,18 @@ export class SqliteRunStore implements RunStore {
 
   async get(threadId: string): Promise<SuspendedRun | undefined> {
     const rows = await this.ctx.run((db) =>
-      db.select({ state: suspendedRuns.state }).from(suspendedRuns).where(eq(suspendedRuns.threadId, threadId)),
+      db
+        .select({ state: this.t.suspendedRuns.state })
+        .from(this.t.suspendedRuns)
+        .where(eq(this.t.suspendedRuns.threadId, threadId)),
     );
     return rows[0] && (JSON.parse(rows[0].state) as SuspendedRun);
   }
 
   async delete(threadId: string): Promise<void> {
-    await this.ctx.run((db) => db.delete(suspendedRuns).where(eq(suspendedRuns.threadId, threadId)));
+    await this.ctx.run((db) =>
+      db.delete(this.t.suspendedRuns).where(eq(this.t.suspendedRuns.threadId, threadId)),
+    );
   }
 
   /** The delete, inside a caller's transaction (memory and runs share this database). */
@@ -49,17 +61,25 @@ export class SqliteRunStore implements RunStore {
   async listByConversation(userId: string, conversationId: string): Promise<SuspendedRun[]> {
     const rows = await this.ctx.run((db) =>
       db
-        .select({ state: suspendedRuns.state })
-        .from(suspendedRuns)
-        .where(and(eq(suspendedRuns.userId, userId), eq(suspendedRuns.conversationId, conversationId)))
-        .orderBy(asc(suspendedRuns.createdAt)),
+        .select({ state: this.t.suspendedRuns.state })
+        .from(this.t.suspendedRuns)
+        .where(
+          and(
+            eq(this.t.suspendedRuns.userId, userId),
+            eq(this.t.suspendedRuns.conversationId, conversationId),
+          ),
+        )
+        .orderBy(asc(this.t.suspendedRuns.createdAt)),
     );
     return rows.map((row) => JSON.parse(row.state) as SuspendedRun);
   }
 
   async list(): Promise<SuspendedRun[]> {
     const rows = await this.ctx.run((db) =>
-      db.select({ state: suspendedRuns.state }).from(suspendedRuns).orderBy(asc(suspendedRuns.createdAt)),
+      db
+        .select({ state: this.t.suspendedRuns.state })
+        .from(this.t.suspendedRuns)
+        .orderBy(asc(this.t.suspendedRuns.createdAt)),
     );
     return rows.map((row) => JSON.parse(row.state) as SuspendedRun);
   }

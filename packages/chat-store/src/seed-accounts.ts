@@ -6,7 +6,7 @@ import type { StoreContext } from "./context.js";
 import { ChatDbError } from "./errors.js";
 import { DEFAULT_PBKDF2_ITERATIONS, hashPassword, isPasswordHash, verifyPassword } from "./password.js";
 import { first } from "./rows.js";
-import { accounts, sessions } from "./schema.js";
+import type { accounts, sessions } from "./schema.js";
 
 /** One element of the entry's `users` list (validated by config-schema; re-checked here). */
 export interface AccountConfig {
@@ -137,12 +137,16 @@ export async function seedAccounts(
   const now = ctx.now();
   await ctx.transaction(async () => {
     const rowOf = async (username: string) =>
-      first(await ctx.run((db) => db.select().from(accounts).where(eq(accounts.username, username))));
+      first(
+        await ctx.run((db) =>
+          db.select().from(ctx.tables.accounts).where(eq(ctx.tables.accounts.username, username)),
+        ),
+      );
     for (const plan of plans) {
       const row = await rowOf(plan.username);
       if (!row) {
         await ctx.run((db) =>
-          db.insert(accounts).values({
+          db.insert(ctx.tables.accounts).values({
             username: plan.username,
             displayName: plan.displayName,
             passwordHash: plan.hash,
@@ -158,7 +162,7 @@ export async function seedAccounts(
       if (changed || !row.active || row.displayName !== plan.displayName) {
         await ctx.run((db) =>
           db
-            .update(accounts)
+            .update(ctx.tables.accounts)
             .set({
               displayName: plan.displayName,
               passwordHash: plan.hash,
@@ -166,13 +170,15 @@ export async function seedAccounts(
               deactivatedAt: null,
               updatedAt: now,
             })
-            .where(eq(accounts.username, plan.username)),
+            .where(eq(ctx.tables.accounts.username, plan.username)),
         );
       }
       if (changed) {
         report.passwordChanged.push(plan.username);
         // A changed password ends every existing session of the account.
-        await ctx.run((db) => db.delete(sessions).where(eq(sessions.userId, plan.username)));
+        await ctx.run((db) =>
+          db.delete(ctx.tables.sessions).where(eq(ctx.tables.sessions.userId, plan.username)),
+        );
       }
       if (!row.active) report.reactivated.push(plan.username);
       if (!changed && row.active) report.unchanged.push(plan.username);
@@ -181,19 +187,19 @@ export async function seedAccounts(
     const keep = plans.map((p) => p.username);
     const gone = await ctx.run((db) =>
       db
-        .select({ username: accounts.username, active: accounts.active })
-        .from(accounts)
-        .where(keep.length ? not(inArray(accounts.username, keep)) : undefined),
+        .select({ username: ctx.tables.accounts.username, active: ctx.tables.accounts.active })
+        .from(ctx.tables.accounts)
+        .where(keep.length ? not(inArray(ctx.tables.accounts.username, keep)) : undefined),
     );
     for (const { username, active } of gone) {
       if (!active) continue;
       await ctx.run((db) =>
         db
-          .update(accounts)
+          .update(ctx.tables.accounts)
           .set({ active: false, deactivatedAt: now, updatedAt: now })
-          .where(eq(accounts.username, username)),
+          .where(eq(ctx.tables.accounts.username, username)),
       );
-      await ctx.run((db) => db.delete(sessions).where(eq(sessions.userId, username)));
+      await ctx.run((db) => db.delete(ctx.tables.sessions).where(eq(ctx.tables.sessions.userId, username)));
       report.deactivated.push(username);
     }
   });

@@ -2,12 +2,16 @@
 // delivery id kept apart from the inbox). `claim` is atomic and survives restarts.
 import { and, eq, lt } from "./orm.js";
 import type { StoreContext } from "./context.js";
-import { seenTokens } from "./schema.js";
+import type { seenTokens } from "./schema.js";
 import { requireId } from "./validate.js";
 
 export type ClaimResult = { claimed: true } | { claimed: false; value: string };
 
 export class SeenTokens {
+  private get t() {
+    return this.ctx.tables;
+  }
+
   constructor(private readonly ctx: StoreContext) {}
 
   /**
@@ -21,22 +25,28 @@ export class SeenTokens {
     return this.ctx.transaction(async () => {
       await this.ctx.run((db) =>
         db
-          .delete(seenTokens)
-          .where(and(eq(seenTokens.scope, s), eq(seenTokens.token, t), lt(seenTokens.expiresAt, now))),
+          .delete(this.t.seenTokens)
+          .where(
+            and(
+              eq(this.t.seenTokens.scope, s),
+              eq(this.t.seenTokens.token, t),
+              lt(this.t.seenTokens.expiresAt, now),
+            ),
+          ),
       );
       const inserted = await this.ctx.run((db) =>
         db
-          .insert(seenTokens)
+          .insert(this.t.seenTokens)
           .values({ scope: s, token: t, value, expiresAt })
           .onConflictDoNothing()
-          .returning({ value: seenTokens.value }),
+          .returning({ value: this.t.seenTokens.value }),
       );
       if (inserted.length > 0) return { claimed: true } as const;
       const existing = await this.ctx.run((db) =>
         db
-          .select({ value: seenTokens.value })
-          .from(seenTokens)
-          .where(and(eq(seenTokens.scope, s), eq(seenTokens.token, t))),
+          .select({ value: this.t.seenTokens.value })
+          .from(this.t.seenTokens)
+          .where(and(eq(this.t.seenTokens.scope, s), eq(this.t.seenTokens.token, t))),
       );
       return { claimed: false, value: existing[0]?.value ?? "" } as const;
     });
@@ -45,7 +55,10 @@ export class SeenTokens {
   /** Housekeeping: forgets expired tokens. */
   async prune(now = this.ctx.now()): Promise<number> {
     const rows = await this.ctx.run((db) =>
-      db.delete(seenTokens).where(lt(seenTokens.expiresAt, now)).returning({ token: seenTokens.token }),
+      db
+        .delete(this.t.seenTokens)
+        .where(lt(this.t.seenTokens.expiresAt, now))
+        .returning({ token: this.t.seenTokens.token }),
     );
     return rows.length;
   }

@@ -1,10 +1,10 @@
-// Server-side sign-in sessions. The browser holds a random 32-byte id; the table holds only its
-// SHA-256, so a leaked database file does not hand out live sessions.
+// Server-side sign-in this.t.sessions. The browser holds a random 32-byte id; the table holds only its
+// SHA-256, so a leaked database file does not hand out live this.t.sessions.
 import { createHash, randomBytes } from "node:crypto";
 import { eq, lte } from "./orm.js";
 import type { StoreContext } from "./context.js";
-import { sessions } from "./schema.js";
-import type { StoreHealth } from "./store-health.js";
+import type { sessions } from "./schema.js";
+import type { StoreHealthView } from "./backend.js";
 import { first } from "./rows.js";
 import { requireId } from "./validate.js";
 import type { SQL } from "drizzle-orm";
@@ -29,10 +29,14 @@ function idHash(id: string): string {
 }
 
 export class Sessions {
+  private get t() {
+    return this.ctx.tables;
+  }
+
   constructor(
     private readonly ctx: StoreContext,
     readonly timeoutMs: number = DEFAULT_SESSION_TIMEOUT_MS,
-    private readonly health?: StoreHealth,
+    private readonly health?: StoreHealthView,
   ) {}
 
   async create(userId: string): Promise<SessionRecord> {
@@ -40,7 +44,7 @@ export class Sessions {
     const id = randomBytes(32).toString("base64url");
     const now = this.ctx.now();
     await this.ctx.run((db) =>
-      db.insert(sessions).values({ idHash: idHash(id), userId, createdAt: now, lastSeenAt: now }),
+      db.insert(this.t.sessions).values({ idHash: idHash(id), userId, createdAt: now, lastSeenAt: now }),
     );
     return { id, userId, createdAt: now, lastSeenAt: now, expiresAt: now + this.timeoutMs };
   }
@@ -53,17 +57,21 @@ export class Sessions {
     if (typeof id !== "string" || !SESSION_ID.test(id)) return undefined;
     const hash = idHash(id);
     const now = this.ctx.now();
-    const row = first(await this.ctx.run((db) => db.select().from(sessions).where(eq(sessions.idHash, hash))));
+    const row = first(
+      await this.ctx.run((db) => db.select().from(this.t.sessions).where(eq(this.t.sessions.idHash, hash))),
+    );
     if (!row) return undefined;
     if (now - row.lastSeenAt >= this.timeoutMs) {
-      await this.ctx.run((db) => db.delete(sessions).where(eq(sessions.idHash, hash)));
+      await this.ctx.run((db) => db.delete(this.t.sessions).where(eq(this.t.sessions.idHash, hash)));
       return undefined;
     }
     let lastSeenAt = row.lastSeenAt;
     const due = now - row.lastSeenAt >= Math.min(SESSION_TOUCH_INTERVAL_MS, this.timeoutMs / 2);
     // The touch is only freshness: skipped (not waited for) while another process holds the write lock.
     if (due && this.health?.probe("write") !== false) {
-      await this.ctx.run((db) => db.update(sessions).set({ lastSeenAt: now }).where(eq(sessions.idHash, hash)));
+      await this.ctx.run((db) =>
+        db.update(this.t.sessions).set({ lastSeenAt: now }).where(eq(this.t.sessions.idHash, hash)),
+      );
       lastSeenAt = now;
     }
     return {
@@ -85,22 +93,24 @@ export class Sessions {
 
   async delete(id: string): Promise<boolean> {
     if (typeof id !== "string" || !SESSION_ID.test(id)) return false;
-    return (await this.deleteWhere(eq(sessions.idHash, idHash(id)))) > 0;
+    return (await this.deleteWhere(eq(this.t.sessions.idHash, idHash(id)))) > 0;
   }
 
   /** Ends every session of a user (password change, deactivation). Returns how many. */
   deleteForUser(userId: string): Promise<number> {
-    return this.deleteWhere(eq(sessions.userId, userId));
+    return this.deleteWhere(eq(this.t.sessions.userId, userId));
   }
 
   /** Housekeeping: removes sessions idle past the timeout. Returns how many. */
   purgeExpired(): Promise<number> {
     const cutoff = this.ctx.now() - this.timeoutMs;
-    return this.deleteWhere(lte(sessions.lastSeenAt, cutoff));
+    return this.deleteWhere(lte(this.t.sessions.lastSeenAt, cutoff));
   }
 
   private async deleteWhere(where: SQL): Promise<number> {
-    const rows = await this.ctx.run((db) => db.delete(sessions).where(where).returning({ id: sessions.idHash }));
+    const rows = await this.ctx.run((db) =>
+      db.delete(this.t.sessions).where(where).returning({ id: this.t.sessions.idHash }),
+    );
     return rows.length;
   }
 }

@@ -6,7 +6,7 @@
 import { eq, inArray } from "./orm.js";
 import type { StoreContext } from "./context.js";
 import { first, lockRow } from "./rows.js";
-import { loginThrottle } from "./schema.js";
+import type { loginThrottle } from "./schema.js";
 
 export interface ThrottleOptions {
   /** Failures that lock a key. Default 5. */
@@ -35,6 +35,10 @@ type Row = typeof loginThrottle.$inferSelect;
 const KNOWN = "known:";
 
 export class Throttle {
+  private get t() {
+    return this.ctx.tables;
+  }
+
   readonly maxFailures: number;
   readonly windowMs: number;
   readonly lockMs: number;
@@ -60,7 +64,7 @@ export class Throttle {
     return this.ctx.transaction(async () => {
       const now = this.ctx.now();
       const rows = await this.ctx.run((db) =>
-        lockRow(db, loginThrottle, inArray(loginThrottle.throttleKey, [...keys]), this.ctx),
+        lockRow(db, this.t.loginThrottle, inArray(this.t.loginThrottle.throttleKey, [...keys]), this.ctx),
       );
       const byKey = new Map(rows.map((r) => [r.throttleKey, r]));
       const waits = rows.map((r) => (r.lockedUntil ?? 0) - now).filter((ms) => ms > 0);
@@ -76,9 +80,9 @@ export class Throttle {
   private upsert(key: string, values: Omit<Row, "throttleKey">): Promise<unknown> {
     return this.ctx.run((db) =>
       db
-        .insert(loginThrottle)
+        .insert(this.t.loginThrottle)
         .values({ throttleKey: key, ...values })
-        .onConflictDoUpdate({ target: loginThrottle.throttleKey, set: values }),
+        .onConflictDoUpdate({ target: this.t.loginThrottle.throttleKey, set: values }),
     );
   }
 
@@ -105,19 +109,23 @@ export class Throttle {
   succeeded(reset: readonly string[], undo: readonly string[] = []): Promise<void> {
     return this.ctx.transaction(async () => {
       if (reset.length > 0)
-        await this.ctx.run((db) => db.delete(loginThrottle).where(inArray(loginThrottle.throttleKey, [...reset])));
+        await this.ctx.run((db) =>
+          db.delete(this.t.loginThrottle).where(inArray(this.t.loginThrottle.throttleKey, [...reset])),
+        );
       for (const key of undo) {
         const row = first(
-          await this.ctx.run((db) => lockRow(db, loginThrottle, eq(loginThrottle.throttleKey, key), this.ctx)),
+          await this.ctx.run((db) =>
+            lockRow(db, this.t.loginThrottle, eq(this.t.loginThrottle.throttleKey, key), this.ctx),
+          ),
         );
         if (row && row.failures > 0) {
           // Taking back the attempt that locked the key takes back its lock too.
           const lockedByIt = row.failures % this.maxFailures === 0;
           await this.ctx.run((db) =>
             db
-              .update(loginThrottle)
+              .update(this.t.loginThrottle)
               .set({ failures: row.failures - 1, ...(lockedByIt ? { lockedUntil: null } : {}) })
-              .where(eq(loginThrottle.throttleKey, key)),
+              .where(eq(this.t.loginThrottle.throttleKey, key)),
           );
         }
       }
@@ -126,7 +134,11 @@ export class Throttle {
 
   /** Remembers that `username` signed in from `address` (exempts it from that account's lock). */
   async markKnown(username: string, address: string): Promise<void> {
-    await this.upsert(knownKey(username, address), { failures: 0, windowStart: this.ctx.now(), lockedUntil: null });
+    await this.upsert(knownKey(username, address), {
+      failures: 0,
+      windowStart: this.ctx.now(),
+      lockedUntil: null,
+    });
   }
 
   /** True when `username` signed in successfully from `address` within `knownAddressMs`. */
@@ -151,11 +163,17 @@ export class Throttle {
 
   /** Forgets a key entirely. */
   async reset(key: string): Promise<void> {
-    await this.ctx.run((db) => db.delete(loginThrottle).where(eq(loginThrottle.throttleKey, key)));
+    await this.ctx.run((db) =>
+      db.delete(this.t.loginThrottle).where(eq(this.t.loginThrottle.throttleKey, key)),
+    );
   }
 
   private async row(key: string): Promise<Row | undefined> {
-    return first(await this.ctx.run((db) => db.select().from(loginThrottle).where(eq(loginThrottle.throttleKey, key))));
+    return first(
+      await this.ctx.run((db) =>
+        db.select().from(this.t.loginThrottle).where(eq(this.t.loginThrottle.throttleKey, key)),
+      ),
+    );
   }
 }
 
