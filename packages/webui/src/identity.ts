@@ -30,9 +30,9 @@ export function defaultIdentityResolver(
     const id = readSessionCookie(c);
     if (!id) return null;
     // get() slides the 60-minute idle timeout and drops an expired row.
-    const session = db.sessions.get(id);
+    const session = await db.sessions.get(id);
     if (!session) return null;
-    const account = db.accounts.get(session.userId);
+    const account = await db.accounts.get(session.userId);
     // A deactivated account (removed from config) loses its sessions' power at once.
     if (!account || !account.active) return null;
     return { userId: account.username, displayName: account.displayName };

@@ -240,7 +240,7 @@ describe("identity", () => {
     await a.post("/preferences/set", { key: "theme", value: "dark" });
     expect((await b.get("/preferences")).body.preferences).toEqual({ theme: "dark" });
     expect((await a.get("/auth/me")).body).toEqual({ success: true, signInRequired: false, user: null });
-    expect(h.db.preferences.getAll("shared")).toEqual({ theme: "dark" });
+    expect(await h.db.preferences.getAll("shared")).toEqual({ theme: "dark" });
   });
 
   it("ignores a userId in the body: writes land on the signed-in account only", async () => {
@@ -249,9 +249,9 @@ describe("identity", () => {
     await alice.login("alice", "alice-secret");
     await alice.post("/preferences/set", { key: "theme", value: "dark", userId: "bob" });
     await alice.post("/conversations/create", { title: "mine", userId: "bob" });
-    expect(h.db.preferences.getAll("bob")).toEqual({});
-    expect(h.db.preferences.getAll("alice")).toEqual({ theme: "dark" });
-    expect(h.db.conversations.list("bob")).toEqual([]);
+    expect(await h.db.preferences.getAll("bob")).toEqual({});
+    expect(await h.db.preferences.getAll("alice")).toEqual({ theme: "dark" });
+    expect(await h.db.conversations.list("bob")).toEqual([]);
   });
 
   it("lets an operator replace the resolver with another authenticated principal", async () => {
@@ -266,7 +266,7 @@ describe("identity", () => {
     const c = h.client();
     expect((await c.get("/conversations")).status).toBe(401);
     await c.post("/preferences/set", { key: "k", value: 1 }, { "x-test-principal": "carol" });
-    expect(h.db.preferences.getAll("ext:carol")).toEqual({ k: 1 });
+    expect(await h.db.preferences.getAll("ext:carol")).toEqual({ k: 1 });
     expect((await c.get("/auth/me", { "x-test-principal": "carol" })).body.user).toEqual({
       username: "ext:carol",
       displayName: "carol",

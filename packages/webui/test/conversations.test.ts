@@ -18,7 +18,7 @@ describe("conversation index routes", () => {
     const b = await c.post("/conversations/create", {});
     expect(b.body.conversationId).not.toBe(a.body.conversationId);
     expect(b.body.title).toBe("");
-    expect(h.db.conversations.get(a.body.conversationId)?.userId).toBe("shared");
+    expect((await h.db.conversations.get(a.body.conversationId))?.userId).toBe("shared");
   });
 
   it("lists newest activity first with message counts", async () => {
@@ -29,7 +29,7 @@ describe("conversation index routes", () => {
     now += 1000;
     const second = (await c.post("/conversations/create", { title: "second" })).body.conversationId;
     now += 1000;
-    h.db.conversations.recordTurn({ userId: "shared", conversationId: first, userMessage: "hi" });
+    await h.db.conversations.recordTurn({ userId: "shared", conversationId: first, userMessage: "hi" });
     const list = (await c.get("/conversations")).body.conversations;
     expect(list.map((r: { conversationId: string }) => r.conversationId)).toEqual([first, second]);
     expect(list[0]).toEqual({ conversationId: first, title: "first", updatedAt: now, messageCount: 2 });
@@ -74,7 +74,7 @@ describe("conversation index routes", () => {
     const c = h.client();
     for (let i = 0; i < 3; i++) await c.post("/conversations/create", { title: `mine ${i}` });
     const first = (await c.get("/conversations?limit=1")).body;
-    h.db.conversations.create({ userId: "someone-else", title: "theirs" });
+    await h.db.conversations.create({ userId: "someone-else", title: "theirs" });
     const rest = (await c.get(`/conversations?limit=10&cursor=${encodeURIComponent(first.nextCursor)}`)).body;
     expect(rest.conversations.map((r: { title: string }) => r.title)).toEqual(["mine 1", "mine 0"]);
   });
@@ -85,7 +85,7 @@ describe("conversation index routes", () => {
     const id = (await c.post("/conversations/create", { title: "old" })).body.conversationId;
     const r = await c.post("/conversations/rename", { conversationId: id, title: " new\nname " });
     expect(r.body).toEqual({ success: true, conversationId: id, title: "new name" });
-    expect(h.db.conversations.get(id)?.title).toBe("new name");
+    expect((await h.db.conversations.get(id))?.title).toBe("new name");
     const missing = await c.post("/conversations/rename", { conversationId: "nope", title: "x" });
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe("not_found");
@@ -103,7 +103,7 @@ describe("conversation index routes", () => {
     await memory.append({ userId: "shared", conversationId: keep }, [{ role: "user", content: "kept" }]);
     const r = await c.post("/conversations/delete", { conversationId: id });
     expect(r.body).toEqual({ success: true, deleted: true });
-    expect(h.db.conversations.get(id)).toBeUndefined();
+    expect(await h.db.conversations.get(id)).toBeUndefined();
     expect(await memory.count({ userId: "shared", conversationId: id })).toBe(0);
     expect(await memory.count({ userId: "shared", conversationId: keep })).toBe(1);
     expect((await c.post("/conversations/delete", { conversationId: id })).status).toBe(404);

@@ -125,8 +125,8 @@ describe("two users: B can neither read, change nor resume anything of A's", () 
     await bob.post("/preferences/set", { key: "theme", value: "bob-light", userId: "alice" });
 
     expect(await aliceState()).toEqual(before);
-    expect(h.db.conversations.get("a-conv")?.userId).toBe("alice");
-    expect(h.db.conversations.get("a-conv")?.title).toBe("alice private words");
+    expect((await h.db.conversations.get("a-conv"))?.userId).toBe("alice");
+    expect((await h.db.conversations.get("a-conv"))?.title).toBe("alice private words");
     expect((await bob.get("/preferences")).body.preferences).toEqual({ theme: "bob-light" });
   });
 

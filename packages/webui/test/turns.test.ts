@@ -18,7 +18,7 @@ describe("turns: invoke, stream, batch", () => {
     expect(typeof r.body.output).toBe("string");
     expect(r.body.output.length).toBeGreaterThan(0);
     expect(r.headers.get("x-thread-id")).toBe(r.body.threadId);
-    const row = h.db.conversations.get("c1");
+    const row = await h.db.conversations.get("c1");
     expect(row).toMatchObject({ userId: "shared", title: "Hello there friend", messageCount: 2 });
   });
 
@@ -27,16 +27,16 @@ describe("turns: invoke, stream, batch", () => {
     h = await startHarness({ now: () => now });
     const c = h.client();
     await c.post("/invoke", { input: "first message" });
-    const before = h.db.conversations.get("default");
+    const before = await h.db.conversations.get("default");
     now += 5000;
     await c.post("/invoke", { input: "second message" });
-    const after = h.db.conversations.get("default");
+    const after = await h.db.conversations.get("default");
     expect(after?.title).toBe("first message");
     expect(after?.messageCount).toBe(4);
     expect(after?.updatedAt).toBeGreaterThan(before?.updatedAt ?? Number.POSITIVE_INFINITY);
     await c.post("/conversations/rename", { conversationId: "default", title: "Renamed" });
     await c.post("/invoke", { input: "third message" });
-    expect(h.db.conversations.get("default")?.title).toBe("Renamed");
+    expect((await h.db.conversations.get("default"))?.title).toBe("Renamed");
   });
 
   it("stream sends thread first, numbered chunk envelopes, then done after the turn is persisted", async () => {
@@ -45,8 +45,8 @@ describe("turns: invoke, stream, batch", () => {
     expect(res.headers.get("content-type")).toMatch(/text\/event-stream/);
     const threadId = res.headers.get("x-thread-id");
     let persistedAtDone: number | undefined;
-    const events = await readSse(res, (e) => {
-      if (e.event === "done") persistedAtDone = h?.db.conversations.get("s1")?.messageCount;
+    const events = await readSse(res, async (e) => {
+      if (e.event === "done") persistedAtDone = (await h?.db.conversations.get("s1"))?.messageCount;
     });
     expect(events[0]).toMatchObject({ event: "thread", data: threadId });
     const chunks = events.filter((e) => e.event === "chunk");
@@ -75,7 +75,7 @@ describe("turns: invoke, stream, batch", () => {
       ["three", "completed"],
     ]);
     expect(r.headers.get("x-thread-id")).toBe(r.body.threadId);
-    expect(h.db.conversations.get("b1")).toMatchObject({ title: "one", messageCount: 6 });
+    expect(await h.db.conversations.get("b1")).toMatchObject({ title: "one", messageCount: 6 });
   });
 
   it("refuses a turn on another user's conversation with 403 and never changes the owner", async () => {
@@ -103,7 +103,7 @@ describe("turns: invoke, stream, batch", () => {
       { cookie: bob.cookie ?? "" },
     );
     expect(s.status).toBe(403);
-    expect(h.db.conversations.get("shared-id")).toMatchObject({
+    expect(await h.db.conversations.get("shared-id")).toMatchObject({
       userId: "alice",
       messageCount: 2,
       title: "alice's",
@@ -260,7 +260,7 @@ describe("run control: cancel and steer", () => {
     expect(
       history.filter((m: { role: string }) => m.role === "user").map((m: { content: string }) => m.content),
     ).toEqual(["start talking", "also mention ducks"]);
-    expect(h.db.conversations.get("st")?.messageCount).toBe(2);
+    expect((await h.db.conversations.get("st"))?.messageCount).toBe(2);
     expect((await c.post("/steer", { threadId: "t-steer", input: "late" })).body).toEqual({
       success: true,
       steered: false,
@@ -285,7 +285,7 @@ describe("faults", () => {
     expect(result?.status).toBe("completed");
     const history = (await h.client().get("/history?conversationId=drop")).body.messages;
     expect(history.map((m: { role: string }) => m.role)).toEqual(["user", "assistant"]);
-    expect(h.db.conversations.get("drop")?.messageCount).toBe(2);
+    expect((await h.db.conversations.get("drop"))?.messageCount).toBe(2);
     expect((await h.client().get("/health")).status).toBe(200);
   });
 });
@@ -298,7 +298,7 @@ describe("clear, compact, history", () => {
     await c.post("/invoke", { input: "two", conversationId: "y" });
     expect((await c.post("/clear", { conversationId: "x" })).body).toEqual({ success: true, cleared: true });
     expect((await c.get("/history?conversationId=x")).body.messages).toEqual([]);
-    expect(h.db.conversations.get("x")).toMatchObject({ messageCount: 0, title: "one" });
+    expect(await h.db.conversations.get("x")).toMatchObject({ messageCount: 0, title: "one" });
     expect((await c.get("/history?conversationId=y")).body.messages.length).toBeGreaterThan(0);
   });
 

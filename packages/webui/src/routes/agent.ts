@@ -27,19 +27,19 @@ export function agentTurnRoutes(deps: AgentTurnDeps): Hono<HonoEnv> {
       resolveUser: () => userId,
       defaultConversation: defaultConversationId,
       // Ownership before the turn: another user's conversationId is 403 and its row is never touched.
-      beforeTurn: (c, turn) => {
+      beforeTurn: async (c, turn) => {
         // The same id rule as every other route: a blank or control-character id would create a
         // conversation no other route can address (or delete).
         const where = `POST ${c.req.path.slice(c.req.path.lastIndexOf("/"))}`;
         checkId(where, "conversationId", turn.conversationId);
         refuseOthersDefault("turn", turn.conversationId, turn.userId);
-        db.conversations.assertCanUse(turn.userId, turn.conversationId);
+        await db.conversations.assertCanUse(turn.userId, turn.conversationId);
       },
       // Index upkeep once the turn is persisted: row created on first use, title from the first user
       // message unless one exists, updatedAt moved, messageCount +2.
-      afterTurn: (_c, result, turn) => {
+      afterTurn: async (_c, result, turn) => {
         try {
-          db.conversations.recordTurn({
+          await db.conversations.recordTurn({
             userId: turn.userId,
             conversationId: turn.conversationId,
             userMessage: turn.input,

@@ -43,8 +43,8 @@ export function authRoutes(deps: AuthRouteDeps): Hono<HonoEnv> {
     const addrKey = `addr:${address}`;
     // Counted before the password is checked (see the README's lockout policy). An address this
     // account signed in from before is not held by the account's lock, only by its own.
-    const keys = db.throttle.isKnown(name, address) ? [addrKey] : [userKey, addrKey];
-    const reserved = db.throttle.reserve(keys);
+    const keys = (await db.throttle.isKnown(name, address)) ? [addrKey] : [userKey, addrKey];
+    const reserved = await db.throttle.reserve(keys);
     if (!reserved.ok) {
       logger.warn({ username, address }, "sign-in refused: too many failed attempts");
       c.header("Retry-After", String(Math.max(1, Math.ceil(reserved.retryAfterMs / 1000))));
@@ -55,10 +55,10 @@ export function authRoutes(deps: AuthRouteDeps): Hono<HonoEnv> {
       logger.warn({ username, address }, "sign-in failed");
       return fail(c, 401, "invalid_credentials", "wrong username or password");
     }
-    db.throttle.succeeded([userKey], [addrKey]);
-    db.throttle.markKnown(name, address);
+    await db.throttle.succeeded([userKey], [addrKey]);
+    await db.throttle.markKnown(name, address);
     // Rotation: whatever session the browser had is dropped; the signed-in one gets a fresh id.
-    const session = db.sessions.rotate(readSessionCookie(c), account.username);
+    const session = await db.sessions.rotate(readSessionCookie(c), account.username);
     writeSessionCookie(c, session.id, cookie);
     logger.info({ username: account.username, address }, "signed in");
     return c.json({ success: true, user: { username: account.username, displayName: account.displayName } });
@@ -67,7 +67,7 @@ export function authRoutes(deps: AuthRouteDeps): Hono<HonoEnv> {
   app.post("/auth/logout", async (c) => {
     await readJsonObject(c);
     const id = readSessionCookie(c);
-    if (id) db.sessions.delete(id);
+    if (id) await db.sessions.delete(id);
     clearSessionCookie(c, cookie);
     return c.json({ success: true });
   });

@@ -22,21 +22,21 @@ export function conversationRoutes(deps: ConversationRouteDeps): Hono<HonoEnv> {
   const app = new Hono<HonoEnv>();
 
   /** The caller's own row, or a 404 that looks the same whether the id is unknown or someone else's. */
-  function ownRow(userId: string, conversationId: string): boolean {
-    return db.conversations.get(conversationId)?.userId === userId;
+  async function ownRow(userId: string, conversationId: string): Promise<boolean> {
+    return (await db.conversations.get(conversationId))?.userId === userId;
   }
 
   // The newest `limit` conversations (default 200, at most 1000): a sidebar never needs all of a
   // heavy user's rows at once, and one page keeps the route fast however many exist. Older pages:
   // pass the previous answer's `nextCursor` as `cursor`.
-  app.get("/conversations", (c) => {
+  app.get("/conversations", async (c) => {
     const raw = c.req.query("limit");
     const limit = raw === undefined ? DEFAULT_LIST_LIMIT : Number(raw);
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
       throw badInput(`GET /conversations: limit: expected an integer 1-${MAX_LIST_LIMIT} (got "${raw}")`);
     }
     const cursor = c.req.query("cursor");
-    const page = db.conversations.page(c.get("identity").userId, {
+    const page = await db.conversations.page(c.get("identity").userId, {
       limit,
       ...(cursor !== undefined ? { cursor } : {}),
     });
@@ -58,7 +58,10 @@ export function conversationRoutes(deps: ConversationRouteDeps): Hono<HonoEnv> {
     const body = await readJsonObject(c);
     const raw = optionalString(where, body, "title", { max: 10_000 });
     const title = raw === undefined ? undefined : normalizeTitle(raw);
-    const row = db.conversations.create({ userId: c.get("identity").userId, ...(title ? { title } : {}) });
+    const row = await db.conversations.create({
+      userId: c.get("identity").userId,
+      ...(title ? { title } : {}),
+    });
     return c.json({ success: true, conversationId: row.conversationId, title: row.title ?? "" });
   });
 
@@ -70,9 +73,9 @@ export function conversationRoutes(deps: ConversationRouteDeps): Hono<HonoEnv> {
     if (title === "")
       return fail(c, 400, "bad_request", `${where}: title: expected visible text, got only whitespace`);
     const { userId } = c.get("identity");
-    if (!ownRow(userId, conversationId))
+    if (!(await ownRow(userId, conversationId)))
       return fail(c, 404, "not_found", `no conversation "${conversationId}"`);
-    const row = db.conversations.rename(userId, conversationId, title);
+    const row = await db.conversations.rename(userId, conversationId, title);
     return c.json({ success: true, conversationId, title: row.title ?? title });
   });
 
@@ -81,12 +84,12 @@ export function conversationRoutes(deps: ConversationRouteDeps): Hono<HonoEnv> {
     const body = await readJsonObject(c);
     const conversationId = idField(where, body, "conversationId", true);
     const { userId } = c.get("identity");
-    if (!ownRow(userId, conversationId))
+    if (!(await ownRow(userId, conversationId)))
       return fail(c, 404, "not_found", `no conversation "${conversationId}"`);
     await refuseWhileApprovalPending(deps.runStore, userId, conversationId);
     // Messages first: a crash between the two leaves an empty row, never orphaned messages.
     await deps.memory.clear({ userId, conversationId });
-    db.conversations.delete(userId, conversationId);
+    await db.conversations.delete(userId, conversationId);
     return c.json({ success: true, deleted: true });
   });
 

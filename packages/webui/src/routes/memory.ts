@@ -48,8 +48,8 @@ export function memoryRoutes(deps: MemoryRouteDeps): Hono<HonoEnv> {
     const conversationId = conversationIdOf("POST /clear", body, userId);
     await refuseWhileApprovalPending(deps.runStore, userId, conversationId);
     await memory.clear({ userId, conversationId });
-    if (deps.db.conversations.get(conversationId)?.userId === userId)
-      deps.db.conversations.resetCount(userId, conversationId);
+    if ((await deps.db.conversations.get(conversationId))?.userId === userId)
+      await deps.db.conversations.resetCount(userId, conversationId);
     return c.json({ success: true, cleared: true });
   });
 

@@ -9,8 +9,8 @@ import type { HonoEnv } from "../types.js";
 export function preferenceRoutes(db: ChatDb): Hono<HonoEnv> {
   const app = new Hono<HonoEnv>();
 
-  app.get("/preferences", (c) => {
-    return c.json({ success: true, preferences: db.preferences.getAll(c.get("identity").userId) });
+  app.get("/preferences", async (c) => {
+    return c.json({ success: true, preferences: await db.preferences.getAll(c.get("identity").userId) });
   });
 
   app.post("/preferences/set", async (c) => {
@@ -18,7 +18,7 @@ export function preferenceRoutes(db: ChatDb): Hono<HonoEnv> {
     const body = await readJsonObject(c);
     const key = requiredString(where, body, "key", { max: MAX_ID_LENGTH, nonBlank: true });
     if (!("value" in body)) return fail(c, 400, "bad_request", `${where}: value: required, but missing`);
-    db.preferences.set(c.get("identity").userId, key, body.value);
+    await db.preferences.set(c.get("identity").userId, key, body.value);
     return c.json({ success: true });
   });
 
@@ -28,7 +28,7 @@ export function preferenceRoutes(db: ChatDb): Hono<HonoEnv> {
       max: MAX_ID_LENGTH,
       nonBlank: true,
     });
-    return c.json({ success: true, deleted: db.preferences.delete(c.get("identity").userId, key) });
+    return c.json({ success: true, deleted: await db.preferences.delete(c.get("identity").userId, key) });
   });
 
   return app;
