@@ -28,25 +28,34 @@ export async function benchStore(): Promise<Row[]> {
     "SELECT conversation_id, title, updated_at, message_count FROM conversations WHERE user_id = ? ORDER BY updated_at DESC, rowid DESC LIMIT ?",
   );
   for (let i = 0; i < 20; i++) {
-    db.conversations.page("u", { limit: PAGE });
+    await db.conversations.page("u", { limit: PAGE });
     bareList.all("u", PAGE + 1);
   }
   // What GET /conversations does: one page (default 200, one extra row tells hasMore).
   const pageMs = percentile(
-    await timeEach(SAMPLES, () => void db.conversations.page("u", { limit: PAGE })),
+    await timeEach(SAMPLES, async () => {
+      await db.conversations.page("u", { limit: PAGE });
+    }),
     50,
   );
   // A page near the end (keyset: the cursor seeks, nothing before it is read).
   let cursor: string | undefined;
   for (let read = 0; read < ROWS - 2 * PAGE; read += PAGE)
-    cursor = db.conversations.page("u", { limit: PAGE, ...(cursor ? { cursor } : {}) }).nextCursor;
+    cursor = (await db.conversations.page("u", { limit: PAGE, ...(cursor ? { cursor } : {}) })).nextCursor;
   const deepCursor = cursor as string;
   const deepMs = percentile(
-    await timeEach(SAMPLES, () => void db.conversations.page("u", { limit: PAGE, cursor: deepCursor })),
+    await timeEach(SAMPLES, async () => {
+      await db.conversations.page("u", { limit: PAGE, cursor: deepCursor });
+    }),
     50,
   );
   const barePageMs = percentile(await timeEach(SAMPLES, () => void bareList.all("u", PAGE + 1)), 50);
-  const allMs = percentile(await timeEach(50, () => void db.conversations.list("u")), 50);
+  const allMs = percentile(
+    await timeEach(50, async () => {
+      await db.conversations.list("u");
+    }),
+    50,
+  );
   const bareAllMs = percentile(await timeEach(50, () => void bareList.all("u", ROWS * 2)), 50);
 
   // One turn: the user's and the assistant's message into memory, then the conversation index.
@@ -58,7 +67,11 @@ export async function benchStore(): Promise<Row[]> {
   const turnMs = percentile(
     await timeEach(SAMPLES, async (i) => {
       await memory.append({ userId: "u", conversationId: "persist" }, turn(i));
-      db.conversations.recordTurn({ userId: "u", conversationId: "persist", userMessage: `question ${i}` });
+      await db.conversations.recordTurn({
+        userId: "u",
+        conversationId: "persist",
+        userMessage: `question ${i}`,
+      });
     }),
     50,
   );
