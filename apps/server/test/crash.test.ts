@@ -198,8 +198,8 @@ describe("crash safety of gateway turns (separate process, SIGKILL)", () => {
       // flight (the sender's concurrency, 8) at each of the kills.
       const unique = new Set(callbacks.map((c) => c.key)).size;
       expect(callbacks.length - unique).toBeLessThanOrEqual(8 * fired.length);
-      expect(db.inbox.unfinished()).toEqual([]);
-      expect(db.outbox.countByStatus("pending")).toBe(0);
+      expect(await db.inbox.unfinished()).toEqual([]);
+      expect(await db.outbox.countByStatus("pending")).toBe(0);
     } finally {
       db.close();
     }
