@@ -1,4 +1,4 @@
-import type { StoreHealth } from "@agentsvc/chat-store";
+import type { StoreHealthView } from "@agentsvc/chat-store";
 import type { Context, MiddlewareHandler } from "hono";
 import { fail } from "./errors.js";
 
@@ -21,7 +21,7 @@ export function storeUnavailable(c: Context, retryAfterMs: number): Response {
  * is probed once a lock error was seen. Never waits, so a lock held elsewhere costs each request
  * microseconds instead of the busy timeout on the event loop.
  */
-export function storeGuard(health: StoreHealth): MiddlewareHandler {
+export function storeGuard(health: StoreHealthView): MiddlewareHandler {
   return async (c, next) => {
     const route = c.req.path.slice(c.req.path.lastIndexOf("/"));
     if (!STORELESS.has(route)) {

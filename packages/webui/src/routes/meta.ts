@@ -1,5 +1,5 @@
 import type { Memory } from "@agentsvc/agent-core";
-import type { StoreHealth } from "@agentsvc/chat-store";
+import type { StoreHealthView } from "@agentsvc/chat-store";
 import { Hono } from "hono";
 import { conversationIdOf, queryObject } from "../fields.js";
 import type { AgentInfo, HonoEnv } from "../types.js";
@@ -16,7 +16,7 @@ export interface MetaRouteDeps {
  * or 503 with `Retry-After` and `store` `read-only` (another process holds the write lock) or
  * `unavailable` (not even readable). Probes never wait.
  */
-export function healthRoute(health: StoreHealth): Hono<HonoEnv> {
+export function healthRoute(health: StoreHealthView): Hono<HonoEnv> {
   return new Hono<HonoEnv>().get("/health", (c) => {
     const store = health.state();
     if (store === "ok") return c.json({ success: true, status: "ok", store });
