@@ -174,9 +174,9 @@ describe.skipIf(dovecotMissing !== undefined)(
       });
       await box.waitSeen(uid);
       await until(() => rig.lines.some((l) => l.msg === "sending failed; will retry"), "a failed send");
-      expect(rig.store.outbox.list("email", "<s1@example.test>").some((r) => r.status === "pending")).toBe(
-        true,
-      );
+      expect(
+        (await rig.store.outbox.list("email", "<s1@example.test>")).some((r) => r.status === "pending"),
+      ).toBe(true);
       await box.sink.start();
       await until(() => box.sink.mails.length === 1, "the reply once SMTP is back");
       await rig.session.idle(10_000);

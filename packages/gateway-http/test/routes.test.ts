@@ -44,7 +44,7 @@ describe("POST /gateways/:gatewayName/events", () => {
     expect(res.status).toBe(202);
     const created = (await res.json()) as { success: boolean; accepted: boolean; id: number };
     expect(created).toMatchObject({ success: true, accepted: true });
-    expect(rig.db.inbox.get(created.id)).toMatchObject({
+    expect(await rig.db.inbox.get(created.id)).toMatchObject({
       gateway: "hooks",
       dedupKey: "ev-1",
       thread: "th",
@@ -159,7 +159,7 @@ describe("interactions", () => {
     expect(await body(res)).toMatchObject({ success: true, decision: "approve", decidedBy: "http:hooks" });
     await rig.session.idle();
     expect(rig.executed).toEqual(["use delete_file plan.txt"]);
-    expect(rig.db.interactions.get(id)?.decision).toMatchObject({
+    expect((await rig.db.interactions.get(id))?.decision).toMatchObject({
       decision: "approve",
       decidedBy: "http:hooks",
     });

@@ -37,7 +37,7 @@ describe("http gateway request signatures", () => {
     });
     expect(res.status).toBe(401);
     expect(await body(res)).toMatchObject({ success: false, error: { code: "unauthorized" } });
-    expect(r.db.inbox.unfinished().some((x) => x.dedupKey === "e-tamper")).toBe(false);
+    expect((await r.db.inbox.unfinished()).some((x) => x.dedupKey === "e-tamper")).toBe(false);
   });
 
   it("rejects invalid JSON bytes with 401 when unsigned, never a parse error", async () => {
