@@ -91,6 +91,11 @@ export interface RunManagerApi {
   continueInterrupted?(threadId: string, options?: ContinueOptions): Promise<RunHandle>;
   /** Checkpointed continuations left by a previous process (optional: RunManager has it). */
   interrupted?(): Promise<SuspendedRun[]>;
+  /**
+   * Forgets what this process knows of a thread that is not running here (a suspension, a retained
+   * record), because another instance sharing the store may run it next. A running thread is kept.
+   */
+  release?(threadId: string): void;
   /** Undefined for a non-owner, as if nothing were pending. */
   pending(threadId: string, caller: Caller): Promise<PendingApproval | undefined>;
   /** Runs of one of the caller's conversations awaiting a decision (optional: RunManager has it). */

@@ -380,6 +380,14 @@ export class RunManager implements RunManagerApi {
   }
 
   /** Checkpointed continuations left by a previous process (see `continueInterrupted`). */
+  release(threadId: string): void {
+    if (this.records.get(threadId)?.segment.status === "running" || this.continuing.has(threadId)) return;
+    this.suspended.delete(threadId);
+    this.interruptedThreads.delete(threadId);
+    this.records.delete(threadId);
+    this.retained.remove(threadId);
+  }
+
   async interrupted(): Promise<SuspendedRun[]> {
     return (await this.runStore.list()).filter((r) => r.continuation && r.agentName === this.agent.name);
   }

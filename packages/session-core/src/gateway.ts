@@ -54,7 +54,8 @@ export type DecideResult =
   | { ok: true; requestId: string; decision: DecisionKind }
   | {
       ok: false;
-      code: "not_found" | "already_decided" | "bad_decision" | "forbidden";
+      /** `busy`: another instance is running the thread right now; try again shortly. */
+      code: "not_found" | "already_decided" | "bad_decision" | "forbidden" | "busy";
       message: string;
     };
 

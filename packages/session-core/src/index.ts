@@ -62,3 +62,4 @@ export {
   type SessionPolicy,
   type ThreadSnapshot,
 } from "./session.js";
+export { type ClusterMessage, type Coordination, localCoordination } from "./coordination.js";

@@ -38,13 +38,18 @@ export class OutboxSender {
   #again = false;
   #timer: NodeJS.Timeout | undefined;
 
+  readonly #elsewhere: (() => void) | undefined;
+
   constructor(input: {
     store: SessionStore;
     registry: GatewayRegistry;
     loggerFor: (gateway: Gateway) => Logger;
     logger: Logger;
     options?: OutboxOptions;
+    /** Called by `wake` while this sender is not running (another instance sends). */
+    elsewhere?: () => void;
   }) {
+    this.#elsewhere = input.elsewhere;
     this.#store = input.store;
     this.#registry = input.registry;
     this.#loggerFor = input.loggerFor;
@@ -63,7 +68,10 @@ export class OutboxSender {
 
   /** Something was queued: send what is due now. */
   wake(): void {
-    if (!this.#running) return;
+    if (!this.#running) {
+      this.#elsewhere?.();
+      return;
+    }
     if (this.#pumping) {
       this.#again = true;
       return;

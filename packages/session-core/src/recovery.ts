@@ -8,14 +8,27 @@ import type { SessionParts } from "./parts.js";
 import { gatewayThreadId, type QueuedMessage } from "./threads.js";
 import type { Turns } from "./turns.js";
 
+export interface RecoveryScope {
+  bootId: string;
+  ownsRun: (run: SuspendedRun) => boolean;
+  /** Gateway threads (by thread id) this pass takes; default all. */
+  threads?: (threadId: string) => boolean;
+  /** Runs that are not gateway turns (agent route, approval channel), and re-asking open requests. Default true. */
+  shared?: boolean;
+}
+
 export async function recover(
   p: SessionParts,
   turns: Turns,
   approvals: Approvals,
-  options: { bootId: string; ownsRun: (run: SuspendedRun) => boolean },
+  options: RecoveryScope,
 ): Promise<Set<number>> {
   const known = new Set<number>();
-  const records = await p.store.inbox.unfinished();
+  const mine = options.threads ?? (() => true);
+  const shared = options.shared ?? true;
+  const records = (await p.store.inbox.unfinished()).filter((r) =>
+    mine(gatewayThreadId(r.gateway, r.thread)),
+  );
   const runningByThread = new Map(
     records.filter((r) => r.status === "running").map((r) => [gatewayThreadId(r.gateway, r.thread), r]),
   );
@@ -23,9 +36,12 @@ export async function recover(
   // 1. Continuations whose decision was recorded: go on from their checkpoint.
   const interrupted = (await p.runs.interrupted?.()) ?? [];
   for (const run of interrupted) {
+    const gatewayRun = run.options.threadId.startsWith("gw:");
+    if (gatewayRun ? !mine(run.options.threadId) : !shared) continue;
     const rec = runningByThread.get(run.options.threadId);
     if (rec && p.registry.get(rec.gateway)) {
       known.add(rec.id);
+      p.threads.get(rec.gateway, rec.thread).taken.add(rec.id);
       await p.threads.with(rec.gateway, rec.thread, async (state) => {
         const active = {
           inboxId: rec.id,
@@ -57,6 +73,7 @@ export async function recover(
       continue;
     }
     known.add(rec.id);
+    p.threads.get(rec.gateway, rec.thread).taken.add(rec.id);
     const state = p.threads.get(rec.gateway, rec.thread);
     const msg: QueuedMessage = { inboxId: rec.id, text: rec.text, origin: originOf(rec) };
     if (rec.status === "running" && !state.active) {
@@ -83,9 +100,9 @@ export async function recover(
 
   // 3. Suspended runs whose request was never saved, and approval-channel runs: ask now. Requests
   // open before this boot are the ones step 4 asks again (a request made here is not asked twice).
-  const openBefore = await p.store.interactions.listOpen();
+  const openBefore = shared ? await p.store.interactions.listOpen() : [];
   const asked = new Set(openBefore.map((i) => i.threadId));
-  for (const run of await p.store.runStore.list()) {
+  for (const run of shared ? await p.store.runStore.list() : []) {
     if (run.continuation || suspendedNow.some((s) => s.threadId === run.options.threadId)) continue;
     if (!run.options.origin && options.ownsRun(run) && !asked.has(run.options.threadId)) {
       suspendedNow.push({ run, threadId: run.options.threadId });
@@ -121,7 +138,7 @@ export async function recover(
 
   // 5. Idle threads with queued messages start their next turn.
   for (const state of p.threads.all()) {
-    if (state.active || state.queue.length === 0) continue;
+    if (!mine(state.threadId) || state.active || state.queue.length === 0) continue;
     p.track(
       p.threads.with(state.gateway, state.thread, async (s) => {
         if (s.active) return;

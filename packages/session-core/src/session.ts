@@ -14,6 +14,7 @@ import {
 import type { Logger } from "pino";
 import { Approvals, DEFAULT_APPROVAL_EXPIRY_MS } from "./approvals.js";
 import { contextFor } from "./context.js";
+import { type ClusterMessage, type Coordination, localCoordination } from "./coordination.js";
 import type {
   DecideResult,
   DecisionInput,
@@ -36,6 +37,7 @@ import { Turns } from "./turns.js";
 import { checkInbound, originOf } from "./inbound.js";
 import { BusyPolicy } from "./policy.js";
 import { interactionView } from "./interaction-view.js";
+import { Ownership } from "./ownership.js";
 
 import type { SessionPolicy } from "./policy.js";
 export type { SessionPolicy };
@@ -72,6 +74,13 @@ export interface GatewaySessionOptions {
   retention?: Partial<RetentionOptions>;
   /** The public base URL of the service behind a proxy; handed to gateways. */
   publicBaseUrl?: string;
+  /**
+   * Several instances over one store (PostgreSQL): who runs which thread, who sends the outbox and
+   * holds the platform connections. Default: one instance, everything here.
+   */
+  coordination?: Coordination;
+  /** How often a shared session looks for work nobody took (lost announcements, dead instances). Default 1000 ms. */
+  sweepMs?: number;
 }
 
 export interface ThreadSnapshot {
@@ -82,6 +91,11 @@ export interface ThreadSnapshot {
 }
 
 export { gatewayThreadId };
+
+/** A gateway that holds a connection to its platform (a long poll, a socket, an IMAP poll, a stream): one instance at a time. */
+function holdsConnection(gateway: Gateway): boolean {
+  return gateway.kind === "push" && !gateway.webhooks;
+}
 
 /** Builds the session; fails at boot when a configured entry's gateway is not registered or the policy is unknown. */
 export function createGatewaySession(options: GatewaySessionOptions): GatewaySession {
@@ -100,6 +114,12 @@ export class GatewaySession {
   readonly #turns: Turns;
   readonly #approvals: Approvals;
   readonly #policy: BusyPolicy;
+  readonly #coordination: Coordination;
+  readonly #ownership: Ownership;
+  readonly #bootId = randomBytes(6).toString("hex");
+  #leading = false;
+  #stopLeading: (() => Promise<void>) | undefined;
+  #unsubscribeCluster: (() => void) | undefined;
   readonly #entries = new Map<string, GatewayEntryOptions>();
   readonly #gatewayLoggers = new Map<string, Logger>();
   readonly #inflight = new Set<Promise<unknown>>();
@@ -149,12 +169,16 @@ export class GatewaySession {
     this.#options = options;
     this.logger = sessionLogger(options.loggers ?? {});
     this.scheduler = options.scheduler ?? new Scheduler(this.logger);
+    this.#coordination = options.coordination ?? localCoordination;
+    const coordination = this.#coordination;
     const sender = new OutboxSender({
       store: options.store,
       registry: options.registry,
       loggerFor: (g) => this.loggerFor(g),
       logger: this.logger,
       ...(options.outbox ? { options: options.outbox } : {}),
+      // Another instance sends: tell it there is something to send.
+      ...(coordination.shared ? { elsewhere: () => void coordination.publish({ kind: "outbox" }) } : {}),
     });
     this.#parts = {
       runs: options.runs,
@@ -188,6 +212,11 @@ export class GatewaySession {
       policy,
       maxQueueDepth: depth,
     });
+    this.#ownership = new Ownership(this.#parts, this.#coordination, {
+      adopt: (threadId) => this.#adopt(threadId),
+      onMessage: (state, msg) => this.#policy.onMessage(state, msg),
+    });
+    if (this.#coordination.shared) this.#parts.threads.afterEach = (state) => this.#ownership.settle(state);
   }
 
   /** Recovers what a previous process left, then starts every gateway, the outbox sender and the upkeep tasks. */
@@ -200,23 +229,141 @@ export class GatewaySession {
       );
     }
     const ownsRun = this.#options.ownsRun ?? (() => true);
-    const bootId = randomBytes(6).toString("hex");
-    this.#recovered = recover(this.#parts, this.#turns, this.#approvals, { bootId, ownsRun }).then(
-      (known) => {
+    const shared = this.#coordination.shared;
+    if (!shared) {
+      this.#recovered = recover(this.#parts, this.#turns, this.#approvals, {
+        bootId: this.#bootId,
+        ownsRun,
+      }).then((known) => {
         for (const id of known) this.#known.add(id);
-      },
-    );
-    await this.#recovered;
-    for (const gateway of this.#options.registry.list()) {
-      await gateway.start(this.#contextFor(gateway));
-      this.loggerFor(gateway).info({ gateway: gateway.name }, "gateway started");
+      });
+      await this.#recovered;
+    } else {
+      this.#unsubscribeCluster = this.#coordination.subscribe((m) => this.#onCluster(m));
+      const unlost = this.#coordination.onThreadsLost((keys) => this.#ownership.lost(keys));
+      const unsubscribe = this.#unsubscribeCluster;
+      this.#unsubscribeCluster = () => {
+        unsubscribe();
+        unlost();
+      };
+      // Threads nobody holds that have work (a previous process of any instance left it).
+      this.#recovered = this.#sweep();
+      await this.#recovered;
+      this.scheduler.every("session:sweep", this.#options.sweepMs ?? 1000, () => this.#sweep());
     }
-    this.#parts.sender.start();
-    this.scheduler.every("session:approval-expiry", 30_000, () => this.#approvals.expireDue().then(() => {}));
+    for (const gateway of this.#options.registry.list()) {
+      if (shared && holdsConnection(gateway)) continue; // started by the leader only
+      await this.#startGateway(gateway);
+    }
+    this.#stopLeading = this.#coordination.lead("session", {
+      onLead: () => this.#lead(),
+      onLose: () => this.#unlead(),
+    });
     const retention = { ...DEFAULT_RETENTION, ...this.#options.retention };
     this.scheduler.every("session:prune", retention.intervalMs, () =>
       pruneOnce(this.#options.store, retention, this.logger).then(() => {}),
     );
+  }
+
+  /**
+   * This instance leads (always, for one instance): it holds the platform connections, sends the
+   * outbox, expires approvals, and (shared) continues runs that are not gateway turns and asks open
+   * requests again.
+   */
+  async #lead(): Promise<void> {
+    if (this.#stopping) return;
+    this.#leading = true;
+    if (this.#coordination.shared) {
+      this.logger.info({ bootId: this.#bootId }, "this instance leads: platform connections and the outbox");
+      await recover(this.#parts, this.#turns, this.#approvals, {
+        bootId: this.#bootId,
+        ownsRun: this.#options.ownsRun ?? (() => true),
+        threads: () => false,
+      });
+      for (const gateway of this.#options.registry.list()) {
+        if (holdsConnection(gateway)) await this.#startGateway(gateway);
+      }
+      // A lost announcement is found within a second.
+      this.scheduler.every("session:outbox-poll", 1000, async () => this.#parts.sender.wake());
+    }
+    this.#parts.sender.start();
+    this.scheduler.every("session:approval-expiry", 30_000, () => this.#approvals.expireDue().then(() => {}));
+  }
+
+  async #unlead(): Promise<void> {
+    if (!this.#leading) return;
+    this.#leading = false;
+    this.logger.warn({ bootId: this.#bootId }, "this instance no longer leads; another takes over");
+    this.scheduler.cancel("session:outbox-poll");
+    this.scheduler.cancel("session:approval-expiry");
+    await this.#parts.sender.stop();
+    for (const gateway of this.#options.registry.list()) {
+      if (!holdsConnection(gateway)) continue;
+      try {
+        await gateway.stop();
+      } catch (err) {
+        this.loggerFor(gateway).error({ err }, "gateway failed to stop cleanly");
+      }
+    }
+  }
+
+  async #startGateway(gateway: Gateway): Promise<void> {
+    await gateway.start(this.#contextFor(gateway));
+    this.loggerFor(gateway).info({ gateway: gateway.name }, "gateway started");
+  }
+
+  /** Takes the stored state of one thread into this instance. */
+  async #adopt(threadId: string): Promise<void> {
+    await recover(this.#parts, this.#turns, this.#approvals, {
+      bootId: this.#bootId,
+      ownsRun: this.#options.ownsRun ?? (() => true),
+      threads: (id) => id === threadId,
+      shared: false,
+    });
+  }
+
+  /** Takes the thread when nobody holds it, then its messages not taken yet. */
+  async #poke(gateway: string, thread: string): Promise<void> {
+    if (this.#stopping || !(await this.#ownership.claim(gateway, thread))) return;
+    await this.#parts.threads.with(gateway, thread, (state) => this.#ownership.takeFresh(state));
+  }
+
+  #onCluster(message: ClusterMessage): void {
+    if (message.kind === "outbox") {
+      if (this.#leading) this.#parts.sender.wake();
+      return;
+    }
+    if (!this.#options.registry.get(message.gateway)) return;
+    this.#track(this.#poke(message.gateway, message.thread));
+  }
+
+  /**
+   * Work nobody runs: queued messages, and turns left running by an instance that is gone (a
+   * suspended turn is at rest: it waits for a decision, not for an instance).
+   */
+  async #sweep(): Promise<void> {
+    if (this.#stopping) return;
+    const rows = await this.#options.store.inbox.unfinished();
+    if (rows.length === 0) return;
+    const atRest = new Set(
+      (await this.#options.store.runStore.list())
+        .filter((r) => !r.continuation)
+        .map((r) => r.options.threadId),
+    );
+    const seen = new Set<string>();
+    for (const rec of rows) {
+      const threadId = gatewayThreadId(rec.gateway, rec.thread);
+      if (seen.has(threadId) || this.#ownership.holds(threadId)) continue;
+      seen.add(threadId);
+      if (
+        rec.status === "running" &&
+        atRest.has(threadId) &&
+        !rows.some((r) => r.status === "queued" && gatewayThreadId(r.gateway, r.thread) === threadId)
+      )
+        continue;
+      if (!this.#options.registry.get(rec.gateway)) continue;
+      await this.#poke(rec.gateway, rec.thread);
+    }
   }
 
   /**
@@ -232,10 +379,12 @@ export class GatewaySession {
   async #stop(drainMs: number): Promise<void> {
     this.#stopping = true;
     this.#unsubscribe?.();
+    this.#unsubscribeCluster?.();
     await this.#options.runs.drain(drainMs);
     await this.#settle(Math.min(drainMs, 5_000));
     await this.#parts.sender.stop();
     this.scheduler.stopAll();
+    await this.#stopLeading?.();
     for (const gateway of this.#options.registry.list()) {
       try {
         await gateway.stop();
@@ -309,11 +458,18 @@ export class GatewaySession {
     const msg: QueuedMessage = { inboxId: result.id, text: inbound.text, origin };
     // Held until recovery has run, and never scheduled twice (recovery may have found it too).
     this.#track(
-      (this.#recovered ?? Promise.resolve()).then(() => {
+      (this.#recovered ?? Promise.resolve()).then(async () => {
         if (this.#known.has(msg.inboxId)) return;
-        return this.#parts.threads.with(gateway.name, inbound.thread, (state) =>
-          this.#policy.onMessage(state, msg),
-        );
+        if (!(await this.#ownership.claim(gateway.name, inbound.thread))) {
+          // Another instance runs this thread: it takes the message from the store.
+          await this.#coordination.publish({ kind: "thread", gateway: gateway.name, thread: inbound.thread });
+          return;
+        }
+        return this.#parts.threads.with(gateway.name, inbound.thread, (state) => {
+          if (state.taken.has(msg.inboxId)) return;
+          if (this.#coordination.shared) state.taken.add(msg.inboxId);
+          return this.#policy.onMessage(state, msg);
+        });
       }),
     );
     return result;
@@ -331,9 +487,32 @@ export class GatewaySession {
 
   /** A decision from a gateway; `decidedBy` is the platform author id. */
   decide(requestId: string, decision: DecisionInput, decidedBy: string): Promise<DecideResult> {
-    const work = this.#approvals.decide(requestId, decision, decidedBy);
+    const work = this.#decide(requestId, decision, decidedBy);
     this.#track(work);
     return work;
+  }
+
+  async #decide(requestId: string, decision: DecisionInput, decidedBy: string): Promise<DecideResult> {
+    if (this.#coordination.shared) {
+      const rec = await this.#options.store.interactions.get(requestId);
+      // The run waits at rest, or is being let go by the instance that ran it: take its thread.
+      if (rec && !(await this.#claimSoon(rec.gateway, rec.thread))) {
+        return {
+          ok: false,
+          code: "busy",
+          message: `the thread of "${requestId}" is running on another instance; try again shortly`,
+        };
+      }
+    }
+    return this.#approvals.decide(requestId, decision, decidedBy);
+  }
+
+  async #claimSoon(gateway: string, thread: string, attempts = 20): Promise<boolean> {
+    for (let i = 0; i < attempts; i++) {
+      if (await this.#ownership.claim(gateway, thread)) return true;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return false;
   }
 
   /** Rejects expired requests now (the session also does this every 30 s). */

@@ -30,6 +30,8 @@ export interface SessionInbox {
   markDone(id: number, status: InboxDoneStatus): Promise<unknown>;
   /** Queued or running records, oldest first. */
   unfinished(): Promise<InboxRecord[]>;
+  /** Queued records of one thread, oldest first. */
+  queued(gateway: string, thread: string): Promise<InboxRecord[]>;
   /** Deletes finished records received before `before`; returns how many. */
   prune(before: number): Promise<number>;
 }

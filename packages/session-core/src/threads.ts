@@ -27,6 +27,8 @@ export interface ThreadState {
   queue: QueuedMessage[];
   /** Open interaction request on this thread, if any. */
   pendingRequestId?: string;
+  /** Inbox ids this instance has taken on (queued, running, spliced or done): never taken twice. */
+  taken: Set<number>;
 }
 
 /** The RunManager threadId of a gateway thread; one per (gateway, platform thread). */
@@ -42,10 +44,15 @@ export class Threads {
     const threadId = gatewayThreadId(gateway, thread);
     let state = this.#states.get(threadId);
     if (!state) {
-      state = { gateway, thread, threadId, queue: [] };
+      state = { gateway, thread, threadId, queue: [], taken: new Set() };
       this.#states.set(threadId, state);
     }
     return state;
+  }
+
+  /** Forgets a thread's state (another instance may take it now). */
+  drop(gateway: string, thread: string): void {
+    this.#states.delete(gatewayThreadId(gateway, thread));
   }
 
   peek(gateway: string, thread: string): ThreadState | undefined {
@@ -61,11 +68,20 @@ export class Threads {
     return [...this.#locks.values()];
   }
 
+  /** Runs inside the lock after every change to a thread (the session lets idle threads go here). */
+  afterEach: ((state: ThreadState) => Promise<void>) | undefined;
+
   /** Runs `fn` after every earlier change to the same thread has settled. */
   with<T>(gateway: string, thread: string, fn: (state: ThreadState) => Promise<T> | T): Promise<T> {
     const key = gatewayThreadId(gateway, thread);
     const prev = this.#locks.get(key) ?? Promise.resolve();
-    const run = () => fn(this.get(gateway, thread));
+    const run = async () => {
+      const state = this.get(gateway, thread);
+      const result = await fn(state);
+      // The state object may have been dropped meanwhile (let go): only a live one settles.
+      if (this.afterEach && this.#states.get(key) === state) await this.afterEach(state);
+      return result;
+    };
     const next = prev.then(run, run);
     const settled = next.catch(() => undefined);
     this.#locks.set(key, settled);

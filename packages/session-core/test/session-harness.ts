@@ -12,7 +12,12 @@ import {
   type RunHandle,
 } from "@agentsvc/agent-core";
 import { ChatDb } from "@agentsvc/chat-store";
-import { createGatewaySession, type GatewaySession, GatewayRegistry } from "../src/index.js";
+import {
+  type Coordination,
+  createGatewaySession,
+  type GatewaySession,
+  GatewayRegistry,
+} from "../src/index.js";
 import { createMockGateway, type MockGateway, type MockGatewayOptions } from "../src/testing/index.js";
 import { captureLogs } from "./helpers.js";
 
@@ -118,6 +123,8 @@ export interface RigOptions {
   gates?: Gates;
   /** Seconds before an open approval request expires. */
   expiresAfterSeconds?: number;
+  /** Shared with other rigs over the same store directory (several instances). */
+  coordination?: Coordination;
 }
 
 export function tempDir(): string {
@@ -152,6 +159,7 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
     registry,
     agent,
     loggers: { destination: logs.stream, level: "debug" },
+    ...(options.coordination ? { coordination: options.coordination, sweepMs: 100 } : {}),
   });
   await session.start();
   let closed = false;

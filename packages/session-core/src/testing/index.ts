@@ -8,3 +8,4 @@ export {
 } from "./contract.js";
 export { createMemorySessionStore } from "./memory-store.js";
 export { contractAgent } from "./contract-rig.js";
+export { createMemoryCluster, type MemoryCluster } from "./memory-cluster.js";

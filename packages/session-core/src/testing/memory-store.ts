@@ -39,6 +39,10 @@ export function createMemorySessionStore(now: () => number = Date.now): SessionS
         const r = inbox[id - 1];
         if (r && (r.status === "queued" || r.status === "running")) r.status = status;
       },
+      queued: async (gateway: string, thread: string) =>
+        inbox
+          .filter((r) => r.gateway === gateway && r.thread === thread && r.status === "queued")
+          .map((r) => ({ ...r })),
       unfinished: async () =>
         inbox.filter((r) => r.status === "queued" || r.status === "running").map((r) => ({ ...r })),
       prune: async () => 0,

@@ -1,0 +1,53 @@
+// How several instances of one project share the work when they share one database. The session
+// asks this for a thread before it runs anything on it, tells the others when it recorded a
+// message for a thread it does not hold, and sends the outbox only while it leads. The database
+// rows stay the truth: a lost notification is found by the periodic sweep.
+//
+// One instance (the default, `localCoordination`): every thread is this instance's, nothing is
+// published, and this instance leads.
+
+/** What instances tell each other. */
+export type ClusterMessage =
+  /** Something for `thread` was recorded in the inbox (or decided): its holder should look. */
+  | { kind: "thread"; gateway: string; thread: string }
+  /** Pieces were queued in the outbox: the sending instance should look. */
+  | { kind: "outbox" };
+
+export interface Coordination {
+  /** False for one instance: no locks, no messages, no sweep. */
+  readonly shared: boolean;
+  /**
+   * Takes the thread for this instance (or confirms it holds it). False while another instance
+   * holds it. A holder that dies loses every thread at once (the database releases its locks).
+   */
+  acquireThread(key: string): Promise<boolean>;
+  releaseThread(key: string): Promise<void>;
+  publish(message: ClusterMessage): Promise<void>;
+  /** Returns an unsubscribe. Messages from this instance may arrive too. */
+  subscribe(handler: (message: ClusterMessage) => void): () => void;
+  /**
+   * Leads `role` whenever this instance can: `onLead` runs once leadership is taken (again after a
+   * loss), `onLose` when it is lost (the holder's connection dropped). Returns a stop function that
+   * gives the role up.
+   */
+  lead(
+    role: string,
+    handlers: { onLead(): Promise<void> | void; onLose(): Promise<void> | void },
+  ): () => Promise<void>;
+  /** Called with every thread key held when the connection that held them dropped. */
+  onThreadsLost(handler: (keys: string[]) => void): () => void;
+}
+
+/** One instance: everything is local. */
+export const localCoordination: Coordination = {
+  shared: false,
+  acquireThread: async () => true,
+  releaseThread: async () => {},
+  publish: async () => {},
+  subscribe: () => () => {},
+  lead: (_role, handlers) => {
+    void handlers.onLead();
+    return async () => {};
+  },
+  onThreadsLost: () => () => {},
+};

@@ -1,0 +1,120 @@
+// Which gateway threads this instance runs, when several instances share one store. A thread is
+// run by the instance holding its lock (Coordination.acquireThread); taking it adopts what the
+// store holds for it (a suspended turn, a recorded decision, queued messages, a turn a dead
+// instance left half done), and an idle or suspended thread is let go, so any instance can take
+// it next. Messages recorded by an instance that does not hold the thread are announced to the
+// holder; a sweep finds any whose announcement was lost, and the threads of a dead instance.
+import type { Coordination } from "./coordination.js";
+import type { SessionParts } from "./parts.js";
+import type { InboxRecord } from "./store.js";
+import { gatewayThreadId, type QueuedMessage, type ThreadState } from "./threads.js";
+
+export interface OwnershipHooks {
+  /** Loads the stored state of one thread into this instance (recovery, scoped to the thread). */
+  adopt(threadId: string): Promise<void>;
+  /** Applies the busy policy to a message, as for one delivered here. */
+  onMessage(state: ThreadState, msg: QueuedMessage): Promise<void>;
+}
+
+export class Ownership {
+  readonly #held = new Set<string>();
+  readonly #claiming = new Map<string, Promise<boolean>>();
+  readonly #adopting = new Set<string>();
+
+  constructor(
+    private readonly p: SessionParts,
+    private readonly coordination: Coordination,
+    private readonly hooks: OwnershipHooks,
+  ) {}
+
+  get shared(): boolean {
+    return this.coordination.shared;
+  }
+
+  holds(threadId: string): boolean {
+    return !this.shared || this.#held.has(threadId);
+  }
+
+  /** True when this instance may run the thread now; takes and adopts it first when needed. */
+  claim(gateway: string, thread: string): Promise<boolean> {
+    if (!this.shared) return Promise.resolve(true);
+    const threadId = gatewayThreadId(gateway, thread);
+    if (this.#held.has(threadId)) return Promise.resolve(true);
+    let claiming = this.#claiming.get(threadId);
+    if (!claiming) {
+      claiming = this.#take(threadId).finally(() => this.#claiming.delete(threadId));
+      this.#claiming.set(threadId, claiming);
+    }
+    return claiming;
+  }
+
+  async #take(threadId: string): Promise<boolean> {
+    if (!(await this.coordination.acquireThread(threadId))) return false;
+    this.#held.add(threadId);
+    // What this process remembers of the thread may be stale: another instance ran it meanwhile.
+    this.p.runs.release?.(threadId);
+    this.#adopting.add(threadId);
+    try {
+      await this.hooks.adopt(threadId);
+    } catch (err) {
+      this.p.logger.error({ err, threadId }, "could not take over a thread; letting it go");
+      this.#held.delete(threadId);
+      await this.coordination.releaseThread(threadId);
+      return false;
+    } finally {
+      this.#adopting.delete(threadId);
+    }
+    return true;
+  }
+
+  /** Messages of the thread recorded (anywhere) and not yet taken here, oldest first. */
+  async takeFresh(state: ThreadState): Promise<void> {
+    const rows = await this.p.store.inbox.queued(state.gateway, state.thread);
+    for (const rec of rows) {
+      if (state.taken.has(rec.id)) continue;
+      state.taken.add(rec.id);
+      await this.hooks.onMessage(state, messageOf(rec));
+    }
+  }
+
+  /**
+   * Runs after every change to a held thread (inside its lock): a thread with nothing running or
+   * queued here is let go, unless the store has messages for it that were not taken yet.
+   */
+  async settle(state: ThreadState): Promise<void> {
+    if (!this.shared || !this.#held.has(state.threadId) || this.#adopting.has(state.threadId)) return;
+    if (hasWork(state)) return;
+    await this.takeFresh(state);
+    if (hasWork(state)) return;
+    this.p.threads.drop(state.gateway, state.thread);
+    this.p.runs.release?.(state.threadId);
+    this.#held.delete(state.threadId);
+    await this.coordination.releaseThread(state.threadId);
+  }
+
+  /** The connection holding our locks dropped: every thread may be running elsewhere now. */
+  lost(keys: readonly string[]): void {
+    for (const threadId of keys) {
+      if (!this.#held.delete(threadId)) continue;
+      this.p.logger.warn({ threadId }, "lost the lock of a thread; another instance may take it over");
+    }
+  }
+
+  /** Thread ids held now (tests, diagnostics). */
+  held(): string[] {
+    return [...this.#held];
+  }
+}
+
+function hasWork(state: ThreadState): boolean {
+  return state.active?.phase === "running" || state.queue.length > 0;
+}
+
+export function messageOf(rec: InboxRecord): QueuedMessage {
+  return {
+    inboxId: rec.id,
+    text: rec.text,
+    origin: rec.origin ?? { gateway: rec.gateway, thread: rec.thread },
+    ...(rec.status === "running" ? { running: true } : {}),
+  };
+}

@@ -1,0 +1,99 @@
+// Several sessions in one process sharing locks, messages and leadership the way instances share
+// them through PostgreSQL (testing only): a thread lock has one holder, a role one leader (the
+// next in line takes over when it goes), and `drop(id)` is an instance's connection dropping.
+import type { ClusterMessage, Coordination } from "../coordination.js";
+
+export interface MemoryCluster {
+  instance(id: string): Coordination;
+  /** The instance's connection drops: its locks and roles go to others at once. */
+  drop(id: string): void;
+  /** Who holds each thread lock now. */
+  holders(): Map<string, string>;
+  leaderOf(role: string): string | undefined;
+  /** Messages published so far, with their sender. */
+  readonly published: { from: string; message: ClusterMessage }[];
+}
+
+interface Candidate {
+  id: string;
+  handlers: { onLead(): Promise<void> | void; onLose(): Promise<void> | void };
+}
+
+export function createMemoryCluster(): MemoryCluster {
+  const locks = new Map<string, string>();
+  const roles = new Map<string, Candidate[]>();
+  const subscribers = new Set<{ id: string; handler: (m: ClusterMessage) => void }>();
+  const lostHandlers = new Map<string, Set<(keys: string[]) => void>>();
+  const dropped = new Set<string>();
+  const published: { from: string; message: ClusterMessage }[] = [];
+
+  const promote = (role: string) => {
+    const line = roles.get(role);
+    const next = line?.[0];
+    if (next) void next.handlers.onLead();
+  };
+  const leave = (role: string, id: string) => {
+    const line = roles.get(role) ?? [];
+    const wasLeader = line[0]?.id === id;
+    const gone = line.filter((c) => c.id === id);
+    roles.set(
+      role,
+      line.filter((c) => c.id !== id),
+    );
+    if (wasLeader) {
+      for (const c of gone) void c.handlers.onLose();
+      promote(role);
+    }
+  };
+
+  return {
+    published,
+    holders: () => new Map(locks),
+    leaderOf: (role) => roles.get(role)?.[0]?.id,
+    drop(id) {
+      dropped.add(id);
+      const keys = [...locks].filter(([, holder]) => holder === id).map(([key]) => key);
+      for (const key of keys) locks.delete(key);
+      for (const handler of lostHandlers.get(id) ?? []) handler(keys);
+      for (const role of roles.keys()) leave(role, id);
+      for (const s of [...subscribers]) if (s.id === id) subscribers.delete(s);
+    },
+    instance(id) {
+      return {
+        shared: true,
+        async acquireThread(key) {
+          if (dropped.has(id)) return false;
+          const holder = locks.get(key);
+          if (holder && holder !== id) return false;
+          locks.set(key, id);
+          return true;
+        },
+        async releaseThread(key) {
+          if (locks.get(key) === id) locks.delete(key);
+        },
+        async publish(message) {
+          if (dropped.has(id)) return;
+          published.push({ from: id, message });
+          for (const s of [...subscribers]) queueMicrotask(() => s.handler(message));
+        },
+        subscribe(handler) {
+          const entry = { id, handler };
+          subscribers.add(entry);
+          return () => subscribers.delete(entry);
+        },
+        lead(role, handlers) {
+          const line = roles.get(role) ?? [];
+          roles.set(role, [...line, { id, handlers }]);
+          if (line.length === 0) void handlers.onLead();
+          return async () => leave(role, id);
+        },
+        onThreadsLost(handler) {
+          let set = lostHandlers.get(id);
+          if (!set) lostHandlers.set(id, (set = new Set()));
+          set.add(handler);
+          return () => set.delete(handler);
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,83 @@
+// Two sessions over one SQLite file, sharing locks and announcements as instances share them
+// through PostgreSQL (an in-process cluster): a thread runs on one instance at a time, a message
+// recorded elsewhere reaches the holder, and a gone instance's threads are taken over.
+import { afterEach, describe, expect, it } from "vitest";
+import { createMemoryCluster } from "../src/testing/index.js";
+import { Gates, type Rig, removeDir, rig, tempDir, until } from "./session-harness.js";
+
+const rigs: Rig[] = [];
+let dir: string | undefined;
+
+afterEach(async () => {
+  for (const r of rigs.splice(0)) await r.close(50);
+  if (dir) removeDir(dir);
+  dir = undefined;
+});
+
+async function pair() {
+  dir = tempDir();
+  const cluster = createMemoryCluster();
+  const a = await rig({ dir, coordination: cluster.instance("a") });
+  const b = await rig({ dir, coordination: cluster.instance("b") });
+  rigs.push(a, b);
+  return { a, b, cluster };
+}
+
+let sent = 0;
+/** A platform message with an id unique across instances (each mock counts its own ids). */
+const say = (r: Rig, thread: string, text: string) => r.gateway.inject({ thread, text, id: `m${++sent}` });
+const texts = (r: Rig[], thread: string) => r.flatMap((x) => x.gateway.textsTo(thread));
+const starts = (r: Rig) => r.runs.starts.map((s) => s.input);
+
+describe("several instances over one store", () => {
+  it("runs a message recorded by another instance on the thread's holder, after the running turn, in order", async () => {
+    const { a, b } = await pair();
+    await say(a, "T", "use wait_gate first");
+    await until(() => a.gates.calls.length === 1, "the first turn at its gate");
+    await say(b, "T", "q1");
+    await say(b, "T", "q2");
+    await until(() => a.session.snapshot("mock", "T").queued === 2, "both queued on the holder");
+    a.gates.openAll();
+    await until(() => texts([a, b], "T").length === 3, "three replies");
+    expect(starts(a)).toEqual(["use wait_gate first", "q1", "q2"]);
+    expect(starts(b)).toEqual([]);
+    expect(texts([a, b], "T")[1]).toContain("q1");
+    expect(texts([a, b], "T")[2]).toContain("q2");
+    expect(await a.db.inbox.unfinished()).toEqual([]);
+  });
+
+  it("lets an idle thread go, so the next message runs on whichever instance received it", async () => {
+    const { a, b, cluster } = await pair();
+    await say(a, "T", "first");
+    await until(() => texts([a, b], "T").length === 1, "the first reply");
+    await until(() => !cluster.holders().has("gw:mock:T"), "the thread let go");
+    await say(b, "T", "second");
+    await until(() => texts([a, b], "T").length === 2, "the second reply");
+    expect(starts(a)).toEqual(["first"]);
+    expect(starts(b)).toEqual(["second"]);
+  });
+
+  it("sends every reply from the leading instance only", async () => {
+    const { a, b, cluster } = await pair();
+    expect(cluster.leaderOf("session")).toBe("a");
+    await say(b, "U", "hello from b");
+    await until(() => a.gateway.textsTo("U").length === 1, "the reply, sent by a");
+    expect(starts(b)).toEqual(["hello from b"]);
+    expect(b.gateway.sent).toEqual([]);
+  });
+
+  it("takes over the threads and the outbox of an instance whose connection dropped", async () => {
+    const { a, b, cluster } = await pair();
+    await say(a, "T", "use wait_gate first");
+    await until(() => a.gates.calls.length === 1, "the turn at its gate on a");
+    await say(a, "T", "queued behind it");
+    // As if a's process died: its locks and its lead go; its turn never gets past the gate.
+    cluster.drop("a");
+    expect(cluster.leaderOf("session")).toBe("b");
+    // b reruns the turn a never committed, then the queued message.
+    b.gates.openAll();
+    await until(() => starts(b).length === 2, "both messages run on b");
+    expect(starts(b)).toEqual(["use wait_gate first", "queued behind it"]);
+    await until(() => b.gateway.textsTo("T").length >= 2, "b sends the replies");
+  });
+});
