@@ -39,6 +39,12 @@ export interface AgentHandlerOptions {
   afterTurn?: (c: Context, result: TurnResult, turn: TurnContext & { input: string }) => void | Promise<void>;
   /** Body size limit in bytes. Default 1 MiB. */
   bodyLimit?: number;
+  /**
+   * Several instances serve this route (one PostgreSQL store). A stream's events live in the memory
+   * of the instance that runs it, so a `Last-Event-ID` reconnect for a thread this instance does
+   * not know answers 421 `reconnect_same_instance` (route the client back: sticky sessions).
+   */
+  severalInstances?: boolean;
 }
 
 type Handler = (c: Context) => Promise<Response>;
@@ -136,6 +142,14 @@ export function createAgentHandlers(options: AgentHandlerOptions): AgentHandlers
             400,
           );
         const handle = runs.get(threadId);
+        if (!handle && options.severalInstances) {
+          throw new AgentsvcError(
+            "reconnect_same_instance",
+            `no live or recently finished run under threadId ${threadId} on this instance; a stream can only be ` +
+              "resumed on the instance that runs it (configure sticky sessions on the load balancer)",
+            421,
+          );
+        }
         if (!handle || handle.options.userId !== userId) {
           throw new AgentsvcError(
             "not_found",

@@ -37,7 +37,13 @@ const approveMe = defineTool({
 });
 
 async function setup(
-  opts: { tokenDelayMs?: number; apiKey?: string; model?: LanguageModelV2; beforeTurn?: () => void } = {},
+  opts: {
+    tokenDelayMs?: number;
+    apiKey?: string;
+    model?: LanguageModelV2;
+    beforeTurn?: () => void;
+    severalInstances?: boolean;
+  } = {},
 ) {
   const memory = new WindowMemory();
   const agent = defineAgent({
@@ -54,6 +60,7 @@ async function setup(
       info: agentInfo(runs, { apiKey: !!opts.apiKey }),
       apiKey: opts.apiKey,
       beforeTurn: opts.beforeTurn,
+      severalInstances: opts.severalInstances,
     }),
   );
   const server = await listen(app);
@@ -121,6 +128,19 @@ describe("POST /stream", () => {
     const response = await postJson(`${base}/stream`, { threadId: "thr_unknown" }, { "last-event-id": "3" });
     expect(response.status).toBe(404);
     expect(await response.json()).toMatchObject({ success: false, error: { code: "not_found" } });
+  });
+
+  it("with several instances, tells a reconnect for a thread it does not run to go back to its own instance (421)", async () => {
+    const { base } = await setup({ severalInstances: true });
+    const response = await postJson(
+      `${base}/stream`,
+      { threadId: "thr_elsewhere" },
+      { "last-event-id": "3" },
+    );
+    expect(response.status).toBe(421);
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe("reconnect_same_instance");
+    expect(body.error.message).toContain("sticky sessions");
   });
 
   it("ends with an error event and done when the model fails mid-run", async () => {
