@@ -132,6 +132,8 @@ export async function recover(
       ...(run.options.origin?.meta ? { meta: run.options.origin.meta } : {}),
     };
     await p.store.outbox.enqueue(approvals.renderItems(gateway, request, `boot-${options.bootId}`));
+    // A thread held elsewhere (several instances) learns its request when it is adopted.
+    if (!mine(open.threadId)) continue;
     const state = p.threads.get(open.gateway, open.thread);
     state.pendingRequestId ??= open.requestId;
   }
