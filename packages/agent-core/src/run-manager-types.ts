@@ -96,6 +96,12 @@ export interface RunManagerApi {
    * record), because another instance sharing the store may run it next. A running thread is kept.
    */
   release?(threadId: string): void;
+  /**
+   * Several instances: cancel or steer the run wherever it executes (this process first, then the
+   * others). False when no instance runs it. A plain RunManager has only the local `cancel`/`steer`.
+   */
+  cancelAnywhere?(threadId: string, caller: Caller, reason?: string): Promise<boolean>;
+  steerAnywhere?(threadId: string, text: string, caller: Caller): Promise<boolean>;
   /** Undefined for a non-owner, as if nothing were pending. */
   pending(threadId: string, caller: Caller): Promise<PendingApproval | undefined>;
   /** Runs of one of the caller's conversations awaiting a decision (optional: RunManager has it). */

@@ -11,7 +11,19 @@ export type ClusterMessage =
   /** Something for `thread` was recorded in the inbox (or decided): its holder should look. */
   | { kind: "thread"; gateway: string; thread: string }
   /** Pieces were queued in the outbox: the sending instance should look. */
-  | { kind: "outbox" };
+  | { kind: "outbox" }
+  /** A run control for whichever instance runs `threadId`; `id` is answered by a `run-ack`. */
+  | {
+      kind: "run";
+      action: "cancel" | "steer" | "release";
+      id: string;
+      threadId: string;
+      userId: string;
+      text?: string;
+      reason?: string;
+    }
+  /** The instance running the thread applied the control `id`. */
+  | { kind: "run-ack"; id: string };
 
 export interface Coordination {
   /** False for one instance: no locks, no messages, no sweep. */

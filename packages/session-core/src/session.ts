@@ -333,7 +333,7 @@ export class GatewaySession {
       if (this.#leading) this.#parts.sender.wake();
       return;
     }
-    if (!this.#options.registry.get(message.gateway)) return;
+    if (message.kind !== "thread" || !this.#options.registry.get(message.gateway)) return;
     this.#track(this.#poke(message.gateway, message.thread));
   }
 

@@ -112,6 +112,22 @@ export class ScopedRuns {
     return this.runs.steer(this.scoped(threadId), text, this.caller);
   }
 
+  /** `cancel`, reaching the run on whichever instance runs it (several instances). */
+  cancelAnywhere(threadId: string, reason?: string): Promise<boolean> {
+    const id = this.scoped(threadId);
+    return this.runs.cancelAnywhere
+      ? this.runs.cancelAnywhere(id, this.caller, reason)
+      : Promise.resolve(this.runs.cancel(id, this.caller, reason));
+  }
+
+  /** `steer`, reaching the run on whichever instance runs it (several instances). */
+  steerAnywhere(threadId: string, text: string): Promise<boolean> {
+    const id = this.scoped(threadId);
+    return this.runs.steerAnywhere
+      ? this.runs.steerAnywhere(id, text, this.caller)
+      : Promise.resolve(this.runs.steer(id, text, this.caller));
+  }
+
   /**
    * Nothing of the caller's pending under that id — unknown, ended, or (before scoping) someone
    * else's — is one answer: 403, the spec's answer to a non-owner, so no case can be told apart.

@@ -18,7 +18,7 @@ export function runControlRoutes(runs: RunManagerApi): Hono<HonoEnv> {
     const body = await readJsonObject(c);
     const threadId = idField(where, body, "threadId", true);
     const reason = optionalString(where, body, "reason", { max: 2000 });
-    const cancelled = scopedFor(c).cancel(threadId, reason);
+    const cancelled = await scopedFor(c).cancelAnywhere(threadId, reason);
     return c.json({ success: true, cancelled });
   });
 
@@ -27,7 +27,7 @@ export function runControlRoutes(runs: RunManagerApi): Hono<HonoEnv> {
     const body = await readJsonObject(c);
     const threadId = idField(where, body, "threadId", true);
     const input = requiredString(where, body, "input", { nonBlank: true });
-    const steered = scopedFor(c).steer(threadId, input);
+    const steered = await scopedFor(c).steerAnywhere(threadId, input);
     return c.json({ success: true, steered });
   });
 
