@@ -53,12 +53,27 @@ describe("agentsvc.config: postgres datasources", () => {
         "  f:\n    type: sqlite\n    urlEnvVar: F_URL\n",
     });
     const file = "agentsvc.config.yaml";
-    expectError(errors, file, "datasources.a.url", /unknown key in a postgres datasource \(known keys: type, urlEnvVar, pool/);
+    expectError(
+      errors,
+      file,
+      "datasources.a.url",
+      /unknown key in a postgres datasource \(known keys: type, urlEnvVar, pool/,
+    );
     expectError(errors, file, "datasources.g.pol", /did you mean "pool"\?/);
     expectError(errors, file, "datasources.b.urlEnvVar", /is required in a postgres datasource/);
-    const pasted = expectError(errors, file, "datasources.c.urlEnvVar", /must be the name of an environment variable/);
+    const pasted = expectError(
+      errors,
+      file,
+      "datasources.c.urlEnvVar",
+      /must be the name of an environment variable/,
+    );
     expect(formatIssue(pasted)).not.toContain("letmein-secret");
-    expectError(errors, file, "datasources.d.pool", /must be at least 1 \(connections per instance\) \(got 0\)/);
+    expectError(
+      errors,
+      file,
+      "datasources.d.pool",
+      /must be at least 1 \(connections per instance\) \(got 0\)/,
+    );
     expectError(errors, file, "datasources.e.pool", /must be an integer/);
     expectError(errors, file, "datasources.e.ssl", /must be one of off, require, verify-full/);
     expectError(errors, file, "datasources.f.urlEnvVar", /unknown key in a sqlite datasource/);
@@ -74,8 +89,15 @@ describe("agentsvc.config: postgres datasources", () => {
     const errors = await loadErrors({
       "agentsvc.config.yaml": `${PG}    ssl: require\n    sslCaFile: ./ca.pem\n`,
     });
-    expectError(errors, "agentsvc.config.yaml", "datasources.main.sslCaFile", /is only used with ssl: verify-full/);
-    const dir = writeProject({ "agentsvc.config.yaml": `${PG}    ssl: verify-full\n    sslCaFile: ./ca.pem\n` });
+    expectError(
+      errors,
+      "agentsvc.config.yaml",
+      "datasources.main.sslCaFile",
+      /is only used with ssl: verify-full/,
+    );
+    const dir = writeProject({
+      "agentsvc.config.yaml": `${PG}    ssl: verify-full\n    sslCaFile: ./ca.pem\n`,
+    });
     const r = await loadProject(dir);
     expect(r.ok).toBe(true);
     expect(r.warnings.map(formatIssue)).toEqual([
@@ -89,10 +111,14 @@ describe("agentsvc.config: postgres datasources", () => {
     const p = await loadOk({
       "agentsvc.config.yaml": `${PG}  replica:\n    type: postgres\n    urlEnvVar: REPLICA_URL\n  local:\n    type: sqlite\n`,
     });
-    expect(missingDatasourceEnv(p, { DATABASE_URL: "postgres://x", REPLICA_URL: "" }).map(formatIssue)).toEqual([
+    expect(
+      missingDatasourceEnv(p, { DATABASE_URL: "postgres://x", REPLICA_URL: "" }).map(formatIssue),
+    ).toEqual([
       'agentsvc.config.yaml: datasources.replica.urlEnvVar: environment variable REPLICA_URL is not set: `agentsvc start` fails until it holds the connection string of the postgres datasource "replica" (postgres://user:password@host:port/database)',
     ]);
-    expect(missingDatasourceEnv(p, { DATABASE_URL: "postgres://x", REPLICA_URL: "postgres://y" })).toEqual([]);
+    expect(missingDatasourceEnv(p, { DATABASE_URL: "postgres://x", REPLICA_URL: "postgres://y" })).toEqual(
+      [],
+    );
     expect(missingDatasourceEnv(await loadOk({}), {})).toEqual([]);
   });
 });
