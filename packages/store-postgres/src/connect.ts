@@ -329,6 +329,10 @@ export async function connectPostgres(options: ConnectPostgresOptions): Promise<
     await pool.end().catch(() => undefined);
     throw connectError(err, ctx);
   }
+  // A checked-out client whose connection dies emits 'error' besides failing its query; without a
+  // listener that would be an uncaught exception. The failed query is what reports it here.
+  const ignore = () => undefined;
+  client.on("error", ignore);
   let migration: MigrationReport;
   try {
     migration =
@@ -341,6 +345,7 @@ export async function connectPostgres(options: ConnectPostgresOptions): Promise<
             timeoutMs: options.migrationTimeoutMs ?? DEFAULT_MIGRATION_TIMEOUT_MS,
           });
   } catch (err) {
+    client.off("error", ignore);
     client.release(true);
     await pool.end().catch(() => undefined);
     if (err instanceof PostgresStoreError) throw err;
@@ -350,6 +355,7 @@ export async function connectPostgres(options: ConnectPostgresOptions): Promise<
       { cause: err },
     );
   }
+  client.off("error", ignore);
   client.release();
   for (const version of migration.applied) {
     options.logger?.info(

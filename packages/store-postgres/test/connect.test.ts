@@ -6,7 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectPostgres, resolvePoolConfig } from "../src/connect.js";
 import { connectDatasource } from "../src/datasource.js";
 import { redactConnectionString } from "../src/redact.js";
-import { addPasswordRole, connect, enableTls, expectStoreError, usePostgres, withUser } from "./helpers.js";
+import {
+  addPasswordRole,
+  connect,
+  enableTls,
+  expectStoreError,
+  query,
+  usePostgres,
+  withUser,
+} from "./helpers.js";
 
 const SECRET = "s3cret-Hunter2";
 
@@ -266,5 +274,39 @@ describe.skipIf(postgresMissing)("connectPostgres against a real PostgreSQL", ()
     } finally {
       await store.close();
     }
+  });
+});
+
+describe.skipIf(postgresMissing)("connectPostgres against a PostgreSQL without TLS", () => {
+  const pg = usePostgres();
+
+  it("ssl: require against a server without TLS is tls_failed, saying what to set", async () => {
+    const url = await pg.server().createDatabase();
+    await expectStoreError(
+      connectPostgres({ connectionString: url, ssl: "require", datasource: "main" }),
+      "tls_failed",
+      /datasource "main": PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:\d+\/\w+ does not accept TLS connections/,
+      /set ssl: off on the datasource/,
+    );
+  });
+
+  it("an idle pooled connection killed by the server is logged and replaced, not an uncaught error", async () => {
+    const url = await pg.server().createDatabase();
+    const warnings: string[] = [];
+    const store = await connect({
+      connectionString: url,
+      applicationName: "agentsvc-idle-test",
+      logger: { info: () => undefined, warn: (_obj, msg) => warnings.push(msg) },
+    });
+    await store.pool.query("SELECT 1");
+    expect(store.pool.idleCount).toBeGreaterThan(0);
+    await query(
+      pg.server().url,
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'agentsvc-idle-test'",
+    );
+    const deadline = Date.now() + 5_000;
+    while (warnings.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(warnings[0]).toMatch(/an idle pooled connection failed; it is replaced on next use/);
+    expect((await store.pool.query<{ n: number }>("SELECT 1 AS n")).rows).toEqual([{ n: 1 }]);
   });
 });
