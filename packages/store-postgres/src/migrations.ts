@@ -242,7 +242,29 @@ export async function runMigrations(
     await client.query("BEGIN");
     await client.query(`SET LOCAL statement_timeout = ${timeout}`);
     await client.query(`SET LOCAL lock_timeout = ${timeout}`);
+  } catch (err) {
+    await rollback(client);
+    throw new PostgresStoreError(
+      "migration_failed",
+      `${label}: cannot start the migration: ${describeError(err)}`,
+      {
+        cause: err,
+      },
+    );
+  }
+  try {
     await client.query("SELECT pg_advisory_xact_lock($1::bigint)", [MIGRATION_LOCK_KEY]);
+  } catch (err) {
+    await rollback(client);
+    throw new PostgresStoreError(
+      "migration_failed",
+      `${label}: waited ${timeout} ms for the migration lock without getting it (${describeError(err)}): another ` +
+        `instance holds it; if no instance is starting, find the holder in pg_locks (locktype advisory, ` +
+        `classid ${BigInt(MIGRATION_LOCK_KEY) >> 32n}, objid ${BigInt(MIGRATION_LOCK_KEY) & 0xffffffffn}) and end its session`,
+      { cause: err },
+    );
+  }
+  try {
     await client.query(`CREATE TABLE IF NOT EXISTS ${SCHEMA_VERSION_TABLE} (
   version INTEGER PRIMARY KEY NOT NULL,
   name TEXT NOT NULL,

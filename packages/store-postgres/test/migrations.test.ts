@@ -4,12 +4,14 @@ import { describe, expect, it } from "vitest";
 import { connectPostgres } from "../src/connect.js";
 import {
   CURRENT_SCHEMA_VERSION,
+  MIGRATION_LOCK_KEY,
   MIGRATIONS,
   type MigrationStep,
   SCHEMA_VERSION_TABLE,
   stepChecksum,
 } from "../src/migrations.js";
 import { eq } from "drizzle-orm";
+import { Client as PgClient } from "pg";
 import { pgTables } from "../src/schema.js";
 import { connect, expectStoreError, query, usePostgres } from "./helpers.js";
 
@@ -182,6 +184,54 @@ describe.skipIf(postgresMissing)("migrations on a real PostgreSQL", () => {
       for (const s of stores) expect(await s.schemaVersion()).toBe(slow.version);
     } finally {
       await Promise.all(stores.map((s) => s.close()));
+    }
+  });
+
+  it("an instance waits while another holds the migration lock, and goes on when the holder's session dies", async () => {
+    const url = await pg.server().createDatabase();
+    const holder = new PgClient({ connectionString: url, application_name: "lock-holder" });
+    await holder.connect();
+    holder.on("error", () => undefined);
+    await holder.query("BEGIN");
+    await holder.query("SELECT pg_advisory_xact_lock($1::bigint)", [MIGRATION_LOCK_KEY]);
+    let settled = false;
+    const waiting = connectPostgres({ connectionString: url }).finally(() => {
+      settled = true;
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(settled).toBe(false);
+    await query(
+      url,
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'lock-holder'",
+    );
+    const store = await waiting;
+    try {
+      expect(store.migration.applied).toEqual([CURRENT_SCHEMA_VERSION]);
+    } finally {
+      await store.close();
+      await holder.end().catch(() => undefined);
+    }
+  });
+
+  it("the wait for the lock is bounded by migrationTimeoutMs, with an error that says where to look", async () => {
+    const url = await pg.server().createDatabase();
+    const holder = new PgClient({ connectionString: url });
+    await holder.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT pg_advisory_xact_lock($1::bigint)", [MIGRATION_LOCK_KEY]);
+      const start = performance.now();
+      await expectStoreError(
+        connectPostgres({ connectionString: url, migrationTimeoutMs: 300, datasource: "main" }),
+        "migration_failed",
+        /datasource "main" .*: waited 300 ms for the migration lock without getting it/,
+        /canceling statement due to (lock|statement) timeout/,
+        /pg_locks/,
+      );
+      expect(performance.now() - start).toBeLessThan(3_000);
+      await holder.query("ROLLBACK");
+    } finally {
+      await holder.end();
     }
   });
 
