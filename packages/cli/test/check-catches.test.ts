@@ -66,4 +66,26 @@ describe("agentsvc check catches what start would fail on", () => {
     expect(existsSync(join(dir, "data"))).toBe(false);
     expect(existsSync(join(dir, ".agentsvc"))).toBe(false);
   });
+
+  it("warns when a postgres datasource's URL variable is unset; start then fails naming it, before creating anything on disk", () => {
+    const dir = writeFiles(tempDir(), {
+      ...AGENT_ROUTE,
+      "agents/bot.mjs": agent(`model: { provider: "demo" }`),
+      "agentsvc.config.yaml": "datasources:\n  main:\n    type: postgres\n    urlEnvVar: AGENTSVC_PG_URL\n",
+    });
+    const checked = runBin(["check", dir], { AGENTSVC_PG_URL: "" });
+    expect(checked.code).toBe(0);
+    expect(checked.stderr).toMatch(
+      /warning agentsvc\.config\.yaml: datasources\.main\.urlEnvVar: environment variable AGENTSVC_PG_URL is not set: `agentsvc start` fails until it holds the connection string of the postgres datasource "main"/,
+    );
+    expect(runBin(["check", dir], { AGENTSVC_PG_URL: "postgres://app@db/x" }).stderr).toBe("");
+
+    const started = runBin(["start", dir, "--port", "0"], { AGENTSVC_PG_URL: "" });
+    expect(started.code).toBe(1);
+    expect(started.stderr).toContain(
+      'cannot start: agentsvc.config.yaml: datasources.main.urlEnvVar: environment variable AGENTSVC_PG_URL is not set (the postgres datasource "main" needs its connection string there',
+    );
+    expect(existsSync(join(dir, "data"))).toBe(false);
+    expect(existsSync(join(dir, ".agentsvc"))).toBe(false);
+  });
 });

@@ -41,6 +41,30 @@ describe("agentsvc check", () => {
     );
   });
 
+  it("rejects a bad postgres datasource (unknown key, bad pool) and warns about its unset URL variable", async () => {
+    const bad = writeFiles(tempDir(), {
+      "agents/bot.ts": BOT_AGENT,
+      "agentsvc.config.yaml":
+        "datasources:\n  main:\n    type: postgres\n    urlEnvVar: PG_URL\n    pool: -1\n  other:\n    type: postgres\n    urlEnvVar: PG_URL\n    host: db\n",
+    });
+    const r = await run(["check", bad], { env: { PG_URL: "postgres://app@db/x" } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("error agentsvc.config.yaml: datasources.main.pool: must be at least 1");
+    expect(r.stderr).toContain(
+      "error agentsvc.config.yaml: datasources.other.host: unknown key in a postgres datasource",
+    );
+    const ok = writeFiles(tempDir(), {
+      "agents/bot.ts": BOT_AGENT,
+      "agentsvc.config.yaml": "datasources:\n  main:\n    type: postgres\n    urlEnvVar: PG_URL\n",
+    });
+    const unset = await run(["check", ok], { env: {} });
+    expect(unset.code).toBe(0);
+    expect(unset.stderr).toMatch(
+      /^warning agentsvc\.config\.yaml: datasources\.main\.urlEnvVar: environment variable PG_URL is not set/,
+    );
+    expect((await run(["check", ok], { env: { PG_URL: "postgres://app@db/x" } })).stderr).toBe("");
+  });
+
   it("colours errors on a terminal and not when NO_COLOR is set", async () => {
     const dir = writeFiles(tempDir(), { "agents/bot.ts": BOT_AGENT, "gateways/h.yaml": "type: http\n" });
     const tty = await run(["check", dir], { tty: true });

@@ -1,6 +1,7 @@
 export { type BuildError, type BuildWarning, formatIssue } from "./issues.js";
 export { loadProject } from "./load/project.js";
 export { missingModelKeys, modelKeyVar } from "./model-keys.js";
+export { datasourceUrlUnset, isPostgresDatasource, missingDatasourceEnv } from "./datasource-env.js";
 export { closest, didYouMean } from "./did-you-mean.js";
 export { GATEWAY_TYPES } from "./load/gateway-entry.js";
 export { gatewayEntryJsonSchema, gatewayEntrySchema } from "./schemas/gateway-entry.js";
@@ -14,7 +15,16 @@ export {
   toolServerDefinitionSchema,
 } from "./schemas/agent.js";
 export { CHANNEL_TYPES } from "./schemas/channel.js";
-export { projectConfigSchema } from "./schemas/config.js";
+export {
+  DATASOURCE_TYPES,
+  DEFAULT_POSTGRES_POOL,
+  datasourceSchema,
+  MAX_POSTGRES_POOL,
+  POSTGRES_SSL_MODES,
+  postgresDatasourceSchema,
+  projectConfigSchema,
+  sqliteDatasourceSchema,
+} from "./schemas/config.js";
 export { EXPOSES } from "./schemas/exposure.js";
 export { PUSH_DEFAULTS, PUSH_TYPES, pushSchemas } from "./schemas/push.js";
 export { COLOR_TOKENS, SIZE_TOKENS, THEME_TOKENS, type ThemeToken } from "./schemas/theme.js";
@@ -30,6 +40,7 @@ export type {
   AgentEntry,
   AgentExposure,
   ChannelEntry,
+  Datasource,
   DiscordEntry,
   EmailEntry,
   Exposure,
@@ -39,6 +50,8 @@ export type {
   LoadResult,
   McpExposure,
   MemorySettings,
+  PostgresDatasource,
+  PostgresSslMode,
   Project,
   ProjectConfig,
   PushGatewayEntry,
@@ -46,6 +59,7 @@ export type {
   SessionPolicy,
   SignalEntry,
   SlackEntry,
+  SqliteDatasource,
   TeamsEntry,
   TelegramEntry,
   ToolServerEntry,

@@ -190,6 +190,36 @@ export type PushGatewayEntry =
 
 export type { PushType };
 
+export type PostgresSslMode = "off" | "require" | "verify-full";
+
+export interface SqliteDatasource {
+  type: "sqlite";
+}
+
+/** A PostgreSQL server shared by every instance (several machines behind a load balancer). */
+export interface PostgresDatasource {
+  type: "postgres";
+  /** The NAME of the environment variable holding `postgres://user:password@host:port/database`. */
+  urlEnvVar: string;
+  /** Connections this instance may open. Default 10. */
+  pool: number;
+  /**
+   * TLS to the server. Unset: the URL's `sslmode` when it has one, else `off` for a loopback host
+   * and `verify-full` for any other.
+   */
+  ssl?: PostgresSslMode;
+  /** PEM file of the CA that signed the server certificate (with `ssl: verify-full`), relative to the project root. */
+  sslCaFile?: string;
+  /** `application_name` shown in pg_stat_activity. Default `agentsvc`. */
+  applicationName?: string;
+  /** `statement_timeout` of every connection, in ms (0 = off). Default: the server's setting. */
+  statementTimeoutMs?: number;
+  /** Bound on opening one connection (TCP, TLS, sign-in), in ms. Default 10,000. */
+  connectTimeoutMs?: number;
+}
+
+export type Datasource = SqliteDatasource | PostgresDatasource;
+
 export interface ProjectConfig {
   port?: number;
   /** Extra names the service may be reached by, besides loopback names and the bind host. */
@@ -198,7 +228,7 @@ export interface ProjectConfig {
   /** The service's public base URL behind a proxy (webhook signature bases, links). */
   publicBaseUrl?: string;
   /** Always holds `agentsvc` (sqlite), declared or not. */
-  datasources: Record<string, { type: "sqlite" }>;
+  datasources: Record<string, Datasource>;
 }
 
 export interface Project {

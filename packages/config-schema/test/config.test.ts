@@ -37,17 +37,17 @@ describe("agentsvc.config", () => {
     );
   });
 
-  it("rejects an unknown key, a bad port and a non-sqlite datasource", async () => {
+  it("rejects an unknown key, a bad port and an unknown datasource type", async () => {
     const errors = await loadErrors({
-      "agentsvc.config.yaml": "prot: 3000\nport: 99999\ndatasources:\n  pg:\n    type: postgres\n",
+      "agentsvc.config.yaml": "prot: 3000\nport: 99999\ndatasources:\n  my:\n    type: mysql\n",
     });
     expectError(errors, "agentsvc.config.yaml", "prot", /unknown key in agentsvc\.config/);
     expectError(errors, "agentsvc.config.yaml", "port", /must be at most 65535/);
     expectError(
       errors,
       "agentsvc.config.yaml",
-      "datasources.pg.type",
-      /must be one of sqlite \(got "postgres"\)/,
+      "datasources.my.type",
+      /must be one of sqlite, postgres \(got "mysql"\)/,
     );
   });
 

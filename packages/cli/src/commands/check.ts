@@ -20,13 +20,15 @@ export const checkCommand: Command = {
   args: ["[dir]"],
   options: {},
   details:
-    "dir defaults to the current folder. Exit code 1 when there is any error. A model whose API-key\nvariable is unset is a warning here (start fails on it).",
+    "dir defaults to the current folder. Exit code 1 when there is any error. A model whose API-key\nvariable, or a postgres datasource whose URL variable, is unset is a warning here (start fails on it).",
   async run({ positionals, io, print }) {
     const dir = resolve(io.cwd, positionals[0] ?? ".");
-    const { loadProject, missingModelKeys } = await import("@agentsvc/config-schema");
+    const { loadProject, missingDatasourceEnv, missingModelKeys } = await import("@agentsvc/config-schema");
     const result = await loadProject(dir);
-    // A model key that is unset here is a warning: check may run where secrets are absent.
-    const keys = result.ok ? missingModelKeys(result.project, io.env) : [];
+    // A model key or a database URL that is unset here is a warning: check may run where secrets are absent.
+    const keys = result.ok
+      ? [...missingDatasourceEnv(result.project, io.env), ...missingModelKeys(result.project, io.env)]
+      : [];
     await printIssues(print, result.ok ? [] : result.errors, [...result.warnings, ...keys]);
     if (!result.ok) return EXIT_FAIL;
     print.out(`${print.style("out", "green", "ok")} ${summarize(result.project)}`);

@@ -43,10 +43,21 @@ export const startCommand: Command = {
       return EXIT_USAGE;
     }
     // Loaded here, not at the top: `agentsvc --help` and the other verbs never load the server.
-    const { loadProject } = await import("@agentsvc/config-schema");
+    const { datasourceUrlUnset, isPostgresDatasource, loadProject, missingDatasourceEnv } = await import(
+      "@agentsvc/config-schema"
+    );
     const loaded = await loadProject(dir);
     await printIssues(print, loaded.ok ? [] : loaded.errors, loaded.warnings);
     if (!loaded.ok) return EXIT_FAIL;
+    // A postgres datasource without its connection string: fail before anything is created on disk.
+    const unset = missingDatasourceEnv(loaded.project, io.env);
+    for (const w of unset) {
+      const name = w.path?.split(".")[1] ?? "";
+      const ds = loaded.project.config.datasources[name];
+      if (isPostgresDatasource(ds))
+        fail(`cannot start: ${w.file}: ${w.path}: ${datasourceUrlUnset(name, ds)}`);
+    }
+    if (unset.length) return EXIT_FAIL;
     const { createLogger, shutdownOnSignals, startServer } = await import("@agentsvc/server");
     let server: Awaited<ReturnType<typeof startServer>>;
     try {

@@ -77,7 +77,33 @@ async function loadConfig(root: string, loader: Loader, sink: IssueSink) {
   if (r.output.allowedHosts !== undefined) config.allowedHosts = r.output.allowedHosts;
   if (r.output.rootAgent !== undefined) config.rootAgent = r.output.rootAgent;
   config.datasources = { ...config.datasources, ...r.output.datasources };
+  checkDatasources(root, f.rel, config, sink);
   return { config, configFile: f.rel };
+}
+
+/** What the schema cannot say about a postgres datasource: the CA file and the TLS mode it needs. */
+function checkDatasources(root: string, file: string, config: ProjectConfig, sink: IssueSink): void {
+  for (const [name, ds] of Object.entries(config.datasources)) {
+    if (ds.type !== "postgres" || ds.sslCaFile === undefined) continue;
+    const key = `datasources.${name}.sslCaFile`;
+    if (ds.ssl !== "verify-full") {
+      sink.error(
+        file,
+        key,
+        "is only used with ssl: verify-full (the CA checks the server certificate); set ssl: verify-full or remove sslCaFile",
+        `ssl ${ds.ssl === undefined ? "unset" : JSON.stringify(ds.ssl)}`,
+      );
+      continue;
+    }
+    // The CA file may be mounted only where the service runs: a warning here, an error at start.
+    if (!existsSync(resolve(root, ds.sslCaFile))) {
+      sink.warn(
+        file,
+        key,
+        `file ${JSON.stringify(ds.sslCaFile)} does not exist under the project: \`agentsvc start\` fails until it holds the CA certificate (PEM)`,
+      );
+    }
+  }
 }
 
 async function loadToolServers(root: string, loader: Loader, sink: IssueSink): Promise<ToolServerEntry[]> {

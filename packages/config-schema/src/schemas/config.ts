@@ -1,11 +1,40 @@
 import * as v from "valibot";
-import { httpUrl, integerIn, nonEmptyString, strict } from "./common.js";
+import { envVarName, httpUrl, integerIn, nonEmptyString, strict } from "./common.js";
 
-export const DATASOURCE_TYPES = ["sqlite"] as const;
+export const DATASOURCE_TYPES = ["sqlite", "postgres"] as const;
 
-export const datasourceSchema = strict(
-  { type: v.picklist(DATASOURCE_TYPES, `must be one of ${DATASOURCE_TYPES.join(", ")}`) },
-  "a datasource",
+/** `off`: plain TCP. `require`: TLS without checking the certificate. `verify-full`: TLS, chain and host name checked. */
+export const POSTGRES_SSL_MODES = ["off", "require", "verify-full"] as const;
+export const DEFAULT_POSTGRES_POOL = 10;
+/** Upper bound on `pool`: each instance opens up to this many connections to one server. */
+export const MAX_POSTGRES_POOL = 1000;
+
+export const sqliteDatasourceSchema = strict({ type: v.literal("sqlite") }, "a sqlite datasource");
+
+/** One PostgreSQL server shared by every instance. The connection string is only named (`urlEnvVar`). */
+export const postgresDatasourceSchema = strict(
+  {
+    type: v.literal("postgres"),
+    urlEnvVar: envVarName,
+    pool: v.optional(integerIn(1, MAX_POSTGRES_POOL, "connections per instance"), DEFAULT_POSTGRES_POOL),
+    ssl: v.optional(
+      v.picklist(POSTGRES_SSL_MODES, `must be one of ${POSTGRES_SSL_MODES.join(", ")} (TLS to the server)`),
+    ),
+    sslCaFile: v.optional(nonEmptyString("PEM file of the CA that signed the server certificate")),
+    applicationName: v.optional(nonEmptyString("application_name shown in pg_stat_activity")),
+    statementTimeoutMs: v.optional(integerIn(0, 86_400_000, "statement_timeout in ms; 0 turns it off")),
+    connectTimeoutMs: v.optional(integerIn(1, 600_000, "bound on opening one connection, in ms")),
+  },
+  "a postgres datasource",
+);
+
+export const datasourceSchema = v.variant(
+  "type",
+  [sqliteDatasourceSchema, postgresDatasourceSchema],
+  (issue) =>
+    issue.expected === "Object"
+      ? "must be a mapping (a datasource: { type: sqlite } or { type: postgres, urlEnvVar: ... })"
+      : `must be one of ${DATASOURCE_TYPES.join(", ")}`,
 );
 
 const HOST_RULE = /^(\*|\.?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*|[0-9A-Fa-f:]*:[0-9A-Fa-f:.]*)$/;
@@ -37,7 +66,7 @@ export const projectConfigSchema = strict(
           v.regex(/^[A-Za-z_][A-Za-z0-9_-]*$/, "must be a datasource name (letters, digits, _ and -)"),
         ),
         datasourceSchema,
-        "must be a mapping of datasource name to { type: sqlite }",
+        "must be a mapping of datasource name to { type: sqlite } or { type: postgres, urlEnvVar: ... }",
       ),
       {},
     ),

@@ -1,0 +1,199 @@
+// Drizzle pg-core table objects mirroring chat-store's src/schema.ts table for table, with the SAME
+// JS property names and the same SQL table, column and index names, so dialect-neutral query code
+// written against chat-store's table objects runs unchanged on these. They mirror the SQL in
+// migrations.ts, which is the source of truth here (a test compares both, and another compares these
+// with chat-store's tables); changing a table means a new migration step AND an edit here.
+//
+// Types: millisecond timestamps and integer counters are `bigint` read as JS numbers (ms since the
+// epoch outgrow int4; every value stays below 2^53); autoincrement ids are bigint identity columns,
+// also read as numbers; `accounts.active` is a real boolean; JSON payloads stay `text` (the query
+// code does JSON.stringify/parse itself, as on SQLite).
+import { bigint, boolean, index, pgTable, primaryKey, text, unique } from "./orm.js";
+
+export type InboxStatus = "queued" | "running" | "done" | "rejected" | "failed";
+export type OutboxKind = "text" | "approval" | "decided";
+export type OutboxStatus = "pending" | "sent" | "dead";
+
+const ms = (name: string) => bigint(name, { mode: "number" });
+const autoId = (name: string) => bigint(name, { mode: "number" }).primaryKey().generatedByDefaultAsIdentity();
+
+export const conversations = pgTable(
+  "conversations",
+  {
+    conversationId: text("conversation_id").primaryKey().notNull(),
+    userId: text("user_id").notNull(),
+    title: text("title"),
+    messageCount: bigint("message_count", { mode: "number" }).notNull().default(0),
+    createdAt: ms("created_at").notNull(),
+    updatedAt: ms("updated_at").notNull(),
+  },
+  (t) => [index("conversations_user_updated").on(t.userId, t.updatedAt)],
+);
+
+export const preferences = pgTable(
+  "preferences",
+  {
+    userId: text("user_id").notNull(),
+    prefKey: text("pref_key").notNull(),
+    value: text("value").notNull(),
+    updatedAt: ms("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.prefKey] })],
+);
+
+export const accounts = pgTable("accounts", {
+  username: text("username").primaryKey().notNull(),
+  displayName: text("display_name").notNull(),
+  passwordHash: text("password_hash").notNull(),
+  active: boolean("active").notNull().default(true),
+  createdAt: ms("created_at").notNull(),
+  updatedAt: ms("updated_at").notNull(),
+  deactivatedAt: ms("deactivated_at"),
+});
+
+export const sessions = pgTable(
+  "sessions",
+  {
+    idHash: text("id_hash").primaryKey().notNull(),
+    userId: text("user_id").notNull(),
+    createdAt: ms("created_at").notNull(),
+    lastSeenAt: ms("last_seen_at").notNull(),
+  },
+  (t) => [index("sessions_user").on(t.userId)],
+);
+
+export const loginThrottle = pgTable("login_throttle", {
+  throttleKey: text("throttle_key").primaryKey().notNull(),
+  failures: bigint("failures", { mode: "number" }).notNull(),
+  windowStart: ms("window_start").notNull(),
+  lockedUntil: ms("locked_until"),
+});
+
+export const memoryMessages = pgTable(
+  "memory_messages",
+  {
+    id: autoId("id"),
+    userId: text("user_id").notNull(),
+    conversationId: text("conversation_id").notNull(),
+    role: text("role").notNull(),
+    body: text("body").notNull(),
+    createdAt: ms("created_at").notNull(),
+  },
+  (t) => [index("memory_messages_scope").on(t.userId, t.conversationId, t.id)],
+);
+
+export const suspendedRuns = pgTable(
+  "suspended_runs",
+  {
+    threadId: text("thread_id").primaryKey().notNull(),
+    userId: text("user_id").notNull(),
+    conversationId: text("conversation_id").notNull(),
+    agentName: text("agent_name").notNull(),
+    state: text("state").notNull(),
+    createdAt: ms("created_at").notNull(),
+  },
+  (t) => [index("suspended_runs_conversation").on(t.userId, t.conversationId)],
+);
+
+export const inbox = pgTable(
+  "inbox",
+  {
+    id: autoId("id"),
+    gateway: text("gateway").notNull(),
+    dedupKey: text("dedup_key").notNull(),
+    thread: text("thread").notNull(),
+    text: text("text").notNull(),
+    origin: text("origin").notNull(),
+    status: text("status").$type<InboxStatus>().notNull(),
+    receivedAt: ms("received_at").notNull(),
+    startedAt: ms("started_at"),
+    finishedAt: ms("finished_at"),
+  },
+  (t) => [
+    unique("inbox_gateway_dedup_key_unique").on(t.gateway, t.dedupKey),
+    index("inbox_thread_status").on(t.gateway, t.thread, t.status, t.id),
+    index("inbox_status").on(t.status, t.id),
+  ],
+);
+
+export const interactions = pgTable(
+  "interactions",
+  {
+    requestId: text("request_id").primaryKey().notNull(),
+    threadId: text("thread_id").notNull(),
+    gateway: text("gateway").notNull(),
+    thread: text("thread").notNull(),
+    allowedDecisions: text("allowed_decisions").notNull(),
+    prompt: text("prompt").notNull(),
+    createdAt: ms("created_at").notNull(),
+    status: text("status").$type<"open" | "resolved">().notNull().default("open"),
+    decision: text("decision"),
+    resolvedAt: ms("resolved_at"),
+    expiresAt: ms("expires_at"),
+    participant: text("participant"),
+  },
+  (t) => [index("interactions_thread_open").on(t.gateway, t.thread, t.status, t.createdAt)],
+);
+
+export const outbox = pgTable(
+  "outbox",
+  {
+    id: autoId("id"),
+    gateway: text("gateway").notNull(),
+    thread: text("thread").notNull(),
+    idemKey: text("idem_key").notNull().unique("outbox_idem_key_unique"),
+    kind: text("kind").$type<OutboxKind>().notNull(),
+    payload: text("payload").notNull(),
+    status: text("status").$type<OutboxStatus>().notNull(),
+    attempts: bigint("attempts", { mode: "number" }).notNull().default(0),
+    nextAttemptAt: ms("next_attempt_at").notNull(),
+    lastError: text("last_error"),
+    platformId: text("platform_id"),
+    createdAt: ms("created_at").notNull(),
+    finishedAt: ms("finished_at"),
+  },
+  (t) => [
+    index("outbox_pending").on(t.status, t.nextAttemptAt, t.id),
+    index("outbox_thread").on(t.gateway, t.thread, t.id),
+  ],
+);
+
+export const gatewayState = pgTable(
+  "gateway_state",
+  {
+    gateway: text("gateway").notNull(),
+    key: text("key").notNull(),
+    value: text("value").notNull(),
+    updatedAt: ms("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.gateway, t.key] })],
+);
+
+export const seenTokens = pgTable(
+  "seen_tokens",
+  {
+    scope: text("scope").notNull(),
+    token: text("token").notNull(),
+    value: text("value").notNull(),
+    expiresAt: ms("expires_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.scope, t.token] }), index("seen_tokens_expiry").on(t.expiresAt)],
+);
+
+/** Every table, keyed by the same names chat-store's schema.ts exports its tables under. */
+export const pgTables = {
+  conversations,
+  preferences,
+  accounts,
+  sessions,
+  loginThrottle,
+  memoryMessages,
+  suspendedRuns,
+  inbox,
+  interactions,
+  outbox,
+  gatewayState,
+  seenTokens,
+};
+
+export type PgTables = typeof pgTables;

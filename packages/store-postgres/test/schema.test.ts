@@ -1,0 +1,124 @@
+import { is } from "drizzle-orm";
+import { getTableConfig as pgTableConfig, PgTable } from "drizzle-orm/pg-core";
+import { getTableConfig as sqliteTableConfig, SQLiteTable } from "drizzle-orm/sqlite-core";
+import { describe, expect, it } from "vitest";
+// chat-store does not export its drizzle table objects (only its classes use them), so this test
+// reads them from its sources: the contract is that query code written against THOSE objects runs
+// on ours. Its CURRENT_SCHEMA_VERSION is public, but is read from the same place for one import path.
+import { CURRENT_SCHEMA_VERSION as CHAT_STORE_VERSION } from "../../chat-store/src/migrations.js";
+import * as chatSchema from "../../chat-store/src/schema.js";
+import { BASELINE_VERSION, CURRENT_SCHEMA_VERSION, MIGRATIONS, stepChecksum } from "../src/migrations.js";
+import { pgTables } from "../src/schema.js";
+
+const sqliteTables = Object.entries(chatSchema).filter(([, value]) => is(value, SQLiteTable)) as [
+  string,
+  SQLiteTable,
+][];
+
+type AnyColumn = {
+  name: string;
+  notNull: boolean;
+  primary: boolean;
+  hasDefault: boolean;
+  default?: unknown;
+  getSQLType(): string;
+};
+
+describe("schema: the pg tables mirror chat-store's", () => {
+  it("pgTables has every table chat-store's schema.ts exports, under the same export name", () => {
+    expect(sqliteTables.length).toBeGreaterThan(0);
+    expect(Object.keys(pgTables).sort()).toEqual(sqliteTables.map(([key]) => key).sort());
+    for (const [key, table] of Object.entries(pgTables)) expect(is(table, PgTable), key).toBe(true);
+  });
+
+  it("every chat-store column exists with the same JS property name, SQL name, nullability and default", () => {
+    for (const [key, sqlite] of sqliteTables) {
+      const pg = pgTables[key as keyof typeof pgTables];
+      const s = sqliteTableConfig(sqlite);
+      const p = pgTableConfig(pg);
+      expect(p.name, key).toBe(s.name);
+      const sCols = Object.entries(sqlite) as [string, unknown][];
+      const sqliteColumns = new Map(
+        s.columns.map((c) => [sCols.find(([, v]) => v === c)?.[0] ?? "?", c as unknown as AnyColumn]),
+      );
+      const pgColumns = new Map(
+        p.columns.map((c) => [
+          (Object.entries(pg) as [string, unknown][]).find(([, v]) => v === c)?.[0] ?? "?",
+          c as unknown as AnyColumn,
+        ]),
+      );
+      expect([...pgColumns.keys()].sort(), `${key}: JS property names`).toEqual(
+        [...sqliteColumns.keys()].sort(),
+      );
+      for (const [prop, sc] of sqliteColumns) {
+        const pc = pgColumns.get(prop)!;
+        const where = `${key}.${prop}`;
+        expect(pc.name, `${where}: SQL name`).toBe(sc.name);
+        expect(pc.notNull, `${where}: NOT NULL`).toBe(sc.notNull);
+        expect(pc.primary, `${where}: primary key`).toBe(sc.primary);
+        // SQLite's autoincrement ids have no declared default; ours are identity columns.
+        const identity = (pc as { generatedIdentity?: unknown }).generatedIdentity !== undefined;
+        expect(pc.hasDefault || identity, `${where}: has a default`).toBe(
+          sc.hasDefault || (sc.primary && prop === "id"),
+        );
+        if (sc.default !== undefined) {
+          // integer 0/1 booleans on SQLite are true/false here.
+          expect(pc.default, `${where}: default`).toEqual(sc.default);
+        }
+        expect(pc.getSQLType(), `${where}: SQL type`).toBe(
+          sc.getSQLType() === "text" ? "text" : sqliteBoolean(sc) ? "boolean" : "bigint",
+        );
+      }
+    }
+  });
+
+  it("composite primary keys, unique constraints and indexes have the same columns and names", () => {
+    const names = (cols: { name: string }[]) => cols.map((c) => c.name);
+    for (const [key, sqlite] of sqliteTables) {
+      const s = sqliteTableConfig(sqlite);
+      const p = pgTableConfig(pgTables[key as keyof typeof pgTables]);
+      expect(
+        p.primaryKeys.map((k) => names(k.columns)),
+        `${key}: composite keys`,
+      ).toEqual(s.primaryKeys.map((k) => names(k.columns)));
+      const uniques = (cfg: {
+        uniqueConstraints: { columns: { name: string }[] }[];
+        columns: { name: string; isUnique: boolean }[];
+      }) =>
+        [
+          ...cfg.uniqueConstraints.map((u) => names(u.columns).join(",")),
+          ...cfg.columns.filter((c) => c.isUnique).map((c) => c.name),
+        ].sort();
+      expect(uniques(p), `${key}: unique constraints`).toEqual(uniques(s));
+      const indexes = (list: { config: { name?: string; columns: unknown[] } }[]) =>
+        list
+          .map(
+            (i) =>
+              `${i.config.name}(${(i.config.columns as { name: string }[]).map((c) => c.name).join(",")})`,
+          )
+          .sort();
+      expect(indexes(p.indexes as never), `${key}: indexes`).toEqual(indexes(s.indexes as never));
+    }
+  });
+});
+
+function sqliteBoolean(column: AnyColumn): boolean {
+  return (column as { mode?: string }).mode === "boolean" || column.constructor.name === "SQLiteBoolean";
+}
+
+describe("schema: versions", () => {
+  it("the PostgreSQL baseline step is chat-store's current schema version, and both dialects are at the same version", () => {
+    expect(MIGRATIONS[0]!.version).toBe(BASELINE_VERSION);
+    expect(BASELINE_VERSION).toBe(6);
+    // A new SQLite step needs its PostgreSQL twin (same number) before this passes again.
+    expect(CURRENT_SCHEMA_VERSION).toBe(CHAT_STORE_VERSION);
+    expect(CURRENT_SCHEMA_VERSION).toBe(MIGRATIONS[MIGRATIONS.length - 1]!.version);
+  });
+
+  it("shipped steps are frozen: their SQL checksums never change", () => {
+    // If this fails you edited a shipped migration. Revert it and append a new step instead.
+    expect(MIGRATIONS.map(stepChecksum)).toEqual(FROZEN_CHECKSUMS);
+  });
+});
+
+const FROZEN_CHECKSUMS: string[] = ["707d464becf64bbad33af2dd9c6e787ea716a571fc0ba03fb7f4cd16b541d7da"];
