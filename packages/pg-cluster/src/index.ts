@@ -1,0 +1,8 @@
+export { advisoryKey, KEY_PREFIX, leaderLockName, threadKey, threadLockName } from "./keys.js";
+export {
+  InstanceLink,
+  type InstanceLinkOptions,
+  LinkDownError,
+  type LinkLost,
+  type LinkNotification,
+} from "./link.js";
