@@ -6,3 +6,10 @@ export {
   type LinkLost,
   type LinkNotification,
 } from "./link.js";
+export {
+  type LeaderHandle,
+  type LeadHandlers,
+  Leadership,
+  LeadershipEndedError,
+  type LeadershipOptions,
+} from "./leadership.js";
