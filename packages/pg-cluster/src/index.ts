@@ -13,3 +13,4 @@ export {
   LeadershipEndedError,
   type LeadershipOptions,
 } from "./leadership.js";
+export { ThreadLocks } from "./thread-locks.js";
