@@ -14,3 +14,12 @@ export {
   type LeadershipOptions,
 } from "./leadership.js";
 export { ThreadLocks } from "./thread-locks.js";
+export {
+  Bus,
+  type BusDelivery,
+  type BusHandler,
+  type BusMessage,
+  type BusOptions,
+  BusPayloadTooLargeError,
+  NOTIFY_PAYLOAD_LIMIT,
+} from "./bus.js";
