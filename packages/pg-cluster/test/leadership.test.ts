@@ -6,7 +6,7 @@ import { postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/tes
 import type { Client } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InstanceLink, Leadership, leaderLockName } from "../src/index.js";
-import { lockHolders, monitor, sleep, waitFor } from "./helpers.js";
+import { lockHolders, monitor, sleep, terminate, waitFor } from "./helpers.js";
 
 const pkg = resolve(import.meta.dirname, "..");
 const dist = join(pkg, "dist/index.js");
@@ -170,6 +170,61 @@ describe.skipIf(postgresMissing)("leadership across separate processes", () => {
       expect(ha.isLeader).toBe(false);
       await waitFor("b leads", () => hb.isLeader, 5_000);
       expect(log).toEqual(["a acquired", "a aborted", "a drained", "b acquired"]);
+      expect(await lockHolders(mon, leaderLockName(name))).toEqual([b.backendPid]);
+    } finally {
+      await la.stop();
+      await lb.stop();
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it("a leader whose connection is terminated is told (signal aborts, onLost) and another link takes over", async () => {
+    const name = "signal:+15550001";
+    const a = new InstanceLink({ connectionString: url, reconnectMinMs: 50, reconnectMaxMs: 500 });
+    const b = new InstanceLink({ connectionString: url, reconnectMinMs: 50, reconnectMaxMs: 500 });
+    await a.connect();
+    await b.connect();
+    const la = new Leadership(a, { retryMs: RETRY_MS });
+    const lb = new Leadership(b, { retryMs: RETRY_MS });
+    const log: string[] = [];
+    try {
+      const ha = la.lead(name, {
+        onAcquired: (signal) => {
+          log.push("a acquired");
+          signal.addEventListener("abort", () => log.push(`a aborted: ${(signal.reason as Error).message}`));
+        },
+        onLost: () => log.push("a lost"),
+      });
+      await waitFor("a leads", () => ha.isLeader, 5_000);
+      const hb = lb.lead(name, {
+        onAcquired: () => {
+          log.push("b acquired");
+        },
+        onLost: () => log.push("b lost"),
+      });
+      await sleep(RETRY_MS * 3);
+      expect(hb.isLeader).toBe(false);
+
+      const aPid = a.backendPid!;
+      await terminate(mon, aPid);
+      await waitFor("b leads", () => hb.isLeader, 5_000);
+      expect(ha.isLeader).toBe(false);
+      expect(log.slice(0, 3)).toEqual([
+        "a acquired",
+        `a aborted: leadership of "${name}" lost: the PostgreSQL link dropped`,
+        "a lost",
+      ]);
+      // a reconnects and contends again, but b holds the name now.
+      await waitFor("a reconnected", () => a.connected && a.backendPid !== aPid, 5_000);
+      await sleep(RETRY_MS * 3);
+      expect(ha.isLeader).toBe(false);
+      expect(log).toEqual([
+        "a acquired",
+        `a aborted: leadership of "${name}" lost: the PostgreSQL link dropped`,
+        "a lost",
+        "b acquired",
+      ]);
       expect(await lockHolders(mon, leaderLockName(name))).toEqual([b.backendPid]);
     } finally {
       await la.stop();
