@@ -181,7 +181,9 @@ describe.skipIf(postgresMissing)("leadership across separate processes", () => {
 
   it("a leader whose connection is terminated is told (signal aborts, onLost) and another link takes over", async () => {
     const name = "signal:+15550001";
-    const a = new InstanceLink({ connectionString: url, reconnectMinMs: 50, reconnectMaxMs: 500 });
+    // a reconnects after 1-2 s (and then tries at once), so b (every 200 ms) takes over first;
+    // with a fast reconnect either may win the race, which is fine but not what this test checks.
+    const a = new InstanceLink({ connectionString: url, reconnectMinMs: 2_000 });
     const b = new InstanceLink({ connectionString: url, reconnectMinMs: 50, reconnectMaxMs: 500 });
     await a.connect();
     await b.connect();
