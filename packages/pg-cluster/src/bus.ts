@@ -44,6 +44,22 @@ export class BusPayloadTooLargeError extends Error {
   }
 }
 
+/**
+ * The NOTIFY payload of `message` (its JSON), checked as `publish` checks it. For a notification
+ * that must go out only if a row change commits, send it in that transaction on your own
+ * connection: `SELECT pg_notify($1, $2)` with `[bus.channel, busPayload(message)]`.
+ */
+export function busPayload(message: BusMessage): string {
+  if (typeof message.kind !== "string" || message.kind === "") {
+    throw new Error("Bus.publish: kind must be a non-empty string");
+  }
+  if (typeof message.target !== "string") throw new Error("Bus.publish: target must be a string");
+  const payload = JSON.stringify(message);
+  const bytes = Buffer.byteLength(payload, "utf8");
+  if (bytes >= NOTIFY_PAYLOAD_LIMIT) throw new BusPayloadTooLargeError(message.kind, bytes);
+  return payload;
+}
+
 export interface BusOptions {
   /** The LISTEN/NOTIFY channel: a lower-case SQL identifier. Default `agentsvc_control`. */
   channel?: string;
@@ -102,13 +118,7 @@ export class Bus {
    * of 8000 bytes or more with `BusPayloadTooLargeError`, and `LinkDownError` while the link is down.
    */
   async publish(message: BusMessage): Promise<void> {
-    if (typeof message.kind !== "string" || message.kind === "")
-      throw new Error("Bus.publish: kind must be a non-empty string");
-    if (typeof message.target !== "string") throw new Error("Bus.publish: target must be a string");
-    const payload = JSON.stringify(message);
-    const bytes = Buffer.byteLength(payload, "utf8");
-    if (bytes >= NOTIFY_PAYLOAD_LIMIT) throw new BusPayloadTooLargeError(message.kind, bytes);
-    await this.#link.query("SELECT pg_notify($1, $2)", [this.channel, payload]);
+    await this.#link.query("SELECT pg_notify($1, $2)", [this.channel, busPayload(message)]);
   }
 
   /** Runs `handler` for each message of `kind` (`"*"`: every kind). Returns an unsubscribe function. */

@@ -21,5 +21,6 @@ export {
   type BusMessage,
   type BusOptions,
   BusPayloadTooLargeError,
+  busPayload,
   NOTIFY_PAYLOAD_LIMIT,
 } from "./bus.js";

@@ -6,6 +6,7 @@ import {
   type BusDelivery,
   type BusMessage,
   BusPayloadTooLargeError,
+  busPayload,
   InstanceLink,
   LinkDownError,
 } from "../src/index.js";
@@ -120,6 +121,21 @@ describe.skipIf(postgresMissing)("control bus over LISTEN/NOTIFY between three l
     await sleep(200);
     expect(s.got.map((g) => g.message.target)).toEqual(["before", "after"]);
     expect(p.got.map((g) => g.message.target)).toEqual(["before", "after"]);
+  });
+
+  it("a notification sent in a transaction goes out on commit only (busPayload on the caller's own connection)", async () => {
+    const s = await instance();
+    const send = async (target: string, end: "COMMIT" | "ROLLBACK") => {
+      await mon.query("BEGIN");
+      await mon.query("SELECT pg_notify($1, $2)", [s.bus.channel, busPayload({ kind: "cancel", target })]);
+      await mon.query(end);
+    };
+    await send("rolled back", "ROLLBACK");
+    await send("committed", "COMMIT");
+    await waitFor("the committed one", () => s.got.length === 1, 5_000);
+    await sleep(200);
+    expect(s.got.map((g) => [g.message.target, g.delivery.self])).toEqual([["committed", false]]);
+    expect(() => busPayload({ kind: "", target: "x" })).toThrow(/kind must be a non-empty string/);
   });
 
   it("publishing while the link is down fails with LinkDownError (the caller's row is the record)", async () => {
