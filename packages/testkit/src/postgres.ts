@@ -82,7 +82,14 @@ export async function startPostgres(options: { maxConnections?: number } = {}): 
   }
   chmodSync(dir, 0o700);
   const [initCmd, initArgs] = asServerUser(join(bin, "initdb"), [
-    "-D", data, "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C", "-N",
+    "-D",
+    data,
+    "-U",
+    "postgres",
+    "--auth=trust",
+    "--encoding=UTF8",
+    "--locale=C",
+    "-N",
   ]);
   execFileSync(initCmd, initArgs, { stdio: "pipe" });
   const port = await freePort();
@@ -114,7 +121,11 @@ export async function startPostgres(options: { maxConnections?: number } = {}): 
     async createDatabase(name) {
       const db = name ?? `t${process.pid}_${++n}_${Date.now().toString(36)}`;
       if (!/^[a-z_][a-z0-9_]*$/.test(db)) throw new Error(`bad database name "${db}"`);
-      execFileSync(join(bin, "psql"), ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-q", "-c", `CREATE DATABASE ${db}`], { stdio: "pipe" });
+      execFileSync(
+        join(bin, "psql"),
+        ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-q", "-c", `CREATE DATABASE ${db}`],
+        { stdio: "pipe" },
+      );
       return `postgres://postgres@127.0.0.1:${port}/${db}`;
     },
     async stop() {
@@ -123,7 +134,16 @@ export async function startPostgres(options: { maxConnections?: number } = {}): 
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once("exit", r));
         // Signals to the runuser wrapper do not reach the server; pg_ctl signals it by its pid file.
-        const [stopCmd, stopArgs] = asServerUser(join(bin, "pg_ctl"), ["-D", data, "-m", "fast", "-w", "-t", "10", "stop"]);
+        const [stopCmd, stopArgs] = asServerUser(join(bin, "pg_ctl"), [
+          "-D",
+          data,
+          "-m",
+          "fast",
+          "-w",
+          "-t",
+          "10",
+          "stop",
+        ]);
         try {
           execFileSync(stopCmd, stopArgs, { stdio: "pipe" });
         } catch {
