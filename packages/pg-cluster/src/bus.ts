@@ -1,0 +1,185 @@
+// Bus: cross-instance control messages (cancel, steer, resume, a gateway decision) over PostgreSQL
+// LISTEN/NOTIFY on one channel (default `agentsvc_control`), on the instance's InstanceLink.
+// Messages are JSON objects `{ kind, target, ... }`; `subscribe(kind, handler)` receives those of
+// one kind.
+//
+// What it guarantees: a message published while a subscriber's session is LISTENing reaches that
+// session once (PostgreSQL delivers each committed NOTIFY to every listening session, the
+// publisher's own included, in commit order). What it does not: a message sent while a
+// subscriber's connection is down (the reconnect window) is never delivered to it, and nothing is
+// stored. So a notification is only a hint that a row changed: the row in the database stays the
+// source of truth, and `onReconnect` (which runs after the channel is LISTENed again) is where a
+// caller re-reads the rows it watches, so nothing between the drop and the new LISTEN is missed.
+import type { InstanceLink } from "./link.js";
+
+/** A control message. `kind` picks the subscribers; `target` names what it is about (a run, a thread). */
+export interface BusMessage {
+  kind: string;
+  target: string;
+  [field: string]: unknown;
+}
+
+/** How a message arrived. */
+export interface BusDelivery {
+  /** Backend pid of the publishing session. */
+  senderPid: number;
+  /** True when this instance's own link published it (publishers receive their own messages). */
+  self: boolean;
+}
+
+export type BusHandler = (message: BusMessage, delivery: BusDelivery) => void | Promise<void>;
+
+/** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more (in the server encoding; UTF-8 assumed). */
+export const NOTIFY_PAYLOAD_LIMIT = 8000;
+
+export class BusPayloadTooLargeError extends Error {
+  readonly bytes: number;
+  constructor(kind: string, bytes: number) {
+    super(
+      `Bus.publish: the "${kind}" message is ${bytes} bytes of JSON; a NOTIFY payload must be under ` +
+        `${NOTIFY_PAYLOAD_LIMIT} bytes. Store the data in a row and send its id instead.`,
+    );
+    this.name = "BusPayloadTooLargeError";
+    this.bytes = bytes;
+  }
+}
+
+/**
+ * The NOTIFY payload of `message` (its JSON), checked as `publish` checks it. For a notification
+ * that must go out only if a row change commits, send it in that transaction on your own
+ * connection: `SELECT pg_notify($1, $2)` with `[bus.channel, busPayload(message)]`.
+ */
+export function busPayload(message: BusMessage): string {
+  if (typeof message.kind !== "string" || message.kind === "") {
+    throw new Error("Bus.publish: kind must be a non-empty string");
+  }
+  if (typeof message.target !== "string") throw new Error("Bus.publish: target must be a string");
+  const payload = JSON.stringify(message);
+  const bytes = Buffer.byteLength(payload, "utf8");
+  if (bytes >= NOTIFY_PAYLOAD_LIMIT) throw new BusPayloadTooLargeError(message.kind, bytes);
+  return payload;
+}
+
+export interface BusOptions {
+  /** The LISTEN/NOTIFY channel: a lower-case SQL identifier. Default `agentsvc_control`. */
+  channel?: string;
+  /** Told about an unreadable payload, a handler that threw, or a failed re-LISTEN. */
+  onError?: (error: Error, context: string) => void;
+}
+
+export class Bus {
+  readonly channel: string;
+  readonly #link: InstanceLink;
+  readonly #onError: ((error: Error, context: string) => void) | undefined;
+  readonly #handlers = new Map<string, Set<BusHandler>>();
+  readonly #reconnect = new Set<() => void | Promise<void>>();
+  #listening = false;
+  #off: (() => void)[] = [];
+
+  constructor(link: InstanceLink, options: BusOptions = {}) {
+    const channel = options.channel ?? "agentsvc_control";
+    if (!/^[a-z_][a-z0-9_]{0,62}$/.test(channel)) {
+      throw new Error(`Bus: channel must be a lower-case SQL identifier (got ${JSON.stringify(channel)})`);
+    }
+    this.channel = channel;
+    this.#link = link;
+    this.#onError = options.onError;
+  }
+
+  /** LISTENs on the channel (the link must be connected), and again after every reconnect. */
+  async start(): Promise<void> {
+    if (this.#listening) return;
+    this.#off.push(
+      this.#link.onNotification((n) => {
+        if (n.channel === this.channel) this.#deliver(n.payload, n.senderPid);
+      }),
+      this.#link.onReconnect(async () => {
+        await this.#link.query(`LISTEN ${this.channel}`);
+        for (const handler of [...this.#reconnect]) {
+          try {
+            await handler();
+          } catch (e) {
+            this.#report(e, "onReconnect");
+          }
+        }
+      }),
+    );
+    this.#listening = true;
+    try {
+      await this.#link.query(`LISTEN ${this.channel}`);
+    } catch (e) {
+      await this.stop();
+      throw e;
+    }
+  }
+
+  /**
+   * NOTIFYs every listening instance (this one included) with `message` as JSON. Rejects a payload
+   * of 8000 bytes or more with `BusPayloadTooLargeError`, and `LinkDownError` while the link is down.
+   */
+  async publish(message: BusMessage): Promise<void> {
+    await this.#link.query("SELECT pg_notify($1, $2)", [this.channel, busPayload(message)]);
+  }
+
+  /** Runs `handler` for each message of `kind` (`"*"`: every kind). Returns an unsubscribe function. */
+  subscribe(kind: string, handler: BusHandler): () => void {
+    let set = this.#handlers.get(kind);
+    if (!set) {
+      set = new Set();
+      this.#handlers.set(kind, set);
+    }
+    set.add(handler);
+    return () => set.delete(handler);
+  }
+
+  /**
+   * Runs after the link reconnected and the channel is LISTENed again: re-read the rows whose
+   * notifications may have been missed while the connection was down.
+   */
+  onReconnect(handler: () => void | Promise<void>): () => void {
+    this.#reconnect.add(handler);
+    return () => this.#reconnect.delete(handler);
+  }
+
+  /** UNLISTENs (when connected) and detaches from the link. */
+  async stop(): Promise<void> {
+    for (const off of this.#off) off();
+    this.#off = [];
+    if (!this.#listening) return;
+    this.#listening = false;
+    if (this.#link.connected) await this.#link.query(`UNLISTEN ${this.channel}`).catch(() => undefined);
+  }
+
+  #deliver(payload: string, senderPid: number): void {
+    let message: BusMessage;
+    try {
+      const parsed: unknown = JSON.parse(payload);
+      if (
+        typeof parsed !== "object" ||
+        parsed === null ||
+        typeof (parsed as BusMessage).kind !== "string" ||
+        typeof (parsed as BusMessage).target !== "string"
+      ) {
+        throw new Error("not an object with string kind and target");
+      }
+      message = parsed as BusMessage;
+    } catch (e) {
+      this.#report(e, `unreadable payload on ${this.channel}: ${payload.slice(0, 200)}`);
+      return;
+    }
+    const delivery: BusDelivery = { senderPid, self: senderPid === this.#link.backendPid };
+    const handlers = [...(this.#handlers.get(message.kind) ?? []), ...(this.#handlers.get("*") ?? [])];
+    for (const handler of handlers) {
+      try {
+        const r = handler(message, delivery);
+        if (r instanceof Promise) r.catch((e: unknown) => this.#report(e, `handler for "${message.kind}"`));
+      } catch (e) {
+        this.#report(e, `handler for "${message.kind}"`);
+      }
+    }
+  }
+
+  #report(e: unknown, context: string): void {
+    this.#onError?.(e instanceof Error ? e : new Error(String(e)), `bus: ${context}`);
+  }
+}

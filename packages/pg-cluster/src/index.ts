@@ -1,0 +1,26 @@
+export { advisoryKey, KEY_PREFIX, leaderLockName, threadKey, threadLockName } from "./keys.js";
+export {
+  InstanceLink,
+  type InstanceLinkOptions,
+  LinkDownError,
+  type LinkLost,
+  type LinkNotification,
+} from "./link.js";
+export {
+  type LeaderHandle,
+  type LeadHandlers,
+  Leadership,
+  LeadershipEndedError,
+  type LeadershipOptions,
+} from "./leadership.js";
+export { ThreadLocks } from "./thread-locks.js";
+export {
+  Bus,
+  type BusDelivery,
+  type BusHandler,
+  type BusMessage,
+  type BusOptions,
+  BusPayloadTooLargeError,
+  busPayload,
+  NOTIFY_PAYLOAD_LIMIT,
+} from "./bus.js";

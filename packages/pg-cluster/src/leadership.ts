@@ -1,0 +1,221 @@
+// Leadership: exactly one instance at a time runs each push-style connection (a Telegram
+// long-poll, a Slack or Discord socket, an IMAP poll, the Signal stream). Every instance calls
+// `lead(name, ...)`; each tries `pg_try_advisory_lock` on `agentsvc:leader:<name>` over its
+// InstanceLink every `retryMs` while it is not the leader. The one that gets the lock runs
+// `onAcquired(signal)`; the signal aborts when the lock is lost (the link's connection dropped),
+// when the holder resigns, or on `stop()`. When a leader's process dies its session ends, the
+// server releases the lock, and another instance takes over within about `retryMs`.
+import { leaderLockName } from "./keys.js";
+import type { InstanceLink } from "./link.js";
+
+export interface LeadershipOptions {
+  /** How often a non-leader tries the lock. Default 2 000 ms. */
+  retryMs?: number;
+  /**
+   * On `stop()`, how long to wait for the promise `onAcquired` returned to settle (after its signal
+   * aborted) before releasing the lock, so the next leader does not overlap the old connection.
+   * Default 10 000 ms.
+   */
+  drainMs?: number;
+  /** Told when `onAcquired` throws or rejects, a lock attempt fails, or `onLost` throws. */
+  onError?: (error: Error, context: string) => void;
+}
+
+export interface LeadHandlers {
+  /**
+   * Runs when this instance becomes the leader. Start the connection and stop it when `signal`
+   * aborts. If it throws or its promise rejects, the instance resigns (releases the lock, so
+   * another instance can take over) and contends again after `retryMs`; resolving changes nothing.
+   */
+  onAcquired(signal: AbortSignal): void | Promise<void>;
+  /** Runs when leadership is lost involuntarily (the link dropped); not on `stop()` or a resignation. */
+  onLost?(): void;
+}
+
+export interface LeaderHandle {
+  readonly name: string;
+  /** True from the lock's acquisition until it is lost, resigned or stopped. */
+  readonly isLeader: boolean;
+  /** Stops contending; if leader, aborts the signal, waits for `onAcquired` (up to `drainMs`), then releases the lock. */
+  stop(): Promise<void>;
+}
+
+/** The reason an `onAcquired` signal aborts with. */
+export class LeadershipEndedError extends Error {
+  readonly reason: "lost" | "stopped" | "resigned";
+  constructor(name: string, reason: "lost" | "stopped" | "resigned") {
+    super(`leadership of "${name}" ${reason === "lost" ? "lost: the PostgreSQL link dropped" : reason}`);
+    this.name = "LeadershipEndedError";
+    this.reason = reason;
+  }
+}
+
+export class Leadership {
+  readonly #link: InstanceLink;
+  readonly #options: LeadershipOptions;
+  readonly #contenders = new Map<string, Contender>();
+  readonly #offReconnect: () => void;
+
+  constructor(link: InstanceLink, options: LeadershipOptions = {}) {
+    this.#link = link;
+    this.#options = options;
+    // After a reconnect, try at once instead of waiting for the next tick.
+    this.#offReconnect = link.onReconnect(() => {
+      for (const c of this.#contenders.values()) c.poke();
+    });
+  }
+
+  /** Starts contending for `name` (one `lead` per name per Leadership). */
+  lead(name: string, handlers: LeadHandlers): LeaderHandle {
+    if (this.#contenders.has(name)) throw new Error(`Leadership.lead: "${name}" is already being led here`);
+    const contender = new Contender(this.#link, name, handlers, this.#options, () => {
+      this.#contenders.delete(name);
+    });
+    this.#contenders.set(name, contender);
+    contender.poke();
+    return contender;
+  }
+
+  /** Names this instance leads now. */
+  leading(): string[] {
+    return [...this.#contenders.values()].filter((c) => c.isLeader).map((c) => c.name);
+  }
+
+  /** Stops every `lead` (see `LeaderHandle.stop`). */
+  async stop(): Promise<void> {
+    this.#offReconnect();
+    await Promise.all([...this.#contenders.values()].map((c) => c.stop()));
+  }
+}
+
+class Contender implements LeaderHandle {
+  readonly name: string;
+  readonly #lock: string;
+  readonly #link: InstanceLink;
+  readonly #handlers: LeadHandlers;
+  readonly #options: LeadershipOptions;
+  readonly #forget: () => void;
+  #leader = false;
+  #stopped = false;
+  #timer: NodeJS.Timeout | undefined;
+  #attempt: Promise<void> | undefined;
+  #controller: AbortController | undefined;
+  #running: Promise<void> | undefined;
+
+  constructor(
+    link: InstanceLink,
+    name: string,
+    handlers: LeadHandlers,
+    options: LeadershipOptions,
+    forget: () => void,
+  ) {
+    this.name = name;
+    this.#lock = leaderLockName(name);
+    this.#link = link;
+    this.#handlers = handlers;
+    this.#options = options;
+    this.#forget = forget;
+  }
+
+  get isLeader(): boolean {
+    return this.#leader;
+  }
+
+  /** Tries now unless leader, stopped or already trying. */
+  poke(): void {
+    if (this.#stopped || this.#leader || this.#attempt) return;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#attempt = this.#try().finally(() => {
+      this.#attempt = undefined;
+    });
+  }
+
+  async #try(): Promise<void> {
+    let ok = false;
+    if (this.#link.connected) {
+      try {
+        ok = await this.#link.tryLock(this.#lock, () => this.#lost());
+      } catch (e) {
+        this.#report(e, "lock attempt");
+      }
+    }
+    if (this.#stopped) {
+      if (ok) await this.#link.unlock(this.#lock).catch(() => undefined);
+      return;
+    }
+    if (!ok) {
+      this.#schedule();
+      return;
+    }
+    this.#leader = true;
+    const controller = new AbortController();
+    this.#controller = controller;
+    let result: void | Promise<void>;
+    try {
+      result = this.#handlers.onAcquired(controller.signal);
+    } catch (e) {
+      result = Promise.reject(e);
+    }
+    this.#running = Promise.resolve(result).then(
+      () => undefined,
+      (e: unknown) => {
+        this.#report(e, "onAcquired");
+        if (this.#controller === controller && this.#leader && !this.#stopped) void this.#resign(controller);
+      },
+    );
+  }
+
+  #lost(): void {
+    if (!this.#leader) return;
+    this.#leader = false;
+    this.#controller?.abort(new LeadershipEndedError(this.name, "lost"));
+    try {
+      this.#handlers.onLost?.();
+    } catch (e) {
+      this.#report(e, "onLost");
+    }
+    this.#schedule();
+  }
+
+  async #resign(controller: AbortController): Promise<void> {
+    this.#leader = false;
+    controller.abort(new LeadershipEndedError(this.name, "resigned"));
+    await this.#link.unlock(this.#lock).catch((e: unknown) => this.#report(e, "unlock"));
+    this.#schedule();
+  }
+
+  #schedule(): void {
+    if (this.#stopped) return;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.poke(), this.#options.retryMs ?? 2_000);
+  }
+
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#forget();
+    clearTimeout(this.#timer);
+    await this.#attempt;
+    if (!this.#leader) return;
+    this.#leader = false;
+    this.#controller?.abort(new LeadershipEndedError(this.name, "stopped"));
+    const drainMs = this.#options.drainMs ?? 10_000;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.#running,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, drainMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    await this.#link.unlock(this.#lock).catch((e: unknown) => this.#report(e, "unlock"));
+  }
+
+  #report(e: unknown, context: string): void {
+    this.#options.onError?.(
+      e instanceof Error ? e : new Error(String(e)),
+      `leadership "${this.name}": ${context}`,
+    );
+  }
+}

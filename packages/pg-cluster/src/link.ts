@@ -1,0 +1,368 @@
+// InstanceLink: the one dedicated PostgreSQL connection of one service instance. It is not taken
+// from a pool, because it holds session-level advisory locks: a lock belongs to the server session
+// of this connection and lives exactly as long as it. When the process dies (even by SIGKILL) the
+// kernel closes its socket, the server ends the session and releases every lock it held; another
+// instance's next `pg_try_advisory_lock` then succeeds. That is the whole takeover mechanism.
+//
+// When the connection drops while the process lives (server restart, `pg_terminate_backend`, a
+// network fault, a failed health check), every lock it held is already gone on the server: the
+// link reports them all as lost (`onLost`, and each lock's own callback), then reconnects with
+// exponential backoff and reports the new session (`onReconnect`). It never re-takes a lock by
+// itself: whoever held one decides whether to try again.
+import type { ConnectionOptions } from "node:tls";
+import type { Client, ClientConfig, Notification } from "pg";
+import { advisoryKey } from "./keys.js";
+import { loadPg } from "./pg.js";
+
+export interface InstanceLinkOptions {
+  /** `postgres://user@host:port/db`. Connect directly or through session pooling (not transaction pooling). */
+  connectionString: string;
+  /** TLS for the connection, as node-postgres takes it. */
+  ssl?: boolean | ConnectionOptions;
+  /** Shown in `pg_stat_activity.application_name`. Default `agentsvc-pg-cluster`. */
+  applicationName?: string;
+  /** Bound on one connection attempt. Default 10 000 ms. */
+  connectTimeoutMs?: number;
+  /** First reconnect delay; doubles per failed attempt (with jitter) up to `reconnectMaxMs`. Default 250 ms. */
+  reconnectMinMs?: number;
+  /** Default 10 000 ms. */
+  reconnectMaxMs?: number;
+  /**
+   * Every this many ms the link runs `SELECT 1`; no answer within the same time counts as a dropped
+   * connection (a half-open socket is otherwise noticed only by TCP). Default 10 000; 0 turns it off.
+   */
+  healthCheckMs?: number;
+  /**
+   * Server-side TCP keepalive for this session (`SET tcp_keepalives_idle/interval/count`), so the
+   * server notices a vanished machine, and releases its locks, in about idle + interval * count
+   * seconds instead of the operating system's default of hours. Default `{ idleS: 10, intervalS: 5,
+   * count: 3 }`; `false` leaves the server's settings alone. Has no effect over a Unix socket.
+   */
+  serverKeepalive?: { idleS: number; intervalS: number; count: number } | false;
+  /** Told about a dropped connection, a failed reconnect attempt and a callback that threw. */
+  onError?: (error: Error, context: string) => void;
+}
+
+/** What `onLost` listeners receive when the connection drops. */
+export interface LinkLost {
+  /** The names of every lock the link held, all released by the server with the session. */
+  names: string[];
+  /** Why the connection ended. */
+  error: Error;
+  /** The generation (session) that ended. */
+  generation: number;
+}
+
+/** A NOTIFY received on a channel this link LISTENs to. */
+export interface LinkNotification {
+  channel: string;
+  payload: string;
+  /** Backend pid of the session that sent it (equal to `link.backendPid` for our own). */
+  senderPid: number;
+}
+
+/** Thrown by `query` (and what calls it) while the link has no live connection. */
+export class LinkDownError extends Error {
+  constructor(what: string) {
+    super(`${what}: the PostgreSQL link is not connected (it reconnects by itself; retry later)`);
+    this.name = "LinkDownError";
+  }
+}
+
+type Listener<T> = (value: T) => void | Promise<void>;
+
+const DEFAULT_KEEPALIVE = { idleS: 10, intervalS: 5, count: 3 };
+
+export class InstanceLink {
+  readonly #options: InstanceLinkOptions;
+  #client: Client | undefined;
+  #generation = 0;
+  #attempt = 0;
+  #closed = false;
+  #reconnectTimer: NodeJS.Timeout | undefined;
+  #healthTimer: NodeJS.Timeout | undefined;
+  #pinging = false;
+  /** Locks held on the current session: name -> the holder's own lost callback. */
+  readonly #held = new Map<string, (() => void) | undefined>();
+  /** Names with a `pg_try_advisory_lock` in flight (a second local try of one returns false). */
+  readonly #pending = new Set<string>();
+  readonly #lost = new Set<Listener<LinkLost>>();
+  readonly #reconnect = new Set<Listener<number>>();
+  readonly #notify = new Set<Listener<LinkNotification>>();
+
+  constructor(options: InstanceLinkOptions) {
+    this.#options = options;
+  }
+
+  /** True while a session is open. */
+  get connected(): boolean {
+    return this.#client !== undefined;
+  }
+
+  /** 1 for the first session, +1 for each reconnect; 0 before the first connect. */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /** The server process id of the current session (`pg_backend_pid()`), if connected. */
+  get backendPid(): number | undefined {
+    return (this.#client as unknown as { processID?: number } | undefined)?.processID;
+  }
+
+  /**
+   * Opens the first session. Rejects when that attempt fails (a wrong address or password should
+   * be seen at start, not retried silently); after it succeeds, drops are reconnected by themselves.
+   */
+  async connect(): Promise<void> {
+    if (this.#closed) throw new Error("InstanceLink: closed");
+    if (this.#client) return;
+    await this.#open();
+  }
+
+  /** Runs one short statement on the link's session. Throws `LinkDownError` while disconnected. */
+  async query<R extends Record<string, unknown> = Record<string, unknown>>(
+    text: string,
+    params: readonly unknown[] = [],
+  ): Promise<R[]> {
+    const client = this.#client;
+    if (!client) throw new LinkDownError(text.split(/\s+/, 2).join(" "));
+    const res = await client.query<R>(text, params as unknown[]);
+    return res.rows;
+  }
+
+  /**
+   * `pg_try_advisory_lock` on the key of `name` (see keys.ts). True when this session now holds it;
+   * false when another session holds it, this link already holds it or is taking it, or the link is
+   * down. A lock is held once per link: it is not re-entrant here (PostgreSQL's own locks are).
+   * `onLost` runs if the connection drops while the lock is held (not after `unlock`).
+   */
+  async tryLock(name: string, onLost?: () => void): Promise<boolean> {
+    const client = this.#client;
+    if (!client || this.#held.has(name) || this.#pending.has(name)) return false;
+    this.#pending.add(name);
+    try {
+      const res = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1::bigint) AS ok", [
+        advisoryKey(name).toString(),
+      ]);
+      if (res.rows[0]?.ok !== true) return false;
+      // The answer came, but if the session ended meanwhile the server has released the lock.
+      if (this.#client !== client) return false;
+      this.#held.set(name, onLost);
+      return true;
+    } catch (error) {
+      if (this.#client !== client) return false;
+      throw error;
+    } finally {
+      this.#pending.delete(name);
+    }
+  }
+
+  /** Releases a lock this link holds. False when it did not hold it (or the session is gone, and the lock with it). */
+  async unlock(name: string): Promise<boolean> {
+    const client = this.#client;
+    if (!client || !this.#held.has(name)) return false;
+    this.#held.delete(name);
+    try {
+      const res = await client.query<{ ok: boolean }>("SELECT pg_advisory_unlock($1::bigint) AS ok", [
+        advisoryKey(name).toString(),
+      ]);
+      return res.rows[0]?.ok === true;
+    } catch (error) {
+      if (this.#client !== client) return false;
+      throw error;
+    }
+  }
+
+  /** Whether this link holds `name` now. */
+  isHeld(name: string): boolean {
+    return this.#held.has(name);
+  }
+
+  /** Names of the locks held now. */
+  heldLocks(): string[] {
+    return [...this.#held.keys()];
+  }
+
+  /** Runs when the connection drops (every lock held is gone). Returns an unsubscribe function. */
+  onLost(listener: (lost: LinkLost) => void): () => void {
+    this.#lost.add(listener);
+    return () => this.#lost.delete(listener);
+  }
+
+  /** Runs (awaited, in order) after each reconnect with the new generation; not after the first connect. */
+  onReconnect(listener: (generation: number) => void | Promise<void>): () => void {
+    this.#reconnect.add(listener);
+    return () => this.#reconnect.delete(listener);
+  }
+
+  /** Runs for each NOTIFY received on a channel this session LISTENs to. */
+  onNotification(listener: (notification: LinkNotification) => void): () => void {
+    this.#notify.add(listener);
+    return () => this.#notify.delete(listener);
+  }
+
+  /** Ends the session (the server releases every lock) and stops reconnecting. Lost callbacks do not run. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#reconnectTimer);
+    clearInterval(this.#healthTimer);
+    this.#held.clear();
+    const client = this.#client;
+    this.#client = undefined;
+    if (client) await endQuietly(client, 5_000);
+  }
+
+  async #open(): Promise<void> {
+    const { Client } = loadPg();
+    const config: ClientConfig = {
+      connectionString: this.#options.connectionString,
+      application_name: this.#options.applicationName ?? "agentsvc-pg-cluster",
+      connectionTimeoutMillis: this.#options.connectTimeoutMs ?? 10_000,
+      keepAlive: true,
+    };
+    if (this.#options.ssl !== undefined) config.ssl = this.#options.ssl;
+    const client = new Client(config);
+    // Listeners before connecting: an 'error' without a listener would throw out of the process.
+    client.on("error", (error) => this.#dropped(client, error));
+    client.on("end", () => this.#dropped(client, new Error("the PostgreSQL connection ended")));
+    client.on("notification", (n: Notification) => {
+      if (this.#client !== client) return;
+      this.#emit(
+        this.#notify,
+        { channel: n.channel, payload: n.payload ?? "", senderPid: n.processId },
+        "notification",
+      );
+    });
+    try {
+      await client.connect();
+      const keepalive = this.#options.serverKeepalive ?? DEFAULT_KEEPALIVE;
+      if (keepalive) {
+        await client.query(
+          `SET tcp_keepalives_idle = ${int(keepalive.idleS)}; SET tcp_keepalives_interval = ${int(keepalive.intervalS)}; SET tcp_keepalives_count = ${int(keepalive.count)}`,
+        );
+      }
+    } catch (error) {
+      void endQuietly(client, 1_000);
+      throw error;
+    }
+    if (this.#closed) {
+      void endQuietly(client, 1_000);
+      throw new Error("InstanceLink: closed while connecting");
+    }
+    this.#client = client;
+    this.#generation += 1;
+    this.#attempt = 0;
+    this.#startHealthCheck(client);
+  }
+
+  #dropped(client: Client, error: Error): void {
+    if (this.#client !== client) return;
+    this.#client = undefined;
+    clearInterval(this.#healthTimer);
+    const held = [...this.#held];
+    this.#held.clear();
+    // The socket may be half-open (failed health check): end it so nothing more is read from it.
+    void endQuietly(client, 1_000);
+    if (this.#closed) return;
+    this.#options.onError?.(error, "connection dropped");
+    for (const [, onLost] of held) {
+      try {
+        onLost?.();
+      } catch (e) {
+        this.#options.onError?.(asError(e), "lock lost callback");
+      }
+    }
+    this.#emit(
+      this.#lost,
+      { names: held.map(([name]) => name), error, generation: this.#generation },
+      "onLost",
+    );
+    this.#scheduleReconnect();
+  }
+
+  #scheduleReconnect(): void {
+    if (this.#closed) return;
+    const min = this.#options.reconnectMinMs ?? 250;
+    const max = this.#options.reconnectMaxMs ?? 10_000;
+    const base = Math.min(max, min * 2 ** this.#attempt);
+    const delay = Math.round(base / 2 + (Math.random() * base) / 2);
+    this.#attempt += 1;
+    this.#reconnectTimer = setTimeout(() => {
+      this.#open().then(
+        async () => {
+          const generation = this.#generation;
+          for (const listener of [...this.#reconnect]) {
+            if (this.#generation !== generation) return;
+            try {
+              await listener(generation);
+            } catch (e) {
+              this.#options.onError?.(asError(e), "onReconnect");
+            }
+          }
+        },
+        (error) => {
+          this.#options.onError?.(asError(error), "reconnect attempt");
+          this.#scheduleReconnect();
+        },
+      );
+    }, delay);
+  }
+
+  #startHealthCheck(client: Client): void {
+    const every = this.#options.healthCheckMs ?? 10_000;
+    if (every <= 0) return;
+    this.#healthTimer = setInterval(() => {
+      if (this.#pinging || this.#client !== client) return;
+      this.#pinging = true;
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`health check: no answer to SELECT 1 in ${every} ms`)),
+          every,
+        );
+      });
+      Promise.race([client.query("SELECT 1"), timeout])
+        .catch((error: unknown) => this.#dropped(client, asError(error)))
+        .finally(() => {
+          clearTimeout(timer);
+          this.#pinging = false;
+        });
+    }, every);
+    this.#healthTimer.unref();
+  }
+
+  #emit<T>(listeners: Set<Listener<T>>, value: T, context: string): void {
+    for (const listener of [...listeners]) {
+      try {
+        const r = listener(value);
+        if (r instanceof Promise) r.catch((e: unknown) => this.#options.onError?.(asError(e), context));
+      } catch (e) {
+        this.#options.onError?.(asError(e), context);
+      }
+    }
+  }
+}
+
+function int(n: number): number {
+  if (!Number.isInteger(n) || n < 0)
+    throw new Error(`serverKeepalive: expected whole seconds >= 0 (got ${n})`);
+  return n;
+}
+
+function asError(e: unknown): Error {
+  return e instanceof Error ? e : new Error(String(e));
+}
+
+/** `client.end()`, bounded: on a half-open socket it may never finish, so the socket is destroyed after `ms`. */
+async function endQuietly(client: Client, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const destroy = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+      resolve();
+    }, ms);
+    timer.unref();
+  });
+  await Promise.race([client.end().catch(() => undefined), destroy]);
+  clearTimeout(timer);
+}

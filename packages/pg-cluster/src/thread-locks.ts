@@ -1,0 +1,53 @@
+// ThreadLocks: one turn at a time per conversation thread across instances. `tryLock(key)` takes
+// the session-level advisory lock `agentsvc:thread:<key>` on the instance's InstanceLink (build
+// the key with `threadKey(gateway, thread)`); `unlock(key)` releases it.
+//
+// A lock is held by the link's connection, not by a row or a transaction: it survives nothing but
+// the process and its connection. It is released by `unlock`, by the process dying (the kernel
+// closes the socket) and by the connection dropping for any other reason, in which case `onLost`
+// callbacks run and the holder must treat the turn as no longer exclusive. It is not a fencing
+// token: a holder that has not yet noticed a drop may still be working while another instance
+// takes the lock, so writes that must happen once are also guarded by their rows (claims, unique
+// keys) — the database row stays the source of truth.
+import { KEY_PREFIX, threadLockName } from "./keys.js";
+import type { InstanceLink } from "./link.js";
+
+export class ThreadLocks {
+  readonly #link: InstanceLink;
+  readonly #lost = new Set<(keys: string[]) => void>();
+  readonly #prefix = `${KEY_PREFIX}thread:`;
+
+  constructor(link: InstanceLink) {
+    this.#link = link;
+    link.onLost(({ names }) => {
+      const keys = names.filter((n) => n.startsWith(this.#prefix)).map((n) => n.slice(this.#prefix.length));
+      if (keys.length === 0) return;
+      for (const listener of [...this.#lost]) listener(keys);
+    });
+  }
+
+  /**
+   * True when this instance now holds the thread's lock. False when another instance holds it,
+   * this instance already holds it (not re-entrant: a second local turn waits too), or the link is
+   * down. `onLost` runs if the link's connection drops while it is held.
+   */
+  tryLock(key: string, options: { onLost?: () => void } = {}): Promise<boolean> {
+    return this.#link.tryLock(threadLockName(key), options.onLost);
+  }
+
+  /** Releases the thread's lock. False when this instance did not hold it (or lost it with the connection). */
+  unlock(key: string): Promise<boolean> {
+    return this.#link.unlock(threadLockName(key));
+  }
+
+  /** Whether this instance holds the thread's lock now. */
+  isHeld(key: string): boolean {
+    return this.#link.isHeld(threadLockName(key));
+  }
+
+  /** Runs with the keys of every thread lock lost when the link's connection dropped. */
+  onLost(listener: (keys: string[]) => void): () => void {
+    this.#lost.add(listener);
+    return () => this.#lost.delete(listener);
+  }
+}

@@ -1,0 +1,148 @@
+import { postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/testkit/postgres";
+import type { Client } from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  Bus,
+  type BusDelivery,
+  type BusMessage,
+  BusPayloadTooLargeError,
+  busPayload,
+  InstanceLink,
+  LinkDownError,
+} from "../src/index.js";
+import { monitor, sleep, terminate, waitFor } from "./helpers.js";
+
+interface Got {
+  message: BusMessage;
+  delivery: BusDelivery;
+}
+
+describe.skipIf(postgresMissing)("control bus over LISTEN/NOTIFY between three links", () => {
+  let pgServer: TestPostgres;
+  let url: string;
+  let mon: Client;
+  const links: InstanceLink[] = [];
+
+  const instance = async () => {
+    const link = new InstanceLink({ connectionString: url, reconnectMinMs: 50, reconnectMaxMs: 500 });
+    await link.connect();
+    links.push(link);
+    const bus = new Bus(link);
+    await bus.start();
+    const got: Got[] = [];
+    bus.subscribe("cancel", (message, delivery) => {
+      got.push({ message, delivery });
+    });
+    return { link, bus, got };
+  };
+
+  beforeAll(async () => {
+    pgServer = await startPostgres();
+    url = await pgServer.createDatabase();
+    mon = await monitor(url);
+  });
+  afterAll(async () => {
+    await Promise.all(links.map((l) => l.close()));
+    await mon?.end();
+    await pgServer?.stop();
+  });
+
+  it("a published message reaches every subscriber exactly once, the publisher's own included", async () => {
+    const p = await instance();
+    const s1 = await instance();
+    const s2 = await instance();
+    const steer: BusMessage[] = [];
+    s1.bus.subscribe("steer", (m) => {
+      steer.push(m);
+    });
+    const all: BusMessage[] = [];
+    s2.bus.subscribe("*", (m) => {
+      all.push(m);
+    });
+
+    await p.bus.publish({ kind: "cancel", target: "run:1", by: "alice" });
+    await waitFor("three deliveries", () => [p, s1, s2].every((i) => i.got.length >= 1), 5_000);
+    await sleep(300); // nothing more trickles in
+    for (const i of [p, s1, s2]) {
+      expect(i.got.map((g) => g.message)).toEqual([{ kind: "cancel", target: "run:1", by: "alice" }]);
+      expect(i.got[0]!.delivery.senderPid).toBe(p.link.backendPid);
+    }
+    expect(p.got[0]!.delivery.self).toBe(true);
+    expect(s1.got[0]!.delivery.self).toBe(false);
+    expect(steer).toEqual([]);
+    expect(all).toEqual([{ kind: "cancel", target: "run:1", by: "alice" }]);
+
+    // In order, one each.
+    for (let n = 0; n < 20; n++) await s2.bus.publish({ kind: "cancel", target: `run:${n + 2}` });
+    await waitFor("21 each", () => [p, s1, s2].every((i) => i.got.length >= 21), 5_000);
+    await sleep(200);
+    for (const i of [p, s1, s2]) {
+      expect(i.got.map((g) => g.message.target)).toEqual(
+        Array.from({ length: 21 }, (_, n) => `run:${n + 1}`),
+      );
+    }
+  });
+
+  it("rejects a payload of 8000 bytes or more before sending; 7999 bytes is delivered", async () => {
+    const p = await instance();
+    const base = JSON.stringify({ kind: "cancel", target: "t", pad: "" }).length;
+    const sized = (bytes: number): BusMessage => ({
+      kind: "cancel",
+      target: "t",
+      pad: "x".repeat(bytes - base),
+    });
+    await expect(p.bus.publish(sized(8000))).rejects.toThrow(BusPayloadTooLargeError);
+    await expect(p.bus.publish(sized(8000))).rejects.toThrow(/8000 bytes of JSON.*under 8000 bytes.*row/);
+    // Multi-byte characters count as bytes, not characters.
+    await expect(p.bus.publish({ kind: "cancel", target: "é".repeat(4000) })).rejects.toThrow(
+      BusPayloadTooLargeError,
+    );
+    await p.bus.publish(sized(7999));
+    await waitFor("the 7999-byte message", () => p.got.length === 1, 5_000);
+    expect(JSON.stringify(p.got[0]!.message)).toHaveLength(7999);
+  });
+
+  it("a subscriber whose connection is terminated reconnects, re-LISTENs, runs onReconnect and gets later messages", async () => {
+    const p = await instance();
+    const s = await instance();
+    const reconnects: number[] = [];
+    s.bus.onReconnect(() => {
+      reconnects.push(s.link.generation);
+    });
+    await p.bus.publish({ kind: "cancel", target: "before" });
+    await waitFor("before", () => s.got.length === 1, 5_000);
+
+    await terminate(mon, s.link.backendPid!);
+    await waitFor("onReconnect", () => reconnects.length === 1, 5_000);
+    expect(reconnects).toEqual([2]);
+
+    await p.bus.publish({ kind: "cancel", target: "after" });
+    await waitFor("after", () => s.got.length === 2, 5_000);
+    await sleep(200);
+    expect(s.got.map((g) => g.message.target)).toEqual(["before", "after"]);
+    expect(p.got.map((g) => g.message.target)).toEqual(["before", "after"]);
+  });
+
+  it("a notification sent in a transaction goes out on commit only (busPayload on the caller's own connection)", async () => {
+    const s = await instance();
+    const send = async (target: string, end: "COMMIT" | "ROLLBACK") => {
+      await mon.query("BEGIN");
+      await mon.query("SELECT pg_notify($1, $2)", [s.bus.channel, busPayload({ kind: "cancel", target })]);
+      await mon.query(end);
+    };
+    await send("rolled back", "ROLLBACK");
+    await send("committed", "COMMIT");
+    await waitFor("the committed one", () => s.got.length === 1, 5_000);
+    await sleep(200);
+    expect(s.got.map((g) => [g.message.target, g.delivery.self])).toEqual([["committed", false]]);
+    expect(() => busPayload({ kind: "", target: "x" })).toThrow(/kind must be a non-empty string/);
+  });
+
+  it("publishing while the link is down fails with LinkDownError (the caller's row is the record)", async () => {
+    const link = new InstanceLink({ connectionString: url });
+    const bus = new Bus(link);
+    await expect(bus.publish({ kind: "cancel", target: "x" })).rejects.toThrow(LinkDownError);
+    await expect(bus.start()).rejects.toThrow(LinkDownError);
+    expect(() => new Bus(link, { channel: "Bad-Name" })).toThrow(/lower-case SQL identifier/);
+  });
+});

@@ -1,0 +1,85 @@
+import { postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/testkit/postgres";
+import type { Client } from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { InstanceLink, type LinkLost } from "../src/index.js";
+import { lockHolders, monitor, waitFor } from "./helpers.js";
+
+describe.skipIf(postgresMissing)("InstanceLink against a real PostgreSQL", () => {
+  let pgServer: TestPostgres;
+  let url: string;
+  let mon: Client;
+
+  beforeAll(async () => {
+    pgServer = await startPostgres();
+    url = await pgServer.createDatabase();
+    mon = await monitor(url);
+  });
+  afterAll(async () => {
+    await mon?.end();
+    await pgServer?.stop();
+  });
+
+  it("sets server-side TCP keepalive on its session and names itself in pg_stat_activity", async () => {
+    const link = new InstanceLink({
+      connectionString: url,
+      serverKeepalive: { idleS: 7, intervalS: 3, count: 2 },
+    });
+    try {
+      await link.connect();
+      expect(link.generation).toBe(1);
+      const rows = await link.query<{ idle: string; interval: string; count: string }>(
+        "SELECT current_setting('tcp_keepalives_idle') AS idle, current_setting('tcp_keepalives_interval') AS interval, current_setting('tcp_keepalives_count') AS count",
+      );
+      expect(rows).toEqual([{ idle: "7", interval: "3", count: "2" }]);
+      const app = await mon.query("SELECT application_name FROM pg_stat_activity WHERE pid = $1", [
+        link.backendPid,
+      ]);
+      expect(app.rows).toEqual([{ application_name: "agentsvc-pg-cluster" }]);
+    } finally {
+      await link.close();
+    }
+  });
+
+  it("close() ends the session, so the server releases every lock at once", async () => {
+    const link = new InstanceLink({ connectionString: url });
+    await link.connect();
+    const lost: LinkLost[] = [];
+    link.onLost((l) => lost.push(l));
+    expect(await link.tryLock("agentsvc:test:close")).toBe(true);
+    await link.close();
+    await waitFor(
+      "the lock released",
+      async () => (await lockHolders(mon, "agentsvc:test:close")).length === 0,
+      5_000,
+    );
+    expect(lost).toEqual([]);
+    expect(link.connected).toBe(false);
+  });
+
+  it("a backend that stops answering fails the health check: locks reported lost, the link reconnects", async () => {
+    const link = new InstanceLink({ connectionString: url, healthCheckMs: 300, reconnectMinMs: 50 });
+    await link.connect();
+    const lost: LinkLost[] = [];
+    link.onLost((l) => lost.push(l));
+    expect(await link.tryLock("agentsvc:test:hung")).toBe(true);
+    const pid = link.backendPid!;
+    // A frozen server process: the socket stays open, nothing answers (a half-open connection).
+    process.kill(pid, "SIGSTOP");
+    try {
+      await waitFor("lost", () => lost.length === 1, 5_000);
+      expect(lost[0]!.names).toEqual(["agentsvc:test:hung"]);
+      expect(lost[0]!.error.message).toMatch(/health check: no answer to SELECT 1 in 300 ms/);
+    } finally {
+      process.kill(pid, "SIGCONT");
+    }
+    await waitFor("reconnected", () => link.connected && link.generation === 2, 5_000);
+    // Once the old backend runs again it finds its socket closed, ends, and its lock goes with it.
+    await waitFor(
+      "the old session's lock released",
+      async () => (await lockHolders(mon, "agentsvc:test:hung")).length === 0,
+      10_000,
+    );
+    expect(await link.tryLock("agentsvc:test:hung")).toBe(true);
+    await link.close();
+  });
+});

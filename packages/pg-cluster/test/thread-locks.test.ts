@@ -1,0 +1,102 @@
+import { postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/testkit/postgres";
+import type { Client } from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { InstanceLink, type LinkLost, ThreadLocks, threadKey, threadLockName } from "../src/index.js";
+import { lockHolders, monitor, terminate, waitFor } from "./helpers.js";
+
+describe.skipIf(postgresMissing)("thread locks on two links (two instances) over one PostgreSQL", () => {
+  let pgServer: TestPostgres;
+  let url: string;
+  let mon: Client;
+  const links: InstanceLink[] = [];
+
+  const open = async () => {
+    const link = new InstanceLink({ connectionString: url, reconnectMinMs: 50, reconnectMaxMs: 500 });
+    await link.connect();
+    links.push(link);
+    return link;
+  };
+
+  beforeAll(async () => {
+    pgServer = await startPostgres();
+    url = await pgServer.createDatabase();
+    mon = await monitor(url);
+  });
+  afterAll(async () => {
+    await Promise.all(links.map((l) => l.close()));
+    await mon?.end();
+    await pgServer?.stop();
+  });
+
+  it("one link wins a thread key; after unlock the other wins; a terminated holder frees it and hears lost", async () => {
+    const a = await open();
+    const b = await open();
+    const la = new ThreadLocks(a);
+    const lb = new ThreadLocks(b);
+    const key = threadKey("telegram", "chat:42");
+    const name = threadLockName(key);
+
+    expect(await la.tryLock(key)).toBe(true);
+    expect(await lb.tryLock(key)).toBe(false);
+    // Not re-entrant: a second turn on the same instance waits too.
+    expect(await la.tryLock(key)).toBe(false);
+    expect(await lockHolders(mon, name)).toEqual([a.backendPid]);
+    // Another thread is independent.
+    expect(await lb.tryLock(threadKey("telegram", "chat:43"))).toBe(true);
+
+    expect(await la.unlock(key)).toBe(true);
+    expect(await la.unlock(key)).toBe(false);
+    expect(await lb.tryLock(key)).toBe(true);
+    expect(await la.tryLock(key)).toBe(false);
+    expect(await lockHolders(mon, name)).toEqual([b.backendPid]);
+
+    // The winner's connection is terminated from a third connection: the server releases the lock
+    // with the session, and the winner is told (per lock, per ThreadLocks, per link).
+    const perLock: string[] = [];
+    expect(await lb.unlock(key)).toBe(true);
+    expect(await lb.tryLock(key, { onLost: () => perLock.push(key) })).toBe(true);
+    const lostKeys: string[][] = [];
+    lb.onLost((keys) => lostKeys.push(keys));
+    const linkLost: LinkLost[] = [];
+    b.onLost((l) => linkLost.push(l));
+    const bPid = b.backendPid!;
+    await terminate(mon, bPid);
+
+    await waitFor("b's lost callback", () => perLock.length > 0, 5_000);
+    expect(perLock).toEqual([key]);
+    expect(lostKeys.map((k) => [...k].sort())).toEqual([[key, threadKey("telegram", "chat:43")].sort()]);
+    expect(linkLost).toHaveLength(1);
+    expect(linkLost[0]!.generation).toBe(1);
+    expect(lb.isHeld(key)).toBe(false);
+    expect(await lockHolders(mon, name)).toEqual([]);
+    expect(await la.tryLock(key)).toBe(true);
+    expect(await lockHolders(mon, name)).toEqual([a.backendPid]);
+
+    // b reconnects by itself (a new session) and contends like anyone else.
+    await waitFor("b reconnected", () => b.connected && b.generation === 2, 5_000);
+    expect(b.backendPid).not.toBe(bPid);
+    expect(await lb.tryLock(key)).toBe(false);
+    expect(await lb.unlock(key)).toBe(false);
+    expect(await la.unlock(key)).toBe(true);
+    expect(await lb.tryLock(key)).toBe(true);
+  });
+
+  it("concurrent tries of one key on one link: exactly one wins", async () => {
+    const a = await open();
+    const la = new ThreadLocks(a);
+    const key = threadKey("discord", "guild:1:channel:2");
+    const results = await Promise.all([la.tryLock(key), la.tryLock(key), la.tryLock(key)]);
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(await la.unlock(key)).toBe(true);
+    // Released once is released: PostgreSQL's lock count was 1.
+    expect(await lockHolders(mon, threadLockName(key))).toEqual([]);
+  });
+
+  it("keys are namespaced and validated", () => {
+    expect(threadLockName(threadKey("github", "repo:o/r:issue:12"))).toBe(
+      "agentsvc:thread:github:repo:o/r:issue:12",
+    );
+    expect(() => threadKey("a:b", "c")).toThrow(/gateway must be non-empty and without ":"/);
+    expect(() => threadKey("a", "")).toThrow(/thread must not be empty/);
+  });
+});
