@@ -7,6 +7,7 @@ export default defineConfig({
       "apps/*/vitest.config.ts",
       "examples/*/vitest.config.ts",
       "tooling/install-test/vitest.config.ts",
+      "tooling/pg-test/vitest.config.ts",
     ],
   },
 });

@@ -1,4 +1,4 @@
-import { postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/testkit/postgres";
+import { postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/pg-test";
 import type { Client } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/testkit/postgres";
+import { postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/pg-test";
 import type { Client } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InstanceLink, Leadership, leaderLockName } from "../src/index.js";

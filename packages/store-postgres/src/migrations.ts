@@ -48,7 +48,8 @@ CREATE TABLE conversations (
   title TEXT,
   message_count BIGINT NOT NULL DEFAULT 0,
   created_at BIGINT NOT NULL,
-  updated_at BIGINT NOT NULL
+  updated_at BIGINT NOT NULL,
+  rowid BIGINT GENERATED ALWAYS AS IDENTITY NOT NULL
 );
 CREATE INDEX conversations_user_updated ON conversations (user_id, updated_at);
 CREATE TABLE preferences (

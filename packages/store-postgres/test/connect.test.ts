@@ -1,7 +1,7 @@
 import { rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import type { PostgresDatasource } from "@agentsvc/config-schema";
-import { postgresMissing } from "@agentsvc/testkit/postgres";
+import { postgresMissing } from "@agentsvc/pg-test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectPostgres, resolvePoolConfig } from "../src/connect.js";
 import { connectDatasource } from "../src/datasource.js";

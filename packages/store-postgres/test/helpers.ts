@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { chownSync, chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startPostgres, type TestPostgres } from "@agentsvc/testkit/postgres";
+import { startPostgres, type TestPostgres } from "@agentsvc/pg-test";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { type ConnectPostgresOptions, connectPostgres, type PostgresStore } from "../src/connect.js";

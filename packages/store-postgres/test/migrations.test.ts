@@ -1,4 +1,4 @@
-import { postgresMissing } from "@agentsvc/testkit/postgres";
+import { postgresMissing } from "@agentsvc/pg-test";
 import { getTableConfig } from "drizzle-orm/pg-core";
 import { describe, expect, it } from "vitest";
 import { connectPostgres } from "../src/connect.js";
@@ -14,6 +14,12 @@ import { eq } from "drizzle-orm";
 import { Client as PgClient } from "pg";
 import { pgTables } from "../src/schema.js";
 import { connect, expectStoreError, query, usePostgres } from "./helpers.js";
+
+/**
+ * Columns in the SQL that the drizzle tables leave out: chat-store orders conversation pages by
+ * SQLite's implicit `rowid`, so PostgreSQL has a real one, never selected as a record field.
+ */
+const HIDDEN_COLUMNS = ["conversations.rowid"];
 
 interface ColumnRow {
   table_name: string;
@@ -64,6 +70,17 @@ describe.skipIf(postgresMissing)("migrations on a real PostgreSQL", () => {
     );
   });
 
+  it("conversations has a hidden rowid (identity) that chat-store's keyset paging orders by, as on SQLite", async () => {
+    const url = await pg.server().createDatabase();
+    await connect({ connectionString: url });
+    const rows = await query<ColumnRow>(
+      url,
+      `SELECT table_name, column_name, data_type, is_nullable, column_default, is_identity
+         FROM information_schema.columns WHERE table_name = 'conversations' AND column_name = 'rowid'`,
+    );
+    expect(rows).toMatchObject([{ data_type: "bigint", is_nullable: "NO", is_identity: "YES" }]);
+  });
+
   it("the drizzle tables match the migration SQL: columns, types, nullability, defaults, keys and indexes", async () => {
     const url = await pg.server().createDatabase();
     await connect({ connectionString: url });
@@ -90,7 +107,9 @@ describe.skipIf(postgresMissing)("migrations on a real PostgreSQL", () => {
     );
     for (const table of Object.values(pgTables)) {
       const config = getTableConfig(table);
-      const actual = columns.filter((c) => c.table_name === config.name);
+      const actual = columns.filter(
+        (c) => c.table_name === config.name && !HIDDEN_COLUMNS.includes(`${c.table_name}.${c.column_name}`),
+      );
       expect(actual.map((c) => c.column_name).sort(), config.name).toEqual(
         config.columns.map((c) => c.name).sort(),
       );

@@ -121,4 +121,5 @@ describe("schema: versions", () => {
   });
 });
 
-const FROZEN_CHECKSUMS: string[] = ["707d464becf64bbad33af2dd9c6e787ea716a571fc0ba03fb7f4cd16b541d7da"];
+// The baseline was changed once before any release (conversations.rowid for keyset paging).
+const FROZEN_CHECKSUMS: string[] = ["d50a1240499ea2a7fe62086e38064d56953b270d42fffc428c115bba122699cc"];

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { postgresBinDir, postgresMissing, startPostgres } from "../src/postgres.js";
+import { postgresBinDir, postgresMissing, startPostgres } from "../src/index.js";
 
 describe.skipIf(postgresMissing)("startPostgres", () => {
   it("serves SQL on a loopback port and is gone after stop", async () => {
