@@ -229,6 +229,12 @@ export interface ProjectConfig {
   publicBaseUrl?: string;
   /** Always holds `agentsvc` (sqlite), declared or not. */
   datasources: Record<string, Datasource>;
+  /**
+   * The datasource of the project's own store (memory, suspended runs, gateway inbox and outbox).
+   * Default: the first webui entry's database, else `agentsvc` (`./data/agentsvc.db`). A postgres
+   * datasource here runs the project on several instances.
+   */
+  store?: string;
 }
 
 export interface Project {

@@ -32,6 +32,23 @@ describe("agentsvc.config: postgres datasources", () => {
     });
   });
 
+  it("store names the datasource of the project's own store; an undeclared one is an error", async () => {
+    const p = await loadOk({ "agentsvc.config.yaml": `${PG}store: main\n` });
+    expect(p.config.store).toBe("main");
+    const errors = await loadErrors({ "agentsvc.config.yaml": `${PG}store: mian\n` });
+    expectError(
+      errors,
+      "agentsvc.config.yaml",
+      "store",
+      /must name a declared datasource \(agentsvc, main\)/,
+    );
+  });
+
+  it("keeps publicBaseUrl from the config file", async () => {
+    const p = await loadOk({ "agentsvc.config.yaml": "publicBaseUrl: https://chat.example.com\n" });
+    expect(p.config.publicBaseUrl).toBe("https://chat.example.com");
+  });
+
   it("a webui entry may name the postgres datasource", async () => {
     const p = await loadOk({
       "agentsvc.config.yaml": PG,

@@ -76,7 +76,18 @@ async function loadConfig(root: string, loader: Loader, sink: IssueSink) {
   if (r.output.port !== undefined) config.port = r.output.port;
   if (r.output.allowedHosts !== undefined) config.allowedHosts = r.output.allowedHosts;
   if (r.output.rootAgent !== undefined) config.rootAgent = r.output.rootAgent;
+  if (r.output.publicBaseUrl !== undefined) config.publicBaseUrl = r.output.publicBaseUrl;
   config.datasources = { ...config.datasources, ...r.output.datasources };
+  if (r.output.store !== undefined) {
+    if (config.datasources[r.output.store]) config.store = r.output.store;
+    else
+      sink.error(
+        f.rel,
+        "store",
+        `must name a declared datasource (${Object.keys(config.datasources).join(", ")})`,
+        r.output.store,
+      );
+  }
   checkDatasources(root, f.rel, config, sink);
   return { config, configFile: f.rel };
 }

@@ -59,6 +59,11 @@ export const projectConfigSchema = strict(
         "the URL the service is reached at from outside, behind a proxy or tunnel; webhook signatures use it",
       ),
     ),
+    store: v.optional(
+      nonEmptyString(
+        "name of the datasource holding the project's own store (memory, suspended runs, gateway inbox and outbox); a postgres one lets several instances run the project",
+      ),
+    ),
     datasources: v.optional(
       v.record(
         v.pipe(
