@@ -57,3 +57,4 @@ export {
 export type { Db, Dialect, Tables, TransactionDriver } from "./context.js";
 /** The SQLite table objects; a PostgreSQL backend mirrors them column for column. */
 export { schema as sqliteTables } from "./schema.js";
+export { type OpenPostgresOptions, openPostgresChatDb } from "./postgres.js";

@@ -1,16 +1,77 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach } from "vitest";
-import { ChatDb, type ChatDbOptions } from "../src/index.js";
+import { postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/pg-test";
+import { afterAll, afterEach, describe } from "vitest";
+import { ChatDb, type ChatDbOptions, openPostgresChatDb } from "../src/index.js";
 
 const dirs: string[] = [];
 const open: ChatDb[] = [];
 
-afterEach(() => {
-  for (const db of open.splice(0)) db.close();
+afterEach(async () => {
+  for (const db of open.splice(0)) {
+    db.close();
+    await db.closedSettled;
+  }
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
+
+// One PostgreSQL server per test file, started on first use; one database per app root.
+let server: Promise<TestPostgres> | undefined;
+const databases = new Map<string, Promise<string>>();
+afterAll(async () => {
+  databases.clear();
+  const s = server;
+  server = undefined;
+  await (await s)?.stop();
+});
+
+/** What a behaviour test opens stores with; the same test runs once per database. */
+export interface StoreDriver {
+  name: "sqlite" | "postgres";
+  /** Why this driver cannot run here (its tests are skipped), or undefined. */
+  missing: string | undefined;
+  /** A store; the same `appRoot` twice is the same data (a second instance or a restart). */
+  open(options?: Partial<ChatDbOptions> & { appRoot?: string }): Promise<ChatDb>;
+}
+
+export const sqliteDriver: StoreDriver = {
+  name: "sqlite",
+  missing: undefined,
+  open: async (options = {}) => openStore(options),
+};
+
+export const postgresDriver: StoreDriver = {
+  name: "postgres",
+  missing: postgresMissing,
+  async open(options = {}) {
+    const appRoot = options.appRoot ?? tempRoot();
+    let url = databases.get(appRoot);
+    if (!url) {
+      server ??= startPostgres();
+      url = server.then((s) => s.createDatabase());
+      databases.set(appRoot, url);
+    }
+    const db = await openPostgresChatDb({
+      name: "main",
+      datasource: { type: "postgres", urlEnvVar: "CHAT_STORE_TEST_URL", pool: 4 },
+      appRoot,
+      env: { CHAT_STORE_TEST_URL: await url },
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.throttle ? { throttle: options.throttle } : {}),
+      ...(options.sessionTimeoutMs !== undefined ? { sessionTimeoutMs: options.sessionTimeoutMs } : {}),
+    });
+    open.push(db);
+    return db;
+  },
+};
+
+/** Runs `suite` once per database: the store behaves the same on SQLite and on PostgreSQL. */
+export function eachDriver(suite: (driver: StoreDriver) => void): void {
+  for (const driver of [sqliteDriver, postgresDriver]) {
+    describe.skipIf(driver.missing)(`[${driver.name}]`, () => suite(driver));
+  }
+}
 
 /** A fresh app root in the OS temp dir, removed after the test. */
 export function tempRoot(): string {
