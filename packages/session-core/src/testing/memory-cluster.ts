@@ -88,8 +88,8 @@ export function createMemoryCluster(): MemoryCluster {
           return async () => leave(role, id);
         },
         onThreadsLost(handler) {
-          let set = lostHandlers.get(id);
-          if (!set) lostHandlers.set(id, (set = new Set()));
+          const set = lostHandlers.get(id) ?? new Set<(keys: string[]) => void>();
+          lostHandlers.set(id, set);
           set.add(handler);
           return () => set.delete(handler);
         },
