@@ -5,8 +5,10 @@ import {
   createSummarizer,
   type Memory,
   RunManager,
+  type RunManagerApi,
   type ToolDefinition,
 } from "@agentsvc/agent-core";
+import type { ChatDb } from "@agentsvc/chat-store";
 import {
   agentInfo,
   agentRoutes,
@@ -24,6 +26,8 @@ import { AGENT_ROUTE_USER, wireGateways } from "./gateways.js";
 import { requestLog } from "./request-log.js";
 import { mountPage } from "./static-pages.js";
 import { mountWebhooks } from "./webhooks.js";
+import { clusterRuns } from "./cluster/run-control.js";
+import { pgCoordination } from "./cluster/pg-coordination.js";
 import { StoreSet } from "./stores.js";
 
 export interface ServerOptions {
@@ -73,11 +77,18 @@ export async function createServer(project: Project, options: ServerOptions = {}
   const agent = project.rootAgent.definition as AgentDefinition;
   // Models first: a missing API key fails here, before any store file or folder is created.
   const models = createModels(project, env);
-  const stores = new StoreSet(project, logger);
+  const stores = new StoreSet(project, logger, env);
   const closers: (() => Promise<void> | void)[] = [];
 
   try {
-    const primary = stores.primary();
+    const primary = await stores.primary();
+    // A project whose store is on PostgreSQL may run as several instances: they share the work
+    // through the database (thread locks, one leader, announcements).
+    const postgres = stores.postgresOfPrimary();
+    const coordination = postgres
+      ? await pgCoordination({ connectionString: readEnv(env, postgres.datasource.urlEnvVar) ?? "", logger })
+      : undefined;
+    if (coordination) closers.push(() => coordination.close());
     // The MCP package (and its SDK) loads only for a project that serves or uses tool servers.
     const usesMcp =
       (agent.toolServers?.length ?? 0) > 0 || project.exposures.some((e) => e.exposes === "mcp");
@@ -103,6 +114,9 @@ export async function createServer(project: Project, options: ServerOptions = {}
     });
     // Suspended runs checkpointed before a restart become resumable again.
     await runs.ready();
+    // Routes reach a run on whichever instance runs it (cancel, steer); a decision releases it elsewhere.
+    const controls = coordination ? clusterRuns(runs, coordination) : undefined;
+    if (controls) closers.push(() => controls.close());
     const gateways = await wireGateways({
       project,
       runs,
@@ -110,6 +124,7 @@ export async function createServer(project: Project, options: ServerOptions = {}
       env,
       logger,
       interactive: options.interactive ?? process.stdin.isTTY === true,
+      ...(coordination ? { coordination } : {}),
     });
     closers.push(() => gateways.session.stop(0));
 
@@ -131,7 +146,10 @@ export async function createServer(project: Project, options: ServerOptions = {}
       if (exposure.exposes === "agent") {
         const apiKey = exposure.apiKeyEnvVar ? readEnv(env, exposure.apiKeyEnvVar) : undefined;
         const resolveUser = () => AGENT_ROUTE_USER;
-        app.route(exposure.path, agentRoutes({ runs, info: agentInfo(runs), apiKey, resolveUser }));
+        app.route(
+          exposure.path,
+          agentRoutes({ runs, info: agentInfo(runs), apiKey, resolveUser, severalInstances: !!coordination }),
+        );
       } else if (exposure.exposes === "mcp") {
         const server = localToolServers(project).get(exposure.target) as ToolServerDefinition;
         const apiKey = exposure.apiKeyEnvVar ? readEnv(env, exposure.apiKeyEnvVar) : undefined;
@@ -144,7 +162,7 @@ export async function createServer(project: Project, options: ServerOptions = {}
         closers.push(() => route.close());
         app.route("/", route.app);
       } else {
-        await mountWebui(app, exposure, { project, runs, stores, env, logger, buildDir });
+        await mountWebui(app, exposure, { project, runs, controls: controls ?? runs, stores, env, logger, buildDir });
       }
     }
     if (gateways.httpRoutes) app.route("/", gateways.httpRoutes);
@@ -165,12 +183,12 @@ export async function createServer(project: Project, options: ServerOptions = {}
         await gateways.session.stop(drainMs);
         await runs.drain(drainMs);
         for (const close of closers.reverse()) await close();
-        stores.close();
+        await stores.close();
       },
     };
   } catch (error) {
     for (const close of closers.reverse()) await close();
-    stores.close();
+    await stores.close();
     throw error;
   }
 }
@@ -195,7 +213,7 @@ function createModels(project: Project, env: NodeJS.ProcessEnv) {
 /** `memory.type` defaults to `database`: a service should not forget on restart. */
 function createMemory(
   agent: AgentDefinition,
-  db: ReturnType<StoreSet["primary"]>,
+  db: ChatDb,
   summarize: ReturnType<typeof createSummarizer>,
 ): Memory | undefined {
   // `window` (or no database): the RunManager's in-process window memory.
@@ -210,6 +228,8 @@ function createMemory(
 interface WebuiContext {
   project: Project;
   runs: RunManager;
+  /** What the page's run routes use: `runs`, or its cluster-wide view (several instances). */
+  controls: RunManagerApi;
   stores: StoreSet;
   env: NodeJS.ProcessEnv;
   logger: Logger;
@@ -222,15 +242,15 @@ async function mountWebui(app: Hono, entry: WebuiExposure, ctx: WebuiContext): P
     import("@agentsvc/webui"),
     import("@agentsvc/webui-page"),
   ]);
-  const db = ctx.stores.forEntry(entry);
+  const db = await ctx.stores.forEntry(entry);
   if (entry.users) await db.seedAccounts(entry.users, ctx.env, ctx.logger.child({ name: "webui-auth" }));
   const apiKey = entry.apiKeyEnvVar ? readEnv(ctx.env, entry.apiKeyEnvVar) : undefined;
   const chatUi = createChatUi({
     entry,
-    runs: ctx.runs,
+    runs: ctx.controls,
     db,
     memory: ctx.runs.memory,
-    runStore: ctx.stores.primary().runStore,
+    runStore: (await ctx.stores.primary()).runStore,
     agent: agentInfoOf(ctx.runs.describe()),
     apiKey,
     logger: ctx.logger,

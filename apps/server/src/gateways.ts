@@ -6,6 +6,7 @@ import {
   type GatewayEntryRef,
   GatewayRegistry,
   type GatewaySession,
+  type Coordination,
   createGatewaySession,
   loadAdapterPackage,
 } from "@agentsvc/session-core";
@@ -65,6 +66,8 @@ export async function wireGateways(input: {
   env: NodeJS.ProcessEnv;
   logger: Logger;
   interactive: boolean;
+  /** Several instances over one PostgreSQL store. */
+  coordination?: Coordination;
 }): Promise<GatewayWiring> {
   const { project, runs, db, env, logger } = input;
   const registry = new GatewayRegistry(logger.child({ name: "gateway-registry" }));
@@ -102,6 +105,7 @@ export async function wireGateways(input: {
     subscribeSuspensions: false,
     ownsRun,
     ...(project.config.publicBaseUrl ? { publicBaseUrl: project.config.publicBaseUrl } : {}),
+    ...(input.coordination ? { coordination: input.coordination } : {}),
   });
   runs.onSuspended((run, pending) => {
     if (ownsRun(run)) void session.handleSuspension(run, pending);

@@ -33,7 +33,9 @@ export function checkDatasource(
     throw new ChatDbError(
       "invalid_datasource",
       `${where(source, "database.datasource")}: datasource "${name}" has type "${declared.type}"; ` +
-        `the chat store supports only "sqlite" datasources`,
+        (declared.type === "postgres"
+          ? "open it with openPostgresChatDb (ChatDb.open is the SQLite store)"
+          : `the chat store supports "sqlite" and "postgres" datasources`),
     );
   }
 }

@@ -1,0 +1,86 @@
+// The session's Coordination over PostgreSQL (@agentsvc/pg-cluster): thread locks and leadership
+// are session advisory locks on this instance's own connection (a dead instance's go with its
+// socket), announcements are NOTIFY on one channel. Loaded only for a project on PostgreSQL.
+import type { ClusterMessage, Coordination } from "@agentsvc/session-core";
+import type { Logger } from "pino";
+
+const KINDS: readonly ClusterMessage["kind"][] = ["thread", "outbox", "run", "run-ack"];
+
+export interface PgCoordination extends Coordination {
+  close(): Promise<void>;
+}
+
+/** What the bus requires of a message besides its kind: what it is about. */
+function targetOf(message: ClusterMessage): string {
+  switch (message.kind) {
+    case "thread":
+      return `${message.gateway}:${message.thread}`;
+    case "run":
+      return message.threadId;
+    case "run-ack":
+      return message.id;
+    case "outbox":
+      return "";
+  }
+}
+
+export async function pgCoordination(options: {
+  connectionString: string;
+  logger: Logger;
+  /** How often an instance that does not lead tries to (the takeover delay after a holder dies). Default 1000 ms. */
+  leaderRetryMs?: number;
+}): Promise<PgCoordination> {
+  let cluster: typeof import("@agentsvc/pg-cluster");
+  try {
+    cluster = await import("@agentsvc/pg-cluster");
+  } catch (err) {
+    throw new Error(
+      `a project whose store is on PostgreSQL runs as several instances and needs @agentsvc/pg-cluster ` +
+        `(npm install @agentsvc/pg-cluster): ${(err as Error).message}`,
+      { cause: err },
+    );
+  }
+  const log = options.logger.child({ name: "cluster" });
+  const onError = (error: Error, context: string) => log.warn({ err: error.message, context }, "cluster connection");
+  const link = new cluster.InstanceLink({
+    connectionString: options.connectionString,
+    applicationName: "agentsvc-cluster",
+    onError,
+  });
+  await link.connect();
+  const locks = new cluster.ThreadLocks(link);
+  const leadership = new cluster.Leadership(link, { retryMs: options.leaderRetryMs ?? 1000 });
+  leadership.onError = onError;
+  const bus = new cluster.Bus(link, { onError });
+  await bus.start();
+  const leaders: { stop(): Promise<void> }[] = [];
+  return {
+    shared: true,
+    acquireThread: (key) => locks.tryLock(key),
+    async releaseThread(key) {
+      await locks.unlock(key);
+    },
+    publish: (message) => bus.publish({ ...message, target: targetOf(message) }),
+    subscribe(handler) {
+      const off = KINDS.map((kind) => bus.subscribe(kind, (m) => handler(m as unknown as ClusterMessage)));
+      return () => {
+        for (const unsubscribe of off) unsubscribe();
+      };
+    },
+    lead(role, handlers) {
+      const handle = leadership.lead(role, {
+        onAcquired: () => handlers.onLead(),
+        onLost: () => void handlers.onLose(),
+      });
+      leaders.push(handle);
+      return () => handle.stop();
+    },
+    onThreadsLost: (handler) => locks.onLost(handler),
+    async close() {
+      for (const leader of leaders) await leader.stop();
+      await leadership.stop();
+      await bus.stop();
+      await link.close();
+    },
+  };
+}
