@@ -223,8 +223,14 @@ export class InstanceLink {
     if (this.#options.ssl !== undefined) config.ssl = this.#options.ssl;
     const client = new Client(config);
     // Listeners before connecting: an 'error' without a listener would throw out of the process.
-    client.on("error", (error) => this.#dropped(client, error));
-    client.on("end", () => this.#dropped(client, new Error("the PostgreSQL connection ended")));
+    // `ended` covers a connection that ends while it is still being set up (before it is current).
+    let ended: Error | undefined;
+    const end = (error: Error) => {
+      ended ??= error;
+      this.#dropped(client, error);
+    };
+    client.on("error", end);
+    client.on("end", () => end(new Error("the PostgreSQL connection ended")));
     client.on("notification", (n: Notification) => {
       if (this.#client !== client) return;
       this.#emit(
@@ -245,9 +251,9 @@ export class InstanceLink {
       void endQuietly(client, 1_000);
       throw error;
     }
-    if (this.#closed) {
+    if (this.#closed || ended) {
       void endQuietly(client, 1_000);
-      throw new Error("InstanceLink: closed while connecting");
+      throw ended ?? new Error("InstanceLink: closed while connecting");
     }
     this.#client = client;
     this.#generation += 1;
@@ -301,6 +307,7 @@ export class InstanceLink {
           }
         },
         (error) => {
+          if (this.#closed) return;
           this.#options.onError?.(asError(error), "reconnect attempt");
           this.#scheduleReconnect();
         },

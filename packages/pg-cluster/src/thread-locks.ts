@@ -12,6 +12,7 @@
 import { KEY_PREFIX, threadLockName } from "./keys.js";
 import type { InstanceLink } from "./link.js";
 
+/** Make one per InstanceLink (each subscribes to the link's lost reports for the link's lifetime). */
 export class ThreadLocks {
   readonly #link: InstanceLink;
   readonly #lost = new Set<(keys: string[]) => void>();

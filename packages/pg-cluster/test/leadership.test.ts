@@ -110,6 +110,8 @@ describe.skipIf(postgresMissing)("leadership across separate processes", () => {
         const next = await waitFor("a new leader", () => alive.find((i) => i.leading), TAKEOVER_BOUND_MS);
         const acquiredAt = next.events("acquired").at(-1)!.t;
         takeovers.push(acquiredAt - killedAt);
+        // Not before the kill (no overlap), and within the bound.
+        expect(acquiredAt).toBeGreaterThanOrEqual(killedAt);
         expect(acquiredAt - killedAt).toBeLessThan(TAKEOVER_BOUND_MS);
 
         // The killed process's session (and with it its lock) is gone; the new leader holds the lock.

@@ -1,8 +1,9 @@
+import { type AddressInfo, createServer } from "node:net";
 import { postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/pg-test";
 import type { Client } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InstanceLink, type LinkLost } from "../src/index.js";
-import { lockHolders, monitor, waitFor } from "./helpers.js";
+import { lockHolders, monitor, sleep, waitFor } from "./helpers.js";
 
 describe.skipIf(postgresMissing)("InstanceLink against a real PostgreSQL", () => {
   let pgServer: TestPostgres;
@@ -38,6 +39,25 @@ describe.skipIf(postgresMissing)("InstanceLink against a real PostgreSQL", () =>
     } finally {
       await link.close();
     }
+  });
+
+  it("connect() rejects when the first attempt fails (a wrong address is seen at start)", async () => {
+    const srv = createServer();
+    await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+    const port = (srv.address() as AddressInfo).port;
+    await new Promise((r) => srv.close(r));
+    const errors: string[] = [];
+    const link = new InstanceLink({
+      connectionString: `postgres://postgres@127.0.0.1:${port}/postgres`,
+      onError: (e) => errors.push(e.message),
+    });
+    await expect(link.connect()).rejects.toThrow(/ECONNREFUSED/);
+    expect(link.connected).toBe(false);
+    expect(link.generation).toBe(0);
+    // No reconnect loop behind the caller's back after a failed first connect.
+    await sleep(500);
+    expect(errors).toEqual([]);
+    await link.close();
   });
 
   it("close() ends the session, so the server releases every lock at once", async () => {
