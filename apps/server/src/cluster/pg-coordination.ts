@@ -49,14 +49,14 @@ export async function pgCoordination(options: {
   });
   await link.connect();
   const locks = new cluster.ThreadLocks(link);
-  const leadership = new cluster.Leadership(link, { retryMs: options.leaderRetryMs ?? 1000 });
-  leadership.onError = onError;
+  const leadership = new cluster.Leadership(link, { retryMs: options.leaderRetryMs ?? 1000, onError });
   const bus = new cluster.Bus(link, { onError });
   await bus.start();
   const leaders: { stop(): Promise<void> }[] = [];
   return {
     shared: true,
-    acquireThread: (key) => locks.tryLock(key),
+    // ThreadLocks are not re-entrant; the session may ask again for a thread it holds.
+    acquireThread: async (key) => locks.isHeld(key) || locks.tryLock(key),
     async releaseThread(key) {
       await locks.unlock(key);
     },
