@@ -8,6 +8,7 @@ export default defineConfig({
       "examples/*/vitest.config.ts",
       "tooling/install-test/vitest.config.ts",
       "tooling/pg-test/vitest.config.ts",
+      "tooling/cluster-test/vitest.config.ts",
     ],
   },
 });

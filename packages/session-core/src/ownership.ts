@@ -20,6 +20,8 @@ export class Ownership {
   readonly #held = new Set<string>();
   readonly #claiming = new Map<string, Promise<boolean>>();
   readonly #adopting = new Set<string>();
+  /** Locks being given back: a new claim of the thread waits, or it would count a lock that is going. */
+  readonly #releasing = new Map<string, Promise<void>>();
 
   constructor(
     private readonly p: SessionParts,
@@ -39,8 +41,9 @@ export class Ownership {
   claim(gateway: string, thread: string): Promise<boolean> {
     if (!this.shared) return Promise.resolve(true);
     const threadId = gatewayThreadId(gateway, thread);
-    if (this.#held.has(threadId)) return Promise.resolve(true);
+    // A claim in progress first: the thread counts as held only once its stored state is adopted.
     let claiming = this.#claiming.get(threadId);
+    if (!claiming && this.#held.has(threadId)) return Promise.resolve(true);
     if (!claiming) {
       claiming = this.#take(threadId).finally(() => this.#claiming.delete(threadId));
       this.#claiming.set(threadId, claiming);
@@ -49,8 +52,10 @@ export class Ownership {
   }
 
   async #take(threadId: string): Promise<boolean> {
+    await this.#releasing.get(threadId);
     if (!(await this.coordination.acquireThread(threadId))) return false;
     this.#held.add(threadId);
+    this.p.logger.debug({ threadId }, "took a thread");
     // What this process remembers of the thread may be stale: another instance ran it meanwhile.
     this.p.runs.release?.(threadId);
     this.#adopting.add(threadId);
@@ -86,10 +91,15 @@ export class Ownership {
     if (hasWork(state)) return;
     await this.takeFresh(state);
     if (hasWork(state)) return;
+    this.p.logger.debug({ threadId: state.threadId }, "let a thread go");
     this.p.threads.drop(state.gateway, state.thread);
     this.p.runs.release?.(state.threadId);
     this.#held.delete(state.threadId);
-    await this.coordination.releaseThread(state.threadId);
+    const releasing = this.coordination.releaseThread(state.threadId).finally(() => {
+      if (this.#releasing.get(state.threadId) === releasing) this.#releasing.delete(state.threadId);
+    });
+    this.#releasing.set(state.threadId, releasing);
+    await releasing;
   }
 
   /** The connection holding our locks dropped: every thread may be running elsewhere now. */

@@ -64,7 +64,7 @@ export async function recover(
   // 2. Inbound records, oldest first.
   const suspendedNow: { run: SuspendedRun; threadId: string }[] = [];
   for (const rec of records) {
-    if (known.has(rec.id)) continue;
+    if (known.has(rec.id) || p.threads.peek(rec.gateway, rec.thread)?.taken.has(rec.id)) continue;
     if (!p.registry.get(rec.gateway)) {
       p.logger.warn(
         { id: rec.id, gateway: rec.gateway },

@@ -467,7 +467,9 @@ export class GatewaySession {
         }
         return this.#parts.threads.with(gateway.name, inbound.thread, (state) => {
           if (state.taken.has(msg.inboxId)) return;
-          if (this.#coordination.shared) state.taken.add(msg.inboxId);
+          // Several instances: older messages of the thread may have been recorded elsewhere and
+          // not announced yet; they go first, in the order they were recorded (this one among them).
+          if (this.#coordination.shared) return this.#ownership.takeFresh(state);
           return this.#policy.onMessage(state, msg);
         });
       }),

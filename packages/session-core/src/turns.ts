@@ -19,6 +19,7 @@ export class Turns {
       return;
     }
     if (!msg.running) await this.p.store.inbox.markRunning(msg.inboxId);
+    this.p.logger.debug({ threadId: state.threadId, inboxId: msg.inboxId }, "turn starts");
     const active: ActiveTurn = {
       inboxId: msg.inboxId,
       phase: "running",

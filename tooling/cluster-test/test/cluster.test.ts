@@ -1,0 +1,170 @@
+// Three instances of one project over one PostgreSQL. 300 messages over the http gateway are
+// spread across them while the leading instance is killed with SIGKILL: every message gets exactly
+// one turn and one reply, in per-thread order. The Telegram long-poll is held by one instance at a
+// time and moves when its holder dies. Cancel, steer and an approval sent to another instance than
+// the run's reach the run.
+import { readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type ChatDb, openPostgresChatDb } from "@agentsvc/chat-store";
+import { startPostgres, postgresMissing, type TestPostgres } from "@agentsvc/pg-test";
+import { TelegramFake } from "@agentsvc/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Hooks, Instance, Page } from "./instances.js";
+
+const SECRET = "cluster-secret";
+const PASSWORD = "correct horse battery staple";
+const THREADS = 30;
+const PER_THREAD = 10;
+
+let pg: TestPostgres;
+let telegram: TelegramFake;
+let store: ChatDb;
+let toolLog: string;
+const instances: Instance[] = [];
+
+async function until(check: () => boolean | Promise<boolean>, what: string, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Two pollers at once would make Telegram answer 409; the adapter logs each one. */
+const conflicts = () => instances.filter((i) => i.logged(/getUpdates conflict \(409\)/)).map((i) => i.name);
+const botTexts = (chatId: number) => telegram.chat.botMessages.filter((m) => m.chatId === chatId);
+const leaders = () => instances.filter((i) => i.alive && i.logged(/this instance leads/));
+const live = () => instances.filter((i) => i.alive);
+
+describe.skipIf(postgresMissing)("three instances over one PostgreSQL", () => {
+  beforeAll(async () => {
+    pg = await startPostgres();
+    const url = await pg.createDatabase();
+    telegram = await TelegramFake.start();
+    toolLog = join(tmpdir(), `agentsvc-cluster-tools-${process.pid}.log`);
+    writeFileSync(toolLog, "");
+    const env = {
+      CLUSTER_DB_URL: url,
+      HOOKS_SECRET: SECRET,
+      ANN_PASSWORD: PASSWORD,
+      TELEGRAM_BOT_TOKEN: telegram.token,
+      TELEGRAM_API_URL: telegram.url,
+      CLUSTER_TOOL_LOG: toolLog,
+    };
+    for (const name of ["a", "b", "c"]) instances.push(new Instance(name, env));
+    // Started together: the schema is migrated once, under the advisory lock.
+    await Promise.all(instances.map((i) => i.start()));
+    store = await openPostgresChatDb({
+      name: "main",
+      datasource: { type: "postgres", urlEnvVar: "URL", pool: 2, ssl: "off" },
+      appRoot: "/tmp",
+      env: { URL: url },
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const i of instances) await i.stop();
+    store?.close();
+    await store?.closedSettled;
+    await telegram?.close();
+    await pg?.stop();
+  });
+
+  it("one instance leads: it alone polls Telegram and answers there", async () => {
+    await until(() => leaders().length === 1, "a leader");
+    const chatId = 5001;
+    telegram.chat.userSends({ chatId, text: "hello before" });
+    await until(() => botTexts(chatId).length >= 1, "the reply on Telegram", 20_000);
+    expect(leaders()).toHaveLength(1);
+    expect(conflicts()).toEqual([]);
+  });
+
+  it("gives 300 messages spread over three instances exactly one turn and one reply each, in per-thread order, while the leader is SIGKILLed", async () => {
+    const hooks = () => live().map((i) => new Hooks(i, SECRET));
+    let killed: Instance | undefined;
+    for (let round = 0; round < PER_THREAD; round++) {
+      if (round === PER_THREAD / 2) {
+        killed = leaders()[0];
+        expect(killed).toBeDefined();
+        expect(await killed?.kill()).toBe("SIGKILL");
+      }
+      // Within a thread one message after another (each accepted first); threads side by side.
+      await Promise.all(
+        Array.from({ length: THREADS }, async (_, t) => {
+          const event = { id: `ev-${t}-${round}`, thread: `t${t}`, text: `m-${t}-${round}` };
+          for (let attempt = 0; ; attempt++) {
+            const targets = hooks();
+            const target = targets[(t + round + attempt) % targets.length] as Hooks;
+            if (await target.send(event)) return;
+            if (attempt > 50) throw new Error(`event ${event.id} was never accepted`);
+            await new Promise((r) => setTimeout(r, 50));
+          }
+        }),
+      );
+    }
+    const reader = hooks()[0] as Hooks;
+    await until(async () => {
+      for (let t = 0; t < THREADS; t++) {
+        const texts = (await reader.messages(`t${t}`)).filter((m) => m.kind === "reply");
+        if (texts.length < PER_THREAD) return false;
+      }
+      return true;
+    }, "a reply to every message");
+    await new Promise((r) => setTimeout(r, 1000)); // a duplicate would show up by now
+    for (let t = 0; t < THREADS; t++) {
+      const replies = (await reader.messages(`t${t}`)).filter((m) => m.kind === "reply");
+      const order = replies.map((m) => /m-\d+-(\d+)/.exec(m.text)?.[1]);
+      expect(
+        order,
+        `thread t${t}: ${JSON.stringify(replies.map((m) => [m.seq, m.text.slice(0, 60)]))}`,
+      ).toEqual(Array.from({ length: PER_THREAD }, (_, i) => String(i)));
+      const memory = await store
+        .createMemory({ canSummarize: false })
+        .load({ userId: "hooks", conversationId: `t${t}` });
+      const asked = memory.filter((m) => m.role === "user").map((m) => JSON.stringify(m.content));
+      expect(asked, `memory of t${t}: ${asked.join(" ")}`).toEqual(
+        Array.from({ length: PER_THREAD }, (_, i) => JSON.stringify(`m-${t}-${i}`)),
+      );
+    }
+    expect(await store.inbox.unfinished()).toEqual([]);
+    expect(killed && leaders().includes(killed)).toBe(false);
+    await until(() => leaders().length === 1, "a new leader");
+  }, 180_000);
+
+  it("after the leader died, another instance holds the Telegram poll and answers there", async () => {
+    const chatId = 5002;
+    telegram.chat.userSends({ chatId, text: "hello after" });
+    await until(() => botTexts(chatId).length >= 1, "the reply after the takeover", 30_000);
+    expect(conflicts()).toEqual([]);
+  });
+
+  it("cancel and steer sent to another instance reach the run, and an approval decided elsewhere runs the tool once", async () => {
+    const [x, y] = live() as [Instance, Instance];
+    const cookie = await Page.signIn(x, "ann", PASSWORD);
+    const onX = new Page(x, cookie);
+    const onY = new Page(y, cookie); // the session lives in the shared store
+
+    const cancelled = onX.stream("/stream", { input: "use pause for-cancel", threadId: "cancel-me" });
+    await new Promise((r) => setTimeout(r, 400));
+    const cancel = await onY.post("/cancel", { threadId: "cancel-me", reason: "from y" });
+    expect(await cancel.json()).toMatchObject({ success: true, cancelled: true });
+    expect((await cancelled).text).toMatch(/"status":"cancelled"/);
+
+    const steered = onX.stream("/stream", { input: "use pause for-steer", threadId: "steer-me" });
+    await new Promise((r) => setTimeout(r, 400));
+    const steer = await onY.post("/steer", { threadId: "steer-me", input: "and mind the steer" });
+    expect(await steer.json()).toMatchObject({ success: true, steered: true });
+    expect((await steered).text).toMatch(/"status":"completed"/);
+
+    const asked = await onX.stream("/stream", { input: "use transfer once-only", threadId: "approve-me" });
+    expect(asked.text).toMatch(/suspended|interrupt/);
+    const resumed = await onY.stream("/resume", { threadId: "approve-me", decision: "approve" });
+    expect(resumed.status).toBe(200);
+    expect(resumed.text).toMatch(/transferred once-only/);
+    const runs = readFileSync(toolLog, "utf8")
+      .split("\n")
+      .filter((l) => l === "once-only");
+    expect(runs).toHaveLength(1);
+  });
+});
