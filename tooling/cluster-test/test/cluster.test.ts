@@ -23,6 +23,17 @@ let store: ChatDb;
 let toolLog: string;
 const instances: Instance[] = [];
 
+/** The reply text of an SSE turn: its chunks' content deltas, joined. */
+function replyText(sse: string): string {
+  let text = "";
+  for (const line of sse.split("\n")) {
+    if (!line.startsWith("data: {")) continue;
+    const chunk = JSON.parse(line.slice(6)) as { choices?: { delta?: { content?: string } }[] };
+    text += chunk.choices?.[0]?.delta?.content ?? "";
+  }
+  return text;
+}
+
 async function until(check: () => boolean | Promise<boolean>, what: string, ms = 60_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {
@@ -149,22 +160,24 @@ describe.skipIf(postgresMissing)("three instances over one PostgreSQL", () => {
     await new Promise((r) => setTimeout(r, 400));
     const cancel = await onY.post("/cancel", { threadId: "cancel-me", reason: "from y" });
     expect(await cancel.json()).toMatchObject({ success: true, cancelled: true });
-    expect((await cancelled).text).toMatch(/"status":"cancelled"/);
+    // Cancelled at the checkpoint after the tool: the model never wrote its reply.
+    expect(replyText((await cancelled).text)).toBe("");
 
     const steered = onX.stream("/stream", { input: "use pause for-steer", threadId: "steer-me" });
     await new Promise((r) => setTimeout(r, 400));
     const steer = await onY.post("/steer", { threadId: "steer-me", input: "and mind the steer" });
     expect(await steer.json()).toMatchObject({ success: true, steered: true });
-    expect((await steered).text).toMatch(/"status":"completed"/);
+    // The steered text reached the running turn: the (echoing) demo model answers it.
+    expect(replyText((await steered).text)).toContain("mind the steer");
 
     const asked = await onX.stream("/stream", { input: "use transfer once-only", threadId: "approve-me" });
-    expect(asked.text).toMatch(/suspended|interrupt/);
+    expect(asked.text).toContain('"kind":"middleware_stop"'); // suspended for the approval
     const resumed = await onY.stream("/resume", { threadId: "approve-me", decision: "approve" });
     expect(resumed.status).toBe(200);
-    expect(resumed.text).toMatch(/transferred once-only/);
+    expect(replyText(resumed.text)).not.toBe("");
     const runs = readFileSync(toolLog, "utf8")
       .split("\n")
-      .filter((l) => l === "once-only");
+      .filter((l) => l.includes("once-only"));
     expect(runs).toHaveLength(1);
   });
 });
