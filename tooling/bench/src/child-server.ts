@@ -10,8 +10,11 @@ export interface ChildServer {
  * Starts one of `servers/*.ts` in its own Node process: the load generator then never shares an
  * event loop (or a GC) with the server it measures, and the two servers never share one either.
  */
-export async function startChildServer(file: string): Promise<ChildServer> {
-  const child: ChildProcess = spawn(process.execPath, [file], { stdio: ["ignore", "pipe", "inherit"] });
+export async function startChildServer(file: string, env: Record<string, string> = {}): Promise<ChildServer> {
+  const child: ChildProcess = spawn(process.execPath, [file], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, ...env },
+  });
   const url = await new Promise<string>((ok, fail) => {
     let seen = "";
     child.stdout?.on("data", (data: Buffer) => {

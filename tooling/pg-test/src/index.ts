@@ -71,7 +71,13 @@ async function waitReady(bin: string, port: number, child: ChildProcess, log: ()
 }
 
 /** Starts a new server. Throws when the binaries are missing (check `postgresMissing` first). */
-export async function startPostgres(options: { maxConnections?: number } = {}): Promise<TestPostgres> {
+export async function startPostgres(
+  options: {
+    maxConnections?: number;
+    /** Keep PostgreSQL's own durability (fsync, synchronous commit) for benchmarks. Default off: tests. */
+    durable?: boolean;
+  } = {},
+): Promise<TestPostgres> {
   const bin = postgresBinDir();
   if (!bin) throw new Error(postgresMissing);
   const dir = mkdtempSync(join(tmpdir(), "agentsvc-pg-"));
@@ -99,9 +105,7 @@ export async function startPostgres(options: { maxConnections?: number } = {}): 
     `port = ${port}`,
     `unix_socket_directories = '${dir}'`,
     `max_connections = ${options.maxConnections ?? 100}`,
-    "fsync = off",
-    "synchronous_commit = off",
-    "full_page_writes = off",
+    ...(options.durable ? [] : ["fsync = off", "synchronous_commit = off", "full_page_writes = off"]),
     "shared_buffers = 32MB",
   ].join("\n");
   writeFileSync(join(data, "postgresql.auto.conf"), `${conf}\n`);
