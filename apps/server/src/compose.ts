@@ -162,7 +162,15 @@ export async function createServer(project: Project, options: ServerOptions = {}
         closers.push(() => route.close());
         app.route("/", route.app);
       } else {
-        await mountWebui(app, exposure, { project, runs, controls: controls ?? runs, stores, env, logger, buildDir });
+        await mountWebui(app, exposure, {
+          project,
+          runs,
+          controls: controls ?? runs,
+          stores,
+          env,
+          logger,
+          buildDir,
+        });
       }
     }
     if (gateways.httpRoutes) app.route("/", gateways.httpRoutes);

@@ -240,7 +240,7 @@ describe("schema: path and datasource", () => {
     expect(db.datasource).toBe("local");
   });
 
-  it("rejects an unknown datasource and a non-sqlite one with a clear error", () => {
+  it("rejects an unknown datasource, and a postgres one (opened with openPostgresChatDb), with a clear error", () => {
     const root = tempRoot();
     expectChatDbError(
       () => ChatDb.open({ appRoot: root, datasource: "nope", datasources: { main: { type: "sqlite" } } }),
@@ -250,7 +250,7 @@ describe("schema: path and datasource", () => {
     expectChatDbError(
       () => ChatDb.open({ appRoot: root, datasource: "pg", datasources: { pg: { type: "postgres" } } }),
       "invalid_datasource",
-      /datasource "pg" has type "postgres"; the chat store supports only "sqlite"/,
+      /datasource "pg" has type "postgres"; open it with openPostgresChatDb \(ChatDb.open is the SQLite store\)/,
     );
     expect(existsSync(join(root, "data"))).toBe(false);
   });

@@ -41,7 +41,8 @@ export async function pgCoordination(options: {
     );
   }
   const log = options.logger.child({ name: "cluster" });
-  const onError = (error: Error, context: string) => log.warn({ err: error.message, context }, "cluster connection");
+  const onError = (error: Error, context: string) =>
+    log.warn({ err: error.message, context }, "cluster connection");
   const link = new cluster.InstanceLink({
     connectionString: options.connectionString,
     applicationName: "agentsvc-cluster",
