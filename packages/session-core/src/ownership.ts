@@ -102,6 +102,45 @@ export class Ownership {
     await releasing;
   }
 
+  /** Takes the thread when nobody holds it, then its messages not taken yet. */
+  async poke(gateway: string, thread: string): Promise<void> {
+    if (this.p.stopping() || !(await this.claim(gateway, thread))) return;
+    await this.p.threads.with(gateway, thread, (state) => this.takeFresh(state));
+  }
+
+  /** `claim`, retried for a while: the holder may be letting the thread go right now. */
+  async claimSoon(gateway: string, thread: string, attempts = 20): Promise<boolean> {
+    for (let i = 0; i < attempts; i++) {
+      if (await this.claim(gateway, thread)) return true;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return false;
+  }
+
+  /**
+   * Work nobody runs: queued messages, and turns left running by an instance that is gone (a
+   * suspended turn is at rest: it waits for a decision, not for an instance).
+   */
+  async sweep(): Promise<void> {
+    if (this.p.stopping()) return;
+    const rows = await this.p.store.inbox.unfinished();
+    if (rows.length === 0) return;
+    const atRest = new Set(
+      (await this.p.store.runStore.list()).filter((r) => !r.continuation).map((r) => r.options.threadId),
+    );
+    const queued = new Set(
+      rows.filter((r) => r.status === "queued").map((r) => gatewayThreadId(r.gateway, r.thread)),
+    );
+    const seen = new Set<string>();
+    for (const rec of rows) {
+      const threadId = gatewayThreadId(rec.gateway, rec.thread);
+      if (seen.has(threadId) || this.holds(threadId) || !this.p.registry.get(rec.gateway)) continue;
+      seen.add(threadId);
+      if (atRest.has(threadId) && !queued.has(threadId)) continue;
+      await this.poke(rec.gateway, rec.thread);
+    }
+  }
+
   /** The connection holding our locks dropped: every thread may be running elsewhere now. */
   lost(keys: readonly string[]): void {
     for (const threadId of keys) {

@@ -247,9 +247,9 @@ export class GatewaySession {
         unlost();
       };
       // Threads nobody holds that have work (a previous process of any instance left it).
-      this.#recovered = this.#sweep();
+      this.#recovered = this.#ownership.sweep();
       await this.#recovered;
-      this.scheduler.every("session:sweep", this.#options.sweepMs ?? 1000, () => this.#sweep());
+      this.scheduler.every("session:sweep", this.#options.sweepMs ?? 1000, () => this.#ownership.sweep());
     }
     for (const gateway of this.#options.registry.list()) {
       if (shared && holdsConnection(gateway)) continue; // started by the leader only
@@ -322,48 +322,13 @@ export class GatewaySession {
     });
   }
 
-  /** Takes the thread when nobody holds it, then its messages not taken yet. */
-  async #poke(gateway: string, thread: string): Promise<void> {
-    if (this.#stopping || !(await this.#ownership.claim(gateway, thread))) return;
-    await this.#parts.threads.with(gateway, thread, (state) => this.#ownership.takeFresh(state));
-  }
-
   #onCluster(message: ClusterMessage): void {
     if (message.kind === "outbox") {
       if (this.#leading) this.#parts.sender.wake();
       return;
     }
     if (message.kind !== "thread" || !this.#options.registry.get(message.gateway)) return;
-    this.#track(this.#poke(message.gateway, message.thread));
-  }
-
-  /**
-   * Work nobody runs: queued messages, and turns left running by an instance that is gone (a
-   * suspended turn is at rest: it waits for a decision, not for an instance).
-   */
-  async #sweep(): Promise<void> {
-    if (this.#stopping) return;
-    const rows = await this.#options.store.inbox.unfinished();
-    if (rows.length === 0) return;
-    const atRest = new Set(
-      (await this.#options.store.runStore.list())
-        .filter((r) => !r.continuation)
-        .map((r) => r.options.threadId),
-    );
-    const seen = new Set<string>();
-    for (const rec of rows) {
-      const threadId = gatewayThreadId(rec.gateway, rec.thread);
-      if (seen.has(threadId) || this.#ownership.holds(threadId)) continue;
-      seen.add(threadId);
-      if (
-        rec.status === "running" &&
-        atRest.has(threadId) &&
-        !rows.some((r) => r.status === "queued" && gatewayThreadId(r.gateway, r.thread) === threadId)
-      )
-        continue;
-      if (!this.#options.registry.get(rec.gateway)) continue;
-      await this.#poke(rec.gateway, rec.thread);
-    }
+    this.#track(this.#ownership.poke(message.gateway, message.thread));
   }
 
   /**
@@ -498,7 +463,7 @@ export class GatewaySession {
     if (this.#coordination.shared) {
       const rec = await this.#options.store.interactions.get(requestId);
       // The run waits at rest, or is being let go by the instance that ran it: take its thread.
-      if (rec && !(await this.#claimSoon(rec.gateway, rec.thread))) {
+      if (rec && !(await this.#ownership.claimSoon(rec.gateway, rec.thread))) {
         return {
           ok: false,
           code: "busy",
@@ -507,14 +472,6 @@ export class GatewaySession {
       }
     }
     return this.#approvals.decide(requestId, decision, decidedBy);
-  }
-
-  async #claimSoon(gateway: string, thread: string, attempts = 20): Promise<boolean> {
-    for (let i = 0; i < attempts; i++) {
-      if (await this.#ownership.claim(gateway, thread)) return true;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    return false;
   }
 
   /** Rejects expired requests now (the session also does this every 30 s). */
