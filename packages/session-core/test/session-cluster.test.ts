@@ -3,7 +3,7 @@
 // recorded elsewhere reaches the holder, and a gone instance's threads are taken over.
 import { afterEach, describe, expect, it } from "vitest";
 import { createMemoryCluster } from "../src/testing/index.js";
-import { Gates, type Rig, removeDir, rig, tempDir, until } from "./session-harness.js";
+import { type Rig, removeDir, rig, tempDir, until } from "./session-harness.js";
 
 const rigs: Rig[] = [];
 let dir: string | undefined;
