@@ -2,6 +2,7 @@
 // through PostgreSQL (an in-process cluster): a thread runs on one instance at a time, a message
 // recorded elsewhere reaches the holder, and a gone instance's threads are taken over.
 import { afterEach, describe, expect, it } from "vitest";
+import { DEFAULT_BUSY_REPLY } from "../src/index.js";
 import { createMemoryCluster } from "../src/testing/index.js";
 import { type Rig, removeDir, rig, tempDir, until } from "./session-harness.js";
 
@@ -14,11 +15,12 @@ afterEach(async () => {
   dir = undefined;
 });
 
-async function pair() {
+async function pair(gatewaySession?: Parameters<typeof rig>[0]["gatewaySession"]) {
   dir = tempDir();
   const cluster = createMemoryCluster();
-  const a = await rig({ dir, coordination: cluster.instance("a") });
-  const b = await rig({ dir, coordination: cluster.instance("b") });
+  const more = gatewaySession ? { gatewaySession } : {};
+  const a = await rig({ dir, coordination: cluster.instance("a"), ...more });
+  const b = await rig({ dir, coordination: cluster.instance("b"), ...more });
   rigs.push(a, b);
   return { a, b, cluster };
 }
@@ -79,5 +81,32 @@ describe("several instances over one store", () => {
     await until(() => starts(b).length === 2, "both messages run on b");
     expect(starts(b)).toEqual(["use wait_gate first", "queued behind it"]);
     await until(() => b.gateway.textsTo("T").length >= 2, "b sends the replies");
+  });
+
+  it("applies the busy policy of the holder to a message recorded elsewhere (reject)", async () => {
+    const { a, b } = await pair({ policy: "reject" });
+    await say(a, "T", "use wait_gate first");
+    await until(() => a.gates.calls.length === 1, "the turn at its gate on a");
+    await say(b, "T", "too soon");
+    await until(() => texts([a, b], "T").length === 1, "the busy reply");
+    expect(texts([a, b], "T")[0]).toBe(DEFAULT_BUSY_REPLY);
+    a.gates.openAll();
+    await until(() => texts([a, b], "T").length === 2, "the turn's own reply");
+    expect(starts(a)).toEqual(["use wait_gate first"]);
+    expect(starts(b)).toEqual([]);
+  });
+
+  it("decides an approval on the instance that did not run the turn: the tool runs once, the turn goes on there", async () => {
+    const { a, b } = await pair();
+    await say(a, "T", "use delete_file report.txt");
+    await until(() => a.gateway.decisionRequests.length === 1, "the approval request, sent by the leader");
+    const requestId = a.gateway.decisionRequests[0]?.requestId as string;
+    expect(await b.session.decide(requestId, { decision: "approve" }, "user-1")).toMatchObject({ ok: true });
+    await until(() => a.executed.length + b.executed.length === 1, "the approved tool");
+    expect(b.executed).toEqual(["use delete_file report.txt"]);
+    expect(await b.session.decide(requestId, { decision: "approve" }, "user-1")).toMatchObject({
+      ok: false,
+      code: "already_decided",
+    });
   });
 });
