@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_BUSY_REPLY } from "../src/index.js";
 import { createMemoryCluster } from "../src/testing/index.js";
-import { type Rig, removeDir, rig, tempDir, until } from "./session-harness.js";
+import { type Rig, type RigOptions, removeDir, rig, tempDir, until } from "./session-harness.js";
 
 const rigs: Rig[] = [];
 let dir: string | undefined;
@@ -15,7 +15,7 @@ afterEach(async () => {
   dir = undefined;
 });
 
-async function pair(gatewaySession?: Parameters<typeof rig>[0]["gatewaySession"]) {
+async function pair(gatewaySession?: RigOptions["gatewaySession"]) {
   dir = tempDir();
   const cluster = createMemoryCluster();
   const more = gatewaySession ? { gatewaySession } : {};
