@@ -1,6 +1,8 @@
 import type { RunEvent, RunHandle } from "@agentsvc/agent-core";
 import type { Context } from "hono";
 
+const encoder = new TextEncoder();
+
 /**
  * Writes a run as SSE: `thread` (the threadId, id = `after`), one `chunk` per event (id = seq),
  * `error` when the turn failed, then `done` (`[DONE]`, id = last seq). The run is persisted
@@ -13,8 +15,7 @@ import type { Context } from "hono";
  */
 export function streamRun(c: Context, handle: RunHandle, options: { after?: number } = {}): Response {
   const after = options.after ?? firstAfter(handle);
-  const encoder = new TextEncoder();
-  const batches = eventBatches(handle, after)[Symbol.asyncIterator]();
+  const cursor = cursorOf(handle, after);
   let lastId = after;
   let stopped = false;
   const body = new ReadableStream<Uint8Array>({
@@ -22,17 +23,23 @@ export function streamRun(c: Context, handle: RunHandle, options: { after?: numb
       controller.enqueue(encoder.encode(frame("thread", handle.threadId, after)));
     },
     async pull(controller) {
-      const next = await batches.next();
-      if (stopped) return;
-      if (!next.done) {
+      // A slow stream waits here for its next token: one promise (the log's `changed`), nothing else.
+      let batch = cursor.take();
+      while (batch.length === 0 && !cursor.ended) {
+        await cursor.changed();
+        if (stopped) return;
+        batch = cursor.take();
+      }
+      if (batch.length > 0) {
         let text = "";
-        for (const event of next.value) {
+        for (const event of batch) {
           text += frame("chunk", JSON.stringify(event.chunk), event.seq);
           lastId = event.seq;
         }
         controller.enqueue(encoder.encode(text));
         return;
       }
+      cursor.close();
       const result = await handle.done;
       if (stopped) return;
       let text = "";
@@ -44,7 +51,7 @@ export function streamRun(c: Context, handle: RunHandle, options: { after?: numb
     cancel() {
       // The client went away: stop writing; the run itself goes on.
       stopped = true;
-      void batches.return?.(undefined);
+      cursor.close();
     },
   });
   c.header("X-Thread-Id", handle.threadId);
@@ -63,13 +70,46 @@ function frame(event: string, data: string, id: number): string {
   return `event: ${event}\ndata: ${lines}\nid: ${id}\n\n`;
 }
 
-/** Buffered events in batches when the handle can give them (RunSegment), else one by one. */
-function eventBatches(handle: RunHandle, after: number): AsyncIterable<RunEvent[]> {
-  const batched = (handle as { batches?: (after: number) => AsyncIterable<RunEvent[]> }).batches;
-  if (typeof batched === "function") return batched.call(handle, after);
-  return (async function* () {
-    for await (const event of handle.events(after)) yield [event];
-  })();
+/** What the writer reads: buffered events in batches, and a wait for more. */
+interface Cursor {
+  take(): RunEvent[];
+  readonly ended: boolean;
+  changed(): Promise<unknown>;
+  close(): void;
+}
+
+/**
+ * The handle's own cursor when it has one (RunSegment), else one over `events()`: each event
+ * becomes a batch of one.
+ */
+function cursorOf(handle: RunHandle, after: number): Cursor {
+  const own = (handle as { cursor?: (after: number) => Cursor }).cursor;
+  if (typeof own === "function") return own.call(handle, after);
+  const events = handle.events(after)[Symbol.asyncIterator]();
+  let ready: RunEvent[] = [];
+  let ended = false;
+  let pending: Promise<unknown> | undefined;
+  return {
+    take() {
+      const out = ready;
+      ready = [];
+      return out;
+    },
+    get ended() {
+      return ended && ready.length === 0;
+    },
+    changed() {
+      pending ??= events.next().then((next) => {
+        pending = undefined;
+        if (next.done) ended = true;
+        else ready.push(next.value);
+      });
+      return pending;
+    },
+    close() {
+      void events.return?.(undefined);
+    },
+  };
 }
 
 function firstAfter(handle: RunHandle): number {
