@@ -1,7 +1,11 @@
 import type { RunEvent, RunHandle } from "@agentsvc/agent-core";
 import type { Context } from "hono";
 
-const encoder = new TextEncoder();
+/**
+ * Frames as bytes. `Buffer.from` copies a short string into a slice of Node's shared pool, where
+ * `TextEncoder.encode` gave every frame an ArrayBuffer (and a backing store) of its own.
+ */
+const bytes = (text: string): Uint8Array => Buffer.from(text, "utf8");
 
 /**
  * Writes a run as SSE: `thread` (the threadId, id = `after`), one `chunk` per event (id = seq),
@@ -20,7 +24,7 @@ export function streamRun(c: Context, handle: RunHandle, options: { after?: numb
   let stopped = false;
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
-      controller.enqueue(encoder.encode(frame("thread", handle.threadId, after)));
+      controller.enqueue(bytes(frame("thread", handle.threadId, after)));
     },
     async pull(controller) {
       // A slow stream waits here for its next token: one promise (the log's `changed`), nothing else.
@@ -33,10 +37,11 @@ export function streamRun(c: Context, handle: RunHandle, options: { after?: numb
       if (batch.length > 0) {
         let text = "";
         for (const event of batch) {
-          text += frame("chunk", JSON.stringify(event.chunk), event.seq);
+          // JSON text never holds a raw line break, so the chunk's data is one `data:` line.
+          text += `event: chunk\ndata: ${JSON.stringify(event.chunk)}\nid: ${event.seq}\n\n`;
           lastId = event.seq;
         }
-        controller.enqueue(encoder.encode(text));
+        controller.enqueue(bytes(text));
         return;
       }
       cursor.close();
@@ -45,7 +50,7 @@ export function streamRun(c: Context, handle: RunHandle, options: { after?: numb
       let text = "";
       if (result.error) text += frame("error", JSON.stringify(result.error), lastId);
       text += frame("done", "[DONE]", lastId);
-      controller.enqueue(encoder.encode(text));
+      controller.enqueue(bytes(text));
       controller.close();
     },
     cancel() {

@@ -167,21 +167,27 @@ export class DemoLanguageModel implements LanguageModelV2 {
     let i = 0;
     // One abort listener for the whole stream (not one per token): a slow stream spends most of
     // its life waiting here, and an EventTarget listener per token was most of what it allocated.
-    let waiting: { timer: NodeJS.Timeout; reject: (error: unknown) => void } | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    let rejectPause: ((error: unknown) => void) | undefined;
+    const endPause = () => {
+      clearTimeout(timer);
+      timer = undefined;
+      rejectPause = undefined;
+    };
     const onAbort = () => {
-      if (!waiting) return;
-      clearTimeout(waiting.timer);
-      waiting.reject(abortError(signal));
-      waiting = undefined;
+      const reject = rejectPause;
+      endPause();
+      reject?.(abortError(signal));
     };
     const stop = () => signal?.removeEventListener("abort", onAbort);
     const pause = () =>
       new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          waiting = undefined;
+        rejectPause = reject;
+        timer = setTimeout(() => {
+          timer = undefined;
+          rejectPause = undefined;
           resolve();
         }, delay);
-        waiting = { timer, reject };
       });
     if (delay > 0) signal?.addEventListener("abort", onAbort, { once: true });
     const stream = new ReadableStream<LanguageModelV2StreamPart>({
@@ -204,8 +210,7 @@ export class DemoLanguageModel implements LanguageModelV2 {
       },
       cancel() {
         stop();
-        if (waiting) clearTimeout(waiting.timer);
-        waiting = undefined;
+        endPause();
       },
     });
     return { stream };
