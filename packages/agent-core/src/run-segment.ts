@@ -60,8 +60,8 @@ export class RunSegment implements RunHandle {
 
   /**
    * A pull-style reader of this segment's events after `after`: `take()` what is buffered,
-   * `changed()` to wait for more. What the SSE writer uses: a stream waiting for its next token
-   * holds one promise, not an async generator chain (call `close()` when done with it).
+   * `changed()` or `wake()` to wait for more. What the SSE writer uses: a stream waiting for its
+   * next token holds one callback, not an async generator chain (call `close()` when done).
    */
   cursor(after: number = this.firstSeq - 1): EventCursor {
     const log = this.log;
@@ -85,6 +85,7 @@ export class RunSegment implements RunHandle {
         return position;
       },
       changed: () => log.changed(),
+      wake: (callback) => log.onNext(callback),
       close() {
         if (!open) return;
         open = false;
@@ -104,6 +105,8 @@ export interface EventCursor {
   readonly position: number;
   /** Settles at the next event or at the segment's end. */
   changed(): Promise<void>;
+  /** Calls `callback` once, at the next event or at the segment's end (`changed` without a promise). */
+  wake(callback: () => void): void;
   /** Done reading (idempotent): the log may pack itself once no reader is left. */
   close(): void;
 }

@@ -22,36 +22,49 @@ export function streamRun(c: Context, handle: RunHandle, options: { after?: numb
   const cursor = cursorOf(handle, after);
   let lastId = after;
   let stopped = false;
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(bytes(frame("thread", handle.threadId, after)));
-    },
-    async pull(controller) {
-      // A slow stream waits here for its next token: one promise (the log's `changed`), nothing else.
-      let batch = cursor.take();
-      while (batch.length === 0 && !cursor.ended) {
-        await cursor.changed();
-        if (stopped) return;
-        batch = cursor.take();
+  let waiting = false;
+  let finishing = false;
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  // The stream's one wake-up callback: the log calls it at its next event, so a stream waiting
+  // for a slow token holds an entry in the log's waiter list, not a suspended function and its
+  // promises. It writes what is buffered; the next pull (the reader wants more) writes again.
+  const write = () => {
+    waiting = false;
+    if (stopped || finishing) return;
+    const batch = cursor.take();
+    if (batch.length > 0) {
+      let text = "";
+      for (const event of batch) {
+        // JSON text never holds a raw line break, so the chunk's data is one `data:` line.
+        text += `event: chunk\ndata: ${JSON.stringify(event.chunk)}\nid: ${event.seq}\n\n`;
+        lastId = event.seq;
       }
-      if (batch.length > 0) {
-        let text = "";
-        for (const event of batch) {
-          // JSON text never holds a raw line break, so the chunk's data is one `data:` line.
-          text += `event: chunk\ndata: ${JSON.stringify(event.chunk)}\nid: ${event.seq}\n\n`;
-          lastId = event.seq;
-        }
-        controller.enqueue(bytes(text));
-        return;
-      }
-      cursor.close();
-      const result = await handle.done;
+      controller.enqueue(bytes(text));
+      return;
+    }
+    if (!cursor.ended) {
+      waiting = true;
+      cursor.wake(write);
+      return;
+    }
+    finishing = true;
+    cursor.close();
+    void handle.done.then((result) => {
       if (stopped) return;
       let text = "";
       if (result.error) text += frame("error", JSON.stringify(result.error), lastId);
       text += frame("done", "[DONE]", lastId);
       controller.enqueue(bytes(text));
       controller.close();
+    });
+  };
+  const body = new ReadableStream<Uint8Array>({
+    start(c) {
+      controller = c;
+      controller.enqueue(bytes(frame("thread", handle.threadId, after)));
+    },
+    pull() {
+      if (!waiting) write();
     },
     cancel() {
       // The client went away: stop writing; the run itself goes on.
@@ -79,7 +92,7 @@ function frame(event: string, data: string, id: number): string {
 interface Cursor {
   take(): RunEvent[];
   readonly ended: boolean;
-  changed(): Promise<unknown>;
+  wake(callback: () => void): void;
   close(): void;
 }
 
@@ -103,13 +116,13 @@ function cursorOf(handle: RunHandle, after: number): Cursor {
     get ended() {
       return ended && ready.length === 0;
     },
-    changed() {
+    wake(callback) {
       pending ??= events.next().then((next) => {
         pending = undefined;
         if (next.done) ended = true;
         else ready.push(next.value);
       });
-      return pending;
+      void pending.then(callback);
     },
     close() {
       void events.return?.(undefined);
