@@ -70,6 +70,7 @@ export class RunSegment implements RunHandle {
     let open = true;
     log.addReader();
     return {
+      envelopes: true,
       take() {
         let batch = log.since(position);
         if (batch.length === 0) return batch;
@@ -97,6 +98,8 @@ export class RunSegment implements RunHandle {
 
 /** See `RunSegment.cursor`. */
 export interface EventCursor {
+  /** Every chunk is an envelope as the event log builds it (fixed keys, in a fixed order). */
+  readonly envelopes: true;
   /** Buffered events after the cursor (up to the segment's end), advancing it; [] when none yet. */
   take(): RunEvent[];
   /** True once every event of the segment has been taken. */

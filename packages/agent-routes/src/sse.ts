@@ -1,4 +1,4 @@
-import type { RunEvent, RunHandle } from "@agentsvc/agent-core";
+import type { ChunkEnvelope, RunEvent, RunHandle } from "@agentsvc/agent-core";
 import type { Context } from "hono";
 
 /**
@@ -20,6 +20,7 @@ const bytes = (text: string): Uint8Array => Buffer.from(text, "utf8");
 export function streamRun(c: Context, handle: RunHandle, options: { after?: number } = {}): Response {
   const after = options.after ?? firstAfter(handle);
   const cursor = cursorOf(handle, after);
+  const chunkJson = cursor.envelopes ? envelopeJson() : (chunk: unknown) => JSON.stringify(chunk);
   let lastId = after;
   let stopped = false;
   let waiting = false;
@@ -36,7 +37,7 @@ export function streamRun(c: Context, handle: RunHandle, options: { after?: numb
       let text = "";
       for (const event of batch) {
         // JSON text never holds a raw line break, so the chunk's data is one `data:` line.
-        text += `event: chunk\ndata: ${JSON.stringify(event.chunk)}\nid: ${event.seq}\n\n`;
+        text += `event: chunk\ndata: ${chunkJson(event.chunk)}\nid: ${event.seq}\n\n`;
         lastId = event.seq;
       }
       controller.enqueue(bytes(text));
@@ -88,8 +89,31 @@ function frame(event: string, data: string, id: number): string {
   return `event: ${event}\ndata: ${lines}\nid: ${id}\n\n`;
 }
 
+/**
+ * `JSON.stringify` of a chunk envelope as the run's event log builds it (keys id, object, created,
+ * model, choices, then kind when set), with the part shared by every chunk of one model call
+ * serialized once: per token only the delta is. Byte-for-byte the same text.
+ */
+function envelopeJson(): (chunk: ChunkEnvelope) => string {
+  let id: string | undefined;
+  let created = 0;
+  let model = "";
+  let head = "";
+  return (chunk) => {
+    if (chunk.id !== id || chunk.created !== created || chunk.model !== model) {
+      ({ id, created, model } = chunk);
+      head = `{"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${JSON.stringify(created)},"model":${JSON.stringify(model)},"choices":[{"index":0,"delta":`;
+    }
+    const { delta, finish_reason: finish } = chunk.choices[0];
+    const kind = chunk.kind === undefined ? "" : `,"kind":${JSON.stringify(chunk.kind)}`;
+    return `${head}${JSON.stringify(delta)},"finish_reason":${finish === null ? "null" : JSON.stringify(finish)}}]${kind}}`;
+  };
+}
+
 /** What the writer reads: buffered events in batches, and a wait for more. */
 interface Cursor {
+  /** True when every chunk is an envelope as RunEventLog builds it (see `envelopeJson`). */
+  readonly envelopes?: boolean;
   take(): RunEvent[];
   readonly ended: boolean;
   wake(callback: () => void): void;
