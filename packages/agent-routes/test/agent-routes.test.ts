@@ -91,6 +91,17 @@ describe("POST /stream", () => {
     expect(await memory.count({ userId: "anonymous", conversationId: "default" })).toBe(2);
   });
 
+  it("writes non-ASCII text as UTF-8, byte-for-byte the events' JSON", async () => {
+    const { base, runs } = await setup();
+    const response = await postJson(`${base}/stream`, { input: "grüße 👋 — ça va?" });
+    const threadId = response.headers.get("x-thread-id")!;
+    const events = await readSse(response);
+    expect(contentOf(events)).toContain('You said: "grüße 👋 — ça va?"');
+    const replayed: string[] = [];
+    for await (const event of runs.get(threadId)!.events(0)) replayed.push(JSON.stringify(event.chunk));
+    expect(events.filter((e) => e.event === "chunk").map((e) => e.data)).toEqual(replayed);
+  });
+
   it("lets a client that hung up reconnect with Last-Event-ID and get exactly what it missed", async () => {
     const { base, runs } = await setup({ tokenDelayMs: 15 });
     const controller = new AbortController();
