@@ -100,6 +100,11 @@ export class RunEventLog {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
+  /** Calls `wake` once, at the next push or `notify` (what `changed` resolves on, without a promise). */
+  onNext(wake: () => void): void {
+    this.waiters.push(wake);
+  }
+
   notify(): void {
     if (this.waiters.length === 0) return;
     const waiters = this.waiters;

@@ -45,28 +45,71 @@ export class RunSegment implements RunHandle {
    * per-event reader drains it).
    */
   async *batches(after: number = this.firstSeq - 1): AsyncGenerator<RunEvent[]> {
-    this.log.addReader();
+    const cursor = this.cursor(after);
     try {
-      yield* this.read(after);
+      while (true) {
+        const batch = cursor.take();
+        if (batch.length > 0) yield batch;
+        if (cursor.ended) return;
+        if (batch.length === 0) await cursor.changed();
+      }
     } finally {
-      this.log.removeReader();
+      cursor.close();
     }
   }
 
-  private async *read(after: number): AsyncGenerator<RunEvent[]> {
-    let cursor = after;
-    while (true) {
-      let batch = this.log.since(cursor);
-      if (batch.length > 0) {
+  /**
+   * A pull-style reader of this segment's events after `after`: `take()` what is buffered,
+   * `changed()` or `wake()` to wait for more. What the SSE writer uses: a stream waiting for its
+   * next token holds one callback, not an async generator chain (call `close()` when done).
+   */
+  cursor(after: number = this.firstSeq - 1): EventCursor {
+    const log = this.log;
+    const segment = this;
+    let position = after;
+    let open = true;
+    log.addReader();
+    return {
+      envelopes: true,
+      take() {
+        let batch = log.since(position);
+        if (batch.length === 0) return batch;
         const last = batch[batch.length - 1] as RunEvent;
-        if (last.seq > this.endSeq) batch = batch.filter((event) => event.seq <= this.endSeq);
-        if (batch.length > 0) {
-          cursor = (batch[batch.length - 1] as RunEvent).seq;
-          yield batch;
-        }
-      }
-      if (cursor >= this.endSeq) return;
-      if (batch.length === 0) await this.log.changed();
-    }
+        if (last.seq > segment.endSeq) batch = batch.filter((event) => event.seq <= segment.endSeq);
+        if (batch.length > 0) position = (batch[batch.length - 1] as RunEvent).seq;
+        return batch;
+      },
+      get ended() {
+        return position >= segment.endSeq;
+      },
+      get position() {
+        return position;
+      },
+      changed: () => log.changed(),
+      wake: (callback) => log.onNext(callback),
+      close() {
+        if (!open) return;
+        open = false;
+        log.removeReader();
+      },
+    };
   }
+}
+
+/** See `RunSegment.cursor`. */
+export interface EventCursor {
+  /** Every chunk is an envelope as the event log builds it (fixed keys, in a fixed order). */
+  readonly envelopes: true;
+  /** Buffered events after the cursor (up to the segment's end), advancing it; [] when none yet. */
+  take(): RunEvent[];
+  /** True once every event of the segment has been taken. */
+  readonly ended: boolean;
+  /** Seq of the last event taken (the `after` given, before any). */
+  readonly position: number;
+  /** Settles at the next event or at the segment's end. */
+  changed(): Promise<void>;
+  /** Calls `callback` once, at the next event or at the segment's end (`changed` without a promise). */
+  wake(callback: () => void): void;
+  /** Done reading (idempotent): the log may pack itself once no reader is left. */
+  close(): void;
 }

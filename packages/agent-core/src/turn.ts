@@ -249,9 +249,11 @@ export class Turn {
     };
 
     if (signal.aborted) return { kind: "aborted" };
-    const abortWait = new Promise<"abort">((resolve) =>
-      signal.addEventListener("abort", () => resolve("abort"), { once: true }),
-    );
+    let onAbortWait: (() => void) | undefined;
+    const abortWait = new Promise<"abort">((resolve) => {
+      onAbortWait = () => resolve("abort");
+      signal.addEventListener("abort", onAbortWait, { once: true });
+    });
     try {
       const started = this.deps.model.doStream({
         prompt: toPrompt(this.deps.agent.instructions, [...this.history, ...this.turnMessages]),
@@ -260,6 +262,8 @@ export class Turn {
         providerOptions: { ...this.specOptions, [DEMO_STEP_OPTION]: { step } },
       });
       const opened = await Promise.race([started, abortWait]);
+      // Only the opening waits on it; the read loop below has its own listener.
+      signal.removeEventListener("abort", onAbortWait as () => void);
       if (opened === "abort") {
         aborted = true;
         Promise.resolve(started).then(

@@ -70,7 +70,7 @@ async function setup(
 
 describe("POST /stream", () => {
   it("sends thread, one chunk envelope per event with ids, then done after the turn is persisted", async () => {
-    const { base, memory } = await setup();
+    const { base, memory, runs } = await setup();
     const response = await postJson(`${base}/stream`, { input: "hi there" }, { accept: "text/event-stream" });
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toContain("text/event-stream");
@@ -89,9 +89,24 @@ describe("POST /stream", () => {
       expect(envelope.object).toBe("chat.completion.chunk");
       expect(envelope).not.toHaveProperty("token");
     }
+    // The writer serializes envelopes itself: the same bytes JSON.stringify gives for the events.
+    const replayed: string[] = [];
+    for await (const event of runs.get(threadId!)!.events(0)) replayed.push(JSON.stringify(event.chunk));
+    expect(chunks.map((e) => e.data)).toEqual(replayed);
     expect(contentOf(events)).toContain('You said: "hi there"');
     // The turn was persisted before done was sent.
     expect(await memory.count({ userId: "anonymous", conversationId: "default" })).toBe(2);
+  });
+
+  it("writes non-ASCII text as UTF-8, byte-for-byte the events' JSON", async () => {
+    const { base, runs } = await setup();
+    const response = await postJson(`${base}/stream`, { input: "grüße 👋 — ça va?" });
+    const threadId = response.headers.get("x-thread-id")!;
+    const events = await readSse(response);
+    expect(contentOf(events)).toContain('You said: "grüße 👋 — ça va?"');
+    const replayed: string[] = [];
+    for await (const event of runs.get(threadId)!.events(0)) replayed.push(JSON.stringify(event.chunk));
+    expect(events.filter((e) => e.event === "chunk").map((e) => e.data)).toEqual(replayed);
   });
 
   it("lets a client that hung up reconnect with Last-Event-ID and get exactly what it missed", async () => {
@@ -165,6 +180,7 @@ describe("POST /stream", () => {
     const threadId = response.headers.get("x-thread-id")!;
     const events = await readSse(response);
     const stop = JSON.parse(events.at(-2)!.data);
+    expect(events.at(-2)!.data).toBe(JSON.stringify(stop));
     expect(stop.kind).toBe("middleware_stop");
     expect(stop.choices[0].delta).toEqual({});
     expect(await runs.pending(threadId, { userId: "anonymous" })).toMatchObject({ toolName: "launch" });

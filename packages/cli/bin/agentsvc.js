@@ -4,6 +4,6 @@ import module from "node:module";
 // Compiled code of every module is cached on disk (os.tmpdir()/node-compile-cache by default;
 // NODE_COMPILE_CACHE overrides, NODE_DISABLE_COMPILE_CACHE=1 turns it off): later starts skip parsing.
 module.enableCompileCache?.();
-// main.js, not index.js: the library entry re-exports every verb's dependencies.
-const { main } = await import("../dist/main.js");
+// The bundled command (scripts/bundle.mjs), not index.js: the library entry re-exports every verb's dependencies.
+const { main } = await import("../dist/bundle/main.js");
 process.exitCode = await main(process.argv.slice(2));

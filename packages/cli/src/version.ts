@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { packageRoot } from "./package-root.js";
 
-// src/ and dist/ both sit one level below package.json.
 export const CLI_VERSION = (
-  JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }
+  JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version: string }
 ).version;

@@ -199,7 +199,7 @@ describe("webui theme file", () => {
 
 describe("webui icon", () => {
   it("accepts an emoji (including ZWJ sequences and flags) as kind emoji", async () => {
-    for (const icon of ["👋", "👩‍💻", "🇳🇱"]) {
+    for (const icon of ["👋", "👋🏽", "❤️", "👩‍💻", "🇳🇱", "1️⃣"]) {
       const w = await webui(`icon: "${icon}"\n`);
       expect(w.icon).toEqual({ kind: "emoji", value: icon });
     }
@@ -218,7 +218,7 @@ describe("webui icon", () => {
   });
 
   it("rejects plain words, other URL schemes and two emoji", async () => {
-    for (const icon of ["hello", "javascript:alert(1)", "👋👋"]) {
+    for (const icon of ["hello", "javascript:alert(1)", "👋👋", "👋🏽👋"]) {
       const errors = await webuiErrors(`icon: "${icon}"\n`);
       expectError(errors, WEB, "icon", /must be one emoji or an image reference/);
     }

@@ -37,21 +37,6 @@ function abortError(signal: AbortSignal | undefined): unknown {
   return signal?.reason ?? new DOMException("The operation was aborted.", "AbortError");
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(abortError(signal));
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(abortError(signal));
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
 /** Model call index within the turn: from the run loop when given, else assistant messages since the last user message. */
 function stepIndex(options: LanguageModelV2CallOptions): number {
   const given = options.providerOptions?.[DEMO_STEP_OPTION]?.step;
@@ -180,19 +165,52 @@ export class DemoLanguageModel implements LanguageModelV2 {
     const digest = promptDigest(options.prompt);
     const parts = this.parts(step, digest);
     let i = 0;
+    // One abort listener for the whole stream (not one per token): a slow stream spends most of
+    // its life waiting here, and an EventTarget listener per token was most of what it allocated.
+    let timer: NodeJS.Timeout | undefined;
+    let rejectPause: ((error: unknown) => void) | undefined;
+    const endPause = () => {
+      clearTimeout(timer);
+      timer = undefined;
+      rejectPause = undefined;
+    };
+    const onAbort = () => {
+      const reject = rejectPause;
+      endPause();
+      reject?.(abortError(signal));
+    };
+    const stop = () => signal?.removeEventListener("abort", onAbort);
+    const pause = () =>
+      new Promise<void>((resolve, reject) => {
+        rejectPause = reject;
+        timer = setTimeout(() => {
+          timer = undefined;
+          rejectPause = undefined;
+          resolve();
+        }, delay);
+      });
+    if (delay > 0) signal?.addEventListener("abort", onAbort, { once: true });
     const stream = new ReadableStream<LanguageModelV2StreamPart>({
       async pull(controller) {
         try {
           const part = parts[i++];
-          if (!part) return controller.close();
+          if (!part) {
+            stop();
+            return controller.close();
+          }
           const isToken =
             part.type === "text-delta" || part.type === "reasoning-delta" || part.type === "tool-input-delta";
-          if (isToken && delay > 0) await sleep(delay, signal);
-          else if (signal?.aborted) throw abortError(signal);
+          if (signal?.aborted) throw abortError(signal);
+          if (isToken && delay > 0) await pause();
           controller.enqueue(part);
         } catch (error) {
+          stop();
           controller.error(error);
         }
+      },
+      cancel() {
+        stop();
+        endPause();
       },
     });
     return { stream };

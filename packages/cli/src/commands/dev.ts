@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { type FSWatcher, watch } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { resolve, sep } from "node:path";
+import { join, resolve, sep } from "node:path";
 import { type Command, EXIT_OK } from "../command.js";
+import { packageRoot } from "../package-root.js";
 
-const BIN = fileURLToPath(new URL("../../bin/agentsvc.js", import.meta.url));
+const BIN = join(packageRoot(), "bin", "agentsvc.js");
 // Output of the service itself: watching it would restart forever.
 const IGNORED = [".agentsvc", "data", "node_modules", ".git"];
 

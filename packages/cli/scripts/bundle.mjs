@@ -1,0 +1,66 @@
+// Bundles the `agentsvc` command (dist/main.js and everything it loads) into dist/bundle/ with
+// esbuild, after tsc. A start used to load ~460 module files (the ESM loader resolved, read and
+// linked each one, which was most of a cold start); the bundle loads a handful. Code a command
+// loads lazily (the chat page, pino-pretty, the gateway-cli adapter) stays lazy: dynamic imports
+// become chunks of their own.
+//
+// External, resolved from this package at run time (so each is a dependency of @agentsvc/cli):
+// - the packages a project's own files import (agent-core, mcp, valibot): the service and the
+//   project's agents must share one copy, not load a second one;
+// - hono, which mcp imports (one copy of it, too);
+// - better-sqlite3 (native, loaded by chat-store through a dynamic import), and jiti, a large
+//   loader only used when Node cannot load an agent file.
+// drizzle-orm is bundled: chat-store loads its CommonJS build through createRequire (orm.ts says
+// why), which esbuild cannot follow, so the plugin below hands those require() calls to esbuild.
+// The library entry (dist/index.js) is not bundled.
+import { readFile, rm } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import * as esbuild from "esbuild";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+export const EXTERNAL = [
+  "@agentsvc/agent-core",
+  "@agentsvc/mcp",
+  "valibot",
+  "hono",
+  "better-sqlite3",
+  "jiti",
+];
+
+const CREATE_REQUIRE = "const require = createRequire(import.meta.url);";
+
+/** chat-store's orm.js with its createRequire removed: its require("drizzle-orm...") calls get bundled. */
+const bundleDrizzle = {
+  name: "bundle-drizzle",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]chat-store[\\/]dist[\\/]orm\.js$/ }, async (args) => {
+      const source = await readFile(args.path, "utf8");
+      if (!source.includes(CREATE_REQUIRE)) {
+        throw new Error(`${args.path}: expected "${CREATE_REQUIRE}" (see scripts/bundle.mjs)`);
+      }
+      return { contents: source.replace(CREATE_REQUIRE, ""), loader: "js" };
+    });
+  },
+};
+
+const outdir = join(root, "dist", "bundle");
+await rm(outdir, { recursive: true, force: true });
+await esbuild.build({
+  entryPoints: [join(root, "dist", "main.js")],
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node22",
+  // Subpaths too (hono/..., drizzle-orm/...).
+  external: EXTERNAL.flatMap((name) => [name, `${name}/*`]),
+  // CommonJS dependencies (pino, yaml) call require() for Node built-ins.
+  banner: {
+    js: 'import { createRequire as __agentsvcRequire } from "node:module";\nconst require = __agentsvcRequire(import.meta.url);',
+  },
+  plugins: [bundleDrizzle],
+  legalComments: "none",
+  logLevel: "warning",
+});
