@@ -9,7 +9,9 @@
 //   project's agents must share one copy, not load a second one;
 // - hono, which mcp imports (one copy of it, too);
 // - better-sqlite3 (native, loaded by chat-store through a dynamic import), and jiti, a large
-//   loader only used when Node cannot load an agent file.
+//   loader only used when Node cannot load an agent file;
+// - the PostgreSQL store and cluster packages (with their `pg` driver): a project on PostgreSQL
+//   installs them itself (chat-store and the server import them only for a postgres datasource).
 // drizzle-orm is bundled: chat-store loads its CommonJS build through createRequire (orm.ts says
 // why), which esbuild cannot follow, so the plugin below hands those require() calls to esbuild.
 // The library entry (dist/index.js) is not bundled.
@@ -26,6 +28,8 @@ export const EXTERNAL = [
   "hono",
   "better-sqlite3",
   "jiti",
+  "@agentsvc/store-postgres",
+  "@agentsvc/pg-cluster",
 ];
 
 const CREATE_REQUIRE = "const require = createRequire(import.meta.url);";
