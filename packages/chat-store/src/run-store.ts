@@ -1,9 +1,10 @@
 // Suspended runs (approval pending) survive a restart. The owner travels inside `options.userId`;
 // the RunManager checks it on resume — this store keeps it faithfully and indexes it.
-import type { RunStore, SuspendedRun } from "@agentsvc/agent-core";
+import { AgentsvcError, type RunStore, type SuspendedRun } from "@agentsvc/agent-core";
 import { and, asc, eq } from "./orm.js";
 import type { StoreContext } from "./context.js";
 import type { suspendedRuns } from "./schema.js";
+import { lockRow } from "./rows.js";
 import { requireId, toJson } from "./validate.js";
 
 export class SqliteRunStore implements RunStore {
@@ -27,6 +28,17 @@ export class SqliteRunStore implements RunStore {
       createdAt: run.createdAt,
     };
     await this.ctx.transaction(async () => {
+      // A decision is recorded once: two instances deciding the same run at the same moment meet
+      // here (the row is locked on PostgreSQL; SQLite's write transaction is exclusive), and the
+      // second finds the first's decision and is refused, so the approved call never runs twice.
+      if (run.continuation?.phase === "decided") {
+        const [stored] = await this.ctx.run((db) =>
+          lockRow(db, this.t.suspendedRuns, eq(this.t.suspendedRuns.threadId, threadId), this.ctx),
+        );
+        if (!stored || (JSON.parse(stored.state) as SuspendedRun).continuation) {
+          throw new AgentsvcError("not_found", `no run awaiting approval under threadId ${threadId}`, 404);
+        }
+      }
       await this.ctx.run((db) =>
         db
           .insert(this.t.suspendedRuns)

@@ -1,6 +1,6 @@
 import { AgentsvcError, type Message, type SuspendedRun } from "@agentsvc/agent-core";
 import { describe, expect, it } from "vitest";
-import { eachDriver } from "./helpers.js";
+import { eachDriver, tempRoot } from "./helpers.js";
 
 eachDriver((driver) => {
   const A = { userId: "alice", conversationId: "c1" };
@@ -245,6 +245,17 @@ eachDriver((driver) => {
     };
   }
 
+  function decided(threadId: string, by: string): SuspendedRun {
+    return {
+      ...suspended(threadId, "alice", "c1", 1000),
+      continuation: { phase: "decided", decision: { decision: "approve", decidedBy: by } },
+    };
+  }
+
+  function decidedBy(run: SuspendedRun | undefined): string | undefined {
+    return (run?.continuation as { decision?: { decidedBy: string } } | undefined)?.decision?.decidedBy;
+  }
+
   describe("durable RunStore", () => {
     it("saves and returns a suspended run exactly, owner included", async () => {
       const store = (await driver.open()).runStore;
@@ -265,6 +276,38 @@ eachDriver((driver) => {
       expect(await store.get("t1")).toBeUndefined();
       expect(await store.list()).toEqual([]);
     });
+
+    it("records a decision once: a second decision of the same run is refused, the first one stays", async () => {
+      const store = (await driver.open()).runStore;
+      await store.save(suspended("t9", "alice", "c1", 1000));
+      await store.save(decided("t9", "one"));
+      await expect(store.save(decided("t9", "two"))).rejects.toMatchObject({
+        code: "not_found",
+        status: 404,
+      });
+      expect(decidedBy(await store.get("t9"))).toBe("one");
+    });
+
+    // Two instances over one database: PostgreSQL only (SQLite is one machine's store; two
+    // connections in one process would wait on each other's write lock on the same event loop).
+    it.runIf(driver.name === "postgres")(
+      "two instances deciding the same run at once: one wins, the other is refused",
+      async () => {
+        const root = tempRoot();
+        const one = (await driver.open({ appRoot: root })).runStore;
+        const two = (await driver.open({ appRoot: root })).runStore;
+        await one.save(suspended("t8", "alice", "c1", 1000));
+        const results = await Promise.allSettled([
+          one.save(decided("t8", "one")),
+          two.save(decided("t8", "two")),
+        ]);
+        expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+        const refused = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
+        expect(refused.reason).toMatchObject({ code: "not_found", status: 404 });
+        const winner = results[0]?.status === "fulfilled" ? "one" : "two";
+        expect(decidedBy(await one.get("t8"))).toBe(winner);
+      },
+    );
 
     it("lists by (userId, conversationId) and in full, oldest first", async () => {
       const store = (await driver.open()).runStore;
