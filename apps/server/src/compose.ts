@@ -259,6 +259,7 @@ async function mountWebui(app: Hono, entry: WebuiExposure, ctx: WebuiContext): P
     db,
     memory: ctx.runs.memory,
     runStore: (await ctx.stores.primary()).runStore,
+    severalInstances: ctx.controls !== ctx.runs,
     agent: agentInfoOf(ctx.runs.describe()),
     apiKey,
     logger: ctx.logger,

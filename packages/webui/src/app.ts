@@ -42,6 +42,8 @@ export interface ChatUiOptions {
   secureCookies?: boolean | "auto";
   /** The client address for sign-in throttling; default the socket's remote address (@hono/node-server). */
   clientAddress?: (c: Context) => string;
+  /** Several instances share the store: a stream reconnect to the wrong one answers 421 (sticky sessions). */
+  severalInstances?: boolean;
 }
 
 function socketAddress(c: Context): string {
@@ -130,7 +132,7 @@ export function createChatUi(options: ChatUiOptions): Hono<HonoEnv> {
 
   const runStore = options.runStore ?? db.runStore;
   app.route("/", metaRoutes({ agent, memory, signInEnabled, apiKeyRequired: apiKey !== undefined }));
-  app.route("/", agentTurnRoutes({ runs, db, logger }));
+  app.route("/", agentTurnRoutes({ runs, db, logger, severalInstances: options.severalInstances === true }));
   app.route("/", resumeRoute(runs));
   app.route("/", runControlRoutes(runs));
   app.route("/", memoryRoutes({ db, memory, runStore, canCompact: agent.canCompact }));

@@ -150,7 +150,7 @@ describe.skipIf(postgresMissing)("three instances over one PostgreSQL", () => {
     expect(conflicts()).toEqual([]);
   });
 
-  it("cancel and steer sent to another instance reach the run, and an approval decided elsewhere runs the tool once", async () => {
+  it("cancel and steer sent to another instance reach the run, a stream reconnect there is sent back (421), and an approval decided elsewhere runs the tool once", async () => {
     const [x, y] = live() as [Instance, Instance];
     const cookie = await Page.signIn(x, "ann", PASSWORD);
     const onX = new Page(x, cookie);
@@ -169,6 +169,14 @@ describe.skipIf(postgresMissing)("three instances over one PostgreSQL", () => {
     expect(await steer.json()).toMatchObject({ success: true, steered: true });
     // The steered text reached the running turn: the (echoing) demo model answers it.
     expect(replyText((await steered).text)).toContain("mind the steer");
+    // Its events live on x: a reconnect that reaches y is told to go back (sticky sessions).
+    const elsewhere = await fetch(`${y.base}/chat/api/stream`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie, "last-event-id": "3" },
+      body: JSON.stringify({ threadId: "steer-me" }),
+    });
+    expect(elsewhere.status).toBe(421);
+    expect(await elsewhere.json()).toMatchObject({ error: { code: "reconnect_same_instance" } });
 
     const asked = await onX.stream("/stream", { input: "use transfer once-only", threadId: "approve-me" });
     expect(asked.text).toContain('"kind":"middleware_stop"'); // suspended for the approval

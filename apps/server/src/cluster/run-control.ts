@@ -16,6 +16,8 @@ export function clusterRuns(
 ): RunManagerApi & { close(): void } {
   const timeoutMs = options.timeoutMs ?? 1000;
   const waiting = new Map<string, (ok: boolean) => void>();
+  /** Releases this instance sent: its own continuation is running (or just ended) here. */
+  const released = new Set<string>();
 
   const apply = (m: RunMessage): boolean => {
     const caller = { userId: m.userId };
@@ -31,6 +33,7 @@ export function clusterRuns(
       return;
     }
     if (m.kind !== "run" || waiting.has(m.id)) return; // our own request: not for us to apply
+    if (released.delete(m.id)) return;
     if (apply(m)) void coordination.publish({ kind: "run-ack", id: m.id });
   });
 

@@ -11,6 +11,8 @@ export interface AgentTurnDeps {
   runs: RunManagerApi;
   db: ChatDb;
   logger: Logger;
+  /** See ChatUiOptions.severalInstances. */
+  severalInstances?: boolean;
 }
 
 /**
@@ -26,6 +28,7 @@ export function agentTurnRoutes(deps: AgentTurnDeps): Hono<HonoEnv> {
       runs: new ScopedRuns(deps.runs, { userId }).api(),
       resolveUser: () => userId,
       defaultConversation: defaultConversationId,
+      severalInstances: deps.severalInstances === true,
       // Ownership before the turn: another user's conversationId is 403 and its row is never touched.
       beforeTurn: async (c, turn) => {
         // The same id rule as every other route: a blank or control-character id would create a
