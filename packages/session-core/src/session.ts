@@ -87,6 +87,8 @@ export interface ThreadSnapshot {
   running: boolean;
   phase?: "running" | "suspended";
   queued: number;
+  /** Messages spliced into the running turn by `steer` (done when it commits). */
+  steered: number;
   pendingRequestId?: string;
 }
 
@@ -371,11 +373,12 @@ export class GatewaySession {
 
   snapshot(gateway: string, thread: string): ThreadSnapshot {
     const state = this.#parts.threads.peek(gateway, thread);
-    if (!state) return { running: false, queued: 0 };
+    if (!state) return { running: false, queued: 0, steered: 0 };
     return {
       running: state.active !== undefined,
       ...(state.active ? { phase: state.active.phase } : {}),
       queued: state.queue.length,
+      steered: state.active?.steered.length ?? 0,
       ...(state.pendingRequestId ? { pendingRequestId: state.pendingRequestId } : {}),
     };
   }

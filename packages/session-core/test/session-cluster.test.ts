@@ -109,4 +109,32 @@ describe("several instances over one store", () => {
       code: "already_decided",
     });
   });
+
+  it("steer: a message recorded elsewhere is spliced into the holder's running turn (one turn, one reply)", async () => {
+    const { a, b } = await pair({ policy: "steer" });
+    await say(a, "T", "use wait_gate first");
+    await until(() => a.gates.calls.length === 1, "the turn at its gate on a");
+    await say(b, "T", "and this too");
+    await until(() => a.session.snapshot("mock", "T").steered === 1, "spliced into the holder's turn");
+    expect(a.session.snapshot("mock", "T").queued).toBe(0);
+    a.gates.openAll();
+    await until(() => texts([a, b], "T").length === 1, "one reply");
+    await a.session.idle();
+    expect(starts(a)).toEqual(["use wait_gate first"]);
+    expect(starts(b)).toEqual([]);
+    expect(texts([a, b], "T")[0]).toContain("and this too");
+    expect(await a.db.inbox.unfinished()).toEqual([]);
+  });
+
+  it("interrupt: a message recorded elsewhere cancels the holder's running turn, then runs", async () => {
+    const { a, b } = await pair({ policy: "interrupt" });
+    await say(a, "T", "use wait_gate first");
+    await until(() => a.gates.calls.length === 1, "the turn at its gate on a");
+    await say(b, "T", "stop that");
+    await until(() => a.session.snapshot("mock", "T").queued === 1, "queued behind the cancelled turn");
+    a.gates.openAll();
+    await until(() => texts([a, b], "T").length === 1, "the reply to the interrupting message");
+    expect(starts(a)).toEqual(["use wait_gate first", "stop that"]);
+    expect(texts([a, b], "T")[0]).toContain("stop that");
+  });
 });
