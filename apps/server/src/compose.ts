@@ -84,10 +84,12 @@ export async function createServer(project: Project, options: ServerOptions = {}
     const primary = await stores.primary();
     // A project whose store is on PostgreSQL may run as several instances: they share the work
     // through the database (thread locks, one leader, announcements).
-    const postgres = stores.postgresOfPrimary();
-    const coordination = postgres
-      ? await pgCoordination({ connectionString: readEnv(env, postgres.datasource.urlEnvVar) ?? "", logger })
-      : undefined;
+    const postgres =
+      primary.dialect === "postgres" ? project.config.datasources[primary.datasource] : undefined;
+    const coordination =
+      postgres?.type === "postgres"
+        ? await pgCoordination({ connectionString: readEnv(env, postgres.urlEnvVar) ?? "", logger })
+        : undefined;
     if (coordination) closers.push(() => coordination.close());
     // The MCP package (and its SDK) loads only for a project that serves or uses tool servers.
     const usesMcp =

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { ChatDb, openPostgresChatDb } from "@agentsvc/chat-store";
-import type { Datasource, Project, WebuiExposure } from "@agentsvc/config-schema";
+import type { Project, WebuiExposure } from "@agentsvc/config-schema";
 import type { Logger } from "pino";
 
 /**
@@ -26,15 +26,6 @@ export class StoreSet {
     if (configured) return this.open("./data/agentsvc.db", configured, this.configFile());
     const web = this.project.exposures.find((e): e is WebuiExposure => e.exposes === "webui");
     return web ? this.forEntry(web) : this.open("./data/agentsvc.db", "agentsvc", this.configFile());
-  }
-
-  /** The primary store's PostgreSQL datasource, when the project runs on one. */
-  postgresOfPrimary(): { name: string; datasource: Extract<Datasource, { type: "postgres" }> } | undefined {
-    const name =
-      this.project.config.store ??
-      this.project.exposures.find((e): e is WebuiExposure => e.exposes === "webui")?.database.datasource;
-    const datasource = name ? this.project.config.datasources[name] : undefined;
-    return name && datasource?.type === "postgres" ? { name, datasource } : undefined;
   }
 
   private configFile(): string {

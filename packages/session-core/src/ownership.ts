@@ -148,22 +148,17 @@ export class Ownership {
       this.p.logger.warn({ threadId }, "lost the lock of a thread; another instance may take it over");
     }
   }
-
-  /** Thread ids held now (tests, diagnostics). */
-  held(): string[] {
-    return [...this.#held];
-  }
 }
 
 function hasWork(state: ThreadState): boolean {
   return state.active?.phase === "running" || state.queue.length > 0;
 }
 
+/** A recorded inbox row as the thread's queue holds it. */
 export function messageOf(rec: InboxRecord): QueuedMessage {
   return {
     inboxId: rec.id,
     text: rec.text,
     origin: rec.origin ?? { gateway: rec.gateway, thread: rec.thread },
-    ...(rec.status === "running" ? { running: true } : {}),
   };
 }

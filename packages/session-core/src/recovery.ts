@@ -1,11 +1,12 @@
 // What a previous process left, picked up before any gateway starts (so nothing delivered during
 // start can run twice): continuations that had their decision, turns that never committed,
 // queued messages in per-thread order, suspended turns and their open requests (asked again).
-import type { RunOrigin, SuspendedRun } from "@agentsvc/agent-core";
+import type { SuspendedRun } from "@agentsvc/agent-core";
 import type { Approvals } from "./approvals.js";
 import type { InteractionRequest } from "./gateway.js";
 import type { SessionParts } from "./parts.js";
-import { gatewayThreadId, type QueuedMessage } from "./threads.js";
+import { gatewayThreadId } from "./threads.js";
+import { messageOf } from "./ownership.js";
 import type { Turns } from "./turns.js";
 
 export interface RecoveryScope {
@@ -46,7 +47,7 @@ export async function recover(
         const active = {
           inboxId: rec.id,
           phase: "running" as const,
-          origin: originOf(rec),
+          origin: messageOf(rec).origin,
           steered: [],
           committed: false,
         };
@@ -75,7 +76,7 @@ export async function recover(
     known.add(rec.id);
     p.threads.get(rec.gateway, rec.thread).taken.add(rec.id);
     const state = p.threads.get(rec.gateway, rec.thread);
-    const msg: QueuedMessage = { inboxId: rec.id, text: rec.text, origin: originOf(rec) };
+    const msg = messageOf(rec);
     if (rec.status === "running" && !state.active) {
       const saved = await p.store.runStore.get(state.threadId);
       if (saved && !saved.continuation) {
@@ -150,10 +151,6 @@ export async function recover(
     );
   }
   return known;
-}
-
-function originOf(rec: { gateway: string; thread: string; origin: RunOrigin | null }): RunOrigin {
-  return rec.origin ?? { gateway: rec.gateway, thread: rec.thread };
 }
 
 /** A continuation of a run that is not a gateway turn (agent route, webui): it saves itself. */

@@ -10,8 +10,6 @@ export interface MemoryCluster {
   /** Who holds each thread lock now. */
   holders(): Map<string, string>;
   leaderOf(role: string): string | undefined;
-  /** Messages published so far, with their sender. */
-  readonly published: { from: string; message: ClusterMessage }[];
 }
 
 interface Candidate {
@@ -25,7 +23,6 @@ export function createMemoryCluster(): MemoryCluster {
   const subscribers = new Set<{ id: string; handler: (m: ClusterMessage) => void }>();
   const lostHandlers = new Map<string, Set<(keys: string[]) => void>>();
   const dropped = new Set<string>();
-  const published: { from: string; message: ClusterMessage }[] = [];
 
   const promote = (role: string) => {
     const line = roles.get(role);
@@ -47,7 +44,6 @@ export function createMemoryCluster(): MemoryCluster {
   };
 
   return {
-    published,
     holders: () => new Map(locks),
     leaderOf: (role) => roles.get(role)?.[0]?.id,
     drop(id) {
@@ -73,7 +69,6 @@ export function createMemoryCluster(): MemoryCluster {
         },
         async publish(message) {
           if (dropped.has(id)) return;
-          published.push({ from: id, message });
           for (const s of [...subscribers]) queueMicrotask(() => s.handler(message));
         },
         subscribe(handler) {
