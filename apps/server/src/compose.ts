@@ -15,6 +15,7 @@ import {
   allowedHostsGuard,
   defaultAllowedHosts,
   hostAllowed,
+  directStreams,
 } from "@agentsvc/agent-routes";
 import type { Project, WebuiExposure } from "@agentsvc/config-schema";
 import type { ToolServerDefinition } from "@agentsvc/mcp";
@@ -131,6 +132,8 @@ export async function createServer(project: Project, options: ServerOptions = {}
     closers.push(() => gateways.session.stop(0));
 
     const app = new Hono();
+    // Outermost: once every other middleware has set its headers, streams go straight to the socket.
+    app.use(directStreams());
     app.use(requestLog(logger.child({ name: "http" })));
     // DNS-rebinding guard on every route, before anything else answers.
     const allowedHosts = allowedHostsOf(project, options);

@@ -85,12 +85,14 @@ export class RunEventLog {
     this.notify();
   }
 
-  since(after: number): RunEvent[] {
+  /** Events after `after`, up to seq `through` and at most `max` of them. */
+  since(after: number, through = Number.POSITIVE_INFINITY, max = Number.POSITIVE_INFINITY): RunEvent[] {
     const entries = this.packed ? unpackEntries(this.packed) : this.entries;
-    // seq values are contiguous, so the start index is arithmetic.
+    // seq values are contiguous, so the start and end indexes are arithmetic.
     const start = Math.max(0, after + 1 - this.firstSeq);
+    const end = Math.min(entries.length, through + 1 - this.firstSeq, start + max);
     const out: RunEvent[] = [];
-    for (let i = start; i < entries.length; i++) {
+    for (let i = start; i < end; i++) {
       out.push({ seq: this.firstSeq + i, chunk: envelope(entries[i] as Entry) });
     }
     return out;

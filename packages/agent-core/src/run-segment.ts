@@ -71,11 +71,8 @@ export class RunSegment implements RunHandle {
     log.addReader();
     return {
       envelopes: true,
-      take() {
-        let batch = log.since(position);
-        if (batch.length === 0) return batch;
-        const last = batch[batch.length - 1] as RunEvent;
-        if (last.seq > segment.endSeq) batch = batch.filter((event) => event.seq <= segment.endSeq);
+      take(max) {
+        const batch = log.since(position, segment.endSeq, max);
         if (batch.length > 0) position = (batch[batch.length - 1] as RunEvent).seq;
         return batch;
       },
@@ -100,8 +97,11 @@ export class RunSegment implements RunHandle {
 export interface EventCursor {
   /** Every chunk is an envelope as the event log builds it (fixed keys, in a fixed order). */
   readonly envelopes: true;
-  /** Buffered events after the cursor (up to the segment's end), advancing it; [] when none yet. */
-  take(): RunEvent[];
+  /**
+   * Buffered events after the cursor (up to the segment's end, at most `max`), advancing it; []
+   * when none yet.
+   */
+  take(max?: number): RunEvent[];
   /** True once every event of the segment has been taken. */
   readonly ended: boolean;
   /** Seq of the last event taken (the `after` given, before any). */

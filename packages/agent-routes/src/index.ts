@@ -6,7 +6,7 @@ export {
   type AgentInfoBody,
   type TurnContext,
 } from "./handlers.js";
-export { streamRun } from "./sse.js";
+export { directStreams, streamRun } from "./sse.js";
 export { apiKeyGate, apiKeyMatches } from "./api-key.js";
 export { errorBody, errorResponse, type ErrorBody } from "./errors.js";
 export {

@@ -1,5 +1,6 @@
 import type { ChunkEnvelope, RunEvent, RunHandle } from "@agentsvc/agent-core";
-import type { Context } from "hono";
+import type { ServerResponse } from "node:http";
+import type { Context, MiddlewareHandler } from "hono";
 
 /**
  * Frames as bytes. `Buffer.from` copies a short string into a slice of Node's shared pool, where
@@ -7,72 +8,64 @@ import type { Context } from "hono";
  */
 const bytes = (text: string): Uint8Array => Buffer.from(text, "utf8");
 
+/** The context key under which `streamRun` leaves its Node writer for `directStreams`. */
+const DIRECT_STREAM = "agentsvc.directStream";
+
+/** Writes a stream's frames straight to a Node response (see `directStreams`). */
+type NodeWriter = (out: ServerResponse) => void;
+
 /**
  * Writes a run as SSE: `thread` (the threadId, id = `after`), one `chunk` per event (id = seq),
  * `error` when the turn failed, then `done` (`[DONE]`, id = last seq). The run is persisted
  * before its events end, so `done` always follows persistence. A client that goes away stops
  * the writer only; the run goes on (disconnect is not cancel).
  *
- * Events already buffered when the writer gets to them go out in one write: a fast model fills
- * the log faster than a writer that awaits every event (through Hono's streamSSE and its
- * TransformStream) can drain it, which delayed the first chunk until the whole turn was written.
+ * The Response's body is a ReadableStream, which works wherever Hono runs. Behind
+ * `directStreams` on Node, the same frames go straight to the socket instead: a stream waiting
+ * for its next token then holds no pending read, and a token costs no stream promises.
  */
 export function streamRun(c: Context, handle: RunHandle, options: { after?: number } = {}): Response {
   const after = options.after ?? firstAfter(handle);
-  const cursor = cursorOf(handle, after);
-  const chunkJson = cursor.envelopes ? envelopeJson() : (chunk: unknown) => JSON.stringify(chunk);
-  let lastId = after;
-  let stopped = false;
-  let waiting = false;
-  let finishing = false;
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-  // The stream's one wake-up callback: the log calls it at its next event, so a stream waiting
-  // for a slow token holds an entry in the log's waiter list, not a suspended function and its
-  // promises. It writes what is buffered; the next pull (the reader wants more) writes again.
-  const write = () => {
-    waiting = false;
-    if (stopped || finishing) return;
-    const batch = cursor.take();
-    if (batch.length > 0) {
-      let text = "";
-      for (const event of batch) {
-        // JSON text never holds a raw line break, so the chunk's data is one `data:` line.
-        text += `event: chunk\ndata: ${chunkJson(event.chunk)}\nid: ${event.seq}\n\n`;
-        lastId = event.seq;
-      }
-      controller.enqueue(bytes(text));
-      return;
-    }
-    if (!cursor.ended) {
-      waiting = true;
-      cursor.wake(write);
-      return;
-    }
-    finishing = true;
-    cursor.close();
-    void handle.done.then((result) => {
-      if (stopped) return;
-      let text = "";
-      if (result.error) text += frame("error", JSON.stringify(result.error), lastId);
-      text += frame("done", "[DONE]", lastId);
-      controller.enqueue(bytes(text));
-      controller.close();
+  let feed: SseFeed | undefined;
+  const body = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        // Frames are written when the reader asks (highWaterMark 0): a slow client leaves
+        // its events in the run's log, not in this stream's queue.
+        feed ??= new SseFeed(handle, after, {
+          send(text) {
+            controller.enqueue(bytes(text));
+            return false;
+          },
+          end(text) {
+            controller.enqueue(bytes(text));
+            controller.close();
+          },
+        });
+        feed.pump();
+      },
+      cancel() {
+        // The client went away: stop writing; the run itself goes on.
+        feed?.stop();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  const direct: NodeWriter = (out) => {
+    const node = new SseFeed(handle, after, {
+      send(text) {
+        if (out.write(text)) return true;
+        out.once("drain", node.pump);
+        return false;
+      },
+      end(text) {
+        out.end(text);
+      },
     });
+    out.once("close", () => node.stop());
+    node.pump();
   };
-  const body = new ReadableStream<Uint8Array>({
-    start(c) {
-      controller = c;
-      controller.enqueue(bytes(frame("thread", handle.threadId, after)));
-    },
-    pull() {
-      if (!waiting) write();
-    },
-    cancel() {
-      // The client went away: stop writing; the run itself goes on.
-      stopped = true;
-      cursor.close();
-    },
-  });
+  (c as Context<{ Variables: Record<string, unknown> }>).set(DIRECT_STREAM, direct);
   c.header("X-Thread-Id", handle.threadId);
   c.header("X-Accel-Buffering", "no");
   c.header("Content-Type", "text/event-stream");
@@ -81,6 +74,120 @@ export function streamRun(c: Context, handle: RunHandle, options: { after?: numb
   // Marks the body as streamed, so the Node adapter sends headers at once instead of reading ahead.
   c.header("Transfer-Encoding", "chunked");
   return c.body(body);
+}
+
+/**
+ * Middleware that sends `streamRun`'s streams straight to Node's response when the app is served
+ * by `@hono/node-server`. Install it first (outermost), so every other middleware has set its
+ * headers: it writes the final response's head itself, then hands the socket to the stream and
+ * answers the adapter that the response is already sent. Without it (or off Node), streams go
+ * through the Response body as usual.
+ */
+export function directStreams(): MiddlewareHandler {
+  return async (c, next) => {
+    await next();
+    const direct = (c as Context<{ Variables: Record<string, unknown> }>).get(DIRECT_STREAM) as
+      | NodeWriter
+      | undefined;
+    const out = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+    if (!direct || !out || out.headersSent || c.res.status !== 200) return;
+    if (c.res.headers.get("content-type") !== "text/event-stream") return;
+    out.writeHead(200, nodeHeaders(c.res.headers));
+    direct(out);
+    c.res = new Response(null, { headers: { [ALREADY_SENT]: "true" } });
+  };
+}
+
+/** `@hono/node-server`'s marker (its `RESPONSE_ALREADY_SENT`): the adapter leaves the response alone. */
+const ALREADY_SENT = "x-hono-already-sent";
+
+function nodeHeaders(headers: Headers): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of headers) if (name !== "set-cookie") out[name] = value;
+  const cookies = headers.getSetCookie();
+  if (cookies.length > 0) out["set-cookie"] = cookies;
+  return out;
+}
+
+/**
+ * Most events in one write: a fast model fills the log faster than the client reads, and a
+ * write of everything buffered would hand the socket megabytes at once, past its backpressure.
+ */
+const BATCH = 256;
+
+/** Where a feed's frames go. `send` answers whether it may send more at once. */
+interface FrameOut {
+  send(text: string): boolean;
+  end(text: string): void;
+}
+
+/**
+ * One stream's writer: the `thread` frame, then whatever the run's log holds, in batches, then
+ * `error`/`done`. It waits on one wake-up callback in the log (not a suspended function and its
+ * promises) and, when the output is full, on the output (`pump` again: a pull or a drain).
+ */
+class SseFeed {
+  private cursor: Cursor | undefined;
+  private chunkJson: ((chunk: ChunkEnvelope) => string) | undefined;
+  private lastId: number;
+  private waiting = false;
+  private finishing = false;
+  private stopped = false;
+
+  constructor(
+    private readonly handle: RunHandle,
+    private readonly after: number,
+    private readonly out: FrameOut,
+  ) {
+    this.lastId = after;
+  }
+
+  /** Writes what is buffered; then waits for the log, or for the output to call again. */
+  readonly pump = (): void => {
+    if (this.waiting || this.stopped || this.finishing) return;
+    let cursor = this.cursor;
+    if (!cursor) {
+      cursor = this.cursor = cursorOf(this.handle, this.after);
+      this.chunkJson = cursor.envelopes ? envelopeJson() : (chunk: unknown) => JSON.stringify(chunk);
+      if (!this.out.send(frame("thread", this.handle.threadId, this.after))) return;
+    }
+    while (true) {
+      const batch = cursor.take(BATCH);
+      if (batch.length === 0) break;
+      let text = "";
+      const chunkJson = this.chunkJson as (chunk: ChunkEnvelope) => string;
+      for (const event of batch) {
+        // JSON text never holds a raw line break, so the chunk's data is one `data:` line.
+        text += `event: chunk\ndata: ${chunkJson(event.chunk)}\nid: ${event.seq}\n\n`;
+        this.lastId = event.seq;
+      }
+      if (!this.out.send(text)) return;
+    }
+    if (!cursor.ended) {
+      this.waiting = true;
+      cursor.wake(this.woken);
+      return;
+    }
+    this.finishing = true;
+    cursor.close();
+    void this.handle.done.then((result) => {
+      if (this.stopped) return;
+      let text = "";
+      if (result.error) text += frame("error", JSON.stringify(result.error), this.lastId);
+      text += frame("done", "[DONE]", this.lastId);
+      this.out.end(text);
+    });
+  };
+
+  private readonly woken = (): void => {
+    this.waiting = false;
+    this.pump();
+  };
+
+  stop(): void {
+    this.stopped = true;
+    this.cursor?.close();
+  }
 }
 
 /** One SSE message; every line of `data` gets its own `data:` field. */
@@ -114,7 +221,7 @@ function envelopeJson(): (chunk: ChunkEnvelope) => string {
 interface Cursor {
   /** True when every chunk is an envelope as RunEventLog builds it (see `envelopeJson`). */
   readonly envelopes?: boolean;
-  take(): RunEvent[];
+  take(max?: number): RunEvent[];
   readonly ended: boolean;
   wake(callback: () => void): void;
   close(): void;

@@ -4,7 +4,7 @@ import { connect } from "node:net";
 import { Hono } from "hono";
 import * as v from "valibot";
 import { afterEach, describe, expect, it } from "vitest";
-import { agentInfo, agentRoutes } from "../src/index.js";
+import { agentInfo, agentRoutes, directStreams } from "../src/index.js";
 import { contentOf, listen, postJson, readSse } from "./helpers.js";
 
 /** POSTs a JSON body as the given chunks, without Content-Length (chunked transfer). */
@@ -36,13 +36,15 @@ const approveMe = defineTool({
   execute: ({ what }) => `launched ${what}`,
 });
 
-async function setup(
+async function setupRoutes(
   opts: {
     tokenDelayMs?: number;
     apiKey?: string;
     model?: LanguageModelV2;
     beforeTurn?: () => void;
     severalInstances?: boolean;
+    /** Streams written straight to Node's response (`directStreams`), not through the body. */
+    direct?: boolean;
   } = {},
 ) {
   const memory = new WindowMemory();
@@ -53,6 +55,7 @@ async function setup(
   });
   const runs = new RunManager({ agent, memory, model: opts.model });
   const app = new Hono();
+  if (opts.direct) app.use(directStreams());
   app.route(
     "/agent",
     agentRoutes({
@@ -68,7 +71,11 @@ async function setup(
   return { runs, memory, base: `${server.url}/agent` };
 }
 
-describe("POST /stream", () => {
+describe.each([
+  ["through the Response body", false],
+  ["written straight to Node's response (directStreams)", true],
+])("POST /stream, %s", (_how, direct) => {
+  const setup = (opts: Parameters<typeof setupRoutes>[0] = {}) => setupRoutes({ ...opts, direct });
   it("sends thread, one chunk envelope per event with ids, then done after the turn is persisted", async () => {
     const { base, memory, runs } = await setup();
     const response = await postJson(`${base}/stream`, { input: "hi there" }, { accept: "text/event-stream" });
@@ -186,6 +193,8 @@ describe("POST /stream", () => {
     expect(await runs.pending(threadId, { userId: "anonymous" })).toMatchObject({ toolName: "launch" });
   });
 });
+
+const setup = setupRoutes;
 
 describe("POST /invoke and /batch", () => {
   it("answers one turn as JSON with X-Thread-Id and the given threadId echoed", async () => {
