@@ -1,5 +1,5 @@
 import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
+import { createAdaptorServer } from "@hono/node-server";
 import type { Project } from "@agentsvc/config-schema";
 import pino from "pino";
 import { createServer, type AgentServer, type ServerOptions } from "./compose.js";
@@ -11,7 +11,16 @@ export interface ListenOptions extends ServerOptions {
   host?: string;
   /** How long shutdown waits for running turns. Default 10 s. */
   drainMs?: number;
+  /**
+   * Connections the kernel queues before the server accepts them. Default 4096 (Node's is 511);
+   * Linux caps it at `net.core.somaxconn`. A burst past the queue is dropped and retried by
+   * clients 1, 3, 7 … seconds later, so a service that takes thousands of streams at once wants
+   * a deep one.
+   */
+  backlog?: number;
 }
+
+export const DEFAULT_BACKLOG = 4096;
 
 export interface RunningServer extends AgentServer {
   url: string;
@@ -34,11 +43,12 @@ export async function startServer(project: Project, options: ListenOptions = {})
   const host = options.host ?? env.HOST ?? "127.0.0.1";
   const composed = await createServer(project, { ...options, env, logger, bindHost: host });
   const port = resolvePort(project, env, options.port);
-  let server: ReturnType<typeof serve>;
+  let server: ReturnType<typeof createAdaptorServer>;
   try {
-    server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-      const s = serve({ fetch: composed.app.fetch, port, hostname: host }, () => resolve(s));
+    server = await new Promise<ReturnType<typeof createAdaptorServer>>((resolve, reject) => {
+      const s = createAdaptorServer({ fetch: composed.app.fetch, hostname: host });
       s.once("error", reject);
+      s.listen({ port, host, backlog: options.backlog ?? DEFAULT_BACKLOG }, () => resolve(s));
     });
   } catch (error) {
     // Nothing was served: release the stores and sessions so the process can exit.
