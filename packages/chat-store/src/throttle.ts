@@ -33,6 +33,8 @@ export type Reservation = { ok: true } | { ok: false; retryAfterMs: number };
 type Row = typeof loginThrottle.$inferSelect;
 
 const KNOWN = "known:";
+/** A key with no attempt counted: `counted` starts it over, `state` reads it as no row. */
+const BLANK = { failures: 0, windowStart: 0, lockedUntil: null };
 
 export class Throttle {
   private get t() {
@@ -63,6 +65,16 @@ export class Throttle {
   reserve(keys: readonly string[]): Promise<Reservation> {
     return this.ctx.transaction(async () => {
       const now = this.ctx.now();
+      // Every key gets a row before any is locked: `FOR UPDATE` locks only rows that exist, so
+      // simultaneous first attempts on a new key would each count from nothing (PostgreSQL).
+      // A blank row counts as no row. Sorted, so two reservations wait in one order.
+      if (keys.length === 0) return { ok: true } as const;
+      await this.ctx.run((db) =>
+        db
+          .insert(this.t.loginThrottle)
+          .values([...keys].sort().map((throttleKey) => ({ throttleKey, ...BLANK })))
+          .onConflictDoNothing(),
+      );
       const rows = await this.ctx.run((db) =>
         lockRow(db, this.t.loginThrottle, inArray(this.t.loginThrottle.throttleKey, [...keys]), this.ctx),
       );

@@ -308,6 +308,16 @@ eachDriver((driver) => {
       expect(await db.throttle.isLocked("user:alice")).toBe(false);
     });
 
+    it("counts every one of many simultaneous first attempts on a new key: five pass, the rest are refused", async () => {
+      const db = await driver.open();
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => db.throttle.reserve(["user:new", "addr:10.9.9.9"])),
+      );
+      expect(answers.filter((a) => a.ok)).toHaveLength(5);
+      expect(await db.throttle.state("user:new")).toMatchObject({ failures: 5, locked: true });
+      expect((await db.throttle.state("addr:10.9.9.9")).failures).toBe(5);
+    });
+
     it("doubles each further lock in a row, and starts over after a quiet window", async () => {
       const t = clock();
       const db = await driver.open({ now: t.now, throttle: { maxLockMs: 40 * 60_000 } });
