@@ -110,6 +110,26 @@ describe("several instances over one store", () => {
     });
   });
 
+  it("a decision taken on the other instance holds the thread there: a message meanwhile waits behind the approved tool", async () => {
+    const { a, b, cluster } = await pair();
+    await say(a, "T", "use slow_delete report.txt");
+    await until(() => a.gateway.decisionRequests.length === 1, "the approval request");
+    await until(() => !cluster.holders().has("gw:mock:T"), "the suspended thread let go");
+    const requestId = a.gateway.decisionRequests[0]?.requestId as string;
+    expect(await b.session.decide(requestId, { decision: "approve" }, "user-1")).toMatchObject({ ok: true });
+    await until(() => b.gates.calls.length === 1, "the approved tool running on b");
+    expect(cluster.holders().get("gw:mock:T")).toBe("b");
+    await say(a, "T", "after the tool");
+    await until(() => b.session.snapshot("mock", "T").queued === 1, "queued on b behind the tool");
+    expect(starts(a)).toEqual(["use slow_delete report.txt"]);
+    b.gates.openAll();
+    await until(() => starts(b).length === 1, "the message runs on b");
+    expect(starts(b)).toEqual(["after the tool"]);
+    expect(b.executed).toEqual(["use slow_delete report.txt"]);
+    await until(() => texts([a, b], "T").length >= 2, "the replies");
+    expect(texts([a, b], "T").at(-1)).toContain("after the tool");
+  });
+
   it("steer: a message recorded elsewhere is spliced into the holder's running turn (one turn, one reply)", async () => {
     const { a, b } = await pair({ policy: "steer" });
     await say(a, "T", "use wait_gate first");

@@ -74,6 +74,17 @@ export function testAgent(
         },
       }),
       defineTool({
+        name: "slow_delete",
+        description: "Deletes slowly: needs approval, then waits until the test opens the gate.",
+        input: noteInput,
+        needsApproval: true,
+        execute: async (input: { note: string }) => {
+          await gates.wait(input.note);
+          executed.push(input.note);
+          return "deleted";
+        },
+      }),
+      defineTool({
         name: "delete_file",
         description: "Deletes a file (needs approval).",
         input: noteInput,
