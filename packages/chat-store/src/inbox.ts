@@ -4,7 +4,7 @@ import type { RunOrigin } from "@agentsvc/agent-core";
 import { and, asc, count, eq, inArray, lt } from "./orm.js";
 import type { StoreContext } from "./context.js";
 import type { InboxStatus, inbox } from "./schema.js";
-import { first } from "./rows.js";
+import { first, lockRow } from "./rows.js";
 import { requireId, toJson } from "./validate.js";
 
 export type { InboxStatus };
@@ -114,6 +114,30 @@ export class Inbox {
         .orderBy(asc(this.t.inbox.id)),
     );
     return rows.map(toRecord);
+  }
+
+  /**
+   * Queued or running records of one thread, oldest first, read in a transaction of their own that
+   * locks them (`FOR UPDATE` on PostgreSQL): a turn of that thread committing elsewhere right now
+   * finishes first, so a record it finished is not returned (what an instance taking the thread over
+   * reads).
+   */
+  async unfinishedOf(gateway: string, thread: string): Promise<InboxRecord[]> {
+    const rows = await this.ctx.transaction(() =>
+      this.ctx.run((db) =>
+        lockRow(
+          db,
+          this.t.inbox,
+          and(
+            eq(this.t.inbox.gateway, gateway),
+            eq(this.t.inbox.thread, thread),
+            inArray(this.t.inbox.status, ["queued", "running"]),
+          ),
+          this.ctx,
+        ),
+      ),
+    );
+    return rows.map(toRecord).sort((a, b) => a.id - b.id);
   }
 
   /** Queued messages of one thread, oldest first. */

@@ -101,6 +101,37 @@ eachDriver((driver) => {
       expect(await db.inbox.countQueued("other", "t1")).toBe(0);
     });
 
+    it("unfinishedOf waits for a commit of that thread in flight and leaves out what it finished", async () => {
+      const db = await driver.open();
+      const accept = async (thread: string, text: string) =>
+        ((await db.inbox.accept({ gateway: "g", dedupKey: text, thread, text, origin })) as { id: number }).id;
+      const a = await accept("t1", "a");
+      await accept("t1", "b");
+      await accept("t2", "c");
+      await db.inbox.markRunning(a);
+      expect((await db.inbox.unfinishedOf("g", "t1")).map((r) => [r.text, r.status])).toEqual([
+        ["a", "running"],
+        ["b", "queued"],
+      ]);
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      // Another instance's turn commits: its record is marked done, the transaction not yet over.
+      const committing = db.transaction(async () => {
+        await db.inbox.markDone(a, "done");
+        await held;
+      });
+      await new Promise((r) => setTimeout(r, 50));
+      const read = db.inbox.unfinishedOf("g", "t1");
+      const first = await Promise.race([
+        read.then(() => "read"),
+        new Promise((r) => setTimeout(() => r("waiting"), 300)),
+      ]);
+      expect(first).toBe("waiting");
+      release();
+      await committing;
+      expect((await read).map((r) => r.text)).toEqual(["b"]);
+    });
+
     it("prune forgets only finished messages older than the cutoff", async () => {
       const t = clock();
       const db = await driver.open({ now: t.now });

@@ -13,7 +13,7 @@ export {
   LeadershipEndedError,
   type LeadershipOptions,
 } from "./leadership.js";
-export { ThreadLocks } from "./thread-locks.js";
+export { ThreadLockLostError, ThreadLocks } from "./thread-locks.js";
 export {
   Bus,
   type BusDelivery,

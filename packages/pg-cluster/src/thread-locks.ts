@@ -8,8 +8,10 @@
 // callbacks run and the holder must treat the turn as no longer exclusive. It is not a fencing
 // token: a holder that has not yet noticed a drop may still be working while another instance
 // takes the lock, so writes that must happen once are also guarded by their rows (claims, unique
-// keys) — the database row stays the source of truth.
-import { KEY_PREFIX, threadLockName } from "./keys.js";
+// keys) — the database row stays the source of truth. `assertHeld` asks the server, not this
+// process: called inside a transaction after it has locked the rows it writes, it is a fence (an
+// instance that took the thread over reads those rows only once that transaction has ended).
+import { advisoryKey, KEY_PREFIX, threadLockName } from "./keys.js";
 import type { InstanceLink } from "./link.js";
 
 /** Make one per InstanceLink (each subscribes to the link's lost reports for the link's lifetime). */
@@ -41,6 +43,31 @@ export class ThreadLocks {
     return this.#link.unlock(threadLockName(key));
   }
 
+  /**
+   * Resolves when the server says this link's session holds the thread's lock now (`pg_locks`);
+   * rejects with `ThreadLockLostError` when it does not: the lock was given back, or the connection
+   * that held it is gone, even if this process has not noticed yet.
+   */
+  async assertHeld(key: string): Promise<void> {
+    const name = threadLockName(key);
+    if (!this.#link.isHeld(name)) throw new ThreadLockLostError(key);
+    const k = advisoryKey(name);
+    // In pg_locks a bigint key shows as classid (high 32 bits) and objid (low 32 bits), objsubid 1.
+    const high = String((k >> 32n) & 0xffffffffn);
+    const low = String(k & 0xffffffffn);
+    let rows: unknown[];
+    try {
+      rows = await this.#link.query(
+        "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid = pg_backend_pid() " +
+          "AND classid = $1::oid AND objid = $2::oid AND objsubid = 1",
+        [high, low],
+      );
+    } catch (error) {
+      throw new ThreadLockLostError(key, error);
+    }
+    if (rows.length === 0) throw new ThreadLockLostError(key);
+  }
+
   /** Whether this instance holds the thread's lock now. */
   isHeld(key: string): boolean {
     return this.#link.isHeld(threadLockName(key));
@@ -50,5 +77,13 @@ export class ThreadLocks {
   onLost(listener: (keys: string[]) => void): () => void {
     this.#lost.add(listener);
     return () => this.#lost.delete(listener);
+  }
+}
+
+/** This instance does not hold the thread's lock (any more): another instance may run the thread. */
+export class ThreadLockLostError extends Error {
+  constructor(key: string, cause?: unknown) {
+    super(`thread ${key}: this instance no longer holds its lock`, cause === undefined ? undefined : { cause });
+    this.name = "ThreadLockLostError";
   }
 }

@@ -1,7 +1,14 @@
 import { postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/pg-test";
 import type { Client } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { InstanceLink, type LinkLost, ThreadLocks, threadKey, threadLockName } from "../src/index.js";
+import {
+  InstanceLink,
+  type LinkLost,
+  ThreadLockLostError,
+  ThreadLocks,
+  threadKey,
+  threadLockName,
+} from "../src/index.js";
 import { lockHolders, monitor, terminate, waitFor } from "./helpers.js";
 
 describe.skipIf(postgresMissing)("thread locks on two links (two instances) over one PostgreSQL", () => {
@@ -79,6 +86,28 @@ describe.skipIf(postgresMissing)("thread locks on two links (two instances) over
     expect(await lb.unlock(key)).toBe(false);
     expect(await la.unlock(key)).toBe(true);
     expect(await lb.tryLock(key)).toBe(true);
+  });
+
+  it("assertHeld asks the server: it passes for the holder, and fails after unlock or once the holder's session is gone", async () => {
+    const a = await open();
+    const b = await open();
+    const la = new ThreadLocks(a);
+    const lb = new ThreadLocks(b);
+    const key = threadKey("slack", "C1:1700000000.1");
+    expect(await la.tryLock(key)).toBe(true);
+    await la.assertHeld(key);
+    await expect(lb.assertHeld(key)).rejects.toThrow(ThreadLockLostError);
+    expect(await la.unlock(key)).toBe(true);
+    await expect(la.assertHeld(key)).rejects.toThrow(ThreadLockLostError);
+    expect(await lb.tryLock(key)).toBe(true);
+    await lb.assertHeld(key);
+    // Given back behind this process's back (same session): the server's answer is what counts.
+    await b.query("SELECT pg_advisory_unlock_all()");
+    await expect(lb.assertHeld(key)).rejects.toThrow(ThreadLockLostError);
+    expect(await la.tryLock(key)).toBe(true);
+    await terminate(mon, a.backendPid!);
+    // Whether or not the link has noticed the drop yet, the lock is not held.
+    await expect(la.assertHeld(key)).rejects.toThrow(ThreadLockLostError);
   });
 
   it("concurrent tries of one key on one link: exactly one wins", async () => {
