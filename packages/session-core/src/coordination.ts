@@ -48,6 +48,15 @@ export interface Coordination {
   ): () => Promise<void>;
   /** Called with every thread key held when the connection that held them dropped. */
   onThreadsLost(handler: (keys: string[]) => void): () => void;
+  /**
+   * Rejects unless this instance holds the thread's lock now, asked of the database rather than of
+   * this process (which may not have noticed a dropped connection yet). The session calls it inside
+   * the transaction that ends a turn, after that transaction has locked the turn's inbox record:
+   * an instance taking the thread over reads that record only once the transaction is over, so a
+   * turn commits either before the takeover or not at all. Without it, a holder that lost its lock
+   * unnoticed may commit a turn another instance runs again.
+   */
+  fence?(key: string): Promise<void>;
 }
 
 /** One instance: everything is local. */

@@ -11,7 +11,7 @@ import { gatewayThreadId, type QueuedMessage, type ThreadState } from "./threads
 
 export interface OwnershipHooks {
   /** Loads the stored state of one thread into this instance (recovery, scoped to the thread). */
-  adopt(threadId: string): Promise<void>;
+  adopt(gateway: string, thread: string): Promise<void>;
   /** Applies the busy policy to a message, as for one delivered here. */
   onMessage(state: ThreadState, msg: QueuedMessage): Promise<void>;
 }
@@ -44,14 +44,16 @@ export class Ownership {
     // A claim in progress first: the thread counts as held only once its stored state is adopted.
     let claiming = this.#claiming.get(threadId);
     if (!claiming && this.#held.has(threadId)) return Promise.resolve(true);
+    // A turn of a thread lost here is still winding down: not until it is forgotten.
+    if (!claiming && this.p.threads.peek(gateway, thread)?.lost) return Promise.resolve(false);
     if (!claiming) {
-      claiming = this.#take(threadId).finally(() => this.#claiming.delete(threadId));
+      claiming = this.#take(gateway, thread, threadId).finally(() => this.#claiming.delete(threadId));
       this.#claiming.set(threadId, claiming);
     }
     return claiming;
   }
 
-  async #take(threadId: string): Promise<boolean> {
+  async #take(gateway: string, thread: string, threadId: string): Promise<boolean> {
     await this.#releasing.get(threadId);
     if (!(await this.coordination.acquireThread(threadId))) return false;
     this.#held.add(threadId);
@@ -60,7 +62,7 @@ export class Ownership {
     this.p.runs.release?.(threadId);
     this.#adopting.add(threadId);
     try {
-      await this.hooks.adopt(threadId);
+      await this.hooks.adopt(gateway, thread);
     } catch (err) {
       this.p.logger.error({ err, threadId }, "could not take over a thread; letting it go");
       this.#held.delete(threadId);
@@ -141,12 +143,47 @@ export class Ownership {
     }
   }
 
-  /** The connection holding our locks dropped: every thread may be running elsewhere now. */
+  /**
+   * The connection holding our locks dropped (or a fence found a lock gone): every thread may be
+   * running elsewhere now. A turn running here is cancelled and will not commit (the fence stops
+   * it); the rest of what this instance knew of the thread is forgotten.
+   */
   lost(keys: readonly string[]): void {
     for (const threadId of keys) {
-      if (!this.#held.delete(threadId)) continue;
-      this.p.logger.warn({ threadId }, "lost the lock of a thread; another instance may take it over");
+      const state = this.p.threads.byId(threadId);
+      if (this.#held.has(threadId) || state)
+        this.p.logger.warn({ threadId }, "lost the lock of a thread; another instance may take it over");
+      this.#held.delete(threadId);
+      if (!state) continue;
+      if (state.active?.phase === "running") {
+        if (state.lost) continue;
+        state.lost = true;
+        this.p.runs.cancel(threadId, { userId: state.gateway }, "this instance lost the thread's lock");
+      } else {
+        this.forget(state);
+      }
     }
+  }
+
+  /** Rejects (and loses the thread) unless the coordination says this instance holds it now. */
+  async fence(state: ThreadState): Promise<void> {
+    if (!this.shared || !this.coordination.fence) return;
+    try {
+      await this.coordination.fence(state.threadId);
+    } catch (err) {
+      this.lost([state.threadId]);
+      state.lost = true;
+      throw new Error(`thread ${state.threadId}: not committed, this instance no longer holds it`, {
+        cause: err,
+      });
+    }
+  }
+
+  /** Forgets a thread: its state, what the RunManager kept of it, and that it was held. */
+  forget(state: ThreadState): void {
+    this.p.threads.drop(state.gateway, state.thread);
+    this.p.runs.release?.(state.threadId);
+    this.#held.delete(state.threadId);
   }
 }
 

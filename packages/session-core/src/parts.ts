@@ -5,7 +5,7 @@ import type { Gateway, GatewayEntryOptions } from "./gateway.js";
 import type { OutboxSender } from "./outbox-sender.js";
 import type { GatewayRegistry } from "./registry.js";
 import type { SessionStore } from "./store.js";
-import type { Threads } from "./threads.js";
+import type { ThreadState, Threads } from "./threads.js";
 
 export interface SessionParts {
   runs: RunManagerApi;
@@ -21,4 +21,11 @@ export interface SessionParts {
   track(work: Promise<unknown>): void;
   /** True once `stop` began: no new turn starts (recorded messages wait for the next start). */
   stopping(): boolean;
+  /**
+   * Inside the transaction that ends a turn: rejects (and marks the thread lost) unless this
+   * instance still holds the thread. Resolves at once for one instance.
+   */
+  fence(state: ThreadState): Promise<void>;
+  /** Forgets a thread this instance lost, once its turn has wound down. */
+  forget(state: ThreadState): void;
 }

@@ -12,8 +12,11 @@ import type { Turns } from "./turns.js";
 export interface RecoveryScope {
   bootId: string;
   ownsRun: (run: SuspendedRun) => boolean;
-  /** Gateway threads (by thread id) this pass takes; default all. */
-  threads?: (threadId: string) => boolean;
+  /**
+   * The gateway threads this pass takes: all (default), none, or one (an instance taking it over;
+   * its records are read under a lock, so a turn of it committing elsewhere ends first).
+   */
+  threads?: "all" | "none" | { gateway: string; thread: string };
   /** Runs that are not gateway turns (agent route, approval channel), and re-asking open requests. Default true. */
   shared?: boolean;
 }
@@ -25,11 +28,16 @@ export async function recover(
   options: RecoveryScope,
 ): Promise<Set<number>> {
   const known = new Set<number>();
-  const mine = options.threads ?? (() => true);
+  const scope = options.threads ?? "all";
+  const one = typeof scope === "object" ? gatewayThreadId(scope.gateway, scope.thread) : undefined;
+  const mine = (threadId: string) => scope === "all" || threadId === one;
   const shared = options.shared ?? true;
-  const records = (await p.store.inbox.unfinished()).filter((r) =>
-    mine(gatewayThreadId(r.gateway, r.thread)),
-  );
+  const records =
+    scope === "all"
+      ? await p.store.inbox.unfinished()
+      : scope === "none"
+        ? []
+        : await p.store.inbox.unfinishedOf(scope.gateway, scope.thread);
   const runningByThread = new Map(
     records.filter((r) => r.status === "running").map((r) => [gatewayThreadId(r.gateway, r.thread), r]),
   );

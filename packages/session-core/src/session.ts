@@ -193,6 +193,8 @@ export class GatewaySession {
       entryOptions: (name) => this.#entries.get(name) ?? {},
       track: (work) => this.#track(work),
       stopping: () => this.#stopping,
+      fence: (state) => this.#ownership.fence(state),
+      forget: (state) => this.#ownership.forget(state),
     };
     this.#turns = new Turns(this.#parts, this.busyReply);
     const expiresAfterSeconds = options.agent.approvals?.expiresAfterSeconds;
@@ -215,7 +217,7 @@ export class GatewaySession {
       maxQueueDepth: depth,
     });
     this.#ownership = new Ownership(this.#parts, this.#coordination, {
-      adopt: (threadId) => this.#adopt(threadId),
+      adopt: (gateway, thread) => this.#adopt(gateway, thread),
       onMessage: (state, msg) => this.#policy.onMessage(state, msg),
     });
     if (this.#coordination.shared) this.#parts.threads.afterEach = (state) => this.#ownership.settle(state);
@@ -280,7 +282,7 @@ export class GatewaySession {
       await recover(this.#parts, this.#turns, this.#approvals, {
         bootId: this.#bootId,
         ownsRun: this.#options.ownsRun ?? (() => true),
-        threads: () => false,
+        threads: "none",
       });
       for (const gateway of this.#options.registry.list()) {
         if (holdsConnection(gateway)) await this.#startGateway(gateway);
@@ -315,11 +317,11 @@ export class GatewaySession {
   }
 
   /** Takes the stored state of one thread into this instance. */
-  async #adopt(threadId: string): Promise<void> {
+  async #adopt(gateway: string, thread: string): Promise<void> {
     await recover(this.#parts, this.#turns, this.#approvals, {
       bootId: this.#bootId,
       ownsRun: this.#options.ownsRun ?? (() => true),
-      threads: (id) => id === threadId,
+      threads: { gateway, thread },
       shared: false,
     });
   }

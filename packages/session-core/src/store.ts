@@ -32,6 +32,11 @@ export interface SessionInbox {
   unfinished(): Promise<InboxRecord[]>;
   /** Queued records of one thread, oldest first. */
   queued(gateway: string, thread: string): Promise<InboxRecord[]>;
+  /**
+   * Queued or running records of one thread, oldest first, read under a lock on them: a
+   * transaction that is finishing one of them (another instance's turn committing) ends first.
+   */
+  unfinishedOf(gateway: string, thread: string): Promise<InboxRecord[]>;
   /** Deletes finished records received before `before`; returns how many. */
   prune(before: number): Promise<number>;
 }

@@ -29,6 +29,11 @@ export interface ThreadState {
   pendingRequestId?: string;
   /** Inbox ids this instance has taken on (queued, running, spliced or done): never taken twice. */
   taken: Set<number>;
+  /**
+   * The instance lost the thread's lock while a turn ran here (several instances): the turn winds
+   * down without committing, then the state is forgotten; the holder runs the thread now.
+   */
+  lost?: boolean;
 }
 
 /** The RunManager threadId of a gateway thread; one per (gateway, platform thread). */
@@ -57,6 +62,11 @@ export class Threads {
 
   peek(gateway: string, thread: string): ThreadState | undefined {
     return this.#states.get(gatewayThreadId(gateway, thread));
+  }
+
+  /** The state of a thread by its RunManager threadId, if this instance has one. */
+  byId(threadId: string): ThreadState | undefined {
+    return this.#states.get(threadId);
   }
 
   all(): IterableIterator<ThreadState> {

@@ -116,6 +116,11 @@ export class Turns {
   async #onEnd(state: ThreadState, result: TurnResult): Promise<void> {
     const active = state.active;
     if (!active) return;
+    if (state.lost) {
+      // Another instance holds the thread now and runs this turn again: nothing is recorded here.
+      this.p.forget(state);
+      return;
+    }
     if (result.status === "suspended") {
       active.phase = "suspended";
       return;
@@ -136,6 +141,8 @@ export class Turns {
     const gateway = this.p.registry.get(state.gateway);
     await this.p.store.transaction(async () => {
       await this.p.store.inbox.markDone(active.inboxId, status);
+      // After the record is locked by its update: the fence (several instances) rolls all back.
+      await this.p.fence(state);
       for (const id of active.steered) await this.p.store.inbox.markDone(id, "done");
       if (gateway && text) {
         const key = `${gateway.name}:in${active.inboxId}`;

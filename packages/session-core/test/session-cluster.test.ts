@@ -83,6 +83,27 @@ describe("several instances over one store", () => {
     await until(() => b.gateway.textsTo("T").length >= 2, "b sends the replies");
   });
 
+  it("a holder cut off without noticing does not commit the turn another instance took over: one turn, one reply", async () => {
+    const { a, b, cluster } = await pair();
+    await say(a, "T", "use wait_gate first");
+    await until(() => a.gates.calls.length === 1, "the turn at its gate on a");
+    // a's connection is gone but a has not noticed: b's sweep finds the running record and reruns it.
+    cluster.cut("a");
+    await until(() => b.gates.calls.length === 1, "the same turn run again on b");
+    // a's turn ends first: its commit is refused, and nothing of it is recorded or sent.
+    a.gates.openAll();
+    await a.session.idle();
+    expect(texts([a, b], "T")).toEqual([]);
+    expect((await a.db.inbox.unfinished()).map((r) => r.status)).toEqual(["running"]);
+    b.gates.openAll();
+    await until(() => texts([a, b], "T").length === 1, "b's reply");
+    await b.session.idle();
+    expect(texts([a, b], "T")).toHaveLength(1);
+    const memory = await b.db.createMemory({ canSummarize: false }).load({ userId: "mock", conversationId: "T" });
+    expect(memory.filter((m) => m.role === "user").map((m) => m.content)).toEqual(["use wait_gate first"]);
+    expect(await b.db.inbox.unfinished()).toEqual([]);
+  });
+
   it("applies the busy policy of the holder to a message recorded elsewhere (reject)", async () => {
     const { a, b } = await pair({ policy: "reject" });
     await say(a, "T", "use wait_gate first");

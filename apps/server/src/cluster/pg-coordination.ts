@@ -77,6 +77,8 @@ export async function pgCoordination(options: {
       return () => handle.stop();
     },
     onThreadsLost: (handler) => locks.onLost(handler),
+    // Asked of the server on the link's session: a drop not noticed yet still fails it.
+    fence: (key) => locks.assertHeld(key),
     async close() {
       for (const leader of leaders) await leader.stop();
       await leadership.stop();

@@ -7,6 +7,11 @@ export interface MemoryCluster {
   instance(id: string): Coordination;
   /** The instance's connection drops: its locks and roles go to others at once. */
   drop(id: string): void;
+  /**
+   * The instance's connection drops and it has not noticed yet: its thread locks go to others at
+   * once (its fence fails), but it is told nothing and keeps its roles until `drop(id)`.
+   */
+  cut(id: string): void;
   /** Who holds each thread lock now. */
   holders(): Map<string, string>;
   leaderOf(role: string): string | undefined;
@@ -23,6 +28,8 @@ export function createMemoryCluster(): MemoryCluster {
   const subscribers = new Set<{ id: string; handler: (m: ClusterMessage) => void }>();
   const lostHandlers = new Map<string, Set<(keys: string[]) => void>>();
   const dropped = new Set<string>();
+  /** Cut off without knowing it: can take nothing, still believes what it held. */
+  const severed = new Set<string>();
 
   const promote = (role: string) => {
     const line = roles.get(role);
@@ -54,11 +61,18 @@ export function createMemoryCluster(): MemoryCluster {
       for (const role of roles.keys()) leave(role, id);
       for (const s of [...subscribers]) if (s.id === id) subscribers.delete(s);
     },
+    cut(id) {
+      severed.add(id);
+      for (const [key, holder] of [...locks]) if (holder === id) locks.delete(key);
+    },
     instance(id) {
       return {
+        async fence(key) {
+          if (locks.get(key) !== id) throw new Error(`${id} does not hold ${key}`);
+        },
         shared: true,
         async acquireThread(key) {
-          if (dropped.has(id)) return false;
+          if (dropped.has(id) || severed.has(id)) return false;
           const holder = locks.get(key);
           if (holder && holder !== id) return false;
           locks.set(key, id);

@@ -45,6 +45,14 @@ export function createMemorySessionStore(now: () => number = Date.now): SessionS
           .map((r) => ({ ...r })),
       unfinished: async () =>
         inbox.filter((r) => r.status === "queued" || r.status === "running").map((r) => ({ ...r })),
+      // One process, no concurrent transactions: nothing to wait for.
+      unfinishedOf: async (gateway: string, thread: string) =>
+        inbox
+          .filter(
+            (r) =>
+              r.gateway === gateway && r.thread === thread && (r.status === "queued" || r.status === "running"),
+          )
+          .map((r) => ({ ...r })),
       prune: async () => 0,
     },
     interactions: {
