@@ -3,11 +3,12 @@
 // one turn and one reply, in per-thread order. The Telegram long-poll is held by one instance at a
 // time and moves when its holder dies. Cancel, steer and an approval sent to another instance than
 // the run's reach the run.
+import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ChatDb, openPostgresChatDb } from "@agentsvc/chat-store";
-import { startPostgres, postgresMissing, type TestPostgres } from "@agentsvc/pg-test";
+import { postgresBinDir, postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/pg-test";
 import { TelegramFake } from "@agentsvc/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Hooks, Instance, Page } from "./instances.js";
@@ -148,6 +149,54 @@ describe.skipIf(postgresMissing)("three instances over one PostgreSQL", () => {
     await until(() => botTexts(chatId).length >= 1, "the reply after the takeover", 30_000);
     expect(conflicts()).toEqual([]);
   });
+
+  it("the instances' PostgreSQL links are cut mid-turn: every message still gets exactly one turn and one reply", async () => {
+    const hooks = live().map((i) => new Hooks(i, SECRET));
+    const threads = Array.from({ length: 6 }, (_, t) => `cut${t}`);
+    for (const [t, thread] of threads.entries()) {
+      expect(
+        await (hooks[t % hooks.length] as Hooks).send({
+          id: `ev-${thread}`,
+          thread,
+          text: `use pause ${thread}`,
+        }),
+      ).toBe(true);
+    }
+    // The turns are in their tool (1.5 s): cut every instance's link (its thread locks go with it).
+    await new Promise((r) => setTimeout(r, 500));
+    const cut = execFileSync(
+      join(postgresBinDir() as string, "psql"),
+      [
+        "-h",
+        "127.0.0.1",
+        "-p",
+        String(pg.port),
+        "-U",
+        "postgres",
+        "-At",
+        "-c",
+        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'agentsvc-cluster'",
+      ],
+      { encoding: "utf8" },
+    );
+    expect(Number(cut.trim())).toBe(live().length);
+    const reader = hooks[0] as Hooks;
+    await until(async () => {
+      for (const thread of threads)
+        if ((await reader.messages(thread)).filter((m) => m.kind === "reply").length < 1) return false;
+      return true;
+    }, "a reply in every thread");
+    await new Promise((r) => setTimeout(r, 2000)); // a turn committed twice would have replied by now
+    for (const thread of threads) {
+      const replies = (await reader.messages(thread)).filter((m) => m.kind === "reply");
+      expect(replies, `replies in ${thread}`).toHaveLength(1);
+      const memory = await store
+        .createMemory({ canSummarize: false })
+        .load({ userId: "hooks", conversationId: thread });
+      expect(memory.filter((m) => m.role === "user").map((m) => m.content)).toEqual([`use pause ${thread}`]);
+    }
+    expect(await store.inbox.unfinished()).toEqual([]);
+  }, 90_000);
 
   it("cancel and steer sent to another instance reach the run, a stream reconnect there is sent back (421), and an approval decided elsewhere runs the tool once", async () => {
     const [x, y] = live() as [Instance, Instance];
