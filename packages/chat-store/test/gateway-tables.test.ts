@@ -104,7 +104,8 @@ eachDriver((driver) => {
     it("unfinishedOf waits for a commit of that thread in flight and leaves out what it finished", async () => {
       const db = await driver.open();
       const accept = async (thread: string, text: string) =>
-        ((await db.inbox.accept({ gateway: "g", dedupKey: text, thread, text, origin })) as { id: number }).id;
+        ((await db.inbox.accept({ gateway: "g", dedupKey: text, thread, text, origin })) as { id: number })
+          .id;
       const a = await accept("t1", "a");
       await accept("t1", "b");
       await accept("t2", "c");

@@ -83,7 +83,10 @@ export class ThreadLocks {
 /** This instance does not hold the thread's lock (any more): another instance may run the thread. */
 export class ThreadLockLostError extends Error {
   constructor(key: string, cause?: unknown) {
-    super(`thread ${key}: this instance no longer holds its lock`, cause === undefined ? undefined : { cause });
+    super(
+      `thread ${key}: this instance no longer holds its lock`,
+      cause === undefined ? undefined : { cause },
+    );
     this.name = "ThreadLockLostError";
   }
 }

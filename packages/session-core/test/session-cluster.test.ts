@@ -99,7 +99,9 @@ describe("several instances over one store", () => {
     await until(() => texts([a, b], "T").length === 1, "b's reply");
     await b.session.idle();
     expect(texts([a, b], "T")).toHaveLength(1);
-    const memory = await b.db.createMemory({ canSummarize: false }).load({ userId: "mock", conversationId: "T" });
+    const memory = await b.db
+      .createMemory({ canSummarize: false })
+      .load({ userId: "mock", conversationId: "T" });
     expect(memory.filter((m) => m.role === "user").map((m) => m.content)).toEqual(["use wait_gate first"]);
     expect(await b.db.inbox.unfinished()).toEqual([]);
   });

@@ -50,7 +50,9 @@ export function createMemorySessionStore(now: () => number = Date.now): SessionS
         inbox
           .filter(
             (r) =>
-              r.gateway === gateway && r.thread === thread && (r.status === "queued" || r.status === "running"),
+              r.gateway === gateway &&
+              r.thread === thread &&
+              (r.status === "queued" || r.status === "running"),
           )
           .map((r) => ({ ...r })),
       prune: async () => 0,
