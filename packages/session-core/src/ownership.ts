@@ -127,9 +127,6 @@ export class Ownership {
     if (this.p.stopping()) return;
     const rows = await this.p.store.inbox.unfinished();
     if (rows.length === 0) return;
-    const atRest = new Set(
-      (await this.p.store.runStore.list()).filter((r) => !r.continuation).map((r) => r.options.threadId),
-    );
     const queued = new Set(
       rows.filter((r) => r.status === "queued").map((r) => gatewayThreadId(r.gateway, r.thread)),
     );
@@ -138,7 +135,12 @@ export class Ownership {
       const threadId = gatewayThreadId(rec.gateway, rec.thread);
       if (seen.has(threadId) || this.holds(threadId) || !this.p.registry.get(rec.gateway)) continue;
       seen.add(threadId);
-      if (atRest.has(threadId) && !queued.has(threadId)) continue;
+      // Only a running record: a suspended turn (waiting for a decision) is at rest. Asked per
+      // thread, not by listing every suspended run each time (there may be thousands).
+      if (!queued.has(threadId)) {
+        const saved = await this.p.store.runStore.get(threadId);
+        if (saved && !saved.continuation) continue;
+      }
       await this.poke(rec.gateway, rec.thread);
     }
   }

@@ -133,6 +133,29 @@ describe("several instances over one store", () => {
     });
   });
 
+  it("leaves a thread that waits for a decision alone: no sweep takes it over until it is decided", async () => {
+    const { a, b, cluster } = await pair();
+    await say(a, "T", "use delete_file report.txt");
+    await until(() => a.gateway.decisionRequests.length === 1, "the approval request");
+    await until(() => !cluster.holders().has("gw:mock:T"), "the suspended thread let go");
+    // Taking a thread over reads its records with unfinishedOf: count who does.
+    const takeovers: string[] = [];
+    for (const r of [a, b]) {
+      const inbox = r.db.inbox;
+      const read = inbox.unfinishedOf.bind(inbox);
+      inbox.unfinishedOf = (gateway, thread) => {
+        takeovers.push(thread);
+        return read(gateway, thread);
+      };
+    }
+    await new Promise((r) => setTimeout(r, 600)); // six sweeps on each instance
+    expect(takeovers).toEqual([]);
+    const requestId = a.gateway.decisionRequests[0]?.requestId as string;
+    expect(await b.session.decide(requestId, { decision: "approve" }, "user-1")).toMatchObject({ ok: true });
+    await until(() => b.executed.length === 1, "the approved tool on b");
+    expect(takeovers).toEqual(["T"]);
+  });
+
   it("a decision taken on the other instance holds the thread there: a message meanwhile waits behind the approved tool", async () => {
     const { a, b, cluster } = await pair();
     await say(a, "T", "use slow_delete report.txt");
