@@ -90,7 +90,7 @@ export interface RunManagerApi {
   /** Continues a run whose decision was recorded before a restart (optional: RunManager has it). */
   continueInterrupted?(threadId: string, options?: ContinueOptions): Promise<RunHandle>;
   /** Checkpointed continuations left by a previous process (optional: RunManager has it). */
-  interrupted?(): Promise<SuspendedRun[]>;
+  interrupted?(threadId?: string): Promise<SuspendedRun[]>;
   /**
    * Forgets what this process knows of a thread that is not running here (a suspension, a retained
    * record), because another instance sharing the store may run it next. A running thread is kept.

@@ -388,8 +388,13 @@ export class RunManager implements RunManagerApi {
     this.retained.remove(threadId);
   }
 
-  async interrupted(): Promise<SuspendedRun[]> {
-    return (await this.runStore.list()).filter((r) => r.continuation && r.agentName === this.agent.name);
+  /** Continuations recorded before a restart (of one thread when given: no listing of every run). */
+  async interrupted(threadId?: string): Promise<SuspendedRun[]> {
+    const runs =
+      threadId === undefined
+        ? await this.runStore.list()
+        : [await this.runStore.get(threadId)].filter((r) => r !== undefined);
+    return runs.filter((r) => r.continuation && r.agentName === this.agent.name);
   }
 
   /**

@@ -94,6 +94,9 @@ describe("continuation checkpoints", () => {
     const restarted = new RunManager({ agent, memory, runStore });
     await restarted.ready();
     expect((await restarted.interrupted()).map((r) => r.options.threadId)).toEqual(["t-bank"]);
+    // Of one thread: the same run, or none for another thread.
+    expect((await restarted.interrupted("t-bank")).map((r) => r.options.threadId)).toEqual(["t-bank"]);
+    expect(await restarted.interrupted("t-other")).toEqual([]);
     expect(() => restarted.start({ input: "x", threadId: "t-bank", ...user })).toThrow(
       expect.objectContaining({ code: "thread_busy" }),
     );

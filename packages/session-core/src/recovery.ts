@@ -43,7 +43,7 @@ export async function recover(
   );
 
   // 1. Continuations whose decision was recorded: go on from their checkpoint.
-  const interrupted = (await p.runs.interrupted?.()) ?? [];
+  const interrupted = (await p.runs.interrupted?.(one)) ?? [];
   for (const run of interrupted) {
     const gatewayRun = run.options.threadId.startsWith("gw:");
     if (gatewayRun ? !mine(run.options.threadId) : !shared) continue;
