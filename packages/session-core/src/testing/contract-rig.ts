@@ -51,6 +51,10 @@ export class ContractRig {
   readonly logger = pino({ level: process.env.CONTRACT_LOG ?? "silent" });
   gateway!: Gateway;
   session!: GatewaySession;
+  /** The context the session last started the adapter with. */
+  #context: GatewayContext | undefined;
+  /** The adapter as the session has it (its `start` passes through `deliverHook`). */
+  #registered: Gateway | undefined;
   runs!: RunManager;
   /** Replace to delay or fail ingest as the adapter sees it. */
   deliverHook:
@@ -65,12 +69,14 @@ export class ContractRig {
   async start(): Promise<void> {
     const inner = await this.harness.gateway();
     // The adapter's context passes through a hook so a test can hold or fail `deliver`.
-    const start = (ctx: GatewayContext) =>
-      inner.start({
+    const start = (ctx: GatewayContext) => {
+      this.#context = ctx;
+      return inner.start({
         ...ctx,
         deliver: (inbound) =>
           this.deliverHook ? this.deliverHook(inbound, ctx.deliver) : ctx.deliver(inbound),
       });
+    };
     const gateway = new Proxy(inner, {
       get(target, prop) {
         if (prop === "start") return start;
@@ -79,6 +85,7 @@ export class ContractRig {
       },
     });
     this.gateway = inner;
+    this.#registered = gateway;
     const registry = new GatewayRegistry(this.logger);
     registry.register(gateway);
     this.runs = new RunManager({
@@ -97,6 +104,18 @@ export class ContractRig {
       outbox: { baseDelayMs: 20, maxDelayMs: 200 },
     });
     await this.session.start();
+  }
+
+  /**
+   * Stops the adapter and starts the same object again, as a session does when this instance
+   * loses its lead and takes it back (several instances): nothing else restarts.
+   */
+  async restartAdapterInPlace(): Promise<void> {
+    const ctx = this.#context;
+    if (!ctx) throw new Error("contract rig: the adapter was never started");
+    const gateway = this.#registered as Gateway;
+    await gateway.stop();
+    await gateway.start(ctx);
   }
 
   async restart(): Promise<void> {

@@ -165,6 +165,18 @@ export const contractCases: Record<string, Case> = {
     expect(await repliesWith(h, t)).toHaveLength(1);
   },
 
+  "the same adapter object stopped and started again (its instance lost the lead, then took it back) answers once":
+    async (rig, h) => {
+      const [a] = threadsOf(h);
+      const before = token();
+      await roundTrip(rig, h, a, `${before}-id`, `before ${before}`);
+      await rig.restartAdapterInPlace();
+      const after = token();
+      await roundTrip(rig, h, a, `${after}-id`, `after ${after}`);
+      expect(await repliesWith(h, before)).toHaveLength(1);
+      expect(await repliesWith(h, after)).toHaveLength(1);
+    },
+
   "a backlog recorded before a restart is answered once per message, in order": async (rig, h) => {
     const [a] = threadsOf(h);
     await rig.stop();
