@@ -2,7 +2,7 @@ import type { ChunkDelta, ChunkEnvelope } from "./chunk.js";
 import type { RunEvent } from "./run-manager-types.js";
 
 /** The fields of one chunk; the `chat.completion.chunk` envelope is built only when read. */
-interface Entry {
+export interface LogEntry {
   id: string;
   model: string;
   created: number;
@@ -33,7 +33,7 @@ interface Packed {
  * replays it.
  */
 export class RunEventLog {
-  private entries: Entry[] = [];
+  private entries: LogEntry[] = [];
   private firstSeq: number;
   private packed: Packed | undefined;
   private waiters: (() => void)[] = [];
@@ -71,12 +71,12 @@ export class RunEventLog {
     finish: string | null = null,
     kind?: ChunkEnvelope["kind"],
   ): void {
-    const entry: Entry = { id, model, created: Math.floor(Date.now() / 1000), delta, finish };
+    const entry: LogEntry = { id, model, created: Math.floor(Date.now() / 1000), delta, finish };
     if (kind) entry.kind = kind;
     this.append(entry);
   }
 
-  private append(entry: Entry): void {
+  private append(entry: LogEntry): void {
     if (this.packed) this.unpack();
     this.retired = false;
     if (this.entries.length === 0) this.firstSeq = this.next;
@@ -87,15 +87,28 @@ export class RunEventLog {
 
   /** Events after `after`, up to seq `through` and at most `max` of them. */
   since(after: number, through = Number.POSITIVE_INFINITY, max = Number.POSITIVE_INFINITY): RunEvent[] {
+    const out: RunEvent[] = [];
+    this.visit(after, through, max, (seq, entry) => out.push({ seq, chunk: envelope(entry) }));
+    return out;
+  }
+
+  /**
+   * Calls `fn` with the seq and fields of each event after `after` (up to seq `through`, at most
+   * `max`), building no envelope; returns the seq of the last one (`after` when none). What a
+   * writer that serializes the fields itself reads, with nothing per event to collect.
+   */
+  visit(
+    after: number,
+    through: number,
+    max: number,
+    fn: (seq: number, entry: Readonly<LogEntry>) => void,
+  ): number {
     const entries = this.packed ? unpackEntries(this.packed) : this.entries;
     // seq values are contiguous, so the start and end indexes are arithmetic.
     const start = Math.max(0, after + 1 - this.firstSeq);
     const end = Math.min(entries.length, through + 1 - this.firstSeq, start + max);
-    const out: RunEvent[] = [];
-    for (let i = start; i < end; i++) {
-      out.push({ seq: this.firstSeq + i, chunk: envelope(entries[i] as Entry) });
-    }
-    return out;
+    for (let i = start; i < end; i++) fn(this.firstSeq + i, entries[i] as LogEntry);
+    return end > start ? this.firstSeq + end - 1 : after;
   }
 
   changed(): Promise<void> {
@@ -140,7 +153,7 @@ export class RunEventLog {
     const kinds: (string | number)[] = [];
     let run: (string | number)[] | undefined;
     for (let i = 0; i < entries.length; i++) {
-      const e = entries[i] as Entry;
+      const e = entries[i] as LogEntry;
       deltas.push(e.delta);
       if (run && run[1] === e.id && run[2] === e.model && run[3] === e.created) (run[0] as number)++;
       else {
@@ -165,7 +178,7 @@ export class RunEventLog {
   }
 }
 
-function envelope(e: Entry): ChunkEnvelope {
+function envelope(e: LogEntry): ChunkEnvelope {
   const chunk: ChunkEnvelope = {
     id: e.id,
     object: "chat.completion.chunk",
@@ -177,24 +190,24 @@ function envelope(e: Entry): ChunkEnvelope {
   return chunk;
 }
 
-function unpackEntries(packed: Packed): Entry[] {
+function unpackEntries(packed: Packed): LogEntry[] {
   const deltas = JSON.parse(packed.deltas) as ChunkDelta[];
   const [headers, finishes, kinds] = JSON.parse(packed.rest) as [
     [number, string, string, number][],
     (string | number)[],
     (string | number)[],
   ];
-  const entries: Entry[] = [];
+  const entries: LogEntry[] = [];
   for (const [count, id, model, created] of headers) {
     for (let n = 0; n < count; n++) {
       entries.push({ id, model, created, delta: deltas[entries.length] as ChunkDelta, finish: null });
     }
   }
   for (let i = 0; i < finishes.length; i += 2) {
-    (entries[finishes[i] as number] as Entry).finish = finishes[i + 1] as string;
+    (entries[finishes[i] as number] as LogEntry).finish = finishes[i + 1] as string;
   }
   for (let i = 0; i < kinds.length; i += 2) {
-    (entries[kinds[i] as number] as Entry).kind = kinds[i + 1] as ChunkEnvelope["kind"];
+    (entries[kinds[i] as number] as LogEntry).kind = kinds[i + 1] as ChunkEnvelope["kind"];
   }
   return entries;
 }

@@ -1,4 +1,4 @@
-import type { RunEventLog } from "./event-log.js";
+import type { LogEntry, RunEventLog } from "./event-log.js";
 import type { RunEvent, RunHandle, RunStatus, TurnResult } from "./run-manager-types.js";
 import type { RunOptions } from "./run-store.js";
 
@@ -71,6 +71,12 @@ export class RunSegment implements RunHandle {
     log.addReader();
     return {
       envelopes: true,
+      visit(max, fn) {
+        const last = log.visit(position, segment.endSeq, max, fn);
+        const count = last - position;
+        position = last;
+        return count;
+      },
       take(max) {
         const batch = log.since(position, segment.endSeq, max);
         if (batch.length > 0) position = (batch[batch.length - 1] as RunEvent).seq;
@@ -102,6 +108,11 @@ export interface EventCursor {
    * when none yet.
    */
   take(max?: number): RunEvent[];
+  /**
+   * Like `take`, but calls `fn` with each event's seq and fields instead of building envelopes;
+   * returns how many it visited.
+   */
+  visit(max: number, fn: (seq: number, entry: Readonly<LogEntry>) => void): number;
   /** True once every event of the segment has been taken. */
   readonly ended: boolean;
   /** Seq of the last event taken (the `after` given, before any). */

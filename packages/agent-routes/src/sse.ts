@@ -1,4 +1,4 @@
-import type { ChunkEnvelope, RunEvent, RunHandle } from "@agentsvc/agent-core";
+import type { RunEvent, RunHandle } from "@agentsvc/agent-core";
 import type { ServerResponse } from "node:http";
 import type { Context, MiddlewareHandler } from "hono";
 
@@ -128,7 +128,7 @@ interface FrameOut {
  */
 class SseFeed {
   private cursor: Cursor | undefined;
-  private chunkJson: ((chunk: ChunkEnvelope) => string) | undefined;
+  private readonly chunks = new ChunkFrames();
   private lastId: number;
   private waiting = false;
   private finishing = false;
@@ -148,18 +148,23 @@ class SseFeed {
     let cursor = this.cursor;
     if (!cursor) {
       cursor = this.cursor = cursorOf(this.handle, this.after);
-      this.chunkJson = cursor.envelopes ? envelopeJson() : (chunk: unknown) => JSON.stringify(chunk);
       if (!this.out.send(frame("thread", this.handle.threadId, this.after))) return;
     }
     while (true) {
-      const batch = cursor.take(BATCH);
-      if (batch.length === 0) break;
       let text = "";
-      const chunkJson = this.chunkJson as (chunk: ChunkEnvelope) => string;
-      for (const event of batch) {
-        // JSON text never holds a raw line break, so the chunk's data is one `data:` line.
-        text += `event: chunk\ndata: ${chunkJson(event.chunk)}\nid: ${event.seq}\n\n`;
-        this.lastId = event.seq;
+      if (cursor.visit) {
+        // The log's own cursor: frames straight from its fields, no envelope objects per event.
+        this.chunks.text = "";
+        if (cursor.visit(BATCH, this.chunks.add) === 0) break;
+        text = this.chunks.text;
+        this.lastId = this.chunks.lastSeq;
+      } else {
+        const batch = cursor.take(BATCH);
+        if (batch.length === 0) break;
+        for (const event of batch) {
+          text += chunkFrame(JSON.stringify(event.chunk), event.seq);
+          this.lastId = event.seq;
+        }
       }
       if (!this.out.send(text)) return;
     }
@@ -196,32 +201,56 @@ function frame(event: string, data: string, id: number): string {
   return `event: ${event}\ndata: ${lines}\nid: ${id}\n\n`;
 }
 
+/** A `chunk` message; JSON text never holds a raw line break, so its data is one `data:` line. */
+function chunkFrame(json: string, seq: number): string {
+  return `event: chunk\ndata: ${json}\nid: ${seq}\n\n`;
+}
+
+/** The fields of one chunk as the run's event log keeps them. */
+interface ChunkFields {
+  id: string;
+  model: string;
+  created: number;
+  delta: unknown;
+  finish: string | null;
+  kind?: string;
+}
+
 /**
- * `JSON.stringify` of a chunk envelope as the run's event log builds it (keys id, object, created,
- * model, choices, then kind when set), with the part shared by every chunk of one model call
- * serialized once: per token only the delta is. Byte-for-byte the same text.
+ * `chunk` frames of log entries, their data byte-for-byte `JSON.stringify` of the envelope the log
+ * would build (keys id, object, created, model, choices, then kind when set). The part shared by
+ * every chunk of one model call is serialized once: per token only the delta is.
  */
-function envelopeJson(): (chunk: ChunkEnvelope) => string {
-  let id: string | undefined;
-  let created = 0;
-  let model = "";
-  let head = "";
-  return (chunk) => {
-    if (chunk.id !== id || chunk.created !== created || chunk.model !== model) {
-      ({ id, created, model } = chunk);
-      head = `{"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${JSON.stringify(created)},"model":${JSON.stringify(model)},"choices":[{"index":0,"delta":`;
+class ChunkFrames {
+  text = "";
+  lastSeq = 0;
+  private id: string | undefined;
+  private created = 0;
+  private model = "";
+  private head = "";
+
+  readonly add = (seq: number, e: ChunkFields): void => {
+    if (e.id !== this.id || e.created !== this.created || e.model !== this.model) {
+      this.id = e.id;
+      this.created = e.created;
+      this.model = e.model;
+      this.head = `{"id":${JSON.stringify(e.id)},"object":"chat.completion.chunk","created":${JSON.stringify(e.created)},"model":${JSON.stringify(e.model)},"choices":[{"index":0,"delta":`;
     }
-    const { delta, finish_reason: finish } = chunk.choices[0];
-    const kind = chunk.kind === undefined ? "" : `,"kind":${JSON.stringify(chunk.kind)}`;
-    return `${head}${JSON.stringify(delta)},"finish_reason":${finish === null ? "null" : JSON.stringify(finish)}}]${kind}}`;
+    const finish = e.finish === null ? "null" : JSON.stringify(e.finish);
+    const kind = e.kind === undefined ? "" : `,"kind":${JSON.stringify(e.kind)}`;
+    this.text += chunkFrame(
+      `${this.head}${JSON.stringify(e.delta)},"finish_reason":${finish}}]${kind}}`,
+      seq,
+    );
+    this.lastSeq = seq;
   };
 }
 
 /** What the writer reads: buffered events in batches, and a wait for more. */
 interface Cursor {
-  /** True when every chunk is an envelope as RunEventLog builds it (see `envelopeJson`). */
-  readonly envelopes?: boolean;
   take(max?: number): RunEvent[];
+  /** The event log's cursor (RunSegment) also hands out entries' fields (see `ChunkFrames`). */
+  visit?(max: number, fn: (seq: number, entry: ChunkFields) => void): number;
   readonly ended: boolean;
   wake(callback: () => void): void;
   close(): void;
