@@ -1,5 +1,7 @@
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunningServer } from "../src/index.js";
 import { startHello } from "./hello-server.js";
@@ -9,10 +11,12 @@ afterEach(async () => {
   for (const server of servers.splice(0)) await server.shutdown();
 });
 
-// Opens `count` connections at once and prints how many the kernel completed within `ms`.
+// Opens `count` connections at once and prints how many the kernel completed within `ms`. It
+// creates the file \`ready\` first, so the parent knows when to stop accepting.
 const BURST = `
 const net = require("node:net");
-const [port, count, ms] = process.argv.slice(1).map(Number);
+const [port, count, ms] = process.argv.slice(1, 4).map(Number);
+require("node:fs").writeFileSync(process.argv[4], "");
 let connected = 0;
 for (let i = 0; i < count; i++) {
   const socket = net.connect(port, "127.0.0.1");
@@ -28,14 +32,18 @@ setTimeout(() => { console.log(connected); process.exit(0); }, ms);
  * retried a second or more later.
  */
 async function connectedWhileBusy(server: RunningServer, count: number): Promise<number> {
-  const child = spawn(process.execPath, ["-e", BURST, String(server.port), String(count), "1000"], {
+  const ready = join(mkdtempSync(join(tmpdir(), "agentsvc-burst-")), "ready");
+  const child = spawn(process.execPath, ["-e", BURST, String(server.port), String(count), "1000", ready], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   let out = "";
   child.stdout.on("data", (data: Buffer) => (out += data.toString()));
   const exited = new Promise((resolve) => child.once("exit", resolve));
-  // Busy for longer than the child's whole window: nothing is accepted until it has counted.
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1800);
+  // Busy (this process accepts nothing) from before the child connects until after it counted.
+  const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+  const deadline = Date.now() + 10_000;
+  while (!existsSync(ready) && Date.now() < deadline) sleep(5);
+  sleep(1500);
   await exited;
   return Number(out.trim());
 }
