@@ -116,12 +116,15 @@ eachDriver((driver) => {
       ]);
       let release!: () => void;
       const held = new Promise<void>((resolve) => (release = resolve));
+      let marked!: () => void;
+      const markedDone = new Promise<void>((resolve) => (marked = resolve));
       // Another instance's turn commits: its record is marked done, the transaction not yet over.
       const committing = db.transaction(async () => {
         await db.inbox.markDone(a, "done");
+        marked();
         await held;
       });
-      await new Promise((r) => setTimeout(r, 50));
+      await markedDone;
       const read = db.inbox.unfinishedOf("g", "t1");
       const first = await Promise.race([
         read.then(() => "read"),
