@@ -70,7 +70,6 @@ export class RunSegment implements RunHandle {
     let open = true;
     log.addReader();
     return {
-      envelopes: true,
       visit(max, fn) {
         const last = log.visit(position, segment.endSeq, max, fn);
         const count = last - position;
@@ -101,8 +100,6 @@ export class RunSegment implements RunHandle {
 
 /** See `RunSegment.cursor`. */
 export interface EventCursor {
-  /** Every chunk is an envelope as the event log builds it (fixed keys, in a fixed order). */
-  readonly envelopes: true;
   /**
    * Buffered events after the cursor (up to the segment's end, at most `max`), advancing it; []
    * when none yet.

@@ -125,16 +125,7 @@ export class Inbox {
   async unfinishedOf(gateway: string, thread: string): Promise<InboxRecord[]> {
     const rows = await this.ctx.transaction(() =>
       this.ctx.run((db) =>
-        lockRow(
-          db,
-          this.t.inbox,
-          and(
-            eq(this.t.inbox.gateway, gateway),
-            eq(this.t.inbox.thread, thread),
-            inArray(this.t.inbox.status, ["queued", "running"]),
-          ),
-          this.ctx,
-        ),
+        lockRow(db, this.t.inbox, this.ofThread(gateway, thread, ["queued", "running"]), this.ctx),
       ),
     );
     return rows.map(toRecord).sort((a, b) => a.id - b.id);
@@ -146,13 +137,7 @@ export class Inbox {
       db
         .select()
         .from(this.t.inbox)
-        .where(
-          and(
-            eq(this.t.inbox.gateway, gateway),
-            eq(this.t.inbox.thread, thread),
-            eq(this.t.inbox.status, "queued"),
-          ),
-        )
+        .where(this.ofThread(gateway, thread, ["queued"]))
         .orderBy(asc(this.t.inbox.id)),
     );
     return rows.map(toRecord);
@@ -163,15 +148,18 @@ export class Inbox {
       db
         .select({ n: count() })
         .from(this.t.inbox)
-        .where(
-          and(
-            eq(this.t.inbox.gateway, gateway),
-            eq(this.t.inbox.thread, thread),
-            eq(this.t.inbox.status, "queued"),
-          ),
-        ),
+        .where(this.ofThread(gateway, thread, ["queued"])),
     );
     return rows[0]?.n ?? 0;
+  }
+
+  /** The records of one thread in one of `statuses`. */
+  private ofThread(gateway: string, thread: string, statuses: InboxStatus[]) {
+    return and(
+      eq(this.t.inbox.gateway, gateway),
+      eq(this.t.inbox.thread, thread),
+      inArray(this.t.inbox.status, statuses),
+    );
   }
 
   /**

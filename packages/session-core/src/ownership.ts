@@ -173,8 +173,8 @@ export class Ownership {
     try {
       await this.coordination.fence(state.threadId);
     } catch (err) {
+      // The turn being committed is running: `lost` marks it so it winds down uncommitted.
       this.lost([state.threadId]);
-      state.lost = true;
       throw new Error(`thread ${state.threadId}: not committed, this instance no longer holds it`, {
         cause: err,
       });
