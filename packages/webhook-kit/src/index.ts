@@ -9,3 +9,11 @@ export { readSecrets } from "./secrets.js";
 export { type FailedAnswer, jsonOrSendError, type SendErrorOptions, sendErrorFor } from "./send-error.js";
 export { inlineLinks, mapOutsideCode } from "./markdown.js";
 export { plainResponse } from "./responses.js";
+export { readBody, type ReadBodyResult } from "./read-body.js";
+export {
+  type ParseResult,
+  type VerifyResult,
+  type WebhookRefusal,
+  webhookRoute,
+  type WebhookRouteSpec,
+} from "./webhook-route.js";

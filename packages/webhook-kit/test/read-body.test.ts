@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { readBody } from "../src/index.js";
+
+/** A body that never ends (as a chunked request may be): counts what was pulled and whether it was cancelled. */
+function endless(chunkBytes: number) {
+  const seen = { pulled: 0, cancelled: false };
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      seen.pulled++;
+      controller.enqueue(new Uint8Array(chunkBytes).fill(0x61));
+    },
+    cancel() {
+      seen.cancelled = true;
+    },
+  });
+  return { stream, seen };
+}
+
+function streamOf(...chunks: number[][]): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(controller) {
+      for (const c of chunks) controller.enqueue(new Uint8Array(c));
+      controller.close();
+    },
+  });
+}
+
+describe("readBody", () => {
+  it("returns the exact bytes of a body that arrives in several chunks", async () => {
+    const result = await readBody(streamOf([1, 2], [], [3, 0xff]), 10);
+    expect(result).toEqual({ ok: true, bytes: new Uint8Array([1, 2, 3, 0xff]) });
+  });
+
+  it("accepts a body of exactly the limit and refuses one byte more", async () => {
+    expect((await readBody(streamOf([1, 2], [3]), 3)).ok).toBe(true);
+    expect(await readBody(streamOf([1, 2], [3, 4]), 3)).toEqual({ ok: false, reason: "too_large" });
+  });
+
+  it("stops pulling a body that never ends once past the limit, and cancels it", async () => {
+    const { stream, seen } = endless(64 * 1024);
+    const result = await readBody(stream, 1024 * 1024);
+    expect(result).toEqual({ ok: false, reason: "too_large" });
+    // 16 chunks make the limit; the 17th crosses it. A stream may pull one ahead (highWaterMark).
+    expect(seen.pulled).toBeLessThanOrEqual(18);
+    expect(seen.cancelled).toBe(true);
+  });
+
+  it("reads no body as empty", async () => {
+    expect(await readBody(null, 10)).toEqual({ ok: true, bytes: new Uint8Array() });
+  });
+});
