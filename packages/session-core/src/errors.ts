@@ -5,6 +5,13 @@ export interface GatewaySendErrorOptions {
   retryAfterMs?: number;
   /** Will never succeed (403, 404, a chat that is gone): the piece is dead-lettered at once. */
   permanent?: boolean;
+  /**
+   * The platform rejected the gateway's credentials (401, a revoked token): the piece stays pending and
+   * the session stops this gateway until its configuration is fixed.
+   */
+  credentials?: boolean;
+  /** The environment variable that holds the rejected credential, named in the error log. */
+  envVar?: string;
   /** HTTP status, for the log. */
   status?: number;
   cause?: unknown;
@@ -18,6 +25,8 @@ export class GatewaySendError extends Error {
   readonly [BRAND] = true;
   readonly retryAfterMs: number | undefined;
   readonly permanent: boolean;
+  readonly credentials: boolean;
+  readonly envVar: string | undefined;
   readonly status: number | undefined;
 
   constructor(message: string, options: GatewaySendErrorOptions = {}) {
@@ -25,6 +34,8 @@ export class GatewaySendError extends Error {
     this.name = "GatewaySendError";
     this.retryAfterMs = options.retryAfterMs;
     this.permanent = options.permanent ?? false;
+    this.credentials = options.credentials ?? false;
+    this.envVar = options.envVar;
     this.status = options.status;
   }
 }

@@ -26,6 +26,17 @@ export {
   isGatewaySendError,
   retryAfterMs,
 } from "./errors.js";
+export {
+  classifyFailure,
+  type FailureClass,
+  type FailureFacts,
+  type FailureKind,
+  type PlatformRule,
+  sendFailure,
+  type SendFailureOptions,
+} from "./send-failure.js";
+export { MissingConfigError, readSecrets, type ReadSecretsOptions } from "./secrets.js";
+export { decisionLabel, decodeDecision, encodeDecision, pressableDecisions } from "./decision-codec.js";
 export { Backoff, type BackoffOptions, backoffDelay, sleep } from "./backoff.js";
 export { chunkText } from "./chunk-text.js";
 export { GatewayRegistry } from "./registry.js";

@@ -1,18 +1,22 @@
-// Secrets of a gateway entry: environment variable names in the entry, values read at start from
-// the session's environment (the factory's `env` as a fallback), missing = "" and logged once.
-import type { GatewayContext } from "@agentsvc/session-core";
+// Deprecated: session-core's `readSecrets` is the one secrets reader (the options' `env` overrides the
+// session's, a missing required secret fails the start). This keeps the old call shape and behaviour
+// (every secret optional, an empty one logged) until the adapters that call it have moved over.
+import { readSecrets as readSessionSecrets, type GatewayContext } from "@agentsvc/session-core";
 
+/** @deprecated Use `readSecrets` from `@agentsvc/session-core`. */
 export function readSecrets<K extends string>(
   context: Pick<GatewayContext, "env" | "logger">,
   names: Record<K, string>,
-  fallback?: Readonly<Record<string, string | undefined>>,
+  env?: Readonly<Record<string, string | undefined>>,
 ): Record<K, string> {
-  const out = {} as Record<K, string>;
-  for (const [key, envVar] of Object.entries(names) as [K, string][]) {
-    const value = context.env[envVar] ?? fallback?.[envVar] ?? "";
-    if (value === "")
-      context.logger.warn({ envVar }, `${envVar} is empty: the gateway cannot work until it is set`);
-    out[key] = value;
+  const keys = Object.keys(names) as K[];
+  const out = readSessionSecrets(context, names, { ...(env ? { env } : {}), optional: keys });
+  for (const key of keys) {
+    if (out[key] === "")
+      context.logger.warn(
+        { envVar: names[key] },
+        `${names[key]} is empty: the gateway cannot work until it is set`,
+      );
   }
   return out;
 }

@@ -1,6 +1,7 @@
-// A platform API's failed answer as the outbox needs it: wait as told on 429 (Retry-After), retry
-// 5xx, 408 and anything the caller calls throttling, give up at once on any other 4xx.
-import { GatewaySendError, retryAfterMs } from "@agentsvc/session-core";
+// A platform API's failed answer as the outbox needs it. The verdict comes from session-core's one
+// classifier (429/408/425/5xx retry, 401 credentials, other 4xx permanent); this file only reads the
+// answer and adds the caller's own throttling signal.
+import { type GatewaySendError, type PlatformRule, sendFailure } from "@agentsvc/session-core";
 
 export interface FailedAnswer {
   status: number;
@@ -17,22 +18,44 @@ export interface SendErrorOptions {
   throttled?: boolean;
   /** Wait when throttled without a Retry-After header. Default 1 s. */
   defaultRetryAfterMs?: number;
+  /**
+   * The variable holding the credential the call used. With it a 401 is a `credentials` error (the
+   * session stops the gateway and names the variable); without it a 401 is dead-lettered as before.
+   */
+  envVar?: string;
+  /** The platform's own codes, consulted before the defaults. */
+  platformRule?: PlatformRule;
 }
 
 export function sendErrorFor(answer: FailedAnswer, options: SendErrorOptions): GatewaySendError {
   const { status } = answer;
-  const detail = `${status} ${answer.body.slice(0, 300)}`;
-  if (status === 429 || options.throttled) {
-    return new GatewaySendError(`${options.platform}: ${options.call} throttled (${detail})`, {
+  const retryAfter = answer.headers.get("retry-after");
+  const throttled = status === 429 || options.throttled === true;
+  // Throttling without a wait from the platform waits the default rather than the first backoff step.
+  const wait = throttled && retryAfter === null ? (options.defaultRetryAfterMs ?? 1_000) : undefined;
+  const rule: PlatformRule = (facts) => {
+    if (options.throttled) return { kind: "retry", ...(wait !== undefined ? { retryAfterMs: wait } : {}) };
+    const ruled = options.platformRule?.(facts);
+    if (ruled) return ruled;
+    // Until a caller names the variable it authenticates with, its 401 is dead-lettered as before
+    // (stopping a gateway needs the variable for the log line that tells the operator what to fix).
+    if (facts.status === 401 && options.envVar === undefined) return { kind: "permanent" };
+    return undefined;
+  };
+  return sendFailure(
+    {
       status,
-      retryAfterMs: retryAfterMs(answer.headers.get("retry-after")) ?? options.defaultRetryAfterMs ?? 1_000,
-    });
-  }
-  const permanent = status >= 400 && status < 500 && status !== 408;
-  return new GatewaySendError(`${options.platform}: ${options.call} answered ${detail}`, {
-    status,
-    permanent,
-  });
+      retryAfter,
+      ...(wait !== undefined ? { retryAfterMs: wait } : {}),
+      detail: answer.body.slice(0, 300),
+    },
+    {
+      platform: options.platform,
+      call: options.call,
+      ...(options.envVar !== undefined ? { envVar: options.envVar } : {}),
+      platformRule: rule,
+    },
+  );
 }
 
 /** Reads a response body and turns a non-2xx answer into the outbox's error; the parsed JSON otherwise. */

@@ -48,10 +48,27 @@ describe("sendErrorFor", () => {
       retryAfterMs: 5,
     });
   });
+
+  it("classifies through session-core's classifier: 425 retried, 422 permanent, 401 rejected credentials", () => {
+    expect(sendErrorFor(answer(425), options)).toMatchObject({ permanent: false, credentials: false });
+    expect(sendErrorFor(answer(422), options)).toMatchObject({ permanent: true, credentials: false });
+    expect(sendErrorFor(answer(401), { ...options, envVar: "P_TOKEN" })).toMatchObject({
+      permanent: false,
+      credentials: true,
+      envVar: "P_TOKEN",
+    });
+    // A caller that names no variable keeps the old verdict: dead-lettered.
+    expect(sendErrorFor(answer(401), options)).toMatchObject({ permanent: true, credentials: false });
+  });
+
+  it("lets a platform rule turn a body code into a verdict", () => {
+    const platformRule = () => ({ kind: "credentials" as const });
+    expect(sendErrorFor(answer(400), { ...options, platformRule })).toMatchObject({ credentials: true });
+  });
 });
 
 describe("readSecrets", () => {
-  it("reads each variable from the context, then the fallback, and logs the empty ones", () => {
+  it("(deprecated wrapper) reads each variable from the entry env or the context, and logs the empty ones", () => {
     const lines: Record<string, unknown>[] = [];
     const logger = pino({ level: "info" }, { write: (l: string) => void lines.push(JSON.parse(l)) });
     const secrets = readSecrets(
