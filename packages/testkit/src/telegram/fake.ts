@@ -1,13 +1,19 @@
 // A local Telegram Bot API: `/bot<token>/<method>` on 127.0.0.1 with getUpdates long-poll and real
 // offset semantics (an update is confirmed once getUpdates is called with a higher offset), the
 // send/edit/answer methods a bot uses, and faults on command (409 both ways, 429, 5xx, dropped or
-// hung requests).
+// hung requests). `allowed_updates` is kept like the Bot API keeps it: a getUpdates that names it
+// replaces the setting, one that omits it keeps the previous one, and the default is every kind
+// except chat_member, message_reaction and message_reaction_count
+// (https://core.telegram.org/bots/api#getupdates). Updates of other kinds are withheld.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { readParams } from "../http-body.js";
 import { answerJson as sendJson } from "../http-util.js";
 import { type FakeServer, listenLocal } from "../server.js";
 import { TelegramChat } from "./chat.js";
-import type { TelegramApiCall, TelegramFault, TelegramUser, Update } from "./types.js";
+import type { TelegramApiCall, TelegramFault, TelegramUser, Update, WithheldUpdate } from "./types.js";
+
+/** Kinds a bot gets when it never named `allowed_updates` (or named an empty list). */
+const NOT_BY_DEFAULT = new Set(["chat_member", "message_reaction", "message_reaction_count"]);
 
 export interface TelegramFakeOptions {
   token?: string;
@@ -42,6 +48,9 @@ export class TelegramFake {
   #waiter: Waiter | undefined;
   #faults = new Map<string, TelegramFault[]>();
   #webhookUrl = "";
+  #allowed: Set<string> | undefined;
+  /** Updates not handed out because the bot's `allowed_updates` excludes their kind. */
+  readonly withheld: WithheldUpdate[] = [];
 
   private constructor(options: TelegramFakeOptions) {
     this.token = options.token ?? "123456:TEST-token";
@@ -88,8 +97,26 @@ export class TelegramFake {
     await this.#server.close();
   }
 
+  /**
+   * Telegram sends `body` (an Update without its `update_id`, e.g. a documented payload) to the bot;
+   * returns the update id, or -1 when the bot's `allowed_updates` withholds it (see `withheld`).
+   * A `callback_query` in it can be answered once, as a press through `chat.press` can.
+   */
+  pushUpdate(body: Record<string, unknown>): number {
+    const { update_id: _ignored, ...rest } = body;
+    const query = rest.callback_query as { id?: unknown } | undefined;
+    if (query && typeof query.id === "string") this.chat.callbackAnswers.set(query.id, undefined);
+    return this.#push(rest as Omit<Update, "update_id">);
+  }
+
   #push(body: Omit<Update, "update_id">): number {
     const update = { update_id: this.#nextUpdateId++, ...body } as Update;
+    const kind = Object.keys(body)[0] ?? "";
+    const allowed = this.#allowed ? this.#allowed.has(kind) : !NOT_BY_DEFAULT.has(kind);
+    if (!allowed) {
+      this.withheld.push({ update, reason: `${kind} is not in the bot's allowed_updates` });
+      return -1;
+    }
     this.#updates.push(update);
     this.#wake();
     return update.update_id;
@@ -177,6 +204,8 @@ export class TelegramFake {
       clearTimeout(previous.timer);
       sendJson(previous.res, 409, { ok: false, error_code: 409, description: CONFLICT_POLLER });
     }
+    if (Array.isArray(params.allowed_updates))
+      this.#allowed = params.allowed_updates.length > 0 ? new Set(params.allowed_updates.map(String)) : undefined;
     const offset = Number(params.offset ?? 0);
     if (offset > 0) this.#confirm(offset);
     const limit = Math.min(100, Math.max(1, Number(params.limit ?? 100)));

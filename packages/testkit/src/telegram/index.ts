@@ -13,4 +13,5 @@ export type {
   TelegramMessage,
   TelegramUser,
   Update as TelegramUpdate,
+  WithheldUpdate as TelegramWithheldUpdate,
 } from "./types.js";

@@ -44,10 +44,22 @@ export interface CallbackQuery {
   data?: string;
 }
 
+/**
+ * One update: `update_id` plus exactly one optional field naming its kind
+ * (https://core.telegram.org/bots/api#update). The fake types the two kinds a bot usually asks for;
+ * any other kind (`edited_message`, `channel_post`, `my_chat_member`, ...) passes through as JSON.
+ */
 export interface Update {
   update_id: number;
   message?: TelegramMessage;
   callback_query?: CallbackQuery;
+  [kind: string]: unknown;
+}
+
+/** An update the fake did not hand out because the bot's `allowed_updates` excludes its kind. */
+export interface WithheldUpdate {
+  update: Update;
+  reason: string;
 }
 
 export interface TelegramApiCall {
