@@ -6,7 +6,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { eventually, TelegramFake, within } from "@agentsvc/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createGateway, type TelegramGateway } from "../src/index.js";
+import type { Gateway } from "@agentsvc/session-core";
+import { createGateway } from "../src/index.js";
 import { type RecordingContext, recordingContext } from "./recording-context.js";
 
 type Expect =
@@ -28,7 +29,7 @@ const fixtures = readdirSync(folder)
   .map((file) => ({ file, ...(JSON.parse(readFileSync(join(folder, file), "utf8")) as Fixture) }));
 
 let fake: TelegramFake;
-let gateway: TelegramGateway;
+let gateway: Gateway;
 let rec: RecordingContext;
 
 beforeAll(async () => {
@@ -88,10 +89,14 @@ describe("telegram fixtures", () => {
               .slice(before.logs)
               .filter((l) => l.level === 20)
               .map((l) => String(l.reason ?? ""));
-      expect(reasons.some((r) => r.includes(e.reason)), `reasons: ${JSON.stringify(reasons)}`).toBe(true);
+      expect(
+        reasons.some((r) => r.includes(e.reason)),
+        `reasons: ${JSON.stringify(reasons)}`,
+      ).toBe(true);
     }
     // Every button press is answered, whatever became of it (the client shows a spinner until then).
     const query = (f.payload.callback_query as { id?: string } | undefined)?.id;
-    if (query) await eventually(() => fake.chat.callbackAnswers.get(query) !== undefined, "the callback answer");
+    if (query)
+      await eventually(() => fake.chat.callbackAnswers.get(query) !== undefined, "the callback answer");
   });
 });

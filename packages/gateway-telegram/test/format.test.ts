@@ -3,7 +3,8 @@ import { chunkText } from "@agentsvc/session-core";
 import { ContractRig } from "@agentsvc/session-core/testing";
 import { parseTelegramHtml } from "@agentsvc/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { markdownToTelegramHtml, repairHtml, TELEGRAM_MESSAGE_LIMIT } from "../src/index.js";
+import { markdownToTelegramHtml, repairHtml } from "../src/format.js";
+import { MESSAGE_LIMIT } from "../src/index.js";
 import { type TelegramHarness, telegramHarness } from "./harness.js";
 
 const visible = (html: string) => {
@@ -68,7 +69,7 @@ describe("telegram long replies", () => {
       await rig.gateway.send("101", piece, { idempotencyKey: `k${i}`, attempt: 1 });
     const got = h.fake.chat.botMessages;
     expect(got).toHaveLength(pieces.length);
-    for (const m of got) expect(m.text.length).toBeLessThanOrEqual(TELEGRAM_MESSAGE_LIMIT);
+    for (const m of got) expect(m.text.length).toBeLessThanOrEqual(MESSAGE_LIMIT);
     expect(got.map((m) => m.text).join(" ")).toBe(words.join(" "));
     // The piece holding the original closing tag reopens the bold it continues.
     expect(got.slice(1).some((m) => m.raw.startsWith("<b>"))).toBe(true);

@@ -2,7 +2,7 @@
 // gateway instance the harness builds (a restart builds a new one against the same fake).
 import type { GatewayHarness } from "@agentsvc/session-core/testing";
 import { captureLogs, type LogLine, TelegramFake, within } from "@agentsvc/testkit";
-import { createTelegramGateway, type TelegramGatewayOptions } from "../src/index.js";
+import { createGateway, type TelegramGatewayOptions } from "../src/index.js";
 
 export interface TelegramHarness extends GatewayHarness {
   fake: TelegramFake;
@@ -31,7 +31,8 @@ export async function telegramHarness(
     },
     threads: ["101", "102"],
     gateway: () => {
-      const gateway = createTelegramGateway({
+      const gateway = createGateway({
+        name: "telegram",
         botTokenEnvVar: "TG_TOKEN",
         env: { TG_TOKEN: fake.token },
         apiBaseUrl: fake.url,

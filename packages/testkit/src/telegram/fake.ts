@@ -205,7 +205,8 @@ export class TelegramFake {
       sendJson(previous.res, 409, { ok: false, error_code: 409, description: CONFLICT_POLLER });
     }
     if (Array.isArray(params.allowed_updates))
-      this.#allowed = params.allowed_updates.length > 0 ? new Set(params.allowed_updates.map(String)) : undefined;
+      this.#allowed =
+        params.allowed_updates.length > 0 ? new Set(params.allowed_updates.map(String)) : undefined;
     const offset = Number(params.offset ?? 0);
     if (offset > 0) this.#confirm(offset);
     const limit = Math.min(100, Math.max(1, Number(params.limit ?? 100)));

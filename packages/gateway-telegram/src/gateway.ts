@@ -5,23 +5,25 @@ import {
   type DecidedNotice,
   type Gateway,
   type GatewayCapabilities,
+  type GatewayFactory,
   type GatewayContext,
   GatewaySendError,
   type InteractionRequest,
   type SendOptions,
   type SendResult,
 } from "@agentsvc/session-core";
-import { BotApi, TelegramApiError } from "./bot-api.js";
+import { BotApi, TelegramApiError } from "./api.js";
+import { Poller } from "./connection.js";
 import { escapeHtml, htmlToPlain, markdownToTelegramHtml, repairHtml } from "./format.js";
-import { Poller } from "./poller.js";
 import {
+  type BotIdentity,
   callbackData,
-  inboundOf,
-  parseCallbackData,
-  parseThread,
+  type Classified,
+  classifyUpdate,
   type TgMessage,
   type TgUpdate,
-} from "./updates.js";
+} from "./inbound.js";
+import { parseThread } from "./thread.js";
 
 export interface TelegramGatewayOptions {
   /** Environment variable holding the bot token (from @BotFather). */
@@ -46,7 +48,8 @@ export interface TelegramGatewayOptions {
   name?: string;
 }
 
-export const TELEGRAM_MESSAGE_LIMIT = 4096;
+/** sendMessage takes 1-4096 characters of text after entities parsing. */
+export const MESSAGE_LIMIT = 4096;
 
 const LABELS: Record<string, string> = { approve: "✅ Approve", reject: "❌ Reject" };
 
@@ -60,7 +63,7 @@ export class TelegramGateway implements Gateway {
     editing: true,
     typing: true,
   };
-  readonly messageLimit = TELEGRAM_MESSAGE_LIMIT;
+  readonly messageLimit = MESSAGE_LIMIT;
   #ctx: GatewayContext | undefined;
   #api: BotApi | undefined;
   #stopped = false;
@@ -74,9 +77,7 @@ export class TelegramGateway implements Gateway {
     const env = this.options.env ?? ctx.env;
     const token = env[this.options.botTokenEnvVar] ?? "";
     if (!token)
-      ctx.logger.error(
-        `telegram: ${this.options.botTokenEnvVar} is empty; every Bot API call will be refused`,
-      );
+      ctx.logger.error(`${this.options.botTokenEnvVar} is empty; every Bot API call will be refused`);
     this.#api = new BotApi(
       this.options.apiBaseUrl ?? "https://api.telegram.org",
       token,
@@ -89,8 +90,14 @@ export class TelegramGateway implements Gateway {
         pollTimeoutSeconds: this.options.pollTimeoutSeconds ?? 25,
         graceMs: this.options.pollGraceMs ?? 10_000,
         backoff: this.options.backoff ?? { baseMs: 1_000, maxMs: 60_000 },
+        tokenEnvVar: this.options.botTokenEnvVar,
       },
-      (update, signal) => this.#handle(update, signal),
+      (update, bot, signal) => this.#handle(update, bot, signal),
+      (detail) =>
+        ctx.logger.error(
+          { envVar: this.options.botTokenEnvVar, detail },
+          `credentials rejected by telegram: check ${this.options.botTokenEnvVar} (${detail})`,
+        ),
     );
     ctx.scheduler.schedule("poll", 0, (signal) => (this.#stopped ? null : poller.poll(signal)));
   }
@@ -138,7 +145,7 @@ export class TelegramGateway implements Gateway {
           { chat_id: chatId, action: "typing", ...(topicId ? { message_thread_id: topicId } : {}) },
           signal,
         )
-        .catch((err: unknown) => ctx.logger.debug({ err }, "telegram: typing action failed"));
+        .catch((err: unknown) => ctx.logger.debug({ err }, "typing action failed"));
       return this.options.typingIntervalMs ?? 4_000;
     };
     // The first action goes out now (a short turn may be over before a timer fires); repeats are scheduled.
@@ -154,7 +161,7 @@ export class TelegramGateway implements Gateway {
       .map((d) => ({ text: LABELS[d] as string, callback_data: callbackData(d, request.requestId) }));
     const message = await this.#sendHtml(
       request.thread,
-      escapeHtml(request.prompt).slice(0, TELEGRAM_MESSAGE_LIMIT),
+      escapeHtml(request.prompt).slice(0, MESSAGE_LIMIT),
       options,
       { inline_keyboard: [buttons] },
     );
@@ -178,38 +185,38 @@ export class TelegramGateway implements Gateway {
     }).catch(ignoreNotModified);
   }
 
-  async #handle(update: TgUpdate, signal: AbortSignal): Promise<void> {
+  async #handle(update: TgUpdate, bot: BotIdentity, signal: AbortSignal): Promise<void> {
     const ctx = this.#ctx;
     if (!ctx || this.#stopped || signal.aborted) throw new Error("telegram gateway stopped");
-    if (update.message) {
-      const inbound = inboundOf(update.message);
-      if (!inbound)
-        return ctx.logger.debug({ updateId: update.update_id }, "telegram: message without text ignored");
-      await ctx.deliver(inbound);
-      return;
+    const got: Classified = classifyUpdate(update, bot);
+    if ("message" in got) {
+      await ctx.deliver(got.message);
+    } else if ("press" in got) {
+      await this.#pressed(ctx, got.press);
+    } else {
+      ctx.logger.debug({ updateId: update.update_id, reason: got.ignore }, "update ignored");
+      if (got.answer) await this.#answer(ctx, got.answer.queryId, got.answer.text);
     }
-    const query = update.callback_query;
-    if (query) await this.#pressed(ctx, query);
   }
 
   /** A button press: decide, then always answer the callback query so the client stops its spinner. */
-  async #pressed(ctx: GatewayContext, query: NonNullable<TgUpdate["callback_query"]>): Promise<void> {
-    const parsed = parseCallbackData(query.data);
+  async #pressed(
+    ctx: GatewayContext,
+    press: Extract<Classified, { press: unknown }>["press"],
+  ): Promise<void> {
     let answer = "This request is already closed.";
     try {
-      if (parsed) {
-        const result = await ctx.decide(
-          parsed.requestId,
-          { decision: parsed.decision },
-          String(query.from.id),
-        );
-        answer = result.ok ? (result.decision === "approve" ? "Approved" : "Rejected") : result.message;
-      }
+      const result = await ctx.decide(press.requestId, { decision: press.decision }, press.by);
+      answer = result.ok ? (result.decision === "approve" ? "Approved" : "Rejected") : result.message;
     } finally {
-      await this.#api
-        ?.call("answerCallbackQuery", { callback_query_id: query.id, text: answer.slice(0, 200) })
-        .catch((err: unknown) => ctx.logger.warn({ err }, "telegram: answerCallbackQuery failed"));
+      await this.#answer(ctx, press.queryId, answer);
     }
+  }
+
+  async #answer(ctx: GatewayContext, queryId: string, text: string): Promise<void> {
+    await this.#api
+      ?.call("answerCallbackQuery", { callback_query_id: queryId, text: text.slice(0, 200) })
+      .catch((err: unknown) => ctx.logger.warn({ err }, "answerCallbackQuery failed"));
   }
 
   async #sendHtml(
@@ -233,7 +240,7 @@ export class TelegramGateway implements Gateway {
     } catch (err) {
       // Markup the platform still refuses must not cost the reply: send the visible text plainly.
       if (!(err instanceof GatewaySendError && /can't parse entities/i.test(err.message))) throw err;
-      this.#ctx?.logger.warn({ err }, "telegram: HTML refused; sending the piece as plain text");
+      this.#ctx?.logger.warn({ err }, "HTML refused; sending the piece as plain text");
       return this.#call<TgMessage>("sendMessage", { ...base, text: htmlToPlain(html) });
     }
   }
@@ -266,6 +273,6 @@ function ignoreNotModified(err: unknown): void {
   throw err;
 }
 
-export function createTelegramGateway(options: TelegramGatewayOptions): TelegramGateway {
-  return new TelegramGateway(options);
-}
+/** The entry's keys (`botTokenEnvVar`, `apiBaseUrl`) plus the test and embedding options above. */
+export const createGateway: GatewayFactory<TelegramGatewayOptions> = (options) =>
+  new TelegramGateway(options);

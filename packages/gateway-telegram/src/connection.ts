@@ -1,29 +1,38 @@
-// The getUpdates long-poll, one scheduled task. An update's offset is stored (and so confirmed to
-// Telegram by the next getUpdates) only after the session recorded it; a failure stops the batch
-// so the same update comes back on the next poll.
+// The getUpdates long-poll, one scheduled task (https://core.telegram.org/bots/api#getupdates). It
+// asks getMe who the bot is first (mentions and its own messages depend on it). An update's offset
+// is stored (and so confirmed to Telegram by the next getUpdates) only after the session recorded
+// it; a failure stops the batch so the same update comes back on the next poll.
 import { Backoff, type BackoffOptions, type GatewayContext } from "@agentsvc/session-core";
-import { type BotApi, TelegramApiError } from "./bot-api.js";
-import type { TgUpdate } from "./updates.js";
+import { type BotApi, TelegramApiError } from "./api.js";
+import type { BotIdentity, TgUpdate, TgUser } from "./inbound.js";
 
 export const OFFSET_KEY = "offset";
+
+/** What the poll asks for; every other kind is withheld by Telegram. */
+export const ALLOWED_UPDATES = ["message", "callback_query"] as const;
 
 export interface PollerOptions {
   pollTimeoutSeconds: number;
   /** Extra wait past the poll timeout before a silent request counts as dead. */
   graceMs: number;
   backoff: BackoffOptions;
+  /** The variable holding the token, named when Telegram refuses it. */
+  tokenEnvVar: string;
 }
 
 export class Poller {
   readonly #backoff: Backoff;
   #conflicts = 0;
+  #bot: BotIdentity | undefined;
 
   constructor(
     private readonly api: BotApi,
     private readonly ctx: GatewayContext,
     private readonly options: PollerOptions,
     /** Handles one update; throws when it was not recorded (the offset then stays). */
-    private readonly handle: (update: TgUpdate, signal: AbortSignal) => Promise<void>,
+    private readonly handle: (update: TgUpdate, bot: BotIdentity, signal: AbortSignal) => Promise<void>,
+    /** Telegram refused the token: polling has stopped. */
+    private readonly refused: (detail: string) => void,
   ) {
     this.#backoff = new Backoff(options.backoff);
   }
@@ -31,15 +40,15 @@ export class Poller {
   /** One poll: returns the delay before the next one (null once stopped). */
   async poll(signal: AbortSignal): Promise<number | null> {
     if (signal.aborted) return null;
-    const log = this.ctx.logger;
     try {
+      const bot = this.#bot ?? (await this.#whoAmI(signal));
       const offset = await this.ctx.state.get<number>(OFFSET_KEY);
       const updates = await this.api.call<TgUpdate[]>(
         "getUpdates",
         {
           ...(offset !== undefined ? { offset } : {}),
           timeout: this.options.pollTimeoutSeconds,
-          allowed_updates: ["message", "callback_query"],
+          allowed_updates: ALLOWED_UPDATES,
         },
         signal,
         this.options.pollTimeoutSeconds * 1000 + this.options.graceMs,
@@ -48,28 +57,42 @@ export class Poller {
       this.#conflicts = 0;
       for (const update of updates) {
         if (signal.aborted) return null;
-        await this.handle(update, signal);
+        await this.handle(update, bot, signal);
         await this.ctx.state.set(OFFSET_KEY, update.update_id + 1);
       }
       return 0;
     } catch (err) {
       if (signal.aborted) return null;
-      return this.#failed(err, log);
+      return this.#failed(err);
     }
   }
 
-  #failed(err: unknown, log: GatewayContext["logger"]): number {
+  async #whoAmI(signal: AbortSignal): Promise<BotIdentity> {
+    const me = await this.api.call<TgUser>("getMe", {}, signal);
+    this.#bot = { id: me.id, username: me.username ?? "" };
+    return this.#bot;
+  }
+
+  #failed(err: unknown): number | null {
+    const log = this.ctx.logger;
     const delay = this.#backoff.next();
     if (!(err instanceof TelegramApiError)) {
-      log.error({ err, retryInMs: delay }, "telegram: an update was not recorded; it is fetched again");
+      log.error({ err, retryInMs: delay }, "an update was not recorded; it is fetched again");
       return delay;
     }
     if (err.status === 429) {
       const wait = (err.retryAfter ?? 1) * 1000;
-      log.warn({ retryInMs: wait }, "telegram: getUpdates rate limited (429); waiting retry_after");
+      log.warn({ retryInMs: wait }, "getUpdates rate limited (429); waiting retry_after");
       return wait;
     }
+    if (err.status === 401 || err.status === 404) {
+      // 401: the token is revoked or wrong; 404: it is malformed (the method path does not exist).
+      // Retrying cannot help; the gateway stops until someone fixes the variable.
+      this.refused(`${err.method}: ${err.status} ${err.description}`);
+      return null;
+    }
     if (err.status === 409) {
+      // Not a credentials problem: the token works, but someone else polls it or a webhook is set.
       this.#conflicts += 1;
       const webhook = /webhook/i.test(err.description);
       const hint = webhook
@@ -78,20 +101,13 @@ export class Poller {
       // The first conflict of a streak is an error a person must act on; repeats are quieter.
       log[this.#conflicts === 1 ? "error" : "warn"](
         { status: 409, description: err.description, retryInMs: delay, conflicts: this.#conflicts },
-        `telegram: getUpdates conflict (409): ${hint}`,
-      );
-      return delay;
-    }
-    if (err.status === 401 || err.status === 404) {
-      log.error(
-        { status: err.status, retryInMs: delay },
-        "telegram: the bot token was refused; check the variable named by botTokenEnvVar",
+        `getUpdates conflict (409): ${hint}`,
       );
       return delay;
     }
     log.warn(
       { status: err.status, description: err.description, retryInMs: delay },
-      "telegram: getUpdates failed; retrying",
+      `${err.method} failed; retrying`,
     );
     return delay;
   }
