@@ -128,3 +128,64 @@ describe("telegram faults", () => {
     expect(h.fake.unconfirmed).toHaveLength(0);
   });
 });
+
+describe("telegram credentials and conflicts", () => {
+  let g: TelegramHarness;
+  let r: ContractRig;
+  afterEach(async () => {
+    await r?.stop();
+    await g?.close?.();
+  });
+
+  async function startWith(overrides: Parameters<typeof telegramHarness>[0]) {
+    g = await telegramHarness(overrides);
+    r = new ContractRig(g);
+    await r.start();
+  }
+
+  const refused = () => g.logs.filter((l) => /credentials rejected/.test(l.msg));
+  const polls = () => g.fake.calls.filter((c) => c.method === "getUpdates" || c.method === "getMe");
+
+  it("a revoked token (401 on getUpdates) stops polling with one error naming the token variable", async () => {
+    await startWith({ backoff: { baseMs: 20, maxMs: 100 } });
+    await until(() => g.fake.calls.some((c) => c.method === "getUpdates"), "the first poll");
+    g.fake.revokeToken();
+    g.fake.chat.userSends({ chatId: 101, text: "after revoke", from: { id: g.userId("user-1") } });
+    await until(() => refused().length > 0, "the credentials error");
+    const after = polls().length;
+    // With backoff from 20 ms a retry loop would poll again many times in this window.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(polls().length).toBe(after);
+    expect(refused()).toHaveLength(1);
+    expect(refused()[0]?.msg).toMatch(/check TG_TOKEN/);
+    expect(refused()[0]?.level).toBe(50);
+  });
+
+  it("a wrong token at start (401 on getMe) polls nothing and names the variable", async () => {
+    await startWith({ env: { TG_TOKEN: "123456:wrong" }, backoff: { baseMs: 20, maxMs: 100 } });
+    await until(() => refused().length > 0, "the credentials error");
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(polls()).toHaveLength(1);
+    expect(refused()[0]?.msg).toMatch(/TG_TOKEN/);
+  });
+
+  it("a 409 streak is not a credentials error: polling goes on with growing gaps, no tight loop", async () => {
+    const baseMs = 40;
+    await startWith({ backoff: { baseMs, maxMs: 60_000 } });
+    await until(() => g.fake.calls.some((c) => c.method === "getUpdates"), "the first poll");
+    for (let i = 0; i < 6; i++) g.fake.failNext("getUpdates", { status: 409, reason: "poller" });
+    // A new update ends the pending long-poll at once, so the faulted calls come next.
+    g.fake.chat.userSends({ chatId: 101, text: "through conflicts k409", from: { id: g.userId("user-1") } });
+    const calls = () => g.fake.calls.filter((c) => c.method === "getUpdates");
+    // Call 0 is the long-poll that returned the update; calls 1-6 get 409, call 7 is answered.
+    await until(() => calls().length >= 8, "the poll after the streak", 10_000);
+    await until(async () => (await g.sent()).some((m) => m.text.includes("k409")), "the reply");
+    const streak = calls()
+      .slice(1, 8)
+      .map((c) => c.at);
+    const gaps = streak.slice(1).map((at, i) => at - (streak[i] as number));
+    // Only lower bounds: a slow machine can lengthen a gap, never shorten it.
+    for (const [i, gap] of gaps.entries()) expect(gap, `gap ${i + 1} of ${gaps}`).toBeGreaterThanOrEqual(baseMs * 2 ** i - 5);
+    expect(refused()).toHaveLength(0);
+  });
+});

@@ -49,6 +49,7 @@ export class TelegramFake {
   #faults = new Map<string, TelegramFault[]>();
   #webhookUrl = "";
   #allowed: Set<string> | undefined;
+  #revoked = false;
   /** Updates not handed out because the bot's `allowed_updates` excludes their kind. */
   readonly withheld: WithheldUpdate[] = [];
 
@@ -74,6 +75,11 @@ export class TelegramFake {
     const list = this.#faults.get(method) ?? [];
     list.push(fault);
     this.#faults.set(method, list);
+  }
+
+  /** The token is revoked (@BotFather /revoke): every call answers 401 Unauthorized from now on. */
+  revokeToken(): void {
+    this.#revoked = true;
   }
 
   /** A webhook is set: getUpdates answers 409 until deleteWebhook. */
@@ -149,7 +155,7 @@ export class TelegramFake {
     }
     const method = m[2] as string;
     this.calls.push({ method, params, at: Date.now() });
-    if (m[1] !== this.token)
+    if (m[1] !== this.token || this.#revoked)
       return sendJson(res, 401, { ok: false, error_code: 401, description: "Unauthorized" });
     const fault = this.#takeFault(method);
     if (fault) return this.#fault(res, fault);
