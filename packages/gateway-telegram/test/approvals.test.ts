@@ -105,3 +105,50 @@ describe("telegram approvals", () => {
     expect(h.fake.chat.chatActions.some((a) => a.chatId === 101 && a.action === "typing")).toBe(true);
   });
 });
+
+describe("telegram approvals and shared placeholder identities", () => {
+  const group = { id: -1001234567890, title: "Team room", type: "supergroup" };
+  const anonymousAdmin = { id: 1087968824, is_bot: true, first_name: "Group", username: "GroupAnonymousBot" };
+
+  it("an anonymous admin's request is decided by nobody claiming the placeholder id, nor by another person", async () => {
+    // https://core.telegram.org/bots/api#message: sender_chat is the supergroup itself for anonymous
+    // administrators, and `from` is a fake user every anonymous admin shares.
+    const text = "@agentsvc_bot please use delete_file anon1";
+    const updateId = h.fake.pushUpdate({
+      message: {
+        message_id: 77,
+        from: anonymousAdmin,
+        sender_chat: group,
+        chat: group,
+        date: Math.floor(Date.now() / 1000),
+        text,
+        entities: [{ offset: 0, length: 13, type: "mention" }],
+      },
+    });
+    await h.fake.confirmed(updateId);
+    const thread = String(group.id);
+    await eventually(
+      () => rig.session.snapshot("telegram", thread).pendingRequestId !== undefined,
+      "the request",
+    );
+    const requestId = rig.session.snapshot("telegram", thread).pendingRequestId as string;
+    await eventually(() => h.fake.chat.botMessages.some((m) => m.replyMarkup), "the keyboard");
+    const card = h.fake.chat.botMessages.find(
+      (m) => m.replyMarkup,
+    ) as (typeof h.fake.chat.botMessages)[number];
+    for (const from of [anonymousAdmin.id, 136817688, 5055]) {
+      const press = h.fake.chat.press({
+        chatId: group.id,
+        messageId: card.messageId,
+        data: `a:${requestId}`,
+        from: { id: from },
+      });
+      await eventually(
+        () => h.fake.chat.callbackAnswers.get(press.callbackQueryId) !== undefined,
+        `the answer to ${from}`,
+      );
+    }
+    expect((await rig.session.interaction(requestId))?.status).toBe("open");
+    expect(rig.executed.some((n) => n.includes("anon1"))).toBe(false);
+  });
+});

@@ -185,7 +185,8 @@ describe("telegram credentials and conflicts", () => {
       .map((c) => c.at);
     const gaps = streak.slice(1).map((at, i) => at - (streak[i] as number));
     // Only lower bounds: a slow machine can lengthen a gap, never shorten it.
-    for (const [i, gap] of gaps.entries()) expect(gap, `gap ${i + 1} of ${gaps}`).toBeGreaterThanOrEqual(baseMs * 2 ** i - 5);
+    for (const [i, gap] of gaps.entries())
+      expect(gap, `gap ${i + 1} of ${gaps}`).toBeGreaterThanOrEqual(baseMs * 2 ** i - 5);
     expect(refused()).toHaveLength(0);
   });
 });
