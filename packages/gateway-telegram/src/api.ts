@@ -1,5 +1,8 @@
 // A minimal Bot API client: POST JSON to `<apiBaseUrl>/bot<token>/<method>`, unwrap `{ ok, result }`.
 // The token is part of the URL, so URLs are never logged or put in error messages.
+// Errors: https://core.telegram.org/bots/api#making-requests (`error_code`, `description`) and
+// https://core.telegram.org/bots/api#responseparameters (`retry_after` in seconds on a 429).
+import { type GatewaySendError, type PlatformRule, sendFailure } from "@agentsvc/session-core";
 
 export class TelegramApiError extends Error {
   constructor(
@@ -70,4 +73,22 @@ export class BotApi {
       body.parameters?.retry_after,
     );
   }
+}
+
+/**
+ * Telegram's own codes on top of the shared defaults: a 404 means the token in the URL path is
+ * malformed (every method exists), so it is a credentials problem, not a missing chat (that is 400).
+ */
+const telegramRule: PlatformRule = (facts) => (facts.status === 404 ? { kind: "credentials" } : undefined);
+
+/** The outbox's error for a failed Bot API call (429 waits `retry_after`, 401/404 stop the gateway). */
+export function sendFailureOf(err: TelegramApiError, envVar: string): GatewaySendError {
+  return sendFailure(
+    {
+      ...(err.status ? { status: err.status } : { network: true }),
+      ...(err.retryAfter !== undefined ? { retryAfterMs: err.retryAfter * 1000 } : {}),
+      detail: err.description,
+    },
+    { platform: "telegram", call: err.method, envVar, platformRule: telegramRule, cause: err },
+  );
 }

@@ -2,6 +2,10 @@
 // typing while a turn runs, approvals as inline keyboards whose presses become decisions.
 import {
   type BackoffOptions,
+  decisionLabel,
+  encodeDecision,
+  pressableDecisions,
+  readSecrets,
   type DecidedNotice,
   type Gateway,
   type GatewayCapabilities,
@@ -12,12 +16,11 @@ import {
   type SendOptions,
   type SendResult,
 } from "@agentsvc/session-core";
-import { BotApi, TelegramApiError } from "./api.js";
+import { BotApi, sendFailureOf, TelegramApiError } from "./api.js";
 import { Poller } from "./connection.js";
 import { escapeHtml, htmlToPlain, markdownToTelegramHtml, repairHtml } from "./format.js";
 import {
   type BotIdentity,
-  callbackData,
   type Classified,
   classifyUpdate,
   type TgMessage,
@@ -51,8 +54,6 @@ export interface TelegramGatewayOptions {
 /** sendMessage takes 1-4096 characters of text after entities parsing. */
 export const MESSAGE_LIMIT = 4096;
 
-const LABELS: Record<string, string> = { approve: "✅ Approve", reject: "❌ Reject" };
-
 export class TelegramGateway implements Gateway {
   readonly kind = "push" as const;
   readonly type = "telegram";
@@ -74,10 +75,15 @@ export class TelegramGateway implements Gateway {
   async start(ctx: GatewayContext): Promise<void> {
     this.#ctx = ctx;
     this.#stopped = false;
-    const env = this.options.env ?? ctx.env;
-    const token = env[this.options.botTokenEnvVar] ?? "";
-    if (!token)
-      ctx.logger.error(`${this.options.botTokenEnvVar} is empty; every Bot API call will be refused`);
+    const { token } = readSecrets(
+      ctx,
+      { token: this.options.botTokenEnvVar },
+      {
+        ...(this.options.env ? { env: this.options.env } : {}),
+        gateway: "telegram",
+        describe: { token: "the bot token from @BotFather" },
+      },
+    );
     this.#api = new BotApi(
       this.options.apiBaseUrl ?? "https://api.telegram.org",
       token,
@@ -156,9 +162,10 @@ export class TelegramGateway implements Gateway {
 
   async requestDecision(request: InteractionRequest, options: SendOptions): Promise<SendResult> {
     this.#stopTyping(request.thread);
-    const buttons = request.allowedDecisions
-      .filter((d) => d === "approve" || d === "reject")
-      .map((d) => ({ text: LABELS[d] as string, callback_data: callbackData(d, request.requestId) }));
+    const buttons = pressableDecisions(request.allowedDecisions).map((d) => ({
+      text: decisionLabel(d),
+      callback_data: encodeDecision(request.requestId, d),
+    }));
     const message = await this.#sendHtml(
       request.thread,
       escapeHtml(request.prompt).slice(0, MESSAGE_LIMIT),
@@ -252,14 +259,7 @@ export class TelegramGateway implements Gateway {
       return await this.#api.call<T>(method, params);
     } catch (err) {
       if (!(err instanceof TelegramApiError)) throw err;
-      const status = err.status || undefined;
-      throw new GatewaySendError(err.message, {
-        ...(status ? { status } : {}),
-        ...(err.status === 429 ? { retryAfterMs: (err.retryAfter ?? 1) * 1000 } : {}),
-        // 400/403/404 never succeed on a retry (chat gone, bot blocked, bad request).
-        permanent: err.status >= 400 && err.status < 500 && err.status !== 429 && err.status !== 409,
-        cause: err,
-      });
+      throw sendFailureOf(err, this.options.botTokenEnvVar);
     }
   }
 

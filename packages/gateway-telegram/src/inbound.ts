@@ -3,7 +3,7 @@
 // #messageentity, #callbackquery. The bot runs with privacy mode off, so in groups it sees every
 // message and picks those addressed to it (https://core.telegram.org/bots/features#privacy-mode).
 import type { DecisionKind } from "@agentsvc/agent-core";
-import type { Inbound } from "@agentsvc/session-core";
+import { decodeDecision, type Inbound } from "@agentsvc/session-core";
 import { threadOf } from "./thread.js";
 
 export interface TgUser {
@@ -208,13 +208,6 @@ function cut(text: string, start: number, end: number, spaces = true): string {
   return before === "" ? after.replace(/^[ \t]+/, "") : before + after;
 }
 
-const CODES: Record<string, DecisionKind> = { a: "approve", r: "reject" };
-
-/** Button payload: `a:<requestId>` / `r:<requestId>` (callback_data allows 64 bytes). */
-export function callbackData(decision: DecisionKind, requestId: string): string {
-  return `${decision === "approve" ? "a" : "r"}:${requestId}`;
-}
-
 function classifyPress(query: TgCallbackQuery): Classified {
   const from = query.from;
   // Telegram sends presses with the presser's own id; a placeholder here is never a person.
@@ -223,12 +216,11 @@ function classifyPress(query: TgCallbackQuery): Classified {
       ignore: `press by placeholder user ${from.id}: it never decides`,
       answer: { queryId: query.id, text: "This button can only be pressed as yourself." },
     };
-  const m = /^([ar]):(.+)$/.exec(query.data ?? "");
-  const decision = m ? CODES[m[1] as string] : undefined;
-  if (!m || !decision)
+  const decoded = decodeDecision(query.data ?? "");
+  if (!decoded)
     return {
       ignore: "button data is not a decision",
       answer: { queryId: query.id, text: "This request is already closed." },
     };
-  return { press: { queryId: query.id, requestId: m[2] as string, decision, by: String(from.id) } };
+  return { press: { queryId: query.id, ...decoded, by: String(from.id) } };
 }

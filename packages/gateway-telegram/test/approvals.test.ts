@@ -1,5 +1,6 @@
 // Approvals as inline keyboards: every callback query is answered, only the participant decides,
 // and the keyboard shows the outcome afterwards. Typing shows while a turn runs.
+import { encodeDecision } from "@agentsvc/session-core";
 import { ContractRig } from "@agentsvc/session-core/testing";
 import { eventually } from "@agentsvc/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -35,11 +36,11 @@ describe("telegram approvals", () => {
   it("renders Approve and Reject buttons, answers the press and replaces the keyboard with the outcome", async () => {
     const { requestId, card } = await openRequest("n1");
     const buttons = card.replyMarkup?.inline_keyboard.flat().map((b) => b.callback_data);
-    expect(buttons).toEqual([`a:${requestId}`, `r:${requestId}`]);
+    expect(buttons).toEqual([encodeDecision(requestId, "approve"), encodeDecision(requestId, "reject")]);
     const press = h.fake.chat.press({
       chatId: 101,
       messageId: card.messageId,
-      data: `a:${requestId}`,
+      data: encodeDecision(requestId, "approve"),
       from: { id: h.userId("user-1") },
     });
     await eventually(
@@ -63,7 +64,7 @@ describe("telegram approvals", () => {
     const stranger = h.fake.chat.press({
       chatId: 101,
       messageId: card.messageId,
-      data: `r:${requestId}`,
+      data: encodeDecision(requestId, "reject"),
       from: { id: 4242 },
     });
     await eventually(
@@ -74,7 +75,7 @@ describe("telegram approvals", () => {
     const owner = h.fake.chat.press({
       chatId: 101,
       messageId: card.messageId,
-      data: `r:${requestId}`,
+      data: encodeDecision(requestId, "reject"),
       from: { id: h.userId("user-1") },
     });
     await eventually(
@@ -140,7 +141,7 @@ describe("telegram approvals and shared placeholder identities", () => {
       const press = h.fake.chat.press({
         chatId: group.id,
         messageId: card.messageId,
-        data: `a:${requestId}`,
+        data: encodeDecision(requestId, "approve"),
         from: { id: from },
       });
       await eventually(

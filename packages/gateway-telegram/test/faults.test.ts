@@ -1,9 +1,11 @@
 // Fault injection against the Telegram fake, each bounded in time: every message the fake
 // delivered must produce exactly one turn and exactly one reply.
 import { ContractRig } from "@agentsvc/session-core/testing";
-import { eventually as until } from "@agentsvc/testkit";
+import { TelegramFake, eventually as until } from "@agentsvc/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createGateway } from "../src/index.js";
 import { type TelegramHarness, telegramHarness } from "./harness.js";
+import { recordingContext } from "./recording-context.js";
 
 let h: TelegramHarness;
 let rig: ContractRig;
@@ -84,6 +86,17 @@ describe("telegram faults", () => {
     h.fake.failNext("getUpdates", { drop: true });
     await say("through drops d1");
     await expectOnceEach(["d1"]);
+  });
+
+  it("429 on sendMessage waits the parameters.retry_after Telegram gave (2 s), not a default", async () => {
+    h.fake.failNext("sendMessage", { status: 429, retryAfter: 2 });
+    await say("rate limited reply s429");
+    await expectOnceEach(["s429"]);
+    const sends = h.fake.calls.filter(
+      (c) => c.method === "sendMessage" && String(c.params.text).includes("s429"),
+    );
+    expect(sends).toHaveLength(2);
+    expect((sends[1]?.at as number) - (sends[0]?.at as number)).toBeGreaterThanOrEqual(1_950);
   });
 
   it("a reply whose connection drops mid-turn is sent again by the outbox, once", async () => {
@@ -188,5 +201,34 @@ describe("telegram credentials and conflicts", () => {
     for (const [i, gap] of gaps.entries())
       expect(gap, `gap ${i + 1} of ${gaps}`).toBeGreaterThanOrEqual(baseMs * 2 ** i - 5);
     expect(refused()).toHaveLength(0);
+  });
+});
+
+describe("telegram secrets and send failures", () => {
+  it("an unset token fails the start with MissingConfigError naming the variable", async () => {
+    const rec = recordingContext({ TG_TOKEN: "" });
+    const gateway = createGateway({ name: "telegram", botTokenEnvVar: "TG_TOKEN" });
+    await expect(gateway.start(rec.context)).rejects.toMatchObject({
+      code: "missing_config",
+      envVar: "TG_TOKEN",
+      message: expect.stringMatching(/TG_TOKEN is not set/),
+    });
+    await gateway.stop();
+    rec.stop();
+  });
+
+  it("sendMessage answered 401 is a credentials failure naming the variable (kept for after the fix, not dead-lettered)", async () => {
+    const fake = await TelegramFake.start();
+    const rec = recordingContext({ TG_TOKEN: fake.token });
+    const gateway = createGateway({ name: "telegram", botTokenEnvVar: "TG_TOKEN", apiBaseUrl: fake.url });
+    await gateway.start(rec.context);
+    fake.revokeToken();
+    const failed = await gateway
+      .send("101", "hello", { idempotencyKey: "k", attempt: 1 })
+      .catch((e: unknown) => e);
+    expect(failed).toMatchObject({ credentials: true, permanent: false, envVar: "TG_TOKEN", status: 401 });
+    await gateway.stop();
+    rec.stop();
+    await fake.close();
   });
 });

@@ -1,5 +1,6 @@
 // The platform side for the contract suite and the fault tests: one Telegram fake behind every
 // gateway instance the harness builds (a restart builds a new one against the same fake).
+import { encodeDecision } from "@agentsvc/session-core";
 import type { GatewayHarness } from "@agentsvc/session-core/testing";
 import { captureLogs, type LogLine, TelegramFake, within } from "@agentsvc/testkit";
 import { createGateway, type TelegramGatewayOptions } from "../src/index.js";
@@ -64,7 +65,7 @@ export async function telegramHarness(
         text: b.text,
       })),
     choose: async (request, decision, author) => {
-      const data = `${decision === "approve" ? "a" : "r"}:${request.requestId}`;
+      const data = encodeDecision(request.requestId, decision);
       const shown = fake.chat.botMessages.find(
         (b) =>
           String(b.chatId) === request.thread &&
