@@ -1,6 +1,7 @@
 // Mounts the inbound routes of webhook gateways at `/webhooks/<type>`, handing each handler the
 // exact raw body bytes, the headers and the public URL before anything is parsed.
 import type { Gateway, WebhookRequest } from "@agentsvc/session-core";
+import { readBody } from "@agentsvc/webhook-kit";
 import type { Context, Hono } from "hono";
 
 /** Largest webhook body accepted; platform deliveries are far smaller. */
@@ -18,7 +19,8 @@ export function mountWebhooks(
     for (const route of gateway.webhooks) {
       app.on(route.method, path, async (c) => {
         const request = await toWebhookRequest(c, route.method, publicBaseUrl);
-        if (request === "too_large") return c.text("payload too large", 413);
+        // The rest of the body is left unread: the connection closes after the answer.
+        if (request === "too_large") return c.text("payload too large", 413, { connection: "close" });
         const response = await route.handle(request);
         return new Response(response.body ?? null, {
           status: response.status,
@@ -38,8 +40,13 @@ async function toWebhookRequest(
 ): Promise<WebhookRequest | "too_large"> {
   const declared = Number(c.req.header("content-length") ?? "0");
   if (declared > WEBHOOK_MAX_BYTES) return "too_large";
-  const rawBody = method === "GET" ? new Uint8Array() : new Uint8Array(await c.req.arrayBuffer());
-  if (rawBody.byteLength > WEBHOOK_MAX_BYTES) return "too_large";
+  // Counted while it streams: a chunked body (no Content-Length) stops at the limit, unbuffered.
+  const body =
+    method === "GET"
+      ? { ok: true as const, bytes: new Uint8Array() }
+      : await readBody(c.req.raw.body, WEBHOOK_MAX_BYTES);
+  if (!body.ok) return "too_large";
+  const rawBody = body.bytes;
   const url = new URL(c.req.url);
   const headers: Record<string, string> = {};
   c.req.raw.headers.forEach((value, key) => {

@@ -7,6 +7,7 @@
 import type { Context } from "hono";
 import { Hono } from "hono";
 import type { DecisionInput } from "@agentsvc/session-core";
+import { readBody } from "@agentsvc/webhook-kit";
 import type { HttpGateway } from "./http-gateway.js";
 import {
   SIGNATURE_HEADER,
@@ -27,6 +28,12 @@ const DECISIONS = ["approve", "reject", "edit"] as const;
 
 function fail(c: Context, status: 400 | 401 | 404 | 409 | 413 | 500 | 503, code: string, message: string) {
   return c.json({ success: false, error: { code, message } }, status);
+}
+
+/** 413, closing the connection: the rest of the body is left unread. */
+function tooLarge(c: Context, maxBody: number) {
+  c.header("connection", "close");
+  return fail(c, 413, "body_too_large", `body: larger than ${maxBody} bytes`);
 }
 
 const FAILURE_TEXT: Record<VerifyFailure, string> = {
@@ -50,8 +57,10 @@ export function createHttpGatewayHandler(
   async function signedBytes(c: Context): Promise<{ bytes: Uint8Array; body: Uint8Array } | "too_large"> {
     const declared = Number(c.req.header("content-length") ?? "0");
     if (declared > maxBody) return "too_large";
-    const body = new Uint8Array(await c.req.arrayBuffer());
-    if (body.byteLength > maxBody) return "too_large";
+    // Counted while it streams: a chunked body (no Content-Length) stops at the limit, unbuffered.
+    const read = await readBody(c.req.raw.body, maxBody);
+    if (!read.ok) return "too_large";
+    const body = read.bytes;
     if (body.byteLength > 0) return { bytes: body, body };
     const url = new URL(c.req.url);
     return { bytes: new TextEncoder().encode(`${c.req.method} ${url.pathname}${url.search}`), body };
@@ -94,7 +103,7 @@ export function createHttpGatewayHandler(
     const context = gateway.context;
     if (!context) return fail(c, 503, "not_started", `http gateway "${gateway.name}" is not started`);
     const raw = await signedBytes(c);
-    if (raw === "too_large") return fail(c, 413, "body_too_large", `body: larger than ${maxBody} bytes`);
+    if (raw === "too_large") return tooLarge(c, maxBody);
     const verified = check(c, gateway, raw.bytes);
     if (!verified.ok) return fail(c, 401, "unauthorized", FAILURE_TEXT[verified.reason]);
     const parsed = parseJson(raw.body);
@@ -135,7 +144,7 @@ export function createHttpGatewayHandler(
       return fail(c, 404, "gateway_not_found", `no http gateway named "${c.req.param("gatewayName")}"`);
     if (!gateway.context) return fail(c, 503, "not_started", `http gateway "${gateway.name}" is not started`);
     const raw = await signedBytes(c);
-    if (raw === "too_large") return fail(c, 413, "body_too_large", `body: larger than ${maxBody} bytes`);
+    if (raw === "too_large") return tooLarge(c, maxBody);
     const verified = check(c, gateway, raw.bytes);
     if (!verified.ok) return fail(c, 401, "unauthorized", FAILURE_TEXT[verified.reason]);
     const afterText = c.req.query("after") ?? "0";
@@ -147,7 +156,7 @@ export function createHttpGatewayHandler(
 
   app.get("/interactions/:requestID", async (c) => {
     const raw = await signedBytes(c);
-    if (raw === "too_large") return fail(c, 413, "body_too_large", `body: larger than ${maxBody} bytes`);
+    if (raw === "too_large") return tooLarge(c, maxBody);
     const signed = signer(c, raw.bytes);
     if (typeof signed === "string") return fail(c, 401, "unauthorized", FAILURE_TEXT[signed]);
     const who = signed.gateway;
@@ -161,7 +170,7 @@ export function createHttpGatewayHandler(
   app.post("/interactions/:requestID/decisions", async (c) => {
     const requestId = c.req.param("requestID");
     const raw = await signedBytes(c);
-    if (raw === "too_large") return fail(c, 413, "body_too_large", `body: larger than ${maxBody} bytes`);
+    if (raw === "too_large") return tooLarge(c, maxBody);
     const signed = signer(c, raw.bytes);
     if (typeof signed === "string") return fail(c, 401, "unauthorized", FAILURE_TEXT[signed]);
     const who = signed.gateway;

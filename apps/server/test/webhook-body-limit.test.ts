@@ -1,0 +1,224 @@
+// Issue #22 item 1: a body without Content-Length (chunked) is counted while it streams and refused
+// at the limit, before anything buffers it whole and before any signature check. A real server
+// process (TypeScript sources through vite-node) with every webhook gateway configured gets 64 MiB
+// chunked bodies on each webhook route and on the http gateway's events route; its own RSS,
+// sampled inside it, grows by less than 32 MB, each answer is 413 with the connection closed, and
+// the next normal request is served. Red before the fix: +230 MB (whatsapp), +67 MB (teams),
+// +84 MB (github). The adapters load from their built dist/, as in every server test.
+import { type ChildProcess, spawn } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { createRequire } from "node:module";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { signatureHeaders } from "@agentsvc/gateway-http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const serverDir = resolve(import.meta.dirname, "..");
+const repo = resolve(serverDir, "../..");
+const MiB = 1024 * 1024;
+const HOOKS_SECRET = "flood-secret";
+const ENV = {
+  HOOKS_SECRET,
+  WA_ACCESS_TOKEN: "wa-token",
+  WA_PHONE_NUMBER_ID: "1000",
+  WA_APP_SECRET: "wa-secret",
+  WA_VERIFY_TOKEN: "wa-verify",
+  TEAMS_APP_ID: "00000000-0000-0000-0000-000000000001",
+  TEAMS_APP_PASSWORD: "teams-password",
+  TW_ACCOUNT_SID: "AC00000000000000000000000000000000",
+  TW_AUTH_TOKEN: "tw-token",
+  TW_FROM: "+15550000000",
+  GH_TOKEN: "gh-token",
+  GH_WEBHOOK_SECRET: "gh-secret",
+  GH_BOT_NAME: "agentsvc-bot",
+};
+
+/** A project root with the fixture and the adapters installed (symlinked), as an app would have them. */
+function projectRoot(): string {
+  const root = mkdtempSync(join(tmpdir(), "agentsvc-flood-"));
+  cpSync(join(import.meta.dirname, "fixtures/webhook-flood"), root, { recursive: true });
+  const modules = join(root, "node_modules");
+  mkdirSync(join(modules, "@agentsvc"), { recursive: true });
+  const own = join(serverDir, "node_modules");
+  for (const name of readdirSync(own)) {
+    if (name === "@agentsvc" || name.startsWith(".")) continue;
+    symlinkSync(realpathSync(join(own, name)), join(modules, name), "dir");
+  }
+  for (const name of readdirSync(join(own, "@agentsvc")))
+    symlinkSync(realpathSync(join(own, "@agentsvc", name)), join(modules, "@agentsvc", name), "dir");
+  for (const type of ["whatsapp", "teams", "twilio", "github"])
+    symlinkSync(
+      join(repo, "packages", `gateway-${type}`),
+      join(modules, "@agentsvc", `gateway-${type}`),
+      "dir",
+    );
+  return root;
+}
+
+class FloodServer {
+  #proc: ChildProcess | undefined;
+  #lines: string[] = [];
+  #waiters: ((line: string) => void)[] = [];
+  port = 0;
+  stderr = "";
+
+  async start(root: string): Promise<void> {
+    // vite-node ships with vitest; it runs the server from its sources with the workspace aliases.
+    const vitest = createRequire(import.meta.url).resolve("vitest/package.json");
+    const cli = resolve(createRequire(vitest).resolve("vite-node/package.json"), "../vite-node.mjs");
+    const proc = spawn(
+      process.execPath,
+      ["--expose-gc", cli, "--config", "vitest.config.ts", "test/flood-child.ts", root],
+      { cwd: serverDir, env: { ...process.env, FLOOD_ENV: JSON.stringify(ENV) }, stdio: "pipe" },
+    );
+    this.#proc = proc;
+    proc.stderr?.on("data", (c) => (this.stderr = (this.stderr + String(c)).slice(-4000)));
+    let buffered = "";
+    proc.stdout?.on("data", (c) => {
+      buffered += String(c);
+      for (let i = buffered.indexOf("\n"); i >= 0; i = buffered.indexOf("\n")) {
+        const line = buffered.slice(0, i);
+        buffered = buffered.slice(i + 1);
+        const waiter = this.#waiters.shift();
+        if (waiter) waiter(line);
+        else this.#lines.push(line);
+      }
+    });
+    const ready = await this.#next(60_000);
+    const port = /^READY (\d+)$/.exec(ready)?.[1];
+    if (!port) throw new Error(`server did not start: ${ready} ${this.stderr}`);
+    this.port = Number(port);
+  }
+
+  #next(ms: number): Promise<string> {
+    const line = this.#lines.shift();
+    if (line !== undefined) return Promise.resolve(line);
+    return new Promise((ok, fail) => {
+      const timer = setTimeout(() => fail(new Error(`no answer from the server: ${this.stderr}`)), ms);
+      this.#waiters.push((l) => {
+        clearTimeout(timer);
+        ok(l);
+      });
+    });
+  }
+
+  /** The server's RSS: the peak since the last ask and now (bytes). */
+  async rss(): Promise<{ peak: number; now: number }> {
+    this.#proc?.stdin?.write("rss\n");
+    const m = /^RSS (\d+) (\d+)$/.exec(await this.#next(10_000));
+    if (!m) throw new Error("bad RSS answer");
+    return { peak: Number(m[1]), now: Number(m[2]) };
+  }
+
+  async stop(): Promise<void> {
+    const proc = this.#proc;
+    if (!proc || proc.exitCode !== null) return;
+    const exited = new Promise((r) => proc.once("exit", r));
+    proc.stdin?.end();
+    const timer = setTimeout(() => proc.kill("SIGKILL"), 5_000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Sends `total` bytes as a chunked body (no Content-Length) over a raw socket, as fast as the
+ * server takes them, and resolves with what came back once the connection closed.
+ */
+function floodChunked(
+  port: number,
+  path: string,
+  total: number,
+): Promise<{ status: number; closed: boolean; sent: number }> {
+  return new Promise((done, fail) => {
+    const socket = connect(port, "127.0.0.1");
+    let answer = "";
+    let sent = 0;
+    let closed = false;
+    const timer = setTimeout(() => {
+      socket.destroy();
+      fail(new Error(`no close within 30 s after ${sent} bytes: ${answer.slice(0, 200)}`));
+    }, 30_000);
+    const chunk = Buffer.alloc(64 * 1024, "a");
+    const frame = Buffer.concat([
+      Buffer.from(`${chunk.length.toString(16)}\r\n`),
+      chunk,
+      Buffer.from("\r\n"),
+    ]);
+    socket.on("data", (d) => (answer += d.toString("latin1")));
+    socket.on("error", () => {});
+    socket.on("close", () => {
+      closed = true;
+      clearTimeout(timer);
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0);
+      done({ status, closed, sent });
+    });
+    socket.on("connect", () => {
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+      );
+      const pump = () => {
+        while (sent < total && !closed && !socket.destroyed) {
+          sent += chunk.length;
+          if (!socket.write(frame)) {
+            socket.once("drain", pump);
+            return;
+          }
+        }
+        if (sent >= total && !socket.destroyed) socket.end("0\r\n\r\n");
+      };
+      pump();
+    });
+  });
+}
+
+const ROUTES = [
+  "/webhooks/whatsapp",
+  "/webhooks/teams",
+  "/webhooks/twilio",
+  "/webhooks/github",
+  "/gateways/hooks/events",
+];
+
+let root: string;
+const server = new FloodServer();
+beforeAll(async () => {
+  root = projectRoot();
+  await server.start(root);
+  // Warm every route once (first-use allocations are not what is measured).
+  for (const path of ROUTES)
+    await fetch(`http://127.0.0.1:${server.port}${path}`, { method: "POST", body: "{}" });
+}, 90_000);
+afterAll(async () => {
+  await server.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe("a chunked body past the limit (no Content-Length)", () => {
+  it.each(ROUTES)(
+    "%s: 64 MiB is refused with 413 and the connection closed, the server's RSS grows by < 32 MB, the next request is served",
+    async (path) => {
+      const before = await server.rss();
+      const flood = await floodChunked(server.port, path, 64 * MiB);
+      const after = await server.rss();
+      expect(flood.status).toBe(413);
+      expect(flood.closed).toBe(true);
+      expect(after.peak - before.now).toBeLessThan(32 * MiB);
+      // The same route still answers a small request itself (refused unsigned, not 413).
+      const next = await fetch(`http://127.0.0.1:${server.port}${path}`, { method: "POST", body: "{}" });
+      expect(next.status).toBe(401);
+    },
+    60_000,
+  );
+
+  it("the http gateway still records a signed event after the floods", async () => {
+    const body = JSON.stringify({ id: "ev-after-flood", thread: "t-1", text: "hello" });
+    const res = await fetch(`http://127.0.0.1:${server.port}/gateways/hooks/events`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...signatureHeaders(HOOKS_SECRET, body) },
+      body,
+    });
+    expect(res.status).toBe(202);
+  });
+});
