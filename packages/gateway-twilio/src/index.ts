@@ -6,6 +6,6 @@ export {
   SMS_LIMIT,
   TwilioGateway,
   type TwilioGatewayOptions,
-} from "./twilio-gateway.js";
+} from "./gateway.js";
 export { signatureBase, twilioSignature, verifyTwilioSignature } from "./signature.js";
 export { toPlainText } from "./format.js";

@@ -28,7 +28,9 @@ describe("twilio end to end", () => {
   it("answers an SMS from the configured number, cutting a long reply at 1600 characters", async () => {
     const long = Array.from({ length: 500 }, (_, i) => `w${i}`).join(" ");
     await boot({ replyText: long });
-    expect((await world.fake.deliverSms({ from: user, body: "tell me", sid: "SMlong" })).status).toBe(200);
+    expect(
+      (await world.fake.deliverSms({ from: user, body: "tell me", sid: `SM${"1".repeat(32)}` })).status,
+    ).toBe(200);
     await eventually(() => world.fake.sent.length >= 2, "two pieces");
     await rig.session.idle(5_000);
     expect(long.length).toBeGreaterThan(1600);
@@ -56,9 +58,9 @@ describe("twilio end to end", () => {
   it("the same MessageSid three times gives one turn and one reply", async () => {
     await boot();
     for (let i = 0; i < 3; i++)
-      expect((await world.fake.deliverSms({ from: user, body: "just once", sid: "SMsame" })).body).toBe(
-        "<Response></Response>",
-      );
+      expect(
+        (await world.fake.deliverSms({ from: user, body: "just once", sid: `SM${"2".repeat(32)}` })).body,
+      ).toBe("<Response></Response>");
     await eventually(() => world.fake.sent.length > 0, "the reply");
     await rig.session.idle(5_000);
     expect(world.fake.sent).toHaveLength(1);

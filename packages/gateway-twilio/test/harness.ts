@@ -1,5 +1,6 @@
 // The Twilio side of the tests: the testkit fake (Messages REST API + Twilio's signed webhook calls)
 // and a local host serving the gateway's webhook route over real HTTP.
+import { createHash } from "node:crypto";
 import type { GatewayHarness } from "@agentsvc/session-core/testing";
 import { FakeTwilio, hostWebhooks, type WebhookHost } from "@agentsvc/testkit";
 import { createTwilioGateway, type TwilioGateway, type TwilioGatewayOptions } from "../src/index.js";
@@ -54,10 +55,15 @@ export async function twilioHarness(): Promise<GatewayHarness> {
     gateway: () => world.build(),
     threads: ["+15550001111", "+15550002222"],
     inject: async (m) => {
-      await fake.deliverAcknowledged({ from: m.thread, body: m.text, sid: m.id });
+      await fake.deliverAcknowledged({ from: m.thread, body: m.text, sid: messageSid(m.id) });
     },
     sent: async () => fake.sent.map((s) => ({ thread: s.to, text: s.body })),
     failNext: (status) => fake.failNext(status, status === 429 ? 0.05 : undefined),
     close: () => world.close(),
   };
+}
+
+/** A Twilio-shaped MessageSid (SM + 32 hex digits) standing for a contract message id. */
+export function messageSid(id: string): string {
+  return `SM${createHash("md5").update(id).digest("hex")}`;
 }

@@ -14,8 +14,8 @@ import type {
 } from "@agentsvc/session-core";
 import { readSecrets, plainResponse } from "@agentsvc/webhook-kit";
 import { toPlainText } from "./format.js";
-import { createMessage, type MessagesTarget } from "./messages-client.js";
-import { SIGNATURE_HEADER, verifyTwilioSignature } from "./signature.js";
+import { createMessage, type MessagesTarget } from "./api.js";
+import { readDelivery, SIGNATURE_HEADER, type TwilioDelivery, verifyDelivery } from "./webhook.js";
 
 export const DEFAULT_API_BASE_URL = "https://api.twilio.com";
 export const SMS_LIMIT = 1600;
@@ -98,47 +98,60 @@ export class TwilioGateway implements Gateway {
     // The signature covers the decoded parameters, so the form is decoded first; nothing is acted on before the check.
     const params = [...new URLSearchParams(Buffer.from(req.rawBody).toString("utf8"))];
     const url = this.#options.publicUrl ?? req.publicUrl;
-    const verdict = verifyTwilioSignature(target.authToken, req.headers[SIGNATURE_HEADER], url, params);
+    const verdict = await verifyDelivery(
+      { authToken: target.authToken, url, header: req.headers[SIGNATURE_HEADER], params },
+      context,
+    );
     if (!verdict.ok) {
       context.logger.warn({ reason: verdict.reason, url }, "webhook signature rejected");
       return plainResponse(401);
     }
-    const form = new Map(params);
-    const sid = form.get("MessageSid");
-    const from = form.get("From");
-    if (!sid || !from) {
-      context.logger.debug(
-        { callSid: form.get("CallSid") },
-        "not a message (voice or another callback); ignored",
-      );
-      return twiml();
-    }
-    const body = form.get("Body") ?? "";
-    if (body.trim() === "") {
-      context.logger.debug(
-        { sid, numMedia: form.get("NumMedia") },
-        "message without text (media is not downloaded); ignored",
-      );
-      return twiml();
-    }
-    if (form.get("AccountSid") !== target.accountSid) {
-      context.logger.warn({ accountSid: form.get("AccountSid") }, "message for another account; ignored");
-      return twiml();
-    }
+    const delivery = readDelivery(new Map(params), target.accountSid);
     try {
-      const result = await context.deliver({
-        dedupKey: sid,
-        thread: from,
-        text: body,
-        author: { id: from },
-        meta: { messageSid: sid, to: form.get("To") ?? "" },
-      });
-      if (!result.accepted) context.logger.debug({ sid }, "duplicate delivery acknowledged");
+      await this.#handle(delivery, context);
     } catch (err) {
-      context.logger.error({ err, sid }, "could not record an SMS; answering 500");
+      context.logger.error({ err }, "could not record an SMS; answering 500");
       return plainResponse(500);
     }
     return twiml();
+  }
+
+  async #handle(delivery: TwilioDelivery, context: GatewayContext): Promise<void> {
+    switch (delivery.kind) {
+      case "ignored":
+        context.logger[delivery.level](delivery.detail ?? {}, delivery.reason);
+        return;
+      case "status": {
+        const failed = delivery.status === "failed" || delivery.status === "undelivered";
+        context.logger[failed ? "warn" : "debug"](
+          { sid: delivery.sid, status: delivery.status, errorCode: delivery.errorCode, to: delivery.to },
+          failed ? "reply not delivered" : "delivery status",
+        );
+        return;
+      }
+      case "opt-out": {
+        // Twilio answers the keyword itself (and blocks sends after STOP); the agent never sees it.
+        const key = `opt-out:${delivery.from}`;
+        if (delivery.optOutType === "STOP")
+          await context.state.set(key, { sid: delivery.sid, at: Date.now() });
+        if (delivery.optOutType === "START") await context.state.delete(key);
+        context.logger.info(
+          { sid: delivery.sid, optOutType: delivery.optOutType },
+          "opt-out keyword recorded; Twilio answers it",
+        );
+        return;
+      }
+      case "message": {
+        const result = await context.deliver({
+          dedupKey: delivery.sid,
+          thread: delivery.from,
+          text: delivery.body,
+          author: { id: delivery.from },
+          meta: { messageSid: delivery.sid, to: delivery.to },
+        });
+        if (!result.accepted) context.logger.debug({ sid: delivery.sid }, "duplicate delivery acknowledged");
+      }
+    }
   }
 }
 
