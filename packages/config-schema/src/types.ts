@@ -149,6 +149,10 @@ export type WhatsappEntry = GatewayBase & {
   verifyTokenEnvVar: string;
   apiVersion: string;
   apiBaseUrl: string;
+  /** Template sent when a reply fails outside the 24-hour window (error 131047). */
+  templateName?: string;
+  /** Its language code; the adapter uses `en_US` when unset. */
+  templateLanguage?: string;
 };
 export type TeamsEntry = GatewayBase & {
   type: "teams";

@@ -158,7 +158,7 @@ describe("channel-adapter entries", () => {
     const errors = await loadErrors({
       "gateways/mail.yaml": `${yamlOf("email", PUSH.email!.required)}\nimapPort: 70000\nsmtpPasswordEnvVar: "lower case"\n`,
       "gateways/sig.yaml": `${yamlOf("signal", PUSH.signal!.required)}\nhttpUrl: localhost:8080\n`,
-      "gateways/wa.yaml": `${yamlOf("whatsapp", PUSH.whatsapp!.required)}\napiVersion: "21"\n`,
+      "gateways/wa.yaml": `${yamlOf("whatsapp", PUSH.whatsapp!.required)}\napiVersion: "21"\ntemplateName: Reopen-Chat\ntemplateLanguage: english\n`,
     });
     expectError(
       errors,
@@ -169,6 +169,18 @@ describe("channel-adapter entries", () => {
     expectError(errors, "gateways/mail.yaml", "smtpPasswordEnvVar", /./);
     expectError(errors, "gateways/sig.yaml", "httpUrl", /must be an http\(s\) URL/);
     expectError(errors, "gateways/wa.yaml", "apiVersion", /must look like v21\.0/);
+    expectError(errors, "gateways/wa.yaml", "templateName", /must be a template name/);
+    expectError(errors, "gateways/wa.yaml", "templateLanguage", /must look like en or en_US/);
+  });
+
+  it("keeps a whatsapp re-engagement template and its language", async () => {
+    const p = await loadOk({
+      "gateways/wa.yaml": `${yamlOf("whatsapp", PUSH.whatsapp!.required)}\ntemplateName: reopen_chat\ntemplateLanguage: pt_BR\n`,
+    });
+    expect(p.pushGateways.find((g) => g.type === "whatsapp")).toMatchObject({
+      templateName: "reopen_chat",
+      templateLanguage: "pt_BR",
+    });
   });
 
   it("accepts an http(s) apiBaseUrl on the connection gateways and rejects anything else", async () => {

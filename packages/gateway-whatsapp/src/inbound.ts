@@ -1,10 +1,24 @@
 // Reads a verified `messages` notification into what the gateway acts on: user messages (text,
-// media captions, button/list presses). Status callbacks, group messages and media without a
-// caption are skipped, each with the reason, for the log.
+// media captions, button/list presses) and `failed` statuses of the bot's own messages. Other
+// statuses, group messages, media without a caption and messages older than the dedup window are
+// skipped, each with the reason, for the log. Shapes:
+// https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples and
+// https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/components . A user who adopted a
+// username may come with `from_user_id` (business-scoped user id) and no `from` phone number.
+
+/** The session keeps dedup records 7 days: an older signed message could be a replay it no longer recognises. */
+export const DEDUP_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
+
+export interface StatusError {
+  code?: number;
+  title?: string;
+  details?: string;
+}
 
 export type WhatsAppEvent =
   | { kind: "message"; id: string; from: string; name?: string; text: string }
   | { kind: "choice"; id: string; from: string; optionId: string; title: string; context?: string }
+  | { kind: "failed"; id: string; recipient?: string; errors: StatusError[] }
   | { kind: "skipped"; id?: string; reason: string };
 
 type Json = Record<string, unknown>;
@@ -15,7 +29,7 @@ const str = (v: unknown): string | undefined => (typeof v === "string" ? v : und
 const CAPTIONED = new Set(["image", "video", "document"]);
 
 /** Events of one notification, for the phone number `phoneNumberId` only. */
-export function readNotification(payload: unknown, phoneNumberId: string): WhatsAppEvent[] {
+export function readNotification(payload: unknown, phoneNumberId: string, now = Date.now()): WhatsAppEvent[] {
   if (!isObject(payload) || payload.object !== "whatsapp_business_account")
     return [{ kind: "skipped", reason: "not a whatsapp_business_account notification" }];
   const events: WhatsAppEvent[] = [];
@@ -36,20 +50,41 @@ export function readNotification(payload: unknown, phoneNumberId: string): Whats
         continue;
       }
       const contacts = list(value.contacts);
-      for (const status of list(value.statuses))
-        events.push({ kind: "skipped", id: str(status.id), reason: `status ${String(status.status)}` });
-      for (const message of list(value.messages)) events.push(readMessage(message, contacts));
+      for (const status of list(value.statuses)) events.push(readStatus(status));
+      for (const message of list(value.messages)) events.push(readMessage(message, contacts, now));
     }
   }
   return events;
 }
 
-function readMessage(m: Json, contacts: Json[]): WhatsAppEvent {
+function readStatus(status: Json): WhatsAppEvent {
+  const id = str(status.id);
+  if (status.status !== "failed" || !id)
+    return { kind: "skipped", ...(id ? { id } : {}), reason: `status ${String(status.status)}` };
+  const recipient = str(status.recipient_id) ?? str(status.recipient_user_id);
+  const errors = list(status.errors).map((e) => ({
+    ...(typeof e.code === "number" ? { code: e.code } : {}),
+    ...(str(e.title) ? { title: str(e.title) } : {}),
+    ...(isObject(e.error_data) && str(e.error_data.details) ? { details: str(e.error_data.details) } : {}),
+  }));
+  return { kind: "failed", id, ...(recipient ? { recipient } : {}), errors };
+}
+
+function readMessage(m: Json, contacts: Json[], now: number): WhatsAppEvent {
   const id = str(m.id);
-  const from = str(m.from);
-  if (!id || !from) return { kind: "skipped", reason: "message without id or from" };
+  // The phone number when Meta shares it, else the business-scoped user id.
+  const phone = str(m.from);
+  const userId = str(m.from_user_id);
+  const from = phone ?? userId;
+  if (!id || !from) return { kind: "skipped", reason: "message without id or sender" };
   if (m.group_id !== undefined) return { kind: "skipped", id, reason: "group message" };
-  const contact = contacts.find((c) => c.wa_id === from);
+  const sentAt = Number(str(m.timestamp) ?? Number.NaN) * 1000;
+  if (!Number.isFinite(sentAt)) return { kind: "skipped", id, reason: "message without timestamp" };
+  if (now - sentAt > DEDUP_WINDOW_MS)
+    return { kind: "skipped", id, reason: "message older than the dedup window (a replay?)" };
+  const contact = contacts.find(
+    (c) => (phone !== undefined && c.wa_id === phone) || (userId !== undefined && c.user_id === userId),
+  );
   const name = isObject(contact?.profile) ? str(contact.profile.name) : undefined;
   const base = { id, from, ...(name ? { name } : {}) };
   const type = str(m.type);

@@ -6,7 +6,7 @@ export {
   TEXT_LIMIT,
   WhatsappGateway,
   type WhatsappGatewayOptions,
-} from "./whatsapp-gateway.js";
+} from "./gateway.js";
 export { hubSignature, verifyHubSignature } from "@agentsvc/webhook-kit";
 export { approvalInteractive, BODY_LIMIT, BUTTON_TITLE_LIMIT } from "./approval-message.js";
 export { toWhatsApp } from "./format.js";

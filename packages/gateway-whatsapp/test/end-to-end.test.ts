@@ -8,7 +8,7 @@ import {
 } from "@agentsvc/testkit/session";
 import { afterEach, describe, expect, it } from "vitest";
 import { approvalInteractive } from "../src/index.js";
-import { type WhatsappWorld, whatsappWorld } from "./harness.js";
+import { nowSeconds, type WhatsappWorld, whatsappWorld } from "./harness.js";
 
 const user = "15550001234";
 let world: WhatsappWorld;
@@ -94,6 +94,7 @@ describe("whatsapp end to end", () => {
       {
         from: "15550006666",
         id: "wamid.intruder",
+        timestamp: nowSeconds(),
         type: "interactive",
         interactive: { type: "button_reply", button_reply: { id: approveId, title: "Approve" } },
       },
@@ -125,10 +126,17 @@ describe("whatsapp end to end", () => {
       {
         from: user,
         id: "wamid.img",
+        timestamp: nowSeconds(),
         type: "image",
         image: { id: "media-1", mime_type: "image/jpeg", caption: "look at this" },
       },
-      { from: user, id: "wamid.sticker", type: "sticker", sticker: { id: "media-2" } },
+      {
+        from: user,
+        id: "wamid.sticker",
+        timestamp: nowSeconds(),
+        type: "sticker",
+        sticker: { id: "media-2" },
+      },
     ]);
     expect((await world.fake.deliver(image)).status).toBe(200);
     await eventually(() => world.fake.sent.length > 0, "the caption's reply");

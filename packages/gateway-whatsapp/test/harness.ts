@@ -2,7 +2,7 @@
 // host serving the gateway's webhook routes over real HTTP.
 import type { GatewayHarness } from "@agentsvc/session-core/testing";
 import { FakeWhatsApp, hostWebhooks, type WebhookHost } from "@agentsvc/testkit";
-import { createWhatsappGateway, type WhatsappGateway } from "../src/index.js";
+import { createWhatsappGateway, type WhatsappGateway, type WhatsappGatewayOptions } from "../src/index.js";
 
 export const SECRETS = {
   WA_TEST_ACCESS_TOKEN: "EAAG-test-access-token",
@@ -17,7 +17,7 @@ export interface WhatsappWorld {
   fake: FakeWhatsApp;
   host: WebhookHost;
   /** A fresh gateway pointed at the fake, its routes mounted on the host. */
-  build(): WhatsappGateway;
+  build(extra?: Partial<WhatsappGatewayOptions>): WhatsappGateway;
   close(): Promise<void>;
 }
 
@@ -33,13 +33,14 @@ export async function whatsappWorld(): Promise<WhatsappWorld> {
   return {
     fake,
     host,
-    build() {
+    build(extra = {}) {
       const gateway = createWhatsappGateway({
         accessTokenEnvVar: "WA_TEST_ACCESS_TOKEN",
         phoneNumberIdEnvVar: "WA_TEST_PHONE_NUMBER_ID",
         appSecretEnvVar: "WA_TEST_APP_SECRET",
         verifyTokenEnvVar: "WA_TEST_VERIFY_TOKEN",
         apiBaseUrl: fake.url,
+        ...extra,
       });
       host.mount("whatsapp", gateway.webhooks);
       return gateway;
@@ -61,7 +62,7 @@ export async function whatsappHarness(): Promise<GatewayHarness> {
     inject: async (m) => {
       await fake.deliverAcknowledged(
         fake.notification(m.thread, [
-          { from: m.thread, id: m.id, timestamp: "1700000000", type: "text", text: { body: m.text } },
+          { from: m.thread, id: m.id, timestamp: nowSeconds(), type: "text", text: { body: m.text } },
         ]),
       );
     },
@@ -78,4 +79,9 @@ export async function whatsappHarness(): Promise<GatewayHarness> {
     failNext: (status) => fake.failNext(status, status === 429 ? 0.05 : undefined),
     close: () => world.close(),
   };
+}
+
+/** A message `timestamp` as Meta writes it: Unix seconds, as a string. */
+export function nowSeconds(): string {
+  return String(Math.floor(Date.now() / 1000));
 }

@@ -2,7 +2,7 @@
 // with a bare 401, logged, and dispatches nothing.
 import { captureLogs, type SessionRig, startSessionRig } from "@agentsvc/testkit/session";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SECRETS, type WhatsappWorld, whatsappWorld } from "./harness.js";
+import { SECRETS, type WhatsappWorld, whatsappWorld, nowSeconds } from "./harness.js";
 
 // Meta publishes no test vector for X-Hub-Signature-256; the construction is the one GitHub
 // documents with a vector, which @agentsvc/webhook-kit's tests check against.
@@ -30,7 +30,7 @@ describe("whatsapp webhook signatures over HTTP", () => {
         {
           from,
           id: `wamid.${text}`,
-          timestamp: "1700000000",
+          timestamp: nowSeconds(),
           type: "text",
           text: { body: `${text} caf\u00e9` },
         },

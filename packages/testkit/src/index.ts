@@ -10,8 +10,10 @@ export { callWebhook, type WebhookAnswer } from "./http-util.js";
 export {
   FakeWhatsApp,
   type FakeWhatsAppOptions,
+  STATUS_ERRORS as WHATSAPP_STATUS_ERRORS,
   type WhatsAppInbound,
   type WhatsAppSent,
+  type WhatsAppStatusError,
 } from "./whatsapp/fake-whatsapp.js";
 export {
   FakeTwilio,

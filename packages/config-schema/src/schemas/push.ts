@@ -111,6 +111,20 @@ export const pushSchemas = {
         PUSH_DEFAULTS.whatsappApiVersion,
       ),
       apiBaseUrl: v.optional(httpUrl("Graph API base URL"), PUSH_DEFAULTS.whatsappApiBaseUrl),
+      // Sent when a reply fails outside the 24-hour window (error 131047). Meta's template names
+      // are lower-case letters, digits and underscores, at most 512 characters.
+      templateName: v.optional(
+        v.pipe(
+          v.string("must be a message template name"),
+          v.regex(/^[a-z0-9_]{1,512}$/, "must be a template name: lower-case letters, digits and _"),
+        ),
+      ),
+      templateLanguage: v.optional(
+        v.pipe(
+          v.string("must be a template language code such as en_US"),
+          v.regex(/^[a-z]{2,3}(_[A-Z]{2})?$/, "must look like en or en_US (template language code)"),
+        ),
+      ),
     },
     "a whatsapp entry",
   ),

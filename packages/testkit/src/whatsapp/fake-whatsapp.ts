@@ -1,7 +1,14 @@
 // A fake WhatsApp Cloud API: the Graph messages route a bot sends through, and the Meta side of the
 // webhook (signed deliveries, the subscription handshake, button and list presses). The outbound
 // route enforces the platform's limits (4096 text, 3 buttons of 20 characters, 1024 interactive
-// body), so an adapter that overruns them fails here as it would against Meta.
+// body), so an adapter that overruns them fails here as it would against Meta. Like Meta, a text
+// sent outside a user's 24-hour customer-service window is accepted (200 and a wamid) and then fails
+// by a `failed` status webhook with error 131047; only a template may open the conversation.
+// Payloads: https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples ,
+// https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/components ; error codes:
+// https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes . Users who adopted a
+// username may arrive by business-scoped user id only (`from_user_id`, contacts[].user_id, no
+// phone number) and are addressed with `recipient` instead of `to`.
 import { createHmac, randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { answerJson, callWebhook, expectAcknowledged, readBody, type WebhookAnswer } from "../http-util.js";
@@ -21,21 +28,51 @@ export interface FakeWhatsAppOptions {
 /** One message the bot sent, as the fake accepted it. */
 export interface WhatsAppSent {
   id: string;
+  /** The address the bot used: `to` (a phone number), or `recipient` (a business-scoped user id). */
   to: string;
+  addressedBy: "to" | "recipient";
   type: string;
   /** `text.body`, or the interactive body text. */
   text: string;
   /** Reply-button or list-row ids and titles of an interactive message. */
   options: { id: string; title: string }[];
   interactiveType?: "button" | "list";
+  /** Template name and language of a `template` message. */
+  template?: { name: string; language: string };
   body: Record<string, unknown>;
 }
 
+/** The error object of a `failed` status, as Meta sends it. */
+export interface WhatsAppStatusError {
+  code: number;
+  title: string;
+  details?: string;
+}
+
+/** Documented failure reasons a test can make a sent message fail with. */
+export const STATUS_ERRORS = {
+  outsideWindow: {
+    code: 131047,
+    title: "Re-engagement message",
+    details:
+      "Message failed to send because more than 24 hours have passed since the customer last replied to this number.",
+  },
+  undeliverable: { code: 131026, title: "Message Undeliverable" },
+  rateLimited: { code: 130429, title: "Rate limit hit" },
+} satisfies Record<string, WhatsAppStatusError>;
+
 export interface WhatsAppInbound {
-  from: string;
+  /** The sender's phone number (wa_id); omit it for a user known only by `userId`. */
+  from?: string;
+  /** The sender's business-scoped user id (BSUID, e.g. `US.13491208655302741918`). */
+  userId?: string;
+  /** The sender's WhatsApp username, when they adopted one. */
+  username?: string;
   text: string;
   id?: string;
   name?: string;
+  /** Message `timestamp` (Unix seconds, as a string in the payload). Default now. */
+  timestamp?: number;
   /** Mark the message as sent in a group. */
   groupId?: string;
 }
@@ -44,6 +81,10 @@ type Json = Record<string, unknown>;
 
 export class FakeWhatsApp extends HttpFake {
   readonly sent: WhatsAppSent[] = [];
+  /** Users (phone number or BSUID) whose 24-hour window is closed: a text to them fails by webhook with 131047. */
+  readonly windowClosed = new Set<string>();
+  /** Status webhooks the fake sent on its own (a closed window), with their answers. */
+  readonly statusDeliveries: Promise<WebhookAnswer>[] = [];
   /** Every call to the messages route, failed ones included. */
   calls = 0;
   webhookUrl: string;
@@ -66,8 +107,9 @@ export class FakeWhatsApp extends HttpFake {
     return `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
   }
 
-  /** A `messages` notification carrying `messages` (raw message objects) from `from`. */
-  notification(from: string, messages: Json[], name = "Test User"): Json {
+  /** A `messages` notification carrying `messages` (raw message objects) from `from` (a phone number, or a contact object). */
+  notification(from: string | Json, messages: Json[], name = "Test User"): Json {
+    const contact = typeof from === "string" ? { profile: { name }, wa_id: from } : from;
     return {
       object: "whatsapp_business_account",
       entry: [
@@ -82,7 +124,7 @@ export class FakeWhatsApp extends HttpFake {
                   display_phone_number: "15550783881",
                   phone_number_id: this.#options.phoneNumberId,
                 },
-                contacts: [{ profile: { name }, wa_id: from }],
+                contacts: [contact],
                 messages,
               },
             },
@@ -95,29 +137,62 @@ export class FakeWhatsApp extends HttpFake {
   /** Delivers a text message; resolves with the webhook's answer (any status). */
   deliverText(message: WhatsAppInbound): Promise<WebhookAnswer> {
     const raw: Json = {
-      from: message.from,
+      ...(message.from ? { from: message.from } : {}),
+      ...(message.userId ? { from_user_id: message.userId } : {}),
       id: message.id ?? `wamid.${randomBytes(12).toString("hex")}`,
-      timestamp: String(Math.floor(Date.now() / 1000)),
+      timestamp: String(message.timestamp ?? Math.floor(Date.now() / 1000)),
       type: "text",
       text: { body: message.text },
       ...(message.groupId ? { group_id: message.groupId } : {}),
     };
-    return this.deliver(this.notification(message.from, [raw], message.name));
+    const contact: Json = {
+      profile: {
+        name: message.name ?? "Test User",
+        ...(message.username ? { username: message.username } : {}),
+      },
+      ...(message.from ? { wa_id: message.from } : {}),
+      ...(message.userId ? { user_id: message.userId } : {}),
+    };
+    return this.deliver(this.notification(contact, [raw]));
   }
 
-  /** A delivery-status callback (sent/delivered/read) for a sent message. */
+  /**
+   * A delivery-status callback for a sent message; `failed` carries `error` in `errors[]` (a failed
+   * status has no `contacts`, and names a BSUID recipient in `recipient_user_id`).
+   */
   deliverStatus(
     messageId: string,
-    status: "sent" | "delivered" | "read" = "delivered",
+    status: "sent" | "delivered" | "read" | "failed" = "delivered",
+    error?: WhatsAppStatusError,
   ): Promise<WebhookAnswer> {
-    const recipient = this.sent.find((m) => m.id === messageId)?.to ?? "15550000000";
+    const shown = this.sent.find((m) => m.id === messageId);
+    const recipient = shown?.to ?? "15550000000";
+    const byUserId = shown?.addressedBy === "recipient";
     const payload = this.notification(recipient, []);
     const value = (payload.entry as Json[])[0]?.changes as Json[];
     const v = value[0]?.value as Json;
     delete v.messages;
     delete v.contacts;
     v.statuses = [
-      { id: messageId, status, timestamp: String(Math.floor(Date.now() / 1000)), recipient_id: recipient },
+      {
+        id: messageId,
+        status,
+        timestamp: String(Math.floor(Date.now() / 1000)),
+        ...(byUserId ? { recipient_user_id: recipient } : { recipient_id: recipient }),
+        ...(status === "failed" && error
+          ? {
+              errors: [
+                {
+                  code: error.code,
+                  title: error.title,
+                  message: error.title,
+                  ...(error.details ? { error_data: { details: error.details } } : {}),
+                  href: "https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes/",
+                },
+              ],
+            }
+          : {}),
+      },
     ];
     return this.deliver(payload);
   }
@@ -198,9 +273,14 @@ export class FakeWhatsApp extends HttpFake {
     this.sent.push(sent);
     answerJson(res, 200, {
       messaging_product: "whatsapp",
-      contacts: [{ input: sent.to, wa_id: sent.to }],
+      contacts: [
+        { input: sent.to, ...(sent.addressedBy === "to" ? { wa_id: sent.to } : { user_id: sent.to }) },
+      ],
       messages: [{ id: sent.id }],
     });
+    // Outside the window Meta accepts the call, then reports the failure by webhook.
+    if (sent.type !== "template" && this.windowClosed.has(sent.to))
+      this.statusDeliveries.push(this.deliverStatus(sent.id, "failed", STATUS_ERRORS.outsideWindow));
   }
 }
 
@@ -215,7 +295,17 @@ function graphError(res: ServerResponse, status: number, code: number, message: 
 /** The platform's own limits; a message breaking one is refused with 400 like Meta does. */
 function checkMessage(m: Json): string | undefined {
   if (m.messaging_product !== "whatsapp") return "messaging_product must be whatsapp";
-  if (typeof m.to !== "string" || m.to === "") return "to is required";
+  // `to` (phone number) or `recipient` (business-scoped user id); `to` wins when both are given.
+  const address = m.to ?? m.recipient;
+  if (typeof address !== "string" || address === "") return "to or recipient is required";
+  if (m.to === undefined && !/^[A-Z]{2}\.(ENT\.)?[A-Za-z0-9]{1,128}$/.test(address))
+    return "recipient must be a business-scoped user id";
+  if (m.type === "template") {
+    const t = m.template as Json | undefined;
+    if (typeof t?.name !== "string" || typeof (t.language as Json | undefined)?.code !== "string")
+      return "template.name and template.language.code are required";
+    return undefined;
+  }
   if (m.type === "text") {
     const body = (m.text as Json | undefined)?.body;
     if (typeof body !== "string" || body.length === 0) return "text.body is required";
@@ -246,10 +336,26 @@ function checkMessage(m: Json): string | undefined {
 
 function recordOf(m: Json): WhatsAppSent {
   const id = `wamid.${randomBytes(12).toString("hex")}`;
+  const addressedBy = m.to !== undefined ? "to" : "recipient";
+  const to = (m.to ?? m.recipient) as string;
+  if (m.type === "template") {
+    const t = m.template as Json;
+    return {
+      id,
+      to,
+      addressedBy,
+      type: "template",
+      text: "",
+      options: [],
+      template: { name: t.name as string, language: (t.language as Json).code as string },
+      body: m,
+    };
+  }
   if (m.type === "text")
     return {
       id,
-      to: m.to as string,
+      to,
+      addressedBy,
       type: "text",
       text: (m.text as Json).body as string,
       options: [],
@@ -263,7 +369,8 @@ function recordOf(m: Json): WhatsAppSent {
       : (action.sections as { rows: { id: string; title: string }[] }[]).flatMap((s) => s.rows);
   return {
     id,
-    to: m.to as string,
+    to,
+    addressedBy,
     type: "interactive",
     text: (i.body as Json).text as string,
     options: options.map((o) => ({ id: o.id, title: o.title })),

@@ -15,8 +15,9 @@ import type {
 } from "@agentsvc/session-core";
 import { approvalInteractive, labelOf, parseOptionId } from "./approval-message.js";
 import { toWhatsApp } from "./format.js";
-import { type GraphTarget, postMessage } from "./graph-client.js";
+import { type GraphTarget, postMessage } from "./api.js";
 import { readNotification, type WhatsAppEvent } from "./inbound.js";
+import { addressOf } from "./thread.js";
 import {
   readSecrets,
   SIGNATURE_HEADER,
@@ -28,6 +29,9 @@ import {
 export const DEFAULT_API_BASE_URL = "https://graph.facebook.com";
 export const DEFAULT_API_VERSION = "v21.0";
 export const TEXT_LIMIT = 4096;
+/** Error code of a message sent outside the customer-service window (Cloud API error codes). */
+const OUTSIDE_WINDOW = 131047;
+const WINDOW_MS = 24 * 60 * 60 * 1000;
 
 export interface WhatsappGatewayOptions {
   accessTokenEnvVar: string;
@@ -38,6 +42,13 @@ export interface WhatsappGatewayOptions {
   apiVersion?: string;
   /** Graph base URL. Default `https://graph.facebook.com` (a fake in tests). */
   apiBaseUrl?: string;
+  /**
+   * Approved message template sent when a reply fails outside the 24-hour customer-service window
+   * (error 131047): only a template may open a conversation again. Unset: the failure is logged.
+   */
+  templateName?: string;
+  /** The template's language code. Default `en_US`. */
+  templateLanguage?: string;
   /** Registry key; push-style gateways always register as `whatsapp`. */
   name?: string;
   /** Environment handed by the server; `context.env` wins where it has the variable. */
@@ -103,7 +114,7 @@ export class WhatsappGateway implements Gateway {
   async send(thread: string, body: string, _options: SendOptions): Promise<SendResult | undefined> {
     const messageId = await postMessage(
       this.#target(),
-      { to: thread, type: "text", text: { body, preview_url: false } },
+      { ...addressOf(thread), type: "text", text: { body, preview_url: false } },
       this.#abort.signal,
     );
     return messageId ? { messageId } : {};
@@ -119,7 +130,7 @@ export class WhatsappGateway implements Gateway {
     const messageId = await postMessage(
       this.#target(),
       {
-        to: request.thread,
+        ...addressOf(request.thread),
         type: "interactive",
         interactive: approvalInteractive(request.requestId, request.prompt, options),
       },
@@ -190,6 +201,18 @@ export class WhatsappGateway implements Gateway {
       context.logger.debug({ id: event.id, reason: event.reason }, "webhook event ignored");
       return;
     }
+    if (event.kind === "failed") {
+      const [error] = event.errors;
+      const detail =
+        error?.code === OUTSIDE_WINDOW
+          ? await this.#reopen(event.recipient, context)
+          : (error?.title ?? "no error given");
+      context.logger.warn(
+        { id: event.id, recipient: event.recipient, code: error?.code, title: error?.title, detail },
+        "reply not delivered",
+      );
+      return;
+    }
     if (event.kind === "choice") {
       const chosen = parseOptionId(event.optionId);
       if (chosen) {
@@ -213,6 +236,28 @@ export class WhatsappGateway implements Gateway {
       meta: { messageId: event.id },
     });
     if (!result.accepted) context.logger.debug({ id: event.id }, "duplicate delivery acknowledged");
+  }
+
+  /** Outside the 24-hour window: the configured template, once per user per window; what happened, in words. */
+  async #reopen(recipient: string | undefined, context: GatewayContext): Promise<string> {
+    const name = this.#options.templateName;
+    const closed = "outside the 24-hour window (the user has not written for 24 hours)";
+    if (!name) return `${closed} and no templateName is configured: the reply was not delivered`;
+    if (!recipient) return `${closed}; the status names no recipient, so no template was sent`;
+    const first = await context.claimOnce(`template:${recipient}`, String(Date.now()), WINDOW_MS);
+    if (!first.claimed) return `${closed}; template ${name} was already sent in this window`;
+    try {
+      const language = this.#options.templateLanguage ?? "en_US";
+      await postMessage(
+        this.#target(),
+        { ...addressOf(recipient), type: "template", template: { name, language: { code: language } } },
+        this.#abort.signal,
+      );
+      return `${closed}; sent template ${name} to reopen the conversation (the reply itself is not re-sent)`;
+    } catch (err) {
+      context.logger.error({ err, template: name }, "could not send the re-engagement template");
+      return `${closed}; template ${name} could not be sent`;
+    }
   }
 }
 

@@ -1,0 +1,135 @@
+// Who is answered and how, and what happens when Meta reports a reply failed: users known only by
+// their business-scoped user id, `failed` statuses (131047 outside the 24-hour window, 131026,
+// 130429), old signed messages, and the subscription handshake without a verify token.
+import { WHATSAPP_STATUS_ERRORS as ERRORS } from "@agentsvc/testkit";
+import { captureLogs, eventually, type SessionRig, startSessionRig } from "@agentsvc/testkit/session";
+import { afterEach, describe, expect, it } from "vitest";
+import type { WhatsappGatewayOptions } from "../src/index.js";
+import { type WhatsappWorld, whatsappWorld } from "./harness.js";
+
+const user = "15550001234";
+const bsuid = "US.13491208655302741918";
+const DAY_S = 24 * 60 * 60;
+let world: WhatsappWorld;
+let rig: SessionRig;
+let logs: ReturnType<typeof captureLogs>;
+
+async function boot(gateway: Partial<WhatsappGatewayOptions> = {}, env?: Record<string, string | undefined>) {
+  world = await whatsappWorld();
+  logs = captureLogs();
+  rig = await startSessionRig(world.build(gateway), { logger: logs.logger, ...(env ? { env } : {}) });
+}
+
+afterEach(async () => {
+  await rig?.stop();
+  await world?.close();
+});
+
+const warnings = (msg: string) => logs.lines().filter((l) => l.level === 40 && l.msg === msg);
+
+describe("whatsapp users and failed deliveries", () => {
+  it("answers a user known only by from_user_id, addressing the reply with recipient", async () => {
+    await boot();
+    const answer = await world.fake.deliverText({
+      userId: bsuid,
+      username: "maria.l",
+      name: "Maria",
+      text: "hi",
+    });
+    expect(answer.status).toBe(200);
+    await eventually(() => world.fake.sent.length > 0, "the reply");
+    expect(world.fake.sent[0]).toMatchObject({ to: bsuid, addressedBy: "recipient", type: "text" });
+    expect(world.fake.sent[0]?.body.to).toBeUndefined();
+    expect(await rig.userMessages(bsuid)).toEqual(["hi"]);
+  });
+
+  it("still addresses a user with a phone number by `to`", async () => {
+    await boot();
+    await world.fake.deliverText({ from: user, userId: bsuid, text: "hello" });
+    await eventually(() => world.fake.sent.length > 0, "the reply");
+    expect(world.fake.sent[0]).toMatchObject({ to: user, addressedBy: "to" });
+  });
+
+  it("logs failed statuses at warn with the error code (131026 undeliverable, 130429 rate limit)", async () => {
+    await boot();
+    await world.fake.deliverText({ from: user, text: "hello" });
+    await eventually(() => world.fake.sent.length > 0, "the reply");
+    const id = world.fake.sent[0]?.id as string;
+    expect((await world.fake.deliverStatus(id, "failed", ERRORS.undeliverable)).status).toBe(200);
+    expect((await world.fake.deliverStatus(id, "failed", ERRORS.rateLimited)).status).toBe(200);
+    expect((await world.fake.deliverStatus(id, "delivered")).status).toBe(200);
+    const failed = warnings("reply not delivered");
+    expect(failed.map((l) => [l.id, l.code])).toEqual([
+      [id, 131026],
+      [id, 130429],
+    ]);
+  });
+
+  it("outside the 24-hour window, sends the configured template to the user once", async () => {
+    await boot({ templateName: "reopen_conversation", templateLanguage: "en_US" });
+    world.fake.windowClosed.add(user);
+    await world.fake.deliverText({ from: user, text: "hello after a long time" });
+    await eventually(() => world.fake.sent.some((s) => s.type === "template"), "the template");
+    await Promise.all(world.fake.statusDeliveries);
+    expect(world.fake.sent.filter((s) => s.type === "template")).toEqual([
+      expect.objectContaining({ to: user, template: { name: "reopen_conversation", language: "en_US" } }),
+    ]);
+    expect(warnings("reply not delivered")[0]).toMatchObject({ code: 131047 });
+    // A second failure in the same window sends no second template.
+    const text = world.fake.sent.find((s) => s.type === "text")?.id as string;
+    await world.fake.deliverStatus(text, "failed", ERRORS.outsideWindow);
+    expect(world.fake.sent.filter((s) => s.type === "template")).toHaveLength(1);
+  });
+
+  it("outside the 24-hour window without a template, says plainly that the reply was not delivered", async () => {
+    await boot();
+    world.fake.windowClosed.add(user);
+    await world.fake.deliverText({ from: user, text: "hello after a long time" });
+    await eventually(() => world.fake.statusDeliveries.length > 0, "the failed status");
+    await Promise.all(world.fake.statusDeliveries);
+    expect(world.fake.sent.filter((s) => s.type === "template")).toEqual([]);
+    const [line] = warnings("reply not delivered");
+    expect(line?.code).toBe(131047);
+    expect(String(line?.detail)).toMatch(/24-hour window.*no templateName is configured/);
+  });
+});
+
+describe("whatsapp replays and the handshake", () => {
+  it("refuses a signed message whose timestamp is older than the 7-day dedup window", async () => {
+    await boot();
+    const now = Math.floor(Date.now() / 1000);
+    expect(
+      (await world.fake.deliverText({ from: user, text: "old", timestamp: now - 8 * DAY_S })).status,
+    ).toBe(200);
+    expect(
+      (await world.fake.deliverText({ from: user, text: "recent", timestamp: now - 6 * DAY_S })).status,
+    ).toBe(200);
+    await rig.session.idle(5_000);
+    expect(await rig.userMessages(user)).toEqual(["recent"]);
+    expect(
+      logs
+        .lines()
+        .some(
+          (l) => l.msg === "webhook event ignored" && /older than the dedup window/.test(String(l.reason)),
+        ),
+    ).toBe(true);
+  });
+
+  it.each([
+    ["unset", undefined],
+    ["empty", ""],
+  ])("fails the GET handshake when the verify token variable is %s", async (_, value) => {
+    const saved = process.env.WA_TEST_VERIFY_TOKEN;
+    delete process.env.WA_TEST_VERIFY_TOKEN;
+    try {
+      await boot({}, { WA_TEST_VERIFY_TOKEN: value });
+      for (const token of ["", "anything"]) {
+        const answer = await world.fake.handshake("challenge-123", token);
+        expect(answer.status).toBe(403);
+        expect(answer.body).not.toContain("challenge-123");
+      }
+    } finally {
+      process.env.WA_TEST_VERIFY_TOKEN = saved;
+    }
+  });
+});
