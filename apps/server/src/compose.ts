@@ -235,6 +235,8 @@ function createMemory(
     summarize,
     canSummarize: summarize !== undefined,
     summaryThreshold: agent.memory?.summaryThreshold,
+    maxMessages: agent.memory?.maxMessages,
+    maxPromptTokens: agent.memory?.maxPromptTokens,
   });
 }
 

@@ -61,7 +61,10 @@ export function defineTool<I, O>(tool: Omit<ToolDefinition<I, O>, "kind">): Tool
 
 export interface MemoryConfig {
   type?: "window" | "database";
+  /** Most messages a prompt carries (window memory: also the most kept). Default 100. */
   maxMessages?: number;
+  /** Estimated token budget of the history in a prompt (4 characters a token). Default: none. */
+  maxPromptTokens?: number;
   summaryProvider?: "demo" | "openai" | "anthropic" | "openai-compatible";
   summaryModel?: string;
   /** Compact automatically once a scope holds more messages than this. */

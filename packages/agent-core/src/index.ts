@@ -54,6 +54,12 @@ export {
   type CompactionPlan,
   type Summarizer,
 } from "./compaction.js";
+export {
+  estimateTokens,
+  isSummary,
+  promptWindow,
+  type PromptWindowOptions,
+} from "./prompt-window.js";
 export { DEFAULT_WINDOW, trimWindow, WindowMemory, type WindowMemoryOptions } from "./window-memory.js";
 export { InMemoryRunStore } from "./in-memory-run-store.js";
 export {

@@ -13,7 +13,14 @@ export interface CompactResult {
 }
 
 export interface Memory {
+  /** Every stored message of the scope, oldest first (the page's history). */
   load(scope: MemoryScope): Promise<Message[]>;
+  /**
+   * What a turn's prompt carries: the summary (if any) and the most recent messages within the
+   * configured window (`promptWindow`). A durable store reads only those rows. Memories without it
+   * are loaded whole.
+   */
+  loadPrompt?(scope: MemoryScope): Promise<Message[]>;
   /**
    * Appends one turn's messages. `within` is the caller's writes that must land with them: a
    * durable store runs it inside the same transaction (so a crash keeps both or neither; the

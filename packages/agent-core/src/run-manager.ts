@@ -149,6 +149,7 @@ export class RunManager implements RunManagerApi {
       options.memory ??
       new WindowMemory({
         maxMessages: options.agent.memory?.maxMessages,
+        maxPromptTokens: options.agent.memory?.maxPromptTokens,
         summaryThreshold: options.agent.memory?.summaryThreshold,
         summarize: createSummarizer(options.agent.memory, options.agent.model, { env: options.env }),
       });
@@ -529,7 +530,7 @@ export class RunManager implements RunManagerApi {
     const scope: MemoryScope = { userId: options.userId, conversationId: options.conversationId };
     let outcome: TurnOutcome;
     try {
-      turn.history = await this.memory.load(scope);
+      turn.history = await (this.memory.loadPrompt?.(scope) ?? this.memory.load(scope));
       outcome = await turn.run(pending);
     } catch (error) {
       outcome = { status: "failed", error: { code: "internal_error", message: errorMessage(error) } };

@@ -1,10 +1,15 @@
 import { compactMessages, type Summarizer } from "./compaction.js";
 import type { CompactResult, Memory, MemoryScope } from "./memory.js";
 import type { Message } from "./messages.js";
+import { DEFAULT_WINDOW, isSummary, promptWindow } from "./prompt-window.js";
+
+export { DEFAULT_WINDOW };
 
 export interface WindowMemoryOptions {
   /** Most messages kept per scope; older ones are dropped (tool pairs stay together). Default 100. */
   maxMessages?: number;
+  /** Estimated token budget of the history in a prompt (`promptWindow`). Default: none. */
+  maxPromptTokens?: number;
   summarize?: Summarizer;
   /** Compact automatically once a scope holds more than this many messages. */
   summaryThreshold?: number;
@@ -15,7 +20,6 @@ export interface WindowMemoryOptions {
   maxConversations?: number;
 }
 
-export const DEFAULT_WINDOW = 100;
 export const DEFAULT_MAX_CONVERSATIONS = 10_000;
 
 /** Drops from the front down to `max`, then any leading tool results whose call was dropped. */
@@ -115,6 +119,17 @@ export class WindowMemory implements Memory {
     if (!messages) return [];
     this.store(key, messages);
     return messages.map(copyMessage);
+  }
+
+  async loadPrompt(scope: MemoryScope): Promise<Message[]> {
+    const messages = await this.load(scope);
+    if (this.options.maxPromptTokens === undefined) return messages;
+    const summary = isSummary(messages[0]) ? messages[0] : undefined;
+    return promptWindow(
+      summary ? messages.slice(1) : messages,
+      { ...this.options, maxMessages: this.max },
+      summary,
+    );
   }
 
   async count(scope: MemoryScope): Promise<number> {

@@ -3,8 +3,11 @@ import {
   compactMessages,
   createSummarizer,
   defineAgent,
+  estimateTokens,
+  isSummary,
   type Message,
   planCompaction,
+  promptWindow,
   RunManager,
   SUMMARY_PREFIX,
   trimWindow,
@@ -47,6 +50,50 @@ describe("planCompaction", () => {
 
   it("summarizes everything with keepRecent 0", () => {
     expect(planCompaction(history, 0)).toEqual({ summarize: history, keep: [] });
+  });
+});
+
+describe("promptWindow", () => {
+  const talk = (n: number): Message[] =>
+    Array.from(
+      { length: n },
+      (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `m${i}` }) as Message,
+    );
+
+  it("keeps the most recent maxMessages and puts the summary first", () => {
+    const summary: Message = { role: "system", content: `${SUMMARY_PREFIX}before` };
+    expect(promptWindow(talk(10), { maxMessages: 3 }, summary)).toEqual([summary, ...talk(10).slice(7)]);
+    expect(isSummary(summary)).toBe(true);
+    expect(isSummary({ role: "system", content: "be brief" })).toBe(false);
+  });
+
+  it("drops a tool result whose call fell out of the window", () => {
+    const history: Message[] = [
+      { role: "user", content: "time?" },
+      { role: "assistant", content: "", toolCalls: [{ id: "c", name: "clock", arguments: {} }] },
+      { role: "tool", toolCallId: "c", toolName: "clock", result: "noon", isError: false },
+      { role: "assistant", content: "noon" },
+    ];
+    expect(promptWindow(history, { maxMessages: 2 }).map((m) => m.role)).toEqual(["assistant"]);
+  });
+
+  it("fits the estimated token budget from the newest message back", () => {
+    const history = talk(50);
+    const cost = estimateTokens(history[49] as Message);
+    const window = promptWindow(history, { maxMessages: 50, maxPromptTokens: cost * 5 });
+    expect(window).toEqual(history.slice(45));
+    // The newest message stays even when it alone is over the budget.
+    expect(promptWindow(history, { maxPromptTokens: 1 })).toEqual(history.slice(49));
+  });
+
+  it("WindowMemory's prompt obeys maxPromptTokens while it keeps maxMessages", async () => {
+    const memory = new WindowMemory({ maxMessages: 40, maxPromptTokens: 30 });
+    const scope = { userId: "u", conversationId: "c" };
+    await memory.append(scope, talk(20));
+    expect(await memory.load(scope)).toHaveLength(20);
+    const prompt = await memory.loadPrompt(scope);
+    expect(prompt.length).toBeLessThan(20);
+    expect(prompt.reduce((n, m) => n + estimateTokens(m), 0)).toBeLessThanOrEqual(30);
   });
 });
 

@@ -1,29 +1,42 @@
 // Durable agent memory: every message of every (userId, conversationId) scope, in order. The
-// database keeps everything (no maxMessages window); only summarize() shortens a scope.
+// database keeps everything; a turn's prompt reads only its window (`loadPrompt`: the summary and
+// the most recent rows, with a LIMIT), so a turn costs the same however long the conversation is.
+// Only summarize() shortens a scope.
 import {
   AgentsvcError,
   type CompactResult,
+  DEFAULT_WINDOW,
+  isSummary,
   type Memory,
   type MemoryScope,
   type Message,
   planCompaction,
+  promptWindow,
+  type PromptWindowOptions,
   type Summarizer,
   summaryMessage,
 } from "@agentsvc/agent-core";
-import { and, asc, count, eq, gt, lte } from "./orm.js";
+import { and, asc, count, desc, eq, gt, lte } from "./orm.js";
 import type { StoreContext } from "./context.js";
-import type { memoryMessages } from "./schema.js";
 import { first } from "./rows.js";
+import { SeenTokens } from "./seen-tokens.js";
 import { requireId } from "./validate.js";
 
-export interface CreateMemoryOptions {
+export interface CreateMemoryOptions extends PromptWindowOptions {
   /** Turns older messages into summary text (agent-core's createSummarizer). The store owns no model. */
   summarize?: Summarizer;
   /** True only when a summary provider and model are configured (then `summarize` is required). */
   canSummarize: boolean;
-  /** Compact automatically (keeping half) once a scope holds more messages than this. */
+  /**
+   * Compact automatically (keeping half) once a scope holds more messages than this. It runs after
+   * the append has committed, off the turn's path; one compaction per scope at a time, also across
+   * instances on one database (a claim on the scope's oldest row).
+   */
   summaryThreshold?: number;
 }
+
+/** How long another instance leaves a scope's compaction to the one that claimed it. */
+const COMPACTION_CLAIM_MS = 10 * 60_000;
 
 function scopeOf(scope: MemoryScope): MemoryScope {
   return {
@@ -40,6 +53,9 @@ export class SqliteMemory implements Memory {
   readonly canSummarize: boolean;
   private readonly summarizer: Summarizer | undefined;
   private readonly summaryThreshold: number | undefined;
+  private readonly window: PromptWindowOptions;
+  /** Automatic compactions running in this process, by scope key. */
+  private readonly compacting = new Map<string, Promise<void>>();
 
   constructor(
     private readonly ctx: StoreContext,
@@ -51,6 +67,10 @@ export class SqliteMemory implements Memory {
     this.canSummarize = options.canSummarize;
     this.summarizer = options.canSummarize ? options.summarize : undefined;
     this.summaryThreshold = options.summaryThreshold;
+    this.window = {
+      maxMessages: options.maxMessages ?? DEFAULT_WINDOW,
+      maxPromptTokens: options.maxPromptTokens,
+    };
   }
 
   private where(scope: MemoryScope) {
@@ -74,6 +94,38 @@ export class SqliteMemory implements Memory {
 
   async load(scope: MemoryScope): Promise<Message[]> {
     return (await this.rows(scope)).map((row) => JSON.parse(row.body) as Message);
+  }
+
+  /**
+   * The prompt's history: the summary (when the scope was compacted) and at most `maxMessages`
+   * recent messages within `maxPromptTokens`, read with two indexed LIMIT queries.
+   */
+  async loadPrompt(scope: MemoryScope): Promise<Message[]> {
+    const where = this.where(scope);
+    const m = this.t.memoryMessages;
+    const recent = await this.ctx.run((db) =>
+      db
+        .select({ id: m.id, body: m.body })
+        .from(m)
+        .where(where)
+        .orderBy(desc(m.id))
+        .limit(this.window.maxMessages ?? DEFAULT_WINDOW),
+    );
+    recent.reverse();
+    const head = first(
+      await this.ctx.run((db) =>
+        db.select({ id: m.id, role: m.role, body: m.body }).from(m).where(where).orderBy(asc(m.id)).limit(1),
+      ),
+    );
+    let summary: Message | undefined;
+    if (head?.role === "system") {
+      const message = JSON.parse(head.body) as Message;
+      if (isSummary(message)) summary = message;
+    }
+    // A short scope's summary is also its first recent row: it is the summary, not history.
+    if (summary && recent[0]?.id === head?.id) recent.shift();
+    const messages = recent.map((row) => JSON.parse(row.body) as Message);
+    return promptWindow(messages, this.window, summary);
   }
 
   async append(scope: MemoryScope, messages: Message[], within?: () => void | Promise<void>): Promise<void> {
@@ -101,14 +153,49 @@ export class SqliteMemory implements Memory {
       for (const value of values) await this.ctx.run((db) => db.insert(this.t.memoryMessages).values(value));
       await within?.();
     });
+    this.compactLater(scope);
+  }
+
+  /** Resolves once no automatic compaction started by this object is running (tests, shutdown). */
+  async settled(): Promise<void> {
+    while (this.compacting.size > 0) await Promise.all(this.compacting.values());
+  }
+
+  /** Starts an automatic compaction of `scope` when it passed the threshold; never awaited by a turn. */
+  private compactLater(scope: MemoryScope): void {
     const threshold = this.summaryThreshold;
-    if (this.summarizer && threshold !== undefined && (await this.count(scope)) > threshold) {
-      try {
-        await this.summarize(scope, { keepRecent: Math.floor(threshold / 2) });
-      } catch {
+    if (!this.summarizer || threshold === undefined) return;
+    const key = `${scope.userId}\u0000${scope.conversationId}`;
+    if (this.compacting.has(key)) return;
+    const work = this.compactIfOver(scope, threshold)
+      .catch(() => {
         // A failed automatic summary keeps every message; the appended turn is already stored.
-      }
-    }
+      })
+      .finally(() => this.compacting.delete(key));
+    this.compacting.set(key, work);
+  }
+
+  private async compactIfOver(scope: MemoryScope, threshold: number): Promise<void> {
+    const m = this.t.memoryMessages;
+    const where = this.where(scope);
+    // More than `threshold` rows: the row at offset `threshold` exists (reads at most that many).
+    const over = await this.ctx.run((db) =>
+      db.select({ id: m.id }).from(m).where(where).orderBy(asc(m.id)).limit(1).offset(threshold),
+    );
+    if (over.length === 0) return;
+    const head = first(
+      await this.ctx.run((db) => db.select({ id: m.id }).from(m).where(where).orderBy(asc(m.id)).limit(1)),
+    );
+    if (!head) return;
+    // One instance summarizes a given history; the others leave it (the summary moves the head).
+    const claim = await new SeenTokens(this.ctx).claim(
+      "memory-compaction",
+      JSON.stringify([scope.userId, scope.conversationId, head.id]),
+      "1",
+      this.ctx.now() + COMPACTION_CLAIM_MS,
+    );
+    if (!claim.claimed) return;
+    await this.summarize(scope, { keepRecent: Math.floor(threshold / 2) });
   }
 
   async clear(scope: MemoryScope): Promise<void> {

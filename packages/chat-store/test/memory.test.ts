@@ -208,6 +208,7 @@ eachDriver((driver) => {
       for (let i = 0; i < 3; i++) await memory.append(A, turn(i));
       expect(await memory.count(A)).toBe(6);
       await memory.append(A, turn(3));
+      await memory.settled();
       expect(await memory.count(A)).toBe(4);
       expect((await memory.load(A)).slice(1)).toEqual([
         { role: "assistant", content: "answer 2" },

@@ -62,6 +62,8 @@ export default defineAgent({
 `,
     "gateways/agent.yaml": `${SCHEMA_LINE}
 # The agent over HTTP: POST /agent/invoke, /agent/stream, /agent/batch and GET /agent/info.
+# Every caller that sends no "conversationId" shares the "default" conversation and its memory:
+# send your own, e.g. {"input": "hi", "conversationId": "customer-4711"}.
 exposes: agent
 path: /agent
 `,

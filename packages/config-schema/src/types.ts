@@ -13,6 +13,7 @@ export interface GatewaySession {
 export interface MemorySettings {
   type?: "window" | "database";
   maxMessages?: number;
+  maxPromptTokens?: number;
   summaryProvider?: "demo" | "openai" | "anthropic" | "openai-compatible";
   summaryModel?: string;
   summaryThreshold?: number;

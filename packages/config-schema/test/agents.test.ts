@@ -44,10 +44,11 @@ describe("gatewaySession on agents", () => {
 });
 
 describe("memory on agents", () => {
-  it("accepts type, maxMessages, summaryProvider, summaryModel, summaryThreshold", async () => {
+  it("accepts type, maxMessages, maxPromptTokens, summaryProvider, summaryModel, summaryThreshold", async () => {
     const memory = {
       type: "database",
       maxMessages: 40,
+      maxPromptTokens: 8000,
       summaryProvider: "demo",
       summaryModel: "agentsvc-demo",
       summaryThreshold: 100,
@@ -66,6 +67,11 @@ describe("memory on agents", () => {
       "memory.keepLast",
       /unknown key in memory \(known keys: type, maxMessages/,
     );
+  });
+
+  it("rejects a maxPromptTokens that is not a positive integer", async () => {
+    const errors = await loadErrors({ "agents/bot.ts": agent("bot", `, memory: { maxPromptTokens: 0 }`) });
+    expectError(errors, "agents/bot.ts", "memory.maxPromptTokens", /tokens of history in a prompt/);
   });
 
   it("rejects a memory type other than window or database", async () => {

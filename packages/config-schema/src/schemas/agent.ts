@@ -21,7 +21,10 @@ export const gatewaySessionSchema = strict(
 export const memorySchema = strict(
   {
     type: v.optional(v.picklist(["window", "database"], "must be window or database")),
-    maxMessages: v.optional(integerIn(1, Number.MAX_SAFE_INTEGER, "messages kept")),
+    maxMessages: v.optional(integerIn(1, Number.MAX_SAFE_INTEGER, "messages in a prompt")),
+    maxPromptTokens: v.optional(
+      integerIn(1, Number.MAX_SAFE_INTEGER, "estimated tokens of history in a prompt"),
+    ),
     summaryProvider: v.optional(v.picklist(PROVIDERS, `must be one of ${PROVIDERS.join(", ")}`)),
     summaryModel: v.optional(nonEmptyString("summary model name")),
     summaryThreshold: v.optional(
