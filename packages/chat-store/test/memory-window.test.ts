@@ -1,10 +1,19 @@
 // The prompt window of durable memory: everything is stored, a turn's prompt reads only the
 // summary and the most recent messages, and automatic compaction stays off the turn's path.
-import type { LanguageModelV2, LanguageModelV2CallOptions } from "@ai-sdk/provider";
-import { createDemoModel, defineAgent, type Message, RunManager, SUMMARY_PREFIX } from "@agentsvc/agent-core";
+import {
+  createDemoModel,
+  defineAgent,
+  type Message,
+  RunManager,
+  type RunManagerOptions,
+  SUMMARY_PREFIX,
+} from "@agentsvc/agent-core";
 import { describe, expect, it, vi } from "vitest";
 import type { ChatDb } from "../src/index.js";
 import { eachDriver, tempRoot } from "./helpers.js";
+
+type Model = NonNullable<RunManagerOptions["model"]>;
+type CallOptions = Parameters<Model["doStream"]>[0];
 
 const A = { userId: "alice", conversationId: "long" };
 
@@ -56,9 +65,9 @@ eachDriver((driver) => {
       const db = await driver.open();
       const stored = await seed(db, 5_000);
       const memory = db.createMemory({ canSummarize: false, maxMessages: 40 });
-      const prompts: LanguageModelV2CallOptions["prompt"][] = [];
+      const prompts: CallOptions["prompt"][] = [];
       const demo = createDemoModel({});
-      const model: LanguageModelV2 = {
+      const model: Model = {
         ...demo,
         doGenerate: (options) => demo.doGenerate(options),
         doStream: (options) => {
