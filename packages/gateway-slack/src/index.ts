@@ -1,9 +1,3 @@
-export { inboundOf, markdownToMrkdwn, parseThread, threadOf } from "./events.js";
-export {
-  createSlackGateway,
-  SLACK_MESSAGE_LIMIT,
-  SlackGateway,
-  type SlackGatewayOptions,
-} from "./slack-gateway.js";
-export { createSlackGateway as createGateway } from "./slack-gateway.js";
-export { SlackWebApi } from "./web-api.js";
+export { ANSWERED_THREADS_LIMIT } from "./answered-threads.js";
+export { markdownToMrkdwn } from "./format.js";
+export { createGateway, MESSAGE_LIMIT, SlackGateway, type SlackGatewayOptions } from "./gateway.js";

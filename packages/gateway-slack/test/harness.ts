@@ -2,7 +2,7 @@
 // gateway instance the harness builds (a restart builds a new one against the same fake).
 import type { GatewayHarness } from "@agentsvc/session-core/testing";
 import { captureLogs, type LogLine, SlackFake, type SlackFakeOptions, within } from "@agentsvc/testkit";
-import { createSlackGateway, type SlackGatewayOptions } from "../src/index.js";
+import { createGateway, type SlackGatewayOptions } from "../src/index.js";
 
 export interface SlackHarness extends GatewayHarness {
   fake: SlackFake;
@@ -38,7 +38,8 @@ export async function slackHarness(
     tsOf,
     threads: ["D0001", "D0002"],
     gateway: () => {
-      const gateway = createSlackGateway({
+      const gateway = createGateway({
+        name: "slack",
         botTokenEnvVar: "SLACK_BOT",
         appTokenEnvVar: "SLACK_APP",
         env: { SLACK_BOT: fake.botToken, SLACK_APP: fake.appToken },

@@ -27,15 +27,19 @@ export class EnvelopeTracker {
 
   /** Queues a delivery; resolves when any attempt is acknowledged, rejects when retries run out. */
   deliver(type: SlackEnvelope["type"], payload: Record<string, unknown>): Promise<void> {
+    return this.deliverEnvelope({
+      envelope_id: randomUUID(),
+      type,
+      payload,
+      accepts_response_payload: type !== "events_api",
+      retry_attempt: 0,
+      retry_reason: "",
+    });
+  }
+
+  /** Queues an envelope exactly as given (a recorded fixture); retries get new ids as usual. */
+  deliverEnvelope(envelope: SlackEnvelope): Promise<void> {
     return new Promise((resolve, reject) => {
-      const envelope: SlackEnvelope = {
-        envelope_id: randomUUID(),
-        type,
-        payload,
-        accepts_response_payload: type !== "events_api",
-        retry_attempt: 0,
-        retry_reason: "",
-      };
       const p: Pending = { envelope, key: envelope.envelope_id, attempts: 0, resolve, reject };
       this.#pending.set(envelope.envelope_id, p);
       this.flush();

@@ -1,7 +1,10 @@
 // A local Slack for Socket Mode apps: `POST /api/apps.connections.open` hands out single-use
 // ws:// URLs, each connection gets `hello`, envelopes wait for their acknowledgement (and are
 // retried when unacknowledged), and the Web API methods a bot uses answer on `/api/<method>`.
-// Faults: disconnect frames, dropped or deaf sockets, 429/5xx/`ok: false` answers.
+// Faults: disconnect frames, dropped or deaf sockets, 429/5xx/`ok: false` answers, revoked tokens.
+// Socket Mode as documented at https://api.slack.com/apis/socket-mode: `hello` on connect,
+// `disconnect` frames (`warning` some seconds before a refresh, `refresh_requested`, `link_disabled`),
+// WebSocket pings from Slack and pongs to the app's pings.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
@@ -22,6 +25,15 @@ export interface SlackFakeOptions {
   maxRetries?: number;
   /** After a `disconnect` frame the fake closes that socket this much later. Default 1 000 ms. */
   disconnectCloseMs?: number;
+  /**
+   * Slack pings every connection (a WebSocket ping frame) this often; 0 = never. Default 10 000 ms
+   * (Slack's SDKs give up on a connection after 30 s without a server ping, so Slack pings well within that).
+   */
+  serverPingMs?: number;
+  /** Pongs to the app's pings (Slack answers them, sometimes slowly). Default true. */
+  answerPings?: boolean;
+  /** The bot's own posts come back as `message` events, as with `message.im`/`message.channels`. Default true. */
+  echoOwnMessages?: boolean;
 }
 
 interface Connection {
@@ -45,18 +57,28 @@ export class SlackFake {
   readonly #faults = new Map<string, SlackFault[]>();
   #nextConnection = 1;
   readonly #disconnectCloseMs: number;
+  readonly #serverPingMs: number;
+  readonly #answerPings: boolean;
+  /** Tokens that now answer this error on every call (revoked, account deactivated ...). */
+  readonly #revoked = new Map<string, string>();
 
   private constructor(options: SlackFakeOptions) {
     this.botToken = options.botToken ?? "xoxb-fake-bot";
     this.appToken = options.appToken ?? "xapp-fake-app";
     this.#disconnectCloseMs = options.disconnectCloseMs ?? 1_000;
+    this.#serverPingMs = options.serverPingMs ?? 10_000;
+    this.#answerPings = options.answerPings ?? true;
     this.tracker = new EnvelopeTracker(
       (e) => this.#send(e),
       options.ackTimeoutMs ?? 3_000,
       options.maxRetries ?? 3,
     );
-    this.workspace = new SlackWorkspace("T0TEAM", "A0APP", "U0BOT", (type, payload) =>
-      this.tracker.deliver(type, payload),
+    this.workspace = new SlackWorkspace(
+      "T0TEAM",
+      "A0APP",
+      "U0BOT",
+      (type, payload) => this.tracker.deliver(type, payload),
+      { botId: "B0BOT", echoOwnMessages: options.echoOwnMessages ?? true },
     );
   }
 
@@ -77,6 +99,19 @@ export class SlackFake {
     return [...this.#open.values()].map((c) => c.info);
   }
 
+  /** An envelope exactly as Slack sends it (a fixture); resolves once acknowledged. */
+  deliverEnvelope(envelope: SlackEnvelope): Promise<void> {
+    return this.tracker.deliverEnvelope(envelope);
+  }
+
+  /**
+   * From now on every call with that token answers `{ ok: false, error }` (HTTP 200), as the Web API
+   * does for `token_revoked`, `account_inactive`, `invalid_auth` (https://api.slack.com/methods/chat.postMessage#errors).
+   */
+  revoke(which: "bot" | "app", error = "token_revoked"): void {
+    this.#revoked.set(which === "bot" ? this.botToken : this.appToken, error);
+  }
+
   failNext(method: string, fault: SlackFault): void {
     const list = this.#faults.get(method) ?? [];
     list.push(fault);
@@ -87,7 +122,9 @@ export class SlackFake {
   disconnect(reason: "warning" | "refresh_requested" | "link_disabled", connectionId?: number): void {
     const c = this.#pick(connectionId);
     if (!c) return;
-    c.socket.send(JSON.stringify({ type: "disconnect", reason, debug_info: { host: "fake-slack" } }));
+    c.socket.send(
+      JSON.stringify({ type: "disconnect", reason, debug_info: { host: `applink-fake-${c.info.id}` } }),
+    );
     const close = () => c.socket.close(1000, reason);
     if (reason === "link_disabled") close();
     else setTimeout(close, this.#disconnectCloseMs).unref();
@@ -134,6 +171,8 @@ export class SlackFake {
     const wanted = method === "apps.connections.open" ? this.appToken : this.botToken;
     if (token !== wanted)
       return sendJson(res, 200, { ok: false, error: token ? "invalid_auth" : "not_authed" });
+    const revoked = this.#revoked.get(token);
+    if (revoked) return sendJson(res, 200, { ok: false, error: revoked });
     const fault = this.#takeFault(method);
     if (fault) {
       if ("drop" in fault) return void res.socket?.destroy();
@@ -183,7 +222,7 @@ export class SlackFake {
     this.connections.push(info);
     this.#open.set(info.id, c);
     socket.on("ping", (data) => {
-      if (!info.deaf) socket.pong(data);
+      if (!info.deaf && this.#answerPings) socket.pong(data);
     });
     socket.on("message", (raw) => {
       if (info.deaf) return;
@@ -194,7 +233,16 @@ export class SlackFake {
         // not JSON: Slack ignores it too
       }
     });
+    // Slack pings the app; a deaf connection sends nothing, pings included.
+    const pinger =
+      this.#serverPingMs > 0
+        ? setInterval(() => {
+            if (!info.deaf && socket.readyState === socket.OPEN) socket.ping();
+          }, this.#serverPingMs)
+        : undefined;
+    pinger?.unref();
     socket.on("close", () => {
+      clearInterval(pinger);
       info.closedAt = Date.now();
       this.#open.delete(info.id);
     });
@@ -202,7 +250,7 @@ export class SlackFake {
       JSON.stringify({
         type: "hello",
         num_connections: this.#open.size,
-        debug_info: { host: "fake-slack", build_number: 1, approximate_connection_time: 18060 },
+        debug_info: { host: `applink-fake-${info.id}`, build_number: 1, approximate_connection_time: 18060 },
         connection_info: { app_id: "A0APP" },
       }),
     );

@@ -1,6 +1,8 @@
 // The workspace side of the Slack fake: users write in DMs and channels (a channel mention is
 // delivered twice, as `message` and `app_mention`, like Slack does), press Block Kit buttons, and
-// the bot's chat.postMessage / chat.update calls are checked and recorded.
+// the bot's chat.postMessage / chat.update calls are checked and recorded. The bot's own posts come
+// back to it as `message` events carrying its bot_id and user id, as Slack sends them to an app
+// subscribed to message.im / message.channels (https://api.slack.com/events/message).
 import type { SlackBlock, SlackBotMessage, SlackButton } from "./types.js";
 
 export interface UserSays {
@@ -18,6 +20,12 @@ export type Deliver = (type: "events_api" | "interactive", payload: Record<strin
 
 export type WebAnswer = { ok: true; [k: string]: unknown } | { ok: false; error: string };
 
+export interface WorkspaceOptions {
+  /** The bot's bot_id (auth.test answers it; the bot's own messages carry it). */
+  botId: string;
+  echoOwnMessages: boolean;
+}
+
 const TEXT_LIMIT = 40_000;
 
 export class SlackWorkspace {
@@ -30,7 +38,16 @@ export class SlackWorkspace {
     readonly appId: string,
     readonly botUserId: string,
     private readonly deliver: Deliver,
+    private readonly options: WorkspaceOptions = { botId: "B0BOT", echoOwnMessages: false },
   ) {}
+
+  /**
+   * Any Events API event (a subtype, a reaction, a Slackbot notice ...), wrapped in its
+   * event_callback; resolves once acknowledged.
+   */
+  event(event: Record<string, unknown>): Promise<void> {
+    return this.deliver("events_api", this.#callback(event));
+  }
 
   nextTs(): string {
     return `${Math.floor(Date.now() / 1000)}.${String(this.#seq++).padStart(6, "0")}`;
@@ -61,20 +78,32 @@ export class SlackWorkspace {
     return { ts, acked };
   }
 
-  /** A user presses the button whose value is `value`; throws when no bot message shows it. */
+  /**
+   * A user presses the button whose value is `value`; throws when no bot message shows it. The
+   * payload follows https://api.slack.com/reference/interaction-payloads/block-actions.
+   */
   press(input: { value: string; user: string; actionId?: string }): Promise<void> {
     const msg = this.botMessages.find((m) => this.#button(m, input.value, input.actionId));
-    const button = msg && this.#button(msg, input.value, input.actionId);
-    if (!msg || !button) throw new Error(`slack fake: no message shows a button with value "${input.value}"`);
+    const found = msg && this.#button(msg, input.value, input.actionId);
+    if (!msg || !found) throw new Error(`slack fake: no message shows a button with value "${input.value}"`);
+    const { button, blockId } = found;
     return this.deliver("interactive", {
       type: "block_actions",
       team: { id: this.teamId },
       user: { id: input.user, username: input.user, team_id: this.teamId },
       api_app_id: this.appId,
-      container: { type: "message", message_ts: msg.ts, channel_id: msg.channel, is_ephemeral: false },
+      container: {
+        type: "message",
+        message_ts: msg.ts,
+        channel_id: msg.channel,
+        is_ephemeral: false,
+        ...(msg.threadTs ? { thread_ts: msg.threadTs } : {}),
+      },
       channel: { id: msg.channel },
       message: {
         type: "message",
+        bot_id: this.options.botId,
+        user: this.botUserId,
         ts: msg.ts,
         text: msg.text,
         ...(msg.threadTs ? { thread_ts: msg.threadTs } : {}),
@@ -85,7 +114,7 @@ export class SlackWorkspace {
         {
           type: "button",
           action_id: button.action_id,
-          block_id: "actions",
+          block_id: blockId,
           value: button.value,
           text: button.text,
           action_ts: this.nextTs(),
@@ -108,6 +137,7 @@ export class SlackWorkspace {
         ...(Array.isArray(p.blocks) ? { blocks: p.blocks as SlackBlock[] } : {}),
       };
       this.botMessages.push(msg);
+      if (this.options.echoOwnMessages) this.#echo(msg);
       return {
         ok: true,
         channel: msg.channel,
@@ -131,9 +161,28 @@ export class SlackWorkspace {
         url: "https://fake.slack.test/",
         team_id: this.teamId,
         user_id: this.botUserId,
-        bot_id: "B0BOT",
+        bot_id: this.options.botId,
       };
     return undefined;
+  }
+
+  /** The bot's own message as the app receives it back. */
+  #echo(msg: SlackBotMessage): void {
+    const { botId } = this.options;
+    this.event({
+      type: "message",
+      bot_id: botId,
+      app_id: this.appId,
+      user: this.botUserId,
+      text: msg.text,
+      ts: msg.ts,
+      team: this.teamId,
+      bot_profile: { id: botId, app_id: this.appId, name: "agent", deleted: false, team_id: this.teamId },
+      channel: msg.channel,
+      event_ts: msg.ts,
+      channel_type: msg.channel.startsWith("D") ? "im" : "channel",
+      ...(msg.threadTs ? { thread_ts: msg.threadTs } : {}),
+    }).catch(() => undefined);
   }
 
   #check(p: Record<string, unknown>): WebAnswer | undefined {
@@ -144,11 +193,16 @@ export class SlackWorkspace {
     return undefined;
   }
 
-  #button(m: SlackBotMessage, value: string, actionId?: string): SlackButton | undefined {
-    for (const block of m.blocks ?? [])
+  #button(
+    m: SlackBotMessage,
+    value: string,
+    actionId?: string,
+  ): { button: SlackButton; blockId: string } | undefined {
+    for (const [i, block] of (m.blocks ?? []).entries())
       for (const el of block.elements ?? []) {
         const b = el as SlackButton;
-        if (b.type === "button" && b.value === value && (!actionId || b.action_id === actionId)) return b;
+        if (b.type === "button" && b.value === value && (!actionId || b.action_id === actionId))
+          return { button: b, blockId: block.block_id ?? `generated-${i}` };
       }
     return undefined;
   }

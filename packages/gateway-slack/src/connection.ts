@@ -1,8 +1,8 @@
-// The Socket Mode connection set. Slack's URLs are single-use, so every (re)connection asks
-// apps.connections.open for a new one. A connection is replaced, never just dropped: on a
+// The Socket Mode connection set (https://api.slack.com/apis/socket-mode). Slack's URLs are
+// single-use, so every (re)connection asks apps.connections.open for a new one. A connection is replaced, never just dropped: on a
 // `disconnect` frame, an unexpected close, or silence past the watchdog, a new connection is
 // opened and the old one is closed only after the new one said hello. Envelopes are handled on
-// whichever connection they arrive.
+// whichever connection they arrive. Liveness is any frame, Slack's pings, or pongs to ours.
 import { Backoff, type BackoffOptions, type GatewayContext } from "@agentsvc/session-core";
 import WebSocket from "ws";
 
@@ -18,6 +18,10 @@ export interface SocketModeOptions {
   openUrl(signal: AbortSignal): Promise<string>;
   /** Handles one envelope; resolve = recorded (the envelope is then acknowledged), throw = not. */
   onEnvelope(envelope: Envelope): Promise<void>;
+  /** Slack refused the app: a rejected token or Socket Mode turned off. Nothing is retried after it. */
+  onRejected(err: unknown, detail: string): void;
+  /** True for an openUrl failure that is a rejected credential (no point retrying). */
+  isRejection(err: unknown): boolean;
   watchdogMs: number;
   pingIntervalMs: number;
   helloTimeoutMs: number;
@@ -70,7 +74,7 @@ export class SocketMode {
   replace(old: Conn | undefined, why: string): void {
     if (this.#stopped) return;
     if (old) old.retiring = true;
-    this.ctx.logger.info({ connection: old?.id, why }, "slack: opening a new Socket Mode connection");
+    this.ctx.logger.info({ connection: old?.id, why }, "opening a new Socket Mode connection");
     this.#connectIn(0);
   }
 
@@ -88,11 +92,12 @@ export class SocketMode {
         return null;
       } catch (err) {
         if (signal.aborted || this.#stopped) return null;
+        if (this.options.isRejection(err)) {
+          this.options.onRejected(err, err instanceof Error ? err.message : String(err));
+          return null;
+        }
         const delay = this.#backoff.next();
-        this.ctx.logger.warn(
-          { err, retryInMs: delay },
-          "slack: could not open a Socket Mode connection; retrying",
-        );
+        this.ctx.logger.warn({ err, retryInMs: delay }, "could not open a Socket Mode connection; retrying");
         return delay;
       } finally {
         this.#connecting = false;
@@ -134,11 +139,13 @@ export class SocketMode {
       };
       conn.ws.on("error", (err) => {
         if (!conn.ready) fail(err);
-        else this.ctx.logger.warn({ err, connection: conn.id }, "slack: socket error");
+        else this.ctx.logger.warn({ err, connection: conn.id }, "socket error");
       });
-      conn.ws.on("pong", () => {
+      const alive = () => {
         conn.lastSeen = Date.now();
-      });
+      };
+      conn.ws.on("pong", alive);
+      conn.ws.on("ping", alive);
       conn.ws.on("close", (code) => this.#closed(conn, code));
       conn.ws.on("message", (raw) => {
         conn.lastSeen = Date.now();
@@ -161,7 +168,7 @@ export class SocketMode {
 
   #hello(conn: Conn): void {
     conn.ready = true;
-    this.ctx.logger.info({ connection: conn.id }, "slack: Socket Mode connected");
+    this.ctx.logger.info({ connection: conn.id }, "Socket Mode connected");
     // Only now that the new connection is up are the ones it replaces closed.
     for (const old of this.#conns) {
       if (old === conn || !old.retiring) continue;
@@ -173,10 +180,14 @@ export class SocketMode {
 
   #frame(conn: Conn, frame: Envelope): void {
     if (frame.type === "disconnect") {
-      if (frame.reason === "link_disabled")
-        this.ctx.logger.error(
-          "slack: Socket Mode was disabled for this app (link_disabled); enable it in the app settings",
+      // link_disabled: Socket Mode was turned off for the app; a new connection would be refused too.
+      if (frame.reason === "link_disabled") {
+        this.options.onRejected(
+          undefined,
+          "Socket Mode is turned off for this app (disconnect link_disabled): turn it on under Socket Mode in the app settings",
         );
+        return;
+      }
       if (!conn.retiring) this.replace(conn, `disconnect: ${frame.reason ?? "unknown"}`);
       return;
     }
@@ -190,7 +201,7 @@ export class SocketMode {
       (err: unknown) =>
         this.ctx.logger.error(
           { err, envelope: id },
-          "slack: envelope not recorded; left unacknowledged so Slack retries it",
+          "envelope not recorded; left unacknowledged so Slack retries it",
         ),
     );
   }
@@ -198,7 +209,7 @@ export class SocketMode {
   #closed(conn: Conn, code: number): void {
     const known = this.#conns.delete(conn);
     if (!known || this.#stopped || conn.retiring || !conn.ready) return;
-    this.ctx.logger.warn({ connection: conn.id, code }, "slack: Socket Mode connection closed unexpectedly");
+    this.ctx.logger.warn({ connection: conn.id, code }, "Socket Mode connection closed unexpectedly");
     if (this.live === 0) this.replace(undefined, `closed (${code})`);
   }
 
@@ -210,7 +221,7 @@ export class SocketMode {
       if (now - conn.lastSeen > this.options.watchdogMs) {
         this.ctx.logger.warn(
           { connection: conn.id, silentMs: now - conn.lastSeen },
-          "slack: connection silent past the watchdog (no frames, no pongs); replacing it",
+          "connection silent past the watchdog (no frames, no pings, no pongs); replacing it",
         );
         this.replace(conn, "watchdog");
         continue;

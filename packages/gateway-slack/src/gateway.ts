@@ -1,0 +1,235 @@
+// The slack push-style gateway: Socket Mode only (connection.ts), DMs, mentions and follow-ups in
+// the bot's threads in (inbound.ts), replies in the thread, approvals as Block Kit buttons whose
+// presses become decisions.
+import type { DecisionKind } from "@agentsvc/agent-core";
+import type {
+  BackoffOptions,
+  DecidedNotice,
+  Gateway,
+  GatewayCapabilities,
+  GatewayContext,
+  GatewayFactory,
+  InteractionRequest,
+  SendOptions,
+  SendResult,
+} from "@agentsvc/session-core";
+import { AnsweredThreads } from "./answered-threads.js";
+import { SlackApiError, SlackWebApi } from "./api.js";
+import { type Envelope, SocketMode } from "./connection.js";
+import { markdownToMrkdwn } from "./format.js";
+import { type BotIdentity, readEvent, readPresses } from "./inbound.js";
+import { parseThread } from "./thread.js";
+
+export interface SlackGatewayOptions {
+  /** Environment variable holding the bot token (`xoxb-...`). */
+  botTokenEnvVar: string;
+  /** Environment variable holding the app-level token (`xapp-...`, scope `connections:write`). */
+  appTokenEnvVar: string;
+  /** Web API base URL. Default https://slack.com/api. */
+  apiBaseUrl?: string;
+  env?: Readonly<Record<string, string | undefined>>;
+  /** A connection silent (no frame, no ping, no pong) this long is replaced. Default 30 000 ms. */
+  watchdogMs?: number;
+  /** Ping period of the watchdog. Default a third of `watchdogMs`. */
+  pingIntervalMs?: number;
+  /** A new connection must say hello within this. Default 10 000 ms. */
+  helloTimeoutMs?: number;
+  /** Reconnect backoff. Default 1 s doubling to 60 s, +20% jitter. */
+  backoff?: BackoffOptions;
+  /** Web API call timeout. Default 30 000 ms. */
+  requestTimeoutMs?: number;
+  name?: string;
+}
+
+/** chat.postMessage truncates text past 40 000 characters; 4 000 keeps a reply readable (https://api.slack.com/methods/chat.postMessage#truncating). */
+export const MESSAGE_LIMIT = 4000;
+/** A section block's text holds at most 3 000 characters. */
+const SECTION_LIMIT = 3000;
+
+const ACTION_IDS: Partial<Record<DecisionKind, string>> = {
+  approve: "agentsvc_approve",
+  reject: "agentsvc_reject",
+};
+
+export class SlackGateway implements Gateway {
+  readonly kind = "push" as const;
+  readonly type = "slack";
+  readonly name = "slack";
+  readonly capabilities: GatewayCapabilities = { threads: true, interactiveActions: true, editing: true };
+  readonly messageLimit = MESSAGE_LIMIT;
+  readonly #options: SlackGatewayOptions;
+  #ctx: GatewayContext | undefined;
+  #api: SlackWebApi | undefined;
+  #socket: SocketMode | undefined;
+  #answered: AnsweredThreads | undefined;
+  #botToken = { value: "", envVar: "" };
+  #self: BotIdentity | undefined;
+  #stopped = false;
+
+  constructor(options: SlackGatewayOptions) {
+    this.#options = options;
+  }
+
+  async start(ctx: GatewayContext): Promise<void> {
+    const o = this.#options;
+    this.#ctx = ctx;
+    this.#stopped = false;
+    this.#self = undefined;
+    const env = o.env ?? ctx.env;
+    this.#botToken = { value: env[o.botTokenEnvVar] ?? "", envVar: o.botTokenEnvVar };
+    const appToken = { value: env[o.appTokenEnvVar] ?? "", envVar: o.appTokenEnvVar };
+    for (const t of [this.#botToken, appToken])
+      if (!t.value) ctx.logger.error(`${t.envVar} is empty; Slack will refuse the gateway's calls`);
+    const api = new SlackWebApi(o.apiBaseUrl ?? "https://slack.com/api", o.requestTimeoutMs ?? 30_000);
+    this.#api = api;
+    this.#answered = new AnsweredThreads(ctx.state, ctx.logger);
+    await this.#answered.load();
+    const watchdogMs = o.watchdogMs ?? 30_000;
+    this.#socket = new SocketMode(ctx, {
+      openUrl: async (signal) => {
+        // Who the bot is comes first: without it, mentions and its own messages are not recognised.
+        if (!this.#self) this.#self = await this.#whoAmI(signal);
+        return String((await api.call("apps.connections.open", appToken, {}, signal)).url);
+      },
+      onEnvelope: (envelope) => this.#envelope(envelope),
+      isRejection: (err) => err instanceof SlackApiError && err.credentials,
+      onRejected: (err, detail) => this.#rejected(err, detail),
+      watchdogMs,
+      pingIntervalMs: o.pingIntervalMs ?? Math.max(1, Math.floor(watchdogMs / 3)),
+      helloTimeoutMs: o.helloTimeoutMs ?? 10_000,
+      backoff: o.backoff ?? { baseMs: 1_000, maxMs: 60_000 },
+    });
+    this.#socket.start();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#socket?.stop();
+  }
+
+  format(markdown: string): string {
+    return markdownToMrkdwn(markdown);
+  }
+
+  async send(thread: string, text: string): Promise<SendResult> {
+    const { channel, threadTs } = parseThread(thread);
+    const res = await this.#call("chat.postMessage", {
+      channel,
+      text,
+      ...(threadTs ? { thread_ts: threadTs } : {}),
+    });
+    if (threadTs) await this.#answered?.remember(thread);
+    return { messageId: String(res.ts) };
+  }
+
+  async edit(thread: string, messageId: string, text: string): Promise<void> {
+    await this.#call("chat.update", { channel: parseThread(thread).channel, ts: messageId, text });
+  }
+
+  async requestDecision(request: InteractionRequest, _options: SendOptions): Promise<SendResult> {
+    const { channel, threadTs } = parseThread(request.thread);
+    const prompt = markdownToMrkdwn(request.prompt);
+    const buttons = request.allowedDecisions.flatMap((d) => {
+      const actionId = ACTION_IDS[d];
+      if (!actionId) return [];
+      const approve = d === "approve";
+      return [
+        {
+          type: "button",
+          action_id: actionId,
+          value: request.requestId,
+          style: approve ? "primary" : "danger",
+          text: { type: "plain_text", text: approve ? "Approve" : "Reject" },
+        },
+      ];
+    });
+    const res = await this.#call("chat.postMessage", {
+      channel,
+      ...(threadTs ? { thread_ts: threadTs } : {}),
+      text: prompt.slice(0, MESSAGE_LIMIT),
+      blocks: [
+        { type: "section", text: { type: "mrkdwn", text: prompt.slice(0, SECTION_LIMIT) } },
+        { type: "actions", block_id: "agentsvc_decision", elements: buttons },
+      ],
+    });
+    if (threadTs) await this.#answered?.remember(request.thread);
+    return { messageId: String(res.ts) };
+  }
+
+  /** Replaces the buttons with the outcome, keeping the request text. */
+  async onDecided(notice: DecidedNotice): Promise<void> {
+    if (!notice.requestMessageId) return;
+    const view = await this.#ctx?.interaction(notice.requestId);
+    const prompt = markdownToMrkdwn(view?.prompt ?? "Approval request").slice(0, SECTION_LIMIT);
+    const who = /^[UW][A-Z0-9]+$/.test(notice.decidedBy) ? ` by <@${notice.decidedBy}>` : "";
+    const outcome = `${notice.decision === "approve" ? ":white_check_mark: Approved" : ":x: Rejected"}${who}`;
+    await this.#call("chat.update", {
+      channel: parseThread(notice.thread).channel,
+      ts: notice.requestMessageId,
+      text: `${prompt}\n${outcome}`.slice(0, MESSAGE_LIMIT),
+      blocks: [
+        { type: "section", text: { type: "mrkdwn", text: prompt } },
+        { type: "context", elements: [{ type: "mrkdwn", text: outcome }] },
+      ],
+    });
+  }
+
+  async #whoAmI(signal: AbortSignal): Promise<BotIdentity> {
+    const me = await (this.#api as SlackWebApi).call("auth.test", this.#botToken, {}, signal);
+    const userId = String(me.user_id ?? "");
+    if (!userId) throw new Error("auth.test answered no user_id");
+    return { userId, ...(me.bot_id ? { botId: String(me.bot_id) } : {}) };
+  }
+
+  #rejected(err: unknown, detail: string): void {
+    const ctx = this.#ctx;
+    if (!ctx) return;
+    const envVar = err instanceof SlackApiError ? err.envVar : this.#options.appTokenEnvVar;
+    ctx.logger.error({ envVar }, `credentials rejected by slack: check ${envVar} (${detail})`);
+    void this.stop();
+  }
+
+  async #envelope(envelope: Envelope): Promise<void> {
+    const ctx = this.#ctx;
+    const self = this.#self;
+    if (!ctx || !self || this.#stopped) throw new Error("slack gateway stopped");
+    const payload = envelope.payload ?? {};
+    if (envelope.type === "events_api") {
+      const answered = this.#answered as AnsweredThreads;
+      const read = readEvent(payload, self, (thread) => answered.has(thread));
+      if ("ignore" in read) return this.#ignored(envelope, read.ignore);
+      await ctx.deliver(read.ok);
+      return;
+    }
+    if (envelope.type === "interactive") {
+      const read = readPresses(payload, (a) => {
+        const decision = (Object.keys(ACTION_IDS) as DecisionKind[]).find(
+          (d) => ACTION_IDS[d] === a.action_id,
+        );
+        return decision && a.value ? { requestId: a.value, decision } : undefined;
+      });
+      if ("ignore" in read) return this.#ignored(envelope, read.ignore);
+      for (const press of read.ok) {
+        const result = await ctx.decide(press.requestId, { decision: press.decision }, press.by);
+        if (!result.ok)
+          ctx.logger.info(
+            { requestId: press.requestId, user: press.by, code: result.code },
+            "button press refused",
+          );
+      }
+      return;
+    }
+    this.#ignored(envelope, `envelope ${envelope.type}`);
+  }
+
+  #ignored(envelope: Envelope, reason: string): void {
+    this.#ctx?.logger.debug({ envelope: envelope.envelope_id, reason }, "envelope ignored");
+  }
+
+  async #call(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    if (!this.#api) throw new Error("slack gateway not started");
+    return this.#api.call(method, this.#botToken, params);
+  }
+}
+
+export const createGateway: GatewayFactory<SlackGatewayOptions> = (options) => new SlackGateway(options);

@@ -1,0 +1,93 @@
+// Socket Mode payloads -> what the session takes, or the reason they are ignored.
+// Events: https://api.slack.com/events/message (and its subtype pages), https://api.slack.com/events/app_mention.
+// Presses: https://api.slack.com/reference/interaction-payloads/block-actions.
+import type { DecisionKind } from "@agentsvc/agent-core";
+import type { Inbound } from "@agentsvc/session-core";
+import { threadId } from "./thread.js";
+
+export interface SlackEvent {
+  type?: string;
+  subtype?: string;
+  channel?: string;
+  channel_type?: string;
+  user?: string;
+  bot_id?: string;
+  text?: string;
+  ts?: string;
+  thread_ts?: string;
+}
+
+/** Who the bot is (auth.test): its user id is mentioned as `<@U...>`; its posts carry its bot_id. */
+export interface BotIdentity {
+  userId: string;
+  botId?: string;
+}
+
+export type Reading<T> = { ok: T } | { ignore: string };
+
+/** Subtypes a person writes: their text reaches the agent. Every other subtype is a system event. */
+const PERSON_SUBTYPES = new Set(["file_share", "me_message", "thread_broadcast"]);
+/** Slack's own system user (Slackbot notices, reminders). */
+const SYSTEM_USERS = new Set(["USLACKBOT", "USLACK"]);
+
+/**
+ * One Events API payload -> an inbound message. DMs are always answered; elsewhere only a mention
+ * of the bot (`app_mention`, or the `message` event of the same post: one dedup key, channel + ts),
+ * or a follow-up in a thread the bot already answered in (`answered`). The mention is stripped.
+ */
+export function readEvent(
+  payload: Record<string, unknown>,
+  self: BotIdentity,
+  answered: (thread: string) => boolean,
+): Reading<Inbound> {
+  if (payload.type !== "event_callback") return { ignore: `payload ${String(payload.type)}` };
+  const e = (payload.event ?? {}) as SlackEvent;
+  if (e.type !== "message" && e.type !== "app_mention") return { ignore: `event ${String(e.type)}` };
+  if (e.subtype && !PERSON_SUBTYPES.has(e.subtype))
+    return { ignore: `subtype ${e.subtype}${e.subtype === "bot_message" ? " (from a bot)" : ""}` };
+  if ((self.botId && e.bot_id === self.botId) || e.user === self.userId) return { ignore: "own message" };
+  if (e.bot_id) return { ignore: `from a bot (${e.bot_id})` };
+  if (e.user && SYSTEM_USERS.has(e.user)) return { ignore: `system notice (${e.user})` };
+  if (!e.user || !e.channel || !e.ts) return { ignore: "no user, channel or ts" };
+  const mention = new RegExp(`<@${self.userId}(?:\\|[^>]*)?>`, "g");
+  const mentioned = e.type === "app_mention" || (e.text ?? "").search(mention) >= 0;
+  const isDm = e.channel_type === "im" && e.type === "message";
+  const thread = isDm ? threadId(e.channel, e.thread_ts) : threadId(e.channel, e.thread_ts ?? e.ts);
+  if (!isDm && !mentioned && !(e.thread_ts && answered(thread)))
+    return { ignore: "channel message without a mention, outside the bot's threads" };
+  const text = (e.text ?? "")
+    .replace(mention, " ")
+    .replace(/[ \t]{2,}/g, " ")
+    .trim();
+  if (!text) return { ignore: "no text" };
+  return {
+    ok: {
+      dedupKey: `${e.channel}:${e.ts}`,
+      thread,
+      text,
+      author: { id: e.user, isBot: false },
+      meta: { channel: e.channel, ts: e.ts },
+    },
+  };
+}
+
+export interface Press {
+  requestId: string;
+  decision: DecisionKind;
+  by: string;
+}
+
+/** One block_actions payload -> the decisions its buttons name (values made by `decode`'s encoder). */
+export function readPresses(
+  payload: Record<string, unknown>,
+  decode: (action: { action_id?: string; value?: string }) => Omit<Press, "by"> | undefined,
+): Reading<Press[]> {
+  if (payload.type !== "block_actions") return { ignore: `interactive ${String(payload.type)}` };
+  const by = (payload.user as { id?: string } | undefined)?.id;
+  if (!by) return { ignore: "press without a user" };
+  const presses = ((payload.actions ?? []) as { action_id?: string; value?: string }[]).flatMap((a) => {
+    const decoded = decode(a);
+    return decoded ? [{ ...decoded, by }] : [];
+  });
+  return presses.length ? { ok: presses } : { ignore: "no agentsvc button in the press" };
+}

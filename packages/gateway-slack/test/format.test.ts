@@ -1,0 +1,24 @@
+// Markdown -> mrkdwn (https://api.slack.com/reference/surfaces/formatting#basics): `_italic_`,
+// `*bold*`, `~strike~`; `*x*` in Markdown is italics, so it must not stay `*x*` (bold in Slack).
+import { describe, expect, it } from "vitest";
+import { markdownToMrkdwn } from "../src/index.js";
+
+describe("markdown to mrkdwn", () => {
+  it("turns Markdown italics into _x_ and bold into *x*", () => {
+    expect(markdownToMrkdwn("an *important* and **bold** word")).toBe("an _important_ and *bold* word");
+    expect(markdownToMrkdwn("_already italic_ and __bold too__")).toBe("_already italic_ and *bold too*");
+    expect(markdownToMrkdwn("***both***")).toBe("_*both*_");
+  });
+
+  it("leaves list bullets, lone asterisks and code alone", () => {
+    expect(markdownToMrkdwn("* one\n* two")).toBe("* one\n* two");
+    expect(markdownToMrkdwn("2 * 3 * 4")).toBe("2 * 3 * 4");
+    expect(markdownToMrkdwn("`a *b* c` and\n```js\nx = *y*\n```")).toBe("`a *b* c` and\n```\nx = *y*\n```");
+  });
+
+  it("maps headings to bold and links to <url|text>, escaping &, < and >", () => {
+    expect(markdownToMrkdwn("## Plan\n[docs](https://e.test/a?b=1&c=2) <tag>")).toBe(
+      "*Plan*\n<https://e.test/a?b=1&amp;c=2|docs> &lt;tag&gt;",
+    );
+  });
+});
