@@ -1,20 +1,25 @@
 // The slack push-style gateway: Socket Mode only (connection.ts), DMs, mentions and follow-ups in
 // the bot's threads in (inbound.ts), replies in the thread, approvals as Block Kit buttons whose
 // presses become decisions.
-import type { DecisionKind } from "@agentsvc/agent-core";
-import type {
-  BackoffOptions,
-  DecidedNotice,
-  Gateway,
-  GatewayCapabilities,
-  GatewayContext,
-  GatewayFactory,
-  InteractionRequest,
-  SendOptions,
-  SendResult,
+import {
+  type BackoffOptions,
+  type DecidedNotice,
+  decisionLabel,
+  decodeDecision,
+  encodeDecision,
+  type Gateway,
+  type GatewayCapabilities,
+  type GatewayContext,
+  type GatewayFactory,
+  type InteractionRequest,
+  isGatewaySendError,
+  pressableDecisions,
+  readSecrets,
+  type SendOptions,
+  type SendResult,
 } from "@agentsvc/session-core";
 import { AnsweredThreads } from "./answered-threads.js";
-import { SlackApiError, SlackWebApi } from "./api.js";
+import { SlackWebApi, type Token } from "./api.js";
 import { type Envelope, SocketMode } from "./connection.js";
 import { markdownToMrkdwn } from "./format.js";
 import { type BotIdentity, readEvent, readPresses } from "./inbound.js";
@@ -46,11 +51,6 @@ export const MESSAGE_LIMIT = 4000;
 /** A section block's text holds at most 3 000 characters. */
 const SECTION_LIMIT = 3000;
 
-const ACTION_IDS: Partial<Record<DecisionKind, string>> = {
-  approve: "agentsvc_approve",
-  reject: "agentsvc_reject",
-};
-
 export class SlackGateway implements Gateway {
   readonly kind = "push" as const;
   readonly type = "slack";
@@ -62,7 +62,7 @@ export class SlackGateway implements Gateway {
   #api: SlackWebApi | undefined;
   #socket: SocketMode | undefined;
   #answered: AnsweredThreads | undefined;
-  #botToken = { value: "", envVar: "" };
+  #botToken: Token = { value: "", envVar: "" };
   #self: BotIdentity | undefined;
   #stopped = false;
 
@@ -75,11 +75,20 @@ export class SlackGateway implements Gateway {
     this.#ctx = ctx;
     this.#stopped = false;
     this.#self = undefined;
-    const env = o.env ?? ctx.env;
-    this.#botToken = { value: env[o.botTokenEnvVar] ?? "", envVar: o.botTokenEnvVar };
-    const appToken = { value: env[o.appTokenEnvVar] ?? "", envVar: o.appTokenEnvVar };
-    for (const t of [this.#botToken, appToken])
-      if (!t.value) ctx.logger.error(`${t.envVar} is empty; Slack will refuse the gateway's calls`);
+    const secrets = readSecrets(
+      ctx,
+      { bot: o.botTokenEnvVar, app: o.appTokenEnvVar },
+      {
+        ...(o.env ? { env: o.env } : {}),
+        gateway: "slack",
+        describe: {
+          bot: "the app's bot token (xoxb-...)",
+          app: "an app-level token with connections:write (xapp-...)",
+        },
+      },
+    );
+    this.#botToken = { value: secrets.bot, envVar: o.botTokenEnvVar };
+    const appToken: Token = { value: secrets.app, envVar: o.appTokenEnvVar };
     const api = new SlackWebApi(o.apiBaseUrl ?? "https://slack.com/api", o.requestTimeoutMs ?? 30_000);
     this.#api = api;
     this.#answered = new AnsweredThreads(ctx.state, ctx.logger);
@@ -92,7 +101,7 @@ export class SlackGateway implements Gateway {
         return String((await api.call("apps.connections.open", appToken, {}, signal)).url);
       },
       onEnvelope: (envelope) => this.#envelope(envelope),
-      isRejection: (err) => err instanceof SlackApiError && err.credentials,
+      isRejection: (err) => isGatewaySendError(err) && err.credentials,
       onRejected: (err, detail) => this.#rejected(err, detail),
       watchdogMs,
       pingIntervalMs: o.pingIntervalMs ?? Math.max(1, Math.floor(watchdogMs / 3)),
@@ -129,20 +138,14 @@ export class SlackGateway implements Gateway {
   async requestDecision(request: InteractionRequest, _options: SendOptions): Promise<SendResult> {
     const { channel, threadTs } = parseThread(request.thread);
     const prompt = markdownToMrkdwn(request.prompt);
-    const buttons = request.allowedDecisions.flatMap((d) => {
-      const actionId = ACTION_IDS[d];
-      if (!actionId) return [];
-      const approve = d === "approve";
-      return [
-        {
-          type: "button",
-          action_id: actionId,
-          value: request.requestId,
-          style: approve ? "primary" : "danger",
-          text: { type: "plain_text", text: approve ? "Approve" : "Reject" },
-        },
-      ];
-    });
+    // Each button carries the codec's payload as its value (Slack allows 2 000 characters).
+    const buttons = pressableDecisions(request.allowedDecisions).map((d) => ({
+      type: "button",
+      action_id: `agentsvc_${d}`,
+      value: encodeDecision(request.requestId, d),
+      text: { type: "plain_text", text: decisionLabel(d) },
+      ...(d === "approve" ? { style: "primary" } : d === "reject" ? { style: "danger" } : {}),
+    }));
     const res = await this.#call("chat.postMessage", {
       channel,
       ...(threadTs ? { thread_ts: threadTs } : {}),
@@ -184,7 +187,7 @@ export class SlackGateway implements Gateway {
   #rejected(err: unknown, detail: string): void {
     const ctx = this.#ctx;
     if (!ctx) return;
-    const envVar = err instanceof SlackApiError ? err.envVar : this.#options.appTokenEnvVar;
+    const envVar = (isGatewaySendError(err) && err.envVar) || this.#options.appTokenEnvVar;
     ctx.logger.error({ envVar }, `credentials rejected by slack: check ${envVar} (${detail})`);
     void this.stop();
   }
@@ -202,12 +205,7 @@ export class SlackGateway implements Gateway {
       return;
     }
     if (envelope.type === "interactive") {
-      const read = readPresses(payload, (a) => {
-        const decision = (Object.keys(ACTION_IDS) as DecisionKind[]).find(
-          (d) => ACTION_IDS[d] === a.action_id,
-        );
-        return decision && a.value ? { requestId: a.value, decision } : undefined;
-      });
+      const read = readPresses(payload, decodeDecision);
       if ("ignore" in read) return this.#ignored(envelope, read.ignore);
       for (const press of read.ok) {
         const result = await ctx.decide(press.requestId, { decision: press.decision }, press.by);

@@ -77,16 +77,16 @@ export interface Press {
   by: string;
 }
 
-/** One block_actions payload -> the decisions its buttons name (values made by `decode`'s encoder). */
+/** One block_actions payload -> the decisions its buttons name (values made by the decision codec). */
 export function readPresses(
   payload: Record<string, unknown>,
-  decode: (action: { action_id?: string; value?: string }) => Omit<Press, "by"> | undefined,
+  decode: (value: string) => Omit<Press, "by"> | undefined,
 ): Reading<Press[]> {
   if (payload.type !== "block_actions") return { ignore: `interactive ${String(payload.type)}` };
   const by = (payload.user as { id?: string } | undefined)?.id;
   if (!by) return { ignore: "press without a user" };
-  const presses = ((payload.actions ?? []) as { action_id?: string; value?: string }[]).flatMap((a) => {
-    const decoded = decode(a);
+  const presses = ((payload.actions ?? []) as { value?: string }[]).flatMap((a) => {
+    const decoded = typeof a.value === "string" ? decode(a.value) : undefined;
     return decoded ? [{ ...decoded, by }] : [];
   });
   return presses.length ? { ok: presses } : { ignore: "no agentsvc button in the press" };

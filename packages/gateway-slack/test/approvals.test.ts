@@ -1,5 +1,6 @@
 // Approvals as Block Kit buttons: block_actions become the decision (only the participant's),
 // and the message is updated with the outcome afterwards.
+import { encodeDecision } from "@agentsvc/session-core";
 import { ContractRig } from "@agentsvc/session-core/testing";
 import { eventually } from "@agentsvc/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -33,17 +34,16 @@ describe("slack approvals and formatting", () => {
       (m) => m.blocks,
     ) as (typeof h.fake.workspace.botMessages)[number];
     const buttons = card.blocks?.flatMap((b) => b.elements ?? []) as { action_id: string; value: string }[];
+    // The values are the session's decision codec (Slack allows 2 000 characters in a value).
     expect(buttons.map((b) => [b.action_id, b.value])).toEqual([
-      ["agentsvc_approve", requestId],
-      ["agentsvc_reject", requestId],
+      ["agentsvc_approve", encodeDecision(requestId, "approve")],
+      ["agentsvc_reject", encodeDecision(requestId, "reject")],
     ]);
-    await h.fake.workspace.press({ value: requestId, actionId: "agentsvc_approve", user: "U9999" });
+    expect(buttons.every((b) => b.value.length <= 2_000)).toBe(true);
+    const approve = encodeDecision(requestId, "approve");
+    await h.fake.workspace.press({ value: approve, user: "U9999" });
     expect((await rig.session.interaction(requestId))?.status).toBe("open");
-    await h.fake.workspace.press({
-      value: requestId,
-      actionId: "agentsvc_approve",
-      user: h.userId("user-1"),
-    });
+    await h.fake.workspace.press({ value: approve, user: h.userId("user-1") });
     await eventually(() => rig.executed.some((n) => n.includes("ap1")), "the tool running");
     await eventually(() => card.updates > 0, "the updated card");
     expect(JSON.stringify(card.blocks)).toContain(`Approved by <@${h.userId("user-1")}>`);

@@ -2,6 +2,7 @@
 // connection into the real gateway, and the outcome is checked: delivered (text, author, thread),
 // ignored (the reason logged at debug) or decided. A new fixture file is a new row.
 import { readdirSync, readFileSync } from "node:fs";
+import { encodeDecision } from "@agentsvc/session-core";
 import { captureLogs, type SlackEnvelope, SlackFake, eventually, within } from "@agentsvc/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createGateway } from "../src/index.js";
@@ -27,14 +28,13 @@ const fixtures = readdirSync(dir)
   .map((file) => ({ file, fixture: JSON.parse(readFileSync(new URL(file, dir), "utf8")) as Fixture }));
 
 /**
- * A button's value is what our adapter put on it, not a Slack format: the fixture holds
- * `$DECISION_VALUE` and the test fills in the adapter's value for the expected request.
+ * A button's value is what our adapter put on it (the session's decision codec), not a Slack format:
+ * the fixture holds `$DECISION_VALUE` and the test fills in the encoding of the expected decision.
  */
 function withButtonValue(envelope: SlackEnvelope, expect: Expect): SlackEnvelope {
   if (expect.outcome !== "decided") return envelope;
-  return JSON.parse(
-    JSON.stringify(envelope).replaceAll("$DECISION_VALUE", expect.requestId),
-  ) as SlackEnvelope;
+  const value = encodeDecision(expect.requestId, expect.decision);
+  return JSON.parse(JSON.stringify(envelope).replaceAll("$DECISION_VALUE", value)) as SlackEnvelope;
 }
 
 let fake: SlackFake;

@@ -1,5 +1,6 @@
 // The platform side for the contract suite and the fault tests: one Slack fake behind every
 // gateway instance the harness builds (a restart builds a new one against the same fake).
+import { encodeDecision } from "@agentsvc/session-core";
 import type { GatewayHarness } from "@agentsvc/session-core/testing";
 import { captureLogs, type LogLine, SlackFake, type SlackFakeOptions, within } from "@agentsvc/testkit";
 import { createGateway, type SlackGatewayOptions } from "../src/index.js";
@@ -69,9 +70,8 @@ export async function slackHarness(
         text: b.text,
       })),
     choose: async (request, decision, author) => {
-      const actionId = decision === "approve" ? "agentsvc_approve" : "agentsvc_reject";
       await within(
-        fake.workspace.press({ value: request.requestId, actionId, user: userId(author) }),
+        fake.workspace.press({ value: encodeDecision(request.requestId, decision), user: userId(author) }),
         3_000,
         "the press ack",
       );
