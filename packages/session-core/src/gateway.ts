@@ -205,6 +205,12 @@ export interface Gateway {
   /** Markdown -> the platform's markup. Applied before chunking, so escaping never pushes a piece over the limit. */
   format?(markdown: string): string;
   /**
+   * Cuts the formatted text into pieces of at most `messageLimit` as the platform counts them.
+   * Default `chunkText` (UTF-16 units of the formatted text); a platform whose limit counts the text
+   * after its markup is parsed (Telegram HTML) cuts by visible characters, between tags and entities.
+   */
+  chunk?(formatted: string): string[];
+  /**
    * Send one piece (at most `messageLimit` characters). Throw `GatewaySendError` (with `retryAfterMs`
    * for a 429, `permanent` for a 4xx that will never succeed) or any error for a retry with backoff.
    */

@@ -20,7 +20,8 @@ export function textPieces(
   requestId?: string,
 ): OutboxItem[] {
   const formatted = gateway.format ? gateway.format(text) : text;
-  return chunkText(formatted, gateway.messageLimit).map((piece, i) => ({
+  const pieces = gateway.chunk ? gateway.chunk(formatted) : chunkText(formatted, gateway.messageLimit);
+  return pieces.map((piece, i) => ({
     gateway: gateway.name,
     thread,
     idemKey: `${key}:${i}`,
