@@ -18,7 +18,7 @@ import {
 } from "@agentsvc/session-core";
 import { BotApi, sendFailureOf, TelegramApiError } from "./api.js";
 import { Poller } from "./connection.js";
-import { escapeHtml, htmlToPlain, markdownToTelegramHtml, repairHtml } from "./format.js";
+import { escapeHtml, htmlToPlain, markdownToTelegramHtml, repairHtml, splitHtml } from "./format.js";
 import {
   type BotIdentity,
   type Classified,
@@ -119,6 +119,11 @@ export class TelegramGateway implements Gateway {
 
   format(markdown: string): string {
     return markdownToTelegramHtml(markdown);
+  }
+
+  /** Pieces of at most 4096 visible characters: the limit counts the text after HTML parsing. */
+  chunk(formatted: string): string[] {
+    return splitHtml(formatted, MESSAGE_LIMIT);
   }
 
   async send(thread: string, text: string, options: SendOptions): Promise<SendResult> {

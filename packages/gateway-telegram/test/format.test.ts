@@ -3,8 +3,8 @@ import { chunkText } from "@agentsvc/session-core";
 import { ContractRig } from "@agentsvc/session-core/testing";
 import { parseTelegramHtml } from "@agentsvc/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { markdownToTelegramHtml, repairHtml } from "../src/format.js";
-import { MESSAGE_LIMIT } from "../src/index.js";
+import { markdownToTelegramHtml, repairHtml, splitHtml } from "../src/format.js";
+import { createGateway, MESSAGE_LIMIT } from "../src/index.js";
 import { type TelegramHarness, telegramHarness } from "./harness.js";
 
 const visible = (html: string) => {
@@ -47,6 +47,35 @@ describe("telegram formatting", () => {
   });
 });
 
+/** What the session does with a reply: format it, then cut it with the gateway's chunk. */
+function piecesOf(markdown: string): string[] {
+  const gateway = createGateway({ name: "telegram", botTokenEnvVar: "T" });
+  const formatted = gateway.format?.(markdown) ?? markdown;
+  return gateway.chunk ? gateway.chunk(formatted) : chunkText(formatted, gateway.messageLimit);
+}
+
+describe("telegram pieces", () => {
+  it("cuts by visible characters at spaces, never inside a tag or entity, and reopens a link with its target", () => {
+    const html = `<a href="https://e.test/?a=1&amp;b=2">${"w&lt;d ".repeat(10).trim()}</a> end`;
+    const pieces = splitHtml(html, 12);
+    expect(pieces.length).toBeGreaterThan(3);
+    for (const piece of pieces) {
+      const parsed = parseTelegramHtml(piece);
+      expect(parsed.ok, piece).toBe(true);
+      if (parsed.ok) expect(parsed.text.length).toBeLessThanOrEqual(12);
+    }
+    expect(pieces.slice(0, -1).every((p) => p.startsWith('<a href="https://e.test/?a=1&amp;b=2">'))).toBe(
+      true,
+    );
+    expect(pieces.map((p) => visible(p)).join(" ")).toBe(`${"w<d ".repeat(10).trim()} end`);
+  });
+
+  it("prefers a blank line, then a line break, to a space", () => {
+    expect(splitHtml("aaa bbb\n\nccc ddd\neee", 12)).toEqual(["aaa bbb", "ccc ddd\neee"]);
+    expect(splitHtml("aaa bbb\nccc ddd eee", 12)).toEqual(["aaa bbb", "ccc ddd eee"]);
+  });
+});
+
 describe("telegram long replies", () => {
   let h: TelegramHarness;
   let rig: ContractRig;
@@ -63,7 +92,7 @@ describe("telegram long replies", () => {
   it("a reply over 4096 characters with bold across the cuts arrives whole, in pieces the API accepts", async () => {
     const words = Array.from({ length: 1500 }, (_, i) => `w${i}<&>`);
     const markdown = `**${words.slice(0, 900).join(" ")}** ${words.slice(900).join(" ")}`;
-    const pieces = chunkText(rig.gateway.format?.(markdown) ?? markdown, rig.gateway.messageLimit);
+    const pieces = piecesOf(markdown);
     expect(pieces.length).toBeGreaterThan(1);
     for (const [i, piece] of pieces.entries())
       await rig.gateway.send("101", piece, { idempotencyKey: `k${i}`, attempt: 1 });
@@ -75,14 +104,40 @@ describe("telegram long replies", () => {
     expect(got.slice(1).some((m) => m.raw.startsWith("<b>"))).toBe(true);
   });
 
+  /** What the session does with a reply: format, cut at the gateway's limit, send each piece. */
+  async function reply(markdown: string, key: string): Promise<void> {
+    const pieces = piecesOf(markdown);
+    for (const [i, piece] of pieces.entries())
+      await rig.gateway.send("101", piece, { idempotencyKey: `${key}${i}`, attempt: 1 });
+  }
+
+  it("a 10,000-character reply without whitespace arrives in pieces of exactly 4096", async () => {
+    const text = "x".repeat(10_000);
+    await reply(text, "x");
+    const got = h.fake.chat.botMessages.map((m) => m.text);
+    expect(got.map((t) => t.length)).toEqual([4096, 4096, 1808]);
+    expect(got.join("")).toBe(text);
+  });
+
+  it("a 10,000-character reply without whitespace that needs escaping arrives whole, in pieces of exactly 4096", async () => {
+    const text = "a<b&".repeat(2_500);
+    await reply(text, "e");
+    const got = h.fake.chat.botMessages.map((m) => m.text);
+    // Telegram counts the text after entities parsing: `&lt;` is one character of the 4096.
+    expect(got.map((t) => t.length)).toEqual([4096, 4096, 1808]);
+    expect(got.join("")).toBe(text);
+  });
+
   it("a code block longer than a message stays code in every piece", async () => {
     const lines = Array.from({ length: 400 }, (_, i) => `const v${i} = a < b && c > d; // line ${i}`);
     const markdown = `Here:\n\n\`\`\`ts\n${lines.join("\n")}\n\`\`\`\nDone.`;
-    const pieces = chunkText(rig.gateway.format?.(markdown) ?? markdown, rig.gateway.messageLimit);
+    const pieces = piecesOf(markdown);
     for (const [i, piece] of pieces.entries())
       await rig.gateway.send("101", piece, { idempotencyKey: `c${i}`, attempt: 1 });
     const code = h.fake.chat.botMessages.filter((m) => m.raw.includes("<pre>"));
     expect(code.length).toBeGreaterThan(2);
+    // A block cut in two is reopened with its language.
+    for (const m of code.slice(1)) expect(m.raw.startsWith('<pre><code class="language-ts">')).toBe(true);
     const shown = h.fake.chat.botMessages.map((m) => m.text).join("\n");
     for (const line of lines) expect(shown).toContain(line);
   });
