@@ -1,11 +1,23 @@
 // Inbound authentication: the connector's bearer JWT, RS256 against the key set its OpenID
-// configuration publishes (fetched once per gateway instance and cached: a key rotation needs a
-// restart), `iss` = https://api.botframework.com, `aud` = the app id, 5 minutes of clock skew, the
-// key endorsed for the activity's channel, and the `serviceurl` claim equal to the activity's.
-import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify } from "jose";
+// configuration names, `iss` = https://api.botframework.com, `aud` = the app id, 5 minutes of clock
+// skew, the key endorsed for the activity's channel, and the `serviceurl` claim equal to the
+// activity's. Microsoft rotates the signing keys while bots run, so the key set is jose's remote set:
+// an unknown `kid` refetches it (at most once per KEY_REFETCH_COOLDOWN_MS, so a flood of unknown kids
+// costs one fetch) and it is refetched when older than KEY_SET_MAX_AGE_MS.
+import {
+  createRemoteJWKSet,
+  decodeProtectedHeader,
+  errors as joseErrors,
+  type JWTVerifyGetKey,
+  jwtVerify,
+} from "jose";
 
 export const CONNECTOR_ISSUER = "https://api.botframework.com";
 export const CLOCK_SKEW_SECONDS = 300;
+/** An unknown `kid` refetches the key set at most this often. */
+export const KEY_REFETCH_COOLDOWN_MS = 5 * 60_000;
+/** The key set is fetched again when older than this, whatever the kids. */
+export const KEY_SET_MAX_AGE_MS = 24 * 60 * 60_000;
 
 export type AuthFailure =
   | "no_app_id"
@@ -18,9 +30,11 @@ export type AuthFailure =
 export interface VerifiedToken {
   serviceUrl: string | undefined;
   endorsements: string[] | undefined;
+  /** Seconds the token is valid for (`exp` - `iat`, or `nbf`); 3600 when neither is given. */
+  lifetimeSeconds: number;
 }
 
-type Keys = { set: ReturnType<typeof createLocalJWKSet>; raw: JSONWebKeySet };
+type Keys = ReturnType<typeof createRemoteJWKSet>;
 
 const trimSlash = (url: string) => url.replace(/\/+$/, "");
 
@@ -46,7 +60,7 @@ export class ConnectorAuth {
       return { ok: false, reason: "keys_unavailable", detail: (err as Error).message };
     }
     try {
-      const { payload } = await jwtVerify(token, keys.set, {
+      const { payload } = await jwtVerify(token, keys as JWTVerifyGetKey, {
         issuer: CONNECTOR_ISSUER,
         audience: this.appId,
         algorithms: ["RS256"],
@@ -54,16 +68,18 @@ export class ConnectorAuth {
         requiredClaims: ["exp"],
       });
       const { kid } = decodeProtectedHeader(token);
-      const key = keys.raw.keys.find((k) => k.kid === kid) as { endorsements?: unknown } | undefined;
+      const key = keys.jwks()?.keys.find((k) => k.kid === kid) as { endorsements?: unknown } | undefined;
+      const issued = payload.iat ?? payload.nbf;
       return {
         ok: true,
         token: {
           serviceUrl: typeof payload.serviceurl === "string" ? payload.serviceurl : undefined,
           endorsements: Array.isArray(key?.endorsements) ? key.endorsements.map(String) : undefined,
+          lifetimeSeconds: issued !== undefined && payload.exp ? payload.exp - issued : 3600,
         },
       };
     } catch (err) {
-      return { ok: false, reason: "bad_token", detail: (err as Error).message };
+      return { ok: false, reason: keySetFailed(err) ? "keys_unavailable" : "bad_token", detail: String(err) };
     }
   }
 
@@ -80,9 +96,9 @@ export class ConnectorAuth {
     return undefined;
   }
 
-  /** Once per instance; a failed fetch is not cached, so the next request tries again. */
+  /** The OpenID configuration is read once (for `jwks_uri`); jose keeps the key set fresh from then on. */
   #loadKeys(): Promise<Keys> {
-    this.#keys ??= fetchKeys(this.openIdMetadataUrl).catch((err: unknown) => {
+    this.#keys ??= keySet(this.openIdMetadataUrl).catch((err: unknown) => {
       this.#keys = undefined;
       throw err;
     });
@@ -90,12 +106,20 @@ export class ConnectorAuth {
   }
 }
 
-async function fetchKeys(openIdMetadataUrl: string): Promise<Keys> {
+/** A key set that could not be fetched or read is not the token's fault (it is reported apart). */
+function keySetFailed(err: unknown): boolean {
+  if (!(err instanceof joseErrors.JOSEError)) return true; // the network
+  return ["ERR_JOSE_GENERIC", "ERR_JWKS_TIMEOUT", "ERR_JWKS_INVALID"].includes(err.code);
+}
+
+async function keySet(openIdMetadataUrl: string): Promise<Keys> {
   const config = await getJson(openIdMetadataUrl);
   if (typeof config.jwks_uri !== "string") throw new Error("OpenID configuration has no jwks_uri");
-  const raw = (await getJson(config.jwks_uri)) as unknown as JSONWebKeySet;
-  if (!Array.isArray(raw.keys)) throw new Error("key set has no keys");
-  return { set: createLocalJWKSet(raw), raw };
+  return createRemoteJWKSet(new URL(config.jwks_uri), {
+    cooldownDuration: KEY_REFETCH_COOLDOWN_MS,
+    cacheMaxAge: KEY_SET_MAX_AGE_MS,
+    timeoutDuration: 10_000,
+  });
 }
 
 async function getJson(url: string): Promise<Record<string, unknown>> {

@@ -56,7 +56,10 @@ export class FakeTeams extends HttpFake {
   webhookUrl: string;
   readonly #tokens = new IssuedTokens();
   readonly #options: Required<Omit<FakeTeamsOptions, "webhookUrl">>;
+  /** The key tokens are signed with; always one of `#published`. */
   #key!: ConnectorKey;
+  /** The keys the JWKS endpoint lists right now. */
+  #published: ConnectorKey[] = [];
 
   private constructor(options: FakeTeamsOptions) {
     super();
@@ -67,6 +70,7 @@ export class FakeTeams extends HttpFake {
   static async start(options: FakeTeamsOptions): Promise<FakeTeams> {
     const fake = new FakeTeams(options);
     fake.#key = await connectorKey();
+    fake.#published = [fake.#key];
     await fake.listen();
     return fake;
   }
@@ -86,6 +90,24 @@ export class FakeTeams extends HttpFake {
 
   set tokenLifetimeSeconds(seconds: number) {
     this.#options.tokenLifetimeSeconds = seconds;
+  }
+
+  /** The key the connector signs with now. */
+  get signingKey(): ConnectorKey {
+    return this.#key;
+  }
+
+  /**
+   * Microsoft rotates the connector's signing keys while bots run: a new `kid` appears in the key
+   * set and the old one is withdrawn (the bot must fetch the key set again; see "Connector to bot"
+   * in https://learn.microsoft.com/en-us/azure/bot-service/rest-api/bot-framework-rest-connector-authentication).
+   * Publishes a new key, signs with it from now on and, unless `keepOld`, withdraws the others.
+   */
+  async rotateKey(options: { keepOld?: boolean } = {}): Promise<ConnectorKey> {
+    const next = await connectorKey();
+    this.#published = options.keepOld ? [...this.#published, next] : [next];
+    this.#key = next;
+    return next;
   }
 
   /** A connector JWT for this app; override claims to forge bad ones. */
@@ -178,7 +200,7 @@ export class FakeTeams extends HttpFake {
     }
     if (req.method === "GET" && path === "/v1/.well-known/keys") {
       this.keyFetches += 1;
-      return answerJson(res, 200, { keys: [this.#key.jwk] });
+      return answerJson(res, 200, { keys: this.#published.map((k) => k.jwk) });
     }
     if (req.method === "POST" && path === `/login/${this.#options.tenantId}/oauth2/v2.0/token`)
       return this.#issueToken(raw, res);
