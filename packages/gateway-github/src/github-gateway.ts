@@ -2,6 +2,7 @@
 // and review comments that mention `@<botName>` start a turn. Outbound: new comments through the
 // REST API, each ending with a marker so the bot never answers itself. No buttons: approvals go as
 // the session's plain-text request and are decided by a reply in the thread.
+import { DEFAULT_RETENTION, matchDecisionText } from "@agentsvc/session-core";
 import type {
   Gateway,
   GatewayCapabilities,
@@ -20,7 +21,12 @@ import { type GitHubThread, parseThreadId, threadId } from "./thread-id.js";
 export const DEFAULT_API_BASE_URL = "https://api.github.com";
 /** GitHub's comment body limit is 65 536 characters; room is kept for the marker and a hint. */
 export const COMMENT_LIMIT = 65_000;
-const COMMENT_EVENTS = new Set(["issue_comment", "pull_request_review_comment"]);
+const COMMENT_EVENTS = new Set(["issue_comment", "pull_request_review_comment", "pull_request_review"]);
+/**
+ * A comment older than this is refused: its dedup record (kept as long as the session keeps
+ * finished inbox records) may be gone, so a captured delivery would otherwise run again.
+ */
+export const DEDUP_WINDOW_MS = DEFAULT_RETENTION.inboxMs;
 
 export interface GithubGatewayOptions {
   tokenEnvVar: string;
@@ -83,13 +89,16 @@ export class GithubGateway implements Gateway {
       target.kind === "review"
         ? (numberOf(options.meta?.pull) ?? (await context.state.get<number>(`pull:${thread}`)))
         : undefined;
-    const id = await postComment(this.#rest, target, pull, this.#decorate(text), this.#abort.signal);
+    // Remembered before posting, so an answer written right after the request finds it.
+    if (options.requestId) await context.state.set(`request:${thread}`, options.requestId);
+    const body = this.#decorate(text, options.requestId !== undefined);
+    const id = await postComment(this.#rest, target, pull, body, this.#abort.signal);
     return id ? { messageId: id } : {};
   }
 
   /** Every posted comment ends with the marker; a text approval request says how to answer it. */
-  #decorate(text: string): string {
-    const hint = text.startsWith("Approval needed:")
+  #decorate(text: string, isRequest: boolean): string {
+    const hint = isRequest
       ? `\n\nAnswer with a comment in this thread that mentions @${this.#botName}, for example \`@${this.#botName} approve\`.`
       : "";
     return `${text}${hint}\n\n${POSTED_MARKER}`;
@@ -122,17 +131,27 @@ export class GithubGateway implements Gateway {
       context.logger.debug({ event, delivery, reason: found.ignored }, "comment ignored");
       return plainResponse(200, "ignored");
     }
+    const thread = threadId(found.thread);
+    const refused = await this.#refusal(context, thread, found);
+    if (refused) {
+      context.logger.info(
+        { event, delivery, commentId: found.commentId, reason: refused },
+        "comment ignored",
+      );
+      return plainResponse(200, "ignored");
+    }
     try {
-      const thread = threadId(found.thread);
       if (found.pull !== undefined) await context.state.set(`pull:${thread}`, found.pull);
       const result = await context.deliver({
-        dedupKey: delivery ?? `comment:${found.commentId}`,
+        // The id inside the signed body: `X-GitHub-Delivery` is not signed and changes on a replay.
+        dedupKey: found.dedupKey,
         thread,
         text: found.text,
         author: { id: found.author.id, displayName: found.author.login, isBot: false },
         meta: { commentId: found.commentId, ...(found.pull !== undefined ? { pull: found.pull } : {}) },
       });
-      if (!result.accepted) context.logger.debug({ delivery }, "duplicate delivery acknowledged");
+      if (!result.accepted)
+        context.logger.debug({ delivery, dedupKey: found.dedupKey }, "duplicate comment acknowledged");
     } catch (err) {
       context.logger.error(
         { err, delivery },
@@ -143,28 +162,37 @@ export class GithubGateway implements Gateway {
     return plainResponse(200);
   }
 
-  #read(
-    event: string,
-    p: Json,
-  ):
-    | { ignored: string }
-    | {
-        thread: GitHubThread;
-        pull?: number;
-        text: string;
-        commentId: number;
-        author: { id: string; login: string };
-      } {
-    if (p.action !== "created") return { ignored: `action ${String(p.action)}` };
-    const comment = isObject(p.comment) ? p.comment : undefined;
+  /**
+   * Why a signed comment is still refused: older than the dedup window, or a decision written before
+   * the request now pending in its thread (a captured "@bot approve" meant for an earlier request).
+   */
+  async #refusal(context: GatewayContext, thread: string, c: Comment): Promise<string | undefined> {
+    if (Date.now() - c.writtenAt > DEDUP_WINDOW_MS) return "older than the dedup window";
+    const requestId = await context.state.get<string>(`request:${thread}`);
+    const request = requestId ? await context.interaction(requestId) : undefined;
+    if (request?.status !== "open" || !matchDecisionText(c.text, request.allowedDecisions)) return undefined;
+    // GitHub's timestamps have whole seconds.
+    if (Math.floor(c.writtenAt / 1000) < Math.floor(request.createdAt / 1000))
+      return "a decision written before the pending request was made";
+    return undefined;
+  }
+
+  #read(event: string, p: Json): { ignored: string } | Comment {
+    const review = event === "pull_request_review";
+    if (p.action !== (review ? "submitted" : "created")) return { ignored: `action ${String(p.action)}` };
+    const comment = isObject(review ? p.review : p.comment)
+      ? ((review ? p.review : p.comment) as Json)
+      : undefined;
     const repo = isObject(p.repository) ? p.repository : undefined;
     const user = isObject(comment?.user) ? comment.user : undefined;
     const owner = isObject(repo?.owner) ? String(repo.owner.login ?? "") : "";
     const name = String(repo?.name ?? "");
     const body = typeof comment?.body === "string" ? comment.body : "";
     const commentId = numberOf(comment?.id);
+    const writtenAt = Date.parse(String((review ? comment?.submitted_at : comment?.created_at) ?? ""));
     if (!comment || !user || !owner || !name || commentId === undefined)
       return { ignored: "incomplete payload" };
+    if (Number.isNaN(writtenAt)) return { ignored: "no creation time" };
     const login = String(user.login ?? "");
     if (isOwnComment({ login, type: String(user.type ?? "") }, body, this.#botName))
       return { ignored: "own or bot comment" };
@@ -172,16 +200,37 @@ export class GithubGateway implements Gateway {
     if (text === undefined) return { ignored: "no mention" };
     if (text === "") return { ignored: "a bare mention" };
     const author = { id: String(user.id ?? login), login };
+    const base = { text, commentId, author, writtenAt };
     if (event === "issue_comment") {
       const number = numberOf(isObject(p.issue) ? p.issue.number : undefined);
       if (number === undefined) return { ignored: "no issue number" };
-      return { thread: { kind: "issue", owner, repo: name, number }, text, commentId, author };
+      const thread: GitHubThread = { kind: "issue", owner, repo: name, number };
+      return { ...base, thread, dedupKey: `issue-comment:${commentId}` };
     }
     const pull = numberOf(isObject(p.pull_request) ? p.pull_request.number : undefined);
-    const root = numberOf(comment.in_reply_to_id) ?? commentId;
     if (pull === undefined) return { ignored: "no pull request number" };
-    return { thread: { kind: "review", owner, repo: name, root }, pull, text, commentId, author };
+    if (review) {
+      // A review summary belongs to the pull request's conversation, where the answer goes.
+      const thread: GitHubThread = { kind: "issue", owner, repo: name, number: pull };
+      return { ...base, thread, dedupKey: `review:${commentId}` };
+    }
+    const root = numberOf(comment.in_reply_to_id) ?? commentId;
+    const thread: GitHubThread = { kind: "review", owner, repo: name, root };
+    return { ...base, thread, pull, dedupKey: `review-comment:${commentId}` };
   }
+}
+
+/** A comment (or review summary) for the bot, read from a signed delivery. */
+interface Comment {
+  thread: GitHubThread;
+  pull?: number;
+  text: string;
+  commentId: number;
+  /** Unique per comment across the three events; the inbox dedup key. */
+  dedupKey: string;
+  /** `created_at` (`submitted_at` for a review), ms epoch. */
+  writtenAt: number;
+  author: { id: string; login: string };
 }
 
 function numberOf(v: unknown): number | undefined {

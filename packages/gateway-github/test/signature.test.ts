@@ -45,7 +45,12 @@ describe("github webhook signatures over HTTP", () => {
       {
         action: "created",
         issue: { number: 7 },
-        comment: { id: 55, body: `@${SECRETS.GH_TEST_BOT_NAME} ${text} \u00fcber`, user: alice },
+        comment: {
+          id: 55,
+          body: `@${SECRETS.GH_TEST_BOT_NAME} ${text} \u00fcber`,
+          user: alice,
+          created_at: new Date().toISOString(),
+        },
         repository: { name: "hello-world", full_name: "octo-org/hello-world", owner: { login: "octo-org" } },
         sender: alice,
       },

@@ -2,6 +2,9 @@
 // which GitHub only allows on a thread's root comment) and GitHub's side of the webhook: signed
 // `issue_comment` / `pull_request_review_comment` / `ping` deliveries with a delivery id. With
 // `echo`, every comment the bot posts comes back as a webhook, as on GitHub (loop-guard tests).
+// Payload shapes: https://docs.github.com/en/webhooks/webhook-events-and-payloads (issue_comment,
+// pull_request_review_comment, pull_request_review); comments carry `created_at`/`updated_at`
+// (ISO 8601, UTC), reviews `submitted_at`.
 import { createHmac, randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { answerJson, callWebhook, expectAcknowledged, readBody, type WebhookAnswer } from "../http-util.js";
@@ -45,6 +48,8 @@ export class FakeGitHub extends HttpFake {
   /** Review comments by id: their pull number and the id they reply to. */
   readonly #reviewComments = new Map<number, { pull: number; inReplyTo?: number }>();
   #nextId = 1000;
+  /** Bodies by delivery id: a redelivery (same `X-GitHub-Delivery`) carries the same bytes. */
+  readonly #deliveries = new Map<string, { event: string; body: string }>();
 
   private constructor(options: FakeGitHubOptions) {
     super();
@@ -76,8 +81,13 @@ export class FakeGitHub extends HttpFake {
     user: GitHubUser;
     delivery?: string;
     action?: string;
+    /** The comment id; a new one by default. */
+    id?: number;
+    /** When the comment was written (ISO 8601). Default now. */
+    createdAt?: string;
   }): Promise<WebhookAnswer> {
-    const id = this.#nextId++;
+    const id = input.id ?? this.#nextId++;
+    const createdAt = input.createdAt ?? isoNow();
     const payload: Json = {
       action: input.action ?? "created",
       issue: { number: input.number, title: `Issue ${input.number}`, user: input.user },
@@ -86,6 +96,9 @@ export class FakeGitHub extends HttpFake {
         body: input.body,
         user: input.user,
         html_url: `https://github.com/x/y/issues/${input.number}#issuecomment-${id}`,
+        created_at: createdAt,
+        updated_at: input.action === "edited" ? isoNow() : createdAt,
+        author_association: "CONTRIBUTOR",
       },
       repository: repository(input.owner, input.repo),
       sender: input.user,
@@ -103,14 +116,17 @@ export class FakeGitHub extends HttpFake {
     inReplyTo?: number;
     delivery?: string;
     id?: number;
+    action?: string;
+    createdAt?: string;
   }): Promise<WebhookAnswer> {
     const id = input.id ?? this.#nextId++;
+    const createdAt = input.createdAt ?? isoNow();
     this.#reviewComments.set(id, {
       pull: input.pull,
       ...(input.inReplyTo ? { inReplyTo: input.inReplyTo } : {}),
     });
     const payload: Json = {
-      action: "created",
+      action: input.action ?? "created",
       comment: {
         id,
         body: input.body,
@@ -118,12 +134,52 @@ export class FakeGitHub extends HttpFake {
         path: "src/index.ts",
         ...(input.inReplyTo ? { in_reply_to_id: input.inReplyTo } : {}),
         pull_request_review_id: 77,
+        created_at: createdAt,
+        updated_at: input.action === "edited" ? isoNow() : createdAt,
+        author_association: "CONTRIBUTOR",
       },
       pull_request: { number: input.pull, title: `PR ${input.pull}` },
       repository: repository(input.owner, input.repo),
       sender: input.user,
     };
     return this.deliver("pull_request_review_comment", payload, input.delivery);
+  }
+
+  /**
+   * A `pull_request_review` delivery (default action `submitted`): the review summary, whose `body`
+   * may be null, with `state` `commented`, `approved` or `changes_requested`.
+   */
+  reviewPullRequest(input: {
+    owner?: string;
+    repo?: string;
+    pull: number;
+    body: string | null;
+    user: GitHubUser;
+    state?: "commented" | "approved" | "changes_requested";
+    action?: string;
+    id?: number;
+    submittedAt?: string;
+    delivery?: string;
+  }): Promise<WebhookAnswer> {
+    const id = input.id ?? this.#nextId++;
+    const payload: Json = {
+      action: input.action ?? "submitted",
+      review: {
+        id,
+        node_id: `PRR_${id}`,
+        user: input.user,
+        body: input.body,
+        commit_id: "ecdd80bb57125d7ba9641ffaa4d7d2c19d3f3091",
+        submitted_at: input.submittedAt ?? isoNow(),
+        state: input.state ?? "commented",
+        html_url: `https://github.com/x/y/pull/${input.pull}#pullrequestreview-${id}`,
+        author_association: "CONTRIBUTOR",
+      },
+      pull_request: { number: input.pull, title: `PR ${input.pull}` },
+      repository: repository(input.owner, input.repo),
+      sender: input.user,
+    };
+    return this.deliver("pull_request_review", payload, input.delivery);
   }
 
   ping(): Promise<WebhookAnswer> {
@@ -134,14 +190,21 @@ export class FakeGitHub extends HttpFake {
     });
   }
 
-  /** Signs and POSTs one delivery; `headers` replace the ones GitHub would send. */
+  /**
+   * Signs and POSTs one delivery; `headers` replace the ones GitHub would send. A delivery id used
+   * before is a redelivery: GitHub sends the original payload again, so the earlier bytes go out
+   * ("Redelivering webhooks", https://docs.github.com/en/webhooks/testing-and-troubleshooting-webhooks/redelivering-webhooks).
+   */
   deliver(
     event: string,
     payload: Json | string,
     delivery: string = randomUUID(),
     headers?: Record<string, string>,
   ): Promise<WebhookAnswer> {
-    const body = typeof payload === "string" ? payload : JSON.stringify(payload);
+    const earlier = headers ? undefined : this.#deliveries.get(delivery);
+    const body = earlier?.body ?? (typeof payload === "string" ? payload : JSON.stringify(payload));
+    event = earlier?.event ?? event;
+    if (!headers) this.#deliveries.set(delivery, { event, body });
     return callWebhook(
       this.webhookUrl,
       body,
@@ -204,6 +267,9 @@ export class FakeGitHub extends HttpFake {
       void this.commentOnReview({ owner, repo, pull, body, user: this.botUser, inReplyTo: root, id });
   }
 }
+
+/** GitHub's timestamps: ISO 8601 in UTC, to the second. */
+const isoNow = () => new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
 
 function repository(owner = "octo-org", repo = "hello-world"): Json {
   return { name: repo, full_name: `${owner}/${repo}`, owner: { login: owner, id: 9919 }, private: false };
