@@ -118,7 +118,7 @@ export class GithubGateway implements Gateway {
     const event = req.headers["x-github-event"] ?? "";
     const delivery = req.headers["x-github-delivery"];
     if (!COMMENT_EVENTS.has(event)) {
-      context.logger.debug({ event, delivery }, "event ignored");
+      context.logger.debug({ event, delivery, reason: `event ${event}` }, "event ignored");
       return plainResponse(200, "ignored");
     }
     const payload = readPayload(req);
