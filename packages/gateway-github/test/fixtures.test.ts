@@ -60,7 +60,13 @@ describe("github fixtures", () => {
     const seen: Inbound[] = [];
     const start = gateway.start.bind(gateway);
     gateway.start = (context) =>
-      start({ ...context, deliver: async (inbound) => (seen.push(inbound), context.deliver(inbound)) });
+      start({
+        ...context,
+        deliver: async (inbound) => {
+          seen.push(inbound);
+          return context.deliver(inbound);
+        },
+      });
     rig = await startSessionRig(gateway, { logger: logs.logger });
     const payload = f.keepTimestamps ? f.payload : refreshTimestamps(f.payload);
     const issue = (payload.issue as Json | undefined)?.number as number | undefined;
