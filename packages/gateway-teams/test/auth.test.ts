@@ -4,7 +4,7 @@
 import { connectorKey } from "@agentsvc/testkit";
 import { captureLogs, type SessionRig, startSessionRig } from "@agentsvc/testkit/session";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { BotToken } from "../src/index.js";
+import { BotToken } from "../src/api.js";
 import { alice, SECRETS, type TeamsWorld, teamsWorld } from "./harness.js";
 
 describe("teams inbound authentication over HTTP", () => {
@@ -31,7 +31,7 @@ describe("teams inbound authentication over HTTP", () => {
     await rig.session.idle(5_000);
     expect(await rig.userMessages(conversationId)).toEqual([]);
     expect(world.fake.sent).toEqual([]);
-    expect(logs.lines().find((l) => l.msg === "webhook token rejected")).toMatchObject({
+    expect(logs.lines().find((l) => l.msg === "webhook request refused: not verified")).toMatchObject({
       name: "gateway-teams",
       reason,
     });
@@ -109,7 +109,7 @@ describe("the outbound token", () => {
       `${world.fake.loginBaseUrl}/botframework.com/oauth2/v2.0/token`,
       SECRETS.TEAMS_TEST_APP_ID,
       SECRETS.TEAMS_TEST_APP_PASSWORD,
-      () => now,
+      { envVar: "TEAMS_TEST_APP_PASSWORD", now: () => now },
     );
     const first = await token.get();
     const [a, b] = await Promise.all([token.get(), token.get()]);
@@ -123,16 +123,29 @@ describe("the outbound token", () => {
     expect(world.fake.tokenRequests).toBe(2);
   });
 
-  it("a wrong app password fails permanently", async () => {
+  it("a wrong app password is a credentials failure naming the password's variable", async () => {
     const token = new BotToken(
       `${world.fake.loginBaseUrl}/botframework.com/oauth2/v2.0/token`,
       SECRETS.TEAMS_TEST_APP_ID,
       "nope",
+      { envVar: "TEAMS_TEST_APP_PASSWORD" },
     );
     await expect(token.get()).rejects.toMatchObject({
       name: "GatewaySendError",
-      permanent: true,
+      credentials: true,
+      permanent: false,
+      envVar: "TEAMS_TEST_APP_PASSWORD",
       status: 401,
     });
+  });
+
+  it("an unknown app id (AADSTS700016, 400 unauthorized_client) is a credentials failure too", async () => {
+    const token = new BotToken(
+      `${world.fake.loginBaseUrl}/botframework.com/oauth2/v2.0/token`,
+      "99999999-0000-0000-0000-000000000000",
+      SECRETS.TEAMS_TEST_APP_PASSWORD,
+      { envVar: "TEAMS_TEST_APP_PASSWORD" },
+    );
+    await expect(token.get()).rejects.toMatchObject({ credentials: true, status: 400 });
   });
 });

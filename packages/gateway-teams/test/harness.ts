@@ -2,7 +2,7 @@
 // endpoint) and a local host serving the gateway's messaging endpoint over real HTTP.
 import type { GatewayHarness } from "@agentsvc/session-core/testing";
 import { FakeTeams, hostWebhooks, type TeamsUser, type WebhookHost } from "@agentsvc/testkit";
-import { createTeamsGateway, type TeamsGateway } from "../src/index.js";
+import { createGateway as createTeamsGateway, type TeamsGateway } from "../src/index.js";
 
 export const SECRETS = {
   TEAMS_TEST_APP_ID: "00000000-1111-2222-3333-444444444444",

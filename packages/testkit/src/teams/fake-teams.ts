@@ -235,15 +235,25 @@ export class FakeTeams extends HttpFake {
   #issueToken(raw: Buffer, res: ServerResponse): void {
     this.tokenRequests += 1;
     const form = new URLSearchParams(raw.toString("utf8"));
+    // Entra ID's answers (https://learn.microsoft.com/en-us/entra/identity-platform/reference-error-codes):
+    // an unknown app id is 400 unauthorized_client (AADSTS700016), a wrong secret 401 invalid_client (AADSTS7000215).
+    if (form.get("client_id") !== this.#options.appId) {
+      answerJson(res, 400, {
+        error: "unauthorized_client",
+        error_description: `AADSTS700016: Application with identifier '${form.get("client_id")}' was not found in the directory 'Bot Framework'.`,
+        error_codes: [700016],
+      });
+      return;
+    }
     const ok =
       form.get("grant_type") === "client_credentials" &&
-      form.get("client_id") === this.#options.appId &&
       form.get("client_secret") === this.#options.appPassword &&
       form.get("scope") === CONNECTOR_SCOPE;
     if (!ok) {
       answerJson(res, 401, {
         error: "invalid_client",
         error_description: "AADSTS7000215: Invalid client secret provided.",
+        error_codes: [7000215],
       });
       return;
     }

@@ -1,25 +1,26 @@
 // The `teams` push-style gateway (Microsoft Teams through the Bot Framework). Inbound: the
-// connector POSTs activities to /webhooks/teams with a signed JWT; message and card-click invoke
-// activities in personal chats are handled. Outbound: the connector's conversation-activities
-// routes with an OAuth2 client-credentials token. Approvals: an Adaptive Card, updated once decided.
+// connector POSTs activities to /webhooks/teams with a signed JWT (webhook.ts); personal-chat
+// messages, channel and group-chat messages that @mention the bot, and card-click invokes are
+// handled (inbound.ts). Outbound: the connector's conversation-activities routes with an OAuth2
+// client-credentials token (api.ts). Approvals: an Adaptive Card, updated once decided.
 import type { DecisionKind } from "@agentsvc/agent-core";
-import type {
-  DecidedNotice,
-  Gateway,
-  GatewayCapabilities,
-  GatewayContext,
-  InteractionRequest,
-  SendOptions,
-  SendResult,
-  WebhookRequest,
-  WebhookResponse,
-  WebhookRoute,
+import {
+  type DecidedNotice,
+  type Gateway,
+  type GatewayCapabilities,
+  type GatewayContext,
+  type InteractionRequest,
+  readSecrets,
+  type SendOptions,
+  type SendResult,
+  type WebhookResponse,
+  type WebhookRoute,
 } from "@agentsvc/session-core";
-import { approvalCard, clickedDecision, decidedCard } from "./approval-card.js";
-import { BotToken } from "./bot-token.js";
+import { BotToken, connectorCall } from "./api.js";
+import { approvalCard, decidedCard } from "./approval-card.js";
 import { ConnectorAuth } from "./connector-auth.js";
-import { connectorCall } from "./connector-client.js";
-import { readSecrets, plainResponse } from "@agentsvc/webhook-kit";
+import type { TeamsClick, TeamsMessage } from "./inbound.js";
+import { invokeAnswer, teamsWebhook } from "./webhook.js";
 
 export const DEFAULT_TENANT_ID = "botframework.com";
 export const DEFAULT_OPENID_METADATA_URL =
@@ -27,7 +28,7 @@ export const DEFAULT_OPENID_METADATA_URL =
 export const DEFAULT_LOGIN_BASE_URL = "https://login.microsoftonline.com";
 /** Microsoft's global connector URL for proactive messages. */
 export const DEFAULT_SERVICE_URL = "https://smba.trafficmanager.net/teams/";
-export const TEXT_LIMIT = 4000;
+export const MESSAGE_LIMIT = 4000;
 
 export interface TeamsGatewayOptions {
   appIdEnvVar: string;
@@ -43,25 +44,14 @@ export interface TeamsGatewayOptions {
 }
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 const str = (v: unknown) => (typeof v === "string" ? v : undefined);
-/** An invoke answer Teams shows as a toast and does not retry. */
-const invokeAnswer = (message: string): WebhookResponse => ({
-  status: 200,
-  headers: { "content-type": "application/json" },
-  body: JSON.stringify({
-    statusCode: 200,
-    type: "application/vnd.microsoft.activity.message",
-    value: message,
-  }),
-});
 
 export class TeamsGateway implements Gateway {
   readonly kind = "push" as const;
   readonly type = "teams";
   readonly name = "teams";
   readonly capabilities: GatewayCapabilities = { threads: true, interactiveActions: true };
-  readonly messageLimit = TEXT_LIMIT;
+  readonly messageLimit = MESSAGE_LIMIT;
   readonly webhooks: readonly WebhookRoute[];
   readonly #options: TeamsGatewayOptions;
   #context: GatewayContext | undefined;
@@ -71,7 +61,14 @@ export class TeamsGateway implements Gateway {
 
   constructor(options: TeamsGatewayOptions) {
     this.#options = options;
-    this.webhooks = [{ method: "POST", handle: (req) => this.#activity(req) }];
+    this.webhooks = [
+      teamsWebhook({
+        context: () => this.#context,
+        auth: () => this.#auth,
+        message: (m, ctx) => this.#message(m, ctx),
+        click: (c, ctx) => this.#click(c, ctx),
+      }),
+    ];
   }
 
   async start(context: GatewayContext): Promise<void> {
@@ -79,7 +76,14 @@ export class TeamsGateway implements Gateway {
     const { appId, appPassword } = readSecrets(
       context,
       { appId: o.appIdEnvVar, appPassword: o.appPasswordEnvVar },
-      o.env,
+      {
+        ...(o.env ? { env: o.env } : {}),
+        gateway: "teams",
+        describe: {
+          appId: "the Azure Bot's Microsoft App ID",
+          appPassword: "a client secret of that app registration",
+        },
+      },
     );
     const tenant = o.tenantId ?? DEFAULT_TENANT_ID;
     const login = (o.loginBaseUrl ?? DEFAULT_LOGIN_BASE_URL).replace(/\/+$/, "");
@@ -89,6 +93,7 @@ export class TeamsGateway implements Gateway {
       `${login}/${encodeURIComponent(tenant)}/oauth2/v2.0/token`,
       appId,
       appPassword,
+      { envVar: o.appPasswordEnvVar },
     );
     this.#abort = new AbortController();
     this.#context = context;
@@ -154,108 +159,34 @@ export class TeamsGateway implements Gateway {
     });
   }
 
-  async #activity(req: WebhookRequest): Promise<WebhookResponse> {
-    const context = this.#context;
-    const auth = this.#auth;
-    if (!context || !auth) return plainResponse(503);
-    const verdict = await auth.verify(req.headers.authorization);
-    if (!verdict.ok) {
-      context.logger.warn({ reason: verdict.reason, detail: verdict.detail }, "webhook token rejected");
-      return plainResponse(401);
-    }
-    let activity: Json;
-    try {
-      const parsed: unknown = JSON.parse(Buffer.from(req.rawBody).toString("utf8"));
-      if (!isObject(parsed)) throw new Error("not an object");
-      activity = parsed;
-    } catch {
-      context.logger.warn("authenticated request with a body that is not an activity; ignored");
-      return plainResponse(400);
-    }
-    const mismatch = auth.matches(verdict.token, activity);
-    if (mismatch) {
-      context.logger.warn({ reason: mismatch }, "webhook token rejected");
-      return plainResponse(401);
-    }
-    const conversation = isObject(activity.conversation) ? activity.conversation : {};
-    const from = isObject(activity.from) ? activity.from : {};
-    const conversationId = str(conversation.id);
-    const authorId = str(from.aadObjectId) ?? str(from.id);
-    if (conversation.conversationType !== "personal" || !conversationId || !authorId) {
-      context.logger.debug(
-        { type: activity.type, scope: conversation.conversationType },
-        "activity outside a personal chat; ignored",
-      );
-      return activity.type === "invoke"
-        ? invokeAnswer("This bot only works in personal chats.")
-        : plainResponse(200);
-    }
-    try {
-      if (activity.type === "invoke" && activity.name === "adaptiveCard/action")
-        return await this.#click(context, activity, authorId);
-      if (activity.type === "message")
-        return await this.#message(context, activity, conversationId, authorId, str(from.name));
-    } catch (err) {
-      context.logger.error(
-        { err, activityId: activity.id },
-        "could not record an activity; answering 500 so the connector retries",
-      );
-      return plainResponse(500);
-    }
-    context.logger.debug({ type: activity.type, name: activity.name }, "activity ignored");
-    return plainResponse(200);
-  }
-
-  async #click(context: GatewayContext, activity: Json, authorId: string): Promise<WebhookResponse> {
-    const chosen = clickedDecision(activity.value);
-    if (!chosen) return invokeAnswer("This action is not one this bot knows.");
+  async #click(c: TeamsClick, context: GatewayContext): Promise<WebhookResponse | undefined> {
+    const answer = (text: string) => (c.via === "invoke" ? invokeAnswer(text) : undefined);
+    if (!c.chosen) return answer("This action is not one this bot knows.");
     const result = await context.decide(
-      chosen.requestId,
-      { decision: chosen.decision as DecisionKind },
-      authorId,
+      c.chosen.requestId,
+      { decision: c.chosen.decision as DecisionKind },
+      c.authorId,
     );
-    if (result.ok) return invokeAnswer(`Recorded: ${result.decision}.`);
-    context.logger.info({ requestId: chosen.requestId, code: result.code }, "card decision not applied");
-    return invokeAnswer(
+    if (result.ok) return answer(`Recorded: ${result.decision}.`);
+    context.logger.info({ requestId: c.chosen.requestId, reason: result.code }, "card decision not applied");
+    return answer(
       result.code === "already_decided"
         ? "This request was already decided."
         : "This decision could not be applied.",
     );
   }
 
-  async #message(
-    context: GatewayContext,
-    activity: Json,
-    conversationId: string,
-    authorId: string,
-    name: string | undefined,
-  ): Promise<WebhookResponse> {
-    const serviceUrl = str(activity.serviceUrl) as string;
-    const chosen = clickedDecision(activity.value);
-    if (chosen) {
-      // An Action.Submit click from an older client arrives as a message with `value`.
-      const result = await context.decide(
-        chosen.requestId,
-        { decision: chosen.decision as DecisionKind },
-        authorId,
-      );
-      if (!result.ok)
-        context.logger.info({ requestId: chosen.requestId, code: result.code }, "card decision not applied");
-      return plainResponse(200);
-    }
-    const text = (str(activity.text) ?? "").replace(/<at>[^<]*<\/at>/g, "").trim();
-    const id = str(activity.id);
-    if (!text || !id) return plainResponse(200);
-    await context.state.set(`svc:${conversationId}`, serviceUrl);
+  async #message(m: TeamsMessage, context: GatewayContext): Promise<void> {
+    await context.state.set(`svc:${m.conversationId}`, m.serviceUrl);
     const result = await context.deliver({
-      dedupKey: id,
-      thread: conversationId,
-      text,
-      author: { id: authorId, ...(name ? { displayName: name } : {}) },
-      meta: { serviceUrl, activityId: id },
+      // The activity id: a body sent again (even under a new token) is one message.
+      dedupKey: m.id,
+      thread: m.conversationId,
+      text: m.text,
+      author: m.author,
+      meta: { serviceUrl: m.serviceUrl, activityId: m.id },
     });
-    if (!result.accepted) context.logger.debug({ id }, "duplicate delivery acknowledged");
-    return plainResponse(200);
+    if (!result.accepted) context.logger.debug({ id: m.id }, "duplicate delivery acknowledged");
   }
 }
 
