@@ -1,8 +1,10 @@
 // What reaches the agent through the Slack fake (which echoes the bot's own posts back, as Slack
 // does): thread follow-ups in the bot's threads, the loop guard, the quiet connection kept.
 import { ContractRig } from "@agentsvc/session-core/testing";
-import { eventually } from "@agentsvc/testkit";
+import { eventually, SlackFake } from "@agentsvc/testkit";
+import { startSessionRig } from "@agentsvc/testkit/session";
 import { afterEach, describe, expect, it } from "vitest";
+import { createGateway, MESSAGE_LIMIT } from "../src/index.js";
 import { type SlackHarness, slackHarness } from "./harness.js";
 
 let h: SlackHarness;
@@ -16,8 +18,8 @@ async function start(...args: Parameters<typeof slackHarness>): Promise<void> {
 }
 
 afterEach(async () => {
-  await rig.stop();
-  await h.close?.();
+  await rig?.stop();
+  await h?.close?.();
 });
 
 const repliesTo = (text: string) => h.fake.workspace.botMessages.filter((m) => m.text.includes(text));
@@ -140,5 +142,33 @@ describe("slack connection health", () => {
     await h.close?.();
     await start({}, { serverPingMs: 0, answerPings: false });
     await eventually(() => h.logs.some((l) => /silent past the watchdog/.test(l.msg)), "the watchdog");
+  });
+});
+
+describe("slack limits", () => {
+  it("a 10,000-character reply without whitespace goes out in pieces of exactly 4 000, 4 000 and 2 000", async () => {
+    const fake = await SlackFake.start({ echoOwnMessages: false });
+    const gateway = createGateway({
+      name: "slack",
+      botTokenEnvVar: "SLACK_BOT",
+      appTokenEnvVar: "SLACK_APP",
+      env: { SLACK_BOT: fake.botToken, SLACK_APP: fake.appToken },
+      apiBaseUrl: fake.apiBaseUrl,
+    });
+    const session = await startSessionRig(gateway, { replyText: "x".repeat(10_000) });
+    try {
+      await eventually(() => fake.openConnections.length === 1, "the connection");
+      await fake.workspace.userSays({ channel: "D0001", user: "U0001", text: "a long answer please" }).acked;
+      await eventually(() => fake.workspace.botMessages.length === 3, "three pieces");
+      expect(fake.workspace.botMessages.map((m) => m.text.length)).toEqual([
+        MESSAGE_LIMIT,
+        MESSAGE_LIMIT,
+        2_000,
+      ]);
+      expect(MESSAGE_LIMIT).toBe(4_000);
+    } finally {
+      await session.stop();
+      await fake.close();
+    }
   });
 });
