@@ -3,8 +3,8 @@ export {
   DISCORD_MESSAGE_LIMIT,
   DiscordGateway,
   type DiscordGatewayOptions,
-} from "./discord-gateway.js";
-export { createDiscordGateway as createGateway } from "./discord-gateway.js";
-export { customId, FATAL_CLOSE, inboundOf, NEW_SESSION_CLOSE, parseCustomId } from "./events.js";
-export { SESSION_KEY, type StoredSession } from "./gateway-socket.js";
-export { DiscordRest } from "./rest.js";
+} from "./gateway.js";
+export { createDiscordGateway as createGateway } from "./gateway.js";
+export { customId, FATAL_CLOSE, inboundOf, NEW_SESSION_CLOSE, parseCustomId } from "./inbound.js";
+export { SESSION_KEY, type StoredSession } from "./connection.js";
+export { DiscordRest } from "./api.js";

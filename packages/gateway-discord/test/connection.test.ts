@@ -2,7 +2,9 @@
 // the fallbacks around it. Each test bounds its waits.
 import { eventually } from "@agentsvc/testkit";
 import { afterEach, describe, expect, it } from "vitest";
+import { DEFAULT_WATCHDOG_MS } from "../src/gateway.js";
 import { FATAL_CLOSE, SESSION_KEY, type StoredSession } from "../src/index.js";
+import { DISCORD_HEARTBEAT_INTERVAL_MS, SCALE } from "./harness.js";
 import { expectOnceEach, nextConnection, type Rigged, say, startRig, stopRig } from "./rig.js";
 
 let r: Rigged | undefined;
@@ -14,21 +16,26 @@ afterEach(async () => {
 const session = (x: Rigged) => x.rig.store.gatewayState.get<StoredSession>("discord", SESSION_KEY);
 
 describe("discord connection table (spec §3)", () => {
-  it("row 1: connected -> heartbeating on Hello (op 10): a heartbeat task at the announced interval, first beat jittered, re-registered on every new Hello", async () => {
+  it("row 1: connected -> heartbeating on Hello (op 10): the first beat after interval × jitter, then one per interval, re-registered on every new Hello", async () => {
     r = await startRig();
     const x = r;
+    const interval = DISCORD_HEARTBEAT_INTERVAL_MS * SCALE;
     const first = x.h.fake.connections[0] as NonNullable<(typeof x.h.fake.connections)[0]>;
-    await new Promise((res) => setTimeout(res, 560)); // interval 100 ms, first beat at 50 ms (jitter 0.5)
-    expect(first.heartbeats).toBeGreaterThanOrEqual(3);
-    expect(first.heartbeats).toBeLessThanOrEqual(7);
-    // A new Hello with another interval replaces the registration.
-    (x.h.fake.sessions as unknown as { o: { heartbeatIntervalMs: number } }).o.heartbeatIntervalMs = 400;
+    await eventually(() => first.heartbeats >= 3, "three beats", 5 * interval + 1_000);
+    const [b0, b1, b2] = first.heartbeatAt as [number, number, number];
+    // jitter() is 0.5 in the harness: the first beat comes half an interval after Hello.
+    expect(b0 - first.helloAt).toBeGreaterThanOrEqual(0.5 * interval - 5);
+    expect(b0 - first.helloAt).toBeLessThan(interval);
+    for (const gap of [b1 - b0, b2 - b1]) expect(gap).toBeGreaterThanOrEqual(interval - 5);
+    // A new Hello with another interval replaces the registration: the old socket beats no more.
+    x.h.fake.sessions.heartbeatIntervalMs = 2 * interval;
     x.h.fake.sessions.send({ op: 7 });
     const second = await nextConnection(x, 1);
+    await eventually(() => second.heartbeats >= 2, "two beats on the new connection", 5 * interval + 1_000);
     const before = first.heartbeats;
-    await new Promise((res) => setTimeout(res, 700)); // beats at 200 ms and 600 ms
-    expect(second.heartbeats).toBeGreaterThanOrEqual(1);
-    expect(second.heartbeats).toBeLessThanOrEqual(2);
+    const [c0, c1] = second.heartbeatAt as [number, number];
+    expect(c0 - second.helloAt).toBeGreaterThanOrEqual(interval - 5);
+    expect(c1 - c0).toBeGreaterThanOrEqual(2 * interval - 5);
     expect(first.heartbeats).toBe(before);
   });
 
@@ -111,6 +118,33 @@ describe("discord connection table (spec §3)", () => {
       if (code === 4014) expect(line?.msg).toMatch(/Message Content Intent/);
     });
   }
+});
+
+describe("discord heartbeats at the real interval (clocks scaled 1/200, ratios kept)", () => {
+  // The harness divides Discord's 41 250 ms and the adapter's default 30 000 ms watchdog by the
+  // same factor, so the ratio that made a quiet bot reconnect every interval is the real one.
+  const interval = DISCORD_HEARTBEAT_INTERVAL_MS * SCALE;
+
+  it("a quiet bot keeps ONE connection across many heartbeat intervals (every beat ACKed)", async () => {
+    r = await startRig();
+    expect(DEFAULT_WATCHDOG_MS).toBeLessThan(DISCORD_HEARTBEAT_INTERVAL_MS);
+    const first = r.h.fake.connections[0] as NonNullable<(typeof r.h.fake.connections)[0]>;
+    await eventually(() => first.heartbeats >= 8, "eight heartbeats", 8 * interval + 2_000);
+    expect(r.h.fake.connections).toHaveLength(1);
+    expect(first.closedAt).toBeUndefined();
+    expect(r.h.logs.some((l) => /reconnect/i.test(l.msg))).toBe(false);
+  });
+
+  it("a heartbeat that is not ACKed before the next one is due still replaces the zombie and resumes", async () => {
+    r = await startRig();
+    const id = r.h.fake.sessions.current?.id;
+    r.h.fake.sessions.withholdAcks();
+    const next = await nextConnection(r, 1);
+    r.h.fake.sessions.withholdAcks(0);
+    await eventually(() => next.resumedSession !== undefined, "the resume");
+    expect(next.resumedSession).toBe(id);
+    expect(r.h.logs.some((l) => /not acknowledged \(zombie/.test(l.msg))).toBe(true);
+  });
 });
 
 describe("discord connection fallbacks", () => {

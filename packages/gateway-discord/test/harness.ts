@@ -9,6 +9,7 @@ import {
   eventually,
   within,
 } from "@agentsvc/testkit";
+import { DEFAULT_WATCHDOG_MS } from "../src/gateway.js";
 import { createDiscordGateway, type DiscordGatewayOptions } from "../src/index.js";
 
 export interface DiscordHarness extends GatewayHarness {
@@ -19,13 +20,21 @@ export interface DiscordHarness extends GatewayHarness {
   built: ReturnType<typeof createDiscordGateway>[];
 }
 
+/** What Discord's Hello announces today (gateway docs, Hello event). */
+export const DISCORD_HEARTBEAT_INTERVAL_MS = 41_250;
+/** Every clock of a test (Discord's and the adapter's) is divided by the same factor. */
+export const SCALE = 1 / 200;
+
 export const CHANNELS: [string, string] = ["800000000000000001", "800000000000000002"];
 
 export async function discordHarness(
   overrides: Partial<DiscordGatewayOptions> = {},
   fakeOptions: DiscordFakeOptions = {},
 ): Promise<DiscordHarness> {
-  const fake = await DiscordFake.start({ heartbeatIntervalMs: 100, ...fakeOptions });
+  const fake = await DiscordFake.start({
+    heartbeatIntervalMs: DISCORD_HEARTBEAT_INTERVAL_MS * SCALE,
+    ...fakeOptions,
+  });
   const { logger, lines } = captureLogs();
   const users = new Map<string, string>();
   const messageIds = new Map<string, string>();
@@ -47,7 +56,7 @@ export async function discordHarness(
         botTokenEnvVar: "DISCORD_TOKEN",
         env: { DISCORD_TOKEN: fake.token },
         apiBaseUrl: fake.apiBaseUrl,
-        watchdogMs: 1_500,
+        watchdogMs: DEFAULT_WATCHDOG_MS * SCALE,
         backoff: { baseMs: 20, maxMs: 200 },
         jitter: () => 0.5,
         invalidSessionDelayMs: [10, 30],

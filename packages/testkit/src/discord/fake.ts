@@ -1,5 +1,6 @@
-// A local Discord: `GET /gateway/bot`, a gateway websocket (Hello at a chosen interval, heartbeat
-// tracking with ACKs that can be withheld, Identify -> READY, Resume replaying events after a
+// A local Discord: `GET /gateway/bot`, a gateway websocket (Hello with Discord's 41 250 ms
+// heartbeat_interval unless a test scales it, every heartbeat ACKed as Discord does (op 11), ACKs
+// that can be withheld to make a zombie, Identify -> READY, Resume replaying events after a
 // sequence -> RESUMED, Reconnect, Invalid Session, any close code) and the REST routes a bot uses.
 // Discord has no per-event ack; the fake counts an event acknowledged once a heartbeat carries its
 // sequence (the agentsvc adapter heartbeats the last sequence it has recorded).
@@ -15,7 +16,11 @@ import { type ConnectionInfo, DiscordSessions, type RestFault } from "./sessions
 export interface DiscordFakeOptions {
   token?: string;
   port?: number;
-  /** Hello's heartbeat_interval. Default 41 250 ms (tests shorten it). */
+  /**
+   * Hello's heartbeat_interval. Default 41 250 ms, what Discord announces
+   * (https://discord.com/developers/docs/events/gateway#hello-event). A test that shortens it
+   * divides the adapter's clocks by the same factor, so the heartbeat-to-watchdog ratio stays real.
+   */
   heartbeatIntervalMs?: number;
   /** Intent bits this bot is not allowed (Identify with any of them closes 4014). */
   disallowedIntents?: number;

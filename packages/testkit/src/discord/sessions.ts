@@ -16,6 +16,9 @@ export interface ConnectionInfo {
   identified: boolean;
   resumedSession?: string;
   heartbeats: number;
+  /** When Hello was sent and each heartbeat arrived (ms since epoch). */
+  helloAt: number;
+  heartbeatAt: number[];
 }
 
 interface Session {
@@ -58,6 +61,11 @@ export class DiscordSessions {
   #sockets = new Map<WebSocket, ConnectionInfo>();
 
   constructor(private readonly o: Options) {}
+
+  /** The heartbeat_interval the next Hello announces (Discord sends 41 250 ms today). */
+  set heartbeatIntervalMs(ms: number) {
+    this.o.heartbeatIntervalMs = ms;
+  }
 
   /** The session events go to (the last one identified). */
   get current(): { id: string; seq: number } | undefined {
@@ -166,6 +174,8 @@ export class DiscordSessions {
       openedAt: Date.now(),
       identified: false,
       heartbeats: 0,
+      helloAt: Date.now(),
+      heartbeatAt: [],
     };
     this.connections.push(info);
     this.#sockets.set(ws, info);
@@ -204,6 +214,7 @@ export class DiscordSessions {
     switch (frame.op) {
       case 1: {
         info.heartbeats += 1;
+        info.heartbeatAt.push(Date.now());
         const session = [...this.#sessions.values()].find((s) => s.socket === ws);
         if (session && typeof frame.d === "number" && frame.d > session.heartbeatSeq) {
           session.heartbeatSeq = frame.d;

@@ -10,9 +10,9 @@ import type {
   SendOptions,
   SendResult,
 } from "@agentsvc/session-core";
-import { customId, type DiscordMessage, inboundOf, parseCustomId } from "./events.js";
-import { GatewaySocket } from "./gateway-socket.js";
-import { DiscordRest } from "./rest.js";
+import { customId, type DiscordMessage, inboundOf, parseCustomId } from "./inbound.js";
+import { GatewaySocket } from "./connection.js";
+import { DiscordRest } from "./api.js";
 
 export interface DiscordGatewayOptions {
   /** Environment variable holding the bot token. */
@@ -38,6 +38,7 @@ export interface DiscordGatewayOptions {
 }
 
 export const DISCORD_MESSAGE_LIMIT = 2000;
+export const DEFAULT_WATCHDOG_MS = 30_000;
 const CALLBACK_TIMEOUT_MS = 2_500;
 const NO_PINGS = { parse: [] as string[] };
 
@@ -88,7 +89,7 @@ export class DiscordGateway implements Gateway {
       onReady: (user) => {
         this.#botUserId = user.id;
       },
-      watchdogMs: this.options.watchdogMs ?? 30_000,
+      watchdogMs: this.options.watchdogMs ?? DEFAULT_WATCHDOG_MS,
       backoff: this.options.backoff ?? { baseMs: 1_000, maxMs: 60_000 },
       jitter: this.options.jitter ?? Math.random,
       invalidSessionDelayMs: this.options.invalidSessionDelayMs ?? [1_000, 5_000],

@@ -7,7 +7,7 @@
 // sequence advances only after the session recorded the dispatch: a resume replays the rest.
 import { Backoff, type BackoffOptions, type GatewayContext } from "@agentsvc/session-core";
 import WebSocket from "ws";
-import { FATAL_CLOSE, NEW_SESSION_CLOSE } from "./events.js";
+import { FATAL_CLOSE, NEW_SESSION_CLOSE } from "./inbound.js";
 
 export const SESSION_KEY = "session";
 /** Closing with 1000/1001 would end the Discord session; any other code keeps it resumable. */
@@ -26,6 +26,11 @@ export interface GatewaySocketOptions {
   /** Handles one dispatch; resolve = recorded, throw = not (the connection resumes to get it again). */
   onDispatch(t: string, d: unknown): Promise<void>;
   onReady(user: { id: string }): void;
+  /**
+   * Silence allowed before Hello, and the grace added to `heartbeat_interval` after it: a healthy
+   * quiet connection is silent for up to one interval (Discord ACKs each beat), so the limit must
+   * exceed it or a quiet bot reconnects every interval.
+   */
   watchdogMs: number;
   backoff: BackoffOptions;
   /** Random source in [0, 1) for the first heartbeat's jitter. */
@@ -47,6 +52,8 @@ export class GatewaySocket {
   #stopped = false;
   #halted = false;
   #lastFrame = Date.now();
+  /** The current connection's heartbeat_interval (undefined until its Hello). */
+  #interval: number | undefined;
   #chain: Promise<void> = Promise.resolve();
   #generation = 0;
   #failedGeneration = -1;
@@ -105,6 +112,7 @@ export class GatewaySocket {
     this.#ws = ws;
     this.#generation += 1;
     this.#lastFrame = Date.now();
+    this.#interval = undefined;
     ws.on("message", (raw) => {
       if (ws !== this.#ws) return;
       try {
@@ -162,6 +170,7 @@ export class GatewaySocket {
 
   #hello(interval: number): void {
     this.#acked = true;
+    this.#interval = interval;
     const beat = () => {
       if (!this.#acked) {
         this.ctx.logger.warn(
@@ -314,9 +323,10 @@ export class GatewaySocket {
   }
 
   #watch(): void {
-    if (!this.#ws || Date.now() - this.#lastFrame <= this.o.watchdogMs) return;
+    const limit = (this.#interval ?? 0) + this.o.watchdogMs;
+    if (!this.#ws || Date.now() - this.#lastFrame <= limit) return;
     this.ctx.logger.warn(
-      { silentMs: Date.now() - this.#lastFrame },
+      { silentMs: Date.now() - this.#lastFrame, limitMs: limit },
       "discord: no gateway frame within the watchdog period; reconnecting",
     );
     this.#reconnect("watchdog", true);
