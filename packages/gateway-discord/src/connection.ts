@@ -7,7 +7,19 @@
 // sequence advances only after the session recorded the dispatch: a resume replays the rest.
 import { Backoff, type BackoffOptions, type GatewayContext } from "@agentsvc/session-core";
 import WebSocket from "ws";
-import { FATAL_CLOSE, NEW_SESSION_CLOSE } from "./inbound.js";
+
+/** Close codes after which reconnecting cannot help: stop, and say why. */
+export const FATAL_CLOSE: Record<number, string> = {
+  4004: "authentication failed: the bot token is wrong (check the variable named by botTokenEnvVar)",
+  4010: "invalid shard sent in Identify",
+  4011: "sharding required: the bot is in too many guilds for one connection",
+  4012: "invalid API version",
+  4013: "invalid intents: the intents value is not a valid bit field",
+  4014: "disallowed intents: enable the privileged intents this entry asks for (Message Content Intent) in the Developer Portal, Bot page, or remove them from `intents`",
+};
+
+/** Close codes after which the session is gone: identify afresh. */
+export const NEW_SESSION_CLOSE = new Set([4007, 4009]);
 
 export const SESSION_KEY = "session";
 /** Closing with 1000/1001 would end the Discord session; any other code keeps it resumable. */

@@ -10,9 +10,11 @@ import type {
   SendOptions,
   SendResult,
 } from "@agentsvc/session-core";
-import { customId, type DiscordMessage, inboundOf, parseCustomId } from "./inbound.js";
-import { GatewaySocket } from "./connection.js";
+import type { DecisionKind } from "@agentsvc/agent-core";
 import { DiscordRest } from "./api.js";
+import { GatewaySocket } from "./connection.js";
+import { type DiscordMessage, isThreadChannel, readMessage } from "./inbound.js";
+import { botRoleIn, ThreadMemory } from "./thread.js";
 
 export interface DiscordGatewayOptions {
   /** Environment variable holding the bot token. */
@@ -34,6 +36,10 @@ export interface DiscordGatewayOptions {
   maxResumeFailures?: number;
   /** REST timeout. Default 30 000 ms (interaction callbacks always use 2 500 ms: Discord allows 3 s). */
   requestTimeoutMs?: number;
+  /** Typing is posted again at this period until the reply (Discord shows it for 10 s). Default 8 000 ms. */
+  typingIntervalMs?: number;
+  /** Typing stops after this long even without a reply. Default 120 000 ms. */
+  typingMaxMs?: number;
   name?: string;
 }
 
@@ -58,8 +64,11 @@ export class DiscordGateway implements Gateway {
   #callbacks: DiscordRest | undefined;
   #socket: GatewaySocket | undefined;
   #botUserId: string | undefined;
+  #memory: ThreadMemory | undefined;
   #intentHintLogged = false;
   #stopped = false;
+  /** Channel -> until when typing is repeated (cleared by the reply). */
+  readonly #typing = new Map<string, number>();
 
   constructor(private readonly options: DiscordGatewayOptions) {}
 
@@ -71,6 +80,7 @@ export class DiscordGateway implements Gateway {
   async start(ctx: GatewayContext): Promise<void> {
     this.#ctx = ctx;
     this.#stopped = false;
+    this.#memory = new ThreadMemory(ctx.state);
     const token = (this.options.env ?? ctx.env)[this.options.botTokenEnvVar] ?? "";
     if (!token)
       ctx.logger.error(
@@ -106,9 +116,12 @@ export class DiscordGateway implements Gateway {
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#socket?.stop();
+    for (const channel of this.#typing.keys()) this.#ctx?.scheduler.cancel(`typing:${channel}`);
+    this.#typing.clear();
   }
 
   async send(thread: string, text: string, options: SendOptions): Promise<SendResult> {
+    this.#stopTyping(thread);
     const replyTo = options.meta?.messageId;
     const msg = await this.#api().call<{ id: string }>("POST", `/channels/${thread}/messages`, {
       content: text,
@@ -117,6 +130,7 @@ export class DiscordGateway implements Gateway {
         ? { message_reference: { message_id: replyTo, fail_if_not_exists: false } }
         : {}),
     });
+    if (options.meta?.discordThread === true) await this.#memory?.markAnswered(thread);
     return { messageId: msg.id };
   }
 
@@ -124,11 +138,31 @@ export class DiscordGateway implements Gateway {
     await this.#api().call("PATCH", `/channels/${thread}/messages/${messageId}`, { content: text });
   }
 
+  /**
+   * Discord shows typing for 10 s or until the bot posts
+   * (https://discord.com/developers/docs/resources/channel#trigger-typing-indicator), so it is
+   * posted again every `typingIntervalMs` until the reply (or `typingMaxMs`).
+   */
   async startTyping(thread: string): Promise<void> {
-    await this.#api().call("POST", `/channels/${thread}/typing`);
+    const ctx = this.#ctx;
+    if (!ctx || this.#stopped) return;
+    const until = Date.now() + (this.options.typingMaxMs ?? 120_000);
+    this.#typing.set(thread, until);
+    const beat = async (signal: AbortSignal) => {
+      if (this.#typing.get(thread) !== until || Date.now() > until) return null;
+      await this.#api()
+        .call("POST", `/channels/${thread}/typing`, undefined, signal)
+        .catch((err: unknown) => ctx.logger.debug({ err }, "typing indicator failed"));
+      return this.options.typingIntervalMs ?? 8_000;
+    };
+    // The first one goes out now (a short turn may be over before a timer fires); repeats are scheduled.
+    const next = await beat(new AbortController().signal);
+    if (next !== null && this.#typing.get(thread) === until)
+      ctx.scheduler.schedule(`typing:${thread}`, next, beat);
   }
 
   async requestDecision(request: InteractionRequest): Promise<SendResult> {
+    this.#stopTyping(request.thread);
     const buttons = request.allowedDecisions
       .filter((d) => d === "approve" || d === "reject")
       .map((d) => ({
@@ -158,13 +192,46 @@ export class DiscordGateway implements Gateway {
   async #dispatch(t: string, d: unknown): Promise<void> {
     const ctx = this.#ctx;
     if (!ctx || this.#stopped) throw new Error("discord gateway stopped");
-    if (t === "MESSAGE_CREATE") {
-      const inbound = inboundOf(d as DiscordMessage, this.#botUserId);
-      if (inbound === "empty") return this.#intentHint(ctx);
-      if (inbound) await ctx.deliver(inbound);
+    switch (t) {
+      case "MESSAGE_CREATE":
+        return this.#message(ctx, d as DiscordMessage);
+      case "INTERACTION_CREATE":
+        return this.#interaction(ctx, d as Interaction);
+      case "GUILD_CREATE": {
+        const guild = d as { id: string; roles?: { id: string; tags?: { bot_id?: string } }[] };
+        const role = botRoleIn(guild.roles, this.#botUserId);
+        if (role) await this.#memory?.setBotRole(guild.id, role);
+        return;
+      }
+      case "GUILD_ROLE_CREATE":
+      case "GUILD_ROLE_UPDATE": {
+        const e = d as { guild_id: string; role: { id: string; tags?: { bot_id?: string } } };
+        const role = botRoleIn([e.role], this.#botUserId);
+        if (role) await this.#memory?.setBotRole(e.guild_id, role);
+        return;
+      }
+      default:
+        ctx.logger.debug({ t, reason: `${t}: not a new message` }, "ignored");
+    }
+  }
+
+  async #message(ctx: GatewayContext, m: DiscordMessage): Promise<void> {
+    const memory = this.#memory as ThreadMemory;
+    const own = this.#botUserId !== undefined && m.author.id === this.#botUserId;
+    // Discord sends the bot its own messages too: one in a thread marks the thread answered.
+    if (own && isThreadChannel(m)) await memory.markAnswered(m.channel_id);
+    const botRoleId = m.guild_id ? await memory.botRole(m.guild_id) : undefined;
+    const reading = readMessage(m, {
+      botUserId: this.#botUserId,
+      ...(botRoleId ? { botRoleId } : {}),
+      answeredThread: isThreadChannel(m) && (await memory.answered(m.channel_id)),
+    });
+    if (reading.kind === "deliver") {
+      await ctx.deliver(reading.inbound);
       return;
     }
-    if (t === "INTERACTION_CREATE") await this.#interaction(ctx, d as Interaction);
+    ctx.logger.debug({ messageId: m.id, channelId: m.channel_id, reason: reading.reason }, "ignored");
+    if (reading.kind === "empty") this.#intentHint(ctx);
   }
 
   /** A button press: decide, then answer the interaction within Discord's 3 s. */
@@ -189,8 +256,12 @@ export class DiscordGateway implements Gateway {
     if (this.#intentHintLogged) return;
     this.#intentHintLogged = true;
     ctx.logger.warn(
-      "discord: a message arrived with empty text: enable the Message Content Intent (Developer Portal, Bot page) and keep it in `intents`",
+      "a message addressed to the bot arrived with empty content and no attachment: enable the Message Content Intent (Developer Portal, Bot page) and keep it in `intents`",
     );
+  }
+
+  #stopTyping(thread: string): void {
+    if (this.#typing.delete(thread)) this.#ctx?.scheduler.cancel(`typing:${thread}`);
   }
 
   #api(): DiscordRest {
@@ -213,6 +284,18 @@ function outcomeText(prompt: string, decision: string, by: string): string {
   const who = /^\d+$/.test(by) ? ` by <@${by}>` : "";
   const line = `${decision === "approve" ? "✅ Approved" : "❌ Rejected"}${who}`;
   return `${prompt.slice(0, DISCORD_MESSAGE_LIMIT - line.length - 2)}\n\n${line}`;
+}
+
+/** Button custom_id: `agentsvc:<approve|reject>:<requestId>` (Discord allows 100 characters). */
+export function customId(decision: DecisionKind, requestId: string): string {
+  return `agentsvc:${decision}:${requestId}`;
+}
+
+export function parseCustomId(
+  id: string | undefined,
+): { decision: DecisionKind; requestId: string } | undefined {
+  const m = /^agentsvc:(approve|reject):(.+)$/.exec(id ?? "");
+  return m ? { decision: m[1] as DecisionKind, requestId: m[2] as string } : undefined;
 }
 
 export function createDiscordGateway(options: DiscordGatewayOptions): DiscordGateway {

@@ -1,59 +1,114 @@
-// Dispatches -> what the session takes; close codes -> what the connection does next.
-import type { DecisionKind } from "@agentsvc/agent-core";
+// MESSAGE_CREATE -> what the session takes, or the reason it is ignored (logged at debug).
+// Shapes: https://discord.com/developers/docs/resources/message (message object, types,
+// message_reference) and https://discord.com/developers/docs/events/gateway-events#message-create
+// (guild_id, member, mentions, channel_type).
 import type { Inbound } from "@agentsvc/session-core";
+
+export interface DiscordUser {
+  id: string;
+  username?: string;
+  global_name?: string | null;
+  bot?: boolean;
+}
 
 export interface DiscordMessage {
   id: string;
   channel_id: string;
   guild_id?: string;
-  author: { id: string; username?: string; global_name?: string | null; bot?: boolean };
+  /** Only in gateway dispatches (and not always): 1 DM, 0 guild text, 10/11/12 threads. */
+  channel_type?: number;
+  author: DiscordUser;
   content: string;
-  mentions?: { id: string }[];
+  /** 0 DEFAULT, 19 REPLY; every other type is a system notice (join, pin, boost, thread created, ...). */
+  type?: number;
+  webhook_id?: string;
+  mentions?: DiscordUser[];
+  mention_roles?: string[];
+  attachments?: unknown[];
+  embeds?: unknown[];
+  sticker_items?: unknown[];
+  poll?: unknown;
+  message_reference?: { message_id?: string; channel_id?: string };
+  /** The replied-to message (type 19); null when it was deleted, absent when not fetched. */
+  referenced_message?: { id: string; author?: DiscordUser } | null;
 }
 
-/** Close codes after which reconnecting cannot help: stop, and say why. */
-export const FATAL_CLOSE: Record<number, string> = {
-  4004: "authentication failed: the bot token is wrong (check the variable named by botTokenEnvVar)",
-  4010: "invalid shard sent in Identify",
-  4011: "sharding required: the bot is in too many guilds for one connection",
-  4012: "invalid API version",
-  4013: "invalid intents: the intents value is not a valid bit field",
-  4014: "disallowed intents: enable the privileged intents this entry asks for (Message Content Intent) in the Developer Portal, Bot page, or remove them from `intents`",
-};
+/** What the bot knows when it reads a message. */
+export interface Addressing {
+  botUserId: string | undefined;
+  /** The bot's managed role in this message's guild (a role mention of it counts as a mention). */
+  botRoleId?: string;
+  /** True when the message's channel is a thread the bot already posted in. */
+  answeredThread: boolean;
+}
 
-/** Close codes after which the session is gone: identify afresh. */
-export const NEW_SESSION_CLOSE = new Set([4007, 4009]);
+export type Reading =
+  | { kind: "deliver"; inbound: Inbound }
+  | { kind: "ignored"; reason: string }
+  /** Addressed to the bot, but no text, attachment or embed: the Message Content Intent is missing. */
+  | { kind: "empty"; reason: string };
+
+const USER_MESSAGE_TYPES = new Set([0, 19]);
+const THREAD_CHANNEL_TYPES = new Set([10, 11, 12]);
+
+export function isThreadChannel(m: Pick<DiscordMessage, "channel_type">): boolean {
+  return m.channel_type !== undefined && THREAD_CHANNEL_TYPES.has(m.channel_type);
+}
 
 /**
- * DMs (no guild) and guild messages that mention the bot become inbound messages; bots
- * (including this one) are skipped. Returns "empty" for a message that should have had text.
+ * DMs always reach the agent. In a guild a message does when it mentions the bot (`<@id>`,
+ * `<@!id>` or the bot's managed role), replies to a message of the bot, or is posted in a thread
+ * the bot already answered in. Bots (this one included), webhooks and system notices never do.
  */
-export function inboundOf(m: DiscordMessage, botUserId: string | undefined): Inbound | "empty" | undefined {
-  if (m.author.bot || (botUserId && m.author.id === botUserId)) return undefined;
-  const mentioned = botUserId !== undefined && (m.mentions ?? []).some((u) => u.id === botUserId);
-  if (m.guild_id && !mentioned) return undefined;
-  const text = botUserId
-    ? m.content.replace(new RegExp(`<@!?${botUserId}>`, "g"), "").trim()
-    : m.content.trim();
-  if (!text) return "empty";
+export function readMessage(m: DiscordMessage, who: Addressing): Reading {
+  const type = m.type ?? 0;
+  if (!USER_MESSAGE_TYPES.has(type)) return { kind: "ignored", reason: `system message (type ${type})` };
+  if (who.botUserId !== undefined && m.author.id === who.botUserId)
+    return { kind: "ignored", reason: "the bot's own message" };
+  if (m.author.bot || m.webhook_id) return { kind: "ignored", reason: "message from a bot or webhook" };
+  if (m.guild_id && !addressed(m, who))
+    return {
+      kind: "ignored",
+      reason: "guild message not addressed to the bot (no mention, reply to it, or thread it answered in)",
+    };
+  const text = stripMentions(m.content, who).trim();
+  if (!text) {
+    const carriesContent = [m.attachments, m.embeds, m.sticker_items].some((a) => (a?.length ?? 0) > 0);
+    if (carriesContent || m.poll)
+      return { kind: "ignored", reason: "no text (attachment, embed or sticker only)" };
+    return { kind: "empty", reason: "empty content" };
+  }
   const name = m.author.global_name ?? m.author.username;
   return {
-    dedupKey: m.id,
-    thread: m.channel_id,
-    text,
-    author: { id: m.author.id, ...(name ? { displayName: name } : {}), isBot: false },
-    meta: { channelId: m.channel_id, messageId: m.id, ...(m.guild_id ? { guildId: m.guild_id } : {}) },
+    kind: "deliver",
+    inbound: {
+      dedupKey: m.id,
+      thread: m.channel_id,
+      text,
+      author: { id: m.author.id, ...(name ? { displayName: name } : {}), isBot: false },
+      meta: {
+        channelId: m.channel_id,
+        messageId: m.id,
+        ...(m.guild_id ? { guildId: m.guild_id } : {}),
+        ...(isThreadChannel(m) ? { discordThread: true } : {}),
+      },
+    },
   };
 }
 
-/** Button custom_id: `agentsvc:<approve|reject>:<requestId>` (at most 100 characters). */
-export function customId(decision: DecisionKind, requestId: string): string {
-  return `agentsvc:${decision}:${requestId}`;
+function addressed(m: DiscordMessage, who: Addressing): boolean {
+  const bot = who.botUserId;
+  if (bot === undefined) return false;
+  if ((m.mentions ?? []).some((u) => u.id === bot)) return true;
+  if (who.botRoleId !== undefined && (m.mention_roles ?? []).includes(who.botRoleId)) return true;
+  if (m.referenced_message?.author?.id === bot) return true;
+  return who.answeredThread && isThreadChannel(m);
 }
 
-export function parseCustomId(
-  id: string | undefined,
-): { decision: DecisionKind; requestId: string } | undefined {
-  const m = /^agentsvc:(approve|reject):(.+)$/.exec(id ?? "");
-  return m ? { decision: m[1] as DecisionKind, requestId: m[2] as string } : undefined;
+function stripMentions(content: string, who: Addressing): string {
+  let text = content;
+  // The mention and one space after it go; the rest (code indentation included) stays as typed.
+  if (who.botUserId) text = text.replace(new RegExp(`<@!?${who.botUserId}> ?`, "g"), "");
+  if (who.botRoleId) text = text.replace(new RegExp(`<@&${who.botRoleId}> ?`, "g"), "");
+  return text;
 }

@@ -1,9 +1,9 @@
 // Discord faults mid-turn, replies, approvals and the intent hint, against the fake.
 import { chunkText } from "@agentsvc/session-core";
-import { eventually } from "@agentsvc/testkit";
+import { eventually, within } from "@agentsvc/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { DISCORD_MESSAGE_LIMIT } from "../src/index.js";
-import { CHANNELS } from "./harness.js";
+import { CHANNELS, SCALE } from "./harness.js";
 import { expectOnceEach, nextConnection, type Rigged, say, startRig, stopRig } from "./rig.js";
 
 let r: Rigged | undefined;
@@ -145,6 +145,39 @@ describe("discord replies and approvals", () => {
     await eventually(() => r?.rig.executed.some((n) => n.includes("ap1")) === true, "the tool running");
     expect(card.components).toEqual([]);
     expect(card.content).toContain("Approved by");
+  });
+
+  it("typing is posted again every interval until the reply is sent, then stops (Discord shows it 10 s)", async () => {
+    r = await startRig({ typingIntervalMs: 8_000 * SCALE });
+    const typing = () => r?.h.fake.rest.typing.filter((t) => t.channelId === CHANNELS[1]).length ?? 0;
+    await r.rig.gateway.startTyping?.(CHANNELS[1]);
+    await eventually(() => typing() >= 3, "three typing posts");
+    await r.rig.gateway.send(CHANNELS[1], "done", { idempotencyKey: "t1", attempt: 1 });
+    const after = typing();
+    await new Promise((res) => setTimeout(res, 5 * 8_000 * SCALE));
+    expect(typing()).toBe(after);
+  });
+
+  it("the bot's own reply, which Discord sends back as MESSAGE_CREATE, starts no turn", async () => {
+    r = await startRig();
+    say(r, "echo check o1");
+    await expectOnceEach(r, ["o1"]);
+    const reply = r.h.fake.rest.botMessages.find((m) => m.content.includes("o1"));
+    const echoed = r.h.fake.sessions.replay({
+      t: "MESSAGE_CREATE",
+      d: {
+        id: reply?.id as string,
+        channel_id: CHANNELS[0],
+        channel_type: 1,
+        author: { id: r.h.fake.botUserId, username: "agent", bot: true },
+        content: reply?.content as string,
+        type: 19,
+      },
+    });
+    await within(r.h.fake.sessions.acked(echoed), 3_000, "the echo recorded");
+    await r.rig.session.idle(5_000);
+    expect(await r.rig.userMessages(CHANNELS[0])).toHaveLength(1);
+    expect(r.h.logs.some((l) => l.msg === "ignored" && /own message/.test(String(l.reason)))).toBe(true);
   });
 
   it("messages with empty text log the message-content intent hint once", async () => {

@@ -23,10 +23,11 @@ describe("discord connection table (spec §3)", () => {
     const first = x.h.fake.connections[0] as NonNullable<(typeof x.h.fake.connections)[0]>;
     await eventually(() => first.heartbeats >= 3, "three beats", 5 * interval + 1_000);
     const [b0, b1, b2] = first.heartbeatAt as [number, number, number];
-    // jitter() is 0.5 in the harness: the first beat comes half an interval after Hello.
-    expect(b0 - first.helloAt).toBeGreaterThanOrEqual(0.5 * interval - 5);
-    expect(b0 - first.helloAt).toBeLessThan(interval);
-    for (const gap of [b1 - b0, b2 - b1]) expect(gap).toBeGreaterThanOrEqual(interval - 5);
+    // jitter() is 0.5 in the harness: the first beat comes half an interval after Hello. (Bounds
+    // leave room for a loaded machine delaying one frame; they still tell 1/2 from 1 interval.)
+    expect(b0 - first.helloAt).toBeGreaterThanOrEqual(0.4 * interval);
+    expect(b0 - first.helloAt).toBeLessThan(0.9 * interval);
+    for (const gap of [b1 - b0, b2 - b1]) expect(gap).toBeGreaterThanOrEqual(0.8 * interval);
     // A new Hello with another interval replaces the registration: the old socket beats no more.
     x.h.fake.sessions.heartbeatIntervalMs = 2 * interval;
     x.h.fake.sessions.send({ op: 7 });
@@ -34,8 +35,8 @@ describe("discord connection table (spec §3)", () => {
     await eventually(() => second.heartbeats >= 2, "two beats on the new connection", 5 * interval + 1_000);
     const before = first.heartbeats;
     const [c0, c1] = second.heartbeatAt as [number, number];
-    expect(c0 - second.helloAt).toBeGreaterThanOrEqual(interval - 5);
-    expect(c1 - c0).toBeGreaterThanOrEqual(2 * interval - 5);
+    expect(c0 - second.helloAt).toBeGreaterThanOrEqual(0.8 * interval);
+    expect(c1 - c0).toBeGreaterThanOrEqual(1.6 * interval);
     expect(first.heartbeats).toBe(before);
   });
 

@@ -56,6 +56,7 @@ export class DiscordFake {
       nextId: () => this.nextId(),
       rest: this.rest,
     });
+    this.rest.onCreate = (msg) => this.sessions.echoBotMessage(msg);
   }
 
   static async start(options: DiscordFakeOptions = {}): Promise<DiscordFake> {
@@ -111,7 +112,8 @@ export class DiscordFake {
     const fault = this.#takeFault(method, path);
     if (fault) {
       if ("drop" in fault) return void res.socket?.destroy();
-      if (fault.status === 429) {
+      if ("body" in fault) return sendJson(res, fault.status, fault.body, fault.headers);
+      if ("retryAfter" in fault) {
         const retry = fault.retryAfter;
         return sendJson(
           res,

@@ -46,6 +46,9 @@ export class DiscordRest {
   /** Interaction id -> when it was created (a callback later than 3 s is refused). */
   readonly #interactionAt = new Map<string, { token: string; at: number; messageId?: string }>();
 
+  /** Called for every message the bot creates (the fake echoes it on the gateway, as Discord does). */
+  onCreate: ((msg: DiscordBotMessage) => void) | undefined;
+
   constructor(
     private readonly nextId: () => string,
     private readonly botUserId: string,
@@ -89,6 +92,7 @@ export class DiscordRest {
       ...(ref?.message_id ? { replyTo: ref.message_id } : {}),
     };
     this.botMessages.push(msg);
+    this.onCreate?.(msg);
     return {
       status: 200,
       body: { id: msg.id, channel_id: channelId, content, author: { id: this.botUserId, bot: true } },

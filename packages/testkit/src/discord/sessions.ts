@@ -1,9 +1,14 @@
 // The gateway websocket of the Discord fake: sessions with a sequence and an event log, so a
 // Resume replays what the client missed, and faults on command.
 import type { WebSocket } from "ws";
-import type { DiscordRest } from "./rest.js";
+import type { DiscordBotMessage, DiscordRest } from "./rest.js";
 
-export type RestFault = { status: 429; retryAfter: number } | { status: 500 | 502 } | { drop: true };
+export type RestFault =
+  | { status: 429; retryAfter: number }
+  | { status: 500 | 502 }
+  | { drop: true }
+  /** An answer exactly as documented (a fixture): status, headers and JSON body. */
+  | { status: number; headers: Record<string, string>; body: unknown };
 
 export interface ConnectionInfo {
   id: number;
@@ -50,6 +55,10 @@ export interface UserMessage {
   guildId?: string;
   /** Mention the bot (a `<@id>` prefix and the `mentions` array). */
   mention?: boolean;
+  /** A thread inside the guild (channel_type 11) instead of a text channel (0). */
+  inThread?: boolean;
+  /** Reply (type 19) to this message, without pinging its author. */
+  replyTo?: string;
 }
 
 export class DiscordSessions {
@@ -59,6 +68,8 @@ export class DiscordSessions {
   #withholdAcks = 0;
   #dropResumes = 0;
   #sockets = new Map<WebSocket, ConnectionInfo>();
+  /** Channel id -> its type (1 DM, 0 guild text, 11 public thread) and guild, as users wrote in them. */
+  readonly #channels = new Map<string, { type: number; guildId?: string }>();
 
   constructor(private readonly o: Options) {}
 
@@ -86,22 +97,111 @@ export class DiscordSessions {
   userSays(m: UserMessage): { messageId: string; seq: number; acked: Promise<void> } {
     const messageId = m.messageId ?? this.o.nextId();
     const mention = m.mention ? `<@${this.o.botUserId}> ` : "";
+    const author = {
+      id: m.authorId,
+      username: `user${m.authorId.slice(-4)}`,
+      global_name: `User ${m.authorId.slice(-4)}`,
+      discriminator: "0",
+      avatar: null,
+    };
+    const replied = m.replyTo ? this.#message(m.replyTo) : undefined;
+    // https://discord.com/developers/docs/resources/message#message-object and the extra
+    // fields of https://discord.com/developers/docs/events/gateway-events#message-create
     const d = {
       id: messageId,
       channel_id: m.channelId,
-      ...(m.guildId ? { guild_id: m.guildId } : {}),
-      author: {
-        id: m.authorId,
-        username: `user${m.authorId.slice(-4)}`,
-        global_name: `User ${m.authorId.slice(-4)}`,
-      },
+      ...(m.guildId
+        ? {
+            guild_id: m.guildId,
+            member: { roles: [], joined_at: "2024-01-01T00:00:00.000000+00:00", deaf: false, mute: false },
+          }
+        : {}),
+      channel_type: m.guildId ? (m.inThread ? 11 : 0) : 1,
+      author,
       content: `${mention}${m.content}`,
       mentions: m.mention ? [{ id: this.o.botUserId, username: "agent", bot: true }] : [],
+      mention_roles: [],
+      mention_everyone: false,
+      attachments: [],
+      embeds: [],
+      components: [],
+      pinned: false,
+      tts: false,
+      flags: 0,
       timestamp: new Date().toISOString(),
-      type: 0,
+      edited_timestamp: null,
+      type: m.replyTo ? 19 : 0,
+      ...(m.replyTo
+        ? {
+            message_reference: {
+              type: 0,
+              message_id: m.replyTo,
+              channel_id: m.channelId,
+              ...(m.guildId ? { guild_id: m.guildId } : {}),
+            },
+            referenced_message: replied ?? null,
+          }
+        : {}),
     };
+    this.#channels.set(m.channelId, { type: d.channel_type, ...(m.guildId ? { guildId: m.guildId } : {}) });
     const seq = this.dispatch("MESSAGE_CREATE", d);
     return { messageId, seq, acked: this.acked(seq) };
+  }
+
+  /**
+   * Discord sends a bot its own messages too (MESSAGE_CREATE with the bot as author): the fake
+   * does so for every message the bot posts over REST, in the channel's known type.
+   */
+  echoBotMessage(msg: DiscordBotMessage): void {
+    if (!this.#current) return;
+    const channel = this.#channels.get(msg.channelId);
+    this.dispatch("MESSAGE_CREATE", {
+      ...this.#message(msg.id),
+      ...(channel?.guildId ? { guild_id: channel.guildId } : {}),
+      ...(channel ? { channel_type: channel.type } : {}),
+    });
+  }
+
+  /** A message object for a bot message (as `referenced_message` or an echo). */
+  #message(id: string): Record<string, unknown> | undefined {
+    const msg = this.o.rest.botMessages.find((x) => x.id === id);
+    if (!msg) return undefined;
+    return {
+      id: msg.id,
+      channel_id: msg.channelId,
+      author: { id: this.o.botUserId, username: "agent", bot: true, discriminator: "0", avatar: null },
+      content: msg.content,
+      mentions: [],
+      mention_roles: [],
+      mention_everyone: false,
+      attachments: [],
+      embeds: [],
+      components: msg.components ?? [],
+      pinned: false,
+      tts: false,
+      flags: 0,
+      timestamp: new Date().toISOString(),
+      edited_timestamp: null,
+      type: msg.replyTo ? 19 : 0,
+    };
+  }
+
+  /**
+   * Dispatches a documented frame as-is (a fixture), under the session's next sequence. An
+   * INTERACTION_CREATE is registered so its callback route answers.
+   */
+  replay(frame: { t: string; d: Record<string, unknown> }): number {
+    if (frame.t === "INTERACTION_CREATE") {
+      const d = frame.d as { id: string; token: string; message?: { id?: string } };
+      this.o.rest.interaction(d.id, d.token, d.message?.id);
+    }
+    const d = frame.d as { channel_id?: string; guild_id?: string; channel_type?: number };
+    if (frame.t === "MESSAGE_CREATE" && d.channel_id && d.channel_type !== undefined)
+      this.#channels.set(d.channel_id, {
+        type: d.channel_type,
+        ...(d.guild_id ? { guildId: d.guild_id } : {}),
+      });
+    return this.dispatch(frame.t, frame.d);
   }
 
   /** A user presses a component button on a bot message: INTERACTION_CREATE (type 3). */
