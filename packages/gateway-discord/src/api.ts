@@ -1,6 +1,9 @@
-// A minimal Discord REST client: `Authorization: Bot <token>`, JSON, and failures turned into
-// errors the outbox can act on (429 retry_after, 4xx permanent).
-import { GatewaySendError, retryAfterMs } from "@agentsvc/session-core";
+// The Discord REST client: `Authorization: Bot <token>`, JSON, and every failure classified by
+// session-core's one classifier (401 credentials, 429/5xx/network retry, other 4xx permanent).
+// Discord's own part: a 429 names its wait in the body as float seconds, `retry_after`, which is
+// more precise than the whole-second `Retry-After` header
+// (https://discord.com/developers/docs/topics/rate-limits#exceeding-a-rate-limit).
+import { sendFailure } from "@agentsvc/session-core";
 
 export class DiscordRest {
   readonly #base: string;
@@ -9,6 +12,8 @@ export class DiscordRest {
     apiBaseUrl: string,
     private readonly token: string,
     private readonly timeoutMs: number,
+    /** The variable holding the token, named when Discord rejects it. */
+    private readonly envVar: string,
   ) {
     this.#base = apiBaseUrl.replace(/\/+$/, "");
   }
@@ -20,6 +25,7 @@ export class DiscordRest {
     signal?: AbortSignal,
   ): Promise<T> {
     const timeout = AbortSignal.timeout(this.timeoutMs);
+    const call = `${method} ${route(path)}`;
     let res: Response;
     try {
       res = await fetch(`${this.#base}${path}`, {
@@ -33,26 +39,21 @@ export class DiscordRest {
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
     } catch (err) {
-      throw new GatewaySendError(`discord ${method} ${route(path)}: connection failed`, { cause: err });
+      throw sendFailure({ network: true, detail: String(err) }, { platform: "discord", call, cause: err });
     }
     if (res.status === 204) return undefined as T;
     const json = (await res.json().catch(() => ({}))) as Record<string, unknown>;
     if (res.ok) return json as T;
-    const message = `discord ${method} ${route(path)}: ${res.status} ${String(json.message ?? res.statusText)}`;
-    if (res.status === 429) {
-      const seconds = typeof json.retry_after === "number" ? json.retry_after : undefined;
-      throw new GatewaySendError(message, {
-        status: 429,
-        retryAfterMs:
-          seconds !== undefined
-            ? Math.ceil(seconds * 1000)
-            : (retryAfterMs(res.headers.get("retry-after")) ?? 1_000),
-      });
-    }
-    throw new GatewaySendError(message, {
-      status: res.status,
-      permanent: res.status >= 400 && res.status < 500,
-    });
+    throw sendFailure(
+      {
+        status: res.status,
+        retryAfter: res.headers.get("retry-after"),
+        ...(typeof json.retry_after === "number" ? { retryAfterMs: Math.ceil(json.retry_after * 1000) } : {}),
+        ...(typeof json.code === "number" && json.code !== 0 ? { code: json.code } : {}),
+        detail: String(json.message ?? res.statusText),
+      },
+      { platform: "discord", call, envVar: this.envVar },
+    );
   }
 }
 

@@ -8,9 +8,13 @@
 import { Backoff, type BackoffOptions, type GatewayContext } from "@agentsvc/session-core";
 import WebSocket from "ws";
 
+// Close codes, per https://discord.com/developers/docs/topics/opcodes-and-status-codes#gateway-gateway-close-event-codes:
+// 4004 (Authentication failed) -> credentials; 4010-4014 -> stop, no retry; 4007 (Invalid seq)
+// and 4009 (Session timed out) -> a new session; every other code (4000-4008) -> resume.
+export const CREDENTIALS_CLOSE = 4004;
+
 /** Close codes after which reconnecting cannot help: stop, and say why. */
 export const FATAL_CLOSE: Record<number, string> = {
-  4004: "authentication failed: the bot token is wrong (check the variable named by botTokenEnvVar)",
   4010: "invalid shard sent in Identify",
   4011: "sharding required: the bot is in too many guilds for one connection",
   4012: "invalid API version",
@@ -33,6 +37,8 @@ export interface StoredSession {
 
 export interface GatewaySocketOptions {
   token: string;
+  /** The variable holding the token, named when Discord rejects it. */
+  tokenEnvVar: string;
   intents: number;
   gatewayUrl(signal: AbortSignal): Promise<string>;
   /** Handles one dispatch; resolve = recorded, throw = not (the connection resumes to get it again). */
@@ -103,16 +109,12 @@ export class GatewaySocket {
         return null;
       } catch (err) {
         if (signal.aborted || this.#stopped) return null;
-        if ((err as { status?: number }).status === 401) {
-          // GET /gateway/bot refused the token: as fatal as a 4004 close.
-          this.#halt(4004, "GET /gateway/bot answered 401");
+        if ((err as { credentials?: boolean }).credentials) {
+          this.#credentialsRejected("GET /gateway/bot answered 401");
           return null;
         }
         const delay = this.#backoff.next();
-        this.ctx.logger.warn(
-          { err, retryInMs: delay },
-          "discord: could not connect to the gateway; retrying",
-        );
+        this.ctx.logger.warn({ err, retryInMs: delay }, "could not connect to the gateway; retrying");
         return delay;
       }
     });
@@ -130,7 +132,7 @@ export class GatewaySocket {
       try {
         this.#frame(JSON.parse(String(raw)) as Frame);
       } catch (err) {
-        this.ctx.logger.warn({ err }, "discord: unreadable gateway frame");
+        this.ctx.logger.warn({ err }, "unreadable gateway frame");
       }
     });
     ws.on("close", (code, reason) => {
@@ -168,7 +170,7 @@ export class GatewaySocket {
         this.#heartbeat();
         return;
       case 7:
-        this.ctx.logger.info("discord: gateway asked to reconnect (op 7); resuming");
+        this.ctx.logger.info("gateway asked to reconnect (op 7); resuming");
         this.#reconnect("reconnect requested", true);
         return;
       case 9:
@@ -185,9 +187,7 @@ export class GatewaySocket {
     this.#interval = interval;
     const beat = () => {
       if (!this.#acked) {
-        this.ctx.logger.warn(
-          "discord: the last heartbeat was not acknowledged (zombie connection); reconnecting",
-        );
+        this.ctx.logger.warn("the last heartbeat was not acknowledged (zombie connection); reconnecting");
         this.#reconnect("no heartbeat ACK", true);
         return null;
       }
@@ -223,12 +223,12 @@ export class GatewaySocket {
       this.#resumeFailures = 0;
       this.#backoff.reset();
       this.o.onReady(d.user);
-      this.ctx.logger.info({ session: d.session_id }, "discord: identified (READY)");
+      this.ctx.logger.info({ session: d.session_id }, "identified (READY)");
     } else if (f.t === "RESUMED") {
       this.#resuming = false;
       this.#resumeFailures = 0;
       this.#backoff.reset();
-      this.ctx.logger.info("discord: session resumed");
+      this.ctx.logger.info("session resumed");
     }
     const t = f.t ?? "";
     this.#chain = this.#chain.then(async () => {
@@ -240,7 +240,7 @@ export class GatewaySocket {
         if (this.#stopped) return;
         // Not recorded: drop what is queued from this connection and resume to have it replayed.
         this.#failedGeneration = generation;
-        this.ctx.logger.error({ err, t, seq }, "discord: dispatch not recorded; resuming to get it again");
+        this.ctx.logger.error({ err, t, seq }, "dispatch not recorded; resuming to get it again");
         this.#reconnect("dispatch not recorded", true, this.#backoff.next());
       }
     });
@@ -258,13 +258,13 @@ export class GatewaySocket {
 
   #invalidSession(resumable: boolean): void {
     if (resumable) {
-      this.ctx.logger.info("discord: invalid session (resumable); resuming");
+      this.ctx.logger.info("invalid session (resumable); resuming");
       this.#reconnect("invalid session", true);
       return;
     }
     const [min, max] = this.o.invalidSessionDelayMs;
     const wait = Math.round(min + (max - min) * this.o.jitter());
-    this.ctx.logger.warn({ retryInMs: wait }, "discord: invalid session (not resumable); identifying afresh");
+    this.ctx.logger.warn({ retryInMs: wait }, "invalid session (not resumable); identifying afresh");
     this.#reconnect("invalid session", false, wait);
   }
 
@@ -272,7 +272,7 @@ export class GatewaySocket {
   #reconnect(why: string, resume: boolean, delayMs = 0): void {
     if (this.#stopped) return;
     if (!resume) void this.#forget();
-    this.ctx.logger.debug({ why, resume }, "discord: reconnecting");
+    this.ctx.logger.debug({ why, resume }, "reconnecting");
     this.#detach();
     this.#connectIn(delayMs);
   }
@@ -298,12 +298,20 @@ export class GatewaySocket {
     this.ctx.scheduler.cancel("heartbeat");
     this.#ws = undefined;
     if (this.#stopped) return;
+    if (code === CREDENTIALS_CLOSE) {
+      this.#credentialsRejected(`gateway closed with 4004: ${reason || "Authentication failed."}`);
+      return;
+    }
     if (FATAL_CLOSE[code]) {
-      this.#halt(code, reason);
+      this.#halt();
+      this.ctx.logger.error(
+        { code, reason },
+        `gateway closed with ${code}: ${FATAL_CLOSE[code]}. Not reconnecting.`,
+      );
       return;
     }
     if (NEW_SESSION_CLOSE.has(code)) {
-      this.ctx.logger.warn({ code, reason }, "discord: the session is gone; identifying afresh");
+      this.ctx.logger.warn({ code, reason }, "the session is gone; identifying afresh");
       void this.#forget();
       this.#connectIn(this.#backoff.next());
       return;
@@ -313,25 +321,27 @@ export class GatewaySocket {
       if (this.#resumeFailures >= this.o.maxResumeFailures) {
         this.ctx.logger.warn(
           { failures: this.#resumeFailures },
-          "discord: resuming keeps failing; identifying afresh",
+          "resuming keeps failing; identifying afresh",
         );
         void this.#forget();
       }
     }
     this.ctx.logger.warn(
       { code, reason, resume: this.#session !== undefined },
-      "discord: gateway connection closed; reconnecting",
+      "gateway connection closed; reconnecting",
     );
     this.#connectIn(this.#backoff.next());
   }
 
-  #halt(code: number, reason: string): void {
+  #halt(): void {
     this.#halted = true;
     this.ctx.scheduler.cancel("watchdog");
-    this.ctx.logger.error(
-      { code, reason },
-      `discord: gateway closed with ${code}: ${FATAL_CLOSE[code]}. Not reconnecting.`,
-    );
+  }
+
+  /** The token is wrong or revoked: stop for good and name the variable to fix. */
+  #credentialsRejected(detail: string): void {
+    this.#halt();
+    this.ctx.logger.error(`credentials rejected by discord: check ${this.o.tokenEnvVar} (${detail})`);
   }
 
   #watch(): void {
@@ -339,7 +349,7 @@ export class GatewaySocket {
     if (!this.#ws || Date.now() - this.#lastFrame <= limit) return;
     this.ctx.logger.warn(
       { silentMs: Date.now() - this.#lastFrame, limitMs: limit },
-      "discord: no gateway frame within the watchdog period; reconnecting",
+      "no gateway frame within the watchdog period; reconnecting",
     );
     this.#reconnect("watchdog", true);
   }

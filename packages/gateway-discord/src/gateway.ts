@@ -1,16 +1,21 @@
-// The discord push-style gateway: the Gateway websocket (gateway-socket.ts) for inbound, REST for
-// replies, typing and approvals (message-component buttons answered through interaction callbacks).
-import type {
-  BackoffOptions,
-  DecidedNotice,
-  Gateway,
-  GatewayCapabilities,
-  GatewayContext,
-  InteractionRequest,
-  SendOptions,
-  SendResult,
-} from "@agentsvc/session-core";
+// The discord push-style gateway: the Gateway websocket (connection.ts) for inbound, REST (api.ts)
+// for replies, typing and approvals (message-component buttons answered through interaction callbacks).
 import type { DecisionKind } from "@agentsvc/agent-core";
+import {
+  type BackoffOptions,
+  type DecidedNotice,
+  decisionLabel,
+  decodeDecision,
+  encodeDecision,
+  type Gateway,
+  type GatewayCapabilities,
+  type GatewayContext,
+  type InteractionRequest,
+  pressableDecisions,
+  readSecrets,
+  type SendOptions,
+  type SendResult,
+} from "@agentsvc/session-core";
 import { DiscordRest } from "./api.js";
 import { GatewaySocket } from "./connection.js";
 import { type DiscordMessage, isThreadChannel, readMessage } from "./inbound.js";
@@ -81,17 +86,23 @@ export class DiscordGateway implements Gateway {
     this.#ctx = ctx;
     this.#stopped = false;
     this.#memory = new ThreadMemory(ctx.state);
-    const token = (this.options.env ?? ctx.env)[this.options.botTokenEnvVar] ?? "";
-    if (!token)
-      ctx.logger.error(
-        `discord: ${this.options.botTokenEnvVar} is empty; the gateway will refuse to identify`,
-      );
+    const envVar = this.options.botTokenEnvVar;
+    const { token } = readSecrets(
+      ctx,
+      { token: envVar },
+      {
+        ...(this.options.env ? { env: this.options.env } : {}),
+        gateway: "discord",
+        describe: { token: "the bot token (Developer Portal, Bot page, Reset Token)" },
+      },
+    );
     const base = this.options.apiBaseUrl ?? "https://discord.com/api/v10";
-    const rest = new DiscordRest(base, token, this.options.requestTimeoutMs ?? 30_000);
+    const rest = new DiscordRest(base, token, this.options.requestTimeoutMs ?? 30_000, envVar);
     this.#rest = rest;
-    this.#callbacks = new DiscordRest(base, token, CALLBACK_TIMEOUT_MS);
+    this.#callbacks = new DiscordRest(base, token, CALLBACK_TIMEOUT_MS, envVar);
     this.#socket = new GatewaySocket(ctx, {
       token,
+      tokenEnvVar: envVar,
       intents: this.options.intents ?? 37377,
       gatewayUrl: async (signal) =>
         String((await rest.call<{ url: string }>("GET", "/gateway/bot", undefined, signal)).url),
@@ -163,14 +174,13 @@ export class DiscordGateway implements Gateway {
 
   async requestDecision(request: InteractionRequest): Promise<SendResult> {
     this.#stopTyping(request.thread);
-    const buttons = request.allowedDecisions
-      .filter((d) => d === "approve" || d === "reject")
-      .map((d) => ({
-        type: 2,
-        style: d === "approve" ? 3 : 4,
-        label: d === "approve" ? "Approve" : "Reject",
-        custom_id: customId(d, request.requestId),
-      }));
+    // custom_id holds at most 100 characters; the kit's payload is far shorter.
+    const buttons = pressableDecisions(request.allowedDecisions).map((d) => ({
+      type: 2,
+      style: d === "approve" ? 3 : d === "reject" ? 4 : 2,
+      label: decisionLabel(d),
+      custom_id: encodeDecision(request.requestId, d),
+    }));
     const msg = await this.#api().call<{ id: string }>("POST", `/channels/${request.thread}/messages`, {
       content: request.prompt.slice(0, DISCORD_MESSAGE_LIMIT),
       allowed_mentions: NO_PINGS,
@@ -237,7 +247,7 @@ export class DiscordGateway implements Gateway {
   /** A button press: decide, then answer the interaction within Discord's 3 s. */
   async #interaction(ctx: GatewayContext, i: Interaction): Promise<void> {
     if (i.type !== 3) return;
-    const parsed = parseCustomId(i.data?.custom_id);
+    const parsed = parseCustomId(i.data?.custom_id ?? "");
     const user = i.member?.user?.id ?? i.user?.id;
     if (!parsed || !user) return;
     const result = await ctx.decide(parsed.requestId, { decision: parsed.decision }, user);
@@ -249,7 +259,7 @@ export class DiscordGateway implements Gateway {
       : { type: 4, data: { content: `Not recorded: ${result.message}`, flags: 64 } };
     await this.#callbacks
       ?.call("POST", `/interactions/${i.id}/${i.token}/callback`, body)
-      .catch((err: unknown) => ctx.logger.warn({ err }, "discord: interaction callback failed"));
+      .catch((err: unknown) => ctx.logger.warn({ err }, "interaction callback failed"));
   }
 
   #intentHint(ctx: GatewayContext): void {
@@ -286,16 +296,13 @@ function outcomeText(prompt: string, decision: string, by: string): string {
   return `${prompt.slice(0, DISCORD_MESSAGE_LIMIT - line.length - 2)}\n\n${line}`;
 }
 
-/** Button custom_id: `agentsvc:<approve|reject>:<requestId>` (Discord allows 100 characters). */
-export function customId(decision: DecisionKind, requestId: string): string {
-  return `agentsvc:${decision}:${requestId}`;
-}
-
-export function parseCustomId(
-  id: string | undefined,
-): { decision: DecisionKind; requestId: string } | undefined {
-  const m = /^agentsvc:(approve|reject):(.+)$/.exec(id ?? "");
-  return m ? { decision: m[1] as DecisionKind, requestId: m[2] as string } : undefined;
+/** The kit's payload; buttons posted before it (`agentsvc:approve:<id>`) still decide. */
+function parseCustomId(id: string): { decision: DecisionKind; requestId: string } | undefined {
+  const legacy = /^agentsvc:(approve|reject):(.+)$/.exec(id);
+  return (
+    decodeDecision(id) ??
+    (legacy ? { decision: legacy[1] as DecisionKind, requestId: legacy[2] as string } : undefined)
+  );
 }
 
 export function createDiscordGateway(options: DiscordGatewayOptions): DiscordGateway {

@@ -5,5 +5,11 @@ export {
   type DiscordGatewayOptions,
 } from "./gateway.js";
 export { createDiscordGateway as createGateway } from "./gateway.js";
-export { FATAL_CLOSE, NEW_SESSION_CLOSE, SESSION_KEY, type StoredSession } from "./connection.js";
+export {
+  CREDENTIALS_CLOSE,
+  FATAL_CLOSE,
+  NEW_SESSION_CLOSE,
+  SESSION_KEY,
+  type StoredSession,
+} from "./connection.js";
 export { DiscordRest } from "./api.js";

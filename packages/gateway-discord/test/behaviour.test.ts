@@ -1,5 +1,5 @@
 // Discord faults mid-turn, replies, approvals and the intent hint, against the fake.
-import { chunkText } from "@agentsvc/session-core";
+import { chunkText, encodeDecision } from "@agentsvc/session-core";
 import { eventually, within } from "@agentsvc/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { DISCORD_MESSAGE_LIMIT } from "../src/index.js";
@@ -116,10 +116,11 @@ describe("discord replies and approvals", () => {
       (typeof r.h.fake.rest.botMessages)[0]
     >;
     const ids = card.components?.flatMap((row) => row.components ?? []).map((b) => b.custom_id);
-    expect(ids).toEqual([`agentsvc:approve:${requestId}`, `agentsvc:reject:${requestId}`]);
+    expect(ids).toEqual([encodeDecision(requestId, "approve"), encodeDecision(requestId, "reject")]);
+    for (const id of ids ?? []) expect(String(id).length).toBeLessThanOrEqual(100); // Discord's custom_id limit
     const stranger = r.h.fake.sessions.press({
       messageId: card.id,
-      customId: `agentsvc:approve:${requestId}`,
+      customId: encodeDecision(requestId, "approve"),
       userId: "123456789",
     });
     await eventually(
@@ -133,7 +134,7 @@ describe("discord replies and approvals", () => {
     });
     const owner = r.h.fake.sessions.press({
       messageId: card.id,
-      customId: `agentsvc:approve:${requestId}`,
+      customId: encodeDecision(requestId, "approve"),
       userId: r.h.userId("user-1"),
     });
     await eventually(

@@ -107,7 +107,19 @@ describe("discord connection table (spec §3)", () => {
     });
   }
 
-  for (const code of [4004, 4010, 4011, 4012, 4013, 4014]) {
+  it("row 5: connected -> stopped on close 4004 (Authentication failed): credentials, one error naming the token variable", async () => {
+    r = await startRig();
+    r.h.fake.sessions.closeWith(4004, "Authentication failed.");
+    await eventually(() => r?.h.built.at(-1)?.halted === true, "halted");
+    await new Promise((res) => setTimeout(res, 300));
+    expect(r.h.fake.connections).toHaveLength(1);
+    const errors = r.h.logs.filter((l) => l.level === 50);
+    expect(errors.map((l) => l.msg)).toEqual([
+      "credentials rejected by discord: check DISCORD_TOKEN (gateway closed with 4004: Authentication failed.)",
+    ]);
+  });
+
+  for (const code of [4010, 4011, 4012, 4013, 4014]) {
     it(`row 5: connected -> stopped on close ${code}: no retry, and a log line naming the cause`, async () => {
       r = await startRig();
       r.h.fake.sessions.closeWith(code);
@@ -155,7 +167,9 @@ describe("discord connection fallbacks", () => {
     await new Promise((res) => setTimeout(res, 200));
     expect(r.h.fake.calls.filter((c) => c.path === "/gateway/bot")).toHaveLength(1);
     expect(r.h.fake.calls.every((c) => c.auth === "Bot wrong")).toBe(true);
-    expect(r.h.logs.some((l) => /4004.*bot token is wrong/.test(l.msg))).toBe(true);
+    expect(r.h.logs.some((l) => /credentials rejected by discord: check DISCORD_TOKEN/.test(l.msg))).toBe(
+      true,
+    );
   });
 
   it("intents the bot may not use get a real 4014 on Identify: stopped, with the message-content hint", async () => {

@@ -4,10 +4,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Inbound } from "@agentsvc/session-core";
-import { isGatewaySendError } from "@agentsvc/session-core";
+import { encodeDecision, isGatewaySendError } from "@agentsvc/session-core";
 import { eventually, within } from "@agentsvc/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { customId } from "../src/gateway.js";
 import { nextConnection, type Rigged, startRig, stopRig } from "./rig.js";
 
 type Frame = { op: 0; s: number; t: string; d: Record<string, unknown> };
@@ -117,8 +116,8 @@ async function decisionRow(
   const card = x.h.fake.rest.botMessages.find((m) => m.components?.length) as { id: string; content: string };
   const filled = JSON.parse(
     JSON.stringify(frame)
-      .replaceAll("{{approve}}", customId("approve", requestId))
-      .replaceAll("{{reject}}", customId("reject", requestId))
+      .replaceAll("{{approve}}", encodeDecision(requestId, "approve"))
+      .replaceAll("{{reject}}", encodeDecision(requestId, "reject"))
       .replaceAll("{{card}}", card.id)
       .replaceAll("{{prompt}}", JSON.stringify(card.content).slice(1, -1)),
   ) as Frame;

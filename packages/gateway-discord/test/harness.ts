@@ -1,5 +1,6 @@
 // The platform side for the contract suite and the connection tests: one Discord fake behind
 // every gateway instance the harness builds (a restart builds a new one against the same fake).
+import { encodeDecision } from "@agentsvc/session-core";
 import type { GatewayHarness } from "@agentsvc/session-core/testing";
 import {
   captureLogs,
@@ -80,7 +81,7 @@ export async function discordHarness(
     },
     sent: async () => fake.rest.botMessages.map((b) => ({ thread: b.channelId, text: b.content })),
     choose: async (request, decision, author) => {
-      const id = `agentsvc:${decision}:${request.requestId}`;
+      const id = encodeDecision(request.requestId, decision);
       const card = fake.rest.botMessages.find((b) =>
         b.components?.some((r) => r.components?.some((c) => c.custom_id === id)),
       );

@@ -35,6 +35,22 @@ const tooLong = (): RestAnswer => ({
   },
 });
 
+/**
+ * Discord refuses a button whose custom_id is not 1-100 characters, or whose label is over 80
+ * (https://discord.com/developers/docs/components/reference#button), and duplicate custom_ids.
+ */
+function componentError(rows: DiscordComponent[]): RestAnswer | false {
+  const buttons = rows.flatMap((row) => row.components ?? []);
+  const ids = buttons.flatMap((b) => (b.custom_id === undefined ? [] : [b.custom_id]));
+  const bad =
+    ids.some((id) => id.length < 1 || id.length > 100) ||
+    buttons.some((b) => (b.label?.length ?? 0) > 80) ||
+    new Set(ids).size !== ids.length;
+  return bad
+    ? { status: 400, body: { code: 50035, message: "Invalid Form Body", errors: { components: {} } } }
+    : false;
+}
+
 export class DiscordRest {
   readonly botMessages: DiscordBotMessage[] = [];
   readonly typing: { channelId: string; at: number }[] = [];
@@ -80,6 +96,9 @@ export class DiscordRest {
   #create(channelId: string, body: Record<string, unknown>): RestAnswer {
     const content = typeof body.content === "string" ? body.content : "";
     if (content.length > LIMIT) return tooLong();
+    const badComponent =
+      Array.isArray(body.components) && componentError(body.components as DiscordComponent[]);
+    if (badComponent) return badComponent;
     if (!content && !Array.isArray(body.components))
       return { status: 400, body: { code: 50006, message: "Cannot send an empty message" } };
     const ref = body.message_reference as { message_id?: string } | undefined;
