@@ -10,6 +10,7 @@ import {
   type Gateway,
   type GatewayCapabilities,
   type GatewayContext,
+  type GatewayFactory,
   type InteractionRequest,
   pressableDecisions,
   readSecrets,
@@ -48,7 +49,7 @@ export interface DiscordGatewayOptions {
   name?: string;
 }
 
-export const DISCORD_MESSAGE_LIMIT = 2000;
+export const MESSAGE_LIMIT = 2000;
 export const DEFAULT_WATCHDOG_MS = 30_000;
 const CALLBACK_TIMEOUT_MS = 2_500;
 const NO_PINGS = { parse: [] as string[] };
@@ -63,7 +64,7 @@ export class DiscordGateway implements Gateway {
     editing: true,
     typing: true,
   };
-  readonly messageLimit = DISCORD_MESSAGE_LIMIT;
+  readonly messageLimit = MESSAGE_LIMIT;
   #ctx: GatewayContext | undefined;
   #rest: DiscordRest | undefined;
   #callbacks: DiscordRest | undefined;
@@ -182,7 +183,7 @@ export class DiscordGateway implements Gateway {
       custom_id: encodeDecision(request.requestId, d),
     }));
     const msg = await this.#api().call<{ id: string }>("POST", `/channels/${request.thread}/messages`, {
-      content: request.prompt.slice(0, DISCORD_MESSAGE_LIMIT),
+      content: request.prompt.slice(0, MESSAGE_LIMIT),
       allowed_mentions: NO_PINGS,
       components: [{ type: 1, components: buttons }],
     });
@@ -293,7 +294,7 @@ interface Interaction {
 function outcomeText(prompt: string, decision: string, by: string): string {
   const who = /^\d+$/.test(by) ? ` by <@${by}>` : "";
   const line = `${decision === "approve" ? "✅ Approved" : "❌ Rejected"}${who}`;
-  return `${prompt.slice(0, DISCORD_MESSAGE_LIMIT - line.length - 2)}\n\n${line}`;
+  return `${prompt.slice(0, MESSAGE_LIMIT - line.length - 2)}\n\n${line}`;
 }
 
 /** The kit's payload; buttons posted before it (`agentsvc:approve:<id>`) still decide. */
@@ -305,6 +306,4 @@ function parseCustomId(id: string): { decision: DecisionKind; requestId: string 
   );
 }
 
-export function createDiscordGateway(options: DiscordGatewayOptions): DiscordGateway {
-  return new DiscordGateway(options);
-}
+export const createGateway: GatewayFactory<DiscordGatewayOptions> = (options) => new DiscordGateway(options);

@@ -2,7 +2,7 @@
 import { chunkText, encodeDecision } from "@agentsvc/session-core";
 import { eventually, within } from "@agentsvc/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { DISCORD_MESSAGE_LIMIT } from "../src/index.js";
+import { MESSAGE_LIMIT } from "../src/index.js";
 import { CHANNELS, SCALE } from "./harness.js";
 import { expectOnceEach, nextConnection, type Rigged, say, startRig, stopRig } from "./rig.js";
 
@@ -94,7 +94,7 @@ describe("discord replies and approvals", () => {
     const got = r.h.fake.rest.botMessages;
     expect(got.length).toBe(pieces.length);
     expect(got.length).toBeGreaterThan(2);
-    for (const m of got) expect(m.content.length).toBeLessThanOrEqual(DISCORD_MESSAGE_LIMIT);
+    for (const m of got) expect(m.content.length).toBeLessThanOrEqual(MESSAGE_LIMIT);
     expect(got.map((m) => m.content).join(" ")).toBe(text);
   });
 

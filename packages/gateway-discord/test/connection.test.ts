@@ -3,7 +3,7 @@
 import { eventually } from "@agentsvc/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_WATCHDOG_MS } from "../src/gateway.js";
-import { FATAL_CLOSE, SESSION_KEY, type StoredSession } from "../src/index.js";
+import { FATAL_CLOSE, SESSION_KEY, type StoredSession } from "../src/connection.js";
 import { DISCORD_HEARTBEAT_INTERVAL_MS, SCALE } from "./harness.js";
 import { expectOnceEach, nextConnection, type Rigged, say, startRig, stopRig } from "./rig.js";
 

@@ -11,14 +11,14 @@ import {
   within,
 } from "@agentsvc/testkit";
 import { DEFAULT_WATCHDOG_MS } from "../src/gateway.js";
-import { createDiscordGateway, type DiscordGatewayOptions } from "../src/index.js";
+import { createGateway, type DiscordGateway, type DiscordGatewayOptions } from "../src/index.js";
 
 export interface DiscordHarness extends GatewayHarness {
   fake: DiscordFake;
   logs: LogLine[];
   userId(author: string): string;
   /** The gateways built so far (the last one is running). */
-  built: ReturnType<typeof createDiscordGateway>[];
+  built: DiscordGateway[];
 }
 
 /** What Discord's Hello announces today (gateway docs, Hello event). */
@@ -53,7 +53,8 @@ export async function discordHarness(
     built,
     threads: CHANNELS,
     gateway: () => {
-      const gateway = createDiscordGateway({
+      const gateway = createGateway({
+        name: "discord",
         botTokenEnvVar: "DISCORD_TOKEN",
         env: { DISCORD_TOKEN: fake.token },
         apiBaseUrl: fake.apiBaseUrl,
@@ -62,7 +63,7 @@ export async function discordHarness(
         jitter: () => 0.5,
         invalidSessionDelayMs: [10, 30],
         ...overrides,
-      });
+      }) as DiscordGateway;
       const start = gateway.start.bind(gateway);
       gateway.start = (ctx) => start({ ...ctx, logger: logger.child({ name: "gateway-discord" }) });
       built.push(gateway);
