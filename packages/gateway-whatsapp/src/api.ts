@@ -1,16 +1,29 @@
-// The one outbound call: POST <apiBaseUrl>/<apiVersion>/<phone-number-id>/messages with a bearer token.
-// Failures become GatewaySendError so the session's outbox knows whether and when to retry.
-import { jsonOrSendError } from "@agentsvc/webhook-kit";
+// The one outbound call: POST <apiBaseUrl>/<apiVersion>/<phone-number-id>/messages with a bearer
+// token. A failure goes through the session's classifier with WhatsApp's own codes first
+// (https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes).
+import { type FailureFacts, type PlatformRule, sendFailure } from "@agentsvc/session-core";
 
 export interface GraphTarget {
   apiBaseUrl: string;
   apiVersion: string;
   phoneNumberId: string;
   accessToken: string;
+  /** The variable holding the access token, named when Graph rejects it. */
+  accessTokenEnvVar: string;
 }
 
-/** Meta's throughput and rate-limit error codes, answered with 4xx bodies: wait, then retry. */
-const THROTTLE_CODES = new Set(["130429", "131056", "80007", "4"]);
+/** Throughput and rate-limit codes Graph answers with a 4xx body: wait, then retry. */
+const THROTTLE_CODES = new Set([4, 80007, 130429, 131056]);
+/** 190: the access token expired, was revoked or is malformed. */
+const TOKEN_INVALID = 190;
+
+export const graphRule: PlatformRule = (facts: FailureFacts) => {
+  if (facts.code === TOKEN_INVALID) return { kind: "credentials" };
+  if (typeof facts.code === "number" && THROTTLE_CODES.has(facts.code))
+    // Graph sends no Retry-After with these: wait a second rather than the first backoff step.
+    return { kind: "retry", ...(facts.retryAfter ? {} : { retryAfterMs: 1_000 }) };
+  return undefined;
+};
 
 export async function postMessage(
   target: GraphTarget,
@@ -18,16 +31,41 @@ export async function postMessage(
   signal?: AbortSignal,
 ): Promise<string | undefined> {
   const url = `${target.apiBaseUrl.replace(/\/$/, "")}/${target.apiVersion}/${encodeURIComponent(target.phoneNumberId)}/messages`;
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { authorization: `Bearer ${target.accessToken}`, "content-type": "application/json" },
-    body: JSON.stringify({ messaging_product: "whatsapp", recipient_type: "individual", ...message }),
-    ...(signal ? { signal } : {}),
-  });
-  const body = await jsonOrSendError<{ messages?: { id?: string }[] }>(res, {
-    platform: "whatsapp",
-    call: "messages call",
-    isThrottled: (a) => THROTTLE_CODES.has(/"code"\s*:\s*(\d+)/.exec(a.body)?.[1] ?? ""),
-  });
-  return body?.messages?.[0]?.id;
+  const failure = (facts: FailureFacts, cause?: unknown) =>
+    sendFailure(facts, {
+      platform: "whatsapp",
+      call: "messages call",
+      envVar: target.accessTokenEnvVar,
+      platformRule: graphRule,
+      ...(cause !== undefined ? { cause } : {}),
+    });
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method: "POST",
+      headers: { authorization: `Bearer ${target.accessToken}`, "content-type": "application/json" },
+      body: JSON.stringify({ messaging_product: "whatsapp", recipient_type: "individual", ...message }),
+      ...(signal ? { signal } : {}),
+    });
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    throw failure({ network: true, detail: String(err) }, err);
+  }
+  const text = await res.text();
+  let body: { messages?: { id?: string }[]; error?: { code?: number; message?: string } } = {};
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    // A proxy's HTML page: classified by status alone.
+  }
+  if (!res.ok) {
+    const code = body.error?.code;
+    throw failure({
+      status: res.status,
+      retryAfter: res.headers.get("retry-after"),
+      ...(code !== undefined ? { code } : {}),
+      detail: body.error?.message ?? text.slice(0, 300),
+    });
+  }
+  return body.messages?.[0]?.id;
 }

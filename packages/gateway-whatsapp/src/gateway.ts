@@ -1,34 +1,32 @@
 // The `whatsapp` push-style gateway (WhatsApp Cloud API). Inbound: Meta's webhook at
-// /webhooks/whatsapp (GET subscription handshake, POST signed notifications). Outbound: the Graph
-// messages route. Delivery guarantees (dedup, durable inbox, outbox retries) live in the session.
-import type { DecisionKind } from "@agentsvc/agent-core";
-import type {
-  Gateway,
-  GatewayCapabilities,
-  GatewayContext,
-  InteractionRequest,
-  SendOptions,
-  SendResult,
-  WebhookRequest,
-  WebhookResponse,
-  WebhookRoute,
-} from "@agentsvc/session-core";
-import { approvalInteractive, labelOf, parseOptionId } from "./approval-message.js";
-import { toWhatsApp } from "./format.js";
-import { type GraphTarget, postMessage } from "./api.js";
-import { readNotification, type WhatsAppEvent } from "./inbound.js";
-import { addressOf } from "./thread.js";
+// /webhooks/whatsapp (GET subscription handshake, POST signed notifications) through the kit's
+// webhookRoute. Outbound: the Graph messages route. Delivery guarantees (dedup, durable inbox,
+// outbox retries) live in the session.
 import {
+  decisionLabel,
+  type Gateway,
+  type GatewayCapabilities,
+  type GatewayContext,
+  type GatewayFactory,
+  type InteractionRequest,
+  pressableDecisions,
   readSecrets,
-  SIGNATURE_HEADER,
-  safeEqualText,
-  verifyHubSignature,
-  plainResponse,
-} from "@agentsvc/webhook-kit";
+  type SendOptions,
+  type SendResult,
+  type WebhookRoute,
+} from "@agentsvc/session-core";
+import { plainResponse, webhookRoute } from "@agentsvc/webhook-kit";
+import { type GraphTarget, postMessage } from "./api.js";
+import { approvalInteractive, decisionOf } from "./approval-message.js";
+import { toWhatsApp } from "./format.js";
+import type { FailedStatus, WhatsAppEvent } from "./inbound.js";
+import { addressOf } from "./thread.js";
+import { parseNotification, verifyHandshake, verifyNotification } from "./webhook.js";
 
 export const DEFAULT_API_BASE_URL = "https://graph.facebook.com";
 export const DEFAULT_API_VERSION = "v21.0";
-export const TEXT_LIMIT = 4096;
+/** Cloud API text limit (`text.body`). */
+export const MESSAGE_LIMIT = 4096;
 /** Error code of a message sent outside the customer-service window (Cloud API error codes). */
 const OUTSIDE_WINDOW = 131047;
 const WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -51,7 +49,7 @@ export interface WhatsappGatewayOptions {
   templateLanguage?: string;
   /** Registry key; push-style gateways always register as `whatsapp`. */
   name?: string;
-  /** Environment handed by the server; `context.env` wins where it has the variable. */
+  /** Environment handed by the server; it wins over `context.env` where it has the variable. */
   env?: Readonly<Record<string, string | undefined>>;
 }
 
@@ -65,7 +63,7 @@ export class WhatsappGateway implements Gateway {
   readonly type = "whatsapp";
   readonly name = "whatsapp";
   readonly capabilities: GatewayCapabilities = { threads: true, interactiveActions: true };
-  readonly messageLimit = TEXT_LIMIT;
+  readonly messageLimit = MESSAGE_LIMIT;
   readonly webhooks: readonly WebhookRoute[];
   readonly #options: WhatsappGatewayOptions;
   #context: GatewayContext | undefined;
@@ -74,9 +72,28 @@ export class WhatsappGateway implements Gateway {
 
   constructor(options: WhatsappGatewayOptions) {
     this.#options = options;
+    const context = () => (this.#secrets ? this.#context : undefined);
     this.webhooks = [
-      { method: "GET", handle: (req) => this.#handshake(req) },
-      { method: "POST", handle: (req) => this.#notification(req) },
+      webhookRoute<string>({
+        method: "GET",
+        context,
+        verify: (req) => verifyHandshake(req, this.#secrets?.verifyToken ?? ""),
+        parse: (req) => req.query.get("hub.challenge") ?? "",
+        handle: async (challenge, _req, ctx) => {
+          ctx.logger.info("webhook subscription verified");
+          return plainResponse(200, challenge);
+        },
+        // Meta's handshake expects 403 for a wrong token.
+        refuse: (r) => plainResponse(r.status === 401 ? 403 : r.status),
+      }),
+      webhookRoute<WhatsAppEvent[]>({
+        context,
+        verify: (req) => verifyNotification(req, this.#secrets?.appSecret ?? ""),
+        parse: (req) => parseNotification(req, this.#secrets?.phoneNumberId ?? ""),
+        handle: async (events, _req, ctx) => {
+          for (const event of events) await this.#handle(event, ctx);
+        },
+      }),
     ];
   }
 
@@ -90,10 +107,20 @@ export class WhatsappGateway implements Gateway {
         accessToken: o.accessTokenEnvVar,
         phoneNumberId: o.phoneNumberIdEnvVar,
       },
-      o.env,
+      {
+        ...(o.env ? { env: o.env } : {}),
+        gateway: "whatsapp",
+        describe: {
+          appSecret: "the app secret (App settings > Basic)",
+          verifyToken: "the verify token typed in Meta's webhook configuration",
+          accessToken: "a system-user access token with whatsapp_business_messaging",
+          phoneNumberId: "the phone number id (WhatsApp > API Setup)",
+        },
+      },
     );
     this.#secrets = {
       ...secrets,
+      accessTokenEnvVar: o.accessTokenEnvVar,
       apiBaseUrl: o.apiBaseUrl ?? DEFAULT_API_BASE_URL,
       apiVersion: o.apiVersion ?? DEFAULT_API_VERSION,
     };
@@ -121,11 +148,10 @@ export class WhatsappGateway implements Gateway {
   }
 
   async requestDecision(request: InteractionRequest, _options: SendOptions): Promise<SendResult | undefined> {
-    // A press cannot carry replacement arguments, so `edit` gets no button.
-    const pressable = request.allowedDecisions.filter((d) => d !== "edit");
+    const pressable = pressableDecisions(request.allowedDecisions);
     const options = (pressable.length > 0 ? pressable : request.allowedDecisions).map((decision) => ({
       decision,
-      label: labelOf(decision),
+      label: decisionLabel(decision),
     }));
     const messageId = await postMessage(
       this.#target(),
@@ -144,83 +170,16 @@ export class WhatsappGateway implements Gateway {
     return this.#secrets;
   }
 
-  /** GET: echo `hub.challenge` only for mode `subscribe` with the right verify token. */
-  async #handshake(req: WebhookRequest): Promise<WebhookResponse> {
-    const context = this.#context;
-    const secrets = this.#secrets;
-    const mode = req.query.get("hub.mode");
-    const token = req.query.get("hub.verify_token") ?? "";
-    const challenge = req.query.get("hub.challenge") ?? "";
-    if (
-      !context ||
-      !secrets ||
-      secrets.verifyToken === "" ||
-      mode !== "subscribe" ||
-      !safeEqualText(token, secrets.verifyToken)
-    ) {
-      context?.logger.warn({ mode }, "webhook handshake refused");
-      return plainResponse(403);
-    }
-    context.logger.info("webhook subscription verified");
-    return plainResponse(200, challenge);
-  }
-
-  /** POST: verify over the raw bytes, then parse, then record each message before answering 200. */
-  async #notification(req: WebhookRequest): Promise<WebhookResponse> {
-    const context = this.#context;
-    const secrets = this.#secrets;
-    if (!context || !secrets) return plainResponse(503);
-    const verdict = verifyHubSignature(secrets.appSecret, req.headers[SIGNATURE_HEADER], req.rawBody);
-    if (!verdict.ok) {
-      context.logger.warn(
-        { reason: verdict.reason, bytes: req.rawBody.byteLength },
-        "webhook signature rejected",
-      );
-      return plainResponse(401);
-    }
-    let payload: unknown;
-    try {
-      payload = JSON.parse(Buffer.from(req.rawBody).toString("utf8"));
-    } catch {
-      context.logger.warn("signed webhook body is not JSON; ignored");
-      return plainResponse(400);
-    }
-    try {
-      for (const event of readNotification(payload, secrets.phoneNumberId))
-        await this.#handle(event, context);
-    } catch (err) {
-      // Not recorded: answer an error so Meta delivers it again (dedup makes the replay safe).
-      context.logger.error({ err }, "could not record a webhook message; Meta will retry");
-      return plainResponse(500);
-    }
-    return plainResponse(200);
-  }
-
   async #handle(event: WhatsAppEvent, context: GatewayContext): Promise<void> {
     if (event.kind === "skipped") {
       context.logger.debug({ id: event.id, reason: event.reason }, "webhook event ignored");
       return;
     }
-    if (event.kind === "failed") {
-      const [error] = event.errors;
-      const detail =
-        error?.code === OUTSIDE_WINDOW
-          ? await this.#reopen(event.recipient, context)
-          : (error?.title ?? "no error given");
-      context.logger.warn(
-        { id: event.id, recipient: event.recipient, code: error?.code, title: error?.title, detail },
-        "reply not delivered",
-      );
-      return;
-    }
+    if (event.kind === "failed") return this.#failed(event, context);
     if (event.kind === "choice") {
-      const chosen = parseOptionId(event.optionId);
+      const chosen = decisionOf(event.optionId);
       if (chosen) {
-        const result = await context.decide(
-          chosen.requestId,
-          { decision: chosen.decision as DecisionKind },
-          event.from,
-        );
+        const result = await context.decide(chosen.requestId, { decision: chosen.decision }, event.from);
         if (!result.ok)
           context.logger.info({ requestId: chosen.requestId, code: result.code }, "decision not applied");
         return;
@@ -236,6 +195,19 @@ export class WhatsappGateway implements Gateway {
       meta: { messageId: event.id },
     });
     if (!result.accepted) context.logger.debug({ id: event.id }, "duplicate delivery acknowledged");
+  }
+
+  /** A reply Meta could not deliver: a warning with the code; outside the window, the template. */
+  async #failed(event: FailedStatus, context: GatewayContext): Promise<void> {
+    const [error] = event.errors;
+    const detail =
+      error?.code === OUTSIDE_WINDOW
+        ? await this.#reopen(event.recipient, context)
+        : (error?.details ?? error?.title ?? "no error given");
+    context.logger.warn(
+      { id: event.id, recipient: event.recipient, code: error?.code, title: error?.title, detail },
+      "reply not delivered",
+    );
   }
 
   /** Outside the 24-hour window: the configured template, once per user per window; what happened, in words. */
@@ -261,6 +233,5 @@ export class WhatsappGateway implements Gateway {
   }
 }
 
-export function createWhatsappGateway(options: WhatsappGatewayOptions): WhatsappGateway {
-  return new WhatsappGateway(options);
-}
+export const createGateway: GatewayFactory<WhatsappGatewayOptions> = (options) =>
+  new WhatsappGateway(options);

@@ -15,10 +15,18 @@ export interface StatusError {
   details?: string;
 }
 
+/** A `failed` status of a message the bot sent. */
+export interface FailedStatus {
+  kind: "failed";
+  id: string;
+  recipient?: string;
+  errors: StatusError[];
+}
+
 export type WhatsAppEvent =
   | { kind: "message"; id: string; from: string; name?: string; text: string }
   | { kind: "choice"; id: string; from: string; optionId: string; title: string; context?: string }
-  | { kind: "failed"; id: string; recipient?: string; errors: StatusError[] }
+  | FailedStatus
   | { kind: "skipped"; id?: string; reason: string };
 
 type Json = Record<string, unknown>;

@@ -5,7 +5,7 @@ import { WHATSAPP_STATUS_ERRORS as ERRORS } from "@agentsvc/testkit";
 import { captureLogs, eventually, type SessionRig, startSessionRig } from "@agentsvc/testkit/session";
 import { afterEach, describe, expect, it } from "vitest";
 import type { WhatsappGatewayOptions } from "../src/index.js";
-import { type WhatsappWorld, whatsappWorld } from "./harness.js";
+import { SECRETS, type WhatsappWorld, whatsappWorld } from "./harness.js";
 
 const user = "15550001234";
 const bsuid = "US.13491208655302741918";
@@ -118,18 +118,27 @@ describe("whatsapp replays and the handshake", () => {
   it.each([
     ["unset", undefined],
     ["empty", ""],
-  ])("fails the GET handshake when the verify token variable is %s", async (_, value) => {
+  ])("fails the start and the GET handshake when the verify token variable is %s", async (_, value) => {
     const saved = process.env.WA_TEST_VERIFY_TOKEN;
     delete process.env.WA_TEST_VERIFY_TOKEN;
     try {
-      await boot({}, { WA_TEST_VERIFY_TOKEN: value });
+      await expect(boot({}, { ...SECRETS, WA_TEST_VERIFY_TOKEN: value })).rejects.toThrow(
+        /WA_TEST_VERIFY_TOKEN is not set/,
+      );
       for (const token of ["", "anything"]) {
         const answer = await world.fake.handshake("challenge-123", token);
-        expect(answer.status).toBe(403);
+        expect(answer.status).not.toBe(200);
         expect(answer.body).not.toContain("challenge-123");
       }
     } finally {
       process.env.WA_TEST_VERIFY_TOKEN = saved;
     }
+  });
+
+  it("answers the handshake only for mode subscribe with the configured token", async () => {
+    await boot();
+    expect(await world.fake.handshake("c-1")).toMatchObject({ status: 200, body: "c-1" });
+    expect((await world.fake.handshake("c-2", "wrong-token")).status).toBe(403);
+    expect((await world.fake.handshake("c-3", undefined, "unsubscribe")).status).toBe(403);
   });
 });

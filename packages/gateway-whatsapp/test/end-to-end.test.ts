@@ -7,7 +7,7 @@ import {
   startSessionRig,
 } from "@agentsvc/testkit/session";
 import { afterEach, describe, expect, it } from "vitest";
-import { approvalInteractive } from "../src/index.js";
+import { approvalInteractive, decisionOf } from "../src/approval-message.js";
 import { nowSeconds, type WhatsappWorld, whatsappWorld } from "./harness.js";
 
 const user = "15550001234";
@@ -146,29 +146,30 @@ describe("whatsapp end to end", () => {
 });
 
 describe("approval rendering limits", () => {
-  it("uses a list for four or more decisions, and cuts titles to 20 and the body to 1024", () => {
-    const options = ["approve", "reject", "edit", "escalate"].map((d) => ({
+  it("renders each decision as a reply button carrying the shared decision payload, titles cut to 20 and the body to 1024", () => {
+    const options = (["approve", "reject", "edit"] as const).map((d) => ({
       decision: d,
       label: `${d} ${"x".repeat(30)}`,
     }));
-    const list = approvalInteractive("req_1", "p".repeat(3000), options) as {
+    const rendered = approvalInteractive("req_1", "p".repeat(3000), options) as {
       type: string;
       body: { text: string };
-      action: { sections: { rows: { id: string; title: string }[] }[] };
+      action: { buttons: { reply: { id: string; title: string } }[] };
     };
-    expect(list.type).toBe("list");
-    expect([...list.body.text]).toHaveLength(1024);
-    expect(list.action.sections[0]?.rows.map((r) => r.id)).toEqual([
-      "agentsvc:req_1:approve",
-      "agentsvc:req_1:reject",
-      "agentsvc:req_1:edit",
-      "agentsvc:req_1:escalate",
+    expect(rendered.type).toBe("button");
+    expect([...rendered.body.text]).toHaveLength(1024);
+    expect(rendered.action.buttons.map((b) => b.reply.id)).toEqual([
+      "agentsvc:a:req_1",
+      "agentsvc:r:req_1",
+      "agentsvc:e:req_1",
     ]);
-    const buttons = approvalInteractive("req_2", "short", options.slice(0, 3)) as {
-      type: string;
-      action: { buttons: { reply: { title: string } }[] };
-    };
-    expect(buttons.type).toBe("button");
-    for (const b of buttons.action.buttons) expect([...b.reply.title].length).toBeLessThanOrEqual(20);
+    for (const b of rendered.action.buttons) expect([...b.reply.title].length).toBeLessThanOrEqual(20);
+  });
+
+  it("still decides with a button sent before the shared codec (agentsvc:<request>:<decision>)", () => {
+    expect(decisionOf("agentsvc:req_9:reject")).toEqual({ requestId: "req_9", decision: "reject" });
+    expect(decisionOf("agentsvc:a:req_9")).toEqual({ requestId: "req_9", decision: "approve" });
+    expect(decisionOf("agentsvc:req_9:escalate")).toBeUndefined();
+    expect(decisionOf("template-button-1")).toBeUndefined();
   });
 });

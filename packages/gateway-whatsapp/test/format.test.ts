@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { toWhatsApp } from "../src/index.js";
+import { toWhatsApp } from "../src/format.js";
 
 describe("markdown to WhatsApp markup", () => {
   it("turns bold, italic, strikethrough, headings and links into WhatsApp's own markers", () => {

@@ -2,7 +2,8 @@
 // host serving the gateway's webhook routes over real HTTP.
 import type { GatewayHarness } from "@agentsvc/session-core/testing";
 import { FakeWhatsApp, hostWebhooks, type WebhookHost } from "@agentsvc/testkit";
-import { createWhatsappGateway, type WhatsappGateway, type WhatsappGatewayOptions } from "../src/index.js";
+import { decodeDecision } from "@agentsvc/session-core";
+import { createGateway, type WhatsappGateway, type WhatsappGatewayOptions } from "../src/index.js";
 
 export const SECRETS = {
   WA_TEST_ACCESS_TOKEN: "EAAG-test-access-token",
@@ -34,7 +35,8 @@ export async function whatsappWorld(): Promise<WhatsappWorld> {
     fake,
     host,
     build(extra = {}) {
-      const gateway = createWhatsappGateway({
+      const gateway = createGateway({
+        name: "whatsapp",
         accessTokenEnvVar: "WA_TEST_ACCESS_TOKEN",
         phoneNumberIdEnvVar: "WA_TEST_PHONE_NUMBER_ID",
         appSecretEnvVar: "WA_TEST_APP_SECRET",
@@ -43,7 +45,7 @@ export async function whatsappWorld(): Promise<WhatsappWorld> {
         ...extra,
       });
       host.mount("whatsapp", gateway.webhooks);
-      return gateway;
+      return gateway as WhatsappGateway;
     },
     close: async () => {
       await host.close();
@@ -69,9 +71,11 @@ export async function whatsappHarness(): Promise<GatewayHarness> {
     sent: async () => fake.sent.map((s) => ({ thread: s.to, text: s.text })),
     choose: async (request, decision) => {
       const shown = fake.sent.find(
-        (s) => s.to === request.thread && s.options.some((o) => o.id.includes(request.requestId)),
+        (s) =>
+          s.to === request.thread &&
+          s.options.some((o) => decodeDecision(o.id)?.requestId === request.requestId),
       );
-      const option = shown?.options.find((o) => o.id.endsWith(`:${decision}`));
+      const option = shown?.options.find((o) => decodeDecision(o.id)?.decision === decision);
       if (!shown || !option) throw new Error(`whatsapp shows no ${decision} button for ${request.requestId}`);
       const answer = await fake.press(request.thread, shown.id, option.id);
       if (answer.status !== 200) throw new Error(`press answered ${answer.status}`);

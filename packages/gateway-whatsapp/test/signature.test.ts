@@ -47,7 +47,7 @@ describe("whatsapp webhook signatures over HTTP", () => {
     expect(world.fake.sent).toEqual([]);
   }
 
-  const rejections = () => logs.lines().filter((l) => l.msg === "webhook signature rejected");
+  const rejections = () => logs.lines().filter((l) => l.msg === "webhook request refused: not verified");
 
   it("dispatches a correctly signed delivery (the control case)", async () => {
     const body = signedBody("control");
