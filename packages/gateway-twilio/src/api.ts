@@ -1,6 +1,8 @@
 // The reply: POST <apiBaseUrl>/2010-04-01/Accounts/<AccountSid>/Messages.json, form-encoded `To`,
-// `Body` and `From` (or `MessagingServiceSid` when configured), HTTP basic auth.
-import { jsonOrSendError } from "@agentsvc/webhook-kit";
+// `Body` and `From` (or `MessagingServiceSid` when configured), HTTP basic auth. A failure goes
+// through the session's classifier with Twilio's own codes first
+// (https://www.twilio.com/docs/api/errors).
+import { type FailureFacts, type PlatformRule, sendFailure } from "@agentsvc/session-core";
 
 export interface MessagesTarget {
   apiBaseUrl: string;
@@ -8,7 +10,15 @@ export interface MessagesTarget {
   authToken: string;
   from: string;
   messagingServiceSid?: string;
+  /** The variable holding the Auth Token, named when Twilio rejects the credentials. */
+  authTokenEnvVar: string;
 }
+
+/** 20003: "Authenticate" — the Account SID / Auth Token pair is wrong or revoked. */
+const AUTHENTICATE = 20003;
+
+export const twilioRule: PlatformRule = (facts: FailureFacts) =>
+  facts.code === AUTHENTICATE ? { kind: "credentials" } : undefined;
 
 export async function createMessage(
   target: MessagesTarget,
@@ -20,9 +30,17 @@ export async function createMessage(
   if (target.messagingServiceSid) form.set("MessagingServiceSid", target.messagingServiceSid);
   else form.set("From", target.from);
   const base = target.apiBaseUrl.replace(/\/$/, "");
-  const res = await fetch(
-    `${base}/2010-04-01/Accounts/${encodeURIComponent(target.accountSid)}/Messages.json`,
-    {
+  const failure = (facts: FailureFacts, cause?: unknown) =>
+    sendFailure(facts, {
+      platform: "twilio",
+      call: "Messages call",
+      envVar: target.authTokenEnvVar,
+      platformRule: twilioRule,
+      ...(cause !== undefined ? { cause } : {}),
+    });
+  let res: Response;
+  try {
+    res = await fetch(`${base}/2010-04-01/Accounts/${encodeURIComponent(target.accountSid)}/Messages.json`, {
       method: "POST",
       headers: {
         authorization: `Basic ${Buffer.from(`${target.accountSid}:${target.authToken}`).toString("base64")}`,
@@ -30,8 +48,24 @@ export async function createMessage(
       },
       body: form.toString(),
       ...(signal ? { signal } : {}),
-    },
-  );
-  const created = await jsonOrSendError<{ sid?: string }>(res, { platform: "twilio", call: "Messages call" });
-  return created?.sid;
+    });
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    throw failure({ network: true, detail: String(err) }, err);
+  }
+  const text = await res.text();
+  let answer: { sid?: string; code?: number; message?: string } = {};
+  try {
+    answer = JSON.parse(text) as typeof answer;
+  } catch {
+    // A proxy's HTML page: classified by status alone.
+  }
+  if (!res.ok)
+    throw failure({
+      status: res.status,
+      retryAfter: res.headers.get("retry-after"),
+      ...(answer.code !== undefined ? { code: answer.code } : {}),
+      detail: answer.message ?? text.slice(0, 300),
+    });
+  return answer.sid;
 }

@@ -2,23 +2,25 @@
 // form-encoded webhook at /webhooks/twilio, answered with an empty TwiML <Response>. Outbound: the
 // Messages REST call. SMS has no threads and no buttons: one conversation per sender number, and
 // approvals go as the session's plain-text prompt (a newer request to a number replaces the open one).
-import type {
-  Gateway,
-  GatewayCapabilities,
-  GatewayContext,
-  SendOptions,
-  SendResult,
-  WebhookRequest,
-  WebhookResponse,
-  WebhookRoute,
+import {
+  type Gateway,
+  type GatewayCapabilities,
+  type GatewayContext,
+  type GatewayFactory,
+  readSecrets,
+  type SendOptions,
+  type SendResult,
+  type WebhookResponse,
+  type WebhookRoute,
 } from "@agentsvc/session-core";
-import { readSecrets, plainResponse } from "@agentsvc/webhook-kit";
-import { toPlainText } from "./format.js";
+import { webhookRoute } from "@agentsvc/webhook-kit";
 import { createMessage, type MessagesTarget } from "./api.js";
-import { readDelivery, SIGNATURE_HEADER, type TwilioDelivery, verifyDelivery } from "./webhook.js";
+import { toPlainText } from "./format.js";
+import { parseDelivery, type TwilioDelivery, verifyDelivery } from "./webhook.js";
 
 export const DEFAULT_API_BASE_URL = "https://api.twilio.com";
-export const SMS_LIMIT = 1600;
+/** Twilio refuses a Body longer than 1600 characters (error 21617). */
+export const MESSAGE_LIMIT = 1600;
 export const EMPTY_TWIML = "<Response></Response>";
 
 export interface TwilioGatewayOptions {
@@ -47,7 +49,7 @@ export class TwilioGateway implements Gateway {
   readonly type = "twilio";
   readonly name = "twilio";
   readonly capabilities: GatewayCapabilities = { threads: false, interactiveActions: false };
-  readonly messageLimit = SMS_LIMIT;
+  readonly messageLimit = MESSAGE_LIMIT;
   readonly webhooks: readonly WebhookRoute[];
   readonly #options: TwilioGatewayOptions;
   #context: GatewayContext | undefined;
@@ -56,7 +58,21 @@ export class TwilioGateway implements Gateway {
 
   constructor(options: TwilioGatewayOptions) {
     this.#options = options;
-    this.webhooks = [{ method: "POST", handle: (req) => this.#inbound(req) }];
+    this.webhooks = [
+      webhookRoute<TwilioDelivery>({
+        context: () => (this.#target ? this.#context : undefined),
+        // The signature covers the decoded parameters, so verify decodes the form; nothing is acted on before it.
+        verify: (req, ctx) =>
+          verifyDelivery(
+            req,
+            { authToken: this.#target?.authToken ?? "", url: this.#options.publicUrl },
+            ctx,
+          ),
+        parse: (req, ctx) => parseDelivery(req, this.#target?.accountSid ?? "", ctx),
+        handle: (delivery, _req, ctx) => this.#handle(delivery, ctx),
+        ack: twiml(),
+      }),
+    ];
   }
 
   async start(context: GatewayContext): Promise<void> {
@@ -64,10 +80,21 @@ export class TwilioGateway implements Gateway {
     const secrets = readSecrets(
       context,
       { accountSid: o.accountSidEnvVar, authToken: o.authTokenEnvVar, from: o.fromEnvVar },
-      o.env,
+      {
+        ...(o.env ? { env: o.env } : {}),
+        // A Messaging Service picks the sender itself.
+        ...(o.messagingServiceSid ? { optional: ["from" as const] } : {}),
+        gateway: "twilio",
+        describe: {
+          accountSid: "the Account SID (AC...) from the Twilio console",
+          authToken: "the primary Auth Token (it signs the webhooks)",
+          from: "the bot's number in E.164 form (+15005550006)",
+        },
+      },
     );
     this.#target = {
       apiBaseUrl: o.apiBaseUrl ?? DEFAULT_API_BASE_URL,
+      authTokenEnvVar: o.authTokenEnvVar,
       ...secrets,
       ...(o.messagingServiceSid ? { messagingServiceSid: o.messagingServiceSid } : {}),
     };
@@ -91,36 +118,8 @@ export class TwilioGateway implements Gateway {
     return sid ? { messageId: sid } : {};
   }
 
-  async #inbound(req: WebhookRequest): Promise<WebhookResponse> {
-    const context = this.#context;
-    const target = this.#target;
-    if (!context || !target) return plainResponse(503);
-    // The signature covers the decoded parameters, so the form is decoded first; nothing is acted on before the check.
-    const params = [...new URLSearchParams(Buffer.from(req.rawBody).toString("utf8"))];
-    const url = this.#options.publicUrl ?? req.publicUrl;
-    const verdict = await verifyDelivery(
-      { authToken: target.authToken, url, header: req.headers[SIGNATURE_HEADER], params },
-      context,
-    );
-    if (!verdict.ok) {
-      context.logger.warn({ reason: verdict.reason, url }, "webhook signature rejected");
-      return plainResponse(401);
-    }
-    const delivery = readDelivery(new Map(params), target.accountSid);
-    try {
-      await this.#handle(delivery, context);
-    } catch (err) {
-      context.logger.error({ err }, "could not record an SMS; answering 500");
-      return plainResponse(500);
-    }
-    return twiml();
-  }
-
   async #handle(delivery: TwilioDelivery, context: GatewayContext): Promise<void> {
     switch (delivery.kind) {
-      case "ignored":
-        context.logger[delivery.level](delivery.detail ?? {}, delivery.reason);
-        return;
       case "status": {
         const failed = delivery.status === "failed" || delivery.status === "undelivered";
         context.logger[failed ? "warn" : "debug"](
@@ -155,6 +154,4 @@ export class TwilioGateway implements Gateway {
   }
 }
 
-export function createTwilioGateway(options: TwilioGatewayOptions): TwilioGateway {
-  return new TwilioGateway(options);
-}
+export const createGateway: GatewayFactory<TwilioGatewayOptions> = (options) => new TwilioGateway(options);

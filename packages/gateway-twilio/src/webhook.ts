@@ -3,7 +3,7 @@
 // https://www.twilio.com/docs/usage/webhooks/webhooks-security ; opt-out keywords:
 // https://help.twilio.com/articles/223134027 .
 import { createHash } from "node:crypto";
-import type { GatewayContext } from "@agentsvc/session-core";
+import type { GatewayContext, WebhookRequest } from "@agentsvc/session-core";
 import { SIGNATURE_HEADER, type SignatureFailure, verifyTwilioSignature } from "./signature.js";
 
 /** Message SIDs as Twilio issues them: SM (SMS) or MM (MMS) and 32 lower-case hex digits. */
@@ -27,11 +27,13 @@ export type DeliveryFailure =
  * Twilio's shape, or a signature already seen with other parameters is refused.
  */
 export async function verifyDelivery(
-  input: { authToken: string; url: string; header: string | undefined; params: [string, string][] },
+  req: WebhookRequest,
+  o: { authToken: string; url: string | undefined },
   context: Pick<GatewayContext, "claimOnce">,
 ): Promise<{ ok: true } | { ok: false; reason: DeliveryFailure }> {
-  const { params } = input;
-  const verdict = verifyTwilioSignature(input.authToken, input.header, input.url, params);
+  const params = formOf(req);
+  const header = req.headers[SIGNATURE_HEADER];
+  const verdict = verifyTwilioSignature(o.authToken, header, o.url ?? req.publicUrl, params);
   if (!verdict.ok) return verdict;
   if (new Set(params.map(([key]) => key)).size !== params.length)
     return { ok: false, reason: "duplicate_parameter" };
@@ -41,40 +43,36 @@ export async function verifyDelivery(
   const fingerprint = createHash("sha256")
     .update(JSON.stringify([...params].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))))
     .digest("hex");
-  const claim = await context.claimOnce(
-    `signature:${input.header?.trim() ?? ""}`,
-    fingerprint,
-    SIGNATURE_CLAIM_MS,
-  );
+  const claim = await context.claimOnce(`signature:${header?.trim() ?? ""}`, fingerprint, SIGNATURE_CLAIM_MS);
   if (!claim.claimed && claim.value !== fingerprint) return { ok: false, reason: "replayed_signature" };
   return { ok: true };
 }
 
-export { SIGNATURE_HEADER };
+/** The decoded form parameters, in the order sent (the signature covers decoded values). */
+function formOf(req: WebhookRequest): [string, string][] {
+  return [...new URLSearchParams(Buffer.from(req.rawBody).toString("utf8"))];
+}
 
 export type TwilioDelivery =
   | { kind: "message"; sid: string; from: string; to: string; body: string }
   | { kind: "opt-out"; sid: string; from: string; optOutType: string }
-  | { kind: "status"; sid: string; status: string; errorCode?: string; to?: string }
-  | { kind: "ignored"; reason: string; level: "debug" | "warn"; detail?: Record<string, unknown> };
+  | { kind: "status"; sid: string; status: string; errorCode?: string; to?: string };
 
-/** What one verified form means for this account. */
-export function readDelivery(form: Map<string, string>, accountSid: string): TwilioDelivery {
+/** What one verified form means for this account: a delivery, or a reason to acknowledge it without a turn. */
+export function parseDelivery(
+  req: WebhookRequest,
+  accountSid: string,
+  context: Pick<GatewayContext, "logger">,
+): TwilioDelivery | { ignore: string } {
+  const form = new Map(formOf(req));
   const sid = form.get("MessageSid");
   if (!sid)
-    return {
-      kind: "ignored",
-      level: "debug",
-      reason: "not a message (voice or another callback); ignored",
-      detail: { callSid: form.get("CallSid") },
-    };
-  if (form.get("AccountSid") !== accountSid)
-    return {
-      kind: "ignored",
-      level: "warn",
-      reason: "message for another account; ignored",
-      detail: { accountSid: form.get("AccountSid"), sid },
-    };
+    return { ignore: `not a message (voice or another callback; CallSid ${form.get("CallSid") ?? "none"})` };
+  if (form.get("AccountSid") !== accountSid) {
+    // Signed with this account's token yet naming another account: worth a look.
+    context.logger.warn({ accountSid: form.get("AccountSid"), sid }, "message for another account; ignored");
+    return { ignore: "message for another account" };
+  }
   const status = form.get("MessageStatus");
   if (status) {
     const errorCode = form.get("ErrorCode");
@@ -82,18 +80,14 @@ export function readDelivery(form: Map<string, string>, accountSid: string): Twi
     return { kind: "status", sid, status, ...(errorCode ? { errorCode } : {}), ...(to ? { to } : {}) };
   }
   const from = form.get("From");
-  if (!from)
-    return { kind: "ignored", level: "debug", reason: "message without From; ignored", detail: { sid } };
+  if (!from) return { ignore: `message ${sid} without From` };
   // Advanced Opt-Out marks STOP / START / HELP keywords; Twilio has already answered them.
   const optOutType = form.get("OptOutType");
   if (optOutType) return { kind: "opt-out", sid, from, optOutType };
   const body = form.get("Body") ?? "";
   if (body.trim() === "")
     return {
-      kind: "ignored",
-      level: "debug",
-      reason: "message without text (media is not downloaded); ignored",
-      detail: { sid, numMedia: form.get("NumMedia") },
+      ignore: `message ${sid} without text (NumMedia ${form.get("NumMedia") ?? "0"}; media is not downloaded)`,
     };
   return { kind: "message", sid, from, to: form.get("To") ?? "", body };
 }

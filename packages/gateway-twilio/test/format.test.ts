@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { toPlainText } from "../src/index.js";
+import { toPlainText } from "../src/format.js";
 
 describe("markdown to plain SMS text", () => {
   it("drops emphasis and heading marks, keeps words, and spells links out", () => {

@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import type { GatewayHarness } from "@agentsvc/session-core/testing";
 import { FakeTwilio, hostWebhooks, type WebhookHost } from "@agentsvc/testkit";
-import { createTwilioGateway, type TwilioGateway, type TwilioGatewayOptions } from "../src/index.js";
+import { createGateway, type TwilioGateway, type TwilioGatewayOptions } from "../src/index.js";
 
 export const SECRETS = {
   TW_TEST_ACCOUNT_SID: "AC0123456789abcdef0123456789abcdef",
@@ -31,7 +31,8 @@ export async function twilioWorld(hostOptions: { publicBaseUrl?: string } = {}):
     fake,
     host,
     build(extra = {}) {
-      const gateway = createTwilioGateway({
+      const gateway = createGateway({
+        name: "twilio",
         accountSidEnvVar: "TW_TEST_ACCOUNT_SID",
         authTokenEnvVar: "TW_TEST_AUTH_TOKEN",
         fromEnvVar: "TW_TEST_FROM",
@@ -39,7 +40,7 @@ export async function twilioWorld(hostOptions: { publicBaseUrl?: string } = {}):
         ...extra,
       });
       host.mount("twilio", gateway.webhooks);
-      return gateway;
+      return gateway as TwilioGateway;
     },
     close: async () => {
       await host.close();

@@ -58,7 +58,9 @@ describe("twilio replays with shifted parameter boundaries", () => {
     expect(
       logs
         .lines()
-        .some((l) => l.msg === "webhook signature rejected" && l.reason === "malformed_message_sid"),
+        .some(
+          (l) => l.msg === "webhook request refused: not verified" && l.reason === "malformed_message_sid",
+        ),
     ).toBe(true);
   });
 

@@ -2,7 +2,7 @@
 // or altered delivery is refused with a bare 401, logged, and dispatches nothing.
 import { captureLogs, type SessionRig, startSessionRig } from "@agentsvc/testkit/session";
 import { afterEach, describe, expect, it } from "vitest";
-import { twilioSignature, verifyTwilioSignature } from "../src/index.js";
+import { twilioSignature, verifyTwilioSignature } from "../src/signature.js";
 import { SECRETS, type TwilioWorld, twilioWorld } from "./harness.js";
 
 describe("the signature construction", () => {
@@ -60,7 +60,9 @@ describe("twilio webhook signatures over HTTP", () => {
     expect(await rig.userMessages(from)).toEqual([]);
     expect(world.fake.sent).toEqual([]);
     expect(
-      logs.lines().some((l) => l.msg === "webhook signature rejected" && l.name === "gateway-twilio"),
+      logs
+        .lines()
+        .some((l) => l.msg === "webhook request refused: not verified" && l.name === "gateway-twilio"),
     ).toBe(true);
   }
 
