@@ -4,6 +4,7 @@ import { parseTelegramHtml } from "./html.js";
 import type {
   CallbackQuery,
   InlineKeyboardMarkup,
+  MessageEntity,
   MethodAnswer,
   TelegramChatRef,
   TelegramMessage,
@@ -38,7 +39,42 @@ export interface UserMessageInput {
   chatType?: TelegramChatRef["type"];
   /** Forum topic id. */
   threadId?: number;
+  /** The message answers this one (a bot message or a user message of the same chat). */
+  replyTo?: number;
+  /** Sent on behalf of a chat (an anonymous admin: the group itself; or a channel); `from` becomes Telegram's placeholder user. */
+  senderChat?: TelegramChatRef;
 }
+
+/**
+ * The entities Telegram's servers mark in a text (https://core.telegram.org/bots/api#messageentity):
+ * `@username` mentions (5-32 letters, digits, underscores) and `/command` or `/command@bot`
+ * (https://core.telegram.org/bots/features#commands), each at the start of a word.
+ */
+export function entitiesOf(text: string): MessageEntity[] {
+  const found: MessageEntity[] = [];
+  for (const m of text.matchAll(
+    /(^|[\s(])(@[A-Za-z0-9_]{5,32}|\/[A-Za-z0-9_]{1,32}(?:@[A-Za-z0-9_]{5,32})?)(?![A-Za-z0-9_])/g,
+  )) {
+    const offset = (m.index ?? 0) + (m[1] as string).length;
+    const part = m[2] as string;
+    found.push({ type: part.startsWith("@") ? "mention" : "bot_command", offset, length: part.length });
+  }
+  return found;
+}
+
+/** Placeholder senders Telegram puts in `from` for messages sent on behalf of a chat. */
+const GROUP_ANONYMOUS_BOT: TelegramUser = {
+  id: 1087968824,
+  is_bot: true,
+  first_name: "Group",
+  username: "GroupAnonymousBot",
+};
+const CHANNEL_BOT: TelegramUser = {
+  id: 136817688,
+  is_bot: true,
+  first_name: "Channel",
+  username: "Channel_Bot",
+};
 
 const bad = (description: string): MethodAnswer => ({
   ok: false,
@@ -55,7 +91,14 @@ export class TelegramChat {
   #nextMessageId = 1_000;
   #nextCallback = 1;
 
-  constructor(private readonly push: (update: Omit<Update, "update_id">) => number) {}
+  #bot: TelegramUser | undefined;
+
+  constructor(
+    private readonly push: (update: Omit<Update, "update_id">) => number,
+    bot?: TelegramUser,
+  ) {
+    this.#bot = bot;
+  }
 
   /** A user writes to the bot; returns the update id. */
   userSends(input: UserMessageInput): number {
@@ -64,13 +107,27 @@ export class TelegramChat {
       first_name: `User ${input.from?.id ?? input.chatId}`,
       ...input.from,
     } as TelegramUser;
+    const chat: TelegramChatRef = {
+      id: input.chatId,
+      type: input.chatType ?? (input.chatId > 0 ? "private" : "supergroup"),
+    };
+    const sender = input.senderChat;
     const message: TelegramMessage = {
       message_id: input.messageId ?? this.#nextMessageId++,
-      from,
-      chat: { id: input.chatId, type: input.chatType ?? (input.chatId > 0 ? "private" : "supergroup") },
+      from: sender ? (sender.id === input.chatId ? GROUP_ANONYMOUS_BOT : CHANNEL_BOT) : from,
+      ...(sender ? { sender_chat: sender } : {}),
+      chat,
       date: Math.floor(Date.now() / 1000),
       text: input.text,
     };
+    const entities = entitiesOf(input.text);
+    if (entities.length > 0) message.entities = entities;
+    if (input.replyTo !== undefined) {
+      const bot = this.botMessages.find((m) => m.chatId === input.chatId && m.messageId === input.replyTo);
+      message.reply_to_message = bot
+        ? { ...this.#asMessage(bot), ...(this.#bot ? { from: this.#bot } : {}) }
+        : { message_id: input.replyTo, chat, date: message.date };
+    }
     if (input.threadId !== undefined) {
       message.message_thread_id = input.threadId;
       message.is_topic_message = true;

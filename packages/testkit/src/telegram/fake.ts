@@ -56,7 +56,7 @@ export class TelegramFake {
   private constructor(options: TelegramFakeOptions) {
     this.token = options.token ?? "123456:TEST-token";
     this.bot = options.bot ?? { id: 999, is_bot: true, first_name: "Agent", username: "agentsvc_bot" };
-    this.chat = new TelegramChat((update) => this.#push(update));
+    this.chat = new TelegramChat((update) => this.#push(update), this.bot);
   }
 
   static async start(options: TelegramFakeOptions = {}): Promise<TelegramFake> {

@@ -24,6 +24,14 @@ export interface InlineKeyboardMarkup {
   inline_keyboard: InlineKeyboardButton[][];
 }
 
+export interface MessageEntity {
+  type: string;
+  /** In UTF-16 code units. */
+  offset: number;
+  length: number;
+  user?: TelegramUser;
+}
+
 export interface TelegramMessage {
   message_id: number;
   message_thread_id?: number;
@@ -31,8 +39,12 @@ export interface TelegramMessage {
   from?: TelegramUser;
   chat: TelegramChatRef;
   date: number;
+  sender_chat?: TelegramChatRef;
   text?: string;
+  entities?: MessageEntity[];
   caption?: string;
+  caption_entities?: MessageEntity[];
+  reply_to_message?: TelegramMessage;
   reply_markup?: InlineKeyboardMarkup;
 }
 
