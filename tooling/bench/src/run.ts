@@ -1,6 +1,7 @@
 // `pnpm bench`: every figure is printed beside a baseline measured in the same run, as a ratio.
 import { benchAgentRoute, INVOKE_WORKLOAD } from "./agent-route.ts";
 import { benchCluster } from "./cluster.ts";
+import { benchMemory } from "./memory.ts";
 import { benchPage } from "./page.ts";
 import { benchStart } from "./start.ts";
 import { benchStreams } from "./streams.ts";
@@ -16,6 +17,8 @@ if (!only || only === "start")
 if (!only || only === "streams")
   printTable("Concurrent slow streams (/agent/stream vs a bare Hono SSE handler)", await benchStreams());
 if (!only || only === "store") printTable("Store (SQLite, WAL, synchronous FULL)", await benchStore());
+if (!only || only === "memory")
+  printTable("Turn cost against conversation length (durable memory, demo model)", await benchMemory());
 if (!only || only === "cluster")
   printTable("Several instances on PostgreSQL (agent route, durable memory)", await benchCluster());
 if (!only || only === "page") printTable("Chat page (Chromium, real server, demo model)", await benchPage());
