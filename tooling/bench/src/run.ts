@@ -5,6 +5,7 @@ import { benchMemory } from "./memory.ts";
 import { benchPage } from "./page.ts";
 import { benchStart } from "./start.ts";
 import { benchStreams } from "./streams.ts";
+import { benchSoak } from "./soak.ts";
 import { printTable } from "./stats.ts";
 import { benchStore } from "./store.ts";
 
@@ -22,4 +23,6 @@ if (!only || only === "memory")
 if (!only || only === "cluster")
   printTable("Several instances on PostgreSQL (agent route, durable memory)", await benchCluster());
 if (!only || only === "page") printTable("Chat page (Chromium, real server, demo model)", await benchPage());
+// Not in the default run: four runs of ten minutes.
+if (only === "soak") printTable("Soak: sustained streams on durable memory", await benchSoak());
 process.exit(0);
