@@ -11,7 +11,7 @@ import { createRequire } from "node:module";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { signatureHeaders } from "@agentsvc/gateway-http";
+import { requestSignatureHeaders } from "@agentsvc/gateway-http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const serverDir = resolve(import.meta.dirname, "..");
@@ -216,7 +216,10 @@ describe("a chunked body past the limit (no Content-Length)", () => {
     const body = JSON.stringify({ id: "ev-after-flood", thread: "t-1", text: "hello" });
     const res = await fetch(`http://127.0.0.1:${server.port}/gateways/hooks/events`, {
       method: "POST",
-      headers: { "content-type": "application/json", ...signatureHeaders(HOOKS_SECRET, body) },
+      headers: {
+        "content-type": "application/json",
+        ...requestSignatureHeaders(HOOKS_SECRET, { method: "POST", target: "/gateways/hooks/events", body }),
+      },
       body,
     });
     expect(res.status).toBe(202);

@@ -6,11 +6,17 @@ export {
 } from "./http-gateway.js";
 export { createHttpGatewayHandler, type HttpHandlerOptions } from "./handler.js";
 export {
+  requestBytes,
+  requestSignatureHeaders,
   SIGNATURE_HEADER,
+  type SignatureScheme,
+  type SignedRequest,
   signatureHeaders,
   signPayload,
   TIMESTAMP_HEADER,
   TOLERANCE_SECONDS,
   type VerifyFailure,
+  type VerifyResult,
+  verifyRequest,
   verifySignature,
 } from "./signature.js";

@@ -1,15 +1,18 @@
-// The v1 request signature of the http gateway:
+// The request signature of the http gateway:
 //   X-Agentsvc-Timestamp: <unix seconds>
-//   X-Agentsvc-Signature: v1=<hex HMAC-SHA256(secret, "<timestamp>." + <signed bytes>)>
-// The signed bytes are the exact raw request body; a request without a body (GET) signs its
-// request target instead ("GET /interactions/req_1?after=3"), so a signature cannot be moved
-// to another resource. Checked before anything is parsed.
+//   X-Agentsvc-Signature: v2=<hex HMAC-SHA256(secret, "<timestamp>." + "<METHOD> <target>\n" + <raw body>)>
+// v2 binds every request to its method and target (path and query) as well as its exact body, so a
+// signature cannot be moved to another resource, and two identical decision bodies for two
+// requests sign differently. v1 (deprecated, accepted for one release) signed the raw body alone,
+// or "<METHOD> <target>" when there was none. Checked before anything is parsed.
 import { createHmac, timingSafeEqual } from "node:crypto";
 
 export const TIMESTAMP_HEADER = "x-agentsvc-timestamp";
 export const SIGNATURE_HEADER = "x-agentsvc-signature";
 /** Accepted clock difference in either direction, against replay. */
 export const TOLERANCE_SECONDS = 300;
+
+export type SignatureScheme = "v1" | "v2";
 
 export type VerifyFailure =
   | "no_secret"
@@ -18,6 +21,17 @@ export type VerifyFailure =
   | "stale_timestamp"
   | "bad_signature";
 
+export type VerifyResult =
+  | { ok: true; digest: string; scheme: SignatureScheme }
+  | { ok: false; reason: VerifyFailure };
+
+/** What a request signs: its method, its target (path and query, as sent) and its exact body. */
+export interface SignedRequest {
+  method: string;
+  target: string;
+  body?: Uint8Array | string;
+}
+
 export function signPayload(secret: string, timestamp: string | number, signed: Uint8Array | string): string {
   const mac = createHmac("sha256", secret);
   mac.update(`${timestamp}.`);
@@ -25,7 +39,45 @@ export function signPayload(secret: string, timestamp: string | number, signed: 
   return mac.digest("hex");
 }
 
-/** Headers for a request whose signed bytes are `signed` (the body, or `"<METHOD> <target>"` without one). */
+const encoder = new TextEncoder();
+
+function bytesOf(body: Uint8Array | string | undefined): Uint8Array {
+  return typeof body === "string" ? encoder.encode(body) : (body ?? new Uint8Array());
+}
+
+/** The v2 signed bytes: `"<METHOD> <target>\n"` followed by the raw body (empty without one). */
+export function requestBytes(request: SignedRequest): Uint8Array {
+  const head = encoder.encode(`${request.method.toUpperCase()} ${request.target}\n`);
+  const body = bytesOf(request.body);
+  const out = new Uint8Array(head.byteLength + body.byteLength);
+  out.set(head);
+  out.set(body, head.byteLength);
+  return out;
+}
+
+/** The deprecated v1 signed bytes: the body, or `"<METHOD> <target>"` when there is none. */
+function v1Bytes(request: SignedRequest): Uint8Array {
+  const body = bytesOf(request.body);
+  return body.byteLength > 0 ? body : encoder.encode(`${request.method.toUpperCase()} ${request.target}`);
+}
+
+/** Headers that sign `request` with scheme v2 (what a client sends). */
+export function requestSignatureHeaders(
+  secret: string,
+  request: SignedRequest,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): Record<string, string> {
+  return {
+    "X-Agentsvc-Timestamp": String(nowSeconds),
+    "X-Agentsvc-Signature": `v2=${signPayload(secret, nowSeconds, requestBytes(request))}`,
+  };
+}
+
+/**
+ * v1 headers over exactly `signed` (the body, or `"<METHOD> <target>"` without one). The gateway
+ * signs its callbacks this way; for requests to the server it is deprecated in favour of
+ * `requestSignatureHeaders`.
+ */
 export function signatureHeaders(
   secret: string,
   signed: Uint8Array | string,
@@ -37,31 +89,61 @@ export function signatureHeaders(
   };
 }
 
-export function verifySignature(input: {
+interface HeaderInput {
   secret: string;
   timestamp: string | undefined | null;
   signature: string | undefined | null;
-  signed: Uint8Array;
   nowSeconds?: number;
-}): { ok: true; digest: string } | { ok: false; reason: VerifyFailure } {
-  if (input.secret === "") return { ok: false, reason: "no_secret" };
-  if (!input.timestamp || !input.signature) return { ok: false, reason: "missing_header" };
-  if (!/^\d{1,12}$/.test(input.timestamp)) return { ok: false, reason: "bad_timestamp" };
+}
+
+/** Timestamp and secret checks shared by both verifications. */
+function precheck(input: HeaderInput): VerifyFailure | undefined {
+  if (input.secret === "") return "no_secret";
+  if (!input.timestamp || !input.signature) return "missing_header";
+  if (!/^\d{1,12}$/.test(input.timestamp)) return "bad_timestamp";
   const now = input.nowSeconds ?? Math.floor(Date.now() / 1000);
-  if (Math.abs(now - Number(input.timestamp)) > TOLERANCE_SECONDS)
-    return { ok: false, reason: "stale_timestamp" };
-  const hex = signPayload(input.secret, input.timestamp, input.signed);
+  if (Math.abs(now - Number(input.timestamp)) > TOLERANCE_SECONDS) return "stale_timestamp";
+  return undefined;
+}
+
+/** True when one of the header's `<scheme>=<hex>` values equals `hex`, compared in constant time. */
+function listed(header: string, scheme: SignatureScheme, hex: string): boolean {
   const expected = Buffer.from(hex, "hex");
-  // Several `v1=` values (comma-separated) allow a client to sign with an old and a new secret.
+  const pattern = new RegExp(`^\\s*${scheme}=([0-9a-fA-F]{64})\\s*$`);
   let match = false;
-  for (const part of input.signature.split(",")) {
-    const m = /^\s*v1=([0-9a-fA-F]{64})\s*$/.exec(part);
+  // Several values (comma-separated) allow a client to sign with an old and a new secret.
+  for (const part of header.split(",")) {
+    const m = pattern.exec(part);
     if (!m?.[1]) continue;
-    const given = Buffer.from(m[1], "hex");
-    // Equal-length digests, compared in constant time; keep looping so timing does not reveal which part matched.
-    if (timingSafeEqual(expected, given)) match = true;
+    // Equal-length digests; keep looping so timing does not reveal which part matched.
+    if (timingSafeEqual(expected, Buffer.from(m[1], "hex"))) match = true;
   }
-  // The digest (lower-case hex) names the signed request whatever spelling carried it: the replay
-  // guard keys on it, so `V1=`/upper-case/repeated/extra-value spellings are the same signature.
-  return match ? { ok: true, digest: hex } : { ok: false, reason: "bad_signature" };
+  return match;
+}
+
+/**
+ * Verifies a request to the server: a `v2=` value over method, target and body; failing that, a
+ * deprecated `v1=` value (the caller logs the deprecation). The digest (lower-case hex) names the
+ * signed request whatever spelling carried it.
+ */
+export function verifyRequest(input: HeaderInput & { request: SignedRequest }): VerifyResult {
+  const failure = precheck(input);
+  if (failure) return { ok: false, reason: failure };
+  const header = input.signature as string;
+  const ts = input.timestamp as string;
+  const v2 = signPayload(input.secret, ts, requestBytes(input.request));
+  if (listed(header, "v2", v2)) return { ok: true, digest: v2, scheme: "v2" };
+  const v1 = signPayload(input.secret, ts, v1Bytes(input.request));
+  if (listed(header, "v1", v1)) return { ok: true, digest: v1, scheme: "v1" };
+  return { ok: false, reason: "bad_signature" };
+}
+
+/** Verifies a v1 signature over exactly `signed` (a receiver checking the gateway's callbacks). */
+export function verifySignature(input: HeaderInput & { signed: Uint8Array }): VerifyResult {
+  const failure = precheck(input);
+  if (failure) return { ok: false, reason: failure };
+  const hex = signPayload(input.secret, input.timestamp as string, input.signed);
+  return listed(input.signature as string, "v1", hex)
+    ? { ok: true, digest: hex, scheme: "v1" }
+    : { ok: false, reason: "bad_signature" };
 }

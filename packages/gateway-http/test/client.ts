@@ -2,7 +2,7 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Hono } from "hono";
-import { signatureHeaders } from "../src/index.js";
+import { requestSignatureHeaders, signatureHeaders } from "../src/index.js";
 
 export interface Server {
   base: string;
@@ -29,6 +29,8 @@ export interface SignedOptions {
   /** Flip one byte of the body after signing. */
   tamper?: boolean;
   omit?: "timestamp" | "signature";
+  /** `v1`: the deprecated body-only scheme. Default `v2` (method, target and body). */
+  scheme?: "v1" | "v2";
 }
 
 export async function signed(
@@ -39,11 +41,11 @@ export async function signed(
 ): Promise<Response> {
   const bytes =
     o.raw ?? (o.body === undefined ? undefined : new TextEncoder().encode(JSON.stringify(o.body)));
-  const headers: Record<string, string> = signatureHeaders(
-    o.secret,
-    bytes ?? `${method} ${path}`,
-    o.timestamp ?? Math.floor(Date.now() / 1000),
-  );
+  const ts = o.timestamp ?? Math.floor(Date.now() / 1000);
+  const headers: Record<string, string> =
+    o.scheme === "v1"
+      ? signatureHeaders(o.secret, bytes ?? `${method} ${path}`, ts)
+      : requestSignatureHeaders(o.secret, { method, target: path, ...(bytes ? { body: bytes } : {}) }, ts);
   if (o.omit === "timestamp") delete headers["X-Agentsvc-Timestamp"];
   if (o.omit === "signature") delete headers["X-Agentsvc-Signature"];
   let sent = bytes;

@@ -222,6 +222,80 @@ describe("interactions", () => {
   });
 });
 
+describe("decision signatures bound to their request (#22 item 9)", () => {
+  async function pending(rig: HttpRig, thread: string) {
+    await signed(rig.base, "POST", "/gateways/hooks/events", {
+      secret: SECRET,
+      body: { id: `ev-${thread}`, thread, text: "use delete_file plan.txt" },
+    });
+    await until(async () => (await messages(rig, thread)).some((m) => m.kind === "interaction"));
+    return (await messages(rig, thread)).find((m) => m.kind === "interaction")?.requestId ?? "";
+  }
+
+  /** Scheme v2 as the README documents it: HMAC over "<timestamp>." + "<METHOD> <target>\n" + body. */
+  function v2Headers(target: string, body: string, ts: number) {
+    return {
+      "content-type": "application/json",
+      "X-Agentsvc-Timestamp": String(ts),
+      "X-Agentsvc-Signature": `v2=${signPayload(SECRET, ts, `POST ${target}\n${body}`)}`,
+    };
+  }
+
+  it("applies two approvals with identical bodies signed in the same second to two requests", async () => {
+    const rig = await open();
+    const first = await pending(rig, "same-1");
+    const second = await pending(rig, "same-2");
+    const body = JSON.stringify({ decision: "approve" });
+    const ts = Math.floor(Date.now() / 1000);
+    for (const id of [first, second]) {
+      const target = `/interactions/${id}/decisions`;
+      const res = await fetch(`${rig.base}${target}`, {
+        method: "POST",
+        headers: v2Headers(target, body, ts),
+        body,
+      });
+      expect(res.status).toBe(200);
+    }
+    await rig.session.idle();
+    expect(rig.executed).toEqual(["use delete_file plan.txt", "use delete_file plan.txt"]);
+  });
+
+  it("refuses a v2 decision signature moved to another request's path", async () => {
+    const rig = await open();
+    const first = await pending(rig, "move-1");
+    const second = await pending(rig, "move-2");
+    const body = JSON.stringify({ decision: "approve" });
+    const headers = v2Headers(`/interactions/${first}/decisions`, body, Math.floor(Date.now() / 1000));
+    const moved = await fetch(`${rig.base}/interactions/${second}/decisions`, {
+      method: "POST",
+      headers,
+      body,
+    });
+    expect(moved.status).toBe(401);
+    expect(rig.executed).toEqual([]);
+  });
+
+  it("still accepts an old body-only v1 decision signature for one release, logging a deprecation warning", async () => {
+    const rig = await open();
+    const id = await pending(rig, "old-1");
+    const body = JSON.stringify({ decision: "approve" });
+    const ts = Math.floor(Date.now() / 1000);
+    const res = await fetch(`${rig.base}/interactions/${id}/decisions`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "X-Agentsvc-Timestamp": String(ts),
+        "X-Agentsvc-Signature": `v1=${signPayload(SECRET, ts, body)}`,
+      },
+      body,
+    });
+    expect(res.status).toBe(200);
+    const warning = rig.logs().find((l) => l.level === 40 && String(l.msg).includes("deprecated"));
+    expect(warning).toMatchObject({ name: "gateway-http" });
+    expect(String(warning?.msg)).toContain("v2");
+  });
+});
+
 describe("callbackUrl", () => {
   it("POSTs each outbox message to the callback, signed with the gateway's secret", async () => {
     const received: { headers: Record<string, string | string[] | undefined>; body: string }[] = [];

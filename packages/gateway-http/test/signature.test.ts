@@ -1,6 +1,6 @@
 // Signature checks over real HTTP: valid, tampered byte, missing header, stale timestamp, empty secret.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signPayload, verifySignature } from "../src/index.js";
+import { requestSignatureHeaders, signPayload, verifySignature } from "../src/index.js";
 import { body, signed } from "./client.js";
 import { type HttpRig, httpRig } from "./rig.js";
 
@@ -93,6 +93,28 @@ describe("http gateway request signatures", () => {
       .logs()
       .find((l) => l.level === 40 && String(l.msg).includes("UNSET_SECRET is unset or empty"));
     expect(warning?.name).toBe("gateway-http");
+  });
+
+  it("accepts a deprecated v1 (body-only) event signature and a v2 one, and refuses a v2 signature over another path", async () => {
+    const v1 = await signed(r.base, "POST", "/gateways/hooks/events", {
+      secret: SECRET,
+      body: event("e-v1"),
+      scheme: "v1",
+    });
+    expect(v1.status).toBe(202);
+    const raw = JSON.stringify(event("e-moved"));
+    const now = Math.floor(Date.now() / 1000);
+    const elsewhere = requestSignatureHeaders(
+      SECRET,
+      { method: "POST", target: "/gateways/other/events", body: raw },
+      now,
+    );
+    const moved = await fetch(`${r.base}/gateways/hooks/events`, {
+      method: "POST",
+      headers: elsewhere,
+      body: raw,
+    });
+    expect(moved.status).toBe(401);
   });
 
   it("binds a GET signature to its path, so it cannot be reused for another resource", async () => {

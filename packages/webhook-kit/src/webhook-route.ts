@@ -7,13 +7,17 @@ import { plainResponse } from "./responses.js";
 
 export type VerifyResult = { ok: true } | { ok: false; reason: string };
 
-/** What `parse` returns: the payload, or a reason to acknowledge it without a turn, or a reason it is malformed. */
-export type ParseResult<T> = T | { ignore: string } | { invalid: string };
+/**
+ * What `parse` returns: the payload, a reason to acknowledge it without a turn, or a reason it is
+ * malformed (`code` names the kind for `refuse`; default `invalid`).
+ */
+export type ParseResult<T> = T | { ignore: string } | { invalid: string; code?: string };
 
 /** A refusal as `webhookRoute` decided it; `refuse` may render it (the http gateway answers JSON). */
 export interface WebhookRefusal {
   status: 400 | 401 | 500 | 503;
-  code: "invalid" | "unauthorized" | "record_failed" | "not_started";
+  /** `not_started`, `unauthorized`, `record_failed`, `invalid` or the code `parse` gave with `{ invalid }`. */
+  code: string;
   reason: string;
 }
 
@@ -73,7 +77,7 @@ export function webhookRoute<T>(spec: WebhookRouteSpec<T>): WebhookRoute {
       const outcome = refusalOf(parsed);
       if (outcome?.kind === "invalid") {
         ctx.logger.warn({ reason: outcome.reason }, LOG.invalid);
-        return refuse({ status: 400, code: "invalid", reason: outcome.reason });
+        return refuse({ status: 400, code: outcome.code ?? "invalid", reason: outcome.reason });
       }
       if (outcome?.kind === "ignore") {
         ctx.logger.debug({ reason: outcome.reason }, LOG.ignored);
@@ -93,11 +97,20 @@ export function webhookRoute<T>(spec: WebhookRouteSpec<T>): WebhookRoute {
   };
 }
 
-/** `{ ignore }` / `{ invalid }` are told apart from a payload by being an object with that one string key. */
-function refusalOf(parsed: unknown): { kind: "ignore" | "invalid"; reason: string } | undefined {
-  if (typeof parsed !== "object" || parsed === null || Object.keys(parsed).length !== 1) return undefined;
-  const p = parsed as { ignore?: unknown; invalid?: unknown };
-  if (typeof p.ignore === "string") return { kind: "ignore", reason: p.ignore };
-  if (typeof p.invalid === "string") return { kind: "invalid", reason: p.invalid };
+/**
+ * `{ ignore }` / `{ invalid[, code] }` are told apart from a payload by their keys: exactly
+ * `ignore`, or `invalid` with at most `code` beside it, all strings.
+ */
+function refusalOf(
+  parsed: unknown,
+): { kind: "ignore"; reason: string } | { kind: "invalid"; reason: string; code?: string } | undefined {
+  if (typeof parsed !== "object" || parsed === null) return undefined;
+  const keys = Object.keys(parsed);
+  const p = parsed as { ignore?: unknown; invalid?: unknown; code?: unknown };
+  if (keys.length === 1 && typeof p.ignore === "string") return { kind: "ignore", reason: p.ignore };
+  if (typeof p.invalid !== "string") return undefined;
+  if (keys.length === 1) return { kind: "invalid", reason: p.invalid };
+  if (keys.length === 2 && typeof p.code === "string")
+    return { kind: "invalid", reason: p.invalid, code: p.code };
   return undefined;
 }

@@ -49,6 +49,7 @@ class HookGateway implements Gateway {
           this.parsed++;
           const body = JSON.parse(new TextDecoder().decode(req.rawBody)) as Record<string, unknown>;
           if (body.kind === "status") return { ignore: "a delivery status, not a message" };
+          if (body.id === undefined) return { invalid: "id: missing", code: "missing_id" };
           if (typeof body.id !== "string" || typeof body.text !== "string")
             return { invalid: "id and text: expected strings" };
           return { id: body.id, thread: String(body.thread ?? "t-1"), text: body.text };
@@ -228,5 +229,11 @@ describe("webhookRoute", () => {
     const refused = await route.handle(request(message, hubSignature("x", message)));
     expect(refused.status).toBe(401);
     expect(JSON.parse(refused.body ?? "")).toEqual({ code: "unauthorized", reason: "mismatch" });
+    // A parse refusal carries the code parse gave, else `invalid`.
+    const noId = await route.handle(request(JSON.stringify({ text: "x" })));
+    expect(noId.status).toBe(400);
+    expect(JSON.parse(noId.body ?? "")).toEqual({ code: "missing_id", reason: "id: missing" });
+    const badText = await route.handle(request(JSON.stringify({ id: "m-9", text: 1 })));
+    expect(JSON.parse(badText.body ?? "")).toMatchObject({ code: "invalid" });
   });
 });
