@@ -173,7 +173,8 @@ export class TelegramGateway implements Gateway {
     }));
     const message = await this.#sendHtml(
       request.thread,
-      escapeHtml(request.prompt).slice(0, MESSAGE_LIMIT),
+      // One message: the first piece (cut by visible characters, never inside an escape).
+      splitHtml(escapeHtml(request.prompt), MESSAGE_LIMIT)[0] ?? "",
       options,
       { inline_keyboard: [buttons] },
     );

@@ -142,3 +142,34 @@ describe("telegram long replies", () => {
     for (const line of lines) expect(shown).toContain(line);
   });
 });
+
+describe("telegram approval prompts", () => {
+  it("a prompt longer than a message is cut by visible characters, never inside an escape", async () => {
+    const h = await telegramHarness();
+    const rig = new ContractRig(h);
+    await rig.start();
+    try {
+      const prompt = "ab<".repeat(2_000);
+      await rig.gateway.requestDecision?.(
+        {
+          requestId: "req_prompt",
+          threadId: "t",
+          gateway: "telegram",
+          thread: "101",
+          allowedDecisions: ["approve", "reject"],
+          toolName: "delete_file",
+          arguments: {},
+          prompt,
+          createdAt: Date.now(),
+        },
+        { idempotencyKey: "p", attempt: 1 },
+      );
+      const card = h.fake.chat.botMessages.find((m) => m.replyMarkup);
+      expect(card?.parseMode).toBe("HTML");
+      expect(card?.text).toBe(prompt.slice(0, MESSAGE_LIMIT));
+    } finally {
+      await rig.stop();
+      await h.close?.();
+    }
+  });
+});
