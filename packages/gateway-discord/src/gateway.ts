@@ -19,6 +19,7 @@ import {
 } from "@agentsvc/session-core";
 import { DiscordRest } from "./api.js";
 import { GatewaySocket } from "./connection.js";
+import { markdownToDiscord } from "./format.js";
 import { type DiscordMessage, isThreadChannel, readMessage } from "./inbound.js";
 import { botRoleIn, ThreadMemory } from "./thread.js";
 
@@ -130,6 +131,10 @@ export class DiscordGateway implements Gateway {
     this.#socket?.stop();
     for (const channel of this.#typing.keys()) this.#ctx?.scheduler.cancel(`typing:${channel}`);
     this.#typing.clear();
+  }
+
+  format(markdown: string): string {
+    return markdownToDiscord(markdown);
   }
 
   async send(thread: string, text: string, options: SendOptions): Promise<SendResult> {

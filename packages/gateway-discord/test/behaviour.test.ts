@@ -1,9 +1,11 @@
 // Discord faults mid-turn, replies, approvals and the intent hint, against the fake.
 import { chunkText, encodeDecision } from "@agentsvc/session-core";
-import { eventually, within } from "@agentsvc/testkit";
+import { DiscordFake, eventually, within } from "@agentsvc/testkit";
+import { startSessionRig } from "@agentsvc/testkit/session";
 import { afterEach, describe, expect, it } from "vitest";
-import { MESSAGE_LIMIT } from "../src/index.js";
-import { CHANNELS, SCALE } from "./harness.js";
+import { DEFAULT_WATCHDOG_MS } from "../src/gateway.js";
+import { createGateway, MESSAGE_LIMIT } from "../src/index.js";
+import { CHANNELS, DISCORD_HEARTBEAT_INTERVAL_MS, SCALE } from "./harness.js";
 import { expectOnceEach, nextConnection, type Rigged, say, startRig, stopRig } from "./rig.js";
 
 let r: Rigged | undefined;
@@ -208,5 +210,33 @@ describe("discord replies and approvals", () => {
     await expectOnceEach(r, ["g1"]);
     expect(r.h.fake.rest.botMessages.some((m) => m.content.includes("g0"))).toBe(false);
     expect((await r.rig.userMessages(CHANNELS[0])).join()).not.toContain("<@");
+  });
+});
+
+describe("discord limits", () => {
+  it("a 10,000-character reply without whitespace goes out in 5 pieces of exactly 2 000 (#25 item 7)", async () => {
+    const fake = await DiscordFake.start({ heartbeatIntervalMs: DISCORD_HEARTBEAT_INTERVAL_MS * SCALE });
+    const gateway = createGateway({
+      name: "discord",
+      botTokenEnvVar: "DISCORD_TOKEN",
+      env: { DISCORD_TOKEN: fake.token },
+      apiBaseUrl: fake.apiBaseUrl,
+      watchdogMs: DEFAULT_WATCHDOG_MS * SCALE,
+    });
+    const session = await startSessionRig(gateway, { replyText: "x".repeat(10_000) });
+    try {
+      await eventually(() => fake.sessions.current !== undefined, "READY");
+      await fake.sessions.userSays({
+        channelId: CHANNELS[0],
+        authorId: "700000000000000001",
+        content: "long please",
+      }).acked;
+      await eventually(() => fake.rest.botMessages.length === 5, "five pieces");
+      expect(fake.rest.botMessages.map((m) => m.content.length)).toEqual(Array(5).fill(MESSAGE_LIMIT));
+      expect(MESSAGE_LIMIT).toBe(2_000);
+    } finally {
+      await session.stop();
+      await fake.close();
+    }
   });
 });

@@ -161,6 +161,19 @@ describe("discord heartbeats at the real interval (clocks scaled 1/200, ratios k
 });
 
 describe("discord connection fallbacks", () => {
+  it("a connection that never says Hello is replaced after watchdogMs, and the next one resumes", async () => {
+    r = await startRig();
+    const id = r.h.fake.sessions.current?.id;
+    r.h.fake.sessions.withholdHello(1);
+    r.h.fake.sessions.send({ op: 7 });
+    const silent = await nextConnection(r, 1);
+    const next = await nextConnection(r, 2);
+    await eventually(() => next.resumedSession !== undefined, "the resume");
+    expect(next.resumedSession).toBe(id);
+    expect(silent.heartbeats).toBe(0);
+    expect(r.h.logs.some((l) => /no gateway frame within the watchdog period/.test(l.msg))).toBe(true);
+  });
+
   it("a wrong token (401 on GET /gateway/bot) stops without retrying, naming the token", async () => {
     r = await startRig({ env: { DISCORD_TOKEN: "wrong" } }, {}, false);
     await eventually(() => r?.h.built.at(-1)?.halted === true, "halted");

@@ -67,6 +67,7 @@ export class DiscordSessions {
   #current: Session | undefined;
   #withholdAcks = 0;
   #dropResumes = 0;
+  #withholdHello = 0;
   #sockets = new Map<WebSocket, ConnectionInfo>();
   /** Channel id -> its type (1 DM, 0 guild text, 11 public thread) and guild, as users wrote in them. */
   readonly #channels = new Map<string, { type: number; guildId?: string }>();
@@ -86,6 +87,11 @@ export class DiscordSessions {
   /** The next `count` heartbeats get no ACK (Infinity: until told otherwise). 0 resumes ACKs. */
   withholdAcks(count = Number.POSITIVE_INFINITY): void {
     this.#withholdAcks = count;
+  }
+
+  /** The next `count` connections get no Hello (a gateway node that accepts and says nothing). */
+  withholdHello(count: number): void {
+    this.#withholdHello = count;
   }
 
   /** The next `count` Resume attempts are answered by dropping the socket. */
@@ -295,6 +301,10 @@ export class DiscordSessions {
       }
       this.#frame(ws, info, frame);
     });
+    if (this.#withholdHello > 0) {
+      this.#withholdHello -= 1;
+      return;
+    }
     ws.send(
       JSON.stringify({ op: 10, d: { heartbeat_interval: this.o.heartbeatIntervalMs }, s: null, t: null }),
     );
