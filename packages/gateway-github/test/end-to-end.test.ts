@@ -8,7 +8,7 @@ import {
   startSessionRig,
 } from "@agentsvc/testkit/session";
 import { afterEach, describe, expect, it } from "vitest";
-import { mentionedText, POSTED_MARKER } from "../src/index.js";
+import { mentionedText, POSTED_MARKER } from "../src/inbound.js";
 import { alice, bob, type GithubWorld, githubWorld, SECRETS } from "./harness.js";
 
 const bot = `@${SECRETS.GH_TEST_BOT_NAME}`;

@@ -2,7 +2,8 @@
 // deliveries) and a local host serving the gateway's webhook route over real HTTP.
 import type { GatewayHarness } from "@agentsvc/session-core/testing";
 import { FakeGitHub, type GitHubUser, hostWebhooks, type WebhookHost } from "@agentsvc/testkit";
-import { createGithubGateway, type GithubGateway, parseThreadId } from "../src/index.js";
+import { createGateway as createGithubGateway, type GithubGateway } from "../src/index.js";
+import { parseThreadId } from "../src/thread.js";
 
 export const SECRETS = {
   GH_TEST_TOKEN: "ghs_testtoken123",

@@ -2,7 +2,7 @@
 // with a bare 401, logged, and dispatches nothing.
 import { captureLogs, type SessionRig, startSessionRig } from "@agentsvc/testkit/session";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { hubSignature, verifyHubSignature } from "../src/index.js";
+import { hubSignature, verifyHubSignature } from "@agentsvc/webhook-kit";
 import { alice, type GithubWorld, githubWorld, SECRETS } from "./harness.js";
 
 describe("the signature construction", () => {
@@ -71,7 +71,7 @@ describe("github webhook signatures over HTTP", () => {
     await rig.session.idle(5_000);
     expect(await rig.userMessages(thread)).toEqual([]);
     expect(world.fake.posted).toEqual([]);
-    const line = logs.lines().find((l) => l.msg === "webhook signature rejected");
+    const line = logs.lines().find((l) => l.msg === "webhook request refused: not verified");
     expect(line).toMatchObject({ name: "gateway-github", reason });
   }
 

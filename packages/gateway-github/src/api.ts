@@ -1,12 +1,13 @@
 // New comments through the REST API: the issue comments route for an issue thread, the review-comment
 // replies route (always at the thread's root comment) for an inline review thread.
-import { GatewaySendError } from "@agentsvc/session-core";
-import { type FailedAnswer, sendErrorFor } from "@agentsvc/webhook-kit";
-import type { GitHubThread } from "./thread-id.js";
+import { GatewaySendError, type PlatformRule, sendFailure } from "@agentsvc/session-core";
+import type { GitHubThread } from "./thread.js";
 
 export interface RestTarget {
   apiBaseUrl: string;
   token: string;
+  /** The variable the token came from: named when GitHub rejects it (401 Bad credentials). */
+  envVar?: string;
 }
 
 export async function postComment(
@@ -25,7 +26,8 @@ export async function postComment(
     throw new GatewaySendError(`github: no pull request number known for review thread ${thread.root}`, {
       permanent: true,
     });
-  const res = await fetch(`${target.apiBaseUrl.replace(/\/$/, "")}${path}`, {
+  const url = `${target.apiBaseUrl.replace(/\/$/, "")}${path}`;
+  const res = await fetch(url, {
     method: "POST",
     headers: {
       accept: "application/vnd.github+json",
@@ -36,9 +38,24 @@ export async function postComment(
     },
     body: JSON.stringify({ body }),
     ...(signal ? { signal } : {}),
+  }).catch((err: unknown) => {
+    if (signal?.aborted) throw err;
+    throw sendFailure(
+      { network: true, detail: String(err) },
+      { platform: "github", call: "comment call", cause: err },
+    );
   });
   const text = await res.text();
-  if (!res.ok) throw restError({ status: res.status, headers: res.headers, body: text });
+  if (!res.ok)
+    throw sendFailure(
+      { status: res.status, retryAfter: res.headers.get("retry-after"), detail: text },
+      {
+        platform: "github",
+        call: "comment call",
+        platformRule: rateLimitRule(res.headers),
+        ...(target.envVar ? { envVar: target.envVar } : {}),
+      },
+    );
   try {
     const id = (JSON.parse(text) as { id?: number }).id;
     return id === undefined ? undefined : String(id);
@@ -50,17 +67,18 @@ export async function postComment(
 /**
  * GitHub also throttles with 403: a secondary limit (with `retry-after`) or an exhausted primary
  * quota (`x-ratelimit-remaining: 0`, wait until `x-ratelimit-reset`; 60 s when neither is given).
+ * https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api
  */
-function restError(answer: FailedAnswer): GatewaySendError {
-  const h = answer.headers;
-  const reset = Number(h.get("x-ratelimit-reset"));
-  const untilReset = Number.isFinite(reset) && reset > 0 ? Math.max(0, reset * 1000 - Date.now()) : undefined;
-  const throttled =
-    answer.status === 403 && (h.get("retry-after") !== null || h.get("x-ratelimit-remaining") === "0");
-  return sendErrorFor(answer, {
-    platform: "github",
-    call: "comment call",
-    throttled,
-    defaultRetryAfterMs: untilReset ?? 60_000,
-  });
+function rateLimitRule(h: Headers): PlatformRule {
+  return (facts) => {
+    if (facts.status !== 403 && facts.status !== 429) return undefined;
+    const retryAfter = h.get("retry-after");
+    if (facts.status === 403 && retryAfter === null && h.get("x-ratelimit-remaining") !== "0")
+      return undefined;
+    if (retryAfter !== null) return { kind: "retry" };
+    const reset = Number(h.get("x-ratelimit-reset"));
+    const untilReset =
+      Number.isFinite(reset) && reset > 0 ? Math.max(0, reset * 1000 - Date.now()) : undefined;
+    return { kind: "retry", retryAfterMs: untilReset ?? 60_000 };
+  };
 }

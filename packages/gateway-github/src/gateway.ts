@@ -1,0 +1,133 @@
+// The `github` push-style gateway. Inbound: GitHub's webhook at /webhooks/github (webhook.ts); only
+// new issue comments, review comments and review summaries that mention `@<botName>` start a turn
+// (inbound.ts). Outbound: new comments through the REST API (api.ts), each ending with a marker so
+// the bot never answers itself. No buttons: approvals go as the session's plain-text request and are
+// decided by a reply in the thread.
+import {
+  type Gateway,
+  type GatewayCapabilities,
+  type GatewayContext,
+  readSecrets,
+  type SendOptions,
+  type SendResult,
+  type WebhookRoute,
+} from "@agentsvc/session-core";
+import { postComment, type RestTarget } from "./api.js";
+import { type Comment, numberOf, POSTED_MARKER } from "./inbound.js";
+import { parseThreadId } from "./thread.js";
+import { githubWebhook } from "./webhook.js";
+
+export const DEFAULT_API_BASE_URL = "https://api.github.com";
+/** GitHub's comment body limit is 65 536 characters; room is kept for the marker and a hint. */
+export const MESSAGE_LIMIT = 65_000;
+
+export interface GithubGatewayOptions {
+  tokenEnvVar: string;
+  webhookSecretEnvVar: string;
+  botNameEnvVar: string;
+  /** REST base URL. Default `https://api.github.com`; GitHub Enterprise Server: `https://<host>/api/v3`. */
+  apiBaseUrl?: string;
+  name?: string;
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+export class GithubGateway implements Gateway {
+  readonly kind = "push" as const;
+  readonly type = "github";
+  readonly name = "github";
+  readonly capabilities: GatewayCapabilities = { threads: true, interactiveActions: false };
+  readonly messageLimit = MESSAGE_LIMIT;
+  readonly webhooks: readonly WebhookRoute[];
+  readonly #options: GithubGatewayOptions;
+  #context: GatewayContext | undefined;
+  #rest: RestTarget | undefined;
+  #secret = "";
+  #botName = "";
+  #abort = new AbortController();
+
+  constructor(options: GithubGatewayOptions) {
+    this.#options = options;
+    this.webhooks = [
+      githubWebhook({
+        context: () => this.#context,
+        secret: () => this.#secret,
+        botName: () => this.#botName,
+        pendingRequest: (thread, ctx) => ctx.state.get<string>(`request:${thread}`),
+        handle: (comment, ctx) => this.#record(comment, ctx),
+      }),
+    ];
+  }
+
+  async start(context: GatewayContext): Promise<void> {
+    const o = this.#options;
+    const secrets = readSecrets(
+      context,
+      { token: o.tokenEnvVar, webhookSecret: o.webhookSecretEnvVar, botName: o.botNameEnvVar },
+      {
+        ...(o.env ? { env: o.env } : {}),
+        gateway: "github",
+        describe: {
+          token: "an App installation token or a PAT of the bot account",
+          webhookSecret: "the webhook's secret",
+          botName: "the login people mention, without [bot]",
+        },
+      },
+    );
+    this.#rest = {
+      apiBaseUrl: o.apiBaseUrl ?? DEFAULT_API_BASE_URL,
+      token: secrets.token,
+      envVar: o.tokenEnvVar,
+    };
+    this.#secret = secrets.webhookSecret;
+    // Accept the name with or without the `[bot]` suffix an App's login carries.
+    this.#botName = secrets.botName.replace(/^@/, "").replace(/\[bot\]$/i, "");
+    this.#abort = new AbortController();
+    this.#context = context;
+  }
+
+  async stop(): Promise<void> {
+    this.#context = undefined;
+    this.#abort.abort();
+  }
+
+  async send(thread: string, text: string, options: SendOptions): Promise<SendResult | undefined> {
+    const context = this.#context;
+    if (!context || !this.#rest) throw new Error("github gateway is not started");
+    const target = parseThreadId(thread);
+    if (!target) throw new Error(`github: "${thread}" is not a github thread id`);
+    const pull =
+      target.kind === "review"
+        ? (numberOf(options.meta?.pull) ?? (await context.state.get<number>(`pull:${thread}`)))
+        : undefined;
+    // Remembered before posting, so an answer written right after the request finds it.
+    if (options.requestId) await context.state.set(`request:${thread}`, options.requestId);
+    const body = this.#decorate(text, options.requestId !== undefined);
+    const id = await postComment(this.#rest, target, pull, body, this.#abort.signal);
+    return id ? { messageId: id } : {};
+  }
+
+  /** Every posted comment ends with the marker; a text approval request says how to answer it. */
+  #decorate(text: string, isRequest: boolean): string {
+    const hint = isRequest
+      ? `\n\nAnswer with a comment in this thread that mentions @${this.#botName}, for example \`@${this.#botName} approve\`.`
+      : "";
+    return `${text}${hint}\n\n${POSTED_MARKER}`;
+  }
+
+  async #record(c: Comment & { threadId: string }, context: GatewayContext): Promise<void> {
+    if (c.pull !== undefined) await context.state.set(`pull:${c.threadId}`, c.pull);
+    const result = await context.deliver({
+      // The id inside the signed body: `X-GitHub-Delivery` is not signed and changes on a replay.
+      dedupKey: c.dedupKey,
+      thread: c.threadId,
+      text: c.text,
+      author: { id: c.author.id, displayName: c.author.login, isBot: false },
+      meta: { commentId: c.commentId, ...(c.pull !== undefined ? { pull: c.pull } : {}) },
+    });
+    if (!result.accepted) context.logger.debug({ dedupKey: c.dedupKey }, "duplicate comment acknowledged");
+  }
+}
+
+export function createGithubGateway(options: GithubGatewayOptions): GithubGateway {
+  return new GithubGateway(options);
+}

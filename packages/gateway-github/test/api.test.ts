@@ -1,0 +1,31 @@
+// The REST client's failures, classified by session-core's sendFailure with GitHub's own rule: a
+// rejected token is a credentials failure naming its variable; 403 with an exhausted quota waits.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { postComment } from "../src/api.js";
+import { type GithubWorld, githubWorld, SECRETS } from "./harness.js";
+
+describe("the GitHub REST client", () => {
+  let world: GithubWorld;
+  beforeEach(async () => {
+    world = await githubWorld();
+  });
+  afterEach(() => world.close());
+
+  const thread = { kind: "issue", owner: "octo-org", repo: "hello-world", number: 1 } as const;
+
+  it("a rejected token (401 Bad credentials) is a credentials failure naming the token's variable", async () => {
+    const target = { apiBaseUrl: world.fake.url, token: "ghs_revoked", envVar: "GH_TEST_TOKEN" };
+    await expect(postComment(target, thread, undefined, "hi")).rejects.toMatchObject({
+      name: "GatewaySendError",
+      credentials: true,
+      permanent: false,
+      envVar: "GH_TEST_TOKEN",
+      status: 401,
+    });
+  });
+
+  it("posts with the right token", async () => {
+    const target = { apiBaseUrl: world.fake.url, token: SECRETS.GH_TEST_TOKEN, envVar: "GH_TEST_TOKEN" };
+    expect(await postComment(target, thread, undefined, "hi")).toMatch(/^\d+$/);
+  });
+});
