@@ -7,6 +7,7 @@ import {
   type Gateway,
   type GatewayCapabilities,
   type GatewayContext,
+  type GatewayFactory,
   readSecrets,
   type SendOptions,
   type SendResult,
@@ -128,6 +129,4 @@ export class GithubGateway implements Gateway {
   }
 }
 
-export function createGithubGateway(options: GithubGatewayOptions): GithubGateway {
-  return new GithubGateway(options);
-}
+export const createGateway: GatewayFactory<GithubGatewayOptions> = (options) => new GithubGateway(options);

@@ -1,5 +1,5 @@
 export {
-  createGithubGateway as createGateway,
+  createGateway,
   DEFAULT_API_BASE_URL,
   GithubGateway,
   type GithubGatewayOptions,

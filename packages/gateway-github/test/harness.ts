@@ -2,7 +2,7 @@
 // deliveries) and a local host serving the gateway's webhook route over real HTTP.
 import type { GatewayHarness } from "@agentsvc/session-core/testing";
 import { FakeGitHub, type GitHubUser, hostWebhooks, type WebhookHost } from "@agentsvc/testkit";
-import { createGateway as createGithubGateway, type GithubGateway } from "../src/index.js";
+import { GithubGateway } from "../src/index.js";
 import { parseThreadId } from "../src/thread.js";
 
 export const SECRETS = {
@@ -34,7 +34,7 @@ export async function githubWorld(): Promise<GithubWorld> {
     fake,
     host,
     build() {
-      const gateway = createGithubGateway({
+      const gateway = new GithubGateway({
         tokenEnvVar: "GH_TEST_TOKEN",
         webhookSecretEnvVar: "GH_TEST_WEBHOOK_SECRET",
         botNameEnvVar: "GH_TEST_BOT_NAME",

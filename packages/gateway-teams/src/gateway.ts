@@ -9,6 +9,7 @@ import {
   type Gateway,
   type GatewayCapabilities,
   type GatewayContext,
+  type GatewayFactory,
   type InteractionRequest,
   readSecrets,
   type SendOptions,
@@ -190,6 +191,4 @@ export class TeamsGateway implements Gateway {
   }
 }
 
-export function createTeamsGateway(options: TeamsGatewayOptions): TeamsGateway {
-  return new TeamsGateway(options);
-}
+export const createGateway: GatewayFactory<TeamsGatewayOptions> = (options) => new TeamsGateway(options);

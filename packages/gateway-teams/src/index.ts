@@ -1,5 +1,5 @@
 export {
-  createTeamsGateway as createGateway,
+  createGateway,
   DEFAULT_LOGIN_BASE_URL,
   DEFAULT_OPENID_METADATA_URL,
   DEFAULT_SERVICE_URL,

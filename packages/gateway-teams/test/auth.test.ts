@@ -149,3 +149,17 @@ describe("the outbound token", () => {
     await expect(token.get()).rejects.toMatchObject({ credentials: true, status: 400 });
   });
 });
+
+describe("configuration", () => {
+  it("a start without the app password fails, naming its variable", async () => {
+    const { TeamsGateway } = await import("../src/index.js");
+    const gateway = new TeamsGateway({
+      appIdEnvVar: "TEAMS_TEST_APP_ID",
+      appPasswordEnvVar: "TEAMS_UNSET_PASSWORD",
+    });
+    await expect(startSessionRig(gateway)).rejects.toMatchObject({
+      code: "missing_config",
+      envVar: "TEAMS_UNSET_PASSWORD",
+    });
+  });
+});

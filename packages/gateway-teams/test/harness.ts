@@ -2,7 +2,7 @@
 // endpoint) and a local host serving the gateway's messaging endpoint over real HTTP.
 import type { GatewayHarness } from "@agentsvc/session-core/testing";
 import { FakeTeams, hostWebhooks, type TeamsUser, type WebhookHost } from "@agentsvc/testkit";
-import { createGateway as createTeamsGateway, type TeamsGateway } from "../src/index.js";
+import { TeamsGateway } from "../src/index.js";
 
 export const SECRETS = {
   TEAMS_TEST_APP_ID: "00000000-1111-2222-3333-444444444444",
@@ -31,7 +31,7 @@ export async function teamsWorld(): Promise<TeamsWorld> {
     fake,
     host,
     build() {
-      const gateway = createTeamsGateway({
+      const gateway = new TeamsGateway({
         appIdEnvVar: "TEAMS_TEST_APP_ID",
         appPasswordEnvVar: "TEAMS_TEST_APP_PASSWORD",
         openIdMetadataUrl: fake.openIdMetadataUrl,
