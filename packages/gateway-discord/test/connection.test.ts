@@ -1,8 +1,9 @@
 // Spec §3, connection moves of the community-chat gateway: one test per row of the table, plus
 // the fallbacks around it. Each test bounds its waits.
-import { eventually } from "@agentsvc/testkit";
+import type { GatewayContext } from "@agentsvc/session-core";
+import { captureLogs, eventually } from "@agentsvc/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { DEFAULT_WATCHDOG_MS } from "../src/gateway.js";
+import { createGateway, DEFAULT_WATCHDOG_MS } from "../src/gateway.js";
 import { FATAL_CLOSE, SESSION_KEY, type StoredSession } from "../src/connection.js";
 import { DISCORD_HEARTBEAT_INTERVAL_MS, SCALE } from "./harness.js";
 import { expectOnceEach, nextConnection, type Rigged, say, startRig, stopRig } from "./rig.js";
@@ -161,6 +162,20 @@ describe("discord heartbeats at the real interval (clocks scaled 1/200, ratios k
 });
 
 describe("discord connection fallbacks", () => {
+  it("an unset or empty token variable fails the start with MissingConfigError naming it", async () => {
+    const { logger } = captureLogs();
+    for (const env of [{}, { DISCORD_TOKEN: "" }]) {
+      const gateway = createGateway({ name: "discord", botTokenEnvVar: "DISCORD_TOKEN", env });
+      // Only what start reads before it needs the token.
+      const ctx = { env: {}, logger, state: new Map() } as unknown as GatewayContext;
+      await expect(gateway.start(ctx)).rejects.toMatchObject({
+        code: "missing_config",
+        envVar: "DISCORD_TOKEN",
+        message: expect.stringContaining("DISCORD_TOKEN is not set"),
+      });
+    }
+  });
+
   it("a connection that never says Hello is replaced after watchdogMs, and the next one resumes", async () => {
     r = await startRig();
     const id = r.h.fake.sessions.current?.id;
