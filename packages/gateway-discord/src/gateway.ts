@@ -252,10 +252,13 @@ export class DiscordGateway implements Gateway {
 
   /** A button press: decide, then answer the interaction within Discord's 3 s. */
   async #interaction(ctx: GatewayContext, i: Interaction): Promise<void> {
-    if (i.type !== 3) return;
-    const parsed = parseCustomId(i.data?.custom_id ?? "");
+    const parsed = i.type === 3 ? parseCustomId(i.data?.custom_id ?? "") : undefined;
     const user = i.member?.user?.id ?? i.user?.id;
-    if (!parsed || !user) return;
+    if (!parsed || !user) {
+      const reason = i.type !== 3 ? `interaction type ${i.type}` : "not an approval button of this gateway";
+      ctx.logger.debug({ interactionId: i.id, reason }, "ignored");
+      return;
+    }
     const result = await ctx.decide(parsed.requestId, { decision: parsed.decision }, user);
     const body = result.ok
       ? {
