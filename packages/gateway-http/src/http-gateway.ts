@@ -1,17 +1,17 @@
 // The `http` channel adapter. Pull-driven: inbound events arrive on the handler's routes; replies
 // and approval requests are rows of the session's durable outbox, read with a signed GET (their
 // `seq` survives restarts), and, when a `callbackUrl` is configured, POSTed there signed with the
-// same scheme — a refused or failed callback is retried by the outbox with backoff.
+// same scheme — a failed callback is classified by session-core's `sendFailure`: retried by the
+// outbox with backoff, or dead-lettered at once when the receiver refuses it for good (a 4xx).
 import {
   type Gateway,
   type GatewayCapabilities,
   type GatewayContext,
-  GatewaySendError,
   type InteractionRequest,
   type OutboxEntry,
-  retryAfterMs,
   type SendOptions,
   type SendResult,
+  sendFailure,
 } from "@agentsvc/session-core";
 import { signatureHeaders } from "./signature.js";
 
@@ -20,7 +20,7 @@ export interface HttpGatewayOptions {
   name: string;
   /** Environment variable holding the signing secret. Unset or empty: every request is rejected (401). */
   secretEnvVar: string;
-  /** Optional: every outbox message is also POSTed here (signed); non-2xx answers are retried. */
+  /** Optional: every outbox message is also POSTed here (signed); 408/425/429/5xx are retried, other 4xx dead-lettered. */
   callbackUrl?: string;
   /** Overrides the environment the session hands over (tests, embedding). */
   env?: Readonly<Record<string, string | undefined>>;
@@ -139,18 +139,19 @@ export class HttpGateway implements Gateway {
         signal: AbortSignal.timeout(this.#callbackTimeoutMs),
       });
     } catch (err) {
-      throw new GatewaySendError(
-        `callback to ${url} failed: ${err instanceof Error ? err.message : String(err)}`,
-        { cause: err },
+      const detail = err instanceof Error ? err.message : String(err);
+      throw sendFailure(
+        { network: true, detail },
+        { platform: "http", call: `callback to ${url}`, cause: err },
       );
     }
     await res.body?.cancel();
     if (!res.ok) {
-      const wait = retryAfterMs(res.headers.get("retry-after"));
-      throw new GatewaySendError(`callback refused with ${res.status}`, {
-        status: res.status,
-        ...(wait !== undefined ? { retryAfterMs: wait } : {}),
-      });
+      // 408/425/429/5xx retried (Retry-After honoured), 401 names the secret, any other 4xx dead-lettered.
+      throw sendFailure(
+        { status: res.status, retryAfter: res.headers.get("retry-after") },
+        { platform: "http", call: `callback to ${url}`, envVar: this.secretEnvVar },
+      );
     }
   }
 }
