@@ -24,6 +24,7 @@ import { Hono } from "hono";
 import pino, { type Logger } from "pino";
 import { readEnv } from "./env.js";
 import { AGENT_ROUTE_USER, wireGateways } from "./gateways.js";
+import { healthRoute } from "./health.js";
 import { requestLog } from "./request-log.js";
 import { mountPage } from "./static-pages.js";
 import { mountWebhooks } from "./webhooks.js";
@@ -147,6 +148,8 @@ export async function createServer(project: Project, options: ServerOptions = {}
         }
       }),
     );
+    // Before the exposures: a page or route mounted at `/` never answers for it.
+    app.route("/", healthRoute(gateways.session));
     for (const exposure of project.exposures) {
       if (exposure.exposes === "agent") {
         const apiKey = exposure.apiKeyEnvVar ? readEnv(env, exposure.apiKeyEnvVar) : undefined;

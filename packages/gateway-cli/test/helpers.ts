@@ -30,6 +30,7 @@ export function terminal() {
     state: { get: async () => undefined, set: async () => {}, delete: async () => {} },
     outbox: async () => [],
     claimOnce: async () => ({ claimed: true }),
+    credentialsRejected: () => {},
     logger,
     scheduler: new Scheduler(logger).forGateway("cli", logger),
     env: {},

@@ -59,6 +59,7 @@ export function testContext(
       },
       outbox: async () => [],
       claimOnce: async () => ({ claimed: true }),
+      credentialsRejected: () => {},
       logger,
       scheduler: scheduler.forGateway("test", logger),
       env,

@@ -16,6 +16,7 @@ interface SessionEntryPoints {
   deliver(inbound: Inbound & { gateway: string }): Promise<DeliverResult>;
   decide(requestId: string, decision: DecisionInput, decidedBy: string): Promise<DecideResult>;
   interaction(requestId: string): Promise<InteractionView | undefined>;
+  credentialsRejected(gateway: string, envVar: string, detail: string): void;
 }
 
 export function contextFor(
@@ -40,6 +41,7 @@ export function contextFor(
       const view = await session.interaction(requestId);
       return view?.gateway === name ? view : undefined;
     },
+    credentialsRejected: (envVar, detail) => session.credentialsRejected(name, envVar, detail),
     state: {
       get: async <T>(key: string) => store.gatewayState.get<T>(name, key),
       set: async (key, value) => store.gatewayState.set(name, key, value),

@@ -177,6 +177,12 @@ export interface GatewayContext {
     value: string,
     ttlMs: number,
   ): Promise<{ claimed: true } | { claimed: false; value: string }>;
+  /**
+   * The platform rejected this gateway's credentials (Telegram poll 401, Slack `invalid_auth`, Discord
+   * close 4004, an IMAP login refused): the session logs one error naming `envVar`, stops this gateway
+   * (its tasks aborted, `stop()` called) and shows it stopped with the reason; the rest keeps running.
+   */
+  credentialsRejected(envVar: string, detail: string): void;
   /** The service's public base URL (behind a proxy), when configured. */
   publicBaseUrl?: string;
   /** This gateway's own logger, named `gateway-<type>`. */
@@ -211,8 +217,9 @@ export interface Gateway {
    */
   chunk?(formatted: string): string[];
   /**
-   * Send one piece (at most `messageLimit` characters). Throw `GatewaySendError` (with `retryAfterMs`
-   * for a 429, `permanent` for a 4xx that will never succeed) or any error for a retry with backoff.
+   * Send one piece (at most `messageLimit` characters). Throw `GatewaySendError` (build it with
+   * `sendFailure`: `retryAfterMs` for a 429, `permanent` for a 4xx that will never succeed,
+   * `credentials` for rejected credentials) or any error for a retry with backoff.
    */
   send(thread: string, text: string, options: SendOptions): Promise<SendResult | undefined>;
   /** Replace the text of a sent message (when `capabilities.editing`). */

@@ -69,6 +69,7 @@ export {
   type GatewayEntryRef,
   GatewaySession,
   type GatewaySessionOptions,
+  type GatewayStatus,
   gatewayThreadId,
   type SessionPolicy,
   type ThreadSnapshot,

@@ -2,7 +2,9 @@ import { fault } from "@agentsvc/agent-core";
 // Drains the durable outbox: each thread's pieces in order, threads side by side, every failure
 // retried with exponential backoff + jitter (the platform's retry-after honoured), and a piece
 // that keeps failing dead-lettered and logged. A piece is marked sent only after the platform
-// accepted it, so a crash in between sends it again with the same idempotency key.
+// accepted it, so a crash in between sends it again with the same idempotency key. A piece whose
+// platform rejected the gateway's credentials stays pending, its attempt not counted: the gateway
+// is held (nothing more is sent through it) and stopped until the configuration is fixed.
 import type { Logger } from "pino";
 import { backoffDelay } from "./backoff.js";
 import { GatewaySendError, isGatewaySendError } from "./errors.js";
@@ -39,6 +41,9 @@ export class OutboxSender {
   #timer: NodeJS.Timeout | undefined;
 
   readonly #elsewhere: (() => void) | undefined;
+  readonly #onCredentials: ((gateway: Gateway, error: GatewaySendError) => void) | undefined;
+  /** Gateways whose credentials were rejected: their pieces wait, unsent and uncounted. */
+  readonly #held = new Set<string>();
 
   constructor(input: {
     store: SessionStore;
@@ -48,8 +53,11 @@ export class OutboxSender {
     options?: OutboxOptions;
     /** Called by `wake` while this sender is not running (another instance sends). */
     elsewhere?: () => void;
+    /** A send failed with rejected credentials: the gateway is already held here; stop it. */
+    onCredentials?: (gateway: Gateway, error: GatewaySendError) => void;
   }) {
     this.#elsewhere = input.elsewhere;
+    this.#onCredentials = input.onCredentials;
     this.#store = input.store;
     this.#registry = input.registry;
     this.#loggerFor = input.loggerFor;
@@ -85,6 +93,16 @@ export class OutboxSender {
     });
   }
 
+  /** Sends nothing more through `gateway`; its pending pieces stay as they are. */
+  hold(gateway: string): void {
+    this.#held.add(gateway);
+  }
+
+  /** True when a piece of a gateway that is not held is due now. */
+  async hasDue(now = Date.now()): Promise<boolean> {
+    return (await this.#due(now, 1)).length > 0;
+  }
+
   /** Resolves once nothing is due and no send is in flight (tests and shutdown). */
   async settled(): Promise<void> {
     while (this.#pumping) await this.#pumping;
@@ -114,6 +132,9 @@ export class OutboxSender {
     if (!this.#running || this.#pumping) return;
     if (this.#timer) clearTimeout(this.#timer);
     if (next === undefined) return;
+    // A held gateway's pieces are due and never sent: they hide when the others are due, so look
+    // again in a while instead of at once.
+    if (this.#held.size > 0) next = Math.max(next, Date.now() + this.#baseDelayMs);
     this.#timer = setTimeout(() => this.wake(), Math.max(0, next - Date.now()));
     this.#timer.unref();
   }
@@ -121,7 +142,7 @@ export class OutboxSender {
   async #pump(): Promise<void> {
     try {
       while (this.#running) {
-        const rows = await this.#store.outbox.due(Date.now(), this.#concurrency);
+        const rows = await this.#due(Date.now(), this.#concurrency);
         if (rows.length === 0) return;
         await Promise.all(rows.map((row) => this.#sendOne(row)));
       }
@@ -131,6 +152,15 @@ export class OutboxSender {
         { err: err instanceof Error ? err.message : String(err) },
         "outbox: the store failed while sending",
       );
+    }
+  }
+
+  /** Due pieces of gateways that are not held: asks for more while held ones fill the answer. */
+  async #due(now: number, want: number): Promise<OutboxRow[]> {
+    for (let limit = want; ; limit *= 2) {
+      const rows = await this.#store.outbox.due(now, limit);
+      const sendable = rows.filter((row) => !this.#held.has(row.gateway));
+      if (sendable.length >= want || rows.length < limit) return sendable.slice(0, want);
     }
   }
 
@@ -207,6 +237,13 @@ export class OutboxSender {
     const message = err instanceof Error ? err.message : String(err);
     const sendError = isGatewaySendError(err) ? err : undefined;
     const context = { thread: row.thread, id: row.id, kind: row.kind, attempt, status: sendError?.status };
+    if (sendError?.credentials) {
+      // Not the piece's fault: it stays pending with its attempts as they were.
+      const first = !this.#held.has(gateway.name);
+      this.#held.add(gateway.name);
+      if (first) this.#onCredentials?.(gateway, sendError);
+      return;
+    }
     if (sendError?.permanent || attempt >= this.#maxAttempts) {
       await this.#store.outbox.markDead(row.id, message);
       logger.error(

@@ -100,6 +100,11 @@ export class Scheduler {
     return true;
   }
 
+  /** Cancels every task of one gateway (its view's tasks). */
+  cancelGateway(gateway: string): void {
+    for (const name of [...this.#tasks.keys()]) if (name.startsWith(`${gateway}:`)) this.cancel(name);
+  }
+
   list(): TaskInfo[] {
     return [...this.#tasks.values()].map((t) => ({ ...t.info }));
   }

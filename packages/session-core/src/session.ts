@@ -94,6 +94,13 @@ export interface ThreadSnapshot {
 
 export { gatewayThreadId };
 
+/** One gateway as `status()` and the server's `/health` show it. */
+export interface GatewayStatus {
+  state: "running" | "stopped";
+  /** Why it was stopped: `credentials rejected by <platform>: check <ENV_VAR> (<detail>)`. */
+  reason?: string;
+}
+
 /** A gateway that holds a connection to its platform (a long poll, a socket, an IMAP poll, a stream): one instance at a time. */
 function holdsConnection(gateway: Gateway): boolean {
   return gateway.kind === "push" && !gateway.webhooks;
@@ -124,6 +131,8 @@ export class GatewaySession {
   #unsubscribeCluster: (() => void) | undefined;
   readonly #entries = new Map<string, GatewayEntryOptions>();
   readonly #gatewayLoggers = new Map<string, Logger>();
+  /** Gateways stopped while the service runs (rejected credentials), with the reason. */
+  readonly #halted = new Map<string, string>();
   readonly #inflight = new Set<Promise<unknown>>();
   /** Inbox ids recovery scheduled: a message delivered while it ran is not queued twice. */
   readonly #known = new Set<number>();
@@ -181,6 +190,8 @@ export class GatewaySession {
       ...(options.outbox ? { options: options.outbox } : {}),
       // Another instance sends: tell it there is something to send.
       ...(coordination.shared ? { elsewhere: () => void coordination.publish({ kind: "outbox" }) } : {}),
+      onCredentials: (gateway, error) =>
+        this.credentialsRejected(gateway.name, error.envVar ?? "its credentials", error.message),
     });
     this.#parts = {
       runs: options.runs,
@@ -363,6 +374,33 @@ export class GatewaySession {
     }
   }
 
+  /**
+   * A platform rejected a gateway's credentials (a revoked or wrong token). Logs one error naming the
+   * variable to fix, holds the gateway's outbox pieces (they stay pending for after the fix), cancels
+   * its tasks and stops it; the rest of the service keeps running. Repeats are ignored.
+   */
+  credentialsRejected(gateway: string, envVar: string, detail: string): void {
+    const g = this.#options.registry.get(gateway);
+    if (!g || this.#halted.has(g.name)) return;
+    const reason = `credentials rejected by ${g.type}: check ${envVar} (${detail})`;
+    this.#halted.set(g.name, reason);
+    this.#parts.sender.hold(g.name);
+    const logger = this.loggerFor(g);
+    logger.error({ gateway: g.name, envVar }, reason);
+    this.scheduler.cancelGateway(g.name);
+    this.#track(g.stop().catch((err: unknown) => logger.error({ err }, "gateway failed to stop cleanly")));
+  }
+
+  /** Every registered gateway: running, or stopped with the reason. */
+  status(): Record<string, GatewayStatus> {
+    const out: Record<string, GatewayStatus> = {};
+    for (const g of this.#options.registry.list()) {
+      const reason = this.#halted.get(g.name);
+      out[g.name] = reason === undefined ? { state: "running" } : { state: "stopped", reason };
+    }
+    return out;
+  }
+
   /** The logger of one gateway, `gateway-<type>`. */
   loggerFor(gateway: Gateway): Logger {
     let logger = this.#gatewayLoggers.get(gateway.name);
@@ -394,7 +432,7 @@ export class GatewaySession {
       const busy = [...this.#parts.threads.all()].some(
         (s) => s.active?.phase === "running" || (!s.active && s.queue.length > 0),
       );
-      const due = (await this.#parts.store.outbox.due(Date.now(), 1)).length > 0;
+      const due = await this.#parts.sender.hasDue();
       if (!busy && !due && this.#inflight.size === 0) return;
       if (Date.now() > deadline) throw new Error(`GatewaySession.idle: still busy after ${timeoutMs} ms`);
       if (due) this.#parts.sender.wake();

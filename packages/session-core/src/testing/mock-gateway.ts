@@ -43,8 +43,15 @@ export class MockGateway implements Gateway {
   readonly sent: MockSent[] = [];
   readonly decisionRequests: InteractionRequest[] = [];
   readonly decided: DecidedNotice[] = [];
-  /** Failures the next sends answer with, in order (`429` carries a 1 s retry-after by default). */
-  readonly failures: ({ status: 429; retryAfterMs?: number } | { status: 500 | 403 })[] = [];
+  /**
+   * Failures the next sends answer with, in order (`429` carries a 1 s retry-after by default; `401`
+   * is rejected credentials, naming `envVar`).
+   */
+  readonly failures: (
+    | { status: 429; retryAfterMs?: number }
+    | { status: 500 | 403 }
+    | { status: 401; envVar?: string }
+  )[] = [];
   /** Every send attempt, failed ones included. */
   attempts = 0;
   #context: GatewayContext | undefined;
@@ -84,6 +91,7 @@ export class MockGateway implements Gateway {
         status: failure.status,
         ...(failure.status === 429 ? { retryAfterMs: failure.retryAfterMs ?? 1000 } : {}),
         permanent: failure.status === 403,
+        ...(failure.status === 401 ? { credentials: true, envVar: failure.envVar ?? "MOCK_TOKEN" } : {}),
       });
     }
     if (text.length > this.messageLimit) {
