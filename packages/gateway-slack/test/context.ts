@@ -34,6 +34,7 @@ export function recordingContext(logger: Logger, env: Record<string, string> = {
     },
     outbox: async () => [],
     claimOnce: async () => ({ claimed: true }),
+    credentialsRejected: () => {},
     logger,
     scheduler: scheduler.forGateway("slack", logger),
     env,

@@ -47,6 +47,7 @@ export function recordingContext(env: Record<string, string>): RecordingContext 
     },
     outbox: async () => [],
     claimOnce: async () => ({ claimed: true }),
+    credentialsRejected: () => {},
     logger: gatewayLogger,
     scheduler: scheduler.forGateway("telegram", gatewayLogger),
     env,
