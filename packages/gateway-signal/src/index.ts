@@ -1,11 +1,10 @@
 export {
-  createSignalGateway,
-  MissingConfig,
-  reconnectDelay,
+  createGateway,
+  MESSAGE_LIMIT,
   SIGNAL_DEFAULT_HTTP_URL,
-  SIGNAL_RECONNECT,
-  SIGNAL_WATCHDOG,
+  SIGNAL_RECORD_RETRY,
   SignalGateway,
   type SignalGatewayOptions,
-} from "./signal-gateway.js";
-export { SignalRpcError } from "./rpc.js";
+} from "./gateway.js";
+export { reconnectDelay, SIGNAL_RECONNECT, SIGNAL_WATCHDOG } from "./connection.js";
+export { SignalRpcError } from "./api.js";

@@ -2,7 +2,7 @@
 // message is an incoming envelope; its acknowledgement is the read receipt the adapter sends.
 import type { GatewayHarness } from "@agentsvc/session-core/testing";
 import { type FakeSignalDaemon, startSignalDaemon } from "@agentsvc/testkit";
-import { createSignalGateway, type SignalGatewayOptions } from "../src/index.js";
+import { SignalGateway, type SignalGatewayOptions } from "../src/index.js";
 import { waitFor } from "./context.js";
 
 export const ACCOUNT = "+15550009999";
@@ -10,23 +10,35 @@ export const ACCOUNT = "+15550009999";
 export async function signalHarness(
   options: Partial<SignalGatewayOptions> = {},
 ): Promise<GatewayHarness & { daemon: FakeSignalDaemon }> {
-  const daemon = await startSignalDaemon({ accounts: [ACCOUNT], keepaliveMs: 200 });
+  // The mode the README recommends: messages wait on Signal's servers while no client is connected.
+  const daemon = await startSignalDaemon({
+    accounts: [ACCOUNT],
+    keepaliveMs: 200,
+    receiveMode: "on-connection",
+  });
   const timestamps = new Map<string, number>();
   let clock = 1_800_000_000_000;
+  let latest: SignalGateway | undefined;
   return {
     daemon,
     threads: ["+15550000001", "+15550000002"],
     gateway: () =>
-      createSignalGateway({
+      (latest = new SignalGateway({
         accountEnvVar: "SIGNAL_ACCOUNT",
         httpUrl: daemon.url,
         env: { SIGNAL_ACCOUNT: ACCOUNT },
         reconnect: { baseMs: 20, maxMs: 200 },
         ...options,
-      }),
+      })),
     inject: async (m) => {
-      // The adapter may still be connecting; a message sent before that waits in the daemon's buffer.
-      await waitFor(() => daemon.openStreams > 0, "an open events stream", 2_000).catch(() => undefined);
+      // The adapter may still be connecting; a message sent before that waits on Signal's servers.
+      // A stream the adapter has just closed (a restart) may still look open to the daemon: a
+      // message sent into it would be lost, as with the real daemon. Wait for the adapter's own.
+      await waitFor(
+        () => latest?.connected === true && daemon.openStreams === 1,
+        "an open events stream",
+        2_000,
+      ).catch(() => undefined);
       const timestamp = timestamps.get(m.id) ?? clock++;
       timestamps.set(m.id, timestamp);
       const receiptsFor = () =>

@@ -1,12 +1,7 @@
 import { GatewaySendError } from "@agentsvc/session-core";
 import { type FakeSignalDaemon, startSignalDaemon } from "@agentsvc/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  createSignalGateway,
-  reconnectDelay,
-  type SignalGateway,
-  type SignalGatewayOptions,
-} from "../src/index.js";
+import { reconnectDelay, SignalGateway, type SignalGatewayOptions } from "../src/index.js";
 import { testContext, waitFor } from "./context.js";
 import { ACCOUNT } from "./harness.js";
 
@@ -24,7 +19,7 @@ afterEach(async () => {
 async function started(options: Partial<SignalGatewayOptions> = {}, state = new Map<string, unknown>()) {
   daemon ??= await startSignalDaemon({ accounts: [ACCOUNT] });
   const t = testContext(env, state);
-  gateway = createSignalGateway({
+  gateway = new SignalGateway({
     accountEnvVar: "SIGNAL_ACCOUNT",
     httpUrl: daemon.url,
     reconnect: { baseMs: 20, maxMs: 200 },
@@ -38,12 +33,12 @@ const scheduled = (logs: { msg: string; delayMs?: unknown }[]) =>
   logs.filter((l) => l.msg === "signal-cli reconnect scheduled").map((l) => l.delayMs as number);
 
 describe("signal gateway", () => {
-  it("refuses to start without an account, with an error named MissingConfig", async () => {
+  it("refuses to start without an account, with a MissingConfigError naming the variable", async () => {
     const t = testContext({});
-    gateway = createSignalGateway({ accountEnvVar: "SIGNAL_ACCOUNT", httpUrl: "http://127.0.0.1:9" });
+    gateway = new SignalGateway({ accountEnvVar: "SIGNAL_ACCOUNT", httpUrl: "http://127.0.0.1:9" });
     const err = await gateway.start(t.ctx).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Error);
-    expect((err as Error).name).toBe("MissingConfig");
+    expect((err as Error).name).toBe("MissingConfigError");
     expect((err as Error).message).toContain("SIGNAL_ACCOUNT");
     expect(t.scheduler.list()).toHaveLength(0);
   });
@@ -151,37 +146,73 @@ describe("signal gateway", () => {
     expect(JSON.stringify(logged[0])).toContain("Invalid recipient");
   });
 
-  it("a message that could not be recorded is read again from the daemon after a reconnect", async () => {
-    const t = await started();
+  it("a message that could not be recorded is retried in place until it is, and read on in order, on the same stream", async () => {
+    const t = await started({ recordRetry: { baseMs: 20, maxMs: 80 } });
+    await waitFor(() => daemon?.openStreams === 1, "the stream");
+    let failures = 0;
+    t.deliverHook = async (inbound) => {
+      if (inbound.text === "keep me" && failures < 4) {
+        failures++;
+        throw new Error("store unavailable");
+      }
+    };
+    daemon?.receive(ACCOUNT, { from: "+15550000001", text: "keep me" });
+    daemon?.receive(ACCOUNT, { from: "+15550000001", text: "and me, after it" });
+    await waitFor(() => t.delivered.length === 2, "both messages recorded");
+    expect(t.delivered.map((m) => m.text)).toEqual(["keep me", "and me, after it"]);
+    expect(failures).toBe(4);
+    // signal-cli cannot replay, so the stream must not be dropped to have it sent again.
+    expect(daemon?.connections).toHaveLength(1);
+    // Nothing is acknowledged before it is recorded: one read receipt per message, after it.
+    await waitFor(() => daemon?.receipts.length === 2, "the read receipts");
+    const retried = t.logs.filter((l) => l.msg === "recording an inbound message failed; retrying in place");
+    expect(retried.length).toBe(4);
+  });
+
+  it("the idle watchdog leaves the stream alone while a message waits to be recorded", async () => {
+    let now = 0;
+    const t = await started({
+      watchdog: { checkMs: 10, idleMs: 50 },
+      now: () => now,
+      recordRetry: { baseMs: 30, maxMs: 30 },
+    });
     await waitFor(() => daemon?.openStreams === 1, "the stream");
     let fail = true;
     t.deliverHook = async () => {
       if (fail) throw new Error("store unavailable");
     };
-    daemon?.receive(ACCOUNT, { from: "+15550000001", text: "keep me" });
-    await waitFor(() => (daemon?.connections.length ?? 0) >= 2, "a reconnect after the failed record");
-    expect(daemon?.receipts).toHaveLength(0);
+    daemon?.receive(ACCOUNT, { from: "+15550000001", text: "slow store" });
+    await waitFor(
+      () => t.logs.some((l) => l.msg === "recording an inbound message failed; retrying in place"),
+      "a retry",
+    );
+    now += 10_000; // far past idleMs: a watchdog that did not know would reopen the stream now
+    await new Promise((r) => setTimeout(r, 100));
     fail = false;
-    await waitFor(() => t.delivered.length === 1, "the message replayed");
-    // The read receipt follows the recording.
-    await waitFor(() => daemon?.receipts.length === 1, "the read receipt after recording");
-    expect(daemon?.connections[0]?.lastEventId).toBeUndefined();
-    expect(daemon?.connections.at(-1)?.lastEventId).toBe("0");
+    await waitFor(() => t.delivered.length === 1, "the message recorded");
+    expect(daemon?.connections).toHaveLength(1);
   });
 
-  it("a gateway restarted while messages arrive resumes after the last recorded event", async () => {
-    const state = new Map<string, unknown>();
-    const t1 = await started({}, state);
+  it("sends no Last-Event-ID: signal-cli's events have no ids to resume from", async () => {
+    await started();
     await waitFor(() => daemon?.openStreams === 1, "the stream");
     daemon?.receive(ACCOUNT, { from: "+15550000001", text: "one" });
+    await daemon?.restart();
+    await waitFor(() => (daemon?.connections.length ?? 0) >= 2 && daemon?.openStreams === 1, "the reconnect");
+    expect(daemon?.connections.map((c) => c.lastEventId)).toEqual([undefined, undefined]);
+  });
+
+  it("with the daemon in receive mode on-connection, a message sent while the gateway was stopped arrives when it starts again", async () => {
+    daemon = await startSignalDaemon({ accounts: [ACCOUNT], receiveMode: "on-connection" });
+    const t1 = await started();
+    await waitFor(() => daemon?.openStreams === 1, "the stream");
+    daemon.receive(ACCOUNT, { from: "+15550000001", text: "one" });
     await waitFor(() => t1.delivered.length === 1, "the first message");
     await gateway?.stop();
     await waitFor(() => daemon?.openStreams === 0, "the stream closed");
-    daemon?.receive(ACCOUNT, { from: "+15550000001", text: "two (while stopped)" });
-    const t2 = await started({}, state);
+    daemon.receive(ACCOUNT, { from: "+15550000001", text: "two (while stopped)" });
+    const t2 = await started();
     await waitFor(() => t2.delivered.length === 1, "the message sent while stopped");
     expect(t2.delivered[0]?.text).toBe("two (while stopped)");
-    expect(daemon?.connections.at(-1)?.lastEventId).toBe("1");
-    expect(state.get("lastEventId")).toBe("2");
   });
 });

@@ -39,7 +39,9 @@ export {
 } from "./teams/fake-teams.js";
 export {
   FakeSignalDaemon,
+  type SignalDaemonOptions,
   type SignalDirectMessage,
+  type SignalReceiveMode,
   type SignalReceipt,
   type SignalRpcCall,
   type SignalRpcFailure,

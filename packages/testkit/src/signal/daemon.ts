@@ -1,9 +1,13 @@
-// A signal-cli daemon as `signal-cli daemon --http` shows itself (multi-account mode): a GET
-// /api/v1/events Server-Sent Events stream (`event:receive` with one JSON line of data, an `id`
-// per event, a `:` keepalive comment every 15 s, replay after `Last-Event-ID` from a buffer of the
-// last 1000 events), a POST /api/v1/rpc JSON-RPC 2.0 route and GET /api/v1/check. On command it
-// goes silent (no events, no keepalives, connection kept open), refuses connections, restarts
-// (buffer lost, like the real daemon) and fails the next rpc call.
+// A signal-cli daemon as `signal-cli daemon --http` shows itself (multi-account mode), after the
+// signal-cli-jsonrpc(5) man page (https://github.com/AsamK/signal-cli/blob/master/man/signal-cli-jsonrpc.5.adoc):
+// a GET /api/v1/events Server-Sent Events stream (`event:receive` with one JSON line of data, a
+// `:` keepalive comment every 15 s), a POST /api/v1/rpc JSON-RPC 2.0 route and GET /api/v1/check.
+// Like the real daemon, events carry NO `id` and `Last-Event-ID` replays nothing: an event goes to
+// the streams open when it arrives. What happens to a message while no stream is open depends on
+// the daemon's `--receive-mode`: `on-start` (signal-cli's default) takes it from Signal's servers
+// and it reaches nobody; `on-connection` leaves it on Signal's servers until a client connects.
+// On command it goes silent (no events, no keepalives, connection kept open), refuses
+// connections, restarts and fails the next rpc call.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { type FakeServer, listenLocal } from "../server.js";
@@ -46,14 +50,12 @@ export interface SignalReceipt {
 export type SignalRpcFailure = (
   | { kind: "http"; status: number }
   | { kind: "rpc"; code: number; message: string; data?: unknown }
+  /** A JSON-RPC success whose result says what happened per recipient (`results[].type`). */
+  | { kind: "result"; result: unknown }
 ) & { method?: string };
 
-interface BufferedEvent {
-  id: number;
-  data: string;
-}
-
-const BUFFER = 1000;
+/** signal-cli's `--receive-mode`: when it takes messages from Signal's servers. */
+export type SignalReceiveMode = "on-start" | "on-connection";
 
 export class FakeSignalDaemon {
   readonly rpcCalls: SignalRpcCall[] = [];
@@ -65,8 +67,10 @@ export class FakeSignalDaemon {
   #server: FakeServer | undefined;
   #streams = new Set<ServerResponse>();
   #sockets = new Set<Socket>();
-  #buffer: BufferedEvent[] = [];
-  #nextId = 1;
+  /** Messages Signal's servers hold until a client connects (`on-connection` mode only). */
+  #waiting: string[] = [];
+  /** Messages that reached no client (`on-start` mode with no stream open): lost, as on the real daemon. */
+  readonly dropped: string[] = [];
   #silent = false;
   #keepalive: NodeJS.Timeout | undefined;
   #clock = 1_700_000_000_000;
@@ -74,10 +78,15 @@ export class FakeSignalDaemon {
   private constructor(
     readonly accounts: readonly string[],
     readonly keepaliveMs: number,
+    readonly receiveMode: SignalReceiveMode,
   ) {}
 
-  static async start(options: { accounts: string[]; keepaliveMs?: number; port?: number }) {
-    const daemon = new FakeSignalDaemon(options.accounts, options.keepaliveMs ?? 15_000);
+  static async start(options: SignalDaemonOptions) {
+    const daemon = new FakeSignalDaemon(
+      options.accounts,
+      options.keepaliveMs ?? 15_000,
+      options.receiveMode ?? "on-start",
+    );
     await daemon.#listen(options.port ?? 0);
     return daemon;
   }
@@ -93,7 +102,7 @@ export class FakeSignalDaemon {
     return this.#streams.size;
   }
 
-  /** Emits an incoming message to every open stream (and the replay buffer); returns its envelope timestamp. */
+  /** Emits an incoming message to every open stream (see the receive mode); returns its envelope timestamp. */
   receive(account: string, message: SignalDirectMessage): number {
     const timestamp = message.timestamp ?? this.#clock++;
     const dataMessage: Record<string, unknown> = {
@@ -131,9 +140,8 @@ export class FakeSignalDaemon {
     await this.#close();
   }
 
-  /** Listens again on the same port (after `refuse`), with an empty event buffer like a restarted daemon. */
+  /** Listens again on the same port (after `refuse`). */
   async resume(): Promise<void> {
-    this.#buffer = [];
     await this.#listen(this.port);
   }
 
@@ -152,11 +160,13 @@ export class FakeSignalDaemon {
   }
 
   #emit(data: string): void {
-    const event = { id: this.#nextId++, data };
-    this.#buffer.push(event);
-    if (this.#buffer.length > BUFFER) this.#buffer.shift();
+    if (this.#streams.size === 0) {
+      if (this.receiveMode === "on-connection") this.#waiting.push(data);
+      else this.dropped.push(data);
+      return;
+    }
     if (this.#silent) return;
-    for (const res of this.#streams) res.write(frame(event));
+    for (const res of this.#streams) res.write(frame(data));
   }
 
   async #listen(port: number): Promise<void> {
@@ -202,11 +212,8 @@ export class FakeSignalDaemon {
     res.flushHeaders();
     this.#streams.add(res);
     res.on("close", () => this.#streams.delete(res));
-    if (lastEventId === undefined) return;
-    const known = this.#buffer.findIndex((e) => String(e.id) === lastEventId);
-    // An unknown id (a restarted daemon) replays everything kept.
-    const replay = known >= 0 ? this.#buffer.slice(known + 1) : this.#buffer;
-    if (!this.#silent) for (const event of replay) res.write(frame(event));
+    // `Last-Event-ID` is recorded above and otherwise ignored: the daemon keeps no event history.
+    for (const data of this.#waiting.splice(0)) res.write(frame(data));
   }
 
   async #rpc(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -227,6 +234,7 @@ export class FakeSignalDaemon {
     const at = this.failures.findIndex((f) => (f.method ?? "send") === request.method);
     const failure = at >= 0 ? this.failures.splice(at, 1)[0] : undefined;
     if (failure?.kind === "http") return void res.writeHead(failure.status).end();
+    if (failure?.kind === "result") return json(res, { jsonrpc: "2.0", result: failure.result, id });
     if (failure?.kind === "rpc") {
       const { code, message, data } = failure;
       return json(res, {
@@ -276,7 +284,7 @@ export class FakeSignalDaemon {
   }
 }
 
-const frame = (event: BufferedEvent) => `id:${event.id}\nevent:receive\ndata:${event.data}\n\n`;
+const frame = (data: string) => `event:receive\ndata:${data}\n\n`;
 
 function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
@@ -293,7 +301,15 @@ function uuidFor(number: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
+export interface SignalDaemonOptions {
+  accounts: string[];
+  keepaliveMs?: number;
+  port?: number;
+  /** Default `on-start`, signal-cli's own default. */
+  receiveMode?: SignalReceiveMode;
+}
+
 /** Starts a fake daemon on 127.0.0.1 serving `accounts`. */
-export function startSignalDaemon(options: { accounts: string[]; keepaliveMs?: number; port?: number }) {
+export function startSignalDaemon(options: SignalDaemonOptions) {
   return FakeSignalDaemon.start(options);
 }

@@ -1,0 +1,82 @@
+// One `receive` event of the daemon -> a direct message the session takes, or a reason to ignore
+// it. Envelope fields after signal-cli's JSON output (signal-cli-jsonrpc(5), `receive` notification).
+import type { Inbound } from "@agentsvc/session-core";
+import { threadOf } from "./thread.js";
+
+interface DataMessage {
+  timestamp?: number;
+  message?: string | null;
+  groupInfo?: unknown;
+  groupV2?: unknown;
+  reaction?: unknown;
+  remoteDelete?: unknown;
+  sticker?: unknown;
+  attachments?: unknown[] | null;
+}
+
+interface Envelope {
+  source?: string;
+  sourceNumber?: string | null;
+  sourceUuid?: string | null;
+  sourceName?: string | null;
+  timestamp?: number;
+  dataMessage?: DataMessage | null;
+  editMessage?: unknown;
+  storyMessage?: unknown;
+  syncMessage?: unknown;
+  receiptMessage?: unknown;
+  typingMessage?: unknown;
+  callMessage?: unknown;
+}
+
+export type Classified =
+  | { kind: "direct"; inbound: Inbound; sender: string; timestamp: number }
+  | { kind: "ignored"; reason: string };
+
+/**
+ * Direct messages with text (an attachment's caption is its text) reach the agent. Group messages,
+ * edits, reactions, deletes, stickers, stories, receipts, typing, calls and sync messages (what
+ * this account sent from another device) are ignored, each with its reason.
+ */
+export function classify(data: string, account: string): Classified {
+  let parsed: { envelope?: Envelope; account?: string };
+  try {
+    parsed = JSON.parse(data);
+  } catch {
+    return { kind: "ignored", reason: "not JSON" };
+  }
+  if (parsed.account !== undefined && parsed.account !== account)
+    return { kind: "ignored", reason: "another account" };
+  const env = parsed.envelope;
+  if (!env) return { kind: "ignored", reason: "no envelope" };
+  if (env.syncMessage) return { kind: "ignored", reason: "sync message (this account, another device)" };
+  if (env.editMessage) return { kind: "ignored", reason: "edit of an earlier message" };
+  if (env.storyMessage) return { kind: "ignored", reason: "story" };
+  const msg = env.dataMessage;
+  if (!msg) return { kind: "ignored", reason: "no data message (receipt, typing or call)" };
+  if (env.sourceNumber === account || env.source === account)
+    return { kind: "ignored", reason: "from this account itself" };
+  if (msg.groupInfo || msg.groupV2) return { kind: "ignored", reason: "group message" };
+  if (msg.reaction) return { kind: "ignored", reason: "reaction" };
+  if (msg.remoteDelete) return { kind: "ignored", reason: "delete for everyone" };
+  if (msg.sticker) return { kind: "ignored", reason: "sticker" };
+  if (typeof msg.message !== "string" || msg.message.trim() === "")
+    return { kind: "ignored", reason: "no text (attachment without caption, or empty)" };
+  const sender = threadOf(env);
+  const timestamp = env.timestamp ?? msg.timestamp;
+  if (!sender || timestamp === undefined) return { kind: "ignored", reason: "no sender or timestamp" };
+  const authorId = env.sourceUuid || sender;
+  return {
+    kind: "direct",
+    sender,
+    timestamp,
+    inbound: {
+      // Signal's message identity is the sender plus the envelope timestamp.
+      dedupKey: `${authorId}:${timestamp}`,
+      thread: sender,
+      text: msg.message,
+      author: { id: authorId, ...(env.sourceName ? { displayName: env.sourceName } : {}) },
+      meta: { timestamp },
+    },
+  };
+}
