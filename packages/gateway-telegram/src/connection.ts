@@ -16,8 +16,6 @@ export interface PollerOptions {
   /** Extra wait past the poll timeout before a silent request counts as dead. */
   graceMs: number;
   backoff: BackoffOptions;
-  /** The variable holding the token, named when Telegram refuses it. */
-  tokenEnvVar: string;
 }
 
 export class Poller {
@@ -31,7 +29,7 @@ export class Poller {
     private readonly options: PollerOptions,
     /** Handles one update; throws when it was not recorded (the offset then stays). */
     private readonly handle: (update: TgUpdate, bot: BotIdentity, signal: AbortSignal) => Promise<void>,
-    /** Telegram refused the token: polling has stopped. */
+    /** Telegram refused the token (401/404): polling has stopped; the session is told. */
     private readonly refused: (detail: string) => void,
   ) {
     this.#backoff = new Backoff(options.backoff);

@@ -96,14 +96,10 @@ export class TelegramGateway implements Gateway {
         pollTimeoutSeconds: this.options.pollTimeoutSeconds ?? 25,
         graceMs: this.options.pollGraceMs ?? 10_000,
         backoff: this.options.backoff ?? { baseMs: 1_000, maxMs: 60_000 },
-        tokenEnvVar: this.options.botTokenEnvVar,
       },
       (update, bot, signal) => this.#handle(update, bot, signal),
-      (detail) =>
-        ctx.logger.error(
-          { envVar: this.options.botTokenEnvVar, detail },
-          `credentials rejected by telegram: check ${this.options.botTokenEnvVar} (${detail})`,
-        ),
+      // The session logs one error naming the variable, stops this gateway and shows it stopped.
+      (detail) => ctx.credentialsRejected(this.options.botTokenEnvVar, detail),
     );
     ctx.scheduler.schedule("poll", 0, (signal) => (this.#stopped ? null : poller.poll(signal)));
   }
