@@ -44,7 +44,11 @@ export function readNotification(payload: unknown, phoneNumberId: string, now = 
   for (const entry of list(payload.entry)) {
     for (const change of list(entry.changes)) {
       const value = change.value;
-      if (change.field !== "messages" || !isObject(value)) continue;
+      if (change.field !== "messages" || !isObject(value)) {
+        // smb_message_echoes (the business's own messages), history, account updates ...
+        events.push({ kind: "skipped", reason: `field ${String(change.field)} (not messages)` });
+        continue;
+      }
       const metadata = isObject(value.metadata) ? value.metadata : {};
       if (
         phoneNumberId &&
