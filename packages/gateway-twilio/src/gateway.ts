@@ -68,7 +68,12 @@ export class TwilioGateway implements Gateway {
             { authToken: this.#target?.authToken ?? "", url: this.#options.publicUrl },
             ctx,
           ),
-        parse: (req, ctx) => parseDelivery(req, this.#target?.accountSid ?? "", ctx),
+        parse: (req, ctx) =>
+          parseDelivery(
+            req,
+            { accountSid: this.#target?.accountSid ?? "", number: this.#target?.from ?? "" },
+            ctx,
+          ),
         handle: (delivery, _req, ctx) => this.#handle(delivery, ctx),
         ack: twiml(),
       }),
@@ -123,7 +128,13 @@ export class TwilioGateway implements Gateway {
       case "status": {
         const failed = delivery.status === "failed" || delivery.status === "undelivered";
         context.logger[failed ? "warn" : "debug"](
-          { sid: delivery.sid, status: delivery.status, errorCode: delivery.errorCode, to: delivery.to },
+          {
+            sid: delivery.sid,
+            status: delivery.status,
+            errorCode: delivery.errorCode,
+            to: delivery.to,
+            reason: `status ${delivery.status}`,
+          },
           failed ? "reply not delivered" : "delivery status",
         );
         return;
@@ -135,7 +146,11 @@ export class TwilioGateway implements Gateway {
           await context.state.set(key, { sid: delivery.sid, at: Date.now() });
         if (delivery.optOutType === "START") await context.state.delete(key);
         context.logger.info(
-          { sid: delivery.sid, optOutType: delivery.optOutType },
+          {
+            sid: delivery.sid,
+            optOutType: delivery.optOutType,
+            reason: `opt-out keyword ${delivery.optOutType}`,
+          },
           "opt-out keyword recorded; Twilio answers it",
         );
         return;

@@ -61,14 +61,14 @@ export type TwilioDelivery =
 /** What one verified form means for this account: a delivery, or a reason to acknowledge it without a turn. */
 export function parseDelivery(
   req: WebhookRequest,
-  accountSid: string,
+  own: { accountSid: string; number: string },
   context: Pick<GatewayContext, "logger">,
 ): TwilioDelivery | { ignore: string } {
   const form = new Map(formOf(req));
   const sid = form.get("MessageSid");
   if (!sid)
     return { ignore: `not a message (voice or another callback; CallSid ${form.get("CallSid") ?? "none"})` };
-  if (form.get("AccountSid") !== accountSid) {
+  if (form.get("AccountSid") !== own.accountSid) {
     // Signed with this account's token yet naming another account: worth a look.
     context.logger.warn({ accountSid: form.get("AccountSid"), sid }, "message for another account; ignored");
     return { ignore: "message for another account" };
@@ -81,6 +81,8 @@ export function parseDelivery(
   }
   const from = form.get("From");
   if (!from) return { ignore: `message ${sid} without From` };
+  // The bot never answers itself (a loop through another service or a forwarding rule).
+  if (own.number !== "" && from === own.number) return { ignore: `message ${sid} from the bot's own number` };
   // Advanced Opt-Out marks STOP / START / HELP keywords; Twilio has already answered them.
   const optOutType = form.get("OptOutType");
   if (optOutType) return { kind: "opt-out", sid, from, optOutType };
