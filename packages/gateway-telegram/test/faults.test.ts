@@ -162,8 +162,8 @@ describe("telegram credentials and conflicts", () => {
   it("a revoked token (401 on getUpdates) stops polling with one error naming the token variable", async () => {
     await startWith({ backoff: { baseMs: 20, maxMs: 100 } });
     await until(() => g.fake.calls.some((c) => c.method === "getUpdates"), "the first poll");
+    // The pending long-poll ends within its 1 s timeout; the next getUpdates is refused.
     g.fake.revokeToken();
-    g.fake.chat.userSends({ chatId: 101, text: "after revoke", from: { id: g.userId("user-1") } });
     await until(() => stopped()?.state === "stopped", "the gateway stopped");
     const after = polls().length;
     // With backoff from 20 ms a retry loop would poll again many times in this window.
