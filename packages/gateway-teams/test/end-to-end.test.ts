@@ -60,6 +60,16 @@ describe("teams end to end", () => {
     expect(await rig.userMessages(conversationId)).toEqual(["just once"]);
   });
 
+  it("a body sent again under a fresh token with the same activity id and other text is not a new turn", async () => {
+    await boot();
+    expect((await say("the original", "1replayed")).status).toBe(200);
+    expect((await say("the altered copy", "1replayed")).status).toBe(200);
+    await eventually(() => world.fake.sent.length > 0, "the reply");
+    await rig.session.idle(5_000);
+    expect(await rig.userMessages(conversationId)).toEqual(["the original"]);
+    expect(world.fake.sent).toHaveLength(1);
+  });
+
   it("renders an approval as an Adaptive Card, applies a click once, answers the invoke and updates the card", async () => {
     await boot();
     await say("please use delete_file on report.docx");
@@ -91,18 +101,26 @@ describe("teams end to end", () => {
     expect(card?.text).toContain("Approve");
   });
 
-  it("ignores activities outside personal chats", async () => {
+  it("answers a channel message that @mentions the bot in its thread, and ignores one that does not", async () => {
     await boot();
-    const group = world.fake.messageActivity({
-      conversationId: "19:channel",
-      from: alice,
-      text: "hi all",
-      conversationType: "channel",
-    });
-    expect((await world.fake.deliver(group)).status).toBe(200);
-    await rig.session.idle(2_000);
-    expect(await rig.userMessages("19:channel")).toEqual([]);
-    expect(world.fake.sent).toEqual([]);
+    const thread = "19:general@thread.tacv2;messageid=1700000000001";
+    const post = (text: string, mention: boolean) => {
+      const activity = world.fake.messageActivity({
+        conversationId: thread,
+        from: alice,
+        text,
+        conversationType: "channel",
+      });
+      const bot = activity.recipient as { id: string; name: string };
+      if (mention) activity.entities = [{ type: "mention", text: `<at>${bot.name}</at>`, mentioned: bot }];
+      return world.fake.deliver(activity);
+    };
+    expect((await post("hi all", false)).status).toBe(200);
+    expect((await post("<at>agentsvc</at> what changed?", true)).status).toBe(200);
+    await eventually(() => world.fake.sent.length > 0, "the reply");
+    await rig.session.idle(5_000);
+    expect(await rig.userMessages(thread)).toEqual(["what changed?"]);
+    expect(world.fake.sent.map((s) => s.conversationId)).toEqual([thread]);
   });
 
   it("a reply answered 429 and then 500 reaches the conversation exactly once", async () => {
