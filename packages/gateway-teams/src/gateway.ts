@@ -3,7 +3,6 @@
 // messages, channel and group-chat messages that @mention the bot, and card-click invokes are
 // handled (inbound.ts). Outbound: the connector's conversation-activities routes with an OAuth2
 // client-credentials token (api.ts). Approvals: an Adaptive Card, updated once decided.
-import type { DecisionKind } from "@agentsvc/agent-core";
 import {
   type DecidedNotice,
   type Gateway,
@@ -112,13 +111,8 @@ export class TeamsGateway implements Gateway {
 
   async requestDecision(request: InteractionRequest, _options: SendOptions): Promise<SendResult | undefined> {
     // A click cannot carry replacement arguments, so `edit` gets no action.
-    const clickable = request.allowedDecisions.filter((d) => d !== "edit");
-    const decisions = clickable.length > 0 ? clickable : request.allowedDecisions;
-    const id = await this.#post(
-      request.thread,
-      request.meta,
-      approvalCard(request.requestId, request.prompt, decisions),
-    );
+    const card = approvalCard(request.requestId, request.prompt, request.allowedDecisions);
+    const id = await this.#post(request.thread, request.meta, card);
     return id ? { messageId: id } : {};
   }
 
@@ -163,11 +157,7 @@ export class TeamsGateway implements Gateway {
   async #click(c: TeamsClick, context: GatewayContext): Promise<WebhookResponse | undefined> {
     const answer = (text: string) => (c.via === "invoke" ? invokeAnswer(text) : undefined);
     if (!c.chosen) return answer("This action is not one this bot knows.");
-    const result = await context.decide(
-      c.chosen.requestId,
-      { decision: c.chosen.decision as DecisionKind },
-      c.authorId,
-    );
+    const result = await context.decide(c.chosen.requestId, { decision: c.chosen.decision }, c.authorId);
     if (result.ok) return answer(`Recorded: ${result.decision}.`);
     context.logger.info({ requestId: c.chosen.requestId, reason: result.code }, "card decision not applied");
     return answer(

@@ -23,7 +23,7 @@ export interface TeamsClick {
   kind: "click";
   /** `invoke` (Action.Execute) answers with an invoke response; `submit` (Action.Submit) is a plain message. */
   via: "invoke" | "submit";
-  chosen: { requestId: string; decision: string } | undefined;
+  chosen: ReturnType<typeof clickedDecision>;
   authorId: string;
 }
 

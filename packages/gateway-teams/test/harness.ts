@@ -1,5 +1,6 @@
 // The Teams side of the tests: the testkit Bot Framework fake (connector, OpenID/JWKS, token
 // endpoint) and a local host serving the gateway's messaging endpoint over real HTTP.
+import { decodeDecision } from "@agentsvc/session-core";
 import type { GatewayHarness } from "@agentsvc/session-core/testing";
 import { FakeTeams, hostWebhooks, type TeamsUser, type WebhookHost } from "@agentsvc/testkit";
 import { TeamsGateway } from "../src/index.js";
@@ -65,8 +66,10 @@ export async function teamsHarness(): Promise<GatewayHarness> {
     },
     sent: async () => fake.sent.map((s) => ({ thread: s.conversationId, text: s.text })),
     choose: async (request, decision, author) => {
-      const card = fake.sent.find((s) => s.actions.some((a) => a.data.requestId === request.requestId));
-      const action = card?.actions.find((a) => a.data.decision === decision);
+      // The card's actions carry session-core's decision payload.
+      const chosen = (a: { data: Record<string, unknown> }) => decodeDecision(String(a.data.decision));
+      const card = fake.sent.find((s) => s.actions.some((a) => chosen(a)?.requestId === request.requestId));
+      const action = card?.actions.find((a) => chosen(a)?.decision === decision);
       if (!card || !action) throw new Error(`teams shows no ${decision} action for ${request.requestId}`);
       const answer = await fake.click(card.id, action.title, userOf(author));
       if (answer.status !== 200) throw new Error(`click answered ${answer.status}`);
