@@ -29,12 +29,10 @@ interface ApiBody {
 
 export class BotApi {
   readonly #base: string;
+  readonly #timeoutMs: number;
 
-  constructor(
-    apiBaseUrl: string,
-    token: string,
-    private readonly timeoutMs: number,
-  ) {
+  constructor(apiBaseUrl: string, token: string, timeoutMs: number) {
+    this.#timeoutMs = timeoutMs;
     this.#base = `${apiBaseUrl.replace(/\/+$/, "")}/bot${token}`;
   }
 
@@ -43,7 +41,7 @@ export class BotApi {
     method: string,
     params: Record<string, unknown>,
     signal?: AbortSignal,
-    timeoutMs = this.timeoutMs,
+    timeoutMs = this.#timeoutMs,
   ): Promise<T> {
     const timeout = AbortSignal.timeout(timeoutMs);
     let res: Response;

@@ -18,20 +18,33 @@ export interface PollerOptions {
   backoff: BackoffOptions;
 }
 
+type Handler = (update: TgUpdate, bot: BotIdentity, signal: AbortSignal) => Promise<void>;
+
 export class Poller {
   readonly #backoff: Backoff;
   #conflicts = 0;
   #bot: BotIdentity | undefined;
 
+  readonly #api: BotApi;
+  readonly #ctx: GatewayContext;
+  readonly #options: PollerOptions;
+  readonly #handle: Handler;
+  readonly #refused: (detail: string) => void;
+
   constructor(
-    private readonly api: BotApi,
-    private readonly ctx: GatewayContext,
-    private readonly options: PollerOptions,
+    api: BotApi,
+    ctx: GatewayContext,
+    options: PollerOptions,
     /** Handles one update; throws when it was not recorded (the offset then stays). */
-    private readonly handle: (update: TgUpdate, bot: BotIdentity, signal: AbortSignal) => Promise<void>,
+    handle: Handler,
     /** Telegram refused the token (401/404): polling has stopped; the session is told. */
-    private readonly refused: (detail: string) => void,
+    refused: (detail: string) => void,
   ) {
+    this.#api = api;
+    this.#ctx = ctx;
+    this.#options = options;
+    this.#handle = handle;
+    this.#refused = refused;
     this.#backoff = new Backoff(options.backoff);
   }
 
@@ -40,23 +53,23 @@ export class Poller {
     if (signal.aborted) return null;
     try {
       const bot = this.#bot ?? (await this.#whoAmI(signal));
-      const offset = await this.ctx.state.get<number>(OFFSET_KEY);
-      const updates = await this.api.call<TgUpdate[]>(
+      const offset = await this.#ctx.state.get<number>(OFFSET_KEY);
+      const updates = await this.#api.call<TgUpdate[]>(
         "getUpdates",
         {
           ...(offset !== undefined ? { offset } : {}),
-          timeout: this.options.pollTimeoutSeconds,
+          timeout: this.#options.pollTimeoutSeconds,
           allowed_updates: ALLOWED_UPDATES,
         },
         signal,
-        this.options.pollTimeoutSeconds * 1000 + this.options.graceMs,
+        this.#options.pollTimeoutSeconds * 1000 + this.#options.graceMs,
       );
       this.#backoff.reset();
       this.#conflicts = 0;
       for (const update of updates) {
         if (signal.aborted) return null;
-        await this.handle(update, bot, signal);
-        await this.ctx.state.set(OFFSET_KEY, update.update_id + 1);
+        await this.#handle(update, bot, signal);
+        await this.#ctx.state.set(OFFSET_KEY, update.update_id + 1);
       }
       return 0;
     } catch (err) {
@@ -66,13 +79,13 @@ export class Poller {
   }
 
   async #whoAmI(signal: AbortSignal): Promise<BotIdentity> {
-    const me = await this.api.call<TgUser>("getMe", {}, signal);
+    const me = await this.#api.call<TgUser>("getMe", {}, signal);
     this.#bot = { id: me.id, username: me.username ?? "" };
     return this.#bot;
   }
 
   #failed(err: unknown): number | null {
-    const log = this.ctx.logger;
+    const log = this.#ctx.logger;
     const delay = this.#backoff.next();
     if (!(err instanceof TelegramApiError)) {
       log.error({ err, retryInMs: delay }, "an update was not recorded; it is fetched again");
@@ -86,7 +99,7 @@ export class Poller {
     if (err.status === 401 || err.status === 404) {
       // 401: the token is revoked or wrong; 404: it is malformed (the method path does not exist).
       // Retrying cannot help; the gateway stops until someone fixes the variable.
-      this.refused(`${err.method}: ${err.status} ${err.description}`);
+      this.#refused(`${err.method}: ${err.status} ${err.description}`);
       return null;
     }
     if (err.status === 409) {

@@ -70,36 +70,40 @@ export class TelegramGateway implements Gateway {
   #stopped = false;
   readonly #typing = new Map<string, number>();
 
-  constructor(private readonly options: TelegramGatewayOptions) {}
+  readonly #options: TelegramGatewayOptions;
+
+  constructor(options: TelegramGatewayOptions) {
+    this.#options = options;
+  }
 
   async start(ctx: GatewayContext): Promise<void> {
     this.#ctx = ctx;
     this.#stopped = false;
     const { token } = readSecrets(
       ctx,
-      { token: this.options.botTokenEnvVar },
+      { token: this.#options.botTokenEnvVar },
       {
-        ...(this.options.env ? { env: this.options.env } : {}),
+        ...(this.#options.env ? { env: this.#options.env } : {}),
         gateway: "telegram",
         describe: { token: "the bot token from @BotFather" },
       },
     );
     this.#api = new BotApi(
-      this.options.apiBaseUrl ?? "https://api.telegram.org",
+      this.#options.apiBaseUrl ?? "https://api.telegram.org",
       token,
-      this.options.requestTimeoutMs ?? 30_000,
+      this.#options.requestTimeoutMs ?? 30_000,
     );
     const poller = new Poller(
       this.#api,
       ctx,
       {
-        pollTimeoutSeconds: this.options.pollTimeoutSeconds ?? 25,
-        graceMs: this.options.pollGraceMs ?? 10_000,
-        backoff: this.options.backoff ?? { baseMs: 1_000, maxMs: 60_000 },
+        pollTimeoutSeconds: this.#options.pollTimeoutSeconds ?? 25,
+        graceMs: this.#options.pollGraceMs ?? 10_000,
+        backoff: this.#options.backoff ?? { baseMs: 1_000, maxMs: 60_000 },
       },
       (update, bot, signal) => this.#handle(update, bot, signal),
       // The session logs one error naming the variable, stops this gateway and shows it stopped.
-      (detail) => ctx.credentialsRejected(this.options.botTokenEnvVar, detail),
+      (detail) => ctx.credentialsRejected(this.#options.botTokenEnvVar, detail),
     );
     ctx.scheduler.schedule("poll", 0, (signal) => (this.#stopped ? null : poller.poll(signal)));
   }
@@ -142,7 +146,7 @@ export class TelegramGateway implements Gateway {
     const ctx = this.#ctx;
     if (!ctx || this.#stopped) return;
     const { chatId, topicId } = parseThread(thread);
-    const until = Date.now() + (this.options.typingMaxMs ?? 120_000);
+    const until = Date.now() + (this.#options.typingMaxMs ?? 120_000);
     this.#typing.set(thread, until);
     const beat = async (signal: AbortSignal) => {
       if (this.#typing.get(thread) !== until || Date.now() > until) return null;
@@ -153,7 +157,7 @@ export class TelegramGateway implements Gateway {
           signal,
         )
         .catch((err: unknown) => ctx.logger.debug({ err }, "typing action failed"));
-      return this.options.typingIntervalMs ?? 4_000;
+      return this.#options.typingIntervalMs ?? 4_000;
     };
     // The first action goes out now (a short turn may be over before a timer fires); repeats are scheduled.
     const next = await beat(new AbortController().signal);
@@ -261,7 +265,7 @@ export class TelegramGateway implements Gateway {
       return await this.#api.call<T>(method, params);
     } catch (err) {
       if (!(err instanceof TelegramApiError)) throw err;
-      throw sendFailureOf(err, this.options.botTokenEnvVar);
+      throw sendFailureOf(err, this.#options.botTokenEnvVar);
     }
   }
 
