@@ -1,6 +1,7 @@
 // `pnpm bench`: every figure is printed beside a baseline measured in the same run, as a ratio.
 import { benchAgentRoute, INVOKE_WORKLOAD } from "./agent-route.ts";
 import { benchCluster } from "./cluster.ts";
+import { benchIngest } from "./ingest.ts";
 import { benchMemory } from "./memory.ts";
 import { benchPage } from "./page.ts";
 import { benchStart } from "./start.ts";
@@ -17,6 +18,8 @@ if (!only || only === "start")
   printTable("Start-up (`agentsvc start` vs a bare @hono/node-server script)", await benchStart());
 if (!only || only === "streams")
   printTable("Concurrent slow streams (/agent/stream vs a bare Hono SSE handler)", await benchStreams());
+if (!only || only === "ingest")
+  printTable("Gateway ingest (signed `http` events vs a bare durable Hono handler)", await benchIngest());
 if (!only || only === "store") printTable("Store (SQLite, WAL, synchronous FULL)", await benchStore());
 if (!only || only === "memory")
   printTable("Turn cost against conversation length (durable memory, demo model)", await benchMemory());

@@ -1,0 +1,179 @@
+// Signed `http` gateway ingest (verify, dedup, record, 202) at concurrency 32 against a bare Hono
+// handler doing the same durable work (servers/bare-ingest.ts), and the same messages followed to
+// their reply row in the outbox. Each server runs in its own process on a fresh store; rounds
+// alternate and the median round is reported. BENCH_BEFORE_TREE=<worktree of an older commit,
+// built> also measures that commit's server in the same rounds (the "before" of a change).
+import { createHmac } from "node:crypto";
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { join, resolve } from "node:path";
+import autocannon from "autocannon";
+import Database from "better-sqlite3";
+import { type ChildServer, startChildServer } from "./child-server.ts";
+import { machineLoad } from "./proc.ts";
+import { fmt, type Row } from "./stats.ts";
+
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+const CONNECTIONS = 32;
+const SECRET = "bench-ingest-secret";
+const E2E_MESSAGES = Number(process.env.BENCH_E2E_MESSAGES ?? 2000);
+const E2E_THREADS = 200;
+let seq = 0;
+
+function signed(id: string, thread: string): { body: string; headers: Record<string, string> } {
+  const body = JSON.stringify({ id, thread, text: `hello ${id}` });
+  const ts = Math.floor(Date.now() / 1000);
+  const mac = createHmac("sha256", SECRET).update(`${ts}.`).update(body).digest("hex");
+  return {
+    body,
+    headers: {
+      "content-type": "application/json",
+      "x-agentsvc-timestamp": String(ts),
+      "x-agentsvc-signature": `v1=${mac}`,
+    },
+  };
+}
+
+/** req/s of signed events with fresh ids (each on its own thread) at CONNECTIONS. */
+async function ingest(url: string, options: { amount?: number; threads?: number } = {}) {
+  const result = await autocannon({
+    url: `${url}/gateways/hooks/events`,
+    method: "POST",
+    connections: CONNECTIONS,
+    ...(options.amount ? { amount: options.amount } : { duration: DURATION_S }),
+    requests: [
+      {
+        setupRequest: (req: Record<string, unknown>) => {
+          const n = ++seq;
+          const thread = options.threads ? `t${n % options.threads}` : `t${process.pid}-${n}`;
+          return { ...req, ...signed(`e${process.pid}-${n}`, thread) };
+        },
+      },
+    ],
+  });
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
+  return { rps: result.requests.average, sent: result.requests.total };
+}
+
+interface Side {
+  server: ChildServer;
+  dir?: string;
+}
+
+/**
+ * agentsvc (this tree's server, or BENCH_BEFORE_TREE's) on a fresh copy of the ingest project,
+ * placed under that tree's tooling/bench so the agent file resolves its packages from there.
+ */
+async function startOurs(tree?: string): Promise<Side> {
+  const bench = tree ? join(tree, "tooling/bench") : resolve(import.meta.dirname, "..");
+  mkdirSync(join(bench, ".runs"), { recursive: true });
+  const dir = mkdtempSync(join(bench, ".runs/ingest-"));
+  cpSync(resolve(import.meta.dirname, "../project-ingest"), dir, { recursive: true });
+  const file = join(bench, "src/servers/ingest-route.ts");
+  // The same server script in the older tree, resolving @agentsvc/* from its (built) packages.
+  if (tree) copyFileSync(resolve(import.meta.dirname, "servers/ingest-route.ts"), file);
+  const server = await startChildServer(file, { BENCH_PROJECT_DIR: dir, BENCH_HOOKS_SECRET: SECRET });
+  return { server, dir };
+}
+
+async function startBare(): Promise<Side> {
+  return {
+    server: await startChildServer(resolve(import.meta.dirname, "servers/bare-ingest.ts"), {
+      BENCH_HOOKS_SECRET: SECRET,
+    }),
+  };
+}
+
+async function stop(side: Side): Promise<void> {
+  await side.server.stop();
+  if (side.dir) rmSync(side.dir, { recursive: true, force: true });
+}
+
+/** Messages/s from the first send until every message's turn is done (its reply row committed). */
+async function endToEnd(side: Side): Promise<{ rate: number; done: number; other: string }> {
+  const file = join(side.dir as string, "data/agentsvc.db");
+  const start = performance.now();
+  await ingest(side.server.url, { amount: E2E_MESSAGES, threads: E2E_THREADS });
+  const reader = new Database(file, { readonly: true });
+  const finished = reader.prepare(
+    "SELECT count(*) AS n FROM inbox WHERE status IN ('done', 'rejected', 'failed')",
+  );
+  const deadline = Date.now() + 120_000;
+  let done = 0;
+  while (Date.now() < deadline) {
+    done = (finished.get() as { n: number }).n;
+    if (done >= E2E_MESSAGES) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const elapsed = (performance.now() - start) / 1000;
+  const byStatus = reader.prepare("SELECT status, count(*) AS n FROM inbox GROUP BY status").all() as {
+    status: string;
+    n: number;
+  }[];
+  const replies = (reader.prepare("SELECT count(*) AS n FROM outbox").get() as { n: number }).n;
+  reader.close();
+  return {
+    rate: done / elapsed,
+    done,
+    other: `${byStatus.map((s) => `${s.status} ${s.n}`).join(", ")}; ${replies} outbox rows`,
+  };
+}
+
+export async function benchIngest(): Promise<Row[]> {
+  const before = process.env.BENCH_BEFORE_TREE;
+  const loads: string[] = [machineLoad()];
+  const rounds: { bare: number; ours: number; old?: number }[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const round: { bare: number; ours: number; old?: number } = { bare: 0, ours: 0 };
+    for (const which of ["bare", "ours", ...(before ? ["old"] : [])] as const) {
+      const side =
+        which === "bare" ? await startBare() : await startOurs(which === "old" ? before : undefined);
+      try {
+        await ingest(side.server.url, { amount: 500 }); // warm-up, not reported
+        round[which] = (await ingest(side.server.url)).rps;
+      } finally {
+        await stop(side);
+      }
+    }
+    rounds.push(round);
+    loads.push(machineLoad());
+    if (process.env.BENCH_DEBUG)
+      console.error(
+        `ingest round ${i + 1}: bare ${fmt(round.bare, 0)} agentsvc ${fmt(round.ours, 0)}${round.old !== undefined ? ` before ${fmt(round.old, 0)}` : ""} req/s (${machineLoad()})`,
+      );
+  }
+  rounds.sort((a, b) => a.ours / a.bare - b.ours / b.bare);
+  const median = rounds[Math.floor(rounds.length / 2)] as (typeof rounds)[number];
+  const ratios = rounds.map((r) => r.ours / r.bare);
+  const rows: Row[] = [
+    {
+      metric: `gateway ingest req/s, signed http events, fresh ids, ${CONNECTIONS} connections (median of ${ROUNDS}; spread ${fmt(Math.min(...ratios))}–${fmt(Math.max(...ratios))}; ${loads.join(" → ")})`,
+      value: fmt(median.ours, 0),
+      baseline: `bare durable ${fmt(median.bare, 0)}`,
+      ratio: `${fmt(median.ours / median.bare)}x`,
+      target: ">= 0.5x",
+    },
+  ];
+  if (median.old !== undefined)
+    rows.push({
+      metric: `gateway ingest req/s vs the same server at ${before} (same rounds)`,
+      value: fmt(median.ours, 0),
+      baseline: `before ${fmt(median.old, 0)}`,
+      ratio: `${fmt(median.ours / median.old)}x`,
+      target: ">= 5x",
+    });
+
+  const bare = await startBare();
+  const bareRate = await ingest(bare.server.url).finally(() => stop(bare));
+  const ours = await startOurs();
+  const e2e = await endToEnd(ours).finally(() => stop(ours));
+  rows.push({
+    metric: `gateway end to end msg/s, accepted → turn done and reply committed (${E2E_MESSAGES} messages on ${E2E_THREADS} threads; ${e2e.other}; ${machineLoad()})`,
+    value: fmt(e2e.rate, 0),
+    baseline: `bare durable ingest ${fmt(bareRate.rps, 0)}`,
+    ratio: `${fmt(e2e.rate / bareRate.rps)}x`,
+    target: ">= 0.3x",
+  });
+  return rows;
+}
