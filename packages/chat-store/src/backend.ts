@@ -19,6 +19,8 @@ export interface StoreBackend {
   driver: TransactionDriver;
   health: StoreHealthView;
   schemaVersion(): number;
+  /** SQLite only: the durability the connection's `synchronous` pragma gives. */
+  durability?(): "power" | "process";
   /** SQLite only: EXPLAIN QUERY PLAN. */
   explain?(sqlText: string, params: unknown[]): string[];
   close(): void | Promise<void>;

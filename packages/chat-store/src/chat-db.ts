@@ -52,6 +52,12 @@ export interface ChatDbOptions {
    * blocks the event loop, so callers probe with `health` first instead of leaning on it.
    */
   busyTimeoutMs?: number;
+  /**
+   * `power` (default): `synchronous = FULL`, every answered write survives power loss. `process`:
+   * `synchronous = NORMAL` (WAL): survives a crash of the process, may lose the last commits on
+   * power loss or an OS crash, and commits without waiting for the disk.
+   */
+  durability?: StoreDurability;
   /** @internal tests: a subset of the migration steps (to build old stores). */
   migrations?: readonly MigrationStep[];
   /** @internal tests: a different driver load result. */
@@ -59,6 +65,22 @@ export interface ChatDbOptions {
 }
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 1000;
+
+export type StoreDurability = "power" | "process";
+
+/** The `synchronous` pragma of each durability (WAL mode). */
+const SYNCHRONOUS: Record<StoreDurability, string> = { power: "FULL", process: "NORMAL" };
+
+function synchronousOf(options: ChatDbOptions, file: string): string {
+  const durability = options.durability ?? "power";
+  const pragma = Object.hasOwn(SYNCHRONOUS, durability) ? SYNCHRONOUS[durability] : undefined;
+  if (!pragma)
+    throw new ChatDbError(
+      "invalid_durability",
+      `${options.source ? `${options.source}: ` : ""}store.durability: must be power or process (got ${JSON.stringify(durability)}) for ${file}`,
+    );
+  return pragma;
+}
 
 function busyTimeoutOf(options: ChatDbOptions): number {
   return Math.max(0, Math.floor(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS));
@@ -84,6 +106,8 @@ export class ChatDb {
   readonly health: StoreHealthView;
   /** What open() did to the schema. */
   readonly migration: MigrationReport;
+  /** SQLite: what the connection's `synchronous` pragma holds (FULL = power, NORMAL = process). */
+  readonly durability: StoreDurability | undefined;
   private readonly ctx: StoreContext;
   private closed = false;
 
@@ -95,6 +119,7 @@ export class ChatDb {
     this.dialect = backend.dialect;
     this.datasource = backend.datasource;
     this.migration = backend.migration;
+    this.durability = backend.durability?.();
     this.ctx = createContext(backend.dialect, backend.tables, backend.driver, options.now ?? Date.now);
     this.health = backend.health;
     this.conversations = new Conversations(this.ctx);
@@ -128,13 +153,15 @@ export class ChatDb {
     const datasource = options.datasource ?? DEFAULT_DATASOURCE;
     checkDatasource(datasource, options.datasources, options.source);
     const file = resolveStorePath(options.appRoot, options.path, options.source);
+    const synchronous = synchronousOf(options, file);
     const load = options.driver ?? defaultDriver;
     const sqlite = connect(file, load);
     try {
       sqlite.pragma(`busy_timeout = ${busyTimeoutOf(options)}`);
       sqlite.pragma("journal_mode = WAL");
-      // FULL: a committed turn or accepted inbound message survives power loss, not only a crash.
-      sqlite.pragma("synchronous = FULL");
+      // FULL (durability power): a committed turn or accepted inbound message survives power loss,
+      // not only a crash. NORMAL (process): survives the process, not the machine.
+      sqlite.pragma(`synchronous = ${synchronous}`);
       sqlite.pragma("foreign_keys = ON");
     } catch (err) {
       sqlite.close();
@@ -161,9 +188,10 @@ export class ChatDb {
         datasource,
         migration,
         tables: schema,
-        driver: sqliteDriver(sqlite, db),
+        driver: sqliteDriver(sqlite, db, busyTimeoutOf(options)),
         health: new StoreHealth(sqlite, busyTimeoutOf(options)),
         schemaVersion: () => readSchemaVersion(sqlite),
+        durability: () => (sqlite.pragma("synchronous", { simple: true }) === 2 ? "power" : "process"),
         explain: (sqlText, params) =>
           (sqlite.prepare(`EXPLAIN QUERY PLAN ${sqlText}`).all(...params) as { detail: string }[]).map(
             (row) => row.detail,

@@ -87,17 +87,3 @@ export function createContext(
     },
   };
 }
-
-/** A FIFO lock: one holder at a time, in arrival order; a failure does not block the next. */
-export class SerialLock {
-  #tail: Promise<unknown> = Promise.resolve();
-
-  run<T>(op: () => Promise<T>): Promise<T> {
-    const result = this.#tail.then(op, op);
-    this.#tail = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    return result;
-  }
-}

@@ -7,6 +7,7 @@ export class ChatDbError extends Error {
     readonly code:
       | "invalid_path"
       | "invalid_datasource"
+      | "invalid_durability"
       | "driver_missing"
       | "open_failed"
       | "migration_failed"

@@ -1,4 +1,10 @@
-export { ChatDb, type ChatDbOptions, DEFAULT_BUSY_TIMEOUT_MS, type StoreLogger } from "./chat-db.js";
+export {
+  ChatDb,
+  type ChatDbOptions,
+  DEFAULT_BUSY_TIMEOUT_MS,
+  type StoreDurability,
+  type StoreLogger,
+} from "./chat-db.js";
 export { ChatDbError } from "./errors.js";
 export {
   DEFAULT_PBKDF2_ITERATIONS,

@@ -1,30 +1,20 @@
-// How a SQLite store runs transactions: one connection, `BEGIN IMMEDIATE … COMMIT` on it, and a
-// lock that keeps every other operation out until the transaction ends.
-import { type Db, SerialLock, type TransactionDriver } from "./context.js";
+// How a SQLite store runs transactions: one connection, and group commit (group-commit.ts) around
+// it: every operation and transaction is a logical transaction of the next physical one.
+import type { Db, TransactionDriver } from "./context.js";
 import type { SqliteConnection } from "./driver.js";
+import { GroupCommit } from "./group-commit.js";
 
 /**
- * SQLite has one connection per store: a transaction is `BEGIN IMMEDIATE … COMMIT` on it, and
- * every other operation waits (in order) until it ends, so nothing outside the transaction can
- * slip into it across an `await`. Savepoints nest inside.
+ * SQLite has one connection per store. Operations and transactions run one at a time in arrival
+ * order (nothing outside a transaction slips into it across an `await`), each in its own savepoint
+ * of a shared `BEGIN IMMEDIATE … COMMIT`, and are answered after that COMMIT. Savepoints nest inside.
  */
-export function sqliteDriver(sqlite: SqliteConnection, db: Db): TransactionDriver {
-  const lock = new SerialLock();
+export function sqliteDriver(sqlite: SqliteConnection, db: Db, busyTimeoutMs: number): TransactionDriver {
+  const group = new GroupCommit(sqlite, busyTimeoutMs);
   return {
     db,
-    exclusive: (op) => lock.run(op),
-    begin: (work) =>
-      lock.run(async () => {
-        sqlite.exec("BEGIN IMMEDIATE");
-        try {
-          const result = await work(db);
-          sqlite.exec("COMMIT");
-          return result;
-        } catch (error) {
-          if (sqlite.inTransaction) sqlite.exec("ROLLBACK");
-          throw error;
-        }
-      }),
+    exclusive: (op) => group.run(op, false),
+    begin: (work) => group.run(() => work(db), true),
     savepoint: async (_db, depth, work) => {
       const name = `agentsvc_sp${depth}`;
       sqlite.exec(`SAVEPOINT ${name}`);

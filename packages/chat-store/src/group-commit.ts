@@ -1,0 +1,172 @@
+// Group commit for the SQLite store: logical transactions that arrive while one commit is in flight
+// wait, then run one after another inside ONE physical transaction (one fsync for all of them),
+// each inside its own savepoint. Every caller is answered only after that COMMIT returned, so an
+// answer still means "durable"; a failing logical transaction rolls back its savepoint only.
+//
+// When another process holds the write lock, a batch runs the old way instead: each operation on
+// its own (reads still work under WAL), each transaction `BEGIN IMMEDIATE … COMMIT` waiting up to
+// the busy timeout, so nothing that only reads waits for a lock it does not need.
+import type { SqliteConnection } from "./driver.js";
+import { isStoreLocked } from "./store-health.js";
+
+interface Pending {
+  work: () => Promise<unknown>;
+  /** A `transaction()` (false: one operation outside any transaction). */
+  transaction: boolean;
+  settle: (outcome: Outcome) => void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/** The savepoint around one logical transaction (nested calls use agentsvc_sp<depth>). */
+const LOGICAL = "agentsvc_tx";
+
+export class GroupCommit {
+  #queue: Pending[] = [];
+  #flushing = false;
+  #scheduled = false;
+
+  constructor(
+    private readonly sqlite: SqliteConnection,
+    private readonly busyTimeoutMs: number,
+  ) {}
+
+  /**
+   * Runs `work` as one logical transaction of the next physical transaction, alone on the
+   * connection (FIFO: nothing else runs until it ends). Resolves after the COMMIT holding it.
+   */
+  run<T>(work: () => Promise<T>, transaction: boolean): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({
+        work,
+        transaction,
+        settle: (outcome) => (outcome.ok ? resolve(outcome.value as T) : reject(outcome.error)),
+      });
+      // Idle store: flush at once (in a microtask, so calls made in the same tick share it).
+      if (!this.#flushing && !this.#scheduled) {
+        this.#scheduled = true;
+        queueMicrotask(() => void this.#flush());
+      }
+    });
+  }
+
+  async #flush(): Promise<void> {
+    this.#scheduled = false;
+    this.#flushing = true;
+    try {
+      while (this.#queue.length > 0) {
+        const batch = this.#queue;
+        this.#queue = [];
+        let began: boolean;
+        try {
+          began = this.#tryBegin();
+        } catch (error) {
+          for (const pending of batch) pending.settle({ ok: false, error });
+          continue;
+        }
+        if (began) await this.#commitBatch(batch);
+        else await this.#runAlone(batch);
+        // Let the poll phase read the requests that arrived during the commit: they join the next
+        // batch instead of each starting one.
+        if (this.#queue.length > 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      this.#flushing = false;
+    }
+  }
+
+  /** One physical transaction for `batch`; settles every caller after it committed (or failed). */
+  async #commitBatch(batch: Pending[]): Promise<void> {
+    const outcomes = new Map<Pending, Outcome>();
+    /** Logical transactions that succeeded in the physical transaction currently open. */
+    let inOpen: Pending[] = [];
+    const lose = (error: unknown) => {
+      // The physical transaction ended without our COMMIT: its work is gone, so is every answer.
+      for (const p of inOpen) outcomes.set(p, { ok: false, error });
+      inOpen = [];
+    };
+    for (const [i, pending] of batch.entries()) {
+      if (i > 0 && !this.sqlite.inTransaction) {
+        try {
+          this.sqlite.exec("BEGIN IMMEDIATE");
+        } catch (error) {
+          outcomes.set(pending, { ok: false, error });
+          continue;
+        }
+      }
+      try {
+        this.sqlite.exec(`SAVEPOINT ${LOGICAL}`);
+        const value = await pending.work();
+        this.sqlite.exec(`RELEASE ${LOGICAL}`);
+        outcomes.set(pending, { ok: true, value });
+        inOpen.push(pending);
+      } catch (error) {
+        outcomes.set(pending, { ok: false, error });
+        if (this.sqlite.inTransaction) {
+          try {
+            this.sqlite.exec(`ROLLBACK TO ${LOGICAL}`);
+            this.sqlite.exec(`RELEASE ${LOGICAL}`);
+          } catch (rollbackError) {
+            this.#abort();
+            lose(rollbackError);
+          }
+        } else lose(error); // SQLite rolled the whole transaction back (I/O error, disk full, ...)
+      }
+    }
+    if (this.sqlite.inTransaction) {
+      try {
+        this.sqlite.exec("COMMIT");
+      } catch (error) {
+        this.#abort();
+        lose(error);
+      }
+    }
+    // Answers only now: every logical transaction reported ok is in the committed file.
+    for (const pending of batch) pending.settle(outcomes.get(pending) as Outcome);
+  }
+
+  /** BEGIN IMMEDIATE without waiting; false when another process holds the write lock. */
+  #tryBegin(): boolean {
+    this.sqlite.exec("PRAGMA busy_timeout = 0");
+    try {
+      this.sqlite.exec("BEGIN IMMEDIATE");
+      return true;
+    } catch (error) {
+      if (isStoreLocked(error)) return false;
+      throw error;
+    } finally {
+      this.sqlite.exec(`PRAGMA busy_timeout = ${this.busyTimeoutMs}`);
+    }
+  }
+
+  /** The write lock is held elsewhere: each logical transaction on its own, answered as it ends. */
+  async #runAlone(batch: Pending[]): Promise<void> {
+    for (const pending of batch) {
+      try {
+        if (!pending.transaction) {
+          pending.settle({ ok: true, value: await pending.work() });
+          continue;
+        }
+        this.sqlite.exec("BEGIN IMMEDIATE");
+        try {
+          const value = await pending.work();
+          this.sqlite.exec("COMMIT");
+          pending.settle({ ok: true, value });
+        } catch (error) {
+          this.#abort();
+          throw error;
+        }
+      } catch (error) {
+        pending.settle({ ok: false, error });
+      }
+    }
+  }
+
+  #abort(): void {
+    try {
+      if (this.sqlite.inTransaction) this.sqlite.exec("ROLLBACK");
+    } catch {
+      // Already rolled back by SQLite.
+    }
+  }
+}
