@@ -56,6 +56,10 @@ export class StoreSet {
                 datasources: this.project.config.datasources,
                 source,
                 logger,
+                // store.durability applies to every SQLite file of the project (power by default).
+                ...(this.project.config.storeDurability
+                  ? { durability: this.project.config.storeDurability }
+                  : {}),
               }),
             );
       this.byKey.set(key, db);

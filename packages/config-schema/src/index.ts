@@ -24,6 +24,7 @@ export {
   postgresDatasourceSchema,
   projectConfigSchema,
   sqliteDatasourceSchema,
+  STORE_DURABILITIES,
 } from "./schemas/config.js";
 export { EXPOSES } from "./schemas/exposure.js";
 export { PUSH_DEFAULTS, PUSH_TYPES, pushSchemas } from "./schemas/push.js";
@@ -54,6 +55,7 @@ export type {
   PostgresSslMode,
   Project,
   ProjectConfig,
+  StoreDurability,
   PushGatewayEntry,
   PushType,
   SessionPolicy,

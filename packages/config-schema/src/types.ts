@@ -240,7 +240,15 @@ export interface ProjectConfig {
    * datasource here runs the project on several instances.
    */
   store?: string;
+  /**
+   * `store.durability`: `power` (default) fsyncs before every answer, so an acknowledged write
+   * survives power loss; `process` (SQLite `synchronous = NORMAL` in WAL) survives a process crash
+   * but may lose the last commits on power loss.
+   */
+  storeDurability?: StoreDurability;
 }
+
+export type StoreDurability = "power" | "process";
 
 export interface Project {
   /** Absolute path of the project folder. */

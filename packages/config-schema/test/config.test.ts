@@ -10,6 +10,7 @@ describe("agentsvc.config", () => {
       port: 8080,
       rootAgent: "bot",
       datasources: { agentsvc: { type: "sqlite" }, extra: { type: "sqlite" } },
+      storeDurability: "power",
     });
     expect(p.configFile).toBe("agentsvc.config.yml");
   });
@@ -23,7 +24,7 @@ describe("agentsvc.config", () => {
 
   it("works without any config file", async () => {
     const p = await loadOk({});
-    expect(p.config).toEqual({ datasources: { agentsvc: { type: "sqlite" } } });
+    expect(p.config).toEqual({ datasources: { agentsvc: { type: "sqlite" } }, storeDurability: "power" });
     expect(p.configFile).toBeUndefined();
   });
 

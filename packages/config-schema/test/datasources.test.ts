@@ -44,6 +44,32 @@ describe("agentsvc.config: postgres datasources", () => {
     );
   });
 
+  it("store.durability: power (the default) or process; store may also be a mapping naming the datasource", async () => {
+    expect((await loadOk({ "agentsvc.config.yaml": `${PG}store: main\n` })).config.storeDurability).toBe(
+      "power",
+    );
+    const p = await loadOk({
+      "agentsvc.config.yaml": `${PG}store:\n  datasource: main\n  durability: process\n`,
+    });
+    expect(p.config.store).toBe("main");
+    expect(p.config.storeDurability).toBe("process");
+    const q = await loadOk({ "agentsvc.config.yaml": "store:\n  durability: process\n" });
+    expect(q.config.store).toBeUndefined();
+    expect(q.config.storeDurability).toBe("process");
+    expectError(
+      await loadErrors({ "agentsvc.config.yaml": "store:\n  durability: fast\n" }),
+      "agentsvc.config.yaml",
+      "store.durability",
+      /must be power \(fsync before every answer: survives power loss\) or process/,
+    );
+    expectError(
+      await loadErrors({ "agentsvc.config.yaml": "store:\n  durabilty: process\n" }),
+      "agentsvc.config.yaml",
+      "store.durabilty",
+      /did you mean "durability"/,
+    );
+  });
+
   it("keeps publicBaseUrl from the config file", async () => {
     const p = await loadOk({ "agentsvc.config.yaml": "publicBaseUrl: https://chat.example.com\n" });
     expect(p.config.publicBaseUrl).toBe("https://chat.example.com");

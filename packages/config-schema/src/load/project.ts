@@ -3,7 +3,7 @@ import { normalize, resolve } from "node:path";
 import * as v from "valibot";
 import { IssueSink } from "../issues.js";
 import { agentDefinitionSchema, toolServerDefinitionSchema } from "../schemas/agent.js";
-import { projectConfigSchema } from "../schemas/config.js";
+import { DEFAULT_STORE_DURABILITY, projectConfigSchema } from "../schemas/config.js";
 import { DEFAULT_DATASOURCE } from "../schemas/webui.js";
 import type {
   AgentEntry,
@@ -57,7 +57,10 @@ async function loadConfig(root: string, loader: Loader, sink: IssueSink) {
       abs: resolve(root, `agentsvc.config${ext}`),
     }),
   );
-  const config: ProjectConfig = { datasources: { [DEFAULT_DATASOURCE]: { type: "sqlite" } } };
+  const config: ProjectConfig = {
+    datasources: { [DEFAULT_DATASOURCE]: { type: "sqlite" } },
+    storeDurability: DEFAULT_STORE_DURABILITY,
+  };
   if (found.length > 1) {
     for (const f of found.slice(1)) {
       sink.error(f.rel, "", "must be the only config file", found.map((x) => x.rel).join(", "));
@@ -78,14 +81,16 @@ async function loadConfig(root: string, loader: Loader, sink: IssueSink) {
   if (r.output.rootAgent !== undefined) config.rootAgent = r.output.rootAgent;
   if (r.output.publicBaseUrl !== undefined) config.publicBaseUrl = r.output.publicBaseUrl;
   config.datasources = { ...config.datasources, ...r.output.datasources };
-  if (r.output.store !== undefined) {
-    if (config.datasources[r.output.store]) config.store = r.output.store;
+  const store = typeof r.output.store === "string" ? { datasource: r.output.store } : r.output.store;
+  if (store?.durability) config.storeDurability = store.durability;
+  if (store?.datasource !== undefined) {
+    if (config.datasources[store.datasource]) config.store = store.datasource;
     else
       sink.error(
         f.rel,
-        "store",
+        typeof r.output.store === "string" ? "store" : "store.datasource",
         `must name a declared datasource (${Object.keys(config.datasources).join(", ")})`,
-        r.output.store,
+        store.datasource,
       );
   }
   checkDatasources(root, f.rel, config, sink);

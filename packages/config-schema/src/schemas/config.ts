@@ -37,6 +37,32 @@ export const datasourceSchema = v.variant(
       : `must be one of ${DATASOURCE_TYPES.join(", ")}`,
 );
 
+/** `power`: fsync before every answer (survives power loss). `process`: survives a process crash. */
+export const STORE_DURABILITIES = ["power", "process"] as const;
+export const DEFAULT_STORE_DURABILITY = "power";
+
+const storeDatasourceName = nonEmptyString(
+  "name of the datasource holding the project's own store (memory, suspended runs, gateway inbox and outbox); a postgres one lets several instances run the project",
+);
+
+const storeMapping = strict(
+  {
+    datasource: v.optional(storeDatasourceName),
+    durability: v.optional(
+      v.picklist(
+        STORE_DURABILITIES,
+        "must be power (fsync before every answer: survives power loss) or process (SQLite synchronous = NORMAL: survives a process crash, may lose the last commits on power loss)",
+      ),
+    ),
+  },
+  "the project's store: { datasource?, durability? }",
+);
+
+/** `store: <datasource>` or `store: { datasource?, durability? }` (each form reports its own issues). */
+export const storeSchema = v.lazy((input) =>
+  typeof input === "string" ? storeDatasourceName : storeMapping,
+);
+
 const HOST_RULE = /^(\*|\.?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*|[0-9A-Fa-f:]*:[0-9A-Fa-f:.]*)$/;
 
 /** A name the service may be reached by (the `Host` header), for the DNS-rebinding guard. */
@@ -59,11 +85,7 @@ export const projectConfigSchema = strict(
         "the URL the service is reached at from outside, behind a proxy or tunnel; webhook signatures use it",
       ),
     ),
-    store: v.optional(
-      nonEmptyString(
-        "name of the datasource holding the project's own store (memory, suspended runs, gateway inbox and outbox); a postgres one lets several instances run the project",
-      ),
-    ),
+    store: v.optional(storeSchema),
     datasources: v.optional(
       v.record(
         v.pipe(
