@@ -56,6 +56,8 @@ export class SqliteMemory implements Memory {
   private readonly window: PromptWindowOptions;
   /** Automatic compactions running in this process, by scope key. */
   private readonly compacting = new Map<string, Promise<void>>();
+  /** Scopes appended to while their check was running (group commit answers them together). */
+  private readonly recheck = new Set<string>();
 
   constructor(
     private readonly ctx: StoreContext,
@@ -166,12 +168,19 @@ export class SqliteMemory implements Memory {
     const threshold = this.summaryThreshold;
     if (!this.summarizer || threshold === undefined) return;
     const key = `${scope.userId}\u0000${scope.conversationId}`;
-    if (this.compacting.has(key)) return;
+    if (this.compacting.has(key)) {
+      // A check already running may have read the scope before this append: look again after it.
+      this.recheck.add(key);
+      return;
+    }
     const work = this.compactIfOver(scope, threshold)
       .catch(() => {
         // A failed automatic summary keeps every message; the appended turn is already stored.
       })
-      .finally(() => this.compacting.delete(key));
+      .finally(() => {
+        this.compacting.delete(key);
+        if (this.recheck.delete(key)) this.compactLater(scope);
+      });
     this.compacting.set(key, work);
   }
 
