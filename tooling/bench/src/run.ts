@@ -2,6 +2,7 @@
 import { benchAgentRoute, INVOKE_WORKLOAD } from "./agent-route.ts";
 import { benchCluster } from "./cluster.ts";
 import { benchIngest } from "./ingest.ts";
+import { benchIngestPostgres } from "./ingest-pg.ts";
 import { benchMemory } from "./memory.ts";
 import { benchPage } from "./page.ts";
 import { benchStart } from "./start.ts";
@@ -20,6 +21,11 @@ if (!only || only === "streams")
   printTable("Concurrent slow streams (/agent/stream vs a bare Hono SSE handler)", await benchStreams());
 if (!only || only === "ingest")
   printTable("Gateway ingest (signed `http` events vs a bare durable Hono handler)", await benchIngest());
+if (!only || only === "ingest-pg")
+  printTable(
+    "Gateway ingest on PostgreSQL (vs a bare handler inserting into the same server)",
+    await benchIngestPostgres(),
+  );
 if (!only || only === "store") printTable("Store (SQLite, WAL, synchronous FULL)", await benchStore());
 if (!only || only === "memory")
   printTable("Turn cost against conversation length (durable memory, demo model)", await benchMemory());

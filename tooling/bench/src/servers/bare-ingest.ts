@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { serve } from "@hono/node-server";
 import Database from "better-sqlite3";
 import { Hono } from "hono";
+import { reportLoopDelay } from "./loop-delay.ts";
 
 const secret = process.env.BENCH_HOOKS_SECRET ?? "";
 const db = new Database(join(mkdtempSync(join(tmpdir(), "agentsvc-bench-bare-ingest-")), "bare.db"));
@@ -44,6 +45,7 @@ app.post("/gateways/:name/events", async (c) => {
     : c.json({ success: true, duplicate: true }, 200);
 });
 
+reportLoopDelay();
 const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info) => {
   console.log(`http://127.0.0.1:${info.port}`);
 });

@@ -1,0 +1,55 @@
+// The gateway ingest row on PostgreSQL: one agentsvc instance, and three over the same database
+// (the 32 connections split between them), beside a bare Hono handler inserting each verified
+// event into the same PostgreSQL (servers/bare-ingest-pg.ts). Throwaway server, durability on.
+import { resolve } from "node:path";
+import { startPostgres } from "@agentsvc/pg-test";
+import { type ChildServer, startChildServer } from "./child-server.ts";
+import { CONNECTIONS, ingest, SECRET } from "./ingest.ts";
+import { machineLoad } from "./proc.ts";
+import { fmt, type Row } from "./stats.ts";
+
+export async function benchIngestPostgres(): Promise<Row[]> {
+  const pg = await startPostgres({ durable: true });
+  const servers: ChildServer[] = [];
+  try {
+    const url = await pg.createDatabase();
+    const env = { BENCH_PG_URL: url, BENCH_HOOKS_SECRET: SECRET };
+    const loadBefore = machineLoad();
+    const bare = await startChildServer(resolve(import.meta.dirname, "servers/bare-ingest-pg.ts"), env);
+    await ingest(bare.url, { amount: 500 });
+    const bareRps = (await ingest(bare.url)).rps;
+    await bare.stop();
+
+    const route = resolve(import.meta.dirname, "servers/ingest-route-pg.ts");
+    servers.push(await startChildServer(route, env)); // migrates
+    const [first] = servers as [ChildServer];
+    await ingest(first.url, { amount: 500 });
+    const one = (await ingest(first.url)).rps;
+    servers.push(...(await Promise.all([1, 2].map(() => startChildServer(route, env)))));
+    for (const s of servers.slice(1)) await ingest(s.url, { amount: 200 });
+    const shares = [11, 11, 10];
+    const three = (
+      await Promise.all(servers.map((s, i) => ingest(s.url, { connections: shares[i] as number })))
+    ).reduce((sum, r) => sum + r.rps, 0);
+    const load = `${loadBefore} → ${machineLoad()}`;
+    return [
+      {
+        metric: `gateway ingest req/s on PostgreSQL, 1 instance, ${CONNECTIONS} connections (${load})`,
+        value: fmt(one, 0),
+        baseline: `bare durable (pg) ${fmt(bareRps, 0)}`,
+        ratio: `${fmt(one / bareRps)}x`,
+        target: ">= 0.5x",
+      },
+      {
+        metric: `gateway ingest req/s on PostgreSQL, 3 instances over one database (${CONNECTIONS} connections in all)`,
+        value: fmt(three, 0),
+        baseline: `bare durable (pg) ${fmt(bareRps, 0)}`,
+        ratio: `${fmt(three / bareRps)}x`,
+        target: "(2 shared CPUs: more instances share them)",
+      },
+    ];
+  } finally {
+    for (const s of servers) await s.stop();
+    await pg.stop();
+  }
+}
