@@ -108,6 +108,8 @@ describe("github fixtures", () => {
         "decided",
       );
       if (e.decision === "approve") await eventually(() => rig.executed.length === 1, "the approved tool");
+      // A text decision is the comment, recorded with its author; the session applies it as theirs.
+      expect(seen.map((i) => i.author.id)).toEqual([e.by]);
     }
   });
 });

@@ -50,6 +50,7 @@ describe("teams fixtures", () => {
     const logs = captureLogs();
     const gateway = world.build();
     const seen: Inbound[] = [];
+    const decided: { requestId: string; decision: string; by: string; ok: boolean }[] = [];
     const start = gateway.start.bind(gateway);
     gateway.start = (context) =>
       start({
@@ -57,6 +58,11 @@ describe("teams fixtures", () => {
         deliver: async (inbound) => {
           seen.push(inbound);
           return context.deliver(inbound);
+        },
+        decide: async (requestId, input, by) => {
+          const result = await context.decide(requestId, input, by);
+          decided.push({ requestId, decision: input.decision, by, ok: result.ok });
+          return result;
         },
       });
     rig = await startSessionRig(gateway, { logger: logs.logger });
@@ -108,6 +114,7 @@ describe("teams fixtures", () => {
         "decided",
       );
       if (e.decision === "approve") await eventually(() => rig.executed.length === 1, "the approved tool");
+      expect(decided).toEqual([{ requestId: pending, decision: e.decision, by: e.by, ok: true }]);
     }
   });
 });
