@@ -8,6 +8,7 @@ import {
   startSessionRig,
 } from "@agentsvc/testkit/session";
 import { afterEach, describe, expect, it } from "vitest";
+import type { GithubGateway } from "../src/index.js";
 import { mentionedText, POSTED_MARKER } from "../src/inbound.js";
 import { alice, bob, type GithubWorld, githubWorld, SECRETS } from "./harness.js";
 
@@ -15,9 +16,12 @@ const bot = `@${SECRETS.GH_TEST_BOT_NAME}`;
 let world: GithubWorld;
 let rig: SessionRig;
 
+let gateway: GithubGateway;
+
 async function boot(options: SessionRigOptions = {}) {
   world = await githubWorld();
-  rig = await startSessionRig(world.build(), options);
+  gateway = world.build();
+  rig = await startSessionRig(gateway, options);
 }
 
 afterEach(async () => {
@@ -130,6 +134,23 @@ describe("github end to end", () => {
     await eventually(() => rig.executed.length > 0, "the approved tool running");
     await rig.session.idle(5_000);
     expect(rig.executed).toHaveLength(1);
+  });
+
+  it("adds the how-to-answer line to a piece the session marks as a request, not to text that merely looks like one", async () => {
+    await boot();
+    const thread = "repo:octo-org/hello-world:issue:15";
+    await gateway.send(thread, "Please decide on the tool call.", {
+      requestId: "req_x",
+      idempotencyKey: "a",
+      attempt: 1,
+    });
+    await gateway.send(thread, "Approval needed: is what the docs call it.", {
+      idempotencyKey: "b",
+      attempt: 1,
+    });
+    const [request, plain] = world.fake.posted;
+    expect(request?.body).toContain(`${bot} approve`);
+    expect(plain?.body).not.toContain(`${bot} approve`);
   });
 
   it("a comment answered 429 and then 502 is still posted exactly once", async () => {
