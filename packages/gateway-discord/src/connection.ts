@@ -338,10 +338,13 @@ export class GatewaySocket {
     this.ctx.scheduler.cancel("watchdog");
   }
 
-  /** The token is wrong or revoked: stop for good and name the variable to fix. */
+  /**
+   * The token is wrong or revoked: no reconnect. The session logs one error naming the variable,
+   * stops this gateway and shows it stopped (with the reason) in its status and `/health`.
+   */
   #credentialsRejected(detail: string): void {
     this.#halt();
-    this.ctx.logger.error(`credentials rejected by discord: check ${this.o.tokenEnvVar} (${detail})`);
+    this.ctx.credentialsRejected(this.o.tokenEnvVar, detail);
   }
 
   #watch(): void {

@@ -68,6 +68,23 @@ describe("discord faults", () => {
     await expectOnceEach(x, texts);
   });
 
+  it("a reply answered 401 stops the gateway naming the token variable; the reply stays pending, not dead", async () => {
+    r = await startRig();
+    r.h.fake.failNext("^POST /channels/\\d+/messages$", {
+      status: 401,
+      headers: {},
+      body: { message: "401: Unauthorized", code: 0 },
+    });
+    say(r, "revoked rv1");
+    await eventually(() => r?.rig.session.status().discord?.state === "stopped", "the gateway stopped");
+    expect(r.rig.session.status().discord?.reason).toMatch(
+      /^credentials rejected by discord: check DISCORD_TOKEN/,
+    );
+    const rows = await r.rig.store.outbox.list("discord", CHANNELS[0]);
+    expect(rows.some((o) => o.status === "pending")).toBe(true);
+    expect(rows.map((o) => o.status)).not.toContain("dead");
+  });
+
   it("a reply answered 429 waits retry_after and is posted once", async () => {
     r = await startRig();
     r.h.fake.failNext("^POST /channels/\\d+/messages$", { status: 429, retryAfter: 0.8 });

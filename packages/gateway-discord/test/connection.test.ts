@@ -108,16 +108,15 @@ describe("discord connection table (spec §3)", () => {
     });
   }
 
-  it("row 5: connected -> stopped on close 4004 (Authentication failed): credentials, one error naming the token variable", async () => {
+  it("row 5: connected -> stopped on close 4004 (Authentication failed): credentials, the gateway stopped with a reason naming the token variable", async () => {
     r = await startRig();
     r.h.fake.sessions.closeWith(4004, "Authentication failed.");
-    await eventually(() => r?.h.built.at(-1)?.halted === true, "halted");
+    await eventually(() => r?.rig.session.status().discord?.state === "stopped", "stopped");
     await new Promise((res) => setTimeout(res, 300));
     expect(r.h.fake.connections).toHaveLength(1);
-    const errors = r.h.logs.filter((l) => l.level === 50);
-    expect(errors.map((l) => l.msg)).toEqual([
+    expect(r.rig.session.status().discord?.reason).toBe(
       "credentials rejected by discord: check DISCORD_TOKEN (gateway closed with 4004: Authentication failed.)",
-    ]);
+    );
   });
 
   for (const code of [4010, 4011, 4012, 4013, 4014]) {
@@ -195,9 +194,10 @@ describe("discord connection fallbacks", () => {
     await new Promise((res) => setTimeout(res, 200));
     expect(r.h.fake.calls.filter((c) => c.path === "/gateway/bot")).toHaveLength(1);
     expect(r.h.fake.calls.every((c) => c.auth === "Bot wrong")).toBe(true);
-    expect(r.h.logs.some((l) => /credentials rejected by discord: check DISCORD_TOKEN/.test(l.msg))).toBe(
-      true,
-    );
+    expect(r.rig.session.status().discord).toEqual({
+      state: "stopped",
+      reason: "credentials rejected by discord: check DISCORD_TOKEN (GET /gateway/bot answered 401)",
+    });
   });
 
   it("intents the bot may not use get a real 4014 on Identify: stopped, with the message-content hint", async () => {
