@@ -2,6 +2,7 @@ import type { AgentDescription, Memory } from "@agentsvc/agent-core";
 import { type Context, Hono } from "hono";
 import { apiKeyGate } from "./api-key.js";
 import { errorBody, errorResponse } from "./errors.js";
+import { agentThreadScope } from "./thread-scope.js";
 import {
   type AgentHandlerOptions,
   type AgentInfoBody,
@@ -44,11 +45,12 @@ export function agentInfo(agent: DescribedAgent, extra: { apiKey?: boolean; sign
 /**
  * The standard agent route as a Hono sub-app: mount it with `app.route(path, agentRoutes(...))`.
  * Only `POST /invoke`, `POST /stream`, `POST /batch` and `GET /info` answer; everything else,
- * including the bare path, is a JSON 404.
+ * including the bare path, is a JSON 404. Its threads live in their own namespace per user
+ * (`agentThreadScope`), so a caller cannot name a gateway's or the chat page's thread.
  */
 export function agentRoutes(options: AgentRoutesOptions): Hono {
   const app = new Hono();
-  const handlers = createAgentHandlers(options);
+  const handlers = createAgentHandlers({ threadScope: agentThreadScope, ...options });
   if (options.apiKey) app.use("*", apiKeyGate(options.apiKey));
   app.post("/invoke", handlers.invoke);
   app.post("/stream", handlers.stream);

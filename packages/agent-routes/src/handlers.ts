@@ -1,4 +1,10 @@
-import { AgentsvcError, type RunManagerApi, type TurnResult } from "@agentsvc/agent-core";
+import {
+  AgentsvcError,
+  mintThreadId,
+  type RunHandle,
+  type RunManagerApi,
+  type TurnResult,
+} from "@agentsvc/agent-core";
 import type { Context } from "hono";
 import {
   batchInputs,
@@ -10,6 +16,7 @@ import {
 } from "./body.js";
 import { errorResponse } from "./errors.js";
 import { streamRun } from "./sse.js";
+import { withoutPrefix } from "./thread-scope.js";
 
 export interface TurnContext {
   userId: string;
@@ -39,6 +46,12 @@ export interface AgentHandlerOptions {
   afterTurn?: (c: Context, result: TurnResult, turn: TurnContext & { input: string }) => void | Promise<void>;
   /** Body size limit in bytes. Default 1 MiB. */
   bodyLimit?: number;
+  /**
+   * The namespace of a user's threads: every threadId a client names (or gets minted) is run as
+   * `threadScope(userId) + threadId`, and answers carry the client's id back. `agentRoutes` uses
+   * `agentThreadScope`; default none (the webui API scopes its runs itself).
+   */
+  threadScope?: (userId: string) => string;
   /**
    * Several instances serve this route (one PostgreSQL store). A stream's events live in the memory
    * of the instance that runs it, so a `Last-Event-ID` reconnect for a thread this instance does
@@ -87,16 +100,31 @@ export function createAgentHandlers(options: AgentHandlerOptions): AgentHandlers
   const userOf = async (c: Context) => (options.resolveUser ? await options.resolveUser(c) : "anonymous");
   const fallbackFor = (userId: string) => options.defaultConversation?.(userId) ?? "default";
 
-  const startTurn = async (c: Context, input: string, threadId: string | undefined, turn: TurnContext) => {
+  const scopeOf = (userId: string) => options.threadScope?.(userId) ?? "";
+
+  /** Starts a turn; `threadId` is the client's name for the thread, and so is the one returned. */
+  const startTurn = async (
+    c: Context,
+    input: string,
+    requested: string | undefined,
+    turn: TurnContext,
+  ): Promise<{ handle: RunHandle; threadId: string }> => {
     await options.beforeTurn?.(c, turn);
     const afterTurn = options.afterTurn;
-    return runs.start({
-      input,
-      threadId,
-      userId: turn.userId,
-      conversationId: turn.conversationId,
-      onPersisted: afterTurn ? (result) => afterTurn(c, result, { ...turn, input }) : undefined,
-    });
+    const prefix = scopeOf(turn.userId);
+    const threadId = requested ?? (prefix ? mintThreadId() : undefined);
+    const handle = await withoutPrefix(prefix, () =>
+      runs.start({
+        input,
+        threadId: threadId === undefined ? undefined : prefix + threadId,
+        userId: turn.userId,
+        conversationId: turn.conversationId,
+        onPersisted: afterTurn
+          ? (result) => afterTurn(c, { ...result, threadId: threadId ?? result.threadId }, { ...turn, input })
+          : undefined,
+      }),
+    );
+    return { handle, threadId: threadId ?? handle.threadId };
   };
 
   const guard =
@@ -116,12 +144,12 @@ export function createAgentHandlers(options: AgentHandlerOptions): AgentHandlers
       const threadId = optionalThreadId(body);
       const userId = await userOf(c);
       const turn = { userId, conversationId: conversationIdOf(body, fallbackFor(userId)) };
-      const handle = await startTurn(c, input, threadId, turn);
-      c.header("X-Thread-Id", handle.threadId);
+      const { handle, threadId: publicId } = await startTurn(c, input, threadId, turn);
+      c.header("X-Thread-Id", publicId);
       const result = await handle.done;
       return c.json({
         success: true,
-        threadId: handle.threadId,
+        threadId: publicId,
         conversationId: turn.conversationId,
         ...publicResult(result),
       });
@@ -141,7 +169,7 @@ export function createAgentHandlers(options: AgentHandlerOptions): AgentHandlers
             "threadId: required when reconnecting with Last-Event-ID",
             400,
           );
-        const handle = runs.get(threadId);
+        const handle = runs.get(scopeOf(userId) + threadId);
         if (!handle && options.severalInstances) {
           throw new AgentsvcError(
             "reconnect_same_instance",
@@ -157,12 +185,12 @@ export function createAgentHandlers(options: AgentHandlerOptions): AgentHandlers
             404,
           );
         }
-        return streamRun(c, handle, { after });
+        return streamRun(c, handle, { after, threadId });
       }
       const input = requiredInput(body);
       const turn = { userId, conversationId: conversationIdOf(body, fallbackFor(userId)) };
-      const handle = await startTurn(c, input, threadId, turn);
-      return streamRun(c, handle, { after: 0 });
+      const started = await startTurn(c, input, threadId, turn);
+      return streamRun(c, started.handle, { after: 0, threadId: started.threadId });
     }),
 
     batch: guard(async (c) => {
@@ -186,10 +214,10 @@ export function createAgentHandlers(options: AgentHandlerOptions): AgentHandlers
         }
         try {
           // The first turn mints the thread (unless one was requested); later turns reuse it.
-          const handle = await startTurn(c, input, threadId, turn);
-          threadId = handle.threadId;
+          const started = await startTurn(c, input, threadId, turn);
+          threadId = started.threadId;
           c.header("X-Thread-Id", threadId);
-          const result = await handle.done;
+          const result = await started.handle.done;
           results.push({
             input,
             status: result.status,

@@ -7,6 +7,7 @@ export {
   type TurnContext,
 } from "./handlers.js";
 export { directStreams, streamRun } from "./sse.js";
+export { agentThreadScope } from "./thread-scope.js";
 export { apiKeyGate, apiKeyMatches } from "./api-key.js";
 export { errorBody, errorResponse, type ErrorBody } from "./errors.js";
 export {

@@ -24,15 +24,21 @@ type NodeWriter = (out: ServerResponse) => void;
  * `directStreams` on Node, the same frames go straight to the socket instead: a stream waiting
  * for its next token then holds no pending read, and a token costs no stream promises.
  */
-export function streamRun(c: Context, handle: RunHandle, options: { after?: number } = {}): Response {
+export function streamRun(
+  c: Context,
+  handle: RunHandle,
+  options: { after?: number; threadId?: string } = {},
+): Response {
   const after = options.after ?? firstAfter(handle);
+  // The id the client knows the thread by (the run's own id unless the route scopes its threads).
+  const threadId = options.threadId ?? handle.threadId;
   let feed: SseFeed | undefined;
   const body = new ReadableStream<Uint8Array>(
     {
       pull(controller) {
         // Frames are written when the reader asks (highWaterMark 0): a slow client leaves
         // its events in the run's log, not in this stream's queue.
-        feed ??= new SseFeed(handle, after, {
+        feed ??= new SseFeed(handle, threadId, after, {
           send(text) {
             controller.enqueue(bytes(text));
             return false;
@@ -52,7 +58,7 @@ export function streamRun(c: Context, handle: RunHandle, options: { after?: numb
     { highWaterMark: 0 },
   );
   const direct: NodeWriter = (out) => {
-    const node = new SseFeed(handle, after, {
+    const node = new SseFeed(handle, threadId, after, {
       send(text) {
         if (out.write(text)) return true;
         out.once("drain", node.pump);
@@ -66,7 +72,7 @@ export function streamRun(c: Context, handle: RunHandle, options: { after?: numb
     node.pump();
   };
   (c as Context<{ Variables: Record<string, unknown> }>).set(DIRECT_STREAM, direct);
-  c.header("X-Thread-Id", handle.threadId);
+  c.header("X-Thread-Id", threadId);
   c.header("X-Accel-Buffering", "no");
   c.header("Content-Type", "text/event-stream");
   c.header("Cache-Control", "no-cache");
@@ -136,6 +142,7 @@ class SseFeed {
 
   constructor(
     private readonly handle: RunHandle,
+    private readonly threadId: string,
     private readonly after: number,
     private readonly out: FrameOut,
   ) {
@@ -148,7 +155,7 @@ class SseFeed {
     let cursor = this.cursor;
     if (!cursor) {
       cursor = this.cursor = cursorOf(this.handle, this.after);
-      if (!this.out.send(frame("thread", this.handle.threadId, this.after))) return;
+      if (!this.out.send(frame("thread", this.threadId, this.after))) return;
     }
     while (true) {
       let text = "";

@@ -4,7 +4,7 @@ import { connect } from "node:net";
 import { Hono } from "hono";
 import * as v from "valibot";
 import { afterEach, describe, expect, it } from "vitest";
-import { agentInfo, agentRoutes, directStreams } from "../src/index.js";
+import { agentInfo, agentRoutes, agentThreadScope, directStreams } from "../src/index.js";
 import { contentOf, listen, postJson, readSse } from "./helpers.js";
 
 /** POSTs a JSON body as the given chunks, without Content-Length (chunked transfer). */
@@ -22,6 +22,9 @@ function postChunks(url: string, chunks: Uint8Array[]): Promise<Response> {
     duplex: "half",
   } as RequestInit);
 }
+
+/** The RunManager's id of an agent-route thread: the route runs its callers' ids in their namespace. */
+const scoped = (threadId: string) => agentThreadScope("anonymous") + threadId;
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -98,7 +101,8 @@ describe.each([
     }
     // The writer serializes envelopes itself: the same bytes JSON.stringify gives for the events.
     const replayed: string[] = [];
-    for await (const event of runs.get(threadId!)!.events(0)) replayed.push(JSON.stringify(event.chunk));
+    for await (const event of runs.get(scoped(threadId!))!.events(0))
+      replayed.push(JSON.stringify(event.chunk));
     expect(chunks.map((e) => e.data)).toEqual(replayed);
     expect(contentOf(events)).toContain('You said: "hi there"');
     // The turn was persisted before done was sent.
@@ -112,7 +116,8 @@ describe.each([
     const events = await readSse(response);
     expect(contentOf(events)).toContain('You said: "grüße 👋 — ça va?"');
     const replayed: string[] = [];
-    for await (const event of runs.get(threadId)!.events(0)) replayed.push(JSON.stringify(event.chunk));
+    for await (const event of runs.get(scoped(threadId))!.events(0))
+      replayed.push(JSON.stringify(event.chunk));
     expect(events.filter((e) => e.event === "chunk").map((e) => e.data)).toEqual(replayed);
   });
 
@@ -133,16 +138,16 @@ describe.each([
     );
     const lastId = seen.filter((e) => e.event === "chunk").at(-1)!.id!;
     // Hanging up is not a cancel: the run goes on.
-    expect(runs.get(threadId)?.status).toBe("running");
+    expect(runs.get(scoped(threadId))?.status).toBe("running");
     const again = await postJson(`${base}/stream`, { threadId }, { "last-event-id": lastId });
     expect(again.status).toBe(200);
     const rest = await readSse(again);
     expect(rest[0]).toMatchObject({ event: "thread", data: threadId, id: lastId });
     expect(Number(rest[1]!.id)).toBe(Number(lastId) + 1);
     expect(rest.at(-1)).toMatchObject({ event: "done" });
-    const full = (await runs.get(threadId)!.done).text;
+    const full = (await runs.get(scoped(threadId))!.done).text;
     expect(contentOf(seen) + contentOf(rest)).toBe(full);
-    expect((await runs.get(threadId)!.done).status).toBe("completed");
+    expect((await runs.get(scoped(threadId))!.done).status).toBe("completed");
   });
 
   it("refuses a reconnect to someone else's or an unknown thread with 404", async () => {
@@ -190,7 +195,9 @@ describe.each([
     expect(events.at(-2)!.data).toBe(JSON.stringify(stop));
     expect(stop.kind).toBe("middleware_stop");
     expect(stop.choices[0].delta).toEqual({});
-    expect(await runs.pending(threadId, { userId: "anonymous" })).toMatchObject({ toolName: "launch" });
+    expect(await runs.pending(scoped(threadId), { userId: "anonymous" })).toMatchObject({
+      toolName: "launch",
+    });
   });
 });
 
@@ -215,6 +222,26 @@ describe("POST /invoke and /batch", () => {
     });
     expect(body.output).toContain('You said: "hello"');
     expect(body.reasoning.length).toBeGreaterThan(0);
+  });
+
+  it("runs a caller's threadId in the route's own namespace: a gateway's id names no gateway run, and answers carry the caller's id", async () => {
+    const { base, runs } = await setup();
+    // A gateway run is keyed gw:<gateway>:<thread>; it is running here.
+    const gatewayRun = runs.start({
+      input: "launch it",
+      threadId: "gw:chat:42",
+      userId: "chat",
+      conversationId: "42",
+    });
+    const invoke = await postJson(`${base}/invoke`, { input: "hello", threadId: "gw:chat:42" });
+    expect(invoke.status).toBe(200);
+    expect(((await invoke.json()) as { threadId: string }).threadId).toBe("gw:chat:42");
+    const stream = await postJson(`${base}/stream`, { input: "again", threadId: "gw:chat:42" });
+    const events = await readSse(stream);
+    expect(events[0]).toMatchObject({ event: "thread", data: "gw:chat:42" });
+    expect(runs.get(scoped("gw:chat:42"))?.options.userId).toBe("anonymous");
+    expect((await gatewayRun.done).status).toBe("suspended");
+    expect(runs.get("gw:chat:42")?.options.userId).toBe("chat");
   });
 
   it("runs batch inputs as turns of one thread and skips the rest after a suspension", async () => {
@@ -393,7 +420,7 @@ describe("bad requests", () => {
     expect(await second.json()).toMatchObject({ error: { code: "thread_busy" } });
     controller.abort();
     await running.body?.cancel().catch(() => {});
-    expect(runs.cancel("busy", { userId: "anonymous" })).toBe(true);
+    expect(runs.cancel(scoped("busy"), { userId: "anonymous" })).toBe(true);
 
     const gated = await setup({
       beforeTurn: () => {
