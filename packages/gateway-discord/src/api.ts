@@ -8,14 +8,16 @@ import { sendFailure } from "@agentsvc/session-core";
 export class DiscordRest {
   readonly #base: string;
 
-  constructor(
-    apiBaseUrl: string,
-    private readonly token: string,
-    private readonly timeoutMs: number,
-    /** The variable holding the token, named when Discord rejects it. */
-    private readonly envVar: string,
-  ) {
+  readonly #token: string;
+  readonly #timeoutMs: number;
+  /** The variable holding the token, named when Discord rejects it. */
+  readonly #envVar: string;
+
+  constructor(apiBaseUrl: string, token: string, timeoutMs: number, envVar: string) {
     this.#base = apiBaseUrl.replace(/\/+$/, "");
+    this.#token = token;
+    this.#timeoutMs = timeoutMs;
+    this.#envVar = envVar;
   }
 
   async call<T = Record<string, unknown>>(
@@ -24,14 +26,14 @@ export class DiscordRest {
     body?: unknown,
     signal?: AbortSignal,
   ): Promise<T> {
-    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const timeout = AbortSignal.timeout(this.#timeoutMs);
     const call = `${method} ${route(path)}`;
     let res: Response;
     try {
       res = await fetch(`${this.#base}${path}`, {
         method,
         headers: {
-          authorization: `Bot ${this.token}`,
+          authorization: `Bot ${this.#token}`,
           "user-agent": "DiscordBot (https://github.com/agentsvc, 0.1)",
           ...(body === undefined ? {} : { "content-type": "application/json" }),
         },
@@ -52,7 +54,7 @@ export class DiscordRest {
         ...(typeof json.code === "number" && json.code !== 0 ? { code: json.code } : {}),
         detail: String(json.message ?? res.statusText),
       },
-      { platform: "discord", call, envVar: this.envVar },
+      { platform: "discord", call, envVar: this.#envVar },
     );
   }
 }

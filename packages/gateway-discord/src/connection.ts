@@ -76,11 +76,12 @@ export class GatewaySocket {
   #generation = 0;
   #failedGeneration = -1;
   readonly #backoff: Backoff;
+  readonly #ctx: GatewayContext;
+  readonly #o: GatewaySocketOptions;
 
-  constructor(
-    private readonly ctx: GatewayContext,
-    private readonly o: GatewaySocketOptions,
-  ) {
+  constructor(ctx: GatewayContext, o: GatewaySocketOptions) {
+    this.#ctx = ctx;
+    this.#o = o;
     this.#backoff = new Backoff(o.backoff);
   }
 
@@ -90,20 +91,22 @@ export class GatewaySocket {
   }
 
   async start(): Promise<void> {
-    this.#session = await this.ctx.state.get<StoredSession>(SESSION_KEY);
+    this.#session = await this.#ctx.state.get<StoredSession>(SESSION_KEY);
     this.#connectIn(0);
-    this.ctx.scheduler.every("watchdog", Math.max(1, Math.floor(this.o.watchdogMs / 3)), () => this.#watch());
+    this.#ctx.scheduler.every("watchdog", Math.max(1, Math.floor(this.#o.watchdogMs / 3)), () =>
+      this.#watch(),
+    );
   }
 
   stop(): void {
     this.#stopped = true;
-    for (const task of ["connect", "heartbeat", "watchdog"]) this.ctx.scheduler.cancel(task);
+    for (const task of ["connect", "heartbeat", "watchdog"]) this.#ctx.scheduler.cancel(task);
     this.#detach();
   }
 
   #connectIn(delayMs: number): void {
     if (this.#stopped || this.#halted) return;
-    this.ctx.scheduler.schedule("connect", delayMs, async (signal) => {
+    this.#ctx.scheduler.schedule("connect", delayMs, async (signal) => {
       try {
         await this.#open(signal);
         return null;
@@ -114,14 +117,14 @@ export class GatewaySocket {
           return null;
         }
         const delay = this.#backoff.next();
-        this.ctx.logger.warn({ err, retryInMs: delay }, "could not connect to the gateway; retrying");
+        this.#ctx.logger.warn({ err, retryInMs: delay }, "could not connect to the gateway; retrying");
         return delay;
       }
     });
   }
 
   async #open(signal: AbortSignal): Promise<void> {
-    const base = this.#session?.resumeUrl ?? (await this.o.gatewayUrl(signal));
+    const base = this.#session?.resumeUrl ?? (await this.#o.gatewayUrl(signal));
     const ws = new WebSocket(`${base.replace(/\/+$/, "")}/?v=10&encoding=json`);
     this.#ws = ws;
     this.#generation += 1;
@@ -132,7 +135,7 @@ export class GatewaySocket {
       try {
         this.#frame(JSON.parse(String(raw)) as Frame);
       } catch (err) {
-        this.ctx.logger.warn({ err }, "unreadable gateway frame");
+        this.#ctx.logger.warn({ err }, "unreadable gateway frame");
       }
     });
     ws.on("close", (code, reason) => {
@@ -170,7 +173,7 @@ export class GatewaySocket {
         this.#heartbeat();
         return;
       case 7:
-        this.ctx.logger.info("gateway asked to reconnect (op 7); resuming");
+        this.#ctx.logger.info("gateway asked to reconnect (op 7); resuming");
         this.#reconnect("reconnect requested", true);
         return;
       case 9:
@@ -187,7 +190,7 @@ export class GatewaySocket {
     this.#interval = interval;
     const beat = () => {
       if (!this.#acked) {
-        this.ctx.logger.warn("the last heartbeat was not acknowledged (zombie connection); reconnecting");
+        this.#ctx.logger.warn("the last heartbeat was not acknowledged (zombie connection); reconnecting");
         this.#reconnect("no heartbeat ACK", true);
         return null;
       }
@@ -196,17 +199,17 @@ export class GatewaySocket {
       return interval;
     };
     // Same name: a new Hello replaces the previous registration.
-    this.ctx.scheduler.schedule("heartbeat", Math.floor(interval * this.o.jitter()), beat);
+    this.#ctx.scheduler.schedule("heartbeat", Math.floor(interval * this.#o.jitter()), beat);
     const session = this.#session;
     if (session) {
       this.#resuming = true;
-      this.#send({ op: 6, d: { token: this.o.token, session_id: session.id, seq: session.seq } });
+      this.#send({ op: 6, d: { token: this.#o.token, session_id: session.id, seq: session.seq } });
     } else {
       this.#send({
         op: 2,
         d: {
-          token: this.o.token,
-          intents: this.o.intents,
+          token: this.#o.token,
+          intents: this.#o.intents,
           properties: { os: process.platform, browser: "agentsvc", device: "agentsvc" },
         },
       });
@@ -222,25 +225,25 @@ export class GatewaySocket {
       this.#resuming = false;
       this.#resumeFailures = 0;
       this.#backoff.reset();
-      this.o.onReady(d.user);
-      this.ctx.logger.info({ session: d.session_id }, "identified (READY)");
+      this.#o.onReady(d.user);
+      this.#ctx.logger.info({ session: d.session_id }, "identified (READY)");
     } else if (f.t === "RESUMED") {
       this.#resuming = false;
       this.#resumeFailures = 0;
       this.#backoff.reset();
-      this.ctx.logger.info("session resumed");
+      this.#ctx.logger.info("session resumed");
     }
     const t = f.t ?? "";
     this.#chain = this.#chain.then(async () => {
       if (generation === this.#failedGeneration || this.#stopped) return;
       try {
-        if (t !== "READY" && t !== "RESUMED") await this.o.onDispatch(t, f.d);
+        if (t !== "READY" && t !== "RESUMED") await this.#o.onDispatch(t, f.d);
         if (seq !== undefined) await this.#record(seq);
       } catch (err) {
         if (this.#stopped) return;
         // Not recorded: drop what is queued from this connection and resume to have it replayed.
         this.#failedGeneration = generation;
-        this.ctx.logger.error({ err, t, seq }, "dispatch not recorded; resuming to get it again");
+        this.#ctx.logger.error({ err, t, seq }, "dispatch not recorded; resuming to get it again");
         this.#reconnect("dispatch not recorded", true, this.#backoff.next());
       }
     });
@@ -249,22 +252,22 @@ export class GatewaySocket {
   async #record(seq: number): Promise<void> {
     const session = this.#session;
     if (!session || seq <= session.seq) {
-      if (session && seq === session.seq) await this.ctx.state.set(SESSION_KEY, session);
+      if (session && seq === session.seq) await this.#ctx.state.set(SESSION_KEY, session);
       return;
     }
     session.seq = seq;
-    await this.ctx.state.set(SESSION_KEY, session);
+    await this.#ctx.state.set(SESSION_KEY, session);
   }
 
   #invalidSession(resumable: boolean): void {
     if (resumable) {
-      this.ctx.logger.info("invalid session (resumable); resuming");
+      this.#ctx.logger.info("invalid session (resumable); resuming");
       this.#reconnect("invalid session", true);
       return;
     }
-    const [min, max] = this.o.invalidSessionDelayMs;
-    const wait = Math.round(min + (max - min) * this.o.jitter());
-    this.ctx.logger.warn({ retryInMs: wait }, "invalid session (not resumable); identifying afresh");
+    const [min, max] = this.#o.invalidSessionDelayMs;
+    const wait = Math.round(min + (max - min) * this.#o.jitter());
+    this.#ctx.logger.warn({ retryInMs: wait }, "invalid session (not resumable); identifying afresh");
     this.#reconnect("invalid session", false, wait);
   }
 
@@ -272,13 +275,13 @@ export class GatewaySocket {
   #reconnect(why: string, resume: boolean, delayMs = 0): void {
     if (this.#stopped) return;
     if (!resume) void this.#forget();
-    this.ctx.logger.debug({ why, resume }, "reconnecting");
+    this.#ctx.logger.debug({ why, resume }, "reconnecting");
     this.#detach();
     this.#connectIn(delayMs);
   }
 
   #detach(): void {
-    this.ctx.scheduler.cancel("heartbeat");
+    this.#ctx.scheduler.cancel("heartbeat");
     const ws = this.#ws;
     this.#ws = undefined;
     if (!ws) return;
@@ -291,11 +294,11 @@ export class GatewaySocket {
     this.#session = undefined;
     this.#resuming = false;
     this.#resumeFailures = 0;
-    await this.ctx.state.delete(SESSION_KEY);
+    await this.#ctx.state.delete(SESSION_KEY);
   }
 
   #closed(code: number, reason: string): void {
-    this.ctx.scheduler.cancel("heartbeat");
+    this.#ctx.scheduler.cancel("heartbeat");
     this.#ws = undefined;
     if (this.#stopped) return;
     if (code === CREDENTIALS_CLOSE) {
@@ -304,29 +307,29 @@ export class GatewaySocket {
     }
     if (FATAL_CLOSE[code]) {
       this.#halt();
-      this.ctx.logger.error(
+      this.#ctx.logger.error(
         { code, reason },
         `gateway closed with ${code}: ${FATAL_CLOSE[code]}. Not reconnecting.`,
       );
       return;
     }
     if (NEW_SESSION_CLOSE.has(code)) {
-      this.ctx.logger.warn({ code, reason }, "the session is gone; identifying afresh");
+      this.#ctx.logger.warn({ code, reason }, "the session is gone; identifying afresh");
       void this.#forget();
       this.#connectIn(this.#backoff.next());
       return;
     }
     if (this.#resuming) {
       this.#resumeFailures += 1;
-      if (this.#resumeFailures >= this.o.maxResumeFailures) {
-        this.ctx.logger.warn(
+      if (this.#resumeFailures >= this.#o.maxResumeFailures) {
+        this.#ctx.logger.warn(
           { failures: this.#resumeFailures },
           "resuming keeps failing; identifying afresh",
         );
         void this.#forget();
       }
     }
-    this.ctx.logger.warn(
+    this.#ctx.logger.warn(
       { code, reason, resume: this.#session !== undefined },
       "gateway connection closed; reconnecting",
     );
@@ -335,7 +338,7 @@ export class GatewaySocket {
 
   #halt(): void {
     this.#halted = true;
-    this.ctx.scheduler.cancel("watchdog");
+    this.#ctx.scheduler.cancel("watchdog");
   }
 
   /**
@@ -344,13 +347,13 @@ export class GatewaySocket {
    */
   #credentialsRejected(detail: string): void {
     this.#halt();
-    this.ctx.credentialsRejected(this.o.tokenEnvVar, detail);
+    this.#ctx.credentialsRejected(this.#o.tokenEnvVar, detail);
   }
 
   #watch(): void {
-    const limit = (this.#interval ?? 0) + this.o.watchdogMs;
+    const limit = (this.#interval ?? 0) + this.#o.watchdogMs;
     if (!this.#ws || Date.now() - this.#lastFrame <= limit) return;
-    this.ctx.logger.warn(
+    this.#ctx.logger.warn(
       { silentMs: Date.now() - this.#lastFrame, limitMs: limit },
       "no gateway frame within the watchdog period; reconnecting",
     );

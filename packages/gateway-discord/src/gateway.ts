@@ -77,7 +77,11 @@ export class DiscordGateway implements Gateway {
   /** Channel -> until when typing is repeated (cleared by the reply). */
   readonly #typing = new Map<string, number>();
 
-  constructor(private readonly options: DiscordGatewayOptions) {}
+  readonly #options: DiscordGatewayOptions;
+
+  constructor(options: DiscordGatewayOptions) {
+    this.#options = options;
+  }
 
   /** True after a fatal close code (bad token, disallowed intents, ...): the gateway will not reconnect. */
   get halted(): boolean {
@@ -88,35 +92,35 @@ export class DiscordGateway implements Gateway {
     this.#ctx = ctx;
     this.#stopped = false;
     this.#memory = new ThreadMemory(ctx.state);
-    const envVar = this.options.botTokenEnvVar;
+    const envVar = this.#options.botTokenEnvVar;
     const { token } = readSecrets(
       ctx,
       { token: envVar },
       {
-        ...(this.options.env ? { env: this.options.env } : {}),
+        ...(this.#options.env ? { env: this.#options.env } : {}),
         gateway: "discord",
         describe: { token: "the bot token (Developer Portal, Bot page, Reset Token)" },
       },
     );
-    const base = this.options.apiBaseUrl ?? "https://discord.com/api/v10";
-    const rest = new DiscordRest(base, token, this.options.requestTimeoutMs ?? 30_000, envVar);
+    const base = this.#options.apiBaseUrl ?? "https://discord.com/api/v10";
+    const rest = new DiscordRest(base, token, this.#options.requestTimeoutMs ?? 30_000, envVar);
     this.#rest = rest;
     this.#callbacks = new DiscordRest(base, token, CALLBACK_TIMEOUT_MS, envVar);
     this.#socket = new GatewaySocket(ctx, {
       token,
       tokenEnvVar: envVar,
-      intents: this.options.intents ?? 37377,
+      intents: this.#options.intents ?? 37377,
       gatewayUrl: async (signal) =>
         String((await rest.call<{ url: string }>("GET", "/gateway/bot", undefined, signal)).url),
       onDispatch: (t, d) => this.#dispatch(t, d),
       onReady: (user) => {
         this.#botUserId = user.id;
       },
-      watchdogMs: this.options.watchdogMs ?? DEFAULT_WATCHDOG_MS,
-      backoff: this.options.backoff ?? { baseMs: 1_000, maxMs: 60_000 },
-      jitter: this.options.jitter ?? Math.random,
-      invalidSessionDelayMs: this.options.invalidSessionDelayMs ?? [1_000, 5_000],
-      maxResumeFailures: this.options.maxResumeFailures ?? 3,
+      watchdogMs: this.#options.watchdogMs ?? DEFAULT_WATCHDOG_MS,
+      backoff: this.#options.backoff ?? { baseMs: 1_000, maxMs: 60_000 },
+      jitter: this.#options.jitter ?? Math.random,
+      invalidSessionDelayMs: this.#options.invalidSessionDelayMs ?? [1_000, 5_000],
+      maxResumeFailures: this.#options.maxResumeFailures ?? 3,
     });
     // After a restart the session resumes without READY, so learn who the bot is over REST.
     this.#botUserId = await rest
@@ -163,14 +167,14 @@ export class DiscordGateway implements Gateway {
   async startTyping(thread: string): Promise<void> {
     const ctx = this.#ctx;
     if (!ctx || this.#stopped) return;
-    const until = Date.now() + (this.options.typingMaxMs ?? 120_000);
+    const until = Date.now() + (this.#options.typingMaxMs ?? 120_000);
     this.#typing.set(thread, until);
     const beat = async (signal: AbortSignal) => {
       if (this.#typing.get(thread) !== until || Date.now() > until) return null;
       await this.#api()
         .call("POST", `/channels/${thread}/typing`, undefined, signal)
         .catch((err: unknown) => ctx.logger.debug({ err }, "typing indicator failed"));
-      return this.options.typingIntervalMs ?? 8_000;
+      return this.#options.typingIntervalMs ?? 8_000;
     };
     // The first one goes out now (a short turn may be over before a timer fires); repeats are scheduled.
     const next = await beat(new AbortController().signal);

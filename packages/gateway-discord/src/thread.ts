@@ -13,7 +13,11 @@ export class ThreadMemory {
   #threads: string[] | undefined;
   #roles: Record<string, string> | undefined;
 
-  constructor(private readonly state: GatewayStateStore) {}
+  readonly #state: GatewayStateStore;
+
+  constructor(state: GatewayStateStore) {
+    this.#state = state;
+  }
 
   async answered(channelId: string): Promise<boolean> {
     return (await this.#loadThreads()).includes(channelId);
@@ -27,7 +31,7 @@ export class ThreadMemory {
     if (at >= 0) threads.splice(at, 1);
     threads.push(channelId);
     if (threads.length > ANSWERED_THREADS_LIMIT) threads.splice(0, threads.length - ANSWERED_THREADS_LIMIT);
-    await this.state.set(THREADS_KEY, threads);
+    await this.#state.set(THREADS_KEY, threads);
   }
 
   async botRole(guildId: string): Promise<string | undefined> {
@@ -38,16 +42,16 @@ export class ThreadMemory {
     const roles = await this.#loadRoles();
     if (roles[guildId] === roleId) return;
     roles[guildId] = roleId;
-    await this.state.set(ROLES_KEY, roles);
+    await this.#state.set(ROLES_KEY, roles);
   }
 
   async #loadThreads(): Promise<string[]> {
-    this.#threads ??= (await this.state.get<string[]>(THREADS_KEY)) ?? [];
+    this.#threads ??= (await this.#state.get<string[]>(THREADS_KEY)) ?? [];
     return this.#threads;
   }
 
   async #loadRoles(): Promise<Record<string, string>> {
-    this.#roles ??= (await this.state.get<Record<string, string>>(ROLES_KEY)) ?? {};
+    this.#roles ??= (await this.#state.get<Record<string, string>>(ROLES_KEY)) ?? {};
     return this.#roles;
   }
 }
