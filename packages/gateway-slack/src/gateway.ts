@@ -184,12 +184,10 @@ export class SlackGateway implements Gateway {
     return { userId, ...(me.bot_id ? { botId: String(me.bot_id) } : {}) };
   }
 
+  /** The session logs the one error naming the variable, holds the replies and stops this gateway. */
   #rejected(err: unknown, detail: string): void {
-    const ctx = this.#ctx;
-    if (!ctx) return;
     const envVar = (isGatewaySendError(err) && err.envVar) || this.#options.appTokenEnvVar;
-    ctx.logger.error({ envVar }, `credentials rejected by slack: check ${envVar} (${detail})`);
-    void this.stop();
+    this.#ctx?.credentialsRejected(envVar, detail);
   }
 
   async #envelope(envelope: Envelope): Promise<void> {

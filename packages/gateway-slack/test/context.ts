@@ -8,6 +8,8 @@ export interface RecordingContext {
   delivered: Inbound[];
   decided: { requestId: string; decision: DecisionInput["decision"]; by: string }[];
   state: Map<string, unknown>;
+  /** What the adapter reported through `credentialsRejected`. */
+  rejected: { envVar: string; detail: string }[];
   stop(): void;
 }
 
@@ -15,6 +17,7 @@ export function recordingContext(logger: Logger, env: Record<string, string> = {
   const delivered: Inbound[] = [];
   const decided: RecordingContext["decided"] = [];
   const state = new Map<string, unknown>();
+  const rejected: RecordingContext["rejected"] = [];
   const scheduler = new Scheduler(logger);
   let next = 1;
   const context: GatewayContext = {
@@ -34,10 +37,10 @@ export function recordingContext(logger: Logger, env: Record<string, string> = {
     },
     outbox: async () => [],
     claimOnce: async () => ({ claimed: true }),
-    credentialsRejected: () => {},
+    credentialsRejected: (envVar, detail) => void rejected.push({ envVar, detail }),
     logger,
     scheduler: scheduler.forGateway("slack", logger),
     env,
   };
-  return { context, delivered, decided, state, stop: () => scheduler.stopAll() };
+  return { context, delivered, decided, state, rejected, stop: () => scheduler.stopAll() };
 }

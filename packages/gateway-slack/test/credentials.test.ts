@@ -1,5 +1,6 @@
 // A refused token (https://api.slack.com/methods/chat.postMessage#errors, https://api.slack.com/apis/socket-mode)
-// stops the gateway with one error naming the variable to fix; a send fails as a credentials error
+// is reported once through context.credentialsRejected naming the variable to fix (the session logs
+// the error and stops the gateway); a send fails as a credentials error
 // (kept for after the fix, not retried as if it could succeed); 429 waits exactly Retry-After.
 import { isGatewaySendError } from "@agentsvc/session-core";
 import { captureLogs, eventually, SlackFake } from "@agentsvc/testkit";
@@ -26,8 +27,7 @@ async function start(): Promise<void> {
   await gateway.start(rec.context);
 }
 
-const rejections = () =>
-  logs.lines().filter((l) => l.level === 50 && /credentials rejected by slack/.test(l.msg));
+const rejections = () => rec.rejected;
 
 afterEach(async () => {
   await gateway.stop();
@@ -42,8 +42,8 @@ describe("slack credentials", () => {
       fake.revoke("bot", code);
       await start();
       await eventually(() => rejections().length === 1, "the error");
-      expect(rejections()[0]?.msg).toContain("check SLACK_BOT");
-      expect(rejections()[0]?.msg).toContain(code);
+      expect(rejections()[0]?.envVar).toBe("SLACK_BOT");
+      expect(rejections()[0]?.detail).toContain(code);
       await new Promise((r) => setTimeout(r, 300));
       expect(fake.calls.filter((c) => c.method === "auth.test")).toHaveLength(1);
       expect(fake.connections).toHaveLength(0);
@@ -56,7 +56,8 @@ describe("slack credentials", () => {
     fake.revoke("app", "token_revoked");
     await start();
     await eventually(() => rejections().length === 1, "the error");
-    expect(rejections()[0]?.msg).toContain("check SLACK_APP");
+    expect(rejections()[0]?.envVar).toBe("SLACK_APP");
+    expect(rejections()[0]?.detail).toContain("token_revoked");
     await new Promise((r) => setTimeout(r, 300));
     expect(fake.calls.filter((c) => c.method === "apps.connections.open")).toHaveLength(1);
   });

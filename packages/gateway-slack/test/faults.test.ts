@@ -71,16 +71,25 @@ describe("slack faults", () => {
     });
   }
 
-  it("link_disabled (Socket Mode turned off) stops the gateway with one error naming the app token variable", async () => {
+  it("link_disabled (Socket Mode turned off) stops the gateway, its status naming the app token variable", async () => {
     h.fake.disconnect("link_disabled");
-    await eventually(
-      () =>
-        h.logs.some((l) => l.level === 50 && /credentials rejected by slack: check SLACK_APP/.test(l.msg)),
-      "the error log",
+    await eventually(() => rig.session.status().slack?.state === "stopped", "the gateway stopped");
+    expect(rig.session.status().slack?.reason).toMatch(
+      /^credentials rejected by slack: check SLACK_APP \(.*link_disabled/,
     );
     await new Promise((r) => setTimeout(r, 300));
     expect(h.fake.connections).toHaveLength(1);
-    expect(h.logs.filter((l) => l.level === 50 && /credentials rejected/.test(l.msg))).toHaveLength(1);
+    expect(h.fake.openConnections).toHaveLength(0);
+  });
+
+  it("a revoked bot token on a reply stops the gateway and keeps the reply for after the fix", async () => {
+    h.fake.revoke("bot", "token_revoked");
+    await say("while revoked rv1");
+    await eventually(() => rig.session.status().slack?.state === "stopped", "the gateway stopped");
+    expect(rig.session.status().slack?.reason).toContain("check SLACK_BOT");
+    expect(h.fake.workspace.botMessages).toEqual([]);
+    const posts = h.fake.calls.filter((c) => c.method === "chat.postMessage");
+    expect(posts).toHaveLength(1);
   });
 
   it("a socket dropped mid-turn, before the ack went out, gets Slack's retry on a new connection and one turn", async () => {
