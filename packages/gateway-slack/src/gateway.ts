@@ -122,12 +122,13 @@ export class SlackGateway implements Gateway {
 
   async send(thread: string, text: string): Promise<SendResult> {
     const { channel, threadTs } = parseThread(thread);
+    const remembered = this.#rememberAnswered(thread);
     const res = await this.#call("chat.postMessage", {
       channel,
       text,
       ...(threadTs ? { thread_ts: threadTs } : {}),
     });
-    if (threadTs) await this.#answered?.remember(thread);
+    await remembered;
     return { messageId: String(res.ts) };
   }
 
@@ -146,6 +147,7 @@ export class SlackGateway implements Gateway {
       text: { type: "plain_text", text: decisionLabel(d) },
       ...(d === "approve" ? { style: "primary" } : d === "reject" ? { style: "danger" } : {}),
     }));
+    const remembered = this.#rememberAnswered(request.thread);
     const res = await this.#call("chat.postMessage", {
       channel,
       ...(threadTs ? { thread_ts: threadTs } : {}),
@@ -155,7 +157,7 @@ export class SlackGateway implements Gateway {
         { type: "actions", block_id: "agentsvc_decision", elements: buttons },
       ],
     });
-    if (threadTs) await this.#answered?.remember(request.thread);
+    await remembered;
     return { messageId: String(res.ts) };
   }
 
@@ -182,6 +184,14 @@ export class SlackGateway implements Gateway {
     const userId = String(me.user_id ?? "");
     if (!userId) throw new Error("auth.test answered no user_id");
     return { userId, ...(me.bot_id ? { botId: String(me.bot_id) } : {}) };
+  }
+
+  /**
+   * A channel thread the bot posts into is remembered before the post goes out, so a follow-up that
+   * arrives while chat.postMessage is still answering is not taken for chatter.
+   */
+  #rememberAnswered(thread: string): Promise<void> | undefined {
+    return parseThread(thread).threadTs ? this.#answered?.remember(thread) : undefined;
   }
 
   /** The session logs the one error naming the variable, holds the replies and stops this gateway. */

@@ -52,6 +52,25 @@ describe("slack threads", () => {
     expect(await rig.userMessages(`C0001:${ts}`)).toEqual(["first fu1", "and a follow-up fu2"]);
   });
 
+  it("a follow-up that arrives while Slack is still answering the bot's post reaches the agent", async () => {
+    await start();
+    h.fake.failNext("chat.postMessage", { slowAnswerMs: 1_000 });
+    const { ts, acked } = h.fake.workspace.userSays({
+      channel: "C0001",
+      user: h.userId("user-1"),
+      text: "<@U0BOT> slow post sp1",
+    });
+    await acked;
+    await eventually(() => repliesTo("sp1").length === 1, "the reply in Slack (its answer still held)");
+    await h.fake.workspace.userSays({
+      channel: "C0001",
+      user: h.userId("user-1"),
+      text: "quick sp2",
+      threadTs: ts,
+    }).acked;
+    await eventually(() => repliesTo("sp2").length === 1, "the reply to the quick follow-up");
+  });
+
   it("the bot's threads are remembered across a restart", async () => {
     await start();
     const ts = await mentionAnswered("before restart rs1");

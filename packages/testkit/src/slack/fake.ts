@@ -174,7 +174,8 @@ export class SlackFake {
     const revoked = this.#revoked.get(token);
     if (revoked) return sendJson(res, 200, { ok: false, error: revoked });
     const fault = this.#takeFault(method);
-    if (fault) {
+    const slow = fault && "slowAnswerMs" in fault ? fault.slowAnswerMs : 0;
+    if (fault && !("slowAnswerMs" in fault)) {
       if ("drop" in fault) return void res.socket?.destroy();
       if ("error" in fault) return sendJson(res, 200, { ok: false, error: fault.error });
       if (fault.status === 429)
@@ -195,6 +196,7 @@ export class SlackFake {
       });
     }
     const answer = this.workspace.call(method, params);
+    if (slow) await new Promise((r) => setTimeout(r, slow));
     sendJson(res, 200, answer ?? { ok: false, error: "unknown_method" });
   }
 

@@ -39,7 +39,9 @@ export type SlackFault =
   | { status: 500 | 503 }
   /** `{ ok: false, error }` with HTTP 200, as the Web API reports most failures. */
   | { error: string }
-  | { drop: true };
+  | { drop: true }
+  /** The call succeeds, but its answer is held this long after it took effect (a slow Slack). */
+  | { slowAnswerMs: number };
 
 export interface SlackConnectionInfo {
   id: number;
