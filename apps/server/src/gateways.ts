@@ -4,6 +4,7 @@ import type { ChannelEntry, Project, PushGatewayEntry } from "@agentsvc/config-s
 import {
   type Gateway,
   type GatewayEntryRef,
+  type GatewayFactory,
   GatewayRegistry,
   type GatewaySession,
   type Coordination,
@@ -16,31 +17,30 @@ import { adapterLoadError } from "./install-command.js";
 
 type Entry = ChannelEntry | PushGatewayEntry;
 const CHANNEL_TYPES = new Set(["mock", "cli", "http"]);
-type Factory = (options: Record<string, unknown>) => Gateway;
 
 /**
- * An adapter package exports `createGateway(options)` or `create<Type>Gateway(options)`; options are
- * the resolved entry (env var names, defaults) plus `name` and `env`.
+ * Every adapter package exports `createGateway: GatewayFactory<Entry>` (checked for each package by
+ * test/adapter-exports.test.ts); options are the resolved entry (env var names, defaults) plus `name`
+ * and `env`.
  */
-function factoryOf(mod: Record<string, unknown>, type: string): Factory {
-  const named = `create${type[0]?.toUpperCase()}${type.slice(1)}Gateway`;
-  const factory = mod.createGateway ?? mod[named];
+function factoryOf(mod: Record<string, unknown>, type: string): GatewayFactory<Entry> {
+  const factory = mod.createGateway;
   if (typeof factory !== "function") {
-    throw new Error(`the adapter package for type "${type}" exports neither createGateway nor ${named}`);
+    throw new Error(`the adapter package for type "${type}" does not export createGateway`);
   }
-  return factory as Factory;
+  return factory as GatewayFactory<Entry>;
 }
 
 async function gatewayFor(entry: Entry, project: Project, env: NodeJS.ProcessEnv): Promise<Gateway> {
-  if (entry.type === "cli")
-    return (await import("@agentsvc/gateway-cli")).createCliGateway({ name: entry.entryName });
-  const mod = await loadAdapterPackage(entry.type, { from: project.root }).catch((error: Error) => {
-    throw new Error(`${entry.file}: type: ${adapterLoadError(error, entry.type, project.root).message}`);
-  });
-  if (entry.type === "mock") {
-    const create = mod.createMockGateway as (o: { name: string }) => Gateway;
-    return create({ name: entry.entryName });
-  }
+  // `cli` ships with the server (the default approval channel); every other type is installed in the app.
+  const mod =
+    entry.type === "cli"
+      ? await import("@agentsvc/gateway-cli")
+      : await loadAdapterPackage(entry.type, { from: project.root }).catch((error: Error) => {
+          throw new Error(
+            `${entry.file}: type: ${adapterLoadError(error, entry.type, project.root).message}`,
+          );
+        });
   // Push-style gateways register under their type (spec gateways §2), channel adapters under their entry name.
   const name = CHANNEL_TYPES.has(entry.type) ? entry.entryName : entry.type;
   return factoryOf(mod, entry.type)({ ...entry, name, env });

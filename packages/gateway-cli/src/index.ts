@@ -1,1 +1,6 @@
-export { CliGateway, type CliGatewayOptions, createCliGateway } from "./cli-gateway.js";
+export {
+  CliGateway,
+  type CliGatewayOptions,
+  createCliGateway,
+  createCliGateway as createGateway,
+} from "./cli-gateway.js";

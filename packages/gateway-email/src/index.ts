@@ -1,6 +1,7 @@
 export { decisionText } from "./decision-line.js";
 export {
   createEmailGateway,
+  createEmailGateway as createGateway,
   EMAIL_DEFAULTS,
   EmailGateway,
   type EmailGatewayOptions,

@@ -1,5 +1,6 @@
 export {
   createHttpGateway,
+  createHttpGateway as createGateway,
   HttpGateway,
   type HttpGatewayOptions,
   type OutboxMessage,

@@ -1,4 +1,10 @@
-export { createMockGateway, MockGateway, type MockGatewayOptions, type MockSent } from "./mock-gateway.js";
+export {
+  createMockGateway,
+  createMockGateway as createGateway,
+  MockGateway,
+  type MockGatewayOptions,
+  type MockSent,
+} from "./mock-gateway.js";
 export {
   contractCases,
   ContractRig,
