@@ -11,15 +11,19 @@ export class AnsweredThreads {
   #ids = new Set<string>();
   #writes: Promise<void> = Promise.resolve();
 
-  constructor(
-    private readonly state: GatewayStateStore,
-    private readonly logger: Logger,
-    private readonly limit = ANSWERED_THREADS_LIMIT,
-  ) {}
+  readonly #state: GatewayStateStore;
+  readonly #logger: Logger;
+  readonly #limit: number;
+
+  constructor(state: GatewayStateStore, logger: Logger, limit = ANSWERED_THREADS_LIMIT) {
+    this.#state = state;
+    this.#logger = logger;
+    this.#limit = limit;
+  }
 
   async load(): Promise<void> {
-    const stored = await this.state.get<string[]>(KEY);
-    this.#ids = new Set(Array.isArray(stored) ? stored.slice(-this.limit) : []);
+    const stored = await this.#state.get<string[]>(KEY);
+    this.#ids = new Set(Array.isArray(stored) ? stored.slice(-this.#limit) : []);
   }
 
   has(thread: string): boolean {
@@ -32,14 +36,14 @@ export class AnsweredThreads {
     this.#ids.add(thread);
     if (known) return this.#writes;
     for (const old of this.#ids) {
-      if (this.#ids.size <= this.limit) break;
+      if (this.#ids.size <= this.#limit) break;
       this.#ids.delete(old);
     }
     const snapshot = [...this.#ids];
     this.#writes = this.#writes
-      .then(() => this.state.set(KEY, snapshot))
+      .then(() => this.#state.set(KEY, snapshot))
       .catch((err: unknown) =>
-        this.logger.warn(
+        this.#logger.warn(
           { err, thread },
           "could not store the answered thread; a follow-up there needs a mention",
         ),

@@ -46,12 +46,11 @@ export interface Token {
 
 export class SlackWebApi {
   readonly #base: string;
+  readonly #timeoutMs: number;
 
-  constructor(
-    apiBaseUrl: string,
-    private readonly timeoutMs: number,
-  ) {
+  constructor(apiBaseUrl: string, timeoutMs: number) {
     this.#base = apiBaseUrl.replace(/\/+$/, "");
+    this.#timeoutMs = timeoutMs;
   }
 
   /** Calls `method` with `token`; throws a classified GatewaySendError on failure. */
@@ -62,7 +61,7 @@ export class SlackWebApi {
     signal?: AbortSignal,
   ): Promise<T> {
     const how = { platform: "slack", call: method, envVar: token.envVar, platformRule: slackRule };
-    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const timeout = AbortSignal.timeout(this.#timeoutMs);
     let res: Response;
     try {
       res = await fetch(`${this.#base}/${method}`, {

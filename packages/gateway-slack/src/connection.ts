@@ -45,10 +45,12 @@ export class SocketMode {
   #stopped = false;
   #next = 1;
 
-  constructor(
-    private readonly ctx: GatewayContext,
-    private readonly options: SocketModeOptions,
-  ) {
+  readonly #ctx: GatewayContext;
+  readonly #options: SocketModeOptions;
+
+  constructor(ctx: GatewayContext, options: SocketModeOptions) {
+    this.#ctx = ctx;
+    this.#options = options;
     this.#backoff = new Backoff(options.backoff);
   }
 
@@ -59,13 +61,13 @@ export class SocketMode {
 
   start(): void {
     this.#connectIn(0);
-    this.ctx.scheduler.every("watchdog", this.options.pingIntervalMs, () => this.#watch());
+    this.#ctx.scheduler.every("watchdog", this.#options.pingIntervalMs, () => this.#watch());
   }
 
   stop(): void {
     this.#stopped = true;
-    this.ctx.scheduler.cancel("connect");
-    this.ctx.scheduler.cancel("watchdog");
+    this.#ctx.scheduler.cancel("connect");
+    this.#ctx.scheduler.cancel("watchdog");
     for (const c of this.#conns) c.ws.terminate();
     this.#conns.clear();
   }
@@ -74,7 +76,7 @@ export class SocketMode {
   replace(old: Conn | undefined, why: string): void {
     if (this.#stopped) return;
     if (old) old.retiring = true;
-    this.ctx.logger.info({ connection: old?.id, why }, "opening a new Socket Mode connection");
+    this.#ctx.logger.info({ connection: old?.id, why }, "opening a new Socket Mode connection");
     this.#connectIn(0);
   }
 
@@ -84,7 +86,7 @@ export class SocketMode {
       this.#wanted = true;
       return;
     }
-    this.ctx.scheduler.schedule("connect", delayMs, async (signal) => {
+    this.#ctx.scheduler.schedule("connect", delayMs, async (signal) => {
       this.#connecting = true;
       try {
         await this.#open(signal);
@@ -92,12 +94,12 @@ export class SocketMode {
         return null;
       } catch (err) {
         if (signal.aborted || this.#stopped) return null;
-        if (this.options.isRejection(err)) {
-          this.options.onRejected(err, err instanceof Error ? err.message : String(err));
+        if (this.#options.isRejection(err)) {
+          this.#options.onRejected(err, err instanceof Error ? err.message : String(err));
           return null;
         }
         const delay = this.#backoff.next();
-        this.ctx.logger.warn({ err, retryInMs: delay }, "could not open a Socket Mode connection; retrying");
+        this.#ctx.logger.warn({ err, retryInMs: delay }, "could not open a Socket Mode connection; retrying");
         return delay;
       } finally {
         this.#connecting = false;
@@ -111,7 +113,7 @@ export class SocketMode {
   }
 
   async #open(signal: AbortSignal): Promise<void> {
-    const url = await this.options.openUrl(signal);
+    const url = await this.#options.openUrl(signal);
     const conn: Conn = {
       id: this.#next++,
       ws: new WebSocket(url),
@@ -123,7 +125,7 @@ export class SocketMode {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
         () => fail(new Error("no hello from Slack in time")),
-        this.options.helloTimeoutMs,
+        this.#options.helloTimeoutMs,
       );
       const onAbort = () => fail(new Error("stopped"));
       signal.addEventListener("abort", onAbort, { once: true });
@@ -139,7 +141,7 @@ export class SocketMode {
       };
       conn.ws.on("error", (err) => {
         if (!conn.ready) fail(err);
-        else this.ctx.logger.warn({ err, connection: conn.id }, "socket error");
+        else this.#ctx.logger.warn({ err, connection: conn.id }, "socket error");
       });
       const alive = () => {
         conn.lastSeen = Date.now();
@@ -168,7 +170,7 @@ export class SocketMode {
 
   #hello(conn: Conn): void {
     conn.ready = true;
-    this.ctx.logger.info({ connection: conn.id }, "Socket Mode connected");
+    this.#ctx.logger.info({ connection: conn.id }, "Socket Mode connected");
     // Only now that the new connection is up are the ones it replaces closed.
     for (const old of this.#conns) {
       if (old === conn || !old.retiring) continue;
@@ -182,7 +184,7 @@ export class SocketMode {
     if (frame.type === "disconnect") {
       // link_disabled: Socket Mode was turned off for the app; a new connection would be refused too.
       if (frame.reason === "link_disabled") {
-        this.options.onRejected(
+        this.#options.onRejected(
           undefined,
           "Socket Mode is turned off for this app (disconnect link_disabled): turn it on under Socket Mode in the app settings",
         );
@@ -193,13 +195,13 @@ export class SocketMode {
     }
     if (!frame.envelope_id) return;
     const id = frame.envelope_id;
-    this.options.onEnvelope(frame).then(
+    this.#options.onEnvelope(frame).then(
       () => {
         // Ack means recorded: sent on the connection it came from; if that one is gone, Slack retries.
         if (conn.ws.readyState === WebSocket.OPEN) conn.ws.send(JSON.stringify({ envelope_id: id }));
       },
       (err: unknown) =>
-        this.ctx.logger.error(
+        this.#ctx.logger.error(
           { err, envelope: id },
           "envelope not recorded; left unacknowledged so Slack retries it",
         ),
@@ -209,7 +211,7 @@ export class SocketMode {
   #closed(conn: Conn, code: number): void {
     const known = this.#conns.delete(conn);
     if (!known || this.#stopped || conn.retiring || !conn.ready) return;
-    this.ctx.logger.warn({ connection: conn.id, code }, "Socket Mode connection closed unexpectedly");
+    this.#ctx.logger.warn({ connection: conn.id, code }, "Socket Mode connection closed unexpectedly");
     if (this.live === 0) this.replace(undefined, `closed (${code})`);
   }
 
@@ -218,8 +220,8 @@ export class SocketMode {
     const now = Date.now();
     for (const conn of this.#conns) {
       if (!conn.ready || conn.retiring) continue;
-      if (now - conn.lastSeen > this.options.watchdogMs) {
-        this.ctx.logger.warn(
+      if (now - conn.lastSeen > this.#options.watchdogMs) {
+        this.#ctx.logger.warn(
           { connection: conn.id, silentMs: now - conn.lastSeen },
           "connection silent past the watchdog (no frames, no pings, no pongs); replacing it",
         );
