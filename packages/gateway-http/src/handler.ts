@@ -9,7 +9,7 @@ import type { DecisionInput, WebhookRequest, WebhookResponse } from "@agentsvc/s
 import { readBody } from "@agentsvc/webhook-kit";
 import type { Context } from "hono";
 import { Hono } from "hono";
-import type { HttpGateway } from "./http-gateway.js";
+import type { HttpGateway } from "./gateway.js";
 import { isObject } from "./inbound.js";
 import { TOLERANCE_SECONDS, type VerifyFailure } from "./signature.js";
 import { idProblem } from "./thread.js";

@@ -3,8 +3,8 @@ export {
   createHttpGateway as createGateway,
   HttpGateway,
   type HttpGatewayOptions,
-  type OutboxMessage,
-} from "./http-gateway.js";
+} from "./gateway.js";
+export type { OutboxMessage } from "./messages.js";
 export { createHttpGatewayHandler, type HttpHandlerOptions } from "./handler.js";
 export {
   requestBytes,

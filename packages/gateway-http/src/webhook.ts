@@ -9,15 +9,9 @@ import type {
   WebhookRoute,
 } from "@agentsvc/session-core";
 import { type WebhookRefusal, webhookRoute } from "@agentsvc/webhook-kit";
-import type { HttpGateway } from "./http-gateway.js";
+import type { HttpGateway } from "./gateway.js";
 import { eventProblem, type HttpEvent, toInbound } from "./inbound.js";
-import {
-  SIGNATURE_HEADER,
-  TIMESTAMP_HEADER,
-  type VerifyFailure,
-  type VerifyResult,
-  verifyRequest,
-} from "./signature.js";
+import type { VerifyFailure, VerifyResult } from "./signature.js";
 
 export const FAILURE_TEXT: Record<VerifyFailure, string> = {
   no_secret: "no signing secret is configured for this gateway; every request is rejected",
@@ -44,14 +38,7 @@ const warnedV1 = new WeakSet<HttpGateway>();
 
 /** Checks the request's signature with `gateway`'s secret; logs a v1 signature's deprecation once. */
 export function checkSignature(gateway: HttpGateway, req: WebhookRequest, nowSeconds: number): VerifyResult {
-  const url = new URL(req.url);
-  const result = verifyRequest({
-    secret: gateway.secret,
-    timestamp: req.headers[TIMESTAMP_HEADER],
-    signature: req.headers[SIGNATURE_HEADER],
-    request: { method: req.method, target: `${url.pathname}${url.search}`, body: req.rawBody },
-    nowSeconds,
-  });
+  const result = gateway.verify(req, nowSeconds);
   if (result.ok && result.scheme === "v1" && !warnedV1.has(gateway)) {
     warnedV1.add(gateway);
     gateway.context?.logger.warn(

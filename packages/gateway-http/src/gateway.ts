@@ -1,19 +1,19 @@
 // The `http` channel adapter. Pull-driven: inbound events arrive on the handler's routes; replies
 // and approval requests are rows of the session's durable outbox, read with a signed GET (their
-// `seq` survives restarts), and, when a `callbackUrl` is configured, POSTed there signed with the
-// same scheme — a failed callback is classified by session-core's `sendFailure`: retried by the
-// outbox with backoff, or dead-lettered at once when the receiver refuses it for good (a 4xx).
+// `seq` survives restarts), and, when a `callbackUrl` is configured, POSTed there (api.ts).
 import {
   type Gateway,
   type GatewayCapabilities,
   type GatewayContext,
   type InteractionRequest,
-  type OutboxEntry,
+  readSecrets,
   type SendOptions,
   type SendResult,
-  sendFailure,
+  type WebhookRequest,
 } from "@agentsvc/session-core";
-import { signatureHeaders } from "./signature.js";
+import { postCallback } from "./api.js";
+import { interactionMessage, type OutboxMessage, toMessage } from "./messages.js";
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER, type VerifyResult, verifyRequest } from "./signature.js";
 
 export interface HttpGatewayOptions {
   /** Entry name; routes are `/gateways/<name>/...` and decisions are recorded as `http:<name>`. */
@@ -30,28 +30,8 @@ export interface HttpGatewayOptions {
   callbackTimeoutMs?: number;
 }
 
-export type OutboxMessage =
-  | {
-      seq: number;
-      at: number;
-      thread: string;
-      kind: "reply";
-      text: string;
-      idempotencyKey: string;
-      meta?: Record<string, unknown>;
-    }
-  | {
-      seq: number;
-      at: number;
-      thread: string;
-      kind: "interaction";
-      requestId: string;
-      text: string;
-      toolName: string;
-      arguments: unknown;
-      allowedDecisions: string[];
-      idempotencyKey: string;
-    };
+/** Default text limit of one reply piece. */
+export const MESSAGE_LIMIT = 65_536;
 
 export class HttpGateway implements Gateway {
   readonly kind = "channel" as const;
@@ -74,7 +54,7 @@ export class HttpGateway implements Gateway {
     this.secretEnvVar = options.secretEnvVar;
     this.callbackUrl = options.callbackUrl;
     this.#env = options.env;
-    this.messageLimit = options.messageLimit ?? 65_536;
+    this.messageLimit = options.messageLimit ?? MESSAGE_LIMIT;
     this.#callbackTimeoutMs = options.callbackTimeoutMs ?? 10_000;
   }
 
@@ -83,14 +63,15 @@ export class HttpGateway implements Gateway {
     return this.#context;
   }
 
-  /** The signing secret read at start ("" when unset). */
-  get secret(): string {
-    return this.#secret;
-  }
-
   async start(context: GatewayContext): Promise<void> {
     this.#context = context;
-    this.#secret = (this.#env ?? context.env)[this.secretEnvVar] ?? "";
+    // Optional: without a secret the gateway starts and refuses every request (documented).
+    const { secret } = readSecrets(
+      context,
+      { secret: this.secretEnvVar },
+      { optional: ["secret"], ...(this.#env ? { env: this.#env } : {}) },
+    );
+    this.#secret = secret;
     if (this.#secret === "") {
       context.logger.warn(
         { gateway: this.name, secretEnvVar: this.secretEnvVar },
@@ -101,6 +82,18 @@ export class HttpGateway implements Gateway {
 
   async stop(): Promise<void> {
     this.#context = undefined;
+  }
+
+  /** Whether `req` carries this gateway's signature (v2, or the deprecated v1), checked before parsing. */
+  verify(req: WebhookRequest, nowSeconds: number): VerifyResult {
+    const url = new URL(req.url);
+    return verifyRequest({
+      secret: this.#secret,
+      timestamp: req.headers[TIMESTAMP_HEADER],
+      signature: req.headers[SIGNATURE_HEADER],
+      request: { method: req.method, target: `${url.pathname}${url.search}`, body: req.rawBody },
+      nowSeconds,
+    });
   }
 
   /** The reply is already readable through the outbox; a callback is the only delivery to make. */
@@ -129,64 +122,11 @@ export class HttpGateway implements Gateway {
   async #callback(message: Record<string, unknown>): Promise<void> {
     const url = this.callbackUrl;
     if (!url || this.#secret === "") return;
-    const body = JSON.stringify({ gateway: this.name, ...message });
-    let res: Response;
-    try {
-      res = await fetch(url, {
-        method: "POST",
-        headers: { "content-type": "application/json", ...signatureHeaders(this.#secret, body) },
-        body,
-        signal: AbortSignal.timeout(this.#callbackTimeoutMs),
-      });
-    } catch (err) {
-      const detail = err instanceof Error ? err.message : String(err);
-      throw sendFailure(
-        { network: true, detail },
-        { platform: "http", call: `callback to ${url}`, cause: err },
-      );
-    }
-    await res.body?.cancel();
-    if (!res.ok) {
-      // 408/425/429/5xx retried (Retry-After honoured), 401 names the secret, any other 4xx dead-lettered.
-      throw sendFailure(
-        { status: res.status, retryAfter: res.headers.get("retry-after") },
-        { platform: "http", call: `callback to ${url}`, envVar: this.secretEnvVar },
-      );
-    }
+    await postCallback(
+      { url, secret: this.#secret, secretEnvVar: this.secretEnvVar, timeoutMs: this.#callbackTimeoutMs },
+      { gateway: this.name, ...message },
+    );
   }
-}
-
-function interactionMessage(request: InteractionRequest, idempotencyKey: string) {
-  return {
-    kind: "interaction" as const,
-    thread: request.thread,
-    requestId: request.requestId,
-    text: request.prompt,
-    toolName: request.toolName,
-    arguments: request.arguments,
-    allowedDecisions: request.allowedDecisions,
-    idempotencyKey,
-  };
-}
-
-function toMessage(row: OutboxEntry): OutboxMessage[] {
-  const base = { seq: row.seq, at: row.at };
-  if (row.kind === "text") {
-    const p = row.payload as { text: string; meta?: Record<string, unknown> };
-    return [
-      {
-        ...base,
-        thread: row.thread,
-        kind: "reply",
-        text: p.text,
-        idempotencyKey: row.idempotencyKey,
-        ...(p.meta ? { meta: p.meta } : {}),
-      },
-    ];
-  }
-  if (row.kind === "approval")
-    return [{ ...base, ...interactionMessage(row.payload as InteractionRequest, row.idempotencyKey) }];
-  return [];
 }
 
 export function createHttpGateway(options: HttpGatewayOptions): HttpGateway {
