@@ -148,6 +148,37 @@ export class Outbox {
     });
   }
 
+  /**
+   * sent -> dead: the platform reported afterwards that a piece it accepted never arrived (a
+   * delivery-status webhook). Matched by gateway, thread and the platform's message id.
+   */
+  async markUndelivered(
+    gateway: string,
+    thread: string,
+    platformId: string,
+    error: string,
+  ): Promise<boolean> {
+    const rows = await this.ctx.run((db) =>
+      db
+        .update(this.t.outbox)
+        .set({
+          status: "dead",
+          lastError: error.slice(0, 2000),
+          finishedAt: this.ctx.now(),
+        } as typeof outbox.$inferInsert)
+        .where(
+          and(
+            eq(this.t.outbox.gateway, gateway),
+            eq(this.t.outbox.thread, thread),
+            eq(this.t.outbox.platformId, platformId),
+            eq(this.t.outbox.status, "sent"),
+          ),
+        )
+        .returning({ id: this.t.outbox.id }),
+    );
+    return rows.length > 0;
+  }
+
   /** Updates a row that is still pending; false when it was not. */
   private async finish(
     id: number,

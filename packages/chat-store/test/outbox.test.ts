@@ -50,6 +50,25 @@ eachDriver((driver) => {
       });
     });
 
+    it("a sent piece the platform later reports undelivered becomes dead with the reason; only that gateway's and thread's", async () => {
+      const db = await driver.open();
+      const [a, b] = await db.outbox.enqueue([piece("t1", "a", "1"), piece("t2", "b", "2")]);
+      await db.outbox.markSent(a as number, "wamid.1");
+      await db.outbox.markSent(b as number, "wamid.1");
+      expect(await db.outbox.markUndelivered("telegram", "t1", "wamid.unknown", "131047")).toBe(false);
+      expect(await db.outbox.markUndelivered("other", "t1", "wamid.1", "131047")).toBe(false);
+      expect(await db.outbox.markUndelivered("telegram", "t1", "wamid.1", "131047 outside the window")).toBe(
+        true,
+      );
+      // Reported twice (Meta redelivers the status): the second changes nothing.
+      expect(await db.outbox.markUndelivered("telegram", "t1", "wamid.1", "again")).toBe(false);
+      expect(await db.outbox.get(a as number)).toMatchObject({
+        status: "dead",
+        lastError: "131047 outside the window",
+      });
+      expect(await db.outbox.get(b as number)).toMatchObject({ status: "sent" });
+    });
+
     it("a dead piece stops blocking its thread and is kept with its error until pruned", async () => {
       const t = clock();
       const db = await driver.open({ now: t.now });

@@ -57,6 +57,8 @@ export function contextFor(
         payload: row.payload,
         idempotencyKey: row.idemKey,
       })),
+    undelivered: (thread, platformMessageId, detail) =>
+      store.outbox.markUndelivered(name, thread, platformMessageId, detail),
     claimOnce: async (token, value, ttlMs) => store.seenTokens.claim(name, token, value, Date.now() + ttlMs),
     ...(input.publicBaseUrl ? { publicBaseUrl: input.publicBaseUrl } : {}),
     logger: input.logger,

@@ -171,6 +171,13 @@ export interface GatewayContext {
   state: GatewayStateStore;
   /** Outbox rows of one of this gateway's threads with seq > `after` (pull-driven channels). */
   outbox(thread: string, after?: number, limit?: number): Promise<OutboxEntry[]>;
+  /**
+   * A piece the platform accepted and reports undelivered afterwards (a failed delivery status):
+   * the session marks that outbox piece dead with `detail`, so it is not counted as delivered.
+   * `platformMessageId` is what `send` returned. False when no sent piece of `thread` has that id.
+   * Optional so hand-built test contexts need not provide it; the session's context always does.
+   */
+  undelivered?(thread: string, platformMessageId: string, detail: string): Promise<boolean>;
   /** Records a single-use token (a signature, a delivery id) for `ttlMs`; a second claim gets the first value. */
   claimOnce(
     token: string,

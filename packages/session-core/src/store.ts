@@ -107,6 +107,8 @@ export interface SessionOutbox {
   markSent(id: number, platformId?: string): Promise<boolean>;
   markRetry(id: number, nextAttemptAt: number, error: string): Promise<boolean>;
   markDead(id: number, error: string): Promise<boolean>;
+  /** sent -> dead when the platform later reports the piece undelivered; false when no sent row matched. */
+  markUndelivered(gateway: string, thread: string, platformId: string, error: string): Promise<boolean>;
   list(gateway: string, thread: string, after?: number, limit?: number): Promise<OutboxRow[]>;
   prune(before: number): Promise<number>;
 }

@@ -134,6 +134,18 @@ export function createMemorySessionStore(now: () => number = Date.now): SessionS
         Object.assign(r, { status: "dead", attempts: r.attempts + 1 });
         return true;
       },
+      async markUndelivered(gateway, thread, platformId) {
+        const r = outbox.find(
+          (o) =>
+            o.gateway === gateway &&
+            o.thread === thread &&
+            o.platformId === platformId &&
+            o.status === "sent",
+        );
+        if (!r) return false;
+        r.status = "dead";
+        return true;
+      },
       list: async (gateway, thread, after = 0, limit = 1000) =>
         outbox.filter((r) => r.gateway === gateway && r.thread === thread && r.id > after).slice(0, limit),
       prune: async () => 0,

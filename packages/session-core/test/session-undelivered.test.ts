@@ -1,0 +1,34 @@
+// A reply the platform accepted and later reports undelivered (WhatsApp's `failed` status) is not
+// counted as delivered: the adapter tells the session, which marks that outbox piece dead with the reason.
+import { afterEach, describe, expect, it } from "vitest";
+import { type Rig, removeDir, rig, until } from "./session-harness.js";
+
+let current: Rig | undefined;
+afterEach(async () => {
+  if (current) {
+    await current.close();
+    removeDir(current.dir);
+    current = undefined;
+  }
+});
+
+describe("undelivered replies", () => {
+  it("a sent piece reported undelivered becomes dead with the reason; an unknown id changes nothing", async () => {
+    const r = await rig();
+    current = r;
+    await r.gateway.inject({ thread: "t1", text: "hello" });
+    await until(() => r.gateway.sent.length > 0, "the reply");
+    await r.session.idle();
+    const [row] = await r.db.outbox.list("mock", "t1");
+    expect(row).toMatchObject({ status: "sent", platformId: "mock-msg-1" });
+    const report = r.gateway.context.undelivered;
+    expect(report).toBeDefined();
+    expect(await report?.("t1", "mock-msg-404", "never sent")).toBe(false);
+    expect(await report?.("t1", "mock-msg-1", "131047 outside the 24-hour window")).toBe(true);
+    expect(await r.db.outbox.get(row?.id as number)).toMatchObject({
+      status: "dead",
+      lastError: "131047 outside the 24-hour window",
+    });
+    expect(await r.db.outbox.countByStatus("sent")).toBe(0);
+  });
+});
