@@ -204,8 +204,23 @@ export class WhatsappGateway implements Gateway {
       error?.code === OUTSIDE_WINDOW
         ? await this.#reopen(event.recipient, context)
         : (error?.details ?? error?.title ?? "no error given");
+    // The session marks the piece dead, so the reply is not counted as delivered.
+    const marked =
+      event.recipient !== undefined &&
+      (await context.undelivered?.(
+        event.recipient,
+        event.id,
+        `${error?.code ?? "?"} ${error?.title ?? ""}: ${detail}`,
+      ));
     context.logger.warn(
-      { id: event.id, recipient: event.recipient, code: error?.code, title: error?.title, detail },
+      {
+        id: event.id,
+        recipient: event.recipient,
+        code: error?.code,
+        title: error?.title,
+        detail,
+        counted: marked ? "dead in the outbox" : "no sent piece matched",
+      },
       "reply not delivered",
     );
   }

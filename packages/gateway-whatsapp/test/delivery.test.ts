@@ -1,6 +1,7 @@
 // Who is answered and how, and what happens when Meta reports a reply failed: users known only by
 // their business-scoped user id, `failed` statuses (131047 outside the 24-hour window, 131026,
 // 130429), old signed messages, and the subscription handshake without a verify token.
+import type { GatewayContext } from "@agentsvc/session-core";
 import { WHATSAPP_STATUS_ERRORS as ERRORS } from "@agentsvc/testkit";
 import { captureLogs, eventually, type SessionRig, startSessionRig } from "@agentsvc/testkit/session";
 import { afterEach, describe, expect, it } from "vitest";
@@ -14,11 +15,21 @@ let world: WhatsappWorld;
 let rig: SessionRig;
 let logs: ReturnType<typeof captureLogs>;
 
-async function boot(gateway: Partial<WhatsappGatewayOptions> = {}, env?: Record<string, string | undefined>) {
+let context: GatewayContext | undefined;
+
+async function boot(options: Partial<WhatsappGatewayOptions> = {}, env?: Record<string, string | undefined>) {
   world = await whatsappWorld();
   logs = captureLogs();
-  rig = await startSessionRig(world.build(gateway), { logger: logs.logger, ...(env ? { env } : {}) });
+  const gateway = world.build(options);
+  const start = gateway.start.bind(gateway);
+  gateway.start = (ctx) => {
+    context = ctx;
+    return start(ctx);
+  };
+  rig = await startSessionRig(gateway, { logger: logs.logger, ...(env ? { env } : {}) });
 }
+
+const outboxStatuses = async (thread: string) => ((await context?.outbox(thread)) ?? []).map((r) => r.status);
 
 afterEach(async () => {
   await rig?.stop();
@@ -63,6 +74,18 @@ describe("whatsapp users and failed deliveries", () => {
       [id, 131026],
       [id, 130429],
     ]);
+  });
+
+  it("reports a failed reply to the session, so it is not counted as delivered", async () => {
+    await boot();
+    await world.fake.deliverText({ from: user, text: "hello" });
+    await eventually(() => world.fake.sent.length > 0, "the reply");
+    await rig.session.idle(5_000);
+    const id = world.fake.sent[0]?.id as string;
+    expect(await outboxStatuses(user)).toEqual(["sent"]);
+    await world.fake.deliverStatus(id, "failed", ERRORS.undeliverable);
+    expect(await outboxStatuses(user)).toEqual(["dead"]);
+    expect(warnings("reply not delivered")[0]).toMatchObject({ code: 131026, counted: "dead in the outbox" });
   });
 
   it("outside the 24-hour window, sends the configured template to the user once", async () => {
