@@ -50,6 +50,7 @@ export class FakeGitHub extends HttpFake {
   #nextId = 1000;
   /** Bodies by delivery id: a redelivery (same `X-GitHub-Delivery`) carries the same bytes. */
   readonly #deliveries = new Map<string, { event: string; body: string }>();
+  #revoked = false;
 
   private constructor(options: FakeGitHubOptions) {
     super();
@@ -182,6 +183,11 @@ export class FakeGitHub extends HttpFake {
     return this.deliver("pull_request_review", payload, input.delivery);
   }
 
+  /** The token is revoked (or the installation removed): every REST call answers 401 Bad credentials. */
+  revokeToken(): void {
+    this.#revoked = true;
+  }
+
   ping(): Promise<WebhookAnswer> {
     return this.deliver("ping", {
       zen: "Keep it logically awesome.",
@@ -230,7 +236,7 @@ export class FakeGitHub extends HttpFake {
     const reply = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/(\d+)\/comments\/(\d+)\/replies$/.exec(path);
     if (req.method !== "POST" || (!issue && !reply)) return answerJson(res, 404, { message: "Not Found" });
     this.calls += 1;
-    if (req.headers.authorization !== `Bearer ${this.#options.token}`)
+    if (this.#revoked || req.headers.authorization !== `Bearer ${this.#options.token}`)
       return answerJson(res, 401, { message: "Bad credentials" });
     if (!req.headers["user-agent"]) return answerJson(res, 403, { message: "User-Agent header is required" });
     if (

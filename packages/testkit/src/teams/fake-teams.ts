@@ -60,6 +60,7 @@ export class FakeTeams extends HttpFake {
   #key!: ConnectorKey;
   /** The keys the JWKS endpoint lists right now. */
   #published: ConnectorKey[] = [];
+  #secretRevoked = false;
 
   private constructor(options: FakeTeamsOptions) {
     super();
@@ -90,6 +91,14 @@ export class FakeTeams extends HttpFake {
 
   set tokenLifetimeSeconds(seconds: number) {
     this.#options.tokenLifetimeSeconds = seconds;
+  }
+
+  /**
+   * The app's client secret is deleted or expired: the token endpoint answers 401 `invalid_client`
+   * (AADSTS7000222) from now on. Access tokens issued before keep working until they expire, as on Entra ID.
+   */
+  revokeSecret(): void {
+    this.#secretRevoked = true;
   }
 
   /** The key the connector signs with now. */
@@ -249,11 +258,13 @@ export class FakeTeams extends HttpFake {
       form.get("grant_type") === "client_credentials" &&
       form.get("client_secret") === this.#options.appPassword &&
       form.get("scope") === CONNECTOR_SCOPE;
-    if (!ok) {
+    if (!ok || this.#secretRevoked) {
       answerJson(res, 401, {
         error: "invalid_client",
-        error_description: "AADSTS7000215: Invalid client secret provided.",
-        error_codes: [7000215],
+        error_description: this.#secretRevoked
+          ? "AADSTS7000222: The provided client secret keys for app are expired."
+          : "AADSTS7000215: Invalid client secret provided.",
+        error_codes: [this.#secretRevoked ? 7000222 : 7000215],
       });
       return;
     }
