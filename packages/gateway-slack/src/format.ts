@@ -1,5 +1,6 @@
 // Markdown -> Slack mrkdwn (https://api.slack.com/reference/surfaces/formatting): `&`, `<`, `>`
 // escaped; bold `*x*`, italics `_x_`, strikethrough `~x~`, links `<url|text>`, headings bold; code kept.
+import { chunkText } from "@agentsvc/session-core";
 
 const escapeMrkdwn = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
@@ -23,4 +24,15 @@ export function markdownToMrkdwn(markdown: string): string {
     .split(/(```[\s\S]*?```|`[^`\n]+`)/)
     .map((part, i) => (i % 2 === 1 ? escapeMrkdwn(part.replace(/^```[\w+-]*\n/, "```\n")) : inline(part)))
     .join("");
+}
+
+// Spaces inside `<...>` (links `<url|text>`, mentions) are masked while the reply is cut, so no piece
+// ends inside one: a cut link shows as raw text in Slack. Restored after; lengths do not change.
+const MASK = "\u{E001}";
+
+/** chunkText's pieces (paragraph, line, space; code fences kept whole), never cut inside `<...>`. */
+export function chunkMrkdwn(formatted: string, limit: number): string[] {
+  if (formatted.includes(MASK)) return chunkText(formatted, limit);
+  const masked = formatted.replace(/<[^<>\n]*>/g, (token) => token.replaceAll(" ", MASK));
+  return chunkText(masked, limit).map((piece) => piece.replaceAll(MASK, " "));
 }

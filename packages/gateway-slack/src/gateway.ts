@@ -21,7 +21,7 @@ import {
 import { AnsweredThreads } from "./answered-threads.js";
 import { SlackWebApi, type Token } from "./api.js";
 import { type Envelope, SocketMode } from "./connection.js";
-import { markdownToMrkdwn } from "./format.js";
+import { chunkMrkdwn, markdownToMrkdwn } from "./format.js";
 import { type BotIdentity, readEvent, readPresses } from "./inbound.js";
 import { parseThread } from "./thread.js";
 
@@ -118,6 +118,10 @@ export class SlackGateway implements Gateway {
 
   format(markdown: string): string {
     return markdownToMrkdwn(markdown);
+  }
+
+  chunk(formatted: string): string[] {
+    return chunkMrkdwn(formatted, MESSAGE_LIMIT);
   }
 
   async send(thread: string, text: string): Promise<SendResult> {

@@ -1,7 +1,7 @@
 // Markdown -> mrkdwn (https://api.slack.com/reference/surfaces/formatting#basics): `_italic_`,
 // `*bold*`, `~strike~`; `*x*` in Markdown is italics, so it must not stay `*x*` (bold in Slack).
 import { describe, expect, it } from "vitest";
-import { markdownToMrkdwn } from "../src/index.js";
+import { createGateway, MESSAGE_LIMIT, markdownToMrkdwn } from "../src/index.js";
 
 describe("markdown to mrkdwn", () => {
   it("turns Markdown italics into _x_ and bold into *x*", () => {
@@ -20,5 +20,20 @@ describe("markdown to mrkdwn", () => {
     expect(markdownToMrkdwn("## Plan\n[docs](https://e.test/a?b=1&c=2) <tag>")).toBe(
       "*Plan*\n<https://e.test/a?b=1&amp;c=2|docs> &lt;tag&gt;",
     );
+  });
+});
+
+describe("cutting a formatted reply", () => {
+  const gateway = createGateway({ name: "slack", botTokenEnvVar: "B", appTokenEnvVar: "A" });
+
+  it("never ends a piece inside a link whose text has spaces", () => {
+    const formatted = markdownToMrkdwn(
+      `${"word ".repeat(790)}see [the release notes for this week](https://e.test/notes) now`,
+    );
+    const pieces = gateway.chunk?.(formatted) ?? [];
+    expect(pieces.length).toBe(2);
+    expect(pieces.every((p) => p.length <= MESSAGE_LIMIT)).toBe(true);
+    expect(pieces[1]).toBe("<https://e.test/notes|the release notes for this week> now");
+    expect(pieces.join(" ")).toBe(formatted);
   });
 });
