@@ -136,7 +136,7 @@ export class Approvals {
         message: `interaction request "${requestId}" was already decided`,
       };
     }
-    if (!options.trusted && !this.#mayDecide(rec, decidedBy)) {
+    if (!options.trusted && !this.mayDecide(rec, decidedBy)) {
       return {
         ok: false,
         code: "forbidden",
@@ -252,7 +252,7 @@ export class Approvals {
   }
 
   /** The thread's own participant, or a configured approver; channel adapters (cli, http) are the operator's own. */
-  #mayDecide(rec: StoredInteraction, decidedBy: string): boolean {
+  mayDecide(rec: StoredInteraction, decidedBy: string): boolean {
     const gateway = this.p.registry.get(rec.gateway);
     if (!gateway || gateway.kind === "channel") return true;
     const approvers = this.p.entryOptions(rec.gateway).approvers ?? [];

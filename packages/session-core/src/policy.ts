@@ -54,7 +54,7 @@ export class BusyPolicy {
         } else if (full) await this.turns.busy(state, msg);
         else state.queue.push(msg); // nothing to splice into (suspended or just ended): its own turn
         return;
-      case "interrupt":
+      case "interrupt": {
         if (full) {
           await this.turns.busy(state, msg);
           return;
@@ -62,19 +62,29 @@ export class BusyPolicy {
         state.queue.push(msg);
         if (state.active.phase === "running") {
           this.p.runs.cancel(state.threadId, caller, "interrupted by a new message");
-        } else if (state.pendingRequestId) {
-          // A suspended run is rejected and cancelled; its continuation ends at the next checkpoint.
-          const rec = await this.p.store.interactions.get(state.pendingRequestId);
-          if (rec && !isDecided(rec)) {
-            const input = {
-              decision: "reject" as const,
-              reason: "interrupted by a new message",
-              cancelRun: true,
-            };
-            await this.approvals.decideLocked(state, rec, input, "session:interrupt", { trusted: true });
-          }
+          return;
         }
+        if (!state.pendingRequestId) return;
+        // A run waiting for a decision is rejected and cancelled, but only by someone who could
+        // decide it (its requester or an approver); anyone else's message waits behind it.
+        const rec = await this.p.store.interactions.get(state.pendingRequestId);
+        if (!rec || isDecided(rec)) return;
+        // No author (a channel adapter's own operator): the same rule, with no identity to match.
+        if (!this.approvals.mayDecide(rec, msg.origin.author?.id ?? "")) {
+          this.p.logger.debug(
+            { thread: state.thread, requestId: rec.requestId },
+            "interrupt: the author may not decide the waiting request; the message queues",
+          );
+          return;
+        }
+        const input = {
+          decision: "reject" as const,
+          reason: "interrupted by a new message",
+          cancelRun: true,
+        };
+        await this.approvals.decideLocked(state, rec, input, "session:interrupt", { trusted: true });
         return;
+      }
     }
   }
 }

@@ -40,6 +40,8 @@ export class Turns {
     } catch (err) {
       this.p.logger.error({ err, threadId: state.threadId }, "could not start a turn");
       await this.#commitFallback(state, active, failureText(err));
+      // The failure reply was queued with the record: send it now, not when something else wakes the outbox.
+      this.p.sender.wake();
       await this.finish(state);
       return;
     }

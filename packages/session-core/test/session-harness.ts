@@ -15,6 +15,7 @@ import { ChatDb } from "@agentsvc/chat-store";
 import {
   type Coordination,
   createGatewaySession,
+  type GatewayEntryRef,
   type GatewaySession,
   GatewayRegistry,
 } from "../src/index.js";
@@ -136,6 +137,8 @@ export interface RigOptions {
   expiresAfterSeconds?: number;
   /** Shared with other rigs over the same store directory (several instances). */
   coordination?: Coordination;
+  /** Gateway entries (approvers, approval destinations). */
+  entries?: GatewayEntryRef[];
 }
 
 export function tempDir(): string {
@@ -171,6 +174,7 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
     agent,
     loggers: { destination: logs.stream, level: "debug" },
     ...(options.coordination ? { coordination: options.coordination, sweepMs: 100 } : {}),
+    ...(options.entries ? { entries: options.entries } : {}),
   });
   await session.start();
   let closed = false;
