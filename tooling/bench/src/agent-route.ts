@@ -4,6 +4,8 @@
 import { resolve } from "node:path";
 import autocannon from "autocannon";
 import { startChildServer } from "./child-server.ts";
+import { freshProject } from "./fresh-project.ts";
+import { machineLoad } from "./proc.ts";
 import { fmt, percentile, type Row } from "./stats.ts";
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);
@@ -83,20 +85,27 @@ async function firstChunkMs(url: string): Promise<number[]> {
 export async function benchAgentRoute(): Promise<Row[]> {
   const full = await startChildServer(resolve(import.meta.dirname, "servers/route.ts"));
   const bare = await startChildServer(resolve(import.meta.dirname, "servers/bare.ts"));
+  // The same route with the default durable (database) memory: every turn commits to SQLite.
+  const dbProject = freshProject("project-db");
+  const durable = await startChildServer(resolve(import.meta.dirname, "servers/route.ts"), {
+    BENCH_PROJECT_DIR: dbProject.dir,
+  });
   try {
     // Warm both paths before measuring.
     await load(`${bare.url}/invoke`).catch(() => undefined);
     await load(`${full.url}/agent/invoke`, true).catch(() => undefined);
+    await load(`${durable.url}/agent/invoke`, true).catch(() => undefined);
     type Load = Awaited<ReturnType<typeof load>>;
-    const rounds: { bare: Load; node: Load; full: Load }[] = [];
+    const rounds: { bare: Load; node: Load; full: Load; db: Load }[] = [];
     for (let i = 0; i < ROUNDS; i++) {
       const bareRound = await load(`${bare.url}/invoke`);
       const nodeRound = await load(`${bare.url}/invoke-node`);
       const fullRound = await load(`${full.url}/agent/invoke`, true);
-      rounds.push({ bare: bareRound, node: nodeRound, full: fullRound });
+      const dbRound = await load(`${durable.url}/agent/invoke`, true);
+      rounds.push({ bare: bareRound, node: nodeRound, full: fullRound, db: dbRound });
       if (process.env.BENCH_DEBUG)
         console.error(
-          `round ${i + 1}: bare ${fmt(bareRound.rps, 0)} bare-node ${fmt(nodeRound.rps, 0)} route ${fmt(fullRound.rps, 0)} req/s`,
+          `round ${i + 1}: bare ${fmt(bareRound.rps, 0)} bare-node ${fmt(nodeRound.rps, 0)} route ${fmt(fullRound.rps, 0)} route+database ${fmt(dbRound.rps, 0)} req/s (${machineLoad()})`,
         );
     }
     rounds.sort((a, b) => a.full.rps / a.bare.rps - b.full.rps / b.bare.rps);
@@ -104,6 +113,8 @@ export async function benchAgentRoute(): Promise<Row[]> {
     const { bare: bareInvoke, node: nodeInvoke, full: fullInvoke } = median;
     const ratios = rounds.map((r) => r.full.rps / r.bare.rps);
     const spread = `${fmt(Math.min(...ratios))}–${fmt(Math.max(...ratios))}`;
+    const dbRatios = rounds.map((r) => r.db.rps / r.bare.rps).sort((a, b) => a - b);
+    const dbMedian = rounds.find((r) => r.db.rps / r.bare.rps === dbRatios[Math.floor(dbRatios.length / 2)]);
     const bareTtfc = percentile(await firstChunkMs(`${bare.url}/stream`), 50);
     const fullTtfc = percentile(await firstChunkMs(`${full.url}/agent/stream`), 50);
     return [
@@ -113,6 +124,13 @@ export async function benchAgentRoute(): Promise<Row[]> {
         baseline: fmt(bareInvoke.rps, 0),
         ratio: `${fmt(fullInvoke.rps / bareInvoke.rps)}x`,
         target: ">= 0.70x",
+      },
+      {
+        metric: `/agent/invoke req/s, database memory (new conversation per request; median of ${ROUNDS}; spread ${fmt(dbRatios[0] as number)}–${fmt(dbRatios[dbRatios.length - 1] as number)}; ${machineLoad()})`,
+        value: fmt(dbMedian?.db.rps ?? Number.NaN, 0),
+        baseline: fmt(dbMedian?.bare.rps ?? Number.NaN, 0),
+        ratio: `${fmt(dbRatios[Math.floor(dbRatios.length / 2)] as number)}x`,
+        target: ">= 0.9x",
       },
       {
         metric: "/agent/invoke req/s vs a bare handler reading the body from the Node request",
@@ -139,5 +157,7 @@ export async function benchAgentRoute(): Promise<Row[]> {
   } finally {
     await full.stop();
     await bare.stop();
+    await durable.stop();
+    dbProject.remove();
   }
 }

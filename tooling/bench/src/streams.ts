@@ -7,6 +7,7 @@
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { startChildServer } from "./child-server.ts";
+import { freshProject } from "./fresh-project.ts";
 import { machineLoad, memoryOf } from "./proc.ts";
 import { fmt, percentile, type Row } from "./stats.ts";
 
@@ -42,8 +43,8 @@ function client(
   );
 }
 
-async function run(serverFile: string): Promise<Result> {
-  const server = await startChildServer(resolve(import.meta.dirname, serverFile));
+async function run(serverFile: string, env: Record<string, string> = {}): Promise<Result> {
+  const server = await startChildServer(resolve(import.meta.dirname, serverFile), env);
   try {
     const share = Math.ceil(STREAMS / CLIENTS);
     const parts = await Promise.all(
@@ -67,6 +68,12 @@ export async function benchStreams(): Promise<Row[]> {
   const loadBefore = machineLoad();
   const bare = await run("servers/bare-sse.ts");
   const ours = await run("servers/stream-route.ts");
+  // The same streams with the default database memory: every stream's end commits its turn.
+  const dbProject = freshProject("project-streams-db");
+  const loadDb = machineLoad();
+  const db = await run("servers/stream-route.ts", { BENCH_PROJECT_DIR: dbProject.dir }).finally(() =>
+    dbProject.remove(),
+  );
   if (process.env.BENCH_DEBUG) console.error({ bare, ours });
   const errs = (r: Result) =>
     `${r.errors} errors, ${r.completed}/${STREAMS} done${r.sample.length ? ` (${r.sample.join("; ")})` : ""}`;
@@ -88,5 +95,26 @@ export async function benchStreams(): Promise<Row[]> {
       target: "<= 1.5x",
     },
     { metric: "stream errors", value: errs(ours), baseline: errs(bare), ratio: "", target: "0 errors" },
+    {
+      metric: `database memory: server peak RSS (${loadDb})`,
+      value: `${fmt(db.peakMiB, 0)} MiB`,
+      baseline: `${fmt(bare.peakMiB, 0)} MiB`,
+      ratio: `${fmt(db.peakMiB / bare.peakMiB)}x`,
+      target: "<= 1.2x",
+    },
+    {
+      metric: "database memory: first chunk p99 (p50) ms",
+      value: `${fmt(db.p99, 0)} (${fmt(db.p50, 0)})`,
+      baseline: `${fmt(bare.p99, 0)} (${fmt(bare.p50, 0)})`,
+      ratio: `${fmt(db.p99 / bare.p99)}x`,
+      target: "<= 1.5x",
+    },
+    {
+      metric: "database memory: stream errors",
+      value: errs(db),
+      baseline: errs(bare),
+      ratio: "",
+      target: "0 errors",
+    },
   ];
 }

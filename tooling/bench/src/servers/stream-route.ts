@@ -5,7 +5,10 @@ import { loadProject } from "@agentsvc/config-schema";
 import { startServer } from "@agentsvc/server";
 import pino from "pino";
 
-const loaded = await loadProject(resolve(import.meta.dirname, "../../project-streams"));
+// BENCH_PROJECT_DIR: another project (a fresh copy with the database-memory agent).
+const loaded = await loadProject(
+  process.env.BENCH_PROJECT_DIR ?? resolve(import.meta.dirname, "../../project-streams"),
+);
 if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
 const server = await startServer(loaded.project, { port: 0, logger: pino({ level: "silent" }), drainMs: 0 });
 console.log(server.url);
