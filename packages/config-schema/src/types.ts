@@ -141,6 +141,10 @@ export type EmailEntry = GatewayBase & {
   /** Default: the IMAP password variable's value. */
   smtpPasswordEnvVar?: string;
   smtpPort: number;
+  /** authserv-ids whose Authentication-Results are believed; a reply decides only with DMARC or aligned DKIM pass from one. Default none. */
+  trustedAuthservIds?: string[];
+  /** PEM file of a private CA for IMAP and SMTP. */
+  tlsCaFile?: string;
 };
 export type WhatsappEntry = GatewayBase & {
   type: "whatsapp";

@@ -139,7 +139,7 @@ describe("channel-adapter entries", () => {
 
   it("keeps explicit optional push-style values instead of defaults", async () => {
     const p = await loadOk({
-      "gateways/mail.yaml": `${yamlOf("email", PUSH.email!.required)}\nimapPort: 143\npollIntervalSeconds: 5\nsmtpHostEnvVar: SMTP_HOST\nsmtpPort: 587\n`,
+      "gateways/mail.yaml": `${yamlOf("email", PUSH.email!.required)}\nimapPort: 143\npollIntervalSeconds: 5\nsmtpHostEnvVar: SMTP_HOST\nsmtpPort: 587\ntrustedAuthservIds: [mx.google.com, mx.example.net]\ntlsCaFile: certs/ca.pem\n`,
       "gateways/sms.yaml": `${yamlOf("twilio", PUSH.twilio!.required)}\nmessagingServiceSid: MG123\npublicUrl: https://example.test/hook\n`,
     });
     expect(p.pushGateways.find((g) => g.type === "email")).toMatchObject({
@@ -147,6 +147,8 @@ describe("channel-adapter entries", () => {
       pollIntervalSeconds: 5,
       smtpHostEnvVar: "SMTP_HOST",
       smtpPort: 587,
+      trustedAuthservIds: ["mx.google.com", "mx.example.net"],
+      tlsCaFile: "certs/ca.pem",
     });
     expect(p.pushGateways.find((g) => g.type === "twilio")).toMatchObject({
       messagingServiceSid: "MG123",
@@ -156,7 +158,7 @@ describe("channel-adapter entries", () => {
 
   it("rejects bad optional push-style values (port range, URL, api version)", async () => {
     const errors = await loadErrors({
-      "gateways/mail.yaml": `${yamlOf("email", PUSH.email!.required)}\nimapPort: 70000\nsmtpPasswordEnvVar: "lower case"\n`,
+      "gateways/mail.yaml": `${yamlOf("email", PUSH.email!.required)}\nimapPort: 70000\nsmtpPasswordEnvVar: "lower case"\ntrustedAuthservIds: ["mx.google.com; dmarc=pass"]\ntlsCaFile: ""\n`,
       "gateways/sig.yaml": `${yamlOf("signal", PUSH.signal!.required)}\nhttpUrl: localhost:8080\n`,
       "gateways/wa.yaml": `${yamlOf("whatsapp", PUSH.whatsapp!.required)}\napiVersion: "21"\ntemplateName: Reopen-Chat\ntemplateLanguage: english\n`,
     });
@@ -167,6 +169,8 @@ describe("channel-adapter entries", () => {
       /must be at most 65535 \(IMAP port\) \(got 70000\)/,
     );
     expectError(errors, "gateways/mail.yaml", "smtpPasswordEnvVar", /./);
+    expectError(errors, "gateways/mail.yaml", "trustedAuthservIds[0]", /must be the authserv-id/);
+    expectError(errors, "gateways/mail.yaml", "tlsCaFile", /./);
     expectError(errors, "gateways/sig.yaml", "httpUrl", /must be an http\(s\) URL/);
     expectError(errors, "gateways/wa.yaml", "apiVersion", /must look like v21\.0/);
     expectError(errors, "gateways/wa.yaml", "templateName", /must be a template name/);

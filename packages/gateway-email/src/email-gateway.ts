@@ -9,13 +9,16 @@ import {
   type GatewayCapabilities,
   type GatewayContext,
   GatewaySendError,
+  type InteractionView,
+  matchDecisionText,
   type SendOptions,
   type SendResult,
 } from "@agentsvc/session-core";
-import { simpleParser } from "mailparser";
+import { type ParsedMail, simpleParser } from "mailparser";
 import { decisionText } from "./decision-line.js";
 import { type Cursor, type Handled, ImapLoginError, ImapReader } from "./imap.js";
 import { ignoreReason, mailFacts, replySubject, requestTag } from "./message.js";
+import { judgeSender } from "./sender-auth.js";
 import { sendMail, smtpTransport } from "./smtp.js";
 
 export const EMAIL_DEFAULTS = { imapPort: 993, pollIntervalSeconds: 60, smtpPort: 465, mailbox: "INBOX" };
@@ -44,6 +47,12 @@ export interface EmailGatewayOptions {
   /** Longest wait between failed polls. Default 15 minutes (never below the poll interval). */
   retryMaxMs?: number;
   tlsCa?: string | Buffer;
+  /**
+   * authserv-ids of the receiving mail servers whose Authentication-Results headers are believed
+   * (`mx.google.com`, your own MX's host name). A reply is applied as a decision only when one of
+   * them reports DMARC pass or an aligned DKIM pass for its From domain. Default none: no decision by mail.
+   */
+  trustedAuthservIds?: readonly string[];
 }
 
 interface ThreadInfo {
@@ -117,6 +126,10 @@ export class EmailGateway implements Gateway {
       pass: read(o.smtpPasswordEnvVar) || pass,
       ...(ca ? { ca } : {}),
     });
+    if (!o.trustedAuthservIds?.length)
+      ctx.logger.warn(
+        "trustedAuthservIds is not set: replies to approval mails are not applied as decisions (set it to the authserv-id your receiving mail server writes in Authentication-Results)",
+      );
     ctx.scheduler.schedule("poll", 0, (signal) => this.#pollTask(signal));
   }
 
@@ -155,6 +168,8 @@ export class EmailGateway implements Gateway {
       ...(info.references ? { references: info.references } : {}),
     });
     await ctx.state.set(`msg:${messageId}`, thread);
+    // The open request of this conversation: a reply without the subject tag may still decide it.
+    if (requestId) await ctx.state.set(`request:${thread}`, requestId);
     return { messageId };
   }
 
@@ -209,13 +224,28 @@ export class EmailGateway implements Gateway {
     const messageId =
       facts.messageId ??
       `<uid-${uid}-${createHash("sha256").update(source).digest("hex").slice(0, 16)}@imap>`;
-    const { thread, allowed } = await this.#threadOf(
+    const { thread, request } = await this.#threadOf(
       facts.subject,
       facts.inReplyTo,
       facts.references,
       messageId,
     );
-    const text = allowed ? decisionText(facts.text, allowed) : facts.text;
+    const text = request ? decisionText(facts.text, request.allowedDecisions) : facts.text;
+    if (request && matchDecisionText(text, [...request.allowedDecisions])) {
+      // A decision: only a sender the receiving server authenticated may make it (a From is easy to forge).
+      const verdict = judgeSender(
+        authenticationResults(mail),
+        domainOf(facts.from),
+        this.options.trustedAuthservIds ?? [],
+      );
+      if (!verdict.ok) {
+        ctx.logger.warn(
+          { uid, from: facts.from, requestId: request.requestId, reason: verdict.reason },
+          "decision by mail not applied: the receiving server did not authenticate the sender",
+        );
+        return "ignored";
+      }
+    }
     const references = keepReferences([...facts.references, messageId]);
     await ctx.deliver({
       dedupKey: messageId,
@@ -236,20 +266,24 @@ export class EmailGateway implements Gateway {
     inReplyTo: string | undefined,
     references: string[],
     messageId: string,
-  ): Promise<{ thread: string; allowed?: ReturnType<typeof allowedOf> }> {
+  ): Promise<{ thread: string; request?: InteractionView }> {
     const ctx = this.#context();
     const tagged = requestTag(subject);
     if (tagged) {
       const view = await ctx.interaction(tagged);
       if (view && view.gateway === this.name)
-        return { thread: view.thread, ...(view.status === "open" ? { allowed: allowedOf(view) } : {}) };
+        return { thread: view.thread, ...(view.status === "open" ? { request: view } : {}) };
     }
+    let thread: string | undefined;
     for (const id of [inReplyTo, ...[...references].reverse()]) {
       if (!id) continue;
-      const known = await ctx.state.get<string>(`msg:${id}`);
-      if (known) return { thread: known };
+      thread = await ctx.state.get<string>(`msg:${id}`);
+      if (thread) break;
     }
-    return { thread: references[0] ?? inReplyTo ?? messageId };
+    if (!thread) return { thread: references[0] ?? inReplyTo ?? messageId };
+    const pending = await ctx.state.get<string>(`request:${thread}`);
+    const view = pending ? await ctx.interaction(pending) : undefined;
+    return { thread, ...(view?.status === "open" ? { request: view } : {}) };
   }
 
   /** Where a reply goes: the run's origin, else what the gateway kept of the thread, else its root mail. */
@@ -277,8 +311,12 @@ export class EmailGateway implements Gateway {
   }
 }
 
-const allowedOf = (view: { allowedDecisions: readonly string[] }) =>
-  view.allowedDecisions as Parameters<typeof decisionText>[1];
+/** The Authentication-Results values of a mail, top (newest) first, without the field name. */
+function authenticationResults(mail: ParsedMail): string[] {
+  return mail.headerLines
+    .filter((h) => h.key === "authentication-results")
+    .map((h) => h.line.slice(h.line.indexOf(":") + 1));
+}
 
 /** The root and the newest ids: enough for every client to thread, without growing forever. */
 function keepReferences(ids: string[]): string[] {

@@ -9,6 +9,12 @@ import type { Dovecot } from "./dovecot.js";
 import { type SmtpSink, startSmtpSink } from "./smtp-sink.js";
 
 export const BOT = "bot@example.test";
+/** The receiving server of the test mailboxes, as its Authentication-Results headers name it. */
+export const MX = "mx.example.test";
+/** What that server writes for mail whose From domain passed DMARC (RFC 8601 section 2.2). */
+export const DMARC_PASS = {
+  "Authentication-Results": `${MX}; dmarc=pass (p=reject dis=none) header.from=example.test`,
+};
 
 export interface RawMail {
   messageId: string;
@@ -106,6 +112,7 @@ export async function mailbox(dovecot: Dovecot): Promise<Mailbox> {
       pollIntervalMs: 100,
       retryMaxMs: 1_000,
       tlsCa: dovecot.cert,
+      trustedAuthservIds: [MX],
       ...extra,
     }),
     append: async (mail, isSeen = false) => {
@@ -157,6 +164,7 @@ export async function emailHarness(dovecot: Dovecot): Promise<GatewayHarness & {
         text: m.text,
         inReplyTo: m.thread,
         references: [m.thread],
+        headers: DMARC_PASS,
       });
       await box.waitSeen(uid);
     },

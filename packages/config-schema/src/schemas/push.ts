@@ -92,6 +92,23 @@ export const pushSchemas = {
         integerIn(1, 65535, "SMTP port (465 implicit TLS, others STARTTLS)"),
         PUSH_DEFAULTS.smtpPort,
       ),
+      // RFC 8601 authserv-ids whose Authentication-Results decide whether a reply may approve.
+      trustedAuthservIds: v.optional(
+        v.array(
+          v.pipe(
+            v.string("must be a string such as mx.google.com"),
+            v.regex(
+              /^[A-Za-z0-9][A-Za-z0-9._-]*$/,
+              "must be the authserv-id the receiving mail server writes first in Authentication-Results (a host name such as mx.google.com)",
+            ),
+          ),
+          "must be a list of authserv-ids (host names such as mx.google.com)",
+        ),
+      ),
+      // A private CA for both IMAP and SMTP (PEM), relative to the working directory.
+      tlsCaFile: v.optional(
+        nonEmptyString("PEM file of the CA that signed the IMAP and SMTP server certificates"),
+      ),
     },
     "an email entry",
   ),
