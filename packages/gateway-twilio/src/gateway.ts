@@ -127,6 +127,15 @@ export class TwilioGateway implements Gateway {
     switch (delivery.kind) {
       case "status": {
         const failed = delivery.status === "failed" || delivery.status === "undelivered";
+        // The session marks the piece dead, so the reply is not counted as delivered.
+        const marked =
+          failed &&
+          delivery.to !== undefined &&
+          (await context.undelivered?.(
+            delivery.to,
+            delivery.sid,
+            `${delivery.status} (ErrorCode ${delivery.errorCode ?? "none"})`,
+          ));
         context.logger[failed ? "warn" : "debug"](
           {
             sid: delivery.sid,
@@ -134,6 +143,7 @@ export class TwilioGateway implements Gateway {
             errorCode: delivery.errorCode,
             to: delivery.to,
             reason: `status ${delivery.status}`,
+            ...(failed ? { counted: marked ? "dead in the outbox" : "no sent piece matched" } : {}),
           },
           failed ? "reply not delivered" : "delivery status",
         );

@@ -1,5 +1,6 @@
 // What reaches the agent and what does not: opt-out keywords Twilio already answered, messages
 // for another account, delivery-status callbacks; and the 1600-character cut of an unbroken reply.
+import type { GatewayContext } from "@agentsvc/session-core";
 import { captureLogs, eventually, type SessionRig, startSessionRig } from "@agentsvc/testkit/session";
 import { afterEach, describe, expect, it } from "vitest";
 import { SECRETS, type TwilioWorld, twilioWorld } from "./harness.js";
@@ -9,11 +10,21 @@ let world: TwilioWorld;
 let rig: SessionRig;
 let logs: ReturnType<typeof captureLogs>;
 
+let context: GatewayContext | undefined;
+
 async function boot(replyText?: string) {
   world = await twilioWorld();
   logs = captureLogs();
-  rig = await startSessionRig(world.build(), { logger: logs.logger, ...(replyText ? { replyText } : {}) });
+  const gateway = world.build();
+  const start = gateway.start.bind(gateway);
+  gateway.start = (ctx) => {
+    context = ctx;
+    return start(ctx);
+  };
+  rig = await startSessionRig(gateway, { logger: logs.logger, ...(replyText ? { replyText } : {}) });
 }
+
+const outboxStatuses = async (thread: string) => ((await context?.outbox(thread)) ?? []).map((r) => r.status);
 
 afterEach(async () => {
   await rig?.stop();
@@ -81,6 +92,28 @@ describe("twilio inbound", () => {
       ["failed", "30007"],
     ]);
     expect(await rig.userMessages(user)).toEqual([]);
+  });
+
+  it("reports an undelivered reply to the session, so it is not counted as delivered", async () => {
+    await boot();
+    await world.fake.deliverSms({ from: user, body: "hello" });
+    await eventually(() => world.fake.sent.length > 0, "the reply");
+    await rig.session.idle(5_000);
+    const sid = world.fake.sent[0]?.sid as string;
+    expect(await outboxStatuses(user)).toEqual(["sent"]);
+    const callback: [string, string][] = [
+      ["SmsSid", sid],
+      ["SmsStatus", "undelivered"],
+      ["MessageStatus", "undelivered"],
+      ["To", user],
+      ["MessageSid", sid],
+      ["AccountSid", SECRETS.TW_TEST_ACCOUNT_SID],
+      ["From", SECRETS.TW_TEST_FROM],
+      ["ApiVersion", "2010-04-01"],
+      ["ErrorCode", "30003"],
+    ];
+    expect((await world.fake.deliver(callback)).status).toBe(200);
+    expect(await outboxStatuses(user)).toEqual(["dead"]);
   });
 
   it("cuts a 10,000-character reply without whitespace into pieces of exactly 1600", async () => {
