@@ -212,6 +212,22 @@ describe("a chunked body past the limit (no Content-Length)", () => {
     60_000,
   );
 
+  // The other routes that read a body: the agent route (and the chat page's turns, same reader)
+  // stopped at the limit but kept the connection and drained all 64 MiB (+61 MB RSS before its
+  // 413 closed the connection); the chat page's own reader and MCP were bounded already.
+  it.each(["/agent/invoke", "/chat/api/invoke", "/chat/api/conversations/create", "/mcp"])(
+    "%s: 64 MiB chunked is refused with 413 and the connection closed, the server's RSS grows by < 32 MB",
+    async (path) => {
+      const before = await server.rss();
+      const flood = await floodChunked(server.port, path, 64 * MiB);
+      const after = await server.rss();
+      expect(flood.status).toBe(413);
+      expect(flood.closed).toBe(true);
+      expect(after.peak - before.now).toBeLessThan(32 * MiB);
+    },
+    60_000,
+  );
+
   it("the http gateway still records a signed event after the floods", async () => {
     const body = JSON.stringify({ id: "ev-after-flood", thread: "t-1", text: "hello" });
     const res = await fetch(`http://127.0.0.1:${server.port}/gateways/hooks/events`, {

@@ -21,7 +21,12 @@ export async function readJsonObject(
       415,
     );
   }
-  const tooLarge = () => new AgentsvcError("too_large", `body: larger than the ${limit}-byte limit`, 413);
+  const tooLarge = () => {
+    // The rest of the body stays unread: close the connection after the 413, or keep-alive would
+    // read (and discard) all of it, however large, to reach a next request.
+    c.header("Connection", "close");
+    return new AgentsvcError("too_large", `body: larger than the ${limit}-byte limit`, 413);
+  };
   const declared = Number(c.req.header("content-length"));
   if (Number.isFinite(declared) && declared > limit) throw tooLarge();
   const incoming = unreadIncoming(c);
@@ -65,7 +70,7 @@ function readIncoming(incoming: IncomingMessage, limit: number, tooLarge: () => 
       size += chunk.length;
       if (size > limit) {
         // Drain the rest unread (destroying would reset the socket before the 413 goes out);
-        // Node's request timeout still bounds a body that never ends.
+        // the 413 closes the connection, which ends the drain.
         stop();
         incoming.resume();
         reject(tooLarge());
