@@ -18,10 +18,7 @@ export interface SendErrorOptions {
   throttled?: boolean;
   /** Wait when throttled without a Retry-After header. Default 1 s. */
   defaultRetryAfterMs?: number;
-  /**
-   * The variable holding the credential the call used. With it a 401 is a `credentials` error (the
-   * session stops the gateway and names the variable); without it a 401 is dead-lettered as before.
-   */
+  /** The variable holding the credential the call used: named when the platform rejects it (401). */
   envVar?: string;
   /** The platform's own codes, consulted before the defaults. */
   platformRule?: PlatformRule;
@@ -33,15 +30,10 @@ export function sendErrorFor(answer: FailedAnswer, options: SendErrorOptions): G
   const throttled = status === 429 || options.throttled === true;
   // Throttling without a wait from the platform waits the default rather than the first backoff step.
   const wait = throttled && retryAfter === null ? (options.defaultRetryAfterMs ?? 1_000) : undefined;
-  const rule: PlatformRule = (facts) => {
-    if (options.throttled) return { kind: "retry", ...(wait !== undefined ? { retryAfterMs: wait } : {}) };
-    const ruled = options.platformRule?.(facts);
-    if (ruled) return ruled;
-    // Until a caller names the variable it authenticates with, its 401 is dead-lettered as before
-    // (stopping a gateway needs the variable for the log line that tells the operator what to fix).
-    if (facts.status === 401 && options.envVar === undefined) return { kind: "permanent" };
-    return undefined;
-  };
+  const rule: PlatformRule = (facts) =>
+    options.throttled
+      ? { kind: "retry", ...(wait !== undefined ? { retryAfterMs: wait } : {}) }
+      : options.platformRule?.(facts);
   return sendFailure(
     {
       status,

@@ -57,8 +57,7 @@ describe("sendErrorFor", () => {
       credentials: true,
       envVar: "P_TOKEN",
     });
-    // A caller that names no variable keeps the old verdict: dead-lettered.
-    expect(sendErrorFor(answer(401), options)).toMatchObject({ permanent: true, credentials: false });
+    expect(sendErrorFor(answer(401), options)).toMatchObject({ permanent: false, credentials: true });
   });
 
   it("lets a platform rule turn a body code into a verdict", () => {
