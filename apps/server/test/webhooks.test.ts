@@ -19,16 +19,17 @@ async function serveWith(publicBaseUrl?: string) {
     webhooks: [
       {
         method: "POST",
-        handle: async (r: WebhookRequest) => (
-          seen.push(r),
-          { status: 200, body: "<Response></Response>", headers: { "content-type": "text/xml" } }
-        ),
+        handle: async (r: WebhookRequest) => {
+          seen.push(r);
+          return { status: 200, body: "<Response></Response>", headers: { "content-type": "text/xml" } };
+        },
       },
       {
         method: "GET",
-        handle: async (r: WebhookRequest) => (
-          seen.push(r), { status: 200, body: r.query.get("hub.challenge") ?? "" }
-        ),
+        handle: async (r: WebhookRequest) => {
+          seen.push(r);
+          return { status: 200, body: r.query.get("hub.challenge") ?? "" };
+        },
       },
     ],
   } as unknown as Gateway;
@@ -81,6 +82,27 @@ describe("webhook routes", () => {
       body: new Uint8Array(WEBHOOK_MAX_BYTES + 1),
     });
     expect(res.status).toBe(413);
+    expect(seen).toEqual([]);
+  });
+
+  it("refuses a chunked body (no Content-Length) once it passes the limit, closing the connection, without calling the adapter", async () => {
+    const { seen, base } = await serveWith();
+    let pulled = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled++;
+        // 64 KiB a chunk, up to 4 MiB: the server must stop well before the end.
+        if (pulled > 64) controller.close();
+        else controller.enqueue(new Uint8Array(64 * 1024));
+      },
+    });
+    const res = await fetch(`${base}/webhooks/sms`, {
+      method: "POST",
+      body,
+      duplex: "half",
+    } as RequestInit);
+    expect(res.status).toBe(413);
+    expect(res.headers.get("connection")).toBe("close");
     expect(seen).toEqual([]);
   });
 });
