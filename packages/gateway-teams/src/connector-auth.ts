@@ -5,6 +5,7 @@
 // an unknown `kid` refetches it (at most once per KEY_REFETCH_COOLDOWN_MS, so a flood of unknown kids
 // costs one fetch) and it is refetched when older than KEY_SET_MAX_AGE_MS.
 import {
+  createLocalJWKSet,
   createRemoteJWKSet,
   decodeProtectedHeader,
   errors as joseErrors,
@@ -40,6 +41,8 @@ const trimSlash = (url: string) => url.replace(/\/+$/, "");
 
 export class ConnectorAuth {
   #keys: Promise<Keys> | undefined;
+  /** When fetching the key set last failed: for a cooldown the cached keys are used without asking again. */
+  #failedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly openIdMetadataUrl: string,
@@ -60,7 +63,7 @@ export class ConnectorAuth {
       return { ok: false, reason: "keys_unavailable", detail: (err as Error).message };
     }
     try {
-      const { payload } = await jwtVerify(token, keys as JWTVerifyGetKey, {
+      const { payload } = await jwtVerify(token, this.#getKey(keys), {
         issuer: CONNECTOR_ISSUER,
         audience: this.appId,
         algorithms: ["RS256"],
@@ -81,6 +84,26 @@ export class ConnectorAuth {
     } catch (err) {
       return { ok: false, reason: keySetFailed(err) ? "keys_unavailable" : "bad_token", detail: String(err) };
     }
+  }
+
+  /**
+   * jose's remote set, except when the key endpoint is down: then the keys fetched last still verify
+   * (for KEY_REFETCH_COOLDOWN_MS before it is asked again), so an outage at the daily refresh does
+   * not refuse every activity. An unknown kid meanwhile is refused.
+   */
+  #getKey(keys: Keys): JWTVerifyGetKey {
+    return async (header, token) => {
+      const cached = keys.jwks();
+      if (cached && Date.now() - this.#failedAt < KEY_REFETCH_COOLDOWN_MS)
+        return createLocalJWKSet(cached)(header, token);
+      try {
+        return await keys(header, token);
+      } catch (err) {
+        if (!cached || !keySetFailed(err)) throw err;
+        this.#failedAt = Date.now();
+        return createLocalJWKSet(cached)(header, token);
+      }
+    };
   }
 
   /** The key must be endorsed for the activity's channel and the `serviceurl` claim must equal the activity's. */

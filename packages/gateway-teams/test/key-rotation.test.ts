@@ -65,6 +65,21 @@ describe("the connector's key set", () => {
   });
 });
 
+describe("the key endpoint down at the daily refresh", () => {
+  it("keeps accepting tokens signed with the cached keys, and refuses unknown kids", async () => {
+    expect((await verify(await world.fake.token())).ok).toBe(true);
+    world.fake.keySetUnavailable = true;
+    later(25 * 60 * MINUTE);
+    expect(await verify(await world.fake.token())).toMatchObject({ ok: true });
+    expect(world.fake.keyFetches).toBe(2); // it did try
+    const rogue = await connectorKey();
+    expect(await verify(await world.fake.token({}, rogue))).toMatchObject({ ok: false });
+    world.fake.keySetUnavailable = false;
+    later(6 * MINUTE);
+    expect((await verify(await world.fake.token())).ok).toBe(true);
+  });
+});
+
 describe("a running bot across a key rotation", () => {
   let rig: SessionRig | undefined;
   afterEach(async () => {

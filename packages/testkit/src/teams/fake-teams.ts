@@ -61,6 +61,8 @@ export class FakeTeams extends HttpFake {
   /** The keys the JWKS endpoint lists right now. */
   #published: ConnectorKey[] = [];
   #secretRevoked = false;
+  /** The JWKS endpoint answers 503 while set (an outage of Microsoft's key endpoint). */
+  keySetUnavailable = false;
 
   private constructor(options: FakeTeamsOptions) {
     super();
@@ -209,6 +211,7 @@ export class FakeTeams extends HttpFake {
     }
     if (req.method === "GET" && path === "/v1/.well-known/keys") {
       this.keyFetches += 1;
+      if (this.keySetUnavailable) return answerJson(res, 503, { error: "ServiceUnavailable" });
       return answerJson(res, 200, { keys: this.#published.map((k) => k.jwk) });
     }
     if (req.method === "POST" && path === `/login/${this.#options.tenantId}/oauth2/v2.0/token`)
