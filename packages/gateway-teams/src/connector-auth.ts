@@ -47,6 +47,8 @@ export class ConnectorAuth {
   constructor(
     private readonly openIdMetadataUrl: string,
     private readonly appId: string,
+    /** Told once per failed refresh that the keys fetched last are used meanwhile. */
+    private readonly onStaleKeys: (detail: string) => void = () => {},
   ) {}
 
   /** Checks the token alone (before the body is read); `matches` then ties it to the activity. */
@@ -101,6 +103,7 @@ export class ConnectorAuth {
       } catch (err) {
         if (!cached || !keySetFailed(err)) throw err;
         this.#failedAt = Date.now();
+        this.onStaleKeys(String(err));
         return createLocalJWKSet(cached)(header, token);
       }
     };

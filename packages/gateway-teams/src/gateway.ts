@@ -88,7 +88,12 @@ export class TeamsGateway implements Gateway {
     const tenant = o.tenantId ?? DEFAULT_TENANT_ID;
     const login = (o.loginBaseUrl ?? DEFAULT_LOGIN_BASE_URL).replace(/\/+$/, "");
     // Both live as long as this instance: the key set and the token are cached in them.
-    this.#auth = new ConnectorAuth(o.openIdMetadataUrl ?? DEFAULT_OPENID_METADATA_URL, appId);
+    this.#auth = new ConnectorAuth(o.openIdMetadataUrl ?? DEFAULT_OPENID_METADATA_URL, appId, (detail) =>
+      context.logger.warn(
+        { detail },
+        "the connector's key set could not be refreshed; the keys fetched last verify meanwhile",
+      ),
+    );
     this.#token = new BotToken(
       `${login}/${encodeURIComponent(tenant)}/oauth2/v2.0/token`,
       appId,
