@@ -59,28 +59,56 @@ export function mailFacts(mail: ParsedMail): MailFacts {
   };
 }
 
-// Where a mail client starts the quoted previous mail.
-const QUOTE_STARTS = [
-  /^On .{1,300}wrote:\s*$/im,
-  /^On .{1,200}\n.{1,200}wrote:\s*$/im,
-  /^Am .{1,300}schrieb.{0,100}:\s*$/im,
-  /^Le .{1,300}a écrit\s*:\s*$/im,
+// Where a top-posting client (Outlook and others) starts the unprefixed copy of the previous mail:
+// everything from there on is the quote.
+const ORIGINAL_STARTS = [
   /^-{2,}\s*Original Message\s*-{2,}\s*$/im,
   /^_{10,}\s*$/m,
-  /^From: .+\n(Sent|Date): .+$/im,
+  /^(From|Von|De): .+\n(Sent|Date|Gesendet|Envoyé): .+$/im,
 ];
 
-/** The new text of a reply: everything above the quoted mail, without `>` lines and the `-- ` signature. */
+// The attribution line(s) above a `>` quote.
+const ATTRIBUTION = [
+  /^On .{1,300}wrote:\s*$/i,
+  /^Am .{1,300}schrieb.{0,100}:\s*$/i,
+  /^Le .{1,300}a écrit\s*:\s*$/i,
+];
+
+const isQuoted = (line: string) => /^\s*>/.test(line);
+
+/**
+ * The new text of a reply, wherever it is: above the quote (top-posted), below it (bottom-posted)
+ * or between quoted lines. Removed: an unprefixed original (Outlook), `>` lines with their
+ * attribution line, and the `-- ` signature.
+ */
 export function stripQuoted(text: string): string {
   let body = text.replace(/\r\n/g, "\n");
-  for (const pattern of QUOTE_STARTS) {
+  for (const pattern of ORIGINAL_STARTS) {
     const at = body.search(pattern);
     if (at >= 0) body = body.slice(0, at);
   }
-  const signature = body.search(/^-- $/m);
-  if (signature >= 0) body = body.slice(0, signature);
-  const lines = body.split("\n").filter((line) => !/^\s*>/.test(line));
-  const stripped = lines.join("\n").trim();
+  const lines = body.split("\n");
+  const kept: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    if (isQuoted(line)) continue;
+    // "On ..., X wrote:" (one line, or wrapped over two) belongs to the quote that follows it.
+    const oneLine = ATTRIBUTION.some((p) => p.test(line));
+    const twoLines = !oneLine && ATTRIBUTION[0]?.test(`${line} ${lines[i + 1] ?? ""}`);
+    if (oneLine || twoLines) {
+      const next = lines.slice(i + (twoLines ? 2 : 1)).find((l) => l.trim() !== "");
+      if (next === undefined || isQuoted(next)) {
+        if (twoLines) i += 1;
+        continue;
+      }
+      // An attribution without `>` lines after it: a client that quotes unprefixed; the rest is the quote.
+      break;
+    }
+    kept.push(line);
+  }
+  const joined = kept.join("\n");
+  const signature = joined.search(/^-- $/m);
+  const stripped = (signature >= 0 ? joined.slice(0, signature) : joined).replace(/\n{3,}/g, "\n\n").trim();
   // A mail that is only a quote (an odd client) keeps its full text rather than nothing.
   return stripped || text.trim();
 }

@@ -127,6 +127,54 @@ describe.skipIf(dovecotMissing !== undefined)(
       expect((await rig.session.interaction(requestId))?.status).toBe("decided");
     });
 
+    it("applies a decision written below the quote (bottom-posted), and one above an Outlook From:/Sent: block", async () => {
+      const { rig, box, close } = await emailRig(await server());
+      cleanup = close;
+      const ask = async (id: string, token: string) => {
+        await box.append({
+          messageId: id,
+          from: "ann@example.test",
+          subject: `Job ${token}`,
+          text: `please use delete_file ${token}`,
+        });
+        await until(
+          () => box.sink.mails.some((m) => m.subject?.includes(`Job ${token} [agentsvc:req_`)),
+          `the request mail for ${token}`,
+        );
+        return box.sink.mails.find((m) => m.subject?.includes(`Job ${token} [agentsvc:req_`));
+      };
+      const first = await ask("<b1@example.test>", "tokBOTTOM");
+      await box.append({
+        messageId: "<b2@example.test>",
+        from: "ann@example.test",
+        subject: `Re: ${first?.subject}`,
+        text: `On Tue, 2 Jan 2024 at 10:00, Agent <${BOT}> wrote:\n> ${first?.text?.split("\n").join("\n> ")}\n\napprove\n\n-- \nAnn`,
+        inReplyTo: first?.messageId as string,
+        references: ["<b1@example.test>", first?.messageId as string],
+        headers: DMARC_PASS,
+      });
+      await until(
+        () => rig.executed.some((n) => n.includes("tokBOTTOM")),
+        "the tool approved below the quote",
+      );
+      const second = await ask("<o1@example.test>", "tokOUTLOOK");
+      await box.append({
+        messageId: "<o2@example.test>",
+        from: "ann@example.test",
+        subject: `RE: ${second?.subject}`,
+        text: `Reject - not on a Friday\n\n________________________________\nFrom: Agent <${BOT}>\nSent: Tuesday, January 2, 2024 10:00 AM\nTo: Ann <ann@example.test>\nSubject: ${second?.subject}\n\n${second?.text}`,
+        inReplyTo: second?.messageId as string,
+        headers: DMARC_PASS,
+      });
+      const requestId = /\[agentsvc:(req_[^\]]+)\]/.exec(second?.subject ?? "")?.[1] as string;
+      await until(
+        async () => (await rig.session.interaction(requestId))?.status === "decided",
+        "the rejection",
+      );
+      await rig.session.idle(10_000);
+      expect(rig.executed.some((n) => n.includes("tokOUTLOOK"))).toBe(false);
+    });
+
     it("a forged From with dmarc=fail does not approve: logged, ignored, the request stays open until a DMARC pass decides", async () => {
       const { rig, box, close } = await emailRig(await server());
       cleanup = close;
