@@ -50,6 +50,8 @@ beforeAll(async () => {
     `type: http\nsecretEnvVar: BAD_SECRET\ncallbackUrl: ${callbackUrl}\n`,
   );
   writeFileSync(join(root, "gateways/good.yaml"), "type: http\nsecretEnvVar: GOOD_SECRET\n");
+  // Stands for a connection-based adapter (a long poll, a socket) whose login is refused.
+  writeFileSync(join(root, "gateways/conn.yaml"), "type: mock\n");
   writeFileSync(join(root, "gateways/agent.yaml"), "exposes: agent\npath: /agent\n");
   const loaded = await loadProject(root);
   if (!loaded.ok) throw new Error(loaded.errors.map((e) => `${e.file}: ${e.path}: ${e.message}`).join("\n"));
@@ -103,7 +105,7 @@ describe("GET /health and rejected credentials", () => {
   it("shows every gateway running at first", async () => {
     expect(await health()).toEqual({
       status: "ok",
-      gateways: { bad: { state: "running" }, good: { state: "running" } },
+      gateways: { bad: { state: "running" }, conn: { state: "running" }, good: { state: "running" } },
     });
   });
 
@@ -147,6 +149,20 @@ describe("GET /health and rejected credentials", () => {
     expect(invoke.status).toBe(200);
     expect(((await invoke.json()) as { output: string }).output).toContain("are you there");
     expect(callbacks).toBe(1);
+  });
+
+  it("shows a gateway whose connection reported rejected credentials as stopped, the rest untouched", async () => {
+    // What GatewayContext.credentialsRejected calls for the gateway it belongs to.
+    server.session.credentialsRejected("conn", "CONN_TOKEN", "close 4004 Authentication failed");
+    const now = await health();
+    expect(now.gateways.conn).toEqual({
+      state: "stopped",
+      reason: "credentials rejected by mock: check CONN_TOKEN (close 4004 Authentication failed)",
+    });
+    expect(now.gateways.good).toEqual({ state: "running" });
+    const errors = lines.filter((l) => l.level === 50 && String(l.msg).includes("check CONN_TOKEN"));
+    expect(errors).toHaveLength(1);
+    expect((await signedEvent("good", { id: "e3", thread: "t3", text: "and now?" })).status).toBe(202);
   });
 });
 

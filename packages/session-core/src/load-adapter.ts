@@ -43,7 +43,7 @@ export async function loadAdapterPackage(
     if ((err as NodeJS.ErrnoException).code === "MODULE_NOT_FOUND") {
       throw new AgentsvcError(
         "adapter_not_installed",
-        `gateway type "${type}" needs the package ${pkg}, which is not installed in ${from}. Install it: pnpm add ${pkg}`,
+        `gateway type "${type}" needs the package ${pkg}, which is not installed in ${from}. Install it: pnpm add ${packageOf(pkg)}`,
         500,
       );
     }
@@ -52,7 +52,14 @@ export async function loadAdapterPackage(
   return (await import(pathToFileURL(resolved).href)) as Record<string, unknown>;
 }
 
-function installedUnder(from: string, pkg: string): boolean {
+/** The package a specifier names: `@agentsvc/session-core/testing` is in `@agentsvc/session-core`. */
+function packageOf(specifier: string): string {
+  const parts = specifier.split("/");
+  return parts.slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
+}
+
+function installedUnder(from: string, specifier: string): boolean {
+  const pkg = packageOf(specifier);
   for (let dir = resolve(from); ; dir = dirname(dir)) {
     if (existsSync(join(dir, "node_modules", pkg, "package.json"))) return true;
     // Inside the package itself (its own tests): Node resolves the name by self-reference.

@@ -67,6 +67,27 @@ describe("loadAdapterPackage", () => {
     expect(mod.marker).toBe("fake adapter loaded");
   });
 
+  it("loads the mock adapter, a subpath of session-core, from an app that installed session-core", async () => {
+    const app = mkdtempSync(join(tmpdir(), "agentsvc-load-mock-"));
+    try {
+      const pkg = join(app, "node_modules", "@agentsvc", "session-core");
+      mkdirSync(pkg, { recursive: true });
+      writeFileSync(
+        join(pkg, "package.json"),
+        JSON.stringify({
+          name: "@agentsvc/session-core",
+          type: "module",
+          exports: { "./testing": { default: "./testing.js" } },
+        }),
+      );
+      writeFileSync(join(pkg, "testing.js"), "export const marker = 'mock adapter loaded';\n");
+      const mod = await loadAdapterPackage("mock", { from: app });
+      expect(mod.marker).toBe("mock adapter loaded");
+    } finally {
+      rmSync(app, { recursive: true, force: true });
+    }
+  });
+
   it("rejects a type that cannot be a package name", async () => {
     await expect(loadAdapterPackage("../evil", { from: dir })).rejects.toMatchObject({
       code: "bad_gateway_type",
