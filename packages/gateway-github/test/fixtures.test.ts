@@ -68,8 +68,7 @@ describe("github fixtures", () => {
         },
       });
     rig = await startSessionRig(gateway, { logger: logs.logger });
-    const payload = f.keepTimestamps ? f.payload : refreshTimestamps(f.payload);
-    const issue = (payload.issue as Json | undefined)?.number as number | undefined;
+    const issue = (f.payload.issue as Json | undefined)?.number as number | undefined;
     let requestThread: string | undefined;
     if (f.pendingRequestBy) {
       requestThread = `repo:octo-org/hello-world:issue:${issue}`;
@@ -85,6 +84,8 @@ describe("github fixtures", () => {
       ? rig.session.snapshot("github", requestThread).pendingRequestId
       : undefined;
 
+    // Written now, after any request it answers was made (GitHub's timestamps have whole seconds).
+    const payload = f.keepTimestamps ? f.payload : refreshTimestamps(f.payload);
     const answer = await world.fake.deliver(f.event, payload);
     expect(answer.status).toBe(200);
     const e = f.expect;
