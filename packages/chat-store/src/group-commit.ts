@@ -18,6 +18,12 @@ interface Pending {
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
+/**
+ * Logical transactions per physical one at most: a burst (10,000 streams ending together) commits
+ * in slices, so the first callers are not held for the whole burst nor their results kept alive.
+ */
+export const MAX_BATCH = 512;
+
 /** The savepoint around one logical transaction (nested calls use agentsvc_sp<depth>). */
 const LOGICAL = "agentsvc_tx";
 
@@ -55,8 +61,7 @@ export class GroupCommit {
     this.#flushing = true;
     try {
       while (this.#queue.length > 0) {
-        const batch = this.#queue;
-        this.#queue = [];
+        const batch = this.#queue.splice(0, MAX_BATCH);
         let began: boolean;
         try {
           began = this.#tryBegin();

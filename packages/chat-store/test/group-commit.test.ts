@@ -1,5 +1,6 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import { MAX_BATCH } from "../src/group-commit.js";
 import type { ChatDb } from "../src/index.js";
 import { openStore } from "./helpers.js";
 
@@ -47,6 +48,21 @@ describe("group commit (SQLite)", () => {
     // one commit per row rewrites them 100 times (>= 200 frames).
     expect(frames).toBeLessThan(30);
     expect(committedKeys(db).size).toBe(101);
+  });
+
+  it("a burst larger than one batch commits in slices of MAX_BATCH: the first callers are answered after the first slice", async () => {
+    const db = openStore({ path: "./chat.db" });
+    await accept(db, -1);
+    let atFirstAnswer = 0;
+    await Promise.all(
+      Array.from({ length: MAX_BATCH * 2 + 10 }, (_, i) =>
+        accept(db, i).then(() => {
+          if (i === 0) atFirstAnswer = committedKeys(db).size;
+        }),
+      ),
+    );
+    expect(atFirstAnswer).toBe(1 + MAX_BATCH);
+    expect(committedKeys(db).size).toBe(MAX_BATCH * 2 + 11);
   });
 
   it("answers each caller only once its own write is committed to the file", async () => {
