@@ -83,6 +83,8 @@ export async function wireGateways(input: {
       file: entry.file,
       ...(entry.approvalDestination ? { approvalDestination: entry.approvalDestination } : {}),
       ...(entry.approvers ? { approvers: entry.approvers } : {}),
+      ...(entry.streaming !== undefined ? { streaming: entry.streaming } : {}),
+      ...(entry.streamIntervalMs !== undefined ? { streamIntervalMs: entry.streamIntervalMs } : {}),
     });
     if (entry.type === "http") http.push(gateway);
   }

@@ -101,6 +101,10 @@ export interface GatewayEntryCommon {
   approvalDestination?: string;
   /** Platform user ids that may decide any request on this gateway, besides the thread's participant. */
   approvers?: string[];
+  /** Stream replies while the agent writes (platforms that can; default true). */
+  streaming?: boolean;
+  /** Least time between two updates of a streamed reply (default 1 000 ms). */
+  streamIntervalMs?: number;
 }
 
 type GatewayBase = EntryBase & GatewayEntryCommon;

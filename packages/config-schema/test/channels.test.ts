@@ -177,6 +177,21 @@ describe("channel-adapter entries", () => {
     expectError(errors, "gateways/wa.yaml", "templateLanguage", /must look like en or en_US/);
   });
 
+  it("keeps streaming and streamIntervalMs on a gateway entry and rejects bad values", async () => {
+    const p = await loadOk({
+      "gateways/dc.yaml": `${yamlOf("discord", PUSH.discord!.required)}\nstreaming: false\nstreamIntervalMs: 1500\n`,
+    });
+    expect(p.pushGateways.find((g) => g.type === "discord")).toMatchObject({
+      streaming: false,
+      streamIntervalMs: 1500,
+    });
+    const errors = await loadErrors({
+      "gateways/dc.yaml": `${yamlOf("discord", PUSH.discord!.required)}\nstreaming: "yes"\nstreamIntervalMs: 50\n`,
+    });
+    expectError(errors, "gateways/dc.yaml", "streaming", /must be true or false/);
+    expectError(errors, "gateways/dc.yaml", "streamIntervalMs", /must be at least 250/);
+  });
+
   it("keeps a whatsapp re-engagement template and its language", async () => {
     const p = await loadOk({
       "gateways/wa.yaml": `${yamlOf("whatsapp", PUSH.whatsapp!.required)}\ntemplateName: reopen_chat\ntemplateLanguage: pt_BR\n`,

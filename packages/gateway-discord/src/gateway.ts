@@ -4,6 +4,7 @@ import type { DecisionKind } from "@agentsvc/agent-core";
 import {
   type BackoffOptions,
   type DecidedNotice,
+  type DraftIds,
   decisionLabel,
   decodeDecision,
   encodeDecision,
@@ -14,13 +15,16 @@ import {
   type InteractionRequest,
   pressableDecisions,
   readSecrets,
+  type ReplyStream,
   type SendOptions,
   type SendResult,
+  type StreamOptions,
 } from "@agentsvc/session-core";
 import { DiscordRest } from "./api.js";
 import { GatewaySocket } from "./connection.js";
 import { markdownToDiscord } from "./format.js";
 import { type DiscordMessage, isThreadChannel, readMessage } from "./inbound.js";
+import { DiscordStreams } from "./stream.js";
 import { botRoleIn, ThreadMemory } from "./thread.js";
 
 export interface DiscordGatewayOptions {
@@ -63,6 +67,7 @@ export class DiscordGateway implements Gateway {
     threads: true,
     interactiveActions: true,
     editing: true,
+    streaming: true,
     typing: true,
   };
   readonly messageLimit = MESSAGE_LIMIT;
@@ -76,6 +81,10 @@ export class DiscordGateway implements Gateway {
   #stopped = false;
   /** Channel -> until when typing is repeated (cleared by the reply). */
   readonly #typing = new Map<string, number>();
+  readonly #streams = new DiscordStreams(
+    () => this.#api(),
+    (thread, text, options) => this.send(thread, text, options),
+  );
 
   readonly #options: DiscordGatewayOptions;
 
@@ -153,6 +162,16 @@ export class DiscordGateway implements Gateway {
     });
     if (options.meta?.discordThread === true) await this.#memory?.markAnswered(thread);
     return { messageId: msg.id };
+  }
+
+  /** Send then edit: see stream.ts. */
+  stream(thread: string, options: StreamOptions): ReplyStream {
+    return this.#streams.open(thread, options);
+  }
+
+  finishDraft(thread: string, draft: DraftIds, text: string, options: SendOptions): Promise<SendResult> {
+    this.#stopTyping(thread);
+    return this.#streams.finish(thread, draft, text, options);
   }
 
   async edit(thread: string, messageId: string, text: string): Promise<void> {

@@ -13,7 +13,7 @@ export interface GatewayCapabilities {
   interactiveActions: boolean;
   /** A sent message can be edited later (`edit`). */
   editing?: boolean;
-  /** Partial text can be streamed (native or post-then-edit). Not used by the session in v2: replies are sent whole. */
+  /** Partial text can be streamed (native or post-then-edit): the session calls `stream` while a turn runs. */
   streaming?: boolean;
   /** A typing indicator exists: the session calls `startTyping` when a turn starts. */
   typing?: boolean;
@@ -113,6 +113,31 @@ export interface SendOptions {
 export interface SendResult {
   /** The platform message id, kept with the outbox row (used for `edit` and `onDecided`). */
   messageId?: string;
+}
+
+/**
+ * Platform ids of a streamed preview (a Discord message id, a Telegram draft id, a Slack stream ts),
+ * kept in the gateway's durable state until the final message replaces it. JSON only.
+ */
+export type DraftIds = Record<string, string | number | boolean>;
+
+export interface StreamOptions {
+  /** The origin meta of the run. */
+  meta?: Record<string, unknown>;
+  /** The preview a process that died mid-stream left for this same reply: take it up again. */
+  previous?: DraftIds;
+}
+
+/**
+ * One reply streaming into a thread (a preview; the final message is the outbox's). The session
+ * calls `update` at most once per interval and never while the previous call is in flight.
+ */
+export interface ReplyStream {
+  /**
+   * Show `text`, the reply so far (formatted, at most one message). Returns the ids to keep durable
+   * when they are new or changed (the first call that creates a platform message), else undefined.
+   */
+  update(text: string): Promise<DraftIds | undefined>;
 }
 
 /** A webhook request exactly as received: the signature is checked over `rawBody` before any parsing. */
@@ -231,6 +256,22 @@ export interface Gateway {
   send(thread: string, text: string, options: SendOptions): Promise<SendResult | undefined>;
   /** Replace the text of a sent message (when `capabilities.editing`). */
   edit?(thread: string, messageId: string, text: string, options: SendOptions): Promise<void>;
+  /**
+   * Start streaming a reply into `thread` (when `capabilities.streaming`); undefined when this thread
+   * cannot stream (a Teams channel). Requires `finishDraft`.
+   */
+  stream?(thread: string, options: StreamOptions): ReplyStream | undefined;
+  /**
+   * The outbox's send of a streamed reply's first piece: make the preview `draft` the final message
+   * with `text` (edit it, stop the stream with it, or send it and let the draft go). Called again
+   * after a crash or a failure, so a second call with the same draft must not add a message.
+   */
+  finishDraft?(
+    thread: string,
+    draft: DraftIds,
+    text: string,
+    options: SendOptions,
+  ): Promise<SendResult | undefined>;
   /** Best effort; errors are logged and ignored. */
   startTyping?(thread: string, meta?: Record<string, unknown>): Promise<void>;
   /** Render an approval with buttons/cards. Required when `capabilities.interactiveActions`. */
@@ -245,6 +286,10 @@ export interface GatewayEntryOptions {
   approvalDestination?: string;
   /** Platform user ids that may decide any request on this gateway, besides the thread's own participant. */
   approvers?: readonly string[];
+  /** Stream replies while the turn runs (platforms that can). Default true. */
+  streaming?: boolean;
+  /** Least time between two updates of a streamed reply. Default 1 000 ms. */
+  streamIntervalMs?: number;
 }
 
 /**

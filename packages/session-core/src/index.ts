@@ -4,6 +4,7 @@ export type {
   DecideResult,
   DecisionInput,
   DeliverResult,
+  DraftIds,
   Gateway,
   GatewayCapabilities,
   GatewayContext,
@@ -14,8 +15,10 @@ export type {
   InteractionRequest,
   InteractionView,
   OutboxEntry,
+  ReplyStream,
   SendOptions,
   SendResult,
+  StreamOptions,
   WebhookRequest,
   WebhookResponse,
   WebhookRoute,
@@ -75,3 +78,4 @@ export {
   type ThreadSnapshot,
 } from "./session.js";
 export { type ClusterMessage, type Coordination, localCoordination } from "./coordination.js";
+export { DEFAULT_STREAM_INTERVAL_MS } from "./streaming.js";

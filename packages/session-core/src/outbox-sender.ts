@@ -11,6 +11,7 @@ import { GatewaySendError, isGatewaySendError } from "./errors.js";
 import type { DecidedNotice, Gateway, InteractionRequest, SendResult } from "./gateway.js";
 import type { GatewayRegistry } from "./registry.js";
 import type { OutboxRow, SessionStore } from "./store.js";
+import type { Previews } from "./streaming.js";
 
 export interface OutboxOptions {
   /** Tries before a piece is dead-lettered. Default 10. */
@@ -44,6 +45,7 @@ export class OutboxSender {
   readonly #onCredentials: ((gateway: Gateway, error: GatewaySendError) => void) | undefined;
   /** Gateways whose credentials were rejected: their pieces wait, unsent and uncounted. */
   readonly #held = new Set<string>();
+  readonly #drafts: Previews | undefined;
 
   constructor(input: {
     store: SessionStore;
@@ -55,7 +57,10 @@ export class OutboxSender {
     elsewhere?: () => void;
     /** A send failed with rejected credentials: the gateway is already held here; stop it. */
     onCredentials?: (gateway: Gateway, error: GatewaySendError) => void;
+    /** Streamed previews: a reply's first piece finishes its draft instead of adding a message. */
+    drafts?: Previews;
   }) {
+    this.#drafts = input.drafts;
     this.#elsewhere = input.elsewhere;
     this.#onCredentials = input.onCredentials;
     this.#store = input.store;
@@ -185,6 +190,8 @@ export class OutboxSender {
       return;
     }
     await this.#store.outbox.markSent(row.id, result?.messageId);
+    const draft = draftOf(row);
+    if (draft && this.#drafts) await this.#drafts.finished(gateway, draft);
   }
 
   async #deliver(gateway: Gateway, row: OutboxRow, attempt: number): Promise<SendResult | undefined> {
@@ -198,8 +205,13 @@ export class OutboxSender {
       ...(requestId ? { requestId } : {}),
     };
     switch (row.kind) {
-      case "text":
-        return gateway.send(row.thread, String(payload.text ?? ""), options);
+      case "text": {
+        const text = String(payload.text ?? "");
+        const draft = draftOf(row);
+        const ids = draft && gateway.finishDraft ? await this.#drafts?.take(gateway, draft) : undefined;
+        if (ids && gateway.finishDraft) return gateway.finishDraft(row.thread, ids, text, options);
+        return gateway.send(row.thread, text, options);
+      }
       case "approval":
         if (!gateway.requestDecision)
           throw new GatewaySendError("gateway has no requestDecision", { permanent: true });
@@ -259,4 +271,11 @@ export class OutboxSender {
     await this.#store.outbox.markRetry(row.id, Date.now() + delay, message);
     logger.warn({ ...context, err: message, retryInMs: delay }, "sending failed; will retry");
   }
+}
+
+/** The draft key a streamed reply's first piece carries (see streaming.ts). */
+function draftOf(row: OutboxRow): string | undefined {
+  if (row.kind !== "text") return undefined;
+  const draft = (row.payload as { draft?: unknown } | null)?.draft;
+  return typeof draft === "string" ? draft : undefined;
 }

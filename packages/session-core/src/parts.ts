@@ -5,6 +5,7 @@ import type { Gateway, GatewayEntryOptions } from "./gateway.js";
 import type { OutboxSender } from "./outbox-sender.js";
 import type { GatewayRegistry } from "./registry.js";
 import type { SessionStore } from "./store.js";
+import type { Previews } from "./streaming.js";
 import type { ThreadState, Threads } from "./threads.js";
 
 export interface SessionParts {
@@ -13,6 +14,8 @@ export interface SessionParts {
   registry: GatewayRegistry;
   threads: Threads;
   sender: OutboxSender;
+  /** Streamed previews of running replies. */
+  previews: Previews;
   logger: Logger;
   loggerFor(gateway: Gateway): Logger;
   /** Entry options (approval destination, approvers) of a registered gateway. */

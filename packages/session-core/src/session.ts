@@ -34,6 +34,7 @@ import { Scheduler } from "./scheduler.js";
 import type { SessionStore } from "./store.js";
 import { gatewayThreadId, type QueuedMessage, Threads } from "./threads.js";
 import { Turns } from "./turns.js";
+import { Previews } from "./streaming.js";
 import { checkInbound, originOf } from "./inbound.js";
 import { BusyPolicy } from "./policy.js";
 import { interactionView } from "./interaction-view.js";
@@ -172,6 +173,8 @@ export class GatewaySession {
       this.#entries.set(key, {
         ...(entry.approvalDestination ? { approvalDestination: entry.approvalDestination } : {}),
         ...(entry.approvers ? { approvers: entry.approvers } : {}),
+        ...(entry.streaming !== undefined ? { streaming: entry.streaming } : {}),
+        ...(entry.streamIntervalMs !== undefined ? { streamIntervalMs: entry.streamIntervalMs } : {}),
       });
     }
     this.policy = policy;
@@ -182,7 +185,9 @@ export class GatewaySession {
     this.scheduler = options.scheduler ?? new Scheduler(this.logger);
     this.#coordination = options.coordination ?? localCoordination;
     const coordination = this.#coordination;
+    const previews = new Previews(options.store, (g) => this.loggerFor(g));
     const sender = new OutboxSender({
+      drafts: previews,
       store: options.store,
       registry: options.registry,
       loggerFor: (g) => this.loggerFor(g),
@@ -199,6 +204,7 @@ export class GatewaySession {
       registry: options.registry,
       threads: new Threads(),
       sender,
+      previews,
       logger: this.logger,
       loggerFor: (g) => this.loggerFor(g),
       entryOptions: (name) => this.#entries.get(name) ?? {},
@@ -363,6 +369,7 @@ export class GatewaySession {
     await this.#options.runs.drain(drainMs);
     await this.#settle(Math.min(drainMs, 5_000));
     await this.#parts.sender.stop();
+    await this.#parts.previews.closeAll();
     this.scheduler.stopAll();
     await this.#stopLeading?.();
     for (const gateway of this.#options.registry.list()) {

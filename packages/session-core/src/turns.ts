@@ -3,6 +3,7 @@
 import { AgentsvcError, type RunHandle, type TurnResult, fault } from "@agentsvc/agent-core";
 import type { SessionParts } from "./parts.js";
 import { failureText, textPieces } from "./replies.js";
+import { DEFAULT_STREAM_INTERVAL_MS, draftKey } from "./streaming.js";
 import type { InboxDoneStatus } from "./store.js";
 import type { ActiveTurn, QueuedMessage, ThreadState } from "./threads.js";
 
@@ -65,6 +66,22 @@ export class Turns {
 
   /** Waits for the run to end or suspend, then settles the thread (inside its lock). */
   follow(state: ThreadState, handle: RunHandle): void {
+    const gateway = this.p.registry.get(state.gateway);
+    const active = state.active;
+    if (gateway && active) {
+      const entry = this.p.entryOptions(gateway.name);
+      this.p.previews.follow(
+        gateway,
+        state.thread,
+        active.inboxId,
+        handle,
+        {
+          enabled: entry.streaming ?? true,
+          intervalMs: entry.streamIntervalMs ?? DEFAULT_STREAM_INTERVAL_MS,
+        },
+        active.origin.meta,
+      );
+    }
     this.p.track(
       handle.done.then((result) =>
         this.p.threads.with(state.gateway, state.thread, (s) => this.#onEnd(s, result)),
@@ -123,8 +140,10 @@ export class Turns {
       this.p.forget(state);
       return;
     }
+    const gateway = this.p.registry.get(state.gateway);
     if (result.status === "suspended") {
       active.phase = "suspended";
+      if (gateway) await this.p.previews.stop(gateway, draftKey(active.inboxId));
       return;
     }
     // The run could not save the turn (persist failed): end the record anyway, with a failure reply.
@@ -148,7 +167,12 @@ export class Turns {
       for (const id of active.steered) await this.p.store.inbox.markDone(id, "done");
       if (gateway && text) {
         const key = `${gateway.name}:in${active.inboxId}`;
-        await this.p.store.outbox.enqueue(textPieces(gateway, state.thread, text, key, active.origin.meta));
+        const pieces = textPieces(gateway, state.thread, text, key, active.origin.meta);
+        // A streamed reply's first piece finishes its draft (when the stream made one).
+        const first = pieces[0];
+        if (first && gateway.finishDraft)
+          first.payload = { ...(first.payload as object), draft: draftKey(active.inboxId) };
+        await this.p.store.outbox.enqueue(pieces);
       }
     });
     active.committed = true;

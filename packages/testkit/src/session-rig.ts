@@ -17,6 +17,11 @@ export interface SessionRigOptions {
   replyText?: string;
   /** Platform user ids that may decide besides the thread's participant. */
   approvers?: string[];
+  /** Pause before each token the demo model streams (a slow model). */
+  tokenDelayMs?: number;
+  /** The entry's `streaming` and `streamIntervalMs` keys. */
+  streaming?: boolean;
+  streamIntervalMs?: number;
   env?: Readonly<Record<string, string | undefined>>;
   publicBaseUrl?: string;
   /** Root logger (default: silent unless TESTKIT_LOG names a level); gateways log to its `gateway-<type>` children. */
@@ -44,7 +49,7 @@ export async function startSessionRig(
   const store = createMemorySessionStore();
   const registry = new GatewayRegistry(logger);
   registry.register(gateway);
-  const agent = contractAgent(executed, options.replyText);
+  const agent = contractAgent(executed, options.replyText, options.tokenDelayMs);
   const runs = new RunManager({ agent, memory, runStore: store.runStore, logger });
   await runs.ready();
   const session = createGatewaySession({
@@ -57,6 +62,8 @@ export async function startSessionRig(
         name: gateway.name,
         type: gateway.type,
         ...(options.approvers ? { approvers: options.approvers } : {}),
+        ...(options.streaming !== undefined ? { streaming: options.streaming } : {}),
+        ...(options.streamIntervalMs !== undefined ? { streamIntervalMs: options.streamIntervalMs } : {}),
       },
     ],
     loggers: { root: logger },

@@ -88,4 +88,8 @@ export const gatewayEntryCommon = {
   approvers: v.optional(
     v.array(nonEmptyString("platform user id"), "must be a list of platform user ids allowed to decide"),
   ),
+  streaming: v.optional(bool("stream replies into the chat while the agent writes, where the platform can")),
+  streamIntervalMs: v.optional(
+    integerIn(250, 60_000, "least milliseconds between two updates of a streamed reply"),
+  ),
 };

@@ -139,10 +139,18 @@ export class ContractRig {
  * approval-gated tool, `delete_file`, that records its runs in `executed`. `replyText` makes every
  * plain reply that text (to see it chunked at a platform's limit).
  */
-export function contractAgent(executed: string[], replyText?: string): AgentDefinition {
+export function contractAgent(
+  executed: string[],
+  replyText?: string,
+  /** Pause before each streamed token (a slow model, to watch a reply stream). */
+  tokenDelayMs?: number,
+): AgentDefinition {
+  const delay = tokenDelayMs ? { tokenDelayMs } : {};
   return defineAgent({
     name: "contract",
-    model: replyText ? { provider: "demo", script: [{ text: replyText }] } : { provider: "demo" },
+    model: replyText
+      ? { provider: "demo", script: [{ text: replyText }], ...delay }
+      : { provider: "demo", ...delay },
     tools: [
       defineTool({
         name: "delete_file",

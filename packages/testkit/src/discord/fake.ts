@@ -140,7 +140,7 @@ export class DiscordFake {
       res.writeHead(204).end();
       return;
     }
-    sendJson(res, answer.status, answer.body);
+    sendJson(res, answer.status, answer.body, answer.headers);
   }
 
   #upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {

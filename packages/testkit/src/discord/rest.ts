@@ -18,7 +18,7 @@ export interface DiscordBotMessage {
   edits: number;
 }
 
-export type RestAnswer = { status: number; body: unknown };
+export type RestAnswer = { status: number; body: unknown; headers?: Record<string, string> };
 
 const LIMIT = 2000;
 
@@ -51,8 +51,25 @@ function componentError(rows: DiscordComponent[]): RestAnswer | false {
     : false;
 }
 
+/**
+ * Message edits allowed per channel in a sliding window. Discord's limits are per route and per
+ * top-level resource (the channel), answered with 429 and a JSON body whose `retry_after` is in
+ * float seconds (https://docs.discord.com/developers/topics/rate-limits, "Exceeding A Rate Limit");
+ * the figures themselves are not published and "should not be hard coded". 5 per 5 s is what the
+ * edit route is commonly observed to allow (agentsvc issue #27); a test may change it.
+ */
+export interface EditRateLimit {
+  edits: number;
+  perMs: number;
+}
+
 export class DiscordRest {
   readonly botMessages: DiscordBotMessage[] = [];
+  editLimit: EditRateLimit = { edits: 5, perMs: 5_000 };
+  /** Edits refused with 429 (a test that must never hit the limit expects none). */
+  readonly rateLimited: { channelId: string; at: number; retryAfter: number }[] = [];
+  /** Channel -> when its accepted edits were made. */
+  readonly #edits = new Map<string, number[]>();
   readonly typing: { channelId: string; at: number }[] = [];
   /** Interaction id -> the callback the bot sent (undefined while unanswered). */
   readonly callbacks = new Map<
@@ -119,6 +136,23 @@ export class DiscordRest {
   }
 
   #edit(channelId: string, id: string, body: Record<string, unknown>): RestAnswer {
+    const now = Date.now();
+    const recent = (this.#edits.get(channelId) ?? []).filter((at) => at > now - this.editLimit.perMs);
+    this.#edits.set(channelId, recent);
+    if (recent.length >= this.editLimit.edits) {
+      const retryAfter = ((recent[0] as number) + this.editLimit.perMs - now) / 1000;
+      this.rateLimited.push({ channelId, at: now, retryAfter });
+      return {
+        status: 429,
+        body: { message: "You are being rate limited.", retry_after: retryAfter, global: false },
+        headers: {
+          "retry-after": String(Math.ceil(retryAfter)),
+          "x-ratelimit-reset-after": String(retryAfter),
+          "x-ratelimit-scope": "user",
+        },
+      };
+    }
+    recent.push(now);
     const msg = this.botMessages.find((x) => x.channelId === channelId && x.id === id);
     if (!msg) return { status: 404, body: { code: 10008, message: "Unknown Message" } };
     if (typeof body.content === "string") {

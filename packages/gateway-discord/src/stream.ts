@@ -1,0 +1,71 @@
+// Streamed replies on Discord: the first update posts the message, later ones edit it, and the
+// reply's final piece is one last edit. Discord has no native streaming, and message edits are
+// rate limited per channel (https://docs.discord.com/developers/topics/rate-limits: per route, per
+// top-level resource), so edits of one channel start at least `minEditGapMs` apart whoever makes
+// them; a 429 on a preview edit skips that update (the outbox honours retry_after for the final one).
+import {
+  type DraftIds,
+  isGatewaySendError,
+  type ReplyStream,
+  type SendOptions,
+  type SendResult,
+  type StreamOptions,
+} from "@agentsvc/session-core";
+import type { DiscordRest } from "./api.js";
+
+/** Edits of one channel start at least this far apart (Discord shows about 5 per 5 s per channel). */
+export const MIN_EDIT_GAP_MS = 1_050;
+
+export class DiscordStreams {
+  /** Channel -> when its next edit may start. */
+  readonly #nextEdit = new Map<string, number>();
+
+  constructor(
+    private readonly rest: () => DiscordRest,
+    private readonly post: (thread: string, text: string, options: SendOptions) => Promise<SendResult>,
+    private readonly minEditGapMs = MIN_EDIT_GAP_MS,
+  ) {}
+
+  open(thread: string, options: StreamOptions): ReplyStream {
+    let messageId = typeof options.previous?.messageId === "string" ? options.previous.messageId : undefined;
+    const meta = options.meta;
+    return {
+      update: async (text) => {
+        if (messageId && (await this.#edit(thread, messageId, text))) return undefined;
+        const sent = await this.post(thread, text, {
+          idempotencyKey: `stream:${thread}`,
+          attempt: 1,
+          ...(meta ? { meta } : {}),
+        });
+        messageId = sent.messageId;
+        return messageId ? ({ messageId } satisfies DraftIds) : undefined;
+      },
+    };
+  }
+
+  /** The final edit; a draft deleted meanwhile gets the final text as a new message. */
+  async finish(thread: string, draft: DraftIds, text: string, options: SendOptions): Promise<SendResult> {
+    const messageId = typeof draft.messageId === "string" ? draft.messageId : undefined;
+    if (messageId && (await this.#edit(thread, messageId, text))) return { messageId };
+    return this.post(thread, text, options);
+  }
+
+  /** False when the message is gone (404, 10008 Unknown Message); other failures throw. */
+  async #edit(thread: string, messageId: string, text: string): Promise<boolean> {
+    await this.#pace(thread);
+    try {
+      await this.rest().call("PATCH", `/channels/${thread}/messages/${messageId}`, { content: text });
+      return true;
+    } catch (err) {
+      if (isGatewaySendError(err) && err.status === 404) return false;
+      throw err;
+    }
+  }
+
+  async #pace(thread: string): Promise<void> {
+    const now = Date.now();
+    const at = Math.max(now, this.#nextEdit.get(thread) ?? 0);
+    this.#nextEdit.set(thread, at + this.minEditGapMs);
+    if (at > now) await new Promise((r) => setTimeout(r, at - now));
+  }
+}

@@ -1,0 +1,89 @@
+// Replies stream into the channel: posted, edited while the slow model writes, one final edit.
+import { eventually } from "@agentsvc/testkit";
+import { type SessionRig, startSessionRig } from "@agentsvc/testkit/session";
+import { afterEach, describe, expect, it } from "vitest";
+import { CHANNELS, type DiscordHarness, discordHarness } from "./harness.js";
+
+/** 20 tokens; the demo model streams one every 100 ms. */
+const REPLY = Array.from({ length: 20 }, (_, i) => `word${i + 1}`).join(" ");
+
+let h: DiscordHarness | undefined;
+let rig: SessionRig | undefined;
+
+afterEach(async () => {
+  await rig?.stop();
+  await h?.close?.();
+  rig = undefined;
+  h = undefined;
+});
+
+async function start(options: { streaming?: boolean; streamIntervalMs?: number } = {}) {
+  h = await discordHarness();
+  rig = await startSessionRig(await h.gateway(), {
+    replyText: REPLY,
+    tokenDelayMs: 100,
+    ...options,
+  });
+  const harness = h;
+  await eventually(() => harness.fake.sessions.current !== undefined, "READY");
+  return harness;
+}
+
+/** What the channel's bot message showed, call by call (the post, then every accepted edit). */
+function shown(harness: DiscordHarness, messageId: string): string[] {
+  const post = harness.fake.calls.find(
+    (c) => c.method === "POST" && /\/messages$/.test(c.path) && c.path.includes(CHANNELS[0]),
+  );
+  const edits = harness.fake.calls.filter(
+    (c) => c.method === "PATCH" && c.path.endsWith(`/messages/${messageId}`),
+  );
+  return [post, ...edits].flatMap((c) => (typeof c?.body.content === "string" ? [c.body.content] : []));
+}
+
+describe("discord: streamed replies", () => {
+  it("posts the reply early, edits it as it grows, and ends with one message holding the whole text", async () => {
+    const harness = await start({ streamIntervalMs: 500 });
+    harness.fake.sessions.userSays({ channelId: CHANNELS[0], authorId: harness.userId("u1"), content: "hi" });
+    await eventually(
+      () => harness.fake.rest.botMessages.some((m) => m.content === REPLY),
+      "the complete reply",
+      10_000,
+    );
+    await rig?.session.idle(5_000);
+    const messages = harness.fake.rest.botMessages.filter((m) => m.channelId === CHANNELS[0]);
+    expect(messages).toHaveLength(1);
+    const updates = shown(harness, (messages[0] as { id: string }).id);
+    const before = updates.slice(0, -1);
+    expect(updates.at(-1)).toBe(REPLY);
+    expect(before.length).toBeGreaterThanOrEqual(3);
+    for (let i = 1; i < before.length; i++) {
+      expect((before[i] as string).length).toBeGreaterThan((before[i - 1] as string).length);
+      expect(before[i]?.startsWith(before[i - 1] as string)).toBe(true);
+    }
+    expect(harness.fake.rest.rateLimited).toEqual([]);
+  });
+
+  it("with the edit limit forced down, the 429s are honoured and the reply still ends whole, once", async () => {
+    const harness = await start({ streamIntervalMs: 200 });
+    harness.fake.rest.editLimit = { edits: 1, perMs: 1_500 };
+    harness.fake.sessions.userSays({ channelId: CHANNELS[0], authorId: harness.userId("u1"), content: "hi" });
+    await eventually(
+      () => harness.fake.rest.botMessages.some((m) => m.content === REPLY),
+      "the complete reply after the rate limit",
+      15_000,
+    );
+    expect(harness.fake.rest.botMessages.filter((m) => m.channelId === CHANNELS[0])).toHaveLength(1);
+    expect(harness.fake.rest.rateLimited.length).toBeGreaterThan(0);
+  });
+
+  it("streaming: false sends the finished reply once, never edited", async () => {
+    const harness = await start({ streaming: false });
+    harness.fake.sessions.userSays({ channelId: CHANNELS[0], authorId: harness.userId("u1"), content: "hi" });
+    await eventually(
+      () => harness.fake.rest.botMessages.some((m) => m.content === REPLY),
+      "the reply",
+      10_000,
+    );
+    expect(harness.fake.calls.filter((c) => c.method === "PATCH")).toEqual([]);
+  });
+});

@@ -1,0 +1,186 @@
+// Replies that stream into the chat while a turn runs. The stream is a preview: the session
+// follows the run's text deltas (never its reasoning) and hands the text so far to the gateway at
+// most once per interval, never while its previous call is in flight, and never making the turn
+// wait for the platform. The final message is the reply's first outbox piece: the sender finishes
+// the draft with it (`finishDraft`). The draft's platform ids are kept in the gateway's durable
+// state under the reply's key, so after a crash the rerun turn takes the same draft up again and
+// the outbox finishes it: the user ends with one complete message.
+import type { RunHandle } from "@agentsvc/agent-core";
+import type { Logger } from "pino";
+import { chunkText } from "./chunk-text.js";
+import type { DraftIds, Gateway, ReplyStream } from "./gateway.js";
+import type { SessionStore } from "./store.js";
+
+/** How often a streamed preview is updated when the entry does not say. */
+export const DEFAULT_STREAM_INTERVAL_MS = 1_000;
+
+export interface StreamSettings {
+  /** Entry key `streaming` (default true where the platform can stream). */
+  enabled: boolean;
+  /** Entry key `streamIntervalMs`: least time between two preview updates of one reply. */
+  intervalMs: number;
+}
+
+/** The gateway-state key of a reply's draft (one per inbound message). */
+export function draftKey(inboxId: number): string {
+  return `draft:in${inboxId}`;
+}
+
+interface DraftRecord {
+  thread: string;
+  ids: DraftIds;
+  at: number;
+}
+
+/** The first message's worth of `text`, formatted as the final piece will be. */
+function firstPiece(gateway: Gateway, text: string): string {
+  const formatted = gateway.format ? gateway.format(text) : text;
+  const pieces = gateway.chunk ? gateway.chunk(formatted) : chunkText(formatted, gateway.messageLimit);
+  return pieces[0] ?? "";
+}
+
+/** One reply's preview: text in, throttled `update` calls out. */
+class Preview {
+  #text = "";
+  #shown = "";
+  #lastAt = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #inflight: Promise<void> | undefined;
+  #closed = false;
+  #stream: ReplyStream | undefined;
+  /** Platform calls made for this preview (bench and tests). */
+  calls = 0;
+
+  constructor(
+    private readonly gateway: Gateway,
+    private readonly open: () => Promise<ReplyStream | undefined>,
+    private readonly intervalMs: number,
+    private readonly keep: (ids: DraftIds) => Promise<void>,
+    private readonly logger: Logger,
+  ) {}
+
+  push(delta: string): void {
+    if (this.#closed || !delta) return;
+    this.#text += delta;
+    this.#schedule();
+  }
+
+  /** No update after this resolves: the one in flight has settled. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    while (this.#inflight) await this.#inflight;
+  }
+
+  #schedule(): void {
+    if (this.#closed || this.#timer || this.#inflight) return;
+    const wait = Math.max(0, this.#lastAt + this.intervalMs - Date.now());
+    this.#timer = setTimeout(() => this.#flush(), wait);
+  }
+
+  #flush(): void {
+    this.#timer = undefined;
+    if (this.#closed) return;
+    const next = firstPiece(this.gateway, this.#text);
+    if (next === this.#shown || next.trim() === "") return;
+    this.#lastAt = Date.now();
+    this.#shown = next;
+    this.calls += 1;
+    this.#inflight = (async () => {
+      this.#stream ??= await this.open();
+      const ids = await this.#stream?.update(next);
+      if (ids) await this.keep(ids);
+    })()
+      .catch((err: unknown) => {
+        // A preview that failed is only a preview: the final message still goes out.
+        this.logger.debug({ err }, "stream update failed");
+      })
+      .finally(() => {
+        this.#inflight = undefined;
+        if (firstPiece(this.gateway, this.#text) !== this.#shown) this.#schedule();
+      });
+  }
+}
+
+/** The live previews of this process, and the drafts in the durable gateway state. */
+export class Previews {
+  readonly #live = new Map<string, Preview>();
+
+  constructor(
+    private readonly store: SessionStore,
+    private readonly loggerFor: (gateway: Gateway) => Logger,
+  ) {}
+
+  /** Follows `handle`'s text into a preview of the reply to `inboxId`, when the gateway and entry stream. */
+  follow(
+    gateway: Gateway,
+    thread: string,
+    inboxId: number,
+    handle: RunHandle,
+    settings: StreamSettings,
+    meta?: Record<string, unknown>,
+  ): void {
+    if (!settings.enabled || !gateway.capabilities.streaming || !gateway.stream || !gateway.finishDraft)
+      return;
+    const key = draftKey(inboxId);
+    const liveKey = `${gateway.name}\n${key}`;
+    const logger = this.loggerFor(gateway);
+    const open = async () => {
+      const previous = await this.store.gatewayState.get<DraftRecord>(gateway.name, key);
+      return gateway.stream?.(thread, {
+        ...(meta ? { meta } : {}),
+        ...(previous?.ids ? { previous: previous.ids } : {}),
+      });
+    };
+    const keep = (ids: DraftIds) =>
+      this.store.gatewayState.set(gateway.name, key, { thread, ids, at: Date.now() } satisfies DraftRecord);
+    const preview = new Preview(gateway, open, settings.intervalMs, keep, logger);
+    void this.#live.get(liveKey)?.close();
+    this.#live.set(liveKey, preview);
+    void (async () => {
+      try {
+        for await (const event of handle.events()) {
+          // Only the answer's text: reasoning and tool-call fragments never reach the platform.
+          const content = event.chunk.choices[0]?.delta.content;
+          if (content) preview.push(content);
+        }
+      } catch (err) {
+        logger.debug({ err }, "stream: reading the run's events failed");
+      }
+    })();
+  }
+
+  /**
+   * The sender is about to send the reply's first piece: stops its preview (the last update has
+   * settled) and returns the draft to finish, if one was made.
+   */
+  async take(gateway: Gateway, key: string): Promise<DraftIds | undefined> {
+    const liveKey = `${gateway.name}\n${key}`;
+    const live = this.#live.get(liveKey);
+    if (live) {
+      await live.close();
+      if (this.#live.get(liveKey) === live) this.#live.delete(liveKey);
+    }
+    return (await this.store.gatewayState.get<DraftRecord>(gateway.name, key))?.ids;
+  }
+
+  /** Stops a reply's preview without finishing it (the run suspended or ended without a reply). */
+  async stop(gateway: Gateway, key: string): Promise<void> {
+    const liveKey = `${gateway.name}\n${key}`;
+    const live = this.#live.get(liveKey);
+    this.#live.delete(liveKey);
+    await live?.close();
+  }
+
+  /** The final message went out: the draft is no longer anyone's. */
+  async finished(gateway: Gateway, key: string): Promise<void> {
+    await this.store.gatewayState.delete(gateway.name, key);
+  }
+
+  /** Stops every preview (shutdown). */
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.#live.values()].map((p) => p.close()));
+    this.#live.clear();
+  }
+}
