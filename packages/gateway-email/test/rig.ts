@@ -21,9 +21,15 @@ export class LoggedRig extends ContractRig {
   );
 }
 
-export async function emailRig(dovecot: Dovecot, extra: Partial<EmailGatewayOptions> = {}) {
+export async function emailRig(
+  dovecot: Dovecot,
+  extra: Partial<EmailGatewayOptions> = {},
+  /** Runs on the mailbox before the gateway starts. */
+  prepare?: (box: Mailbox) => Promise<void>,
+) {
   const harness = await emailHarness(dovecot);
   const box: Mailbox = harness.box;
+  await prepare?.(box);
   const rig = new LoggedRig({ ...harness, gateway: () => createEmailGateway(box.options(extra)) });
   await rig.start();
   return {
