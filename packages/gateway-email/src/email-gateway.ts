@@ -217,10 +217,18 @@ export class EmailGateway implements Gateway {
     const mail = await simpleParser(source);
     const reason = ignoreReason(mail, this.#from);
     if (reason) {
-      ctx.logger.info({ uid, reason, from: mail.from?.text }, "mail ignored (automatic or own mail)");
+      ctx.logger.info({ uid, reason, from: mail.from?.text }, "mail ignored");
       return "ignored";
     }
     const facts = mailFacts(mail);
+    if (!facts.text.trim()) {
+      const files = mail.attachments.map((a) => a.filename ?? a.contentType).join(", ");
+      ctx.logger.info(
+        { uid, reason: `no text${files ? ` (attachments only: ${files})` : ""}`, from: facts.from },
+        "mail ignored",
+      );
+      return "ignored";
+    }
     const messageId =
       facts.messageId ??
       `<uid-${uid}-${createHash("sha256").update(source).digest("hex").slice(0, 16)}@imap>`;

@@ -20,24 +20,33 @@ const AUTO_SENDERS = /^(mailer-daemon|postmaster|no-?reply|do-?not-?reply)@/i;
 export function ignoreReason(mail: ParsedMail, ownAddress: string): string | undefined {
   const header = (name: string) => {
     const value = mail.headers.get(name);
-    return typeof value === "string"
-      ? value.trim().toLowerCase()
-      : value === undefined
-        ? undefined
-        : String(value);
+    return typeof value === "string" ? value.trim().toLowerCase() : undefined;
   };
+  const from = mail.from?.value[0]?.address?.toLowerCase() ?? "";
+  if (!from) return "no sender address";
+  if (from === ownAddress.toLowerCase()) return "sent by this gateway's own address";
+  // mailparser gives structured headers as { value, params }.
+  const type = mail.headers.get("content-type") as
+    | { value?: string; params?: Record<string, string> }
+    | undefined;
+  if (type?.value?.toLowerCase() === "multipart/report") {
+    const report = (type.params?.["report-type"] ?? "").toLowerCase();
+    // RFC 3464 (bounces) and RFC 8098 (read receipts, often sent without Auto-Submitted).
+    if (report === "delivery-status") return "delivery status notification (bounce)";
+    if (report === "disposition-notification") return "read receipt (disposition notification)";
+    return `report (${report || "no report-type"})`;
+  }
   const auto = header("auto-submitted");
   if (auto && auto !== "no") return `Auto-Submitted: ${auto}`;
+  // RFC 2919: mail a list distributed; the bot answers people, not lists.
+  // mailparser folds the List-* headers into one `list` header: { id: { id, name }, post, ... }.
+  const list = mail.headers.get("list") as { id?: { id?: string } } | undefined;
+  if (list?.id) return `mailing list (List-Id ${list.id.id ?? ""})`;
   const precedence = header("precedence");
   if (precedence && ["bulk", "junk", "list", "auto_reply"].includes(precedence))
     return `Precedence: ${precedence}`;
   if (mail.headers.has("x-autoreply") || mail.headers.has("x-autorespond")) return "auto-responder header";
-  const from = mail.from?.value[0]?.address?.toLowerCase() ?? "";
-  if (!from) return "no sender address";
   if (AUTO_SENDERS.test(from)) return `sent by ${from}`;
-  if (from === ownAddress.toLowerCase()) return "sent by this gateway's own address";
-  const type = header("content-type") ?? "";
-  if (type.includes("multipart/report")) return "delivery or read report";
   return undefined;
 }
 

@@ -47,7 +47,10 @@ describe.skipIf(dovecotMissing !== undefined)("UIDVALIDITY against Dovecot", () 
     // Created again once the gateway's session has let go of the old one (its poll fails while the
     // mailbox is gone). Creating it under a session that still has it selected makes Dovecot refuse
     // every APPEND to the new one ("Mailbox was deleted under us").
-    await until(() => rig.lines.some((l) => String(l.msg).startsWith("IMAP poll failed")), "a poll of the missing mailbox");
+    await until(
+      () => rig.lines.some((l) => String(l.msg).startsWith("IMAP poll failed")),
+      "a poll of the missing mailbox",
+    );
     await box.observer.mailboxCreate("Agent");
     const after = await append(4);
     expect(after.uidValidity).not.toBe(before.uidValidity);

@@ -1,0 +1,128 @@
+// Every raw mail in testkit/fixtures/email, through the real mailbox: appended to Dovecot (as a
+// delivery agent would), read by the gateway's IMAP poll inside a real session, and judged by what
+// the session got: delivered (text, author, thread), ignored (the logged reason), or decided. A
+// decision fixture first gets a real approval request to answer ({{requestSubject}} and
+// {{requestMessageId}} are that request mail's). A new fixture file is a new row.
+import { readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { Inbound } from "@agentsvc/session-core";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { type Dovecot, dovecotMissing, startDovecot } from "./dovecot.js";
+import { emailRig, until } from "./rig.js";
+
+type Expect =
+  | { outcome: "delivered"; text: string; author: string; thread: string }
+  | { outcome: "ignored"; reason: string }
+  | { outcome: "decided"; decision: "approve" | "reject"; by: string };
+interface Fixture {
+  source: string;
+  case: string;
+  /** The mail as it lies in the mailbox (RFC 5322), lines joined by \n. */
+  payload: string;
+  expect: Expect;
+}
+
+const DIR = fileURLToPath(new URL("../../testkit/fixtures/email/", import.meta.url));
+const FIXTURES = readdirSync(DIR)
+  .filter((f) => f.endsWith(".json"))
+  .sort()
+  .map((file) => ({ file, fx: JSON.parse(readFileSync(DIR + file, "utf8")) as Fixture }));
+
+let dovecot: Dovecot | undefined;
+let cleanup: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await cleanup?.();
+  cleanup = undefined;
+});
+afterAll(async () => {
+  await dovecot?.close();
+});
+
+const REQUEST = /\[agentsvc:(req_[^\]]+)\]/;
+
+describe.skipIf(dovecotMissing !== undefined)("email fixtures through Dovecot", () => {
+  it("cover the minimum case list, each citing its source", () => {
+    expect(FIXTURES.length).toBeGreaterThanOrEqual(15);
+    for (const { file, fx } of FIXTURES) {
+      expect(fx.source, file).toMatch(/^https:\/\//);
+      expect(fx.case, file).toBeTruthy();
+    }
+    const outcomes = new Set(FIXTURES.map(({ fx }) => fx.expect.outcome));
+    expect([...outcomes].sort()).toEqual(["decided", "delivered", "ignored"]);
+  });
+
+  for (const { file, fx } of FIXTURES) {
+    it(`${file}: ${fx.case} -> ${fx.expect.outcome}`, async () => {
+      dovecot ??= await startDovecot();
+      const { rig, box, close } = await emailRig(dovecot, { trustedAuthservIds: ["mx.google.com"] });
+      cleanup = close;
+      const delivered: Inbound[] = [];
+      rig.deliverHook = async (inbound, next) => {
+        delivered.push(inbound);
+        return next(inbound);
+      };
+      let raw = fx.payload;
+      let requestId: string | undefined;
+      let token: string | undefined;
+      if (raw.includes("{{requestMessageId}}")) {
+        // The request this reply answers, asked by the fixture's sender (with a passing DMARC).
+        token = `tok${file.replace(/\W/g, "")}`;
+        const sender = /^From: .*<([^>]+)>/m.exec(raw)?.[1] ?? "ann@example.com";
+        await box.append({
+          messageId: `<ask.${token}@example.com>`,
+          from: sender,
+          subject: "Cleanup",
+          text: `please use delete_file ${token}`,
+          headers: {
+            "Authentication-Results": `mx.google.com; dmarc=pass header.from=${sender.split("@")[1]}`,
+          },
+        });
+        await until(() => box.sink.mails.some((m) => REQUEST.test(m.subject ?? "")), "the request mail");
+        const request = box.sink.mails.find((m) => REQUEST.test(m.subject ?? ""));
+        requestId = REQUEST.exec(request?.subject ?? "")?.[1];
+        raw = raw
+          .replaceAll("{{requestSubject}}", (request?.subject ?? "").replace(/^Re: /, ""))
+          .replaceAll("{{requestMessageId}}", request?.messageId ?? "");
+        delivered.length = 0;
+      }
+      const sentBefore = box.sink.mails.length;
+      const appended = (await box.observer.append("INBOX", raw.replace(/\r?\n/g, "\r\n"))) || undefined;
+      const uid = appended?.uid as number;
+      const want = fx.expect;
+
+      if (want.outcome === "delivered") {
+        await until(() => delivered.length > 0, "the delivery");
+        expect(delivered).toHaveLength(1);
+        expect(delivered[0]).toMatchObject({
+          text: want.text,
+          thread: want.thread,
+          author: { id: want.author },
+        });
+        await box.waitSeen(uid);
+        return;
+      }
+      if (want.outcome === "ignored") {
+        await until(
+          () => rig.lines.some((l) => typeof l.reason === "string" && l.reason.includes(want.reason)),
+          `a log line with the reason "${want.reason}"`,
+        );
+        await rig.session.idle(5_000);
+        expect(delivered).toEqual([]);
+        expect(box.sink.mails).toHaveLength(sentBefore);
+        expect(await box.seen(uid)).toBe(false);
+        if (requestId) {
+          expect((await rig.session.interaction(requestId))?.status).toBe("open");
+          expect(rig.executed.some((n) => n.includes(token as string))).toBe(false);
+        }
+        return;
+      }
+      await until(
+        async () => (await rig.session.interaction(requestId as string))?.status === "decided",
+        "the decision",
+      );
+      await rig.session.idle(10_000);
+      expect(delivered.map((d) => d.author.id)).toEqual([want.by]);
+      expect(rig.executed.some((n) => n.includes(token as string))).toBe(want.decision === "approve");
+    });
+  }
+});
