@@ -137,6 +137,12 @@ export interface RigOptions {
   expiresAfterSeconds?: number;
   /** Shared with other rigs over the same store directory (several instances). */
   coordination?: Coordination;
+  /**
+   * Another instance's store object, shared as instances share one database server. Two SQLite
+   * connections to one file in one process cannot both write: one's busy wait blocks the event
+   * loop the other needs to commit.
+   */
+  store?: ChatDb;
   /** Gateway entries (approvers, approval destinations). */
   entries?: GatewayEntryRef[];
 }
@@ -147,7 +153,8 @@ export function tempDir(): string {
 
 export async function rig(options: RigOptions = {}): Promise<Rig> {
   const dir = options.dir ?? tempDir();
-  const db = ChatDb.open({ appRoot: dir, path: "data/chat.db" });
+  const db = options.store ?? ChatDb.open({ appRoot: dir, path: "data/chat.db" });
+  const ownsStore = options.store === undefined;
   const gates = options.gates ?? new Gates();
   const executed: string[] = [];
   const base = testAgent(gates, executed, options.gatewaySession, options.channel);
@@ -193,7 +200,7 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
       if (closed) return;
       closed = true;
       await session.stop(drainMs);
-      db.close();
+      if (ownsStore) db.close();
     },
   };
 }
