@@ -1,0 +1,96 @@
+// Who may decide, and when: a stale decision never reaches the next request of the same run's
+// thread, and configured approvers are the only deciders in an approval-destination chat.
+import { afterEach, describe, expect, it } from "vitest";
+import { createMockGateway } from "../src/testing/index.js";
+import { type Rig, removeDir, rig, until } from "./session-harness.js";
+
+const T = "room-9";
+let current: Rig | undefined;
+afterEach(async () => {
+  if (current) {
+    await current.close();
+    removeDir(current.dir);
+    current = undefined;
+  }
+});
+
+describe("a decision for a request already decided", () => {
+  it("is refused while the thread's run waits on a newer request, which stays open", async () => {
+    current = await rig({ gateway: { kind: "push", type: "chat" } });
+    const r = current;
+    await r.gateway.inject({ thread: T, text: "use delete_file first.txt", author: "alice-id" });
+    await until(() => r.gateway.decisionRequests.length === 1, "the first request");
+    const first = r.gateway.decisionRequests[0]!;
+    expect(await r.gateway.decide(first.requestId, "approve", "alice-id")).toMatchObject({ ok: true });
+    await until(() => r.executed.length === 1, "the first tool call");
+    await r.session.idle();
+
+    await r.gateway.inject({ thread: T, text: "use delete_file second.txt", author: "alice-id" });
+    await until(() => r.gateway.decisionRequests.length === 2, "the second request");
+    const second = r.gateway.decisionRequests[1]!;
+    expect(second.threadId).toBe(first.threadId);
+
+    // The first request's button pressed again (a platform that keeps old buttons, e.g. WhatsApp).
+    expect(await r.gateway.decide(first.requestId, "approve", "alice-id")).toMatchObject({
+      ok: false,
+      code: "already_decided",
+    });
+    await new Promise((res) => setTimeout(res, 50));
+    expect(r.executed).toEqual(["use delete_file first.txt"]);
+    expect((await r.db.interactions.get(second.requestId))?.status).toBe("open");
+    expect(r.session.snapshot("chat", T)).toMatchObject({
+      phase: "suspended",
+      pendingRequestId: second.requestId,
+    });
+  });
+});
+
+describe("an approval destination chat with configured approvers", () => {
+  it("lets only a configured approver decide; anyone else in the chat is refused", async () => {
+    const ops = createMockGateway({ kind: "push", type: "opsbot" });
+    current = await rig({
+      channel: "opsbot",
+      extraGateways: [ops],
+      entries: [
+        { name: "mock", type: "mock" },
+        { name: "opsbot", type: "opsbot", approvalDestination: "ops-room", approvers: ["carol-id"] },
+      ],
+    });
+    const r = current;
+    const handle = r.runs.start({ input: "use delete_file web.txt", userId: "alice", conversationId: "c1" });
+    await handle.done;
+    await until(() => ops.decisionRequests.length === 1, "the request in the destination chat");
+    const req = ops.decisionRequests[0]!;
+    expect(req.thread).toBe("ops-room");
+
+    expect(await ops.decide(req.requestId, "approve", "mallory-id")).toMatchObject({
+      ok: false,
+      code: "forbidden",
+    });
+    expect((await r.db.interactions.get(req.requestId))?.status).toBe("open");
+    expect(r.executed).toEqual([]);
+
+    expect(await ops.decide(req.requestId, "approve", "carol-id")).toMatchObject({ ok: true });
+    await until(() => r.executed.length === 1, "the approved tool call");
+  });
+
+  it("lets anyone in the chat decide when no approvers are configured", async () => {
+    const ops = createMockGateway({ kind: "push", type: "opsbot" });
+    current = await rig({
+      channel: "opsbot",
+      extraGateways: [ops],
+      entries: [
+        { name: "mock", type: "mock" },
+        { name: "opsbot", type: "opsbot", approvalDestination: "ops-room" },
+      ],
+    });
+    const r = current;
+    const handle = r.runs.start({ input: "use delete_file web.txt", userId: "alice", conversationId: "c1" });
+    await handle.done;
+    await until(() => ops.decisionRequests.length === 1, "the request in the destination chat");
+    expect(await ops.decide(ops.decisionRequests[0]!.requestId, "approve", "dave-id")).toMatchObject({
+      ok: true,
+    });
+    await until(() => r.executed.length === 1, "the approved tool call");
+  });
+});
