@@ -7,14 +7,17 @@ import {
   pressableDecisions,
   readSecrets,
   type DecidedNotice,
+  type DraftIds,
   type Gateway,
   type GatewayCapabilities,
   type GatewayFactory,
   type GatewayContext,
   GatewaySendError,
   type InteractionRequest,
+  type ReplyStream,
   type SendOptions,
   type SendResult,
+  type StreamOptions,
 } from "@agentsvc/session-core";
 import { BotApi, sendFailureOf, TelegramApiError } from "./api.js";
 import { Poller } from "./connection.js";
@@ -26,6 +29,7 @@ import {
   type TgMessage,
   type TgUpdate,
 } from "./inbound.js";
+import { GROUP_EDIT_GAP_MS, TelegramStreams } from "./stream.js";
 import { parseThread } from "./thread.js";
 
 export interface TelegramGatewayOptions {
@@ -49,6 +53,8 @@ export interface TelegramGatewayOptions {
   typingMaxMs?: number;
   /** Accepted for the common factory shape; a push-style gateway is always named `telegram`. */
   name?: string;
+  /** Edits of a streamed reply in one group chat start at least this far apart. Default 3 000 ms (20 a minute). */
+  groupEditGapMs?: number;
 }
 
 /** sendMessage takes 1-4096 characters of text after entities parsing. */
@@ -62,9 +68,27 @@ export class TelegramGateway implements Gateway {
     threads: true,
     interactiveActions: true,
     editing: true,
+    streaming: true,
     typing: true,
   };
   readonly messageLimit = MESSAGE_LIMIT;
+  readonly #streams: TelegramStreams = new TelegramStreams(
+    {
+      draft: async (thread, draftId, html) => {
+        const { chatId, topicId } = parseThread(thread);
+        await this.#call("sendMessageDraft", {
+          chat_id: chatId,
+          ...(topicId ? { message_thread_id: topicId } : {}),
+          draft_id: draftId,
+          text: repairHtml(html),
+          parse_mode: "HTML",
+        });
+      },
+      send: (thread, html, options) => this.send(thread, html, options),
+      edit: (thread, messageId, html) => this.edit(thread, messageId, html),
+    },
+    () => this.#options.groupEditGapMs ?? GROUP_EDIT_GAP_MS,
+  );
   #ctx: GatewayContext | undefined;
   #api: BotApi | undefined;
   #stopped = false;
@@ -130,6 +154,16 @@ export class TelegramGateway implements Gateway {
     this.#stopTyping(thread);
     const message = await this.#sendHtml(thread, repairHtml(text), options);
     return { messageId: String(message.message_id) };
+  }
+
+  /** Private chats: a native draft; groups: send then edit (see stream.ts). */
+  stream(thread: string, options: StreamOptions): ReplyStream {
+    return this.#streams.open(thread, options);
+  }
+
+  finishDraft(thread: string, draft: DraftIds, text: string, options: SendOptions): Promise<SendResult> {
+    this.#stopTyping(thread);
+    return this.#streams.finish(thread, draft, text, options);
   }
 
   async edit(thread: string, messageId: string, text: string): Promise<void> {

@@ -148,7 +148,7 @@ function classifyMessage(message: TgMessage, bot: BotIdentity): Classified {
       thread: threadOf(message),
       text: clean,
       author: author.author,
-      meta: { chatId: message.chat.id, messageId: message.message_id },
+      meta: { chatId: message.chat.id, messageId: message.message_id, chatType: message.chat.type },
     },
   };
 }

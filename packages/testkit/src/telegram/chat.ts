@@ -30,6 +30,16 @@ export interface BotMessage {
   edits: number;
 }
 
+/** One `sendMessageDraft` call the fake accepted: what the user's private chat showed as the draft. */
+export interface DraftShown {
+  chatId: number;
+  draftId: number;
+  threadId?: number;
+  /** Visible text (after the parse mode). */
+  text: string;
+  at: number;
+}
+
 export interface UserMessageInput {
   chatId: number;
   text: string;
@@ -88,6 +98,8 @@ export class TelegramChat {
   readonly chatActions: { chatId: number; action: string; at: number }[] = [];
   /** Callback query id -> the answer the bot gave (undefined while unanswered). */
   readonly callbackAnswers = new Map<string, { text?: string } | undefined>();
+  /** Every draft update shown, in order. */
+  readonly drafts: DraftShown[] = [];
   #nextMessageId = 1_000;
   #nextCallback = 1;
 
@@ -163,6 +175,8 @@ export class TelegramChat {
         return this.#send(p, bot);
       case "editMessageText":
         return this.#edit(p, true);
+      case "sendMessageDraft":
+        return this.#draft(p);
       case "editMessageReplyMarkup":
         return this.#edit(p, false);
       case "sendChatAction":
@@ -227,6 +241,30 @@ export class TelegramChat {
     };
     this.botMessages.push(msg);
     return { ok: true, result: { ...this.#asMessage(msg), from: bot } };
+  }
+
+  /**
+   * A draft streamed into a private chat (https://core.telegram.org/bots/api#sendmessagedraft):
+   * `chat_id` of a private chat, a non-zero `draft_id`, text of 1-4096 characters after entities
+   * parsing. Telegram shows it as a short-lived preview (it vanishes unless a message follows) and
+   * answers True. A group chat is refused with the error bots see there, TEXTDRAFT_PEER_INVALID.
+   */
+  #draft(p: Record<string, unknown>): MethodAnswer {
+    if (p.chat_id === undefined) return bad("chat_id is empty");
+    const chatId = Number(p.chat_id);
+    if (!(chatId > 0)) return bad("TEXTDRAFT_PEER_INVALID");
+    const draftId = Number(p.draft_id);
+    if (!Number.isInteger(draftId) || draftId === 0) return bad("draft_id must be non-zero");
+    const rendered = this.#render(p);
+    if (!("text" in rendered)) return rendered;
+    this.drafts.push({
+      chatId,
+      draftId,
+      text: rendered.text,
+      at: Date.now(),
+      ...(p.message_thread_id !== undefined ? { threadId: Number(p.message_thread_id) } : {}),
+    });
+    return { ok: true, result: true };
   }
 
   #edit(p: Record<string, unknown>, withText: boolean): MethodAnswer {

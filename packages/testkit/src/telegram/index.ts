@@ -1,5 +1,6 @@
 export {
   type BotMessage as TelegramBotMessage,
+  type DraftShown as TelegramDraftShown,
   TelegramChat,
   type UserMessageInput as TelegramUserMessage,
 } from "./chat.js";

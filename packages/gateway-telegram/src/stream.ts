@@ -1,0 +1,104 @@
+// Streamed replies on Telegram. A private chat gets a native draft
+// (https://core.telegram.org/bots/api#sendmessagedraft: a preview animated between updates of one
+// non-zero draft_id, 1-4096 characters, which vanishes by itself unless a message follows), and the
+// reply's final piece is an ordinary sendMessage. A group cannot take drafts (Telegram answers
+// TEXTDRAFT_PEER_INVALID), so there the first update sends the message and later ones edit it, at
+// least `groupEditGapMs` apart: Telegram lets a bot post about 20 messages a minute into one group
+// (https://core.telegram.org/bots/faq#my-bot-is-hitting-limits-how-do-i-avoid-this). A private
+// chat whose draft is refused falls back to the group way.
+import { randomInt } from "node:crypto";
+import {
+  type DraftIds,
+  isGatewaySendError,
+  type ReplyStream,
+  type SendOptions,
+  type SendResult,
+  type StreamOptions,
+} from "@agentsvc/session-core";
+import { parseThread } from "./thread.js";
+
+/** Edits of one group chat start at least this far apart (20 a minute). */
+export const GROUP_EDIT_GAP_MS = 3_000;
+
+export interface TelegramStreamApi {
+  /** sendMessageDraft with HTML. */
+  draft(thread: string, draftId: number, html: string): Promise<void>;
+  send(thread: string, html: string, options: SendOptions): Promise<SendResult>;
+  /** editMessageText with HTML; "message is not modified" is success. */
+  edit(thread: string, messageId: string, html: string): Promise<void>;
+}
+
+/** Private chats have positive ids (the user's id); groups and channels negative ones. */
+export function isPrivate(thread: string, meta?: Record<string, unknown>): boolean {
+  if (typeof meta?.chatType === "string") return meta.chatType === "private";
+  return Number(parseThread(thread).chatId) > 0;
+}
+
+export class TelegramStreams {
+  /** Chat -> when its next edit may start. */
+  readonly #nextEdit = new Map<string, number>();
+
+  constructor(
+    private readonly api: TelegramStreamApi,
+    private readonly groupEditGapMs: () => number = () => GROUP_EDIT_GAP_MS,
+  ) {}
+
+  open(thread: string, options: StreamOptions): ReplyStream {
+    const previous = options.previous;
+    let draftId = typeof previous?.draftId === "number" ? previous.draftId : undefined;
+    let messageId = typeof previous?.messageId === "string" ? previous.messageId : undefined;
+    let useDraft = messageId === undefined && isPrivate(thread, options.meta);
+    const meta = options.meta;
+    return {
+      update: async (html): Promise<DraftIds | undefined> => {
+        if (useDraft) {
+          const fresh = draftId === undefined;
+          draftId ??= randomInt(1, 2 ** 31 - 1);
+          try {
+            await this.api.draft(thread, draftId, html);
+            return fresh ? { draftId } : undefined;
+          } catch (err) {
+            // Drafts refused here (an older client, a chat type Telegram does not allow): edit instead.
+            if (!(isGatewaySendError(err) && err.permanent)) throw err;
+            useDraft = false;
+          }
+        }
+        if (messageId) {
+          await this.#pace(thread);
+          await this.api.edit(thread, messageId, html);
+          return undefined;
+        }
+        const sent = await this.api.send(thread, html, {
+          idempotencyKey: `stream:${thread}`,
+          attempt: 1,
+          ...(meta ? { meta } : {}),
+        });
+        messageId = sent.messageId;
+        return messageId ? { messageId } : undefined;
+      },
+    };
+  }
+
+  /** A draft is followed by the message itself; a sent preview is edited to the final text. */
+  async finish(thread: string, draft: DraftIds, html: string, options: SendOptions): Promise<SendResult> {
+    const messageId = typeof draft.messageId === "string" ? draft.messageId : undefined;
+    if (!messageId) return this.api.send(thread, html, options);
+    await this.#pace(thread);
+    try {
+      await this.api.edit(thread, messageId, html);
+      return { messageId };
+    } catch (err) {
+      // The preview was deleted meanwhile: the final text goes out as a new message.
+      if (isGatewaySendError(err) && /message to edit not found/i.test(err.message))
+        return this.api.send(thread, html, options);
+      throw err;
+    }
+  }
+
+  async #pace(thread: string): Promise<void> {
+    const now = Date.now();
+    const at = Math.max(now, this.#nextEdit.get(thread) ?? 0);
+    this.#nextEdit.set(thread, at + this.groupEditGapMs());
+    if (at > now) await new Promise((r) => setTimeout(r, at - now));
+  }
+}

@@ -1,0 +1,108 @@
+// Replies stream into the chat: a native draft in a private chat, send-then-edit in a group.
+import { eventually, within } from "@agentsvc/testkit";
+import { type SessionRig, startSessionRig } from "@agentsvc/testkit/session";
+import { afterEach, describe, expect, it } from "vitest";
+import type { TelegramGatewayOptions } from "../src/index.js";
+import { type TelegramHarness, telegramHarness } from "./harness.js";
+
+/** 20 tokens; the demo model streams one every 100 ms. */
+const REPLY = Array.from({ length: 20 }, (_, i) => `word${i + 1}`).join(" ");
+const PRIVATE = 101;
+const GROUP = -1001234567890;
+
+let h: TelegramHarness | undefined;
+let rig: SessionRig | undefined;
+
+afterEach(async () => {
+  await rig?.stop();
+  await h?.close?.();
+  rig = undefined;
+  h = undefined;
+});
+
+async function start(
+  options: { streaming?: boolean; streamIntervalMs?: number } = {},
+  overrides: Partial<TelegramGatewayOptions> = {},
+): Promise<TelegramHarness> {
+  const harness = await telegramHarness(overrides);
+  h = harness;
+  rig = await startSessionRig(await harness.gateway(), { replyText: REPLY, tokenDelayMs: 100, ...options });
+  return harness;
+}
+
+async function says(harness: TelegramHarness, chatId: number, text: string): Promise<void> {
+  const updateId = harness.fake.chat.userSends({ chatId, text, from: { id: 5_001 } });
+  await within(harness.fake.confirmed(updateId), 3_000, `confirmation of "${text}"`);
+}
+
+function expectGrowing(updates: string[]): void {
+  expect(updates.length).toBeGreaterThanOrEqual(3);
+  for (let i = 1; i < updates.length; i++) {
+    expect((updates[i] as string).length).toBeGreaterThan((updates[i - 1] as string).length);
+    expect(updates[i]?.startsWith(updates[i - 1] as string)).toBe(true);
+  }
+}
+
+describe("telegram: streamed replies", () => {
+  it("a private chat sees one draft grow (one draft_id), then exactly one message with the whole reply", async () => {
+    const harness = await start({ streamIntervalMs: 500 });
+    await says(harness, PRIVATE, "hi");
+    await eventually(
+      () => harness.fake.chat.botMessages.some((m) => m.text === REPLY),
+      "the final message",
+      10_000,
+    );
+    await rig?.session.idle(5_000);
+    const drafts = harness.fake.chat.drafts.filter((d) => d.chatId === PRIVATE);
+    expectGrowing(drafts.map((d) => d.text));
+    expect(new Set(drafts.map((d) => d.draftId)).size).toBe(1);
+    const last = drafts.at(-1)?.at as number;
+    const finals = harness.fake.chat.botMessages.filter((m) => m.chatId === PRIVATE);
+    expect(finals.map((m) => m.text)).toEqual([REPLY]);
+    const sentAt = harness.fake.calls.find((c) => c.method === "sendMessage")?.at as number;
+    expect(sentAt).toBeGreaterThanOrEqual(last);
+  });
+
+  it("a group gets no draft: the reply is sent early, edited as it grows, and ends as one message", async () => {
+    const harness = await start({ streamIntervalMs: 400 }, { groupEditGapMs: 450 });
+    await says(harness, GROUP, "@agentsvc_bot hi");
+    await eventually(
+      () => harness.fake.chat.botMessages.some((m) => m.chatId === GROUP && m.text === REPLY),
+      "the whole reply in the group",
+      10_000,
+    );
+    await rig?.session.idle(5_000);
+    expect(harness.fake.calls.filter((c) => c.method === "sendMessageDraft")).toEqual([]);
+    const shown = harness.fake.calls
+      .filter(
+        (c) =>
+          (c.method === "sendMessage" || c.method === "editMessageText") &&
+          Number(c.params.chat_id) === GROUP,
+      )
+      .map((c) => String(c.params.text));
+    expect(shown.at(-1)).toBe(REPLY);
+    expectGrowing(shown.slice(0, -1));
+    expect(harness.fake.chat.botMessages.filter((m) => m.chatId === GROUP)).toHaveLength(1);
+  });
+
+  it("the fake refuses a draft in a group and an empty draft, as Telegram does", async () => {
+    const harness = await start();
+    const bot = harness.fake.bot;
+    expect(
+      harness.fake.chat.call("sendMessageDraft", { chat_id: GROUP, draft_id: 7, text: "x" }, bot),
+    ).toMatchObject({
+      ok: false,
+      description: "Bad Request: TEXTDRAFT_PEER_INVALID",
+    });
+    expect(
+      harness.fake.chat.call("sendMessageDraft", { chat_id: PRIVATE, draft_id: 7, text: " " }, bot),
+    ).toMatchObject({
+      ok: false,
+    });
+    expect(
+      harness.fake.chat.call("sendMessageDraft", { chat_id: PRIVATE, draft_id: 0, text: "x" }, bot),
+    ).toMatchObject({
+      ok: false,
+    });
+  });
+});
