@@ -149,32 +149,39 @@ export class Outbox {
   }
 
   /**
-   * sent -> dead: the platform reported afterwards that a piece it accepted never arrived (a
-   * delivery-status webhook). Matched by gateway, thread and the platform's message id.
+   * The platform reported afterwards that a piece it accepted never arrived (a delivery-status
+   * webhook); matched by gateway, thread and the platform's message id. sent -> dead, or, with
+   * `retry` and attempts left (`attempts < retry.maxAttempts`), sent -> pending at `retry.at`.
    */
   async markUndelivered(
     gateway: string,
     thread: string,
     platformId: string,
     error: string,
+    retry?: { at: number; maxAttempts: number },
   ): Promise<boolean> {
+    const o = this.t.outbox;
+    const sent = and(
+      eq(o.gateway, gateway),
+      eq(o.thread, thread),
+      eq(o.platformId, platformId),
+      eq(o.status, "sent"),
+    );
+    const [row] = await this.ctx.run((db) =>
+      db.select({ id: o.id, attempts: o.attempts }).from(o).where(sent).limit(1),
+    );
+    if (!row) return false;
+    const lastError = error.slice(0, 2000);
+    const set =
+      retry && row.attempts < retry.maxAttempts
+        ? { status: "pending", nextAttemptAt: retry.at, platformId: null, finishedAt: null, lastError }
+        : { status: "dead", finishedAt: this.ctx.now(), lastError };
     const rows = await this.ctx.run((db) =>
       db
-        .update(this.t.outbox)
-        .set({
-          status: "dead",
-          lastError: error.slice(0, 2000),
-          finishedAt: this.ctx.now(),
-        } as typeof outbox.$inferInsert)
-        .where(
-          and(
-            eq(this.t.outbox.gateway, gateway),
-            eq(this.t.outbox.thread, thread),
-            eq(this.t.outbox.platformId, platformId),
-            eq(this.t.outbox.status, "sent"),
-          ),
-        )
-        .returning({ id: this.t.outbox.id }),
+        .update(o)
+        .set(set as typeof outbox.$inferInsert)
+        .where(and(eq(o.id, row.id), eq(o.status, "sent")))
+        .returning({ id: o.id }),
     );
     return rows.length > 0;
   }

@@ -69,6 +69,30 @@ eachDriver((driver) => {
       expect(await db.outbox.get(b as number)).toMatchObject({ status: "sent" });
     });
 
+    it("a sent piece reported undelivered for a passing reason is pending again, until its attempts run out", async () => {
+      const t = clock();
+      const db = await driver.open({ now: t.now });
+      const [a] = await db.outbox.enqueue([piece("t1", "a", "1")]);
+      await db.outbox.markSent(a as number, "wamid.1");
+      const retry = { at: t.now() + 1000, maxAttempts: 2 };
+      expect(await db.outbox.markUndelivered("telegram", "t1", "wamid.1", "130429 rate limit", retry)).toBe(
+        true,
+      );
+      expect(await db.outbox.get(a as number)).toMatchObject({
+        status: "pending",
+        nextAttemptAt: t.now() + 1000,
+        platformId: null,
+        lastError: "130429 rate limit",
+      });
+      expect(await db.outbox.due(t.now())).toEqual([]);
+      t.advance(1000);
+      expect((await db.outbox.due(t.now())).map((r) => r.idemKey)).toEqual(["a"]);
+      await db.outbox.markSent(a as number, "wamid.2");
+      // Two attempts made: a second report ends it.
+      expect(await db.outbox.markUndelivered("telegram", "t1", "wamid.2", "130429 again", retry)).toBe(true);
+      expect(await db.outbox.get(a as number)).toMatchObject({ status: "dead", lastError: "130429 again" });
+    });
+
     it("a dead piece stops blocking its thread and is kept with its error until pruned", async () => {
       const t = clock();
       const db = await driver.open({ now: t.now });

@@ -17,6 +17,13 @@ interface SessionEntryPoints {
   decide(requestId: string, decision: DecisionInput, decidedBy: string): Promise<DecideResult>;
   interaction(requestId: string): Promise<InteractionView | undefined>;
   credentialsRejected(gateway: string, envVar: string, detail: string): void;
+  undelivered(
+    gateway: string,
+    thread: string,
+    platformId: string,
+    detail: string,
+    retryAfterMs?: number,
+  ): Promise<boolean>;
 }
 
 export function contextFor(
@@ -57,8 +64,8 @@ export function contextFor(
         payload: row.payload,
         idempotencyKey: row.idemKey,
       })),
-    undelivered: (thread, platformMessageId, detail) =>
-      store.outbox.markUndelivered(name, thread, platformMessageId, detail),
+    undelivered: (thread, platformMessageId, detail, options) =>
+      session.undelivered(name, thread, platformMessageId, detail, options?.retryAfterMs),
     claimOnce: async (token, value, ttlMs) => store.seenTokens.claim(name, token, value, Date.now() + ttlMs),
     ...(input.publicBaseUrl ? { publicBaseUrl: input.publicBaseUrl } : {}),
     logger: input.logger,

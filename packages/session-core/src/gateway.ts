@@ -200,9 +200,16 @@ export interface GatewayContext {
    * A piece the platform accepted and reports undelivered afterwards (a failed delivery status):
    * the session marks that outbox piece dead with `detail`, so it is not counted as delivered.
    * `platformMessageId` is what `send` returned. False when no sent piece of `thread` has that id.
+   * With `retryAfterMs` (a passing reason: a rate limit) the piece is sent again after that wait,
+   * while the outbox's attempt bound allows; then it is dead.
    * Optional so hand-built test contexts need not provide it; the session's context always does.
    */
-  undelivered?(thread: string, platformMessageId: string, detail: string): Promise<boolean>;
+  undelivered?(
+    thread: string,
+    platformMessageId: string,
+    detail: string,
+    options?: { retryAfterMs?: number },
+  ): Promise<boolean>;
   /** Records a single-use token (a signature, a delivery id) for `ttlMs`; a second claim gets the first value. */
   claimOnce(
     token: string,

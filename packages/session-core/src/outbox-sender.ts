@@ -13,6 +13,9 @@ import type { GatewayRegistry } from "./registry.js";
 import type { OutboxRow, SessionStore } from "./store.js";
 import type { Previews } from "./streaming.js";
 
+/** Tries before a piece is dead-lettered, unless `OutboxOptions.maxAttempts` says otherwise. */
+export const DEFAULT_MAX_ATTEMPTS = 10;
+
 export interface OutboxOptions {
   /** Tries before a piece is dead-lettered. Default 10. */
   maxAttempts?: number;
@@ -67,7 +70,7 @@ export class OutboxSender {
     this.#registry = input.registry;
     this.#loggerFor = input.loggerFor;
     this.#logger = input.logger;
-    this.#maxAttempts = input.options?.maxAttempts ?? 10;
+    this.#maxAttempts = input.options?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
     this.#baseDelayMs = input.options?.baseDelayMs ?? 1_000;
     this.#maxDelayMs = input.options?.maxDelayMs ?? 300_000;
     this.#concurrency = input.options?.concurrency ?? 8;

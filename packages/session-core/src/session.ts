@@ -25,7 +25,7 @@ import type {
   InteractionView,
 } from "./gateway.js";
 import { gatewayLogger, type LoggerSource, sessionLogger } from "./loggers.js";
-import { type OutboxOptions, OutboxSender } from "./outbox-sender.js";
+import { DEFAULT_MAX_ATTEMPTS, type OutboxOptions, OutboxSender } from "./outbox-sender.js";
 import type { SessionParts } from "./parts.js";
 import { recover } from "./recovery.js";
 import type { GatewayRegistry } from "./registry.js";
@@ -396,6 +396,33 @@ export class GatewaySession {
     logger.error({ gateway: g.name, envVar }, reason);
     this.scheduler.cancelGateway(g.name);
     this.#track(g.stop().catch((err: unknown) => logger.error({ err }, "gateway failed to stop cleanly")));
+  }
+
+  /** A sent piece the platform reports undelivered: dead, or (with a wait) pending again; see GatewayContext.undelivered. */
+  async undelivered(
+    gateway: string,
+    thread: string,
+    platformId: string,
+    detail: string,
+    retryAfterMs?: number,
+  ): Promise<boolean> {
+    const retry =
+      retryAfterMs === undefined
+        ? undefined
+        : {
+            at: Date.now() + retryAfterMs,
+            maxAttempts: this.#options.outbox?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+          };
+    const marked = await this.#options.store.outbox.markUndelivered(
+      gateway,
+      thread,
+      platformId,
+      detail,
+      retry,
+    );
+    // The sender sets its timer from the earliest due piece: a reopened one must be counted.
+    if (marked && retry) this.#parts.sender.wake();
+    return marked;
   }
 
   /** Every registered gateway: running, or stopped with the reason. */

@@ -107,8 +107,17 @@ export interface SessionOutbox {
   markSent(id: number, platformId?: string): Promise<boolean>;
   markRetry(id: number, nextAttemptAt: number, error: string): Promise<boolean>;
   markDead(id: number, error: string): Promise<boolean>;
-  /** sent -> dead when the platform later reports the piece undelivered; false when no sent row matched. */
-  markUndelivered(gateway: string, thread: string, platformId: string, error: string): Promise<boolean>;
+  /**
+   * The platform later reports a sent piece undelivered: sent -> dead, or with `retry` and attempts
+   * left (`attempts < retry.maxAttempts`) sent -> pending at `retry.at`. False when no sent row matched.
+   */
+  markUndelivered(
+    gateway: string,
+    thread: string,
+    platformId: string,
+    error: string,
+    retry?: { at: number; maxAttempts: number },
+  ): Promise<boolean>;
   list(gateway: string, thread: string, after?: number, limit?: number): Promise<OutboxRow[]>;
   prune(before: number): Promise<number>;
 }

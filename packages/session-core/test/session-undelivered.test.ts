@@ -31,4 +31,20 @@ describe("undelivered replies", () => {
     });
     expect(await r.db.outbox.countByStatus("sent")).toBe(0);
   });
+
+  it("a piece reported undelivered for a passing reason (a rate limit) is sent again after the wait", async () => {
+    const r = await rig();
+    current = r;
+    await r.gateway.inject({ thread: "t1", text: "hello" });
+    await until(() => r.gateway.sent.length > 0, "the reply");
+    await r.session.idle();
+    const text = r.gateway.sent[0]?.text;
+    expect(
+      await r.gateway.context.undelivered?.("t1", "mock-msg-1", "130429 rate limit", { retryAfterMs: 20 }),
+    ).toBe(true);
+    await until(() => r.gateway.sent.length === 2, "the piece sent again");
+    expect(r.gateway.sent[1]?.text).toBe(text);
+    const [row] = await r.db.outbox.list("mock", "t1");
+    expect(row).toMatchObject({ status: "sent", platformId: "mock-msg-2" });
+  });
 });

@@ -134,7 +134,7 @@ export function createMemorySessionStore(now: () => number = Date.now): SessionS
         Object.assign(r, { status: "dead", attempts: r.attempts + 1 });
         return true;
       },
-      async markUndelivered(gateway, thread, platformId) {
+      async markUndelivered(gateway, thread, platformId, _error, retry) {
         const r = outbox.find(
           (o) =>
             o.gateway === gateway &&
@@ -143,7 +143,9 @@ export function createMemorySessionStore(now: () => number = Date.now): SessionS
             o.status === "sent",
         );
         if (!r) return false;
-        r.status = "dead";
+        if (retry && r.attempts < retry.maxAttempts)
+          Object.assign(r, { status: "pending", nextAttemptAt: retry.at, platformId: null });
+        else r.status = "dead";
         return true;
       },
       list: async (gateway, thread, after = 0, limit = 1000) =>
