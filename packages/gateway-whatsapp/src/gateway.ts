@@ -30,6 +30,9 @@ export const MESSAGE_LIMIT = 4096;
 /** Error code of a message sent outside the customer-service window (Cloud API error codes). */
 const OUTSIDE_WINDOW = 131047;
 const WINDOW_MS = 24 * 60 * 60 * 1000;
+/** A `failed` status with these (throughput, pair rate limit) is passing: the piece is sent again. */
+const THROUGHPUT_CODES = new Set([130429, 131056]);
+const THROUGHPUT_WAIT_MS = 1_000;
 
 export interface WhatsappGatewayOptions {
   accessTokenEnvVar: string;
@@ -204,13 +207,16 @@ export class WhatsappGateway implements Gateway {
       error?.code === OUTSIDE_WINDOW
         ? await this.#reopen(event.recipient, context)
         : (error?.details ?? error?.title ?? "no error given");
-    // The session marks the piece dead, so the reply is not counted as delivered.
+    // The session marks the piece dead, so the reply is not counted as delivered; a throughput
+    // failure is passing: the piece is sent again after a wait, within the outbox's attempt bound.
+    const retry = error?.code !== undefined && THROUGHPUT_CODES.has(error.code);
     const marked =
       event.recipient !== undefined &&
       (await context.undelivered?.(
         event.recipient,
         event.id,
         `${error?.code ?? "?"} ${error?.title ?? ""}: ${detail}`,
+        retry ? { retryAfterMs: THROUGHPUT_WAIT_MS } : undefined,
       ));
     context.logger.warn(
       {
@@ -219,7 +225,7 @@ export class WhatsappGateway implements Gateway {
         code: error?.code,
         title: error?.title,
         detail,
-        counted: marked ? "dead in the outbox" : "no sent piece matched",
+        counted: !marked ? "no sent piece matched" : retry ? "pending again (retried)" : "dead in the outbox",
       },
       "reply not delivered",
     );

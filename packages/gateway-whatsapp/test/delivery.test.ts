@@ -88,6 +88,23 @@ describe("whatsapp users and failed deliveries", () => {
     expect(warnings("reply not delivered")[0]).toMatchObject({ code: 131026, counted: "dead in the outbox" });
   });
 
+  it("sends a reply that failed on the throughput limit (130429) again, once it went through", async () => {
+    await boot();
+    await world.fake.deliverText({ from: user, text: "hello" });
+    await eventually(() => world.fake.sent.length > 0, "the reply");
+    await rig.session.idle(5_000);
+    const first = world.fake.sent[0];
+    await world.fake.deliverStatus(first?.id as string, "failed", ERRORS.rateLimited);
+    await eventually(() => world.fake.sent.length === 2, "the reply sent again");
+    expect(world.fake.sent[1]).toMatchObject({ to: user, text: first?.text });
+    await rig.session.idle(5_000);
+    expect(await outboxStatuses(user)).toEqual(["sent"]);
+    expect(warnings("reply not delivered")[0]).toMatchObject({
+      code: 130429,
+      counted: "pending again (retried)",
+    });
+  });
+
   it("outside the 24-hour window, sends the configured template to the user once", async () => {
     await boot({ templateName: "reopen_conversation", templateLanguage: "en_US" });
     world.fake.windowClosed.add(user);
