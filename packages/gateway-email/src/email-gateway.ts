@@ -158,7 +158,7 @@ export class EmailGateway implements Gateway {
       .digest("hex")
       .slice(0, 32);
     const messageId = `<${digest}.agentsvc@${domainOf(this.#from)}>`;
-    await sendMail(transport, {
+    await sendMail(transport, this.options.smtpPasswordEnvVar ?? this.options.imapPasswordEnvVar, {
       from: this.#from,
       to: info.to,
       subject: `${subject}${tag}`,
@@ -198,6 +198,11 @@ export class EmailGateway implements Gateway {
     } catch (err) {
       if (this.#stopped) return null;
       reader.close();
+      if (err instanceof ImapLoginError && err.rejected) {
+        // Retrying a refused password only gets the account locked: the session stops this gateway.
+        ctx.credentialsRejected(this.options.imapPasswordEnvVar, err.message);
+        return null;
+      }
       this.#failing = true;
       const retryInMs = this.#backoff.next();
       const o = this.options;

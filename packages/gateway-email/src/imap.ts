@@ -21,9 +21,13 @@ export interface Cursor {
 export type Handled = "recorded" | "ignored";
 
 export class ImapLoginError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  /** The server refused these credentials (not a temporary `[UNAVAILABLE]` of its authentication service). */
+  readonly rejected: boolean;
+
+  constructor(message: string, options: { cause?: unknown; rejected: boolean }) {
+    super(message, { cause: options.cause });
     this.name = "ImapLoginError";
+    this.rejected = options.rejected;
   }
 }
 
@@ -132,14 +136,20 @@ export class ImapReader {
       client.close();
       const e = err as {
         authenticationFailed?: boolean;
+        serverResponseCode?: string;
         responseText?: string;
         code?: string;
         message?: string;
       };
       if (e.authenticationFailed) {
+        // RFC 5530: AUTHENTICATIONFAILED (wrong credentials) vs UNAVAILABLE (try again later).
+        const said = [e.serverResponseCode, e.responseText].filter(Boolean).join(": ");
         throw new ImapLoginError(
-          `IMAP login failed for ${user} at ${host}:${port}${e.responseText ? ` (${e.responseText})` : ""}`,
-          { cause: err },
+          `IMAP login failed for ${user} at ${host}:${port}${said ? ` (${said})` : ""}`,
+          {
+            cause: err,
+            rejected: e.serverResponseCode !== "UNAVAILABLE",
+          },
         );
       }
       throw new Error(`IMAP connection to ${host}:${port} failed: ${e.code ?? e.message ?? String(err)}`, {

@@ -1,7 +1,8 @@
-// Outbound mail through nodemailer. SMTP answers become GatewaySendError so the session's outbox
-// retries what can pass later (connection refused, 4xx, authentication) and dead-letters what
-// never will (a 5xx refusal of the message or its recipient).
-import { GatewaySendError } from "@agentsvc/session-core";
+// Outbound mail through nodemailer. SMTP answers become GatewaySendError (session-core's
+// sendFailure) so the session's outbox retries what can pass later (connection refused, 4xx),
+// dead-letters what never will (a 5xx refusal of the message or its recipient) and stops the
+// gateway when the login is refused (535, RFC 4954).
+import { type PlatformRule, sendFailure } from "@agentsvc/session-core";
 import nodemailer from "nodemailer";
 
 export interface SmtpSettings {
@@ -37,8 +38,19 @@ export function smtpTransport(settings: SmtpSettings) {
   });
 }
 
+/** SMTP reply codes (RFC 5321 section 4.2, RFC 4954 section 6), not HTTP statuses. */
+export const smtpRule: PlatformRule = (facts) => {
+  const code = typeof facts.code === "number" ? facts.code : undefined;
+  // 535 authentication credentials invalid, 534 mechanism too weak, 530 authentication required.
+  if (code === 535 || code === 534 || code === 530) return { kind: "credentials" };
+  if (code !== undefined && code >= 400 && code < 500) return { kind: "retry" };
+  if (code !== undefined && code >= 500) return { kind: "permanent" };
+  return facts.network ? { kind: "retry" } : undefined;
+};
+
 export async function sendMail(
   transport: ReturnType<typeof smtpTransport>,
+  passwordEnvVar: string,
   mail: OutgoingMail,
 ): Promise<void> {
   try {
@@ -54,17 +66,15 @@ export async function sendMail(
       headers: { "Auto-Submitted": "auto-replied", "X-Auto-Response-Suppress": "All" },
     });
   } catch (err) {
-    const e = err as { responseCode?: number; command?: string; code?: string; message?: string };
-    const code = e.responseCode;
-    const permanent =
-      code !== undefined &&
-      code >= 500 &&
-      e.command !== "AUTH PLAIN" &&
-      e.command !== "AUTH LOGIN" &&
-      e.code !== "EAUTH";
-    throw new GatewaySendError(
-      `SMTP ${code !== undefined ? `answered ${code}` : `failed (${e.code ?? "error"})`}: ${e.message ?? String(err)}`,
-      { permanent, ...(code !== undefined ? { status: code } : {}), cause: err },
+    const e = err as { responseCode?: number; code?: string; message?: string };
+    throw sendFailure(
+      {
+        ...(e.responseCode !== undefined ? { code: e.responseCode } : {}),
+        // No SMTP answer at all: refused, reset, timed out, TLS failed.
+        network: e.responseCode === undefined,
+        detail: e.message ?? String(err),
+      },
+      { platform: "email", call: "SMTP", envVar: passwordEnvVar, platformRule: smtpRule, cause: err },
     );
   }
 }

@@ -347,18 +347,46 @@ describe.skipIf(dovecotMissing !== undefined)(
       expect(rig.lines.some((l) => l.msg === "IMAP poll works again")).toBe(true);
     }, 30_000);
 
-    it("a wrong IMAP password is logged naming the variables and retried with backoff, without crashing", async () => {
+    it("a wrong IMAP password (AUTHENTICATIONFAILED) is rejected credentials: one error naming the password variable, the gateway stopped", async () => {
       const { rig, close } = await emailRig(await server(), {
         env: { IMAP_HOST: "127.0.0.1", IMAP_USER: "bot80", IMAP_PASS: "wrong", MAIL_FROM: BOT },
       });
       cleanup = close;
-      const failures = () => rig.lines.filter((l) => String(l.msg).startsWith("IMAP login failed"));
-      // Dovecot itself slows repeated failed logins from one address (2 s, then 4 s, ...).
-      await until(() => failures().length >= 2, "two failed logins", 15_000);
-      expect(String(failures()[0]?.msg)).toContain("check IMAP_USER and IMAP_PASS");
-      const delays = failures().map((l) => l.retryInMs as number);
-      expect(delays[1]).toBeGreaterThan(delays[0] as number);
-      expect(failures().map((l) => l.attempt)).toEqual([1, 2]);
+      await until(() => rig.session.status().email?.state === "stopped", "the gateway stopped", 15_000);
+      const reason = String(rig.session.status().email?.reason);
+      expect(reason).toContain("credentials rejected by email: check IMAP_PASS");
+      expect(reason).toContain("AUTHENTICATIONFAILED");
+      // Stopped: no further login attempts (Dovecot would slow them, and a provider may lock the account).
+      const errors = () => rig.lines.filter((l) => l.level === 50);
+      const seen = errors().length;
+      await new Promise((r) => setTimeout(r, 600));
+      expect(errors()).toHaveLength(seen);
+      expect(rig.lines.filter((l) => String(l.msg).startsWith("credentials rejected"))).toHaveLength(1);
     }, 30_000);
+
+    it("SMTP 535 on a reply is rejected credentials naming the SMTP password variable; the reply stays pending", async () => {
+      const {
+        rig: second,
+        box,
+        close,
+      } = await emailRig(await server(), (b) => ({
+        env: { ...b.options().env, SMTP_PASS: "not-the-password" },
+      }));
+      cleanup = close;
+      const uid = await box.append({
+        messageId: "<c1@example.test>",
+        from: "gil@example.test",
+        subject: "Hi",
+        text: "hello",
+      });
+      await box.waitSeen(uid);
+      await until(() => second.session.status().email?.state === "stopped", "the gateway stopped");
+      expect(String(second.session.status().email?.reason)).toContain("check SMTP_PASS");
+      expect(String(second.session.status().email?.reason)).toContain("535");
+      expect(box.sink.mails).toHaveLength(0);
+      expect((await second.store.outbox.list("email", "<c1@example.test>")).map((r) => r.status)).toContain(
+        "pending",
+      );
+    });
   },
 );

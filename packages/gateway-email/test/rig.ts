@@ -23,14 +23,15 @@ export class LoggedRig extends ContractRig {
 
 export async function emailRig(
   dovecot: Dovecot,
-  extra: Partial<EmailGatewayOptions> = {},
+  extra: Partial<EmailGatewayOptions> | ((box: Mailbox) => Partial<EmailGatewayOptions>) = {},
   /** Runs on the mailbox before the gateway starts. */
   prepare?: (box: Mailbox) => Promise<void>,
 ) {
   const harness = await emailHarness(dovecot);
   const box: Mailbox = harness.box;
   await prepare?.(box);
-  const rig = new LoggedRig({ ...harness, gateway: () => createEmailGateway(box.options(extra)) });
+  const options = () => box.options(typeof extra === "function" ? extra(box) : extra);
+  const rig = new LoggedRig({ ...harness, gateway: () => createEmailGateway(options()) });
   await rig.start();
   return {
     rig,
