@@ -20,6 +20,7 @@ import { type Cursor, type Handled, ImapLoginError, ImapReader } from "./imap.js
 import { ignoreReason, mailFacts, replySubject, requestTag } from "./message.js";
 import { judgeSender } from "./sender-auth.js";
 import { sendMail, smtpTransport } from "./smtp.js";
+import { readCaFile } from "./tls.js";
 
 export const EMAIL_DEFAULTS = { imapPort: 993, pollIntervalSeconds: 60, smtpPort: 465, mailbox: "INBOX" };
 
@@ -47,6 +48,8 @@ export interface EmailGatewayOptions {
   /** Longest wait between failed polls. Default 15 minutes (never below the poll interval). */
   retryMaxMs?: number;
   tlsCa?: string | Buffer;
+  /** PEM file of a private CA that signed the IMAP and SMTP server certificates (relative: to the working directory). */
+  tlsCaFile?: string;
   /**
    * authserv-ids of the receiving mail servers whose Authentication-Results headers are believed
    * (`mx.google.com`, your own MX's host name). A reply is applied as a decision only when one of
@@ -107,7 +110,7 @@ export class EmailGateway implements Gateway {
     const host = read(o.imapHostEnvVar);
     const user = read(o.imapUsernameEnvVar);
     const pass = read(o.imapPasswordEnvVar);
-    const ca = o.tlsCa;
+    const ca = o.tlsCa ?? (o.tlsCaFile ? readCaFile(o.tlsCaFile) : undefined);
     this.#reader = new ImapReader(
       {
         host,

@@ -2,6 +2,7 @@
 // UID from the last cursor, and a message marked \Seen only after the handler has recorded it.
 import { ImapFlow } from "imapflow";
 import type { Logger } from "pino";
+import { certificateHint } from "./tls.js";
 
 export interface ImapSettings {
   host: string;
@@ -152,9 +153,13 @@ export class ImapReader {
           },
         );
       }
-      throw new Error(`IMAP connection to ${host}:${port} failed: ${e.code ?? e.message ?? String(err)}`, {
-        cause: err,
-      });
+      const hint = certificateHint(err);
+      throw new Error(
+        `IMAP connection to ${host}:${port} failed: ${hint ?? e.code ?? e.message ?? String(err)}`,
+        {
+          cause: err,
+        },
+      );
     }
     this.#client = client;
     return client;

@@ -4,6 +4,7 @@
 // gateway when the login is refused (535, RFC 4954).
 import { type PlatformRule, sendFailure } from "@agentsvc/session-core";
 import nodemailer from "nodemailer";
+import { certificateHint } from "./tls.js";
 
 export interface SmtpSettings {
   host: string;
@@ -72,7 +73,7 @@ export async function sendMail(
         ...(e.responseCode !== undefined ? { code: e.responseCode } : {}),
         // No SMTP answer at all: refused, reset, timed out, TLS failed.
         network: e.responseCode === undefined,
-        detail: e.message ?? String(err),
+        detail: certificateHint(err) ?? e.message ?? String(err),
       },
       { platform: "email", call: "SMTP", envVar: passwordEnvVar, platformRule: smtpRule, cause: err },
     );

@@ -32,7 +32,10 @@ export async function emailRig(
   await prepare?.(box);
   const options = () => box.options(typeof extra === "function" ? extra(box) : extra);
   const rig = new LoggedRig({ ...harness, gateway: () => createEmailGateway(options()) });
-  await rig.start();
+  await rig.start().catch(async (err: unknown) => {
+    await box.close();
+    throw err;
+  });
   return {
     rig,
     box,

@@ -1,0 +1,59 @@
+// A private CA: the test Dovecot and SMTP sink present a self-signed certificate. Without trusting
+// it the connection fails with a message that names the fix; with `tlsCaFile` naming its PEM file
+// both IMAP and SMTP verify against it.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { type Dovecot, dovecotMissing, startDovecot } from "./dovecot.js";
+import { emailRig, until } from "./rig.js";
+
+let dovecot: Dovecot | undefined;
+let cleanup: (() => Promise<void>) | undefined;
+const server = async () => {
+  dovecot ??= await startDovecot();
+  return dovecot;
+};
+afterEach(async () => {
+  await cleanup?.();
+  cleanup = undefined;
+});
+afterAll(async () => {
+  await dovecot?.close();
+});
+
+describe.skipIf(dovecotMissing !== undefined)("TLS with a private CA against Dovecot", () => {
+  it("an untrusted server certificate fails the poll with an error naming tlsCaFile and NODE_EXTRA_CA_CERTS", async () => {
+    const { rig, close } = await emailRig(await server(), { tlsCa: undefined });
+    cleanup = close;
+    const failed = () => rig.lines.find((l) => String(l.msg).startsWith("IMAP poll failed"));
+    await until(() => failed() !== undefined, "a failed poll");
+    const msg = String(failed()?.msg);
+    expect(msg).toContain("certificate");
+    expect(msg).toContain("set tlsCaFile");
+    expect(msg).toContain("NODE_EXTRA_CA_CERTS");
+  });
+
+  it("tlsCaFile: IMAP and SMTP both trust the CA in the file, and a reply goes out", async () => {
+    const d = await server();
+    const dir = mkdtempSync(join(tmpdir(), "agentsvc-ca-"));
+    const caFile = join(dir, "ca.pem");
+    writeFileSync(caFile, d.cert);
+    const { box, close } = await emailRig(d, { tlsCa: undefined, tlsCaFile: caFile });
+    cleanup = close;
+    await box.append({
+      messageId: "<tls1@example.test>",
+      from: "hal@example.test",
+      subject: "TLS",
+      text: "over a private CA",
+    });
+    await until(() => box.sink.mails.length === 1, "the reply");
+    expect(box.sink.mails[0]?.inReplyTo).toBe("<tls1@example.test>");
+  });
+
+  it("a tlsCaFile that cannot be read fails the start naming the key and the path", async () => {
+    await expect(
+      emailRig(await server(), { tlsCa: undefined, tlsCaFile: "/nonexistent/ca.pem" }),
+    ).rejects.toThrow(/tlsCaFile: cannot read \/nonexistent\/ca\.pem/);
+  });
+});
