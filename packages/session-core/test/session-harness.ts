@@ -145,6 +145,8 @@ export interface RigOptions {
   store?: ChatDb;
   /** Gateway entries (approvers, approval destinations). */
   entries?: GatewayEntryRef[];
+  /** Runs once during start, after recovery has read the unfinished inbox records and before it uses them. */
+  duringRecovery?: (session: GatewaySession) => Promise<void>;
 }
 
 export function tempDir(): string {
@@ -183,6 +185,16 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
     ...(options.coordination ? { coordination: options.coordination, sweepMs: 100 } : {}),
     ...(options.entries ? { entries: options.entries } : {}),
   });
+  const hook = options.duringRecovery;
+  if (hook) {
+    const read = db.inbox.unfinished.bind(db.inbox);
+    db.inbox.unfinished = async () => {
+      const rows = await read();
+      db.inbox.unfinished = read;
+      await hook(session);
+      return rows;
+    };
+  }
   await session.start();
   let closed = false;
   return {
