@@ -3,7 +3,11 @@
 import { describe, expect, it } from "vitest";
 import type { DeliverResult, InteractionRequest, SendOptions, SendResult } from "../src/index.js";
 import { ContractRig, contractCases, type GatewayHarness, MockGateway } from "../src/testing/index.js";
+import { cursorHarness } from "./cursor-mock.js";
 import { mockHarness } from "./mock-harness.js";
+
+const CURSOR_CASE =
+  "a cursor adapter reads a message whose recording failed again, ahead of later ones, across a restart";
 
 class IgnoresThread extends MockGateway {
   override send(_thread: string, text: string, options?: SendOptions): Promise<SendResult | undefined> {
@@ -99,5 +103,15 @@ describe("contract suite v2 fails broken adapters", () => {
         mockHarness(() => new FreshKeyPerDelivery()),
       ),
     ).rejects.toThrow();
+  });
+
+  it("a pulling adapter whose cursor moves past a message that was not recorded fails the cursor case", async () => {
+    await expect(runCase(CURSOR_CASE, cursorHarness({ movesPastFailures: true }))).rejects.toThrow(
+      /replies to #1 and #2/,
+    );
+  });
+
+  it("a pulling adapter that reads a failed message again passes the cursor case", async () => {
+    await runCase(CURSOR_CASE, cursorHarness({ movesPastFailures: false }));
   });
 });

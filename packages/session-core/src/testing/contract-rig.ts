@@ -38,6 +38,12 @@ export interface GatewayHarness {
   ): Promise<void>;
   /** The platform's next outbound call fails with this status (429 with a short retry-after). */
   failNext?(status: 429 | 500): void;
+  /**
+   * The adapter reads messages from a position it keeps (an IMAP UID, a stream position) instead of
+   * answering each push: a message whose recording failed must be read again by the adapter itself,
+   * ahead of later ones and across a restart. Enables the cursor case of the contract.
+   */
+  cursor?: boolean;
   /** Two thread ids valid on this platform. Default `t-1` and `t-2`. */
   threads?: [string, string];
   close?(): Promise<void>;

@@ -108,6 +108,33 @@ export const contractCases: Record<string, Case> = {
     ).rejects.toThrow();
   },
 
+  "a cursor adapter reads a message whose recording failed again, ahead of later ones, across a restart":
+    async (rig, h) => {
+      if (!h.cursor) return;
+      const [a] = threadsOf(h);
+      const t = token();
+      let failures = 0;
+      // The store fails the first recording of #1 only: the adapter must not move its cursor past it.
+      rig.deliverHook = async (inbound, next) => {
+        if (failures === 0 && inbound.text.includes(`${t} #1`)) {
+          failures += 1;
+          throw new Error("store unavailable");
+        }
+        return next(inbound);
+      };
+      await h.inject?.({ id: `${t}-1`, thread: a, text: `cursor ${t} #1`, author: "user-1" }).catch(() => {});
+      await until(() => failures === 1, "the failed recording of #1");
+      await h.inject?.({ id: `${t}-2`, thread: a, text: `cursor ${t} #2`, author: "user-1" }).catch(() => {});
+      // Whatever the adapter kept in memory is gone; only its saved position counts now.
+      await rig.restart();
+      await until(async () => (await repliesWith(h, t)).length >= 2, "replies to #1 and #2");
+      await rig.session.idle(10_000);
+      const replies = (await repliesWith(h, t)).map((m) => m.text);
+      expect(replies, replies.join("\n---\n")).toHaveLength(2);
+      expect(replies[0]).toContain("#1");
+      expect(replies[1]).toContain("#2");
+    },
+
   "renders an approval request on the thread and applies the participant's decision once": async (rig, h) => {
     const [a] = threadsOf(h);
     const t = token();
