@@ -1,0 +1,34 @@
+// StrykerJS for the files that carry the product's promises (exactly one turn and one reply, only
+// the right person decides, retries that outlast an outage). Run through `pnpm mutate [package]`
+// (tooling/mutate/mutate.mjs), which sets MUTATE_PACKAGE and, for one file, MUTATE_FILES.
+// Not part of CI: run it before closing an issue that touches these files.
+import { promiseFiles } from "./tooling/mutate/promise-files.mjs";
+
+const { MUTATE_PACKAGE, MUTATE_FILES, MUTATE_CONCURRENCY } = process.env;
+const pkg = MUTATE_PACKAGE ?? "session-core";
+const files = MUTATE_FILES ? MUTATE_FILES.split(",") : promiseFiles(pkg);
+
+/** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */
+export default {
+  packageManager: "pnpm",
+  testRunner: "vitest",
+  plugins: ["@stryker-mutator/vitest-runner"],
+  vitest: {
+    // The package's own project: its tests, its timeouts; `related` keeps the dry run to the
+    // tests that import a mutated file.
+    configFile: `packages/${pkg}/vitest.config.ts`,
+    related: true,
+  },
+  // Each mutant runs only the tests that covered it in the dry run.
+  coverageAnalysis: "perTest",
+  mutate: files,
+  // The sandbox is a copy of the repository (about 10 MB; node_modules folders are linked).
+  ignorePatterns: ["reports", "**/dist", "**/.turbo", "**/coverage", "tooling/bench/.runs", "**/*.db*"],
+  reporters: ["html", "clear-text", "progress"],
+  htmlReporter: { fileName: `reports/mutation/${pkg}.html` },
+  tempDirName: ".stryker-tmp",
+  cleanTempDir: "always",
+  concurrency: Number(MUTATE_CONCURRENCY ?? 1),
+  timeoutMS: 10_000,
+  thresholds: { high: 90, low: 75, break: null },
+};

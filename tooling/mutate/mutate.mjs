@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+// pnpm mutate [package] [file ...]
+//   pnpm mutate                          every configured package, one Stryker run each
+//   pnpm mutate session-core             that package's promise-carrying files
+//   pnpm mutate session-core src/approvals.ts [src/turns.ts]   only those files
+// The HTML report lands in reports/mutation/<package>.html (not committed).
+import { spawnSync } from "node:child_process";
+import { MUTATED_PACKAGES } from "./promise-files.mjs";
+
+const [pkgArg, ...fileArgs] = process.argv.slice(2);
+const pkg = pkgArg
+  ?.replace(/^@agentsvc\//, "")
+  .replace(/^packages\//, "")
+  .replace(/\/$/, "");
+if (!pkg && fileArgs.length > 0) throw new Error("pnpm mutate: name the package before its files");
+const packages = pkg ? [pkg] : MUTATED_PACKAGES;
+
+let failed = false;
+for (const name of packages) {
+  const env = { ...process.env, MUTATE_PACKAGE: name };
+  if (fileArgs.length > 0) {
+    env.MUTATE_FILES = fileArgs
+      .map((f) => (f.startsWith("packages/") ? f : `packages/${name}/${f}`))
+      .join(",");
+  }
+  console.log(`\n== pnpm mutate ${name}${env.MUTATE_FILES ? ` (${env.MUTATE_FILES})` : ""}`);
+  const run = spawnSync("stryker", ["run", "stryker.config.mjs"], { stdio: "inherit", env, shell: false });
+  if (run.status !== 0) failed = true;
+}
+process.exit(failed ? 1 : 0);
