@@ -25,6 +25,7 @@ import pino, { type Logger } from "pino";
 import { readEnv } from "./env.js";
 import { AGENT_ROUTE_USER, wireGateways } from "./gateways.js";
 import { healthRoute } from "./health.js";
+import { probeRoutes } from "./probes.js";
 import { requestLog } from "./request-log.js";
 import { mountPage } from "./static-pages.js";
 import { mountWebhooks } from "./webhooks.js";
@@ -150,6 +151,8 @@ export async function createServer(project: Project, options: ServerOptions = {}
     );
     // Before the exposures: a page or route mounted at `/` never answers for it.
     app.route("/", healthRoute(gateways.session));
+    let accepting = true;
+    app.route("/", probeRoutes({ session: gateways.session, store: primary, accepting: () => accepting }));
     for (const exposure of project.exposures) {
       if (exposure.exposes === "agent") {
         const apiKey = exposure.apiKeyEnvVar ? readEnv(env, exposure.apiKeyEnvVar) : undefined;
@@ -195,6 +198,7 @@ export async function createServer(project: Project, options: ServerOptions = {}
       memory: runs.memory,
       session: gateways.session,
       async close(drainMs = 10_000) {
+        accepting = false;
         // Running turns finish and commit first (bounded), then the session stops its gateways.
         await gateways.session.stop(drainMs);
         await runs.drain(drainMs);

@@ -7,7 +7,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Writable } from "node:stream";
-import { ChatDb } from "@agentsvc/chat-store";
+import { CURRENT_SCHEMA_VERSION, ChatDb } from "@agentsvc/chat-store";
+import { spawn } from "node:child_process";
 import { loadProject } from "@agentsvc/config-schema";
 import { signatureHeaders } from "@agentsvc/gateway-http";
 import pino from "pino";
@@ -179,3 +180,61 @@ describe("the root /health beside a webui's <path>/api/health", () => {
     }
   });
 });
+
+type Ready = {
+  status: string;
+  reason?: string;
+  store: { state: string; schemaVersion?: number; detail?: string };
+  gateways: Record<string, { state: string; reason?: string }>;
+};
+
+describe("the orchestrator probes /health/live and /health/ready", () => {
+  it("is ready with the current schema while a gateway is stopped for its credentials, which it lists with the reason", async () => {
+    const res = await fetch(`${server.url}/health/ready`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Ready;
+    expect(body.status).toBe("ready");
+    expect(body.store).toEqual({ state: "ok", schemaVersion: CURRENT_SCHEMA_VERSION });
+    expect(body.gateways.good).toEqual({ state: "running" });
+    expect(body.gateways.bad?.state).toBe("stopped");
+    expect(body.gateways.bad?.reason).toMatch(/check BAD_SECRET/);
+  });
+
+  it("answers ready 503 while another process holds the store's write lock, and live 200 throughout", async () => {
+    const holder = await holdWriteLock(join(root, "data/agentsvc.db"));
+    try {
+      const ready = await fetch(`${server.url}/health/ready`);
+      expect(ready.status).toBe(503);
+      expect(((await ready.json()) as Ready).store.state).toBe("read-only");
+      const live = await fetch(`${server.url}/health/live`);
+      expect(live.status).toBe(200);
+      expect(await live.json()).toEqual({ status: "ok" });
+    } finally {
+      await holder.release();
+    }
+    expect((await fetch(`${server.url}/health/ready`)).status).toBe(200);
+  });
+});
+
+/** Another process (node's own SQLite) holds the file's write lock until released. */
+async function holdWriteLock(file: string): Promise<{ release(): Promise<void> }> {
+  const script = `const { DatabaseSync } = require("node:sqlite");
+const db = new DatabaseSync(${JSON.stringify(file)});
+db.exec("BEGIN IMMEDIATE");
+process.stdout.write("locked\\n");
+process.stdin.on("end", () => { db.exec("ROLLBACK"); db.close(); process.exit(0); }).resume();`;
+  const child = spawn(process.execPath, ["--no-warnings", "-e", script], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  await new Promise<void>((ok, fail) => {
+    child.stdout.once("data", () => ok());
+    child.once("exit", (code) => fail(new Error(`the lock holder exited (${code})`)));
+  });
+  return {
+    release: () =>
+      new Promise<void>((ok) => {
+        child.once("exit", () => ok());
+        child.stdin.end();
+      }),
+  };
+}
