@@ -37,6 +37,14 @@ export interface OutboxRecord {
   finishedAt: number | null;
 }
 
+export interface OutboxFilter {
+  gateway?: string;
+  /** Default pending and dead. */
+  statuses?: readonly OutboxStatus[];
+  /** Default 1000. */
+  limit?: number;
+}
+
 function toRecord(row: typeof outbox.$inferSelect): OutboxRecord {
   return { ...row, payload: JSON.parse(row.payload) as unknown };
 }
@@ -218,6 +226,72 @@ export class Outbox {
         .limit(limit),
     );
     return rows.map(toRecord);
+  }
+
+  /**
+   * For the operator (`agentsvc outbox list`): pieces of the given statuses (default pending and
+   * dead), optionally of one gateway, oldest first.
+   */
+  async browse(filter: OutboxFilter = {}): Promise<OutboxRecord[]> {
+    const statuses = filter.statuses ?? ["pending", "dead"];
+    const rows = await this.ctx.run((db) =>
+      db
+        .select()
+        .from(this.t.outbox)
+        .where(
+          and(
+            inArray(this.t.outbox.status, [...statuses]),
+            filter.gateway === undefined ? undefined : eq(this.t.outbox.gateway, filter.gateway),
+          ),
+        )
+        .orderBy(asc(this.t.outbox.id))
+        .limit(filter.limit ?? 1000),
+    );
+    return rows.map(toRecord);
+  }
+
+  /**
+   * dead -> pending, due now, attempts from zero (the reason stays until the next attempt). A
+   * running server's sender finds it on its next look at the queue. False when it was not dead.
+   */
+  async requeue(id: number): Promise<boolean> {
+    return (await this.#requeueWhere(eq(this.t.outbox.id, id))).length > 0;
+  }
+
+  /** Every dead piece (or one gateway's) back in the queue; returns their ids, oldest first. */
+  async requeueDead(filter: { gateway?: string } = {}): Promise<number[]> {
+    const ids = await this.#requeueWhere(
+      filter.gateway === undefined ? undefined : eq(this.t.outbox.gateway, filter.gateway),
+    );
+    return ids.sort((a, b) => a - b);
+  }
+
+  async #requeueWhere(where: ReturnType<typeof eq> | undefined): Promise<number[]> {
+    const rows = await this.ctx.run((db) =>
+      db
+        .update(this.t.outbox)
+        .set({
+          status: "pending",
+          attempts: 0,
+          nextAttemptAt: this.ctx.now(),
+          finishedAt: null,
+          platformId: null,
+        } as typeof outbox.$inferInsert)
+        .where(and(eq(this.t.outbox.status, "dead"), where))
+        .returning({ id: this.t.outbox.id }),
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Deletes a pending or dead piece for good; false for a sent or unknown one. */
+  async drop(id: number): Promise<boolean> {
+    const rows = await this.ctx.run((db) =>
+      db
+        .delete(this.t.outbox)
+        .where(and(eq(this.t.outbox.id, id), inArray(this.t.outbox.status, ["pending", "dead"])))
+        .returning({ id: this.t.outbox.id }),
+    );
+    return rows.length > 0;
   }
 
   async countByStatus(status: OutboxStatus): Promise<number> {

@@ -27,6 +27,11 @@ export interface OutboxOptions {
   concurrency?: number;
   /** A send that has not settled by then counts as failed and is retried (a hung platform call must not stall every thread). Default 60 000 ms. */
   sendTimeoutMs?: number;
+  /**
+   * How often an idle sender looks at the queue anyway, so a piece put back by another process
+   * (`agentsvc outbox retry`) goes out without a restart. Default 5 000 ms.
+   */
+  idlePollMs?: number;
 }
 
 export class OutboxSender {
@@ -37,6 +42,7 @@ export class OutboxSender {
   readonly #maxAttempts: number;
   readonly #baseDelayMs: number;
   readonly #maxDelayMs: number;
+  readonly #idlePollMs: number;
   readonly #concurrency: number;
   readonly #sendTimeoutMs: number;
   #running = false;
@@ -75,6 +81,7 @@ export class OutboxSender {
     this.#maxDelayMs = input.options?.maxDelayMs ?? 300_000;
     this.#concurrency = input.options?.concurrency ?? 8;
     this.#sendTimeoutMs = input.options?.sendTimeoutMs ?? 60_000;
+    this.#idlePollMs = input.options?.idlePollMs ?? 5_000;
   }
 
   start(): void {
@@ -139,7 +146,8 @@ export class OutboxSender {
     }
     if (!this.#running || this.#pumping) return;
     if (this.#timer) clearTimeout(this.#timer);
-    if (next === undefined) return;
+    // Nothing due soon: look again after idlePollMs for pieces requeued behind our back.
+    next = Math.min(next ?? Number.POSITIVE_INFINITY, Date.now() + this.#idlePollMs);
     // A held gateway's pieces are due and never sent: they hide when the others are due, so look
     // again in a while instead of at once.
     if (this.#held.size > 0) next = Math.max(next, Date.now() + this.#baseDelayMs);
@@ -251,7 +259,14 @@ export class OutboxSender {
     const logger = this.#loggerFor(gateway);
     const message = err instanceof Error ? err.message : String(err);
     const sendError = isGatewaySendError(err) ? err : undefined;
-    const context = { thread: row.thread, id: row.id, kind: row.kind, attempt, status: sendError?.status };
+    const context = {
+      gateway: gateway.name,
+      thread: row.thread,
+      id: row.id,
+      kind: row.kind,
+      attempt,
+      status: sendError?.status,
+    };
     if (sendError?.credentials) {
       // Not the piece's fault: it stays pending with its attempts as they were.
       const first = !this.#held.has(gateway.name);

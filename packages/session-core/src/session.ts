@@ -422,6 +422,14 @@ export class GatewaySession {
     );
     // The sender sets its timer from the earliest due piece: a reopened one must be counted.
     if (marked && retry) this.#parts.sender.wake();
+    // Dead for good: logged once (a second report of the same status finds nothing sent: marked false).
+    if (marked && !retry) {
+      const g = this.#options.registry.get(gateway);
+      (g ? this.loggerFor(g) : this.logger).error(
+        { gateway, thread, platformMessageId: platformId, err: detail },
+        "outbox piece dead-lettered: the platform reported it undelivered",
+      );
+    }
     return marked;
   }
 
