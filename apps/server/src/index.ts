@@ -10,3 +10,4 @@ export {
 export { readEnv } from "./env.js";
 export { createLogger, LOG_FORMATS, type LogFormat, type LoggerOptions, logLevel } from "./logger.js";
 export { installCommand } from "./install-command.js";
+export { StoreSet } from "./stores.js";

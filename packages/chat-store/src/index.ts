@@ -49,7 +49,14 @@ export {
   type InteractionInput,
   type InteractionRecord,
 } from "./interactions.js";
-export { Outbox, type OutboxFilter, type OutboxInput, type OutboxKind, type OutboxRecord, type OutboxStatus } from "./outbox.js";
+export {
+  Outbox,
+  type OutboxFilter,
+  type OutboxInput,
+  type OutboxKind,
+  type OutboxRecord,
+  type OutboxStatus,
+} from "./outbox.js";
 export { GatewayState } from "./gateway-state.js";
 export { type ClaimResult, SeenTokens } from "./seen-tokens.js";
 export { isStoreLocked, StoreHealth, type StoreAccess, type StoreState } from "./store-health.js";

@@ -33,7 +33,11 @@ describe("undelivered replies", () => {
     // The dead letter is logged once at error, with what an operator needs to find and retry it.
     const errors = r.logs.lines().filter((l) => l.level === 50);
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatchObject({ gateway: "mock", thread: "t1", err: "131047 outside the 24-hour window" });
+    expect(errors[0]).toMatchObject({
+      gateway: "mock",
+      thread: "t1",
+      err: "131047 outside the 24-hour window",
+    });
     expect(String(errors[0]?.msg)).toMatch(/dead-lettered/);
   });
 

@@ -4,6 +4,7 @@ import { checkCommand } from "./check.js";
 import { devCommand } from "./dev.js";
 import { hashPasswordCommand } from "./hash-password.js";
 import { initCommand } from "./init.js";
+import { outboxCommand } from "./outbox.js";
 import { startCommand } from "./start.js";
 
 /**
@@ -17,4 +18,5 @@ export const commands: Command[] = [
   startCommand,
   devCommand,
   hashPasswordCommand,
+  outboxCommand,
 ];
