@@ -22,7 +22,15 @@ describe("agentsvc verbs and global options", () => {
   });
 
   it("prints usage and options for --help of every verb", async () => {
-    expect(commands.map((c) => c.name)).toEqual(["init", "check", "build", "start", "dev", "hash-password"]);
+    expect(commands.map((c) => c.name)).toEqual([
+      "init",
+      "check",
+      "build",
+      "start",
+      "dev",
+      "hash-password",
+      "outbox",
+    ]);
     for (const c of commands) {
       const r = await run([c.name, "--help"]);
       expect(r.code).toBe(0);
@@ -36,7 +44,7 @@ describe("agentsvc verbs and global options", () => {
     const r = await run(["deploy"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(
-      'unknown command "deploy" (commands: init, check, build, start, dev, hash-password; options: --help, --version)',
+      'unknown command "deploy" (commands: init, check, build, start, dev, hash-password, outbox; options: --help, --version)',
     );
   });
 
