@@ -26,6 +26,8 @@ export class ServerProcess {
     readonly root: string,
     readonly port: number,
     readonly env: Record<string, string>,
+    /** The project the child serves. Default the crash fixture. */
+    readonly fixture: string = crashFixture,
   ) {}
 
   get alive(): boolean {
@@ -34,7 +36,7 @@ export class ServerProcess {
 
   /** Starts the server (with `AGENTSVC_FAULT=<fault>` when given) and waits until it serves. */
   async start(fault?: string): Promise<void> {
-    const proc = spawn(process.execPath, [child, crashFixture, this.root, String(this.port)], {
+    const proc = spawn(process.execPath, [child, this.fixture, this.root, String(this.port)], {
       env: { ...process.env, ...this.env, ...(fault ? { AGENTSVC_FAULT: fault } : { AGENTSVC_FAULT: "" }) },
       stdio: ["ignore", "pipe", "pipe"],
     });

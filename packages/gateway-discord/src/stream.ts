@@ -58,6 +58,10 @@ export class DiscordStreams {
       return true;
     } catch (err) {
       if (isGatewaySendError(err) && err.status === 404) return false;
+      // Rate limited (a restarted process does not know the edits the previous one made): no edit
+      // of this channel before Discord's retry_after.
+      if (isGatewaySendError(err) && err.retryAfterMs !== undefined)
+        this.#nextEdit.set(thread, Math.max(this.#nextEdit.get(thread) ?? 0, Date.now() + err.retryAfterMs));
       throw err;
     }
   }
