@@ -1,10 +1,7 @@
-export { decisionText } from "./decision-line.js";
 export {
-  createEmailGateway,
-  createEmailGateway as createGateway,
+  createGateway,
   EMAIL_DEFAULTS,
   EmailGateway,
   type EmailGatewayOptions,
-} from "./email-gateway.js";
-export { ImapLoginError } from "./imap.js";
-export { ignoreReason, replySubject, requestTag, stripQuoted } from "./message.js";
+  MESSAGE_LIMIT,
+} from "./gateway.js";

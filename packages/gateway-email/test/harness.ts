@@ -4,7 +4,7 @@
 import type { GatewayHarness } from "@agentsvc/session-core/testing";
 import { ImapFlow } from "imapflow";
 import type { ParsedMail } from "mailparser";
-import { createEmailGateway, type EmailGatewayOptions } from "../src/index.js";
+import { createGateway, type EmailGatewayOptions } from "../src/index.js";
 import type { Dovecot } from "./dovecot.js";
 import { type SmtpSink, startSmtpSink } from "./smtp-sink.js";
 
@@ -155,7 +155,7 @@ export async function emailHarness(dovecot: Dovecot): Promise<GatewayHarness & {
   return {
     box,
     threads: roots,
-    gateway: () => createEmailGateway(box.options()),
+    gateway: () => createGateway({ ...box.options(), name: "email" }),
     inject: async (m) => {
       const uid = await box.append({
         messageId: `<${m.id}@example.test>`,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { decisionText, replySubject, requestTag, stripQuoted } from "../src/index.js";
+import { decisionText, stripQuoted } from "../src/inbound.js";
+import { replySubject, requestTag } from "../src/thread.js";
 
 describe("reading a reply", () => {
   it("the first line decides exactly or by prefix, case-insensitively; anything else passes verbatim", () => {

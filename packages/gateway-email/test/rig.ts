@@ -4,7 +4,7 @@ import { Writable } from "node:stream";
 import { ContractRig } from "@agentsvc/session-core/testing";
 import type { ParsedMail } from "mailparser";
 import { pino } from "pino";
-import { createEmailGateway, type EmailGatewayOptions } from "../src/index.js";
+import { createGateway, type EmailGatewayOptions } from "../src/index.js";
 import type { Dovecot } from "./dovecot.js";
 import { emailHarness, type Mailbox } from "./harness.js";
 
@@ -31,7 +31,7 @@ export async function emailRig(
   const box: Mailbox = harness.box;
   await prepare?.(box);
   const options = () => box.options(typeof extra === "function" ? extra(box) : extra);
-  const rig = new LoggedRig({ ...harness, gateway: () => createEmailGateway(options()) });
+  const rig = new LoggedRig({ ...harness, gateway: () => createGateway({ ...options(), name: "email" }) });
   await rig.start().catch(async (err: unknown) => {
     await box.close();
     throw err;

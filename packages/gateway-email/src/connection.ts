@@ -34,11 +34,13 @@ export class ImapLoginError extends Error {
 
 export class ImapReader {
   #client: ImapFlow | undefined;
+  readonly #settings: ImapSettings;
+  readonly #logger: Logger;
 
-  constructor(
-    private readonly settings: ImapSettings,
-    private readonly logger: Logger,
-  ) {}
+  constructor(settings: ImapSettings, logger: Logger) {
+    this.#settings = settings;
+    this.#logger = logger;
+  }
 
   /**
    * Reads every message after `cursor` (on the first run, or after UIDVALIDITY changed: every
@@ -51,12 +53,12 @@ export class ImapReader {
     saveCursor: (cursor: Cursor) => Promise<void>,
   ): Promise<number> {
     const client = await this.#connect();
-    const lock = await client.getMailboxLock(this.settings.mailbox);
+    const lock = await client.getMailboxLock(this.#settings.mailbox);
     try {
       // The mailbox stays selected between polls: NOOP makes the server report mail that arrived since.
       await client.noop();
       const box = client.mailbox;
-      if (!box) throw new Error(`IMAP mailbox ${this.settings.mailbox} could not be opened`);
+      if (!box) throw new Error(`IMAP mailbox ${this.#settings.mailbox} could not be opened`);
       const uidValidity = String(box.uidValidity);
       let uids: number[];
       if (cursor && cursor.uidValidity === uidValidity) {
@@ -66,8 +68,8 @@ export class ImapReader {
         );
       } else {
         if (cursor)
-          this.logger.warn(
-            { mailbox: this.settings.mailbox, was: cursor.uidValidity, now: uidValidity },
+          this.#logger.warn(
+            { mailbox: this.#settings.mailbox, was: cursor.uidValidity, now: uidValidity },
             "IMAP UIDVALIDITY changed: reading every unseen message again (duplicates are dropped by Message-ID)",
           );
         uids = (await client.search({ seen: false }, { uid: true })) || [];
@@ -94,7 +96,7 @@ export class ImapReader {
   /** Sender and subject of a message still in the mailbox, by its Message-ID. */
   async lookup(messageId: string): Promise<{ from: string; subject: string } | undefined> {
     const client = await this.#connect();
-    const lock = await client.getMailboxLock(this.settings.mailbox);
+    const lock = await client.getMailboxLock(this.#settings.mailbox);
     try {
       const uids = (await client.search({ header: { "message-id": messageId } }, { uid: true })) || [];
       const uid = uids[0];
@@ -116,7 +118,7 @@ export class ImapReader {
   async #connect(): Promise<ImapFlow> {
     if (this.#client?.usable) return this.#client;
     this.close();
-    const { host, port, user, pass, ca } = this.settings;
+    const { host, port, user, pass, ca } = this.#settings;
     const client = new ImapFlow({
       host,
       port,
@@ -130,7 +132,7 @@ export class ImapReader {
       greetingTimeout: 15_000,
     });
     // Without a listener an 'error' event would end the process.
-    client.on("error", (err: Error) => this.logger.warn({ err: err.message }, "IMAP connection error"));
+    client.on("error", (err: Error) => this.#logger.warn({ err: err.message }, "IMAP connection error"));
     try {
       await client.connect();
     } catch (err) {

@@ -8,19 +8,24 @@ import {
   type Gateway,
   type GatewayCapabilities,
   type GatewayContext,
+  type GatewayFactory,
   GatewaySendError,
   type InteractionView,
   matchDecisionText,
+  readSecrets,
   type SendOptions,
   type SendResult,
 } from "@agentsvc/session-core";
 import { type ParsedMail, simpleParser } from "mailparser";
-import { decisionText } from "./decision-line.js";
-import { type Cursor, type Handled, ImapLoginError, ImapReader } from "./imap.js";
-import { ignoreReason, mailFacts, replySubject, requestTag } from "./message.js";
+import { type Cursor, type Handled, ImapLoginError, ImapReader } from "./connection.js";
+import { decisionText, ignoreReason, mailFacts } from "./inbound.js";
 import { judgeSender } from "./sender-auth.js";
-import { sendMail, smtpTransport } from "./smtp.js";
+import { sendMail, smtpTransport } from "./api.js";
+import { domainOf, keepReferences, replySubject, requestTag } from "./thread.js";
 import { readCaFile } from "./tls.js";
+
+/** Longest text of one reply: mail has no hard limit; this keeps one answer a readable mail. */
+export const MESSAGE_LIMIT = 100_000;
 
 export const EMAIL_DEFAULTS = { imapPort: 993, pollIntervalSeconds: 60, smtpPort: 465, mailbox: "INBOX" };
 
@@ -66,15 +71,15 @@ interface ThreadInfo {
 }
 
 const CURSOR = "cursor";
-const REFERENCES_KEPT = 10;
 
 export class EmailGateway implements Gateway {
   readonly kind = "push";
   readonly type = "email";
   readonly name = "email";
   readonly capabilities: GatewayCapabilities = { threads: true, interactiveActions: false };
-  readonly messageLimit = 100_000;
+  readonly messageLimit = MESSAGE_LIMIT;
 
+  readonly #options: EmailGatewayOptions;
   readonly #pollMs: number;
   readonly #backoff: Backoff;
   #ctx: GatewayContext | undefined;
@@ -84,7 +89,8 @@ export class EmailGateway implements Gateway {
   #failing = false;
   #stopped = false;
 
-  constructor(private readonly options: EmailGatewayOptions) {
+  constructor(options: EmailGatewayOptions) {
+    this.#options = options;
     this.#pollMs =
       options.pollIntervalMs ?? (options.pollIntervalSeconds ?? EMAIL_DEFAULTS.pollIntervalSeconds) * 1000;
     this.#backoff = new Backoff({
@@ -94,22 +100,35 @@ export class EmailGateway implements Gateway {
   }
 
   async start(ctx: GatewayContext): Promise<void> {
-    const o = this.options;
-    const read = (name: string | undefined) => (name ? ctx.env[name] || o.env?.[name] || "" : "");
-    const missing = [
-      o.imapHostEnvVar,
-      o.imapUsernameEnvVar,
-      o.imapPasswordEnvVar,
-      o.fromAddressEnvVar,
-    ].filter((name) => !read(name));
-    if (missing.length > 0)
-      ctx.logger.error({ missing }, `email gateway: environment variables not set: ${missing.join(", ")}`);
+    const o = this.#options;
+    const secrets = readSecrets(
+      ctx,
+      {
+        host: o.imapHostEnvVar,
+        user: o.imapUsernameEnvVar,
+        pass: o.imapPasswordEnvVar,
+        from: o.fromAddressEnvVar,
+        smtpHost: o.smtpHostEnvVar ?? "",
+        smtpUser: o.smtpUsernameEnvVar ?? "",
+        smtpPass: o.smtpPasswordEnvVar ?? "",
+      },
+      {
+        ...(o.env ? { env: o.env } : {}),
+        gateway: "email",
+        // Unset SMTP variables fall back to the IMAP values (one account for both).
+        optional: ["smtpHost", "smtpUser", "smtpPass"],
+        describe: {
+          host: "the IMAP server's host name",
+          user: "the IMAP login (usually the full address)",
+          pass: "the IMAP password (an app password where the provider requires one)",
+          from: "the address replies come from",
+        },
+      },
+    );
+    const { host, user, pass } = secrets;
     this.#ctx = ctx;
     this.#stopped = false;
-    this.#from = read(o.fromAddressEnvVar);
-    const host = read(o.imapHostEnvVar);
-    const user = read(o.imapUsernameEnvVar);
-    const pass = read(o.imapPasswordEnvVar);
+    this.#from = secrets.from;
     const ca = o.tlsCa ?? (o.tlsCaFile ? readCaFile(o.tlsCaFile) : undefined);
     this.#reader = new ImapReader(
       {
@@ -123,10 +142,10 @@ export class EmailGateway implements Gateway {
       ctx.logger,
     );
     this.#transport = smtpTransport({
-      host: read(o.smtpHostEnvVar) || host,
+      host: secrets.smtpHost || host,
       port: o.smtpPort ?? EMAIL_DEFAULTS.smtpPort,
-      user: read(o.smtpUsernameEnvVar) || user,
-      pass: read(o.smtpPasswordEnvVar) || pass,
+      user: secrets.smtpUser || user,
+      pass: secrets.smtpPass || pass,
       ...(ca ? { ca } : {}),
     });
     if (!o.trustedAuthservIds?.length)
@@ -161,7 +180,7 @@ export class EmailGateway implements Gateway {
       .digest("hex")
       .slice(0, 32);
     const messageId = `<${digest}.agentsvc@${domainOf(this.#from)}>`;
-    await sendMail(transport, this.options.smtpPasswordEnvVar ?? this.options.imapPasswordEnvVar, {
+    await sendMail(transport, this.#options.smtpPasswordEnvVar ?? this.#options.imapPasswordEnvVar, {
       from: this.#from,
       to: info.to,
       subject: `${subject}${tag}`,
@@ -203,12 +222,12 @@ export class EmailGateway implements Gateway {
       reader.close();
       if (err instanceof ImapLoginError && err.rejected) {
         // Retrying a refused password only gets the account locked: the session stops this gateway.
-        ctx.credentialsRejected(this.options.imapPasswordEnvVar, err.message);
+        ctx.credentialsRejected(this.#options.imapPasswordEnvVar, err.message);
         return null;
       }
       this.#failing = true;
       const retryInMs = this.#backoff.next();
-      const o = this.options;
+      const o = this.#options;
       const message =
         err instanceof ImapLoginError
           ? `${err.message}; check ${o.imapUsernameEnvVar} and ${o.imapPasswordEnvVar} (an app password where the provider requires one)`
@@ -252,7 +271,7 @@ export class EmailGateway implements Gateway {
       const verdict = judgeSender(
         authenticationResults(mail),
         domainOf(facts.from),
-        this.options.trustedAuthservIds ?? [],
+        this.#options.trustedAuthservIds ?? [],
       );
       if (!verdict.ok) {
         ctx.logger.warn(
@@ -334,18 +353,5 @@ function authenticationResults(mail: ParsedMail): string[] {
     .map((h) => h.line.slice(h.line.indexOf(":") + 1));
 }
 
-/** The root and the newest ids: enough for every client to thread, without growing forever. */
-function keepReferences(ids: string[]): string[] {
-  const unique = [...new Set(ids)];
-  return unique.length <= REFERENCES_KEPT
-    ? unique
-    : [unique[0] as string, ...unique.slice(-(REFERENCES_KEPT - 1))];
-}
-
-function domainOf(address: string): string {
-  return /@([^>\s]+)/.exec(address)?.[1] ?? "agentsvc.invalid";
-}
-
-export function createEmailGateway(options: EmailGatewayOptions): EmailGateway {
-  return new EmailGateway(options);
-}
+/** What the server calls with the validated entry (plus `name` and `env`). */
+export const createGateway: GatewayFactory<EmailGatewayOptions> = (options) => new EmailGateway(options);
