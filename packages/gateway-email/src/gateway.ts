@@ -18,6 +18,7 @@ import {
 } from "@agentsvc/session-core";
 import { type ParsedMail, simpleParser } from "mailparser";
 import { type Cursor, type Handled, ImapLoginError, ImapReader } from "./connection.js";
+import { markdownToMail } from "./format.js";
 import { decisionText, ignoreReason, mailFacts } from "./inbound.js";
 import { judgeSender } from "./sender-auth.js";
 import { sendMail, smtpTransport } from "./api.js";
@@ -153,6 +154,10 @@ export class EmailGateway implements Gateway {
         "trustedAuthservIds is not set: replies to approval mails are not applied as decisions (set it to the authserv-id your receiving mail server writes in Authentication-Results)",
       );
     ctx.scheduler.schedule("poll", 0, (signal) => this.#pollTask(signal));
+  }
+
+  format(markdown: string): string {
+    return markdownToMail(markdown);
   }
 
   async stop(): Promise<void> {

@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { createGateway } from "../src/index.js";
+
+const gateway = createGateway({
+  name: "email",
+  imapHostEnvVar: "H",
+  imapUsernameEnvVar: "U",
+  imapPasswordEnvVar: "P",
+  fromAddressEnvVar: "F",
+});
+const format = (md: string) => (gateway.format ? gateway.format(md) : md);
+
+describe("Markdown as a text/plain mail", () => {
+  it("writes links and images as text <URL>, which every mail client makes clickable", () => {
+    expect(format("See [the docs](https://example.com/docs) and ![chart](https://example.com/c.png).")).toBe(
+      "See the docs <https://example.com/docs> and chart <https://example.com/c.png>.",
+    );
+    // A link whose text is its URL, and one with a title.
+    expect(format('[https://example.com](https://example.com) [x](https://e.test "T")')).toBe(
+      "<https://example.com> x <https://e.test>",
+    );
+  });
+
+  it("leaves fenced and inline code, and everything else, as written", () => {
+    const md = "# Plan\n\n- **one**\n- `[a](b)`\n\n```md\n[keep](https://example.com)\n```";
+    expect(format(md)).toBe(md);
+  });
+});
