@@ -5,6 +5,7 @@ import {
   type BackoffOptions,
   type DecidedNotice,
   decisionLabel,
+  type DraftIds,
   decodeDecision,
   encodeDecision,
   type Gateway,
@@ -15,14 +16,17 @@ import {
   isGatewaySendError,
   pressableDecisions,
   readSecrets,
+  type ReplyStream,
   type SendOptions,
   type SendResult,
+  type StreamOptions,
 } from "@agentsvc/session-core";
 import { AnsweredThreads } from "./answered-threads.js";
 import { SlackWebApi, type Token } from "./api.js";
 import { type Envelope, SocketMode } from "./connection.js";
 import { chunkMrkdwn, markdownToMrkdwn } from "./format.js";
 import { type BotIdentity, readEvent, readPresses } from "./inbound.js";
+import { SlackStreams } from "./stream.js";
 import { parseThread } from "./thread.js";
 
 export interface SlackGatewayOptions {
@@ -55,7 +59,17 @@ export class SlackGateway implements Gateway {
   readonly kind = "push" as const;
   readonly type = "slack";
   readonly name = "slack";
-  readonly capabilities: GatewayCapabilities = { threads: true, interactiveActions: true, editing: true };
+  readonly capabilities: GatewayCapabilities = {
+    threads: true,
+    interactiveActions: true,
+    editing: true,
+    streaming: true,
+  };
+  readonly #streams = new SlackStreams({
+    call: (method, params) => this.#call(method, params),
+    send: (thread, text) => this.send(thread, text),
+    answered: (thread) => this.#rememberAnswered(thread),
+  });
   readonly messageLimit = MESSAGE_LIMIT;
   readonly #options: SlackGatewayOptions;
   #ctx: GatewayContext | undefined;
@@ -134,6 +148,15 @@ export class SlackGateway implements Gateway {
     });
     await remembered;
     return { messageId: String(res.ts) };
+  }
+
+  /** A native stream in a channel thread; post then update elsewhere (see stream.ts). */
+  stream(thread: string, options: StreamOptions): ReplyStream {
+    return this.#streams.open(thread, options);
+  }
+
+  finishDraft(thread: string, draft: DraftIds, text: string, options: SendOptions): Promise<SendResult> {
+    return this.#streams.finish(thread, draft, text, options);
   }
 
   async edit(thread: string, messageId: string, text: string): Promise<void> {

@@ -66,7 +66,13 @@ export function readEvent(
       thread,
       text,
       author: { id: e.user, isBot: false },
-      meta: { channel: e.channel, ts: e.ts },
+      // Who asked, and in which workspace: a stream into a channel names its recipient.
+      meta: {
+        channel: e.channel,
+        ts: e.ts,
+        user: e.user,
+        ...(typeof payload.team_id === "string" ? { team: payload.team_id } : {}),
+      },
     },
   };
 }

@@ -32,6 +32,8 @@ export interface SlackBotMessage {
   text: string;
   blocks?: SlackBlock[];
   updates: number;
+  /** A message made by chat.startStream: true until chat.stopStream. */
+  streaming?: boolean;
 }
 
 export type SlackFault =

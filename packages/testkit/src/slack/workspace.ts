@@ -27,9 +27,13 @@ export interface WorkspaceOptions {
 }
 
 const TEXT_LIMIT = 40_000;
+/** markdown_text of the streaming methods: "Limit this field to 12,000 characters". */
+const MARKDOWN_LIMIT = 12_000;
 
 export class SlackWorkspace {
   readonly botMessages: SlackBotMessage[] = [];
+  /** The workspace refuses the streaming methods (an app or plan without them): `unknown_method`. */
+  refuseStreaming = false;
   #seq = 1;
   #event = 1;
 
@@ -148,6 +152,8 @@ export class SlackWorkspace {
     if (method === "chat.update") {
       const msg = this.botMessages.find((m) => m.channel === p.channel && m.ts === p.ts);
       if (!msg) return { ok: false, error: "message_not_found" };
+      // A message still streaming is changed through the stream methods only.
+      if (msg.streaming) return { ok: false, error: "cant_update_message" };
       const problem = this.#check(p);
       if (problem) return problem;
       msg.text = String(p.text ?? msg.text);
@@ -155,6 +161,8 @@ export class SlackWorkspace {
       msg.updates += 1;
       return { ok: true, channel: msg.channel, ts: msg.ts, text: msg.text };
     }
+    if (method === "chat.startStream" || method === "chat.appendStream" || method === "chat.stopStream")
+      return this.#stream(method, p);
     if (method === "auth.test")
       return {
         ok: true,
@@ -164,6 +172,44 @@ export class SlackWorkspace {
         bot_id: this.options.botId,
       };
     return undefined;
+  }
+
+  /**
+   * The AI-app streaming methods (https://docs.slack.dev/reference/methods/chat.startStream,
+   * chat.appendStream, chat.stopStream): a stream is a reply in a thread (`thread_ts`), outside a DM
+   * it names its recipient (`recipient_user_id` and `recipient_team_id`), `markdown_text` of at most
+   * 12 000 characters is appended to what the message shows, and a stream is stopped once; a call on
+   * a stopped one is refused (the fake names that `message_not_in_streaming_state`).
+   */
+  #stream(method: string, p: Record<string, unknown>): WebAnswer {
+    if (this.refuseStreaming) return { ok: false, error: "unknown_method" };
+    if (!p.channel) return { ok: false, error: "channel_not_found" };
+    const text = typeof p.markdown_text === "string" ? p.markdown_text : "";
+    if (text.length > MARKDOWN_LIMIT) return { ok: false, error: "msg_too_long" };
+    const channel = String(p.channel);
+    if (method === "chat.startStream") {
+      if (!p.thread_ts) return { ok: false, error: "invalid_arguments" };
+      if (!channel.startsWith("D") && (!p.recipient_user_id || !p.recipient_team_id))
+        return { ok: false, error: "invalid_arguments" };
+      const msg: SlackBotMessage = {
+        channel,
+        ts: this.nextTs(),
+        text,
+        updates: 0,
+        threadTs: String(p.thread_ts),
+        streaming: true,
+      };
+      this.botMessages.push(msg);
+      return { ok: true, channel, ts: msg.ts };
+    }
+    const msg = this.botMessages.find((m) => m.channel === channel && m.ts === p.ts);
+    if (!msg) return { ok: false, error: "message_not_found" };
+    if (!msg.streaming) return { ok: false, error: "message_not_in_streaming_state" };
+    if (method === "chat.appendStream" && !text) return { ok: false, error: "invalid_arguments" };
+    msg.text += text;
+    msg.updates += 1;
+    if (method === "chat.stopStream") msg.streaming = false;
+    return { ok: true, channel, ts: msg.ts };
   }
 
   /** The bot's own message as the app receives it back. */

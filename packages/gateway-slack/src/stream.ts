@@ -1,0 +1,99 @@
+// Streamed replies on Slack. In a channel thread the reply is a native AI-app stream
+// (https://docs.slack.dev/reference/methods/chat.startStream, chat.appendStream, chat.stopStream):
+// started with the text so far, each update appends what is new, and the final piece stops the
+// stream and sets the message to the final text with chat.update. A DM conversation (no thread),
+// a workspace that refuses the stream methods, or a preview that is no longer a prefix of the last
+// one falls back to chat.postMessage then chat.update. After a crash the content of a stream is not
+// known, so the restarted turn stops it and goes on with chat.update.
+import type { DraftIds, ReplyStream, SendOptions, SendResult, StreamOptions } from "@agentsvc/session-core";
+import { parseThread } from "./thread.js";
+
+export interface SlackStreamApi {
+  call(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** chat.postMessage as the gateway sends a reply. */
+  send(thread: string, text: string): Promise<SendResult>;
+  /** A channel thread the bot posts into is remembered as answered. */
+  answered(thread: string): Promise<void> | undefined;
+}
+
+type Mode = "stream" | "post";
+
+export class SlackStreams {
+  constructor(private readonly api: SlackStreamApi) {}
+
+  open(thread: string, options: StreamOptions): ReplyStream {
+    const { channel, threadTs } = parseThread(thread);
+    const previous = options.previous;
+    let ts = typeof previous?.ts === "string" ? previous.ts : undefined;
+    let mode: Mode = previous?.mode === "post" || !threadTs ? "post" : "stream";
+    let orphan = ts !== undefined && mode === "stream";
+    let sent = "";
+    const user = typeof options.meta?.user === "string" ? options.meta.user : undefined;
+    const team = typeof options.meta?.team === "string" ? options.meta.team : undefined;
+    return {
+      update: async (text): Promise<DraftIds | undefined> => {
+        if (orphan && ts) {
+          orphan = false;
+          mode = "post";
+          await this.#stop(channel, ts);
+          await this.api.call("chat.update", { channel, ts, text });
+          return { ts, mode };
+        }
+        if (mode === "stream" && !ts) {
+          try {
+            await this.api.answered(thread);
+            const res = await this.api.call("chat.startStream", {
+              channel,
+              thread_ts: threadTs,
+              markdown_text: text,
+              ...(user ? { recipient_user_id: user } : {}),
+              ...(team ? { recipient_team_id: team } : {}),
+            });
+            ts = String(res.ts);
+            sent = text;
+            return { ts, mode };
+          } catch {
+            mode = "post"; // refused here: post and update instead
+          }
+        }
+        if (mode === "stream" && ts) {
+          // Only what is new is appended; a preview that rewrote earlier text waits for the final piece.
+          if (!text.startsWith(sent) || text === sent) return undefined;
+          await this.api.call("chat.appendStream", { channel, ts, markdown_text: text.slice(sent.length) });
+          sent = text;
+          return undefined;
+        }
+        if (!ts) {
+          ts = (await this.api.send(thread, text)).messageId;
+          return ts ? { ts, mode } : undefined;
+        }
+        await this.api.call("chat.update", { channel, ts, text });
+        return undefined;
+      },
+    };
+  }
+
+  /** Stops a stream (once; a stopped one is fine) and sets the message to the final text. */
+  async finish(thread: string, draft: DraftIds, text: string, _options: SendOptions): Promise<SendResult> {
+    const { channel } = parseThread(thread);
+    const ts = typeof draft.ts === "string" ? draft.ts : undefined;
+    if (!ts) return this.api.send(thread, text);
+    if (draft.mode === "stream") await this.#stop(channel, ts);
+    try {
+      await this.api.call("chat.update", { channel, ts, text });
+      return { messageId: ts };
+    } catch (err) {
+      // The preview was deleted meanwhile: the final text goes out as a new message.
+      if (/message_not_found/.test(String((err as Error).message))) return this.api.send(thread, text);
+      throw err;
+    }
+  }
+
+  async #stop(channel: string, ts: string): Promise<void> {
+    try {
+      await this.api.call("chat.stopStream", { channel, ts });
+    } catch (err) {
+      if (!/message_not_in_streaming_state/.test(String((err as Error).message))) throw err;
+    }
+  }
+}
