@@ -31,8 +31,11 @@ const CERTIFICATE_CODES = new Set([
 
 /** For a certificate verification error: what to do about it; else undefined. */
 export function certificateHint(err: unknown): string | undefined {
-  const e = err as { code?: string; cause?: { code?: string } } | undefined;
-  const code = [e?.code, e?.cause?.code].find((c) => c !== undefined && CERTIFICATE_CODES.has(c));
+  // nodemailer keeps the TLS code as `originalCode` under its own `ESOCKET`.
+  const e = err as { code?: string; originalCode?: string; cause?: { code?: string } } | undefined;
+  const code = [e?.code, e?.originalCode, e?.cause?.code].find(
+    (c) => c !== undefined && CERTIFICATE_CODES.has(c),
+  );
   if (!code) return undefined;
   if (code === "ERR_TLS_CERT_ALTNAME_INVALID")
     return `the server certificate does not name this host (${code}): use the host name the certificate was issued for`;

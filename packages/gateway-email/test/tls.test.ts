@@ -4,9 +4,12 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { isGatewaySendError } from "@agentsvc/session-core";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { sendMail, smtpTransport } from "../src/api.js";
 import { type Dovecot, dovecotMissing, startDovecot } from "./dovecot.js";
 import { emailRig, until } from "./rig.js";
+import { startSmtpSink } from "./smtp-sink.js";
 
 let dovecot: Dovecot | undefined;
 let cleanup: (() => Promise<void>) | undefined;
@@ -32,6 +35,28 @@ describe.skipIf(dovecotMissing !== undefined)("TLS with a private CA against Dov
     expect(msg).toContain("certificate");
     expect(msg).toContain("set tlsCaFile");
     expect(msg).toContain("NODE_EXTRA_CA_CERTS");
+  });
+
+  it("SMTP: an untrusted certificate is a retried send error naming tlsCaFile", async () => {
+    const sink = await startSmtpSink(await server());
+    const transport = smtpTransport({ host: "127.0.0.1", port: sink.port, user: sink.user, pass: sink.pass });
+    try {
+      const failure = await sendMail(transport, "SMTP_PASS", {
+        from: "bot@example.test",
+        to: "ann@example.test",
+        subject: "s",
+        text: "t",
+        messageId: "<tls-smtp@example.test>",
+      }).catch((err: unknown) => err);
+      expect(isGatewaySendError(failure)).toBe(true);
+      expect(String((failure as Error).message)).toContain("set tlsCaFile");
+      expect((failure as { permanent: boolean }).permanent).toBe(false);
+      expect((failure as { credentials: boolean }).credentials).toBe(false);
+      expect(sink.mails).toHaveLength(0);
+    } finally {
+      transport.close();
+      await sink.close();
+    }
   });
 
   it("tlsCaFile: IMAP and SMTP both trust the CA in the file, and a reply goes out", async () => {
