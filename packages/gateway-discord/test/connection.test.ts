@@ -152,7 +152,14 @@ describe("discord heartbeats at the real interval (clocks scaled 1/200, ratios k
     r = await startRig();
     const id = r.h.fake.sessions.current?.id;
     r.h.fake.sessions.withholdAcks();
-    const next = await nextConnection(r, 1);
+    // Other traffic keeps flowing (as on a real gateway), so only the missing ACK can end this
+    // connection, not the silence watchdog, however late a loaded machine runs the timers.
+    const rig = r;
+    const chatter = setInterval(
+      () => rig.h.fake.sessions.send({ op: 0, t: "TYPING_START", d: { channel_id: "1", user_id: "2" } }),
+      20,
+    );
+    const next = await nextConnection(r, 1).finally(() => clearInterval(chatter));
     r.h.fake.sessions.withholdAcks(0);
     await eventually(() => next.resumedSession !== undefined, "the resume");
     expect(next.resumedSession).toBe(id);

@@ -25,6 +25,8 @@ const NEEDED = [
   "mcp",
   "server",
   "session-core",
+  // The server reads webhook bodies with webhook-kit's bounded reader (a small package, no deps).
+  "webhook-kit",
   "webui",
   "webui-page",
 ];
