@@ -155,6 +155,8 @@ export async function emailHarness(dovecot: Dovecot): Promise<GatewayHarness & {
   return {
     box,
     threads: roots,
+    // The UID cursor: a mail whose recording failed must be read again (contract cursor case).
+    cursor: true,
     gateway: () => createGateway({ ...box.options(), name: "email" }),
     inject: async (m) => {
       const uid = await box.append({
