@@ -3,7 +3,7 @@ import type { StoreContext } from "./context.js";
 import { randomUUID } from "node:crypto";
 import { hashPassword, parsePasswordHash, verifyPassword } from "./password.js";
 import { first } from "./rows.js";
-import type { accounts } from "./schema.js";
+import type { accounts } from "@agentsvc/store-schema/sqlite";
 import { VerifyQueue } from "./verify-queue.js";
 
 /** A sign-in account as other packages see it (never the hash). */

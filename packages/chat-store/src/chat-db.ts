@@ -17,7 +17,7 @@ import { type CreateMemoryOptions, SqliteMemory } from "./memory.js";
 import { type MigrationReport, type MigrationStep, readSchemaVersion, runMigrations } from "./migrations.js";
 import { type DatasourceConfig, DEFAULT_DATASOURCE, checkDatasource, resolveStorePath } from "./paths.js";
 import { Preferences } from "./preferences.js";
-import { schema } from "./schema.js";
+import { sqliteTables } from "@agentsvc/store-schema/sqlite";
 import { SqliteRunStore } from "./run-store.js";
 import { sqliteDriver } from "./sqlite-driver.js";
 import { type AccountConfig, type AuthLogger, type SeedReport, seedAccounts } from "./seed-accounts.js";
@@ -187,7 +187,7 @@ export class ChatDb {
         location: file,
         datasource,
         migration,
-        tables: schema,
+        tables: sqliteTables,
         driver: sqliteDriver(sqlite, db, busyTimeoutOf(options)),
         health: new StoreHealth(sqlite, busyTimeoutOf(options)),
         schemaVersion: () => readSchemaVersion(sqlite),

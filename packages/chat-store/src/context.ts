@@ -3,13 +3,13 @@
 // drizzle queries, and runs on SQLite (better-sqlite3) and PostgreSQL (node-postgres) alike.
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
-import type { schema } from "./schema.js";
+import type { SqliteTables } from "@agentsvc/store-schema/sqlite";
 
 /**
- * The table objects queries are built from: SQLite's (schema.ts) or PostgreSQL's, which mirror them
+ * The table objects queries are built from: SQLite's or PostgreSQL's (@agentsvc/store-schema), which mirror them
  * column for column under the same property names (typed as SQLite's: the query code is shared).
  */
-export type Tables = typeof schema;
+export type Tables = SqliteTables;
 
 /**
  * The drizzle handle the table code builds queries with. On PostgreSQL it is a node-postgres

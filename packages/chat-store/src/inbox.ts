@@ -3,7 +3,7 @@
 import type { RunOrigin } from "@agentsvc/agent-core";
 import { and, asc, count, eq, inArray, lt } from "./orm.js";
 import type { StoreContext } from "./context.js";
-import type { InboxStatus, inbox } from "./schema.js";
+import type { InboxStatus, inbox } from "@agentsvc/store-schema/sqlite";
 import { first, lockRow } from "./rows.js";
 import { requireId, toJson } from "./validate.js";
 

@@ -69,5 +69,5 @@ export {
 } from "./backend.js";
 export type { Db, Dialect, Tables, TransactionDriver } from "./context.js";
 /** The SQLite table objects; a PostgreSQL backend mirrors them column for column. */
-export { schema as sqliteTables } from "./schema.js";
+export { sqliteTables } from "@agentsvc/store-schema/sqlite";
 export { type OpenPostgresOptions, openPostgresChatDb } from "./postgres.js";

@@ -3,7 +3,7 @@
 import type { Decision, DecisionKind } from "@agentsvc/agent-core";
 import { and, asc, desc, eq, isNotNull, lte } from "./orm.js";
 import type { StoreContext } from "./context.js";
-import type { interactions } from "./schema.js";
+import type { interactions } from "@agentsvc/store-schema/sqlite";
 import { first } from "./rows.js";
 import { requireId, toJson } from "./validate.js";
 

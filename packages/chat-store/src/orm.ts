@@ -9,9 +9,6 @@ const require = createRequire(import.meta.url);
 export const { and, asc, count, desc, eq, gt, inArray, isNotNull, lt, lte, min, not, sql } =
   require("drizzle-orm") as typeof import("drizzle-orm");
 
-export const { index, integer, primaryKey, sqliteTable, text, unique } =
-  require("drizzle-orm/sqlite-core") as typeof import("drizzle-orm/sqlite-core");
-
 /** `drizzle-orm/better-sqlite3`, loaded when the first store is opened. */
 export const loadDrizzleSqlite = () =>
   require("drizzle-orm/better-sqlite3") as typeof import("drizzle-orm/better-sqlite3");

@@ -4,7 +4,7 @@
 // piece twice keeps one row.
 import { and, asc, count, eq, gt, inArray, lt, min, sql } from "./orm.js";
 import type { StoreContext, Tables } from "./context.js";
-import type { OutboxKind, OutboxStatus, outbox } from "./schema.js";
+import type { OutboxKind, OutboxStatus, outbox } from "@agentsvc/store-schema/sqlite";
 import { requireId, toJson } from "./validate.js";
 
 export type { OutboxKind, OutboxStatus };

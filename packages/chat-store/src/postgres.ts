@@ -4,7 +4,7 @@
 import type { Datasource } from "@agentsvc/config-schema";
 import { PoolHealth, poolDriver, type StoreOptions } from "./backend.js";
 import { ChatDb } from "./chat-db.js";
-import type { Db, Tables } from "./context.js";
+import type { Db } from "./context.js";
 import { ChatDbError, describeError } from "./errors.js";
 
 export interface OpenPostgresOptions extends StoreOptions {
@@ -33,6 +33,8 @@ export async function openPostgresChatDb(options: OpenPostgresOptions): Promise<
       { cause: err },
     );
   }
+  // Loaded here, not at the top: a project on SQLite never loads drizzle's pg-core.
+  const { pgTablesAsQueryTables } = await import("@agentsvc/store-schema/postgres");
   const pg = await module.connectDatasource({
     name: options.name,
     datasource: options.datasource,
@@ -48,8 +50,8 @@ export async function openPostgresChatDb(options: OpenPostgresOptions): Promise<
       location: pg.target,
       datasource: options.name,
       migration: pg.migration,
-      // Same property and column names as the SQLite tables (store-postgres tests hold them to it).
-      tables: pg.tables as unknown as Tables,
+      // Same property and column names as the SQLite tables (store-schema's tests hold them to it).
+      tables: pgTablesAsQueryTables,
       driver: poolDriver(pg.db as unknown as Db),
       health: new PoolHealth(options.now),
       schemaVersion: () => pg.migration.to,

@@ -6,7 +6,7 @@
 import { eq, inArray } from "./orm.js";
 import type { StoreContext } from "./context.js";
 import { first, lockRow } from "./rows.js";
-import type { loginThrottle } from "./schema.js";
+import type { loginThrottle } from "@agentsvc/store-schema/sqlite";
 
 export interface ThrottleOptions {
   /** Failures that lock a key. Default 5. */

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { loadDriver } from "../src/driver.js";
 import { ChatDb, ChatDbError, CURRENT_SCHEMA_VERSION, MIGRATIONS, type MigrationStep } from "../src/index.js";
 import { stepChecksum } from "../src/migrations.js";
-import { schema } from "../src/schema.js";
+import { sqliteTables as schema } from "@agentsvc/store-schema/sqlite";
 import { openStore, tempRoot } from "./helpers.js";
 
 function tables(file: string): string[] {

@@ -15,7 +15,7 @@ import {
 } from "./migrations.js";
 import { loadDrizzlePg, loadPg } from "./orm.js";
 import { redactConnectionString, scrub, secretsOf } from "./redact.js";
-import { type PgTables, pgTables } from "./schema.js";
+import { type PgTables, pgTables } from "@agentsvc/store-schema/postgres";
 
 /** `off`: plain TCP. `require`: TLS, certificate not checked. `verify-full`: TLS, certificate chain and host name checked. */
 export type PostgresSslMode = "off" | "require" | "verify-full";

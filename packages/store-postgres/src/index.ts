@@ -40,4 +40,4 @@ export {
   seenTokens,
   sessions,
   suspendedRuns,
-} from "./schema.js";
+} from "@agentsvc/store-schema/postgres";

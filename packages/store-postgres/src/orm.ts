@@ -1,4 +1,4 @@
-// drizzle-orm and pg through their CommonJS builds, as chat-store's src/orm.ts does. Node's ESM
+// drizzle-orm's node-postgres driver and pg through their CommonJS builds, as chat-store's src/orm.ts does. Node's ESM
 // resolver re-reads a package's package.json for every module file it loads, and drizzle's is
 // 180 KB: its ESM files cost ~150 MiB of transient heap and keep the process ~200 MiB larger after
 // start-up. The CommonJS build is the same code (same version, same types) and loads with a cached
@@ -6,11 +6,6 @@
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
-
-export const { sql } = require("drizzle-orm") as typeof import("drizzle-orm");
-
-export const { bigint, bigserial, boolean, index, integer, pgTable, primaryKey, text, unique } =
-  require("drizzle-orm/pg-core") as typeof import("drizzle-orm/pg-core");
 
 /** `drizzle-orm/node-postgres`, loaded when the first pool is connected. */
 export const loadDrizzlePg = () =>

@@ -12,7 +12,7 @@ import {
 } from "../src/migrations.js";
 import { eq } from "drizzle-orm";
 import { Client as PgClient } from "pg";
-import { pgTables } from "../src/schema.js";
+import { pgTables } from "@agentsvc/store-schema/postgres";
 import { connect, expectStoreError, query, usePostgres } from "./helpers.js";
 
 /**

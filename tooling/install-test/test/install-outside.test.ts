@@ -25,6 +25,7 @@ const NEEDED = [
   "mcp",
   "server",
   "session-core",
+  "store-schema",
   // The server reads webhook bodies with webhook-kit's bounded reader (a small package, no deps).
   "webhook-kit",
   "webui",

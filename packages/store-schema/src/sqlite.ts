@@ -1,6 +1,7 @@
-// Drizzle table objects for queries. They mirror the SQL in migrations.ts, which is the source of
-// truth (a test compares both); changing a table means a new migration step AND an edit here.
-import { index, integer, primaryKey, sqliteTable, text, unique } from "./orm.js";
+// SQLite's drizzle table objects, which chat-store's query code is written against. They mirror the
+// SQL of sqlite-migrations.ts, the source of truth; changing a table means a new step in both
+// migration files AND an edit here and in postgres.ts (test/dialects.test.ts holds them together).
+import { index, integer, primaryKey, sqliteTable, text, unique } from "./sqlite-orm.js";
 
 export const conversations = sqliteTable(
   "conversations",
@@ -170,7 +171,7 @@ export const seenTokens = sqliteTable(
   (t) => [primaryKey({ columns: [t.scope, t.token] }), index("seen_tokens_expiry").on(t.expiresAt)],
 );
 
-export const schema = {
+export const sqliteTables = {
   outbox,
   gatewayState,
   seenTokens,
@@ -184,3 +185,5 @@ export const schema = {
   inbox,
   interactions,
 };
+
+export type SqliteTables = typeof sqliteTables;

@@ -2,13 +2,13 @@ import { is } from "drizzle-orm";
 import { getTableConfig as pgTableConfig, PgTable } from "drizzle-orm/pg-core";
 import { getTableConfig as sqliteTableConfig, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { describe, expect, it } from "vitest";
-// chat-store does not export its drizzle table objects (only its classes use them), so this test
-// reads them from its sources: the contract is that query code written against THOSE objects runs
-// on ours. Its CURRENT_SCHEMA_VERSION is public, but is read from the same place for one import path.
-import { CURRENT_SCHEMA_VERSION as CHAT_STORE_VERSION } from "../../chat-store/src/migrations.js";
-import * as chatSchema from "../../chat-store/src/schema.js";
-import { BASELINE_VERSION, CURRENT_SCHEMA_VERSION, MIGRATIONS, stepChecksum } from "../src/migrations.js";
-import { pgTables } from "../src/schema.js";
+// The drizzle objects of both dialects: query code written against the SQLite ones (chat-store's)
+// runs on the PostgreSQL ones. test/dialects.test.ts compares the migrated databases themselves.
+import { pgTables } from "../src/postgres.js";
+import { BASELINE_VERSION, POSTGRES_MIGRATIONS as MIGRATIONS } from "../src/postgres-migrations.js";
+import * as chatSchema from "../src/sqlite.js";
+import { SQLITE_MIGRATIONS } from "../src/sqlite-migrations.js";
+import { CURRENT_SCHEMA_VERSION, stepChecksum } from "../src/steps.js";
 
 const sqliteTables = Object.entries(chatSchema).filter(([, value]) => is(value, SQLiteTable)) as [
   string,
@@ -24,14 +24,14 @@ type AnyColumn = {
   getSQLType(): string;
 };
 
-describe("schema: the pg tables mirror chat-store's", () => {
-  it("pgTables has every table chat-store's schema.ts exports, under the same export name", () => {
+describe("schema: the pg tables mirror the SQLite ones", () => {
+  it("pgTables has every table sqlite.ts exports, under the same export name", () => {
     expect(sqliteTables.length).toBeGreaterThan(0);
     expect(Object.keys(pgTables).sort()).toEqual(sqliteTables.map(([key]) => key).sort());
     for (const [key, table] of Object.entries(pgTables)) expect(is(table, PgTable), key).toBe(true);
   });
 
-  it("every chat-store column exists with the same JS property name, SQL name, nullability and default", () => {
+  it("every SQLite column exists with the same JS property name, SQL name, nullability and default", () => {
     for (const [key, sqlite] of sqliteTables) {
       const pg = pgTables[key as keyof typeof pgTables];
       const s = sqliteTableConfig(sqlite);
@@ -107,15 +107,15 @@ function sqliteBoolean(column: AnyColumn): boolean {
 }
 
 describe("schema: versions", () => {
-  it("the PostgreSQL baseline step is chat-store's current schema version, and both dialects are at the same version", () => {
+  it("the PostgreSQL baseline step is SQLite's version 6, and both dialects end at CURRENT_SCHEMA_VERSION", () => {
     expect(MIGRATIONS[0]!.version).toBe(BASELINE_VERSION);
     expect(BASELINE_VERSION).toBe(6);
     // A new SQLite step needs its PostgreSQL twin (same number) before this passes again.
-    expect(CURRENT_SCHEMA_VERSION).toBe(CHAT_STORE_VERSION);
+    expect(CURRENT_SCHEMA_VERSION).toBe(SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]!.version);
     expect(CURRENT_SCHEMA_VERSION).toBe(MIGRATIONS[MIGRATIONS.length - 1]!.version);
   });
 
-  it("shipped steps are frozen: their SQL checksums never change", () => {
+  it("shipped PostgreSQL steps are frozen: their SQL checksums never change", () => {
     // If this fails you edited a shipped migration. Revert it and append a new step instead.
     expect(MIGRATIONS.map(stepChecksum)).toEqual(FROZEN_CHECKSUMS);
   });

@@ -1,14 +1,15 @@
-// Drizzle pg-core table objects mirroring chat-store's src/schema.ts table for table, with the SAME
-// JS property names and the same SQL table, column and index names, so dialect-neutral query code
-// written against chat-store's table objects runs unchanged on these. They mirror the SQL in
-// migrations.ts, which is the source of truth here (a test compares both, and another compares these
-// with chat-store's tables); changing a table means a new migration step AND an edit here.
+// PostgreSQL's drizzle table objects, mirroring sqlite.ts table for table with the SAME JS property
+// names and the same SQL table, column and index names, so chat-store's query code, written against
+// the SQLite objects, runs unchanged on these. They mirror the SQL of postgres-migrations.ts, the
+// source of truth here; changing a table means a new step in both migration files AND an edit here
+// and in sqlite.ts (test/dialects.test.ts holds them together).
 //
 // Types: millisecond timestamps and integer counters are `bigint` read as JS numbers (ms since the
 // epoch outgrow int4; every value stays below 2^53); autoincrement ids are bigint identity columns,
 // also read as numbers; `accounts.active` is a real boolean; JSON payloads stay `text` (the query
 // code does JSON.stringify/parse itself, as on SQLite).
-import { bigint, boolean, index, pgTable, primaryKey, text, unique } from "./orm.js";
+import { bigint, boolean, index, pgTable, primaryKey, text, unique } from "./postgres-orm.js";
+import type { SqliteTables } from "./sqlite.js";
 
 export type InboxStatus = "queued" | "running" | "done" | "rejected" | "failed";
 export type OutboxKind = "text" | "approval" | "decided";
@@ -197,3 +198,23 @@ export const pgTables = {
 };
 
 export type PgTables = typeof pgTables;
+
+type ColumnsOf<T extends Record<string, { $inferSelect: object }>> = {
+  [K in keyof T]: keyof T[K]["$inferSelect"];
+};
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+/** Compile-time half of the dialect check: the same tables with the same column properties. */
+const sameColumns: Same<ColumnsOf<PgTables>, ColumnsOf<SqliteTables>> = true;
+void sameColumns;
+
+/**
+ * The pg tables typed as SQLite's, which chat-store's shared query code is written against. Sound
+ * because both dialects have the same tables and column properties (checked above by the compiler,
+ * and by test/dialects.test.ts on real databases); what differs is drizzle's dialect brand, which
+ * the shared code does not use (it never calls SQLite's synchronous `.run()`, `.get()`, `.all()`).
+ */
+export const pgTablesAsQueryTables: SqliteTables = pgTables as Record<
+  keyof PgTables,
+  unknown
+> as SqliteTables;

@@ -1,0 +1,8 @@
+// drizzle's pg-core through its CommonJS build, as store-postgres loads drizzle (see its src/orm.ts),
+// so these tables and the node-postgres driver share one drizzle instance.
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+
+export const { bigint, boolean, index, pgTable, primaryKey, text, unique } =
+  require("drizzle-orm/pg-core") as typeof import("drizzle-orm/pg-core");

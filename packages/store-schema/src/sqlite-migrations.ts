@@ -1,0 +1,162 @@
+// SQLite's forward-only schema steps (chat-store runs them). A shipped step is never edited (SQLite
+// cannot alter or drop a column cleanly, and existing stores already ran it): a change is a NEW step
+// appended here, its PostgreSQL twin appended to postgres-migrations.ts under the same number, and
+// an edit of the table objects in sqlite.ts and postgres.ts.
+import type { MigrationStep } from "./steps.js";
+
+export const SQLITE_MIGRATIONS: readonly MigrationStep[] = [
+  {
+    version: 1,
+    name: "conversations and preferences",
+    sql: `
+CREATE TABLE conversations (
+  conversation_id TEXT PRIMARY KEY NOT NULL,
+  user_id TEXT NOT NULL,
+  title TEXT,
+  message_count INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX conversations_user_updated ON conversations (user_id, updated_at);
+CREATE TABLE preferences (
+  user_id TEXT NOT NULL,
+  pref_key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (user_id, pref_key)
+);
+`,
+  },
+  {
+    version: 2,
+    name: "accounts, sessions and sign-in throttling",
+    sql: `
+CREATE TABLE accounts (
+  username TEXT PRIMARY KEY NOT NULL,
+  display_name TEXT NOT NULL,
+  password_hash TEXT NOT NULL,
+  active INTEGER NOT NULL DEFAULT 1,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  deactivated_at INTEGER
+);
+CREATE TABLE sessions (
+  id_hash TEXT PRIMARY KEY NOT NULL,
+  user_id TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  last_seen_at INTEGER NOT NULL
+);
+CREATE INDEX sessions_user ON sessions (user_id);
+CREATE TABLE login_throttle (
+  throttle_key TEXT PRIMARY KEY NOT NULL,
+  failures INTEGER NOT NULL,
+  window_start INTEGER NOT NULL,
+  locked_until INTEGER
+);
+`,
+  },
+  {
+    version: 3,
+    name: "agent memory messages",
+    sql: `
+CREATE TABLE memory_messages (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  user_id TEXT NOT NULL,
+  conversation_id TEXT NOT NULL,
+  role TEXT NOT NULL,
+  body TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX memory_messages_scope ON memory_messages (user_id, conversation_id, id);
+`,
+  },
+  {
+    version: 4,
+    name: "suspended runs",
+    sql: `
+CREATE TABLE suspended_runs (
+  thread_id TEXT PRIMARY KEY NOT NULL,
+  user_id TEXT NOT NULL,
+  conversation_id TEXT NOT NULL,
+  agent_name TEXT NOT NULL,
+  state TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX suspended_runs_conversation ON suspended_runs (user_id, conversation_id);
+`,
+  },
+  {
+    version: 5,
+    name: "gateway inbox and interaction requests",
+    sql: `
+CREATE TABLE inbox (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  gateway TEXT NOT NULL,
+  dedup_key TEXT NOT NULL,
+  thread TEXT NOT NULL,
+  text TEXT NOT NULL,
+  origin TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('queued', 'running', 'done', 'rejected', 'failed')),
+  received_at INTEGER NOT NULL,
+  started_at INTEGER,
+  finished_at INTEGER,
+  UNIQUE (gateway, dedup_key)
+);
+CREATE INDEX inbox_thread_status ON inbox (gateway, thread, status, id);
+CREATE INDEX inbox_status ON inbox (status, id);
+CREATE TABLE interactions (
+  request_id TEXT PRIMARY KEY NOT NULL,
+  thread_id TEXT NOT NULL,
+  gateway TEXT NOT NULL,
+  thread TEXT NOT NULL,
+  allowed_decisions TEXT NOT NULL,
+  prompt TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  status TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'resolved')),
+  decision TEXT,
+  resolved_at INTEGER
+);
+CREATE INDEX interactions_thread_open ON interactions (gateway, thread, status, created_at);
+`,
+  },
+  {
+    version: 6,
+    name: "gateway outbox, per-gateway state, seen tokens, interaction expiry",
+    sql: `
+CREATE TABLE outbox (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  gateway TEXT NOT NULL,
+  thread TEXT NOT NULL,
+  idem_key TEXT NOT NULL UNIQUE,
+  kind TEXT NOT NULL CHECK (kind IN ('text', 'approval', 'decided')),
+  payload TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('pending', 'sent', 'dead')),
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at INTEGER NOT NULL,
+  last_error TEXT,
+  platform_id TEXT,
+  created_at INTEGER NOT NULL,
+  finished_at INTEGER
+);
+CREATE INDEX outbox_pending ON outbox (status, next_attempt_at, id);
+CREATE INDEX outbox_thread ON outbox (gateway, thread, id);
+CREATE TABLE gateway_state (
+  gateway TEXT NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (gateway, key)
+);
+CREATE TABLE seen_tokens (
+  scope TEXT NOT NULL,
+  token TEXT NOT NULL,
+  value TEXT NOT NULL,
+  expires_at INTEGER NOT NULL,
+  PRIMARY KEY (scope, token)
+);
+CREATE INDEX seen_tokens_expiry ON seen_tokens (expires_at);
+ALTER TABLE interactions ADD COLUMN expires_at INTEGER;
+ALTER TABLE interactions ADD COLUMN participant TEXT;
+`,
+  },
+];
