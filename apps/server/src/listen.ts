@@ -3,6 +3,7 @@ import { createAdaptorServer } from "@hono/node-server";
 import type { Project } from "@agentsvc/config-schema";
 import pino from "pino";
 import { createServer, type AgentServer, type ServerOptions } from "./compose.js";
+import { assertSupportedNode } from "./node-version.js";
 
 export interface ListenOptions extends ServerOptions {
   /** Default: `PORT`, else the project's `port`, else 3000. 0 picks a free port. */
@@ -38,6 +39,7 @@ export function resolvePort(project: Project, env: NodeJS.ProcessEnv, given?: nu
 
 /** Builds the app for a project and listens on HTTP. */
 export async function startServer(project: Project, options: ListenOptions = {}): Promise<RunningServer> {
+  assertSupportedNode();
   const env = options.env ?? process.env;
   const logger = options.logger ?? pino();
   const host = options.host ?? env.HOST ?? "127.0.0.1";

@@ -1,5 +1,12 @@
 #!/usr/bin/env node
 import module from "node:module";
+import { nodeVersionProblem } from "./node-version.js";
+
+const tooOld = nodeVersionProblem();
+if (tooOld) {
+  process.stderr.write(`error ${tooOld}\n`);
+  process.exit(1);
+}
 
 // Compiled code of every module is cached on disk (os.tmpdir()/node-compile-cache by default;
 // NODE_COMPILE_CACHE overrides, NODE_DISABLE_COMPILE_CACHE=1 turns it off): later starts skip parsing.
