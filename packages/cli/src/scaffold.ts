@@ -72,7 +72,8 @@ path: /agent
 exposes: webui
 path: /chat
 title: ${name}
-welcome: Ask me anything, or to add two numbers.
+# The demo model only repeats what it is told and calls the add tool: say so until a real model is set.
+welcome: 'This agent runs on the offline demo model: it adds two numbers (try "add 17 and 25") and otherwise repeats what you write. Set a real model in agents/assistant.ts for real answers.'
 # theme:
 #   accent: 4f46e5      # hex written bare, without #
 #   dark:

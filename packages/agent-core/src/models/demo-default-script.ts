@@ -106,8 +106,17 @@ export function requestedTool(
   return toolByWords(text, tools);
 }
 
-/** Arguments that satisfy a simple JSON Schema, filled from the user's words where a string is wanted. */
+/**
+ * Arguments that satisfy a simple JSON Schema, filled from the user's words: a string field gets the
+ * message, number fields take the message's numbers in order ("add 17 and 25" -> a=17, b=25), 0
+ * once they run out.
+ */
 export function sampleArguments(schema: unknown, userText: string): unknown {
+  const numbers = (userText.match(/-?\d+(\.\d+)?/g) ?? []).map(Number);
+  return fill(schema, userText, { numbers, next: 0 });
+}
+
+function fill(schema: unknown, userText: string, found: { numbers: number[]; next: number }): unknown {
   const s = (schema ?? {}) as Record<string, unknown>;
   if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
   if ("const" in s) return s.const;
@@ -118,8 +127,7 @@ export function sampleArguments(schema: unknown, userText: string): unknown {
       return clip(userText, 100);
     case "number":
     case "integer": {
-      const found = userText.match(/-?\d+(\.\d+)?/);
-      const value = found ? Number(found[0]) : 1;
+      const value = found.numbers[found.next++] ?? 0;
       return type === "integer" ? Math.trunc(value) : value;
     }
     case "boolean":
@@ -132,7 +140,7 @@ export function sampleArguments(schema: unknown, userText: string): unknown {
       const properties = (s.properties ?? {}) as Record<string, unknown>;
       const required = Array.isArray(s.required) ? (s.required as string[]) : Object.keys(properties);
       const out: Record<string, unknown> = {};
-      for (const key of required) out[key] = sampleArguments(properties[key], userText);
+      for (const key of required) out[key] = fill(properties[key], userText, found);
       return out;
     }
   }
