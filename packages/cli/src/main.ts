@@ -27,9 +27,21 @@ export async function main(argv: string[], io: Partial<CliIO> = {}): Promise<num
     print.err(globalHelp(commands));
     return EXIT_USAGE;
   }
+  const unknown = (word: string) => {
+    const names = commands.map((c) => c.name);
+    const what = word.startsWith("-") ? "option" : "command";
+    const known = what === "option" ? ["--help", "--version"] : names;
+    print.err(
+      `${print.style("err", "red", "error")} unknown ${what} ${JSON.stringify(word)}${didYouMean(word, known)} (commands: ${names.join(", ")}; options: --help, --version)`,
+    );
+    return EXIT_USAGE;
+  };
   if (first === "--help" || first === "-h" || first === "help") {
-    const target = first === "help" && rest[0] ? commands.find((c) => c.name === rest[0]) : undefined;
-    if (target) return runCommand(target, ["--help"], full, print);
+    const asked = first === "help" ? rest[0] : undefined;
+    if (asked !== undefined) {
+      const target = commands.find((c) => c.name === asked);
+      return target ? runCommand(target, ["--help"], full, print) : unknown(asked);
+    }
     print.out(globalHelp(commands));
     return EXIT_OK;
   }
@@ -38,15 +50,7 @@ export async function main(argv: string[], io: Partial<CliIO> = {}): Promise<num
     return EXIT_OK;
   }
   const cmd = commands.find((c) => c.name === first);
-  if (!cmd) {
-    const names = commands.map((c) => c.name);
-    const what = first.startsWith("-") ? "option" : "command";
-    const known = what === "option" ? ["--help", "--version"] : names;
-    print.err(
-      `${print.style("err", "red", "error")} unknown ${what} ${JSON.stringify(first)}${didYouMean(first, known)} (commands: ${names.join(", ")}; options: --help, --version)`,
-    );
-    return EXIT_USAGE;
-  }
+  if (!cmd) return unknown(first);
   try {
     return await runCommand(cmd, rest, full, print);
   } catch (err) {
