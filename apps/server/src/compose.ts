@@ -32,6 +32,7 @@ import { mountWebhooks } from "./webhooks.js";
 import { clusterRuns } from "./cluster/run-control.js";
 import { pgCoordination } from "./cluster/pg-coordination.js";
 import { StoreSet } from "./stores.js";
+import { namingEntry } from "./entry-errors.js";
 
 export interface ServerOptions {
   /** Where `*EnvVar` values are read, once, here at start-up. Default `process.env`. */
@@ -187,7 +188,9 @@ export async function createServer(project: Project, options: ServerOptions = {}
     if (gateways.httpRoutes) app.route("/", gateways.httpRoutes);
     mountWebhooks(app, gateways.gateways, project.config.publicBaseUrl);
     // Gateways start last: replayed inbound messages may start turns right away.
-    await gateways.session.start();
+    await gateways.session.start().catch((error: unknown) => {
+      throw namingEntry(error, project);
+    });
     app.notFound((c) =>
       c.json({ success: false, error: { code: "not_found", message: "no such route" } }, 404),
     );

@@ -9,5 +9,5 @@ export {
 } from "./listen.js";
 export { readEnv } from "./env.js";
 export { createLogger, LOG_FORMATS, type LogFormat, type LoggerOptions, logLevel } from "./logger.js";
-export { installCommand } from "./install-command.js";
+export { installCommand, type MissingAdapters, missingAdapters } from "./install-command.js";
 export { StoreSet } from "./stores.js";

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { adapterPackageName } from "@agentsvc/session-core";
+import type { Project } from "@agentsvc/config-schema";
+import { adapterInstalled, adapterPackageName } from "@agentsvc/session-core";
 
 // Nearest lockfile wins: a project inside a workspace is installed by the workspace's manager.
 const LOCKFILES: [file: string, add: string][] = [
@@ -29,4 +30,29 @@ export function adapterLoadError(error: Error & { code?: string }, type: string,
     ),
     { code: error.code },
   );
+}
+
+export interface MissingAdapters {
+  /** One per gateway entry whose adapter package is not installed, in file order. */
+  entries: { file: string; type: string; pkg: string }[];
+  /** The one command that installs every missing package (undefined when none is missing). */
+  install?: string;
+}
+
+/**
+ * Every adapter package the project's gateway entries need and the app lacks, so `check` can name
+ * them all at once where `start` stops at the first. `cli` ships with the server; `mock` is for tests.
+ */
+export function missingAdapters(project: Project): MissingAdapters {
+  const entries: MissingAdapters["entries"] = [];
+  for (const entry of [...project.channels, ...project.pushGateways]) {
+    if (entry.type === "cli" || entry.type === "mock") continue;
+    if (adapterInstalled(entry.type, project.root)) continue;
+    entries.push({ file: entry.file, type: entry.type, pkg: adapterPackageName(entry.type) });
+  }
+  entries.sort((a, b) => a.file.localeCompare(b.file));
+  const packages = [...new Set(entries.map((e) => e.pkg))];
+  return packages.length
+    ? { entries, install: installCommand(project.root, packages.join(" ")) }
+    : { entries };
 }

@@ -37,6 +37,8 @@ export interface Command {
 export const EXIT_OK = 0;
 export const EXIT_FAIL = 1;
 export const EXIT_USAGE = 2;
+/** `start` could not listen on its port (taken, or privileged): `dev` stops instead of waiting for edits. */
+export const EXIT_PORT = 3;
 
 export function commandHelp(cmd: Command): string {
   const lines = [

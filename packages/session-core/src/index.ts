@@ -43,7 +43,12 @@ export { decisionLabel, decodeDecision, encodeDecision, pressableDecisions } fro
 export { Backoff, type BackoffOptions, backoffDelay, sleep } from "./backoff.js";
 export { chunkText } from "./chunk-text.js";
 export { GatewayRegistry } from "./registry.js";
-export { adapterPackageName, type LoadAdapterOptions, loadAdapterPackage } from "./load-adapter.js";
+export {
+  adapterInstalled,
+  adapterPackageName,
+  type LoadAdapterOptions,
+  loadAdapterPackage,
+} from "./load-adapter.js";
 export {
   type GatewayScheduler,
   type IntervalTask,

@@ -52,6 +52,11 @@ export async function loadAdapterPackage(
   return (await import(pathToFileURL(resolved).href)) as Record<string, unknown>;
 }
 
+/** Is the adapter package of `type` installed in the app at `from` (as loadAdapterPackage finds it)? */
+export function adapterInstalled(type: string, from: string): boolean {
+  return installedUnder(from, adapterPackageName(type));
+}
+
 /** The package a specifier names: `@agentsvc/session-core/testing` is in `@agentsvc/session-core`. */
 function packageOf(specifier: string): string {
   const parts = specifier.split("/");

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { type FSWatcher, watch } from "node:fs";
 import { join, resolve, sep } from "node:path";
-import { type Command, EXIT_OK } from "../command.js";
+import { type Command, EXIT_FAIL, EXIT_OK, EXIT_PORT } from "../command.js";
 import { packageRoot } from "../package-root.js";
 
 const BIN = join(packageRoot(), "bin", "agentsvc.js");
@@ -32,9 +32,7 @@ export const devCommand: Command = {
 
     let child: ChildProcess | undefined;
     let timer: NodeJS.Timeout | undefined;
-    const launch = () => {
-      child = spawn(process.execPath, args, { stdio: "inherit", env: io.env as NodeJS.ProcessEnv });
-    };
+    let launch = () => {};
     const stopChild = () =>
       new Promise<void>((done) => {
         const current = child;
@@ -54,16 +52,29 @@ export const devCommand: Command = {
     const watcher: FSWatcher = watch(dir, { recursive: true }, (_event, file) => {
       if (file && !ignored(file.toString())) restart(file.toString());
     });
-    launch();
     return new Promise<number>((done) => {
-      const quit = async () => {
+      const end = async (code: number) => {
         watcher.close();
         clearTimeout(timer);
+        process.off("SIGINT", quit);
+        process.off("SIGTERM", quit);
         await stopChild();
-        done(EXIT_OK);
+        done(code);
+      };
+      const quit = () => end(EXIT_OK);
+      launch = () => {
+        const current = spawn(process.execPath, args, { stdio: "inherit", env: io.env as NodeJS.ProcessEnv });
+        child = current;
+        // The child printed why; no edit of the project frees the port, so stop rather than wait.
+        current.once("exit", (code) => {
+          if (code !== EXIT_PORT || child !== current) return;
+          print.err(`${print.style("err", "dim", "dev")} stopped: the service cannot listen`);
+          void end(EXIT_FAIL);
+        });
       };
       process.once("SIGINT", quit);
       process.once("SIGTERM", quit);
+      launch();
     });
   },
 };

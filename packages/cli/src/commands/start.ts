@@ -1,9 +1,11 @@
 import { resolve } from "node:path";
-import { type Command, EXIT_FAIL, EXIT_USAGE } from "../command.js";
+import { type Command, EXIT_FAIL, EXIT_PORT, EXIT_USAGE } from "../command.js";
 import { useColor } from "../io.js";
 import { printIssues } from "../report.js";
 
 const LOG_FORMATS = ["pretty", "json"] as const;
+// Listen failures no edit of the project fixes (server listenError keeps the code).
+const PORT_ERRORS = new Set(["EADDRINUSE", "EACCES", "EADDRNOTAVAIL"]);
 
 export const startCommand: Command = {
   name: "start",
@@ -74,7 +76,7 @@ export const startCommand: Command = {
       });
     } catch (err) {
       fail(`cannot start: ${(err as Error).message}`);
-      return EXIT_FAIL;
+      return PORT_ERRORS.has(String((err as { code?: unknown }).code)) ? EXIT_PORT : EXIT_FAIL;
     }
     print.out(`${print.style("out", "green", "listening")} ${server.url}`);
     for (const e of loaded.project.exposures) {

@@ -1,0 +1,41 @@
+// What the project's entries need from the machine that `check` can see before `start` does:
+// the gateway adapter packages and the environment variables the entries name.
+import type { BuildError, BuildWarning, Project } from "@agentsvc/config-schema";
+
+/** One warning per `*EnvVar` key of a gateway or exposure entry whose variable is unset or empty. */
+export function unsetEntryVars(project: Project, env: Record<string, string | undefined>): BuildWarning[] {
+  const out: BuildWarning[] = [];
+  for (const entry of [...project.exposures, ...project.channels, ...project.pushGateways]) {
+    for (const [key, name] of Object.entries(entry)) {
+      if (!key.endsWith("EnvVar") || typeof name !== "string" || env[name]) continue;
+      out.push({
+        file: entry.file,
+        path: key,
+        message: `environment variable ${name} is not set: the entry reads it when \`agentsvc start\` starts`,
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * Every gateway entry whose adapter package is not installed, as errors, and the one command that
+ * installs them all. The server (which knows the package names) is loaded only when a gateway
+ * entry other than the built-in `cli` exists.
+ */
+export async function missingAdapterErrors(
+  project: Project,
+): Promise<{ errors: BuildError[]; install?: string }> {
+  const needs = [...project.channels, ...project.pushGateways].some(
+    (e) => e.type !== "cli" && e.type !== "mock",
+  );
+  if (!needs) return { errors: [] };
+  const { missingAdapters } = await import("@agentsvc/server");
+  const missing = missingAdapters(project);
+  const errors = missing.entries.map((e) => ({
+    file: e.file,
+    path: "type",
+    message: `gateway type "${e.type}" needs the package ${e.pkg}, which is not installed`,
+  }));
+  return missing.install ? { errors, install: missing.install } : { errors };
+}

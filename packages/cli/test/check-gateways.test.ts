@@ -1,0 +1,58 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runBin } from "./child.js";
+import { BOT_AGENT, linkPackages, tempDir, writeFiles } from "./helpers.js";
+
+// Three platform gateways, none of their packages installed and none of their secrets set: what a
+// person has after copying entries from the READMEs.
+const GATEWAYS = {
+  "agents/bot.mjs": BOT_AGENT,
+  "gateways/tg.yaml": "type: telegram\nbotTokenEnvVar: TG_TOKEN\n",
+  "gateways/slack.yaml": "type: slack\nbotTokenEnvVar: SLACK_BOT\nappTokenEnvVar: SLACK_APP\n",
+  "gateways/discord.yaml": "type: discord\nbotTokenEnvVar: DISCORD_TOKEN\n",
+};
+
+describe("agentsvc check sees what the gateways need before start does", () => {
+  it("lists every missing adapter package at once with one install command, and exits 1", () => {
+    const dir = writeFiles(tempDir(), GATEWAYS);
+    const r = runBin(["check", dir]);
+    expect(r.code).toBe(1);
+    for (const [file, pkg] of [
+      ["gateways/discord.yaml", "@agentsvc/gateway-discord"],
+      ["gateways/slack.yaml", "@agentsvc/gateway-slack"],
+      ["gateways/tg.yaml", "@agentsvc/gateway-telegram"],
+    ]) {
+      expect(r.stderr).toMatch(new RegExp(`error ${file}: type: .*${pkg}.* is not installed`));
+    }
+    expect(r.stderr).toContain(
+      "npm install @agentsvc/gateway-discord @agentsvc/gateway-slack @agentsvc/gateway-telegram",
+    );
+  });
+
+  it("warns about every unset *EnvVar of the gateway entries", () => {
+    const dir = writeFiles(tempDir(), GATEWAYS);
+    const r = runBin(["check", dir], { SLACK_APP: "xapp-1" });
+    for (const [file, key, name] of [
+      ["gateways/tg.yaml", "botTokenEnvVar", "TG_TOKEN"],
+      ["gateways/slack.yaml", "botTokenEnvVar", "SLACK_BOT"],
+      ["gateways/discord.yaml", "botTokenEnvVar", "DISCORD_TOKEN"],
+    ]) {
+      expect(r.stderr).toContain(`warning ${file}: ${key}: environment variable ${name} is not set`);
+    }
+    expect(r.stderr).not.toContain("SLACK_APP is not set");
+  });
+
+  it("start refuses a gateway whose required secret is empty, naming the file and the variable", () => {
+    const dir = writeFiles(tempDir(), {
+      "agents/bot.mjs": BOT_AGENT,
+      "gateways/tg.yaml": "type: telegram\nbotTokenEnvVar: TG_TOKEN\n",
+    });
+    linkPackages(dir, { "@agentsvc/gateway-telegram": "packages/gateway-telegram" });
+    expect(runBin(["check", dir]).code).toBe(0);
+    const r = runBin(["start", dir, "--port", "0"], { TG_TOKEN: "" });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/error cannot start: gateways\/tg\.yaml: botTokenEnvVar: .*TG_TOKEN is not set/);
+    // One clean line per problem, not a stack trace.
+    expect(r.stderr).not.toMatch(/^\s+at /m);
+  });
+});
