@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BOT_AGENT, BROKEN, run, tempDir, writeFiles } from "./helpers.js";
+import { BOT_AGENT, BROKEN, linkPackages, run, tempDir, writeFiles } from "./helpers.js";
 
 describe("agentsvc check", () => {
   it("prints every error of a folder of broken entries, each with file and key, and exits 1", async () => {
@@ -34,6 +34,7 @@ describe("agentsvc check", () => {
       "gateways/a.yaml": "type: telegram\nbotTokenEnvVar: TG_A\n",
       "gateways/b.yaml": "type: telegram\nbotTokenEnvVar: TG_B\n",
     });
+    linkPackages(dir, { "@agentsvc/gateway-telegram": "packages/gateway-telegram" });
     const r = await run(["check", dir]);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(

@@ -75,13 +75,13 @@ describe("agentsvc start logs for people and for machines", () => {
 });
 
 describe("a port that is taken", () => {
-  it("names the port and how to pick another, and exits 1", async () => {
+  it("names the port and how to pick another, and exits 3 (what dev stops on)", async () => {
     const blocker = createServer();
     await new Promise<void>((ok) => blocker.listen(0, "127.0.0.1", ok));
     const port = (blocker.address() as { port: number }).port;
     try {
       const r = runBin(["start", project(), "--port", String(port)]);
-      expect(r.code).toBe(1);
+      expect(r.code).toBe(3);
       expect(r.stderr).toContain(
         `cannot start: port ${port} on 127.0.0.1 is already in use by another program; pick another with --port <n> or the PORT variable`,
       );
