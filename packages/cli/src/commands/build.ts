@@ -56,7 +56,7 @@ export const buildCommand: Command = {
       print.err(`${print.style("err", "red", "error")} build step failed: ${(err as Error).message}`);
       return EXIT_FAIL;
     }
-    await printIssues(print, result.ok ? [] : result.errors, result.warnings);
+    await printIssues(print, result.ok ? [] : result.errors, result.warnings, dir);
     if (!result.ok) return EXIT_FAIL;
     print.out(`${print.style("out", "green", "built")} ${relative(io.cwd, result.outDir) || "."}`);
     return EXIT_OK;

@@ -36,7 +36,7 @@ export const checkCommand: Command = {
       : [];
     // Every missing adapter package at once (start would name one per run), with one install command.
     const adapters = result.ok ? await missingAdapterErrors(result.project) : { errors: [] };
-    await printIssues(print, result.ok ? adapters.errors : result.errors, [...result.warnings, ...keys]);
+    await printIssues(print, result.ok ? adapters.errors : result.errors, [...result.warnings, ...keys], dir);
     if (adapters.install) print.err(`Install them: ${adapters.install}`);
     if (!result.ok || adapters.errors.length) return EXIT_FAIL;
     print.out(`${print.style("out", "green", "ok")} ${summarize(result.project)}`);

@@ -49,7 +49,7 @@ export const startCommand: Command = {
       "@agentsvc/config-schema"
     );
     const loaded = await loadProject(dir);
-    await printIssues(print, loaded.ok ? [] : loaded.errors, loaded.warnings);
+    await printIssues(print, loaded.ok ? [] : loaded.errors, loaded.warnings, dir);
     if (!loaded.ok) return EXIT_FAIL;
     // A postgres datasource without its connection string: fail before anything is created on disk.
     const unset = missingDatasourceEnv(loaded.project, io.env);
