@@ -69,7 +69,9 @@ export class Approvals {
       allowedDecisions: pending.allowedDecisions,
       toolName: pending.toolName,
       arguments: pending.arguments,
-      prompt: describeRequest(pending.toolName, pending.arguments, pending.allowedDecisions),
+      prompt: describeRequest(pending.toolName, pending.arguments, pending.allowedDecisions, {
+        buttons: gateway.capabilities.interactiveActions && !!gateway.requestDecision,
+      }),
       createdAt: now,
       expiresAt: now + this.options.expiresAfterMs,
       ...(target.meta ? { meta: target.meta } : {}),

@@ -4,8 +4,17 @@ import type { DecisionInput } from "./gateway.js";
 
 const ARGS_LIMIT = 500;
 
-/** "The agent wants to run <tool> with <args>" plus the allowed decisions, for text-only platforms. */
-export function describeRequest(toolName: string, args: unknown, allowed: DecisionKind[]): string {
+/**
+ * "The agent wants to run <tool> with <args>". On a text-only platform (`buttons` false) it goes on
+ * with the replies that decide it; a platform with buttons shows the buttons instead. An edit needs
+ * replacement arguments no typed reply carries, so it is never offered as text.
+ */
+export function describeRequest(
+  toolName: string,
+  args: unknown,
+  allowed: DecisionKind[],
+  options: { buttons?: boolean } = {},
+): string {
   let shown: string;
   try {
     shown = JSON.stringify(args, null, 2) ?? "(no arguments)";
@@ -13,14 +22,15 @@ export function describeRequest(toolName: string, args: unknown, allowed: Decisi
     shown = String(args);
   }
   if (shown.length > ARGS_LIMIT) shown = `${shown.slice(0, ARGS_LIMIT)}…`;
-  const choices = allowed.map((d) => DECISION_HINTS[d]).join("\n");
-  return `Approval needed: the agent wants to run the tool "${toolName}" with these arguments:\n${shown}\n\nReply with one of:\n${choices}`;
+  const request = `Approval needed: the agent wants to run the tool "${toolName}" with these arguments:\n${shown}`;
+  const typed = allowed.flatMap((d) => (d === "edit" ? [] : [TYPED_REPLIES[d]]));
+  if (options.buttons || typed.length === 0) return request;
+  return `${request}\n\nReply with one of:\n${typed.join("\n")}`;
 }
 
-const DECISION_HINTS: Record<DecisionKind, string> = {
+const TYPED_REPLIES: Record<Exclude<DecisionKind, "edit">, string> = {
   approve: "- approve (or: yes, a)",
   reject: "- reject (or: no, r); add a reason after a colon: reject: not now",
-  edit: "- edit (only through a platform that can send replacement arguments)",
 };
 
 const APPROVE_WORDS = new Set(["approve", "approved", "yes", "y", "a", "ok"]);
