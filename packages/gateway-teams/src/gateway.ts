@@ -5,14 +5,17 @@
 // client-credentials token (api.ts). Approvals: an Adaptive Card, updated once decided.
 import {
   type DecidedNotice,
+  type DraftIds,
   type Gateway,
   type GatewayCapabilities,
   type GatewayContext,
   type GatewayFactory,
   type InteractionRequest,
   readSecrets,
+  type ReplyStream,
   type SendOptions,
   type SendResult,
+  type StreamOptions,
   type WebhookResponse,
   type WebhookRoute,
 } from "@agentsvc/session-core";
@@ -20,6 +23,7 @@ import { BotToken, connectorCall } from "./api.js";
 import { approvalCard, decidedCard } from "./approval-card.js";
 import { ConnectorAuth } from "./connector-auth.js";
 import type { TeamsClick, TeamsMessage } from "./inbound.js";
+import { TeamsStreams } from "./stream.js";
 import { invokeAnswer, teamsWebhook } from "./webhook.js";
 
 export const DEFAULT_TENANT_ID = "botframework.com";
@@ -50,7 +54,10 @@ export class TeamsGateway implements Gateway {
   readonly kind = "push" as const;
   readonly type = "teams";
   readonly name = "teams";
-  readonly capabilities: GatewayCapabilities = { threads: true, interactiveActions: true };
+  readonly capabilities: GatewayCapabilities = { threads: true, interactiveActions: true, streaming: true };
+  readonly #streams = new TeamsStreams({
+    post: (conversationId, meta, activity) => this.#post(conversationId, meta, activity),
+  });
   readonly messageLimit = MESSAGE_LIMIT;
   readonly webhooks: readonly WebhookRoute[];
   readonly #options: TeamsGatewayOptions;
@@ -112,6 +119,15 @@ export class TeamsGateway implements Gateway {
   async send(thread: string, text: string, options: SendOptions): Promise<SendResult | undefined> {
     const id = await this.#post(thread, options.meta, { type: "message", text, textFormat: "markdown" });
     return id ? { messageId: id } : {};
+  }
+
+  /** The streaming protocol in one-on-one chats; other chats get the normal message (see stream.ts). */
+  stream(thread: string, options: StreamOptions): ReplyStream | undefined {
+    return this.#streams.open(thread, options);
+  }
+
+  finishDraft(thread: string, draft: DraftIds, text: string, options: SendOptions): Promise<SendResult> {
+    return this.#streams.finish(thread, draft, text, options);
   }
 
   async requestDecision(request: InteractionRequest, _options: SendOptions): Promise<SendResult | undefined> {
@@ -180,7 +196,7 @@ export class TeamsGateway implements Gateway {
       thread: m.conversationId,
       text: m.text,
       author: m.author,
-      meta: { serviceUrl: m.serviceUrl, activityId: m.id },
+      meta: { serviceUrl: m.serviceUrl, activityId: m.id, conversationType: m.conversationType },
     });
     if (!result.accepted) context.logger.debug({ id: m.id }, "duplicate delivery acknowledged");
   }

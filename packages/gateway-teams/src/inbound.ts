@@ -17,6 +17,8 @@ export interface TeamsMessage {
   serviceUrl: string;
   text: string;
   author: { id: string; displayName?: string };
+  /** `personal` for a one-on-one chat (the only kind that can stream), `groupChat`, `channel`. */
+  conversationType: string;
 }
 
 export interface TeamsClick {
@@ -62,6 +64,7 @@ export function readActivity(activity: Json): ReadActivity {
     serviceUrl: str(activity.serviceUrl) ?? "",
     text,
     author: { id: authorId, ...(name ? { displayName: name } : {}) },
+    conversationType: str(conversation.conversationType) ?? "personal",
   };
 }
 

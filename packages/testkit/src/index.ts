@@ -35,6 +35,7 @@ export {
   type FakeTeamsOptions,
   newConversationId,
   type TeamsSent,
+  type TeamsStream,
   type TeamsUser,
 } from "./teams/fake-teams.js";
 export {

@@ -46,8 +46,23 @@ export interface TeamsSent {
 
 type Json = Record<string, unknown>;
 
+/** One streamed reply (https://learn.microsoft.com/microsoftteams/platform/bots/streaming-ux). */
+export interface TeamsStream {
+  conversationId: string;
+  streamId: string;
+  /** Every accepted streaming update: its sequence number and the text it showed. */
+  updates: { sequence: number; text: string; at: number }[];
+  /** The final message's text, once sent. */
+  final?: string;
+}
+
 export class FakeTeams extends HttpFake {
   readonly sent: TeamsSent[] = [];
+  readonly streams: TeamsStream[] = [];
+  /** Streaming activities refused, with the reason (a test that follows the rules expects none). */
+  readonly streamRefusals: string[] = [];
+  /** Conversation id -> its conversationType, as the fake's own activities named it. */
+  readonly #types = new Map<string, string>();
   /** Calls to the connector's activity routes, failed ones included. */
   calls = 0;
   openIdFetches = 0;
@@ -134,6 +149,7 @@ export class FakeTeams extends HttpFake {
     id?: string;
     conversationType?: string;
   }): Json {
+    this.#types.set(input.conversationId, input.conversationType ?? "personal");
     return {
       type: "message",
       id: input.id ?? `1${randomBytes(6).toString("hex")}`,
@@ -239,9 +255,54 @@ export class FakeTeams extends HttpFake {
       Object.assign(existing, readActivity(activity), { updates: existing.updates + 1 });
       return answerJson(res, 200, { id: existing.id });
     }
+    const info = streamInfo(activity);
+    if (info) return this.#stream(res, conversationId, activity, info);
     const id = `1${randomBytes(6).toString("hex")}`;
     this.sent.push({ id, conversationId, ...readActivity(activity), updates: 0 });
     answerJson(res, 201, { id });
+  }
+
+  /**
+   * Teams' streaming protocol: only in one-on-one chats, one stream per chat at a time; the first
+   * `typing` update (sequence 1, no streamId) starts a stream whose id is the activity id returned;
+   * each later update names that streamId with a larger streamSequence and text that contains what
+   * was streamed before ("the bot message must contain previous streaming content"); a `message`
+   * with streamType `final` ends it and becomes the message the user keeps.
+   */
+  #stream(res: ServerResponse, conversationId: string, activity: Json, info: Json): void {
+    const refuse = (why: string) => {
+      this.streamRefusals.push(why);
+      answerJson(res, 400, { error: { code: "BadArgument", message: why } });
+    };
+    if ((this.#types.get(conversationId) ?? "personal") !== "personal")
+      return refuse("streaming is supported only in one-on-one chats");
+    const text = typeof activity.text === "string" ? activity.text : "";
+    const streamId = typeof info.streamId === "string" ? info.streamId : undefined;
+    const live = this.streams.find((s) => s.conversationId === conversationId && s.final === undefined);
+    if (info.streamType === "final") {
+      const stream = this.streams.find((s) => s.streamId === streamId && s.conversationId === conversationId);
+      if (!stream || activity.type !== "message") return refuse("final message of an unknown stream");
+      if (stream.final !== undefined) return refuse("the stream has already ended");
+      stream.final = text;
+      this.sent.push({ id: stream.streamId, conversationId, ...readActivity(activity), updates: 0 });
+      return answerJson(res, 201, { id: stream.streamId });
+    }
+    if (activity.type !== "typing") return refuse("streaming updates are typing activities");
+    const sequence = Number(info.streamSequence);
+    if (!text) return refuse("a streaming update carries text");
+    if (!streamId) {
+      if (live) return refuse("only one stream per chat at a time");
+      if (sequence !== 1) return refuse("the first streaming update has streamSequence 1");
+      const id = `1${randomBytes(6).toString("hex")}`;
+      this.streams.push({ conversationId, streamId: id, updates: [{ sequence, text, at: Date.now() }] });
+      return answerJson(res, 201, { id });
+    }
+    if (!live || live.streamId !== streamId) return refuse("no such stream in progress");
+    const last = live.updates.at(-1) as { sequence: number; text: string };
+    if (!(sequence > last.sequence)) return refuse("streamSequence must increase");
+    if (!text.startsWith(last.text)) return refuse("content should contain previously streamed content");
+    live.updates.push({ sequence, text, at: Date.now() });
+    answerJson(res, 201, { id: `1${randomBytes(6).toString("hex")}` });
   }
 
   #issueToken(raw: Buffer, res: ServerResponse): void {
@@ -279,6 +340,11 @@ export class FakeTeams extends HttpFake {
       access_token: this.#tokens.issue(lifetime),
     });
   }
+}
+
+function streamInfo(activity: Json): Json | undefined {
+  const entities = Array.isArray(activity.entities) ? (activity.entities as Json[]) : [];
+  return entities.find((e) => e.type === "streaminfo");
 }
 
 function readActivity(activity: Json): { text: string; actions: TeamsSent["actions"]; activity: Json } {
