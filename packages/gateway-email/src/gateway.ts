@@ -16,11 +16,11 @@ import {
   type SendOptions,
   type SendResult,
 } from "@agentsvc/session-core";
-import { type ParsedMail, simpleParser } from "mailparser";
+import { simpleParser } from "mailparser";
 import { type Cursor, type Handled, ImapLoginError, ImapReader } from "./connection.js";
 import { markdownToMail } from "./format.js";
 import { decisionText, ignoreReason, mailFacts } from "./inbound.js";
-import { judgeSender } from "./sender-auth.js";
+import { judgeSender, receivedAuthResults } from "./sender-auth.js";
 import { sendMail, smtpTransport } from "./api.js";
 import { domainOf, keepReferences, replySubject, requestTag } from "./thread.js";
 import { readCaFile } from "./tls.js";
@@ -274,7 +274,7 @@ export class EmailGateway implements Gateway {
     if (request && matchDecisionText(text, [...request.allowedDecisions])) {
       // A decision: only a sender the receiving server authenticated may make it (a From is easy to forge).
       const verdict = judgeSender(
-        authenticationResults(mail),
+        receivedAuthResults(mail.headerLines, this.#options.trustedAuthservIds ?? []),
         domainOf(facts.from),
         this.#options.trustedAuthservIds ?? [],
       );
@@ -349,13 +349,6 @@ export class EmailGateway implements Gateway {
     if (!id) return undefined;
     return (await this.#context().interaction(id)) ? id : undefined;
   }
-}
-
-/** The Authentication-Results values of a mail, top (newest) first, without the field name. */
-function authenticationResults(mail: ParsedMail): string[] {
-  return mail.headerLines
-    .filter((h) => h.key === "authentication-results")
-    .map((h) => h.line.slice(h.line.indexOf(":") + 1));
 }
 
 /** What the server calls with the validated entry (plus `name` and `env`). */

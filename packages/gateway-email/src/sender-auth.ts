@@ -110,6 +110,28 @@ function aligned(signingDomain: string, fromDomain: string): boolean {
   return fromDomain === d || fromDomain.endsWith(`.${d}`);
 }
 
+/**
+ * The Authentication-Results values the receiving server wrote: from the top of the header, the
+ * trusted ones up to the first `Received` line below the first of them. A server prepends its
+ * results above the trace of the mail's earlier hops; anything below that trace came with the mail
+ * and may be forged (RFC 8601 section 7.1), even when it names a trusted server.
+ */
+export function receivedAuthResults(
+  headerLines: readonly { key: string; line: string }[],
+  trustedAuthservIds: readonly string[],
+): string[] {
+  const trusted = new Set(trustedAuthservIds.map((id) => id.toLowerCase()));
+  const out: string[] = [];
+  for (const { key, line } of headerLines) {
+    if (key === "received" && out.length > 0) break;
+    if (key !== "authentication-results") continue;
+    const value = line.slice(line.indexOf(":") + 1);
+    const id = parseAuthResults(value)?.authservId;
+    if (id && trusted.has(id)) out.push(value);
+  }
+  return out;
+}
+
 export type SenderVerdict =
   | { ok: true; by: string; method: "dmarc" | "dkim" }
   | { ok: false; reason: string };

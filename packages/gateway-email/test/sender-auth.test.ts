@@ -2,7 +2,7 @@
 // Gmail shape with header.i instead of header.d, comments inside results, several results per
 // header, results split over several headers).
 import { describe, expect, it } from "vitest";
-import { judgeSender, parseAuthResults } from "../src/sender-auth.js";
+import { judgeSender, parseAuthResults, receivedAuthResults } from "../src/sender-auth.js";
 
 const GMAIL_PASS = ` mx.google.com;
        dkim=pass header.i=@example.com header.s=s1 header.b=AbCdEf12;
@@ -67,5 +67,37 @@ describe("Authentication-Results", () => {
     // A pass for another domain than the From's says nothing about the From.
     const otherDomain = "mx.google.com; dmarc=pass header.from=evil.test";
     expect(judgeSender([otherDomain], "example.com", ["mx.google.com"]).ok).toBe(false);
+  });
+});
+
+describe("which Authentication-Results count", () => {
+  const lines = (...h: [string, string][]) => h.map(([key, value]) => ({ key, line: `${key}: ${value}` }));
+  it("only the trusted server's own, above the trace of earlier hops; a trusted name below it came with the mail", () => {
+    const headers = lines(
+      ["authentication-results", "mx.example.net; spf=pass smtp.mailfrom=eve@evil.test"],
+      ["authentication-results", "mx.example.net; dkim=none"],
+      ["received", "from mta.evil.test by mx.example.net"],
+      ["authentication-results", "mx.example.net; dmarc=pass header.from=example.com"],
+      ["from", "ann@example.com"],
+    );
+    expect(receivedAuthResults(headers, ["mx.example.net"])).toEqual([
+      " mx.example.net; spf=pass smtp.mailfrom=eve@evil.test",
+      " mx.example.net; dkim=none",
+    ]);
+    expect(
+      judgeSender(receivedAuthResults(headers, ["mx.example.net"]), "example.com", ["mx.example.net"]).ok,
+    ).toBe(false);
+  });
+
+  it("the server's own Received above its results, and other servers' results, do not end the search", () => {
+    const headers = lines(
+      ["received", "from mail.example.com by mx.example.net"],
+      ["authentication-results", "spam-filter.test; spf=pass"],
+      ["authentication-results", "mx.example.net; dmarc=pass header.from=example.com"],
+      ["received", "from laptop by mail.example.com"],
+    );
+    expect(receivedAuthResults(headers, ["mx.example.net"])).toEqual([
+      " mx.example.net; dmarc=pass header.from=example.com",
+    ]);
   });
 });
