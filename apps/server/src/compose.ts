@@ -60,11 +60,20 @@ export function allowedHostsOf(project: Project, options: ServerOptions): string
   ];
 }
 
+export interface GatewayRoute {
+  name: string;
+  type: string;
+  /** Absent for gateways that reach their platform themselves (long poll, socket, IMAP, terminal). */
+  webhookPath?: string;
+}
+
 export interface AgentServer {
   app: Hono;
   runs: RunManager;
   memory: Memory;
   session: GatewaySession;
+  /** Every registered gateway and the path its platform posts to (webhook gateways, `http` channels). */
+  gateways: GatewayRoute[];
   /** Stops MCP sessions and remote tool connections, waits for running turns (bounded), closes stores. */
   close(drainMs?: number): Promise<void>;
 }
@@ -187,6 +196,14 @@ export async function createServer(project: Project, options: ServerOptions = {}
     }
     if (gateways.httpRoutes) app.route("/", gateways.httpRoutes);
     mountWebhooks(app, gateways.gateways, project.config.publicBaseUrl);
+    const routes: GatewayRoute[] = gateways.gateways.map((g) => {
+      const webhookPath = g.webhooks?.length
+        ? `/webhooks/${g.type}`
+        : g.type === "http"
+          ? `/gateways/${g.name}/events`
+          : undefined;
+      return webhookPath ? { name: g.name, type: g.type, webhookPath } : { name: g.name, type: g.type };
+    });
     // Gateways start last: replayed inbound messages may start turns right away.
     await gateways.session.start().catch((error: unknown) => {
       throw namingEntry(error, project);
@@ -200,6 +217,7 @@ export async function createServer(project: Project, options: ServerOptions = {}
       runs,
       memory: runs.memory,
       session: gateways.session,
+      gateways: routes,
       async close(drainMs = 10_000) {
         accepting = false;
         // Running turns finish and commit first (bounded), then the session stops its gateways.

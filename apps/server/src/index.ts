@@ -1,4 +1,10 @@
-export { allowedHostsOf, createServer, type AgentServer, type ServerOptions } from "./compose.js";
+export {
+  allowedHostsOf,
+  createServer,
+  type AgentServer,
+  type GatewayRoute,
+  type ServerOptions,
+} from "./compose.js";
 export {
   listenError,
   resolvePort,

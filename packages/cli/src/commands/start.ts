@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { type Command, EXIT_FAIL, EXIT_PORT, EXIT_USAGE } from "../command.js";
 import { useColor } from "../io.js";
+import { gatewayLines } from "../gateway-banner.js";
 import { printIssues } from "../report.js";
 
 const LOG_FORMATS = ["pretty", "json"] as const;
@@ -78,10 +79,13 @@ export const startCommand: Command = {
       fail(`cannot start: ${(err as Error).message}`);
       return PORT_ERRORS.has(String((err as { code?: unknown }).code)) ? EXIT_PORT : EXIT_FAIL;
     }
-    print.out(`${print.style("out", "green", "listening")} ${server.url}`);
+    print.out(`${print.style("out", "green", "listening")} ${server.url} (port ${server.port})`);
     for (const e of loaded.project.exposures) {
       const where = e.exposes === "webui" ? `${e.path}/index.html` : e.path;
       print.out(`  ${e.exposes.padEnd(6)} ${server.url}${where}`);
+    }
+    for (const line of gatewayLines(server.gateways, loaded.project.config.publicBaseUrl ?? server.url)) {
+      print.out(line);
     }
     shutdownOnSignals(server, (msg) => print.err(msg));
     // Serve until a signal ends the process.
