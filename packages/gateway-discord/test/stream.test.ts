@@ -87,3 +87,39 @@ describe("discord: streamed replies", () => {
     expect(harness.fake.calls.filter((c) => c.method === "PATCH")).toEqual([]);
   });
 });
+
+describe("discord: a streamed reply that stops for an approval", () => {
+  it("finalises the text so far as its own message before the request, and the end of the turn sends only the rest", async () => {
+    const before = Array.from({ length: 12 }, (_, i) => `before${i + 1}`).join(" ");
+    const after = "the file is gone";
+    h = await discordHarness();
+    const harness = h;
+    rig = await startSessionRig(await harness.gateway(), {
+      tokenDelayMs: 100,
+      streamIntervalMs: 500,
+      script: [
+        { text: before, toolCalls: [{ name: "delete_file", arguments: { note: "n1" } }] },
+        { text: after },
+      ],
+    });
+    await eventually(() => harness.fake.sessions.current !== undefined, "READY");
+    const author = harness.userId("u1");
+    harness.fake.sessions.userSays({ channelId: CHANNELS[0], authorId: author, content: "delete it" });
+    const card = () => harness.fake.rest.botMessages.find((m) => m.components?.length);
+    await eventually(() => card() !== undefined, "the approval request", 10_000);
+    const inChannel = () => harness.fake.rest.botMessages.filter((m) => m.channelId === CHANNELS[0]);
+    // The draft was finished with the text so far before the request was posted.
+    expect(inChannel().map((m) => m.content)).toEqual([before, card()?.content]);
+    const button = card()?.components?.[0]?.components?.find((b) => b.label === "Approve");
+    harness.fake.sessions.press({
+      messageId: card()?.id as string,
+      customId: button?.custom_id as string,
+      userId: author,
+    });
+    await eventually(() => inChannel().length === 3, "the rest of the reply", 10_000);
+    await rig.session.idle(5_000);
+    expect(inChannel()[0]?.content).toBe(before);
+    expect(inChannel()[2]?.content).toBe(after);
+    expect(rig.executed).toEqual(["n1"]);
+  });
+});

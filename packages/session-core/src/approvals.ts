@@ -76,6 +76,9 @@ export class Approvals {
       expiresAt: now + this.options.expiresAfterMs,
       ...(target.meta ? { meta: target.meta } : {}),
     };
+    // The reply streamed so far becomes its own message first: the request never lands inside a draft.
+    if (state.active && state.threadId === threadId)
+      await this.p.previews.finalise(gateway, thread, state.active.inboxId, state.active.origin.meta);
     await this.p.store.transaction(async () => {
       await this.p.store.interactions.save({ ...request, participant: target.participant ?? null });
       await this.p.store.outbox.enqueue(this.renderItems(gateway, request, "render"));

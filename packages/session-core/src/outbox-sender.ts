@@ -8,7 +8,7 @@ import { fault } from "@agentsvc/agent-core";
 import type { Logger } from "pino";
 import { backoffDelay } from "./backoff.js";
 import { GatewaySendError, isGatewaySendError } from "./errors.js";
-import type { DecidedNotice, Gateway, InteractionRequest, SendResult } from "./gateway.js";
+import type { DecidedNotice, DraftIds, Gateway, InteractionRequest, SendResult } from "./gateway.js";
 import type { GatewayRegistry } from "./registry.js";
 import type { OutboxRow, SessionStore } from "./store.js";
 import type { Previews } from "./streaming.js";
@@ -219,7 +219,10 @@ export class OutboxSender {
       case "text": {
         const text = String(payload.text ?? "");
         const draft = draftOf(row);
-        const ids = draft && gateway.finishDraft ? await this.#drafts?.take(gateway, draft) : undefined;
+        // A piece finalised before an approval carries its draft; the reply's first piece looks it up.
+        const carried = (payload.draftIds ?? undefined) as DraftIds | undefined;
+        const ids =
+          carried ?? (draft && gateway.finishDraft ? await this.#drafts?.take(gateway, draft) : undefined);
         if (ids && gateway.finishDraft) return gateway.finishDraft(row.thread, ids, text, options);
         return gateway.send(row.thread, text, options);
       }

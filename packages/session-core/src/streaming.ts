@@ -9,6 +9,7 @@ import type { RunHandle } from "@agentsvc/agent-core";
 import type { Logger } from "pino";
 import { chunkText } from "./chunk-text.js";
 import type { DraftIds, Gateway, ReplyStream } from "./gateway.js";
+import { textPieces } from "./replies.js";
 import type { SessionStore } from "./store.js";
 
 /** How often a streamed preview is updated when the entry does not say. */
@@ -19,6 +20,11 @@ export interface StreamSettings {
   enabled: boolean;
   /** Entry key `streamIntervalMs`: least time between two preview updates of one reply. */
   intervalMs: number;
+}
+
+/** The gateway-state key of the text a reply finalised before an approval request. */
+export function prefixKey(inboxId: number): string {
+  return `prefix:in${inboxId}`;
 }
 
 /** The gateway-state key of a reply's draft (one per inbound message). */
@@ -51,13 +57,25 @@ class Preview {
   /** Platform calls made for this preview (bench and tests). */
   calls = 0;
 
+  /** Text already finalised before an approval: not shown again (a replayed log starts with it). */
+  skip: Promise<string>;
+
   constructor(
     private readonly gateway: Gateway,
     private readonly open: () => Promise<ReplyStream | undefined>,
     private readonly intervalMs: number,
     private readonly keep: (ids: DraftIds) => Promise<void>,
     private readonly logger: Logger,
-  ) {}
+    skip: Promise<string>,
+  ) {
+    this.skip = skip;
+  }
+
+  /** The reply's text so far, without what was finalised before. */
+  async text(): Promise<string> {
+    const skip = await this.skip;
+    return skip && this.#text.startsWith(skip) ? this.#text.slice(skip.length).trimStart() : this.#text;
+  }
 
   push(delta: string): void {
     if (this.#closed || !delta) return;
@@ -88,8 +106,11 @@ class Preview {
     this.#shown = next;
     this.calls += 1;
     this.#inflight = (async () => {
+      const skip = await this.skip;
+      const shown = skip ? firstPiece(this.gateway, await this.text()) : next;
+      if (!shown.trim()) return;
       this.#stream ??= await this.open();
-      const ids = await this.#stream?.update(next);
+      const ids = await this.#stream?.update(shown);
       if (ids) await this.keep(ids);
     })()
       .catch((err: unknown) => {
@@ -135,7 +156,11 @@ export class Previews {
     };
     const keep = (ids: DraftIds) =>
       this.store.gatewayState.set(gateway.name, key, { thread, ids, at: Date.now() } satisfies DraftRecord);
-    const preview = new Preview(gateway, open, settings.intervalMs, keep, logger);
+    const skip = this.store.gatewayState
+      .get<string>(gateway.name, prefixKey(inboxId))
+      .then((v) => v ?? "")
+      .catch(() => "");
+    const preview = new Preview(gateway, open, settings.intervalMs, keep, logger, skip);
     void this.#live.get(liveKey)?.close();
     this.#live.set(liveKey, preview);
     void (async () => {
@@ -165,12 +190,61 @@ export class Previews {
     return (await this.store.gatewayState.get<DraftRecord>(gateway.name, key))?.ids;
   }
 
+  /**
+   * The run suspended on an approval mid-reply: the text streamed so far is finalised as its own
+   * message (its pieces queued, the first finishing the draft, whose ids travel with the piece)
+   * before the request is queued, and remembered so the reply at the end of the turn does not
+   * repeat it. Runs inside the thread's lock, before the request is enqueued.
+   */
+  async finalise(
+    gateway: Gateway,
+    thread: string,
+    inboxId: number,
+    meta?: Record<string, unknown>,
+  ): Promise<void> {
+    const key = draftKey(inboxId);
+    const liveKey = `${gateway.name}\n${key}`;
+    const live = this.#live.get(liveKey);
+    if (!live) return;
+    this.#live.delete(liveKey);
+    await live.close();
+    const record = await this.store.gatewayState.get<DraftRecord>(gateway.name, key);
+    const text = await live.text();
+    if (!record || !text.trim()) return;
+    const before = (await live.skip) || "";
+    await this.store.transaction(async () => {
+      const pieces = textPieces(
+        gateway,
+        thread,
+        text,
+        `${gateway.name}:in${inboxId}:pre${before.length}`,
+        meta,
+      );
+      const first = pieces[0];
+      if (first) first.payload = { ...(first.payload as object), draftIds: record.ids };
+      await this.store.outbox.enqueue(pieces);
+      await this.store.gatewayState.delete(gateway.name, key);
+      await this.store.gatewayState.set(
+        gateway.name,
+        prefixKey(inboxId),
+        `${before}${before ? " " : ""}${text}`,
+      );
+    });
+  }
+
   /** Stops a reply's preview without finishing it (the run suspended or ended without a reply). */
   async stop(gateway: Gateway, key: string): Promise<void> {
     const liveKey = `${gateway.name}\n${key}`;
     const live = this.#live.get(liveKey);
     this.#live.delete(liveKey);
     await live?.close();
+  }
+
+  /** The text finalised before an approval (forgotten now: the turn is committing). */
+  async takePrefix(gateway: Gateway, inboxId: number): Promise<string> {
+    const prefix = await this.store.gatewayState.get<string>(gateway.name, prefixKey(inboxId));
+    if (prefix !== undefined) await this.store.gatewayState.delete(gateway.name, prefixKey(inboxId));
+    return prefix ?? "";
   }
 
   /** The final message went out: the draft is no longer anyone's. */

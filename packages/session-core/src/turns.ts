@@ -165,9 +165,12 @@ export class Turns {
       // After the record is locked by its update: the fence (several instances) rolls all back.
       await this.p.fence(state);
       for (const id of active.steered) await this.p.store.inbox.markDone(id, "done");
-      if (gateway && text) {
+      // Text finalised before an approval request was sent then: only the rest is the reply.
+      const before = gateway ? await this.p.previews.takePrefix(gateway, active.inboxId) : "";
+      const rest = before && text.startsWith(before) ? text.slice(before.length).trim() : text;
+      if (gateway && rest) {
         const key = `${gateway.name}:in${active.inboxId}`;
-        const pieces = textPieces(gateway, state.thread, text, key, active.origin.meta);
+        const pieces = textPieces(gateway, state.thread, rest, key, active.origin.meta);
         // A streamed reply's first piece finishes its draft (when the stream made one).
         const first = pieces[0];
         if (first && gateway.finishDraft)

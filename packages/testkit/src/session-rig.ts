@@ -2,7 +2,7 @@
 // in-process store: enough to drive a webhook gateway end to end from its platform fake. The agent
 // has one approval-gated tool, `delete_file`; `replyText` makes every plain reply that long text
 // (to see it chunked at the platform's limit).
-import { RunManager, WindowMemory } from "@agentsvc/agent-core";
+import { type DemoStep, RunManager, WindowMemory } from "@agentsvc/agent-core";
 import {
   createGatewaySession,
   type Gateway,
@@ -19,6 +19,8 @@ export interface SessionRigOptions {
   approvers?: string[];
   /** Pause before each token the demo model streams (a slow model). */
   tokenDelayMs?: number;
+  /** The demo model's steps (text, tool calls) in place of the default script. */
+  script?: DemoStep[];
   /** The entry's `streaming` and `streamIntervalMs` keys. */
   streaming?: boolean;
   streamIntervalMs?: number;
@@ -49,7 +51,7 @@ export async function startSessionRig(
   const store = createMemorySessionStore();
   const registry = new GatewayRegistry(logger);
   registry.register(gateway);
-  const agent = contractAgent(executed, options.replyText, options.tokenDelayMs);
+  const agent = contractAgent(executed, options.replyText, options.tokenDelayMs, options.script);
   const runs = new RunManager({ agent, memory, runStore: store.runStore, logger });
   await runs.ready();
   const session = createGatewaySession({

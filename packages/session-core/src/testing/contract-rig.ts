@@ -9,7 +9,7 @@ import {
   WindowMemory,
 } from "@agentsvc/agent-core";
 import { pino } from "pino";
-import type { DecisionKind } from "@agentsvc/agent-core";
+import type { DecisionKind, DemoStep } from "@agentsvc/agent-core";
 import type { Gateway, GatewayContext } from "../gateway.js";
 import { GatewayRegistry } from "../registry.js";
 import { type GatewaySession, createGatewaySession } from "../session.js";
@@ -150,13 +150,14 @@ export function contractAgent(
   replyText?: string,
   /** Pause before each streamed token (a slow model, to watch a reply stream). */
   tokenDelayMs?: number,
+  /** The model's steps, in place of the default script (text, tool calls). */
+  script?: DemoStep[],
 ): AgentDefinition {
   const delay = tokenDelayMs ? { tokenDelayMs } : {};
+  const steps = script ?? (replyText ? [{ text: replyText }] : undefined);
   return defineAgent({
     name: "contract",
-    model: replyText
-      ? { provider: "demo", script: [{ text: replyText }], ...delay }
-      : { provider: "demo", ...delay },
+    model: steps ? { provider: "demo", script: steps, ...delay } : { provider: "demo", ...delay },
     tools: [
       defineTool({
         name: "delete_file",
