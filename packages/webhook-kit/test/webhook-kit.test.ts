@@ -1,6 +1,5 @@
-import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { hubSignature, readSecrets, safeEqualText, sendErrorFor, verifyHubSignature } from "../src/index.js";
+import { hubSignature, safeEqualText, sendErrorFor, verifyHubSignature } from "../src/index.js";
 
 describe("X-Hub-Signature-256", () => {
   it("matches GitHub's published test values and refuses any other body", () => {
@@ -63,19 +62,5 @@ describe("sendErrorFor", () => {
   it("lets a platform rule turn a body code into a verdict", () => {
     const platformRule = () => ({ kind: "credentials" as const });
     expect(sendErrorFor(answer(400), { ...options, platformRule })).toMatchObject({ credentials: true });
-  });
-});
-
-describe("readSecrets", () => {
-  it("(deprecated wrapper) reads each variable from the entry env or the context, and logs the empty ones", () => {
-    const lines: Record<string, unknown>[] = [];
-    const logger = pino({ level: "info" }, { write: (l: string) => void lines.push(JSON.parse(l)) });
-    const secrets = readSecrets(
-      { env: { A: "a" }, logger },
-      { first: "A", second: "B", third: "C" },
-      { B: "b" },
-    );
-    expect(secrets).toEqual({ first: "a", second: "b", third: "" });
-    expect(lines.map((l) => l.envVar)).toEqual(["C"]);
   });
 });

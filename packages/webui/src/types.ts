@@ -49,5 +49,3 @@ export function agentInfoOf(described: AgentDescription): AgentInfo {
 }
 
 export type HonoEnv = { Variables: { identity: Identity } };
-
-export type { Logger, Memory, RunManagerApi, RunStore };
