@@ -24,13 +24,39 @@ export function logLevel(options: Pick<LoggerOptions, "level" | "env"> = {}): st
 }
 
 /**
+ * Options every root logger gets. An error logged with `{ err }` (a retry, a failed poll) is one line:
+ * type, message and code; its stack only at debug and trace, where someone is looking for it.
+ */
+export function loggerOptions(level: string): pino.LoggerOptions {
+  const verbose = level === "debug" || level === "trace";
+  return {
+    level,
+    serializers: {
+      err: (err: unknown) => {
+        const out = pino.stdSerializers.err(err as Error) as unknown as Record<string, unknown>;
+        if (verbose || typeof out !== "object" || out === null) return out;
+        return withoutStacks(out);
+      },
+    },
+  };
+}
+
+function withoutStacks(err: Record<string, unknown>): Record<string, unknown> {
+  const { stack: _stack, ...rest } = err;
+  if (typeof rest.cause === "object" && rest.cause !== null) {
+    rest.cause = withoutStacks(rest.cause as Record<string, unknown>);
+  }
+  return rest;
+}
+
+/**
  * The service's root logger on stdout. Pretty lines (pino-pretty, in-process, so no worker thread)
  * for a person at a terminal; JSON lines for a log collector. Loaded only when pretty is chosen.
  */
 export async function createLogger(options: LoggerOptions = {}): Promise<Logger> {
   const level = logLevel({ level: options.level, env: options.env ?? process.env });
   const format = options.format ?? (process.stdout.isTTY ? "pretty" : "json");
-  if (format === "json") return pino({ level });
+  if (format === "json") return pino(loggerOptions(level));
   const { default: pretty } = await import("pino-pretty");
   const stream = pretty({
     colorize: options.color ?? process.stdout.isTTY === true,
@@ -39,5 +65,5 @@ export async function createLogger(options: LoggerOptions = {}): Promise<Logger>
     ignore: "pid,hostname,req,res,responseTime",
     sync: true,
   });
-  return pino({ level }, stream);
+  return pino(loggerOptions(level), stream);
 }

@@ -176,8 +176,15 @@ export class ChatDb {
       sqlite.close();
       throw err;
     }
-    for (const version of migration.applied) {
-      options.logger?.info({ file, version }, `chat store migrated to schema version ${version}`);
+    // One line per start that changed the schema (a first start applies every step).
+    const { from, to, applied } = migration;
+    if (applied.length) {
+      options.logger?.info(
+        { file, from, to, applied },
+        from === 0
+          ? `chat store created at schema version ${to}`
+          : `chat store migrated from schema version ${from} to ${to} (${applied.length} step${applied.length === 1 ? "" : "s"})`,
+      );
     }
     if (!load.ok) throw new Error("unreachable: connect() refuses a failed driver load");
     const db = load.driver.drizzle(sqlite);

@@ -95,14 +95,20 @@ describe("schema: migrations", () => {
     });
     await v1.preferences.set("alice", "theme", "dark");
     v1.close();
-    const logged: number[] = [];
+    const logged: { fields: unknown; message: string }[] = [];
     const db = openStore({
       appRoot: root,
-      logger: { info: (o) => logged.push((o as { version: number }).version) },
+      logger: { info: (fields, message) => logged.push({ fields, message: String(message) }) },
     });
     expect(db.migration.from).toBe(1);
     expect(db.migration.applied).toEqual([2, 3, 4, 5, 6]);
-    expect(logged).toEqual([2, 3, 4, 5, 6]);
+    // One line for the whole upgrade, not one per step.
+    expect(logged).toEqual([
+      {
+        fields: expect.objectContaining({ from: 1, to: 6, applied: [2, 3, 4, 5, 6] }),
+        message: "chat store migrated from schema version 1 to 6 (5 steps)",
+      },
+    ]);
     expect(db.schemaVersion()).toBe(CURRENT_SCHEMA_VERSION);
     expect(await db.conversations.get("c1")).toMatchObject({
       userId: "alice",

@@ -357,10 +357,14 @@ export async function connectPostgres(options: ConnectPostgresOptions): Promise<
   }
   client.off("error", ignore);
   client.release();
-  for (const version of migration.applied) {
+  // One line per start that changed the schema (a first start applies every step).
+  const { from, to, applied } = migration;
+  if (applied.length) {
     options.logger?.info(
-      { datasource: options.datasource ?? "postgres", version },
-      `postgres store migrated to schema version ${version}`,
+      { datasource: options.datasource ?? "postgres", from, to, applied },
+      from === 0
+        ? `postgres store created at schema version ${to}`
+        : `postgres store migrated from schema version ${from} to ${to} (${applied.length} step${applied.length === 1 ? "" : "s"})`,
     );
   }
   const { drizzle } = loadDrizzlePg();
