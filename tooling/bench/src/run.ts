@@ -7,6 +7,7 @@ import { benchMemory } from "./memory.ts";
 import { benchPage } from "./page.ts";
 import { benchStart } from "./start.ts";
 import { benchStreams } from "./streams.ts";
+import { benchStreamCalls } from "./stream-calls.ts";
 import { benchSoak } from "./soak.ts";
 import { printTable } from "./stats.ts";
 import { benchStore } from "./store.ts";
@@ -19,6 +20,11 @@ if (!only || only === "start")
   printTable("Start-up (`agentsvc start` vs a bare @hono/node-server script)", await benchStart());
 if (!only || only === "streams")
   printTable("Concurrent slow streams (/agent/stream vs a bare Hono SSE handler)", await benchStreams());
+if (!only || only === "stream-calls")
+  printTable(
+    "Streamed replies (platform calls per reply, vs the same replies not streamed)",
+    await benchStreamCalls(),
+  );
 if (!only || only === "ingest")
   printTable("Gateway ingest (signed `http` events vs a bare durable Hono handler)", await benchIngest());
 if (!only || only === "ingest-pg")
