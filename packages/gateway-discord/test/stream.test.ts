@@ -123,3 +123,32 @@ describe("discord: a streamed reply that stops for an approval", () => {
     expect(rig.executed).toEqual(["n1"]);
   });
 });
+
+describe("discord: a streamed reply longer than one message", () => {
+  it("streams the first piece into the draft and sends the rest as ordinary pieces", async () => {
+    // 30 tokens of 100 characters: 3 000 characters, two messages at Discord's 2 000.
+    const words = Array.from({ length: 30 }, (_, i) => `${String(i).padStart(2, "0")}${"x".repeat(97)}`);
+    const long = words.join(" ");
+    h = await discordHarness();
+    const harness = h;
+    rig = await startSessionRig(await harness.gateway(), {
+      replyText: long,
+      tokenDelayMs: 100,
+      streamIntervalMs: 500,
+    });
+    await eventually(() => harness.fake.sessions.current !== undefined, "READY");
+    harness.fake.sessions.userSays({
+      channelId: CHANNELS[0],
+      authorId: harness.userId("u1"),
+      content: "long",
+    });
+    const inChannel = () => harness.fake.rest.botMessages.filter((m) => m.channelId === CHANNELS[0]);
+    await eventually(() => inChannel().length === 2, "two messages", 15_000);
+    await rig.session.idle(5_000);
+    const [first, second] = inChannel();
+    expect(first?.edits).toBeGreaterThanOrEqual(2);
+    expect(first?.content.length).toBeLessThanOrEqual(2000);
+    expect(`${first?.content} ${second?.content}`.replace(/\s+/g, " ")).toBe(long);
+    expect(harness.fake.rest.rateLimited).toEqual([]);
+  });
+});
