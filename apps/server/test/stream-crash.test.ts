@@ -1,13 +1,15 @@
-// A reply streaming into Discord survives a SIGKILL of the server process: after the restart the
-// turn runs again, takes the same draft message up again (its id is in the gateway's durable
-// state) and ends it with the whole reply. The user ends with exactly one message, complete, and
-// no draft is left behind.
+// Replies streaming into Discord and into a Telegram private chat survive a SIGKILL of the server
+// process: after the restart each turn runs again and takes its draft up again (the ids are in the
+// gateway's durable state): Discord edits the same message to the whole reply, Telegram goes on
+// with the same draft_id and then sends the message. Each user ends with exactly one message,
+// complete, and no draft is left in the state.
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ChatDb } from "@agentsvc/chat-store";
 // testkit depends on the server, so the server reaches the fake by path (no package cycle; built by `pnpm build`).
 import { DiscordFake } from "../../../packages/testkit/dist/discord/index.js";
+import { TelegramFake } from "../../../packages/testkit/dist/telegram/index.js";
 import { eventually } from "../../../packages/testkit/dist/wait.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort, ServerProcess } from "./crash-driver.js";
@@ -17,60 +19,88 @@ const fixture = resolve(import.meta.dirname, "fixtures/stream-crash");
 const REPLY = Array.from({ length: 40 }, (_, i) => `token${i + 1}`).join(" ");
 const DM = "800000000000000001";
 
-// The app root holds the store, and node_modules with the server's packages plus the Discord
-// adapter (needs its dist: `pnpm build`), as an app that installed it.
+// The app root holds the store, and node_modules with the server's packages plus the Discord and
+// Telegram adapters (they need their dist: `pnpm build`), as an app that installed them.
 const root = mkdtempSync(join(tmpdir(), "agentsvc-stream-crash-"));
 const serverModules = resolve(import.meta.dirname, "../node_modules/@agentsvc");
 const modules = join(root, "node_modules", "@agentsvc");
 mkdirSync(modules, { recursive: true });
 for (const name of readdirSync(serverModules))
   symlinkSync(join(serverModules, name), join(modules, name), "dir");
-symlinkSync(
-  resolve(import.meta.dirname, "../../../packages/gateway-discord"),
-  join(modules, "gateway-discord"),
-  "dir",
-);
+for (const adapter of ["gateway-discord", "gateway-telegram"])
+  symlinkSync(resolve(import.meta.dirname, "../../../packages", adapter), join(modules, adapter), "dir");
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-describe("a streamed reply across a crash (separate process, SIGKILL)", () => {
-  it("ends with exactly one complete message on Discord and no draft left in the gateway state", async () => {
-    const fake = await DiscordFake.start();
+const PRIVATE_CHAT = 4242;
+
+describe("streamed replies across a crash (separate process, SIGKILL)", () => {
+  it("end with exactly one complete message on Discord and on Telegram, and no draft left in the gateway state", async () => {
+    const discord = await DiscordFake.start();
+    const telegram = await TelegramFake.start();
     const server = new ServerProcess(
       root,
       await freePort(),
-      { DISCORD_TOKEN: fake.token, STREAM_DISCORD_API: fake.apiBaseUrl },
+      {
+        DISCORD_TOKEN: discord.token,
+        STREAM_DISCORD_API: discord.apiBaseUrl,
+        TELEGRAM_TOKEN: telegram.token,
+        STREAM_TELEGRAM_API: telegram.url,
+      },
       fixture,
     );
+    const draft = () => discord.rest.botMessages.find((m) => m.channelId === DM);
+    const drafts = () => telegram.chat.drafts.filter((d) => d.chatId === PRIVATE_CHAT);
+    const finals = () => telegram.chat.botMessages.filter((m) => m.chatId === PRIVATE_CHAT);
     try {
       await server.start();
-      await eventually(() => fake.sessions.current !== undefined, "the bot connected", 10_000);
-      fake.sessions.userSays({ channelId: DM, authorId: "700000000000000001", content: "hello" });
-      const draft = () => fake.rest.botMessages.find((m) => m.channelId === DM);
-      // Mid-stream: the draft was posted and edited at least once, and is not complete.
-      await eventually(() => (draft()?.edits ?? 0) >= 1, "the draft edited once", 10_000);
+      await eventually(() => discord.sessions.current !== undefined, "the Discord bot connected", 10_000);
+      discord.sessions.userSays({ channelId: DM, authorId: "700000000000000001", content: "hello" });
+      telegram.chat.userSends({ chatId: PRIVATE_CHAT, text: "hello", from: { id: PRIVATE_CHAT } });
+      // Mid-stream on both: the Discord draft posted and edited, two Telegram drafts shown.
+      await eventually(
+        () => (draft()?.edits ?? 0) >= 1 && drafts().length >= 2,
+        "both replies streaming",
+        10_000,
+      );
       expect(draft()?.content).not.toBe(REPLY);
+      expect(finals()).toEqual([]);
       server.kill();
       expect(await server.waitForExit(5_000)).toBe("SIGKILL");
       const cut = draft()?.content ?? "";
 
       await server.start();
-      await eventually(() => draft()?.content === REPLY, "the draft finished with the whole reply", 20_000);
+      await eventually(
+        () => draft()?.content === REPLY && finals().length > 0,
+        "both replies finished",
+        20_000,
+      );
       await new Promise((r) => setTimeout(r, 1_500)); // a late second message would show up here
-      expect(fake.rest.botMessages.filter((m) => m.channelId === DM).map((m) => m.content)).toEqual([REPLY]);
+      expect(discord.rest.botMessages.filter((m) => m.channelId === DM).map((m) => m.content)).toEqual([
+        REPLY,
+      ]);
       expect(cut.length).toBeLessThan(REPLY.length);
       // The restarted process does not know the edits the killed one made: a 429 may come (at most
       // once: its retry_after is honoured) and never costs the final text.
-      expect(fake.rest.rateLimited.length).toBeLessThanOrEqual(1);
+      expect(discord.rest.rateLimited.length).toBeLessThanOrEqual(1);
+      expect(finals().map((m) => m.text)).toEqual([REPLY]);
+      // One draft across the crash: the restarted turn went on with the same draft_id.
+      expect(new Set(drafts().map((d) => d.draftId)).size).toBe(1);
       expect(await server.stop()).toBe(0);
     } finally {
       server.kill();
-      await fake.close();
+      await discord.close();
+      await telegram.close();
     }
     const db = ChatDb.open({ appRoot: root, path: "./data/agentsvc.db" });
     try {
       expect(await db.outbox.countByStatus("pending")).toBe(0);
       expect(await db.inbox.unfinished()).toEqual([]);
-      expect(await db.gatewayState.get("discord", "draft:in1")).toBeUndefined();
+      for (const gateway of ["discord", "telegram"])
+        for (const id of [1, 2])
+          expect(
+            await db.gatewayState.get(gateway, `draft:in${id}`),
+            `${gateway} draft:in${id}`,
+          ).toBeUndefined();
     } finally {
       db.close();
     }
