@@ -94,10 +94,11 @@ async function signedEvent(gateway: "bad" | "good", body: Record<string, string>
 type Health = { status: string; gateways: Record<string, { state: string; reason?: string }> };
 const health = async (): Promise<Health> => (await (await fetch(`${server.url}/health`)).json()) as Health;
 
-async function until(check: () => Promise<boolean> | boolean, what: string, ms = 10_000): Promise<void> {
+// testkit's `eventually` (testkit depends on this package, so its tests cannot import it).
+async function eventually(check: () => Promise<boolean> | boolean, what: string, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${ms} ms`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }
@@ -112,7 +113,10 @@ describe("GET /health and rejected credentials", () => {
 
   it("stops the gateway whose credentials were rejected, keeps its reply pending, and keeps the rest running", async () => {
     expect((await signedEvent("bad", { id: "e1", thread: "t1", text: "hello" })).status).toBe(202);
-    await until(async () => (await health()).gateways.bad?.state === "stopped", "the bad gateway stopped");
+    await eventually(
+      async () => (await health()).gateways.bad?.state === "stopped",
+      "the bad gateway stopped",
+    );
     const now = await health();
     expect(now.status).toBe("ok");
     expect(now.gateways.bad?.reason).toMatch(/^credentials rejected by http: check BAD_SECRET \(.*401/);
@@ -134,7 +138,7 @@ describe("GET /health and rejected credentials", () => {
 
     // The other gateway and the agent route keep answering.
     expect((await signedEvent("good", { id: "e2", thread: "t2", text: "still up?" })).status).toBe(202);
-    await until(async () => {
+    await eventually(async () => {
       const path = "/gateways/good/threads/t2/messages?after=0";
       const res = await fetch(`${server.url}${path}`, {
         headers: signatureHeaders(SECRETS.GOOD_SECRET, new TextEncoder().encode(`GET ${path}`)),

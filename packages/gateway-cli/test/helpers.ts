@@ -38,10 +38,14 @@ export function terminal() {
   return { input, output, context, decisions, warnings, text: () => text };
 }
 
-export async function until(check: () => boolean, timeoutMs = 5_000): Promise<void> {
+/**
+ * Polls `check` every 5 ms until it holds, or fails naming `what`: testkit's `eventually`, which
+ * this package cannot import (testkit depends on the server, which depends on this package).
+ */
+export async function eventually(check: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 5));
   }
 }

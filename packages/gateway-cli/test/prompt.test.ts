@@ -1,7 +1,7 @@
 import type { InteractionRequest } from "@agentsvc/session-core";
 import { describe, expect, it } from "vitest";
 import { createCliGateway } from "../src/index.js";
-import { terminal, until } from "./helpers.js";
+import { eventually, terminal } from "./helpers.js";
 
 function request(
   id: string,
@@ -31,7 +31,7 @@ describe("cli approval prompt", () => {
   it("shows the tool, its arguments and the A/R/Q choices", async () => {
     const { term, gateway } = await started();
     await gateway.requestDecision(request("req_1"));
-    await until(() => term.text().includes(" > "));
+    await eventually(() => term.text().includes(" > "), "the prompt shows  > ");
     expect(term.text()).toContain("Tool: delete_file");
     expect(term.text()).toContain('Arguments: {"path":"notes.txt"}');
     expect(term.text()).toContain("[A]pprove, [R]eject, [Q]uit (reject and cancel the run) > ");
@@ -42,7 +42,7 @@ describe("cli approval prompt", () => {
     const { term, gateway } = await started();
     await gateway.requestDecision(request("req_a"));
     term.input.write("a\n");
-    await until(() => term.decisions.length === 1);
+    await eventually(() => term.decisions.length === 1, "1 decision(s)");
     expect(term.decisions[0]).toEqual({
       requestId: "req_a",
       decision: { decision: "approve" },
@@ -55,10 +55,13 @@ describe("cli approval prompt", () => {
     const { term, gateway } = await started();
     await gateway.requestDecision(request("req_r"));
     term.input.write("R\n");
-    await until(() => term.text().includes("Reason (optional) > "));
+    await eventually(
+      () => term.text().includes("Reason (optional) > "),
+      "the prompt shows Reason (optional) > ",
+    );
     expect(term.decisions).toHaveLength(0);
     term.input.write("too risky\n");
-    await until(() => term.decisions.length === 1);
+    await eventually(() => term.decisions.length === 1, "1 decision(s)");
     expect(term.decisions[0]?.decision).toEqual({ decision: "reject", reason: "too risky" });
     await gateway.stop();
   });
@@ -67,7 +70,7 @@ describe("cli approval prompt", () => {
     const { term, gateway } = await started();
     await gateway.requestDecision(request("req_q"));
     term.input.write("Q\n");
-    await until(() => term.decisions.length === 1);
+    await eventually(() => term.decisions.length === 1, "1 decision(s)");
     expect(term.decisions[0]?.decision).toMatchObject({ decision: "reject", cancelRun: true });
     await gateway.stop();
   });
@@ -76,10 +79,13 @@ describe("cli approval prompt", () => {
     const { term, gateway } = await started();
     await gateway.requestDecision(request("req_x"));
     term.input.write("maybe\n");
-    await until(() => term.text().includes("Please answer A, R, Q."));
+    await eventually(
+      () => term.text().includes("Please answer A, R, Q."),
+      "the prompt shows Please answer A, R, Q.",
+    );
     expect(term.decisions).toHaveLength(0);
     term.input.write("a\n");
-    await until(() => term.decisions.length === 1);
+    await eventually(() => term.decisions.length === 1, "1 decision(s)");
     await gateway.stop();
   });
 
@@ -87,10 +93,10 @@ describe("cli approval prompt", () => {
     const { term, gateway } = await started();
     await gateway.requestDecision(request("req_first"));
     await gateway.requestDecision(request("req_second"));
-    await until(() => term.text().includes("req_first"));
+    await eventually(() => term.text().includes("req_first"), "the prompt shows req_first");
     expect(term.text()).not.toContain("req_second");
     term.input.write("a\nr\n\n");
-    await until(() => term.decisions.length === 2);
+    await eventually(() => term.decisions.length === 2, "2 decision(s)");
     expect(term.decisions.map((d) => [d.requestId, d.decision.decision])).toEqual([
       ["req_first", "approve"],
       ["req_second", "reject"],
@@ -101,10 +107,10 @@ describe("cli approval prompt", () => {
   it("offers only the choices the request allows", async () => {
     const { term, gateway } = await started();
     await gateway.requestDecision(request("req_only", ["approve"]));
-    await until(() => term.text().includes(" > "));
+    await eventually(() => term.text().includes(" > "), "the prompt shows  > ");
     expect(term.text()).toContain("[A]pprove > ");
     term.input.write("r\n");
-    await until(() => term.text().includes("Please answer A."));
+    await eventually(() => term.text().includes("Please answer A."), "the prompt shows Please answer A.");
     await gateway.stop();
   });
 

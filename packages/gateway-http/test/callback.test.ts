@@ -4,7 +4,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { signed } from "./client.js";
-import { type HttpRig, httpRig, until } from "./rig.js";
+import { eventually, type HttpRig, httpRig } from "./rig.js";
 
 const SECRET = "callback-secret";
 const ENTRY = { name: "hooks", secretEnvVar: "HOOKS_SECRET" };
@@ -43,9 +43,9 @@ describe("callback failures", () => {
     });
     expect([200, 202]).toContain(res.status);
     const db = r.db;
-    await until(
+    await eventually(
       async () => (await db.outbox.list("hooks", "t400")).some((row) => row.status === "dead"),
-      10_000,
+      "the reply dead-lettered",
     );
     const rows = await db.outbox.list("hooks", "t400");
     expect(rows).toHaveLength(1);

@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { signPayload } from "../src/index.js";
 import { signed } from "./client.js";
-import { type HttpRig, httpRig, until } from "./rig.js";
+import { eventually, type HttpRig, httpRig } from "./rig.js";
 
 const SECRET = "durable-secret";
 const ENTRY = { name: "hooks", secretEnvVar: "HOOKS_SECRET" };
@@ -34,7 +34,10 @@ async function event(rig: HttpRig, id: string, thread: string, text: string) {
 
 async function requestOn(rig: HttpRig, thread: string): Promise<string> {
   await event(rig, `ev-${thread}`, thread, `use delete_file ${thread}.txt`);
-  await until(async () => (await messages(rig, thread)).some((m) => m.kind === "interaction"));
+  await eventually(
+    async () => (await messages(rig, thread)).some((m) => m.kind === "interaction"),
+    "an approval request",
+  );
   return (await messages(rig, thread)).find((m) => m.kind === "interaction")?.requestId ?? "";
 }
 
@@ -50,13 +53,13 @@ describe("http gateway durability", () => {
   it("keeps outbox seq increasing across a restart, so a reader with ?after never sees a reply twice or misses one", async () => {
     r = await httpRig([ENTRY], ENV);
     await event(r, "a-1", "t", "first");
-    await until(async () => (await messages(r as HttpRig, "t")).length === 1);
+    await eventually(async () => (await messages(r as HttpRig, "t")).length === 1, "the first message");
     const [first] = await messages(r, "t");
     const dir = r.dir;
     await r.close({ keep: true });
     r = await httpRig([ENTRY], ENV, { dir });
     await event(r, "a-2", "t", "second");
-    await until(async () => (await messages(r as HttpRig, "t")).length === 2);
+    await eventually(async () => (await messages(r as HttpRig, "t")).length === 2, "the second message");
     const after = await messages(r, "t", first?.seq);
     expect(after).toHaveLength(1);
     expect(after[0]?.text).toContain("second");
@@ -127,7 +130,7 @@ describe("http gateway durability", () => {
       const url = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/cb`;
       r = await httpRig([{ ...ENTRY, callbackUrl: url }], ENV);
       await event(r, "cb-1", "cb", "ping");
-      await until(() => received.length === 3, 15_000);
+      await eventually(() => received.length === 3, "three callback attempts", 15_000);
       await r.session.idle();
       expect(new Set(received.map((m) => m.key)).size).toBe(1);
       expect(received.every((m) => m.text.includes("ping"))).toBe(true);

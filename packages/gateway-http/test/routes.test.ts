@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { signPayload } from "../src/index.js";
 import { body, signed } from "./client.js";
-import { type HttpRig, httpRig, until } from "./rig.js";
+import { eventually, type HttpRig, httpRig } from "./rig.js";
 
 const SECRET = "route-secret";
 const OTHER = "other-secret";
@@ -50,7 +50,7 @@ describe("POST /gateways/:gatewayName/events", () => {
       thread: "th",
       text: "hi",
     });
-    await until(async () => (await messages(rig, "th")).length === 1);
+    await eventually(async () => (await messages(rig, "th")).length === 1, "one message in the thread");
     expect((await messages(rig, "th"))[0]).toMatchObject({
       kind: "reply",
       text: expect.stringContaining('You said: "hi"'),
@@ -127,7 +127,10 @@ describe("interactions", () => {
       secret: SECRET,
       body: { id: `ev-${thread}`, thread, text: "use delete_file plan.txt" },
     });
-    await until(async () => (await messages(rig, thread)).some((m) => m.kind === "interaction"));
+    await eventually(
+      async () => (await messages(rig, thread)).some((m) => m.kind === "interaction"),
+      "an approval request",
+    );
     const msg = (await messages(rig, thread)).find((m) => m.kind === "interaction");
     return msg?.requestId ?? "";
   }
@@ -228,7 +231,10 @@ describe("decision signatures bound to their request (#22 item 9)", () => {
       secret: SECRET,
       body: { id: `ev-${thread}`, thread, text: "use delete_file plan.txt" },
     });
-    await until(async () => (await messages(rig, thread)).some((m) => m.kind === "interaction"));
+    await eventually(
+      async () => (await messages(rig, thread)).some((m) => m.kind === "interaction"),
+      "an approval request",
+    );
     return (await messages(rig, thread)).find((m) => m.kind === "interaction")?.requestId ?? "";
   }
 
@@ -317,7 +323,7 @@ describe("callbackUrl", () => {
         secret: SECRET,
         body: { id: "cb-1", thread: "cb", text: "ping" },
       });
-      await until(() => received.length === 1);
+      await eventually(() => received.length === 1, "one callback");
       const got = received[0]!;
       const ts = String(got.headers["x-agentsvc-timestamp"]);
       expect(got.headers["x-agentsvc-signature"]).toBe(`v1=${signPayload(SECRET, ts, got.body)}`);

@@ -67,12 +67,3 @@ export function testContext(
   };
   return t;
 }
-
-/** Polls `check` every 10 ms until it holds, or fails naming `what`. */
-export async function waitFor(check: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

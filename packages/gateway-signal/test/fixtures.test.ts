@@ -4,10 +4,10 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { isGatewaySendError } from "@agentsvc/session-core";
-import { type FakeSignalDaemon, startSignalDaemon } from "@agentsvc/testkit";
+import { eventually, type FakeSignalDaemon, startSignalDaemon } from "@agentsvc/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { SignalGateway } from "../src/index.js";
-import { testContext, waitFor } from "./context.js";
+import { testContext } from "./context.js";
 import { ACCOUNT } from "./harness.js";
 
 type Expect =
@@ -52,7 +52,7 @@ describe("signal fixtures", () => {
       const t = testContext({ SIGNAL_ACCOUNT: ACCOUNT });
       gateway = new SignalGateway({ accountEnvVar: "SIGNAL_ACCOUNT", httpUrl: daemon.url });
       await gateway.start(t.ctx);
-      await waitFor(() => gateway?.connected === true, "the events stream");
+      await eventually(() => gateway?.connected === true, "the events stream");
       const want = fx.expect;
 
       if ("sendResult" in fx.payload) {
@@ -71,14 +71,14 @@ describe("signal fixtures", () => {
       const ignoredBefore = t.logs.filter((l) => l.msg === "signal event ignored").length;
       daemon.receiveRaw(fx.payload.account, fx.payload.envelope);
       if (want.outcome === "delivered") {
-        await waitFor(() => t.delivered.length === 1, "the delivery");
+        await eventually(() => t.delivered.length === 1, "the delivery");
         expect(t.delivered[0]).toMatchObject({
           text: want.text,
           thread: want.thread,
           author: { id: want.author },
         });
       } else if (want.outcome === "ignored") {
-        await waitFor(
+        await eventually(
           () => t.logs.filter((l) => l.msg === "signal event ignored").length > ignoredBefore,
           "the ignore line",
         );

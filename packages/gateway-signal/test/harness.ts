@@ -1,9 +1,8 @@
 // The contract harness: the adapter against the testkit's signal-cli daemon fake. A platform
 // message is an incoming envelope; its acknowledgement is the read receipt the adapter sends.
 import type { GatewayHarness } from "@agentsvc/session-core/testing";
-import { type FakeSignalDaemon, startSignalDaemon } from "@agentsvc/testkit";
+import { eventually, type FakeSignalDaemon, startSignalDaemon } from "@agentsvc/testkit";
 import { SignalGateway, type SignalGatewayOptions } from "../src/index.js";
-import { waitFor } from "./context.js";
 
 export const ACCOUNT = "+15550009999";
 
@@ -34,7 +33,7 @@ export async function signalHarness(
       // The adapter may still be connecting; a message sent before that waits on Signal's servers.
       // A stream the adapter has just closed (a restart) may still look open to the daemon: a
       // message sent into it would be lost, as with the real daemon. Wait for the adapter's own.
-      await waitFor(
+      await eventually(
         () => latest?.connected === true && daemon.openStreams === 1,
         "an open events stream",
         2_000,
@@ -46,7 +45,7 @@ export async function signalHarness(
           .length;
       const before = receiptsFor();
       daemon.receive(ACCOUNT, { from: m.thread, uuid: m.author, text: m.text, timestamp });
-      await waitFor(() => receiptsFor() > before, `the read receipt for ${m.id}`, 3_000);
+      await eventually(() => receiptsFor() > before, `the read receipt for ${m.id}`, 3_000);
     },
     sent: async () => daemon.sent.map((s) => ({ thread: s.recipient, text: s.message })),
     failNext: (status) =>

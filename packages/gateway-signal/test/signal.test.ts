@@ -1,8 +1,8 @@
 import { GatewaySendError } from "@agentsvc/session-core";
-import { type FakeSignalDaemon, startSignalDaemon } from "@agentsvc/testkit";
+import { eventually, type FakeSignalDaemon, startSignalDaemon } from "@agentsvc/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { reconnectDelay, SignalGateway, type SignalGatewayOptions } from "../src/index.js";
-import { testContext, waitFor } from "./context.js";
+import { testContext } from "./context.js";
 import { ACCOUNT } from "./harness.js";
 
 const env = { SIGNAL_ACCOUNT: ACCOUNT };
@@ -58,16 +58,16 @@ describe("signal gateway", () => {
     daemon = await startSignalDaemon({ accounts: [ACCOUNT] });
     await daemon.refuse();
     const t = await started({ reconnect: { baseMs: 20, maxMs: 80, random: () => 0.5 } });
-    await waitFor(() => scheduled(t.logs).length >= 5, "five reconnect attempts");
+    await eventually(() => scheduled(t.logs).length >= 5, "five reconnect attempts");
     expect(scheduled(t.logs).slice(0, 5)).toEqual([22, 44, 88, 88, 88]);
     expect(t.logs.some((l) => l.msg.includes("unreachable") && l.level === 40)).toBe(true);
     await daemon.resume();
-    await waitFor(() => daemon?.openStreams === 1, "the stream to open once the daemon is back");
+    await eventually(() => daemon?.openStreams === 1, "the stream to open once the daemon is back");
     daemon.receive(ACCOUNT, { from: "+15550000001", text: "back again" });
-    await waitFor(() => t.delivered.length === 1, "the message after the outage");
+    await eventually(() => t.delivered.length === 1, "the message after the outage");
     // A successful connection resets the backoff to its first step.
     await daemon.restart();
-    await waitFor(() => scheduled(t.logs).length >= 6, "the reconnect after the restart");
+    await eventually(() => scheduled(t.logs).length >= 6, "the reconnect after the restart");
     expect(scheduled(t.logs).at(-1)).toBe(22);
   });
 
@@ -75,29 +75,29 @@ describe("signal gateway", () => {
     let now = 0;
     daemon = await startSignalDaemon({ accounts: [ACCOUNT], keepaliveMs: 60_000 });
     const t = await started({ now: () => now, watchdog: { checkMs: 20 } });
-    await waitFor(() => gateway?.connected === true, "the first connection");
+    await eventually(() => gateway?.connected === true, "the first connection");
     await new Promise((r) => setTimeout(r, 150));
     now += 119_000;
     await new Promise((r) => setTimeout(r, 150));
     expect(daemon.connections).toHaveLength(1);
     now += 2_000;
-    await waitFor(() => daemon?.connections.length === 2, "a watchdog reconnect");
+    await eventually(() => daemon?.connections.length === 2, "a watchdog reconnect");
     expect(t.logs.some((l) => l.msg.includes("silent"))).toBe(true);
   });
 
   it("keepalives keep a quiet stream open; a daemon gone silent is reopened by the watchdog", async () => {
     daemon = await startSignalDaemon({ accounts: [ACCOUNT], keepaliveMs: 30 });
     await started({ watchdog: { checkMs: 20, idleMs: 200 } });
-    await waitFor(() => gateway?.connected === true, "the first connection");
+    await eventually(() => gateway?.connected === true, "the first connection");
     await new Promise((r) => setTimeout(r, 500));
     expect(daemon.connections).toHaveLength(1);
     daemon.silent(true);
-    await waitFor(() => daemon?.connections.length === 2, "a reconnect after silence", 3_000);
+    await eventually(() => daemon?.connections.length === 2, "a reconnect after silence", 3_000);
   });
 
   it("takes direct messages and ignores group messages and receipts", async () => {
     const t = await started();
-    await waitFor(() => daemon?.openStreams === 1, "the stream");
+    await eventually(() => daemon?.openStreams === 1, "the stream");
     daemon?.receive(ACCOUNT, { from: "+15550000002", text: "in the group", groupId: "Z3JvdXA=" });
     daemon?.receiveRaw(ACCOUNT, { source: "+15550000001", timestamp: 5, receiptMessage: { isRead: true } });
     const ts = daemon?.receive(ACCOUNT, {
@@ -106,7 +106,7 @@ describe("signal gateway", () => {
       name: "Ann",
       text: "just me",
     });
-    await waitFor(() => t.delivered.length === 1, "the direct message");
+    await eventually(() => t.delivered.length === 1, "the direct message");
     await new Promise((r) => setTimeout(r, 100));
     expect(t.delivered).toHaveLength(1);
     expect(t.delivered[0]).toMatchObject({
@@ -115,7 +115,7 @@ describe("signal gateway", () => {
       author: { id: "aci-1", displayName: "Ann" },
       dedupKey: `aci-1:${ts}`,
     });
-    await waitFor(() => (daemon?.receipts.length ?? 0) === 1, "the read receipt");
+    await eventually(() => (daemon?.receipts.length ?? 0) === 1, "the read receipt");
     expect(daemon?.receipts).toEqual([{ recipient: "+15550000001", targetTimestamps: [ts], type: "read" }]);
   });
 
@@ -148,7 +148,7 @@ describe("signal gateway", () => {
 
   it("a message that could not be recorded is retried in place until it is, and read on in order, on the same stream", async () => {
     const t = await started({ recordRetry: { baseMs: 20, maxMs: 80 } });
-    await waitFor(() => daemon?.openStreams === 1, "the stream");
+    await eventually(() => daemon?.openStreams === 1, "the stream");
     let failures = 0;
     t.deliverHook = async (inbound) => {
       if (inbound.text === "keep me" && failures < 4) {
@@ -158,13 +158,13 @@ describe("signal gateway", () => {
     };
     daemon?.receive(ACCOUNT, { from: "+15550000001", text: "keep me" });
     daemon?.receive(ACCOUNT, { from: "+15550000001", text: "and me, after it" });
-    await waitFor(() => t.delivered.length === 2, "both messages recorded");
+    await eventually(() => t.delivered.length === 2, "both messages recorded");
     expect(t.delivered.map((m) => m.text)).toEqual(["keep me", "and me, after it"]);
     expect(failures).toBe(4);
     // signal-cli cannot replay, so the stream must not be dropped to have it sent again.
     expect(daemon?.connections).toHaveLength(1);
     // Nothing is acknowledged before it is recorded: one read receipt per message, after it.
-    await waitFor(() => daemon?.receipts.length === 2, "the read receipts");
+    await eventually(() => daemon?.receipts.length === 2, "the read receipts");
     const retried = t.logs.filter((l) => l.msg === "recording an inbound message failed; retrying in place");
     expect(retried.length).toBe(4);
   });
@@ -176,43 +176,46 @@ describe("signal gateway", () => {
       now: () => now,
       recordRetry: { baseMs: 30, maxMs: 30 },
     });
-    await waitFor(() => daemon?.openStreams === 1, "the stream");
+    await eventually(() => daemon?.openStreams === 1, "the stream");
     let fail = true;
     t.deliverHook = async () => {
       if (fail) throw new Error("store unavailable");
     };
     daemon?.receive(ACCOUNT, { from: "+15550000001", text: "slow store" });
-    await waitFor(
+    await eventually(
       () => t.logs.some((l) => l.msg === "recording an inbound message failed; retrying in place"),
       "a retry",
     );
     now += 10_000; // far past idleMs: a watchdog that did not know would reopen the stream now
     await new Promise((r) => setTimeout(r, 100));
     fail = false;
-    await waitFor(() => t.delivered.length === 1, "the message recorded");
+    await eventually(() => t.delivered.length === 1, "the message recorded");
     expect(daemon?.connections).toHaveLength(1);
   });
 
   it("sends no Last-Event-ID: signal-cli's events have no ids to resume from", async () => {
     await started();
-    await waitFor(() => daemon?.openStreams === 1, "the stream");
+    await eventually(() => daemon?.openStreams === 1, "the stream");
     daemon?.receive(ACCOUNT, { from: "+15550000001", text: "one" });
     await daemon?.restart();
-    await waitFor(() => (daemon?.connections.length ?? 0) >= 2 && daemon?.openStreams === 1, "the reconnect");
+    await eventually(
+      () => (daemon?.connections.length ?? 0) >= 2 && daemon?.openStreams === 1,
+      "the reconnect",
+    );
     expect(daemon?.connections.map((c) => c.lastEventId)).toEqual([undefined, undefined]);
   });
 
   it("with the daemon in receive mode on-connection, a message sent while the gateway was stopped arrives when it starts again", async () => {
     daemon = await startSignalDaemon({ accounts: [ACCOUNT], receiveMode: "on-connection" });
     const t1 = await started();
-    await waitFor(() => daemon?.openStreams === 1, "the stream");
+    await eventually(() => daemon?.openStreams === 1, "the stream");
     daemon.receive(ACCOUNT, { from: "+15550000001", text: "one" });
-    await waitFor(() => t1.delivered.length === 1, "the first message");
+    await eventually(() => t1.delivered.length === 1, "the first message");
     await gateway?.stop();
-    await waitFor(() => daemon?.openStreams === 0, "the stream closed");
+    await eventually(() => daemon?.openStreams === 0, "the stream closed");
     daemon.receive(ACCOUNT, { from: "+15550000001", text: "two (while stopped)" });
     const t2 = await started();
-    await waitFor(() => t2.delivered.length === 1, "the message sent while stopped");
+    await eventually(() => t2.delivered.length === 1, "the message sent while stopped");
     expect(t2.delivered[0]?.text).toBe("two (while stopped)");
   });
 });

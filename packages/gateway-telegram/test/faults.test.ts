@@ -1,7 +1,7 @@
 // Fault injection against the Telegram fake, each bounded in time: every message the fake
 // delivered must produce exactly one turn and exactly one reply.
 import { ContractRig } from "@agentsvc/session-core/testing";
-import { TelegramFake, eventually as until } from "@agentsvc/testkit";
+import { eventually, TelegramFake } from "@agentsvc/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createGateway } from "../src/index.js";
 import { type TelegramHarness, telegramHarness } from "./harness.js";
@@ -23,7 +23,7 @@ afterEach(async () => {
 
 /** Every text got exactly one user turn in memory and exactly one reply on the platform. */
 async function expectOnceEach(texts: string[], thread = "101"): Promise<void> {
-  await until(
+  await eventually(
     async () => {
       const sent = await h.sent();
       return texts.every((t) => sent.some((m) => m.text.includes(t)));
@@ -63,13 +63,13 @@ describe("telegram faults", () => {
   it("409 because a webhook is set names deleteWebhook, and polling resumes once it is deleted", async () => {
     h.fake.setWebhook("https://example.test/hook");
     h.fake.chat.userSends({ chatId: 101, text: "during webhook w409", from: { id: h.userId("user-1") } });
-    await until(() => h.logs.some((l) => /deleteWebhook/.test(l.msg)), "the deleteWebhook hint");
+    await eventually(() => h.logs.some((l) => /deleteWebhook/.test(l.msg)), "the deleteWebhook hint");
     h.fake.setWebhook("");
     await expectOnceEach(["w409"]);
   });
 
   it("429 on getUpdates waits parameters.retry_after before polling again", async () => {
-    await until(() => h.fake.calls.some((c) => c.method === "getUpdates"), "the first poll");
+    await eventually(() => h.fake.calls.some((c) => c.method === "getUpdates"), "the first poll");
     h.fake.failNext("getUpdates", { status: 429, retryAfter: 1 });
     // A new update ends the pending long-poll at once, so the faulted call comes next.
     await say("after a rate limit r429");
@@ -81,7 +81,7 @@ describe("telegram faults", () => {
   });
 
   it("a getUpdates connection dropped without an answer is retried and the message arrives once", async () => {
-    await until(() => h.fake.calls.some((c) => c.method === "getUpdates"), "the first poll");
+    await eventually(() => h.fake.calls.some((c) => c.method === "getUpdates"), "the first poll");
     h.fake.failNext("getUpdates", { drop: true });
     h.fake.failNext("getUpdates", { drop: true });
     await say("through drops d1");
@@ -106,7 +106,7 @@ describe("telegram faults", () => {
   });
 
   it("a zombie getUpdates that never answers is abandoned after timeout + grace and polling goes on", async () => {
-    await until(() => h.fake.calls.some((c) => c.method === "getUpdates"), "the first poll");
+    await eventually(() => h.fake.calls.some((c) => c.method === "getUpdates"), "the first poll");
     h.fake.failNext("getUpdates", { hang: true });
     h.fake.chat.userSends({ chatId: 101, text: "wake z0", from: { id: h.userId("user-1") } });
     await say("behind a zombie z1");
@@ -129,7 +129,7 @@ describe("telegram faults", () => {
       return next(inbound);
     };
     await rig.start();
-    await until(() => recorded === 3, "three recorded before the crash");
+    await eventually(() => recorded === 3, "three recorded before the crash");
     await rig.stop();
     crash(new Error("process killed"));
     const offset = await rig.store.gatewayState.get("telegram", "offset");
@@ -161,10 +161,10 @@ describe("telegram credentials and conflicts", () => {
 
   it("a revoked token (401 on getUpdates) stops polling with one error naming the token variable", async () => {
     await startWith({ backoff: { baseMs: 20, maxMs: 100 } });
-    await until(() => g.fake.calls.some((c) => c.method === "getUpdates"), "the first poll");
+    await eventually(() => g.fake.calls.some((c) => c.method === "getUpdates"), "the first poll");
     // The pending long-poll ends within its 1 s timeout; the next getUpdates is refused.
     g.fake.revokeToken();
-    await until(() => stopped()?.state === "stopped", "the gateway stopped");
+    await eventually(() => stopped()?.state === "stopped", "the gateway stopped");
     const after = polls().length;
     // With backoff from 20 ms a retry loop would poll again many times in this window.
     await new Promise((resolve) => setTimeout(resolve, 600));
@@ -176,7 +176,7 @@ describe("telegram credentials and conflicts", () => {
 
   it("a wrong token at start (401 on getMe) polls nothing and names the variable", async () => {
     await startWith({ env: { TG_TOKEN: "123456:wrong" }, backoff: { baseMs: 20, maxMs: 100 } });
-    await until(() => stopped()?.state === "stopped", "the gateway stopped");
+    await eventually(() => stopped()?.state === "stopped", "the gateway stopped");
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(polls()).toHaveLength(1);
     expect(stopped()?.reason).toMatch(/check TG_TOKEN \(getMe: 401 Unauthorized\)/);
@@ -185,14 +185,14 @@ describe("telegram credentials and conflicts", () => {
   it("a 409 streak is not a credentials error: polling goes on with growing gaps, no tight loop", async () => {
     const baseMs = 40;
     await startWith({ backoff: { baseMs, maxMs: 60_000 } });
-    await until(() => g.fake.calls.some((c) => c.method === "getUpdates"), "the first poll");
+    await eventually(() => g.fake.calls.some((c) => c.method === "getUpdates"), "the first poll");
     for (let i = 0; i < 6; i++) g.fake.failNext("getUpdates", { status: 409, reason: "poller" });
     // A new update ends the pending long-poll at once, so the faulted calls come next.
     g.fake.chat.userSends({ chatId: 101, text: "through conflicts k409", from: { id: g.userId("user-1") } });
     const calls = () => g.fake.calls.filter((c) => c.method === "getUpdates");
     // Call 0 is the long-poll that returned the update; calls 1-6 get 409, call 7 is answered.
-    await until(() => calls().length >= 8, "the poll after the streak", 10_000);
-    await until(async () => (await g.sent()).some((m) => m.text.includes("k409")), "the reply");
+    await eventually(() => calls().length >= 8, "the poll after the streak", 10_000);
+    await eventually(async () => (await g.sent()).some((m) => m.text.includes("k409")), "the reply");
     const streak = calls()
       .slice(1, 8)
       .map((c) => c.at);

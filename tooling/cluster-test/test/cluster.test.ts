@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ChatDb, openPostgresChatDb } from "@agentsvc/chat-store";
 import { postgresBinDir, postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/pg-test";
-import { TelegramFake } from "@agentsvc/testkit";
+import { eventually, TelegramFake } from "@agentsvc/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Hooks, Instance, Page } from "./instances.js";
 
@@ -33,14 +33,6 @@ function replyText(sse: string): string {
     text += chunk.choices?.[0]?.delta?.content ?? "";
   }
   return text;
-}
-
-async function until(check: () => boolean | Promise<boolean>, what: string, ms = 60_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** Two pollers at once would make Telegram answer 409; the adapter logs each one. */
@@ -84,10 +76,10 @@ describe.skipIf(postgresMissing)("three instances over one PostgreSQL", () => {
   });
 
   it("one instance leads: it alone polls Telegram and answers there", async () => {
-    await until(() => leaders().length === 1, "a leader");
+    await eventually(() => leaders().length === 1, "a leader", 60_000);
     const chatId = 5001;
     telegram.chat.userSends({ chatId, text: "hello before" });
-    await until(() => botTexts(chatId).length >= 1, "the reply on Telegram", 20_000);
+    await eventually(() => botTexts(chatId).length >= 1, "the reply on Telegram", 20_000);
     expect(leaders()).toHaveLength(1);
     expect(conflicts()).toEqual([]);
   });
@@ -116,13 +108,17 @@ describe.skipIf(postgresMissing)("three instances over one PostgreSQL", () => {
       );
     }
     const reader = hooks()[0] as Hooks;
-    await until(async () => {
-      for (let t = 0; t < THREADS; t++) {
-        const texts = (await reader.messages(`t${t}`)).filter((m) => m.kind === "reply");
-        if (texts.length < PER_THREAD) return false;
-      }
-      return true;
-    }, "a reply to every message");
+    await eventually(
+      async () => {
+        for (let t = 0; t < THREADS; t++) {
+          const texts = (await reader.messages(`t${t}`)).filter((m) => m.kind === "reply");
+          if (texts.length < PER_THREAD) return false;
+        }
+        return true;
+      },
+      "a reply to every message",
+      60_000,
+    );
     await new Promise((r) => setTimeout(r, 1000)); // a duplicate would show up by now
     for (let t = 0; t < THREADS; t++) {
       const replies = (await reader.messages(`t${t}`)).filter((m) => m.kind === "reply");
@@ -140,13 +136,13 @@ describe.skipIf(postgresMissing)("three instances over one PostgreSQL", () => {
       );
     }
     expect(await store.inbox.unfinished()).toEqual([]);
-    await until(() => leaders().length === 1, "a new leader");
+    await eventually(() => leaders().length === 1, "a new leader", 60_000);
   }, 180_000);
 
   it("after the leader died, another instance holds the Telegram poll and answers there", async () => {
     const chatId = 5002;
     telegram.chat.userSends({ chatId, text: "hello after" });
-    await until(() => botTexts(chatId).length >= 1, "the reply after the takeover", 30_000);
+    await eventually(() => botTexts(chatId).length >= 1, "the reply after the takeover", 30_000);
     expect(conflicts()).toEqual([]);
   });
 
@@ -181,11 +177,15 @@ describe.skipIf(postgresMissing)("three instances over one PostgreSQL", () => {
     );
     expect(Number(cut.trim())).toBe(live().length);
     const reader = hooks[0] as Hooks;
-    await until(async () => {
-      for (const thread of threads)
-        if ((await reader.messages(thread)).filter((m) => m.kind === "reply").length < 1) return false;
-      return true;
-    }, "a reply in every thread");
+    await eventually(
+      async () => {
+        for (const thread of threads)
+          if ((await reader.messages(thread)).filter((m) => m.kind === "reply").length < 1) return false;
+        return true;
+      },
+      "a reply in every thread",
+      60_000,
+    );
     await new Promise((r) => setTimeout(r, 2000)); // a turn committed twice would have replied by now
     for (const thread of threads) {
       const replies = (await reader.messages(thread)).filter((m) => m.kind === "reply");
