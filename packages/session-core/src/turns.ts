@@ -149,6 +149,9 @@ export class Turns {
     // The run could not save the turn (persist failed): end the record anyway, with a failure reply.
     if (!active.committed) await this.#commitFallback(state, active, failureText(result.error));
     fault("after-commit");
+    // No preview update after this (its last one has settled): with several instances the leader
+    // that sends the final piece is told only now, and must not race a late update.
+    if (gateway) await this.p.previews.stop(gateway, draftKey(active.inboxId));
     this.p.sender.wake();
     await this.finish(state);
   }
