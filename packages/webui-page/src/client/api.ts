@@ -34,11 +34,14 @@ export class Api {
     accept: string,
     signal?: AbortSignal,
     quiet = false,
+    extra: Record<string, string> = {},
   ) {
     const sent = fetch(this.base + route, {
       method,
       headers: this.headers(
-        body === undefined ? { Accept: accept } : { Accept: accept, "Content-Type": "application/json" },
+        body === undefined
+          ? { Accept: accept, ...extra }
+          : { Accept: accept, "Content-Type": "application/json", ...extra },
       ),
       body: body === undefined ? null : JSON.stringify(body),
       credentials: "same-origin",
@@ -95,7 +98,12 @@ export class Api {
   }
 
   /** Starts an SSE response (POST); the caller reads the body. */
-  stream(route: string, body: unknown, signal: AbortSignal): Promise<Response> {
-    return this.send("POST", route, body, "text/event-stream", signal);
+  stream(
+    route: string,
+    body: unknown,
+    signal: AbortSignal,
+    headers: Record<string, string> = {},
+  ): Promise<Response> {
+    return this.send("POST", route, body, "text/event-stream", signal, false, headers);
   }
 }

@@ -40,6 +40,10 @@ interface HistoryMessage {
 
 interface Turn {
   threadId: string | undefined;
+  /** The conversation the turn runs in (the page may switch away while it streams). */
+  conversation?: string;
+  /** What the user sent (a new turn only): shown again when a reload follows the run. */
+  input?: string;
   controller: AbortController;
   bubble: AssistantBubble;
   acc: TurnAccumulator;
@@ -170,7 +174,15 @@ async function submit(): Promise<void> {
   }
   transcript.addUser(text);
   const bubble = transcript.addAssistant();
-  const t: Turn = { threadId: undefined, controller, bubble, acc: new TurnAccumulator(), stopped: false };
+  const t: Turn = {
+    threadId: undefined,
+    conversation: current,
+    input: text,
+    controller,
+    bubble,
+    acc: new TurnAccumulator(),
+    stopped: false,
+  };
   turn = t;
   transcript.scrollToEnd();
   status("Assistant is replying…");
@@ -200,6 +212,9 @@ async function runStream(t: Turn, res: Response): Promise<void> {
     {
       thread: (id) => {
         t.threadId = id;
+        // A reload while this streams finds the run again (reattach below).
+        if (t.conversation && t.input !== undefined)
+          storage.set(`streaming:${t.conversation}`, JSON.stringify({ threadId: id, input: t.input }));
       },
       chunk: (envelope) => {
         const d = t.acc.apply(envelope);
@@ -215,6 +230,8 @@ async function runStream(t: Turn, res: Response): Promise<void> {
     },
     t.controller.signal,
   );
+  // Kept when the body was cut without a stop: a reload (which cuts it too) follows the run again.
+  if (t.conversation && (end === "done" || t.stopped)) storage.set(`streaming:${t.conversation}`, null);
   t.bubble.setStreaming(false);
   t.bubble.flush();
   t.bubble.finishTools(t.acc.toolCalls);
@@ -437,6 +454,7 @@ async function openConversation(id: string, prefetched?: Promise<HistoryReply>):
   transcript.clear();
   lastReplayed = null;
   let waiting: string | undefined;
+  let lastStored: HistoryMessage | undefined;
   try {
     const r = await (prefetched ?? fetchHistory(id));
     if (id !== current) return;
@@ -444,6 +462,7 @@ async function openConversation(id: string, prefetched?: Promise<HistoryReply>):
     transcript.replay(replayUnits(r.messages ?? []), (units) => replayMessages(units.flat()));
     performance.mark("agentsvc:history-built");
     waiting = r.pending?.[0]?.threadId;
+    lastStored = r.messages?.at(-1);
   } catch (err) {
     report(err);
   }
@@ -459,6 +478,49 @@ async function openConversation(id: string, prefetched?: Promise<HistoryReply>):
     if (last !== lastReplayed && !last.root.querySelector(".approval")) last.root.remove();
     transcript.settle();
   }
+  const streaming = streamingTurn(id);
+  if (streaming && id === current && !turn) {
+    // The page was left while a reply streamed. Once the turn is stored (the history ends with its
+    // reply) there is nothing to follow; before, the history holds neither message, so the user's
+    // is shown from here and the run is followed from its first event (Last-Event-ID: 0).
+    if (lastStored?.role === "assistant") storage.set(`streaming:${id}`, null);
+    else await reattach(id, streaming.threadId, lastStored?.role === "user" ? undefined : streaming.input);
+  }
+}
+
+function streamingTurn(id: string): { threadId: string; input: string } | undefined {
+  try {
+    const v = JSON.parse(storage.get(`streaming:${id}`) ?? "null") as { threadId?: unknown; input?: unknown };
+    return typeof v?.threadId === "string" && typeof v.input === "string"
+      ? { threadId: v.threadId, input: v.input }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function reattach(conversation: string, threadId: string, input: string | undefined): Promise<void> {
+  const controller = new AbortController();
+  let res: Response;
+  try {
+    res = await api.stream("/stream", { threadId }, controller.signal, { "Last-Event-ID": "0" });
+  } catch {
+    // The run is gone (this instance restarted, or it ended long ago): the history is all there is.
+    storage.set(`streaming:${conversation}`, null);
+    return;
+  }
+  if (conversation !== current || turn) {
+    controller.abort();
+    return;
+  }
+  if (input !== undefined) transcript.addUser(input);
+  const bubble = transcript.addAssistant();
+  const t: Turn = { threadId, conversation, controller, bubble, acc: new TurnAccumulator(), stopped: false };
+  turn = t;
+  setBusy(true);
+  transcript.scrollToEnd();
+  status("Assistant is replying…");
+  await runStream(t, res);
 }
 
 async function newConversation(): Promise<void> {
@@ -559,7 +621,9 @@ async function boot(): Promise<void> {
   // The theme preference does not hold up the conversation: it applies whenever it arrives.
   const preferences = loadPreferences();
   const items = await refreshConversations(listed);
-  const id = items.some((c) => c.conversationId === last) ? last! : (items[0]?.conversationId ?? "default");
+  // A conversation whose first reply was still streaming is not listed yet: it is kept all the same.
+  const kept = last && (items.some((c) => c.conversationId === last) || storage.get(`streaming:${last}`));
+  const id = kept ? last : (items[0]?.conversationId ?? "default");
   await openConversation(id, id === last ? prefetched : undefined);
   await preferences;
   status("");
