@@ -269,7 +269,7 @@ export class FakeTeams extends HttpFake {
    * was streamed before ("the bot message must contain previous streaming content"); a `message`
    * with streamType `final` ends it and becomes the message the user keeps.
    */
-  #stream(res: ServerResponse, conversationId: string, activity: Json, info: Json): void {
+  #stream(res: ServerResponse, conversationId: string, activity: Json, info: Json) {
     const refuse = (why: string) => {
       this.streamRefusals.push(why);
       answerJson(res, 400, { error: { code: "BadArgument", message: why } });
