@@ -134,10 +134,32 @@ function onAuthRequired(code: AuthCode): void {
 }
 
 /** Shows what went wrong in plain words; 401s are already handled by their prompts. */
+/**
+ * While the service cannot be reached, ask `/info` every few seconds (quietly); the first answer
+ * clears the notice, unless something else has been said since.
+ */
+let probing = false;
+function watchUntilReachable(): void {
+  if (probing) return;
+  probing = true;
+  const notice = plainMessage("network");
+  const probe = async () => {
+    try {
+      await api.get<Info>("/info", {}, true);
+      probing = false;
+      if (statusLine.textContent === notice) status("");
+    } catch {
+      setTimeout(() => void probe(), 3000);
+    }
+  };
+  setTimeout(() => void probe(), 3000);
+}
+
 function report(err: unknown): void {
   if (err instanceof ApiError) {
     if (err.status === 401) status("Waiting for you to sign in or enter the API key.");
     else status(plainMessage(err.code, err.status));
+    if (err.code === "network") watchUntilReachable();
   } else if (!(err instanceof DOMException && err.name === "AbortError")) {
     status("Something went wrong; please try again.");
   }
@@ -591,6 +613,8 @@ async function boot(): Promise<void> {
     if (!(err instanceof ApiError && err.status === 401)) {
       status(err instanceof ApiError ? plainMessage(err.code, err.status) : plainMessage("network"));
     }
+    // Started without the service: load the page once it answers.
+    if (err instanceof ApiError && err.code === "network") reloadWhenReachable();
     transcript.settle();
     return;
   }
@@ -627,6 +651,18 @@ async function boot(): Promise<void> {
   await openConversation(id, id === last ? prefetched : undefined);
   await preferences;
   status("");
+}
+
+function reloadWhenReachable(): void {
+  const probe = async () => {
+    try {
+      await api.get<Info>("/info", {}, true);
+      location.reload();
+    } catch {
+      setTimeout(() => void probe(), 3000);
+    }
+  };
+  setTimeout(() => void probe(), 3000);
 }
 
 /** Without accounts every visitor shares one workspace: said once, on the first visit. */
