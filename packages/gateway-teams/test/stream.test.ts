@@ -2,7 +2,7 @@
 // one streamId, increasing streamSequence and growing text, then one final message.
 import { eventually, type SessionRig, startSessionRig } from "@agentsvc/testkit/session";
 import { afterEach, describe, expect, it } from "vitest";
-import { alice, type TeamsWorld, teamsWorld } from "./harness.js";
+import { alice, SECRETS, type TeamsWorld, teamsWorld } from "./harness.js";
 
 /** 20 tokens; the demo model streams one every 100 ms. */
 const REPLY = Array.from({ length: 20 }, (_, i) => `word${i + 1}`).join(" ");
@@ -36,5 +36,47 @@ describe("teams: streamed replies", () => {
         expect(u.text.length).toBeGreaterThan((stream.updates[i - 1] as { text: string }).text.length);
     });
     expect(w.fake.sent.map((s) => s.text)).toEqual([REPLY]);
+  });
+
+  it("the fake refuses what Teams refuses: changed content, a sequence that does not grow, a second stream", async () => {
+    const w = await teamsWorld();
+    world = w;
+    w.fake.messageActivity({ conversationId, from: alice, text: "the chat is personal" });
+    const grant = await fetch(`${w.fake.loginBaseUrl}/botframework.com/oauth2/v2.0/token`, {
+      method: "POST",
+      body: new URLSearchParams({
+        grant_type: "client_credentials",
+        client_id: SECRETS.TEAMS_TEST_APP_ID,
+        client_secret: SECRETS.TEAMS_TEST_APP_PASSWORD,
+        scope: "https://api.botframework.com/.default",
+      }),
+    });
+    const { access_token: token } = (await grant.json()) as { access_token: string };
+    const post = (text: string, sequence: number, streamId?: string) =>
+      fetch(`${w.fake.serviceUrl}v3/conversations/${encodeURIComponent(conversationId)}/activities`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          type: "typing",
+          text,
+          entities: [
+            {
+              type: "streaminfo",
+              streamType: "streaming",
+              streamSequence: sequence,
+              ...(streamId ? { streamId } : {}),
+            },
+          ],
+        }),
+      });
+    const first = await post("The brown", 1);
+    expect(first.status).toBe(201);
+    const { id } = (await first.json()) as { id: string };
+    // The example of Teams' docs: "The brown" then "Hello" is refused.
+    expect((await post("Hello", 2, id)).status).toBe(400);
+    expect((await post("The brown fox", 1, id)).status).toBe(400);
+    expect((await post("Another", 1)).status).toBe(400);
+    expect((await post("The brown fox", 2, id)).status).toBe(201);
+    expect(w.fake.streamRefusals).toHaveLength(3);
   });
 });
