@@ -26,6 +26,8 @@ import { readEnv } from "./env.js";
 import { AGENT_ROUTE_USER, wireGateways } from "./gateways.js";
 import { healthRoute } from "./health.js";
 import { probeRoutes } from "./probes.js";
+import { MeteredRunManager } from "./metered-runs.js";
+import { createMetrics, type ServerMetrics } from "./metrics.js";
 import { requestLog } from "./request-log.js";
 import { mountPage } from "./static-pages.js";
 import { mountWebhooks } from "./webhooks.js";
@@ -118,7 +120,12 @@ export async function createServer(project: Project, options: ServerOptions = {}
     closers.push(() => toolServers.close());
 
     const memory = createMemory(agent, primary, models.summarize);
-    const runs = new RunManager({
+    // prom-client loads only for a project that declares `metrics`.
+    const metrics: ServerMetrics | undefined = project.config.metrics
+      ? await createMetrics(project.config.metrics, env, logger.child({ name: "metrics" }))
+      : undefined;
+    if (metrics) closers.push(() => metrics.close());
+    const runOptions = {
       agent,
       model: models.model,
       memory,
@@ -126,7 +133,10 @@ export async function createServer(project: Project, options: ServerOptions = {}
       tools: toolServers.tools as ToolDefinition[],
       env,
       logger: logger.child({ name: "runs" }),
-    });
+    };
+    const runs = metrics
+      ? new MeteredRunManager(runOptions, (handle, startedAt) => metrics.observeRun(handle, startedAt))
+      : new RunManager(runOptions);
     // Suspended runs checkpointed before a restart become resumable again.
     await runs.ready();
     // Routes reach a run on whichever instance runs it (cancel, steer); a decision releases it elsewhere.
@@ -146,8 +156,17 @@ export async function createServer(project: Project, options: ServerOptions = {}
     const app = new Hono();
     // Outermost: once every other middleware has set its headers, streams go straight to the socket.
     app.use(directStreams());
+    if (metrics) app.use(metrics.middleware);
     app.use(requestLog(logger.child({ name: "http" })));
-    // DNS-rebinding guard on every route, before anything else answers.
+    // Probes and metrics answer whatever Host they are called by: an orchestrator or a scraper
+    // reaches the instance by its own address, not by a name in allowedHosts.
+    let accepting = true;
+    app.route("/", probeRoutes({ session: gateways.session, store: primary, accepting: () => accepting }));
+    if (metrics) {
+      metrics.watch({ session: gateways.session, store: primary });
+      metrics.mount(app);
+    }
+    // DNS-rebinding guard on every other route, before anything else answers.
     const allowedHosts = allowedHostsOf(project, options);
     const refusedHosts = new Set<string>();
     app.use(
@@ -161,8 +180,6 @@ export async function createServer(project: Project, options: ServerOptions = {}
     );
     // Before the exposures: a page or route mounted at `/` never answers for it.
     app.route("/", healthRoute(gateways.session));
-    let accepting = true;
-    app.route("/", probeRoutes({ session: gateways.session, store: primary, accepting: () => accepting }));
     for (const exposure of project.exposures) {
       if (exposure.exposes === "agent") {
         const apiKey = exposure.apiKeyEnvVar ? readEnv(env, exposure.apiKeyEnvVar) : undefined;
@@ -204,6 +221,7 @@ export async function createServer(project: Project, options: ServerOptions = {}
           : undefined;
       return webhookPath ? { name: g.name, type: g.type, webhookPath } : { name: g.name, type: g.type };
     });
+    await metrics?.listen();
     // Gateways start last: replayed inbound messages may start turns right away.
     await gateways.session.start().catch((error: unknown) => {
       throw namingEntry(error, project);

@@ -294,6 +294,23 @@ export class Outbox {
     return rows.length > 0;
   }
 
+  /** Pending and dead pieces counted per gateway (the metrics' outbox gauges). */
+  async countsByGateway(): Promise<{ gateway: string; status: OutboxStatus; count: number }[]> {
+    const o = this.t.outbox;
+    const rows = await this.ctx.run((db) =>
+      db
+        .select({ gateway: o.gateway, status: o.status, count: count() })
+        .from(o)
+        .where(inArray(o.status, ["pending", "dead"]))
+        .groupBy(o.gateway, o.status),
+    );
+    return rows.map((r) => ({
+      gateway: r.gateway,
+      status: r.status as OutboxStatus,
+      count: Number(r.count),
+    }));
+  }
+
   async countByStatus(status: OutboxStatus): Promise<number> {
     const rows = await this.ctx.run((db) =>
       db.select({ n: count() }).from(this.t.outbox).where(eq(this.t.outbox.status, status)),

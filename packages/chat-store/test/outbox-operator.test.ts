@@ -31,6 +31,14 @@ eachDriver((driver) => {
       const [dead] = await db.outbox.browse({ gateway: "slack", statuses: ["dead"] });
       expect(dead).toMatchObject({ id: b, status: "dead", attempts: 1, lastError: "403 not_in_channel" });
       expect(d).toBeTypeOf("number");
+      const counts = await db.outbox.countsByGateway();
+      expect(
+        counts.sort((x, y) => `${x.gateway}${x.status}`.localeCompare(`${y.gateway}${y.status}`)),
+      ).toEqual([
+        { gateway: "discord", status: "dead", count: 1 },
+        { gateway: "slack", status: "dead", count: 1 },
+        { gateway: "slack", status: "pending", count: 1 },
+      ]);
     });
 
     it("requeues a dead piece as new: pending, due now, attempts from zero; anything else is left alone", async () => {

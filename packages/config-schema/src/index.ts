@@ -56,6 +56,7 @@ export type {
   Project,
   ProjectConfig,
   StoreDurability,
+  MetricsConfig,
   PushGatewayEntry,
   PushType,
   SessionPolicy,

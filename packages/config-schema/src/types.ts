@@ -254,6 +254,17 @@ export interface ProjectConfig {
    * but may lose the last commits on power loss.
    */
   storeDurability?: StoreDurability;
+  /** Prometheus metrics; absent = off. */
+  metrics?: MetricsConfig;
+}
+
+export interface MetricsConfig {
+  /** Where the text format is served. Default `/metrics` with a `port`. */
+  path: string;
+  /** A separate listener on 127.0.0.1 instead of the service's port. */
+  port?: number;
+  /** Scrapers must send this variable's value (`Authorization: Bearer` or `X-API-Key`). */
+  apiKeyEnvVar?: string;
 }
 
 export type StoreDurability = "power" | "process";

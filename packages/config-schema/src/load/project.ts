@@ -80,6 +80,14 @@ async function loadConfig(root: string, loader: Loader, sink: IssueSink) {
   if (r.output.allowedHosts !== undefined) config.allowedHosts = r.output.allowedHosts;
   if (r.output.rootAgent !== undefined) config.rootAgent = r.output.rootAgent;
   if (r.output.publicBaseUrl !== undefined) config.publicBaseUrl = r.output.publicBaseUrl;
+  if (r.output.metrics !== undefined) {
+    const { path, port, apiKeyEnvVar } = r.output.metrics;
+    config.metrics = {
+      path: path ?? "/metrics",
+      ...(port !== undefined ? { port } : {}),
+      ...(apiKeyEnvVar !== undefined ? { apiKeyEnvVar } : {}),
+    };
+  }
   config.datasources = { ...config.datasources, ...r.output.datasources };
   const store = typeof r.output.store === "string" ? { datasource: r.output.store } : r.output.store;
   if (store?.durability) config.storeDurability = store.durability;

@@ -75,6 +75,35 @@ export const allowedHostSchema = v.pipe(
   ),
 );
 
+const metricsPath = v.pipe(
+  v.string("must be a string: the path /metrics are served at"),
+  v.trim(),
+  v.startsWith("/", "must start with / (the path /metrics are served at, e.g. /metrics)"),
+  v.check(
+    (p) => p !== "/health" && !p.startsWith("/health/"),
+    "is taken by the health probes (/health, /health/live, /health/ready): pick another, e.g. /metrics",
+  ),
+);
+
+/**
+ * Prometheus metrics, off unless declared: at `path` on the service's own port (behind an API key
+ * when `apiKeyEnvVar` is set), or on a separate `port` bound to 127.0.0.1.
+ */
+export const metricsSchema = v.pipe(
+  strict(
+    {
+      path: v.optional(metricsPath),
+      port: v.optional(integerIn(1, 65535, "TCP port of a separate metrics listener on 127.0.0.1")),
+      apiKeyEnvVar: v.optional(envVarName),
+    },
+    "metrics: { path?, port?, apiKeyEnvVar? }",
+  ),
+  v.check(
+    (m) => m.path !== undefined || m.port !== undefined,
+    "needs a path (served on the service's port, e.g. path: /metrics) or a port (a separate listener on 127.0.0.1)",
+  ),
+);
+
 export const projectConfigSchema = strict(
   {
     port: v.optional(integerIn(0, 65535, "TCP port")),
@@ -86,6 +115,7 @@ export const projectConfigSchema = strict(
       ),
     ),
     store: v.optional(storeSchema),
+    metrics: v.optional(metricsSchema),
     datasources: v.optional(
       v.record(
         v.pipe(

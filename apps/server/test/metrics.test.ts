@@ -1,0 +1,214 @@
+// /metrics over real HTTP, parsed with a Prometheus text-format parser: the series move as requests,
+// turns and dead letters happen. The http gateway's callback receiver refuses a reply with 400, which
+// the platform rule dead-letters after one attempt.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, request, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { loadProject } from "@agentsvc/config-schema";
+import { signatureHeaders } from "@agentsvc/gateway-http";
+import parsePrometheusTextFormat from "parse-prometheus-text-format";
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningServer, startServer } from "../src/index.js";
+
+const env = { HOOK_SECRET: "hook-secret", METRICS_KEY: "scrape-key" };
+let root: string;
+let server: RunningServer;
+let receiver: Server;
+
+beforeAll(async () => {
+  receiver = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => res.writeHead(400).end("no such recipient"));
+  });
+  await new Promise<void>((ok) => receiver.listen(0, "127.0.0.1", ok));
+  const callbackUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/cb`;
+  root = mkdtempSync(resolve(import.meta.dirname, "fixtures/.metrics-"));
+  mkdirSync(join(root, "agents"));
+  mkdirSync(join(root, "gateways"));
+  writeFileSync(
+    join(root, "package.json"),
+    JSON.stringify({ name: "metrics-fixture", private: true, type: "module" }),
+  );
+  writeFileSync(
+    join(root, "agents/ops.mjs"),
+    `import { defineAgent } from "@agentsvc/agent-core";\nexport default defineAgent({ name: "ops", model: { provider: "demo" }, memory: { type: "window" } });\n`,
+  );
+  writeFileSync(
+    join(root, "gateways/hook.yaml"),
+    `type: http\nsecretEnvVar: HOOK_SECRET\ncallbackUrl: ${callbackUrl}\n`,
+  );
+  writeFileSync(join(root, "gateways/agent.yaml"), "exposes: agent\npath: /agent\n");
+  writeFileSync(
+    join(root, "agentsvc.config.yaml"),
+    "metrics:\n  path: /metrics\n  apiKeyEnvVar: METRICS_KEY\n",
+  );
+  const loaded = await loadProject(root);
+  if (!loaded.ok) throw new Error(loaded.errors.map((e) => `${e.file}: ${e.path}: ${e.message}`).join("\n"));
+  server = await startServer(loaded.project, {
+    port: 0,
+    logger: pino({ level: "silent" }),
+    env,
+    buildDir: mkdtempSync(join(tmpdir(), "agentsvc-metrics-build-")),
+    interactive: false,
+  });
+});
+
+afterAll(async () => {
+  await server?.shutdown();
+  receiver?.closeAllConnections();
+  await new Promise<void>((ok) => (receiver ? receiver.close(() => ok()) : ok()));
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+type Families = ReturnType<typeof parsePrometheusTextFormat>;
+
+async function scrape(): Promise<Families> {
+  const res = await fetch(`${server.url}/metrics`, {
+    headers: { authorization: `Bearer ${env.METRICS_KEY}` },
+  });
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
+  // The parser folds a labelled histogram into one sample (its flattenMetrics keeps no labels), so
+  // histogram TYPE lines are dropped: _bucket, _sum and _count then read as plain labelled series.
+  const text = (await res.text())
+    .split("\n")
+    .filter((line) => !/^# TYPE \S+ histogram$/.test(line))
+    .join("\n");
+  return parsePrometheusTextFormat(text);
+}
+
+/** The value of one series (0 when absent); a histogram's count is its `<name>_count` series. */
+function value(families: Families, name: string, labels: Record<string, string> = {}): number {
+  // A name may come back as several families: prom-client writes each label set's series together.
+  const sample = families
+    .filter((f) => f.name === name)
+    .flatMap((f) => f.metrics)
+    .find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v));
+  return Number(sample?.value ?? 0);
+}
+
+async function until(check: () => Promise<boolean>, what: string, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe("GET /metrics", () => {
+  it("refuses a scrape without the API key, in constant time, and serves process metrics with it", async () => {
+    expect((await fetch(`${server.url}/metrics`)).status).toBe(401);
+    const wrong = await fetch(`${server.url}/metrics`, { headers: { "x-api-key": "scrape-kez" } });
+    expect(wrong.status).toBe(401);
+    const families = await scrape();
+    expect(families.map((f) => f.name)).toEqual(
+      expect.arrayContaining(["nodejs_eventloop_lag_seconds", "process_resident_memory_bytes"]),
+    );
+    expect(value(families, "agentsvc_gateway_up", { gateway: "hook" })).toBe(1);
+  });
+
+  it("counts requests by route pattern and status, and turns with their duration", async () => {
+    const before = await scrape();
+    const invoke = await fetch(`${server.url}/agent/invoke`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ input: "count me" }),
+    });
+    expect(invoke.status).toBe(200);
+    await invoke.text();
+    expect((await fetch(`${server.url}/no/such/route/12345`)).status).toBe(404);
+    const after = await scrape();
+    const route = { route: "/agent/invoke", method: "POST", status: "200" };
+    expect(
+      value(after, "agentsvc_http_requests_total", route) -
+        value(before, "agentsvc_http_requests_total", route),
+    ).toBe(1);
+    expect(
+      value(after, "agentsvc_http_request_duration_seconds_count", {
+        route: "/agent/invoke",
+        method: "POST",
+      }) -
+        value(before, "agentsvc_http_request_duration_seconds_count", {
+          route: "/agent/invoke",
+          method: "POST",
+        }),
+    ).toBe(1);
+    // A 404 is counted under one bounded label, never under the path asked for.
+    expect(
+      value(after, "agentsvc_http_requests_total", { route: "unmatched", status: "404" }),
+    ).toBeGreaterThanOrEqual(1);
+    const labels = after
+      .find((f) => f.name === "agentsvc_http_requests_total")
+      ?.metrics.map((m) => m.labels?.route);
+    expect(labels).not.toContain("/no/such/route/12345");
+    const completed = { outcome: "completed" };
+    expect(
+      value(after, "agentsvc_turns_total", completed) - value(before, "agentsvc_turns_total", completed),
+    ).toBe(1);
+    expect(
+      value(after, "agentsvc_turn_duration_seconds_count", completed) -
+        value(before, "agentsvc_turn_duration_seconds_count", completed),
+    ).toBe(1);
+  });
+
+  it("shows a dead letter in the outbox gauge of its gateway", async () => {
+    expect(value(await scrape(), "agentsvc_outbox_pieces", { gateway: "hook", status: "dead" })).toBe(0);
+    const raw = JSON.stringify({ id: "e1", thread: "t1", text: "hello" });
+    const res = await fetch(`${server.url}/gateways/hook/events`, {
+      method: "POST",
+      headers: {
+        ...signatureHeaders(env.HOOK_SECRET, new TextEncoder().encode(raw)),
+        "content-type": "application/json",
+      },
+      body: raw,
+    });
+    expect(res.status).toBe(202);
+    await until(
+      async () => value(await scrape(), "agentsvc_outbox_pieces", { gateway: "hook", status: "dead" }) === 1,
+      "the dead letter in the gauge",
+    );
+    expect(value(await scrape(), "agentsvc_outbox_pieces", { gateway: "hook", status: "pending" })).toBe(0);
+  });
+
+  it("answers probes and metrics whatever Host an orchestrator uses, while other routes keep the host guard", async () => {
+    const get = (path: string, headers: Record<string, string> = {}) =>
+      new Promise<number>((ok, fail) => {
+        const url = new URL(path, server.url);
+        request(url, { headers: { host: "10.1.2.3:3000", ...headers } }, (res) => {
+          res.resume();
+          ok(res.statusCode ?? 0);
+        })
+          .on("error", fail)
+          .end();
+      });
+    expect(await get("/health/ready")).toBe(200);
+    expect(await get("/health/live")).toBe(200);
+    expect(await get("/metrics", { authorization: `Bearer ${env.METRICS_KEY}` })).toBe(200);
+    expect(await get("/agent/info")).toBe(403);
+  });
+});
+
+describe("metrics on a separate port", () => {
+  it("listens on 127.0.0.1 only and leaves the service's app without the route", async () => {
+    const { createMetrics } = await import("../src/metrics.js");
+    const { Hono } = await import("hono");
+    const metrics = await createMetrics({ path: "/metrics", port: 0 }, {}, pino({ level: "silent" }));
+    try {
+      const url = await metrics.listen();
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+      const res = await fetch(url as string);
+      expect(res.status).toBe(200);
+      expect(parsePrometheusTextFormat(await res.text()).map((f) => f.name)).toContain(
+        "nodejs_eventloop_lag_seconds",
+      );
+      const app = new Hono();
+      metrics.mount(app);
+      expect((await app.request("/metrics")).status).toBe(404);
+    } finally {
+      await metrics.close();
+    }
+  });
+});
