@@ -25,6 +25,7 @@ describe("agentsvc verbs and global options", () => {
     expect(commands.map((c) => c.name)).toEqual([
       "init",
       "check",
+      "doctor",
       "build",
       "start",
       "dev",
@@ -44,7 +45,7 @@ describe("agentsvc verbs and global options", () => {
     const r = await run(["deploy"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(
-      'unknown command "deploy" (commands: init, check, build, start, dev, hash-password, outbox; options: --help, --version)',
+      'unknown command "deploy" (commands: init, check, doctor, build, start, dev, hash-password, outbox; options: --help, --version)',
     );
   });
 

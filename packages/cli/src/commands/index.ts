@@ -2,6 +2,7 @@ import type { Command } from "../command.js";
 import { buildCommand } from "./build.js";
 import { checkCommand } from "./check.js";
 import { devCommand } from "./dev.js";
+import { doctorCommand } from "./doctor.js";
 import { hashPasswordCommand } from "./hash-password.js";
 import { initCommand } from "./init.js";
 import { outboxCommand } from "./outbox.js";
@@ -14,6 +15,7 @@ import { startCommand } from "./start.js";
 export const commands: Command[] = [
   initCommand,
   checkCommand,
+  doctorCommand,
   buildCommand,
   startCommand,
   devCommand,

@@ -1,0 +1,52 @@
+// `agentsvc doctor`: everything `check` does, then live checks with this environment: each gateway's
+// credentials by one cheap authenticated call. A table with the fix per failure; exit 1 when any fails.
+import { resolve } from "node:path";
+import { type Command, EXIT_FAIL, EXIT_OK } from "../command.js";
+import { type CheckResult, checkGateway } from "../doctor/gateway-checks.js";
+import { printIssues } from "../report.js";
+
+export const doctorCommand: Command = {
+  name: "doctor",
+  summary: "Validate a project, then prove each gateway's credentials work with one cheap live call.",
+  args: ["[dir]"],
+  options: {
+    json: { type: "boolean", description: "one JSON object ({ ok, checks }) instead of the table" },
+  },
+  details:
+    "Runs check first (exit 1 on an error). Then, with this environment: Telegram getMe, Slack auth.test\nand apps.connections.open, Discord /users/@me, Teams a client-credentials token, the signal-cli\ndaemon's /api/v1/check. Nothing is sent to anyone. Exit 1 when any check fails.",
+  async run({ values, positionals, io, print }) {
+    const dir = resolve(io.cwd, positionals[0] ?? ".");
+    const { loadProject, missingDatasourceEnv, missingModelKeys } = await import("@agentsvc/config-schema");
+    const loaded = await loadProject(dir);
+    const warnings = loaded.ok
+      ? [...missingDatasourceEnv(loaded.project, io.env), ...missingModelKeys(loaded.project, io.env)]
+      : [];
+    await printIssues(print, loaded.ok ? [] : loaded.errors, [...loaded.warnings, ...warnings]);
+    if (!loaded.ok) return EXIT_FAIL;
+    const results: CheckResult[] = [];
+    for (const entry of loaded.project.pushGateways) results.push(...(await checkGateway(entry, io.env)));
+    const ok = results.every((r) => r.status !== "failed");
+    if (values.json) print.out(JSON.stringify({ ok, checks: results }, null, 2));
+    else printResults(print, results);
+    return ok ? EXIT_OK : EXIT_FAIL;
+  },
+};
+
+function printResults(print: Parameters<Command["run"]>[0]["print"], results: CheckResult[]): void {
+  if (results.length === 0) {
+    print.out("no gateway to check");
+    return;
+  }
+  const width = Math.max(...results.map((r) => r.check.length));
+  const mark = {
+    ok: print.style("out", "green", "ok    "),
+    failed: print.style("out", "red", "FAILED"),
+    skipped: print.style("out", "dim", "skip  "),
+  };
+  for (const r of results) {
+    print.out(`${mark[r.status]}  ${r.check.padEnd(width)}  ${r.detail}`);
+    if (r.fix) print.out(`${" ".repeat(8 + width)}  fix: ${r.fix}`);
+  }
+  const failed = results.filter((r) => r.status === "failed").length;
+  print.out(failed ? `${failed} of ${results.length} checks failed` : `all ${results.length} checks passed`);
+}

@@ -1,0 +1,232 @@
+// Live credential checks, one cheap authenticated call per gateway (never a message sent). Each
+// failure says what to fix. Platform facts:
+//   Telegram getMe: https://core.telegram.org/bots/api#getme (401 Unauthorized for a bad token)
+//   Slack auth.test / apps.connections.open: https://api.slack.com/methods/auth.test,
+//     https://api.slack.com/methods/apps.connections.open (HTTP 200 with ok:false, error invalid_auth)
+//   Discord GET /users/@me with `Authorization: Bot <token>`: https://discord.com/developers/docs/resources/user#get-current-user
+//   Teams client credentials: https://learn.microsoft.com/azure/bot-service/rest-api/bot-framework-rest-connector-authentication
+//   signal-cli HTTP daemon GET /api/v1/check: https://github.com/AsamK/signal-cli/blob/master/man/signal-cli.1.adoc (daemon --http)
+import type { PushGatewayEntry } from "@agentsvc/config-schema";
+
+export interface CheckResult {
+  check: string;
+  status: "ok" | "failed" | "skipped";
+  detail: string;
+  /** What to do about a failure. */
+  fix?: string;
+}
+
+type Env = Record<string, string | undefined>;
+const TIMEOUT_MS = 10_000;
+
+/** The value of a variable, or a failed result naming it. */
+function secret(env: Env, name: string, check: string): string | CheckResult {
+  const value = env[name];
+  if (value === undefined || value.trim() === "")
+    return {
+      check,
+      status: "failed",
+      detail: `${name} is not set`,
+      fix: `set ${name} in the service's environment`,
+    };
+  return value;
+}
+
+async function call(url: string, init: RequestInit = {}): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON: kept as text
+  }
+  return { status: res.status, body };
+}
+
+const trim = (url: string) => url.replace(/\/+$/, "");
+const field = (body: unknown, key: string): unknown =>
+  body && typeof body === "object" ? (body as Record<string, unknown>)[key] : undefined;
+
+async function telegram(
+  entry: Extract<PushGatewayEntry, { type: "telegram" }>,
+  env: Env,
+): Promise<CheckResult[]> {
+  const check = "telegram getMe";
+  const token = secret(env, entry.botTokenEnvVar, check);
+  if (typeof token !== "string") return [token];
+  const { status, body } = await call(`${trim(entry.apiBaseUrl)}/bot${token}/getMe`);
+  const user = field(body, "result");
+  if (status === 200 && field(body, "ok") === true)
+    return [{ check, status: "ok", detail: `bot @${String(field(user, "username") ?? "?")}` }];
+  return [
+    {
+      check,
+      status: "failed",
+      detail: `${status} ${String(field(body, "description") ?? "")}`.trim(),
+      fix: `the token in ${entry.botTokenEnvVar} was refused: copy the bot's token from @BotFather (/token) into ${entry.botTokenEnvVar}`,
+    },
+  ];
+}
+
+async function slackMethod(
+  base: string,
+  method: string,
+  token: string,
+): Promise<{ ok: boolean; error: string; body: unknown }> {
+  const { body } = await call(`${trim(base)}/${method}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/x-www-form-urlencoded" },
+  });
+  return { ok: field(body, "ok") === true, error: String(field(body, "error") ?? ""), body };
+}
+
+async function slack(entry: Extract<PushGatewayEntry, { type: "slack" }>, env: Env): Promise<CheckResult[]> {
+  const out: CheckResult[] = [];
+  const bot = secret(env, entry.botTokenEnvVar, "slack auth.test");
+  if (typeof bot !== "string") out.push(bot);
+  else {
+    const r = await slackMethod(entry.apiBaseUrl, "auth.test", bot);
+    out.push(
+      r.ok
+        ? {
+            check: "slack auth.test",
+            status: "ok",
+            detail: `${String(field(r.body, "user") ?? "?")} in ${String(field(r.body, "team") ?? "?")}`,
+          }
+        : {
+            check: "slack auth.test",
+            status: "failed",
+            detail: r.error,
+            fix: `${entry.botTokenEnvVar} must hold the app's Bot User OAuth Token (xoxb-..., OAuth & Permissions); reinstall the app if it was revoked`,
+          },
+    );
+  }
+  const app = secret(env, entry.appTokenEnvVar, "slack apps.connections.open");
+  if (typeof app !== "string") out.push(app);
+  else {
+    const r = await slackMethod(entry.apiBaseUrl, "apps.connections.open", app);
+    out.push(
+      r.ok
+        ? { check: "slack apps.connections.open", status: "ok", detail: "Socket Mode URL granted" }
+        : {
+            check: "slack apps.connections.open",
+            status: "failed",
+            detail: r.error,
+            fix: `${entry.appTokenEnvVar} must hold an app-level token (xapp-...) with connections:write, and Socket Mode must be on (Basic Information > App-Level Tokens)`,
+          },
+    );
+  }
+  return out;
+}
+
+async function discord(
+  entry: Extract<PushGatewayEntry, { type: "discord" }>,
+  env: Env,
+): Promise<CheckResult[]> {
+  const check = "discord /users/@me";
+  const token = secret(env, entry.botTokenEnvVar, check);
+  if (typeof token !== "string") return [token];
+  const { status, body } = await call(`${trim(entry.apiBaseUrl)}/users/@me`, {
+    headers: { authorization: `Bot ${token}` },
+  });
+  if (status === 200)
+    return [{ check, status: "ok", detail: `bot ${String(field(body, "username") ?? "?")}` }];
+  return [
+    {
+      check,
+      status: "failed",
+      detail: `${status} ${String(field(body, "message") ?? "")}`.trim(),
+      fix: `${entry.botTokenEnvVar} must hold the bot's token (Developer Portal > Bot > Reset Token)`,
+    },
+  ];
+}
+
+async function teams(entry: Extract<PushGatewayEntry, { type: "teams" }>, env: Env): Promise<CheckResult[]> {
+  const check = "teams client-credentials token";
+  const id = secret(env, entry.appIdEnvVar, check);
+  if (typeof id !== "string") return [id];
+  const password = secret(env, entry.appPasswordEnvVar, check);
+  if (typeof password !== "string") return [password];
+  const { status, body } = await call(`${trim(entry.loginBaseUrl)}/${entry.tenantId}/oauth2/v2.0/token`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      grant_type: "client_credentials",
+      client_id: id,
+      client_secret: password,
+      scope: "https://api.botframework.com/.default",
+    }),
+  });
+  if (status === 200 && typeof field(body, "access_token") === "string")
+    return [{ check, status: "ok", detail: `token for app ${id}` }];
+  const code = String(field(body, "error") ?? status);
+  return [
+    {
+      check,
+      status: "failed",
+      detail: `${status} ${code}: ${String(field(body, "error_description") ?? "").split("\n")[0]}`.trim(),
+      fix: `check ${entry.appIdEnvVar} (the bot's Microsoft App ID) and ${entry.appPasswordEnvVar} (a current client secret of that app registration), and tenantId (${entry.tenantId})`,
+    },
+  ];
+}
+
+async function signal(entry: Extract<PushGatewayEntry, { type: "signal" }>): Promise<CheckResult[]> {
+  const check = "signal-cli daemon /api/v1/check";
+  try {
+    const { status } = await call(`${trim(entry.httpUrl)}/api/v1/check`);
+    if (status === 200) return [{ check, status: "ok", detail: `daemon answers at ${entry.httpUrl}` }];
+    return [
+      {
+        check,
+        status: "failed",
+        detail: `HTTP ${status}`,
+        fix: `run signal-cli daemon --http at ${entry.httpUrl}`,
+      },
+    ];
+  } catch (error) {
+    return [
+      {
+        check,
+        status: "failed",
+        detail: (error as Error).message,
+        fix: `start signal-cli daemon --http (httpUrl is ${entry.httpUrl})`,
+      },
+    ];
+  }
+}
+
+/** The live checks of one gateway entry; a network error is a failed check, never a crash. */
+export async function checkGateway(entry: PushGatewayEntry, env: Env): Promise<CheckResult[]> {
+  try {
+    switch (entry.type) {
+      case "telegram":
+        return await telegram(entry, env);
+      case "slack":
+        return await slack(entry, env);
+      case "discord":
+        return await discord(entry, env);
+      case "teams":
+        return await teams(entry, env);
+      case "signal":
+        return await signal(entry);
+      default:
+        return [
+          {
+            check: `${entry.type} credentials`,
+            status: "skipped",
+            detail: `no live check for ${entry.type} yet (only that its variables are set: see check)`,
+          },
+        ];
+    }
+  } catch (error) {
+    return [
+      {
+        check: `${entry.type} credentials`,
+        status: "failed",
+        detail: (error as Error).message,
+        fix: `the ${entry.type} API did not answer: check the network and the entry's base URL`,
+      },
+    ];
+  }
+}

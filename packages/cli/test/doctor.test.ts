@@ -1,0 +1,93 @@
+// `agentsvc doctor` against the testkit fakes: good credentials pass; a revoked Telegram token, a
+// wrong Slack bot token, a wrong Discord token and a stopped signal-cli daemon each fail with the fix.
+import { DiscordFake, FakeSignalDaemon, SlackFake, TelegramFake } from "@agentsvc/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { run, tempDir, writeFiles } from "./helpers.js";
+
+let telegram: TelegramFake;
+let slack: SlackFake;
+let discord: DiscordFake;
+let signal: FakeSignalDaemon;
+let dir: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  telegram = await TelegramFake.start();
+  slack = await SlackFake.start();
+  discord = await DiscordFake.start();
+  signal = await FakeSignalDaemon.start({ accounts: ["+15550001"] });
+  dir = tempDir("agentsvc-doctor-");
+  writeFiles(dir, {
+    "agents/bot.ts": `export default { kind: "agent", name: "bot", model: { provider: "demo" } };\n`,
+    "gateways/telegram.yaml": `type: telegram\nbotTokenEnvVar: TG_TOKEN\napiBaseUrl: ${telegram.url}\n`,
+    "gateways/slack.yaml": `type: slack\nbotTokenEnvVar: SLACK_BOT\nappTokenEnvVar: SLACK_APP\napiBaseUrl: ${slack.apiBaseUrl}\n`,
+    "gateways/discord.yaml": `type: discord\nbotTokenEnvVar: DISCORD_TOKEN\napiBaseUrl: ${discord.apiBaseUrl}\n`,
+    "gateways/signal.yaml": `type: signal\naccountEnvVar: SIGNAL_ACCOUNT\nhttpUrl: ${signal.url}\n`,
+  });
+  env = {
+    TG_TOKEN: telegram.token,
+    SLACK_BOT: slack.botToken,
+    SLACK_APP: slack.appToken,
+    DISCORD_TOKEN: discord.token,
+    SIGNAL_ACCOUNT: "+15550001",
+  };
+});
+
+afterAll(async () => {
+  await telegram?.close();
+  await slack?.close();
+  await discord?.close();
+  await signal?.close().catch(() => {});
+});
+
+interface Report {
+  ok: boolean;
+  checks: { check: string; status: string; detail: string; fix?: string }[];
+}
+
+describe("agentsvc doctor", () => {
+  it("passes every live check with working credentials", async () => {
+    const r = await run(["doctor", dir, "--json"], { env });
+    const report = JSON.parse(r.stdout) as Report;
+    expect(report.checks.map((c) => [c.check, c.status])).toEqual([
+      ["discord /users/@me", "ok"],
+      ["signal-cli daemon /api/v1/check", "ok"],
+      ["slack auth.test", "ok"],
+      ["slack apps.connections.open", "ok"],
+      ["telegram getMe", "ok"],
+    ]);
+    expect(report.ok).toBe(true);
+    expect(r.code).toBe(0);
+  });
+
+  it("reports each bad credential with its fix in a table, and exits 1", async () => {
+    telegram.revokeToken();
+    const bad = { ...env, SLACK_BOT: "xoxb-wrong", DISCORD_TOKEN: "wrong" };
+    delete (bad as Record<string, string | undefined>).SLACK_APP;
+    await signal.close();
+    const r = await run(["doctor", dir], { env: bad });
+    expect(r.code).toBe(1);
+    const out = r.stdout;
+    expect(out).toMatch(/FAILED\s+telegram getMe\s+401/);
+    expect(out).toMatch(/fix: the token in TG_TOKEN was refused: copy the bot's token from @BotFather/);
+    expect(out).toMatch(/FAILED\s+slack auth\.test\s+invalid_auth/);
+    expect(out).toMatch(/fix: SLACK_BOT must hold the app's Bot User OAuth Token/);
+    expect(out).toMatch(/FAILED\s+slack apps\.connections\.open\s+SLACK_APP is not set/);
+    expect(out).toMatch(/FAILED\s+discord \/users\/@me\s+401/);
+    expect(out).toMatch(/fix: DISCORD_TOKEN must hold the bot's token/);
+    expect(out).toMatch(/FAILED\s+signal-cli daemon \/api\/v1\/check/);
+    expect(out).toContain("5 of 5 checks failed");
+    const json = JSON.parse((await run(["doctor", dir, "--json"], { env: bad })).stdout) as Report;
+    expect(json.ok).toBe(false);
+    expect(json.checks.every((c) => c.status === "failed" && c.fix)).toBe(true);
+  });
+
+  it("stops at check's errors before any live call", async () => {
+    const broken = tempDir("agentsvc-doctor-broken-");
+    writeFiles(broken, { "gateways/hook.yaml": "type: http\n" });
+    const r = await run(["doctor", broken], { env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("gateways/hook.yaml: secretEnvVar: is required");
+    expect(r.stdout).not.toContain("checks");
+  });
+});
