@@ -90,7 +90,7 @@ function value(families: Families, name: string, labels: Record<string, string> 
   return Number(sample?.value ?? 0);
 }
 
-async function until(check: () => Promise<boolean>, what: string, ms = 10_000): Promise<void> {
+async function eventually(check: () => Promise<boolean>, what: string, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -166,7 +166,7 @@ describe("GET /metrics", () => {
       body: raw,
     });
     expect(res.status).toBe(202);
-    await until(
+    await eventually(
       async () => value(await scrape(), "agentsvc_outbox_pieces", { gateway: "hook", status: "dead" }) === 1,
       "the dead letter in the gauge",
     );
