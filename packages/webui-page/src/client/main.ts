@@ -547,9 +547,14 @@ async function reattach(conversation: string, threadId: string, input: string | 
 
 async function newConversation(): Promise<void> {
   try {
-    const r = await api.post<{ conversationId: string }>("/conversations/create", {});
+    // The open conversation is still empty: it is the new one (New pressed again keeps no empty rows).
+    const open = sidebar.conversations.find((c) => c.conversationId === current);
+    const empty = open?.messageCount === 0 && !turn && !storage.get(`streaming:${current}`);
+    const id = empty
+      ? current
+      : (await api.post<{ conversationId: string }>("/conversations/create", {})).conversationId;
     await refreshConversations();
-    await openConversation(r.conversationId);
+    await openConversation(id);
     // On a phone the list is a drawer over the transcript: close it, so focus is not left under it.
     sidebar.setOverlay(false);
     composer.input.focus();
