@@ -1,6 +1,13 @@
 // `agentsvc doctor` against the testkit fakes: good credentials pass; a revoked Telegram token, a
 // wrong Slack bot token, a wrong Discord token and a stopped signal-cli daemon each fail with the fix.
-import { DiscordFake, FakeSignalDaemon, SlackFake, TelegramFake } from "@agentsvc/testkit";
+import {
+  DiscordFake,
+  FakeGitHub,
+  FakeSignalDaemon,
+  FakeWhatsApp,
+  SlackFake,
+  TelegramFake,
+} from "@agentsvc/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run, tempDir, writeFiles } from "./helpers.js";
 
@@ -8,6 +15,8 @@ let telegram: TelegramFake;
 let slack: SlackFake;
 let discord: DiscordFake;
 let signal: FakeSignalDaemon;
+let github: FakeGitHub;
+let whatsapp: FakeWhatsApp;
 let dir: string;
 let env: Record<string, string>;
 
@@ -16,6 +25,13 @@ beforeAll(async () => {
   slack = await SlackFake.start();
   discord = await DiscordFake.start();
   signal = await FakeSignalDaemon.start({ accounts: ["+15550001"] });
+  github = await FakeGitHub.start({ token: "ghp_good", webhookSecret: "whs", botName: "agent-bot" });
+  whatsapp = await FakeWhatsApp.start({
+    appSecret: "app-secret",
+    accessToken: "wa-token",
+    phoneNumberId: "1065",
+    verifyToken: "vt",
+  });
   dir = tempDir("agentsvc-doctor-");
   writeFiles(dir, {
     "agents/bot.ts": `export default { kind: "agent", name: "bot", model: { provider: "demo" } };\n`,
@@ -23,6 +39,8 @@ beforeAll(async () => {
     "gateways/slack.yaml": `type: slack\nbotTokenEnvVar: SLACK_BOT\nappTokenEnvVar: SLACK_APP\napiBaseUrl: ${slack.apiBaseUrl}\n`,
     "gateways/discord.yaml": `type: discord\nbotTokenEnvVar: DISCORD_TOKEN\napiBaseUrl: ${discord.apiBaseUrl}\n`,
     "gateways/signal.yaml": `type: signal\naccountEnvVar: SIGNAL_ACCOUNT\nhttpUrl: ${signal.url}\n`,
+    "gateways/github.yaml": `type: github\ntokenEnvVar: GH_TOKEN\nwebhookSecretEnvVar: GH_SECRET\nbotNameEnvVar: GH_BOT\napiBaseUrl: ${github.url}\n`,
+    "gateways/whatsapp.yaml": `type: whatsapp\naccessTokenEnvVar: WA_TOKEN\nphoneNumberIdEnvVar: WA_PHONE\nappSecretEnvVar: WA_SECRET\nverifyTokenEnvVar: WA_VERIFY\napiBaseUrl: ${whatsapp.url}\n`,
   });
   env = {
     TG_TOKEN: telegram.token,
@@ -30,6 +48,13 @@ beforeAll(async () => {
     SLACK_APP: slack.appToken,
     DISCORD_TOKEN: discord.token,
     SIGNAL_ACCOUNT: "+15550001",
+    GH_TOKEN: "ghp_good",
+    GH_SECRET: "whs",
+    GH_BOT: "agent-bot",
+    WA_TOKEN: "wa-token",
+    WA_PHONE: "1065",
+    WA_SECRET: "app-secret",
+    WA_VERIFY: "vt",
   };
 });
 
@@ -38,6 +63,8 @@ afterAll(async () => {
   await slack?.close();
   await discord?.close();
   await signal?.close().catch(() => {});
+  await github?.close();
+  await whatsapp?.close();
 });
 
 interface Report {
@@ -51,10 +78,12 @@ describe("agentsvc doctor", () => {
     const report = JSON.parse(r.stdout) as Report;
     expect(report.checks.map((c) => [c.check, c.status])).toEqual([
       ["discord /users/@me", "ok"],
+      ["github GET /user", "ok"],
       ["signal-cli daemon /api/v1/check", "ok"],
       ["slack auth.test", "ok"],
       ["slack apps.connections.open", "ok"],
       ["telegram getMe", "ok"],
+      ["whatsapp phone number", "ok"],
     ]);
     expect(report.ok).toBe(true);
     expect(r.code).toBe(0);
@@ -62,7 +91,13 @@ describe("agentsvc doctor", () => {
 
   it("reports each bad credential with its fix in a table, and exits 1", async () => {
     telegram.revokeToken();
-    const bad = { ...env, SLACK_BOT: "xoxb-wrong", DISCORD_TOKEN: "wrong" };
+    const bad = {
+      ...env,
+      SLACK_BOT: "xoxb-wrong",
+      DISCORD_TOKEN: "wrong",
+      GH_TOKEN: "ghp_old",
+      WA_TOKEN: "expired",
+    };
     delete (bad as Record<string, string | undefined>).SLACK_APP;
     await signal.close();
     const r = await run(["doctor", dir], { env: bad });
@@ -76,7 +111,11 @@ describe("agentsvc doctor", () => {
     expect(out).toMatch(/FAILED\s+discord \/users\/@me\s+401/);
     expect(out).toMatch(/fix: DISCORD_TOKEN must hold the bot's token/);
     expect(out).toMatch(/FAILED\s+signal-cli daemon \/api\/v1\/check/);
-    expect(out).toContain("5 of 5 checks failed");
+    expect(out).toMatch(/FAILED\s+github GET \/user\s+401 Bad credentials/);
+    expect(out).toMatch(/fix: GH_TOKEN must hold a current token/);
+    expect(out).toMatch(/FAILED\s+whatsapp phone number\s+401 190 Invalid OAuth access token/);
+    expect(out).toMatch(/fix: WA_TOKEN was refused/);
+    expect(out).toContain("7 of 7 checks failed");
     const json = JSON.parse((await run(["doctor", dir, "--json"], { env: bad })).stdout) as Report;
     expect(json.ok).toBe(false);
     expect(json.checks.every((c) => c.status === "failed" && c.fix)).toBe(true);

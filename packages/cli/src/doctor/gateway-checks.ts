@@ -5,6 +5,8 @@
 //     https://api.slack.com/methods/apps.connections.open (HTTP 200 with ok:false, error invalid_auth)
 //   Discord GET /users/@me with `Authorization: Bot <token>`: https://discord.com/developers/docs/resources/user#get-current-user
 //   Teams client credentials: https://learn.microsoft.com/azure/bot-service/rest-api/bot-framework-rest-connector-authentication
+//   GitHub GET /user: https://docs.github.com/en/rest/users/users#get-the-authenticated-user
+//   WhatsApp GET /<version>/<phone-number-id>: https://developers.facebook.com/docs/graph-api/reference/whats-app-business-account-to-number-current-status/
 //   signal-cli HTTP daemon GET /api/v1/check: https://github.com/AsamK/signal-cli/blob/master/man/signal-cli.1.adoc (daemon --http)
 import type { PushGatewayEntry } from "@agentsvc/config-schema";
 
@@ -171,6 +173,62 @@ async function teams(entry: Extract<PushGatewayEntry, { type: "teams" }>, env: E
   ];
 }
 
+async function github(
+  entry: Extract<PushGatewayEntry, { type: "github" }>,
+  env: Env,
+): Promise<CheckResult[]> {
+  const check = "github GET /user";
+  const token = secret(env, entry.tokenEnvVar, check);
+  if (typeof token !== "string") return [token];
+  const { status, body } = await call(`${trim(entry.apiBaseUrl)}/user`, {
+    headers: {
+      authorization: `Bearer ${token}`,
+      accept: "application/vnd.github+json",
+      "user-agent": "agentsvc-doctor",
+    },
+  });
+  if (status === 200)
+    return [{ check, status: "ok", detail: `token of ${String(field(body, "login") ?? "?")}` }];
+  return [
+    {
+      check,
+      status: "failed",
+      detail: `${status} ${String(field(body, "message") ?? "")}`.trim(),
+      fix: `${entry.tokenEnvVar} must hold a current token (a fine-grained token or GitHub App installation token with issues and pull requests write)`,
+    },
+  ];
+}
+
+async function whatsapp(
+  entry: Extract<PushGatewayEntry, { type: "whatsapp" }>,
+  env: Env,
+): Promise<CheckResult[]> {
+  const check = "whatsapp phone number";
+  const token = secret(env, entry.accessTokenEnvVar, check);
+  if (typeof token !== "string") return [token];
+  const id = secret(env, entry.phoneNumberIdEnvVar, check);
+  if (typeof id !== "string") return [id];
+  const { status, body } = await call(
+    `${trim(entry.apiBaseUrl)}/${entry.apiVersion}/${encodeURIComponent(id)}`,
+    { headers: { authorization: `Bearer ${token}` } },
+  );
+  if (status === 200)
+    return [{ check, status: "ok", detail: `${String(field(body, "display_phone_number") ?? id)}` }];
+  const error = field(body, "error");
+  const code = field(error, "code");
+  return [
+    {
+      check,
+      status: "failed",
+      detail: `${status} ${code ?? ""} ${String(field(error, "message") ?? "")}`.replace(/\s+/g, " ").trim(),
+      fix:
+        code === 190
+          ? `${entry.accessTokenEnvVar} was refused: put a current system-user access token with whatsapp_business_messaging in it`
+          : `check ${entry.phoneNumberIdEnvVar} (the phone number ID from WhatsApp > API Setup) and that ${entry.accessTokenEnvVar} may read it`,
+    },
+  ];
+}
+
 async function signal(entry: Extract<PushGatewayEntry, { type: "signal" }>): Promise<CheckResult[]> {
   const check = "signal-cli daemon /api/v1/check";
   try {
@@ -210,6 +268,10 @@ export async function checkGateway(entry: PushGatewayEntry, env: Env): Promise<C
         return await teams(entry, env);
       case "signal":
         return await signal(entry);
+      case "github":
+        return await github(entry, env);
+      case "whatsapp":
+        return await whatsapp(entry, env);
       default:
         return [
           {

@@ -232,6 +232,13 @@ export class FakeGitHub extends HttpFake {
   protected async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
     const path = new URL(req.url ?? "/", "http://x").pathname;
+    // The authenticated user (https://docs.github.com/en/rest/users/users#get-the-authenticated-user):
+    // what `agentsvc doctor` asks to prove the token works.
+    if (req.method === "GET" && path === "/user") {
+      if (this.#revoked || req.headers.authorization !== `Bearer ${this.#options.token}`)
+        return answerJson(res, 401, { message: "Bad credentials" });
+      return answerJson(res, 200, this.botUser);
+    }
     const issue = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/.exec(path);
     const reply = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/(\d+)\/comments\/(\d+)\/replies$/.exec(path);
     if (req.method !== "POST" || (!issue && !reply)) return answerJson(res, 404, { message: "Not Found" });

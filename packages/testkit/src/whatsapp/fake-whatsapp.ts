@@ -250,6 +250,18 @@ export class FakeWhatsApp extends HttpFake {
     const body = await readBody(req);
     const path = new URL(req.url ?? "/", "http://x").pathname;
     const { apiVersion, phoneNumberId, accessToken } = this.#options;
+    // The phone-number node (https://developers.facebook.com/docs/graph-api/reference/whats-app-business-account-to-number-current-status/):
+    // a cheap authenticated read, what `agentsvc doctor` asks.
+    if (req.method === "GET" && path === `/${apiVersion}/${phoneNumberId}`) {
+      if (req.headers.authorization !== `Bearer ${accessToken}`)
+        return graphError(res, 401, 190, "Invalid OAuth access token.");
+      return answerJson(res, 200, {
+        verified_name: "Agentsvc Test",
+        display_phone_number: "15550783881",
+        id: phoneNumberId,
+        quality_rating: "GREEN",
+      });
+    }
     if (req.method !== "POST" || path !== `/${apiVersion}/${phoneNumberId}/messages`)
       return graphError(res, 404, 100, `Unknown path components: ${path}`);
     this.calls += 1;
