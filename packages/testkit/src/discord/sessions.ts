@@ -254,7 +254,7 @@ export class DiscordSessions {
   }
 
   /** Sends a frame (Reconnect `{op: 7}`, Invalid Session `{op: 9, d}`, a heartbeat request `{op: 1}`) on the newest socket. */
-  send(frame: { op: number; d?: unknown }): void {
+  send(frame: { op: number; d?: unknown; t?: string | null; s?: number | null }): void {
     this.#newest()?.send(JSON.stringify({ s: null, t: null, d: null, ...frame }));
   }
 
