@@ -42,9 +42,19 @@ function escapeXml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 
-/** The favicon href for an icon (undefined: no favicon link). */
-export function faviconHref(icon: PageIcon | undefined): string | undefined {
-  if (!icon) return undefined;
+/**
+ * The icon a page without one gets: a speech bubble drawn as shapes (no emoji font needed), so a
+ * browser has an icon and does not ask the server for /favicon.ico.
+ */
+export const DEFAULT_FAVICON = `data:image/svg+xml,${encodeURIComponent(
+  `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100">` +
+    `<path d="M14 18h72a8 8 0 0 1 8 8v40a8 8 0 0 1-8 8H44L24 90V74H14a8 8 0 0 1-8-8V26a8 8 0 0 1 8-8z" fill="#4f46e5"/>` +
+    `<circle cx="32" cy="46" r="6" fill="#fff"/><circle cx="50" cy="46" r="6" fill="#fff"/><circle cx="68" cy="46" r="6" fill="#fff"/></svg>`,
+)}`;
+
+/** The favicon href for an icon (the default bubble when the entry names none). */
+export function faviconHref(icon: PageIcon | undefined): string {
+  if (!icon) return DEFAULT_FAVICON;
   if (icon.kind === "emoji") return emojiFaviconUri(icon.value);
   classifyImageSrc(icon.src);
   return icon.src.trim();
