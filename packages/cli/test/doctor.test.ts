@@ -1,9 +1,11 @@
 // `agentsvc doctor` against the testkit fakes: good credentials pass; a revoked Telegram token, a
-// wrong Slack bot token, a wrong Discord token and a stopped signal-cli daemon each fail with the fix.
+// wrong Slack bot token, wrong Discord, GitHub, WhatsApp and Twilio credentials and a stopped signal-cli
+// daemon each fail with the fix.
 import {
   DiscordFake,
   FakeGitHub,
   FakeSignalDaemon,
+  FakeTwilio,
   FakeWhatsApp,
   SlackFake,
   TelegramFake,
@@ -17,6 +19,7 @@ let discord: DiscordFake;
 let signal: FakeSignalDaemon;
 let github: FakeGitHub;
 let whatsapp: FakeWhatsApp;
+let twilio: FakeTwilio;
 let dir: string;
 let env: Record<string, string>;
 
@@ -32,6 +35,7 @@ beforeAll(async () => {
     phoneNumberId: "1065",
     verifyToken: "vt",
   });
+  twilio = await FakeTwilio.start({ accountSid: "AC123", authToken: "tw-token", number: "+15550009999" });
   dir = tempDir("agentsvc-doctor-");
   writeFiles(dir, {
     "agents/bot.ts": `export default { kind: "agent", name: "bot", model: { provider: "demo" } };\n`,
@@ -40,6 +44,7 @@ beforeAll(async () => {
     "gateways/discord.yaml": `type: discord\nbotTokenEnvVar: DISCORD_TOKEN\napiBaseUrl: ${discord.apiBaseUrl}\n`,
     "gateways/signal.yaml": `type: signal\naccountEnvVar: SIGNAL_ACCOUNT\nhttpUrl: ${signal.url}\n`,
     "gateways/github.yaml": `type: github\ntokenEnvVar: GH_TOKEN\nwebhookSecretEnvVar: GH_SECRET\nbotNameEnvVar: GH_BOT\napiBaseUrl: ${github.url}\n`,
+    "gateways/twilio.yaml": `type: twilio\naccountSidEnvVar: TW_SID\nauthTokenEnvVar: TW_TOKEN\nfromEnvVar: TW_FROM\napiBaseUrl: ${twilio.url}\n`,
     "gateways/whatsapp.yaml": `type: whatsapp\naccessTokenEnvVar: WA_TOKEN\nphoneNumberIdEnvVar: WA_PHONE\nappSecretEnvVar: WA_SECRET\nverifyTokenEnvVar: WA_VERIFY\napiBaseUrl: ${whatsapp.url}\n`,
   });
   env = {
@@ -52,6 +57,9 @@ beforeAll(async () => {
     GH_SECRET: "whs",
     GH_BOT: "agent-bot",
     WA_TOKEN: "wa-token",
+    TW_SID: "AC123",
+    TW_TOKEN: "tw-token",
+    TW_FROM: "+15550009999",
     WA_PHONE: "1065",
     WA_SECRET: "app-secret",
     WA_VERIFY: "vt",
@@ -65,6 +73,7 @@ afterAll(async () => {
   await signal?.close().catch(() => {});
   await github?.close();
   await whatsapp?.close();
+  await twilio?.close();
 });
 
 interface Report {
@@ -83,6 +92,7 @@ describe("agentsvc doctor", () => {
       ["slack auth.test", "ok"],
       ["slack apps.connections.open", "ok"],
       ["telegram getMe", "ok"],
+      ["twilio account", "ok"],
       ["whatsapp phone number", "ok"],
     ]);
     expect(report.ok).toBe(true);
@@ -97,6 +107,7 @@ describe("agentsvc doctor", () => {
       DISCORD_TOKEN: "wrong",
       GH_TOKEN: "ghp_old",
       WA_TOKEN: "expired",
+      TW_TOKEN: "rotated",
     };
     delete (bad as Record<string, string | undefined>).SLACK_APP;
     await signal.close();
@@ -115,7 +126,9 @@ describe("agentsvc doctor", () => {
     expect(out).toMatch(/fix: GH_TOKEN must hold a current token/);
     expect(out).toMatch(/FAILED\s+whatsapp phone number\s+401 190 Invalid OAuth access token/);
     expect(out).toMatch(/fix: WA_TOKEN was refused/);
-    expect(out).toContain("7 of 7 checks failed");
+    expect(out).toMatch(/FAILED\s+twilio account\s+401 20003 Authenticate/);
+    expect(out).toMatch(/fix: check TW_SID \(AC\.\.\.\) and TW_TOKEN/);
+    expect(out).toContain("8 of 8 checks failed");
     const json = JSON.parse((await run(["doctor", dir, "--json"], { env: bad })).stdout) as Report;
     expect(json.ok).toBe(false);
     expect(json.checks.every((c) => c.status === "failed" && c.fix)).toBe(true);

@@ -13,7 +13,7 @@ export const doctorCommand: Command = {
     json: { type: "boolean", description: "one JSON object ({ ok, checks }) instead of the table" },
   },
   details:
-    "Runs check first (exit 1 on an error). Then, with this environment: Telegram getMe, Slack auth.test\nand apps.connections.open, Discord /users/@me, Teams a client-credentials token, GitHub GET /user,\nWhatsApp the phone-number object, the signal-cli daemon's /api/v1/check. Nothing is sent to anyone. Exit 1 when any check fails.",
+    "Runs check first (exit 1 on an error). Then, with this environment: Telegram getMe, Slack auth.test\nand apps.connections.open, Discord /users/@me, Teams a client-credentials token, GitHub GET /user,\nWhatsApp the phone-number object, Twilio the account, the signal-cli daemon's\n/api/v1/check. Nothing is sent to anyone. Exit 1 when any check fails.",
   async run({ values, positionals, io, print }) {
     const dir = resolve(io.cwd, positionals[0] ?? ".");
     const { loadProject, missingDatasourceEnv, missingModelKeys } = await import("@agentsvc/config-schema");

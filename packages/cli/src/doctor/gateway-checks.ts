@@ -7,6 +7,7 @@
 //   Teams client credentials: https://learn.microsoft.com/azure/bot-service/rest-api/bot-framework-rest-connector-authentication
 //   GitHub GET /user: https://docs.github.com/en/rest/users/users#get-the-authenticated-user
 //   WhatsApp GET /<version>/<phone-number-id>: https://developers.facebook.com/docs/graph-api/reference/whats-app-business-account-to-number-current-status/
+//   Twilio GET /2010-04-01/Accounts/<sid>.json (HTTP Basic): https://www.twilio.com/docs/iam/api/account#fetch-an-account-resource
 //   signal-cli HTTP daemon GET /api/v1/check: https://github.com/AsamK/signal-cli/blob/master/man/signal-cli.1.adoc (daemon --http)
 import type { PushGatewayEntry } from "@agentsvc/config-schema";
 
@@ -229,6 +230,33 @@ async function whatsapp(
   ];
 }
 
+async function twilio(
+  entry: Extract<PushGatewayEntry, { type: "twilio" }>,
+  env: Env,
+): Promise<CheckResult[]> {
+  const check = "twilio account";
+  const sid = secret(env, entry.accountSidEnvVar, check);
+  if (typeof sid !== "string") return [sid];
+  const token = secret(env, entry.authTokenEnvVar, check);
+  if (typeof token !== "string") return [token];
+  const { status, body } = await call(
+    `${trim(entry.apiBaseUrl)}/2010-04-01/Accounts/${encodeURIComponent(sid)}.json`,
+    { headers: { authorization: `Basic ${Buffer.from(`${sid}:${token}`).toString("base64")}` } },
+  );
+  if (status === 200)
+    return [{ check, status: "ok", detail: `${sid} (${String(field(body, "status") ?? "?")})` }];
+  return [
+    {
+      check,
+      status: "failed",
+      detail: `${status} ${String(field(body, "code") ?? "")} ${String(field(body, "message") ?? "")}`
+        .replace(/\s+/g, " ")
+        .trim(),
+      fix: `check ${entry.accountSidEnvVar} (AC...) and ${entry.authTokenEnvVar} (the account's current Auth Token, Console > Account info)`,
+    },
+  ];
+}
+
 async function signal(entry: Extract<PushGatewayEntry, { type: "signal" }>): Promise<CheckResult[]> {
   const check = "signal-cli daemon /api/v1/check";
   try {
@@ -272,6 +300,8 @@ export async function checkGateway(entry: PushGatewayEntry, env: Env): Promise<C
         return await github(entry, env);
       case "whatsapp":
         return await whatsapp(entry, env);
+      case "twilio":
+        return await twilio(entry, env);
       default:
         return [
           {

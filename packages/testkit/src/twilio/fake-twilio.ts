@@ -113,6 +113,18 @@ export class FakeTwilio extends HttpFake {
     const raw = await readBody(req);
     const { accountSid, authToken } = this.#options;
     const path = new URL(req.url ?? "/", "http://x").pathname;
+    // The account resource (https://www.twilio.com/docs/iam/api/account#fetch-an-account-resource): a
+    // cheap authenticated read, what `agentsvc doctor` asks.
+    if (req.method === "GET" && path === `/2010-04-01/Accounts/${accountSid}.json`) {
+      const basic = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString("base64")}`;
+      if (req.headers.authorization !== basic) return twilioError(res, 401, 20003, "Authenticate");
+      return answerJson(res, 200, {
+        sid: accountSid,
+        friendly_name: "agentsvc test",
+        status: "active",
+        type: "Full",
+      });
+    }
     if (req.method !== "POST" || path !== `/2010-04-01/Accounts/${accountSid}/Messages.json`)
       return twilioError(res, 404, 20404, "The requested resource was not found");
     this.calls += 1;
