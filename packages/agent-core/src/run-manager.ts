@@ -89,7 +89,7 @@ function joinNonEmpty(parts: string[]): string {
   return parts.filter((p) => p.length > 0).join("\n\n");
 }
 
-export function summarizeTurn(
+function summarizeTurn(
   threadId: string,
   outcome: TurnOutcome,
   turnMessages: Message[],

@@ -20,7 +20,7 @@ export interface WindowMemoryOptions {
   maxConversations?: number;
 }
 
-export const DEFAULT_MAX_CONVERSATIONS = 10_000;
+const DEFAULT_MAX_CONVERSATIONS = 10_000;
 
 /** Drops from the front down to `max`, then any leading tool results whose call was dropped. */
 export function trimWindow(messages: Message[], max: number): Message[] {

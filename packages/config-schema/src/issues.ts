@@ -67,7 +67,7 @@ function issuePath(issue: BaseIssue<unknown>): string {
   return out;
 }
 
-export function joinPath(prefix: string, path: string): string {
+function joinPath(prefix: string, path: string): string {
   if (!prefix) return path;
   if (!path) return prefix;
   return path.startsWith("[") ? `${prefix}${path}` : `${prefix}.${path}`;
@@ -97,7 +97,7 @@ function isMissingKey(issue: BaseIssue<unknown>): boolean {
  * How a found value is shown to a person. Values of secret-ish keys are never echoed: someone may
  * have pasted the secret itself where the variable name belongs.
  */
-export function describeFound(path: string, value: unknown): string {
+function describeFound(path: string, value: unknown): string {
   if (/(EnvVar|passwordHash|password)$/.test(path) && typeof value === "string") {
     return "a value that is not shown because it may be a secret";
   }

@@ -76,7 +76,7 @@ export function isToolServerDefinition(value: unknown): value is ToolServerDefin
   );
 }
 
-export function describe(value: unknown): string {
+function describe(value: unknown): string {
   if (value === undefined) return "undefined";
   if (value === null) return "null";
   if (typeof value === "string") return JSON.stringify(value);

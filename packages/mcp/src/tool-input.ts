@@ -5,7 +5,7 @@ import * as v from "valibot";
 import type { AnyToolDefinition } from "./define-tool-server.js";
 import { sdkAjv } from "./sdk.js";
 
-export type InputCheck = { ok: true; value: unknown } | { ok: false; message: string };
+type InputCheck = { ok: true; value: unknown } | { ok: false; message: string };
 
 export interface PreparedInput {
   /** JSON Schema sent to MCP clients as the tool's `inputSchema` (always `type: "object"`). */
@@ -17,7 +17,7 @@ export interface PreparedInput {
 const prepared = new WeakMap<AnyToolDefinition, PreparedInput>();
 let ajv: AjvJsonSchemaValidator | undefined;
 
-export function isJsonSchemaInput(input: unknown): input is JsonSchemaInput {
+function isJsonSchemaInput(input: unknown): input is JsonSchemaInput {
   return typeof input === "object" && input !== null && (input as { type?: unknown }).type === "json-schema";
 }
 
@@ -79,7 +79,7 @@ function requireObjectSchema(json: unknown): Record<string, unknown> & { type: "
   return json as Record<string, unknown> & { type: "object" };
 }
 
-export function formatValibotIssues(issues: readonly v.BaseIssue<unknown>[]): string {
+function formatValibotIssues(issues: readonly v.BaseIssue<unknown>[]): string {
   return issues
     .map((issue) => {
       const path = v.getDotPath(issue);

@@ -8,7 +8,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export type JsonObject = Record<string, unknown>;
 
 /** True when the Content-Type names JSON (`application/json`, optionally with parameters or a `+json` suffix). */
-export function isJsonContentType(header: string | undefined): boolean {
+function isJsonContentType(header: string | undefined): boolean {
   if (!header) return false;
   const media = header.split(";")[0]?.trim().toLowerCase() ?? "";
   return media === "application/json" || (media.startsWith("application/") && media.endsWith("+json"));

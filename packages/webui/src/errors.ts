@@ -7,7 +7,7 @@ export interface ErrorBody {
   error: { code: string; message: string };
 }
 
-export function errorBody(code: string, message: string): ErrorBody {
+function errorBody(code: string, message: string): ErrorBody {
   return { success: false, error: { code, message } };
 }
 

@@ -5,7 +5,7 @@ import type { JsonObject } from "./body.js";
 /** Longest id (threadId, conversationId, preference key) the API accepts. */
 export const MAX_ID_LENGTH = 200;
 /** Longest free text (input, reason, title before truncation) the API accepts in one field. */
-export const MAX_TEXT_LENGTH = 200_000;
+const MAX_TEXT_LENGTH = 200_000;
 
 interface StringRule {
   max?: number;
@@ -93,7 +93,7 @@ export function queryObject(query: Record<string, string>): JsonObject {
 }
 
 /** A conversation title: one line, at most 60 characters. */
-export const TITLE_MAX = 60;
+const TITLE_MAX = 60;
 export function normalizeTitle(title: string): string {
   return title.replace(/\s+/g, " ").trim().slice(0, TITLE_MAX);
 }

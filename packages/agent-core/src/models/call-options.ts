@@ -3,7 +3,7 @@ import type { ModelSpec } from "../define.js";
 import { AgentsvcError } from "../errors.js";
 
 /** Anthropic rejects a smaller extended-thinking budget. */
-export const MIN_THINKING_BUDGET_TOKENS = 1024;
+const MIN_THINKING_BUDGET_TOKENS = 1024;
 
 /**
  * Provider options every model call of this spec carries (besides the run loop's own), or

@@ -11,7 +11,7 @@ import { defaultDemoStep } from "./demo-default-script.js";
 
 /** How the demo model names itself wherever a model name shows (info, chunks, logs). */
 export const DEMO_MODEL_ID = "agentsvc-demo (scripted demo model)";
-export const DEMO_PROVIDER = "agentsvc-demo";
+const DEMO_PROVIDER = "agentsvc-demo";
 /** providerOptions key the run loop uses to tell the demo model which model call of the turn this is. */
 export const DEMO_STEP_OPTION = "agentsvcDemo";
 

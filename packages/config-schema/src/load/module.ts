@@ -80,7 +80,7 @@ function positionIn(err: unknown, abs: string, parse: boolean): string | undefin
 const PARSE_ERROR = /^(?:Error: )?(?:ParseError|SyntaxError): /;
 
 /** A module's default export, or its only named export. */
-export async function loadModuleExport(loader: ModuleLoader, f: FoundFile, sink: IssueSink): Promise<Loaded> {
+async function loadModuleExport(loader: ModuleLoader, f: FoundFile, sink: IssueSink): Promise<Loaded> {
   let mod: Record<string, unknown>;
   try {
     mod = (await loader.import(f.abs)) as Record<string, unknown>;
@@ -106,7 +106,7 @@ export async function loadModuleExport(loader: ModuleLoader, f: FoundFile, sink:
 }
 
 /** A YAML or JSON file parsed to plain data; every syntax error is reported with its line. */
-export function loadDataFile(f: FoundFile, sink: IssueSink): Loaded {
+function loadDataFile(f: FoundFile, sink: IssueSink): Loaded {
   let text: string;
   try {
     text = readFileSync(f.abs, "utf8");

@@ -4,7 +4,7 @@ import { closed, envVarName, httpUrl, integerIn, nonEmptyString, strict } from "
 export const SESSION_POLICIES = ["reject", "queue", "steer", "interrupt"] as const;
 export const DEFAULT_POLICY = "queue";
 export const DEFAULT_MAX_QUEUE_DEPTH = 50;
-export const PROVIDERS = ["demo", "openai", "anthropic", "openai-compatible"] as const;
+const PROVIDERS = ["demo", "openai", "anthropic", "openai-compatible"] as const;
 
 export const gatewaySessionSchema = strict(
   {
@@ -40,7 +40,7 @@ const optionalUrl = v.optional(httpUrl("provider base URL"));
 
 // Structural check of agent-core's ModelSpec (config-schema must not import agent-core). Every key
 // of a spec is listed, so a typo such as `apiKeyEnv` fails instead of being ignored.
-export const modelSchema = v.variant(
+const modelSchema = v.variant(
   "provider",
   [
     closed(

@@ -4,7 +4,7 @@ import { envVarName, nonEmptyString, strict } from "./common.js";
 export const EXPOSES = ["agent", "mcp", "webui"] as const;
 
 // Fixed routes of the http gateway and the webhook gateways; an exposure mounted there would shadow them.
-export const RESERVED_PREFIXES = ["/gateways", "/webhooks", "/interactions"] as const;
+const RESERVED_PREFIXES = ["/gateways", "/webhooks", "/interactions"] as const;
 
 /** Mount path of an exposure: starts with `/`; a trailing `/` is dropped (`/chat/` is `/chat`). */
 export const exposurePath = v.pipe(

@@ -8,16 +8,16 @@ export const DEFAULT_DATABASE_PATH = "./data/chat.db";
 export const DEFAULT_THEME_FILE = "resources/webui/theme.css";
 
 /** Absolute on POSIX or Windows (`/x`, `\x`, `C:\x`, `C:/x`). */
-export function isAbsolutePath(p: string): boolean {
+function isAbsolutePath(p: string): boolean {
   return /^[/\\]/.test(p) || /^[A-Za-z]:/.test(p);
 }
 
 /** True when a whole segment is `..` (so `..hidden` and `a..b` are fine). */
-export function hasParentSegment(p: string): boolean {
+function hasParentSegment(p: string): boolean {
   return p.split(/[/\\]/).some((s) => s === "..");
 }
 
-export const relativeProjectPath = (what: string) =>
+const relativeProjectPath = (what: string) =>
   v.pipe(
     v.string(`must be a string (${what})`),
     v.minLength(1, `must not be empty (${what})`),
@@ -25,7 +25,7 @@ export const relativeProjectPath = (what: string) =>
     v.check((p) => !hasParentSegment(p), 'must not contain a ".." segment (it would leave the app root)'),
   );
 
-export const databaseSchema = strict(
+const databaseSchema = strict(
   {
     datasource: v.optional(
       v.string((issue) =>
@@ -45,7 +45,7 @@ export const PASSWORD_HASH = /^pbkdf2\$[1-9][0-9]*\$[A-Za-z0-9_-]+\$[A-Za-z0-9_-
 const LITERAL_PASSWORD =
   "a literal password is not allowed in config; use passwordEnvVar (the name of an environment variable) or passwordHash (from `agentsvc hash-password`)";
 
-export const accountSchema = v.pipe(
+const accountSchema = v.pipe(
   strict(
     {
       username: v.pipe(
@@ -86,7 +86,7 @@ let segmenter: Intl.Segmenter | undefined;
 // Grapheme_Cluster_Break=Extend): always a single grapheme, so the segmenter is not needed.
 const SIMPLE_EMOJI = /^\p{Extended_Pictographic}[\u{FE0F}\u{1F3FB}-\u{1F3FF}]?$/u;
 
-export function isEmoji(s: string): boolean {
+function isEmoji(s: string): boolean {
   if (SIMPLE_EMOJI.test(s)) return true;
   segmenter ??= new Intl.Segmenter(undefined, { granularity: "grapheme" });
   let graphemes = 0;
@@ -95,7 +95,7 @@ export function isEmoji(s: string): boolean {
   return /\p{Extended_Pictographic}|\p{Regional_Indicator}|\u20E3/u.test(s);
 }
 
-export function isImageRef(s: string): boolean {
+function isImageRef(s: string): boolean {
   if (/\s/.test(s)) return false;
   if (s.startsWith("data:image/")) return true;
   if (/^https?:/i.test(s)) return isHttpUrl(s);
@@ -103,7 +103,7 @@ export function isImageRef(s: string): boolean {
   return s.startsWith("/") || s.startsWith("./") || IMAGE_EXT.test(s);
 }
 
-export const iconSchema = v.pipe(
+const iconSchema = v.pipe(
   v.string("must be a string: an emoji or an image reference"),
   v.trim(),
   v.check(

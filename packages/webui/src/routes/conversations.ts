@@ -7,8 +7,8 @@ import { idField, normalizeTitle, optionalString, requiredString } from "../fiel
 import type { HonoEnv } from "../types.js";
 import { refuseWhileApprovalPending } from "./pending-guard.js";
 
-export const DEFAULT_LIST_LIMIT = 200;
-export const MAX_LIST_LIMIT = 1000;
+const DEFAULT_LIST_LIMIT = 200;
+const MAX_LIST_LIMIT = 1000;
 
 export interface ConversationRouteDeps {
   db: ChatDb;
