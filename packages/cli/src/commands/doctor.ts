@@ -3,6 +3,7 @@
 import { resolve } from "node:path";
 import { type Command, EXIT_FAIL, EXIT_OK } from "../command.js";
 import { type CheckResult, checkGateway } from "../doctor/gateway-checks.js";
+import { checkModelKeys } from "../doctor/model-checks.js";
 import { printIssues } from "../report.js";
 
 export const doctorCommand: Command = {
@@ -13,7 +14,7 @@ export const doctorCommand: Command = {
     json: { type: "boolean", description: "one JSON object ({ ok, checks }) instead of the table" },
   },
   details:
-    "Runs check first (exit 1 on an error). Then, with this environment: Telegram getMe, Slack auth.test\nand apps.connections.open, Discord /users/@me, Teams a client-credentials token, GitHub GET /user,\nWhatsApp the phone-number object, Twilio the account, the signal-cli daemon's\n/api/v1/check. Nothing is sent to anyone. Exit 1 when any check fails.",
+    "Runs check first (exit 1 on an error). Then, with this environment: Telegram getMe, Slack auth.test\nand apps.connections.open, Discord /users/@me, Teams a client-credentials token, GitHub GET /user,\nWhatsApp the phone-number object, Twilio the account, the signal-cli daemon's\n/api/v1/check; each model key by listing the provider's models\n(never a paid generation). Nothing is sent to anyone. Exit 1 when any check fails.",
   async run({ values, positionals, io, print }) {
     const dir = resolve(io.cwd, positionals[0] ?? ".");
     const { loadProject, missingDatasourceEnv, missingModelKeys } = await import("@agentsvc/config-schema");
@@ -25,6 +26,7 @@ export const doctorCommand: Command = {
     if (!loaded.ok) return EXIT_FAIL;
     const results: CheckResult[] = [];
     for (const entry of loaded.project.pushGateways) results.push(...(await checkGateway(entry, io.env)));
+    results.push(...(await checkModelKeys(loaded.project, io.env)));
     const ok = results.every((r) => r.status !== "failed");
     if (values.json) print.out(JSON.stringify({ ok, checks: results }, null, 2));
     else printResults(print, results);
