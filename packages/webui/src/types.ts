@@ -1,6 +1,5 @@
-import type { AgentDescription, Memory, RunManagerApi, RunStore } from "@agentsvc/agent-core";
+import type { AgentDescription } from "@agentsvc/agent-core";
 import type { Context } from "hono";
-import type { Logger } from "pino";
 
 /** Who is acting. Every user-scoped action keys off `userId`; it never comes from a request body. */
 export interface Identity {
