@@ -8,7 +8,8 @@ const { MUTATE_PACKAGE, MUTATE_FILES, MUTATE_CONCURRENCY } = process.env;
 const pkg = MUTATE_PACKAGE ?? "session-core";
 const files = MUTATE_FILES ? MUTATE_FILES.split(",") : promiseFiles(pkg);
 // One report (and one sandbox folder) per package, or per file when one file is named, so runs side by side do not collide.
-const one = files.length === 1 && MUTATE_FILES ? `-${files[0].replace(/^.*\//, "").replace(/\.ts$/, "")}` : "";
+const one =
+  files.length === 1 && MUTATE_FILES ? `-${files[0].replace(/^.*\//, "").replace(/\.ts$/, "")}` : "";
 const runName = `${pkg}${one}`;
 
 /** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */
@@ -26,7 +27,15 @@ export default {
   coverageAnalysis: "perTest",
   mutate: files,
   // The sandbox is a copy of the repository (about 10 MB; node_modules folders are linked).
-  ignorePatterns: ["reports", ".stryker-tmp", "**/dist", "**/.turbo", "**/coverage", "tooling/bench/.runs", "**/*.db*"],
+  ignorePatterns: [
+    "reports",
+    ".stryker-tmp",
+    "**/dist",
+    "**/.turbo",
+    "**/coverage",
+    "tooling/bench/.runs",
+    "**/*.db*",
+  ],
   reporters: ["html", "clear-text", "progress"],
   htmlReporter: { fileName: `reports/mutation/${runName}.html` },
   tempDirName: `.stryker-tmp/${runName}`,
