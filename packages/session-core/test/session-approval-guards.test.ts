@@ -24,6 +24,10 @@ describe("a decision for a request already decided", () => {
     expect(await r.gateway.decide(first.requestId, "approve", "alice-id")).toMatchObject({ ok: true });
     await until(() => r.executed.length === 1, "the first tool call");
     await r.session.idle();
+    // The platform is told the request was decided (so it can update or remove its buttons).
+    expect(r.gateway.decided).toMatchObject([
+      { requestId: first.requestId, decision: "approve", decidedBy: "alice-id", thread: T },
+    ]);
 
     await r.gateway.inject({ thread: T, text: "use delete_file second.txt", author: "alice-id" });
     await until(() => r.gateway.decisionRequests.length === 2, "the second request");
