@@ -152,3 +152,46 @@ describe("discord: a streamed reply longer than one message", () => {
     expect(harness.fake.rest.rateLimited).toEqual([]);
   });
 });
+
+describe("discord: a streamed reply cut short", () => {
+  it("a turn cancelled mid-stream leaves no half-written message: it is edited to what was said plus (stopped), at the default 1 s interval", async () => {
+    const harness = await start();
+    harness.fake.sessions.userSays({ channelId: CHANNELS[0], authorId: harness.userId("u1"), content: "hi" });
+    const inChannel = () => harness.fake.rest.botMessages.filter((m) => m.channelId === CHANNELS[0]);
+    await eventually(() => (inChannel()[0]?.edits ?? 0) >= 1, "the reply streaming", 10_000);
+    expect(await rig?.cancelRunning()).toBe(1);
+    await eventually(
+      () => inChannel()[0]?.content.endsWith("\n\n(stopped)") === true,
+      "the draft finished",
+      10_000,
+    );
+    await rig?.session.idle(5_000);
+    const messages = inChannel();
+    expect(messages).toHaveLength(1);
+    const said = (messages[0]?.content ?? "").slice(0, -"\n\n(stopped)".length);
+    expect(said.length).toBeGreaterThan(0);
+    expect(said.length).toBeLessThan(REPLY.length);
+    expect(REPLY.startsWith(said)).toBe(true);
+    expect(harness.fake.rest.rateLimited).toEqual([]);
+  });
+
+  it("a turn that fails mid-stream keeps what was said and adds the failure note, in the same message", async () => {
+    const harness = await start();
+    const memory = rig?.memory as NonNullable<typeof rig>["memory"];
+    // The turn cannot be saved (as when the disk is full): it ends as failed.
+    memory.append = async () => {
+      throw new Error("disk full");
+    };
+    harness.fake.sessions.userSays({ channelId: CHANNELS[0], authorId: harness.userId("u1"), content: "hi" });
+    const inChannel = () => harness.fake.rest.botMessages.filter((m) => m.channelId === CHANNELS[0]);
+    const note = "\n\nSorry, I could not answer this message (persist_failed).";
+    await eventually(
+      () => inChannel()[0]?.content.endsWith(note) === true,
+      "the draft finished with the note",
+      10_000,
+    );
+    await rig?.session.idle(5_000);
+    expect(inChannel()).toHaveLength(1);
+    expect(inChannel()[0]?.content).toBe(`${REPLY}${note}`);
+  });
+});

@@ -18,7 +18,10 @@ afterEach(async () => {
   fake = undefined;
 });
 
-async function start(refuseStreaming = false): Promise<SlackFake> {
+async function start(
+  refuseStreaming = false,
+  stream: { streamIntervalMs?: number } = { streamIntervalMs: 500 },
+): Promise<SlackFake> {
   const f = await SlackFake.start({ echoOwnMessages: false });
   fake = f;
   f.workspace.refuseStreaming = refuseStreaming;
@@ -29,7 +32,7 @@ async function start(refuseStreaming = false): Promise<SlackFake> {
     env: { SLACK_BOT: f.botToken, SLACK_APP: f.appToken },
     apiBaseUrl: f.apiBaseUrl,
   });
-  rig = await startSessionRig(gateway, { replyText: REPLY, tokenDelayMs: 100, streamIntervalMs: 500 });
+  rig = await startSessionRig(gateway, { replyText: REPLY, tokenDelayMs: 100, ...stream });
   await eventually(() => f.openConnections.length === 1, "the connection");
   return f;
 }
@@ -102,5 +105,29 @@ describe("slack: streamed replies", () => {
       ok: false,
       error: "invalid_arguments",
     });
+  });
+});
+
+describe("slack: a streamed reply cut short", () => {
+  it("a turn cancelled mid-stream stops the stream once and ends as one message with what was said plus (stopped), at the default 1 s interval", async () => {
+    const f = await start(false, {});
+    await f.workspace.userSays({ channel: "C0001", user: "U0001", text: `<@${f.workspace.botUserId}> hi` })
+      .acked;
+    const appended = () => f.calls.filter((c) => c.method === "chat.appendStream");
+    await eventually(() => appended().length >= 1, "the stream growing", 10_000);
+    expect(await rig?.cancelRunning()).toBe(1);
+    await eventually(
+      () => f.workspace.botMessages.some((m) => !m.streaming && m.text.endsWith("\n\n(stopped)")),
+      "the stream stopped and finished",
+      10_000,
+    );
+    await rig?.session.idle(5_000);
+    expect(f.calls.filter((c) => c.method === "chat.stopStream")).toHaveLength(1);
+    const [message, ...others] = f.workspace.botMessages;
+    expect(others).toEqual([]);
+    const said = (message?.text ?? "").slice(0, -"\n\n(stopped)".length);
+    expect(said.length).toBeGreaterThan(0);
+    expect(said.length).toBeLessThan(REPLY.length);
+    expect(REPLY.startsWith(said)).toBe(true);
   });
 });

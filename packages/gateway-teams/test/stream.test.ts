@@ -80,3 +80,25 @@ describe("teams: streamed replies", () => {
     expect(w.fake.streamRefusals).toHaveLength(3);
   });
 });
+
+describe("teams: a streamed reply cut short", () => {
+  it("a turn cancelled mid-stream finalises the stream with what was said plus (stopped), at the default 1 s interval", async () => {
+    const w = await teamsWorld();
+    world = w;
+    rig = await startSessionRig(w.build(), { replyText: REPLY, tokenDelayMs: 100 });
+    expect((await w.fake.deliverMessage({ conversationId, from: alice, text: "hi" })).status).toBe(200);
+    await eventually(() => (w.fake.streams[0]?.updates.length ?? 0) >= 2, "the stream growing", 10_000);
+    expect(await rig.cancelRunning()).toBe(1);
+    await eventually(() => w.fake.streams[0]?.final !== undefined, "the stream finalised", 10_000);
+    await rig.session.idle(5_000);
+    expect(w.fake.streamRefusals).toEqual([]);
+    expect(w.fake.streams).toHaveLength(1);
+    const final = w.fake.streams[0]?.final as string;
+    expect(final.endsWith("\n\n(stopped)")).toBe(true);
+    const said = final.slice(0, -"\n\n(stopped)".length);
+    expect(said.length).toBeGreaterThan(0);
+    expect(said.length).toBeLessThan(REPLY.length);
+    expect(REPLY.startsWith(said)).toBe(true);
+    expect(w.fake.sent.map((s) => s.text)).toEqual([final]);
+  });
+});

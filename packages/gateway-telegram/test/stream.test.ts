@@ -106,3 +106,42 @@ describe("telegram: streamed replies", () => {
     });
   });
 });
+
+describe("telegram: a streamed reply cut short", () => {
+  const NOTE = "\n\n(stopped)";
+
+  function expectSaidThenNote(text: string | undefined): void {
+    expect(text?.endsWith(NOTE)).toBe(true);
+    const said = (text as string).slice(0, -NOTE.length);
+    expect(said.length).toBeGreaterThan(0);
+    expect(said.length).toBeLessThan(REPLY.length);
+    expect(REPLY.startsWith(said)).toBe(true);
+  }
+
+  it("a private chat's draft is followed by one message with what was said plus (stopped), at the default 1 s interval", async () => {
+    const harness = await start();
+    await says(harness, PRIVATE, "hi");
+    const drafts = () => harness.fake.chat.drafts.filter((d) => d.chatId === PRIVATE);
+    await eventually(() => drafts().length >= 2, "the draft growing", 10_000);
+    expect(await rig?.cancelRunning()).toBe(1);
+    const finals = () => harness.fake.chat.botMessages.filter((m) => m.chatId === PRIVATE);
+    await eventually(() => finals().length > 0, "the message after the draft", 10_000);
+    await rig?.session.idle(5_000);
+    expect(finals()).toHaveLength(1);
+    expectSaidThenNote(finals()[0]?.text);
+    expect(finals()[0]?.text.startsWith(drafts().at(-1)?.text as string)).toBe(true);
+  });
+
+  it("a group's early message is edited to what was said plus (stopped), at the default 1 s interval", async () => {
+    const harness = await start();
+    await says(harness, GROUP, "@agentsvc_bot hi");
+    const inGroup = () => harness.fake.chat.botMessages.filter((m) => m.chatId === GROUP);
+    const edits = () => harness.fake.calls.filter((c) => c.method === "editMessageText");
+    await eventually(() => inGroup().length === 1 && edits().length >= 1, "the early message edited", 10_000);
+    expect(await rig?.cancelRunning()).toBe(1);
+    await eventually(() => inGroup()[0]?.text.endsWith(NOTE) === true, "the message finished", 10_000);
+    await rig?.session.idle(5_000);
+    expect(inGroup()).toHaveLength(1);
+    expectSaidThenNote(inGroup()[0]?.text);
+  });
+});

@@ -45,6 +45,9 @@ function firstPiece(gateway: Gateway, text: string): string {
   return pieces[0] ?? "";
 }
 
+/** What ends a streamed reply that was cancelled (a failed one ends with its failure text). */
+export const CANCELLED_NOTE = "(stopped)";
+
 /** One reply's preview: text in, throttled `update` calls out. */
 class Preview {
   #text = "";
@@ -238,6 +241,23 @@ export class Previews {
     const live = this.#live.get(liveKey);
     this.#live.delete(liveKey);
     await live?.close();
+  }
+
+  /**
+   * The reply of a turn cancelled or failed mid-stream: what the preview had said so far, then
+   * `note` (or the cancelled note), so its draft is finished instead of left half-written. A reply
+   * that never streamed is `note` alone (nothing, for a cancelled turn). A draft a crashed process
+   * left, whose text this process never saw, ends as the note.
+   */
+  async cutShort(gateway: Gateway, inboxId: number, note: string): Promise<string> {
+    const key = draftKey(inboxId);
+    const live = this.#live.get(`${gateway.name}\n${key}`);
+    const drafted =
+      (live?.calls ?? 0) > 0 || (await this.store.gatewayState.get(gateway.name, key)) !== undefined;
+    if (!drafted) return note;
+    const said = live ? (await live.text()).trim() : "";
+    const ending = note || CANCELLED_NOTE;
+    return said ? `${said}\n\n${ending}` : ending;
   }
 
   /** The text finalised before an approval (forgotten now: the turn is committing). */

@@ -60,7 +60,7 @@ export class Turns {
           : result.status === "failed"
             ? failureText(result.error)
             : "";
-      await this.#commit(state, active, status, text);
+      await this.#commit(state, active, status, text, result.status !== "completed");
     };
   }
 
@@ -161,6 +161,8 @@ export class Turns {
     active: ActiveTurn,
     status: InboxDoneStatus,
     text: string,
+    /** Cancelled or failed: `text` is the note (or nothing), and a streamed draft keeps what it said. */
+    cutShort = false,
   ): Promise<void> {
     const gateway = this.p.registry.get(state.gateway);
     await this.p.store.transaction(async () => {
@@ -170,7 +172,9 @@ export class Turns {
       for (const id of active.steered) await this.p.store.inbox.markDone(id, "done");
       // Text finalised before an approval request was sent then: only the rest is the reply.
       const before = gateway ? await this.p.previews.takePrefix(gateway, active.inboxId) : "";
-      const rest = before && text.startsWith(before) ? text.slice(before.length).trim() : text;
+      let rest = before && text.startsWith(before) ? text.slice(before.length).trim() : text;
+      // A reply cut short mid-stream is not left half-written: its draft ends as what was said, plus the note.
+      if (gateway && cutShort) rest = await this.p.previews.cutShort(gateway, active.inboxId, text);
       if (gateway && rest) {
         const key = `${gateway.name}:in${active.inboxId}`;
         const pieces = textPieces(gateway, state.thread, rest, key, active.origin.meta);
@@ -188,7 +192,7 @@ export class Turns {
 
   async #commitFallback(state: ThreadState, active: ActiveTurn, text: string): Promise<void> {
     try {
-      await this.#commit(state, active, "failed", text);
+      await this.#commit(state, active, "failed", text, true);
     } catch (err) {
       this.p.logger.error({ err, threadId: state.threadId }, "could not record the end of a failed turn");
     }

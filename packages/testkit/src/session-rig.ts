@@ -7,6 +7,7 @@ import {
   createGatewaySession,
   type Gateway,
   GatewayRegistry,
+  gatewayThreadId,
   type GatewaySession,
 } from "@agentsvc/session-core";
 import { contractAgent, createMemorySessionStore } from "@agentsvc/session-core/testing";
@@ -38,6 +39,8 @@ export interface SessionRig {
   executed: string[];
   /** User messages the agent's memory holds for one thread. */
   userMessages(thread: string): Promise<string[]>;
+  /** Cancels every running turn, as a user or operator cancelling a run does; how many were cancelled. */
+  cancelRunning(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -83,6 +86,12 @@ export async function startSessionRig(
       (await memory.load({ userId: gateway.name, conversationId: thread })).flatMap((m) =>
         m.role === "user" ? [m.content] : [],
       ),
+    cancelRunning: async () => {
+      const running = (await store.inbox.unfinished()).filter((r) => r.status === "running");
+      return running.filter((r) =>
+        runs.cancel(gatewayThreadId(r.gateway, r.thread), { userId: r.gateway }, "cancelled by the user"),
+      ).length;
+    },
     stop: () => session.stop(2_000),
   };
 }
