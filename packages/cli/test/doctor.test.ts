@@ -1,6 +1,7 @@
 // `agentsvc doctor` against the testkit fakes: good credentials pass; a revoked Telegram token, a
 // wrong Slack bot token, wrong Discord, GitHub, WhatsApp and Twilio credentials and a stopped signal-cli
-// daemon each fail with the fix.
+// daemon each fail with the fix; so do a Discord application without the message-content intent and a
+// GitHub token that cannot see the approvalDestination's repository.
 import {
   DiscordFake,
   FakeGitHub,
@@ -43,7 +44,7 @@ beforeAll(async () => {
     "gateways/slack.yaml": `type: slack\nbotTokenEnvVar: SLACK_BOT\nappTokenEnvVar: SLACK_APP\napiBaseUrl: ${slack.apiBaseUrl}\n`,
     "gateways/discord.yaml": `type: discord\nbotTokenEnvVar: DISCORD_TOKEN\napiBaseUrl: ${discord.apiBaseUrl}\n`,
     "gateways/signal.yaml": `type: signal\naccountEnvVar: SIGNAL_ACCOUNT\nhttpUrl: ${signal.url}\n`,
-    "gateways/github.yaml": `type: github\ntokenEnvVar: GH_TOKEN\nwebhookSecretEnvVar: GH_SECRET\nbotNameEnvVar: GH_BOT\napiBaseUrl: ${github.url}\n`,
+    "gateways/github.yaml": `type: github\ntokenEnvVar: GH_TOKEN\nwebhookSecretEnvVar: GH_SECRET\nbotNameEnvVar: GH_BOT\napprovalDestination: "repo:octo-org/hello-world:issue:1"\napiBaseUrl: ${github.url}\n`,
     "gateways/twilio.yaml": `type: twilio\naccountSidEnvVar: TW_SID\nauthTokenEnvVar: TW_TOKEN\nfromEnvVar: TW_FROM\napiBaseUrl: ${twilio.url}\n`,
     "gateways/whatsapp.yaml": `type: whatsapp\naccessTokenEnvVar: WA_TOKEN\nphoneNumberIdEnvVar: WA_PHONE\nappSecretEnvVar: WA_SECRET\nverifyTokenEnvVar: WA_VERIFY\napiBaseUrl: ${whatsapp.url}\n`,
   });
@@ -87,7 +88,10 @@ describe("agentsvc doctor", () => {
     const report = JSON.parse(r.stdout) as Report;
     expect(report.checks.map((c) => [c.check, c.status])).toEqual([
       ["discord /users/@me", "ok"],
+      ["discord /gateway/bot", "ok"],
+      ["discord message content intent", "ok"],
       ["github GET /user", "ok"],
+      ["github repository octo-org/hello-world", "ok"],
       ["signal-cli daemon /api/v1/check", "ok"],
       ["slack auth.test", "ok"],
       ["slack apps.connections.open", "ok"],
@@ -132,6 +136,44 @@ describe("agentsvc doctor", () => {
     const json = JSON.parse((await run(["doctor", dir, "--json"], { env: bad })).stdout) as Report;
     expect(json.ok).toBe(false);
     expect(json.checks.every((c) => c.status === "failed" && c.fix)).toBe(true);
+  });
+
+  it("reports a Discord application without the message-content intent and a repository the token cannot see", async () => {
+    const other = tempDir("agentsvc-doctor-access-");
+    writeFiles(other, {
+      "agents/bot.ts": `export default { kind: "agent", name: "bot", model: { provider: "demo" } };\n`,
+      "gateways/discord.yaml": `type: discord\nbotTokenEnvVar: DISCORD_TOKEN\napiBaseUrl: ${discord.apiBaseUrl}\n`,
+      "gateways/github.yaml": `type: github\ntokenEnvVar: GH_TOKEN\nwebhookSecretEnvVar: GH_SECRET\nbotNameEnvVar: GH_BOT\napprovalDestination: "repo:octo-org/private-app:issue:7"\napiBaseUrl: ${github.url}\n`,
+    });
+    const flags = discord.applicationFlags;
+    discord.applicationFlags = 1 << 23; // APPLICATION_COMMAND_BADGE only: the toggle is off
+    try {
+      const r = await run(["doctor", other, "--json"], { env });
+      const report = JSON.parse(r.stdout) as Report;
+      expect(r.code).toBe(1);
+      expect(report.checks.map((c) => [c.check, c.status])).toEqual([
+        ["discord /users/@me", "ok"],
+        ["discord /gateway/bot", "ok"],
+        ["discord message content intent", "failed"],
+        ["github GET /user", "ok"],
+        ["github repository octo-org/private-app", "failed"],
+      ]);
+      const [intent, repo] = report.checks.filter((c) => c.status === "failed");
+      expect(intent?.detail).toBe("the application's flags (8388608) allow no message content");
+      expect(intent?.fix).toMatch(
+        /turn on Message Content Intent \(Developer Portal > Bot > Privileged Gateway Intents/,
+      );
+      expect(repo?.detail).toBe("404 Not Found");
+      expect(repo?.fix).toMatch(/the token in GH_TOKEN cannot see octo-org\/private-app: add the repository/);
+      // An entry that does not ask for message content (intents without 1 << 15) does not need the flag.
+      writeFiles(other, {
+        "gateways/discord.yaml": `type: discord\nbotTokenEnvVar: DISCORD_TOKEN\nintents: 4609\napiBaseUrl: ${discord.apiBaseUrl}\n`,
+      });
+      const lean = JSON.parse((await run(["doctor", other, "--json"], { env })).stdout) as Report;
+      expect(lean.checks.map((c) => c.check)).not.toContain("discord message content intent");
+    } finally {
+      discord.applicationFlags = flags;
+    }
   });
 
   it("stops at check's errors before any live call", async () => {

@@ -1,6 +1,6 @@
 import { runGatewayContract } from "@agentsvc/session-core/testing";
 import { afterAll, describe, it } from "vitest";
-import { type Dovecot, dovecotMissing, startDovecot } from "./dovecot.js";
+import { type Dovecot, dovecotMissing, startDovecot } from "@agentsvc/testkit";
 import { emailHarness } from "./harness.js";
 
 let dovecot: Promise<Dovecot> | undefined;

@@ -1,7 +1,7 @@
 // The UID cursor is the gateway's redelivery promise: IMAP does not push a message twice, so a
 // message whose recording failed must stay ahead of the cursor and be read again by a later poll.
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { type Dovecot, dovecotMissing, startDovecot } from "./dovecot.js";
+import { type Dovecot, dovecotMissing, startDovecot } from "@agentsvc/testkit";
 import { emailRig, until } from "./rig.js";
 
 let dovecot: Dovecot | undefined;

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { type Dovecot, dovecotMissing, startDovecot } from "./dovecot.js";
+import { type Dovecot, dovecotMissing, startDovecot } from "@agentsvc/testkit";
 import { BOT, DMARC_PASS, MX } from "./harness.js";
 import { emailRig, header, until } from "./rig.js";
 

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Inbound } from "@agentsvc/session-core";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { type Dovecot, dovecotMissing, startDovecot } from "./dovecot.js";
+import { type Dovecot, dovecotMissing, startDovecot } from "@agentsvc/testkit";
 import { emailRig, until } from "./rig.js";
 
 type Expect =

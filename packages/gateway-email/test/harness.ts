@@ -5,8 +5,8 @@ import type { GatewayHarness } from "@agentsvc/session-core/testing";
 import { ImapFlow } from "imapflow";
 import type { ParsedMail } from "mailparser";
 import { createGateway, type EmailGatewayOptions } from "../src/index.js";
-import type { Dovecot } from "./dovecot.js";
-import { type SmtpSink, startSmtpSink } from "./smtp-sink.js";
+import type { Dovecot } from "@agentsvc/testkit";
+import { type SmtpSink, startSmtpSink } from "@agentsvc/testkit";
 
 export const BOT = "bot@example.test";
 /** The receiving server of the test mailboxes, as its Authentication-Results headers name it. */

@@ -5,7 +5,7 @@ import { ContractRig } from "@agentsvc/session-core/testing";
 import type { ParsedMail } from "mailparser";
 import { pino } from "pino";
 import { createGateway, type EmailGatewayOptions } from "../src/index.js";
-import type { Dovecot } from "./dovecot.js";
+import type { Dovecot } from "@agentsvc/testkit";
 import { emailHarness, type Mailbox } from "./harness.js";
 
 export class LoggedRig extends ContractRig {

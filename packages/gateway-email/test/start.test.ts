@@ -2,7 +2,7 @@
 // MissingConfigError naming the variable (the session shows it; nothing polls with half a config).
 import { MissingConfigError } from "@agentsvc/session-core";
 import { afterAll, describe, expect, it } from "vitest";
-import { type Dovecot, dovecotMissing, startDovecot } from "./dovecot.js";
+import { type Dovecot, dovecotMissing, startDovecot } from "@agentsvc/testkit";
 import { emailRig } from "./rig.js";
 
 let dovecot: Dovecot | undefined;

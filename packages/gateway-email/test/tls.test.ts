@@ -7,9 +7,9 @@ import { join } from "node:path";
 import { isGatewaySendError } from "@agentsvc/session-core";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { sendMail, smtpTransport } from "../src/api.js";
-import { type Dovecot, dovecotMissing, startDovecot } from "./dovecot.js";
+import { type Dovecot, dovecotMissing, startDovecot } from "@agentsvc/testkit";
 import { emailRig, until } from "./rig.js";
-import { startSmtpSink } from "./smtp-sink.js";
+import { startSmtpSink } from "@agentsvc/testkit";
 
 let dovecot: Dovecot | undefined;
 let cleanup: (() => Promise<void>) | undefined;

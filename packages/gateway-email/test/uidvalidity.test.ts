@@ -2,7 +2,7 @@
 // over under a new UIDVALIDITY, so the kept UID cursor means nothing there any more. The gateway
 // must read that mailbox again, not wait for UIDs above the old cursor.
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { type Dovecot, dovecotMissing, startDovecot } from "./dovecot.js";
+import { type Dovecot, dovecotMissing, startDovecot } from "@agentsvc/testkit";
 import { composeMail } from "./harness.js";
 import { emailRig, until } from "./rig.js";
 

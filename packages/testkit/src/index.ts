@@ -54,3 +54,4 @@ export { type CapturedLogs, captureLogs, type LogLine } from "./logs.js";
 export * from "./telegram/index.js";
 export * from "./slack/index.js";
 export * from "./discord/index.js";
+export * from "./email/index.js";

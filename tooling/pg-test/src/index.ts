@@ -2,7 +2,16 @@
 // temp folder, a free port on 127.0.0.1, trust auth for loopback only, stopped (and deleted) after.
 // PostgreSQL refuses to run as root, so under root the server runs as the `postgres` system user.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +22,11 @@ export interface TestPostgres {
   readonly port: number;
   /** A new empty database on this server; returns its connection string. */
   createDatabase(name?: string): Promise<string>;
+  /**
+   * A login role that must give its password (scram-sha-256 from 127.0.0.1; other roles keep trust),
+   * in effect when this resolves.
+   */
+  addPasswordRole(role: string, password: string): Promise<void>;
   /** Fast shutdown, then the data directory is removed. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -131,6 +145,30 @@ export async function startPostgres(
         { stdio: "pipe" },
       );
       return `postgres://postgres@127.0.0.1:${port}/${db}`;
+    },
+    async addPasswordRole(role, password) {
+      if (!/^[a-z_][a-z0-9_]*$/.test(role)) throw new Error(`bad role name "${role}"`);
+      const psql = (sql: string, user = "postgres", env: Record<string, string> = {}) =>
+        execFileSync(
+          join(bin, "psql"),
+          ["-h", "127.0.0.1", "-p", String(port), "-U", user, "-d", "postgres", "-w", "-tAq", "-c", sql],
+          { stdio: "pipe", env: { ...process.env, ...env } },
+        ).toString();
+      psql(`CREATE ROLE ${role} LOGIN PASSWORD '${password.replaceAll("'", "''")}'`);
+      const hba = psql("SHOW hba_file").trim();
+      writeFileSync(hba, `host all ${role} 127.0.0.1/32 scram-sha-256\n${readFileSync(hba, "utf8")}`);
+      psql("SELECT pg_reload_conf()");
+      // The postmaster rereads pg_hba.conf after the signal: wait until a wrong password is refused.
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        try {
+          psql("SELECT 1", role, { PGPASSWORD: `not-${password}` });
+        } catch {
+          return;
+        }
+        if (Date.now() > deadline) throw new Error("pg_hba.conf reload did not take effect in 10 s");
+        await new Promise((r) => setTimeout(r, 50));
+      }
     },
     async stop() {
       if (stopped) return;

@@ -1,8 +1,10 @@
 // `agentsvc doctor`: everything `check` does, then live checks with this environment: each gateway's
-// credentials by one cheap authenticated call. A table with the fix per failure; exit 1 when any fails.
+// credentials by one cheap authenticated call, each PostgreSQL datasource, each model key. A table
+// with the fix per failure; exit 1 when any fails.
 import { resolve } from "node:path";
 import { type Command, EXIT_FAIL, EXIT_OK } from "../command.js";
 import { type CheckResult, checkGateway } from "../doctor/gateway-checks.js";
+import { checkDatasources } from "../doctor/datasource-checks.js";
 import { checkModelKeys } from "../doctor/model-checks.js";
 import { printIssues } from "../report.js";
 
@@ -14,7 +16,7 @@ export const doctorCommand: Command = {
     json: { type: "boolean", description: "one JSON object ({ ok, checks }) instead of the table" },
   },
   details:
-    "Runs check first (exit 1 on an error). Then, with this environment: Telegram getMe, Slack auth.test\nand apps.connections.open, Discord /users/@me, Teams a client-credentials token, GitHub GET /user,\nWhatsApp the phone-number object, Twilio the account, the signal-cli daemon's\n/api/v1/check; each model key by listing the provider's models\n(never a paid generation). Nothing is sent to anyone. Exit 1 when any check fails.",
+    "Runs check first (exit 1 on an error). Then, with this environment: Telegram getMe, Slack auth.test\nand apps.connections.open, Discord /users/@me, /gateway/bot and the message-content intent, Teams a\nclient-credentials token, GitHub GET /user and the approvalDestination repository, WhatsApp the\nphone-number object, Twilio the account, e-mail an IMAP login and SMTP EHLO + AUTH, the signal-cli\ndaemon's /api/v1/check; each PostgreSQL datasource (connect, version >= 13, pending migrations);\neach model key by listing the provider's models (never a paid generation). Nothing is sent to\nanyone. Exit 1 when any check fails.",
   async run({ values, positionals, io, print }) {
     const dir = resolve(io.cwd, positionals[0] ?? ".");
     const { loadProject, missingDatasourceEnv, missingModelKeys } = await import("@agentsvc/config-schema");
@@ -25,7 +27,9 @@ export const doctorCommand: Command = {
     await printIssues(print, loaded.ok ? [] : loaded.errors, [...loaded.warnings, ...warnings]);
     if (!loaded.ok) return EXIT_FAIL;
     const results: CheckResult[] = [];
-    for (const entry of loaded.project.pushGateways) results.push(...(await checkGateway(entry, io.env)));
+    for (const entry of loaded.project.pushGateways)
+      results.push(...(await checkGateway(entry, io.env, dir)));
+    results.push(...(await checkDatasources(loaded.project, io.env)));
     results.push(...(await checkModelKeys(loaded.project, io.env)));
     const ok = results.every((r) => r.status !== "failed");
     if (values.json) print.out(JSON.stringify({ ok, checks: results }, null, 2));
@@ -36,14 +40,13 @@ export const doctorCommand: Command = {
 
 function printResults(print: Parameters<Command["run"]>[0]["print"], results: CheckResult[]): void {
   if (results.length === 0) {
-    print.out("no gateway to check");
+    print.out("nothing to check live (no gateway, postgres datasource or model key)");
     return;
   }
   const width = Math.max(...results.map((r) => r.check.length));
   const mark = {
     ok: print.style("out", "green", "ok    "),
     failed: print.style("out", "red", "FAILED"),
-    skipped: print.style("out", "dim", "skip  "),
   };
   for (const r of results) {
     print.out(`${mark[r.status]}  ${r.check.padEnd(width)}  ${r.detail}`);

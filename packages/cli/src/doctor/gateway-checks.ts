@@ -3,17 +3,20 @@
 //   Telegram getMe: https://core.telegram.org/bots/api#getme (401 Unauthorized for a bad token)
 //   Slack auth.test / apps.connections.open: https://api.slack.com/methods/auth.test,
 //     https://api.slack.com/methods/apps.connections.open (HTTP 200 with ok:false, error invalid_auth)
-//   Discord GET /users/@me with `Authorization: Bot <token>`: https://discord.com/developers/docs/resources/user#get-current-user
+//   Discord GET /users/@me with `Authorization: Bot <token>`: https://discord.com/developers/docs/resources/user#get-current-user,
+//     GET /gateway/bot and GET /applications/@me (flags): https://discord.com/developers/docs/resources/application#get-current-application
 //   Teams client credentials: https://learn.microsoft.com/azure/bot-service/rest-api/bot-framework-rest-connector-authentication
-//   GitHub GET /user: https://docs.github.com/en/rest/users/users#get-the-authenticated-user
+//   GitHub GET /user: https://docs.github.com/en/rest/users/users#get-the-authenticated-user, and
+//     GET /repos/{owner}/{repo} for the repository approvalDestination names
 //   WhatsApp GET /<version>/<phone-number-id>: https://developers.facebook.com/docs/graph-api/reference/whats-app-business-account-to-number-current-status/
 //   Twilio GET /2010-04-01/Accounts/<sid>.json (HTTP Basic): https://www.twilio.com/docs/iam/api/account#fetch-an-account-resource
 //   signal-cli HTTP daemon GET /api/v1/check: https://github.com/AsamK/signal-cli/blob/master/man/signal-cli.1.adoc (daemon --http)
 import type { PushGatewayEntry } from "@agentsvc/config-schema";
+import { checkEmail } from "./email-checks.js";
 
 export interface CheckResult {
   check: string;
-  status: "ok" | "failed" | "skipped";
+  status: "ok" | "failed";
   detail: string;
   /** What to do about a failure. */
   fix?: string;
@@ -123,6 +126,13 @@ async function slack(entry: Extract<PushGatewayEntry, { type: "slack" }>, env: E
   return out;
 }
 
+// Discord's privileged intent bits: MESSAGE_CONTENT in Identify, and the application flags that say
+// the bot may use it (https://discord.com/developers/docs/events/gateway#privileged-intents,
+// https://discord.com/developers/docs/resources/application#application-object-application-flags).
+const MESSAGE_CONTENT_INTENT = 1 << 15;
+const GATEWAY_MESSAGE_CONTENT = 1 << 18;
+const GATEWAY_MESSAGE_CONTENT_LIMITED = 1 << 19;
+
 async function discord(
   entry: Extract<PushGatewayEntry, { type: "discord" }>,
   env: Env,
@@ -130,19 +140,64 @@ async function discord(
   const check = "discord /users/@me";
   const token = secret(env, entry.botTokenEnvVar, check);
   if (typeof token !== "string") return [token];
-  const { status, body } = await call(`${trim(entry.apiBaseUrl)}/users/@me`, {
-    headers: { authorization: `Bot ${token}` },
-  });
-  if (status === 200)
-    return [{ check, status: "ok", detail: `bot ${String(field(body, "username") ?? "?")}` }];
-  return [
-    {
-      check,
-      status: "failed",
-      detail: `${status} ${String(field(body, "message") ?? "")}`.trim(),
-      fix: `${entry.botTokenEnvVar} must hold the bot's token (Developer Portal > Bot > Reset Token)`,
-    },
+  const get = (path: string) =>
+    call(`${trim(entry.apiBaseUrl)}${path}`, { headers: { authorization: `Bot ${token}` } });
+  const { status, body } = await get("/users/@me");
+  if (status !== 200)
+    return [
+      {
+        check,
+        status: "failed",
+        detail: `${status} ${String(field(body, "message") ?? "")}`.trim(),
+        fix: `${entry.botTokenEnvVar} must hold the bot's token (Developer Portal > Bot > Reset Token)`,
+      },
+    ];
+  const out: CheckResult[] = [
+    { check, status: "ok", detail: `bot ${String(field(body, "username") ?? "?")}` },
   ];
+  // GET /gateway/bot (https://discord.com/developers/docs/events/gateway#get-gateway-bot): the URL
+  // to connect to and how many session starts are left today.
+  const gw = await get("/gateway/bot");
+  const limit = field(gw.body, "session_start_limit");
+  const remaining = field(limit, "remaining");
+  out.push(
+    gw.status === 200 && remaining !== 0
+      ? {
+          check: "discord /gateway/bot",
+          status: "ok",
+          detail: `${String(field(gw.body, "shards") ?? "?")} shard(s), ${String(remaining ?? "?")} session starts left`,
+        }
+      : {
+          check: "discord /gateway/bot",
+          status: "failed",
+          detail:
+            gw.status === 200
+              ? `no session starts left (reset in ${Math.ceil(Number(field(limit, "reset_after") ?? 0) / 60_000)} min)`
+              : `${gw.status} ${String(field(gw.body, "message") ?? "")}`.trim(),
+          fix:
+            gw.status === 200
+              ? "the bot used up its daily gateway connections (a restart loop?): wait for the reset"
+              : "Discord did not give a gateway URL: check apiBaseUrl and the bot's token",
+        },
+  );
+  if ((entry.intents & MESSAGE_CONTENT_INTENT) === 0) return out;
+  const app = await get("/applications/@me");
+  const flags = Number(field(app.body, "flags") ?? 0);
+  const allowed = (flags & (GATEWAY_MESSAGE_CONTENT | GATEWAY_MESSAGE_CONTENT_LIMITED)) !== 0;
+  out.push(
+    app.status === 200 && allowed
+      ? { check: "discord message content intent", status: "ok", detail: "allowed for this application" }
+      : {
+          check: "discord message content intent",
+          status: "failed",
+          detail:
+            app.status === 200
+              ? `the application's flags (${flags}) allow no message content`
+              : `${app.status} ${String(field(app.body, "message") ?? "")}`.trim(),
+          fix: "turn on Message Content Intent (Developer Portal > Bot > Privileged Gateway Intents; verified bots in 100+ servers apply for it), or drop 32768 from the entry's intents",
+        },
+  );
+  return out;
 }
 
 async function teams(entry: Extract<PushGatewayEntry, { type: "teams" }>, env: Env): Promise<CheckResult[]> {
@@ -174,6 +229,12 @@ async function teams(entry: Extract<PushGatewayEntry, { type: "teams" }>, env: E
   ];
 }
 
+/** The repositories the entry names (its approvalDestination, `repo:<owner>/<repo>:...`). */
+function githubRepositories(entry: Extract<PushGatewayEntry, { type: "github" }>): string[] {
+  const m = /^repo:([^/:\s]+\/[^/:\s]+):/.exec(entry.approvalDestination ?? "");
+  return m?.[1] ? [m[1]] : [];
+}
+
 async function github(
   entry: Extract<PushGatewayEntry, { type: "github" }>,
   env: Env,
@@ -181,23 +242,46 @@ async function github(
   const check = "github GET /user";
   const token = secret(env, entry.tokenEnvVar, check);
   if (typeof token !== "string") return [token];
-  const { status, body } = await call(`${trim(entry.apiBaseUrl)}/user`, {
-    headers: {
-      authorization: `Bearer ${token}`,
-      accept: "application/vnd.github+json",
-      "user-agent": "agentsvc-doctor",
-    },
-  });
-  if (status === 200)
-    return [{ check, status: "ok", detail: `token of ${String(field(body, "login") ?? "?")}` }];
-  return [
-    {
-      check,
-      status: "failed",
-      detail: `${status} ${String(field(body, "message") ?? "")}`.trim(),
-      fix: `${entry.tokenEnvVar} must hold a current token (a fine-grained token or GitHub App installation token with issues and pull requests write)`,
-    },
+  const get = (path: string) =>
+    call(`${trim(entry.apiBaseUrl)}${path}`, {
+      headers: {
+        authorization: `Bearer ${token}`,
+        accept: "application/vnd.github+json",
+        "user-agent": "agentsvc-doctor",
+      },
+    });
+  const { status, body } = await get("/user");
+  if (status !== 200)
+    return [
+      {
+        check,
+        status: "failed",
+        detail: `${status} ${String(field(body, "message") ?? "")}`.trim(),
+        fix: `${entry.tokenEnvVar} must hold a current token (a fine-grained token or GitHub App installation token with issues and pull requests write)`,
+      },
+    ];
+  const out: CheckResult[] = [
+    { check, status: "ok", detail: `token of ${String(field(body, "login") ?? "?")}` },
   ];
+  // GET /repos/{owner}/{repo} (https://docs.github.com/en/rest/repos/repos#get-a-repository):
+  // GitHub answers 404, not 403, for a private repository the token cannot see.
+  for (const repo of githubRepositories(entry)) {
+    const r = await get(`/repos/${repo}`);
+    out.push(
+      r.status === 200
+        ? { check: `github repository ${repo}`, status: "ok", detail: `the token can read ${repo}` }
+        : {
+            check: `github repository ${repo}`,
+            status: "failed",
+            detail: `${r.status} ${String(field(r.body, "message") ?? "")}`.trim(),
+            fix:
+              r.status === 404
+                ? `the token in ${entry.tokenEnvVar} cannot see ${repo}: add the repository to the token's repository access (or install the GitHub App on it), or fix approvalDestination`
+                : `GitHub answered ${r.status} for ${repo}: check ${entry.tokenEnvVar}`,
+          },
+    );
+  }
+  return out;
 }
 
 async function whatsapp(
@@ -283,7 +367,11 @@ async function signal(entry: Extract<PushGatewayEntry, { type: "signal" }>): Pro
 }
 
 /** The live checks of one gateway entry; a network error is a failed check, never a crash. */
-export async function checkGateway(entry: PushGatewayEntry, env: Env): Promise<CheckResult[]> {
+export async function checkGateway(
+  entry: PushGatewayEntry,
+  env: Env,
+  projectDir: string,
+): Promise<CheckResult[]> {
   try {
     switch (entry.type) {
       case "telegram":
@@ -302,14 +390,8 @@ export async function checkGateway(entry: PushGatewayEntry, env: Env): Promise<C
         return await whatsapp(entry, env);
       case "twilio":
         return await twilio(entry, env);
-      default:
-        return [
-          {
-            check: `${entry.type} credentials`,
-            status: "skipped",
-            detail: `no live check for ${entry.type} yet (only that its variables are set: see check)`,
-          },
-        ];
+      case "email":
+        return await checkEmail(entry, env, projectDir);
     }
   } catch (error) {
     return [

@@ -24,6 +24,12 @@ export interface DiscordFakeOptions {
   heartbeatIntervalMs?: number;
   /** Intent bits this bot is not allowed (Identify with any of them closes 4014). */
   disallowedIntents?: number;
+  /**
+   * The application's `flags` in `GET /applications/@me`. Default GATEWAY_MESSAGE_CONTENT_LIMITED
+   * (1 << 19): a bot in under 100 servers whose Message Content Intent toggle is on
+   * (https://discord.com/developers/docs/resources/application#application-object-application-flags).
+   */
+  applicationFlags?: number;
 }
 
 export class DiscordFake {
@@ -43,9 +49,12 @@ export class DiscordFake {
   readonly #wss = new WebSocketServer({ noServer: true });
   readonly #faults = new Map<string, RestFault[]>();
   #id = 1_000_000_000_000_000n;
+  /** `flags` of the application object; a test turns the message-content bits off. */
+  applicationFlags: number;
 
   private constructor(options: DiscordFakeOptions) {
     this.token = options.token ?? "fake.discord.token";
+    this.applicationFlags = options.applicationFlags ?? 1 << 19;
     this.rest = new DiscordRest(() => this.nextId(), this.botUserId);
     this.sessions = new DiscordSessions({
       token: this.token,
@@ -133,6 +142,15 @@ export class DiscordFake {
         url: `${this.#server.url.replace("http", "ws")}/gateway`,
         shards: 1,
         session_start_limit: { total: 1000, remaining: 999, reset_after: 14_400_000, max_concurrency: 1 },
+      });
+    // The bot's own application (https://discord.com/developers/docs/resources/application#get-current-application).
+    if (path === "/applications/@me" && method === "GET")
+      return sendJson(res, 200, {
+        id: this.botUserId,
+        name: "agent",
+        bot_public: true,
+        bot_require_code_grant: false,
+        flags: this.applicationFlags,
       });
     const answer = this.rest.route(method, path, body);
     if (!answer) return sendJson(res, 404, { message: "404: Not Found", code: 0 });

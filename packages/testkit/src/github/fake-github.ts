@@ -18,6 +18,8 @@ export interface FakeGitHubOptions {
   webhookUrl?: string;
   /** Deliver the bot's own comments back to the webhook. Default false. */
   echo?: boolean;
+  /** `owner/repo` the token can read (GET /repos/{owner}/{repo}); others are 404. Default octo-org/hello-world. */
+  repositories?: string[];
 }
 
 export interface GitHubUser {
@@ -238,6 +240,21 @@ export class FakeGitHub extends HttpFake {
       if (this.#revoked || req.headers.authorization !== `Bearer ${this.#options.token}`)
         return answerJson(res, 401, { message: "Bad credentials" });
       return answerJson(res, 200, this.botUser);
+    }
+    // A repository (https://docs.github.com/en/rest/repos/repos#get-a-repository): 404 Not Found,
+    // not 403, when the token cannot see it, so a private repository's existence does not leak.
+    const repoPath = /^\/repos\/([^/]+)\/([^/]+)$/.exec(path);
+    if (req.method === "GET" && repoPath) {
+      if (this.#revoked || req.headers.authorization !== `Bearer ${this.#options.token}`)
+        return answerJson(res, 401, { message: "Bad credentials" });
+      const [owner, repo] = [repoPath[1] as string, repoPath[2] as string];
+      if (!(this.#options.repositories ?? ["octo-org/hello-world"]).includes(`${owner}/${repo}`))
+        return answerJson(res, 404, {
+          message: "Not Found",
+          documentation_url: "https://docs.github.com/rest/repos/repos#get-a-repository",
+          status: "404",
+        });
+      return answerJson(res, 200, repository(owner, repo));
     }
     const issue = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/.exec(path);
     const reply = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/(\d+)\/comments\/(\d+)\/replies$/.exec(path);

@@ -44,7 +44,7 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export function selfSignedCert(dir: string): { cert: string; key: string } {
+function selfSignedCert(dir: string): { cert: string; key: string } {
   const keyPath = join(dir, "key.pem");
   const certPath = join(dir, "cert.pem");
   execFileSync(
