@@ -19,7 +19,7 @@ export interface StoreBackend {
   driver: TransactionDriver;
   health: StoreHealthView;
   schemaVersion(): number;
-  /** SQLite only: the durability the connection's `synchronous` pragma gives. */
+  /** SQLite only: the durability the store was opened with. */
   durability?(): "power" | "process";
   /** SQLite only: EXPLAIN QUERY PLAN. */
   explain?(sqlText: string, params: unknown[]): string[];

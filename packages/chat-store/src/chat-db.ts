@@ -24,6 +24,7 @@ import { type AccountConfig, type AuthLogger, type SeedReport, seedAccounts } fr
 import { DEFAULT_SESSION_TIMEOUT_MS, Sessions } from "./sessions.js";
 import { StoreHealth } from "./store-health.js";
 import { Throttle, type ThrottleOptions } from "./throttle.js";
+import { type FlushFd, WalSync } from "./wal-sync.js";
 
 export interface StoreLogger {
   info(obj: object, msg: string): void;
@@ -53,11 +54,14 @@ export interface ChatDbOptions {
    */
   busyTimeoutMs?: number;
   /**
-   * `power` (default): `synchronous = FULL`, every answered write survives power loss. `process`:
-   * `synchronous = NORMAL` (WAL): survives a crash of the process, may lose the last commits on
-   * power loss or an OS crash, and commits without waiting for the disk.
+   * `power` (default): every answered write survives power loss (the WAL is synced after each
+   * group commit, off the event loop, before its writers are answered). `process`:
+   * `synchronous = NORMAL` (WAL) alone: survives a crash of the process, may lose the last commits
+   * on power loss or an OS crash, and answers without waiting for the disk.
    */
   durability?: StoreDurability;
+  /** @internal tests: replaces fdatasync(2) of the WAL file (durability `power`). */
+  flushWal?: FlushFd;
   /** @internal tests: a subset of the migration steps (to build old stores). */
   migrations?: readonly MigrationStep[];
   /** @internal tests: a different driver load result. */
@@ -68,18 +72,16 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 1000;
 
 export type StoreDurability = "power" | "process";
 
-/** The `synchronous` pragma of each durability (WAL mode). */
-const SYNCHRONOUS: Record<StoreDurability, string> = { power: "FULL", process: "NORMAL" };
+const DURABILITIES: readonly StoreDurability[] = ["power", "process"];
 
-function synchronousOf(options: ChatDbOptions, file: string): string {
+function durabilityOf(options: ChatDbOptions, file: string): StoreDurability {
   const durability = options.durability ?? "power";
-  const pragma = Object.hasOwn(SYNCHRONOUS, durability) ? SYNCHRONOUS[durability] : undefined;
-  if (!pragma)
+  if (!DURABILITIES.includes(durability))
     throw new ChatDbError(
       "invalid_durability",
       `${options.source ? `${options.source}: ` : ""}store.durability: must be power or process (got ${JSON.stringify(durability)}) for ${file}`,
     );
-  return pragma;
+  return durability;
 }
 
 function busyTimeoutOf(options: ChatDbOptions): number {
@@ -106,7 +108,7 @@ export class ChatDb {
   readonly health: StoreHealthView;
   /** What open() did to the schema. */
   readonly migration: MigrationReport;
-  /** SQLite: what the connection's `synchronous` pragma holds (FULL = power, NORMAL = process). */
+  /** SQLite: `power` (answers after the WAL sync) or `process` (after the COMMIT); see README. */
   readonly durability: StoreDurability | undefined;
   private readonly ctx: StoreContext;
   private closed = false;
@@ -153,15 +155,15 @@ export class ChatDb {
     const datasource = options.datasource ?? DEFAULT_DATASOURCE;
     checkDatasource(datasource, options.datasources, options.source);
     const file = resolveStorePath(options.appRoot, options.path, options.source);
-    const synchronous = synchronousOf(options, file);
+    const durability = durabilityOf(options, file);
     const load = options.driver ?? defaultDriver;
     const sqlite = connect(file, load);
     try {
       sqlite.pragma(`busy_timeout = ${busyTimeoutOf(options)}`);
       sqlite.pragma("journal_mode = WAL");
-      // FULL (durability power): a committed turn or accepted inbound message survives power loss,
-      // not only a crash. NORMAL (process): survives the process, not the machine.
-      sqlite.pragma(`synchronous = ${synchronous}`);
+      // Migrations commit with FULL under durability power; afterwards the group commit syncs the
+      // WAL itself, off the event loop (wal-sync.ts).
+      sqlite.pragma(`synchronous = ${durability === "power" ? "FULL" : "NORMAL"}`);
       sqlite.pragma("foreign_keys = ON");
     } catch (err) {
       sqlite.close();
@@ -188,6 +190,10 @@ export class ChatDb {
     }
     if (!load.ok) throw new Error("unreachable: connect() refuses a failed driver load");
     const db = load.driver.drizzle(sqlite);
+    // NORMAL: a COMMIT appends to the WAL without waiting for the disk. Under power, each group
+    // commit's writers wait for walSync instead (a sync on the thread pool, not the event loop).
+    sqlite.pragma("synchronous = NORMAL");
+    const walSync = durability === "power" ? new WalSync(file, options.flushWal) : undefined;
     return new ChatDb(
       {
         dialect: "sqlite",
@@ -195,15 +201,21 @@ export class ChatDb {
         datasource,
         migration,
         tables: sqliteTables,
-        driver: sqliteDriver(sqlite, db, busyTimeoutOf(options)),
+        driver: sqliteDriver(sqlite, db, {
+          busyTimeoutMs: busyTimeoutOf(options),
+          ...(walSync ? { sync: () => walSync.request() } : {}),
+        }),
         health: new StoreHealth(sqlite, busyTimeoutOf(options)),
         schemaVersion: () => readSchemaVersion(sqlite),
-        durability: () => (sqlite.pragma("synchronous", { simple: true }) === 2 ? "power" : "process"),
+        durability: () => durability,
         explain: (sqlText, params) =>
           (sqlite.prepare(`EXPLAIN QUERY PLAN ${sqlText}`).all(...params) as { detail: string }[]).map(
             (row) => row.detail,
           ),
-        close: () => void sqlite.close(),
+        close: () => {
+          sqlite.close();
+          return walSync?.close();
+        },
       },
       options,
     );

@@ -1,7 +1,10 @@
-// Group commit for the SQLite store: logical transactions that arrive while one commit is in flight
-// wait, then run one after another inside ONE physical transaction (one fsync for all of them),
-// each inside its own savepoint. Every caller is answered only after that COMMIT returned, so an
-// answer still means "durable"; a failing logical transaction rolls back its savepoint only.
+// Group commit for the SQLite store: logical transactions that arrive while one batch is being
+// committed wait, then run one after another inside ONE physical transaction, each inside its own
+// savepoint; a failing logical transaction rolls back its savepoint only. With durability `power`
+// the COMMIT does not sync (synchronous = NORMAL): the batch's callers that wrote are answered
+// after the WAL sync that follows it (wal-sync.ts, on the thread pool, one for the batch), so an
+// answer still means "on disk", while the event loop serves reads and the next batch meanwhile.
+// A caller that only read is answered after the COMMIT, never held by someone else's sync.
 //
 // When another process holds the write lock, a batch runs the old way instead: each operation on
 // its own (reads still work under WAL), each transaction `BEGIN IMMEDIATE … COMMIT` waiting up to
@@ -14,6 +17,17 @@ interface Pending {
   /** A `transaction()` (false: one operation outside any transaction). */
   transaction: boolean;
   settle: (outcome: Outcome) => void;
+}
+
+export interface GroupCommitOptions {
+  busyTimeoutMs: number;
+  /**
+   * Durability `power`: makes what was committed before the call durable (wal-sync.ts). Absent
+   * (`process`): a caller is answered once its COMMIT returned.
+   */
+  sync?: () => Promise<void>;
+  /** How many statements that can write the connection has prepared so far (sqlite-driver.ts). */
+  writes: () => number;
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -34,12 +48,13 @@ export class GroupCommit {
 
   constructor(
     private readonly sqlite: SqliteConnection,
-    private readonly busyTimeoutMs: number,
+    private readonly options: GroupCommitOptions,
   ) {}
 
   /**
    * Runs `work` as one logical transaction of the next physical transaction, alone on the
-   * connection (FIFO: nothing else runs until it ends). Resolves after the COMMIT holding it.
+   * connection (FIFO: nothing else runs until it ends). Resolves after the COMMIT holding it and,
+   * when it wrote, after the sync that made that COMMIT durable.
    */
   run<T>(work: () => Promise<T>, transaction: boolean): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -80,9 +95,13 @@ export class GroupCommit {
     }
   }
 
-  /** One physical transaction for `batch`; settles every caller after it committed (or failed). */
+  /**
+   * One physical transaction for `batch`; settles every caller after it committed (or failed),
+   * the writers after the sync that follows (not awaited here: the next batch runs meanwhile).
+   */
   async #commitBatch(batch: Pending[]): Promise<void> {
     const outcomes = new Map<Pending, Outcome>();
+    const writers = new Set<Pending>();
     /** Logical transactions that succeeded in the physical transaction currently open. */
     let inOpen: Pending[] = [];
     const lose = (error: unknown) => {
@@ -101,7 +120,9 @@ export class GroupCommit {
       }
       try {
         this.sqlite.exec(`SAVEPOINT ${LOGICAL}`);
+        const writesBefore = this.options.writes();
         const value = await pending.work();
+        if (this.options.writes() !== writesBefore) writers.add(pending);
         this.sqlite.exec(`RELEASE ${LOGICAL}`);
         outcomes.set(pending, { ok: true, value });
         inOpen.push(pending);
@@ -126,8 +147,18 @@ export class GroupCommit {
         lose(error);
       }
     }
-    // Answers only now: every logical transaction reported ok is in the committed file.
-    for (const pending of batch) pending.settle(outcomes.get(pending) as Outcome);
+    // Answers only now: every logical transaction reported ok is in the committed file. Those
+    // that wrote wait for one sync started after the COMMIT (durability power).
+    const synced = [...writers].some((p) => outcomes.get(p)?.ok) ? this.options.sync?.() : undefined;
+    for (const pending of batch) {
+      const outcome = outcomes.get(pending) as Outcome;
+      if (synced && outcome.ok && writers.has(pending))
+        synced.then(
+          () => pending.settle(outcome),
+          (error: unknown) => pending.settle({ ok: false, error }),
+        );
+      else pending.settle(outcome);
+    }
   }
 
   /** BEGIN IMMEDIATE without waiting; false when another process holds the write lock. */
@@ -140,27 +171,32 @@ export class GroupCommit {
       if (isStoreLocked(error)) return false;
       throw error;
     } finally {
-      this.sqlite.exec(`PRAGMA busy_timeout = ${this.busyTimeoutMs}`);
+      this.sqlite.exec(`PRAGMA busy_timeout = ${this.options.busyTimeoutMs}`);
     }
   }
 
-  /** The write lock is held elsewhere: each logical transaction on its own, answered as it ends. */
+  /**
+   * The write lock is held elsewhere: each logical transaction on its own, answered as it ends
+   * (after its own sync when it wrote).
+   */
   async #runAlone(batch: Pending[]): Promise<void> {
     for (const pending of batch) {
       try {
-        if (!pending.transaction) {
-          pending.settle({ ok: true, value: await pending.work() });
-          continue;
+        const writesBefore = this.options.writes();
+        let value: unknown;
+        if (!pending.transaction) value = await pending.work();
+        else {
+          this.sqlite.exec("BEGIN IMMEDIATE");
+          try {
+            value = await pending.work();
+            this.sqlite.exec("COMMIT");
+          } catch (error) {
+            this.#abort();
+            throw error;
+          }
         }
-        this.sqlite.exec("BEGIN IMMEDIATE");
-        try {
-          const value = await pending.work();
-          this.sqlite.exec("COMMIT");
-          pending.settle({ ok: true, value });
-        } catch (error) {
-          this.#abort();
-          throw error;
-        }
+        if (this.options.writes() !== writesBefore) await this.options.sync?.();
+        pending.settle({ ok: true, value });
       } catch (error) {
         pending.settle({ ok: false, error });
       }

@@ -4,13 +4,24 @@ import type { Db, TransactionDriver } from "./context.js";
 import type { SqliteConnection } from "./driver.js";
 import { GroupCommit } from "./group-commit.js";
 
+export interface SqliteDriverOptions {
+  busyTimeoutMs: number;
+  /** Durability `power`: the WAL sync a writer waits for after its COMMIT (wal-sync.ts). */
+  sync?: () => Promise<void>;
+}
+
 /**
  * SQLite has one connection per store. Operations and transactions run one at a time in arrival
  * order (nothing outside a transaction slips into it across an `await`), each in its own savepoint
- * of a shared `BEGIN IMMEDIATE … COMMIT`, and are answered after that COMMIT. Savepoints nest inside.
+ * of a shared `BEGIN IMMEDIATE … COMMIT`, and are answered after that COMMIT (and its sync, for
+ * those that wrote). Savepoints nest inside.
  */
-export function sqliteDriver(sqlite: SqliteConnection, db: Db, busyTimeoutMs: number): TransactionDriver {
-  const group = new GroupCommit(sqlite, busyTimeoutMs);
+export function sqliteDriver(
+  sqlite: SqliteConnection,
+  db: Db,
+  options: SqliteDriverOptions,
+): TransactionDriver {
+  const group = new GroupCommit(sqlite, { ...options, writes: countWrites(sqlite) });
   return {
     db,
     exclusive: (op) => group.run(op, false),
@@ -29,4 +40,22 @@ export function sqliteDriver(sqlite: SqliteConnection, db: Db, busyTimeoutMs: nu
       }
     },
   };
+}
+
+/**
+ * Counts the statements prepared on the connection that can write (SQLite's
+ * sqlite3_stmt_readonly, better-sqlite3's `readonly`). drizzle prepares each query as it runs it,
+ * so a logical transaction that leaves the count unchanged only read: it need not wait for a sync.
+ * An `INSERT … ON CONFLICT DO NOTHING` that changed nothing still counts (its answer may rest on
+ * a row another caller is still syncing).
+ */
+function countWrites(sqlite: SqliteConnection): () => number {
+  let writes = 0;
+  const prepare = sqlite.prepare.bind(sqlite);
+  sqlite.prepare = ((source: string) => {
+    const statement = prepare(source);
+    if (!statement.readonly) writes++;
+    return statement;
+  }) as typeof sqlite.prepare;
+  return () => writes;
 }

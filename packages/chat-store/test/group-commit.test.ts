@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { MAX_BATCH } from "../src/group-commit.js";
 import type { ChatDb } from "../src/index.js";
 import { openStore } from "./helpers.js";
@@ -51,7 +51,9 @@ describe("group commit (SQLite)", () => {
   });
 
   it("a burst larger than one batch commits in slices of MAX_BATCH: the first callers are answered after the first slice", async () => {
-    const db = openStore({ path: "./chat.db" });
+    // durability process answers at COMMIT, so the first answer sees exactly the first slice (under
+    // power the next slice may commit while the first one's sync runs).
+    const db = openStore({ path: "./chat.db", durability: "process" });
     await accept(db, -1);
     let atFirstAnswer = 0;
     await Promise.all(
@@ -106,8 +108,31 @@ describe("group commit (SQLite)", () => {
     expect(walFrames(db) - before).toBeLessThan(40); // still grouped, not 50 commits
   });
 
-  it("a write on an idle store is not held back: it is answered before a 0 ms timer fires", async () => {
-    const db = openStore({ path: "./chat.db" });
+  it("a write on an idle store is not held back: it commits and its sync starts before a 0 ms timer fires", async () => {
+    const order: string[] = [];
+    const db = openStore({
+      path: "./chat.db",
+      flushWal: async () => {
+        order.push("sync");
+      },
+    });
+    await accept(db, -1);
+    order.length = 0;
+    const timer = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        order.push("timer");
+        resolve();
+      }, 0),
+    );
+    await accept(db, 1);
+    order.push("write");
+    await timer;
+    expect(order).toEqual(["sync", "write", "timer"]);
+  });
+
+  it("durability process: a write on an idle store is answered before a 0 ms timer fires, and nothing syncs", async () => {
+    let syncs = 0;
+    const db = openStore({ path: "./chat.db", durability: "process", flushWal: async () => void syncs++ });
     await accept(db, -1);
     const order: string[] = [];
     const timer = new Promise<void>((resolve) =>
@@ -120,6 +145,8 @@ describe("group commit (SQLite)", () => {
     order.push("write");
     await timer;
     expect(order).toEqual(["write", "timer"]);
+    expect(committedKeys(db)).toEqual(new Set(["e-1", "e1"]));
+    expect(syncs).toBe(0);
   });
 
   it("nothing slips into an open transaction across an await: an outside write survives its rollback", async () => {
@@ -153,7 +180,7 @@ describe("group commit (SQLite)", () => {
 });
 
 describe("store durability", () => {
-  it("power (the default) is synchronous FULL; process is NORMAL; anything else is refused at open", async () => {
+  it("power (the default) or process; anything else is refused at open", async () => {
     expect(openStore({ path: "./a.db" }).durability).toBe("power");
     expect(openStore({ path: "./b.db", durability: "power" }).durability).toBe("power");
     const fast = openStore({ path: "./c.db", durability: "process" });
@@ -163,5 +190,103 @@ describe("store durability", () => {
     expect(() =>
       openStore({ path: "./d.db", durability: "fast" as never, source: "agentsvc.config.yaml" }),
     ).toThrow(/agentsvc.config.yaml: store.durability: must be power or process \(got "fast"\)/);
+  });
+});
+
+/** Syncs the tests hold; released after each test so that closing the store never waits on one. */
+const held: { release: () => void }[] = [];
+
+/** An observable WAL sync: each records what was committed when it started and waits to be released. */
+function heldSyncs(file: () => ChatDb) {
+  const syncs: { covered: Set<string>; done: boolean; release: () => void }[] = [];
+  const flushWal = async () => {
+    const sync = { covered: committedKeys(file()), done: false, release: () => {} };
+    await new Promise<void>((resolve) => {
+      sync.release = resolve;
+      syncs.push(sync);
+      held.push(sync);
+    });
+    sync.done = true;
+  };
+  return { syncs, flushWal };
+}
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe("group commit with durability power (WAL synced off the event loop)", () => {
+  afterEach(() => {
+    for (const sync of held.splice(0)) sync.release();
+  });
+
+  it("no writer is answered before a WAL sync that started after its COMMIT has finished", async () => {
+    let db!: ChatDb;
+    const { syncs, flushWal } = heldSyncs(() => db);
+    db = openStore({ path: "./chat.db", flushWal });
+    const answered: string[] = [];
+    const uncovered: string[] = [];
+    const writes = Array.from({ length: 60 }, (_, i) =>
+      accept(db, i).then(() => {
+        answered.push(`e${i}`);
+        // Synchronously at the answer: a finished sync must have covered this caller's row.
+        if (!syncs.some((s) => s.done && s.covered.has(`e${i}`))) uncovered.push(`e${i}`);
+      }),
+    );
+    while (syncs.length === 0) await turn();
+    // Committed (another connection sees the rows), but the sync is held: nobody is answered.
+    expect(committedKeys(db).size).toBe(60);
+    for (let i = 0; i < 20; i++) await turn();
+    expect(answered).toEqual([]);
+    // More writes while the first sync runs: they commit, and wait for a sync that starts later.
+    const late = Array.from({ length: 10 }, (_, i) =>
+      accept(db, 100 + i).then(() => {
+        answered.push(`e${100 + i}`);
+        if (!syncs.some((s) => s.done && s.covered.has(`e${100 + i}`))) uncovered.push(`e${100 + i}`);
+      }),
+    );
+    for (let i = 0; i < 20; i++) await turn();
+    expect(committedKeys(db).size).toBe(70);
+    expect(syncs).toHaveLength(1); // the second sync waits for the first to end
+    syncs[0]?.release();
+    await Promise.all(writes);
+    for (let i = 0; i < 20; i++) await turn();
+    // The first sync may have started before the late COMMIT: the late writers wait for the next one.
+    expect(answered).toHaveLength(60);
+    expect(uncovered).toEqual([]);
+    expect(syncs).toHaveLength(2);
+    syncs[1]?.release();
+    await Promise.all(late);
+    expect(answered).toHaveLength(70);
+    expect(uncovered).toEqual([]);
+  });
+
+  it("a read is answered while someone else's sync is pending", async () => {
+    let db!: ChatDb;
+    const { syncs, flushWal } = heldSyncs(() => db);
+    db = openStore({ path: "./chat.db", flushWal });
+    let written = false;
+    const write = db.preferences.set("u", "a", 1).then(() => (written = true));
+    while (syncs.length === 0) await turn();
+    // The read runs on the same connection right away; it sees the committed row.
+    expect(await db.preferences.get("u", "a")).toBe(1);
+    expect(await db.conversations.get("nope")).toBeUndefined();
+    expect(written).toBe(false);
+    syncs[0]?.release();
+    await write;
+    expect(written).toBe(true);
+  });
+
+  it("a failed WAL sync fails its writers and every later write; reads still answer", async () => {
+    const eio = Object.assign(new Error("EIO: i/o error, fdatasync"), { code: "EIO" });
+    const db = openStore({
+      path: "./chat.db",
+      flushWal: async () => {
+        throw eio;
+      },
+    });
+    const results = await Promise.allSettled([accept(db, 1), accept(db, 2)]);
+    expect(results.map((r) => r.status)).toEqual(["rejected", "rejected"]);
+    expect((results[0] as PromiseRejectedResult).reason).toBe(eio);
+    await expect(db.preferences.set("u", "a", 1)).rejects.toBe(eio);
+    expect(await db.preferences.get("u", "nothing")).toBeUndefined();
   });
 });
