@@ -35,7 +35,7 @@ async function primaryOf(config: string) {
 }
 
 describe("store.durability", () => {
-  it("opens the project's SQLite store with synchronous FULL by default and NORMAL with durability: process", async () => {
+  it("opens the project's SQLite store with durability power by default and process with durability: process", async () => {
     expect(await primaryOf("port: 0\n")).toBe("power");
     expect(await primaryOf("store:\n  durability: process\n")).toBe("process");
   });
