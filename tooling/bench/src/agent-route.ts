@@ -1,7 +1,8 @@
 // `/agent/invoke` throughput and `/agent/stream` time to first chunk, each beside a bare Hono
 // handler that calls the same demo model in-process (servers/bare.ts). Each server runs in its
 // own process and the load comes from this one, so the figures are the servers' own capacity.
-import { resolve } from "node:path";
+import { copyFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import autocannon from "autocannon";
 import { startChildServer } from "./child-server.ts";
 import { freshProject } from "./fresh-project.ts";
@@ -82,7 +83,20 @@ async function firstChunkMs(url: string): Promise<number[]> {
   return samples;
 }
 
+/**
+ * BENCH_BEFORE_TREE=<worktree of an older commit, built>: the same durable route served by that
+ * tree's packages (this tree's server script copied there), measured in the same rounds.
+ */
+async function startBefore(tree: string) {
+  const project = freshProject("project-db", tree);
+  const script = join(tree, "tooling/bench/src/servers/route.ts");
+  copyFileSync(resolve(import.meta.dirname, "servers/route.ts"), script);
+  const server = await startChildServer(script, { BENCH_PROJECT_DIR: project.dir });
+  return { server, project };
+}
+
 export async function benchAgentRoute(): Promise<Row[]> {
+  const beforeTree = process.env.BENCH_BEFORE_TREE;
   const full = await startChildServer(resolve(import.meta.dirname, "servers/route.ts"));
   const bare = await startChildServer(resolve(import.meta.dirname, "servers/bare.ts"));
   // The same route with the default durable (database) memory: every turn commits to SQLite.
@@ -90,22 +104,25 @@ export async function benchAgentRoute(): Promise<Row[]> {
   const durable = await startChildServer(resolve(import.meta.dirname, "servers/route.ts"), {
     BENCH_PROJECT_DIR: dbProject.dir,
   });
+  const before = beforeTree ? await startBefore(beforeTree) : undefined;
   try {
     // Warm both paths before measuring.
     await load(`${bare.url}/invoke`).catch(() => undefined);
     await load(`${full.url}/agent/invoke`, true).catch(() => undefined);
     await load(`${durable.url}/agent/invoke`, true).catch(() => undefined);
+    if (before) await load(`${before.server.url}/agent/invoke`, true).catch(() => undefined);
     type Load = Awaited<ReturnType<typeof load>>;
-    const rounds: { bare: Load; node: Load; full: Load; db: Load }[] = [];
+    const rounds: { bare: Load; node: Load; full: Load; db: Load; old?: Load }[] = [];
     for (let i = 0; i < ROUNDS; i++) {
       const bareRound = await load(`${bare.url}/invoke`);
       const nodeRound = await load(`${bare.url}/invoke-node`);
       const fullRound = await load(`${full.url}/agent/invoke`, true);
       const dbRound = await load(`${durable.url}/agent/invoke`, true);
-      rounds.push({ bare: bareRound, node: nodeRound, full: fullRound, db: dbRound });
+      const oldRound = before ? await load(`${before.server.url}/agent/invoke`, true) : undefined;
+      rounds.push({ bare: bareRound, node: nodeRound, full: fullRound, db: dbRound, old: oldRound });
       if (process.env.BENCH_DEBUG)
         console.error(
-          `round ${i + 1}: bare ${fmt(bareRound.rps, 0)} bare-node ${fmt(nodeRound.rps, 0)} route ${fmt(fullRound.rps, 0)} route+database ${fmt(dbRound.rps, 0)} req/s (${machineLoad()})`,
+          `round ${i + 1}: bare ${fmt(bareRound.rps, 0)} bare-node ${fmt(nodeRound.rps, 0)} route ${fmt(fullRound.rps, 0)} route+database ${fmt(dbRound.rps, 0)}${oldRound ? ` before+database ${fmt(oldRound.rps, 0)}` : ""} req/s (${machineLoad()})`,
         );
     }
     rounds.sort((a, b) => a.full.rps / a.bare.rps - b.full.rps / b.bare.rps);
@@ -115,9 +132,22 @@ export async function benchAgentRoute(): Promise<Row[]> {
     const spread = `${fmt(Math.min(...ratios))}–${fmt(Math.max(...ratios))}`;
     const dbRatios = rounds.map((r) => r.db.rps / r.bare.rps).sort((a, b) => a - b);
     const dbMedian = rounds.find((r) => r.db.rps / r.bare.rps === dbRatios[Math.floor(dbRatios.length / 2)]);
+    const oldRatios = rounds.flatMap((r) => (r.old ? [r.db.rps / r.old.rps] : [])).sort((a, b) => a - b);
     const bareTtfc = percentile(await firstChunkMs(`${bare.url}/stream`), 50);
     const fullTtfc = percentile(await firstChunkMs(`${full.url}/agent/stream`), 50);
+    const beforeRows: Row[] = oldRatios.length
+      ? [
+          {
+            metric: `/agent/invoke req/s, database memory, vs the same route at ${beforeTree} (same rounds; per round ${rounds.map((r) => `${fmt(r.db.rps, 0)}/${fmt(r.old?.rps ?? Number.NaN, 0)}`).join(", ")})`,
+            value: fmt(dbMedian?.db.rps ?? Number.NaN, 0),
+            baseline: `before ${fmt(dbMedian?.old?.rps ?? Number.NaN, 0)}`,
+            ratio: `${fmt(oldRatios[Math.floor(oldRatios.length / 2)] as number)}x (median round ratio)`,
+            target: "(no regression: >= 1x)",
+          },
+        ]
+      : [];
     return [
+      ...beforeRows,
       {
         metric: `/agent/invoke req/s (median of ${ROUNDS} alternating rounds; spread ${spread})`,
         value: fmt(fullInvoke.rps, 0),
@@ -159,5 +189,9 @@ export async function benchAgentRoute(): Promise<Row[]> {
     await bare.stop();
     await durable.stop();
     dbProject.remove();
+    if (before) {
+      await before.server.stop();
+      before.project.remove();
+    }
   }
 }
