@@ -570,6 +570,42 @@ describe("chat page in Chromium", () => {
     expect(await w.page.evaluate("window.__pwned")).toBeUndefined();
   });
 
+  it("renders markup split across streamed tokens as text, block by block", async () => {
+    const f = await fake();
+    const w = await open(f);
+    const hostile = w.page.locator(".messages img, .messages svg:not(.icon), .messages script");
+    // Watched while streaming: every write of the growing reply, not only the final one.
+    await w.page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { __seen: string[] }).__seen = seen;
+      new MutationObserver((records) => {
+        for (const r of records)
+          for (const n of Array.from(r.addedNodes))
+            if (
+              n instanceof Element &&
+              (n.matches("img, svg, script") || n.querySelector("img, svg, script"))
+            )
+              seen.push(n.outerHTML);
+      }).observe(document.getElementById("messages")!, { childList: true, subtree: true });
+    });
+    await send(w, "xsssplit");
+    await expect.poll(() => w.page.locator("#status").textContent()).toBe("Reply finished.");
+    const paragraphs = await assistantText(w).locator(":scope > *").allTextContents();
+    expect(paragraphs).toEqual([
+      "Before.",
+      "<img src=x onerror=window.__pwned=11>",
+      "</code><img src=x onerror=window.__pwned=12>",
+      "<svg onload=window.__pwned=13>",
+      "x after.",
+    ]);
+    expect(await assistantText(w).locator("code").textContent()).toBe(
+      "</code><img src=x onerror=window.__pwned=12>",
+    );
+    expect(await hostile.count()).toBe(0);
+    expect(await w.page.evaluate("window.__seen")).toEqual([]);
+    expect(await w.page.evaluate("window.__pwned")).toBeUndefined();
+  });
+
   it("is served under a CSP that Chromium enforces: an injected inline handler is blocked and reported", async () => {
     const f = await fake();
     const w = await open(f);

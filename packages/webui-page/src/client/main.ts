@@ -444,8 +444,8 @@ function replayMessages(messages: HistoryMessage[]): void {
       if (m.content) {
         text = text ? `${text}\n\n${m.content}` : m.content;
         bubble.setText(text);
-        bubble.flush();
       }
+      bubble.flush();
     } else if (m.role === "tool" && bubble && m.toolCallId) {
       bubble.setToolResult(m.toolCallId, m.result, m.isError === true);
     }

@@ -191,3 +191,67 @@ export function renderMarkdown(source: string): string {
   flushPara();
   return out.join("");
 }
+
+/**
+ * Where a streamed reply can be cut so that the part before the cut renders the same alone as it
+ * does inside the whole reply, however the text goes on: after a blank line outside a code fence
+ * whose next line is complete and does not go on a list (a list goes on across a blank line when
+ * an item follows). Returns the offset of that next line's start in `text`, or 0 when there is no cut yet.
+ * Only complete lines are read: a trailing `\r` may still become `\r\n`.
+ */
+export function stableCut(text: string): number {
+  const line = /([^\r\n]*)(\r\n|\n|\r(?!$))/g;
+  let cut = 0;
+  let fence: string | null = null;
+  // Inside a list an indented line continues the item (renderMarkdown reads it as text, even when
+  // it looks like a fence), as parseList does; a blank line ends the list unless an item follows.
+  let inList = false;
+  let blankBefore = false;
+  for (let m = line.exec(text); m; m = line.exec(text)) {
+    const content = m[1]!;
+    const blank = content.trim() === "";
+    if (fence !== null) {
+      if (isClosingFence(content, fence)) fence = null;
+    } else if (blank) {
+      // Handled with the next line.
+    } else if (ITEM.test(content)) {
+      // An item after a blank line goes on the list before it, or starts a list of its own.
+      if (blankBefore && !inList) cut = m.index;
+      inList = true;
+    } else if (inList && !blankBefore && /^\s{2,}\S/.test(content)) {
+      // A continuation line of the open item.
+    } else {
+      inList = false;
+      if (blankBefore) cut = m.index;
+      const open = FENCE_OPEN.exec(content);
+      if (open) fence = open[1]!;
+    }
+    blankBefore = blank;
+  }
+  return cut;
+}
+
+/**
+ * A streamed reply rendered block by block: `update` returns the markup of the blocks that became
+ * final since the last call (to append once) and of the block still growing (to replace), so each
+ * token re-parses only the open block, not the whole reply. Appending every `done` and then the
+ * last `open` gives exactly `renderMarkdown(text)`.
+ */
+export class MarkdownStream {
+  /** The final part of the text, already returned as `done`. */
+  private final = "";
+
+  /** `reset` is true when `text` does not go on from the last one: render it all again. */
+  update(text: string): { done: string; open: string; reset: boolean } {
+    const reset = !text.startsWith(this.final);
+    if (reset) this.final = "";
+    const rest = text.slice(this.final.length);
+    const cut = stableCut(rest);
+    this.final += rest.slice(0, cut);
+    return {
+      done: cut ? renderMarkdown(rest.slice(0, cut)) : "",
+      open: renderMarkdown(rest.slice(cut)),
+      reset,
+    };
+  }
+}

@@ -1,10 +1,11 @@
 // The transcript: user bubbles (plain text), assistant bubbles (markdown, Thinking strip, tool
-// chips, notes, approval cards). Only the bubble being streamed is re-rendered, at most once per
-// animation frame, so cost follows the new text rather than the whole history.
+// chips, notes, approval cards). Only the bubble being streamed changes, at most once per
+// animation frame, and in it only the markdown block still growing is parsed and replaced, so a
+// token costs about the same early and late in a reply and in a long conversation.
 import type { ToolCallView } from "./accumulate.js";
 import { h, keepPinned } from "./dom.js";
 import { icon } from "./icons.js";
-import { renderMarkdown } from "./markdown.js";
+import { MarkdownStream } from "./markdown.js";
 
 export interface TranscriptFlags {
   showReasoning: boolean;
@@ -18,6 +19,9 @@ export interface PendingApproval {
   arguments: unknown;
   allowedDecisions?: string[];
 }
+
+/** The shortest time between two writes of a streaming reply (see `schedule`). */
+const WRITE_INTERVAL_MS = 50;
 
 function pretty(value: unknown): string {
   if (typeof value === "string") {
@@ -34,6 +38,13 @@ function pretty(value: unknown): string {
   }
 }
 
+/** Markup from renderMarkdown (escape-first) as nodes; a template's content is inert. */
+function parse(html: string): DocumentFragment {
+  const template = document.createElement("template");
+  template.innerHTML = html;
+  return template.content;
+}
+
 export class AssistantBubble {
   readonly root: HTMLElement;
   private readonly bubble: HTMLElement;
@@ -47,6 +58,13 @@ export class AssistantBubble {
   >();
   private text = "";
   private frame = 0;
+  private timer = 0;
+  private lastWrite = 0;
+  /** Reasoning streamed since the last frame (appended as text at the frame). */
+  private reasoningQueue = "";
+  private readonly markdown = new MarkdownStream();
+  /** The nodes of the block still growing; replaced at each render. */
+  private openNodes: ChildNode[] = [];
 
   constructor(
     private readonly transcript: Transcript,
@@ -73,22 +91,27 @@ export class AssistantBubble {
     return this.tools;
   }
 
+  /** Reasoning goes in as text (never markup), with the reply text at the next frame. */
   appendReasoning(delta: string): void {
     if (!this.flags.showReasoning || !delta) return;
-    // Inserting the strip changes the height too, so it happens inside pinned().
-    this.transcript.pinned(() => {
-      if (!this.thinking) {
-        this.reasoningText = h("div", { class: "reasoning" });
-        this.thinking = h(
-          "details",
-          { class: "thinking" },
-          h("summary", { text: "Thinking" }),
-          this.reasoningText,
-        );
-        this.chipRow().prepend(this.thinking);
-      }
-      this.reasoningText!.append(delta);
-    });
+    this.reasoningQueue += delta;
+    this.schedule();
+  }
+
+  private writeReasoning(): void {
+    if (!this.reasoningQueue) return;
+    if (!this.thinking) {
+      this.reasoningText = h("div", { class: "reasoning" });
+      this.thinking = h(
+        "details",
+        { class: "thinking" },
+        h("summary", { text: "Thinking" }),
+        this.reasoningText,
+      );
+      this.chipRow().prepend(this.thinking);
+    }
+    this.reasoningText!.append(this.reasoningQueue);
+    this.reasoningQueue = "";
   }
 
   upsertTool(view: { key: string | number; name: string; arguments: unknown }): void {
@@ -123,28 +146,58 @@ export class AssistantBubble {
     );
   }
 
-  /** Sets the reply text; the markdown re-render waits for the next frame (coalescing tokens). */
+  /** Sets the reply text; the DOM changes at the next frame (coalescing the tokens of a frame). */
   setText(text: string): void {
     this.text = text;
-    if (this.frame) return;
-    this.frame = requestAnimationFrame(() => this.flush());
+    this.schedule();
   }
 
-  /** Renders any pending text now (end of a stream); inside a replay batch the transcript decides when. */
+  /**
+   * At the next animation frame, but not sooner than WRITE_INTERVAL_MS after the last write: each
+   * frame that changes the page costs style, layout, paint and a commit whatever the change, so a
+   * fast model's tokens are written about 20 times a second rather than 60.
+   */
+  private schedule(): void {
+    if (this.frame || this.timer) return;
+    const wait = this.lastWrite + WRITE_INTERVAL_MS - performance.now();
+    const atFrame = () => {
+      this.timer = 0;
+      this.frame = requestAnimationFrame(() => this.flush());
+    };
+    if (wait > 0) this.timer = window.setTimeout(atFrame, wait);
+    else atFrame();
+  }
+
+  /** Writes anything pending now (end of a stream); inside a replay batch the transcript decides when. */
   flush(): void {
     if (this.frame) cancelAnimationFrame(this.frame);
+    if (this.timer) clearTimeout(this.timer);
     this.frame = 0;
+    this.timer = 0;
     if (this.transcript.deferRender(this)) return;
+    this.lastWrite = performance.now();
     this.transcript.pinned(() => this.render());
   }
 
-  /** The reply as markdown (escape-first, see markdown.ts). */
+  /**
+   * Writes pending reasoning and the reply as markdown (escape-first, see markdown.ts): blocks that
+   * became final are appended once, the open block replaces its previous nodes.
+   */
   render(): void {
-    this.content.innerHTML = renderMarkdown(this.text);
+    this.writeReasoning();
+    const { done, open, reset } = this.markdown.update(this.text);
+    if (reset) {
+      this.content.replaceChildren();
+      this.openNodes = [];
+    }
+    for (const node of this.openNodes) node.remove();
+    const growing = parse(open);
+    this.openNodes = [...growing.childNodes];
+    this.content.append(parse(done), growing);
   }
 
   get hasReasoning(): boolean {
-    return this.reasoningText !== undefined;
+    return this.reasoningText !== undefined || this.reasoningQueue !== "";
   }
 
   get hasText(): boolean {

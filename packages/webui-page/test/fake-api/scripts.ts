@@ -95,6 +95,24 @@ export async function* scriptFor(input: string, run: RunControl): AsyncGenerator
       for (const p of XSS_PAYLOADS) yield { delta: { content: `${p}\n\n` } };
       return;
     }
+    case "xsssplit": {
+      // Markup split across tokens, at block boundaries and inside a code span, each piece written
+      // to the page separately (the page writes a streaming reply at most every 50 ms).
+      const tokens = [
+        "Before.\n\n<im",
+        "g src=x one",
+        "rror=window.__pwned=11>\n\n`</co",
+        "de><img src=x onerror=window.__pwned=12>`\n\n<sv",
+        "g onload=window.__pwned=13>\n",
+        "\n[x](javas",
+        "cript:window.__pwned=14) after.",
+      ];
+      for (const t of tokens) {
+        yield { delta: { content: t } };
+        yield { sleep: 80 };
+      }
+      return;
+    }
     case "fail": {
       yield { delta: { content: "Partial answer" } };
       yield { error: { code: "model_error", message: "The model failed." } };
