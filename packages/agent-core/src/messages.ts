@@ -35,4 +35,12 @@ export type Message =
       reasoningParts?: ReasoningPart[];
       toolCalls?: ToolCall[];
     }
-  | { role: "tool"; toolCallId: string; toolName: string; result: unknown; isError?: boolean };
+  | {
+      role: "tool";
+      toolCallId: string;
+      toolName: string;
+      result: unknown;
+      isError?: boolean;
+      /** The human decision an approval-gated call waited for (who decided is the caller's id). */
+      decision?: { decision: "approve" | "reject" | "edit"; decidedBy: string };
+    };

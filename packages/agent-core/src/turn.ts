@@ -362,6 +362,7 @@ export class Turn {
           call,
           `Rejected: ${decision.decidedBy} did not approve this tool call.${reason}`,
           true,
+          decision,
         );
         return undefined;
       }
@@ -370,7 +371,7 @@ export class Turn {
           ? { ok: true as const, value: decision.parsedEdit }
           : parseToolInput(tool, call.arguments);
       if (!input.ok) {
-        this.pushResult(call, input.message, true);
+        this.pushResult(call, input.message, true, decision);
         return undefined;
       }
       await this.checkpoint?.("executing", call, rest);
@@ -408,18 +409,20 @@ export class Turn {
           : {}),
       };
       const result = await tool.execute(input, ctx);
-      this.pushResult(call, result === undefined ? null : result, false);
+      this.pushResult(call, result === undefined ? null : result, false, decision);
     } catch (error) {
       const message = this.cancelled
         ? CANCELLED_RESULT
         : `Tool "${call.name}" failed: ${errorMessage(error)}`;
-      this.pushResult(call, message, true);
+      this.pushResult(call, message, true, decision);
     }
   }
 
-  private pushResult(call: ToolCall, result: unknown, isError: boolean): void {
+  /** A decided call's result keeps the decision, so a transcript can show it where it happened. */
+  private pushResult(call: ToolCall, result: unknown, isError: boolean, decision?: Decision): void {
     const message: Message = { role: "tool", toolCallId: call.id, toolName: call.name, result };
     if (isError) message.isError = true;
+    if (decision) message.decision = { decision: decision.decision, decidedBy: decision.decidedBy };
     this.turnMessages.push(message);
   }
 

@@ -329,6 +329,8 @@ describe("approval suspension and resume", () => {
     const stored = await memory.load(user);
     expect(stored.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
     expect(stored[2]).toMatchObject({ result: { moved: 5, decidedBy: "alice", decision: "approve" } });
+    // The stored result keeps the decision, so a transcript replays it where it happened.
+    expect(stored[2]).toMatchObject({ decision: { decision: "approve", decidedBy: "alice" } });
     expect(await runs.pending("t-bank", { userId: "alice" })).toBeUndefined();
   });
 
@@ -341,7 +343,7 @@ describe("approval suspension and resume", () => {
     );
     await handle.done;
     const tool = (await memory.load(user)).find((m) => m.role === "tool");
-    expect(tool).toMatchObject({ isError: true });
+    expect(tool).toMatchObject({ isError: true, decision: { decision: "reject", decidedBy: "alice" } });
     expect(String((tool as { result: unknown }).result)).toBe(
       "Rejected: alice did not approve this tool call. Reason: too much",
     );

@@ -36,6 +36,8 @@ interface HistoryMessage {
   toolCallId?: string;
   result?: unknown;
   isError?: boolean;
+  /** On the result of an approval-gated call: what was decided. */
+  decision?: { decision?: unknown };
 }
 
 interface Turn {
@@ -299,7 +301,7 @@ async function showApproval(bubble: AssistantBubble, threadId: string, acc: Turn
       return;
     }
     storage.set(`pending:${current}`, null);
-    bubble.settleApproval(card, decision === "approve" ? "Approved." : "Rejected.");
+    bubble.settleApproval(card, decision);
     acc.suspended = false;
     const t: Turn = { threadId, controller, bubble, acc, stopped: false };
     turn = t;
@@ -447,6 +449,8 @@ function replayMessages(messages: HistoryMessage[]): void {
       }
       bubble.flush();
     } else if (m.role === "tool" && bubble && m.toolCallId) {
+      const decided = m.decision?.decision;
+      if (decided === "approve" || decided === "reject" || decided === "edit") bubble.addDecision(decided);
       bubble.setToolResult(m.toolCallId, m.result, m.isError === true);
     }
   }

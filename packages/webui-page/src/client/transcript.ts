@@ -20,6 +20,13 @@ export interface PendingApproval {
   allowedDecisions?: string[];
 }
 
+export type Decision = "approve" | "reject" | "edit";
+
+function decisionText(decision: Decision): string {
+  if (decision === "reject") return "Rejected.";
+  return decision === "edit" ? "Approved with changes." : "Approved.";
+}
+
 /** The shortest time between two writes of a streaming reply (see `schedule`). */
 const WRITE_INTERVAL_MS = 50;
 
@@ -214,12 +221,22 @@ export class AssistantBubble {
    * The decision in place of the card, moved between the request (the tool chip) and what follows
    * from it (the result and the reply), where it happened in the turn.
    */
-  settleApproval(card: HTMLElement, text: string): void {
+  settleApproval(card: HTMLElement, decision: Decision): void {
     this.transcript.pinned(() => {
-      card.replaceChildren(text);
+      card.replaceChildren(decisionText(decision));
       card.classList.add("decided");
       this.bubble.insertBefore(card, this.content);
     });
+  }
+
+  /** A decision replayed from the history: where `settleApproval` put it live. */
+  addDecision(decision: Decision): void {
+    const card = h("div", {
+      class: "approval decided",
+      text: decisionText(decision),
+      attrs: { role: "group", "aria-label": "Approval request" },
+    });
+    this.transcript.pinned(() => this.bubble.insertBefore(card, this.content));
   }
 
   /** An Approve/Reject card; `decide` resolves when the continuation is finished. */
