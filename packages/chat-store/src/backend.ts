@@ -33,22 +33,38 @@ export interface StoreOptions {
   throttle?: ThrottleOptions;
 }
 
-interface DrizzleTransactional {
-  transaction<T>(work: (tx: DrizzleTransactional) => Promise<T>): Promise<T>;
+/**
+ * What poolDriver takes: a drizzle database over a pool (store-postgres' node-postgres one). It has
+ * the query builders the table code calls, and transactions that hand out the same kind of handle.
+ */
+export interface PooledDrizzle {
+  select: unknown;
+  insert: unknown;
+  update: unknown;
+  delete: unknown;
+  transaction<T>(work: (tx: PooledDrizzle) => Promise<T>): Promise<T>;
 }
+
+/**
+ * A pooled handle typed as the SQLite handle the shared query code is written against: the same
+ * builder methods, over pg tables that mirror the SQLite ones column for column
+ * (store-schema's pgTablesAsQueryTables). The code never calls SQLite's synchronous `.run()`,
+ * `.get()` or `.all()`, the one place the two differ.
+ */
+const asQueryDb = (handle: PooledDrizzle): Db => handle as Db;
 
 /**
  * Transactions on a pooled server database (node-postgres drizzle): each top-level transaction
  * takes its own connection, nested ones are savepoints on it, and operations outside any
  * transaction run at once on the pool (the server isolates them; nothing to serialise here).
  */
-export function poolDriver(db: Db): TransactionDriver {
-  const tx = (handle: Db) => handle as unknown as DrizzleTransactional;
+export function poolDriver(pool: PooledDrizzle): TransactionDriver {
   return {
-    db,
+    db: asQueryDb(pool),
     exclusive: (op) => op(),
-    begin: (work) => tx(db).transaction((inner) => work(inner as unknown as Db)),
-    savepoint: (handle, _depth, work) => tx(handle).transaction((inner) => work(inner as unknown as Db)),
+    begin: (work) => pool.transaction((tx) => work(asQueryDb(tx))),
+    // `handle` is one begin() handed out: a pooled transaction.
+    savepoint: (handle: PooledDrizzle, _depth, work) => handle.transaction((tx) => work(asQueryDb(tx))),
   };
 }
 

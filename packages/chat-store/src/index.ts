@@ -62,6 +62,7 @@ export { type ClaimResult, SeenTokens } from "./seen-tokens.js";
 export { isStoreLocked, StoreHealth, type StoreAccess, type StoreState } from "./store-health.js";
 export {
   PoolHealth,
+  type PooledDrizzle,
   poolDriver,
   type StoreBackend,
   type StoreHealthView,

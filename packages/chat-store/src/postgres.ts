@@ -4,7 +4,6 @@
 import type { Datasource } from "@agentsvc/config-schema";
 import { PoolHealth, poolDriver, type StoreOptions } from "./backend.js";
 import { ChatDb } from "./chat-db.js";
-import type { Db } from "./context.js";
 import { ChatDbError, describeError } from "./errors.js";
 
 export interface OpenPostgresOptions extends StoreOptions {
@@ -52,7 +51,7 @@ export async function openPostgresChatDb(options: OpenPostgresOptions): Promise<
       migration: pg.migration,
       // Same property and column names as the SQLite tables (store-schema's tests hold them to it).
       tables: pgTablesAsQueryTables,
-      driver: poolDriver(pg.db as unknown as Db),
+      driver: poolDriver(pg.db),
       health: new PoolHealth(options.now),
       schemaVersion: () => pg.migration.to,
       close: () => pg.close(),
