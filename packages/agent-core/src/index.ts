@@ -5,6 +5,8 @@ export type {
   ContinuationState,
   Decision,
   DecisionKind,
+  InboxRecord,
+  InboxStatus,
   RunOptions,
   RunOrigin,
   RunStore,

@@ -12,6 +12,29 @@ export interface RunOrigin {
   author?: { id: string; displayName?: string; isBot?: boolean };
 }
 
+/** Where a recorded inbound message is: waiting, in a turn, or finished. */
+export type InboxStatus = "queued" | "running" | "done" | "rejected" | "failed";
+
+/**
+ * One inbound gateway message as the store keeps it and the gateway session reads it back
+ * (recorded before the platform is acknowledged, picked up again after a restart). Declared here,
+ * beside RunOrigin, because both the store (chat-store) and the session (session-core) use it and
+ * neither depends on the other.
+ */
+export interface InboxRecord {
+  id: number;
+  gateway: string;
+  /** The platform's id of the message; unique per gateway. */
+  dedupKey: string;
+  thread: string;
+  text: string;
+  origin: RunOrigin;
+  status: InboxStatus;
+  receivedAt: number;
+  startedAt: number | null;
+  finishedAt: number | null;
+}
+
 /** Options of one run. Checkpointed with a suspension, so the saved state knows its owner. */
 export interface RunOptions {
   threadId: string;

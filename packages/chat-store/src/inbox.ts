@@ -1,26 +1,13 @@
 // Durable inbound queue for gateways: a message is deduplicated and recorded here before the
 // platform is acknowledged, and anything unfinished is picked up again after a restart.
-import type { RunOrigin } from "@agentsvc/agent-core";
+import type { InboxRecord, RunOrigin } from "@agentsvc/agent-core";
 import { and, asc, count, eq, inArray, lt } from "./orm.js";
 import type { StoreContext } from "./context.js";
 import type { InboxStatus, inbox } from "@agentsvc/store-schema/sqlite";
 import { first, lockRow } from "./rows.js";
 import { requireId, toJson } from "./validate.js";
 
-export type { InboxStatus };
-
-export interface InboxRecord {
-  id: number;
-  gateway: string;
-  dedupKey: string;
-  thread: string;
-  text: string;
-  origin: RunOrigin;
-  status: InboxStatus;
-  receivedAt: number;
-  startedAt: number | null;
-  finishedAt: number | null;
-}
+export type { InboxRecord, InboxStatus };
 
 export type AcceptResult = { accepted: true; id: number } | { accepted: false; duplicate: true };
 

@@ -198,6 +198,6 @@ export function messageOf(rec: InboxRecord): QueuedMessage {
   return {
     inboxId: rec.id,
     text: rec.text,
-    origin: rec.origin ?? { gateway: rec.gateway, thread: rec.thread },
+    origin: rec.origin,
   };
 }

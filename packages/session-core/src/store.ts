@@ -3,17 +3,9 @@
 // store package (an adapter's install never pulls a database driver). Every method is async;
 // `transaction(fn)` makes the store calls awaited inside `fn` commit together (a turn's messages,
 // its inbox record and its reply), whichever code makes them.
-import type { Decision, DecisionKind, RunOrigin, RunStore } from "@agentsvc/agent-core";
+import type { Decision, DecisionKind, InboxRecord, RunOrigin, RunStore } from "@agentsvc/agent-core";
 
-export interface InboxRecord {
-  id: number;
-  gateway: string;
-  dedupKey: string;
-  thread: string;
-  text: string;
-  origin: RunOrigin | null;
-  status: string;
-}
+export type { InboxRecord };
 
 export type InboxDoneStatus = "done" | "rejected" | "failed";
 

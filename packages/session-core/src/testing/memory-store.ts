@@ -2,12 +2,12 @@
 // ChatDb's tables, minus durability. `transaction` runs its function as is (no rollback); the
 // session's crash-safety is proven against real SQLite in apps/server's crash test.
 import { type Decision, InMemoryRunStore, type RunOrigin } from "@agentsvc/agent-core";
-import type { InboxRecord, OutboxRow, SessionStore, StoredInteraction } from "../store.js";
+import type { InboxDoneStatus, InboxRecord, OutboxRow, SessionStore, StoredInteraction } from "../store.js";
 
 type Row = OutboxRow;
 
 export function createMemorySessionStore(now: () => number = Date.now): SessionStore {
-  const inbox: (InboxRecord & { receivedAt: number })[] = [];
+  const inbox: InboxRecord[] = [];
   const interactions = new Map<string, StoredInteraction>();
   const outbox: Row[] = [];
   const state = new Map<string, string>();
@@ -28,16 +28,20 @@ export function createMemorySessionStore(now: () => number = Date.now): SessionS
         if (inbox.some((r) => r.gateway === input.gateway && r.dedupKey === input.dedupKey))
           return { accepted: false, duplicate: true } as const;
         const id = inbox.length + 1;
-        inbox.push({ id, ...input, status: "queued", receivedAt: now() });
+        inbox.push({ id, ...input, status: "queued", receivedAt: now(), startedAt: null, finishedAt: null });
         return { accepted: true, id } as const;
       },
       async markRunning(id: number) {
         const r = inbox[id - 1];
-        if (r?.status === "queued") r.status = "running";
+        if (r?.status !== "queued") return;
+        r.status = "running";
+        r.startedAt = now();
       },
-      async markDone(id: number, status: string) {
+      async markDone(id: number, status: InboxDoneStatus) {
         const r = inbox[id - 1];
-        if (r && (r.status === "queued" || r.status === "running")) r.status = status;
+        if (!r || (r.status !== "queued" && r.status !== "running")) return;
+        r.status = status;
+        r.finishedAt = now();
       },
       queued: async (gateway: string, thread: string) =>
         inbox
