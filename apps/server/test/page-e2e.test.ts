@@ -364,6 +364,7 @@ describe("the chat page against the real server", () => {
 
   it("compacts through the demo summary model and says what happened", async () => {
     const w = await open(main, "/chat");
+    await w.page.locator("#menu-btn").click();
     await expect.poll(() => w.page.locator("#compact-btn").isVisible()).toBe(true);
     await w.page.locator("#compact-btn").click();
     await expect.poll(() => statusText(w)).toBe("Nothing to compact (0 messages).");
@@ -371,6 +372,7 @@ describe("the chat page against the real server", () => {
       await send(w, text);
       await finished(w);
     }
+    await w.page.locator("#menu-btn").click();
     await w.page.locator("#compact-btn").click();
     await expect.poll(() => statusText(w)).toBe("Compacted: 6 messages became 5.");
     // The page now shows what the server holds: the summary (collapsed), then the recent turns.

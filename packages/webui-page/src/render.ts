@@ -102,13 +102,16 @@ function composer(page: ResolvedPage): string {
   const footer = page.footer ? `<p class="footer">${escapeHtml(page.footer)}</p>` : "";
   return (
     SHARED_NOTICE +
-    `<div id="status" class="status" role="status"></div>` +
     `<form id="composer" class="composer">` +
     `<textarea id="input" rows="1" aria-label="Message" placeholder="${escapeHtml(page.placeholder)}"></textarea>` +
-    `<div class="actions">` +
-    `<button type="button" id="clear-btn" class="btn">Clear</button>` +
-    `<button type="button" id="compact-btn" class="btn" hidden>Compact</button>` +
-    `<span class="spacer"></span>` +
+    // Clear and Compact wait in a menu, away from Send; the status line takes the row's free space.
+    `<div class="actions"><div class="menu">` +
+    `<button type="button" id="menu-btn" class="icon-btn" aria-label="Conversation actions" aria-haspopup="menu" aria-expanded="false" aria-controls="menu-list">⋯</button>` +
+    `<div id="menu-list" class="menu-list" role="menu" aria-label="Conversation actions" tabindex="-1" hidden>` +
+    `<button type="button" id="clear-btn" class="menu-item" role="menuitem">Clear conversation</button>` +
+    `<button type="button" id="compact-btn" class="menu-item" role="menuitem" hidden>Compact conversation</button>` +
+    `</div></div>` +
+    `<div id="status" class="status" role="status"></div>` +
     `<button type="button" id="stop-btn" class="btn danger" hidden>Stop</button>` +
     `<button type="submit" id="send-btn" class="btn primary">Send</button>` +
     `</div></form>` +

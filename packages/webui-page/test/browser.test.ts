@@ -356,6 +356,7 @@ describe("chat page in Chromium", () => {
     const w = await open(f);
     await send(w, "hello");
     await expect.poll(() => assistantText(w).textContent()).toBe("You said: hello");
+    await w.page.locator("#menu-btn").click();
     await w.page.locator("#clear-btn").click();
     await expect.poll(() => w.page.locator("#status").textContent()).toBe("Conversation cleared.");
     expect(await w.page.locator(".msg").count()).toBe(0);
@@ -366,10 +367,13 @@ describe("chat page in Chromium", () => {
     const without = await fake();
     const w1 = await open(without);
     await expect.poll(() => w1.page.locator("#model").textContent()).toBe("fake-model");
+    await w1.page.locator("#menu-btn").click();
+    expect(await w1.page.locator("#clear-btn").isVisible()).toBe(true);
     expect(await w1.page.locator("#compact-btn").isHidden()).toBe(true);
 
     const f = await fake({ compact: true });
     const w = await open(f);
+    await w.page.locator("#menu-btn").click();
     await expect.poll(() => w.page.locator("#compact-btn").isVisible()).toBe(true);
     await w.page.locator("#compact-btn").click();
     await expect.poll(() => w.page.locator("#status").textContent()).toBe("Nothing to compact (0 messages).");
@@ -378,8 +382,57 @@ describe("chat page in Chromium", () => {
       await expect.poll(() => assistantText(w).textContent()).toBe(`You said: ${text}`);
       await expect.poll(() => w.page.locator("#send-btn").textContent()).toBe("Send");
     }
+    await w.page.locator("#menu-btn").click();
     await w.page.locator("#compact-btn").click();
     await expect.poll(() => w.page.locator("#status").textContent()).toBe("Compacted: 6 messages became 5.");
+  });
+
+  it("keeps Clear and Compact in a menu away from Send: keyboard reachable, closed by Escape and an outside click", async () => {
+    const f = await fake({ compact: true });
+    const w = await open(f);
+    await send(w, "hello");
+    await expect.poll(() => assistantText(w).textContent()).toBe("You said: hello");
+    await expect.poll(() => w.page.locator("#send-btn").textContent()).toBe("Send");
+    // The row of Send holds the menu button, the status line, Stop and Send; no Clear or Compact.
+    const row = await w.page
+      .locator("#send-btn")
+      .evaluate((send) =>
+        Array.from(send.parentElement!.children, (el) => (el as HTMLElement).id || el.className),
+      );
+    expect(row).toEqual(["menu", "status", "stop-btn", "send-btn"]);
+    expect(await w.page.locator("#clear-btn").isVisible()).toBe(false);
+    expect(await w.page.locator("#menu-btn").getAttribute("aria-haspopup")).toBe("menu");
+
+    // Keyboard: Enter opens it on its first item, arrows move, Escape closes it back onto the button.
+    await w.page.locator("#menu-btn").focus();
+    await w.page.keyboard.press("Enter");
+    expect(await w.page.locator("#menu-btn").getAttribute("aria-expanded")).toBe("true");
+    const focused = () => w.page.evaluate(() => document.activeElement?.id);
+    expect(await focused()).toBe("clear-btn");
+    await w.page.keyboard.press("ArrowDown");
+    expect(await focused()).toBe("compact-btn");
+    await w.page.keyboard.press("ArrowDown");
+    expect(await focused()).toBe("clear-btn");
+    await w.page.keyboard.press("Escape");
+    expect(await w.page.locator("#menu-list").isHidden()).toBe(true);
+    expect(await w.page.locator("#menu-btn").getAttribute("aria-expanded")).toBe("false");
+    expect(await focused()).toBe("menu-btn");
+
+    // A click outside closes it; nothing was cleared meanwhile.
+    await w.page.locator("#menu-btn").click();
+    expect(await w.page.locator("#menu-list").isVisible()).toBe(true);
+    await w.page.screenshot({ path: join(OUT, "menu-open.png") });
+    await w.page.locator("#transcript").click({ position: { x: 5, y: 5 } });
+    expect(await w.page.locator("#menu-list").isHidden()).toBe(true);
+    expect(await w.page.locator(".msg").count()).toBe(2);
+
+    // Chosen from the keyboard, Clear runs and the menu closes.
+    await w.page.locator("#menu-btn").focus();
+    await w.page.keyboard.press("ArrowDown");
+    await w.page.keyboard.press("Enter");
+    await expect.poll(() => w.page.locator("#status").textContent()).toBe("Conversation cleared.");
+    expect(await w.page.locator("#menu-list").isHidden()).toBe(true);
+    expect(await w.page.locator(".msg").count()).toBe(0);
   });
 
   it("persists the theme through /preferences/set and keeps it after a reload", async () => {

@@ -7,6 +7,7 @@ import { Composer } from "./composer.js";
 import { byId } from "./dom.js";
 import { type ConversationItem, Sidebar } from "./sidebar.js";
 import { PageStorage } from "./storage.js";
+import { Menu } from "./menu.js";
 import { knownMessage, plainMessage } from "./messages.js";
 import { consumeStream } from "./stream.js";
 import { applyTheme, isThemeMode, nextTheme, type ThemeMode } from "./theme-toggle.js";
@@ -696,6 +697,7 @@ for (const starter of document.querySelectorAll<HTMLButtonElement>("#welcome .st
 }
 
 stopBtn.addEventListener("click", () => void stop());
+new Menu(byId<HTMLButtonElement>("menu-btn"), byId("menu-list"));
 clearBtn.addEventListener("click", () => void clearConversation());
 compactBtn.addEventListener("click", () => void compact());
 newBtn.addEventListener("click", () => void newConversation());
