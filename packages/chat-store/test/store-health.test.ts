@@ -49,3 +49,34 @@ describe("store health while another process holds the write lock", () => {
     expect((await db.sessions.get(session.id))?.userId).toBe("alice");
   });
 });
+
+describe("a write while another process holds the write lock (durability power)", () => {
+  it("runs on its own once the lock is free and is answered only after its WAL sync", async () => {
+    const order: string[] = [];
+    const db = openStore({
+      busyTimeoutMs: 10_000,
+      flushWal: async () => {
+        order.push("sync start");
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        order.push("sync end");
+      },
+    });
+    await db.preferences.set("u", "warm", 1); // creates the WAL; its own sync
+    order.length = 0;
+    const child = spawn("sqlite3", [db.file], { stdio: "pipe" });
+    holder = child;
+    await new Promise<void>((resolve, reject) => {
+      let out = "";
+      child.stdout.on("data", (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes("locked")) resolve();
+      });
+      child.on("error", reject);
+      // Holds the lock for 300 ms, then commits: the store's write waits for it (busy timeout).
+      child.stdin.write("BEGIN IMMEDIATE;\nSELECT 'locked';\n.shell sleep 0.3\nCOMMIT;\n");
+    });
+    await db.preferences.set("u", "k", 2).then(() => order.push("answer"));
+    expect(order).toEqual(["sync start", "sync end", "answer"]);
+    expect(await db.preferences.get("u", "k")).toBe(2);
+  });
+});
