@@ -64,6 +64,15 @@ describe("twilio inbound", () => {
     ).toBe(true);
   });
 
+  it("starts no turn for a message whose Body is only whitespace", async () => {
+    await boot();
+    for (const body of [" ", "  \n\t "])
+      expect((await world.fake.deliverSms({ from: user, body })).body).toBe("<Response></Response>");
+    await rig.session.idle(2_000);
+    expect(await rig.userMessages(user)).toEqual([]);
+    expect(world.fake.sent).toEqual([]);
+  });
+
   it("logs a failed or undelivered status callback at warn with its ErrorCode, and starts no turn", async () => {
     await boot();
     const sid = `SM${"c".repeat(32)}`;

@@ -3,7 +3,7 @@
 // without `NumMedia` signs like the original. The gateway accepts only Twilio-shaped message SIDs,
 // refuses repeated parameter names, and lets one signature stand for one parameter set only.
 import { captureLogs, eventually, type SessionRig, startSessionRig } from "@agentsvc/testkit/session";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { type TwilioWorld, twilioWorld } from "./harness.js";
 
 const user = "+15550001234";
@@ -18,6 +18,7 @@ async function boot() {
 }
 
 afterEach(async () => {
+  vi.useRealTimers();
   await rig?.stop();
   await world?.close();
 });
@@ -81,6 +82,36 @@ describe("twilio replays with shifted parameter boundaries", () => {
     expect(await rig.userMessages(user)).toEqual(["hello"]);
   });
 
+  it("still refuses the shifted parameter set 8 days later, after the session's 7-day dedup window", async () => {
+    // Only Date is controlled (timers stay real), from before the store reads its clock.
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now(), shouldAdvanceTime: true });
+    await boot();
+    const params = world.fake.smsParams({ from: user, body: "hello" });
+    const signature = world.fake.sign(params);
+    expect((await world.fake.deliver(params, { ...form, "x-twilio-signature": signature })).status).toBe(200);
+    await rig.session.idle(5_000);
+    // The signature's claim must outlive the MessageSid's dedup record.
+    vi.setSystemTime(Date.now() + 8 * 24 * 60 * 60 * 1000);
+    const shifted = shiftInto(params, "To", "ToCountry");
+    const answer = await world.fake.deliver(shifted, { ...form, "x-twilio-signature": signature });
+    expect(answer.status).toBe(401);
+    expect(logs.lines().some((l) => l.reason === "replayed_signature")).toBe(true);
+  });
+
+  it("takes a retry whose parameters come in another order as the same request (one turn)", async () => {
+    await boot();
+    const params = world.fake.smsParams({ from: user, body: "hello" });
+    const signature = world.fake.sign(params);
+    // The signature sorts the parameters, so their order in the form is not part of what was signed.
+    const reordered = [params, [...params].reverse(), [...params.slice(3), ...params.slice(0, 3)]];
+    for (const order of reordered)
+      expect((await world.fake.deliver(order, { ...form, "x-twilio-signature": signature })).status).toBe(
+        200,
+      );
+    await rig.session.idle(5_000);
+    expect(await rig.userMessages(user)).toEqual(["hello"]);
+  });
+
   it("refuses a form that names a parameter twice", async () => {
     await boot();
     const params = world.fake.smsParams({ from: user, body: "twice" });
@@ -94,7 +125,13 @@ describe("twilio replays with shifted parameter boundaries", () => {
 
   it("refuses a MessageSid that is not SM or MM followed by 32 hex digits", async () => {
     await boot();
-    for (const sid of ["SMshort", `XX${"0".repeat(32)}`, `SM${"A".repeat(32)}`]) {
+    for (const sid of [
+      "SMshort",
+      `XX${"0".repeat(32)}`,
+      `SM${"A".repeat(32)}`,
+      `xSM${"0".repeat(32)}`,
+      `SM${"0".repeat(32)}0`,
+    ]) {
       const answer = await world.fake.deliverSms({ from: user, body: `sid ${sid}`, sid });
       expect(answer.status).toBe(401);
     }
