@@ -35,6 +35,31 @@ describe("approval requests end", () => {
     expect(current.gateway.textsTo("T").at(-1)).toContain("are you there");
   });
 
+  it("expiry rejects a request on a push platform, where only the thread's participant may decide", async () => {
+    current = await rig({ expiresAfterSeconds: 60, gateway: { kind: "push", type: "chat" } });
+    await current.gateway.inject({ thread: "room", text: "use delete_file d.txt", author: "alice-id" });
+    await until(() => current?.gateway.decisionRequests.length === 1, "the request");
+    const request = current.gateway.decisionRequests[0]!;
+    expect(await current.session.expireApprovals(request.createdAt + 60_000)).toBe(1);
+    await current.session.idle();
+    expect(current.executed).toEqual([]);
+    expect(await current.db.interactions.get(request.requestId)).toMatchObject({
+      status: "resolved",
+      decision: { decision: "reject", decidedBy: "session:expired" },
+    });
+  });
+
+  it("an open request expires after 24 hours when no expiry is configured", async () => {
+    current = await rig();
+    await current.gateway.inject({ thread: "T", text: "use delete_file e.txt" });
+    await until(() => current?.gateway.decisionRequests.length === 1, "the request");
+    const request = current.gateway.decisionRequests[0]!;
+    const day = 24 * 60 * 60 * 1000;
+    expect(request.expiresAt).toBe(request.createdAt + day);
+    expect(await current.session.expireApprovals(request.createdAt + day - 1)).toBe(0);
+    expect(await current.session.expireApprovals(request.createdAt + day)).toBe(1);
+  });
+
   it("a run from elsewhere is rejected at once, with the reason in the tool result, when no approval channel exists", async () => {
     current = await rig({ channel: "nowhere" });
     const handle = current.runs.start({

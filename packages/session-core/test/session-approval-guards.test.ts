@@ -24,9 +24,16 @@ describe("a decision for a request already decided", () => {
     expect(await r.gateway.decide(first.requestId, "approve", "alice-id")).toMatchObject({ ok: true });
     await until(() => r.executed.length === 1, "the first tool call");
     await r.session.idle();
-    // The platform is told the request was decided (so it can update or remove its buttons).
+    // The platform is told the request was decided, with the id of the message that showed it
+    // (what it edits to update or remove its buttons).
     expect(r.gateway.decided).toMatchObject([
-      { requestId: first.requestId, decision: "approve", decidedBy: "alice-id", thread: T },
+      {
+        requestId: first.requestId,
+        decision: "approve",
+        decidedBy: "alice-id",
+        thread: T,
+        requestMessageId: "mock-card-1",
+      },
     ]);
 
     await r.gateway.inject({ thread: T, text: "use delete_file second.txt", author: "alice-id" });

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { AgentsvcError } from "@agentsvc/agent-core";
 import { createGatewaySession, GatewayRegistry, type InteractionRequest } from "../src/index.js";
 import { createMockGateway } from "../src/testing/index.js";
-import { type Rig, removeDir, rig, until } from "./session-harness.js";
+import { type Rig, removeDir, rig, tempDir, until } from "./session-harness.js";
 
 const T = "room-7";
 let current: Rig | undefined;
@@ -130,6 +130,19 @@ describe("approvals on a gateway with interactive actions", () => {
   });
 });
 
+describe("interrupt on a pending approval", () => {
+  it("cancels the waiting run: it says nothing more, and the new message gets the only reply", async () => {
+    current = await rig({ gatewaySession: { policy: "interrupt" } });
+    await suspendOn(current);
+    const before = current.gateway.textsTo(T).length;
+    await current.gateway.inject({ thread: T, text: "forget it" });
+    await current.session.idle();
+    const after = current.gateway.textsTo(T).slice(before);
+    expect(after).toHaveLength(1);
+    expect(after[0]).toContain('You said: "forget it"');
+  });
+});
+
 describe("approvals on a text-only gateway", () => {
   it("sends the request as text listing the decisions and reads a plain yes as approval", async () => {
     current = await rig({ gateway: { capabilities: { interactiveActions: false } } });
@@ -145,6 +158,54 @@ describe("approvals on a text-only gateway", () => {
     expect(current.gateway.textsTo(T).at(-1)).toBe("The tool delete_file returned: deleted.");
     expect(current.runs.starts).toHaveLength(1);
   });
+
+  it("a typed 'yes' that decided is finished with the decision, so a restart does not run it as a message", async () => {
+    const dir = tempDir();
+    current = await rig({ dir, gateway: { capabilities: { interactiveActions: false } } });
+    await suspendOn(current);
+    await current.gateway.inject({ thread: T, text: "yes" });
+    await current.session.idle();
+    expect(current.executed).toHaveLength(1);
+    await current.close();
+    current = await rig({ dir, gateway: { capabilities: { interactiveActions: false } } });
+    await current.session.idle();
+    expect(current.runs.starts).toEqual([]);
+    expect(current.gateway.sent).toEqual([]);
+  });
+
+  it.each([
+    [false, 1],
+    [true, 0],
+  ])(
+    "warns when a new request replaces the open one only on a platform without threads (threads: %s, warnings: %i)",
+    async (threads, warnings) => {
+      const ops = createMockGateway({ name: "ops", capabilities: { threads, interactiveActions: false } });
+      current = await rig({
+        extraGateways: [ops],
+        channel: "ops",
+        entries: [{ name: "ops", type: "mock", approvalDestination: "ops-room" }],
+      });
+      const first = current.runs.start({
+        input: "use delete_file one.txt",
+        userId: "alice",
+        conversationId: "c1",
+      });
+      await first.done;
+      await until(() => ops.textsTo("ops-room").length === 1, "the first request");
+      const second = current.runs.start({
+        input: "use delete_file two.txt",
+        userId: "bob",
+        conversationId: "c2",
+      });
+      await second.done;
+      await until(() => ops.textsTo("ops-room").length === 2, "the second request");
+      const warned = current.logs
+        .lines()
+        .filter((l) => l.msg?.startsWith("a new approval request replaces the open one on this thread"));
+      expect(warned).toHaveLength(warnings);
+      if (warnings > 0) expect(warned[0]).toMatchObject({ thread: "ops-room" });
+    },
+  );
 
   it("reads 'reject: reason' as a rejection with that reason", async () => {
     current = await rig({ gateway: { capabilities: { interactiveActions: false } } });
