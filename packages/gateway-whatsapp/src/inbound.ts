@@ -49,12 +49,10 @@ export function readNotification(payload: unknown, phoneNumberId: string, now = 
         events.push({ kind: "skipped", reason: `field ${String(change.field)} (not messages)` });
         continue;
       }
+      // Meta names the business number in every messages change; one that names another number,
+      // or none, is not for this gateway (an app can serve several numbers).
       const metadata = isObject(value.metadata) ? value.metadata : {};
-      if (
-        phoneNumberId &&
-        metadata.phone_number_id !== undefined &&
-        metadata.phone_number_id !== phoneNumberId
-      ) {
+      if (metadata.phone_number_id !== phoneNumberId) {
         events.push({
           kind: "skipped",
           reason: `for another phone number id ${String(metadata.phone_number_id)}`,

@@ -134,6 +134,61 @@ describe("whatsapp users and failed deliveries", () => {
   });
 });
 
+describe("whatsapp notifications not for this phone number", () => {
+  // One app's webhook receives every product and phone number it is subscribed to: `object` names
+  // the product and `metadata.phone_number_id` the business number a message was sent to
+  // (https://developers.facebook.com/docs/graph-api/webhooks/getting-started ,
+  // https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/components).
+  const text = (id: string, body: string) => ({
+    from: user,
+    id,
+    timestamp: String(Math.floor(Date.now() / 1000)),
+    type: "text",
+    text: { body },
+  });
+  const changeValue = (payload: Record<string, unknown>) =>
+    ((payload.entry as { changes: { value: Record<string, unknown> }[] }[])[0]?.changes[0]?.value ?? {}) as {
+      metadata: Record<string, unknown>;
+    };
+
+  it("starts no turn for a message whose metadata names no phone number id", async () => {
+    await boot();
+    const payload = world.fake.notification(user, [text("wamid.nometadata1", "for whom?")]);
+    delete changeValue(payload).metadata.phone_number_id;
+    expect((await world.fake.deliver(payload)).status).toBe(200);
+    await rig.session.idle(2_000);
+    expect(await rig.userMessages(user)).toEqual([]);
+  });
+
+  it("takes only this number's change when one notification carries another number's too", async () => {
+    await boot();
+    const ours = world.fake.notification(user, [text("wamid.ours1", "mine")]);
+    const theirs = world.fake.notification(user, [text("wamid.theirs1", "not mine")]);
+    changeValue(theirs).metadata.phone_number_id = "999999999999999";
+    const entry = (ours.entry as { changes: unknown[] }[])[0];
+    entry?.changes.unshift(...((theirs.entry as { changes: unknown[] }[])[0]?.changes ?? []));
+    expect((await world.fake.deliver(ours)).status).toBe(200);
+    await rig.session.idle(5_000);
+    expect(await rig.userMessages(user)).toEqual(["mine"]);
+  });
+
+  it("starts no turn for a notification of another product (object other than whatsapp_business_account)", async () => {
+    await boot();
+    const payload = { ...world.fake.notification(user, [text("wamid.page1", "hi")]), object: "page" };
+    expect((await world.fake.deliver(payload)).status).toBe(200);
+    await rig.session.idle(2_000);
+    expect(await rig.userMessages(user)).toEqual([]);
+    expect(
+      logs
+        .lines()
+        .some(
+          (l) =>
+            l.msg === "webhook event ignored" && /not a whatsapp_business_account/.test(String(l.reason)),
+        ),
+    ).toBe(true);
+  });
+});
+
 describe("whatsapp replays and the handshake", () => {
   it("refuses a signed message whose timestamp is older than the 7-day dedup window", async () => {
     await boot();
