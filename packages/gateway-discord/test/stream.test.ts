@@ -17,7 +17,9 @@ afterEach(async () => {
   h = undefined;
 });
 
-async function start(options: { streaming?: boolean; streamIntervalMs?: number } = {}) {
+async function start(
+  options: { streaming?: boolean; streamIntervalMs?: number; tokenDelayMs?: number } = {},
+) {
   h = await discordHarness();
   rig = await startSessionRig(await h.gateway(), {
     replyText: REPLY,
@@ -41,8 +43,9 @@ function shown(harness: DiscordHarness, messageId: string): string[] {
 }
 
 describe("discord: streamed replies", () => {
-  it("posts the reply early, edits it as it grows, and ends with one message holding the whole text", async () => {
-    const harness = await start({ streamIntervalMs: 500 });
+  it("posts the reply early, edits it as it grows, and ends with one message holding the whole text, at the default 1 s interval", async () => {
+    // 20 tokens at 200 ms: 4 s of writing, so about four updates a second apart.
+    const harness = await start({ tokenDelayMs: 200 });
     harness.fake.sessions.userSays({ channelId: CHANNELS[0], authorId: harness.userId("u1"), content: "hi" });
     await eventually(
       () => harness.fake.rest.botMessages.some((m) => m.content === REPLY),

@@ -20,7 +20,7 @@ afterEach(async () => {
 
 async function start(
   refuseStreaming = false,
-  stream: { streamIntervalMs?: number } = { streamIntervalMs: 500 },
+  stream: { streamIntervalMs?: number; tokenDelayMs?: number } = { streamIntervalMs: 500 },
 ): Promise<SlackFake> {
   const f = await SlackFake.start({ echoOwnMessages: false });
   fake = f;
@@ -62,8 +62,9 @@ function expectGrowing(updates: string[]): void {
 }
 
 describe("slack: streamed replies", () => {
-  it("a channel thread gets a native stream that grows, is stopped once, and ends as one message with the reply", async () => {
-    const f = await start();
+  it("a channel thread gets a native stream that grows, is stopped once, and ends as one message with the reply, at the default 1 s interval", async () => {
+    // 20 tokens at 200 ms: 4 s of writing, so about four updates a second apart.
+    const f = await start(false, { tokenDelayMs: 200 });
     await f.workspace.userSays({ channel: "C0001", user: "U0001", text: `<@${f.workspace.botUserId}> hi` })
       .acked;
     await eventually(

@@ -18,10 +18,11 @@ afterEach(async () => {
 });
 
 describe("teams: streamed replies", () => {
-  it("a personal chat sees one stream grow with increasing sequence numbers, then exactly one final message", async () => {
+  it("a personal chat sees one stream grow with increasing sequence numbers, then exactly one final message, at the default 1 s interval", async () => {
     const w = await teamsWorld();
     world = w;
-    rig = await startSessionRig(w.build(), { replyText: REPLY, tokenDelayMs: 100, streamIntervalMs: 500 });
+    // 20 tokens at 200 ms: 4 s of writing, so about four updates a second apart.
+    rig = await startSessionRig(w.build(), { replyText: REPLY, tokenDelayMs: 200 });
     expect((await w.fake.deliverMessage({ conversationId, from: alice, text: "hi" })).status).toBe(200);
     await eventually(() => w.fake.streams.some((s) => s.final !== undefined), "the final message", 10_000);
     await rig.session.idle(5_000);

@@ -21,7 +21,7 @@ afterEach(async () => {
 });
 
 async function start(
-  options: { streaming?: boolean; streamIntervalMs?: number } = {},
+  options: { streaming?: boolean; streamIntervalMs?: number; tokenDelayMs?: number } = {},
   overrides: Partial<TelegramGatewayOptions> = {},
 ): Promise<TelegramHarness> {
   const harness = await telegramHarness(overrides);
@@ -44,8 +44,9 @@ function expectGrowing(updates: string[]): void {
 }
 
 describe("telegram: streamed replies", () => {
-  it("a private chat sees one draft grow (one draft_id), then exactly one message with the whole reply", async () => {
-    const harness = await start({ streamIntervalMs: 500 });
+  it("a private chat sees one draft grow (one draft_id), then exactly one message with the whole reply, at the default 1 s interval", async () => {
+    // 20 tokens at 200 ms: 4 s of writing, so about four drafts a second apart.
+    const harness = await start({ tokenDelayMs: 200 });
     await says(harness, PRIVATE, "hi");
     await eventually(
       () => harness.fake.chat.botMessages.some((m) => m.text === REPLY),
