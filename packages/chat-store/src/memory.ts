@@ -16,7 +16,7 @@ import {
   type Summarizer,
   summaryMessage,
 } from "@agentsvc/agent-core";
-import { and, asc, count, desc, eq, gt, lte } from "./orm.js";
+import { and, asc, count, desc, eq, gt, gte, lte } from "./orm.js";
 import type { StoreContext } from "./context.js";
 import { first } from "./rows.js";
 import { SeenTokens } from "./seen-tokens.js";
@@ -83,14 +83,38 @@ export class SqliteMemory implements Memory {
     );
   }
 
+  /**
+   * A scope's rows in id order, read through the scope index `(user_id, conversation_id, id)`.
+   * On PostgreSQL the scope is written as two closed ranges, not equalities: the planner drops
+   * columns equated to a constant from the ORDER BY, so `ORDER BY id` could also be served by the
+   * primary key, and once the table is analyzed it may walk it and filter out every other scope's
+   * rows (a conversation begun after many others: tens of thousands of rows for its head). With
+   * ranges the order `(user_id, conversation_id, id)` stays, and only the scope index provides it.
+   * `x >= v AND x <= v` selects what `x = v` does under the default (deterministic) collation.
+   */
+  private ordered(scope: MemoryScope, direction: typeof asc) {
+    const m = this.t.memoryMessages;
+    if (this.ctx.dialect !== "postgres") return { where: this.where(scope), orderBy: [direction(m.id)] };
+    const { userId, conversationId } = scopeOf(scope);
+    return {
+      where: and(
+        gte(m.userId, userId),
+        lte(m.userId, userId),
+        gte(m.conversationId, conversationId),
+        lte(m.conversationId, conversationId),
+      ),
+      orderBy: [direction(m.userId), direction(m.conversationId), direction(m.id)],
+    };
+  }
+
   private rows(scope: MemoryScope) {
-    const where = this.where(scope);
+    const { where, orderBy } = this.ordered(scope, asc);
     return this.ctx.run((db) =>
       db
         .select({ id: this.t.memoryMessages.id, body: this.t.memoryMessages.body })
         .from(this.t.memoryMessages)
         .where(where)
-        .orderBy(asc(this.t.memoryMessages.id)),
+        .orderBy(...orderBy),
     );
   }
 
@@ -103,20 +127,26 @@ export class SqliteMemory implements Memory {
    * recent messages within `maxPromptTokens`, read with two indexed LIMIT queries.
    */
   async loadPrompt(scope: MemoryScope): Promise<Message[]> {
-    const where = this.where(scope);
     const m = this.t.memoryMessages;
+    const newest = this.ordered(scope, desc);
     const recent = await this.ctx.run((db) =>
       db
         .select({ id: m.id, body: m.body })
         .from(m)
-        .where(where)
-        .orderBy(desc(m.id))
+        .where(newest.where)
+        .orderBy(...newest.orderBy)
         .limit(this.window.maxMessages ?? DEFAULT_WINDOW),
     );
     recent.reverse();
+    const oldest = this.ordered(scope, asc);
     const head = first(
       await this.ctx.run((db) =>
-        db.select({ id: m.id, role: m.role, body: m.body }).from(m).where(where).orderBy(asc(m.id)).limit(1),
+        db
+          .select({ id: m.id, role: m.role, body: m.body })
+          .from(m)
+          .where(oldest.where)
+          .orderBy(...oldest.orderBy)
+          .limit(1),
       ),
     );
     let summary: Message | undefined;
@@ -186,14 +216,27 @@ export class SqliteMemory implements Memory {
 
   private async compactIfOver(scope: MemoryScope, threshold: number): Promise<void> {
     const m = this.t.memoryMessages;
-    const where = this.where(scope);
+    const { where, orderBy } = this.ordered(scope, asc);
     // More than `threshold` rows: the row at offset `threshold` exists (reads at most that many).
     const over = await this.ctx.run((db) =>
-      db.select({ id: m.id }).from(m).where(where).orderBy(asc(m.id)).limit(1).offset(threshold),
+      db
+        .select({ id: m.id })
+        .from(m)
+        .where(where)
+        .orderBy(...orderBy)
+        .limit(1)
+        .offset(threshold),
     );
     if (over.length === 0) return;
     const head = first(
-      await this.ctx.run((db) => db.select({ id: m.id }).from(m).where(where).orderBy(asc(m.id)).limit(1)),
+      await this.ctx.run((db) =>
+        db
+          .select({ id: m.id })
+          .from(m)
+          .where(where)
+          .orderBy(...orderBy)
+          .limit(1),
+      ),
     );
     if (!head) return;
     // One instance summarizes a given history; the others leave it (the summary moves the head).
@@ -248,13 +291,14 @@ export class SqliteMemory implements Memory {
       const still =
         first(await this.ctx.run((db) => db.select({ n: count() }).from(this.t.memoryMessages).where(range)))
           ?.n ?? 0;
+      const oldest = this.ordered(scope, asc);
       const head = first(
         await this.ctx.run((db) =>
           db
             .select({ id: this.t.memoryMessages.id })
             .from(this.t.memoryMessages)
-            .where(this.where(scope))
-            .orderBy(asc(this.t.memoryMessages.id))
+            .where(oldest.where)
+            .orderBy(...oldest.orderBy)
             .limit(1),
         ),
       );

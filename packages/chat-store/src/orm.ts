@@ -6,7 +6,7 @@ import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
 
-export const { and, asc, count, desc, eq, gt, inArray, isNotNull, lt, lte, min, not, sql } =
+export const { and, asc, count, desc, eq, gt, gte, inArray, isNotNull, lt, lte, min, not, sql } =
   require("drizzle-orm") as typeof import("drizzle-orm");
 
 /** `drizzle-orm/better-sqlite3`, loaded when the first store is opened. */

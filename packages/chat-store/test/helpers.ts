@@ -66,6 +66,13 @@ export const postgresDriver: StoreDriver = {
   },
 };
 
+/** The PostgreSQL database behind `appRoot`'s stores (opened by `postgresDriver.open`). */
+export async function postgresUrlOf(appRoot: string): Promise<string> {
+  const url = databases.get(appRoot);
+  if (!url) throw new Error(`no PostgreSQL database was opened for ${appRoot}`);
+  return url;
+}
+
 /** Runs `suite` once per database: the store behaves the same on SQLite and on PostgreSQL. */
 export function eachDriver(suite: (driver: StoreDriver) => void): void {
   for (const driver of [sqliteDriver, postgresDriver]) {

@@ -1,0 +1,40 @@
+// Every statement the store sends to PostgreSQL, one entry per round trip: node-postgres answers a
+// query only after the server's ReadyForQuery, so a client sends one statement at a time. The
+// wrapper is installed on the `pg` module @agentsvc/store-postgres loads (the same instance its
+// pools use), so BEGIN, SAVEPOINT and COMMIT are counted with the statements between them.
+import { createRequire } from "node:module";
+
+type Pg = typeof import("pg");
+
+export interface Statement {
+  text: string;
+  values: unknown[];
+}
+
+/** node-postgres as @agentsvc/store-postgres resolves it. */
+export function storePg(): Pg {
+  const storePostgres = createRequire(import.meta.url).resolve("@agentsvc/store-postgres");
+  return createRequire(storePostgres)("pg") as Pg;
+}
+
+/** Records the statements sent while `work` runs (every connection of this process). */
+export async function statementsOf(work: () => Promise<unknown>): Promise<Statement[]> {
+  const client = storePg().Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const original = client.query;
+  const seen: Statement[] = [];
+  client.query = function (this: unknown, ...args: unknown[]) {
+    const [config, values] = args;
+    if (typeof config === "string") seen.push({ text: config, values: Array.isArray(values) ? values : [] });
+    else if (config && typeof config === "object" && "text" in config) {
+      const q = config as { text: string; values?: unknown[] };
+      seen.push({ text: q.text, values: q.values ?? (Array.isArray(values) ? values : []) });
+    }
+    return original.apply(this, args);
+  };
+  try {
+    await work();
+  } finally {
+    client.query = original;
+  }
+  return seen;
+}
