@@ -25,6 +25,8 @@ export interface StoreContext {
   readonly dialect: Dialect;
   readonly tables: Tables;
   now(): number;
+  /** Whether the caller runs inside a transaction of this store (its operations join it). */
+  inTransaction(): boolean;
   /** One operation: inside the current transaction when the caller is in one, else on its own. */
   run<T>(op: (db: Db) => Promise<T>): Promise<T>;
   /**
@@ -76,6 +78,7 @@ export function createContext(
     dialect,
     tables,
     now,
+    inTransaction: () => current() !== undefined,
     run(op) {
       const scope = current();
       return scope ? op(scope.db) : driver.exclusive(() => op(driver.db));

@@ -35,6 +35,9 @@ export interface CreateMemoryOptions extends PromptWindowOptions {
   summaryThreshold?: number;
 }
 
+/** Rows per insert statement of an append. */
+const APPEND_CHUNK = 1000;
+
 /** How long another instance leaves a scope's compaction to the one that claimed it. */
 const COMPACTION_CLAIM_MS = 10 * 60_000;
 
@@ -181,8 +184,13 @@ export class SqliteMemory implements Memory {
     // One transaction: a turn's messages (and the caller's `within` writes: an inbox record
     // marked done, its reply queued) land together or not at all.
     await this.ctx.transaction(async () => {
-      // One statement per message, in order: ids follow the turn's order on both databases.
-      for (const value of values) await this.ctx.run((db) => db.insert(this.t.memoryMessages).values(value));
+      // One multi-row statement (one round trip on PostgreSQL): both databases number the rows of
+      // a VALUES list in its order, so ids follow the turn's order. Chunks stay far below the
+      // bound-parameter limits (SQLite 32,766, PostgreSQL 65,535; 5 per row).
+      for (let i = 0; i < values.length; i += APPEND_CHUNK) {
+        const chunk = values.slice(i, i + APPEND_CHUNK);
+        await this.ctx.run((db) => db.insert(this.t.memoryMessages).values(chunk));
+      }
       await within?.();
     });
     this.compactLater(scope);

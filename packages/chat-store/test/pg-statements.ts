@@ -4,7 +4,15 @@
 // pools use), so BEGIN, SAVEPOINT and COMMIT are counted with the statements between them.
 import { createRequire } from "node:module";
 
-type Pg = typeof import("pg");
+/** The part of node-postgres the tests use (chat-store does not depend on pg or its types). */
+interface PgClient {
+  connect(): Promise<void>;
+  query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
+  end(): Promise<void>;
+}
+interface Pg {
+  Client: { new (config: { connectionString: string }): PgClient; prototype: object };
+}
 
 export interface Statement {
   text: string;

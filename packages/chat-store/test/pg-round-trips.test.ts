@@ -1,0 +1,115 @@
+// Round trips of the gateway hot paths on PostgreSQL, counted with a wrapper on the pg client the
+// store's pool uses (one statement = one round trip: node-postgres sends the next statement only
+// after the server answered the previous one). Every statement costs a socket write and a wake-up
+// on both sides, which on a busy machine is most of what a message costs.
+import type { RunOrigin } from "@agentsvc/agent-core";
+import { postgresMissing } from "@agentsvc/pg-test";
+import { describe, expect, it } from "vitest";
+import { postgresDriver, postgresUrlOf, tempRoot } from "./helpers.js";
+import { type Statement, statementsOf, storePg } from "./pg-statements.js";
+
+const origin: RunOrigin = { gateway: "g", thread: "t", meta: {} };
+
+const verbs = (sent: Statement[]) => sent.map((s) => s.text.trim().split(/\s+/)[0]!.toLowerCase());
+
+describe.skipIf(postgresMissing)("[postgres] round trips of the hot paths", () => {
+  it("concurrent inbox accepts share statements; each caller gets its own id or duplicate, committed when answered", async () => {
+    const appRoot = tempRoot();
+    const db = await postgresDriver.open({ appRoot });
+    const reader = new (storePg().Client)({ connectionString: await postgresUrlOf(appRoot) });
+    await reader.connect();
+    try {
+      await db.inbox.accept({ gateway: "g", dedupKey: "seen", thread: "t0", text: "old", origin });
+      const keys = Array.from({ length: 60 }, (_, i) => `k${i}`);
+      // Two callers with one key in the same burst, and one key stored before it.
+      const inputs = [...keys, "k7", "seen"].map((dedupKey, i) => ({
+        gateway: "g",
+        dedupKey,
+        thread: `t${i % 5}`,
+        text: `m${i}`,
+        origin,
+      }));
+      const visible: boolean[] = [];
+      let results: Awaited<ReturnType<typeof db.inbox.accept>>[] = [];
+      const sent = await statementsOf(async () => {
+        results = await Promise.all(
+          inputs.map(async (input) => {
+            const result = await db.inbox.accept(input);
+            if (result.accepted) {
+              // Answered: another connection already sees the row (its statement has committed).
+              const { rows } = await reader.query("SELECT 1 FROM inbox WHERE id = $1", [result.id]);
+              visible.push(rows.length === 1);
+            }
+            return result;
+          }),
+        );
+      });
+      const inserts = sent.filter((s) => /^\s*insert into "inbox"/i.test(s.text));
+      expect(inserts.length).toBeLessThan(inputs.length / 4);
+      expect(results.slice(0, 60).every((r) => r.accepted)).toBe(true);
+      expect(results.slice(60)).toEqual([
+        { accepted: false, duplicate: true },
+        { accepted: false, duplicate: true },
+      ]);
+      expect(visible).toEqual(keys.map(() => true));
+      const ids = results.slice(0, 60).map((r) => (r as { id: number }).id);
+      expect(new Set(ids).size).toBe(60);
+      for (const [i, id] of ids.entries()) expect((await db.inbox.get(id))?.text).toBe(`m${i}`);
+    } finally {
+      await reader.end();
+    }
+  }, 60_000);
+
+  it("a row the database refuses in a shared statement fails only its own accept", async () => {
+    const db = await postgresDriver.open();
+    const inputs = Array.from({ length: 20 }, (_, i) => ({
+      gateway: "g",
+      dedupKey: `k${i}`,
+      thread: "t",
+      // PostgreSQL text cannot hold NUL: the server refuses the row, not the driver.
+      text: i === 9 ? "bad \u0000 byte" : `m${i}`,
+      origin,
+    }));
+    const results = await Promise.allSettled(inputs.map((input) => db.inbox.accept(input)));
+    expect(results.map((r) => r.status)).toEqual(inputs.map((_, i) => (i === 9 ? "rejected" : "fulfilled")));
+    for (const [i, r] of results.entries()) {
+      if (r.status !== "fulfilled") continue;
+      expect((await db.inbox.get((r.value as { id: number }).id))?.text).toBe(`m${i}`);
+    }
+    expect(await db.inbox.countQueued("g", "t")).toBe(19);
+  }, 60_000);
+
+  it("an accept inside a transaction is part of it (rolled back with it)", async () => {
+    const db = await postgresDriver.open();
+    await expect(
+      db.transaction(async () => {
+        await db.inbox.accept({ gateway: "g", dedupKey: "in-tx", thread: "t", text: "x", origin });
+        throw new Error("abort");
+      }),
+    ).rejects.toThrow("abort");
+    expect(await db.inbox.countQueued("g", "t")).toBe(0);
+  });
+
+  it("unfinishedOf is one statement (a lone SELECT ... FOR UPDATE)", async () => {
+    const db = await postgresDriver.open();
+    await db.inbox.accept({ gateway: "g", dedupKey: "a", thread: "t", text: "a", origin });
+    const sent = await statementsOf(() => db.inbox.unfinishedOf("g", "t"));
+    expect(verbs(sent)).toEqual(["select"]);
+    expect(sent[0]!.text).toMatch(/for update/i);
+  });
+
+  it("a turn's messages are appended with one insert, in order", async () => {
+    const db = await postgresDriver.open();
+    const memory = db.createMemory({ canSummarize: false });
+    const scope = { userId: "u", conversationId: "c" };
+    const turn = [
+      { role: "user" as const, content: "q" },
+      { role: "assistant" as const, content: "", toolCalls: [{ id: "c1", name: "clock", arguments: {} }] },
+      { role: "tool" as const, toolCallId: "c1", toolName: "clock", result: 1, isError: false },
+      { role: "assistant" as const, content: "a" },
+    ];
+    const sent = await statementsOf(() => memory.append(scope, turn));
+    expect(verbs(sent)).toEqual(["begin", "insert", "commit"]);
+    expect(await memory.load(scope)).toEqual(turn);
+  });
+});
