@@ -5,6 +5,7 @@ import { resolve } from "node:path";
 import { startPostgres } from "@agentsvc/pg-test";
 import { type ChildServer, startChildServer } from "./child-server.ts";
 import { CONNECTIONS, ingest, SECRET } from "./ingest.ts";
+import { statementsPerMessage } from "./pg-statements.ts";
 import { machineLoad } from "./proc.ts";
 import { fmt, type Row } from "./stats.ts";
 
@@ -32,6 +33,8 @@ export async function benchIngestPostgres(): Promise<Row[]> {
       await Promise.all(servers.map((s, i) => ingest(s.url, { connections: shares[i] as number })))
     ).reduce((sum, r) => sum + r.rps, 0);
     const load = `${loadBefore} → ${machineLoad()}`;
+    for (const s of servers.splice(0)) await s.stop();
+    const statements = await statementsPerMessage(await pg.createDatabase(), SECRET);
     return [
       {
         metric: `gateway ingest req/s on PostgreSQL, 1 instance, ${CONNECTIONS} connections (${load})`,
@@ -46,6 +49,13 @@ export async function benchIngestPostgres(): Promise<Row[]> {
         baseline: `bare durable (pg) ${fmt(bareRps, 0)}`,
         ratio: `${fmt(three / bareRps)}x`,
         target: "(2 shared CPUs: more instances share them)",
+      },
+      {
+        metric: `statements (round trips) per gateway message on PostgreSQL, 1 instance: ${statements.byVerb}`,
+        value: fmt(statements.perMessage, 1),
+        baseline: "bare durable (pg) 1",
+        ratio: `${fmt(statements.perMessage)}x`,
+        target: "(fewer is cheaper: each is a write, a wake-up and a parse)",
       },
     ];
   } finally {
