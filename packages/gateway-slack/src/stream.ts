@@ -4,8 +4,17 @@
 // stream and sets the message to the final text with chat.update. A DM conversation (no thread),
 // a workspace that refuses the stream methods, or a preview that is no longer a prefix of the last
 // one falls back to chat.postMessage then chat.update. After a crash the content of a stream is not
-// known, so the restarted turn stops it and goes on with chat.update.
-import type { DraftIds, ReplyStream, SendOptions, SendResult, StreamOptions } from "@agentsvc/session-core";
+// known, so the restarted turn stops it and goes on with chat.update. Slack limits each method per
+// workspace (https://docs.slack.dev/apis/web-api/rate-limits: appendStream Tier 4, update Tier 3,
+// stopStream Tier 2); a 429 holds every later call of that method until its Retry-After.
+import {
+  type DraftIds,
+  isGatewaySendError,
+  type ReplyStream,
+  type SendOptions,
+  type SendResult,
+  type StreamOptions,
+} from "@agentsvc/session-core";
 import { parseThread } from "./thread.js";
 
 export interface SlackStreamApi {
@@ -19,7 +28,23 @@ export interface SlackStreamApi {
 type Mode = "stream" | "post";
 
 export class SlackStreams {
+  /** Method -> when Slack's Retry-After lets it be called again. */
+  readonly #heldUntil = new Map<string, number>();
+
   constructor(private readonly api: SlackStreamApi) {}
+
+  /** A Web API call that waits out its method's Retry-After and records a new one. */
+  async #call(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const wait = (this.#heldUntil.get(method) ?? 0) - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    try {
+      return await this.api.call(method, params);
+    } catch (err) {
+      if (isGatewaySendError(err) && err.retryAfterMs !== undefined)
+        this.#heldUntil.set(method, Date.now() + err.retryAfterMs);
+      throw err;
+    }
+  }
 
   open(thread: string, options: StreamOptions): ReplyStream {
     const { channel, threadTs } = parseThread(thread);
@@ -36,13 +61,13 @@ export class SlackStreams {
           orphan = false;
           mode = "post";
           await this.#stop(channel, ts);
-          await this.api.call("chat.update", { channel, ts, text });
+          await this.#call("chat.update", { channel, ts, text });
           return { ts, mode };
         }
         if (mode === "stream" && !ts) {
           try {
             await this.api.answered(thread);
-            const res = await this.api.call("chat.startStream", {
+            const res = await this.#call("chat.startStream", {
               channel,
               thread_ts: threadTs,
               markdown_text: text,
@@ -52,14 +77,16 @@ export class SlackStreams {
             ts = String(res.ts);
             sent = text;
             return { ts, mode };
-          } catch {
-            mode = "post"; // refused here: post and update instead
+          } catch (err) {
+            // Rate limited: held until the Retry-After, still a stream. Refused here: post and update instead.
+            if (isGatewaySendError(err) && err.retryAfterMs !== undefined) throw err;
+            mode = "post";
           }
         }
         if (mode === "stream" && ts) {
           // Only what is new is appended; a preview that rewrote earlier text waits for the final piece.
           if (!text.startsWith(sent) || text === sent) return undefined;
-          await this.api.call("chat.appendStream", { channel, ts, markdown_text: text.slice(sent.length) });
+          await this.#call("chat.appendStream", { channel, ts, markdown_text: text.slice(sent.length) });
           sent = text;
           return undefined;
         }
@@ -67,7 +94,7 @@ export class SlackStreams {
           ts = (await this.api.send(thread, text)).messageId;
           return ts ? { ts, mode } : undefined;
         }
-        await this.api.call("chat.update", { channel, ts, text });
+        await this.#call("chat.update", { channel, ts, text });
         return undefined;
       },
     };
@@ -80,7 +107,7 @@ export class SlackStreams {
     if (!ts) return this.api.send(thread, text);
     if (draft.mode === "stream") await this.#stop(channel, ts);
     try {
-      await this.api.call("chat.update", { channel, ts, text });
+      await this.#call("chat.update", { channel, ts, text });
       return { messageId: ts };
     } catch (err) {
       // The preview was deleted meanwhile: the final text goes out as a new message.
@@ -91,7 +118,7 @@ export class SlackStreams {
 
   async #stop(channel: string, ts: string): Promise<void> {
     try {
-      await this.api.call("chat.stopStream", { channel, ts });
+      await this.#call("chat.stopStream", { channel, ts });
     } catch (err) {
       if (!/message_not_in_streaming_state/.test(String((err as Error).message))) throw err;
     }

@@ -81,6 +81,25 @@ describe("slack: streamed replies", () => {
     expect(f.calls.filter((c) => c.method === "chat.stopStream")).toHaveLength(1);
     expect(f.calls.filter((c) => c.method === "chat.postMessage")).toEqual([]);
     expect(f.workspace.botMessages.map((m) => m.text)).toEqual([REPLY]);
+    expect(f.rateLimited.refusals).toEqual([]);
+  });
+
+  it("with chat.appendStream's limit forced down, the 429s are honoured (no call before Retry-After) and the reply still ends whole, once", async () => {
+    const f = await start(false, { streamIntervalMs: 250 });
+    // Far below Slack's Tier 4 (100 a minute): the stream's appends run into it.
+    f.limits = { ...f.limits, "chat.appendStream": { calls: 2, perMs: 2_000 } };
+    await f.workspace.userSays({ channel: "C0001", user: "U0001", text: `<@${f.workspace.botUserId}> hi` })
+      .acked;
+    await eventually(
+      () => f.workspace.botMessages.some((m) => m.text === REPLY && !m.streaming),
+      "the finished reply",
+      15_000,
+    );
+    await rig?.session.idle(5_000);
+    expect(f.rateLimited.refusals.length).toBeGreaterThan(0);
+    expect(f.rateLimited.refusals.filter((r) => r.early)).toEqual([]);
+    expect(f.calls.filter((c) => c.method === "chat.stopStream")).toHaveLength(1);
+    expect(f.workspace.botMessages.map((m) => m.text)).toEqual([REPLY]);
   });
 
   it("a workspace that refuses the stream methods gets postMessage then updates, one message in the end", async () => {
@@ -130,5 +149,6 @@ describe("slack: a streamed reply cut short", () => {
     expect(said.length).toBeGreaterThan(0);
     expect(said.length).toBeLessThan(REPLY.length);
     expect(REPLY.startsWith(said)).toBe(true);
+    expect(f.rateLimited.refusals).toEqual([]);
   });
 });

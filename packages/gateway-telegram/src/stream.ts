@@ -4,8 +4,9 @@
 // reply's final piece is an ordinary sendMessage. A group cannot take drafts (Telegram answers
 // TEXTDRAFT_PEER_INVALID), so there the first update sends the message and later ones edit it, at
 // least `groupEditGapMs` apart: Telegram lets a bot post about 20 messages a minute into one group
-// (https://core.telegram.org/bots/faq#my-bot-is-hitting-limits-how-do-i-avoid-this). A private
-// chat whose draft is refused falls back to the group way.
+// (https://core.telegram.org/bots/faq#my-bot-is-hitting-limits-how-do-i-avoid-this); a 429 holds the
+// chat's next send or edit until its retry_after. A private chat whose draft is refused falls back
+// to the group way.
 import { randomInt } from "node:crypto";
 import {
   type DraftIds,
@@ -64,15 +65,19 @@ export class TelegramStreams {
           }
         }
         if (messageId) {
+          const id = messageId;
           await this.#pace(thread);
-          await this.api.edit(thread, messageId, html);
+          await this.#limited(thread, () => this.api.edit(thread, id, html));
           return undefined;
         }
-        const sent = await this.api.send(thread, html, {
-          idempotencyKey: `stream:${thread}`,
-          attempt: 1,
-          ...(meta ? { meta } : {}),
-        });
+        await this.#pace(thread);
+        const sent = await this.#limited(thread, () =>
+          this.api.send(thread, html, {
+            idempotencyKey: `stream:${thread}`,
+            attempt: 1,
+            ...(meta ? { meta } : {}),
+          }),
+        );
         messageId = sent.messageId;
         return messageId ? { messageId } : undefined;
       },
@@ -85,12 +90,23 @@ export class TelegramStreams {
     if (!messageId) return this.api.send(thread, html, options);
     await this.#pace(thread);
     try {
-      await this.api.edit(thread, messageId, html);
+      await this.#limited(thread, () => this.api.edit(thread, messageId, html));
       return { messageId };
     } catch (err) {
       // The preview was deleted meanwhile: the final text goes out as a new message.
       if (isGatewaySendError(err) && /message to edit not found/i.test(err.message))
         return this.api.send(thread, html, options);
+      throw err;
+    }
+  }
+
+  /** A 429 (the chat's limit) holds every later send or edit of the chat until its retry_after. */
+  async #limited<T>(thread: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      if (isGatewaySendError(err) && err.retryAfterMs !== undefined)
+        this.#nextEdit.set(thread, Math.max(this.#nextEdit.get(thread) ?? 0, Date.now() + err.retryAfterMs));
       throw err;
     }
   }

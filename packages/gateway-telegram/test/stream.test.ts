@@ -62,6 +62,7 @@ describe("telegram: streamed replies", () => {
     expect(finals.map((m) => m.text)).toEqual([REPLY]);
     const sentAt = harness.fake.calls.find((c) => c.method === "sendMessage")?.at as number;
     expect(sentAt).toBeGreaterThanOrEqual(last);
+    expect(harness.fake.rateLimited.refusals).toEqual([]);
   });
 
   it("a group gets no draft: the reply is sent early, edited as it grows, and ends as one message", async () => {
@@ -83,6 +84,23 @@ describe("telegram: streamed replies", () => {
       .map((c) => String(c.params.text));
     expect(shown.at(-1)).toBe(REPLY);
     expectGrowing(shown.slice(0, -1));
+    expect(harness.fake.chat.botMessages.filter((m) => m.chatId === GROUP)).toHaveLength(1);
+  });
+
+  it("a group whose chat limit is forced down gets 429s, and no send or edit comes before their retry_after; the reply still ends whole, once", async () => {
+    const harness = await start({ streamIntervalMs: 250 }, { groupEditGapMs: 100 });
+    // Far below Telegram's 20 a minute: the adapter's edits run into it.
+    harness.fake.limits = { ...harness.fake.limits, perGroup: { calls: 3, perMs: 2_000 } };
+    await says(harness, GROUP, "@agentsvc_bot hi");
+    await eventually(
+      () => harness.fake.chat.botMessages.some((m) => m.chatId === GROUP && m.text === REPLY),
+      "the whole reply in the group",
+      20_000,
+    );
+    await rig?.session.idle(5_000);
+    const refusals = harness.fake.rateLimited.refusals;
+    expect(refusals.length).toBeGreaterThan(0);
+    expect(refusals.filter((r) => r.early)).toEqual([]);
     expect(harness.fake.chat.botMessages.filter((m) => m.chatId === GROUP)).toHaveLength(1);
   });
 
@@ -134,7 +152,8 @@ describe("telegram: a streamed reply cut short", () => {
   });
 
   it("a group's early message is edited to what was said plus (stopped), at the default 1 s interval", async () => {
-    const harness = await start();
+    // 4 s of writing: the first edit comes 3 s after the early message (the group's pace).
+    const harness = await start({ tokenDelayMs: 200 });
     await says(harness, GROUP, "@agentsvc_bot hi");
     const inGroup = () => harness.fake.chat.botMessages.filter((m) => m.chatId === GROUP);
     const edits = () => harness.fake.calls.filter((c) => c.method === "editMessageText");
@@ -144,5 +163,6 @@ describe("telegram: a streamed reply cut short", () => {
     await rig?.session.idle(5_000);
     expect(inGroup()).toHaveLength(1);
     expectSaidThenNote(inGroup()[0]?.text);
+    expect(harness.fake.rateLimited.refusals).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 // Platform fakes, one folder each (src/<platform>/), exported here.
 export { type FakeServer, listenLocal } from "./server.js";
+export { type RateLimit, type Refusal, RateWindow } from "./rate-window.js";
 export {
   type HostedWebhookRoute,
   hostWebhooks,

@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
 import { readParams } from "../http-body.js";
+import { type RateLimit, RateWindow } from "../rate-window.js";
 import { answerJson as sendJson } from "../http-util.js";
 import { type FakeServer, listenLocal } from "../server.js";
 import { EnvelopeTracker } from "./envelopes.js";
@@ -41,6 +42,20 @@ interface Connection {
   socket: WebSocket;
 }
 
+/**
+ * Slack's per-method limits ("per API method per workspace per app",
+ * https://docs.slack.dev/apis/web-api/rate-limits) for the methods a streamed reply uses:
+ * chat.appendStream is Tier 4, 100+ a minute (https://docs.slack.dev/reference/methods/chat.appendStream),
+ * chat.update Tier 3, 50+ a minute (https://docs.slack.dev/reference/methods/chat.update),
+ * chat.stopStream Tier 2, 20+ a minute (https://docs.slack.dev/reference/methods/chat.stopStream).
+ * Over a limit Slack answers HTTP 429 with `Retry-After` in seconds.
+ */
+export const SLACK_METHOD_LIMITS: Record<string, RateLimit> = {
+  "chat.appendStream": { calls: 100, perMs: 60_000 },
+  "chat.update": { calls: 50, perMs: 60_000 },
+  "chat.stopStream": { calls: 20, perMs: 60_000 },
+};
+
 export class SlackFake {
   readonly botToken: string;
   readonly appToken: string;
@@ -50,6 +65,10 @@ export class SlackFake {
   readonly connections: SlackConnectionInfo[] = [];
   /** Every Web API call (method, params). */
   readonly calls: { method: string; params: Record<string, unknown>; at: number }[] = [];
+  /** The method limits the fake enforces (a test may lower them to force 429s). */
+  limits: Record<string, RateLimit> = { ...SLACK_METHOD_LIMITS };
+  /** Calls refused for a method's limit (key: the method). */
+  readonly rateLimited = new RateWindow();
   #server!: FakeServer;
   readonly #wss = new WebSocketServer({ noServer: true, autoPong: false });
   readonly #open = new Map<number, Connection>();
@@ -195,6 +214,15 @@ export class SlackFake {
         url: `${this.#server.url.replace("http", "ws")}/link/?ticket=${ticket}&app_id=A0APP`,
       });
     }
+    const limit = this.limits[method];
+    const refused = limit ? this.rateLimited.take(method, [limit]) : undefined;
+    if (refused)
+      return sendJson(
+        res,
+        429,
+        { ok: false, error: "ratelimited" },
+        { "retry-after": String(refused.retryAfterMs / 1000) },
+      );
     const answer = this.workspace.call(method, params);
     if (slow) await new Promise((r) => setTimeout(r, slow));
     sendJson(res, 200, answer ?? { ok: false, error: "unknown_method" });

@@ -1,4 +1,4 @@
-export { SlackFake, type SlackFakeOptions } from "./fake.js";
+export { SLACK_METHOD_LIMITS, SlackFake, type SlackFakeOptions } from "./fake.js";
 export type {
   SlackBlock,
   SlackBotMessage,

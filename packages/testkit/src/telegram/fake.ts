@@ -7,6 +7,7 @@
 // (https://core.telegram.org/bots/api#getupdates). Updates of other kinds are withheld.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { readParams } from "../http-body.js";
+import { type RateLimit, RateWindow } from "../rate-window.js";
 import { answerJson as sendJson } from "../http-util.js";
 import { type FakeServer, listenLocal } from "../server.js";
 import { TelegramChat } from "./chat.js";
@@ -33,6 +34,22 @@ const CONFLICT_POLLER =
 const CONFLICT_WEBHOOK =
   "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first";
 
+/**
+ * Telegram's limits for a bot's messages in one chat
+ * (https://core.telegram.org/bots/faq#my-bot-is-hitting-limits-how-do-i-avoid-this): "avoid sending
+ * more than one message per second" in a chat, short bursts tolerated, then 429s (here: 10 in any
+ * 10 s, one a second with a burst of ten, as a long reply's pieces are); "not able to send
+ * more than 20 messages per minute to the same group". A 429 names the wait in
+ * `parameters.retry_after` (https://core.telegram.org/bots/api#responseparameters). Sends and edits
+ * count; drafts (sendMessageDraft) have no documented limit and do not.
+ */
+export const TELEGRAM_CHAT_LIMITS: { perChat: RateLimit; perGroup: RateLimit } = {
+  perChat: { calls: 10, perMs: 10_000 },
+  perGroup: { calls: 20, perMs: 60_000 },
+};
+
+const LIMITED_METHODS = new Set(["sendMessage", "editMessageText"]);
+
 export class TelegramFake {
   readonly token: string;
   readonly bot: TelegramUser;
@@ -40,6 +57,10 @@ export class TelegramFake {
   readonly calls: TelegramApiCall[] = [];
   /** Chats, messages, buttons and callback queries: the platform's side of the conversation. */
   readonly chat: TelegramChat;
+  /** The chat limits the fake enforces (a test may lower them to force 429s). */
+  limits = { ...TELEGRAM_CHAT_LIMITS };
+  /** Sends and edits refused for a chat's rate limit (key: the chat id). */
+  readonly rateLimited = new RateWindow();
   #server!: FakeServer;
   #updates: Update[] = [];
   #nextUpdateId = 1;
@@ -161,6 +182,12 @@ export class TelegramFake {
     if (fault) return this.#fault(res, fault);
     if (method === "getUpdates") return this.#getUpdates(params, res);
     if (method === "getMe") return sendJson(res, 200, { ok: true, result: this.bot });
+    if (LIMITED_METHODS.has(method) && params.chat_id !== undefined) {
+      const chatId = Number(params.chat_id);
+      const limits = chatId < 0 ? [this.limits.perChat, this.limits.perGroup] : [this.limits.perChat];
+      const refused = this.rateLimited.take(String(chatId), limits);
+      if (refused) return this.#fault(res, { status: 429, retryAfter: refused.retryAfterMs / 1000 });
+    }
     if (method === "deleteWebhook" || method === "setWebhook") {
       this.#webhookUrl = method === "setWebhook" ? String(params.url ?? "") : "";
       return sendJson(res, 200, { ok: true, result: true });

@@ -4,7 +4,7 @@ export {
   TelegramChat,
   type UserMessageInput as TelegramUserMessage,
 } from "./chat.js";
-export { TelegramFake, type TelegramFakeOptions } from "./fake.js";
+export { TELEGRAM_CHAT_LIMITS, TelegramFake, type TelegramFakeOptions } from "./fake.js";
 export { parseTelegramHtml } from "./html.js";
 export type {
   CallbackQuery as TelegramCallbackQuery,
