@@ -17,7 +17,7 @@ import {
   summaryMessage,
 } from "@agentsvc/agent-core";
 import { and, asc, count, desc, eq, gt, gte, lte } from "./orm.js";
-import type { StoreContext } from "./context.js";
+import type { Db, StoreContext } from "./context.js";
 import { first } from "./rows.js";
 import { SeenTokens } from "./seen-tokens.js";
 import { requireId } from "./validate.js";
@@ -131,27 +131,38 @@ export class SqliteMemory implements Memory {
    */
   async loadPrompt(scope: MemoryScope): Promise<Message[]> {
     const m = this.t.memoryMessages;
+    const fields = { id: m.id, role: m.role, body: m.body };
+    const limit = this.window.maxMessages ?? DEFAULT_WINDOW;
+    const oldest = this.ordered(scope, asc);
     const newest = this.ordered(scope, desc);
-    const recent = await this.ctx.run((db) =>
+    const headQuery = (db: Db) =>
       db
-        .select({ id: m.id, body: m.body })
+        .select(fields)
+        .from(m)
+        .where(oldest.where)
+        .orderBy(...oldest.orderBy)
+        .limit(1);
+    const recentQuery = (db: Db) =>
+      db
+        .select(fields)
         .from(m)
         .where(newest.where)
         .orderBy(...newest.orderBy)
-        .limit(this.window.maxMessages ?? DEFAULT_WINDOW),
-    );
-    recent.reverse();
-    const oldest = this.ordered(scope, asc);
-    const head = first(
-      await this.ctx.run((db) =>
-        db
-          .select({ id: m.id, role: m.role, body: m.body })
-          .from(m)
-          .where(oldest.where)
-          .orderBy(...oldest.orderBy)
-          .limit(1),
-      ),
-    );
+        .limit(limit);
+    let head: { id: number; role: string; body: string } | undefined;
+    let recent: { id: number; role: string; body: string }[];
+    if (this.ctx.dialect === "postgres") {
+      // One round trip: `(head) UNION ALL (recent)`, PostgreSQL keeping each part's ORDER BY and
+      // LIMIT. Sorted here, the head is the lowest id; when the scope fits the window it comes
+      // twice (also as the oldest recent row), otherwise every recent row is newer than it.
+      const rows = await this.ctx.run((db) => headQuery(db).unionAll(recentQuery(db)));
+      rows.sort((a, b) => a.id - b.id);
+      head = rows[0];
+      recent = rows.slice(1);
+    } else {
+      recent = (await this.ctx.run(recentQuery)).reverse();
+      head = first(await this.ctx.run(headQuery));
+    }
     let summary: Message | undefined;
     if (head?.role === "system") {
       const message = JSON.parse(head.body) as Message;

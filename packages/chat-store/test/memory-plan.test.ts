@@ -50,7 +50,7 @@ describe.skipIf(postgresMissing)("[postgres] the prompt window's reads", () => {
       const memory = db.createMemory({ canSummarize: false, maxMessages: 20 });
       const long = { userId: "u", conversationId: "long" };
       const sent = await statementsOf(() => memory.loadPrompt(long));
-      const reads = sent.filter((s) => /^\s*select/i.test(s.text) && s.text.includes("memory_messages"));
+      const reads = sent.filter((s) => /^\s*\(?select/i.test(s.text) && s.text.includes("memory_messages"));
       expect(reads.length).toBeGreaterThan(0);
       for (const read of reads) {
         const { rows } = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${read.text}`, read.values);

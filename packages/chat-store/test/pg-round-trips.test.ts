@@ -10,7 +10,8 @@ import { type Statement, statementsOf, storePg } from "./pg-statements.js";
 
 const origin: RunOrigin = { gateway: "g", thread: "t", meta: {} };
 
-const verbs = (sent: Statement[]) => sent.map((s) => s.text.trim().split(/\s+/)[0]!.toLowerCase());
+const verbs = (sent: Statement[]) =>
+  sent.map((s) => s.text.trim().replace(/^\(/, "").split(/\s+/)[0]!.toLowerCase());
 
 describe.skipIf(postgresMissing)("[postgres] round trips of the hot paths", () => {
   it("concurrent inbox accepts share statements; each caller gets its own id or duplicate, committed when answered", async () => {
@@ -96,6 +97,29 @@ describe.skipIf(postgresMissing)("[postgres] round trips of the hot paths", () =
     const sent = await statementsOf(() => db.inbox.unfinishedOf("g", "t"));
     expect(verbs(sent)).toEqual(["select"]);
     expect(sent[0]!.text).toMatch(/for update/i);
+  });
+
+  it("a turn's prompt window is read with one statement, summary first and the recent rows in order", async () => {
+    const db = await postgresDriver.open();
+    const memory = db.createMemory({
+      canSummarize: true,
+      summarize: async () => "earlier talk",
+      maxMessages: 3,
+    });
+    const scope = { userId: "u", conversationId: "c" };
+    for (let i = 0; i < 6; i++) await memory.append(scope, [{ role: "user", content: `m${i}` }]);
+    await memory.summarize(scope, { keepRecent: 4 });
+    const expected = await memory.load(scope);
+    let prompt: Awaited<ReturnType<typeof memory.loadPrompt>> = [];
+    const sent = await statementsOf(async () => {
+      prompt = await memory.loadPrompt(scope);
+    });
+    expect(verbs(sent)).toEqual(["select"]);
+    expect(prompt).toEqual([expected[0], ...expected.slice(-3)]);
+    // A scope shorter than the window: its first row is read once, as history.
+    const short = { userId: "u", conversationId: "short" };
+    await memory.append(short, [{ role: "user", content: "only" }]);
+    expect(await memory.loadPrompt(short)).toEqual([{ role: "user", content: "only" }]);
   });
 
   it("a turn's messages are appended with one insert, in order", async () => {

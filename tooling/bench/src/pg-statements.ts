@@ -45,7 +45,7 @@ export async function statementsPerMessage(url: string, secret: string, messages
     if (counting) {
       const config = args[0] as string | { text?: string };
       const text = typeof config === "string" ? config : (config?.text ?? "");
-      const verb = text.trim().split(/\s+/)[0]?.toLowerCase() ?? "?";
+      const verb = text.trim().replace(/^\(/, "").split(/\s+/)[0]?.toLowerCase() ?? "?";
       verbs.set(verb, (verbs.get(verb) ?? 0) + 1);
     }
     return original.apply(this, args);
