@@ -12,6 +12,7 @@ import { spawn } from "node:child_process";
 import { loadProject } from "@agentsvc/config-schema";
 import { signatureHeaders } from "@agentsvc/gateway-http";
 import pino from "pino";
+import { eventually } from "@agentsvc/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, startServer } from "../src/index.js";
 import { startHello } from "./hello-server.js";
@@ -93,15 +94,6 @@ async function signedEvent(gateway: "bad" | "good", body: Record<string, string>
 
 type Health = { status: string; gateways: Record<string, { state: string; reason?: string }> };
 const health = async (): Promise<Health> => (await (await fetch(`${server.url}/health`)).json()) as Health;
-
-// testkit's `eventually` (testkit depends on this package, so its tests cannot import it).
-async function eventually(check: () => Promise<boolean> | boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe("GET /health and rejected credentials", () => {
   it("shows every gateway running at first", async () => {

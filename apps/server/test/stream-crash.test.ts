@@ -7,10 +7,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:f
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ChatDb } from "@agentsvc/chat-store";
-// testkit depends on the server, so the server reaches the fake by path (no package cycle; built by `pnpm build`).
-import { DiscordFake } from "../../../packages/testkit/dist/discord/index.js";
-import { TelegramFake } from "../../../packages/testkit/dist/telegram/index.js";
-import { eventually } from "../../../packages/testkit/dist/wait.js";
+import { DiscordFake, eventually, TelegramFake } from "@agentsvc/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort, ServerProcess } from "./crash-driver.js";
 

@@ -5,7 +5,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ChatDb } from "@agentsvc/chat-store";
 import { FakeWhatsApp } from "@agentsvc/testkit";
-import { type ProjectServer, startProjectServer } from "@agentsvc/testkit/server";
+import { type ProjectServer, startProjectServer } from "@agentsvc/server/testing";
 import { eventually } from "@agentsvc/testkit/session";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { linkPackages, run, tempDir, writeFiles } from "./helpers.js";

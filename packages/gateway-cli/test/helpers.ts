@@ -38,14 +38,5 @@ export function terminal() {
   return { input, output, context, decisions, warnings, text: () => text };
 }
 
-/**
- * Polls `check` every 5 ms until it holds, or fails naming `what`: testkit's `eventually`, which
- * this package cannot import (testkit depends on the server, which depends on this package).
- */
-export async function eventually(check: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+/** One polling helper for every package: testkit's (`eventually(check, what, ms)`). */
+export { eventually } from "@agentsvc/testkit";

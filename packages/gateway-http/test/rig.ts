@@ -103,18 +103,5 @@ export async function httpRig(
   };
 }
 
-/**
- * Polls `check` every 10 ms until it holds, or fails naming `what`: testkit's `eventually`, which
- * this package cannot import (testkit depends on the server, whose tests depend on this package).
- */
-export async function eventually(
-  check: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+/** One polling helper for every package: testkit's (`eventually(check, what, ms)`). */
+export { eventually } from "@agentsvc/testkit";

@@ -1,11 +1,13 @@
-// A project folder served by the real agentsvc server on 127.0.0.1, with its gateway entries
-// patched (to point platform URLs at fakes) and a fresh store: end-to-end tests through the exact
-// route mounting, raw-body handling and adapter loading a deployment uses.
+// `@agentsvc/server/testing`: a project folder served by the real agentsvc server on 127.0.0.1,
+// with its gateway entries patched (to point platform URLs at fakes) and a fresh store: end-to-end
+// tests through the exact route mounting, raw-body handling and adapter loading a deployment uses.
+// It lives here, not in @agentsvc/testkit, so the fakes do not depend on the server (the server's
+// tests use the fakes).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadProject, type PushGatewayEntry } from "@agentsvc/config-schema";
-import { type RunningServer, startServer } from "@agentsvc/server";
+import { type RunningServer, startServer } from "./listen.js";
 import { type Logger, pino } from "pino";
 
 export interface ProjectServerOptions {
