@@ -3,10 +3,14 @@
 // ignored (the reason logged), or decided. A new fixture is a new row. Timestamps in a payload are
 // moved to now before signing (a fixed date would soon fall outside the dedup window), unless the
 // fixture says `keepTimestamps`; `pendingRequestBy` first opens an approval request in the thread.
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import type { Inbound } from "@agentsvc/session-core";
-import { captureLogs, eventually, type SessionRig, startSessionRig } from "@agentsvc/testkit/session";
+import {
+  type CommonOutcome,
+  eventually,
+  expectCommonOutcome,
+  type FixtureRun,
+  loadFixtures,
+  runFixtureGateway,
+} from "@agentsvc/testkit/session";
 import { afterEach, describe, expect, it } from "vitest";
 import { type GithubWorld, githubWorld } from "./harness.js";
 
@@ -18,16 +22,11 @@ interface Fixture {
   payload: Json;
   keepTimestamps?: boolean;
   pendingRequestBy?: string;
-  expect:
-    | { outcome: "delivered"; text: string; author: string; thread: string }
-    | { outcome: "ignored"; reason: string }
-    | { outcome: "decided"; decision: "approve" | "reject"; by: string };
+  /** A decided case also names who decided (`by`): the comment's author. */
+  expect: CommonOutcome & { by?: string };
 }
 
-const dir = join(import.meta.dirname, "../../testkit/fixtures/github");
-const fixtures = readdirSync(dir)
-  .filter((f) => f.endsWith(".json"))
-  .map((f) => ({ file: f, ...(JSON.parse(readFileSync(join(dir, f), "utf8")) as Fixture) }));
+const fixtures = loadFixtures<Fixture>("github");
 
 function refreshTimestamps(payload: Json): Json {
   const now = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
@@ -41,9 +40,9 @@ function refreshTimestamps(payload: Json): Json {
 }
 
 let world: GithubWorld;
-let rig: SessionRig;
+let run: FixtureRun;
 afterEach(async () => {
-  await rig?.stop();
+  await run?.rig.stop();
   await world?.close();
 });
 
@@ -55,19 +54,7 @@ describe("github fixtures", () => {
 
   it.each(fixtures)("$file: $case", async (f) => {
     world = await githubWorld();
-    const logs = captureLogs();
-    const gateway = world.build();
-    const seen: Inbound[] = [];
-    const start = gateway.start.bind(gateway);
-    gateway.start = (context) =>
-      start({
-        ...context,
-        deliver: async (inbound) => {
-          seen.push(inbound);
-          return context.deliver(inbound);
-        },
-      });
-    rig = await startSessionRig(gateway, { logger: logs.logger });
+    run = await runFixtureGateway(world.build());
     const issue = (f.payload.issue as Json | undefined)?.number as number | undefined;
     let requestThread: string | undefined;
     if (f.pendingRequestBy) {
@@ -78,39 +65,18 @@ describe("github fixtures", () => {
         user: { login: "requester", id: Number(f.pendingRequestBy), type: "User" },
       });
       await eventually(() => world.fake.posted.some((p) => p.body.startsWith("Approval needed:")), "request");
-      seen.length = 0;
+      run.seen.length = 0;
     }
     const pending = requestThread
-      ? rig.session.snapshot("github", requestThread).pendingRequestId
+      ? run.rig.session.snapshot("github", requestThread).pendingRequestId
       : undefined;
 
     // Written now, after any request it answers was made (GitHub's timestamps have whole seconds).
     const payload = f.keepTimestamps ? f.payload : refreshTimestamps(f.payload);
     const answer = await world.fake.deliver(f.event, payload);
     expect(answer.status).toBe(200);
-    const e = f.expect;
-    if (e.outcome === "delivered") {
-      await eventually(() => seen.length > 0, "the delivery");
-      expect(seen).toHaveLength(1);
-      expect(seen[0]).toMatchObject({ text: e.text, author: { id: e.author }, thread: e.thread });
-      if (pending) expect((await rig.session.interaction(pending))?.status).toBe("open");
-    } else if (e.outcome === "ignored") {
-      await rig.session.idle(2_000);
-      expect(seen).toEqual([]);
-      const reasons = logs.lines().map((l) => String(l.reason ?? ""));
-      expect(
-        reasons.some((r) => r.includes(e.reason)),
-        `reasons logged: ${reasons.join(" | ")}`,
-      ).toBe(true);
-    } else {
-      expect(pending).toBeDefined();
-      await eventually(
-        async () => (await rig.session.interaction(pending as string))?.status === "decided",
-        "decided",
-      );
-      if (e.decision === "approve") await eventually(() => rig.executed.length === 1, "the approved tool");
-      // A text decision is the comment, recorded with its author; the session applies it as theirs.
-      expect(seen.map((i) => i.author.id)).toEqual([e.by]);
-    }
+    expect(await expectCommonOutcome(run, f.expect, pending), `${f.file}: outcome`).toBe(true);
+    // A text decision is the comment, recorded with its author; the session applies it as theirs.
+    if (f.expect.outcome === "decided") expect(run.seen.map((i) => i.author.id)).toEqual([f.expect.by]);
   });
 });

@@ -5,10 +5,15 @@
 // (the token's `serviceurl` claim must match it, and replies must stay on 127.0.0.1) and its
 // `timestamp` becomes now unless the fixture says `keepTimestamps`; `pendingRequestBy` first opens
 // an approval request in the conversation, whose id replaces `$pendingRequestId`.
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import type { Inbound } from "@agentsvc/session-core";
-import { captureLogs, eventually, type SessionRig, startSessionRig } from "@agentsvc/testkit/session";
+import {
+  type CommonOutcome,
+  eventually,
+  expectCommonOutcome,
+  expectNothingDelivered,
+  type FixtureRun,
+  loadFixtures,
+  runFixtureGateway,
+} from "@agentsvc/testkit/session";
 import { afterEach, describe, expect, it } from "vitest";
 import { type TeamsWorld, teamsWorld } from "./harness.js";
 
@@ -19,22 +24,16 @@ interface Fixture {
   payload: Json;
   keepTimestamps?: boolean;
   pendingRequestBy?: string;
-  expect:
-    | { outcome: "delivered"; text: string; author: string; thread: string }
-    | { outcome: "ignored"; reason: string }
-    | { outcome: "decided"; decision: "approve" | "reject"; by: string }
-    | { outcome: "refused"; status: number; reason: string };
+  /** A decided case also names who decided (`by`). */
+  expect: (CommonOutcome & { by?: string }) | { outcome: "refused"; status: number; reason: string };
 }
 
-const dir = join(import.meta.dirname, "../../testkit/fixtures/teams");
-const fixtures = readdirSync(dir)
-  .filter((f) => f.endsWith(".json"))
-  .map((f) => ({ file: f, ...(JSON.parse(readFileSync(join(dir, f), "utf8")) as Fixture) }));
+const fixtures = loadFixtures<Fixture>("teams");
 
 let world: TeamsWorld;
-let rig: SessionRig;
+let run: FixtureRun;
 afterEach(async () => {
-  await rig?.stop();
+  await run?.rig.stop();
   await world?.close();
 });
 
@@ -47,25 +46,7 @@ describe("teams fixtures", () => {
 
   it.each(fixtures)("$file: $case", async (f) => {
     world = await teamsWorld();
-    const logs = captureLogs();
-    const gateway = world.build();
-    const seen: Inbound[] = [];
-    const decided: { requestId: string; decision: string; by: string; ok: boolean }[] = [];
-    const start = gateway.start.bind(gateway);
-    gateway.start = (context) =>
-      start({
-        ...context,
-        deliver: async (inbound) => {
-          seen.push(inbound);
-          return context.deliver(inbound);
-        },
-        decide: async (requestId, input, by) => {
-          const result = await context.decide(requestId, input, by);
-          decided.push({ requestId, decision: input.decision, by, ok: result.ok });
-          return result;
-        },
-      });
-    rig = await startSessionRig(gateway, { logger: logs.logger });
+    run = await runFixtureGateway(world.build());
     const activity = structuredClone(f.payload);
     activity.serviceUrl = world.fake.serviceUrl;
     if (!f.keepTimestamps && "timestamp" in activity) activity.timestamp = new Date().toISOString();
@@ -79,9 +60,9 @@ describe("teams fixtures", () => {
         text: "please use delete_file on x",
       });
       await eventually(() => world.fake.sent.some((s) => s.actions.length > 0), "the card");
-      pending = rig.session.snapshot("teams", conversationId).pendingRequestId;
+      pending = run.rig.session.snapshot("teams", conversationId).pendingRequestId;
       expect(pending).toBeDefined();
-      seen.length = 0;
+      run.seen.length = 0;
       Object.assign(
         activity,
         JSON.parse(JSON.stringify(activity).replaceAll("$pendingRequestId", pending ?? "")),
@@ -92,29 +73,19 @@ describe("teams fixtures", () => {
     const e = f.expect;
     if (e.outcome === "refused") {
       expect(answer.status).toBe(e.status);
-      await rig.session.idle(2_000);
-      expect(seen).toEqual([]);
-    } else expect(answer.status).toBe(200);
-    if (e.outcome === "delivered") {
-      await eventually(() => seen.length > 0, "the delivery");
-      expect(seen).toHaveLength(1);
-      expect(seen[0]).toMatchObject({ text: e.text, author: { id: e.author }, thread: e.thread });
-    } else if (e.outcome === "ignored" || e.outcome === "refused") {
-      await rig.session.idle(2_000);
-      expect(seen).toEqual([]);
-      const reasons = logs.lines().map((l) => String(l.reason ?? ""));
+      await expectNothingDelivered(run);
       expect(
-        reasons.some((r) => r.includes(e.reason)),
-        `reasons logged: ${reasons.join(" | ")}`,
+        run.reasons().some((r) => r.includes(e.reason)),
+        `reasons logged: ${run.reasons().join(" | ")}`,
       ).toBe(true);
-      if (pending) expect((await rig.session.interaction(pending))?.status).toBe("open");
-    } else if (e.outcome === "decided") {
-      await eventually(
-        async () => (await rig.session.interaction(pending as string))?.status === "decided",
-        "decided",
-      );
-      if (e.decision === "approve") await eventually(() => rig.executed.length === 1, "the approved tool");
-      expect(decided).toEqual([{ requestId: pending, decision: e.decision, by: e.by, ok: true }]);
+      if (pending) expect((await run.rig.session.interaction(pending))?.status).toBe("open");
+      return;
     }
+    expect(answer.status).toBe(200);
+    expect(await expectCommonOutcome(run, e, pending), `${f.file}: outcome`).toBe(true);
+    if (e.outcome === "ignored" && pending)
+      expect((await run.rig.session.interaction(pending))?.status).toBe("open");
+    if (e.outcome === "decided")
+      expect(run.decided).toEqual([{ requestId: pending, decision: e.decision, by: e.by, ok: true }]);
   });
 });

@@ -3,10 +3,15 @@
 // ignored (the reason logged), decided, warned (a failed status logged with its ErrorCode) or
 // unauthorized (401, the reason logged). A new fixture is a new row. ACCOUNT_SID in a payload is
 // the test account's; `pendingRequestBy` first opens a text approval request for that number.
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import type { Inbound } from "@agentsvc/session-core";
-import { captureLogs, eventually, type SessionRig, startSessionRig } from "@agentsvc/testkit/session";
+import {
+  type CommonOutcome,
+  eventually,
+  expectCommonOutcome,
+  expectNothingDelivered,
+  type FixtureRun,
+  loadFixtures,
+  runFixtureGateway,
+} from "@agentsvc/testkit/session";
 import { afterEach, describe, expect, it } from "vitest";
 import { SECRETS, type TwilioWorld, twilioWorld } from "./harness.js";
 
@@ -16,23 +21,15 @@ interface Fixture {
   /** The form parameters in the order Twilio sends them (a name may repeat in a forged request). */
   payload: [string, string][];
   pendingRequestBy?: string;
-  expect:
-    | { outcome: "delivered"; text: string; author: string; thread: string }
-    | { outcome: "ignored"; reason: string }
-    | { outcome: "decided"; decision: "approve" | "reject"; by: string }
-    | { outcome: "warned"; code: string }
-    | { outcome: "unauthorized"; reason: string };
+  expect: CommonOutcome | { outcome: "warned"; code: string } | { outcome: "unauthorized"; reason: string };
 }
 
-const dir = join(import.meta.dirname, "../../testkit/fixtures/twilio");
-const fixtures = readdirSync(dir)
-  .filter((f) => f.endsWith(".json"))
-  .map((f) => ({ file: f, ...(JSON.parse(readFileSync(join(dir, f), "utf8")) as Fixture) }));
+const fixtures = loadFixtures<Fixture>("twilio");
 
 let world: TwilioWorld;
-let rig: SessionRig;
+let run: FixtureRun;
 afterEach(async () => {
-  await rig?.stop();
+  await run?.rig.stop();
   await world?.close();
 });
 
@@ -44,19 +41,7 @@ describe("twilio fixtures", () => {
 
   it.each(fixtures)("$file: $case", async (f) => {
     world = await twilioWorld();
-    const logs = captureLogs();
-    const gateway = world.build();
-    const seen: Inbound[] = [];
-    const start = gateway.start.bind(gateway);
-    gateway.start = (context) =>
-      start({
-        ...context,
-        deliver: async (inbound) => {
-          seen.push(inbound);
-          return context.deliver(inbound);
-        },
-      });
-    rig = await startSessionRig(gateway, { logger: logs.logger });
+    run = await runFixtureGateway(world.build());
     let pending: string | undefined;
     if (f.pendingRequestBy) {
       await world.fake.deliverSms({
@@ -64,9 +49,9 @@ describe("twilio fixtures", () => {
         body: "please use delete_file on fixture.log",
       });
       await eventually(() => world.fake.sent.some((s) => /approve/i.test(s.body)), "the approval request");
-      pending = rig.session.snapshot("twilio", f.pendingRequestBy).pendingRequestId;
+      pending = run.rig.session.snapshot("twilio", f.pendingRequestBy).pendingRequestId;
       expect(pending).toBeDefined();
-      seen.length = 0;
+      run.seen.length = 0;
     }
 
     const params = f.payload.map(([k, v]) => [
@@ -75,40 +60,17 @@ describe("twilio fixtures", () => {
     ]) as [string, string][];
     const answer = await world.fake.deliver(params);
     const e = f.expect;
-    const reasons = () => logs.lines().map((l) => String(l.reason ?? ""));
     if (e.outcome === "unauthorized") {
       expect(answer).toMatchObject({ status: 401, body: "" });
-      expect(reasons()).toContain(e.reason);
-      await rig.session.idle(2_000);
-      expect(seen).toEqual([]);
+      expect(run.reasons()).toContain(e.reason);
+      await expectNothingDelivered(run);
       return;
     }
     expect(answer).toMatchObject({ status: 200, body: "<Response></Response>" });
-    if (e.outcome === "delivered") {
-      await eventually(() => seen.length > 0, "the delivery");
-      expect(seen).toHaveLength(1);
-      expect(seen[0]).toMatchObject({ text: e.text, author: { id: e.author }, thread: e.thread });
-      if (pending) expect((await rig.session.interaction(pending))?.status).toBe("open");
-      return;
-    }
-    if (e.outcome === "decided") {
-      await eventually(
-        async () => (await rig.session.interaction(pending as string))?.status === "decided",
-        "decided",
-      );
-      if (e.decision === "approve") await eventually(() => rig.executed.length === 1, "the approved tool");
-      return;
-    }
-    await rig.session.idle(2_000);
-    expect(seen).toEqual([]);
-    if (e.outcome === "ignored") {
-      expect(
-        reasons().some((r) => r.includes(e.reason)),
-        `reasons logged: ${reasons().join(" | ")}`,
-      ).toBe(true);
-    } else {
-      const warned = logs.lines().filter((l) => l.level === 40 && l.msg === "reply not delivered");
-      expect(warned.map((l) => l.errorCode)).toEqual([e.code]);
-    }
+    if (await expectCommonOutcome(run, e, pending)) return;
+    if (e.outcome !== "warned") throw new Error(`${f.file}: unknown outcome ${e.outcome}`);
+    await expectNothingDelivered(run);
+    const warned = run.logs.lines().filter((l) => l.level === 40 && l.msg === "reply not delivered");
+    expect(warned.map((l) => l.errorCode)).toEqual([e.code]);
   });
 });

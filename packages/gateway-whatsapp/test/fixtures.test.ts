@@ -5,10 +5,15 @@
 // timestamps are moved to now (less `timestampAgeSeconds`) before signing; `pendingRequestBy`
 // first opens an approval request for that user, whose ids replace REQUEST_ID and
 // REQUEST_MESSAGE_ID in the payload.
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import type { Inbound } from "@agentsvc/session-core";
-import { captureLogs, eventually, type SessionRig, startSessionRig } from "@agentsvc/testkit/session";
+import {
+  type CommonOutcome,
+  eventually,
+  expectCommonOutcome,
+  expectNothingDelivered,
+  type FixtureRun,
+  loadFixtures,
+  runFixtureGateway,
+} from "@agentsvc/testkit/session";
 import { afterEach, describe, expect, it } from "vitest";
 import { type WhatsappWorld, whatsappWorld } from "./harness.js";
 
@@ -19,18 +24,10 @@ interface Fixture {
   payload: Json;
   timestampAgeSeconds?: number;
   pendingRequestBy?: string;
-  expect:
-    | { outcome: "delivered"; text: string; author: string; thread: string }
-    | { outcome: "ignored"; reason: string }
-    | { outcome: "decided"; decision: "approve" | "reject"; by: string }
-    | { outcome: "refused"; code: string }
-    | { outcome: "warned"; code: number };
+  expect: CommonOutcome | { outcome: "refused"; code: string } | { outcome: "warned"; code: number };
 }
 
-const dir = join(import.meta.dirname, "../../testkit/fixtures/whatsapp");
-const fixtures = readdirSync(dir)
-  .filter((f) => f.endsWith(".json"))
-  .map((f) => ({ file: f, ...(JSON.parse(readFileSync(join(dir, f), "utf8")) as Fixture) }));
+const fixtures = loadFixtures<Fixture>("whatsapp");
 
 /** Message timestamps set to now less `age` seconds, and the placeholders filled in. */
 function prepare(payload: Json, age: number, ids: Record<string, string>): string {
@@ -46,9 +43,9 @@ function prepare(payload: Json, age: number, ids: Record<string, string>): strin
 }
 
 let world: WhatsappWorld;
-let rig: SessionRig;
+let run: FixtureRun;
 afterEach(async () => {
-  await rig?.stop();
+  await run?.rig.stop();
   await world?.close();
 });
 
@@ -60,19 +57,7 @@ describe("whatsapp fixtures", () => {
 
   it.each(fixtures)("$file: $case", async (f) => {
     world = await whatsappWorld();
-    const logs = captureLogs();
-    const gateway = world.build();
-    const seen: Inbound[] = [];
-    const start = gateway.start.bind(gateway);
-    gateway.start = (context) =>
-      start({
-        ...context,
-        deliver: async (inbound) => {
-          seen.push(inbound);
-          return context.deliver(inbound);
-        },
-      });
-    rig = await startSessionRig(gateway, { logger: logs.logger });
+    run = await runFixtureGateway(world.build());
     const ids: Record<string, string> = {};
     let pending: string | undefined;
     if (f.pendingRequestBy) {
@@ -81,45 +66,25 @@ describe("whatsapp fixtures", () => {
         text: "please use delete_file on fixture.log",
       });
       await eventually(() => world.fake.sent.some((s) => s.type === "interactive"), "the approval request");
-      pending = rig.session.snapshot("whatsapp", f.pendingRequestBy).pendingRequestId;
+      pending = run.rig.session.snapshot("whatsapp", f.pendingRequestBy).pendingRequestId;
       expect(pending).toBeDefined();
       ids.REQUEST_MESSAGE_ID = world.fake.sent.find((s) => s.type === "interactive")?.id as string;
       ids.REQUEST_ID = pending as string;
-      seen.length = 0;
+      run.seen.length = 0;
     }
 
     const answer = await world.fake.deliver(prepare(f.payload, f.timestampAgeSeconds ?? 0, ids));
     expect(answer.status).toBe(200);
     const e = f.expect;
-    if (e.outcome === "delivered") {
-      await eventually(() => seen.length > 0, "the delivery");
-      expect(seen).toHaveLength(1);
-      expect(seen[0]).toMatchObject({ text: e.text, author: { id: e.author }, thread: e.thread });
-      return;
-    }
-    if (e.outcome === "decided") {
-      await eventually(
-        async () => (await rig.session.interaction(pending as string))?.status === "decided",
-        "decided",
-      );
-      if (e.decision === "approve") await eventually(() => rig.executed.length === 1, "the approved tool");
-      return;
-    }
-    await rig.session.idle(2_000);
-    expect(seen).toEqual([]);
-    if (e.outcome === "ignored") {
-      const reasons = logs.lines().map((l) => String(l.reason ?? ""));
-      expect(
-        reasons.some((r) => r.includes(e.reason)),
-        `reasons logged: ${reasons.join(" | ")}`,
-      ).toBe(true);
-    } else if (e.outcome === "refused") {
-      expect((await rig.session.interaction(pending as string))?.status).toBe("open");
-      expect(rig.executed).toEqual([]);
-      expect(logs.lines().some((l) => l.msg === "decision not applied" && l.code === e.code)).toBe(true);
-    } else {
-      const warned = logs.lines().filter((l) => l.level === 40 && l.msg === "reply not delivered");
+    if (await expectCommonOutcome(run, e, pending)) return;
+    await expectNothingDelivered(run);
+    if (e.outcome === "refused") {
+      expect((await run.rig.session.interaction(pending as string))?.status).toBe("open");
+      expect(run.rig.executed).toEqual([]);
+      expect(run.logs.lines().some((l) => l.msg === "decision not applied" && l.code === e.code)).toBe(true);
+    } else if (e.outcome === "warned") {
+      const warned = run.logs.lines().filter((l) => l.level === 40 && l.msg === "reply not delivered");
       expect(warned.map((l) => l.code)).toEqual([e.code]);
-    }
+    } else throw new Error(`${f.file}: unknown outcome ${e.outcome}`);
   });
 });

@@ -3,3 +3,11 @@
 export { type CapturedLogs, captureLogs, type LogLine } from "./logs.js";
 export { type SessionRig, type SessionRigOptions, startSessionRig } from "./session-rig.js";
 export { eventually } from "./wait.js";
+export {
+  type CommonOutcome,
+  expectCommonOutcome,
+  expectNothingDelivered,
+  type FixtureRun,
+  loadFixtures,
+  runFixtureGateway,
+} from "./fixture-runner.js";
