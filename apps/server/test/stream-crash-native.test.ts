@@ -4,14 +4,11 @@
 // left stream is stopped and its message updated to the whole reply; Teams' left stream gets no more
 // updates (its sequence is unknown) and is ended by the final message. Each user ends with exactly
 // one complete message, no stream is left open, and no draft is left in the state.
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ChatDb } from "@agentsvc/chat-store";
-// testkit depends on the server, so the server reaches the fakes by path (no package cycle; built by `pnpm build`).
-import { SlackFake } from "../../../packages/testkit/dist/slack/index.js";
-import { FakeTeams } from "../../../packages/testkit/dist/teams/fake-teams.js";
-import { eventually } from "../../../packages/testkit/dist/wait.js";
+import { eventually, FakeTeams, SlackFake } from "@agentsvc/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort, ServerProcess } from "./crash-driver.js";
 
@@ -29,8 +26,10 @@ const modules = join(root, "node_modules", "@agentsvc");
 mkdirSync(modules, { recursive: true });
 for (const name of readdirSync(serverModules))
   symlinkSync(join(serverModules, name), join(modules, name), "dir");
+// The server's own devDependencies may already hold it (it links the webhook adapters).
 for (const adapter of ["gateway-slack", "gateway-teams"])
-  symlinkSync(resolve(import.meta.dirname, "../../../packages", adapter), join(modules, adapter), "dir");
+  if (!existsSync(join(modules, adapter)))
+    symlinkSync(resolve(import.meta.dirname, "../../../packages", adapter), join(modules, adapter), "dir");
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe("native streamed replies across a crash (separate process, SIGKILL)", () => {

@@ -3,7 +3,7 @@
 // gateway's durable state): Discord edits the same message to the whole reply, Telegram goes on
 // with the same draft_id and then sends the message. Each user ends with exactly one message,
 // complete, and no draft is left in the state.
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ChatDb } from "@agentsvc/chat-store";
@@ -24,8 +24,10 @@ const modules = join(root, "node_modules", "@agentsvc");
 mkdirSync(modules, { recursive: true });
 for (const name of readdirSync(serverModules))
   symlinkSync(join(serverModules, name), join(modules, name), "dir");
+// The server's own devDependencies may already hold it (it links the webhook adapters).
 for (const adapter of ["gateway-discord", "gateway-telegram"])
-  symlinkSync(resolve(import.meta.dirname, "../../../packages", adapter), join(modules, adapter), "dir");
+  if (!existsSync(join(modules, adapter)))
+    symlinkSync(resolve(import.meta.dirname, "../../../packages", adapter), join(modules, adapter), "dir");
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const PRIVATE_CHAT = 4242;
