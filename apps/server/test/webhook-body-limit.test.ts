@@ -15,7 +15,6 @@ import { requestSignatureHeaders } from "@agentsvc/gateway-http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const serverDir = resolve(import.meta.dirname, "..");
-const repo = resolve(serverDir, "../..");
 const MiB = 1024 * 1024;
 const HOOKS_SECRET = "flood-secret";
 const ENV = {
@@ -45,14 +44,9 @@ function projectRoot(): string {
     if (name === "@agentsvc" || name.startsWith(".")) continue;
     symlinkSync(realpathSync(join(own, name)), join(modules, name), "dir");
   }
+  // The server's @agentsvc packages, the four webhook adapters among them (its devDependencies).
   for (const name of readdirSync(join(own, "@agentsvc")))
     symlinkSync(realpathSync(join(own, "@agentsvc", name)), join(modules, "@agentsvc", name), "dir");
-  for (const type of ["whatsapp", "teams", "twilio", "github"])
-    symlinkSync(
-      join(repo, "packages", `gateway-${type}`),
-      join(modules, "@agentsvc", `gateway-${type}`),
-      "dir",
-    );
   return root;
 }
 
