@@ -171,6 +171,24 @@ describe("agentsvc doctor", () => {
       });
       const lean = JSON.parse((await run(["doctor", other, "--json"], { env })).stdout) as Report;
       expect(lean.checks.map((c) => c.check)).not.toContain("discord message content intent");
+      // A bot that used up its daily session starts (GET /gateway/bot, session_start_limit:
+      // https://discord.com/developers/docs/events/gateway#session-start-limit-object).
+      discord.failNext("GET /gateway/bot", {
+        status: 200,
+        headers: {},
+        body: {
+          url: "wss://gateway.discord.gg",
+          shards: 1,
+          session_start_limit: { total: 1000, remaining: 0, reset_after: 3_540_000, max_concurrency: 1 },
+        },
+      });
+      const spent = JSON.parse((await run(["doctor", other, "--json"], { env })).stdout) as Report;
+      expect(spent.checks.find((c) => c.check === "discord /gateway/bot")).toEqual({
+        check: "discord /gateway/bot",
+        status: "failed",
+        detail: "no session starts left (reset in 59 min)",
+        fix: "the bot used up its daily gateway connections (a restart loop?): wait for the reset",
+      });
     } finally {
       discord.applicationFlags = flags;
     }
