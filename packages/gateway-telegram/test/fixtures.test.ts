@@ -1,10 +1,8 @@
 // The table of documented Telegram payloads (packages/testkit/fixtures/telegram, one file per case):
 // each goes through the Telegram fake's getUpdates to the real gateway, and the outcome is what the
 // adapter handed the session (a message, a decision) or the reason it logged for ignoring it.
-import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { eventually, TelegramFake, within } from "@agentsvc/testkit";
+import { loadFixtures } from "@agentsvc/testkit/session";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Gateway } from "@agentsvc/session-core";
 import { createGateway } from "../src/index.js";
@@ -22,11 +20,7 @@ interface Fixture {
   expect: Expect;
 }
 
-const folder = join(dirname(fileURLToPath(import.meta.url)), "../../testkit/fixtures/telegram");
-const fixtures = readdirSync(folder)
-  .filter((f) => f.endsWith(".json"))
-  .sort()
-  .map((file) => ({ file, ...(JSON.parse(readFileSync(join(folder, file), "utf8")) as Fixture) }));
+const fixtures = loadFixtures<Fixture>("telegram");
 
 let fake: TelegramFake;
 let gateway: Gateway;

@@ -16,11 +16,12 @@ export type CommonOutcome =
   | { outcome: "ignored"; reason: string }
   | { outcome: "decided"; decision: "approve" | "reject" };
 
-/** Every `<platform>/*.json` case under testkit's fixtures/, with its file name. */
+/** Every `<platform>/*.json` case under testkit's fixtures/, with its file name, by file name. */
 export function loadFixtures<F>(platform: string): (F & { file: string })[] {
   const dir = join(import.meta.dirname, "../fixtures", platform);
   return readdirSync(dir)
     .filter((f) => f.endsWith(".json"))
+    .sort()
     .map((file) => ({ file, ...(JSON.parse(readFileSync(join(dir, file), "utf8")) as F) }));
 }
 
