@@ -1,11 +1,10 @@
 // Every documented Discord payload in testkit/fixtures/discord, run through the fake gateway
 // connection (dispatches, close frames) or the fake REST API (send failures). A new fixture file
 // is a new row; this file changes only for a new kind of outcome.
-import { readdirSync, readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import type { Inbound } from "@agentsvc/session-core";
 import { encodeDecision, isGatewaySendError } from "@agentsvc/session-core";
 import { eventually, within } from "@agentsvc/testkit";
+import { loadFixtures } from "@agentsvc/testkit/session";
 import { afterEach, describe, expect, it } from "vitest";
 import { nextConnection, type Rigged, startRig, stopRig } from "./rig.js";
 
@@ -30,11 +29,7 @@ interface Fixture {
   expect: Expect;
 }
 
-const DIR = fileURLToPath(new URL("../../testkit/fixtures/discord/", import.meta.url));
-const FIXTURES = readdirSync(DIR)
-  .filter((f) => f.endsWith(".json"))
-  .sort()
-  .map((file) => ({ file, fx: JSON.parse(readFileSync(DIR + file, "utf8")) as Fixture }));
+const FIXTURES = loadFixtures<Fixture>("discord").map((fx) => ({ file: fx.file, fx }));
 /** The ids the fixtures were written with. */
 const BOT = "900000000000000001";
 const GUILD = "600000000000000001";

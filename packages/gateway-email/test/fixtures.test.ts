@@ -3,9 +3,8 @@
 // the session got: delivered (text, author, thread), ignored (the logged reason), or decided. A
 // decision fixture first gets a real approval request to answer ({{requestSubject}} and
 // {{requestMessageId}} are that request mail's). A new fixture file is a new row.
-import { readdirSync, readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import type { Inbound } from "@agentsvc/session-core";
+import { loadFixtures } from "@agentsvc/testkit/session";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { type Dovecot, dovecotMissing, startDovecot } from "@agentsvc/testkit";
 import { emailRig, until } from "./rig.js";
@@ -22,11 +21,7 @@ interface Fixture {
   expect: Expect;
 }
 
-const DIR = fileURLToPath(new URL("../../testkit/fixtures/email/", import.meta.url));
-const FIXTURES = readdirSync(DIR)
-  .filter((f) => f.endsWith(".json"))
-  .sort()
-  .map((file) => ({ file, fx: JSON.parse(readFileSync(DIR + file, "utf8")) as Fixture }));
+const FIXTURES = loadFixtures<Fixture>("email").map((fx) => ({ file: fx.file, fx }));
 
 let dovecot: Dovecot | undefined;
 let cleanup: (() => Promise<void>) | undefined;

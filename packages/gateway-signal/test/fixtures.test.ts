@@ -1,10 +1,9 @@
 // Every documented signal-cli payload in testkit/fixtures/signal, through the fake daemon: a
 // `receive` notification on the events stream (delivered or ignored with its reason), or the
 // result of a `send` (sent, or the outbox's verdict). A new fixture file is a new row.
-import { readdirSync, readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { isGatewaySendError } from "@agentsvc/session-core";
 import { eventually, type FakeSignalDaemon, startSignalDaemon } from "@agentsvc/testkit";
+import { loadFixtures } from "@agentsvc/testkit/session";
 import { afterEach, describe, expect, it } from "vitest";
 import { SignalGateway } from "../src/index.js";
 import { testContext } from "./context.js";
@@ -22,11 +21,7 @@ interface Fixture {
   expect: Expect;
 }
 
-const DIR = fileURLToPath(new URL("../../testkit/fixtures/signal/", import.meta.url));
-const FIXTURES = readdirSync(DIR)
-  .filter((f) => f.endsWith(".json"))
-  .sort()
-  .map((file) => ({ file, fx: JSON.parse(readFileSync(DIR + file, "utf8")) as Fixture }));
+const FIXTURES = loadFixtures<Fixture>("signal").map((fx) => ({ file: fx.file, fx }));
 
 let daemon: FakeSignalDaemon | undefined;
 let gateway: SignalGateway | undefined;

@@ -1,9 +1,9 @@
 // Every documented Slack payload in testkit/fixtures/slack runs through the Slack fake's Socket Mode
 // connection into the real gateway, and the outcome is checked: delivered (text, author, thread),
 // ignored (the reason logged at debug) or decided. A new fixture file is a new row.
-import { readdirSync, readFileSync } from "node:fs";
 import { encodeDecision } from "@agentsvc/session-core";
 import { captureLogs, type SlackEnvelope, SlackFake, eventually, within } from "@agentsvc/testkit";
+import { loadFixtures } from "@agentsvc/testkit/session";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createGateway } from "../src/index.js";
 import { type RecordingContext, recordingContext } from "./context.js";
@@ -22,10 +22,7 @@ interface Fixture {
   expect: Expect;
 }
 
-const dir = new URL("../../testkit/fixtures/slack/", import.meta.url);
-const fixtures = readdirSync(dir)
-  .filter((f) => f.endsWith(".json"))
-  .map((file) => ({ file, fixture: JSON.parse(readFileSync(new URL(file, dir), "utf8")) as Fixture }));
+const fixtures = loadFixtures<Fixture>("slack").map((fixture) => ({ file: fixture.file, fixture }));
 
 /**
  * A button's value is what our adapter put on it (the session's decision codec), not a Slack format:
