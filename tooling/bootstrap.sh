@@ -66,6 +66,12 @@ if [ "${BASH_SOURCE[0]}" = "$0" ] && [ "$#" -gt 0 ]; then
   set -euo pipefail
   cd "$_agentsvc_root"
   if [ "${CI:-}" = "true" ]; then pnpm install --frozen-lockfile; else pnpm install; fi
-  pnpm build
+  if [ "$*" = "start" ]; then
+    # Only what examples/hello runs, and only its JavaScript (no declaration files): seconds, not
+    # the full `pnpm build` with its type check.
+    pnpm exec turbo run build --filter @agentsvc/example-hello...
+  else
+    pnpm build
+  fi
   exec pnpm "$@"
 fi

@@ -1,6 +1,6 @@
 // Bundles the `agentsvc` command (dist/main.js and everything it loads) into dist/bundle/ with
-// esbuild, after tsc. A start used to load ~460 module files (the ESM loader resolved, read and
-// linked each one, which was most of a cold start); the bundle loads a handful. Code a command
+// esbuild, after the package's own JavaScript is emitted. A start used to load ~460 module files (the
+// ESM loader resolved, read and linked each one, which was most of a cold start); the bundle loads a handful. Code a command
 // loads lazily (the chat page, pino-pretty, the gateway-cli adapter) stays lazy: dynamic imports
 // become chunks of their own.
 //
@@ -32,7 +32,8 @@ export const EXTERNAL = [
   "@agentsvc/pg-cluster",
 ];
 
-const CREATE_REQUIRE = "const require = createRequire(import.meta.url);";
+// The transpiler may rename the binding (esbuild writes `require2`, keeping `require` free).
+const CREATE_REQUIRE = /const (require\d*) = createRequire\(import\.meta\.url\);/;
 
 /** chat-store's orm.js with its createRequire removed: its require("drizzle-orm...") calls get bundled. */
 const bundleDrizzle = {
@@ -40,10 +41,12 @@ const bundleDrizzle = {
   setup(build) {
     build.onLoad({ filter: /[\\/]chat-store[\\/]dist[\\/]orm\.js$/ }, async (args) => {
       const source = await readFile(args.path, "utf8");
-      if (!source.includes(CREATE_REQUIRE)) {
-        throw new Error(`${args.path}: expected "${CREATE_REQUIRE}" (see scripts/bundle.mjs)`);
+      const binding = CREATE_REQUIRE.exec(source)?.[1];
+      if (!binding) {
+        throw new Error(`${args.path}: expected a match of ${CREATE_REQUIRE} (see scripts/bundle.mjs)`);
       }
-      return { contents: source.replace(CREATE_REQUIRE, ""), loader: "js" };
+      const calls = new RegExp(`\\b${binding}\\(`, "g");
+      return { contents: source.replace(CREATE_REQUIRE, "").replace(calls, "require("), loader: "js" };
     });
   },
 };
