@@ -19,6 +19,8 @@ export interface OutboxInput {
   payload: unknown;
   /** Earliest send time (ms epoch). Default now. */
   notBefore?: number;
+  /** W3C `traceparent` of the work that wrote the piece; its send continues that trace. */
+  traceparent?: string;
 }
 
 export interface OutboxRecord {
@@ -35,6 +37,7 @@ export interface OutboxRecord {
   platformId: string | null;
   createdAt: number;
   finishedAt: number | null;
+  traceparent: string | null;
 }
 
 export interface OutboxFilter {
@@ -76,6 +79,7 @@ export class Outbox {
         status: "pending" as const,
         nextAttemptAt: item.notBefore ?? now,
         createdAt: now,
+        traceparent: item.traceparent ?? null,
       };
       const rows = await this.ctx.run((db) =>
         db

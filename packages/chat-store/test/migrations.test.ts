@@ -101,12 +101,12 @@ describe("schema: migrations", () => {
       logger: { info: (fields, message) => logged.push({ fields, message: String(message) }) },
     });
     expect(db.migration.from).toBe(1);
-    expect(db.migration.applied).toEqual([2, 3, 4, 5, 6]);
+    expect(db.migration.applied).toEqual([2, 3, 4, 5, 6, 7]);
     // One line for the whole upgrade, not one per step.
     expect(logged).toEqual([
       {
-        fields: expect.objectContaining({ from: 1, to: 6, applied: [2, 3, 4, 5, 6] }),
-        message: "chat store migrated from schema version 1 to 6 (5 steps)",
+        fields: expect.objectContaining({ from: 1, to: 7, applied: [2, 3, 4, 5, 6, 7] }),
+        message: "chat store migrated from schema version 1 to 7 (6 steps)",
       },
     ]);
     expect(db.schemaVersion()).toBe(CURRENT_SCHEMA_VERSION);
@@ -269,4 +269,5 @@ const FROZEN_CHECKSUMS: string[] = [
   "31f73c5dbafd5f06598bcc7b2de1fb8862563cce840835757b5b8c8304f4061a",
   "baed0ef737d30e1c8e4f818c048db81a0858bff798b0e32060461f5d0c02e345",
   "890e5d5b3be875a6c47924f13119e8ce7c635179ffa595691af9f2f7ef50461a",
+  "64d56a24066d050060427a89412aa1f87bd93af5a1a7a74e36faee082aac1d87",
 ];

@@ -79,6 +79,8 @@ export interface OutboxRow {
   nextAttemptAt: number;
   platformId: string | null;
   createdAt: number;
+  /** W3C `traceparent` the piece's send continues (absent when tracing was off). */
+  traceparent?: string | null;
 }
 
 export interface SessionOutbox {
@@ -91,6 +93,7 @@ export interface SessionOutbox {
       kind: OutboxRow["kind"];
       payload: unknown;
       notBefore?: number;
+      traceparent?: string;
     }[],
   ): Promise<number[]>;
   /** Due pending rows, each the oldest pending row of its (gateway, thread). */

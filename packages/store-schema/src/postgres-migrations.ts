@@ -137,4 +137,11 @@ CREATE TABLE seen_tokens (
 CREATE INDEX seen_tokens_expiry ON seen_tokens (expires_at);
 `,
   },
+  {
+    version: 7,
+    name: "trace context (W3C traceparent) on outbox rows",
+    sql: `
+ALTER TABLE outbox ADD COLUMN traceparent TEXT;
+`,
+  },
 ];

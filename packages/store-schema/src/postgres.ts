@@ -152,6 +152,8 @@ export const outbox = pgTable(
     platformId: text("platform_id"),
     createdAt: ms("created_at").notNull(),
     finishedAt: ms("finished_at"),
+    /** W3C `traceparent` of the turn that wrote the piece: its send continues that trace. */
+    traceparent: text("traceparent"),
   },
   (t) => [
     index("outbox_pending").on(t.status, t.nextAttemptAt, t.id),

@@ -159,4 +159,11 @@ ALTER TABLE interactions ADD COLUMN expires_at INTEGER;
 ALTER TABLE interactions ADD COLUMN participant TEXT;
 `,
   },
+  {
+    version: 7,
+    name: "trace context (W3C traceparent) on outbox rows",
+    sql: `
+ALTER TABLE outbox ADD COLUMN traceparent TEXT;
+`,
+  },
 ];

@@ -142,6 +142,8 @@ export const outbox = sqliteTable(
     platformId: text("platform_id"),
     createdAt: integer("created_at").notNull(),
     finishedAt: integer("finished_at"),
+    /** W3C `traceparent` of the turn that wrote the piece: its send continues that trace. */
+    traceparent: text("traceparent"),
   },
   (t) => [
     index("outbox_pending").on(t.status, t.nextAttemptAt, t.id),
