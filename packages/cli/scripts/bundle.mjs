@@ -11,7 +11,9 @@
 // - better-sqlite3 (native, loaded by chat-store through a dynamic import), and jiti, a large
 //   loader only used when Node cannot load an agent file;
 // - the PostgreSQL store and cluster packages (with their `pg` driver): a project on PostgreSQL
-//   installs them itself (chat-store and the server import them only for a postgres datasource).
+//   installs them itself (chat-store and the server import them only for a postgres datasource);
+// - @opentelemetry/api, whose global tracer provider the bundled server and the external
+//   agent-core must share (the trace SDK itself is bundled into chunks loaded only when tracing is on).
 // drizzle-orm is bundled: chat-store loads its CommonJS build through createRequire (orm.ts says
 // why), which esbuild cannot follow, so the plugin below hands those require() calls to esbuild.
 // The library entry (dist/index.js) is not bundled.
@@ -30,16 +32,19 @@ export const EXTERNAL = [
   "jiti",
   "@agentsvc/store-postgres",
   "@agentsvc/pg-cluster",
+  "@opentelemetry/api",
 ];
 
 // The transpiler may rename the binding (esbuild writes `require2`, keeping `require` free).
 const CREATE_REQUIRE = /const (require\d*) = createRequire\(import\.meta\.url\);/;
 
-/** chat-store's orm.js with its createRequire removed: its require("drizzle-orm...") calls get bundled. */
+/** chat-store's and store-schema's drizzle loaders without their createRequire: their require("drizzle-orm...") calls get bundled. */
 const bundleDrizzle = {
   name: "bundle-drizzle",
   setup(build) {
-    build.onLoad({ filter: /[\\/]chat-store[\\/]dist[\\/]orm\.js$/ }, async (args) => {
+    // chat-store's orm.js and store-schema's table files (sqlite-orm.js, postgres-orm.js) load drizzle so.
+    const filter = /[\\/](chat-store[\\/]dist[\\/]orm|store-schema[\\/]dist[\\/](sqlite|postgres)-orm)\.js$/;
+    build.onLoad({ filter }, async (args) => {
       const source = await readFile(args.path, "utf8");
       const binding = CREATE_REQUIRE.exec(source)?.[1];
       if (!binding) {
