@@ -28,6 +28,10 @@ import { healthRoute } from "./health.js";
 import { probeRoutes } from "./probes.js";
 import { MeteredRunManager } from "./metered-runs.js";
 import { createMetrics, type ServerMetrics } from "./metrics.js";
+import { meteredModel } from "./metered-model.js";
+import { meteredStore } from "./metered-store.js";
+import { httpTracing } from "./http-tracing.js";
+import { startTracing } from "./tracing.js";
 import { requestLog } from "./request-log.js";
 import { mountPage } from "./static-pages.js";
 import { mountWebhooks } from "./webhooks.js";
@@ -94,6 +98,9 @@ export async function createServer(project: Project, options: ServerOptions = {}
   const models = createModels(project, env);
   const stores = new StoreSet(project, logger, env);
   const closers: (() => Promise<void> | void)[] = [];
+  // The trace SDK loads only when the standard OTEL_* environment asks for an exporter.
+  const tracing = await startTracing(env, logger.child({ name: "tracing" }));
+  if (tracing) closers.push(() => tracing.flush());
 
   try {
     const primary = await stores.primary();
@@ -127,7 +134,7 @@ export async function createServer(project: Project, options: ServerOptions = {}
     if (metrics) closers.push(() => metrics.close());
     const runOptions = {
       agent,
-      model: models.model,
+      model: metrics ? meteredModel(models.model, metrics) : models.model,
       memory,
       runStore: primary.runStore,
       tools: toolServers.tools as ToolDefinition[],
@@ -145,7 +152,8 @@ export async function createServer(project: Project, options: ServerOptions = {}
     const gateways = await wireGateways({
       project,
       runs,
-      db: primary,
+      db: metrics ? meteredStore(primary, metrics) : primary,
+      ...(metrics ? { observer: metrics.observer } : {}),
       env,
       logger,
       interactive: options.interactive ?? process.stdin.isTTY === true,
@@ -157,6 +165,7 @@ export async function createServer(project: Project, options: ServerOptions = {}
     // Outermost: once every other middleware has set its headers, streams go straight to the socket.
     app.use(directStreams());
     if (metrics) app.use(metrics.middleware);
+    if (tracing) app.use(httpTracing());
     app.use(requestLog(logger.child({ name: "http" })));
     // Probes and metrics answer whatever Host they are called by: an orchestrator or a scraper
     // reaches the instance by its own address, not by a name in allowedHosts.

@@ -8,6 +8,7 @@ import {
   GatewayRegistry,
   type GatewaySession,
   type Coordination,
+  type SessionObserver,
   createGatewaySession,
   loadAdapterPackage,
 } from "@agentsvc/session-core";
@@ -68,6 +69,8 @@ export async function wireGateways(input: {
   interactive: boolean;
   /** Several instances over one PostgreSQL store. */
   coordination?: Coordination;
+  /** The metrics' counters of inbound messages and sends. */
+  observer?: SessionObserver;
 }): Promise<GatewayWiring> {
   const { project, runs, db, env, logger } = input;
   const registry = new GatewayRegistry(logger.child({ name: "gateway-registry" }));
@@ -108,6 +111,7 @@ export async function wireGateways(input: {
     ownsRun,
     ...(project.config.publicBaseUrl ? { publicBaseUrl: project.config.publicBaseUrl } : {}),
     ...(input.coordination ? { coordination: input.coordination } : {}),
+    ...(input.observer ? { observer: input.observer } : {}),
   });
   runs.onSuspended((run, pending) => {
     if (ownsRun(run)) void session.handleSuspension(run, pending);

@@ -5,11 +5,11 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { RunHandle } from "@agentsvc/agent-core";
 import type { ChatDb } from "@agentsvc/chat-store";
 import type { MetricsConfig } from "@agentsvc/config-schema";
-import type { GatewaySession } from "@agentsvc/session-core";
+import type { GatewaySession, SessionObserver } from "@agentsvc/session-core";
 import { type Context, Hono, type MiddlewareHandler } from "hono";
-import { matchedRoutes } from "hono/route";
 import type { Logger } from "pino";
 import { readEnv } from "./env.js";
+import { routeOf } from "./route-pattern.js";
 
 export interface ServerMetrics {
   /** Counts and times every request (outermost, so refusals by later middleware count too). */
@@ -17,7 +17,13 @@ export interface ServerMetrics {
   /** Counts a run's outcome, duration and tool calls once it settles. */
   observeRun(handle: RunHandle, startedAt: number): void;
   /** The session and store the gauges read at each scrape (known once they exist). */
-  watch(input: { session: Pick<GatewaySession, "status">; store: ChatDb }): void;
+  watch(input: Watched): void;
+  /** Counts inbound messages and outbox sends (handed to the gateway session). */
+  readonly observer: SessionObserver;
+  /** One model call settled (see metered-model.ts). */
+  observeModelCall(model: string, outcome: "ok" | "error", seconds: number, usage: TokenUsage): void;
+  /** One gateway-session write transaction committed (see metered-store.ts). */
+  observeCommit(seconds: number): void;
   /** Mounts `GET <path>` on the service's app (unless a separate port serves it). */
   mount(app: Hono): void;
   /** Starts the separate loopback listener when `port` is set; returns its URL. */
@@ -26,6 +32,11 @@ export interface ServerMetrics {
 }
 
 type PromClient = typeof import("prom-client");
+type Watched = { session: Pick<GatewaySession, "status" | "queueDepths">; store: ChatDb };
+export interface TokenUsage {
+  inputTokens?: number | undefined;
+  outputTokens?: number | undefined;
+}
 
 export async function createMetrics(
   config: MetricsConfig,
@@ -67,12 +78,64 @@ export async function createMetrics(
     }),
     toolCalls: new prom.Counter({
       name: "agentsvc_tool_calls_total",
-      help: "Tool calls the model made, by tool name",
-      labelNames: ["tool"] as const,
+      help: "Tool calls that ran, by tool name and outcome (ok, error)",
+      labelNames: ["tool", "outcome"] as const,
       registers: [registry],
     }),
   };
-  let watched: { session: Pick<GatewaySession, "status">; store: ChatDb } | undefined;
+  const models = {
+    duration: new prom.Histogram({
+      name: "agentsvc_model_call_duration_seconds",
+      help: "Model call latency, from the request to the end of its stream, by model and outcome",
+      labelNames: ["model", "outcome"] as const,
+      buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 80],
+      registers: [registry],
+    }),
+    tokens: new prom.Counter({
+      name: "agentsvc_model_tokens_total",
+      help: "Tokens the provider reported, by model and type (input, output)",
+      labelNames: ["model", "type"] as const,
+      registers: [registry],
+    }),
+  };
+  const gateways = {
+    inbound: new prom.Counter({
+      name: "agentsvc_gateway_inbound_total",
+      help: "Inbound gateway messages by gateway and outcome (accepted, duplicate; refused: a webhook request turned away)",
+      labelNames: ["gateway", "outcome"] as const,
+      registers: [registry],
+    }),
+    sending: new prom.Gauge({
+      name: "agentsvc_outbox_sending",
+      help: "Outbox pieces being sent to their platform right now, by gateway",
+      labelNames: ["gateway"] as const,
+      registers: [registry],
+    }),
+    sends: new prom.Counter({
+      name: "agentsvc_outbox_sends_total",
+      help: "Send attempts by gateway and outcome (sent, retry, dead, held)",
+      labelNames: ["gateway", "outcome"] as const,
+      registers: [registry],
+    }),
+  };
+  const commits = new prom.Histogram({
+    name: "agentsvc_store_commit_duration_seconds",
+    help: "Gateway session write transactions (a turn's end with its reply, a queued reply), begin to commit",
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    registers: [registry],
+  });
+  let watched: Watched | undefined;
+  new prom.Gauge({
+    name: "agentsvc_gateway_queue_depth",
+    help: "Messages waiting behind a running turn of their thread, by gateway",
+    labelNames: ["gateway"] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [gateway, depth] of Object.entries(watched?.session.queueDepths() ?? {}))
+        this.set({ gateway }, depth);
+    },
+  });
   new prom.Gauge({
     name: "agentsvc_gateway_up",
     help: "1 while a gateway runs, 0 once it was stopped (e.g. rejected credentials)",
@@ -114,12 +177,36 @@ export async function createMetrics(
       const pattern = routeOf(c);
       http.requests.inc({ route: pattern, method, status: String(c.res.status) });
       http.duration.observe({ route: pattern, method }, seconds);
+      // A webhook (or http channel) request turned away: bad signature, too large, malformed.
+      const gateway = gatewayOfRoute(c, pattern);
+      // Only registered names: a label never takes a value a caller made up.
+      const known = gateway !== undefined && watched?.session.status()[gateway] !== undefined;
+      if (known && gateway && c.res.status >= 400 && c.res.status < 500)
+        gateways.inbound.inc({ gateway, outcome: "refused" });
+    },
+    observer: {
+      onInbound: (gateway, outcome) => gateways.inbound.inc({ gateway, outcome }),
+      onSending: (gateway) => gateways.sending.inc({ gateway }),
+      onSent: (gateway, outcome) => {
+        gateways.sending.dec({ gateway });
+        gateways.sends.inc({ gateway, outcome });
+      },
+    },
+    observeModelCall(model, outcome, seconds, usage) {
+      models.duration.observe({ model, outcome }, seconds);
+      if (usage.inputTokens) models.tokens.inc({ model, type: "input" }, usage.inputTokens);
+      if (usage.outputTokens) models.tokens.inc({ model, type: "output" }, usage.outputTokens);
+    },
+    observeCommit(seconds) {
+      commits.observe(seconds);
     },
     observeRun(handle, startedAt) {
       void handle.done.then((result) => {
         turns.total.inc({ outcome: result.status });
         turns.duration.observe({ outcome: result.status }, (performance.now() - startedAt) / 1000);
-        for (const call of result.toolCalls) turns.toolCalls.inc({ tool: call.name });
+        for (const m of result.newMessages)
+          if (m.role === "tool")
+            turns.toolCalls.inc({ tool: m.toolName, outcome: m.isError ? "error" : "ok" });
       });
     },
     watch(input) {
@@ -150,12 +237,11 @@ export async function createMetrics(
   };
 }
 
-/** The pattern of the route that answered (`/agent/invoke`, `/gateways/:name/events`), `unmatched` for a 404 no route took. */
-function routeOf(c: Context): string {
-  const route = matchedRoutes(c)[c.req.routeIndex];
-  const path = route?.path ?? "";
-  if (c.res.status === 404 && (path === "*" || path === "/*" || path === "")) return "unmatched";
-  return path || "unmatched";
+/** The gateway a webhook route belongs to: `/webhooks/<type>` or the http channel's `/gateways/:name/events`. */
+function gatewayOfRoute(c: Context, pattern: string): string | undefined {
+  if (pattern.startsWith("/webhooks/")) return pattern.slice("/webhooks/".length).split("/")[0] || undefined;
+  if (pattern === "/gateways/:gatewayName/events") return c.req.param("gatewayName");
+  return undefined;
 }
 
 /** `Authorization: Bearer <key>` or `X-API-Key: <key>`, compared in constant time. */

@@ -17,11 +17,13 @@ const env = { HOOK_SECRET: "hook-secret", METRICS_KEY: "scrape-key" };
 let root: string;
 let server: RunningServer;
 let receiver: Server;
+let held: Promise<void> = Promise.resolve();
 
 beforeAll(async () => {
   receiver = createServer((req, res) => {
     req.resume();
-    req.on("end", () => res.writeHead(400).end("no such recipient"));
+    // Held while a test looks at the send in flight (the sending gauge), then refused.
+    req.on("end", () => void held.then(() => res.writeHead(400).end("no such recipient")));
   });
   await new Promise<void>((ok) => receiver.listen(0, "127.0.0.1", ok));
   const callbackUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/cb`;
@@ -34,7 +36,16 @@ beforeAll(async () => {
   );
   writeFileSync(
     join(root, "agents/ops.mjs"),
-    `import { defineAgent } from "@agentsvc/agent-core";\nexport default defineAgent({ name: "ops", model: { provider: "demo" }, memory: { type: "window" } });\n`,
+    `import { defineAgent, defineTool } from "@agentsvc/agent-core";
+import * as v from "valibot";
+// Each turn calls echo, then answers slowly (a second message of the thread queues behind it).
+export default defineAgent({
+  name: "ops",
+  model: { provider: "demo", script: [{ toolCalls: [{ name: "echo", arguments: { say: "hi" } }] }, { text: "one two three four five six seven eight" }], tokenDelayMs: 40 },
+  tools: [defineTool({ name: "echo", description: "Echoes.", input: v.object({ say: v.string() }), execute: ({ say }) => say })],
+  memory: { type: "window" },
+});
+`,
   );
   writeFileSync(
     join(root, "gateways/hook.yaml"),
@@ -173,6 +184,58 @@ describe("GET /metrics", () => {
     expect(value(await scrape(), "agentsvc_outbox_pieces", { gateway: "hook", status: "pending" })).toBe(0);
   });
 
+  it("counts gateway inbound messages by outcome, sends in flight and settled, queue depth, tool and model calls and store commits", async () => {
+    const before = await scrape();
+    let release: () => void = () => {};
+    held = new Promise((r) => {
+      release = r;
+    });
+    const post = (event: object, secret = env.HOOK_SECRET) => {
+      const raw = JSON.stringify(event);
+      return fetch(`${server.url}/gateways/hook/events`, {
+        method: "POST",
+        headers: {
+          ...signatureHeaders(secret, new TextEncoder().encode(raw)),
+          "content-type": "application/json",
+        },
+        body: raw,
+      });
+    };
+    expect((await post({ id: "e2", thread: "t2", text: "first" })).status).toBe(202);
+    expect((await post({ id: "e2", thread: "t2", text: "first" })).status).toBe(200);
+    expect((await post({ id: "e3", thread: "t2", text: "second" })).status).toBe(202);
+    expect((await post({ id: "e4", thread: "t3", text: "forged" }, "not-the-secret")).status).toBe(401);
+    // e3 waits behind e2's turn on the same thread.
+    await eventually(
+      async () => value(await scrape(), "agentsvc_gateway_queue_depth", { gateway: "hook" }) === 1,
+      "the second message of the thread queued",
+    );
+    // e2's reply is at the platform, which has not answered yet.
+    await eventually(
+      async () => value(await scrape(), "agentsvc_outbox_sending", { gateway: "hook" }) === 1,
+      "a send in flight",
+    );
+    release();
+    const dead = { gateway: "hook", outcome: "dead" };
+    await eventually(
+      async () =>
+        value(await scrape(), "agentsvc_outbox_sends_total", dead) - value(before, "agentsvc_outbox_sends_total", dead) === 2,
+      "both replies refused and dead-lettered",
+    );
+    const after = await scrape();
+    const moved = (name: string, labels: Record<string, string> = {}) =>
+      value(after, name, labels) - value(before, name, labels);
+    expect(value(after, "agentsvc_outbox_sending", { gateway: "hook" })).toBe(0);
+    expect(value(after, "agentsvc_gateway_queue_depth", { gateway: "hook" })).toBe(0);
+    expect(moved("agentsvc_gateway_inbound_total", { gateway: "hook", outcome: "accepted" })).toBe(2);
+    expect(moved("agentsvc_gateway_inbound_total", { gateway: "hook", outcome: "duplicate" })).toBe(1);
+    expect(moved("agentsvc_gateway_inbound_total", { gateway: "hook", outcome: "refused" })).toBe(1);
+    // Two turns, each a tool call between two model calls; each turn's end committed with its reply.
+    expect(moved("agentsvc_tool_calls_total", { tool: "echo", outcome: "ok" })).toBe(2);
+    expect(moved("agentsvc_model_call_duration_seconds_count", { outcome: "ok" })).toBe(4);
+    expect(moved("agentsvc_store_commit_duration_seconds_count")).toBeGreaterThanOrEqual(2);
+  });
+
   it("answers probes and metrics whatever Host an orchestrator uses, while other routes keep the host guard", async () => {
     const get = (path: string, headers: Record<string, string> = {}) =>
       new Promise<number>((ok, fail) => {
@@ -210,5 +273,56 @@ describe("metrics on a separate port", () => {
     } finally {
       await metrics.close();
     }
+  });
+});
+
+describe("model metrics", () => {
+  it("count the tokens a provider reports in its stream's finish part, by model, and time the call", async () => {
+    const { createMetrics } = await import("../src/metrics.js");
+    const { meteredModel } = await import("../src/metered-model.js");
+    const { Hono } = await import("hono");
+    const metrics = await createMetrics({ path: "/metrics" }, {}, pino({ level: "silent" }));
+    // A LanguageModelV2 as @ai-sdk/provider specifies its stream: text deltas, then `finish` with the usage.
+    const model = meteredModel(
+      {
+        specificationVersion: "v2",
+        provider: "test",
+        modelId: "gpt-test",
+        supportedUrls: {},
+        doGenerate: () => Promise.reject(new Error("not used")),
+        doStream: async () => ({
+          stream: new ReadableStream({
+            start(controller) {
+              controller.enqueue({ type: "text-delta", id: "t", delta: "hi" });
+              controller.enqueue({
+                type: "finish",
+                finishReason: "stop",
+                usage: { inputTokens: 12, outputTokens: 5, totalTokens: 17 },
+              });
+              controller.close();
+            },
+          }),
+        }),
+      },
+      metrics,
+    );
+    expect(model.modelId).toBe("gpt-test");
+    const { stream } = await model.doStream({ prompt: [] });
+    for await (const _ of stream as unknown as AsyncIterable<unknown>) {
+      // drained as the run loop would
+    }
+    const app = new Hono();
+    metrics.mount(app);
+    const text = (await (await app.request("/metrics")).text())
+      .split("\n")
+      .filter((line) => !/^# TYPE \S+ histogram$/.test(line))
+      .join("\n");
+    const families = parsePrometheusTextFormat(text);
+    expect(value(families, "agentsvc_model_tokens_total", { model: "gpt-test", type: "input" })).toBe(12);
+    expect(value(families, "agentsvc_model_tokens_total", { model: "gpt-test", type: "output" })).toBe(5);
+    expect(
+      value(families, "agentsvc_model_call_duration_seconds_count", { model: "gpt-test", outcome: "ok" }),
+    ).toBe(1);
+    await metrics.close();
   });
 });

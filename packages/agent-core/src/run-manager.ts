@@ -27,6 +27,7 @@ import { type AnyTool, parseToolInput, toolInputJsonSchema } from "./tool-input.
 import { type AppliedDecision, Turn, type TurnOutcome, errorMessage } from "./turn.js";
 import { checkpointer, continuationPlan } from "./continuation.js";
 import { WindowMemory } from "./window-memory.js";
+import { agentSpan, spanFailed } from "./trace.js";
 
 /** The subset of a pino logger the runtime uses. */
 export interface RunLogger {
@@ -529,12 +530,17 @@ export class RunManager implements RunManagerApi {
     const options = record.options;
     const scope: MemoryScope = { userId: options.userId, conversationId: options.conversationId };
     let outcome: TurnOutcome;
+    // Model and tool calls are children of this span (and it of the caller's: a gateway turn).
+    const traced = agentSpan(this.agent.name, options.threadId, options.origin?.gateway);
     try {
       turn.history = await (this.memory.loadPrompt?.(scope) ?? this.memory.load(scope));
-      outcome = await turn.run(pending);
+      outcome = await traced.run(() => turn.run(pending));
     } catch (error) {
       outcome = { status: "failed", error: { code: "internal_error", message: errorMessage(error) } };
     }
+    traced.span.setAttribute("agentsvc.run.outcome", outcome.status);
+    if (outcome.status === "failed") spanFailed(traced.span, outcome.error.code, outcome.error.message);
+    traced.span.end();
     let newMessages: Message[] = [];
     let result: TurnResult;
     if (outcome.status === "suspended") {

@@ -10,6 +10,8 @@ export interface RunOrigin {
   meta?: Record<string, unknown>;
   /** Who wrote the message that started the run (platform identity); the one who may decide its approvals. */
   author?: { id: string; displayName?: string; isBot?: boolean };
+  /** W3C `traceparent` of the inbound message (tracing on): its turn and reply continue that trace. */
+  traceparent?: string;
 }
 
 /** Where a recorded inbound message is: waiting, in a turn, or finished. */

@@ -16,6 +16,13 @@ import { DEMO_STEP_OPTION } from "./models/demo-model.js";
 import { toPrompt } from "./prompt.js";
 import type { Decision, RunOptions, RunStore, SuspendedRun } from "./run-store.js";
 import { type AnyTool, callNeedsApproval, parseToolInput } from "./tool-input.js";
+import { captureContent, modelCallSpan, spanFailed, toolCallSpan } from "./trace.js";
+import type { Span } from "@opentelemetry/api";
+
+type ModelCallResult =
+  | { kind: "ok"; toolCalls: ToolCall[] }
+  | { kind: "aborted" }
+  | { kind: "error"; error: { code: string; message: string } };
 
 export const CANCELLED_RESULT = "Cancelled: the run was stopped before this tool call ran.";
 export const INTERRUPTED_RESULT =
@@ -137,11 +144,21 @@ export class Turn {
     this.deps.log.pushDelta(chunkId, this.deps.model.modelId, delta, finish);
   }
 
-  private async callModel(): Promise<
-    | { kind: "ok"; toolCalls: ToolCall[] }
-    | { kind: "aborted" }
-    | { kind: "error"; error: { code: string; message: string } }
-  > {
+  /** One model call inside its `chat <model>` span. */
+  private async callModel(): Promise<ModelCallResult> {
+    // The spec's provider ("openai", "anthropic" are the conventions' own values; "demo", "openai-compatible").
+    const traced = modelCallSpan(this.deps.agent.model.provider, this.deps.model.modelId);
+    try {
+      const result = await traced.run(() => this.streamModel(traced.span));
+      if (result.kind === "error") spanFailed(traced.span, result.error.code, result.error.message);
+      if (result.kind === "aborted") spanFailed(traced.span, "cancelled", "the run was cancelled");
+      return result;
+    } finally {
+      traced.span.end();
+    }
+  }
+
+  private async streamModel(span: Span): Promise<ModelCallResult> {
     const step = this.step++;
     const chunkId = randomId("chatcmpl");
     let first = true;
@@ -239,6 +256,11 @@ export class Turn {
         }
         case "finish":
           finishReason = part.finishReason;
+          span.setAttribute("gen_ai.response.finish_reasons", [part.finishReason]);
+          if (part.usage.inputTokens !== undefined)
+            span.setAttribute("gen_ai.usage.input_tokens", part.usage.inputTokens);
+          if (part.usage.outputTokens !== undefined)
+            span.setAttribute("gen_ai.usage.output_tokens", part.usage.outputTokens);
           return;
         case "error":
           failure ??= part.error;
@@ -255,8 +277,10 @@ export class Turn {
       signal.addEventListener("abort", onAbortWait, { once: true });
     });
     try {
+      const prompt = toPrompt(this.deps.agent.instructions, [...this.history, ...this.turnMessages]);
+      if (captureContent()) span.setAttribute("gen_ai.input.messages", JSON.stringify(prompt));
       const started = this.deps.model.doStream({
-        prompt: toPrompt(this.deps.agent.instructions, [...this.history, ...this.turnMessages]),
+        prompt,
         tools: this.deps.modelTools.length > 0 ? this.deps.modelTools : undefined,
         abortSignal: signal,
         providerOptions: { ...this.specOptions, [DEMO_STEP_OPTION]: { step } },
@@ -298,6 +322,11 @@ export class Turn {
       else failure = error;
     }
 
+    if (captureContent())
+      span.setAttribute(
+        "gen_ai.output.messages",
+        JSON.stringify([{ role: "assistant", content: text, toolCalls }]),
+      );
     // Whatever arrived is kept, even when the call was cut short.
     if (text || reasoning || toolCalls.length > 0) {
       const message: Message = { role: "assistant", content: text };
@@ -384,6 +413,11 @@ export class Turn {
       return undefined;
     }
     if (callNeedsApproval(tool, input.value)) {
+      // The wait for a person is an event on the call's span; the approved call gets its own span.
+      const traced = toolCallSpan(call.name, call.id);
+      traced.span.addEvent("approval requested");
+      traced.span.setAttribute("agentsvc.tool.outcome", "awaiting_approval");
+      traced.span.end();
       return { status: "suspended", suspended: await this.suspend(call, rest) };
     }
     await this.checkpoint?.("executing", call, rest);
@@ -392,6 +426,23 @@ export class Turn {
   }
 
   private async execute(tool: AnyTool, call: ToolCall, input: unknown, decision?: Decision): Promise<void> {
+    const traced = toolCallSpan(call.name, call.id);
+    if (decision)
+      traced.span.addEvent("approval decided", { "agentsvc.approval.decision": decision.decision });
+    try {
+      await traced.run(() => this.executeTraced(tool, call, input, traced.span, decision));
+    } finally {
+      traced.span.end();
+    }
+  }
+
+  private async executeTraced(
+    tool: AnyTool,
+    call: ToolCall,
+    input: unknown,
+    span: Span,
+    decision?: Decision,
+  ): Promise<void> {
     try {
       const ctx = {
         threadId: this.options.threadId,
@@ -414,6 +465,7 @@ export class Turn {
       const message = this.cancelled
         ? CANCELLED_RESULT
         : `Tool "${call.name}" failed: ${errorMessage(error)}`;
+      spanFailed(span, this.cancelled ? "cancelled" : "tool_error", message);
       this.pushResult(call, message, true, decision);
     }
   }

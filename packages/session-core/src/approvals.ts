@@ -12,6 +12,7 @@ import { type OutboxItem, textPieces } from "./replies.js";
 import { isDecided, type StoredInteraction } from "./store.js";
 import type { ThreadState } from "./threads.js";
 import type { Turns } from "./turns.js";
+import { traced } from "./trace.js";
 
 export interface ApprovalOptions {
   /** Registry key of the channel asked for runs that did not come through a gateway. Default `cli`. */
@@ -81,7 +82,9 @@ export class Approvals {
       await this.p.previews.finalise(gateway, thread, state.active.inboxId, state.active.origin.meta);
     await this.p.store.transaction(async () => {
       await this.p.store.interactions.save({ ...request, participant: target.participant ?? null });
-      await this.p.store.outbox.enqueue(this.renderItems(gateway, request, "render"));
+      // The request is sent in the trace of the message whose turn asked for it.
+      const traceparent = run.options.origin?.traceparent;
+      await this.p.store.outbox.enqueue(traced(this.renderItems(gateway, request, "render"), traceparent));
     });
     state.pendingRequestId = request.requestId;
     if (state.active && state.threadId === threadId) state.active.phase = "suspended";

@@ -59,6 +59,7 @@ export {
 export { gatewayLogger, type LoggerSource, sessionLogger } from "./loggers.js";
 export { describeRequest, matchDecisionText } from "./interaction.js";
 export type { OutboxOptions } from "./outbox-sender.js";
+export type { InboundOutcome, SendOutcome, SessionObserver } from "./observer.js";
 export { DEFAULT_APPROVAL_EXPIRY_MS } from "./approvals.js";
 export { DEFAULT_RETENTION, type RetentionOptions } from "./retention.js";
 export type {

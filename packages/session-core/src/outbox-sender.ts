@@ -1,4 +1,5 @@
 import { fault } from "@agentsvc/agent-core";
+import { SpanStatusCode, trace } from "@opentelemetry/api";
 // Drains the durable outbox: each thread's pieces in order, threads side by side, every failure
 // retried with exponential backoff + jitter (the platform's retry-after honoured), and a piece
 // that keeps failing dead-lettered and logged. A piece is marked sent only after the platform
@@ -10,8 +11,10 @@ import { backoffDelay } from "./backoff.js";
 import { GatewaySendError, isGatewaySendError } from "./errors.js";
 import type { DecidedNotice, DraftIds, Gateway, InteractionRequest, SendResult } from "./gateway.js";
 import type { GatewayRegistry } from "./registry.js";
+import type { SendOutcome, SessionObserver } from "./observer.js";
 import type { OutboxRow, SessionStore } from "./store.js";
 import type { Previews } from "./streaming.js";
+import { contextOf, inSpan, SpanKind } from "./trace.js";
 
 /** Tries before a piece is dead-lettered, unless `OutboxOptions.maxAttempts` says otherwise. */
 export const DEFAULT_MAX_ATTEMPTS = 10;
@@ -55,6 +58,7 @@ export class OutboxSender {
   /** Gateways whose credentials were rejected: their pieces wait, unsent and uncounted. */
   readonly #held = new Set<string>();
   readonly #drafts: Previews | undefined;
+  readonly #observer: SessionObserver | undefined;
 
   constructor(input: {
     store: SessionStore;
@@ -68,8 +72,10 @@ export class OutboxSender {
     onCredentials?: (gateway: Gateway, error: GatewaySendError) => void;
     /** Streamed previews: a reply's first piece finishes its draft instead of adding a message. */
     drafts?: Previews;
+    observer?: SessionObserver;
   }) {
     this.#drafts = input.drafts;
+    this.#observer = input.observer;
     this.#elsewhere = input.elsewhere;
     this.#onCredentials = input.onCredentials;
     this.#store = input.store;
@@ -191,18 +197,41 @@ export class OutboxSender {
       return;
     }
     const attempt = row.attempts + 1;
+    const attributes = {
+      "agentsvc.gateway": gateway.name,
+      "agentsvc.outbox.id": row.id,
+      "agentsvc.outbox.kind": row.kind,
+      "agentsvc.outbox.attempt": attempt,
+    };
+    // A child of the turn that wrote the piece, in its trace (also after a restart).
+    const parent = contextOf(row.traceparent);
+    const started = performance.now();
+    this.#observer?.onSending?.(gateway.name);
+    let outcome: SendOutcome = "retry";
+    try {
+      await inSpan(`send ${gateway.name}`, { kind: SpanKind.PRODUCER, attributes, parent }, async (span) => {
+        outcome = await this.#attempt(gateway, row, attempt);
+        span.setAttribute("agentsvc.outbox.outcome", outcome);
+        if (outcome !== "sent") span.setStatus({ code: SpanStatusCode.ERROR, message: `send ${outcome}` });
+      });
+    } finally {
+      this.#observer?.onSent?.(gateway.name, outcome, (performance.now() - started) / 1000);
+    }
+  }
+
+  async #attempt(gateway: Gateway, row: OutboxRow, attempt: number): Promise<SendOutcome> {
     let result: SendResult | undefined;
     try {
       fault("before-send");
       result = await this.#withTimeout(this.#deliver(gateway, row, attempt));
       fault("mid-send");
     } catch (err) {
-      await this.#failed(gateway, row, attempt, err);
-      return;
+      return this.#failed(gateway, row, attempt, err);
     }
     await this.#store.outbox.markSent(row.id, result?.messageId);
     const draft = draftOf(row);
     if (draft && this.#drafts) await this.#drafts.finished(gateway, draft);
+    return "sent";
   }
 
   async #deliver(gateway: Gateway, row: OutboxRow, attempt: number): Promise<SendResult | undefined> {
@@ -258,10 +287,15 @@ export class OutboxSender {
     }
   }
 
-  async #failed(gateway: Gateway, row: OutboxRow, attempt: number, err: unknown): Promise<void> {
+  async #failed(gateway: Gateway, row: OutboxRow, attempt: number, err: unknown): Promise<SendOutcome> {
     const logger = this.#loggerFor(gateway);
     const message = err instanceof Error ? err.message : String(err);
     const sendError = isGatewaySendError(err) ? err : undefined;
+    const span = trace.getActiveSpan();
+    span?.recordException(err instanceof Error ? err : message);
+    if (sendError?.status !== undefined) span?.setAttribute("http.response.status_code", sendError.status);
+    if (sendError?.retryAfterMs !== undefined)
+      span?.setAttribute("agentsvc.send.retry_after_ms", sendError.retryAfterMs);
     const context = {
       gateway: gateway.name,
       thread: row.thread,
@@ -275,7 +309,7 @@ export class OutboxSender {
       const first = !this.#held.has(gateway.name);
       this.#held.add(gateway.name);
       if (first) this.#onCredentials?.(gateway, sendError);
-      return;
+      return "held";
     }
     if (sendError?.permanent || attempt >= this.#maxAttempts) {
       await this.#store.outbox.markDead(row.id, message);
@@ -285,12 +319,13 @@ export class OutboxSender {
           ? "outbox piece dead-lettered: the platform refused it for good"
           : `outbox piece dead-lettered after ${attempt} attempts`,
       );
-      return;
+      return "dead";
     }
     const backoff = backoffDelay(attempt, { baseMs: this.#baseDelayMs, maxMs: this.#maxDelayMs });
     const delay = Math.max(backoff, sendError?.retryAfterMs ?? 0);
     await this.#store.outbox.markRetry(row.id, Date.now() + delay, message);
     logger.warn({ ...context, err: message, retryInMs: delay }, "sending failed; will retry");
+    return "retry";
   }
 }
 

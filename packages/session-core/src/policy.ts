@@ -51,6 +51,7 @@ export class BusyPolicy {
         if (state.active.phase === "running" && this.p.runs.steer(state.threadId, msg.text, caller)) {
           // Marked done when the turn that absorbed it commits; until then it is a queued record.
           state.active.steered.push(msg.inboxId);
+          state.active.span?.addEvent("message steered into the turn", { "agentsvc.inbox_id": msg.inboxId });
         } else if (full) await this.turns.busy(state, msg);
         else state.queue.push(msg); // nothing to splice into (suspended or just ended): its own turn
         return;

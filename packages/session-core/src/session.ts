@@ -36,6 +36,8 @@ import { gatewayThreadId, type QueuedMessage, Threads } from "./threads.js";
 import { Turns } from "./turns.js";
 import { Previews } from "./streaming.js";
 import { checkInbound, originOf } from "./inbound.js";
+import type { SessionObserver } from "./observer.js";
+import { inSpan, SpanKind, traceparentOf } from "./trace.js";
 import { BusyPolicy } from "./policy.js";
 import { interactionView } from "./interaction-view.js";
 import { Ownership } from "./ownership.js";
@@ -82,6 +84,8 @@ export interface GatewaySessionOptions {
   coordination?: Coordination;
   /** How often a shared session looks for work nobody took (lost announcements, dead instances). Default 1000 ms. */
   sweepMs?: number;
+  /** Told what happens, for metrics (the server's Prometheus series). */
+  observer?: SessionObserver;
 }
 
 export interface ThreadSnapshot {
@@ -197,6 +201,7 @@ export class GatewaySession {
       ...(coordination.shared ? { elsewhere: () => void coordination.publish({ kind: "outbox" }) } : {}),
       onCredentials: (gateway, error) =>
         this.credentialsRejected(gateway.name, error.envVar ?? "its credentials", error.message),
+      ...(options.observer ? { observer: options.observer } : {}),
     });
     this.#parts = {
       runs: options.runs,
@@ -453,6 +458,14 @@ export class GatewaySession {
     return logger;
   }
 
+  /** Messages waiting behind a running turn, per gateway (threads this instance holds). */
+  queueDepths(): Record<string, number> {
+    const depths: Record<string, number> = {};
+    for (const state of this.#parts.threads.all())
+      depths[state.gateway] = (depths[state.gateway] ?? 0) + state.queue.length;
+    return depths;
+  }
+
   snapshot(gateway: string, thread: string): ThreadSnapshot {
     const state = this.#parts.threads.peek(gateway, thread);
     if (!state) return { running: false, queued: 0, steered: 0 };
@@ -496,13 +509,26 @@ export class GatewaySession {
     }
     checkInbound(inbound);
     const origin = originOf(inbound, gateway.name);
-    const result = await this.#options.store.inbox.accept({
-      gateway: gateway.name,
-      dedupKey: inbound.dedupKey,
-      thread: inbound.thread,
-      text: inbound.text,
-      origin,
-    });
+    const attributes = { "agentsvc.gateway": gateway.name, "agentsvc.gateway.type": gateway.type };
+    // The record keeps the inbound span's trace context: the turn and the reply continue its trace.
+    const result = await inSpan(
+      `gateway.inbound ${gateway.name}`,
+      { kind: SpanKind.CONSUMER, attributes },
+      async (span) => {
+        const traceparent = traceparentOf(span);
+        if (traceparent) origin.traceparent = traceparent;
+        const accepted = await this.#options.store.inbox.accept({
+          gateway: gateway.name,
+          dedupKey: inbound.dedupKey,
+          thread: inbound.thread,
+          text: inbound.text,
+          origin,
+        });
+        span.setAttribute("agentsvc.inbound.outcome", accepted.accepted ? "accepted" : "duplicate");
+        return accepted;
+      },
+    );
+    this.#options.observer?.onInbound?.(gateway.name, result.accepted ? "accepted" : "duplicate");
     if (!result.accepted) return result;
     fault("after-record");
     const msg: QueuedMessage = { inboxId: result.id, text: inbound.text, origin };

@@ -1,5 +1,6 @@
 // Per-thread state of the session and the lock that serialises every change to one thread.
 import type { RunOrigin } from "@agentsvc/agent-core";
+import type { Span } from "@opentelemetry/api";
 
 export interface QueuedMessage {
   inboxId: number;
@@ -17,6 +18,10 @@ export interface ActiveTurn {
   steered: number[];
   /** True once the turn's end (inbox done + reply queued) is committed. */
   committed: boolean;
+  /** The turn's span (tracing), ended when the run ends or suspends. */
+  span?: Span;
+  /** Its W3C traceparent, written with the reply's outbox rows. */
+  traceparent?: string;
 }
 
 export interface ThreadState {

@@ -6,6 +6,10 @@ import { failureText, textPieces } from "./replies.js";
 import { DEFAULT_STREAM_INTERVAL_MS, draftKey } from "./streaming.js";
 import type { InboxDoneStatus } from "./store.js";
 import type { ActiveTurn, QueuedMessage, ThreadState } from "./threads.js";
+import { contextOf, failed, startSpan, traced, traceparentOf, withSpan } from "./trace.js";
+
+/** How the busy policy let a message's turn start: at once, after waiting in the queue, or refused (busy). */
+type PolicyOutcome = "started" | "queued" | "rejected";
 
 export class Turns {
   constructor(
@@ -14,19 +18,24 @@ export class Turns {
   ) {}
 
   /** Starts a turn for `msg` on an idle thread (inside the thread's lock). */
-  async start(state: ThreadState, msg: QueuedMessage): Promise<void> {
+  async start(state: ThreadState, msg: QueuedMessage, policy: PolicyOutcome = "started"): Promise<void> {
     if (this.p.stopping()) {
       state.queue.unshift(msg);
       return;
     }
     if (!msg.running) await this.p.store.inbox.markRunning(msg.inboxId);
     this.p.logger.debug({ threadId: state.threadId, inboxId: msg.inboxId }, "turn starts");
+    // The turn continues the trace of its inbound message (also after a restart).
+    const span = this.#span(state, msg, policy);
+    const traceparent = traceparentOf(span);
     const active: ActiveTurn = {
       inboxId: msg.inboxId,
       phase: "running",
       origin: msg.origin,
       steered: [],
       committed: false,
+      span,
+      ...(traceparent ? { traceparent } : {}),
     };
     state.active = active;
     const gateway = this.p.registry.get(state.gateway);
@@ -37,8 +46,11 @@ export class Turns {
     }
     let handle: RunHandle;
     try {
-      handle = await this.#startRun(state, msg, active);
+      // Model and tool calls are children of the turn's span.
+      handle = await withSpan(span, () => this.#startRun(state, msg, active));
     } catch (err) {
+      failed(span, err);
+      span.end();
       this.p.logger.error({ err, threadId: state.threadId }, "could not start a turn");
       await this.#commitFallback(state, active, failureText(err));
       // The failure reply was queued with the record: send it now, not when something else wakes the outbox.
@@ -94,22 +106,36 @@ export class Turns {
     state.active = undefined;
     state.pendingRequestId = undefined;
     const next = state.queue.shift();
-    if (next) await this.start(state, next);
+    if (next) await this.start(state, next, "queued");
   }
 
   /** The busy reply of `reject` (and of a full queue): recorded as rejected with its reply, together. */
   async busy(state: ThreadState, msg: QueuedMessage): Promise<void> {
     const gateway = this.p.registry.get(state.gateway);
+    const span = this.#span(state, msg, "rejected");
+    span.end();
     await this.p.store.transaction(async () => {
       await this.p.store.inbox.markDone(msg.inboxId, "rejected");
       if (gateway) {
         const key = `${gateway.name}:in${msg.inboxId}:busy`;
-        await this.p.store.outbox.enqueue(
-          textPieces(gateway, state.thread, this.busyReply, key, msg.origin.meta),
-        );
+        const pieces = textPieces(gateway, state.thread, this.busyReply, key, msg.origin.meta);
+        await this.p.store.outbox.enqueue(traced(pieces, traceparentOf(span)));
       }
     });
     this.p.sender.wake();
+  }
+
+  #span(state: ThreadState, msg: QueuedMessage, policy: PolicyOutcome) {
+    return startSpan(
+      `turn ${state.gateway}`,
+      {
+        "agentsvc.gateway": state.gateway,
+        "agentsvc.thread": state.thread,
+        "agentsvc.inbox_id": msg.inboxId,
+        "agentsvc.policy.outcome": policy,
+      },
+      contextOf(msg.origin.traceparent),
+    );
   }
 
   async #startRun(state: ThreadState, msg: QueuedMessage, active: ActiveTurn): Promise<RunHandle> {
@@ -141,6 +167,9 @@ export class Turns {
       return;
     }
     const gateway = this.p.registry.get(state.gateway);
+    active.span?.setAttribute("agentsvc.turn.outcome", result.status);
+    if (result.status === "failed" && active.span) failed(active.span, result.error?.message ?? "failed");
+    active.span?.end();
     if (result.status === "suspended") {
       active.phase = "suspended";
       if (gateway) await this.p.previews.stop(gateway, draftKey(active.inboxId));
@@ -177,7 +206,10 @@ export class Turns {
       if (gateway && cutShort) rest = await this.p.previews.cutShort(gateway, active.inboxId, text);
       if (gateway && rest) {
         const key = `${gateway.name}:in${active.inboxId}`;
-        const pieces = textPieces(gateway, state.thread, rest, key, active.origin.meta);
+        const pieces = traced(
+          textPieces(gateway, state.thread, rest, key, active.origin.meta),
+          active.traceparent ?? active.origin.traceparent,
+        );
         // A streamed reply's first piece finishes its draft (when the stream made one).
         const first = pieces[0];
         if (first && gateway.finishDraft)
