@@ -219,7 +219,9 @@ describe("GET /metrics", () => {
     const dead = { gateway: "hook", outcome: "dead" };
     await eventually(
       async () =>
-        value(await scrape(), "agentsvc_outbox_sends_total", dead) - value(before, "agentsvc_outbox_sends_total", dead) === 2,
+        value(await scrape(), "agentsvc_outbox_sends_total", dead) -
+          value(before, "agentsvc_outbox_sends_total", dead) ===
+        2,
       "both replies refused and dead-lettered",
     );
     const after = await scrape();

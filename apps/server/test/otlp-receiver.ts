@@ -25,17 +25,17 @@ type AnyValue = {
 };
 type KeyValue = { key: string; value: AnyValue };
 
-function valueOf(v: AnyValue): unknown {
+function decodeValue(v: AnyValue): unknown {
   if (v.stringValue !== undefined) return v.stringValue;
   if (v.intValue !== undefined) return Number(v.intValue);
   if (v.doubleValue !== undefined) return v.doubleValue;
   if (v.boolValue !== undefined) return v.boolValue;
-  if (v.arrayValue) return (v.arrayValue.values ?? []).map(valueOf);
+  if (v.arrayValue) return (v.arrayValue.values ?? []).map(decodeValue);
   return undefined;
 }
 
 const attrs = (list: KeyValue[] | undefined) =>
-  Object.fromEntries((list ?? []).map((kv) => [kv.key, valueOf(kv.value)]));
+  Object.fromEntries((list ?? []).map((kv) => [kv.key, decodeValue(kv.value)]));
 
 export class OtlpReceiver {
   readonly spans: ReceivedSpan[] = [];

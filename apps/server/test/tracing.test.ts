@@ -22,13 +22,21 @@ const root = mkdtempSync(join(tmpdir(), "agentsvc-otel-"));
 const serverModules = resolve(import.meta.dirname, "../node_modules/@agentsvc");
 const modules = join(root, "node_modules", "@agentsvc");
 mkdirSync(modules, { recursive: true });
-for (const name of readdirSync(serverModules)) symlinkSync(join(serverModules, name), join(modules, name), "dir");
-symlinkSync(resolve(import.meta.dirname, "../../../packages/gateway-telegram"), join(modules, "gateway-telegram"), "dir");
+for (const name of readdirSync(serverModules))
+  symlinkSync(join(serverModules, name), join(modules, name), "dir");
+symlinkSync(
+  resolve(import.meta.dirname, "../../../packages/gateway-telegram"),
+  join(modules, "gateway-telegram"),
+  "dir",
+);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 function one(spans: ReceivedSpan[], name: string): ReceivedSpan {
   const found = spans.filter((s) => s.name === name);
-  expect(found.map((s) => s.name), `exactly one span "${name}"`).toEqual([name]);
+  expect(
+    found.map((s) => s.name),
+    `exactly one span "${name}"`,
+  ).toEqual([name]);
   return found[0] as ReceivedSpan;
 }
 
@@ -72,14 +80,19 @@ describe("traces over OTLP/HTTP (server child process, SIGKILL between the turn'
       const inbound = one(receiver.spans, "gateway.inbound telegram");
       const trace = receiver.spans.filter((s) => s.traceId === inbound.traceId);
       // Every span of this message is in its trace, and the trace holds nothing else.
-      expect(receiver.spans.filter((s) => s.name !== "GET /health" && s.traceId !== inbound.traceId)).toEqual([]);
+      expect(receiver.spans.filter((s) => s.name !== "GET /health" && s.traceId !== inbound.traceId)).toEqual(
+        [],
+      );
       const turn = one(trace, "turn telegram");
       const agent = one(trace, "invoke_agent root");
       const tool = one(trace, "execute_tool lookup");
       const models = trace.filter((s) => s.name.startsWith("chat "));
       const sends = trace.filter((s) => s.name === "send telegram");
       expect(inbound.parentSpanId).toBe("");
-      expect(inbound.attributes).toMatchObject({ "agentsvc.gateway": "telegram", "agentsvc.inbound.outcome": "accepted" });
+      expect(inbound.attributes).toMatchObject({
+        "agentsvc.gateway": "telegram",
+        "agentsvc.inbound.outcome": "accepted",
+      });
       expect(turn.parentSpanId).toBe(inbound.spanId);
       expect(turn.attributes).toMatchObject({
         "agentsvc.gateway": "telegram",
@@ -88,12 +101,18 @@ describe("traces over OTLP/HTTP (server child process, SIGKILL between the turn'
         "agentsvc.turn.outcome": "completed",
       });
       expect(agent.parentSpanId).toBe(turn.spanId);
-      expect(agent.attributes).toMatchObject({ "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "root" });
+      expect(agent.attributes).toMatchObject({
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.agent.name": "root",
+      });
       // Two model calls (the tool call, then the answer), as the GenAI conventions name them.
       expect(models).toHaveLength(2);
       for (const m of models) {
         expect(m.parentSpanId).toBe(agent.spanId);
-        expect(m.attributes).toMatchObject({ "gen_ai.operation.name": "chat", "gen_ai.provider.name": "demo" });
+        expect(m.attributes).toMatchObject({
+          "gen_ai.operation.name": "chat",
+          "gen_ai.provider.name": "demo",
+        });
         expect(m.name).toBe(`chat ${String(m.attributes["gen_ai.request.model"])}`);
         // Content is opt-in (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT was not set).
         expect(m.attributes["gen_ai.input.messages"]).toBeUndefined();
@@ -103,10 +122,14 @@ describe("traces over OTLP/HTTP (server child process, SIGKILL between the turn'
         ["tool-calls"],
       ]);
       expect(tool.parentSpanId).toBe(agent.spanId);
-      expect(tool.attributes).toMatchObject({ "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "lookup" });
+      expect(tool.attributes).toMatchObject({
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "lookup",
+      });
       // The refused attempt (before the kill) and the delivered one (after the restart), both children of the turn.
       const [refused, delivered] = [...sends].sort(
-        (a, b) => Number(a.attributes["agentsvc.outbox.attempt"]) - Number(b.attributes["agentsvc.outbox.attempt"]),
+        (a, b) =>
+          Number(a.attributes["agentsvc.outbox.attempt"]) - Number(b.attributes["agentsvc.outbox.attempt"]),
       );
       expect(sends.map((s) => s.parentSpanId)).toEqual([turn.spanId, turn.spanId]);
       expect(refused?.attributes).toMatchObject({
@@ -115,7 +138,10 @@ describe("traces over OTLP/HTTP (server child process, SIGKILL between the turn'
         "http.response.status_code": 429,
         "agentsvc.send.retry_after_ms": 3000,
       });
-      expect(delivered?.attributes).toMatchObject({ "agentsvc.outbox.attempt": 2, "agentsvc.outbox.outcome": "sent" });
+      expect(delivered?.attributes).toMatchObject({
+        "agentsvc.outbox.attempt": 2,
+        "agentsvc.outbox.outcome": "sent",
+      });
       // The standard environment reaches the SDK: the service name and the exporter's headers.
       expect(new Set(receiver.spans.map((s) => s.service))).toEqual(new Set(["agentsvc-otel-test"]));
       expect(receiver.headers.every((h) => h["x-tenant"] === "otel-test")).toBe(true);

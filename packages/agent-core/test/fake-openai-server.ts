@@ -7,6 +7,11 @@ export interface FakeReply {
   finishReason?: string;
   /** Pause between deltas (lets a test cancel mid-stream). */
   delayMs?: number;
+  /**
+   * Token counts sent as OpenAI does with `stream_options.include_usage`: one last chunk with empty
+   * `choices` and `usage` before [DONE] (https://platform.openai.com/docs/api-reference/chat/streaming).
+   */
+  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
 }
 
 export interface FakeOpenAI {
@@ -63,6 +68,10 @@ export async function startFakeOpenAI(replies: FakeReply[]): Promise<FakeOpenAI>
       send(delta, null);
     }
     send({}, reply.finishReason ?? "stop");
+    if (reply.usage)
+      res.write(
+        `data: ${JSON.stringify({ id: "chatcmpl-fake", object: "chat.completion.chunk", created: 1, model: "fake-model", choices: [], usage: reply.usage })}\n\n`,
+      );
     res.end("data: [DONE]\n\n");
   };
 

@@ -1,0 +1,124 @@
+// The run's spans as the GenAI semantic conventions name them, read from the trace SDK's in-memory
+// exporter: a model call against a local Chat Completions server (its token counts), tool calls
+// (a failure, an approval wait) and the opt-in message content.
+import { context, trace } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
+import * as v from "valibot";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type AnyTool, defineAgent, defineTool, RunManager, WindowMemory } from "../src/index.js";
+import { type FakeOpenAI, type FakeReply, startFakeOpenAI } from "./fake-openai-server.js";
+import { collect } from "./helpers.js";
+
+const exporter = new InMemorySpanExporter();
+const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+const user = { userId: "u1", conversationId: "c1" };
+let server: FakeOpenAI | undefined;
+
+beforeAll(() => {
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  trace.setGlobalTracerProvider(provider);
+});
+afterAll(async () => {
+  await provider.shutdown();
+  trace.disable();
+  context.disable();
+});
+afterEach(async () => {
+  exporter.reset();
+  delete process.env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT;
+  await server?.close();
+  server = undefined;
+});
+
+async function runOnce(replies: FakeReply[], tools: AnyTool[] = []) {
+  server = await startFakeOpenAI(replies);
+  const agent = defineAgent({
+    name: "tracer",
+    model: { provider: "openai-compatible", model: "fake-model", baseURL: server.baseURL },
+    tools,
+  });
+  const runs = new RunManager({ agent, memory: new WindowMemory() });
+  await collect(runs.start({ input: "what is the weather in Porto?", ...user }));
+  return exporter.getFinishedSpans();
+}
+
+const named = (spans: ReturnType<InMemorySpanExporter["getFinishedSpans"]>, name: string) =>
+  spans.filter((s) => s.name === name);
+
+describe("GenAI spans of a run", () => {
+  it("a model call is `chat <model>` with the provider, finish reason and the token counts the server reported, and no content by default", async () => {
+    const spans = await runOnce([
+      {
+        deltas: [{ content: "Sunny." }],
+        usage: { prompt_tokens: 21, completion_tokens: 3, total_tokens: 24 },
+      },
+    ]);
+    const [chat] = named(spans, "chat fake-model");
+    const [agent] = named(spans, "invoke_agent tracer");
+    expect(chat?.attributes).toMatchObject({
+      "gen_ai.operation.name": "chat",
+      "gen_ai.provider.name": "openai-compatible",
+      "gen_ai.request.model": "fake-model",
+      "gen_ai.response.finish_reasons": ["stop"],
+      "gen_ai.usage.input_tokens": 21,
+      "gen_ai.usage.output_tokens": 3,
+    });
+    expect(chat?.attributes["gen_ai.input.messages"]).toBeUndefined();
+    expect(chat?.attributes["gen_ai.output.messages"]).toBeUndefined();
+    expect(chat?.parentSpanContext?.spanId).toBe(agent?.spanContext().spanId);
+    expect(agent?.attributes).toMatchObject({
+      "gen_ai.operation.name": "invoke_agent",
+      "gen_ai.agent.name": "tracer",
+    });
+  });
+
+  it("records the prompt and the reply only with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true", async () => {
+    process.env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT = "true";
+    const [chat] = named(await runOnce([{ deltas: [{ content: "Sunny." }] }]), "chat fake-model");
+    expect(String(chat?.attributes["gen_ai.input.messages"])).toContain("what is the weather in Porto?");
+    expect(String(chat?.attributes["gen_ai.output.messages"])).toContain("Sunny.");
+  });
+
+  it("a tool that throws gives an `execute_tool <name>` span marked failed with error.type; an approval-gated call records its wait as an event", async () => {
+    const call = (name: string, id: string) => ({
+      tool_calls: [{ index: 0, id, type: "function", function: { name, arguments: '{"city":"Porto"}' } }],
+    });
+    const tools = [
+      defineTool({
+        name: "flaky",
+        description: "Fails.",
+        input: v.object({ city: v.string() }),
+        execute: () => {
+          throw new Error("upstream down");
+        },
+      }),
+      defineTool({
+        name: "book",
+        description: "Books a table (needs approval).",
+        input: v.object({ city: v.string() }),
+        needsApproval: true,
+        execute: () => "booked",
+      }),
+    ];
+    const spans = await runOnce(
+      [
+        { deltas: [call("flaky", "call_1")], finishReason: "tool_calls" },
+        { deltas: [call("book", "call_2")], finishReason: "tool_calls" },
+      ],
+      tools,
+    );
+    const [flaky] = named(spans, "execute_tool flaky");
+    expect(flaky?.attributes).toMatchObject({
+      "gen_ai.operation.name": "execute_tool",
+      "gen_ai.tool.name": "flaky",
+      "gen_ai.tool.call.id": "call_1",
+      "error.type": "tool_error",
+    });
+    expect(flaky?.status.code).toBe(2); // SpanStatusCode.ERROR
+    const [book] = named(spans, "execute_tool book");
+    expect(book?.events.map((e) => e.name)).toEqual(["approval requested"]);
+    expect(book?.attributes["agentsvc.tool.outcome"]).toBe("awaiting_approval");
+    expect(named(spans, "invoke_agent tracer")[0]?.attributes["agentsvc.run.outcome"]).toBe("suspended");
+  });
+});
