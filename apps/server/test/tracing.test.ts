@@ -3,12 +3,10 @@
 // The first send is refused (429, retry_after 3) and the server is killed with SIGKILL before the
 // retry; after the restart the reply's send is still in the message's trace (the outbox row keeps
 // the turn's traceparent).
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-// testkit depends on the server, so the server reaches the fake by path (no package cycle; built by `pnpm build`).
-import { TelegramFake } from "../../../packages/testkit/dist/telegram/index.js";
-import { eventually } from "../../../packages/testkit/dist/wait.js";
+import { eventually, TelegramFake } from "@agentsvc/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort, ServerProcess } from "./crash-driver.js";
 import { OtlpReceiver, type ReceivedSpan } from "./otlp-receiver.js";
@@ -24,11 +22,13 @@ const modules = join(root, "node_modules", "@agentsvc");
 mkdirSync(modules, { recursive: true });
 for (const name of readdirSync(serverModules))
   symlinkSync(join(serverModules, name), join(modules, name), "dir");
-symlinkSync(
-  resolve(import.meta.dirname, "../../../packages/gateway-telegram"),
-  join(modules, "gateway-telegram"),
-  "dir",
-);
+// Linked only when the server's own devDependencies did not bring it already.
+if (!existsSync(join(modules, "gateway-telegram")))
+  symlinkSync(
+    resolve(import.meta.dirname, "../../../packages/gateway-telegram"),
+    join(modules, "gateway-telegram"),
+    "dir",
+  );
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 function one(spans: ReceivedSpan[], name: string): ReceivedSpan {
