@@ -30,14 +30,12 @@ export async function createMessage(
   if (target.messagingServiceSid) form.set("MessagingServiceSid", target.messagingServiceSid);
   else form.set("From", target.from);
   const base = target.apiBaseUrl.replace(/\/$/, "");
-  const failure = (facts: FailureFacts, cause?: unknown) =>
-    sendFailure(facts, {
-      platform: "twilio",
-      call: "Messages call",
-      envVar: target.authTokenEnvVar,
-      platformRule: twilioRule,
-      ...(cause !== undefined ? { cause } : {}),
-    });
+  const call = {
+    platform: "twilio",
+    call: "Messages call",
+    envVar: target.authTokenEnvVar,
+    platformRule: twilioRule,
+  };
   let res: Response;
   try {
     res = await fetch(`${base}/2010-04-01/Accounts/${encodeURIComponent(target.accountSid)}/Messages.json`, {
@@ -51,7 +49,7 @@ export async function createMessage(
     });
   } catch (err) {
     if (signal?.aborted) throw err;
-    throw failure({ network: true, detail: String(err) }, err);
+    throw sendFailure({ network: true, detail: String(err) }, { ...call, cause: err });
   }
   const text = await res.text();
   let answer: { sid?: string; code?: number; message?: string } = {};
@@ -61,11 +59,16 @@ export async function createMessage(
     // A proxy's HTML page: classified by status alone.
   }
   if (!res.ok)
-    throw failure({
-      status: res.status,
-      retryAfter: res.headers.get("retry-after"),
-      ...(answer.code !== undefined ? { code: answer.code } : {}),
-      detail: answer.message ?? text.slice(0, 300),
-    });
+    throw sendFailure(
+      {
+        status: res.status,
+        retryAfter: res.headers.get("retry-after"),
+        // Stryker disable next-line ConditionalExpression: an absent code and `code: undefined` classify alike
+        ...(answer.code !== undefined ? { code: answer.code } : {}),
+        // The failure keeps the first 300 characters.
+        detail: answer.message ?? text,
+      },
+      call,
+    );
   return answer.sid;
 }

@@ -41,9 +41,10 @@ export async function verifyDelivery(
   if (sid !== undefined && !MESSAGE_SID.test(sid)) return { ok: false, reason: "malformed_message_sid" };
   // Twilio retrying a request sends the same parameters: the same fingerprint passes again.
   const fingerprint = createHash("sha256")
-    .update(JSON.stringify([...params].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))))
+    .update(JSON.stringify(params.map((pair) => JSON.stringify(pair)).sort()))
     .digest("hex");
-  const claim = await context.claimOnce(`signature:${header?.trim() ?? ""}`, fingerprint, SIGNATURE_CLAIM_MS);
+  // The header is there (the signature was verified); Node's parser already trimmed it.
+  const claim = await context.claimOnce(`signature:${header}`, fingerprint, SIGNATURE_CLAIM_MS);
   if (!claim.claimed && claim.value !== fingerprint) return { ok: false, reason: "replayed_signature" };
   return { ok: true };
 }
@@ -82,7 +83,8 @@ export function parseDelivery(
   const from = form.get("From");
   if (!from) return { ignore: `message ${sid} without From` };
   // The bot never answers itself (a loop through another service or a forwarding rule).
-  if (own.number !== "" && from === own.number) return { ignore: `message ${sid} from the bot's own number` };
+  // (`from` is never empty here, so an unset own number, with a Messaging Service, matches nothing.)
+  if (from === own.number) return { ignore: `message ${sid} from the bot's own number` };
   // Advanced Opt-Out marks STOP / START / HELP keywords; Twilio has already answered them.
   const optOutType = form.get("OptOutType");
   if (optOutType) return { kind: "opt-out", sid, from, optOutType };

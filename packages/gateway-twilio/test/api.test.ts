@@ -2,13 +2,45 @@
 // a credentials failure naming the Auth Token variable; 429 waits and retries; a bad number is permanent.
 import { classifyFailure, isGatewaySendError } from "@agentsvc/session-core";
 import { FakeTwilio } from "@agentsvc/testkit";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMessage, twilioRule } from "../src/api.js";
 
 let fake: FakeTwilio | undefined;
+let server: Server | undefined;
 afterEach(async () => {
   await fake?.close();
+  server?.closeAllConnections();
+  await new Promise((r) => (server ? server.close(r) : r(undefined)));
+  server = undefined;
 });
+
+const accountSid = "AC0123456789abcdef0123456789abcdef";
+const targetAt = (apiBaseUrl: string) => ({
+  apiBaseUrl,
+  accountSid,
+  authToken: "token",
+  from: "+15005550006",
+  authTokenEnvVar: "TWILIO_AUTH_TOKEN",
+});
+
+/** A stand-in for api.twilio.com on 127.0.0.1 answering with `answer`; what it was asked is kept. */
+async function standIn(answer: (req: IncomingMessage, res: ServerResponse) => void) {
+  const seen: { url: string; contentType: string | undefined; body: string }[] = [];
+  server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => {
+      body += c;
+    });
+    req.on("end", () => {
+      seen.push({ url: req.url ?? "", contentType: req.headers["content-type"], body });
+      answer(req, res);
+    });
+  });
+  await new Promise<void>((r) => server?.listen(0, "127.0.0.1", r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+}
 
 describe("twilio failures", () => {
   it("a rejected Auth Token (20003) is a credentials failure naming the variable", async () => {
@@ -25,6 +57,68 @@ describe("twilio failures", () => {
     expect(isGatewaySendError(err)).toBe(true);
     expect(err).toMatchObject({ credentials: true, permanent: false, envVar: "TWILIO_AUTH_TOKEN" });
     expect(String((err as Error).message)).toMatch(/TWILIO_AUTH_TOKEN.*code 20003/);
+  });
+
+  it("posts a form to the account's Messages resource, with or without a trailing slash on the base URL", async () => {
+    // https://www.twilio.com/docs/messaging/api/message-resource#create-a-message-resource
+    const api = await standIn((_req, res) => {
+      res.writeHead(201, { "content-type": "application/json" });
+      res.end(JSON.stringify({ sid: "SM0123456789abcdef0123456789abcdef" }));
+    });
+    for (const base of [api.url, `${api.url}/`])
+      expect(await createMessage(targetAt(base), "+15550001111", "hi")).toBe(
+        "SM0123456789abcdef0123456789abcdef",
+      );
+    for (const asked of api.seen) {
+      expect(asked.url).toBe(`/2010-04-01/Accounts/${accountSid}/Messages.json`);
+      expect(asked.contentType).toBe("application/x-www-form-urlencoded");
+      expect(Object.fromEntries(new URLSearchParams(asked.body))).toEqual({
+        To: "+15550001111",
+        Body: "hi",
+        From: "+15005550006",
+      });
+    }
+  });
+
+  it("an unreachable API is a network failure to retry, carrying its cause", async () => {
+    const api = await standIn(() => {});
+    const closed = api.url;
+    server?.close();
+    server = undefined;
+    const err = await createMessage(targetAt(closed), "+15550001111", "hi").catch((e: unknown) => e);
+    expect(isGatewaySendError(err)).toBe(true);
+    expect(err).toMatchObject({ permanent: false, credentials: false });
+    expect((err as Error).message).toMatch(/^twilio: Messages call failed \(network\)/);
+    expect((err as Error).cause).toBeDefined();
+  });
+
+  it("a stop aborts a call in flight: the abort, not a failure to retry", async () => {
+    const api = await standIn(() => {}); // never answers
+    const abort = new AbortController();
+    const call = createMessage(targetAt(api.url), "+15550001111", "hi", abort.signal).catch(
+      (e: unknown) => e,
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    abort.abort();
+    const err = await call;
+    expect(isGatewaySendError(err)).toBe(false);
+    expect((err as Error).name).toBe("AbortError");
+  });
+
+  it("names Twilio's message when it gives one, else the start of the page the proxy answered", async () => {
+    let reply: [number, string] = [400, ""];
+    const api = await standIn((_req, res) => {
+      res.writeHead(reply[0]);
+      res.end(reply[1]);
+    });
+    reply = [400, JSON.stringify({ code: 21211, message: "The 'To' number is not a valid phone number." })];
+    const bad = await createMessage(targetAt(api.url), "+1", "hi").catch((e: unknown) => e);
+    expect(bad).toMatchObject({ permanent: true });
+    expect((bad as Error).message).toContain("The 'To' number is not a valid phone number.");
+    reply = [502, `<html>Bad gateway${"!".repeat(400)}</html>`];
+    const page = await createMessage(targetAt(api.url), "+15550001111", "hi").catch((e: unknown) => e);
+    expect(page).toMatchObject({ status: 502, permanent: false });
+    expect((page as Error).message).toContain("(<html>Bad gateway!!!");
   });
 
   it("20003 is credentials whatever the status; 21211 (bad number) is permanent; 429 retries", () => {

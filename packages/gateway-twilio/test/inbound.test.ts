@@ -64,6 +64,33 @@ describe("twilio inbound", () => {
     ).toBe(true);
   });
 
+  it("logs why a voice call, a media-only message and a form without From start no turn", async () => {
+    await boot();
+    const voice: [string, string][] = [
+      ["CallSid", "CA0123456789abcdef0123456789abcdef"],
+      ["AccountSid", SECRETS.TW_TEST_ACCOUNT_SID],
+      ["From", user],
+      ["To", SECRETS.TW_TEST_FROM],
+      ["CallStatus", "ringing"],
+    ];
+    expect((await world.fake.deliver(voice)).status).toBe(200);
+    expect((await world.fake.deliverSms({ from: user, body: "", extra: { NumMedia: "2" } })).status).toBe(
+      200,
+    );
+    const noFrom = world.fake.smsParams({ from: user, body: "who am I" }).filter(([k]) => k !== "From");
+    expect((await world.fake.deliver(noFrom)).status).toBe(200);
+    await rig.session.idle(2_000);
+    expect(await rig.userMessages(user)).toEqual([]);
+    const reasons = logs
+      .lines()
+      .filter((l) => l.msg === "webhook payload ignored")
+      .map((l) => String(l.reason));
+    expect(reasons).toHaveLength(3);
+    expect(reasons[0]).toContain("CallSid CA0123456789abcdef0123456789abcdef");
+    expect(reasons[1]).toContain("(NumMedia 2;");
+    expect(reasons[2]).toMatch(/^message SM[0-9a-f]{32} without From$/);
+  });
+
   it("starts no turn for a message whose Body is only whitespace", async () => {
     await boot();
     for (const body of [" ", "  \n\t "])
