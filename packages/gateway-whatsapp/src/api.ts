@@ -13,13 +13,13 @@ export interface GraphTarget {
 }
 
 /** Throughput and rate-limit codes Graph answers with a 4xx body: wait, then retry. */
-const THROTTLE_CODES = new Set([4, 80007, 130429, 131056]);
+const THROTTLE_CODES = new Set<FailureFacts["code"]>([4, 80007, 130429, 131056]);
 /** 190: the access token expired, was revoked or is malformed. */
 const TOKEN_INVALID = 190;
 
 export const graphRule: PlatformRule = (facts: FailureFacts) => {
   if (facts.code === TOKEN_INVALID) return { kind: "credentials" };
-  if (typeof facts.code === "number" && THROTTLE_CODES.has(facts.code))
+  if (THROTTLE_CODES.has(facts.code))
     // Graph sends no Retry-After with these: wait a second rather than the first backoff step.
     return { kind: "retry", ...(facts.retryAfter ? {} : { retryAfterMs: 1_000 }) };
   return undefined;
@@ -31,14 +31,12 @@ export async function postMessage(
   signal?: AbortSignal,
 ): Promise<string | undefined> {
   const url = `${target.apiBaseUrl.replace(/\/$/, "")}/${target.apiVersion}/${encodeURIComponent(target.phoneNumberId)}/messages`;
-  const failure = (facts: FailureFacts, cause?: unknown) =>
-    sendFailure(facts, {
-      platform: "whatsapp",
-      call: "messages call",
-      envVar: target.accessTokenEnvVar,
-      platformRule: graphRule,
-      ...(cause !== undefined ? { cause } : {}),
-    });
+  const call = {
+    platform: "whatsapp",
+    call: "messages call",
+    envVar: target.accessTokenEnvVar,
+    platformRule: graphRule,
+  };
   let res: Response;
   try {
     res = await fetch(url, {
@@ -49,7 +47,7 @@ export async function postMessage(
     });
   } catch (err) {
     if (signal?.aborted) throw err;
-    throw failure({ network: true, detail: String(err) }, err);
+    throw sendFailure({ network: true, detail: String(err) }, { ...call, cause: err });
   }
   const text = await res.text();
   let body: { messages?: { id?: string }[]; error?: { code?: number; message?: string } } = {};
@@ -60,12 +58,17 @@ export async function postMessage(
   }
   if (!res.ok) {
     const code = body.error?.code;
-    throw failure({
-      status: res.status,
-      retryAfter: res.headers.get("retry-after"),
-      ...(code !== undefined ? { code } : {}),
-      detail: body.error?.message ?? text.slice(0, 300),
-    });
+    throw sendFailure(
+      {
+        status: res.status,
+        retryAfter: res.headers.get("retry-after"),
+        // Stryker disable next-line ConditionalExpression: an absent code and `code: undefined` classify alike
+        ...(code !== undefined ? { code } : {}),
+        // The failure keeps the first 300 characters.
+        detail: body.error?.message ?? text,
+      },
+      call,
+    );
   }
   return body.messages?.[0]?.id;
 }

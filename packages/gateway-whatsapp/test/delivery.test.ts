@@ -1,7 +1,7 @@
 // Who is answered and how, and what happens when Meta reports a reply failed: users known only by
 // their business-scoped user id, `failed` statuses (131047 outside the 24-hour window, 131026,
 // 130429), old signed messages, and the subscription handshake without a verify token.
-import type { GatewayContext } from "@agentsvc/session-core";
+import type { GatewayContext, Inbound } from "@agentsvc/session-core";
 import { WHATSAPP_STATUS_ERRORS as ERRORS } from "@agentsvc/testkit";
 import { captureLogs, eventually, type SessionRig, startSessionRig } from "@agentsvc/testkit/session";
 import { afterEach, describe, expect, it } from "vitest";
@@ -16,15 +16,24 @@ let rig: SessionRig;
 let logs: ReturnType<typeof captureLogs>;
 
 let context: GatewayContext | undefined;
+/** What the gateway handed the session, in order. */
+let delivered: Inbound[] = [];
 
 async function boot(options: Partial<WhatsappGatewayOptions> = {}, env?: Record<string, string | undefined>) {
   world = await whatsappWorld();
   logs = captureLogs();
   const gateway = world.build(options);
   const start = gateway.start.bind(gateway);
+  delivered = [];
   gateway.start = (ctx) => {
     context = ctx;
-    return start(ctx);
+    return start({
+      ...ctx,
+      deliver: async (inbound) => {
+        delivered.push(inbound);
+        return ctx.deliver(inbound);
+      },
+    });
   };
   rig = await startSessionRig(gateway, { logger: logs.logger, ...(env ? { env } : {}) });
 }
@@ -186,6 +195,116 @@ describe("whatsapp notifications not for this phone number", () => {
             l.msg === "webhook event ignored" && /not a whatsapp_business_account/.test(String(l.reason)),
         ),
     ).toBe(true);
+  });
+});
+
+describe("whatsapp messages with awkward shapes", () => {
+  const at = () => String(Math.floor(Date.now() / 1000));
+  const refusals = () =>
+    logs
+      .lines()
+      .filter((l) => l.msg === "webhook request refused: not verified")
+      .map((l) => l.reason);
+
+  it("skips messages without a sender, without a timestamp, or with a text body that is not a string", async () => {
+    await boot();
+    const messages = [
+      { id: "wamid.nofrom1", timestamp: at(), type: "text", text: { body: "who?" } },
+      { from: user, id: "wamid.notime1", type: "text", text: { body: "when?" } },
+      { from: user, id: "wamid.numbody1", timestamp: at(), type: "text", text: { body: 42 } },
+    ];
+    expect((await world.fake.deliver(world.fake.notification(user, messages))).status).toBe(200);
+    await rig.session.idle(2_000);
+    expect(delivered).toEqual([]);
+    const reasons = logs.lines().map((l) => String(l.reason ?? ""));
+    for (const why of ["message without id or sender", "message without timestamp", "empty text"])
+      expect(reasons).toContain(why);
+  });
+
+  it("reads past list items that are not objects (an entry, a change, a message given as null)", async () => {
+    await boot();
+    const payload = world.fake.notification(user, [
+      null as unknown as Record<string, unknown>,
+      { from: user, id: "wamid.afternull1", timestamp: at(), type: "text", text: { body: "still here" } },
+    ]);
+    (payload.entry as unknown[]).unshift(null);
+    ((payload.entry as { changes: unknown[] }[])[1]?.changes ?? []).unshift(null);
+    expect((await world.fake.deliver(payload)).status).toBe(200);
+    expect((await world.fake.deliver("null")).status).toBe(200);
+    await rig.session.idle(5_000);
+    expect(delivered.map((d) => d.text)).toEqual(["still here"]);
+  });
+
+  it("names the author from the contact that sent the message, by phone number or by user id", async () => {
+    await boot();
+    const other = { profile: { name: "Someone Else" }, wa_id: "15559990000", user_id: "US.999" };
+    const byPhone = world.fake.notification(other, [
+      { from: user, id: "wamid.byphone1", timestamp: at(), type: "text", text: { body: "by phone" } },
+    ]);
+    const byUserId = world.fake.notification(other, [
+      { from_user_id: "US.111", id: "wamid.byuser1", timestamp: at(), type: "text", text: { body: "by id" } },
+    ]);
+    for (const [payload, contact] of [
+      [byPhone, { profile: { name: "Phone Person" }, wa_id: user }],
+      [byUserId, { profile: { name: "Id Person" }, user_id: "US.111" }],
+    ] as const) {
+      (
+        (payload.entry as { changes: { value: { contacts: unknown[] } }[] }[])[0]?.changes[0]?.value
+          .contacts ?? []
+      ).push(contact);
+      expect((await world.fake.deliver(payload)).status).toBe(200);
+    }
+    await rig.session.idle(5_000);
+    expect(delivered.map((d) => [d.text, d.author?.displayName])).toEqual([
+      ["by phone", "Phone Person"],
+      ["by id", "Id Person"],
+    ]);
+  });
+
+  it("takes a video's caption as the message", async () => {
+    await boot();
+    const video = {
+      from: user,
+      id: "wamid.video1",
+      timestamp: at(),
+      type: "video",
+      video: { id: "1", caption: "look" },
+    };
+    expect((await world.fake.deliver(world.fake.notification(user, [video]))).status).toBe(200);
+    await rig.session.idle(5_000);
+    expect(delivered.map((d) => d.text)).toEqual(["look"]);
+  });
+
+  it("logs a failed status with Meta's title and details", async () => {
+    await boot();
+    await world.fake.deliverText({ from: user, text: "hello" });
+    await eventually(() => world.fake.sent.length > 0, "the reply");
+    const id = world.fake.sent[0]?.id as string;
+    const error = { code: 131026, title: "Message Undeliverable", details: "Unable to deliver the message." };
+    expect((await world.fake.deliverStatus(id, "failed", error)).status).toBe(200);
+    expect(warnings("reply not delivered")[0]).toMatchObject({
+      code: 131026,
+      title: "Message Undeliverable",
+      detail: "Unable to deliver the message.",
+    });
+  });
+
+  it("logs why a handshake was refused, and refuses one without a token", async () => {
+    await boot();
+    expect((await world.fake.handshake("c-1", "wrong-token")).status).toBe(403);
+    expect((await world.fake.handshake("c-2", undefined, "unsubscribe")).status).toBe(403);
+    const url = new URL(world.host.urlOf("whatsapp"));
+    url.searchParams.set("hub.mode", "subscribe");
+    url.searchParams.set("hub.challenge", "c-3");
+    expect((await fetch(url)).status).toBe(403);
+    expect(refusals()).toEqual(["wrong verify token", "mode is not subscribe", "wrong verify token"]);
+  });
+
+  it("answers 400 to a signed body that is not JSON", async () => {
+    await boot();
+    expect((await world.fake.deliver("{not json")).status).toBe(400);
+    await rig.session.idle(2_000);
+    expect(delivered).toEqual([]);
   });
 });
 
