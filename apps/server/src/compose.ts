@@ -98,8 +98,9 @@ export async function createServer(project: Project, options: ServerOptions = {}
   const models = createModels(project, env);
   const stores = new StoreSet(project, logger, env);
   const closers: (() => Promise<void> | void)[] = [];
-  // The trace SDK loads only when the standard OTEL_* environment asks for an exporter.
-  const tracing = await startTracing(env, logger.child({ name: "tracing" }));
+  // The trace SDK loads only when the process environment (OTEL_*, which the exporter itself reads)
+  // asks for an exporter.
+  const tracing = await startTracing(process.env, logger.child({ name: "tracing" }));
   if (tracing) closers.push(() => tracing.flush());
 
   try {

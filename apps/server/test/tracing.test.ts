@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { eventually, TelegramFake } from "@agentsvc/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { freePort, ServerProcess } from "./crash-driver.js";
+import { freePort, HooksClient, ServerProcess } from "./crash-driver.js";
 import { OtlpReceiver, type ReceivedSpan } from "./otlp-receiver.js";
 
 const fixture = resolve(import.meta.dirname, "fixtures/otel");
@@ -54,6 +54,7 @@ describe("traces over OTLP/HTTP (server child process, SIGKILL between the turn'
         OTEL_EXPORTER_OTLP_HEADERS: "x-tenant=otel-test",
         OTEL_SERVICE_NAME: "agentsvc-otel-test",
         OTEL_BSP_SCHEDULE_DELAY: "50",
+        HOOKS_SECRET: "hooks-secret",
       },
       fixture,
     );
@@ -75,14 +76,28 @@ describe("traces over OTLP/HTTP (server child process, SIGKILL between the turn'
         15_000,
       );
       await eventually(() => receiver.named("send telegram").length === 2, "the second send's span", 10_000);
+      const telegramSpans = [...receiver.spans];
+
+      // A webhook message: the HTTP request's server span is the root of its trace.
+      const hooks = new HooksClient(`http://127.0.0.1:${server.port}`, "hooks-secret");
+      expect(await hooks.send({ id: "h1", thread: "t1", text: "weather?" })).toBe(true);
+      await eventually(() => receiver.named("turn hooks").length > 0, "the webhook message's turn", 15_000);
+      const hookInbound = one(receiver.spans, "gateway.inbound hooks");
+      const request = one(receiver.spans, "POST /gateways/:gatewayName/events");
+      expect(request.parentSpanId).toBe("");
+      expect(request.attributes).toMatchObject({
+        "http.route": "/gateways/:gatewayName/events",
+        "http.response.status_code": 202,
+      });
+      expect(hookInbound.traceId).toBe(request.traceId);
+      expect(hookInbound.parentSpanId).toBe(request.spanId);
+      expect(one(receiver.spans, "turn hooks").parentSpanId).toBe(hookInbound.spanId);
       expect(await server.stop()).toBe(0);
 
-      const inbound = one(receiver.spans, "gateway.inbound telegram");
-      const trace = receiver.spans.filter((s) => s.traceId === inbound.traceId);
+      const inbound = one(telegramSpans, "gateway.inbound telegram");
+      const trace = telegramSpans.filter((s) => s.traceId === inbound.traceId);
       // Every span of this message is in its trace, and the trace holds nothing else.
-      expect(receiver.spans.filter((s) => s.name !== "GET /health" && s.traceId !== inbound.traceId)).toEqual(
-        [],
-      );
+      expect(telegramSpans.filter((s) => s.traceId !== inbound.traceId)).toEqual([]);
       const turn = one(trace, "turn telegram");
       const agent = one(trace, "invoke_agent root");
       const tool = one(trace, "execute_tool lookup");
