@@ -3,7 +3,7 @@
 // a small script that starts the first API reads while the rest of the page is parsed.
 import { type PageEntry, type ResolvedPage, resolveEntry } from "./entry.js";
 import { escapeHtml, jsonForScript } from "./escape.js";
-import { classifyImageSrc, faviconHref } from "./icon.js";
+import { classifyImageSrc, DEFAULT_FAVICON, faviconHref } from "./icon.js";
 import { checkThemeCss, splitTokens, themeTokensCss } from "./theme.js";
 
 export interface ClientAssets {
@@ -25,6 +25,8 @@ export interface ClientConfig {
   showToolCalls: boolean;
   signIn: boolean;
   icon: ResolvedPage["icon"] | null;
+  /** With an emoji icon: what the page shows instead when no installed font draws the emoji. */
+  fallbackIcon?: string;
 }
 
 export const CONFIG_ELEMENT_ID = "agentsvc-config";
@@ -151,6 +153,7 @@ export function assemblePage(entry: PageEntry, themeCss: string, assets: ClientA
     showToolCalls: page.showToolCalls,
     signIn: page.signIn,
     icon: page.icon ?? null,
+    ...(page.icon?.kind === "emoji" ? { fallbackIcon: DEFAULT_FAVICON } : {}),
   };
   const style = `${assets.css}\n${tokensCss}\n${themeCss}`;
   return (

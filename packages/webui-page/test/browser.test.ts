@@ -1,5 +1,6 @@
 // The page in real Chromium against a fake of the ChatUi API contract (test/fake-api). Each test
 // takes the server URL from its fake, so the same steps can later run against the real server.
+import { execFileSync } from "node:child_process";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
@@ -433,6 +434,42 @@ describe("chat page in Chromium", () => {
     await expect.poll(() => w.page.locator("#status").textContent()).toBe("Conversation cleared.");
     expect(await w.page.locator("#menu-list").isHidden()).toBe(true);
     expect(await w.page.locator(".msg").count()).toBe(0);
+  });
+
+  it("replaces an emoji icon no installed font draws with the built-in icon, and keeps one a font draws", async () => {
+    // The oracle is fontconfig, independent of the page's own canvas measurement. 🤖 U+1F916 is
+    // missing on the test machine (Debian's headless Chromium has no emoji font); 🐱 U+1F431 is in
+    // DejaVu Sans there. Each case follows what fontconfig says.
+    const hasFont = (cp: number) =>
+      execFileSync("fc-list", [`:charset=${cp.toString(16)}`, "family"], { encoding: "utf8" }).trim() !== "";
+    for (const [emoji, cp] of [
+      ["🤖", 0x1f916],
+      ["🐱", 0x1f431],
+    ] as const) {
+      const f = await fake({ entry: { ...ENTRY, icon: { kind: "emoji", value: emoji } } });
+      const w = await open(f);
+      await expect.poll(() => w.page.locator("#model").textContent()).toBe("fake-model");
+      const shown = await w.page.evaluate(() => ({
+        header: document.querySelector(".brand-icon")?.tagName,
+        welcome: document.querySelector(".welcome-icon")?.tagName,
+        headerSrc: document.querySelector<HTMLImageElement>("img.brand-icon")?.src ?? null,
+        favicon: document.querySelector<HTMLLinkElement>('link[rel="icon"]')?.href ?? "",
+      }));
+      if (hasFont(cp)) {
+        expect(shown, emoji).toMatchObject({ header: "SPAN", welcome: "DIV", headerSrc: null });
+        expect(decodeURIComponent(shown.favicon)).toContain(emoji);
+      } else {
+        expect(shown, emoji).toMatchObject({ header: "IMG", welcome: "IMG" });
+        expect(shown.headerSrc).toMatch(/^data:image\/svg\+xml,/);
+        expect(shown.favicon).toBe(shown.headerSrc);
+        expect(decodeURIComponent(shown.favicon)).not.toContain(emoji);
+        // The image is drawn (no broken image).
+        expect(
+          await w.page.locator("img.brand-icon").evaluate((i: HTMLImageElement) => i.naturalWidth),
+        ).toBeGreaterThan(0);
+        await w.page.screenshot({ path: join(OUT, "emoji-fallback.png") });
+      }
+    }
   });
 
   it("persists the theme through /preferences/set and keeps it after a reload", async () => {

@@ -7,6 +7,7 @@ import { Composer } from "./composer.js";
 import { byId } from "./dom.js";
 import { type ConversationItem, Sidebar } from "./sidebar.js";
 import { PageStorage } from "./storage.js";
+import { canDraw, useFallbackIcon } from "./emoji-icon.js";
 import { Menu } from "./menu.js";
 import { knownMessage, plainMessage } from "./messages.js";
 import { consumeStream } from "./stream.js";
@@ -14,6 +15,9 @@ import { applyTheme, isThemeMode, nextTheme, type ThemeMode } from "./theme-togg
 import { type AssistantBubble, type PendingApproval, Transcript } from "./transcript.js";
 
 interface PageConfig {
+  icon: { kind: "emoji"; value: string } | { kind: "image"; src: string } | null;
+  /** With an emoji icon: the built-in icon, used when no font draws the emoji. */
+  fallbackIcon?: string;
   apiBase: string;
   path: string;
   title: string;
@@ -697,6 +701,8 @@ for (const starter of document.querySelectorAll<HTMLButtonElement>("#welcome .st
 }
 
 stopBtn.addEventListener("click", () => void stop());
+if (config.icon?.kind === "emoji" && config.fallbackIcon && !canDraw(config.icon.value))
+  useFallbackIcon(config.fallbackIcon);
 new Menu(byId<HTMLButtonElement>("menu-btn"), byId("menu-list"));
 clearBtn.addEventListener("click", () => void clearConversation());
 compactBtn.addEventListener("click", () => void compact());
