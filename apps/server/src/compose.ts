@@ -33,7 +33,7 @@ import { meteredStore } from "./metered-store.js";
 import { httpTracing } from "./http-tracing.js";
 import { startTracing } from "./tracing.js";
 import { requestLog } from "./request-log.js";
-import { mountPage } from "./static-pages.js";
+import { mountFavicon, mountPage } from "./static-pages.js";
 import { mountWebhooks } from "./webhooks.js";
 import { clusterRuns } from "./cluster/run-control.js";
 import { pgCoordination } from "./cluster/pg-coordination.js";
@@ -309,10 +309,8 @@ interface WebuiContext {
 
 async function mountWebui(app: Hono, entry: WebuiExposure, ctx: WebuiContext): Promise<void> {
   // The chat API and the page renderer load only for a project with a webui entry.
-  const [{ agentInfoOf, apiPrefix, createChatUi }, { pageSecurityHeaders, writePage }] = await Promise.all([
-    import("@agentsvc/webui"),
-    import("@agentsvc/webui-page"),
-  ]);
+  const [{ agentInfoOf, apiPrefix, createChatUi }, { FAVICON_SVG, pageSecurityHeaders, writePage }] =
+    await Promise.all([import("@agentsvc/webui"), import("@agentsvc/webui-page")]);
   const db = await ctx.stores.forEntry(entry);
   if (entry.users) await db.seedAccounts(entry.users, ctx.env, ctx.logger.child({ name: "webui-auth" }));
   const apiKey = entry.apiKeyEnvVar ? readEnv(ctx.env, entry.apiKeyEnvVar) : undefined;
@@ -330,4 +328,5 @@ async function mountWebui(app: Hono, entry: WebuiExposure, ctx: WebuiContext): P
   app.route(apiPrefix(entry.path), chatUi);
   await writePage(ctx.buildDir, entry, entry.themeCss ?? "");
   await mountPage(app, entry.path, ctx.buildDir, pageSecurityHeaders);
+  mountFavicon(app, FAVICON_SVG);
 }

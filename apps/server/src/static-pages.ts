@@ -35,3 +35,18 @@ export async function mountPage(
   app.get(mountPath, (c) => c.redirect(indexPath, 302));
   app.get(`${mountPath}/`, (c) => c.redirect(indexPath, 302));
 }
+
+/**
+ * `/favicon.ico` for clients that ask for it although the page declares its own icon (bookmarks,
+ * feed readers, older browsers): the built-in icon as SVG, which browsers take whatever the name.
+ * Registered once per page; Hono answers with the first.
+ */
+export function mountFavicon(app: Hono, svg: string): void {
+  app.get("/favicon.ico", (c) =>
+    c.body(svg, 200, {
+      "Content-Type": "image/svg+xml",
+      "Cache-Control": "public, max-age=86400",
+      "X-Content-Type-Options": "nosniff",
+    }),
+  );
+}

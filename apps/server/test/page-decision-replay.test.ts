@@ -45,19 +45,21 @@ describe("a decided approval, replayed", () => {
     async (button, shown) => {
       const w = await openPage(browser, `${server.url}/chat/index.html`);
       pages.push(w);
-      await expect.poll(() => w.page.locator("#model").textContent()).not.toBe("");
+      const poll = { timeout: 10_000 }; // a loaded machine: the page, the run and the replay take time
+      await expect.poll(() => w.page.locator("#model").textContent(), poll).not.toBe("");
       // Each case in a conversation of its own.
       await w.page.locator("#new-conv").click();
+      await expect.poll(() => w.page.locator("#status").textContent(), poll).toBe("New conversation.");
       await w.page.locator("#input").fill("please send a note saying hi");
       await w.page.locator("#input").press("Enter");
-      await expect.poll(() => w.page.locator(".approval-title").count()).toBe(1);
+      await expect.poll(() => w.page.locator(".approval-title").count(), poll).toBe(1);
       await w.page.getByRole("button", { name: button, exact: true }).click();
-      await expect.poll(() => w.page.locator("#status").textContent()).toBe("Reply finished.");
+      await expect.poll(() => w.page.locator("#status").textContent(), poll).toBe("Reply finished.");
       const live = await replyParts(w);
       expect(live).toEqual(["tools: send_note", `decision: ${shown}`, "text"]);
 
       await w.page.reload();
-      await expect.poll(() => w.page.locator(".msg.assistant").count()).toBe(1);
+      await expect.poll(() => w.page.locator(".approval.decided").count(), poll).toBe(1);
       expect(await replyParts(w)).toEqual(live);
       expect(await w.page.locator(".approval:not(.decided)").count()).toBe(0);
     },

@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 // A chat page whose entry names no icon (Chromium against the real server): the page carries its own
-// icon, so the browser never asks for /favicon.ico and logs no 404.
+// icon, so the browser never asks for /favicon.ico and logs no 404; a client that asks anyway gets it.
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -48,5 +48,24 @@ describe("a page with no icon configured", () => {
     await w.page.waitForTimeout(1500);
     expect(asked).not.toContain("/favicon.ico");
     expect(await w.page.locator('link[rel="icon"]').getAttribute("href")).toMatch(/^data:image\/svg\+xml,/);
+  }, 30_000);
+
+  it("answers /favicon.ico with the built-in icon for clients that ask all the same", async () => {
+    const res = await fetch(`${server.url}/favicon.ico`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("image/svg+xml");
+    const svg = await res.text();
+    expect(svg).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"[\s\S]*<\/svg>$/);
+    // Chromium draws it as an image (what a browser does with a favicon).
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(`${server.url}/favicon.ico`);
+    const size = await page.evaluate(async (url) => {
+      const img = new Image();
+      img.src = url;
+      await img.decode();
+      return img.naturalWidth;
+    }, `${server.url}/favicon.ico`);
+    expect(size).toBeGreaterThan(0);
+    await page.context().close();
   }, 30_000);
 });

@@ -44,13 +44,15 @@ function escapeXml(text: string): string {
 
 /**
  * The icon a page without one gets: a speech bubble drawn as shapes (no emoji font needed), so a
- * browser has an icon and does not ask the server for /favicon.ico.
+ * browser has an icon and does not ask the server for /favicon.ico. The server also answers
+ * /favicon.ico with it, for clients that ask all the same.
  */
-export const DEFAULT_FAVICON = `data:image/svg+xml,${encodeURIComponent(
+export const FAVICON_SVG =
   `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100">` +
-    `<path d="M14 18h72a8 8 0 0 1 8 8v40a8 8 0 0 1-8 8H44L24 90V74H14a8 8 0 0 1-8-8V26a8 8 0 0 1 8-8z" fill="#4f46e5"/>` +
-    `<circle cx="32" cy="46" r="6" fill="#fff"/><circle cx="50" cy="46" r="6" fill="#fff"/><circle cx="68" cy="46" r="6" fill="#fff"/></svg>`,
-)}`;
+  `<path d="M14 18h72a8 8 0 0 1 8 8v40a8 8 0 0 1-8 8H44L24 90V74H14a8 8 0 0 1-8-8V26a8 8 0 0 1 8-8z" fill="#4f46e5"/>` +
+  `<circle cx="32" cy="46" r="6" fill="#fff"/><circle cx="50" cy="46" r="6" fill="#fff"/><circle cx="68" cy="46" r="6" fill="#fff"/></svg>`;
+
+export const DEFAULT_FAVICON = `data:image/svg+xml,${encodeURIComponent(FAVICON_SVG)}`;
 
 /** The favicon href for an icon (the default bubble when the entry names none). */
 export function faviconHref(icon: PageIcon | undefined): string {
