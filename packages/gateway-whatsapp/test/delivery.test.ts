@@ -261,6 +261,30 @@ describe("whatsapp messages with awkward shapes", () => {
     ]);
   });
 
+  it("takes a press on a button it did not render as its title, and skips an interactive reply without one", async () => {
+    await boot();
+    // A reply button of a message this gateway did not send (a template's), as Meta documents
+    // interactive button_reply messages; then one whose reply object is missing.
+    const press = {
+      from: user,
+      id: "wamid.press1",
+      timestamp: at(),
+      type: "interactive",
+      interactive: { type: "button_reply", button_reply: { id: "shop-later", title: "Later, thanks" } },
+    };
+    const empty = {
+      from: user,
+      id: "wamid.press2",
+      timestamp: at(),
+      type: "interactive",
+      interactive: { type: "button_reply" },
+    };
+    expect((await world.fake.deliver(world.fake.notification(user, [press, empty]))).status).toBe(200);
+    await rig.session.idle(5_000);
+    expect(delivered.map((d) => d.text)).toEqual(["Later, thanks"]);
+    expect(logs.lines().map((l) => String(l.reason ?? ""))).toContain("interactive without a reply");
+  });
+
   it("takes a video's caption as the message", async () => {
     await boot();
     const video = {
