@@ -3,7 +3,7 @@
 // recorded elsewhere reaches the holder, and a gone instance's threads are taken over.
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_BUSY_REPLY } from "../src/index.js";
-import { createMemoryCluster } from "../src/testing/index.js";
+import { createMemoryCluster, type MockStreamCall } from "../src/testing/index.js";
 import { type Rig, type RigOptions, removeDir, rig, tempDir, until } from "./session-harness.js";
 
 const rigs: Rig[] = [];
@@ -16,10 +16,10 @@ afterEach(async () => {
   dir = undefined;
 });
 
-async function pair(gatewaySession?: RigOptions["gatewaySession"]) {
+async function pair(gatewaySession?: RigOptions["gatewaySession"], options: Partial<RigOptions> = {}) {
   dir = tempDir();
   const cluster = createMemoryCluster();
-  const more = gatewaySession ? { gatewaySession } : {};
+  const more = { ...(gatewaySession ? { gatewaySession } : {}), ...options };
   const a = await rig({ dir, coordination: cluster.instance("a"), ...more });
   const b = await rig({ dir, coordination: cluster.instance("b"), store: a.db, ...more });
   rigs.push(a, b);
@@ -204,5 +204,47 @@ describe("several instances over one store", () => {
     await until(() => texts([a, b], "T").length === 1, "the reply to the interrupting message");
     expect(starts(a)).toEqual(["use wait_gate first", "stop that"]);
     expect(texts([a, b], "T")[0]).toContain("stop that");
+  });
+
+  it("a streamed reply run on one instance and sent by the leader: no preview update lands after the draft's finish", async () => {
+    // One log for both instances' mocks, so the calls of a (the sender) and b (the turn) are ordered.
+    const calls: MockStreamCall[] = [];
+    // The final message went out (a finish, or a plain send when the sender found no draft).
+    let finalSent = () => calls.some((c) => c.kind === "finish");
+    // A slow platform: each update stays in flight until the final message went out (or 4 s, well
+    // past the leader's 1 s outbox poll), so the first update, started at the first token, is in
+    // flight when the turn ends, and lands after the final message whenever the leader can send
+    // it before the turn's instance has closed its preview.
+    const slowUpdate = async () => {
+      const deadline = Date.now() + 4_000;
+      while (!finalSent() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    };
+    const { a, b, cluster } = await pair(undefined, {
+      gateway: { stream: { log: calls, slowUpdate } },
+      tokenDelayMs: 10,
+    });
+    finalSent = () => a.gateway.sent.length + b.gateway.sent.length > 0;
+    expect(cluster.leaderOf("session")).toBe("a");
+    // The turn runs on b, not the leader: b holds the thread's lock before the message arrives, so
+    // a's sweep cannot take it first.
+    expect(await cluster.instance("b").acquireThread("gw:mock:S")).toBe(true);
+    await say(b, "S", "hello over there");
+    await until(finalSent, "the final message", 15_000);
+    await b.session.idle();
+    await a.session.idle();
+    expect(starts(b)).toEqual(["hello over there"]);
+    const memory = await b.db
+      .createMemory({ canSummarize: false })
+      .load({ userId: "mock", conversationId: "S" });
+    const reply = memory.filter((m) => m.role === "assistant").at(-1)?.content;
+    expect(reply).toContain("hello over there");
+    const finishes = calls.filter((c) => c.kind === "finish");
+    expect(finishes.map((c) => c.text)).toEqual([reply]);
+    const updates = calls.filter((c) => c.kind === "update");
+    expect(updates.length).toBeGreaterThan(0);
+    expect(updates.filter((u) => u.seq > (finishes[0]?.seq ?? 0))).toEqual([]);
+    expect(new Set(calls.map((c) => c.draft))).toEqual(new Set([updates[0]?.draft]));
+    expect(b.gateway.sent).toEqual([]);
+    expect(a.gateway.textsTo("S")).toEqual([reply]);
   });
 });

@@ -60,10 +60,11 @@ export function testAgent(
   executed: string[],
   gatewaySession?: GatewaySessionConfig,
   channel?: string,
+  tokenDelayMs?: number,
 ) {
   return defineAgent({
     name: "root",
-    model: { provider: "demo" },
+    model: { provider: "demo", ...(tokenDelayMs ? { tokenDelayMs } : {}) },
     tools: [
       defineTool({
         name: "wait_gate",
@@ -130,6 +131,8 @@ export interface RigOptions {
   dir?: string;
   gatewaySession?: GatewaySessionConfig;
   gateway?: MockGatewayOptions;
+  /** The demo model's pause before each streamed token (default none). */
+  tokenDelayMs?: number;
   extraGateways?: MockGateway[];
   channel?: string;
   gates?: Gates;
@@ -159,7 +162,13 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
   const ownsStore = options.store === undefined;
   const gates = options.gates ?? new Gates();
   const executed: string[] = [];
-  const base = testAgent(gates, executed, options.gatewaySession, options.channel);
+  const base = testAgent(
+    gates,
+    executed,
+    options.gatewaySession,
+    options.channel,
+    options.tokenDelayMs,
+  );
   const agent =
     options.expiresAfterSeconds === undefined
       ? base

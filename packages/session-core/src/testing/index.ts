@@ -4,6 +4,8 @@ export {
   MockGateway,
   type MockGatewayOptions,
   type MockSent,
+  type MockStreamCall,
+  type MockStreamOptions,
 } from "./mock-gateway.js";
 export {
   contractCases,

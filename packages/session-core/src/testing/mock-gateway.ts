@@ -3,6 +3,7 @@ import type { DecisionKind } from "@agentsvc/agent-core";
 import { GatewaySendError } from "../errors.js";
 import type {
   DecidedNotice,
+  DraftIds,
   DecideResult,
   DecisionInput,
   DeliverResult,
@@ -10,8 +11,10 @@ import type {
   GatewayCapabilities,
   GatewayContext,
   InteractionRequest,
+  ReplyStream,
   SendOptions,
   SendResult,
+  StreamOptions,
 } from "../gateway.js";
 
 export interface MockSent {
@@ -24,6 +27,22 @@ export interface MockSent {
   requestId?: string;
 }
 
+/** One platform call of a streamed reply, numbered in the order the calls landed. */
+export interface MockStreamCall {
+  seq: number;
+  kind: "update" | "finish";
+  thread: string;
+  draft: string;
+  text: string;
+}
+
+export interface MockStreamOptions {
+  /** Where the calls are recorded: pass one array to the mocks of several instances to order them all. */
+  log?: MockStreamCall[];
+  /** Awaited by each preview update before it lands: keeps it in flight as a slow platform call would. */
+  slowUpdate?: (text: string) => Promise<void>;
+}
+
 export interface MockGatewayOptions {
   /** Registry key; default `mock`. */
   name?: string;
@@ -32,6 +51,8 @@ export interface MockGatewayOptions {
   type?: string;
   capabilities?: Partial<GatewayCapabilities>;
   messageLimit?: number;
+  /** Streams replies (`capabilities.streaming`, `stream` and `finishDraft`), recording each call. */
+  stream?: MockStreamOptions;
 }
 
 export class MockGateway implements Gateway {
@@ -54,6 +75,10 @@ export class MockGateway implements Gateway {
   )[] = [];
   /** Every send attempt, failed ones included. */
   attempts = 0;
+  /** Streamed-reply calls (with the `stream` option). */
+  readonly streamCalls: MockStreamCall[];
+  stream?: (thread: string, options: StreamOptions) => ReplyStream | undefined;
+  finishDraft?: (thread: string, draft: DraftIds, text: string, options: SendOptions) => Promise<SendResult>;
   #context: GatewayContext | undefined;
   #nextId = 1;
   #waiters: (() => void)[] = [];
@@ -62,8 +87,37 @@ export class MockGateway implements Gateway {
     this.kind = options.kind ?? "channel";
     this.type = options.type ?? "mock";
     this.name = this.kind === "push" ? this.type : (options.name ?? "mock");
-    this.capabilities = { threads: true, interactiveActions: true, ...options.capabilities };
+    this.capabilities = {
+      threads: true,
+      interactiveActions: true,
+      ...(options.stream ? { streaming: true } : {}),
+      ...options.capabilities,
+    };
     this.messageLimit = options.messageLimit ?? 4096;
+    this.streamCalls = options.stream?.log ?? [];
+    if (options.stream) this.#streams(options.stream);
+  }
+
+  /** A draft is a platform message edited in place: the first update creates it, the finish ends it. */
+  #streams(options: MockStreamOptions): void {
+    const record = (call: Omit<MockStreamCall, "seq">) =>
+      this.streamCalls.push({ seq: this.streamCalls.length + 1, ...call });
+    this.stream = (thread, streamOptions) => {
+      let draft = streamOptions.previous?.draft as string | undefined;
+      return {
+        update: async (text) => {
+          await options.slowUpdate?.(text);
+          const created = draft === undefined;
+          draft ??= `mock-draft-${this.#nextId++}`;
+          record({ kind: "update", thread, draft, text });
+          return created ? { draft } : undefined;
+        },
+      };
+    };
+    this.finishDraft = async (thread, ids, text, sendOptions) => {
+      record({ kind: "finish", thread, draft: String(ids.draft), text });
+      return (await this.send(thread, text, sendOptions)) ?? {};
+    };
   }
 
   get context(): GatewayContext {
