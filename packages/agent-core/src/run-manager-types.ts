@@ -26,6 +26,12 @@ export interface StartRunInput {
    * runs it at its end).
    */
   persistWith?: (result: TurnResult) => void | Promise<void>;
+  /**
+   * Awaited when the turn ends (not when it suspends), just before `persistWith`'s transaction
+   * opens: the caller stops what must not outlive the commit (a streamed preview's platform calls).
+   * Runs outside the transaction, so it may wait for network calls. A throw is logged and ignored.
+   */
+  beforePersist?: () => void | Promise<void>;
 }
 
 /** Options of `resume` and `continueInterrupted`. */
@@ -34,6 +40,8 @@ export interface ContinueOptions {
   record?: () => void | Promise<void>;
   /** As `StartRunInput.persistWith`, for the continued turn. */
   persistWith?: (result: TurnResult) => void | Promise<void>;
+  /** As `StartRunInput.beforePersist`, for the continued turn. */
+  beforePersist?: () => void | Promise<void>;
 }
 
 export interface TurnResult {

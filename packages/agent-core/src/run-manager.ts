@@ -79,6 +79,7 @@ interface RunRecord {
   onPersisted?: StartRunInput["onPersisted"];
   persistedNotified: boolean;
   persistWith?: StartRunInput["persistWith"];
+  beforePersist?: StartRunInput["beforePersist"];
   /** A continuation: its RunStore row is the checkpoint and ends with the turn's commit. */
   checkpointed?: boolean;
 }
@@ -255,6 +256,7 @@ export class RunManager implements RunManagerApi {
       onPersisted: input.onPersisted,
       persistedNotified: false,
       persistWith: input.persistWith,
+      beforePersist: input.beforePersist,
     };
     this.records.set(threadId, record);
     const turn = new Turn(
@@ -435,6 +437,7 @@ export class RunManager implements RunManagerApi {
     }
     record.checkpointed = true;
     record.persistWith = options.persistWith;
+    record.beforePersist = options.beforePersist;
     const turn = new Turn(this.turnDeps(log), saved.options, saved.turnMessages, saved.queuedSteers);
     turn.checkpoint = checkpointer(this.runStore, saved, turn);
     return { record, turn };
@@ -485,6 +488,15 @@ export class RunManager implements RunManagerApi {
     const messages = turn.turnMessages;
     let result = summarizeTurn(threadId, outcome, messages, messages);
     const checkpointed = record.checkpointed === true;
+    try {
+      // Outside the transaction: what it waits for may be a network call.
+      await record.beforePersist?.();
+    } catch (error) {
+      this.logger.warn(
+        { threadId, err: errorMessage(error) },
+        "beforePersist failed; saving the turn anyway",
+      );
+    }
     const within = async () => {
       await record.persistWith?.(result);
       if (checkpointed) await this.runStore.deleteWithin?.(threadId);
@@ -506,6 +518,7 @@ export class RunManager implements RunManagerApi {
       return { outcome: failed, result };
     } finally {
       record.persistWith = undefined;
+      record.beforePersist = undefined;
       record.checkpointed = false;
     }
   }

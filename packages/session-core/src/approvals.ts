@@ -179,7 +179,7 @@ export class Approvals {
         // Recorded in the same transaction as the run's decision: the interaction, the text reply
         // that carried it, and the notice that lets the adapter update its buttons.
         record: () => this.#record(rec, { ...decision, decidedBy }, options.inboxId),
-        ...(gatewayTurn ? { persistWith: this.turns.persistFor(state, gatewayTurn) } : {}),
+        ...(gatewayTurn ? this.turns.persistHooks(state, gatewayTurn) : {}),
       });
       fault("mid-resume");
       if (input.cancelRun)

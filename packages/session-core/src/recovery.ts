@@ -60,9 +60,10 @@ export async function recover(
           committed: false,
         };
         state.active = active;
-        const handle = await p.runs.continueInterrupted?.(run.options.threadId, {
-          persistWith: turns.persistFor(state, active),
-        });
+        const handle = await p.runs.continueInterrupted?.(
+          run.options.threadId,
+          turns.persistHooks(state, active),
+        );
         if (handle) turns.follow(state, handle);
       });
     } else {

@@ -235,6 +235,14 @@ export class Previews {
     });
   }
 
+  /**
+   * The turn is about to commit its reply: no update starts after this resolves, and the one in
+   * flight has settled. The preview stays known, so `cutShort` still reads what it said.
+   */
+  async close(gateway: Gateway, key: string): Promise<void> {
+    await this.#live.get(`${gateway.name}\n${key}`)?.close();
+  }
+
   /** Stops a reply's preview without finishing it (the run suspended or ended without a reply). */
   async stop(gateway: Gateway, key: string): Promise<void> {
     const liveKey = `${gateway.name}\n${key}`;

@@ -62,17 +62,28 @@ export class Turns {
     this.follow(state, handle);
   }
 
-  /** The writes that end a turn; run by the RunManager inside the transaction that saves it. */
-  persistFor(state: ThreadState, active: ActiveTurn): (result: TurnResult) => Promise<void> {
-    return async (result) => {
-      const status: InboxDoneStatus = result.status === "failed" ? "failed" : "done";
-      const text =
-        result.status === "completed"
-          ? result.text
-          : result.status === "failed"
-            ? failureText(result.error)
-            : "";
-      await this.#commit(state, active, status, text, result.status !== "completed");
+  /**
+   * What the RunManager runs when the turn ends: `beforePersist` closes the reply's preview (no
+   * update starts or is still in flight once the reply is queued, else with several instances the
+   * leader could finish the draft before a late update lands), then `persistWith` writes the end
+   * of the turn inside the transaction that saves it.
+   */
+  persistHooks(
+    state: ThreadState,
+    active: ActiveTurn,
+  ): { beforePersist: () => Promise<void>; persistWith: (result: TurnResult) => Promise<void> } {
+    return {
+      beforePersist: () => this.#closePreview(state, active),
+      persistWith: async (result) => {
+        const status: InboxDoneStatus = result.status === "failed" ? "failed" : "done";
+        const text =
+          result.status === "completed"
+            ? result.text
+            : result.status === "failed"
+              ? failureText(result.error)
+              : "";
+        await this.#commit(state, active, status, text, result.status !== "completed");
+      },
     };
   }
 
@@ -145,7 +156,7 @@ export class Turns {
       userId: state.gateway,
       conversationId: state.thread,
       origin: msg.origin,
-      persistWith: this.persistFor(state, active),
+      ...this.persistHooks(state, active),
     };
     // The previous run of this thread may still be settling its bookkeeping; retry briefly.
     for (let attempt = 0; ; attempt++) {
@@ -178,8 +189,7 @@ export class Turns {
     // The run could not save the turn (persist failed): end the record anyway, with a failure reply.
     if (!active.committed) await this.#commitFallback(state, active, failureText(result.error));
     fault("after-commit");
-    // No preview update after this (its last one has settled): with several instances the leader
-    // that sends the final piece is told only now, and must not race a late update.
+    // The preview was closed before the commit; this lets go of it.
     if (gateway) await this.p.previews.stop(gateway, draftKey(active.inboxId));
     this.p.sender.wake();
     await this.finish(state);
@@ -222,8 +232,15 @@ export class Turns {
       this.p.loggerFor(gateway).info({ thread: state.thread }, "turn produced no text; nothing sent");
   }
 
+  /** Stops the reply's preview, keeping what it said (a reply cut short ends with it). */
+  async #closePreview(state: ThreadState, active: ActiveTurn): Promise<void> {
+    const gateway = this.p.registry.get(state.gateway);
+    if (gateway) await this.p.previews.close(gateway, draftKey(active.inboxId));
+  }
+
   async #commitFallback(state: ThreadState, active: ActiveTurn, text: string): Promise<void> {
     try {
+      await this.#closePreview(state, active);
       await this.#commit(state, active, "failed", text, true);
     } catch (err) {
       this.p.logger.error({ err, threadId: state.threadId }, "could not record the end of a failed turn");

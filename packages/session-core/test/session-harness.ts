@@ -162,13 +162,7 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
   const ownsStore = options.store === undefined;
   const gates = options.gates ?? new Gates();
   const executed: string[] = [];
-  const base = testAgent(
-    gates,
-    executed,
-    options.gatewaySession,
-    options.channel,
-    options.tokenDelayMs,
-  );
+  const base = testAgent(gates, executed, options.gatewaySession, options.channel, options.tokenDelayMs);
   const agent =
     options.expiresAfterSeconds === undefined
       ? base
