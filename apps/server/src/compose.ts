@@ -30,7 +30,6 @@ import { MeteredRunManager } from "./metered-runs.js";
 import { createMetrics, type ServerMetrics } from "./metrics.js";
 import { meteredModel } from "./metered-model.js";
 import { meteredStore } from "./metered-store.js";
-import { httpTracing } from "./http-tracing.js";
 import { startTracing } from "./tracing.js";
 import { requestLog } from "./request-log.js";
 import { mountFavicon, mountPage } from "./static-pages.js";
@@ -166,7 +165,7 @@ export async function createServer(project: Project, options: ServerOptions = {}
     // Outermost: once every other middleware has set its headers, streams go straight to the socket.
     app.use(directStreams());
     if (metrics) app.use(metrics.middleware);
-    if (tracing) app.use(httpTracing());
+    if (tracing) app.use(tracing.middleware);
     app.use(requestLog(logger.child({ name: "http" })));
     // Probes and metrics answer whatever Host they are called by: an orchestrator or a scraper
     // reaches the instance by its own address, not by a name in allowedHosts.

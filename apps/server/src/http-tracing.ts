@@ -1,11 +1,13 @@
 // One server span per HTTP request (OpenTelemetry HTTP conventions), mounted only while tracing is
 // on. Work the request starts (a webhook's inbound record) is its child; a `traceparent` header
 // from the caller makes the request part of the caller's trace.
-import { context, propagation, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import type * as Api from "@opentelemetry/api";
 import type { MiddlewareHandler } from "hono";
 import { routeOf } from "./route-pattern.js";
 
-export function httpTracing(): MiddlewareHandler {
+/** `api` is handed in by tracing.ts once the SDK is registered (this file imports none of it itself). */
+export function httpTracing(api: typeof Api): MiddlewareHandler {
+  const { context, propagation, SpanKind, SpanStatusCode, trace } = api;
   const tracer = trace.getTracer("@agentsvc/server");
   return async (c, next) => {
     const method = c.req.method;

@@ -1,12 +1,19 @@
 // OpenTelemetry trace export, started only when the standard environment asks for it
 // (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_TRACES_EXPORTER). Until
-// then the SDK is never imported: the spans the packages make through @opentelemetry/api are
-// no-ops, and start-up time and memory stay as they were. The exporter reads the rest of the
+// then neither the SDK nor @opentelemetry/api is imported: the packages' spans are no-ops, and
+// start-up time and memory stay as they were. Once registered, the api module is handed to
+// agent-core and session-core (useOpenTelemetry). The exporter reads the rest of the
 // standard variables itself (headers, timeout, compression; OTEL_SERVICE_NAME and
 // OTEL_RESOURCE_ATTRIBUTES for the resource).
+import { useOpenTelemetry as traceRuns } from "@agentsvc/agent-core";
+import { useOpenTelemetry as traceSessions } from "@agentsvc/session-core";
+import type { MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
+import { httpTracing } from "./http-tracing.js";
 
 export interface Tracing {
+  /** A server span per request. */
+  middleware: MiddlewareHandler;
   /** Sends the spans still buffered (before a shutdown). */
   flush(): Promise<void>;
 }
@@ -62,6 +69,9 @@ async function register(exporter: "otlp" | "console", env: Env, logger: Logger):
   api.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   api.propagation.setGlobalPropagator(new core.W3CTraceContextPropagator());
   api.trace.setGlobalTracerProvider(provider);
+  // The packages make real spans from now on (they load nothing of OpenTelemetry themselves).
+  traceRuns(api);
+  traceSessions(api);
   logger.info({ exporter }, `traces exported (${exporter})`);
-  return { flush: () => provider.forceFlush() };
+  return { middleware: httpTracing(api), flush: () => provider.forceFlush() };
 }

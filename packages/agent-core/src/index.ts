@@ -83,3 +83,4 @@ export { toModelTools, toPrompt } from "./prompt.js";
 export { chatFinishReason, makeChunk } from "./chunk-factory.js";
 export { mintThreadId, randomId } from "./ids.js";
 export { fault, type FaultPoint } from "./fault.js";
+export { type TraceSpan, useOpenTelemetry } from "./trace.js";

@@ -27,7 +27,7 @@ import { type AnyTool, parseToolInput, toolInputJsonSchema } from "./tool-input.
 import { type AppliedDecision, Turn, type TurnOutcome, errorMessage } from "./turn.js";
 import { checkpointer, continuationPlan } from "./continuation.js";
 import { WindowMemory } from "./window-memory.js";
-import { agentSpan, spanFailed } from "./trace.js";
+import { agentSpan } from "./trace.js";
 
 /** The subset of a pino logger the runtime uses. */
 export interface RunLogger {
@@ -552,7 +552,7 @@ export class RunManager implements RunManagerApi {
       outcome = { status: "failed", error: { code: "internal_error", message: errorMessage(error) } };
     }
     traced.span.setAttribute("agentsvc.run.outcome", outcome.status);
-    if (outcome.status === "failed") spanFailed(traced.span, outcome.error.code, outcome.error.message);
+    if (outcome.status === "failed") traced.span.fail(outcome.error.code, outcome.error.message);
     traced.span.end();
     let newMessages: Message[] = [];
     let result: TurnResult;

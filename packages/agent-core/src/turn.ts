@@ -16,8 +16,7 @@ import { DEMO_STEP_OPTION } from "./models/demo-model.js";
 import { toPrompt } from "./prompt.js";
 import type { Decision, RunOptions, RunStore, SuspendedRun } from "./run-store.js";
 import { type AnyTool, callNeedsApproval, parseToolInput } from "./tool-input.js";
-import { captureContent, modelCallSpan, spanFailed, toolCallSpan } from "./trace.js";
-import type { Span } from "@opentelemetry/api";
+import { captureContent, modelCallSpan, type TraceSpan, toolCallSpan } from "./trace.js";
 
 type ModelCallResult =
   | { kind: "ok"; toolCalls: ToolCall[] }
@@ -150,15 +149,15 @@ export class Turn {
     const traced = modelCallSpan(this.deps.agent.model.provider, this.deps.model.modelId);
     try {
       const result = await traced.run(() => this.streamModel(traced.span));
-      if (result.kind === "error") spanFailed(traced.span, result.error.code, result.error.message);
-      if (result.kind === "aborted") spanFailed(traced.span, "cancelled", "the run was cancelled");
+      if (result.kind === "error") traced.span.fail(result.error.code, result.error.message);
+      if (result.kind === "aborted") traced.span.fail("cancelled", "the run was cancelled");
       return result;
     } finally {
       traced.span.end();
     }
   }
 
-  private async streamModel(span: Span): Promise<ModelCallResult> {
+  private async streamModel(span: TraceSpan): Promise<ModelCallResult> {
     const step = this.step++;
     const chunkId = randomId("chatcmpl");
     let first = true;
@@ -440,7 +439,7 @@ export class Turn {
     tool: AnyTool,
     call: ToolCall,
     input: unknown,
-    span: Span,
+    span: TraceSpan,
     decision?: Decision,
   ): Promise<void> {
     try {
@@ -465,7 +464,7 @@ export class Turn {
       const message = this.cancelled
         ? CANCELLED_RESULT
         : `Tool "${call.name}" failed: ${errorMessage(error)}`;
-      spanFailed(span, this.cancelled ? "cancelled" : "tool_error", message);
+      span.fail(this.cancelled ? "cancelled" : "tool_error", message);
       this.pushResult(call, message, true, decision);
     }
   }

@@ -1,12 +1,19 @@
 // The run's spans as the GenAI semantic conventions name them, read from the trace SDK's in-memory
 // exporter: a model call against a local Chat Completions server (its token counts), tool calls
 // (a failure, an approval wait) and the opt-in message content.
-import { context, trace } from "@opentelemetry/api";
+import * as api from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import * as v from "valibot";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type AnyTool, defineAgent, defineTool, RunManager, WindowMemory } from "../src/index.js";
+import {
+  type AnyTool,
+  defineAgent,
+  defineTool,
+  RunManager,
+  useOpenTelemetry,
+  WindowMemory,
+} from "../src/index.js";
 import { type FakeOpenAI, type FakeReply, startFakeOpenAI } from "./fake-openai-server.js";
 import { collect } from "./helpers.js";
 
@@ -16,13 +23,14 @@ const user = { userId: "u1", conversationId: "c1" };
 let server: FakeOpenAI | undefined;
 
 beforeAll(() => {
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  trace.setGlobalTracerProvider(provider);
+  api.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  api.trace.setGlobalTracerProvider(provider);
+  useOpenTelemetry(api);
 });
 afterAll(async () => {
   await provider.shutdown();
-  trace.disable();
-  context.disable();
+  api.trace.disable();
+  api.context.disable();
 });
 afterEach(async () => {
   exporter.reset();

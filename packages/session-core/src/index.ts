@@ -85,3 +85,4 @@ export {
 } from "./session.js";
 export { type ClusterMessage, type Coordination, localCoordination } from "./coordination.js";
 export { DEFAULT_STREAM_INTERVAL_MS } from "./streaming.js";
+export { type TraceSpan, useOpenTelemetry } from "./trace.js";

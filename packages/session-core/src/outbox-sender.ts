@@ -1,5 +1,4 @@
 import { fault } from "@agentsvc/agent-core";
-import { SpanStatusCode, trace } from "@opentelemetry/api";
 // Drains the durable outbox: each thread's pieces in order, threads side by side, every failure
 // retried with exponential backoff + jitter (the platform's retry-after honoured), and a piece
 // that keeps failing dead-lettered and logged. A piece is marked sent only after the platform
@@ -14,7 +13,7 @@ import type { GatewayRegistry } from "./registry.js";
 import type { SendOutcome, SessionObserver } from "./observer.js";
 import type { OutboxRow, SessionStore } from "./store.js";
 import type { Previews } from "./streaming.js";
-import { contextOf, inSpan, SpanKind } from "./trace.js";
+import { inSpan, type TraceSpan } from "./trace.js";
 
 /** Tries before a piece is dead-lettered, unless `OutboxOptions.maxAttempts` says otherwise. */
 export const DEFAULT_MAX_ATTEMPTS = 10;
@@ -204,29 +203,29 @@ export class OutboxSender {
       "agentsvc.outbox.attempt": attempt,
     };
     // A child of the turn that wrote the piece, in its trace (also after a restart).
-    const parent = contextOf(row.traceparent);
+    const parent = { traceparent: row.traceparent };
     const started = performance.now();
     this.#observer?.onSending?.(gateway.name);
     let outcome: SendOutcome = "retry";
     try {
-      await inSpan(`send ${gateway.name}`, { kind: SpanKind.PRODUCER, attributes, parent }, async (span) => {
-        outcome = await this.#attempt(gateway, row, attempt);
+      await inSpan(`send ${gateway.name}`, { kind: "PRODUCER", attributes, parent }, async (span) => {
+        outcome = await this.#attempt(gateway, row, attempt, span);
         span.setAttribute("agentsvc.outbox.outcome", outcome);
-        if (outcome !== "sent") span.setStatus({ code: SpanStatusCode.ERROR, message: `send ${outcome}` });
+        if (outcome !== "sent") span.fail(new Error(`send ${outcome}`));
       });
     } finally {
       this.#observer?.onSent?.(gateway.name, outcome, (performance.now() - started) / 1000);
     }
   }
 
-  async #attempt(gateway: Gateway, row: OutboxRow, attempt: number): Promise<SendOutcome> {
+  async #attempt(gateway: Gateway, row: OutboxRow, attempt: number, span: TraceSpan): Promise<SendOutcome> {
     let result: SendResult | undefined;
     try {
       fault("before-send");
       result = await this.#withTimeout(this.#deliver(gateway, row, attempt));
       fault("mid-send");
     } catch (err) {
-      return this.#failed(gateway, row, attempt, err);
+      return this.#failed(gateway, row, attempt, err, span);
     }
     await this.#store.outbox.markSent(row.id, result?.messageId);
     const draft = draftOf(row);
@@ -287,15 +286,20 @@ export class OutboxSender {
     }
   }
 
-  async #failed(gateway: Gateway, row: OutboxRow, attempt: number, err: unknown): Promise<SendOutcome> {
+  async #failed(
+    gateway: Gateway,
+    row: OutboxRow,
+    attempt: number,
+    err: unknown,
+    span: TraceSpan,
+  ): Promise<SendOutcome> {
     const logger = this.#loggerFor(gateway);
     const message = err instanceof Error ? err.message : String(err);
     const sendError = isGatewaySendError(err) ? err : undefined;
-    const span = trace.getActiveSpan();
-    span?.recordException(err instanceof Error ? err : message);
-    if (sendError?.status !== undefined) span?.setAttribute("http.response.status_code", sendError.status);
+    span.addEvent("send failed", { "exception.message": message });
+    if (sendError?.status !== undefined) span.setAttribute("http.response.status_code", sendError.status);
     if (sendError?.retryAfterMs !== undefined)
-      span?.setAttribute("agentsvc.send.retry_after_ms", sendError.retryAfterMs);
+      span.setAttribute("agentsvc.send.retry_after_ms", sendError.retryAfterMs);
     const context = {
       gateway: gateway.name,
       thread: row.thread,

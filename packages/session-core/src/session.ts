@@ -37,7 +37,7 @@ import { Turns } from "./turns.js";
 import { Previews } from "./streaming.js";
 import { checkInbound, originOf } from "./inbound.js";
 import type { SessionObserver } from "./observer.js";
-import { inSpan, SpanKind, traceparentOf } from "./trace.js";
+import { inSpan } from "./trace.js";
 import { BusyPolicy } from "./policy.js";
 import { interactionView } from "./interaction-view.js";
 import { Ownership } from "./ownership.js";
@@ -513,9 +513,9 @@ export class GatewaySession {
     // The record keeps the inbound span's trace context: the turn and the reply continue its trace.
     const result = await inSpan(
       `gateway.inbound ${gateway.name}`,
-      { kind: SpanKind.CONSUMER, attributes },
+      { kind: "CONSUMER", attributes, parent: "active" },
       async (span) => {
-        const traceparent = traceparentOf(span);
+        const traceparent = span.traceparent;
         if (traceparent) origin.traceparent = traceparent;
         const accepted = await this.#options.store.inbox.accept({
           gateway: gateway.name,

@@ -1,6 +1,6 @@
 // Per-thread state of the session and the lock that serialises every change to one thread.
 import type { RunOrigin } from "@agentsvc/agent-core";
-import type { Span } from "@opentelemetry/api";
+import type { TraceSpan } from "./trace.js";
 
 export interface QueuedMessage {
   inboxId: number;
@@ -19,7 +19,7 @@ export interface ActiveTurn {
   /** True once the turn's end (inbox done + reply queued) is committed. */
   committed: boolean;
   /** The turn's span (tracing), ended when the run ends or suspends. */
-  span?: Span;
+  span?: TraceSpan;
   /** Its W3C traceparent, written with the reply's outbox rows. */
   traceparent?: string;
 }

@@ -1,68 +1,98 @@
 // OpenTelemetry spans of the gateway session: a gateway's inbound record, a turn, an outbox send.
-// Only @opentelemetry/api: every call is a no-op unless the server registered an SDK. One trace per
+// The @opentelemetry/api module is handed in by the server once it registered the trace SDK
+// (useOpenTelemetry); until then nothing of it is loaded and every span is a no-op. One trace per
 // message: the inbound span's W3C `traceparent` is kept in the inbox record's origin, the turn's in
 // each reply piece's outbox row, so a turn or a send after a restart continues the same trace.
-import {
-  type Attributes,
-  type Context,
-  context,
-  propagation,
-  ROOT_CONTEXT,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-} from "@opentelemetry/api";
+import type * as Api from "@opentelemetry/api";
 
-const tracer = () => trace.getTracer("@agentsvc/session-core");
+type OpenTelemetryApi = typeof Api;
+let api: OpenTelemetryApi | undefined;
 
-/** The span's W3C `traceparent`, or undefined when no propagator is registered (tracing off). */
-export function traceparentOf(span: Span): string | undefined {
+/** The server calls this after registering the trace SDK: from then on the session makes real spans. */
+export function useOpenTelemetry(module: OpenTelemetryApi): void {
+  api = module;
+}
+
+/** What the session does with a span (a no-op one while tracing is off). */
+export interface TraceSpan {
+  setAttribute(key: string, value: Api.AttributeValue): unknown;
+  addEvent(name: string, attributes?: Api.Attributes): unknown;
+  end(): void;
+  /** Marks the span failed with `err` (an exception event and an error status). */
+  fail(err: unknown): void;
+  /** Its W3C `traceparent`, or undefined while tracing is off. */
+  readonly traceparent: string | undefined;
+}
+
+const NOOP: TraceSpan = {
+  setAttribute: () => NOOP,
+  addEvent: () => NOOP,
+  end: () => {},
+  fail: () => {},
+  traceparent: undefined,
+};
+
+type Kind = "INTERNAL" | "CONSUMER" | "PRODUCER";
+/** Where a span hangs: the active span, or a stored traceparent (null/undefined: a new trace when there is none). */
+type Parent = { traceparent: string | null | undefined } | "active";
+
+function start(otel: OpenTelemetryApi, name: string, kind: Kind, attributes: Api.Attributes, parent: Parent) {
+  const ctx =
+    parent === "active"
+      ? otel.context.active()
+      : parent.traceparent
+        ? otel.propagation.extract(otel.ROOT_CONTEXT, { traceparent: parent.traceparent })
+        : otel.ROOT_CONTEXT;
+  const span = otel.trace
+    .getTracer("@agentsvc/session-core")
+    .startSpan(name, { kind: otel.SpanKind[kind], attributes }, ctx);
   const carrier: { traceparent?: string } = {};
-  propagation.inject(trace.setSpan(ROOT_CONTEXT, span), carrier);
-  return carrier.traceparent;
+  otel.propagation.inject(otel.trace.setSpan(otel.ROOT_CONTEXT, span), carrier);
+  const traced: TraceSpan = {
+    setAttribute: (key, value) => span.setAttribute(key, value),
+    addEvent: (event, attrs) => span.addEvent(event, attrs),
+    end: () => span.end(),
+    fail: (err) => {
+      span.recordException(err instanceof Error ? err : String(err));
+      span.setStatus({
+        code: otel.SpanStatusCode.ERROR,
+        message: err instanceof Error ? err.message : String(err),
+      });
+    },
+    traceparent: carrier.traceparent,
+  };
+  return { span: traced, ctx: otel.trace.setSpan(ctx, span) };
 }
 
-/** The context a stored `traceparent` continues (the root context when there is none). */
-export function contextOf(traceparent: string | null | undefined): Context {
-  return traceparent ? propagation.extract(ROOT_CONTEXT, { traceparent }) : ROOT_CONTEXT;
+/** A span the caller ends (a turn outlives the call that starts it). */
+export function startSpan(name: string, attributes: Api.Attributes, parent: Parent): TraceSpan {
+  return api ? start(api, name, "INTERNAL", attributes, parent).span : NOOP;
 }
 
-/** Runs `fn` inside a span (a child of the active one), ended when `fn` settles; a throw marks it failed. */
+/** Runs `fn` inside a span, ended when `fn` settles; a throw marks it failed. */
 export async function inSpan<T>(
   name: string,
-  options: { kind?: SpanKind; attributes?: Attributes; parent?: Context },
-  fn: (span: Span) => Promise<T>,
+  options: { kind: Kind; attributes: Api.Attributes; parent: Parent },
+  fn: (span: TraceSpan) => Promise<T>,
 ): Promise<T> {
-  const parent = options.parent ?? context.active();
-  const span = tracer().startSpan(
-    name,
-    { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes ?? {} },
-    parent,
-  );
+  const otel = api;
+  if (!otel) return fn(NOOP);
+  const { span, ctx } = start(otel, name, options.kind, options.attributes, options.parent);
   try {
-    return await context.with(trace.setSpan(parent, span), () => fn(span));
+    return await otel.context.with(ctx, () => fn(span));
   } catch (err) {
-    failed(span, err);
+    span.fail(err);
     throw err;
   } finally {
     span.end();
   }
 }
 
-/** A span the caller ends (a turn outlives the call that starts it). */
-export function startSpan(name: string, attributes: Attributes, parent: Context): Span {
-  return tracer().startSpan(name, { kind: SpanKind.INTERNAL, attributes }, parent);
-}
-
-/** Runs `fn` with `span` as the active span, so work it starts (model and tool calls) are its children. */
-export function withSpan<T>(span: Span, fn: () => T): T {
-  return context.with(trace.setSpan(context.active(), span), fn);
-}
-
-export function failed(span: Span, err: unknown): void {
-  span.recordException(err instanceof Error ? err : String(err));
-  span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
+/** Runs `fn` with the span of `traceparent` active, so work it starts (model and tool calls) are its children. */
+export function withParent<T>(traceparent: string | undefined, fn: () => T): T {
+  const otel = api;
+  if (!otel || !traceparent) return fn();
+  return otel.context.with(otel.propagation.extract(otel.context.active(), { traceparent }), fn);
 }
 
 /** Outbox items carrying `traceparent` (unchanged when there is none: tracing off). */
@@ -72,5 +102,3 @@ export function traced<T extends object>(
 ): (T & { traceparent?: string })[] {
   return traceparent ? items.map((item) => ({ ...item, traceparent })) : items;
 }
-
-export { SpanKind };

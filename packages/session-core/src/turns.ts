@@ -6,7 +6,7 @@ import { failureText, textPieces } from "./replies.js";
 import { DEFAULT_STREAM_INTERVAL_MS, draftKey } from "./streaming.js";
 import type { InboxDoneStatus } from "./store.js";
 import type { ActiveTurn, QueuedMessage, ThreadState } from "./threads.js";
-import { contextOf, failed, startSpan, traced, traceparentOf, withSpan } from "./trace.js";
+import { startSpan, traced, withParent } from "./trace.js";
 
 /** How the busy policy let a message's turn start: at once, after waiting in the queue, or refused (busy). */
 type PolicyOutcome = "started" | "queued" | "rejected";
@@ -27,7 +27,7 @@ export class Turns {
     this.p.logger.debug({ threadId: state.threadId, inboxId: msg.inboxId }, "turn starts");
     // The turn continues the trace of its inbound message (also after a restart).
     const span = this.#span(state, msg, policy);
-    const traceparent = traceparentOf(span);
+    const traceparent = span.traceparent;
     const active: ActiveTurn = {
       inboxId: msg.inboxId,
       phase: "running",
@@ -47,9 +47,9 @@ export class Turns {
     let handle: RunHandle;
     try {
       // Model and tool calls are children of the turn's span.
-      handle = await withSpan(span, () => this.#startRun(state, msg, active));
+      handle = await withParent(traceparent, () => this.#startRun(state, msg, active));
     } catch (err) {
-      failed(span, err);
+      span.fail(err);
       span.end();
       this.p.logger.error({ err, threadId: state.threadId }, "could not start a turn");
       await this.#commitFallback(state, active, failureText(err));
@@ -130,7 +130,7 @@ export class Turns {
       if (gateway) {
         const key = `${gateway.name}:in${msg.inboxId}:busy`;
         const pieces = textPieces(gateway, state.thread, this.busyReply, key, msg.origin.meta);
-        await this.p.store.outbox.enqueue(traced(pieces, traceparentOf(span)));
+        await this.p.store.outbox.enqueue(traced(pieces, span.traceparent));
       }
     });
     this.p.sender.wake();
@@ -145,7 +145,7 @@ export class Turns {
         "agentsvc.inbox_id": msg.inboxId,
         "agentsvc.policy.outcome": policy,
       },
-      contextOf(msg.origin.traceparent),
+      { traceparent: msg.origin.traceparent },
     );
   }
 
@@ -179,7 +179,7 @@ export class Turns {
     }
     const gateway = this.p.registry.get(state.gateway);
     active.span?.setAttribute("agentsvc.turn.outcome", result.status);
-    if (result.status === "failed" && active.span) failed(active.span, result.error?.message ?? "failed");
+    if (result.status === "failed") active.span?.fail(result.error?.message ?? "failed");
     active.span?.end();
     if (result.status === "suspended") {
       active.phase = "suspended";
