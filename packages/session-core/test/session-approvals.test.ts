@@ -75,6 +75,8 @@ describe("approvals on a gateway with interactive actions", () => {
     await current.session.idle();
     expect(current.executed).toEqual([]);
     expect(current.gateway.textsTo(T)).toHaveLength(1);
+    // The platform's decided notice carries the reason (to show on the request message).
+    expect(current.gateway.decided).toMatchObject([{ decision: "reject", reason: "not today" }]);
   });
 
   it("refuses a second decision and a decision that is not allowed", async () => {
@@ -83,6 +85,7 @@ describe("approvals on a gateway with interactive actions", () => {
     expect(await current.gateway.decide(req.requestId, "maybe" as never)).toMatchObject({
       ok: false,
       code: "bad_decision",
+      message: expect.stringContaining('expected one of approve, reject, edit (got "maybe")'),
     });
     // Edit without replacement arguments is refused by the run manager and reported the same way.
     expect(await current.gateway.decide(req.requestId, "edit")).toMatchObject({
@@ -92,16 +95,22 @@ describe("approvals on a gateway with interactive actions", () => {
     });
     expect((await current.db.interactions.get(req.requestId))?.status).toBe("open");
     await current.gateway.decide(req.requestId, "approve");
+    // The thread no longer waits on it.
+    expect(current.session.snapshot("mock", T).pendingRequestId).toBeUndefined();
     expect(await current.gateway.decide(req.requestId, "reject")).toMatchObject({
       ok: false,
       code: "already_decided",
+      message: `interaction request "${req.requestId}" was already decided`,
     });
     expect(await current.gateway.decide("req_unknown", "approve")).toMatchObject({
       ok: false,
       code: "not_found",
+      message: 'no interaction request "req_unknown"',
     });
     await current.session.idle();
     expect(current.executed).toHaveLength(1);
+    // The platform hears of the approval once.
+    expect(current.gateway.decided).toHaveLength(1);
   });
 
   it("queues a message arriving while the approval is pending and runs it after the approved turn", async () => {
