@@ -117,6 +117,12 @@ export async function createMetrics(
       labelNames: ["gateway", "outcome"] as const,
       registers: [registry],
     }),
+    reconnects: new prom.Counter({
+      name: "agentsvc_gateway_reconnects_total",
+      help: "Times a connection gateway re-established its platform connection after losing it, by gateway",
+      labelNames: ["gateway"] as const,
+      registers: [registry],
+    }),
   };
   const commits = new prom.Histogram({
     name: "agentsvc_store_commit_duration_seconds",
@@ -191,6 +197,7 @@ export async function createMetrics(
         gateways.sending.dec({ gateway });
         gateways.sends.inc({ gateway, outcome });
       },
+      onReconnected: (gateway) => gateways.reconnects.inc({ gateway }),
     },
     observeModelCall(model, outcome, seconds, usage) {
       models.duration.observe({ model, outcome }, seconds);

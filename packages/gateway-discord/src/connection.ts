@@ -67,6 +67,8 @@ export class GatewaySocket {
   #acked = true;
   #resuming = false;
   #resumeFailures = 0;
+  /** Set at the first READY or RESUMED of this process: later ones are reconnects. */
+  #connectedOnce = false;
   #stopped = false;
   #halted = false;
   #lastFrame = Date.now();
@@ -232,6 +234,10 @@ export class GatewaySocket {
       this.#resumeFailures = 0;
       this.#backoff.reset();
       this.#ctx.logger.info("session resumed");
+    }
+    if (f.t === "READY" || f.t === "RESUMED") {
+      if (this.#connectedOnce) this.#ctx.reconnected?.();
+      this.#connectedOnce = true;
     }
     const t = f.t ?? "";
     this.#chain = this.#chain.then(async () => {

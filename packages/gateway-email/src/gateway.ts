@@ -218,7 +218,10 @@ export class EmailGateway implements Gateway {
         (source, uid) => this.#handle(source, uid),
         (next) => ctx.state.set(CURSOR, next),
       );
-      if (this.#failing) ctx.logger.info("IMAP poll works again");
+      if (this.#failing) {
+        ctx.logger.info("IMAP poll works again");
+        ctx.reconnected?.();
+      }
       this.#failing = false;
       this.#backoff.reset();
       return this.#pollMs;

@@ -41,6 +41,8 @@ export class EventStream {
   #controller: AbortController | undefined;
   #lastActivity = 0;
   #open = false;
+  /** Set at the first open stream; every later open is a reconnect. */
+  #openedOnce = false;
   #handling = false;
   #stopped = true;
 
@@ -96,6 +98,8 @@ export class EventStream {
       this.#open = true;
       this.#backoff.reset();
       ctx.logger.info({ url: baseUrl }, "signal-cli events stream open");
+      if (this.#openedOnce) ctx.reconnected?.();
+      this.#openedOnce = true;
       await readSse(res.body, {
         activity: () => {
           this.#lastActivity = this.#now();

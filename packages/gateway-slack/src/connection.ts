@@ -43,6 +43,8 @@ export class SocketMode {
   /** A replacement was asked for while a connection was being opened (hello and disconnect can arrive in one read). */
   #wanted = false;
   #stopped = false;
+  /** Set when the live connection was lost (closed, or silent past the watchdog); the next hello is a reconnect. */
+  #lost = false;
   #next = 1;
 
   readonly #ctx: GatewayContext;
@@ -171,6 +173,8 @@ export class SocketMode {
   #hello(conn: Conn): void {
     conn.ready = true;
     this.#ctx.logger.info({ connection: conn.id }, "Socket Mode connected");
+    if (this.#lost) this.#ctx.reconnected?.();
+    this.#lost = false;
     // Only now that the new connection is up are the ones it replaces closed.
     for (const old of this.#conns) {
       if (old === conn || !old.retiring) continue;
@@ -212,6 +216,7 @@ export class SocketMode {
     const known = this.#conns.delete(conn);
     if (!known || this.#stopped || conn.retiring || !conn.ready) return;
     this.#ctx.logger.warn({ connection: conn.id, code }, "Socket Mode connection closed unexpectedly");
+    this.#lost = true;
     if (this.live === 0) this.replace(undefined, `closed (${code})`);
   }
 
@@ -225,6 +230,7 @@ export class SocketMode {
           { connection: conn.id, silentMs: now - conn.lastSeen },
           "connection silent past the watchdog (no frames, no pings, no pongs); replacing it",
         );
+        this.#lost = true;
         this.replace(conn, "watchdog");
         continue;
       }

@@ -23,6 +23,7 @@ type Handler = (update: TgUpdate, bot: BotIdentity, signal: AbortSignal) => Prom
 export class Poller {
   readonly #backoff: Backoff;
   #conflicts = 0;
+  #pollFailed = false;
   #bot: BotIdentity | undefined;
 
   readonly #api: BotApi;
@@ -51,6 +52,7 @@ export class Poller {
   /** One poll: returns the delay before the next one (null once stopped). */
   async poll(signal: AbortSignal): Promise<number | null> {
     if (signal.aborted) return null;
+    let polled = false;
     try {
       const bot = this.#bot ?? (await this.#whoAmI(signal));
       const offset = await this.#ctx.state.get<number>(OFFSET_KEY);
@@ -64,8 +66,12 @@ export class Poller {
         signal,
         this.#options.pollTimeoutSeconds * 1000 + this.#options.graceMs,
       );
+      polled = true;
       this.#backoff.reset();
       this.#conflicts = 0;
+      // Polling works again after getUpdates (or getMe) failed: the connection was re-established.
+      if (this.#pollFailed) this.#ctx.reconnected?.();
+      this.#pollFailed = false;
       for (const update of updates) {
         if (signal.aborted) return null;
         await this.#handle(update, bot, signal);
@@ -74,6 +80,8 @@ export class Poller {
       return 0;
     } catch (err) {
       if (signal.aborted) return null;
+      // A failed handler is not a lost connection: only a failed poll makes the next success a reconnect.
+      if (!polled) this.#pollFailed = true;
       return this.#failed(err);
     }
   }

@@ -17,6 +17,7 @@ interface SessionEntryPoints {
   decide(requestId: string, decision: DecisionInput, decidedBy: string): Promise<DecideResult>;
   interaction(requestId: string): Promise<InteractionView | undefined>;
   credentialsRejected(gateway: string, envVar: string, detail: string): void;
+  reconnected(gateway: string): void;
   undelivered(
     gateway: string,
     thread: string,
@@ -49,6 +50,7 @@ export function contextFor(
       return view?.gateway === name ? view : undefined;
     },
     credentialsRejected: (envVar, detail) => session.credentialsRejected(name, envVar, detail),
+    reconnected: () => session.reconnected(name),
     state: {
       get: async <T>(key: string) => store.gatewayState.get<T>(name, key),
       set: async (key, value) => store.gatewayState.set(name, key, value),

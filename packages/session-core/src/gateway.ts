@@ -222,6 +222,13 @@ export interface GatewayContext {
    * (its tasks aborted, `stop()` called) and shows it stopped with the reason; the rest keeps running.
    */
   credentialsRejected(envVar: string, detail: string): void;
+  /**
+   * A connection adapter re-established its platform connection after losing it (a resumed
+   * WebSocket, a reopened stream, a poll loop working again); never for the first connect. The
+   * session hands it to its observer (the server's reconnect counter). Optional so hand-built test
+   * contexts need not provide it; the session's context always does.
+   */
+  reconnected?(): void;
   /** The service's public base URL (behind a proxy), when configured. */
   publicBaseUrl?: string;
   /** This gateway's own logger, named `gateway-<type>`. */

@@ -12,4 +12,6 @@ export interface SessionObserver {
   onSending?(gateway: string): void;
   /** The send that began settled, after `seconds`. */
   onSent?(gateway: string, outcome: SendOutcome, seconds: number): void;
+  /** A connection gateway re-established its platform connection after losing it. */
+  onReconnected?(gateway: string): void;
 }

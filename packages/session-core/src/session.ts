@@ -403,6 +403,11 @@ export class GatewaySession {
     this.#track(g.stop().catch((err: unknown) => logger.error({ err }, "gateway failed to stop cleanly")));
   }
 
+  /** A gateway re-established its platform connection after losing it: told to the observer. */
+  reconnected(gateway: string): void {
+    this.#options.observer?.onReconnected?.(gateway);
+  }
+
   /** A sent piece the platform reports undelivered: dead, or (with a wait) pending again; see GatewayContext.undelivered. */
   async undelivered(
     gateway: string,
