@@ -14,6 +14,12 @@ const MESSAGE_SID = /^(SM|MM)[0-9a-f]{32}$/;
  * record of the MessageSid is pruned: it is kept much longer.
  */
 export const SIGNATURE_CLAIM_MS = 400 * 24 * 60 * 60 * 1000;
+/**
+ * How long the very same request may come again as Twilio's retry. Twilio retries within minutes;
+ * one day stays well inside the session's 7-day dedup window, so a retry that passes here is still
+ * caught there, and a byte-identical copy sent later is a replay.
+ */
+export const RETRY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 export type DeliveryFailure =
   | SignatureFailure
@@ -39,14 +45,19 @@ export async function verifyDelivery(
     return { ok: false, reason: "duplicate_parameter" };
   const sid = params.find(([key]) => key === "MessageSid")?.[1];
   if (sid !== undefined && !MESSAGE_SID.test(sid)) return { ok: false, reason: "malformed_message_sid" };
-  // Twilio retrying a request sends the same parameters: the same fingerprint passes again.
+  // Twilio retrying a request sends the same parameters: the same fingerprint passes again, within
+  // the retry window counted from the first time the signature was seen.
   const fingerprint = createHash("sha256")
     .update(JSON.stringify(params.map((pair) => JSON.stringify(pair)).sort()))
     .digest("hex");
+  const now = Date.now();
   // The header is there (the signature was verified); Node's parser already trimmed it.
-  const claim = await context.claimOnce(`signature:${header}`, fingerprint, SIGNATURE_CLAIM_MS);
-  if (!claim.claimed && claim.value !== fingerprint) return { ok: false, reason: "replayed_signature" };
-  return { ok: true };
+  const claim = await context.claimOnce(`signature:${header}`, `${fingerprint} ${now}`, SIGNATURE_CLAIM_MS);
+  if (claim.claimed) return { ok: true };
+  // A claim written before the first-seen time was kept (no space) counts as outside the window.
+  const [seenPrint, seenAt] = claim.value.split(" ");
+  const retry = seenPrint === fingerprint && now - Number(seenAt) <= RETRY_WINDOW_MS;
+  return retry ? { ok: true } : { ok: false, reason: "replayed_signature" };
 }
 
 /** The decoded form parameters, in the order sent (the signature covers decoded values). */

@@ -98,6 +98,21 @@ describe("twilio replays with shifted parameter boundaries", () => {
     expect(logs.lines().some((l) => l.reason === "replayed_signature")).toBe(true);
   });
 
+  it("refuses the very same request re-sent 8 days later, once the MessageSid's dedup record may be gone", async () => {
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now(), shouldAdvanceTime: true });
+    await boot();
+    const params = world.fake.smsParams({ from: user, body: "hello" });
+    const signature = world.fake.sign(params);
+    expect((await world.fake.deliver(params, { ...form, "x-twilio-signature": signature })).status).toBe(200);
+    await rig.session.idle(5_000);
+    // Twilio retries within minutes; a byte-identical copy a week later is a captured replay.
+    vi.setSystemTime(Date.now() + 8 * 24 * 60 * 60 * 1000);
+    const answer = await world.fake.deliver(params, { ...form, "x-twilio-signature": signature });
+    expect(answer.status).toBe(401);
+    expect(logs.lines().some((l) => l.reason === "replayed_signature")).toBe(true);
+    expect(await rig.userMessages(user)).toEqual(["hello"]);
+  });
+
   it("takes a retry whose parameters come in another order as the same request (one turn)", async () => {
     await boot();
     const params = world.fake.smsParams({ from: user, body: "hello" });
