@@ -5,7 +5,7 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { PushGatewayEntry } from "@agentsvc/config-schema";
 import { DiscordFake, eventually, SlackFake, TelegramFake } from "@agentsvc/testkit";
-import { type ProjectServer, startProjectServer } from "@agentsvc/testkit/server";
+import { type ProjectServer, startProjectServer } from "@agentsvc/server/testing";
 
 export const projectDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
