@@ -59,15 +59,7 @@ export class Checkpointer {
       file: options.file,
       thresholdFrames: options.thresholdFrames ?? DEFAULT_CHECKPOINT_FRAMES,
     };
-    let worker: Worker;
-    try {
-      worker = new Worker(workerUrl(), { workerData: data });
-    } catch (error) {
-      // No thread (resource limits): SQLite checkpoints on the store's connection as by default.
-      this.#exited = Promise.resolve();
-      this.#fail(error instanceof Error ? error.message : String(error));
-      return;
-    }
+    const worker = new Worker(workerUrl(), { workerData: data });
     worker.unref(); // a store left open does not keep the process alive
     this.#worker = worker;
     worker.on("message", (report: CheckpointReport) => this.#onReport(report));
