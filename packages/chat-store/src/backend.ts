@@ -1,7 +1,6 @@
 // What a database gives the store: a dialect, its table objects, how to run transactions, its
 // health and its schema report. SQLite's is built by ChatDb.open; PostgreSQL's by
 // @agentsvc/store-postgres with `poolDriver` below (this package never loads a PostgreSQL driver).
-import type { CheckpointStats } from "./checkpointer.js";
 import type { Db, Dialect, Tables, TransactionDriver } from "./context.js";
 import type { MigrationReport } from "./migrations.js";
 import type { StoreHealth } from "./store-health.js";
@@ -24,8 +23,6 @@ export interface StoreBackend {
   durability?(): "power" | "process";
   /** SQLite only: EXPLAIN QUERY PLAN. */
   explain?(sqlText: string, params: unknown[]): string[];
-  /** SQLite only: what the checkpoint thread did so far. */
-  checkpoints?(): CheckpointStats;
   close(): void | Promise<void>;
 }
 

@@ -28,8 +28,6 @@ export interface GroupCommitOptions {
   sync?: () => Promise<void>;
   /** How many statements that can write the connection has prepared so far (sqlite-driver.ts). */
   writes: () => number;
-  /** After each COMMIT that may have written (the checkpointer looks at the WAL, checkpointer.ts). */
-  committed?: () => void;
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -47,10 +45,6 @@ export class GroupCommit {
   #queue: Pending[] = [];
   #flushing = false;
   #scheduled = false;
-  /** While set, no batch starts (hold()). */
-  #held: Promise<void> | undefined;
-  /** Resolves hold()'s caller once the running batch has ended. */
-  #atGate: (() => void) | undefined;
 
   constructor(
     private readonly sqlite: SqliteConnection,
@@ -77,35 +71,11 @@ export class GroupCommit {
     });
   }
 
-  /**
-   * No batch starts until `release` resolves (callers keep queueing; the event loop is not held).
-   * Resolves once the batch running now, if any, has ended: nothing writes until `release`.
-   */
-  hold(release: Promise<void>): Promise<void> {
-    const held: Promise<void> = release.then(() => {
-      if (this.#held === held) this.#held = undefined;
-    });
-    this.#held = held;
-    if (!this.#flushing) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.#atGate = resolve;
-    });
-  }
-
-  #openGate(): void {
-    this.#atGate?.();
-    this.#atGate = undefined;
-  }
-
   async #flush(): Promise<void> {
     this.#scheduled = false;
     this.#flushing = true;
     try {
       while (this.#queue.length > 0) {
-        while (this.#held) {
-          this.#openGate();
-          await this.#held;
-        }
         const batch = this.#queue.splice(0, MAX_BATCH);
         let began: boolean;
         try {
@@ -122,7 +92,6 @@ export class GroupCommit {
       }
     } finally {
       this.#flushing = false;
-      this.#openGate();
     }
   }
 
@@ -173,7 +142,6 @@ export class GroupCommit {
     if (this.sqlite.inTransaction) {
       try {
         this.sqlite.exec("COMMIT");
-        if (writers.size > 0) this.options.committed?.();
       } catch (error) {
         this.#abort();
         lose(error);
@@ -227,10 +195,7 @@ export class GroupCommit {
             throw error;
           }
         }
-        if (this.options.writes() !== writesBefore) {
-          this.options.committed?.();
-          await this.options.sync?.();
-        }
+        if (this.options.writes() !== writesBefore) await this.options.sync?.();
         pending.settle({ ok: true, value });
       } catch (error) {
         pending.settle({ ok: false, error });

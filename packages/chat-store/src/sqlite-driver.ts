@@ -8,14 +8,6 @@ export interface SqliteDriverOptions {
   busyTimeoutMs: number;
   /** Durability `power`: the WAL sync a writer waits for after its COMMIT (wal-sync.ts). */
   sync?: () => Promise<void>;
-  /** After each COMMIT that may have written (checkpointer.ts). */
-  committed?: () => void;
-}
-
-export interface SqliteTransactions {
-  driver: TransactionDriver;
-  /** Holds every batch until `release` resolves; resolves when no batch runs (group-commit.ts). */
-  hold: (release: Promise<void>) => Promise<void>;
 }
 
 /**
@@ -28,9 +20,9 @@ export function sqliteDriver(
   sqlite: SqliteConnection,
   db: Db,
   options: SqliteDriverOptions,
-): SqliteTransactions {
+): TransactionDriver {
   const group = new GroupCommit(sqlite, { ...options, writes: countWrites(sqlite) });
-  const driver: TransactionDriver = {
+  return {
     db,
     exclusive: (op) => group.run(op, false),
     begin: (work) => group.run(() => work(db), true),
@@ -48,7 +40,6 @@ export function sqliteDriver(
       }
     },
   };
-  return { driver, hold: (release) => group.hold(release) };
 }
 
 /**
