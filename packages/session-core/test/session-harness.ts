@@ -138,6 +138,8 @@ export interface RigOptions {
   gates?: Gates;
   /** Seconds before an open approval request expires. */
   expiresAfterSeconds?: number;
+  /** With `coordination`: the period of the sweep for work nobody runs (default 100 ms). */
+  sweepMs?: number;
   /** Shared with other rigs over the same store directory (several instances). */
   coordination?: Coordination;
   /**
@@ -185,7 +187,7 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
     registry,
     agent,
     loggers: { destination: logs.stream, level: "debug" },
-    ...(options.coordination ? { coordination: options.coordination, sweepMs: 100 } : {}),
+    ...(options.coordination ? { coordination: options.coordination, sweepMs: options.sweepMs ?? 100 } : {}),
     ...(options.entries ? { entries: options.entries } : {}),
   });
   const hook = options.duringRecovery;
