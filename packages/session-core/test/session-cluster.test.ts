@@ -57,7 +57,7 @@ describe("several instances over one store", () => {
   const QUIET_SWEEP_MS = 60_000;
 
   it("lets an idle thread go, so the next message runs on whichever instance received it", async () => {
-    const { a, b, cluster } = await pair(undefined, QUIET_SWEEP_MS);
+    const { a, b, cluster } = await pair(undefined, { sweepMs: QUIET_SWEEP_MS });
     await say(a, "T", "first");
     await until(() => texts([a, b], "T").length === 1, "the first reply");
     await until(() => !cluster.holders().has("gw:mock:T"), "the thread let go");
@@ -68,7 +68,7 @@ describe("several instances over one store", () => {
   });
 
   it("sends every reply from the leading instance only", async () => {
-    const { a, b, cluster } = await pair(undefined, QUIET_SWEEP_MS);
+    const { a, b, cluster } = await pair(undefined, { sweepMs: QUIET_SWEEP_MS });
     expect(cluster.leaderOf("session")).toBe("a");
     await say(b, "U", "hello from b");
     await until(() => a.gateway.textsTo("U").length === 1, "the reply, sent by a");
