@@ -1,18 +1,16 @@
 // The Messages call's failures, classified with Twilio's own codes first: 20003 (authenticate) is
 // a credentials failure naming the Auth Token variable; 429 waits and retries; a bad number is permanent.
 import { classifyFailure, isGatewaySendError } from "@agentsvc/session-core";
-import { FakeTwilio } from "@agentsvc/testkit";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { FakeTwilio, type FakeServer, listenLocal } from "@agentsvc/testkit";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMessage, twilioRule } from "../src/api.js";
 
 let fake: FakeTwilio | undefined;
-let server: Server | undefined;
+let server: FakeServer | undefined;
 afterEach(async () => {
   await fake?.close();
-  server?.closeAllConnections();
-  await new Promise((r) => (server ? server.close(r) : r(undefined)));
+  await server?.close();
   server = undefined;
 });
 
@@ -28,7 +26,7 @@ const targetAt = (apiBaseUrl: string) => ({
 /** A stand-in for api.twilio.com on 127.0.0.1 answering with `answer`; what it was asked is kept. */
 async function standIn(answer: (req: IncomingMessage, res: ServerResponse) => void) {
   const seen: { url: string; contentType: string | undefined; body: string }[] = [];
-  server = createServer((req, res) => {
+  server = await listenLocal((req, res) => {
     let body = "";
     req.on("data", (c) => {
       body += c;
@@ -38,8 +36,7 @@ async function standIn(answer: (req: IncomingMessage, res: ServerResponse) => vo
       answer(req, res);
     });
   });
-  await new Promise<void>((r) => server?.listen(0, "127.0.0.1", r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+  return { url: server.url, seen };
 }
 
 describe("twilio failures", () => {
@@ -83,7 +80,7 @@ describe("twilio failures", () => {
   it("an unreachable API is a network failure to retry, carrying its cause", async () => {
     const api = await standIn(() => {});
     const closed = api.url;
-    server?.close();
+    await server?.close();
     server = undefined;
     const err = await createMessage(targetAt(closed), "+15550001111", "hi").catch((e: unknown) => e);
     expect(isGatewaySendError(err)).toBe(true);

@@ -1,18 +1,16 @@
 // The Graph messages call's failures, classified with WhatsApp's own codes first: 190 (token
 // expired or revoked) is a credentials failure naming the variable; throughput codes wait and retry.
 import { classifyFailure, isGatewaySendError } from "@agentsvc/session-core";
-import { FakeWhatsApp } from "@agentsvc/testkit";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { FakeWhatsApp, type FakeServer, listenLocal } from "@agentsvc/testkit";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { graphRule, postMessage } from "../src/api.js";
 
 let fake: FakeWhatsApp | undefined;
-let server: Server | undefined;
+let server: FakeServer | undefined;
 afterEach(async () => {
   await fake?.close();
-  server?.closeAllConnections();
-  await new Promise((r) => (server ? server.close(r) : r(undefined)));
+  await server?.close();
   server = undefined;
 });
 
@@ -28,7 +26,7 @@ const hi = { to: "15550001111", type: "text", text: { body: "hi" } };
 /** A stand-in for graph.facebook.com on 127.0.0.1 answering with `answer`; what it was asked is kept. */
 async function standIn(answer: (req: IncomingMessage, res: ServerResponse) => void) {
   const seen: { url: string; contentType: string | undefined; body: string }[] = [];
-  server = createServer((req, res) => {
+  server = await listenLocal((req, res) => {
     let body = "";
     req.on("data", (c) => {
       body += c;
@@ -38,8 +36,7 @@ async function standIn(answer: (req: IncomingMessage, res: ServerResponse) => vo
       answer(req, res);
     });
   });
-  await new Promise<void>((r) => server?.listen(0, "127.0.0.1", r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+  return { url: server.url, seen };
 }
 
 describe("graph failures", () => {
@@ -85,7 +82,7 @@ describe("graph failures", () => {
 
   it("an unreachable Graph API is a network failure to retry, carrying its cause", async () => {
     const api = await standIn(() => {});
-    server?.close();
+    await server?.close();
     server = undefined;
     const err = await postMessage(targetAt(api.url), hi).catch((e: unknown) => e);
     expect(isGatewaySendError(err)).toBe(true);
