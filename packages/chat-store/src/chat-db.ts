@@ -150,6 +150,11 @@ export class ChatDb {
     return this.ctx.transaction(async () => fn());
   }
 
+  /** Whether the caller runs inside a transaction of this store (its store calls join it). */
+  inTransaction(): boolean {
+    return this.ctx.inTransaction();
+  }
+
   /** Opens (creating when absent) and migrates the store. Throws ChatDbError naming the file. */
   static open(options: ChatDbOptions): ChatDb {
     const datasource = options.datasource ?? DEFAULT_DATASOURCE;

@@ -78,8 +78,11 @@ export class Approvals {
       ...(target.meta ? { meta: target.meta } : {}),
     };
     // The reply streamed so far becomes its own message first: the request never lands inside a draft.
-    if (state.active && state.threadId === threadId)
+    if (state.active && state.threadId === threadId) {
+      // From here the store may hold a prefix of its reply: the commit must look for it.
+      state.active.unsuspended = false;
       await this.p.previews.finalise(gateway, thread, state.active.inboxId, state.active.origin.meta);
+    }
     await this.p.store.transaction(async () => {
       await this.p.store.interactions.save({ ...request, participant: target.participant ?? null });
       // The request is sent in the trace of the message whose turn asked for it.

@@ -145,6 +145,8 @@ export interface SessionStore {
    * inside it commit together or not at all.
    */
   transaction<T>(fn: () => Promise<T> | T): Promise<T>;
+  /** Whether the caller runs inside a `transaction` now (a store without it: never known, so never). */
+  inTransaction?(): boolean;
 }
 
 /** True when a stored interaction has been decided. */

@@ -18,6 +18,11 @@ export interface ActiveTurn {
   steered: number[];
   /** True once the turn's end (inbox done + reply queued) is committed. */
   committed: boolean;
+  /**
+   * Started by this process and never suspended since: no text was finalised before an approval
+   * request, so the store holds no reply prefix for it and its commit does not look for one.
+   */
+  unsuspended?: boolean;
   /** The turn's span (tracing), ended when the run ends or suspends. */
   span?: TraceSpan;
   /** Its W3C traceparent, written with the reply's outbox rows. */

@@ -34,6 +34,7 @@ export class Turns {
       origin: msg.origin,
       steered: [],
       committed: false,
+      unsuspended: true,
       span,
       ...(traceparent ? { traceparent } : {}),
     };
@@ -204,13 +205,14 @@ export class Turns {
     cutShort = false,
   ): Promise<void> {
     const gateway = this.p.registry.get(state.gateway);
-    await this.p.store.transaction(async () => {
+    const write = async () => {
       await this.p.store.inbox.markDone(active.inboxId, status);
       // After the record is locked by its update: the fence (several instances) rolls all back.
       await this.p.fence(state);
       for (const id of active.steered) await this.p.store.inbox.markDone(id, "done");
       // Text finalised before an approval request was sent then: only the rest is the reply.
-      const before = gateway ? await this.p.previews.takePrefix(gateway, active.inboxId) : "";
+      const before =
+        gateway && !active.unsuspended ? await this.p.previews.takePrefix(gateway, active.inboxId) : "";
       let rest = before && text.startsWith(before) ? text.slice(before.length).trim() : text;
       // A reply cut short mid-stream is not left half-written: its draft ends as what was said, plus the note.
       if (gateway && cutShort) rest = await this.p.previews.cutShort(gateway, active.inboxId, text);
@@ -226,7 +228,12 @@ export class Turns {
           first.payload = { ...(first.payload as object), draft: draftKey(active.inboxId) };
         await this.p.store.outbox.enqueue(pieces);
       }
-    });
+    };
+    // Called inside the transaction saving the turn's messages (memory.append's `within`), whose
+    // caller lets every error end it: the writes join it, as a savepoint would protect nothing
+    // (and cost two round trips on PostgreSQL). Otherwise they are a transaction of their own.
+    if (this.p.store.inTransaction?.()) await write();
+    else await this.p.store.transaction(write);
     active.committed = true;
     if (gateway && !text)
       this.p.loggerFor(gateway).info({ thread: state.thread }, "turn produced no text; nothing sent");
