@@ -3,6 +3,7 @@
 import type { Db, TransactionDriver } from "./context.js";
 import type { SqliteConnection } from "./driver.js";
 import { GroupCommit } from "./group-commit.js";
+import { reuseStatements } from "./statement-cache.js";
 
 export interface SqliteDriverOptions {
   busyTimeoutMs: number;
@@ -21,7 +22,7 @@ export function sqliteDriver(
   db: Db,
   options: SqliteDriverOptions,
 ): TransactionDriver {
-  const group = new GroupCommit(sqlite, { ...options, writes: countWrites(sqlite) });
+  const group = new GroupCommit(sqlite, { ...options, writes: reuseStatements(sqlite) });
   return {
     db,
     exclusive: (op) => group.run(op, false),
@@ -40,22 +41,4 @@ export function sqliteDriver(
       }
     },
   };
-}
-
-/**
- * Counts the statements prepared on the connection that can write (SQLite's
- * sqlite3_stmt_readonly, better-sqlite3's `readonly`). drizzle prepares each query as it runs it,
- * so a logical transaction that leaves the count unchanged only read: it need not wait for a sync.
- * An `INSERT … ON CONFLICT DO NOTHING` that changed nothing still counts (its answer may rest on
- * a row another caller is still syncing).
- */
-function countWrites(sqlite: SqliteConnection): () => number {
-  let writes = 0;
-  const prepare = sqlite.prepare.bind(sqlite);
-  sqlite.prepare = ((source: string) => {
-    const statement = prepare(source);
-    if (!statement.readonly) writes++;
-    return statement;
-  }) as typeof sqlite.prepare;
-  return () => writes;
 }
