@@ -38,6 +38,13 @@ describe("interrupt while a run waits for a decision", () => {
     await until(() => r.session.snapshot("mock", T).queued === 1, "the drive-by message queued");
     expect(await r.db.interactions.get(requestId)).toMatchObject({ status: "open" });
     expect(r.session.snapshot("mock", T)).toMatchObject({ phase: "suspended", pendingRequestId: requestId });
+    // The operator can see why the message did not interrupt.
+    const queuedLog = r.logs
+      .lines()
+      .filter(
+        (l) => l.msg === "interrupt: the author may not decide the waiting request; the message queues",
+      );
+    expect(queuedLog).toMatchObject([{ thread: T, requestId }]);
 
     // The requester still decides; the queued message runs after the run ends.
     expect(await r.gateway.decide(requestId, "approve", "alice")).toMatchObject({ ok: true });
