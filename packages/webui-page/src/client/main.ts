@@ -185,6 +185,23 @@ function setBusy(busy: boolean): void {
   byId("transcript").setAttribute("aria-busy", String(busy));
 }
 
+/**
+ * Conversation switches in progress (New, or opening one up to its history on screen). A message
+ * sent meanwhile waits for them: it belongs to the conversation being opened, after its history.
+ */
+const switches = new Set<Promise<unknown>>();
+
+function switching<T>(work: Promise<T>): Promise<T> {
+  switches.add(work);
+  const done = () => switches.delete(work);
+  work.then(done, done);
+  return work;
+}
+
+async function switched(): Promise<void> {
+  while (switches.size > 0) await Promise.allSettled([...switches]);
+}
+
 async function submit(): Promise<void> {
   if (turn) return steer();
   const text = composer.take();
@@ -193,6 +210,7 @@ async function submit(): Promise<void> {
   let res: Response;
   setBusy(true);
   try {
+    await switched();
     await ensureOwnConversation();
     res = await api.stream("/stream", { input: text, conversationId: current }, controller.signal);
   } catch (err) {
@@ -478,29 +496,10 @@ function early<T>(p: Promise<T>): Promise<T> {
 }
 
 async function openConversation(id: string, prefetched?: Promise<HistoryReply>): Promise<void> {
-  current = id;
-  storage.set("last", id);
-  composer.switchTo(id);
-  sidebar.setCurrent(id);
-  transcript.clear();
-  lastReplayed = null;
-  let waiting: string | undefined;
-  let lastStored: HistoryMessage | undefined;
-  try {
-    const r = await (prefetched ?? fetchHistory(id));
-    if (id !== current) return;
-    performance.mark("agentsvc:history-loaded");
-    transcript.replay(replayUnits(r.messages ?? []), (units) => replayMessages(units.flat()));
-    performance.mark("agentsvc:history-built");
-    waiting = r.pending?.[0]?.threadId;
-    lastStored = r.messages?.at(-1);
-  } catch (err) {
-    report(err);
-  }
-  transcript.settle();
-  transcript.scrollToEnd();
-  // For benchmarks and diagnostics: when the stored conversation is on screen (navigation-relative).
-  performance.mark("agentsvc:history-replayed");
+  const shown = await switching(showConversation(id, prefetched));
+  // Another conversation was opened meanwhile.
+  if (!shown) return;
+  const { waiting, lastStored } = shown;
   // The waiting turn's message and tool call were replayed above; its card goes in that reply.
   const pendingThread = waiting ?? storage.get(`pending:${id}`);
   if (pendingThread && id === current) {
@@ -517,6 +516,37 @@ async function openConversation(id: string, prefetched?: Promise<HistoryReply>):
     if (lastStored?.role === "assistant") storage.set(`streaming:${id}`, null);
     else await reattach(id, streaming.threadId, lastStored?.role === "user" ? undefined : streaming.input);
   }
+}
+
+/** Opens a conversation up to its history on screen; null when another was opened meanwhile. */
+async function showConversation(
+  id: string,
+  prefetched?: Promise<HistoryReply>,
+): Promise<{ waiting?: string; lastStored?: HistoryMessage } | null> {
+  current = id;
+  storage.set("last", id);
+  composer.switchTo(id);
+  sidebar.setCurrent(id);
+  transcript.clear();
+  lastReplayed = null;
+  let waiting: string | undefined;
+  let lastStored: HistoryMessage | undefined;
+  try {
+    const r = await (prefetched ?? fetchHistory(id));
+    if (id !== current) return null;
+    performance.mark("agentsvc:history-loaded");
+    transcript.replay(replayUnits(r.messages ?? []), (units) => replayMessages(units.flat()));
+    performance.mark("agentsvc:history-built");
+    waiting = r.pending?.[0]?.threadId;
+    lastStored = r.messages?.at(-1);
+  } catch (err) {
+    report(err);
+  }
+  transcript.settle();
+  transcript.scrollToEnd();
+  // For benchmarks and diagnostics: when the stored conversation is on screen (navigation-relative).
+  performance.mark("agentsvc:history-replayed");
+  return { waiting, lastStored };
 }
 
 function streamingTurn(id: string): { threadId: string; input: string } | undefined {
@@ -554,7 +584,11 @@ async function reattach(conversation: string, threadId: string, input: string | 
   await runStream(t, res);
 }
 
-async function newConversation(): Promise<void> {
+function newConversation(): Promise<void> {
+  return switching(startConversation());
+}
+
+async function startConversation(): Promise<void> {
   try {
     // The open conversation is still empty: it is the new one (New pressed again keeps no empty rows).
     const open = sidebar.conversations.find((c) => c.conversationId === current);
