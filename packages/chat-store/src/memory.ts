@@ -88,11 +88,14 @@ export class SqliteMemory implements Memory {
 
   /**
    * A scope's rows in id order, read through the scope index `(user_id, conversation_id, id)`.
-   * On PostgreSQL the scope is written as two closed ranges, not equalities: the planner drops
+   * On PostgreSQL the conversation is written as a closed range, not an equality: the planner drops
    * columns equated to a constant from the ORDER BY, so `ORDER BY id` could also be served by the
    * primary key, and once the table is analyzed it may walk it and filter out every other scope's
-   * rows (a conversation begun after many others: tens of thousands of rows for its head). With
-   * ranges the order `(user_id, conversation_id, id)` stays, and only the scope index provides it.
+   * rows (a conversation begun after many others: tens of thousands of rows for its head). With a
+   * range the order `(conversation_id, id)` stays, and only the scope index provides it.
+   * `user_id` stays an equality: btree costing counts index conditions only up to the first column
+   * without one, so a range there priced the scan as reading every user's rows, and a short scope
+   * (no LIMIT discount) got a sequential scan and a sort instead.
    * `x >= v AND x <= v` selects what `x = v` does under the default (deterministic) collation.
    */
   private ordered(scope: MemoryScope, direction: typeof asc) {
@@ -101,12 +104,11 @@ export class SqliteMemory implements Memory {
     const { userId, conversationId } = scopeOf(scope);
     return {
       where: and(
-        gte(m.userId, userId),
-        lte(m.userId, userId),
+        eq(m.userId, userId),
         gte(m.conversationId, conversationId),
         lte(m.conversationId, conversationId),
       ),
-      orderBy: [direction(m.userId), direction(m.conversationId), direction(m.id)],
+      orderBy: [direction(m.conversationId), direction(m.id)],
     };
   }
 

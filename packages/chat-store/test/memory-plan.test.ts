@@ -1,13 +1,39 @@
-// PostgreSQL's plans for the prompt window's reads. The scope's rows of a long conversation that
-// started after many others sit at the end of the table; once the table is analyzed, a query that
-// says `WHERE user_id = $1 AND conversation_id = $2 ORDER BY id LIMIT n` may be planned as a walk
-// of the primary key that filters out every other scope's rows (the planner drops the equated
-// columns from the ORDER BY, so the primary key provides the order too). Measured before the fix:
-// 38,000 rows removed by the filter for one head read, a turn 2.8x slower at 10,000 stored messages.
+// The plans of the prompt window's reads, for a short scope (as many messages as the window) among
+// many others and for a long one stored after all of them, on a table with no statistics yet and
+// after ANALYZE. Each read must be a range scan of the scope index under its LIMIT: nothing sorted,
+// nothing read and thrown away. Two regressions this guards, both measured on PostgreSQL:
+// - `user_id = $1 AND conversation_id = $2 ORDER BY id LIMIT n`: the planner drops the equated
+//   columns from the ORDER BY, so the primary key provides the order too, and after ANALYZE it
+//   walked it for the long scope, filtering out 38,000 rows for one head read (a turn 2.8x slower).
+// - `user_id >= $1 AND user_id <= $1 AND ...`: btree costing counts index conditions only up to the
+//   first column without an equality, so the scan was priced as reading every user's rows; a short
+//   scope gets no LIMIT discount, and after ANALYZE it was a sequential scan of the table and a sort
+//   (a short turn 3-7x slower than a long one in `pnpm bench memory`).
+// Not covered: a table never analyzed that already holds ~50,000 rows or more, with a 100-message
+// window. PostgreSQL then estimates a scope at 1-2 rows (default selectivities) and prefers a bitmap
+// scan of the scope and a sort, with every form of these reads tried; autovacuum's first ANALYZE
+// (after 50 rows are written) ends that state.
 import { postgresMissing } from "@agentsvc/pg-test";
+import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { postgresDriver, postgresUrlOf, tempRoot } from "./helpers.js";
+import { openStore, postgresDriver, postgresUrlOf, tempRoot } from "./helpers.js";
 import { statementsOf, storePg } from "./pg-statements.js";
+
+/** The prompt window: the short scope holds exactly this many messages. */
+const WINDOW = 20;
+const OTHERS = 200;
+const LONG = 2_000;
+const SHORT_SCOPE = { userId: "u", conversationId: `other-${OTHERS / 2}` };
+const LONG_SCOPE = { userId: "u", conversationId: "long" };
+/**
+ * Message sizes: which wrong plan the planner prefers depends on how many rows fit a page (short
+ * rows make the sequential scan cheap, long ones the primary-key walk), so both are checked.
+ */
+const BODIES = [1, 150].map((n) => ({
+  size: `${n}-character`,
+  body: JSON.stringify({ role: "user", content: "x".repeat(n) }),
+}));
+const BODY = BODIES[1]!.body;
 
 interface PlanNode {
   "Node Type": string;
@@ -17,57 +43,119 @@ interface PlanNode {
   Plans?: PlanNode[];
 }
 
-/** The index a scan reads: its own, or its bitmap index scan's. */
-function indexOf(node: PlanNode): string | undefined {
-  return node["Index Name"] ?? node.Plans?.map(indexOf).find((name) => name !== undefined);
+/** Every node with its parent's type. */
+function* nodes(plan: PlanNode, parent = ""): Generator<{ node: PlanNode; parent: string }> {
+  yield { node: plan, parent };
+  for (const child of plan.Plans ?? []) yield* nodes(child, plan["Node Type"]);
 }
 
-function* nodes(plan: PlanNode): Generator<PlanNode> {
-  yield plan;
-  for (const child of plan.Plans ?? []) yield* nodes(child);
+/** How each read of memory_messages in a plan is done, as `<parent> > <scan> <index> removed=<n>`. */
+function scansOf(plan: PlanNode): string[] {
+  return [...nodes(plan)]
+    .filter(({ node }) => node["Relation Name"] === "memory_messages" || node["Node Type"] === "Sort")
+    .map(
+      ({ node, parent }) =>
+        `${parent} > ${node["Node Type"]} ${node["Index Name"] ?? ""} removed=${node["Rows Removed by Filter"] ?? 0}`,
+    );
 }
+
+const RANGE_SCAN = /^Limit > Index Scan( Backward)? memory_messages_scope removed=0$/;
 
 describe.skipIf(postgresMissing)("[postgres] the prompt window's reads", () => {
-  it("go through the scope index and filter out no other scope's rows, after ANALYZE, for a scope stored last", async () => {
-    const appRoot = tempRoot();
-    const db = await postgresDriver.open({ appRoot });
-    const client = new (storePg().Client)({ connectionString: await postgresUrlOf(appRoot) });
-    await client.connect();
-    try {
-      // 40 older conversations of 100 messages, then the long one: 2,000 messages after all of them.
-      const body = JSON.stringify({ role: "user", content: "x".repeat(150) });
-      await client.query(
-        `INSERT INTO memory_messages (user_id, conversation_id, role, body, created_at)
-         SELECT 'u', 'other-' || (g / 100), 'user', $1, 0 FROM generate_series(0, 3999) AS g`,
-        [body],
-      );
-      await client.query(
-        `INSERT INTO memory_messages (user_id, conversation_id, role, body, created_at)
-         SELECT 'u', 'long', 'user', $1, 0 FROM generate_series(0, 1999) AS g`,
-        [body],
-      );
-      await client.query("ANALYZE memory_messages");
-      const memory = db.createMemory({ canSummarize: false, maxMessages: 20 });
-      const long = { userId: "u", conversationId: "long" };
-      const sent = await statementsOf(() => memory.loadPrompt(long));
-      const reads = sent.filter((s) => /^\s*\(?select/i.test(s.text) && s.text.includes("memory_messages"));
-      expect(reads.length).toBeGreaterThan(0);
-      for (const read of reads) {
-        const { rows } = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${read.text}`, read.values);
-        const plan = (rows[0] as { "QUERY PLAN": [{ Plan: PlanNode }] })["QUERY PLAN"][0].Plan;
-        const scans = [...nodes(plan)].filter((n) => n["Relation Name"] === "memory_messages");
-        // Index or bitmap scans of the scope index only; nothing read and thrown away.
-        expect(
-          scans.map((n) => `${n["Node Type"]} ${indexOf(n) ?? ""}`.trim()),
-          read.text,
-        ).toEqual(scans.map((n) => `${n["Node Type"]} memory_messages_scope`));
-        expect(
-          scans.map((n) => n["Rows Removed by Filter"] ?? 0),
-          read.text,
-        ).toEqual(scans.map(() => 0));
+  for (const analyzed of [false, true]) {
+    it.each(BODIES)(
+      `are range scans of the scope index under their LIMIT, for a short and a long scope, ${analyzed ? "after ANALYZE" : "on a table with no statistics"} (messages of $size content)`,
+      async ({ body }) => {
+        const appRoot = tempRoot();
+        const db = await postgresDriver.open({ appRoot });
+        const client = new (storePg().Client)({ connectionString: await postgresUrlOf(appRoot) });
+        await client.connect();
+        try {
+          // 200 conversations of a window's length each, then the long one after all of them.
+          await client.query(
+            `INSERT INTO memory_messages (user_id, conversation_id, role, body, created_at)
+           SELECT 'u', 'other-' || (g / ${WINDOW}), 'user', $1, 0 FROM generate_series(0, ${OTHERS * WINDOW - 1}) AS g`,
+            [body],
+          );
+          await client.query(
+            `INSERT INTO memory_messages (user_id, conversation_id, role, body, created_at)
+           SELECT 'u', 'long', 'user', $1, 0 FROM generate_series(0, ${LONG - 1}) AS g`,
+            [body],
+          );
+          if (analyzed) await client.query("ANALYZE memory_messages");
+          const memory = db.createMemory({ canSummarize: false, maxMessages: WINDOW });
+          for (const scope of [SHORT_SCOPE, LONG_SCOPE]) {
+            const sent = await statementsOf(() => memory.loadPrompt(scope));
+            const reads = sent.filter(
+              (s) => /^\s*\(?select/i.test(s.text) && s.text.includes("memory_messages"),
+            );
+            expect(reads.length).toBeGreaterThan(0);
+            for (const read of reads) {
+              const { rows } = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${read.text}`, read.values);
+              const plan = (rows[0] as { "QUERY PLAN": [{ Plan: PlanNode }] })["QUERY PLAN"][0].Plan;
+              const scans = scansOf(plan);
+              expect(scans.length, read.text).toBeGreaterThan(0);
+              for (const scan of scans)
+                expect(scan, `${scope.conversationId}: ${read.text}`).toMatch(RANGE_SCAN);
+            }
+          }
+        } finally {
+          await client.end();
+        }
+      },
+      60_000,
+    );
+  }
+});
+
+describe("[sqlite] the prompt window's reads", () => {
+  for (const analyzed of [false, true]) {
+    it(`search the scope index without a sort, for a short and a long scope, ${analyzed ? "after ANALYZE" : "with no statistics"}`, async () => {
+      const appRoot = tempRoot();
+      const seeding = openStore({ appRoot });
+      // Seed in one transaction through a second connection to the file.
+      const raw = new Database(seeding.file);
+      try {
+        const insert = raw.prepare(
+          "INSERT INTO memory_messages (user_id, conversation_id, role, body, created_at) VALUES ('u', ?, 'user', ?, 0)",
+        );
+        raw.transaction(() => {
+          for (let i = 0; i < OTHERS * WINDOW; i++) insert.run(`other-${Math.floor(i / WINDOW)}`, BODY);
+          for (let i = 0; i < LONG; i++) insert.run("long", BODY);
+        })();
+        if (analyzed) raw.exec("ANALYZE");
+      } finally {
+        raw.close();
       }
-    } finally {
-      await client.end();
-    }
-  }, 60_000);
+      // Statements as prepared by the store: its connection binds `prepare` when it opens, so a
+      // wrapper on the prototype at that moment records for the store's lifetime (and a store opened
+      // after the seeding also reads the new statistics).
+      const prepared: string[] = [];
+      const original = Database.prototype.prepare;
+      Database.prototype.prepare = function (this: Database.Database, source: string) {
+        prepared.push(source);
+        return original.call(this, source);
+      } as typeof original;
+      let db: ReturnType<typeof openStore>;
+      try {
+        db = openStore({ appRoot });
+      } finally {
+        Database.prototype.prepare = original;
+      }
+      const memory = db.createMemory({ canSummarize: false, maxMessages: WINDOW });
+      for (const scope of [SHORT_SCOPE, LONG_SCOPE]) {
+        prepared.length = 0;
+        await memory.loadPrompt(scope);
+        const reads = prepared.filter((s) => /^\s*select/i.test(s) && s.includes("memory_messages"));
+        expect(reads.length).toBeGreaterThan(0);
+        for (const read of reads) {
+          // Parameters: the scope's ids, then the LIMIT.
+          const plan = db.explain(read, scope.userId, scope.conversationId, WINDOW).join("\n");
+          expect(plan, read).toMatch(
+            /^SEARCH memory_messages USING INDEX memory_messages_scope \(user_id=\? AND conversation_id=\?\)$/,
+          );
+        }
+      }
+    });
+  }
 });
