@@ -12,6 +12,7 @@
 import type { ConnectionOptions } from "node:tls";
 import type { Client, ClientConfig, Notification } from "pg";
 import { advisoryKey } from "./keys.js";
+import { LockBatch, type LockOp } from "./lock-batch.js";
 import { loadPg } from "./pg.js";
 
 export interface InstanceLinkOptions {
@@ -73,9 +74,29 @@ type Listener<T> = (value: T) => void | Promise<void>;
 
 const DEFAULT_KEEPALIVE = { idleS: 10, intervalS: 5, count: 3 };
 
+/**
+ * One statement for a group of lock requests (lock-batch.ts): each row takes, gives back, or asks
+ * `pg_locks` whether this session holds, the lock of its key (a bigint key shows there as classid,
+ * the high 32 bits, and objid, the low 32 bits, objsubid 1). Named: parsed once per session.
+ */
+const LOCK_OPS = {
+  name: "agentsvc-advisory-locks",
+  text: `SELECT t.k::text AS key,
+  CASE t.op
+    WHEN 'lock' THEN pg_try_advisory_lock(t.k)
+    WHEN 'unlock' THEN pg_advisory_unlock(t.k)
+    ELSE EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted
+      AND l.pid = pg_backend_pid() AND l.classid = ((t.k >> 32) & 4294967295)::oid
+      AND l.objid = (t.k & 4294967295)::oid AND l.objsubid = 1)
+  END AS ok
+FROM unnest($1::text[], $2::bigint[]) AS t(op, k)`,
+};
+
 export class InstanceLink {
   readonly #options: InstanceLinkOptions;
   #client: Client | undefined;
+  /** Lock requests on the current session, grouped into shared statements. */
+  #locks: LockBatch | undefined;
   #generation = 0;
   #attempt = 0;
   #closed = false;
@@ -141,10 +162,7 @@ export class InstanceLink {
     if (!client || this.#held.has(name) || this.#pending.has(name)) return false;
     this.#pending.add(name);
     try {
-      const res = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1::bigint) AS ok", [
-        advisoryKey(name).toString(),
-      ]);
-      if (res.rows[0]?.ok !== true) return false;
+      if (!(await this.#request(client, "lock", name))) return false;
       // The answer came, but if the session ended meanwhile the server has released the lock.
       if (this.#client !== client) return false;
       this.#held.set(name, onLost);
@@ -163,14 +181,28 @@ export class InstanceLink {
     if (!client || !this.#held.has(name)) return false;
     this.#held.delete(name);
     try {
-      const res = await client.query<{ ok: boolean }>("SELECT pg_advisory_unlock($1::bigint) AS ok", [
-        advisoryKey(name).toString(),
-      ]);
-      return res.rows[0]?.ok === true;
+      return await this.#request(client, "unlock", name);
     } catch (error) {
       if (this.#client !== client) return false;
       throw error;
     }
+  }
+
+  /**
+   * Whether the server says this link's session holds `name` now (`pg_locks`), asked in a statement
+   * sent after this call: false when this process does not count it as held. Rejects when the
+   * connection fails (the session, and the lock with it, may be gone).
+   */
+  async holdsOnServer(name: string): Promise<boolean> {
+    const client = this.#client;
+    if (!client || !this.#held.has(name)) return false;
+    return this.#request(client, "held", name);
+  }
+
+  /** One lock request on `client`'s session, sharing a statement with the others waiting. */
+  #request(client: Client, op: LockOp, name: string): Promise<boolean> {
+    if (this.#client !== client || !this.#locks) throw new LinkDownError(`advisory ${op}`);
+    return this.#locks.request(op, advisoryKey(name).toString());
   }
 
   /** Whether this link holds `name` now. */
@@ -209,6 +241,7 @@ export class InstanceLink {
     this.#held.clear();
     const client = this.#client;
     this.#client = undefined;
+    this.#locks = undefined;
     if (client) await endQuietly(client, 5_000);
   }
 
@@ -256,6 +289,10 @@ export class InstanceLink {
       throw ended ?? new Error("InstanceLink: closed while connecting");
     }
     this.#client = client;
+    this.#locks = new LockBatch(async (ops, keys) => {
+      const res = await client.query<{ key: string; ok: boolean }>({ ...LOCK_OPS, values: [ops, keys] });
+      return new Set(res.rows.filter((r) => r.ok === true).map((r) => r.key));
+    });
     this.#generation += 1;
     this.#attempt = 0;
     this.#startHealthCheck(client);
@@ -264,6 +301,7 @@ export class InstanceLink {
   #dropped(client: Client, error: Error): void {
     if (this.#client !== client) return;
     this.#client = undefined;
+    this.#locks = undefined;
     clearInterval(this.#healthTimer);
     const held = [...this.#held];
     this.#held.clear();

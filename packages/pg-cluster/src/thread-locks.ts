@@ -11,7 +11,7 @@
 // keys) — the database row stays the source of truth. `assertHeld` asks the server, not this
 // process: called inside a transaction after it has locked the rows it writes, it is a fence (an
 // instance that took the thread over reads those rows only once that transaction has ended).
-import { advisoryKey, KEY_PREFIX, threadLockName } from "./keys.js";
+import { KEY_PREFIX, threadLockName } from "./keys.js";
 import type { InstanceLink } from "./link.js";
 
 /** Make one per InstanceLink (each subscribes to the link's lost reports for the link's lifetime). */
@@ -51,21 +51,14 @@ export class ThreadLocks {
   async assertHeld(key: string): Promise<void> {
     const name = threadLockName(key);
     if (!this.#link.isHeld(name)) throw new ThreadLockLostError(key);
-    const k = advisoryKey(name);
-    // In pg_locks a bigint key shows as classid (high 32 bits) and objid (low 32 bits), objsubid 1.
-    const high = String((k >> 32n) & 0xffffffffn);
-    const low = String(k & 0xffffffffn);
-    let rows: unknown[];
+    let held: boolean;
     try {
-      rows = await this.#link.query(
-        "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid = pg_backend_pid() " +
-          "AND classid = $1::oid AND objid = $2::oid AND objsubid = 1",
-        [high, low],
-      );
+      // Shares one statement with the other threads' lock requests waiting on the link.
+      held = await this.#link.holdsOnServer(name);
     } catch (error) {
       throw new ThreadLockLostError(key, error);
     }
-    if (rows.length === 0) throw new ThreadLockLostError(key);
+    if (!held) throw new ThreadLockLostError(key);
   }
 
   /** Whether this instance holds the thread's lock now. */

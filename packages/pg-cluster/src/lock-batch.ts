@@ -1,0 +1,79 @@
+// Advisory-lock requests on one link, grouped: requests made while one statement is in flight wait
+// for it, then go together in one statement (take, give back, or ask whether the session holds a
+// lock, each row its own key). node-postgres sends a connection's statements one after another, so
+// without this every thread's take, fence and release queued behind the others one round trip each;
+// now a burst of turns shares them. A request on an idle link goes at once, alone.
+//
+// Each answer is the server's answer for that key, as a lone statement would give it: keys in one
+// statement are distinct (a second request for a key waits for the next statement, keeping the
+// order of requests per key), so its rows do not depend on each other. A statement sent after a
+// request was made is evaluated after it, which is what a fence needs (its row locks came first).
+
+/** What a request asks of the server for its key. */
+export type LockOp = "lock" | "unlock" | "held";
+
+/** Runs one statement for `ops[i]` on `keys[i]` (distinct keys); returns the keys answered true. */
+export type SendLockOps = (ops: LockOp[], keys: string[]) => Promise<Set<string>>;
+
+interface Waiting {
+  op: LockOp;
+  key: string;
+  resolve(ok: boolean): void;
+  reject(error: unknown): void;
+}
+
+/** Keeps a statement's arrays (and its answer) small. */
+const MAX_KEYS = 1000;
+
+export class LockBatch {
+  #waiting: Waiting[] = [];
+  #flushing = false;
+
+  constructor(private readonly send: SendLockOps) {}
+
+  /** `key` is the advisory key as a decimal string. */
+  request(op: LockOp, key: string): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.#waiting.push({ op, key, resolve, reject });
+      if (!this.#flushing) {
+        this.#flushing = true;
+        // A microtask, not a timer: requests made in the same tick share the first statement.
+        queueMicrotask(() => void this.#flush());
+      }
+    });
+  }
+
+  async #flush(): Promise<void> {
+    try {
+      while (this.#waiting.length > 0) await this.#run(this.#take());
+    } finally {
+      this.#flushing = false;
+    }
+  }
+
+  /** The oldest requests up to the first key already among them. */
+  #take(): Waiting[] {
+    const keys = new Set<string>();
+    let n = 0;
+    for (const w of this.#waiting) {
+      if (keys.has(w.key) || n >= MAX_KEYS) break;
+      keys.add(w.key);
+      n++;
+    }
+    return this.#waiting.splice(0, n);
+  }
+
+  async #run(batch: Waiting[]): Promise<void> {
+    let yes: Set<string>;
+    try {
+      yes = await this.send(
+        batch.map((w) => w.op),
+        batch.map((w) => w.key),
+      );
+    } catch (error) {
+      for (const w of batch) w.reject(error);
+      return;
+    }
+    for (const w of batch) w.resolve(yes.has(w.key));
+  }
+}

@@ -1,0 +1,149 @@
+// Lock requests on one link share statements (lock-batch.ts): a burst of takes, fences and
+// releases costs a few round trips instead of one each, and every caller still gets the answer a
+// statement of its own would have given.
+import { createRequire } from "node:module";
+import { postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/pg-test";
+import type { Client } from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { InstanceLink, ThreadLocks, threadKey, threadLockName } from "../src/index.js";
+import { LockBatch, type LockOp } from "../src/lock-batch.js";
+import { lockHolders, monitor } from "./helpers.js";
+
+const pg = createRequire(import.meta.url)("pg") as typeof import("pg");
+
+/** Statements sent by every pg client of this process while `work` runs. */
+async function statementsOf(work: () => Promise<void>): Promise<string[]> {
+  const sent: string[] = [];
+  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const original = proto.query;
+  proto.query = function (this: unknown, ...args: unknown[]) {
+    const config = args[0] as string | { text?: string };
+    sent.push(typeof config === "string" ? config : (config.text ?? ""));
+    return original.apply(this, args);
+  };
+  try {
+    await work();
+  } finally {
+    proto.query = original;
+  }
+  return sent;
+}
+
+describe.skipIf(postgresMissing)("lock requests on one link over PostgreSQL", () => {
+  let pgServer: TestPostgres;
+  let url: string;
+  let mon: Client;
+  const links: InstanceLink[] = [];
+
+  const open = async () => {
+    const link = new InstanceLink({ connectionString: url, healthCheckMs: 0 });
+    await link.connect();
+    links.push(link);
+    return link;
+  };
+
+  beforeAll(async () => {
+    pgServer = await startPostgres();
+    url = await pgServer.createDatabase();
+    mon = await monitor(url);
+  });
+  afterAll(async () => {
+    await Promise.all(links.map((l) => l.close()));
+    await mon?.end();
+    await pgServer?.stop();
+  });
+
+  it("a burst of takes, fences and releases shares statements; each answer is the server's for its key", async () => {
+    const a = await open();
+    const b = await open();
+    const la = new ThreadLocks(a);
+    const lb = new ThreadLocks(b);
+    const keys = Array.from({ length: 40 }, (_, i) => threadKey("g", `t${i}`));
+    // Another instance holds every fourth thread; this one holds t1 and t2 already.
+    for (const [i, key] of keys.entries()) if (i % 4 === 0) expect(await la.tryLock(key)).toBe(true);
+    expect(await lb.tryLock(keys[1]!)).toBe(true);
+    expect(await lb.tryLock(keys[2]!)).toBe(true);
+
+    const taken: boolean[] = [];
+    const fences: string[] = [];
+    const sent = await statementsOf(async () => {
+      await Promise.all([
+        ...keys.slice(3).map(async (key, i) => {
+          taken[i + 3] = await lb.tryLock(key);
+        }),
+        lb.assertHeld(keys[1]!).then(
+          () => fences.push("t1 held"),
+          () => fences.push("t1 lost"),
+        ),
+        lb.unlock(keys[2]!).then((ok) => fences.push(`t2 released ${ok}`)),
+      ]);
+    });
+    expect(sent.length).toBeLessThan(5);
+    for (let i = 3; i < keys.length; i++) expect(taken[i]).toBe(i % 4 !== 0);
+    expect(fences.sort()).toEqual(["t1 held", "t2 released true"]);
+    for (const [i, key] of keys.entries()) {
+      const holders = await lockHolders(mon, threadLockName(key));
+      const expected = i % 4 === 0 ? [a.backendPid] : i === 2 ? [] : [b.backendPid];
+      expect(holders, key).toEqual(expected);
+    }
+    // A fence of a lock given back (by anything on the session) is refused by the server.
+    await b.query("SELECT pg_advisory_unlock_all()");
+    await expect(lb.assertHeld(keys[1]!)).rejects.toThrow(/no longer holds its lock/);
+  });
+});
+
+describe("grouping of lock requests", () => {
+  it("requests for one key keep their order, each in a later statement; other keys share the first", async () => {
+    const statements: [LockOp, string][][] = [];
+    const held = new Set<string>();
+    const batch = new LockBatch(async (ops, keys) => {
+      statements.push(ops.map((op, i) => [op, keys[i]!]));
+      const yes = new Set<string>();
+      for (const [i, key] of keys.entries()) {
+        const op = ops[i]!;
+        if (op === "lock" && !held.has(key)) {
+          held.add(key);
+          yes.add(key);
+        } else if (op === "unlock" && held.delete(key)) yes.add(key);
+        else if (op === "held" && held.has(key)) yes.add(key);
+      }
+      return yes;
+    });
+    const answers = await Promise.all([
+      batch.request("lock", "1"),
+      batch.request("lock", "2"),
+      batch.request("unlock", "1"),
+      batch.request("held", "2"),
+      batch.request("held", "1"),
+      batch.request("lock", "3"),
+    ]);
+    expect(answers).toEqual([true, true, true, true, false, true]);
+    expect(statements).toEqual([
+      [
+        ["lock", "1"],
+        ["lock", "2"],
+      ],
+      [
+        ["unlock", "1"],
+        ["held", "2"],
+      ],
+      [
+        ["held", "1"],
+        ["lock", "3"],
+      ],
+    ]);
+  });
+
+  it("a failed statement fails every request in it, and the next statement still goes", async () => {
+    let calls = 0;
+    const batch = new LockBatch(async (_ops, keys) => {
+      calls++;
+      if (calls === 1) throw new Error("connection ended");
+      return new Set(keys);
+    });
+    const first = Promise.allSettled([batch.request("lock", "1"), batch.request("lock", "2")]);
+    const results = await first;
+    expect(results.map((r) => r.status)).toEqual(["rejected", "rejected"]);
+    expect(await batch.request("lock", "1")).toBe(true);
+  });
+});
