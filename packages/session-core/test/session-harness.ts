@@ -8,6 +8,7 @@ import {
   defineTool,
   type GatewaySessionConfig,
   RunManager,
+  type RunLogger,
   type StartRunInput,
   type RunHandle,
 } from "@agentsvc/agent-core";
@@ -150,6 +151,8 @@ export interface RigOptions {
   store?: ChatDb;
   /** Gateway entries (approvers, approval destinations). */
   entries?: GatewayEntryRef[];
+  /** The run manager's logger (default silent). */
+  runLogger?: RunLogger;
   /** Runs once during start, after recovery has read the unfinished inbox records and before it uses them. */
   duringRecovery?: (session: GatewaySession) => Promise<void>;
 }
@@ -173,7 +176,7 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
     agent,
     memory: db.createMemory({ canSummarize: false }),
     runStore: db.runStore,
-    logger: { info() {}, warn() {}, error() {} },
+    logger: options.runLogger ?? { info() {}, warn() {}, error() {} },
   });
   await runs.ready();
   const logs = captureLogs();

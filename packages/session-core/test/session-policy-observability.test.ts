@@ -1,0 +1,70 @@
+// What an operator sees of the busy policy: a steered message is an event on the turn's span
+// (read from the trace SDK's in-memory exporter), and an interrupted run's cancel names its reason.
+import * as api from "@opentelemetry/api";
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { useOpenTelemetry } from "../src/index.js";
+import { type Rig, removeDir, rig, until } from "./session-harness.js";
+
+const T = "chat-7";
+const exporter = new InMemorySpanExporter();
+const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+
+beforeAll(() => {
+  api.trace.setGlobalTracerProvider(provider);
+  useOpenTelemetry(api);
+});
+afterAll(async () => {
+  await provider.shutdown();
+  api.trace.disable();
+});
+
+let current: Rig | undefined;
+afterEach(async () => {
+  exporter.reset();
+  if (current) {
+    await current.close();
+    removeDir(current.dir);
+    current = undefined;
+  }
+});
+
+describe("steer", () => {
+  it("records the steered message as an event on the running turn's span, naming its inbox record", async () => {
+    current = await rig({ gatewaySession: { policy: "steer" } });
+    const r = current;
+    await r.gateway.inject({ thread: T, text: "use wait_gate first" });
+    await until(() => r.gates.calls.length === 1, "the turn at its gate");
+    const steered = await r.gateway.inject({ thread: T, text: "and also this" });
+    if (!steered.accepted) throw new Error("not accepted");
+    r.gates.openAll();
+    await r.session.idle();
+    const turns = exporter.getFinishedSpans().filter((s) => s.name === "turn mock");
+    const events = turns.flatMap((s) => s.events.map((e) => ({ name: e.name, attributes: e.attributes })));
+    expect(events).toEqual([
+      { name: "message steered into the turn", attributes: { "agentsvc.inbox_id": steered.id } },
+    ]);
+  });
+});
+
+describe("interrupt", () => {
+  it("cancels the running turn with the reason the run manager logs", async () => {
+    const cancelled: unknown[] = [];
+    const runLogger = {
+      info: (obj: object, msg?: string) => {
+        if (msg === "run cancelled") cancelled.push(obj);
+      },
+      warn() {},
+      error() {},
+    };
+    current = await rig({ gatewaySession: { policy: "interrupt" }, runLogger });
+    const r = current;
+    await r.gateway.inject({ thread: T, text: "use wait_gate first" });
+    await until(() => r.gates.calls.length === 1, "the turn at its gate");
+    await r.gateway.inject({ thread: T, text: "stop" });
+    await until(() => cancelled.length === 1, "the cancel");
+    expect(cancelled).toEqual([{ threadId: `gw:mock:${T}`, reason: "interrupted by a new message" }]);
+    r.gates.openAll();
+    await r.session.idle();
+  });
+});
