@@ -1,0 +1,158 @@
+// What recovery picks up after a process died: a decided approval whose tool was running (on a
+// gateway thread and elsewhere), a message of a gateway no longer configured, and open requests
+// asked again on every boot.
+import { RunManager } from "@agentsvc/agent-core";
+import { ChatDb } from "@agentsvc/chat-store";
+import { afterEach, describe, expect, it } from "vitest";
+import { Gates, type Rig, removeDir, rig, tempDir, testAgent, until } from "./session-harness.js";
+
+const T = "T";
+const dirs: string[] = [];
+const rigs: Rig[] = [];
+afterEach(async () => {
+  for (const r of rigs.splice(0)) await r.close(50);
+  for (const d of dirs.splice(0)) removeDir(d);
+});
+
+function freshDir(): string {
+  const dir = tempDir();
+  dirs.push(dir);
+  return dir;
+}
+
+async function open(options: Parameters<typeof rig>[0]): Promise<Rig> {
+  const r = await rig(options);
+  rigs.push(r);
+  return r;
+}
+
+/** A process that dies: its turns never commit, its store is closed. */
+async function crash(r: Rig): Promise<void> {
+  rigs.splice(rigs.indexOf(r), 1);
+  await r.close(50);
+}
+
+describe("recovery after a crash", () => {
+  it("continues an approved turn whose tool was running on its thread, once, before the message queued behind it", async () => {
+    const dir = freshDir();
+    const a = await open({ dir, gatewaySession: { policy: "queue" } });
+    await a.gateway.inject({ thread: T, text: "use slow_delete x.txt" });
+    await until(() => a.gateway.decisionRequests.length === 1, "the approval request");
+    const requestId = a.gateway.decisionRequests[0]?.requestId ?? "";
+    expect(await a.gateway.decide(requestId, "approve")).toMatchObject({ ok: true });
+    await until(() => a.gates.calls.length === 1, "the approved tool running");
+    await a.gateway.inject({ thread: T, text: "after" });
+    await until(async () => (await a.db.inbox.unfinished()).length === 2, "the next message recorded");
+    await crash(a);
+
+    const gates = new Gates();
+    gates.openAll();
+    const b = await open({ dir, gatewaySession: { policy: "queue" }, gates });
+    await until(() => b.gateway.textsTo(T).length === 2, "two replies");
+    await b.session.idle();
+    // The continuation is not a new turn; the tool that was running is not run a second time.
+    expect(b.runs.starts.map((s) => s.input)).toEqual(["after"]);
+    expect([...a.executed, ...b.executed]).toEqual([]);
+    const [continued, next] = b.gateway.textsTo(T);
+    expect(continued).toContain("slow_delete");
+    expect(next).toContain("after");
+    expect(b.gateway.textsTo(T)).toHaveLength(2);
+    expect(await b.db.inbox.unfinished()).toEqual([]);
+    expect(await b.db.runStore.get(`gw:mock:${T}`)).toBeUndefined();
+  });
+
+  it("continues an approved run that is not a gateway turn on its own, and logs how it ended", async () => {
+    const dir = freshDir();
+    const db = ChatDb.open({ appRoot: dir, path: "data/chat.db" });
+    const stuck = new Gates();
+    const runs = new RunManager({
+      agent: testAgent(stuck, []),
+      memory: db.createMemory({ canSummarize: false }),
+      runStore: db.runStore,
+      logger: { info() {}, warn() {}, error() {} },
+    });
+    const threadId = "api:alice:c1";
+    const first = runs.start({
+      input: "use slow_delete y.txt",
+      threadId,
+      userId: "alice",
+      conversationId: "c1",
+    });
+    expect((await first.done).status).toBe("suspended");
+    await runs.resume(threadId, { decision: "approve" }, { userId: "alice" });
+    await until(() => stuck.calls.length === 1, "the approved tool running");
+    db.close();
+
+    const gates = new Gates();
+    gates.openAll();
+    const b = await open({ dir, gates });
+    await until(
+      () => b.logs.lines().some((l) => l.msg === "continued run ended"),
+      "the continued run's end logged",
+    );
+    const ended = b.logs.lines().find((l) => l.msg === "continued run ended");
+    expect(ended).toMatchObject({ threadId, status: "completed" });
+    expect(await b.db.runStore.get(threadId)).toBeUndefined();
+    // Not a gateway turn: nothing is sent, no turn starts, and the tool is not run again.
+    expect(b.gateway.sent).toEqual([]);
+    expect(b.runs.starts).toEqual([]);
+    expect(b.executed).toEqual([]);
+  });
+
+  it("leaves a message of a gateway that is no longer configured as it is, and says so", async () => {
+    const dir = freshDir();
+    const before = ChatDb.open({ appRoot: dir, path: "data/chat.db" });
+    await before.inbox.accept({
+      gateway: "gone",
+      dedupKey: "g1",
+      thread: T,
+      text: "for a removed gateway",
+      origin: { gateway: "gone", thread: T, author: { id: "user-1" } },
+    });
+    before.close();
+
+    const r = await open({ dir });
+    await r.session.idle();
+    expect(r.runs.starts).toEqual([]);
+    expect((await r.db.inbox.unfinished()).map((x) => [x.gateway, x.status])).toEqual([["gone", "queued"]]);
+    const warned = r.logs
+      .lines()
+      .filter((l) => l.msg === "unfinished message of an unregistered gateway left as is");
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toMatchObject({ gateway: "gone" });
+  });
+
+  it("asks an open request again on every restart, with its expiry, and only once each time", async () => {
+    const dir = freshDir();
+    const a = await open({ dir, expiresAfterSeconds: 3_600 });
+    // The platform's context of the message (e.g. a Slack channel) goes with the request each time.
+    const meta = { channel: "C1" };
+    await a.session.deliver({
+      gateway: "mock",
+      dedupKey: "m1",
+      thread: T,
+      text: "use delete_file keep.txt",
+      author: { id: "user-1" },
+      meta,
+    });
+    await until(() => a.gateway.decisionRequests.length === 1, "the approval request");
+    const asked = a.gateway.decisionRequests[0];
+    expect(asked).toMatchObject({ meta });
+    expect(asked?.expiresAt).toBeDefined();
+    await crash(a);
+
+    for (const boot of [1, 2]) {
+      const b = await open({ dir, expiresAfterSeconds: 3_600 });
+      await until(() => b.gateway.decisionRequests.length > 0, `the request asked again (restart ${boot})`);
+      await b.session.idle();
+      expect(b.gateway.decisionRequests).toHaveLength(1);
+      expect(b.gateway.decisionRequests[0]).toMatchObject({
+        requestId: asked?.requestId,
+        expiresAt: asked?.expiresAt,
+        toolName: "delete_file",
+        meta,
+      });
+      await crash(b);
+    }
+  });
+});
