@@ -2,7 +2,7 @@
 // as running), never another turn that happens to be live in the chat where the request was shown.
 import { afterEach, describe, expect, it } from "vitest";
 import { createMockGateway } from "../src/testing/index.js";
-import { type Rig, removeDir, rig, until } from "./session-harness.js";
+import { type Rig, removeDir, rig, tempDir, until } from "./session-harness.js";
 
 let current: Rig | undefined;
 afterEach(async () => {
@@ -72,5 +72,33 @@ describe("the continuation of an approved gateway turn", () => {
     expect(texts).toHaveLength(1);
     expect(texts[0]).toContain('You said: "stop that"');
     expect(r.runs.starts.map((s) => s.input)).toEqual(["use slow_delete report.txt", "stop that"]);
+  });
+
+  it("approved after a restart, it takes a steered message in: the same turn answers it, with no error", async () => {
+    const dir = tempDir();
+    const first = await rig({ dir, gatewaySession: { policy: "steer" } });
+    await first.gateway.inject({ thread: "T", text: "use slow_delete report.txt" });
+    await until(() => first.gateway.decisionRequests.length === 1, "the request");
+    const req = first.gateway.decisionRequests[0]!;
+    await first.close();
+    // The restarted session knows the waiting turn only from the store.
+    current = await rig({ dir, gatewaySession: { policy: "steer" } });
+    const r = current;
+    await until(
+      () => r.session.snapshot("mock", "T").pendingRequestId === req.requestId,
+      "the recovered request",
+    );
+    expect(await r.gateway.decide(req.requestId, "approve")).toMatchObject({ ok: true });
+    await until(() => r.gates.calls.length === 1, "the approved tool at its gate");
+    // A fresh platform message id (the restarted mock numbers its ids from the start again).
+    await r.gateway.inject({ thread: "T", text: "and also this", id: "after-restart-1" });
+    await until(() => r.session.snapshot("mock", "T").steered === 1, "the message steered into the turn");
+    r.gates.openAll();
+    await r.session.idle();
+    expect(r.runs.starts).toEqual([]);
+    expect(r.gateway.textsTo("T")).toHaveLength(1);
+    expect(r.gateway.textsTo("T")[0]).toContain('You said: "and also this"');
+    expect(await r.db.inbox.unfinished()).toEqual([]);
+    expect(r.logs.lines().filter((l) => l.level >= 50)).toEqual([]);
   });
 });
