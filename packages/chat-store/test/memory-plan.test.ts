@@ -127,13 +127,14 @@ describe("[sqlite] the prompt window's reads", () => {
       } finally {
         raw.close();
       }
-      // Statements as prepared by the store: its connection binds `prepare` when it opens, so a
-      // wrapper on the prototype at that moment records for the store's lifetime (and a store opened
-      // after the seeding also reads the new statistics).
-      const prepared: string[] = [];
+      // Statements as the store prepares them: its connection binds `prepare` when it opens, so a
+      // wrapper on the prototype at that moment sees every text it prepares (once: the store keeps
+      // prepared statements by text, so both scopes' reads are the texts the first one prepared).
+      // A store opened after the seeding also reads the new statistics.
+      const prepared = new Set<string>();
       const original = Database.prototype.prepare;
       Database.prototype.prepare = function (this: Database.Database, source: string) {
-        prepared.push(source);
+        prepared.add(source);
         return original.call(this, source);
       } as typeof original;
       let db: ReturnType<typeof openStore>;
@@ -143,15 +144,14 @@ describe("[sqlite] the prompt window's reads", () => {
         Database.prototype.prepare = original;
       }
       const memory = db.createMemory({ canSummarize: false, maxMessages: WINDOW });
+      for (const scope of [SHORT_SCOPE, LONG_SCOPE]) await memory.loadPrompt(scope);
+      const reads = [...prepared].filter((s) => /^\s*select/i.test(s) && s.includes("memory_messages"));
+      expect(reads.length).toBeGreaterThan(0);
       for (const scope of [SHORT_SCOPE, LONG_SCOPE]) {
-        prepared.length = 0;
-        await memory.loadPrompt(scope);
-        const reads = prepared.filter((s) => /^\s*select/i.test(s) && s.includes("memory_messages"));
-        expect(reads.length).toBeGreaterThan(0);
         for (const read of reads) {
           // Parameters: the scope's ids, then the LIMIT.
           const plan = db.explain(read, scope.userId, scope.conversationId, WINDOW).join("\n");
-          expect(plan, read).toMatch(
+          expect(plan, `${scope.conversationId}: ${read}`).toMatch(
             /^SEARCH memory_messages USING INDEX memory_messages_scope \(user_id=\? AND conversation_id=\?\)$/,
           );
         }
