@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { basename } from "node:path";
 
 export interface ChildServer {
   url: string;
@@ -11,7 +12,7 @@ export interface ChildServer {
  * event loop (or a GC) with the server it measures, and the two servers never share one either.
  */
 export async function startChildServer(file: string, env: Record<string, string> = {}): Promise<ChildServer> {
-  const child: ChildProcess = spawn(process.execPath, [file], {
+  const child: ChildProcess = spawn(process.execPath, [...profileFlags(file, env), file], {
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, ...env },
   });
@@ -34,4 +35,16 @@ export async function startChildServer(file: string, env: Record<string, string>
         child.kill("SIGTERM");
       }),
   };
+}
+
+/**
+ * BENCH_CPU_PROF_DIR=<dir>: each child server writes a V8 CPU profile there when it exits, named
+ * after its file and env (e.g. `soak-route-SOAK_MEMORY=window-<time>.cpuprofile`). Proportions in a
+ * profile survive a loaded machine; wall-clock figures do not.
+ */
+function profileFlags(file: string, env: Record<string, string>): string[] {
+  const dir = process.env.BENCH_CPU_PROF_DIR;
+  if (!dir) return [];
+  const label = [basename(file, ".ts"), ...Object.entries(env).map(([k, v]) => `${k}=${v}`)].join("-");
+  return ["--cpu-prof", `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${label}-${Date.now()}.cpuprofile`];
 }

@@ -3,7 +3,8 @@
 // all in the shared `default` conversation and once one conversation per client. The server's RSS
 // is sampled every second; the last third of the run must stay within 1.1x of the middle third
 // (nothing grows without bound), and throughput within 1.3x of the same run on window memory.
-// BENCH_SOAK_SECONDS (default 600) and BENCH_SOAK_STREAMS (default 1000) shorten it.
+// BENCH_SOAK_SECONDS (default 600) and BENCH_SOAK_STREAMS (default 1000) shorten it;
+// BENCH_CPU_PROF_DIR=<dir> has each server write a CPU profile there (child-server.ts).
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { startChildServer } from "./child-server.ts";
