@@ -102,3 +102,30 @@ describe("the continuation of an approved gateway turn", () => {
     expect(r.logs.lines().filter((l) => l.level >= 50)).toEqual([]);
   });
 });
+
+describe("a streamed reply that stops for an approval", () => {
+  it("finishes the text so far as its own message before the request, and the continuation sends only the rest", async () => {
+    const before = "first part of the answer before the tool";
+    current = await rig({
+      gateway: { stream: {} },
+      entries: [{ name: "mock", type: "mock", streamIntervalMs: 20 }],
+      tokenDelayMs: 10,
+      script: [
+        { text: before, toolCalls: [{ name: "delete_file", arguments: { note: "n1" } }] },
+        { text: "the file is gone" },
+      ],
+    });
+    const r = current;
+    await r.gateway.inject({ thread: "T", text: "delete it" });
+    await until(() => r.gateway.decisionRequests.length === 1, "the request");
+    // The draft was finished with the text so far before the request was made.
+    expect(r.gateway.streamCalls.filter((c) => c.kind === "finish").map((c) => c.text)).toEqual([before]);
+    expect(r.gateway.textsTo("T")).toEqual([before]);
+
+    const req = r.gateway.decisionRequests[0]!;
+    expect(await r.gateway.decide(req.requestId, "approve")).toMatchObject({ ok: true });
+    await r.session.idle();
+    expect(r.executed).toEqual(["n1"]);
+    expect(r.gateway.textsTo("T")).toEqual([before, "the file is gone"]);
+  });
+});

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   type AgentDefinition,
+  type DemoStep,
   defineAgent,
   defineTool,
   type GatewaySessionConfig,
@@ -134,6 +135,8 @@ export interface RigOptions {
   gateway?: MockGatewayOptions;
   /** The demo model's pause before each streamed token (default none). */
   tokenDelayMs?: number;
+  /** The demo model's steps, model call by model call (default: its own script, tools as asked for). */
+  script?: DemoStep[];
   extraGateways?: MockGateway[];
   channel?: string;
   gates?: Gates;
@@ -168,10 +171,14 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
   const gates = options.gates ?? new Gates();
   const executed: string[] = [];
   const base = testAgent(gates, executed, options.gatewaySession, options.channel, options.tokenDelayMs);
+  const scripted = options.script ? { ...base, model: { ...base.model, script: options.script } } : base;
   const agent =
     options.expiresAfterSeconds === undefined
-      ? base
-      : { ...base, approvals: { ...base.approvals, expiresAfterSeconds: options.expiresAfterSeconds } };
+      ? scripted
+      : {
+          ...scripted,
+          approvals: { ...scripted.approvals, expiresAfterSeconds: options.expiresAfterSeconds },
+        };
   const runs = new CountingRunManager({
     agent,
     memory: db.createMemory({ canSummarize: false }),
