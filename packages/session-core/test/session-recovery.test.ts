@@ -4,6 +4,7 @@
 import { RunManager } from "@agentsvc/agent-core";
 import { ChatDb } from "@agentsvc/chat-store";
 import { afterEach, describe, expect, it } from "vitest";
+import { createMockGateway } from "../src/testing/index.js";
 import { Gates, type Rig, removeDir, rig, tempDir, testAgent, until } from "./session-harness.js";
 
 const T = "T";
@@ -154,5 +155,46 @@ describe("recovery after a crash", () => {
       });
       await crash(b);
     }
+  });
+  it("asks once, after a restart, for an approval-channel run that suspended before its request was saved", async () => {
+    const dir = freshDir();
+    const db = ChatDb.open({ appRoot: dir, path: "data/chat.db" });
+    const runs = new RunManager({
+      agent: testAgent(new Gates(), [], undefined, "ops"),
+      memory: db.createMemory({ canSummarize: false }),
+      runStore: db.runStore,
+      logger: { info() {}, warn() {}, error() {} },
+    });
+    // A run from elsewhere (no gateway origin): the process dies before any session asked for it.
+    const run = runs.start({ input: "use delete_file one.txt", userId: "alice", conversationId: "c1" });
+    expect((await run.done).status).toBe("suspended");
+    db.close();
+
+    const ops = createMockGateway({ name: "ops", capabilities: { interactiveActions: false } });
+    const b = await open({
+      dir,
+      extraGateways: [ops],
+      channel: "ops",
+      entries: [{ name: "ops", type: "mock", approvalDestination: "ops-room" }],
+    });
+    await until(() => ops.textsTo("ops-room").length > 0, "the request asked in the approval room");
+    await b.session.idle();
+    expect(ops.textsTo("ops-room")).toHaveLength(1);
+    expect(ops.textsTo("ops-room")[0]).toContain("delete_file");
+  });
+
+  it("starts and asks nothing for an open request whose gateway is no longer configured", async () => {
+    const dir = freshDir();
+    const other = createMockGateway({ name: "other" });
+    const a = await open({ dir, extraGateways: [other] });
+    await other.inject({ thread: T, text: "use delete_file keep.txt" });
+    await until(() => other.decisionRequests.length === 1, "the approval request on the other gateway");
+    await crash(a);
+
+    const b = await open({ dir });
+    await b.session.idle();
+    expect(b.gateway.decisionRequests).toEqual([]);
+    expect(b.gateway.sent).toEqual([]);
+    expect((await b.db.interactions.listOpen()).map((i) => i.gateway)).toEqual(["other"]);
   });
 });
