@@ -162,8 +162,12 @@ export class SqliteMemory implements Memory {
       head = rows[0];
       recent = rows.slice(1);
     } else {
-      recent = (await this.ctx.run(recentQuery)).reverse();
-      head = first(await this.ctx.run(headQuery));
+      // One operation. A window shorter than its limit reaches back to the scope's first row: that
+      // row is the head, and only a full window needs the head read apart.
+      [recent, head] = await this.ctx.run(async (db) => {
+        const rows = (await recentQuery(db)).reverse();
+        return [rows, rows.length < limit ? rows[0] : first(await headQuery(db))] as const;
+      });
     }
     let summary: Message | undefined;
     if (head?.role === "system") {
