@@ -20,6 +20,7 @@ import {
   type GatewayEntryRef,
   type GatewaySession,
   GatewayRegistry,
+  type OutboxOptions,
 } from "../src/index.js";
 import { createMockGateway, type MockGateway, type MockGatewayOptions } from "../src/testing/index.js";
 import { captureLogs } from "./helpers.js";
@@ -154,6 +155,8 @@ export interface RigOptions {
   store?: ChatDb;
   /** Gateway entries (approvers, approval destinations). */
   entries?: GatewayEntryRef[];
+  /** The outbox sender's timing (retries, the idle look for pieces). */
+  outbox?: OutboxOptions;
   /** The run manager's logger (default silent). */
   runLogger?: RunLogger;
   /** Runs once during start, after recovery has read the unfinished inbox records and before it uses them. */
@@ -199,6 +202,7 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
     loggers: { destination: logs.stream, level: "debug" },
     ...(options.coordination ? { coordination: options.coordination, sweepMs: options.sweepMs ?? 100 } : {}),
     ...(options.entries ? { entries: options.entries } : {}),
+    ...(options.outbox ? { outbox: options.outbox } : {}),
   });
   const hook = options.duringRecovery;
   if (hook) {
