@@ -49,9 +49,12 @@ export function checkSignature(gateway: HttpGateway, req: WebhookRequest, nowSec
   return result;
 }
 
+/** Refuses malformed UTF-8; one decoder serves every request (a decode without `stream` resets it). */
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
 function parseJson(body: Uint8Array): { ok: true; value: unknown } | { ok: false } {
   try {
-    return { ok: true, value: JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(body)) };
+    return { ok: true, value: JSON.parse(utf8.decode(body)) };
   } catch {
     return { ok: false };
   }
