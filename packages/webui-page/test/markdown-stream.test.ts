@@ -1,7 +1,7 @@
 // A streamed reply rendered block by block must come out exactly as the whole reply rendered at
 // once, wherever the tokens split it; only the still-growing block is re-parsed per update.
 import { describe, expect, it } from "vitest";
-import { MarkdownStream, renderMarkdown, stableCut } from "../src/client/markdown.js";
+import { appendedText, MarkdownStream, renderMarkdown, stableCut } from "../src/client/markdown.js";
 
 /** Feeds `text` in the given pieces; returns the markup the page would hold, and the cuts made. */
 function streamed(pieces: string[]): { html: string; finals: number } {
@@ -114,5 +114,26 @@ describe("streamed markdown (MarkdownStream)", () => {
       }
       expect(streamed(pieces).html, JSON.stringify(src)).toBe(renderMarkdown(src));
     }
+  });
+
+  it("grows the open block in place only when words were added before its closing tags", () => {
+    expect(appendedText("<p>Cats are</p>", "<p>Cats are great</p>")).toEqual({
+      text: " great",
+      closing: ["p"],
+    });
+    expect(appendedText("<pre><code>a = 1", "<pre><code>a = 1")).toBeNull();
+    expect(appendedText("<ul><li>one</li><li>tw</li></ul>", "<ul><li>one</li><li>two</li></ul>")).toEqual({
+      text: "o",
+      closing: ["li", "ul"],
+    });
+    // The same markup: nothing to write.
+    expect(appendedText("<p>a</p>", "<p>a</p>")).toEqual({ text: "", closing: ["p"] });
+    // New markup, an escaped character, or a change before the end: the block is parsed again.
+    expect(appendedText("<p>a</p>", "<p>a <strong>b</strong></p>")).toBeNull();
+    expect(appendedText("<p>a</p>", "<p>a &lt;b</p>")).toBeNull();
+    expect(appendedText("<p>**a</p>", "<p><strong>a</strong></p>")).toBeNull();
+    expect(appendedText("<p>a</p>", "<p>a<br>b</p>")).toBeNull();
+    expect(appendedText("<p>a b</p>", "<h1>a b</h1>")).toBeNull();
+    expect(appendedText("", "<p>a</p>")).toBeNull();
   });
 });

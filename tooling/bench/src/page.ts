@@ -189,6 +189,9 @@ const METRICS = [
   "LayoutDuration",
   "RecalcStyleDuration",
   "TaskOtherDuration",
+  // The main thread's CPU time: unlike the task durations above, it does not grow when a loaded
+  // machine takes the CPU away mid-task, so it compares runs made under different load.
+  "ThreadTime",
 ] as const;
 
 /** Cumulative main-thread seconds (CDP Performance domain) of one page. */

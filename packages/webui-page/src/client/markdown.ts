@@ -255,3 +255,21 @@ export class MarkdownStream {
     };
   }
 }
+
+const CLOSING_TAGS = /(?:<\/[a-z][a-z0-9]*>)+$/;
+
+/**
+ * Whether `next` is `prev` with plain text (no tag, no entity) added just before `prev`'s closing
+ * tags, as when a token goes on the last line of the open block. Then that text, appended inside
+ * the innermost element those tags close (`closing`, innermost first), gives exactly the nodes
+ * that parsing `next` would, without parsing or replacing anything; otherwise null.
+ */
+export function appendedText(prev: string, next: string): { text: string; closing: string[] } | null {
+  const suffix = CLOSING_TAGS.exec(prev)?.[0];
+  if (!suffix || next.length < prev.length || !next.endsWith(suffix)) return null;
+  const head = prev.length - suffix.length;
+  if (!next.startsWith(prev.slice(0, head))) return null;
+  const text = next.slice(head, next.length - suffix.length);
+  if (/[<&]/.test(text)) return null;
+  return { text, closing: [...suffix.matchAll(/<\/([a-z0-9]+)>/g)].map((m) => m[1]!) };
+}

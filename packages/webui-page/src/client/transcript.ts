@@ -1,11 +1,12 @@
 // The transcript: user bubbles (plain text), assistant bubbles (markdown, Thinking strip, tool
-// chips, notes, approval cards). Only the bubble being streamed changes, at most once per
-// animation frame, and in it only the markdown block still growing is parsed and replaced, so a
-// token costs about the same early and late in a reply and in a long conversation.
+// chips, notes, approval cards). Only the bubble being streamed changes, at an animation frame
+// about ten times a second, and in it only the markdown block still growing is parsed and
+// replaced (or, when only words were added to it, grown in place), so a token costs about the
+// same early and late in a reply and in a long conversation.
 import type { ToolCallView } from "./accumulate.js";
 import { h, keepPinned } from "./dom.js";
 import { icon } from "./icons.js";
-import { MarkdownStream } from "./markdown.js";
+import { appendedText, MarkdownStream } from "./markdown.js";
 
 export interface TranscriptFlags {
   showReasoning: boolean;
@@ -28,7 +29,7 @@ function decisionText(decision: Decision): string {
 }
 
 /** The shortest time between two writes of a streaming reply (see `schedule`). */
-const WRITE_INTERVAL_MS = 50;
+const WRITE_INTERVAL_MS = 100;
 
 function pretty(value: unknown): string {
   if (typeof value === "string") {
@@ -70,8 +71,10 @@ export class AssistantBubble {
   /** Reasoning streamed since the last frame (appended as text at the frame). */
   private reasoningQueue = "";
   private readonly markdown = new MarkdownStream();
-  /** The nodes of the block still growing; replaced at each render. */
+  /** The nodes of the block still growing; replaced at each render, or grown in place. */
   private openNodes: ChildNode[] = [];
+  /** The markup `openNodes` were made from. */
+  private openHtml = "";
 
   constructor(
     private readonly transcript: Transcript,
@@ -153,7 +156,7 @@ export class AssistantBubble {
     );
   }
 
-  /** Sets the reply text; the DOM changes at the next frame (coalescing the tokens of a frame). */
+  /** Sets the reply text; the DOM changes at the next write (coalescing the tokens until then). */
   setText(text: string): void {
     this.text = text;
     this.schedule();
@@ -161,8 +164,9 @@ export class AssistantBubble {
 
   /**
    * At the next animation frame, but not sooner than WRITE_INTERVAL_MS after the last write: each
-   * frame that changes the page costs style, layout, paint and a commit whatever the change, so a
-   * fast model's tokens are written about 20 times a second rather than 60.
+   * frame that changes the page costs style, layout, paint and a commit whatever the change (and
+   * the scroll that keeps the view at the bottom a second frame, for its scroll event), so a fast
+   * model's tokens are written about 10 times a second rather than 60.
    */
   private schedule(): void {
     if (this.frame || this.timer) return;
@@ -193,6 +197,7 @@ export class AssistantBubble {
   render(): void {
     this.writeReasoning();
     const { done, open, reset } = this.markdown.update(this.text);
+    if (!reset && !done && this.grow(open)) return;
     if (reset) {
       this.content.replaceChildren();
       this.openNodes = [];
@@ -200,7 +205,29 @@ export class AssistantBubble {
     for (const node of this.openNodes) node.remove();
     const growing = parse(open);
     this.openNodes = [...growing.childNodes];
+    this.openHtml = open;
     this.content.append(parse(done), growing);
+  }
+
+  /**
+   * When the tokens since the last write only added words to the last line of the open block, they
+   * go into its last text node: the block keeps its nodes (no parse, no new elements to style, lay
+   * out and paint).
+   */
+  private grow(open: string): boolean {
+    const grown = appendedText(this.openHtml, open);
+    if (!grown) return false;
+    let el: ChildNode | null | undefined = this.openNodes.at(-1);
+    for (let i = grown.closing.length - 1; ; i--) {
+      if (!(el instanceof Element) || el.localName !== grown.closing[i]) return false;
+      if (i === 0) break;
+      el = el.lastChild;
+    }
+    const last = el.lastChild;
+    if (last instanceof Text) last.appendData(grown.text);
+    else if (grown.text) el.append(grown.text);
+    this.openHtml = open;
+    return true;
   }
 
   get hasReasoning(): boolean {

@@ -29,6 +29,29 @@ export const XSS_PAYLOADS = [
   "`</code><img src=x onerror=window.__pwned=7>`",
 ];
 
+/**
+ * A reply mixing plain words (most tokens only add words to the open block) with markup that
+ * changes the open block's shape: emphasis, code, links, a list, a fence, a heading, line breaks.
+ */
+export const PROSE = [
+  "# Feeding cats",
+  "",
+  "Most cats eat twice a day and like a quiet place for it, away from the litter box and busy doors.",
+  "Fresh water matters as much as food, so keep a bowl filled.",
+  "",
+  "Some **wet food** helps with water, and `dry food` keeps longer; see [the guide](https://example.com/cats) for details.",
+  "",
+  "- a measured portion in the morning",
+  "- another one in the evening, with _no_ snacks in between",
+  "",
+  "```",
+  "portion = weight * 0.04",
+  "meals = 2",
+  "```",
+  "",
+  "That is all there is to it: watch the weight, adjust the portion, and ask a vet when in doubt.",
+].join("\n");
+
 function pieces(text: string, size: number): string[] {
   const out: string[] = [];
   for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
@@ -97,7 +120,7 @@ export async function* scriptFor(input: string, run: RunControl): AsyncGenerator
     }
     case "xsssplit": {
       // Markup split across tokens, at block boundaries and inside a code span, each piece written
-      // to the page separately (the page writes a streaming reply at most every 50 ms).
+      // to the page separately (the page writes a streaming reply at most every 100 ms).
       const tokens = [
         "Before.\n\n<im",
         "g src=x one",
@@ -109,7 +132,14 @@ export async function* scriptFor(input: string, run: RunControl): AsyncGenerator
       ];
       for (const t of tokens) {
         yield { delta: { content: t } };
-        yield { sleep: 80 };
+        yield { sleep: 130 };
+      }
+      return;
+    }
+    case "prose": {
+      for (const token of PROSE.match(/\S+\s*|\s+/g) ?? []) {
+        yield { delta: { content: token } };
+        yield { sleep: 10 };
       }
       return;
     }
