@@ -13,6 +13,7 @@ import {
   readSchemaVersion,
   runMigrations,
 } from "./migrations.js";
+import { namingClient } from "./named-statements.js";
 import { loadDrizzlePg, loadPg } from "./orm.js";
 import { redactConnectionString, scrub, secretsOf } from "./redact.js";
 import { type PgTables, pgTables } from "@agentsvc/store-schema/postgres";
@@ -313,7 +314,8 @@ export function connectError(err: unknown, ctx: Ctx): PostgresStoreError {
 export async function connectPostgres(options: ConnectPostgresOptions): Promise<PostgresStore> {
   const { config, ctx } = resolvePoolConfig(options);
   const pg = loadPg();
-  const pool = new pg.Pool(config);
+  // Parameterized statements are prepared once per connection (named-statements.ts).
+  const pool = new pg.Pool({ ...config, Client: namingClient(pg.Client) });
   // An idle pooled connection that dies (server restart, network) emits 'error' on the pool;
   // unhandled, that would crash the process. The pool replaces it on the next checkout.
   pool.on("error", (err) => {
