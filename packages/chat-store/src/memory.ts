@@ -16,7 +16,7 @@ import {
   type Summarizer,
   summaryMessage,
 } from "@agentsvc/agent-core";
-import { and, asc, count, desc, eq, gt, gte, lte } from "./orm.js";
+import { and, asc, count, desc, eq, gt, gte, lte, sql } from "./orm.js";
 import type { Db, StoreContext } from "./context.js";
 import { first } from "./rows.js";
 import { SeenTokens } from "./seen-tokens.js";
@@ -33,6 +33,13 @@ export interface CreateMemoryOptions extends PromptWindowOptions {
    * instances on one database (a claim on the scope's oldest row).
    */
   summaryThreshold?: number;
+}
+
+/** A row the prompt window reads. */
+interface WindowRow {
+  id: number;
+  role: string;
+  body: string;
 }
 
 /** Rows per insert statement of an append. */
@@ -61,6 +68,8 @@ export class SqliteMemory implements Memory {
   private readonly compacting = new Map<string, Promise<void>>();
   /** Scopes appended to while their check was running (group commit answers them together). */
   private readonly recheck = new Set<string>();
+  /** SQLite: the prompt window's reads, built once per drizzle handle (`windowReads`). */
+  private readonly preparedReads = new WeakMap<Db, ReturnType<SqliteMemory["prepareWindowReads"]>>();
 
   constructor(
     private readonly ctx: StoreContext,
@@ -132,41 +141,46 @@ export class SqliteMemory implements Memory {
    * recent messages within `maxPromptTokens`, read with two indexed LIMIT queries.
    */
   async loadPrompt(scope: MemoryScope): Promise<Message[]> {
-    const m = this.t.memoryMessages;
-    const fields = { id: m.id, role: m.role, body: m.body };
     const limit = this.window.maxMessages ?? DEFAULT_WINDOW;
-    const oldest = this.ordered(scope, asc);
-    const newest = this.ordered(scope, desc);
-    const headQuery = (db: Db) =>
-      db
-        .select(fields)
-        .from(m)
-        .where(oldest.where)
-        .orderBy(...oldest.orderBy)
-        .limit(1);
-    const recentQuery = (db: Db) =>
-      db
-        .select(fields)
-        .from(m)
-        .where(newest.where)
-        .orderBy(...newest.orderBy)
-        .limit(limit);
-    let head: { id: number; role: string; body: string } | undefined;
-    let recent: { id: number; role: string; body: string }[];
+    let head: WindowRow | undefined;
+    let recent: WindowRow[];
     if (this.ctx.dialect === "postgres") {
       // One round trip: `(head) UNION ALL (recent)`, PostgreSQL keeping each part's ORDER BY and
       // LIMIT. Sorted here, the head is the lowest id; when the scope fits the window it comes
       // twice (also as the oldest recent row), otherwise every recent row is newer than it.
-      const rows = await this.ctx.run((db) => headQuery(db).unionAll(recentQuery(db)));
+      const m = this.t.memoryMessages;
+      const fields = { id: m.id, role: m.role, body: m.body };
+      const oldest = this.ordered(scope, asc);
+      const newest = this.ordered(scope, desc);
+      const rows = await this.ctx.run((db) =>
+        db
+          .select(fields)
+          .from(m)
+          .where(oldest.where)
+          .orderBy(...oldest.orderBy)
+          .limit(1)
+          .unionAll(
+            db
+              .select(fields)
+              .from(m)
+              .where(newest.where)
+              .orderBy(...newest.orderBy)
+              .limit(limit),
+          ),
+      );
       rows.sort((a, b) => a.id - b.id);
       head = rows[0];
       recent = rows.slice(1);
     } else {
-      // One operation. A window shorter than its limit reaches back to the scope's first row: that
-      // row is the head, and only a full window needs the head read apart.
+      // One operation (one slot of the group commit, not two), with queries built once: building
+      // the drizzle queries each turn cost more than running them (soak profile). A window shorter
+      // than its limit reaches back to the scope's first row: that row is the head, and only a full
+      // window needs the head read apart.
+      const params = { ...scopeOf(scope), limit };
       [recent, head] = await this.ctx.run(async (db) => {
-        const rows = (await recentQuery(db)).reverse();
-        return [rows, rows.length < limit ? rows[0] : first(await headQuery(db))] as const;
+        const reads = this.windowReads(db);
+        const rows = reads.recent.all(params).reverse();
+        return [rows, rows.length < limit ? rows[0] : reads.head.get(params)] as const;
       });
     }
     let summary: Message | undefined;
@@ -178,6 +192,35 @@ export class SqliteMemory implements Memory {
     if (summary && recent[0]?.id === head?.id) recent.shift();
     const messages = recent.map((row) => JSON.parse(row.body) as Message);
     return promptWindow(messages, this.window, summary);
+  }
+
+  /** SQLite: the prompt window's two reads on `db`, prepared once with the scope as placeholders. */
+  private windowReads(db: Db) {
+    let reads = this.preparedReads.get(db);
+    if (!reads) {
+      reads = this.prepareWindowReads(db);
+      this.preparedReads.set(db, reads);
+    }
+    return reads;
+  }
+
+  private prepareWindowReads(db: Db) {
+    const m = this.t.memoryMessages;
+    const fields = { id: m.id, role: m.role, body: m.body };
+    const inScope = and(
+      eq(m.userId, sql.placeholder("userId")),
+      eq(m.conversationId, sql.placeholder("conversationId")),
+    );
+    return {
+      head: db.select(fields).from(m).where(inScope).orderBy(asc(m.id)).limit(1).prepare(),
+      recent: db
+        .select(fields)
+        .from(m)
+        .where(inScope)
+        .orderBy(desc(m.id))
+        .limit(sql.placeholder("limit"))
+        .prepare(),
+    };
   }
 
   async append(scope: MemoryScope, messages: Message[], within?: () => void | Promise<void>): Promise<void> {

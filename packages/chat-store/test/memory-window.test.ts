@@ -109,6 +109,27 @@ eachDriver((driver) => {
       expect(window[0]?.role).not.toBe("tool");
     }, 90_000);
 
+    it("loadPrompt reads only its own scope: another conversation of the user and another user's same conversation stay out", async () => {
+      const db = await driver.open();
+      const memory = db.createMemory({ canSummarize: false, maxMessages: 10 });
+      const say = (content: string): Message[] => [{ role: "user", content }];
+      // Written interleaved, so a read of the wrong scope would find the others among the newest.
+      for (let i = 0; i < 3; i++) {
+        await memory.append(A, say(`alice long ${i}`));
+        await memory.append({ userId: "alice", conversationId: "other" }, say(`alice other ${i}`));
+        await memory.append({ userId: "bob", conversationId: "long" }, say(`bob long ${i}`));
+      }
+      const contents = async (scope: typeof A) =>
+        (await memory.loadPrompt(scope)).map((m) => (m.role === "user" ? m.content : m.role));
+      expect(await contents(A)).toEqual(["alice long 0", "alice long 1", "alice long 2"]);
+      expect(await contents({ userId: "bob", conversationId: "long" })).toEqual([
+        "bob long 0",
+        "bob long 1",
+        "bob long 2",
+      ]);
+      expect(await contents({ userId: "carol", conversationId: "long" })).toEqual([]);
+    });
+
     it("keeps the summary first, whatever the window", async () => {
       const db = await driver.open();
       const memory = db.createMemory({

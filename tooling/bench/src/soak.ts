@@ -8,7 +8,7 @@
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { startChildServer } from "./child-server.ts";
-import { machineLoad, memoryOf } from "./proc.ts";
+import { cpuSecondsOf, machineLoad, memoryOf } from "./proc.ts";
 import { fmt, type Row } from "./stats.ts";
 
 const SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 600);
@@ -19,6 +19,8 @@ interface Soak {
   rssMiddle: number;
   rssLast: number;
   perSecond: number;
+  /** Server CPU time per finished stream, in ms. */
+  cpuMsPerStream: number;
   errors: number;
   sample: string[];
 }
@@ -52,13 +54,16 @@ async function soak(memory: "database" | "window", mode: "shared" | "own"): Prom
   const timer = setInterval(() => rss.push(memoryOf(server.pid).rssMiB), 1000);
   try {
     const share = Math.ceil(STREAMS / CLIENTS);
+    const cpuBefore = cpuSecondsOf(server.pid);
     const parts = await Promise.all(Array.from({ length: CLIENTS }, () => client(server.url, share, mode)));
+    const cpu = cpuSecondsOf(server.pid) - cpuBefore;
     const third = Math.floor(rss.length / 3);
     const done = parts.flatMap((p) => p.perSecond).reduce((a, b) => a + b, 0);
     return {
       rssMiddle: mean(rss.slice(third, 2 * third)),
       rssLast: mean(rss.slice(2 * third)),
       perSecond: done / SECONDS,
+      cpuMsPerStream: (1000 * cpu) / Math.max(1, done),
       errors: parts.reduce((n, p) => n + p.errors, 0),
       sample: parts.flatMap((p) => p.sample).slice(0, 3),
     };
@@ -90,6 +95,15 @@ export async function benchSoak(): Promise<Row[]> {
         baseline: fmt(window.perSecond, 1),
         ratio: `${fmt(window.perSecond / database.perSecond)}x slower`,
         target: "<= 1.3x",
+      },
+      {
+        // What throughput would be on an idle machine, without the noise of a loaded one: the
+        // server's CPU time per finished stream (informational; the target is on throughput).
+        metric: `server CPU per stream, database vs window memory (${label})`,
+        value: `${fmt(database.cpuMsPerStream)} ms`,
+        baseline: `${fmt(window.cpuMsPerStream)} ms`,
+        ratio: `${fmt(database.cpuMsPerStream / window.cpuMsPerStream)}x`,
+        target: "-",
       },
       {
         metric: `errors, database vs window memory (${label})`,
