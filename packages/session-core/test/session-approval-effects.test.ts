@@ -104,6 +104,19 @@ describe("an approved run from elsewhere", () => {
   });
 });
 
+describe("a run whose request nothing can render", () => {
+  it("is rejected at once as work the session waits for: idle resolves once the run has ended", async () => {
+    // Slow tokens: the rejected run's answer is still streaming when the rejection itself is done.
+    current = await rig({ channel: "nowhere", tokenDelayMs: 20 });
+    const r = current;
+    const handle = r.runs.start({ input: "use delete_file a.txt", userId: "alice", conversationId: "c7" });
+    await handle.done;
+    await r.session.idle();
+    const memory = await memoryOf(r, "alice", "c7");
+    expect(memory.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+  });
+});
+
 describe("platform differences", () => {
   it("a platform without decided notices still takes the decision, and gets no notice queued", async () => {
     const plain = createMockGateway({ name: "plain" });
