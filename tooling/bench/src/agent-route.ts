@@ -43,7 +43,7 @@ async function load(
       ? {
           requests: [
             {
-              setupRequest: (req: Record<string, unknown>) => ({
+              setupRequest: (req) => ({
                 ...req,
                 body: body(`bench-${process.pid}-${++conversationSeq}`),
               }),

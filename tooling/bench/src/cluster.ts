@@ -25,9 +25,7 @@ async function invokeRps(url: string, connections: number, tag: string): Promise
     duration: DURATION_S,
     headers: { "content-type": "application/json" },
     // One conversation per request, as in the agent-route rows: no history grows over the run.
-    requests: [
-      { setupRequest: (req: Record<string, unknown>) => ({ ...req, body: body(`${tag}-${++seq}`) }) },
-    ],
+    requests: [{ setupRequest: (req) => ({ ...req, body: body(`${tag}-${++seq}`) }) }],
   });
   if (result.non2xx > 0 || result.errors > 0)
     throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);

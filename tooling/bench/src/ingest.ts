@@ -49,7 +49,7 @@ export async function ingest(
     ...(options.amount ? { amount: options.amount } : { duration: DURATION_S }),
     requests: [
       {
-        setupRequest: (req: Record<string, unknown>) => {
+        setupRequest: (req) => {
           const n = ++seq;
           const thread = options.threads ? `t${n % options.threads}` : `t${process.pid}-${n}`;
           return { ...req, ...signed(`e${process.pid}-${n}`, thread) };
@@ -159,7 +159,8 @@ export async function benchIngest(): Promise<Row[]> {
   const rounds: Round[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     const round: Round = { bare: 0, ours: 0, loop: {} };
-    for (const which of ["bare", "ours", ...(before ? ["old"] : [])] as const) {
+    const sides: ("bare" | "ours" | "old")[] = ["bare", "ours", ...(before ? (["old"] as const) : [])];
+    for (const which of sides) {
       const side =
         which === "bare" ? await startBare() : await startOurs(which === "old" ? before : undefined);
       let stopped = false;

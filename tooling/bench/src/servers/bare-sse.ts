@@ -33,6 +33,6 @@ const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () =>
   console.log(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
 });
 process.on("SIGTERM", () => {
-  server.closeAllConnections?.();
+  (server as import("node:http").Server).closeAllConnections();
   server.close(() => process.exit(0));
 });
