@@ -40,6 +40,8 @@ export default {
   reporters: ["html", "clear-text", "progress"],
   htmlReporter: { fileName: `reports/mutation/${runName}.html` },
   tempDirName: `.stryker-tmp/${runName}`,
+  // Used with `pnpm mutate ... --incremental`: one file per run name, so packages do not share results.
+  incrementalFile: `reports/stryker-incremental-${runName}.json`,
   cleanTempDir: "always",
   concurrency: Number(MUTATE_CONCURRENCY ?? 1),
   timeoutMS: 10_000,

@@ -3,11 +3,16 @@
 //   pnpm mutate                          every configured package, one Stryker run each
 //   pnpm mutate session-core             that package's promise-carrying files
 //   pnpm mutate session-core src/approvals.ts [src/turns.ts]   only those files
+//   pnpm mutate session-core src/approvals.ts --incremental     reuse the last run's results where
+//                                        neither the mutant's code nor its tests changed
+// Arguments starting with `--` go to `stryker run` as they are.
 // The HTML report lands in reports/mutation/<package>.html (not committed).
 import { spawnSync } from "node:child_process";
 import { MUTATED_PACKAGES } from "./promise-files.mjs";
 
-const [pkgArg, ...fileArgs] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const strykerFlags = args.filter((a) => a.startsWith("--"));
+const [pkgArg, ...fileArgs] = args.filter((a) => !a.startsWith("--"));
 const pkg = pkgArg
   ?.replace(/^@agentsvc\//, "")
   .replace(/^packages\//, "")
@@ -24,7 +29,7 @@ for (const name of packages) {
       .join(",");
   }
   console.log(`\n== pnpm mutate ${name}${env.MUTATE_FILES ? ` (${env.MUTATE_FILES})` : ""}`);
-  const run = spawnSync("stryker", ["run", "stryker.config.mjs"], { stdio: "inherit", env, shell: false });
+  const run = spawnSync("stryker", ["run", "stryker.config.mjs", ...strykerFlags], { stdio: "inherit", env, shell: false });
   if (run.status !== 0) failed = true;
 }
 process.exit(failed ? 1 : 0);
