@@ -152,15 +152,17 @@ function floodChunked(
       socket.write(
         `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
       );
+      // One frame per turn of the event loop: a client that writes in a tight loop reads nothing
+      // meanwhile, and the reset that follows the server's close can drop the 413 unread.
       const pump = () => {
-        while (sent < total && !closed && !socket.destroyed) {
-          sent += chunk.length;
-          if (!socket.write(frame)) {
-            socket.once("drain", pump);
-            return;
-          }
+        if (closed || socket.destroyed) return;
+        if (sent >= total) {
+          socket.end("0\r\n\r\n");
+          return;
         }
-        if (sent >= total && !socket.destroyed) socket.end("0\r\n\r\n");
+        sent += chunk.length;
+        if (socket.write(frame)) setImmediate(pump);
+        else socket.once("drain", pump);
       };
       pump();
     });
