@@ -29,7 +29,11 @@ for (const name of packages) {
       .join(",");
   }
   console.log(`\n== pnpm mutate ${name}${env.MUTATE_FILES ? ` (${env.MUTATE_FILES})` : ""}`);
-  const run = spawnSync("stryker", ["run", "stryker.config.mjs", ...strykerFlags], { stdio: "inherit", env, shell: false });
+  const run = spawnSync("stryker", ["run", "stryker.config.mjs", ...strykerFlags], {
+    stdio: "inherit",
+    env,
+    shell: false,
+  });
   if (run.status !== 0) failed = true;
 }
 process.exit(failed ? 1 : 0);
