@@ -143,20 +143,32 @@ export async function seedAccounts(
         ),
       );
     for (const plan of plans) {
-      const row = await rowOf(plan.username);
+      let row = await rowOf(plan.username);
       if (!row) {
-        await ctx.run((db) =>
-          db.insert(ctx.tables.accounts).values({
-            username: plan.username,
-            displayName: plan.displayName,
-            passwordHash: plan.hash,
-            active: true,
-            createdAt: now,
-            updatedAt: now,
-          }),
+        // Instances of one cluster boot together and each seeds the same config: the one whose
+        // insert loses the race finds the winner's row (same password, another salt) and keeps it.
+        const inserted = await ctx.run((db) =>
+          db
+            .insert(ctx.tables.accounts)
+            .values({
+              username: plan.username,
+              displayName: plan.displayName,
+              passwordHash: plan.hash,
+              active: true,
+              createdAt: now,
+              updatedAt: now,
+            })
+            .onConflictDoNothing({ target: ctx.tables.accounts.username })
+            .returning({ username: ctx.tables.accounts.username }),
         );
-        report.created.push(plan.username);
-        continue;
+        if (inserted.length > 0) {
+          report.created.push(plan.username);
+          continue;
+        }
+        row = await rowOf(plan.username);
+        if (!row)
+          throw new ChatDbError("invalid_account", `account "${plan.username}" vanished while seeding`);
+        if (!plan.changed) plan.hash = row.passwordHash;
       }
       const changed = plan.changed || row.passwordHash !== plan.hash;
       if (changed || !row.active || row.displayName !== plan.displayName) {

@@ -4,7 +4,7 @@ import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { ChatDbError, hashPassword, verifyPassword } from "../src/index.js";
 import type { ChatDb } from "../src/index.js";
-import { clock, eachDriver } from "./helpers.js";
+import { clock, eachDriver, tempRoot } from "./helpers.js";
 
 eachDriver((driver) => {
   const FAST = { iterations: 1000 };
@@ -46,6 +46,22 @@ eachDriver((driver) => {
       expect(await verifyPassword("wonderland", hash)).toBe(true);
       expect(await db.accounts.verifyLogin("alice", "wonderland")).toMatchObject({ username: "alice" });
       expect(await db.accounts.verifyLogin("alice", "nope")).toBeUndefined();
+    });
+
+    it("instances booting together on one database each seed the same config: one creates, none fails", async () => {
+      const appRoot = tempRoot();
+      const [a, b, c] = [
+        await driver.open({ appRoot }),
+        await driver.open({ appRoot }),
+        await driver.open({ appRoot }),
+      ];
+      const users = [{ username: "ann", passwordEnvVar: "ANN_PW" }];
+      const reports = await Promise.all(
+        [a, b, c].map((db) => db.seedAccounts(users, { ANN_PW: "pw" }, captureLogger().logger, FAST)),
+      );
+      expect(reports.flatMap((r) => r.created)).toEqual(["ann"]);
+      for (const db of [a, b, c])
+        expect(await db.accounts.verifyLogin("ann", "pw")).toMatchObject({ username: "ann" });
     });
 
     it("an account given by passwordHash is stored as configured and displayName defaults to the username", async () => {
