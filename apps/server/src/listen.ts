@@ -1,8 +1,10 @@
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createAdaptorServer } from "@hono/node-server";
 import type { Project } from "@agentsvc/config-schema";
 import pino from "pino";
 import { createServer, type AgentServer, type ServerOptions } from "./compose.js";
+import { lingerBeforeClose } from "./lingering-close.js";
 import { assertSupportedNode } from "./node-version.js";
 
 export interface ListenOptions extends ServerOptions {
@@ -49,6 +51,7 @@ export async function startServer(project: Project, options: ListenOptions = {})
   try {
     server = await new Promise<ReturnType<typeof createAdaptorServer>>((resolve, reject) => {
       const s = createAdaptorServer({ fetch: composed.app.fetch, hostname: host });
+      lingerBeforeClose(s as Server);
       s.once("error", reject);
       s.listen({ port, host, backlog: options.backlog ?? DEFAULT_BACKLOG }, () => resolve(s));
     });

@@ -152,19 +152,62 @@ function floodChunked(
       socket.write(
         `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
       );
-      // One frame per turn of the event loop: a client that writes in a tight loop reads nothing
-      // meanwhile, and the reset that follows the server's close can drop the 413 unread.
+      // As fast as the socket takes it, reading nothing meanwhile: the server's close must not
+      // reset the connection before the 413 is read (it lingers, reading and discarding).
       const pump = () => {
-        if (closed || socket.destroyed) return;
-        if (sent >= total) {
-          socket.end("0\r\n\r\n");
-          return;
+        while (sent < total && !closed && !socket.destroyed) {
+          sent += chunk.length;
+          if (!socket.write(frame)) {
+            socket.once("drain", pump);
+            return;
+          }
         }
-        sent += chunk.length;
-        if (socket.write(frame)) setImmediate(pump);
-        else socket.once("drain", pump);
+        if (sent >= total && !socket.destroyed) socket.end("0\r\n\r\n");
       };
       pump();
+    });
+  });
+}
+
+/**
+ * Sends `total` bytes as a chunked body while reading nothing (the socket is paused), then reads
+ * the answer. The server answered long before the client read: only a server that keeps reading
+ * after its 413 (instead of closing, which resets the connection and drops the unread answer)
+ * is heard.
+ */
+function sendThenRead(
+  port: number,
+  path: string,
+  total: number,
+): Promise<{ status: number; error?: string }> {
+  return new Promise((done, fail) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.pause();
+    let answer = "";
+    let error: string | undefined;
+    const timer = setTimeout(() => {
+      socket.destroy();
+      fail(new Error(`no close within 30 s: ${answer.slice(0, 200)}`));
+    }, 30_000);
+    socket.on("data", (d) => (answer += d.toString("latin1")));
+    socket.on("error", (e: NodeJS.ErrnoException) => (error = e.code ?? e.message));
+    socket.on("close", () => {
+      clearTimeout(timer);
+      done({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0), ...(error ? { error } : {}) });
+    });
+    socket.on("connect", () => {
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+      );
+      const chunk = Buffer.alloc(64 * 1024, "a");
+      const frame = Buffer.concat([
+        Buffer.from(`${chunk.length.toString(16)}\r\n`),
+        chunk,
+        Buffer.from("\r\n"),
+      ]);
+      for (let sent = 0; sent < total; sent += chunk.length) socket.write(frame);
+      // Read only once everything was handed to the kernel and had time to reach the server.
+      socket.end("0\r\n\r\n", () => setTimeout(() => socket.resume(), 300));
     });
   });
 }
@@ -220,6 +263,17 @@ describe("a chunked body past the limit (no Content-Length)", () => {
       expect(flood.status).toBe(413);
       expect(flood.closed).toBe(true);
       expect(after.peak - before.now).toBeLessThan(32 * MiB);
+    },
+    60_000,
+  );
+
+  // A client that writes its whole body before it reads (many do) was answered with a reset and
+  // never saw the 413: Node closed the socket right after the answer with the body unread.
+  it.each(["/webhooks/whatsapp", "/gateways/hooks/events", "/agent/invoke"])(
+    "%s: a client that reads only after sending 4 MiB still gets the 413, not a reset",
+    async (path) => {
+      const answer = await sendThenRead(server.port, path, 4 * MiB);
+      expect(answer).toEqual({ status: 413 });
     },
     60_000,
   );
