@@ -1,24 +1,17 @@
 // What an approval request says: buttons need no typed-reply instructions, and a text platform is
 // never told about a decision it cannot send (edit needs replacement arguments).
-import { afterEach, describe, expect, it } from "vitest";
-import { type Rig, removeDir, rig, until } from "./session-harness.js";
+import { describe, expect, it } from "vitest";
+import { until, useRig } from "./session-harness.js";
 
 const T = "room-9";
-let current: Rig | undefined;
-afterEach(async () => {
-  if (current) {
-    await current.close();
-    removeDir(current.dir);
-    current = undefined;
-  }
-});
+const openRig = useRig();
 
 describe("the approval request's text", () => {
   it("on a platform with buttons names the tool and arguments without typed-reply instructions", async () => {
-    current = await rig();
-    await current.gateway.inject({ thread: T, text: "use delete_file report.txt" });
-    await until(() => (current?.gateway.decisionRequests.length ?? 0) > 0, "the decision request");
-    const req = current.gateway.decisionRequests[0]!;
+    const r = await openRig();
+    await r.gateway.inject({ thread: T, text: "use delete_file report.txt" });
+    await until(() => r.gateway.decisionRequests.length > 0, "the decision request");
+    const req = r.gateway.decisionRequests[0]!;
     expect(req.allowedDecisions).toContain("approve");
     expect(req.prompt).toContain('"delete_file"');
     expect(req.prompt).toContain('"note": "use delete_file report.txt"');
@@ -27,13 +20,10 @@ describe("the approval request's text", () => {
   });
 
   it("on a text platform lists the typed replies and never an edit it cannot send", async () => {
-    current = await rig({ gateway: { capabilities: { interactiveActions: false } } });
-    await current.gateway.inject({ thread: T, text: "use delete_file report.txt" });
-    await until(
-      () => (current?.gateway.textsTo(T) ?? []).some((t) => t.startsWith("Approval needed")),
-      "the text request",
-    );
-    const text = current.gateway.textsTo(T).find((t) => t.startsWith("Approval needed")) ?? "";
+    const r = await openRig({ gateway: { capabilities: { interactiveActions: false } } });
+    await r.gateway.inject({ thread: T, text: "use delete_file report.txt" });
+    await until(() => r.gateway.textsTo(T).some((t) => t.startsWith("Approval needed")), "the text request");
+    const text = r.gateway.textsTo(T).find((t) => t.startsWith("Approval needed")) ?? "";
     expect(text).toMatch(/^- approve/m);
     expect(text).toMatch(/^- reject/m);
     expect(text).not.toContain("edit");

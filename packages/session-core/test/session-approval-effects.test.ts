@@ -1,43 +1,31 @@
 // What asking and deciding set going: the request and the decided notice go out at once (not at
 // the sender's next idle look), a cancel at the prompt names its reason, the session waits for an
 // approved run from elsewhere, and platforms without decided notices or without an author still work.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMockGateway } from "../src/testing/index.js";
-import { type Rig, removeDir, rig, until } from "./session-harness.js";
+import { memoryOf, type Rig, until, useRig } from "./session-harness.js";
 
 const T = "room-8";
 /** Longer than any wait below: a piece that goes out went out because the sender was woken. */
 const SLOW_IDLE_LOOK = { idlePollMs: 120_000 };
 
-let current: Rig | undefined;
-afterEach(async () => {
-  if (current) {
-    await current.close();
-    removeDir(current.dir);
-    current = undefined;
-  }
-});
-
-const memoryOf = (r: Rig, userId: string, conversationId: string) =>
-  r.db.createMemory({ canSummarize: false }).load({ userId, conversationId });
+const openRig = useRig();
 
 describe("the outbox is woken", () => {
   it("when a request is asked: it reaches the platform at once", async () => {
-    current = await rig({ outbox: SLOW_IDLE_LOOK });
-    const r = current;
+    const r = await openRig({ outbox: SLOW_IDLE_LOOK });
     await r.gateway.inject({ thread: T, text: "use delete_file report.txt" });
     await until(() => r.gateway.decisionRequests.length === 1, "the request on the platform");
   });
 
   it("when a request from elsewhere is decided: the decided notice reaches the platform at once", async () => {
     const ops = createMockGateway({ name: "ops" });
-    current = await rig({
+    const r = await openRig({
       channel: "ops",
       extraGateways: [ops],
       entries: [{ name: "ops", type: "mock", approvalDestination: "ops-room" }],
       outbox: SLOW_IDLE_LOOK,
     });
-    const r = current;
     await r.runs.start({ input: "use delete_file web.txt", userId: "alice", conversationId: "c1" }).done;
     await until(() => ops.decisionRequests.length === 1, "the request");
     // The sender has gone quiet (nothing left to send) before the decision.
@@ -57,8 +45,7 @@ describe("a cancel at the prompt", () => {
       warn() {},
       error() {},
     };
-    current = await rig({ gatewaySession: { policy: "interrupt" }, runLogger });
-    const r = current;
+    const r = await openRig({ gatewaySession: { policy: "interrupt" }, runLogger });
     await r.gateway.inject({ thread: T, text: "use delete_file report.txt" });
     await until(() => r.gateway.decisionRequests.length === 1, "the request");
     await decide(r, r.gateway.decisionRequests[0]!.requestId);
@@ -83,12 +70,11 @@ describe("a cancel at the prompt", () => {
 describe("an approved run from elsewhere", () => {
   it("is work the session waits for: idle resolves once the run has ended", async () => {
     const ops = createMockGateway({ name: "ops" });
-    current = await rig({
+    const r = await openRig({
       channel: "ops",
       extraGateways: [ops],
       entries: [{ name: "ops", type: "mock", approvalDestination: "ops-room" }],
     });
-    const r = current;
     const handle = r.runs.start({ input: "use slow_delete web.txt", userId: "alice", conversationId: "c1" });
     await handle.done;
     await until(() => ops.decisionRequests.length === 1, "the request");
@@ -107,8 +93,7 @@ describe("an approved run from elsewhere", () => {
 describe("a run whose request nothing can render", () => {
   it("is rejected at once as work the session waits for: idle resolves once the run has ended", async () => {
     // Slow tokens: the rejected run's answer is still streaming when the rejection itself is done.
-    current = await rig({ channel: "nowhere", tokenDelayMs: 20 });
-    const r = current;
+    const r = await openRig({ channel: "nowhere", tokenDelayMs: 20 });
     const handle = r.runs.start({ input: "use delete_file a.txt", userId: "alice", conversationId: "c7" });
     await handle.done;
     await r.session.idle();
@@ -121,8 +106,7 @@ describe("platform differences", () => {
   it("a platform without decided notices still takes the decision, and gets no notice queued", async () => {
     const plain = createMockGateway({ name: "plain" });
     Object.defineProperty(plain, "onDecided", { value: undefined });
-    current = await rig({ extraGateways: [plain] });
-    const r = current;
+    const r = await openRig({ extraGateways: [plain] });
     await plain.inject({ thread: T, text: "use delete_file report.txt" });
     await until(() => plain.decisionRequests.length === 1, "the request");
     expect(await plain.decide(plain.decisionRequests[0]!.requestId, "approve")).toMatchObject({ ok: true });
@@ -135,8 +119,7 @@ describe("platform differences", () => {
   });
 
   it("a run from a gateway thread whose origin names no author is asked in that thread", async () => {
-    current = await rig();
-    const r = current;
+    const r = await openRig();
     const handle = r.runs.start({
       input: "use delete_file a.txt",
       userId: "alice",
@@ -149,8 +132,7 @@ describe("platform differences", () => {
   });
 
   it("a request nothing can render is logged as an error naming the tool", async () => {
-    current = await rig({ channel: "nowhere" });
-    const r = current;
+    const r = await openRig({ channel: "nowhere" });
     const handle = r.runs.start({ input: "use delete_file a.txt", userId: "alice", conversationId: "c6" });
     await handle.done;
     await until(async () => (await memoryOf(r, "alice", "c6")).length > 0, "the turn to end");

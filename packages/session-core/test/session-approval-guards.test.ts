@@ -1,23 +1,15 @@
 // Who may decide, and when: a stale decision never reaches the next request of the same run's
 // thread, and configured approvers are the only deciders in an approval-destination chat.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMockGateway } from "../src/testing/index.js";
-import { type Rig, removeDir, rig, until } from "./session-harness.js";
+import { until, useRig } from "./session-harness.js";
 
 const T = "room-9";
-let current: Rig | undefined;
-afterEach(async () => {
-  if (current) {
-    await current.close();
-    removeDir(current.dir);
-    current = undefined;
-  }
-});
+const openRig = useRig();
 
 describe("a decision for a request already decided", () => {
   it("is refused while the thread's run waits on a newer request, which stays open", async () => {
-    current = await rig({ gateway: { kind: "push", type: "chat" } });
-    const r = current;
+    const r = await openRig({ gateway: { kind: "push", type: "chat" } });
     await r.gateway.inject({ thread: T, text: "use delete_file first.txt", author: "alice-id" });
     await until(() => r.gateway.decisionRequests.length === 1, "the first request");
     const first = r.gateway.decisionRequests[0]!;
@@ -59,7 +51,7 @@ describe("a decision for a request already decided", () => {
 describe("an approval destination chat with configured approvers", () => {
   it("lets only a configured approver decide; anyone else in the chat is refused", async () => {
     const ops = createMockGateway({ kind: "push", type: "opsbot" });
-    current = await rig({
+    const r = await openRig({
       channel: "opsbot",
       extraGateways: [ops],
       entries: [
@@ -67,7 +59,6 @@ describe("an approval destination chat with configured approvers", () => {
         { name: "opsbot", type: "opsbot", approvalDestination: "ops-room", approvers: ["carol-id"] },
       ],
     });
-    const r = current;
     const handle = r.runs.start({ input: "use delete_file web.txt", userId: "alice", conversationId: "c1" });
     await handle.done;
     await until(() => ops.decisionRequests.length === 1, "the request in the destination chat");
@@ -87,7 +78,7 @@ describe("an approval destination chat with configured approvers", () => {
 
   it("lets anyone in the chat decide when no approvers are configured", async () => {
     const ops = createMockGateway({ kind: "push", type: "opsbot" });
-    current = await rig({
+    const r = await openRig({
       channel: "opsbot",
       extraGateways: [ops],
       entries: [
@@ -95,7 +86,6 @@ describe("an approval destination chat with configured approvers", () => {
         { name: "opsbot", type: "opsbot", approvalDestination: "ops-room" },
       ],
     });
-    const r = current;
     const handle = r.runs.start({ input: "use delete_file web.txt", userId: "alice", conversationId: "c1" });
     await handle.done;
     await until(() => ops.decisionRequests.length === 1, "the request in the destination chat");

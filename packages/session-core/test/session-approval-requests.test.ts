@@ -1,22 +1,12 @@
 // What an approval request carries (the message's platform data, the prompt a platform with buttons
 // needs) and how decisions are answered: edits, presses at the same moment, a run no longer
 // waiting, several requests in one chat, expiry and the log lines an operator reads.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMockGateway, type MockGateway } from "../src/testing/index.js";
-import { type Rig, removeDir, rig, until } from "./session-harness.js";
+import { memoryOf, type Rig, until, useRig } from "./session-harness.js";
 
 const T = "room-5";
-let current: Rig | undefined;
-afterEach(async () => {
-  if (current) {
-    await current.close();
-    removeDir(current.dir);
-    current = undefined;
-  }
-});
-
-const memoryOf = (r: Rig, userId: string, conversationId: string) =>
-  r.db.createMemory({ canSummarize: false }).load({ userId, conversationId });
+const openRig = useRig();
 
 /** A message with platform routing data (`meta`) that asks for a tool needing approval. */
 async function askWithMeta(r: Rig, meta: Record<string, unknown>): Promise<void> {
@@ -35,66 +25,63 @@ async function withOpsRoom(
   options: Parameters<typeof createMockGateway>[0] = {},
 ): Promise<[Rig, MockGateway]> {
   const ops = createMockGateway({ name: "ops", ...options });
-  current = await rig({
+  const r = await openRig({
     channel: "ops",
     extraGateways: [ops],
     entries: [{ name: "ops", type: "mock", approvalDestination: "ops-room" }],
   });
-  return [current, ops];
+  return [r, ops];
 }
 
 describe("a request carries the message's platform data", () => {
   it("to a platform with buttons: the request has the message's meta", async () => {
-    current = await rig();
-    await askWithMeta(current, { chatId: 42, replyTo: "m-1" });
-    await until(() => current?.gateway.decisionRequests.length === 1, "the request");
-    expect(current.gateway.decisionRequests[0]?.meta).toEqual({ chatId: 42, replyTo: "m-1" });
+    const r = await openRig();
+    await askWithMeta(r, { chatId: 42, replyTo: "m-1" });
+    await until(() => r.gateway.decisionRequests.length === 1, "the request");
+    expect(r.gateway.decisionRequests[0]?.meta).toEqual({ chatId: 42, replyTo: "m-1" });
     // Buttons carry the choices: the prompt does not list typed replies.
-    expect(current.gateway.decisionRequests[0]?.prompt).not.toContain("Reply with one of");
+    expect(r.gateway.decisionRequests[0]?.prompt).not.toContain("Reply with one of");
   });
 
   it("to a text-only platform: the prompt is sent with the message's meta", async () => {
-    current = await rig({ gateway: { capabilities: { interactiveActions: false } } });
-    await askWithMeta(current, { chatId: 43 });
-    await until(() => (current?.gateway.sent.length ?? 0) > 0, "the text request");
-    expect(current.gateway.sent[0]).toMatchObject({ thread: T, meta: { chatId: 43 } });
-    expect(current.gateway.sent[0]?.text).toContain("Reply with one of");
+    const r = await openRig({ gateway: { capabilities: { interactiveActions: false } } });
+    await askWithMeta(r, { chatId: 43 });
+    await until(() => r.gateway.sent.length > 0, "the text request");
+    expect(r.gateway.sent[0]).toMatchObject({ thread: T, meta: { chatId: 43 } });
+    expect(r.gateway.sent[0]?.text).toContain("Reply with one of");
   });
 });
 
 describe("deciding", () => {
   it("an edit runs the tool with the replacement arguments", async () => {
-    current = await rig();
-    await current.gateway.inject({ thread: T, text: "use delete_file report.txt" });
-    await until(() => current?.gateway.decisionRequests.length === 1, "the request");
-    const req = current.gateway.decisionRequests[0]!;
-    const outcome = await current.gateway.decide(req.requestId, {
+    const r = await openRig();
+    await r.gateway.inject({ thread: T, text: "use delete_file report.txt" });
+    await until(() => r.gateway.decisionRequests.length === 1, "the request");
+    const req = r.gateway.decisionRequests[0]!;
+    const outcome = await r.gateway.decide(req.requestId, {
       decision: "edit",
       editedData: { note: "draft.txt" },
     });
     expect(outcome).toEqual({ ok: true, requestId: req.requestId, decision: "edit" });
-    await current.session.idle();
-    expect(current.executed).toEqual(["draft.txt"]);
+    await r.session.idle();
+    expect(r.executed).toEqual(["draft.txt"]);
   });
 
   it("two presses at the same moment: one decides, the other is told the request was already decided", async () => {
-    current = await rig();
-    await current.gateway.inject({ thread: T, text: "use delete_file report.txt" });
-    await until(() => current?.gateway.decisionRequests.length === 1, "the request");
-    const id = current.gateway.decisionRequests[0]!.requestId;
-    const outcomes = await Promise.all([
-      current.gateway.decide(id, "approve"),
-      current.gateway.decide(id, "reject"),
-    ]);
+    const r = await openRig();
+    await r.gateway.inject({ thread: T, text: "use delete_file report.txt" });
+    await until(() => r.gateway.decisionRequests.length === 1, "the request");
+    const id = r.gateway.decisionRequests[0]!.requestId;
+    const outcomes = await Promise.all([r.gateway.decide(id, "approve"), r.gateway.decide(id, "reject")]);
     expect(outcomes[0]).toEqual({ ok: true, requestId: id, decision: "approve" });
     expect(outcomes[1]).toEqual({
       ok: false,
       code: "already_decided",
       message: `interaction request "${id}" was already decided`,
     });
-    await current.session.idle();
-    expect(current.executed).toHaveLength(1);
-    expect(current.gateway.decided).toHaveLength(1);
+    await r.session.idle();
+    expect(r.executed).toHaveLength(1);
+    expect(r.gateway.decided).toHaveLength(1);
   });
 
   it("a run already resumed by another way (or ended) is not waiting: its open request is refused and expires as not applied", async () => {
@@ -161,31 +148,31 @@ describe("runs from elsewhere", () => {
   });
 
   it("a run whose origin gateway is not registered is rejected at once, naming that gateway", async () => {
-    current = await rig();
-    const handle = current.runs.start({
+    const r = await openRig();
+    const handle = r.runs.start({
       input: "use delete_file a.txt",
       userId: "alice",
       conversationId: "c9",
       origin: { gateway: "gone", thread: "t-1", author: { id: "user-1" } },
     });
     await handle.done;
-    await until(async () => (await memoryOf(current as Rig, "alice", "c9")).length > 0, "the turn to end");
-    const tool = (await memoryOf(current, "alice", "c9")).find((m) => m.role === "tool");
+    await until(async () => (await memoryOf(r, "alice", "c9")).length > 0, "the turn to end");
+    const tool = (await memoryOf(r, "alice", "c9")).find((m) => m.role === "tool");
     expect(JSON.stringify(tool)).toContain(
       'no approval channel could ask for a decision: the gateway \\"gone\\" the run came from is not registered',
     );
-    expect(current.executed).toEqual([]);
+    expect(r.executed).toEqual([]);
   });
 });
 
 describe("expiry", () => {
   it("logs each expired request with its outcome", async () => {
-    current = await rig({ expiresAfterSeconds: 60 });
-    await current.gateway.inject({ thread: T, text: "use delete_file old.txt" });
-    await until(() => current?.gateway.decisionRequests.length === 1, "the request");
-    const req = current.gateway.decisionRequests[0]!;
-    expect(await current.session.expireApprovals(req.expiresAt)).toBe(1);
-    const expired = current.logs.lines().filter((l) => l.msg === "approval request expired");
+    const r = await openRig({ expiresAfterSeconds: 60 });
+    await r.gateway.inject({ thread: T, text: "use delete_file old.txt" });
+    await until(() => r.gateway.decisionRequests.length === 1, "the request");
+    const req = r.gateway.decisionRequests[0]!;
+    expect(await r.session.expireApprovals(req.expiresAt)).toBe(1);
+    const expired = r.logs.lines().filter((l) => l.msg === "approval request expired");
     expect(expired).toMatchObject([{ requestId: req.requestId, outcome: "rejected" }]);
   });
 });

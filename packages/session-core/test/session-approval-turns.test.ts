@@ -1,27 +1,19 @@
 // Which turn a decision continues: the thread's own turn (it runs again, so the busy policy treats it
 // as running), never another turn that happens to be live in the chat where the request was shown.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMockGateway } from "../src/testing/index.js";
-import { type Rig, removeDir, rig, tempDir, until } from "./session-harness.js";
+import { tempDir, until, useRig } from "./session-harness.js";
 
-let current: Rig | undefined;
-afterEach(async () => {
-  if (current) {
-    await current.close();
-    removeDir(current.dir);
-    current = undefined;
-  }
-});
+const openRig = useRig();
 
 describe("an approval-destination chat that has its own turn running", () => {
   it("asks and resumes a run from elsewhere there without suspending, replying for or finishing the chat's own turn", async () => {
     const ops = createMockGateway({ name: "ops" });
-    current = await rig({
+    const r = await openRig({
       channel: "ops",
       extraGateways: [ops],
       entries: [{ name: "ops", type: "mock", approvalDestination: "ops-room" }],
     });
-    const r = current;
     // Someone in the destination chat talks to the agent: that turn waits at its gate.
     await ops.inject({ thread: "ops-room", text: "use wait_gate first" });
     await until(() => r.gates.calls.length === 1, "the chat's own turn at its gate");
@@ -54,8 +46,7 @@ describe("an approval-destination chat that has its own turn running", () => {
 
 describe("the continuation of an approved gateway turn", () => {
   it("is a running turn again: under interrupt a new message cancels it and gets the only reply", async () => {
-    current = await rig({ gatewaySession: { policy: "interrupt" } });
-    const r = current;
+    const r = await openRig({ gatewaySession: { policy: "interrupt" } });
     await r.gateway.inject({ thread: "T", text: "use slow_delete report.txt" });
     await until(() => r.gateway.decisionRequests.length === 1, "the request");
     const req = r.gateway.decisionRequests[0]!;
@@ -76,14 +67,13 @@ describe("the continuation of an approved gateway turn", () => {
 
   it("approved after a restart, it takes a steered message in: the same turn answers it, with no error", async () => {
     const dir = tempDir();
-    const first = await rig({ dir, gatewaySession: { policy: "steer" } });
+    const first = await openRig({ dir, gatewaySession: { policy: "steer" } });
     await first.gateway.inject({ thread: "T", text: "use slow_delete report.txt" });
     await until(() => first.gateway.decisionRequests.length === 1, "the request");
     const req = first.gateway.decisionRequests[0]!;
     await first.close();
     // The restarted session knows the waiting turn only from the store.
-    current = await rig({ dir, gatewaySession: { policy: "steer" } });
-    const r = current;
+    const r = await openRig({ dir, gatewaySession: { policy: "steer" } });
     await until(
       () => r.session.snapshot("mock", "T").pendingRequestId === req.requestId,
       "the recovered request",
@@ -106,7 +96,7 @@ describe("the continuation of an approved gateway turn", () => {
 describe("a streamed reply that stops for an approval", () => {
   it("finishes the text so far as its own message before the request, and the continuation sends only the rest", async () => {
     const before = "first part of the answer before the tool";
-    current = await rig({
+    const r = await openRig({
       gateway: { stream: {} },
       entries: [{ name: "mock", type: "mock", streamIntervalMs: 20 }],
       tokenDelayMs: 10,
@@ -115,7 +105,6 @@ describe("a streamed reply that stops for an approval", () => {
         { text: "the file is gone" },
       ],
     });
-    const r = current;
     await r.gateway.inject({ thread: "T", text: "delete it" });
     await until(() => r.gateway.decisionRequests.length === 1, "the request");
     // The draft was finished with the text so far before the request was made.

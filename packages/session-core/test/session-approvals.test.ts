@@ -1,19 +1,12 @@
 // Approvals through gateways: request built and persisted, rendered per capabilities, decided, resumed.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AgentsvcError } from "@agentsvc/agent-core";
 import { createGatewaySession, GatewayRegistry, type InteractionRequest } from "../src/index.js";
 import { createMockGateway } from "../src/testing/index.js";
-import { type Rig, removeDir, rig, tempDir, until } from "./session-harness.js";
+import { type Rig, tempDir, until, useRig } from "./session-harness.js";
 
 const T = "room-7";
-let current: Rig | undefined;
-afterEach(async () => {
-  if (current) {
-    await current.close();
-    removeDir(current.dir);
-    current = undefined;
-  }
-});
+const openRig = useRig();
 
 async function suspendOn(r: Rig, thread = T) {
   await r.gateway.inject({ thread, text: "use delete_file report.txt" });
@@ -32,8 +25,8 @@ async function suspendOn(r: Rig, thread = T) {
 
 describe("approvals on a gateway with interactive actions", () => {
   it("persists an interaction request naming the tool and arguments and asks the origin gateway", async () => {
-    current = await rig();
-    const req = await suspendOn(current);
+    const r = await openRig();
+    const req = await suspendOn(r);
     expect(req).toMatchObject({
       gateway: "mock",
       thread: T,
@@ -43,110 +36,110 @@ describe("approvals on a gateway with interactive actions", () => {
     });
     expect(req.arguments).toEqual({ note: "use delete_file report.txt" });
     expect(req.prompt).toContain('"delete_file"');
-    const stored = await current.db.interactions.get(req.requestId);
+    const stored = await r.db.interactions.get(req.requestId);
     expect(stored).toMatchObject({ status: "open", threadId: req.threadId, gateway: "mock", thread: T });
-    expect(current.session.snapshot("mock", T)).toMatchObject({
+    expect(r.session.snapshot("mock", T)).toMatchObject({
       phase: "suspended",
       pendingRequestId: req.requestId,
     });
     // Interactive: no text message was needed.
-    expect(current.gateway.sent).toHaveLength(0);
+    expect(r.gateway.sent).toHaveLength(0);
   });
 
   it("resumes the run on approve and sends the continuation's reply back through the gateway", async () => {
-    current = await rig();
-    const req = await suspendOn(current);
-    const outcome = await current.gateway.decide(req.requestId, "approve", "mock:alice");
+    const r = await openRig();
+    const req = await suspendOn(r);
+    const outcome = await r.gateway.decide(req.requestId, "approve", "mock:alice");
     expect(outcome).toEqual({ ok: true, requestId: req.requestId, decision: "approve" });
-    await current.session.idle();
-    expect(current.executed).toEqual(["use delete_file report.txt"]);
-    expect(current.gateway.textsTo(T)).toEqual(["The tool delete_file returned: deleted."]);
-    expect(await current.db.interactions.get(req.requestId)).toMatchObject({
+    await r.session.idle();
+    expect(r.executed).toEqual(["use delete_file report.txt"]);
+    expect(r.gateway.textsTo(T)).toEqual(["The tool delete_file returned: deleted."]);
+    expect(await r.db.interactions.get(req.requestId)).toMatchObject({
       status: "resolved",
       decision: { decision: "approve", decidedBy: "mock:alice" },
     });
-    expect(await current.db.inbox.unfinished()).toEqual([]);
+    expect(await r.db.inbox.unfinished()).toEqual([]);
   });
 
   it("does not run the tool on reject and passes the reason on", async () => {
-    current = await rig();
-    const req = await suspendOn(current);
-    await current.gateway.decide(req.requestId, { decision: "reject", reason: "not today" });
-    await current.session.idle();
-    expect(current.executed).toEqual([]);
-    expect(current.gateway.textsTo(T)).toHaveLength(1);
+    const r = await openRig();
+    const req = await suspendOn(r);
+    await r.gateway.decide(req.requestId, { decision: "reject", reason: "not today" });
+    await r.session.idle();
+    expect(r.executed).toEqual([]);
+    expect(r.gateway.textsTo(T)).toHaveLength(1);
     // The platform's decided notice carries the reason (to show on the request message).
-    expect(current.gateway.decided).toMatchObject([{ decision: "reject", reason: "not today" }]);
+    expect(r.gateway.decided).toMatchObject([{ decision: "reject", reason: "not today" }]);
   });
 
   it("refuses a second decision and a decision that is not allowed", async () => {
-    current = await rig();
-    const req = await suspendOn(current);
-    expect(await current.gateway.decide(req.requestId, "maybe" as never)).toMatchObject({
+    const r = await openRig();
+    const req = await suspendOn(r);
+    expect(await r.gateway.decide(req.requestId, "maybe" as never)).toMatchObject({
       ok: false,
       code: "bad_decision",
       message: expect.stringContaining('expected one of approve, reject, edit (got "maybe")'),
     });
     // Edit without replacement arguments is refused by the run manager and reported the same way.
-    expect(await current.gateway.decide(req.requestId, "edit")).toMatchObject({
+    expect(await r.gateway.decide(req.requestId, "edit")).toMatchObject({
       ok: false,
       code: "bad_decision",
       message: expect.stringContaining("editedData"),
     });
-    expect((await current.db.interactions.get(req.requestId))?.status).toBe("open");
-    await current.gateway.decide(req.requestId, "approve");
+    expect((await r.db.interactions.get(req.requestId))?.status).toBe("open");
+    await r.gateway.decide(req.requestId, "approve");
     // The thread no longer waits on it.
-    expect(current.session.snapshot("mock", T).pendingRequestId).toBeUndefined();
-    expect(await current.gateway.decide(req.requestId, "reject")).toMatchObject({
+    expect(r.session.snapshot("mock", T).pendingRequestId).toBeUndefined();
+    expect(await r.gateway.decide(req.requestId, "reject")).toMatchObject({
       ok: false,
       code: "already_decided",
       message: `interaction request "${req.requestId}" was already decided`,
     });
-    expect(await current.gateway.decide("req_unknown", "approve")).toMatchObject({
+    expect(await r.gateway.decide("req_unknown", "approve")).toMatchObject({
       ok: false,
       code: "not_found",
       message: 'no interaction request "req_unknown"',
     });
-    await current.session.idle();
-    expect(current.executed).toHaveLength(1);
+    await r.session.idle();
+    expect(r.executed).toHaveLength(1);
     // The platform hears of the approval once.
-    expect(current.gateway.decided).toHaveLength(1);
+    expect(r.gateway.decided).toHaveLength(1);
   });
 
   it("queues a message arriving while the approval is pending and runs it after the approved turn", async () => {
-    current = await rig({ gatewaySession: { policy: "queue" } });
-    const req = await suspendOn(current);
-    await current.gateway.inject({ thread: T, text: "what is happening" });
-    await until(() => current?.session.snapshot("mock", T).queued === 1);
-    await current.gateway.decide(req.requestId, "approve");
-    await current.session.idle();
-    const texts = current.gateway.textsTo(T);
+    const r = await openRig({ gatewaySession: { policy: "queue" } });
+    const req = await suspendOn(r);
+    await r.gateway.inject({ thread: T, text: "what is happening" });
+    await until(() => r.session.snapshot("mock", T).queued === 1);
+    await r.gateway.decide(req.requestId, "approve");
+    await r.session.idle();
+    const texts = r.gateway.textsTo(T);
     expect(texts[0]).toBe("The tool delete_file returned: deleted.");
     expect(texts[1]).toContain('You said: "what is happening"');
   });
 
   it("interrupt rejects and cancels a pending approval, then runs the new message", async () => {
-    current = await rig({ gatewaySession: { policy: "interrupt" } });
-    const req = await suspendOn(current);
-    await current.gateway.inject({ thread: T, text: "forget it" });
-    await current.session.idle();
-    expect(current.executed).toEqual([]);
-    expect(await current.db.interactions.get(req.requestId)).toMatchObject({
+    const r = await openRig({ gatewaySession: { policy: "interrupt" } });
+    const req = await suspendOn(r);
+    await r.gateway.inject({ thread: T, text: "forget it" });
+    await r.session.idle();
+    expect(r.executed).toEqual([]);
+    expect(await r.db.interactions.get(req.requestId)).toMatchObject({
       status: "resolved",
       decision: { decision: "reject" },
     });
-    expect(current.gateway.textsTo(T).at(-1)).toContain('You said: "forget it"');
+    expect(r.gateway.textsTo(T).at(-1)).toContain('You said: "forget it"');
   });
 });
 
 describe("interrupt on a pending approval", () => {
   it("cancels the waiting run: it says nothing more, and the new message gets the only reply", async () => {
-    current = await rig({ gatewaySession: { policy: "interrupt" } });
-    await suspendOn(current);
-    const before = current.gateway.textsTo(T).length;
-    await current.gateway.inject({ thread: T, text: "forget it" });
-    await current.session.idle();
-    const after = current.gateway.textsTo(T).slice(before);
+    const r = await openRig({ gatewaySession: { policy: "interrupt" } });
+    await suspendOn(r);
+    const before = r.gateway.textsTo(T).length;
+    await r.gateway.inject({ thread: T, text: "forget it" });
+    await r.session.idle();
+    const after = r.gateway.textsTo(T).slice(before);
     expect(after).toHaveLength(1);
     expect(after[0]).toContain('You said: "forget it"');
   });
@@ -154,32 +147,32 @@ describe("interrupt on a pending approval", () => {
 
 describe("approvals on a text-only gateway", () => {
   it("sends the request as text listing the decisions and reads a plain yes as approval", async () => {
-    current = await rig({ gateway: { capabilities: { interactiveActions: false } } });
-    await suspendOn(current);
-    const prompt = current.gateway.textsTo(T)[0] ?? "";
+    const r = await openRig({ gateway: { capabilities: { interactiveActions: false } } });
+    await suspendOn(r);
+    const prompt = r.gateway.textsTo(T)[0] ?? "";
     // The session tells a text-only adapter which request the piece renders (e-mail tags its subject with it).
-    expect(current.gateway.sent[0]?.requestId).toBe(current.session.snapshot("mock", T).pendingRequestId);
+    expect(r.gateway.sent[0]?.requestId).toBe(r.session.snapshot("mock", T).pendingRequestId);
     expect(prompt).toContain("- approve (or: yes, a)");
     expect(prompt).toContain("- reject (or: no, r)");
-    await current.gateway.inject({ thread: T, text: "YES" });
-    await current.session.idle();
-    expect(current.executed).toHaveLength(1);
-    expect(current.gateway.textsTo(T).at(-1)).toBe("The tool delete_file returned: deleted.");
-    expect(current.runs.starts).toHaveLength(1);
+    await r.gateway.inject({ thread: T, text: "YES" });
+    await r.session.idle();
+    expect(r.executed).toHaveLength(1);
+    expect(r.gateway.textsTo(T).at(-1)).toBe("The tool delete_file returned: deleted.");
+    expect(r.runs.starts).toHaveLength(1);
   });
 
   it("a typed 'yes' that decided is finished with the decision, so a restart does not run it as a message", async () => {
     const dir = tempDir();
-    current = await rig({ dir, gateway: { capabilities: { interactiveActions: false } } });
-    await suspendOn(current);
-    await current.gateway.inject({ thread: T, text: "yes" });
-    await current.session.idle();
-    expect(current.executed).toHaveLength(1);
-    await current.close();
-    current = await rig({ dir, gateway: { capabilities: { interactiveActions: false } } });
-    await current.session.idle();
-    expect(current.runs.starts).toEqual([]);
-    expect(current.gateway.sent).toEqual([]);
+    const first = await openRig({ dir, gateway: { capabilities: { interactiveActions: false } } });
+    await suspendOn(first);
+    await first.gateway.inject({ thread: T, text: "yes" });
+    await first.session.idle();
+    expect(first.executed).toHaveLength(1);
+    await first.close();
+    const r = await openRig({ dir, gateway: { capabilities: { interactiveActions: false } } });
+    await r.session.idle();
+    expect(r.runs.starts).toEqual([]);
+    expect(r.gateway.sent).toEqual([]);
   });
 
   it.each([
@@ -189,26 +182,26 @@ describe("approvals on a text-only gateway", () => {
     "warns when a new request replaces the open one only on a platform without threads (threads: %s, warnings: %i)",
     async (threads, warnings) => {
       const ops = createMockGateway({ name: "ops", capabilities: { threads, interactiveActions: false } });
-      current = await rig({
+      const r = await openRig({
         extraGateways: [ops],
         channel: "ops",
         entries: [{ name: "ops", type: "mock", approvalDestination: "ops-room" }],
       });
-      const first = current.runs.start({
+      const first = r.runs.start({
         input: "use delete_file one.txt",
         userId: "alice",
         conversationId: "c1",
       });
       await first.done;
       await until(() => ops.textsTo("ops-room").length === 1, "the first request");
-      const second = current.runs.start({
+      const second = r.runs.start({
         input: "use delete_file two.txt",
         userId: "bob",
         conversationId: "c2",
       });
       await second.done;
       await until(() => ops.textsTo("ops-room").length === 2, "the second request");
-      const warned = current.logs
+      const warned = r.logs
         .lines()
         .filter((l) => l.msg?.startsWith("a new approval request replaces the open one on this thread"));
       expect(warned).toHaveLength(warnings);
@@ -217,12 +210,12 @@ describe("approvals on a text-only gateway", () => {
   );
 
   it("reads 'reject: reason' as a rejection with that reason", async () => {
-    current = await rig({ gateway: { capabilities: { interactiveActions: false } } });
-    const req = await suspendOn(current);
-    await current.gateway.inject({ thread: T, text: "reject: wrong file" });
-    await current.session.idle();
-    expect(current.executed).toEqual([]);
-    expect((await current.db.interactions.get(req.requestId))?.decision).toMatchObject({
+    const r = await openRig({ gateway: { capabilities: { interactiveActions: false } } });
+    const req = await suspendOn(r);
+    await r.gateway.inject({ thread: T, text: "reject: wrong file" });
+    await r.session.idle();
+    expect(r.executed).toEqual([]);
+    expect((await r.db.interactions.get(req.requestId))?.decision).toMatchObject({
       decision: "reject",
       reason: "wrong file",
     });
@@ -232,8 +225,8 @@ describe("approvals on a text-only gateway", () => {
 describe("approvals of runs not started from a gateway", () => {
   it("asks the agent's approval channel and resumes with the run owner's identity", async () => {
     const channel = createMockGateway({ name: "ops" });
-    current = await rig({ extraGateways: [channel], channel: "ops" });
-    const handle = current.runs.start({
+    const r = await openRig({ extraGateways: [channel], channel: "ops" });
+    const handle = r.runs.start({
       input: "use delete_file web.txt",
       userId: "alice",
       conversationId: "c1",
@@ -242,11 +235,11 @@ describe("approvals of runs not started from a gateway", () => {
     await until(() => channel.decisionRequests.length === 1, "the channel request");
     const req = channel.decisionRequests[0]!;
     expect(req).toMatchObject({ gateway: "ops", thread: handle.threadId, threadId: handle.threadId });
-    expect(current.gateway.decisionRequests).toHaveLength(0);
+    expect(r.gateway.decisionRequests).toHaveLength(0);
     await channel.decide(req.requestId, "approve", "ops:bob");
-    await until(() => current?.executed.length === 1, "the approved tool call");
-    await current.runs.get(handle.threadId)?.done;
-    const memory = await current.db
+    await until(() => r.executed.length === 1, "the approved tool call");
+    await r.runs.get(handle.threadId)?.done;
+    const memory = await r.db
       .createMemory({ canSummarize: false })
       .load({ userId: "alice", conversationId: "c1" });
     expect(memory.some((m) => m.role === "tool" && m.result === "deleted")).toBe(true);
@@ -254,25 +247,25 @@ describe("approvals of runs not started from a gateway", () => {
 
   it("defaults the approval channel to cli", async () => {
     const cli = createMockGateway({ name: "cli", type: "cli" });
-    current = await rig({ extraGateways: [cli] });
-    const handle = current.runs.start({ input: "use delete_file x", userId: "alice", conversationId: "c2" });
+    const r = await openRig({ extraGateways: [cli] });
+    const handle = r.runs.start({ input: "use delete_file x", userId: "alice", conversationId: "c2" });
     await handle.done;
     await until(() => cli.decisionRequests.length === 1, "the cli request");
   });
 
   it("handles a suspension reported twice (server hook and session) only once", async () => {
     const channel = createMockGateway({ name: "cli", type: "cli" });
-    current = await rig({ extraGateways: [channel] });
-    const handle = current.runs.start({
+    const r = await openRig({ extraGateways: [channel] });
+    const handle = r.runs.start({
       input: "use delete_file twice",
       userId: "alice",
       conversationId: "c3",
     });
     await handle.done;
     await until(() => channel.decisionRequests.length === 1);
-    const run = await current.db.runStore.get(handle.threadId);
-    const pending = await current.runs.pending(handle.threadId, { userId: "alice" });
-    await current.session.handleSuspension(run!, pending!);
+    const run = await r.db.runStore.get(handle.threadId);
+    const pending = await r.runs.pending(handle.threadId, { userId: "alice" });
+    await r.session.handleSuspension(run!, pending!);
     expect(channel.decisionRequests).toHaveLength(1);
   });
 });

@@ -2,18 +2,11 @@
 // transaction that saves its messages instead of nesting one (a savepoint that protects nothing
 // costs two round trips on PostgreSQL), and a turn that never suspended does not look for a reply
 // prefix (only an approval request mid-reply stores one). The end stays atomic with the messages.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { prefixKey } from "../src/streaming.js";
-import { type Rig, removeDir, rig, until } from "./session-harness.js";
+import { type Rig, until, useRig } from "./session-harness.js";
 
-let current: Rig | undefined;
-afterEach(async () => {
-  if (current) {
-    await current.close();
-    removeDir(current.dir);
-    current = undefined;
-  }
-});
+const openRig = useRig();
 
 /** Counts store transactions opened inside another (savepoints) and gateway-state keys read. */
 function watch(r: Rig) {
@@ -33,8 +26,7 @@ function watch(r: Rig) {
 
 describe("a turn's commit", () => {
   it("writes the turn's end in the transaction saving its messages, without a nested one", async () => {
-    const r = await rig();
-    current = r;
+    const r = await openRig();
     const seen = watch(r);
     await r.gateway.inject({ thread: "t1", text: "hello" });
     await until(() => r.gateway.textsTo("t1").length === 1, "the reply sent");
@@ -44,8 +36,7 @@ describe("a turn's commit", () => {
   });
 
   it("rolls back the turn's messages with its end when writing the end fails", async () => {
-    const r = await rig();
-    current = r;
+    const r = await openRig();
     const enqueue = r.db.outbox.enqueue.bind(r.db.outbox);
     let fail = true;
     r.db.outbox.enqueue = (items) => {
@@ -65,8 +56,7 @@ describe("a turn's commit", () => {
   });
 
   it("does not look for a reply prefix when the turn never suspended", async () => {
-    const r = await rig();
-    current = r;
+    const r = await openRig();
     const seen = watch(r);
     await r.gateway.inject({ thread: "t1", text: "hello" });
     await until(() => r.gateway.textsTo("t1").length === 1, "the reply sent");

@@ -1,17 +1,10 @@
 // Rejected credentials stop one gateway, not the service: the piece stays pending (its attempts not
 // counted), one error names the variable, status() shows the reason, other gateways keep working.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMockGateway } from "../src/testing/index.js";
-import { type Rig, removeDir, rig, until } from "./session-harness.js";
+import { type Rig, until, useRig } from "./session-harness.js";
 
-let current: Rig | undefined;
-afterEach(async () => {
-  if (current) {
-    await current.close();
-    removeDir(current.dir);
-    current = undefined;
-  }
-});
+const openRig = useRig();
 
 const credentialErrors = (r: Rig) =>
   r.logs.lines().filter((l) => l.level === 50 && String(l.msg).startsWith("credentials rejected by"));
@@ -19,8 +12,7 @@ const credentialErrors = (r: Rig) =>
 describe("rejected credentials", () => {
   it("a send answered with rejected credentials stops that gateway and keeps the piece pending", async () => {
     const other = createMockGateway({ name: "other" });
-    const r = await rig({ extraGateways: [other] });
-    current = r;
+    const r = await openRig({ extraGateways: [other] });
     r.gateway.failures.push({ status: 401, envVar: "MOCK_BOT_TOKEN" });
     await r.gateway.inject({ thread: "t1", text: "hello" });
     await until(() => r.session.status().mock?.state === "stopped", "the gateway stopped");
@@ -47,8 +39,7 @@ describe("rejected credentials", () => {
   });
 
   it("a second reply through a stopped gateway is not tried and logs nothing more", async () => {
-    const r = await rig();
-    current = r;
+    const r = await openRig();
     r.gateway.failures.push({ status: 401 });
     await r.gateway.inject({ thread: "t1", text: "one" });
     await until(() => r.session.status().mock?.state === "stopped", "the gateway stopped");
@@ -72,8 +63,7 @@ describe("rejected credentials", () => {
 
   it("credentialsRejected from a connection stops the gateway and its tasks, once", async () => {
     const other = createMockGateway({ name: "other" });
-    const r = await rig({ extraGateways: [other] });
-    current = r;
+    const r = await openRig({ extraGateways: [other] });
     const ctx = r.gateway.context;
     let polls = 0;
     ctx.scheduler.every("poll", 5, async () => {

@@ -1,22 +1,14 @@
 // A gateway turn that cannot start still answers: its "Sorry, I could not answer" reply is queued
 // with the failed record AND sent, without waiting for something else to wake the outbox (#22 item 2).
 import { AgentsvcError } from "@agentsvc/agent-core";
-import { afterEach, describe, expect, it } from "vitest";
-import { type Rig, removeDir, rig, until } from "./session-harness.js";
+import { describe, expect, it } from "vitest";
+import { until, useRig } from "./session-harness.js";
 
-let current: Rig | undefined;
-afterEach(async () => {
-  if (current) {
-    await current.close();
-    removeDir(current.dir);
-    current = undefined;
-  }
-});
+const openRig = useRig();
 
 describe("a turn that fails to start", () => {
   it("sends its failure reply at once", async () => {
-    const r = await rig();
-    current = r;
+    const r = await openRig();
     // The run cannot start at all (as when the store refuses it): not a busy thread, so no retry.
     r.runs.start = () => {
       throw new AgentsvcError("run_store_unavailable", "the run store refused the run", 503);

@@ -14,6 +14,7 @@ import {
   type RunHandle,
 } from "@agentsvc/agent-core";
 import { ChatDb } from "@agentsvc/chat-store";
+import { afterEach } from "vitest";
 import {
   type Coordination,
   createGatewaySession,
@@ -238,6 +239,29 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
 
 export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * Rigs that live for one test: the returned `openRig` builds one, and after each test every rig it
+ * built is stopped and then its directory removed (stopped first: two rigs may share a directory).
+ */
+export function useRig(): (options?: RigOptions) => Promise<Rig> {
+  const open: Rig[] = [];
+  afterEach(async () => {
+    const ending = open.splice(0).reverse();
+    for (const r of ending) await r.close();
+    for (const r of ending) removeDir(r.dir);
+  });
+  return async (options) => {
+    const r = await rig(options);
+    open.push(r);
+    return r;
+  };
+}
+
+/** The conversation memory a rig's store holds for one user and conversation. */
+export function memoryOf(r: Rig, userId: string, conversationId: string) {
+  return r.db.createMemory({ canSummarize: false }).load({ userId, conversationId });
 }
 
 /** Waits until `check` holds. */

@@ -1,26 +1,18 @@
 // `policy: interrupt` on a thread whose run waits for a decision: only the requester or a configured
 // approver may interrupt it (#22 item 6); anyone else's message queues behind it, as under `queue`.
-import { afterEach, describe, expect, it } from "vitest";
-import { type Rig, removeDir, rig, until } from "./session-harness.js";
+import { describe, expect, it } from "vitest";
+import { type Rig, until, useRig } from "./session-harness.js";
 
 const T = "shared-thread";
-let current: Rig | undefined;
-afterEach(async () => {
-  if (current) {
-    await current.close();
-    removeDir(current.dir);
-    current = undefined;
-  }
-});
+const openRig = useRig();
 
 /** A platform gateway (push: decisions are checked against the requester) with the interrupt policy. */
 async function start(approvers?: string[]): Promise<Rig> {
-  current = await rig({
+  return openRig({
     gatewaySession: { policy: "interrupt" },
     gateway: { kind: "push", type: "mock" },
     ...(approvers ? { entries: [{ name: "mock", type: "mock", approvers }] } : {}),
   });
-  return current;
 }
 
 /** `requester` asks for a tool that needs approval; resolves with the open request id. */

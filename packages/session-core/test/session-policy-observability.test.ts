@@ -4,7 +4,7 @@ import * as api from "@opentelemetry/api";
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { useOpenTelemetry } from "../src/index.js";
-import { type Rig, removeDir, rig, until } from "./session-harness.js";
+import { until, useRig } from "./session-harness.js";
 
 const T = "chat-7";
 const exporter = new InMemorySpanExporter();
@@ -19,20 +19,12 @@ afterAll(async () => {
   api.trace.disable();
 });
 
-let current: Rig | undefined;
-afterEach(async () => {
-  exporter.reset();
-  if (current) {
-    await current.close();
-    removeDir(current.dir);
-    current = undefined;
-  }
-});
+const openRig = useRig();
+afterEach(() => exporter.reset());
 
 describe("steer", () => {
   it("records the steered message as an event on the running turn's span, naming its inbox record", async () => {
-    current = await rig({ gatewaySession: { policy: "steer" } });
-    const r = current;
+    const r = await openRig({ gatewaySession: { policy: "steer" } });
     await r.gateway.inject({ thread: T, text: "use wait_gate first" });
     await until(() => r.gates.calls.length === 1, "the turn at its gate");
     const steered = await r.gateway.inject({ thread: T, text: "and also this" });
@@ -57,8 +49,7 @@ describe("interrupt", () => {
       warn() {},
       error() {},
     };
-    current = await rig({ gatewaySession: { policy: "interrupt" }, runLogger });
-    const r = current;
+    const r = await openRig({ gatewaySession: { policy: "interrupt" }, runLogger });
     await r.gateway.inject({ thread: T, text: "use wait_gate first" });
     await until(() => r.gates.calls.length === 1, "the turn at its gate");
     await r.gateway.inject({ thread: T, text: "stop" });

@@ -1,18 +1,11 @@
 // The busy policy on a thread whose run waits for a decision (spec gateways §3): a reply that reads
 // as a decision but may not decide is an ordinary message, `steer` has no running turn to splice
 // into, and `interrupt` records who rejected the request and why.
-import { afterEach, describe, expect, it } from "vitest";
-import { type Rig, removeDir, rig, until } from "./session-harness.js";
+import { describe, expect, it } from "vitest";
+import { type Rig, until, useRig } from "./session-harness.js";
 
 const T = "room-3";
-let current: Rig | undefined;
-afterEach(async () => {
-  if (current) {
-    await current.close();
-    removeDir(current.dir);
-    current = undefined;
-  }
-});
+const openRig = useRig();
 
 /** `author` asks for a tool that needs approval; resolves with the open request id. */
 async function suspend(r: Rig, author = "alice-id"): Promise<string> {
@@ -23,11 +16,10 @@ async function suspend(r: Rig, author = "alice-id"): Promise<string> {
 
 describe("a typed decision from someone who may not decide", () => {
   it("is handled as a message: it waits behind the run and gets its own turn after it", async () => {
-    current = await rig({
+    const r = await openRig({
       gatewaySession: { policy: "queue" },
       gateway: { kind: "push", type: "mock", capabilities: { interactiveActions: false } },
     });
-    const r = current;
     const requestId = await suspend(r);
     await r.gateway.inject({ thread: T, text: "yes", author: "mallory-id" });
     await until(() => r.session.snapshot("mock", T).queued === 1, "the stranger's yes queued");
@@ -47,8 +39,7 @@ describe("a typed decision from someone who may not decide", () => {
 
 describe("steer on a thread waiting for a decision", () => {
   it("queues a message as its own turn, and answers one beyond maxQueueDepth with the busy reply", async () => {
-    current = await rig({ gatewaySession: { policy: "steer", maxQueueDepth: 1, busyReply: "Busy." } });
-    const r = current;
+    const r = await openRig({ gatewaySession: { policy: "steer", maxQueueDepth: 1, busyReply: "Busy." } });
     const requestId = await suspend(r);
     await r.gateway.inject({ thread: T, text: "first aside" });
     await until(() => r.session.snapshot("mock", T).queued === 1, "the first aside queued");
@@ -68,8 +59,7 @@ describe("steer on a thread waiting for a decision", () => {
 
 describe("interrupt on a thread waiting for a decision", () => {
   it("records the rejection as the session's, with the reason the run is told", async () => {
-    current = await rig({ gatewaySession: { policy: "interrupt" } });
-    const r = current;
+    const r = await openRig({ gatewaySession: { policy: "interrupt" } });
     const requestId = await suspend(r);
     await r.gateway.inject({ thread: T, text: "forget it" });
     await r.session.idle();

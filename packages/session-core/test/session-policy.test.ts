@@ -1,25 +1,17 @@
 // Spec §3's message table, row by row, for every policy, on real demo-model runs.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DEFAULT_BUSY_REPLY, type SessionPolicy } from "../src/index.js";
-import { type Rig, removeDir, rig, until } from "./session-harness.js";
+import { type Rig, until, useRig } from "./session-harness.js";
 
 const T = "chat-42";
 const BUSY = "Busy, please wait.";
 const FIRST_REPLY = "The tool wait_gate returned: opened.";
 const quoted = (text: string) => `You said: "${text}"`;
 
-let current: Rig | undefined;
-afterEach(async () => {
-  if (current) {
-    await current.close();
-    removeDir(current.dir);
-    current = undefined;
-  }
-});
+const openRig = useRig();
 
 async function start(policy: SessionPolicy, maxQueueDepth = 50): Promise<Rig> {
-  current = await rig({ gatewaySession: { policy, maxQueueDepth, busyReply: BUSY } });
-  return current;
+  return openRig({ gatewaySession: { policy, maxQueueDepth, busyReply: BUSY } });
 }
 
 /** Starts a turn on T that stays running until the test opens its gate. */
@@ -194,11 +186,11 @@ describe("thread running, queue at maxQueueDepth (spec §3 last row)", () => {
 
 describe("session basics", () => {
   it("uses the default busy reply when none is configured", async () => {
-    current = await rig({ gatewaySession: { policy: "reject" } });
-    await busyThread(current);
-    await current.gateway.inject({ thread: T, text: "again" });
-    await until(() => current?.gateway.sent.length === 1);
-    expect(current.gateway.textsTo(T)).toEqual([DEFAULT_BUSY_REPLY]);
+    const r = await openRig({ gatewaySession: { policy: "reject" } });
+    await busyThread(r);
+    await r.gateway.inject({ thread: T, text: "again" });
+    await until(() => r.gateway.sent.length === 1);
+    expect(r.gateway.textsTo(T)).toEqual([DEFAULT_BUSY_REPLY]);
   });
 
   it("runs a repeated platform message id only once", async () => {
@@ -234,12 +226,12 @@ describe("session basics", () => {
   });
 
   it("sends a long reply in platform-sized pieces", async () => {
-    current = await rig({ gateway: { messageLimit: 40 } });
+    const r = await openRig({ gateway: { messageLimit: 40 } });
     const words =
       "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma";
-    await current.gateway.inject({ thread: T, text: words });
-    await current.session.idle();
-    const pieces = current.gateway.textsTo(T);
+    await r.gateway.inject({ thread: T, text: words });
+    await r.session.idle();
+    const pieces = r.gateway.textsTo(T);
     expect(pieces.length).toBeGreaterThan(2);
     for (const p of pieces) expect(p.length).toBeLessThanOrEqual(40);
     expect(pieces.join(" ")).toContain(words);

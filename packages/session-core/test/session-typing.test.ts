@@ -1,8 +1,8 @@
 // The typing indicator: shown when a turn starts on a platform that has one, and never in the way
 // of the reply when it fails.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MockGateway } from "../src/testing/index.js";
-import { type Rig, rig, removeDir, until } from "./session-harness.js";
+import { type Rig, until, useRig } from "./session-harness.js";
 
 /** A platform with a typing indicator that records each call (or fails it when told to). */
 class Typing extends MockGateway {
@@ -14,21 +14,15 @@ class Typing extends MockGateway {
   }
 }
 
-let current: Rig | undefined;
-afterEach(async () => {
-  await current?.close();
-  if (current) removeDir(current.dir);
-  current = undefined;
-});
+const openRig = useRig();
 
-async function withTyping(typing: boolean): Promise<Typing> {
+async function withTyping(typing: boolean): Promise<[Rig, Typing]> {
   const gateway = new Typing({ name: "typer", capabilities: { typing } });
-  current = await rig({ extraGateways: [gateway] });
-  return gateway;
+  return [await openRig({ extraGateways: [gateway] }), gateway];
 }
 
-const hello = (gateway: Typing) =>
-  current?.session.deliver({
+const hello = (r: Rig, gateway: Typing) =>
+  r.session.deliver({
     gateway: gateway.name,
     dedupKey: "m1",
     thread: "T",
@@ -39,28 +33,25 @@ const hello = (gateway: Typing) =>
 
 describe("typing indicator", () => {
   it("is shown in the message's thread, with its platform meta, when the turn starts", async () => {
-    const gateway = await withTyping(true);
-    await hello(gateway);
+    const [r, gateway] = await withTyping(true);
+    await hello(r, gateway);
     await until(() => gateway.textsTo("T").length === 1, "the reply");
     expect(gateway.typing).toEqual([{ thread: "T", meta: { channel: "C1" } }]);
   });
 
   it("is not asked for on a platform that says it has none", async () => {
-    const gateway = await withTyping(false);
-    await hello(gateway);
+    const [r, gateway] = await withTyping(false);
+    await hello(r, gateway);
     await until(() => gateway.textsTo("T").length === 1, "the reply");
     expect(gateway.typing).toEqual([]);
   });
 
   it("failing does not keep the reply from being sent, and is logged", async () => {
-    const gateway = await withTyping(true);
+    const [r, gateway] = await withTyping(true);
     gateway.fail = true;
-    await hello(gateway);
+    await hello(r, gateway);
     await until(() => gateway.textsTo("T").length === 1, "the reply");
     expect(gateway.textsTo("T")[0]).toContain("hello");
-    await until(
-      () => (current?.logs.lines() ?? []).some((l) => l.msg === "typing indicator failed"),
-      "the failure logged",
-    );
+    await until(() => r.logs.lines().some((l) => l.msg === "typing indicator failed"), "the failure logged");
   });
 });

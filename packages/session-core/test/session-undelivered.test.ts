@@ -1,21 +1,13 @@
 // A reply the platform accepted and later reports undelivered (WhatsApp's `failed` status) is not
 // counted as delivered: the adapter tells the session, which marks that outbox piece dead with the reason.
-import { afterEach, describe, expect, it } from "vitest";
-import { type Rig, removeDir, rig, until } from "./session-harness.js";
+import { describe, expect, it } from "vitest";
+import { until, useRig } from "./session-harness.js";
 
-let current: Rig | undefined;
-afterEach(async () => {
-  if (current) {
-    await current.close();
-    removeDir(current.dir);
-    current = undefined;
-  }
-});
+const openRig = useRig();
 
 describe("undelivered replies", () => {
   it("a sent piece reported undelivered becomes dead with the reason; an unknown id changes nothing", async () => {
-    const r = await rig();
-    current = r;
+    const r = await openRig();
     await r.gateway.inject({ thread: "t1", text: "hello" });
     await until(() => r.gateway.sent.length > 0, "the reply");
     await r.session.idle();
@@ -42,8 +34,7 @@ describe("undelivered replies", () => {
   });
 
   it("a piece reported undelivered for a passing reason (a rate limit) is sent again after the wait", async () => {
-    const r = await rig();
-    current = r;
+    const r = await openRig();
     await r.gateway.inject({ thread: "t1", text: "hello" });
     await until(() => r.gateway.sent.length > 0, "the reply");
     await r.session.idle();
