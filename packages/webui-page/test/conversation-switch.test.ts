@@ -90,4 +90,58 @@ describe("sending while the conversation switches", () => {
     const firstId = [...f.conversations.values()].find((c) => c.title === "first topic")!.conversationId;
     expect((last.body as { conversationId?: string }).conversationId).toBe(firstId);
   });
+
+  it("a message sent while a reloaded page's first reads still run goes into the last-opened conversation", async () => {
+    const f = await suite.fake();
+    const w = await suite.open(f);
+    await suite.send(w, "first topic");
+    await expect.poll(() => w.page.locator("#status").textContent()).toBe("Reply finished.");
+    const first = [...f.conversations.values()][0]!.conversationId;
+
+    // The reload's /info (sent from <head>) is held: the page has not decided what to open yet.
+    const info = gate();
+    await w.page.route("**/api/info", info.handler);
+    await w.page.reload();
+    await info.held;
+    await suite.send(w, "follow-up");
+    await w.page.waitForTimeout(200);
+    expect(f.requests.filter((r) => r.route === "/conversations/create")).toHaveLength(1);
+    info.release();
+
+    await expect
+      .poll(() => w.page.locator(".msg.user .bubble").allTextContents())
+      .toEqual(["first topic", "follow-up"]);
+    await expect.poll(() => w.page.locator("#status").textContent()).toBe("Reply finished.");
+    const last = f.requests.filter((r) => r.route === "/stream").at(-1)!;
+    expect((last.body as { conversationId?: string }).conversationId).toBe(first);
+    // No second conversation was created for it.
+    expect(f.requests.filter((r) => r.route === "/conversations/create")).toHaveLength(1);
+    expect(f.conversations.size).toBe(1);
+  });
+
+  it("text typed while New is still creating the conversation stays in the box, as the new one's draft", async () => {
+    const f = await suite.fake();
+    const w = await suite.open(f);
+    await suite.send(w, "first topic");
+    await expect.poll(() => w.page.locator("#status").textContent()).toBe("Reply finished.");
+    const first = [...f.conversations.values()][0]!.conversationId;
+
+    const create = gate();
+    await w.page.route("**/api/conversations/create", create.handler);
+    await w.page.locator("#new-conv").click();
+    await create.held;
+    await w.page.locator("#input").pressSequentially("half a thought");
+    create.release();
+
+    await expect.poll(() => w.page.locator("#status").textContent()).toBe("New conversation.");
+    expect(await w.page.locator("#input").inputValue()).toBe("half a thought");
+    const second = [...f.conversations.values()].find((c) => c.conversationId !== first)!.conversationId;
+    const draft = (id: string) => w.page.evaluate(`localStorage.getItem("agentsvc:/chat:draft:${id}")`);
+    expect(await draft(first)).toBeNull();
+    expect(await draft(second)).toBe("half a thought");
+    // Going back to the first conversation shows its own (empty) draft, and the text comes back with the new one.
+    await w.page.getByRole("button", { name: "first topic", exact: true }).click();
+    await expect.poll(() => w.page.locator(".msg.user .bubble").allTextContents()).toEqual(["first topic"]);
+    expect(await w.page.locator("#input").inputValue()).toBe("");
+  });
 });

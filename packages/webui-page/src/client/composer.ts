@@ -7,6 +7,11 @@ export class Composer {
   /** Whether grow() has run once (the textarea's height matches its text). */
   private sized = false;
   private conversationId = "";
+  /**
+   * While a new conversation is being created (see `hold`): the text in the box when it started.
+   * What is typed meanwhile belongs to the conversation being opened, not to the one being left.
+   */
+  private heldFrom: string | null = null;
 
   constructor(
     readonly form: HTMLFormElement,
@@ -41,8 +46,29 @@ export class Composer {
     this.input.style.height = `${this.input.scrollHeight + 2}px`;
   }
 
+  /**
+   * A switch to a conversation whose id is not known yet begins (New): typing goes on, but is not
+   * saved as the draft of the conversation being left; `switchTo` keeps it in the box.
+   */
+  hold(): void {
+    this.heldFrom ??= this.input.value;
+  }
+
+  /** The switch ended without a new conversation: what is in the box is the current one's draft again. */
+  release(): void {
+    if (this.heldFrom === null) return;
+    this.heldFrom = null;
+    this.saveDraft();
+  }
+
   switchTo(conversationId: string): void {
     this.conversationId = conversationId;
+    const typed = this.heldFrom !== null && this.input.value !== this.heldFrom;
+    this.heldFrom = null;
+    if (typed) {
+      this.saveDraft();
+      return;
+    }
     const draft = this.storage.get(`draft:${conversationId}`) ?? "";
     // grow() reads layout; the same text keeps the height it has (opening a conversation at start-up
     // would otherwise force a second full layout just before the replay).
@@ -53,7 +79,8 @@ export class Composer {
   }
 
   saveDraft(): void {
-    if (this.conversationId) this.storage.set(`draft:${this.conversationId}`, this.input.value);
+    if (this.conversationId && this.heldFrom === null)
+      this.storage.set(`draft:${this.conversationId}`, this.input.value);
   }
 
   /** Takes the text out for sending (the draft is cleared). */

@@ -244,7 +244,14 @@ async function submit(): Promise<void> {
  */
 async function ensureOwnConversation(): Promise<void> {
   if (current !== "default" || sidebar.conversations.some((c) => c.conversationId === current)) return;
-  const r = await api.post<{ conversationId: string }>("/conversations/create", {});
+  composer.hold();
+  let r: { conversationId: string };
+  try {
+    r = await api.post<{ conversationId: string }>("/conversations/create", {});
+  } catch (err) {
+    composer.release();
+    throw err;
+  }
   current = r.conversationId;
   storage.set("last", current);
   composer.switchTo(current);
@@ -589,6 +596,8 @@ function newConversation(): Promise<void> {
 }
 
 async function startConversation(): Promise<void> {
+  // Typed while the id is minted: stays in the box, as the new conversation's draft.
+  composer.hold();
   try {
     // The open conversation is still empty: it is the new one (New pressed again keeps no empty rows).
     const open = sidebar.conversations.find((c) => c.conversationId === current);
@@ -604,6 +613,8 @@ async function startConversation(): Promise<void> {
     status("New conversation.");
   } catch (err) {
     report(err);
+  } finally {
+    composer.release();
   }
 }
 
@@ -635,7 +646,23 @@ async function toggleTheme(): Promise<void> {
   }
 }
 
+/**
+ * Start-up is a conversation switch like any other: a message sent before the page knows which
+ * conversation it opens waits for it (and goes into the last-opened one, not a newly created one).
+ * The switch lasts until the conversation's own switch (`openConversation`) has begun.
+ */
 async function boot(): Promise<void> {
+  const said = statusLine.textContent;
+  const started = await switching(startUp());
+  if (!started) return;
+  await started.opened;
+  await started.preferences;
+  // Clears what start-up left (a sign-in wait), not what a message sent meanwhile reports.
+  if (statusLine.textContent === said) status("");
+}
+
+/** Start-up up to opening the conversation; null when it stops (no service, sign-in needed). */
+async function startUp(): Promise<{ opened: Promise<void>; preferences: Promise<void> } | null> {
   keyBtn.hidden = !storage.get("apiKey");
   // The conversation list and the last-opened conversation's history go out with /info rather than
   // after it (no round trip in between). They are quiet: a 401 here opens no prompt, /info's does.
@@ -664,7 +691,7 @@ async function boot(): Promise<void> {
     // Started without the service: load the page once it answers.
     if (err instanceof ApiError && err.code === "network") reloadWhenReachable();
     transcript.settle();
-    return;
+    return null;
   }
   const model = byId("model");
   model.textContent = info.modelName ?? "";
@@ -682,11 +709,11 @@ async function boot(): Promise<void> {
       auth.showUser(me.user ? me.user.displayName || me.user.username : null);
       if (me.signInRequired && !me.user) {
         auth.promptSignIn();
-        return;
+        return null;
       }
     } catch (err) {
       report(err);
-      return;
+      return null;
     }
   }
   if (!info.capabilities?.signIn && !config.signIn) showSharedNotice();
@@ -696,9 +723,8 @@ async function boot(): Promise<void> {
   // A conversation whose first reply was still streaming is not listed yet: it is kept all the same.
   const kept = last && (items.some((c) => c.conversationId === last) || storage.get(`streaming:${last}`));
   const id = kept ? last : (items[0]?.conversationId ?? "default");
-  await openConversation(id, id === last ? prefetched : undefined);
-  await preferences;
-  status("");
+  // Called, not awaited: its own switch is registered before this one ends.
+  return { opened: openConversation(id, id === last ? prefetched : undefined), preferences };
 }
 
 function reloadWhenReachable(): void {
