@@ -14,6 +14,7 @@ import type { Client, ClientConfig, Notification } from "pg";
 import { advisoryKey } from "./keys.js";
 import { LockBatch, type LockOp } from "./lock-batch.js";
 import { loadPg } from "./pg.js";
+import { serialQueue } from "./serial.js";
 
 export interface InstanceLinkOptions {
   /** `postgres://user@host:port/db`. Connect directly or through session pooling (not transaction pooling). */
@@ -95,6 +96,8 @@ FROM unnest($1::text[], $2::bigint[]) AS t(op, k)`,
 export class InstanceLink {
   readonly #options: InstanceLinkOptions;
   #client: Client | undefined;
+  /** Runs the current session's statements one after another. */
+  #serial = serialQueue();
   /** Lock requests on the current session, grouped into shared statements. */
   #locks: LockBatch | undefined;
   #generation = 0;
@@ -147,7 +150,7 @@ export class InstanceLink {
   ): Promise<R[]> {
     const client = this.#client;
     if (!client) throw new LinkDownError(text.split(/\s+/, 2).join(" "));
-    const res = await client.query<R>(text, params as unknown[]);
+    const res = await this.#serial(() => client.query<R>(text, params as unknown[]));
     return res.rows;
   }
 
@@ -289,8 +292,12 @@ export class InstanceLink {
       throw ended ?? new Error("InstanceLink: closed while connecting");
     }
     this.#client = client;
+    const serial = serialQueue();
+    this.#serial = serial;
     this.#locks = new LockBatch(async (ops, keys) => {
-      const res = await client.query<{ key: string; ok: boolean }>({ ...LOCK_OPS, values: [ops, keys] });
+      const res = await serial(() =>
+        client.query<{ key: string; ok: boolean }>({ ...LOCK_OPS, values: [ops, keys] }),
+      );
       return new Set(res.rows.filter((r) => r.ok === true).map((r) => r.key));
     });
     this.#generation += 1;
@@ -366,7 +373,7 @@ export class InstanceLink {
           every,
         );
       });
-      Promise.race([client.query("SELECT 1"), timeout])
+      Promise.race([this.#serial(() => client.query("SELECT 1")), timeout])
         .catch((error: unknown) => this.#dropped(client, asError(error)))
         .finally(() => {
           clearTimeout(timer);

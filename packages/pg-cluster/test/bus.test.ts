@@ -1,6 +1,5 @@
-import { postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/pg-test";
-import type { Client } from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { postgresMissing } from "@agentsvc/pg-test";
+import { describe, expect, it } from "vitest";
 import {
   Bus,
   type BusDelivery,
@@ -10,7 +9,7 @@ import {
   InstanceLink,
   LinkDownError,
 } from "../src/index.js";
-import { monitor, sleep, terminate, waitFor } from "./helpers.js";
+import { sleep, terminate, usePostgres, waitFor } from "./helpers.js";
 
 interface Got {
   message: BusMessage;
@@ -18,15 +17,10 @@ interface Got {
 }
 
 describe.skipIf(postgresMissing)("control bus over LISTEN/NOTIFY between three links", () => {
-  let pgServer: TestPostgres;
-  let url: string;
-  let mon: Client;
-  const links: InstanceLink[] = [];
+  const pg = usePostgres();
 
   const instance = async () => {
-    const link = new InstanceLink({ connectionString: url, reconnectMinMs: 50, reconnectMaxMs: 500 });
-    await link.connect();
-    links.push(link);
+    const link = await pg.link({ reconnectMinMs: 50, reconnectMaxMs: 500 });
     const bus = new Bus(link);
     await bus.start();
     const got: Got[] = [];
@@ -35,17 +29,6 @@ describe.skipIf(postgresMissing)("control bus over LISTEN/NOTIFY between three l
     });
     return { link, bus, got };
   };
-
-  beforeAll(async () => {
-    pgServer = await startPostgres();
-    url = await pgServer.createDatabase();
-    mon = await monitor(url);
-  });
-  afterAll(async () => {
-    await Promise.all(links.map((l) => l.close()));
-    await mon?.end();
-    await pgServer?.stop();
-  });
 
   it("a published message reaches every subscriber exactly once, the publisher's own included", async () => {
     const p = await instance();
@@ -112,7 +95,7 @@ describe.skipIf(postgresMissing)("control bus over LISTEN/NOTIFY between three l
     await p.bus.publish({ kind: "cancel", target: "before" });
     await waitFor("before", () => s.got.length === 1, 5_000);
 
-    await terminate(mon, s.link.backendPid!);
+    await terminate(pg.mon, s.link.backendPid!);
     await waitFor("onReconnect", () => reconnects.length === 1, 5_000);
     expect(reconnects).toEqual([2]);
 
@@ -126,9 +109,9 @@ describe.skipIf(postgresMissing)("control bus over LISTEN/NOTIFY between three l
   it("a notification sent in a transaction goes out on commit only (busPayload on the caller's own connection)", async () => {
     const s = await instance();
     const send = async (target: string, end: "COMMIT" | "ROLLBACK") => {
-      await mon.query("BEGIN");
-      await mon.query("SELECT pg_notify($1, $2)", [s.bus.channel, busPayload({ kind: "cancel", target })]);
-      await mon.query(end);
+      await pg.mon.query("BEGIN");
+      await pg.mon.query("SELECT pg_notify($1, $2)", [s.bus.channel, busPayload({ kind: "cancel", target })]);
+      await pg.mon.query(end);
     };
     await send("rolled back", "ROLLBACK");
     await send("committed", "COMMIT");
@@ -139,7 +122,7 @@ describe.skipIf(postgresMissing)("control bus over LISTEN/NOTIFY between three l
   });
 
   it("publishing while the link is down fails with LinkDownError (the caller's row is the record)", async () => {
-    const link = new InstanceLink({ connectionString: url });
+    const link = new InstanceLink({ connectionString: pg.url });
     const bus = new Bus(link);
     await expect(bus.publish({ kind: "cancel", target: "x" })).rejects.toThrow(LinkDownError);
     await expect(bus.start()).rejects.toThrow(LinkDownError);

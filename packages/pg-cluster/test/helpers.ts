@@ -1,5 +1,8 @@
 import { createRequire } from "node:module";
+import { startPostgres, type TestPostgres } from "@agentsvc/pg-test";
 import type { Client } from "pg";
+import { afterAll, beforeAll } from "vitest";
+import { InstanceLink, type InstanceLinkOptions } from "../src/index.js";
 import { advisoryKey } from "../src/keys.js";
 
 const require = createRequire(import.meta.url);
@@ -51,3 +54,67 @@ export async function waitFor<T>(
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The PostgreSQL every test of a `describe` shares: one server and database, a monitor connection
+ * for looking from outside, and `link()` for the links a test opens (all closed after the suite).
+ * Call inside the `describe`; the fields are set once `beforeAll` ran.
+ */
+export function usePostgres(setup?: () => void): {
+  readonly url: string;
+  readonly mon: Client;
+  link(options?: Partial<InstanceLinkOptions>): Promise<InstanceLink>;
+} {
+  let server: TestPostgres | undefined;
+  const links: InstanceLink[] = [];
+  const state = {
+    url: "",
+    mon: undefined as unknown as Client,
+    async link(options: Partial<InstanceLinkOptions> = {}) {
+      const link = new InstanceLink({ connectionString: state.url, ...options });
+      links.push(link);
+      await link.connect();
+      return link;
+    },
+  };
+  beforeAll(async () => {
+    setup?.();
+    server = await startPostgres();
+    state.url = await server.createDatabase();
+    state.mon = await monitor(state.url);
+  });
+  afterAll(async () => {
+    await Promise.all(links.splice(0).map((l) => l.close()));
+    await state.mon?.end();
+    await server?.stop();
+  });
+  return state;
+}
+
+/**
+ * Every call of `client.query` made by any pg client of this process while `work` runs: the
+ * statement's text, and how many queries that client had already been handed and not answered.
+ */
+export async function queriesOf(work: () => Promise<void>): Promise<{ text: string; busy: number }[]> {
+  const seen: { text: string; busy: number }[] = [];
+  const inFlight = new WeakMap<object, number>();
+  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const original = proto.query;
+  proto.query = function (this: object, ...args: unknown[]) {
+    const config = args[0] as string | { text?: string };
+    const busy = inFlight.get(this) ?? 0;
+    seen.push({ text: typeof config === "string" ? config : (config.text ?? ""), busy });
+    inFlight.set(this, busy + 1);
+    const result = original.apply(this, args);
+    const done = () => inFlight.set(this, (inFlight.get(this) ?? 1) - 1);
+    if (result instanceof Promise) result.then(done, done);
+    else done();
+    return result;
+  };
+  try {
+    await work();
+  } finally {
+    proto.query = original;
+  }
+  return seen;
+}

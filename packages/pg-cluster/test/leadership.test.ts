@@ -2,11 +2,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/pg-test";
-import type { Client } from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { postgresMissing } from "@agentsvc/pg-test";
+import { describe, expect, it } from "vitest";
 import { InstanceLink, Leadership, leaderLockName } from "../src/index.js";
-import { lockHolders, monitor, sleep, terminate, waitFor } from "./helpers.js";
+import { lockHolders, sleep, terminate, usePostgres, waitFor } from "./helpers.js";
 
 const pkg = resolve(import.meta.dirname, "..");
 const dist = join(pkg, "dist/index.js");
@@ -65,24 +64,13 @@ class Instance {
 }
 
 describe.skipIf(postgresMissing)("leadership across separate processes", () => {
-  let pgServer: TestPostgres;
-  let url: string;
-  let mon: Client;
-
-  beforeAll(async () => {
+  const pg = usePostgres(() => {
     if (!existsSync(dist)) throw new Error(`${dist} is missing: run \`pnpm build\` before the tests`);
-    pgServer = await startPostgres();
-    url = await pgServer.createDatabase();
-    mon = await monitor(url);
-  });
-  afterAll(async () => {
-    await mon?.end();
-    await pgServer?.stop();
   });
 
   it("one of three processes leads; SIGKILL the leader and another takes over within 5 s, twice", async () => {
     const name = "telegram:support-bot";
-    const instances = [0, 1, 2].map(() => new Instance(url, name));
+    const instances = [0, 1, 2].map(() => new Instance(pg.url, name));
     const describeAll = () =>
       instances.map((i) => `pid ${i.proc.pid}: ${JSON.stringify(i.lines)} ${i.stderr}`).join("\n");
     try {
@@ -102,7 +90,7 @@ describe.skipIf(postgresMissing)("leadership across separate processes", () => {
         const leaders = alive.filter((i) => i.leading);
         expect(leaders, describeAll()).toHaveLength(1);
         const holder = leaders[0]!;
-        expect(await lockHolders(mon, leaderLockName(name))).toEqual([holder.backendPid]);
+        expect(await lockHolders(pg.mon, leaderLockName(name))).toEqual([holder.backendPid]);
 
         const killedAt = Date.now();
         await holder.kill();
@@ -115,9 +103,9 @@ describe.skipIf(postgresMissing)("leadership across separate processes", () => {
         expect(acquiredAt - killedAt).toBeLessThan(TAKEOVER_BOUND_MS);
 
         // The killed process's session (and with it its lock) is gone; the new leader holds the lock.
-        const gone = await mon.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [holder.backendPid]);
+        const gone = await pg.mon.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [holder.backendPid]);
         expect(gone.rowCount).toBe(0);
-        expect(await lockHolders(mon, leaderLockName(name))).toEqual([next.backendPid]);
+        expect(await lockHolders(pg.mon, leaderLockName(name))).toEqual([next.backendPid]);
         await sleep(RETRY_MS * 5);
         expect(
           alive.filter((i) => i.leading),
@@ -138,8 +126,8 @@ describe.skipIf(postgresMissing)("leadership across separate processes", () => {
 
   it("stop() aborts the leader's signal, waits for its work, then releases to another link", async () => {
     const name = "slack:workspace";
-    const a = new InstanceLink({ connectionString: url });
-    const b = new InstanceLink({ connectionString: url });
+    const a = new InstanceLink({ connectionString: pg.url });
+    const b = new InstanceLink({ connectionString: pg.url });
     await a.connect();
     await b.connect();
     const la = new Leadership(a, { retryMs: RETRY_MS });
@@ -172,7 +160,7 @@ describe.skipIf(postgresMissing)("leadership across separate processes", () => {
       expect(ha.isLeader).toBe(false);
       await waitFor("b leads", () => hb.isLeader, 5_000);
       expect(log).toEqual(["a acquired", "a aborted", "a drained", "b acquired"]);
-      expect(await lockHolders(mon, leaderLockName(name))).toEqual([b.backendPid]);
+      expect(await lockHolders(pg.mon, leaderLockName(name))).toEqual([b.backendPid]);
     } finally {
       await la.stop();
       await lb.stop();
@@ -185,8 +173,8 @@ describe.skipIf(postgresMissing)("leadership across separate processes", () => {
     const name = "signal:+15550001";
     // a reconnects after 1-2 s (and then tries at once), so b (every 200 ms) takes over first;
     // with a fast reconnect either may win the race, which is fine but not what this test checks.
-    const a = new InstanceLink({ connectionString: url, reconnectMinMs: 2_000 });
-    const b = new InstanceLink({ connectionString: url, reconnectMinMs: 50, reconnectMaxMs: 500 });
+    const a = new InstanceLink({ connectionString: pg.url, reconnectMinMs: 2_000 });
+    const b = new InstanceLink({ connectionString: pg.url, reconnectMinMs: 50, reconnectMaxMs: 500 });
     await a.connect();
     await b.connect();
     const la = new Leadership(a, { retryMs: RETRY_MS });
@@ -211,7 +199,7 @@ describe.skipIf(postgresMissing)("leadership across separate processes", () => {
       expect(hb.isLeader).toBe(false);
 
       const aPid = a.backendPid!;
-      await terminate(mon, aPid);
+      await terminate(pg.mon, aPid);
       await waitFor("b leads", () => hb.isLeader, 5_000);
       expect(ha.isLeader).toBe(false);
       expect(log.slice(0, 3)).toEqual([
@@ -229,7 +217,7 @@ describe.skipIf(postgresMissing)("leadership across separate processes", () => {
         "a lost",
         "b acquired",
       ]);
-      expect(await lockHolders(mon, leaderLockName(name))).toEqual([b.backendPid]);
+      expect(await lockHolders(pg.mon, leaderLockName(name))).toEqual([b.backendPid]);
     } finally {
       await la.stop();
       await lb.stop();
@@ -240,8 +228,8 @@ describe.skipIf(postgresMissing)("leadership across separate processes", () => {
 
   it("a leader whose onAcquired rejects resigns, so another instance takes over", async () => {
     const name = "imap:inbox";
-    const a = new InstanceLink({ connectionString: url });
-    const b = new InstanceLink({ connectionString: url });
+    const a = new InstanceLink({ connectionString: pg.url });
+    const b = new InstanceLink({ connectionString: pg.url });
     await a.connect();
     await b.connect();
     const errors: string[] = [];

@@ -1,28 +1,15 @@
 import { type AddressInfo, createServer } from "node:net";
-import { postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/pg-test";
-import type { Client } from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { InstanceLink, type LinkLost } from "../src/index.js";
-import { lockHolders, monitor, sleep, waitFor } from "./helpers.js";
+import { postgresMissing } from "@agentsvc/pg-test";
+import { describe, expect, it } from "vitest";
+import { Bus, InstanceLink, type LinkLost } from "../src/index.js";
+import { lockHolders, queriesOf, sleep, usePostgres, waitFor } from "./helpers.js";
 
 describe.skipIf(postgresMissing)("InstanceLink against a real PostgreSQL", () => {
-  let pgServer: TestPostgres;
-  let url: string;
-  let mon: Client;
-
-  beforeAll(async () => {
-    pgServer = await startPostgres();
-    url = await pgServer.createDatabase();
-    mon = await monitor(url);
-  });
-  afterAll(async () => {
-    await mon?.end();
-    await pgServer?.stop();
-  });
+  const pg = usePostgres();
 
   it("sets server-side TCP keepalive on its session and names itself in pg_stat_activity", async () => {
     const link = new InstanceLink({
-      connectionString: url,
+      connectionString: pg.url,
       serverKeepalive: { idleS: 7, intervalS: 3, count: 2 },
     });
     try {
@@ -32,13 +19,30 @@ describe.skipIf(postgresMissing)("InstanceLink against a real PostgreSQL", () =>
         "SELECT current_setting('tcp_keepalives_idle') AS idle, current_setting('tcp_keepalives_interval') AS interval, current_setting('tcp_keepalives_count') AS count",
       );
       expect(rows).toEqual([{ idle: "7", interval: "3", count: "2" }]);
-      const app = await mon.query("SELECT application_name FROM pg_stat_activity WHERE pid = $1", [
+      const app = await pg.mon.query("SELECT application_name FROM pg_stat_activity WHERE pid = $1", [
         link.backendPid,
       ]);
       expect(app.rows).toEqual([{ application_name: "agentsvc-pg-cluster" }]);
     } finally {
       await link.close();
     }
+  });
+
+  it("sends its statements one after another: bus messages, lock requests and queries never overlap on the session", async () => {
+    const link = await pg.link({ healthCheckMs: 0 });
+    const bus = new Bus(link);
+    await bus.start();
+    const seen = await queriesOf(async () => {
+      await Promise.all([
+        ...Array.from({ length: 20 }, (_, i) => link.tryLock(`serial-${i}`)),
+        ...Array.from({ length: 20 }, (_, i) => bus.publish({ kind: "cancel", target: `m${i}` })),
+        ...Array.from({ length: 20 }, () => link.query("SELECT pg_sleep(0.001)")),
+      ]);
+    });
+    await bus.stop();
+    expect(seen.length).toBeGreaterThan(40);
+    // Node-postgres would queue an overlapping statement itself, but deprecates relying on it.
+    expect(seen.filter((q) => q.busy > 0)).toEqual([]);
   });
 
   it("connect() rejects when the first attempt fails (a wrong address is seen at start)", async () => {
@@ -61,7 +65,7 @@ describe.skipIf(postgresMissing)("InstanceLink against a real PostgreSQL", () =>
   });
 
   it("close() ends the session, so the server releases every lock at once", async () => {
-    const link = new InstanceLink({ connectionString: url });
+    const link = new InstanceLink({ connectionString: pg.url });
     await link.connect();
     const lost: LinkLost[] = [];
     link.onLost((l) => lost.push(l));
@@ -69,7 +73,7 @@ describe.skipIf(postgresMissing)("InstanceLink against a real PostgreSQL", () =>
     await link.close();
     await waitFor(
       "the lock released",
-      async () => (await lockHolders(mon, "agentsvc:test:close")).length === 0,
+      async () => (await lockHolders(pg.mon, "agentsvc:test:close")).length === 0,
       5_000,
     );
     expect(lost).toEqual([]);
@@ -77,7 +81,7 @@ describe.skipIf(postgresMissing)("InstanceLink against a real PostgreSQL", () =>
   });
 
   it("a backend that stops answering fails the health check: locks reported lost, the link reconnects", async () => {
-    const link = new InstanceLink({ connectionString: url, healthCheckMs: 300, reconnectMinMs: 50 });
+    const link = new InstanceLink({ connectionString: pg.url, healthCheckMs: 300, reconnectMinMs: 50 });
     await link.connect();
     const lost: LinkLost[] = [];
     link.onLost((l) => lost.push(l));
@@ -96,7 +100,7 @@ describe.skipIf(postgresMissing)("InstanceLink against a real PostgreSQL", () =>
     // Once the old backend runs again it finds its socket closed, ends, and its lock goes with it.
     await waitFor(
       "the old session's lock released",
-      async () => (await lockHolders(mon, "agentsvc:test:hung")).length === 0,
+      async () => (await lockHolders(pg.mon, "agentsvc:test:hung")).length === 0,
       10_000,
     );
     expect(await link.tryLock("agentsvc:test:hung")).toBe(true);

@@ -1,57 +1,15 @@
 // Lock requests on one link share statements (lock-batch.ts): a burst of takes, fences and
 // releases costs a few round trips instead of one each, and every caller still gets the answer a
 // statement of its own would have given.
-import { createRequire } from "node:module";
-import { postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/pg-test";
-import type { Client } from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { InstanceLink, ThreadLocks, threadKey, threadLockName } from "../src/index.js";
+import { postgresMissing } from "@agentsvc/pg-test";
+import { describe, expect, it } from "vitest";
+import { ThreadLocks, threadKey, threadLockName } from "../src/index.js";
 import { LockBatch, type LockOp } from "../src/lock-batch.js";
-import { lockHolders, monitor } from "./helpers.js";
-
-const pg = createRequire(import.meta.url)("pg") as typeof import("pg");
-
-/** Statements sent by every pg client of this process while `work` runs. */
-async function statementsOf(work: () => Promise<void>): Promise<string[]> {
-  const sent: string[] = [];
-  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
-  const original = proto.query;
-  proto.query = function (this: unknown, ...args: unknown[]) {
-    const config = args[0] as string | { text?: string };
-    sent.push(typeof config === "string" ? config : (config.text ?? ""));
-    return original.apply(this, args);
-  };
-  try {
-    await work();
-  } finally {
-    proto.query = original;
-  }
-  return sent;
-}
+import { lockHolders, queriesOf, usePostgres } from "./helpers.js";
 
 describe.skipIf(postgresMissing)("lock requests on one link over PostgreSQL", () => {
-  let pgServer: TestPostgres;
-  let url: string;
-  let mon: Client;
-  const links: InstanceLink[] = [];
-
-  const open = async () => {
-    const link = new InstanceLink({ connectionString: url, healthCheckMs: 0 });
-    await link.connect();
-    links.push(link);
-    return link;
-  };
-
-  beforeAll(async () => {
-    pgServer = await startPostgres();
-    url = await pgServer.createDatabase();
-    mon = await monitor(url);
-  });
-  afterAll(async () => {
-    await Promise.all(links.map((l) => l.close()));
-    await mon?.end();
-    await pgServer?.stop();
-  });
+  const pg = usePostgres();
+  const open = () => pg.link({ healthCheckMs: 0 });
 
   it("a burst of takes, fences and releases shares statements; each answer is the server's for its key", async () => {
     const a = await open();
@@ -66,7 +24,7 @@ describe.skipIf(postgresMissing)("lock requests on one link over PostgreSQL", ()
 
     const taken: boolean[] = [];
     const fences: string[] = [];
-    const sent = await statementsOf(async () => {
+    const sent = await queriesOf(async () => {
       await Promise.all([
         ...keys.slice(3).map(async (key, i) => {
           taken[i + 3] = await lb.tryLock(key);
@@ -82,7 +40,7 @@ describe.skipIf(postgresMissing)("lock requests on one link over PostgreSQL", ()
     for (let i = 3; i < keys.length; i++) expect(taken[i]).toBe(i % 4 !== 0);
     expect(fences.sort()).toEqual(["t1 held", "t2 released true"]);
     for (const [i, key] of keys.entries()) {
-      const holders = await lockHolders(mon, threadLockName(key));
+      const holders = await lockHolders(pg.mon, threadLockName(key));
       const expected = i % 4 === 0 ? [a.backendPid] : i === 2 ? [] : [b.backendPid];
       expect(holders, key).toEqual(expected);
     }

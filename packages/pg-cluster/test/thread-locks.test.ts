@@ -1,39 +1,12 @@
-import { postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/pg-test";
-import type { Client } from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  InstanceLink,
-  type LinkLost,
-  ThreadLockLostError,
-  ThreadLocks,
-  threadKey,
-  threadLockName,
-} from "../src/index.js";
-import { lockHolders, monitor, terminate, waitFor } from "./helpers.js";
+import { postgresMissing } from "@agentsvc/pg-test";
+import { describe, expect, it } from "vitest";
+import { type LinkLost, ThreadLockLostError, ThreadLocks, threadKey, threadLockName } from "../src/index.js";
+import { lockHolders, terminate, usePostgres, waitFor } from "./helpers.js";
 
 describe.skipIf(postgresMissing)("thread locks on two links (two instances) over one PostgreSQL", () => {
-  let pgServer: TestPostgres;
-  let url: string;
-  let mon: Client;
-  const links: InstanceLink[] = [];
+  const pg = usePostgres();
 
-  const open = async () => {
-    const link = new InstanceLink({ connectionString: url, reconnectMinMs: 50, reconnectMaxMs: 500 });
-    await link.connect();
-    links.push(link);
-    return link;
-  };
-
-  beforeAll(async () => {
-    pgServer = await startPostgres();
-    url = await pgServer.createDatabase();
-    mon = await monitor(url);
-  });
-  afterAll(async () => {
-    await Promise.all(links.map((l) => l.close()));
-    await mon?.end();
-    await pgServer?.stop();
-  });
+  const open = () => pg.link({ reconnectMinMs: 50, reconnectMaxMs: 500 });
 
   it("one link wins a thread key; after unlock the other wins; a terminated holder frees it and hears lost", async () => {
     const a = await open();
@@ -47,7 +20,7 @@ describe.skipIf(postgresMissing)("thread locks on two links (two instances) over
     expect(await lb.tryLock(key)).toBe(false);
     // Not re-entrant: a second turn on the same instance waits too.
     expect(await la.tryLock(key)).toBe(false);
-    expect(await lockHolders(mon, name)).toEqual([a.backendPid]);
+    expect(await lockHolders(pg.mon, name)).toEqual([a.backendPid]);
     // Another thread is independent.
     expect(await lb.tryLock(threadKey("telegram", "chat:43"))).toBe(true);
 
@@ -55,7 +28,7 @@ describe.skipIf(postgresMissing)("thread locks on two links (two instances) over
     expect(await la.unlock(key)).toBe(false);
     expect(await lb.tryLock(key)).toBe(true);
     expect(await la.tryLock(key)).toBe(false);
-    expect(await lockHolders(mon, name)).toEqual([b.backendPid]);
+    expect(await lockHolders(pg.mon, name)).toEqual([b.backendPid]);
 
     // The winner's connection is terminated from a third connection: the server releases the lock
     // with the session, and the winner is told (per lock, per ThreadLocks, per link).
@@ -67,7 +40,7 @@ describe.skipIf(postgresMissing)("thread locks on two links (two instances) over
     const linkLost: LinkLost[] = [];
     b.onLost((l) => linkLost.push(l));
     const bPid = b.backendPid!;
-    await terminate(mon, bPid);
+    await terminate(pg.mon, bPid);
 
     await waitFor("b's lost callback", () => perLock.length > 0, 5_000);
     expect(perLock).toEqual([key]);
@@ -75,9 +48,9 @@ describe.skipIf(postgresMissing)("thread locks on two links (two instances) over
     expect(linkLost).toHaveLength(1);
     expect(linkLost[0]!.generation).toBe(1);
     expect(lb.isHeld(key)).toBe(false);
-    expect(await lockHolders(mon, name)).toEqual([]);
+    expect(await lockHolders(pg.mon, name)).toEqual([]);
     expect(await la.tryLock(key)).toBe(true);
-    expect(await lockHolders(mon, name)).toEqual([a.backendPid]);
+    expect(await lockHolders(pg.mon, name)).toEqual([a.backendPid]);
 
     // b reconnects by itself (a new session) and contends like anyone else.
     await waitFor("b reconnected", () => b.connected && b.generation === 2, 5_000);
@@ -105,7 +78,7 @@ describe.skipIf(postgresMissing)("thread locks on two links (two instances) over
     await b.query("SELECT pg_advisory_unlock_all()");
     await expect(lb.assertHeld(key)).rejects.toThrow(ThreadLockLostError);
     expect(await la.tryLock(key)).toBe(true);
-    await terminate(mon, a.backendPid!);
+    await terminate(pg.mon, a.backendPid!);
     // Whether or not the link has noticed the drop yet, the lock is not held.
     await expect(la.assertHeld(key)).rejects.toThrow(ThreadLockLostError);
   });
@@ -118,7 +91,7 @@ describe.skipIf(postgresMissing)("thread locks on two links (two instances) over
     expect(results.filter(Boolean)).toHaveLength(1);
     expect(await la.unlock(key)).toBe(true);
     // Released once is released: PostgreSQL's lock count was 1.
-    expect(await lockHolders(mon, threadLockName(key))).toEqual([]);
+    expect(await lockHolders(pg.mon, threadLockName(key))).toEqual([]);
   });
 
   it("keys are namespaced and validated", () => {
