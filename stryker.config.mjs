@@ -4,7 +4,7 @@
 // Not part of CI: run it before closing an issue that touches these files.
 import { promiseFiles } from "./tooling/mutate/promise-files.mjs";
 
-const { MUTATE_PACKAGE, MUTATE_FILES, MUTATE_CONCURRENCY, MUTATE_EXCLUDE } = process.env;
+const { MUTATE_PACKAGE, MUTATE_FILES, MUTATE_CONCURRENCY, MUTATE_EXCLUDE, MUTATE_TESTS } = process.env;
 const pkg = MUTATE_PACKAGE ?? "session-core";
 const files = MUTATE_FILES ? MUTATE_FILES.split(",") : promiseFiles(pkg);
 // One report (and one sandbox folder) per package, or per file when one file is named, so runs side by side do not collide.
@@ -20,8 +20,10 @@ export default {
   vitest: {
     // The package's own project: its tests, its timeouts; `related` keeps the dry run to the
     // tests that import a mutated file.
-    // MUTATE_EXCLUDE (test globs): the same project less those files (tooling/mutate/vitest.config.ts).
-    configFile: MUTATE_EXCLUDE ? "tooling/mutate/vitest.config.ts" : `packages/${pkg}/vitest.config.ts`,
+    // MUTATE_EXCLUDE / MUTATE_TESTS (test globs): the same project less those files, or only those
+    // (tooling/mutate/vitest.config.ts).
+    configFile:
+      MUTATE_EXCLUDE || MUTATE_TESTS ? "tooling/mutate/vitest.config.ts" : `packages/${pkg}/vitest.config.ts`,
     related: true,
   },
   // Each mutant runs only the tests that covered it in the dry run.
