@@ -1,0 +1,157 @@
+// The state a thread is given back at boot (recovery.ts): a continued turn and a turn waiting for
+// a decision start with nothing steered and nothing committed, and an approval room knows the
+// request it was asked before the crash.
+import { ChatDb } from "@agentsvc/chat-store";
+import { describe, expect, it } from "vitest";
+import { createMockGateway } from "../src/testing/index.js";
+import { Gates, type Rig, type RigOptions, tempDir, until, useRig } from "./session-harness.js";
+
+const T = "T";
+const openRig = useRig();
+
+/** A process that dies: its turns never commit. */
+const crash = (r: Rig) => r.close(50);
+
+/** The first write of a turn's reply (inside its end's transaction) is refused, as a full disk would. */
+function refuseFirstEnd(db: ChatDb): void {
+  const enqueue = db.outbox.enqueue.bind(db.outbox);
+  let refuse = true;
+  db.outbox.enqueue = (items) => {
+    // Reply pieces are keyed by their inbox record ("mock:in7:0"); a decided notice is not.
+    if (refuse && db.inTransaction() && items.some((i) => /:in\d+:/.test(i.idemKey))) {
+      refuse = false;
+      return Promise.reject(new Error("the reply row was refused"));
+    }
+    return enqueue(items);
+  };
+}
+
+/** A first process whose approved tool was running on the thread when it died. */
+async function diedWhileApprovedToolRan(dir: string, options: RigOptions = {}): Promise<void> {
+  const a = await openRig({ dir, ...options });
+  await a.gateway.inject({ thread: T, text: "use slow_delete x.txt" });
+  await until(() => a.gateway.decisionRequests.length === 1, "the approval request");
+  const requestId = a.gateway.decisionRequests[0]?.requestId ?? "";
+  expect(await a.gateway.decide(requestId, "approve")).toMatchObject({ ok: true });
+  await until(() => a.gates.calls.length === 1, "the approved tool running");
+  await crash(a);
+}
+
+/** A first process whose turn waited for a decision when it died; resolves with the request id. */
+async function diedWhileWaiting(dir: string): Promise<string> {
+  const a = await openRig({ dir });
+  await a.gateway.inject({ thread: T, text: "use delete_file x.txt" });
+  await until(() => a.gateway.decisionRequests.length === 1, "the approval request");
+  const requestId = a.gateway.decisionRequests[0]?.requestId ?? "";
+  await crash(a);
+  return requestId;
+}
+
+describe("a turn continued at boot", () => {
+  it("has nothing steered yet: a message steered into it counts once and is finished with the turn", async () => {
+    const dir = tempDir();
+    await diedWhileApprovedToolRan(dir, { gatewaySession: { policy: "steer" } });
+    // Model call 2 of the turn (its first after the boot) waits at a gate, so the turn is running
+    // when the message comes.
+    const b = await openRig({
+      dir,
+      gatewaySession: { policy: "steer" },
+      script: [
+        { toolCalls: [{ name: "slow_delete", arguments: { note: "x.txt" } }] },
+        { toolCalls: [{ name: "wait_gate", arguments: { note: "hold" } }] },
+        { text: "continued" },
+      ],
+    });
+    await until(() => b.gates.calls.length === 1, "the continued turn at its gate");
+    expect(b.session.snapshot("mock", T)).toMatchObject({ phase: "running", steered: 0 });
+    await b.gateway.inject({ thread: T, text: "and this too", id: "after-boot-1" });
+    await until(() => b.session.snapshot("mock", T).steered > 0, "the message steered in");
+    expect(b.session.snapshot("mock", T).steered).toBe(1);
+    b.gates.openAll();
+    await b.session.idle();
+    expect(b.runs.starts).toEqual([]);
+    expect(b.gateway.textsTo(T)).toHaveLength(1);
+    expect(await b.db.inbox.unfinished()).toEqual([]);
+  });
+
+  it("whose end cannot be written still ends, with the failure reply", async () => {
+    const dir = tempDir();
+    await diedWhileApprovedToolRan(dir);
+    const gates = new Gates();
+    gates.openAll();
+    const db = ChatDb.open({ appRoot: dir, path: "data/chat.db" });
+    refuseFirstEnd(db);
+    try {
+      const b = await openRig({ dir, store: db, gates });
+      await until(() => b.gateway.textsTo(T).length === 1, "the failure reply");
+      expect(b.gateway.textsTo(T)[0]).toMatch(/^Sorry, I could not answer/);
+      await b.session.idle();
+      expect(await db.inbox.unfinished()).toEqual([]);
+      await b.close();
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe("a turn waiting for a decision at boot", () => {
+  it("is suspended on its request, with nothing steered", async () => {
+    const dir = tempDir();
+    const requestId = await diedWhileWaiting(dir);
+    const b = await openRig({ dir });
+    await until(() => b.session.snapshot("mock", T).pendingRequestId === requestId, "the recovered request");
+    expect(b.session.snapshot("mock", T)).toMatchObject({ running: true, phase: "suspended", steered: 0 });
+  });
+
+  it("approved, whose end cannot be written, still ends with the failure reply", async () => {
+    const dir = tempDir();
+    const requestId = await diedWhileWaiting(dir);
+    const db = ChatDb.open({ appRoot: dir, path: "data/chat.db" });
+    refuseFirstEnd(db);
+    try {
+      const b = await openRig({ dir, store: db });
+      await until(
+        () => b.session.snapshot("mock", T).pendingRequestId === requestId,
+        "the recovered request",
+      );
+      expect(await b.gateway.decide(requestId, "approve")).toMatchObject({ ok: true });
+      await until(() => b.gateway.textsTo(T).length === 1, "the failure reply");
+      expect(b.gateway.textsTo(T)[0]).toMatch(/^Sorry, I could not answer/);
+      await b.session.idle();
+      expect(await db.inbox.unfinished()).toEqual([]);
+      await b.close();
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe("an approval room at boot", () => {
+  it("takes a typed reply as the decision on the request it was asked before the crash", async () => {
+    const dir = tempDir();
+    const room = () => createMockGateway({ name: "ops", capabilities: { interactiveActions: false } });
+    const withRoom = (ops: ReturnType<typeof room>): RigOptions => ({
+      dir,
+      extraGateways: [ops],
+      channel: "ops",
+      entries: [{ name: "ops", type: "mock", approvalDestination: "ops-room" }],
+    });
+    const opsA = room();
+    const a = await openRig(withRoom(opsA));
+    // A run from elsewhere asks in the room; the process dies before anyone answers.
+    const run = a.runs.start({ input: "use delete_file one.txt", userId: "alice", conversationId: "c1" });
+    expect((await run.done).status).toBe("suspended");
+    await until(() => opsA.textsTo("ops-room").length === 1, "the request asked in the room");
+    await crash(a);
+
+    const opsB = room();
+    const b = await openRig(withRoom(opsB));
+    await until(() => opsB.textsTo("ops-room").length === 1, "the request asked again");
+    await opsB.inject({ thread: "ops-room", text: "yes" });
+    await until(() => b.executed.length === 1, "the approved tool call");
+    await b.session.idle();
+    expect(b.executed).toEqual(["use delete_file one.txt"]);
+    // The typed reply was the decision, not a message: no turn ran in the room.
+    expect(b.runs.starts).toEqual([]);
+  });
+});
