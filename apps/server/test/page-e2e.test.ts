@@ -195,7 +195,7 @@ describe("the chat page against the real server", () => {
     // Page-side expressions are strings: this package's typecheck has no DOM lib.
     const atBottom = () =>
       w.page.evaluate(
-        `(() => { const s = document.getElementById("transcript"); return s.scrollHeight - s.scrollTop - s.clientHeight < 48; })()`,
+        `(() => { const s = document.getElementById("transcript"); const m = [...document.querySelectorAll("#messages .msg")].at(-1); return !m || m.getBoundingClientRect().bottom - s.getBoundingClientRect().bottom < 48; })()`,
       );
     await expect.poll(atBottom).toBe(true);
     expect(await w.page.locator(".msg.assistant .content").last().isVisible()).toBe(true);
@@ -204,7 +204,10 @@ describe("the chat page against the real server", () => {
     expect(await assistantText(w).textContent()).toBe(quoted("after the long history"));
     await expect.poll(atBottom).toBe(true);
     // Scrolling to the top shows the first message (off-screen groups render when reached).
-    await w.page.evaluate(`document.getElementById("transcript").scrollTop = 0`);
+    // (The transcript scrolls from its bottom; the clamped negative scrollTop is its top.)
+    await w.page.evaluate(
+      `(() => { const s = document.getElementById("transcript"); s.scrollTop = -s.scrollHeight; })()`,
+    );
     await expect.poll(() => w.page.getByText("question 0", { exact: true }).isVisible()).toBe(true);
   });
 

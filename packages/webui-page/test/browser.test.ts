@@ -69,6 +69,11 @@ afterAll(async () => {
   await browser?.close();
 });
 
+/** Whether the newest message's end is in view at the transcript's bottom. */
+const AT_BOTTOM = `(() => { const s = document.getElementById("transcript"); const m = [...document.querySelectorAll("#messages .msg")].at(-1); return !m || m.getBoundingClientRect().bottom - s.getBoundingClientRect().bottom < 48; })()`;
+/** Scrolls the transcript to its top (it scrolls from its bottom, see page.css; scrollTop is clamped). */
+const TO_TOP = `(() => { const s = document.getElementById("transcript"); s.scrollTop = -s.scrollHeight; })()`;
+
 describe("chat page in Chromium", () => {
   it("streams a reply after Enter, shows the model name and announces start and end", async () => {
     const f = await fake({ modelName: "demo-model-1" });
@@ -329,10 +334,10 @@ describe("chat page in Chromium", () => {
     expect(await w.page.locator(".msg.assistant .content").last().locator("strong").textContent()).toBe(
       "answer",
     );
-    const atBottom = `(() => { const s = document.getElementById("transcript"); return s.scrollHeight - s.scrollTop - s.clientHeight < 48; })()`;
+    const atBottom = AT_BOTTOM;
     expect(await w.page.evaluate(atBottom)).toBe(true);
     // Scrolling to the top builds the oldest group; idle time builds the rest.
-    await w.page.evaluate(`document.getElementById("transcript").scrollTop = 0`);
+    await w.page.evaluate(TO_TOP);
     const first = w.page.locator(".msg.assistant .content").first();
     await expect.poll(() => first.textContent()).toBe('answer 0 <img src=x onerror="window.__pwned=1">');
     expect(await first.locator("strong").count()).toBe(1);
@@ -711,7 +716,7 @@ describe("chat page in Chromium", () => {
   it("auto-scrolls only while the reader is at the bottom", async () => {
     const f = await fake();
     const w = await open(f, { height: 500 });
-    const atBottom = `(() => { const s = document.getElementById("transcript"); return s.scrollHeight - s.scrollTop - s.clientHeight < 48; })()`;
+    const atBottom = AT_BOTTOM;
     await send(w, "long answer");
     await expect.poll(() => w.page.locator("#status").textContent()).toBe("Reply finished.");
     expect(await w.page.evaluate(atBottom)).toBe(true);
@@ -719,10 +724,35 @@ describe("chat page in Chromium", () => {
     // Wait for the second reply's own bubble: the first reply also contains "Line 5".
     await expect.poll(() => w.page.locator(".msg.assistant").count()).toBe(2);
     await expect.poll(() => assistantText(w).textContent()).toContain("Line 5 ");
-    await w.page.evaluate(`document.getElementById("transcript").scrollTop = 0`);
+    await w.page.evaluate(TO_TOP);
+    // Where the first message sits in the view: it must not move while the reply grows below.
+    const firstTop = `(() => { const s = document.getElementById("transcript"); return document.querySelector("#messages .msg").getBoundingClientRect().top - s.getBoundingClientRect().top; })()`;
+    const top = await w.page.evaluate(firstTop);
     await expect.poll(() => w.page.locator("#status").textContent()).toBe("Reply finished.");
     expect(await assistantText(w).textContent()).toContain("Line 60 ");
-    expect(await w.page.evaluate(`document.getElementById("transcript").scrollTop`)).toBe(0);
+    expect(await w.page.evaluate(firstTop)).toBe(top);
+    expect(await w.page.evaluate(atBottom)).toBe(false);
+    // A new message pins the view again.
+    await send(w, "hello");
+    await expect.poll(() => w.page.locator(".msg.assistant").count()).toBe(3);
+    await expect.poll(() => w.page.evaluate(atBottom)).toBe(true);
+  });
+
+  it("keeps a streaming reply in view at the bottom without scrolling the page (no scroll event per write)", async () => {
+    const f = await fake();
+    const w = await open(f, { height: 500 });
+    const atBottom = AT_BOTTOM;
+    await send(w, "hello");
+    await expect.poll(() => w.page.locator("#status").textContent()).toBe("Reply finished.");
+    // A script scroll per write would fire a scroll event, and cost the browser a second frame.
+    await w.page.evaluate(`window.__scrolls = 0;
+      document.getElementById("transcript").addEventListener("scroll", () => window.__scrolls++)`);
+    await send(w, "long answer");
+    await expect.poll(() => w.page.locator(".msg.assistant").count()).toBe(2);
+    await expect.poll(() => w.page.locator("#status").textContent()).toBe("Reply finished.");
+    expect(await assistantText(w).textContent()).toContain("Line 60 ");
+    expect(await w.page.evaluate(atBottom)).toBe(true);
+    expect(await w.page.evaluate("window.__scrolls")).toBe(0);
   });
 
   it.each([

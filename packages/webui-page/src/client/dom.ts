@@ -21,9 +21,13 @@ export function byId<T extends HTMLElement>(id: string): T {
   return el as T;
 }
 
-/** Runs `fn` and keeps the view pinned to the bottom only if it was there before. */
+/**
+ * Runs `fn` and keeps the view pinned to the bottom only if it was there before. The scroller is a
+ * reversed column (page.css): its scrollTop is 0 at the bottom and negative above, and at 0 growth
+ * at the bottom keeps the view there by itself; only a view just short of the bottom is moved.
+ */
 export function keepPinned(scroller: HTMLElement, fn: () => void): void {
-  const atBottom = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 48;
+  const fromBottom = -scroller.scrollTop;
   fn();
-  if (atBottom) scroller.scrollTop = scroller.scrollHeight;
+  if (fromBottom > 0 && fromBottom < 48) scroller.scrollTop = 0;
 }

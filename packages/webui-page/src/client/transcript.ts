@@ -164,9 +164,8 @@ export class AssistantBubble {
 
   /**
    * At the next animation frame, but not sooner than WRITE_INTERVAL_MS after the last write: each
-   * frame that changes the page costs style, layout, paint and a commit whatever the change (and
-   * the scroll that keeps the view at the bottom a second frame, for its scroll event), so a fast
-   * model's tokens are written about 10 times a second rather than 60.
+   * frame that changes the page costs style, layout, paint and a commit whatever the change, so a
+   * fast model's tokens are written about 10 times a second rather than 60.
    */
   private schedule(): void {
     if (this.frame || this.timer) return;
@@ -469,8 +468,9 @@ export class Transcript {
     this.welcome.hidden = this.list.childElementCount > 1;
   }
 
+  /** The scroller's origin is its bottom (a reversed column, see page.css): already there, nothing scrolls. */
   scrollToEnd(): void {
-    this.scroller.scrollTop = this.scroller.scrollHeight;
+    this.scroller.scrollTop = 0;
   }
 
   addUser(text: string, opts: { steer?: boolean; before?: HTMLElement } = {}): HTMLElement {
