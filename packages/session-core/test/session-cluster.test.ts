@@ -91,6 +91,28 @@ describe("several instances over one store", () => {
     await until(() => b.gateway.textsTo("T").length >= 2, "b sends the replies");
   });
 
+  it("continues a turn whose approved tool was running on an instance that dropped, once, on the thread's new holder only", async () => {
+    const { a, b, cluster } = await pair();
+    await say(a, "T", "use slow_delete report.txt");
+    await until(() => a.gateway.decisionRequests.length === 1, "the approval request");
+    const requestId = a.gateway.decisionRequests[0]?.requestId as string;
+    expect(await a.session.decide(requestId, { decision: "approve" }, "user-1")).toMatchObject({ ok: true });
+    await until(() => a.gates.calls.length === 1, "the approved tool running on a");
+    b.gates.openAll();
+    // As if a's process died mid-tool: b leads now (its pass takes no thread) and adopts T.
+    cluster.drop("a");
+    await until(() => texts([a, b], "T").length === 1, "the continued turn's reply");
+    await b.session.idle();
+    // Continued, not run again from its message, and not a second time by the leader's own pass.
+    expect(starts(b)).toEqual([]);
+    expect([...a.executed, ...b.executed]).toEqual([]);
+    expect(texts([a, b], "T")[0]).toContain("slow_delete");
+    const boot = b.logs.lines().filter((l) => /continue|unregistered gateway/.test(String(l.msg)));
+    expect(boot).toEqual([]);
+    expect(await b.db.inbox.unfinished()).toEqual([]);
+    expect(await b.db.runStore.get("gw:mock:T")).toBeUndefined();
+  });
+
   it("a holder cut off without noticing does not commit the turn another instance took over: one turn, one reply", async () => {
     const { a, b, cluster } = await pair();
     await say(a, "T", "use wait_gate first");
