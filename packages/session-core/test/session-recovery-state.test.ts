@@ -1,10 +1,11 @@
 // The state a thread is given back at boot (recovery.ts): a continued turn and a turn waiting for
 // a decision start with nothing steered and nothing committed, and an approval room knows the
 // request it was asked before the crash.
+import { RunManager } from "@agentsvc/agent-core";
 import { ChatDb } from "@agentsvc/chat-store";
 import { describe, expect, it } from "vitest";
 import { createMockGateway } from "../src/testing/index.js";
-import { Gates, type Rig, type RigOptions, tempDir, until, useRig } from "./session-harness.js";
+import { Gates, type Rig, type RigOptions, tempDir, testAgent, until, useRig } from "./session-harness.js";
 
 const T = "T";
 const openRig = useRig();
@@ -153,5 +154,56 @@ describe("an approval room at boot", () => {
     expect(b.executed).toEqual(["use delete_file one.txt"]);
     // The typed reply was the decision, not a message: no turn ran in the room.
     expect(b.runs.starts).toEqual([]);
+  });
+});
+
+describe("a turn that suspended before its request was saved", () => {
+  it("is not asked at boot when it is decided elsewhere while recovery reads it", async () => {
+    const dir = tempDir();
+    // The first process: the turn's run suspends, then the process dies before its request is saved.
+    const before = ChatDb.open({ appRoot: dir, path: "data/chat.db" });
+    const origin = { gateway: "mock", thread: T, author: { id: "user-1" } };
+    const rec = await before.inbox.accept({
+      gateway: "mock",
+      dedupKey: "m1",
+      thread: T,
+      text: "use delete_file a.txt",
+      origin,
+    });
+    if (!rec.accepted) throw new Error("not accepted");
+    await before.inbox.markRunning(rec.id);
+    const runs = new RunManager({
+      agent: testAgent(new Gates(), []),
+      memory: before.createMemory({ canSummarize: false }),
+      runStore: before.runStore,
+    });
+    const run = runs.start({
+      input: "use delete_file a.txt",
+      threadId: `gw:mock:${T}`,
+      userId: "mock",
+      conversationId: T,
+      origin,
+    });
+    expect((await run.done).status).toBe("suspended");
+    before.close();
+
+    const db = ChatDb.open({ appRoot: dir, path: "data/chat.db" });
+    // Between reading the run (it is to be asked) and asking for it, another instance decides it:
+    // its waiting state is gone when recovery asks.
+    const listOpen = db.interactions.listOpen.bind(db.interactions);
+    db.interactions.listOpen = async () => {
+      db.interactions.listOpen = listOpen;
+      await db.runStore.delete(`gw:mock:${T}`);
+      return listOpen();
+    };
+    try {
+      const b = await openRig({ dir, store: db });
+      await b.session.idle();
+      expect(b.gateway.decisionRequests).toEqual([]);
+      expect(await db.interactions.listOpen()).toEqual([]);
+      await b.close();
+    } finally {
+      db.close();
+    }
   });
 });
