@@ -45,6 +45,9 @@ export async function startChildServer(file: string, env: Record<string, string>
 function profileFlags(file: string, env: Record<string, string>): string[] {
   const dir = process.env.BENCH_CPU_PROF_DIR;
   if (!dir) return [];
-  const label = [basename(file, ".ts"), ...Object.entries(env).map(([k, v]) => `${k}=${v}`)].join("-");
+  // Values such as a database URL hold `/` and `:`; a file name cannot.
+  const label = [basename(file, ".ts"), ...Object.entries(env).map(([k, v]) => `${k}=${v}`)]
+    .join("-")
+    .replace(/[^\w.=-]+/g, "_");
   return ["--cpu-prof", `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${label}-${Date.now()}.cpuprofile`];
 }
