@@ -56,11 +56,13 @@ const asQueryDb = (handle: PooledDrizzle): Db => handle as Db;
 /**
  * Transactions on a pooled server database (node-postgres drizzle): each top-level transaction
  * takes its own connection, nested ones are savepoints on it, and operations outside any
- * transaction run at once on the pool (the server isolates them; nothing to serialise here).
+ * transaction run at once on the pool (the server isolates them; nothing to serialise here), or on
+ * `express`, a connection kept apart from the pool, when the caller asks for it.
  */
-export function poolDriver(pool: PooledDrizzle): TransactionDriver {
+export function poolDriver(pool: PooledDrizzle, express?: PooledDrizzle): TransactionDriver {
   return {
     db: asQueryDb(pool),
+    ...(express && express !== pool ? { express: asQueryDb(express) } : {}),
     exclusive: (op) => op(),
     begin: (work) => pool.transaction((tx) => work(asQueryDb(tx))),
     // `handle` is one begin() handed out: a pooled transaction.

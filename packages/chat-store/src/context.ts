@@ -29,6 +29,8 @@ export interface StoreContext {
   inTransaction(): boolean;
   /** One operation: inside the current transaction when the caller is in one, else on its own. */
   run<T>(op: (db: Db) => Promise<T>): Promise<T>;
+  /** As `run`, outside a transaction on the driver's `express` connection when it has one. */
+  express<T>(op: (db: Db) => Promise<T>): Promise<T>;
   /**
    * Runs `fn` in one transaction: every store call made inside it (by any code it awaits) commits
    * together or not at all. Nested calls become savepoints.
@@ -47,6 +49,8 @@ interface Scope {
 export interface TransactionDriver {
   /** Root handle for operations outside any transaction. */
   readonly db: Db;
+  /** A connection of its own for statements that must not queue behind the others (PostgreSQL). */
+  readonly express?: Db;
   /** Runs an operation outside a transaction (SQLite: after any open transaction has ended). */
   exclusive<T>(op: () => Promise<T>): Promise<T>;
   /** Runs `work` inside a new top-level transaction on its handle. */
@@ -82,6 +86,12 @@ export function createContext(
     run(op) {
       const scope = current();
       return scope ? op(scope.db) : driver.exclusive(() => op(driver.db));
+    },
+    express(op) {
+      const scope = current();
+      const lane = driver.express;
+      if (scope || !lane) return scope ? op(scope.db) : driver.exclusive(() => op(driver.db));
+      return op(lane);
     },
     transaction(fn) {
       const scope = current();

@@ -28,7 +28,7 @@ export class Inbox {
     if (ctx.dialect === "postgres") {
       const t = this.t.inbox;
       this.#batch = new AcceptBatch((rows) =>
-        this.ctx.run((db) =>
+        this.ctx.express((db) =>
           db
             .insert(t)
             .values(rows)

@@ -42,6 +42,9 @@ export async function openPostgresChatDb(options: OpenPostgresOptions): Promise<
     ...(options.source ? { source: options.source } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.now ? { now: options.now } : {}),
+    // Grouped inbox accepts run one statement at a time: on a connection of their own they never
+    // queue behind turns' statements, so a burst is recorded (and answered) while turns wait.
+    express: true,
   });
   return ChatDb.fromBackend(
     {
@@ -51,7 +54,7 @@ export async function openPostgresChatDb(options: OpenPostgresOptions): Promise<
       migration: pg.migration,
       // Same property and column names as the SQLite tables (store-schema's tests hold them to it).
       tables: pgTablesAsQueryTables,
-      driver: poolDriver(pg.db),
+      driver: poolDriver(pg.db, pg.express),
       health: new PoolHealth(options.now),
       schemaVersion: () => pg.migration.to,
       close: () => pg.close(),

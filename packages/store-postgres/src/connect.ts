@@ -59,6 +59,11 @@ export interface ConnectPostgresOptions {
   connectTimeoutMs?: number;
   /** How long an idle pooled connection is kept, in ms. Default 30,000. */
   idleTimeoutMs?: number;
+  /**
+   * Keep one of the `max` connections for `express` (when `max` >= 2): statements that must not
+   * wait behind the pool's queue. Default false (`express` is then the pool's drizzle).
+   */
+  express?: boolean;
   /** Apply pending migrations (under the advisory lock) before returning. Default true. */
   migrate?: boolean;
   /** Bound on the migration transaction, lock wait included, in ms. Default 300,000. */
@@ -80,6 +85,11 @@ export interface PostgresStore {
   readonly pool: Pool;
   /** drizzle over the pool (`drizzle-orm/node-postgres`). */
   readonly db: PostgresDb;
+  /**
+   * drizzle over the connection kept apart with `express: true` (else the same as `db`): one
+   * statement at a time, never queued behind the pool's (chat-store's grouped inbox accepts).
+   */
+  readonly express: PostgresDb;
   readonly tables: PgTables;
   /** What connecting did to the schema (`applied` is empty when another instance migrated first). */
   readonly migration: MigrationReport;
@@ -314,21 +324,28 @@ export function connectError(err: unknown, ctx: Ctx): PostgresStoreError {
 export async function connectPostgres(options: ConnectPostgresOptions): Promise<PostgresStore> {
   const { config, ctx } = resolvePoolConfig(options);
   const pg = loadPg();
+  const max = config.max ?? DEFAULT_POOL_SIZE;
+  // One connection of the `max` kept apart: a burst's accepts then wait for their own previous
+  // statement only, not behind every turn's statements in the pool's queue.
+  const apart = options.express === true && max >= 2;
   // Parameterized statements are prepared once per connection (named-statements.ts).
-  const pool = new pg.Pool({ ...config, Client: namingClient(pg.Client) });
+  const pool = new pg.Pool({ ...config, max: apart ? max - 1 : max, Client: namingClient(pg.Client) });
+  const lane = apart ? new pg.Pool({ ...config, max: 1, Client: namingClient(pg.Client) }) : undefined;
   // An idle pooled connection that dies (server restart, network) emits 'error' on the pool;
   // unhandled, that would crash the process. The pool replaces it on the next checkout.
-  pool.on("error", (err) => {
-    options.logger?.warn?.(
-      { datasource: options.datasource ?? "postgres", err: scrub(describeError(err), ctx.secrets) },
-      "postgres: an idle pooled connection failed; it is replaced on next use",
-    );
-  });
+  for (const p of lane ? [pool, lane] : [pool])
+    p.on("error", (err) => {
+      options.logger?.warn?.(
+        { datasource: options.datasource ?? "postgres", err: scrub(describeError(err), ctx.secrets) },
+        "postgres: an idle pooled connection failed; it is replaced on next use",
+      );
+    });
+  const endAll = () => Promise.all([pool.end(), lane?.end()]).then(() => undefined);
   let client: PoolClient;
   try {
     client = await pool.connect();
   } catch (err) {
-    await pool.end().catch(() => undefined);
+    await endAll().catch(() => undefined);
     throw connectError(err, ctx);
   }
   // A checked-out client whose connection dies emits 'error' besides failing its query; without a
@@ -349,7 +366,7 @@ export async function connectPostgres(options: ConnectPostgresOptions): Promise<
   } catch (err) {
     client.off("error", ignore);
     client.release(true);
-    await pool.end().catch(() => undefined);
+    await endAll().catch(() => undefined);
     if (err instanceof PostgresStoreError) throw err;
     throw new PostgresStoreError(
       "migration_failed",
@@ -371,17 +388,19 @@ export async function connectPostgres(options: ConnectPostgresOptions): Promise<
   }
   const { drizzle } = loadDrizzlePg();
   const db = drizzle({ client: pool }) as PostgresDb;
+  const express = lane ? (drizzle({ client: lane }) as PostgresDb) : db;
   let closed: Promise<void> | undefined;
   return {
     datasource: options.datasource ?? "postgres",
     target: ctx.target,
     pool,
     db,
+    express,
     tables: pgTables,
     migration,
     schemaVersion: () => readSchemaVersion(pool),
     close: () => {
-      closed ??= pool.end();
+      closed ??= endAll();
       return closed;
     },
   };
