@@ -48,6 +48,37 @@ async function diedWhileWaiting(dir: string): Promise<string> {
   return requestId;
 }
 
+/**
+ * A first process whose runs suspended and which died before any request was saved: a turn on the
+ * thread (its record running) and, with `elsewhere`, a run started outside any gateway.
+ */
+async function diedBeforeRequestsSaved(dir: string, elsewhere = false): Promise<void> {
+  const before = ChatDb.open({ appRoot: dir, path: "data/chat.db" });
+  const origin = { gateway: "mock", thread: T, author: { id: "user-1" } };
+  const text = "use delete_file a.txt";
+  const rec = await before.inbox.accept({ gateway: "mock", dedupKey: "m1", thread: T, text, origin });
+  if (!rec.accepted) throw new Error("not accepted");
+  await before.inbox.markRunning(rec.id);
+  const runs = new RunManager({
+    agent: testAgent(new Gates(), [], undefined, "ops"),
+    memory: before.createMemory({ canSummarize: false }),
+    runStore: before.runStore,
+  });
+  const turn = runs.start({
+    input: text,
+    threadId: `gw:mock:${T}`,
+    userId: "mock",
+    conversationId: T,
+    origin,
+  });
+  expect((await turn.done).status).toBe("suspended");
+  if (elsewhere) {
+    const run = runs.start({ input: "use delete_file b.txt", userId: "alice", conversationId: "c1" });
+    expect((await run.done).status).toBe("suspended");
+  }
+  before.close();
+}
+
 describe("a turn continued at boot", () => {
   it("has nothing steered yet: a message steered into it counts once and is finished with the turn", async () => {
     const dir = tempDir();
@@ -160,32 +191,7 @@ describe("an approval room at boot", () => {
 describe("a turn that suspended before its request was saved", () => {
   it("is not asked at boot when it is decided elsewhere while recovery reads it", async () => {
     const dir = tempDir();
-    // The first process: the turn's run suspends, then the process dies before its request is saved.
-    const before = ChatDb.open({ appRoot: dir, path: "data/chat.db" });
-    const origin = { gateway: "mock", thread: T, author: { id: "user-1" } };
-    const rec = await before.inbox.accept({
-      gateway: "mock",
-      dedupKey: "m1",
-      thread: T,
-      text: "use delete_file a.txt",
-      origin,
-    });
-    if (!rec.accepted) throw new Error("not accepted");
-    await before.inbox.markRunning(rec.id);
-    const runs = new RunManager({
-      agent: testAgent(new Gates(), []),
-      memory: before.createMemory({ canSummarize: false }),
-      runStore: before.runStore,
-    });
-    const run = runs.start({
-      input: "use delete_file a.txt",
-      threadId: `gw:mock:${T}`,
-      userId: "mock",
-      conversationId: T,
-      origin,
-    });
-    expect((await run.done).status).toBe("suspended");
-    before.close();
+    await diedBeforeRequestsSaved(dir);
 
     const db = ChatDb.open({ appRoot: dir, path: "data/chat.db" });
     // Between reading the run (it is to be asked) and asking for it, another instance decides it:
@@ -205,5 +211,25 @@ describe("a turn that suspended before its request was saved", () => {
     } finally {
       db.close();
     }
+  });
+});
+
+describe("runs that suspended before their requests were saved", () => {
+  it("are each asked once at boot: the turn in its thread, the run from elsewhere in the approval room", async () => {
+    const dir = tempDir();
+    await diedBeforeRequestsSaved(dir, true);
+    const ops = createMockGateway({ name: "ops", capabilities: { interactiveActions: false } });
+    const b = await openRig({
+      dir,
+      extraGateways: [ops],
+      channel: "ops",
+      entries: [{ name: "ops", type: "mock", approvalDestination: "ops-room" }],
+    });
+    await until(() => b.gateway.decisionRequests.length > 0, "the turn's request");
+    await until(() => ops.textsTo("ops-room").length > 0, "the other run's request in the room");
+    await b.session.idle();
+    expect(b.gateway.decisionRequests.map((r) => r.toolName)).toEqual(["delete_file"]);
+    expect(ops.textsTo("ops-room")).toHaveLength(1);
+    expect(ops.textsTo("ops-room")[0]).toContain("b.txt");
   });
 });
