@@ -1,7 +1,9 @@
 // The gateway ingest row on PostgreSQL: one agentsvc instance, and three over the same database
 // (the 32 connections split between them), beside a bare Hono handler inserting each verified
 // event into the same PostgreSQL (servers/bare-ingest-pg.ts). Throwaway server, durability on.
-import { resolve } from "node:path";
+// BENCH_BEFORE_TREE=<worktree of an older commit, built> also measures that commit's one instance,
+// on a fresh database of the same server, right after this tree's (the "before" of a change).
+import { join, resolve } from "node:path";
 import { startPostgres } from "@agentsvc/pg-test";
 import { type ChildServer, startChildServer } from "./child-server.ts";
 import { CONNECTIONS, ingest, SECRET } from "./ingest.ts";
@@ -20,6 +22,19 @@ export async function benchIngestPostgres(): Promise<Row[]> {
     await ingest(bare.url, { amount: 500 });
     const bareRps = (await ingest(bare.url)).rps;
     await bare.stop();
+    // Before ours starts: its turns still running after its burst would share the CPU.
+    const before = process.env.BENCH_BEFORE_TREE;
+    let old: number | undefined;
+    if (before) {
+      const file = join(before, "tooling/bench/src/servers/ingest-route-pg.ts");
+      const side = await startChildServer(file, { ...env, BENCH_PG_URL: await pg.createDatabase() });
+      try {
+        await ingest(side.url, { amount: 500 });
+        old = (await ingest(side.url)).rps;
+      } finally {
+        await side.stop();
+      }
+    }
 
     const route = resolve(import.meta.dirname, "servers/ingest-route-pg.ts");
     servers.push(await startChildServer(route, env)); // migrates
@@ -35,7 +50,7 @@ export async function benchIngestPostgres(): Promise<Row[]> {
     const load = `${loadBefore} → ${machineLoad()}`;
     for (const s of servers.splice(0)) await s.stop();
     const statements = await statementsPerMessage(await pg.createDatabase(), SECRET);
-    return [
+    const rows: Row[] = [
       {
         metric: `gateway ingest req/s on PostgreSQL, 1 instance, ${CONNECTIONS} connections (${load})`,
         value: fmt(one, 0),
@@ -43,6 +58,17 @@ export async function benchIngestPostgres(): Promise<Row[]> {
         ratio: `${fmt(one / bareRps)}x`,
         target: ">= 0.5x",
       },
+      ...(old === undefined
+        ? []
+        : [
+            {
+              metric: `gateway ingest req/s on PostgreSQL, 1 instance, vs the same server at ${before}`,
+              value: fmt(one, 0),
+              baseline: `before ${fmt(old, 0)}`,
+              ratio: `${fmt(one / old)}x`,
+              target: "(higher is better)",
+            },
+          ]),
       {
         metric: `gateway ingest req/s on PostgreSQL, 3 instances over one database (${CONNECTIONS} connections in all)`,
         value: fmt(three, 0),
@@ -58,6 +84,7 @@ export async function benchIngestPostgres(): Promise<Row[]> {
         target: "(fewer is cheaper: each is a write, a wake-up and a parse)",
       },
     ];
+    return rows;
   } finally {
     for (const s of servers) await s.stop();
     await pg.stop();
