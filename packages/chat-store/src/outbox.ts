@@ -6,6 +6,7 @@ import { and, asc, count, eq, gt, inArray, lt, min, sql } from "./orm.js";
 import type { StoreContext, Tables } from "./context.js";
 import type { OutboxKind, OutboxStatus, outbox } from "@agentsvc/store-schema/sqlite";
 import { requireId, toJson } from "./validate.js";
+import { SentBatch } from "./sent-batch.js";
 
 export type { OutboxKind, OutboxStatus };
 
@@ -63,7 +64,40 @@ export class Outbox {
     return this.ctx.tables;
   }
 
-  constructor(private readonly ctx: StoreContext) {}
+  /** PostgreSQL: concurrent `markSent` calls outside a transaction share one UPDATE (see sent-batch.ts). */
+  readonly #sent: SentBatch | undefined;
+
+  constructor(private readonly ctx: StoreContext) {
+    if (ctx.dialect !== "postgres") return;
+    const o = this.t.outbox;
+    this.#sent = new SentBatch(async (marks) => {
+      const platformId = sql`CASE ${o.id} ${sql.join(
+        marks.map((m) => sql`WHEN ${m.id} THEN ${m.platformId}`),
+        sql` `,
+      )} END`;
+      const rows = await this.ctx.run((db) =>
+        db
+          .update(o)
+          .set({
+            status: "sent",
+            attempts: sql`${o.attempts} + 1`,
+            platformId,
+            finishedAt: this.ctx.now(),
+          })
+          .where(
+            and(
+              inArray(
+                o.id,
+                marks.map((m) => m.id),
+              ),
+              eq(o.status, "pending"),
+            ),
+          )
+          .returning({ id: o.id }),
+      );
+      return rows.map((r) => r.id);
+    });
+  }
 
   /** Inserts pieces in order; a piece whose idemKey exists already is skipped. Returns new row ids. */
   async enqueue(items: readonly OutboxInput[]): Promise<number[]> {
@@ -133,6 +167,8 @@ export class Outbox {
 
   /** pending -> sent. False when the row was not pending. */
   markSent(id: number, platformId?: string): Promise<boolean> {
+    if (this.#sent && !this.ctx.inTransaction())
+      return this.#sent.mark({ id, platformId: platformId ?? null });
     return this.finish(id, {
       status: "sent",
       attempts: sql`${this.t.outbox.attempts} + 1`,

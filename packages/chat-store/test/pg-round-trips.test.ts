@@ -136,4 +136,36 @@ describe.skipIf(postgresMissing)("[postgres] round trips of the hot paths", () =
     expect(verbs(sent)).toEqual(["begin", "insert", "commit"]);
     expect(await memory.load(scope)).toEqual(turn);
   });
+
+  it("pieces marked sent together share statements; each caller learns if it moved its own row, with its own platform id", async () => {
+    const db = await postgresDriver.open();
+    const ids = await db.outbox.enqueue(
+      Array.from({ length: 12 }, (_, i) => ({
+        gateway: "g",
+        thread: `t${i}`,
+        idemKey: `piece-${i}`,
+        kind: "text" as const,
+        payload: { text: `p${i}` },
+      })),
+    );
+    expect(await db.outbox.markSent(ids[11]!, "early")).toBe(true);
+    let results: boolean[] = [];
+    const sent = await statementsOf(async () => {
+      results = await Promise.all([
+        ...ids.slice(0, 10).map((id, i) => db.outbox.markSent(id, i === 3 ? undefined : `m${i}`)),
+        db.outbox.markSent(ids[0]!, "again"), // the same piece twice in one burst
+        db.outbox.markSent(ids[11]!, "late"), // sent already
+      ]);
+    });
+    const updates = sent.filter((s) => /^\s*update "outbox"/i.test(s.text));
+    expect(updates.length).toBeLessThan(6);
+    expect(results).toEqual([...ids.slice(0, 10).map(() => true), false, false]);
+    for (const [i, id] of ids.slice(0, 10).entries()) {
+      const row = await db.outbox.get(id);
+      expect(row).toMatchObject({ status: "sent", attempts: 1, platformId: i === 3 ? null : `m${i}` });
+      expect(row?.finishedAt).not.toBeNull();
+    }
+    expect(await db.outbox.get(ids[10]!)).toMatchObject({ status: "pending", attempts: 0, platformId: null });
+    expect(await db.outbox.get(ids[11]!)).toMatchObject({ status: "sent", attempts: 1, platformId: "early" });
+  }, 60_000);
 });
