@@ -168,4 +168,19 @@ describe.skipIf(postgresMissing)("[postgres] round trips of the hot paths", () =
     expect(await db.outbox.get(ids[10]!)).toMatchObject({ status: "pending", attempts: 0, platformId: null });
     expect(await db.outbox.get(ids[11]!)).toMatchObject({ status: "sent", attempts: 1, platformId: "early" });
   }, 60_000);
+
+  it("pieces marked sent together without platform ids are all marked", async () => {
+    const db = await postgresDriver.open();
+    const ids = await db.outbox.enqueue(
+      Array.from({ length: 5 }, (_, i) => ({
+        gateway: "g",
+        thread: `t${i}`,
+        idemKey: `none-${i}`,
+        kind: "text" as const,
+        payload: { text: `p${i}` },
+      })),
+    );
+    expect(await Promise.all(ids.map((id) => db.outbox.markSent(id)))).toEqual(ids.map(() => true));
+    for (const id of ids) expect(await db.outbox.get(id)).toMatchObject({ status: "sent", platformId: null });
+  }, 60_000);
 });
