@@ -3,7 +3,8 @@
 // minimal static page served the same way), replay of a 1,000-message history (vs. the 250 ms
 // target), and main-thread time per streamed token after 10 and after 1,000 stored messages (vs. the
 // 1 ms target, and the long conversation vs. the short one).
-// BENCH_DEBUG=1 prints request and mark timings per replay and metric splits per stream;
+// BENCH_DEBUG=1 prints request and mark timings and main-thread CPU (from a trace) per replay and
+// metric splits per stream;
 // BENCH_TRACE=1 writes Chromium traces of the last replay (/tmp/trace-replay.json) and of the last
 // streamed reply per conversation (/tmp/trace-stream-<history>.json).
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
@@ -19,6 +20,7 @@ import { Hono } from "hono";
 import pino from "pino";
 import { type Browser, type BrowserContext, chromium } from "playwright-core";
 import { fmt, percentile, type Row } from "./stats.ts";
+import { LOAD_CPU_CATEGORIES, loadCpu } from "./trace-cpu.ts";
 import { sharedUserIdOf } from "@agentsvc/webui";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -126,10 +128,12 @@ async function replayTime(
 ): Promise<{ shown: number[]; complete: number[] }> {
   const samples: number[] = [];
   const complete: number[] = [];
+  const cpuSamples: number[] = [];
   for (let i = 0; i < REPLAY_SAMPLES; i++) {
     const context = await newContext(browser, conversationId);
     const page = await context.newPage();
     const trace = process.env.BENCH_TRACE && i === REPLAY_SAMPLES - 1;
+    // BENCH_DEBUG traces every sample (light categories) for its main-thread CPU time.
     if (trace)
       await browser.startTracing(page, {
         path: "/tmp/trace-replay.json",
@@ -143,6 +147,8 @@ async function replayTime(
           "loading",
         ],
       });
+    else if (process.env.BENCH_DEBUG)
+      await browser.startTracing(page, { screenshots: false, categories: LOAD_CPU_CATEGORIES });
     // No polling from the bench while the page works (Playwright's waitForFunction injects and
     // compiles its helper script in the page, on the very main thread being measured): the page's
     // own mark is forwarded as a console message by an observer installed before the page runs.
@@ -163,7 +169,14 @@ async function replayTime(
     const built = await page.locator("#messages .msg").count();
     if (built !== HISTORY)
       throw new Error(`replay: expected ${HISTORY} messages once complete, found ${built}`);
-    if (trace) await browser.stopTracing();
+    const traced = trace || process.env.BENCH_DEBUG ? await browser.stopTracing() : undefined;
+    if (process.env.BENCH_DEBUG && traced) {
+      const { cpu, markTask } = loadCpu(traced, "agentsvc:history-replayed");
+      cpuSamples.push(cpu);
+      console.error(
+        `replay main-thread CPU ${fmt(cpu, 1)} ms to the mark (the replay's own task ${fmt(markTask, 1)} ms)`,
+      );
+    }
     if (process.env.BENCH_DEBUG) {
       const timing = await page.evaluate(() =>
         performance
@@ -180,6 +193,10 @@ async function replayTime(
     }
     await context.close();
   }
+  if (cpuSamples.length)
+    console.error(
+      `replay main-thread CPU p50 ${fmt(percentile(cpuSamples, 50), 1)} ms (min ${fmt(Math.min(...cpuSamples), 1)}, max ${fmt(Math.max(...cpuSamples), 1)})`,
+    );
   return { shown: samples, complete };
 }
 
