@@ -72,6 +72,27 @@ afterAll(async () => {
 /** Whether the newest message's end is in view at the transcript's bottom. */
 const AT_BOTTOM = `(() => { const s = document.getElementById("transcript"); const m = [...document.querySelectorAll("#messages .msg")].at(-1); return !m || m.getBoundingClientRect().bottom - s.getBoundingClientRect().bottom < 48; })()`;
 /** Scrolls the transcript to its top (it scrolls from its bottom, see page.css; scrollTop is clamped). */
+/**
+ * Init script: when the page sets its replay mark, records (synchronously, before any later build)
+ * how many messages are built, whether they reach the transcript's top edge, and whether an
+ * unbuilt placeholder group shows in the view.
+ */
+const BUILT_AT_MARK = `(() => {
+  const mark = performance.mark.bind(performance);
+  performance.mark = (name, options) => {
+    if (name === "agentsvc:history-replayed") {
+      const view = document.getElementById("transcript").getBoundingClientRect();
+      const built = [...document.querySelectorAll("#messages .msg")];
+      const empty = [...document.querySelectorAll("#messages .msg-group:empty")];
+      window.__builtAtMark = {
+        built: built.length,
+        filled: built.length > 0 && built[0].getBoundingClientRect().top <= view.top,
+        placeholderInView: empty.some((g) => { const r = g.getBoundingClientRect(); return r.bottom > view.top && r.top < view.bottom; }),
+      };
+    }
+    return mark(name, options);
+  };
+})()`;
 const TO_TOP = `(() => { const s = document.getElementById("transcript"); s.scrollTop = -s.scrollHeight; })()`;
 
 describe("chat page in Chromium", () => {
@@ -328,9 +349,8 @@ describe("chat page in Chromium", () => {
     });
     const w = await open(f);
     await w.page.waitForFunction(() => performance.getEntriesByName("agentsvc:history-replayed").length > 0);
-    // At the replay mark the newest group (25 messages) is built, with markdown, at the bottom.
-    const builtAtMark = await w.page.locator("#messages .msg").count();
-    expect(builtAtMark).toBeGreaterThanOrEqual(25);
+    // At the replay mark the newest messages are built, with markdown, at the bottom.
+    expect(await w.page.locator("#messages .msg").count()).toBeGreaterThan(0);
     expect(await w.page.locator(".msg.assistant .content").last().locator("strong").textContent()).toBe(
       "answer",
     );
@@ -355,6 +375,44 @@ describe("chat page in Chromium", () => {
     expect(await w.page.locator("#messages .msg-group:empty").count()).toBe(0);
     expect(await w.page.locator("#messages img").count()).toBe(0);
     expect(await w.page.evaluate("window.__pwned")).toBeUndefined();
+  });
+
+  it("builds about two screens of a long history before its first frame, enough to fill the view", async () => {
+    const f = await fake();
+    // Replies of 12 lines: 25 messages (the older groups' size) would be about ten screens.
+    const reply = (n: number) =>
+      Array.from({ length: 12 }, (_, line) => `answer ${n}, line ${line} of a long reply`).join("\n");
+    const messages = Array.from({ length: 200 }, (_, i) =>
+      i % 2 === 0
+        ? { role: "user" as const, content: `question ${i / 2}` }
+        : { role: "assistant" as const, content: reply((i - 1) / 2) },
+    );
+    f.conversations.set("shared\u0000long", {
+      owner: "shared",
+      conversationId: "long",
+      title: "long",
+      updatedAt: Date.now(),
+      messages,
+    });
+    const w = await open(f);
+    await w.context.addInitScript(BUILT_AT_MARK);
+    await w.page.reload();
+    await w.page.waitForFunction(() => performance.getEntriesByName("agentsvc:history-replayed").length > 0);
+    const atMark = (await w.page.evaluate("window.__builtAtMark")) as {
+      built: number;
+      filled: boolean;
+      placeholderInView: boolean;
+    };
+    // Fewer than a group of 25, yet the view shows messages from its top to its bottom.
+    expect(atMark.built).toBeGreaterThan(2);
+    expect(atMark.built).toBeLessThan(12);
+    expect(atMark.filled).toBe(true);
+    expect(atMark.placeholderInView).toBe(false);
+    expect(await w.page.evaluate(AT_BOTTOM)).toBe(true);
+    // The rest follows: every message once, in order.
+    await expect.poll(() => w.page.locator("#messages .msg").count()).toBe(200);
+    const users = await w.page.locator(".msg.user .bubble").allTextContents();
+    expect(users).toEqual(Array.from({ length: 100 }, (_, i) => `question ${i}`));
   });
 
   it("Clear empties the conversation and shows the welcome again", async () => {

@@ -449,6 +449,30 @@ function replayUnits(messages: HistoryMessage[]): HistoryMessage[][] {
   return units;
 }
 
+/** Characters on one line of a full-width bubble (42rem), for the estimate only. */
+const LINE_CHARS = 80;
+
+/**
+ * About how many text lines a unit takes on screen (for `Transcript.replay`, which builds only
+ * the newest screens at once): its text's lines, wrapped, plus the bubble's padding and a row for
+ * the Thinking strip or tool chips. No layout is read.
+ */
+function unitLines(unit: HistoryMessage[]): number {
+  let lines = 2;
+  for (const m of unit) {
+    // A tool result sits folded in its chip; a summary is one folded line.
+    if (m.role === "tool") continue;
+    if (m.role === "system") {
+      lines += 1;
+      continue;
+    }
+    if (m.reasoning || m.toolCalls?.length) lines += 1.5;
+    for (const line of (m.content ?? "").split("\n"))
+      lines += Math.max(1, Math.ceil(line.length / LINE_CHARS));
+  }
+  return lines;
+}
+
 /** The newest reply built by a replay (a waiting approval's card belongs in it). */
 let lastReplayed: AssistantBubble | null = null;
 
@@ -542,7 +566,7 @@ async function showConversation(
     const r = await (prefetched ?? fetchHistory(id));
     if (id !== current) return null;
     performance.mark("agentsvc:history-loaded");
-    transcript.replay(replayUnits(r.messages ?? []), (units) => replayMessages(units.flat()));
+    transcript.replay(replayUnits(r.messages ?? []), (units) => replayMessages(units.flat()), unitLines);
     performance.mark("agentsvc:history-built");
     waiting = r.pending?.[0]?.threadId;
     lastStored = r.messages?.at(-1);

@@ -315,11 +315,14 @@ function markComplete(): void {
 /** Messages per replayed group (see `.msg-group` in page.css). */
 const GROUP_SIZE = 25;
 /**
- * Groups built during the replay itself: the newest group is full (25 messages, several screens),
- * so the view opens on real content; the next one is within the observer's two screens and is
- * built right after the first frame.
+ * The newest group, built during the replay itself, holds about two screens of messages (estimated
+ * from their text, see `recentCount`): enough for the view to open at the true bottom on real
+ * content, and no more, since every message in it is built, styled and laid out before the first
+ * frame. The group before it is within the observer's two screens and is built right after.
  */
-const RECENT_GROUPS = 1;
+const RECENT_SCREENS = 2;
+/** Line height of the transcript's text in px (15px at line-height 1.5), for the estimate only. */
+const LINE_PX = 22;
 
 export class Transcript {
   constructor(
@@ -346,40 +349,53 @@ export class Transcript {
   }
 
   /**
-   * Replays stored messages as groups of GROUP_SIZE on-screen messages (`units`, each becoming one
-   * message element through `build`), cut from the end so the newest group is full. The newest
-   * group (RECENT_GROUPS) is built at once, so the view opens at the true bottom; older groups start as empty
-   * placeholders with an estimated height (see `.msg-group:empty` in page.css) and are built when
-   * they come within two screens of the view, or in idle time newest first. A long replay then costs
-   * about as much as a short one, instead of creating thousands of elements before anything shows.
-   * The caller scrolls afterwards.
+   * Replays stored messages as groups of on-screen messages (`units`, each becoming one message
+   * element through `build`). The newest group (about two screens, `recentCount`) is built at once,
+   * so the view opens at the true bottom; older units are cut into groups of GROUP_SIZE from the
+   * end and start as empty placeholders with an estimated height (see `.msg-group:empty` in
+   * page.css), built when they come within two screens of the view, or in idle time newest first.
+   * A long replay then costs about as much as a short one, instead of creating thousands of
+   * elements before anything shows. `lines` estimates a unit's height in text lines. The caller
+   * scrolls afterwards.
    */
-  replay<T>(units: T[], build: (units: T[]) => void): void {
+  replay<T>(units: T[], build: (units: T[]) => void, lines: (unit: T) => number): void {
     const fragment = document.createDocumentFragment();
+    const first = units.length - this.recentCount(units, lines);
     let start = 0;
-    let end = units.length % GROUP_SIZE || GROUP_SIZE;
-    while (start < units.length) {
+    let end = first % GROUP_SIZE || GROUP_SIZE;
+    while (start < first) {
       const members = units.slice(start, end);
-      const recent = end > units.length - RECENT_GROUPS * GROUP_SIZE;
-      const group = h("div", { class: recent ? "msg-group recent" : "msg-group" });
-      if (recent) this.fill(group, () => build(members));
-      else this.defer(group, () => build(members));
+      const group = h("div", { class: "msg-group" });
+      this.defer(group, () => build(members));
       fragment.append(group);
       start = end;
       end += GROUP_SIZE;
     }
+    if (first < units.length) {
+      const recent = h("div", { class: "msg-group recent" });
+      this.fill(recent, () => build(units.slice(first)));
+      fragment.append(recent);
+      // The newest group renders fully for the first layout (the view must open at the true
+      // bottom); once painted its size is remembered (`contain-intrinsic-size: auto`), so from then
+      // on it too is skipped while off-screen and a long conversation paints no more than a short one.
+      requestAnimationFrame(() => requestAnimationFrame(() => recent.classList.remove("recent")));
+    }
     this.list.append(fragment);
-    // The newest groups render fully for the first layout (the view must open at the true bottom);
-    // once painted their size is remembered (`contain-intrinsic-size: auto`), so from then on they
-    // too are skipped while off-screen and a long conversation paints no more than a short one.
-    const recent = [...this.list.querySelectorAll(".msg-group.recent")];
-    requestAnimationFrame(() =>
-      requestAnimationFrame(() => {
-        for (const group of recent) group.classList.remove("recent");
-      }),
-    );
     if (this.pending.size === 0) markComplete();
     else this.scheduleIdle();
+  }
+
+  /**
+   * How many of the newest units fill about RECENT_SCREENS screens, estimated from their text
+   * (`lines`) and the window's height, which reads no layout; at least one, at most GROUP_SIZE.
+   */
+  private recentCount<T>(units: T[], lines: (unit: T) => number): number {
+    const budget = (RECENT_SCREENS * window.innerHeight) / LINE_PX;
+    let total = 0;
+    let count = 0;
+    while (count < units.length && count < GROUP_SIZE && total < budget)
+      total += lines(units[units.length - 1 - count++] as T);
+    return count;
   }
 
   /**
