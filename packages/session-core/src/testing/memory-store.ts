@@ -109,6 +109,8 @@ export function createMemorySessionStore(now: () => number = Date.now): SessionS
             nextAttemptAt: item.notBefore ?? now(),
             platformId: null,
             createdAt: now(),
+            // Kept as the real stores keep it: a send continues the trace of the turn that wrote it.
+            ...(item.traceparent ? { traceparent: item.traceparent } : {}),
           });
           ids.push(id);
         }
