@@ -62,7 +62,13 @@ export {
   promptWindow,
   type PromptWindowOptions,
 } from "./prompt-window.js";
-export { DEFAULT_WINDOW, trimWindow, WindowMemory, type WindowMemoryOptions } from "./window-memory.js";
+export {
+  copyMessage,
+  DEFAULT_WINDOW,
+  trimWindow,
+  WindowMemory,
+  type WindowMemoryOptions,
+} from "./window-memory.js";
 export { InMemoryRunStore } from "./in-memory-run-store.js";
 export {
   RunManager,

@@ -31,11 +31,12 @@ export function trimWindow(messages: Message[], max: number): Message[] {
 }
 
 /**
- * A copy the caller may change without touching what is stored. Only tool arguments, results and
+ * A copy the caller may change without touching what is stored (also durable memory's cached
+ * prompt window, chat-store). Only tool arguments, results and
  * reasoning metadata can hold nested values; everything else is strings, so this is much cheaper
  * than structuredClone of the whole window on every load (which was a visible share of a turn's CPU).
  */
-function copyMessage(message: Message): Message {
+export function copyMessage(message: Message): Message {
   switch (message.role) {
     case "assistant": {
       const copy = { ...message };

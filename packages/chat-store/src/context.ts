@@ -36,6 +36,12 @@ export interface StoreContext {
    * together or not at all. Nested calls become savepoints.
    */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * SQLite: how many physical transactions were lost or rolled back so far; it moves before the
+   * next operation runs. Rows an operation read may have been uncommitted writes of its batch: a
+   * copy kept of them is good only while this has not moved. PostgreSQL: always 0.
+   */
+  losses(): number;
 }
 
 interface Scope {
@@ -57,6 +63,8 @@ export interface TransactionDriver {
   begin<T>(work: (db: Db) => Promise<T>): Promise<T>;
   /** Runs `work` inside a savepoint of the open transaction `db`. */
   savepoint<T>(db: Db, depth: number, work: (db: Db) => Promise<T>): Promise<T>;
+  /** SQLite: physical transactions lost or rolled back so far (group-commit.ts). */
+  losses?(): number;
 }
 
 export function createContext(
@@ -83,6 +91,7 @@ export function createContext(
     tables,
     now,
     inTransaction: () => current() !== undefined,
+    losses: () => driver.losses?.() ?? 0,
     run(op) {
       const scope = current();
       return scope ? op(scope.db) : driver.exclusive(() => op(driver.db));

@@ -45,6 +45,7 @@ export class GroupCommit {
   #queue: Pending[] = [];
   #flushing = false;
   #scheduled = false;
+  #losses = 0;
 
   constructor(
     private readonly sqlite: SqliteConnection,
@@ -69,6 +70,14 @@ export class GroupCommit {
         queueMicrotask(() => void this.#flush());
       }
     });
+  }
+
+  /**
+   * Physical transactions lost or rolled back so far. Moves before any later operation runs, so
+   * what an operation read from a batch that was then lost is known to be gone (prompt-cache.ts).
+   */
+  get losses(): number {
+    return this.#losses;
   }
 
   async #flush(): Promise<void> {
@@ -105,6 +114,7 @@ export class GroupCommit {
     /** Logical transactions that succeeded in the physical transaction currently open. */
     let inOpen: Pending[] = [];
     const lose = (error: unknown) => {
+      this.#losses++;
       // The physical transaction ended without our COMMIT: its work is gone, so is every answer.
       for (const p of inOpen) outcomes.set(p, { ok: false, error });
       inOpen = [];
@@ -204,6 +214,7 @@ export class GroupCommit {
   }
 
   #abort(): void {
+    this.#losses++;
     try {
       if (this.sqlite.inTransaction) this.sqlite.exec("ROLLBACK");
     } catch {

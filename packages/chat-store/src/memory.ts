@@ -5,6 +5,7 @@
 import {
   AgentsvcError,
   type CompactResult,
+  copyMessage,
   DEFAULT_WINDOW,
   isSummary,
   type Memory,
@@ -18,6 +19,8 @@ import {
 } from "@agentsvc/agent-core";
 import { and, asc, count, desc, eq, gt, gte, lte, sql } from "./orm.js";
 import type { Db, StoreContext } from "./context.js";
+import type { SqliteConnection } from "./driver.js";
+import { type CachedWindow, type PromptCache, promptCacheOf, type WindowEntry } from "./prompt-cache.js";
 import { first } from "./rows.js";
 import { SeenTokens } from "./seen-tokens.js";
 import { requireId } from "./validate.js";
@@ -40,6 +43,10 @@ interface WindowRow {
   id: number;
   role: string;
   body: string;
+}
+
+function parsed(row: WindowRow): WindowEntry {
+  return { id: row.id, role: row.role, message: JSON.parse(row.body) as Message };
 }
 
 /** Rows per insert statement of an append. */
@@ -142,9 +149,9 @@ export class SqliteMemory implements Memory {
    */
   async loadPrompt(scope: MemoryScope): Promise<Message[]> {
     const limit = this.window.maxMessages ?? DEFAULT_WINDOW;
-    let head: WindowRow | undefined;
-    let recent: WindowRow[];
     if (this.ctx.dialect === "postgres") {
+      let head: WindowRow | undefined;
+      let recent: WindowRow[];
       // One round trip: `(head) UNION ALL (recent)`, PostgreSQL keeping each part's ORDER BY and
       // LIMIT. Sorted here, the head is the lowest id; when the scope fits the window it comes
       // twice (also as the oldest recent row), otherwise every recent row is newer than it.
@@ -171,27 +178,78 @@ export class SqliteMemory implements Memory {
       rows.sort((a, b) => a.id - b.id);
       head = rows[0];
       recent = rows.slice(1);
-    } else {
-      // One operation (one slot of the group commit, not two), with queries built once: building
-      // the drizzle queries each turn cost more than running them (soak profile). A window shorter
-      // than its limit reaches back to the scope's first row: that row is the head, and only a full
-      // window needs the head read apart.
-      const params = { ...scopeOf(scope), limit };
-      [recent, head] = await this.ctx.run(async (db) => {
-        const reads = this.windowReads(db);
-        const rows = reads.recent.all(params).reverse();
-        return [rows, rows.length < limit ? rows[0] : reads.head.get(params)] as const;
-      });
+      let summary: Message | undefined;
+      if (head?.role === "system") {
+        const message = JSON.parse(head.body) as Message;
+        if (isSummary(message)) summary = message;
+      }
+      // A short scope's summary is also its first recent row: it is the summary, not history.
+      if (summary && recent[0]?.id === head?.id) recent.shift();
+      const messages = recent.map((row) => JSON.parse(row.body) as Message);
+      return promptWindow(messages, this.window, summary);
     }
-    let summary: Message | undefined;
-    if (head?.role === "system") {
-      const message = JSON.parse(head.body) as Message;
-      if (isSummary(message)) summary = message;
-    }
+    const { head, rows } = await this.sqliteWindow(scope, limit);
+    const summary = head && head.role === "system" && isSummary(head.message) ? head.message : undefined;
     // A short scope's summary is also its first recent row: it is the summary, not history.
-    if (summary && recent[0]?.id === head?.id) recent.shift();
-    const messages = recent.map((row) => JSON.parse(row.body) as Message);
-    return promptWindow(messages, this.window, summary);
+    const recent = summary && rows[0]?.id === head?.id ? rows.slice(1) : rows;
+    // Copies: the cached window is shared by the turns that follow.
+    return promptWindow(
+      recent.map((row) => copyMessage(row.message)),
+      this.window,
+      summary && copyMessage(summary),
+    );
+  }
+
+  /**
+   * SQLite: the scope's first row and its last `limit` rows. One operation (one slot of the group
+   * commit: inside its transaction a read takes no lock of its own), with queries built once:
+   * building the drizzle queries each turn cost more than running them (soak profile). With the
+   * scope's window cached (prompt-cache.ts) it reads only the rows appended since; otherwise the
+   * whole window, and the head apart only when the window is full (a shorter window reaches back to
+   * the scope's first row).
+   */
+  private async sqliteWindow(
+    scope: MemoryScope,
+    limit: number,
+  ): Promise<Pick<CachedWindow, "head" | "rows">> {
+    const params = { ...scopeOf(scope), limit };
+    // Inside a caller's transaction the rows read may still be rolled back: not cached.
+    const cache = this.ctx.inTransaction() ? undefined : promptCacheOf(this.ctx);
+    return this.ctx.run(async (db) => this.readWindow(db, params, cache));
+  }
+
+  private readWindow(
+    db: Db,
+    params: { userId: string; conversationId: string; limit: number },
+    cache: PromptCache | undefined,
+  ): CachedWindow {
+    const { limit } = params;
+    const key = `${params.userId}\u0000${params.conversationId}`;
+    const reads = this.windowReads(db);
+    const losses = this.ctx.losses();
+    const dataVersion = cache ? Number(reads.dataVersion.pluck().get()) : 0;
+    const base = cache?.usable(key, limit, dataVersion, losses);
+    let window: CachedWindow;
+    if (base) {
+      const after = reads.after.all(params.userId, params.conversationId, base.lastId, limit) as WindowRow[];
+      const fresh = after.reverse().map(parsed);
+      const rows = [...base.rows, ...fresh].slice(-limit);
+      window = { ...base, rows, lastId: rows.at(-1)?.id ?? base.lastId };
+    } else {
+      const rows = reads.recent.all(params).reverse().map(parsed);
+      const head = rows.length < limit ? rows[0] : reads.head.get(params);
+      window = {
+        limit,
+        dataVersion,
+        losses,
+        head: head && !("message" in head) ? parsed(head) : head,
+        rows,
+        lastId: rows.at(-1)?.id ?? 0,
+      };
+    }
+    // Saved by the operation that read it: the next operation on the connection starts from it.
+    cache?.save(key, window);
+    return window;
   }
 
   /** SQLite: the prompt window's two reads on `db`, prepared once with the scope as placeholders. */
@@ -205,6 +263,7 @@ export class SqliteMemory implements Memory {
   }
 
   private prepareWindowReads(db: Db) {
+    const client = (db as Db & { $client: SqliteConnection }).$client;
     const m = this.t.memoryMessages;
     const fields = { id: m.id, role: m.role, body: m.body };
     const inScope = and(
@@ -220,6 +279,14 @@ export class SqliteMemory implements Memory {
         .orderBy(desc(m.id))
         .limit(sql.placeholder("limit"))
         .prepare(),
+      // The scope index named: given `id > ?`, SQLite may otherwise walk the primary key from the
+      // end (it did after ANALYZE), reading every scope's rows appended since, not only this one's.
+      after: client.prepare(
+        `SELECT id, role, body FROM memory_messages INDEXED BY memory_messages_scope
+         WHERE user_id = ? AND conversation_id = ? AND id > ? ORDER BY id DESC LIMIT ?`,
+      ),
+      // Moves when another connection (another process) committed to the file since the last look.
+      dataVersion: client.prepare("PRAGMA data_version"),
     };
   }
 
@@ -318,9 +385,18 @@ export class SqliteMemory implements Memory {
     await this.summarize(scope, { keepRecent: Math.floor(threshold / 2) });
   }
 
+  /** Called inside the operation that rewrites or deletes the scope's rows (prompt-cache.ts). */
+  private forgetWindow(scope: MemoryScope): void {
+    const { userId, conversationId } = scopeOf(scope);
+    promptCacheOf(this.ctx).invalidate(`${userId}\u0000${conversationId}`);
+  }
+
   async clear(scope: MemoryScope): Promise<void> {
     const where = this.where(scope);
-    await this.ctx.run((db) => db.delete(this.t.memoryMessages).where(where));
+    await this.ctx.run((db) => {
+      this.forgetWindow(scope);
+      return db.delete(this.t.memoryMessages).where(where);
+    });
   }
 
   async count(scope: MemoryScope): Promise<number> {
@@ -375,12 +451,13 @@ export class SqliteMemory implements Memory {
         return { compacted: false, before: now, after: now };
       }
       // The summary takes the first row's id so it stays ahead of the kept messages.
-      await this.ctx.run((db) =>
-        db
+      await this.ctx.run((db) => {
+        this.forgetWindow(scope);
+        return db
           .update(this.t.memoryMessages)
           .set({ role: "system", body: JSON.stringify(summary) })
-          .where(eq(this.t.memoryMessages.id, firstId)),
-      );
+          .where(eq(this.t.memoryMessages.id, firstId));
+      });
       await this.ctx.run((db) =>
         db
           .delete(this.t.memoryMessages)

@@ -26,6 +26,7 @@ export function sqliteDriver(
   return {
     db,
     exclusive: (op) => group.run(op, false),
+    losses: () => group.losses,
     begin: (work) => group.run(() => work(db), true),
     savepoint: async (_db, depth, work) => {
       const name = `agentsvc_sp${depth}`;

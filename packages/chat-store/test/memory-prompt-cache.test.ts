@@ -1,0 +1,160 @@
+// SQLite keeps recently used prompt windows in memory and reads only the rows appended since
+// (prompt-cache.ts). What a turn sees must stay exactly what the file holds: after a clear or a
+// summary, after another connection (another process) rewrote the scope, after a rollback, and
+// while reads and writes of one conversation are in flight together.
+import type { Message } from "@agentsvc/agent-core";
+import { describe, expect, it } from "vitest";
+import type { StoreContext } from "../src/context.js";
+import { sql } from "../src/orm.js";
+import { sqliteDriver, tempRoot } from "./helpers.js";
+
+const A = { userId: "alice", conversationId: "shared" };
+const say = (text: string): Message => ({ role: "user", content: text });
+const texts = (messages: Message[]) => messages.map((m) => ("content" in m ? m.content : m.role));
+
+describe("[sqlite] cached prompt window", () => {
+  it("matches a fresh read of the file after every turn, with reads and appends in flight together", async () => {
+    const root = tempRoot();
+    const db = await sqliteDriver.open({ appRoot: root });
+    const memory = db.createMemory({ canSummarize: false, maxMessages: 7 });
+    for (let round = 0; round < 12; round++) {
+      // Several turns of one conversation at once: their reads and appends share group commits.
+      await Promise.all(
+        Array.from({ length: 4 }, async (_, i) => {
+          await memory.loadPrompt(A);
+          await memory.append(A, [say(`q${round}.${i}`), { role: "assistant", content: `a${round}.${i}` }]);
+        }),
+      );
+      const fresh = (await db.createMemory({ canSummarize: false, maxMessages: 7 }).load(A)).slice(-7);
+      expect(texts(await memory.loadPrompt(A))).toEqual(texts(fresh));
+    }
+  });
+
+  it("a window read just before a clear in the same batch is not used after it: the next prompt holds only what came after", async () => {
+    const db = await sqliteDriver.open();
+    const memory = db.createMemory({ canSummarize: false });
+    await memory.append(A, [say("before")]);
+    // Queued together: the read runs (and saves its window) before the clear.
+    const read = memory.loadPrompt(A);
+    const cleared = memory.clear(A);
+    expect(texts(await read)).toEqual(["before"]);
+    await cleared;
+    await memory.append(A, [say("after")]);
+    expect(texts(await memory.loadPrompt(A))).toEqual(["after"]);
+  });
+
+  it("after clear() the prompt holds none of the cleared messages, also for another memory of the store", async () => {
+    const db = await sqliteDriver.open();
+    const one = db.createMemory({ canSummarize: false });
+    const two = db.createMemory({ canSummarize: false });
+    await one.append(A, [say("old 1"), say("old 2")]);
+    expect(texts(await one.loadPrompt(A))).toEqual(["old 1", "old 2"]);
+    expect(texts(await two.loadPrompt(A))).toEqual(["old 1", "old 2"]);
+    await two.clear(A);
+    await two.append(A, [say("new")]);
+    expect(texts(await one.loadPrompt(A))).toEqual(["new"]);
+    expect(texts(await two.loadPrompt(A))).toEqual(["new"]);
+  });
+
+  it("after summarize() the prompt starts with the summary and drops what it replaced", async () => {
+    const db = await sqliteDriver.open();
+    const memory = db.createMemory({ canSummarize: true, summarize: async () => "the gist" });
+    await memory.append(A, [say("m1"), say("m2"), say("m3"), say("m4")]);
+    expect(texts(await memory.loadPrompt(A))).toEqual(["m1", "m2", "m3", "m4"]);
+    await memory.summarize(A, { keepRecent: 1 });
+    const prompt = await memory.loadPrompt(A);
+    expect(prompt).toHaveLength(2);
+    expect(prompt[0]?.role).toBe("system");
+    expect(texts(prompt.slice(1))).toEqual(["m4"]);
+  });
+
+  it("a scope another connection (another process) cleared and rewrote is read again, not taken from the cache", async () => {
+    const root = tempRoot();
+    const here = (await sqliteDriver.open({ appRoot: root })).createMemory({ canSummarize: false });
+    const elsewhere = (await sqliteDriver.open({ appRoot: root })).createMemory({ canSummarize: false });
+    await here.append(A, [say("old")]);
+    expect(texts(await here.loadPrompt(A))).toEqual(["old"]);
+    await elsewhere.clear(A);
+    await elsewhere.append(A, [say("new")]);
+    expect(texts(await here.loadPrompt(A))).toEqual(["new"]);
+  });
+
+  it("rows read inside a transaction that then rolled back do not reach a later prompt", async () => {
+    const db = await sqliteDriver.open();
+    const memory = db.createMemory({ canSummarize: false });
+    await memory.append(A, [say("kept")]);
+    await expect(
+      db.transaction(async () => {
+        await memory.append(A, [say("rolled back")]);
+        expect(texts(await memory.loadPrompt(A))).toEqual(["kept", "rolled back"]);
+        throw new Error("abort the turn");
+      }),
+    ).rejects.toThrow("abort the turn");
+    expect(texts(await memory.loadPrompt(A))).toEqual(["kept"]);
+    await memory.append(A, [say("next")]);
+    expect(texts(await memory.loadPrompt(A))).toEqual(["kept", "next"]);
+  });
+
+  it("rows read from a batch whose physical transaction was then lost do not reach a later prompt", async () => {
+    const db = await sqliteDriver.open();
+    const memory = db.createMemory({ canSummarize: false });
+    await memory.append(A, [say("kept")]);
+    const { ctx } = db as unknown as { ctx: StoreContext };
+    // A transaction held open, so the read below queues instead of reading committed rows at once.
+    let open!: () => void;
+    let opened!: () => void;
+    const isOpen = new Promise<void>((resolve) => (opened = resolve));
+    const held = db.transaction(
+      () =>
+        new Promise<void>((resolve) => {
+          open = resolve;
+          opened();
+        }),
+    );
+    await isOpen;
+    // The next batch: an append, a read that sees it (uncommitted), then SQLite drops the whole
+    // transaction (as on an I/O error): the append and the read fail, and the append's id is free again.
+    const lost = memory.append(A, [say("lost")]);
+    const read = memory.loadPrompt(A);
+    const drop = ctx.run(async (d) => d.run(sql`ROLLBACK`));
+    open();
+    await held;
+    await expect(lost).rejects.toThrow();
+    await expect(read).rejects.toThrow();
+    await expect(drop).rejects.toThrow();
+    expect(texts(await memory.loadPrompt(A))).toEqual(["kept"]);
+    await memory.append(A, [say("next")]);
+    expect(texts(await memory.loadPrompt(A))).toEqual(["kept", "next"]);
+  });
+
+  it("a prompt read while another caller's transaction is open waits for it: its rolled-back rows are never seen", async () => {
+    const db = await sqliteDriver.open();
+    const memory = db.createMemory({ canSummarize: false });
+    await memory.append(A, [say("kept")]);
+    let fail!: () => void;
+    let written!: () => void;
+    const isWritten = new Promise<void>((resolve) => (written = resolve));
+    const turn = db.transaction(async () => {
+      await memory.append(A, [say("rolled back")]);
+      written();
+      await new Promise<void>((_, reject) => (fail = () => reject(new Error("turn failed"))));
+    });
+    await isWritten;
+    // Called from outside that transaction while it waits with its append written, not committed.
+    const read = memory.loadPrompt(A);
+    fail();
+    await expect(turn).rejects.toThrow("turn failed");
+    expect(texts(await read)).toEqual(["kept"]);
+    await memory.append(A, [say("next")]);
+    expect(texts(await memory.loadPrompt(A))).toEqual(["kept", "next"]);
+  });
+
+  it("changing the messages a prompt returned does not change the next prompt", async () => {
+    const db = await sqliteDriver.open();
+    const memory = db.createMemory({ canSummarize: false });
+    await memory.append(A, [say("original")]);
+    const first = await memory.loadPrompt(A);
+    (first[0] as { content: string }).content = "changed by the caller";
+    expect(texts(await memory.loadPrompt(A))).toEqual(["original"]);
+  });
+});
