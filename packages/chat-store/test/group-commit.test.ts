@@ -259,6 +259,31 @@ describe("group commit with durability power (WAL synced off the event loop)", (
     expect(uncovered).toEqual([]);
   });
 
+  it("every memory append (a turn's messages) is answered only after a WAL sync that started after its COMMIT", async () => {
+    let db!: ChatDb;
+    const { syncs, flushWal } = heldSyncs(() => db);
+    db = openStore({ path: "./chat.db", flushWal });
+    const memory = db.createMemory({ canSummarize: false });
+    const scope = { userId: "u", conversationId: "c" };
+    const turnMessages = [
+      { role: "user" as const, content: "hi" },
+      { role: "assistant" as const, content: "hello" },
+    ];
+    // Twice: the second append runs the statement the first one prepared.
+    for (const n of [1, 2]) {
+      let answered = false;
+      const append = memory.append(scope, turnMessages).then(() => (answered = true));
+      // Its write asks for a sync (waited for up to 5 s, not timed: a loaded machine is slow).
+      for (const until = Date.now() + 5000; syncs.length < n && Date.now() < until; ) await turn();
+      expect(syncs).toHaveLength(n);
+      for (let i = 0; i < 20; i++) await turn();
+      expect(answered).toBe(false);
+      syncs[n - 1]?.release();
+      await append;
+    }
+    expect(await memory.load(scope)).toHaveLength(4);
+  });
+
   it("a read is answered while someone else's sync is pending", async () => {
     let db!: ChatDb;
     const { syncs, flushWal } = heldSyncs(() => db);
