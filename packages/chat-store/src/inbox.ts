@@ -4,7 +4,8 @@ import type { InboxRecord, RunOrigin } from "@agentsvc/agent-core";
 import { and, asc, count, eq, inArray, lt } from "./orm.js";
 import type { StoreContext } from "./context.js";
 import type { InboxStatus, inbox } from "@agentsvc/store-schema/sqlite";
-import { AcceptBatch, type AcceptResult, type AcceptRow } from "./accept-batch.js";
+import { type AcceptResult, type AcceptRow, acceptBatch } from "./accept-batch.js";
+import type { StatementBatch } from "./statement-batch.js";
 import { first, lockRow } from "./rows.js";
 import { requireId, toJson } from "./validate.js";
 
@@ -22,12 +23,12 @@ export class Inbox {
   }
 
   /** PostgreSQL: concurrent accepts outside a transaction share one INSERT (see accept-batch.ts). */
-  readonly #batch: AcceptBatch | undefined;
+  readonly #batch: StatementBatch<AcceptRow, AcceptResult> | undefined;
 
   constructor(private readonly ctx: StoreContext) {
     if (ctx.dialect === "postgres") {
       const t = this.t.inbox;
-      this.#batch = new AcceptBatch((rows) =>
+      this.#batch = acceptBatch((rows) =>
         this.ctx.express((db) =>
           db
             .insert(t)
@@ -64,7 +65,7 @@ export class Inbox {
       status: "queued",
       receivedAt: this.ctx.now(),
     };
-    if (this.#batch && !this.ctx.inTransaction()) return this.#batch.accept(values);
+    if (this.#batch && !this.ctx.inTransaction()) return this.#batch.add(values);
     const row = first(
       await this.ctx.run((db) =>
         db

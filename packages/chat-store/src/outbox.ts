@@ -6,7 +6,8 @@ import { and, asc, count, eq, gt, inArray, lt, min, sql } from "./orm.js";
 import type { StoreContext, Tables } from "./context.js";
 import type { OutboxKind, OutboxStatus, outbox } from "@agentsvc/store-schema/sqlite";
 import { requireId, toJson } from "./validate.js";
-import { SentBatch } from "./sent-batch.js";
+import { type SentMark, sentBatch } from "./sent-batch.js";
+import type { StatementBatch } from "./statement-batch.js";
 
 export type { OutboxKind, OutboxStatus };
 
@@ -65,12 +66,12 @@ export class Outbox {
   }
 
   /** PostgreSQL: concurrent `markSent` calls outside a transaction share one UPDATE (see sent-batch.ts). */
-  readonly #sent: SentBatch | undefined;
+  readonly #sent: StatementBatch<SentMark, boolean> | undefined;
 
   constructor(private readonly ctx: StoreContext) {
     if (ctx.dialect !== "postgres") return;
     const o = this.t.outbox;
-    this.#sent = new SentBatch(async (marks) => {
+    this.#sent = sentBatch(async (marks) => {
       const platformId = sql`CASE ${o.id} ${sql.join(
         marks.map((m) => sql`WHEN ${m.id} THEN ${m.platformId}`),
         sql` `,
@@ -168,7 +169,7 @@ export class Outbox {
   /** pending -> sent. False when the row was not pending. */
   markSent(id: number, platformId?: string): Promise<boolean> {
     if (this.#sent && !this.ctx.inTransaction())
-      return this.#sent.mark({ id, platformId: platformId ?? null });
+      return this.#sent.add({ id, platformId: platformId ?? null });
     return this.finish(id, {
       status: "sent",
       attempts: sql`${this.t.outbox.attempts} + 1`,
