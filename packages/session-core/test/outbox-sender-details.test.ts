@@ -64,6 +64,30 @@ function recordOptions(gateway: MockGateway): SendOptions[] {
 const TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PARENT = "00f067aa0ba902b7";
 
+/** A send's span as the test reads it: what every attempt of the text piece `id` carries, and its outcome's extras. */
+function sendSpan(
+  id: number | undefined,
+  attempt: number,
+  outcome: string,
+  extra: { attributes?: Record<string, unknown>; status?: api.SpanStatusCode; events?: unknown[] } = {},
+) {
+  return {
+    kind: api.SpanKind.PRODUCER,
+    trace: TRACE,
+    parent: PARENT,
+    attributes: {
+      "agentsvc.gateway": "mock",
+      "agentsvc.outbox.id": id,
+      "agentsvc.outbox.kind": "text",
+      "agentsvc.outbox.attempt": attempt,
+      "agentsvc.outbox.outcome": outcome,
+      ...extra.attributes,
+    },
+    status: extra.status ?? api.SpanStatusCode.UNSET,
+    events: extra.events ?? [],
+  };
+}
+
 describe("the span of each send", () => {
   it("is a producer span in the turn's trace; a refused attempt records status, retry-after, outcome and an error, the next one its success", async () => {
     const mock = new MockGateway({ name: "mock" });
@@ -93,19 +117,8 @@ describe("the span of each send", () => {
         events: s.events.map((e) => ({ name: e.name, attributes: e.attributes })),
       })),
     ).toEqual([
-      {
-        kind: api.SpanKind.PRODUCER,
-        trace: TRACE,
-        parent: PARENT,
-        attributes: {
-          "agentsvc.gateway": "mock",
-          "agentsvc.outbox.id": id,
-          "agentsvc.outbox.kind": "text",
-          "agentsvc.outbox.attempt": 1,
-          "agentsvc.outbox.outcome": "retry",
-          "http.response.status_code": 429,
-          "agentsvc.send.retry_after_ms": 20,
-        },
+      sendSpan(id, 1, "retry", {
+        attributes: { "http.response.status_code": 429, "agentsvc.send.retry_after_ms": 20 },
         status: api.SpanStatusCode.ERROR,
         events: [
           { name: "send failed", attributes: { "exception.message": "mock gateway: platform answered 429" } },
@@ -114,21 +127,8 @@ describe("the span of each send", () => {
             attributes: expect.objectContaining({ "exception.message": "send retry" }),
           },
         ],
-      },
-      {
-        kind: api.SpanKind.PRODUCER,
-        trace: TRACE,
-        parent: PARENT,
-        attributes: {
-          "agentsvc.gateway": "mock",
-          "agentsvc.outbox.id": id,
-          "agentsvc.outbox.kind": "text",
-          "agentsvc.outbox.attempt": 2,
-          "agentsvc.outbox.outcome": "sent",
-        },
-        status: api.SpanStatusCode.UNSET,
-        events: [],
-      },
+      }),
+      sendSpan(id, 2, "sent"),
     ]);
   });
 });
