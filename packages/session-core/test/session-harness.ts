@@ -21,6 +21,7 @@ import {
   type GatewayEntryRef,
   type GatewaySession,
   GatewayRegistry,
+  type GatewaySessionOptions,
   type OutboxOptions,
 } from "../src/index.js";
 import { createMockGateway, type MockGateway, type MockGatewayOptions } from "../src/testing/index.js";
@@ -162,6 +163,10 @@ export interface RigOptions {
   runLogger?: RunLogger;
   /** Runs once during start, after recovery has read the unfinished inbox records and before it uses them. */
   duringRecovery?: (session: GatewaySession) => Promise<void>;
+  /** Which suspended runs from elsewhere this session asks for (the session's `ownsRun`). */
+  ownsRun?: GatewaySessionOptions["ownsRun"];
+  /** Changes the run manager before the session gets it (e.g. one without an optional method). */
+  adaptRuns?: (runs: CountingRunManager) => void;
 }
 
 export function tempDir(): string {
@@ -190,6 +195,7 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
     logger: options.runLogger ?? { info() {}, warn() {}, error() {} },
   });
   await runs.ready();
+  options.adaptRuns?.(runs);
   const logs = captureLogs();
   const registry = new GatewayRegistry();
   const gateway = createMockGateway(options.gateway ?? {});
@@ -204,6 +210,7 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
     ...(options.coordination ? { coordination: options.coordination, sweepMs: options.sweepMs ?? 100 } : {}),
     ...(options.entries ? { entries: options.entries } : {}),
     ...(options.outbox ? { outbox: options.outbox } : {}),
+    ...(options.ownsRun ? { ownsRun: options.ownsRun } : {}),
   });
   const hook = options.duringRecovery;
   if (hook) {
@@ -257,6 +264,18 @@ export function useRig(): (options?: RigOptions) => Promise<Rig> {
     open.push(r);
     return r;
   };
+}
+
+/** A session whose approval-channel runs are asked in the room "ops-room" of a second mock gateway, "ops" (no buttons). */
+export function withApprovalRoom(dir: string): { ops: MockGateway; options: RigOptions } {
+  const ops = createMockGateway({ name: "ops", capabilities: { interactiveActions: false } });
+  const options: RigOptions = {
+    dir,
+    extraGateways: [ops],
+    channel: "ops",
+    entries: [{ name: "ops", type: "mock", approvalDestination: "ops-room" }],
+  };
+  return { ops, options };
 }
 
 /** The conversation memory a rig's store holds for one user and conversation. */

@@ -4,14 +4,20 @@
 import { RunManager } from "@agentsvc/agent-core";
 import { ChatDb } from "@agentsvc/chat-store";
 import { describe, expect, it } from "vitest";
-import { createMockGateway } from "../src/testing/index.js";
-import { Gates, type Rig, type RigOptions, tempDir, testAgent, until, useRig } from "./session-harness.js";
+import { crash, diedWhileApprovedToolRan } from "./recovery-crashes.js";
+import {
+  Gates,
+  type Rig,
+  type RigOptions,
+  tempDir,
+  testAgent,
+  until,
+  useRig,
+  withApprovalRoom,
+} from "./session-harness.js";
 
 const T = "T";
 const openRig = useRig();
-
-/** A process that dies: its turns never commit. */
-const crash = (r: Rig) => r.close(50);
 
 /** The first write of a turn's reply (inside its end's transaction) is refused, as a full disk would. */
 function refuseFirstEnd(db: ChatDb): void {
@@ -27,15 +33,29 @@ function refuseFirstEnd(db: ChatDb): void {
   };
 }
 
-/** A first process whose approved tool was running on the thread when it died. */
-async function diedWhileApprovedToolRan(dir: string, options: RigOptions = {}): Promise<void> {
-  const a = await openRig({ dir, ...options });
-  await a.gateway.inject({ thread: T, text: "use slow_delete x.txt" });
-  await until(() => a.gateway.decisionRequests.length === 1, "the approval request");
-  const requestId = a.gateway.decisionRequests[0]?.requestId ?? "";
-  expect(await a.gateway.decide(requestId, "approve")).toMatchObject({ ok: true });
-  await until(() => a.gates.calls.length === 1, "the approved tool running");
-  await crash(a);
+/**
+ * Boots over `dir` with the first write of a turn's end refused, as a full disk would; `toEnd`
+ * brings the recovered turn to its end. The turn still ends, with the failure reply, and leaves
+ * nothing unfinished.
+ */
+async function bootsAndEndsDespiteRefusedEnd(
+  dir: string,
+  options: RigOptions,
+  toEnd: (b: Rig) => Promise<void> = async () => {},
+): Promise<void> {
+  const db = ChatDb.open({ appRoot: dir, path: "data/chat.db" });
+  refuseFirstEnd(db);
+  try {
+    const b = await openRig({ dir, store: db, ...options });
+    await toEnd(b);
+    await until(() => b.gateway.textsTo(T).length === 1, "the failure reply");
+    expect(b.gateway.textsTo(T)[0]).toMatch(/^Sorry, I could not answer/);
+    await b.session.idle();
+    expect(await db.inbox.unfinished()).toEqual([]);
+    await b.close();
+  } finally {
+    db.close();
+  }
 }
 
 /** A first process whose turn waited for a decision when it died; resolves with the request id. */
@@ -82,7 +102,7 @@ async function diedBeforeRequestsSaved(dir: string, elsewhere = false): Promise<
 describe("a turn continued at boot", () => {
   it("has nothing steered yet: a message steered into it counts once and is finished with the turn", async () => {
     const dir = tempDir();
-    await diedWhileApprovedToolRan(dir, { gatewaySession: { policy: "steer" } });
+    await diedWhileApprovedToolRan(openRig, dir, T, { gatewaySession: { policy: "steer" } });
     // Model call 2 of the turn (its first after the boot) waits at a gate, so the turn is running
     // when the message comes.
     const b = await openRig({
@@ -108,21 +128,10 @@ describe("a turn continued at boot", () => {
 
   it("whose end cannot be written still ends, with the failure reply", async () => {
     const dir = tempDir();
-    await diedWhileApprovedToolRan(dir);
+    await diedWhileApprovedToolRan(openRig, dir, T);
     const gates = new Gates();
     gates.openAll();
-    const db = ChatDb.open({ appRoot: dir, path: "data/chat.db" });
-    refuseFirstEnd(db);
-    try {
-      const b = await openRig({ dir, store: db, gates });
-      await until(() => b.gateway.textsTo(T).length === 1, "the failure reply");
-      expect(b.gateway.textsTo(T)[0]).toMatch(/^Sorry, I could not answer/);
-      await b.session.idle();
-      expect(await db.inbox.unfinished()).toEqual([]);
-      await b.close();
-    } finally {
-      db.close();
-    }
+    await bootsAndEndsDespiteRefusedEnd(dir, { gates });
   });
 });
 
@@ -138,46 +147,31 @@ describe("a turn waiting for a decision at boot", () => {
   it("approved, whose end cannot be written, still ends with the failure reply", async () => {
     const dir = tempDir();
     const requestId = await diedWhileWaiting(dir);
-    const db = ChatDb.open({ appRoot: dir, path: "data/chat.db" });
-    refuseFirstEnd(db);
-    try {
-      const b = await openRig({ dir, store: db });
+    await bootsAndEndsDespiteRefusedEnd(dir, {}, async (b) => {
       await until(
         () => b.session.snapshot("mock", T).pendingRequestId === requestId,
         "the recovered request",
       );
       expect(await b.gateway.decide(requestId, "approve")).toMatchObject({ ok: true });
-      await until(() => b.gateway.textsTo(T).length === 1, "the failure reply");
-      expect(b.gateway.textsTo(T)[0]).toMatch(/^Sorry, I could not answer/);
-      await b.session.idle();
-      expect(await db.inbox.unfinished()).toEqual([]);
-      await b.close();
-    } finally {
-      db.close();
-    }
+    });
   });
 });
 
 describe("an approval room at boot", () => {
   it("takes a typed reply as the decision on the request it was asked before the crash", async () => {
     const dir = tempDir();
-    const room = () => createMockGateway({ name: "ops", capabilities: { interactiveActions: false } });
-    const withRoom = (ops: ReturnType<typeof room>): RigOptions => ({
-      dir,
-      extraGateways: [ops],
-      channel: "ops",
-      entries: [{ name: "ops", type: "mock", approvalDestination: "ops-room" }],
-    });
-    const opsA = room();
-    const a = await openRig(withRoom(opsA));
+    const first = withApprovalRoom(dir);
+    const opsA = first.ops;
+    const a = await openRig(first.options);
     // A run from elsewhere asks in the room; the process dies before anyone answers.
     const run = a.runs.start({ input: "use delete_file one.txt", userId: "alice", conversationId: "c1" });
     expect((await run.done).status).toBe("suspended");
     await until(() => opsA.textsTo("ops-room").length === 1, "the request asked in the room");
     await crash(a);
 
-    const opsB = room();
-    const b = await openRig(withRoom(opsB));
+    const second = withApprovalRoom(dir);
+    const opsB = second.ops;
+    const b = await openRig(second.options);
     await until(() => opsB.textsTo("ops-room").length === 1, "the request asked again");
     await opsB.inject({ thread: "ops-room", text: "yes" });
     await until(() => b.executed.length === 1, "the approved tool call");
@@ -218,13 +212,8 @@ describe("runs that suspended before their requests were saved", () => {
   it("are each asked once at boot: the turn in its thread, the run from elsewhere in the approval room", async () => {
     const dir = tempDir();
     await diedBeforeRequestsSaved(dir, true);
-    const ops = createMockGateway({ name: "ops", capabilities: { interactiveActions: false } });
-    const b = await openRig({
-      dir,
-      extraGateways: [ops],
-      channel: "ops",
-      entries: [{ name: "ops", type: "mock", approvalDestination: "ops-room" }],
-    });
+    const { ops, options } = withApprovalRoom(dir);
+    const b = await openRig(options);
     await until(() => b.gateway.decisionRequests.length > 0, "the turn's request");
     await until(() => ops.textsTo("ops-room").length > 0, "the other run's request in the room");
     await b.session.idle();

@@ -3,39 +3,33 @@
 // asked again on every boot.
 import { RunManager } from "@agentsvc/agent-core";
 import { ChatDb } from "@agentsvc/chat-store";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMockGateway } from "../src/testing/index.js";
-import { Gates, type Rig, removeDir, rig, tempDir, testAgent, until } from "./session-harness.js";
+import { crash, diedWhileApprovedRunElsewhereRan, recordedNotRun } from "./recovery-crashes.js";
+import { Gates, tempDir, testAgent, until, useRig, withApprovalRoom } from "./session-harness.js";
 
 const T = "T";
-const dirs: string[] = [];
-const rigs: Rig[] = [];
-afterEach(async () => {
-  for (const r of rigs.splice(0)) await r.close(50);
-  for (const d of dirs.splice(0)) removeDir(d);
-});
+const open = useRig();
 
-function freshDir(): string {
-  const dir = tempDir();
-  dirs.push(dir);
-  return dir;
-}
-
-async function open(options: Parameters<typeof rig>[0]): Promise<Rig> {
-  const r = await rig(options);
-  rigs.push(r);
-  return r;
-}
-
-/** A process that dies: its turns never commit, its store is closed. */
-async function crash(r: Rig): Promise<void> {
-  rigs.splice(rigs.indexOf(r), 1);
-  await r.close(50);
+/** Runs from elsewhere (no gateway origin) that suspended; the process died before any session asked for them. */
+async function suspendedElsewhere(dir: string, users: string[]): Promise<void> {
+  const db = ChatDb.open({ appRoot: dir, path: "data/chat.db" });
+  const runs = new RunManager({
+    agent: testAgent(new Gates(), [], undefined, "ops"),
+    memory: db.createMemory({ canSummarize: false }),
+    runStore: db.runStore,
+    logger: { info() {}, warn() {}, error() {} },
+  });
+  for (const user of users) {
+    const run = runs.start({ input: `use delete_file ${user}.txt`, userId: user, conversationId: "c1" });
+    expect((await run.done).status).toBe("suspended");
+  }
+  db.close();
 }
 
 describe("recovery after a crash", () => {
   it("continues an approved turn whose tool was running on its thread, once, before the message queued behind it", async () => {
-    const dir = freshDir();
+    const dir = tempDir();
     const a = await open({ dir, gatewaySession: { policy: "queue" } });
     await a.gateway.inject({ thread: T, text: "use slow_delete x.txt" });
     await until(() => a.gateway.decisionRequests.length === 1, "the approval request");
@@ -63,26 +57,8 @@ describe("recovery after a crash", () => {
   });
 
   it("continues an approved run that is not a gateway turn on its own, and logs how it ended", async () => {
-    const dir = freshDir();
-    const db = ChatDb.open({ appRoot: dir, path: "data/chat.db" });
-    const stuck = new Gates();
-    const runs = new RunManager({
-      agent: testAgent(stuck, []),
-      memory: db.createMemory({ canSummarize: false }),
-      runStore: db.runStore,
-      logger: { info() {}, warn() {}, error() {} },
-    });
-    const threadId = "api:alice:c1";
-    const first = runs.start({
-      input: "use slow_delete y.txt",
-      threadId,
-      userId: "alice",
-      conversationId: "c1",
-    });
-    expect((await first.done).status).toBe("suspended");
-    await runs.resume(threadId, { decision: "approve" }, { userId: "alice" });
-    await until(() => stuck.calls.length === 1, "the approved tool running");
-    db.close();
+    const dir = tempDir();
+    const threadId = await diedWhileApprovedRunElsewhereRan(dir);
 
     const gates = new Gates();
     gates.openAll();
@@ -101,16 +77,8 @@ describe("recovery after a crash", () => {
   });
 
   it("leaves a message of a gateway that is no longer configured as it is, and says so", async () => {
-    const dir = freshDir();
-    const before = ChatDb.open({ appRoot: dir, path: "data/chat.db" });
-    await before.inbox.accept({
-      gateway: "gone",
-      dedupKey: "g1",
-      thread: T,
-      text: "for a removed gateway",
-      origin: { gateway: "gone", thread: T, author: { id: "user-1" } },
-    });
-    before.close();
+    const dir = tempDir();
+    await recordedNotRun(dir, T, ["for a removed gateway"], "gone");
 
     const r = await open({ dir });
     await r.session.idle();
@@ -124,7 +92,7 @@ describe("recovery after a crash", () => {
   });
 
   it("asks an open request again on every restart, with its expiry, and only once each time", async () => {
-    const dir = freshDir();
+    const dir = tempDir();
     const a = await open({ dir, expiresAfterSeconds: 3_600 });
     // The platform's context of the message (e.g. a Slack channel) goes with the request each time.
     const meta = { channel: "C1" };
@@ -156,35 +124,53 @@ describe("recovery after a crash", () => {
       await crash(b);
     }
   });
-  it("asks once, after a restart, for an approval-channel run that suspended before its request was saved", async () => {
-    const dir = freshDir();
-    const db = ChatDb.open({ appRoot: dir, path: "data/chat.db" });
-    const runs = new RunManager({
-      agent: testAgent(new Gates(), [], undefined, "ops"),
-      memory: db.createMemory({ canSummarize: false }),
-      runStore: db.runStore,
-      logger: { info() {}, warn() {}, error() {} },
-    });
-    // A run from elsewhere (no gateway origin): the process dies before any session asked for it.
-    const run = runs.start({ input: "use delete_file one.txt", userId: "alice", conversationId: "c1" });
-    expect((await run.done).status).toBe("suspended");
-    db.close();
 
-    const ops = createMockGateway({ name: "ops", capabilities: { interactiveActions: false } });
-    const b = await open({
-      dir,
-      extraGateways: [ops],
-      channel: "ops",
-      entries: [{ name: "ops", type: "mock", approvalDestination: "ops-room" }],
-    });
+  it("asks an open request stored without an expiry again without one", async () => {
+    const dir = tempDir();
+    // The store's expiry is optional (a request written by another writer may have none).
+    const db = ChatDb.open({ appRoot: dir, path: "data/chat.db" });
+    const save = db.interactions.save.bind(db.interactions);
+    db.interactions.save = ({ expiresAt: _, ...request }) => save(request);
+    try {
+      const a = await open({ dir, store: db });
+      await a.gateway.inject({ thread: T, text: "use delete_file keep.txt" });
+      await until(() => a.gateway.decisionRequests.length === 1, "the approval request");
+      await crash(a);
+    } finally {
+      db.close();
+    }
+    const b = await open({ dir });
+    await until(() => b.gateway.decisionRequests.length > 0, "the request asked again");
+    expect(b.gateway.decisionRequests[0]).toMatchObject({ toolName: "delete_file" });
+    expect(b.gateway.decisionRequests[0]).not.toHaveProperty("expiresAt");
+  });
+
+  it("asks once, after a restart, for an approval-channel run that suspended before its request was saved", async () => {
+    const dir = tempDir();
+    await suspendedElsewhere(dir, ["alice"]);
+    const { ops, options } = withApprovalRoom(dir);
+    const b = await open(options);
     await until(() => ops.textsTo("ops-room").length > 0, "the request asked in the approval room");
     await b.session.idle();
     expect(ops.textsTo("ops-room")).toHaveLength(1);
     expect(ops.textsTo("ops-room")[0]).toContain("delete_file");
   });
 
+  it("asks after a restart only for the approval-channel runs this session owns", async () => {
+    const dir = tempDir();
+    await suspendedElsewhere(dir, ["alice", "bob"]);
+    const { ops, options } = withApprovalRoom(dir);
+    const b = await open({ ...options, ownsRun: (run) => run.options.userId === "alice" });
+    await until(() => ops.textsTo("ops-room").length > 0, "the owned run's request in the approval room");
+    await b.session.idle();
+    expect(ops.textsTo("ops-room")).toHaveLength(1);
+    expect(ops.textsTo("ops-room")[0]).toContain("alice.txt");
+    // bob's run waits, unasked, for the session that owns it.
+    expect((await b.db.runStore.list()).map((r) => r.options.userId).sort()).toEqual(["alice", "bob"]);
+  });
+
   it("starts and asks nothing for an open request whose gateway is no longer configured", async () => {
-    const dir = freshDir();
+    const dir = tempDir();
     const other = createMockGateway({ name: "other" });
     const a = await open({ dir, extraGateways: [other] });
     await other.inject({ thread: T, text: "use delete_file keep.txt" });

@@ -1,0 +1,78 @@
+// Recovery with a run manager that cannot do all it might: one without the optional methods for
+// continuations a previous process left (RunManagerApi `interrupted`, `continueInterrupted`), and
+// a continuation that is gone by the time recovery continues it.
+import { ChatDb } from "@agentsvc/chat-store";
+import { describe, expect, it } from "vitest";
+import {
+  diedWhileApprovedRunElsewhereRan,
+  diedWhileApprovedToolRan,
+  recordedNotRun,
+} from "./recovery-crashes.js";
+import { type Rig, tempDir, until, useRig } from "./session-harness.js";
+
+const openRig = useRig();
+const errorsOf = (r: Rig) => r.logs.lines().filter((l) => l.level >= 50);
+
+describe("recovery with a run manager", () => {
+  it("that cannot list continuations still runs the message a previous process left", async () => {
+    const dir = tempDir();
+    await recordedNotRun(dir, "U", ["left behind"]);
+    const b = await openRig({ dir, adaptRuns: (runs) => Object.assign(runs, { interrupted: undefined }) });
+    await until(() => b.gateway.textsTo("U").length === 1, "the reply to the message left behind");
+    expect(b.runs.starts.map((s) => s.input)).toEqual(["left behind"]);
+    expect(b.gateway.textsTo("U")[0]).toContain("left behind");
+    expect(errorsOf(b)).toEqual([]);
+  });
+
+  it("that lists continuations but cannot continue them boots, continues none and runs the rest", async () => {
+    const dir = tempDir();
+    await diedWhileApprovedToolRan(openRig, dir, "T");
+    await diedWhileApprovedRunElsewhereRan(dir);
+    await recordedNotRun(dir, "U", ["on another thread"]);
+    const b = await openRig({
+      dir,
+      adaptRuns: (runs) => Object.assign(runs, { continueInterrupted: undefined }),
+    });
+    await until(() => b.gateway.textsTo("U").length === 1, "the reply on the other thread");
+    expect(b.runs.starts.map((s) => s.input)).toEqual(["on another thread"]);
+    expect(b.gateway.textsTo("T")).toEqual([]);
+    expect(b.logs.lines().filter((l) => /continue/.test(String(l.msg)))).toEqual([]);
+    expect(errorsOf(b)).toEqual([]);
+  });
+});
+
+describe("a run elsewhere whose continuation is gone when recovery continues it", () => {
+  it("is logged as an error with its thread, and the boot goes on", async () => {
+    const dir = tempDir();
+    const threadId = await diedWhileApprovedRunElsewhereRan(dir);
+    await recordedNotRun(dir, "U", ["after the boot"]);
+    const db = ChatDb.open({ appRoot: dir, path: "data/chat.db" });
+    try {
+      const b = await openRig({
+        dir,
+        store: db,
+        // Listed, then continued and finished by another process before this one gets to it.
+        adaptRuns: (runs) => {
+          const interrupted = runs.interrupted.bind(runs);
+          Object.assign(runs, {
+            interrupted: async (one?: string) => {
+              const listed = await interrupted(one);
+              await db.runStore.delete(threadId);
+              return listed;
+            },
+          });
+        },
+      });
+      await until(() => b.gateway.textsTo("U").length === 1, "the reply after the boot");
+      const errors = errorsOf(b);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatchObject({ msg: "could not continue an interrupted run", threadId });
+      expect(String((errors[0]?.err as { message?: string })?.message)).toMatch(
+        /no interrupted continuation/,
+      );
+      await b.close();
+    } finally {
+      db.close();
+    }
+  });
+});
