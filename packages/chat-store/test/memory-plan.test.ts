@@ -16,8 +16,8 @@
 import { postgresMissing } from "@agentsvc/pg-test";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { openStore, postgresDriver, postgresUrlOf, tempRoot } from "./helpers.js";
-import { statementsOf, storePg } from "./pg-statements.js";
+import { openStore, tempRoot } from "./helpers.js";
+import { statementsOf, withOwnConnection } from "./pg-statements.js";
 
 /** The prompt window: the short scope holds exactly this many messages. */
 const WINDOW = 20;
@@ -66,11 +66,7 @@ describe.skipIf(postgresMissing)("[postgres] the prompt window's reads", () => {
     it.each(BODIES)(
       `are range scans of the scope index under their LIMIT, for a short and a long scope, ${analyzed ? "after ANALYZE" : "on a table with no statistics"} (messages of $size content)`,
       async ({ body }) => {
-        const appRoot = tempRoot();
-        const db = await postgresDriver.open({ appRoot });
-        const client = new (storePg().Client)({ connectionString: await postgresUrlOf(appRoot) });
-        await client.connect();
-        try {
+        await withOwnConnection(async (db, client) => {
           // 200 conversations of a window's length each, then the long one after all of them.
           await client.query(
             `INSERT INTO memory_messages (user_id, conversation_id, role, body, created_at)
@@ -109,9 +105,7 @@ describe.skipIf(postgresMissing)("[postgres] the prompt window's reads", () => {
               }
             }
           }
-        } finally {
-          await client.end();
-        }
+        });
       },
       60_000,
     );

@@ -5,12 +5,28 @@
 import type { Message } from "@agentsvc/agent-core";
 import { describe, expect, it } from "vitest";
 import type { StoreContext } from "../src/context.js";
+import type { SqliteMemory } from "../src/memory.js";
 import { sql } from "../src/orm.js";
 import { sqliteDriver, tempRoot } from "./helpers.js";
 
 const A = { userId: "alice", conversationId: "shared" };
 const say = (text: string): Message => ({ role: "user", content: text });
 const texts = (messages: Message[]) => messages.map((m) => ("content" in m ? m.content : m.role));
+
+/** A store whose memory holds one committed message, "kept". */
+async function keptOnly() {
+  const db = await sqliteDriver.open();
+  const memory = db.createMemory({ canSummarize: false });
+  await memory.append(A, [say("kept")]);
+  return { db, memory };
+}
+
+/** The prompt holds the committed message only, and the next turn's message follows it. */
+async function expectKeptThenNext(memory: SqliteMemory): Promise<void> {
+  expect(texts(await memory.loadPrompt(A))).toEqual(["kept"]);
+  await memory.append(A, [say("next")]);
+  expect(texts(await memory.loadPrompt(A))).toEqual(["kept", "next"]);
+}
 
 describe("[sqlite] cached prompt window", () => {
   it("matches a fresh read of the file after every turn, with reads and appends in flight together", async () => {
@@ -80,9 +96,7 @@ describe("[sqlite] cached prompt window", () => {
   });
 
   it("rows read inside a transaction that then rolled back do not reach a later prompt", async () => {
-    const db = await sqliteDriver.open();
-    const memory = db.createMemory({ canSummarize: false });
-    await memory.append(A, [say("kept")]);
+    const { db, memory } = await keptOnly();
     await expect(
       db.transaction(async () => {
         await memory.append(A, [say("rolled back")]);
@@ -90,15 +104,11 @@ describe("[sqlite] cached prompt window", () => {
         throw new Error("abort the turn");
       }),
     ).rejects.toThrow("abort the turn");
-    expect(texts(await memory.loadPrompt(A))).toEqual(["kept"]);
-    await memory.append(A, [say("next")]);
-    expect(texts(await memory.loadPrompt(A))).toEqual(["kept", "next"]);
+    await expectKeptThenNext(memory);
   });
 
   it("rows read from a batch whose physical transaction was then lost do not reach a later prompt", async () => {
-    const db = await sqliteDriver.open();
-    const memory = db.createMemory({ canSummarize: false });
-    await memory.append(A, [say("kept")]);
+    const { db, memory } = await keptOnly();
     const { ctx } = db as unknown as { ctx: StoreContext };
     // A transaction held open, so the read below queues instead of reading committed rows at once.
     let open!: () => void;
@@ -122,15 +132,11 @@ describe("[sqlite] cached prompt window", () => {
     await expect(lost).rejects.toThrow();
     await expect(read).rejects.toThrow();
     await expect(drop).rejects.toThrow();
-    expect(texts(await memory.loadPrompt(A))).toEqual(["kept"]);
-    await memory.append(A, [say("next")]);
-    expect(texts(await memory.loadPrompt(A))).toEqual(["kept", "next"]);
+    await expectKeptThenNext(memory);
   });
 
   it("a prompt read while another caller's transaction is open waits for it: its rolled-back rows are never seen", async () => {
-    const db = await sqliteDriver.open();
-    const memory = db.createMemory({ canSummarize: false });
-    await memory.append(A, [say("kept")]);
+    const { db, memory } = await keptOnly();
     let fail!: () => void;
     let written!: () => void;
     const isWritten = new Promise<void>((resolve) => (written = resolve));
@@ -145,8 +151,7 @@ describe("[sqlite] cached prompt window", () => {
     fail();
     await expect(turn).rejects.toThrow("turn failed");
     expect(texts(await read)).toEqual(["kept"]);
-    await memory.append(A, [say("next")]);
-    expect(texts(await memory.loadPrompt(A))).toEqual(["kept", "next"]);
+    await expectKeptThenNext(memory);
   });
 
   it("changing the messages a prompt returned does not change the next prompt", async () => {

@@ -5,21 +5,30 @@
 import type { RunOrigin } from "@agentsvc/agent-core";
 import { postgresMissing } from "@agentsvc/pg-test";
 import { describe, expect, it } from "vitest";
-import { postgresDriver, postgresUrlOf, tempRoot } from "./helpers.js";
-import { type Statement, statementsOf, storePg } from "./pg-statements.js";
+import type { ChatDb } from "../src/index.js";
+import { postgresDriver } from "./helpers.js";
+import { type Statement, statementsOf, withOwnConnection } from "./pg-statements.js";
 
 const origin: RunOrigin = { gateway: "g", thread: "t", meta: {} };
+
+/** `n` text pieces, each on a thread of its own; their row ids in order. */
+const enqueuePieces = (db: ChatDb, n: number) =>
+  db.outbox.enqueue(
+    Array.from({ length: n }, (_, i) => ({
+      gateway: "g",
+      thread: `t${i}`,
+      idemKey: `piece-${i}`,
+      kind: "text" as const,
+      payload: { text: `p${i}` },
+    })),
+  );
 
 const verbs = (sent: Statement[]) =>
   sent.map((s) => s.text.trim().replace(/^\(/, "").split(/\s+/)[0]!.toLowerCase());
 
 describe.skipIf(postgresMissing)("[postgres] round trips of the hot paths", () => {
   it("concurrent inbox accepts share statements; each caller gets its own id or duplicate, committed when answered", async () => {
-    const appRoot = tempRoot();
-    const db = await postgresDriver.open({ appRoot });
-    const reader = new (storePg().Client)({ connectionString: await postgresUrlOf(appRoot) });
-    await reader.connect();
-    try {
+    await withOwnConnection(async (db, reader) => {
       await db.inbox.accept({ gateway: "g", dedupKey: "seen", thread: "t0", text: "old", origin });
       const keys = Array.from({ length: 60 }, (_, i) => `k${i}`);
       // Two callers with one key in the same burst, and one key stored before it.
@@ -56,9 +65,7 @@ describe.skipIf(postgresMissing)("[postgres] round trips of the hot paths", () =
       const ids = results.slice(0, 60).map((r) => (r as { id: number }).id);
       expect(new Set(ids).size).toBe(60);
       for (const [i, id] of ids.entries()) expect((await db.inbox.get(id))?.text).toBe(`m${i}`);
-    } finally {
-      await reader.end();
-    }
+    });
   }, 60_000);
 
   it("a row the database refuses in a shared statement fails only its own accept", async () => {
@@ -139,15 +146,7 @@ describe.skipIf(postgresMissing)("[postgres] round trips of the hot paths", () =
 
   it("pieces marked sent together share statements; each caller learns if it moved its own row, with its own platform id", async () => {
     const db = await postgresDriver.open();
-    const ids = await db.outbox.enqueue(
-      Array.from({ length: 12 }, (_, i) => ({
-        gateway: "g",
-        thread: `t${i}`,
-        idemKey: `piece-${i}`,
-        kind: "text" as const,
-        payload: { text: `p${i}` },
-      })),
-    );
+    const ids = await enqueuePieces(db, 12);
     expect(await db.outbox.markSent(ids[11]!, "early")).toBe(true);
     let results: boolean[] = [];
     const sent = await statementsOf(async () => {
@@ -171,15 +170,7 @@ describe.skipIf(postgresMissing)("[postgres] round trips of the hot paths", () =
 
   it("pieces marked sent together without platform ids are all marked", async () => {
     const db = await postgresDriver.open();
-    const ids = await db.outbox.enqueue(
-      Array.from({ length: 5 }, (_, i) => ({
-        gateway: "g",
-        thread: `t${i}`,
-        idemKey: `none-${i}`,
-        kind: "text" as const,
-        payload: { text: `p${i}` },
-      })),
-    );
+    const ids = await enqueuePieces(db, 5);
     expect(await Promise.all(ids.map((id) => db.outbox.markSent(id)))).toEqual(ids.map(() => true));
     for (const id of ids) expect(await db.outbox.get(id)).toMatchObject({ status: "sent", platformId: null });
   }, 60_000);

@@ -3,6 +3,8 @@
 // wrapper is installed on the `pg` module @agentsvc/store-postgres loads (the same instance its
 // pools use), so BEGIN, SAVEPOINT and COMMIT are counted with the statements between them.
 import { createRequire } from "node:module";
+import type { ChatDb } from "../src/index.js";
+import { postgresDriver, postgresUrlOf, tempRoot } from "./helpers.js";
 
 /** The part of node-postgres the tests use (chat-store does not depend on pg or its types). */
 interface PgClient {
@@ -23,6 +25,24 @@ export interface Statement {
 export function storePg(): Pg {
   const storePostgres = createRequire(import.meta.url).resolve("@agentsvc/store-postgres");
   return createRequire(storePostgres)("pg") as Pg;
+}
+
+/**
+ * A PostgreSQL store in a fresh database and a connection of the test's own to it: a row that
+ * connection reads has been committed. The connection is closed once `work` has settled.
+ */
+export async function withOwnConnection(
+  work: (db: ChatDb, client: PgClient) => Promise<void>,
+): Promise<void> {
+  const appRoot = tempRoot();
+  const db = await postgresDriver.open({ appRoot });
+  const client = new (storePg().Client)({ connectionString: await postgresUrlOf(appRoot) });
+  await client.connect();
+  try {
+    await work(db, client);
+  } finally {
+    await client.end();
+  }
 }
 
 /** Records the statements sent while `work` runs (every connection of this process). */
