@@ -64,10 +64,12 @@ export class GroupCommit {
         transaction,
         settle: (outcome) => (outcome.ok ? resolve(outcome.value as T) : reject(outcome.error)),
       });
-      // Idle store: flush at once (in a microtask, so calls made in the same tick share it).
+      // Idle store: flush once the event loop has run the callbacks already due (setImmediate),
+      // so the operations that the requests read in the same poll phase share one physical
+      // transaction; no timer, nothing waits for more work to arrive.
       if (!this.#flushing && !this.#scheduled) {
         this.#scheduled = true;
-        queueMicrotask(() => void this.#flush());
+        setImmediate(() => void this.#flush());
       }
     });
   }

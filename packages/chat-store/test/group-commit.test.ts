@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync, stat } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { MAX_BATCH } from "../src/group-commit.js";
+import { GroupCommit, MAX_BATCH } from "../src/group-commit.js";
+import { reuseStatements } from "../src/statement-cache.js";
 import type { ChatDb } from "../src/index.js";
 import { openStore } from "./helpers.js";
 
@@ -35,6 +39,23 @@ function committedKeys(db: ChatDb): Set<string> {
   } finally {
     raw.close();
   }
+}
+
+/**
+ * Runs `fn` inside an I/O callback, as a request handler runs: from there Node runs the check
+ * phase (setImmediate) before the next timers phase, whatever the machine's load.
+ */
+function inIoCallback<T>(fn: () => T): Promise<T> {
+  return new Promise((resolve, reject) => stat(".", (error) => (error ? reject(error) : resolve(fn()))));
+}
+
+function zeroTimer(order: string[]): Promise<void> {
+  return new Promise((resolve) =>
+    setTimeout(() => {
+      order.push("timer");
+      resolve();
+    }, 0),
+  );
 }
 
 describe("group commit (SQLite)", () => {
@@ -108,7 +129,7 @@ describe("group commit (SQLite)", () => {
     expect(walFrames(db) - before).toBeLessThan(40); // still grouped, not 50 commits
   });
 
-  it("a write on an idle store is not held back: it commits and its sync starts before a 0 ms timer fires", async () => {
+  it("a write on an idle store is not held back: made while reading a request, it commits and its sync starts before a 0 ms timer fires", async () => {
     const order: string[] = [];
     const db = openStore({
       path: "./chat.db",
@@ -118,16 +139,42 @@ describe("group commit (SQLite)", () => {
     });
     await accept(db, -1);
     order.length = 0;
-    const timer = new Promise<void>((resolve) =>
-      setTimeout(() => {
-        order.push("timer");
-        resolve();
-      }, 0),
-    );
-    await accept(db, 1);
-    order.push("write");
-    await timer;
+    const { timer, write } = await inIoCallback(() => ({
+      timer: zeroTimer(order),
+      write: accept(db, 1).then(() => void order.push("write")),
+    }));
+    await Promise.all([timer, write]);
     expect(order).toEqual(["sync", "write", "timer"]);
+  });
+
+  it("writes made while the same poll phase's requests are read share one physical transaction", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "agentsvc-group-"));
+    const sqlite = new Database(join(dir, "g.db"));
+    try {
+      sqlite.exec("CREATE TABLE t (v TEXT)");
+      let commits = 0;
+      const exec = sqlite.exec.bind(sqlite);
+      sqlite.exec = (sql: string) => {
+        if (sql === "COMMIT") commits++;
+        return exec(sql);
+      };
+      const group = new GroupCommit(sqlite, { busyTimeoutMs: 1000, writes: reuseStatements(sqlite) });
+      const insert = (v: string) =>
+        group.run(async () => sqlite.prepare("INSERT INTO t VALUES (?)").run(v), true);
+      // Two requests read in one poll phase, each callback making its write: a flush started in a
+      // microtask would commit the first before the second callback ran.
+      const writes: Promise<unknown>[] = [];
+      await Promise.all([
+        inIoCallback(() => writes.push(insert("a"))),
+        inIoCallback(() => writes.push(insert("b"))),
+      ]);
+      await Promise.all(writes);
+      expect(sqlite.prepare("SELECT v FROM t ORDER BY v").pluck().all()).toEqual(["a", "b"]);
+      expect(commits).toBe(1);
+    } finally {
+      sqlite.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("durability process: a write on an idle store is answered before a 0 ms timer fires, and nothing syncs", async () => {
@@ -135,15 +182,11 @@ describe("group commit (SQLite)", () => {
     const db = openStore({ path: "./chat.db", durability: "process", flushWal: async () => void syncs++ });
     await accept(db, -1);
     const order: string[] = [];
-    const timer = new Promise<void>((resolve) =>
-      setTimeout(() => {
-        order.push("timer");
-        resolve();
-      }, 0),
-    );
-    await accept(db, 1);
-    order.push("write");
-    await timer;
+    const { timer, write } = await inIoCallback(() => ({
+      timer: zeroTimer(order),
+      write: accept(db, 1).then(() => void order.push("write")),
+    }));
+    await Promise.all([timer, write]);
     expect(order).toEqual(["write", "timer"]);
     expect(committedKeys(db)).toEqual(new Set(["e-1", "e1"]));
     expect(syncs).toBe(0);
