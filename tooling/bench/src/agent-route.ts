@@ -1,12 +1,13 @@
 // `/agent/invoke` throughput and `/agent/stream` time to first chunk, each beside a bare Hono
 // handler that calls the same demo model in-process (servers/bare.ts). Each server runs in its
 // own process and the load comes from this one, so the figures are the servers' own capacity.
-import { copyFileSync } from "node:fs";
+import { copyFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import autocannon from "autocannon";
 import { startChildServer } from "./child-server.ts";
 import { freshProject } from "./fresh-project.ts";
-import { machineLoad } from "./proc.ts";
+import { fsyncLatencyMs } from "./disk.ts";
+import { cpuSecondsOf, machineLoad } from "./proc.ts";
 import { fmt, percentile, type Row } from "./stats.ts";
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);
@@ -27,7 +28,9 @@ let conversationSeq = 0;
 async function load(
   url: string,
   ownConversation = false,
-): Promise<{ rps: number; p50: number; p99: number }> {
+  pid?: number,
+): Promise<{ rps: number; p50: number; p99: number; cpuUsPerRequest: number }> {
+  const cpuBefore = pid ? cpuSecondsOf(pid) : Number.NaN;
   const body = (conversationId?: string) =>
     JSON.stringify(
       conversationId ? { input: "hello benchmark", conversationId } : { input: "hello benchmark" },
@@ -54,7 +57,8 @@ async function load(
   });
   if (result.non2xx > 0 || result.errors > 0)
     throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+  const cpuUsPerRequest = pid ? ((cpuSecondsOf(pid) - cpuBefore) * 1e6) / result.requests.total : Number.NaN;
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuUsPerRequest };
 }
 
 async function firstChunkMs(url: string): Promise<number[]> {
@@ -104,27 +108,43 @@ export async function benchAgentRoute(): Promise<Row[]> {
   const durable = await startChildServer(resolve(import.meta.dirname, "servers/route.ts"), {
     BENCH_PROJECT_DIR: dbProject.dir,
   });
+  // The same with durability `process`: the store's own cost without waiting for the disk.
+  const processProject = freshProject("project-db");
+  writeFileSync(join(processProject.dir, "agentsvc.config.yaml"), "store:\n  durability: process\n");
+  const unsynced = await startChildServer(resolve(import.meta.dirname, "servers/route.ts"), {
+    BENCH_PROJECT_DIR: processProject.dir,
+  });
   const before = beforeTree ? await startBefore(beforeTree) : undefined;
   try {
     // Warm both paths before measuring.
     await load(`${bare.url}/invoke`).catch(() => undefined);
     await load(`${full.url}/agent/invoke`, true).catch(() => undefined);
     await load(`${durable.url}/agent/invoke`, true).catch(() => undefined);
+    await load(`${unsynced.url}/agent/invoke`, true).catch(() => undefined);
     if (before) await load(`${before.server.url}/agent/invoke`, true).catch(() => undefined);
     type Load = Awaited<ReturnType<typeof load>>;
-    const rounds: { bare: Load; node: Load; full: Load; db: Load; old?: Load }[] = [];
+    const rounds: { bare: Load; node: Load; full: Load; db: Load; unsynced: Load; old?: Load }[] = [];
     for (let i = 0; i < ROUNDS; i++) {
-      const bareRound = await load(`${bare.url}/invoke`);
+      const bareRound = await load(`${bare.url}/invoke`, false, bare.pid);
       const nodeRound = await load(`${bare.url}/invoke-node`);
-      const fullRound = await load(`${full.url}/agent/invoke`, true);
-      const dbRound = await load(`${durable.url}/agent/invoke`, true);
+      const fullRound = await load(`${full.url}/agent/invoke`, true, full.pid);
+      const dbRound = await load(`${durable.url}/agent/invoke`, true, durable.pid);
+      const unsyncedRound = await load(`${unsynced.url}/agent/invoke`, true, unsynced.pid);
       const oldRound = before ? await load(`${before.server.url}/agent/invoke`, true) : undefined;
-      rounds.push({ bare: bareRound, node: nodeRound, full: fullRound, db: dbRound, old: oldRound });
+      rounds.push({
+        bare: bareRound,
+        node: nodeRound,
+        full: fullRound,
+        db: dbRound,
+        unsynced: unsyncedRound,
+        old: oldRound,
+      });
       if (process.env.BENCH_DEBUG)
         console.error(
-          `round ${i + 1}: bare ${fmt(bareRound.rps, 0)} bare-node ${fmt(nodeRound.rps, 0)} route ${fmt(fullRound.rps, 0)} route+database ${fmt(dbRound.rps, 0)}${oldRound ? ` before+database ${fmt(oldRound.rps, 0)}` : ""} req/s (${machineLoad()})`,
+          `round ${i + 1}: bare ${fmt(bareRound.rps, 0)} bare-node ${fmt(nodeRound.rps, 0)} route ${fmt(fullRound.rps, 0)} route+database ${fmt(dbRound.rps, 0)} (process ${fmt(unsyncedRound.rps, 0)})${oldRound ? ` before+database ${fmt(oldRound.rps, 0)}` : ""} req/s; CPU us/request bare ${fmt(bareRound.cpuUsPerRequest, 0)} route ${fmt(fullRound.cpuUsPerRequest, 0)} database ${fmt(dbRound.cpuUsPerRequest, 0)} process ${fmt(unsyncedRound.cpuUsPerRequest, 0)} (${machineLoad()})`,
         );
     }
+    const fsyncMs = fsyncLatencyMs(dbProject.dir);
     rounds.sort((a, b) => a.full.rps / a.bare.rps - b.full.rps / b.bare.rps);
     const median = rounds[Math.floor(rounds.length / 2)] as (typeof rounds)[number];
     const { bare: bareInvoke, node: nodeInvoke, full: fullInvoke } = median;
@@ -132,6 +152,11 @@ export async function benchAgentRoute(): Promise<Row[]> {
     const spread = `${fmt(Math.min(...ratios))}–${fmt(Math.max(...ratios))}`;
     const dbRatios = rounds.map((r) => r.db.rps / r.bare.rps).sort((a, b) => a - b);
     const dbMedian = rounds.find((r) => r.db.rps / r.bare.rps === dbRatios[Math.floor(dbRatios.length / 2)]);
+    const unsyncedRatios = rounds.map((r) => r.unsynced.rps / r.bare.rps).sort((a, b) => a - b);
+    const unsyncedMedian = rounds.find(
+      (r) => r.unsynced.rps / r.bare.rps === unsyncedRatios[Math.floor(unsyncedRatios.length / 2)],
+    );
+    const medianOf = <T>(values: T[], of: (v: T) => number) => percentile(values.map(of), 50);
     const oldRatios = rounds.flatMap((r) => (r.old ? [r.db.rps / r.old.rps] : [])).sort((a, b) => a - b);
     const bareTtfc = percentile(await firstChunkMs(`${bare.url}/stream`), 50);
     const fullTtfc = percentile(await firstChunkMs(`${full.url}/agent/stream`), 50);
@@ -163,6 +188,42 @@ export async function benchAgentRoute(): Promise<Row[]> {
         target: ">= 0.9x",
       },
       {
+        // Each request waits for the sync that makes its turn durable: with CONNECTIONS requests in
+        // flight, no server answers more than CONNECTIONS per sync, whatever its CPU.
+        metric: `/agent/invoke database memory: the disk's ceiling at ${CONNECTIONS} connections (${CONNECTIONS} / fdatasync p50 ${fmt(fsyncMs, 2)} ms, measured in this run)`,
+        value: fmt(dbMedian?.db.rps ?? Number.NaN, 0),
+        baseline: `ceiling ${fmt((CONNECTIONS * 1000) / fsyncMs, 0)}`,
+        ratio: `${fmt((dbMedian?.db.rps ?? Number.NaN) / ((CONNECTIONS * 1000) / fsyncMs))}x`,
+        target: "(no target: how close durability power comes to what the disk allows)",
+      },
+      {
+        metric: `/agent/invoke req/s, database memory with durability process (no wait for the disk; median of ${ROUNDS}; spread ${fmt(unsyncedRatios[0] as number)}–${fmt(unsyncedRatios[unsyncedRatios.length - 1] as number)})`,
+        value: fmt(unsyncedMedian?.unsynced.rps ?? Number.NaN, 0),
+        baseline: fmt(unsyncedMedian?.bare.rps ?? Number.NaN, 0),
+        ratio: `${fmt(unsyncedRatios[Math.floor(unsyncedRatios.length / 2)] as number)}x`,
+        target: "(no target: the store's CPU without the disk)",
+      },
+      {
+        metric:
+          "/agent/invoke server CPU us per request: window memory / database (power) / database (process) vs bare (median round)",
+        value: `${fmt(
+          medianOf(rounds, (r) => r.full.cpuUsPerRequest),
+          0,
+        )} / ${fmt(
+          medianOf(rounds, (r) => r.db.cpuUsPerRequest),
+          0,
+        )} / ${fmt(
+          medianOf(rounds, (r) => r.unsynced.cpuUsPerRequest),
+          0,
+        )}`,
+        baseline: fmt(
+          medianOf(rounds, (r) => r.bare.cpuUsPerRequest),
+          0,
+        ),
+        ratio: `${fmt(medianOf(rounds, (r) => r.db.cpuUsPerRequest) / medianOf(rounds, (r) => r.bare.cpuUsPerRequest))}x (database)`,
+        target: "(CPU per request survives load; throughput does not)",
+      },
+      {
         metric: "/agent/invoke req/s vs a bare handler reading the body from the Node request",
         value: fmt(fullInvoke.rps, 0),
         baseline: fmt(nodeInvoke.rps, 0),
@@ -188,7 +249,9 @@ export async function benchAgentRoute(): Promise<Row[]> {
     await full.stop();
     await bare.stop();
     await durable.stop();
+    await unsynced.stop();
     dbProject.remove();
+    processProject.remove();
     if (before) {
       await before.server.stop();
       before.project.remove();
