@@ -31,7 +31,9 @@ export interface InstanceLinkOptions {
   reconnectMaxMs?: number;
   /**
    * Every this many ms the link runs `SELECT 1`; no answer within the same time counts as a dropped
-   * connection (a half-open socket is otherwise noticed only by TCP). Default 10 000; 0 turns it off.
+   * connection (a half-open socket is otherwise noticed only by TCP). The time runs for the statement
+   * in flight (the `SELECT 1`, or one it waits behind), not while queued behind answered statements.
+   * Default 10 000; 0 turns it off.
    */
   healthCheckMs?: number;
   /**
@@ -363,17 +365,33 @@ export class InstanceLink {
   #startHealthCheck(client: Client): void {
     const every = this.#options.healthCheckMs ?? 10_000;
     if (every <= 0) return;
+    const serial = this.#serial;
     this.#healthTimer = setInterval(() => {
       if (this.#pinging || this.#client !== client) return;
       this.#pinging = true;
+      let sent = false;
       let timer: NodeJS.Timeout | undefined;
+      // The clock is the statement in flight (the SELECT 1 once sent, or one it waits behind): a
+      // statement unanswered for `every` ms is a dead connection, while time spent behind statements
+      // the server answered is a busy link, not a broken one.
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`health check: no answer to SELECT 1 in ${every} ms`)),
-          every,
-        );
+        const check = () => {
+          const since = serial.runningSince;
+          const waited = since === undefined ? 0 : performance.now() - since;
+          if (waited < every) {
+            timer = setTimeout(check, Math.max(1, every - waited));
+            return;
+          }
+          const what = sent ? "SELECT 1" : "a statement SELECT 1 waits behind";
+          reject(new Error(`health check: no answer to ${what} in ${every} ms`));
+        };
+        check();
       });
-      Promise.race([this.#serial(() => client.query("SELECT 1")), timeout])
+      const ping = serial(() => {
+        sent = true;
+        return client.query("SELECT 1");
+      });
+      Promise.race([ping, timeout])
         .catch((error: unknown) => this.#dropped(client, asError(error)))
         .finally(() => {
           clearTimeout(timer);

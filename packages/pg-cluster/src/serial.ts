@@ -2,12 +2,30 @@
 // another runs, but deprecates relying on that (removed in pg 9, with a warning at each process's
 // first overlap); the link's users (lock batches, the bus, health checks) send independently.
 
-/** Runs each task after the previous one settled; a failed task does not stop the next. */
-export function serialQueue(): <T>(task: () => Promise<T>) => Promise<T> {
+export interface SerialQueue {
+  /** Runs `task` after the previous one settled; a failed task does not stop the next. */
+  <T>(task: () => Promise<T>): Promise<T>;
+  /**
+   * When the task running now was started (`performance.now()`), undefined between tasks: how
+   * long the server has had the statement in flight, as opposed to how long a task waited.
+   */
+  readonly runningSince: number | undefined;
+}
+
+export function serialQueue(): SerialQueue {
   let tail: Promise<unknown> = Promise.resolve();
-  return (task) => {
-    const run = tail.then(task, task);
-    tail = run.catch(() => undefined);
+  let since: number | undefined;
+  const done = () => {
+    since = undefined;
+  };
+  const queue = <T>(task: () => Promise<T>): Promise<T> => {
+    const start = () => {
+      since = performance.now();
+      return task();
+    };
+    const run = tail.then(start, start);
+    tail = run.then(done, done);
     return run;
   };
+  return Object.defineProperty(queue, "runningSince", { get: () => since }) as SerialQueue;
 }

@@ -1,6 +1,6 @@
 import { type AddressInfo, createServer } from "node:net";
 import { postgresMissing } from "@agentsvc/pg-test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { Bus, InstanceLink, type LinkLost } from "../src/index.js";
 import { lockHolders, queriesOf, sleep, usePostgres, waitFor } from "./helpers.js";
 
@@ -78,6 +78,83 @@ describe.skipIf(postgresMissing)("InstanceLink against a real PostgreSQL", () =>
     );
     expect(lost).toEqual([]);
     expect(link.connected).toBe(false);
+  });
+
+  describe("the health check's clock (fake timers; statements held by advisory locks a monitor holds)", () => {
+    /** Until the link's session waits for a lock (its statement is in flight on the server). */
+    async function waiting(pid: number, count: number): Promise<void> {
+      for (let i = 0; i < 5_000; i++) {
+        const res = await pg.mon.query("SELECT 1 FROM pg_locks WHERE pid = $1 AND NOT granted", [pid]);
+        if (res.rowCount === count) return;
+        await new Promise((r) => setImmediate(r));
+      }
+      throw new Error(`the link's session never waited for ${count} lock(s)`);
+    }
+
+    /** A link checked every 1000 fake ms, with the fake clock at 500 ms, and its lost reports. */
+    async function fakeClockLink() {
+      vi.useFakeTimers({
+        toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "performance"],
+      });
+      const link = new InstanceLink({ connectionString: pg.url, healthCheckMs: 1000 });
+      const lost: LinkLost[] = [];
+      link.onLost((l) => lost.push(l));
+      await link.connect();
+      await vi.advanceTimersByTimeAsync(500);
+      return { link, lost, pid: link.backendPid! };
+    }
+
+    /** Closes the link, back to real timers, and the monitor gives back the locks it took. */
+    async function release(link: InstanceLink): Promise<void> {
+      await link.close();
+      vi.useRealTimers();
+      await pg.mon.query("SELECT pg_advisory_unlock_all()");
+    }
+
+    it("a SELECT 1 that waited behind statements the server answered in time does not fail it, however long it waited", async () => {
+      await pg.mon.query("SELECT pg_advisory_lock(901), pg_advisory_lock(902)");
+      const { link, lost, pid } = await fakeClockLink();
+      try {
+        const first = link.query("SELECT pg_advisory_lock(901)");
+        const second = link.query("SELECT pg_advisory_lock(902)");
+        await waiting(pid, 1); // the first is in flight from 500 ms
+        await vi.advanceTimersByTimeAsync(500); // 1000 ms: the check's SELECT 1 queues behind both
+        await vi.advanceTimersByTimeAsync(400);
+        await pg.mon.query("SELECT pg_advisory_unlock(901)"); // answered after 900 ms in flight
+        await first;
+        await waiting(pid, 1); // the second is in flight from 1400 ms
+        await vi.advanceTimersByTimeAsync(800); // 2200 ms: SELECT 1 has waited 1200 ms, the second ran 800
+        expect(link.connected).toBe(true);
+        await pg.mon.query("SELECT pg_advisory_unlock(902)");
+        await second;
+        expect(await link.query("SELECT 1 AS one")).toEqual([{ one: 1 }]); // queued after the check's
+        await vi.advanceTimersByTimeAsync(1000); // past every deadline the check could have set
+        expect(lost).toEqual([]);
+        expect(link.connected).toBe(true);
+        expect(link.generation).toBe(1);
+      } finally {
+        await release(link);
+      }
+    });
+
+    it("a statement the SELECT 1 waits behind, unanswered for the check's time, fails it", async () => {
+      await pg.mon.query("SELECT pg_advisory_lock(903)");
+      const { link, lost, pid } = await fakeClockLink();
+      try {
+        const stuck = link.query("SELECT pg_advisory_lock(903)").catch((error: unknown) => error);
+        await waiting(pid, 1); // in flight from 500 ms
+        await vi.advanceTimersByTimeAsync(500); // 1000 ms: the check's SELECT 1 queues behind it
+        expect(lost).toEqual([]);
+        await vi.advanceTimersByTimeAsync(500); // 1500 ms: no answer for 1000 ms
+        expect(lost.map((l) => l.error.message)).toEqual([
+          "health check: no answer to a statement SELECT 1 waits behind in 1000 ms",
+        ]);
+        expect(link.connected).toBe(false);
+        expect(await stuck).toBeInstanceOf(Error);
+      } finally {
+        await release(link);
+      }
+    });
   });
 
   it("a backend that stops answering fails the health check: locks reported lost, the link reconnects", async () => {
