@@ -58,6 +58,11 @@ export interface AgentHandlerOptions {
    * not know answers 421 `reconnect_same_instance` (route the client back: sticky sessions).
    */
   severalInstances?: boolean;
+  /**
+   * `/stream` events arriving within this many ms of the last write go out together in the next
+   * one (see `streamRun`). Default 0: every event is written as soon as it is in the log.
+   */
+  streamCoalesceMs?: number;
 }
 
 type Handler = (c: Context) => Promise<Response>;
@@ -185,12 +190,16 @@ export function createAgentHandlers(options: AgentHandlerOptions): AgentHandlers
             404,
           );
         }
-        return streamRun(c, handle, { after, threadId });
+        return streamRun(c, handle, { after, threadId, coalesceMs: options.streamCoalesceMs });
       }
       const input = requiredInput(body);
       const turn = { userId, conversationId: conversationIdOf(body, fallbackFor(userId)) };
       const started = await startTurn(c, input, threadId, turn);
-      return streamRun(c, started.handle, { after: 0, threadId: started.threadId });
+      return streamRun(c, started.handle, {
+        after: 0,
+        threadId: started.threadId,
+        coalesceMs: options.streamCoalesceMs,
+      });
     }),
 
     batch: guard(async (c) => {

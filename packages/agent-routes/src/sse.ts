@@ -27,9 +27,10 @@ type NodeWriter = (out: ServerResponse) => void;
 export function streamRun(
   c: Context,
   handle: RunHandle,
-  options: { after?: number; threadId?: string } = {},
+  options: { after?: number; threadId?: string; coalesceMs?: number | undefined } = {},
 ): Response {
   const after = options.after ?? firstAfter(handle);
+  const coalesceMs = Math.max(0, options.coalesceMs ?? 0);
   // The id the client knows the thread by (the run's own id unless the route scopes its threads).
   const threadId = options.threadId ?? handle.threadId;
   let feed: SseFeed | undefined;
@@ -38,7 +39,7 @@ export function streamRun(
       pull(controller) {
         // Frames are written when the reader asks (highWaterMark 0): a slow client leaves
         // its events in the run's log, not in this stream's queue.
-        feed ??= new SseFeed(handle, threadId, after, {
+        feed ??= new SseFeed(handle, threadId, after, coalesceMs, {
           send(text) {
             controller.enqueue(bytes(text));
             return false;
@@ -58,7 +59,7 @@ export function streamRun(
     { highWaterMark: 0 },
   );
   const direct: NodeWriter = (out) => {
-    const node = new SseFeed(handle, threadId, after, {
+    const node = new SseFeed(handle, threadId, after, coalesceMs, {
       send(text) {
         if (out.write(text)) return true;
         out.once("drain", node.pump);
@@ -131,6 +132,12 @@ interface FrameOut {
  * One stream's writer: the `thread` frame, then whatever the run's log holds, in batches, then
  * `error`/`done`. It waits on one wake-up callback in the log (not a suspended function and its
  * promises) and, when the output is full, on the output (`pump` again: a pull or a drain).
+ *
+ * With `coalesceMs`, events that arrive within that long of the last write wait for the window's
+ * end and go out together in one write (each still its own frame and id): a browser pays a task
+ * or two per network read, so a model streaming a token every few ms costs its main thread once
+ * per window instead of once per token. The first event after a quiet spell, and the run's end,
+ * go out at once.
  */
 class SseFeed {
   private cursor: Cursor | undefined;
@@ -139,11 +146,15 @@ class SseFeed {
   private waiting = false;
   private finishing = false;
   private stopped = false;
+  /** When events last went out (coalescing), and the timer holding the next write. */
+  private lastWrite = Number.NEGATIVE_INFINITY;
+  private hold: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly handle: RunHandle,
     private readonly threadId: string,
     private readonly after: number,
+    private readonly coalesceMs: number,
     private readonly out: FrameOut,
   ) {
     this.lastId = after;
@@ -151,7 +162,7 @@ class SseFeed {
 
   /** Writes what is buffered; then waits for the log, or for the output to call again. */
   readonly pump = (): void => {
-    if (this.waiting || this.stopped || this.finishing) return;
+    if (this.hold || this.stopped || this.finishing) return;
     let cursor = this.cursor;
     if (!cursor) {
       cursor = this.cursor = cursorOf(this.handle, this.after);
@@ -173,11 +184,11 @@ class SseFeed {
           this.lastId = event.seq;
         }
       }
+      if (this.coalesceMs > 0) this.lastWrite = performance.now();
       if (!this.out.send(text)) return;
     }
     if (!cursor.ended) {
-      this.waiting = true;
-      cursor.wake(this.woken);
+      this.listen();
       return;
     }
     this.finishing = true;
@@ -191,13 +202,48 @@ class SseFeed {
     });
   };
 
+  /** Waits for the log's next event or end (one callback at a time). */
+  private listen(): void {
+    if (this.waiting || !this.cursor) return;
+    this.waiting = true;
+    this.cursor.wake(this.woken);
+  }
+
   private readonly woken = (): void => {
     this.waiting = false;
+    if (this.hold) {
+      // Inside the window only the run's end sends at once; events keep collecting until then.
+      if (!this.runEnded()) {
+        this.listen();
+        return;
+      }
+      clearTimeout(this.hold);
+      this.hold = undefined;
+    } else if (this.coalesceMs > 0 && !this.runEnded()) {
+      const wait = this.lastWrite + this.coalesceMs - performance.now();
+      if (wait > 0) {
+        this.hold = setTimeout(this.release, wait);
+        this.listen();
+        return;
+      }
+    }
     this.pump();
   };
 
+  private readonly release = (): void => {
+    this.hold = undefined;
+    this.pump();
+  };
+
+  /** No more events will come: the segment finished (RunSegment), or the events ended. */
+  private runEnded(): boolean {
+    return (this.handle as { finished?: boolean }).finished === true || this.cursor?.ended === true;
+  }
+
   stop(): void {
     this.stopped = true;
+    if (this.hold) clearTimeout(this.hold);
+    this.hold = undefined;
     this.cursor?.close();
   }
 }

@@ -268,6 +268,34 @@ describe("run control: cancel and steer", () => {
   });
 });
 
+describe("stream writes", () => {
+  it("sends a fast model's tokens a window's worth per network read, every token still its own chunk", async () => {
+    // 80 tokens, one every 5 ms: about 400 ms of streaming, so about 8 windows of 50 ms.
+    const words = Array.from({ length: 80 }, (_, i) => `w${i}`).join(" ");
+    h = await startHarness({ agent: testAgent({ tokenDelayMs: 5, script: [{ text: words }] }) });
+    const res = await postStream(h.base, "/stream", { input: "go", conversationId: "fast" });
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    let readsWithChunks = 0;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      const part = decoder.decode(value, { stream: true });
+      if (part.includes("event: chunk")) readsWithChunks++;
+      text += part;
+    }
+    const chunks = text.split("event: chunk\n").length - 1;
+    const content = [...text.matchAll(/"content":("(?:[^"\\]|\\.)*")/g)]
+      .map((m) => JSON.parse(m[1] as string) as string)
+      .join("");
+    expect(content).toBe(words);
+    expect(chunks).toBeGreaterThanOrEqual(80);
+    // Written per token, nearly every chunk would arrive in a read of its own.
+    expect(readsWithChunks * 4).toBeLessThan(chunks);
+  });
+});
+
 describe("faults", () => {
   it("a client that drops the stream socket mid-turn does not cancel it: the turn completes and is persisted", async () => {
     h = await startHarness({ agent: testAgent({ tokenDelayMs: 20 }) });

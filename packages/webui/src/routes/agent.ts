@@ -7,6 +7,13 @@ import { checkId, defaultConversationId, refuseOthersDefault } from "../fields.j
 import { ScopedRuns } from "../thread-scope.js";
 import type { HonoEnv } from "../types.js";
 
+/**
+ * The page's streams: tokens that arrive within 50 ms of the last write go out in the next one
+ * (every event keeps its frame and id). The page writes a streaming reply at most every 100 ms
+ * anyway; a write per token cost the browser's main thread a network task per token.
+ */
+export const STREAM_COALESCE_MS = 50;
+
 export interface AgentTurnDeps {
   runs: RunManagerApi;
   db: ChatDb;
@@ -29,6 +36,7 @@ export function agentTurnRoutes(deps: AgentTurnDeps): Hono<HonoEnv> {
       resolveUser: () => userId,
       defaultConversation: defaultConversationId,
       severalInstances: deps.severalInstances === true,
+      streamCoalesceMs: STREAM_COALESCE_MS,
       // Ownership before the turn: another user's conversationId is 403 and its row is never touched.
       beforeTurn: async (c, turn) => {
         // The same id rule as every other route: a blank or control-character id would create a

@@ -6,6 +6,7 @@ import { badInput } from "../errors.js";
 import { idField, optionalString } from "../fields.js";
 import { ScopedRuns } from "../thread-scope.js";
 import type { HonoEnv } from "../types.js";
+import { STREAM_COALESCE_MS } from "./agent.js";
 
 const DECISIONS: readonly DecisionKind[] = ["approve", "reject", "edit"];
 
@@ -36,7 +37,7 @@ export function resumeRoute(runs: RunManagerApi): Hono<HonoEnv> {
       ...(decision === "edit" ? { editedData: body.editedData } : {}),
       ...(reason !== undefined ? { reason } : {}),
     });
-    return streamRun(c, handle);
+    return streamRun(c, handle, { coalesceMs: STREAM_COALESCE_MS });
   });
   return app;
 }
