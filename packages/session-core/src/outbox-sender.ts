@@ -131,7 +131,7 @@ export class OutboxSender {
   /** Stops after the sends in flight; pending pieces stay for the next start. */
   async stop(): Promise<void> {
     this.#running = false;
-    if (this.#timer) clearTimeout(this.#timer);
+    clearTimeout(this.#timer);
     this.#timer = undefined;
     await this.settled();
   }
@@ -150,7 +150,7 @@ export class OutboxSender {
       next = Date.now() + this.#baseDelayMs;
     }
     if (!this.#running || this.#pumping) return;
-    if (this.#timer) clearTimeout(this.#timer);
+    clearTimeout(this.#timer);
     // Nothing due soon: look again after idlePollMs for pieces requeued behind our back.
     next = Math.min(next ?? Number.POSITIVE_INFINITY, Date.now() + this.#idlePollMs);
     // A held gateway's pieces are due and never sent: they hide when the others are due, so look

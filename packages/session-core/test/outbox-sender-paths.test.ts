@@ -1,80 +1,22 @@
 // The outbox sender's other paths: pieces it cannot send (gateway gone, no way to ask), decided
 // notices, a gateway held for its credentials, a store that cannot answer, and what it reports.
-import { pino } from "pino";
-import { afterEach, describe, expect, it } from "vitest";
-import { GatewayRegistry, type InteractionRequest, type SendOutcome } from "../src/index.js";
-import { OutboxSender } from "../src/outbox-sender.js";
-import { createMemorySessionStore, MockGateway } from "../src/testing/index.js";
+import { describe, expect, it } from "vitest";
+import { MockGateway } from "../src/testing/index.js";
+import { piece, request, statuses, useSender } from "./outbox-harness.js";
 import { until } from "./session-harness.js";
 
-const piece = (gateway: string, thread: string, key: string) => ({
-  gateway,
-  thread,
-  idemKey: key,
-  kind: "text" as const,
-  payload: { text: key },
-});
-
-const request = (requestId: string): InteractionRequest => ({
-  requestId,
-  threadId: "gw:mock:A",
-  gateway: "mock",
-  thread: "A",
-  allowedDecisions: ["approve", "reject"],
-  toolName: "delete_file",
-  arguments: { note: "x" },
-  prompt: "Allow delete_file?",
-  createdAt: 1,
-});
-
-let sender: OutboxSender | undefined;
-afterEach(async () => {
-  await sender?.stop();
-  sender = undefined;
-});
-
-function setUp(
-  gateways: MockGateway[],
-  options: ConstructorParameters<typeof OutboxSender>[0]["options"] = {},
-) {
-  const store = createMemorySessionStore();
-  const registry = new GatewayRegistry();
-  for (const g of gateways) registry.register(g);
-  const lines: Record<string, unknown>[] = [];
-  const logger = pino(
-    { level: "info" },
-    { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
-  );
-  const outcomes: [string, SendOutcome][] = [];
-  const sending: string[] = [];
-  const credentials: string[] = [];
-  const elsewhere: number[] = [];
-  sender = new OutboxSender({
-    store,
-    registry,
-    loggerFor: () => logger,
-    logger,
-    options,
-    observer: {
-      onSending: (g) => sending.push(g),
-      onSent: (g, outcome) => outcomes.push([g, outcome]),
-    },
-    onCredentials: (g) => credentials.push(g.name),
-    elsewhere: () => elsewhere.push(1),
-  });
-  return { store, sender, lines, outcomes, sending, credentials, elsewhere };
-}
-
-const statuses = async (
-  store: ReturnType<typeof createMemorySessionStore>,
-  gateway: string,
-  thread: string,
-) => (await store.outbox.list(gateway, thread)).map((r) => [r.status, r.attempts]);
+const setUp = useSender();
 
 describe("outbox pieces that cannot be sent", () => {
   it("dead-letters a piece whose gateway is not registered, logging its gateway, and sends the others", async () => {
     const mock = new MockGateway({ name: "mock" });
     const { store, sender, lines } = setUp([mock]);
+    const reasons: string[] = [];
+    const markDead = store.outbox.markDead.bind(store.outbox);
+    store.outbox.markDead = (id, reason) => {
+      reasons.push(reason);
+      return markDead(id, reason);
+    };
     await store.outbox.enqueue([piece("gone", "A", "g1"), piece("mock", "B", "m1")]);
     sender.start();
     await until(() => mock.textsTo("B").length === 1, "the registered gateway's piece");
@@ -84,6 +26,8 @@ describe("outbox pieces that cannot be sent", () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({ gateway: "gone", thread: "A" });
     expect(String(errors[0]?.msg)).toContain("not registered");
+    // The reason `agentsvc outbox list` shows for the dead letter.
+    expect(reasons).toEqual(['gateway "gone" is not registered']);
   });
 
   it("dead-letters an approval request after one attempt on a gateway that cannot ask", async () => {
@@ -122,6 +66,51 @@ describe("decided notices", () => {
     expect(await statuses(store, "mock", "A")).toEqual([
       ["sent", 1],
       ["sent", 1],
+    ]);
+  });
+
+  it("name the message of their own request, not of another piece earlier in the thread", async () => {
+    const mock = new MockGateway({ name: "mock" });
+    const { store, sender } = setUp([mock]);
+    await store.outbox.enqueue([
+      piece("mock", "A", "before"),
+      { gateway: "mock", thread: "A", idemKey: "r1:render", kind: "approval", payload: request("r1") },
+      {
+        gateway: "mock",
+        thread: "A",
+        idemKey: "r1:decided",
+        kind: "decided",
+        payload: { requestId: "r1", decision: "approve", decidedBy: "user-1" },
+      },
+    ]);
+    sender.start();
+    await until(() => mock.decided.length === 1, "the decided notice");
+    await sender.settled();
+    const [text, card] = await store.outbox.list("mock", "A");
+    expect(card?.platformId).not.toBe(text?.platformId);
+    expect(mock.decided[0]?.requestMessageId).toBe(card?.platformId);
+  });
+
+  it("go out without a message to update when their request was not shown in this thread", async () => {
+    const mock = new MockGateway({ name: "mock" });
+    const { store, sender, outcomes } = setUp([mock]);
+    await store.outbox.enqueue([
+      piece("mock", "A", "before"),
+      {
+        gateway: "mock",
+        thread: "A",
+        idemKey: "r1:decided",
+        kind: "decided",
+        payload: { requestId: "r1", decision: "reject", decidedBy: "user-1" },
+      },
+    ]);
+    sender.start();
+    await until(() => mock.decided.length === 1, "the decided notice");
+    await sender.settled();
+    expect(mock.decided).toEqual([{ requestId: "r1", decision: "reject", decidedBy: "user-1" }]);
+    expect(outcomes).toEqual([
+      ["mock", "sent"],
+      ["mock", "sent"],
     ]);
   });
 
@@ -198,7 +187,30 @@ describe("the sender's own state", () => {
     // Written behind the sender's back: only its next look finds it.
     await store.outbox.enqueue([piece("mock", "A", "late")]);
     await until(() => mock.textsTo("A").length === 1, "the piece found by the next look", 5_000);
-    expect(lines.some((l) => l.level === 40 && l.msg === "outbox: cannot read the next due time")).toBe(true);
+    expect(lines.find((l) => l.msg === "outbox: cannot read the next due time")).toMatchObject({
+      level: 40,
+      err: "database unreachable",
+    });
+  });
+
+  it("logs a store that fails during a pass, keeps the piece pending and sends it at the next look", async () => {
+    const mock = new MockGateway({ name: "mock" });
+    const { store, sender, lines } = setUp([mock], { baseDelayMs: 20 });
+    const due = store.outbox.due.bind(store.outbox);
+    let failures = 1;
+    store.outbox.due = async (now, limit) => {
+      if (failures-- > 0) throw new Error("database unreachable");
+      return due(now, limit);
+    };
+    await store.outbox.enqueue([piece("mock", "A", "a1")]);
+    sender.start();
+    await sender.settled();
+    expect(mock.sent).toEqual([]);
+    expect(await statuses(store, "mock", "A")).toEqual([["pending", 0]]);
+    expect(lines.filter((l) => l.level === 50)).toMatchObject([
+      { msg: "outbox: the store failed while sending", err: "database unreachable" },
+    ]);
+    await until(() => mock.textsTo("A").length === 1, "the piece sent at the next look");
   });
 
   it("reports each send as it begins and how it settled", async () => {

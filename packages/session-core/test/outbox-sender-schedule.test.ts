@@ -1,0 +1,375 @@
+// When the outbox sender looks at the queue: one pass at a time, a wake during a pass answered by
+// one more pass, the next look armed for the next due piece (later while a gateway is held, soon
+// after the store failed), nothing armed or read once stopped, and no timer keeping the process up.
+// Time is vitest's fake clock: setTimeout and Date only, so promises and setImmediate run as usual.
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { MockGateway } from "../src/testing/index.js";
+import { GatedGateway, piece, statuses, useSender } from "./outbox-harness.js";
+
+const setUp = useSender();
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** Lets every pending promise chain run (setImmediate is not faked). */
+async function flush(turns = 20): Promise<void> {
+  for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Flushes until `check` holds (a chain of promises, no clock involved). */
+async function flushUntil(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (check()) return;
+    await flush(1);
+  }
+  throw new Error(`${what} not reached`);
+}
+
+/** Counts the store's reads of due pieces (with the limits asked for) and of the next due time. */
+function countReads(store: ReturnType<typeof setUp>["store"]) {
+  const reads = { due: [] as (number | undefined)[], nextDueAt: 0 };
+  const due = store.outbox.due.bind(store.outbox);
+  const nextDueAt = store.outbox.nextDueAt.bind(store.outbox);
+  store.outbox.due = (now, limit) => {
+    reads.due.push(limit);
+    return due(now, limit);
+  };
+  store.outbox.nextDueAt = () => {
+    reads.nextDueAt += 1;
+    return nextDueAt();
+  };
+  return reads;
+}
+
+describe("a sender that is not running", () => {
+  it("passes a wake before its start on to whoever sends, and sends nothing itself", async () => {
+    const mock = new MockGateway({ name: "mock" });
+    const { store, sender, elsewhere } = setUp([mock]);
+    await store.outbox.enqueue([piece("mock", "A", "a1")]);
+    sender.wake();
+    await flush();
+    expect(elsewhere).toEqual([1]);
+    expect(mock.sent).toEqual([]);
+    expect(await statuses(store, "mock", "A")).toEqual([["pending", 0]]);
+  });
+
+  it("ignores a wake when nobody else sends (no elsewhere given)", async () => {
+    const mock = new MockGateway({ name: "mock" });
+    const { store, sender } = setUp([mock], {}, { elsewhere: false });
+    await store.outbox.enqueue([piece("mock", "A", "a1")]);
+    expect(() => sender.wake()).not.toThrow();
+    await flush();
+    expect(mock.sent).toEqual([]);
+  });
+
+  it("says whether a piece is due without sending it", async () => {
+    const mock = new MockGateway({ name: "mock" });
+    const { store, sender } = setUp([mock]);
+    expect(await sender.hasDue()).toBe(false);
+    await store.outbox.enqueue([{ ...piece("mock", "A", "a1"), notBefore: Date.now() + 1_000 }]);
+    expect(await sender.hasDue()).toBe(false);
+    expect(await sender.hasDue(Date.now() + 1_000)).toBe(true);
+    expect(mock.sent).toEqual([]);
+  });
+
+  it("reads one row to say a piece is due when the first due piece can be sent", async () => {
+    const mock = new MockGateway({ name: "mock" });
+    const { store, sender } = setUp([mock]);
+    await store.outbox.enqueue([
+      piece("mock", "A", "a1"),
+      piece("mock", "B", "b1"),
+      piece("mock", "C", "c1"),
+    ]);
+    const reads = countReads(store);
+    expect(await sender.hasDue()).toBe(true);
+    expect(reads.due).toEqual([1]);
+  });
+});
+
+describe("passes over the queue", () => {
+  it("a start with nothing queued reads the queue once, then looks again after idlePollMs", async () => {
+    const mock = new MockGateway({ name: "mock" });
+    const { store, sender } = setUp([mock], { idlePollMs: 5_000 });
+    const reads = countReads(store);
+    sender.start();
+    await sender.settled();
+    await flush();
+    expect(reads.due).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(4_999);
+    expect(reads.due).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    await sender.settled();
+    expect(reads.due).toHaveLength(2);
+  });
+
+  it("a wake while a piece is in flight does not send that piece a second time", async () => {
+    const gated = new GatedGateway({ name: "mock" });
+    const { store, sender } = setUp([gated]);
+    await store.outbox.enqueue([piece("mock", "A", "a1")]);
+    sender.start();
+    await flushUntil(() => gated.inFlight === 1, "the send in flight");
+    sender.wake();
+    await flush();
+    gated.openAll();
+    await flush();
+    gated.openAll();
+    await sender.settled();
+    expect(gated.mostInFlight).toBe(1);
+    expect(gated.textsTo("A")).toEqual(["a1"]);
+    expect(await statuses(store, "mock", "A")).toEqual([["sent", 1]]);
+  });
+
+  it("a piece queued as a pass finds nothing more goes out at once, not at the next timed look", async () => {
+    const mock = new MockGateway({ name: "mock" });
+    const { store, sender } = setUp([mock]);
+    const due = store.outbox.due.bind(store.outbox);
+    let queued = false;
+    store.outbox.due = async (now, limit) => {
+      const rows = await due(now, limit);
+      if (rows.length === 0 && !queued) {
+        // Another turn writes its reply and wakes the sender just as this pass ends.
+        queued = true;
+        await store.outbox.enqueue([piece("mock", "B", "late")]);
+        sender.wake();
+      }
+      return rows;
+    };
+    sender.start();
+    await sender.settled();
+    // No clock advanced: only the pass the wake asked for can have sent it.
+    expect(mock.textsTo("B")).toEqual(["late"]);
+  });
+
+  it("settles only once the send in flight has been recorded", async () => {
+    const gated = new GatedGateway({ name: "mock" });
+    const { store, sender, outcomes } = setUp([gated]);
+    await store.outbox.enqueue([piece("mock", "A", "a1")]);
+    sender.start();
+    await flushUntil(() => gated.inFlight === 1, "the send in flight");
+    gated.openAll();
+    await sender.settled();
+    expect(outcomes).toEqual([["mock", "sent"]]);
+  });
+
+  it("never has more sends in flight than its concurrency, also when a held gateway's piece comes first", async () => {
+    const gated = new GatedGateway({ name: "mock" });
+    const held = new MockGateway({ name: "held" });
+    const { store, sender } = setUp([gated, held], { concurrency: 2 });
+    sender.hold("held");
+    await store.outbox.enqueue([
+      piece("held", "H", "h1"),
+      piece("mock", "A", "a1"),
+      piece("mock", "B", "b1"),
+      piece("mock", "C", "c1"),
+    ]);
+    sender.start();
+    await flushUntil(() => gated.inFlight >= 2, "sends in flight");
+    await flush();
+    while (gated.sent.length < 3) {
+      gated.openAll();
+      await flush(1);
+    }
+    await sender.settled();
+    expect(gated.mostInFlight).toBe(2);
+    expect(held.sent).toEqual([]);
+  });
+});
+
+describe("a held gateway", () => {
+  it("gets nothing sent through it; its pieces stay pending and uncounted while others go out", async () => {
+    const mock = new MockGateway({ name: "mock" });
+    const other = new MockGateway({ name: "other" });
+    const { store, sender } = setUp([mock, other]);
+    sender.hold("mock");
+    await store.outbox.enqueue([piece("mock", "A", "a1"), piece("other", "B", "b1")]);
+    sender.start();
+    await sender.settled();
+    expect(other.textsTo("B")).toEqual(["b1"]);
+    expect(mock.sent).toEqual([]);
+    expect(await statuses(store, "mock", "A")).toEqual([["pending", 0]]);
+    expect(await sender.hasDue()).toBe(false);
+  });
+
+  it("makes the sender look again after baseDelayMs, not over and over while its pieces stay due", async () => {
+    const mock = new MockGateway({ name: "mock" });
+    const { store, sender } = setUp([mock], { baseDelayMs: 1_000, idlePollMs: 600_000 });
+    sender.hold("mock");
+    await store.outbox.enqueue([piece("mock", "A", "a1")]);
+    const reads = countReads(store);
+    sender.start();
+    await sender.settled();
+    await flush();
+    await vi.advanceTimersByTimeAsync(999);
+    expect(reads.due).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    await sender.settled();
+    expect(reads.due).toHaveLength(2);
+  });
+});
+
+describe("the next timed look", () => {
+  it("comes when the next piece is due, sooner than baseDelayMs when nothing is held", async () => {
+    const mock = new MockGateway({ name: "mock" });
+    const { store, sender } = setUp([mock], { baseDelayMs: 1_000 });
+    await store.outbox.enqueue([{ ...piece("mock", "A", "a1"), notBefore: Date.now() + 100 }]);
+    sender.start();
+    await sender.settled();
+    await flush();
+    expect(mock.sent).toEqual([]);
+    await vi.advanceTimersByTimeAsync(100);
+    await sender.settled();
+    expect(mock.textsTo("A")).toEqual(["a1"]);
+  });
+
+  it("is moved by every pass: a wake in between puts the idle look idlePollMs after that pass", async () => {
+    const mock = new MockGateway({ name: "mock" });
+    const { store, sender } = setUp([mock], { idlePollMs: 5_000 });
+    const reads = countReads(store);
+    sender.start();
+    await sender.settled();
+    await flush();
+    await vi.advanceTimersByTimeAsync(1_000);
+    await store.outbox.enqueue([piece("mock", "A", "a1")]);
+    sender.wake();
+    await sender.settled();
+    await flush();
+    const afterWake = reads.due.length;
+    await vi.advanceTimersByTimeAsync(4_000);
+    expect(reads.due).toHaveLength(afterWake);
+    await vi.advanceTimersByTimeAsync(1_000);
+    await sender.settled();
+    expect(reads.due).toHaveLength(afterWake + 1);
+  });
+
+  it("after the store could not say when, comes baseDelayMs later rather than at once", async () => {
+    const mock = new MockGateway({ name: "mock" });
+    const { store, sender } = setUp([mock], { baseDelayMs: 1_000, idlePollMs: 600_000 });
+    let asked = 0;
+    store.outbox.nextDueAt = async () => {
+      asked += 1;
+      throw new Error("database unreachable");
+    };
+    sender.start();
+    await sender.settled();
+    await flush();
+    expect(asked).toBe(1);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(asked).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    await sender.settled();
+    await flush();
+    expect(asked).toBe(2);
+  });
+
+  it("is an unref'd timer: an idle sender does not keep the process alive", async () => {
+    vi.useRealTimers();
+    const timers = vi.spyOn(globalThis, "setTimeout");
+    try {
+      const mock = new MockGateway({ name: "mock" });
+      const { sender } = setUp([mock], { idlePollMs: 600_000 });
+      sender.start();
+      await sender.settled();
+      await flushUntil(() => timers.mock.calls.some((call) => call[1] === 600_000), "the idle look armed");
+      const index = timers.mock.calls.findIndex((call) => call[1] === 600_000);
+      const timer = timers.mock.results[index]?.value as NodeJS.Timeout;
+      expect(timer.hasRef()).toBe(false);
+    } finally {
+      timers.mockRestore();
+    }
+  });
+});
+
+describe("a stopped sender", () => {
+  it("has no timed look left that would fire after the stop", async () => {
+    const mock = new MockGateway({ name: "mock" });
+    const { store, sender, elsewhere } = setUp([mock], { idlePollMs: 5_000 });
+    const reads = countReads(store);
+    sender.start();
+    await sender.settled();
+    await flush();
+    await sender.stop();
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(elsewhere).toEqual([]);
+    expect(reads.due).toHaveLength(1);
+  });
+
+  it("arms nothing when it stops while reading the next due time", async () => {
+    const mock = new MockGateway({ name: "mock" });
+    const { store, sender, elsewhere } = setUp([mock], { idlePollMs: 5_000 });
+    let answer: (at: number | undefined) => void = () => {};
+    store.outbox.nextDueAt = () => new Promise((resolve) => (answer = resolve));
+    sender.start();
+    await sender.settled();
+    await flush();
+    await sender.stop();
+    answer(undefined);
+    await flush();
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(elsewhere).toEqual([]);
+  });
+
+  it("does not read the store again once stopped during a send (the store may be closed next)", async () => {
+    const gated = new GatedGateway({ name: "mock" });
+    const { store, sender } = setUp([gated]);
+    const reads = countReads(store);
+    await store.outbox.enqueue([piece("mock", "A", "a1")]);
+    sender.start();
+    await flushUntil(() => gated.inFlight === 1, "the send in flight");
+    const stopped = sender.stop();
+    gated.openAll();
+    await stopped;
+    await flush();
+    expect(reads.nextDueAt).toBe(0);
+    expect(await statuses(store, "mock", "A")).toEqual([["sent", 1]]);
+  });
+
+  it("leaves no timer behind after a send, not even the send's own time limit", async () => {
+    const mock = new MockGateway({ name: "mock" });
+    const { store, sender } = setUp([mock]);
+    await store.outbox.enqueue([piece("mock", "A", "a1")]);
+    sender.start();
+    await sender.settled();
+    await flush();
+    await sender.stop();
+    await flush();
+    expect(mock.textsTo("A")).toEqual(["a1"]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe("a failed send", () => {
+  it("is tried again baseDelayMs later (plus at most 20% jitter)", async () => {
+    const mock = new MockGateway({ name: "mock" });
+    mock.failures.push({ status: 500 });
+    const { store, sender } = setUp([mock], { baseDelayMs: 200 });
+    await store.outbox.enqueue([piece("mock", "A", "a1")]);
+    const failedAt = Date.now();
+    sender.start();
+    await sender.settled();
+    const [row] = await store.outbox.list("mock", "A");
+    expect(row?.attempts).toBe(1);
+    expect(row?.nextAttemptAt).toBeGreaterThanOrEqual(failedAt + 200);
+    expect(row?.nextAttemptAt).toBeLessThanOrEqual(failedAt + 240);
+  });
+});
+
+describe("a platform call that does not settle", () => {
+  it("is given up after sendTimeoutMs and retried, the log saying how long it waited", async () => {
+    const gated = new GatedGateway({ name: "mock" });
+    const { store, sender, lines, outcomes } = setUp([gated], { sendTimeoutMs: 50, baseDelayMs: 10_000 });
+    await store.outbox.enqueue([piece("mock", "A", "a1")]);
+    sender.start();
+    await flushUntil(() => gated.inFlight === 1, "the send in flight");
+    await vi.advanceTimersByTimeAsync(50);
+    await sender.settled();
+    expect(outcomes).toEqual([["mock", "retry"]]);
+    expect(lines.filter((l) => l.level === 40)).toMatchObject([
+      { msg: "sending failed; will retry", err: "the platform call did not settle within 50 ms" },
+    ]);
+    expect(await statuses(store, "mock", "A")).toEqual([["pending", 1]]);
+  });
+});
