@@ -5,6 +5,7 @@
 // them; a 429 on a preview edit skips that update (the outbox honours retry_after for the final one).
 import {
   type DraftIds,
+  EditPacing,
   isGatewaySendError,
   type ReplyStream,
   type SendOptions,
@@ -17,14 +18,16 @@ import type { DiscordRest } from "./api.js";
 export const MIN_EDIT_GAP_MS = 1_050;
 
 export class DiscordStreams {
-  /** Channel -> when its next edit may start. */
-  readonly #nextEdit = new Map<string, number>();
+  /** When each channel's next edit may start (channels not paced lately are forgotten). */
+  readonly #pacing: EditPacing;
 
   constructor(
     private readonly rest: () => DiscordRest,
     private readonly post: (thread: string, text: string, options: SendOptions) => Promise<SendResult>,
-    private readonly minEditGapMs = MIN_EDIT_GAP_MS,
-  ) {}
+    minEditGapMs = MIN_EDIT_GAP_MS,
+  ) {
+    this.#pacing = new EditPacing(() => minEditGapMs);
+  }
 
   open(thread: string, options: StreamOptions): ReplyStream {
     let messageId = typeof options.previous?.messageId === "string" ? options.previous.messageId : undefined;
@@ -61,15 +64,13 @@ export class DiscordStreams {
       // Rate limited (a restarted process does not know the edits the previous one made): no edit
       // of this channel before Discord's retry_after.
       if (isGatewaySendError(err) && err.retryAfterMs !== undefined)
-        this.#nextEdit.set(thread, Math.max(this.#nextEdit.get(thread) ?? 0, Date.now() + err.retryAfterMs));
+        this.#pacing.hold(thread, err.retryAfterMs);
       throw err;
     }
   }
 
   async #pace(thread: string): Promise<void> {
-    const now = Date.now();
-    const at = Math.max(now, this.#nextEdit.get(thread) ?? 0);
-    this.#nextEdit.set(thread, at + this.minEditGapMs);
-    if (at > now) await new Promise((r) => setTimeout(r, at - now));
+    const wait = this.#pacing.reserve(thread);
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
   }
 }

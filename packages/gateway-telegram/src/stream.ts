@@ -10,6 +10,7 @@
 import { randomInt } from "node:crypto";
 import {
   type DraftIds,
+  EditPacing,
   isGatewaySendError,
   type ReplyStream,
   type SendOptions,
@@ -36,13 +37,15 @@ export function isPrivate(thread: string, meta?: Record<string, unknown>): boole
 }
 
 export class TelegramStreams {
-  /** Chat -> when its next edit may start. */
-  readonly #nextEdit = new Map<string, number>();
+  /** When each chat's next edit may start (chats not paced lately are forgotten). */
+  readonly #pacing: EditPacing;
 
   constructor(
     private readonly api: TelegramStreamApi,
-    private readonly groupEditGapMs: () => number = () => GROUP_EDIT_GAP_MS,
-  ) {}
+    groupEditGapMs: () => number = () => GROUP_EDIT_GAP_MS,
+  ) {
+    this.#pacing = new EditPacing(groupEditGapMs);
+  }
 
   open(thread: string, options: StreamOptions): ReplyStream {
     const previous = options.previous;
@@ -106,15 +109,13 @@ export class TelegramStreams {
       return await call();
     } catch (err) {
       if (isGatewaySendError(err) && err.retryAfterMs !== undefined)
-        this.#nextEdit.set(thread, Math.max(this.#nextEdit.get(thread) ?? 0, Date.now() + err.retryAfterMs));
+        this.#pacing.hold(thread, err.retryAfterMs);
       throw err;
     }
   }
 
   async #pace(thread: string): Promise<void> {
-    const now = Date.now();
-    const at = Math.max(now, this.#nextEdit.get(thread) ?? 0);
-    this.#nextEdit.set(thread, at + this.groupEditGapMs());
-    if (at > now) await new Promise((r) => setTimeout(r, at - now));
+    const wait = this.#pacing.reserve(thread);
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
   }
 }

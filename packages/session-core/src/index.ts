@@ -42,6 +42,7 @@ export { MissingConfigError, readSecrets, type ReadSecretsOptions } from "./secr
 export { decisionLabel, decodeDecision, encodeDecision, pressableDecisions } from "./decision-codec.js";
 export { Backoff, type BackoffOptions, backoffDelay, sleep } from "./backoff.js";
 export { chunkText } from "./chunk-text.js";
+export { EditPacing } from "./edit-pacing.js";
 export { GatewayRegistry } from "./registry.js";
 export {
   adapterInstalled,

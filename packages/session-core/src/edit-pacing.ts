@@ -1,0 +1,45 @@
+// When each chat's next edit (or send) may start, for adapters whose platform limits them per chat
+// (Discord's channel edits, Telegram's group messages). A chat whose time has passed needs no entry:
+// a missing one means "now" just the same. Those entries are dropped in a sweep whenever the map
+// has doubled since the last one, so it holds about the chats paced within the last gap (or a
+// retry-after), not every chat the process ever streamed to over months.
+
+/** Below this many entries no sweep runs (a sweep is a walk over the map). */
+const MIN_SWEEP_SIZE = 64;
+
+export class EditPacing {
+  readonly #next = new Map<string, number>();
+  #sweepAt = MIN_SWEEP_SIZE;
+
+  /** `gapMs`: how far apart one chat's edits start (read at each edit, so configuration may change it). */
+  constructor(
+    private readonly gapMs: () => number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Books `key`'s next edit: how long to wait before making it (0: now); the one after starts a gap later. */
+  reserve(key: string): number {
+    const now = this.now();
+    const at = Math.max(now, this.#next.get(key) ?? 0);
+    this.#set(key, at + this.gapMs(), now);
+    return at - now;
+  }
+
+  /** The platform answered 429: nothing more for `key` before `retryAfterMs` from now. */
+  hold(key: string, retryAfterMs: number): void {
+    const now = this.now();
+    this.#set(key, Math.max(this.#next.get(key) ?? 0, now + retryAfterMs), now);
+  }
+
+  /** Chats with an entry now (tests, and a look at what the process keeps). */
+  get size(): number {
+    return this.#next.size;
+  }
+
+  #set(key: string, at: number, now: number): void {
+    this.#next.set(key, at);
+    if (this.#next.size < this.#sweepAt) return;
+    for (const [k, t] of this.#next) if (t <= now) this.#next.delete(k);
+    this.#sweepAt = Math.max(MIN_SWEEP_SIZE, 2 * this.#next.size);
+  }
+}

@@ -1,0 +1,57 @@
+// Per-chat pacing of edits (Discord channels, Telegram groups) on a manual clock: the waits it hands
+// out, and that it keeps only the chats paced lately, not every chat a process ever streamed to.
+import { describe, expect, it } from "vitest";
+import { EditPacing } from "../src/edit-pacing.js";
+
+function clocked(gapMs: number) {
+  let now = 1_000_000;
+  const pacing = new EditPacing(
+    () => gapMs,
+    () => now,
+  );
+  return {
+    pacing,
+    advance(ms: number) {
+      now += ms;
+    },
+  };
+}
+
+describe("EditPacing", () => {
+  it("books one chat's edits a gap apart, each chat on its own", () => {
+    const { pacing, advance } = clocked(1000);
+    expect(pacing.reserve("A")).toBe(0);
+    expect(pacing.reserve("A")).toBe(1000);
+    expect(pacing.reserve("B")).toBe(0);
+    advance(2500); // A's third slot (at 2000) has passed
+    expect(pacing.reserve("A")).toBe(0);
+    expect(pacing.reserve("A")).toBe(1000);
+  });
+
+  it("a 429 holds the chat until its retry-after, and never brings a later booking forward", () => {
+    const { pacing, advance } = clocked(1000);
+    pacing.hold("A", 5000);
+    expect(pacing.reserve("A")).toBe(5000);
+    pacing.hold("A", 10); // A's next slot is 6000 from now already
+    expect(pacing.reserve("A")).toBe(6000);
+    advance(20_000);
+    expect(pacing.reserve("A")).toBe(0);
+  });
+
+  it("10 000 chats paced one after another keep only those within the gap: the map stays under twice them, and a recent chat keeps its booking", () => {
+    const { pacing, advance } = clocked(1000);
+    let largest = 0;
+    // 10 ms apart with a 1 s gap: about 100 chats are within their gap at any time.
+    for (let i = 0; i < 10_000; i++) {
+      expect(pacing.reserve(`chat-${i}`)).toBe(0);
+      largest = Math.max(largest, pacing.size);
+      advance(10);
+    }
+    expect(largest).toBeLessThanOrEqual(2 * 101);
+    // The last chat was booked 10 ms ago, the 50th from last 500 ms ago: both still wait their turn.
+    expect(pacing.reserve("chat-9999")).toBe(990);
+    expect(pacing.reserve("chat-9950")).toBe(500);
+    // One paced long ago starts at once, as it did when the map kept it.
+    expect(pacing.reserve("chat-0")).toBe(0);
+  });
+});
