@@ -123,10 +123,19 @@ export async function benchAgentRoute(): Promise<Row[]> {
     await load(`${unsynced.url}/agent/invoke`, true).catch(() => undefined);
     if (before) await load(`${before.server.url}/agent/invoke`, true).catch(() => undefined);
     type Load = Awaited<ReturnType<typeof load>>;
-    const rounds: { bare: Load; node: Load; full: Load; db: Load; unsynced: Load; old?: Load }[] = [];
+    const rounds: {
+      bare: Load;
+      node: Load;
+      durableBare: Load;
+      full: Load;
+      db: Load;
+      unsynced: Load;
+      old?: Load;
+    }[] = [];
     for (let i = 0; i < ROUNDS; i++) {
       const bareRound = await load(`${bare.url}/invoke`, false, bare.pid);
       const nodeRound = await load(`${bare.url}/invoke-node`);
+      const durableBareRound = await load(`${bare.url}/invoke-durable`, true);
       const fullRound = await load(`${full.url}/agent/invoke`, true, full.pid);
       const dbRound = await load(`${durable.url}/agent/invoke`, true, durable.pid);
       const unsyncedRound = await load(`${unsynced.url}/agent/invoke`, true, unsynced.pid);
@@ -134,6 +143,7 @@ export async function benchAgentRoute(): Promise<Row[]> {
       rounds.push({
         bare: bareRound,
         node: nodeRound,
+        durableBare: durableBareRound,
         full: fullRound,
         db: dbRound,
         unsynced: unsyncedRound,
@@ -141,7 +151,7 @@ export async function benchAgentRoute(): Promise<Row[]> {
       });
       if (process.env.BENCH_DEBUG)
         console.error(
-          `round ${i + 1}: bare ${fmt(bareRound.rps, 0)} bare-node ${fmt(nodeRound.rps, 0)} route ${fmt(fullRound.rps, 0)} route+database ${fmt(dbRound.rps, 0)} (process ${fmt(unsyncedRound.rps, 0)})${oldRound ? ` before+database ${fmt(oldRound.rps, 0)}` : ""} req/s; CPU us/request bare ${fmt(bareRound.cpuUsPerRequest, 0)} route ${fmt(fullRound.cpuUsPerRequest, 0)} database ${fmt(dbRound.cpuUsPerRequest, 0)} process ${fmt(unsyncedRound.cpuUsPerRequest, 0)} (${machineLoad()})`,
+          `round ${i + 1}: bare ${fmt(bareRound.rps, 0)} bare-node ${fmt(nodeRound.rps, 0)} bare-durable ${fmt(durableBareRound.rps, 0)} route ${fmt(fullRound.rps, 0)} route+database ${fmt(dbRound.rps, 0)} (process ${fmt(unsyncedRound.rps, 0)})${oldRound ? ` before+database ${fmt(oldRound.rps, 0)}` : ""} req/s; CPU us/request bare ${fmt(bareRound.cpuUsPerRequest, 0)} route ${fmt(fullRound.cpuUsPerRequest, 0)} database ${fmt(dbRound.cpuUsPerRequest, 0)} process ${fmt(unsyncedRound.cpuUsPerRequest, 0)} (${machineLoad()})`,
         );
     }
     const fsyncMs = fsyncLatencyMs(dbProject.dir);
@@ -186,6 +196,13 @@ export async function benchAgentRoute(): Promise<Row[]> {
         baseline: fmt(dbMedian?.bare.rps ?? Number.NaN, 0),
         ratio: `${fmt(dbRatios[Math.floor(dbRatios.length / 2)] as number)}x`,
         target: ">= 0.9x",
+      },
+      {
+        metric: `/agent/invoke req/s, database memory, vs a bare handler keeping the conversation in better-sqlite3 itself (WAL, synchronous = FULL, one transaction per turn; per round ${rounds.map((r) => `${fmt(r.db.rps, 0)}/${fmt(r.durableBare.rps, 0)}`).join(", ")})`,
+        value: fmt(dbMedian?.db.rps ?? Number.NaN, 0),
+        baseline: fmt(dbMedian?.durableBare.rps ?? Number.NaN, 0),
+        ratio: `${fmt(medianOf(rounds, (r) => r.db.rps / r.durableBare.rps))}x`,
+        target: "(no target: the same durable work done the plain way)",
       },
       {
         // Each request waits for the sync that makes its turn durable: with CONNECTIONS requests in
