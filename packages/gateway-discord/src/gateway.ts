@@ -83,7 +83,7 @@ export class DiscordGateway implements Gateway {
   readonly #typing = new Map<string, number>();
   readonly #streams = new DiscordStreams(
     () => this.#api(),
-    (thread, text, options) => this.send(thread, text, options),
+    (thread, text, options, signal) => this.#post(thread, text, options, signal),
   );
 
   readonly #options: DiscordGatewayOptions;
@@ -150,16 +150,26 @@ export class DiscordGateway implements Gateway {
     return markdownToDiscord(markdown);
   }
 
-  async send(thread: string, text: string, options: SendOptions): Promise<SendResult> {
+  send(thread: string, text: string, options: SendOptions): Promise<SendResult> {
+    return this.#post(thread, text, options);
+  }
+
+  /** A send; `signal` aborts it (a preview post the session gave up on). */
+  async #post(thread: string, text: string, options: SendOptions, signal?: AbortSignal): Promise<SendResult> {
     this.#stopTyping(thread);
     const replyTo = options.meta?.messageId;
-    const msg = await this.#api().call<{ id: string }>("POST", `/channels/${thread}/messages`, {
-      content: text,
-      allowed_mentions: NO_PINGS,
-      ...(typeof replyTo === "string"
-        ? { message_reference: { message_id: replyTo, fail_if_not_exists: false } }
-        : {}),
-    });
+    const msg = await this.#api().call<{ id: string }>(
+      "POST",
+      `/channels/${thread}/messages`,
+      {
+        content: text,
+        allowed_mentions: NO_PINGS,
+        ...(typeof replyTo === "string"
+          ? { message_reference: { message_id: replyTo, fail_if_not_exists: false } }
+          : {}),
+      },
+      signal,
+    );
     if (options.meta?.discordThread === true) await this.#memory?.markAnswered(thread);
     return { messageId: msg.id };
   }

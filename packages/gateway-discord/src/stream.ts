@@ -23,7 +23,12 @@ export class DiscordStreams {
 
   constructor(
     private readonly rest: () => DiscordRest,
-    private readonly post: (thread: string, text: string, options: SendOptions) => Promise<SendResult>,
+    private readonly post: (
+      thread: string,
+      text: string,
+      options: SendOptions,
+      signal?: AbortSignal,
+    ) => Promise<SendResult>,
     minEditGapMs = MIN_EDIT_GAP_MS,
   ) {
     this.#pacing = new EditPacing(() => minEditGapMs);
@@ -33,13 +38,14 @@ export class DiscordStreams {
     let messageId = typeof options.previous?.messageId === "string" ? options.previous.messageId : undefined;
     const meta = options.meta;
     return {
-      update: async (text) => {
-        if (messageId && (await this.#edit(thread, messageId, text))) return undefined;
-        const sent = await this.post(thread, text, {
-          idempotencyKey: `stream:${thread}`,
-          attempt: 1,
-          ...(meta ? { meta } : {}),
-        });
+      update: async (text, signal) => {
+        if (messageId && (await this.#edit(thread, messageId, text, signal))) return undefined;
+        const sent = await this.post(
+          thread,
+          text,
+          { idempotencyKey: `stream:${thread}`, attempt: 1, ...(meta ? { meta } : {}) },
+          signal,
+        );
         messageId = sent.messageId;
         return messageId ? ({ messageId } satisfies DraftIds) : undefined;
       },
@@ -54,10 +60,11 @@ export class DiscordStreams {
   }
 
   /** False when the message is gone (404, 10008 Unknown Message); other failures throw. */
-  async #edit(thread: string, messageId: string, text: string): Promise<boolean> {
+  async #edit(thread: string, messageId: string, text: string, signal?: AbortSignal): Promise<boolean> {
     await this.#pace(thread);
+    signal?.throwIfAborted();
     try {
-      await this.rest().call("PATCH", `/channels/${thread}/messages/${messageId}`, { content: text });
+      await this.rest().call("PATCH", `/channels/${thread}/messages/${messageId}`, { content: text }, signal);
       return true;
     } catch (err) {
       if (isGatewaySendError(err) && err.status === 404) return false;

@@ -66,8 +66,8 @@ export class SlackGateway implements Gateway {
     streaming: true,
   };
   readonly #streams = new SlackStreams({
-    call: (method, params) => this.#call(method, params),
-    send: (thread, text) => this.send(thread, text),
+    call: (method, params, signal) => this.#call(method, params, signal),
+    send: (thread, text, signal) => this.#post(thread, text, signal),
     answered: (thread) => this.#rememberAnswered(thread),
   });
   readonly messageLimit = MESSAGE_LIMIT;
@@ -138,14 +138,19 @@ export class SlackGateway implements Gateway {
     return chunkMrkdwn(formatted, MESSAGE_LIMIT);
   }
 
-  async send(thread: string, text: string): Promise<SendResult> {
+  send(thread: string, text: string): Promise<SendResult> {
+    return this.#post(thread, text);
+  }
+
+  /** chat.postMessage; `signal` aborts it (a preview post the session gave up on). */
+  async #post(thread: string, text: string, signal?: AbortSignal): Promise<SendResult> {
     const { channel, threadTs } = parseThread(thread);
     const remembered = this.#rememberAnswered(thread);
-    const res = await this.#call("chat.postMessage", {
-      channel,
-      text,
-      ...(threadTs ? { thread_ts: threadTs } : {}),
-    });
+    const res = await this.#call(
+      "chat.postMessage",
+      { channel, text, ...(threadTs ? { thread_ts: threadTs } : {}) },
+      signal,
+    );
     await remembered;
     return { messageId: String(res.ts) };
   }
@@ -259,9 +264,13 @@ export class SlackGateway implements Gateway {
     this.#ctx?.logger.debug({ envelope: envelope.envelope_id, reason }, "envelope ignored");
   }
 
-  async #call(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  async #call(
+    method: string,
+    params: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<Record<string, unknown>> {
     if (!this.#api) throw new Error("slack gateway not started");
-    return this.#api.call(method, this.#botToken, params);
+    return this.#api.call(method, this.#botToken, params, signal);
   }
 }
 

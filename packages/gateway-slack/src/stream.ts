@@ -18,9 +18,14 @@ import {
 import { parseThread } from "./thread.js";
 
 export interface SlackStreamApi {
-  call(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** A Web API call; `signal` aborts it (a preview update the session gave up on). */
+  call(
+    method: string,
+    params: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<Record<string, unknown>>;
   /** chat.postMessage as the gateway sends a reply. */
-  send(thread: string, text: string): Promise<SendResult>;
+  send(thread: string, text: string, signal?: AbortSignal): Promise<SendResult>;
   /** A channel thread the bot posts into is remembered as answered. */
   answered(thread: string): Promise<void> | undefined;
 }
@@ -34,11 +39,16 @@ export class SlackStreams {
   constructor(private readonly api: SlackStreamApi) {}
 
   /** A Web API call that waits out its method's Retry-After and records a new one. */
-  async #call(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  async #call(
+    method: string,
+    params: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<Record<string, unknown>> {
     const wait = (this.#heldUntil.get(method) ?? 0) - Date.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    signal?.throwIfAborted();
     try {
-      return await this.api.call(method, params);
+      return await this.api.call(method, params, signal);
     } catch (err) {
       if (isGatewaySendError(err) && err.retryAfterMs !== undefined)
         this.#heldUntil.set(method, Date.now() + err.retryAfterMs);
@@ -56,45 +66,54 @@ export class SlackStreams {
     const user = typeof options.meta?.user === "string" ? options.meta.user : undefined;
     const team = typeof options.meta?.team === "string" ? options.meta.team : undefined;
     return {
-      update: async (text): Promise<DraftIds | undefined> => {
+      update: async (text, signal): Promise<DraftIds | undefined> => {
         if (orphan && ts) {
           orphan = false;
           mode = "post";
-          await this.#stop(channel, ts);
-          await this.#call("chat.update", { channel, ts, text });
+          await this.#stop(channel, ts, signal);
+          await this.#call("chat.update", { channel, ts, text }, signal);
           return { ts, mode };
         }
         if (mode === "stream" && !ts) {
           try {
             await this.api.answered(thread);
-            const res = await this.#call("chat.startStream", {
-              channel,
-              thread_ts: threadTs,
-              markdown_text: text,
-              ...(user ? { recipient_user_id: user } : {}),
-              ...(team ? { recipient_team_id: team } : {}),
-            });
+            const res = await this.#call(
+              "chat.startStream",
+              {
+                channel,
+                thread_ts: threadTs,
+                markdown_text: text,
+                ...(user ? { recipient_user_id: user } : {}),
+                ...(team ? { recipient_team_id: team } : {}),
+              },
+              signal,
+            );
             ts = String(res.ts);
             sent = text;
             return { ts, mode };
           } catch (err) {
             // Rate limited: held until the Retry-After, still a stream. Refused here: post and update instead.
-            if (isGatewaySendError(err) && err.retryAfterMs !== undefined) throw err;
+            // Given up on (aborted): not a refusal, the next update tries the stream again.
+            if (signal?.aborted || (isGatewaySendError(err) && err.retryAfterMs !== undefined)) throw err;
             mode = "post";
           }
         }
         if (mode === "stream" && ts) {
           // Only what is new is appended; a preview that rewrote earlier text waits for the final piece.
           if (!text.startsWith(sent) || text === sent) return undefined;
-          await this.#call("chat.appendStream", { channel, ts, markdown_text: text.slice(sent.length) });
+          await this.#call(
+            "chat.appendStream",
+            { channel, ts, markdown_text: text.slice(sent.length) },
+            signal,
+          );
           sent = text;
           return undefined;
         }
         if (!ts) {
-          ts = (await this.api.send(thread, text)).messageId;
+          ts = (await this.api.send(thread, text, signal)).messageId;
           return ts ? { ts, mode } : undefined;
         }
-        await this.#call("chat.update", { channel, ts, text });
+        await this.#call("chat.update", { channel, ts, text }, signal);
         return undefined;
       },
     };
@@ -116,9 +135,9 @@ export class SlackStreams {
     }
   }
 
-  async #stop(channel: string, ts: string): Promise<void> {
+  async #stop(channel: string, ts: string, signal?: AbortSignal): Promise<void> {
     try {
-      await this.#call("chat.stopStream", { channel, ts });
+      await this.#call("chat.stopStream", { channel, ts }, signal);
     } catch (err) {
       if (!/message_not_in_streaming_state/.test(String((err as Error).message))) throw err;
     }

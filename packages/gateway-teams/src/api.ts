@@ -88,14 +88,19 @@ export async function connectorCall(
   serviceUrl: string,
   conversationId: string,
   activity: Record<string, unknown>,
-  options: { activityId?: string; signal?: AbortSignal } = {},
+  options: {
+    activityId?: string;
+    signal?: AbortSignal;
+    /** For the token fetch, shared by concurrent calls: one caller's own abort must not fail the others. */
+    tokenSignal?: AbortSignal;
+  } = {},
 ): Promise<string | undefined> {
   const base = `${serviceUrl.replace(/\/+$/, "")}/v3/conversations/${encodeURIComponent(conversationId)}/activities`;
   const url = options.activityId ? `${base}/${encodeURIComponent(options.activityId)}` : base;
   const res = await call("connector call", url, {
     method: options.activityId ? "PUT" : "POST",
     headers: {
-      authorization: `Bearer ${await token.get(options.signal)}`,
+      authorization: `Bearer ${await token.get(options.tokenSignal ?? options.signal)}`,
       "content-type": "application/json",
     },
     body: JSON.stringify(activity),

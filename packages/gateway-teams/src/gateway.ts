@@ -56,7 +56,7 @@ export class TeamsGateway implements Gateway {
   readonly name = "teams";
   readonly capabilities: GatewayCapabilities = { threads: true, interactiveActions: true, streaming: true };
   readonly #streams = new TeamsStreams({
-    post: (conversationId, meta, activity) => this.#post(conversationId, meta, activity),
+    post: (conversationId, meta, activity, signal) => this.#post(conversationId, meta, activity, signal),
   });
   readonly messageLimit = MESSAGE_LIMIT;
   readonly webhooks: readonly WebhookRoute[];
@@ -167,11 +167,14 @@ export class TeamsGateway implements Gateway {
     conversationId: string,
     meta: Record<string, unknown> | undefined,
     activity: Json,
+    signal?: AbortSignal,
   ): Promise<string | undefined> {
     this.#ready();
     const serviceUrl = await this.#serviceUrl(conversationId, meta);
+    // Aborted at stop, and by the caller's own signal (a preview update the session gave up on).
     return connectorCall(this.#token as BotToken, serviceUrl, conversationId, activity, {
-      signal: this.#abort.signal,
+      signal: signal ? AbortSignal.any([this.#abort.signal, signal]) : this.#abort.signal,
+      tokenSignal: this.#abort.signal,
     });
   }
 

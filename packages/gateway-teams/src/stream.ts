@@ -10,11 +10,12 @@ import type { DraftIds, ReplyStream, SendOptions, SendResult, StreamOptions } fr
 type Json = Record<string, unknown>;
 
 export interface TeamsStreamApi {
-  /** POSTs an activity to the conversation; the connector's activity id. */
+  /** POSTs an activity to the conversation; the connector's activity id. `signal` aborts the request. */
   post(
     conversationId: string,
     meta: Record<string, unknown> | undefined,
     activity: Json,
+    signal?: AbortSignal,
   ): Promise<string | undefined>;
 }
 
@@ -29,21 +30,26 @@ export class TeamsStreams {
     let sequence = 0;
     let shown = "";
     return {
-      update: async (text): Promise<DraftIds | undefined> => {
+      update: async (text, signal): Promise<DraftIds | undefined> => {
         if (left || (shown && !text.startsWith(shown))) return undefined;
         sequence += 1;
-        const id = await this.api.post(thread, meta, {
-          type: "typing",
-          text,
-          entities: [
-            {
-              type: "streaminfo",
-              streamType: "streaming",
-              streamSequence: sequence,
-              ...(streamId ? { streamId } : {}),
-            },
-          ],
-        });
+        const id = await this.api.post(
+          thread,
+          meta,
+          {
+            type: "typing",
+            text,
+            entities: [
+              {
+                type: "streaminfo",
+                streamType: "streaming",
+                streamSequence: sequence,
+                ...(streamId ? { streamId } : {}),
+              },
+            ],
+          },
+          signal,
+        );
         shown = text;
         if (streamId || !id) return undefined;
         streamId = id;

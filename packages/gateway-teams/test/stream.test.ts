@@ -103,3 +103,28 @@ describe("teams: a streamed reply cut short", () => {
     expect(w.fake.sent.map((s) => s.text)).toEqual([final]);
   });
 });
+
+describe("teams: a preview update the session gives up on", () => {
+  it("is aborted by the update's signal: the connector request it holds is closed and the update rejects", async () => {
+    const w = await teamsWorld();
+    world = w;
+    const gateway = w.build();
+    rig = await startSessionRig(gateway);
+    // The connector takes the update and never answers (a hung call).
+    w.fake.holdStreamUpdates = true;
+    const stream = gateway.stream(conversationId, {
+      meta: { conversationType: "personal", serviceUrl: w.fake.serviceUrl },
+    });
+    const controller = new AbortController();
+    const outcome = stream?.update("The brown", controller.signal).then(
+      () => "answered",
+      (err: Error) => err.name,
+    );
+    await eventually(() => w.fake.heldUpdates.length === 1, "the update held by the connector", 10_000);
+    expect(w.fake.heldUpdates[0]?.abandoned).toBe(false);
+    controller.abort();
+    expect(await outcome).toBe("AbortError");
+    await eventually(() => w.fake.heldUpdates[0]?.abandoned === true, "the held request closed", 10_000);
+    expect(w.fake.streams).toEqual([]);
+  });
+});

@@ -74,18 +74,22 @@ export class TelegramGateway implements Gateway {
   readonly messageLimit = MESSAGE_LIMIT;
   readonly #streams: TelegramStreams = new TelegramStreams(
     {
-      draft: async (thread, draftId, html) => {
+      draft: async (thread, draftId, html, signal) => {
         const { chatId, topicId } = parseThread(thread);
-        await this.#call("sendMessageDraft", {
-          chat_id: chatId,
-          ...(topicId ? { message_thread_id: topicId } : {}),
-          draft_id: draftId,
-          text: repairHtml(html),
-          parse_mode: "HTML",
-        });
+        await this.#call(
+          "sendMessageDraft",
+          {
+            chat_id: chatId,
+            ...(topicId ? { message_thread_id: topicId } : {}),
+            draft_id: draftId,
+            text: repairHtml(html),
+            parse_mode: "HTML",
+          },
+          signal,
+        );
       },
-      send: (thread, html, options) => this.send(thread, html, options),
-      edit: (thread, messageId, html) => this.edit(thread, messageId, html),
+      send: (thread, html, options, signal) => this.#send(thread, html, options, signal),
+      edit: (thread, messageId, html, signal) => this.#edit(thread, messageId, html, signal),
     },
     () => this.#options.groupEditGapMs ?? GROUP_EDIT_GAP_MS,
   );
@@ -150,9 +154,14 @@ export class TelegramGateway implements Gateway {
     return splitHtml(formatted, MESSAGE_LIMIT);
   }
 
-  async send(thread: string, text: string, options: SendOptions): Promise<SendResult> {
+  send(thread: string, text: string, options: SendOptions): Promise<SendResult> {
+    return this.#send(thread, text, options);
+  }
+
+  /** A send; `signal` aborts it (a preview the session gave up on). */
+  async #send(thread: string, text: string, options: SendOptions, signal?: AbortSignal): Promise<SendResult> {
     this.#stopTyping(thread);
-    const message = await this.#sendHtml(thread, repairHtml(text), options);
+    const message = await this.#sendHtml(thread, repairHtml(text), options, undefined, signal);
     return { messageId: String(message.message_id) };
   }
 
@@ -166,14 +175,17 @@ export class TelegramGateway implements Gateway {
     return this.#streams.finish(thread, draft, text, options);
   }
 
-  async edit(thread: string, messageId: string, text: string): Promise<void> {
+  edit(thread: string, messageId: string, text: string): Promise<void> {
+    return this.#edit(thread, messageId, text);
+  }
+
+  async #edit(thread: string, messageId: string, text: string, signal?: AbortSignal): Promise<void> {
     const { chatId } = parseThread(thread);
-    await this.#call("editMessageText", {
-      chat_id: chatId,
-      message_id: Number(messageId),
-      text: repairHtml(text),
-      parse_mode: "HTML",
-    }).catch(ignoreNotModified);
+    await this.#call(
+      "editMessageText",
+      { chat_id: chatId, message_id: Number(messageId), text: repairHtml(text), parse_mode: "HTML" },
+      signal,
+    ).catch(ignoreNotModified);
   }
 
   async startTyping(thread: string): Promise<void> {
@@ -271,6 +283,7 @@ export class TelegramGateway implements Gateway {
     html: string,
     options: SendOptions,
     keyboard?: unknown,
+    signal?: AbortSignal,
   ): Promise<TgMessage> {
     const { chatId, topicId } = parseThread(thread);
     const replyTo = options.meta?.messageId;
@@ -283,20 +296,20 @@ export class TelegramGateway implements Gateway {
       ...(keyboard ? { reply_markup: keyboard } : {}),
     };
     try {
-      return await this.#call<TgMessage>("sendMessage", { ...base, text: html, parse_mode: "HTML" });
+      return await this.#call<TgMessage>("sendMessage", { ...base, text: html, parse_mode: "HTML" }, signal);
     } catch (err) {
       // Markup the platform still refuses must not cost the reply: send the visible text plainly.
       if (!(err instanceof GatewaySendError && /can't parse entities/i.test(err.message))) throw err;
       this.#ctx?.logger.warn({ err }, "HTML refused; sending the piece as plain text");
-      return this.#call<TgMessage>("sendMessage", { ...base, text: htmlToPlain(html) });
+      return this.#call<TgMessage>("sendMessage", { ...base, text: htmlToPlain(html) }, signal);
     }
   }
 
   /** A Bot API call whose failure tells the outbox what to do next. */
-  async #call<T>(method: string, params: Record<string, unknown>): Promise<T> {
+  async #call<T>(method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<T> {
     if (!this.#api) throw new GatewaySendError("telegram gateway not started");
     try {
-      return await this.#api.call<T>(method, params);
+      return await this.#api.call<T>(method, params, signal);
     } catch (err) {
       if (!(err instanceof TelegramApiError)) throw err;
       throw sendFailureOf(err, this.#options.botTokenEnvVar);

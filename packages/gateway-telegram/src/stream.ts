@@ -22,12 +22,13 @@ import { parseThread } from "./thread.js";
 /** Edits of one group chat start at least this far apart (20 a minute). */
 export const GROUP_EDIT_GAP_MS = 3_000;
 
+/** `signal` aborts a preview's call (an update the session gave up on). */
 export interface TelegramStreamApi {
   /** sendMessageDraft with HTML. */
-  draft(thread: string, draftId: number, html: string): Promise<void>;
-  send(thread: string, html: string, options: SendOptions): Promise<SendResult>;
+  draft(thread: string, draftId: number, html: string, signal?: AbortSignal): Promise<void>;
+  send(thread: string, html: string, options: SendOptions, signal?: AbortSignal): Promise<SendResult>;
   /** editMessageText with HTML; "message is not modified" is success. */
-  edit(thread: string, messageId: string, html: string): Promise<void>;
+  edit(thread: string, messageId: string, html: string, signal?: AbortSignal): Promise<void>;
 }
 
 /** Private chats have positive ids (the user's id); groups and channels negative ones. */
@@ -54,12 +55,12 @@ export class TelegramStreams {
     let useDraft = messageId === undefined && isPrivate(thread, options.meta);
     const meta = options.meta;
     return {
-      update: async (html): Promise<DraftIds | undefined> => {
+      update: async (html, signal): Promise<DraftIds | undefined> => {
         if (useDraft) {
           const fresh = draftId === undefined;
           draftId ??= randomInt(1, 2 ** 31 - 1);
           try {
-            await this.api.draft(thread, draftId, html);
+            await this.api.draft(thread, draftId, html, signal);
             return fresh ? { draftId } : undefined;
           } catch (err) {
             // Drafts refused here (an older client, a chat type Telegram does not allow): edit instead.
@@ -70,16 +71,19 @@ export class TelegramStreams {
         if (messageId) {
           const id = messageId;
           await this.#pace(thread);
-          await this.#limited(thread, () => this.api.edit(thread, id, html));
+          signal?.throwIfAborted();
+          await this.#limited(thread, () => this.api.edit(thread, id, html, signal));
           return undefined;
         }
         await this.#pace(thread);
+        signal?.throwIfAborted();
         const sent = await this.#limited(thread, () =>
-          this.api.send(thread, html, {
-            idempotencyKey: `stream:${thread}`,
-            attempt: 1,
-            ...(meta ? { meta } : {}),
-          }),
+          this.api.send(
+            thread,
+            html,
+            { idempotencyKey: `stream:${thread}`, attempt: 1, ...(meta ? { meta } : {}) },
+            signal,
+          ),
         );
         messageId = sent.messageId;
         return messageId ? { messageId } : undefined;

@@ -136,8 +136,10 @@ export interface ReplyStream {
   /**
    * Show `text`, the reply so far (formatted, at most one message). Returns the ids to keep durable
    * when they are new or changed (the first call that creates a platform message), else undefined.
+   * `signal` aborts when the session stops waiting for the call (`streamUpdateTimeoutMs`): pass it
+   * to the platform request, so an update given up on never lands after the final message.
    */
-  update(text: string): Promise<DraftIds | undefined>;
+  update(text: string, signal?: AbortSignal): Promise<DraftIds | undefined>;
 }
 
 /** A webhook request exactly as received: the signature is checked over `rawBody` before any parsing. */

@@ -85,5 +85,5 @@ export {
   type ThreadSnapshot,
 } from "./session.js";
 export { type ClusterMessage, type Coordination, localCoordination } from "./coordination.js";
-export { DEFAULT_STREAM_INTERVAL_MS } from "./streaming.js";
+export { DEFAULT_STREAM_INTERVAL_MS, DEFAULT_STREAM_UPDATE_TIMEOUT_MS } from "./streaming.js";
 export { type TraceSpan, useOpenTelemetry } from "./trace.js";

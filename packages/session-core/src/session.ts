@@ -34,7 +34,7 @@ import { Scheduler } from "./scheduler.js";
 import type { SessionStore } from "./store.js";
 import { gatewayThreadId, type QueuedMessage, Threads } from "./threads.js";
 import { Turns } from "./turns.js";
-import { Previews } from "./streaming.js";
+import { DEFAULT_STREAM_UPDATE_TIMEOUT_MS, Previews } from "./streaming.js";
 import { checkInbound, originOf } from "./inbound.js";
 import type { SessionObserver } from "./observer.js";
 import { inSpan } from "./trace.js";
@@ -86,6 +86,11 @@ export interface GatewaySessionOptions {
   sweepMs?: number;
   /** Told what happens, for metrics (the server's Prometheus series). */
   observer?: SessionObserver;
+  /**
+   * Longest wait for one streamed-preview update before it is aborted and the turn goes on without
+   * it (a hung platform call must not hold the turn's commit). Default 10 000 ms.
+   */
+  streamUpdateTimeoutMs?: number;
 }
 
 export interface ThreadSnapshot {
@@ -189,7 +194,11 @@ export class GatewaySession {
     this.scheduler = options.scheduler ?? new Scheduler(this.logger);
     this.#coordination = options.coordination ?? localCoordination;
     const coordination = this.#coordination;
-    const previews = new Previews(options.store, (g) => this.loggerFor(g));
+    const previews = new Previews(
+      options.store,
+      (g) => this.loggerFor(g),
+      options.streamUpdateTimeoutMs ?? DEFAULT_STREAM_UPDATE_TIMEOUT_MS,
+    );
     const sender = new OutboxSender({
       drafts: previews,
       store: options.store,

@@ -15,6 +15,9 @@ import type { SessionStore } from "./store.js";
 /** How often a streamed preview is updated when the entry does not say. */
 export const DEFAULT_STREAM_INTERVAL_MS = 1_000;
 
+/** How long one preview update may take before it is aborted (the session's `streamUpdateTimeoutMs`). */
+export const DEFAULT_STREAM_UPDATE_TIMEOUT_MS = 10_000;
+
 export interface StreamSettings {
   /** Entry key `streaming` (default true where the platform can stream). */
   enabled: boolean;
@@ -70,6 +73,7 @@ class Preview {
     private readonly keep: (ids: DraftIds) => Promise<void>,
     private readonly logger: Logger,
     skip: Promise<string>,
+    private readonly timeoutMs: number,
   ) {
     this.skip = skip;
   }
@@ -108,23 +112,46 @@ class Preview {
     this.#lastAt = Date.now();
     this.#shown = next;
     this.calls += 1;
-    this.#inflight = (async () => {
+    // The turn's commit waits for the update in flight (close), so the wait is bounded: past the
+    // bound the call is aborted and counted as settled, even if the adapter ignores the signal.
+    const signal = AbortSignal.timeout(this.timeoutMs);
+    const call = (async () => {
       const skip = await this.skip;
       const shown = skip ? firstPiece(this.gateway, await this.text()) : next;
       if (!shown.trim()) return;
       this.#stream ??= await this.open();
-      const ids = await this.#stream?.update(shown);
-      if (ids) await this.keep(ids);
-    })()
+      const ids = await this.#stream?.update(shown, signal);
+      // Given up on: the draft it made is no longer this reply's (the final message may be out).
+      if (ids && !signal.aborted) await this.keep(ids);
+    })();
+    this.#inflight = Promise.race([call, abortedBy(signal)])
       .catch((err: unknown) => {
         // A preview that failed is only a preview: the final message still goes out.
-        this.logger.debug({ err }, "stream update failed");
+        const timedOut = signal.aborted;
+        this.logger.warn(
+          {
+            err: err instanceof Error ? err.message : String(err),
+            ...(timedOut ? { timeoutMs: this.timeoutMs } : {}),
+          },
+          timedOut ? "stream update timed out; aborted" : "stream update failed",
+        );
+        this.logger.debug({ err }, "stream update failure");
       })
       .finally(() => {
         this.#inflight = undefined;
         if (firstPiece(this.gateway, this.#text) !== this.#shown) this.#schedule();
       });
+    // The race's loser must not surface as an unhandled rejection.
+    call.catch(() => {});
   }
+}
+
+/** Rejects with the signal's reason once it aborts. */
+function abortedBy(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
 }
 
 /** The live previews of this process, and the drafts in the durable gateway state. */
@@ -134,6 +161,7 @@ export class Previews {
   constructor(
     private readonly store: SessionStore,
     private readonly loggerFor: (gateway: Gateway) => Logger,
+    private readonly updateTimeoutMs = DEFAULT_STREAM_UPDATE_TIMEOUT_MS,
   ) {}
 
   /** Follows `handle`'s text into a preview of the reply to `inboxId`, when the gateway and entry stream. */
@@ -163,7 +191,7 @@ export class Previews {
       .get<string>(gateway.name, prefixKey(inboxId))
       .then((v) => v ?? "")
       .catch(() => "");
-    const preview = new Preview(gateway, open, settings.intervalMs, keep, logger, skip);
+    const preview = new Preview(gateway, open, settings.intervalMs, keep, logger, skip, this.updateTimeoutMs);
     void this.#live.get(liveKey)?.close();
     this.#live.set(liveKey, preview);
     void (async () => {

@@ -165,6 +165,8 @@ export interface RigOptions {
   duringRecovery?: (session: GatewaySession) => Promise<void>;
   /** Which suspended runs from elsewhere this session asks for (the session's `ownsRun`). */
   ownsRun?: GatewaySessionOptions["ownsRun"];
+  /** The session's bound on one streamed-preview update. */
+  streamUpdateTimeoutMs?: number;
   /** Changes the run manager before the session gets it (e.g. one without an optional method). */
   adaptRuns?: (runs: CountingRunManager) => void;
 }
@@ -211,6 +213,7 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
     ...(options.entries ? { entries: options.entries } : {}),
     ...(options.outbox ? { outbox: options.outbox } : {}),
     ...(options.ownsRun ? { ownsRun: options.ownsRun } : {}),
+    ...(options.streamUpdateTimeoutMs ? { streamUpdateTimeoutMs: options.streamUpdateTimeoutMs } : {}),
   });
   const hook = options.duringRecovery;
   if (hook) {

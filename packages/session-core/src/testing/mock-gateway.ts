@@ -39,8 +39,12 @@ export interface MockStreamCall {
 export interface MockStreamOptions {
   /** Where the calls are recorded: pass one array to the mocks of several instances to order them all. */
   log?: MockStreamCall[];
-  /** Awaited by each preview update before it lands: keeps it in flight as a slow platform call would. */
-  slowUpdate?: (text: string) => Promise<void>;
+  /**
+   * Awaited by each preview update before it lands: keeps it in flight as a slow platform call would.
+   * An update whose signal aborted meanwhile never lands, as a platform request aborted before it
+   * reached the platform.
+   */
+  slowUpdate?: (text: string, signal?: AbortSignal) => Promise<void>;
 }
 
 export interface MockGatewayOptions {
@@ -105,8 +109,9 @@ export class MockGateway implements Gateway {
     this.stream = (thread, streamOptions) => {
       let draft = streamOptions.previous?.draft as string | undefined;
       return {
-        update: async (text) => {
-          await options.slowUpdate?.(text);
+        update: async (text, signal) => {
+          await options.slowUpdate?.(text, signal);
+          signal?.throwIfAborted();
           const created = draft === undefined;
           draft ??= `mock-draft-${this.#nextId++}`;
           record({ kind: "update", thread, draft, text });

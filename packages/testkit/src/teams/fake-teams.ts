@@ -78,6 +78,10 @@ export class FakeTeams extends HttpFake {
   #secretRevoked = false;
   /** The JWKS endpoint answers 503 while set (an outage of Microsoft's key endpoint). */
   keySetUnavailable = false;
+  /** While set, streaming updates are held unanswered (a hung connector call) and listed in `heldUpdates`. */
+  holdStreamUpdates = false;
+  /** Streaming updates held by `holdStreamUpdates`; `abandoned` once the caller closed the request. */
+  readonly heldUpdates: { conversationId: string; text: string; abandoned: boolean }[] = [];
 
   private constructor(options: FakeTeamsOptions) {
     super();
@@ -288,6 +292,18 @@ export class FakeTeams extends HttpFake {
       return answerJson(res, 201, { id: stream.streamId });
     }
     if (activity.type !== "typing") return refuse("streaming updates are typing activities");
+    if (this.holdStreamUpdates) {
+      const held = {
+        conversationId,
+        text: typeof activity.text === "string" ? activity.text : "",
+        abandoned: false,
+      };
+      this.heldUpdates.push(held);
+      res.on("close", () => {
+        held.abandoned = !res.writableEnded;
+      });
+      return;
+    }
     const sequence = Number(info.streamSequence);
     if (!text) return refuse("a streaming update carries text");
     if (!streamId) {
