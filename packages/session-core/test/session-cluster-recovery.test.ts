@@ -1,6 +1,6 @@
-// What an instance of several (sharing one store) takes on at boot from a process that died: the
+// What an instance of several (sharing one store) takes on from a process that died: at boot the
 // leader's pass takes no gateway thread but continues runs elsewhere and asks open requests again;
-// a thread's work is taken by whoever claims the thread, once.
+// a thread's work is taken by whoever claims the thread, once, and a failed take lets it go.
 import { describe, expect, it } from "vitest";
 import { createMemoryCluster } from "../src/testing/index.js";
 import { crash, diedWhileApprovedRunElsewhereRan, recordedNotRun } from "./recovery-crashes.js";
@@ -9,8 +9,8 @@ import { Gates, tempDir, until, useRig } from "./session-harness.js";
 const T = "T";
 const openRig = useRig();
 
-describe("an instance of several, at boot", () => {
-  it("as leader continues an approved run that is not a gateway turn, once", async () => {
+describe("an instance of several", () => {
+  it("at boot, as leader continues an approved run that is not a gateway turn, once", async () => {
     const dir = tempDir();
     const threadId = await diedWhileApprovedRunElsewhereRan(dir);
     const gates = new Gates();
@@ -24,7 +24,7 @@ describe("an instance of several, at boot", () => {
     expect(a.executed).toEqual([]);
   });
 
-  it("as leader asks an open request again without taking its thread; the decision then runs the tool once", async () => {
+  it("at boot, as leader asks an open request again without taking its thread; the decision then runs the tool once", async () => {
     const dir = tempDir();
     const first = await openRig({ dir });
     await first.gateway.inject({ thread: T, text: "use delete_file keep.txt" });
@@ -45,7 +45,7 @@ describe("an instance of several, at boot", () => {
     expect(a.executed).toEqual(["use delete_file keep.txt"]);
   });
 
-  it("runs each message a dead process left on a thread once, in order", async () => {
+  it("at boot, runs each message a dead process left on a thread once, in order", async () => {
     const dir = tempDir();
     await recordedNotRun(dir, T, ["first", "second", "third"]);
     const a = await openRig({ dir, coordination: createMemoryCluster().instance("a") });
@@ -54,5 +54,29 @@ describe("an instance of several, at boot", () => {
     expect(a.runs.starts.map((s) => s.input)).toEqual(["first", "second", "third"]);
     expect(a.gateway.textsTo(T)).toHaveLength(3);
     expect(await a.db.inbox.unfinished()).toEqual([]);
+  });
+
+  it("that cannot read a thread's records while taking it lets the thread go, logs it, and runs the message on the next claim", async () => {
+    const dir = tempDir();
+    const cluster = createMemoryCluster();
+    const a = await openRig({ dir, coordination: cluster.instance("a"), sweepMs: 60_000 });
+    // The first read of the thread's records while taking it over fails (a dropped query).
+    const read = a.db.inbox.unfinishedOf.bind(a.db.inbox);
+    a.db.inbox.unfinishedOf = async () => {
+      a.db.inbox.unfinishedOf = read;
+      throw new Error("the records could not be read");
+    };
+    await a.gateway.inject({ thread: T, text: "hello after a failed take" });
+    await until(() => a.gateway.textsTo(T).length === 1, "the reply");
+    await a.session.idle();
+    expect(a.runs.starts.map((s) => s.input)).toEqual(["hello after a failed take"]);
+    const errors = a.logs.lines().filter((l) => l.level >= 50);
+    expect(errors).toEqual([
+      expect.objectContaining({
+        msg: "could not take over a thread; letting it go",
+        threadId: `gw:mock:${T}`,
+      }),
+    ]);
+    await until(() => !cluster.holders().has(`gw:mock:${T}`), "the thread let go after its turn");
   });
 });
