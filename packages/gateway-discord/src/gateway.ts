@@ -79,7 +79,7 @@ export class DiscordGateway implements Gateway {
   #memory: ThreadMemory | undefined;
   #intentHintLogged = false;
   #stopped = false;
-  /** Channel -> until when typing is repeated (cleared by the reply). */
+  /** Channel -> until when typing is repeated (cleared by the reply, or by the beat that finds it expired). */
   readonly #typing = new Map<string, number>();
   readonly #streams = new DiscordStreams(
     () => this.#api(),
@@ -193,13 +193,23 @@ export class DiscordGateway implements Gateway {
    * (https://discord.com/developers/docs/resources/channel#trigger-typing-indicator), so it is
    * posted again every `typingIntervalMs` until the reply (or `typingMaxMs`).
    */
+  /** How many threads' typing indicator is being repeated (diagnostics; entries end at the reply or expiry). */
+  get typingThreadCount(): number {
+    return this.#typing.size;
+  }
+
   async startTyping(thread: string): Promise<void> {
     const ctx = this.#ctx;
     if (!ctx || this.#stopped) return;
     const until = Date.now() + (this.#options.typingMaxMs ?? 120_000);
     this.#typing.set(thread, until);
     const beat = async (signal: AbortSignal) => {
-      if (this.#typing.get(thread) !== until || Date.now() > until) return null;
+      // A newer turn's typing owns the entry; an expired one is dropped (no reply may ever come).
+      if (this.#typing.get(thread) !== until) return null;
+      if (Date.now() > until) {
+        this.#typing.delete(thread);
+        return null;
+      }
       await this.#api()
         .call("POST", `/channels/${thread}/typing`, undefined, signal)
         .catch((err: unknown) => ctx.logger.debug({ err }, "typing indicator failed"));

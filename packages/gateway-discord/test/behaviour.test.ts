@@ -4,7 +4,7 @@ import { DiscordFake, eventually, within } from "@agentsvc/testkit";
 import { startSessionRig } from "@agentsvc/testkit/session";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_WATCHDOG_MS } from "../src/gateway.js";
-import { createGateway, MESSAGE_LIMIT } from "../src/index.js";
+import { createGateway, type DiscordGateway, MESSAGE_LIMIT } from "../src/index.js";
 import { CHANNELS, DISCORD_HEARTBEAT_INTERVAL_MS, SCALE } from "./harness.js";
 import { expectOnceEach, nextConnection, type Rigged, say, startRig, stopRig } from "./rig.js";
 
@@ -176,6 +176,19 @@ describe("discord replies and approvals", () => {
     const after = typing();
     await new Promise((res) => setTimeout(res, 5 * 8_000 * SCALE));
     expect(typing()).toBe(after);
+  });
+
+  it("typing that expires without a reply (a turn that sent nothing) is forgotten by its beat, which stops", async () => {
+    r = await startRig({ typingIntervalMs: 8_000 * SCALE, typingMaxMs: 40 * 8_000 * SCALE });
+    const gateway = r.rig.gateway as DiscordGateway;
+    const typing = () => r?.h.fake.rest.typing.filter((t) => t.channelId === CHANNELS[1]).length ?? 0;
+    await gateway.startTyping(CHANNELS[1]);
+    expect(gateway.typingThreadCount).toBe(1);
+    // The first beat goes out within startTyping (repeats depend on the machine's pace, so not asserted).
+    expect(typing()).toBe(1);
+    await eventually(() => gateway.typingThreadCount === 0, "the expired channel forgotten", 10_000);
+    // The beat stopped with it: nothing is scheduled that could post typing to the channel again.
+    expect(r.rig.session.scheduler.list().filter((t) => t.name.includes("typing:"))).toEqual([]);
   });
 
   it("the bot's own reply, which Discord sends back as MESSAGE_CREATE, starts no turn", async () => {

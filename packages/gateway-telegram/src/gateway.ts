@@ -96,6 +96,7 @@ export class TelegramGateway implements Gateway {
   #ctx: GatewayContext | undefined;
   #api: BotApi | undefined;
   #stopped = false;
+  /** Chat -> until when typing is repeated (cleared by the reply, or by the beat that finds it expired). */
   readonly #typing = new Map<string, number>();
 
   readonly #options: TelegramGatewayOptions;
@@ -188,6 +189,11 @@ export class TelegramGateway implements Gateway {
     ).catch(ignoreNotModified);
   }
 
+  /** How many threads' typing indicator is being repeated (diagnostics; entries end at the reply or expiry). */
+  get typingThreadCount(): number {
+    return this.#typing.size;
+  }
+
   async startTyping(thread: string): Promise<void> {
     const ctx = this.#ctx;
     if (!ctx || this.#stopped) return;
@@ -195,7 +201,12 @@ export class TelegramGateway implements Gateway {
     const until = Date.now() + (this.#options.typingMaxMs ?? 120_000);
     this.#typing.set(thread, until);
     const beat = async (signal: AbortSignal) => {
-      if (this.#typing.get(thread) !== until || Date.now() > until) return null;
+      // A newer turn's typing owns the entry; an expired one is dropped (no reply may ever come).
+      if (this.#typing.get(thread) !== until) return null;
+      if (Date.now() > until) {
+        this.#typing.delete(thread);
+        return null;
+      }
       await this.#api
         ?.call(
           "sendChatAction",
