@@ -4,6 +4,7 @@
 // the bot never answers itself. No buttons: approvals go as the session's plain-text request and are
 // decided by a reply in the thread.
 import {
+  type DecidedNotice,
   type Gateway,
   type GatewayCapabilities,
   type GatewayContext,
@@ -105,6 +106,17 @@ export class GithubGateway implements Gateway {
     const body = this.#decorate(text, options.requestId !== undefined);
     const id = await postComment(this.#rest, target, pull, body, this.#abort.signal);
     return id ? { messageId: id } : {};
+  }
+
+  /**
+   * The request is decided: its `request:<thread>` row goes. Only the webhook's check of a decision
+   * comment reads it, and only while the request is open; a newer request of the thread keeps its row.
+   */
+  async onDecided(notice: DecidedNotice): Promise<void> {
+    const context = this.#context;
+    if (!context) throw new Error("github gateway is not started");
+    const key = `request:${notice.thread}`;
+    if ((await context.state.get<string>(key)) === notice.requestId) await context.state.delete(key);
   }
 
   /** Every posted comment ends with the marker; a text approval request says how to answer it. */

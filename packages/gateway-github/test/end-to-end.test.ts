@@ -10,7 +10,7 @@ import {
 import { afterEach, describe, expect, it } from "vitest";
 import type { GithubGateway } from "../src/index.js";
 import { mentionedText, POSTED_MARKER } from "../src/inbound.js";
-import { alice, bob, type GithubWorld, githubWorld, SECRETS } from "./harness.js";
+import { alice, bob, type GithubWorld, githubWorld, SECRETS, threadOf } from "./harness.js";
 
 const bot = `@${SECRETS.GH_TEST_BOT_NAME}`;
 let world: GithubWorld;
@@ -134,6 +134,40 @@ describe("github end to end", () => {
     await eventually(() => rig.executed.length > 0, "the approved tool running");
     await rig.session.idle(5_000);
     expect(rig.executed).toHaveLength(1);
+  });
+
+  it("forgets the thread's pending request once it is decided, and a newer request of the thread keeps its own", async () => {
+    await boot();
+    await world.fake.commentOnIssue({
+      number: 7,
+      body: `${bot} please use delete_file on a.log`,
+      user: alice,
+    });
+    await eventually(
+      () => world.fake.posted.some((p) => p.body.startsWith("Approval needed:")),
+      "the request",
+    );
+    const request = world.fake.posted.find((p) => p.body.startsWith("Approval needed:"));
+    const key = `request:${threadOf(request as NonNullable<typeof request>)}`;
+    const pending = await rig.store.gatewayState.get<string>("github", key);
+    expect(pending).toBeDefined();
+    await world.fake.commentOnIssue({ number: 7, body: `${bot} approve`, user: alice });
+    await eventually(() => rig.executed.length === 1, "the approved tool running");
+    await rig.session.idle(5_000);
+    await eventually(
+      async () => (await rig.store.gatewayState.get("github", key)) === undefined,
+      "the decided request forgotten",
+    );
+    // A row that names another (newer) request is not this decision's to clear.
+    await rig.store.gatewayState.set("github", key, "a-newer-request");
+    await gateway.onDecided({
+      requestId: pending as string,
+      gateway: "github",
+      thread: threadOf(request as NonNullable<typeof request>),
+      decision: "approve",
+      decidedBy: "101",
+    });
+    expect(await rig.store.gatewayState.get("github", key)).toBe("a-newer-request");
   });
 
   it("adds the how-to-answer line to a piece the session marks as a request, not to text that merely looks like one", async () => {

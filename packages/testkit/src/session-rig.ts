@@ -9,6 +9,7 @@ import {
   GatewayRegistry,
   gatewayThreadId,
   type GatewaySession,
+  type SessionStore,
 } from "@agentsvc/session-core";
 import { contractAgent, createMemorySessionStore } from "@agentsvc/session-core/testing";
 import { type Logger, pino } from "pino";
@@ -33,6 +34,8 @@ export interface SessionRigOptions {
 
 export interface SessionRig {
   session: GatewaySession;
+  /** The in-process store (its gateway state, inbox, outbox). */
+  store: SessionStore;
   runs: RunManager;
   memory: WindowMemory;
   /** Notes the approved `delete_file` calls ran with. */
@@ -79,6 +82,7 @@ export async function startSessionRig(
   await session.start();
   return {
     session,
+    store,
     runs,
     memory,
     executed,
