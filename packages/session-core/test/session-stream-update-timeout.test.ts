@@ -30,9 +30,12 @@ describe("a streamed preview whose update never settles", () => {
     await until(() => r.gateway.textsTo("T").length === 1, "the final reply despite the hung update");
     const reply = r.gateway.textsTo("T")[0];
     expect(reply).toContain("hello there");
-    expect(signals).toHaveLength(1);
-    expect(signals[0]?.aborted).toBe(true);
-    expect(r.logs.lines().filter((l) => l.msg === "stream update timed out; aborted")).toHaveLength(1);
+    // Usually one update (the turn ends within the bound); a slow machine may start another after it.
+    expect(signals.length).toBeGreaterThan(0);
+    expect(signals.every((signal) => signal.aborted)).toBe(true);
+    expect(r.logs.lines().filter((l) => l.msg === "stream update timed out; aborted")).toHaveLength(
+      signals.length,
+    );
 
     // The platform answers the aborted call late: it does not land over the final message.
     release();
