@@ -126,16 +126,15 @@ class Preview {
     })();
     this.#inflight = Promise.race([call, abortedBy(signal)])
       .catch((err: unknown) => {
-        // A preview that failed is only a preview: the final message still goes out.
-        const timedOut = signal.aborted;
-        this.logger.warn(
-          {
-            err: err instanceof Error ? err.message : String(err),
-            ...(timedOut ? { timeoutMs: this.timeoutMs } : {}),
-          },
-          timedOut ? "stream update timed out; aborted" : "stream update failed",
-        );
-        this.logger.debug({ err }, "stream update failure");
+        // A preview that failed is only a preview: the final message still goes out. A refused
+        // edit (a 429 while the platform paces edits) is routine: debug. One that held the turn
+        // until the bound is not: warn, without the stack.
+        if (signal.aborted)
+          this.logger.warn(
+            { err: err instanceof Error ? err.message : String(err), timeoutMs: this.timeoutMs },
+            "stream update timed out; aborted",
+          );
+        this.logger.debug({ err }, "stream update failed");
       })
       .finally(() => {
         this.#inflight = undefined;
