@@ -336,6 +336,7 @@ export class OutboxSender {
 /** The draft key a streamed reply's first piece carries (see streaming.ts). */
 function draftOf(row: OutboxRow): string | undefined {
   if (row.kind !== "text") return undefined;
-  const draft = (row.payload as { draft?: unknown } | null)?.draft;
+  // An object: #deliver has read its fields before this is asked.
+  const draft = (row.payload as { draft?: unknown }).draft;
   return typeof draft === "string" ? draft : undefined;
 }

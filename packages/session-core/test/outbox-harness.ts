@@ -2,7 +2,12 @@
 // outbox-*.test.ts files that test the sender on its own (no session, no turns).
 import { pino } from "pino";
 import { afterEach } from "vitest";
-import { GatewayRegistry, type InteractionRequest, type SendOutcome } from "../src/index.js";
+import {
+  GatewayRegistry,
+  type InteractionRequest,
+  type SendOutcome,
+  type SessionObserver,
+} from "../src/index.js";
 import { OutboxSender } from "../src/outbox-sender.js";
 import { createMemorySessionStore, MockGateway } from "../src/testing/index.js";
 
@@ -64,7 +69,12 @@ export function useSender() {
     await sender?.stop();
     sender = undefined;
   });
-  return (gateways: MockGateway[], options: SenderOptions = {}, input: { elsewhere?: boolean } = {}) => {
+  return (
+    gateways: MockGateway[],
+    options: SenderOptions = {},
+    /** Leave out `elsewhere` or `onCredentials`, or observe with hooks of the test's own. */
+    input: { elsewhere?: boolean; onCredentials?: boolean; observer?: SessionObserver } = {},
+  ) => {
     const store = createMemorySessionStore();
     const registry = new GatewayRegistry();
     for (const g of gateways) registry.register(g);
@@ -83,11 +93,11 @@ export function useSender() {
       loggerFor: () => logger,
       logger,
       options,
-      observer: {
+      observer: input.observer ?? {
         onSending: (g) => sending.push(g),
         onSent: (g, outcome) => outcomes.push([g, outcome]),
       },
-      onCredentials: (g) => credentials.push(g.name),
+      ...(input.onCredentials === false ? {} : { onCredentials: (g) => credentials.push(g.name) }),
       ...(input.elsewhere === false ? {} : { elsewhere: () => elsewhere.push(1) }),
     });
     return { store, sender, lines, outcomes, sending, credentials, elsewhere };
