@@ -51,6 +51,8 @@ export class OutboxSender {
   #pumping: Promise<void> | undefined;
   #again = false;
   #timer: NodeJS.Timeout | undefined;
+  /** The last pass ended on a store error: the next timed look waits baseDelayMs. */
+  #storeFailed = false;
 
   readonly #elsewhere: (() => void) | undefined;
   readonly #onCredentials: ((gateway: Gateway, error: GatewaySendError) => void) | undefined;
@@ -155,7 +157,8 @@ export class OutboxSender {
     next = Math.min(next ?? Number.POSITIVE_INFINITY, Date.now() + this.#idlePollMs);
     // A held gateway's pieces are due and never sent: they hide when the others are due, so look
     // again in a while instead of at once.
-    if (this.#held.size > 0) next = Math.max(next, Date.now() + this.#baseDelayMs);
+    if (this.#held.size > 0 || this.#storeFailed) next = Math.max(next, Date.now() + this.#baseDelayMs);
+    this.#storeFailed = false;
     this.#timer = setTimeout(() => this.wake(), Math.max(0, next - Date.now()));
     this.#timer.unref();
   }
@@ -168,7 +171,10 @@ export class OutboxSender {
         await Promise.all(rows.map((row) => this.#sendOne(row)));
       }
     } catch (err) {
-      // The store failed (unreachable database): the pieces stay pending; #arm looks again.
+      // The store failed (unreachable database, or it refused to mark a piece the platform took):
+      // the pieces stay pending and due; #arm looks again after baseDelayMs, not at once, or a
+      // piece whose mark keeps failing would be sent over and over.
+      this.#storeFailed = true;
       this.#logger.error(
         { err: err instanceof Error ? err.message : String(err) },
         "outbox: the store failed while sending",

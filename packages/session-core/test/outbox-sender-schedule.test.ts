@@ -265,6 +265,31 @@ describe("the next timed look", () => {
     expect(asked).toBe(2);
   });
 
+  it("after the store refused to mark a sent piece, comes baseDelayMs later: the piece is not sent over and over", async () => {
+    const mock = new MockGateway({ name: "mock" });
+    const { store, sender, outcomes } = setUp([mock], { baseDelayMs: 1_000, idlePollMs: 600_000 });
+    store.outbox.markSent = async () => {
+      throw new Error("database unreachable");
+    };
+    await store.outbox.enqueue([piece("mock", "A", "a1")]);
+    sender.start();
+    await sender.settled();
+    await flush();
+    expect(mock.textsTo("A")).toEqual(["a1"]);
+    await vi.advanceTimersByTimeAsync(999);
+    await flush();
+    expect(mock.textsTo("A")).toEqual(["a1"]);
+    await vi.advanceTimersByTimeAsync(1);
+    await sender.settled();
+    await flush();
+    // Tried again (the platform's idempotency key makes the second send a no-op there).
+    expect(mock.textsTo("A")).toEqual(["a1", "a1"]);
+    expect(outcomes).toEqual([
+      ["mock", "retry"],
+      ["mock", "retry"],
+    ]);
+  });
+
   it("is an unref'd timer: an idle sender does not keep the process alive", async () => {
     vi.useRealTimers();
     const timers = vi.spyOn(globalThis, "setTimeout");
