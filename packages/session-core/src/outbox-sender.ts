@@ -96,10 +96,14 @@ export class OutboxSender {
     this.wake();
   }
 
-  /** Something was queued: send what is due now. */
-  wake(): void {
+  /**
+   * Something was queued: send what is due now. A sender that is not running passes the wake on
+   * to whoever sends (`elsewhere`), unless the wake came from there (`fromElsewhere`): passed back,
+   * it would bounce between the instances for good (the leader while its sender stops or starts).
+   */
+  wake(fromElsewhere = false): void {
     if (!this.#running) {
-      this.#elsewhere?.();
+      if (!fromElsewhere) this.#elsewhere?.();
       return;
     }
     if (this.#pumping) {

@@ -359,7 +359,7 @@ export class GatewaySession {
 
   #onCluster(message: ClusterMessage): void {
     if (message.kind === "outbox") {
-      if (this.#leading) this.#parts.sender.wake();
+      if (this.#leading) this.#parts.sender.wake(true);
       return;
     }
     if (message.kind !== "thread" || !this.#options.registry.get(message.gateway)) return;

@@ -57,6 +57,16 @@ describe("a sender that is not running", () => {
     expect(await statuses(store, "mock", "A")).toEqual([["pending", 0]]);
   });
 
+  it("does not pass back a wake that came from elsewhere: it would bounce between the instances for good", async () => {
+    const mock = new MockGateway({ name: "mock" });
+    const { store, sender, elsewhere } = setUp([mock]);
+    await store.outbox.enqueue([piece("mock", "A", "a1")]);
+    sender.wake(true);
+    await flush();
+    expect(elsewhere).toEqual([]);
+    expect(mock.sent).toEqual([]);
+  });
+
   it("ignores a wake when nobody else sends (no elsewhere given)", async () => {
     const mock = new MockGateway({ name: "mock" });
     const { store, sender } = setUp([mock], {}, { elsewhere: false });
