@@ -192,6 +192,8 @@ describe("approvals: suspend, pending, resume", () => {
     const c = h.client();
     const r = await c.post("/invoke", { input: `use ${APPROVAL_TOOL} now`, conversationId: "a3" });
     expect(r.body.status).toBe("suspended");
+    const scoped = threadScope("shared") + r.body.threadId;
+    const suspended = h.runs.get(scoped);
     expect((await c.post("/cancel", { threadId: r.body.threadId })).body).toEqual({
       success: true,
       cancelled: true,
@@ -202,7 +204,13 @@ describe("approvals: suspend, pending, resume", () => {
       if (pending !== null) await new Promise((done) => setTimeout(done, 20));
     }
     expect(pending).toBeNull();
-    await h.runs.get(threadScope("shared") + r.body.threadId)?.done;
+    // The cancel closes the turn in a continuation of its own; /pending may answer null (the
+    // decision is written) a moment before that continuation's handle replaces the suspended one.
+    for (let i = 0; i < 50 && h.runs.get(scoped) === suspended; i++) {
+      await new Promise((done) => setTimeout(done, 10));
+    }
+    expect(h.runs.get(scoped)).not.toBe(suspended);
+    await h.runs.get(scoped)?.done;
     expect((await c.post("/clear", { conversationId: "a3" })).status).toBe(200);
   });
 
