@@ -1,7 +1,7 @@
 // What a previous process left, picked up before any gateway starts (so nothing delivered during
 // start can run twice): continuations that had their decision, turns that never committed,
 // queued messages in per-thread order, suspended turns and their open requests (asked again).
-import type { SuspendedRun } from "@agentsvc/agent-core";
+import { AgentsvcError, type SuspendedRun } from "@agentsvc/agent-core";
 import type { Approvals } from "./approvals.js";
 import type { InteractionRequest } from "./gateway.js";
 import type { SessionParts } from "./parts.js";
@@ -60,11 +60,25 @@ export async function recover(
           committed: false,
         };
         state.active = active;
-        const handle = await p.runs.continueInterrupted?.(
-          run.options.threadId,
-          turns.persistHooks(state, active),
-        );
-        if (handle) turns.follow(state, handle);
+        try {
+          // Without a way to go on, the turn is over: left running, its thread would wait for good.
+          if (!p.runs.continueInterrupted)
+            throw new Error("the run manager cannot continue interrupted runs");
+          const handle = await p.runs.continueInterrupted(
+            run.options.threadId,
+            turns.persistHooks(state, active),
+          );
+          turns.follow(state, handle);
+        } catch (err) {
+          // One turn that cannot go on ends with the failure reply; it does not stop the boot. Its
+          // checkpoint goes first (left, it keeps the thread busy for good; a crash between the two
+          // leaves a turn with nothing behind it, which the next boot runs again from its message).
+          if (!(err instanceof AgentsvcError && err.code === "thread_busy")) {
+            await p.store.runStore.delete(run.options.threadId);
+            p.runs.release?.(run.options.threadId);
+          }
+          await turns.giveUp(state, active, err, "could not continue an interrupted turn");
+        }
       });
     } else {
       await continueDetached(p, run);

@@ -52,11 +52,7 @@ export class Turns {
     } catch (err) {
       span.fail(err);
       span.end();
-      this.p.logger.error({ err, threadId: state.threadId }, "could not start a turn");
-      await this.#commitFallback(state, active, failureText(err));
-      // The failure reply was queued with the record: send it now, not when something else wakes the outbox.
-      this.p.sender.wake();
-      await this.finish(state);
+      await this.giveUp(state, active, err, "could not start a turn");
       return;
     }
     fault("turn-started");
@@ -111,6 +107,18 @@ export class Turns {
         this.p.threads.with(state.gateway, state.thread, (s) => this.#onEnd(s, result)),
       ),
     );
+  }
+
+  /**
+   * A turn whose run could not start or go on: its record ends failed with the failure reply and
+   * the thread moves on to its next message (inside the thread's lock).
+   */
+  async giveUp(state: ThreadState, active: ActiveTurn, err: unknown, what: string): Promise<void> {
+    this.p.logger.error({ err, threadId: state.threadId }, what);
+    await this.#commitFallback(state, active, failureText(err));
+    // The failure reply was queued with the record: send it now, not when something else wakes the outbox.
+    this.p.sender.wake();
+    await this.finish(state);
   }
 
   /** Next queued message of the thread, if any. */

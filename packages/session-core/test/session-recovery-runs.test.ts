@@ -24,7 +24,7 @@ describe("recovery with a run manager", () => {
     expect(errorsOf(b)).toEqual([]);
   });
 
-  it("that lists continuations but cannot continue them boots, continues none and runs the rest", async () => {
+  it("that lists continuations but cannot continue them boots, ends the interrupted turn with the failure reply and runs the rest", async () => {
     const dir = tempDir();
     await diedWhileApprovedToolRan(openRig, dir, "T");
     await diedWhileApprovedRunElsewhereRan(dir);
@@ -34,10 +34,13 @@ describe("recovery with a run manager", () => {
       adaptRuns: (runs) => Object.assign(runs, { continueInterrupted: undefined }),
     });
     await until(() => b.gateway.textsTo("U").length === 1, "the reply on the other thread");
-    expect(b.runs.starts.map((s) => s.input)).toEqual(["on another thread"]);
-    expect(b.gateway.textsTo("T")).toEqual([]);
-    expect(b.logs.lines().filter((l) => /continue/.test(String(l.msg)))).toEqual([]);
-    expect(errorsOf(b)).toEqual([]);
+    await until(() => b.gateway.textsTo("T").length === 1, "the failure reply on the interrupted thread");
+    expect(b.gateway.textsTo("T")[0]).toMatch(/could not answer/);
+    expect(errorsOf(b).map((l) => l.msg)).toEqual(["could not continue an interrupted turn"]);
+    // The thread is not left waiting on a turn nothing runs: its next message is answered.
+    await b.gateway.inject({ thread: "T", text: "still there?", id: "after-boot" });
+    await until(() => b.gateway.textsTo("T").length === 2, "the reply to the next message");
+    expect(b.runs.starts.map((s) => s.input)).toEqual(["on another thread", "still there?"]);
   });
 });
 
@@ -70,6 +73,46 @@ describe("a run elsewhere whose continuation is gone when recovery continues it"
       expect(String((errors[0]?.err as { message?: string })?.message)).toMatch(
         /no interrupted continuation/,
       );
+      await b.close();
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe("a gateway turn whose continuation is gone when recovery continues it", () => {
+  it("ends with the failure reply and an error naming the thread; the boot and the thread go on", async () => {
+    const dir = tempDir();
+    await diedWhileApprovedToolRan(openRig, dir, "T");
+    await recordedNotRun(dir, "U", ["after the boot"]);
+    const db = ChatDb.open({ appRoot: dir, path: "data/chat.db" });
+    try {
+      const b = await openRig({
+        dir,
+        store: db,
+        // Listed, then gone (finished or removed elsewhere) before this process continues it.
+        adaptRuns: (runs) => {
+          const interrupted = runs.interrupted.bind(runs);
+          Object.assign(runs, {
+            interrupted: async (one?: string) => {
+              const listed = await interrupted(one);
+              for (const run of listed) await db.runStore.delete(run.options.threadId);
+              return listed;
+            },
+          });
+        },
+      });
+      await until(() => b.gateway.textsTo("U").length === 1, "the reply after the boot");
+      await until(() => b.gateway.textsTo("T").length === 1, "the failure reply on the interrupted thread");
+      expect(b.gateway.textsTo("T")[0]).toMatch(/could not answer this message \(not_found\)/);
+      const errors = errorsOf(b);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatchObject({
+        msg: "could not continue an interrupted turn",
+        threadId: "gw:mock:T",
+      });
+      await b.gateway.inject({ thread: "T", text: "and now?", id: "after-boot" });
+      await until(() => b.gateway.textsTo("T").length === 2, "the reply to the next message");
       await b.close();
     } finally {
       db.close();
