@@ -1,0 +1,75 @@
+// What an instance of several does with the threads it holds when it loses them (its connection
+// drops), and with a coordination that offers no fence (the fence is optional).
+import { describe, expect, it } from "vitest";
+import type { Coordination } from "../src/index.js";
+import { createMemoryCluster } from "../src/testing/index.js";
+import { until, useRig } from "./session-harness.js";
+
+const T = "T";
+const TID = `gw:mock:${T}`;
+const openRig = useRig();
+
+/** A run logger that keeps what the run manager says (cancels are logged there). */
+function runLog() {
+  const lines: { msg: string | undefined; threadId?: unknown; reason?: unknown }[] = [];
+  const keep = (obj: object, msg?: string) => lines.push({ ...obj, msg });
+  return { lines, logger: { info: keep, warn: keep, error: keep } };
+}
+
+describe("an instance of several that loses its threads", () => {
+  it("cancels the turn running on a dropped connection, names only the threads it ran, and ends the turn uncommitted", async () => {
+    const cluster = createMemoryCluster();
+    const coordination = cluster.instance("a");
+    const runs = runLog();
+    const a = await openRig({ coordination, sweepMs: 60_000, runLogger: runs.logger });
+    await a.gateway.inject({ thread: T, text: "use wait_gate first" });
+    await until(() => a.gates.calls.length === 1, "the turn at its gate");
+    // A lock this connection holds for nothing the session knows of (no state, not claimed here).
+    expect(await coordination.acquireThread("gw:mock:other")).toBe(true);
+    cluster.drop("a");
+    expect(runs.lines.filter((l) => l.msg === "run cancelled")).toEqual([
+      { msg: "run cancelled", threadId: TID, reason: "this instance lost the thread's lock" },
+    ]);
+    const lost = a.logs.lines().filter((l) => String(l.msg).startsWith("lost the lock"));
+    expect(lost.map((l) => [l.level, l.threadId])).toEqual([[40, TID]]);
+    expect(lost[0]?.msg).toBe("lost the lock of a thread; another instance may take it over");
+    // The turn winds down at its next checkpoint: nothing recorded, nothing sent, nothing kept here.
+    a.gates.openAll();
+    await until(() => !a.session.snapshot("mock", T).running, "the lost turn forgotten");
+    await a.session.idle();
+    expect(a.gateway.textsTo(T)).toEqual([]);
+    expect((await a.db.inbox.unfinished()).map((r) => r.status)).toEqual(["running"]);
+    expect(a.logs.lines().filter((l) => l.level >= 50)).toEqual([]);
+  });
+
+  it("forgets a held thread whose turn waits for a decision when its connection drops: its queue goes with it", async () => {
+    const cluster = createMemoryCluster();
+    const runs = runLog();
+    const a = await openRig({ coordination: cluster.instance("a"), sweepMs: 60_000, runLogger: runs.logger });
+    await a.gateway.inject({ thread: T, text: "use delete_file report.txt" });
+    await until(() => a.gateway.decisionRequests.length === 1, "the approval request");
+    // A message behind the waiting turn keeps the thread held here.
+    await a.gateway.inject({ thread: T, text: "after the decision" });
+    await until(() => a.session.snapshot("mock", T).queued === 1, "queued behind the waiting turn");
+    expect(cluster.holders().get(TID)).toBe("a");
+    cluster.drop("a");
+    expect(a.session.snapshot("mock", T)).toEqual({ running: false, queued: 0, steered: 0 });
+    // The waiting run is left for whichever instance takes the thread: not cancelled here.
+    expect(runs.lines.filter((l) => String(l.msg).includes("cancelled"))).toEqual([]);
+  });
+});
+
+describe("an instance of several whose coordination has no fence", () => {
+  it("commits its turns: one reply, the record done, the thread let go", async () => {
+    const cluster = createMemoryCluster();
+    const { fence: _none, ...unfenced }: Coordination = cluster.instance("a");
+    const a = await openRig({ coordination: unfenced, sweepMs: 60_000 });
+    await a.gateway.inject({ thread: T, text: "hello" });
+    await until(() => a.gateway.textsTo(T).length === 1, "the reply");
+    await a.session.idle();
+    expect(a.gateway.textsTo(T)[0]).toContain("hello");
+    expect(await a.db.inbox.unfinished()).toEqual([]);
+    expect(a.logs.lines().filter((l) => l.level >= 50)).toEqual([]);
+    await until(() => !cluster.holders().has(TID), "the thread let go");
+  });
+});
