@@ -71,5 +71,69 @@ describe("an instance of several whose coordination has no fence", () => {
     expect(await a.db.inbox.unfinished()).toEqual([]);
     expect(a.logs.lines().filter((l) => l.level >= 50)).toEqual([]);
     await until(() => !cluster.holders().has(TID), "the thread let go");
+    // Operators follow a thread from instance to instance by these lines.
+    const moves = a.logs
+      .lines()
+      .filter((l) => l.level === 20 && l.threadId === TID && /thread/.test(String(l.msg)));
+    expect(moves.map((l) => l.msg)).toEqual(["took a thread", "let a thread go"]);
+  });
+});
+
+describe("an instance of several and a thread another instance holds", () => {
+  it("answers a decision for it busy after retrying, while the holder can decide it", async () => {
+    const cluster = createMemoryCluster();
+    const a = await openRig({ coordination: cluster.instance("a"), sweepMs: 60_000 });
+    const b = await openRig({
+      dir: a.dir,
+      coordination: cluster.instance("b"),
+      store: a.db,
+      sweepMs: 60_000,
+    });
+    await a.gateway.inject({ thread: T, text: "use delete_file report.txt" });
+    await until(() => a.gateway.decisionRequests.length === 1, "the approval request");
+    // A message behind the waiting turn keeps the thread held by a.
+    await a.gateway.inject({ thread: T, text: "after the decision" });
+    await until(() => a.session.snapshot("mock", T).queued === 1, "queued behind the waiting turn");
+    const requestId = a.gateway.decisionRequests[0]?.requestId as string;
+    expect(await b.session.decide(requestId, { decision: "approve" }, "user-1")).toMatchObject({
+      ok: false,
+      code: "busy",
+    });
+    expect(b.executed).toEqual([]);
+    expect(await a.session.decide(requestId, { decision: "approve" }, "user-1")).toMatchObject({ ok: true });
+    await until(() => a.runs.starts.length === 2, "the queued message after the decision");
+    expect(a.executed).toEqual(["use delete_file report.txt"]);
+  });
+});
+
+describe("an instance of several letting a thread go", () => {
+  it("takes the thread again only once the lock is given back: a message meanwhile runs under a lock it holds", async () => {
+    const cluster = createMemoryCluster();
+    const inner = cluster.instance("a");
+    // Locks given back slowly (a database round trip): not before the test lets them go.
+    let giveBack = () => {};
+    const given = new Promise<void>((r) => {
+      giveBack = r;
+    });
+    let releasing = false;
+    const slow: Coordination = {
+      ...inner,
+      releaseThread: async (key) => {
+        releasing = true;
+        await given;
+        await inner.releaseThread(key);
+      },
+    };
+    const a = await openRig({ coordination: slow, sweepMs: 60_000 });
+    await a.gateway.inject({ thread: T, text: "first" });
+    await until(() => releasing, "the lock being given back after the first turn");
+    await a.gateway.inject({ thread: T, text: "use wait_gate second" });
+    // Its claim runs in microtasks up to the lock (a memory cluster answers at once): let it get there.
+    await new Promise((r) => setImmediate(r));
+    giveBack();
+    await until(() => a.gates.calls.length === 1, "the second turn at its gate");
+    expect(cluster.holders().get(TID)).toBe("a");
+    a.gates.openAll();
+    await until(() => a.gateway.textsTo(T).length === 2, "both replies");
   });
 });
