@@ -2,35 +2,21 @@
 // status and retry-after), the piece's meta, request id, idempotency key and attempt number, and a
 // streamed reply's draft finished in place and forgotten once sent.
 import * as api from "@opentelemetry/api";
-import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import { pino } from "pino";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { GatewayRegistry, type SendOptions, useOpenTelemetry } from "../src/index.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { GatewayRegistry, type SendOptions } from "../src/index.js";
 import { OutboxSender } from "../src/outbox-sender.js";
 import { Previews } from "../src/streaming.js";
 import { createMemorySessionStore, MockGateway } from "../src/testing/index.js";
 import { until } from "./session-harness.js";
+import { useSpans } from "./span-harness.js";
 
-const exporter = new InMemorySpanExporter();
-const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
-beforeAll(() => {
-  api.trace.setGlobalTracerProvider(provider);
-  // The server registers the same propagator: a piece's traceparent is read back as the parent.
-  api.propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-  useOpenTelemetry(api);
-});
-afterAll(async () => {
-  await provider.shutdown();
-  api.trace.disable();
-  api.propagation.disable();
-});
+const exporter = useSpans();
 
 let sender: OutboxSender | undefined;
 afterEach(async () => {
   await sender?.stop();
   sender = undefined;
-  exporter.reset();
 });
 
 function setUp(gateway: MockGateway, options: { drafts?: boolean } = {}) {

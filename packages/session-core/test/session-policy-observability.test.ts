@@ -1,26 +1,13 @@
 // What an operator sees of the busy policy: a steered message is an event on the turn's span
 // (read from the trace SDK's in-memory exporter), and an interrupted run's cancel names its reason.
-import * as api from "@opentelemetry/api";
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { useOpenTelemetry } from "../src/index.js";
+import { describe, expect, it } from "vitest";
 import { until, useRig } from "./session-harness.js";
+import { useSpans } from "./span-harness.js";
 
 const T = "chat-7";
-const exporter = new InMemorySpanExporter();
-const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
-
-beforeAll(() => {
-  api.trace.setGlobalTracerProvider(provider);
-  useOpenTelemetry(api);
-});
-afterAll(async () => {
-  await provider.shutdown();
-  api.trace.disable();
-});
+const exporter = useSpans();
 
 const openRig = useRig();
-afterEach(() => exporter.reset());
 
 describe("steer", () => {
   it("records the steered message as an event on the running turn's span, naming its inbox record", async () => {
