@@ -1,6 +1,6 @@
 // How a turn starts and what it sends when it has nothing to say: a thread whose previous run is
 // still settling (thread_busy) is retried a bounded number of times, and an empty reply sends
-// nothing (and says so in the log).
+// nothing (and says so in the log). A started turn shows as running, with nothing steered into it.
 import { AgentsvcError } from "@agentsvc/agent-core";
 import { describe, expect, it } from "vitest";
 import { type Rig, until, useRig } from "./session-harness.js";
@@ -57,5 +57,21 @@ describe("a turn that produced no text", () => {
     expect(await r.db.inbox.unfinished()).toEqual([]);
     const logged = r.logs.lines().filter((l) => l.msg === "turn produced no text; nothing sent");
     expect(logged).toEqual([expect.objectContaining({ thread: "t1" })]);
+  });
+});
+
+describe("a turn that has started", () => {
+  it("shows in its thread's snapshot as running, with nothing steered or queued", async () => {
+    const r = await openRig();
+    await r.gateway.inject({ thread: "t1", text: "use wait_gate first" });
+    await until(() => r.gates.calls.length === 1, "the turn at its gate");
+    expect(r.session.snapshot("mock", "t1")).toEqual({
+      running: true,
+      phase: "running",
+      queued: 0,
+      steered: 0,
+    });
+    r.gates.openAll();
+    await r.session.idle();
   });
 });
