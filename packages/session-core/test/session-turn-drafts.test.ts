@@ -1,6 +1,7 @@
 // A streamed reply's draft at the end of its turn: the reply finishes the draft the preview made
 // (one platform message, edited, not a second one), and a turn cut short mid-stream finishes it
-// as what it said so far plus the "(stopped)" note instead of leaving it half-written.
+// as what it said so far plus the "(stopped)" note (or, when the turn could not be saved, the
+// failure note) instead of leaving it half-written.
 import { describe, expect, it } from "vitest";
 import { type RigOptions, until, useRig } from "./session-harness.js";
 
@@ -53,5 +54,29 @@ describe("a streamed reply", () => {
     // The cut-short turn never got to its second model call; the new message's run plays the
     // script from its start and says both parts.
     expect(r.gateway.textsTo(T)).toEqual([`${SAID}\n\n(stopped)`, `${SAID}\n\nafter the tool`]);
+  });
+
+  it("whose turn could not be saved ends its draft as what it said plus the failure note", async () => {
+    const r = await openRig(streamed({ script: [{ text: SAID }] }));
+    // The reply row written with the turn's messages is refused once: the turn is not saved.
+    const enqueue = r.db.outbox.enqueue.bind(r.db.outbox);
+    let refuse = true;
+    r.db.outbox.enqueue = (items) => {
+      if (refuse && r.db.inTransaction()) {
+        refuse = false;
+        return Promise.reject(new Error("the reply row was refused"));
+      }
+      return enqueue(items);
+    };
+    await r.gateway.inject({ thread: T, text: "tell me" });
+    await r.session.idle();
+    const draft = r.gateway.streamCalls.find((c) => c.kind === "update")?.draft;
+    const finishes = r.gateway.streamCalls.filter((c) => c.kind === "finish");
+    expect(finishes).toEqual([
+      expect.objectContaining({
+        draft,
+        text: `${SAID}\n\nSorry, I could not answer this message (persist_failed).`,
+      }),
+    ]);
   });
 });

@@ -1,5 +1,5 @@
-// How a turn's inbox record ends: done when the turn completed, failed (with the failure reply)
-// when its run failed, rejected for a busy reply. A start refused for another reason than a
+// How a turn's inbox record ends: done when the turn completed (with the records of messages steered
+// into it), failed (with the failure reply) when its run failed, rejected for a busy reply. A start refused for another reason than a
 // settling thread is not retried, and a failed turn whose end cannot be recorded is logged while
 // its thread still takes the next message.
 import { AgentsvcError, DEFAULT_MAX_STEPS } from "@agentsvc/agent-core";
@@ -26,6 +26,18 @@ describe("a turn's record", () => {
     expect(await statusOf(r, id)).toBe("done");
     expect(r.gateway.textsTo(T)).toEqual([expect.stringContaining('You said: "hello"')]);
     expect(r.logs.lines().filter((l) => l.msg === NOTHING_SENT)).toEqual([]);
+  });
+
+  it("ends done together with the records of the messages steered into the turn", async () => {
+    const r = await openRig({ gatewaySession: { policy: "steer" } });
+    const id = await accepted(r, "use wait_gate first");
+    await until(() => r.gates.calls.length === 1, "the turn at its gate");
+    const steered = await accepted(r, "and also this");
+    await until(() => r.session.snapshot("mock", T).steered === 1, "the message steered into the turn");
+    r.gates.openAll();
+    await r.session.idle();
+    expect([await statusOf(r, id), await statusOf(r, steered)]).toEqual(["done", "done"]);
+    expect(r.gateway.textsTo(T)).toHaveLength(1);
   });
 
   it("ends failed, with the failure reply, when the run failed", async () => {
