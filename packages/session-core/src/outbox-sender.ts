@@ -51,7 +51,7 @@ export class OutboxSender {
   #pumping: Promise<void> | undefined;
   #again = false;
   #timer: NodeJS.Timeout | undefined;
-  /** The last pass ended on a store error: the next timed look waits baseDelayMs. */
+  /** The last pass ended on a store error: the timed look after it waits baseDelayMs. */
   #storeFailed = false;
 
   readonly #elsewhere: (() => void) | undefined;
@@ -162,12 +162,13 @@ export class OutboxSender {
     // A held gateway's pieces are due and never sent: they hide when the others are due, so look
     // again in a while instead of at once.
     if (this.#held.size > 0 || this.#storeFailed) next = Math.max(next, Date.now() + this.#baseDelayMs);
-    this.#storeFailed = false;
     this.#timer = setTimeout(() => this.wake(), Math.max(0, next - Date.now()));
     this.#timer.unref();
   }
 
   async #pump(): Promise<void> {
+    // Only the pass that ran last counts: one that went through after a failed one is not held back.
+    this.#storeFailed = false;
     try {
       while (this.#running) {
         const rows = await this.#due(Date.now(), this.#concurrency);

@@ -7,6 +7,7 @@ import { MockGateway } from "../src/testing/index.js";
 import { GatedGateway, piece, statuses, useSender } from "./outbox-harness.js";
 
 const setUp = useSender();
+type Setup = ReturnType<typeof setUp>;
 
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
@@ -43,6 +44,19 @@ function countReads(store: ReturnType<typeof setUp>["store"]) {
     return nextDueAt();
   };
   return reads;
+}
+
+/** The store's first read of due pieces fails (after `during` ran); later reads go through. */
+function failFirstRead(store: Setup["store"], during = () => {}): void {
+  const due = store.outbox.due.bind(store.outbox);
+  let failed = false;
+  store.outbox.due = async (now, limit) => {
+    if (failed) return due(now, limit);
+    failed = true;
+    await null; // the pass is under way (the sender has recorded it) before `during` acts
+    during();
+    throw new Error("database unreachable");
+  };
 }
 
 describe("a sender that is not running", () => {
@@ -299,6 +313,66 @@ describe("the next timed look", () => {
       ["mock", "retry"],
     ]);
   });
+
+  // A pass the store failed makes only the next timed look wait: once a later pass went through,
+  // the look comes when the next piece is due, however the failed pass ended.
+  const failedPassEndings: [string, (sender: Setup["sender"], store: Setup["store"]) => Promise<void>][] = [
+    [
+      "a wake came during the failed pass",
+      async (sender, store) => {
+        failFirstRead(store, () => sender.wake());
+        sender.start();
+        await sender.settled();
+      },
+    ],
+    [
+      "a wake came while the failed pass read the next due time",
+      async (sender, store) => {
+        failFirstRead(store);
+        const nextDueAt = store.outbox.nextDueAt.bind(store.outbox);
+        let woken = false;
+        store.outbox.nextDueAt = () => {
+          if (!woken) {
+            woken = true;
+            sender.wake();
+          }
+          return nextDueAt();
+        };
+        sender.start();
+        await flushUntil(() => woken, "the look after the failed pass");
+        await sender.settled();
+      },
+    ],
+    [
+      "the sender was stopped during the failed pass and started again",
+      async (sender, store) => {
+        let stopped: Promise<void> | undefined;
+        failFirstRead(store, () => {
+          stopped = sender.stop();
+        });
+        sender.start();
+        await sender.settled();
+        await stopped;
+        sender.start();
+        await sender.settled();
+      },
+    ],
+  ];
+
+  it.each(failedPassEndings)(
+    "after a failed pass (%s) and one that went through, comes when the next piece is due, not baseDelayMs later",
+    async (_, failThenPass) => {
+      const mock = new MockGateway({ name: "mock" });
+      const { store, sender } = setUp([mock], { baseDelayMs: 1_000, idlePollMs: 600_000 });
+      await store.outbox.enqueue([{ ...piece("mock", "A", "a1"), notBefore: Date.now() + 100 }]);
+      await failThenPass(sender, store);
+      await flush();
+      expect(mock.sent).toEqual([]);
+      await vi.advanceTimersByTimeAsync(100);
+      await sender.settled();
+      expect(mock.textsTo("A")).toEqual(["a1"]);
+    },
+  );
 
   it("is an unref'd timer: an idle sender does not keep the process alive", async () => {
     vi.useRealTimers();
