@@ -182,6 +182,32 @@ describe("an approval room at boot", () => {
   });
 });
 
+describe("two runs waiting on requests in one approval room at boot", () => {
+  it("are asked again with their own requests: none is asked anew because the room's newest request is the other's", async () => {
+    const dir = tempDir();
+    const first = withApprovalRoom(dir);
+    const a = await openRig(first.options);
+    for (const conversationId of ["c1", "c2"]) {
+      const run = a.runs.start({
+        input: `use delete_file ${conversationId}.txt`,
+        userId: "alice",
+        conversationId,
+      });
+      expect((await run.done).status).toBe("suspended");
+    }
+    await until(() => first.ops.textsTo("ops-room").length === 2, "both requests asked in the room");
+    const before = (await a.db.interactions.listOpen()).map((i) => i.requestId).sort();
+    await crash(a);
+
+    const second = withApprovalRoom(dir);
+    const b = await openRig(second.options);
+    await until(() => second.ops.textsTo("ops-room").length === 2, "both requests asked again");
+    await b.session.idle();
+    expect((await b.db.interactions.listOpen()).map((i) => i.requestId).sort()).toEqual(before);
+    expect(second.ops.textsTo("ops-room")).toHaveLength(2);
+  });
+});
+
 describe("a turn that suspended before its request was saved", () => {
   it("is not asked at boot when it is decided elsewhere while recovery reads it", async () => {
     const dir = tempDir();
