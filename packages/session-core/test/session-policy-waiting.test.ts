@@ -76,3 +76,29 @@ describe("interrupt on a thread waiting for a decision", () => {
     ]);
   });
 });
+
+describe("a thread whose waiting request the store no longer has (pruned or removed behind the session's back)", () => {
+  it.each(["queue", "interrupt"] as const)(
+    "%s: a typed reply is an ordinary message: it waits behind the run, with no error, and runs after it",
+    async (policy) => {
+      const r = await openRig({ gatewaySession: { policy }, gateway: { kind: "push", type: "mock" } });
+      const requestId = await suspend(r);
+      const get = r.db.interactions.get.bind(r.db.interactions);
+      r.db.interactions.get = async (id) => (id === requestId ? undefined : get(id));
+      await r.gateway.inject({ thread: T, text: "yes", author: "alice-id" });
+      await until(() => r.session.snapshot("mock", T).queued === 1, "the reply queued");
+      await r.session.idle();
+      expect(r.logs.lines().filter((l) => l.msg === "session work failed")).toEqual([]);
+      expect(r.session.snapshot("mock", T)).toMatchObject({
+        phase: "suspended",
+        pendingRequestId: requestId,
+      });
+
+      r.db.interactions.get = get;
+      expect(await r.gateway.decide(requestId, "approve", "alice-id")).toMatchObject({ ok: true });
+      await r.session.idle();
+      expect(r.executed).toEqual(["use delete_file report.txt"]);
+      expect(r.runs.starts.map((s) => s.input)).toEqual(["use delete_file report.txt", "yes"]);
+    },
+  );
+});
