@@ -52,6 +52,7 @@ export class OutboxSender {
   #again = false;
   #timer: NodeJS.Timeout | undefined;
   /** The last pass ended on a store error: the timed look after it waits baseDelayMs. */
+  // Stryker disable next-line BooleanLiteral: every pass sets it first (#pump), and only the look after a pass reads it
   #storeFailed = false;
 
   readonly #elsewhere: (() => void) | undefined;
