@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { prefixKey } from "../src/streaming.js";
 import { type Rig, until, useRig } from "./session-harness.js";
+import { refuseReplyRowOnce } from "./turn-harness.js";
 
 const openRig = useRig();
 
@@ -37,15 +38,7 @@ describe("a turn's commit", () => {
 
   it("rolls back the turn's messages with its end when writing the end fails", async () => {
     const r = await openRig();
-    const enqueue = r.db.outbox.enqueue.bind(r.db.outbox);
-    let fail = true;
-    r.db.outbox.enqueue = (items) => {
-      if (fail && r.db.inTransaction()) {
-        fail = false;
-        return Promise.reject(new Error("the reply row was refused"));
-      }
-      return enqueue(items);
-    };
+    refuseReplyRowOnce(r);
     await r.gateway.inject({ thread: "t1", text: "hello" });
     await until(() => r.gateway.textsTo("t1").length === 1, "the failure reply sent");
     expect(r.gateway.textsTo("t1")[0]).toMatch(/^Sorry, I could not answer/);

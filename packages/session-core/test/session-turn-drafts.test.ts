@@ -4,6 +4,7 @@
 // failure note) instead of leaving it half-written.
 import { describe, expect, it } from "vitest";
 import { type RigOptions, until, useRig } from "./session-harness.js";
+import { refuseReplyRowOnce } from "./turn-harness.js";
 
 const T = "t-drafts";
 const SAID = "here is what I found so far";
@@ -59,15 +60,7 @@ describe("a streamed reply", () => {
   it("whose turn could not be saved ends its draft as what it said plus the failure note", async () => {
     const r = await openRig(streamed({ script: [{ text: SAID }] }));
     // The reply row written with the turn's messages is refused once: the turn is not saved.
-    const enqueue = r.db.outbox.enqueue.bind(r.db.outbox);
-    let refuse = true;
-    r.db.outbox.enqueue = (items) => {
-      if (refuse && r.db.inTransaction()) {
-        refuse = false;
-        return Promise.reject(new Error("the reply row was refused"));
-      }
-      return enqueue(items);
-    };
+    refuseReplyRowOnce(r);
     await r.gateway.inject({ thread: T, text: "tell me" });
     await r.session.idle();
     const draft = r.gateway.streamCalls.find((c) => c.kind === "update")?.draft;

@@ -4,10 +4,11 @@
 // and is the parent of its reply's sends; a busy reply and a turn that could not start leave one too.
 import { SpanStatusCode } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace";
-import { AgentsvcError, DEFAULT_MAX_STEPS } from "@agentsvc/agent-core";
+import { DEFAULT_MAX_STEPS } from "@agentsvc/agent-core";
 import { describe, expect, it } from "vitest";
-import { type Rig, until, useRig } from "./session-harness.js";
+import { until, useRig } from "./session-harness.js";
 import { useSpans } from "./span-harness.js";
+import { acceptedId, behindRunning, refuseStarts, toolLoop, whileRunning } from "./turn-harness.js";
 
 const T = "chat-9";
 const exporter = useSpans();
@@ -19,16 +20,10 @@ const idOf = (s: ReadableSpan) => s.spanContext().spanId;
 const sendsUnder = (span: ReadableSpan) =>
   named("send mock").filter((s) => s.parentSpanContext?.spanId === idOf(span));
 
-async function accepted(r: Rig, text: string): Promise<number> {
-  const result = await r.gateway.inject({ thread: T, text });
-  if (!result.accepted) throw new Error(`"${text}" was not accepted`);
-  return result.id;
-}
-
 describe("a turn's span", () => {
   it("continues its message's trace, names thread, record and outcomes, and parents its reply's send", async () => {
     const r = await openRig();
-    const id = await accepted(r, "hello");
+    const id = await acceptedId(r, T, "hello");
     await r.session.idle();
     const [inbound] = named("gateway.inbound mock");
     const [turn, ...more] = named("turn mock");
@@ -49,12 +44,7 @@ describe("a turn's span", () => {
 
   it("of a message that waited behind a running turn says it was queued", async () => {
     const r = await openRig({ gatewaySession: { policy: "queue" } });
-    const first = await accepted(r, "use wait_gate first");
-    await until(() => r.gates.calls.length === 1, "the first turn at its gate");
-    const second = await accepted(r, "then this");
-    await until(() => r.session.snapshot("mock", T).queued === 1, "the second message queued");
-    r.gates.openAll();
-    await r.session.idle();
+    const [first, second] = await behindRunning(r, T, "then this", "queued");
     const outcomes = named("turn mock").map((s) => [
       s.attributes["agentsvc.inbox_id"],
       s.attributes["agentsvc.policy.outcome"],
@@ -67,9 +57,7 @@ describe("a turn's span", () => {
 
   it("of a busy reply says rejected, has no turn outcome, and parents the busy reply's send", async () => {
     const r = await openRig({ gatewaySession: { policy: "reject", busyReply: "Busy." } });
-    await accepted(r, "use wait_gate first");
-    await until(() => r.gates.calls.length === 1, "the first turn at its gate");
-    const refused = await accepted(r, "and this");
+    const [, refused] = await whileRunning(r, T, "and this");
     await until(() => r.gateway.textsTo(T).includes("Busy."), "the busy reply");
     r.gates.openAll();
     await r.session.idle();
@@ -87,10 +75,8 @@ describe("a turn's span", () => {
 
   it("of a turn that could not start ends failed with the error, and parents the failure reply's send", async () => {
     const r = await openRig();
-    r.runs.start = () => {
-      throw new AgentsvcError("run_store_unavailable", "the run store refused the run", 503);
-    };
-    await accepted(r, "hello");
+    refuseStarts(r);
+    await acceptedId(r, T, "hello");
     await until(() => r.gateway.textsTo(T).length === 1, "the failure reply");
     await r.session.idle();
     const [turn] = named("turn mock");
@@ -101,13 +87,9 @@ describe("a turn's span", () => {
   });
 
   it("of a run that failed ends failed with the run's error", async () => {
-    // Every model call asks for a tool: the run fails when it reaches maxSteps.
-    const script = Array.from({ length: DEFAULT_MAX_STEPS + 1 }, () => ({
-      toolCalls: [{ name: "wait_gate", arguments: { note: "again" } }],
-    }));
-    const r = await openRig({ script });
+    const r = await openRig({ script: toolLoop() });
     r.gates.openAll();
-    await accepted(r, "loop");
+    await acceptedId(r, T, "loop");
     await r.session.idle();
     const [turn] = named("turn mock");
     expect(turn?.attributes["agentsvc.turn.outcome"]).toBe("failed");
@@ -119,7 +101,7 @@ describe("a turn's span", () => {
 
   it("of a turn that waits for a decision ends there, suspended", async () => {
     const r = await openRig();
-    await accepted(r, "use delete_file report.txt");
+    await acceptedId(r, T, "use delete_file report.txt");
     await until(() => r.session.snapshot("mock", T).pendingRequestId !== undefined, "the open request");
     await until(() => named("turn mock").length === 1, "the turn's span ended");
     expect(named("turn mock")[0]?.attributes["agentsvc.turn.outcome"]).toBe("suspended");
