@@ -57,6 +57,38 @@ describe("an instance of several that loses its threads", () => {
     // The waiting run is left for whichever instance takes the thread: not cancelled here.
     expect(runs.lines.filter((l) => String(l.msg).includes("cancelled"))).toEqual([]);
   });
+
+  it("announces a message for a thread whose lost turn still winds down instead of taking the thread back, and leaves its lock free", async () => {
+    const cluster = createMemoryCluster();
+    const inner = cluster.instance("a");
+    // A connection that stays up but is told one lock went (as when a fence found it gone).
+    const told: ((keys: string[]) => void)[] = [];
+    const announced: string[] = [];
+    const coordination: Coordination = {
+      ...inner,
+      onThreadsLost: (handler) => {
+        told.push(handler);
+        return inner.onThreadsLost(handler);
+      },
+      publish: async (m) => {
+        if (m.kind === "thread") announced.push(m.thread);
+        await inner.publish(m);
+      },
+    };
+    const a = await openRig({ coordination, sweepMs: 60_000 });
+    await a.gateway.inject({ thread: T, text: "use wait_gate first" });
+    await until(() => a.gates.calls.length === 1, "the turn at its gate");
+    await inner.releaseThread(TID);
+    for (const handler of told) handler([TID]);
+    await a.gateway.inject({ thread: T, text: "second" });
+    await until(() => announced.length > 0, "the message announced");
+    expect(a.session.snapshot("mock", T)).toMatchObject({ phase: "running", queued: 0 });
+    a.gates.openAll();
+    await until(() => !a.session.snapshot("mock", T).running, "the lost turn forgotten");
+    await a.session.idle();
+    expect(cluster.holders().has(TID)).toBe(false);
+    expect(a.runs.starts.map((s) => s.input)).toEqual(["use wait_gate first"]);
+  });
 });
 
 describe("an instance of several whose coordination has no fence", () => {
