@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { Coordination } from "../src/index.js";
 import { createMemoryCluster } from "../src/testing/index.js";
-import { until, useRig } from "./session-harness.js";
+import { type RigOptions, until, useRig } from "./session-harness.js";
 
 const T = "T";
 const TID = `gw:mock:${T}`;
@@ -91,24 +91,41 @@ describe("an instance of several that loses its threads", () => {
   });
 });
 
-describe("an instance of several whose coordination has no fence", () => {
-  it("commits its turns: one reply, the record done, the thread let go", async () => {
-    const cluster = createMemoryCluster();
-    const { fence: _none, ...unfenced }: Coordination = cluster.instance("a");
-    const a = await openRig({ coordination: unfenced, sweepMs: 60_000 });
-    await a.gateway.inject({ thread: T, text: "hello" });
-    await until(() => a.gateway.textsTo(T).length === 1, "the reply");
-    await a.session.idle();
-    expect(a.gateway.textsTo(T)[0]).toContain("hello");
-    expect(await a.db.inbox.unfinished()).toEqual([]);
-    expect(a.logs.lines().filter((l) => l.level >= 50)).toEqual([]);
-    await until(() => !cluster.holders().has(TID), "the thread let go");
-    // Operators follow a thread from instance to instance by these lines.
-    const moves = a.logs
-      .lines()
-      .filter((l) => l.level === 20 && l.threadId === TID && /thread/.test(String(l.msg)));
-    expect(moves.map((l) => l.msg)).toEqual(["took a thread", "let a thread go"]);
-  });
+describe("an instance of several missing an optional part", () => {
+  /** The optional part left out, given the instance's coordination. */
+  const without: [string, (coordination: Coordination) => Partial<RigOptions>][] = [
+    [
+      "a coordination without fence",
+      (coordination) => {
+        const { fence: _none, ...unfenced } = coordination;
+        return { coordination: unfenced };
+      },
+    ],
+    [
+      "a run manager without release",
+      (coordination) => ({ coordination, adaptRuns: (runs) => Object.assign(runs, { release: undefined }) }),
+    ],
+  ];
+
+  it.each(without)(
+    "with %s commits its turns: one reply, the record done, the thread let go",
+    async (_, parts) => {
+      const cluster = createMemoryCluster();
+      const a = await openRig({ ...parts(cluster.instance("a")), sweepMs: 60_000 });
+      await a.gateway.inject({ thread: T, text: "hello" });
+      await until(() => a.gateway.textsTo(T).length === 1, "the reply");
+      await a.session.idle();
+      expect(a.gateway.textsTo(T)[0]).toContain("hello");
+      expect(await a.db.inbox.unfinished()).toEqual([]);
+      expect(a.logs.lines().filter((l) => l.level >= 50)).toEqual([]);
+      await until(() => !cluster.holders().has(TID), "the thread let go");
+      // Operators follow a thread from instance to instance by these lines.
+      const moves = a.logs
+        .lines()
+        .filter((l) => l.level === 20 && l.threadId === TID && /thread/.test(String(l.msg)));
+      expect(moves.map((l) => l.msg)).toEqual(["took a thread", "let a thread go"]);
+    },
+  );
 });
 
 describe("an instance of several and a thread another instance holds", () => {
