@@ -2,12 +2,20 @@
 // drops), and with a coordination that offers no fence (the fence is optional).
 import { describe, expect, it } from "vitest";
 import type { Coordination } from "../src/index.js";
-import { createMemoryCluster } from "../src/testing/index.js";
-import { type RigOptions, until, useRig } from "./session-harness.js";
+import { createMemoryCluster, createMockGateway, type MemoryCluster } from "../src/testing/index.js";
+import { crash, recordedNotRun } from "./recovery-crashes.js";
+import { type RigOptions, tempDir, until, useRig } from "./session-harness.js";
 
 const T = "T";
 const TID = `gw:mock:${T}`;
 const openRig = useRig();
+
+/** Instance a over `coordination` and instance b of `cluster` over a's store (as one database server). */
+async function pair(cluster: MemoryCluster, coordination: Coordination = cluster.instance("a")) {
+  const a = await openRig({ coordination, sweepMs: 60_000 });
+  const b = await openRig({ dir: a.dir, coordination: cluster.instance("b"), store: a.db, sweepMs: 60_000 });
+  return { a, b };
+}
 
 /** A run logger that keeps what the run manager says (cancels are logged there). */
 function runLog() {
@@ -131,13 +139,7 @@ describe("an instance of several missing an optional part", () => {
 describe("an instance of several and a thread another instance holds", () => {
   it("answers a decision for it busy after retrying, while the holder can decide it", async () => {
     const cluster = createMemoryCluster();
-    const a = await openRig({ coordination: cluster.instance("a"), sweepMs: 60_000 });
-    const b = await openRig({
-      dir: a.dir,
-      coordination: cluster.instance("b"),
-      store: a.db,
-      sweepMs: 60_000,
-    });
+    const { a, b } = await pair(cluster);
     await a.gateway.inject({ thread: T, text: "use delete_file report.txt" });
     await until(() => a.gateway.decisionRequests.length === 1, "the approval request");
     // A message behind the waiting turn keeps the thread held by a.
@@ -184,5 +186,72 @@ describe("an instance of several letting a thread go", () => {
     expect(cluster.holders().get(TID)).toBe("a");
     a.gates.openAll();
     await until(() => a.gateway.textsTo(T).length === 2, "both replies");
+  });
+});
+
+describe("an instance of several looking for work nobody runs", () => {
+  it("leaves a thread of a gateway it does not run to an instance that runs that gateway", async () => {
+    const dir = tempDir();
+    await recordedNotRun(dir, T, ["for the other gateway"], "other");
+    const cluster = createMemoryCluster();
+    // start() awaits the first sweep.
+    const a = await openRig({ dir, coordination: cluster.instance("a"), sweepMs: 60_000 });
+    expect(cluster.holders().size).toBe(0);
+    expect(a.runs.starts).toEqual([]);
+    const other = createMockGateway({ name: "other" });
+    const b = await openRig({
+      dir,
+      coordination: cluster.instance("b"),
+      store: a.db,
+      sweepMs: 60_000,
+      extraGateways: [other],
+    });
+    await until(() => b.runs.starts.length === 1, "the message run by b");
+    expect(b.runs.starts.map((s) => s.input)).toEqual(["for the other gateway"]);
+    expect(a.runs.starts).toEqual([]);
+  });
+
+  it("at boot takes a thread whose turn waits for a decision when a message waits behind it", async () => {
+    const dir = tempDir();
+    const first = await openRig({ dir });
+    await first.gateway.inject({ thread: T, text: "use delete_file keep.txt" });
+    await until(() => first.gateway.decisionRequests.length === 1, "the approval request");
+    await first.gateway.inject({ thread: T, text: "after the decision" });
+    await until(() => first.session.snapshot("mock", T).queued === 1, "queued behind the request");
+    await crash(first);
+    const cluster = createMemoryCluster();
+    // start() awaits the first sweep.
+    const a = await openRig({ dir, coordination: cluster.instance("a"), sweepMs: 60_000 });
+    expect(cluster.holders().get(TID)).toBe("a");
+    expect(a.session.snapshot("mock", T)).toMatchObject({ phase: "suspended", queued: 1 });
+    // As leader a asks the request again; its decision runs the tool once, then the message.
+    await until(() => a.gateway.decisionRequests.length === 1, "the request asked again");
+    const requestId = a.gateway.decisionRequests[0]?.requestId as string;
+    expect(await a.gateway.decide(requestId, "approve")).toMatchObject({ ok: true });
+    await until(() => a.runs.starts.length === 1, "the message after the decision");
+    await a.session.idle();
+    expect(a.executed).toEqual(["use delete_file keep.txt"]);
+    expect(a.runs.starts.map((s) => s.input)).toEqual(["after the decision"]);
+  });
+
+  it("runs a message recorded elsewhere whose announcement it missed once its own turn ends, holding the thread", async () => {
+    const cluster = createMemoryCluster();
+    const inner = cluster.instance("a");
+    // a misses every announcement of a thread (as when a notification is lost).
+    const deaf: Coordination = {
+      ...inner,
+      subscribe: (handler) => inner.subscribe((m) => m.kind !== "thread" && handler(m)),
+    };
+    const { a, b } = await pair(cluster, deaf);
+    await a.gateway.inject({ thread: T, text: "use wait_gate first" });
+    await until(() => a.gates.calls.length === 1, "the turn at its gate");
+    await b.gateway.inject({ thread: T, text: "recorded on b", id: "on-b" });
+    a.gates.openAll();
+    await until(() => a.gateway.textsTo(T).length === 2, "both replies");
+    await a.session.idle();
+    expect(a.runs.starts.map((s) => s.input)).toEqual(["use wait_gate first", "recorded on b"]);
+    expect(b.runs.starts).toEqual([]);
+    expect(await a.db.inbox.unfinished()).toEqual([]);
+    expect(a.logs.lines().filter((l) => l.level >= 50)).toEqual([]);
   });
 });
