@@ -30,6 +30,11 @@ export interface ClientConfig {
 }
 
 export const CONFIG_ELEMENT_ID = "agentsvc-config";
+/**
+ * An empty element after the main script: the page renders nothing before it is parsed (a
+ * render-blocking `<link rel="expect">` in <head>), so the first frame comes after the main script.
+ */
+export const PARSED_ELEMENT_ID = "agentsvc-parsed";
 
 // Inline SVG (no emoji font needed); attributes only, no style attribute (CSP).
 const KEY_ICON =
@@ -162,6 +167,10 @@ export function assemblePage(entry: PageEntry, themeCss: string, assets: ClientA
     `<meta name="referrer" content="no-referrer">` +
     `<title>${escapeHtml(page.title)}</title>` +
     (favicon ? `<link rel="icon" href="${escapeHtml(favicon)}">` : "") +
+    // Rendering waits for the main script: a frame of the empty page before it (the parser
+    // yields there) costs a full style, layout and paint that the conversation, usually read by
+    // then, replaces at once; the first frame after it shows the conversation itself.
+    `<link rel="expect" href="#${PARSED_ELEMENT_ID}" blocking="render">` +
     (assets.early
       ? `<script data-api-base="${escapeHtml(page.apiBase)}" data-storage-prefix="${escapeHtml(`agentsvc:${page.path}:`)}">${assets.early}</script>`
       : "") +
@@ -171,6 +180,6 @@ export function assemblePage(entry: PageEntry, themeCss: string, assets: ClientA
     `<div id="messages" class="messages">${welcome(page)}</div></div>` +
     `${composer(page)}</main></div>${dialogs()}` +
     `<script type="application/json" id="${CONFIG_ELEMENT_ID}">${jsonForScript(config)}</script>` +
-    `<script>${assets.js}</script></body></html>\n`
+    `<script>${assets.js}</script><template id="${PARSED_ELEMENT_ID}"></template></body></html>\n`
   );
 }

@@ -597,6 +597,49 @@ describe("chat page in Chromium", () => {
     ).toBe(true);
   });
 
+  it("renders nothing before the main script ran: with the first reads answered, the first frame shows the conversation", async () => {
+    const f = await fake();
+    f.conversations.set("shared\u0000early", {
+      owner: "shared",
+      conversationId: "early",
+      title: "early",
+      updatedAt: Date.now(),
+      messages: [
+        { role: "user", content: "stored question" },
+        { role: "assistant", content: "**stored** answer" },
+      ],
+    });
+    const w = await open(f);
+    await w.page.evaluate(`localStorage.setItem("agentsvc:/chat:last", "early")`);
+    // What the transcript holds at the page's first frame (animation frames run only when it renders).
+    await w.context.addInitScript(`requestAnimationFrame(() => {
+      window.__firstFrame = {
+        messages: document.querySelectorAll("#messages .msg").length,
+        welcome: !document.getElementById("welcome")?.hidden,
+      };
+    })`);
+    const hold = f.holdMainScript();
+    await w.page.reload({ waitUntil: "commit" });
+    // The page's first part is parsed, its <head> reads are answered, and then its main script comes.
+    await w.page.evaluate(async () => {
+      const done = () =>
+        ["/info", "/conversations", "/history"].every((route) =>
+          performance.getEntriesByType("resource").some((e) => new URL(e.name).pathname.endsWith(route)),
+        );
+      while (!document.getElementById("composer") || !done()) await new Promise((r) => setTimeout(r, 10));
+      // And read: the bodies the <head> script parses (what the main script then adopts).
+      const reads = (window as { agentsvcEarlyReads?: Record<string, unknown> }).agentsvcEarlyReads ?? {};
+      await Promise.all(
+        Object.values(reads).map((r) => (r && typeof r === "object" && "body" in r ? r.body : undefined)),
+      );
+    });
+    hold.release();
+    await w.page.waitForFunction(() => performance.getEntriesByName("agentsvc:history-replayed").length > 0);
+    await w.page.waitForFunction(() => "__firstFrame" in window);
+    expect(await w.page.evaluate("window.__firstFrame")).toEqual({ messages: 2, welcome: false });
+    expect(await assistantText(w).locator("strong").textContent()).toBe("stored");
+  });
+
   it("asks for the API key on 401 api_key_required, sends it on every call, and keeps the draft", async () => {
     const f = await fake({ apiKey: "s3cret-key" });
     const w = await open(f);

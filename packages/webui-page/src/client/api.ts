@@ -86,10 +86,13 @@ export class Api {
     return (await res.json()) as T;
   }
 
-  /** A GET already sent (by early.ts), handled exactly as `get` would handle its own. */
-  async adopt<T>(sent: Promise<Response>, quiet = false): Promise<T> {
-    const res = await this.settle(sent, quiet);
-    return (await res.json()) as T;
+  /**
+   * A GET already sent (by early.ts), handled exactly as `get` would handle its own; a 2xx body is
+   * the one early.ts parsed (a 2xx body that is not JSON rejects, as `res.json()` would).
+   */
+  async adopt<T>(sent: { response: Promise<Response>; body: Promise<unknown> }, quiet = false): Promise<T> {
+    await this.settle(sent.response, quiet);
+    return (await sent.body) as T;
   }
 
   async post<T>(route: string, body: unknown = {}): Promise<T> {

@@ -1,12 +1,19 @@
 // The reads early.ts starts from <head>, handed to main.ts.
 
+/** One read: the response, and its body parsed as JSON as soon as it arrives (when the answer is 2xx). */
+export interface EarlyRead {
+  response: Promise<Response>;
+  /** Undefined for a non-2xx answer: its body stays unread, for the main script's error handling. */
+  body: Promise<unknown>;
+}
+
 export interface EarlyReads {
   /** The API key and last-opened conversation they were sent with. */
   key: string | null;
   last: string | null;
-  info: Promise<Response>;
-  conversations: Promise<Response>;
-  history?: Promise<Response>;
+  info: EarlyRead;
+  conversations: EarlyRead;
+  history?: EarlyRead;
 }
 
 /**

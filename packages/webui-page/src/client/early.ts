@@ -2,7 +2,7 @@
 // first screen needs (/info, /conversations and the last-opened conversation's /history), so the
 // network overlaps parsing, the first layout and script start-up instead of following them.
 // main.ts adopts these responses (see `takeEarlyReads`); a page without this script still works.
-import type { EarlyReads } from "./early-reads.js";
+import type { EarlyRead, EarlyReads } from "./early-reads.js";
 
 (() => {
   const script = document.currentScript as HTMLScriptElement | null;
@@ -18,12 +18,18 @@ import type { EarlyReads } from "./early-reads.js";
   };
   const key = read("apiKey");
   const last = read("last");
-  const get = (route: string): Promise<Response> => {
+  const get = (route: string): EarlyRead => {
     const headers: Record<string, string> = { Accept: "application/json" };
     if (key) headers["X-API-Key"] = key;
     const response = fetch(base + route, { headers, credentials: "same-origin" });
-    response.catch(() => {}); // unused or failed, it must not surface as unhandled
-    return response;
+    // Parsed here, as the answer arrives (usually while the rest of the page is still parsed): the
+    // main script then finds the bodies ready and shows the conversation in the task that runs it,
+    // before the next frame, instead of a task later per body read.
+    const body = response.then((r) => (r.ok ? r.json() : undefined));
+    // Unused or failed, neither may surface as unhandled.
+    response.catch(() => {});
+    body.catch(() => {});
+    return { response, body };
   };
   const reads: EarlyReads = {
     key,

@@ -65,6 +65,8 @@ export interface FakeApi {
   conversations: Map<string, Conversation>;
   preferences: Map<string, Record<string, unknown>>;
   streamClosedAt: Map<string, number>;
+  /** The next page load gets its HTML up to the main script; the rest follows `release()`. */
+  holdMainScript(): { release(): void };
   close(): Promise<void>;
 }
 
@@ -86,13 +88,25 @@ export async function startFakeApi(opts: FakeOptions): Promise<FakeApi> {
   const streamClosedAt = new Map<string, number>();
   const app = new Hono();
 
-  app.get(`${path}/index.html`, (c) =>
-    c.body(html, 200, {
-      ...headers,
-      "Content-Type": "text/html; charset=utf-8",
-      "Cache-Control": "no-cache",
-    }),
-  );
+  // Armed by holdMainScript: the next page is sent up to its main script, the rest on release.
+  let held: Promise<void> | undefined;
+  app.get(`${path}/index.html`, (c) => {
+    const page = { ...headers, "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-cache" };
+    const wait = held;
+    held = undefined;
+    if (!wait) return c.body(html, 200, page);
+    const cut = html.lastIndexOf("<script>");
+    const bytes = new TextEncoder();
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        controller.enqueue(bytes.encode(html.slice(0, cut)));
+        await wait;
+        controller.enqueue(bytes.encode(html.slice(cut)));
+        controller.close();
+      },
+    });
+    return c.body(body, 200, page);
+  });
 
   const api = new Hono<{ Variables: { userId: string } }>();
   api.use("*", async (c, next) => {
@@ -445,6 +459,13 @@ export async function startFakeApi(opts: FakeOptions): Promise<FakeApi> {
     conversations,
     preferences,
     streamClosedAt,
+    holdMainScript() {
+      let release!: () => void;
+      held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return { release };
+    },
     close: () =>
       new Promise<void>((resolve) => {
         if ("closeAllConnections" in server) server.closeAllConnections();
