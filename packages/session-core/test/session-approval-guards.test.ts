@@ -65,9 +65,10 @@ describe("an approval destination chat with configured approvers", () => {
     const req = ops.decisionRequests[0]!;
     expect(req.thread).toBe("ops-room");
 
-    expect(await ops.decide(req.requestId, "approve", "mallory-id")).toMatchObject({
+    expect(await ops.decide(req.requestId, "approve", "mallory-id")).toEqual({
       ok: false,
       code: "forbidden",
+      message: `mallory-id may not decide interaction request "${req.requestId}"`,
     });
     expect((await r.db.interactions.get(req.requestId))?.status).toBe("open");
     expect(r.executed).toEqual([]);
