@@ -1,5 +1,5 @@
 // What an instance of several does with the threads it holds when it loses them (its connection
-// drops), and with a coordination that offers no fence (the fence is optional).
+// drops or a fence refuses a commit), how it sweeps for work nobody runs, and with optional parts missing.
 import { describe, expect, it } from "vitest";
 import type { Coordination } from "../src/index.js";
 import { createMemoryCluster, createMockGateway, type MemoryCluster } from "../src/testing/index.js";
@@ -24,16 +24,21 @@ function runLog() {
   return { lines, logger: { info: keep, warn: keep, error: keep } };
 }
 
+/** Instance a of a new cluster, with what its run manager logs. */
+async function loggedInstance() {
+  const cluster = createMemoryCluster();
+  const runs = runLog();
+  const a = await openRig({ coordination: cluster.instance("a"), sweepMs: 60_000, runLogger: runs.logger });
+  return { cluster, runs, a };
+}
+
 describe("an instance of several that loses its threads", () => {
   it("cancels the turn running on a dropped connection, names only the threads it ran, and ends the turn uncommitted", async () => {
-    const cluster = createMemoryCluster();
-    const coordination = cluster.instance("a");
-    const runs = runLog();
-    const a = await openRig({ coordination, sweepMs: 60_000, runLogger: runs.logger });
+    const { cluster, runs, a } = await loggedInstance();
     await a.gateway.inject({ thread: T, text: "use wait_gate first" });
     await until(() => a.gates.calls.length === 1, "the turn at its gate");
     // A lock this connection holds for nothing the session knows of (no state, not claimed here).
-    expect(await coordination.acquireThread("gw:mock:other")).toBe(true);
+    expect(await cluster.instance("a").acquireThread("gw:mock:other")).toBe(true);
     cluster.drop("a");
     expect(runs.lines.filter((l) => l.msg === "run cancelled")).toEqual([
       { msg: "run cancelled", threadId: TID, reason: "this instance lost the thread's lock" },
@@ -50,10 +55,31 @@ describe("an instance of several that loses its threads", () => {
     expect(a.logs.lines().filter((l) => l.level >= 50)).toEqual([]);
   });
 
+  it("cut off without noticing, has its commit refused by the fence: says it lost the thread and why the turn was not saved, records and sends nothing", async () => {
+    const { cluster, runs, a } = await loggedInstance();
+    await a.gateway.inject({ thread: T, text: "use wait_gate first" });
+    await until(() => a.gates.calls.length === 1, "the turn at its gate");
+    cluster.cut("a");
+    a.gates.openAll();
+    await until(() => !a.session.snapshot("mock", T).running, "the refused turn forgotten");
+    await a.session.idle();
+    expect(runs.lines.filter((l) => l.msg === "could not persist the turn")).toEqual([
+      expect.objectContaining({
+        threadId: TID,
+        err: `thread ${TID}: not committed, this instance no longer holds it`,
+      }),
+    ]);
+    const warned = a.logs.lines().filter((l) => l.level === 40);
+    expect(warned.map((l) => [l.msg, l.threadId])).toEqual([
+      ["lost the lock of a thread; another instance may take it over", TID],
+    ]);
+    expect(a.logs.lines().filter((l) => l.level >= 50)).toEqual([]);
+    expect(a.gateway.textsTo(T)).toEqual([]);
+    expect((await a.db.inbox.unfinished()).map((r) => r.status)).toEqual(["running"]);
+  });
+
   it("forgets a held thread whose turn waits for a decision when its connection drops: its queue goes with it", async () => {
-    const cluster = createMemoryCluster();
-    const runs = runLog();
-    const a = await openRig({ coordination: cluster.instance("a"), sweepMs: 60_000, runLogger: runs.logger });
+    const { cluster, runs, a } = await loggedInstance();
     await a.gateway.inject({ thread: T, text: "use delete_file report.txt" });
     await until(() => a.gateway.decisionRequests.length === 1, "the approval request");
     // A message behind the waiting turn keeps the thread held here.
