@@ -184,6 +184,22 @@ describe("an instance of several and a thread another instance holds", () => {
 });
 
 describe("an instance of several letting a thread go", () => {
+  it("runs the thread's next message after another instance decided its waiting turn and let it go: nothing of the wait is kept", async () => {
+    const cluster = createMemoryCluster();
+    const { a, b } = await pair(cluster);
+    await a.gateway.inject({ thread: T, text: "use delete_file report.txt" });
+    await until(() => a.gateway.decisionRequests.length === 1, "the approval request");
+    await until(() => !cluster.holders().has(TID), "the waiting thread let go");
+    const requestId = a.gateway.decisionRequests[0]?.requestId as string;
+    expect(await b.session.decide(requestId, { decision: "approve" }, "user-1")).toMatchObject({ ok: true });
+    await until(() => b.executed.length === 1, "the approved tool on b");
+    await b.session.idle();
+    await until(() => !cluster.holders().has(TID), "the thread let go by b");
+    await a.gateway.inject({ thread: T, text: "next on a" });
+    await until(() => a.runs.starts.length === 2, "the next message run on a");
+    expect(a.runs.starts.map((s) => s.input)).toEqual(["use delete_file report.txt", "next on a"]);
+  });
+
   it("takes the thread again only once the lock is given back: a message meanwhile runs under a lock it holds", async () => {
     const cluster = createMemoryCluster();
     const inner = cluster.instance("a");
