@@ -186,6 +186,7 @@ export class Ownership {
   forget(state: ThreadState): void {
     this.p.threads.drop(state.gateway, state.thread);
     this.p.runs.release?.(state.threadId);
+    // Stryker disable next-line CallExpression: both callers come after lost() deleted it (its else branch; a turn ending with state.lost)
     this.#held.delete(state.threadId);
   }
 }

@@ -10,10 +10,14 @@ const T = "T";
 const TID = `gw:mock:${T}`;
 const openRig = useRig();
 
-/** Instance a over `coordination` and instance b of `cluster` over a's store (as one database server). */
-async function pair(cluster: MemoryCluster, coordination: Coordination = cluster.instance("a")) {
+/** Instance a over `coordination` and instance b over `other`, both of `cluster`, over a's store (as one database server). */
+async function pair(
+  cluster: MemoryCluster,
+  coordination: Coordination = cluster.instance("a"),
+  other: Coordination = cluster.instance("b"),
+) {
   const a = await openRig({ coordination, sweepMs: 60_000 });
-  const b = await openRig({ dir: a.dir, coordination: cluster.instance("b"), store: a.db, sweepMs: 60_000 });
+  const b = await openRig({ dir: a.dir, coordination: other, store: a.db, sweepMs: 60_000 });
   return { a, b };
 }
 
@@ -163,9 +167,17 @@ describe("an instance of several missing an optional part", () => {
 });
 
 describe("an instance of several and a thread another instance holds", () => {
-  it("answers a decision for it busy after retrying, while the holder can decide it", async () => {
+  it("answers a decision for it busy after retrying 20 times, while the holder can decide it", async () => {
     const cluster = createMemoryCluster();
-    const { a, b } = await pair(cluster);
+    const inner = cluster.instance("b");
+    const tries: string[] = [];
+    // b counts its tries at the lock.
+    const counted: Coordination = { ...inner };
+    counted.acquireThread = (key) => {
+      tries.push(key);
+      return inner.acquireThread(key);
+    };
+    const { a, b } = await pair(cluster, cluster.instance("a"), counted);
     await a.gateway.inject({ thread: T, text: "use delete_file report.txt" });
     await until(() => a.gateway.decisionRequests.length === 1, "the approval request");
     // A message behind the waiting turn keeps the thread held by a.
@@ -176,6 +188,7 @@ describe("an instance of several and a thread another instance holds", () => {
       ok: false,
       code: "busy",
     });
+    expect(tries.filter((key) => key === TID)).toHaveLength(20);
     expect(b.executed).toEqual([]);
     expect(await a.session.decide(requestId, { decision: "approve" }, "user-1")).toMatchObject({ ok: true });
     await until(() => a.runs.starts.length === 2, "the queued message after the decision");
