@@ -382,8 +382,10 @@ describe("the next timed look", () => {
       const { sender } = setUp([mock], { idlePollMs: 600_000 });
       sender.start();
       await sender.settled();
-      await flushUntil(() => timers.mock.calls.some((call) => call[1] === 600_000), "the idle look armed");
-      const index = timers.mock.calls.findIndex((call) => call[1] === 600_000);
+      // The look is armed for idlePollMs after a Date.now() read a moment before: a ms or two less.
+      const idleLook = (call: unknown[]) => Number(call[1]) > 590_000;
+      await flushUntil(() => timers.mock.calls.some(idleLook), "the idle look armed");
+      const index = timers.mock.calls.findIndex(idleLook);
       const timer = timers.mock.results[index]?.value as NodeJS.Timeout;
       expect(timer.hasRef()).toBe(false);
     } finally {
