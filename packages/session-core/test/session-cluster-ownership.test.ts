@@ -28,11 +28,21 @@ function runLog() {
   return { lines, logger: { info: keep, warn: keep, error: keep } };
 }
 
+/** A run manager without its optional `release`. */
+const withoutRelease: Partial<RigOptions> = {
+  adaptRuns: (runs) => Object.assign(runs, { release: undefined }),
+};
+
 /** Instance a of a new cluster, with what its run manager logs. */
-async function loggedInstance() {
+async function loggedInstance(options: Partial<RigOptions> = {}) {
   const cluster = createMemoryCluster();
   const runs = runLog();
-  const a = await openRig({ coordination: cluster.instance("a"), sweepMs: 60_000, runLogger: runs.logger });
+  const a = await openRig({
+    coordination: cluster.instance("a"),
+    sweepMs: 60_000,
+    runLogger: runs.logger,
+    ...options,
+  });
   return { cluster, runs, a };
 }
 
@@ -82,19 +92,25 @@ describe("an instance of several that loses its threads", () => {
     expect((await a.db.inbox.unfinished()).map((r) => r.status)).toEqual(["running"]);
   });
 
-  it("forgets a held thread whose turn waits for a decision when its connection drops: its queue goes with it", async () => {
-    const { cluster, runs, a } = await loggedInstance();
-    await a.gateway.inject({ thread: T, text: "use delete_file report.txt" });
-    await until(() => a.gateway.decisionRequests.length === 1, "the approval request");
-    // A message behind the waiting turn keeps the thread held here.
-    await a.gateway.inject({ thread: T, text: "after the decision" });
-    await until(() => a.session.snapshot("mock", T).queued === 1, "queued behind the waiting turn");
-    expect(cluster.holders().get(TID)).toBe("a");
-    cluster.drop("a");
-    expect(a.session.snapshot("mock", T)).toEqual({ running: false, queued: 0, steered: 0 });
-    // The waiting run is left for whichever instance takes the thread: not cancelled here.
-    expect(runs.lines.filter((l) => String(l.msg).includes("cancelled"))).toEqual([]);
-  });
+  it.each([
+    ["", {}],
+    [" (a run manager without release)", withoutRelease],
+  ])(
+    "forgets a held thread whose turn waits for a decision when its connection drops: its queue goes with it%s",
+    async (_, options) => {
+      const { cluster, runs, a } = await loggedInstance(options);
+      await a.gateway.inject({ thread: T, text: "use delete_file report.txt" });
+      await until(() => a.gateway.decisionRequests.length === 1, "the approval request");
+      // A message behind the waiting turn keeps the thread held here.
+      await a.gateway.inject({ thread: T, text: "after the decision" });
+      await until(() => a.session.snapshot("mock", T).queued === 1, "queued behind the waiting turn");
+      expect(cluster.holders().get(TID)).toBe("a");
+      cluster.drop("a");
+      expect(a.session.snapshot("mock", T)).toEqual({ running: false, queued: 0, steered: 0 });
+      // The waiting run is left for whichever instance takes the thread: not cancelled here.
+      expect(runs.lines.filter((l) => String(l.msg).includes("cancelled"))).toEqual([]);
+    },
+  );
 
   it("announces a message for a thread whose lost turn still winds down instead of taking the thread back, and leaves its lock free", async () => {
     const cluster = createMemoryCluster();
@@ -139,10 +155,7 @@ describe("an instance of several missing an optional part", () => {
         return { coordination: unfenced };
       },
     ],
-    [
-      "a run manager without release",
-      (coordination) => ({ coordination, adaptRuns: (runs) => Object.assign(runs, { release: undefined }) }),
-    ],
+    ["a run manager without release", (coordination) => ({ coordination, ...withoutRelease })],
   ];
 
   it.each(without)(
