@@ -39,13 +39,15 @@ describe("a turn's record", () => {
     expect(r.gateway.textsTo(T)).toEqual(["Sorry, I could not answer this message (max_steps)."]);
   });
 
-  it("of a message answered with the busy reply ends rejected", async () => {
+  it("of each message answered with the busy reply ends rejected, and each gets its own busy reply", async () => {
     const r = await openRig({ gatewaySession: { policy: "reject", busyReply: "Busy." } });
     const [first, refused] = await whileRunning(r, T, "and this");
-    await until(() => r.gateway.textsTo(T).includes("Busy."), "the busy reply");
+    const again = await acceptedId(r, T, "and this too");
+    await until(() => r.gateway.textsTo(T).filter((t) => t === "Busy.").length === 2, "two busy replies");
     r.gates.openAll();
     await r.session.idle();
-    expect([await statusOf(r, first), await statusOf(r, refused)]).toEqual(["done", "rejected"]);
+    const statuses = [await statusOf(r, first), await statusOf(r, refused), await statusOf(r, again)];
+    expect(statuses).toEqual(["done", "rejected", "rejected"]);
   });
 });
 
