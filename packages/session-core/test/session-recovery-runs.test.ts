@@ -8,10 +8,22 @@ import {
   diedWhileApprovedToolRan,
   recordedNotRun,
 } from "./recovery-crashes.js";
-import { type Rig, tempDir, until, useRig } from "./session-harness.js";
+import { type CountingRunManager, type Rig, tempDir, until, useRig } from "./session-harness.js";
 
 const openRig = useRig();
 const errorsOf = (r: Rig) => r.logs.lines().filter((l) => l.level >= 50);
+
+/** A run manager whose listed continuations are deleted from the store right after the listing. */
+const goneOnceListed = (db: ChatDb) => (runs: CountingRunManager) => {
+  const interrupted = runs.interrupted.bind(runs);
+  Object.assign(runs, {
+    interrupted: async (one?: string) => {
+      const listed = await interrupted(one);
+      for (const run of listed) await db.runStore.delete(run.options.threadId);
+      return listed;
+    },
+  });
+};
 
 describe("recovery with a run manager", () => {
   it("that cannot list continuations still runs the message a previous process left", async () => {
@@ -55,16 +67,7 @@ describe("a run elsewhere whose continuation is gone when recovery continues it"
         dir,
         store: db,
         // Listed, then continued and finished by another process before this one gets to it.
-        adaptRuns: (runs) => {
-          const interrupted = runs.interrupted.bind(runs);
-          Object.assign(runs, {
-            interrupted: async (one?: string) => {
-              const listed = await interrupted(one);
-              await db.runStore.delete(threadId);
-              return listed;
-            },
-          });
-        },
+        adaptRuns: goneOnceListed(db),
       });
       await until(() => b.gateway.textsTo("U").length === 1, "the reply after the boot");
       const errors = errorsOf(b);
@@ -91,16 +94,7 @@ describe("a gateway turn whose continuation is gone when recovery continues it",
         dir,
         store: db,
         // Listed, then gone (finished or removed elsewhere) before this process continues it.
-        adaptRuns: (runs) => {
-          const interrupted = runs.interrupted.bind(runs);
-          Object.assign(runs, {
-            interrupted: async (one?: string) => {
-              const listed = await interrupted(one);
-              for (const run of listed) await db.runStore.delete(run.options.threadId);
-              return listed;
-            },
-          });
-        },
+        adaptRuns: goneOnceListed(db),
       });
       await until(() => b.gateway.textsTo("U").length === 1, "the reply after the boot");
       await until(() => b.gateway.textsTo("T").length === 1, "the failure reply on the interrupted thread");

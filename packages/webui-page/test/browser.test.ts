@@ -40,6 +40,20 @@ async function open(f: FakeApi, opts: Parameters<typeof openPage>[2] = {}): Prom
   return w;
 }
 
+/** A stored conversation "early" (one question, then `answer`) the page opens as the last one. */
+function storeEarly(f: FakeApi, answer: string): void {
+  f.conversations.set("shared\u0000early", {
+    owner: "shared",
+    conversationId: "early",
+    title: "early",
+    updatedAt: Date.now(),
+    messages: [
+      { role: "user", content: "stored question" },
+      { role: "assistant", content: answer },
+    ],
+  });
+}
+
 async function send(w: Watched, text: string): Promise<void> {
   await w.page.locator("#input").fill(text);
   await w.page.locator("#input").press("Enter");
@@ -570,16 +584,7 @@ describe("chat page in Chromium", () => {
 
   it("sends the first reads once, from <head>, with the stored key and the last-opened conversation", async () => {
     const f = await fake({ apiKey: "early-key" });
-    f.conversations.set("shared\u0000early", {
-      owner: "shared",
-      conversationId: "early",
-      title: "early",
-      updatedAt: Date.now(),
-      messages: [
-        { role: "user", content: "stored question" },
-        { role: "assistant", content: "stored answer" },
-      ],
-    });
+    storeEarly(f, "stored answer");
     const w = await open(f);
     await w.page.evaluate(`localStorage.setItem("agentsvc:/chat:apiKey", "early-key")`);
     await w.page.evaluate(`localStorage.setItem("agentsvc:/chat:last", "early")`);
@@ -599,16 +604,7 @@ describe("chat page in Chromium", () => {
 
   it("renders nothing before the main script ran: with the first reads answered, the first frame shows the conversation", async () => {
     const f = await fake();
-    f.conversations.set("shared\u0000early", {
-      owner: "shared",
-      conversationId: "early",
-      title: "early",
-      updatedAt: Date.now(),
-      messages: [
-        { role: "user", content: "stored question" },
-        { role: "assistant", content: "**stored** answer" },
-      ],
-    });
+    storeEarly(f, "**stored** answer");
     const w = await open(f);
     await w.page.evaluate(`localStorage.setItem("agentsvc:/chat:last", "early")`);
     // What the transcript holds at the page's first frame (animation frames run only when it renders).
