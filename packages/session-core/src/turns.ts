@@ -3,6 +3,7 @@
 import { AgentsvcError, type RunHandle, type TurnResult, fault } from "@agentsvc/agent-core";
 import type { SessionParts } from "./parts.js";
 import { failureText, textPieces } from "./replies.js";
+import { afterPrefix } from "./reply-prefix.js";
 import { DEFAULT_STREAM_INTERVAL_MS, draftKey } from "./streaming.js";
 import type { InboxDoneStatus } from "./store.js";
 import type { ActiveTurn, QueuedMessage, ThreadState } from "./threads.js";
@@ -210,7 +211,7 @@ export class Turns {
     status: InboxDoneStatus,
     text: string,
     /** Cancelled or failed: `text` is the note (or nothing), and a streamed draft keeps what it said. */
-    cutShort = false,
+    cutShort: boolean,
   ): Promise<void> {
     const gateway = this.p.registry.get(state.gateway);
     const write = async () => {
@@ -218,10 +219,12 @@ export class Turns {
       // After the record is locked by its update: the fence (several instances) rolls all back.
       await this.p.fence(state);
       for (const id of active.steered) await this.p.store.inbox.markDone(id, "done");
-      // Text finalised before an approval request was sent then: only the rest is the reply.
-      const before =
-        gateway && !active.unsuspended ? await this.p.previews.takePrefix(gateway, active.inboxId) : "";
-      let rest = before && text.startsWith(before) ? text.slice(before.length).trim() : text;
+      let rest = text;
+      if (gateway && !active.unsuspended) {
+        // Text finalised before an approval request was sent then: only the rest is the reply.
+        const before = await this.p.previews.takePrefix(gateway, active.inboxId);
+        rest = afterPrefix(text, before) ?? text;
+      }
       // A reply cut short mid-stream is not left half-written: its draft ends as what was said, plus the note.
       if (gateway && cutShort) rest = await this.p.previews.cutShort(gateway, active.inboxId, text);
       if (gateway && rest) {
