@@ -109,6 +109,8 @@ describe("stop", () => {
     await stopping;
     expect(a.runs.starts.map((s) => s.input)).toEqual(["use wait_gate first"]);
     expect(a.gateway.textsTo(T)).toEqual(["The tool wait_gate returned: opened."]);
+    // Not started, it still waits in its thread's queue (the snapshot counts it).
+    expect(a.session.snapshot("mock", T)).toMatchObject({ running: false, queued: 1 });
 
     // The queued message was left recorded, not failed: the next start runs it, once.
     const b = await open({ dir });

@@ -52,6 +52,14 @@ describe("typing indicator", () => {
     await hello(r, gateway);
     await until(() => gateway.textsTo("T").length === 1, "the reply");
     expect(gateway.textsTo("T")[0]).toContain("hello");
-    await until(() => r.logs.lines().some((l) => l.msg === "typing indicator failed"), "the failure logged");
+    const failed = () => r.logs.lines().filter((l) => l.msg === "typing indicator failed");
+    await until(() => failed().length === 1, "the failure logged");
+    // With the thread it failed in and why, for the operator looking into it.
+    expect(failed()).toEqual([
+      expect.objectContaining({
+        thread: "T",
+        err: expect.objectContaining({ message: "typing endpoint down" }),
+      }),
+    ]);
   });
 });

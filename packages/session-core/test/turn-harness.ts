@@ -49,12 +49,15 @@ export function refuseStarts(r: Rig): { attempts: () => number } {
   return { attempts: () => attempts };
 }
 
-/** The store refuses the first reply row written inside a transaction (with the turn's messages). */
-export function refuseReplyRowOnce(r: Rig): void {
+/**
+ * The store refuses the first reply row (a text piece) written inside a transaction (with the
+ * turn's messages), or wherever it is written with `anywhere`.
+ */
+export function refuseReplyRowOnce(r: Rig, { anywhere = false } = {}): void {
   const enqueue = r.db.outbox.enqueue.bind(r.db.outbox);
   let refuse = true;
   r.db.outbox.enqueue = (items) => {
-    if (refuse && r.db.inTransaction()) {
+    if (refuse && items.some((item) => item.kind === "text") && (anywhere || r.db.inTransaction())) {
       refuse = false;
       return Promise.reject(new Error("the reply row was refused"));
     }
