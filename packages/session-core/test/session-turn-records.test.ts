@@ -1,4 +1,4 @@
-// How a turn's end is recorded where it is easy to get wrong: a reply of whitespace only, a store
+// How a turn's end is recorded where it is easy to get wrong: no text or whitespace only, a store
 // that cannot say whether a transaction is open, a failure reply the store refuses, and the end of a
 // turn approved after a restart (a turn the restarted process knows only from the store).
 import { describe, expect, it } from "vitest";
@@ -16,6 +16,17 @@ async function answeredHello(r: Rig, id: number): Promise<void> {
 }
 
 describe("a turn's end", () => {
+  it("with no text sends nothing, also on a platform that cuts replies into pieces itself", async () => {
+    const r = await openRig({ script: [{ text: "" }] });
+    // A platform's own chunker may hand back an empty text as one empty piece: none may be queued.
+    Object.assign(r.gateway, { chunk: (formatted: string) => [formatted] });
+    const id = await acceptedId(r, T, "say nothing");
+    await r.session.idle();
+    expect(r.gateway.sent).toEqual([]);
+    expect(await r.db.outbox.list("mock", T)).toEqual([]);
+    expect((await r.db.inbox.get(id))?.status).toBe("done");
+  });
+
   it("with a reply of whitespace only sends nothing and ends its message done, also where replies stream", async () => {
     const r = await openRig({ gateway: { stream: {} }, script: [{ text: " \n\n " }] });
     const id = await acceptedId(r, T, "say nothing much");
