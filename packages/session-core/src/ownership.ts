@@ -33,6 +33,11 @@ export class Ownership {
     return this.coordination.shared;
   }
 
+  /** Locks being given back now: none once they are back (a long-running service lets go of many threads). */
+  get givingBack(): number {
+    return this.#releasing.size;
+  }
+
   holds(threadId: string): boolean {
     return !this.shared || this.#held.has(threadId);
   }

@@ -1,0 +1,160 @@
+// Ownership on its own (one instance of a memory cluster, over a real ChatDb file): when settling a
+// thread lets it go, and what a sweep or a settle asks of the store and the locks. Each store
+// round trip is one to PostgreSQL per thread and period in production: none is wasted.
+import { ChatDb } from "@agentsvc/chat-store";
+import pino from "pino";
+import { afterEach, describe, expect, it } from "vitest";
+import { type Coordination, GatewayRegistry } from "../src/index.js";
+import { Ownership } from "../src/ownership.js";
+import type { SessionParts } from "../src/parts.js";
+import { createMemoryCluster, createMockGateway } from "../src/testing/index.js";
+import { gatewayThreadId, Threads } from "../src/threads.js";
+import { removeDir, tempDir, until } from "./session-harness.js";
+
+const T = "T";
+const TID = gatewayThreadId("mock", T);
+const opened: { db: ChatDb; dir: string }[] = [];
+
+afterEach(() => {
+  for (const { db, dir } of opened.splice(0)) {
+    db.close();
+    removeDir(dir);
+  }
+});
+
+/** Instance "a" of a new cluster; `coordination` may change a's (e.g. slow down giving locks back). */
+function owner(
+  options: { adopt?: () => Promise<void>; coordination?: (inner: Coordination) => Coordination } = {},
+) {
+  const dir = tempDir();
+  const db = ChatDb.open({ appRoot: dir, path: "data/chat.db" });
+  opened.push({ db, dir });
+  const cluster = createMemoryCluster();
+  const inner = options.coordination?.(cluster.instance("a")) ?? cluster.instance("a");
+  /** Locks asked for, and threads whose queued records were read. */
+  const asked: string[] = [];
+  const looked: string[] = [];
+  const coordination: Coordination = {
+    ...inner,
+    acquireThread: (key) => {
+      asked.push(key);
+      return inner.acquireThread(key);
+    },
+  };
+  const queued = db.inbox.queued.bind(db.inbox);
+  db.inbox.queued = (gateway, thread) => {
+    looked.push(gatewayThreadId(gateway, thread));
+    return queued(gateway, thread);
+  };
+  const registry = new GatewayRegistry();
+  registry.register(createMockGateway({}));
+  const threads = new Threads();
+  // Only the parts Ownership uses; a run manager that keeps nothing to release.
+  const parts = {
+    store: db,
+    registry,
+    threads,
+    logger: pino({ level: "silent" }),
+    runs: { release() {} },
+    stopping: () => false,
+  } as unknown as SessionParts;
+  const taken: string[] = [];
+  const own = new Ownership(parts, coordination, {
+    adopt: options.adopt ?? (async () => {}),
+    onMessage: async (_state, msg) => {
+      taken.push(msg.text);
+    },
+  });
+  const record = (thread: string, text: string, gateway = "mock") =>
+    db.inbox.accept({ gateway, dedupKey: `${thread}:${text}`, thread, text, origin: { gateway, thread } });
+  return { cluster, own, threads, asked, looked, taken, record };
+}
+
+describe("settling a thread", () => {
+  it("keeps a thread whose stored state is being adopted: its lock and its state stay, nothing is read", async () => {
+    let adopted = () => {};
+    const adopting = new Promise<void>((r) => {
+      adopted = r;
+    });
+    let began = false;
+    const o = owner({
+      adopt: async () => {
+        began = true;
+        await adopting;
+      },
+    });
+    const claim = o.own.claim("mock", T);
+    await until(() => began, "the adoption begun");
+    // A change to the thread while it is adopted (the adoption itself resumes its turns).
+    const state = o.threads.get("mock", T);
+    await o.own.settle(state);
+    expect(o.cluster.holders().get(TID)).toBe("a");
+    expect(o.threads.peek("mock", T)).toBe(state);
+    expect(o.looked).toEqual([]);
+    adopted();
+    expect(await claim).toBe(true);
+  });
+
+  it("leaves a thread another instance holds alone: takes none of its messages and lets nothing go", async () => {
+    const o = owner();
+    await o.record(T, "for the holder");
+    expect(await o.cluster.instance("b").acquireThread(TID)).toBe(true);
+    const state = o.threads.get("mock", T);
+    await o.own.settle(state);
+    expect(o.taken).toEqual([]);
+    expect(o.looked).toEqual([]);
+    expect(o.cluster.holders().get(TID)).toBe("b");
+    expect(o.threads.peek("mock", T)).toBe(state);
+  });
+
+  it("keeps a held thread with a message queued here without reading the store", async () => {
+    const o = owner();
+    expect(await o.own.claim("mock", T)).toBe(true);
+    const state = o.threads.get("mock", T);
+    state.queue.push({ inboxId: 1, text: "queued here", origin: { gateway: "mock", thread: T } });
+    await o.own.settle(state);
+    expect(o.looked).toEqual([]);
+    expect(o.cluster.holders().get(TID)).toBe("a");
+  });
+
+  it("lets an idle held thread go and keeps nothing of the lock once it is given back", async () => {
+    let giveBack = () => {};
+    const given = new Promise<void>((r) => {
+      giveBack = r;
+    });
+    const o = owner({
+      coordination: (inner) => ({
+        ...inner,
+        releaseThread: async (key) => {
+          await given;
+          await inner.releaseThread(key);
+        },
+      }),
+    });
+    expect(await o.own.claim("mock", T)).toBe(true);
+    const settled = o.own.settle(o.threads.get("mock", T));
+    await until(() => o.own.givingBack === 1, "the lock being given back");
+    giveBack();
+    await settled;
+    expect(o.cluster.holders().has(TID)).toBe(false);
+    expect(o.threads.peek("mock", T)).toBeUndefined();
+    expect(o.own.givingBack).toBe(0);
+  });
+});
+
+describe("a sweep for work nobody runs", () => {
+  it("asks the lock once per thread not held here and reads the queued records of those it takes; nothing of a thread held here or of a gateway not run here", async () => {
+    const o = owner();
+    for (const text of ["u1", "u2", "u3"]) await o.record("U", text);
+    for (const text of ["b1", "b2"]) await o.record("B", text);
+    await o.record("H", "h1");
+    await o.record("X", "x1", "other");
+    expect(await o.own.claim("mock", "H")).toBe(true);
+    expect(await o.cluster.instance("b").acquireThread(gatewayThreadId("mock", "B"))).toBe(true);
+    o.asked.length = 0;
+    await o.own.sweep();
+    expect(o.asked).toEqual([gatewayThreadId("mock", "U"), gatewayThreadId("mock", "B")]);
+    expect(o.looked).toEqual([gatewayThreadId("mock", "U")]);
+    expect(o.taken).toEqual(["u1", "u2", "u3"]);
+  });
+});
