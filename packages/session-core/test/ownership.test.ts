@@ -8,8 +8,9 @@ import { type Coordination, GatewayRegistry } from "../src/index.js";
 import { Ownership } from "../src/ownership.js";
 import type { SessionParts } from "../src/parts.js";
 import { createMemoryCluster, createMockGateway } from "../src/testing/index.js";
-import { gatewayThreadId, Threads } from "../src/threads.js";
-import { removeDir, tempDir, until } from "./session-harness.js";
+import { gatewayThreadId, type ThreadState, Threads } from "../src/threads.js";
+import { captureLogs } from "./helpers.js";
+import { countingLocks, parked, removeDir, tempDir, until } from "./session-harness.js";
 
 const T = "T";
 const TID = gatewayThreadId("mock", T);
@@ -34,13 +35,7 @@ function owner(
   /** Locks asked for, and threads whose queued records were read. */
   const asked: string[] = [];
   const looked: string[] = [];
-  const coordination: Coordination = {
-    ...inner,
-    acquireThread: (key) => {
-      asked.push(key);
-      return inner.acquireThread(key);
-    },
-  };
+  const coordination = countingLocks(inner, asked);
   const queued = db.inbox.queued.bind(db.inbox);
   db.inbox.queued = (gateway, thread) => {
     looked.push(gatewayThreadId(gateway, thread));
@@ -49,13 +44,22 @@ function owner(
   const registry = new GatewayRegistry();
   registry.register(createMockGateway({}));
   const threads = new Threads();
+  const logs = captureLogs();
+  /** Threads whose run was cancelled. */
+  const cancelled: string[] = [];
   // Only the parts Ownership uses; a run manager that keeps nothing to release.
   const parts = {
     store: db,
     registry,
     threads,
-    logger: pino({ level: "silent" }),
-    runs: { release() {} },
+    logger: pino({ level: "debug" }, logs.stream),
+    runs: {
+      release() {},
+      cancel: (threadId: string) => {
+        cancelled.push(threadId);
+        return true;
+      },
+    },
     stopping: () => false,
   } as unknown as SessionParts;
   const taken: string[] = [];
@@ -67,31 +71,34 @@ function owner(
   });
   const record = (thread: string, text: string, gateway = "mock") =>
     db.inbox.accept({ gateway, dedupKey: `${thread}:${text}`, thread, text, origin: { gateway, thread } });
-  return { cluster, own, threads, asked, looked, taken, record };
+  return { cluster, own, threads, asked, looked, taken, record, logs, cancelled };
+}
+
+/** The thread's state with a turn in `phase`. */
+function turnOn(state: ThreadState, phase: "running" | "suspended"): ThreadState {
+  state.active = {
+    inboxId: 1,
+    phase,
+    origin: { gateway: "mock", thread: state.thread },
+    steered: [],
+    committed: false,
+  };
+  return state;
 }
 
 describe("settling a thread", () => {
   it("keeps a thread whose stored state is being adopted: its lock and its state stay, nothing is read", async () => {
-    let adopted = () => {};
-    const adopting = new Promise<void>((r) => {
-      adopted = r;
-    });
-    let began = false;
-    const o = owner({
-      adopt: async () => {
-        began = true;
-        await adopting;
-      },
-    });
+    const adoption = parked();
+    const o = owner({ adopt: () => adoption.reached() });
     const claim = o.own.claim("mock", T);
-    await until(() => began, "the adoption begun");
+    await until(() => adoption.began, "the adoption begun");
     // A change to the thread while it is adopted (the adoption itself resumes its turns).
     const state = o.threads.get("mock", T);
     await o.own.settle(state);
     expect(o.cluster.holders().get(TID)).toBe("a");
     expect(o.threads.peek("mock", T)).toBe(state);
     expect(o.looked).toEqual([]);
-    adopted();
+    adoption.release();
     expect(await claim).toBe(true);
   });
 
@@ -118,23 +125,21 @@ describe("settling a thread", () => {
   });
 
   it("lets an idle held thread go and keeps nothing of the lock once it is given back", async () => {
-    let giveBack = () => {};
-    const given = new Promise<void>((r) => {
-      giveBack = r;
-    });
+    const giving = parked();
     const o = owner({
       coordination: (inner) => ({
         ...inner,
         releaseThread: async (key) => {
-          await given;
+          await giving.reached();
           await inner.releaseThread(key);
         },
       }),
     });
     expect(await o.own.claim("mock", T)).toBe(true);
     const settled = o.own.settle(o.threads.get("mock", T));
-    await until(() => o.own.givingBack === 1, "the lock being given back");
-    giveBack();
+    await until(() => giving.began, "the lock being given back");
+    expect(o.own.givingBack).toBe(1);
+    giving.release();
     await settled;
     expect(o.cluster.holders().has(TID)).toBe(false);
     expect(o.threads.peek("mock", T)).toBeUndefined();
@@ -156,5 +161,53 @@ describe("a sweep for work nobody runs", () => {
     expect(o.asked).toEqual([gatewayThreadId("mock", "U"), gatewayThreadId("mock", "B")]);
     expect(o.looked).toEqual([gatewayThreadId("mock", "U")]);
     expect(o.taken).toEqual(["u1", "u2", "u3"]);
+  });
+});
+
+describe("losing the locks of threads", () => {
+  it("forgets each lost thread it held, whether its turn has ended or it has no state here yet, and says so for each", async () => {
+    const o = owner();
+    expect(await o.own.claim("mock", T)).toBe(true);
+    expect(await o.own.claim("mock", "fresh")).toBe(true);
+    // T's turn has ended and its settle is still reading the store when the connection drops.
+    o.threads.get("mock", T);
+    o.own.lost([TID, gatewayThreadId("mock", "fresh")]);
+    expect(o.threads.peek("mock", T)).toBeUndefined();
+    expect(o.own.holds(TID)).toBe(false);
+    expect(o.own.holds(gatewayThreadId("mock", "fresh"))).toBe(false);
+    const warned = o.logs.lines().filter((l) => l.level === 40);
+    expect(warned.map((l) => l.threadId)).toEqual([TID, gatewayThreadId("mock", "fresh")]);
+  });
+
+  it("cancels a running turn once when its lock is lost twice (a refused fence, then the dropped connection)", async () => {
+    const o = owner();
+    expect(await o.own.claim("mock", T)).toBe(true);
+    const state = turnOn(o.threads.get("mock", T), "running");
+    o.own.lost([TID]);
+    o.own.lost([TID]);
+    expect(o.cancelled).toEqual([TID]);
+    // It winds down here, uncommitted: its state stays until then.
+    expect(o.threads.peek("mock", T)).toMatchObject({ lost: true });
+    expect(state.lost).toBe(true);
+  });
+
+  it("refuses a commit whose lock the coordination says is gone, naming the thread and carrying the coordination's reason", async () => {
+    const gone = new Error("a does not hold it");
+    const o = owner({
+      coordination: (inner) => ({
+        ...inner,
+        fence: async () => {
+          throw gone;
+        },
+      }),
+    });
+    expect(await o.own.claim("mock", T)).toBe(true);
+    const state = turnOn(o.threads.get("mock", T), "running");
+    await expect(o.own.fence(state)).rejects.toMatchObject({
+      message: `thread ${TID}: not committed, this instance no longer holds it`,
+      cause: gone,
+    });
+    expect(state.lost).toBe(true);
+    expect(o.cancelled).toEqual([TID]);
   });
 });

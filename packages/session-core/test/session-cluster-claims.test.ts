@@ -3,22 +3,11 @@
 import { describe, expect, it } from "vitest";
 import { type Coordination, localCoordination } from "../src/index.js";
 import { createMemoryCluster } from "../src/testing/index.js";
-import { type Rig, until, useRig } from "./session-harness.js";
+import { countingLocks, parked, type Rig, until, useRig } from "./session-harness.js";
 
 const T = "T";
 const TID = `gw:mock:${T}`;
 const openRig = useRig();
-
-/** `inner` with every lock asked for noted in `asked`. */
-function counting(inner: Coordination, asked: string[]): Coordination {
-  return {
-    ...inner,
-    acquireThread: (key) => {
-      asked.push(key);
-      return inner.acquireThread(key);
-    },
-  };
-}
 
 /** The debug lines operators follow a thread by from instance to instance. */
 function moves(r: Rig): unknown[] {
@@ -33,16 +22,13 @@ describe("an instance of several taking a thread", () => {
     const cluster = createMemoryCluster();
     const asked: string[] = [];
     // The database answers the lock only when the test lets it.
-    let answer = () => {};
-    const answered = new Promise<void>((r) => {
-      answer = r;
-    });
-    const inner = counting(cluster.instance("a"), asked);
+    const answer = parked();
+    const inner = countingLocks(cluster.instance("a"), asked);
     const slow: Coordination = {
       ...inner,
       acquireThread: async (key) => {
         const took = inner.acquireThread(key);
-        await answered;
+        await answer.reached();
         return took;
       },
     };
@@ -52,7 +38,7 @@ describe("an instance of several taking a thread", () => {
     await a.gateway.inject({ thread: T, text: "second" });
     // The second message's claim runs in microtasks (recorded, then claimed): let it get there.
     await new Promise((r) => setImmediate(r));
-    answer();
+    answer.release();
     await until(() => a.gateway.textsTo(T).length === 2, "both replies");
     await a.session.idle();
     expect(asked).toEqual([TID]);
@@ -81,7 +67,7 @@ describe("an instance of several taking a thread", () => {
 describe("one instance", () => {
   it("asks its coordination for no lock and logs no take of a thread when it answers messages", async () => {
     const asked: string[] = [];
-    const a = await openRig({ coordination: counting(localCoordination, asked) });
+    const a = await openRig({ coordination: countingLocks(localCoordination, asked) });
     await a.gateway.inject({ thread: T, text: "hello" });
     await until(() => a.gateway.textsTo(T).length === 1, "the reply");
     await a.session.idle();

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { Coordination } from "../src/index.js";
 import { createMemoryCluster, createMockGateway, type MemoryCluster } from "../src/testing/index.js";
 import { crash, recordedNotRun } from "./recovery-crashes.js";
-import { type RigOptions, tempDir, until, useRig } from "./session-harness.js";
+import { countingLocks, type RigOptions, tempDir, until, useRig } from "./session-harness.js";
 
 const T = "T";
 const TID = `gw:mock:${T}`;
@@ -185,11 +185,7 @@ describe("an instance of several and a thread another instance holds", () => {
     const inner = cluster.instance("b");
     const tries: string[] = [];
     // b counts its tries at the lock.
-    const counted: Coordination = { ...inner };
-    counted.acquireThread = (key) => {
-      tries.push(key);
-      return inner.acquireThread(key);
-    };
+    const counted = countingLocks(inner, tries);
     const { a, b } = await pair(cluster, cluster.instance("a"), counted);
     await a.gateway.inject({ thread: T, text: "use delete_file report.txt" });
     await until(() => a.gateway.decisionRequests.length === 1, "the approval request");

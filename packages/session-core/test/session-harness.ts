@@ -298,3 +298,31 @@ export async function until(
     await new Promise((r) => setTimeout(r, 5));
   }
 }
+
+/** `inner` with the key of every lock asked for noted in `asked` (each one a database round trip). */
+export function countingLocks(inner: Coordination, asked: string[]): Coordination {
+  return {
+    ...inner,
+    acquireThread: (key) => {
+      asked.push(key);
+      return inner.acquireThread(key);
+    },
+  };
+}
+
+/** A step that waits, once reached, until the test releases it. */
+export function parked() {
+  let release = () => {};
+  const released = new Promise<void>((r) => {
+    release = r;
+  });
+  const step = {
+    began: false,
+    reached: () => {
+      step.began = true;
+      return released;
+    },
+    release: () => release(),
+  };
+  return step;
+}
