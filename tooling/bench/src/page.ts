@@ -5,6 +5,7 @@
 // 1 ms target, and the long conversation vs. the short one).
 // BENCH_DEBUG=1 prints request and mark timings and main-thread CPU (from a trace) per replay and
 // metric splits per stream;
+// BENCH_PAGE_ONLY=replay (paint and replay rows) or =stream (the per-token rows) measures only those.
 // BENCH_TRACE=1 writes Chromium traces of the last replay (/tmp/trace-replay.json) and of the last
 // streamed reply per conversation (/tmp/trace-stream-<history>.json).
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
@@ -355,69 +356,89 @@ export async function benchPage(): Promise<Row[]> {
     const gz = gzipSync(html).length;
     const cssGz = gzipSync(cssOnly).length;
 
-    const paint = percentile(await firstPaint(browser, pageUrl), 50);
-    const paintBase = percentile(await firstPaint(browser, minimal.url), 50);
-
+    const only = process.env.BENCH_PAGE_ONLY;
+    const rows: Row[] = [];
+    rows.push({
+      metric: "index.html bytes raw / gzip",
+      value: `${html.length} / ${gz}`,
+      baseline: `CSS only: ${Buffer.byteLength(cssOnly)} / ${cssGz}`,
+      ratio: `${fmt(gz / cssGz)}x`,
+      target: `gzip <= 30720 (${fmt(gz / 1024, 1)} KB)`,
+    });
     const long = await createConversation(server, "long history");
     await server.memory.append({ userId: SHARED_USER, conversationId: long }, seedMessages(HISTORY));
-    const { shown: replay, complete } = await replayTime(browser, pageUrl, long);
-
-    const short = await createConversation(server, "short history");
-    await server.memory.append({ userId: SHARED_USER, conversationId: short }, seedMessages(SHORT_HISTORY));
-    const [early, late] = (
-      await cpuPerToken(browser, pageUrl, [
-        { id: short, label: String(SHORT_HISTORY) },
-        { id: long, label: String(HISTORY) },
-      ])
-    ).map((x) => percentile(x, 50)) as [number, number];
-
-    return [
-      {
-        metric: "index.html bytes raw / gzip",
-        value: `${html.length} / ${gz}`,
-        baseline: `CSS only: ${Buffer.byteLength(cssOnly)} / ${cssGz}`,
-        ratio: `${fmt(gz / cssGz)}x`,
-        target: `gzip <= 30720 (${fmt(gz / 1024, 1)} KB)`,
-      },
-      {
-        metric: "first contentful paint p50 ms",
-        value: fmt(paint, 1),
-        baseline: `minimal page ${fmt(paintBase, 1)}`,
-        ratio: `${fmt(paint / paintBase)}x`,
-        target: "",
-      },
-      {
-        metric: `replay ${HISTORY} messages p50 / min / max ms`,
-        value: `${fmt(percentile(replay, 50), 0)} / ${fmt(Math.min(...replay), 0)} / ${fmt(Math.max(...replay), 0)}`,
-        baseline: "budget 250",
-        ratio: `${fmt(percentile(replay, 50) / 250)}x`,
-        target: "<= 250 ms",
-      },
-      {
-        metric: "replay: every older group built p50 ms",
-        value: fmt(percentile(complete, 50), 0),
-        baseline: `on screen ${fmt(percentile(replay, 50), 0)}`,
-        ratio: `${fmt(percentile(complete, 50) / percentile(replay, 50))}x`,
-        target: "(idle time, after the replay)",
-      },
-      {
-        metric: `main-thread ms per streamed token after ${SHORT_HISTORY} msgs (${REPLY_TOKENS} tokens)`,
-        value: fmt(early, 3),
-        baseline: "budget 1",
-        ratio: `${fmt(early / 1)}x`,
-        target: "<= 1 ms",
-      },
-      {
-        metric: `main-thread ms per streamed token after ${HISTORY} msgs (${REPLY_TOKENS} tokens)`,
-        value: fmt(late, 3),
-        baseline: `after ${SHORT_HISTORY} msgs ${fmt(early, 3)}`,
-        ratio: `${fmt(late / early)}x`,
-        target: "<= 1 ms, flat (~1x)",
-      },
-    ];
+    if (only !== "stream") rows.push(...(await replayRows(browser, pageUrl, minimal.url, long)));
+    if (only !== "replay") rows.push(...(await streamRows(browser, server, pageUrl, long)));
+    return rows;
   } finally {
     await browser.close();
     await minimal.close();
     await server.shutdown();
   }
+}
+
+async function replayRows(
+  browser: Browser,
+  pageUrl: string,
+  minimalUrl: string,
+  long: string,
+): Promise<Row[]> {
+  const paint = percentile(await firstPaint(browser, pageUrl), 50);
+  const paintBase = percentile(await firstPaint(browser, minimalUrl), 50);
+  const { shown: replay, complete } = await replayTime(browser, pageUrl, long);
+  return [
+    {
+      metric: "first contentful paint p50 ms",
+      value: fmt(paint, 1),
+      baseline: `minimal page ${fmt(paintBase, 1)}`,
+      ratio: `${fmt(paint / paintBase)}x`,
+      target: "",
+    },
+    {
+      metric: `replay ${HISTORY} messages p50 / min / max ms`,
+      value: `${fmt(percentile(replay, 50), 0)} / ${fmt(Math.min(...replay), 0)} / ${fmt(Math.max(...replay), 0)}`,
+      baseline: "budget 250",
+      ratio: `${fmt(percentile(replay, 50) / 250)}x`,
+      target: "<= 250 ms",
+    },
+    {
+      metric: "replay: every older group built p50 ms",
+      value: fmt(percentile(complete, 50), 0),
+      baseline: `on screen ${fmt(percentile(replay, 50), 0)}`,
+      ratio: `${fmt(percentile(complete, 50) / percentile(replay, 50))}x`,
+      target: "(idle time, after the replay)",
+    },
+  ];
+}
+
+async function streamRows(
+  browser: Browser,
+  server: RunningServer,
+  pageUrl: string,
+  long: string,
+): Promise<Row[]> {
+  const short = await createConversation(server, "short history");
+  await server.memory.append({ userId: SHARED_USER, conversationId: short }, seedMessages(SHORT_HISTORY));
+  const [early, late] = (
+    await cpuPerToken(browser, pageUrl, [
+      { id: short, label: String(SHORT_HISTORY) },
+      { id: long, label: String(HISTORY) },
+    ])
+  ).map((x) => percentile(x, 50)) as [number, number];
+  return [
+    {
+      metric: `main-thread ms per streamed token after ${SHORT_HISTORY} msgs (${REPLY_TOKENS} tokens)`,
+      value: fmt(early, 3),
+      baseline: "budget 1",
+      ratio: `${fmt(early / 1)}x`,
+      target: "<= 1 ms",
+    },
+    {
+      metric: `main-thread ms per streamed token after ${HISTORY} msgs (${REPLY_TOKENS} tokens)`,
+      value: fmt(late, 3),
+      baseline: `after ${SHORT_HISTORY} msgs ${fmt(early, 3)}`,
+      ratio: `${fmt(late / early)}x`,
+      target: "<= 1 ms, flat (~1x)",
+    },
+  ];
 }
