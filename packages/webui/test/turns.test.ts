@@ -168,6 +168,29 @@ describe("approvals: suspend, pending, resume", () => {
     expect((await c.post("/clear", { conversationId: "a1" })).status).toBe(200);
   });
 
+  it("clear and delete of a conversation whose decided run is still finishing answer thread_busy, not approval_pending", async () => {
+    h = await startHarness();
+    const c = h.client();
+    const r = await c.post("/invoke", { input: `use ${APPROVAL_TOOL} now`, conversationId: "a4" });
+    expect(r.body.status).toBe("suspended");
+    // The moment between the decision being recorded and the continued turn being saved: the
+    // checkpoint row carries the decision (what RunManager writes before it continues).
+    const scoped = threadScope("shared") + r.body.threadId;
+    const run = await h.db.runStore.get(scoped);
+    if (!run) throw new Error("no suspended run saved");
+    await h.db.runStore.save({
+      ...run,
+      continuation: { phase: "decided", decision: { decision: "approve", decidedBy: "shared" } },
+    });
+    for (const route of ["/clear", "/conversations/delete"]) {
+      const refused = await c.post(route, { conversationId: "a4" });
+      expect(refused.status).toBe(409);
+      expect(refused.body.error.code).toBe("thread_busy");
+      expect(refused.body.error.message).toContain("still finishing");
+      expect(refused.body.error.message).toContain(r.body.threadId);
+    }
+  });
+
   it("resume reject gives the model a rejection and never runs the tool", async () => {
     h = await startHarness();
     const c = h.client();
