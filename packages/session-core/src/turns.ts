@@ -89,6 +89,7 @@ export class Turns {
   follow(state: ThreadState, handle: RunHandle): void {
     const gateway = this.p.registry.get(state.gateway);
     const active = state.active;
+    // Stryker disable next-line LogicalOperator: `||` differs only for a thread whose gateway is not registered (never: the registry removes none, and every path starting a turn checks it) or with no active turn (never: each caller has just set it)
     if (gateway && active) {
       const entry = this.p.entryOptions(gateway.name);
       this.p.previews.follow(
