@@ -214,10 +214,22 @@ export class Approvals {
     }
   }
 
-  /** Rejects every open request past its expiry; the run continues with the rejection. */
+  /**
+   * Rejects every open request past its expiry; the run continues with the rejection. Several
+   * instances: only requests of threads this instance holds or can take now, as a decision takes
+   * the thread first (it adopts the waiting turn, so the turn ends with its reply); one held
+   * elsewhere is expired by its holder's own sweep.
+   */
   async expireDue(now = Date.now()): Promise<number> {
     let n = 0;
     for (const rec of await this.p.store.interactions.expired(now)) {
+      if (!(await this.p.claim(rec.gateway, rec.thread))) {
+        this.p.logger.debug(
+          { requestId: rec.requestId, gateway: rec.gateway, thread: rec.thread },
+          "approval request expired on a thread another instance runs; left to it",
+        );
+        continue;
+      }
       const minutes = Math.round(((rec.expiresAt ?? now) - rec.createdAt) / 60_000);
       const result = await this.decide(
         rec.requestId,

@@ -31,4 +31,9 @@ export interface SessionParts {
   fence(state: ThreadState): Promise<void>;
   /** Forgets a thread this instance lost, once its turn has wound down. */
   forget(state: ThreadState): void;
+  /**
+   * True when this instance may run the thread now, taking and adopting it first when nobody holds
+   * it; false while another instance holds it. Always true for one instance.
+   */
+  claim(gateway: string, thread: string): Promise<boolean>;
 }

@@ -226,6 +226,7 @@ export class GatewaySession {
       stopping: () => this.#stopping,
       fence: (state) => this.#ownership.fence(state),
       forget: (state) => this.#ownership.forget(state),
+      claim: (gateway, thread) => this.#ownership.claim(gateway, thread),
     };
     this.#turns = new Turns(this.#parts, this.busyReply);
     const expiresAfterSeconds = options.agent.approvals?.expiresAfterSeconds;
@@ -285,6 +286,7 @@ export class GatewaySession {
       this.#recovered = this.#ownership.sweep();
       await this.#recovered;
       this.scheduler.every("session:sweep", this.#options.sweepMs ?? 1000, () => this.#ownership.sweep());
+      this.#expireEvery();
     }
     for (const gateway of this.#options.registry.list()) {
       if (shared && holdsConnection(gateway)) continue; // started by the leader only
@@ -302,8 +304,8 @@ export class GatewaySession {
 
   /**
    * This instance leads (always, for one instance): it holds the platform connections, sends the
-   * outbox, expires approvals, and (shared) continues runs that are not gateway turns and asks open
-   * requests again.
+   * outbox, expires approvals (one instance; several each expire their own), and (shared) continues
+   * runs that are not gateway turns and asks open requests again.
    */
   async #lead(): Promise<void> {
     if (this.#stopping) return;
@@ -322,6 +324,14 @@ export class GatewaySession {
       this.scheduler.every("session:outbox-poll", 1000, async () => this.#parts.sender.wake());
     }
     this.#parts.sender.start();
+    if (!this.#coordination.shared) this.#expireEvery();
+  }
+
+  /**
+   * The periodic expiry of approval requests: on the leader for one instance; on every instance of
+   * several, each for the threads it holds or can take (a thread held elsewhere is its holder's).
+   */
+  #expireEvery(): void {
     this.scheduler.every("session:approval-expiry", 30_000, () => this.#approvals.expireDue().then(() => {}));
   }
 
@@ -330,7 +340,6 @@ export class GatewaySession {
     this.#leading = false;
     this.logger.warn({ bootId: this.#bootId }, "this instance no longer leads; another takes over");
     this.scheduler.cancel("session:outbox-poll");
-    this.scheduler.cancel("session:approval-expiry");
     await this.#parts.sender.stop();
     for (const gateway of this.#options.registry.list()) {
       if (!holdsConnection(gateway)) continue;
@@ -599,7 +608,10 @@ export class GatewaySession {
     return this.#approvals.decide(requestId, decision, decidedBy);
   }
 
-  /** Rejects expired requests now (the session also does this every 30 s). */
+  /**
+   * Rejects expired requests now (the session also does this every 30 s); several instances: those
+   * of threads this instance holds or can take, the rest by their holders.
+   */
   expireApprovals(now?: number): Promise<number> {
     return this.#approvals.expireDue(now);
   }

@@ -25,6 +25,11 @@ describe("approval requests end", () => {
     expect(r.gateway.textsTo("T").at(-1)).toContain("are you there");
   });
 
+  it("one instance expires requests on its own schedule", async () => {
+    const r = await openRig();
+    expect(r.session.scheduler.list().map((t) => t.name)).toContain("session:approval-expiry");
+  });
+
   it("expiry rejects a request on a push platform, where only the thread's participant may decide", async () => {
     const r = await openRig({ expiresAfterSeconds: 60, gateway: { kind: "push", type: "chat" } });
     await r.gateway.inject({ thread: "room", text: "use delete_file d.txt", author: "alice-id" });
