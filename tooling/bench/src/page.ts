@@ -190,7 +190,13 @@ async function replayTime(
       const marks = await page.evaluate(() =>
         performance.getEntriesByType("mark").map((m) => `${m.name} ${Math.round(m.startTime)}`),
       );
-      console.error(`replay ${samples.at(-1)}: ${timing.join(", ")} | ${marks.join(", ")}`);
+      const nav = await page.evaluate(() => {
+        const n = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming | undefined;
+        return n
+          ? `html ${Math.round(n.requestStart)}-${Math.round(n.responseStart)}-${Math.round(n.responseEnd)}, interactive ${Math.round(n.domInteractive)}`
+          : "";
+      });
+      console.error(`replay ${samples.at(-1)}: ${nav} | ${timing.join(", ")} | ${marks.join(", ")}`);
     }
     await context.close();
   }
