@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Hono } from "hono";
+import { chooseCoding, matchesNoneMatch, pageRepresentations } from "./page-encodings.js";
 
 export interface PageHeaders {
   "Content-Security-Policy": string;
@@ -8,8 +9,8 @@ export interface PageHeaders {
 }
 
 /**
- * Serves a built `<path>/index.html` as a static file: read once at start, with its ETag and the
- * hash-based CSP. `<path>` and `<path>/` redirect to it. Never gated, so the page can prompt for a key.
+ * Serves a built `<path>/index.html` as a static file: read (and compressed) once at start, with
+ * its ETag and the hash-based CSP. `<path>` and `<path>/` redirect to it. Never gated, so the page can prompt for a key.
  */
 export async function mountPage(
   app: Hono,
@@ -22,11 +23,20 @@ export async function mountPage(
     throw new Error(`${file}: the page is missing; run \`agentsvc build\` (start builds it for you)`);
   });
   const headers = headersFor(html);
+  const copies = await pageRepresentations(html, headers.ETag);
+  const codings = [...copies.encoded.keys()];
   const indexPath = `${mountPath}/index.html`;
   app.get(indexPath, (c) => {
-    if (c.req.header("if-none-match") === headers.ETag) return c.body(null, 304, { ETag: headers.ETag });
-    return c.html(html, 200, {
+    const coding = chooseCoding(c.req.header("accept-encoding"), codings);
+    const chosen = (coding && copies.encoded.get(coding)) || copies.identity;
+    // Caches keep one copy per coding.
+    const common = { ETag: chosen.etag, Vary: "Accept-Encoding" };
+    if (matchesNoneMatch(c.req.header("if-none-match"), chosen.etag)) return c.body(null, 304, common);
+    return c.body(chosen.body, 200, {
       ...headers,
+      ...common,
+      "Content-Type": "text/html; charset=UTF-8",
+      ...(chosen.coding ? { "Content-Encoding": chosen.coding } : {}),
       "Cache-Control": "no-cache",
       "X-Content-Type-Options": "nosniff",
       "Referrer-Policy": "no-referrer",

@@ -6,6 +6,7 @@ import { badInput, fail } from "../errors.js";
 import { idField, normalizeTitle, optionalString, requiredString } from "../fields.js";
 import type { HonoEnv } from "../types.js";
 import { refuseWhileApprovalPending } from "./pending-guard.js";
+import { compressRead } from "./read-compression.js";
 
 const DEFAULT_LIST_LIMIT = 200;
 const MAX_LIST_LIMIT = 1000;
@@ -29,7 +30,7 @@ export function conversationRoutes(deps: ConversationRouteDeps): Hono<HonoEnv> {
   // The newest `limit` conversations (default 200, at most 1000): a sidebar never needs all of a
   // heavy user's rows at once, and one page keeps the route fast however many exist. Older pages:
   // pass the previous answer's `nextCursor` as `cursor`.
-  app.get("/conversations", async (c) => {
+  app.get("/conversations", compressRead, async (c) => {
     const raw = c.req.query("limit");
     const limit = raw === undefined ? DEFAULT_LIST_LIMIT : Number(raw);
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {

@@ -7,6 +7,7 @@ import type { ChatDb } from "@agentsvc/chat-store";
 import type { HonoEnv } from "../types.js";
 import { unscoped } from "../thread-scope.js";
 import { refuseWhileApprovalPending } from "./pending-guard.js";
+import { compressRead } from "./read-compression.js";
 
 export interface MemoryRouteDeps {
   db: ChatDb;
@@ -24,7 +25,7 @@ export function memoryRoutes(deps: MemoryRouteDeps): Hono<HonoEnv> {
   const { memory } = deps;
   const app = new Hono<HonoEnv>();
 
-  app.get("/history", async (c) => {
+  app.get("/history", compressRead, async (c) => {
     const conversationId = conversationIdOf(
       "GET /history",
       queryObject(c.req.query()),
