@@ -245,6 +245,14 @@ export class Approvals {
         { requestId: rec.requestId, outcome: result.ok ? "rejected" : result.code },
         "approval request expired",
       );
+      // Its run went on another way (resumed through the agent route, or ended): nothing waits for
+      // this request. Closed as expired, else every sweep would find it again, forever.
+      if (!result.ok && result.code === "already_decided")
+        await this.p.store.interactions.resolve(rec.requestId, {
+          decision: "reject",
+          decidedBy: "session:expired",
+          reason: "expired; its run was no longer waiting, so nothing was applied",
+        });
     }
     return n;
   }

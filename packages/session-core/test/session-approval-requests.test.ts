@@ -105,8 +105,16 @@ describe("deciding", () => {
     expect(r.executed).toEqual(["use slow_delete web.txt"]);
 
     expect(await r.session.expireApprovals(req.expiresAt)).toBe(0);
-    const expired = r.logs.lines().filter((l) => l.msg === "approval request expired");
-    expect(expired).toMatchObject([{ requestId: req.requestId, outcome: "already_decided" }]);
+    const expired = () => r.logs.lines().filter((l) => l.msg === "approval request expired");
+    expect(expired()).toMatchObject([{ requestId: req.requestId, outcome: "already_decided" }]);
+    // Closed once found: the next sweeps neither find it again nor log it again.
+    expect(await r.db.interactions.get(req.requestId)).toMatchObject({
+      status: "resolved",
+      decision: { decidedBy: "session:expired", reason: expect.stringContaining("no longer waiting") },
+    });
+    expect(await r.session.expireApprovals(req.expiresAt + 60_000)).toBe(0);
+    expect(expired()).toHaveLength(1);
+    expect(r.gateway.decided).toHaveLength(0);
   });
 });
 
