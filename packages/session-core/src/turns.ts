@@ -41,6 +41,7 @@ export class Turns {
     };
     state.active = active;
     const gateway = this.p.registry.get(state.gateway);
+    // Stryker disable next-line OptionalChaining: `gateway.startTyping` differs only for a thread whose gateway is not registered (never: the registry removes none, and every path starting a turn checks it)
     if (gateway?.startTyping && gateway.capabilities.typing) {
       gateway.startTyping(state.thread, msg.origin.meta).catch((err: unknown) => {
         this.p.loggerFor(gateway).debug({ err, thread: state.thread }, "typing indicator failed");
