@@ -3,20 +3,12 @@
 // as what it said so far plus the "(stopped)" note (or, when the turn could not be saved, the
 // failure note) instead of leaving it half-written.
 import { describe, expect, it } from "vitest";
-import { type RigOptions, until, useRig } from "./session-harness.js";
-import { refuseReplyRowOnce } from "./turn-harness.js";
+import { until, useRig } from "./session-harness.js";
+import { refuseReplyRowOnce, streamed } from "./turn-harness.js";
 
 const T = "t-drafts";
 const SAID = "here is what I found so far";
 const openRig = useRig();
-
-/** A streaming mock gateway whose previews update every 20 ms, on a model that streams slowly. */
-const streamed = (options: RigOptions): RigOptions => ({
-  gateway: { stream: {} },
-  entries: [{ name: "mock", type: "mock", streamIntervalMs: 20 }],
-  tokenDelayMs: 10,
-  ...options,
-});
 
 describe("a streamed reply", () => {
   it("finishes the draft its preview made with the whole reply", async () => {

@@ -2,7 +2,7 @@
 // waits at its gate, a run that fails at maxSteps, a start the run manager refuses, a reply row the
 // store refuses once.
 import { AgentsvcError, DEFAULT_MAX_STEPS, type DemoStep } from "@agentsvc/agent-core";
-import { type Rig, until } from "./session-harness.js";
+import { type Rig, type RigOptions, until } from "./session-harness.js";
 
 /** Delivers `text` to `thread` of the rig's mock gateway; resolves with its inbox record id. */
 export async function acceptedId(r: Rig, thread: string, text: string): Promise<number> {
@@ -64,3 +64,11 @@ export function refuseReplyRowOnce(r: Rig, { anywhere = false } = {}): void {
     return enqueue(items);
   };
 }
+
+/** A streaming mock gateway whose previews update every `intervalMs` (20), on a model that streams slowly. */
+export const streamed = (options: RigOptions, intervalMs = 20): RigOptions => ({
+  gateway: { stream: {} },
+  entries: [{ name: "mock", type: "mock", streamIntervalMs: intervalMs }],
+  tokenDelayMs: 10,
+  ...options,
+});
