@@ -110,7 +110,11 @@ describe("deciding", () => {
     // Closed once found: the next sweeps neither find it again nor log it again.
     expect(await r.db.interactions.get(req.requestId)).toMatchObject({
       status: "resolved",
-      decision: { decidedBy: "session:expired", reason: expect.stringContaining("no longer waiting") },
+      decision: {
+        decision: "reject",
+        decidedBy: "session:expired",
+        reason: expect.stringContaining("no longer waiting"),
+      },
     });
     expect(await r.session.expireApprovals(req.expiresAt + 60_000)).toBe(0);
     expect(expired()).toHaveLength(1);
