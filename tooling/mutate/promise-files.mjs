@@ -3,7 +3,7 @@
 const ADAPTER_FILES = "{inbound,connection,webhook,api}";
 
 const special = {
-  "session-core": "src/{outbox-sender,approvals,recovery,policy,turns,ownership}.ts",
+  "session-core": "src/{outbox-sender,approvals,recovery,policy,turns,ownership,reply-prefix}.ts",
   "chat-store": "src/{inbox,outbox,interactions,sent-batch,statement-batch,prompt-cache}.ts",
   "webhook-kit": "src/!(index).ts",
   "gateway-email": "src/{imap,smtp,email-gateway}.ts",

@@ -116,7 +116,7 @@ describe("deciding", () => {
         reason: expect.stringContaining("no longer waiting"),
       },
     });
-    expect(await r.session.expireApprovals(req.expiresAt + 60_000)).toBe(0);
+    expect(await r.session.expireApprovals(Number(req.expiresAt) + 60_000)).toBe(0);
     expect(expired()).toHaveLength(1);
     expect(r.gateway.decided).toHaveLength(0);
   });
