@@ -247,7 +247,6 @@ export class Approvals {
       );
       // Its run went on another way (resumed through the agent route, or ended): nothing waits for
       // this request. Closed as expired, else every sweep would find it again, forever.
-      // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent: resolve() changes only an open request (after ok it is resolved); a trusted "reject" is never forbidden nor a bad decision, and not_found has no row
       if (!result.ok && result.code === "already_decided")
         await this.p.store.interactions.resolve(rec.requestId, {
           decision: "reject",
