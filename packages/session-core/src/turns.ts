@@ -127,7 +127,12 @@ export class Turns {
   /** Next queued message of the thread, if any. */
   async finish(state: ThreadState): Promise<void> {
     state.active = undefined;
-    state.pendingRequestId = undefined;
+    // The turn's own request ends with it; another run's request asked in this chat (an approval
+    // room someone talked in) still waits here for a typed decision.
+    const pending = state.pendingRequestId
+      ? await this.p.store.interactions.get(state.pendingRequestId)
+      : undefined;
+    if (pending?.status !== "open" || pending.threadId === state.threadId) state.pendingRequestId = undefined;
     const next = state.queue.shift();
     if (next) await this.start(state, next, "queued");
   }

@@ -56,3 +56,32 @@ describe("an approval room whose own turn is streaming a reply", () => {
     expect(r.executed).toEqual([]);
   });
 });
+
+describe("a text-only approval room whose own turn ended after another run asked in it", () => {
+  it("a typed decision still decides the other run's request, and starts no turn of its own", async () => {
+    const script: DemoStep[] = [
+      { text: "said", toolCalls: [{ name: "wait_gate", arguments: { note: "room" } }] },
+      { text: "after the tool" },
+    ];
+    const ops = createMockGateway({ name: "ops", capabilities: { interactiveActions: false } });
+    const r = await openRig({
+      channel: "ops",
+      extraGateways: [ops],
+      entries: [{ name: "ops", type: "mock", approvalDestination: ROOM }],
+      script,
+    });
+    await ops.inject({ thread: ROOM, text: "look it up" });
+    await until(() => r.gates.calls.length === 1, "the room's turn at its gate");
+    script[0] = { toolCalls: [{ name: "delete_file", arguments: { note: "web.txt" } }] };
+    await r.runs.start({ input: "delete web.txt", userId: "alice", conversationId: "c1" }).done;
+    await until(() => ops.sent.some((s) => s.requestId !== undefined), "the other run's request as text");
+    r.gates.openAll();
+    await until(() => ops.textsTo(ROOM).includes("said\n\nafter the tool"), "the room's reply");
+    await r.session.idle();
+
+    await ops.inject({ thread: ROOM, text: "approve" });
+    await until(() => r.executed.length === 1, "the approved tool call");
+    expect(r.executed).toEqual(["web.txt"]);
+    expect(r.runs.starts.filter((s) => s.conversationId === ROOM)).toHaveLength(1);
+  });
+});
