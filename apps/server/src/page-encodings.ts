@@ -52,7 +52,9 @@ function tagged(etag: string, suffix: string): string {
 
 /**
  * The coding to send for an `Accept-Encoding` header: the acceptable one (q > 0, named or by `*`)
- * with the highest q, the server's order breaking ties; undefined for the identity page.
+ * with the highest q, the server's order breaking ties; undefined for the identity page. (Hono's
+ * `accepts` breaks ties by the header's order, so Chromium's "gzip, deflate, br" would never get
+ * brotli, and it ignores `*`.)
  */
 export function chooseCoding(
   header: string | undefined,

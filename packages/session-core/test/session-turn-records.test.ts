@@ -8,6 +8,14 @@ import { acceptedId, refuseReplyRowOnce, refuseStarts } from "./turn-harness.js"
 const openRig = useRig();
 const T = "T";
 
+/** Once everything ran: nothing was sent or queued for record `id`, and it is done. */
+async function answeredWithNothing(r: Rig, id: number): Promise<void> {
+  await r.session.idle();
+  expect(r.gateway.sent).toEqual([]);
+  expect(await r.db.outbox.list("mock", T)).toEqual([]);
+  expect((await r.db.inbox.get(id))?.status).toBe("done");
+}
+
 /** Once everything ran: "hello" (record `id`) was answered once and its record is done. */
 async function answeredHello(r: Rig, id: number): Promise<void> {
   await r.session.idle();
@@ -20,20 +28,12 @@ describe("a turn's end", () => {
     const r = await openRig({ script: [{ text: "" }] });
     // A platform's own chunker may hand back an empty text as one empty piece: none may be queued.
     Object.assign(r.gateway, { chunk: (formatted: string) => [formatted] });
-    const id = await acceptedId(r, T, "say nothing");
-    await r.session.idle();
-    expect(r.gateway.sent).toEqual([]);
-    expect(await r.db.outbox.list("mock", T)).toEqual([]);
-    expect((await r.db.inbox.get(id))?.status).toBe("done");
+    await answeredWithNothing(r, await acceptedId(r, T, "say nothing"));
   });
 
   it("with a reply of whitespace only sends nothing and ends its message done, also where replies stream", async () => {
     const r = await openRig({ gateway: { stream: {} }, script: [{ text: " \n\n " }] });
-    const id = await acceptedId(r, T, "say nothing much");
-    await r.session.idle();
-    expect(r.gateway.sent).toEqual([]);
-    expect(await r.db.outbox.list("mock", T)).toEqual([]);
-    expect((await r.db.inbox.get(id))?.status).toBe("done");
+    await answeredWithNothing(r, await acceptedId(r, T, "say nothing much"));
   });
 
   it("on a store that cannot say whether a transaction is open is written as usual: one reply, the message done", async () => {

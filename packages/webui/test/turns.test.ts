@@ -111,6 +111,13 @@ describe("turns: invoke, stream, batch", () => {
   });
 });
 
+/** A turn of `conversationId` that stops at the approval-gated tool, as invoked. */
+async function invokeSuspended(c: ReturnType<Harness["client"]>, conversationId: string) {
+  const r = await c.post("/invoke", { input: `use ${APPROVAL_TOOL} now`, conversationId });
+  expect(r.body.status).toBe("suspended");
+  return r;
+}
+
 describe("approvals: suspend, pending, resume", () => {
   it("suspends on an approval-gated tool with a middleware_stop chunk; pending shows the call; resume approve streams the same turn to done", async () => {
     h = await startHarness();
@@ -171,8 +178,7 @@ describe("approvals: suspend, pending, resume", () => {
   it("clear and delete of a conversation whose decided run is still finishing answer thread_busy, not approval_pending", async () => {
     h = await startHarness();
     const c = h.client();
-    const r = await c.post("/invoke", { input: `use ${APPROVAL_TOOL} now`, conversationId: "a4" });
-    expect(r.body.status).toBe("suspended");
+    const r = await invokeSuspended(c, "a4");
     // The moment between the decision being recorded and the continued turn being saved: the
     // checkpoint row carries the decision (what RunManager writes before it continues).
     const scoped = threadScope("shared") + r.body.threadId;
@@ -194,8 +200,7 @@ describe("approvals: suspend, pending, resume", () => {
   it("resume reject gives the model a rejection and never runs the tool", async () => {
     h = await startHarness();
     const c = h.client();
-    const r = await c.post("/invoke", { input: `use ${APPROVAL_TOOL} please`, conversationId: "a2" });
-    expect(r.body.status).toBe("suspended");
+    const r = await invokeSuspended(c, "a2");
     const more = await readSse(
       await postStream(h.base, "/resume", {
         threadId: r.body.threadId,
@@ -213,8 +218,7 @@ describe("approvals: suspend, pending, resume", () => {
   it("the owner can abandon a waiting approval with /cancel: nothing stays pending and clear works again", async () => {
     h = await startHarness();
     const c = h.client();
-    const r = await c.post("/invoke", { input: `use ${APPROVAL_TOOL} now`, conversationId: "a3" });
-    expect(r.body.status).toBe("suspended");
+    const r = await invokeSuspended(c, "a3");
     const scoped = threadScope("shared") + r.body.threadId;
     const suspended = h.runs.get(scoped);
     expect((await c.post("/cancel", { threadId: r.body.threadId })).body).toEqual({
