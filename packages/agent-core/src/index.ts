@@ -37,6 +37,7 @@ export {
   type ToolServerRef,
 } from "./define.js";
 export { AgentsvcError } from "./errors.js";
+export type { FinishReason, ModelErrorCode, TurnError, TurnErrorCode, Usage } from "./model-error.js";
 export { createModel, type CreateModelOptions } from "./models/create-model.js";
 export {
   createDemoModel,

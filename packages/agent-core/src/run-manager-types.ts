@@ -1,5 +1,6 @@
 import type { ChunkEnvelope } from "./chunk.js";
 import type { Message, ToolCall } from "./messages.js";
+import type { FinishReason, TurnError, Usage } from "./model-error.js";
 import type { Decision, DecisionKind, RunOrigin, RunOptions, SuspendedRun } from "./run-store.js";
 
 export type RunStatus = "running" | "suspended" | "completed" | "cancelled" | "failed";
@@ -53,7 +54,11 @@ export interface TurnResult {
   toolCalls: ToolCall[];
   /** Messages this turn added to memory. */
   newMessages: Message[];
-  error?: { code: string; message: string };
+  error?: TurnError;
+  /** Why the turn's last model call ended (`length`: the answer was cut at the output limit). */
+  finishReason?: FinishReason;
+  /** Tokens of every model call of this turn, summed (continuations included). */
+  usage?: Usage;
 }
 
 export interface RunEvent {
