@@ -134,3 +134,37 @@ describe("agentsvc outbox on a stopped project's store", () => {
     expect((await run(["outbox", "resend", "--dir", dir])).stderr).toContain("expected list, retry or drop");
   });
 });
+
+describe("agentsvc outbox --gateway", () => {
+  it("retry --all-dead --gateway slack requeues only Slack's dead pieces, and list --gateway shows only that gateway", async () => {
+    const dir = tempDir("agentsvc-outbox-gateway-");
+    writeFiles(dir, {
+      "agents/bot.mjs": `export default { kind: "agent", name: "bot", model: { provider: "demo" } };\n`,
+    });
+    mkdirSync(join(dir, "data"));
+    const db = ChatDb.open({ appRoot: dir, path: "data/agentsvc.db" });
+    const piece = (gateway: string, key: string) => ({
+      gateway,
+      thread: `${gateway}-thread`,
+      idemKey: key,
+      kind: "text" as const,
+      payload: { text: key },
+    });
+    const [slack, telegram] = await db.outbox.enqueue([piece("slack", "s"), piece("telegram", "t")]);
+    await db.outbox.markDead(slack as number, "403 not_in_channel");
+    await db.outbox.markDead(telegram as number, "403 bot was blocked by the user");
+    db.close();
+
+    const listed = await run(["outbox", "list", "--dead", "--gateway", "telegram", "--json", "--dir", dir]);
+    expect((JSON.parse(listed.stdout) as Listed[]).map((r) => r.id)).toEqual([telegram]);
+
+    const retried = await run(["outbox", "retry", "--all-dead", "--gateway", "slack", "--dir", dir]);
+    expect(retried).toMatchObject({ code: 0, stderr: "" });
+    expect(retried.stdout).toBe(`1 dead piece back in the queue: ${slack}\n`);
+    const after = JSON.parse((await run(["outbox", "list", "--json", "--dir", dir])).stdout) as Listed[];
+    expect(after.map((r) => [r.gateway, r.status])).toEqual([
+      ["slack", "pending"],
+      ["telegram", "dead"],
+    ]);
+  });
+});
