@@ -109,12 +109,31 @@ export async function connectorCall(
   const text = await res.text();
   if (!res.ok) {
     if (res.status === 401) token.invalidate();
-    throw sendFailure(
-      { status: res.status, retryAfter: res.headers.get("retry-after"), detail: text },
+    const error = parse<{ error?: { code?: unknown; message?: unknown } }>(text)?.error;
+    const code = typeof error?.code === "string" ? error.code : undefined;
+    const failure = sendFailure(
+      {
+        status: res.status,
+        retryAfter: res.headers.get("retry-after"),
+        detail: text,
+        ...(code ? { code } : {}),
+      },
       { platform: "teams", call: "connector call", platformRule: connectorRule },
     );
+    refusals.set(failure, { code, message: typeof error?.message === "string" ? error.message : undefined });
+    throw failure;
   }
   return parse<{ id?: string }>(text)?.id;
+}
+
+/** The connector's `{error: {code, message}}` of a refused call, kept with the error it became. */
+const refusals = new WeakMap<object, { code: string | undefined; message: string | undefined }>();
+
+/** The connector's error code and message behind a failed connectorCall, when it sent them. */
+export function connectorRefusal(
+  err: unknown,
+): { code: string | undefined; message: string | undefined } | undefined {
+  return typeof err === "object" && err !== null ? refusals.get(err) : undefined;
 }
 
 /** fetch, with a network failure classified (retried) instead of thrown raw. */

@@ -5,7 +5,11 @@
 // that ends the stream. Group chats and channels cannot stream: they get the normal message.
 // After a crash the stream's last sequence and content are unknown, so the restarted turn shows no
 // more updates and only sends the final message that ends the left stream.
+// Teams ends a stream not finished within two minutes and refuses what follows with 403
+// `ContentStreamNotAllowed` "Content stream finished due to exceeded streaming time" (the page's
+// error codes): the final text then goes out as a normal message, so the user keeps the whole reply.
 import type { DraftIds, ReplyStream, SendOptions, SendResult, StreamOptions } from "@agentsvc/session-core";
+import { connectorRefusal } from "./api.js";
 
 type Json = Record<string, unknown>;
 
@@ -32,7 +36,8 @@ export class TeamsStreams {
     return {
       update: async (text, signal): Promise<DraftIds | undefined> => {
         if (left || (shown && !text.startsWith(shown))) return undefined;
-        sequence += 1;
+        // Counted only once the connector took it: a refused first request is sent again as 1.
+        const next = sequence + 1;
         const id = await this.api.post(
           thread,
           meta,
@@ -43,13 +48,14 @@ export class TeamsStreams {
               {
                 type: "streaminfo",
                 streamType: "streaming",
-                streamSequence: sequence,
+                streamSequence: next,
                 ...(streamId ? { streamId } : {}),
               },
             ],
           },
           signal,
         );
+        sequence = next;
         shown = text;
         if (streamId || !id) return undefined;
         streamId = id;
@@ -61,12 +67,31 @@ export class TeamsStreams {
   /** The final message ends the stream; it is the message the user keeps. */
   async finish(thread: string, draft: DraftIds, text: string, options: SendOptions): Promise<SendResult> {
     const streamId = String(draft.streamId);
-    const id = await this.api.post(thread, options.meta, {
-      type: "message",
-      text,
-      textFormat: "markdown",
-      entities: [{ type: "streaminfo", streamId, streamType: "final" }],
-    });
+    let id: string | undefined;
+    try {
+      id = await this.api.post(thread, options.meta, {
+        type: "message",
+        text,
+        textFormat: "markdown",
+        entities: [{ type: "streaminfo", streamId, streamType: "final" }],
+      });
+    } catch (err) {
+      if (!streamTimedOut(err)) throw err;
+      const sent = await this.api.post(thread, options.meta, {
+        type: "message",
+        text,
+        textFormat: "markdown",
+      });
+      return sent ? { messageId: sent } : {};
+    }
     return { messageId: id ?? streamId };
   }
+}
+
+/** Teams closed the stream at its two-minute limit; the message still can be sent, just not as the stream's end. */
+function streamTimedOut(err: unknown): boolean {
+  const refusal = connectorRefusal(err);
+  return (
+    refusal?.code === "ContentStreamNotAllowed" && /exceeded streaming time/i.test(refusal.message ?? "")
+  );
 }

@@ -84,6 +84,14 @@ describe("teams inbound authentication over HTTP", () => {
     await expectRefused(await world.fake.deliver(forged), "service_url_mismatch");
   });
 
+  it("refuses a valid token that carries no serviceurl claim at all", async () => {
+    const token = await world.fake.token({ serviceUrl: null });
+    await expectRefused(
+      await world.fake.deliver(activity("no serviceurl"), `Bearer ${token}`),
+      "service_url_mismatch",
+    );
+  });
+
   it("refuses an activity from a channel the signing key is not endorsed for", async () => {
     await expectRefused(
       await world.fake.deliver({ ...activity("webchat"), channelId: "webchat" }),

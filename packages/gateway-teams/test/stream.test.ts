@@ -128,3 +128,41 @@ describe("teams: a preview update the session gives up on", () => {
     expect(w.fake.streams).toEqual([]);
   });
 });
+
+describe("teams: a stream past Teams' two-minute limit", () => {
+  it("whose final message Teams refuses with 403 ContentStreamNotAllowed (exceeded streaming time) still delivers the whole reply as a normal message", async () => {
+    const w = await teamsWorld();
+    world = w;
+    // The connector's documented limit is two minutes; here the stream is over after 1.5 s of a 4 s reply.
+    w.fake.streamTimeLimitMs = 1_500;
+    rig = await startSessionRig(w.build(), { replyText: REPLY, tokenDelayMs: 200 });
+    expect((await w.fake.deliverMessage({ conversationId, from: alice, text: "hi" })).status).toBe(200);
+    await eventually(() => w.fake.sent.length === 1, "the reply", 15_000);
+    await rig.session.idle(5_000);
+    expect(w.fake.streams).toHaveLength(1);
+    expect(w.fake.streams[0]?.timedOutAt).toBeDefined();
+    expect(w.fake.streams[0]?.final).toBeUndefined();
+    expect(w.fake.streamRefusals).toContain("the stream exceeded its streaming time");
+    const [reply] = w.fake.sent;
+    expect(reply?.text).toBe(REPLY);
+    expect(reply?.activity.entities).toBeUndefined();
+    expect((await rig.store.outbox.list("teams", conversationId)).map((r) => r.status)).not.toContain("dead");
+  });
+});
+
+describe("teams: a stream whose first request was refused", () => {
+  it("starts again at streamSequence 1 (Teams refuses a first update numbered otherwise)", async () => {
+    const w = await teamsWorld();
+    world = w;
+    rig = await startSessionRig(w.build(), { replyText: REPLY, tokenDelayMs: 200 });
+    // The first connector call of the turn is the first streaming update: throttled.
+    w.fake.failNext(429, 0.05);
+    expect((await w.fake.deliverMessage({ conversationId, from: alice, text: "hi" })).status).toBe(200);
+    await eventually(() => w.fake.streams.some((s) => s.final !== undefined), "the final message", 15_000);
+    await rig.session.idle(5_000);
+    expect(w.fake.streamRefusals).toEqual([]);
+    expect(w.fake.streams).toHaveLength(1);
+    expect(w.fake.streams[0]?.updates[0]?.sequence).toBe(1);
+    expect(w.fake.sent.map((s) => s.text)).toEqual([REPLY]);
+  });
+});

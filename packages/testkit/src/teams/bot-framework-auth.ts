@@ -26,7 +26,8 @@ export async function connectorKey(
 
 export interface TokenClaims {
   appId: string;
-  serviceUrl: string;
+  /** The `serviceurl` claim; null leaves it out (a token a bot must refuse). */
+  serviceUrl: string | null;
   issuer?: string;
   /** Seconds from now; negative for an expired token. Default 3600. */
   expiresIn?: number;
@@ -37,7 +38,7 @@ export interface TokenClaims {
 /** A JWT as the connector puts in `Authorization: Bearer` on its calls to a bot. */
 export function connectorToken(key: ConnectorKey, claims: TokenClaims): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ serviceurl: claims.serviceUrl })
+  return new SignJWT(claims.serviceUrl === null ? {} : { serviceurl: claims.serviceUrl })
     .setProtectedHeader({ alg: "RS256", kid: key.kid, typ: "JWT" })
     .setIssuer(claims.issuer ?? CONNECTOR_ISSUER)
     .setAudience(claims.appId)

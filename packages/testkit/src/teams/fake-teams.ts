@@ -54,6 +54,8 @@ export interface TeamsStream {
   updates: { sequence: number; text: string; at: number }[];
   /** The final message's text, once sent. */
   final?: string;
+  /** When Teams ended the stream at its time limit (`streamTimeLimitMs`), ms epoch. */
+  timedOutAt?: number;
 }
 
 export class FakeTeams extends HttpFake {
@@ -78,6 +80,13 @@ export class FakeTeams extends HttpFake {
   #secretRevoked = false;
   /** The JWKS endpoint answers 503 while set (an outage of Microsoft's key endpoint). */
   keySetUnavailable = false;
+  /**
+   * Teams ends a stream not finished within two minutes: every later update and the final message
+   * get 403 `ContentStreamNotAllowed` "Content stream finished due to exceeded streaming time."
+   * (https://learn.microsoft.com/en-us/microsoftteams/platform/bots/streaming-ux, error codes).
+   * Shorten it to test that without waiting two minutes.
+   */
+  streamTimeLimitMs = 120_000;
   /** While set, streaming updates are held unanswered (a hung connector call) and listed in `heldUpdates`. */
   holdStreamUpdates = false;
   /** Streaming updates held by `holdStreamUpdates`; `abandoned` once the caller closed the request. */
@@ -282,9 +291,20 @@ export class FakeTeams extends HttpFake {
       return refuse("streaming is supported only in one-on-one chats");
     const text = typeof activity.text === "string" ? activity.text : "";
     const streamId = typeof info.streamId === "string" ? info.streamId : undefined;
-    const live = this.streams.find((s) => s.conversationId === conversationId && s.final === undefined);
+    const live = this.streams.find(
+      (s) => s.conversationId === conversationId && s.final === undefined && !this.#timedOut(s),
+    );
+    const stream = this.streams.find((s) => s.streamId === streamId && s.conversationId === conversationId);
+    if (stream && stream.final === undefined && this.#timedOut(stream)) {
+      this.streamRefusals.push("the stream exceeded its streaming time");
+      return answerJson(res, 403, {
+        error: {
+          code: "ContentStreamNotAllowed",
+          message: "Content stream finished due to exceeded streaming time.",
+        },
+      });
+    }
     if (info.streamType === "final") {
-      const stream = this.streams.find((s) => s.streamId === streamId && s.conversationId === conversationId);
       if (!stream || activity.type !== "message") return refuse("final message of an unknown stream");
       if (stream.final !== undefined) return refuse("the stream has already ended");
       stream.final = text;
@@ -319,6 +339,13 @@ export class FakeTeams extends HttpFake {
     if (!text.startsWith(last.text)) return refuse("content should contain previously streamed content");
     live.updates.push({ sequence, text, at: Date.now() });
     answerJson(res, 201, { id: `1${randomBytes(6).toString("hex")}` });
+  }
+
+  /** True once the stream is older than the limit (and from then on ended for good). */
+  #timedOut(stream: TeamsStream): boolean {
+    if (stream.timedOutAt === undefined && Date.now() - (stream.updates[0]?.at ?? 0) > this.streamTimeLimitMs)
+      stream.timedOutAt = Date.now();
+    return stream.timedOutAt !== undefined;
   }
 
   #issueToken(raw: Buffer, res: ServerResponse): void {
