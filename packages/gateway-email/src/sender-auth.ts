@@ -111,10 +111,11 @@ function aligned(signingDomain: string, fromDomain: string): boolean {
 }
 
 /**
- * The Authentication-Results values the receiving server wrote: from the top of the header, the
- * trusted ones up to the first `Received` line below the first of them. A server prepends its
- * results above the trace of the mail's earlier hops; anything below that trace came with the mail
- * and may be forged (RFC 8601 section 7.1), even when it names a trusted server.
+ * The Authentication-Results values the receiving server wrote: the trusted ones above the first
+ * `Received` line. A server prepends its results above the trace of the mail's hops; anything below
+ * the first trace line came with the mail and may be forged (RFC 8601 section 7.1), even when it
+ * names a trusted server, so a server that wrote no results of its own (a filter skipping local or
+ * authenticated senders) leaves nothing to decide by.
  */
 export function receivedAuthResults(
   headerLines: readonly { key: string; line: string }[],
@@ -123,7 +124,7 @@ export function receivedAuthResults(
   const trusted = new Set(trustedAuthservIds.map((id) => id.toLowerCase()));
   const out: string[] = [];
   for (const { key, line } of headerLines) {
-    if (key === "received" && out.length > 0) break;
+    if (key === "received") break;
     if (key !== "authentication-results") continue;
     const value = line.slice(line.indexOf(":") + 1);
     const id = parseAuthResults(value)?.authservId;

@@ -175,7 +175,7 @@ describe.skipIf(dovecotMissing !== undefined)(
       expect(rig.executed.some((n) => n.includes("tokOUTLOOK"))).toBe(false);
     });
 
-    it("a forged From with dmarc=fail does not approve: logged, ignored, the request stays open until a DMARC pass decides", async () => {
+    it("a forged From with dmarc=fail, or a pass below the first Received, does not approve: logged, ignored, the request stays open until a DMARC pass decides", async () => {
       const { rig, box, close } = await emailRig(await server());
       cleanup = close;
       await box.append({
@@ -209,15 +209,22 @@ describe.skipIf(dovecotMissing !== undefined)(
       const selfVouched = await reply("<f3@evil.test>", {
         "Authentication-Results": "mx.evil.test; dmarc=pass header.from=example.test",
       });
+      // The trusted server wrote no results of its own (its Received is on top): the pass below it,
+      // naming the trusted server, came with the mail.
+      const unvouched = await reply("<f5@evil.test>", {
+        Received: `from mta.evil.test by ${MX} with ESMTP`,
+        "Authentication-Results": `${MX}; dmarc=pass header.from=example.test`,
+      });
       await until(
-        () => rig.lines.filter((l) => l.msg.startsWith("decision by mail not applied")).length === 2,
-        "both refusals logged",
+        () => rig.lines.filter((l) => l.msg.startsWith("decision by mail not applied")).length === 3,
+        "the three refusals logged",
       );
       await rig.session.idle(10_000);
       expect(rig.executed.some((n) => n.includes("tokFORGED"))).toBe(false);
       expect((await rig.session.interaction(requestId))?.status).toBe("open");
       expect(await box.seen(forged)).toBe(false);
       expect(await box.seen(selfVouched)).toBe(false);
+      expect(await box.seen(unvouched)).toBe(false);
       const refusal = rig.lines.find((l) => l.msg.startsWith("decision by mail not applied"));
       expect(refusal?.level).toBe(40);
       expect(String(refusal?.reason)).toContain("dmarc=fail for example.test");

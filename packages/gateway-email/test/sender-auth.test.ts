@@ -1,6 +1,7 @@
 // Authentication-Results as receiving servers write them (RFC 8601 section 2.2 grammar; the
 // Gmail shape with header.i instead of header.d, comments inside results, several results per
 // header, results split over several headers).
+import { simpleParser } from "mailparser";
 import { describe, expect, it } from "vitest";
 import { judgeSender, parseAuthResults, receivedAuthResults } from "../src/sender-auth.js";
 
@@ -89,15 +90,62 @@ describe("which Authentication-Results count", () => {
     ).toBe(false);
   });
 
-  it("the server's own Received above its results, and other servers' results, do not end the search", () => {
+  it("nothing when the trusted server wrote no results above the first Received: a trusted name below it came with the mail", () => {
     const headers = lines(
-      ["received", "from mail.example.com by mx.example.net"],
+      ["received", "from mta.evil.test by mx.example.net"],
       ["authentication-results", "spam-filter.test; spf=pass"],
       ["authentication-results", "mx.example.net; dmarc=pass header.from=example.com"],
       ["received", "from laptop by mail.example.com"],
     );
+    expect(receivedAuthResults(headers, ["mx.example.net"])).toEqual([]);
+    expect(
+      judgeSender(receivedAuthResults(headers, ["mx.example.net"]), "example.com", ["mx.example.net"]).ok,
+    ).toBe(false);
+  });
+
+  it("other servers' results above the trusted one's do not end the search", () => {
+    const headers = lines(
+      ["authentication-results", "spam-filter.test; spf=pass"],
+      ["authentication-results", "mx.example.net; dmarc=pass header.from=example.com"],
+      ["received", "from mail.example.com by mx.example.net"],
+    );
     expect(receivedAuthResults(headers, ["mx.example.net"])).toEqual([
       " mx.example.net; dmarc=pass header.from=example.com",
     ]);
+  });
+
+  it("reads them from a raw message as the gateway does (mailparser's header lines)", async () => {
+    const raw = [
+      "Received: from mta.evil.test by mx.example.net with ESMTP",
+      "Authentication-Results: mx.example.net; dmarc=pass header.from=example.com",
+      "From: ann@example.com",
+      "Subject: Re: approve?",
+      "",
+      "approve",
+    ].join("\r\n");
+    const mail = await simpleParser(raw);
+    expect(receivedAuthResults(mail.headerLines, ["mx.example.net"])).toEqual([]);
+    const vouched = await simpleParser(
+      raw.replace(/^(Received: .*)\r\n(Authentication-Results: .*)\r\n/, "$2\r\n$1\r\n"),
+    );
+    expect(
+      judgeSender(receivedAuthResults(vouched.headerLines, ["mx.example.net"]), "example.com", [
+        "mx.example.net",
+      ]).ok,
+    ).toBe(true);
+  });
+});
+
+describe("DKIM alignment", () => {
+  const dkim = (d: string) => [`mx.example.net; dkim=pass header.d=${d}`];
+  it("aligns a signing domain only at a label boundary of the From domain", () => {
+    expect(judgeSender(dkim("mple.com"), "example.com", ["mx.example.net"]).ok).toBe(false);
+    expect(judgeSender(dkim("ample.com"), "mail.example.com", ["mx.example.net"]).ok).toBe(false);
+    expect(judgeSender(dkim("example.com"), "mail.example.com", ["mx.example.net"]).ok).toBe(true);
+    expect(judgeSender(dkim("EXAMPLE.com."), "example.com", ["mx.example.net"]).ok).toBe(true);
+    // header.i's domain, the same rule.
+    expect(
+      judgeSender(["mx.example.net; dkim=pass header.i=@mple.com"], "example.com", ["mx.example.net"]).ok,
+    ).toBe(false);
   });
 });
