@@ -169,6 +169,34 @@ describe.skipIf(postgresMissing)("leadership across separate processes", () => {
     }
   });
 
+  it("stop() while the first lock attempt is in flight gives the lock back and never runs onAcquired", async () => {
+    const name = "telegram:bot";
+    const a = new InstanceLink({ connectionString: pg.url, healthCheckMs: 0 });
+    const b = new InstanceLink({ connectionString: pg.url, healthCheckMs: 0 });
+    await a.connect();
+    await b.connect();
+    const la = new Leadership(a, { retryMs: RETRY_MS });
+    const lb = new Leadership(b, { retryMs: RETRY_MS });
+    const acquired: string[] = [];
+    try {
+      // lead() sends pg_try_advisory_lock at once; stop() comes before its answer.
+      const ha = la.lead(name, { onAcquired: () => void acquired.push("a") });
+      await ha.stop();
+      expect(ha.isLeader).toBe(false);
+      expect(a.isHeld(leaderLockName(name))).toBe(false);
+      expect(await lockHolders(pg.mon, leaderLockName(name))).toEqual([]);
+      // Free for the next instance at once (not only when a's link closes).
+      const hb = lb.lead(name, { onAcquired: () => void acquired.push("b") });
+      await waitFor("b leads", () => hb.isLeader, 5_000);
+      expect(acquired).toEqual(["b"]);
+    } finally {
+      await la.stop();
+      await lb.stop();
+      await a.close();
+      await b.close();
+    }
+  });
+
   it("a leader whose connection is terminated is told (signal aborts, onLost) and another link takes over", async () => {
     const name = "signal:+15550001";
     // a reconnects after 1-2 s (and then tries at once), so b (every 200 ms) takes over first;

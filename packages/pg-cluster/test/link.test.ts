@@ -1,8 +1,8 @@
-import { type AddressInfo, createServer } from "node:net";
+import { type AddressInfo, connect, createServer, type Socket } from "node:net";
 import { postgresMissing } from "@agentsvc/pg-test";
 import { describe, expect, it, vi } from "vitest";
 import { Bus, InstanceLink, type LinkLost } from "../src/index.js";
-import { lockHolders, queriesOf, sleep, usePostgres, waitFor } from "./helpers.js";
+import { lockHolders, queriesOf, sleep, terminate, usePostgres, waitFor } from "./helpers.js";
 
 describe.skipIf(postgresMissing)("InstanceLink against a real PostgreSQL", () => {
   const pg = usePostgres();
@@ -62,6 +62,38 @@ describe.skipIf(postgresMissing)("InstanceLink against a real PostgreSQL", () =>
     await sleep(500);
     expect(errors).toEqual([]);
     await link.close();
+  });
+
+  it("a lock granted on a session that ended while the answer was in flight is not held, and the drop is reported", async () => {
+    // A proxy on 127.0.0.1 holds back the server's bytes: the grant and the FATAL of the
+    // terminated backend then reach the link together, as when a session dies mid-answer.
+    const proxy = await holdingProxy(new URL(pg.url));
+    const url = new URL(pg.url);
+    url.port = String(proxy.port);
+    const link = await pg.link({ connectionString: url.href, healthCheckMs: 0, reconnectMinMs: 60_000 });
+    const lost: LinkLost[] = [];
+    link.onLost((l) => lost.push(l));
+    const onLost = vi.fn();
+    const pid = link.backendPid!;
+    proxy.hold = true;
+    const taking = link.tryLock("agentsvc:test:in-flight", onLost);
+    await waitFor(
+      "the server granted the lock",
+      async () => (await lockHolders(pg.mon, "agentsvc:test:in-flight")).includes(pid),
+      5_000,
+    );
+    await terminate(pg.mon, pid);
+    await waitFor("the server ended the session", () => proxy.serverEnded, 5_000);
+    proxy.release();
+    expect(await taking).toBe(false);
+    expect(link.isHeld("agentsvc:test:in-flight")).toBe(false);
+    expect(link.heldLocks()).toEqual([]);
+    expect(lost).toHaveLength(1);
+    expect(lost[0]).toMatchObject({ names: [], generation: 1 });
+    expect(onLost).not.toHaveBeenCalled();
+    expect(await lockHolders(pg.mon, "agentsvc:test:in-flight")).toEqual([]);
+    await link.close();
+    await proxy.close();
   });
 
   it("close() ends the session, so the server releases every lock at once", async () => {
@@ -184,3 +216,39 @@ describe.skipIf(postgresMissing)("InstanceLink against a real PostgreSQL", () =>
     await link.close();
   });
 });
+
+/**
+ * A TCP proxy to `target` for one connection. While `hold` is set it keeps the server's bytes;
+ * `release()` sends them in one write and, once the server has ended, ends the client side too.
+ */
+async function holdingProxy(target: URL) {
+  const held: Buffer[] = [];
+  let client: Socket | undefined;
+  const state = {
+    hold: false,
+    serverEnded: false,
+    port: 0,
+    release() {
+      state.hold = false;
+      if (held.length) client?.write(Buffer.concat(held.splice(0)));
+      if (state.serverEnded) client?.end();
+    },
+    close: () => new Promise<void>((r) => srv.close(() => r())),
+  };
+  const srv = createServer((socket) => {
+    client = socket;
+    const upstream = connect(Number(target.port), target.hostname);
+    socket.on("data", (d) => upstream.write(d));
+    socket.on("error", () => upstream.destroy());
+    socket.on("close", () => upstream.destroy());
+    upstream.on("data", (d) => (state.hold ? held.push(d) : socket.write(d)));
+    upstream.on("error", () => undefined);
+    upstream.on("close", () => {
+      state.serverEnded = true;
+      if (!state.hold) socket.end();
+    });
+  });
+  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+  state.port = (srv.address() as AddressInfo).port;
+  return state;
+}
