@@ -153,6 +153,22 @@ describe("schema: migrations", () => {
     expectChatDbError(() => ChatDb.open({ appRoot: root }), "schema_too_new", file, /version 99/);
   });
 
+  it("refuses a store exactly one schema version newer (the usual rollback of a deploy)", () => {
+    const root = tempRoot();
+    ChatDb.open({ appRoot: root }).close();
+    const file = join(root, "data", "chat.db");
+    const raw = new Database(file);
+    const next = CURRENT_SCHEMA_VERSION + 1;
+    raw.prepare("INSERT INTO agentsvc_schema_version VALUES (?, 'next', 'x', 0)").run(next);
+    raw.close();
+    expectChatDbError(
+      () => ChatDb.open({ appRoot: root }),
+      "schema_too_new",
+      file,
+      new RegExp(`version ${next},`),
+    );
+  });
+
   it("refuses to open when a shipped step was edited after a store applied it", () => {
     const root = tempRoot();
     ChatDb.open({ appRoot: root }).close();

@@ -3,7 +3,12 @@
 // a wrong password, an unreachable host and pending migrations.
 import { createServer } from "node:net";
 import { postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/pg-test";
-import { CURRENT_SCHEMA_VERSION, connectPostgres, MIGRATIONS } from "@agentsvc/store-postgres";
+import {
+  CURRENT_SCHEMA_VERSION,
+  connectPostgres,
+  MIGRATIONS,
+  SCHEMA_VERSION_TABLE,
+} from "@agentsvc/store-postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run, tempDir, writeFiles } from "./helpers.js";
 
@@ -72,6 +77,23 @@ describe.skipIf(postgresMissing)("agentsvc doctor: the PostgreSQL datasource", (
     ]);
     expect(report.checks[1]?.detail).toBe(`schema version ${CURRENT_SCHEMA_VERSION}, nothing pending`);
     expect(r.code).toBe(0);
+  });
+
+  it("a database exactly one schema version newer (a rolled-back deploy) fails with the fix", async () => {
+    const newer = await server.createDatabase();
+    const store = await connectPostgres({ connectionString: newer });
+    const next = CURRENT_SCHEMA_VERSION + 1;
+    await store.pool.query(`INSERT INTO ${SCHEMA_VERSION_TABLE} VALUES (${next}, 'next', 'x', 0)`);
+    await store.close();
+    const r = await run(["doctor", dir, "--json"], { env: { DATABASE_URL: newer } });
+    const report = JSON.parse(r.stdout) as Report;
+    expect(r.code).toBe(1);
+    expect(report.checks[1]).toMatchObject({
+      check: "postgres datasource main migrations",
+      status: "failed",
+      detail: `the database is at schema version ${next}, this agentsvc knows ${CURRENT_SCHEMA_VERSION}`,
+    });
+    expect(report.checks[1]?.fix).toMatch(/a newer agentsvc migrated this database/);
   });
 
   it("a wrong password and an unreachable host each fail with the fix, the password never shown", async () => {

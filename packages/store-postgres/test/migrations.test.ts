@@ -295,6 +295,18 @@ describe.skipIf(postgresMissing)("migrations on a real PostgreSQL", () => {
     );
   });
 
+  it("refuses a database exactly one schema version newer (the usual rollback of a deploy)", async () => {
+    const url = await pg.server().createDatabase();
+    await (await connect({ connectionString: url })).close();
+    const next = CURRENT_SCHEMA_VERSION + 1;
+    await query(url, `INSERT INTO ${SCHEMA_VERSION_TABLE} VALUES (${next}, 'next', 'x', 0)`);
+    await expectStoreError(
+      connectPostgres({ connectionString: url }),
+      "schema_too_new",
+      new RegExp(`version ${next},`),
+    );
+  });
+
   it("a failed step rolls the whole migration back and names the step; the real steps apply afterwards", async () => {
     const url = await pg.server().createDatabase();
     const broken: MigrationStep[] = [
