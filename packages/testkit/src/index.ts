@@ -56,3 +56,4 @@ export * from "./telegram/index.js";
 export * from "./slack/index.js";
 export * from "./discord/index.js";
 export * from "./email/index.js";
+export * from "./providers/index.js";
