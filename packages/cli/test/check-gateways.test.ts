@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runBin } from "./child.js";
-import { BOT_AGENT, linkPackages, tempDir, writeFiles } from "./helpers.js";
+import { BOT_AGENT, linkPackages, run, tempDir, writeFiles } from "./helpers.js";
 
 // Three platform gateways, none of their packages installed and none of their secrets set: what a
 // person has after copying entries from the READMEs.
@@ -27,6 +27,27 @@ describe("agentsvc check sees what the gateways need before start does", () => {
     expect(r.stderr).toContain(
       "npm install @agentsvc/gateway-discord @agentsvc/gateway-slack @agentsvc/gateway-telegram",
     );
+  });
+
+  it("exits 1 when one adapter package is missing though the others are installed (in-process, from source)", async () => {
+    const dir = writeFiles(tempDir(), {
+      "agents/bot.mjs": BOT_AGENT,
+      "gateways/tg.yaml": GATEWAYS["gateways/tg.yaml"],
+      "gateways/slack.yaml": GATEWAYS["gateways/slack.yaml"],
+    });
+    linkPackages(dir, { "@agentsvc/gateway-telegram": "packages/gateway-telegram" });
+    const r = await run(["check", dir]);
+    expect(r.stderr).toMatch(
+      /error gateways\/slack\.yaml: type: .*@agentsvc\/gateway-slack.* is not installed/,
+    );
+    expect(r.stderr).not.toContain("gateway-telegram");
+    expect(r.stdout).not.toContain("ok");
+    expect(r.code).toBe(1);
+    // With it installed too, the same project passes.
+    linkPackages(dir, { "@agentsvc/gateway-slack": "packages/gateway-slack" });
+    const fixed = await run(["check", dir]);
+    expect(fixed.code).toBe(0);
+    expect(fixed.stdout).toMatch(/^ok root agent bot/);
   });
 
   it("warns about every unset *EnvVar of the gateway entries", () => {
