@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { type Fault, isFault, serveFault } from "./fake-faults.js";
 import { serveLocal } from "./local-server.js";
 
 /**
@@ -99,7 +100,7 @@ function historyError(body: Record<string, unknown>, issued: Map<string, string>
 }
 
 /** A local Anthropic Messages API on 127.0.0.1 streaming scripted replies in order as SSE. */
-export async function startFakeAnthropic(replies: FakeAnthropicReply[]): Promise<FakeAnthropic> {
+export async function startFakeAnthropic(replies: (FakeAnthropicReply | Fault)[]): Promise<FakeAnthropic> {
   const requests: Record<string, unknown>[] = [];
   const headers: { apiKey?: string; version?: string }[] = [];
   const outcomes: Promise<FakeOutcome>[] = [];
@@ -134,6 +135,11 @@ export async function startFakeAnthropic(replies: FakeAnthropicReply[]): Promise
     }
 
     const reply = replies[next++] ?? { blocks: [{ type: "text", deltas: ["(no more scripted replies)"] }] };
+    if (isFault(reply)) {
+      outcomes.push(Promise.resolve("rejected"));
+      await serveFault(res, reply);
+      return;
+    }
     let closed = false;
     outcomes.push(
       new Promise<FakeOutcome>((resolve) => {

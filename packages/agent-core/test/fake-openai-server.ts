@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { type Fault, isFault, serveFault } from "./fake-faults.js";
 import { serveLocal } from "./local-server.js";
 
 /** One scripted reply: the `choices[0].delta` objects streamed in order, then finish and [DONE]. */
@@ -26,7 +27,7 @@ export interface FakeOpenAI {
 }
 
 /** A local Chat Completions server speaking SSE on 127.0.0.1, serving scripted replies in order. */
-export async function startFakeOpenAI(replies: FakeReply[]): Promise<FakeOpenAI> {
+export async function startFakeOpenAI(replies: (FakeReply | Fault)[]): Promise<FakeOpenAI> {
   const requests: Record<string, unknown>[] = [];
   const authorizations: (string | undefined)[] = [];
   const outcomes: Promise<"complete" | "client-closed">[] = [];
@@ -42,6 +43,11 @@ export async function startFakeOpenAI(replies: FakeReply[]): Promise<FakeOpenAI>
     requests.push(JSON.parse(Buffer.concat(chunks).toString("utf8")));
     authorizations.push(req.headers.authorization);
     const reply = replies[next++] ?? { deltas: [{ content: "(no more scripted replies)" }] };
+    if (isFault(reply)) {
+      outcomes.push(Promise.resolve("complete"));
+      await serveFault(res, reply);
+      return;
+    }
     let closed = false;
     const outcome = new Promise<"complete" | "client-closed">((resolve) => {
       res.on("close", () => {
