@@ -34,6 +34,12 @@ export type Message =
        */
       reasoningParts?: ReasoningPart[];
       toolCalls?: ToolCall[];
+      /**
+       * The model call failed after this much had streamed: the reply is incomplete. Prompts
+       * replay it with the note `(interrupted)` after its text, so the model does not take it
+       * for a finished answer.
+       */
+      interrupted?: true;
     }
   | {
       role: "tool";
