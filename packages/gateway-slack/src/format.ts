@@ -26,6 +26,31 @@ export function markdownToMrkdwn(markdown: string): string {
     .join("");
 }
 
+/** `&lt;` `&gt;` `&amp;` back to `<` `>` `&`, the only three Slack escapes. */
+export const unescapeMrkdwn = (s: string) =>
+  s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+
+/**
+ * The reverse of markdownToMrkdwn, for the streaming methods: their `markdown_text` takes Markdown
+ * (https://docs.slack.dev/reference/methods/chat.startStream), while the session hands every preview
+ * over formatted. Links back to `[text](url)`, bold `**x**`, strikethrough `~~x~~`, nothing escaped.
+ */
+export function mrkdwnToMarkdown(mrkdwn: string): string {
+  return mrkdwn
+    .split(/(```[\s\S]*?```|`[^`\n]+`)/)
+    .map((part, i) =>
+      unescapeMrkdwn(
+        i % 2 === 1
+          ? part
+          : part
+              .replace(/<([^<>|\s]+)\|([^<>]+)>/g, "[$2]($1)")
+              .replace(/(^|[^\w*])\*(?!\s)([^*\n]+?)\*(?![\w*])/g, "$1**$2**")
+              .replace(/(^|[^\w~])~(?!\s)([^~\n]+?)~(?![\w~])/g, "$1~~$2~~"),
+      ),
+    )
+    .join("");
+}
+
 // Spaces inside `<...>` (links `<url|text>`, mentions) are masked while the reply is cut, so no piece
 // ends inside one: a cut link shows as raw text in Slack. Restored after; lengths do not change.
 const MASK = "\u{E001}";

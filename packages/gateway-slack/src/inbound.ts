@@ -3,6 +3,7 @@
 // Presses: https://api.slack.com/reference/interaction-payloads/block-actions.
 import type { DecisionKind } from "@agentsvc/agent-core";
 import type { Inbound } from "@agentsvc/session-core";
+import { readSlackText } from "./inbound-text.js";
 import { threadId } from "./thread.js";
 
 export interface SlackEvent {
@@ -15,6 +16,9 @@ export interface SlackEvent {
   text?: string;
   ts?: string;
   thread_ts?: string;
+  /** The author's own workspace (Slack Connect, Enterprise Grid); `team` where it is not given. */
+  user_team?: string;
+  team?: string;
 }
 
 /** Who the bot is (auth.test): its user id is mentioned as `<@U...>`; its posts carry its bot_id. */
@@ -55,10 +59,11 @@ export function readEvent(
   const thread = isDm ? threadId(e.channel, e.thread_ts) : threadId(e.channel, e.thread_ts ?? e.ts);
   if (!isDm && !mentioned && !(e.thread_ts && answered(thread)))
     return { ignore: "channel message without a mention, outside the bot's threads" };
-  const text = (e.text ?? "")
-    .replace(mention, " ")
+  const text = readSlackText((e.text ?? "").replace(mention, " "))
     .replace(/[ \t]{2,}/g, " ")
     .trim();
+  // The recipient's own workspace, which a stream into a shared channel must name: not the installing one.
+  const team = e.user_team ?? e.team ?? (typeof payload.team_id === "string" ? payload.team_id : undefined);
   if (!text) return { ignore: "no text" };
   return {
     ok: {
@@ -71,7 +76,7 @@ export function readEvent(
         channel: e.channel,
         ts: e.ts,
         user: e.user,
-        ...(typeof payload.team_id === "string" ? { team: payload.team_id } : {}),
+        ...(team ? { team } : {}),
       },
     },
   };

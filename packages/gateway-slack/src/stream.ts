@@ -15,6 +15,7 @@ import {
   type SendResult,
   type StreamOptions,
 } from "@agentsvc/session-core";
+import { mrkdwnToMarkdown } from "./format.js";
 import { parseThread } from "./thread.js";
 
 export interface SlackStreamApi {
@@ -67,6 +68,8 @@ export class SlackStreams {
     const team = typeof options.meta?.team === "string" ? options.meta.team : undefined;
     return {
       update: async (text, signal): Promise<DraftIds | undefined> => {
+        // `text` is mrkdwn (for postMessage and update); the stream methods take Markdown.
+        const markdown = mrkdwnToMarkdown(text);
         if (orphan && ts) {
           orphan = false;
           mode = "post";
@@ -82,14 +85,14 @@ export class SlackStreams {
               {
                 channel,
                 thread_ts: threadTs,
-                markdown_text: text,
+                markdown_text: markdown,
                 ...(user ? { recipient_user_id: user } : {}),
                 ...(team ? { recipient_team_id: team } : {}),
               },
               signal,
             );
             ts = String(res.ts);
-            sent = text;
+            sent = markdown;
             return { ts, mode };
           } catch (err) {
             // Rate limited: held until the Retry-After, still a stream. Refused here: post and update instead.
@@ -100,13 +103,13 @@ export class SlackStreams {
         }
         if (mode === "stream" && ts) {
           // Only what is new is appended; a preview that rewrote earlier text waits for the final piece.
-          if (!text.startsWith(sent) || text === sent) return undefined;
+          if (!markdown.startsWith(sent) || markdown === sent) return undefined;
           await this.#call(
             "chat.appendStream",
-            { channel, ts, markdown_text: text.slice(sent.length) },
+            { channel, ts, markdown_text: markdown.slice(sent.length) },
             signal,
           );
-          sent = text;
+          sent = markdown;
           return undefined;
         }
         if (!ts) {

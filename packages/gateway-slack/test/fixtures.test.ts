@@ -9,7 +9,7 @@ import { createGateway } from "../src/index.js";
 import { type RecordingContext, recordingContext } from "./context.js";
 
 type Expect =
-  | { outcome: "delivered"; text: string; author: string; thread: string }
+  | { outcome: "delivered"; text: string; author: string; thread: string; meta?: Record<string, unknown> }
   | { outcome: "ignored"; reason: string }
   | { outcome: "decided"; requestId: string; decision: "approve" | "reject"; by: string };
 
@@ -77,6 +77,7 @@ describe("slack fixtures", () => {
           { text: e.text, author: e.author, thread: e.thread },
         ]);
         expect(rec.delivered[0]?.author.isBot).toBe(false);
+        if (e.meta) expect(rec.delivered[0]?.meta).toMatchObject(e.meta);
       } else if (e.outcome === "ignored") {
         expect(rec.delivered).toEqual([]);
         const debug = logs.lines().filter((l) => l.level === 20 && typeof l.reason === "string");

@@ -3,6 +3,7 @@
 import { eventually, SlackFake } from "@agentsvc/testkit";
 import { type SessionRig, startSessionRig } from "@agentsvc/testkit/session";
 import { afterEach, describe, expect, it } from "vitest";
+import { markdownToMrkdwn } from "../src/format.js";
 import { createGateway } from "../src/index.js";
 
 /** 20 tokens; the demo model streams one every 100 ms. */
@@ -20,7 +21,9 @@ afterEach(async () => {
 
 async function start(
   refuseStreaming = false,
-  stream: { streamIntervalMs?: number; tokenDelayMs?: number } = { streamIntervalMs: 500 },
+  stream: { streamIntervalMs?: number; tokenDelayMs?: number; replyText?: string } = {
+    streamIntervalMs: 500,
+  },
 ): Promise<SlackFake> {
   const f = await SlackFake.start({ echoOwnMessages: false });
   fake = f;
@@ -125,6 +128,29 @@ describe("slack: streamed replies", () => {
       ok: false,
       error: "invalid_arguments",
     });
+  });
+});
+
+describe("slack: a streamed reply's markdown_text", () => {
+  it("is Markdown, as chat.startStream/appendStream take it: bold stays **bold**, links [text](url), & < > unescaped; the final message is mrkdwn", async () => {
+    const markdown =
+      "**Bold** words & a [docs link](https://example.com/docs) where a < b and c > d then ~~old~~ and more words to stream";
+    const f = await start(false, { streamIntervalMs: 300, tokenDelayMs: 100, replyText: markdown });
+    await f.workspace.userSays({ channel: "C0001", user: "U0001", text: `<@${f.workspace.botUserId}> hi` })
+      .acked;
+    const finished = markdownToMrkdwn(markdown);
+    await eventually(
+      () => f.workspace.botMessages.some((m) => m.text === finished && !m.streaming),
+      "the finished reply",
+      15_000,
+    );
+    await rig?.session.idle(5_000);
+    const streamed = shown(f, ["chat.startStream", "chat.appendStream"]);
+    expect(streamed.length).toBeGreaterThanOrEqual(2);
+    for (const text of streamed) expect(markdown.startsWith(text)).toBe(true);
+    const last = streamed.at(-1) as string;
+    expect(last).toContain("**Bold** words & a [docs link](https://example.com/docs)");
+    expect(last).not.toMatch(/&amp;|&lt;|&gt;|<https/);
   });
 });
 

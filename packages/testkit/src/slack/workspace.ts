@@ -34,6 +34,9 @@ export class SlackWorkspace {
   readonly botMessages: SlackBotMessage[] = [];
   /** The workspace refuses the streaming methods (an app or plan without them): `unknown_method`. */
   refuseStreaming = false;
+  /** The workspace's name and the bot user's name, as auth.test answers them. */
+  teamName = "Fake Workspace";
+  botUserName = "agent";
   #seq = 1;
   #event = 1;
 
@@ -163,13 +166,18 @@ export class SlackWorkspace {
     }
     if (method === "chat.startStream" || method === "chat.appendStream" || method === "chat.stopStream")
       return this.#stream(method, p);
+    // https://docs.slack.dev/reference/methods/auth.test: the workspace's url and name (`team`), the
+    // token's user name (`user`) and the ids; a bot token adds `bot_id`.
     if (method === "auth.test")
       return {
         ok: true,
         url: "https://fake.slack.test/",
+        team: this.teamName,
+        user: this.botUserName,
         team_id: this.teamId,
         user_id: this.botUserId,
         bot_id: this.options.botId,
+        is_enterprise_install: false,
       };
     return undefined;
   }
