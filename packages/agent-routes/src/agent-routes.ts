@@ -1,6 +1,7 @@
 import type { AgentDescription, Memory } from "@agentsvc/agent-core";
 import { type Context, Hono } from "hono";
 import { apiKeyGate } from "./api-key.js";
+import { DISCONNECT_GRACE_MS } from "./disconnect-cancel.js";
 import { errorBody, errorResponse } from "./errors.js";
 import { agentThreadScope } from "./thread-scope.js";
 import {
@@ -32,8 +33,11 @@ export function agentInfo(agent: DescribedAgent, extra: { apiKey?: boolean; sign
       counts: { memories: await agent.memory.count(user), tools: d.tools.length },
       capabilities: {
         compact: d.canSummarize,
-        steer: true,
-        cancel: true,
+        // The agent route has no steer or cancel route (exactly four sub-routes); hanging up
+        // `/stream` cancels the run (see `disconnectGraceMs`).
+        steer: false,
+        cancel: false,
+        cancelOnDisconnect: true,
         approvals: d.tools.some((t) => t.needsApproval),
         signIn: extra.signIn ?? false,
         apiKey: extra.apiKey ?? false,
@@ -50,7 +54,11 @@ export function agentInfo(agent: DescribedAgent, extra: { apiKey?: boolean; sign
  */
 export function agentRoutes(options: AgentRoutesOptions): Hono {
   const app = new Hono();
-  const handlers = createAgentHandlers({ threadScope: agentThreadScope, ...options });
+  const handlers = createAgentHandlers({
+    threadScope: agentThreadScope,
+    disconnectGraceMs: DISCONNECT_GRACE_MS,
+    ...options,
+  });
   if (options.apiKey) app.use("*", apiKeyGate(options.apiKey));
   app.post("/invoke", handlers.invoke);
   app.post("/stream", handlers.stream);

@@ -6,6 +6,7 @@ import {
   type TurnResult,
 } from "@agentsvc/agent-core";
 import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import {
   batchInputs,
   conversationIdOf,
@@ -15,8 +16,16 @@ import {
   requiredInput,
 } from "./body.js";
 import { errorResponse } from "./errors.js";
+import { type DisconnectCancel, disconnectCancel } from "./disconnect-cancel.js";
 import { streamRun } from "./sse.js";
 import { withoutPrefix } from "./thread-scope.js";
+import {
+  ending,
+  failedStatus,
+  type PublicTurnError,
+  publicError,
+  retryAfterSeconds,
+} from "./turn-failure.js";
 
 export interface TurnContext {
   userId: string;
@@ -63,6 +72,13 @@ export interface AgentHandlerOptions {
    * one (see `streamRun`). Default 0: every event is written as soon as it is in the log.
    */
   streamCoalesceMs?: number;
+  /**
+   * A client that hangs up `/stream` before the run's end cancels the run (and its provider
+   * request) when no client has reconnected with `Last-Event-ID` within this many ms; a run
+   * waiting for an approval stays. `false` (the default here): hanging up never cancels (the
+   * webui, whose page reattaches after a reload and has its own Stop). `agentRoutes`: 3000.
+   */
+  disconnectGraceMs?: number | false;
 }
 
 type Handler = (c: Context) => Promise<Response>;
@@ -80,7 +96,8 @@ function publicResult(result: TurnResult) {
     output: result.text,
     reasoning: result.reasoning,
     toolCalls: result.toolCalls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments })),
-    ...(result.error ? { error: result.error } : {}),
+    ...ending(result),
+    ...(result.status === "failed" ? { error: publicError(result.error) } : {}),
   };
 }
 
@@ -106,6 +123,16 @@ export function createAgentHandlers(options: AgentHandlerOptions): AgentHandlers
   const fallbackFor = (userId: string) => options.defaultConversation?.(userId) ?? "default";
 
   const scopeOf = (userId: string) => options.threadScope?.(userId) ?? "";
+  const grace = options.disconnectGraceMs;
+  const hangUps: DisconnectCancel | undefined =
+    typeof grace === "number" ? disconnectCancel(runs, Math.max(0, grace)) : undefined;
+  const follow = (c: Context, handle: RunHandle, after: number, threadId: string) =>
+    streamRun(c, handle, {
+      after,
+      threadId,
+      coalesceMs: options.streamCoalesceMs,
+      onEnd: hangUps?.follow(handle),
+    });
 
   /** Starts a turn; `threadId` is the client's name for the thread, and so is the one returned. */
   const startTurn = async (
@@ -152,12 +179,13 @@ export function createAgentHandlers(options: AgentHandlerOptions): AgentHandlers
       const { handle, threadId: publicId } = await startTurn(c, input, threadId, turn);
       c.header("X-Thread-Id", publicId);
       const result = await handle.done;
-      return c.json({
-        success: true,
-        threadId: publicId,
-        conversationId: turn.conversationId,
-        ...publicResult(result),
-      });
+      const answer = { threadId: publicId, conversationId: turn.conversationId, ...publicResult(result) };
+      if (result.status !== "failed") return c.json({ success: true, ...answer });
+      // A failed turn answers with a status a client can act on (429 + Retry-After: try again later).
+      const error = publicError(result.error);
+      const retryAfter = retryAfterSeconds(error);
+      if (retryAfter !== undefined) c.header("Retry-After", retryAfter);
+      return c.json({ success: false, ...answer, error }, failedStatus(error.code) as ContentfulStatusCode);
     }),
 
     stream: guard(async (c) => {
@@ -190,16 +218,12 @@ export function createAgentHandlers(options: AgentHandlerOptions): AgentHandlers
             404,
           );
         }
-        return streamRun(c, handle, { after, threadId, coalesceMs: options.streamCoalesceMs });
+        return follow(c, handle, after, threadId);
       }
       const input = requiredInput(body);
       const turn = { userId, conversationId: conversationIdOf(body, fallbackFor(userId)) };
       const started = await startTurn(c, input, threadId, turn);
-      return streamRun(c, started.handle, {
-        after: 0,
-        threadId: started.threadId,
-        coalesceMs: options.streamCoalesceMs,
-      });
+      return follow(c, started.handle, 0, started.threadId);
     }),
 
     batch: guard(async (c) => {
@@ -212,7 +236,7 @@ export function createAgentHandlers(options: AgentHandlerOptions): AgentHandlers
         input: string;
         status: string;
         output: string;
-        error?: { code: string; message: string };
+        error?: PublicTurnError;
       }[] = [];
       let threadId = requested;
       let stopped = false;
@@ -231,7 +255,8 @@ export function createAgentHandlers(options: AgentHandlerOptions): AgentHandlers
             input,
             status: result.status,
             output: result.text,
-            ...(result.error ? { error: result.error } : {}),
+            ...ending(result),
+            ...(result.status === "failed" ? { error: publicError(result.error) } : {}),
           });
           stopped = result.status !== "completed";
         } catch (error) {

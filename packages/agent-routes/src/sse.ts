@@ -1,6 +1,7 @@
 import type { RunEvent, RunHandle } from "@agentsvc/agent-core";
 import type { ServerResponse } from "node:http";
 import type { Context, MiddlewareHandler } from "hono";
+import { ending, publicError } from "./turn-failure.js";
 
 /**
  * Frames as bytes. `Buffer.from` copies a short string into a slice of Node's shared pool, where
@@ -16,9 +17,11 @@ type NodeWriter = (out: ServerResponse) => void;
 
 /**
  * Writes a run as SSE: `thread` (the threadId, id = `after`), one `chunk` per event (id = seq),
- * `error` when the turn failed, then `done` (`[DONE]`, id = last seq). The run is persisted
- * before its events end, so `done` always follows persistence. A client that goes away stops
- * the writer only; the run goes on (disconnect is not cancel).
+ * `error` (`{code, message, retryAfterMs?}`) when the turn failed, then `done` (`{status,
+ * finishReason?, usage?}`, id = last seq). The run is persisted before its events end, so `done`
+ * always follows persistence. A client that goes away stops the writer; `onEnd(true)` tells the
+ * caller so (the agent route then cancels the run after a grace period), `onEnd(false)` that the
+ * stream was written to its end. It is called once.
  *
  * The Response's body is a ReadableStream, which works wherever Hono runs. Behind
  * `directStreams` on Node, the same frames go straight to the socket instead: a stream waiting
@@ -27,13 +30,24 @@ type NodeWriter = (out: ServerResponse) => void;
 export function streamRun(
   c: Context,
   handle: RunHandle,
-  options: { after?: number; threadId?: string; coalesceMs?: number | undefined } = {},
+  options: {
+    after?: number;
+    threadId?: string;
+    coalesceMs?: number | undefined;
+    onEnd?: (hungUp: boolean) => void;
+  } = {},
 ): Response {
   const after = options.after ?? firstAfter(handle);
   const coalesceMs = Math.max(0, options.coalesceMs ?? 0);
   // The id the client knows the thread by (the run's own id unless the route scopes its threads).
   const threadId = options.threadId ?? handle.threadId;
   let feed: SseFeed | undefined;
+  let settled = false;
+  const settle = (hungUp: boolean) => {
+    if (settled) return;
+    settled = true;
+    options.onEnd?.(hungUp);
+  };
   const body = new ReadableStream<Uint8Array>(
     {
       pull(controller) {
@@ -47,13 +61,15 @@ export function streamRun(
           end(text) {
             controller.enqueue(bytes(text));
             controller.close();
+            settle(false);
           },
         });
         feed.pump();
       },
       cancel() {
-        // The client went away: stop writing; the run itself goes on.
+        // The client went away: stop writing, and tell the caller (which may cancel the run).
         feed?.stop();
+        settle(true);
       },
     },
     { highWaterMark: 0 },
@@ -67,9 +83,13 @@ export function streamRun(
       },
       end(text) {
         out.end(text);
+        settle(false);
       },
     });
-    out.once("close", () => node.stop());
+    out.once("close", () => {
+      node.stop();
+      settle(true);
+    });
     node.pump();
   };
   (c as Context<{ Variables: Record<string, unknown> }>).set(DIRECT_STREAM, direct);
@@ -196,8 +216,10 @@ class SseFeed {
     void this.handle.done.then((result) => {
       if (this.stopped) return;
       let text = "";
-      if (result.error) text += frame("error", JSON.stringify(result.error), this.lastId);
-      text += frame("done", "[DONE]", this.lastId);
+      // The client's share of the error: the provider's own text stays in the logs.
+      if (result.status === "failed" || result.error)
+        text += frame("error", JSON.stringify(publicError(result.error)), this.lastId);
+      text += frame("done", JSON.stringify({ status: result.status, ...ending(result) }), this.lastId);
       this.out.end(text);
     });
   };

@@ -129,7 +129,7 @@ describe("directStreams", () => {
     const text = Buffer.concat(chunks).toString("utf8");
     // Every delta (the first with the role), then the finish chunk.
     expect(text.split("event: chunk\n").length - 1).toBe(count + 1);
-    expect(text).toContain("event: done\ndata: [DONE]");
+    expect(text).toContain('event: done\ndata: {"status":"completed"');
     // About 18 MB went out; what waited in the process never came near it.
     expect(seen.maxBuffered).toBeLessThan(2 * 1024 * 1024);
   }, 20_000);

@@ -1,0 +1,43 @@
+// Stop means stop: when the last client following a run on `/stream` hangs up before its end, the
+// run is cancelled (its provider request aborted) unless a client reconnects (`Last-Event-ID`)
+// within the grace period. A run waiting for an approval is left alone: it costs nothing while
+// it waits, and its decision may come from elsewhere (a gateway, the chat page).
+import type { RunHandle, RunManagerApi } from "@agentsvc/agent-core";
+
+/** Default grace period between a hang-up and the cancel, for a client that reconnects. */
+export const DISCONNECT_GRACE_MS = 3000;
+
+export interface DisconnectCancel {
+  /** A stream now follows `handle`; call the answer once when it ends (`hungUp`: before its end). */
+  follow(handle: RunHandle): (hungUp: boolean) => void;
+}
+
+export function disconnectCancel(runs: RunManagerApi, graceMs: number): DisconnectCancel {
+  // Per run: how many streams follow it, and the cancel waiting out its grace period.
+  const followed = new Map<string, { streams: number; timer?: ReturnType<typeof setTimeout> }>();
+  return {
+    follow(handle) {
+      const key = handle.threadId;
+      const watched = followed.get(key) ?? { streams: 0 };
+      followed.set(key, watched);
+      watched.streams += 1;
+      clearTimeout(watched.timer);
+      watched.timer = undefined;
+      return (hungUp) => {
+        watched.streams -= 1;
+        if (watched.streams > 0) return;
+        if (!hungUp || handle.status !== "running") {
+          if (followed.get(key) === watched) followed.delete(key);
+          return;
+        }
+        watched.timer = setTimeout(() => {
+          if (followed.get(key) === watched) followed.delete(key);
+          // Suspended meanwhile (waiting for an approval) or already ended: nothing to stop.
+          if (handle.status !== "running") return;
+          runs.cancel(key, { userId: handle.options.userId }, "the client disconnected from /stream");
+        }, graceMs);
+        watched.timer.unref?.();
+      };
+    },
+  };
+}
