@@ -1,16 +1,17 @@
 // The model the RunManager uses when metrics are on: each streamed call is timed to the end of its
 // stream and its reported tokens counted, by model id. Every other property is the model's own.
-import type { LanguageModelV2, LanguageModelV2StreamPart } from "@ai-sdk/provider";
+import type { LanguageModelV4, LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import { toUsage } from "@agentsvc/agent-core";
 import type { ServerMetrics } from "./metrics.js";
 
 export function meteredModel(
-  model: LanguageModelV2,
+  model: LanguageModelV4,
   metrics: Pick<ServerMetrics, "observeModelCall">,
-): LanguageModelV2 {
-  const doStream: LanguageModelV2["doStream"] = async (options) => {
+): LanguageModelV4 {
+  const doStream: LanguageModelV4["doStream"] = async (options) => {
     const started = performance.now();
     const seconds = () => (performance.now() - started) / 1000;
-    let opened: Awaited<ReturnType<LanguageModelV2["doStream"]>>;
+    let opened: Awaited<ReturnType<LanguageModelV4["doStream"]>>;
     try {
       opened = await model.doStream(options);
     } catch (err) {
@@ -23,9 +24,9 @@ export function meteredModel(
       settled = true;
       metrics.observeModelCall(model.modelId, outcome, seconds(), usage);
     };
-    const watch = new TransformStream<LanguageModelV2StreamPart, LanguageModelV2StreamPart>({
+    const watch = new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
       transform(part, controller) {
-        if (part.type === "finish") settle("ok", part.usage);
+        if (part.type === "finish") settle("ok", toUsage(part.usage));
         else if (part.type === "error") settle("error");
         controller.enqueue(part);
       },

@@ -284,10 +284,10 @@ describe("model metrics", () => {
     const { meteredModel } = await import("../src/metered-model.js");
     const { Hono } = await import("hono");
     const metrics = await createMetrics({ path: "/metrics" }, {}, pino({ level: "silent" }));
-    // A LanguageModelV2 as @ai-sdk/provider specifies its stream: text deltas, then `finish` with the usage.
+    // A LanguageModelV4 as @ai-sdk/provider specifies its stream: text deltas, then `finish` with the usage.
     const model = meteredModel(
       {
-        specificationVersion: "v2",
+        specificationVersion: "v4",
         provider: "test",
         modelId: "gpt-test",
         supportedUrls: {},
@@ -298,8 +298,11 @@ describe("model metrics", () => {
               controller.enqueue({ type: "text-delta", id: "t", delta: "hi" });
               controller.enqueue({
                 type: "finish",
-                finishReason: "stop",
-                usage: { inputTokens: 12, outputTokens: 5, totalTokens: 17 },
+                finishReason: { unified: "stop", raw: "stop" },
+                usage: {
+                  inputTokens: { total: 12, noCache: 12, cacheRead: undefined, cacheWrite: undefined },
+                  outputTokens: { total: 5, text: 5, reasoning: undefined },
+                },
               });
               controller.close();
             },

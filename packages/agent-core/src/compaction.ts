@@ -1,4 +1,4 @@
-import type { LanguageModelV2 } from "@ai-sdk/provider";
+import type { LanguageModelV4 } from "@ai-sdk/provider";
 import type { MemoryConfig, ModelSpec } from "./define.js";
 import { AgentsvcError } from "./errors.js";
 import type { CompactResult } from "./memory.js";
@@ -102,7 +102,7 @@ export function demoSummary(messages: Message[]): string {
 const SUMMARY_INSTRUCTIONS =
   "Summarize the conversation below for your own later reference. Keep names, numbers, decisions, open questions and tool results that still matter. Answer with the summary only.";
 
-async function summarizeWithModel(model: LanguageModelV2, messages: Message[]): Promise<string> {
+async function summarizeWithModel(model: LanguageModelV4, messages: Message[]): Promise<string> {
   const result = await model.doGenerate({
     prompt: [
       { role: "system", content: SUMMARY_INSTRUCTIONS },

@@ -13,6 +13,7 @@ export function checkpointer(store: RunStore, saved: SuspendedRun, turn: Turn): 
       pendingCall: call,
       remainingCalls: remaining,
       queuedSteers: [...turn.steers],
+      ...(turn.usage ? { usage: turn.usage } : {}),
       continuation: { phase, decision: decisionOf(saved) },
     });
   };

@@ -39,6 +39,7 @@ export {
 export { AgentsvcError } from "./errors.js";
 export type { FinishReason, ModelErrorCode, TurnError, TurnErrorCode, Usage } from "./model-error.js";
 export { createModel, type CreateModelOptions } from "./models/create-model.js";
+export { toUsage } from "./models/usage.js";
 export {
   createDemoModel,
   DEMO_MODEL_ID,

@@ -31,7 +31,14 @@ export interface TurnError {
 }
 
 /** Why a model call ended, as the AI SDK reports it (`unknown` when the stream gave none). */
-export type FinishReason = "stop" | "length" | "content-filter" | "tool-calls" | "error" | "other" | "unknown";
+export type FinishReason =
+  | "stop"
+  | "length"
+  | "content-filter"
+  | "tool-calls"
+  | "error"
+  | "other"
+  | "unknown";
 
 /** Token usage of a turn or one model call (summed over a turn's calls). */
 export interface Usage {

@@ -1,11 +1,11 @@
 import type {
   JSONValue,
-  LanguageModelV2FunctionTool,
-  LanguageModelV2Message,
-  LanguageModelV2Prompt,
-  LanguageModelV2ToolResultOutput,
-  LanguageModelV2ToolResultPart,
-  SharedV2ProviderOptions,
+  LanguageModelV4FunctionTool,
+  LanguageModelV4Message,
+  LanguageModelV4Prompt,
+  LanguageModelV4ToolResultOutput,
+  LanguageModelV4ToolResultPart,
+  SharedV4ProviderOptions,
 } from "@ai-sdk/provider";
 import type { Message } from "./messages.js";
 import { type AnyTool, toolInputJsonSchema } from "./tool-input.js";
@@ -15,10 +15,10 @@ import { type AnyTool, toolInputJsonSchema } from "./tool-input.js";
  * compaction summaries) are hoisted to the front: several providers reject a system message in
  * the middle of a conversation. Consecutive tool results become one tool message.
  */
-export function toPrompt(instructions: string | undefined, messages: Message[]): LanguageModelV2Prompt {
-  const system: LanguageModelV2Message[] = [];
+export function toPrompt(instructions: string | undefined, messages: Message[]): LanguageModelV4Prompt {
+  const system: LanguageModelV4Message[] = [];
   if (instructions) system.push({ role: "system", content: instructions });
-  const rest: LanguageModelV2Message[] = [];
+  const rest: LanguageModelV4Message[] = [];
   for (const message of messages) {
     switch (message.role) {
       case "system":
@@ -32,7 +32,7 @@ export function toPrompt(instructions: string | undefined, messages: Message[]):
         // from, and Anthropic's provider drops unsigned reasoning, which would leave an empty
         // assistant message the API rejects (400). Cancelled before any output: nothing at all.
         if (!message.content && !message.toolCalls?.length) break;
-        const content: Extract<LanguageModelV2Message, { role: "assistant" }>["content"] = [];
+        const content: Extract<LanguageModelV4Message, { role: "assistant" }>["content"] = [];
         if (message.reasoningParts) {
           // Each block with its own metadata: Anthropic needs every thinking block's signature back.
           for (const part of message.reasoningParts) {
@@ -41,7 +41,7 @@ export function toPrompt(instructions: string | undefined, messages: Message[]):
                 ? {
                     type: "reasoning",
                     text: part.text,
-                    providerOptions: part.metadata as SharedV2ProviderOptions,
+                    providerOptions: part.metadata as SharedV4ProviderOptions,
                   }
                 : { type: "reasoning", text: part.text },
             );
@@ -60,7 +60,7 @@ export function toPrompt(instructions: string | undefined, messages: Message[]):
         break;
       }
       case "tool": {
-        const part: LanguageModelV2ToolResultPart = {
+        const part: LanguageModelV4ToolResultPart = {
           type: "tool-result",
           toolCallId: message.toolCallId,
           toolName: message.toolName,
@@ -76,7 +76,7 @@ export function toPrompt(instructions: string | undefined, messages: Message[]):
   return [...system, ...rest];
 }
 
-function toolOutput(result: unknown, isError: boolean): LanguageModelV2ToolResultOutput {
+function toolOutput(result: unknown, isError: boolean): LanguageModelV4ToolResultOutput {
   if (typeof result === "string") return { type: isError ? "error-text" : "text", value: result };
   const value = toJsonValue(result);
   return { type: isError ? "error-json" : "json", value };
@@ -91,11 +91,11 @@ function toJsonValue(value: unknown): JSONValue {
   }
 }
 
-export function toModelTools(tools: AnyTool[]): LanguageModelV2FunctionTool[] {
+export function toModelTools(tools: AnyTool[]): LanguageModelV4FunctionTool[] {
   return tools.map((tool) => ({
     type: "function",
     name: tool.name,
     description: tool.description,
-    inputSchema: toolInputJsonSchema(tool) as LanguageModelV2FunctionTool["inputSchema"],
+    inputSchema: toolInputJsonSchema(tool) as LanguageModelV4FunctionTool["inputSchema"],
   }));
 }

@@ -1,4 +1,4 @@
-import type { LanguageModelV2 } from "@ai-sdk/provider";
+import type { LanguageModelV4, SharedV4Warning } from "@ai-sdk/provider";
 import { createSummarizer } from "./compaction.js";
 import type { AgentDefinition } from "./define.js";
 import { AgentsvcError } from "./errors.js";
@@ -9,7 +9,9 @@ import { InMemoryRunStore } from "./in-memory-run-store.js";
 import type { Memory, MemoryScope } from "./memory.js";
 import type { Message } from "./messages.js";
 import { createModel } from "./models/create-model.js";
+import { specProviderOptions } from "./models/call-options.js";
 import { isDemoModel } from "./models/demo-model.js";
+import type { ModelSettings } from "./models/settings.js";
 import { toModelTools } from "./prompt.js";
 import type {
   Caller,
@@ -24,7 +26,7 @@ import { RetentionQueue } from "./retention.js";
 import { RunSegment } from "./run-segment.js";
 import type { Decision, DecisionKind, RunOptions, RunStore, SuspendedRun } from "./run-store.js";
 import { type AnyTool, parseToolInput, toolInputJsonSchema } from "./tool-input.js";
-import { type AppliedDecision, Turn, type TurnOutcome, errorMessage } from "./turn.js";
+import { type AppliedDecision, Turn, type TurnDeps, type TurnOutcome, errorMessage } from "./turn.js";
 import { checkpointer, continuationPlan } from "./continuation.js";
 import { WindowMemory } from "./window-memory.js";
 import { agentSpan } from "./trace.js";
@@ -45,7 +47,7 @@ export interface RunManagerOptions {
   /** Extra tools (e.g. resolved MCP tools), next to `agent.tools`. Names must be unique. */
   tools?: AnyTool[];
   /** Overrides the model built from `agent.model` (tests). */
-  model?: LanguageModelV2;
+  model?: LanguageModelV4;
   logger?: RunLogger;
   /** How long a finished or suspended run's events stay replayable. Default 60 000 ms. */
   retainMs?: number;
@@ -94,9 +96,10 @@ function joinNonEmpty(parts: string[]): string {
 function summarizeTurn(
   threadId: string,
   outcome: TurnOutcome,
-  turnMessages: Message[],
+  turn: Turn,
   newMessages: Message[],
 ): TurnResult {
+  const turnMessages = turn.turnMessages;
   const assistants = turnMessages.filter(
     (m): m is Extract<Message, { role: "assistant" }> => m.role === "assistant",
   );
@@ -109,6 +112,8 @@ function summarizeTurn(
     newMessages,
   };
   if (outcome.status === "failed") result.error = outcome.error;
+  if (turn.finishReason) result.finishReason = turn.finishReason;
+  if (turn.usage) result.usage = turn.usage;
   return result;
 }
 
@@ -120,7 +125,9 @@ export class RunManager implements RunManagerApi {
   readonly agent: AgentDefinition;
   readonly memory: Memory;
   readonly runStore: RunStore;
-  readonly model: LanguageModelV2;
+  readonly model: LanguageModelV4;
+  private readonly settings: ModelSettings;
+  private readonly warned = new Set<string>();
   private readonly tools = new Map<string, AnyTool>();
   private readonly modelTools;
   private readonly logger: RunLogger;
@@ -147,6 +154,7 @@ export class RunManager implements RunManagerApi {
     );
     this.runStore = options.runStore ?? new InMemoryRunStore();
     this.model = options.model ?? createModel(options.agent.model, { env: options.env });
+    this.settings = { providerOptions: specProviderOptions(options.agent.model) };
     this.memory =
       options.memory ??
       new WindowMemory({
@@ -438,7 +446,13 @@ export class RunManager implements RunManagerApi {
     record.checkpointed = true;
     record.persistWith = options.persistWith;
     record.beforePersist = options.beforePersist;
-    const turn = new Turn(this.turnDeps(log), saved.options, saved.turnMessages, saved.queuedSteers);
+    const turn = new Turn(
+      this.turnDeps(log),
+      saved.options,
+      saved.turnMessages,
+      saved.queuedSteers,
+      saved.usage,
+    );
     turn.checkpoint = checkpointer(this.runStore, saved, turn);
     return { record, turn };
   }
@@ -486,7 +500,7 @@ export class RunManager implements RunManagerApi {
   ): Promise<{ outcome: TurnOutcome; result: TurnResult }> {
     const threadId = record.options.threadId;
     const messages = turn.turnMessages;
-    let result = summarizeTurn(threadId, outcome, messages, messages);
+    let result = summarizeTurn(threadId, outcome, turn, messages);
     const checkpointed = record.checkpointed === true;
     try {
       // Outside the transaction: what it waits for may be a network call.
@@ -513,7 +527,7 @@ export class RunManager implements RunManagerApi {
         status: "failed",
         error: { code: "persist_failed", message: `could not save the turn: ${errorMessage(error)}` },
       };
-      result = summarizeTurn(threadId, failed, messages, []);
+      result = summarizeTurn(threadId, failed, turn, []);
       // The checkpoint (if any) stays: a restart continues the turn instead of losing it.
       return { outcome: failed, result };
     } finally {
@@ -523,15 +537,29 @@ export class RunManager implements RunManagerApi {
     }
   }
 
-  private turnDeps(log: RunEventLog) {
+  private turnDeps(log: RunEventLog): TurnDeps {
     return {
       agent: this.agent,
       model: this.model,
+      provider: this.agent.model.provider,
+      settings: this.settings,
+      onWarnings: (model, warnings) => this.logWarnings(model, warnings),
       modelTools: this.modelTools,
       tools: this.tools,
       runStore: this.runStore,
       log,
     };
+  }
+
+  /** A model's provider warnings (an unsupported setting, say) are the same every call: logged once. */
+  private logWarnings(model: LanguageModelV4, warnings: SharedV4Warning[]): void {
+    const key = `${model.provider}/${model.modelId}`;
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
+    this.logger.warn(
+      { provider: model.provider, model: model.modelId, warnings },
+      "the model reported warnings",
+    );
   }
 
   private async runSegment(
@@ -561,7 +589,7 @@ export class RunManager implements RunManagerApi {
         userId: options.userId,
         conversationId: options.conversationId,
       });
-      result = summarizeTurn(options.threadId, outcome, turn.turnMessages, newMessages);
+      result = summarizeTurn(options.threadId, outcome, turn, newMessages);
     } else {
       ({ outcome, result } = await this.commitTurn(record, scope, outcome, turn));
       newMessages = result.newMessages;

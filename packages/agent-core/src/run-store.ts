@@ -1,4 +1,5 @@
 import type { Message, ToolCall } from "./messages.js";
+import type { Usage } from "./model-error.js";
 
 /** Where a run came from, so its reply and any approval request go back the same way. */
 export interface RunOrigin {
@@ -69,6 +70,8 @@ export interface SuspendedRun {
   /** Steer text queued but not yet spliced in. */
   queuedSteers: string[];
   createdAt: number;
+  /** Tokens of the turn's model calls before the suspension (the continued turn adds its own). */
+  usage?: Usage;
   /** Seq of the last event before the suspension (the `middleware_stop` chunk); a resume continues after it. */
   lastSeq?: number;
   /**

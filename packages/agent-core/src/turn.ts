@@ -1,9 +1,9 @@
 import type {
-  LanguageModelV2,
-  LanguageModelV2FunctionTool,
-  LanguageModelV2StreamPart,
-  SharedV2ProviderMetadata,
-  SharedV2ProviderOptions,
+  LanguageModelV4,
+  LanguageModelV4FunctionTool,
+  LanguageModelV4StreamPart,
+  SharedV4ProviderMetadata,
+  SharedV4Warning,
 } from "@ai-sdk/provider";
 import { chatFinishReason } from "./chunk-factory.js";
 import type { ChunkDelta, ToolCallDelta } from "./chunk.js";
@@ -11,8 +11,11 @@ import type { AgentDefinition } from "./define.js";
 import type { RunEventLog } from "./event-log.js";
 import { randomId } from "./ids.js";
 import type { Message, ReasoningMetadata, ReasoningPart, ToolCall } from "./messages.js";
-import { specProviderOptions } from "./models/call-options.js";
+import type { FinishReason, Usage } from "./model-error.js";
 import { DEMO_STEP_OPTION } from "./models/demo-model.js";
+import type { ResolvedModel } from "./models/resolved-model.js";
+import { callSettings, type ModelSettings, mergeProviderOptions } from "./models/settings.js";
+import { addUsage, toFinishReason, toUsage } from "./models/usage.js";
 import { toPrompt } from "./prompt.js";
 import type { Decision, RunOptions, RunStore, SuspendedRun } from "./run-store.js";
 import { type AnyTool, callNeedsApproval, parseToolInput } from "./tool-input.js";
@@ -43,8 +46,16 @@ export type TurnOutcome =
 
 export interface TurnDeps {
   agent: AgentDefinition;
-  model: LanguageModelV2;
-  modelTools: LanguageModelV2FunctionTool[];
+  model: LanguageModelV4;
+  /** The provider's name for the model call span (default: the model's own `provider`). */
+  provider?: string;
+  /** Sent with every model call (`maxRetries`/`timeoutMs` are for the model-call wrapper). */
+  settings?: ModelSettings;
+  /** Tried in order when the model's retries are exhausted (the model-call wrapper). */
+  fallbacks?: ResolvedModel[];
+  /** A call's provider warnings (the RunManager logs each model's once). */
+  onWarnings?: (model: LanguageModelV4, warnings: SharedV4Warning[]) => void;
+  modelTools: LanguageModelV4FunctionTool[];
   tools: Map<string, AnyTool>;
   runStore: RunStore;
   log: RunEventLog;
@@ -66,8 +77,10 @@ export class Turn {
   private toolIndex: number;
   /** What memory held when the turn began; set before `run` (loaded asynchronously). */
   history: Message[] = [];
-  /** Provider options from the model spec (Anthropic thinking), sent on every model call. */
-  private readonly specOptions: SharedV2ProviderOptions | undefined;
+  /** Tokens of every model call of this turn so far (a continuation starts from the saved sum). */
+  usage: Usage | undefined;
+  /** Why the latest model call ended. */
+  finishReason: FinishReason | undefined;
   /**
    * Set for a continuation: progress is saved before and after every tool call, so a crash never
    * runs a tool twice and never loses the turn (the RunStore row is the checkpoint).
@@ -79,10 +92,11 @@ export class Turn {
     readonly options: RunOptions,
     turnMessages: Message[],
     steers: string[] = [],
+    usage?: Usage,
   ) {
     this.turnMessages = turnMessages;
     this.steers = steers;
-    this.specOptions = specProviderOptions(deps.agent.model);
+    this.usage = usage;
     const assistants = turnMessages.filter((m) => m.role === "assistant");
     this.step = assistants.length;
     this.toolIndex = assistants.reduce(
@@ -145,8 +159,8 @@ export class Turn {
 
   /** One model call inside its `chat <model>` span. */
   private async callModel(): Promise<ModelCallResult> {
-    // The spec's provider ("openai", "anthropic" are the conventions' own values; "demo", "openai-compatible").
-    const traced = modelCallSpan(this.deps.agent.model.provider, this.deps.model.modelId);
+    // "openai", "anthropic" are the conventions' own values; "demo", "openai-compatible", ...
+    const traced = modelCallSpan(this.deps.provider ?? this.deps.model.provider, this.deps.model.modelId);
     try {
       const result = await traced.run(() => this.streamModel(traced.span));
       if (result.kind === "error") traced.span.fail(result.error.code, result.error.message);
@@ -172,7 +186,7 @@ export class Turn {
     const reasoningParts: ReasoningPart[] = [];
     const openReasoning = new Map<string, ReasoningPart>();
     let reasoningMetadata = false;
-    const reasoningPart = (id: string, metadata: SharedV2ProviderMetadata | undefined) => {
+    const reasoningPart = (id: string, metadata: SharedV4ProviderMetadata | undefined) => {
       let entry = openReasoning.get(id);
       if (!entry) {
         entry = { text: "" };
@@ -187,12 +201,12 @@ export class Turn {
     };
     const toolCalls: ToolCall[] = [];
     const streamed = new Map<string, { index: number; argLength: number }>();
-    let finishReason: string | undefined;
+    let finishReason: FinishReason | undefined;
     let failure: unknown;
     let aborted = false;
     const signal = this.abort.signal;
 
-    const onPart = (part: LanguageModelV2StreamPart) => {
+    const onPart = (part: LanguageModelV4StreamPart) => {
       switch (part.type) {
         case "text-delta":
           if (!part.delta) return;
@@ -253,13 +267,19 @@ export class Turn {
           toolCalls.push({ id: part.toolCallId, name: part.toolName, arguments: parseArguments(part.input) });
           return;
         }
-        case "finish":
-          finishReason = part.finishReason;
-          span.setAttribute("gen_ai.response.finish_reasons", [part.finishReason]);
-          if (part.usage.inputTokens !== undefined)
-            span.setAttribute("gen_ai.usage.input_tokens", part.usage.inputTokens);
-          if (part.usage.outputTokens !== undefined)
-            span.setAttribute("gen_ai.usage.output_tokens", part.usage.outputTokens);
+        case "finish": {
+          finishReason = toFinishReason(part.finishReason);
+          const usage = toUsage(part.usage);
+          this.usage = addUsage(this.usage, usage);
+          span.setAttribute("gen_ai.response.finish_reasons", [finishReason]);
+          if (usage.inputTokens !== undefined)
+            span.setAttribute("gen_ai.usage.input_tokens", usage.inputTokens);
+          if (usage.outputTokens !== undefined)
+            span.setAttribute("gen_ai.usage.output_tokens", usage.outputTokens);
+          return;
+        }
+        case "stream-start":
+          if (part.warnings.length > 0) this.deps.onWarnings?.(this.deps.model, part.warnings);
           return;
         case "error":
           failure ??= part.error;
@@ -278,11 +298,13 @@ export class Turn {
     try {
       const prompt = toPrompt(this.deps.agent.instructions, [...this.history, ...this.turnMessages]);
       if (captureContent()) span.setAttribute("gen_ai.input.messages", JSON.stringify(prompt));
+      const settings = callSettings(this.deps.settings);
       const started = this.deps.model.doStream({
+        ...settings,
         prompt,
         tools: this.deps.modelTools.length > 0 ? this.deps.modelTools : undefined,
         abortSignal: signal,
-        providerOptions: { ...this.specOptions, [DEMO_STEP_OPTION]: { step } },
+        providerOptions: mergeProviderOptions(settings.providerOptions, { [DEMO_STEP_OPTION]: { step } }),
       });
       const opened = await Promise.race([started, abortWait]);
       // Only the opening waits on it; the read loop below has its own listener.
@@ -340,10 +362,12 @@ export class Turn {
       return { kind: "aborted" };
     }
     if (failure) {
+      this.finishReason = "error";
       this.closeOrphans("Failed: the model call failed before this tool call ran.");
       return { kind: "error", error: { code: "model_error", message: errorMessage(failure) } };
     }
-    this.emit(chunkId, {}, chatFinishReason(toolCalls.length > 0 ? "tool-calls" : finishReason));
+    this.finishReason = toolCalls.length > 0 ? "tool-calls" : (finishReason ?? "unknown");
+    this.emit(chunkId, {}, chatFinishReason(this.finishReason));
     return { kind: "ok", toolCalls };
   }
 
@@ -498,6 +522,7 @@ export class Turn {
       remainingCalls,
       queuedSteers: [...this.steers],
       createdAt: Date.now(),
+      ...(this.usage ? { usage: this.usage } : {}),
       // The middleware_stop chunk pushed next gets this seq.
       lastSeq: this.deps.log.lastSeq + 1,
     };
@@ -511,7 +536,7 @@ export class Turn {
 /** Merges metadata per provider key (a later event may add a field, e.g. a signature). */
 function mergeMetadata(
   current: ReasoningMetadata | undefined,
-  added: SharedV2ProviderMetadata,
+  added: SharedV4ProviderMetadata,
 ): ReasoningMetadata {
   const merged: ReasoningMetadata = { ...current };
   for (const [provider, values] of Object.entries(added))

@@ -1,9 +1,9 @@
-import type { LanguageModelV2Prompt } from "@ai-sdk/provider";
+import type { LanguageModelV4Prompt } from "@ai-sdk/provider";
 import { describe, expect, it } from "vitest";
 import { promptDigest } from "../src/models/demo-model.js";
 
 describe("promptDigest (demo model ids)", () => {
-  const user = (text: string): LanguageModelV2Prompt[number] => ({
+  const user = (text: string): LanguageModelV4Prompt[number] => ({
     role: "user",
     content: [{ type: "text", text }],
   });

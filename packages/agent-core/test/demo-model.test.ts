@@ -1,4 +1,4 @@
-import type { LanguageModelV2CallOptions, LanguageModelV2StreamPart } from "@ai-sdk/provider";
+import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import {
@@ -11,11 +11,11 @@ import {
 } from "../src/index.js";
 
 async function parts(
-  options: LanguageModelV2CallOptions,
+  options: LanguageModelV4CallOptions,
   tokenDelayMs = 0,
-): Promise<LanguageModelV2StreamPart[]> {
+): Promise<LanguageModelV4StreamPart[]> {
   const { stream } = await createDemoModel({ tokenDelayMs }).doStream(options);
-  const out: LanguageModelV2StreamPart[] = [];
+  const out: LanguageModelV4StreamPart[] = [];
   for await (const part of stream) out.push(part);
   return out;
 }
@@ -39,7 +39,7 @@ describe("demo model", () => {
   });
 
   it("is deterministic for a given history", async () => {
-    const options: LanguageModelV2CallOptions = {
+    const options: LanguageModelV4CallOptions = {
       prompt: [{ role: "user", content: [{ type: "text", text: "same" }] }],
     };
     expect(await parts(options)).toEqual(await parts(options));
@@ -60,7 +60,7 @@ describe("demo model", () => {
 
   it("follows a script step by model-call index of the turn", async () => {
     const model = createDemoModel({ script: [{ text: "zero" }, { text: "one" }] });
-    const prompt: LanguageModelV2CallOptions["prompt"] = [
+    const prompt: LanguageModelV4CallOptions["prompt"] = [
       { role: "user", content: [{ type: "text", text: "x" }] },
     ];
     expect(model.planStep({ prompt, providerOptions: { agentsvcDemo: { step: 1 } } })).toEqual({

@@ -1,4 +1,4 @@
-import type { LanguageModelV2Prompt } from "@ai-sdk/provider";
+import type { LanguageModelV4Prompt } from "@ai-sdk/provider";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import {
@@ -20,7 +20,7 @@ const add = defineTool({
 });
 
 function argumentsFor(text: string, tool: AnyTool = add): unknown {
-  const prompt: LanguageModelV2Prompt = [{ role: "user", content: [{ type: "text", text }] }];
+  const prompt: LanguageModelV4Prompt = [{ role: "user", content: [{ type: "text", text }] }];
   return createDemoModel().planStep({ prompt, tools: toModelTools([tool]) }).toolCalls?.[0]?.arguments;
 }
 

@@ -1,4 +1,4 @@
-import type { LanguageModelV2Prompt } from "@ai-sdk/provider";
+import type { LanguageModelV4Prompt } from "@ai-sdk/provider";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { createDemoModel, defineTool, toModelTools } from "../src/index.js";
@@ -26,7 +26,7 @@ const tools = toModelTools([
 ]);
 
 function toolFor(text: string): string | undefined {
-  const prompt: LanguageModelV2Prompt = [{ role: "user", content: [{ type: "text", text }] }];
+  const prompt: LanguageModelV4Prompt = [{ role: "user", content: [{ type: "text", text }] }];
   return createDemoModel().planStep({ prompt, tools }).toolCalls?.[0]?.name;
 }
 

@@ -1,4 +1,4 @@
-import type { LanguageModelV2 } from "@ai-sdk/provider";
+import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { AgentsvcError, defineAgent, defineTool, RunManager, WindowMemory } from "@agentsvc/agent-core";
 import { connect } from "node:net";
 import { Hono } from "hono";
@@ -43,7 +43,7 @@ async function setupRoutes(
   opts: {
     tokenDelayMs?: number;
     apiKey?: string;
-    model?: LanguageModelV2;
+    model?: LanguageModelV4;
     beforeTurn?: () => void;
     severalInstances?: boolean;
     /** Streams written straight to Node's response (`directStreams`), not through the body. */
@@ -172,8 +172,8 @@ describe.each([
   });
 
   it("ends with an error event and done when the model fails mid-run", async () => {
-    const failing: LanguageModelV2 = {
-      specificationVersion: "v2",
+    const failing: LanguageModelV4 = {
+      specificationVersion: "v4",
       provider: "test",
       modelId: "broken",
       supportedUrls: {},

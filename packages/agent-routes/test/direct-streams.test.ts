@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { connect } from "node:net";
-import type { LanguageModelV2, LanguageModelV2StreamPart } from "@ai-sdk/provider";
+import type { LanguageModelV4, LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { defineAgent, RunManager, WindowMemory } from "@agentsvc/agent-core";
 import { Hono, type MiddlewareHandler } from "hono";
 import { afterEach, describe, expect, it } from "vitest";
@@ -13,16 +13,16 @@ afterEach(async () => {
 });
 
 /** A model that streams `count` text deltas of `size` characters as fast as it is read. */
-function floodModel(count: number, size: number): LanguageModelV2 {
+function floodModel(count: number, size: number): LanguageModelV4 {
   return {
-    specificationVersion: "v2",
+    specificationVersion: "v4",
     provider: "test",
     modelId: "flood",
     supportedUrls: {},
     doGenerate: () => Promise.reject(new Error("unused")),
     doStream: async () => {
       let i = 0;
-      const stream = new ReadableStream<LanguageModelV2StreamPart>({
+      const stream = new ReadableStream<LanguageModelV4StreamPart>({
         pull(controller) {
           if (i === 0) controller.enqueue({ type: "text-start", id: "t" });
           if (i < count) {
@@ -31,8 +31,11 @@ function floodModel(count: number, size: number): LanguageModelV2 {
             controller.enqueue({ type: "text-end", id: "t" });
             controller.enqueue({
               type: "finish",
-              finishReason: "stop",
-              usage: { inputTokens: 1, outputTokens: count, totalTokens: count + 1 },
+              finishReason: { unified: "stop", raw: "stop" },
+              usage: {
+                inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+                outputTokens: { total: count, text: count, reasoning: undefined },
+              },
             });
             controller.close();
           }
@@ -63,7 +66,7 @@ function watchWrites() {
   return { seen, middleware };
 }
 
-async function serveAgent(model: LanguageModelV2 | undefined, direct: boolean) {
+async function serveAgent(model: LanguageModelV4 | undefined, direct: boolean) {
   const runs = new RunManager({
     agent: defineAgent({ name: "helper", model: { provider: "demo" } }),
     memory: new WindowMemory(),

@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import type { LanguageModelV2, LanguageModelV2StreamPart } from "@ai-sdk/provider";
+import type { LanguageModelV4, LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { defineAgent, RunManager, WindowMemory } from "@agentsvc/agent-core";
 import { Hono, type MiddlewareHandler } from "hono";
 import { afterEach, describe, expect, it } from "vitest";
@@ -13,15 +13,15 @@ afterEach(async () => {
 
 /** A model whose text deltas the test sends one by one, then ends. One run only. */
 function handModel() {
-  let out!: ReadableStreamDefaultController<LanguageModelV2StreamPart>;
-  const stream = new ReadableStream<LanguageModelV2StreamPart>({
+  let out!: ReadableStreamDefaultController<LanguageModelV4StreamPart>;
+  const stream = new ReadableStream<LanguageModelV4StreamPart>({
     start(controller) {
       out = controller;
       controller.enqueue({ type: "text-start", id: "t" });
     },
   });
-  const model: LanguageModelV2 = {
-    specificationVersion: "v2",
+  const model: LanguageModelV4 = {
+    specificationVersion: "v4",
     provider: "test",
     modelId: "by-hand",
     supportedUrls: {},
@@ -42,8 +42,11 @@ function handModel() {
       out.enqueue({ type: "text-end", id: "t" });
       out.enqueue({
         type: "finish",
-        finishReason: "stop",
-        usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+        finishReason: { unified: "stop", raw: "stop" },
+        usage: {
+          inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+          outputTokens: { total: 1, text: 1, reasoning: undefined },
+        },
       });
       out.close();
     },
@@ -70,7 +73,7 @@ function countChunkWrites() {
   return { seen, middleware };
 }
 
-async function serve(model: LanguageModelV2, direct: boolean, streamCoalesceMs: number) {
+async function serve(model: LanguageModelV4, direct: boolean, streamCoalesceMs: number) {
   const runs = new RunManager({
     agent: defineAgent({ name: "helper", model: { provider: "demo" } }),
     memory: new WindowMemory(),

@@ -1,4 +1,4 @@
-import type { SharedV2ProviderOptions } from "@ai-sdk/provider";
+import type { SharedV4ProviderOptions } from "@ai-sdk/provider";
 import type { ModelSpec } from "../define.js";
 import { AgentsvcError } from "../errors.js";
 
@@ -9,7 +9,7 @@ const MIN_THINKING_BUDGET_TOKENS = 1024;
  * Provider options every model call of this spec carries (besides the run loop's own), or
  * undefined. Throws `invalid_model` for a bad `thinkingBudgetTokens`, so createModel fails at start-up.
  */
-export function specProviderOptions(spec: ModelSpec): SharedV2ProviderOptions | undefined {
+export function specProviderOptions(spec: ModelSpec): SharedV4ProviderOptions | undefined {
   if (spec.provider !== "anthropic" || spec.thinkingBudgetTokens === undefined) return undefined;
   const budget: unknown = spec.thinkingBudgetTokens;
   if (typeof budget !== "number" || !Number.isInteger(budget) || budget < MIN_THINKING_BUDGET_TOKENS) {

@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import type { LanguageModelV2 } from "@ai-sdk/provider";
+import type { LanguageModelV4 } from "@ai-sdk/provider";
 import type { ModelSpec } from "../define.js";
 import { AgentsvcError } from "../errors.js";
 import { specProviderOptions } from "./call-options.js";
@@ -40,8 +40,8 @@ function readKey(
   );
 }
 
-/** Builds the LanguageModelV2 for a model spec. Chat Completions for `openai` (stateless, keeps reasoning replayable). */
-export function createModel(spec: ModelSpec, options: CreateModelOptions = {}): LanguageModelV2 {
+/** Builds the LanguageModelV4 for a model spec. Chat Completions for `openai` (stateless, keeps reasoning replayable). */
+export function createModel(spec: ModelSpec, options: CreateModelOptions = {}): LanguageModelV4 {
   const env = options.env ?? process.env;
   const fetch = options.fetch;
   switch (spec.provider) {

@@ -1,7 +1,7 @@
 import type {
-  LanguageModelV2FunctionTool,
-  LanguageModelV2Prompt,
-  LanguageModelV2ToolResultOutput,
+  LanguageModelV4FunctionTool,
+  LanguageModelV4Prompt,
+  LanguageModelV4ToolResultOutput,
 } from "@ai-sdk/provider";
 import type { DemoStep } from "../define.js";
 
@@ -14,7 +14,7 @@ function clip(text: string, limit = QUOTE_LIMIT): string {
   return line.length > limit ? `${line.slice(0, limit - 1)}…` : line;
 }
 
-function renderOutput(output: LanguageModelV2ToolResultOutput): { text: string; failed: boolean } {
+function renderOutput(output: LanguageModelV4ToolResultOutput): { text: string; failed: boolean } {
   switch (output.type) {
     case "text":
       return { text: output.value, failed: false };
@@ -27,14 +27,18 @@ function renderOutput(output: LanguageModelV2ToolResultOutput): { text: string; 
     case "content":
       return {
         text: output.value
-          .map((part) => (part.type === "text" ? part.text : `[${part.mediaType}]`))
+          .map((part) =>
+            part.type === "text" ? part.text : part.type === "file" ? `[${part.mediaType}]` : "[custom]",
+          )
           .join(" "),
         failed: false,
       };
+    case "execution-denied":
+      return { text: output.reason ?? "the call was not approved", failed: true };
   }
 }
 
-function lastUserText(prompt: LanguageModelV2Prompt): string {
+function lastUserText(prompt: LanguageModelV4Prompt): string {
   for (let i = prompt.length - 1; i >= 0; i--) {
     const message = prompt[i];
     if (message?.role === "user") {
@@ -75,10 +79,10 @@ function words(text: string): Set<string> {
  */
 function toolByWords(
   text: string,
-  tools: LanguageModelV2FunctionTool[],
-): LanguageModelV2FunctionTool | undefined {
+  tools: LanguageModelV4FunctionTool[],
+): LanguageModelV4FunctionTool | undefined {
   const said = words(text);
-  let best: { tool: LanguageModelV2FunctionTool; score: number } | undefined;
+  let best: { tool: LanguageModelV4FunctionTool; score: number } | undefined;
   for (const tool of tools) {
     const named = words(tool.name.replace(/([a-z])([A-Z])/g, "$1 $2"));
     const described = words(tool.description ?? "");
@@ -95,8 +99,8 @@ function toolByWords(
  */
 export function requestedTool(
   text: string,
-  tools: LanguageModelV2FunctionTool[],
-): LanguageModelV2FunctionTool | undefined {
+  tools: LanguageModelV4FunctionTool[],
+): LanguageModelV4FunctionTool | undefined {
   const lower = text.toLowerCase();
   for (const tool of tools) {
     const pattern = new RegExp(`(^|[^a-z0-9_-])${escapeRegExp(tool.name.toLowerCase())}($|[^a-z0-9_-])`);
@@ -147,12 +151,13 @@ function fill(schema: unknown, userText: string, found: { numbers: number[]; nex
 }
 
 export function defaultDemoStep(
-  prompt: LanguageModelV2Prompt,
-  tools: LanguageModelV2FunctionTool[],
+  prompt: LanguageModelV4Prompt,
+  tools: LanguageModelV4FunctionTool[],
 ): DemoStep {
   const last = prompt.at(-1);
   if (last?.role === "tool") {
-    const parts = last.content.map((part) => {
+    const parts = last.content.flatMap((part) => {
+      if (part.type !== "tool-result") return [];
       const { text, failed } = renderOutput(part.output);
       return failed
         ? `The tool ${part.toolName} failed: ${clip(text)}.`

@@ -1,10 +1,12 @@
 import type {
-  LanguageModelV2,
-  LanguageModelV2CallOptions,
-  LanguageModelV2Content,
-  LanguageModelV2FunctionTool,
-  LanguageModelV2Prompt,
-  LanguageModelV2StreamPart,
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4Content,
+  LanguageModelV4FunctionTool,
+  LanguageModelV4Prompt,
+  LanguageModelV4StreamPart,
+  LanguageModelV4FinishReason,
+  LanguageModelV4Usage,
 } from "@ai-sdk/provider";
 import type { DemoStep } from "../define.js";
 import { defaultDemoStep } from "./demo-default-script.js";
@@ -38,7 +40,7 @@ function abortError(signal: AbortSignal | undefined): unknown {
 }
 
 /** Model call index within the turn: from the run loop when given, else assistant messages since the last user message. */
-function stepIndex(options: LanguageModelV2CallOptions): number {
+function stepIndex(options: LanguageModelV4CallOptions): number {
   const given = options.providerOptions?.[DEMO_STEP_OPTION]?.step;
   if (typeof given === "number" && Number.isInteger(given) && given >= 0) return given;
   let count = 0;
@@ -57,7 +59,7 @@ function stepIndex(options: LanguageModelV2CallOptions): number {
  * the string: serializing and sha256-hashing the whole history on every call was a visible
  * share of a demo turn's CPU, and the ids need no cryptographic strength.
  */
-export function promptDigest(prompt: LanguageModelV2Prompt): string {
+export function promptDigest(prompt: LanguageModelV4Prompt): string {
   const h = { a: 0x811c9dc5, b: 0x01000193 ^ 0x5bd1e995 };
   mixValue(h, prompt);
   return (hex8(h.a) + hex8(h.b)).slice(0, 12);
@@ -111,12 +113,12 @@ function hex8(n: number): string {
 }
 
 /**
- * A deterministic, offline LanguageModelV2. It streams reasoning, then text, then tool calls of
+ * A deterministic, offline LanguageModelV4. It streams reasoning, then text, then tool calls of
  * one step. With a `script`, model call i of a turn plays `script[i]`; without one it follows
  * `defaultDemoStep`. It is a demo: its model id says so everywhere it shows.
  */
-export class DemoLanguageModel implements LanguageModelV2 {
-  readonly specificationVersion = "v2";
+export class DemoLanguageModel implements LanguageModelV4 {
+  readonly specificationVersion = "v4";
   readonly provider = DEMO_PROVIDER;
   readonly modelId = DEMO_MODEL_ID;
   readonly supportedUrls = {};
@@ -125,9 +127,9 @@ export class DemoLanguageModel implements LanguageModelV2 {
   constructor(private readonly options: DemoModelOptions = {}) {}
 
   /** The step this call plays; exposed for tests and docs. */
-  planStep(options: LanguageModelV2CallOptions): DemoStep {
+  planStep(options: LanguageModelV4CallOptions): DemoStep {
     const tools = (options.tools ?? []).filter(
-      (t): t is LanguageModelV2FunctionTool => t.type === "function",
+      (t): t is LanguageModelV4FunctionTool => t.type === "function",
     );
     const script = this.options.script;
     if (!script) return defaultDemoStep(options.prompt, tools);
@@ -135,9 +137,9 @@ export class DemoLanguageModel implements LanguageModelV2 {
     return script[index] ?? { text: `(The demo script has no step ${index + 1}; it has ${script.length}.)` };
   }
 
-  async doGenerate(options: LanguageModelV2CallOptions) {
+  async doGenerate(options: LanguageModelV4CallOptions) {
     const step = this.planStep(options);
-    const content: LanguageModelV2Content[] = [];
+    const content: LanguageModelV4Content[] = [];
     if (step.reasoning) content.push({ type: "reasoning", text: step.reasoning });
     if (step.text) content.push({ type: "text", text: step.text });
     const digest = promptDigest(options.prompt);
@@ -151,13 +153,13 @@ export class DemoLanguageModel implements LanguageModelV2 {
     });
     return {
       content,
-      finishReason: step.toolCalls?.length ? ("tool-calls" as const) : ("stop" as const),
-      usage: { inputTokens: undefined, outputTokens: undefined, totalTokens: undefined },
+      finishReason: finishReason(step),
+      usage: NO_USAGE,
       warnings: [],
     };
   }
 
-  async doStream(options: LanguageModelV2CallOptions) {
+  async doStream(options: LanguageModelV4CallOptions) {
     const signal = options.abortSignal;
     if (signal?.aborted) throw abortError(signal);
     const step = this.planStep(options);
@@ -190,7 +192,7 @@ export class DemoLanguageModel implements LanguageModelV2 {
         }, delay);
       });
     if (delay > 0) signal?.addEventListener("abort", onAbort, { once: true });
-    const stream = new ReadableStream<LanguageModelV2StreamPart>({
+    const stream = new ReadableStream<LanguageModelV4StreamPart>({
       async pull(controller) {
         try {
           const part = parts[i++];
@@ -216,8 +218,8 @@ export class DemoLanguageModel implements LanguageModelV2 {
     return { stream };
   }
 
-  private parts(step: DemoStep, digest: string): LanguageModelV2StreamPart[] {
-    const out: LanguageModelV2StreamPart[] = [
+  private parts(step: DemoStep, digest: string): LanguageModelV4StreamPart[] {
+    const out: LanguageModelV4StreamPart[] = [
       { type: "stream-start", warnings: [] },
       { type: "response-metadata", id: `demo_${digest}`, modelId: DEMO_MODEL_ID },
     ];
@@ -244,11 +246,23 @@ export class DemoLanguageModel implements LanguageModelV2 {
     });
     out.push({
       type: "finish",
-      finishReason: step.toolCalls?.length ? "tool-calls" : "stop",
-      usage: { inputTokens: undefined, outputTokens: undefined, totalTokens: undefined },
+      finishReason: finishReason(step),
+      usage: NO_USAGE,
     });
     return out;
   }
+}
+
+/** The demo model counts no tokens: it bills nothing, and a made-up count would read as real. */
+const NO_USAGE: LanguageModelV4Usage = {
+  inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: undefined, text: undefined, reasoning: undefined },
+};
+
+function finishReason(step: DemoStep): LanguageModelV4FinishReason {
+  return step.toolCalls?.length
+    ? { unified: "tool-calls", raw: "tool_calls" }
+    : { unified: "stop", raw: "stop" };
 }
 
 export function createDemoModel(options: DemoModelOptions = {}): DemoLanguageModel {
