@@ -45,7 +45,8 @@ describe("the hello example served by createServer", () => {
     expect(res.headers.get("content-type")).toContain("text/event-stream");
     const events = await sse(res);
     expect(events[0]?.event).toBe("thread");
-    expect(events.at(-1)).toMatchObject({ event: "done", data: "[DONE]" });
+    expect(events.at(-1)).toMatchObject({ event: "done" });
+    expect(JSON.parse(events.at(-1)!.data)).toMatchObject({ status: "completed" });
     const chunks = events.filter((e) => e.event === "chunk").map((e) => JSON.parse(e.data));
     expect(chunks.length).toBeGreaterThan(1);
     expect(chunks.every((c) => c.object === "chat.completion.chunk")).toBe(true);

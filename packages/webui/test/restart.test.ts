@@ -87,7 +87,8 @@ describe("restart", () => {
     const resumed = await postStream(second.base, "/resume", { threadId, decision: "approve" });
     expect(resumed.status).toBe(200);
     const events = await readSse(resumed);
-    expect(events.at(-1)).toMatchObject({ event: "done", data: "[DONE]" });
+    expect(events.at(-1)).toMatchObject({ event: "done" });
+    expect(JSON.parse(events.at(-1)!.data)).toMatchObject({ status: "completed" });
     const history = (await c2.get("/history?conversationId=r2")).body.messages;
     expect(JSON.stringify(history)).toMatch(/deleted [^"]*old.log/);
     expect((await c2.get(`/pending?threadId=${threadId}`)).body.pending).toBeNull();

@@ -58,7 +58,8 @@ describe("turns: invoke, stream, batch", () => {
     expect(envelope).not.toHaveProperty("token");
     const text = chunks.map((e) => JSON.parse(e.data).choices[0].delta.content ?? "").join("");
     expect(text.length).toBeGreaterThan(0);
-    expect(events.at(-1)).toMatchObject({ event: "done", data: "[DONE]" });
+    expect(events.at(-1)).toMatchObject({ event: "done" });
+    expect(JSON.parse(events.at(-1)!.data)).toMatchObject({ status: "completed" });
     expect(persistedAtDone).toBe(2);
     const history = (await h.client().get("/history?conversationId=s1")).body;
     expect(history.messages[0]).toEqual({ role: "user", content: "stream please" });
@@ -161,7 +162,8 @@ describe("approvals: suspend, pending, resume", () => {
     expect(resumed.headers.get("x-thread-id")).toBe(threadId);
     const more = await readSse(resumed);
     expect(more[0]).toMatchObject({ event: "thread", data: threadId });
-    expect(more.at(-1)).toMatchObject({ event: "done", data: "[DONE]" });
+    expect(more.at(-1)).toMatchObject({ event: "done" });
+    expect(JSON.parse(more.at(-1)!.data)).toMatchObject({ status: "completed" });
     const firstIds = events.filter((e) => e.event === "chunk").map((e) => Number(e.id));
     const laterIds = more.filter((e) => e.event === "chunk").map((e) => Number(e.id));
     expect(Math.min(...laterIds)).toBeGreaterThan(Math.max(...firstIds));
