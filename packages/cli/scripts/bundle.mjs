@@ -16,8 +16,12 @@
 //   agent-core must share (the trace SDK itself is bundled into chunks loaded only when tracing is on).
 // drizzle-orm is bundled: chat-store loads its CommonJS build through createRequire (orm.ts says
 // why), which esbuild cannot follow, so the plugin below hands those require() calls to esbuild.
+// A CommonJS package loaded by a dynamic import (prom-client, pino-pretty) gets a facade that
+// exports module.exports' keys by name, as Node does: esbuild alone makes such a chunk with only a
+// default export, so `(await import("prom-client")).Registry` was undefined in the bundle.
 // The library entry (dist/index.js) is not bundled.
 import { readFile, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
@@ -56,6 +60,56 @@ const bundleDrizzle = {
   },
 };
 
+/** How esbuild reads a file: "cjs" or "esm" (a package's `module` build is ESM inside a CommonJS package). */
+async function formatOf(path) {
+  const probe = await esbuild.build({
+    entryPoints: [path],
+    bundle: true,
+    packages: "external",
+    platform: "node",
+    format: "esm",
+    write: false,
+    metafile: true,
+    logLevel: "silent",
+  });
+  const entry = Object.values(probe.metafile.outputs).find((out) => out.entryPoint)?.entryPoint;
+  return entry ? probe.metafile.inputs[entry]?.format : undefined;
+}
+
+/** `await import("<commonjs package>")` yields its named exports in the bundle, as under Node. */
+const commonJsFacade = {
+  name: "commonjs-facade",
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, async (args) => {
+      // build.resolve runs this callback again: the marker ends that round.
+      if (args.kind !== "dynamic-import" || args.pluginData === commonJsFacade) return undefined;
+      const found = await build.resolve(args.path, {
+        kind: args.kind,
+        resolveDir: args.resolveDir,
+        importer: args.importer,
+        pluginData: commonJsFacade,
+      });
+      if (found.errors.length > 0 || found.external || (await formatOf(found.path)) !== "cjs")
+        return undefined;
+      return { path: found.path, namespace: "commonjs-facade" };
+    });
+    build.onLoad({ filter: /.*/, namespace: "commonjs-facade" }, (args) => {
+      // Node names a CommonJS module's exports by reading its source; its keys after loading are
+      // the same names for the packages loaded here (and loading one at build time does nothing).
+      const names = Object.keys(createRequire(args.path)(args.path)).filter((name) => name !== "default");
+      const target = JSON.stringify(args.path);
+      const lines = [`import cjs from ${target};`, "export default cjs;"];
+      names.forEach((name, i) => {
+        lines.push(
+          `const e${i} = cjs[${JSON.stringify(name)}];`,
+          `export { e${i} as ${JSON.stringify(name)} };`,
+        );
+      });
+      return { contents: lines.join("\n"), resolveDir: dirname(args.path), loader: "js" };
+    });
+  },
+};
+
 const outdir = join(root, "dist", "bundle");
 await rm(outdir, { recursive: true, force: true });
 await esbuild.build({
@@ -72,7 +126,7 @@ await esbuild.build({
   banner: {
     js: 'import { createRequire as __agentsvcRequire } from "node:module";\nconst require = __agentsvcRequire(import.meta.url);',
   },
-  plugins: [bundleDrizzle],
+  plugins: [bundleDrizzle, commonJsFacade],
   legalComments: "none",
   logLevel: "warning",
 });

@@ -70,4 +70,27 @@ describe("agentsvc start", () => {
     expect(await exited(proc)).toBe(1);
     expect(output()).toContain("gateways/agent.yaml: path:");
   });
+
+  // The bundle once made prom-client a chunk with only a default export (scripts/bundle.mjs).
+  it("with a metrics block serves Prometheus series on /metrics", async () => {
+    const dir = writeFiles(tempDir(), {
+      "agents/bot.mjs": BOT_AGENT,
+      "gateways/agent.yaml": "exposes: agent\npath: /agent\n",
+      "agentsvc.config.json": JSON.stringify({ metrics: { path: "/metrics" } }),
+    });
+    const { proc, url, output } = startBin(dir);
+    const base = await url;
+    await fetch(`${base}/agent/invoke`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ input: "counted" }),
+    });
+    const res = await fetch(`${base}/metrics`);
+    expect(res.status, output()).toBe(200);
+    expect(await res.text()).toMatch(
+      /^agentsvc_http_requests_total\{route="\/agent\/invoke",method="POST",status="200"\} 1$/m,
+    );
+    proc.kill("SIGTERM");
+    expect(await exited(proc)).toBe(0);
+  });
 });
