@@ -5,6 +5,7 @@ import { benchIngest } from "./ingest.ts";
 import { benchIngestPostgres } from "./ingest-pg.ts";
 import { benchMemory } from "./memory.ts";
 import { benchPage } from "./page.ts";
+import { benchProviderLatency } from "./provider-latency.ts";
 import { benchStart } from "./start.ts";
 import { benchStreams } from "./streams.ts";
 import { benchStreamCalls } from "./stream-calls.ts";
@@ -16,6 +17,11 @@ const only = process.argv[2];
 console.log(`agentsvc bench — node ${process.version}, ${new Date().toISOString()}`);
 if (!only || only === "agent")
   printTable(`Agent route (demo model, tokenDelayMs 0; invoke: ${INVOKE_WORKLOAD})`, await benchAgentRoute());
+if (!only || only === "provider")
+  printTable(
+    "Model provider (/agent/stream on an OpenAI agent vs the same fake provider called directly)",
+    await benchProviderLatency(),
+  );
 if (!only || only === "start")
   printTable("Start-up (`agentsvc start` vs a bare @hono/node-server script)", await benchStart());
 if (!only || only === "streams")
