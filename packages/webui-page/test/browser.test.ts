@@ -285,9 +285,21 @@ describe("chat page in Chromium", () => {
     const f = await fake();
     const w = await open(f);
     await send(w, "fail now");
-    await expect.poll(() => w.page.locator(".note.error-text").textContent()).toBe("The model failed.");
+    await expect
+      .poll(() => w.page.locator(".note.error-text").textContent())
+      .toBe("The model could not answer; please try again.");
     expect(await assistantText(w).textContent()).toBe("Partial answer");
     expect(await w.page.locator("#status").textContent()).toBe("Reply failed.");
+  });
+
+  it("says when to retry a rate-limited reply, in its own words, never the provider's text", async () => {
+    const f = await fake();
+    const w = await open(f);
+    await send(w, "ratelimit now");
+    await expect
+      .poll(() => w.page.locator(".note.error-text").textContent())
+      .toBe("The model is getting too many requests; try again in 7 s.");
+    expect(await w.page.locator("#messages").textContent()).not.toContain("Rate limit reached");
   });
 
   it("New, rename and delete conversations; reload reopens the last one or falls back to the newest", async () => {

@@ -9,7 +9,7 @@ import { type ConversationItem, Sidebar } from "./sidebar.js";
 import { PageStorage } from "./storage.js";
 import { canDraw, useFallbackIcon } from "./emoji-icon.js";
 import { Menu } from "./menu.js";
-import { knownMessage, plainMessage } from "./messages.js";
+import { failureMessage, plainMessage } from "./messages.js";
 import { consumeStream } from "./stream.js";
 import { applyTheme, isThemeMode, nextTheme, type ThemeMode } from "./theme-toggle.js";
 import { type AssistantBubble, type PendingApproval, Transcript } from "./transcript.js";
@@ -276,10 +276,10 @@ async function runStream(t: Turn, res: Response): Promise<void> {
         for (const tool of d.tools) t.bubble.upsertTool(tool);
         if (d.content) t.bubble.setText(t.acc.content);
       },
-      // A known code in plain words; otherwise the run's own failure text (the model's error).
-      error: (code, message) => {
+      // A sentence per code in plain words; the server's text (maybe the provider's) is not shown.
+      error: (code, _message, retryAfterMs) => {
         failed = true;
-        t.bubble.addNote(knownMessage(code) ?? (message || "The reply failed."), "error");
+        t.bubble.addNote(failureMessage(code, retryAfterMs), "error");
       },
     },
     t.controller.signal,

@@ -19,9 +19,25 @@ const PLAIN: Record<string, string> = {
   sign_in_required: "Please sign in again.",
 };
 
-/** The plain sentence for a known code, else undefined. */
-export function knownMessage(code: string): string | undefined {
-  return PLAIN[code];
+/** Why a reply failed (the stream's `error` code): the model layer's codes, in words. */
+const FAILED: Record<string, string> = {
+  rate_limited: "The model is getting too many requests; try again in a moment.",
+  overloaded: "The model is overloaded right now; try again in a minute.",
+  timeout: "The model took too long to answer; try again.",
+  context_length: "This conversation is too long for the model; start a new one.",
+  auth: "The chat service could not sign in to its model; tell whoever runs it.",
+  bad_request: "The model refused this request; try rewording it.",
+  max_steps: "The agent took too many steps without an answer; try a simpler request.",
+};
+
+/**
+ * The note under a failed reply: a sentence per code, never the server's text (it may hold the
+ * provider's). A rate limit with a known wait says how long.
+ */
+export function failureMessage(code: string, retryAfterMs?: number): string {
+  if (code === "rate_limited" && retryAfterMs !== undefined)
+    return `The model is getting too many requests; try again in ${Math.max(1, Math.ceil(retryAfterMs / 1000))} s.`;
+  return FAILED[code] ?? PLAIN[code] ?? "The model could not answer; please try again.";
 }
 
 /** A sentence a person can act on, for an API error code (HTTP status as a fallback hint). */

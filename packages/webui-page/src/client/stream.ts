@@ -1,11 +1,11 @@
 // Reads one SSE response (from /stream or /resume) with a manual body reader and dispatches its
-// events: `thread` (threadId as text), `chunk` (envelope JSON), `error` ({code,message}), `done`.
+// events: `thread` (threadId as text), `chunk` (envelope JSON), `error` ({code,message,retryAfterMs?}), `done`.
 import { SseParser } from "./sse.js";
 
 export interface StreamHandlers {
   thread(threadId: string): void;
   chunk(envelope: unknown): void;
-  error(code: string, message: string): void;
+  error(code: string, message: string, retryAfterMs?: number): void;
 }
 
 /** done: the server finished the turn; aborted: we stopped reading; dropped: the body ended early. */
@@ -39,14 +39,16 @@ export async function consumeStream(
         } else if (ev.event === "error") {
           let code = "stream_error";
           let message = ev.data;
+          let retryAfterMs: number | undefined;
           try {
-            const body = JSON.parse(ev.data) as { code?: unknown; message?: unknown };
+            const body = JSON.parse(ev.data) as { code?: unknown; message?: unknown; retryAfterMs?: unknown };
             if (typeof body.code === "string") code = body.code;
             if (typeof body.message === "string") message = body.message;
+            if (typeof body.retryAfterMs === "number") retryAfterMs = body.retryAfterMs;
           } catch {
-            // Plain-text error data: shown as it is.
+            // Plain-text error data: kept for the log; the page shows its own sentence.
           }
-          on.error(code, message);
+          on.error(code, message, retryAfterMs);
         } else if (ev.event === "done") {
           reader.cancel().catch(() => {});
           return "done";

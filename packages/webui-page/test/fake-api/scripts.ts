@@ -4,7 +4,7 @@
 export type Step =
   | { delta: Record<string, unknown> }
   | { suspend: PendingCall }
-  | { error: { code: string; message: string } }
+  | { error: { code: string; message: string; retryAfterMs?: number } }
   | { sleep: number };
 
 export interface PendingCall {
@@ -146,6 +146,18 @@ export async function* scriptFor(input: string, run: RunControl): AsyncGenerator
     case "fail": {
       yield { delta: { content: "Partial answer" } };
       yield { error: { code: "model_error", message: "The model failed." } };
+      return;
+    }
+    case "ratelimit": {
+      // The provider's own text is not what the page shows (it may be the provider's raw JSON).
+      yield { delta: { content: "Partial" } };
+      yield {
+        error: {
+          code: "rate_limited",
+          message: '429 {"error":{"message":"Rate limit reached for requests","type":"requests"}}',
+          retryAfterMs: 6200,
+        },
+      };
       return;
     }
     case "long": {

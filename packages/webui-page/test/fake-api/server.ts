@@ -199,7 +199,7 @@ export async function startFakeApi(opts: FakeOptions): Promise<FakeApi> {
         run.active = false;
         row.updatedAt = tick();
         if (!closed) {
-          send("done", "[DONE]");
+          send("done", JSON.stringify({ status: "completed" }));
           closed = true;
           ctrl.close();
         }
