@@ -1,0 +1,217 @@
+// The model table through the bundled `agentsvc start`: a temporary project whose agent points at
+// a testkit provider fake (OpenAI, Anthropic, OpenAI-compatible DeepSeek and vLLM), and what a
+// client of /agent/invoke and /agent/stream gets for each row. Every documented stream of the
+// provider's corpus (packages/testkit/fixtures/providers/) is played through the real server too.
+import {
+  ANTHROPIC_TEST_KEY,
+  FakeAnthropic,
+  FakeOpenAI,
+  loadProviderFixtures,
+  OPENAI_TEST_KEY,
+  type ProviderFake,
+  type ScriptedStep,
+} from "@agentsvc/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Served, serveBin } from "./child.js";
+import { tempDir, writeFiles } from "./helpers.js";
+
+interface Invoked {
+  status: number;
+  body: {
+    success: boolean;
+    status?: string;
+    output?: string;
+    reasoning?: string;
+    toolCalls?: { name: string; arguments: unknown }[];
+    error?: { code: string; message: string };
+  };
+}
+
+interface Streamed {
+  events: string[];
+  text: string;
+  reasoning: string;
+  error?: { code: string; message: string };
+}
+
+let conversations = 0;
+const nextConversation = () => `table-${++conversations}`;
+
+async function invoke(url: string, input: string): Promise<Invoked> {
+  const res = await fetch(`${url}/agent/invoke`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ input, conversationId: nextConversation() }),
+    signal: AbortSignal.timeout(15_000),
+  });
+  return { status: res.status, body: (await res.json()) as Invoked["body"] };
+}
+
+/** Reads /agent/stream to its end: event names in order, the streamed text and reasoning, the error event. */
+async function stream(url: string, input: string): Promise<Streamed> {
+  const res = await fetch(`${url}/agent/stream`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ input, conversationId: nextConversation() }),
+    signal: AbortSignal.timeout(15_000),
+  });
+  const out: Streamed = { events: [], text: "", reasoning: "" };
+  for (const block of (await res.text()).split("\n\n")) {
+    const event = /^event: (.*)$/m.exec(block)?.[1];
+    const data = /^data: (.*)$/m.exec(block)?.[1] ?? "";
+    if (!event) continue;
+    out.events.push(event);
+    if (event === "chunk") {
+      const delta = (JSON.parse(data) as { choices: { delta: { content?: string; reasoning?: string } }[] })
+        .choices[0]?.delta;
+      out.text += delta?.content ?? "";
+      out.reasoning += delta?.reasoning ?? "";
+    }
+    if (event === "error") out.error = JSON.parse(data) as Streamed["error"];
+  }
+  return out;
+}
+
+// A tool the corpus's tool-call streams ask for, so those turns run to their answer.
+const WEATHER_TOOL = `{ kind: "tool", name: "get_weather", description: "The weather at a place.",
+  input: { type: "json-schema", schema: { type: "object", properties: { location: { type: "string" }, unit: { type: "string" } } } },
+  execute: () => ({ forecast: "sunny" }) }`;
+
+interface Row {
+  name: string;
+  corpus: string;
+  start(): Promise<FakeOpenAI | FakeAnthropic>;
+  model(fake: ProviderFake): string;
+  env: Record<string, string>;
+  /** Whether the provider streams reasoning text the client then sees. */
+  reasoning: boolean;
+}
+
+const rows: Row[] = [
+  {
+    name: "openai",
+    corpus: "openai",
+    start: () => FakeOpenAI.start(),
+    model: (fake) => `{ provider: "openai", model: "gpt-4o-mini", baseURL: ${JSON.stringify(fake.baseURL)} }`,
+    env: { OPENAI_API_KEY: OPENAI_TEST_KEY },
+    reasoning: false,
+  },
+  {
+    name: "anthropic",
+    corpus: "anthropic",
+    start: () => FakeAnthropic.start(),
+    model: (fake) =>
+      `{ provider: "anthropic", model: "claude-sonnet-4-5", baseURL: ${JSON.stringify(fake.baseURL)} }`,
+    env: { ANTHROPIC_API_KEY: ANTHROPIC_TEST_KEY },
+    reasoning: true,
+  },
+  {
+    name: "openai-compatible (DeepSeek reasoning_content)",
+    corpus: "openai-compatible",
+    start: () => FakeOpenAI.start({ flavor: "deepseek" }),
+    model: (fake) =>
+      `{ provider: "openai-compatible", name: "deepseek", model: "deepseek-reasoner", baseURL: ${JSON.stringify(fake.baseURL)}, apiKeyEnvVar: "DEEPSEEK_API_KEY" }`,
+    env: { DEEPSEEK_API_KEY: OPENAI_TEST_KEY },
+    reasoning: true,
+  },
+  {
+    name: "openai-compatible (vLLM reasoning, no key)",
+    corpus: "",
+    start: () => FakeOpenAI.start({ flavor: "vllm", apiKey: false }),
+    model: (fake) =>
+      `{ provider: "openai-compatible", name: "vllm", model: "Qwen/Qwen3-8B", baseURL: ${JSON.stringify(fake.baseURL)} }`,
+    env: {},
+    reasoning: true,
+  },
+];
+
+describe.each(rows)("agentsvc start with a $name model", (row) => {
+  let fake: FakeOpenAI | FakeAnthropic;
+  let served: Served;
+
+  beforeAll(async () => {
+    fake = await row.start();
+    const dir = writeFiles(tempDir("agentsvc-models-"), {
+      "agents/bot.mjs": `export default { kind: "agent", name: "bot", model: ${row.model(fake)}, tools: [${WEATHER_TOOL}] };\n`,
+      "gateways/agent.yaml": "exposes: agent\npath: /agent\n",
+    });
+    served = await serveBin(["start", dir, "--port", "0"], row.env);
+  });
+  afterAll(async () => {
+    await served?.stop();
+    await fake?.close();
+  });
+
+  /** Runs one client call against the steps queued for it; returns it with the provider requests it made. */
+  async function call<T>(
+    steps: ScriptedStep[],
+    client: () => Promise<T>,
+  ): Promise<{ result: T; requests: number }> {
+    const before = fake.count;
+    fake.enqueue(...steps);
+    const result = await client();
+    return { result, requests: fake.count - before };
+  }
+
+  it("streams the answer, and the reasoning the provider streams, to /agent/stream in one provider request", async () => {
+    const { result, requests } = await call(
+      [{ reasoning: ["Think", "ing."], text: ["Hel", "lo ", "there"] }],
+      () => stream(served.url, "hi"),
+    );
+    expect(result.events[0]).toBe("thread");
+    expect(result.events.at(-1)).toBe("done");
+    expect(result.error).toBeUndefined();
+    expect(result.text).toBe("Hello there");
+    expect(result.reasoning).toBe(row.reasoning ? "Thinking." : "");
+    expect(requests).toBe(1);
+  });
+
+  it("answers /agent/invoke with the whole text and reasoning in one provider request", async () => {
+    const { result, requests } = await call([{ reasoning: ["Think", "ing."], text: ["Hel", "lo"] }], () =>
+      invoke(served.url, "hi"),
+    );
+    expect(result.status).toBe(200);
+    expect(result.body).toMatchObject({ success: true, status: "completed", output: "Hello" });
+    expect(result.body.reasoning ?? "").toBe(row.reasoning ? "Thinking." : "");
+    expect(requests).toBe(1);
+  });
+
+  it("runs split tool-call arguments through the tool and sends the result back in a history the provider accepts", async () => {
+    const { result, requests } = await call(
+      [
+        { toolCalls: [{ name: "get_weather", arguments: ['{"loc', 'ation":"Pa', 'ris"}'] }] },
+        { text: ["It is sunny in Paris."] },
+      ],
+      () => invoke(served.url, "weather in Paris?"),
+    );
+    expect(result.body).toMatchObject({
+      success: true,
+      status: "completed",
+      output: "It is sunny in Paris.",
+    });
+    expect(result.body.toolCalls).toEqual([
+      expect.objectContaining({ name: "get_weather", arguments: { location: "Paris" } }),
+    ]);
+    expect(requests).toBe(2);
+    expect(fake.requests.at(-1)?.status).toBe(200);
+  });
+
+  const corpus = row.corpus ? loadProviderFixtures(row.corpus) : [];
+  it.each(corpus.map((f) => [f.file, f] as const))(
+    "plays the documented stream %s to the client",
+    async (_file, fixture) => {
+      const steps: ScriptedStep[] = [{ transcript: fixture.events }];
+      // A tool call runs the tool; the next model call (scripted here) answers after it.
+      if (fixture.expect.toolCalls) steps.push({ text: ["Sunny."] });
+      const { result } = await call(steps, () => invoke(served.url, "corpus"));
+      expect(result.body.success).toBe(true);
+      if (fixture.expect.toolCalls) {
+        expect(result.body.output?.startsWith(fixture.expect.text)).toBe(true);
+        expect(result.body.output?.endsWith("Sunny.")).toBe(true);
+      } else expect(result.body.output).toBe(fixture.expect.text);
+      if (fixture.expect.reasoning) expect(result.body.reasoning).toBe(fixture.expect.reasoning);
+      for (const expected of fixture.expect.toolCalls ?? [])
+        expect(result.body.toolCalls).toContainEqual(expect.objectContaining(expected));
+    },
+  );
+});
