@@ -1,8 +1,10 @@
-// A Server-Sent Events reader for the daemon's events stream: fields `id`, `event`, `data`, a
-// blank line ends an event, a line starting with `:` is a comment (the daemon's keepalive).
+// A Server-Sent Events reader for the daemon's events stream: fields `event` and `data`, a blank
+// line ends an event, a line starting with `:` is a comment (the daemon's keepalive). An `id` line
+// is ignored: signal-cli sends none and keeps no history to resume from (its HttpServerHandler
+// writes every event with a null id and ignores Last-Event-ID), so a reconnect cannot ask for what
+// it missed; `--receive-mode=on-connection` is what keeps messages waiting (see the README).
 
 export interface SseEvent {
-  id: string | undefined;
   event: string;
   data: string;
 }
@@ -18,7 +20,6 @@ export interface SseHandlers {
 export async function readSse(body: ReadableStream<Uint8Array>, handlers: SseHandlers): Promise<void> {
   const decoder = new TextDecoder();
   let pending = "";
-  let id: string | undefined;
   let event = "";
   let data: string[] = [];
   for await (const chunk of body) {
@@ -32,7 +33,7 @@ export async function readSse(body: ReadableStream<Uint8Array>, handlers: SseHan
       );
       newline = pending.search(/\r\n|\r|\n/);
       if (line === "") {
-        if (data.length > 0) await handlers.event({ id, event: event || "message", data: data.join("\n") });
+        if (data.length > 0) await handlers.event({ event: event || "message", data: data.join("\n") });
         event = "";
         data = [];
         continue;
@@ -41,8 +42,7 @@ export async function readSse(body: ReadableStream<Uint8Array>, handlers: SseHan
       const colon = line.indexOf(":");
       const field = colon < 0 ? line : line.slice(0, colon);
       const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
-      if (field === "id") id = value;
-      else if (field === "event") event = value;
+      if (field === "event") event = value;
       else if (field === "data") data.push(value);
     }
   }
