@@ -195,6 +195,26 @@ describe("FakeOpenAI: refusals with OpenAI's own bodies", () => {
     });
   });
 
+  it("refuses a history that ends before every tool_calls id of its last assistant message is answered", async () => {
+    fake = await FakeOpenAI.start();
+    const calls = ["call_1", "call_2"].map((id) => ({
+      id,
+      type: "function",
+      function: { name: "f", arguments: "{}" },
+    }));
+    const res = await post(
+      `${fake.baseURL}/chat/completions`,
+      streamBody([
+        user("hi"),
+        { role: "assistant", content: null, tool_calls: calls },
+        { role: "tool", tool_call_id: "call_2", content: "ok" },
+      ]),
+      auth,
+    );
+    expect(res.status).toBe(400);
+    expect((res.json() as Json).error.message).toMatch(/did not have response messages: call_1$/);
+  });
+
   it("accepts a history whose every tool_calls id is answered", async () => {
     fake = await FakeOpenAI.start();
     const res = await post(
