@@ -30,8 +30,33 @@ export function textPieces(
   }));
 }
 
+/**
+ * What a gateway user is told when the model failed, one line per code of the model layer. Never
+ * the error's own message or detail: those may carry the provider's raw text (logs have it).
+ */
+const MODEL_FAILURES: Record<string, string> = {
+  overloaded: "Sorry, the AI model is overloaded right now. Please try again in a few minutes.",
+  timeout: "Sorry, the AI model took too long to answer. Please try again.",
+  context_length:
+    "Sorry, this conversation has grown too long for me to answer. Please send a shorter message or start a new conversation.",
+  auth: "Sorry, I cannot reach my AI model right now (its key was refused). Please tell whoever runs this service.",
+  bad_request: "Sorry, the AI model refused this request. Please try rewording it.",
+  model_error: "Sorry, the AI model failed to answer. Please try again.",
+};
+
+/** The reply to a message whose turn failed (a TurnError) or could not start (an AgentsvcError). */
 export function failureText(err: unknown): string {
-  const code =
-    err && typeof err === "object" && "code" in err ? String((err as { code: unknown }).code) : "error";
-  return `Sorry, I could not answer this message (${code}).`;
+  const fields = err && typeof err === "object" ? (err as { code?: unknown; retryAfterMs?: unknown }) : {};
+  const code = fields.code === undefined ? "error" : String(fields.code);
+  if (code === "rate_limited") {
+    const ms = typeof fields.retryAfterMs === "number" && fields.retryAfterMs > 0 ? fields.retryAfterMs : 0;
+    const when =
+      ms === 0
+        ? "in a minute"
+        : ms < 120_000
+          ? `in ${Math.ceil(ms / 1000)} seconds`
+          : `in ${Math.ceil(ms / 60_000)} minutes`;
+    return `Sorry, the AI model is getting too many requests. Please try again ${when}.`;
+  }
+  return MODEL_FAILURES[code] ?? `Sorry, I could not answer this message (${code}).`;
 }

@@ -169,6 +169,8 @@ export interface RigOptions {
   streamUpdateTimeoutMs?: number;
   /** Changes the run manager before the session gets it (e.g. one without an optional method). */
   adaptRuns?: (runs: CountingRunManager) => void;
+  /** The model the run manager calls instead of the agent's demo model. */
+  model?: ConstructorParameters<typeof CountingRunManager>[0]["model"];
 }
 
 export function tempDir(): string {
@@ -195,6 +197,7 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
     memory: db.createMemory({ canSummarize: false }),
     runStore: db.runStore,
     logger: options.runLogger ?? { info() {}, warn() {}, error() {} },
+    ...(options.model ? { model: options.model } : {}),
   });
   await runs.ready();
   options.adaptRuns?.(runs);
