@@ -1,13 +1,40 @@
 // The files whose behaviour is a promise to the user, per package (paths from the repository root).
-// Adapters: the inbound path, the connection or webhook, and the send path (api).
-const ADAPTER_FILES = "{inbound,connection,webhook,api}";
+// One entry per file (or one glob), so `node tooling/mutate/check-promise-files.mjs` (part of
+// `pnpm lint`) can tell when a name no longer matches anything: a renamed file would otherwise
+// drop out of `pnpm mutate` without a word.
+
+/** Adapters: the inbound path, the connection or webhook, the send path (api), and what shapes a reply. */
+const ADAPTERS = {
+  "gateway-discord": ["inbound", "connection", "api", "gateway", "stream", "format", "thread"],
+  "gateway-email": ["inbound", "connection", "api", "gateway", "format", "thread", "sender-auth", "tls"],
+  "gateway-github": ["inbound", "webhook", "api", "gateway", "thread"],
+  "gateway-http": ["inbound", "webhook", "handler", "signature", "api", "gateway", "thread"],
+  "gateway-signal": ["inbound", "connection", "sse", "api", "gateway", "thread"],
+  "gateway-slack": ["inbound", "inbound-text", "connection", "api", "gateway", "stream", "format", "thread"],
+  "gateway-teams": ["inbound", "webhook", "connector-auth", "api", "gateway", "stream"],
+  "gateway-telegram": ["inbound", "connection", "api", "gateway", "stream", "format", "thread"],
+  "gateway-twilio": ["webhook", "signature", "api", "gateway", "format"],
+  "gateway-whatsapp": ["inbound", "webhook", "api", "gateway", "format", "thread"],
+};
 
 const special = {
-  "session-core": "src/{outbox-sender,approvals,recovery,policy,turns,ownership,reply-prefix}.ts",
-  "chat-store": "src/{inbox,outbox,interactions,sent-batch,statement-batch,prompt-cache}.ts",
-  "webhook-kit": "src/!(index).ts",
-  "gateway-email": "src/{imap,smtp,email-gateway}.ts",
-  "gateway-cli": "src/cli-gateway.ts",
+  "session-core": [
+    "outbox-sender",
+    "approvals",
+    "recovery",
+    "policy",
+    "turns",
+    "ownership",
+    "reply-prefix",
+  ].map((f) => `src/${f}.ts`),
+  "chat-store": ["inbox", "outbox", "interactions", "sent-batch", "statement-batch", "prompt-cache"].map(
+    (f) => `src/${f}.ts`,
+  ),
+  "webhook-kit": ["src/!(index).ts"],
+  "gateway-cli": ["src/cli-gateway.ts"],
+  "pg-cluster": ["src/!(index).ts"],
+  "agent-routes": ["src/!(index).ts"],
+  cli: ["src/commands/outbox.ts", "src/commands/check.ts"],
 };
 
 /** The packages `pnpm mutate` runs on when none is named. */
@@ -15,21 +42,18 @@ export const MUTATED_PACKAGES = [
   "session-core",
   "chat-store",
   "webhook-kit",
-  "gateway-discord",
-  "gateway-email",
-  "gateway-github",
-  "gateway-http",
-  "gateway-signal",
-  "gateway-slack",
-  "gateway-teams",
-  "gateway-telegram",
-  "gateway-twilio",
-  "gateway-whatsapp",
+  "pg-cluster",
+  "agent-routes",
+  "cli",
+  ...Object.keys(ADAPTERS),
 ];
 
-/** Globs of the files to mutate in `pkg` (a package folder name, e.g. `gateway-slack`). */
+/** Every package with configured files (`pnpm mutate <pkg>` works for each; lint checks them all). */
+export const CONFIGURED_PACKAGES = [...Object.keys(special), ...Object.keys(ADAPTERS)];
+
+/** Globs of the files to mutate in `pkg` (a package folder name, e.g. `gateway-slack`), one per file or group. */
 export function promiseFiles(pkg) {
-  const files = special[pkg] ?? (pkg.startsWith("gateway-") ? `src/${ADAPTER_FILES}.ts` : undefined);
+  const files = special[pkg] ?? ADAPTERS[pkg]?.map((f) => `src/${f}.ts`);
   if (!files) throw new Error(`pnpm mutate: no promise-carrying files configured for "${pkg}"`);
-  return [`packages/${pkg}/${files}`];
+  return files.map((f) => `packages/${pkg}/${f}`);
 }
