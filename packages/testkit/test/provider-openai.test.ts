@@ -153,6 +153,13 @@ describe("FakeOpenAI: refusals with OpenAI's own bodies", () => {
     expect(fake.count).toBe(2);
   });
 
+  it("refuses the old key once the key is changed (a key revoked while a client runs)", async () => {
+    fake = await FakeOpenAI.start();
+    expect((await post(`${fake.baseURL}/chat/completions`, streamBody(), auth)).status).toBe(200);
+    fake.apiKey = "sk-rotated";
+    expect((await post(`${fake.baseURL}/chat/completions`, streamBody(), auth)).status).toBe(401);
+  });
+
   it("refuses a tool message that answers no preceding assistant tool_calls id", async () => {
     fake = await FakeOpenAI.start();
     const res = await post(

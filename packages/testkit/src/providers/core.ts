@@ -50,7 +50,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export abstract class ProviderFake {
   /** Every request, in arrival order (refused ones included). */
   readonly requests: RecordedRequest[] = [];
-  readonly apiKey: string | false;
+  /** The key accepted; change it to revoke the one a running client holds (its next request is refused). */
+  apiKey: string | false;
   readonly #queue: StepSource[] = [];
   readonly #fallback: StepSource;
   #server: FakeServer | undefined;
