@@ -1,6 +1,19 @@
 export { type BuildError, type BuildWarning, formatIssue } from "./issues.js";
 export { loadProject } from "./load/project.js";
 export { missingModelKeys, modelKeyVar } from "./model-keys.js";
+export {
+  BEDROCK_API_KEY_VAR,
+  isLanguageModelInstance,
+  MODEL_PROVIDERS,
+  type ModelProviderInfo,
+  type ModelProviderName,
+  type ModelTarget,
+  modelKeyVars,
+  modelsOf,
+  modelTarget,
+  parseModelString,
+} from "./model-providers.js";
+export { checkAgentModel } from "./schemas/model.js";
 export { datasourceUrlUnset, isPostgresDatasource, missingDatasourceEnv } from "./datasource-env.js";
 export { closest, didYouMean } from "./did-you-mean.js";
 export { GATEWAY_TYPES } from "./load/gateway-entry.js";

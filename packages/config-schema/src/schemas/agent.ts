@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { closed, envVarName, httpUrl, integerIn, nonEmptyString, strict } from "./common.js";
+import { agentModelSchema } from "./model.js";
 
 export const SESSION_POLICIES = ["reject", "queue", "steer", "interrupt"] as const;
 export const DEFAULT_POLICY = "queue";
@@ -34,57 +35,7 @@ export const memorySchema = strict(
   "memory",
 );
 
-const modelName = nonEmptyString("model name");
 const apiKey = v.optional(envVarName);
-const optionalUrl = v.optional(httpUrl("provider base URL"));
-
-// Structural check of agent-core's ModelSpec (config-schema must not import agent-core). Every key
-// of a spec is listed, so a typo such as `apiKeyEnv` fails instead of being ignored.
-const modelSchema = v.variant(
-  "provider",
-  [
-    closed(
-      {
-        provider: v.literal("demo"),
-        script: v.optional(v.array(v.unknown(), "must be a list")),
-        tokenDelayMs: v.optional(integerIn(0, 60_000, "delay between demo tokens in ms")),
-      },
-      "a demo model",
-    ),
-    closed(
-      { provider: v.literal("openai"), model: modelName, apiKeyEnvVar: apiKey, baseURL: optionalUrl },
-      "an openai model",
-    ),
-    closed(
-      {
-        provider: v.literal("anthropic"),
-        model: modelName,
-        apiKeyEnvVar: apiKey,
-        baseURL: optionalUrl,
-        // Extended thinking; Anthropic rejects budgets under 1024 tokens.
-        thinkingBudgetTokens: v.optional(
-          integerIn(1024, Number.MAX_SAFE_INTEGER, "extended-thinking token budget"),
-        ),
-      },
-      "an anthropic model",
-    ),
-    closed(
-      {
-        provider: v.literal("openai-compatible"),
-        model: modelName,
-        baseURL: httpUrl("provider base URL"),
-        apiKeyEnvVar: apiKey,
-        name: v.optional(nonEmptyString("provider name")),
-      },
-      "an openai-compatible model",
-    ),
-  ],
-  // The discriminator issue carries the provider value (or undefined when it is missing).
-  (issue) =>
-    typeof issue.input === "string" || issue.input === undefined
-      ? `must be one of ${PROVIDERS.join(", ")}`
-      : 'must be a model spec such as { provider: "demo" }',
-);
 
 const toolSchema = v.looseObject(
   {
@@ -107,7 +58,7 @@ export const agentDefinitionSchema = closed(
   {
     kind: v.literal("agent", "must be created with defineAgent(...)"),
     name: nonEmptyString("agent name"),
-    model: modelSchema,
+    model: agentModelSchema,
     instructions: v.optional(v.string("must be a string")),
     tools: v.optional(v.array(toolSchema, "must be a list of tools")),
     toolServers: v.optional(v.array(toolServerRef, "must be a list")),
