@@ -72,6 +72,7 @@ function readAnthropic(events: Json[]): Read {
       if (delta.type === "input_json_delta") (calls.at(-1) as { args: string }).args += delta.partial_json;
     }
     if (data.type === "message_delta") finish = ANTHROPIC_FINISH[data.delta.stop_reason] ?? "other";
+    if (data.type === "error") finish = "error";
   }
   return {
     text,
@@ -190,7 +191,11 @@ describe.each(formats)("the $provider corpus", (format) => {
       expect(sse.map((e) => e.event)).toEqual(fixture.events.map((e) => e.event));
       const data = sse.map((e) => (e.data.startsWith("{") ? JSON.parse(e.data) : e.data));
       expect(data).toEqual(fixture.events.map((e) => e.data));
-      const { usage: _usage, ...expected } = fixture.expect;
+      const { usage: _usage, error, ...expected } = fixture.expect;
+      // A stream that fails part-way ends with the provider's error event.
+      expect(sse.at(-1)?.event === "error" || /"error"/.test(sse.at(-1)?.data ?? "")).toBe(
+        error !== undefined,
+      );
       expect(format.read(data)).toEqual(expected);
     },
   );

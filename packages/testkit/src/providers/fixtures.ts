@@ -20,6 +20,8 @@ export interface ProviderFixture {
     toolCalls?: { name: string; arguments: unknown }[];
     finishReason: string;
     usage?: { inputTokens?: number; outputTokens?: number };
+    /** The typed error code a client gets when the stream fails part-way (`overloaded`, …). */
+    error?: string;
   };
 }
 
