@@ -38,7 +38,10 @@ export {
 } from "./define.js";
 export { AgentsvcError } from "./errors.js";
 export type { FinishReason, ModelErrorCode, TurnError, TurnErrorCode, Usage } from "./model-error.js";
-export { createModel, type CreateModelOptions } from "./models/create-model.js";
+export { DEFAULT_TIMEOUT_MS, type ModelAttempt } from "./model-call.js";
+export { classifyModelError, ModelCallError } from "./model-errors.js";
+export { DEFAULT_MAX_RETRIES, RETRY_AFTER_CAP_MS } from "./model-retry.js";
+export { createModel, type CreateModelOptions } from "./models/resolve-model.js";
 export { toUsage } from "./models/usage.js";
 export {
   createDemoModel,

@@ -10,6 +10,9 @@ import type {
 import type { Message } from "./messages.js";
 import { type AnyTool, toolInputJsonSchema } from "./tool-input.js";
 
+/** Appended to the replayed text of an assistant message marked `interrupted`. */
+const INTERRUPTED_NOTE = "(interrupted)";
+
 /**
  * Converts stored history into the provider-neutral prompt. System messages (instructions and
  * compaction summaries) are hoisted to the front: several providers reject a system message in
@@ -47,7 +50,9 @@ export function toPrompt(instructions: string | undefined, messages: Message[]):
             );
           }
         } else if (message.reasoning) content.push({ type: "reasoning", text: message.reasoning });
-        if (message.content) content.push({ type: "text", text: message.content });
+        // A reply cut off by a failed call says so: the model must not take it for a finished answer.
+        const text = message.interrupted ? `${message.content}\n\n${INTERRUPTED_NOTE}` : message.content;
+        if (message.content) content.push({ type: "text", text });
         for (const call of message.toolCalls ?? []) {
           content.push({
             type: "tool-call",

@@ -8,7 +8,8 @@ import { mintThreadId } from "./ids.js";
 import { InMemoryRunStore } from "./in-memory-run-store.js";
 import type { Memory, MemoryScope } from "./memory.js";
 import type { Message } from "./messages.js";
-import { createModel } from "./models/create-model.js";
+import type { ModelAttempt } from "./model-call.js";
+import { createModel, keyVariable } from "./models/resolve-model.js";
 import { specProviderOptions } from "./models/call-options.js";
 import { isDemoModel } from "./models/demo-model.js";
 import type { ModelSettings } from "./models/settings.js";
@@ -55,6 +56,8 @@ export interface RunManagerOptions {
   maxRetained?: number;
   /** Where API keys are read from when the model is built here. Default `process.env`. */
   env?: Record<string, string | undefined>;
+  /** Hears every model attempt once its outcome is decided (metrics count them by outcome). */
+  onModelAttempt?: (attempt: ModelAttempt) => void;
 }
 
 export interface ToolDescription {
@@ -128,6 +131,8 @@ export class RunManager implements RunManagerApi {
   readonly model: LanguageModelV4;
   private readonly settings: ModelSettings;
   private readonly warned = new Set<string>();
+  private readonly apiKeyEnvVar: string | undefined;
+  private readonly attemptListener: ((attempt: ModelAttempt) => void) | undefined;
   private readonly tools = new Map<string, AnyTool>();
   private readonly modelTools;
   private readonly logger: RunLogger;
@@ -155,6 +160,8 @@ export class RunManager implements RunManagerApi {
     this.runStore = options.runStore ?? new InMemoryRunStore();
     this.model = options.model ?? createModel(options.agent.model, { env: options.env });
     this.settings = { providerOptions: specProviderOptions(options.agent.model) };
+    this.apiKeyEnvVar = keyVariable(options.agent.model);
+    this.attemptListener = options.onModelAttempt;
     this.memory =
       options.memory ??
       new WindowMemory({
@@ -543,12 +550,33 @@ export class RunManager implements RunManagerApi {
       model: this.model,
       provider: this.agent.model.provider,
       settings: this.settings,
+      apiKeyEnvVar: this.apiKeyEnvVar,
+      onModelAttempt: (attempt) => this.onModelAttempt(attempt),
+      memory: this.memory,
       onWarnings: (model, warnings) => this.logWarnings(model, warnings),
       modelTools: this.modelTools,
       tools: this.tools,
       runStore: this.runStore,
       log,
     };
+  }
+
+  /** Failed attempts are logged (a retry or a fallback shows nowhere else but the trace). */
+  private onModelAttempt(attempt: ModelAttempt): void {
+    if (attempt.outcome !== "ok" && attempt.outcome !== "cancelled") {
+      const next =
+        attempt.retryInMs !== undefined
+          ? `retrying in ${attempt.retryInMs} ms`
+          : attempt.fallingBackTo
+            ? `falling back to ${attempt.fallingBackTo}`
+            : "giving up";
+      const { error, ...facts } = attempt;
+      this.logger.warn(
+        { ...facts, error: error?.message, detail: error?.detail },
+        `model call failed; ${next}`,
+      );
+    }
+    this.attemptListener?.(attempt);
   }
 
   /** A model's provider warnings (an unsupported setting, say) are the same every call: logged once. */

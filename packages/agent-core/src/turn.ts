@@ -11,20 +11,47 @@ import type { AgentDefinition } from "./define.js";
 import type { RunEventLog } from "./event-log.js";
 import { randomId } from "./ids.js";
 import type { Message, ReasoningMetadata, ReasoningPart, ToolCall } from "./messages.js";
-import type { FinishReason, Usage } from "./model-error.js";
+import type { Memory } from "./memory.js";
+import { type AttemptScope, callModel, type ModelAttempt, type ModelCandidate } from "./model-call.js";
+import type { FinishReason, TurnError, Usage } from "./model-error.js";
+import { CONTEXT_LENGTH_MESSAGE, classifyModelError, ModelCallError } from "./model-errors.js";
 import { DEMO_STEP_OPTION } from "./models/demo-model.js";
 import type { ResolvedModel } from "./models/resolved-model.js";
 import { callSettings, type ModelSettings, mergeProviderOptions } from "./models/settings.js";
 import { addUsage, toFinishReason, toUsage } from "./models/usage.js";
 import { toPrompt } from "./prompt.js";
+import { isSummary } from "./prompt-window.js";
 import type { Decision, RunOptions, RunStore, SuspendedRun } from "./run-store.js";
 import { type AnyTool, callNeedsApproval, parseToolInput } from "./tool-input.js";
-import { captureContent, modelCallSpan, type TraceSpan, toolCallSpan } from "./trace.js";
+import { captureContent, type TraceSpan, toolCallSpan } from "./trace.js";
 
 type ModelCallResult =
   | { kind: "ok"; toolCalls: ToolCall[] }
   | { kind: "aborted" }
-  | { kind: "error"; error: { code: string; message: string } };
+  | { kind: "error"; error: TurnError };
+
+/** On a context overflow with a summarizer: the most recent messages kept as they are. */
+const OVERFLOW_KEEP_RECENT = 2;
+
+/** What one model call has produced so far, across its attempts (only one ever streams). */
+class CallOutput {
+  text = "";
+  reasoning = "";
+  // One entry per reasoning block, with the provider's metadata (Anthropic's thinking
+  // signature arrives on a reasoning-delta with an empty delta at the end of its block).
+  readonly reasoningParts: ReasoningPart[] = [];
+  readonly openReasoning = new Map<string, ReasoningPart>();
+  reasoningMetadata = false;
+  readonly toolCalls: ToolCall[] = [];
+  readonly toolInputs = new Map<string, { index: number; argLength: number }>();
+  finishReason: FinishReason | undefined;
+  /** Something reached the client: no retry, no fallback from here on. */
+  streamed = false;
+  constructor(
+    readonly step: number,
+    readonly chunkId: string,
+  ) {}
+}
 
 export const CANCELLED_RESULT = "Cancelled: the run was stopped before this tool call ran.";
 export const INTERRUPTED_RESULT =
@@ -41,7 +68,7 @@ export const DEFAULT_MAX_STEPS = 16;
 export type TurnOutcome =
   | { status: "completed" }
   | { status: "cancelled" }
-  | { status: "failed"; error: { code: string; message: string } }
+  | { status: "failed"; error: TurnError }
   | { status: "suspended"; suspended: SuspendedRun };
 
 export interface TurnDeps {
@@ -53,6 +80,12 @@ export interface TurnDeps {
   settings?: ModelSettings;
   /** Tried in order when the model's retries are exhausted (the model-call wrapper). */
   fallbacks?: ResolvedModel[];
+  /** The key's environment variable, named in an `auth` failure. */
+  apiKeyEnvVar?: string;
+  /** Each model attempt's outcome, once decided (logs, metrics). */
+  onModelAttempt?: (attempt: ModelAttempt) => void;
+  /** Compacted on a context overflow when it can summarize. */
+  memory?: Memory;
   /** A call's provider warnings (the RunManager logs each model's once). */
   onWarnings?: (model: LanguageModelV4, warnings: SharedV4Warning[]) => void;
   modelTools: LanguageModelV4FunctionTool[];
@@ -157,60 +190,130 @@ export class Turn {
     this.deps.log.pushDelta(chunkId, this.deps.model.modelId, delta, finish);
   }
 
-  /** One model call inside its `chat <model>` span. */
+  /**
+   * One model call: the agent's model with its retries, then its fallbacks (model-call.ts), each
+   * attempt in its own `chat <model>` span. A `context_length` refusal before any output shrinks
+   * the history (shrinkHistory) and the call is made once more.
+   */
   private async callModel(): Promise<ModelCallResult> {
-    // "openai", "anthropic" are the conventions' own values; "demo", "openai-compatible", ...
-    const traced = modelCallSpan(this.deps.provider ?? this.deps.model.provider, this.deps.model.modelId);
+    const call = new CallOutput(this.step++, randomId("chatcmpl"));
+    let outcome = await this.tryModel(call);
+    if (
+      outcome.kind === "error" &&
+      outcome.error.code === "context_length" &&
+      !call.streamed &&
+      (await this.shrinkHistory())
+    ) {
+      outcome = await this.tryModel(call);
+      if (outcome.kind === "error" && outcome.error.code === "context_length")
+        outcome = { kind: "error", error: { ...outcome.error, message: CONTEXT_LENGTH_MESSAGE } };
+    }
+    const { text, reasoning, toolCalls } = call;
+    // Whatever arrived is kept, even when the call was cut short.
+    if (text || reasoning || toolCalls.length > 0) {
+      const message: Message = { role: "assistant", content: text };
+      if (reasoning) message.reasoning = reasoning;
+      // Only when a provider needs something back: parts without metadata add nothing to `reasoning`.
+      if (call.reasoningMetadata) message.reasoningParts = call.reasoningParts;
+      if (toolCalls.length > 0) message.toolCalls = toolCalls;
+      // A failed call's partial reply: the next prompt says it was cut off.
+      if (outcome.kind === "error") message.interrupted = true;
+      this.turnMessages.push(message);
+    }
+    if (outcome.kind === "aborted") {
+      this.finishReason = "unknown";
+      this.closeOrphans(CANCELLED_RESULT);
+      return outcome;
+    }
+    if (outcome.kind === "error") {
+      this.finishReason = "error";
+      this.closeOrphans("Failed: the model call failed before this tool call ran.");
+      return outcome;
+    }
+    this.finishReason = toolCalls.length > 0 ? "tool-calls" : (call.finishReason ?? "unknown");
+    this.emit(call.chunkId, {}, chatFinishReason(this.finishReason));
+    return { kind: "ok", toolCalls };
+  }
+
+  private async tryModel(call: CallOutput): Promise<ModelCallResult> {
+    const primary: ModelCandidate = {
+      model: this.deps.model,
+      // "openai", "anthropic" are the conventions' own values; "demo", "openai-compatible", ...
+      provider: this.deps.provider ?? this.deps.model.provider,
+      settings: this.deps.settings,
+      apiKeyEnvVar: this.deps.apiKeyEnvVar,
+      fallbacks: this.deps.fallbacks,
+    };
     try {
-      const result = await traced.run(() => this.streamModel(traced.span));
-      if (result.kind === "error") traced.span.fail(result.error.code, result.error.message);
-      if (result.kind === "aborted") traced.span.fail("cancelled", "the run was cancelled");
-      return result;
-    } finally {
-      traced.span.end();
+      await callModel({
+        primary,
+        signal: this.abort.signal,
+        attempt: (scope) => this.streamAttempt(scope, call),
+        streamed: () => call.streamed,
+        onAttempt: this.deps.onModelAttempt,
+      });
+      return { kind: "ok", toolCalls: call.toolCalls };
+    } catch (error) {
+      const failure = error instanceof ModelCallError ? error : classifyModelError(error);
+      if (failure.error.code === "cancelled") return { kind: "aborted" };
+      return { kind: "error", error: failure.error };
     }
   }
 
-  private async streamModel(span: TraceSpan): Promise<ModelCallResult> {
-    const step = this.step++;
-    const chunkId = randomId("chatcmpl");
-    let first = true;
+  /**
+   * Leaves room after a `context_length` refusal: compacts the conversation when memory can
+   * summarize (stored, so later turns fit too), else leaves the stored history out of this turn's
+   * prompt (its summary stays). False when there was nothing to leave out.
+   */
+  private async shrinkHistory(): Promise<boolean> {
+    const memory = this.deps.memory;
+    const scope = { userId: this.options.userId, conversationId: this.options.conversationId };
+    if (memory?.canSummarize) {
+      try {
+        const result = await memory.summarize(scope, { keepRecent: OVERFLOW_KEEP_RECENT });
+        if (result.compacted) {
+          this.history = await (memory.loadPrompt?.(scope) ?? memory.load(scope));
+          return true;
+        }
+      } catch {
+        // The summary itself failed (its model refused the transcript, say): cut instead.
+      }
+    }
+    const kept = this.history.filter((m) => isSummary(m));
+    if (kept.length === this.history.length) return false;
+    this.history = kept;
+    return true;
+  }
+
+  /** One attempt: opens the stream and reads it into `call`; throws what failed. */
+  private async streamAttempt(scope: AttemptScope, call: CallOutput): Promise<void> {
+    const { signal, span, model } = scope;
     const emit = (delta: ChunkDelta) => {
-      this.emit(chunkId, first ? { role: "assistant", ...delta } : delta);
-      first = false;
+      this.emit(call.chunkId, call.streamed ? delta : { role: "assistant", ...delta });
+      call.streamed = true;
     };
-    let text = "";
-    let reasoning = "";
-    // One entry per reasoning block, with the provider's metadata (Anthropic's thinking
-    // signature arrives on a reasoning-delta with an empty delta at the end of its block).
-    const reasoningParts: ReasoningPart[] = [];
-    const openReasoning = new Map<string, ReasoningPart>();
-    let reasoningMetadata = false;
     const reasoningPart = (id: string, metadata: SharedV4ProviderMetadata | undefined) => {
-      let entry = openReasoning.get(id);
+      let entry = call.openReasoning.get(id);
       if (!entry) {
         entry = { text: "" };
-        openReasoning.set(id, entry);
-        reasoningParts.push(entry);
+        call.openReasoning.set(id, entry);
+        call.reasoningParts.push(entry);
       }
       if (metadata) {
         entry.metadata = mergeMetadata(entry.metadata, metadata);
-        reasoningMetadata = true;
+        call.reasoningMetadata = true;
       }
       return entry;
     };
-    const toolCalls: ToolCall[] = [];
-    const streamed = new Map<string, { index: number; argLength: number }>();
-    let finishReason: FinishReason | undefined;
+    const toolCalls = call.toolCalls;
+    const streamed = call.toolInputs;
     let failure: unknown;
-    let aborted = false;
-    const signal = this.abort.signal;
 
     const onPart = (part: LanguageModelV4StreamPart) => {
       switch (part.type) {
         case "text-delta":
           if (!part.delta) return;
-          text += part.delta;
+          call.text += part.delta;
           emit({ content: part.delta });
           return;
         case "reasoning-start":
@@ -220,14 +323,14 @@ export class Turn {
           const entry = reasoningPart(part.id, part.providerMetadata);
           if (!part.delta) return;
           entry.text += part.delta;
-          reasoning += part.delta;
+          call.reasoning += part.delta;
           emit({ reasoning: part.delta });
           return;
         }
         case "reasoning-end":
           reasoningPart(part.id, part.providerMetadata);
           // A provider that reuses ids per block starts a new part after the end.
-          openReasoning.delete(part.id);
+          call.openReasoning.delete(part.id);
           return;
         case "tool-input-start": {
           const index = this.toolIndex++;
@@ -268,10 +371,10 @@ export class Turn {
           return;
         }
         case "finish": {
-          finishReason = toFinishReason(part.finishReason);
+          call.finishReason = toFinishReason(part.finishReason);
           const usage = toUsage(part.usage);
           this.usage = addUsage(this.usage, usage);
-          span.setAttribute("gen_ai.response.finish_reasons", [finishReason]);
+          span.setAttribute("gen_ai.response.finish_reasons", [call.finishReason]);
           if (usage.inputTokens !== undefined)
             span.setAttribute("gen_ai.usage.input_tokens", usage.inputTokens);
           if (usage.outputTokens !== undefined)
@@ -279,7 +382,7 @@ export class Turn {
           return;
         }
         case "stream-start":
-          if (part.warnings.length > 0) this.deps.onWarnings?.(this.deps.model, part.warnings);
+          if (part.warnings.length > 0) this.deps.onWarnings?.(model, part.warnings);
           return;
         case "error":
           failure ??= part.error;
@@ -289,7 +392,7 @@ export class Turn {
       }
     };
 
-    if (signal.aborted) return { kind: "aborted" };
+    if (signal.aborted) return;
     let onAbortWait: (() => void) | undefined;
     const abortWait = new Promise<"abort">((resolve) => {
       onAbortWait = () => resolve("abort");
@@ -298,77 +401,54 @@ export class Turn {
     try {
       const prompt = toPrompt(this.deps.agent.instructions, [...this.history, ...this.turnMessages]);
       if (captureContent()) span.setAttribute("gen_ai.input.messages", JSON.stringify(prompt));
-      const settings = callSettings(this.deps.settings);
-      const started = this.deps.model.doStream({
+      const settings = callSettings(scope.candidate.settings);
+      const started = model.doStream({
         ...settings,
         prompt,
         tools: this.deps.modelTools.length > 0 ? this.deps.modelTools : undefined,
         abortSignal: signal,
-        providerOptions: mergeProviderOptions(settings.providerOptions, { [DEMO_STEP_OPTION]: { step } }),
+        providerOptions: mergeProviderOptions(settings.providerOptions, {
+          [DEMO_STEP_OPTION]: { step: call.step },
+        }),
       });
       const opened = await Promise.race([started, abortWait]);
       // Only the opening waits on it; the read loop below has its own listener.
       signal.removeEventListener("abort", onAbortWait as () => void);
       if (opened === "abort") {
-        aborted = true;
         Promise.resolve(started).then(
           (r) => r.stream.cancel().catch(() => {}),
           () => {},
         );
-      } else {
-        const reader = opened.stream.getReader();
-        // Cancelling the reader on abort settles a pending read at once (done), so the loop needs
-        // no Promise.race per part (that was a promise pair per token, visible in profiles).
-        const onAbort = () => {
-          reader.cancel().catch(() => {});
-        };
-        signal.addEventListener("abort", onAbort, { once: true });
-        try {
-          while (!failure) {
-            const next = await reader.read();
-            if (signal.aborted) {
-              aborted = true;
-              break;
-            }
-            if (next.done) break;
-            onPart(next.value);
-          }
-        } finally {
-          signal.removeEventListener("abort", onAbort);
-          reader.cancel().catch(() => {});
-        }
+        return;
       }
-    } catch (error) {
-      if (signal.aborted) aborted = true;
-      else failure = error;
+      const reader = opened.stream.getReader();
+      // Cancelling the reader on abort (cancel or this attempt's timeout) settles a pending read
+      // at once (done), so the loop needs no Promise.race per part.
+      const onAbort = () => {
+        reader.cancel().catch(() => {});
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      try {
+        while (!failure) {
+          const next = await reader.read();
+          if (signal.aborted || next.done) break;
+          scope.alive();
+          onPart(next.value);
+        }
+      } finally {
+        signal.removeEventListener("abort", onAbort);
+        reader.cancel().catch(() => {});
+      }
+    } finally {
+      signal.removeEventListener("abort", onAbortWait as () => void);
+      if (captureContent())
+        span.setAttribute(
+          "gen_ai.output.messages",
+          JSON.stringify([{ role: "assistant", content: call.text, toolCalls }]),
+        );
     }
-
-    if (captureContent())
-      span.setAttribute(
-        "gen_ai.output.messages",
-        JSON.stringify([{ role: "assistant", content: text, toolCalls }]),
-      );
-    // Whatever arrived is kept, even when the call was cut short.
-    if (text || reasoning || toolCalls.length > 0) {
-      const message: Message = { role: "assistant", content: text };
-      if (reasoning) message.reasoning = reasoning;
-      // Only when a provider needs something back: parts without metadata add nothing to `reasoning`.
-      if (reasoningMetadata) message.reasoningParts = reasoningParts;
-      if (toolCalls.length > 0) message.toolCalls = toolCalls;
-      this.turnMessages.push(message);
-    }
-    if (aborted) {
-      this.closeOrphans(CANCELLED_RESULT);
-      return { kind: "aborted" };
-    }
-    if (failure) {
-      this.finishReason = "error";
-      this.closeOrphans("Failed: the model call failed before this tool call ran.");
-      return { kind: "error", error: { code: "model_error", message: errorMessage(failure) } };
-    }
-    this.finishReason = toolCalls.length > 0 ? "tool-calls" : (finishReason ?? "unknown");
-    this.emit(chunkId, {}, chatFinishReason(this.finishReason));
-    return { kind: "ok", toolCalls };
+    // The wrapper classifies it (an error part's payload or a thrown error alike).
+    if (failure) throw failure;
   }
 
   /** Runs calls in order; returns an outcome when the turn must stop (cancel or suspension). */

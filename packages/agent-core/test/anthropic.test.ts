@@ -262,8 +262,14 @@ describe("anthropic provider against a local fake Messages API", () => {
     });
     const result = await new RunManager({ agent, memory, env }).start({ input: "again", ...user }).done;
     expect(result.status).toBe("failed");
-    expect(result.error?.code).toBe("model_error");
-    expect(result.error?.message).toMatch(/Expected `thinking` or `redacted_thinking`, but found `tool_use`/);
+    // A refusal of the history: bad_request, not retried; the provider's text is the detail.
+    expect(result.error).toMatchObject({
+      code: "bad_request",
+      message: "The model provider refused the request (HTTP 400).",
+      statusCode: 400,
+    });
+    expect(result.error?.detail).toMatch(/Expected `thinking` or `redacted_thinking`, but found `tool_use`/);
+    expect(server.requests).toHaveLength(1);
     expect(server.rejections.get(0)).toMatch(/^messages\.1\.content\.0\.type/);
   });
 

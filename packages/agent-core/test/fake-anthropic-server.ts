@@ -99,8 +99,26 @@ function historyError(body: Record<string, unknown>, issued: Map<string, string>
   return undefined;
 }
 
+export interface FakeAnthropicOptions {
+  /**
+   * The model's context window, in tokens counted as 4 characters of the request's `system` and
+   * `messages` JSON: a longer prompt gets the API's 400 "prompt is too long: N tokens > M maximum"
+   * (https://docs.claude.com/en/api/errors, invalid_request_error).
+   */
+  maxPromptTokens?: number;
+}
+
+function tooLong(body: Record<string, unknown>, max: number | undefined): string | undefined {
+  if (max === undefined) return undefined;
+  const tokens = Math.ceil(JSON.stringify([body.system ?? null, body.messages]).length / 4);
+  return tokens > max ? `prompt is too long: ${tokens} tokens > ${max} maximum` : undefined;
+}
+
 /** A local Anthropic Messages API on 127.0.0.1 streaming scripted replies in order as SSE. */
-export async function startFakeAnthropic(replies: (FakeAnthropicReply | Fault)[]): Promise<FakeAnthropic> {
+export async function startFakeAnthropic(
+  replies: (FakeAnthropicReply | Fault)[],
+  options: FakeAnthropicOptions = {},
+): Promise<FakeAnthropic> {
   const requests: Record<string, unknown>[] = [];
   const headers: { apiKey?: string; version?: string }[] = [];
   const outcomes: Promise<FakeOutcome>[] = [];
@@ -125,7 +143,7 @@ export async function startFakeAnthropic(replies: (FakeAnthropicReply | Fault)[]
     };
     headers.push({ apiKey: header("x-api-key"), version: header("anthropic-version") });
 
-    const invalid = historyError(body, issued);
+    const invalid = historyError(body, issued) ?? tooLong(body, options.maxPromptTokens);
     if (invalid) {
       rejections.set(index, invalid);
       outcomes.push(Promise.resolve("rejected"));
