@@ -37,6 +37,7 @@ import { mountWebhooks } from "./webhooks.js";
 import { clusterRuns } from "./cluster/run-control.js";
 import { pgCoordination } from "./cluster/pg-coordination.js";
 import { StoreSet } from "./stores.js";
+import { requireApiKeys } from "./api-keys.js";
 import { namingEntry } from "./entry-errors.js";
 
 export interface ServerOptions {
@@ -95,6 +96,8 @@ export async function createServer(project: Project, options: ServerOptions = {}
   const agent = project.rootAgent.definition as AgentDefinition;
   // Models first: a missing API key fails here, before any store file or folder is created.
   const models = createModels(project, env);
+  // An empty key variable must not leave a route open: refuse to start, before any store exists.
+  requireApiKeys(project, env);
   const stores = new StoreSet(project, logger, env);
   const closers: (() => Promise<void> | void)[] = [];
   // The trace SDK loads only when the process environment (OTEL_*, which the exporter itself reads)

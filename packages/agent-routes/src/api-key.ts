@@ -12,8 +12,13 @@ export function apiKeyMatches(expected: string, given: string | undefined): bool
   return timingSafeEqual(digest(expected), digest(given));
 }
 
-/** 401 `api_key_required` unless `X-API-Key` equals `apiKey`. */
+/**
+ * 401 `api_key_required` unless `X-API-Key` equals `apiKey`. An empty `apiKey` (an `apiKeyEnvVar`
+ * whose variable is unset or empty) throws: the route fails closed instead of taking any caller.
+ */
 export function apiKeyGate(apiKey: string): MiddlewareHandler {
+  if (apiKey === "")
+    throw new Error("apiKey: the API key is empty (is the entry's apiKeyEnvVar variable set?)");
   return async (c, next) => {
     if (!apiKeyMatches(apiKey, c.req.header("x-api-key"))) {
       return c.json(errorBody("api_key_required", "X-API-Key: missing or wrong API key"), 401);

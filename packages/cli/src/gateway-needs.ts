@@ -2,7 +2,7 @@
 // the gateway adapter packages and the environment variables the entries name.
 import type { BuildError, BuildWarning, Project } from "@agentsvc/config-schema";
 
-/** One warning per `*EnvVar` key of a gateway or exposure entry whose variable is unset or empty. */
+/** One warning per `*EnvVar` key of a gateway or exposure entry (or the metrics block) whose variable is unset or empty. */
 export function unsetEntryVars(project: Project, env: Record<string, string | undefined>): BuildWarning[] {
   const out: BuildWarning[] = [];
   for (const entry of [...project.exposures, ...project.channels, ...project.pushGateways]) {
@@ -15,6 +15,14 @@ export function unsetEntryVars(project: Project, env: Record<string, string | un
       });
     }
   }
+  // The metrics block's key: start refuses an unset one, as it does an entry's.
+  const metricsVar = project.config.metrics?.apiKeyEnvVar;
+  if (metricsVar && !env[metricsVar])
+    out.push({
+      file: project.configFile ?? "agentsvc.config",
+      path: "metrics.apiKeyEnvVar",
+      message: `environment variable ${metricsVar} is not set: \`agentsvc start\` refuses to serve metrics without its key`,
+    });
   return out;
 }
 

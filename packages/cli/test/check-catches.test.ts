@@ -88,4 +88,39 @@ describe("agentsvc check catches what start would fail on", () => {
     expect(existsSync(join(dir, "data"))).toBe(false);
     expect(existsSync(join(dir, ".agentsvc"))).toBe(false);
   });
+  it("refuses to start an agent route whose apiKeyEnvVar variable is empty or unset, instead of serving it open", () => {
+    const dir = writeFiles(tempDir(), {
+      "gateways/agent.yaml": "exposes: agent\npath: /agent\napiKeyEnvVar: AGENT_KEY\n",
+      "agents/bot.mjs": agent(`model: { provider: "demo" }`),
+    });
+    for (const env of [{ AGENT_KEY: "" }, {}] as Record<string, string>[]) {
+      const started = runBin(["start", dir, "--port", "0"], env);
+      expect(started.code).toBe(1);
+      expect(started.stderr).toContain(
+        "cannot start: gateways/agent.yaml: apiKeyEnvVar: expected environment variable AGENT_KEY to hold the API key, but it is unset or empty",
+      );
+    }
+    expect(existsSync(join(dir, "data"))).toBe(false);
+  });
+
+  it("warns when the metrics block's key variable is unset; start then refuses to serve /metrics open", () => {
+    const dir = writeFiles(tempDir(), {
+      ...AGENT_ROUTE,
+      "agents/bot.mjs": agent(`model: { provider: "demo" }`),
+      "agentsvc.config.yaml": "metrics:\n  path: /metrics\n  apiKeyEnvVar: METRICS_KEY\n",
+    });
+    const checked = runBin(["check", dir], { METRICS_KEY: "" });
+    expect(checked.code).toBe(0);
+    expect(checked.stderr).toMatch(
+      /warning agentsvc\.config\.yaml: metrics\.apiKeyEnvVar: environment variable METRICS_KEY is not set: `agentsvc start` refuses to serve metrics without its key/,
+    );
+    expect(runBin(["check", dir], { METRICS_KEY: "scrape" }).stderr).toBe("");
+
+    const started = runBin(["start", dir, "--port", "0"], { METRICS_KEY: "" });
+    expect(started.code).toBe(1);
+    expect(started.stderr).toContain(
+      "cannot start: agentsvc.config.yaml: metrics.apiKeyEnvVar: expected environment variable METRICS_KEY to hold the API key, but it is unset or empty",
+    );
+    expect(existsSync(join(dir, "data"))).toBe(false);
+  });
 });
