@@ -1,4 +1,5 @@
 import pino, { type Logger } from "pino";
+import { escapeLogValues } from "./log-escape.js";
 
 export type LogFormat = "pretty" | "json";
 export const LOG_FORMATS: readonly LogFormat[] = ["pretty", "json"];
@@ -57,13 +58,19 @@ export async function createLogger(options: LoggerOptions = {}): Promise<Logger>
   const level = logLevel({ level: options.level, env: options.env ?? process.env });
   const format = options.format ?? (process.stdout.isTTY ? "pretty" : "json");
   if (format === "json") return pino(loggerOptions(level));
-  const { default: pretty } = await import("pino-pretty");
-  const stream = pretty({
+  const { prettyFactory } = await import("pino-pretty");
+  const prettify = prettyFactory({
     colorize: options.color ?? process.stdout.isTTY === true,
     translateTime: "SYS:HH:MM:ss.l",
     // Request lines carry method, path, status and time in their message; the fields stay in JSON.
     ignore: "pid,hostname,req,res,responseTime",
-    sync: true,
   });
+  // Every value escaped before it is printed: a caller's newline never starts a line of its own.
+  const out = pino.destination({ dest: 1, sync: true });
+  const stream = {
+    write(line: string) {
+      out.write(prettify(escapeLogValues(JSON.parse(line)) as Record<string, unknown>));
+    },
+  };
   return pino(loggerOptions(level), stream);
 }

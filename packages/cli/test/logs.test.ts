@@ -51,6 +51,19 @@ describe("agentsvc start logs for people and for machines", () => {
     expect(jsonLines(out)).toEqual([]);
   });
 
+  it("escapes a newline a caller put in the path (%0a): the pretty log shows it, it starts no forged line", async () => {
+    served = await serveBin(["start", project(), "--port", "0", "--log-format", "pretty"]);
+    // What decodeURI gives back (Hono decodes the path so; reserved characters such as ":" stay encoded).
+    const forged = "[12.00.00.000] INFO (http) POST /agent/admin 200 1 ms";
+    const res = await fetch(`${served.url}/x%0a${encodeURI(forged)}%1b[2J`);
+    expect(res.status).toBe(404);
+    const out = await outputUntil(served, (o) => o.includes(" 404 "));
+    const line = out.split("\n").find((l) => l.includes(" 404 "));
+    expect(line).toContain(`GET /x\\n${forged}\\u001b[2J 404`);
+    expect(out).not.toMatch(/^\[12\.00\.00\.000\] INFO/m);
+    expect(out).not.toContain("\u001b[2J");
+  });
+
   it("honours LOG_LEVEL: at warn no request lines, an unknown level stops start-up", async () => {
     served = await serveBin(["start", project(), "--port", "0"], { LOG_LEVEL: "warn" });
     await invoke(served.url);
