@@ -1,6 +1,6 @@
 // `agentsvc doctor` on a PostgreSQL datasource, against a real server (tooling/pg-test): connects as
 // the server will, reads the version and the schema steps not yet applied, and names the fix for
-// a wrong password, an unreachable host and pending migrations.
+// a wrong password and an unreachable host; pending migrations are reported, not failed.
 import { createServer } from "node:net";
 import { postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/pg-test";
 import {
@@ -43,26 +43,50 @@ describe.skipIf(postgresMissing)("agentsvc doctor: the PostgreSQL datasource", (
     await server?.stop();
   });
 
-  it("a database nothing migrated yet: connected with the version, every step pending with the fix", async () => {
+  it("a database nothing migrated yet: connected with the version, every step reported pending (ok, exit 0), nothing applied", async () => {
     const fresh = await server.createDatabase();
     const r = await run(["doctor", dir, "--json"], { env: { DATABASE_URL: fresh } });
     const report = JSON.parse(r.stdout) as Report;
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(0);
     const [connect, migrations] = report.checks;
     expect(connect?.status).toBe("ok");
     expect(connect?.detail).toMatch(
       /^connected to postgres:\/\/postgres@127\.0\.0\.1:\d+\/\w+, PostgreSQL \d+/,
     );
-    expect(migrations).toMatchObject({ check: "postgres datasource main migrations", status: "failed" });
+    expect(migrations).toMatchObject({ check: "postgres datasource main migrations", status: "ok" });
     // Every shipped step, named by version (the newest is CURRENT_SCHEMA_VERSION).
-    expect(migrations?.detail).toMatch(new RegExp(`^${MIGRATIONS.length} pending: \\d+ `));
+    expect(migrations?.detail).toMatch(
+      new RegExp(`^an empty database: ${MIGRATIONS.length} migrations pending \\(\\d+ `),
+    );
     expect(migrations?.detail).toContain(`${CURRENT_SCHEMA_VERSION} ${MIGRATIONS.at(-1)?.name}`);
-    expect(migrations?.fix).toMatch(/^`agentsvc start` applies them/);
+    expect(migrations?.detail).toMatch(/; start applies them$/);
     // doctor applied nothing.
     const again = JSON.parse(
       (await run(["doctor", dir, "--json"], { env: { DATABASE_URL: fresh } })).stdout,
     ) as Report;
-    expect(again.checks[1]?.status).toBe("failed");
+    expect(again.checks[1]?.detail).toMatch(/^an empty database: /);
+  });
+
+  it("a database one schema version older (an upgrade) reports the step pending as ok and exits 0", async () => {
+    const older = await server.createDatabase();
+    const store = await connectPostgres({ connectionString: older });
+    await store.pool.query(
+      `DELETE FROM ${SCHEMA_VERSION_TABLE} WHERE version > ${CURRENT_SCHEMA_VERSION - 1}`,
+    );
+    await store.close();
+    const r = await run(["doctor", dir, "--json"], { env: { DATABASE_URL: older } });
+    const report = JSON.parse(r.stdout) as Report;
+    expect(report.checks[1]).toMatchObject({
+      check: "postgres datasource main migrations",
+      status: "ok",
+      detail: `schema version ${CURRENT_SCHEMA_VERSION - 1}: 1 migration pending (${CURRENT_SCHEMA_VERSION} ${MIGRATIONS.at(-1)?.name}); start applies them`,
+    });
+    expect(report.checks[1]?.fix).toBeUndefined();
+    expect(r.code).toBe(0);
+    const text = await run(["doctor", dir], { env: { DATABASE_URL: older } });
+    expect(text.stdout).toMatch(
+      /^ok\s+postgres datasource main migrations\s+schema version \d+: 1 migration pending/m,
+    );
   });
 
   it("a migrated database signed in with a password role passes, schema version named", async () => {

@@ -1,7 +1,8 @@
 // Each PostgreSQL datasource: connect (sign-in, TLS, database) as the server will, without applying
 // anything; the server's version (13 or newer: server_version_num,
 // https://www.postgresql.org/docs/current/runtime-config-preset.html); and the schema steps not yet
-// applied, which the next `agentsvc start` applies under the migration lock.
+// applied, which the next `agentsvc start` applies under the migration lock (reported ok: pending
+// steps are the normal state before a first deploy or an upgrade).
 import { isPostgresDatasource, type Project } from "@agentsvc/config-schema";
 import type { CheckResult } from "./gateway-checks.js";
 
@@ -98,10 +99,13 @@ function migrations(
     };
   const pending = steps.filter((s) => s.version > at);
   if (!pending.length) return { check, status: "ok", detail: `schema version ${at}, nothing pending` };
+  // Not a failure: a new or older database is what a first deploy or an upgrade starts from, and
+  // `agentsvc start` applies the steps when it boots (once, under the migration lock).
+  const where = at === 0 ? "an empty database" : `schema version ${at}`;
+  const count = `${pending.length} migration${pending.length === 1 ? "" : "s"} pending`;
   return {
     check,
-    status: "failed",
-    detail: `${pending.length} pending: ${pending.map((s) => `${s.version} ${s.name}`).join(", ")}`,
-    fix: "`agentsvc start` applies them when it boots (once, under the migration lock, while other instances wait)",
+    status: "ok",
+    detail: `${where}: ${count} (${pending.map((s) => `${s.version} ${s.name}`).join(", ")}); start applies them`,
   };
 }
