@@ -231,7 +231,7 @@ export class DiscordGateway implements Gateway {
       custom_id: encodeDecision(request.requestId, d),
     }));
     const msg = await this.#api().call<{ id: string }>("POST", `/channels/${request.thread}/messages`, {
-      content: request.prompt.slice(0, MESSAGE_LIMIT),
+      content: fit(request.prompt, MESSAGE_LIMIT),
       allowed_mentions: NO_PINGS,
       components: [{ type: 1, components: buttons }],
     });
@@ -345,7 +345,18 @@ interface Interaction {
 function outcomeText(prompt: string, decision: string, by: string): string {
   const who = /^\d+$/.test(by) ? ` by <@${by}>` : "";
   const line = `${decision === "approve" ? "✅ Approved" : "❌ Rejected"}${who}`;
-  return `${prompt.slice(0, MESSAGE_LIMIT - line.length - 2)}\n\n${line}`;
+  return `${fit(prompt, MESSAGE_LIMIT - line.length - 2)}\n\n${line}`;
+}
+
+/**
+ * Text cut to Discord's limit, so the message is posted at all (an approval prompt Discord refused
+ * would never show its buttons): ends in "…" when cut, never between the halves of a surrogate pair.
+ */
+function fit(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  let cut = text.slice(0, limit - 1);
+  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
+  return `${cut}…`;
 }
 
 /** The kit's payload; buttons posted before it (`agentsvc:approve:<id>`) still decide. */

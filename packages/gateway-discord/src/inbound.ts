@@ -28,7 +28,10 @@ export interface DiscordMessage {
   embeds?: unknown[];
   sticker_items?: unknown[];
   poll?: unknown;
-  message_reference?: { message_id?: string; channel_id?: string };
+  /** `type` 0 DEFAULT (a reply), 1 FORWARD (the text is in `message_snapshots`). */
+  message_reference?: { type?: number; message_id?: string; channel_id?: string };
+  /** A forward's copy of the message it forwards (https://discord.com/developers/docs/resources/message#message-snapshot-object). */
+  message_snapshots?: { message?: { content?: string; attachments?: unknown[]; embeds?: unknown[] } }[];
   /** The replied-to message (type 19); null when it was deleted, absent when not fetched. */
   referenced_message?: { id: string; author?: DiscordUser } | null;
 }
@@ -49,6 +52,8 @@ export type Reading =
   | { kind: "empty"; reason: string };
 
 const USER_MESSAGE_TYPES = new Set([0, 19]);
+/** message_reference.type of a forward. */
+const FORWARD = 1;
 const THREAD_CHANNEL_TYPES = new Set([10, 11, 12]);
 
 export function isThreadChannel(m: Pick<DiscordMessage, "channel_type">): boolean {
@@ -71,6 +76,7 @@ export function readMessage(m: DiscordMessage, who: Addressing): Reading {
       kind: "ignored",
       reason: "guild message not addressed to the bot (no mention, reply to it, or thread it answered in)",
     };
+  if (m.message_reference?.type === FORWARD) return forwarded(m);
   const text = stripMentions(m.content, who).trim();
   if (!text) {
     const carriesContent = [m.attachments, m.embeds, m.sticker_items].some((a) => (a?.length ?? 0) > 0);
@@ -78,6 +84,25 @@ export function readMessage(m: DiscordMessage, who: Addressing): Reading {
       return { kind: "ignored", reason: "no text (attachment, embed or sticker only)" };
     return { kind: "empty", reason: "empty content" };
   }
+  return deliver(m, text);
+}
+
+/**
+ * A forward arrives with empty `content` (not a missing intent): the forwarded text is in
+ * `message_snapshots[0].message.content`, and reaches the agent quoted under "Forwarded message:",
+ * so it is not read as the user's own words.
+ */
+function forwarded(m: DiscordMessage): Reading {
+  const text = (m.message_snapshots?.[0]?.message?.content ?? "").trim();
+  if (!text) return { kind: "ignored", reason: "forwarded message without text" };
+  const quoted = text
+    .split("\n")
+    .map((line) => `> ${line}`)
+    .join("\n");
+  return deliver(m, `Forwarded message:\n${quoted}`);
+}
+
+function deliver(m: DiscordMessage, text: string): Reading {
   const name = m.author.global_name ?? m.author.username;
   return {
     kind: "deliver",

@@ -167,6 +167,75 @@ describe("discord replies and approvals", () => {
     expect(card.content).toContain("Approved by");
   });
 
+  it("an approval prompt over 2,000 characters is posted cut to 2,000 with its buttons, and the pressed card's update fits 2,000", async () => {
+    r = await startRig();
+    await r.h.inject?.({
+      id: "ap2",
+      thread: CHANNELS[0],
+      text: "please use delete_file ap2",
+      author: "user-1",
+    });
+    await eventually(
+      () => r?.rig.session.snapshot("discord", CHANNELS[0]).pendingRequestId !== undefined,
+      "the request",
+    );
+    const requestId = r.rig.session.snapshot("discord", CHANNELS[0]).pendingRequestId as string;
+    // The session's own prompts are short; the adapter must still post one of 2,500 characters.
+    const sent = await r.rig.gateway.requestDecision?.(
+      {
+        requestId,
+        threadId: "t",
+        gateway: "discord",
+        thread: CHANNELS[0],
+        allowedDecisions: ["approve", "reject"],
+        toolName: "delete_file",
+        arguments: { note: "ap2" },
+        prompt: `Approval needed: ${"x".repeat(2_500)}`,
+        createdAt: Date.now(),
+      },
+      { idempotencyKey: "long-card", attempt: 1 },
+    );
+    const card = r.h.fake.rest.botMessages.find((m) => m.id === sent?.messageId) as NonNullable<
+      (typeof r.h.fake.rest.botMessages)[0]
+    >;
+    expect(card.content.length).toBe(MESSAGE_LIMIT);
+    expect(card.content.endsWith("…")).toBe(true);
+    expect(card.components?.flatMap((row) => row.components ?? [])).toHaveLength(2);
+    const press = r.h.fake.sessions.press({
+      messageId: card.id,
+      customId: encodeDecision(requestId, "approve"),
+      userId: r.h.userId("user-1"),
+    });
+    await eventually(
+      () => r?.h.fake.rest.callbacks.get(press.interactionId) !== undefined,
+      "the answer",
+      3_000,
+    );
+    expect(r.h.fake.rest.callbacks.get(press.interactionId)?.type).toBe(7);
+    expect(card.content.length).toBeLessThanOrEqual(MESSAGE_LIMIT);
+    expect(card.content).toMatch(/…\n\n✅ Approved by <@\d+>$/);
+    expect(card.components).toEqual([]);
+    await eventually(() => r?.rig.executed.some((n) => n.includes("ap2")) === true, "the tool running");
+  });
+
+  it("every message the bot posts carries allowed_mentions {parse: []} (no @everyone, role or user ping): a reply and an approval card", async () => {
+    r = await startRig();
+    say(r, "ping check @everyone m1");
+    await expectOnceEach(r, ["m1"]);
+    await r.h.inject?.({
+      id: "ap3",
+      thread: CHANNELS[0],
+      text: "please use delete_file ap3",
+      author: "user-1",
+    });
+    await eventually(() => r?.h.fake.rest.botMessages.some((m) => m.components?.length) === true, "the card");
+    const posts = r.h.fake.calls.filter(
+      (c) => c.method === "POST" && /^\/channels\/\d+\/messages$/.test(c.path),
+    );
+    expect(posts.length).toBeGreaterThanOrEqual(2);
+    for (const post of posts) expect(post.body.allowed_mentions).toEqual({ parse: [] });
+  });
+
   it("typing is posted again every interval until the reply is sent, then stops (Discord shows it 10 s)", async () => {
     r = await startRig({ typingIntervalMs: 8_000 * SCALE });
     const typing = () => r?.h.fake.rest.typing.filter((t) => t.channelId === CHANNELS[1]).length ?? 0;

@@ -11,6 +11,7 @@ import { readParams } from "../http-body.js";
 import { answerJson as sendJson } from "../http-util.js";
 import { type FakeServer, listenLocal } from "../server.js";
 import { DiscordRest } from "./rest.js";
+import { nextSnowflake } from "./snowflake.js";
 import { type ConnectionInfo, DiscordSessions, type RestFault } from "./sessions.js";
 
 export interface DiscordFakeOptions {
@@ -48,7 +49,6 @@ export class DiscordFake {
   #server!: FakeServer;
   readonly #wss = new WebSocketServer({ noServer: true });
   readonly #faults = new Map<string, RestFault[]>();
-  #id = 1_000_000_000_000_000n;
   /** `flags` of the application object; a test turns the message-content bits off. */
   applicationFlags: number;
 
@@ -84,9 +84,9 @@ export class DiscordFake {
     return this.sessions.connections;
   }
 
+  /** A new snowflake: later ones are larger, and none repeats after a restart. */
   nextId(): string {
-    this.#id += 1n;
-    return String(this.#id);
+    return nextSnowflake();
   }
 
   /** The next REST call whose `METHOD path` matches `route` (a RegExp source, or `*`) gets `fault`. */

@@ -175,6 +175,9 @@ export class DiscordRest {
     )
       return { status: 404, body: { code: 10062, message: "Unknown interaction" } };
     const data = body.data as Record<string, unknown> | undefined;
+    // The callback's message takes the same 2000 characters as any message
+    // (https://discord.com/developers/docs/interactions/receiving-and-responding#interaction-response-object-messages).
+    if (typeof data?.content === "string" && data.content.length > LIMIT) return tooLong();
     this.callbacks.set(id, { type: Number(body.type), ...(data ? { data } : {}), at: Date.now() });
     if (Number(body.type) === 7 && known.messageId) {
       const msg = this.botMessages.find((x) => x.id === known.messageId);
