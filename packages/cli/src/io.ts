@@ -40,11 +40,34 @@ export interface Printer {
   style(stream: "out" | "err", style: Style, text: string): string;
 }
 
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
+const NAMED: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+const escapeOne = (c: string) => NAMED[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+
+/**
+ * C0 and C1 control characters (and DEL) as visible escapes (`\n`, `\u001b`): for text the CLI did
+ * not write itself (a thread id an e-mail sender chose, a platform's error), in a table cell or a
+ * message, so it can neither move the cursor, retitle the terminal nor forge a line.
+ */
+export function escapeControls(text: string): string {
+  return text.replace(CONTROLS, escapeOne);
+}
+
+// Our own styles (CODES) pass; every other control but the line break is escaped.
+const SGR_OURS = new Set(Object.values(CODES).flat().map(String));
+const UNSAFE = /\u001b\[(\d+)m|[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g;
+function safeLine(line: string): string {
+  return line.replace(UNSAFE, (m, code: string | undefined) =>
+    code !== undefined && SGR_OURS.has(code) ? m : escapeOne(m[0] as string) + m.slice(1),
+  );
+}
+
 export function printer(io: CliIO): Printer {
   const color = { out: useColor(io.stdout, io.env), err: useColor(io.stderr, io.env) };
   return {
-    out: (line) => io.stdout.write(`${line}\n`),
-    err: (line) => io.stderr.write(`${line}\n`),
+    // A safety net under escapeControls: whatever reaches a line, only our styles are escape codes.
+    out: (line) => io.stdout.write(`${safeLine(line)}\n`),
+    err: (line) => io.stderr.write(`${safeLine(line)}\n`),
     style: (stream, style, text) => {
       if (!color[stream]) return text;
       const [on, off] = CODES[style];

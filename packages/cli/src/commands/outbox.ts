@@ -5,6 +5,7 @@
 import { resolve } from "node:path";
 import type { ChatDb, OutboxRecord } from "@agentsvc/chat-store";
 import { type Command, type CommandContext, EXIT_FAIL, EXIT_OK, EXIT_USAGE } from "../command.js";
+import { escapeControls } from "../io.js";
 import { printIssues } from "../report.js";
 
 const ACTIONS = ["list", "retry", "drop"] as const;
@@ -77,12 +78,12 @@ export const outboxCommand: Command = {
       if (action === "retry") {
         if (!(await outbox.requeue(piece.id)))
           return fail(`piece ${piece.id} is ${piece.status}, not dead: nothing to retry`, EXIT_FAIL);
-        print.out(`piece ${piece.id} (${piece.gateway} ${piece.thread}) back in the queue`);
+        print.out(`piece ${piece.id} (${where(piece)}) back in the queue`);
         return EXIT_OK;
       }
       if (!(await outbox.drop(piece.id)))
         return fail(`piece ${piece.id} was sent already: nothing to drop`, EXIT_FAIL);
-      print.out(`piece ${piece.id} (${piece.gateway} ${piece.thread}, ${piece.status}) dropped`);
+      print.out(`piece ${piece.id} (${where(piece)}, ${piece.status}) dropped`);
       return EXIT_OK;
     } finally {
       await opened.close();
@@ -109,6 +110,11 @@ async function openStore(ctx: CommandContext): Promise<{ db: ChatDb; close(): Pr
   }
 }
 
+/** Gateway and thread of a piece, escaped: an e-mail sender chooses its thread id (the Message-ID). */
+function where(piece: OutboxRecord): string {
+  return escapeControls(`${piece.gateway} ${piece.thread}`);
+}
+
 function forJson(row: OutboxRecord) {
   return {
     id: row.id,
@@ -130,16 +136,19 @@ function printTable({ print }: CommandContext, rows: OutboxRecord[]): void {
     return;
   }
   const header = ["id", "gateway", "thread", "kind", "status", "attempts", "created", "reason"];
-  const body = rows.map((r) => [
-    String(r.id),
-    r.gateway,
-    r.thread,
-    r.kind,
-    r.status,
-    String(r.attempts),
-    new Date(r.createdAt).toISOString().slice(0, 19).replace("T", " "),
-    (r.lastError ?? "").replace(/\s+/g, " ").slice(0, 120),
-  ]);
+  // Every cell escaped: the thread id and the reason come from outside (a sender, a platform).
+  const body = rows.map((r) =>
+    [
+      String(r.id),
+      r.gateway,
+      r.thread,
+      r.kind,
+      r.status,
+      String(r.attempts),
+      new Date(r.createdAt).toISOString().slice(0, 19).replace("T", " "),
+      (r.lastError ?? "").replace(/[ \n\r\t]+/g, " ").slice(0, 120),
+    ].map(escapeControls),
+  );
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] as string).length)));
   const line = (cells: string[]) =>
     cells
