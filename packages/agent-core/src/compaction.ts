@@ -1,9 +1,10 @@
 import type { LanguageModelV4 } from "@ai-sdk/provider";
-import type { MemoryConfig, ModelSpec } from "./define.js";
+import { modelTarget } from "@agentsvc/config-schema";
+import type { AgentModel, MemoryConfig, ModelSpec } from "./define.js";
 import { AgentsvcError } from "./errors.js";
 import type { CompactResult } from "./memory.js";
 import type { Message } from "./messages.js";
-import { createModel, type CreateModelOptions } from "./models/create-model.js";
+import { createModel, type CreateModelOptions } from "./models/resolve-model.js";
 
 /** Turns older messages into one summary text. */
 export type Summarizer = (messages: Message[]) => Promise<string>;
@@ -125,24 +126,34 @@ async function summarizeWithModel(model: LanguageModelV4, messages: Message[]): 
  */
 export function createSummarizer(
   config: MemoryConfig | undefined,
-  agentModel: ModelSpec,
+  agentModel: AgentModel,
   options: CreateModelOptions = {},
 ): Summarizer | undefined {
   const provider = config?.summaryProvider;
   const modelName = config?.summaryModel;
   if (!provider || !modelName) return undefined;
   if (provider === "demo") return async (messages) => demoSummary(messages);
-  const same = agentModel.provider === provider ? agentModel : undefined;
+  // The agent's own model in any form (a string, a spec, { model }); an instance shares nothing.
+  const target = modelTarget(agentModel);
+  const same = target?.provider === provider ? target : undefined;
   let spec: ModelSpec;
   if (provider === "openai-compatible") {
     if (!same) {
       throw new AgentsvcError(
         "invalid_memory",
-        `memory.summaryProvider: "openai-compatible" needs the agent's model to be openai-compatible too, for its baseURL (got provider "${agentModel.provider}")`,
+        `memory.summaryProvider: "openai-compatible" needs the agent's model to be openai-compatible too, for its baseURL (got provider "${target?.provider ?? "an instance"}")`,
         500,
       );
     }
-    spec = { ...same, model: modelName };
+    spec = {
+      provider,
+      model: modelName,
+      baseURL: same.baseURL ?? "",
+      ...(same.apiKeyEnvVar ? { apiKeyEnvVar: same.apiKeyEnvVar } : {}),
+      ...(typeof (agentModel as { name?: unknown }).name === "string"
+        ? { name: (agentModel as { name: string }).name }
+        : {}),
+    };
   } else {
     spec = {
       provider,

@@ -1,4 +1,7 @@
+import type { LanguageModelV3, LanguageModelV4 } from "@ai-sdk/provider";
+import type { ModelProviderName } from "@agentsvc/config-schema";
 import type { GenericSchema } from "valibot";
+import type { ModelSettings } from "./models/settings.js";
 
 // ---- models -------------------------------------------------------------------------------
 
@@ -9,22 +12,59 @@ export interface DemoStep {
   toolCalls?: { name: string; arguments: unknown }[];
 }
 
+/** The spec objects (the first model forms agentsvc had); each may carry settings and fallbacks. */
 export type ModelSpec =
   /** Scripted, deterministic, offline. Always reported as a demo model. */
-  | { provider: "demo"; script?: DemoStep[]; tokenDelayMs?: number }
-  | { provider: "openai"; model: string; apiKeyEnvVar?: string; baseURL?: string }
-  | {
-      provider: "anthropic";
-      model: string;
-      apiKeyEnvVar?: string;
-      baseURL?: string;
-      /**
-       * Enables extended thinking with this budget (an integer, at least 1024, Anthropic's
-       * minimum). Thinking blocks and their signatures are kept in history and sent back.
-       */
-      thinkingBudgetTokens?: number;
-    }
-  | { provider: "openai-compatible"; model: string; baseURL: string; apiKeyEnvVar?: string; name?: string };
+  (
+    | { provider: "demo"; script?: DemoStep[]; tokenDelayMs?: number }
+    | { provider: "openai"; model: string; apiKeyEnvVar?: string; baseURL?: string }
+    | {
+        provider: "anthropic";
+        model: string;
+        apiKeyEnvVar?: string;
+        baseURL?: string;
+        /**
+         * Enables extended thinking with this budget (an integer, at least 1024, Anthropic's
+         * minimum). Thinking blocks and their signatures are kept in history and sent back.
+         */
+        thinkingBudgetTokens?: number;
+      }
+    | { provider: "openai-compatible"; model: string; baseURL: string; apiKeyEnvVar?: string; name?: string }
+  ) &
+    ModelOptions;
+
+/** `"openai/gpt-4o"`, `"anthropic/claude-sonnet-4-5"`, `"google/gemini-2.5-flash"`, ... (split at the first `/`). */
+export type ModelString = `${ModelProviderName}/${string}`;
+
+/** An AI SDK LanguageModel built in the agent file (`openai("gpt-4o")`, `createX(...)(id)`). */
+export type LanguageModelInstance = LanguageModelV4 | LanguageModelV3;
+
+/** A model string (or instance) with its key variable, server, settings and fallbacks. */
+export interface ModelRef extends ModelOptions {
+  model: ModelString | LanguageModelInstance;
+  /** The variable holding the key, instead of the provider's documented one. */
+  apiKeyEnvVar?: string;
+  baseURL?: string;
+  /** Provider name in logs and provider options (openai-compatible servers). */
+  name?: string;
+}
+
+export interface ModelOptions {
+  /** Sent with every call of this model; `maxRetries` and `timeoutMs` govern its retries and timeout. */
+  settings?: ModelSettings;
+  /** Tried in order when this model fails for good (they carry no fallbacks of their own). */
+  fallbacks?: FallbackModel[];
+}
+
+export type FallbackModel =
+  | ModelString
+  | LanguageModelInstance
+  | NoFallbacks<ModelSpec>
+  | NoFallbacks<ModelRef>;
+type NoFallbacks<T> = T extends unknown ? Omit<T, "fallbacks"> : never;
+
+/** What an agent's `model` may be: a string, a spec object, a ModelRef or a LanguageModel instance. */
+export type AgentModel = ModelString | ModelSpec | ModelRef | LanguageModelInstance;
 
 // ---- tools --------------------------------------------------------------------------------
 
@@ -92,7 +132,7 @@ export type ToolServerRef =
 export interface AgentDefinition {
   kind: "agent";
   name: string;
-  model: ModelSpec;
+  model: AgentModel;
   instructions?: string;
   // biome-ignore lint/suspicious/noExplicitAny: tools of any input type live in one list
   tools?: ToolDefinition<any, any>[];

@@ -9,8 +9,8 @@ import { InMemoryRunStore } from "./in-memory-run-store.js";
 import type { Memory, MemoryScope } from "./memory.js";
 import type { Message } from "./messages.js";
 import type { ModelAttempt } from "./model-call.js";
-import { createModel, keyVariable } from "./models/resolve-model.js";
-import { specProviderOptions } from "./models/call-options.js";
+import type { ResolvedModel } from "./models/resolved-model.js";
+import { resolveModel } from "./models/resolve-model.js";
 import { isDemoModel } from "./models/demo-model.js";
 import type { ModelSettings } from "./models/settings.js";
 import { toModelTools } from "./prompt.js";
@@ -47,8 +47,11 @@ export interface RunManagerOptions {
   runStore?: RunStore;
   /** Extra tools (e.g. resolved MCP tools), next to `agent.tools`. Names must be unique. */
   tools?: AnyTool[];
-  /** Overrides the model built from `agent.model` (tests). */
-  model?: LanguageModelV4;
+  /**
+   * Overrides the model built from `agent.model`: a language model (tests; the agent's settings and
+   * fallbacks still apply) or a whole resolved model (the server's, built with its project root).
+   */
+  model?: LanguageModelV4 | ResolvedModel;
   logger?: RunLogger;
   /** How long a finished or suspended run's events stay replayable. Default 60 000 ms. */
   retainMs?: number;
@@ -129,6 +132,7 @@ export class RunManager implements RunManagerApi {
   readonly memory: Memory;
   readonly runStore: RunStore;
   readonly model: LanguageModelV4;
+  private readonly resolved: ResolvedModel;
   private readonly settings: ModelSettings;
   private readonly warned = new Set<string>();
   private readonly apiKeyEnvVar: string | undefined;
@@ -158,9 +162,14 @@ export class RunManager implements RunManagerApi {
       },
     );
     this.runStore = options.runStore ?? new InMemoryRunStore();
-    this.model = options.model ?? createModel(options.agent.model, { env: options.env });
-    this.settings = { providerOptions: specProviderOptions(options.agent.model) };
-    this.apiKeyEnvVar = keyVariable(options.agent.model);
+    const given = options.model;
+    this.resolved =
+      given && !("specificationVersion" in given)
+        ? given
+        : resolveModel(options.agent.model, { env: options.env, primary: given });
+    this.model = this.resolved.model;
+    this.settings = this.resolved.settings;
+    this.apiKeyEnvVar = this.resolved.apiKeyEnvVar;
     this.attemptListener = options.onModelAttempt;
     this.memory =
       options.memory ??
@@ -548,8 +557,9 @@ export class RunManager implements RunManagerApi {
     return {
       agent: this.agent,
       model: this.model,
-      provider: this.agent.model.provider,
+      provider: this.resolved.provider,
       settings: this.settings,
+      fallbacks: this.resolved.fallbacks,
       apiKeyEnvVar: this.apiKeyEnvVar,
       onModelAttempt: (attempt) => this.onModelAttempt(attempt),
       memory: this.memory,
