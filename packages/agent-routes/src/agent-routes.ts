@@ -59,7 +59,8 @@ export function agentRoutes(options: AgentRoutesOptions): Hono {
     disconnectGraceMs: DISCONNECT_GRACE_MS,
     ...options,
   });
-  if (options.apiKey) app.use("*", apiKeyGate(options.apiKey));
+  // `""` is a configured key whose variable is empty: the gate refuses it rather than leave the route open.
+  if (options.apiKey !== undefined) app.use("*", apiKeyGate(options.apiKey));
   app.post("/invoke", handlers.invoke);
   app.post("/stream", handlers.stream);
   app.post("/batch", handlers.batch);
