@@ -48,13 +48,16 @@ interface Facts {
   text?: string;
   headers?: Record<string, string>;
   isRetryable?: boolean;
+  /** Gemini's google.rpc.RetryInfo `retryDelay` in the error body. */
+  retryDelayMs?: number;
   malformed?: boolean;
   network?: boolean;
 }
 
 const CONTEXT_SIGNAL =
   /context_length_exceeded|maximum context length|context length|context window|prompt is too long|input is too long|input token count.*exceeds|maximum prompt length|max_new_tokens` must be|request_too_large|too many input tokens/i;
-const QUOTA_SIGNAL = /insufficient_quota|exceeded your current quota|billing|credit balance|credits/i;
+/** Gemini answers a bad key with 400 INVALID_ARGUMENT, reason API_KEY_INVALID (not 401). */
+const KEY_SIGNAL = /API_KEY_INVALID|API key not valid|invalid[_ ]api[_ ]key|incorrect api key/i;
 const OVERLOADED_SIGNAL = /overloaded/i;
 const NETWORK_CODES = new Set([
   "ECONNRESET",
@@ -98,11 +101,14 @@ export function classifyModelError(error: unknown, context: ClassifyContext = {}
   const { status } = facts;
   const detail = facts.text;
   const signals = [facts.type, facts.code, facts.text].filter(Boolean).join(" ");
-  const retryAfterMs = facts.headers ? retryAfter(facts.headers, context.now ?? Date.now()) : undefined;
+  const retryAfterMs =
+    (facts.headers ? retryAfter(facts.headers, context.now ?? Date.now()) : undefined) ?? facts.retryDelayMs;
   const base = { detail, statusCode: status };
 
   if (status === 429 || facts.type === "rate_limit_error" || facts.code === "rate_limit_exceeded") {
-    if (QUOTA_SIGNAL.test(signals)) {
+    // OpenAI's spent quota (`insufficient_quota`): waiting does not refill it. (Gemini's ordinary
+    // 429 RESOURCE_EXHAUSTED also says "exceeded your current quota": that one is a rate limit.)
+    if (facts.type === "insufficient_quota" || facts.code === "insufficient_quota") {
       return make(
         {
           ...base,
@@ -145,14 +151,15 @@ export function classifyModelError(error: unknown, context: ClassifyContext = {}
     status === 401 ||
     status === 403 ||
     facts.type === "authentication_error" ||
-    facts.type === "permission_error"
+    facts.type === "permission_error" ||
+    (status === 400 && KEY_SIGNAL.test(signals))
   ) {
     const where = context.envVar ? `check ${context.envVar}` : "check the model's API key";
     return make(
       {
         ...base,
         code: "auth",
-        message: `The model provider refused the API key (HTTP ${status ?? 401}); ${where}.`,
+        message: `The model provider refused the API key${status ? ` (HTTP ${status})` : ""}; ${where}.`,
         envVar: context.envVar,
       },
       false,
@@ -268,7 +275,19 @@ function bodyFacts(body: unknown): Facts {
     code: str(inner.code),
     status: numeric !== undefined && numeric >= 400 && numeric < 600 ? numeric : undefined,
     text: message === undefined ? undefined : clip(message),
+    retryDelayMs: retryDelayOf(inner.details),
   };
+}
+
+/** `details: [{ "@type": ".../google.rpc.RetryInfo", retryDelay: "7s" }]` (Gemini's 429). */
+function retryDelayOf(details: unknown): number | undefined {
+  if (!Array.isArray(details)) return undefined;
+  for (const detail of details) {
+    const delay = isRecord(detail) ? detail.retryDelay : undefined;
+    const match = typeof delay === "string" ? /^(\d+(?:\.\d+)?)s$/.exec(delay) : null;
+    if (match) return Math.round(Number(match[1]) * 1000);
+  }
+  return undefined;
 }
 
 function isNetworkError(error: Error): boolean {

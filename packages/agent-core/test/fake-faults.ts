@@ -1,4 +1,5 @@
 import type { ServerResponse } from "node:http";
+import { serveLocal } from "./local-server.js";
 
 /**
  * A scripted failure a provider fake answers with instead of a reply. Shapes follow the providers'
@@ -104,5 +105,49 @@ export const openaiFault = {
     status,
     headers,
     body: { error: { param: null, code: null, ...error } },
+  }),
+};
+
+/** A server on 127.0.0.1 that answers each request (any path) with the next scripted response. */
+export async function startScriptedServer(responses: Fault[]) {
+  const requests: { url: string; body: unknown }[] = [];
+  const local = await serveLocal(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    requests.push({ url: req.url ?? "", body: JSON.parse(Buffer.concat(chunks).toString("utf8") || "null") });
+    await serveFault(res, responses[requests.length - 1] ?? { fault: "reset" });
+  });
+  return { origin: new URL(local.baseURL).origin, requests, close: local.close };
+}
+
+/**
+ * Gemini's streamGenerateContent (https://ai.google.dev/api/generate-content): SSE events of
+ * GenerateContentResponse; errors are google.rpc.Status `{ error: { code, message, status,
+ * details? } }` with the statuses of https://ai.google.dev/gemini-api/docs/troubleshooting.
+ */
+export const geminiFault = {
+  status: (code: number, status: string, message: string, details?: unknown[]): Fault => ({
+    fault: "status",
+    status: code,
+    body: { error: { code, message, status, ...(details ? { details } : {}) } },
+  }),
+  answer: (text: string): Fault => ({
+    fault: "sse",
+    frames: [
+      `data: ${JSON.stringify({
+        candidates: [{ content: { role: "model", parts: [{ text }] }, finishReason: "STOP", index: 0 }],
+        usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 2, totalTokenCount: 7 },
+      })}\r\n\r\n`,
+    ],
+    ending: "end",
+  }),
+  /** Text, then an error event in the stream (the fake's overloaded frame). */
+  errorAfterText: (text: string): Fault => ({
+    fault: "sse",
+    frames: [
+      `data: ${JSON.stringify({ candidates: [{ content: { role: "model", parts: [{ text }] }, index: 0 }] })}\r\n\r\n`,
+      `data: ${JSON.stringify({ error: { code: 503, message: "The model is overloaded. Please try again later.", status: "UNAVAILABLE" } })}\r\n\r\n`,
+    ],
+    ending: "end",
   }),
 };

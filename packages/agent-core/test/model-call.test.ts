@@ -1,6 +1,7 @@
 // The model-call wrapper against the real @ai-sdk/anthropic and @ai-sdk/openai providers talking
 // HTTP to local fakes on 127.0.0.1 that answer with the providers' documented failures.
 import { createAnthropic } from "@ai-sdk/anthropic";
+import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { createOpenAI } from "@ai-sdk/openai";
 import { afterEach, describe, expect, it } from "vitest";
 import type { TurnError } from "../src/model-error.js";
@@ -8,7 +9,7 @@ import { type AttemptScope, callModel, type ModelAttempt, type ModelCandidate } 
 import { ModelCallError } from "../src/model-errors.js";
 import type { RetryPolicy } from "../src/model-retry.js";
 import { type FakeAnthropic, type FakeAnthropicReply, startFakeAnthropic } from "./fake-anthropic-server.js";
-import { anthropicFault, type Fault, openaiFault } from "./fake-faults.js";
+import { anthropicFault, type Fault, geminiFault, openaiFault, startScriptedServer } from "./fake-faults.js";
 import { type FakeOpenAI, type FakeReply, startFakeOpenAI } from "./fake-openai-server.js";
 
 const servers: { close(): Promise<void> }[] = [];
@@ -333,5 +334,69 @@ describe("model calls: fallbacks", () => {
     const result = await call({ ...claude(primary), fallbacks: [gpt(backup)] });
     expect(result.error?.code).toBe("model_error");
     expect(backup.requests).toHaveLength(0);
+  });
+});
+
+describe("model calls: Gemini (the real @ai-sdk/google provider)", () => {
+  async function gemini(responses: Fault[]) {
+    const server = await startScriptedServer(responses);
+    servers.push(server);
+    const model = createGoogleGenerativeAI({
+      baseURL: `${server.origin}/v1beta`,
+      apiKey: "g-test",
+    }).languageModel("gemini-2.5-flash");
+    return { server, candidate: { model, provider: "google", apiKeyEnvVar: "GOOGLE_GENERATIVE_AI_API_KEY" } };
+  }
+
+  it("a 429 RESOURCE_EXHAUSTED waits the body's RetryInfo delay and is retried", async () => {
+    const { server, candidate } = await gemini([
+      geminiFault.status(
+        429,
+        "RESOURCE_EXHAUSTED",
+        "You exceeded your current quota, please check your plan and billing details.",
+        [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "0s" }],
+      ),
+      geminiFault.answer("Gemini here."),
+    ]);
+    const result = await call(candidate);
+    expect(result.text).toBe("Gemini here.");
+    expect(server.requests).toHaveLength(2);
+    expect(result.attempts[0]).toMatchObject({ outcome: "rate_limited", retryInMs: 0 });
+  });
+
+  it("a bad key (400 INVALID_ARGUMENT, API_KEY_INVALID) is auth naming the variable, not retried", async () => {
+    const { server, candidate } = await gemini([
+      geminiFault.status(400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.", [
+        { "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "API_KEY_INVALID" },
+      ]),
+    ]);
+    const result = await call(candidate);
+    expect(result.error).toMatchObject({
+      code: "auth",
+      envVar: "GOOGLE_GENERATIVE_AI_API_KEY",
+      statusCode: 400,
+    });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("an input token count over the limit is context_length", async () => {
+    const { candidate } = await gemini([
+      geminiFault.status(
+        400,
+        "INVALID_ARGUMENT",
+        "The input token count (1048990) exceeds the maximum number of tokens allowed (1048576).",
+      ),
+    ]);
+    expect((await call(candidate)).error?.code).toBe("context_length");
+  });
+
+  it("an UNAVAILABLE error event after text is overloaded and not retried", async () => {
+    const { server, candidate } = await gemini([
+      geminiFault.errorAfterText("Half"),
+      geminiFault.answer("no"),
+    ]);
+    const result = await call(candidate);
+    expect(result.error).toMatchObject({ code: "overloaded", statusCode: 503 });
+    expect(server.requests).toHaveLength(1);
   });
 });
