@@ -21,7 +21,7 @@ export interface ServerMetrics {
   /** Counts inbound messages and outbox sends (handed to the gateway session). */
   readonly observer: SessionObserver;
   /** One model call settled (see metered-model.ts). */
-  observeModelCall(model: string, outcome: "ok" | "error", seconds: number, usage: TokenUsage): void;
+  observeModelCall(model: string, outcome: ModelCallOutcome, seconds: number, usage: TokenUsage): void;
   /** One gateway-session write transaction committed (see metered-store.ts). */
   observeCommit(seconds: number): void;
   /** Mounts `GET <path>` on the service's app (unless a separate port serves it). */
@@ -30,6 +30,27 @@ export interface ServerMetrics {
   listen(): Promise<string | undefined>;
   close(): Promise<void>;
 }
+
+/** How a model call ended: `cancelled` when its run was cancelled (a Stop, a client that hung up). */
+export type ModelCallOutcome = "ok" | "error" | "cancelled";
+
+/**
+ * The codes a failed or cancelled turn is counted by (`agentsvc_turn_failures_total`): the model
+ * layer's and the run loop's own; any other code counts as `other`, so the label stays bounded.
+ */
+const FAILURE_CODES = new Set([
+  "rate_limited",
+  "overloaded",
+  "context_length",
+  "auth",
+  "bad_request",
+  "timeout",
+  "cancelled",
+  "model_error",
+  "max_steps",
+  "persist_failed",
+  "internal_error",
+]);
 
 type PromClient = typeof import("prom-client");
 type Watched = { session: Pick<GatewaySession, "status" | "queueDepths">; store: ChatDb };
@@ -76,6 +97,12 @@ export async function createMetrics(
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
       registers: [registry],
     }),
+    failures: new prom.Counter({
+      name: "agentsvc_turn_failures_total",
+      help: "Failed and cancelled turns by outcome (failed, cancelled) and error code (rate_limited, overloaded, context_length, auth, bad_request, timeout, cancelled, model_error, max_steps, persist_failed, internal_error, other)",
+      labelNames: ["outcome", "code"] as const,
+      registers: [registry],
+    }),
     toolCalls: new prom.Counter({
       name: "agentsvc_tool_calls_total",
       help: "Tool calls that ran, by tool name and outcome (ok, error)",
@@ -86,7 +113,7 @@ export async function createMetrics(
   const models = {
     duration: new prom.Histogram({
       name: "agentsvc_model_call_duration_seconds",
-      help: "Model call latency, from the request to the end of its stream, by model and outcome",
+      help: "Model call latency, from the request to the end of its stream, by model and outcome (ok, error, cancelled)",
       labelNames: ["model", "outcome"] as const,
       buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 80],
       registers: [registry],
@@ -211,6 +238,10 @@ export async function createMetrics(
       void handle.done.then((result) => {
         turns.total.inc({ outcome: result.status });
         turns.duration.observe({ outcome: result.status }, (performance.now() - startedAt) / 1000);
+        if (result.status === "failed" || result.status === "cancelled") {
+          const code = result.error?.code ?? (result.status === "cancelled" ? "cancelled" : "internal_error");
+          turns.failures.inc({ outcome: result.status, code: FAILURE_CODES.has(code) ? code : "other" });
+        }
         for (const m of result.newMessages)
           if (m.role === "tool")
             turns.toolCalls.inc({ tool: m.toolName, outcome: m.isError ? "error" : "ok" });
