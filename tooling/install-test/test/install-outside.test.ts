@@ -1,9 +1,18 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BLOCK_ROWS, ROW_PACKAGES, type RowContext } from "./block-rows.js";
 import { type LocalRegistry, startLocalRegistry } from "./local-registry.js";
-import { NPM_FLAGS, run, startServer } from "./outside.js";
+import { NPM_FLAGS, run, type Started, startServer } from "./outside.js";
 import { packAll, repoRoot } from "./pack.js";
 
 // One user's machine: a folder outside the workspace, the packed packages behind a private
@@ -118,4 +127,48 @@ describe("a project outside the workspace, installed with plain npm from the pac
       rmSync(join(app, "gateways/hook.yaml"));
     }
   });
+});
+
+// What users run: the installed bin started once per documented configuration block, each row
+// asserting the feature works (scraped, exported, answered), not only that the process starts.
+describe("the installed agentsvc bin, once per documented configuration block", () => {
+  beforeAll(async () => {
+    expect(existsSync(appBin)).toBe(true);
+    const adapters = await run("npm", ["install", ...NPM_FLAGS, ...ROW_PACKAGES], app, 180_000);
+    expect(adapters.code, show(adapters)).toBe(0);
+  }, 200_000);
+
+  for (const row of BLOCK_ROWS) {
+    it(`${row.block}: ${row.behaviour}`, async () => {
+      const undo: (() => Promise<void> | void)[] = [];
+      const servers: Started[] = [];
+      const ctx: RowContext = {
+        write(files) {
+          for (const [rel, text] of Object.entries(files)) {
+            const file = join(app, rel);
+            const before = existsSync(file) ? readFileSync(file, "utf8") : undefined;
+            undo.push(() => (before === undefined ? rmSync(file) : writeFileSync(file, before)));
+            mkdirSync(dirname(file), { recursive: true });
+            writeFileSync(file, text);
+          }
+        },
+        async start(options) {
+          const server = await startServer(appBin, app, options);
+          servers.push(server);
+          return server;
+        },
+        cleanup: (fn) => void undo.push(fn),
+      };
+      let codes: (number | null)[] = [];
+      try {
+        await row.run(ctx);
+      } finally {
+        // Servers first (they hold the fakes' connections), then the row's fakes and files.
+        codes = await Promise.all(servers.map((s) => s.stop()));
+        for (const fn of undo.reverse()) await fn();
+      }
+      // Each stopped cleanly on SIGTERM.
+      expect(codes, servers.map((s) => s.output()).join("\n")).toEqual(servers.map(() => 0));
+    }, 120_000);
+  }
 });

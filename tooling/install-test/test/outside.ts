@@ -48,9 +48,18 @@ export interface Started {
   stop(): Promise<number | null>;
 }
 
-/** Starts `bin start dir --port 0` and waits (bounded) for its "listening <url>" line. */
-export function startServer(bin: string, dir: string, timeoutMs = 30_000): Promise<Started> {
-  const proc = spawn(bin, ["start", ".", "--port", "0"], { cwd: dir, env: userEnv(), stdio: "pipe" });
+export interface StartOptions {
+  /** The verb and its arguments. Default `start . --port 0`. */
+  args?: string[];
+  /** Added to the plain shell's environment (a row's secrets and endpoints). */
+  env?: Record<string, string>;
+  timeoutMs?: number;
+}
+
+/** Starts the bin (`start . --port 0` unless told) and waits (bounded) for its "listening <url>" line. */
+export function startServer(bin: string, dir: string, options: StartOptions = {}): Promise<Started> {
+  const { args = ["start", ".", "--port", "0"], env = {}, timeoutMs = 30_000 } = options;
+  const proc = spawn(bin, args, { cwd: dir, env: { ...userEnv(), ...env }, stdio: "pipe" });
   let output = "";
   const exited = new Promise<number | null>((done) => proc.once("exit", (code) => done(code)));
   return new Promise((resolve, reject) => {
@@ -67,9 +76,11 @@ export function startServer(bin: string, dir: string, timeoutMs = 30_000): Promi
         proc,
         url: match[1] as string,
         output: () => output,
+        // Bounded: a process that ignores SIGTERM is killed after 15 s (and reports null).
         stop: () => {
           proc.kill("SIGTERM");
-          return exited;
+          const kill = setTimeout(() => proc.kill("SIGKILL"), 15_000);
+          return exited.finally(() => clearTimeout(kill));
         },
       });
     };
