@@ -2,9 +2,10 @@
 // a local fake Messages API on 127.0.0.1 answering with Anthropic's documented failures):
 // retries, typed errors on the turn, interrupted replies, and context overflow recovery.
 import { afterEach, describe, expect, it } from "vitest";
-import { defineAgent, type MemoryConfig, type Message, RunManager } from "../src/index.js";
+import { defineAgent, type MemoryConfig, type Message, type ModelAttempt, RunManager } from "../src/index.js";
 import { type FakeAnthropic, type FakeAnthropicReply, startFakeAnthropic } from "./fake-anthropic-server.js";
 import { anthropicFault, type Fault } from "./fake-faults.js";
+import { type FakeOpenAI, startFakeOpenAI } from "./fake-openai-server.js";
 import { collect, contentOf } from "./helpers.js";
 
 const user = { userId: "u1", conversationId: "c1" };
@@ -174,5 +175,63 @@ describe("context overflow", () => {
 
     const next = await runs.start({ input: "short question", ...user }).done;
     expect(next).toMatchObject({ status: "completed", text: "Back to normal." });
+  });
+});
+
+describe("settings and fallbacks through the run loop", () => {
+  let backup: FakeOpenAI | undefined;
+  afterEach(async () => {
+    await backup?.close();
+    backup = undefined;
+  });
+
+  it("answers from the fallback model when the agent's model is overloaded; the reply names only the agent's model", async () => {
+    server = await startFakeAnthropic([anthropicFault.status(529, "overloaded_error", "Overloaded")]);
+    backup = await startFakeOpenAI([{ deltas: [{ content: "Backup answer." }] }]);
+    const attempts: ModelAttempt[] = [];
+    const warnings: string[] = [];
+    const agent = defineAgent({
+      name: "claude",
+      model: {
+        provider: "anthropic",
+        model: "claude-sonnet-4-5",
+        baseURL: server.baseURL,
+        settings: { maxRetries: 0 },
+        fallbacks: [{ provider: "openai", model: "gpt-5", baseURL: backup.baseURL }],
+      },
+    });
+    const runs = new RunManager({
+      agent,
+      env: { ...env, OPENAI_API_KEY: "sk-test" },
+      onModelAttempt: (a) => attempts.push(a),
+      logger: { info() {}, warn: (_obj, msg) => warnings.push(msg ?? ""), error() {} },
+    });
+    const handle = runs.start({ input: "hello", ...user });
+    const events = await collect(handle);
+    expect(await handle.done).toMatchObject({ status: "completed", text: "Backup answer." });
+    expect(new Set(events.map((e) => e.chunk.model))).toEqual(new Set(["claude-sonnet-4-5"]));
+    expect(server.requests).toHaveLength(1);
+    expect(backup.requests).toHaveLength(1);
+    expect(attempts).toMatchObject([
+      { provider: "anthropic", outcome: "overloaded", fallingBackTo: "gpt-5" },
+      { provider: "openai", fallback: 1, outcome: "ok" },
+    ]);
+    expect(warnings).toEqual(["model call failed; falling back to gpt-5"]);
+  });
+
+  it("settings.timeoutMs aborts a silent stream and the retry answers", async () => {
+    server = await startFakeAnthropic([anthropicFault.stallAfterStart(), answer("Awake.")]);
+    const agent = defineAgent({
+      name: "claude",
+      model: {
+        provider: "anthropic",
+        model: "claude-sonnet-4-5",
+        baseURL: server.baseURL,
+        settings: { timeoutMs: 200 },
+      },
+    });
+    const result = await new RunManager({ agent, env }).start({ input: "hello", ...user }).done;
+    expect(result).toMatchObject({ status: "completed", text: "Awake." });
+    expect(server.requests).toHaveLength(2);
   });
 });
