@@ -60,6 +60,9 @@ describe("provider fakes: recording and scripting", () => {
         ).join(""),
       );
     expect(answers).toEqual(["first", "second", "fallback for #2"]);
+    fake.enqueue({ text: ["never asked for"] });
+    expect(fake.discardPending()).toBe(1);
+    expect(fake.pending).toBe(0);
     expect(fake.count).toBe(3);
     expect(fake.requests.map((r) => r.headers["x-trace"])).toEqual(["t0", "t1", "t2"]);
     expect(fake.requests[0]?.body).toEqual(body);

@@ -86,6 +86,11 @@ export abstract class ProviderFake {
     return this.#queue.length;
   }
 
+  /** Drops the steps not yet used; returns how many there were (0 when every step was asked for). */
+  discardPending(): number {
+    return this.#queue.splice(0).length;
+  }
+
   async close(): Promise<void> {
     await this.#server?.close();
   }
