@@ -1,9 +1,11 @@
 import { join } from "node:path";
 import {
   type AgentDefinition,
-  createModel,
   createSummarizer,
   type Memory,
+  type ModelAttempt,
+  type ResolvedModel,
+  resolveModel,
   RunManager,
   type RunManagerApi,
   type ToolDefinition,
@@ -38,6 +40,7 @@ import { clusterRuns } from "./cluster/run-control.js";
 import { pgCoordination } from "./cluster/pg-coordination.js";
 import { StoreSet } from "./stores.js";
 import { requireApiKeys } from "./api-keys.js";
+import { installCommand } from "./install-command.js";
 import { namingEntry } from "./entry-errors.js";
 
 export interface ServerOptions {
@@ -137,12 +140,14 @@ export async function createServer(project: Project, options: ServerOptions = {}
     if (metrics) closers.push(() => metrics.close());
     const runOptions = {
       agent,
-      model: metrics ? meteredModel(models.model, metrics) : models.model,
+      model: metrics ? meteredModels(models.model, metrics) : models.model,
       memory,
       runStore: primary.runStore,
       tools: toolServers.tools as ToolDefinition[],
       env,
       logger: logger.child({ name: "runs" }),
+      // Every attempt of a model call (retries, fallbacks), counted by outcome or error code.
+      ...(metrics ? { onModelAttempt: (attempt: ModelAttempt) => metrics.observeModelAttempt(attempt) } : {}),
     };
     const runs = metrics
       ? new MeteredRunManager(runOptions, (handle, startedAt) => metrics.observeRun(handle, startedAt))
@@ -267,18 +272,33 @@ export async function createServer(project: Project, options: ServerOptions = {}
 /** The root agent's model and summarizer; their errors name the agent file. */
 function createModels(project: Project, env: NodeJS.ProcessEnv) {
   const agent = project.rootAgent.definition as AgentDefinition;
+  // Optional provider packages are installed in the project, like gateway adapters.
+  const options = {
+    env,
+    root: project.root,
+    installCommand: (pkg: string) => installCommand(project.root, pkg),
+  };
   try {
     return {
-      model: createModel(agent.model, { env }),
+      model: resolveModel(agent.model, options),
       // `window` memory (the RunManager's in-process window) never summarizes.
       summarize:
-        agent.memory?.type === "window" ? undefined : createSummarizer(agent.memory, agent.model, { env }),
+        agent.memory?.type === "window" ? undefined : createSummarizer(agent.memory, agent.model, options),
     };
   } catch (error) {
     throw Object.assign(new Error(`${project.rootAgent.file}: ${(error as Error).message}`), {
       code: (error as { code?: string }).code,
     });
   }
+}
+
+/** Every model of the agent (fallbacks too) timed and counted. */
+function meteredModels(resolved: ResolvedModel, metrics: ServerMetrics): ResolvedModel {
+  return {
+    ...resolved,
+    model: meteredModel(resolved.model, metrics),
+    fallbacks: resolved.fallbacks.map((f) => meteredModels(f, metrics)),
+  };
 }
 
 /** `memory.type` defaults to `database`: a service should not forget on restart. */

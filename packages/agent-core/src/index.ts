@@ -27,11 +27,17 @@ export {
   defineAgent,
   defineTool,
   type AgentDefinition,
+  type AgentModel,
   type DemoStep,
+  type FallbackModel,
+  type LanguageModelInstance,
   type GatewaySessionConfig,
   type JsonSchemaInput,
   type MemoryConfig,
+  type ModelOptions,
+  type ModelRef,
   type ModelSpec,
+  type ModelString,
   type ToolContext,
   type ToolDefinition,
   type ToolServerRef,
@@ -41,7 +47,10 @@ export type { FinishReason, ModelErrorCode, TurnError, TurnErrorCode, Usage } fr
 export { DEFAULT_TIMEOUT_MS, type ModelAttempt } from "./model-call.js";
 export { classifyModelError, ModelCallError } from "./model-errors.js";
 export { DEFAULT_MAX_RETRIES, RETRY_AFTER_CAP_MS } from "./model-retry.js";
-export { createModel, type CreateModelOptions } from "./models/resolve-model.js";
+export { providerPackageInstalled } from "./models/provider-package.js";
+export type { ResolvedModel } from "./models/resolved-model.js";
+export { createModel, type CreateModelOptions, resolveModel } from "./models/resolve-model.js";
+export type { ModelSettings } from "./models/settings.js";
 export { toUsage } from "./models/usage.js";
 export {
   createDemoModel,
