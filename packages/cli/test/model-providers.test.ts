@@ -148,10 +148,11 @@ describe.each(rows)("agentsvc start with a $name model", (row) => {
     client: () => Promise<T>,
   ): Promise<{ result: T; requests: number }> {
     const before = fake.count;
+    fake.discardPending();
     fake.enqueue(...steps);
     const result = await client();
     // Every scripted step was asked for: no call made fewer requests than the row expects.
-    expect(fake.pending).toBe(0);
+    expect(fake.discardPending()).toBe(0);
     return { result, requests: fake.count - before };
   }
 
