@@ -134,12 +134,19 @@ async function oneAttempt<T>(
   const timer = new AbortController();
   let timedOut = false;
   let handle: ReturnType<typeof setTimeout> | undefined;
+  // A part only notes its time (no timer per token); the one timer re-arms for what is left.
+  let lastPart = performance.now();
   const alive = () => {
-    clearTimeout(handle);
-    handle = setTimeout(() => {
-      timedOut = true;
-      timer.abort(new DOMException(`no stream part within ${timeoutMs} ms`, "TimeoutError"));
-    }, timeoutMs);
+    lastPart = performance.now();
+  };
+  const check = () => {
+    const left = timeoutMs - (performance.now() - lastPart);
+    if (left > 0) {
+      handle = setTimeout(check, left);
+      return;
+    }
+    timedOut = true;
+    timer.abort(new DOMException(`no stream part within ${timeoutMs} ms`, "TimeoutError"));
   };
   const signal = AbortSignal.any([options.signal, timer.signal]);
   const traced = modelCallSpan(candidate.provider, candidate.model.modelId);
@@ -148,7 +155,7 @@ async function oneAttempt<T>(
   const facts = { provider: candidate.provider, modelId: candidate.model.modelId, attempt, fallback };
   try {
     if (options.signal.aborted) throw classifyModelError(undefined, { cancelled: true });
-    alive();
+    handle = setTimeout(check, timeoutMs);
     const value = await traced.run(() =>
       options.attempt({ candidate, model: candidate.model, attempt, signal, span: traced.span, alive }),
     );

@@ -51,6 +51,16 @@ class CallOutput {
     readonly step: number,
     readonly chunkId: string,
   ) {}
+
+  /** Before another attempt: what a failed one gathered without sending (a reasoning block's start, say) goes. */
+  restart(): void {
+    if (this.streamed) return;
+    this.reasoningParts.length = 0;
+    this.openReasoning.clear();
+    this.reasoningMetadata = false;
+    this.toolInputs.clear();
+    this.finishReason = undefined;
+  }
 }
 
 export const CANCELLED_RESULT = "Cancelled: the run was stopped before this tool call ran.";
@@ -288,6 +298,7 @@ export class Turn {
   /** One attempt: opens the stream and reads it into `call`; throws what failed. */
   private async streamAttempt(scope: AttemptScope, call: CallOutput): Promise<void> {
     const { signal, span, model } = scope;
+    call.restart();
     const emit = (delta: ChunkDelta) => {
       this.emit(call.chunkId, call.streamed ? delta : { role: "assistant", ...delta });
       call.streamed = true;

@@ -84,6 +84,17 @@ export const anthropicFault = {
     frames: [anthropicStart(), anthropicEvent("error", { error: { type, message } })],
     ending: "end",
   }),
+  /** A `redacted_thinking` block (nothing streams for it), then an SSE `error` event. */
+  errorAfterRedactedThinking: (data: string, type: string, message: string): Fault => ({
+    fault: "sse",
+    frames: [
+      anthropicStart(),
+      anthropicEvent("content_block_start", { index: 0, content_block: { type: "redacted_thinking", data } }),
+      anthropicEvent("content_block_stop", { index: 0 }),
+      anthropicEvent("error", { error: { type, message } }),
+    ],
+    ending: "end",
+  }),
   /** `message_start`, then the connection is reset before the first token. */
   resetAfterStart: (): Fault => ({ fault: "sse", frames: [anthropicStart()], ending: "reset" }),
   /** `message_start` and `ping`, then silence (a stalled stream). */

@@ -70,6 +70,20 @@ describe("a turn whose model call fails", () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it("keeps nothing of a failed attempt that streamed nothing (a redacted thinking block) in the retried reply", async () => {
+    const { runs, server, memory } = await managerFor([
+      anthropicFault.errorAfterRedactedThinking("EncryptedBlob==", "overloaded_error", "Overloaded"),
+      answer("Clean."),
+    ]);
+    const result = await runs.start({ input: "hello", ...user }).done;
+    expect(result).toMatchObject({ status: "completed", text: "Clean." });
+    expect(server.requests).toHaveLength(2);
+    expect(await memory.load(user)).toEqual([
+      { role: "user", content: "hello" },
+      { role: "assistant", content: "Clean." },
+    ]);
+  });
+
   it("fails with auth naming the key variable after one request on a 401", async () => {
     const { runs, server } = await managerFor([
       anthropicFault.status(401, "authentication_error", "invalid x-api-key"),
