@@ -2,7 +2,7 @@
 // values are bounded: route patterns (never the requested path), methods, status codes, run
 // outcomes, declared tool and gateway names; never user ids, thread ids or text.
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { RunHandle } from "@agentsvc/agent-core";
+import type { ModelAttempt, RunHandle } from "@agentsvc/agent-core";
 import type { ChatDb } from "@agentsvc/chat-store";
 import type { MetricsConfig } from "@agentsvc/config-schema";
 import type { GatewaySession, SessionObserver } from "@agentsvc/session-core";
@@ -22,6 +22,8 @@ export interface ServerMetrics {
   readonly observer: SessionObserver;
   /** One model call settled (see metered-model.ts). */
   observeModelCall(model: string, outcome: ModelCallOutcome, seconds: number, usage: TokenUsage): void;
+  /** One attempt of a model call ended (the RunManager's `onModelAttempt`): counted by its outcome or error code. */
+  observeModelAttempt(attempt: Pick<ModelAttempt, "modelId" | "outcome">): void;
   /** One gateway-session write transaction committed (see metered-store.ts). */
   observeCommit(seconds: number): void;
   /** Mounts `GET <path>` on the service's app (unless a separate port serves it). */
@@ -116,6 +118,12 @@ export async function createMetrics(
       help: "Model call latency, from the request to the end of its stream, by model and outcome (ok, error, cancelled)",
       labelNames: ["model", "outcome"] as const,
       buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 80],
+      registers: [registry],
+    }),
+    attempts: new prom.Counter({
+      name: "agentsvc_model_attempts_total",
+      help: "Model call attempts (each retry and fallback is one) by model and outcome: ok, or the error code (the turn failure codes; any other is other)",
+      labelNames: ["model", "outcome"] as const,
       registers: [registry],
     }),
     tokens: new prom.Counter({
@@ -230,6 +238,12 @@ export async function createMetrics(
       models.duration.observe({ model, outcome }, seconds);
       if (usage.inputTokens) models.tokens.inc({ model, type: "input" }, usage.inputTokens);
       if (usage.outputTokens) models.tokens.inc({ model, type: "output" }, usage.outputTokens);
+    },
+    observeModelAttempt({ modelId, outcome }) {
+      models.attempts.inc({
+        model: modelId,
+        outcome: outcome === "ok" || FAILURE_CODES.has(outcome) ? outcome : "other",
+      });
     },
     observeCommit(seconds) {
       commits.observe(seconds);

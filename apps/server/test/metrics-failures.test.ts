@@ -140,4 +140,31 @@ describe("turns that fail or are cancelled", () => {
     expect(await failures({ outcome: "failed", code: "other" })).toBe(1);
     expect(await failures({ code: "sk-secret-123" })).toBe(0);
   });
+
+  it("count model attempts by model and error code, an unknown code as other", async () => {
+    const m = await freshMetrics();
+    const failing: LanguageModelV4 = {
+      specificationVersion: "v4",
+      provider: "test",
+      modelId: "m-broken",
+      supportedUrls: {},
+      doGenerate: () => Promise.reject(new Error("not used")),
+      doStream: () => Promise.reject(new Error("upstream exploded")),
+    };
+    const runs = new RunManager({
+      agent: defineAgent({ name: "helper", model: { provider: "demo" } }),
+      memory: new WindowMemory(),
+      model: failing,
+      onModelAttempt: (attempt) => m.observeModelAttempt(attempt),
+    });
+    const handle = runs.start({ input: "hi", userId: "u", conversationId: "c" });
+    const { error } = await handle.done;
+    m.observeModelAttempt({ modelId: "m-broken", outcome: "made-up-by-a-provider" });
+    const attempts = (outcome: string) =>
+      series(m, "agentsvc_model_attempts_total", { model: "m-broken", outcome });
+    expect(error?.code).toBe("model_error");
+    expect(await attempts("model_error")).toBeGreaterThanOrEqual(1);
+    expect(await attempts("other")).toBe(1);
+    expect(await attempts("made-up-by-a-provider")).toBe(0);
+  });
 });

@@ -235,6 +235,8 @@ describe("GET /metrics", () => {
     // Two turns, each a tool call between two model calls; each turn's end committed with its reply.
     expect(moved("agentsvc_tool_calls_total", { tool: "echo", outcome: "ok" })).toBe(2);
     expect(moved("agentsvc_model_call_duration_seconds_count", { outcome: "ok" })).toBe(4);
+    // The server hands the RunManager's model attempts to the metrics (one attempt per call here).
+    expect(moved("agentsvc_model_attempts_total", { outcome: "ok" })).toBe(4);
     expect(moved("agentsvc_store_commit_duration_seconds_count")).toBeGreaterThanOrEqual(2);
   });
 
