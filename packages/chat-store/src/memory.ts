@@ -20,7 +20,13 @@ import {
 import { and, asc, count, desc, eq, gt, gte, lte, sql } from "./orm.js";
 import type { Db, StoreContext } from "./context.js";
 import type { SqliteConnection } from "./driver.js";
-import { type CachedWindow, type PromptCache, promptCacheOf, type WindowEntry } from "./prompt-cache.js";
+import {
+  type CachedWindow,
+  type PromptCache,
+  promptCacheOf,
+  type WindowEntry,
+  withinBudget,
+} from "./prompt-cache.js";
 import { first } from "./rows.js";
 import { SeenTokens } from "./seen-tokens.js";
 import { requireId } from "./validate.js";
@@ -46,7 +52,7 @@ interface WindowRow {
 }
 
 function parsed(row: WindowRow): WindowEntry {
-  return { id: row.id, role: row.role, message: JSON.parse(row.body) as Message };
+  return { id: row.id, role: row.role, message: JSON.parse(row.body) as Message, size: row.body.length };
 }
 
 /**
@@ -243,22 +249,25 @@ export class SqliteMemory implements Memory {
     const reads = this.windowReads(db);
     const losses = this.ctx.losses();
     const dataVersion = cache ? Number(reads.dataVersion.pluck().get()) : 0;
-    const base = cache?.usable(key, limit, dataVersion, losses);
+    // Cut to the token budget before it is kept: a cached window holds only what a prompt carries.
+    const budget = this.window.maxPromptTokens;
+    const base = cache?.usable(key, limit, budget, dataVersion, losses);
     let window: CachedWindow;
     if (base) {
       const after = reads.after.all(params.userId, params.conversationId, base.lastId, limit) as WindowRow[];
       const fresh = after.reverse().map(parsed);
-      const rows = [...base.rows, ...fresh].slice(-limit);
-      window = { ...base, rows, lastId: rows.at(-1)?.id ?? base.lastId };
+      const rows = withinBudget([...base.rows, ...fresh].slice(-limit), budget);
+      window = { ...base, rows, lastId: fresh.at(-1)?.id ?? base.lastId };
     } else {
       const rows = reads.recent.all(params).reverse().map(parsed);
       const head = rows.length < limit ? rows[0] : reads.head.get(params);
       window = {
         limit,
+        budget,
         dataVersion,
         losses,
         head: head && !("message" in head) ? parsed(head) : head,
-        rows,
+        rows: withinBudget(rows, budget),
         lastId: rows.at(-1)?.id ?? 0,
       };
     }

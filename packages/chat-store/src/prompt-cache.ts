@@ -24,51 +24,117 @@ export interface WindowEntry {
   id: number;
   role: string;
   message: Message;
+  /** Length of the stored JSON: the row's size in the cache's byte count, and 4x its estimated tokens. */
+  size: number;
 }
 
 export interface CachedWindow {
   /** The window size it was read for (`maxMessages`). */
   limit: number;
+  /** The token budget it was cut to (`maxPromptTokens`; undefined: none). */
+  budget: number | undefined;
   /** `PRAGMA data_version` when it was read. */
   dataVersion: number;
   /** The store's `losses()` when it was read. */
   losses: number;
   /** The scope's first row (a summary when the scope was compacted). */
   head: WindowEntry | undefined;
-  /** The last `limit` rows at most, oldest first. */
+  /** The last `limit` rows at most, oldest first, cut to `budget` (`withinBudget`). */
   rows: WindowEntry[];
   /** The highest id read (0: the scope was empty). */
   lastId: number;
 }
 
 /**
- * Scopes kept, least recently used forgotten first: at most this many windows of `maxMessages`
- * parsed messages each (window memory keeps 10,000 by default).
+ * Scopes kept, least recently used forgotten first: at most this many windows (window memory keeps
+ * 10,000 conversations by default), and at most `MAX_CACHED_BYTES` in all.
  */
 export const MAX_CACHED_SCOPES = 2000;
+/**
+ * The cached windows' rows in all, counted by their stored JSON length (a parsed row takes about as
+ * much: its text, plus a little for the objects). Past it the least recently used go first; a
+ * window over an eighth of it (8 MiB) is not kept (its turns read it from the database each time).
+ */
+export const MAX_CACHED_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The rows a prompt of `budget` estimated tokens can carry, cut from the front as `promptWindow`
+ * cuts them (whole rows, the newest kept even over the budget), before the summary is counted: a
+ * superset of the prompt's window, now and after more rows are appended (each only pushes older
+ * rows out), so the cache never holds what no prompt will carry.
+ */
+export function withinBudget(rows: WindowEntry[], budget: number | undefined): WindowEntry[] {
+  if (budget === undefined) return rows;
+  let used = 0;
+  let start = rows.length;
+  while (start > 0) {
+    const cost = Math.ceil((rows[start - 1] as WindowEntry).size / 4);
+    if (used + cost > budget && start < rows.length) break;
+    used += cost;
+    start--;
+  }
+  return start === 0 ? rows : rows.slice(start);
+}
+
+function sizeOf(window: CachedWindow): number {
+  let size = 0;
+  for (const row of window.rows) size += row.size;
+  // The head is usually a row of its own (a summary, or the scope's first message).
+  if (window.head && window.rows[0]?.id !== window.head.id) size += window.head.size;
+  return size;
+}
 
 export class PromptCache {
-  readonly #windows = new Map<string, CachedWindow>();
+  readonly #windows = new Map<string, { window: CachedWindow; size: number }>();
+  #bytes = 0;
+  readonly #maxScopes: number;
+  readonly #maxBytes: number;
 
-  /** The cached window of `key` when it was read for `limit`, and nothing may have changed it since. */
-  usable(key: string, limit: number, dataVersion: number, losses: number): CachedWindow | undefined {
-    const window = this.#windows.get(key);
-    return window && window.limit === limit && window.dataVersion === dataVersion && window.losses === losses
+  constructor(limits: { maxScopes?: number; maxBytes?: number } = {}) {
+    this.#maxScopes = limits.maxScopes ?? MAX_CACHED_SCOPES;
+    this.#maxBytes = limits.maxBytes ?? MAX_CACHED_BYTES;
+  }
+
+  /** The cached window of `key` when it was read for `limit` and `budget`, and nothing may have changed it since. */
+  usable(
+    key: string,
+    limit: number,
+    budget: number | undefined,
+    dataVersion: number,
+    losses: number,
+  ): CachedWindow | undefined {
+    const window = this.#windows.get(key)?.window;
+    return window &&
+      window.limit === limit &&
+      window.budget === budget &&
+      window.dataVersion === dataVersion &&
+      window.losses === losses
       ? window
       : undefined;
   }
 
   /** Keeps `window` as the scope's most recently used (called by the operation that read it). */
   save(key: string, window: CachedWindow): void {
-    this.#windows.delete(key);
-    this.#windows.set(key, window);
-    if (this.#windows.size > MAX_CACHED_SCOPES)
-      this.#windows.delete(this.#windows.keys().next().value as string);
+    this.invalidate(key);
+    const size = sizeOf(window);
+    if (size > this.#maxBytes / 8) return;
+    this.#windows.set(key, { window, size });
+    this.#bytes += size;
+    while (this.#windows.size > this.#maxScopes || this.#bytes > this.#maxBytes)
+      this.invalidate(this.#windows.keys().next().value as string);
   }
 
   /** The scope's rows were changed or deleted: forget its window. */
   invalidate(key: string): void {
+    const kept = this.#windows.get(key);
+    if (!kept) return;
     this.#windows.delete(key);
+    this.#bytes -= kept.size;
+  }
+
+  /** Windows and their bytes kept now (for tests and the bounds section of the README). */
+  get held(): { windows: number; bytes: number } {
+    return { windows: this.#windows.size, bytes: this.#bytes };
   }
 }
 
