@@ -48,9 +48,7 @@ export async function slowProvider(plans: Plan[]): Promise<SlowProvider> {
   const server = createServer((req, res) => {
     const plan = plans[Math.min(ends.length, plans.length - 1)] ?? { words: 1, everyMs: 1 };
     ends.push(
-      new Promise((resolve) =>
-        res.on("close", () => resolve(res.writableFinished ? "complete" : "aborted")),
-      ),
+      new Promise((resolve) => res.on("close", () => resolve(res.writableFinished ? "complete" : "aborted"))),
     );
     req.resume();
     req.on("end", () => void stream(res, plan).catch(() => res.destroy()));

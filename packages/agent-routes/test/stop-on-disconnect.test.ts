@@ -101,14 +101,16 @@ describe("a client that hangs up POST /stream", () => {
     // Past the grace period a cancel would have closed the request.
     await new Promise((r) => setTimeout(r, 1200));
     expect(handle.status).toBe("suspended");
-    expect(await runs.pending(scoped(threadId), { userId: "anonymous" })).toMatchObject({ toolName: "launch" });
+    expect(await runs.pending(scoped(threadId), { userId: "anonymous" })).toMatchObject({
+      toolName: "launch",
+    });
   });
 });
 
 describe("GET /info", () => {
   it("advertises no cancel or steer route (there are none) and that hanging up cancels", async () => {
     const { base } = await serve({ provider: "demo" }, 50);
-    const body = await (await fetch(`${base}/info`)).json();
+    const body = (await (await fetch(`${base}/info`)).json()) as { capabilities: Record<string, boolean> };
     expect(body.capabilities).toMatchObject({ cancel: false, steer: false, cancelOnDisconnect: true });
   });
 });

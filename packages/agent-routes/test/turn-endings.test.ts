@@ -54,7 +54,7 @@ describe("POST /invoke, a failed turn", () => {
     const response = await postJson(`${base}/invoke`, { input: "hi" });
     expect(response.status).toBe(429);
     expect(response.headers.get("retry-after")).toBe("2");
-    expect((await response.json()).error).toEqual({
+    expect(((await response.json()) as { error: unknown }).error).toEqual({
       code: "rate_limited",
       message: "slow down",
       retryAfterMs: 1200,
@@ -107,7 +107,11 @@ describe("POST /invoke, a failed turn", () => {
     });
     const response = await postJson(`${await serve(runs)}/invoke`, { input: "hi" });
     expect(response.status).toBe(502);
-    expect(await response.json()).toMatchObject({ success: false, status: "failed", error: { code: "model_error" } });
+    expect(await response.json()).toMatchObject({
+      success: false,
+      status: "failed",
+      error: { code: "model_error" },
+    });
   });
 });
 
@@ -174,7 +178,7 @@ describe("how a turn ended, on every surface", () => {
     );
     const response = await postJson(`${base}/batch`, { inputs: ["a", "b", "c"] });
     expect(response.status).toBe(200);
-    const { results } = await response.json();
+    const { results } = (await response.json()) as { results: unknown[] };
     expect(results).toEqual([
       { input: "a", status: "completed", output: "one", finishReason: "length", usage: cut.usage },
       {
