@@ -609,8 +609,10 @@ export class RunManager implements RunManagerApi {
     const options = record.options;
     const scope: MemoryScope = { userId: options.userId, conversationId: options.conversationId };
     let outcome: TurnOutcome;
-    // Model and tool calls are children of this span (and it of the caller's: a gateway turn).
-    const traced = agentSpan(this.agent.name, options.threadId, options.origin?.gateway);
+    // Model and tool calls are children of this span (and it of the caller's: a gateway turn; a
+    // continued segment of the run's first span, whose traceparent is kept with the suspended run).
+    const traced = agentSpan(this.agent.name, options.threadId, options.origin?.gateway, options.traceparent);
+    if (traced.traceparent && !options.traceparent) options.traceparent = traced.traceparent;
     try {
       turn.history = await (this.memory.loadPrompt?.(scope) ?? this.memory.load(scope));
       outcome = await traced.run(() => turn.run(pending));

@@ -44,6 +44,11 @@ export interface RunOptions {
   userId: string;
   conversationId: string;
   origin?: RunOrigin;
+  /**
+   * W3C `traceparent` of the run's first `invoke_agent` span (tracing on), kept with a suspended
+   * run: the segment continued after a decision (or a restart) is its child, in the same trace.
+   */
+  traceparent?: string;
 }
 
 export type DecisionKind = "approve" | "reject" | "edit";

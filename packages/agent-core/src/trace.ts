@@ -26,18 +26,40 @@ export interface TraceSpan {
 
 const NOOP: TraceSpan = { setAttribute: () => NOOP, addEvent: () => NOOP, end: () => {}, fail: () => {} };
 
-/** A span, child of the active one, that the caller ends; `run` executes with it active. */
+/** A `traceparent` header value (https://www.w3.org/TR/trace-context/#traceparent-header), or undefined. */
+function parseTraceparent(value: string): Api.SpanContext | undefined {
+  const m = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(value);
+  if (!m) return undefined;
+  return {
+    traceId: m[1] as string,
+    spanId: m[2] as string,
+    traceFlags: Number.parseInt(m[3] as string, 16),
+    isRemote: true,
+  };
+}
+
+/**
+ * A span the caller ends; `run` executes with it active. Its parent is the active span, or, with
+ * `continues`, the span of that traceparent: then the active span (what started this part, e.g. a
+ * decision's request) is linked instead.
+ */
 function startSpan(
   name: string,
   kind: "CLIENT" | "INTERNAL",
   attributes: Api.Attributes,
-): { span: TraceSpan; run<T>(fn: () => T): T } {
+  continues?: string,
+): { span: TraceSpan; run<T>(fn: () => T): T; traceparent?: string } {
   const otel = api;
   if (!otel) return { span: NOOP, run: (fn) => fn() };
+  const active = otel.context.active();
+  const earlier = continues ? parseTraceparent(continues) : undefined;
+  const parent = earlier ? otel.trace.setSpanContext(otel.ROOT_CONTEXT, earlier) : active;
+  const current = otel.trace.getSpanContext(active);
+  const links = earlier && current && otel.trace.isSpanContextValid(current) ? [{ context: current }] : [];
   const span = otel.trace
     .getTracer("@agentsvc/agent-core")
-    .startSpan(name, { kind: otel.SpanKind[kind], attributes });
-  const ctx = otel.trace.setSpan(otel.context.active(), span);
+    .startSpan(name, { kind: otel.SpanKind[kind], attributes, links }, parent);
+  const ctx = otel.trace.setSpan(parent, span);
   const traced: TraceSpan = {
     setAttribute: (key, value) => span.setAttribute(key, value),
     addEvent: (event, attrs) => span.addEvent(event, attrs),
@@ -47,7 +69,13 @@ function startSpan(
       span.setStatus({ code: otel.SpanStatusCode.ERROR, message });
     },
   };
-  return { span: traced, run: (fn) => otel.context.with(ctx, fn) };
+  const own = span.spanContext();
+  const flags = own.traceFlags.toString(16).padStart(2, "0");
+  return {
+    span: traced,
+    run: (fn) => otel.context.with(ctx, fn),
+    traceparent: `00-${own.traceId}-${own.spanId}-${flags}`,
+  };
 }
 
 export function modelCallSpan(provider: string, model: string) {
@@ -67,13 +95,24 @@ export function toolCallSpan(name: string, callId: string) {
   });
 }
 
-export function agentSpan(agent: string, threadId: string, gateway: string | undefined) {
-  return startSpan(`invoke_agent ${agent}`, "INTERNAL", {
-    "gen_ai.operation.name": "invoke_agent",
-    "gen_ai.agent.name": agent,
-    "gen_ai.conversation.id": threadId,
-    ...(gateway ? { "agentsvc.gateway": gateway } : {}),
-  });
+/**
+ * `invoke_agent`, one per run segment. A run's first segment is a child of the active span (the
+ * caller's: a gateway turn, an HTTP request); a later one (continued after a decision or a restart)
+ * passes the first's `traceparent` and is its child, linked to the span active at the decision, so
+ * a run with approvals is one trace.
+ */
+export function agentSpan(agent: string, threadId: string, gateway: string | undefined, continues?: string) {
+  return startSpan(
+    `invoke_agent ${agent}`,
+    "INTERNAL",
+    {
+      "gen_ai.operation.name": "invoke_agent",
+      "gen_ai.agent.name": agent,
+      "gen_ai.conversation.id": threadId,
+      ...(gateway ? { "agentsvc.gateway": gateway } : {}),
+    },
+    continues,
+  );
 }
 
 /** Opt-in (the GenAI conventions' switch): message content may hold personal data. */

@@ -129,4 +129,66 @@ describe("GenAI spans of a run", () => {
     expect(book?.attributes["agentsvc.tool.outcome"]).toBe("awaiting_approval");
     expect(named(spans, "invoke_agent tracer")[0]?.attributes["agentsvc.run.outcome"]).toBe("suspended");
   });
+
+  it("a run continued after a decision stays in its first trace: the continued invoke_agent is a child of the first, linked to the decision's span", async () => {
+    const book = defineTool({
+      name: "book",
+      description: "Books a table (needs approval).",
+      input: v.object({ city: v.string() }),
+      needsApproval: true,
+      execute: () => "booked",
+    });
+    server = await startFakeOpenAI([
+      {
+        deltas: [
+          {
+            tool_calls: [
+              {
+                index: 0,
+                id: "call_1",
+                type: "function",
+                function: { name: "book", arguments: '{"city":"Porto"}' },
+              },
+            ],
+          },
+        ],
+        finishReason: "tool_calls",
+      },
+      { deltas: [{ content: "Booked." }] },
+    ]);
+    const agent = defineAgent({
+      name: "tracer",
+      model: { provider: "openai-compatible", model: "fake-model", baseURL: server.baseURL },
+      tools: [book],
+    });
+    const runs = new RunManager({ agent, memory: new WindowMemory() });
+    const tracer = api.trace.getTracer("test");
+    // The page's two requests: the message that suspends, then the decision (another trace).
+    const message = tracer.startSpan("POST /chat/api/stream");
+    await api.context.with(api.trace.setSpan(api.ROOT_CONTEXT, message), () =>
+      collect(runs.start({ input: "book Porto", threadId: "t-trace", ...user })),
+    );
+    message.end();
+    const decision = tracer.startSpan("POST /chat/api/resume");
+    const resumed = await api.context.with(api.trace.setSpan(api.ROOT_CONTEXT, decision), () =>
+      runs.resume("t-trace", { decision: "approve" }, { userId: user.userId }),
+    );
+    await collect(resumed);
+    decision.end();
+    const spans = exporter.getFinishedSpans();
+    const [first, continued, ...more] = named(spans, "invoke_agent tracer");
+    expect(more).toEqual([]);
+    const traceId = message.spanContext().traceId;
+    expect(decision.spanContext().traceId).not.toBe(traceId);
+    expect(first?.parentSpanContext?.spanId).toBe(message.spanContext().spanId);
+    expect(continued?.spanContext().traceId).toBe(traceId);
+    expect(continued?.parentSpanContext?.spanId).toBe(first?.spanContext().spanId);
+    expect(continued?.links.map((l) => l.context.spanId)).toEqual([decision.spanContext().spanId]);
+    // What the continuation does (the approved call, the next model call) is in the same trace.
+    const [executed] = named(spans, "execute_tool book").filter(
+      (s) => s.attributes["agentsvc.tool.outcome"] !== "awaiting_approval",
+    );
+    expect(executed?.spanContext().traceId).toBe(traceId);
+    expect(named(spans, "chat fake-model").map((s) => s.spanContext().traceId)).toEqual([traceId, traceId]);
+  });
 });

@@ -181,7 +181,13 @@ export class Approvals {
       const handle = await this.p.runs.resume(rec.threadId, decision, owner, {
         // Recorded in the same transaction as the run's decision: the interaction, the text reply
         // that carried it, and the notice that lets the adapter update its buttons.
-        record: () => this.#record(rec, { ...decision, decidedBy }, options.inboxId),
+        record: () =>
+          this.#record(
+            rec,
+            { ...decision, decidedBy },
+            options.inboxId,
+            suspended.options.origin?.traceparent,
+          ),
         ...(gatewayTurn ? this.turns.persistHooks(state, gatewayTurn) : {}),
       });
       fault("mid-resume");
@@ -257,7 +263,12 @@ export class Approvals {
     return n;
   }
 
-  async #record(rec: StoredInteraction, decision: Decision, inboxId: number | undefined): Promise<void> {
+  async #record(
+    rec: StoredInteraction,
+    decision: Decision,
+    inboxId: number | undefined,
+    traceparent: string | undefined,
+  ): Promise<void> {
     await this.p.store.interactions.resolve(rec.requestId, decision);
     if (inboxId !== undefined) await this.p.store.inbox.markDone(inboxId, "done");
     const gateway = this.p.registry.get(rec.gateway);
@@ -270,15 +281,21 @@ export class Approvals {
         decidedBy: decision.decidedBy,
         ...(decision.reason !== undefined ? { reason: decision.reason } : {}),
       };
-      await this.p.store.outbox.enqueue([
-        {
-          gateway: rec.gateway,
-          thread: rec.thread,
-          idemKey: `${rec.requestId}:decided`,
-          kind: "decided",
-          payload: notice,
-        },
-      ]);
+      // Sent in the trace of the message whose turn asked (as the request itself was).
+      await this.p.store.outbox.enqueue(
+        traced(
+          [
+            {
+              gateway: rec.gateway,
+              thread: rec.thread,
+              idemKey: `${rec.requestId}:decided`,
+              kind: "decided",
+              payload: notice,
+            },
+          ],
+          traceparent,
+        ),
+      );
     }
   }
 
