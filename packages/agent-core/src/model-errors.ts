@@ -198,9 +198,11 @@ export function classifyModelError(error: unknown, context: ClassifyContext = {}
       true,
     );
   }
+  // Anything else (an Error a provider or a custom model threw): retried only when it says so,
+  // as the AI SDK's own retries do.
   return make(
     { ...base, code: "model_error", message: "The model call failed; try again." },
-    facts.isRetryable !== false,
+    facts.isRetryable === true,
   );
 }
 

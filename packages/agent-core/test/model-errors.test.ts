@@ -142,6 +142,16 @@ describe("classifyModelError", () => {
     expect(failure.retryable).toBe(true);
   });
 
+  it("any other thrown error is model_error, kept as detail and not retried (the AI SDK does not retry it either)", () => {
+    const failure = classifyModelError(new Error("upstream exploded"));
+    expect(failure.error).toEqual({
+      code: "model_error",
+      message: "The model call failed; try again.",
+      detail: "upstream exploded",
+    });
+    expect(failure.retryable).toBe(false);
+  });
+
   it("an abort is cancelled when the run was cancelled, timeout when the attempt's timer fired", () => {
     const abort = new DOMException("aborted", "AbortError");
     expect(classifyModelError(abort, { cancelled: true }).error.code).toBe("cancelled");
