@@ -1,6 +1,7 @@
 // A Chat Completions server on 127.0.0.1 whose streams are slow: `data: <chat.completion.chunk>`
 // events, then a finish chunk and `data: [DONE]`, as OpenAI documents streaming
-// (https://platform.openai.com/docs/api-reference/chat-streaming/streaming). It records how each
+// (https://platform.openai.com/docs/api-reference/chat-streaming/streaming), with `usage` in a last
+// chunk of empty `choices` as `stream_options.include_usage` asks for. It records how each
 // request ended: streamed to its end, or closed by the client first (the request was aborted).
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -17,6 +18,9 @@ export interface Plan {
   everyMs: number;
   /** After the words, one whole tool call (finish_reason `tool_calls`). */
   toolCall?: { name: string; arguments: string };
+  /** The last chunk's `finish_reason` (default `tool_calls` after a tool call, else `stop`). */
+  finish?: string;
+  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
 }
 
 /** Request n streams `plans[n].words` deltas, one every `everyMs` (30 s: 300 words at 100 ms). */
@@ -30,7 +34,7 @@ export async function slowProvider(plans: Plan[]): Promise<SlowProvider> {
       model: "slow-model",
       choices: [{ index: 0, delta, finish_reason: finish }],
     })}\n\n`;
-  const stream = async (res: ServerResponse, { words, everyMs, toolCall }: Plan) => {
+  const stream = async (res: ServerResponse, { words, everyMs, toolCall, finish, usage }: Plan) => {
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     res.write(chunk({ role: "assistant", content: "" }, null));
     for (let i = 0; i < words && !res.destroyed; i++) {
@@ -42,7 +46,11 @@ export async function slowProvider(plans: Plan[]): Promise<SlowProvider> {
       const call = { index: 0, id: "call_slow", type: "function", function: toolCall };
       res.write(chunk({ tool_calls: [call] }, null));
     }
-    res.write(chunk({}, toolCall ? "tool_calls" : "stop"));
+    res.write(chunk({}, finish ?? (toolCall ? "tool_calls" : "stop")));
+    if (usage)
+      res.write(
+        `data: ${JSON.stringify({ id: "chatcmpl-slow", object: "chat.completion.chunk", created: 1, model: "slow-model", choices: [], usage })}\n\n`,
+      );
     res.end("data: [DONE]\n\n");
   };
   const server = createServer((req, res) => {
