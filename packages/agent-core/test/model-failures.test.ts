@@ -99,6 +99,22 @@ describe("a turn whose model call fails", () => {
       statusCode: 401,
     });
     expect(server.requests).toHaveLength(1);
+    expect(result.finishReason).toBe("error");
+  });
+
+  it("a cancel while waiting out a retry-after ends the run cancelled at once, with no second request", async () => {
+    const { runs, server } = await managerFor([
+      anthropicFault.status(429, "rate_limit_error", "slow down", { "retry-after": "30" }),
+      answer("never"),
+    ]);
+    const handle = runs.start({ input: "hello", ...user });
+    while (server.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(runs.cancel(handle.threadId, user)).toBe(true);
+    const result = await handle.done;
+    expect(result.status).toBe("cancelled");
+    expect(result.finishReason).toBe("unknown");
+    expect(server.requests).toHaveLength(1);
   });
 
   it("does not retry an error after text streamed: the turn fails with it and the partial reply is stored interrupted", async () => {
