@@ -149,9 +149,27 @@ export function conversationIdOf(body: Record<string, unknown>, fallback = "defa
   return value;
 }
 
+/**
+ * Longest message one turn takes, in characters (as the chat page's API): what a turn stores in
+ * memory and reads back in later prompts is bounded per message, not only per request body.
+ */
+export const MAX_MESSAGE_CHARS = 200_000;
+
+/** 413 `message_too_large`: a clear refusal the client should not retry as it is. */
+function checkMessageSize(key: string, value: string): void {
+  if (value.length > MAX_MESSAGE_CHARS) {
+    throw new AgentsvcError(
+      "message_too_large",
+      `${key}: ${value.length} characters, more than the ${MAX_MESSAGE_CHARS}-character limit of one message; send it shorter or in parts`,
+      413,
+    );
+  }
+}
+
 export function requiredInput(body: Record<string, unknown>, key = "input"): string {
   const value = body[key];
   if (typeof value !== "string" || value.trim().length === 0) throw invalid(key, "a non-empty string", value);
+  checkMessageSize(key, value);
   return value;
 }
 
@@ -165,6 +183,7 @@ export function batchInputs(body: Record<string, unknown>): string[] {
   value.forEach((item, i) => {
     if (typeof item !== "string" || item.trim().length === 0)
       throw invalid(`inputs[${i}]`, "a non-empty string", item);
+    checkMessageSize(`inputs[${i}]`, item);
   });
   return value as string[];
 }

@@ -15,6 +15,7 @@ export {
   conversationIdOf,
   DEFAULT_BODY_LIMIT,
   MAX_BATCH,
+  MAX_MESSAGE_CHARS,
   optionalThreadId,
   readJsonObject,
   requiredInput,
