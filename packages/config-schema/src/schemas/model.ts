@@ -30,6 +30,10 @@ const wholeIn = (min: number, max: number, unit = "") =>
 const isPlainObject = (x: unknown): x is Record<string, unknown> =>
   typeof x === "object" && x !== null && !Array.isArray(x);
 
+/** A mapping (not a list) of string keys to `value`s. */
+const mapping = <T extends v.GenericSchema>(value: T, message: string) =>
+  v.pipe(v.custom<Record<string, unknown>>(isPlainObject, message), v.record(v.string(), value, message));
+
 /** Per-model call settings (ranges as the AI SDK documents its call settings: https://ai-sdk.dev/docs/ai-sdk-core/settings). */
 export const modelSettingsSchema = closed(
   {
@@ -43,15 +47,10 @@ export const modelSettingsSchema = closed(
       ),
     ),
     headers: v.optional(
-      v.record(
-        v.string(),
-        v.string("expected a string header value"),
-        "expected a mapping of header names to strings",
-      ),
+      mapping(v.string("expected a string header value"), "expected a mapping of header names to strings"),
     ),
     providerOptions: v.optional(
-      v.record(
-        v.string(),
+      mapping(
         v.custom(isPlainObject, "expected a mapping of options for this provider"),
         "expected a mapping of provider names to their options, e.g. { anthropic: { ... } }",
       ),
