@@ -14,6 +14,7 @@ import {
   useOpenTelemetry,
   WindowMemory,
 } from "../src/index.js";
+import { type Fault, openaiFault } from "./fake-faults.js";
 import { type FakeOpenAI, type FakeReply, startFakeOpenAI } from "./fake-openai-server.js";
 import { collect } from "./helpers.js";
 
@@ -39,7 +40,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function runOnce(replies: FakeReply[], tools: AnyTool[] = []) {
+async function runOnce(replies: (FakeReply | Fault)[], tools: AnyTool[] = []) {
   server = await startFakeOpenAI(replies);
   const agent = defineAgent({
     name: "tracer",
@@ -55,6 +56,29 @@ const named = (spans: ReturnType<InMemorySpanExporter["getFinishedSpans"]>, name
   spans.filter((s) => s.name === name);
 
 describe("GenAI spans of a run", () => {
+  it("each attempt of a retried model call is its own `chat <model>` span with its attempt number; the failed one carries the error code", async () => {
+    const spans = await runOnce([
+      openaiFault.status(
+        503,
+        {
+          message: "The server is overloaded",
+          type: "service_unavailable_error",
+          code: "server_is_overloaded",
+        },
+        { "retry-after-ms": "1" },
+      ),
+      { deltas: [{ content: "Sunny." }] },
+    ]);
+    const chats = named(spans, "chat fake-model");
+    expect(chats.map((s) => s.attributes["agentsvc.model.attempt"])).toEqual([1, 2]);
+    expect(chats[0]?.attributes["error.type"]).toBe("overloaded");
+    expect(chats[0]?.status.code).toBe(api.SpanStatusCode.ERROR);
+    expect(chats[1]?.attributes["error.type"]).toBeUndefined();
+    // Both are children of the run's span.
+    const [run] = named(spans, "invoke_agent tracer");
+    for (const chat of chats) expect(chat.parentSpanContext?.spanId).toBe(run?.spanContext().spanId);
+  });
+
   it("a model call is `chat <model>` with the provider, finish reason and the token counts the server reported, and no content by default", async () => {
     const spans = await runOnce([
       {
