@@ -30,8 +30,8 @@ const cutAfterTool: Plan[] = [
   },
 ];
 
-async function serve() {
-  const provider = await slowProvider(cutAfterTool);
+async function serve(plans: Plan[] = cutAfterTool) {
+  const provider = await slowProvider(plans);
   closers.push(provider.close);
   const lookup = defineTool({
     name: "lookup",
@@ -42,7 +42,13 @@ async function serve() {
   const runs = new RunManager({
     agent: defineAgent({
       name: "helper",
-      model: { provider: "openai-compatible", model: "slow-model", baseURL: provider.baseURL },
+      // No retries: the first refusal is the call's (retries have their own tests in agent-core).
+      model: {
+        provider: "openai-compatible",
+        model: "slow-model",
+        baseURL: provider.baseURL,
+        settings: { maxRetries: 0 },
+      },
       tools: [lookup],
     }),
     memory: new WindowMemory(),
@@ -76,5 +82,41 @@ describe("a reply cut at the output limit, after a tool round", () => {
       finishReason: "length",
       usage: { inputTokens: 30, outputTokens: 8 },
     });
+  });
+});
+
+const PROVIDER_TEXT = "Rate limit reached for slow-model in organization org-123 on requests per min (RPM)";
+const rateLimited: Plan[] = [
+  {
+    words: 0,
+    everyMs: 1,
+    refuse: {
+      status: 429,
+      headers: { "retry-after": "7" },
+      body: { error: { message: PROVIDER_TEXT, type: "requests", param: null, code: "rate_limit_exceeded" } },
+    },
+  },
+];
+
+describe("a provider that rate-limits the call", () => {
+  it("answers /invoke 429 with Retry-After and a typed error, without the provider's text", async () => {
+    const response = await postJson(`${await serve(rateLimited)}/invoke`, { input: "hi" });
+    expect(response.status).toBe(429);
+    expect(response.headers.get("retry-after")).toBe("7");
+    const text = await response.text();
+    expect(text).not.toContain("org-123");
+    expect(JSON.parse(text)).toMatchObject({
+      success: false,
+      status: "failed",
+      error: { code: "rate_limited", retryAfterMs: 7000 },
+    });
+  });
+
+  it("sends the same typed error on /stream", async () => {
+    const events = await readSse(await postJson(`${await serve(rateLimited)}/stream`, { input: "hi" }));
+    const error = events.find((e) => e.event === "error");
+    expect(error?.data).not.toContain("org-123");
+    expect(JSON.parse(error!.data)).toMatchObject({ code: "rate_limited", retryAfterMs: 7000 });
+    expect(Object.keys(JSON.parse(error!.data)).sort()).toEqual(["code", "message", "retryAfterMs"]);
   });
 });

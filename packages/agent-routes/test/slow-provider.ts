@@ -21,6 +21,11 @@ export interface Plan {
   /** The last chunk's `finish_reason` (default `tool_calls` after a tool call, else `stop`). */
   finish?: string;
   usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  /**
+   * Refuses the request instead: an HTTP error with a JSON body, as OpenAI documents its errors
+   * (https://platform.openai.com/docs/guides/error-codes), e.g. 429 with `Retry-After` (RFC 9110 10.2.3).
+   */
+  refuse?: { status: number; headers?: Record<string, string>; body: unknown };
 }
 
 /** Request n streams `plans[n].words` deltas, one every `everyMs` (30 s: 300 words at 100 ms). */
@@ -34,7 +39,12 @@ export async function slowProvider(plans: Plan[]): Promise<SlowProvider> {
       model: "slow-model",
       choices: [{ index: 0, delta, finish_reason: finish }],
     })}\n\n`;
-  const stream = async (res: ServerResponse, { words, everyMs, toolCall, finish, usage }: Plan) => {
+  const stream = async (res: ServerResponse, { words, everyMs, toolCall, finish, usage, refuse }: Plan) => {
+    if (refuse) {
+      res.writeHead(refuse.status, { "content-type": "application/json", ...refuse.headers });
+      res.end(JSON.stringify(refuse.body));
+      return;
+    }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     res.write(chunk({ role: "assistant", content: "" }, null));
     for (let i = 0; i < words && !res.destroyed; i++) {
