@@ -44,6 +44,18 @@ describe("a turn whose model call fails", () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it("shows a reply cut at the output limit: finishReason length on the result and the last chunk, with usage", async () => {
+    const { runs } = await managerFor([
+      { blocks: [{ type: "text", deltas: ["Once upon"] }], stopReason: "max_tokens" },
+    ]);
+    const handle = runs.start({ input: "tell a story", ...user });
+    const events = await collect(handle);
+    const result = await handle.done;
+    expect(result).toMatchObject({ status: "completed", text: "Once upon", finishReason: "length" });
+    expect(result.usage).toMatchObject({ inputTokens: 10, outputTokens: 2 });
+    expect(events.at(-1)?.chunk.choices[0].finish_reason).toBe("length");
+  });
+
   it("answers after a 429 with retry-after: exactly two requests, one reply", async () => {
     const { runs, server, memory } = await managerFor([
       anthropicFault.status(429, "rate_limit_error", "Number of requests has exceeded your rate limit", {
