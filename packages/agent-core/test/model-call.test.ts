@@ -3,6 +3,7 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { createOpenAI } from "@ai-sdk/openai";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { afterEach, describe, expect, it } from "vitest";
 import type { TurnError } from "../src/model-error.js";
 import { type AttemptScope, callModel, type ModelAttempt, type ModelCandidate } from "../src/model-call.js";
@@ -398,5 +399,82 @@ describe("model calls: Gemini (the real @ai-sdk/google provider)", () => {
     const result = await call(candidate);
     expect(result.error).toMatchObject({ code: "overloaded", statusCode: 503 });
     expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe("model calls: error chunks of OpenAI and OpenAI-compatible streams", () => {
+  const sse = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+    sse({
+      id: "chatcmpl-1",
+      object: "chat.completion.chunk",
+      created: 1,
+      model: "m",
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    });
+  const answer = (text: string): Fault => ({
+    fault: "sse",
+    frames: [chunk({ role: "assistant", content: text }), chunk({}, "stop"), "data: [DONE]\n\n"],
+    ending: "end",
+  });
+  // vLLM and other compatible servers send an error object as a data chunk mid-stream
+  // (https://platform.openai.com/docs/api-reference/chat/streaming has no error event of its own).
+  const errorChunk = sse({
+    error: {
+      message: "The server had an error while processing your request.",
+      type: "server_error",
+      code: 500,
+    },
+  });
+
+  async function compatible(responses: Fault[]) {
+    const server = await startScriptedServer(responses);
+    servers.push(server);
+    const model = createOpenAICompatible({ name: "vllm", baseURL: `${server.origin}/v1` }).chatModel("qwen");
+    return { server, candidate: { model, provider: "openai-compatible" } };
+  }
+
+  it("an error chunk before any text is retried", async () => {
+    const { server, candidate } = await compatible([
+      { fault: "sse", frames: [errorChunk], ending: "end" },
+      answer("Recovered."),
+    ]);
+    const result = await call(candidate);
+    expect(result.text).toBe("Recovered.");
+    expect(server.requests).toHaveLength(2);
+    expect(result.attempts[0]).toMatchObject({ outcome: "model_error", error: { statusCode: 500 } });
+  });
+
+  it("an error chunk after text fails the call with model_error, the provider's text as detail", async () => {
+    const { server, candidate } = await compatible([
+      { fault: "sse", frames: [chunk({ role: "assistant", content: "Partial" }), errorChunk], ending: "end" },
+      answer("never"),
+    ]);
+    const result = await call(candidate);
+    expect(result.error).toMatchObject({
+      code: "model_error",
+      detail: "The server had an error while processing your request.",
+    });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("OpenAI's own error frame before any output is retried", async () => {
+    const server = await startScriptedServer([
+      {
+        fault: "sse",
+        frames: [
+          sse({
+            error: { message: "The server had an error", type: "server_error", code: null, param: null },
+          }),
+        ],
+        ending: "end",
+      },
+      answer("Second time."),
+    ]);
+    servers.push(server);
+    const model = createOpenAI({ baseURL: `${server.origin}/v1`, apiKey: "sk-test" }).chat("gpt-5");
+    const result = await call({ model, provider: "openai" });
+    expect(result.text).toBe("Second time.");
+    expect(server.requests).toHaveLength(2);
   });
 });
