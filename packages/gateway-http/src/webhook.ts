@@ -33,6 +33,9 @@ export function jsonAnswer(status: number, body: Record<string, unknown>): Webho
   return { status, headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
 }
 
+/** Longest `text` of one event, in characters (as the agent route's and the chat page's input). */
+const MAX_MESSAGE_CHARS = 200_000;
+
 /** Gateways already warned that a client signs with the deprecated v1 scheme (once per gateway). */
 const warnedV1 = new WeakSet<HttpGateway>();
 
@@ -75,6 +78,8 @@ function refuse(gatewayName: string) {
         return jsonFailure(401, "unauthorized", FAILURE_TEXT[r.reason as VerifyFailure] ?? r.reason);
       case "record_failed":
         return jsonFailure(500, "ingest_failed", "the event could not be recorded; retry it");
+      case "message_too_large":
+        return jsonFailure(413, r.code, r.reason);
       default:
         return jsonFailure(r.status, r.code === "invalid" ? "bad_request" : r.code, r.reason);
     }
@@ -94,7 +99,14 @@ export function eventsRoute(gateway: HttpGateway, now: () => number): WebhookRou
       if ("invalid" in body) return body;
       const problem = eventProblem(body.value);
       if (problem) return { invalid: problem, code: "bad_request" };
-      return toInbound(body.value as HttpEvent, gateway.name);
+      const event = body.value as HttpEvent;
+      // One message bounds what its turn stores (the agent route and the chat page cap the same).
+      if (event.text.length > MAX_MESSAGE_CHARS)
+        return {
+          invalid: `body.text: ${event.text.length} characters, more than the ${MAX_MESSAGE_CHARS}-character limit of one message`,
+          code: "message_too_large",
+        };
+      return toInbound(event, gateway.name);
     },
     handle: async (inbound, _req, ctx) => {
       const result = await ctx.deliver(inbound);

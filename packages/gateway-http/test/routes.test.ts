@@ -87,6 +87,38 @@ describe("POST /gateways/:gatewayName/events", () => {
     }
   });
 
+  it("refuses a 100,000-deep meta with 400 naming the field, not 500 'retry it' (a client would retry forever)", async () => {
+    const rig = await open();
+    const deep = `{"id":"deep","thread":"t","text":"x","meta":${'{"a":'.repeat(100_000)}1${"}".repeat(100_000)}}`;
+    const res = await signed(rig.base, "POST", "/gateways/hooks/events", {
+      secret: SECRET,
+      raw: new TextEncoder().encode(deep),
+    });
+    expect(res.status).toBe(400);
+    expect((await body(res)).error.message).toContain("body.meta: nested deeper than 32 levels");
+    // 32 levels are taken.
+    const ok = await signed(rig.base, "POST", "/gateways/hooks/events", {
+      secret: SECRET,
+      raw: new TextEncoder().encode(
+        `{"id":"deep32","thread":"t","text":"x","meta":${'{"a":'.repeat(31)}1${"}".repeat(31)}}`,
+      ),
+    });
+    expect(ok.status).toBe(202);
+  });
+
+  it("refuses a text over 200,000 characters with 413 message_too_large, and takes one of exactly that many", async () => {
+    const rig = await open();
+    const post = (id: string, text: string) =>
+      signed(rig.base, "POST", "/gateways/hooks/events", {
+        secret: SECRET,
+        body: { id, thread: "big", text },
+      });
+    const over = await post("big1", "x".repeat(200_001));
+    expect(over.status).toBe(413);
+    expect((await body(over)).error).toMatchObject({ code: "message_too_large" });
+    expect((await post("big2", "x".repeat(200_000))).status).toBe(202);
+  });
+
   it("answers 404 for an unknown gateway and rejects another gateway's secret", async () => {
     const rig = await open();
     const unknown = await signed(rig.base, "POST", "/gateways/nope/events", {
