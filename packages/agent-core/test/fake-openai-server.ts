@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { type Fault, isFault, serveFault } from "./fake-faults.js";
 import { serveLocal } from "./local-server.js";
 
@@ -21,6 +21,8 @@ export interface FakeOpenAI {
   requests: Record<string, unknown>[];
   /** The Authorization header of each request. */
   authorizations: (string | undefined)[];
+  /** Every header of each request. */
+  headers: IncomingHttpHeaders[];
   /** How each response ended: "complete", or "client-closed" when the client hung up first. */
   outcomes: Promise<"complete" | "client-closed">[];
   close(): Promise<void>;
@@ -30,6 +32,7 @@ export interface FakeOpenAI {
 export async function startFakeOpenAI(replies: (FakeReply | Fault)[]): Promise<FakeOpenAI> {
   const requests: Record<string, unknown>[] = [];
   const authorizations: (string | undefined)[] = [];
+  const headers: IncomingHttpHeaders[] = [];
   const outcomes: Promise<"complete" | "client-closed">[] = [];
   let next = 0;
 
@@ -42,6 +45,7 @@ export async function startFakeOpenAI(replies: (FakeReply | Fault)[]): Promise<F
     }
     requests.push(JSON.parse(Buffer.concat(chunks).toString("utf8")));
     authorizations.push(req.headers.authorization);
+    headers.push(req.headers);
     const reply = replies[next++] ?? { deltas: [{ content: "(no more scripted replies)" }] };
     if (isFault(reply)) {
       outcomes.push(Promise.resolve("complete"));
@@ -86,6 +90,7 @@ export async function startFakeOpenAI(replies: (FakeReply | Fault)[]): Promise<F
     baseURL: local.baseURL,
     requests,
     authorizations,
+    headers,
     outcomes,
     close: local.close,
   };
