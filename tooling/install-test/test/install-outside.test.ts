@@ -11,9 +11,9 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BLOCK_ROWS, ROW_PACKAGES, type RowContext } from "./block-rows.js";
-import { type LocalRegistry, startLocalRegistry } from "./local-registry.js";
+import { type LocalRegistry, startLocalRegistry } from "../../registry/local-registry.js";
 import { NPM_FLAGS, run, type Started, startServer } from "./outside.js";
-import { packAll, repoRoot } from "./pack.js";
+import { packAll, repoRoot } from "../../registry/pack.js";
 
 // One user's machine: a folder outside the workspace, the packed packages behind a private
 // registry on 127.0.0.1, and plain npm (no workspace, no overrides).

@@ -4,7 +4,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 
-export const repoRoot = resolve(import.meta.dirname, "../../..");
+export const repoRoot = resolve(import.meta.dirname, "../..");
 
 export interface Publishable {
   name: string;

@@ -35,15 +35,27 @@ function readPacked(file: string): Published {
   };
 }
 
-export async function startLocalRegistry(tarballDir: string): Promise<LocalRegistry> {
+export interface RegistryOptions {
+  /** Default 0 (any free port). */
+  port?: number;
+  /**
+   * A fresh path per run (the default) keeps npm's cache, keyed by URL, from serving an earlier
+   * run's packuments on a reused port; `false` serves at the root (a stable `.npmrc` line).
+   */
+  freshPath?: boolean;
+}
+
+export async function startLocalRegistry(
+  tarballDir: string,
+  options: RegistryOptions = {},
+): Promise<LocalRegistry> {
   const byName = new Map<string, Published>();
   for (const name of readdirSync(tarballDir).filter((f) => f.endsWith(".tgz"))) {
     const packed = readPacked(join(tarballDir, name));
     byName.set(packed.manifest.name, packed);
   }
   const requested: string[] = [];
-  // A fresh path per run: npm caches packuments by URL, and a reused port must not serve an old run's.
-  const prefix = `/run-${randomUUID()}`;
+  const prefix = options.freshPath === false ? "" : `/run-${randomUUID()}`;
   let base = "";
   const server: Server = createServer((req, res) => {
     const raw = decodeURIComponent((req.url ?? "/").split("?")[0] ?? "/");
@@ -77,13 +89,24 @@ export async function startLocalRegistry(tarballDir: string): Promise<LocalRegis
         },
       },
     };
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(doc));
+    // Revalidated on every install: a repack changes a tarball's integrity under the same version.
+    res
+      .writeHead(200, { "content-type": "application/json", "cache-control": "no-cache" })
+      .end(JSON.stringify(doc));
   });
-  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+  await new Promise<void>((ok, fail) => {
+    server.once("error", fail);
+    server.listen(options.port ?? 0, "127.0.0.1", ok);
+  });
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}${prefix}`;
   return {
     url: `${base}/`,
     requested,
-    close: () => new Promise<void>((ok) => server.close(() => ok())),
+    close: () =>
+      new Promise<void>((ok) => {
+        server.close(() => ok());
+        // npm keeps connections alive: close them, or close() waits for their idle timeout.
+        server.closeAllConnections();
+      }),
   };
 }
