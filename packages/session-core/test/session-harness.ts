@@ -184,7 +184,9 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
   const gates = options.gates ?? new Gates();
   const executed: string[] = [];
   const base = testAgent(gates, executed, options.gatewaySession, options.channel, options.tokenDelayMs);
-  const scripted = options.script ? { ...base, model: { ...base.model, script: options.script } } : base;
+  // testAgent's model is the demo spec object (an agent's model may also be a string or an instance).
+  const demo = base.model as { provider: "demo"; tokenDelayMs?: number };
+  const scripted = options.script ? { ...base, model: { ...demo, script: options.script } } : base;
   const agent =
     options.expiresAfterSeconds === undefined
       ? scripted
