@@ -99,4 +99,16 @@ describe("agentsvc doctor: model keys", () => {
     expect(bad.stdout).toMatch(/FAILED\s+anthropic key CLAUDE_KEY \(models list\)\s+401 invalid x-api-key/);
     expect(bad.stdout).toContain("2 of 2 checks failed");
   });
+
+  it('checks the key of a "provider/model" model too', async () => {
+    const dir = tempDir("agentsvc-doctor-models-");
+    writeFiles(dir, {
+      "agents/a.ts": `export default { kind: "agent", name: "a", model: { model: "openai/gpt-4o-mini", baseURL: "${base}/openai/v1" } };\n`,
+    });
+    const r = await run(["doctor", dir, "--json"], { env: { OPENAI_API_KEY: "sk-good" } });
+    expect((JSON.parse(r.stdout) as Report).checks).toEqual([
+      { check: "openai key OPENAI_API_KEY (models list)", status: "ok", detail: "1 models listed" },
+    ]);
+    expect(r.code).toBe(0);
+  });
 });

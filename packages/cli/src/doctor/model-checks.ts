@@ -2,15 +2,8 @@
 //   OpenAI GET <baseURL>/models, Authorization: Bearer: https://platform.openai.com/docs/api-reference/models/list
 //   Anthropic GET <baseURL>/models, x-api-key + anthropic-version: https://docs.anthropic.com/en/api/models-list
 // Base URLs default as the AI SDK providers agent-core uses do (…/v1).
-import { modelKeyVar, type Project } from "@agentsvc/config-schema";
+import { modelKeyVar, modelTarget, type Project } from "@agentsvc/config-schema";
 import type { CheckResult } from "./gateway-checks.js";
-
-interface ModelSpec {
-  provider?: string;
-  model?: string;
-  apiKeyEnvVar?: string;
-  baseURL?: string;
-}
 
 const BASE: Record<string, string> = {
   openai: "https://api.openai.com/v1",
@@ -31,9 +24,11 @@ export async function checkModelKeys(
   const seen = new Set<string>();
   const out: CheckResult[] = [];
   for (const agent of project.agents) {
-    const spec = ((agent.definition as { model?: ModelSpec }).model ?? {}) as ModelSpec;
-    const keyVar = modelKeyVar(spec);
-    const provider = spec.provider ?? "";
+    // Any form: a spec object, "openai/gpt-4o", { model: "anthropic/...", apiKeyEnvVar }.
+    const model = (agent.definition as { model?: unknown }).model;
+    const spec = modelTarget(model) ?? { provider: "", modelId: "" };
+    const keyVar = modelKeyVar(model);
+    const provider = spec.provider;
     if (!keyVar || !(provider in BASE || provider === "openai-compatible")) continue;
     const base = (spec.baseURL ?? BASE[provider] ?? "").replace(/\/+$/, "");
     const id = `${provider} ${base} ${keyVar}`;
