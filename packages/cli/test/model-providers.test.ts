@@ -17,13 +17,16 @@ import { tempDir, writeFiles } from "./helpers.js";
 
 interface Invoked {
   status: number;
+  headers: Headers;
   body: {
     success: boolean;
     status?: string;
     output?: string;
     reasoning?: string;
     toolCalls?: { name: string; arguments: unknown }[];
-    error?: { code: string; message: string };
+    finishReason?: string;
+    usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number };
+    error?: { code: string; message: string; retryAfterMs?: number; envVar?: string };
   };
 }
 
@@ -31,20 +34,21 @@ interface Streamed {
   events: string[];
   text: string;
   reasoning: string;
-  error?: { code: string; message: string };
+  error?: { code: string; message: string; retryAfterMs?: number };
+  done?: { status?: string; finishReason?: string; usage?: { inputTokens?: number; outputTokens?: number } };
 }
 
 let conversations = 0;
 const nextConversation = () => `table-${++conversations}`;
 
-async function invoke(url: string, input: string): Promise<Invoked> {
+async function invoke(url: string, input: string, conversationId = nextConversation()): Promise<Invoked> {
   const res = await fetch(`${url}/agent/invoke`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ input, conversationId: nextConversation() }),
+    body: JSON.stringify({ input, conversationId }),
     signal: AbortSignal.timeout(15_000),
   });
-  return { status: res.status, body: (await res.json()) as Invoked["body"] };
+  return { status: res.status, headers: res.headers, body: (await res.json()) as Invoked["body"] };
 }
 
 /** Reads /agent/stream to its end: event names in order, the streamed text and reasoning, the error event. */
@@ -68,6 +72,7 @@ async function stream(url: string, input: string): Promise<Streamed> {
       out.reasoning += delta?.reasoning ?? "";
     }
     if (event === "error") out.error = JSON.parse(data) as Streamed["error"];
+    if (event === "done") out.done = JSON.parse(data) as Streamed["done"];
   }
   return out;
 }
@@ -85,6 +90,8 @@ interface Row {
   env: Record<string, string>;
   /** Whether the provider streams reasoning text the client then sees. */
   reasoning: boolean;
+  /** The code a client gets for the provider's own mid-stream error (Anthropic's is overloaded_error, OpenAI's server_error). */
+  streamErrorCode: string;
 }
 
 const rows: Row[] = [
@@ -95,6 +102,7 @@ const rows: Row[] = [
     model: (fake) => `{ provider: "openai", model: "gpt-4o-mini", baseURL: ${JSON.stringify(fake.baseURL)} }`,
     env: { OPENAI_API_KEY: OPENAI_TEST_KEY },
     reasoning: false,
+    streamErrorCode: "model_error",
   },
   {
     name: "anthropic",
@@ -104,6 +112,7 @@ const rows: Row[] = [
       `{ provider: "anthropic", model: "claude-sonnet-4-5", baseURL: ${JSON.stringify(fake.baseURL)} }`,
     env: { ANTHROPIC_API_KEY: ANTHROPIC_TEST_KEY },
     reasoning: true,
+    streamErrorCode: "overloaded",
   },
   {
     name: "openai-compatible (DeepSeek reasoning_content)",
@@ -113,6 +122,7 @@ const rows: Row[] = [
       `{ provider: "openai-compatible", name: "deepseek", model: "deepseek-reasoner", baseURL: ${JSON.stringify(fake.baseURL)}, apiKeyEnvVar: "DEEPSEEK_API_KEY" }`,
     env: { DEEPSEEK_API_KEY: OPENAI_TEST_KEY },
     reasoning: true,
+    streamErrorCode: "model_error",
   },
   {
     name: "openai-compatible (vLLM reasoning, no key)",
@@ -122,6 +132,7 @@ const rows: Row[] = [
       `{ provider: "openai-compatible", name: "vllm", model: "Qwen/Qwen3-8B", baseURL: ${JSON.stringify(fake.baseURL)} }`,
     env: {},
     reasoning: true,
+    streamErrorCode: "model_error",
   },
 ];
 
@@ -199,16 +210,135 @@ describe.each(rows)("agentsvc start with a $name model", (row) => {
     expect(fake.requests.at(-1)?.status).toBe(200);
   });
 
-  // A stream that fails part-way is not an answer: the typed-error rows check those.
-  const corpus = (row.corpus ? loadProviderFixtures(row.corpus) : []).filter((f) => !f.expect.error);
+  it("answers after a 429 with retry-after-ms: the client sees only the answer, the provider saw two requests", async () => {
+    const { result, requests } = await call(
+      [{ fault: { kind: "rate_limited", retryAfterMs: 20 } }, { text: ["after the limit"] }],
+      () => invoke(served.url, "hi"),
+    );
+    expect(result.body).toMatchObject({ success: true, status: "completed", output: "after the limit" });
+    expect(requests).toBe(2);
+  });
+
+  it("answers a 429 that outlasts the retries with HTTP 429, rate_limited, retryAfterMs and Retry-After", async () => {
+    const limited = { fault: { kind: "rate_limited", retryAfterMs: 20 } } as const;
+    const { result, requests } = await call([limited, limited, limited], () => invoke(served.url, "hi"));
+    expect(result.status).toBe(429);
+    expect(result.body).toMatchObject({ success: false, status: "failed", error: { code: "rate_limited" } });
+    expect(result.body.error?.retryAfterMs).toBeGreaterThan(0);
+    expect(result.headers.get("retry-after")).toMatch(/^\d+$/);
+    expect(requests).toBe(3);
+  });
+
+  it("retries an overloaded provider before the first token and answers", async () => {
+    const { result, requests } = await call(
+      [{ fault: { kind: "overloaded" } }, { text: ["recovered"] }],
+      () => stream(served.url, "hi"),
+    );
+    expect(result.error).toBeUndefined();
+    expect(result.text).toBe("recovered");
+    expect(requests).toBe(2);
+  });
+
+  it("reports an error after streamed text as overloaded, without retrying (the client already has text)", async () => {
+    const { result, requests } = await call(
+      [{ text: ["Hel", "lo"], fault: { kind: "stream_error", afterTokens: 1 } }],
+      () => stream(served.url, "hi"),
+    );
+    expect(result.text).toBe("Hel");
+    expect(result.error?.code).toBe(row.streamErrorCode);
+    expect(result.error?.message).not.toMatch(/[{}]/);
+    expect(result.events.at(-1)).toBe("done");
+    expect(requests).toBe(1);
+  });
+
+  it("puts finishReason and usage in the /invoke body and the stream's done event; a length stop shows", async () => {
+    const { result } = await call(
+      [{ text: ["cut"], finish: "length", usage: { input: 11, output: 7 } }],
+      () => invoke(served.url, "hi"),
+    );
+    expect(result.body).toMatchObject({
+      finishReason: "length",
+      usage: { inputTokens: 11, outputTokens: 7 },
+    });
+    const streamed = await call([{ text: ["whole"], usage: { input: 5, output: 3 } }], () =>
+      stream(served.url, "hi"),
+    );
+    expect(streamed.result.done).toMatchObject({
+      finishReason: "stop",
+      usage: { inputTokens: 5, outputTokens: 3 },
+    });
+  });
+
+  const keyVar = Object.keys(row.env)[0];
+  if (keyVar)
+    it("answers a revoked key as auth, naming the key's variable, after one request (no retry)", async () => {
+      const key = fake.apiKey;
+      fake.apiKey = "revoked-key";
+      try {
+        const { result, requests } = await call([], () => invoke(served.url, "hi"));
+        expect(result.body).toMatchObject({ success: false, error: { code: "auth" } });
+        expect(result.body.error?.message).toContain(keyVar);
+        expect(requests).toBe(1);
+      } finally {
+        fake.apiKey = key;
+      }
+    });
+
+  it("answers a context-length refusal by trying once more without the stored history, and the conversation goes on", async () => {
+    const conversation = nextConversation();
+    await call([{ text: ["an earlier answer"] }], () =>
+      invoke(served.url, "an earlier question", conversation),
+    );
+    const { result, requests } = await call(
+      [{ fault: { kind: "context_length" } }, { text: ["fits now"] }],
+      () => invoke(served.url, "a question that overflows", conversation),
+    );
+    expect(result.body).toMatchObject({ success: true, status: "completed", output: "fits now" });
+    expect(requests).toBe(2);
+    const [refused, retried] = fake.requests.slice(-2).map((r) => JSON.stringify(r.body));
+    expect(refused).toContain("an earlier question");
+    expect(retried).not.toContain("an earlier question");
+    expect(retried).toContain("a question that overflows");
+    const next = await call([{ text: ["still talking"] }], () =>
+      invoke(served.url, "and now?", conversation),
+    );
+    expect(next.result.body).toMatchObject({ success: true, output: "still talking" });
+  });
+
+  it("answers context_length with HTTP 422 when even the message alone does not fit", async () => {
+    const tooLong = { fault: { kind: "context_length" } } as const;
+    const { result } = await call([tooLong], () => invoke(served.url, "a message too long on its own"));
+    expect(result.status).toBe(422);
+    expect(result.body).toMatchObject({
+      success: false,
+      status: "failed",
+      error: { code: "context_length" },
+    });
+    expect(result.body.error?.message).not.toMatch(/maximum context length|prompt is too long|[{}]/);
+  });
+
+  const corpus = row.corpus ? loadProviderFixtures(row.corpus) : [];
   it.each(corpus.map((f) => [f.file, f] as const))(
     "plays the documented stream %s to the client",
     async (_file, fixture) => {
       const steps: ScriptedStep[] = [{ transcript: fixture.events }];
       // A tool call runs the tool; the next model call (scripted here) answers after it.
       if (fixture.expect.toolCalls) steps.push({ text: ["Sunny."] });
+      if (fixture.expect.error) {
+        // A stream that fails part-way: the client keeps what was streamed and gets the typed error.
+        const { result, requests } = await call(steps, () => stream(served.url, "corpus"));
+        expect(result.text).toBe(fixture.expect.text);
+        expect(result.error?.code).toBe(fixture.expect.error);
+        expect(result.done?.status).toBe("failed");
+        expect(requests).toBe(1);
+        return;
+      }
       const { result } = await call(steps, () => invoke(served.url, "corpus"));
       expect(result.body.success).toBe(true);
+      if (!fixture.expect.toolCalls) {
+        expect(result.body.finishReason).toBe(fixture.expect.finishReason);
+        if (fixture.expect.usage) expect(result.body.usage).toMatchObject(fixture.expect.usage);
+      }
       if (fixture.expect.toolCalls) {
         expect(result.body.output?.startsWith(fixture.expect.text)).toBe(true);
         expect(result.body.output?.endsWith("Sunny.")).toBe(true);
