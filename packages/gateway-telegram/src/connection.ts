@@ -1,7 +1,11 @@
 // The getUpdates long-poll, one scheduled task (https://core.telegram.org/bots/api#getupdates). It
 // asks getMe who the bot is first (mentions and its own messages depend on it). An update's offset
 // is stored (and so confirmed to Telegram by the next getUpdates) only after the session recorded
-// it; a failure stops the batch so the same update comes back on the next poll.
+// it; a failure stops the batch so the same update comes back on the next poll, after a backoff that
+// grows while the same update keeps failing. After `maxUpdateAttempts` tries, and no sooner than
+// `skipUpdateAfterMs` after its first failure (a store that is down for a few minutes must not cost
+// messages), the update is skipped (confirmed unanswered) with an error log: a poisoned update must
+// not hold every later one back.
 import { Backoff, type BackoffOptions, type GatewayContext } from "@agentsvc/session-core";
 import { type BotApi, TelegramApiError } from "./api.js";
 import type { BotIdentity, TgUpdate, TgUser } from "./inbound.js";
@@ -16,6 +20,10 @@ export interface PollerOptions {
   /** Extra wait past the poll timeout before a silent request counts as dead. */
   graceMs: number;
   backoff: BackoffOptions;
+  /** Tries of one update before it is skipped. */
+  maxUpdateAttempts: number;
+  /** ...and the time since its first failure. */
+  skipUpdateAfterMs: number;
 }
 
 type Handler = (update: TgUpdate, bot: BotIdentity, signal: AbortSignal) => Promise<void>;
@@ -25,6 +33,8 @@ export class Poller {
   #conflicts = 0;
   #pollFailed = false;
   #bot: BotIdentity | undefined;
+  /** The update that failed last, and how often in a row. */
+  #failing: { updateId: number; attempts: number; since: number } | undefined;
 
   readonly #api: BotApi;
   readonly #ctx: GatewayContext;
@@ -67,22 +77,49 @@ export class Poller {
         this.#options.pollTimeoutSeconds * 1000 + this.#options.graceMs,
       );
       polled = true;
-      this.#backoff.reset();
       this.#conflicts = 0;
       // Polling works again after getUpdates (or getMe) failed: the connection was re-established.
       if (this.#pollFailed) this.#ctx.reconnected?.();
       this.#pollFailed = false;
       for (const update of updates) {
         if (signal.aborted) return null;
-        await this.#handle(update, bot, signal);
+        await this.#handleOrSkip(update, bot, signal);
         await this.#ctx.state.set(OFFSET_KEY, update.update_id + 1);
       }
+      // Only a batch handled to its end resets the backoff: a poll that works while an update keeps
+      // failing must not turn the retries into a hot loop.
+      this.#backoff.reset();
       return 0;
     } catch (err) {
       if (signal.aborted) return null;
       // A failed handler is not a lost connection: only a failed poll makes the next success a reconnect.
       if (!polled) this.#pollFailed = true;
       return this.#failed(err);
+    }
+  }
+
+  /** Handles the update; throws to retry it, until its tries run out: then it is skipped, logged. */
+  async #handleOrSkip(update: TgUpdate, bot: BotIdentity, signal: AbortSignal): Promise<void> {
+    try {
+      await this.#handle(update, bot, signal);
+      this.#failing = undefined;
+    } catch (err) {
+      if (signal.aborted) throw err;
+      const same = this.#failing?.updateId === update.update_id ? this.#failing : undefined;
+      const attempts = (same?.attempts ?? 0) + 1;
+      const since = same?.since ?? Date.now();
+      if (
+        attempts < this.#options.maxUpdateAttempts ||
+        Date.now() - since < this.#options.skipUpdateAfterMs
+      ) {
+        this.#failing = { updateId: update.update_id, attempts, since };
+        throw err;
+      }
+      this.#failing = undefined;
+      this.#ctx.logger.error(
+        { err, updateId: update.update_id, attempts },
+        "an update failed every attempt; it is skipped and will not be answered",
+      );
     }
   }
 

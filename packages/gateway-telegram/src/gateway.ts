@@ -29,7 +29,7 @@ import {
   type TgMessage,
   type TgUpdate,
 } from "./inbound.js";
-import { GROUP_EDIT_GAP_MS, TelegramStreams } from "./stream.js";
+import { DRAFT_REFRESH_MS, GROUP_EDIT_GAP_MS, TelegramStreams } from "./stream.js";
 import { parseThread } from "./thread.js";
 
 export interface TelegramGatewayOptions {
@@ -55,6 +55,12 @@ export interface TelegramGatewayOptions {
   name?: string;
   /** Edits of a streamed reply in one group chat start at least this far apart. Default 3 000 ms (20 a minute). */
   groupEditGapMs?: number;
+  /** A draft whose text did not change is sent again this often, so it stays shown (Telegram drops it after about 30 s). Default 20 000 ms. */
+  draftRefreshMs?: number;
+  /** Tries of an update that fails to be handled before it is skipped with an error log. Default 10. */
+  maxUpdateAttempts?: number;
+  /** ...and no sooner than this long after its first failure. Default 600 000 ms (10 minutes). */
+  skipUpdateAfterMs?: number;
 }
 
 /** sendMessage takes 1-4096 characters of text after entities parsing. */
@@ -92,6 +98,7 @@ export class TelegramGateway implements Gateway {
       edit: (thread, messageId, html, signal) => this.#edit(thread, messageId, html, signal),
     },
     () => this.#options.groupEditGapMs ?? GROUP_EDIT_GAP_MS,
+    () => this.#options.draftRefreshMs ?? DRAFT_REFRESH_MS,
   );
   #ctx: GatewayContext | undefined;
   #api: BotApi | undefined;
@@ -129,6 +136,8 @@ export class TelegramGateway implements Gateway {
         pollTimeoutSeconds: this.#options.pollTimeoutSeconds ?? 25,
         graceMs: this.#options.pollGraceMs ?? 10_000,
         backoff: this.#options.backoff ?? { baseMs: 1_000, maxMs: 60_000 },
+        maxUpdateAttempts: this.#options.maxUpdateAttempts ?? 10,
+        skipUpdateAfterMs: this.#options.skipUpdateAfterMs ?? 600_000,
       },
       (update, bot, signal) => this.#handle(update, bot, signal),
       // The session logs one error naming the variable, stops this gateway and shows it stopped.
@@ -142,6 +151,7 @@ export class TelegramGateway implements Gateway {
     const ctx = this.#ctx;
     if (!ctx) return;
     ctx.scheduler.cancel("poll");
+    this.#streams.close();
     for (const chat of this.#typing.keys()) ctx.scheduler.cancel(`typing:${chat}`);
     this.#typing.clear();
   }
@@ -182,11 +192,20 @@ export class TelegramGateway implements Gateway {
 
   async #edit(thread: string, messageId: string, text: string, signal?: AbortSignal): Promise<void> {
     const { chatId } = parseThread(thread);
-    await this.#call(
-      "editMessageText",
-      { chat_id: chatId, message_id: Number(messageId), text: repairHtml(text), parse_mode: "HTML" },
-      signal,
-    ).catch(ignoreNotModified);
+    const html = repairHtml(text);
+    const base = { chat_id: chatId, message_id: Number(messageId) };
+    try {
+      await this.#call("editMessageText", { ...base, text: html, parse_mode: "HTML" }, signal).catch(
+        ignoreNotModified,
+      );
+    } catch (err) {
+      // As for a send: markup Telegram refuses must not cost the edit (the final text of a stream).
+      if (!(err instanceof GatewaySendError && /can't parse entities/i.test(err.message))) throw err;
+      this.#ctx?.logger.warn({ err }, "HTML refused; editing the message to plain text");
+      await this.#call("editMessageText", { ...base, text: htmlToPlain(html) }, signal).catch(
+        ignoreNotModified,
+      );
+    }
   }
 
   /** How many threads' typing indicator is being repeated (diagnostics; entries end at the reply or expiry). */

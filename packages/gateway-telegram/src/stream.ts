@@ -6,7 +6,9 @@
 // least `groupEditGapMs` apart: Telegram lets a bot post about 20 messages a minute into one group
 // (https://core.telegram.org/bots/faq#my-bot-is-hitting-limits-how-do-i-avoid-this); a 429 holds the
 // chat's next send or edit until its retry_after. A private chat whose draft is refused falls back
-// to the group way.
+// to the group way. A draft is an ephemeral preview of about 30 s, and the session sends one only
+// when the text changes: during a long tool call the same draft is sent again every
+// `draftRefreshMs` (at most DRAFT_REFRESH_MAX_MS after its last change) until the reply's message.
 import { randomInt } from "node:crypto";
 import {
   type DraftIds,
@@ -21,6 +23,17 @@ import { parseThread } from "./thread.js";
 
 /** Edits of one group chat start at least this far apart (20 a minute). */
 export const GROUP_EDIT_GAP_MS = 3_000;
+/** An unchanged draft is sent again this often, inside Telegram's ~30 s. */
+export const DRAFT_REFRESH_MS = 20_000;
+/** A draft whose text has not changed for this long is left to vanish (a turn that never ended). */
+const DRAFT_REFRESH_MAX_MS = 10 * 60_000;
+
+/** A shown draft kept alive: the timer of its next refresh and the refresh in flight. */
+interface KeptDraft {
+  timer: NodeJS.Timeout | undefined;
+  inflight: Promise<void> | undefined;
+  stopped: boolean;
+}
 
 /** `signal` aborts a preview's call (an update the session gave up on). */
 export interface TelegramStreamApi {
@@ -40,12 +53,46 @@ export function isPrivate(thread: string, meta?: Record<string, unknown>): boole
 export class TelegramStreams {
   /** When each chat's next edit may start (chats not paced lately are forgotten). */
   readonly #pacing: EditPacing;
+  /** `<thread>#<draftId>` -> the draft kept shown. */
+  readonly #kept = new Map<string, KeptDraft>();
 
   constructor(
     private readonly api: TelegramStreamApi,
     groupEditGapMs: () => number = () => GROUP_EDIT_GAP_MS,
+    private readonly draftRefreshMs: () => number = () => DRAFT_REFRESH_MS,
   ) {
     this.#pacing = new EditPacing(groupEditGapMs);
+  }
+
+  /** No more refreshes (the gateway stops). */
+  close(): void {
+    for (const kept of this.#kept.values()) this.#stopKeeping(kept);
+    this.#kept.clear();
+  }
+
+  /** Sends the same draft again every draftRefreshMs while its text stays the same. */
+  #keepShown(thread: string, draftId: number, html: string): void {
+    const key = `${thread}#${draftId}`;
+    const previous = this.#kept.get(key);
+    if (previous) this.#stopKeeping(previous);
+    const kept: KeptDraft = { timer: undefined, inflight: undefined, stopped: false };
+    this.#kept.set(key, kept);
+    const changedAt = Date.now();
+    const arm = () => {
+      if (kept.stopped || Date.now() - changedAt > DRAFT_REFRESH_MAX_MS) return;
+      kept.timer = setTimeout(() => {
+        kept.inflight = this.api.draft(thread, draftId, html).then(arm, () => {
+          // A refresh refused or failed: the next real update starts keeping it again.
+        });
+      }, this.draftRefreshMs());
+      kept.timer.unref();
+    };
+    arm();
+  }
+
+  #stopKeeping(kept: KeptDraft): void {
+    kept.stopped = true;
+    if (kept.timer) clearTimeout(kept.timer);
   }
 
   open(thread: string, options: StreamOptions): ReplyStream {
@@ -61,6 +108,7 @@ export class TelegramStreams {
           draftId ??= randomInt(1, 2 ** 31 - 1);
           try {
             await this.api.draft(thread, draftId, html, signal);
+            this.#keepShown(thread, draftId, html);
             return fresh ? { draftId } : undefined;
           } catch (err) {
             // Drafts refused here (an older client, a chat type Telegram does not allow): edit instead.
@@ -93,6 +141,16 @@ export class TelegramStreams {
 
   /** A draft is followed by the message itself; a sent preview is edited to the final text. */
   async finish(thread: string, draft: DraftIds, html: string, options: SendOptions): Promise<SendResult> {
+    if (typeof draft.draftId === "number") {
+      // No refresh may show the draft again after the message: stop it, and let one in flight land first.
+      const key = `${thread}#${draft.draftId}`;
+      const kept = this.#kept.get(key);
+      this.#kept.delete(key);
+      if (kept) {
+        this.#stopKeeping(kept);
+        await kept.inflight;
+      }
+    }
     const messageId = typeof draft.messageId === "string" ? draft.messageId : undefined;
     if (!messageId) return this.api.send(thread, html, options);
     await this.#pace(thread);

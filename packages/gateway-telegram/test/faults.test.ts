@@ -1,7 +1,7 @@
 // Fault injection against the Telegram fake, each bounded in time: every message the fake
 // delivered must produce exactly one turn and exactly one reply.
 import { ContractRig } from "@agentsvc/session-core/testing";
-import { eventually, TelegramFake } from "@agentsvc/testkit";
+import { eventually, TelegramFake, within } from "@agentsvc/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createGateway } from "../src/index.js";
 import { type TelegramHarness, telegramHarness } from "./harness.js";
@@ -230,5 +230,91 @@ describe("telegram secrets and send failures", () => {
     await gateway.stop();
     rec.stop();
     await fake.close();
+  });
+});
+
+describe("telegram: HTML Telegram refuses", () => {
+  const REFUSED = {
+    status: 400 as const,
+    description: 'Bad Request: can\'t parse entities: Unsupported start tag "br" at byte offset 12',
+  };
+  let fake: TelegramFake;
+  let rec: ReturnType<typeof recordingContext>;
+  let gateway: ReturnType<typeof createGateway>;
+  beforeEach(async () => {
+    fake = await TelegramFake.start();
+    rec = recordingContext({ TG_TOKEN: fake.token });
+    gateway = createGateway({ name: "telegram", botTokenEnvVar: "TG_TOKEN", apiBaseUrl: fake.url });
+    await gateway.start(rec.context);
+  });
+  afterEach(async () => {
+    await gateway.stop();
+    rec.stop();
+    await fake.close();
+  });
+
+  it("a send refused with 400 can't parse entities goes out once more as plain text, not dead-lettered", async () => {
+    fake.failNext("sendMessage", REFUSED);
+    const sent = await gateway.send("101", "<b>Status</b>: a &amp; b", { idempotencyKey: "k", attempt: 1 });
+    const [message] = fake.chat.botMessages;
+    expect(sent?.messageId).toBe(String(message?.messageId));
+    expect(message).toMatchObject({ text: "Status: a & b", raw: "Status: a & b" });
+    expect(message?.parseMode).toBeUndefined();
+  });
+
+  it("an edit (a streamed reply's final text) refused with can't parse entities is made once more as plain text", async () => {
+    const sent = await gateway.send("101", "draft", { idempotencyKey: "k", attempt: 1 });
+    fake.failNext("editMessageText", REFUSED);
+    await gateway.edit?.("101", sent?.messageId as string, "<b>Final</b> answer &lt;3", {
+      idempotencyKey: "e",
+      attempt: 1,
+    });
+    expect(fake.chat.botMessages.map((m) => ({ text: m.text, raw: m.raw }))).toEqual([
+      { text: "Final answer <3", raw: "Final answer <3" },
+    ]);
+  });
+});
+
+describe("telegram: an update that fails every time it is handled", () => {
+  let g: TelegramHarness;
+  let r: ContractRig;
+  afterEach(async () => {
+    await r?.stop();
+    await g?.close?.();
+  });
+
+  it("is retried with a growing backoff, then skipped with an error log: a bounded number of polls, no hot loop", async () => {
+    const baseMs = 40;
+    g = await telegramHarness({
+      backoff: { baseMs, maxMs: 60_000 },
+      maxUpdateAttempts: 4,
+      skipUpdateAfterMs: 0,
+    });
+    r = new ContractRig(g);
+    r.deliverHook = async () => {
+      throw new Error("poisoned: the update cannot be recorded");
+    };
+    await r.start();
+    const polls = () => g.fake.calls.filter((c) => c.method === "getUpdates");
+    await eventually(() => polls().length >= 1, "the first poll");
+    const before = polls().length;
+    const updateId = g.fake.chat.userSends({
+      chatId: 101,
+      text: "poison p1",
+      from: { id: g.userId("user-1") },
+    });
+    await within(g.fake.confirmed(updateId), 10_000, "the poisoned update skipped");
+    // One poll hands it out per try (4), one more confirms it; before the fix every working
+    // getUpdates reset the backoff, so the same update was fetched every baseMs without end.
+    const tries = polls().slice(before - 1);
+    expect(tries.length).toBeLessThanOrEqual(4 + 2);
+    const gaps = tries.slice(1, 4).map((c, i) => c.at - (tries[i] as { at: number }).at);
+    // Only lower bounds: a slow machine can lengthen a gap, never shorten it.
+    for (const [i, gap] of gaps.slice(1).entries())
+      expect(gap, `gap ${i + 2} of ${gaps}`).toBeGreaterThanOrEqual(baseMs * 2 ** i - 5);
+    const skipped = g.logs.filter((l) => /failed every attempt; it is skipped/.test(l.msg));
+    expect(skipped).toHaveLength(1);
+    expect(skipped[0]).toMatchObject({ level: 50, updateId, attempts: 4 });
+    expect(r.session.status().telegram?.state).toBe("running");
   });
 });

@@ -166,3 +166,47 @@ describe("telegram: a streamed reply cut short", () => {
     expect(harness.fake.rateLimited.refusals).toEqual([]);
   });
 });
+
+describe("telegram: a streamed reply whose preview went away", () => {
+  it("a group preview the user deleted: the final edit answers 'message to edit not found' and the whole reply goes out as a new message", async () => {
+    const harness = await start({ streamIntervalMs: 300 }, { groupEditGapMs: 300 });
+    await says(harness, GROUP, "@agentsvc_bot hi");
+    const inGroup = () => harness.fake.chat.botMessages.filter((m) => m.chatId === GROUP);
+    await eventually(() => inGroup().length === 1, "the early message", 10_000);
+    const preview = inGroup()[0] as { messageId: number };
+    expect(harness.fake.chat.deleteBotMessage(GROUP, preview.messageId)).toBe(true);
+    await eventually(() => inGroup().some((m) => m.text === REPLY), "the reply as a new message", 15_000);
+    await rig?.session.idle(5_000);
+    expect(inGroup().map((m) => m.text)).toEqual([REPLY]);
+    const refused = harness.fake.calls.filter(
+      (c) => c.method === "editMessageText" && Number(c.params.message_id) === preview.messageId,
+    );
+    expect(refused.length).toBeGreaterThan(0);
+    expect((await rig?.store.outbox.list("telegram", String(GROUP)))?.map((r) => r.status)).not.toContain(
+      "dead",
+    );
+  });
+});
+
+describe("telegram: a draft during a long tool call", () => {
+  it("is sent again while its text stays the same (Telegram shows a draft about 30 s), and never after the reply's message", async () => {
+    const harness = await telegramHarness({ draftRefreshMs: 150 });
+    h = harness;
+    const g = await harness.gateway();
+    rig = await startSessionRig(g);
+    const stream = g.stream?.(String(PRIVATE), { meta: { chatType: "private" } });
+    const ids = await stream?.update("Checking the logs…");
+    const same = () =>
+      harness.fake.chat.drafts.filter((d) => d.chatId === PRIVATE && d.text === "Checking the logs…");
+    // Nothing new to show, as while a tool runs: the draft is sent again all the same.
+    await eventually(() => same().length >= 4, "the draft refreshed", 10_000);
+    expect(new Set(same().map((d) => d.draftId)).size).toBe(1);
+    await g.finishDraft?.(String(PRIVATE), ids ?? {}, "All clear.", { idempotencyKey: "k", attempt: 1 });
+    const after = same().length;
+    const finalAt = harness.fake.calls.find((c) => c.method === "sendMessage")?.at as number;
+    // Several refresh periods: a refresh still armed would show up here.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(same().length).toBe(after);
+    expect(harness.fake.chat.drafts.filter((d) => d.at > finalAt)).toEqual([]);
+  });
+});

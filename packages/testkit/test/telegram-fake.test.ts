@@ -64,3 +64,37 @@ describe("telegram fake", () => {
     expect((await call("sendMessage", { chat_id: 7, text: "x" })).body.ok).toBe(true);
   });
 });
+
+describe("telegram fake: what the Bot API documents", () => {
+  it("confirms every update below an offset for good: a later getUpdates with a lower offset (or none) never brings one back", async () => {
+    const ids = [1, 2, 3].map((i) => fake.chat.userSends({ chatId: 7, text: `m${i}` }));
+    await call("getUpdates", { offset: (ids[2] as number) + 1, timeout: 0 });
+    expect((await call("getUpdates", { offset: ids[0], timeout: 0 })).body.result).toEqual([]);
+    expect((await call("getUpdates", { timeout: 0 })).body.result).toEqual([]);
+  });
+
+  it("a negative offset keeps the last -offset updates and forgets the ones before", async () => {
+    const ids = [1, 2, 3].map((i) => fake.chat.userSends({ chatId: 7, text: `n${i}` }));
+    const last = await call("getUpdates", { offset: -1, timeout: 0 });
+    expect((last.body.result as { update_id: number }[]).map((u) => u.update_id)).toEqual([ids[2]]);
+    expect(fake.unconfirmed.map((u) => u.update_id)).toEqual([ids[2]]);
+  });
+
+  it("refuses in the API's own words when told to, and an edit of a message the user deleted is 'message to edit not found'", async () => {
+    fake.failNext("sendMessage", { status: 400, description: "Bad Request: can't parse entities: x" });
+    expect((await call("sendMessage", { chat_id: 7, text: "<b>x</b>", parse_mode: "HTML" })).body).toEqual({
+      ok: false,
+      error_code: 400,
+      description: "Bad Request: can't parse entities: x",
+    });
+    const sent = await call("sendMessage", { chat_id: 7, text: "preview" });
+    const id = (sent.body.result as { message_id: number }).message_id;
+    expect(fake.chat.deleteBotMessage(7, id)).toBe(true);
+    const edit = await call("editMessageText", { chat_id: 7, message_id: id, text: "final" });
+    expect(edit.body).toMatchObject({
+      ok: false,
+      error_code: 400,
+      description: "Bad Request: message to edit not found",
+    });
+  });
+});

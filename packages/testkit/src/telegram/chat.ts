@@ -168,6 +168,17 @@ export class TelegramChat {
     return { updateId: this.push({ callback_query: query }), callbackQueryId: id };
   }
 
+  /**
+   * A user (or an admin) deletes one of the bot's messages, e.g. a streamed preview. Telegram sends
+   * the bot no update for it; an edit of it then answers 400 "Bad Request: message to edit not found".
+   */
+  deleteBotMessage(chatId: number, messageId: number): boolean {
+    const i = this.botMessages.findIndex((m) => m.chatId === chatId && m.messageId === messageId);
+    if (i < 0) return false;
+    this.botMessages.splice(i, 1);
+    return true;
+  }
+
   /** Answers a bot method call; undefined for a method the fake does not know. */
   call(method: string, p: Record<string, unknown>, bot: TelegramUser): MethodAnswer | undefined {
     switch (method) {

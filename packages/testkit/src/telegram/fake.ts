@@ -221,7 +221,7 @@ export class TelegramFake {
     sendJson(res, fault.status, {
       ok: false,
       error_code: fault.status,
-      description: "Internal Server Error",
+      description: "description" in fault ? fault.description : "Internal Server Error",
     });
   }
 
@@ -242,6 +242,12 @@ export class TelegramFake {
         params.allowed_updates.length > 0 ? new Set(params.allowed_updates.map(String)) : undefined;
     const offset = Number(params.offset ?? 0);
     if (offset > 0) this.#confirm(offset);
+    // "A negative offset can be specified to retrieve updates starting from -offset update from the
+    // end of the updates queue. All previous updates will be forgotten."
+    else if (offset < 0) {
+      const kept = this.#updates.slice(offset);
+      if (kept[0]) this.#confirm(kept[0].update_id);
+    }
     const limit = Math.min(100, Math.max(1, Number(params.limit ?? 100)));
     const timeout = Math.max(0, Number(params.timeout ?? 0));
     if (this.#updates.length > 0 || timeout === 0) {
@@ -266,6 +272,7 @@ export class TelegramFake {
     });
   }
 
+  /** Every update below `offset` is confirmed for good: a later, lower offset never brings one back. */
   #confirm(offset: number): void {
     if (offset <= this.#confirmedBelow) return;
     this.#confirmedBelow = offset;

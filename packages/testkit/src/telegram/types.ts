@@ -84,6 +84,11 @@ export interface TelegramApiCall {
 export type TelegramFault =
   | { status: 429; retryAfter: number }
   | { status: 500 | 502 }
+  /**
+   * A refusal in the Bot API's own words (https://core.telegram.org/bots/api#making-requests:
+   * `ok: false`, `error_code`, `description`), e.g. 400 "Bad Request: can't parse entities: ...".
+   */
+  | { status: 400 | 403; description: string }
   | { status: 409; reason: "poller" | "webhook" }
   /** The connection is destroyed without an answer. */
   | { drop: true }
