@@ -76,6 +76,11 @@ const MALFORMED_NAMES = new Set([
   "AI_InvalidResponseDataError",
   "AI_EmptyResponseBodyError",
 ]);
+/**
+ * @ai-sdk/anthropic 4.x throws a plain Error with this text (the parse error dropped) when the
+ * stream's first event cannot be read.
+ */
+const UNREADABLE_FIRST_EVENT = /^Expected a normalized Anthropic stream error$/;
 const DETAIL_LIMIT = 500;
 
 /** Classifies a thrown error or a stream `error` part's payload. */
@@ -252,7 +257,7 @@ function factsOf(error: unknown): Facts {
   if (error instanceof Error) {
     return {
       text: clip(error.message),
-      malformed: MALFORMED_NAMES.has(error.name),
+      malformed: MALFORMED_NAMES.has(error.name) || UNREADABLE_FIRST_EVENT.test(error.message),
       network: isNetworkError(error),
     };
   }

@@ -234,6 +234,25 @@ describe("model calls: retries", () => {
     expect(result.attempts[0]?.outcome).toBe("model_error");
   });
 
+  it("an unreadable stream event before any text is retried", async () => {
+    const server = await anthropicServer([
+      {
+        fault: "sse",
+        frames: [
+          'event: message_start\ndata: {"type": "message_start", "message": {"id": "msg_1", "type": "mess\n\n',
+        ],
+        ending: "end",
+      },
+      answer("Readable."),
+    ]);
+    const result = await call(claude(server));
+    expect(result.text).toBe("Readable.");
+    expect(server.requests).toHaveLength(2);
+    expect(result.attempts[0]?.error?.message).toBe(
+      "The model provider sent a reply that could not be read.",
+    );
+  });
+
   it("a connection dropped before the response head is retried", async () => {
     const server = await openaiServer([{ fault: "reset" }, { deltas: [{ content: "Up." }] }]);
     const result = await call(gpt(server));
@@ -456,6 +475,20 @@ describe("model calls: error chunks of OpenAI and OpenAI-compatible streams", ()
       detail: "The server had an error while processing your request.",
     });
     expect(server.requests).toHaveLength(1);
+  });
+
+  it("an unreadable chunk before any text is retried", async () => {
+    const { server, candidate } = await compatible([
+      {
+        fault: "sse",
+        frames: ['data: {"id": "chatcmpl-1", "choices": [{"delta": {"content": "Hel\n\n'],
+        ending: "end",
+      },
+      answer("Whole."),
+    ]);
+    const result = await call(candidate);
+    expect(result.text).toBe("Whole.");
+    expect(server.requests).toHaveLength(2);
   });
 
   it("OpenAI's own error frame before any output is retried", async () => {
