@@ -73,5 +73,6 @@ async function register(exporter: "otlp" | "console", env: Env, logger: Logger):
   traceRuns(api);
   traceSessions(api);
   logger.info({ exporter }, `traces exported (${exporter})`);
-  return { middleware: httpTracing(api), flush: () => provider.forceFlush() };
+  const trustTraceparent = env.AGENTSVC_TRUST_TRACEPARENT?.trim().toLowerCase() === "true";
+  return { middleware: httpTracing(api, { trustTraceparent }), flush: () => provider.forceFlush() };
 }

@@ -14,6 +14,7 @@ export interface ReceivedSpan {
   events: { name: string; attributes: Record<string, unknown> }[];
   status: { code?: number; message?: string };
   service: unknown;
+  links: { traceId: string; spanId: string }[];
 }
 
 type AnyValue = {
@@ -85,6 +86,7 @@ export class OtlpReceiver {
           attributes?: KeyValue[];
           events?: { name: string; attributes?: KeyValue[] }[];
           status?: { code?: number; message?: string };
+          links?: { traceId: string; spanId: string }[];
         }[];
       }[];
     }[];
@@ -102,6 +104,7 @@ export class OtlpReceiver {
             events: (s.events ?? []).map((e) => ({ name: e.name, attributes: attrs(e.attributes) })),
             status: s.status ?? {},
             service,
+            links: (s.links ?? []).map((l) => ({ traceId: l.traceId, spanId: l.spanId })),
           });
     }
   }
