@@ -2,10 +2,15 @@
 // a testkit provider fake (OpenAI, Anthropic, OpenAI-compatible DeepSeek and vLLM), and what a
 // client of /agent/invoke and /agent/stream gets for each row. Every documented stream of the
 // provider's corpus (packages/testkit/fixtures/providers/) is played through the real server too.
+import { mkdirSync, realpathSync, symlinkSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import {
   ANTHROPIC_TEST_KEY,
   FakeAnthropic,
+  FakeGemini,
   FakeOpenAI,
+  GEMINI_TEST_KEY,
   loadProviderFixtures,
   OPENAI_TEST_KEY,
   type ProviderFake,
@@ -13,7 +18,7 @@ import {
 } from "@agentsvc/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Served, serveBin } from "./child.js";
-import { tempDir, writeFiles } from "./helpers.js";
+import { repoRoot, tempDir, writeFiles } from "./helpers.js";
 
 interface Invoked {
   status: number;
@@ -85,11 +90,13 @@ const WEATHER_TOOL = `{ kind: "tool", name: "get_weather", description: "The wea
 interface Row {
   name: string;
   corpus: string;
-  start(): Promise<FakeOpenAI | FakeAnthropic>;
+  start(): Promise<FakeOpenAI | FakeAnthropic | FakeGemini>;
   model(fake: ProviderFake): string;
   env: Record<string, string>;
   /** Whether the provider streams reasoning text the client then sees. */
   reasoning: boolean;
+  /** Provider packages a project installs itself (not bundled with agentsvc), linked into its node_modules. */
+  install?: string[];
   /** The code a client gets for the provider's own mid-stream error (Anthropic's is overloaded_error, OpenAI's server_error). */
   streamErrorCode: string;
 }
@@ -134,10 +141,28 @@ const rows: Row[] = [
     reasoning: true,
     streamErrorCode: "model_error",
   },
+  {
+    name: "google (the provider/model string form)",
+    corpus: "google",
+    start: () => FakeGemini.start(),
+    model: (fake) => `{ model: "google/gemini-2.5-flash", baseURL: ${JSON.stringify(fake.baseURL)} }`,
+    env: { GOOGLE_GENERATIVE_AI_API_KEY: GEMINI_TEST_KEY },
+    reasoning: true,
+    streamErrorCode: "overloaded",
+    install: ["@ai-sdk/google"],
+  },
 ];
 
+// Where the workspace has a provider package (agent-core's devDependencies), as npm would install it.
+const workspacePackage = (name: string) =>
+  dirname(
+    realpathSync(
+      createRequire(join(repoRoot, "packages/agent-core/package.json")).resolve(`${name}/package.json`),
+    ),
+  );
+
 describe.each(rows)("agentsvc start with a $name model", (row) => {
-  let fake: FakeOpenAI | FakeAnthropic;
+  let fake: FakeOpenAI | FakeAnthropic | FakeGemini;
   let served: Served;
 
   beforeAll(async () => {
@@ -146,6 +171,11 @@ describe.each(rows)("agentsvc start with a $name model", (row) => {
       "agents/bot.mjs": `export default { kind: "agent", name: "bot", model: ${row.model(fake)}, tools: [${WEATHER_TOOL}] };\n`,
       "gateways/agent.yaml": "exposes: agent\npath: /agent\n",
     });
+    for (const name of row.install ?? []) {
+      const target = join(dir, "node_modules", name);
+      mkdirSync(dirname(target), { recursive: true });
+      symlinkSync(workspacePackage(name), target, "dir");
+    }
     served = await serveBin(["start", dir, "--port", "0"], row.env);
   });
   afterAll(async () => {
