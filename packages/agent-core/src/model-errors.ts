@@ -212,7 +212,7 @@ export function classifyModelError(error: unknown, context: ClassifyContext = {}
 }
 
 /** The message of a context_length failure that compaction could not fix. */
-export const CONTEXT_LENGTH_MESSAGE =
+const CONTEXT_LENGTH_MESSAGE =
   "This conversation is too long for the model; start a new one or clear it.";
 
 /**

@@ -14,7 +14,7 @@ import type { Message, ReasoningMetadata, ReasoningPart, ToolCall } from "./mess
 import type { Memory } from "./memory.js";
 import { type AttemptScope, callModel, type ModelAttempt, type ModelCandidate } from "./model-call.js";
 import type { FinishReason, TurnError, Usage } from "./model-error.js";
-import { CONTEXT_LENGTH_MESSAGE, classifyModelError, ModelCallError } from "./model-errors.js";
+import { classifyModelError, ModelCallError } from "./model-errors.js";
 import { DEMO_STEP_OPTION } from "./models/demo-model.js";
 import type { ResolvedModel } from "./models/resolved-model.js";
 import { callSettings, type ModelSettings, mergeProviderOptions } from "./models/settings.js";
@@ -214,9 +214,8 @@ export class Turn {
       !call.streamed &&
       (await this.shrinkHistory())
     ) {
+      // Still too long: the classifier's message says what to do (start a new one or clear it).
       outcome = await this.tryModel(call);
-      if (outcome.kind === "error" && outcome.error.code === "context_length")
-        outcome = { kind: "error", error: { ...outcome.error, message: CONTEXT_LENGTH_MESSAGE } };
     }
     const { text, reasoning, toolCalls } = call;
     // Whatever arrived is kept, even when the call was cut short.
