@@ -212,8 +212,7 @@ export function classifyModelError(error: unknown, context: ClassifyContext = {}
 }
 
 /** The message of a context_length failure that compaction could not fix. */
-const CONTEXT_LENGTH_MESSAGE =
-  "This conversation is too long for the model; start a new one or clear it.";
+const CONTEXT_LENGTH_MESSAGE = "This conversation is too long for the model; start a new one or clear it.";
 
 /**
  * When the provider says a retry may succeed: `retry-after-ms` (OpenAI's, milliseconds), else
