@@ -95,6 +95,23 @@ export const anthropicFault = {
     ],
     ending: "end",
   }),
+  /** A tool_use block whose input is still streaming, then an SSE `error` event. */
+  errorInToolCall: (id: string, name: string, partialJson: string, type: string, message: string): Fault => ({
+    fault: "sse",
+    frames: [
+      anthropicStart(),
+      anthropicEvent("content_block_start", {
+        index: 0,
+        content_block: { type: "tool_use", id, name, input: {} },
+      }),
+      anthropicEvent("content_block_delta", {
+        index: 0,
+        delta: { type: "input_json_delta", partial_json: partialJson },
+      }),
+      anthropicEvent("error", { error: { type, message } }),
+    ],
+    ending: "end",
+  }),
   /** `message_start`, then the connection is reset before the first token. */
   resetAfterStart: (): Fault => ({ fault: "sse", frames: [anthropicStart()], ending: "reset" }),
   /** `message_start` and `ping`, then silence (a stalled stream). */

@@ -82,6 +82,25 @@ describe("a turn whose model call fails", () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it("does not retry once a tool call started streaming, and the next turn's history is valid for the provider", async () => {
+    const { runs, server } = await managerFor([
+      anthropicFault.errorInToolCall("toolu_1", "lookup", '{"q": "ca', "overloaded_error", "Overloaded"),
+      answer("Next turn works."),
+    ]);
+    const handle = runs.start({ input: "look up cats", ...user });
+    const events = await collect(handle);
+    const result = await handle.done;
+    expect(events.some((e) => e.chunk.choices[0].delta.tool_calls)).toBe(true);
+    expect(result.status).toBe("failed");
+    expect(result.error?.code).toBe("overloaded");
+    expect(server.requests).toHaveLength(1);
+
+    server.requests.length = 0;
+    const next = await runs.start({ input: "again", ...user }).done;
+    expect(next).toMatchObject({ status: "completed", text: "Next turn works." });
+    expect(server.rejections.size).toBe(0);
+  });
+
   it("keeps nothing of a failed attempt that streamed nothing (a redacted thinking block) in the retried reply", async () => {
     const { runs, server, memory } = await managerFor([
       anthropicFault.errorAfterRedactedThinking("EncryptedBlob==", "overloaded_error", "Overloaded"),
