@@ -1,5 +1,6 @@
 // `pnpm bench`: every figure is printed beside a baseline measured in the same run, as a ratio.
 import { benchAgentRoute, INVOKE_WORKLOAD } from "./agent-route.ts";
+import { benchBigMessages } from "./big-messages.ts";
 import { benchCluster } from "./cluster.ts";
 import { benchIngest } from "./ingest.ts";
 import { benchIngestPostgres } from "./ingest-pg.ts";
@@ -44,6 +45,9 @@ if (!only || only === "memory")
 if (!only || only === "cluster")
   printTable("Several instances on PostgreSQL (agent route, durable memory)", await benchCluster());
 if (!only || only === "page") printTable("Chat page (Chromium, real server, demo model)", await benchPage());
+// Not in the default run: #38's large-message attack (minutes, gigabytes of traffic).
+if (only === "big-messages")
+  printTable("Large messages on an open agent route (database memory)", await benchBigMessages());
 // Not in the default run: four runs of ten minutes.
 if (only === "soak") printTable("Soak: sustained streams on durable memory", await benchSoak());
 process.exit(0);
