@@ -93,6 +93,22 @@ describe("provider fakes: recording and scripting", () => {
     expect(contents(await pending).join("")).toBe("late");
   });
 
+  it("sees a client that gives up during a slow head as client-closed", async () => {
+    fake = await FakeOpenAI.start();
+    fake.enqueue({ text: ["late"], headDelayMs: 5000 });
+    const abort = new AbortController();
+    const pending = fetch(`${fake.baseURL}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...auth },
+      body: JSON.stringify(body),
+      signal: abort.signal,
+    }).catch(() => undefined);
+    while (fake.count === 0) await new Promise((r) => setTimeout(r, 10));
+    abort.abort();
+    await pending;
+    expect(await fake.requests[0]?.outcome).toBe("client-closed");
+  });
+
   it("destroys the socket before any response when told to drop before the head", async () => {
     fake = await FakeOpenAI.start();
     fake.enqueue({ text: ["never"], fault: { kind: "drop", when: "before-head" } });

@@ -151,6 +151,12 @@ export abstract class ProviderFake {
       outcome: new Promise((resolve) => (settle = resolve)),
     };
     this.requests.push(record);
+    // Listening from the start: a client that gives up during a slow head is seen too.
+    let closed = false;
+    res.on("close", () => {
+      closed = !res.writableFinished;
+      if (closed) settle("client-closed");
+    });
     const refuse = (refusal: Refusal) => {
       record.status = refusal.status;
       settle("refused");
@@ -174,6 +180,7 @@ export abstract class ProviderFake {
     const source = this.#queue.shift() ?? this.#fallback;
     const step = typeof source === "function" ? source(record) : source;
     if (step.headDelayMs) await sleep(step.headDelayMs);
+    if (closed) return;
     const fault = step.fault;
     if (fault?.kind === "drop" && fault.when === "before-head") {
       settle("dropped");
@@ -184,11 +191,6 @@ export abstract class ProviderFake {
     const history = this.historyRefusal(body as Record<string, unknown>, route);
     if (history) return refuse(history);
 
-    let closed = false;
-    res.on("close", () => {
-      closed = !res.writableFinished;
-      if (closed) settle("client-closed");
-    });
     record.status = 200;
     if (!route.stream) {
       if (fault?.kind === "drop") {
