@@ -579,7 +579,9 @@ export class RunManager implements RunManagerApi {
           ? `retrying in ${attempt.retryInMs} ms`
           : attempt.fallingBackTo
             ? `falling back to ${attempt.fallingBackTo}`
-            : "giving up";
+            : attempt.outcome === "context_length"
+              ? "the turn shrinks its history and tries once more, the first time"
+              : "giving up";
       const { error, ...facts } = attempt;
       this.logger.warn(
         { ...facts, error: error?.message, detail: error?.detail },
