@@ -93,7 +93,7 @@ export class ImapReader {
     }
   }
 
-  /** Sender and subject of a message still in the mailbox, by its Message-ID. */
+  /** Where a reply to a message still in the mailbox goes (Reply-To, else From) and its subject, by its Message-ID. */
   async lookup(messageId: string): Promise<{ from: string; subject: string } | undefined> {
     const client = await this.#connect();
     const lock = await client.getMailboxLock(this.#settings.mailbox);
@@ -102,7 +102,8 @@ export class ImapReader {
       const uid = uids[0];
       if (uid === undefined) return undefined;
       const found = (await client.fetchOne(String(uid), { envelope: true }, { uid: true })) || undefined;
-      const from = found?.envelope?.from?.[0]?.address;
+      // The IMAP envelope's reply-to is the Reply-To header, or From when there is none (RFC 3501 ENVELOPE).
+      const from = found?.envelope?.replyTo?.[0]?.address ?? found?.envelope?.from?.[0]?.address;
       return from ? { from: from.toLowerCase(), subject: found?.envelope?.subject ?? "" } : undefined;
     } finally {
       lock.release();

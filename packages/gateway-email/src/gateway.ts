@@ -295,10 +295,10 @@ export class EmailGateway implements Gateway {
       thread,
       text,
       author: { id: facts.from, ...(facts.fromName ? { displayName: facts.fromName } : {}) },
-      meta: { from: facts.from, subject: facts.subject, messageId, references },
+      meta: { from: facts.from, replyTo: facts.replyTo, subject: facts.subject, messageId, references },
     });
     await ctx.state.set(`msg:${messageId}`, thread);
-    const info: ThreadInfo = { to: facts.from, subject: facts.subject, inReplyTo: messageId, references };
+    const info: ThreadInfo = { to: facts.replyTo, subject: facts.subject, inReplyTo: messageId, references };
     await ctx.state.set(`thread:${thread}`, info);
     return "recorded";
   }
@@ -333,7 +333,8 @@ export class EmailGateway implements Gateway {
   async #threadInfo(thread: string, meta: Record<string, unknown> | undefined): Promise<ThreadInfo> {
     if (meta && typeof meta.from === "string") {
       return {
-        to: meta.from,
+        // Reply-To when the mail named one (RFC 5322 §3.6.2); runs recorded before it was kept: From.
+        to: typeof meta.replyTo === "string" ? meta.replyTo : meta.from,
         subject: String(meta.subject ?? ""),
         ...(typeof meta.messageId === "string" ? { inReplyTo: meta.messageId } : {}),
         ...(Array.isArray(meta.references) ? { references: meta.references.map(String) } : {}),

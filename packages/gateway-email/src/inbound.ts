@@ -15,6 +15,12 @@ export interface MailFacts {
   subject: string;
   from: string;
   fromName: string | undefined;
+  /**
+   * Where replies go: the `Reply-To` addresses when the mail names any ("the address(es) to which
+   * the author of the message suggests that replies be sent", RFC 5322 §3.6.2), else `from`.
+   * Mailing lists and ticket systems set it. Who wrote the mail is still `from`.
+   */
+  replyTo: string;
   /** Text without the quoted previous mail and the signature. */
   text: string;
 }
@@ -69,8 +75,16 @@ export function mailFacts(mail: ParsedMail): MailFacts {
     subject: mail.subject ?? "",
     from: (sender?.address ?? "").toLowerCase(),
     fromName: sender?.name || undefined,
+    replyTo: replyAddresses(mail) ?? (sender?.address ?? "").toLowerCase(),
     text: stripQuoted(mail.text ?? ""),
   };
+}
+
+/** The Reply-To addresses, comma-separated (groups flattened), or undefined when it names none. */
+function replyAddresses(mail: ParsedMail): string | undefined {
+  const flat = (mail.replyTo?.value ?? []).flatMap((a) => (a.group ? a.group : [a]));
+  const addresses = flat.flatMap((a) => (a.address ? [a.address.toLowerCase()] : []));
+  return addresses.length > 0 ? [...new Set(addresses)].join(", ") : undefined;
 }
 
 // Where a top-posting client (Outlook and others) starts the unprefixed copy of the previous mail:

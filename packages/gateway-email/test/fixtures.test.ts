@@ -10,7 +10,14 @@ import { type Dovecot, dovecotMissing, startDovecot } from "@agentsvc/testkit";
 import { emailRig, until } from "./rig.js";
 
 type Expect =
-  | { outcome: "delivered"; text: string; author: string; thread: string }
+  | {
+      outcome: "delivered";
+      text: string;
+      author: string;
+      thread: string;
+      /** The addresses the agent's reply goes to (default: the author). */
+      replyTo?: string[];
+    }
   | { outcome: "ignored"; reason: string }
   | { outcome: "decided"; decision: "approve" | "reject"; by: string };
 interface Fixture {
@@ -94,6 +101,13 @@ describe.skipIf(dovecotMissing !== undefined)("email fixtures through Dovecot", 
           author: { id: want.author },
         });
         await box.waitSeen(uid);
+        if (want.replyTo) {
+          await until(() => box.sink.mails.length > sentBefore, "the reply");
+          const reply = box.sink.mails[sentBefore];
+          expect(reply?.to && "value" in reply.to ? reply.to.value.map((a) => a.address) : []).toEqual(
+            want.replyTo,
+          );
+        }
         return;
       }
       if (want.outcome === "ignored") {
