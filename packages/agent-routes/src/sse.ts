@@ -217,7 +217,7 @@ class SseFeed {
       if (this.stopped) return;
       let text = "";
       // The client's share of the error: the provider's own text stays in the logs.
-      if (result.status === "failed" || result.error)
+      if (result.status === "failed")
         text += frame("error", JSON.stringify(publicError(result.error)), this.lastId);
       text += frame("done", JSON.stringify({ status: result.status, ...ending(result) }), this.lastId);
       this.out.end(text);
