@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runBin } from "./child.js";
 import { BOT_AGENT, linkPackages, run, tempDir, writeFiles } from "./helpers.js";
@@ -27,6 +26,23 @@ describe("agentsvc check sees what the gateways need before start does", () => {
     expect(r.stderr).toContain(
       "npm install @agentsvc/gateway-discord @agentsvc/gateway-slack @agentsvc/gateway-telegram",
     );
+  });
+
+  it("start and dev name every missing adapter package too, with the same install command, and exit 1 without listening", () => {
+    const dir = writeFiles(tempDir(), GATEWAYS);
+    const command =
+      "npm install @agentsvc/gateway-discord @agentsvc/gateway-slack @agentsvc/gateway-telegram";
+    const start = runBin(["start", dir, "--port", "0"]);
+    expect(start.code).toBe(1);
+    for (const [file, pkg] of [
+      ["gateways/discord.yaml", "@agentsvc/gateway-discord"],
+      ["gateways/slack.yaml", "@agentsvc/gateway-slack"],
+      ["gateways/tg.yaml", "@agentsvc/gateway-telegram"],
+    ]) {
+      expect(start.stderr).toMatch(new RegExp(`error ${file}: type: .*${pkg}.* is not installed`));
+    }
+    expect(start.stderr).toContain(`Install them: ${command}`);
+    expect(start.stdout).not.toContain("listening");
   });
 
   it("exits 1 when one adapter package is missing though the others are installed (in-process, from source)", async () => {

@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { type Command, EXIT_FAIL, EXIT_PORT, EXIT_USAGE } from "../command.js";
 import { useColor } from "../io.js";
 import { gatewayLines } from "../gateway-banner.js";
+import { missingAdapterErrors } from "../gateway-needs.js";
 import { printIssues } from "../report.js";
 
 const LOG_FORMATS = ["pretty", "json"] as const;
@@ -61,6 +62,15 @@ export const startCommand: Command = {
         fail(`cannot start: ${w.file}: ${w.path}: ${datasourceUrlUnset(name, ds)}`);
     }
     if (unset.length) return EXIT_FAIL;
+    // Every missing adapter package at once, with one install command, as check lists them (the
+    // server would stop at the first); `dev` runs this verb, so it says the same.
+    const adapters = await missingAdapterErrors(loaded.project);
+    if (adapters.errors.length) {
+      await printIssues(print, adapters.errors, [], dir);
+      if (adapters.install)
+        print.err(`Install ${adapters.errors.length === 1 ? "it" : "them"}: ${adapters.install}`);
+      return EXIT_FAIL;
+    }
     const { createLogger, shutdownOnSignals, startServer } = await import("@agentsvc/server");
     let server: Awaited<ReturnType<typeof startServer>>;
     try {
