@@ -30,7 +30,7 @@ const ENV = {
 /** A fetch that records the request the provider built and answers 401 (nothing leaves the machine). */
 function recordingFetch() {
   const seen: { url: string; headers: Headers }[] = [];
-  const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+  const fetch = (async (input: string | URL | Request, init?: RequestInit) => {
     seen.push({
       url: String(input instanceof Request ? input.url : input),
       headers: new Headers(init?.headers),
