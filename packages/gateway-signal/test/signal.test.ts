@@ -169,6 +169,31 @@ describe("signal gateway", () => {
     expect(retried.length).toBe(4);
   });
 
+  it("a message whose recording was given up (the gateway stopped while it was being recorded) gets no read receipt", async () => {
+    const t = await started({ recordRetry: { baseMs: 20, maxMs: 40 } });
+    await eventually(() => daemon?.openStreams === 1, "the stream");
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let attempts = 0;
+    // The first try fails at once; the second hangs until the gateway has stopped, then fails.
+    t.deliverHook = async () => {
+      attempts += 1;
+      if (attempts >= 2) await held;
+      throw new Error("store unavailable");
+    };
+    daemon?.receive(ACCOUNT, { from: "+15550000001", text: "never recorded" });
+    await eventually(() => attempts >= 2, "the second try in flight");
+    await gateway?.stop();
+    release();
+    // A receipt, were one sent, would follow the failed try at once.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(t.delivered).toEqual([]);
+    expect(daemon?.rpcCalls.filter((c) => c.method === "sendReceipt")).toEqual([]);
+    expect(daemon?.receipts).toEqual([]);
+  });
+
   it("the idle watchdog leaves the stream alone while a message waits to be recorded", async () => {
     let now = 0;
     const t = await started({
