@@ -158,6 +158,10 @@ describe('"provider/model" strings', () => {
       message: `model "google/gemini-2.5-flash" needs the package @ai-sdk/google, which is not installed in ${root}. Install it: npm install @ai-sdk/google`,
     });
     expect(attempt((pkg) => `pnpm add ${pkg}`).message).toMatch(/Install it: pnpm add @ai-sdk\/google$/);
+    // Before its key: installing comes first.
+    expect(() => resolveModel("google/gemini-2.5-flash", { env: {}, root })).toThrow(
+      /needs the package @ai-sdk\/google/,
+    );
   });
 
   it("loads only what a model names: the bundled providers need nothing installed in the project", () => {

@@ -1,6 +1,7 @@
 import { realpathSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { runBin } from "./child.js";
 import { linkPackages, run, tempDir, writeFiles } from "./helpers.js";
 
 // Provider packages as agent-core's tests have them installed (real folders, so their own
@@ -30,6 +31,25 @@ describe("agentsvc check and the agent's model providers", () => {
     // openai ships with agentsvc.
     expect(r.stderr).not.toContain("@ai-sdk/openai");
     expect(r.stderr).toContain("pnpm add @ai-sdk/google @ai-sdk/mistral");
+    expect(r.code).toBe(1);
+  });
+
+  it("names them from the bundled agentsvc too (npm's command without a lockfile)", () => {
+    const dir = writeFiles(tempDir(), { "agents/bot.mjs": STRING_MODELS });
+    const r = runBin(["check", dir]);
+    expect(r.stderr).toMatch(
+      /error agents\/bot\.mjs: model: provider "google" needs the package @ai-sdk\/google/,
+    );
+    expect(r.stderr).toContain("npm install @ai-sdk/google @ai-sdk/mistral");
+    expect(r.code).toBe(1);
+  });
+
+  it("stops the bundled agentsvc start with the package and the install command, before its key", () => {
+    const dir = writeFiles(tempDir(), { "agents/bot.mjs": STRING_MODELS });
+    const r = runBin(["start", dir, "--port", "0"]);
+    expect(r.stderr).toContain(
+      `agents/bot.mjs: model "google/gemini-2.5-flash" needs the package @ai-sdk/google, which is not installed in ${dir}. Install it: npm install @ai-sdk/google`,
+    );
     expect(r.code).toBe(1);
   });
 

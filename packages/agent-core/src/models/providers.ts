@@ -73,14 +73,23 @@ const BUILD: Record<ModelProviderName, (mod: Record<string, unknown>, a: BuildAr
   "openai-compatible": (mod, a) => compatible(mod, a, "openai-compatible"),
 };
 
-/** Builds `provider/modelId`, loading the provider's package now (the first use). */
+/** The provider's package, loaded now (its first use): a missing one is named before any key is. */
+export function providerModule(
+  provider: ModelProviderName,
+  modelId: string,
+  options: LoadProviderOptions,
+): Record<string, unknown> {
+  const info = MODEL_PROVIDERS[provider];
+  return loadProviderPackage(info.package, info.bundled, `${provider}/${modelId}`, options);
+}
+
+/** Builds `provider/modelId` with the provider's loaded package. */
 export function buildProviderModel(
   provider: ModelProviderName,
+  mod: Record<string, unknown>,
   args: BuildArgs,
-  options: LoadProviderOptions,
 ): LanguageModelV4 {
   const info = MODEL_PROVIDERS[provider];
-  const mod = loadProviderPackage(info.package, info.bundled, `${provider}/${args.modelId}`, options);
   const baseURL = args.baseURL ?? ("baseURL" in info ? info.baseURL : undefined);
   return BUILD[provider](mod, { ...args, baseURL });
 }

@@ -12,7 +12,7 @@ import { AgentsvcError } from "../errors.js";
 import { specProviderOptions } from "./call-options.js";
 import { createDemoModel } from "./demo-model.js";
 import type { LoadProviderOptions } from "./provider-package.js";
-import { buildProviderModel } from "./providers.js";
+import { buildProviderModel, providerModule } from "./providers.js";
 import type { ResolvedModel } from "./resolved-model.js";
 import { type ModelSettings, mergeProviderOptions } from "./settings.js";
 
@@ -79,6 +79,8 @@ function resolveOne(
   // A thinking budget goes out as Anthropic provider options on every call.
   const thinking = specProviderOptions(input as ModelSpec);
   if (thinking) settings.providerOptions = mergeProviderOptions(thinking, settings.providerOptions);
+  // The package first: installing it is the first thing to do, setting its key the second.
+  const mod = primary ? undefined : providerModule(provider, target.modelId, options);
   const vars = modelKeyVars(input, env);
   // A given language model brings its own key.
   for (const name of primary ? [] : vars) {
@@ -92,18 +94,14 @@ function resolveOne(
   const keyVar = keyVariableOf(provider, target.apiKeyEnvVar, vars);
   const model =
     primary ??
-    buildProviderModel(
-      provider,
-      {
-        modelId: target.modelId,
-        apiKey: keyVar ? env[keyVar] : undefined,
-        baseURL: target.baseURL,
-        name: typeof object.name === "string" ? object.name : undefined,
-        env,
-        fetch: options.fetch,
-      },
-      options,
-    );
+    buildProviderModel(provider, mod as Record<string, unknown>, {
+      modelId: target.modelId,
+      apiKey: keyVar ? env[keyVar] : undefined,
+      baseURL: target.baseURL,
+      name: typeof object.name === "string" ? object.name : undefined,
+      env,
+      fetch: options.fetch,
+    });
   const resolved: Omit<ResolvedModel, "fallbacks"> = { model, provider, settings };
   if (keyVar) resolved.apiKeyEnvVar = keyVar;
   return resolved;
