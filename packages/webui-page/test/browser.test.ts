@@ -292,6 +292,17 @@ describe("chat page in Chromium", () => {
     expect(await w.page.locator("#status").textContent()).toBe("Reply failed.");
   });
 
+  it("says so under a reply cut at the model's length limit", async () => {
+    const f = await fake();
+    const w = await open(f);
+    await send(w, "cut please");
+    await expect
+      .poll(() => w.page.locator(".note").last().textContent())
+      .toBe("The reply was cut off at the model's length limit.");
+    expect(await assistantText(w).textContent()).toBe("This answer stops in the mid");
+    expect(await w.page.locator("#status").textContent()).toBe("Reply finished.");
+  });
+
   it("says when to retry a rate-limited reply, in its own words, never the provider's text", async () => {
     const f = await fake();
     const w = await open(f);

@@ -281,6 +281,10 @@ async function runStream(t: Turn, res: Response): Promise<void> {
         failed = true;
         t.bubble.addNote(failureMessage(code, retryAfterMs), "error");
       },
+      // A reply cut at the model's output limit reads as whole unless the page says so.
+      done: (finishReason) => {
+        if (finishReason === "length") t.bubble.addNote("The reply was cut off at the model's length limit.");
+      },
     },
     t.controller.signal,
   );

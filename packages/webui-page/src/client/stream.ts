@@ -6,6 +6,8 @@ export interface StreamHandlers {
   thread(threadId: string): void;
   chunk(envelope: unknown): void;
   error(code: string, message: string, retryAfterMs?: number): void;
+  /** The turn's end: `done`'s `{status, finishReason?}` (older servers send `[DONE]`: nothing known). */
+  done?(finishReason: string | undefined): void;
 }
 
 /** done: the server finished the turn; aborted: we stopped reading; dropped: the body ended early. */
@@ -50,6 +52,13 @@ export async function consumeStream(
           }
           on.error(code, message, retryAfterMs);
         } else if (ev.event === "done") {
+          let finishReason: unknown;
+          try {
+            finishReason = (JSON.parse(ev.data) as { finishReason?: unknown }).finishReason;
+          } catch {
+            // `[DONE]`: how the turn ended is not known.
+          }
+          on.done?.(typeof finishReason === "string" ? finishReason : undefined);
           reader.cancel().catch(() => {});
           return "done";
         }

@@ -5,7 +5,9 @@ export type Step =
   | { delta: Record<string, unknown> }
   | { suspend: PendingCall }
   | { error: { code: string; message: string; retryAfterMs?: number } }
-  | { sleep: number };
+  | { sleep: number }
+  /** How the turn ended, sent in the `done` event (the agent route's `{status, finishReason}`). */
+  | { finish: string };
 
 export interface PendingCall {
   toolCallId: string;
@@ -146,6 +148,11 @@ export async function* scriptFor(input: string, run: RunControl): AsyncGenerator
     case "fail": {
       yield { delta: { content: "Partial answer" } };
       yield { error: { code: "model_error", message: "The model failed." } };
+      return;
+    }
+    case "cut": {
+      yield { delta: { content: "This answer stops in the mid" } };
+      yield { finish: "length" };
       return;
     }
     case "ratelimit": {

@@ -150,6 +150,7 @@ export async function startFakeApi(opts: FakeOptions): Promise<FakeApi> {
     const enc = new TextEncoder();
     let seq = 0;
     let closed = false;
+    let finishReason: string | undefined;
     const stream = new ReadableStream<Uint8Array>({
       async start(ctrl) {
         const send = (event: string, data: string, id?: number) => {
@@ -173,6 +174,7 @@ export async function startFakeApi(opts: FakeOptions): Promise<FakeApi> {
           if (closed) break;
           if ("sleep" in step) await new Promise((r) => setTimeout(r, step.sleep));
           else if ("error" in step) send("error", JSON.stringify(step.error));
+          else if ("finish" in step) finishReason = step.finish;
           else if ("suspend" in step) {
             run.pending = { ...step.suspend, createdAt: Date.now() };
             send("chunk", chunk({}, "middleware_stop"), ++seq);
@@ -199,7 +201,7 @@ export async function startFakeApi(opts: FakeOptions): Promise<FakeApi> {
         run.active = false;
         row.updatedAt = tick();
         if (!closed) {
-          send("done", JSON.stringify({ status: "completed" }));
+          send("done", JSON.stringify({ status: "completed", ...(finishReason ? { finishReason } : {}) }));
           closed = true;
           ctrl.close();
         }
