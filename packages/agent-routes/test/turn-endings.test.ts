@@ -61,7 +61,7 @@ describe("POST /invoke, a failed turn", () => {
     });
   });
 
-  it("keeps the provider's detail, status and key name out of the body", async () => {
+  it("keeps the error's detail (the provider's text), statusCode and envVar fields out of the body", async () => {
     const base = await serve(
       scriptedRuns([
         failed({
