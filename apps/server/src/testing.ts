@@ -15,6 +15,8 @@ export interface ProjectServerOptions {
   /** Rewrites each push-style entry before the server starts (e.g. `apiBaseUrl: fake.url`). */
   patchGateway?: (entry: PushGatewayEntry) => PushGatewayEntry;
   logger?: Logger;
+  /** Port on 127.0.0.1. Default 0: any free port (tests); a demo may want a fixed one. */
+  port?: number;
 }
 
 export interface ProjectServer extends RunningServer {
@@ -36,7 +38,7 @@ export async function startProjectServer(
   const patch = options.patchGateway ?? ((entry: PushGatewayEntry) => entry);
   const project = { ...loaded.project, pushGateways: loaded.project.pushGateways.map(patch) };
   const server = await startServer(project, {
-    port: 0,
+    port: options.port ?? 0,
     logger: options.logger ?? pino({ level: process.env.TESTKIT_LOG ?? "silent" }),
     env: options.env,
     buildDir: mkdtempSync(join(tmpdir(), "agentsvc-testkit-build-")),

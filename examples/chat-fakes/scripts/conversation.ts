@@ -17,7 +17,8 @@ export interface Demo {
   close(): Promise<void>;
 }
 
-export async function startDemo(): Promise<Demo> {
+/** `port`: where agentsvc listens on 127.0.0.1 (default any free port). */
+export async function startDemo(options: { port?: number } = {}): Promise<Demo> {
   const telegram = await TelegramFake.start();
   const slack = await SlackFake.start();
   const discord = await DiscordFake.start({ heartbeatIntervalMs: 5_000 });
@@ -35,6 +36,7 @@ export async function startDemo(): Promise<Demo> {
     },
     patchGateway: (entry: PushGatewayEntry) =>
       ({ ...entry, apiBaseUrl: bases[entry.type] ?? "" }) as PushGatewayEntry,
+    ...(options.port !== undefined ? { port: options.port } : {}),
   });
   return {
     server,
