@@ -2,7 +2,14 @@
 // are recorded per call and summed per turn; provider warnings are logged once per model.
 import * as v from "valibot";
 import { afterEach, describe, expect, it } from "vitest";
-import { type AgentModel, defineAgent, defineTool, RunManager, WindowMemory } from "../src/index.js";
+import {
+  type AgentModel,
+  defineAgent,
+  defineTool,
+  InMemoryRunStore,
+  RunManager,
+  WindowMemory,
+} from "../src/index.js";
 import { type FakeOpenAI, type FakeReply, startFakeOpenAI } from "./fake-openai-server.js";
 
 const user = { userId: "u1", conversationId: "c1" };
@@ -142,6 +149,33 @@ describe("finish reasons and usage", () => {
     expect(result.text).toBe("The answer is");
     expect(result.finishReason).toBe("length");
     expect(result.usage).toMatchObject({ inputTokens: 3, outputTokens: 4, totalTokens: 7 });
+  });
+});
+
+describe("usage across an approval", () => {
+  it("counts the calls before the suspension in the continued turn, also after a restart", async () => {
+    server = await startFakeOpenAI(TOOL_THEN_ANSWER);
+    const gated = defineTool({ ...clock, needsApproval: true });
+    const agent = defineAgent({
+      name: "gated",
+      model: { provider: "openai-compatible", model: "fake-model", baseURL: server.baseURL },
+      tools: [gated],
+    });
+    const runStore = new InMemoryRunStore();
+    const before = await new RunManager({ agent, runStore, memory: new WindowMemory() }).start({
+      input: "what time is it?",
+      threadId: "t-usage",
+      ...user,
+    }).done;
+    expect(before.status).toBe("suspended");
+    expect(before.usage).toMatchObject({ inputTokens: 10, outputTokens: 5, totalTokens: 15 });
+    // A new process on the same run store decides it.
+    const restarted = new RunManager({ agent, runStore, memory: new WindowMemory() });
+    await restarted.ready();
+    const handle = await restarted.resume("t-usage", { decision: "approve" }, { userId: user.userId });
+    const after = await handle.done;
+    expect(after.status).toBe("completed");
+    expect(after.usage).toMatchObject({ inputTokens: 30, outputTokens: 12, totalTokens: 42 });
   });
 });
 
