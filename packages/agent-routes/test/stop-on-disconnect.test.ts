@@ -3,8 +3,8 @@
 import { defineAgent, defineTool, RunManager, WindowMemory } from "@agentsvc/agent-core";
 import { Hono } from "hono";
 import * as v from "valibot";
-import { afterEach, describe, expect, it } from "vitest";
-import { agentInfo, agentRoutes, agentThreadScope } from "../src/index.js";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { agentInfo, agentRoutes, agentThreadScope, directStreams } from "../src/index.js";
 import { contentOf, listen, postJson, readSse } from "./helpers.js";
 import { type Plan, type SlowProvider, slowProvider } from "./slow-provider.js";
 
@@ -19,6 +19,9 @@ const scoped = (threadId: string) => agentThreadScope("anonymous") + threadId;
 const within = <T>(promise: Promise<T>, ms: number, late: T): Promise<T> =>
   Promise.race([promise, new Promise<T>((resolve) => setTimeout(() => resolve(late), ms).unref())]);
 
+/** Streams through the Response body, or straight to Node's response (`directStreams`, as the server does). */
+let direct = false;
+
 async function serve(model: ConstructorParameters<typeof RunManager>[0]["agent"]["model"], graceMs: number) {
   const launch = defineTool({
     name: "launch",
@@ -32,6 +35,7 @@ async function serve(model: ConstructorParameters<typeof RunManager>[0]["agent"]
     memory: new WindowMemory(),
   });
   const app = new Hono();
+  if (direct) app.use(directStreams());
   app.route("/agent", agentRoutes({ runs, info: agentInfo(runs), disconnectGraceMs: graceMs }));
   const server = await listen(app);
   closers.push(server.close);
@@ -60,7 +64,14 @@ async function hangUpAfter(base: string, body: Record<string, unknown>, chunks: 
   return { threadId: response.headers.get("x-thread-id")!, seen };
 }
 
-describe("a client that hangs up POST /stream", () => {
+describe.each([
+  ["through the Response body", false],
+  ["written straight to Node's response (directStreams)", true],
+])("a client that hangs up POST /stream, %s", (_how, directly) => {
+  beforeEach(() => {
+    direct = directly;
+  });
+
   it("cancels the run and aborts the provider's 30 s stream, and the thread takes a new turn", async () => {
     const { base, runs, provider } = await withProvider(
       [
