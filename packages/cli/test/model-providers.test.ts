@@ -14,6 +14,7 @@ import {
   loadProviderFixtures,
   OPENAI_TEST_KEY,
   type ProviderFake,
+  type RecordedRequest,
   type ScriptedStep,
 } from "@agentsvc/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -82,6 +83,9 @@ async function stream(url: string, input: string): Promise<Streamed> {
   return out;
 }
 
+/** Each model attempt's limit on silences (settings.timeoutMs): far above a local answer, short enough for the timeout row. */
+const ATTEMPT_TIMEOUT_MS = 1500;
+
 // A tool the corpus's tool-call streams ask for, so those turns run to their answer.
 const WEATHER_TOOL = `{ kind: "tool", name: "get_weather", description: "The weather at a place.",
   input: { type: "json-schema", schema: { type: "object", properties: { location: { type: "string" }, unit: { type: "string" } } } },
@@ -91,8 +95,15 @@ interface Row {
   name: string;
   corpus: string;
   start(): Promise<FakeOpenAI | FakeAnthropic | FakeGemini>;
-  model(fake: ProviderFake): string;
+  /** The agent's model (JavaScript source) with model id `id`. */
+  model(fake: ProviderFake, id: string): string;
+  /** The model id the agent uses; its fallback is `fallback-<id>` on the same fake. */
+  id: string;
+  /** Lines the agent file starts with (imports for the instance form). */
+  prelude?: string;
   env: Record<string, string>;
+  /** The variable an auth error names (none for an instance: agentsvc does not know where its key came from). */
+  keyVar?: string;
   /** Whether the provider streams reasoning text the client then sees. */
   reasoning: boolean;
   /** Provider packages a project installs itself (not bundled with agentsvc), linked into its node_modules. */
@@ -106,8 +117,10 @@ const rows: Row[] = [
     name: "openai",
     corpus: "openai",
     start: () => FakeOpenAI.start(),
-    model: (fake) => `{ provider: "openai", model: "gpt-4o-mini", baseURL: ${JSON.stringify(fake.baseURL)} }`,
+    model: (fake, id) => `{ provider: "openai", model: "${id}", baseURL: ${JSON.stringify(fake.baseURL)} }`,
+    id: "gpt-4o-mini",
     env: { OPENAI_API_KEY: OPENAI_TEST_KEY },
+    keyVar: "OPENAI_API_KEY",
     reasoning: false,
     streamErrorCode: "model_error",
   },
@@ -115,9 +128,11 @@ const rows: Row[] = [
     name: "anthropic",
     corpus: "anthropic",
     start: () => FakeAnthropic.start(),
-    model: (fake) =>
-      `{ provider: "anthropic", model: "claude-sonnet-4-5", baseURL: ${JSON.stringify(fake.baseURL)} }`,
+    model: (fake, id) =>
+      `{ provider: "anthropic", model: "${id}", baseURL: ${JSON.stringify(fake.baseURL)} }`,
+    id: "claude-sonnet-4-5",
     env: { ANTHROPIC_API_KEY: ANTHROPIC_TEST_KEY },
+    keyVar: "ANTHROPIC_API_KEY",
     reasoning: true,
     streamErrorCode: "overloaded",
   },
@@ -125,9 +140,11 @@ const rows: Row[] = [
     name: "openai-compatible (DeepSeek reasoning_content)",
     corpus: "openai-compatible",
     start: () => FakeOpenAI.start({ flavor: "deepseek" }),
-    model: (fake) =>
-      `{ provider: "openai-compatible", name: "deepseek", model: "deepseek-reasoner", baseURL: ${JSON.stringify(fake.baseURL)}, apiKeyEnvVar: "DEEPSEEK_API_KEY" }`,
+    model: (fake, id) =>
+      `{ provider: "openai-compatible", name: "deepseek", model: "${id}", baseURL: ${JSON.stringify(fake.baseURL)}, apiKeyEnvVar: "DEEPSEEK_API_KEY" }`,
+    id: "deepseek-reasoner",
     env: { DEEPSEEK_API_KEY: OPENAI_TEST_KEY },
+    keyVar: "DEEPSEEK_API_KEY",
     reasoning: true,
     streamErrorCode: "model_error",
   },
@@ -135,8 +152,9 @@ const rows: Row[] = [
     name: "openai-compatible (vLLM reasoning, no key)",
     corpus: "",
     start: () => FakeOpenAI.start({ flavor: "vllm", apiKey: false }),
-    model: (fake) =>
-      `{ provider: "openai-compatible", name: "vllm", model: "Qwen/Qwen3-8B", baseURL: ${JSON.stringify(fake.baseURL)} }`,
+    model: (fake, id) =>
+      `{ provider: "openai-compatible", name: "vllm", model: "${id}", baseURL: ${JSON.stringify(fake.baseURL)} }`,
+    id: "Qwen/Qwen3-8B",
     env: {},
     reasoning: true,
     streamErrorCode: "model_error",
@@ -145,13 +163,32 @@ const rows: Row[] = [
     name: "google (the provider/model string form)",
     corpus: "google",
     start: () => FakeGemini.start(),
-    model: (fake) => `{ model: "google/gemini-2.5-flash", baseURL: ${JSON.stringify(fake.baseURL)} }`,
+    model: (fake, id) => `{ model: "google/${id}", baseURL: ${JSON.stringify(fake.baseURL)} }`,
+    id: "gemini-2.5-flash",
     env: { GOOGLE_GENERATIVE_AI_API_KEY: GEMINI_TEST_KEY },
+    keyVar: "GOOGLE_GENERATIVE_AI_API_KEY",
     reasoning: true,
     streamErrorCode: "overloaded",
     install: ["@ai-sdk/google"],
   },
+  {
+    name: "openai (an AI SDK instance built in the agent file)",
+    corpus: "",
+    start: () => FakeOpenAI.start(),
+    prelude: `import { createOpenAI } from "@ai-sdk/openai";\n`,
+    model: (fake, id) =>
+      `{ model: createOpenAI({ apiKey: process.env.MY_OPENAI_KEY, baseURL: ${JSON.stringify(fake.baseURL)} }).chat("${id}") }`,
+    id: "gpt-4o-mini",
+    env: { MY_OPENAI_KEY: OPENAI_TEST_KEY },
+    reasoning: false,
+    streamErrorCode: "model_error",
+    install: ["@ai-sdk/openai"],
+  },
 ];
+
+/** The model a provider request asked for (Gemini names it in the path). */
+const modelOf = (request: RecordedRequest) =>
+  /\/models\/([^:]+):/.exec(request.url)?.[1] ?? (request.body as { model?: string }).model;
 
 // Where the workspace has a provider package (agent-core's devDependencies), as npm would install it.
 const workspacePackage = (name: string) =>
@@ -168,7 +205,10 @@ describe.each(rows)("agentsvc start with a $name model", (row) => {
   beforeAll(async () => {
     fake = await row.start();
     const dir = writeFiles(tempDir("agentsvc-models-"), {
-      "agents/bot.mjs": `export default { kind: "agent", name: "bot", model: ${row.model(fake)}, tools: [${WEATHER_TOOL}] };\n`,
+      // Every form takes settings and fallbacks: a short attempt timeout, and the same provider under another model id.
+      "agents/bot.mjs": `${row.prelude ?? ""}const primary = ${row.model(fake, row.id)};
+export default { kind: "agent", name: "bot", tools: [${WEATHER_TOOL}],
+  model: { ...primary, settings: { timeoutMs: ${ATTEMPT_TIMEOUT_MS} }, fallbacks: [${row.model(fake, `fallback-${row.id}`)}] } };\n`,
       "gateways/agent.yaml": "exposes: agent\npath: /agent\n",
     });
     for (const name of row.install ?? []) {
@@ -249,15 +289,81 @@ describe.each(rows)("agentsvc start with a $name model", (row) => {
     expect(requests).toBe(2);
   });
 
-  it("answers a 429 that outlasts the retries with HTTP 429, rate_limited, retryAfterMs and Retry-After", async () => {
-    const limited = { fault: { kind: "rate_limited", retryAfterMs: 20 } } as const;
-    const { result, requests } = await call([limited, limited, limited], () => invoke(served.url, "hi"));
+  it("answers from the fallback model when the agent's model is still rate limited after its retries", async () => {
+    const limited = { fault: { kind: "rate_limited", retryAfterMs: 10 } } as const;
+    const { result, requests } = await call(
+      [limited, limited, limited, { text: ["from the fallback"] }],
+      () => invoke(served.url, "hi"),
+    );
+    expect(result.body).toMatchObject({ success: true, status: "completed", output: "from the fallback" });
+    expect(requests).toBe(4);
+    expect(fake.requests.slice(-4).map(modelOf)).toEqual([row.id, row.id, row.id, `fallback-${row.id}`]);
+  });
+
+  it("answers a 429 that outlasts every model's retries with HTTP 429, rate_limited, retryAfterMs and Retry-After", async () => {
+    const limited = { fault: { kind: "rate_limited", retryAfterMs: 10 } } as const;
+    const { result, requests } = await call(Array(6).fill(limited), () => invoke(served.url, "hi"));
     expect(result.status).toBe(429);
     expect(result.body).toMatchObject({ success: false, status: "failed", error: { code: "rate_limited" } });
     expect(result.body.error?.retryAfterMs).toBeGreaterThan(0);
     expect(result.headers.get("retry-after")).toMatch(/^\d+$/);
-    expect(requests).toBe(3);
+    expect(requests).toBe(6);
   });
+
+  it("retries a connection reset before the first token and answers", async () => {
+    const { result, requests } = await call(
+      [{ text: ["lost"], fault: { kind: "drop", when: "before-first-token" } }, { text: ["answered"] }],
+      () => stream(served.url, "hi"),
+    );
+    expect(result.error).toBeUndefined();
+    expect(result.text).toBe("answered");
+    expect(requests).toBe(2);
+  });
+
+  it("reports a connection reset after streamed text as a failure, without retrying", async () => {
+    const { result, requests } = await call(
+      [{ text: ["Hel", "lo"], fault: { kind: "drop", when: "after-first-token" } }],
+      () => stream(served.url, "hi"),
+    );
+    expect(result.text).toBe("Hel");
+    expect(result.error?.code).toBeDefined();
+    expect(result.done?.status).toBe("failed");
+    expect(requests).toBe(1);
+  });
+
+  it("gives up on a provider silent past settings.timeoutMs, aborting its request, and answers from the retry", async () => {
+    const { result, requests } = await call(
+      [{ text: ["too late"], headDelayMs: ATTEMPT_TIMEOUT_MS * 4 }, { text: ["in time"] }],
+      () => invoke(served.url, "hi"),
+    );
+    expect(result.body).toMatchObject({ success: true, output: "in time" });
+    expect(requests).toBe(2);
+    expect(await fake.requests.at(-2)?.outcome).toBe("client-closed");
+  });
+
+  it("stops the provider stream when the client leaves /agent/stream", async () => {
+    const before = fake.count;
+    fake.discardPending();
+    fake.enqueue({ text: Array.from({ length: 600 }, (_, i) => `t${i} `), tokenDelayMs: 100 });
+    const abort = new AbortController();
+    const res = await fetch(`${served.url}/agent/stream`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ input: "a long answer", conversationId: nextConversation() }),
+      signal: abort.signal,
+    });
+    const reader = res.body?.getReader();
+    let seen = "";
+    while (!seen.includes('"content":"t')) seen += new TextDecoder().decode((await reader?.read())?.value);
+    abort.abort();
+    // The provider's stream would run 60 s; the run is cancelled after the route's grace (3 s).
+    const outcome = await Promise.race([
+      fake.requests[before]?.outcome,
+      new Promise((resolve) => setTimeout(() => resolve("still streaming after 15 s"), 15_000)),
+    ]);
+    expect(outcome).toBe("client-closed");
+    expect(fake.count - before).toBe(1);
+  }, 20_000);
 
   it("retries an overloaded provider before the first token and answers", async () => {
     const { result, requests } = await call(
@@ -299,16 +405,15 @@ describe.each(rows)("agentsvc start with a $name model", (row) => {
     });
   });
 
-  const keyVar = Object.keys(row.env)[0];
-  if (keyVar)
-    it("answers a revoked key as auth, naming the key's variable, after one request (no retry)", async () => {
+  if (Object.keys(row.env).length > 0)
+    it("answers a revoked key as auth, naming the key's variable, with one request per model (no retry)", async () => {
       const key = fake.apiKey;
       fake.apiKey = "revoked-key";
       try {
         const { result, requests } = await call([], () => invoke(served.url, "hi"));
         expect(result.body).toMatchObject({ success: false, error: { code: "auth" } });
-        expect(result.body.error?.message).toContain(keyVar);
-        expect(requests).toBe(1);
+        if (row.keyVar) expect(result.body.error?.message).toContain(row.keyVar);
+        expect(fake.requests.slice(-requests).map(modelOf)).toEqual([row.id, `fallback-${row.id}`]);
       } finally {
         fake.apiKey = key;
       }
