@@ -10,13 +10,17 @@ import {
   RunManager,
   WindowMemory,
 } from "../src/index.js";
+import { type FakeAnthropic, startFakeAnthropic } from "./fake-anthropic-server.js";
 import { type FakeOpenAI, type FakeReply, startFakeOpenAI } from "./fake-openai-server.js";
 
 const user = { userId: "u1", conversationId: "c1" };
 let server: FakeOpenAI | undefined;
+let anthropic: FakeAnthropic | undefined;
 afterEach(async () => {
   await server?.close();
+  await anthropic?.close();
   server = undefined;
+  anthropic = undefined;
 });
 
 const clock = defineTool({
@@ -109,6 +113,50 @@ describe("model settings reach the provider request body of every call", () => {
       if (name.startsWith('"openai/')) expect(sent[0]).toMatchObject({ user: "u-42" });
     });
   }
+
+  it('"anthropic/..." (Messages API): max_tokens, temperature, stop_sequences, and a thinking budget merged into its options', async () => {
+    anthropic = await startFakeAnthropic([
+      { blocks: [{ type: "text", deltas: ["One."] }] },
+      { blocks: [{ type: "text", deltas: ["Two."] }] },
+    ]);
+    const env = { ANTHROPIC_API_KEY: "sk-ant" };
+    const plain = defineAgent({
+      name: "claude",
+      model: {
+        model: "anthropic/claude-sonnet-4-5",
+        baseURL: anthropic.baseURL,
+        settings: {
+          maxOutputTokens: 500,
+          temperature: 0.5,
+          stopSequences: ["END"],
+          headers: { "x-team": "blue" },
+        },
+      },
+    });
+    await new RunManager({ agent: plain, env }).start({ input: "hi", ...user }).done;
+    expect(anthropic.requests[0]).toMatchObject({
+      max_tokens: 500,
+      temperature: 0.5,
+      stop_sequences: ["END"],
+    });
+    expect(anthropic.headers[0]?.apiKey).toBe("sk-ant");
+    const thinking = defineAgent({
+      name: "thinker",
+      model: {
+        provider: "anthropic",
+        model: "claude-sonnet-4-5",
+        baseURL: anthropic.baseURL,
+        thinkingBudgetTokens: 2048,
+        settings: { maxOutputTokens: 500 },
+      },
+    });
+    await new RunManager({ agent: thinking, env }).start({ input: "hi", ...user }).done;
+    // @ai-sdk/anthropic adds the budget to max_tokens (the API wants budget < max_tokens).
+    expect(anthropic.requests[1]).toMatchObject({
+      thinking: { type: "enabled", budget_tokens: 2048 },
+      max_tokens: 2548,
+    });
+  });
 
   it("leaves out what no setting names (the provider's defaults hold)", async () => {
     const runs = await managerFor((baseURL) => ({
