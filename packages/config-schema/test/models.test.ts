@@ -90,6 +90,15 @@ describe("an agent's model forms", () => {
     );
   });
 
+  it('refuses a bare "openai-compatible/..." string, which names no server', async () => {
+    expectError(
+      await loadErrors(withModel(`"openai-compatible/qwen"`)),
+      "agents/a.ts",
+      "model",
+      /expected \{ model: "openai-compatible\/<id>", baseURL: .* \(got "openai-compatible\/qwen"\)/,
+    );
+  });
+
   it('requires baseURL for an "openai-compatible/..." model', async () => {
     expectError(
       await loadErrors(withModel(`{ model: "openai-compatible/qwen" }`)),

@@ -70,6 +70,15 @@ const modelString = v.pipe(
   ),
 );
 
+// An OpenAI-compatible server has no default address: the string alone cannot name it.
+const bareString = v.pipe(
+  modelString,
+  v.check(
+    (s) => !s.startsWith("openai-compatible/"),
+    'expected { model: "openai-compatible/<id>", baseURL: "<the server\'s URL>" } (the string alone names no server)',
+  ),
+);
+
 const instanceSchema = v.custom(
   (x) => INSTANCE_VERSIONS.includes(String((x as { specificationVersion?: unknown }).specificationVersion)),
   `expected an AI SDK LanguageModel of specificationVersion ${INSTANCE_VERSIONS.join(" or ")} (an @ai-sdk provider of AI SDK 6 or 7)`,
@@ -156,7 +165,7 @@ function anyModel(extra: v.ObjectEntries) {
   // A server of our own has no default address.
   const compatibleRef = refSchema(extra, httpUrl("provider base URL"));
   return v.lazy((input: unknown) => {
-    if (typeof input === "string") return modelString;
+    if (typeof input === "string") return bareString;
     if (isLanguageModelInstance(input)) return instanceSchema;
     if (isPlainObject(input) && !("provider" in input) && "model" in input)
       return String(input.model).startsWith("openai-compatible/") ? compatibleRef : ref;
