@@ -183,6 +183,41 @@ export const seenTokens = pgTable(
   (t) => [primaryKey({ columns: [t.scope, t.token] }), index("seen_tokens_expiry").on(t.expiresAt)],
 );
 
+/** Pairing codes handed to unknown direct-message senders (`dmPolicy: pairing`). */
+export const senderPairings = pgTable(
+  "sender_pairings",
+  {
+    code: text("code").primaryKey(),
+    gateway: text("gateway").notNull(),
+    sender: text("sender").notNull(),
+    thread: text("thread").notNull(),
+    displayName: text("display_name"),
+    status: text("status").$type<"pending" | "approved" | "denied">().notNull(),
+    createdAt: ms("created_at").notNull(),
+    expiresAt: ms("expires_at").notNull(),
+  },
+  (t) => [index("sender_pairings_sender").on(t.gateway, t.sender)],
+);
+
+/** Senders the owner approved (`agentsvc pairing approve`), per gateway entry. */
+export const senderApprovals = pgTable(
+  "sender_approvals",
+  {
+    gateway: text("gateway").notNull(),
+    sender: text("sender").notNull(),
+    approvedAt: ms("approved_at").notNull(),
+    code: text("code"),
+  },
+  (t) => [primaryKey({ columns: [t.gateway, t.sender] })],
+);
+
+/** Fixed-window message counters of the rate limits, shared by every instance. */
+export const rateWindows = pgTable("rate_windows", {
+  key: text("key").primaryKey(),
+  windowStart: ms("window_start").notNull(),
+  count: ms("count").notNull(),
+});
+
 /** Every table, keyed by the same names chat-store's schema.ts exports its tables under. */
 export const pgTables = {
   conversations,
@@ -197,6 +232,9 @@ export const pgTables = {
   outbox,
   gatewayState,
   seenTokens,
+  senderPairings,
+  senderApprovals,
+  rateWindows,
 };
 
 export type PgTables = typeof pgTables;

@@ -166,4 +166,33 @@ ALTER TABLE interactions ADD COLUMN participant TEXT;
 ALTER TABLE outbox ADD COLUMN traceparent TEXT;
 `,
   },
+  {
+    version: 8,
+    name: "sender access: pairing codes, approved senders, rate-limit windows",
+    sql: `
+CREATE TABLE sender_pairings (
+  code TEXT PRIMARY KEY,
+  gateway TEXT NOT NULL,
+  sender TEXT NOT NULL,
+  thread TEXT NOT NULL,
+  display_name TEXT,
+  status TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+CREATE INDEX sender_pairings_sender ON sender_pairings (gateway, sender);
+CREATE TABLE sender_approvals (
+  gateway TEXT NOT NULL,
+  sender TEXT NOT NULL,
+  approved_at INTEGER NOT NULL,
+  code TEXT,
+  PRIMARY KEY (gateway, sender)
+);
+CREATE TABLE rate_windows (
+  key TEXT PRIMARY KEY,
+  window_start INTEGER NOT NULL,
+  count INTEGER NOT NULL
+);
+`,
+  },
 ];

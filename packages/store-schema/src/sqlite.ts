@@ -173,10 +173,48 @@ export const seenTokens = sqliteTable(
   (t) => [primaryKey({ columns: [t.scope, t.token] }), index("seen_tokens_expiry").on(t.expiresAt)],
 );
 
+/** Pairing codes handed to unknown direct-message senders (`dmPolicy: pairing`). */
+export const senderPairings = sqliteTable(
+  "sender_pairings",
+  {
+    code: text("code").primaryKey(),
+    gateway: text("gateway").notNull(),
+    sender: text("sender").notNull(),
+    thread: text("thread").notNull(),
+    displayName: text("display_name"),
+    status: text("status").$type<"pending" | "approved" | "denied">().notNull(),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [index("sender_pairings_sender").on(t.gateway, t.sender)],
+);
+
+/** Senders the owner approved (`agentsvc pairing approve`), per gateway entry. */
+export const senderApprovals = sqliteTable(
+  "sender_approvals",
+  {
+    gateway: text("gateway").notNull(),
+    sender: text("sender").notNull(),
+    approvedAt: integer("approved_at").notNull(),
+    code: text("code"),
+  },
+  (t) => [primaryKey({ columns: [t.gateway, t.sender] })],
+);
+
+/** Fixed-window message counters of the rate limits, shared by every instance. */
+export const rateWindows = sqliteTable("rate_windows", {
+  key: text("key").primaryKey(),
+  windowStart: integer("window_start").notNull(),
+  count: integer("count").notNull(),
+});
+
 export const sqliteTables = {
   outbox,
   gatewayState,
   seenTokens,
+  senderPairings,
+  senderApprovals,
+  rateWindows,
   conversations,
   preferences,
   accounts,

@@ -125,4 +125,5 @@ describe("schema: versions", () => {
 const FROZEN_CHECKSUMS: string[] = [
   "d50a1240499ea2a7fe62086e38064d56953b270d42fffc428c115bba122699cc",
   "64d56a24066d050060427a89412aa1f87bd93af5a1a7a74e36faee082aac1d87",
+  "3f91e09514d49f55566de740432c255a2debe00eecec846d80506e714d150f24",
 ];
