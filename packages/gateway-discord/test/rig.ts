@@ -32,13 +32,13 @@ export function say({ h }: Rigged, text: string): void {
 }
 
 /** Every text got exactly one user turn and exactly one reply. */
-export async function expectOnceEach({ h, rig }: Rigged, texts: string[]): Promise<void> {
+export async function expectOnceEach({ h, rig }: Rigged, texts: string[], boundMs = 10_000): Promise<void> {
   await eventually(
     () => texts.every((t) => h.fake.rest.botMessages.some((m) => m.content.includes(t))),
     `a reply to each of ${texts.join(", ")}`,
-    10_000,
+    boundMs,
   );
-  await rig.session.idle(10_000);
+  await rig.session.idle(boundMs);
   const turns = await rig.userMessages(CHANNELS[0]);
   for (const t of texts) {
     expect(
