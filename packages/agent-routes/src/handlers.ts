@@ -5,6 +5,7 @@ import {
   type RunManagerApi,
   type TurnResult,
 } from "@agentsvc/agent-core";
+import type { ServerResponse } from "node:http";
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import {
@@ -73,9 +74,9 @@ export interface AgentHandlerOptions {
    */
   streamCoalesceMs?: number;
   /**
-   * A client that hangs up `/stream` before the run's end cancels the run (and its provider
-   * request) when no client has reconnected with `Last-Event-ID` within this many ms; a run
-   * waiting for an approval stays. `false` (the default here): hanging up never cancels (the
+   * A client that hangs up `/stream` (or `/invoke`, under @hono/node-server) before the run's end
+   * cancels the run (and its provider request) when no client has reconnected with
+   * `Last-Event-ID` within this many ms; a run waiting for an approval stays. `false` (the default here): hanging up never cancels (the
    * webui, whose page reattaches after a reload and has its own Stop). `agentRoutes`: 3000.
    */
   disconnectGraceMs?: number | false;
@@ -133,6 +134,26 @@ export function createAgentHandlers(options: AgentHandlerOptions): AgentHandlers
       coalesceMs: options.streamCoalesceMs,
       onEnd: hangUps?.follow(handle),
     });
+  /**
+   * `/invoke`'s client hanging up before the answer counts as a stream's (under @hono/node-server,
+   * whose response tells us): the run is cancelled after the same grace period. The answer is
+   * called when the turn ended first.
+   */
+  const watchInvoke = (c: Context, handle: RunHandle): (() => void) => {
+    const out = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+    if (!hangUps || !out) return () => {};
+    const release = hangUps.follow(handle);
+    let settled = false;
+    const settle = (hungUp: boolean) => {
+      if (settled) return;
+      settled = true;
+      out.off("close", onClose);
+      release(hungUp);
+    };
+    const onClose = () => settle(!out.writableFinished);
+    out.once("close", onClose);
+    return () => settle(false);
+  };
 
   /** Starts a turn; `threadId` is the client's name for the thread, and so is the one returned. */
   const startTurn = async (
@@ -178,7 +199,9 @@ export function createAgentHandlers(options: AgentHandlerOptions): AgentHandlers
       const turn = { userId, conversationId: conversationIdOf(body, fallbackFor(userId)) };
       const { handle, threadId: publicId } = await startTurn(c, input, threadId, turn);
       c.header("X-Thread-Id", publicId);
+      const answered = watchInvoke(c, handle);
       const result = await handle.done;
+      answered();
       const answer = { threadId: publicId, conversationId: turn.conversationId, ...publicResult(result) };
       if (result.status !== "failed") return c.json({ success: true, ...answer });
       // A failed turn answers with a status a client can act on (429 + Retry-After: try again later).

@@ -118,6 +118,34 @@ describe.each([
   });
 });
 
+describe("a client that hangs up POST /invoke", () => {
+  it("cancels the run and aborts the provider's 30 s stream, and the thread takes a new turn", async () => {
+    const { base, runs, provider } = await withProvider(
+      [
+        { words: 300, everyMs: 100 },
+        { words: 2, everyMs: 1 },
+      ],
+      50,
+    );
+    const controller = new AbortController();
+    const invoked = postJson(
+      `${base}/invoke`,
+      { input: "tell me everything", threadId: "t4" },
+      {},
+      controller.signal,
+    );
+    invoked.catch(() => {});
+    // Hang up once the provider is streaming.
+    for (let i = 0; i < 100 && provider.ends.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(runs.get(scoped("t4"))?.status).toBe("running");
+    controller.abort();
+    expect(await within(provider.ends[0]!, 5000, "still streaming")).toBe("aborted");
+    expect((await within(runs.get(scoped("t4"))!.done, 5000, undefined))?.status).toBe("cancelled");
+    const next = await postJson(`${base}/invoke`, { input: "again", threadId: "t4" });
+    expect(next.status).toBe(200);
+  });
+});
+
 describe("GET /info", () => {
   it("advertises no cancel or steer route (there are none) and that hanging up cancels", async () => {
     const { base } = await serve({ provider: "demo" }, 50);
