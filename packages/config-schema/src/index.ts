@@ -71,6 +71,7 @@ export type {
   StoreDurability,
   MetricsConfig,
   PushGatewayEntry,
+  SenderAccess,
   PushType,
   SessionPolicy,
   SignalEntry,

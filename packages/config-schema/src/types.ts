@@ -109,28 +109,50 @@ export interface GatewayEntryCommon {
 
 type GatewayBase = EntryBase & GatewayEntryCommon;
 
+/** Who may start a turn through a push gateway entry (see the session-core README "Sender access"). */
+export interface SenderAccess {
+  /** Direct messages: `open` (default), `allowlist`, `pairing` or `disabled`. */
+  dmPolicy?: "open" | "allowlist" | "pairing" | "disabled";
+  /** Platform user ids (e-mail addresses, phone numbers) allowed in direct messages. */
+  allowFrom?: string[];
+  /** Groups and channels: `open` (default), `allowlist` or `disabled`. */
+  groupPolicy?: "open" | "allowlist" | "disabled";
+  /** Group or channel ids answered under `groupPolicy: allowlist`. */
+  groupAllowFrom?: string[];
+  /** How long a pairing code stays valid (default 3 600 s). */
+  pairingCodeTtlSeconds?: number;
+  /** The answer to a refused sender, once per sender per day; `false` answers nothing. */
+  refusalReply?: string | false;
+  /** Messages admitted per sender per window. */
+  rateLimit?: { messages: number; perSeconds: number };
+  /** Messages admitted through the whole entry per window. */
+  gatewayRateLimit?: { messages: number; perSeconds: number };
+}
+
+type PushBase = GatewayBase & SenderAccess;
+
 export type ChannelEntry =
   | (GatewayBase & { type: "mock" })
   | (GatewayBase & { type: "cli" })
   | (GatewayBase & { type: "http"; secretEnvVar: string; callbackUrl?: string });
 
 /** `apiBaseUrl` defaults to https://api.telegram.org (a self-hosted Bot API server or a proxy may replace it). */
-export type TelegramEntry = GatewayBase & { type: "telegram"; botTokenEnvVar: string; apiBaseUrl: string };
+export type TelegramEntry = PushBase & { type: "telegram"; botTokenEnvVar: string; apiBaseUrl: string };
 /** `apiBaseUrl` defaults to https://slack.com/api. */
-export type SlackEntry = GatewayBase & {
+export type SlackEntry = PushBase & {
   type: "slack";
   botTokenEnvVar: string;
   appTokenEnvVar: string;
   apiBaseUrl: string;
 };
 /** `apiBaseUrl` defaults to https://discord.com/api/v10. */
-export type DiscordEntry = GatewayBase & {
+export type DiscordEntry = PushBase & {
   type: "discord";
   botTokenEnvVar: string;
   intents: number;
   apiBaseUrl: string;
 };
-export type EmailEntry = GatewayBase & {
+export type EmailEntry = PushBase & {
   type: "email";
   imapHostEnvVar: string;
   imapUsernameEnvVar: string;
@@ -150,7 +172,7 @@ export type EmailEntry = GatewayBase & {
   /** PEM file of a private CA for IMAP and SMTP. */
   tlsCaFile?: string;
 };
-export type WhatsappEntry = GatewayBase & {
+export type WhatsappEntry = PushBase & {
   type: "whatsapp";
   accessTokenEnvVar: string;
   phoneNumberIdEnvVar: string;
@@ -163,7 +185,7 @@ export type WhatsappEntry = GatewayBase & {
   /** Its language code; the adapter uses `en_US` when unset. */
   templateLanguage?: string;
 };
-export type TeamsEntry = GatewayBase & {
+export type TeamsEntry = PushBase & {
   type: "teams";
   appIdEnvVar: string;
   appPasswordEnvVar: string;
@@ -172,7 +194,7 @@ export type TeamsEntry = GatewayBase & {
   loginBaseUrl: string;
   serviceUrl: string;
 };
-export type TwilioEntry = GatewayBase & {
+export type TwilioEntry = PushBase & {
   type: "twilio";
   accountSidEnvVar: string;
   authTokenEnvVar: string;
@@ -181,14 +203,14 @@ export type TwilioEntry = GatewayBase & {
   publicUrl?: string;
   apiBaseUrl: string;
 };
-export type GithubEntry = GatewayBase & {
+export type GithubEntry = PushBase & {
   type: "github";
   tokenEnvVar: string;
   webhookSecretEnvVar: string;
   botNameEnvVar: string;
   apiBaseUrl: string;
 };
-export type SignalEntry = GatewayBase & { type: "signal"; accountEnvVar: string; httpUrl: string };
+export type SignalEntry = PushBase & { type: "signal"; accountEnvVar: string; httpUrl: string };
 
 export type PushGatewayEntry =
   | TelegramEntry

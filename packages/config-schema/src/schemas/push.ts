@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { envVarName, gatewayEntryCommon, httpUrl, integerIn, nonEmptyString, strict } from "./common.js";
+import { senderAccessKeys } from "./access.js";
 
 export const PUSH_TYPES = [
   "telegram",
@@ -40,6 +41,7 @@ export const pushSchemas = {
     {
       type: lit("telegram"),
       ...gatewayEntryCommon,
+      ...senderAccessKeys,
       botTokenEnvVar: envVarName,
       apiBaseUrl: v.optional(
         httpUrl("Bot API base URL (a self-hosted Bot API server or a proxy)"),
@@ -52,6 +54,7 @@ export const pushSchemas = {
     {
       type: lit("slack"),
       ...gatewayEntryCommon,
+      ...senderAccessKeys,
       botTokenEnvVar: envVarName,
       appTokenEnvVar: envVarName,
       apiBaseUrl: v.optional(httpUrl("Web API base URL (a proxy)"), PUSH_DEFAULTS.slackApiBaseUrl),
@@ -62,6 +65,7 @@ export const pushSchemas = {
     {
       type: lit("discord"),
       ...gatewayEntryCommon,
+      ...senderAccessKeys,
       botTokenEnvVar: envVarName,
       intents: v.optional(
         integerIn(0, 2 ** 31 - 1, "gateway intents bit field"),
@@ -75,6 +79,7 @@ export const pushSchemas = {
     {
       type: lit("email"),
       ...gatewayEntryCommon,
+      ...senderAccessKeys,
       imapHostEnvVar: envVarName,
       imapUsernameEnvVar: envVarName,
       imapPasswordEnvVar: envVarName,
@@ -116,6 +121,7 @@ export const pushSchemas = {
     {
       type: lit("whatsapp"),
       ...gatewayEntryCommon,
+      ...senderAccessKeys,
       accessTokenEnvVar: envVarName,
       phoneNumberIdEnvVar: envVarName,
       appSecretEnvVar: envVarName,
@@ -149,6 +155,7 @@ export const pushSchemas = {
     {
       type: lit("teams"),
       ...gatewayEntryCommon,
+      ...senderAccessKeys,
       appIdEnvVar: envVarName,
       appPasswordEnvVar: envVarName,
       tenantId: v.optional(nonEmptyString("Bot Framework tenant id"), PUSH_DEFAULTS.teamsTenantId),
@@ -171,6 +178,7 @@ export const pushSchemas = {
     {
       type: lit("twilio"),
       ...gatewayEntryCommon,
+      ...senderAccessKeys,
       accountSidEnvVar: envVarName,
       authTokenEnvVar: envVarName,
       fromEnvVar: envVarName,
@@ -184,6 +192,7 @@ export const pushSchemas = {
     {
       type: lit("github"),
       ...gatewayEntryCommon,
+      ...senderAccessKeys,
       tokenEnvVar: envVarName,
       webhookSecretEnvVar: envVarName,
       botNameEnvVar: envVarName,
@@ -195,6 +204,7 @@ export const pushSchemas = {
     {
       type: lit("signal"),
       ...gatewayEntryCommon,
+      ...senderAccessKeys,
       accountEnvVar: envVarName,
       httpUrl: v.optional(httpUrl("signal-cli daemon HTTP address"), PUSH_DEFAULTS.signalHttpUrl),
     },
