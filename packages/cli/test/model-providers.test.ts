@@ -78,7 +78,8 @@ async function stream(url: string, input: string): Promise<Streamed> {
       out.reasoning += delta?.reasoning ?? "";
     }
     if (event === "error") out.error = JSON.parse(data) as Streamed["error"];
-    if (event === "done") out.done = JSON.parse(data) as Streamed["done"];
+    // `done` carries {status, finishReason, usage}; before #37 its data was the bare `[DONE]`.
+    if (event === "done") out.done = data.startsWith("{") ? (JSON.parse(data) as Streamed["done"]) : {};
   }
   return out;
 }
