@@ -1,4 +1,4 @@
-// Stop means stop: when the last client following a run on `/stream` hangs up before its end, the
+// Stop means stop: when the last client following a run (`/stream`, `/invoke`) hangs up before its end, the
 // run is cancelled (its provider request aborted) unless a client reconnects (`Last-Event-ID`)
 // within the grace period. A run waiting for an approval is left alone: it costs nothing while
 // it waits, and its decision may come from elsewhere (a gateway, the chat page).
@@ -8,7 +8,7 @@ import type { RunHandle, RunManagerApi } from "@agentsvc/agent-core";
 export const DISCONNECT_GRACE_MS = 3000;
 
 export interface DisconnectCancel {
-  /** A stream now follows `handle`; call the answer once when it ends (`hungUp`: before its end). */
+  /** A client now follows `handle`; call the answer once when it leaves (`hungUp`: before the end). */
   follow(handle: RunHandle): (hungUp: boolean) => void;
 }
 
@@ -34,7 +34,7 @@ export function disconnectCancel(runs: RunManagerApi, graceMs: number): Disconne
           if (followed.get(key) === watched) followed.delete(key);
           // Suspended meanwhile (waiting for an approval) or already ended: nothing to stop.
           if (handle.status !== "running") return;
-          runs.cancel(key, { userId: handle.options.userId }, "the client disconnected from /stream");
+          runs.cancel(key, { userId: handle.options.userId }, "the client hung up");
         }, graceMs);
         watched.timer.unref?.();
       };

@@ -76,8 +76,9 @@ export interface AgentHandlerOptions {
   /**
    * A client that hangs up `/stream` (or `/invoke`, under @hono/node-server) before the run's end
    * cancels the run (and its provider request) when no client has reconnected with
-   * `Last-Event-ID` within this many ms; a run waiting for an approval stays. `false` (the default here): hanging up never cancels (the
-   * webui, whose page reattaches after a reload and has its own Stop). `agentRoutes`: 3000.
+   * `Last-Event-ID` within this many ms; a run waiting for an approval stays. `false` (the
+   * default here): hanging up never cancels (the webui, whose page reattaches after a reload and
+   * has its own Stop). `agentRoutes`: 3000.
    */
   disconnectGraceMs?: number | false;
 }
