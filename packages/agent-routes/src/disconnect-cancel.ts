@@ -1,6 +1,6 @@
-// Stop means stop: when the last client following a run (`/stream`, `/invoke`) hangs up before its end, the
-// run is cancelled (its provider request aborted) unless a client reconnects (`Last-Event-ID`)
-// within the grace period. A run waiting for an approval is left alone: it costs nothing while
+// Stop means stop: when the last client following a run (`/stream`, `/invoke`) hangs up before
+// its end, the run is cancelled (its provider request aborted) unless a client reconnects
+// (`Last-Event-ID`) within the grace period. A run waiting for an approval is left alone: it costs nothing while
 // it waits, and its decision may come from elsewhere (a gateway, the chat page).
 import type { RunHandle, RunManagerApi } from "@agentsvc/agent-core";
 
