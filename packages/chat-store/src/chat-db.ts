@@ -12,6 +12,7 @@ import { GatewayState } from "./gateway-state.js";
 import { Inbox } from "./inbox.js";
 import { Outbox } from "./outbox.js";
 import { SeenTokens } from "./seen-tokens.js";
+import { SenderAccess } from "./sender-access.js";
 import { Interactions } from "./interactions.js";
 import { type CreateMemoryOptions, SqliteMemory } from "./memory.js";
 import { type MigrationReport, type MigrationStep, readSchemaVersion, runMigrations } from "./migrations.js";
@@ -104,6 +105,8 @@ export class ChatDb {
   readonly outbox: Outbox;
   readonly gatewayState: GatewayState;
   readonly seenTokens: SeenTokens;
+  /** Pairing codes, approved senders and rate-limit windows (sender access, #40). */
+  readonly senderAccess: SenderAccess;
   /** Whether the store can be read and written right now (never waits); see store-health.ts. */
   readonly health: StoreHealthView;
   /** What open() did to the schema. */
@@ -139,6 +142,7 @@ export class ChatDb {
     this.outbox = new Outbox(this.ctx);
     this.gatewayState = new GatewayState(this.ctx);
     this.seenTokens = new SeenTokens(this.ctx);
+    this.senderAccess = new SenderAccess(this.ctx);
   }
 
   /**

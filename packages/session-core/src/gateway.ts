@@ -3,6 +3,7 @@
 // Delivery guarantees live in the session (durable inbox, outbox, recovery), not in adapters.
 import type { DecisionKind } from "@agentsvc/agent-core";
 import type { Logger } from "pino";
+import type { SenderAccessOptions } from "./access.js";
 import type { GatewayScheduler } from "./scheduler.js";
 
 /** What the platform can do. The session reads these flags to choose how it renders things. */
@@ -35,6 +36,11 @@ export interface Inbound {
   thread: string;
   text: string;
   author: Author;
+  /**
+   * Where it was written: a direct conversation with the bot, or a group/channel with its platform
+   * id. Decides which sender access policy applies (`dmPolicy` or `groupPolicy`). Absent: direct.
+   */
+  chat?: { type: "direct" | "group"; id: string };
   /** Adapter routing data kept with the run's origin (chat id, message id to reply to, ...). JSON only. */
   meta?: Record<string, unknown>;
 }
@@ -306,6 +312,8 @@ export interface GatewayEntryOptions {
   streaming?: boolean;
   /** Least time between two updates of a streamed reply. Default 1 000 ms. */
   streamIntervalMs?: number;
+  /** Who may start a turn through this entry (push gateways); absent: anyone. */
+  access?: SenderAccessOptions;
 }
 
 /**

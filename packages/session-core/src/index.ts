@@ -64,6 +64,9 @@ export type { InboundOutcome, SendOutcome, SessionObserver } from "./observer.js
 export { DEFAULT_APPROVAL_EXPIRY_MS } from "./approvals.js";
 export { DEFAULT_RETENTION, type RetentionOptions } from "./retention.js";
 export type {
+  ApprovedSender,
+  PairingRecord,
+  SessionSenderAccess,
   InboxDoneStatus,
   InboxRecord,
   OutboxRow,
@@ -87,3 +90,4 @@ export {
 export { type ClusterMessage, type Coordination, localCoordination } from "./coordination.js";
 export { DEFAULT_STREAM_INTERVAL_MS, DEFAULT_STREAM_UPDATE_TIMEOUT_MS } from "./streaming.js";
 export { type TraceSpan, useOpenTelemetry } from "./trace.js";
+export type { RateLimit, SenderAccessOptions } from "./access.js";

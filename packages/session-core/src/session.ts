@@ -36,8 +36,9 @@ import { gatewayThreadId, type QueuedMessage, Threads } from "./threads.js";
 import { Turns } from "./turns.js";
 import { DEFAULT_STREAM_UPDATE_TIMEOUT_MS, Previews } from "./streaming.js";
 import { checkInbound, originOf } from "./inbound.js";
+import { refusalPieces, restricts, SenderGate, type SenderAccessOptions } from "./access.js";
 import type { SessionObserver } from "./observer.js";
-import { inSpan } from "./trace.js";
+import { inSpan, traced } from "./trace.js";
 import { BusyPolicy } from "./policy.js";
 import { interactionView } from "./interaction-view.js";
 import { Ownership } from "./ownership.js";
@@ -131,6 +132,7 @@ export class GatewaySession {
   readonly #options: GatewaySessionOptions;
   readonly #parts: SessionParts;
   readonly #turns: Turns;
+  readonly #gate: SenderGate;
   readonly #approvals: Approvals;
   readonly #policy: BusyPolicy;
   readonly #coordination: Coordination;
@@ -184,6 +186,7 @@ export class GatewaySession {
         ...(entry.approvers ? { approvers: entry.approvers } : {}),
         ...(entry.streaming !== undefined ? { streaming: entry.streaming } : {}),
         ...(entry.streamIntervalMs !== undefined ? { streamIntervalMs: entry.streamIntervalMs } : {}),
+        ...(entry.access ? { access: entry.access } : {}),
       });
     }
     this.policy = policy;
@@ -229,6 +232,7 @@ export class GatewaySession {
       claim: (gateway, thread) => this.#ownership.claim(gateway, thread),
     };
     this.#turns = new Turns(this.#parts, this.busyReply);
+    this.#gate = new SenderGate(options.store);
     const expiresAfterSeconds = options.agent.approvals?.expiresAfterSeconds;
     if (
       expiresAfterSeconds !== undefined &&
@@ -540,19 +544,31 @@ export class GatewaySession {
       async (span) => {
         const traceparent = span.traceparent;
         if (traceparent) origin.traceparent = traceparent;
-        const accepted = await this.#options.store.inbox.accept({
+        const record = {
           gateway: gateway.name,
           dedupKey: inbound.dedupKey,
           thread: inbound.thread,
           text: inbound.text,
           origin,
-        });
-        span.setAttribute("agentsvc.inbound.outcome", accepted.accepted ? "accepted" : "duplicate");
+        };
+        const access = this.#entries.get(gateway.name)?.access;
+        const accepted = restricts(access)
+          ? await this.#acceptChecked(gateway, inbound, record, access)
+          : await this.#options.store.inbox.accept(record);
+        span.setAttribute(
+          "agentsvc.inbound.outcome",
+          !accepted.accepted ? "duplicate" : "refused" in accepted ? "refused" : "accepted",
+        );
+        if ("refused" in accepted) span.setAttribute("agentsvc.inbound.refused", accepted.refused);
         return accepted;
       },
     );
     this.#options.observer?.onInbound?.(gateway.name, result.accepted ? "accepted" : "duplicate");
     if (!result.accepted) return result;
+    if ("refused" in result) {
+      this.#parts.sender.wake();
+      return { accepted: true, id: result.id };
+    }
     fault("after-record");
     const msg: QueuedMessage = { inboxId: result.id, text: inbound.text, origin };
     // Held until recovery has run, and never scheduled twice (recovery may have found it too).
@@ -574,6 +590,43 @@ export class GatewaySession {
       }),
     );
     return result;
+  }
+
+  /**
+   * Records the message and checks its sender in one transaction: a refused one is rejected with
+   * its answer (if any) together, never left queued for recovery to run.
+   */
+  async #acceptChecked(
+    gateway: Gateway,
+    inbound: Inbound,
+    record: Parameters<SessionStore["inbox"]["accept"]>[0],
+    access: SenderAccessOptions,
+  ): Promise<DeliverResult | { accepted: true; id: number; refused: string }> {
+    const store = this.#options.store;
+    const outcome = await store.transaction(async () => {
+      const accepted = await store.inbox.accept(record);
+      if (!accepted.accepted) return accepted;
+      const verdict = await this.#gate.check(gateway.name, inbound, access, Date.now());
+      if (verdict.admitted) return accepted;
+      await store.inbox.markDone(accepted.id, "rejected");
+      if (verdict.reply) {
+        const pieces = refusalPieces(gateway, accepted.id, inbound.thread, verdict.reply, record.origin);
+        await store.outbox.enqueue(traced(pieces, record.origin.traceparent));
+      }
+      return { ...accepted, refused: verdict.reason, answered: verdict.reply !== undefined };
+    });
+    if ("refused" in outcome) {
+      this.loggerFor(gateway).info(
+        {
+          sender: inbound.author.id,
+          reason: outcome.refused,
+          answered: outcome.answered,
+          inboxId: outcome.id,
+        },
+        "inbound message refused by sender access",
+      );
+    }
+    return outcome;
   }
 
   // ---- approvals ------------------------------------------------------------------------

@@ -133,6 +133,48 @@ export interface SessionSeenTokens {
   prune(now?: number): Promise<number>;
 }
 
+/** A pairing code handed to an unknown direct-message sender under `dmPolicy: pairing`. */
+export interface PairingRecord {
+  code: string;
+  gateway: string;
+  sender: string;
+  thread: string;
+  displayName: string | null;
+  status: "pending" | "approved" | "denied";
+  createdAt: number;
+  expiresAt: number;
+}
+
+export interface ApprovedSender {
+  gateway: string;
+  sender: string;
+  approvedAt: number;
+  code: string | null;
+}
+
+/** Pairing codes, approved senders and rate-limit windows, shared by every instance of a store. */
+export interface SessionSenderAccess {
+  isApproved(gateway: string, sender: string): Promise<boolean>;
+  /** The newest code of a sender that has not expired at `now` (any status). */
+  currentCode(gateway: string, sender: string, now: number): Promise<PairingRecord | undefined>;
+  /** Inserts a pending code; false when the code is taken. */
+  addCode(record: Omit<PairingRecord, "status">): Promise<boolean>;
+  /**
+   * Counts one message in the fixed window `key` of `windowMs`, atomically (concurrent callers on
+   * any instance each get their own count): a window older than `windowMs` starts again at `now`.
+   */
+  hit(key: string, windowMs: number, now: number): Promise<{ count: number; windowStart: number }>;
+  /** Pending codes not expired at `now`, oldest first. */
+  pendingCodes(now: number): Promise<PairingRecord[]>;
+  approvedSenders(): Promise<ApprovedSender[]>;
+  /** pending (not expired) -> approved, and the sender approved; undefined when no such code. */
+  approve(code: string, now: number): Promise<PairingRecord | undefined>;
+  /** pending (not expired) -> denied; undefined when no such code. */
+  deny(code: string, now: number): Promise<PairingRecord | undefined>;
+  /** Forgets an approved sender; false when it was not approved. */
+  revoke(gateway: string, sender: string): Promise<boolean>;
+}
+
 export interface SessionStore {
   inbox: SessionInbox;
   interactions: SessionInteractions;
@@ -140,6 +182,8 @@ export interface SessionStore {
   gatewayState: SessionGatewayState;
   seenTokens: SessionSeenTokens;
   runStore: RunStore;
+  /** Sender access (pairing, approvals, rate limits); a store without it cannot enforce them. */
+  senderAccess?: SessionSenderAccess;
   /**
    * Runs `fn` in one write transaction (nested calls are savepoints): the store calls awaited
    * inside it commit together or not at all.

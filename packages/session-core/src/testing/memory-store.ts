@@ -2,6 +2,7 @@
 // ChatDb's tables, minus durability. `transaction` runs its function as is (no rollback); the
 // session's crash-safety is proven against real SQLite in apps/server's crash test.
 import { type Decision, InMemoryRunStore, type RunOrigin } from "@agentsvc/agent-core";
+import { memorySenderAccess } from "./memory-sender-access.js";
 import type { InboxDoneStatus, InboxRecord, OutboxRow, SessionStore, StoredInteraction } from "../store.js";
 
 type Row = OutboxRow;
@@ -177,6 +178,7 @@ export function createMemorySessionStore(now: () => number = Date.now): SessionS
       prune: async () => 0,
     },
     runStore: new InMemoryRunStore(),
+    senderAccess: memorySenderAccess(),
     transaction: async <T>(fn: () => Promise<T> | T): Promise<T> => fn(),
   };
 }
