@@ -292,6 +292,18 @@ describe("chat page in Chromium", () => {
     expect(await w.page.locator("#status").textContent()).toBe("Reply failed.");
   });
 
+  it("marks a reply a failure cut short when the conversation is reloaded", async () => {
+    const f = await fake();
+    const w = await open(f);
+    await send(w, "fail now");
+    await expect.poll(() => w.page.locator(".note.error-text").count()).toBe(1);
+    await w.page.reload();
+    await expect.poll(() => assistantText(w).textContent()).toBe("Partial answer");
+    await expect
+      .poll(() => w.page.locator(".note.error-text").textContent())
+      .toBe("This reply was cut short by an error.");
+  });
+
   it("says so under a reply cut at the model's length limit", async () => {
     const f = await fake();
     const w = await open(f);

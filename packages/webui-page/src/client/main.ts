@@ -43,6 +43,8 @@ interface HistoryMessage {
   isError?: boolean;
   /** On the result of an approval-gated call: what was decided. */
   decision?: { decision?: unknown };
+  /** A reply a failure cut short (stored with what had streamed). */
+  interrupted?: boolean;
 }
 
 interface Turn {
@@ -506,6 +508,7 @@ function replayMessages(messages: HistoryMessage[]): void {
         bubble.setText(text);
       }
       bubble.flush();
+      if (m.interrupted) bubble.addNote("This reply was cut short by an error.", "error");
     } else if (m.role === "tool" && bubble && m.toolCallId) {
       const decided = m.decision?.decision;
       if (decided === "approve" || decided === "reject" || decided === "edit") bubble.addDecision(decided);

@@ -19,6 +19,8 @@ interface Msg {
   toolCallId?: string;
   toolName?: string;
   result?: unknown;
+  /** A reply a failure cut short, as agent-core stores it. */
+  interrupted?: true;
 }
 
 interface Conversation {
@@ -173,8 +175,10 @@ export async function startFakeApi(opts: FakeOptions): Promise<FakeApi> {
         for await (const step of steps) {
           if (closed) break;
           if ("sleep" in step) await new Promise((r) => setTimeout(r, step.sleep));
-          else if ("error" in step) send("error", JSON.stringify(step.error));
-          else if ("finish" in step) finishReason = step.finish;
+          else if ("error" in step) {
+            if (reply.content) reply.interrupted = true;
+            send("error", JSON.stringify(step.error));
+          } else if ("finish" in step) finishReason = step.finish;
           else if ("suspend" in step) {
             run.pending = { ...step.suspend, createdAt: Date.now() };
             send("chunk", chunk({}, "middleware_stop"), ++seq);
