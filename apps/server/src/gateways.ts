@@ -1,6 +1,6 @@
 import type { RunManager, SuspendedRun } from "@agentsvc/agent-core";
 import type { ChatDb } from "@agentsvc/chat-store";
-import type { ChannelEntry, Project, PushGatewayEntry } from "@agentsvc/config-schema";
+import type { ChannelEntry, Project, PushGatewayEntry, SenderAccess } from "@agentsvc/config-schema";
 import {
   type Gateway,
   type GatewayEntryRef,
@@ -11,6 +11,7 @@ import {
   type SessionObserver,
   createGatewaySession,
   loadAdapterPackage,
+  type SenderAccessOptions,
 } from "@agentsvc/session-core";
 import type { Hono } from "hono";
 import type { Logger } from "pino";
@@ -88,6 +89,7 @@ export async function wireGateways(input: {
       ...(entry.approvers ? { approvers: entry.approvers } : {}),
       ...(entry.streaming !== undefined ? { streaming: entry.streaming } : {}),
       ...(entry.streamIntervalMs !== undefined ? { streamIntervalMs: entry.streamIntervalMs } : {}),
+      ...accessOf(entry),
     });
     if (entry.type === "http") http.push(gateway);
   }
@@ -129,3 +131,22 @@ export async function wireGateways(input: {
 
 /** The identity of runs started through an `exposes: agent` route (no sign-in there). */
 export const AGENT_ROUTE_USER = "anonymous";
+
+/** The sender access keys of a push gateway entry (channel entries have none: anyone may write). */
+function accessOf(entry: Entry): { access?: SenderAccessOptions } {
+  if (!("dmPolicy" in entry || "groupPolicy" in entry || "rateLimit" in entry || "gatewayRateLimit" in entry))
+    return {};
+  const e = entry as SenderAccess;
+  return {
+    access: {
+      ...(e.dmPolicy ? { dmPolicy: e.dmPolicy } : {}),
+      ...(e.allowFrom ? { allowFrom: e.allowFrom } : {}),
+      ...(e.groupPolicy ? { groupPolicy: e.groupPolicy } : {}),
+      ...(e.groupAllowFrom ? { groupAllowFrom: e.groupAllowFrom } : {}),
+      ...(e.pairingCodeTtlSeconds !== undefined ? { pairingCodeTtlSeconds: e.pairingCodeTtlSeconds } : {}),
+      ...(e.refusalReply !== undefined ? { refusalReply: e.refusalReply } : {}),
+      ...(e.rateLimit ? { rateLimit: e.rateLimit } : {}),
+      ...(e.gatewayRateLimit ? { gatewayRateLimit: e.gatewayRateLimit } : {}),
+    },
+  };
+}
