@@ -58,8 +58,9 @@ export async function createLogger(options: LoggerOptions = {}): Promise<Logger>
   const level = logLevel({ level: options.level, env: options.env ?? process.env });
   const format = options.format ?? (process.stdout.isTTY ? "pretty" : "json");
   if (format === "json") return pino(loggerOptions(level));
-  const { prettyFactory } = await import("pino-pretty");
-  const prettify = prettyFactory({
+  // CommonJS: `prettyFactory` hangs off the default export (a bundle may not lift it to a named one).
+  const { default: pretty } = await import("pino-pretty");
+  const prettify = pretty.prettyFactory({
     colorize: options.color ?? process.stdout.isTTY === true,
     translateTime: "SYS:HH:MM:ss.l",
     // Request lines carry method, path, status and time in their message; the fields stay in JSON.
