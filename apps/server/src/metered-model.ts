@@ -2,6 +2,7 @@
 // stream and its reported tokens counted, by model id. A call ends `ok`, `error` (it threw, sent an
 // error part, or its stream broke off) or `cancelled` (the run was cancelled: its signal aborted).
 // Every other property is the model's own.
+import type { Transformer } from "node:stream/web";
 import type { LanguageModelV4, LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { toUsage } from "@agentsvc/agent-core";
 import type { ModelCallOutcome, ServerMetrics } from "./metrics.js";
