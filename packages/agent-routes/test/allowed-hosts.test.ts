@@ -3,7 +3,7 @@
 import { request } from "node:http";
 import { Hono } from "hono";
 import { afterEach, describe, expect, it } from "vitest";
-import { allowedHostsGuard, hostAllowed } from "../src/index.js";
+import { allowedHostsGuard, defaultAllowedHosts, hostAllowed, hostName } from "../src/index.js";
 import { listen } from "./helpers.js";
 
 const closers: (() => Promise<void>)[] = [];
@@ -13,10 +13,15 @@ afterEach(async () => {
 
 /** GET with an explicit Host header over real HTTP (fetch would send the URL's own host). */
 function getWithHost(url: string, host: string): Promise<number> {
+  return getBody(url, host).then((r) => r.status);
+}
+
+function getBody(url: string, host: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { headers: { host } }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
+      let body = "";
+      res.on("data", (d) => (body += d));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
     });
     req.on("error", reject);
     req.end();
@@ -43,5 +48,61 @@ describe("allowedHosts", () => {
     expect(await getWithHost(server.url, "chat.example.com:8080")).toBe(200);
     expect(await getWithHost(server.url, "evilexample.com:8080")).toBe(403);
     expect(await getWithHost(server.url, "evilexample.com")).toBe(403);
+  });
+
+  it("the default list is the loopback names plus a named bind host, never 0.0.0.0 or ::", () => {
+    expect(defaultAllowedHosts()).toEqual(["localhost", "127.0.0.1", "::1"]);
+    expect(defaultAllowedHosts(" Chat.Example.COM ")).toEqual([
+      "localhost",
+      "127.0.0.1",
+      "::1",
+      "chat.example.com",
+    ]);
+    expect(defaultAllowedHosts("[fd00::5]")).toEqual(["localhost", "127.0.0.1", "::1", "fd00::5"]);
+    expect(defaultAllowedHosts("0.0.0.0")).toEqual(["localhost", "127.0.0.1", "::1"]);
+    expect(defaultAllowedHosts("::")).toEqual(["localhost", "127.0.0.1", "::1"]);
+    expect(defaultAllowedHosts("[::]")).toEqual(["localhost", "127.0.0.1", "::1"]);
+  });
+
+  it("reads the name of a Host header: port, brackets, case, spaces and a trailing dot removed", () => {
+    expect(hostName("Chat.Example.com:8080")).toBe("chat.example.com");
+    expect(hostName(" localhost ")).toBe("localhost");
+    expect(hostName("example.com.")).toBe("example.com");
+    expect(hostName("example.com.:443")).toBe("example.com");
+    expect(hostName("[::1]:3000")).toBe("::1");
+    expect(hostName("[::1]")).toBe("::1");
+    expect(hostName("[fd00::5")).toBe("fd00::5");
+  });
+
+  it("matches exact names, * (the check off) and nothing else", () => {
+    expect(hostAllowed("chat.example.com", ["chat.example.com"])).toBe(true);
+    expect(hostAllowed("Chat.Example.com", ["chat.example.COM"])).toBe(true);
+    expect(hostAllowed("other.example.com", ["chat.example.com"])).toBe(false);
+    expect(hostAllowed("anything.test", ["*"])).toBe(true);
+    expect(hostAllowed("anything.test", ["example.test"])).toBe(false);
+    expect(hostAllowed("example.com", [])).toBe(false);
+  });
+
+  it("over HTTP: loopback and bracketed IPv6 pass by default, a foreign name gets a JSON 403 naming it, no Host passes", async () => {
+    const app = new Hono();
+    app.use(allowedHostsGuard(defaultAllowedHosts("127.0.0.1")));
+    app.get("/", (c) => c.text("ok"));
+    const server = await listen(app);
+    closers.push(server.close);
+    expect(await getWithHost(server.url, "localhost:3000")).toBe(200);
+    expect(await getWithHost(server.url, "[::1]:3000")).toBe(200);
+    expect(await getWithHost(server.url, "127.0.0.1")).toBe(200);
+    const refused = await getBody(server.url, "rebind.attacker.test:3000");
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.body)).toEqual({
+      success: false,
+      error: {
+        code: "host_not_allowed",
+        message:
+          'Host "rebind.attacker.test" is not allowed; add it to allowedHosts in agentsvc.config to serve it',
+      },
+    });
+    // Without a Host header (HTTP/1.0 tools; Node's server itself refuses HTTP/1.1 without one).
+    expect((await app.request("/")).status).toBe(200);
   });
 });
