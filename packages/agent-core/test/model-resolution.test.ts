@@ -4,7 +4,15 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type AgentModel, createDemoModel, resolveModel } from "../src/index.js";
+import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import {
+  type AgentModel,
+  createDemoModel,
+  defineAgent,
+  RunManager,
+  resolveModel,
+  WindowMemory,
+} from "../src/index.js";
 
 // agent-core's own folder stands in for a project with every optional provider installed
 // (they are its devDependencies); a fresh temp folder for a project with none.
@@ -220,6 +228,46 @@ describe("settings, fallbacks and instances", () => {
     const wrapped = resolveModel({ model: instance, settings: { temperature: 0 } });
     expect(wrapped.model).toBe(instance);
     expect(wrapped.settings).toEqual({ temperature: 0 });
+  });
+
+  it("runs an instance of the previous interface (v3, AI SDK 6 providers): its stream parts are the ones the loop reads", async () => {
+    const parts: LanguageModelV3StreamPart[] = [
+      { type: "stream-start", warnings: [] },
+      { type: "text-start", id: "t" },
+      { type: "text-delta", id: "t", delta: "From " },
+      { type: "text-delta", id: "t", delta: "v3." },
+      { type: "text-end", id: "t" },
+      {
+        type: "finish",
+        finishReason: { unified: "stop", raw: "stop" },
+        usage: {
+          inputTokens: { total: 4, noCache: 4, cacheRead: undefined, cacheWrite: undefined },
+          outputTokens: { total: 2, text: 2, reasoning: undefined },
+        },
+      },
+    ];
+    const v3: LanguageModelV3 = {
+      specificationVersion: "v3",
+      provider: "older.chat",
+      modelId: "six",
+      supportedUrls: {},
+      doGenerate: () => Promise.reject(new Error("unused")),
+      doStream: async () => ({
+        stream: new ReadableStream({
+          start(controller) {
+            for (const part of parts) controller.enqueue(part);
+            controller.close();
+          },
+        }),
+      }),
+    };
+    const runs = new RunManager({
+      agent: defineAgent({ name: "six", model: v3 }),
+      memory: new WindowMemory(),
+    });
+    const result = await runs.start({ input: "hi", userId: "u", conversationId: "c" }).done;
+    expect(result).toMatchObject({ status: "completed", text: "From v3.", finishReason: "stop" });
+    expect(result.usage).toMatchObject({ inputTokens: 4, outputTokens: 2 });
   });
 
   it("refuses invalid settings with the key named, as check does", () => {
