@@ -44,6 +44,14 @@ const MODEL_FAILURES: Record<string, string> = {
   model_error: "Sorry, the AI model failed to answer. Please try again.",
 };
 
+/** Said after a reply the model stopped at its output limit, so it does not read as whole. */
+const CUT_NOTE = "(The reply was cut off at the model's length limit.)";
+
+/** The reply of a completed turn: its text, marked when the model stopped at its output limit. */
+export function replyText(result: { text: string; finishReason?: string }): string {
+  return result.finishReason === "length" && result.text ? `${result.text}\n\n${CUT_NOTE}` : result.text;
+}
+
 /** The reply to a message whose turn failed (a TurnError) or could not start (an AgentsvcError). */
 export function failureText(err: unknown): string {
   const fields = err && typeof err === "object" ? (err as { code?: unknown; retryAfterMs?: unknown }) : {};

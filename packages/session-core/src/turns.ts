@@ -2,7 +2,7 @@
 // transaction as the turn's messages), end, and the next queued message after it.
 import { AgentsvcError, type RunHandle, type TurnResult, fault } from "@agentsvc/agent-core";
 import type { SessionParts } from "./parts.js";
-import { failureText, textPieces } from "./replies.js";
+import { failureText, replyText, textPieces } from "./replies.js";
 import { afterPrefix } from "./reply-prefix.js";
 import { DEFAULT_STREAM_INTERVAL_MS, draftKey } from "./streaming.js";
 import type { InboxDoneStatus } from "./store.js";
@@ -77,7 +77,7 @@ export class Turns {
         const status: InboxDoneStatus = result.status === "failed" ? "failed" : "done";
         const text =
           result.status === "completed"
-            ? result.text
+            ? replyText(result)
             : result.status === "failed"
               ? failureText(result.error)
               : "";

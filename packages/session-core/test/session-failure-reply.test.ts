@@ -22,6 +22,44 @@ const failingModel = {
   doStream: () => Promise.reject(new Error(PROVIDER_TEXT)),
 } as const satisfies RigModel;
 
+/** A model that answers "Half an ans" and stops at its output limit (finish reason `length`). */
+const cutModel = {
+  specificationVersion: "v4",
+  provider: "test",
+  modelId: "cut",
+  supportedUrls: {},
+  doGenerate: () => Promise.reject(new Error("unused")),
+  doStream: async () => ({
+    stream: new ReadableStream({
+      start(controller) {
+        controller.enqueue({ type: "text-start", id: "t" });
+        controller.enqueue({ type: "text-delta", id: "t", delta: "Half an ans" });
+        controller.enqueue({ type: "text-end", id: "t" });
+        controller.enqueue({
+          type: "finish",
+          finishReason: { unified: "length", raw: "length" },
+          usage: {
+            inputTokens: { total: 5, noCache: 5, cacheRead: undefined, cacheWrite: undefined },
+            outputTokens: { total: 4, text: 4, reasoning: undefined },
+          },
+        });
+        controller.close();
+      },
+    }),
+  }),
+} as const satisfies RigModel;
+
+describe("the reply to a message whose answer the model cut at its output limit", () => {
+  it("says so after the text, so it does not read as a whole answer", async () => {
+    const r = await openRig({ model: cutModel });
+    await acceptedId(r, T, "hello");
+    await r.session.idle();
+    expect(r.gateway.textsTo(T)).toEqual([
+      "Half an ans\n\n(The reply was cut off at the model's length limit.)",
+    ]);
+  });
+});
+
 describe("the reply to a message whose model call failed", () => {
   it("is a friendly line, not the provider's JSON", async () => {
     const r = await openRig({ model: failingModel });
