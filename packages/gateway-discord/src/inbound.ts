@@ -111,6 +111,8 @@ function deliver(m: DiscordMessage, text: string): Reading {
       thread: m.channel_id,
       text,
       author: { id: m.author.id, ...(name ? { displayName: name } : {}), isBot: false },
+      // A guild channel (or a thread: its own channel id) is a group; without a guild, a DM.
+      chat: { type: m.guild_id ? "group" : "direct", id: m.channel_id },
       meta: {
         channelId: m.channel_id,
         messageId: m.id,

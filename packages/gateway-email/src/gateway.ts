@@ -295,6 +295,7 @@ export class EmailGateway implements Gateway {
       thread,
       text,
       author: { id: facts.from, ...(facts.fromName ? { displayName: facts.fromName } : {}) },
+      chat: { type: "direct", id: facts.from },
       meta: { from: facts.from, replyTo: facts.replyTo, subject: facts.subject, messageId, references },
     });
     await ctx.state.set(`msg:${messageId}`, thread);

@@ -135,6 +135,8 @@ export class GithubGateway implements Gateway {
       thread: c.threadId,
       text: c.text,
       author: { id: c.author.id, displayName: c.author.login, isBot: false },
+      // Anyone who can comment on the repository writes here: a group, named owner/repo.
+      chat: { type: "group", id: `${c.thread.owner}/${c.thread.repo}` },
       meta: { commentId: c.commentId, ...(c.pull !== undefined ? { pull: c.pull } : {}) },
     });
     if (!result.accepted) context.logger.debug({ dedupKey: c.dedupKey }, "duplicate comment acknowledged");

@@ -76,6 +76,8 @@ export function classify(data: string, account: string): Classified {
       thread: sender,
       text: msg.message,
       author: { id: authorId, ...(env.sourceName ? { displayName: env.sourceName } : {}) },
+      // Group messages are ignored above; the chat is the sender's number (allowFrom may name it).
+      chat: { type: "direct", id: sender },
       meta: { timestamp },
     },
   };

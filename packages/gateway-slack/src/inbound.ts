@@ -71,6 +71,7 @@ export function readEvent(
       thread,
       text,
       author: { id: e.user, isBot: false },
+      chat: { type: isDm ? "direct" : "group", id: e.channel },
       // Who asked, and in which workspace: a stream into a channel names its recipient.
       meta: {
         channel: e.channel,

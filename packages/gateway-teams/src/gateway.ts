@@ -199,6 +199,11 @@ export class TeamsGateway implements Gateway {
       thread: m.conversationId,
       text: m.text,
       author: m.author,
+      // A reply in a channel thread carries `;messageid=...`: the group is the channel itself.
+      chat: {
+        type: m.conversationType === "personal" ? "direct" : "group",
+        id: m.conversationId.split(";")[0] ?? m.conversationId,
+      },
       meta: { serviceUrl: m.serviceUrl, activityId: m.id, conversationType: m.conversationType },
     });
     if (!result.accepted) context.logger.debug({ id: m.id }, "duplicate delivery acknowledged");

@@ -148,6 +148,7 @@ function classifyMessage(message: TgMessage, bot: BotIdentity): Classified {
       thread: threadOf(message),
       text: clean,
       author: author.author,
+      chat: { type: group ? "group" : "direct", id: String(message.chat.id) },
       meta: { chatId: message.chat.id, messageId: message.message_id, chatType: message.chat.type },
     },
   };

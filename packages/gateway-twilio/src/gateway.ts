@@ -171,6 +171,7 @@ export class TwilioGateway implements Gateway {
           thread: delivery.from,
           text: delivery.body,
           author: { id: delivery.from },
+          chat: { type: "direct", id: delivery.from },
           meta: { messageSid: delivery.sid, to: delivery.to },
         });
         if (!result.accepted) context.logger.debug({ sid: delivery.sid }, "duplicate delivery acknowledged");

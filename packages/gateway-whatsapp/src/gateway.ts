@@ -195,6 +195,7 @@ export class WhatsappGateway implements Gateway {
       thread: event.from,
       text: event.text,
       author: { id: event.from, ...(event.name ? { displayName: event.name } : {}) },
+      chat: { type: "direct", id: event.from },
       meta: { messageId: event.id },
     });
     if (!result.accepted) context.logger.debug({ id: event.id }, "duplicate delivery acknowledged");

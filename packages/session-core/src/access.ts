@@ -130,7 +130,7 @@ export class SenderGate {
     } else {
       const policy = access.dmPolicy ?? "open";
       if (policy === "disabled") return { admitted: false, reason: "dm_disabled" };
-      if (policy !== "open" && !(await this.#allowed(table, gateway, sender, access))) {
+      if (policy !== "open" && !(await this.#allowed(table, gateway, sender, chat.id, access))) {
         if (policy === "allowlist") return this.#refuse(gateway, sender, access, now);
         return this.#pair(table, gateway, inbound, access, now);
       }
@@ -150,10 +150,12 @@ export class SenderGate {
     table: SessionSenderAccess,
     gateway: string,
     sender: string,
+    chatId: string,
     access: SenderAccessOptions,
   ): Promise<boolean> {
-    const id = sameSenderId(sender);
-    if ((access.allowFrom ?? []).some((a) => sameSenderId(a) === id)) return true;
+    // In a direct chat the chat id names the sender too (Signal: the number, while the author is a UUID).
+    const ids = new Set([sameSenderId(sender), sameSenderId(chatId)]);
+    if ((access.allowFrom ?? []).some((a) => ids.has(sameSenderId(a)))) return true;
     return table.isApproved(gateway, sender);
   }
 
