@@ -166,6 +166,10 @@ describe('"provider/model" strings', () => {
       message: `model "google/gemini-2.5-flash" needs the package @ai-sdk/google, which is not installed in ${root}. Install it: npm install @ai-sdk/google`,
     });
     expect(attempt((pkg) => `pnpm add ${pkg}`).message).toMatch(/Install it: pnpm add @ai-sdk\/google$/);
+    // A fallback's missing package is named the same way.
+    expect(() =>
+      resolveModel({ model: "openai/gpt-4o", fallbacks: ["google/gemini-2.5-flash"] }, { env: ENV, root }),
+    ).toThrow(/^model "google\/gemini-2\.5-flash" needs the package @ai-sdk\/google/);
     // Before its key: installing comes first.
     expect(() => resolveModel("google/gemini-2.5-flash", { env: {}, root })).toThrow(
       /needs the package @ai-sdk\/google/,
@@ -228,6 +232,9 @@ describe("settings, fallbacks and instances", () => {
     const wrapped = resolveModel({ model: instance, settings: { temperature: 0 } });
     expect(wrapped.model).toBe(instance);
     expect(wrapped.settings).toEqual({ temperature: 0 });
+    // Spans name the provider as the conventions do ("openai", not the SDK's "openai.chat").
+    const openai = resolveModel("openai/gpt-4o", { env: ENV }).model;
+    expect(resolveModel(openai).provider).toBe("openai");
   });
 
   it("runs an instance of the previous interface (v3, AI SDK 6 providers): its stream parts are the ones the loop reads", async () => {

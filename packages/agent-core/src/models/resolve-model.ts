@@ -59,13 +59,13 @@ function resolveOne(
   // An instance built in the agent file: used as it is (v3 streams the same parts the loop reads).
   if (isLanguageModelInstance(input)) {
     const model = primary ?? (input as LanguageModelV4);
-    return { model, provider: model.provider, settings: {} };
+    return { model, provider: providerName(model), settings: {} };
   }
   const object = typeof input === "string" ? { model: input } : (input as Record<string, unknown>);
   const settings = { ...(object.settings as ModelSettings | undefined) };
   if (isLanguageModelInstance(object.model)) {
     const model = primary ?? (object.model as LanguageModelV4);
-    return { model, provider: model.provider, settings };
+    return { model, provider: providerName(model), settings };
   }
   if (object.provider === "demo") {
     const spec = object as unknown as Extract<ModelSpec, { provider: "demo" }>;
@@ -114,12 +114,17 @@ function keyVariableOf(provider: ModelProviderName, given: string | undefined, v
   return MODEL_PROVIDERS[provider].keyVars.length > 0 ? vars[0] : undefined;
 }
 
+/** An instance's provider as spans name it: `openai.chat` -> `openai`, `google.generative-ai` -> `google`. */
+function providerName(model: LanguageModelV4): string {
+  return model.provider.split(".")[0] || model.provider;
+}
+
 function withPath<T>(path: string, build: () => T): T {
   try {
     return build();
   } catch (error) {
     if (error instanceof AgentsvcError)
-      throw new AgentsvcError(error.code, error.message.replace(/^model\b/, path), error.status);
+      throw new AgentsvcError(error.code, error.message.replace(/^model(?=\.)/, path), error.status);
     throw error;
   }
 }
