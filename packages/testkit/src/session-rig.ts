@@ -9,6 +9,7 @@ import {
   GatewayRegistry,
   gatewayThreadId,
   type GatewaySession,
+  type SenderAccessOptions,
   type SessionStore,
 } from "@agentsvc/session-core";
 import { contractAgent, createMemorySessionStore } from "@agentsvc/session-core/testing";
@@ -26,6 +27,8 @@ export interface SessionRigOptions {
   /** The entry's `streaming` and `streamIntervalMs` keys. */
   streaming?: boolean;
   streamIntervalMs?: number;
+  /** The entry's sender access keys (dmPolicy, allowFrom, groupPolicy, rateLimit, ...). */
+  access?: SenderAccessOptions;
   env?: Readonly<Record<string, string | undefined>>;
   publicBaseUrl?: string;
   /** Root logger (default: silent unless TESTKIT_LOG names a level); gateways log to its `gateway-<type>` children. */
@@ -40,6 +43,8 @@ export interface SessionRig {
   memory: WindowMemory;
   /** Notes the approved `delete_file` calls ran with. */
   executed: string[];
+  /** Model calls made so far (every attempt, through RunManager's onModelAttempt). */
+  modelCalls(): number;
   /** User messages the agent's memory holds for one thread. */
   userMessages(thread: string): Promise<string[]>;
   /** Cancels every running turn, as a user or operator cancelling a run does; how many were cancelled. */
@@ -58,7 +63,16 @@ export async function startSessionRig(
   const registry = new GatewayRegistry(logger);
   registry.register(gateway);
   const agent = contractAgent(executed, options.replyText, options.tokenDelayMs, options.script);
-  const runs = new RunManager({ agent, memory, runStore: store.runStore, logger });
+  let modelCalls = 0;
+  const runs = new RunManager({
+    agent,
+    memory,
+    runStore: store.runStore,
+    logger,
+    onModelAttempt: () => {
+      modelCalls++;
+    },
+  });
   await runs.ready();
   const session = createGatewaySession({
     runs,
@@ -72,6 +86,7 @@ export async function startSessionRig(
         ...(options.approvers ? { approvers: options.approvers } : {}),
         ...(options.streaming !== undefined ? { streaming: options.streaming } : {}),
         ...(options.streamIntervalMs !== undefined ? { streamIntervalMs: options.streamIntervalMs } : {}),
+        ...(options.access ? { access: options.access } : {}),
       },
     ],
     loggers: { root: logger },
@@ -86,6 +101,7 @@ export async function startSessionRig(
     runs,
     memory,
     executed,
+    modelCalls: () => modelCalls,
     userMessages: async (thread) =>
       (await memory.load({ userId: gateway.name, conversationId: thread })).flatMap((m) =>
         m.role === "user" ? [m.content] : [],
