@@ -12,6 +12,7 @@ import {
   FakeTwilio,
   FakeWhatsApp,
   SlackFake,
+  startSignalDaemon,
   TelegramFake,
 } from "@agentsvc/testkit";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -109,6 +110,25 @@ const PUSH_ROWS: BlockRow[] = [
       });
       await eventually(() => fake.rest.botMessages.length > 0, "the Discord reply", REPLY_MS);
       expect(fake.rest.botMessages[0]?.content).toContain("hello from discord");
+    },
+  },
+  {
+    block: "gateways/signal.yaml (type: signal)",
+    behaviour: "answers a Signal message through the signal-cli daemon's HTTP API",
+    async run(ctx) {
+      const account = "+15550000001";
+      const daemon = await startSignalDaemon({ accounts: [account] });
+      ctx.cleanup(() => daemon.close());
+      ctx.write({
+        "gateways/signal.yaml": `type: signal\naccountEnvVar: SIGNAL_ACCOUNT\nhttpUrl: ${daemon.url}\n`,
+      });
+      await ctx.start({ env: { SIGNAL_ACCOUNT: account } });
+      // signal-cli's default receive mode hands a message only to the streams open when it arrives.
+      await eventually(() => daemon.connections.length > 0, "the event stream", REPLY_MS);
+      daemon.receive(account, { from: "+15550000002", text: "hello from signal" });
+      await eventually(() => daemon.sent.length > 0, "the Signal reply", REPLY_MS);
+      expect(daemon.sent[0]).toMatchObject({ recipient: "+15550000002" });
+      expect(daemon.sent[0]?.message).toContain("hello from signal");
     },
   },
 ];
@@ -286,7 +306,8 @@ const SERVICE_ROWS: BlockRow[] = [
   },
   {
     block: "OTEL_EXPORTER_OTLP_ENDPOINT (trace export)",
-    behaviour: "exports the run's invoke_agent span to an OTLP/HTTP receiver, in the caller's trace",
+    behaviour:
+      "exports the request's and the run's spans to an OTLP/HTTP receiver, in one trace joined to the caller's",
     async run(ctx) {
       const receiver = await startOtlpReceiver();
       ctx.cleanup(() => receiver.close());
@@ -301,10 +322,22 @@ const SERVICE_ROWS: BlockRow[] = [
       await invoke(server.url, "traced", {
         traceparent: `00-${traceId}-${randomBytes(8).toString("hex")}-01`,
       });
-      const run = () => receiver.spans.find((s) => s.name === "invoke_agent assistant");
-      await eventually(() => run() !== undefined, "the invoke_agent span at the receiver", REPLY_MS);
-      expect(run()).toMatchObject({ traceId, service: "my-agent" });
-      expect(receiver.spans.some((s) => s.name === "POST /agent/invoke" && s.traceId === traceId)).toBe(true);
+      const named = (name: string) => receiver.spans.find((s) => s.name === name);
+      await eventually(
+        () => named("invoke_agent assistant") !== undefined && named("POST /agent/invoke") !== undefined,
+        "the request and invoke_agent spans at the receiver",
+        REPLY_MS,
+      );
+      const request = named("POST /agent/invoke");
+      // The run is in the request's trace; the request joins the caller's trace as a parent or,
+      // by default (a caller's traceparent is not trusted), as a link.
+      expect(named("invoke_agent assistant")).toMatchObject({
+        traceId: request?.traceId,
+        service: "my-agent",
+      });
+      const joined =
+        request?.traceId === traceId || (request?.links ?? []).some((l) => l.traceId === traceId);
+      expect(joined, JSON.stringify(request)).toBe(true);
     },
   },
   {
@@ -424,6 +457,7 @@ export const ROW_PACKAGES = [
   "@agentsvc/gateway-discord",
   "@agentsvc/gateway-github",
   "@agentsvc/gateway-http",
+  "@agentsvc/gateway-signal",
   "@agentsvc/gateway-slack",
   "@agentsvc/gateway-teams",
   "@agentsvc/gateway-telegram",

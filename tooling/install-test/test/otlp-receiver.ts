@@ -10,6 +10,7 @@ export interface ReceivedSpan {
   traceId: string;
   spanId: string;
   parentSpanId?: string;
+  links?: { traceId: string; spanId: string }[];
   /** The resource's service.name. */
   service?: string;
 }
