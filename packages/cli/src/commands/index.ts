@@ -6,6 +6,7 @@ import { doctorCommand } from "./doctor.js";
 import { hashPasswordCommand } from "./hash-password.js";
 import { initCommand } from "./init.js";
 import { outboxCommand } from "./outbox.js";
+import { pairingCommand } from "./pairing.js";
 import { startCommand } from "./start.js";
 
 /**
@@ -21,4 +22,5 @@ export const commands: Command[] = [
   devCommand,
   hashPasswordCommand,
   outboxCommand,
+  pairingCommand,
 ];

@@ -91,7 +91,10 @@ export const outboxCommand: Command = {
   },
 };
 
-async function openStore(ctx: CommandContext): Promise<{ db: ChatDb; close(): Promise<void> } | undefined> {
+/** The project's primary store, as the server opens it; undefined (reported) when it cannot be opened. */
+export async function openStore(
+  ctx: CommandContext,
+): Promise<{ db: ChatDb; close(): Promise<void> } | undefined> {
   const dir = resolve(ctx.io.cwd, typeof ctx.values.dir === "string" ? ctx.values.dir : ".");
   const { loadProject } = await import("@agentsvc/config-schema");
   const loaded = await loadProject(dir);
