@@ -31,6 +31,7 @@ describe("agentsvc verbs and global options", () => {
       "dev",
       "hash-password",
       "outbox",
+      "pairing",
     ]);
     for (const c of commands) {
       const r = await run([c.name, "--help"]);
@@ -45,7 +46,7 @@ describe("agentsvc verbs and global options", () => {
     const r = await run(["deploy"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(
-      'unknown command "deploy" (commands: init, check, doctor, build, start, dev, hash-password, outbox; options: --help, --version)',
+      'unknown command "deploy" (commands: init, check, doctor, build, start, dev, hash-password, outbox, pairing; options: --help, --version)',
     );
   });
 
