@@ -218,6 +218,34 @@ export const rateWindows = pgTable("rate_windows", {
   count: ms("count").notNull(),
 });
 
+/** The cost ledger: one row per model call (attempt), with its tokens and its cost at record time. */
+export const usageLedger = pgTable(
+  "usage_ledger",
+  {
+    id: autoId("id"),
+    at: ms("at").notNull(),
+    userId: text("user_id").notNull(),
+    gateway: text("gateway"),
+    agent: text("agent").notNull(),
+    conversationId: text("conversation_id").notNull(),
+    provider: text("provider").notNull(),
+    model: text("model").notNull(),
+    kind: text("kind").notNull(),
+    outcome: text("outcome").notNull(),
+    inputTokens: ms("input_tokens").notNull(),
+    outputTokens: ms("output_tokens").notNull(),
+    cachedInputTokens: ms("cached_input_tokens").notNull(),
+    reasoningTokens: ms("reasoning_tokens").notNull(),
+    costNanos: ms("cost_nanos").notNull(),
+  },
+  (t) => [
+    index("usage_ledger_at").on(t.at),
+    index("usage_ledger_user").on(t.userId, t.at),
+    index("usage_ledger_gateway").on(t.gateway, t.at),
+    index("usage_ledger_agent").on(t.agent, t.at),
+  ],
+);
+
 /** Every table, keyed by the same names chat-store's schema.ts exports its tables under. */
 export const pgTables = {
   conversations,
@@ -235,6 +263,7 @@ export const pgTables = {
   senderPairings,
   senderApprovals,
   rateWindows,
+  usageLedger,
 };
 
 export type PgTables = typeof pgTables;

@@ -195,4 +195,31 @@ CREATE TABLE rate_windows (
 );
 `,
   },
+  {
+    version: 9,
+    name: "cost ledger: one row per model call",
+    sql: `
+CREATE TABLE usage_ledger (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  at INTEGER NOT NULL,
+  user_id TEXT NOT NULL,
+  gateway TEXT,
+  agent TEXT NOT NULL,
+  conversation_id TEXT NOT NULL,
+  provider TEXT NOT NULL,
+  model TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  outcome TEXT NOT NULL,
+  input_tokens INTEGER NOT NULL,
+  output_tokens INTEGER NOT NULL,
+  cached_input_tokens INTEGER NOT NULL,
+  reasoning_tokens INTEGER NOT NULL,
+  cost_nanos INTEGER NOT NULL
+);
+CREATE INDEX usage_ledger_at ON usage_ledger (at);
+CREATE INDEX usage_ledger_user ON usage_ledger (user_id, at);
+CREATE INDEX usage_ledger_gateway ON usage_ledger (gateway, at);
+CREATE INDEX usage_ledger_agent ON usage_ledger (agent, at);
+`,
+  },
 ];

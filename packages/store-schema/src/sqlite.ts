@@ -208,6 +208,34 @@ export const rateWindows = sqliteTable("rate_windows", {
   count: integer("count").notNull(),
 });
 
+/** The cost ledger: one row per model call (attempt), with its tokens and its cost at record time. */
+export const usageLedger = sqliteTable(
+  "usage_ledger",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    at: integer("at").notNull(),
+    userId: text("user_id").notNull(),
+    gateway: text("gateway"),
+    agent: text("agent").notNull(),
+    conversationId: text("conversation_id").notNull(),
+    provider: text("provider").notNull(),
+    model: text("model").notNull(),
+    kind: text("kind").notNull(),
+    outcome: text("outcome").notNull(),
+    inputTokens: integer("input_tokens").notNull(),
+    outputTokens: integer("output_tokens").notNull(),
+    cachedInputTokens: integer("cached_input_tokens").notNull(),
+    reasoningTokens: integer("reasoning_tokens").notNull(),
+    costNanos: integer("cost_nanos").notNull(),
+  },
+  (t) => [
+    index("usage_ledger_at").on(t.at),
+    index("usage_ledger_user").on(t.userId, t.at),
+    index("usage_ledger_gateway").on(t.gateway, t.at),
+    index("usage_ledger_agent").on(t.agent, t.at),
+  ],
+);
+
 export const sqliteTables = {
   outbox,
   gatewayState,
@@ -215,6 +243,7 @@ export const sqliteTables = {
   senderPairings,
   senderApprovals,
   rateWindows,
+  usageLedger,
   conversations,
   preferences,
   accounts,
