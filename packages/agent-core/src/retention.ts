@@ -6,35 +6,54 @@
 export class RetentionQueue {
   /** threadId -> expiry time (ms), in the order the runs finished. */
   private readonly expiries = new Map<string, number>();
+  /** threadId -> its estimated size, for the byte bound. */
+  private readonly sizes = new Map<string, number>();
+  private bytes = 0;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly ttlMs: number,
     private readonly max: number,
     private readonly evict: (threadId: string) => void,
+    /** Most estimated bytes kept at once (a run's messages); past it the oldest go first. */
+    private readonly maxBytes = Number.POSITIVE_INFINITY,
   ) {}
+
+  /** Estimated bytes of the runs kept now. */
+  get heldBytes(): number {
+    return this.bytes;
+  }
 
   get size(): number {
     return this.expiries.size;
   }
 
   /** Starts (or restarts) the retention of a finished run. */
-  add(threadId: string): void {
-    this.expiries.delete(threadId);
+  add(threadId: string, bytes = 0): void {
+    this.remove(threadId);
     this.expiries.set(threadId, Date.now() + this.ttlMs);
+    this.sizes.set(threadId, bytes);
+    this.bytes += bytes;
     if (this.expiries.size > this.max)
       this.dropOldest(this.expiries.size - this.max + Math.floor(this.max / 100));
+    // By bytes: the oldest go until the rest fit (the newest stays whatever its size).
+    while (this.bytes > this.maxBytes && this.expiries.size > 1)
+      this.drop(this.expiries.keys().next().value as string);
     this.schedule();
   }
 
   /** The run is running again: it is no longer the queue's to evict. */
   remove(threadId: string): void {
     this.expiries.delete(threadId);
+    this.bytes -= this.sizes.get(threadId) ?? 0;
+    this.sizes.delete(threadId);
   }
 
   /** Forgets everything without evicting (shutdown). */
   clear(): void {
     this.expiries.clear();
+    this.sizes.clear();
+    this.bytes = 0;
     clearTimeout(this.timer);
     this.timer = undefined;
   }
@@ -54,7 +73,7 @@ export class RetentionQueue {
   }
 
   private drop(threadId: string): void {
-    this.expiries.delete(threadId);
+    this.remove(threadId);
     this.evict(threadId);
   }
 

@@ -57,6 +57,11 @@ export interface RunManagerOptions {
   retainMs?: number;
   /** Most finished runs kept replayable at once; past it the oldest goes first. Default 10 000. */
   maxRetained?: number;
+  /**
+   * Most bytes of finished runs kept replayable at once (each run's messages and reply, by their
+   * text and JSON length); past it the oldest goes first. Default 64 MiB.
+   */
+  maxRetainedBytes?: number;
   /** Where API keys are read from when the model is built here. Default `process.env`. */
   env?: Record<string, string | undefined>;
   /** Hears every model attempt once its outcome is decided (metrics count them by outcome). */
@@ -160,6 +165,7 @@ export class RunManager implements RunManagerApi {
       (threadId) => {
         if (this.records.get(threadId)?.segment.status !== "running") this.records.delete(threadId);
       },
+      Math.max(1, options.maxRetainedBytes ?? 64 * 1024 * 1024),
     );
     this.runStore = options.runStore ?? new InMemoryRunStore();
     const given = options.model;
@@ -660,8 +666,18 @@ export class RunManager implements RunManagerApi {
       }
     }
     record.log.retire();
-    this.retained.add(options.threadId);
+    this.retained.add(options.threadId, retainedSize(result));
   }
+}
+
+/** What a finished run keeps, estimated: its reply (also in its event log) and its new messages. */
+function retainedSize(result: TurnResult): number {
+  let size = result.text.length + result.reasoning.length;
+  for (const m of result.newMessages) {
+    if (m.role === "tool") size += JSON.stringify(m.result ?? null)?.length ?? 0;
+    else size += m.content.length + (m.role === "assistant" ? (m.reasoning?.length ?? 0) : 0);
+  }
+  return size;
 }
 
 function toPending(run: SuspendedRun): PendingApproval {

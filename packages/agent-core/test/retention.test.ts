@@ -55,4 +55,21 @@ describe("RetentionQueue", () => {
     vi.advanceTimersByTime(400);
     expect(evicted).toEqual(["a"]);
   });
+
+  it("past maxBytes evicts the oldest until the rest fit, keeping the newest whatever its size", () => {
+    const evicted: string[] = [];
+    const queue = new RetentionQueue(60_000, 100, (id) => evicted.push(id), 1000);
+    queue.add("a", 400);
+    queue.add("b", 400);
+    expect(evicted).toEqual([]);
+    queue.add("c", 400);
+    expect(evicted).toEqual(["a"]);
+    expect(queue.heldBytes).toBe(800);
+    queue.add("huge", 5000);
+    expect(evicted).toEqual(["a", "b", "c"]);
+    expect(queue.heldBytes).toBe(5000);
+    // A run that runs again leaves the count.
+    queue.remove("huge");
+    expect(queue.heldBytes).toBe(0);
+  });
 });
