@@ -524,8 +524,14 @@ export class GatewaySession {
 
   // ---- inbound --------------------------------------------------------------------------
 
-  /** Durable ingest: records (or finds a duplicate), then applies the thread's policy once recovery has run. */
-  async deliver(inbound: Inbound & { gateway: string }): Promise<DeliverResult> {
+  /**
+   * Durable ingest: records (or finds a duplicate), then applies the thread's policy once recovery has run.
+   * `operator: true` (a schedule's tick, written by the project's owner) skips sender access.
+   */
+  async deliver(
+    inbound: Inbound & { gateway: string },
+    options?: { operator?: boolean },
+  ): Promise<DeliverResult> {
     const gateway = this.#options.registry.get(inbound.gateway);
     if (!gateway) {
       throw new AgentsvcError(
@@ -552,9 +558,10 @@ export class GatewaySession {
           origin,
         };
         const access = this.#entries.get(gateway.name)?.access;
-        const accepted = restricts(access)
-          ? await this.#acceptChecked(gateway, inbound, record, access)
-          : await this.#options.store.inbox.accept(record);
+        const accepted =
+          restricts(access) && !options?.operator
+            ? await this.#acceptChecked(gateway, inbound, record, access)
+            : await this.#options.store.inbox.accept(record);
         span.setAttribute(
           "agentsvc.inbound.outcome",
           !accepted.accepted ? "duplicate" : "refused" in accepted ? "refused" : "accepted",
