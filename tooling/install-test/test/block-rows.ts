@@ -19,7 +19,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { expect } from "vitest";
 import { startOtlpReceiver } from "./otlp-receiver.js";
-import type { StartOptions, Started } from "./outside.js";
+import type { Ran, StartOptions, Started } from "./outside.js";
 
 export interface RowContext {
   /** Writes project files for this row (the scaffolded ones it replaces come back after it). */
@@ -28,6 +28,8 @@ export interface RowContext {
   start(options?: StartOptions): Promise<Started>;
   /** Runs after the row, last registered first. */
   cleanup(fn: () => Promise<void> | void): void;
+  /** Runs another verb of the installed bin in the project (`pairing list`), bounded. */
+  bin(args: string[]): Promise<Ran>;
 }
 
 export interface BlockRow {
@@ -57,6 +59,37 @@ function signedHttp(secret: string, method: string, target: string, body = ""): 
 }
 
 const PUSH_ROWS: BlockRow[] = [
+  {
+    block: "gateways/telegram.yaml with dmPolicy: pairing",
+    behaviour:
+      "a stranger gets a pairing code and no turn; `agentsvc pairing approve` lets their next message through",
+    async run(ctx) {
+      const fake = await TelegramFake.start();
+      ctx.cleanup(() => fake.close());
+      ctx.write({
+        "gateways/telegram.yaml": `type: telegram\nbotTokenEnvVar: TELEGRAM_BOT_TOKEN\napiBaseUrl: ${fake.url}\ndmPolicy: pairing\n`,
+      });
+      await ctx.start({ env: { TELEGRAM_BOT_TOKEN: fake.token } });
+      fake.chat.userSends({ chatId: 7070, text: "let me in", from: { id: 7070, first_name: "Eve" } });
+      await eventually(() => fake.chat.botMessages.length > 0, "the pairing answer", REPLY_MS);
+      const answer = fake.chat.botMessages[0]?.text ?? "";
+      const code = /pairing code: ([A-Z2-9]{8})/.exec(answer)?.[1] as string;
+      expect(code, answer).toBeDefined();
+      expect(answer).not.toContain("let me in");
+      const listed = await ctx.bin(["pairing", "list", "--json"]);
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(JSON.parse(listed.stdout).pending).toMatchObject([{ code, gateway: "telegram", user: "7070" }]);
+      const approved = await ctx.bin(["pairing", "approve", code]);
+      expect(approved.code, approved.stderr).toBe(0);
+      fake.chat.userSends({
+        chatId: 7070,
+        text: "hello after pairing",
+        from: { id: 7070, first_name: "Eve" },
+      });
+      await eventually(() => fake.chat.botMessages.length > 1, "the agent's answer", REPLY_MS);
+      expect(fake.chat.botMessages[1]?.text).toContain("hello after pairing");
+    },
+  },
   {
     block: "gateways/telegram.yaml (type: telegram)",
     behaviour: "answers a Telegram message through the Bot API",

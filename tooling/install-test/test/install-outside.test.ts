@@ -158,6 +158,7 @@ describe("the installed agentsvc bin, once per documented configuration block", 
           return server;
         },
         cleanup: (fn) => void undo.push(fn),
+        bin: (args) => run(appBin, args, app, 60_000),
       };
       let codes: (number | null)[] = [];
       try {
