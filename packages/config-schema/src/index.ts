@@ -71,6 +71,7 @@ export type {
   StoreDurability,
   MetricsConfig,
   PushGatewayEntry,
+  ScheduleEntry,
   SenderAccess,
   PushType,
   SessionPolicy,

@@ -304,6 +304,26 @@ export interface Project {
   channels: ChannelEntry[];
   /** One per push-style type: when two entries share a type the later file (by name) wins, with a warning. */
   pushGateways: PushGatewayEntry[];
+  /** Files under schedules/, sorted by name. */
+  schedules: ScheduleEntry[];
+}
+
+/** One file under schedules/ (see schemas/schedule.ts). Exactly one of `cron` and `everyMs`. */
+export interface ScheduleEntry {
+  /** File name without extension: the schedule's name in the store, the CLI and metrics. */
+  name: string;
+  file: string;
+  cron?: string;
+  everyMs?: number;
+  /** IANA timezone the cron pattern is read in (default UTC). */
+  timezone: string;
+  prompt: string;
+  /** Agent file name; absent: the root agent. */
+  agent?: string;
+  /** `gateway` is the push gateway's type (its registry key); `thread` the platform thread. */
+  to: { gateway: string; thread: string };
+  enabled: boolean;
+  catchUp: "none" | "last";
 }
 
 export type LoadResult =

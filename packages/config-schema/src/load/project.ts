@@ -18,6 +18,7 @@ import type {
 import { DATA_EXTS, type FoundFile, listFolder, MODULE_EXTS, reportDuplicateNames } from "./files.js";
 import { GATEWAY_TYPES, validateGatewayEntry } from "./gateway-entry.js";
 import { loadAny, makeModuleLoader } from "./module.js";
+import { loadSchedules } from "./schedules.js";
 import { readThemeFile } from "./theme-file.js";
 
 export const CONFIG_EXTS = [".ts", ".mts", ".js", ".mjs", ".json", ".yaml", ".yml"] as const;
@@ -42,9 +43,20 @@ export async function loadProject(dir: string): Promise<LoadResult> {
   const { agents, fileNames } = await loadAgents(root, loader, sink, toolServers);
   const rootAgent = pickRootAgent(agents, fileNames, config, configFile, sink);
   const { exposures, channels, pushGateways } = await loadGateways(root, loader, sink, config, toolServers);
+  const schedules = await loadSchedules(root, loader, sink, agents, pushGateways);
 
   if (sink.errors.length || !rootAgent) return { ok: false, errors: sink.errors, warnings: sink.warnings };
-  const project = { root, config, agents, rootAgent, toolServers, exposures, channels, pushGateways };
+  const project = {
+    root,
+    config,
+    agents,
+    rootAgent,
+    toolServers,
+    exposures,
+    channels,
+    pushGateways,
+    schedules,
+  };
   return { ok: true, project: configFile ? { ...project, configFile } : project, warnings: sink.warnings };
 }
 

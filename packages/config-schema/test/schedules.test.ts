@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import { expectError, loadErrors, loadOk } from "./helpers.js";
+
+const TG = "type: telegram\nbotTokenEnvVar: TG\n";
+
+describe("schedules/ entries", () => {
+  it("reads a cron schedule with its defaults: UTC, the root agent, enabled, catchUp none, gateway by file name", async () => {
+    const project = await loadOk({
+      "gateways/tg.yaml": TG,
+      "schedules/digest.yaml":
+        "cron: '0 9 * * 1-5'\nprompt: Morning digest\nto: { gateway: tg, thread: -100123 }\n",
+    });
+    expect(project.schedules).toEqual([
+      {
+        name: "digest",
+        file: "schedules/digest.yaml",
+        cron: "0 9 * * 1-5",
+        timezone: "UTC",
+        prompt: "Morning digest",
+        to: { gateway: "telegram", thread: "-100123" },
+        enabled: true,
+        catchUp: "none",
+      },
+    ]);
+  });
+
+  it("reads every as milliseconds, a timezone, catchUp last, enabled false and a named agent", async () => {
+    const project = await loadOk({
+      "gateways/tg.yaml": TG,
+      "schedules/ping.json": JSON.stringify({
+        every: "1h30m",
+        timezone: "Europe/Berlin",
+        prompt: "p",
+        agent: "bot",
+        to: { gateway: "telegram", thread: "42" },
+        enabled: false,
+        catchUp: "last",
+      }),
+    });
+    expect(project.schedules[0]).toMatchObject({
+      everyMs: 5_400_000,
+      timezone: "Europe/Berlin",
+      agent: "bot",
+      enabled: false,
+      catchUp: "last",
+    });
+  });
+
+  it("names the file and key of every mistake: a bad pattern, an unknown timezone, a short every, an unknown gateway", async () => {
+    const errors = await loadErrors({
+      "gateways/tg.yaml": TG,
+      "schedules/a.yaml": "cron: '61 * * * *'\nprompt: p\nto: { gateway: tg, thread: 1 }\n",
+      "schedules/b.yaml":
+        "cron: '* * * * *'\ntimezone: Mars/Olympus\nprompt: p\nto: { gateway: tg, thread: 1 }\n",
+      "schedules/c.yaml": "every: 5s\nprompt: p\nto: { gateway: tg, thread: 1 }\n",
+      "schedules/d.yaml": "every: 1m\nprompt: p\nto: { gateway: slack, thread: C1 }\n",
+      "schedules/e.yaml": "every: 1m\ncron: '* * * * *'\nprompt: p\nto: { gateway: tg, thread: 1 }\n",
+      "schedules/f.yaml": "every: 1m\nprompt: p\nto: { gateway: tg, thred: 1 }\n",
+      "schedules/g.yaml": "every: 1m\nprompt: p\nagent: nobody\nto: { gateway: tg, thread: 1 }\n",
+    });
+    expectError(errors, "schedules/a.yaml", "cron", /5 or 6 fields/);
+    expectError(errors, "schedules/b.yaml", "timezone", /IANA timezone/);
+    expectError(errors, "schedules/c.yaml", "every", /at least 10s/);
+    expectError(
+      errors,
+      "schedules/d.yaml",
+      "to.gateway",
+      /push gateway entry under gateways\/ \(declared: tg\)/,
+    );
+    expectError(errors, "schedules/e.yaml", "", /exactly one of them/);
+    expectError(errors, "schedules/f.yaml", "to.thred", /did you mean "thread"/);
+    expectError(errors, "schedules/g.yaml", "agent", /agent file under agents\/ \(found: bot\)/);
+  });
+});
