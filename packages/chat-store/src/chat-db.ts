@@ -13,6 +13,7 @@ import { Inbox } from "./inbox.js";
 import { Outbox } from "./outbox.js";
 import { SeenTokens } from "./seen-tokens.js";
 import { SenderAccess } from "./sender-access.js";
+import { UsageLedger } from "./usage-ledger.js";
 import { Interactions } from "./interactions.js";
 import { type CreateMemoryOptions, SqliteMemory } from "./memory.js";
 import { type MigrationReport, type MigrationStep, readSchemaVersion, runMigrations } from "./migrations.js";
@@ -107,6 +108,8 @@ export class ChatDb {
   readonly seenTokens: SeenTokens;
   /** Pairing codes, approved senders and rate-limit windows (sender access, #40). */
   readonly senderAccess: SenderAccess;
+  /** One row per model call with its tokens and cost (the cost ledger, #40). */
+  readonly usageLedger: UsageLedger;
   /** Whether the store can be read and written right now (never waits); see store-health.ts. */
   readonly health: StoreHealthView;
   /** What open() did to the schema. */
@@ -143,6 +146,7 @@ export class ChatDb {
     this.gatewayState = new GatewayState(this.ctx);
     this.seenTokens = new SeenTokens(this.ctx);
     this.senderAccess = new SenderAccess(this.ctx);
+    this.usageLedger = new UsageLedger(this.ctx);
   }
 
   /**

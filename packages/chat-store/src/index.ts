@@ -60,6 +60,14 @@ export {
 export { GatewayState } from "./gateway-state.js";
 export { type ClaimResult, SeenTokens } from "./seen-tokens.js";
 export { type ApprovedSender, type PairingRecord, SenderAccess } from "./sender-access.js";
+export {
+  type UsageEntry,
+  type UsageFilter,
+  type UsageGroup,
+  type UsageKind,
+  UsageLedger,
+  type UsageTotals,
+} from "./usage-ledger.js";
 export { isStoreLocked, StoreHealth, type StoreAccess, type StoreState } from "./store-health.js";
 export {
   PoolHealth,

@@ -1,0 +1,126 @@
+// The cost ledger (store-schema step 9): one row per model call with its tokens and its cost at
+// record time, and the sums budgets and `agentsvc usage` read. Shared by every instance of a
+// PostgreSQL store, so a budget counts what all instances spent.
+import type { StoreContext } from "./context.js";
+import type { SQLWrapper } from "drizzle-orm";
+import { and, desc, eq, gte, sql } from "./orm.js";
+
+/** The call's purpose: a turn's model call, a summary (compaction), or a scheduled turn's call. */
+export type UsageKind = "turn" | "compaction" | "scheduled";
+
+export interface UsageEntry {
+  /** Epoch ms. */
+  at: number;
+  userId: string;
+  /** The push gateway entry the turn came from; null for the chat page and the agent route. */
+  gateway: string | null;
+  agent: string;
+  conversationId: string;
+  provider: string;
+  model: string;
+  kind: UsageKind;
+  /** `ok`, or the failure's TurnError code. */
+  outcome: string;
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  reasoningTokens: number;
+  /** Cost in billionths of the prices' currency (integers sum exactly). */
+  costNanos: number;
+}
+
+export interface UsageTotals {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  reasoningTokens: number;
+  costNanos: number;
+}
+
+export type UsageGroup = "user" | "gateway" | "agent" | "model";
+
+/** Which rows a sum covers: from `since` (epoch ms), optionally one user, gateway or agent. */
+export interface UsageFilter {
+  since: number;
+  userId?: string;
+  gateway?: string;
+  agent?: string;
+}
+
+export class UsageLedger {
+  private get l() {
+    return this.ctx.tables.usageLedger;
+  }
+
+  constructor(private readonly ctx: StoreContext) {}
+
+  async record(entry: UsageEntry): Promise<void> {
+    await this.ctx.run((db) => db.insert(this.l).values(entry));
+  }
+
+  /** The sums over the rows the filter covers. */
+  async totals(filter: UsageFilter): Promise<UsageTotals> {
+    const rows = await this.ctx.run((db) => db.select(this.sums()).from(this.l).where(this.where(filter)));
+    return toTotals(rows[0]);
+  }
+
+  /** The sums per user, gateway, agent or model (provider/model) since `since`, costliest first. */
+  async byGroup(group: UsageGroup, since: number): Promise<(UsageTotals & { key: string })[]> {
+    const l = this.l;
+    const key =
+      group === "user"
+        ? l.userId
+        : group === "gateway"
+          ? sql<string>`coalesce(${l.gateway}, '')`
+          : group === "agent"
+            ? l.agent
+            : sql<string>`${l.provider} || '/' || ${l.model}`;
+    const cost = sql<number>`sum(${l.costNanos})`;
+    const rows = await this.ctx.run((db) =>
+      db
+        .select({ key, ...this.sums() })
+        .from(l)
+        .where(gte(l.at, since))
+        .groupBy(key)
+        .orderBy(desc(cost), key),
+    );
+    return rows.map((r) => ({ key: String(r.key), ...toTotals(r) }));
+  }
+
+  private sums() {
+    const l = this.l;
+    const sum = (column: SQLWrapper) => sql<number>`coalesce(sum(${column}), 0)`;
+    return {
+      calls: sql<number>`count(*)`,
+      inputTokens: sum(l.inputTokens),
+      outputTokens: sum(l.outputTokens),
+      cachedInputTokens: sum(l.cachedInputTokens),
+      reasoningTokens: sum(l.reasoningTokens),
+      costNanos: sum(l.costNanos),
+    };
+  }
+
+  private where(filter: UsageFilter) {
+    const l = this.l;
+    return and(
+      gte(l.at, filter.since),
+      filter.userId !== undefined ? eq(l.userId, filter.userId) : undefined,
+      filter.gateway !== undefined ? eq(l.gateway, filter.gateway) : undefined,
+      filter.agent !== undefined ? eq(l.agent, filter.agent) : undefined,
+    );
+  }
+}
+
+// PostgreSQL answers sum() over bigint as numeric, which the driver hands over as a string.
+function toTotals(row: Record<string, unknown> | undefined): UsageTotals {
+  const n = (v: unknown) => Number(v ?? 0);
+  return {
+    calls: n(row?.calls),
+    inputTokens: n(row?.inputTokens),
+    outputTokens: n(row?.outputTokens),
+    cachedInputTokens: n(row?.cachedInputTokens),
+    reasoningTokens: n(row?.reasoningTokens),
+    costNanos: n(row?.costNanos),
+  };
+}
