@@ -246,6 +246,30 @@ export const usageLedger = pgTable(
   ],
 );
 
+/** One row per claimed schedule tick: the claim (before the turn starts), then the inbox record and the outcome. */
+export const scheduleTicks = pgTable(
+  "schedule_ticks",
+  {
+    schedule: text("schedule").notNull(),
+    tickAt: ms("tick_at").notNull(),
+    claimedAt: ms("claimed_at").notNull(),
+    instance: text("instance").notNull(),
+    manual: ms("manual").notNull(),
+    inboxId: ms("inbox_id"),
+    outcome: text("outcome").$type<"claimed" | "recorded" | "failed">().notNull(),
+    error: text("error"),
+    finishedAt: ms("finished_at"),
+  },
+  (t) => [primaryKey({ columns: [t.schedule, t.tickAt] }), index("schedule_ticks_open").on(t.outcome)],
+);
+
+/** The operator's pause (`agentsvc schedules pause`), per schedule name. */
+export const scheduleState = pgTable("schedule_state", {
+  schedule: text("schedule").primaryKey(),
+  paused: ms("paused").notNull(),
+  updatedAt: ms("updated_at").notNull(),
+});
+
 /** Every table, keyed by the same names chat-store's schema.ts exports its tables under. */
 export const pgTables = {
   conversations,
@@ -264,6 +288,8 @@ export const pgTables = {
   senderApprovals,
   rateWindows,
   usageLedger,
+  scheduleTicks,
+  scheduleState,
 };
 
 export type PgTables = typeof pgTables;

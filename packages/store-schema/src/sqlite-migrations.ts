@@ -222,4 +222,28 @@ CREATE INDEX usage_ledger_gateway ON usage_ledger (gateway, at);
 CREATE INDEX usage_ledger_agent ON usage_ledger (agent, at);
 `,
   },
+  {
+    version: 10,
+    name: "schedules: one row per claimed tick, and the operator's pause per schedule",
+    sql: `
+CREATE TABLE schedule_ticks (
+  schedule TEXT NOT NULL,
+  tick_at INTEGER NOT NULL,
+  claimed_at INTEGER NOT NULL,
+  instance TEXT NOT NULL,
+  manual INTEGER NOT NULL,
+  inbox_id INTEGER,
+  outcome TEXT NOT NULL,
+  error TEXT,
+  finished_at INTEGER,
+  PRIMARY KEY (schedule, tick_at)
+);
+CREATE INDEX schedule_ticks_open ON schedule_ticks (outcome);
+CREATE TABLE schedule_state (
+  schedule TEXT PRIMARY KEY,
+  paused INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+`,
+  },
 ];

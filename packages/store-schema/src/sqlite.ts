@@ -236,6 +236,30 @@ export const usageLedger = sqliteTable(
   ],
 );
 
+/** One row per claimed schedule tick: the claim (before the turn starts), then the inbox record and the outcome. */
+export const scheduleTicks = sqliteTable(
+  "schedule_ticks",
+  {
+    schedule: text("schedule").notNull(),
+    tickAt: integer("tick_at").notNull(),
+    claimedAt: integer("claimed_at").notNull(),
+    instance: text("instance").notNull(),
+    manual: integer("manual").notNull(),
+    inboxId: integer("inbox_id"),
+    outcome: text("outcome").$type<"claimed" | "recorded" | "failed">().notNull(),
+    error: text("error"),
+    finishedAt: integer("finished_at"),
+  },
+  (t) => [primaryKey({ columns: [t.schedule, t.tickAt] }), index("schedule_ticks_open").on(t.outcome)],
+);
+
+/** The operator's pause (`agentsvc schedules pause`), per schedule name. */
+export const scheduleState = sqliteTable("schedule_state", {
+  schedule: text("schedule").primaryKey(),
+  paused: integer("paused").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
 export const sqliteTables = {
   outbox,
   gatewayState,
@@ -244,6 +268,8 @@ export const sqliteTables = {
   senderApprovals,
   rateWindows,
   usageLedger,
+  scheduleTicks,
+  scheduleState,
   conversations,
   preferences,
   accounts,
