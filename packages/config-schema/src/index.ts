@@ -85,3 +85,4 @@ export type {
   WebuiExposure,
   WhatsappEntry,
 } from "./types.js";
+export type { BudgetLimits, BudgetsConfig, PriceConfig } from "./schemas/spend.js";

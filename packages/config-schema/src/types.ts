@@ -1,6 +1,7 @@
 import type { BuildError, BuildWarning } from "./issues.js";
 import type { IconValue } from "./schemas/webui.js";
 import type { PushType } from "./schemas/push.js";
+import type { BudgetsConfig, PriceConfig } from "./schemas/spend.js";
 
 export type SessionPolicy = "reject" | "queue" | "steer" | "interrupt";
 
@@ -278,6 +279,10 @@ export interface ProjectConfig {
   storeDurability?: StoreDurability;
   /** Prometheus metrics; absent = off. */
   metrics?: MetricsConfig;
+  /** Model prices per million tokens (`provider/model` keys), for the cost ledger. */
+  prices?: Record<string, PriceConfig>;
+  /** Token and cost budgets (schemas/spend.ts); absent = nothing refused. */
+  budgets?: BudgetsConfig;
 }
 
 export interface MetricsConfig {

@@ -100,6 +100,8 @@ async function loadConfig(root: string, loader: Loader, sink: IssueSink) {
       ...(apiKeyEnvVar !== undefined ? { apiKeyEnvVar } : {}),
     };
   }
+  if (r.output.prices !== undefined) config.prices = r.output.prices;
+  if (r.output.budgets !== undefined) config.budgets = r.output.budgets;
   config.datasources = { ...config.datasources, ...r.output.datasources };
   const store = typeof r.output.store === "string" ? { datasource: r.output.store } : r.output.store;
   if (store?.durability) config.storeDurability = store.durability;

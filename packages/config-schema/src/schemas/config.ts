@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { envVarName, httpUrl, integerIn, nonEmptyString, strict } from "./common.js";
+import { budgetsSchema, pricesSchema } from "./spend.js";
 
 export const DATASOURCE_TYPES = ["sqlite", "postgres"] as const;
 
@@ -116,6 +117,8 @@ export const projectConfigSchema = strict(
     ),
     store: v.optional(storeSchema),
     metrics: v.optional(metricsSchema),
+    prices: v.optional(pricesSchema),
+    budgets: v.optional(budgetsSchema),
     datasources: v.optional(
       v.record(
         v.pipe(

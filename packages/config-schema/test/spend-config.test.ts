@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { expectError, loadErrors, loadOk } from "./helpers.js";
+
+describe("agentsvc.config: prices and budgets", () => {
+  it("are absent unless declared (nothing is refused)", async () => {
+    const p = await loadOk({});
+    expect(p.config.prices).toBeUndefined();
+    expect(p.config.budgets).toBeUndefined();
+  });
+
+  it("reads prices per million tokens and budgets per scope, day and month", async () => {
+    const p = await loadOk({
+      "agentsvc.config.yaml": [
+        "prices:",
+        '  "openai/gpt-4o-mini": { input: 0.15, output: 0.6, cachedInput: 0.075 }',
+        "budgets:",
+        "  service: { month: { cost: 50 } }",
+        "  perUser: { day: { tokens: 200000, cost: 0.5 } }",
+        "  gateways:",
+        "    whatsapp: { day: { cost: 2 } }",
+        "  warnAt: 0.9",
+        "",
+      ].join("\n"),
+    });
+    expect(p.config.prices).toEqual({
+      "openai/gpt-4o-mini": { input: 0.15, output: 0.6, cachedInput: 0.075 },
+    });
+    expect(p.config.budgets).toEqual({
+      service: { month: { cost: 50 } },
+      perUser: { day: { tokens: 200000, cost: 0.5 } },
+      gateways: { whatsapp: { day: { cost: 2 } } },
+      warnAt: 0.9,
+    });
+  });
+
+  it("names the key of a bad price or limit", async () => {
+    expectError(
+      await loadErrors({ "agentsvc.config.yaml": 'prices:\n  "openai/gpt-4o": { input: -1, output: 1 }\n' }),
+      "agentsvc.config.yaml",
+      "prices.openai/gpt-4o.input",
+      /must be 0 or more/,
+    );
+    expectError(
+      await loadErrors({ "agentsvc.config.yaml": "budgets:\n  perUser: { week: { cost: 1 } }\n" }),
+      "agentsvc.config.yaml",
+      "budgets.perUser.week",
+      /unknown key in limits/,
+    );
+    expectError(
+      await loadErrors({ "agentsvc.config.yaml": "budgets:\n  service: { day: { tokens: 1.5 } }\n" }),
+      "agentsvc.config.yaml",
+      "budgets.service.day.tokens",
+      /must be an integer/,
+    );
+  });
+});
