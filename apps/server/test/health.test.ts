@@ -156,7 +156,9 @@ describe("GET /health and rejected credentials", () => {
       state: "stopped",
       reason: "credentials rejected by mock: check CONN_TOKEN (close 4004 Authentication failed)",
     });
-    expect(now.gateways.good).toEqual({ state: "running" });
+    // Untouched: running, no reason (its traffic shows as ages, below).
+    expect(now.gateways.good).toMatchObject({ state: "running" });
+    expect(now.gateways.good?.reason).toBeUndefined();
     const errors = lines.filter((l) => l.level === 50 && String(l.msg).includes("check CONN_TOKEN"));
     expect(errors).toHaveLength(1);
     expect((await signedEvent("good", { id: "e3", thread: "t3", text: "and now?" })).status).toBe(202);
@@ -181,7 +183,10 @@ type Ready = {
   status: string;
   reason?: string;
   store: { state: string; schemaVersion?: number; detail?: string };
-  gateways: Record<string, { state: string; reason?: string }>;
+  gateways: Record<
+    string,
+    { state: string; reason?: string; lastInboundAgeSeconds?: number; lastPlatformCallAgeSeconds?: number }
+  >;
 };
 
 describe("the orchestrator probes /health/live and /health/ready", () => {
@@ -191,7 +196,12 @@ describe("the orchestrator probes /health/live and /health/ready", () => {
     const body = (await res.json()) as Ready;
     expect(body.status).toBe("ready");
     expect(body.store).toEqual({ state: "ok", schemaVersion: CURRENT_SCHEMA_VERSION });
-    expect(body.gateways.good).toEqual({ state: "running" });
+    // The good gateway took a message and sent its reply: how long ago each was (#43 item 11).
+    expect(body.gateways.good).toEqual({
+      state: "running",
+      lastInboundAgeSeconds: expect.any(Number),
+      lastPlatformCallAgeSeconds: expect.any(Number),
+    });
     expect(body.gateways.bad?.state).toBe("stopped");
     expect(body.gateways.bad?.reason).toMatch(/check BAD_SECRET/);
   });

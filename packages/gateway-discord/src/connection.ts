@@ -170,6 +170,7 @@ export class GatewaySocket {
         return;
       case 11:
         this.#acked = true;
+        this.#ctx.platformCallSucceeded?.();
         return;
       case 1:
         this.#heartbeat();
@@ -182,6 +183,8 @@ export class GatewaySocket {
         this.#invalidSession(f.d === true);
         return;
       case 0:
+        // A dispatch: the connection is not deaf (heartbeat ACKs alone do not say so).
+        this.#ctx.heard?.();
         this.#dispatch(f);
         return;
     }

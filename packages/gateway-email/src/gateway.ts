@@ -224,6 +224,7 @@ export class EmailGateway implements Gateway {
       }
       this.#failing = false;
       this.#backoff.reset();
+      ctx.platformCallSucceeded?.();
       return this.#pollMs;
     } catch (err) {
       if (this.#stopped) return null;
@@ -249,6 +250,7 @@ export class EmailGateway implements Gateway {
 
   async #handle(source: Buffer, uid: number): Promise<Handled> {
     const ctx = this.#context();
+    ctx.heard?.();
     const mail = await simpleParser(source);
     const reason = ignoreReason(mail, this.#from);
     if (reason) {

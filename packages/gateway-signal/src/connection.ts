@@ -100,12 +100,14 @@ export class EventStream {
       ctx.logger.info({ url: baseUrl }, "signal-cli events stream open");
       if (this.#openedOnce) ctx.reconnected?.();
       this.#openedOnce = true;
+      ctx.platformCallSucceeded?.();
       await readSse(res.body, {
         activity: () => {
           this.#lastActivity = this.#now();
         },
         event: async (event) => {
           if (event.event !== "receive" || this.#stopped || controller.signal.aborted) return;
+          ctx.heard?.();
           this.#handling = true;
           try {
             await onReceive(event.data, controller.signal);

@@ -175,6 +175,7 @@ export class SocketMode {
     this.#ctx.logger.info({ connection: conn.id }, "Socket Mode connected");
     if (this.#lost) this.#ctx.reconnected?.();
     this.#lost = false;
+    this.#ctx.platformCallSucceeded?.();
     // Only now that the new connection is up are the ones it replaces closed.
     for (const old of this.#conns) {
       if (old === conn || !old.retiring) continue;
@@ -198,6 +199,8 @@ export class SocketMode {
       return;
     }
     if (!frame.envelope_id) return;
+    // An event or interaction: the connection is not deaf (disconnect refreshes do not count).
+    this.#ctx.heard?.();
     const id = frame.envelope_id;
     this.#options.onEnvelope(frame).then(
       () => {

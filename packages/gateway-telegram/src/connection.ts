@@ -77,6 +77,8 @@ export class Poller {
         this.#options.pollTimeoutSeconds * 1000 + this.#options.graceMs,
       );
       polled = true;
+      this.#ctx.platformCallSucceeded?.();
+      if (updates.length > 0) this.#ctx.heard?.();
       this.#conflicts = 0;
       // Polling works again after getUpdates (or getMe) failed: the connection was re-established.
       if (this.#pollFailed) this.#ctx.reconnected?.();

@@ -318,3 +318,37 @@ describe("telegram: an update that fails every time it is handled", () => {
     expect(r.session.status().telegram?.state).toBe("running");
   });
 });
+
+describe("telegram: a connection that could go deaf", () => {
+  let g: TelegramHarness;
+  let r: ContractRig;
+  afterEach(async () => {
+    await r?.stop();
+    await g?.close?.();
+  });
+
+  it("status() shows the age of the last getUpdates that worked, and of the last update only once one came (#43 item 11)", async () => {
+    g = await telegramHarness();
+    r = new ContractRig(g);
+    await r.start();
+    await eventually(
+      () => r.session.status().telegram?.lastPlatformCallAgeSeconds !== undefined,
+      "a poll that worked",
+    );
+    expect(r.session.status().telegram?.lastInboundAgeSeconds).toBeUndefined();
+    // An update the gateway ignores (a group message not addressed to the bot) still shows the
+    // connection hears Telegram.
+    const updateId = g.fake.pushUpdate({
+      message: {
+        message_id: 1,
+        date: 1764000000,
+        chat: { id: -1001234567890, type: "supergroup", title: "Team room" },
+        from: { id: 5001, is_bot: false, first_name: "Ann" },
+        text: "lunch, anyone?",
+      },
+    });
+    expect(updateId).toBeGreaterThan(0);
+    await within(g.fake.confirmed(updateId), 5_000, "the group message confirmed");
+    expect(r.session.status().telegram?.lastInboundAgeSeconds).toBeGreaterThanOrEqual(0);
+  });
+});

@@ -18,6 +18,8 @@ interface SessionEntryPoints {
   interaction(requestId: string): Promise<InteractionView | undefined>;
   credentialsRejected(gateway: string, envVar: string, detail: string): void;
   reconnected(gateway: string): void;
+  heard(gateway: string): void;
+  platformCallSucceeded(gateway: string): void;
   undelivered(
     gateway: string,
     thread: string,
@@ -51,6 +53,8 @@ export function contextFor(
     },
     credentialsRejected: (envVar, detail) => session.credentialsRejected(name, envVar, detail),
     reconnected: () => session.reconnected(name),
+    heard: () => session.heard(name),
+    platformCallSucceeded: () => session.platformCallSucceeded(name),
     state: {
       get: async <T>(key: string) => store.gatewayState.get<T>(name, key),
       set: async (key, value) => store.gatewayState.set(name, key, value),

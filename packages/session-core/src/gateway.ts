@@ -237,6 +237,18 @@ export interface GatewayContext {
    * contexts need not provide it; the session's context always does.
    */
   reconnected?(): void;
+  /**
+   * The platform sent this gateway something: any event or update, one it ignores too. With
+   * `platformCallSucceeded` it tells a connection that works from one that went silently deaf
+   * (`status()`: the age of each). A recorded inbound message counts without it. Optional like
+   * `reconnected`.
+   */
+  heard?(): void;
+  /**
+   * A call to the platform worked: a poll answered, a heartbeat acknowledged, a stream opened. A
+   * sent reply counts without it. Optional like `reconnected`.
+   */
+  platformCallSucceeded?(): void;
   /** The service's public base URL (behind a proxy), when configured. */
   publicBaseUrl?: string;
   /** This gateway's own logger, named `gateway-<type>`. */

@@ -110,6 +110,10 @@ export interface GatewayStatus {
   state: "running" | "stopped";
   /** Why it was stopped: `credentials rejected by <platform>: check <ENV_VAR> (<detail>)`. */
   reason?: string;
+  /** Seconds since the platform last sent this gateway anything (absent: nothing yet since start). */
+  lastInboundAgeSeconds?: number;
+  /** Seconds since a call to the platform last worked: a sent reply, a poll, a heartbeat (absent: none yet). */
+  lastPlatformCallAgeSeconds?: number;
 }
 
 /** A gateway that holds a connection to its platform (a long poll, a socket, an IMAP poll, a stream): one instance at a time. */
@@ -145,6 +149,9 @@ export class GatewaySession {
   readonly #gatewayLoggers = new Map<string, Logger>();
   /** Gateways stopped while the service runs (rejected credentials), with the reason. */
   readonly #halted = new Map<string, string>();
+  /** Gateway name -> when the platform last sent it something, and when a call to it last worked (ms epoch). */
+  readonly #lastInboundAt = new Map<string, number>();
+  readonly #lastPlatformCallAt = new Map<string, number>();
   readonly #inflight = new Set<Promise<unknown>>();
   /** Inbox ids recovery scheduled: a message delivered while it ran is not queued twice. */
   readonly #known = new Set<number>();
@@ -213,7 +220,14 @@ export class GatewaySession {
       ...(coordination.shared ? { elsewhere: () => void coordination.publish({ kind: "outbox" }) } : {}),
       onCredentials: (gateway, error) =>
         this.credentialsRejected(gateway.name, error.envVar ?? "its credentials", error.message),
-      ...(options.observer ? { observer: options.observer } : {}),
+      // A sent piece is a platform call that worked; the rest goes to the configured observer.
+      observer: {
+        onSending: (gateway) => options.observer?.onSending?.(gateway),
+        onSent: (gateway, outcome, seconds) => {
+          if (outcome === "sent") this.platformCallSucceeded(gateway);
+          options.observer?.onSent?.(gateway, outcome, seconds);
+        },
+      },
     });
     this.#parts = {
       runs: options.runs,
@@ -425,6 +439,16 @@ export class GatewaySession {
     this.#track(g.stop().catch((err: unknown) => logger.error({ err }, "gateway failed to stop cleanly")));
   }
 
+  /** The platform sent `gateway` something (see GatewayContext.heard). */
+  heard(gateway: string): void {
+    this.#lastInboundAt.set(gateway, Date.now());
+  }
+
+  /** A call of `gateway` to its platform worked (see GatewayContext.platformCallSucceeded). */
+  platformCallSucceeded(gateway: string): void {
+    this.#lastPlatformCallAt.set(gateway, Date.now());
+  }
+
   /** A gateway re-established its platform connection after losing it: told to the observer. */
   reconnected(gateway: string): void {
     this.#options.observer?.onReconnected?.(gateway);
@@ -468,9 +492,17 @@ export class GatewaySession {
   /** Every registered gateway: running, or stopped with the reason. */
   status(): Record<string, GatewayStatus> {
     const out: Record<string, GatewayStatus> = {};
+    const now = Date.now();
+    const age = (at: number | undefined) => (at === undefined ? undefined : Math.max(0, (now - at) / 1000));
     for (const g of this.#options.registry.list()) {
       const reason = this.#halted.get(g.name);
-      out[g.name] = reason === undefined ? { state: "running" } : { state: "stopped", reason };
+      const inbound = age(this.#lastInboundAt.get(g.name));
+      const call = age(this.#lastPlatformCallAt.get(g.name));
+      out[g.name] = {
+        ...(reason === undefined ? { state: "running" as const } : { state: "stopped" as const, reason }),
+        ...(inbound !== undefined ? { lastInboundAgeSeconds: inbound } : {}),
+        ...(call !== undefined ? { lastPlatformCallAgeSeconds: call } : {}),
+      };
     }
     return out;
   }
@@ -541,6 +573,7 @@ export class GatewaySession {
       );
     }
     checkInbound(inbound);
+    this.heard(gateway.name);
     const origin = originOf(inbound, gateway.name);
     const attributes = { "agentsvc.gateway": gateway.name, "agentsvc.gateway.type": gateway.type };
     // The record keeps the inbound span's trace context: the turn and the reply continue its trace.

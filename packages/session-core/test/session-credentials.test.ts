@@ -21,6 +21,8 @@ describe("rejected credentials", () => {
       mock: {
         state: "stopped",
         reason: expect.stringMatching(/^credentials rejected by mock: check MOCK_BOT_TOKEN \(.+\)$/),
+        // The message came in; the refused send is no platform call that worked.
+        lastInboundAgeSeconds: expect.any(Number),
       },
       other: { state: "running" },
     });
@@ -86,6 +88,10 @@ describe("rejected credentials", () => {
     await other.inject({ thread: "t2", text: "hello" });
     await r.session.idle();
     expect(other.textsTo("t2")).toHaveLength(1);
-    expect(r.session.status().other).toEqual({ state: "running" });
+    expect(r.session.status().other).toEqual({
+      state: "running",
+      lastInboundAgeSeconds: expect.any(Number),
+      lastPlatformCallAgeSeconds: expect.any(Number),
+    });
   });
 });
