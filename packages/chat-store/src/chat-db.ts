@@ -12,6 +12,7 @@ import { GatewayState } from "./gateway-state.js";
 import { Inbox } from "./inbox.js";
 import { Outbox } from "./outbox.js";
 import { SeenTokens } from "./seen-tokens.js";
+import { ScheduleTicks } from "./schedules.js";
 import { SenderAccess } from "./sender-access.js";
 import { UsageLedger } from "./usage-ledger.js";
 import { Interactions } from "./interactions.js";
@@ -108,6 +109,8 @@ export class ChatDb {
   readonly seenTokens: SeenTokens;
   /** Pairing codes, approved senders and rate-limit windows (sender access, #40). */
   readonly senderAccess: SenderAccess;
+  /** Claimed schedule ticks and the operator's pauses (schedules, #41). */
+  readonly scheduleTicks: ScheduleTicks;
   /** One row per model call with its tokens and cost (the cost ledger, #40). */
   readonly usageLedger: UsageLedger;
   /** Whether the store can be read and written right now (never waits); see store-health.ts. */
@@ -146,6 +149,7 @@ export class ChatDb {
     this.gatewayState = new GatewayState(this.ctx);
     this.seenTokens = new SeenTokens(this.ctx);
     this.senderAccess = new SenderAccess(this.ctx);
+    this.scheduleTicks = new ScheduleTicks(this.ctx);
     this.usageLedger = new UsageLedger(this.ctx);
   }
 

@@ -256,7 +256,9 @@ export const scheduleTicks = pgTable(
     instance: text("instance").notNull(),
     manual: ms("manual").notNull(),
     inboxId: ms("inbox_id"),
-    outcome: text("outcome").$type<"claimed" | "recorded" | "failed">().notNull(),
+    outcome: text("outcome")
+      .$type<"claimed" | "recorded" | "delivered" | "dead" | "failed" | "silent">()
+      .notNull(),
     error: text("error"),
     finishedAt: ms("finished_at"),
   },

@@ -246,7 +246,9 @@ export const scheduleTicks = sqliteTable(
     instance: text("instance").notNull(),
     manual: integer("manual").notNull(),
     inboxId: integer("inbox_id"),
-    outcome: text("outcome").$type<"claimed" | "recorded" | "failed">().notNull(),
+    outcome: text("outcome")
+      .$type<"claimed" | "recorded" | "delivered" | "dead" | "failed" | "silent">()
+      .notNull(),
     error: text("error"),
     finishedAt: integer("finished_at"),
   },
