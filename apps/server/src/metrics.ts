@@ -188,6 +188,30 @@ export async function createMetrics(
         this.set({ gateway: name }, s.state === "running" ? 1 : 0);
     },
   });
+  // A connection that is up but deaf (#43 item 11): the inbound age grows while the call age stays fresh.
+  new prom.Gauge({
+    name: "agentsvc_gateway_last_inbound_age_seconds",
+    help: "Seconds since the platform last sent the gateway anything (events it ignores included); absent until the first",
+    labelNames: ["gateway"] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [name, s] of Object.entries(watched?.session.status() ?? {}))
+        if (s.lastInboundAgeSeconds !== undefined) this.set({ gateway: name }, s.lastInboundAgeSeconds);
+    },
+  });
+  new prom.Gauge({
+    name: "agentsvc_gateway_last_platform_call_age_seconds",
+    help: "Seconds since a call of the gateway to its platform last worked (a reply, a poll, a heartbeat ACK); absent until the first",
+    labelNames: ["gateway"] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [name, s] of Object.entries(watched?.session.status() ?? {}))
+        if (s.lastPlatformCallAgeSeconds !== undefined)
+          this.set({ gateway: name }, s.lastPlatformCallAgeSeconds);
+    },
+  });
   new prom.Gauge({
     name: "agentsvc_outbox_pieces",
     help: "Gateway replies waiting (pending) or given up on (dead, see agentsvc outbox), by gateway",
