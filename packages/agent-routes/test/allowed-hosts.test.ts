@@ -78,6 +78,9 @@ describe("allowedHosts", () => {
     expect(hostAllowed("chat.example.com", ["chat.example.com"])).toBe(true);
     expect(hostAllowed("Chat.Example.com", ["chat.example.COM"])).toBe(true);
     expect(hostAllowed("other.example.com", ["chat.example.com"])).toBe(false);
+    // An exact entry is not a suffix rule: neither a longer name ending in it nor it less a letter.
+    expect(hostAllowed("evilchat.example.com", ["chat.example.com"])).toBe(false);
+    expect(hostAllowed("hat.example.com", ["chat.example.com"])).toBe(false);
     expect(hostAllowed("anything.test", ["*"])).toBe(true);
     expect(hostAllowed("anything.test", ["example.test"])).toBe(false);
     expect(hostAllowed("example.com", [])).toBe(false);
