@@ -4,6 +4,9 @@ import type { AgentModel, MemoryConfig, ModelSpec } from "./define.js";
 import { AgentsvcError } from "./errors.js";
 import type { CompactResult } from "./memory.js";
 import type { Message } from "./messages.js";
+import { classifyModelError } from "./model-errors.js";
+import { admitModelCall, recordModelCall } from "./model-meter.js";
+import { toUsage } from "./models/usage.js";
 import { createModel, type CreateModelOptions } from "./models/resolve-model.js";
 
 /** Turns older messages into one summary text. */
@@ -103,13 +106,28 @@ export function demoSummary(messages: Message[]): string {
 const SUMMARY_INSTRUCTIONS =
   "Summarize the conversation below for your own later reference. Keep names, numbers, decisions, open questions and tool results that still matter. Answer with the summary only.";
 
-async function summarizeWithModel(model: LanguageModelV4, messages: Message[]): Promise<string> {
-  const result = await model.doGenerate({
-    prompt: [
-      { role: "system", content: SUMMARY_INSTRUCTIONS },
-      { role: "user", content: [{ type: "text", text: transcript(messages) }] },
-    ],
-  });
+async function summarizeWithModel(
+  model: LanguageModelV4,
+  provider: string,
+  messages: Message[],
+): Promise<string> {
+  // A summary is a model call like any other: within the run's budget, and in the ledger.
+  const refused = await admitModelCall("compaction");
+  if (refused) throw new AgentsvcError(refused.code, refused.message, 429);
+  const facts = { provider, modelId: model.modelId };
+  let result: Awaited<ReturnType<LanguageModelV4["doGenerate"]>>;
+  try {
+    result = await model.doGenerate({
+      prompt: [
+        { role: "system", content: SUMMARY_INSTRUCTIONS },
+        { role: "user", content: [{ type: "text", text: transcript(messages) }] },
+      ],
+    });
+  } catch (error) {
+    recordModelCall("compaction", { ...facts, outcome: classifyModelError(error).error.code, usage: {} });
+    throw error;
+  }
+  recordModelCall("compaction", { ...facts, outcome: "ok", usage: toUsage(result.usage) });
   const text = result.content
     .flatMap((part) => (part.type === "text" ? [part.text] : []))
     .join("")
@@ -162,5 +180,5 @@ export function createSummarizer(
     };
   }
   const model = createModel(spec, options);
-  return (messages) => summarizeWithModel(model, messages);
+  return (messages) => summarizeWithModel(model, provider, messages);
 }

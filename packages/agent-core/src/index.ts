@@ -53,6 +53,14 @@ export { createModel, type CreateModelOptions, resolveModel } from "./models/res
 export type { ModelSettings } from "./models/settings.js";
 export { toUsage } from "./models/usage.js";
 export {
+  currentMeter,
+  type MeteredCall,
+  type MeterKind,
+  type MeterScope,
+  type ModelMeter,
+  withMeter,
+} from "./model-meter.js";
+export {
   createDemoModel,
   DEMO_MODEL_ID,
   DemoLanguageModel,

@@ -28,6 +28,8 @@ export interface TurnError {
   envVar?: string;
   /** The provider's HTTP status, when there was one. */
   statusCode?: number;
+  /** `budget_exceeded`: when the spent budget starts again (ISO 8601, UTC). */
+  resetsAt?: string;
 }
 
 /** Why a model call ended, as the AI SDK reports it (`unknown` when the stream gave none). */

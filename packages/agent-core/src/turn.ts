@@ -13,6 +13,7 @@ import { randomId } from "./ids.js";
 import type { Message, ReasoningMetadata, ReasoningPart, ToolCall } from "./messages.js";
 import type { Memory } from "./memory.js";
 import { type AttemptScope, callModel, type ModelAttempt, type ModelCandidate } from "./model-call.js";
+import { admitModelCall, recordModelCall } from "./model-meter.js";
 import type { FinishReason, TurnError, Usage } from "./model-error.js";
 import { classifyModelError, ModelCallError } from "./model-errors.js";
 import { DEMO_STEP_OPTION } from "./models/demo-model.js";
@@ -47,6 +48,8 @@ class CallOutput {
   finishReason: FinishReason | undefined;
   /** Something reached the client: no retry, no fallback from here on. */
   streamed = false;
+  /** What the provider reported for the current attempt (the cost ledger records each attempt). */
+  attemptUsage: Usage = {};
   constructor(
     readonly step: number,
     readonly chunkId: string,
@@ -175,6 +178,9 @@ export class Turn {
             error: { code: "max_steps", message: `the turn reached maxSteps (${maxSteps}) model calls` },
           };
         }
+        // A budget spent (the meter says so) stops the turn before the call, with nothing half-done.
+        const refused = await admitModelCall("turn");
+        if (refused) return { status: "failed", error: refused };
         const call = await this.callModel();
         if (call.kind === "aborted") return { status: "cancelled" };
         if (call.kind === "error") return { status: "failed", error: call.error };
@@ -259,7 +265,15 @@ export class Turn {
         signal: this.abort.signal,
         attempt: (scope) => this.streamAttempt(scope, call),
         streamed: () => call.streamed,
-        onAttempt: this.deps.onModelAttempt,
+        onAttempt: (attempt) => {
+          recordModelCall("turn", {
+            provider: attempt.provider,
+            modelId: attempt.modelId,
+            outcome: String(attempt.outcome),
+            usage: call.attemptUsage,
+          });
+          this.deps.onModelAttempt?.(attempt);
+        },
       });
       return { kind: "ok", toolCalls: call.toolCalls };
     } catch (error) {
@@ -298,6 +312,7 @@ export class Turn {
   private async streamAttempt(scope: AttemptScope, call: CallOutput): Promise<void> {
     const { signal, span, model } = scope;
     call.restart();
+    call.attemptUsage = {};
     const emit = (delta: ChunkDelta) => {
       this.emit(call.chunkId, call.streamed ? delta : { role: "assistant", ...delta });
       call.streamed = true;
@@ -384,6 +399,7 @@ export class Turn {
           call.finishReason = toFinishReason(part.finishReason);
           const usage = toUsage(part.usage);
           this.usage = addUsage(this.usage, usage);
+          call.attemptUsage = usage;
           span.setAttribute("gen_ai.response.finish_reasons", [call.finishReason]);
           if (usage.inputTokens !== undefined)
             span.setAttribute("gen_ai.usage.input_tokens", usage.inputTokens);
