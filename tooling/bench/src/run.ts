@@ -1,4 +1,5 @@
 // `pnpm bench`: every figure is printed beside a baseline measured in the same run, as a ratio.
+import { benchAccess } from "./access.ts";
 import { benchAgentRoute, INVOKE_WORKLOAD } from "./agent-route.ts";
 import { benchBigMessages } from "./big-messages.ts";
 import { benchCluster } from "./cluster.ts";
@@ -38,6 +39,11 @@ if (!only || only === "ingest-pg")
   printTable(
     "Gateway ingest on PostgreSQL (vs a bare handler inserting into the same server)",
     await benchIngestPostgres(),
+  );
+if (!only || only === "access")
+  printTable(
+    "Sender access (allowlist + per-sender and gateway rate limits vs an open entry; session on SQLite, demo model)",
+    await benchAccess(),
   );
 if (!only || only === "store") printTable("Store (SQLite, WAL, synchronous FULL)", await benchStore());
 if (!only || only === "memory")
