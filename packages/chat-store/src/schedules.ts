@@ -115,6 +115,18 @@ export class ScheduleTicks {
     return rows[0] && toTick(rows[0]);
   }
 
+  /** The inbox id of a recorded message (a tick another instance, or a crashed run, recorded first). */
+  async inboxIdOf(gateway: string, dedupKey: string): Promise<number | undefined> {
+    const i = this.t.inbox;
+    const rows = await this.ctx.run((db) =>
+      db
+        .select({ id: i.id })
+        .from(i)
+        .where(and(eq(i.gateway, gateway), eq(i.dedupKey, dedupKey))),
+    );
+    return rows[0] ? Number(rows[0].id) : undefined;
+  }
+
   /** The inbox row and reply pieces of a recorded tick (pieces keyed `<gateway>:in<id>:...`). */
   async delivery(gateway: string, inboxId: number): Promise<TickDelivery | undefined> {
     const i = this.t.inbox;

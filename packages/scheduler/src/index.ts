@@ -1,1 +1,12 @@
-export {};
+export {
+  dedupKeyOf,
+  type ScheduleDef,
+  type ScheduleRunnerOptions,
+  ScheduleRunner,
+  type ScheduleStore,
+  type SchedulerObserver,
+  type StoredTick,
+  type TickOutcome,
+  type TickSink,
+} from "./runner.js";
+export { TickClock, type Timing } from "./ticks.js";

@@ -1,0 +1,261 @@
+// Runs a project's schedules. Each tick is claimed durably before its turn starts (one row per
+// schedule + tick time: of several instances exactly one insert wins), then its prompt is recorded
+// in the gateway session's inbox under the dedup key `schedule:<name>:<tick ms>` and the turn runs
+// and replies like any message: through the outbox, with its retries and dead letters. Recovery
+// (every pass, on every instance) records claimed ticks nobody recorded yet; the inbox's unique
+// dedup key makes a second recording of one tick a duplicate, so a tick runs once.
+import type { DeliverResult, Inbound } from "@agentsvc/session-core";
+import { latestTick, TickClock } from "./ticks.js";
+
+export interface ScheduleDef {
+  name: string;
+  cron?: string;
+  everyMs?: number;
+  timezone: string;
+  prompt: string;
+  /** The push gateway's registry key (its type) and the platform thread. */
+  to: { gateway: string; thread: string };
+  enabled: boolean;
+  catchUp: "none" | "last";
+}
+
+export type TickOutcome = "claimed" | "recorded" | "delivered" | "dead" | "failed" | "silent";
+
+export interface StoredTick {
+  schedule: string;
+  tickAt: number;
+  manual: boolean;
+  inboxId: number | null;
+  outcome: TickOutcome;
+}
+
+/** What the runner needs of the store (chat-store's `ChatDb.scheduleTicks`, on SQLite or PostgreSQL). */
+export interface ScheduleStore {
+  claim(tick: { schedule: string; tickAt: number; instance: string; manual?: boolean }): Promise<boolean>;
+  recorded(schedule: string, tickAt: number, inboxId: number | null): Promise<void>;
+  finish(schedule: string, tickAt: number, outcome: TickOutcome, error?: string): Promise<void>;
+  open(): Promise<StoredTick[]>;
+  last(schedule: string): Promise<StoredTick | undefined>;
+  inboxIdOf(gateway: string, dedupKey: string): Promise<number | undefined>;
+  delivery(
+    gateway: string,
+    inboxId: number,
+  ): Promise<
+    { inboxStatus: string; pending: number; sent: number; dead: number; lastError: string | null } | undefined
+  >;
+  paused(): Promise<Set<string>>;
+}
+
+/** The gateway session's durable ingest (`GatewaySession.deliver`) and which gateways run. */
+export interface TickSink {
+  deliver(inbound: Inbound & { gateway: string }, options: { operator: true }): Promise<DeliverResult>;
+  hasGateway(gateway: string): boolean;
+}
+
+export interface SchedulerObserver {
+  /** A tick ended: delivered, dead (its reply dead-lettered), failed (turn or recording), silent (no reply). */
+  onOutcome?(schedule: string, outcome: Exclude<TickOutcome, "claimed" | "recorded">): void;
+  /** Seconds between a tick's time and its message being recorded. */
+  onLateness?(schedule: string, seconds: number): void;
+}
+
+interface Logger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface ScheduleRunnerOptions {
+  schedules: ScheduleDef[];
+  store: ScheduleStore;
+  sink: TickSink;
+  /** This instance's name in claim rows (host and pid by default in the server). */
+  instance: string;
+  logger: Logger;
+  observer?: SchedulerObserver;
+  /** The clock (tests move it by hand). */
+  now?: () => number;
+  /** Milliseconds between two passes when started with `loop` (default 1 000). */
+  pollMs?: number;
+}
+
+export const dedupKeyOf = (schedule: string, tickAt: number) => `schedule:${schedule}:${tickAt}`;
+
+export class ScheduleRunner {
+  readonly #o: ScheduleRunnerOptions;
+  readonly #now: () => number;
+  readonly #clocks = new Map<string, TickClock>();
+  readonly #defs = new Map<string, ScheduleDef>();
+  /** Per schedule: ticks up to this time were looked at. */
+  readonly #cursor = new Map<string, number>();
+  /** Per schedule: its next tick after the cursor (cached; recomputed when passed). */
+  readonly #next = new Map<string, number | undefined>();
+  #timer: NodeJS.Timeout | undefined;
+  #passing: Promise<void> | undefined;
+  #stopped = false;
+
+  constructor(options: ScheduleRunnerOptions) {
+    this.#o = options;
+    this.#now = options.now ?? Date.now;
+    for (const s of options.schedules) {
+      this.#defs.set(s.name, s);
+      this.#clocks.set(s.name, new TickClock(s));
+    }
+  }
+
+  /**
+   * Catches up (`catchUp: last` runs the newest tick missed since the schedule's last tick; `none`
+   * skips them), then runs one pass (which also recovers claimed, unrecorded ticks). With `loop`,
+   * passes follow every `pollMs` until `stop()`.
+   */
+  async start(options: { loop?: boolean } = {}): Promise<void> {
+    const now = this.#now();
+    for (const s of this.#defs.values()) {
+      this.#cursor.set(s.name, now);
+      if (!s.enabled || s.catchUp !== "last") continue;
+      const last = await this.#o.store.last(s.name);
+      if (!last) continue;
+      const missed = latestTick(this.#clocks.get(s.name)!, last.tickAt, now);
+      if (missed !== undefined && !(await this.#o.store.paused()).has(s.name)) {
+        this.#o.logger.info(
+          { schedule: s.name, tickAt: new Date(missed).toISOString() },
+          "schedule: catching up the last missed tick",
+        );
+        await this.#claimAndRecord(s, missed, false);
+      }
+    }
+    await this.pass();
+    if (options.loop) this.#arm();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    await this.#passing;
+  }
+
+  /** Names and definitions, for the CLI and the server. */
+  get schedules(): ScheduleDef[] {
+    return [...this.#defs.values()];
+  }
+
+  /** The next tick of a schedule after `afterMs` (default now). */
+  nextTick(name: string, afterMs = this.#now()): number | undefined {
+    return this.#clocks.get(name)?.next(afterMs);
+  }
+
+  /** One pass: due ticks claimed and recorded, claimed ticks recovered, recorded ticks' outcomes read. */
+  pass(): Promise<void> {
+    const run = (this.#passing ?? Promise.resolve()).then(() => this.#pass());
+    this.#passing = run.catch(() => {});
+    return run;
+  }
+
+  async #pass(): Promise<void> {
+    const now = this.#now();
+    const paused = await this.#o.store.paused();
+    for (const s of this.#defs.values()) {
+      if (!s.enabled) continue;
+      const cursor = this.#cursor.get(s.name) ?? now;
+      let next = this.#next.has(s.name) ? this.#next.get(s.name) : this.#clocks.get(s.name)!.next(cursor);
+      if (next === undefined || next > now) {
+        this.#next.set(s.name, next);
+        continue;
+      }
+      const due = this.#clocks.get(s.name)!.between(cursor, now, 1);
+      this.#cursor.set(s.name, now);
+      next = this.#clocks.get(s.name)!.next(now);
+      this.#next.set(s.name, next);
+      // A paused schedule's ticks pass by unclaimed; resume starts at the next one.
+      if (paused.has(s.name)) continue;
+      for (const tickAt of due) await this.#claimAndRecord(s, tickAt, false);
+    }
+    await this.#recover(paused);
+  }
+
+  async #claimAndRecord(s: ScheduleDef, tickAt: number, manual: boolean): Promise<void> {
+    const won = await this.#o.store.claim({ schedule: s.name, tickAt, instance: this.#o.instance, manual });
+    if (won) await this.#record(s, tickAt);
+  }
+
+  /** Claimed ticks not recorded yet (a crash, another instance's crash, `agentsvc schedules run`), and recorded ones not finished. */
+  async #recover(paused: Set<string>): Promise<void> {
+    for (const t of await this.#o.store.open()) {
+      const s = this.#defs.get(t.schedule);
+      if (!s) continue; // a schedule removed from the project: its rows stay as they are
+      if (t.outcome === "claimed") {
+        if (paused.has(s.name) && !t.manual) continue;
+        await this.#record(s, t.tickAt);
+      } else await this.#settle(s, t);
+    }
+  }
+
+  async #record(s: ScheduleDef, tickAt: number): Promise<void> {
+    const { logger, store, sink } = this.#o;
+    const log = { schedule: s.name, tickAt: new Date(tickAt).toISOString(), gateway: s.to.gateway };
+    if (!sink.hasGateway(s.to.gateway)) {
+      const error = `gateway "${s.to.gateway}" is not running`;
+      await store.finish(s.name, tickAt, "failed", error);
+      logger.error({ ...log, error }, "schedule: tick failed, its target cannot be reached");
+      this.#o.observer?.onOutcome?.(s.name, "failed");
+      return;
+    }
+    const dedupKey = dedupKeyOf(s.name, tickAt);
+    let result: DeliverResult;
+    try {
+      result = await sink.deliver(
+        {
+          gateway: s.to.gateway,
+          dedupKey,
+          thread: s.to.thread,
+          text: s.prompt,
+          author: { id: `schedule:${s.name}`, displayName: `schedule ${s.name}` },
+        },
+        { operator: true },
+      );
+    } catch (err) {
+      // Left claimed: the next pass tries again.
+      logger.warn({ ...log, err }, "schedule: recording the tick failed; retrying on the next pass");
+      return;
+    }
+    const inboxId = result.accepted ? result.id : await store.inboxIdOf(s.to.gateway, dedupKey);
+    await store.recorded(s.name, tickAt, inboxId ?? null);
+    if (result.accepted) {
+      this.#o.observer?.onLateness?.(s.name, Math.max(0, this.#now() - tickAt) / 1000);
+      logger.info({ ...log, inboxId }, "schedule: tick recorded");
+    }
+  }
+
+  async #settle(s: ScheduleDef, t: StoredTick): Promise<void> {
+    if (t.inboxId === null) return;
+    const d = await this.#o.store.delivery(s.to.gateway, t.inboxId);
+    if (!d || d.inboxStatus === "queued" || d.inboxStatus === "running" || d.pending > 0) return;
+    const log = { schedule: s.name, tickAt: new Date(t.tickAt).toISOString(), gateway: s.to.gateway };
+    let outcome: "delivered" | "dead" | "failed" | "silent";
+    let error: string | undefined;
+    if (d.dead > 0) {
+      outcome = "dead";
+      error = d.lastError ?? "the platform refused the reply";
+    } else if (d.inboxStatus !== "done") {
+      outcome = "failed";
+      error = `the turn ended ${d.inboxStatus}`;
+    } else outcome = d.sent > 0 ? "delivered" : "silent";
+    await this.#o.store.finish(s.name, t.tickAt, outcome, error);
+    if (error)
+      this.#o.logger.error(
+        { ...log, error },
+        `schedule: tick ${outcome}: its reply did not reach ${s.to.gateway}`,
+      );
+    this.#o.observer?.onOutcome?.(s.name, outcome);
+  }
+
+  #arm(): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => {
+      this.pass()
+        .catch((err: unknown) => this.#o.logger.error({ err }, "schedule: pass failed"))
+        .finally(() => this.#arm());
+    }, this.#o.pollMs ?? 1_000);
+    this.#timer.unref();
+  }
+}
