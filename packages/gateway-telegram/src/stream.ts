@@ -73,8 +73,6 @@ export class TelegramStreams {
   /** Sends the same draft again every draftRefreshMs while its text stays the same. */
   #keepShown(thread: string, draftId: number, html: string): void {
     const key = `${thread}#${draftId}`;
-    const previous = this.#kept.get(key);
-    if (previous) this.#stopKeeping(previous);
     const kept: KeptDraft = { timer: undefined, inflight: undefined, stopped: false };
     this.#kept.set(key, kept);
     const changedAt = Date.now();
@@ -88,6 +86,16 @@ export class TelegramStreams {
       kept.timer.unref();
     };
     arm();
+  }
+
+  /** Stops refreshing a draft; resolves once a refresh in flight has landed. */
+  async #stopKept(thread: string, draftId: number): Promise<void> {
+    const key = `${thread}#${draftId}`;
+    const kept = this.#kept.get(key);
+    if (!kept) return;
+    this.#kept.delete(key);
+    this.#stopKeeping(kept);
+    await kept.inflight;
   }
 
   #stopKeeping(kept: KeptDraft): void {
@@ -107,6 +115,8 @@ export class TelegramStreams {
           const fresh = draftId === undefined;
           draftId ??= randomInt(1, 2 ** 31 - 1);
           try {
+            // A refresh in flight carries older text: it lands before this update, never after it.
+            await this.#stopKept(thread, draftId);
             await this.api.draft(thread, draftId, html, signal);
             this.#keepShown(thread, draftId, html);
             return fresh ? { draftId } : undefined;
@@ -141,16 +151,8 @@ export class TelegramStreams {
 
   /** A draft is followed by the message itself; a sent preview is edited to the final text. */
   async finish(thread: string, draft: DraftIds, html: string, options: SendOptions): Promise<SendResult> {
-    if (typeof draft.draftId === "number") {
-      // No refresh may show the draft again after the message: stop it, and let one in flight land first.
-      const key = `${thread}#${draft.draftId}`;
-      const kept = this.#kept.get(key);
-      this.#kept.delete(key);
-      if (kept) {
-        this.#stopKeeping(kept);
-        await kept.inflight;
-      }
-    }
+    // No refresh may show the draft again after the message: stop it, and let one in flight land first.
+    if (typeof draft.draftId === "number") await this.#stopKept(thread, draft.draftId);
     const messageId = typeof draft.messageId === "string" ? draft.messageId : undefined;
     if (!messageId) return this.api.send(thread, html, options);
     await this.#pace(thread);
