@@ -99,6 +99,10 @@ describe("agentsvc doctor", () => {
       ["twilio account", "ok"],
       ["whatsapp phone number", "ok"],
     ]);
+    // The Slack fake answers auth.test with the bot user's and the workspace's names, as Slack does.
+    expect(report.checks.find((c) => c.check === "slack auth.test")?.detail).toBe(
+      `${slack.workspace.botUserName} in ${slack.workspace.teamName}`,
+    );
     expect(report.ok).toBe(true);
     expect(r.code).toBe(0);
   });
