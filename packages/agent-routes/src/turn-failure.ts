@@ -5,14 +5,17 @@ export interface PublicTurnError {
   code: string;
   message: string;
   retryAfterMs?: number;
+  /** `budget_exceeded`: when the budget starts again (ISO 8601, UTC). */
+  resetsAt?: string;
 }
 
 export function publicError(error: TurnError | undefined): PublicTurnError {
   if (!error) return { code: "internal_error", message: "the turn failed; see the server log" };
-  const { code, message, retryAfterMs } = error;
-  return typeof retryAfterMs === "number" && retryAfterMs >= 0
-    ? { code, message, retryAfterMs }
-    : { code, message };
+  const { code, message, retryAfterMs, resetsAt } = error;
+  const out: PublicTurnError = { code, message };
+  if (typeof retryAfterMs === "number" && retryAfterMs >= 0) out.retryAfterMs = retryAfterMs;
+  if (typeof resetsAt === "string") out.resetsAt = resetsAt;
+  return out;
 }
 
 /**
@@ -22,6 +25,8 @@ export function publicError(error: TurnError | undefined): PublicTurnError {
  */
 const STATUS: Record<string, number> = {
   rate_limited: 429,
+  // A budget in agentsvc.config is spent: retry after it resets (Retry-After, resetsAt).
+  budget_exceeded: 429,
   overloaded: 503,
   timeout: 504,
   context_length: 422,

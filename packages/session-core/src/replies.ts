@@ -66,5 +66,15 @@ export function failureText(err: unknown): string {
           : `in ${Math.ceil(ms / 60_000)} minutes`;
     return `Sorry, the AI model is getting too many requests. Please try again ${when}.`;
   }
+  if (code === "budget_exceeded") {
+    const ms = typeof fields.retryAfterMs === "number" && fields.retryAfterMs > 0 ? fields.retryAfterMs : 0;
+    const when =
+      ms === 0
+        ? "later"
+        : ms < 2 * 3_600_000
+          ? `in ${Math.ceil(ms / 60_000)} minutes`
+          : `in ${Math.ceil(ms / 3_600_000)} hours`;
+    return `Sorry, this service has used up its AI budget for now. Please try again ${when}.`;
+  }
   return MODEL_FAILURES[code] ?? `Sorry, I could not answer this message (${code}).`;
 }

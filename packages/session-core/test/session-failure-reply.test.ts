@@ -105,6 +105,22 @@ describe("the reply to a message whose model call failed", () => {
     );
   });
 
+  it("for budget_exceeded says the budget is used up and when it resets, without the error's message", () => {
+    const spent = (retryAfterMs?: number) =>
+      failureText({
+        code: "budget_exceeded",
+        message: "The daily budget of this user is used up",
+        retryAfterMs,
+      });
+    expect(spent(45 * 60_000)).toBe(
+      "Sorry, this service has used up its AI budget for now. Please try again in 45 minutes.",
+    );
+    expect(spent(5 * 3_600_000 + 1)).toBe(
+      "Sorry, this service has used up its AI budget for now. Please try again in 6 hours.",
+    );
+    expect(spent()).toBe("Sorry, this service has used up its AI budget for now. Please try again later.");
+  });
+
   it("for a code of the service itself keeps naming the code", () => {
     expect(failureText({ code: "max_steps", message: "x" })).toBe(
       "Sorry, I could not answer this message (max_steps).",
