@@ -138,6 +138,18 @@ const rows: Row[] = [
     streamErrorCode: "overloaded",
   },
   {
+    name: "anthropic with extended thinking",
+    corpus: "",
+    start: () => FakeAnthropic.start(),
+    model: (fake, id) =>
+      `{ provider: "anthropic", model: "${id}", baseURL: ${JSON.stringify(fake.baseURL)}, thinkingBudgetTokens: 1024 }`,
+    id: "claude-sonnet-4-5",
+    env: { ANTHROPIC_API_KEY: ANTHROPIC_TEST_KEY },
+    keyVar: "ANTHROPIC_API_KEY",
+    reasoning: true,
+    streamErrorCode: "overloaded",
+  },
+  {
     name: "openai-compatible (DeepSeek reasoning_content)",
     corpus: "openai-compatible",
     start: () => FakeOpenAI.start({ flavor: "deepseek" }),
@@ -264,7 +276,11 @@ export default { kind: "agent", name: "bot", tools: [${WEATHER_TOOL}],
   it("runs split tool-call arguments through the tool and sends the result back in a history the provider accepts", async () => {
     const { result, requests } = await call(
       [
-        { toolCalls: [{ name: "get_weather", arguments: ['{"loc', 'ation":"Pa', 'ris"}'] }] },
+        // With Anthropic's thinking on, the next request must carry this thinking block and its signature back.
+        {
+          reasoning: ["Looking it up."],
+          toolCalls: [{ name: "get_weather", arguments: ['{"loc', 'ation":"Pa', 'ris"}'] }],
+        },
         { text: ["It is sunny in Paris."] },
       ],
       () => invoke(served.url, "weather in Paris?"),
