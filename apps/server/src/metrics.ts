@@ -10,8 +10,10 @@ import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
 import { readEnv } from "./env.js";
 import { routeOf } from "./route-pattern.js";
+import type { SpendObserver } from "./spend-meter.js";
+import { spendMetrics } from "./spend-metrics.js";
 
-export interface ServerMetrics {
+export interface ServerMetrics extends SpendObserver {
   /** Counts and times every request (outermost, so refusals by later middleware count too). */
   readonly middleware: MiddlewareHandler;
   /** Counts a run's outcome, duration and tool calls once it settles. */
@@ -50,6 +52,7 @@ const FAILURE_CODES = new Set([
   "cancelled",
   "model_error",
   "max_steps",
+  "budget_exceeded",
   "persist_failed",
   "internal_error",
 ]);
@@ -133,6 +136,7 @@ export async function createMetrics(
       registers: [registry],
     }),
   };
+  const spend = spendMetrics(prom, registry);
   const gateways = {
     inbound: new prom.Counter({
       name: "agentsvc_gateway_inbound_total",
@@ -269,6 +273,8 @@ export async function createMetrics(
         outcome: outcome === "ok" || FAILURE_CODES.has(outcome) ? outcome : "other",
       });
     },
+    observeSpend: spend.observeSpend,
+    observeBudget: spend.observeBudget,
     observeCommit(seconds) {
       commits.observe(seconds);
     },

@@ -1,0 +1,40 @@
+// Every run the server starts, resumes or continues runs under the spend meter, with whose run it
+// is: the user, conversation, agent and the push gateway it came from. Model calls anywhere under
+// it (the turn's, a summary its memory starts) are checked against the budgets and recorded.
+import {
+  type MeterScope,
+  type ModelMeter,
+  type RunManager,
+  type RunOptions,
+  withMeter,
+} from "@agentsvc/agent-core";
+
+function scopeOf(
+  agent: string,
+  options: Pick<RunOptions, "userId" | "conversationId" | "origin">,
+): MeterScope {
+  const scope: MeterScope = { agent, userId: options.userId, conversationId: options.conversationId };
+  if (options.origin?.gateway) scope.gateway = options.origin.gateway;
+  // A scheduler's turn names its schedule in the origin's meta: its calls count as `scheduled`.
+  if (typeof options.origin?.meta?.schedule === "string") scope.scheduled = true;
+  return scope;
+}
+
+/** Wraps the manager's entry points (the instance's own methods) so each run carries the meter. */
+export function meterRuns(runs: RunManager, meter: ModelMeter): void {
+  const agent = runs.agent.name;
+  const start = runs.start.bind(runs);
+  runs.start = (input) => withMeter(meter, scopeOf(agent, input), () => start(input));
+  const resume = runs.resume.bind(runs);
+  runs.resume = async (threadId, decision, caller, options) => {
+    const saved = await runs.runStore.get(threadId);
+    if (!saved) return resume(threadId, decision, caller, options);
+    return withMeter(meter, scopeOf(agent, saved.options), () => resume(threadId, decision, caller, options));
+  };
+  const continueInterrupted = runs.continueInterrupted.bind(runs);
+  runs.continueInterrupted = async (threadId, options) => {
+    const saved = await runs.runStore.get(threadId);
+    if (!saved) return continueInterrupted(threadId, options);
+    return withMeter(meter, scopeOf(agent, saved.options), () => continueInterrupted(threadId, options));
+  };
+}
