@@ -95,4 +95,22 @@ describe("sender access in the session", () => {
     expect(await userTexts(r, "g1")).toEqual([]);
     expect(r.gateway.textsTo("g1")).toEqual([]);
   });
+  it("a refusal whose answer cannot be written leaves nothing behind: deliver fails (no acknowledgement), the redelivery is refused and answered once", async () => {
+    const r = await withAccess({ dmPolicy: "allowlist", allowFrom: ["ann"] });
+    const enqueue = r.db.outbox.enqueue.bind(r.db.outbox);
+    let failures = 1;
+    r.db.outbox.enqueue = async (items) => {
+      if (failures-- > 0) throw new Error("disk full");
+      return enqueue(items);
+    };
+    await expect(message(r, "bob", "hi", undefined, "bob-1")).rejects.toThrow("disk full");
+    expect(await r.db.inbox.unfinished()).toEqual([]);
+    expect(await message(r, "bob", "hi", undefined, "bob-1")).toMatchObject({ accepted: true });
+    await r.session.idle(20_000);
+    expect(r.gateway.textsTo("bob")).toEqual([
+      "Sorry, this assistant only answers people its owner has allowed.",
+    ]);
+    expect(await userTexts(r, "bob")).toEqual([]);
+    expect(r.runs.starts).toHaveLength(0);
+  });
 });
