@@ -8,6 +8,7 @@ import { initCommand } from "./init.js";
 import { outboxCommand } from "./outbox.js";
 import { pairingCommand } from "./pairing.js";
 import { startCommand } from "./start.js";
+import { usageCommand } from "./usage.js";
 
 /**
  * Every verb of `agentsvc`, in help order. To add one (start, dev, hash-password): write
@@ -23,4 +24,5 @@ export const commands: Command[] = [
   hashPasswordCommand,
   outboxCommand,
   pairingCommand,
+  usageCommand,
 ];
