@@ -109,6 +109,30 @@ describe("FakeOpenAI: the Chat Completions stream", () => {
     expect(deltas.findIndex((d) => d[field])).toBeLessThan(deltas.findIndex((d) => d.content === "answer"));
   });
 
+  it("the deepseek flavor refuses a tool loop whose assistant message lost the reasoning_content its tool calls came with", async () => {
+    fake = await FakeOpenAI.start({ flavor: "deepseek" });
+    fake.enqueue({ reasoning: ["look it up"], toolCalls: [{ id: "call_r", name: "f", arguments: ["{}"] }] });
+    await post(`${fake.baseURL}/chat/completions`, streamBody(), auth);
+    const call = { id: "call_r", type: "function", function: { name: "f", arguments: "{}" } };
+    const history = (assistant: Record<string, unknown>) =>
+      streamBody([
+        user("hi"),
+        { role: "assistant", content: null, tool_calls: [call], ...assistant },
+        { role: "tool", tool_call_id: "call_r", content: "1" },
+      ]);
+    const lost = await post(`${fake.baseURL}/chat/completions`, history({}), auth);
+    expect(lost.status).toBe(400);
+    expect((lost.json() as Json).error.message).toBe(
+      "Missing `reasoning_content` field in the assistant message at message index 1",
+    );
+    const kept = await post(
+      `${fake.baseURL}/chat/completions`,
+      history({ reasoning_content: "look it up" }),
+      auth,
+    );
+    expect(kept.status).toBe(200);
+  });
+
   it("answers a request without stream: true with one chat.completion object", async () => {
     fake = await FakeOpenAI.start();
     fake.enqueue({

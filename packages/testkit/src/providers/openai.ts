@@ -6,7 +6,9 @@
 // https://platform.openai.com/docs/guides/function-calling (a `tool` message answers a preceding
 // assistant `tool_calls` id), errors: https://platform.openai.com/docs/guides/error-codes.
 // Reasoning deltas: DeepSeek `reasoning_content` (https://api-docs.deepseek.com/guides/reasoning_model),
-// vLLM `reasoning` (https://docs.vllm.ai/en/latest/features/reasoning_outputs.html). OpenAI itself
+// vLLM `reasoning` (https://docs.vllm.ai/en/latest/features/reasoning_outputs.html); in DeepSeek's
+// thinking mode an assistant message with tool calls must carry its `reasoning_content` back
+// (https://api-docs.deepseek.com/guides/thinking_mode, tool calls). OpenAI itself
 // streams no reasoning text on Chat Completions: only `completion_tokens_details.reasoning_tokens`.
 import {
   deltaCount,
@@ -47,10 +49,13 @@ interface SentMessage {
   role?: unknown;
   tool_call_id?: unknown;
   tool_calls?: { id?: unknown }[];
+  reasoning_content?: unknown;
 }
 
 export class FakeOpenAI extends ProviderFake {
   readonly flavor: OpenAIFlavor;
+  /** deepseek: ids of tool calls answered with reasoning, whose assistant message must bring it back. */
+  readonly #reasoned = new Set<string>();
 
   private constructor(options: FakeOpenAIOptions) {
     super(options, OPENAI_TEST_KEY);
@@ -135,8 +140,17 @@ export class FakeOpenAI extends ProviderFake {
           "invalid_value",
           `messages.[${i}].role`,
         );
-      if (role === "assistant" && Array.isArray(message.tool_calls) && message.tool_calls.length > 0)
+      if (role === "assistant" && Array.isArray(message.tool_calls) && message.tool_calls.length > 0) {
         open = { at: i, ids: new Set(message.tool_calls.map((call) => String(call.id))) };
+        const reasoned = message.tool_calls.some((call) => this.#reasoned.has(String(call.id)));
+        if (reasoned && (typeof message.reasoning_content !== "string" || message.reasoning_content === ""))
+          return error(
+            400,
+            `Missing \`reasoning_content\` field in the assistant message at message index ${i}`,
+            "invalid_request_error",
+            null,
+          );
+      }
     }
     if (open && open.ids.size > 0) return unanswered(open);
     return undefined;
@@ -216,6 +230,11 @@ export class FakeOpenAI extends ProviderFake {
     };
   }
 
+  #remember(id: string, answer: ScriptedAnswer): string {
+    if (this.flavor === "deepseek" && answer.reasoning?.length) this.#reasoned.add(id);
+    return id;
+  }
+
   #reasoningField(): string | undefined {
     return this.flavor === "deepseek"
       ? "reasoning_content"
@@ -245,6 +264,7 @@ export class FakeOpenAI extends ProviderFake {
     for (const text of answer.text ?? []) frames.push({ text: chunk({ content: text }), token: true });
     for (const [i, call] of (answer.toolCalls ?? []).entries()) {
       const id = call.id ?? `call_test${index}x${i}`;
+      if (this.flavor === "deepseek" && answer.reasoning?.length) this.#reasoned.add(id);
       frames.push({
         text: chunk({
           tool_calls: [{ index: i, id, type: "function", function: { name: call.name, arguments: "" } }],
@@ -272,7 +292,7 @@ export class FakeOpenAI extends ProviderFake {
   ): unknown {
     const field = this.#reasoningField();
     const calls = (answer.toolCalls ?? []).map((call, i) => ({
-      id: call.id ?? `call_test${index}x${i}`,
+      id: this.#remember(call.id ?? `call_test${index}x${i}`, answer),
       type: "function",
       function: { name: call.name, arguments: call.arguments.join("") },
     }));
