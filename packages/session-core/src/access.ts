@@ -61,7 +61,9 @@ export function restricts(access: SenderAccessOptions | undefined): access is Se
  */
 export function sameSenderId(id: string): string {
   const trimmed = id.trim().toLowerCase();
-  if (/^\+?[\d\s().-]+$/.test(trimmed)) return trimmed.replace(/[^\d]/g, "");
+  // A leading minus stays: Telegram's group ids are negative, and -42 is not 42.
+  if (/^[+-]?[\d\s().-]+$/.test(trimmed))
+    return `${trimmed.startsWith("-") ? "-" : ""}${trimmed.replace(/[^\d]/g, "")}`;
   return trimmed;
 }
 

@@ -74,10 +74,12 @@ describe("sender access in the session", () => {
     const r = await withAccess({ groupPolicy: "allowlist", groupAllowFrom: ["-100123"] });
     await message(r, "ann", "in the team group", { type: "group", id: "-100123" });
     await message(r, "ann", "in a random group", { type: "group", id: "-100999" });
+    await message(r, "ann", "in a group without the minus", { type: "group", id: "100123" });
     await message(r, "bob", "directly", { type: "direct", id: "bob" });
     await r.session.idle(20_000);
     expect(await userTexts(r, "-100123")).toEqual(["in the team group"]);
     expect(await userTexts(r, "-100999")).toEqual([]);
+    expect(await userTexts(r, "100123")).toEqual([]);
     expect(r.gateway.textsTo("-100999")).toEqual([]);
     expect(await userTexts(r, "bob")).toEqual(["directly"]);
   });
