@@ -32,8 +32,6 @@ import { MeteredRunManager } from "./metered-runs.js";
 import { createMetrics, type ServerMetrics } from "./metrics.js";
 import { meteredModel } from "./metered-model.js";
 import { meteredStore } from "./metered-store.js";
-import { createSpendMeter } from "./spend-meter.js";
-import { meterRuns } from "./spend-runs.js";
 import { startSchedules } from "./schedules.js";
 import { startTracing } from "./tracing.js";
 import { requestLog } from "./request-log.js";
@@ -155,17 +153,6 @@ export async function createServer(project: Project, options: ServerOptions = {}
     const runs = metrics
       ? new MeteredRunManager(runOptions, (handle, startedAt) => metrics.observeRun(handle, startedAt))
       : new RunManager(runOptions);
-    // The cost ledger records every model call; budgets (when declared) are checked before each one.
-    const spend = createSpendMeter({
-      ledger: primary.usageLedger,
-      prices: project.config.prices,
-      budgets: project.config.budgets,
-      logger: logger.child({ name: "spend" }),
-      metrics,
-    });
-    meterRuns(runs, spend);
-    // Before the stores close: the last calls' rows are written.
-    closers.push(() => spend.flush());
     // Suspended runs checkpointed before a restart become resumable again.
     await runs.ready();
     // Routes reach a run on whichever instance runs it (cancel, steer); a decision releases it elsewhere.

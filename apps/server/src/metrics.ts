@@ -8,12 +8,12 @@ import type { MetricsConfig } from "@agentsvc/config-schema";
 import type { GatewaySession, SessionObserver } from "@agentsvc/session-core";
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
+import type { SchedulerObserver } from "@agentsvc/scheduler";
 import { readEnv } from "./env.js";
+import { scheduleMetrics } from "./schedule-metrics.js";
 import { routeOf } from "./route-pattern.js";
-import type { SpendObserver } from "./spend-meter.js";
-import { spendMetrics } from "./spend-metrics.js";
 
-export interface ServerMetrics extends SpendObserver {
+export interface ServerMetrics {
   /** Counts and times every request (outermost, so refusals by later middleware count too). */
   readonly middleware: MiddlewareHandler;
   /** Counts a run's outcome, duration and tool calls once it settles. */
@@ -28,6 +28,8 @@ export interface ServerMetrics extends SpendObserver {
   observeModelAttempt(attempt: Pick<ModelAttempt, "modelId" | "outcome">): void;
   /** One gateway-session write transaction committed (see metered-store.ts). */
   observeCommit(seconds: number): void;
+  /** Schedule ticks by outcome and their lateness (handed to the schedule runner). */
+  readonly schedules: SchedulerObserver;
   /** Mounts `GET <path>` on the service's app (unless a separate port serves it). */
   mount(app: Hono): void;
   /** Starts the separate loopback listener when `port` is set; returns its URL. */
@@ -52,7 +54,6 @@ const FAILURE_CODES = new Set([
   "cancelled",
   "model_error",
   "max_steps",
-  "budget_exceeded",
   "persist_failed",
   "internal_error",
 ]);
@@ -136,7 +137,6 @@ export async function createMetrics(
       registers: [registry],
     }),
   };
-  const spend = spendMetrics(prom, registry);
   const gateways = {
     inbound: new prom.Counter({
       name: "agentsvc_gateway_inbound_total",
@@ -235,9 +235,11 @@ export async function createMetrics(
       return c.json({ error: { code: "unauthorized", message: "metrics need the API key" } }, 401);
     return c.body(await registry.metrics(), 200, { "content-type": registry.contentType });
   });
+  const schedules = scheduleMetrics(prom, registry);
   let server: { close(cb: () => void): void } | undefined;
 
   return {
+    schedules,
     middleware: async (c, next) => {
       const started = performance.now();
       await next();
@@ -273,8 +275,6 @@ export async function createMetrics(
         outcome: outcome === "ok" || FAILURE_CODES.has(outcome) ? outcome : "other",
       });
     },
-    observeSpend: spend.observeSpend,
-    observeBudget: spend.observeBudget,
     observeCommit(seconds) {
       commits.observe(seconds);
     },
