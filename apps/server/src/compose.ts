@@ -32,6 +32,9 @@ import { MeteredRunManager } from "./metered-runs.js";
 import { createMetrics, type ServerMetrics } from "./metrics.js";
 import { meteredModel } from "./metered-model.js";
 import { meteredStore } from "./metered-store.js";
+import { createSpendMeter } from "./spend-meter.js";
+import { meterRuns } from "./spend-runs.js";
+import { startSchedules } from "./schedules.js";
 import { startSchedules } from "./schedules.js";
 import { startTracing } from "./tracing.js";
 import { requestLog } from "./request-log.js";
@@ -153,6 +156,17 @@ export async function createServer(project: Project, options: ServerOptions = {}
     const runs = metrics
       ? new MeteredRunManager(runOptions, (handle, startedAt) => metrics.observeRun(handle, startedAt))
       : new RunManager(runOptions);
+    // The cost ledger records every model call; budgets (when declared) are checked before each one.
+    const spend = createSpendMeter({
+      ledger: primary.usageLedger,
+      prices: project.config.prices,
+      budgets: project.config.budgets,
+      logger: logger.child({ name: "spend" }),
+      metrics,
+    });
+    meterRuns(runs, spend);
+    // Before the stores close: the last calls' rows are written.
+    closers.push(() => spend.flush());
     // Suspended runs checkpointed before a restart become resumable again.
     await runs.ready();
     // Routes reach a run on whichever instance runs it (cancel, steer); a decision releases it elsewhere.
@@ -253,6 +267,15 @@ export async function createServer(project: Project, options: ServerOptions = {}
       ...(metrics ? { observer: metrics.schedules } : {}),
     });
     closers.push(() => schedules?.stop());
+    // Schedules record their ticks through the session, so they start once it runs.
+    const schedules = await startSchedules({
+      project,
+      session: gateways.session,
+      store: primary,
+      logger: logger.child({ name: "schedules" }),
+      ...(metrics ? { observer: metrics.schedules } : {}),
+    });
+    closers.push(() => schedules?.stop());
     app.notFound((c) =>
       c.json({ success: false, error: { code: "not_found", message: "no such route" } }, 404),
     );
@@ -265,6 +288,8 @@ export async function createServer(project: Project, options: ServerOptions = {}
       gateways: routes,
       async close(drainMs = 10_000) {
         accepting = false;
+        // No new ticks while the session drains.
+        await schedules?.stop();
         // No new ticks while the session drains.
         await schedules?.stop();
         // Running turns finish and commit first (bounded), then the session stops its gateways.

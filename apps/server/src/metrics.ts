@@ -12,8 +12,10 @@ import type { SchedulerObserver } from "@agentsvc/scheduler";
 import { readEnv } from "./env.js";
 import { scheduleMetrics } from "./schedule-metrics.js";
 import { routeOf } from "./route-pattern.js";
+import type { SpendObserver } from "./spend-meter.js";
+import { spendMetrics } from "./spend-metrics.js";
 
-export interface ServerMetrics {
+export interface ServerMetrics extends SpendObserver {
   /** Counts and times every request (outermost, so refusals by later middleware count too). */
   readonly middleware: MiddlewareHandler;
   /** Counts a run's outcome, duration and tool calls once it settles. */
@@ -54,6 +56,7 @@ const FAILURE_CODES = new Set([
   "cancelled",
   "model_error",
   "max_steps",
+  "budget_exceeded",
   "persist_failed",
   "internal_error",
 ]);
@@ -137,6 +140,7 @@ export async function createMetrics(
       registers: [registry],
     }),
   };
+  const spend = spendMetrics(prom, registry);
   const gateways = {
     inbound: new prom.Counter({
       name: "agentsvc_gateway_inbound_total",
@@ -275,6 +279,8 @@ export async function createMetrics(
         outcome: outcome === "ok" || FAILURE_CODES.has(outcome) ? outcome : "other",
       });
     },
+    observeSpend: spend.observeSpend,
+    observeBudget: spend.observeBudget,
     observeCommit(seconds) {
       commits.observe(seconds);
     },
