@@ -40,6 +40,13 @@ export {
   STORE_DURABILITIES,
 } from "./schemas/config.js";
 export { EXPOSES } from "./schemas/exposure.js";
+export {
+  DEFAULT_MEDIA_MAX_BYTES,
+  MEDIA_TYPES,
+  type MediaConfig,
+  type MediaType,
+  mediaPolicyOf,
+} from "./schemas/media.js";
 export { PUSH_DEFAULTS, PUSH_TYPES, pushSchemas } from "./schemas/push.js";
 export { COLOR_TOKENS, SIZE_TOKENS, THEME_TOKENS, type ThemeToken } from "./schemas/theme.js";
 export {

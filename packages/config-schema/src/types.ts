@@ -1,5 +1,6 @@
 import type { BuildError, BuildWarning } from "./issues.js";
 import type { IconValue } from "./schemas/webui.js";
+import type { MediaConfig } from "./schemas/media.js";
 import type { PushType } from "./schemas/push.js";
 import type { BudgetsConfig, PriceConfig } from "./schemas/spend.js";
 
@@ -92,6 +93,8 @@ export interface WebuiExposure extends EntryBase {
   themeFile: string;
   /** Contents of `themeFile` when the file exists. */
   themeCss?: string;
+  /** Uploads on the chat page (absent: the page offers no attach button). */
+  media?: MediaConfig;
 }
 
 export type Exposure = AgentExposure | McpExposure | WebuiExposure;
@@ -130,7 +133,8 @@ export interface SenderAccess {
   gatewayRateLimit?: { messages: number; perSeconds: number };
 }
 
-type PushBase = GatewayBase & SenderAccess;
+/** Attachments an entry takes in (issue #46); see `mediaPolicyOf` for the defaults without a block. */
+type PushBase = GatewayBase & SenderAccess & { media?: MediaConfig };
 
 export type ChannelEntry =
   | (GatewayBase & { type: "mock" })

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { envVarName, gatewayEntryCommon, httpUrl, integerIn, nonEmptyString, strict } from "./common.js";
 import { senderAccessKeys } from "./access.js";
+import { mediaKeys } from "./media.js";
 
 export const PUSH_TYPES = [
   "telegram",
@@ -42,6 +43,7 @@ export const pushSchemas = {
       type: lit("telegram"),
       ...gatewayEntryCommon,
       ...senderAccessKeys,
+      ...mediaKeys,
       botTokenEnvVar: envVarName,
       apiBaseUrl: v.optional(
         httpUrl("Bot API base URL (a self-hosted Bot API server or a proxy)"),
@@ -55,6 +57,7 @@ export const pushSchemas = {
       type: lit("slack"),
       ...gatewayEntryCommon,
       ...senderAccessKeys,
+      ...mediaKeys,
       botTokenEnvVar: envVarName,
       appTokenEnvVar: envVarName,
       apiBaseUrl: v.optional(httpUrl("Web API base URL (a proxy)"), PUSH_DEFAULTS.slackApiBaseUrl),
@@ -66,6 +69,7 @@ export const pushSchemas = {
       type: lit("discord"),
       ...gatewayEntryCommon,
       ...senderAccessKeys,
+      ...mediaKeys,
       botTokenEnvVar: envVarName,
       intents: v.optional(
         integerIn(0, 2 ** 31 - 1, "gateway intents bit field"),
@@ -80,6 +84,7 @@ export const pushSchemas = {
       type: lit("email"),
       ...gatewayEntryCommon,
       ...senderAccessKeys,
+      ...mediaKeys,
       imapHostEnvVar: envVarName,
       imapUsernameEnvVar: envVarName,
       imapPasswordEnvVar: envVarName,
@@ -122,6 +127,7 @@ export const pushSchemas = {
       type: lit("whatsapp"),
       ...gatewayEntryCommon,
       ...senderAccessKeys,
+      ...mediaKeys,
       accessTokenEnvVar: envVarName,
       phoneNumberIdEnvVar: envVarName,
       appSecretEnvVar: envVarName,
@@ -156,6 +162,7 @@ export const pushSchemas = {
       type: lit("teams"),
       ...gatewayEntryCommon,
       ...senderAccessKeys,
+      ...mediaKeys,
       appIdEnvVar: envVarName,
       appPasswordEnvVar: envVarName,
       tenantId: v.optional(nonEmptyString("Bot Framework tenant id"), PUSH_DEFAULTS.teamsTenantId),
@@ -179,6 +186,7 @@ export const pushSchemas = {
       type: lit("twilio"),
       ...gatewayEntryCommon,
       ...senderAccessKeys,
+      ...mediaKeys,
       accountSidEnvVar: envVarName,
       authTokenEnvVar: envVarName,
       fromEnvVar: envVarName,
@@ -193,6 +201,7 @@ export const pushSchemas = {
       type: lit("github"),
       ...gatewayEntryCommon,
       ...senderAccessKeys,
+      ...mediaKeys,
       tokenEnvVar: envVarName,
       webhookSecretEnvVar: envVarName,
       botNameEnvVar: envVarName,
@@ -205,6 +214,7 @@ export const pushSchemas = {
       type: lit("signal"),
       ...gatewayEntryCommon,
       ...senderAccessKeys,
+      ...mediaKeys,
       accountEnvVar: envVarName,
       httpUrl: v.optional(httpUrl("signal-cli daemon HTTP address"), PUSH_DEFAULTS.signalHttpUrl),
     },

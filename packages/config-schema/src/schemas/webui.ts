@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { mediaKeys } from "./media.js";
 import { bool, envVarName, isHttpUrl, nonEmptyString, strict } from "./common.js";
 import { exposurePath } from "./exposure.js";
 import { themeSchema } from "./theme.js";
@@ -144,6 +145,7 @@ export const webuiExposureSchema = strict(
     showToolCalls: v.optional(bool("show tool-call chips"), true),
     theme: v.optional(themeSchema),
     themeFile: v.optional(relativeProjectPath("CSS override path relative to the project root")),
+    ...mediaKeys,
   },
   "a webui exposure",
 );

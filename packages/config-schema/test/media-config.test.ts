@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { mediaPolicyOf } from "../src/index.js";
+import { expectError, loadErrors, loadOk } from "./helpers.js";
+
+describe("media blocks on gateway entries", () => {
+  it("fills a bare media block with 20 MiB, all four kinds, no transcription and reply", async () => {
+    const project = await loadOk({ "gateways/tg.yaml": "type: telegram\nbotTokenEnvVar: TG\nmedia: {}\n" });
+    const entry = project.pushGateways[0]! as unknown as { media: unknown };
+    expect(entry.media).toEqual({
+      maxBytes: 20 * 1024 * 1024,
+      types: ["image", "audio", "video", "document"],
+      transcribe: false,
+      unsupported: "reply",
+    });
+  });
+
+  it("reads the limits, kinds (deduplicated), transcription and ignore", async () => {
+    const project = await loadOk({
+      "gateways/wa.yaml": [
+        "type: whatsapp",
+        "accessTokenEnvVar: T",
+        "appSecretEnvVar: S",
+        "verifyTokenEnvVar: V",
+        "phoneNumberIdEnvVar: P",
+        "media: { maxBytes: 1048576, types: [image, audio, image], transcribe: true, unsupported: ignore }",
+        "",
+      ].join("\n"),
+    });
+    const entry = project.pushGateways[0]! as unknown as { media: unknown };
+    expect(entry.media).toEqual({
+      maxBytes: 1048576,
+      types: ["image", "audio"],
+      transcribe: true,
+      unsupported: "ignore",
+    });
+  });
+
+  it("takes a media block on the webui exposure", async () => {
+    const project = await loadOk({
+      "gateways/chat.yaml": "exposes: webui\npath: /chat\nmedia: { types: [image] }\n",
+    });
+    const webui = project.exposures.find((e) => e.exposes === "webui")!;
+    expect(webui.media?.types).toEqual(["image"]);
+  });
+
+  it("names the allowed kinds and the unsupported choices when they are wrong", async () => {
+    const errors = await loadErrors({
+      "gateways/tg.yaml":
+        "type: telegram\nbotTokenEnvVar: TG\nmedia: { types: [sticker], unsupported: drop, maxBytes: 0 }\n",
+    });
+    expectError(errors, "gateways/tg.yaml", "media.types[0]", /image, audio, video, document/);
+    expectError(errors, "gateways/tg.yaml", "media.unsupported", /reply or ignore/);
+    expectError(errors, "gateways/tg.yaml", "media.maxBytes", /at least 1/);
+  });
+});
+
+describe("mediaPolicyOf without a media block", () => {
+  it("takes nothing in and answers an attachment once, except WhatsApp which stays caption-only", () => {
+    expect(mediaPolicyOf({ type: "telegram" })).toMatchObject({ types: [], unsupported: "reply" });
+    expect(mediaPolicyOf({ type: "whatsapp" })).toMatchObject({ types: [], unsupported: "ignore" });
+  });
+});
