@@ -35,7 +35,6 @@ import { meteredStore } from "./metered-store.js";
 import { createSpendMeter } from "./spend-meter.js";
 import { meterRuns } from "./spend-runs.js";
 import { startSchedules } from "./schedules.js";
-import { startSchedules } from "./schedules.js";
 import { startTracing } from "./tracing.js";
 import { requestLog } from "./request-log.js";
 import { mountFavicon, mountPage } from "./static-pages.js";
@@ -267,15 +266,6 @@ export async function createServer(project: Project, options: ServerOptions = {}
       ...(metrics ? { observer: metrics.schedules } : {}),
     });
     closers.push(() => schedules?.stop());
-    // Schedules record their ticks through the session, so they start once it runs.
-    const schedules = await startSchedules({
-      project,
-      session: gateways.session,
-      store: primary,
-      logger: logger.child({ name: "schedules" }),
-      ...(metrics ? { observer: metrics.schedules } : {}),
-    });
-    closers.push(() => schedules?.stop());
     app.notFound((c) =>
       c.json({ success: false, error: { code: "not_found", message: "no such route" } }, 404),
     );
@@ -288,8 +278,6 @@ export async function createServer(project: Project, options: ServerOptions = {}
       gateways: routes,
       async close(drainMs = 10_000) {
         accepting = false;
-        // No new ticks while the session drains.
-        await schedules?.stop();
         // No new ticks while the session drains.
         await schedules?.stop();
         // Running turns finish and commit first (bounded), then the session stops its gateways.
