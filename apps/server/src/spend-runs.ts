@@ -15,8 +15,9 @@ function scopeOf(
 ): MeterScope {
   const scope: MeterScope = { agent, userId: options.userId, conversationId: options.conversationId };
   if (options.origin?.gateway) scope.gateway = options.origin.gateway;
-  // A scheduler's turn names its schedule in the origin's meta: its calls count as `scheduled`.
-  if (typeof options.origin?.meta?.schedule === "string") scope.scheduled = true;
+  // A schedule's tick reaches the session as a message by `schedule:<name>` (packages/scheduler):
+  // its calls are `scheduled` in the ledger. Only the ledger's kind depends on it, never a budget.
+  if (options.origin?.author?.id.startsWith("schedule:")) scope.scheduled = true;
   return scope;
 }
 
