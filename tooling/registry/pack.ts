@@ -1,8 +1,9 @@
 // Packs every publishable workspace package with `pnpm pack`, which turns `workspace:^` ranges
 // into the semver ranges the registry copy carries.
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { promisify } from "node:util";
 
 export const repoRoot = resolve(import.meta.dirname, "../..");
 
@@ -24,11 +25,12 @@ export function publishablePackages(): Publishable[] {
   return found;
 }
 
-export function packAll(into: string): Publishable[] {
+/** One package after another; asynchronous, so a test worker's event loop keeps answering meanwhile. */
+export async function packAll(into: string): Promise<Publishable[]> {
   const list = publishablePackages();
   for (const { name, dir } of list) {
     if (!existsSync(join(dir, "dist"))) throw new Error(`${name}: no dist/; run \`pnpm build\` first`);
-    execFileSync("pnpm", ["pack", "--pack-destination", into], { cwd: dir, stdio: "pipe", timeout: 60_000 });
+    await promisify(execFile)("pnpm", ["pack", "--pack-destination", into], { cwd: dir, timeout: 60_000 });
   }
   return list;
 }

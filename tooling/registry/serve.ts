@@ -22,7 +22,7 @@ const tarballs = mkdtempSync(join(tmpdir(), "agentsvc-registry-"));
 console.log("registry: packing the public packages ...");
 let packed: { name: string }[];
 try {
-  packed = packAll(tarballs);
+  packed = await packAll(tarballs);
 } catch (err) {
   console.error(`registry: ${(err as Error).message}`);
   rmSync(tarballs, { recursive: true, force: true });

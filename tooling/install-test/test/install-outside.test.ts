@@ -32,6 +32,8 @@ const NEEDED = [
   "config-schema",
   "gateway-cli",
   "mcp",
+  // The server runs schedules/ entries with it.
+  "scheduler",
   "server",
   "session-core",
   "store-schema",
@@ -45,13 +47,11 @@ let packed: string[] = [];
 const show = (r: { code: number; stdout: string; stderr: string }) =>
   `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
 
-beforeAll(() => {
+beforeAll(async () => {
   expect(home.startsWith(repoRoot)).toBe(false);
-  packed = packAll(tarballs).map((p) => p.name);
-  return startLocalRegistry(tarballs).then((r) => {
-    registry = r;
-  });
-}, 120_000);
+  packed = (await packAll(tarballs)).map((p) => p.name);
+  registry = await startLocalRegistry(tarballs);
+}, 240_000);
 
 afterAll(async () => {
   await registry?.close();
@@ -163,6 +163,10 @@ describe("the installed agentsvc bin, once per documented configuration block", 
       let codes: (number | null)[] = [];
       try {
         await row.run(ctx);
+      } catch (err) {
+        // What the service said is the first thing to read when a row fails (in CI too).
+        const said = servers.map((s) => s.output()).join("\n--- next start\n");
+        throw new Error(`${(err as Error).message}\n--- agentsvc output\n${said}`, { cause: err });
       } finally {
         // Servers first (they hold the fakes' connections), then the row's fakes and files.
         codes = await Promise.all(servers.map((s) => s.stop()));

@@ -3,9 +3,8 @@
 // Each tarball must carry its built files and declarations and no tests, name its siblings by the
 // new versions (no `workspace:` range left), install with plain npm outside the workspace, and
 // import under Node and type-check under TypeScript. CONTRIBUTING.md "Releasing" is the procedure.
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import {
-  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -15,8 +14,10 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { cp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalRegistry, startLocalRegistry } from "../../registry/local-registry.js";
 import { publishablePackages, repoRoot } from "../../registry/pack.js";
@@ -66,42 +67,38 @@ function workspaceDirs(): string[] {
   return dirs.filter((d) => existsSync(join(repoRoot, d, "package.json")));
 }
 
-beforeAll(() => {
+/** Asynchronous, so the test worker's event loop keeps answering the runner meanwhile. */
+const exec = async (cmd: string, args: string[], cwd: string, timeout: number) =>
+  (await promisify(execFile)(cmd, args, { cwd, timeout, maxBuffer: 16 << 20 })).stdout;
+
+beforeAll(async () => {
   expect(home.startsWith(repoRoot)).toBe(false);
   // The repository as a release machine has it after `pnpm install` and `pnpm build`. The packages'
   // node_modules hold relative links (to sibling packages, which pnpm pack reads the new versions
   // from, and into the root's node_modules/.pnpm, which is linked, not copied).
   for (const file of ["package.json", "pnpm-workspace.yaml", ".changeset"]) {
-    cpSync(join(repoRoot, file), join(scratch, file), { recursive: true });
+    await cp(join(repoRoot, file), join(scratch, file), { recursive: true });
   }
   symlinkSync(join(repoRoot, "node_modules"), join(scratch, "node_modules"));
   for (const dir of workspaceDirs()) {
-    cpSync(join(repoRoot, dir), join(scratch, dir), {
+    await cp(join(repoRoot, dir), join(scratch, dir), {
       recursive: true,
       verbatimSymlinks: true,
       filter: (src) => !/[\\/]\.turbo([\\/]|$)/.test(relative(repoRoot, src)),
     });
   }
-  execFileSync(process.execPath, [changesetBin, "version"], {
-    cwd: scratch,
-    stdio: "pipe",
-    timeout: 120_000,
-  });
+  await exec(process.execPath, [changesetBin, "version"], scratch, 120_000);
   mkdirSync(tarballDir);
   for (const { name, dir } of publishablePackages()) {
     const inScratch = join(scratch, relative(repoRoot, dir));
-    const out = execFileSync("pnpm", ["pack", "--json", "--pack-destination", tarballDir], {
-      cwd: inScratch,
-      encoding: "utf8",
-      timeout: 60_000,
-    });
+    const out = await exec("pnpm", ["pack", "--json", "--pack-destination", tarballDir], inScratch, 60_000);
     const file = (JSON.parse(out) as { filename: string }).filename;
-    const files = execFileSync("tar", ["-tzf", file], { encoding: "utf8" })
+    const files = (await exec("tar", ["-tzf", file], home, 30_000))
       .split("\n")
       .filter(Boolean)
       .map((f) => f.replace(/^package\//, ""));
     const manifest = JSON.parse(
-      execFileSync("tar", ["-xzOf", file, "package/package.json"], { encoding: "utf8" }),
+      await exec("tar", ["-xzOf", file, "package/package.json"], home, 30_000),
     ) as Manifest;
     packed.set(name, { manifest, files });
   }
