@@ -69,6 +69,17 @@ describe("provider fakes: recording and scripting", () => {
     expect(await fake.requests[0]?.outcome).toBe("complete");
   });
 
+  it("leaves the queued step for the next request when it refuses a request's history", async () => {
+    fake = await FakeOpenAI.start();
+    fake.enqueue({ text: ["for the valid request"] });
+    const orphan = { ...body, messages: [{ role: "tool", tool_call_id: "call_x", content: "1" }] };
+    expect((await post(`${fake.baseURL}/chat/completions`, orphan, auth)).status).toBe(400);
+    expect(fake.pending).toBe(1);
+    expect(contents((await post(`${fake.baseURL}/chat/completions`, body, auth)).text).join("")).toBe(
+      "for the valid request",
+    );
+  });
+
   it("answers the provider's 400 for a body that is not JSON and 404 for another path", async () => {
     fake = await FakeOpenAI.start();
     expect((await post(`${fake.baseURL}/chat/completions`, "{not json", auth)).status).toBe(400);

@@ -50,7 +50,7 @@ describe("FakeGemini: streamGenerateContent?alt=sse", () => {
       { text: ["cut"], finish: "length" },
     );
     const call = responses((await post(streamUrl(fake), hi, headers)).text);
-    expect(call.map((r) => r.candidates[0].content.parts[0])).toEqual([
+    expect(call.map((r) => r.candidates[0].content.parts[0])).toMatchObject([
       { functionCall: { name: "weather", args: { city: "Paris" } } },
     ]);
     const cut = responses((await post(streamUrl(fake), hi, headers)).text);
@@ -100,6 +100,44 @@ describe("FakeGemini: refusals with Google's own bodies", () => {
       expect(errorOf(res).details).toEqual([
         { "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "1s" },
       ]);
+  });
+
+  it("signs the first function call, and for a Gemini 3 model refuses the call sent back without its signature", async () => {
+    fake = await FakeGemini.start();
+    fake.enqueue({
+      toolCalls: [
+        { name: "f", arguments: ["{}"] },
+        { name: "g", arguments: ["{}"] },
+      ],
+    });
+    const parts = responses((await post(streamUrl(fake, "gemini-3-pro-preview"), hi, headers)).text).map(
+      (r) => r.candidates[0].content.parts[0],
+    );
+    expect(typeof parts[0].thoughtSignature).toBe("string");
+    expect(parts[1].thoughtSignature).toBeUndefined();
+    const answered = (first: Record<string, unknown>) => ({
+      contents: [
+        ...hi.contents,
+        { role: "model", parts: [first, { functionCall: { name: "g", args: {} } }] },
+        { role: "user", parts: ["f", "g"].map((name) => ({ functionResponse: { name, response: {} } })) },
+      ],
+    });
+    const unsigned = await post(
+      streamUrl(fake, "gemini-3-pro-preview"),
+      answered({ functionCall: { name: "f", args: {} } }),
+      headers,
+    );
+    expect(unsigned.status).toBe(400);
+    expect(errorOf(unsigned).message).toMatch(
+      /^Function call is missing a thought_signature in functionCall parts\./,
+    );
+    expect((await post(streamUrl(fake, "gemini-3-pro-preview"), answered(parts[0]), headers)).status).toBe(
+      200,
+    );
+    // Gemini 2.5 does not require it.
+    expect(
+      (await post(streamUrl(fake), answered({ functionCall: { name: "f", args: {} } }), headers)).status,
+    ).toBe(200);
   });
 
   it("refuses a function call turn not followed by its function response turn, and a response count that differs", async () => {

@@ -1,6 +1,6 @@
 // What every provider fake shares: a real HTTP server on 127.0.0.1, every request recorded, a
 // queue of scripted steps (answers, refusals, faults mid-stream), and the order in which a
-// request is checked: route, JSON body, auth, scripted refusal, history, then the answer.
+// request is checked: route, JSON body, auth, history, then the scripted step (refusal or answer).
 // Each format module (openai.ts, anthropic.ts, gemini.ts) says how its provider spells these.
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -175,10 +175,13 @@ export abstract class ProviderFake {
     if (!isObject) return refuse(this.invalidJson());
     const auth = this.authRefusal(headers, url);
     if (auth) return refuse(auth);
+    const history = this.historyRefusal(body as Record<string, unknown>, route);
+    if (history) return refuse(history);
 
-    // A scripted step is taken only by a request that reached the model (past route and key).
+    // A scripted step is taken only by a request the provider accepted (route, key, history).
     const source = this.#queue.shift() ?? this.#fallback;
     const step = typeof source === "function" ? source(record) : source;
+
     if (step.headDelayMs) await sleep(step.headDelayMs);
     if (closed) return;
     const fault = step.fault;
@@ -188,8 +191,6 @@ export abstract class ProviderFake {
       return;
     }
     if (fault && !isMidStream(fault)) return refuse(this.faultRefusal(fault));
-    const history = this.historyRefusal(body as Record<string, unknown>, route);
-    if (history) return refuse(history);
 
     record.status = 200;
     if (!route.stream) {

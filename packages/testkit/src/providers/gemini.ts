@@ -8,7 +8,10 @@
 // https://ai.google.dev/gemini-api/docs/troubleshooting (an invalid key is 400 INVALID_ARGUMENT
 // with reason API_KEY_INVALID, not 401; a missing one 403 PERMISSION_DENIED), function-call turn
 // order: https://ai.google.dev/gemini-api/docs/function-calling (a functionResponse turn follows
-// its functionCall turn, one response part per call).
+// its functionCall turn, one response part per call); thought signatures:
+// https://ai.google.dev/gemini-api/docs/thought-signatures (the first functionCall part of a
+// response carries a `thoughtSignature`; for Gemini 3 models every function-call turn of the
+// current turn must send it back, or 400).
 import {
   deltaCount,
   type Frame,
@@ -40,6 +43,8 @@ const status = (code: number, state: string, message: string, details?: unknown[
 type Part = { text?: unknown; functionCall?: unknown; functionResponse?: unknown; [key: string]: unknown };
 
 export class FakeGemini extends ProviderFake {
+  /** Thought signatures this fake sent on function calls. */
+  readonly #signatures = new Set<string>();
   private constructor(options: ProviderFakeOptions) {
     super(options, GEMINI_TEST_KEY);
   }
@@ -129,7 +134,34 @@ export class FakeGemini extends ProviderFake {
     }
   }
 
-  protected historyRefusal(body: Record<string, unknown>): Refusal | undefined {
+  protected historyRefusal(body: Record<string, unknown>, route: Route): Refusal | undefined {
+    return this.#orderRefusal(body) ?? this.#signatureRefusal(body, route);
+  }
+
+  /** Gemini 3: the function-call turns since the last user text must each send their signature back. */
+  #signatureRefusal(body: Record<string, unknown>, route: Route): Refusal | undefined {
+    if (!route.model.startsWith("gemini-3")) return undefined;
+    const contents = body.contents as { role?: unknown; parts: Part[] }[];
+    const lastText = contents.findLastIndex(
+      (c) => c.role !== "model" && c.parts.some((p) => p.functionResponse === undefined),
+    );
+    for (const [position, content] of contents.entries()) {
+      if (position < lastText || content.role !== "model") continue;
+      const first = content.parts.find((p) => p.functionCall !== undefined);
+      if (!first) continue;
+      if (typeof first.thoughtSignature === "string" && this.#signatures.has(first.thoughtSignature))
+        continue;
+      const name = (first.functionCall as { name?: unknown }).name;
+      return status(
+        400,
+        "INVALID_ARGUMENT",
+        `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${String(name)}\` , position ${position + 1}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`,
+      );
+    }
+    return undefined;
+  }
+
+  #orderRefusal(body: Record<string, unknown>): Refusal | undefined {
     const bad = (message: string) => status(400, "INVALID_ARGUMENT", message);
     const contents = Array.isArray(body.contents)
       ? (body.contents as { role?: unknown; parts?: Part[] }[])
@@ -186,13 +218,18 @@ export class FakeGemini extends ProviderFake {
     };
   }
 
-  #parts(answer: ScriptedAnswer): { part: Part; token: boolean }[] {
+  #parts(answer: ScriptedAnswer, index: number): { part: Part; token: boolean }[] {
+    const signature = `sig-gemini-${index}`;
+    if (answer.toolCalls?.length) this.#signatures.add(signature);
     return [
       ...(answer.reasoning ?? []).map((text) => ({ part: { text, thought: true }, token: true })),
       ...(answer.text ?? []).map((text) => ({ part: { text }, token: true })),
-      // Gemini sends a function call whole, never as argument fragments.
-      ...(answer.toolCalls ?? []).map((call) => ({
-        part: { functionCall: { name: call.name, args: JSON.parse(call.arguments.join("") || "{}") } },
+      // Gemini sends a function call whole, never as argument fragments; the first one signed.
+      ...(answer.toolCalls ?? []).map((call, i) => ({
+        part: {
+          functionCall: { name: call.name, args: JSON.parse(call.arguments.join("") || "{}") },
+          ...(i === 0 ? { thoughtSignature: signature } : {}),
+        },
         token: true,
       })),
     ];
@@ -213,7 +250,7 @@ export class FakeGemini extends ProviderFake {
     route: Route,
     index: number,
   ): Frame[] {
-    const parts = this.#parts(answer);
+    const parts = this.#parts(answer, index);
     const usage = this.#usage(answer, body);
     const frame = (data: unknown, token: boolean): Frame => ({
       text: `data: ${JSON.stringify(data)}\r\n\r\n`,
@@ -244,7 +281,7 @@ export class FakeGemini extends ProviderFake {
     const response = this.#response(
       route,
       index,
-      this.#parts(answer).map((p) => p.part),
+      this.#parts(answer, index).map((p) => p.part),
       { candidate: { finishReason: FINISH[finishOf(answer)] }, usage: this.#usage(answer, body) },
     );
     // A streamGenerateContent without alt=sse answers a JSON array of responses.
