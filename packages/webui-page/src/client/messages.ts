@@ -35,6 +35,15 @@ const FAILED: Record<string, string> = {
  * provider's). A rate limit with a known wait says how long.
  */
 export function failureMessage(code: string, retryAfterMs?: number): string {
+  // A budget in agentsvc.config is spent: it resets at a UTC midnight or month start.
+  if (code === "budget_exceeded")
+    return `This chat has used up its AI budget for now; try again ${
+      retryAfterMs === undefined
+        ? "later"
+        : retryAfterMs < 7_200_000
+          ? `in ${Math.max(1, Math.ceil(retryAfterMs / 60_000))} min`
+          : `in ${Math.ceil(retryAfterMs / 3_600_000)} h`
+    }.`;
   if (code === "rate_limited" && retryAfterMs !== undefined)
     return `The model is getting too many requests; try again in ${Math.max(1, Math.ceil(retryAfterMs / 1000))} s.`;
   return FAILED[code] ?? PLAIN[code] ?? "The model could not answer; please try again.";
