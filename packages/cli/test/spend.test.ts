@@ -2,7 +2,7 @@
 // whose agent calls the testkit OpenAI fake with scripted usage, prices and a daily service budget
 // in agentsvc.config. The ledger's sums equal what the fake reported; the turn after the budget is
 // crossed (mid-conversation, inside a tool loop) is refused before any provider request.
-import { FakeOpenAI, OPENAI_TEST_KEY } from "@agentsvc/testkit";
+import { eventually, FakeOpenAI, OPENAI_TEST_KEY } from "@agentsvc/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runBin, type Served, serveBin } from "./child.js";
 import { tempDir, writeFiles } from "./helpers.js";
@@ -110,5 +110,51 @@ describe("budgets and the cost ledger through agentsvc start", () => {
     const since = runBin(["usage", "--dir", dir, "--since", "last week"]);
     expect(since.code).toBe(2);
     expect(since.stderr).toMatch(/--since: expected a date \(2026-12-01\) or a number of days \(7d\)/);
+  });
+});
+
+describe("a summary's model call (compaction) through agentsvc start", () => {
+  let summaryFake: FakeOpenAI;
+  let summaryServed: Served;
+  let summaryDir: string;
+  beforeAll(async () => {
+    summaryFake = await FakeOpenAI.start();
+    summaryDir = writeFiles(tempDir("agentsvc-spend-summary-"), {
+      "agents/bot.mjs": `export default { kind: "agent", name: "bot",
+  memory: { summaryProvider: "openai", summaryModel: "gpt-4o-mini", summaryThreshold: 2 },
+  model: { provider: "openai", model: "gpt-4o-mini", baseURL: ${JSON.stringify(summaryFake.baseURL)} } };\n`,
+      "gateways/agent.yaml": "exposes: agent\npath: /agent\n",
+    });
+    summaryServed = await serveBin(["start", summaryDir, "--port", "0"], { OPENAI_API_KEY: OPENAI_TEST_KEY });
+  });
+  afterAll(async () => {
+    await summaryServed?.stop();
+    await summaryFake?.close();
+  });
+
+  it("is in the ledger with the usage the provider reported, beside the turns' calls", async () => {
+    const say = (input: string) =>
+      fetch(`${summaryServed.url}/agent/invoke`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ input, conversationId: "long" }),
+        signal: AbortSignal.timeout(15_000),
+      });
+    summaryFake.enqueue(
+      { text: ["One."], usage: { input: 10, output: 1 } },
+      { text: ["Two."], usage: { input: 20, output: 2 } },
+      // Past summaryThreshold after the second turn: the summary is asked for without a stream.
+      { text: ["They counted."], usage: { input: 300, output: 30 } },
+    );
+    expect((await say("one")).status).toBe(200);
+    expect((await say("two")).status).toBe(200);
+    await eventually(() => summaryFake.count === 3, "the summary request");
+    const total = async () => {
+      const r = runBin(["usage", "--dir", summaryDir, "--json"]);
+      return (JSON.parse(r.stdout) as { total: { calls: number; inputTokens: number; outputTokens: number } })
+        .total;
+    };
+    await eventually(async () => (await total()).calls === 3, "the summary's ledger row");
+    expect(await total()).toMatchObject({ calls: 3, inputTokens: 330, outputTokens: 33 });
   });
 });
