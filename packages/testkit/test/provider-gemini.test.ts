@@ -134,6 +134,12 @@ describe("FakeGemini: refusals with Google's own bodies", () => {
     expect((await post(streamUrl(fake, "gemini-3-pro-preview"), answered(parts[0]), headers)).status).toBe(
       200,
     );
+    // The documented stand-in for a history without real signatures is accepted.
+    const dummy = {
+      functionCall: { name: "f", args: {} },
+      thoughtSignature: "skip_thought_signature_validator",
+    };
+    expect((await post(streamUrl(fake, "gemini-3-pro-preview"), answered(dummy), headers)).status).toBe(200);
     // Gemini 2.5 does not require it.
     expect(
       (await post(streamUrl(fake), answered({ functionCall: { name: "f", args: {} } }), headers)).status,

@@ -25,6 +25,9 @@ import {
 } from "./core.js";
 import type { RecordedEvent, ScriptedAnswer, ScriptedFault, ScriptedFinish } from "./script.js";
 
+/** The stand-ins Google documents for a history without real signatures (skips validation). */
+const DUMMY_SIGNATURES = ["context_engineering_is_the_way_to_go", "skip_thought_signature_validator"];
+
 /** The key `FakeGemini` accepts unless told otherwise. */
 export const GEMINI_TEST_KEY = "AIza-test-agentsvc";
 
@@ -149,8 +152,8 @@ export class FakeGemini extends ProviderFake {
       if (position < lastText || content.role !== "model") continue;
       const first = content.parts.find((p) => p.functionCall !== undefined);
       if (!first) continue;
-      if (typeof first.thoughtSignature === "string" && this.#signatures.has(first.thoughtSignature))
-        continue;
+      const signature = typeof first.thoughtSignature === "string" ? first.thoughtSignature : "";
+      if (this.#signatures.has(signature) || DUMMY_SIGNATURES.includes(signature)) continue;
       const name = (first.functionCall as { name?: unknown }).name;
       return status(
         400,
