@@ -101,6 +101,15 @@ export class ScheduleTicks {
     return rows[0] && toTick(rows[0]);
   }
 
+  /** A schedule's newest ticks, newest first. */
+  async recent(schedule: string, limit = 50): Promise<TickRow[]> {
+    const k = this.t.scheduleTicks;
+    const rows = await this.ctx.run((db) =>
+      db.select().from(k).where(eq(k.schedule, schedule)).orderBy(desc(k.tickAt)).limit(limit),
+    );
+    return rows.map(toTick);
+  }
+
   /** The newest finished tick that ended in an error, for `schedules list`. */
   async lastError(schedule: string): Promise<TickRow | undefined> {
     const k = this.t.scheduleTicks;

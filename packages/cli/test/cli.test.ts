@@ -32,6 +32,8 @@ describe("agentsvc verbs and global options", () => {
       "hash-password",
       "outbox",
       "pairing",
+      "schedules",
+      "usage",
     ]);
     for (const c of commands) {
       const r = await run([c.name, "--help"]);
@@ -46,7 +48,7 @@ describe("agentsvc verbs and global options", () => {
     const r = await run(["deploy"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(
-      'unknown command "deploy" (commands: init, check, doctor, build, start, dev, hash-password, outbox, pairing; options: --help, --version)',
+      'unknown command "deploy" (commands: init, check, doctor, build, start, dev, hash-password, outbox, pairing, schedules, usage; options: --help, --version)',
     );
   });
 

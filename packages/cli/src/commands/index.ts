@@ -7,6 +7,7 @@ import { hashPasswordCommand } from "./hash-password.js";
 import { initCommand } from "./init.js";
 import { outboxCommand } from "./outbox.js";
 import { pairingCommand } from "./pairing.js";
+import { schedulesCommand } from "./schedules.js";
 import { startCommand } from "./start.js";
 import { usageCommand } from "./usage.js";
 
@@ -24,5 +25,6 @@ export const commands: Command[] = [
   hashPasswordCommand,
   outboxCommand,
   pairingCommand,
+  schedulesCommand,
   usageCommand,
 ];

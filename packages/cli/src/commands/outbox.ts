@@ -4,6 +4,7 @@
 // poll (within 5 s). Nothing here loads a gateway or the agent.
 import { resolve } from "node:path";
 import type { ChatDb, OutboxRecord } from "@agentsvc/chat-store";
+import type { Project } from "@agentsvc/config-schema";
 import { type Command, type CommandContext, EXIT_FAIL, EXIT_OK, EXIT_USAGE } from "../command.js";
 import { escapeControls } from "../io.js";
 import { printIssues } from "../report.js";
@@ -94,7 +95,7 @@ export const outboxCommand: Command = {
 /** The project's primary store, as the server opens it; undefined (reported) when it cannot be opened. */
 export async function openStore(
   ctx: CommandContext,
-): Promise<{ db: ChatDb; close(): Promise<void> } | undefined> {
+): Promise<{ db: ChatDb; project: Project; close(): Promise<void> } | undefined> {
   const dir = resolve(ctx.io.cwd, typeof ctx.values.dir === "string" ? ctx.values.dir : ".");
   const { loadProject } = await import("@agentsvc/config-schema");
   const loaded = await loadProject(dir);
@@ -105,7 +106,7 @@ export async function openStore(
   const logger = await createLogger({ format: "json", level: "silent" });
   const stores = new StoreSet(loaded.project, logger, ctx.io.env);
   try {
-    return { db: await stores.primary(), close: () => stores.close() };
+    return { db: await stores.primary(), project: loaded.project, close: () => stores.close() };
   } catch (error) {
     await stores.close();
     ctx.print.err(`${ctx.print.style("err", "red", "error")} ${(error as Error).message}`);
