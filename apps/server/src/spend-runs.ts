@@ -14,10 +14,16 @@ function scopeOf(
   options: Pick<RunOptions, "userId" | "conversationId" | "origin">,
 ): MeterScope {
   const scope: MeterScope = { agent, userId: options.userId, conversationId: options.conversationId };
-  if (options.origin?.gateway) scope.gateway = options.origin.gateway;
+  const origin = options.origin;
+  if (origin?.gateway) {
+    scope.gateway = origin.gateway;
+    // A gateway's runs all belong to the gateway (session-core's userId): the person who pays is
+    // the sender, `<entry>:<platform user id>` (the thread for an adapter that names no author).
+    scope.userId = `${origin.gateway}:${origin.author?.id ?? origin.thread}`;
+  }
   // A schedule's tick reaches the session as a message by `schedule:<name>` (packages/scheduler):
   // its calls are `scheduled` in the ledger. Only the ledger's kind depends on it, never a budget.
-  if (options.origin?.author?.id.startsWith("schedule:")) scope.scheduled = true;
+  if (origin?.author?.id.startsWith("schedule:")) scope.scheduled = true;
   return scope;
 }
 
