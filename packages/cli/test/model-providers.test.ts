@@ -185,6 +185,18 @@ const rows: Row[] = [
     install: ["@ai-sdk/google"],
   },
   {
+    name: "google gemini-3 (a thought signature sent back with each function call)",
+    corpus: "",
+    start: () => FakeGemini.start(),
+    model: (fake, id) => `{ model: "google/${id}", baseURL: ${JSON.stringify(fake.baseURL)} }`,
+    id: "gemini-3-flash-preview",
+    env: { GOOGLE_GENERATIVE_AI_API_KEY: GEMINI_TEST_KEY },
+    keyVar: "GOOGLE_GENERATIVE_AI_API_KEY",
+    reasoning: true,
+    streamErrorCode: "overloaded",
+    install: ["@ai-sdk/google"],
+  },
+  {
     name: "openai (an AI SDK instance built in the agent file)",
     corpus: "",
     start: () => FakeOpenAI.start(),
