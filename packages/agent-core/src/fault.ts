@@ -12,7 +12,9 @@ export type FaultPoint =
   | "after-commit"
   | "before-send"
   | "mid-send"
-  | "mid-resume";
+  | "mid-resume"
+  /** A schedule tick was claimed in the store and its message not yet recorded (scheduler). */
+  | "schedule-claimed";
 
 export function fault(point: FaultPoint): void {
   if (point !== faultPoint) return;

@@ -4,6 +4,7 @@
 // and replies like any message: through the outbox, with its retries and dead letters. Recovery
 // (every pass, on every instance) records claimed ticks nobody recorded yet; the inbox's unique
 // dedup key makes a second recording of one tick a duplicate, so a tick runs once.
+import { fault } from "@agentsvc/agent-core";
 import type { DeliverResult, Inbound } from "@agentsvc/session-core";
 import { latestTick, TickClock } from "./ticks.js";
 
@@ -175,6 +176,7 @@ export class ScheduleRunner {
 
   async #claimAndRecord(s: ScheduleDef, tickAt: number, manual: boolean): Promise<void> {
     const won = await this.#o.store.claim({ schedule: s.name, tickAt, instance: this.#o.instance, manual });
+    if (won) fault("schedule-claimed");
     if (won) await this.#record(s, tickAt);
   }
 
