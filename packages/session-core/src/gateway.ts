@@ -4,6 +4,7 @@
 import type { DecisionKind } from "@agentsvc/agent-core";
 import type { Logger } from "pino";
 import type { SenderAccessOptions } from "./access.js";
+import type { AttachmentRef, OutboundFile } from "./media.js";
 import type { GatewayScheduler } from "./scheduler.js";
 
 /** What the platform can do. The session reads these flags to choose how it renders things. */
@@ -43,6 +44,11 @@ export interface Inbound {
   chat?: { type: "direct" | "group"; id: string };
   /** Adapter routing data kept with the run's origin (chat id, message id to reply to, ...). JSON only. */
   meta?: Record<string, unknown>;
+  /**
+   * The message's attachments, already downloaded into the blob store (or refused, with why):
+   * recorded with the inbox record in one write, before the platform is acknowledged.
+   */
+  attachments?: AttachmentRef[];
 }
 
 export type DeliverResult = { accepted: true; id: number } | { accepted: false; duplicate: true };
@@ -186,7 +192,7 @@ export interface OutboxEntry {
   seq: number;
   at: number;
   thread: string;
-  kind: "text" | "approval" | "decided";
+  kind: "text" | "approval" | "decided" | "file";
   status: "pending" | "sent" | "dead";
   payload: unknown;
   idempotencyKey: string;
@@ -288,6 +294,11 @@ export interface Gateway {
    * `credentials` for rejected credentials) or any error for a retry with backoff.
    */
   send(thread: string, text: string, options: SendOptions): Promise<SendResult | undefined>;
+  /**
+   * Upload one file of a reply natively (photo, document, attachment). Called again after a crash
+   * or a failure like `send`; without it a file piece is sent as a text note naming the file.
+   */
+  sendFile?(thread: string, file: OutboundFile, options: SendOptions): Promise<SendResult | undefined>;
   /** Replace the text of a sent message (when `capabilities.editing`). */
   edit?(thread: string, messageId: string, text: string, options: SendOptions): Promise<void>;
   /**

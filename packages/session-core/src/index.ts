@@ -91,3 +91,13 @@ export { type ClusterMessage, type Coordination, localCoordination } from "./coo
 export { DEFAULT_STREAM_INTERVAL_MS, DEFAULT_STREAM_UPDATE_TIMEOUT_MS } from "./streaming.js";
 export { type TraceSpan, useOpenTelemetry } from "./trace.js";
 export type { RateLimit, SenderAccessOptions } from "./access.js";
+export {
+  type AttachmentKind,
+  type AttachmentRef,
+  fileNote,
+  formatBytes,
+  type OutboundFile,
+  type OutboundFilePayload,
+  type RefusedReason,
+  type SessionBlobs,
+} from "./media.js";

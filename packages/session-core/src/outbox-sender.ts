@@ -8,6 +8,7 @@ import { fault } from "@agentsvc/agent-core";
 import type { Logger } from "pino";
 import { backoffDelay } from "./backoff.js";
 import { GatewaySendError, isGatewaySendError } from "./errors.js";
+import { fileNote, type OutboundFilePayload } from "./media.js";
 import type { DecidedNotice, DraftIds, Gateway, InteractionRequest, SendResult } from "./gateway.js";
 import type { GatewayRegistry } from "./registry.js";
 import type { SendOutcome, SessionObserver } from "./observer.js";
@@ -19,6 +20,8 @@ import { inSpan, type TraceSpan } from "./trace.js";
 export const DEFAULT_MAX_ATTEMPTS = 10;
 
 export interface OutboxOptions {
+  /** A signed short-lived URL of a file piece's blob served by this service (platforms that fetch by URL). */
+  fileUrl?: (file: OutboundFilePayload) => string | undefined;
   /** Tries before a piece is dead-lettered. Default 10. */
   maxAttempts?: number;
   /** First retry delay. Default 1 000 ms. */
@@ -61,6 +64,7 @@ export class OutboxSender {
   readonly #held = new Set<string>();
   readonly #drafts: Previews | undefined;
   readonly #observer: SessionObserver | undefined;
+  readonly #fileUrl: OutboxOptions["fileUrl"];
 
   constructor(input: {
     store: SessionStore;
@@ -90,6 +94,7 @@ export class OutboxSender {
     this.#concurrency = input.options?.concurrency ?? 8;
     this.#sendTimeoutMs = input.options?.sendTimeoutMs ?? 60_000;
     this.#idlePollMs = input.options?.idlePollMs ?? 5_000;
+    this.#fileUrl = input.options?.fileUrl;
   }
 
   start(): void {
@@ -265,6 +270,19 @@ export class OutboxSender {
           carried ?? (draft && gateway.finishDraft ? await this.#drafts?.take(gateway, draft) : undefined);
         if (ids && gateway.finishDraft) return gateway.finishDraft(row.thread, ids, text, options);
         return gateway.send(row.thread, text, options);
+      }
+      case "file": {
+        const file = payload as unknown as OutboundFilePayload;
+        const url = this.#fileUrl?.(file);
+        const blobs = this.#store.blobs;
+        // A platform without uploads (or a store without blobs) still hears about the file.
+        if (!gateway.sendFile || !blobs) return gateway.send(row.thread, fileNote(file, url), options);
+        const bytes = async () => {
+          const data = await blobs.read(file.blob);
+          if (!data) throw new GatewaySendError(`file ${file.name} is no longer stored`, { permanent: true });
+          return data;
+        };
+        return gateway.sendFile(row.thread, { ...file, bytes, ...(url ? { url } : {}) }, options);
       }
       case "approval":
         if (!gateway.requestDecision)

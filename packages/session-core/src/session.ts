@@ -589,6 +589,7 @@ export class GatewaySession {
           thread: inbound.thread,
           text: inbound.text,
           origin,
+          ...(inbound.attachments?.length ? { attachments: inbound.attachments } : {}),
         };
         const access = this.#entries.get(gateway.name)?.access;
         const accepted =

@@ -4,6 +4,7 @@
 // `transaction(fn)` makes the store calls awaited inside `fn` commit together (a turn's messages,
 // its inbox record and its reply), whichever code makes them.
 import type { Decision, DecisionKind, InboxRecord, RunOrigin, RunStore } from "@agentsvc/agent-core";
+import type { AttachmentRef, SessionBlobs } from "./media.js";
 
 export type { InboxRecord };
 
@@ -17,6 +18,8 @@ export interface SessionInbox {
     thread: string;
     text: string;
     origin: RunOrigin;
+    /** Kept with the record (JSON); a store without the column ignores it. */
+    attachments?: AttachmentRef[];
   }): Promise<{ accepted: true; id: number } | { accepted: false; duplicate: true }>;
   markRunning(id: number): Promise<unknown>;
   markDone(id: number, status: InboxDoneStatus): Promise<unknown>;
@@ -72,7 +75,8 @@ export interface OutboxRow {
   gateway: string;
   thread: string;
   idemKey: string;
-  kind: "text" | "approval" | "decided";
+  /** `file`: one file of a reply (payload `OutboundFilePayload`), sent with `Gateway.sendFile`. */
+  kind: "text" | "approval" | "decided" | "file";
   payload: unknown;
   status: "pending" | "sent" | "dead";
   attempts: number;
@@ -184,6 +188,8 @@ export interface SessionStore {
   runStore: RunStore;
   /** Sender access (pairing, approvals, rate limits); a store without it cannot enforce them. */
   senderAccess?: SessionSenderAccess;
+  /** Stored files (attachments, files of replies); a store without it sends file pieces as a note. */
+  blobs?: SessionBlobs;
   /**
    * Runs `fn` in one write transaction (nested calls are savepoints): the store calls awaited
    * inside it commit together or not at all.

@@ -224,4 +224,42 @@ CREATE TABLE schedule_state (
 );
 `,
   },
+  {
+    version: 11,
+    name: "media: content-addressed blobs in chunks, downloads by platform file, transcripts, inbox attachment refs, file outbox pieces",
+    sql: `
+CREATE TABLE blobs (
+  sha256 TEXT PRIMARY KEY,
+  size BIGINT NOT NULL,
+  content_type TEXT NOT NULL,
+  chunks BIGINT NOT NULL,
+  created_at BIGINT NOT NULL,
+  used_at BIGINT NOT NULL
+);
+CREATE INDEX blobs_used ON blobs (used_at);
+CREATE TABLE blob_chunks (
+  sha256 TEXT NOT NULL,
+  seq BIGINT NOT NULL,
+  data BYTEA NOT NULL,
+  PRIMARY KEY (sha256, seq)
+);
+CREATE TABLE media_downloads (
+  gateway TEXT NOT NULL,
+  source_key TEXT NOT NULL,
+  sha256 TEXT,
+  refused TEXT,
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (gateway, source_key)
+);
+CREATE TABLE blob_transcripts (
+  sha256 TEXT PRIMARY KEY,
+  model TEXT NOT NULL,
+  text TEXT NOT NULL,
+  created_at BIGINT NOT NULL
+);
+ALTER TABLE inbox ADD COLUMN attachments TEXT;
+ALTER TABLE outbox DROP CONSTRAINT outbox_kind_check;
+ALTER TABLE outbox ADD CONSTRAINT outbox_kind_check CHECK (kind IN ('text', 'approval', 'decided', 'file'));
+`,
+  },
 ];

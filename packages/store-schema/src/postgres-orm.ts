@@ -4,5 +4,5 @@ import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
 
-export const { bigint, boolean, index, pgTable, primaryKey, text, unique } =
+export const { bigint, boolean, customType, index, pgTable, primaryKey, text, unique } =
   require("drizzle-orm/pg-core") as typeof import("drizzle-orm/pg-core");

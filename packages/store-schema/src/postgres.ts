@@ -8,11 +8,11 @@
 // epoch outgrow int4; every value stays below 2^53); autoincrement ids are bigint identity columns,
 // also read as numbers; `accounts.active` is a real boolean; JSON payloads stay `text` (the query
 // code does JSON.stringify/parse itself, as on SQLite).
-import { bigint, boolean, index, pgTable, primaryKey, text, unique } from "./postgres-orm.js";
+import { bigint, boolean, customType, index, pgTable, primaryKey, text, unique } from "./postgres-orm.js";
 import type { SqliteTables } from "./sqlite.js";
 
 export type InboxStatus = "queued" | "running" | "done" | "rejected" | "failed";
-export type OutboxKind = "text" | "approval" | "decided";
+export type OutboxKind = "text" | "approval" | "decided" | "file";
 export type OutboxStatus = "pending" | "sent" | "dead";
 
 const ms = (name: string) => bigint(name, { mode: "number" });
@@ -109,6 +109,8 @@ export const inbox = pgTable(
     receivedAt: ms("received_at").notNull(),
     startedAt: ms("started_at"),
     finishedAt: ms("finished_at"),
+    /** JSON list of the message's attachment refs (blob ids, or why one was refused); null without any. */
+    attachments: text("attachments"),
   },
   (t) => [
     unique("inbox_gateway_dedup_key_unique").on(t.gateway, t.dedupKey),
@@ -272,6 +274,55 @@ export const scheduleState = pgTable("schedule_state", {
   updatedAt: ms("updated_at").notNull(),
 });
 
+/** One stored file, content-addressed (sha256 hex of the bytes); its bytes are in blobChunks. */
+export const blobs = pgTable(
+  "blobs",
+  {
+    sha256: text("sha256").primaryKey(),
+    size: ms("size").notNull(),
+    contentType: text("content_type").notNull(),
+    chunks: ms("chunks").notNull(),
+    createdAt: ms("created_at").notNull(),
+    usedAt: ms("used_at").notNull(),
+  },
+  (t) => [index("blobs_used").on(t.usedAt)],
+);
+
+// node-postgres reads bytea as a Buffer and writes a Buffer as bytea.
+const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => "bytea" });
+
+/** A blob's bytes in pieces of at most 256 KiB, so neither a write nor a read holds a whole file. */
+export const blobChunks = pgTable(
+  "blob_chunks",
+  {
+    sha256: text("sha256").notNull(),
+    seq: ms("seq").notNull(),
+    data: bytea("data").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sha256, t.seq] })],
+);
+
+/** A platform file already fetched (or refused) per gateway, so a redelivered message downloads nothing twice. */
+export const mediaDownloads = pgTable(
+  "media_downloads",
+  {
+    gateway: text("gateway").notNull(),
+    sourceKey: text("source_key").notNull(),
+    sha256: text("sha256"),
+    refused: text("refused"),
+    createdAt: ms("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.gateway, t.sourceKey] })],
+);
+
+/** The transcript of an audio blob, stored beside the message that carried it. */
+export const blobTranscripts = pgTable("blob_transcripts", {
+  sha256: text("sha256").primaryKey(),
+  model: text("model").notNull(),
+  text: text("text").notNull(),
+  createdAt: ms("created_at").notNull(),
+});
+
 /** Every table, keyed by the same names chat-store's schema.ts exports its tables under. */
 export const pgTables = {
   conversations,
@@ -292,6 +343,10 @@ export const pgTables = {
   usageLedger,
   scheduleTicks,
   scheduleState,
+  blobs,
+  blobChunks,
+  mediaDownloads,
+  blobTranscripts,
 };
 
 export type PgTables = typeof pgTables;

@@ -246,4 +246,64 @@ CREATE TABLE schedule_state (
 );
 `,
   },
+  {
+    version: 11,
+    name: "media: content-addressed blobs in chunks, downloads by platform file, transcripts, inbox attachment refs, file outbox pieces",
+    sql: `
+CREATE TABLE blobs (
+  sha256 TEXT PRIMARY KEY,
+  size INTEGER NOT NULL,
+  content_type TEXT NOT NULL,
+  chunks INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  used_at INTEGER NOT NULL
+);
+CREATE INDEX blobs_used ON blobs (used_at);
+CREATE TABLE blob_chunks (
+  sha256 TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  data BLOB NOT NULL,
+  PRIMARY KEY (sha256, seq)
+);
+CREATE TABLE media_downloads (
+  gateway TEXT NOT NULL,
+  source_key TEXT NOT NULL,
+  sha256 TEXT,
+  refused TEXT,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (gateway, source_key)
+);
+CREATE TABLE blob_transcripts (
+  sha256 TEXT PRIMARY KEY,
+  model TEXT NOT NULL,
+  text TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+ALTER TABLE inbox ADD COLUMN attachments TEXT;
+CREATE TABLE outbox_v11 (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  gateway TEXT NOT NULL,
+  thread TEXT NOT NULL,
+  idem_key TEXT NOT NULL UNIQUE,
+  kind TEXT NOT NULL CHECK (kind IN ('text', 'approval', 'decided', 'file')),
+  payload TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('pending', 'sent', 'dead')),
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at INTEGER NOT NULL,
+  last_error TEXT,
+  platform_id TEXT,
+  created_at INTEGER NOT NULL,
+  finished_at INTEGER,
+  traceparent TEXT
+);
+INSERT INTO outbox_v11 (id, gateway, thread, idem_key, kind, payload, status, attempts, next_attempt_at, last_error, platform_id, created_at, finished_at, traceparent)
+  SELECT id, gateway, thread, idem_key, kind, payload, status, attempts, next_attempt_at, last_error, platform_id, created_at, finished_at, traceparent FROM outbox;
+DELETE FROM sqlite_sequence WHERE name = 'outbox_v11';
+INSERT INTO sqlite_sequence (name, seq) SELECT 'outbox_v11', seq FROM sqlite_sequence WHERE name = 'outbox';
+DROP TABLE outbox;
+ALTER TABLE outbox_v11 RENAME TO outbox;
+CREATE INDEX outbox_pending ON outbox (status, next_attempt_at, id);
+CREATE INDEX outbox_thread ON outbox (gateway, thread, id);
+`,
+  },
 ];

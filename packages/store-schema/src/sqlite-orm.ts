@@ -5,5 +5,5 @@ import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
 
-export const { index, integer, primaryKey, sqliteTable, text, unique } =
+export const { blob, index, integer, primaryKey, sqliteTable, text, unique } =
   require("drizzle-orm/sqlite-core") as typeof import("drizzle-orm/sqlite-core");

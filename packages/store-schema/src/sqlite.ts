@@ -1,7 +1,7 @@
 // SQLite's drizzle table objects, which chat-store's query code is written against. They mirror the
 // SQL of sqlite-migrations.ts, the source of truth; changing a table means a new step in both
 // migration files AND an edit here and in postgres.ts (test/dialects.test.ts holds them together).
-import { index, integer, primaryKey, sqliteTable, text, unique } from "./sqlite-orm.js";
+import { blob, index, integer, primaryKey, sqliteTable, text, unique } from "./sqlite-orm.js";
 
 export const conversations = sqliteTable(
   "conversations",
@@ -96,6 +96,8 @@ export const inbox = sqliteTable(
     receivedAt: integer("received_at").notNull(),
     startedAt: integer("started_at"),
     finishedAt: integer("finished_at"),
+    /** JSON list of the message's attachment refs (blob ids, or why one was refused); null without any. */
+    attachments: text("attachments"),
   },
   (t) => [
     unique().on(t.gateway, t.dedupKey),
@@ -123,7 +125,7 @@ export const interactions = sqliteTable(
   (t) => [index("interactions_thread_open").on(t.gateway, t.thread, t.status, t.createdAt)],
 );
 
-export type OutboxKind = "text" | "approval" | "decided";
+export type OutboxKind = "text" | "approval" | "decided" | "file";
 export type OutboxStatus = "pending" | "sent" | "dead";
 
 export const outbox = sqliteTable(
@@ -262,6 +264,52 @@ export const scheduleState = sqliteTable("schedule_state", {
   updatedAt: integer("updated_at").notNull(),
 });
 
+/** One stored file, content-addressed (sha256 hex of the bytes); its bytes are in blobChunks. */
+export const blobs = sqliteTable(
+  "blobs",
+  {
+    sha256: text("sha256").primaryKey(),
+    size: integer("size").notNull(),
+    contentType: text("content_type").notNull(),
+    chunks: integer("chunks").notNull(),
+    createdAt: integer("created_at").notNull(),
+    usedAt: integer("used_at").notNull(),
+  },
+  (t) => [index("blobs_used").on(t.usedAt)],
+);
+
+/** A blob's bytes in pieces of at most 256 KiB, so neither a write nor a read holds a whole file. */
+export const blobChunks = sqliteTable(
+  "blob_chunks",
+  {
+    sha256: text("sha256").notNull(),
+    seq: integer("seq").notNull(),
+    data: blob("data", { mode: "buffer" }).$type<Buffer>().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sha256, t.seq] })],
+);
+
+/** A platform file already fetched (or refused) per gateway, so a redelivered message downloads nothing twice. */
+export const mediaDownloads = sqliteTable(
+  "media_downloads",
+  {
+    gateway: text("gateway").notNull(),
+    sourceKey: text("source_key").notNull(),
+    sha256: text("sha256"),
+    refused: text("refused"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.gateway, t.sourceKey] })],
+);
+
+/** The transcript of an audio blob, stored beside the message that carried it. */
+export const blobTranscripts = sqliteTable("blob_transcripts", {
+  sha256: text("sha256").primaryKey(),
+  model: text("model").notNull(),
+  text: text("text").notNull(),
+  createdAt: integer("created_at").notNull(),
+});
+
 export const sqliteTables = {
   outbox,
   gatewayState,
@@ -272,6 +320,10 @@ export const sqliteTables = {
   usageLedger,
   scheduleTicks,
   scheduleState,
+  blobs,
+  blobChunks,
+  mediaDownloads,
+  blobTranscripts,
   conversations,
   preferences,
   accounts,

@@ -66,7 +66,13 @@ describe("schema: the pg tables mirror the SQLite ones", () => {
           expect(pc.default, `${where}: default`).toEqual(sc.default);
         }
         expect(pc.getSQLType(), `${where}: SQL type`).toBe(
-          sc.getSQLType() === "text" ? "text" : sqliteBoolean(sc) ? "boolean" : "bigint",
+          sc.getSQLType() === "text"
+            ? "text"
+            : sc.getSQLType() === "blob"
+              ? "bytea"
+              : sqliteBoolean(sc)
+                ? "boolean"
+                : "bigint",
         );
       }
     }
@@ -128,4 +134,5 @@ const FROZEN_CHECKSUMS: string[] = [
   "3f91e09514d49f55566de740432c255a2debe00eecec846d80506e714d150f24",
   "7b2ba8292384e97f30388587e7b5edcdfda420880e3672867e7d3ac7445cf5f9",
   "58b24495df146dd71d9a3f7f1c567b0bc8b31dc37d8b2215e9239691e7ed1374",
+  "4def0687664a974846720a31dd0926e02b437167841314265b862458a2f1ef6c",
 ];
