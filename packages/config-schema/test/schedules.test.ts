@@ -71,4 +71,15 @@ describe("schedules/ entries", () => {
     expectError(errors, "schedules/f.yaml", "to.thred", /did you mean "thread"/);
     expectError(errors, "schedules/g.yaml", "agent", /agent file under agents\/ \(found: bot\)/);
   });
+
+  it("refuses an agent other than the root agent: scheduled turns run on the gateway session's", async () => {
+    const errors = await loadErrors({
+      "agentsvc.config.yaml": "rootAgent: bot\n",
+      "agents/bot.ts": `export default { kind: "agent", name: "bot", model: { provider: "demo" } };\n`,
+      "agents/helper.ts": `export default { kind: "agent", name: "helper", model: { provider: "demo" } };\n`,
+      "gateways/tg.yaml": TG,
+      "schedules/a.yaml": "every: 1m\nprompt: p\nagent: helper\nto: { gateway: tg, thread: 1 }\n",
+    });
+    expectError(errors, "schedules/a.yaml", "agent", /must be the root agent \("bot"\)/);
+  });
 });

@@ -11,6 +11,7 @@ export async function loadSchedules(
   loader: ReturnType<typeof makeModuleLoader>,
   sink: IssueSink,
   agents: AgentEntry[],
+  rootAgent: AgentEntry | undefined,
   pushGateways: PushGatewayEntry[],
 ): Promise<ScheduleEntry[]> {
   const files = listFolder(root, "schedules", [...DATA_EXTS, ...MODULE_EXTS], sink);
@@ -46,6 +47,16 @@ export async function loadSchedules(
         f.rel,
         "agent",
         `must name an agent file under agents/ (found: ${agents.map((a) => a.name).join(", ") || "none"})`,
+        JSON.stringify(s.agent),
+      );
+      continue;
+    }
+    // Scheduled turns run through the gateway session, which runs the root agent only.
+    if (s.agent !== undefined && rootAgent && s.agent !== rootAgent.name) {
+      sink.error(
+        f.rel,
+        "agent",
+        `must be the root agent ("${rootAgent.name}"): scheduled turns run on the gateway session's agent`,
         JSON.stringify(s.agent),
       );
       continue;
