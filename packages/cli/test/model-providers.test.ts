@@ -2,7 +2,7 @@
 // a testkit provider fake (OpenAI, Anthropic, OpenAI-compatible DeepSeek and vLLM), and what a
 // client of /agent/invoke and /agent/stream gets for each row. Every documented stream of the
 // provider's corpus (packages/testkit/fixtures/providers/) is played through the real server too.
-import { mkdirSync, realpathSync, symlinkSync } from "node:fs";
+import { mkdirSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import {
@@ -226,10 +226,11 @@ const workspacePackage = (name: string) =>
 describe.each(rows)("agentsvc start with a $name model", (row) => {
   let fake: FakeOpenAI | FakeAnthropic | FakeGemini;
   let served: Served;
+  let dir: string;
 
   beforeAll(async () => {
     fake = await row.start();
-    const dir = writeFiles(tempDir("agentsvc-models-"), {
+    dir = writeFiles(tempDir("agentsvc-models-"), {
       // Every form takes settings and fallbacks: a short attempt timeout, and the same provider under another model id.
       "agents/bot.mjs": `${row.prelude ?? ""}const primary = ${row.model(fake, row.id)};
 export default { kind: "agent", name: "bot", tools: [${WEATHER_TOOL}],
@@ -246,6 +247,7 @@ export default { kind: "agent", name: "bot", tools: [${WEATHER_TOOL}],
   afterAll(async () => {
     await served?.stop();
     await fake?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   /** Runs one client call against the steps queued for it; returns it with the provider requests it made. */
