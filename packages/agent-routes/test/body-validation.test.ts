@@ -1,5 +1,6 @@
 // What a client is told about a body the agent route refuses (status, code and the message that
 // names the field and what it got), and the boundaries of the fields it accepts.
+import { connect } from "node:net";
 import { defineAgent, RunManager } from "@agentsvc/agent-core";
 import { Hono } from "hono";
 import { afterEach, describe, expect, it } from "vitest";
@@ -155,5 +156,51 @@ describe("accepted bodies at their bounds", () => {
     const batch = await post(`${url}/batch`, JSON.stringify({ inputs: ["only one"] }));
     expect(batch.status).toBe(200);
     expect(((await batch.json()) as { results: unknown[] }).results).toHaveLength(1);
+  });
+
+  it("takes a batch of exactly 20 inputs and a Content-Type with spaces around its parameters", async () => {
+    const url = await base();
+    const twenty = await post(
+      `${url}/batch`,
+      JSON.stringify({ inputs: Array.from({ length: 20 }, (_, i) => `n${i}`) }),
+    );
+    expect(twenty.status).toBe(200);
+    expect(((await twenty.json()) as { results: unknown[] }).results).toHaveLength(20);
+    const spaced = await post(
+      `${url}/invoke`,
+      JSON.stringify({ input: "x" }),
+      " application/json ; charset=utf-8",
+    );
+    expect(spaced.status).toBe(200);
+  });
+
+  it("names the batch input that is over the per-message limit", async () => {
+    const got = await refusal(
+      await post(`${await base()}/batch`, JSON.stringify({ inputs: ["fine", "m".repeat(200_001)] })),
+    );
+    expect(got).toMatchObject({ status: 413, code: "message_too_large" });
+    expect(got.message).toMatch(/^inputs\[1\]: 200001 characters/);
+  });
+
+  it("refuses a declared Content-Length over the limit before the body arrives", async () => {
+    const { port } = new URL(await base());
+    // Only the headers are sent: the answer must not wait for the 2 MiB that never come.
+    const head = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), "127.0.0.1", () => {
+        socket.write(
+          `POST /agent/invoke HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${2 * MiB}\r\n\r\n{"input":`,
+        );
+      });
+      let got = "";
+      socket.on("data", (d) => {
+        got += d;
+        if (got.includes("\r\n\r\n")) {
+          socket.destroy();
+          resolve(got);
+        }
+      });
+      socket.on("error", reject);
+    });
+    expect(head).toMatch(/^HTTP\/1\.1 413 /);
   });
 });
