@@ -155,6 +155,7 @@ export class ScheduleRunner {
   async #pass(): Promise<void> {
     const now = this.#now();
     const paused = await this.#o.store.paused();
+    const work: (() => Promise<void>)[] = [];
     for (const s of this.#defs.values()) {
       if (!s.enabled) continue;
       const cursor = this.#cursor.get(s.name) ?? now;
@@ -169,8 +170,9 @@ export class ScheduleRunner {
       this.#next.set(s.name, next);
       // A paused schedule's ticks pass by unclaimed; resume starts at the next one.
       if (paused.has(s.name)) continue;
-      for (const tickAt of due) await this.#claimAndRecord(s, tickAt, false);
+      for (const tickAt of due) work.push(() => this.#claimAndRecord(s, tickAt, false));
     }
+    await pool(work);
     await this.#recover(paused);
   }
 
@@ -182,14 +184,16 @@ export class ScheduleRunner {
 
   /** Claimed ticks not recorded yet (a crash, another instance's crash, `agentsvc schedules run`), and recorded ones not finished. */
   async #recover(paused: Set<string>): Promise<void> {
+    const work: (() => Promise<void>)[] = [];
     for (const t of await this.#o.store.open()) {
       const s = this.#defs.get(t.schedule);
       if (!s) continue; // a schedule removed from the project: its rows stay as they are
       if (t.outcome === "claimed") {
         if (paused.has(s.name) && !t.manual) continue;
-        await this.#record(s, t.tickAt);
-      } else await this.#settle(s, t);
+        work.push(() => this.#record(s, t.tickAt));
+      } else work.push(() => this.#settle(s, t));
     }
+    await pool(work);
   }
 
   async #record(s: ScheduleDef, tickAt: number): Promise<void> {
@@ -260,4 +264,16 @@ export class ScheduleRunner {
     }, this.#o.pollMs ?? 1_000);
     this.#timer.unref();
   }
+}
+
+/** Ticks of one pass side by side, a bounded number at a time (many schedules due in one minute). */
+const CONCURRENCY = 32;
+
+async function pool(work: (() => Promise<void>)[]): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(CONCURRENCY, work.length) }, async () => {
+      for (let i = next++; i < work.length; i = next++) await work[i]!();
+    }),
+  );
 }

@@ -11,6 +11,7 @@ import { benchProviderLatency } from "./provider-latency.ts";
 import { benchStart } from "./start.ts";
 import { benchStreams } from "./streams.ts";
 import { benchStreamCalls } from "./stream-calls.ts";
+import { benchSchedules } from "./schedules.ts";
 import { benchSoak } from "./soak.ts";
 import { printTable } from "./stats.ts";
 import { benchStore } from "./store.ts";
@@ -44,6 +45,11 @@ if (!only || only === "access")
   printTable(
     "Sender access (allowlist + per-sender and gateway rate limits vs an open entry; session on SQLite, demo model)",
     await benchAccess(),
+  );
+if (!only || only === "schedules")
+  printTable(
+    "Schedules (1,000 due in one minute on one instance; session on SQLite, demo model)",
+    await benchSchedules(),
   );
 if (!only || only === "store") printTable("Store (SQLite, WAL, synchronous FULL)", await benchStore());
 if (!only || only === "memory")
