@@ -36,10 +36,13 @@ export class BotApi {
     this.#base = `${apiBaseUrl.replace(/\/+$/, "")}/bot${token}`;
   }
 
-  /** Calls `method`; throws TelegramApiError on a non-ok answer, a timeout or a dropped connection. */
+  /**
+   * Calls `method`; throws TelegramApiError on a non-ok answer, a timeout or a dropped connection.
+   * `params` as FormData is sent as multipart/form-data (a file upload).
+   */
   async call<T>(
     method: string,
-    params: Record<string, unknown>,
+    params: Record<string, unknown> | FormData,
     signal?: AbortSignal,
     timeoutMs = this.#timeoutMs,
   ): Promise<T> {
@@ -48,8 +51,9 @@ export class BotApi {
     try {
       res = await fetch(`${this.#base}/${method}`, {
         method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(params),
+        ...(params instanceof FormData
+          ? { body: params }
+          : { headers: { "content-type": "application/json" }, body: JSON.stringify(params) }),
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
     } catch (err) {

@@ -14,6 +14,7 @@ import {
   type GatewayContext,
   GatewaySendError,
   type InteractionRequest,
+  type OutboundFile,
   type ReplyStream,
   type SendOptions,
   type SendResult,
@@ -21,6 +22,7 @@ import {
 } from "@agentsvc/session-core";
 import { BotApi, sendFailureOf, TelegramApiError } from "./api.js";
 import { Poller } from "./connection.js";
+import { uploadOf } from "./files.js";
 import { escapeHtml, htmlToPlain, markdownToTelegramHtml, repairHtml, splitHtml } from "./format.js";
 import {
   type BotIdentity,
@@ -173,6 +175,14 @@ export class TelegramGateway implements Gateway {
   async #send(thread: string, text: string, options: SendOptions, signal?: AbortSignal): Promise<SendResult> {
     this.#stopTyping(thread);
     const message = await this.#sendHtml(thread, repairHtml(text), options, undefined, signal);
+    return { messageId: String(message.message_id) };
+  }
+
+  /** One file of a reply as a photo or a document (files.ts); a retry uploads it again. */
+  async sendFile(thread: string, file: OutboundFile, options: SendOptions): Promise<SendResult> {
+    this.#stopTyping(thread);
+    const { method, form } = await uploadOf(thread, file, options);
+    const message = await this.#call<TgMessage>(method, form);
     return { messageId: String(message.message_id) };
   }
 
@@ -336,7 +346,11 @@ export class TelegramGateway implements Gateway {
   }
 
   /** A Bot API call whose failure tells the outbox what to do next. */
-  async #call<T>(method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<T> {
+  async #call<T>(
+    method: string,
+    params: Record<string, unknown> | FormData,
+    signal?: AbortSignal,
+  ): Promise<T> {
     if (!this.#api) throw new GatewaySendError("telegram gateway not started");
     try {
       return await this.#api.call<T>(method, params, signal);

@@ -112,6 +112,11 @@ export class TelegramChat {
     this.#bot = bot;
   }
 
+  /** A new message id of the bot (file messages share the sequence with text ones). */
+  nextMessageId(): number {
+    return this.#nextMessageId++;
+  }
+
   /** A user writes to the bot; returns the update id. */
   userSends(input: UserMessageInput): number {
     const from: TelegramUser = {

@@ -11,6 +11,7 @@ import { type RateLimit, RateWindow } from "../rate-window.js";
 import { answerJson as sendJson } from "../http-util.js";
 import { type FakeServer, listenLocal } from "../server.js";
 import { TelegramChat } from "./chat.js";
+import { TelegramFiles } from "./files.js";
 import type { TelegramApiCall, TelegramFault, TelegramUser, Update, WithheldUpdate } from "./types.js";
 
 /** Kinds a bot gets when it never named `allowed_updates` (or named an empty list). */
@@ -48,7 +49,7 @@ export const TELEGRAM_CHAT_LIMITS: { perChat: RateLimit; perGroup: RateLimit } =
   perGroup: { calls: 20, perMs: 60_000 },
 };
 
-const LIMITED_METHODS = new Set(["sendMessage", "editMessageText"]);
+const LIMITED_METHODS = new Set(["sendMessage", "editMessageText", "sendPhoto", "sendDocument"]);
 
 export class TelegramFake {
   readonly token: string;
@@ -57,6 +58,8 @@ export class TelegramFake {
   readonly calls: TelegramApiCall[] = [];
   /** Chats, messages, buttons and callback queries: the platform's side of the conversation. */
   readonly chat: TelegramChat;
+  /** Files users sent (served by getFile and `/file/bot<token>/<path>`) and files the bot uploaded. */
+  readonly files: TelegramFiles;
   /** The chat limits the fake enforces (a test may lower them to force 429s). */
   limits = { ...TELEGRAM_CHAT_LIMITS };
   /** Sends and edits refused for a chat's rate limit (key: the chat id). */
@@ -78,6 +81,7 @@ export class TelegramFake {
     this.token = options.token ?? "123456:TEST-token";
     this.bot = options.bot ?? { id: 999, is_bot: true, first_name: "Agent", username: "agentsvc_bot" };
     this.chat = new TelegramChat((update) => this.#push(update), this.bot);
+    this.files = new TelegramFiles(() => this.chat.nextMessageId());
   }
 
   static async start(options: TelegramFakeOptions = {}): Promise<TelegramFake> {
@@ -166,6 +170,8 @@ export class TelegramFake {
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const file = /^\/file\/bot([^/]+)\/(.+)$/.exec(new URL(req.url ?? "/", this.url).pathname);
+    if (file) return this.#download(file[1] as string, file[2] as string, res);
     const m = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(new URL(req.url ?? "/", this.url).pathname);
     if (!m) return sendJson(res, 404, { ok: false, error_code: 404, description: "Not Found" });
     let params: Record<string, unknown>;
@@ -192,10 +198,32 @@ export class TelegramFake {
       this.#webhookUrl = method === "setWebhook" ? String(params.url ?? "") : "";
       return sendJson(res, 200, { ok: true, result: true });
     }
-    const answer = this.chat.call(method, params, this.bot);
+    const answer =
+      method === "getFile"
+        ? this.files.getFile(params)
+        : method === "sendPhoto" || method === "sendDocument"
+          ? this.files.upload(method, params)
+          : this.chat.call(method, params, this.bot);
     if (!answer) return sendJson(res, 404, { ok: false, error_code: 404, description: "Not Found" });
     if (answer.ok) return sendJson(res, 200, { ok: true, result: answer.result });
     sendJson(res, answer.status, { ok: false, error_code: answer.status, description: answer.description });
+  }
+
+  /** A file download: the token in the path, the bytes as stored, 404 for an unknown or expired link. */
+  #download(token: string, path: string, res: ServerResponse): void {
+    this.calls.push({ method: "file", params: { path }, at: Date.now() });
+    if (token !== this.token || this.#revoked) {
+      sendJson(res, 401, { ok: false, error_code: 401, description: "Unauthorized" });
+      return;
+    }
+    const bytes = this.files.download(decodeURIComponent(path));
+    if (!bytes) {
+      sendJson(res, 404, { ok: false, error_code: 404, description: "Not Found" });
+      return;
+    }
+    res
+      .writeHead(200, { "content-type": "application/octet-stream", "content-length": bytes.length })
+      .end(bytes);
   }
 
   #fault(res: ServerResponse, fault: TelegramFault): void {

@@ -4,6 +4,7 @@ export {
   TelegramChat,
   type UserMessageInput as TelegramUserMessage,
 } from "./chat.js";
+export { TELEGRAM_DOWNLOAD_LIMIT, TelegramFiles, type TelegramSentFile } from "./files.js";
 export { TELEGRAM_CHAT_LIMITS, TelegramFake, type TelegramFakeOptions } from "./fake.js";
 export { parseTelegramHtml } from "./html.js";
 export type {
