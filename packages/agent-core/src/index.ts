@@ -112,3 +112,10 @@ export { chatFinishReason, makeChunk } from "./chunk-factory.js";
 export { mintThreadId, randomId } from "./ids.js";
 export { fault, type FaultPoint } from "./fault.js";
 export { type TraceSpan, useOpenTelemetry } from "./trace.js";
+export {
+  type AttachmentKind,
+  type AttachmentRef,
+  type RefusedReason,
+  type ToolFile,
+  toolFilesOf,
+} from "./media.js";

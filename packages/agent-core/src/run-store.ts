@@ -1,3 +1,4 @@
+import type { AttachmentRef } from "./media.js";
 import type { Message, ToolCall } from "./messages.js";
 import type { Usage } from "./model-error.js";
 
@@ -36,6 +37,8 @@ export interface InboxRecord {
   receivedAt: number;
   startedAt: number | null;
   finishedAt: number | null;
+  /** The message's attachments (blob refs), when it had any. */
+  attachments?: AttachmentRef[];
 }
 
 /** Options of one run. Checkpointed with a suspension, so the saved state knows its owner. */

@@ -13,6 +13,8 @@ export interface AcceptRow {
   origin: string;
   status: "queued";
   receivedAt: number;
+  /** JSON of the attachment refs, or null. */
+  attachments: string | null;
 }
 
 export type AcceptResult = { accepted: true; id: number } | { accepted: false; duplicate: true };
@@ -20,7 +22,7 @@ export type AcceptResult = { accepted: true; id: number } | { accepted: false; d
 /** Inserts rows, skipping (gateway, dedupKey) pairs that exist; returns the rows it inserted. */
 export type InsertRows = (rows: AcceptRow[]) => Promise<{ id: number; gateway: string; dedupKey: string }[]>;
 
-/** Statements stay well below PostgreSQL's 65,535 parameters (7 per row). */
+/** Statements stay well below PostgreSQL's 65,535 parameters (8 per row). */
 const MAX_ROWS = 500;
 
 const keyOf = (gateway: string, dedupKey: string) => `${gateway}\u0000${dedupKey}`;

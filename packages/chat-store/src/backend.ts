@@ -1,6 +1,7 @@
 // What a database gives the store: a dialect, its table objects, how to run transactions, its
 // health and its schema report. SQLite's is built by ChatDb.open; PostgreSQL's by
 // @agentsvc/store-postgres with `poolDriver` below (this package never loads a PostgreSQL driver).
+import type { BlobOptions } from "./blobs.js";
 import type { Db, Dialect, Tables, TransactionDriver } from "./context.js";
 import type { MigrationReport } from "./migrations.js";
 import type { StoreHealth } from "./store-health.js";
@@ -31,6 +32,8 @@ export interface StoreOptions {
   now?: () => number;
   sessionTimeoutMs?: number;
   throttle?: ThrottleOptions;
+  /** Byte cap and retention period of stored files (blobs.ts). */
+  blobs?: BlobOptions;
 }
 
 /**

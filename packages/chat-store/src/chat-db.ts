@@ -15,6 +15,7 @@ import { SeenTokens } from "./seen-tokens.js";
 import { ScheduleTicks } from "./schedules.js";
 import { SenderAccess } from "./sender-access.js";
 import { UsageLedger } from "./usage-ledger.js";
+import { BlobStore } from "./blobs.js";
 import { Interactions } from "./interactions.js";
 import { type CreateMemoryOptions, SqliteMemory } from "./memory.js";
 import { type MigrationReport, type MigrationStep, readSchemaVersion, runMigrations } from "./migrations.js";
@@ -113,6 +114,8 @@ export class ChatDb {
   readonly scheduleTicks: ScheduleTicks;
   /** One row per model call with its tokens and cost (the cost ledger, #40). */
   readonly usageLedger: UsageLedger;
+  /** Stored files: attachments and files of replies, content-addressed (#46). */
+  readonly blobs: BlobStore;
   /** Whether the store can be read and written right now (never waits); see store-health.ts. */
   readonly health: StoreHealthView;
   /** What open() did to the schema. */
@@ -151,6 +154,7 @@ export class ChatDb {
     this.senderAccess = new SenderAccess(this.ctx);
     this.scheduleTicks = new ScheduleTicks(this.ctx);
     this.usageLedger = new UsageLedger(this.ctx);
+    this.blobs = new BlobStore(this.ctx, options.blobs);
   }
 
   /**

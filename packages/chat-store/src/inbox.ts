@@ -1,6 +1,6 @@
 // Durable inbound queue for gateways: a message is deduplicated and recorded here before the
 // platform is acknowledged, and anything unfinished is picked up again after a restart.
-import type { InboxRecord, RunOrigin } from "@agentsvc/agent-core";
+import type { AttachmentRef, InboxRecord, RunOrigin } from "@agentsvc/agent-core";
 import { and, asc, count, eq, inArray, lt } from "./orm.js";
 import type { StoreContext } from "./context.js";
 import type { InboxStatus, inbox } from "@agentsvc/store-schema/sqlite";
@@ -14,7 +14,10 @@ export type { InboxRecord, InboxStatus };
 export type { AcceptResult };
 
 function toRecord(row: typeof inbox.$inferSelect): InboxRecord {
-  return { ...row, origin: JSON.parse(row.origin) as RunOrigin };
+  const { attachments, ...rest } = row;
+  const record: InboxRecord = { ...rest, origin: JSON.parse(rest.origin) as RunOrigin };
+  if (attachments) record.attachments = JSON.parse(attachments) as AttachmentRef[];
+  return record;
 }
 
 export class Inbox {
@@ -50,6 +53,7 @@ export class Inbox {
     thread: string;
     text: string;
     origin: RunOrigin;
+    attachments?: AttachmentRef[];
   }): Promise<AcceptResult> {
     const gateway = requireId(input.gateway, "gateway");
     const dedupKey = requireId(input.dedupKey, "dedupKey", 1024);
@@ -64,6 +68,7 @@ export class Inbox {
       origin,
       status: "queued",
       receivedAt: this.ctx.now(),
+      attachments: input.attachments?.length ? toJson(input.attachments, "attachments") : null,
     };
     if (this.#batch && !this.ctx.inTransaction()) return this.#batch.add(values);
     const row = first(

@@ -82,3 +82,11 @@ export type { Db, Dialect, Tables, TransactionDriver } from "./context.js";
 /** The SQLite table objects; a PostgreSQL backend mirrors them column for column. */
 export { sqliteTables } from "@agentsvc/store-schema/sqlite";
 export { type OpenPostgresOptions, openPostgresChatDb } from "./postgres.js";
+export {
+  BLOB_CHUNK_BYTES,
+  type BlobInfo,
+  type BlobOptions,
+  BlobStore,
+  DEFAULT_BLOB_OPTIONS,
+  type DownloadRecord,
+} from "./blobs.js";

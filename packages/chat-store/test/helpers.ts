@@ -59,6 +59,7 @@ export const postgresDriver: StoreDriver = {
       env: { CHAT_STORE_TEST_URL: await url },
       ...(options.now ? { now: options.now } : {}),
       ...(options.throttle ? { throttle: options.throttle } : {}),
+      ...(options.blobs ? { blobs: options.blobs } : {}),
       ...(options.sessionTimeoutMs !== undefined ? { sessionTimeoutMs: options.sessionTimeoutMs } : {}),
     });
     open.push(db);

@@ -1,26 +1,7 @@
 // Attachments (issue #46): what an inbound message carries (refs to stored blobs, never bytes),
 // what a file piece of a reply holds, and the blob store the session reads them from.
 
-/** The four kinds a `media` block names. */
-export type AttachmentKind = "image" | "audio" | "video" | "document";
-
-/** Why an attachment was not taken in: the entry takes no media, not this kind, too large, or the download failed. */
-export type RefusedReason = "disabled" | "type" | "size" | "failed";
-
-/** One attachment of an inbound message, recorded with it before the platform is acknowledged. */
-export type AttachmentRef =
-  | {
-      /** sha256 hex of the bytes: the blob's id in the store. */
-      blob: string;
-      kind: AttachmentKind;
-      /** Sniffed from the bytes, not the platform's claim. */
-      contentType: string;
-      size: number;
-      name?: string;
-      /** The transcript of a voice note or audio file, once transcribed. */
-      transcript?: string;
-    }
-  | { refused: RefusedReason; kind: AttachmentKind; name?: string; size?: number };
+export type { AttachmentKind, AttachmentRef, RefusedReason } from "@agentsvc/agent-core";
 
 /** The payload of a `file` outbox piece: one file of a reply (from a tool result). */
 export interface OutboundFilePayload {
