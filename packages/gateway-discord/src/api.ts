@@ -20,6 +20,7 @@ export class DiscordRest {
     this.#envVar = envVar;
   }
 
+  /** `body` as FormData goes as multipart/form-data (a message with files); anything else as JSON. */
   async call<T = Record<string, unknown>>(
     method: string,
     path: string,
@@ -35,9 +36,9 @@ export class DiscordRest {
         headers: {
           authorization: `Bot ${this.#token}`,
           "user-agent": "DiscordBot (https://github.com/agentsvc, 0.1)",
-          ...(body === undefined ? {} : { "content-type": "application/json" }),
+          ...(body === undefined || body instanceof FormData ? {} : { "content-type": "application/json" }),
         },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        ...(body === undefined ? {} : { body: body instanceof FormData ? body : JSON.stringify(body) }),
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
     } catch (err) {

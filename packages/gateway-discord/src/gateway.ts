@@ -8,11 +8,14 @@ import {
   decisionLabel,
   decodeDecision,
   encodeDecision,
+  fileNote,
   type Gateway,
   type GatewayCapabilities,
   type GatewayContext,
   type GatewayFactory,
+  GatewaySendError,
   type InteractionRequest,
+  type OutboundFile,
   pressableDecisions,
   readSecrets,
   type ReplyStream,
@@ -22,6 +25,7 @@ import {
 } from "@agentsvc/session-core";
 import { DiscordRest } from "./api.js";
 import { GatewaySocket } from "./connection.js";
+import { attachmentForm } from "./files.js";
 import { markdownToDiscord } from "./format.js";
 import { type DiscordMessage, isThreadChannel, readMessage } from "./inbound.js";
 import { DiscordStreams } from "./stream.js";
@@ -172,6 +176,26 @@ export class DiscordGateway implements Gateway {
     );
     if (options.meta?.discordThread === true) await this.#memory?.markAnswered(thread);
     return { messageId: msg.id };
+  }
+
+  /**
+   * One file of a reply as an attachment (files.ts). A file over the channel's upload limit (413)
+   * becomes a text note naming it, with the service's link when there is one, instead of a dead piece.
+   */
+  async sendFile(thread: string, file: OutboundFile, options: SendOptions): Promise<SendResult> {
+    this.#stopTyping(thread);
+    try {
+      const form = await attachmentForm(file, options, NO_PINGS);
+      const msg = await this.#api().call<{ id: string }>("POST", `/channels/${thread}/messages`, form);
+      return { messageId: msg.id };
+    } catch (err) {
+      if (!(err instanceof GatewaySendError && err.status === 413)) throw err;
+      this.#ctx?.logger.warn(
+        { file: file.name, size: file.size },
+        "file over Discord's upload limit; sent as a note",
+      );
+      return this.#post(thread, fileNote(file, file.url), options);
+    }
   }
 
   /** Send then edit: see stream.ts. */

@@ -30,6 +30,8 @@ afterAll(async () => {
   await fake.close();
 });
 
+const opts = { idempotencyKey: "piece-1", attempt: 1 };
+
 function file(name: string, contentType: string, bytes: Buffer, caption?: string): OutboundFile {
   return {
     blob: "0".repeat(64),
@@ -45,6 +47,7 @@ const PNG = Buffer.concat([Buffer.from("89504e470d0a1a0a", "hex"), Buffer.alloc(
 
 it("sends a PNG as a photo with its caption and a reply to the user's message", async () => {
   const result = await gateway.sendFile("4242", file("chart.png", "image/png", PNG, "The chart"), {
+    ...opts,
     meta: { messageId: 17 },
   });
   const sent = fake.files.sent.at(-1);
@@ -57,7 +60,7 @@ it("sends a PNG as a photo with its caption and a reply to the user's message", 
 
 it("sends a PDF as a document into the forum topic, bytes and file name intact", async () => {
   const pdf = Buffer.concat([Buffer.from("%PDF-1.7\n"), Buffer.alloc(300_000, 1)]);
-  await gateway.sendFile("-100777:9", file("report 2026.pdf", "application/pdf", pdf), {});
+  await gateway.sendFile("-100777:9", file("report 2026.pdf", "application/pdf", pdf), opts);
   const sent = fake.files.sent.at(-1);
   expect(sent).toMatchObject({
     method: "sendDocument",
@@ -70,18 +73,18 @@ it("sends a PDF as a document into the forum topic, bytes and file name intact",
 
 it("sends an image over sendPhoto's 10 MB as a document instead of having it refused", async () => {
   const big = Buffer.concat([Buffer.from("ffd8ffe0", "hex"), Buffer.alloc(10 * 1024 * 1024, 3)]);
-  await gateway.sendFile("4242", file("scan.jpg", "image/jpeg", big), {});
+  await gateway.sendFile("4242", file("scan.jpg", "image/jpeg", big), opts);
   expect(fake.files.sent.at(-1)).toMatchObject({ method: "sendDocument", name: "scan.jpg" });
 });
 
 it("cuts a caption to Telegram's 1024 characters instead of losing the file", async () => {
-  await gateway.sendFile("4242", file("a.png", "image/png", PNG, "x".repeat(1500)), {});
+  await gateway.sendFile("4242", file("a.png", "image/png", PNG, "x".repeat(1500)), opts);
   expect(fake.files.sent.at(-1)?.caption).toHaveLength(1024);
 });
 
 it("turns a 429 on the upload into a retry-after failure for the outbox", async () => {
   fake.failNext("sendDocument", { status: 429, retryAfter: 3 });
   await expect(
-    gateway.sendFile("4242", file("a.txt", "text/plain", Buffer.from("hello")), {}),
+    gateway.sendFile("4242", file("a.txt", "text/plain", Buffer.from("hello")), opts),
   ).rejects.toMatchObject({ retryAfterMs: 3000 });
 });

@@ -1,5 +1,11 @@
 export { DiscordFake, type DiscordFakeOptions } from "./fake.js";
-export { type DiscordBotMessage, type DiscordComponent, DiscordRest } from "./rest.js";
+export {
+  DISCORD_UPLOAD_LIMIT,
+  type DiscordBotMessage,
+  type DiscordComponent,
+  DiscordRest,
+  type DiscordSentFile,
+} from "./rest.js";
 export {
   type ConnectionInfo as DiscordConnectionInfo,
   DiscordSessions,

@@ -9,10 +9,18 @@ export interface DiscordComponent {
   components?: DiscordComponent[];
 }
 
+/** A file the bot attached to a message (multipart `files[n]`, named in `payload_json.attachments`). */
+export interface DiscordSentFile {
+  filename: string;
+  contentType: string;
+  bytes: Buffer;
+}
+
 export interface DiscordBotMessage {
   id: string;
   channelId: string;
   content: string;
+  attachments?: DiscordSentFile[];
   components?: DiscordComponent[];
   replyTo?: string;
   edits: number;
@@ -21,6 +29,41 @@ export interface DiscordBotMessage {
 export type RestAnswer = { status: number; body: unknown; headers?: Record<string, string> };
 
 const LIMIT = 2000;
+/**
+ * Files a bot may attach to one message in a server without boosts. Discord's default has moved
+ * (8, 25, then 10 MiB); the fake takes the lowest current one. Over it Discord answers 413 with
+ * code 40005 "Request entity too large" (as reported in
+ * https://github.com/discord/discord-api-docs/issues/6058).
+ */
+export const DISCORD_UPLOAD_LIMIT = 10 * 1024 * 1024;
+
+interface UploadPart {
+  name: string;
+  type: string;
+  bytes: Buffer;
+}
+
+/**
+ * A multipart create (https://discord.com/developers/docs/reference#uploading-files): the JSON
+ * params in `payload_json`, each file in `files[n]`, described by `attachments: [{ id: n, filename }]`.
+ */
+function filesOf(body: Record<string, unknown>): DiscordSentFile[] | RestAnswer {
+  const parts = Object.entries(body).filter(([k]) => /^files\[\d+\]$/.test(k));
+  if (parts.length === 0) return [];
+  const described = (body.attachments ?? []) as { id?: unknown; filename?: string }[];
+  const files: DiscordSentFile[] = [];
+  let total = 0;
+  for (const [key, value] of parts) {
+    const part = value as UploadPart;
+    const n = Number(key.slice(6, -1));
+    const meta = described.find((a) => Number(a.id) === n);
+    total += part.bytes.length;
+    files.push({ filename: meta?.filename ?? part.name, contentType: part.type, bytes: part.bytes });
+  }
+  if (total > DISCORD_UPLOAD_LIMIT)
+    return { status: 413, body: { code: 40005, message: "Request entity too large" } };
+  return files;
+}
 
 const tooLong = (): RestAnswer => ({
   status: 400,
@@ -110,13 +153,17 @@ export class DiscordRest {
     return undefined;
   }
 
-  #create(channelId: string, body: Record<string, unknown>): RestAnswer {
+  #create(channelId: string, raw: Record<string, unknown>): RestAnswer {
+    const { payload_json: payload, ...rest } = raw;
+    const body = typeof payload === "object" && payload !== null ? { ...rest, ...payload } : raw;
+    const files = filesOf(body);
+    if (!Array.isArray(files)) return files;
     const content = typeof body.content === "string" ? body.content : "";
     if (content.length > LIMIT) return tooLong();
     const badComponent =
       Array.isArray(body.components) && componentError(body.components as DiscordComponent[]);
     if (badComponent) return badComponent;
-    if (!content && !Array.isArray(body.components))
+    if (!content && !Array.isArray(body.components) && files.length === 0)
       return { status: 400, body: { code: 50006, message: "Cannot send an empty message" } };
     const ref = body.message_reference as { message_id?: string } | undefined;
     const msg: DiscordBotMessage = {
@@ -124,6 +171,7 @@ export class DiscordRest {
       channelId,
       content,
       edits: 0,
+      ...(files.length > 0 ? { attachments: files } : {}),
       ...(Array.isArray(body.components) ? { components: body.components as DiscordComponent[] } : {}),
       ...(ref?.message_id ? { replyTo: ref.message_id } : {}),
     };
@@ -131,7 +179,19 @@ export class DiscordRest {
     this.onCreate?.(msg);
     return {
       status: 200,
-      body: { id: msg.id, channel_id: channelId, content, author: { id: this.botUserId, bot: true } },
+      body: {
+        id: msg.id,
+        channel_id: channelId,
+        content,
+        author: { id: this.botUserId, bot: true },
+        attachments: files.map((f, i) => ({
+          id: `${msg.id}${i}`,
+          filename: f.filename,
+          size: f.bytes.length,
+          content_type: f.contentType,
+          url: `https://cdn.discordapp.com/attachments/${channelId}/${msg.id}${i}/${f.filename}`,
+        })),
+      },
     };
   }
 

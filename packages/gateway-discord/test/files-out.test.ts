@@ -1,0 +1,68 @@
+// A reply's files through the Discord fake's REST API: one message per file, the bytes in
+// `files[0]` and the name in `payload_json.attachments`
+// (https://discord.com/developers/docs/reference#uploading-files).
+import type { OutboundFile } from "@agentsvc/session-core";
+import { DISCORD_UPLOAD_LIMIT } from "@agentsvc/testkit";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { DiscordGateway } from "../src/index.js";
+import { CHANNELS } from "./harness.js";
+import { type Rigged, startRig, stopRig } from "./rig.js";
+
+let r: Rigged;
+let gateway: DiscordGateway;
+
+beforeAll(async () => {
+  r = await startRig();
+  gateway = r.rig.gateway as DiscordGateway;
+});
+
+afterAll(() => stopRig(r));
+
+const opts = { idempotencyKey: "piece-1", attempt: 1 };
+
+function file(
+  name: string,
+  contentType: string,
+  bytes: Buffer,
+  extra: Partial<OutboundFile> = {},
+): OutboundFile {
+  return { blob: "0".repeat(64), name, contentType, size: bytes.length, bytes: async () => bytes, ...extra };
+}
+
+const channel = CHANNELS[0] as string;
+
+it("posts a file as an attachment with its caption as the content, replying to the user's message", async () => {
+  const png = Buffer.concat([Buffer.from("89504e470d0a1a0a", "hex"), Buffer.alloc(5000, 2)]);
+  const result = await gateway.sendFile(
+    channel,
+    file("chart.png", "image/png", png, { caption: "Your chart" }),
+    {
+      ...opts,
+      meta: { messageId: "123456789012345678" },
+    },
+  );
+  const msg = r.h.fake.rest.botMessages.at(-1);
+  expect(msg).toMatchObject({ id: result.messageId, channelId: channel, content: "Your chart" });
+  expect(msg?.replyTo).toBe("123456789012345678");
+  expect(msg?.attachments).toHaveLength(1);
+  expect(msg?.attachments?.[0]).toMatchObject({ filename: "chart.png", contentType: "image/png" });
+  expect(msg?.attachments?.[0]?.bytes.equals(png)).toBe(true);
+});
+
+it("posts a file without a caption (a message with only an attachment)", async () => {
+  const pdf = Buffer.from("%PDF-1.7\nhello");
+  await gateway.sendFile(channel, file("notes.pdf", "application/pdf", pdf), opts);
+  const msg = r.h.fake.rest.botMessages.at(-1);
+  expect(msg?.content).toBe("");
+  expect(msg?.attachments?.[0]?.filename).toBe("notes.pdf");
+});
+
+it("sends a note with the service's link for a file over Discord's upload limit, instead of a dead piece", async () => {
+  const big = Buffer.alloc(DISCORD_UPLOAD_LIMIT + 1, 1);
+  const url = "https://agent.example/files/abc?sig=x";
+  await gateway.sendFile(channel, file("video.mp4", "video/mp4", big, { url }), opts);
+  const msg = r.h.fake.rest.botMessages.at(-1);
+  expect(msg?.attachments).toBeUndefined();
+  expect(msg?.content).toContain("video.mp4");
+  expect(msg?.content).toContain(url);
+});
