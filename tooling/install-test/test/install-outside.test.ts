@@ -7,6 +7,7 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -55,8 +56,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await registry?.close();
-  rmSync(home, { recursive: true, force: true });
-});
+  // Asynchronous: a synchronous delete of the installs blocks the worker past vitest's RPC timeout under load.
+  await rm(home, { recursive: true, force: true });
+}, 120_000);
 
 describe("a project outside the workspace, installed with plain npm from the packed packages", () => {
   it("installs the CLI, scaffolds, installs the project's own dependencies and serves it", async () => {
@@ -160,6 +162,9 @@ describe("the installed agentsvc bin, once per documented configuration block", 
         cleanup: (fn) => void undo.push(fn),
         bin: (args) => run(appBin, args, app, 60_000),
       };
+      // Each row starts from an empty store: a gateway's saved state (a Telegram update offset, say)
+      // belongs to the previous row's fake, and a new fake numbers its updates from 1 again.
+      await rm(join(app, "data"), { recursive: true, force: true });
       let codes: (number | null)[] = [];
       try {
         await row.run(ctx);

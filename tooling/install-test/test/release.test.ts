@@ -10,11 +10,10 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
-  rmSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { cp } from "node:fs/promises";
+import { cp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
@@ -106,8 +105,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await registry?.close();
-  rmSync(home, { recursive: true, force: true });
-});
+  // Asynchronous, as the copy was: a synchronous delete blocks the worker past vitest's RPC timeout under load.
+  await rm(home, { recursive: true, force: true });
+}, 120_000);
 
 describe("a release cut from the pending changesets", () => {
   it("versions every public package within 0.x above its current version, with a CHANGELOG.md, and consumes the changesets", () => {
