@@ -54,6 +54,7 @@ export function contextFor(
     credentialsRejected: (envVar, detail) => session.credentialsRejected(name, envVar, detail),
     reconnected: () => session.reconnected(name),
     heard: () => session.heard(name),
+    ...(store.blobs ? { blobs: store.blobs } : {}),
     platformCallSucceeded: () => session.platformCallSucceeded(name),
     state: {
       get: async <T>(key: string) => store.gatewayState.get<T>(name, key),

@@ -4,7 +4,7 @@
 import type { DecisionKind } from "@agentsvc/agent-core";
 import type { Logger } from "pino";
 import type { SenderAccessOptions } from "./access.js";
-import type { AttachmentRef, OutboundFile } from "./media.js";
+import type { AttachmentRef, OutboundFile, SessionBlobs } from "./media.js";
 import type { GatewayScheduler } from "./scheduler.js";
 
 /** What the platform can do. The session reads these flags to choose how it renders things. */
@@ -200,6 +200,8 @@ export interface OutboxEntry {
 
 /** Handed to a gateway at start. Everything a gateway needs from the session goes through here. */
 export interface GatewayContext {
+  /** Stored files (absent when the store has none): download attachments into it before `deliver`. */
+  readonly blobs?: SessionBlobs;
   /** Durable ingest: resolves once the message is recorded (or found a duplicate). Acknowledge the platform only after. */
   deliver(inbound: Inbound): Promise<DeliverResult>;
   /** Report a decision; `decidedBy` is the platform author id (never a display name). */

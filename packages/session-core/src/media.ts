@@ -20,10 +20,24 @@ export interface OutboundFile extends OutboundFilePayload {
   url?: string;
 }
 
-/** The blob store as the session uses it (chat-store's `BlobStore` implements it). */
+/** The blob store as the session and the adapters use it (chat-store's `BlobStore` implements it). */
 export interface SessionBlobs {
   /** The whole blob, or undefined when it is gone (pruned). */
   read(sha256: string): Promise<Buffer | undefined>;
+  /** Stores bytes held in memory; the same bytes again are the same blob. */
+  put(bytes: Uint8Array, contentType: string): Promise<{ sha256: string; size: number }>;
+  /** Stores a spooled file in pieces (memory stays at one piece). */
+  putFile(path: string, contentType: string): Promise<{ sha256: string; size: number }>;
+  /** What a platform file became when this gateway fetched it before. */
+  download(gateway: string, sourceKey: string): Promise<{ sha256: string } | { refused: string } | undefined>;
+  recordDownload(
+    gateway: string,
+    sourceKey: string,
+    record: { sha256: string } | { refused: string },
+  ): Promise<void>;
+  info(sha256: string): Promise<{ sha256: string; size: number; contentType: string } | undefined>;
+  /** Retention and byte cap; run with the rest of the housekeeping. */
+  prune(now?: number): Promise<number>;
 }
 
 /** The text a platform without file uploads gets for a file piece: its name, size and link when there is one. */

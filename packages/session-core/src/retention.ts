@@ -28,6 +28,10 @@ export async function pruneOnce(
   const inbox = await store.inbox.prune(now - retention.inboxMs);
   const outbox = await store.outbox.prune(now - retention.outboxMs);
   const tokens = await store.seenTokens.prune(now);
-  if (inbox + outbox + tokens > 0) logger.info({ inbox, outbox, tokens }, "pruned finished gateway records");
-  return { inbox, outbox, tokens };
+  // Stored files: their own retention period and byte cap (chat-store's BlobStore options).
+  const blobs = (await store.blobs?.prune(now)) ?? 0;
+  if (inbox + outbox + tokens + blobs > 0) {
+    logger.info({ inbox, outbox, tokens, blobs }, "pruned finished gateway records");
+  }
+  return { inbox, outbox, tokens, blobs };
 }

@@ -16,3 +16,10 @@ export {
   webhookRoute,
   type WebhookRouteSpec,
 } from "./webhook-route.js";
+export {
+  type AttachmentPolicy,
+  type AttachmentSource,
+  DownloadRefused,
+  fetchAttachment,
+} from "./download.js";
+export { INLINE_IMAGE_TYPES, type Sniffed, sniff } from "./sniff.js";

@@ -1,0 +1,240 @@
+// fetchAttachment against real HTTP on 127.0.0.1: what is stored, what is refused (host, size,
+// type) and that a platform file is fetched once per gateway. The blob store here is a map kept to
+// the SessionBlobs contract (chat-store's BlobStore is tested on both dialects in chat-store).
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { SessionBlobs } from "@agentsvc/session-core";
+import { afterEach, describe, expect, it } from "vitest";
+import { DownloadRefused, fetchAttachment, sniff } from "../src/index.js";
+
+const PNG = Buffer.concat([
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+  Buffer.alloc(200, 7),
+]);
+const OGG = Buffer.concat([Buffer.from("OggS"), Buffer.alloc(200, 1)]);
+const HTML = Buffer.from(`<!doctype html><html><script>alert(1)</script>${" ".repeat(100)}</html>`);
+
+function memoryBlobs(): SessionBlobs & { stored: Map<string, { bytes: Buffer; contentType: string }> } {
+  const stored = new Map<string, { bytes: Buffer; contentType: string }>();
+  const downloads = new Map<string, { sha256: string } | { refused: string }>();
+  const put = async (bytes: Uint8Array, contentType: string) => {
+    const sha256 = createHash("sha256").update(bytes).digest("hex");
+    stored.set(sha256, { bytes: Buffer.from(bytes), contentType });
+    return { sha256, size: bytes.length };
+  };
+  return {
+    stored,
+    put,
+    putFile: async (path, contentType) => put(readFileSync(path), contentType),
+    read: async (sha) => stored.get(sha)?.bytes,
+    info: async (sha) => {
+      const s = stored.get(sha);
+      return s ? { sha256: sha, size: s.bytes.length, contentType: s.contentType } : undefined;
+    },
+    download: async (g, k) => downloads.get(`${g} ${k}`),
+    recordDownload: async (g, k, r) => {
+      if (!downloads.has(`${g} ${k}`)) downloads.set(`${g} ${k}`, r);
+    },
+    prune: async () => 0,
+  };
+}
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) await new Promise((r) => s.close(r));
+});
+
+async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void) {
+  const seen: IncomingMessage[] = [];
+  const server = createServer((req, res) => {
+    seen.push(req);
+    handler(req, res);
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+}
+
+const policy = { types: ["image", "audio"] as const, maxBytes: 10_000, allowedHosts: ["127.0.0.1"] };
+
+describe("fetchAttachment", () => {
+  it("stores the bytes under their sha256 typed by content, and a redelivery fetches nothing", async () => {
+    const { base, seen } = await serve((req, res) => {
+      if (req.headers.authorization !== "Bearer t0k") return void res.writeHead(401).end();
+      res.writeHead(200, { "content-type": "application/octet-stream" }).end(PNG);
+    });
+    const blobs = memoryBlobs();
+    const store = { blobs, gateway: "whatsapp" };
+    const source = {
+      sourceKey: "m1",
+      url: `${base}/media/1`,
+      kind: "image" as const,
+      name: "p.png",
+      headers: { authorization: "Bearer t0k" },
+    };
+    const ref = await fetchAttachment(store, source, { ...policy, types: [...policy.types] });
+    const sha = createHash("sha256").update(PNG).digest("hex");
+    expect(ref).toEqual({
+      blob: sha,
+      kind: "image",
+      contentType: "image/png",
+      size: PNG.length,
+      name: "p.png",
+    });
+    expect(blobs.stored.get(sha)?.bytes.equals(PNG)).toBe(true);
+    expect(await fetchAttachment(store, source, { ...policy, types: [...policy.types] })).toEqual(ref);
+    expect(seen).toHaveLength(1);
+  });
+
+  it("refuses a host that is not the platform's, before any request", async () => {
+    const { base, seen } = await serve((_req, res) => res.end(PNG));
+    const source = { sourceKey: "x", url: base.replace("127.0.0.1", "localhost"), kind: "image" as const };
+    await expect(
+      fetchAttachment({ blobs: memoryBlobs(), gateway: "g" }, source, { ...policy, types: ["image"] }),
+    ).rejects.toBeInstanceOf(DownloadRefused);
+    const file = { sourceKey: "y", url: "file:///etc/passwd", kind: "document" as const };
+    await expect(
+      fetchAttachment({ blobs: memoryBlobs(), gateway: "g" }, file, { ...policy, types: ["document"] }),
+    ).rejects.toBeInstanceOf(DownloadRefused);
+    expect(seen).toHaveLength(0);
+  });
+
+  it("follows a redirect to another allowed host without the platform's credentials, and refuses one to a foreign host", async () => {
+    const cdn = await serve((_req, res) => res.end(OGG));
+    const api = await serve((req, res) => {
+      const to =
+        req.url === "/evil"
+          ? "http://169.254.169.254/latest"
+          : `${cdn.base.replace("127.0.0.1", "localhost")}/f`;
+      res.writeHead(302, { location: to }).end();
+    });
+    const blobs = memoryBlobs();
+    const allowed = { ...policy, types: ["audio" as const], allowedHosts: ["127.0.0.1", "localhost"] };
+    const ok = await fetchAttachment(
+      { blobs, gateway: "g" },
+      { sourceKey: "v", url: `${api.base}/ok`, kind: "audio", headers: { authorization: "Bot secret" } },
+      allowed,
+    );
+    expect(ok).toMatchObject({ kind: "audio", contentType: "audio/ogg" });
+    expect(cdn.seen[0]?.headers.authorization).toBeUndefined();
+    await expect(
+      fetchAttachment(
+        { blobs, gateway: "g" },
+        { sourceKey: "e", url: `${api.base}/evil`, kind: "audio" },
+        allowed,
+      ),
+    ).rejects.toBeInstanceOf(DownloadRefused);
+  });
+
+  it("refuses a file over the cap from its Content-Length, and one without a length once the count passes the cap", async () => {
+    let streamedClosed = false;
+    const { base } = await serve((req, res) => {
+      if (req.url === "/declared")
+        return void res.writeHead(200, { "content-length": "50000" }).end(Buffer.alloc(50_000));
+      res.writeHead(200); // chunked: no length
+      res.on("close", () => {
+        streamedClosed = true;
+      });
+      const tick = () => {
+        if (res.destroyed) return;
+        res.write(Buffer.concat([PNG, Buffer.alloc(4000)]), () => setImmediate(tick));
+      };
+      tick();
+    });
+    const blobs = memoryBlobs();
+    const store = { blobs, gateway: "g" };
+    expect(
+      await fetchAttachment(
+        store,
+        { sourceKey: "d", url: `${base}/declared`, kind: "image" },
+        { ...policy, types: ["image"] },
+      ),
+    ).toEqual({
+      refused: "size",
+      kind: "image",
+      size: 50_000,
+    });
+    const streamed = await fetchAttachment(
+      store,
+      { sourceKey: "s", url: `${base}/streamed`, kind: "image" },
+      { ...policy, types: ["image"] },
+    );
+    expect(streamed).toMatchObject({ refused: "size", kind: "image" });
+    await expect.poll(() => streamedClosed, { timeout: 5000 }).toBe(true);
+    expect(blobs.stored.size).toBe(0);
+    // The refusal is remembered: the platform's retry of the message gets the same answer without a fetch.
+    expect(await blobs.download("g", "s")).toEqual({ refused: "size" });
+  });
+
+  it("decides the type by the bytes: markup claimed as a photo is refused, and a kind the entry does not take is refused unfetched", async () => {
+    const { base, seen } = await serve((_req, res) =>
+      res.writeHead(200, { "content-type": "image/jpeg" }).end(HTML),
+    );
+    const store = { blobs: memoryBlobs(), gateway: "g" };
+    expect(
+      await fetchAttachment(
+        store,
+        { sourceKey: "h", url: `${base}/x.jpg`, kind: "image" },
+        { ...policy, types: ["image"] },
+      ),
+    ).toEqual({
+      refused: "type",
+      kind: "image",
+    });
+    expect(
+      await fetchAttachment(
+        store,
+        { sourceKey: "v", url: `${base}/v.mp4`, kind: "video" },
+        { ...policy, types: ["image"] },
+      ),
+    ).toEqual({
+      refused: "type",
+      kind: "video",
+    });
+    expect(
+      await fetchAttachment(
+        store,
+        { sourceKey: "n", url: `${base}/n`, kind: "image" },
+        { ...policy, types: [] },
+      ),
+    ).toEqual({
+      refused: "disabled",
+      kind: "image",
+    });
+    expect(seen).toHaveLength(1);
+  });
+
+  it("gives up on a transfer that outlives its deadline (throws, so the platform retries)", async () => {
+    const { base } = await serve((_req, res) => {
+      res.writeHead(200);
+      res.write(PNG); // and never ends
+    });
+    const store = { blobs: memoryBlobs(), gateway: "g" };
+    await expect(
+      fetchAttachment(
+        store,
+        { sourceKey: "slow", url: base, kind: "image" },
+        { ...policy, types: ["image"], timeoutMs: 300 },
+      ),
+    ).rejects.toThrow();
+    expect(await store.blobs.download("g", "slow")).toBeUndefined();
+  });
+});
+
+describe("sniff", () => {
+  it("names formats by their signatures, not by anything claimed", () => {
+    expect(sniff(PNG)).toEqual({ contentType: "image/png", kind: "image" });
+    expect(sniff(Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0]))).toEqual({
+      contentType: "image/jpeg",
+      kind: "image",
+    });
+    expect(sniff(OGG).contentType).toBe("audio/ogg");
+    expect(sniff(Buffer.from("%PDF-1.7\n")).contentType).toBe("application/pdf");
+    expect(sniff(Buffer.from("\u0000\u0000\u0000\u0018ftypmp42")).kind).toBe("video");
+    expect(sniff(Buffer.from("\u0000\u0000\u0000\u0018ftypM4A ")).contentType).toBe("audio/mp4");
+    expect(sniff(HTML)).toEqual({ contentType: "text/plain", kind: "document" });
+    expect(sniff(Buffer.from([0x4d, 0x5a, 0x90, 0x00, 0x03])).contentType).toBe("application/octet-stream");
+  });
+});
