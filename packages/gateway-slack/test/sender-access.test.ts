@@ -34,7 +34,7 @@ describe("slack: group policies", () => {
 
   it("groupPolicy allowlist: a mention in a listed channel is answered; in another channel nothing, no model call", async () => {
     h = await slackHarness();
-    rig = await startSessionRig(h.gateway(), {
+    rig = await startSessionRig(await h.gateway(), {
       access: { groupPolicy: "allowlist", groupAllowFrom: ["C0001"] },
     });
     await eventually(() => (h?.fake.openConnections.length ?? 0) === 1, "the connection");

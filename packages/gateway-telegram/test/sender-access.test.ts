@@ -31,7 +31,7 @@ describe("telegram: group policies", () => {
 
   it("groupPolicy allowlist: a mention in a listed group is answered; in another group nothing, no model call", async () => {
     h = await telegramHarness();
-    rig = await startSessionRig(h.gateway(), {
+    rig = await startSessionRig(await h.gateway(), {
       access: { groupPolicy: "allowlist", groupAllowFrom: ["-1001234567890"] },
     });
     await says(-1009999999999, "@agentsvc_bot hello from elsewhere");
@@ -45,7 +45,7 @@ describe("telegram: group policies", () => {
 
   it("groupPolicy disabled: even a mention in a group starts no turn", async () => {
     h = await telegramHarness();
-    rig = await startSessionRig(h.gateway(), { access: { groupPolicy: "disabled" } });
+    rig = await startSessionRig(await h.gateway(), { access: { groupPolicy: "disabled" } });
     await says(-1001234567890, "@agentsvc_bot anyone?");
     await rig.session.idle(10_000);
     expect(h.fake.chat.botMessages).toEqual([]);
