@@ -110,6 +110,38 @@ const PUSH_ROWS: BlockRow[] = [
     },
   },
   {
+    block: "schedules/digest.yaml (cron, to a Telegram chat)",
+    behaviour:
+      "posts the agent's answer to the schedule's prompt into the chat; schedules list shows it delivered",
+    async run(ctx) {
+      const fake = await TelegramFake.start();
+      ctx.cleanup(() => fake.close());
+      ctx.write({
+        "gateways/telegram.yaml": `type: telegram\nbotTokenEnvVar: TELEGRAM_BOT_TOKEN\napiBaseUrl: ${fake.url}\n`,
+        // Every two seconds (six fields), so the row sees a tick at once.
+        "schedules/digest.yaml":
+          "cron: '*/2 * * * * *'\nprompt: scheduled digest please\nto: { gateway: telegram, thread: 4343 }\n",
+      });
+      await ctx.start({ env: { TELEGRAM_BOT_TOKEN: fake.token } });
+      await eventually(
+        () => fake.chat.botMessages.some((m) => m.chatId === 4343),
+        "the scheduled message",
+        REPLY_MS,
+      );
+      expect(fake.chat.botMessages.find((m) => m.chatId === 4343)?.text).toContain("scheduled digest please");
+      await eventually(
+        async () => {
+          const listed = await ctx.bin(["schedules", "list", "--json"]);
+          return (
+            (JSON.parse(listed.stdout) as { lastOutcome: string | null }[])[0]?.lastOutcome === "delivered"
+          );
+        },
+        "schedules list: delivered",
+        REPLY_MS,
+      );
+    },
+  },
+  {
     block: "gateways/slack.yaml (type: slack)",
     behaviour: "answers a Slack message over Socket Mode",
     async run(ctx) {
