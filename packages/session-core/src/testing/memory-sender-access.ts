@@ -9,7 +9,7 @@ export function memorySenderAccess(): SessionSenderAccess {
   const key = (gateway: string, sender: string) => `${gateway}\u0000${sender}`;
   const decide = (code: string, now: number, status: "approved" | "denied") => {
     const rec = codes.get(code);
-    if (!rec || rec.status !== "pending" || rec.expiresAt <= now) return undefined;
+    if (rec?.status !== "pending" || rec.expiresAt <= now) return undefined;
     rec.status = status;
     if (status === "approved")
       approved.set(key(rec.gateway, rec.sender), {
