@@ -53,12 +53,17 @@ export class SlackWebApi {
     this.#timeoutMs = timeoutMs;
   }
 
-  /** Calls `method` with `token`; throws a classified GatewaySendError on failure. */
+  /**
+   * Calls `method` with `token`; throws a classified GatewaySendError on failure. `form` sends the
+   * params form-encoded (objects as JSON), for methods that take no JSON body (the files.* upload
+   * methods, https://api.slack.com/methods/files.getUploadURLExternal).
+   */
   async call<T extends Record<string, unknown>>(
     method: string,
     token: Token,
     params: Record<string, unknown> = {},
     signal?: AbortSignal,
+    form = false,
   ): Promise<T> {
     const how = { platform: "slack", call: method, envVar: token.envVar, platformRule: slackRule };
     const timeout = AbortSignal.timeout(this.#timeoutMs);
@@ -67,10 +72,10 @@ export class SlackWebApi {
       res = await fetch(`${this.#base}/${method}`, {
         method: "POST",
         headers: {
-          "content-type": "application/json; charset=utf-8",
+          "content-type": form ? "application/x-www-form-urlencoded" : "application/json; charset=utf-8",
           authorization: `Bearer ${token.value}`,
         },
-        body: JSON.stringify(params),
+        body: form ? formOf(params) : JSON.stringify(params),
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
     } catch (err) {
@@ -87,4 +92,30 @@ export class SlackWebApi {
       how,
     );
   }
+}
+
+function formOf(params: Record<string, unknown>): string {
+  const form = new URLSearchParams();
+  for (const [k, v] of Object.entries(params))
+    if (v !== undefined) form.set(k, typeof v === "string" ? v : JSON.stringify(v));
+  return form.toString();
+}
+
+/**
+ * The second step of an upload: the bytes POSTed to the `upload_url` files.getUploadURLExternal
+ * answered (signed, no token; https://api.slack.com/messaging/files#upload). Anything but a 200 is
+ * a failure the outbox retries (a new URL is asked for on the next try).
+ */
+export async function postUpload(url: string, bytes: Buffer, name: string, timeoutMs: number): Promise<void> {
+  const how = { platform: "slack", call: "upload", platformRule: slackRule };
+  let res: Response;
+  try {
+    const form = new FormData();
+    form.set("file", new Blob([new Uint8Array(bytes)]), name);
+    res = await fetch(url, { method: "POST", body: form, signal: AbortSignal.timeout(timeoutMs) });
+  } catch (err) {
+    throw sendFailure({ network: true, detail: String(err) }, { ...how, cause: err });
+  }
+  await res.arrayBuffer().catch(() => undefined);
+  if (!res.ok) throw sendFailure({ status: res.status, retryAfter: res.headers.get("retry-after") }, how);
 }

@@ -13,6 +13,7 @@ import {
   type GatewayContext,
   type GatewayFactory,
   type InteractionRequest,
+  type OutboundFile,
   isGatewaySendError,
   pressableDecisions,
   readSecrets,
@@ -22,7 +23,7 @@ import {
   type StreamOptions,
 } from "@agentsvc/session-core";
 import { AnsweredThreads } from "./answered-threads.js";
-import { SlackWebApi, type Token } from "./api.js";
+import { postUpload, SlackWebApi, type Token } from "./api.js";
 import { type Envelope, SocketMode } from "./connection.js";
 import { chunkMrkdwn, markdownToMrkdwn } from "./format.js";
 import { type BotIdentity, readEvent, readPresses } from "./inbound.js";
@@ -155,6 +156,38 @@ export class SlackGateway implements Gateway {
     return { messageId: String(res.ts) };
   }
 
+  /**
+   * One file of a reply in Slack's three steps (https://api.slack.com/messaging/files#upload): ask
+   * for an upload URL, POST the bytes there, complete the upload into the channel or thread with the
+   * caption as its comment. A retry starts again with a new URL (an unfinished upload is never shared).
+   */
+  async sendFile(thread: string, file: OutboundFile): Promise<SendResult | undefined> {
+    const { channel, threadTs } = parseThread(thread);
+    const bytes = await file.bytes();
+    const url = await this.#call(
+      "files.getUploadURLExternal",
+      { filename: file.name, length: bytes.length },
+      undefined,
+      true,
+    );
+    await postUpload(String(url.upload_url), bytes, file.name, this.#options.requestTimeoutMs ?? 30_000);
+    const remembered = this.#rememberAnswered(thread);
+    await this.#call(
+      "files.completeUploadExternal",
+      {
+        files: [{ id: String(url.file_id), title: file.name }],
+        channel_id: channel,
+        ...(threadTs ? { thread_ts: threadTs } : {}),
+        ...(file.caption ? { initial_comment: file.caption } : {}),
+      },
+      undefined,
+      true,
+    );
+    await remembered;
+    // Slack answers the file, not the message it shares it in: there is no ts to edit later.
+    return undefined;
+  }
+
   /** A native stream in a channel thread; post then update elsewhere (see stream.ts). */
   stream(thread: string, options: StreamOptions): ReplyStream {
     return this.#streams.open(thread, options);
@@ -268,9 +301,10 @@ export class SlackGateway implements Gateway {
     method: string,
     params: Record<string, unknown>,
     signal?: AbortSignal,
+    form = false,
   ): Promise<Record<string, unknown>> {
     if (!this.#api) throw new Error("slack gateway not started");
-    return this.#api.call(method, this.#botToken, params, signal);
+    return this.#api.call(method, this.#botToken, params, signal, form);
   }
 }
 

@@ -8,11 +8,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
-import { readParams } from "../http-body.js";
+import { readParams, type UploadedFile } from "../http-body.js";
 import { type RateLimit, RateWindow } from "../rate-window.js";
-import { answerJson as sendJson } from "../http-util.js";
+import { readBody, answerJson as sendJson } from "../http-util.js";
 import { type FakeServer, listenLocal } from "../server.js";
 import { EnvelopeTracker } from "./envelopes.js";
+import { SlackFiles } from "./files.js";
 import type { SlackConnectionInfo, SlackEnvelope, SlackFault } from "./types.js";
 import { SlackWorkspace } from "./workspace.js";
 
@@ -61,6 +62,8 @@ export class SlackFake {
   readonly appToken: string;
   readonly workspace: SlackWorkspace;
   readonly tracker: EnvelopeTracker;
+  /** Files users shared (served at `url_private` with the bot token) and files the bot uploaded. */
+  readonly files: SlackFiles;
   /** Every connection ever opened, in order. */
   readonly connections: SlackConnectionInfo[] = [];
   /** Every Web API call (method, params). */
@@ -87,6 +90,7 @@ export class SlackFake {
     this.#disconnectCloseMs = options.disconnectCloseMs ?? 1_000;
     this.#serverPingMs = options.serverPingMs ?? 10_000;
     this.#answerPings = options.answerPings ?? true;
+    this.files = new SlackFiles(() => this.#server.url, this.botToken);
     this.tracker = new EnvelopeTracker(
       (e) => this.#send(e),
       options.ackTimeoutMs ?? 3_000,
@@ -181,7 +185,16 @@ export class SlackFake {
   }
 
   async #http(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const m = /^\/api\/([a-zA-Z.]+)$/.exec(new URL(req.url ?? "/", "http://x").pathname);
+    const path = new URL(req.url ?? "/", "http://x").pathname;
+    if (path.startsWith("/files-pri/")) return this.files.serve(path, req.headers.authorization, res);
+    const upload = /^\/upload\/v1\/([A-Z0-9]+)$/.exec(path);
+    if (upload) {
+      // The upload URL is signed: no token needed. Raw bytes or a multipart `file` part.
+      const multipart = (req.headers["content-type"] ?? "").includes("multipart/form-data");
+      const body = multipart ? ((await readParams(req)).file as UploadedFile) : await readBody(req);
+      return this.files.receive(upload[1] as string, body, res);
+    }
+    const m = /^\/api\/([a-zA-Z.]+)$/.exec(path);
     if (!m) return sendJson(res, 404, { ok: false, error: "unknown_method" });
     const method = m[1] as string;
     const params = await readParams(req).catch(() => ({}) as Record<string, unknown>);
@@ -223,7 +236,12 @@ export class SlackFake {
         { ok: false, error: "ratelimited" },
         { "retry-after": String(refused.retryAfterMs / 1000) },
       );
-    const answer = this.workspace.call(method, params);
+    const answer =
+      method === "files.getUploadURLExternal"
+        ? this.files.getUploadURL(params)
+        : method === "files.completeUploadExternal"
+          ? this.files.complete(params)
+          : this.workspace.call(method, params);
     if (slow) await new Promise((r) => setTimeout(r, slow));
     sendJson(res, 200, answer ?? { ok: false, error: "unknown_method" });
   }

@@ -1,3 +1,4 @@
+export { SlackFiles, type SlackSharedFile } from "./files.js";
 export { SLACK_METHOD_LIMITS, SlackFake, type SlackFakeOptions } from "./fake.js";
 export type {
   SlackBlock,
