@@ -1,6 +1,13 @@
 import type { RunManager, SuspendedRun } from "@agentsvc/agent-core";
 import type { ChatDb } from "@agentsvc/chat-store";
-import type { ChannelEntry, Project, PushGatewayEntry, SenderAccess } from "@agentsvc/config-schema";
+import {
+  type ChannelEntry,
+  type MediaConfig,
+  mediaPolicyOf,
+  type Project,
+  type PushGatewayEntry,
+  type SenderAccess,
+} from "@agentsvc/config-schema";
 import {
   type Gateway,
   type GatewayEntryRef,
@@ -90,6 +97,8 @@ export async function wireGateways(input: {
       ...(entry.streaming !== undefined ? { streaming: entry.streaming } : {}),
       ...(entry.streamIntervalMs !== undefined ? { streamIntervalMs: entry.streamIntervalMs } : {}),
       ...accessOf(entry),
+      // What an attachment the entry does not take in gets (no block: a short answer; WhatsApp: nothing).
+      media: mediaOptionsOf(entry),
     });
     if (entry.type === "http") http.push(gateway);
   }
@@ -131,6 +140,11 @@ export async function wireGateways(input: {
 
 /** The identity of runs started through an `exposes: agent` route (no sign-in there). */
 export const AGENT_ROUTE_USER = "anonymous";
+
+function mediaOptionsOf(entry: Entry): { unsupported: "reply" | "ignore"; maxBytes?: number } {
+  const policy = mediaPolicyOf(entry as { type: string; media?: MediaConfig });
+  return { unsupported: policy.unsupported, ...(policy.maxBytes > 0 ? { maxBytes: policy.maxBytes } : {}) };
+}
 
 /** The sender access keys of a push gateway entry (channel entries have none: anyone may write). */
 function accessOf(entry: Entry): { access?: SenderAccessOptions } {

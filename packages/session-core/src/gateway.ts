@@ -5,6 +5,7 @@ import type { DecisionKind } from "@agentsvc/agent-core";
 import type { Logger } from "pino";
 import type { SenderAccessOptions } from "./access.js";
 import type { AttachmentRef, OutboundFile, SessionBlobs } from "./media.js";
+import type { MediaOptions } from "./media-notes.js";
 import type { GatewayScheduler } from "./scheduler.js";
 
 /** What the platform can do. The session reads these flags to choose how it renders things. */
@@ -339,6 +340,8 @@ export interface GatewayEntryOptions {
   streamIntervalMs?: number;
   /** Who may start a turn through this entry (push gateways); absent: anyone. */
   access?: SenderAccessOptions;
+  /** What attachments the entry does not take in get (absent: one short answer per message). */
+  media?: MediaOptions;
 }
 
 /**

@@ -37,6 +37,8 @@ import { Turns } from "./turns.js";
 import { DEFAULT_STREAM_UPDATE_TIMEOUT_MS, Previews } from "./streaming.js";
 import { checkInbound, originOf } from "./inbound.js";
 import { refusalPieces, restricts, SenderGate, type SenderAccessOptions } from "./access.js";
+import { type MediaOptions, nothingToRun, unsupportedNote } from "./media-notes.js";
+import { textPieces } from "./replies.js";
 import type { SessionObserver } from "./observer.js";
 import { inSpan, traced } from "./trace.js";
 import { BusyPolicy } from "./policy.js";
@@ -194,6 +196,7 @@ export class GatewaySession {
         ...(entry.streaming !== undefined ? { streaming: entry.streaming } : {}),
         ...(entry.streamIntervalMs !== undefined ? { streamIntervalMs: entry.streamIntervalMs } : {}),
         ...(entry.access ? { access: entry.access } : {}),
+        ...(entry.media ? { media: entry.media } : {}),
       });
     }
     this.policy = policy;
@@ -591,10 +594,18 @@ export class GatewaySession {
           origin,
           ...(inbound.attachments?.length ? { attachments: inbound.attachments } : {}),
         };
-        const access = this.#entries.get(gateway.name)?.access;
+        const entry = this.#entries.get(gateway.name);
+        const access = entry?.access;
+        const media = mediaOutcome(inbound, entry?.media);
         const accepted =
-          restricts(access) && !options?.operator
-            ? await this.#acceptChecked(gateway, inbound, record, access)
+          (restricts(access) && !options?.operator) || media
+            ? await this.#acceptChecked(
+                gateway,
+                inbound,
+                record,
+                options?.operator ? undefined : access,
+                media,
+              )
             : await this.#options.store.inbox.accept(record);
         span.setAttribute(
           "agentsvc.inbound.outcome",
@@ -641,14 +652,29 @@ export class GatewaySession {
     gateway: Gateway,
     inbound: Inbound,
     record: Parameters<SessionStore["inbox"]["accept"]>[0],
-    access: SenderAccessOptions,
+    access: SenderAccessOptions | undefined,
+    media?: { note?: string; skip: boolean },
   ): Promise<DeliverResult | { accepted: true; id: number; refused: string }> {
     const store = this.#options.store;
     const outcome = await store.transaction(async () => {
       const accepted = await store.inbox.accept(record);
       if (!accepted.accepted) return accepted;
-      const verdict = await this.#gate.check(gateway.name, inbound, access, Date.now());
-      if (verdict.admitted) return accepted;
+      const verdict = restricts(access)
+        ? await this.#gate.check(gateway.name, inbound, access as SenderAccessOptions, Date.now())
+        : { admitted: true as const };
+      if (verdict.admitted) {
+        if (!media) return accepted;
+        // Attachments the entry does not take in: one short answer with the record, and no turn
+        // when nothing else is left (an uncaptioned photo on a text-only entry).
+        if (media.note) {
+          const idem = `${gateway.name}:in${accepted.id}:media`;
+          const pieces = textPieces(gateway, inbound.thread, media.note, idem, record.origin.meta);
+          await store.outbox.enqueue(traced(pieces, record.origin.traceparent));
+        }
+        if (!media.skip) return accepted;
+        await store.inbox.markDone(accepted.id, "done");
+        return { ...accepted, refused: "media", answered: media.note !== undefined };
+      }
       await store.inbox.markDone(accepted.id, "rejected");
       if (verdict.reply) {
         const pieces = refusalPieces(gateway, accepted.id, inbound.thread, verdict.reply, record.origin);
@@ -656,7 +682,7 @@ export class GatewaySession {
       }
       return { ...accepted, refused: verdict.reason, answered: verdict.reply !== undefined };
     });
-    if ("refused" in outcome) {
+    if ("refused" in outcome && outcome.refused !== "media") {
       this.loggerFor(gateway).info(
         {
           sender: inbound.author.id,
@@ -746,4 +772,16 @@ export class GatewaySession {
     this.#inflight.add(p);
     void p.finally(() => this.#inflight.delete(p));
   }
+}
+
+/** The answer and the skip for a message with attachments; undefined when it has none to answer for. */
+function mediaOutcome(
+  inbound: Inbound,
+  media: MediaOptions | undefined,
+): { note?: string; skip: boolean } | undefined {
+  if (!inbound.attachments?.length) return undefined;
+  const note = unsupportedNote(inbound.attachments, media);
+  const skip = nothingToRun(inbound.text, inbound.attachments);
+  if (!note && !skip) return undefined;
+  return { ...(note ? { note } : {}), skip };
 }

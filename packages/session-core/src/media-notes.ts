@@ -1,0 +1,49 @@
+// The one short answer a message gets for attachments the entry does not take in (issue #46,
+// `media.unsupported: reply`), and whether anything is left for a turn.
+import type { AttachmentRef } from "./media.js";
+import { formatBytes } from "./media.js";
+
+/** What an entry does with attachments it does not take in (config-schema's `mediaPolicyOf`). */
+export interface MediaOptions {
+  /** `reply` (default): one short answer per message; `ignore`: nothing. */
+  unsupported: "reply" | "ignore";
+  /** The entry's byte cap, named in the answer to a file that is too large. */
+  maxBytes?: number;
+}
+
+const NOUN = {
+  image: "pictures",
+  audio: "voice notes or audio",
+  video: "videos",
+  document: "files",
+} as const;
+
+/** The answer for a message's refused attachments, or undefined (none refused, or `ignore`). */
+export function unsupportedNote(
+  refs: readonly AttachmentRef[] | undefined,
+  media: MediaOptions | undefined,
+): string | undefined {
+  if (media?.unsupported === "ignore") return undefined;
+  const refused = (refs ?? []).filter((r) => "refused" in r);
+  if (refused.length === 0) return undefined;
+  const lines = new Set<string>();
+  for (const r of refused) {
+    if (!("refused" in r)) continue;
+    const name = r.name ? `"${r.name}"` : "That file";
+    if (r.refused === "size") {
+      lines.add(
+        `${name} is too large for me${media?.maxBytes ? ` (limit ${formatBytes(media.maxBytes)})` : ""}.`,
+      );
+    } else if (r.refused === "failed")
+      lines.add(`I could not download ${r.name ? `"${r.name}"` : "the attachment"}.`);
+    else if (r.refused === "disabled")
+      lines.add("I can only read text here, so I did not get the attachment.");
+    else lines.add(`I can't take ${NOUN[r.kind]} here.`);
+  }
+  return [...lines].join(" ");
+}
+
+/** True when a message has no text and no attachment that was taken in: no turn to run. */
+export function nothingToRun(text: string, refs: readonly AttachmentRef[] | undefined): boolean {
+  return text.trim() === "" && !(refs ?? []).some((r) => "blob" in r);
+}

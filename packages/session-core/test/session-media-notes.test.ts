@@ -1,0 +1,61 @@
+// Attachments the entry does not take in, inside a real session over a real SQLite store: one
+// short answer per message (also when it is delivered again), no turn for an attachment alone,
+// the caption still answered, and `ignore` staying silent (WhatsApp's caption-only default).
+import { describe, expect, it } from "vitest";
+import type { AttachmentRef, Inbound } from "../src/index.js";
+import type { MediaOptions } from "../src/media-notes.js";
+import { memoryOf, type Rig, useRig } from "./session-harness.js";
+
+const openRig = useRig();
+
+async function withMedia(media?: MediaOptions): Promise<Rig> {
+  return openRig({ entries: [{ name: "mock", type: "mock", ...(media ? { media } : {}) }] });
+}
+
+function message(r: Rig, from: string, text: string, attachments: AttachmentRef[], dedupKey: string) {
+  const inbound: Inbound & { gateway: string } = {
+    gateway: "mock",
+    dedupKey,
+    thread: from,
+    text,
+    author: { id: from },
+    attachments,
+  };
+  return r.session.deliver(inbound);
+}
+
+const voice: AttachmentRef = { refused: "disabled", kind: "audio" };
+
+describe("attachments the entry does not take in", () => {
+  it("an uncaptioned voice note on a text-only entry gets one short answer and no turn, even delivered twice", async () => {
+    const r = await withMedia();
+    await message(r, "ann", "", [voice], "v1");
+    await message(r, "ann", "", [voice], "v1");
+    await r.session.idle(20_000);
+    expect(r.gateway.textsTo("ann")).toEqual(["I can only read text here, so I did not get the attachment."]);
+    expect(r.runs.starts).toHaveLength(0);
+  });
+
+  it("a captioned photo too large gets the answer naming the limit, and the caption its turn", async () => {
+    const r = await withMedia({ unsupported: "reply", maxBytes: 5_000_000 });
+    await message(
+      r,
+      "bob",
+      "what is this?",
+      [{ refused: "size", kind: "image", name: "big.jpg", size: 9e6 }],
+      "p1",
+    );
+    await r.session.idle(20_000);
+    expect(r.gateway.textsTo("bob")[0]).toBe('"big.jpg" is too large for me (limit 5.0 MB).');
+    expect((await memoryOf(r, "mock", "bob")).filter((m) => m.role === "user")).toHaveLength(1);
+    expect(r.runs.starts).toHaveLength(1);
+  });
+
+  it("ignore answers nothing and runs no turn for an attachment alone", async () => {
+    const r = await withMedia({ unsupported: "ignore" });
+    await message(r, "cy", "", [{ refused: "type", kind: "video" }], "x1");
+    await r.session.idle(20_000);
+    expect(r.gateway.textsTo("cy")).toEqual([]);
+    expect(r.runs.starts).toHaveLength(0);
+  });
+});
