@@ -38,11 +38,10 @@ describe("cutting a formatted reply", () => {
   });
 });
 
-// Issue #43 item 4: a link whose URL holds balanced parentheses is cut at the first ")" today. The fix
-// is the shared Markdown front end of issue #42; until then this row is expected to fail, and goes red
-// (flip it to \`it\`) the day the front end lands.
-describe("markdown to mrkdwn: known limits", () => {
-  it.fails("keeps a link URL with balanced parentheses whole (CommonMark link destinations may hold them)", () => {
+// Issue #43 item 4: a link whose URL holds balanced parentheses was cut at the first ")" by the hand
+// converter; the shared Markdown front end (#42) parses it as CommonMark does.
+describe("markdown to mrkdwn: links", () => {
+  it("keeps a link URL with balanced parentheses whole (CommonMark link destinations may hold them)", () => {
     expect(markdownToMrkdwn("see [Foo](https://en.wikipedia.org/wiki/Foo_(bar)) now")).toBe(
       "see <https://en.wikipedia.org/wiki/Foo_(bar)|Foo> now",
     );

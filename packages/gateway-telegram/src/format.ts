@@ -1,50 +1,13 @@
-// Markdown from the agent -> Telegram's HTML parse mode. HTML is the mode with the fewest escapes:
-// only `<`, `>` and `&` outside tags (https://core.telegram.org/bots/api#html-style). The 4096 limit
+// Markdown from the agent -> Telegram's HTML parse mode, rendered by @agentsvc/markdown. The 4096 limit
 // of sendMessage counts the text after entities parsing, so `splitHtml` cuts the formatted text by
 // visible characters, never inside a tag or an entity, and closes and reopens the tags a cut splits.
 
-export function escapeHtml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-}
+import { escapeHtml, toTelegramHtml } from "@agentsvc/markdown";
 
-const attr = (s: string) => s.replace(/"/g, "&quot;");
+export { escapeHtml };
 
-/** Inline markdown on already escaped text: links, bold, italic, strikethrough, headings. */
-function inline(escaped: string): string {
-  return escaped
-    .replace(/^#{1,6} +(.+)$/gm, "<b>$1</b>")
-    .replace(
-      /\[([^\]\n]+)\]\((https?:\/\/[^\s)]+)\)/g,
-      (_m, text: string, url: string) => `<a href="${attr(url)}">${text}</a>`,
-    )
-    .replace(/\*\*([^*\n]+)\*\*/g, "<b>$1</b>")
-    .replace(/~~([^~\n]+)~~/g, "<s>$1</s>")
-    .replace(/(^|[\s(])[*_]([^*_\n]+)[*_](?=$|[\s).,!?:;])/gm, "$1<i>$2</i>");
-}
-
-/** Converts the agent's markdown to Telegram HTML; code spans and blocks are escaped verbatim. */
-export function markdownToTelegramHtml(markdown: string): string {
-  const out: string[] = [];
-  const fence = /```([\w+-]*)\n?([\s\S]*?)```/g;
-  let last = 0;
-  for (const m of markdown.matchAll(fence)) {
-    out.push(inlineWithCode(markdown.slice(last, m.index)));
-    const lang = m[1] ? ` class="language-${attr(m[1])}"` : "";
-    out.push(`<pre><code${lang}>${escapeHtml((m[2] ?? "").replace(/\n$/, ""))}</code></pre>`);
-    last = m.index + m[0].length;
-  }
-  out.push(inlineWithCode(markdown.slice(last)));
-  return out.join("");
-}
-
-function inlineWithCode(text: string): string {
-  return text
-    .split(/(`[^`\n]+`)/)
-    .map((part, i) =>
-      i % 2 === 1 ? `<code>${escapeHtml(part.slice(1, -1))}</code>` : inline(escapeHtml(part)),
-    )
-    .join("");
-}
+/** Converts the agent's markdown to Telegram HTML through the shared Markdown front end. */
+export const markdownToTelegramHtml = toTelegramHtml;
 
 const TAG = /^<(\/?)([a-z-]+)((?:\s[^<>]*)?)>/i;
 const ENTITY = /^&(#x[0-9a-f]+|#\d+|lt|gt|amp|quot);/i;

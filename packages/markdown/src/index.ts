@@ -1,0 +1,3 @@
+export { toMailText } from "./mail.js";
+export { escapeMrkdwn, toMrkdwn } from "./mrkdwn.js";
+export { escapeHtml, toTelegramHtml } from "./telegram.js";

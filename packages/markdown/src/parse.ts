@@ -1,0 +1,62 @@
+// The model's Markdown parsed once: CommonMark + GFM (tables, strikethrough, task lists, autolink
+// literals, footnotes) into an mdast tree that every platform renderer walks. Positions are kept so
+// renderers can reuse the source where the platform reads Markdown as written.
+import type { Nodes, Root } from "mdast";
+import { fromMarkdown } from "mdast-util-from-markdown";
+import { gfmFromMarkdown } from "mdast-util-gfm";
+import { gfm } from "micromark-extension-gfm";
+
+export interface Parsed {
+  tree: Root;
+  source: string;
+}
+
+export function parseMarkdown(source: string): Parsed {
+  return {
+    tree: fromMarkdown(source, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] }),
+    source,
+  };
+}
+
+/** The source text a node was parsed from ("" for a node without a position). */
+export function sourceOf(doc: Parsed, node: Nodes): string {
+  const start = node.position?.start.offset;
+  const end = node.position?.end.offset;
+  return start === undefined || end === undefined ? "" : doc.source.slice(start, end);
+}
+
+/**
+ * The separator between two sibling blocks: the line breaks the source had between them (one or
+ * two), so a renderer keeps the author's layout (a code fence right under a line stays there).
+ */
+export function gapBetween(doc: Parsed, before: Nodes, after: Nodes): string {
+  const from = before.position?.end.offset;
+  const to = after.position?.start.offset;
+  if (from === undefined || to === undefined) return "\n\n";
+  const breaks = (doc.source.slice(from, to).match(/\n/g) ?? []).length;
+  return breaks >= 2 ? "\n\n" : "\n";
+}
+
+/** Blocks rendered one by one and joined with the source's gaps. */
+export function joinBlocks(doc: Parsed, nodes: readonly Nodes[], render: (node: Nodes) => string): string {
+  let out = "";
+  nodes.forEach((node, i) => {
+    const prev = nodes[i - 1];
+    const text = render(node);
+    if (prev && out !== "" && text !== "") out += gapBetween(doc, prev, node);
+    out += text;
+  });
+  return out;
+}
+
+/** A list item's marker as written (`-`, `*`, `+`, `3.`, `4)`), so lists read as the model wrote them. */
+export function markerOf(doc: Parsed, item: Nodes): string {
+  const start = item.position?.start.offset;
+  if (start === undefined) return "-";
+  return /^\s*([-*+]|\d{1,9}[.)])/.exec(doc.source.slice(start, start + 12))?.[1] ?? "-";
+}
+
+/** Lines after the first indented by `width` spaces: a list item's continuation. */
+export function indentRest(text: string, width: number): string {
+  return text.replace(/\n(?=[^\n])/g, `\n${" ".repeat(width)}`);
+}
