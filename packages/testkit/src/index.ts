@@ -13,6 +13,7 @@ export {
   type FakeWhatsAppOptions,
   STATUS_ERRORS as WHATSAPP_STATUS_ERRORS,
   type WhatsAppInbound,
+  type WhatsAppMediaInbound,
   type WhatsAppSent,
   type WhatsAppStatusError,
 } from "./whatsapp/fake-whatsapp.js";

@@ -9,7 +9,7 @@
 // https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes . Users who adopted a
 // username may arrive by business-scoped user id only (`from_user_id`, contacts[].user_id, no
 // phone number) and are addressed with `recipient` instead of `to`.
-import { createHmac, randomBytes } from "node:crypto";
+import { createHash, createHmac, randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { answerJson, callWebhook, expectAcknowledged, readBody, type WebhookAnswer } from "../http-util.js";
 import { HttpFake } from "../http-fake.js";
@@ -77,9 +77,34 @@ export interface WhatsAppInbound {
   groupId?: string;
 }
 
+/** A media message a user sends (https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/components#messages-object). */
+export interface WhatsAppMediaInbound {
+  from: string;
+  type: "image" | "audio" | "video" | "document" | "sticker";
+  /** A media id from `hostMedia`. */
+  mediaId: string;
+  caption?: string;
+  /** A document's file name. */
+  filename?: string;
+  /** An audio message recorded in WhatsApp (a voice note): `audio.voice: true`. */
+  voice?: boolean;
+  id?: string;
+  name?: string;
+}
+
+interface HostedMedia {
+  bytes: Buffer;
+  mime: string;
+  sha256: string;
+  expired: boolean;
+}
+
 type Json = Record<string, unknown>;
 
 export class FakeWhatsApp extends HttpFake {
+  /** Downloads of each media id's URL with the token (the bytes were served). */
+  readonly mediaDownloads = new Map<string, number>();
+  readonly #media = new Map<string, HostedMedia>();
   readonly sent: WhatsAppSent[] = [];
   /** Users (phone number or BSUID) whose 24-hour window is closed: a text to them fails by webhook with 131047. */
   readonly windowClosed = new Set<string>();
@@ -154,6 +179,44 @@ export class FakeWhatsApp extends HttpFake {
       ...(message.userId ? { user_id: message.userId } : {}),
     };
     return this.deliver(this.notification(contact, [raw]));
+  }
+
+  /**
+   * Holds a user's media file; returns its media id. Retrieving it follows
+   * https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#retrieve-media-url :
+   * GET /<version>/<media id> with the token answers `url`, `mime_type`, `sha256`, `file_size`;
+   * the URL (on lookaside.fbsbx.com at Meta, here on the fake) needs the same token and "is only
+   * valid for 5 minutes" (`expireMediaUrls` makes them answer 404 until retrieved again).
+   */
+  hostMedia(bytes: Buffer, mime: string): string {
+    const id = String(1_000_000_000_000_000 + this.#media.size + 1);
+    const sha256 = createHash("sha256").update(bytes).digest("hex");
+    this.#media.set(id, { bytes, mime, sha256, expired: false });
+    return id;
+  }
+
+  expireMediaUrls(): void {
+    for (const m of this.#media.values()) m.expired = true;
+  }
+
+  /** Delivers a media message (image, audio or voice note, video, document, sticker). */
+  deliverMedia(message: WhatsAppMediaInbound): Promise<WebhookAnswer> {
+    const hosted = this.#media.get(message.mediaId);
+    const raw: Json = {
+      from: message.from,
+      id: message.id ?? `wamid.${randomBytes(12).toString("hex")}`,
+      timestamp: String(Math.floor(Date.now() / 1000)),
+      type: message.type,
+      [message.type]: {
+        id: message.mediaId,
+        mime_type: hosted?.mime ?? "application/octet-stream",
+        sha256: hosted?.sha256 ?? "",
+        ...(message.caption ? { caption: message.caption } : {}),
+        ...(message.filename ? { filename: message.filename } : {}),
+        ...(message.type === "audio" ? { voice: message.voice ?? false } : {}),
+      },
+    };
+    return this.deliver(this.notification(message.from, [raw], message.name));
   }
 
   /**
@@ -261,6 +324,32 @@ export class FakeWhatsApp extends HttpFake {
         id: phoneNumberId,
         quality_rating: "GREEN",
       });
+    }
+    const mediaNode = new RegExp(`^/${apiVersion}/(\\d+)$`).exec(path);
+    if (req.method === "GET" && mediaNode && this.#media.has(mediaNode[1] as string)) {
+      if (req.headers.authorization !== `Bearer ${accessToken}`)
+        return graphError(res, 401, 190, "Invalid OAuth access token.");
+      const id = mediaNode[1] as string;
+      const m = this.#media.get(id) as HostedMedia;
+      m.expired = false;
+      return answerJson(res, 200, {
+        messaging_product: "whatsapp",
+        url: `${this.url}/whatsapp_business/attachments/?mid=${id}`,
+        mime_type: m.mime,
+        sha256: m.sha256,
+        file_size: m.bytes.length,
+        id,
+      });
+    }
+    if (req.method === "GET" && path === "/whatsapp_business/attachments/") {
+      const id = new URL(req.url ?? "/", "http://x").searchParams.get("mid") ?? "";
+      const m = this.#media.get(id);
+      if (req.headers.authorization !== `Bearer ${accessToken}`)
+        return graphError(res, 401, 190, "Invalid OAuth access token.");
+      if (!m || m.expired) return graphError(res, 404, 100, "URL expired or unknown");
+      this.mediaDownloads.set(id, (this.mediaDownloads.get(id) ?? 0) + 1);
+      res.writeHead(200, { "content-type": m.mime, "content-length": m.bytes.length }).end(m.bytes);
+      return;
     }
     if (req.method !== "POST" || path !== `/${apiVersion}/${phoneNumberId}/messages`)
       return graphError(res, 404, 100, `Unknown path components: ${path}`);
