@@ -89,6 +89,18 @@ export function rateLimitText(limit: RateLimit, retryInMs: number): string {
   );
 }
 
+// The normalized ids of an entry's lists, computed once per list (an allowlist may be long).
+const normalized = new WeakMap<readonly string[], Set<string>>();
+function idSet(list: readonly string[] | undefined): Set<string> {
+  if (!list) return new Set();
+  let set = normalized.get(list);
+  if (!set) {
+    set = new Set(list.map(sameSenderId));
+    normalized.set(list, set);
+  }
+  return set;
+}
+
 function newCode(): string {
   let code = "";
   for (let i = 0; i < CODE_LENGTH; i++) code += CODE_ALPHABET[randomInt(CODE_ALPHABET.length)];
@@ -124,10 +136,7 @@ export class SenderGate {
       // Groups are never answered when refused: a bot talking back in a group it should ignore is noise.
       const policy = access.groupPolicy ?? "open";
       if (policy === "disabled") return { admitted: false, reason: "group_disabled" };
-      if (
-        policy === "allowlist" &&
-        !(access.groupAllowFrom ?? []).some((id) => sameSenderId(id) === sameSenderId(chat.id))
-      )
+      if (policy === "allowlist" && !idSet(access.groupAllowFrom).has(sameSenderId(chat.id)))
         return { admitted: false, reason: "group_not_allowed" };
     } else {
       const policy = access.dmPolicy ?? "open";
@@ -156,8 +165,8 @@ export class SenderGate {
     access: SenderAccessOptions,
   ): Promise<boolean> {
     // In a direct chat the chat id names the sender too (Signal: the number, while the author is a UUID).
-    const ids = new Set([sameSenderId(sender), sameSenderId(chatId)]);
-    if ((access.allowFrom ?? []).some((a) => ids.has(sameSenderId(a)))) return true;
+    const allowed = idSet(access.allowFrom);
+    if (allowed.has(sameSenderId(sender)) || allowed.has(sameSenderId(chatId))) return true;
     return table.isApproved(gateway, sender);
   }
 
