@@ -11,6 +11,7 @@ export interface MediaOptions {
   maxBytes?: number;
 }
 
+const A_NOUN = { image: "an image", audio: "an audio file", video: "a video", document: "a file" } as const;
 const NOUN = {
   image: "pictures",
   audio: "voice notes or audio",
@@ -46,4 +47,24 @@ export function unsupportedNote(
 /** True when a message has no text and no attachment that was taken in: no turn to run. */
 export function nothingToRun(text: string, refs: readonly AttachmentRef[] | undefined): boolean {
   return text.trim() === "" && !(refs ?? []).some((r) => "blob" in r);
+}
+
+/**
+ * The turn's input for a message with attachments, for models that get no file parts: each stored
+ * attachment named in a bracketed note (kind, name, type, size), a voice note or audio file by its
+ * transcript when there is one. Refused attachments are left out (the user was answered already).
+ */
+export function withAttachmentNotes(text: string, refs: readonly AttachmentRef[] | undefined): string {
+  const notes: string[] = [];
+  for (const r of refs ?? []) {
+    if (!("blob" in r)) continue;
+    const what = `${A_NOUN[r.kind]}${r.name ? ` "${r.name}"` : ""}`;
+    if (r.transcript !== undefined) notes.push(`[The user sent ${what}; its transcript: ${r.transcript}]`);
+    else
+      notes.push(
+        `[The user attached ${what} (${r.contentType}, ${formatBytes(r.size)}), which you cannot open here.]`,
+      );
+  }
+  if (notes.length === 0) return text;
+  return text === "" ? notes.join("\n") : `${text}\n\n${notes.join("\n")}`;
 }

@@ -206,5 +206,6 @@ export function messageOf(rec: InboxRecord): QueuedMessage {
     inboxId: rec.id,
     text: rec.text,
     origin: rec.origin,
+    ...(rec.attachments?.length ? { attachments: rec.attachments } : {}),
   };
 }

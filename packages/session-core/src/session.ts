@@ -622,7 +622,12 @@ export class GatewaySession {
       return { accepted: true, id: result.id };
     }
     fault("after-record");
-    const msg: QueuedMessage = { inboxId: result.id, text: inbound.text, origin };
+    const msg: QueuedMessage = {
+      inboxId: result.id,
+      text: inbound.text,
+      origin,
+      ...(inbound.attachments?.length ? { attachments: inbound.attachments } : {}),
+    };
     // Held until recovery has run, and never scheduled twice (recovery may have found it too).
     this.#track(
       (this.#recovered ?? Promise.resolve()).then(async () => {

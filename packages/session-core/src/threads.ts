@@ -1,4 +1,5 @@
 // Per-thread state of the session and the lock that serialises every change to one thread.
+import type { AttachmentRef } from "./media.js";
 import type { RunOrigin } from "@agentsvc/agent-core";
 import type { TraceSpan } from "./trace.js";
 
@@ -6,6 +7,8 @@ export interface QueuedMessage {
   inboxId: number;
   text: string;
   origin: RunOrigin;
+  /** The message's attachment refs (the turn's input names them). */
+  attachments?: AttachmentRef[];
   /** The record is already `running`: a turn that never committed before a restart runs again. */
   running?: boolean;
 }

@@ -1,5 +1,6 @@
 // Turns of gateway threads: start, commit (inbox record done + reply queued, in the same
 // transaction as the turn's messages), end, and the next queued message after it.
+import { withAttachmentNotes } from "./media-notes.js";
 import { AgentsvcError, type RunHandle, type TurnResult, fault } from "@agentsvc/agent-core";
 import type { SessionParts } from "./parts.js";
 import { failureText, replyText, textPieces } from "./replies.js";
@@ -168,7 +169,7 @@ export class Turns {
 
   async #startRun(state: ThreadState, msg: QueuedMessage, active: ActiveTurn): Promise<RunHandle> {
     const input = {
-      input: msg.text,
+      input: withAttachmentNotes(msg.text, msg.attachments),
       threadId: state.threadId,
       userId: state.gateway,
       conversationId: state.thread,

@@ -9,7 +9,11 @@ import { memoryOf, type Rig, useRig } from "./session-harness.js";
 const openRig = useRig();
 
 async function withMedia(media?: MediaOptions): Promise<Rig> {
-  return openRig({ entries: [{ name: "mock", type: "mock", ...(media ? { media } : {}) }] });
+  // A scripted model (plain answers): the demo model's own script would pick tools by the words of the notes.
+  return openRig({
+    entries: [{ name: "mock", type: "mock", ...(media ? { media } : {}) }],
+    script: [{ text: "seen" }, { text: "heard" }],
+  });
 }
 
 function message(r: Rig, from: string, text: string, attachments: AttachmentRef[], dedupKey: string) {
@@ -57,5 +61,34 @@ describe("attachments the entry does not take in", () => {
     await r.session.idle(20_000);
     expect(r.gateway.textsTo("cy")).toEqual([]);
     expect(r.runs.starts).toHaveLength(0);
+  });
+
+  it("a stored photo alone runs a turn whose input names it, a voice note its transcript (models without file parts)", async () => {
+    const r = await withMedia({ unsupported: "reply" });
+    const photo: AttachmentRef = {
+      blob: "a".repeat(64),
+      kind: "image",
+      contentType: "image/png",
+      size: 2048,
+      name: "s.png",
+    };
+    await message(r, "dee", "", [photo], "s1");
+    await r.session.idle(20_000);
+    const heard: AttachmentRef = {
+      blob: "b".repeat(64),
+      kind: "audio",
+      contentType: "audio/ogg",
+      size: 900,
+      transcript: "call me",
+    };
+    await message(r, "dee", "hi", [heard], "s2");
+    await r.session.idle(20_000);
+    const users = (await memoryOf(r, "mock", "dee")).flatMap((m) =>
+      m.role === "user" ? [String(m.content)] : [],
+    );
+    expect(users).toEqual([
+      '[The user attached an image "s.png" (image/png, 2.0 kB), which you cannot open here.]',
+      "hi\n\n[The user sent an audio file; its transcript: call me]",
+    ]);
   });
 });
