@@ -55,8 +55,11 @@ export class UsageLedger {
 
   constructor(private readonly ctx: StoreContext) {}
 
-  async record(entry: UsageEntry): Promise<void> {
-    await this.ctx.run((db) => db.insert(this.l).values(entry));
+  /** Writes one call's row, or several in one statement (the server batches what ended together). */
+  async record(entries: UsageEntry | UsageEntry[]): Promise<void> {
+    const rows = Array.isArray(entries) ? entries : [entries];
+    if (rows.length === 0) return;
+    await this.ctx.run((db) => db.insert(this.l).values(rows));
   }
 
   /** The sums over the rows the filter covers. */
