@@ -13,6 +13,7 @@ import { benchStreams } from "./streams.ts";
 import { benchStreamCalls } from "./stream-calls.ts";
 import { benchSchedules } from "./schedules.ts";
 import { benchSoak } from "./soak.ts";
+import { benchSpend } from "./spend.ts";
 import { printTable } from "./stats.ts";
 import { benchStore } from "./store.ts";
 
@@ -45,6 +46,11 @@ if (!only || only === "access")
   printTable(
     "Sender access (allowlist + per-sender and gateway rate limits vs an open entry; session on SQLite, demo model)",
     await benchAccess(),
+  );
+if (!only || only === "spend")
+  printTable(
+    "Budgets and the cost ledger (every call recorded, four budget scopes checked vs no meter; session on SQLite, demo model)",
+    await benchSpend(),
   );
 if (!only || only === "schedules")
   printTable(
