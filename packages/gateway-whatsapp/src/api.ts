@@ -72,3 +72,36 @@ export async function postMessage(
   }
   return body.messages?.[0]?.id;
 }
+
+/** What GET /<version>/<media id> answers (https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#retrieve-media-url). */
+export interface MediaUrl {
+  url: string;
+  mime_type?: string;
+  file_size?: number;
+}
+
+/**
+ * A media id's download URL, valid for 5 minutes, so it is asked for right before the download.
+ * Throws on any failure: the webhook then answers an error and Meta delivers the message again.
+ */
+export async function mediaUrl(
+  target: GraphTarget,
+  mediaId: string,
+  signal?: AbortSignal,
+): Promise<MediaUrl> {
+  const url = `${target.apiBaseUrl.replace(/\/$/, "")}/${target.apiVersion}/${encodeURIComponent(mediaId)}`;
+  const res = await fetch(url, {
+    headers: { authorization: `Bearer ${target.accessToken}` },
+    signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(30_000)]) : AbortSignal.timeout(30_000),
+  });
+  const body = (await res.json().catch(() => ({}))) as Partial<MediaUrl>;
+  if (!res.ok || typeof body.url !== "string")
+    throw new Error(
+      `whatsapp media ${mediaId}: ${res.status} ${res.ok ? "no url in the answer" : res.statusText}`,
+    );
+  return {
+    url: body.url,
+    ...(typeof body.mime_type === "string" ? { mime_type: body.mime_type } : {}),
+    ...(typeof body.file_size === "number" ? { file_size: body.file_size } : {}),
+  };
+}

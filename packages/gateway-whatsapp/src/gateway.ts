@@ -3,6 +3,8 @@
 // webhookRoute. Outbound: the Graph messages route. Delivery guarantees (dedup, durable inbox,
 // outbox retries) live in the session.
 import {
+  type AttachmentKind,
+  type AttachmentRef,
   decisionLabel,
   type Gateway,
   type GatewayCapabilities,
@@ -15,11 +17,11 @@ import {
   type SendResult,
   type WebhookRoute,
 } from "@agentsvc/session-core";
-import { plainResponse, webhookRoute } from "@agentsvc/webhook-kit";
-import { type GraphTarget, postMessage } from "./api.js";
+import { DownloadRefused, fetchAttachment, plainResponse, webhookRoute } from "@agentsvc/webhook-kit";
+import { type GraphTarget, mediaUrl, postMessage } from "./api.js";
 import { approvalInteractive, decisionOf } from "./approval-message.js";
 import { toWhatsApp } from "./format.js";
-import type { FailedStatus, WhatsAppEvent } from "./inbound.js";
+import type { FailedStatus, MediaRef, WhatsAppEvent } from "./inbound.js";
 import { addressOf } from "./thread.js";
 import { parseNotification, verifyHandshake, verifyNotification } from "./webhook.js";
 
@@ -33,6 +35,8 @@ const WINDOW_MS = 24 * 60 * 60 * 1000;
 /** A `failed` status with these (throughput, pair rate limit) is passing: the piece is sent again. */
 const THROUGHPUT_CODES = new Set([130429, 131056]);
 const THROUGHPUT_WAIT_MS = 1_000;
+/** Where Meta serves media downloads (the URL GET /<media id> answers). */
+const MEDIA_HOSTS = ["lookaside.fbsbx.com"];
 
 export interface WhatsappGatewayOptions {
   accessTokenEnvVar: string;
@@ -50,6 +54,12 @@ export interface WhatsappGatewayOptions {
   templateName?: string;
   /** The template's language code. Default `en_US`. */
   templateLanguage?: string;
+  /**
+   * The entry's `media` block (config-schema's `mediaPolicyOf`): present, media messages are taken
+   * in with their file (downloaded with the token, kinds and size as it says); absent, the caption
+   * is the message and an uncaptioned media message is ignored.
+   */
+  media?: { types: readonly AttachmentKind[]; maxBytes: number };
   /** Registry key; push-style gateways always register as `whatsapp`. */
   name?: string;
   /** Environment handed by the server; it wins over `context.env` where it has the variable. */
@@ -92,7 +102,8 @@ export class WhatsappGateway implements Gateway {
       webhookRoute<WhatsAppEvent[]>({
         context,
         verify: (req) => verifyNotification(req, this.#secrets?.appSecret ?? ""),
-        parse: (req) => parseNotification(req, this.#secrets?.phoneNumberId ?? ""),
+        parse: (req) =>
+          parseNotification(req, this.#secrets?.phoneNumberId ?? "", this.#options.media !== undefined),
         handle: async (events, _req, ctx) => {
           for (const event of events) await this.#handle(event, ctx);
         },
@@ -190,7 +201,11 @@ export class WhatsappGateway implements Gateway {
       // A press on something this gateway did not render (a template button): treat as text.
       event = { kind: "message", id: event.id, from: event.from, text: event.title };
     }
+    // The file is stored (or its refusal recorded) before deliver, whose inbox record keeps the ref.
+    const attachments =
+      event.kind === "message" && event.media ? [await this.#fetch(event.media, context)] : [];
     const result = await context.deliver({
+      ...(attachments.length > 0 ? { attachments } : {}),
       dedupKey: event.id,
       thread: event.from,
       text: event.text,
@@ -199,6 +214,42 @@ export class WhatsappGateway implements Gateway {
       meta: { messageId: event.id },
     });
     if (!result.accepted) context.logger.debug({ id: event.id }, "duplicate delivery acknowledged");
+  }
+
+  /**
+   * A media message's file: its URL from Graph (valid 5 minutes, so asked for now), then the bytes
+   * with the token through the kit's bounded download, from Meta's media host only. A transport
+   * failure throws (the webhook answers an error and Meta delivers again); a URL off Meta's hosts
+   * is refused for good.
+   */
+  async #fetch(media: MediaRef, context: GatewayContext): Promise<AttachmentRef> {
+    const named = media.name ? { name: media.name } : {};
+    const policy = this.#options.media;
+    if (!policy || !context.blobs) return { refused: "disabled", kind: media.kind, ...named };
+    const target = this.#target();
+    const found = await mediaUrl(target, media.id, this.#abort.signal);
+    try {
+      return await fetchAttachment(
+        { blobs: context.blobs, gateway: this.name },
+        {
+          sourceKey: media.id,
+          url: found.url,
+          kind: media.kind,
+          ...named,
+          ...(found.file_size !== undefined ? { size: found.file_size } : {}),
+          headers: { authorization: `Bearer ${target.accessToken}` },
+        },
+        {
+          types: policy.types,
+          maxBytes: policy.maxBytes,
+          allowedHosts: [...MEDIA_HOSTS, new URL(target.apiBaseUrl).hostname],
+        },
+      );
+    } catch (err) {
+      if (!(err instanceof DownloadRefused)) throw err;
+      context.logger.warn({ err, mediaId: media.id }, "media URL off Meta's hosts refused");
+      return { refused: "failed", kind: media.kind, ...named };
+    }
   }
 
   /** A reply Meta could not deliver: a warning with the code; outside the window, the template. */

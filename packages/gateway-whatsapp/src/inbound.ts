@@ -23,8 +23,16 @@ export interface FailedStatus {
   errors: StatusError[];
 }
 
+/** A media message's file (https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/components#messages-object). */
+export interface MediaRef {
+  /** The media id: GET /<version>/<id> answers its short-lived URL. */
+  id: string;
+  kind: "image" | "audio" | "video" | "document";
+  name?: string;
+}
+
 export type WhatsAppEvent =
-  | { kind: "message"; id: string; from: string; name?: string; text: string }
+  | { kind: "message"; id: string; from: string; name?: string; text: string; media?: MediaRef }
   | { kind: "choice"; id: string; from: string; optionId: string; title: string; context?: string }
   | FailedStatus
   | { kind: "skipped"; id?: string; reason: string };
@@ -36,9 +44,26 @@ const list = (v: unknown): Json[] => (Array.isArray(v) ? v : []).filter(isObject
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
 const CAPTIONED = new Set(["image", "video", "document"]);
+/** Media types and the attachment kind each is taken in as (a sticker is a WebP image; a voice note is audio). */
+const MEDIA_KINDS: Record<string, MediaRef["kind"]> = {
+  image: "image",
+  sticker: "image",
+  audio: "audio",
+  video: "video",
+  document: "document",
+};
 
-/** Events of one notification, for the phone number `phoneNumberId` only. */
-export function readNotification(payload: unknown, phoneNumberId: string, now = Date.now()): WhatsAppEvent[] {
+/**
+ * Events of one notification, for the phone number `phoneNumberId` only. `takesMedia` (the entry
+ * has a `media` block): a media message is a message with its file, caption or not; without it the
+ * spec's row stands (the caption is the message, an uncaptioned media message is skipped).
+ */
+export function readNotification(
+  payload: unknown,
+  phoneNumberId: string,
+  now = Date.now(),
+  takesMedia = false,
+): WhatsAppEvent[] {
   if (!isObject(payload) || payload.object !== "whatsapp_business_account")
     return [{ kind: "skipped", reason: "not a whatsapp_business_account notification" }];
   const events: WhatsAppEvent[] = [];
@@ -62,7 +87,8 @@ export function readNotification(payload: unknown, phoneNumberId: string, now = 
       }
       const contacts = list(value.contacts);
       for (const status of list(value.statuses)) events.push(readStatus(status));
-      for (const message of list(value.messages)) events.push(readMessage(message, contacts, now));
+      for (const message of list(value.messages))
+        events.push(readMessage(message, contacts, now, takesMedia));
     }
   }
   return events;
@@ -81,7 +107,7 @@ function readStatus(status: Json): WhatsAppEvent {
   return { kind: "failed", id, ...(recipient ? { recipient } : {}), errors };
 }
 
-function readMessage(m: Json, contacts: Json[], now: number): WhatsAppEvent {
+function readMessage(m: Json, contacts: Json[], now: number, takesMedia: boolean): WhatsAppEvent {
   const id = str(m.id);
   // The phone number when Meta shares it, else the business-scoped user id.
   const phone = str(m.from);
@@ -124,6 +150,16 @@ function readMessage(m: Json, contacts: Json[], now: number): WhatsAppEvent {
     const text = str(m.button.text);
     // Stryker disable next-line StringLiteral: the gateway delivers every event that is not skipped, failed or a choice
     return text ? { kind: "message", ...base, text } : { kind: "skipped", id, reason: "empty button" };
+  }
+  const file = type ? m[type] : undefined;
+  if (takesMedia && type && MEDIA_KINDS[type] && isObject(file) && str(file.id)) {
+    const name = str(file.filename);
+    const media: MediaRef = {
+      id: str(file.id) as string,
+      kind: MEDIA_KINDS[type],
+      ...(name ? { name } : {}),
+    };
+    return { kind: "message", ...base, text: str(file.caption) ?? "", media };
   }
   if (type && CAPTIONED.has(type) && isObject(m[type])) {
     // Media is never downloaded: the caption is the message.

@@ -30,6 +30,7 @@ export function verifyNotification(req: WebhookRequest, appSecret: string): Veri
 export function parseNotification(
   req: WebhookRequest,
   phoneNumberId: string,
+  takesMedia = false,
 ): WhatsAppEvent[] | { invalid: string } {
   let payload: unknown;
   try {
@@ -37,5 +38,5 @@ export function parseNotification(
   } catch {
     return { invalid: "signed webhook body is not JSON" };
   }
-  return readNotification(payload, phoneNumberId);
+  return readNotification(payload, phoneNumberId, Date.now(), takesMedia);
 }
