@@ -4,7 +4,7 @@
 // answer, or not at all (the platform redelivers it): never half-processed.
 import { randomInt } from "node:crypto";
 import { AgentsvcError, type RunOrigin } from "@agentsvc/agent-core";
-import type { Gateway, Inbound } from "./gateway.js";
+import type { Gateway, GatewayEntryOptions, Inbound } from "./gateway.js";
 import { type OutboxItem, textPieces } from "./replies.js";
 import type { SessionSenderAccess, SessionStore } from "./store.js";
 
@@ -123,11 +123,16 @@ export class SenderGate {
     return table;
   }
 
+  /**
+   * `trusted`: the entry's `approvers` and `approvalDestination`. They answer approval requests by
+   * writing (SMS, e-mail), so a direct-message policy never refuses them; rate limits still apply.
+   */
   async check(
     gateway: string,
     inbound: Inbound,
     access: SenderAccessOptions,
     now: number,
+    trusted: Pick<GatewayEntryOptions, "approvers" | "approvalDestination"> = {},
   ): Promise<AccessVerdict> {
     const table = this.#table(gateway);
     const sender = inbound.author.id;
@@ -141,7 +146,14 @@ export class SenderGate {
     } else {
       const policy = access.dmPolicy ?? "open";
       if (policy === "disabled") return { admitted: false, reason: "dm_disabled" };
-      if (policy !== "open" && !(await this.#allowed(table, gateway, sender, chat.id, access))) {
+      const isTrusted =
+        idSet(trusted.approvers).has(sameSenderId(sender)) ||
+        (trusted.approvalDestination !== undefined && trusted.approvalDestination === chat.id);
+      if (
+        policy !== "open" &&
+        !isTrusted &&
+        !(await this.#allowed(table, gateway, sender, chat.id, access))
+      ) {
         if (policy === "allowlist") return this.#refuse(gateway, sender, access, now);
         return this.#pair(table, gateway, inbound, access, now);
       }

@@ -665,7 +665,13 @@ export class GatewaySession {
       const accepted = await store.inbox.accept(record);
       if (!accepted.accepted) return accepted;
       const verdict = restricts(access)
-        ? await this.#gate.check(gateway.name, inbound, access as SenderAccessOptions, Date.now())
+        ? await this.#gate.check(
+            gateway.name,
+            inbound,
+            access as SenderAccessOptions,
+            Date.now(),
+            this.#entries.get(gateway.name),
+          )
         : { admitted: true as const };
       if (verdict.admitted) {
         if (!media) return accepted;

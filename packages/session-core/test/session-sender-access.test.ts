@@ -115,4 +115,24 @@ describe("sender access in the session", () => {
     expect(await userTexts(r, "bob")).toEqual([]);
     expect(r.runs.starts).toHaveLength(0);
   });
+  it("approvers and the approval destination may write under an allowlist (their typed decisions arrive); others are refused", async () => {
+    const r = await openRig({
+      entries: [
+        {
+          name: "mock",
+          type: "mock",
+          approvers: ["boss"],
+          approvalDestination: "ops-room",
+          access: { dmPolicy: "allowlist", allowFrom: [], refusalReply: false },
+        },
+      ],
+    });
+    await message(r, "boss", "from the approver");
+    await message(r, "someone", "from the ops room", { type: "direct", id: "ops-room" });
+    await message(r, "bob", "from a stranger");
+    await r.session.idle(20_000);
+    expect(await userTexts(r, "boss")).toEqual(["from the approver"]);
+    expect(await userTexts(r, "bob")).toEqual([]);
+    expect(r.runs.starts).toHaveLength(2);
+  });
 });
