@@ -29,7 +29,7 @@ export type AttachmentRef =
  */
 export interface ToolFile {
   name: string;
-  /** The file's media type (checked again against the bytes before it is stored). */
+  /** The file's media type, as the tool declares it (the chat page serves all but safe images as downloads). */
   contentType: string;
   /** The bytes, or base64 of them (JSON-only tool results). */
   data: Uint8Array | string;
@@ -51,4 +51,22 @@ export function toolFilesOf(output: unknown): ToolFile[] {
       typeof f.contentType === "string" &&
       (f.data instanceof Uint8Array || typeof f.data === "string"),
   );
+}
+
+/**
+ * A tool result as the model reads it: each file of `files` reduced to its name, type and size
+ * (the bytes go to the user as an outbox piece, never into a prompt).
+ */
+export function withoutFileBytes(output: unknown): unknown {
+  const files = toolFilesOf(output);
+  if (files.length === 0) return output;
+  return {
+    ...(output as object),
+    files: files.map((f) => ({
+      name: f.name,
+      contentType: f.contentType,
+      size: typeof f.data === "string" ? Buffer.byteLength(f.data, "base64") : f.data.byteLength,
+      sentToUser: true,
+    })),
+  };
 }

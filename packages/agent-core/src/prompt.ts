@@ -1,3 +1,4 @@
+import { withoutFileBytes } from "./media.js";
 import type {
   JSONValue,
   LanguageModelV4FunctionTool,
@@ -94,7 +95,7 @@ export function toPrompt(instructions: string | undefined, messages: Message[]):
           type: "tool-result",
           toolCallId: message.toolCallId,
           toolName: message.toolName,
-          output: toolOutput(message.result, message.isError === true),
+          output: toolOutput(withoutFileBytes(message.result), message.isError === true),
         };
         const last = rest.at(-1);
         if (last?.role === "tool") last.content.push(part);

@@ -6,7 +6,7 @@ export interface OutboxItem {
   gateway: string;
   thread: string;
   idemKey: string;
-  kind: "text" | "approval" | "decided";
+  kind: "text" | "approval" | "decided" | "file";
   payload: unknown;
 }
 

@@ -1,7 +1,15 @@
 // Turns of gateway threads: start, commit (inbox record done + reply queued, in the same
 // transaction as the turn's messages), end, and the next queued message after it.
 import { withAttachmentNotes } from "./media-notes.js";
-import { AgentsvcError, type RunHandle, type TurnResult, fault } from "@agentsvc/agent-core";
+import {
+  AgentsvcError,
+  type RunHandle,
+  type ToolFile,
+  type TurnResult,
+  fault,
+  toolFilesOf,
+} from "@agentsvc/agent-core";
+import { filePieces } from "./file-pieces.js";
 import type { SessionParts } from "./parts.js";
 import { failureText, replyText, textPieces } from "./replies.js";
 import { afterPrefix } from "./reply-prefix.js";
@@ -82,7 +90,14 @@ export class Turns {
             : result.status === "failed"
               ? failureText(result.error)
               : "";
-        await this.#commit(state, active, status, text, result.status !== "completed");
+        // Files a tool handed back (`{ files: [...] }`): one outbox piece each, after the text.
+        const files =
+          result.status === "completed"
+            ? result.newMessages.flatMap((m) =>
+                m.role === "tool" && !m.isError ? toolFilesOf(m.result) : [],
+              )
+            : [];
+        await this.#commit(state, active, status, text, result.status !== "completed", files);
       },
     };
   }
@@ -220,6 +235,7 @@ export class Turns {
     text: string,
     /** Cancelled or failed: `text` is the note (or nothing), and a streamed draft keeps what it said. */
     cutShort: boolean,
+    files: ToolFile[] = [],
   ): Promise<void> {
     const gateway = this.p.registry.get(state.gateway);
     const write = async () => {
@@ -246,6 +262,17 @@ export class Turns {
         if (first && gateway.finishDraft)
           first.payload = { ...(first.payload as object), draft: draftKey(active.inboxId) };
         await this.p.store.outbox.enqueue(pieces);
+      }
+      if (gateway && files.length > 0) {
+        const pieces = await filePieces(
+          this.p.store,
+          gateway.name,
+          state.thread,
+          active.inboxId,
+          files,
+          active.origin.meta,
+        );
+        await this.p.store.outbox.enqueue(traced(pieces, active.traceparent ?? active.origin.traceparent));
       }
     };
     // Called inside the transaction saving the turn's messages (memory.append's `within`), whose

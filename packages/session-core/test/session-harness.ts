@@ -169,6 +169,8 @@ export interface RigOptions {
   streamUpdateTimeoutMs?: number;
   /** Changes the run manager before the session gets it (e.g. one without an optional method). */
   adaptRuns?: (runs: CountingRunManager) => void;
+  /** Tools added to the test agent's (e.g. one whose result carries files). */
+  tools?: AgentDefinition["tools"];
   /** The model the run manager calls instead of the agent's demo model. */
   model?: ConstructorParameters<typeof CountingRunManager>[0]["model"];
 }
@@ -186,7 +188,8 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
   const base = testAgent(gates, executed, options.gatewaySession, options.channel, options.tokenDelayMs);
   // testAgent's model is the demo spec object (an agent's model may also be a string or an instance).
   const demo = base.model as { provider: "demo"; tokenDelayMs?: number };
-  const scripted = options.script ? { ...base, model: { ...demo, script: options.script } } : base;
+  const withTools = options.tools ? { ...base, tools: [...(base.tools ?? []), ...options.tools] } : base;
+  const scripted = options.script ? { ...withTools, model: { ...demo, script: options.script } } : withTools;
   const agent =
     options.expiresAfterSeconds === undefined
       ? scripted
