@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expectError, loadErrors, loadOk } from "./helpers.js";
+import { expectError, load, loadErrors, loadOk } from "./helpers.js";
 
 describe("agentsvc.config: prices and budgets", () => {
   it("are absent unless declared (nothing is refused)", async () => {
@@ -52,5 +52,23 @@ describe("agentsvc.config: prices and budgets", () => {
       "budgets.service.day.tokens",
       /must be an integer/,
     );
+  });
+
+  it("warns about a budget naming no gateway entry or agent, and cost limits without prices", async () => {
+    const r = await load({
+      "agentsvc.config.yaml": [
+        "budgets:",
+        "  gateways: { whatsap: { day: { tokens: 10 } } }",
+        "  agents: { bot: { day: { tokens: 10 } }, other: { day: { tokens: 10 } } }",
+        "  service: { day: { cost: 1 } }",
+        "",
+      ].join("\n"),
+    });
+    expect(r.ok).toBe(true);
+    expect(r.warnings.map((w) => [w.path, w.message])).toEqual([
+      ["budgets.gateways.whatsap", expect.stringMatching(/names no push gateway entry \(none\)/)],
+      ["budgets.agents.other", expect.stringMatching(/names no agent \(bot\)/)],
+      ["budgets", expect.stringMatching(/cost limits but prices is empty/)],
+    ]);
   });
 });

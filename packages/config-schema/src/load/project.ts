@@ -44,6 +44,7 @@ export async function loadProject(dir: string): Promise<LoadResult> {
   const rootAgent = pickRootAgent(agents, fileNames, config, configFile, sink);
   const { exposures, channels, pushGateways } = await loadGateways(root, loader, sink, config, toolServers);
   const schedules = await loadSchedules(root, loader, sink, agents, rootAgent, pushGateways);
+  if (configFile) checkSpend(configFile, config, pushGateways, agents, sink);
 
   if (sink.errors.length || !rootAgent) return { ok: false, errors: sink.errors, warnings: sink.warnings };
   const project = {
@@ -412,4 +413,47 @@ function checkWebui(
   });
   const css = readThemeFile(root, e.themeFile, themeFileExplicit, e.file, sink);
   if (css !== undefined) e.themeCss = css;
+}
+
+/** Budgets that name nothing, and cost limits nothing can reach, are warnings (the config still loads). */
+function checkSpend(
+  file: string,
+  config: ProjectConfig,
+  pushGateways: { entryName: string }[],
+  agents: { name: string }[],
+  sink: IssueSink,
+): void {
+  const budgets = config.budgets;
+  if (!budgets) return;
+  const gateways = new Set(pushGateways.map((g) => g.entryName));
+  for (const name of Object.keys(budgets.gateways ?? {}))
+    if (!gateways.has(name))
+      sink.warn(
+        file,
+        `budgets.gateways.${name}`,
+        `names no push gateway entry (${[...gateways].join(", ") || "none"}): it limits nothing`,
+      );
+  const agentNames = new Set(agents.map((a) => a.name));
+  for (const name of Object.keys(budgets.agents ?? {}))
+    if (!agentNames.has(name))
+      sink.warn(
+        file,
+        `budgets.agents.${name}`,
+        `names no agent (${[...agentNames].join(", ")}): it limits nothing`,
+      );
+  const limits = [
+    budgets.service,
+    budgets.perUser,
+    budgets.perGateway,
+    budgets.perAgent,
+    ...Object.values(budgets.gateways ?? {}),
+    ...Object.values(budgets.agents ?? {}),
+  ];
+  const costLimit = limits.some((l) => l?.day?.cost !== undefined || l?.month?.cost !== undefined);
+  if (costLimit && Object.keys(config.prices ?? {}).length === 0)
+    sink.warn(
+      file,
+      "budgets",
+      "has cost limits but prices is empty: every call costs 0, so no cost limit is ever reached; add prices per million tokens",
+    );
 }
