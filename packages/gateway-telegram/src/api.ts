@@ -29,11 +29,18 @@ interface ApiBody {
 
 export class BotApi {
   readonly #base: string;
+  readonly #files: string;
   readonly #timeoutMs: number;
 
   constructor(apiBaseUrl: string, token: string, timeoutMs: number) {
     this.#timeoutMs = timeoutMs;
     this.#base = `${apiBaseUrl.replace(/\/+$/, "")}/bot${token}`;
+    this.#files = `${apiBaseUrl.replace(/\/+$/, "")}/file/bot${token}`;
+  }
+
+  /** The download URL of a getFile `file_path` (holds the token: never logged). */
+  fileUrl(filePath: string): string {
+    return `${this.#files}/${filePath}`;
   }
 
   /**

@@ -1,5 +1,6 @@
 // The telegram push-style gateway: getUpdates long-poll (poller.ts), replies in Telegram HTML,
 // typing while a turn runs, approvals as inline keyboards whose presses become decisions.
+import type { AttachmentKind, AttachmentRef } from "@agentsvc/agent-core";
 import {
   type BackoffOptions,
   decisionLabel,
@@ -22,6 +23,7 @@ import {
 } from "@agentsvc/session-core";
 import { BotApi, sendFailureOf, TelegramApiError } from "./api.js";
 import { Poller } from "./connection.js";
+import { downloadFile } from "./download.js";
 import { uploadOf } from "./files.js";
 import { escapeHtml, htmlToPlain, markdownToTelegramHtml, repairHtml, splitHtml } from "./format.js";
 import {
@@ -53,6 +55,11 @@ export interface TelegramGatewayOptions {
   typingIntervalMs?: number;
   /** Typing stops after this long even without a reply. Default 120 000 ms. */
   typingMaxMs?: number;
+  /**
+   * The entry's `media` block (config-schema's `mediaPolicyOf`): the kinds and size taken in. Absent:
+   * a file is refused (`disabled`) without a download, and the session answers saying so.
+   */
+  media?: { types: readonly AttachmentKind[]; maxBytes: number };
   /** Accepted for the common factory shape; a push-style gateway is always named `telegram`. */
   name?: string;
   /** Edits of a streamed reply in one group chat start at least this far apart. Default 3 000 ms (20 a minute). */
@@ -289,7 +296,14 @@ export class TelegramGateway implements Gateway {
     if (!ctx || this.#stopped || signal.aborted) throw new Error("telegram gateway stopped");
     const got: Classified = classifyUpdate(update, bot);
     if ("message" in got) {
-      await ctx.deliver(got.message);
+      // Files are stored (or refused) before deliver, whose inbox record keeps the refs; a failed
+      // download throws and the update is tried again (the poller's bound), fetching nothing twice.
+      const attachments: AttachmentRef[] = [];
+      for (const file of got.files ?? [])
+        attachments.push(
+          await downloadFile(this.#api as BotApi, ctx, file, this.#options.media, this.#apiHost()),
+        );
+      await ctx.deliver(attachments.length > 0 ? { ...got.message, attachments } : got.message);
     } else if ("press" in got) {
       await this.#pressed(ctx, got.press);
     } else {
@@ -358,6 +372,10 @@ export class TelegramGateway implements Gateway {
       if (!(err instanceof TelegramApiError)) throw err;
       throw sendFailureOf(err, this.#options.botTokenEnvVar);
     }
+  }
+
+  #apiHost(): string {
+    return new URL(this.#options.apiBaseUrl ?? "https://api.telegram.org").hostname;
   }
 
   #stopTyping(thread: string): void {

@@ -2,7 +2,7 @@
 // ignore the update (logged at debug). Shapes: https://core.telegram.org/bots/api#update, #message,
 // #messageentity, #callbackquery. The bot runs with privacy mode off, so in groups it sees every
 // message and picks those addressed to it (https://core.telegram.org/bots/features#privacy-mode).
-import type { DecisionKind } from "@agentsvc/agent-core";
+import type { AttachmentKind, DecisionKind } from "@agentsvc/agent-core";
 import { decodeDecision, type Inbound } from "@agentsvc/session-core";
 import { threadOf } from "./thread.js";
 
@@ -106,8 +106,49 @@ const SERVICE_FIELDS = [
   "giveaway_completed",
 ] as const;
 
+/** A file a message carries, as getFile takes it (https://core.telegram.org/bots/api#getfile). */
+export interface TgFile {
+  fileId: string;
+  /** Stable across bots and time: the dedup key of the download. */
+  uniqueId: string;
+  kind: AttachmentKind;
+  name?: string;
+  size?: number;
+}
+
+type TgFileObject = { file_id?: unknown; file_unique_id?: unknown; file_name?: unknown; file_size?: unknown };
+
+/**
+ * The files of a message (https://core.telegram.org/bots/api#message): `photo` (the sizes of one
+ * picture, the largest last), `document`, `voice`, `audio`, `video`, `video_note`. Stickers and
+ * animations are not taken in.
+ */
+export function filesOf(message: TgMessage): TgFile[] {
+  const photo = Array.isArray(message.photo) ? (message.photo.at(-1) as TgFileObject | undefined) : undefined;
+  const fields: [TgFileObject | undefined, AttachmentKind][] = [
+    [photo, "image"],
+    [message.document as TgFileObject | undefined, "document"],
+    [message.voice as TgFileObject | undefined, "audio"],
+    [message.audio as TgFileObject | undefined, "audio"],
+    [message.video as TgFileObject | undefined, "video"],
+    [message.video_note as TgFileObject | undefined, "video"],
+  ];
+  const files: TgFile[] = [];
+  for (const [f, kind] of fields) {
+    if (!f || typeof f.file_id !== "string" || typeof f.file_unique_id !== "string") continue;
+    files.push({
+      fileId: f.file_id,
+      uniqueId: f.file_unique_id,
+      kind,
+      ...(typeof f.file_name === "string" ? { name: f.file_name } : {}),
+      ...(typeof f.file_size === "number" ? { size: f.file_size } : {}),
+    });
+  }
+  return files;
+}
+
 export type Classified =
-  | { message: Inbound }
+  | { message: Inbound; files?: TgFile[] }
   | { press: { queryId: string; requestId: string; decision: DecisionKind; by: string } }
   | { ignore: string; answer?: { queryId: string; text: string } };
 
@@ -129,8 +170,9 @@ function classifyMessage(message: TgMessage, bot: BotIdentity): Classified {
   if (message.is_automatic_forward) return ignore("automatic forward of a linked channel's post");
   const author = authorOf(message, bot);
   if ("ignore" in author) return author;
-  const text = message.text ?? message.caption;
-  if (text === undefined || text.trim() === "") return ignore("no text (media without caption)");
+  const files = filesOf(message);
+  const text = message.text ?? message.caption ?? "";
+  if (text.trim() === "" && files.length === 0) return ignore("no text and no file");
   const entities = (message.text !== undefined ? message.entities : message.caption_entities) ?? [];
   const group = message.chat.type === "group" || message.chat.type === "supergroup";
   if (!group && message.chat.type !== "private") return ignore(`chat type ${message.chat.type}`);
@@ -140,8 +182,9 @@ function classifyMessage(message: TgMessage, bot: BotIdentity): Classified {
   if (group && !read.mentioned && !read.command && !repliesToBot)
     return ignore("group message not addressed to the bot");
   const clean = read.text.trim();
-  if (clean === "") return ignore("only a mention, no text");
+  if (clean === "" && files.length === 0) return ignore("only a mention, no text");
   return {
+    ...(files.length > 0 ? { files } : {}),
     message: {
       // Message ids are unique per chat; a redelivered update keeps its message id.
       dedupKey: `${message.chat.id}:${message.message_id}`,

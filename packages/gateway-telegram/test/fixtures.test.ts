@@ -9,7 +9,14 @@ import { createGateway } from "../src/index.js";
 import { type RecordingContext, recordingContext } from "./recording-context.js";
 
 type Expect =
-  | { outcome: "delivered"; text: string; author: string; thread: string }
+  | {
+      outcome: "delivered";
+      text: string;
+      author: string;
+      thread: string;
+      /** The refs handed over (this table's gateway has no media block: files are refused, not fetched). */
+      attachments?: unknown[];
+    }
   | { outcome: "ignored"; reason: string }
   | { outcome: "decided"; requestId: string; decision: string; by: string };
 
@@ -68,6 +75,7 @@ describe("telegram fixtures", () => {
         author: e.author,
         thread: e.thread,
       });
+      if (e.attachments) expect(inbound?.attachments).toEqual(e.attachments);
     } else if (e.outcome === "decided") {
       expect(delivered).toEqual([]);
       expect(decided).toEqual([{ requestId: e.requestId, decision: e.decision, by: e.by }]);
