@@ -23,3 +23,4 @@ export {
   fetchAttachment,
 } from "./download.js";
 export { INLINE_IMAGE_TYPES, type Sniffed, sniff } from "./sniff.js";
+export { FILES_PATH, type FileUrlOptions, type FileUrls, fileUrls } from "./file-urls.js";
