@@ -6,8 +6,23 @@ import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
 
-export const { and, asc, count, desc, eq, gt, gte, inArray, isNotNull, lt, lte, min, not, sql } =
-  require("drizzle-orm") as typeof import("drizzle-orm");
+export const {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  getTableColumns,
+  gt,
+  gte,
+  inArray,
+  isNotNull,
+  lt,
+  lte,
+  min,
+  not,
+  sql,
+} = require("drizzle-orm") as typeof import("drizzle-orm");
 
 /** `drizzle-orm/better-sqlite3`, loaded when the first store is opened. */
 export const loadDrizzleSqlite = () =>

@@ -2,8 +2,9 @@
 // the same transaction that ends the turn it belongs to; a sender drains it in per-thread order
 // with retry, and a row is `sent` or `dead` exactly once. `idemKey` is unique: writing the same
 // piece twice keeps one row.
-import { and, asc, count, eq, gt, inArray, lt, min, sql } from "./orm.js";
-import type { StoreContext, Tables } from "./context.js";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import type { Db, StoreContext, Tables } from "./context.js";
+import { and, asc, count, eq, getTableColumns, gt, inArray, lt, lte, min, sql } from "./orm.js";
 import type { OutboxKind, OutboxStatus, outbox } from "@agentsvc/store-schema/sqlite";
 import { requireId, toJson } from "./validate.js";
 import { type SentMark, sentBatch } from "./sent-batch.js";
@@ -54,10 +55,37 @@ function toRecord(row: typeof outbox.$inferSelect): OutboxRecord {
   return { ...row, payload: JSON.parse(row.payload) as unknown };
 }
 
-/** The row is the oldest pending piece of its (gateway, thread). */
-function headOfThread(t: Tables["outbox"]) {
-  return sql`NOT EXISTS (SELECT 1 FROM outbox AS earlier WHERE earlier.gateway = ${t.gateway}
-    AND earlier.thread = ${t.thread} AND earlier.status = 'pending' AND earlier.id < ${t.id})`;
+/**
+ * The oldest pending row of each (gateway, thread), as a derived table of its id and due time.
+ * One pass over the pending rows whatever the planner's estimates: PostgreSQL's `DISTINCT ON`
+ * over rows sorted by (gateway, thread, id), SQLite's `min(id) ... GROUP BY`, whose bare column
+ * takes its value from the row holding the minimum (https://www.sqlite.org/lang_select.html#bare_columns_in_an_aggregate_query).
+ * The `NOT EXISTS (an earlier pending row of the thread)` this replaces was planned, on statistics
+ * showing no pending rows, as a nested-loop anti-join: O(pending²) under a backlog (#45).
+ */
+function threadHeads(ctx: StoreContext, db: Db) {
+  const o = ctx.tables.outbox;
+  const pending = eq(o.status, "pending");
+  if (ctx.dialect === "postgres") {
+    // The handle is node-postgres drizzle at run time (context.ts), typed as SQLite's.
+    const pg = db as unknown as Pick<PgDatabase<PgQueryResultHKT>, "selectDistinctOn">;
+    return pg
+      .selectDistinctOn([o.gateway, o.thread] as never, { id: o.id, at: o.nextAttemptAt } as never)
+      .from(o as never)
+      .where(pending as never)
+      .orderBy(o.gateway as never, o.thread as never, o.id as never)
+      .as("heads") as unknown as ReturnType<typeof sqliteHeads>;
+  }
+  return sqliteHeads(db, o);
+}
+
+function sqliteHeads(db: Db, o: Tables["outbox"]) {
+  return db
+    .select({ id: sql<number>`min(${o.id})`.as("head_id"), at: o.nextAttemptAt })
+    .from(o)
+    .where(eq(o.status, "pending"))
+    .groupBy(o.gateway, o.thread)
+    .as("heads");
 }
 
 export class Outbox {
@@ -138,31 +166,26 @@ export class Outbox {
    * of a thread never overtakes an earlier one that is still being retried.
    */
   async due(now: number, limit = 32): Promise<OutboxRecord[]> {
-    const rows = await this.ctx.run((db) =>
-      db
-        .select()
-        .from(this.t.outbox)
-        .where(
-          and(
-            eq(this.t.outbox.status, "pending"),
-            sql`${this.t.outbox.nextAttemptAt} <= ${now}`,
-            headOfThread(this.t.outbox),
-          ),
-        )
-        .orderBy(asc(this.t.outbox.id))
-        .limit(limit),
-    );
+    const o = this.t.outbox;
+    const rows = await this.ctx.run((db) => {
+      const heads = threadHeads(this.ctx, db);
+      return db
+        .select(getTableColumns(o))
+        .from(heads)
+        .innerJoin(o, eq(o.id, heads.id))
+        .where(lte(heads.at, now))
+        .orderBy(asc(heads.id))
+        .limit(limit);
+    });
     return rows.map(toRecord);
   }
 
-  /** The earliest `nextAttemptAt` among pending rows, or undefined when nothing is pending. */
+  /** The earliest `nextAttemptAt` among thread heads, or undefined when nothing is pending. */
   async nextDueAt(): Promise<number | undefined> {
-    const rows = await this.ctx.run((db) =>
-      db
-        .select({ at: min(this.t.outbox.nextAttemptAt) })
-        .from(this.t.outbox)
-        .where(and(eq(this.t.outbox.status, "pending"), headOfThread(this.t.outbox))),
-    );
+    const rows = await this.ctx.run((db) => {
+      const heads = threadHeads(this.ctx, db);
+      return db.select({ at: min(heads.at) }).from(heads);
+    });
     return rows[0]?.at ?? undefined;
   }
 

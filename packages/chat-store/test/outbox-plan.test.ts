@@ -1,0 +1,167 @@
+// The plans of the outbox's "which replies are due" reads (`due`, `nextDueAt`) under a backlog of
+// 10,000 pending replies, on a table with no statistics yet and after ANALYZE. Each must read the
+// pending rows once, whatever the estimates: the `NOT EXISTS (an earlier pending row of the same
+// thread)` it replaced was planned, on statistics that showed no pending rows, as a nested-loop
+// anti-join re-reading every pending row of a thread for each of them (O(pending²): 114-268 ms a
+// call at 586-1,338 pending replies on PostgreSQL, #45). Plan shapes and rows read are asserted,
+// never a time.
+import { postgresMissing } from "@agentsvc/pg-test";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { openStore, tempRoot } from "./helpers.js";
+import { statementsOf, withOwnConnection } from "./pg-statements.js";
+
+const PENDING = 10_000;
+/** Five pending replies a thread, so most pending rows are not thread heads. */
+const PER_THREAD = 5;
+/** Replies sent already (the table is pruned only now and then). */
+const SENT = 2_000;
+const NOW = 1_000;
+
+/** The ids `due(NOW, 32)` must return: each thread's oldest pending row, oldest first. */
+const expectedDue = Array.from({ length: 32 }, (_, i) => SENT + 1 + i * PER_THREAD);
+
+interface PlanNode {
+  "Node Type": string;
+  "Join Type"?: string;
+  "Relation Name"?: string;
+  "Index Name"?: string;
+  "Actual Rows"?: number;
+  "Actual Loops"?: number;
+  "Rows Removed by Filter"?: number;
+  "Rows Removed by Index Recheck"?: number;
+  Plans?: PlanNode[];
+}
+
+function* nodes(plan: PlanNode): Generator<PlanNode> {
+  yield plan;
+  for (const child of plan.Plans ?? []) yield* nodes(child);
+}
+
+/** Rows the plan's scans of `outbox` produced or filtered out, over all their loops. */
+function outboxRowsRead(plan: PlanNode): number {
+  let read = 0;
+  for (const node of nodes(plan)) {
+    if (node["Relation Name"] !== "outbox") continue;
+    const perLoop =
+      (node["Actual Rows"] ?? 0) +
+      (node["Rows Removed by Filter"] ?? 0) +
+      (node["Rows Removed by Index Recheck"] ?? 0);
+    read += perLoop * (node["Actual Loops"] ?? 1);
+  }
+  return read;
+}
+
+describe.skipIf(postgresMissing)("[postgres] the outbox's due reads under a backlog", () => {
+  for (const analyzed of [false, true]) {
+    it(`pick thread heads with one DISTINCT ON pass over the pending rows, no anti-join, ${analyzed ? "after ANALYZE" : "on a table with no statistics"}`, async () => {
+      await withOwnConnection(async (db, client) => {
+        await client.query(
+          `INSERT INTO outbox (gateway, thread, idem_key, kind, payload, status, attempts, next_attempt_at, created_at, finished_at)
+           SELECT 'http', 'sent-' || g, 'sent-' || g, 'text', '{}', 'sent', 1, 0, 0, 0 FROM generate_series(1, ${SENT}) AS g`,
+        );
+        await client.query(
+          `INSERT INTO outbox (gateway, thread, idem_key, kind, payload, status, attempts, next_attempt_at, created_at)
+           SELECT 'http', 't-' || (g / ${PER_THREAD}), 'p-' || g, 'text', '{}', 'pending', 0, 0, 0
+           FROM generate_series(0, ${PENDING - 1}) AS g`,
+        );
+        if (analyzed) await client.query("ANALYZE outbox");
+        let due: number[] = [];
+        let next: number | undefined;
+        const sent = await statementsOf(async () => {
+          due = (await db.outbox.due(NOW, 32)).map((r) => r.id);
+          next = await db.outbox.nextDueAt();
+        });
+        expect(due).toEqual(expectedDue);
+        expect(next).toBe(0);
+        const reads = sent.filter((s) => /^\s*select/i.test(s.text) && s.text.includes("outbox"));
+        expect(reads).toHaveLength(2);
+        for (const read of reads) {
+          // The pool runs named statements (store-postgres): a custom plan first, maybe a generic one later.
+          for (const mode of ["force_custom_plan", "force_generic_plan"]) {
+            await client.query(`SET plan_cache_mode = ${mode}`);
+            await client.query(`PREPARE due_read AS ${read.text}`);
+            const args = read.values.map((v) => (typeof v === "number" ? String(v) : `'${v}'`));
+            const { rows } = await client.query(
+              `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE due_read${args.length ? `(${args.join(", ")})` : ""}`,
+            );
+            await client.query("DEALLOCATE due_read");
+            const plan = (rows[0] as { "QUERY PLAN": [{ Plan: PlanNode }] })["QUERY PLAN"][0].Plan;
+            const all = [...nodes(plan)];
+            const where = `${mode}: ${read.text}\n${JSON.stringify(plan)}`;
+            expect(
+              all.some((n) => n["Node Type"] === "Unique"),
+              where,
+            ).toBe(true);
+            expect(
+              all.filter((n) => n["Join Type"] === "Anti" || n["Node Type"] === "SubPlan"),
+              where,
+            ).toEqual([]);
+            // One pass over the table's rows (plus a lookup per head returned), not one per pending row.
+            expect(outboxRowsRead(plan), where).toBeLessThanOrEqual(2 * (PENDING + SENT));
+          }
+        }
+      });
+    }, 60_000);
+  }
+});
+
+describe("[sqlite] the outbox's due reads under a backlog", () => {
+  for (const analyzed of [false, true]) {
+    it(`group the pending rows once by thread, no correlated subquery, ${analyzed ? "after ANALYZE" : "with no statistics"}`, async () => {
+      const appRoot = tempRoot();
+      const seeding = openStore({ appRoot });
+      const raw = new Database(seeding.file);
+      try {
+        const insert = raw.prepare(
+          `INSERT INTO outbox (gateway, thread, idem_key, kind, payload, status, attempts, next_attempt_at, created_at, finished_at)
+           VALUES ('http', ?, ?, 'text', '{}', ?, 0, 0, 0, ?)`,
+        );
+        raw.transaction(() => {
+          for (let i = 1; i <= SENT; i++) insert.run(`sent-${i}`, `sent-${i}`, "sent", 0);
+          for (let i = 0; i < PENDING; i++)
+            insert.run(`t-${Math.floor(i / PER_THREAD)}`, `p-${i}`, "pending", null);
+        })();
+        if (analyzed) raw.exec("ANALYZE");
+      } finally {
+        raw.close();
+      }
+      // Statements as the store prepares them (its connection binds `prepare` when it opens).
+      const prepared = new Set<string>();
+      const original = Database.prototype.prepare;
+      Database.prototype.prepare = function (this: Database.Database, source: string) {
+        prepared.add(source);
+        return original.call(this, source);
+      } as typeof original;
+      let db: ReturnType<typeof openStore>;
+      try {
+        db = openStore({ appRoot });
+      } finally {
+        Database.prototype.prepare = original;
+      }
+      expect((await db.outbox.due(NOW, 32)).map((r) => r.id)).toEqual(expectedDue);
+      expect(await db.outbox.nextDueAt()).toBe(0);
+      const reads = [...prepared].filter((s) => /^\s*select/i.test(s) && s.includes("outbox"));
+      expect(reads).toHaveLength(2);
+      for (const read of reads) {
+        // Parameters in order: the status, then (due) the time and the LIMIT.
+        const params = ["pending", NOW, 32].slice(0, (read.match(/\?/g) ?? []).length);
+        const plan = db.explain(read, ...params);
+        const where = `${read}\n${plan.join("\n")}`;
+        expect(
+          plan.filter((line) => /CORRELATED/.test(line)),
+          where,
+        ).toEqual([]);
+        // The heads: one read of the pending rows grouped by thread, then a rowid lookup per head.
+        expect(
+          plan.some((line) => /GROUP BY/.test(line) || /USING (COVERING )?INDEX outbox_thread/.test(line)),
+          where,
+        ).toBe(true);
+        expect(
+          plan.filter((line) => /^SCAN outbox\b/.test(line) && !/outbox_thread/.test(line)),
+          where,
+        ).toEqual([]);
+      }
+    });
+  }
+});
