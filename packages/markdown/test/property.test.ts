@@ -1,0 +1,100 @@
+// For random Markdown built from the pieces models write (emphasis, links with and without
+// parentheses, code spans, fences, tables, lists, raw HTML, stray markup characters), every
+// platform's rendering is valid in that platform's format.
+import { parseTelegramHtml } from "@agentsvc/testkit";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { toMailText, toMrkdwn, toTelegramHtml } from "../src/index.js";
+
+const word = fc.constantFrom(
+  "alpha",
+  "b<c",
+  "d&e",
+  "f>g",
+  "snake_case",
+  "2*3",
+  "x|y",
+  "(p)",
+  "é",
+  "😀",
+  '"q"',
+);
+const url = fc.constantFrom(
+  "https://e.test/a",
+  "https://en.wikipedia.org/wiki/Mercury_(planet)",
+  "https://e.test/?a=1&b=2",
+  "https://e.test/(x)/(y)",
+);
+const inline: fc.Arbitrary<string> = fc.letrec<{ inline: string }>((tie) => ({
+  inline: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    word,
+    fc.tuple(tie("inline"), tie("inline")).map(([a, b]) => `${a} ${b}`),
+    tie("inline").map((t) => `**${t}**`),
+    tie("inline").map((t) => `*${t}*`),
+    tie("inline").map((t) => `~~${t}~~`),
+    fc.tuple(word, url).map(([t, u]) => `[${t}](${u})`),
+    fc.tuple(word, url).map(([t, u]) => `![${t}](${u})`),
+    word.map((t) => `\`${t}\``),
+    word.map((t) => `\`\` a\`${t} \`\``),
+    fc.constantFrom("<b>raw</b>", "<script>x</script>", "*", "_", "`", "[", "](", "&amp;", "<"),
+  ),
+})).inline;
+const block = fc.oneof(
+  inline,
+  inline.map((t) => `## ${t}`),
+  inline.map((t) => `> ${t}`),
+  fc.array(inline, { minLength: 1, maxLength: 3 }).map((items) => items.map((t) => `- ${t}`).join("\n")),
+  fc
+    .array(inline, { minLength: 1, maxLength: 3 })
+    .map((items) => items.map((t, i) => `${i + 1}. ${t}`).join("\n")),
+  fc
+    .tuple(fc.constantFrom("", "ts"), fc.array(inline, { maxLength: 3 }))
+    .map(([lang, lines]) => `\`\`\`${lang}\n${lines.join("\n")}\n\`\`\``),
+  fc.tuple(word, word, inline, inline).map(([a, b, c, d]) => `| ${a} | ${b} |\n|---|---|\n| ${c} | ${d} |`),
+);
+const markdown = fc.array(block, { minLength: 1, maxLength: 6 }).map((blocks) => blocks.join("\n\n"));
+
+/**
+ * Slack mrkdwn is valid when every `<` opens a `<url>` or `<url|text>` token and no `>` stands alone
+ * but a quote's `> ` at the start of a line.
+ */
+function slackValid(mrkdwn: string): boolean {
+  return !/[<>]/.test(mrkdwn.replace(/^(> )+/gm, "").replace(/<[^<>|\s]+(\|[^<>|]*)?>/g, ""));
+}
+
+describe("random Markdown renders valid platform text", () => {
+  it("Telegram HTML always parses, with every link target intact", () => {
+    fc.assert(
+      fc.property(markdown, (md) => {
+        const html = toTelegramHtml(md);
+        const parsed = parseTelegramHtml(html);
+        expect(parsed.ok, `${md}\n=> ${html}`).toBe(true);
+        // A target is never cut at a `)`: every href holds balanced parentheses.
+        for (const m of html.matchAll(/href="([^"]*)"/g))
+          expect((m[1] ?? "").split("(").length, html).toBe((m[1] ?? "").split(")").length);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("Slack mrkdwn never has a < or > outside a link token", () => {
+    fc.assert(
+      fc.property(markdown, (md) => {
+        const out = toMrkdwn(md);
+        expect(slackValid(out), `${md}\n=> ${out}`).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("mail text keeps every URL of a link whole inside <...>", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(word, url), { minLength: 1, maxLength: 4 }), (links) => {
+        const md = links.map(([t, u]) => `[${t}](${u})`).join(" and ");
+        const out = toMailText(md);
+        for (const [, u] of links) expect(out).toContain(`<${u}>`);
+      }),
+    );
+  });
+});

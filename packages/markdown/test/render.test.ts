@@ -1,0 +1,73 @@
+// What each platform renderer makes of the Markdown models write: links (with parentheses), nested
+// emphasis, code spans holding backticks, tables, lists, and escaping of what the model typed.
+import { parseTelegramHtml } from "@agentsvc/testkit";
+import { describe, expect, it } from "vitest";
+import { toMailText, toMrkdwn, toTelegramHtml } from "../src/index.js";
+
+const MERCURY = "see [Mercury](https://en.wikipedia.org/wiki/Mercury_(planet)) now";
+
+describe("links with balanced parentheses", () => {
+  it("stay whole on Telegram, Slack and in mail", () => {
+    expect(toTelegramHtml(MERCURY)).toBe(
+      'see <a href="https://en.wikipedia.org/wiki/Mercury_(planet)">Mercury</a> now',
+    );
+    expect(toMrkdwn(MERCURY)).toBe("see <https://en.wikipedia.org/wiki/Mercury_(planet)|Mercury> now");
+    expect(toMailText(MERCURY)).toBe("see Mercury <https://en.wikipedia.org/wiki/Mercury_(planet)> now");
+  });
+
+  it("a link inside a code span stays code", () => {
+    expect(toTelegramHtml("`[a](https://e.test/(x))`")).toBe("<code>[a](https://e.test/(x))</code>");
+    expect(toMailText("`[a](https://e.test/(x))`")).toBe("`[a](https://e.test/(x))`");
+  });
+});
+
+describe("emphasis and code", () => {
+  it("nests emphasis inside bold and strikethrough", () => {
+    expect(toTelegramHtml("**bold _and it_** ~~gone *x*~~")).toBe(
+      "<b>bold <i>and it</i></b> <s>gone <i>x</i></s>",
+    );
+    expect(toMrkdwn("**bold _and it_** ~~gone *x*~~")).toBe("*bold _and it_* ~gone _x_~");
+  });
+
+  it("keeps backticks inside a code span opened with two", () => {
+    expect(toTelegramHtml("run `` a`b `` now")).toBe("run <code>a`b</code> now");
+    expect(toMrkdwn("run `` a`b `` now")).toBe("run `a`b` now");
+  });
+});
+
+describe("escaping", () => {
+  it("shows raw HTML the model wrote as text on Telegram and Slack", () => {
+    const md = 'a <script>alert("x")</script> & <b>b</b>';
+    const html = toTelegramHtml(md);
+    const parsed = parseTelegramHtml(html);
+    expect(parsed.ok && parsed.text).toBe('a <script>alert("x")</script> & <b>b</b>');
+    expect(toMrkdwn(md)).toBe('a &lt;script&gt;alert("x")&lt;/script&gt; &amp; &lt;b&gt;b&lt;/b&gt;');
+  });
+
+  it("quotes a link target's \" and & in the Telegram attribute", () => {
+    expect(toTelegramHtml('[x](https://e.test/?q="a"&b=1)')).toBe(
+      '<a href="https://e.test/?q=&quot;a&quot;&amp;b=1">x</a>',
+    );
+  });
+
+  it("keeps Slack's <url|text> whole when the text holds a |", () => {
+    expect(toMrkdwn("[a|b](https://e.test/)")).toBe("<https://e.test/|a∣b>");
+  });
+});
+
+describe("tables and lists", () => {
+  const table = "| name | n |\n|---|--:|\n| alpha | 1 |\n| b | 22 |";
+
+  it("renders a table as aligned columns in a code block on Telegram and Slack, as written in mail", () => {
+    const cols = "name  | n\n------+---\nalpha | 1\nb     | 22";
+    expect(toTelegramHtml(table)).toBe(`<pre><code>${cols}</code></pre>`);
+    expect(toMrkdwn(table)).toBe(`\`\`\`\n${cols}\n\`\`\``);
+    expect(toMailText(table)).toBe(table);
+  });
+
+  it("keeps list markers, nesting and task boxes", () => {
+    const md = "1. one\n   - inner\n2. two\n\n- [ ] todo\n- [x] done";
+    expect(toTelegramHtml(md)).toBe("1. one\n   - inner\n2. two\n\n- ☐ todo\n- ☑ done");
+    expect(toMrkdwn(md)).toBe("1. one\n   - inner\n2. two\n\n- ☐ todo\n- ☑ done");
+  });
+});
