@@ -3,6 +3,8 @@
 // Messages REST call. SMS has no threads and no buttons: one conversation per sender number, and
 // approvals go as the session's plain-text prompt (a newer request to a number replaces the open one).
 import {
+  type AttachmentKind,
+  type AttachmentRef,
   type Gateway,
   type GatewayCapabilities,
   type GatewayContext,
@@ -13,7 +15,7 @@ import {
   type WebhookResponse,
   type WebhookRoute,
 } from "@agentsvc/session-core";
-import { webhookRoute } from "@agentsvc/webhook-kit";
+import { DownloadRefused, fetchAttachment, webhookRoute } from "@agentsvc/webhook-kit";
 import { createMessage, type MessagesTarget } from "./api.js";
 import { toPlainText } from "./format.js";
 import { parseDelivery, type TwilioDelivery, verifyDelivery } from "./webhook.js";
@@ -34,9 +36,21 @@ export interface TwilioGatewayOptions {
   publicUrl?: string;
   /** REST base URL. Default `https://api.twilio.com`. */
   apiBaseUrl?: string;
+  /**
+   * The entry's `media` block (config-schema's `mediaPolicyOf`): the kinds and size of MMS files
+   * taken in. Absent: a file is refused (`disabled`) without a download and the session says so.
+   */
+  media?: { types: readonly AttachmentKind[]; maxBytes: number };
   name?: string;
   env?: Readonly<Record<string, string | undefined>>;
 }
+
+/**
+ * Where an MMS file may come from: its Media URL on api.twilio.com redirects to a short-lived URL
+ * on mms.twiliocdn.com (media protected by HTTP Basic auth) or s3-external-1.amazonaws.com (older,
+ * unprotected media), per Twilio's "Protect Media Access with HTTP Basic Authentication".
+ */
+const MEDIA_HOSTS = ["api.twilio.com", "mms.twiliocdn.com", "s3-external-1.amazonaws.com"];
 
 const twiml = (): WebhookResponse => ({
   status: 200,
@@ -123,6 +137,40 @@ export class TwilioGateway implements Gateway {
     return sid ? { messageId: sid } : {};
   }
 
+  /**
+   * One MMS file through the kit's bounded download with the account's Basic credentials, from
+   * Twilio's media hosts only (each redirect hop checked; the credentials stay on api.twilio.com).
+   * A transport failure throws: the webhook answers an error and Twilio may deliver again.
+   */
+  async #fetch(media: { url: string; contentType: string }, context: GatewayContext): Promise<AttachmentRef> {
+    const kind = kindOf(media.contentType);
+    const policy = this.#options.media;
+    const target = this.#target;
+    if (!policy || !context.blobs || !target) return { refused: "disabled", kind };
+    const basic = Buffer.from(`${target.accountSid}:${target.authToken}`).toString("base64");
+    try {
+      return await fetchAttachment(
+        { blobs: context.blobs, gateway: this.name },
+        // The Media SID (last path segment) names the file for good.
+        {
+          sourceKey: media.url.split("/").pop() ?? media.url,
+          url: media.url,
+          kind,
+          headers: { authorization: `Basic ${basic}` },
+        },
+        {
+          types: policy.types,
+          maxBytes: policy.maxBytes,
+          allowedHosts: [...MEDIA_HOSTS, new URL(target.apiBaseUrl).hostname],
+        },
+      );
+    } catch (err) {
+      if (!(err instanceof DownloadRefused)) throw err;
+      context.logger.warn({ err }, "MMS media URL off Twilio's hosts refused");
+      return { refused: "failed", kind };
+    }
+  }
+
   async #handle(delivery: TwilioDelivery, context: GatewayContext): Promise<void> {
     switch (delivery.kind) {
       case "status": {
@@ -166,7 +214,11 @@ export class TwilioGateway implements Gateway {
         return;
       }
       case "message": {
+        // Files are stored (or refused) before deliver, whose inbox record keeps the refs.
+        const attachments: AttachmentRef[] = [];
+        for (const m of delivery.media ?? []) attachments.push(await this.#fetch(m, context));
         const result = await context.deliver({
+          ...(attachments.length > 0 ? { attachments } : {}),
           dedupKey: delivery.sid,
           thread: delivery.from,
           text: delivery.body,
@@ -178,6 +230,12 @@ export class TwilioGateway implements Gateway {
       }
     }
   }
+}
+
+/** The attachment kind a Twilio content type names (the bytes decide the stored type). */
+function kindOf(contentType: string): AttachmentKind {
+  const top = contentType.split("/")[0];
+  return top === "image" || top === "audio" || top === "video" ? top : "document";
 }
 
 export const createGateway: GatewayFactory<TwilioGatewayOptions> = (options) => new TwilioGateway(options);

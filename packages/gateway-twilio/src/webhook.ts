@@ -65,8 +65,14 @@ function formOf(req: WebhookRequest): [string, string][] {
   return [...new URLSearchParams(Buffer.from(req.rawBody).toString("utf8"))];
 }
 
+/** A file of an MMS: `MediaUrlN` and `MediaContentTypeN` (https://www.twilio.com/docs/messaging/guides/webhook-request). */
+export interface TwilioMediaRef {
+  url: string;
+  contentType: string;
+}
+
 export type TwilioDelivery =
-  | { kind: "message"; sid: string; from: string; to: string; body: string }
+  | { kind: "message"; sid: string; from: string; to: string; body: string; media?: TwilioMediaRef[] }
   | { kind: "opt-out"; sid: string; from: string; optOutType: string }
   | { kind: "status"; sid: string; status: string; errorCode?: string; to?: string };
 
@@ -100,9 +106,20 @@ export function parseDelivery(
   const optOutType = form.get("OptOutType");
   if (optOutType) return { kind: "opt-out", sid, from, optOutType };
   const body = form.get("Body") ?? "";
-  if (body.trim() === "")
-    return {
-      ignore: `message ${sid} without text (NumMedia ${form.get("NumMedia") ?? "0"}; media is not downloaded)`,
-    };
-  return { kind: "message", sid, from, to: form.get("To") ?? "", body };
+  // Twilio sends at most 10 files per message.
+  const media: TwilioMediaRef[] = [];
+  const count = Math.min(10, Number(form.get("NumMedia") ?? "0") || 0);
+  for (let i = 0; i < count; i++) {
+    const url = form.get(`MediaUrl${i}`);
+    if (url) media.push({ url, contentType: form.get(`MediaContentType${i}`) ?? "" });
+  }
+  if (body.trim() === "" && media.length === 0) return { ignore: `message ${sid} without text or media` };
+  return {
+    kind: "message",
+    sid,
+    from,
+    to: form.get("To") ?? "",
+    body,
+    ...(media.length > 0 ? { media } : {}),
+  };
 }

@@ -64,7 +64,7 @@ describe("twilio inbound", () => {
     ).toBe(true);
   });
 
-  it("logs why a voice call, a media-only message and a form without From start no turn", async () => {
+  it("logs why a voice call, a form with NumMedia but no MediaUrl and no text, and a form without From start no turn", async () => {
     await boot();
     const voice: [string, string][] = [
       ["CallSid", "CA0123456789abcdef0123456789abcdef"],
@@ -87,7 +87,7 @@ describe("twilio inbound", () => {
       .map((l) => String(l.reason));
     expect(reasons).toHaveLength(3);
     expect(reasons[0]).toContain("CallSid CA0123456789abcdef0123456789abcdef");
-    expect(reasons[1]).toContain("(NumMedia 2;");
+    expect(reasons[1]).toContain("without text or media");
     expect(reasons[2]).toMatch(/^message SM[0-9a-f]{32} without From$/);
   });
 

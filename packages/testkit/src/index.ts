@@ -21,6 +21,7 @@ export {
   FakeTwilio,
   type FakeTwilioOptions,
   type TwilioInbound,
+  type TwilioMedia,
   type TwilioSent,
   twilioSignature,
 } from "./twilio/fake-twilio.js";

@@ -41,8 +41,17 @@ export function twilioSignature(authToken: string, url: string, params: [string,
   return createHmac("sha1", authToken).update(base, "utf8").digest("base64");
 }
 
+/** A file attached to an inbound MMS: its Media URL and the type Twilio names in `MediaContentTypeN`. */
+export interface TwilioMedia {
+  url: string;
+  contentType: string;
+}
+
 export class FakeTwilio extends HttpFake {
   readonly sent: TwilioSent[] = [];
+  /** Downloads of each media file's short-lived URL (the bytes were served). */
+  readonly mediaDownloads = new Map<string, number>();
+  readonly #media = new Map<string, { bytes: Buffer; contentType: string }>();
   /** Every Messages call, failed ones included. */
   calls = 0;
   webhookUrl: string;
@@ -88,6 +97,33 @@ export class FakeTwilio extends HttpFake {
     return this.deliver(this.smsParams(message));
   }
 
+  /**
+   * Holds a user's MMS file. As Twilio documents it
+   * (https://www.twilio.com/docs/messaging/api/media-resource, and "Protect Media Access with HTTP
+   * Basic Authentication"): the Media URL on api.twilio.com needs the Account SID and Auth Token
+   * (HTTP Basic) and redirects to a short-lived URL (mms.twiliocdn.com at Twilio, `/cdn/` here)
+   * that serves the bytes without credentials.
+   */
+  hostMedia(bytes: Buffer, contentType: string): TwilioMedia {
+    const sid = `ME${randomBytes(16).toString("hex")}`;
+    this.#media.set(sid, { bytes, contentType });
+    const message = `MM${randomBytes(16).toString("hex")}`;
+    return {
+      url: `${this.url}/2010-04-01/Accounts/${this.#options.accountSid}/Messages/${message}/Media/${sid}`,
+      contentType,
+    };
+  }
+
+  /** Delivers an MMS (`NumMedia`, `MediaUrlN`, `MediaContentTypeN`), signed; resolves with the webhook's answer. */
+  deliverMms(message: TwilioInbound & { media: TwilioMedia[] }): Promise<WebhookAnswer> {
+    const extra: Record<string, string> = { NumMedia: String(message.media.length) };
+    message.media.forEach((m, i) => {
+      extra[`MediaContentType${i}`] = m.contentType;
+      extra[`MediaUrl${i}`] = m.url;
+    });
+    return this.deliver(this.smsParams({ ...message, extra: { ...extra, ...message.extra } }));
+  }
+
   /** Posts form parameters signed over `signedUrl ?? webhookUrl`, or with the headers given. */
   deliver(params: [string, string][], headers?: Record<string, string>): Promise<WebhookAnswer> {
     const body = new URLSearchParams(params).toString();
@@ -124,6 +160,21 @@ export class FakeTwilio extends HttpFake {
         status: "active",
         type: "Full",
       });
+    }
+    const media = /\/Media\/(ME[0-9a-f]+)$/.exec(path);
+    if (req.method === "GET" && media && this.#media.has(media[1] as string)) {
+      const basic = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString("base64")}`;
+      if (req.headers.authorization !== basic) return twilioError(res, 401, 20003, "Authenticate");
+      res.writeHead(307, { location: `${this.url}/cdn/${media[1]}` }).end();
+      return;
+    }
+    const cdn = /^\/cdn\/(ME[0-9a-f]+)$/.exec(path);
+    if (req.method === "GET" && cdn) {
+      const m = this.#media.get(cdn[1] as string);
+      if (!m) return twilioError(res, 404, 20404, "The requested resource was not found");
+      this.mediaDownloads.set(cdn[1] as string, (this.mediaDownloads.get(cdn[1] as string) ?? 0) + 1);
+      res.writeHead(200, { "content-type": m.contentType, "content-length": m.bytes.length }).end(m.bytes);
+      return;
     }
     if (req.method !== "POST" || path !== `/2010-04-01/Accounts/${accountSid}/Messages.json`)
       return twilioError(res, 404, 20404, "The requested resource was not found");
