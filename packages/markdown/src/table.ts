@@ -6,7 +6,10 @@ import { toString as plain } from "mdast-util-to-string";
 export function tableText(table: Table): string {
   const rows = table.children.map((row) => row.children.map((cell) => plain(cell).replace(/\s+/g, " ")));
   const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  for (const row of rows)
+    row.forEach((cell, i) => {
+      widths[i] = Math.max(widths[i] ?? 0, cell.length);
+    });
   const line = (row: string[]) =>
     row
       .map((cell, i) => cell.padEnd(widths[i] ?? 0))

@@ -4,7 +4,7 @@
 import { parseTelegramHtml } from "@agentsvc/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { toMailText, toMrkdwn, toTelegramHtml } from "../src/index.js";
+import { splitHtml, toMailText, toMrkdwn, toTelegramHtml } from "../src/index.js";
 
 const word = fc.constantFrom(
   "alpha",
@@ -95,6 +95,29 @@ describe("random Markdown renders valid platform text", () => {
         const out = toMailText(md);
         for (const [, u] of links) expect(out).toContain(`<${u}>`);
       }),
+    );
+  });
+});
+
+describe("random Markdown cut into Telegram pieces", () => {
+  const visible = (html: string) => {
+    const parsed = parseTelegramHtml(html);
+    if (!parsed.ok) throw new Error(`${parsed.description}: ${html}`);
+    return parsed.text;
+  };
+  // Cuts drop the blanks they are made at, so the whole is compared without blanks.
+  const squash = (s: string) => s.replace(/\s+/g, "");
+
+  it("every piece parses within the limit, and the pieces' visible text is the whole's", () => {
+    fc.assert(
+      fc.property(markdown, fc.integer({ min: 8, max: 60 }), (md, limit) => {
+        const html = toTelegramHtml(md);
+        const pieces = splitHtml(html, limit);
+        // Telegram counts UTF-16 units, as splitHtml does.
+        for (const piece of pieces) expect(visible(piece).length).toBeLessThanOrEqual(limit);
+        expect(squash(pieces.map(visible).join(""))).toBe(squash(visible(html)));
+      }),
+      { numRuns: 300 },
     );
   });
 });
