@@ -406,6 +406,37 @@ const SERVICE_ROWS: BlockRow[] = [
     },
   },
   {
+    block: "agentsvc.config.yaml prices and budgets",
+    behaviour:
+      "refuses a turn past a spent budget with 429 budget_exceeded and Retry-After, and agentsvc usage reads the ledger",
+    async run(ctx) {
+      ctx.write({
+        "agentsvc.config.yaml": [
+          "prices:",
+          '  "demo/agentsvc-demo (scripted demo model)": { input: 1, output: 1 }',
+          "budgets:",
+          "  service: { day: { cost: 0 } }",
+          "",
+        ].join("\n"),
+      });
+      const server = await ctx.start();
+      const res = await fetch(`${server.url}/agent/invoke`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ input: "hello", conversationId: "install-test" }),
+        signal: AbortSignal.timeout(REPLY_MS),
+      });
+      expect(res.status).toBe(429);
+      expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+      const body = (await res.json()) as { error: { code: string; resetsAt: string } };
+      expect(body.error.code).toBe("budget_exceeded");
+      expect(body.error.resetsAt).toMatch(/T00:00:00\.000Z$/);
+      const usage = await ctx.bin(["usage", "--json"]);
+      expect(usage.code, usage.stderr).toBe(0);
+      expect(JSON.parse(usage.stdout)).toMatchObject({ by: "model", total: { calls: 0 } });
+    },
+  },
+  {
     block: "agentsvc.config.yaml datasources (type: postgres) as the store",
     behaviour: "keeps the conversation's memory in PostgreSQL",
     async run(ctx) {
