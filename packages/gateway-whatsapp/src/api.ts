@@ -105,3 +105,55 @@ export async function mediaUrl(
     ...(typeof body.file_size === "number" ? { file_size: body.file_size } : {}),
   };
 }
+
+/**
+ * Uploads one file of a reply (https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#upload-media):
+ * multipart `messaging_product`, `type`, `file`; answers the media id a message then names.
+ * Failures are classified like the messages call (the outbox retries or gives up).
+ */
+export async function uploadMedia(
+  target: GraphTarget,
+  file: { bytes: Buffer; contentType: string; name: string },
+  signal?: AbortSignal,
+): Promise<string> {
+  const url = `${target.apiBaseUrl.replace(/\/$/, "")}/${target.apiVersion}/${encodeURIComponent(target.phoneNumberId)}/media`;
+  const call = {
+    platform: "whatsapp",
+    call: "media upload",
+    envVar: target.accessTokenEnvVar,
+    platformRule: graphRule,
+  };
+  const form = new FormData();
+  form.set("messaging_product", "whatsapp");
+  form.set("type", file.contentType);
+  form.set("file", new Blob([new Uint8Array(file.bytes)], { type: file.contentType }), file.name);
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method: "POST",
+      headers: { authorization: `Bearer ${target.accessToken}` },
+      body: form,
+      ...(signal ? { signal } : {}),
+    });
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    throw sendFailure({ network: true, detail: String(err) }, { ...call, cause: err });
+  }
+  const body = (await res.json().catch(() => ({}))) as {
+    id?: string;
+    error?: { code?: number; message?: string };
+  };
+  if (!res.ok || typeof body.id !== "string") {
+    const code = body.error?.code;
+    throw sendFailure(
+      {
+        status: res.status,
+        retryAfter: res.headers.get("retry-after"),
+        ...(code !== undefined ? { code } : {}),
+        detail: body.error?.message ?? "no media id in the answer",
+      },
+      call,
+    );
+  }
+  return body.id;
+}

@@ -11,6 +11,7 @@ import {
   type GatewayContext,
   type GatewayFactory,
   type InteractionRequest,
+  type OutboundFile,
   pressableDecisions,
   readSecrets,
   type SendOptions,
@@ -18,7 +19,7 @@ import {
   type WebhookRoute,
 } from "@agentsvc/session-core";
 import { DownloadRefused, fetchAttachment, plainResponse, webhookRoute } from "@agentsvc/webhook-kit";
-import { type GraphTarget, mediaUrl, postMessage } from "./api.js";
+import { type GraphTarget, mediaUrl, postMessage, uploadMedia } from "./api.js";
 import { approvalInteractive, decisionOf } from "./approval-message.js";
 import { toWhatsApp } from "./format.js";
 import type { FailedStatus, MediaRef, WhatsAppEvent } from "./inbound.js";
@@ -156,6 +157,35 @@ export class WhatsappGateway implements Gateway {
     const messageId = await postMessage(
       this.#target(),
       { ...addressOf(thread), type: "text", text: { body, preview_url: false } },
+      this.#abort.signal,
+    );
+    return messageId ? { messageId } : {};
+  }
+
+  /**
+   * One file of a reply: uploaded to Graph (a media id), then sent as an image (JPEG, PNG), audio,
+   * video (MP4, 3GPP) or document message with the caption (audio takes none: one with a caption
+   * goes as a document, so the words are not lost). A retry uploads again.
+   */
+  async sendFile(thread: string, file: OutboundFile, _options: SendOptions): Promise<SendResult | undefined> {
+    const target = this.#target();
+    const bytes = await file.bytes();
+    const id = await uploadMedia(
+      target,
+      { bytes, contentType: file.contentType, name: file.name },
+      this.#abort.signal,
+    );
+    const type = messageTypeOf(file.contentType, file.caption !== undefined);
+    const caption = file.caption ? { caption: [...file.caption].slice(0, 1024).join("") } : {};
+    const media =
+      type === "document"
+        ? { id, filename: file.name, ...caption }
+        : type === "audio"
+          ? { id }
+          : { id, ...caption };
+    const messageId = await postMessage(
+      target,
+      { ...addressOf(thread), type, [type]: media },
       this.#abort.signal,
     );
     return messageId ? { messageId } : {};
@@ -304,6 +334,14 @@ export class WhatsappGateway implements Gateway {
       return `${closed}; template ${name} could not be sent`;
     }
   }
+}
+
+/** The message type a file goes as (https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#supported-media-types). */
+function messageTypeOf(contentType: string, captioned: boolean): "image" | "audio" | "video" | "document" {
+  if (contentType === "image/jpeg" || contentType === "image/png") return "image";
+  if (/^video\/(mp4|3gpp)$/.test(contentType)) return "video";
+  if (/^audio\/(aac|amr|mpeg|mp4|ogg)$/.test(contentType) && !captioned) return "audio";
+  return "document";
 }
 
 export const createGateway: GatewayFactory<WhatsappGatewayOptions> = (options) =>

@@ -39,6 +39,8 @@ export interface WhatsAppSent {
   interactiveType?: "button" | "list";
   /** Template name and language of a `template` message. */
   template?: { name: string; language: string };
+  /** The uploaded media of an image, audio, video or document message (its caption is `text`). */
+  media?: { id: string; filename?: string };
   body: Record<string, unknown>;
 }
 
@@ -105,6 +107,8 @@ export class FakeWhatsApp extends HttpFake {
   /** Downloads of each media id's URL with the token (the bytes were served). */
   readonly mediaDownloads = new Map<string, number>();
   readonly #media = new Map<string, HostedMedia>();
+  /** Files the bot uploaded (POST /<version>/<phone number id>/media), by media id. */
+  readonly uploads = new Map<string, { bytes: Buffer; type: string; name: string }>();
   readonly sent: WhatsAppSent[] = [];
   /** Users (phone number or BSUID) whose 24-hour window is closed: a text to them fails by webhook with 131047. */
   readonly windowClosed = new Set<string>();
@@ -309,6 +313,24 @@ export class FakeWhatsApp extends HttpFake {
     return callWebhook(url.toString(), "", {}, "GET");
   }
 
+  async #upload(req: IncomingMessage, body: Buffer, res: ServerResponse): Promise<void> {
+    if (req.headers.authorization !== `Bearer ${this.#options.accessToken}`)
+      return graphError(res, 401, 190, "Invalid OAuth access token.");
+    let form: FormData;
+    try {
+      const type = req.headers["content-type"] ?? "";
+      form = await new Response(new Uint8Array(body), { headers: { "content-type": type } }).formData();
+    } catch {
+      return graphError(res, 400, 100, "Invalid multipart body");
+    }
+    const problem = uploadProblem(form);
+    if (problem) return graphError(res, 400, 131053, problem);
+    const file = form.get("file") as File;
+    const id = String(2_000_000_000_000_000 + this.uploads.size + 1);
+    this.uploads.set(id, { bytes: Buffer.from(await file.arrayBuffer()), type: file.type, name: file.name });
+    answerJson(res, 200, { id });
+  }
+
   protected async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readBody(req);
     const path = new URL(req.url ?? "/", "http://x").pathname;
@@ -351,6 +373,8 @@ export class FakeWhatsApp extends HttpFake {
       res.writeHead(200, { "content-type": m.mime, "content-length": m.bytes.length }).end(m.bytes);
       return;
     }
+    if (req.method === "POST" && path === `/${apiVersion}/${phoneNumberId}/media`)
+      return this.#upload(req, body, res);
     if (req.method !== "POST" || path !== `/${apiVersion}/${phoneNumberId}/messages`)
       return graphError(res, 404, 100, `Unknown path components: ${path}`);
     this.calls += 1;
@@ -368,7 +392,7 @@ export class FakeWhatsApp extends HttpFake {
     } catch {
       return graphError(res, 400, 100, "Invalid JSON");
     }
-    const problem = checkMessage(json);
+    const problem = checkMessage(json, this.uploads);
     if (problem) return graphError(res, 400, 100, problem);
     const sent = recordOf(json);
     this.sent.push(sent);
@@ -394,7 +418,28 @@ function graphError(res: ServerResponse, status: number, code: number, message: 
 }
 
 /** The platform's own limits; a message breaking one is refused with 400 like Meta does. */
-function checkMessage(m: Json): string | undefined {
+/**
+ * An upload (https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#upload-media):
+ * multipart `messaging_product=whatsapp`, `type`, `file`; answers `{ id }`. Limits per
+ * https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#supported-media-types :
+ * images (JPEG, PNG) 5 MB, audio and video 16 MB, documents 100 MB.
+ */
+const UPLOAD_LIMITS: [RegExp, number][] = [
+  [/^image\/(jpeg|png)$/, 5 * 1024 * 1024],
+  [/^(audio|video)\//, 16 * 1024 * 1024],
+  [/./, 100 * 1024 * 1024],
+];
+
+function uploadProblem(form: FormData): string | undefined {
+  if (form.get("messaging_product") !== "whatsapp") return "messaging_product must be whatsapp";
+  const file = form.get("file");
+  if (!file || typeof file === "string") return "file is required";
+  const limit = UPLOAD_LIMITS.find(([re]) => re.test(file.type))?.[1] ?? 0;
+  if (file.size > limit) return `file is larger than ${limit} bytes for ${file.type}`;
+  return undefined;
+}
+
+function checkMessage(m: Json, uploads: Map<string, unknown>): string | undefined {
   if (m.messaging_product !== "whatsapp") return "messaging_product must be whatsapp";
   // `to` (phone number) or `recipient` (business-scoped user id); `to` wins when both are given.
   const address = m.to ?? m.recipient;
@@ -411,6 +456,14 @@ function checkMessage(m: Json): string | undefined {
     const body = (m.text as Json | undefined)?.body;
     if (typeof body !== "string" || body.length === 0) return "text.body is required";
     if (body.length > 4096) return "text.body is longer than 4096 characters";
+    return undefined;
+  }
+  if (m.type === "image" || m.type === "document" || m.type === "audio" || m.type === "video") {
+    const media = m[m.type] as Json | undefined;
+    if (typeof media?.id !== "string" || !uploads.has(media.id))
+      return `${m.type}.id is not an uploaded media id`;
+    if (media.caption !== undefined && (m.type === "audio" || String(media.caption).length > 1024))
+      return "caption is not allowed or longer than 1024 characters";
     return undefined;
   }
   if (m.type !== "interactive") return `unsupported type ${String(m.type)}`;
@@ -449,6 +502,22 @@ function recordOf(m: Json): WhatsAppSent {
       text: "",
       options: [],
       template: { name: t.name as string, language: (t.language as Json).code as string },
+      body: m,
+    };
+  }
+  if (m.type === "image" || m.type === "document" || m.type === "audio" || m.type === "video") {
+    const media = m[m.type] as Json;
+    return {
+      id,
+      to,
+      addressedBy,
+      type: m.type,
+      text: typeof media.caption === "string" ? media.caption : "",
+      options: [],
+      media: {
+        id: media.id as string,
+        ...(typeof media.filename === "string" ? { filename: media.filename } : {}),
+      },
       body: m,
     };
   }
