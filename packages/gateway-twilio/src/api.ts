@@ -25,8 +25,11 @@ export async function createMessage(
   to: string,
   body: string,
   signal?: AbortSignal,
+  /** A public URL Twilio fetches the file from (an MMS; https://www.twilio.com/docs/messaging/api/message-resource#create-a-message-resource). */
+  mediaUrl?: string,
 ): Promise<string | undefined> {
   const form = new URLSearchParams({ To: to, Body: body });
+  if (mediaUrl) form.set("MediaUrl", mediaUrl);
   if (target.messagingServiceSid) form.set("MessagingServiceSid", target.messagingServiceSid);
   else form.set("From", target.from);
   const base = target.apiBaseUrl.replace(/\/$/, "");

@@ -5,9 +5,11 @@
 import {
   type AttachmentKind,
   type AttachmentRef,
+  fileNote,
   type Gateway,
   type GatewayCapabilities,
   type GatewayContext,
+  type OutboundFile,
   type GatewayFactory,
   readSecrets,
   type SendOptions,
@@ -134,6 +136,19 @@ export class TwilioGateway implements Gateway {
   async send(thread: string, text: string, _options: SendOptions): Promise<SendResult | undefined> {
     if (!this.#target || !this.#context) throw new Error("twilio gateway is not started");
     const sid = await createMessage(this.#target, thread, text, this.#abort.signal);
+    return sid ? { messageId: sid } : {};
+  }
+
+  /**
+   * One file of a reply as an MMS: Twilio fetches it from `MediaUrl`, the service's signed
+   * short-lived URL of the file, with the caption as the Body. Without such a URL (no public base
+   * URL configured) the file goes as a text note naming it.
+   */
+  async sendFile(thread: string, file: OutboundFile, options: SendOptions): Promise<SendResult | undefined> {
+    if (!this.#target || !this.#context) throw new Error("twilio gateway is not started");
+    if (!file.url) return this.send(thread, fileNote(file), options);
+    const caption = file.caption ? [...file.caption].slice(0, MESSAGE_LIMIT).join("") : "";
+    const sid = await createMessage(this.#target, thread, caption, this.#abort.signal, file.url);
     return sid ? { messageId: sid } : {};
   }
 

@@ -21,6 +21,8 @@ export interface TwilioSent {
   sid: string;
   to: string;
   body: string;
+  /** `MediaUrl` parameters of an MMS (the files Twilio fetches). */
+  mediaUrls?: string[];
   from?: string;
   messagingServiceSid?: string;
 }
@@ -195,7 +197,12 @@ export class FakeTwilio extends HttpFake {
     if (!to) return twilioError(res, 400, 21604, "A 'To' phone number is required.");
     if (!from && !messagingServiceSid)
       return twilioError(res, 400, 21603, "A 'From' phone number is required.");
-    if (body === "") return twilioError(res, 400, 21602, "Message body is required.");
+    const mediaUrls = form.getAll("MediaUrl");
+    // Body or MediaUrl is required (https://www.twilio.com/docs/errors/21602); at most 10 files.
+    if (body === "" && mediaUrls.length === 0)
+      return twilioError(res, 400, 21602, "Message body is required.");
+    if (mediaUrls.length > 10)
+      return twilioError(res, 400, 21623, "Number of media files exceeds allowed limit.");
     if ([...body].length > 1600)
       return twilioError(res, 400, 21617, "The concatenated message body exceeds the 1600 character limit.");
     const sid = `SM${randomBytes(16).toString("hex")}`;
@@ -203,6 +210,7 @@ export class FakeTwilio extends HttpFake {
       sid,
       to,
       body,
+      ...(mediaUrls.length > 0 ? { mediaUrls } : {}),
       ...(from ? { from } : {}),
       ...(messagingServiceSid ? { messagingServiceSid } : {}),
     });
