@@ -3,7 +3,7 @@
 // `&gt;` (the only three escapes). Headings are bold lines, tables a code block.
 import type { Nodes } from "mdast";
 import { toString as plain } from "mdast-util-to-string";
-import { indentRest, joinBlocks, markerOf, type Parsed, parseMarkdown, sourceOf } from "./parse.js";
+import { itemBody, joinBlocks, markerOf, type Parsed, parseMarkdown, sourceOf } from "./parse.js";
 import { tableText } from "./table.js";
 
 export const escapeMrkdwn = (s: string) =>
@@ -52,7 +52,7 @@ function render(doc: Parsed, node: Nodes): string {
     case "listItem": {
       const marker = markerOf(doc, node);
       const check = node.checked === true ? "☑ " : node.checked === false ? "☐ " : "";
-      return `${marker} ${check}${indentRest(blocks(node), marker.length + 1)}`;
+      return `${marker} ${check}${itemBody(doc, node.children, marker.length + 1, (c) => render(doc, c))}`;
     }
     case "table":
       return `\`\`\`\n${escapeMrkdwn(tableText(node))}\n\`\`\``;

@@ -56,7 +56,21 @@ export function markerOf(doc: Parsed, item: Nodes): string {
   return /^\s*([-*+]|\d{1,9}[.)])/.exec(doc.source.slice(start, start + 12))?.[1] ?? "-";
 }
 
-/** Lines after the first indented by `width` spaces: a list item's continuation. */
-export function indentRest(text: string, width: number): string {
-  return text.replace(/\n(?=[^\n])/g, `\n${" ".repeat(width)}`);
+/**
+ * A list item's blocks after its marker: the first as rendered (a paragraph's own line breaks stay
+ * as the model wrote them, lazy lines included), the following ones (a nested list, a second
+ * paragraph) indented by `width` spaces under the marker.
+ */
+export function itemBody(
+  doc: Parsed,
+  nodes: readonly Nodes[],
+  width: number,
+  render: (node: Nodes) => string,
+): string {
+  const [first, ...rest] = nodes;
+  if (!first) return "";
+  const head = render(first);
+  if (rest.length === 0) return head;
+  const tail = joinBlocks(doc, rest, render).replace(/^(?=[^\n])/gm, " ".repeat(width));
+  return `${head}${gapBetween(doc, first, rest[0] as Nodes)}${tail}`;
 }

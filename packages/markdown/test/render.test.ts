@@ -2,7 +2,7 @@
 // emphasis, code spans holding backticks, tables, lists, and escaping of what the model typed.
 import { parseTelegramHtml } from "@agentsvc/testkit";
 import { describe, expect, it } from "vitest";
-import { toMailText, toMrkdwn, toTelegramHtml } from "../src/index.js";
+import { toMailText, toMrkdwn, toPlainText, toTelegramHtml, toWhatsApp } from "../src/index.js";
 
 const MERCURY = "see [Mercury](https://en.wikipedia.org/wiki/Mercury_(planet)) now";
 
@@ -13,6 +13,11 @@ describe("links with balanced parentheses", () => {
     );
     expect(toMrkdwn(MERCURY)).toBe("see <https://en.wikipedia.org/wiki/Mercury_(planet)|Mercury> now");
     expect(toMailText(MERCURY)).toBe("see Mercury <https://en.wikipedia.org/wiki/Mercury_(planet)> now");
+  });
+
+  it("are spelled out whole on WhatsApp and SMS", () => {
+    expect(toWhatsApp(MERCURY)).toBe("see Mercury (https://en.wikipedia.org/wiki/Mercury_(planet)) now");
+    expect(toPlainText(MERCURY)).toBe("see Mercury (https://en.wikipedia.org/wiki/Mercury_(planet)) now");
   });
 
   it("a link inside a code span stays code", () => {
@@ -27,6 +32,8 @@ describe("emphasis and code", () => {
       "<b>bold <i>and it</i></b> <s>gone <i>x</i></s>",
     );
     expect(toMrkdwn("**bold _and it_** ~~gone *x*~~")).toBe("*bold _and it_* ~gone _x_~");
+    expect(toWhatsApp("**bold _and it_** ~~gone *x*~~")).toBe("*bold _and it_* ~gone _x_~");
+    expect(toPlainText("**bold _and it_** ~~gone *x*~~")).toBe("bold and it gone x");
   });
 
   it("keeps backticks inside a code span opened with two", () => {
@@ -69,5 +76,6 @@ describe("tables and lists", () => {
     const md = "1. one\n   - inner\n2. two\n\n- [ ] todo\n- [x] done";
     expect(toTelegramHtml(md)).toBe("1. one\n   - inner\n2. two\n\n- ☐ todo\n- ☑ done");
     expect(toMrkdwn(md)).toBe("1. one\n   - inner\n2. two\n\n- ☐ todo\n- ☑ done");
+    expect(toPlainText(md)).toBe("1. one\n   - inner\n2. two\n\n- ☐ todo\n- ☑ done");
   });
 });
