@@ -23,6 +23,7 @@ afterAll(async () => {
   databases.clear();
   const s = server;
   server = undefined;
+  migrated = undefined;
   await (await s)?.stop();
 });
 
@@ -41,6 +42,33 @@ export const sqliteDriver: StoreDriver = {
   open: async (options = {}) => openStore(options),
 };
 
+/**
+ * A database of the file's server migrated to the current schema, which every test's database is a
+ * copy of (`CREATE DATABASE ... TEMPLATE`): running every schema step per test was most of a test.
+ */
+let migrated: Promise<string> | undefined;
+async function migratedTemplate(s: TestPostgres): Promise<string> {
+  const name = `migrated_${process.pid}`;
+  const url = await s.createDatabase(name);
+  const db = await openPostgres(url, tempRoot(), {});
+  db.close();
+  await db.closedSettled; // a template must have no connections
+  return name;
+}
+
+function openPostgres(url: string, appRoot: string, options: Partial<ChatDbOptions>): Promise<ChatDb> {
+  return openPostgresChatDb({
+    name: "main",
+    datasource: { type: "postgres", urlEnvVar: "CHAT_STORE_TEST_URL", pool: 4 },
+    appRoot,
+    env: { CHAT_STORE_TEST_URL: url },
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.throttle ? { throttle: options.throttle } : {}),
+    ...(options.blobs ? { blobs: options.blobs } : {}),
+    ...(options.sessionTimeoutMs !== undefined ? { sessionTimeoutMs: options.sessionTimeoutMs } : {}),
+  });
+}
+
 export const postgresDriver: StoreDriver = {
   name: "postgres",
   missing: postgresMissing,
@@ -49,19 +77,13 @@ export const postgresDriver: StoreDriver = {
     let url = databases.get(appRoot);
     if (!url) {
       server ??= startPostgres();
-      url = server.then((s) => s.createDatabase());
+      url = server.then(async (s) => {
+        migrated ??= migratedTemplate(s);
+        return s.createDatabase(undefined, { template: await migrated });
+      });
       databases.set(appRoot, url);
     }
-    const db = await openPostgresChatDb({
-      name: "main",
-      datasource: { type: "postgres", urlEnvVar: "CHAT_STORE_TEST_URL", pool: 4 },
-      appRoot,
-      env: { CHAT_STORE_TEST_URL: await url },
-      ...(options.now ? { now: options.now } : {}),
-      ...(options.throttle ? { throttle: options.throttle } : {}),
-      ...(options.blobs ? { blobs: options.blobs } : {}),
-      ...(options.sessionTimeoutMs !== undefined ? { sessionTimeoutMs: options.sessionTimeoutMs } : {}),
-    });
+    const db = await openPostgres(await url, appRoot, options);
     open.push(db);
     return db;
   },

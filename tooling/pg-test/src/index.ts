@@ -24,8 +24,11 @@ export interface TestPostgres {
   /** `postgres://postgres@127.0.0.1:<port>/postgres`. */
   readonly url: string;
   readonly port: number;
-  /** A new empty database on this server; returns its connection string. */
-  createDatabase(name?: string): Promise<string>;
+  /**
+   * A new database on this server, empty or a copy of `options.template` (a database of this server
+   * nobody is connected to); returns its connection string.
+   */
+  createDatabase(name?: string, options?: { template?: string }): Promise<string>;
   /**
    * A login role that must give its password (scram-sha-256 from 127.0.0.1; other roles keep trust),
    * in effect when this resolves.
@@ -164,12 +167,14 @@ export async function startPostgres(
   return {
     url,
     port,
-    async createDatabase(name) {
+    async createDatabase(name, options = {}) {
       const db = name ?? `t${process.pid}_${++n}_${Date.now().toString(36)}`;
-      if (!/^[a-z_][a-z0-9_]*$/.test(db)) throw new Error(`bad database name "${db}"`);
+      for (const id of [db, options.template ?? db])
+        if (!/^[a-z_][a-z0-9_]*$/.test(id)) throw new Error(`bad database name "${id}"`);
+      const create = `CREATE DATABASE ${db}${options.template ? ` TEMPLATE ${options.template}` : ""}`;
       execFileSync(
         join(bin, "psql"),
-        ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-q", "-c", `CREATE DATABASE ${db}`],
+        ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-q", "-c", create],
         { stdio: "pipe" },
       );
       return `postgres://postgres@127.0.0.1:${port}/${db}`;
