@@ -22,6 +22,8 @@ export interface OutgoingMail {
   messageId: string;
   inReplyTo?: string;
   references?: string[];
+  /** MIME attachments (a reply's files). */
+  attachments?: { filename: string; content: Buffer; contentType: string }[];
 }
 
 export function smtpTransport(settings: SmtpSettings) {
@@ -63,6 +65,7 @@ export async function sendMail(
       messageId: mail.messageId,
       ...(mail.inReplyTo ? { inReplyTo: mail.inReplyTo } : {}),
       ...(mail.references?.length ? { references: mail.references } : {}),
+      ...(mail.attachments?.length ? { attachments: mail.attachments } : {}),
       // RFC 3834: other bots and vacation responders do not answer this mail.
       headers: { "Auto-Submitted": "auto-replied", "X-Auto-Response-Suppress": "All" },
     });

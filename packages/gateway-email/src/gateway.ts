@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto";
 import {
   Backoff,
+  fileNote,
   type Gateway,
   type GatewayCapabilities,
   type GatewayContext,
@@ -12,6 +13,7 @@ import {
   GatewaySendError,
   type InteractionView,
   matchDecisionText,
+  type OutboundFile,
   readSecrets,
   type SendOptions,
   type SendResult,
@@ -21,7 +23,7 @@ import { type Cursor, type Handled, ImapLoginError, ImapReader } from "./connect
 import { markdownToMail } from "./format.js";
 import { decisionText, ignoreReason, mailFacts } from "./inbound.js";
 import { judgeSender, receivedAuthResults } from "./sender-auth.js";
-import { sendMail, smtpTransport } from "./api.js";
+import { type OutgoingMail, sendMail, smtpTransport } from "./api.js";
 import { domainOf, keepReferences, replySubject, requestTag } from "./thread.js";
 import { readCaFile } from "./tls.js";
 
@@ -168,6 +170,26 @@ export class EmailGateway implements Gateway {
   }
 
   async send(thread: string, text: string, options: SendOptions): Promise<SendResult> {
+    return this.#mail(thread, text, options);
+  }
+
+  /**
+   * One file of a reply as a MIME attachment of a reply in the same conversation (threaded like a
+   * text piece), the caption as the body. A retry carries the same Message-ID.
+   */
+  async sendFile(thread: string, file: OutboundFile, options: SendOptions): Promise<SendResult> {
+    const content = await file.bytes();
+    return this.#mail(thread, file.caption ?? fileNote(file), options, [
+      { filename: file.name, content, contentType: file.contentType },
+    ]);
+  }
+
+  async #mail(
+    thread: string,
+    text: string,
+    options: SendOptions,
+    attachments?: OutgoingMail["attachments"],
+  ): Promise<SendResult> {
     const ctx = this.#context();
     const transport = this.#transport;
     if (!transport) throw new Error("email gateway is not started");
@@ -193,6 +215,7 @@ export class EmailGateway implements Gateway {
       messageId,
       ...(info.inReplyTo ? { inReplyTo: info.inReplyTo } : {}),
       ...(info.references ? { references: info.references } : {}),
+      ...(attachments ? { attachments } : {}),
     });
     await ctx.state.set(`msg:${messageId}`, thread);
     // The open request of this conversation: a reply without the subject tag may still decide it.
