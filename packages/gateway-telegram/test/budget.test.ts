@@ -17,7 +17,7 @@ describe("telegram: budget_exceeded", () => {
 
   it("a sender past the budget gets one line saying so and when to try again; no turn reaches the model", async () => {
     h = await telegramHarness();
-    rig = await startSessionRig(h.gateway());
+    rig = await startSessionRig(await h.gateway());
     const spent: ModelMeter = {
       admit: async () => ({
         code: "budget_exceeded",
