@@ -45,6 +45,7 @@ import { StoreSet } from "./stores.js";
 import { requireApiKeys } from "./api-keys.js";
 import { installCommand } from "./install-command.js";
 import { namingEntry } from "./entry-errors.js";
+import { mountFileRoute } from "./file-route.js";
 
 export interface ServerOptions {
   /** Where `*EnvVar` values are read, once, here at start-up. Default `process.env`. */
@@ -244,6 +245,7 @@ export async function createServer(project: Project, options: ServerOptions = {}
     }
     if (gateways.httpRoutes) app.route("/", gateways.httpRoutes);
     mountWebhooks(app, gateways.gateways, project.config.publicBaseUrl);
+    if (gateways.files) mountFileRoute(app, gateways.files.urls, gateways.files.blobs);
     const routes: GatewayRoute[] = gateways.gateways.map((g) => {
       const webhookPath = g.webhooks?.length
         ? `/webhooks/${g.type}`

@@ -19,10 +19,13 @@ import {
   createGatewaySession,
   loadAdapterPackage,
   type SenderAccessOptions,
+  type SessionBlobs,
 } from "@agentsvc/session-core";
 import type { Hono } from "hono";
 import type { Logger } from "pino";
 import { adapterLoadError } from "./install-command.js";
+import { fileUrlsFor } from "./file-route.js";
+import type { FileUrls } from "@agentsvc/webhook-kit";
 
 type Entry = ChannelEntry | PushGatewayEntry;
 const CHANNEL_TYPES = new Set(["mock", "cli", "http"]);
@@ -57,6 +60,8 @@ async function gatewayFor(entry: Entry, project: Project, env: NodeJS.ProcessEnv
 
 export interface GatewayWiring {
   session: GatewaySession;
+  /** Signed file URLs (a public base URL is configured): mount their route. */
+  files?: { urls: FileUrls; blobs: SessionBlobs };
   /** The `http` channel adapters' routes (`/gateways/...`, `/interactions/...`), when any exists. */
   httpRoutes?: Hono;
   /** Every registered gateway (webhook gateways' routes are mounted from these). */
@@ -110,9 +115,11 @@ export async function wireGateways(input: {
   // Webui runs are answered in the page (/pending, /resume); only gateway and agent-route runs go to the session.
   const ownsRun = (run: SuspendedRun) =>
     run.options.origin !== undefined || run.options.userId === AGENT_ROUTE_USER;
+  const files = fileUrlsFor(project.config.publicBaseUrl, env);
   const session = createGatewaySession({
     runs,
     store: db,
+    ...(files ? { outbox: { fileUrl: (file) => files.sign(file) } } : {}),
     registry,
     agent,
     entries: refs,
@@ -135,7 +142,8 @@ export async function wireGateways(input: {
     httpRoutes = handler(http);
   }
   const gateways = registry.list();
-  return httpRoutes ? { session, httpRoutes, gateways } : { session, gateways };
+  const wiring: GatewayWiring = httpRoutes ? { session, httpRoutes, gateways } : { session, gateways };
+  return files ? { ...wiring, files: { urls: files, blobs: db.blobs } } : wiring;
 }
 
 /** The identity of runs started through an `exposes: agent` route (no sign-in there). */
