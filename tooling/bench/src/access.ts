@@ -10,14 +10,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineAgent, RunManager } from "@agentsvc/agent-core";
 import { ChatDb } from "@agentsvc/chat-store";
-import {
-  createGatewaySession,
-  type Gateway,
-  GatewayRegistry,
-  type SenderAccessOptions,
-} from "@agentsvc/session-core";
+import { createGatewaySession, GatewayRegistry, type SenderAccessOptions } from "@agentsvc/session-core";
 import { pino } from "pino";
-import { fmt, type Row } from "./stats.ts";
+import { countingSink, onOffRow, type Throughput } from "./counting-sink.ts";
+import type { Row } from "./stats.ts";
 
 const MESSAGES = Number(process.env.BENCH_ACCESS_MESSAGES ?? 2000);
 const SENDERS = 200;
@@ -34,32 +30,12 @@ const ACCESS: SenderAccessOptions = {
   ...(MODE === "all" ? { gatewayRateLimit: { messages: 1_000_000, perSeconds: 3600 } } : {}),
 };
 
-function sink(): Gateway & { sent: number } {
-  let sent = 0;
-  return {
-    kind: "push",
-    type: "bench",
-    name: "bench",
-    capabilities: { threads: true, interactiveActions: false },
-    messageLimit: 4000,
-    async start() {},
-    async stop() {},
-    async send() {
-      sent++;
-      return { messageId: `m${sent}` };
-    },
-    get sent() {
-      return sent;
-    },
-  };
-}
-
 async function round(access: SenderAccessOptions | undefined): Promise<{ ingest: number; e2e: number }> {
   const root = mkdtempSync(join(tmpdir(), "agentsvc-bench-access-"));
   const db = ChatDb.open({ appRoot: root, path: "./chat.db" });
   const logger = pino({ level: "silent" });
   const registry = new GatewayRegistry(logger);
-  const gateway = sink();
+  const gateway = countingSink();
   registry.register(gateway);
   const agent = defineAgent({ name: "bench", model: { provider: "demo", script: [{ text: "ok" }] } });
   const runs = new RunManager({
@@ -109,26 +85,14 @@ async function round(access: SenderAccessOptions | undefined): Promise<{ ingest:
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-
 export async function benchAccess(): Promise<Row[]> {
-  const off: { ingest: number; e2e: number }[] = [];
-  const on: { ingest: number; e2e: number }[] = [];
+  const off: Throughput[] = [];
+  const on: Throughput[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     off.push(await round(undefined));
     on.push(await round(ACCESS));
   }
-  const row = (metric: string, k: "ingest" | "e2e"): Row => {
-    const a = median(on.map((r) => r[k]));
-    const b = median(off.map((r) => r[k]));
-    return {
-      metric,
-      value: `${fmt(a, 0)} msg/s`,
-      baseline: `${fmt(b, 0)} msg/s`,
-      ratio: fmt(a / b),
-      target: ">= 0.9",
-    };
-  };
+  const row = (metric: string, k: keyof Throughput): Row => onOffRow(metric, k, on, off);
   return [
     row(
       `ingest, ${MESSAGES} messages from ${SENDERS} senders at ${CONCURRENCY} (access on vs off)`,

@@ -10,39 +10,20 @@ import { join } from "node:path";
 import { defineAgent, RunManager } from "@agentsvc/agent-core";
 import { ChatDb } from "@agentsvc/chat-store";
 import { type ScheduleDef, ScheduleRunner } from "@agentsvc/scheduler";
-import { createGatewaySession, type Gateway, GatewayRegistry } from "@agentsvc/session-core";
+import { createGatewaySession, GatewayRegistry } from "@agentsvc/session-core";
 import { pino } from "pino";
+import { countingSink } from "./counting-sink.ts";
 import { fmt, type Row } from "./stats.ts";
 
 const SCHEDULES = Number(process.env.BENCH_SCHEDULES ?? 1000);
 const MINUTE = 60_000;
-
-function sink(): Gateway & { sent: number } {
-  let sent = 0;
-  return {
-    kind: "push",
-    type: "bench",
-    name: "bench",
-    capabilities: { threads: true, interactiveActions: false },
-    messageLimit: 4000,
-    async start() {},
-    async stop() {},
-    async send() {
-      sent++;
-      return { messageId: `m${sent}` };
-    },
-    get sent() {
-      return sent;
-    },
-  };
-}
 
 async function round(scheduled: boolean): Promise<{ seconds: number; idleRss: number; peakRss: number }> {
   const root = mkdtempSync(join(tmpdir(), "agentsvc-bench-schedules-"));
   const db = ChatDb.open({ appRoot: root, path: "./chat.db" });
   const logger = pino({ level: "silent" });
   const registry = new GatewayRegistry(logger);
-  const gateway = sink();
+  const gateway = countingSink();
   registry.register(gateway);
   const agent = defineAgent({ name: "bench", model: { provider: "demo", script: [{ text: "digest" }] } });
   const runs = new RunManager({
