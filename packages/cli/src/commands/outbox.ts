@@ -7,6 +7,7 @@ import type { ChatDb, OutboxRecord } from "@agentsvc/chat-store";
 import type { Project } from "@agentsvc/config-schema";
 import { type Command, type CommandContext, EXIT_FAIL, EXIT_OK, EXIT_USAGE } from "../command.js";
 import { escapeControls } from "../io.js";
+import { readAction, usageError } from "../verb-action.js";
 import { printIssues } from "../report.js";
 
 const ACTIONS = ["list", "retry", "drop"] as const;
@@ -38,13 +39,9 @@ export const outboxCommand: Command = {
   ].join("\n"),
   async run(ctx) {
     const { values, positionals, print } = ctx;
-    const action = positionals[0];
-    const fail = (text: string, code = EXIT_USAGE) => {
-      print.err(`${print.style("err", "red", "error")} ${text}`);
-      return code;
-    };
-    if (!ACTIONS.includes(action as (typeof ACTIONS)[number]))
-      return fail(`expected list, retry or drop (got ${action === undefined ? "nothing" : `"${action}"`})`);
+    const fail = usageError(print);
+    const action = readAction(ctx, ACTIONS);
+    if (action === undefined) return EXIT_USAGE;
     const id = positionals[1] === undefined ? undefined : Number(positionals[1]);
     if (id !== undefined && (!Number.isInteger(id) || id <= 0))
       return fail(`<id>: expected a positive integer (got "${positionals[1]}")`);

@@ -4,6 +4,7 @@
 import type { ApprovedSender, PairingRecord } from "@agentsvc/chat-store";
 import { type Command, type CommandContext, EXIT_FAIL, EXIT_OK, EXIT_USAGE } from "../command.js";
 import { escapeControls } from "../io.js";
+import { readAction, usageError } from "../verb-action.js";
 import { openStore } from "./outbox.js";
 
 const ACTIONS = ["list", "approve", "deny", "revoke"] as const;
@@ -25,15 +26,9 @@ export const pairingCommand: Command = {
   ].join("\n"),
   async run(ctx) {
     const { positionals, print } = ctx;
-    const action = positionals[0];
-    const fail = (text: string, code = EXIT_USAGE) => {
-      print.err(`${print.style("err", "red", "error")} ${text}`);
-      return code;
-    };
-    if (!ACTIONS.includes(action as (typeof ACTIONS)[number]))
-      return fail(
-        `expected list, approve, deny or revoke (got ${action === undefined ? "nothing" : `"${action}"`})`,
-      );
+    const fail = usageError(print);
+    const action = readAction(ctx, ACTIONS);
+    if (action === undefined) return EXIT_USAGE;
     const args = positionals.slice(1);
     const wanted = action === "list" ? 0 : action === "revoke" ? 2 : 1;
     if (args.length !== wanted) {

@@ -6,6 +6,7 @@ import type { TickRow } from "@agentsvc/chat-store";
 import type { ScheduleEntry } from "@agentsvc/config-schema";
 import { type Command, type CommandContext, EXIT_FAIL, EXIT_OK, EXIT_USAGE } from "../command.js";
 import { escapeControls } from "../io.js";
+import { readAction, usageError } from "../verb-action.js";
 import { openStore } from "./outbox.js";
 
 const ACTIONS = ["list", "run", "pause", "resume"] as const;
@@ -26,15 +27,9 @@ export const schedulesCommand: Command = {
   ].join("\n"),
   async run(ctx) {
     const { positionals, print } = ctx;
-    const action = positionals[0];
-    const fail = (text: string, code = EXIT_USAGE) => {
-      print.err(`${print.style("err", "red", "error")} ${text}`);
-      return code;
-    };
-    if (!ACTIONS.includes(action as (typeof ACTIONS)[number]))
-      return fail(
-        `expected list, run, pause or resume (got ${action === undefined ? "nothing" : `"${escapeControls(action)}"`})`,
-      );
+    const fail = usageError(print);
+    const action = readAction(ctx, ACTIONS);
+    if (action === undefined) return EXIT_USAGE;
     const args = positionals.slice(1);
     if (action === "list" ? args.length !== 0 : args.length !== 1)
       return fail(action === "list" ? "list takes no argument" : `${action} <name>`);
