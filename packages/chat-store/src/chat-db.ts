@@ -15,7 +15,7 @@ import { SeenTokens } from "./seen-tokens.js";
 import { ScheduleTicks } from "./schedules.js";
 import { SenderAccess } from "./sender-access.js";
 import { UsageLedger } from "./usage-ledger.js";
-import { BlobStore } from "./blobs.js";
+import { type BlobOptions, BlobStore } from "./blobs.js";
 import { Interactions } from "./interactions.js";
 import { type CreateMemoryOptions, SqliteMemory } from "./memory.js";
 import { type MigrationReport, type MigrationStep, readSchemaVersion, runMigrations } from "./migrations.js";
@@ -70,6 +70,8 @@ export interface ChatDbOptions {
   migrations?: readonly MigrationStep[];
   /** @internal tests: a different driver load result. */
   driver?: DriverLoad;
+  /** Byte cap and retention period of stored files (blobs.ts). */
+  blobs?: BlobOptions;
 }
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 1000;

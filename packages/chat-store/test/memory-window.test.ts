@@ -4,6 +4,7 @@ import {
   createDemoModel,
   defineAgent,
   type Message,
+  type ResolvedModel,
   RunManager,
   type RunManagerOptions,
   SUMMARY_PREFIX,
@@ -12,7 +13,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { ChatDb } from "../src/index.js";
 import { eachDriver, tempRoot } from "./helpers.js";
 
-type Model = NonNullable<RunManagerOptions["model"]>;
+type Model = Exclude<NonNullable<RunManagerOptions["model"]>, ResolvedModel>;
 type CallOptions = Parameters<Model["doStream"]>[0];
 
 const A = { userId: "alice", conversationId: "long" };

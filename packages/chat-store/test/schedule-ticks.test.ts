@@ -50,14 +50,14 @@ eachDriver((driver) => {
         dedupKey: "schedule:d:1",
         thread: "42",
         text: "p",
-        origin: {},
+        origin: { gateway: "telegram", thread: "42" },
       });
       const other = await db.inbox.accept({
         gateway: "telegram",
         dedupKey: "x",
         thread: "42",
         text: "p",
-        origin: {},
+        origin: { gateway: "telegram", thread: "42" },
       });
       if (!first.accepted || !other.accepted) throw new Error("not accepted");
       await db.outbox.enqueue([
