@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { open } from "node:fs/promises";
 import type { StoreContext } from "./context.js";
-import { asc, desc, eq, lt, sql } from "./orm.js";
+import { and, asc, desc, eq, inArray, isNotNull, lt, sql } from "./orm.js";
 
 export const BLOB_CHUNK_BYTES = 256 * 1024;
 
@@ -204,36 +204,61 @@ export class BlobStore {
   /**
    * Deletes blobs unused for the retention period, then the least recently used ones while the
    * total exceeds the byte cap; their pieces, transcripts and download records go with them.
+   * A blob a pending file piece or an unfinished message still needs is kept either way (the cap
+   * may stay exceeded until they are done).
    */
   async prune(now = this.ctx.now()): Promise<number> {
     const b = this.t.blobs;
+    const needed = await this.#needed();
     const expired = await this.ctx.run((db) =>
       db
         .select({ sha256: b.sha256 })
         .from(b)
         .where(lt(b.usedAt, now - this.#options.retentionMs)),
     );
-    const doomed = expired.map((r) => r.sha256);
+    const doomed = expired.map((r) => r.sha256).filter((sha256) => !needed.has(sha256));
     const totals = await this.ctx.run((db) =>
       db.select({ total: sql<number>`coalesce(sum(${b.size}), 0)` }).from(b),
     );
     let excess = Number(totals[0]?.total ?? 0) - this.#options.maxBytes;
-    const gone = new Set(doomed);
+    const gone = new Set([...doomed, ...needed]);
     if (excess > 0) {
       const sizes = await this.ctx.run((db) =>
         db.select({ sha256: b.sha256, size: b.size }).from(b).orderBy(asc(b.usedAt), desc(b.size)),
       );
       for (const row of sizes) {
         if (excess <= 0) break;
+        if (needed.has(row.sha256)) continue;
+        excess -= row.size;
         if (!gone.has(row.sha256)) {
-          excess -= row.size;
           gone.add(row.sha256);
           doomed.push(row.sha256);
-        } else excess -= row.size;
+        }
       }
     }
     for (const sha256 of doomed) await this.#delete(sha256);
     return doomed.length;
+  }
+
+  /** Blobs of pending `file` outbox pieces and of messages not yet answered (queued or running). */
+  async #needed(): Promise<Set<string>> {
+    const { outbox: o, inbox: i } = this.t;
+    const pieces = await this.ctx.run((db) =>
+      db
+        .select({ payload: o.payload })
+        .from(o)
+        .where(and(eq(o.kind, "file"), eq(o.status, "pending"))),
+    );
+    const messages = await this.ctx.run((db) =>
+      db
+        .select({ attachments: i.attachments })
+        .from(i)
+        .where(and(inArray(i.status, ["queued", "running"]), isNotNull(i.attachments))),
+    );
+    const needed = new Set<string>();
+    for (const { payload } of pieces) addBlobs(needed, [payload]);
+    for (const { attachments } of messages) addBlobs(needed, attachments);
+    return needed;
   }
 
   async #delete(sha256: string): Promise<void> {
@@ -244,6 +269,24 @@ export class BlobStore {
       await this.ctx.run((db) => db.delete(t.mediaDownloads).where(eq(t.mediaDownloads.sha256, sha256)));
       await this.ctx.run((db) => db.delete(t.blobs).where(eq(t.blobs.sha256, sha256)));
     });
+  }
+}
+
+/** The `blob` of each JSON object (a file piece's payload) or of each entry of a JSON list (attachment refs). */
+function addBlobs(into: Set<string>, stored: unknown): void {
+  const value = typeof stored === "string" ? safeParse(stored) : stored;
+  if (Array.isArray(value)) for (const v of value) addBlobs(into, v);
+  else if (typeof value === "object" && value !== null) {
+    const blob = (value as { blob?: unknown }).blob;
+    if (typeof blob === "string") into.add(blob);
+  }
+}
+
+function safeParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
   }
 }
 

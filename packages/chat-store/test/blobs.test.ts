@@ -80,6 +80,58 @@ eachDriver((driver) => {
       expect(await db.blobs.info(a.sha256)).toBeDefined();
       expect(await db.blobs.info(d.sha256)).toBeDefined();
     });
+    it("keeps a blob a pending file piece or an unfinished message still needs, past the byte cap and the retention period", async () => {
+      const c = clock(Date.now());
+      const db = await driver.open({ now: c.now, blobs: { retentionMs: 10 * DAY, maxBytes: 1500 } });
+      // Oldest first: the ones still needed are the least recently used.
+      const queued = await db.blobs.put(randomBytes(1000), "image/png");
+      c.advance(1);
+      const reply = await db.blobs.put(randomBytes(1000), "application/pdf");
+      c.advance(1);
+      const sent = await db.blobs.put(randomBytes(1000), "application/pdf");
+      c.advance(1);
+      const answered = await db.blobs.put(randomBytes(1000), "image/png");
+      const origin = { gateway: "telegram", thread: "t" };
+      const ref = (sha256: string) => [
+        { blob: sha256, kind: "image" as const, contentType: "image/png", size: 1000 },
+      ];
+      await db.inbox.accept({
+        gateway: "telegram",
+        dedupKey: "m1",
+        thread: "t",
+        text: "",
+        origin,
+        attachments: ref(queued.sha256),
+      });
+      const done = await db.inbox.accept({
+        gateway: "telegram",
+        dedupKey: "m2",
+        thread: "t",
+        text: "",
+        origin,
+        attachments: ref(answered.sha256),
+      });
+      if (done.accepted) await db.inbox.markDone(done.id, "done");
+      const piece = (sha256: string, key: string) => ({
+        gateway: "telegram",
+        thread: "t",
+        idemKey: key,
+        kind: "file" as const,
+        payload: { blob: sha256, name: "r.pdf", contentType: "application/pdf", size: 1000 },
+      });
+      const [, sentId] = await db.outbox.enqueue([piece(reply.sha256, "k1"), piece(sent.sha256, "k2")]);
+      await db.outbox.markSent(sentId as number, "p1");
+      // 4000 bytes over a 1500-byte cap: only the finished ones may go, though they are newer.
+      expect(await db.blobs.prune()).toBe(2);
+      expect(await db.blobs.info(queued.sha256)).toBeDefined();
+      expect(await db.blobs.info(reply.sha256)).toBeDefined();
+      expect(await db.blobs.info(sent.sha256)).toBeUndefined();
+      expect(await db.blobs.info(answered.sha256)).toBeUndefined();
+      // Past the retention period too, they stay while needed.
+      c.advance(10 * DAY + 1);
+      expect(await db.blobs.prune()).toBe(0);
+      expect(await db.blobs.read(queued.sha256)).toBeDefined();
+    });
   });
 
   describe("inbox attachments", () => {
