@@ -274,6 +274,30 @@ export const scheduleState = pgTable("schedule_state", {
   updatedAt: ms("updated_at").notNull(),
 });
 
+/** A reminder a user set from a conversation (the `remind` tool): one-off (`at`) or recurring (`cron`). */
+export const reminders = pgTable(
+  "reminders",
+  {
+    id: autoId("id"),
+    gateway: text("gateway").notNull(),
+    thread: text("thread").notNull(),
+    userId: text("user_id").notNull(),
+    agent: text("agent").notNull(),
+    text: text("text").notNull(),
+    at: ms("at"),
+    cron: text("cron"),
+    timezone: text("timezone").notNull(),
+    meta: text("meta"),
+    createdAt: ms("created_at").notNull(),
+    endedAt: ms("ended_at"),
+    ended: text("ended").$type<"done" | "cancelled">(),
+  },
+  (t) => [
+    index("reminders_user").on(t.gateway, t.userId, t.endedAt),
+    index("reminders_active").on(t.endedAt),
+  ],
+);
+
 /** One stored file, content-addressed (sha256 hex of the bytes); its bytes are in blobChunks. */
 export const blobs = pgTable(
   "blobs",
@@ -343,6 +367,7 @@ export const pgTables = {
   usageLedger,
   scheduleTicks,
   scheduleState,
+  reminders,
   blobs,
   blobChunks,
   mediaDownloads,

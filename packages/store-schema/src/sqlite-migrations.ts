@@ -306,4 +306,27 @@ CREATE INDEX outbox_pending ON outbox (status, next_attempt_at, id);
 CREATE INDEX outbox_thread ON outbox (gateway, thread, id);
 `,
   },
+  {
+    version: 12,
+    name: "reminders: one row per reminder a user set from a conversation (the remind tool)",
+    sql: `
+CREATE TABLE reminders (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  gateway TEXT NOT NULL,
+  thread TEXT NOT NULL,
+  user_id TEXT NOT NULL,
+  agent TEXT NOT NULL,
+  text TEXT NOT NULL,
+  at INTEGER,
+  cron TEXT,
+  timezone TEXT NOT NULL,
+  meta TEXT,
+  created_at INTEGER NOT NULL,
+  ended_at INTEGER,
+  ended TEXT
+);
+CREATE INDEX reminders_user ON reminders (gateway, user_id, ended_at);
+CREATE INDEX reminders_active ON reminders (ended_at);
+`,
+  },
 ];

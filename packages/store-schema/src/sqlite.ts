@@ -264,6 +264,30 @@ export const scheduleState = sqliteTable("schedule_state", {
   updatedAt: integer("updated_at").notNull(),
 });
 
+/** A reminder a user set from a conversation (the `remind` tool): one-off (`at`) or recurring (`cron`). */
+export const reminders = sqliteTable(
+  "reminders",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    gateway: text("gateway").notNull(),
+    thread: text("thread").notNull(),
+    userId: text("user_id").notNull(),
+    agent: text("agent").notNull(),
+    text: text("text").notNull(),
+    at: integer("at"),
+    cron: text("cron"),
+    timezone: text("timezone").notNull(),
+    meta: text("meta"),
+    createdAt: integer("created_at").notNull(),
+    endedAt: integer("ended_at"),
+    ended: text("ended").$type<"done" | "cancelled">(),
+  },
+  (t) => [
+    index("reminders_user").on(t.gateway, t.userId, t.endedAt),
+    index("reminders_active").on(t.endedAt),
+  ],
+);
+
 /** One stored file, content-addressed (sha256 hex of the bytes); its bytes are in blobChunks. */
 export const blobs = sqliteTable(
   "blobs",
@@ -320,6 +344,7 @@ export const sqliteTables = {
   usageLedger,
   scheduleTicks,
   scheduleState,
+  reminders,
   blobs,
   blobChunks,
   mediaDownloads,
