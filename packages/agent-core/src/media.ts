@@ -70,3 +70,28 @@ export function withoutFileBytes(output: unknown): unknown {
     })),
   };
 }
+
+const A_NOUN: Record<AttachmentKind, string> = {
+  image: "an image",
+  audio: "an audio file",
+  video: "a video",
+  document: "a file",
+};
+
+/**
+ * What a model that gets no file parts reads of a user message's stored attachments: one bracketed
+ * line each (kind, name, type, size), or its transcript when there is one. Refused ones are left out.
+ */
+export function attachmentNotes(refs: readonly AttachmentRef[] | undefined): string[] {
+  const notes: string[] = [];
+  for (const r of refs ?? []) {
+    if (!("blob" in r)) continue;
+    const what = `${A_NOUN[r.kind]}${r.name ? ` "${r.name}"` : ""}`;
+    if (r.transcript !== undefined) notes.push(`[The user sent ${what}; its transcript: ${r.transcript}]`);
+    else
+      notes.push(
+        `[The user attached ${what} (${r.contentType}, ${r.size} bytes), which you cannot open here.]`,
+      );
+  }
+  return notes;
+}

@@ -1,4 +1,5 @@
 // Conversation history as the runtime stores it. Provider-neutral; converted per provider call.
+import type { AttachmentRef } from "./media.js";
 
 export interface ToolCall {
   id: string;
@@ -21,7 +22,15 @@ export interface ReasoningPart {
 
 export type Message =
   | { role: "system"; content: string }
-  | { role: "user"; content: string }
+  | {
+      role: "user";
+      content: string;
+      /**
+       * Files the user sent with the message (refs to stored blobs, never bytes): kept with the
+       * message, so a history replay shows them and every later prompt reads them from the store.
+       */
+      attachments?: AttachmentRef[];
+    }
   | {
       role: "assistant";
       content: string;

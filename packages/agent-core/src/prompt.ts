@@ -1,15 +1,18 @@
-import { withoutFileBytes } from "./media.js";
 import type {
   JSONValue,
+  LanguageModelV4FilePart,
   LanguageModelV4FunctionTool,
   LanguageModelV4Message,
   LanguageModelV4Prompt,
+  LanguageModelV4TextPart,
   LanguageModelV4ToolResultOutput,
   LanguageModelV4ToolResultPart,
   SharedV4ProviderOptions,
 } from "@ai-sdk/provider";
 import { SUMMARY_PREFIX } from "./compaction.js";
+import { type AttachmentRef, attachmentNotes, withoutFileBytes } from "./media.js";
 import type { Message } from "./messages.js";
+import type { FilePicker } from "./prompt-files.js";
 import { isSummary } from "./prompt-window.js";
 import { type AnyTool, toolInputJsonSchema } from "./tool-input.js";
 
@@ -43,7 +46,11 @@ function quotedSummary(content: string): LanguageModelV4Message {
  * A compaction summary is not one of them: it goes first among the messages, quoted in a user-role
  * message (`quotedSummary`). Consecutive tool results become one tool message.
  */
-export function toPrompt(instructions: string | undefined, messages: Message[]): LanguageModelV4Prompt {
+export function toPrompt(
+  instructions: string | undefined,
+  messages: Message[],
+  files?: FilePicker,
+): LanguageModelV4Prompt {
   const system: LanguageModelV4Message[] = [];
   if (instructions) system.push({ role: "system", content: instructions });
   const rest: LanguageModelV4Message[] = [];
@@ -53,9 +60,25 @@ export function toPrompt(instructions: string | undefined, messages: Message[]):
         if (isSummary(message)) rest.push(quotedSummary(message.content));
         else system.push({ role: "system", content: message.content });
         break;
-      case "user":
-        rest.push({ role: "user", content: [{ type: "text", text: message.content }] });
+      case "user": {
+        // Stored files the model takes go as file parts (before the text, as Anthropic and OpenAI
+        // advise); the others reach it as a note naming each file.
+        const parts: LanguageModelV4FilePart[] = [];
+        const unsent: AttachmentRef[] = [];
+        for (const ref of message.attachments ?? []) {
+          const part = "blob" in ref ? files?.(ref) : undefined;
+          if (part) parts.push(part);
+          else unsent.push(ref);
+        }
+        const notes = attachmentNotes(unsent);
+        const text =
+          notes.length === 0 ? message.content : [message.content, ...notes].filter(Boolean).join("\n\n");
+        // Anthropic refuses an empty text block: a file alone goes without one.
+        const content: (LanguageModelV4FilePart | LanguageModelV4TextPart)[] = [...parts];
+        if (text !== "" || parts.length === 0) content.push({ type: "text", text });
+        rest.push({ role: "user", content });
         break;
+      }
       case "assistant": {
         // Reasoning alone (a reply cancelled while thinking) gives no provider anything to continue
         // from, and Anthropic's provider drops unsigned reasoning, which would leave an empty

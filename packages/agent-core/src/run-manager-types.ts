@@ -1,4 +1,5 @@
 import type { ChunkEnvelope } from "./chunk.js";
+import type { AttachmentRef } from "./media.js";
 import type { Message, ToolCall } from "./messages.js";
 import type { FinishReason, TurnError, Usage } from "./model-error.js";
 import type { Decision, DecisionKind, RunOrigin, RunOptions, SuspendedRun } from "./run-store.js";
@@ -13,6 +14,8 @@ export interface Caller {
 export interface StartRunInput {
   /** One user message, or several spliced into one turn. */
   input: string | string[];
+  /** Files sent with the message (the last one, when `input` is several): stored on its user message. */
+  attachments?: AttachmentRef[];
   /** Taken when supplied, otherwise minted. Always echoed back. */
   threadId?: string;
   userId: string;

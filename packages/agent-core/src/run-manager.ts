@@ -292,7 +292,10 @@ export class RunManager implements RunManagerApi {
     const turn = new Turn(
       this.turnDeps(log),
       options,
-      inputs.map((content) => ({ role: "user", content })),
+      inputs.map((content, i): Message => {
+        const refs = i === inputs.length - 1 ? input.attachments : undefined;
+        return refs?.length ? { role: "user", content, attachments: refs } : { role: "user", content };
+      }),
     );
     void this.runSegment(record, turn);
     return segment;
