@@ -173,6 +173,14 @@ export function requiredInput(body: Record<string, unknown>, key = "input"): str
   return value;
 }
 
+/** `input` of a message that carries files: a string, possibly empty (the files are the message). */
+export function inputBesideFiles(body: Record<string, unknown>): string {
+  const value = body.input ?? "";
+  if (typeof value !== "string") throw invalid("input", "a string", value);
+  checkMessageSize("input", value);
+  return value;
+}
+
 export const MAX_BATCH = 20;
 
 export function batchInputs(body: Record<string, unknown>): string[] {

@@ -1,5 +1,6 @@
 import {
   AgentsvcError,
+  type AttachmentRef,
   mintThreadId,
   type RunHandle,
   type RunManagerApi,
@@ -12,6 +13,7 @@ import {
   batchInputs,
   conversationIdOf,
   DEFAULT_BODY_LIMIT,
+  inputBesideFiles,
   optionalThreadId,
   readJsonObject,
   requiredInput,
@@ -54,6 +56,12 @@ export interface AgentHandlerOptions {
   beforeTurn?: (c: Context, turn: TurnContext) => void | Promise<void>;
   /** Runs once the turn is persisted, before the response or stream ends. */
   afterTurn?: (c: Context, result: TurnResult, turn: TurnContext & { input: string }) => void | Promise<void>;
+  /**
+   * The files a message of `/invoke` or `/stream` carries, read from its body (the webui's
+   * `attachments`; throw an AgentsvcError to refuse them). They are stored on the turn's user
+   * message; a message with files may have an empty `input`. Default: none.
+   */
+  attachmentsOf?: (c: Context, body: Record<string, unknown>, userId: string) => Promise<AttachmentRef[]>;
   /** Body size limit in bytes. Default 1 MiB. */
   bodyLimit?: number;
   /**
@@ -162,6 +170,7 @@ export function createAgentHandlers(options: AgentHandlerOptions): AgentHandlers
     input: string,
     requested: string | undefined,
     turn: TurnContext,
+    attachments: AttachmentRef[] = [],
   ): Promise<{ handle: RunHandle; threadId: string }> => {
     await options.beforeTurn?.(c, turn);
     const afterTurn = options.afterTurn;
@@ -170,6 +179,7 @@ export function createAgentHandlers(options: AgentHandlerOptions): AgentHandlers
     const handle = await withoutPrefix(prefix, () =>
       runs.start({
         input,
+        ...(attachments.length > 0 ? { attachments } : {}),
         threadId: threadId === undefined ? undefined : prefix + threadId,
         userId: turn.userId,
         conversationId: turn.conversationId,
@@ -179,6 +189,13 @@ export function createAgentHandlers(options: AgentHandlerOptions): AgentHandlers
       }),
     );
     return { handle, threadId: threadId ?? handle.threadId };
+  };
+
+  /** A message's text and files: the text may be empty only when files come with it. */
+  const messageOf = async (c: Context, body: Record<string, unknown>, userId: string) => {
+    const attachments = (await options.attachmentsOf?.(c, body, userId)) ?? [];
+    const input = attachments.length > 0 ? inputBesideFiles(body) : requiredInput(body);
+    return { input, attachments };
   };
 
   const guard =
@@ -194,11 +211,11 @@ export function createAgentHandlers(options: AgentHandlerOptions): AgentHandlers
   return {
     invoke: guard(async (c) => {
       const body = await readJsonObject(c, limit);
-      const input = requiredInput(body);
-      const threadId = optionalThreadId(body);
       const userId = await userOf(c);
+      const { input, attachments } = await messageOf(c, body, userId);
+      const threadId = optionalThreadId(body);
       const turn = { userId, conversationId: conversationIdOf(body, fallbackFor(userId)) };
-      const { handle, threadId: publicId } = await startTurn(c, input, threadId, turn);
+      const { handle, threadId: publicId } = await startTurn(c, input, threadId, turn, attachments);
       c.header("X-Thread-Id", publicId);
       const answered = watchInvoke(c, handle);
       const result = await handle.done;
@@ -244,9 +261,9 @@ export function createAgentHandlers(options: AgentHandlerOptions): AgentHandlers
         }
         return follow(c, handle, after, threadId);
       }
-      const input = requiredInput(body);
+      const { input, attachments } = await messageOf(c, body, userId);
       const turn = { userId, conversationId: conversationIdOf(body, fallbackFor(userId)) };
-      const started = await startTurn(c, input, threadId, turn);
+      const started = await startTurn(c, input, threadId, turn, attachments);
       return follow(c, started.handle, 0, started.threadId);
     }),
 
