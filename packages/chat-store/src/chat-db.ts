@@ -12,6 +12,7 @@ import { GatewayState } from "./gateway-state.js";
 import { Inbox } from "./inbox.js";
 import { Outbox } from "./outbox.js";
 import { SeenTokens } from "./seen-tokens.js";
+import { Reminders } from "./reminders.js";
 import { ScheduleTicks } from "./schedules.js";
 import { SenderAccess } from "./sender-access.js";
 import { UsageLedger } from "./usage-ledger.js";
@@ -114,6 +115,8 @@ export class ChatDb {
   readonly senderAccess: SenderAccess;
   /** Claimed schedule ticks and the operator's pauses (schedules, #41). */
   readonly scheduleTicks: ScheduleTicks;
+  /** Reminders set from conversations with the remind tool (#41). */
+  readonly reminders: Reminders;
   /** One row per model call with its tokens and cost (the cost ledger, #40). */
   readonly usageLedger: UsageLedger;
   /** Stored files: attachments and files of replies, content-addressed (#46). */
@@ -155,6 +158,7 @@ export class ChatDb {
     this.seenTokens = new SeenTokens(this.ctx);
     this.senderAccess = new SenderAccess(this.ctx);
     this.scheduleTicks = new ScheduleTicks(this.ctx);
+    this.reminders = new Reminders(this.ctx);
     this.usageLedger = new UsageLedger(this.ctx);
     this.blobs = new BlobStore(this.ctx, options.blobs);
   }

@@ -59,6 +59,7 @@ export {
 } from "./outbox.js";
 export { GatewayState } from "./gateway-state.js";
 export { type ClaimResult, SeenTokens } from "./seen-tokens.js";
+export { type NewReminder, type ReminderRow, Reminders } from "./reminders.js";
 export { ScheduleTicks, type TickDelivery, type TickOutcome, type TickRow } from "./schedules.js";
 export { type ApprovedSender, type PairingRecord, SenderAccess } from "./sender-access.js";
 export {

@@ -17,6 +17,7 @@ export const {
   gte,
   inArray,
   isNotNull,
+  isNull,
   lt,
   lte,
   min,
