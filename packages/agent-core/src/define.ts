@@ -2,6 +2,7 @@ import type { LanguageModelV3, LanguageModelV4 } from "@ai-sdk/provider";
 import type { ModelProviderName } from "@agentsvc/config-schema";
 import type { GenericSchema } from "valibot";
 import type { ModelSettings } from "./models/settings.js";
+import type { RunOrigin } from "./run-store.js";
 
 // ---- models -------------------------------------------------------------------------------
 
@@ -78,6 +79,8 @@ export interface ToolContext {
   threadId: string;
   userId: string;
   conversationId: string;
+  /** Where the run came from (gateway, thread, author), set by the server: never from model arguments. */
+  origin?: RunOrigin;
   signal: AbortSignal;
   /** Present when this call ran after a human decision (approve or edit); `decidedBy` is server-derived. */
   approval?: { decision: "approve" | "edit"; decidedBy: string; reason?: string };
@@ -146,6 +149,12 @@ export interface AgentDefinition {
   gatewaySession?: GatewaySessionConfig;
   /** Upper bound of model calls in one turn (guards tool loops). Default 16. */
   maxSteps?: number;
+  /**
+   * The built-in `remind`, `list_reminders` and `cancel_reminder` tools (off by default): people in
+   * a gateway chat set one-off or recurring reminders back to that chat. `maxPerUser` active
+   * reminders per person (default 20); `timezone` reads times people give (IANA, default UTC).
+   */
+  reminders?: boolean | { maxPerUser?: number; timezone?: string };
 }
 
 export function defineAgent(agent: Omit<AgentDefinition, "kind">): AgentDefinition {

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { closed, envVarName, httpUrl, integerIn, nonEmptyString, strict } from "./common.js";
 import { agentModelSchema } from "./model.js";
+import { remindersSchema } from "./schedule.js";
 
 export const SESSION_POLICIES = ["reject", "queue", "steer", "interrupt"] as const;
 export const DEFAULT_POLICY = "queue";
@@ -68,6 +69,7 @@ export const agentDefinitionSchema = closed(
     ),
     gatewaySession: v.optional(gatewaySessionSchema, {}),
     maxSteps: v.optional(integerIn(1, 10_000, "model calls per turn")),
+    reminders: v.optional(remindersSchema),
   },
   "an agent definition",
   "must be an agent created with defineAgent(...)",

@@ -3,7 +3,7 @@
 // a pattern that loads is one the service can run.
 import { Cron } from "croner";
 import * as v from "valibot";
-import { bool, nonEmptyString, strict } from "./common.js";
+import { bool, integerIn, nonEmptyString, strict } from "./common.js";
 
 export const CATCH_UP = ["none", "last"] as const;
 
@@ -92,4 +92,27 @@ export const scheduleSchema = strict(
     ),
   },
   "schedule",
+);
+
+/** Active reminders one person may have at a time, unless the agent sets `reminders.maxPerUser`. */
+export const DEFAULT_MAX_REMINDERS_PER_USER = 20;
+
+/** An agent's `reminders`: `true`, or the bound per person and the timezone people's times are read in. */
+export const remindersSchema = v.union(
+  [
+    v.boolean(),
+    strict(
+      {
+        maxPerUser: v.optional(integerIn(1, 10_000, "active reminders per person")),
+        timezone: v.optional(
+          v.pipe(
+            nonEmptyString("an IANA timezone such as Europe/Berlin"),
+            v.check(validTimezone, "must be an IANA timezone such as Europe/Berlin or UTC"),
+          ),
+        ),
+      },
+      "reminders",
+    ),
+  ],
+  "must be true, false or { maxPerUser, timezone }",
 );
