@@ -577,6 +577,7 @@ export class Turn {
         threadId: this.options.threadId,
         userId: this.options.userId,
         conversationId: this.options.conversationId,
+        ...(this.options.origin ? { origin: this.options.origin } : {}),
         signal: this.abort.signal,
         ...(decision && decision.decision !== "reject"
           ? {
