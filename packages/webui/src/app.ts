@@ -10,6 +10,7 @@ import { defaultIdentityResolver, sharedUserIdOf } from "./identity.js";
 import { agentTurnRoutes } from "./routes/agent.js";
 import { authRoutes } from "./routes/auth.js";
 import { conversationRoutes } from "./routes/conversations.js";
+import { fileRoutes, UploadIndex } from "./routes/files.js";
 import { memoryRoutes } from "./routes/memory.js";
 import { healthRoute, metaRoutes } from "./routes/meta.js";
 import { preferenceRoutes } from "./routes/preferences.js";
@@ -99,8 +100,11 @@ export function createChatUi(options: ChatUiOptions): Hono<HonoEnv> {
   // Gates, in order: API key, cross-site refusal, body headers (413/415), store reachable, then identity.
   if (apiKey !== undefined) app.use("*", apiKeyGate(apiKey));
   app.use("*", crossSiteGuard(options.allowedOrigins));
+  // An upload's body is the file itself: its own route checks its size and type as it streams.
+  const uploadPath = `${apiPrefix(entry.path)}/files`;
   app.use("*", async (c, next) => {
-    if (c.req.method !== "GET" && c.req.method !== "HEAD") checkBodyHeaders(c);
+    const upload = c.req.method === "POST" && c.req.path === uploadPath;
+    if (c.req.method !== "GET" && c.req.method !== "HEAD" && !upload) checkBodyHeaders(c);
     await next();
   });
 
@@ -132,12 +136,17 @@ export function createChatUi(options: ChatUiOptions): Hono<HonoEnv> {
 
   const runStore = options.runStore ?? db.runStore;
   app.route("/", metaRoutes({ agent, memory, signInEnabled, apiKeyRequired: apiKey !== undefined }));
-  app.route("/", agentTurnRoutes({ runs, db, logger, severalInstances: options.severalInstances === true }));
+  const uploads = new UploadIndex(db, `webui:${entry.entryName ?? entry.path}`);
+  app.route(
+    "/",
+    agentTurnRoutes({ runs, db, logger, uploads, severalInstances: options.severalInstances === true }),
+  );
   app.route("/", resumeRoute(runs));
   app.route("/", runControlRoutes(runs));
   app.route("/", memoryRoutes({ db, memory, runStore, canCompact: agent.canCompact }));
   app.route("/", conversationRoutes({ db, memory, runStore }));
   app.route("/", preferenceRoutes(db));
+  app.route("/", fileRoutes({ db, media: entry.media }, uploads));
   // Explicit catch-all: a mounted sub-app's notFound is not consulted by the parent app.
   app.all("*", (c) => fail(c, 404, "not_found", `no route ${c.req.method} ${c.req.path}`));
   return app;

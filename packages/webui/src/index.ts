@@ -7,3 +7,4 @@ export { DEFAULT_KEEP_RECENT } from "./routes/memory.js";
 export type { AgentInfo, ChatUiEntry, Identity, IdentityResolver, ToolInfo } from "./types.js";
 export { agentInfoOf } from "./types.js";
 export { ScopedRuns, threadScope } from "./thread-scope.js";
+export { FILE_NAME_HEADER, MAX_ATTACHMENTS } from "./routes/files.js";

@@ -1,4 +1,5 @@
-import type { AgentDescription } from "@agentsvc/agent-core";
+import type { AgentDescription, AttachmentRef } from "@agentsvc/agent-core";
+import type { MediaConfig } from "@agentsvc/config-schema";
 import type { Context } from "hono";
 
 /** Who is acting. Every user-scoped action keys off `userId`; it never comes from a request body. */
@@ -18,6 +19,8 @@ export interface ChatUiEntry {
   apiKeyEnvVar?: string;
   /** Declared accounts: their presence turns the sign-in gate on (seeded into the store at boot). */
   users?: readonly unknown[];
+  /** What the page may upload (config-schema's `media` block); absent: no uploads. */
+  media?: MediaConfig;
 }
 
 export interface ToolInfo {
@@ -47,4 +50,4 @@ export function agentInfoOf(described: AgentDescription): AgentInfo {
   };
 }
 
-export type HonoEnv = { Variables: { identity: Identity } };
+export type HonoEnv = { Variables: { identity: Identity; attachments?: AttachmentRef[] } };

@@ -1,4 +1,4 @@
-import type { RunManagerApi } from "@agentsvc/agent-core";
+import type { AttachmentRef, RunManagerApi } from "@agentsvc/agent-core";
 import { createAgentHandlers } from "@agentsvc/agent-routes";
 import type { ChatDb } from "@agentsvc/chat-store";
 import { Hono } from "hono";
@@ -6,6 +6,7 @@ import type { Logger } from "pino";
 import { checkId, defaultConversationId, refuseOthersDefault } from "../fields.js";
 import { ScopedRuns } from "../thread-scope.js";
 import type { HonoEnv } from "../types.js";
+import type { UploadIndex } from "./files.js";
 
 /**
  * The page's streams: tokens that arrive within 50 ms of the last write go out in the next one
@@ -18,6 +19,8 @@ export interface AgentTurnDeps {
   runs: RunManagerApi;
   db: ChatDb;
   logger: Logger;
+  /** The caller's uploads: a message's `attachments` must name some of them. */
+  uploads: UploadIndex;
   /** See ChatUiOptions.severalInstances. */
   severalInstances?: boolean;
 }
@@ -37,6 +40,16 @@ export function agentTurnRoutes(deps: AgentTurnDeps): Hono<HonoEnv> {
       defaultConversation: defaultConversationId,
       severalInstances: deps.severalInstances === true,
       streamCoalesceMs: STREAM_COALESCE_MS,
+      // A message's files: ids of the caller's own uploads, never anyone else's.
+      attachmentsOf: async (c, body, userId) => {
+        const refs = await deps.uploads.refsOf(
+          `POST ${c.req.path.slice(c.req.path.lastIndexOf("/"))}`,
+          userId,
+          body.attachments,
+        );
+        c.set("attachments", refs);
+        return refs;
+      },
       // Ownership before the turn: another user's conversationId is 403 and its row is never touched.
       beforeTurn: async (c, turn) => {
         // The same id rule as every other route: a blank or control-character id would create a
@@ -48,12 +61,15 @@ export function agentTurnRoutes(deps: AgentTurnDeps): Hono<HonoEnv> {
       },
       // Index upkeep once the turn is persisted: row created on first use, title from the first user
       // message unless one exists, updatedAt moved, messageCount +2.
-      afterTurn: async (_c, result, turn) => {
+      afterTurn: async (c, result, turn) => {
         try {
           await db.conversations.recordTurn({
             userId: turn.userId,
             conversationId: turn.conversationId,
-            userMessage: turn.input,
+            // A message of files alone is titled by its first file's name.
+            userMessage:
+              turn.input.trim() ||
+              (fileName(c.get("attachments") as AttachmentRef[] | undefined) ?? turn.input),
           });
         } catch (err) {
           // The turn itself is already persisted in memory; the index is only a display aid.
@@ -69,4 +85,9 @@ export function agentTurnRoutes(deps: AgentTurnDeps): Hono<HonoEnv> {
   app.post("/stream", (c) => handlersFor(c.get("identity").userId).stream(c));
   app.post("/batch", (c) => handlersFor(c.get("identity").userId).batch(c));
   return app;
+}
+
+function fileName(refs: AttachmentRef[] | undefined): string | undefined {
+  const first = refs?.[0];
+  return first && "blob" in first ? first.name : undefined;
 }
