@@ -3,18 +3,16 @@
 // carries approvals between the RunManager and the gateways. Start recovers first; stop drains
 // running turns before anything is stopped.
 import { randomBytes } from "node:crypto";
-import {
-  type AgentDefinition,
-  AgentsvcError,
-  type PendingApproval,
-  type RunManagerApi,
-  type SuspendedRun,
-  fault,
-} from "@agentsvc/agent-core";
+import { AgentsvcError, type PendingApproval, type SuspendedRun, fault } from "@agentsvc/agent-core";
 import type { Logger } from "pino";
-import { Approvals, DEFAULT_APPROVAL_EXPIRY_MS } from "./approvals.js";
+import { SenderGate } from "./access.js";
+import { recordInbound } from "./record-inbound.js";
+import { SessionWork } from "./session-work.js";
+import { queueDepthsOf, snapshotOf } from "./thread-snapshot.js";
+import { markUndelivered } from "./undelivered.js";
+import { Approvals } from "./approvals.js";
 import { contextFor } from "./context.js";
-import { type ClusterMessage, type Coordination, localCoordination } from "./coordination.js";
+import { type Coordination, localCoordination } from "./coordination.js";
 import type {
   DecideResult,
   DecisionInput,
@@ -24,104 +22,34 @@ import type {
   Inbound,
   InteractionView,
 } from "./gateway.js";
-import { gatewayLogger, type LoggerSource, sessionLogger } from "./loggers.js";
-import { DEFAULT_MAX_ATTEMPTS, type OutboxOptions, OutboxSender } from "./outbox-sender.js";
-import type { SessionParts } from "./parts.js";
-import { recover } from "./recovery.js";
-import type { GatewayRegistry } from "./registry.js";
-import { DEFAULT_RETENTION, pruneOnce, type RetentionOptions } from "./retention.js";
-import { Scheduler } from "./scheduler.js";
-import type { SessionStore } from "./store.js";
-import { gatewayThreadId, type QueuedMessage, Threads } from "./threads.js";
-import { Turns } from "./turns.js";
-import { DEFAULT_STREAM_UPDATE_TIMEOUT_MS, Previews } from "./streaming.js";
+import { GatewayHealth } from "./gateway-health.js";
 import { checkInbound, originOf } from "./inbound.js";
-import { refusalPieces, restricts, SenderGate, type SenderAccessOptions } from "./access.js";
-import { type MediaOptions, nothingToRun, unsupportedNote } from "./media-notes.js";
-import { textPieces } from "./replies.js";
-import type { SessionObserver } from "./observer.js";
-import { inSpan, traced } from "./trace.js";
-import { BusyPolicy } from "./policy.js";
 import { interactionView } from "./interaction-view.js";
+import { gatewayLogger, sessionLogger } from "./loggers.js";
+import { DEFAULT_MAX_ATTEMPTS } from "./outbox-sender.js";
+import { sessionSender } from "./session-sender.js";
 import { Ownership } from "./ownership.js";
+import type { SessionParts } from "./parts.js";
+import { BusyPolicy, type SessionPolicy } from "./policy.js";
+import { DEFAULT_RETENTION, pruneOnce } from "./retention.js";
+import { Scheduler } from "./scheduler.js";
+import { holdsConnection, SessionLead, stopGateways } from "./session-lead.js";
+import { dispatchRecorded } from "./dispatch.js";
+import type { GatewaySessionOptions, GatewayStatus, ThreadSnapshot } from "./session-options.js";
+import { sessionSettings } from "./session-options.js";
+import { DEFAULT_STREAM_UPDATE_TIMEOUT_MS, Previews } from "./streaming.js";
+import { type QueuedMessage, Threads } from "./threads.js";
+import { Turns } from "./turns.js";
 
-import type { SessionPolicy } from "./policy.js";
 export type { SessionPolicy };
-const POLICIES: readonly SessionPolicy[] = ["reject", "queue", "steer", "interrupt"];
-
-export const DEFAULT_BUSY_REPLY =
-  "I am still working on your previous message. Please wait for my reply, then send this again.";
-
-export interface GatewayEntryRef extends GatewayEntryOptions {
-  /** Entry name (file name without extension). */
-  name: string;
-  type: string;
-  /** For error messages, e.g. `gateways/telegram.yaml`. */
-  file?: string;
-}
-
-export interface GatewaySessionOptions {
-  runs: RunManagerApi;
-  store: SessionStore;
-  registry: GatewayRegistry;
-  /** The root agent: its `gatewaySession` policy and its `approvals` (channel, expiry). */
-  agent: Pick<AgentDefinition, "name" | "gatewaySession" | "approvals">;
-  /** Configured gateway entries; each must have a registered gateway (checked at build). */
-  entries?: GatewayEntryRef[];
-  loggers?: LoggerSource;
-  env?: Readonly<Record<string, string | undefined>>;
-  /** Shared scheduler; created when not given. */
-  scheduler?: Scheduler;
-  /** Subscribe to `runs.onSuspended` at start (default true). Set false if the server wires `handleSuspension` itself. */
-  subscribeSuspensions?: boolean;
-  /** Which suspended runs without a gateway origin the session asks about (default: all). */
-  ownsRun?: (run: SuspendedRun) => boolean;
-  outbox?: OutboxOptions;
-  retention?: Partial<RetentionOptions>;
-  /** The public base URL of the service behind a proxy; handed to gateways. */
-  publicBaseUrl?: string;
-  /**
-   * Several instances over one store (PostgreSQL): who runs which thread, who sends the outbox and
-   * holds the platform connections. Default: one instance, everything here.
-   */
-  coordination?: Coordination;
-  /** How often a shared session looks for work nobody took (lost announcements, dead instances). Default 1000 ms. */
-  sweepMs?: number;
-  /** Told what happens, for metrics (the server's Prometheus series). */
-  observer?: SessionObserver;
-  /**
-   * Longest wait for one streamed-preview update before it is aborted and the turn goes on without
-   * it (a hung platform call must not hold the turn's commit). Default 10 000 ms.
-   */
-  streamUpdateTimeoutMs?: number;
-}
-
-export interface ThreadSnapshot {
-  running: boolean;
-  phase?: "running" | "suspended";
-  queued: number;
-  /** Messages spliced into the running turn by `steer` (done when it commits). */
-  steered: number;
-  pendingRequestId?: string;
-}
-
-export { gatewayThreadId };
-
-/** One gateway as `status()` and the server's `/health` show it. */
-export interface GatewayStatus {
-  state: "running" | "stopped";
-  /** Why it was stopped: `credentials rejected by <platform>: check <ENV_VAR> (<detail>)`. */
-  reason?: string;
-  /** Seconds since the platform last sent this gateway anything (absent: nothing yet since start). */
-  lastInboundAgeSeconds?: number;
-  /** Seconds since a call to the platform last worked: a sent reply, a poll, a heartbeat (absent: none yet). */
-  lastPlatformCallAgeSeconds?: number;
-}
-
-/** A gateway that holds a connection to its platform (a long poll, a socket, an IMAP poll, a stream): one instance at a time. */
-function holdsConnection(gateway: Gateway): boolean {
-  return gateway.kind === "push" && !gateway.webhooks;
-}
+export { gatewayThreadId } from "./threads.js";
+export {
+  DEFAULT_BUSY_REPLY,
+  type GatewayEntryRef,
+  type GatewaySessionOptions,
+  type GatewayStatus,
+  type ThreadSnapshot,
+} from "./session-options.js";
 
 /** Builds the session; fails at boot when a configured entry's gateway is not registered or the policy is unknown. */
 export function createGatewaySession(options: GatewaySessionOptions): GatewaySession {
@@ -144,17 +72,13 @@ export class GatewaySession {
   readonly #coordination: Coordination;
   readonly #ownership: Ownership;
   readonly #bootId = randomBytes(6).toString("hex");
-  #leading = false;
+  readonly #lead: SessionLead;
   #stopLeading: (() => Promise<void>) | undefined;
   #unsubscribeCluster: (() => void) | undefined;
-  readonly #entries = new Map<string, GatewayEntryOptions>();
+  readonly #entries: Map<string, GatewayEntryOptions>;
   readonly #gatewayLoggers = new Map<string, Logger>();
-  /** Gateways stopped while the service runs (rejected credentials), with the reason. */
-  readonly #halted = new Map<string, string>();
-  /** Gateway name -> when the platform last sent it something, and when a call to it last worked (ms epoch). */
-  readonly #lastInboundAt = new Map<string, number>();
-  readonly #lastPlatformCallAt = new Map<string, number>();
-  readonly #inflight = new Set<Promise<unknown>>();
+  readonly #health = new GatewayHealth();
+  readonly #work: SessionWork;
   /** Inbox ids recovery scheduled: a message delivered while it ran is not queued twice. */
   readonly #known = new Set<number>();
   #recovered: Promise<void> | undefined;
@@ -164,47 +88,15 @@ export class GatewaySession {
   #stopped: Promise<void> | undefined;
 
   constructor(options: GatewaySessionOptions) {
-    const config = options.agent.gatewaySession ?? {};
-    const policy = config.policy ?? "queue";
-    if (!POLICIES.includes(policy)) {
-      throw new AgentsvcError(
-        "bad_policy",
-        `agent "${options.agent.name}": gatewaySession.policy: expected one of ${POLICIES.join(", ")} (got "${String(policy)}")`,
-      );
-    }
-    const depth = config.maxQueueDepth ?? 50;
-    if (!Number.isInteger(depth) || depth < 0) {
-      throw new AgentsvcError(
-        "bad_queue_depth",
-        `agent "${options.agent.name}": gatewaySession.maxQueueDepth: expected an integer >= 0 (got ${String(depth)})`,
-      );
-    }
-    for (const entry of options.entries ?? []) {
-      const key = options.registry.has(entry.name) ? entry.name : entry.type;
-      const gateway = options.registry.get(key);
-      if (!gateway || gateway.type !== entry.type) {
-        throw new AgentsvcError(
-          "gateway_not_registered",
-          `${entry.file ?? `gateways/${entry.name}`}: type: no gateway of type "${entry.type}" is registered for entry "${entry.name}"; ` +
-            `load its adapter (pnpm add @agentsvc/gateway-${entry.type}) and register it before building the session`,
-          500,
-        );
-      }
-      this.#entries.set(key, {
-        ...(entry.approvalDestination ? { approvalDestination: entry.approvalDestination } : {}),
-        ...(entry.approvers ? { approvers: entry.approvers } : {}),
-        ...(entry.streaming !== undefined ? { streaming: entry.streaming } : {}),
-        ...(entry.streamIntervalMs !== undefined ? { streamIntervalMs: entry.streamIntervalMs } : {}),
-        ...(entry.access ? { access: entry.access } : {}),
-        ...(entry.media ? { media: entry.media } : {}),
-      });
-    }
-    this.policy = policy;
-    this.maxQueueDepth = depth;
-    this.busyReply = config.busyReply ?? DEFAULT_BUSY_REPLY;
+    const settings = sessionSettings(options);
+    this.#entries = settings.entries;
+    this.policy = settings.policy;
+    this.maxQueueDepth = settings.maxQueueDepth;
+    this.busyReply = settings.busyReply;
     this.#options = options;
     this.logger = sessionLogger(options.loggers ?? {});
     this.scheduler = options.scheduler ?? new Scheduler(this.logger);
+    this.#work = new SessionWork(this.logger);
     this.#coordination = options.coordination ?? localCoordination;
     const coordination = this.#coordination;
     const previews = new Previews(
@@ -212,25 +104,18 @@ export class GatewaySession {
       (g) => this.loggerFor(g),
       options.streamUpdateTimeoutMs ?? DEFAULT_STREAM_UPDATE_TIMEOUT_MS,
     );
-    const sender = new OutboxSender({
-      drafts: previews,
+    const sender = sessionSender({
+      previews,
       store: options.store,
       registry: options.registry,
       loggerFor: (g) => this.loggerFor(g),
       logger: this.logger,
-      ...(options.outbox ? { options: options.outbox } : {}),
-      // Another instance sends: tell it there is something to send.
-      ...(coordination.shared ? { elsewhere: () => void coordination.publish({ kind: "outbox" }) } : {}),
+      outbox: options.outbox,
+      coordination,
+      observer: options.observer,
       onCredentials: (gateway, error) =>
         this.credentialsRejected(gateway.name, error.envVar ?? "its credentials", error.message),
-      // A sent piece is a platform call that worked; the rest goes to the configured observer.
-      observer: {
-        onSending: (gateway) => options.observer?.onSending?.(gateway),
-        onSent: (gateway, outcome, seconds) => {
-          if (outcome === "sent") this.platformCallSucceeded(gateway);
-          options.observer?.onSent?.(gateway, outcome, seconds);
-        },
-      },
+      platformCallSucceeded: (gateway) => this.platformCallSucceeded(gateway),
     });
     this.#parts = {
       runs: options.runs,
@@ -250,28 +135,28 @@ export class GatewaySession {
     };
     this.#turns = new Turns(this.#parts, this.busyReply);
     this.#gate = new SenderGate(options.store);
-    const expiresAfterSeconds = options.agent.approvals?.expiresAfterSeconds;
-    if (
-      expiresAfterSeconds !== undefined &&
-      !(Number.isFinite(expiresAfterSeconds) && expiresAfterSeconds > 0)
-    ) {
-      throw new AgentsvcError(
-        "bad_approval_expiry",
-        `agent "${options.agent.name}": approvals.expiresAfterSeconds: expected a number of seconds > 0 (got ${String(expiresAfterSeconds)})`,
-      );
-    }
     this.#approvals = new Approvals(this.#parts, this.#turns, {
-      channel: options.agent.approvals?.channel ?? "cli",
-      expiresAfterMs:
-        expiresAfterSeconds !== undefined ? expiresAfterSeconds * 1000 : DEFAULT_APPROVAL_EXPIRY_MS,
+      channel: settings.approvalChannel,
+      expiresAfterMs: settings.approvalExpiresAfterMs,
     });
     this.#policy = new BusyPolicy(this.#parts, this.#turns, this.#approvals, {
-      policy,
-      maxQueueDepth: depth,
+      policy: settings.policy,
+      maxQueueDepth: settings.maxQueueDepth,
     });
     this.#ownership = new Ownership(this.#parts, this.#coordination, {
-      adopt: (gateway, thread) => this.#adopt(gateway, thread),
+      adopt: (gateway, thread) => this.#lead.adopt(gateway, thread),
       onMessage: (state, msg) => this.#policy.onMessage(state, msg),
+    });
+    this.#lead = new SessionLead({
+      parts: this.#parts,
+      turns: this.#turns,
+      approvals: this.#approvals,
+      coordination: this.#coordination,
+      ownership: this.#ownership,
+      scheduler: this.scheduler,
+      bootId: this.#bootId,
+      ownsRun: options.ownsRun ?? (() => true),
+      startGateway: (gateway) => this.#startGateway(gateway),
     });
     if (this.#coordination.shared) this.#parts.threads.afterEach = (state) => this.#ownership.settle(state);
   }
@@ -285,37 +170,18 @@ export class GatewaySession {
         (run, pending) => void this.handleSuspension(run, pending),
       );
     }
-    const ownsRun = this.#options.ownsRun ?? (() => true);
     const shared = this.#coordination.shared;
-    if (!shared) {
-      this.#recovered = recover(this.#parts, this.#turns, this.#approvals, {
-        bootId: this.#bootId,
-        ownsRun,
-      }).then((known) => {
-        for (const id of known) this.#known.add(id);
-      });
-      await this.#recovered;
-    } else {
-      this.#unsubscribeCluster = this.#coordination.subscribe((m) => this.#onCluster(m));
-      const unlost = this.#coordination.onThreadsLost((keys) => this.#ownership.lost(keys));
-      const unsubscribe = this.#unsubscribeCluster;
-      this.#unsubscribeCluster = () => {
-        unsubscribe();
-        unlost();
-      };
-      // Threads nobody holds that have work (a previous process of any instance left it).
-      this.#recovered = this.#ownership.sweep();
-      await this.#recovered;
-      this.scheduler.every("session:sweep", this.#options.sweepMs ?? 1000, () => this.#ownership.sweep());
-      this.#expireEvery();
-    }
+    if (shared) this.#unsubscribeCluster = this.#lead.join();
+    this.#recovered = this.#lead.recoverAtStart(this.#known);
+    await this.#recovered;
+    if (shared) this.#lead.upkeep(this.#options.sweepMs ?? 1000);
     for (const gateway of this.#options.registry.list()) {
       if (shared && holdsConnection(gateway)) continue; // started by the leader only
       await this.#startGateway(gateway);
     }
     this.#stopLeading = this.#coordination.lead("session", {
-      onLead: () => this.#lead(),
-      onLose: () => this.#unlead(),
+      onLead: () => this.#lead.lead(),
+      onLose: () => this.#lead.unlead(),
     });
     const retention = { ...DEFAULT_RETENTION, ...this.#options.retention };
     this.scheduler.every("session:prune", retention.intervalMs, () =>
@@ -323,77 +189,9 @@ export class GatewaySession {
     );
   }
 
-  /**
-   * This instance leads (always, for one instance): it holds the platform connections, sends the
-   * outbox, expires approvals (one instance; several each expire their own), and (shared) continues
-   * runs that are not gateway turns and asks open requests again.
-   */
-  async #lead(): Promise<void> {
-    if (this.#stopping) return;
-    this.#leading = true;
-    if (this.#coordination.shared) {
-      this.logger.info({ bootId: this.#bootId }, "this instance leads: platform connections and the outbox");
-      await recover(this.#parts, this.#turns, this.#approvals, {
-        bootId: this.#bootId,
-        ownsRun: this.#options.ownsRun ?? (() => true),
-        threads: "none",
-      });
-      for (const gateway of this.#options.registry.list()) {
-        if (holdsConnection(gateway)) await this.#startGateway(gateway);
-      }
-      // A lost announcement is found within a second.
-      this.scheduler.every("session:outbox-poll", 1000, async () => this.#parts.sender.wake());
-    }
-    this.#parts.sender.start();
-    if (!this.#coordination.shared) this.#expireEvery();
-  }
-
-  /**
-   * The periodic expiry of approval requests: on the leader for one instance; on every instance of
-   * several, each for the threads it holds or can take (a thread held elsewhere is its holder's).
-   */
-  #expireEvery(): void {
-    this.scheduler.every("session:approval-expiry", 30_000, () => this.#approvals.expireDue().then(() => {}));
-  }
-
-  async #unlead(): Promise<void> {
-    if (!this.#leading) return;
-    this.#leading = false;
-    this.logger.warn({ bootId: this.#bootId }, "this instance no longer leads; another takes over");
-    this.scheduler.cancel("session:outbox-poll");
-    await this.#parts.sender.stop();
-    for (const gateway of this.#options.registry.list()) {
-      if (!holdsConnection(gateway)) continue;
-      try {
-        await gateway.stop();
-      } catch (err) {
-        this.loggerFor(gateway).error({ err }, "gateway failed to stop cleanly");
-      }
-    }
-  }
-
   async #startGateway(gateway: Gateway): Promise<void> {
     await gateway.start(this.#contextFor(gateway));
     this.loggerFor(gateway).info({ gateway: gateway.name }, "gateway started");
-  }
-
-  /** Takes the stored state of one thread into this instance. */
-  async #adopt(gateway: string, thread: string): Promise<void> {
-    await recover(this.#parts, this.#turns, this.#approvals, {
-      bootId: this.#bootId,
-      ownsRun: this.#options.ownsRun ?? (() => true),
-      threads: { gateway, thread },
-      shared: false,
-    });
-  }
-
-  #onCluster(message: ClusterMessage): void {
-    if (message.kind === "outbox") {
-      if (this.#leading) this.#parts.sender.wake(true);
-      return;
-    }
-    if (message.kind !== "thread" || !this.#options.registry.get(message.gateway)) return;
-    this.#track(this.#ownership.poke(message.gateway, message.thread));
   }
 
   /**
@@ -411,18 +209,12 @@ export class GatewaySession {
     this.#unsubscribe?.();
     this.#unsubscribeCluster?.();
     await this.#options.runs.drain(drainMs);
-    await this.#settle(Math.min(drainMs, 5_000));
+    await this.#work.settle(this.#parts, Math.min(drainMs, 5_000));
     await this.#parts.sender.stop();
     await this.#parts.previews.closeAll();
     this.scheduler.stopAll();
     await this.#stopLeading?.();
-    for (const gateway of this.#options.registry.list()) {
-      try {
-        await gateway.stop();
-      } catch (err) {
-        this.loggerFor(gateway).error({ err }, "gateway failed to stop cleanly");
-      }
-    }
+    await stopGateways(this.#parts, () => true);
   }
 
   /**
@@ -431,25 +223,22 @@ export class GatewaySession {
    * its tasks and stops it; the rest of the service keeps running. Repeats are ignored.
    */
   credentialsRejected(gateway: string, envVar: string, detail: string): void {
-    const g = this.#options.registry.get(gateway);
-    if (!g || this.#halted.has(g.name)) return;
-    const reason = `credentials rejected by ${g.type}: check ${envVar} (${detail})`;
-    this.#halted.set(g.name, reason);
-    this.#parts.sender.hold(g.name);
-    const logger = this.loggerFor(g);
-    logger.error({ gateway: g.name, envVar }, reason);
-    this.scheduler.cancelGateway(g.name);
-    this.#track(g.stop().catch((err: unknown) => logger.error({ err }, "gateway failed to stop cleanly")));
+    this.#health.reject(
+      { parts: this.#parts, scheduler: this.scheduler, track: (work) => this.#track(work) },
+      gateway,
+      envVar,
+      detail,
+    );
   }
 
   /** The platform sent `gateway` something (see GatewayContext.heard). */
   heard(gateway: string): void {
-    this.#lastInboundAt.set(gateway, Date.now());
+    this.#health.heard(gateway);
   }
 
   /** A call of `gateway` to its platform worked (see GatewayContext.platformCallSucceeded). */
   platformCallSucceeded(gateway: string): void {
-    this.#lastPlatformCallAt.set(gateway, Date.now());
+    this.#health.platformCallSucceeded(gateway);
   }
 
   /** A gateway re-established its platform connection after losing it: told to the observer. */
@@ -465,49 +254,17 @@ export class GatewaySession {
     detail: string,
     retryAfterMs?: number,
   ): Promise<boolean> {
-    const retry =
-      retryAfterMs === undefined
-        ? undefined
-        : {
-            at: Date.now() + retryAfterMs,
-            maxAttempts: this.#options.outbox?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-          };
-    const marked = await this.#options.store.outbox.markUndelivered(
-      gateway,
-      thread,
-      platformId,
-      detail,
-      retry,
+    return markUndelivered(
+      this.#parts,
+      this.#options.outbox?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+      { gateway, thread, platformId, detail, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
+      this.logger,
     );
-    // The sender sets its timer from the earliest due piece: a reopened one must be counted.
-    if (marked && retry) this.#parts.sender.wake();
-    // Dead for good: logged once (a second report of the same status finds nothing sent: marked false).
-    if (marked && !retry) {
-      const g = this.#options.registry.get(gateway);
-      (g ? this.loggerFor(g) : this.logger).error(
-        { gateway, thread, platformMessageId: platformId, err: detail },
-        "outbox piece dead-lettered: the platform reported it undelivered",
-      );
-    }
-    return marked;
   }
 
   /** Every registered gateway: running, or stopped with the reason. */
   status(): Record<string, GatewayStatus> {
-    const out: Record<string, GatewayStatus> = {};
-    const now = Date.now();
-    const age = (at: number | undefined) => (at === undefined ? undefined : Math.max(0, (now - at) / 1000));
-    for (const g of this.#options.registry.list()) {
-      const reason = this.#halted.get(g.name);
-      const inbound = age(this.#lastInboundAt.get(g.name));
-      const call = age(this.#lastPlatformCallAt.get(g.name));
-      out[g.name] = {
-        ...(reason === undefined ? { state: "running" as const } : { state: "stopped" as const, reason }),
-        ...(inbound !== undefined ? { lastInboundAgeSeconds: inbound } : {}),
-        ...(call !== undefined ? { lastPlatformCallAgeSeconds: call } : {}),
-      };
-    }
-    return out;
+    return this.#health.status(this.#options.registry);
   }
 
   /** The logger of one gateway, `gateway-<type>`. */
@@ -522,39 +279,16 @@ export class GatewaySession {
 
   /** Messages waiting behind a running turn, per gateway (threads this instance holds). */
   queueDepths(): Record<string, number> {
-    const depths: Record<string, number> = {};
-    for (const state of this.#parts.threads.all())
-      depths[state.gateway] = (depths[state.gateway] ?? 0) + state.queue.length;
-    return depths;
+    return queueDepthsOf(this.#parts.threads);
   }
 
   snapshot(gateway: string, thread: string): ThreadSnapshot {
-    const state = this.#parts.threads.peek(gateway, thread);
-    if (!state) return { running: false, queued: 0, steered: 0 };
-    return {
-      running: state.active !== undefined,
-      ...(state.active ? { phase: state.active.phase } : {}),
-      queued: state.queue.length,
-      steered: state.active?.steered.length ?? 0,
-      ...(state.pendingRequestId ? { pendingRequestId: state.pendingRequestId } : {}),
-    };
+    return snapshotOf(this.#parts.threads, gateway, thread);
   }
 
   /** Resolves once no turn is running, nothing runnable is queued and the outbox has nothing due (suspended turns wait for a human). */
-  async idle(timeoutMs = 30_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      await Promise.allSettled([...this.#inflight, ...this.#parts.threads.pending()]);
-      await this.#parts.sender.settled();
-      const busy = [...this.#parts.threads.all()].some(
-        (s) => s.active?.phase === "running" || (!s.active && s.queue.length > 0),
-      );
-      const due = await this.#parts.sender.hasDue();
-      if (!busy && !due && this.#inflight.size === 0) return;
-      if (Date.now() > deadline) throw new Error(`GatewaySession.idle: still busy after ${timeoutMs} ms`);
-      if (due) this.#parts.sender.wake();
-      await new Promise((r) => setTimeout(r, 5));
-    }
+  idle(timeoutMs = 30_000): Promise<void> {
+    return this.#work.idle(this.#parts, timeoutMs);
   }
 
   // ---- inbound --------------------------------------------------------------------------
@@ -578,43 +312,9 @@ export class GatewaySession {
     checkInbound(inbound);
     this.heard(gateway.name);
     const origin = originOf(inbound, gateway.name);
-    const attributes = { "agentsvc.gateway": gateway.name, "agentsvc.gateway.type": gateway.type };
-    // The record keeps the inbound span's trace context: the turn and the reply continue its trace.
-    const result = await inSpan(
-      `gateway.inbound ${gateway.name}`,
-      { kind: "CONSUMER", attributes, parent: "active" },
-      async (span) => {
-        const traceparent = span.traceparent;
-        if (traceparent) origin.traceparent = traceparent;
-        const record = {
-          gateway: gateway.name,
-          dedupKey: inbound.dedupKey,
-          thread: inbound.thread,
-          text: inbound.text,
-          origin,
-          ...(inbound.attachments?.length ? { attachments: inbound.attachments } : {}),
-        };
-        const entry = this.#entries.get(gateway.name);
-        const access = entry?.access;
-        const media = mediaOutcome(inbound, entry?.media);
-        const accepted =
-          (restricts(access) && !options?.operator) || media
-            ? await this.#acceptChecked(
-                gateway,
-                inbound,
-                record,
-                options?.operator ? undefined : access,
-                media,
-              )
-            : await this.#options.store.inbox.accept(record);
-        span.setAttribute(
-          "agentsvc.inbound.outcome",
-          !accepted.accepted ? "duplicate" : "refused" in accepted ? "refused" : "accepted",
-        );
-        if ("refused" in accepted) span.setAttribute("agentsvc.inbound.refused", accepted.refused);
-        return accepted;
-      },
-    );
+    const entry = this.#entries.get(gateway.name);
+    const deps = { store: this.#options.store, gate: this.#gate, entry, logger: this.loggerFor(gateway) };
+    const result = await recordInbound(deps, gateway, inbound, origin, options?.operator === true);
     this.#options.observer?.onInbound?.(gateway.name, result.accepted ? "accepted" : "duplicate");
     if (!result.accepted) return result;
     if ("refused" in result) {
@@ -629,82 +329,19 @@ export class GatewaySession {
       ...(inbound.attachments?.length ? { attachments: inbound.attachments } : {}),
     };
     // Held until recovery has run, and never scheduled twice (recovery may have found it too).
+    const d = {
+      parts: this.#parts,
+      ownership: this.#ownership,
+      coordination: this.#coordination,
+      policy: this.#policy,
+      known: this.#known,
+    };
     this.#track(
-      (this.#recovered ?? Promise.resolve()).then(async () => {
-        if (this.#known.has(msg.inboxId)) return;
-        if (!(await this.#ownership.claim(gateway.name, inbound.thread))) {
-          // Another instance runs this thread: it takes the message from the store.
-          await this.#coordination.publish({ kind: "thread", gateway: gateway.name, thread: inbound.thread });
-          return;
-        }
-        return this.#parts.threads.with(gateway.name, inbound.thread, (state) => {
-          if (state.taken.has(msg.inboxId)) return;
-          // Several instances: older messages of the thread may have been recorded elsewhere and
-          // not announced yet; they go first, in the order they were recorded (this one among them).
-          if (this.#coordination.shared) return this.#ownership.takeFresh(state);
-          return this.#policy.onMessage(state, msg);
-        });
-      }),
+      (this.#recovered ?? Promise.resolve()).then(() =>
+        dispatchRecorded(d, gateway.name, inbound.thread, msg),
+      ),
     );
     return result;
-  }
-
-  /**
-   * Records the message and checks its sender in one transaction: a refused one is rejected with
-   * its answer (if any) together, never left queued for recovery to run.
-   */
-  async #acceptChecked(
-    gateway: Gateway,
-    inbound: Inbound,
-    record: Parameters<SessionStore["inbox"]["accept"]>[0],
-    access: SenderAccessOptions | undefined,
-    media?: { note?: string; skip: boolean },
-  ): Promise<DeliverResult | { accepted: true; id: number; refused: string }> {
-    const store = this.#options.store;
-    const outcome = await store.transaction(async () => {
-      const accepted = await store.inbox.accept(record);
-      if (!accepted.accepted) return accepted;
-      const verdict = restricts(access)
-        ? await this.#gate.check(
-            gateway.name,
-            inbound,
-            access as SenderAccessOptions,
-            Date.now(),
-            this.#entries.get(gateway.name),
-          )
-        : { admitted: true as const };
-      if (verdict.admitted) {
-        if (!media) return accepted;
-        // Attachments the entry does not take in: one short answer with the record, and no turn
-        // when nothing else is left (an uncaptioned photo on a text-only entry).
-        if (media.note) {
-          const idem = `${gateway.name}:in${accepted.id}:media`;
-          const pieces = textPieces(gateway, inbound.thread, media.note, idem, record.origin.meta);
-          await store.outbox.enqueue(traced(pieces, record.origin.traceparent));
-        }
-        if (!media.skip) return accepted;
-        await store.inbox.markDone(accepted.id, "done");
-        return { ...accepted, refused: "media", answered: media.note !== undefined };
-      }
-      await store.inbox.markDone(accepted.id, "rejected");
-      if (verdict.reply) {
-        const pieces = refusalPieces(gateway, accepted.id, inbound.thread, verdict.reply, record.origin);
-        await store.outbox.enqueue(traced(pieces, record.origin.traceparent));
-      }
-      return { ...accepted, refused: verdict.reason, answered: verdict.reply !== undefined };
-    });
-    if ("refused" in outcome && outcome.refused !== "media") {
-      this.loggerFor(gateway).info(
-        {
-          sender: inbound.author.id,
-          reason: outcome.refused,
-          answered: outcome.answered,
-          inboxId: outcome.id,
-        },
-        "inbound message refused by sender access",
-      );
-    }
-    return outcome;
   }
 
   // ---- approvals ------------------------------------------------------------------------
@@ -725,17 +362,8 @@ export class GatewaySession {
   }
 
   async #decide(requestId: string, decision: DecisionInput, decidedBy: string): Promise<DecideResult> {
-    if (this.#coordination.shared) {
-      const rec = await this.#options.store.interactions.get(requestId);
-      // The run waits at rest, or is being let go by the instance that ran it: take its thread.
-      if (rec && !(await this.#ownership.claimSoon(rec.gateway, rec.thread))) {
-        return {
-          ok: false,
-          code: "busy",
-          message: `the thread of "${requestId}" is running on another instance; try again shortly`,
-        };
-      }
-    }
+    const busy = await this.#lead.claimForDecision(requestId);
+    if (busy) return busy;
     return this.#approvals.decide(requestId, decision, decidedBy);
   }
 
@@ -765,34 +393,7 @@ export class GatewaySession {
     });
   }
 
-  async #settle(timeoutMs: number): Promise<void> {
-    const timeout = new Promise((r) => setTimeout(r, timeoutMs).unref());
-    await Promise.race([
-      (async () => {
-        await Promise.allSettled([...this.#inflight, ...this.#parts.threads.pending()]);
-        await this.#parts.sender.settled();
-      })(),
-      timeout,
-    ]);
-  }
-
   #track(work: Promise<unknown>): void {
-    const p = work.catch((err) => {
-      this.logger.error({ err }, "session work failed");
-    });
-    this.#inflight.add(p);
-    void p.finally(() => this.#inflight.delete(p));
+    this.#work.track(work);
   }
-}
-
-/** The answer and the skip for a message with attachments; undefined when it has none to answer for. */
-function mediaOutcome(
-  inbound: Inbound,
-  media: MediaOptions | undefined,
-): { note?: string; skip: boolean } | undefined {
-  if (!inbound.attachments?.length) return undefined;
-  const note = unsupportedNote(inbound.attachments, media);
-  const skip = nothingToRun(inbound.text, inbound.attachments);
-  if (!note && !skip) return undefined;
-  return { ...(note ? { note } : {}), skip };
 }

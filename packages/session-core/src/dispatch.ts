@@ -1,0 +1,37 @@
+// A recorded message handed to its thread: run here under the busy policy, or (several instances)
+// announced to the instance that holds the thread.
+import type { Coordination } from "./coordination.js";
+import type { Ownership } from "./ownership.js";
+import type { SessionParts } from "./parts.js";
+import type { BusyPolicy } from "./policy.js";
+import type { QueuedMessage } from "./threads.js";
+
+export interface DispatchDeps {
+  parts: SessionParts;
+  ownership: Ownership;
+  coordination: Coordination;
+  policy: BusyPolicy;
+  /** Inbox ids recovery scheduled: a message delivered while it ran is not queued twice. */
+  known: ReadonlySet<number>;
+}
+
+export async function dispatchRecorded(
+  d: DispatchDeps,
+  gateway: string,
+  thread: string,
+  msg: QueuedMessage,
+): Promise<void> {
+  if (d.known.has(msg.inboxId)) return;
+  if (!(await d.ownership.claim(gateway, thread))) {
+    // Another instance runs this thread: it takes the message from the store.
+    await d.coordination.publish({ kind: "thread", gateway, thread });
+    return;
+  }
+  return d.parts.threads.with(gateway, thread, (state) => {
+    if (state.taken.has(msg.inboxId)) return;
+    // Several instances: older messages of the thread may have been recorded elsewhere and
+    // not announced yet; they go first, in the order they were recorded (this one among them).
+    if (d.coordination.shared) return d.ownership.takeFresh(state);
+    return d.policy.onMessage(state, msg);
+  });
+}

@@ -1,0 +1,160 @@
+// The leader's part of a session: the instance that leads holds the platform connections (long
+// polls, sockets, IMAP) and sends the outbox; one instance always leads. Shared sessions also hear
+// here what other instances announce (a thread to look at, pieces to send).
+import type { SuspendedRun } from "@agentsvc/agent-core";
+import type { Approvals } from "./approvals.js";
+import type { ClusterMessage, Coordination } from "./coordination.js";
+import type { DecideResult, Gateway } from "./gateway.js";
+import type { Ownership } from "./ownership.js";
+import type { SessionParts } from "./parts.js";
+import { recover } from "./recovery.js";
+import type { Scheduler } from "./scheduler.js";
+import type { Turns } from "./turns.js";
+
+/** A gateway that holds a connection to its platform (a long poll, a socket, an IMAP poll, a stream): one instance at a time. */
+export function holdsConnection(gateway: Gateway): boolean {
+  return gateway.kind === "push" && !gateway.webhooks;
+}
+
+/** Stops the gateways `which` picks; one that fails to stop is logged, the rest still stop. */
+export async function stopGateways(parts: SessionParts, which: (gateway: Gateway) => boolean): Promise<void> {
+  for (const gateway of parts.registry.list()) {
+    if (!which(gateway)) continue;
+    try {
+      await gateway.stop();
+    } catch (err) {
+      parts.loggerFor(gateway).error({ err }, "gateway failed to stop cleanly");
+    }
+  }
+}
+
+export interface SessionLeadDeps {
+  parts: SessionParts;
+  turns: Turns;
+  approvals: Approvals;
+  coordination: Coordination;
+  ownership: Ownership;
+  scheduler: Scheduler;
+  bootId: string;
+  ownsRun: (run: SuspendedRun) => boolean;
+  startGateway(gateway: Gateway): Promise<void>;
+}
+
+export class SessionLead {
+  #leading = false;
+
+  constructor(private readonly d: SessionLeadDeps) {}
+
+  /**
+   * This instance leads (always, for one instance): it holds the platform connections, sends the
+   * outbox, expires approvals (one instance; several each expire their own), and (shared) continues
+   * runs that are not gateway turns and asks open requests again.
+   */
+  async lead(): Promise<void> {
+    const { parts, coordination } = this.d;
+    if (parts.stopping()) return;
+    this.#leading = true;
+    if (coordination.shared) {
+      parts.logger.info(
+        { bootId: this.d.bootId },
+        "this instance leads: platform connections and the outbox",
+      );
+      await recover(parts, this.d.turns, this.d.approvals, {
+        bootId: this.d.bootId,
+        ownsRun: this.d.ownsRun,
+        threads: "none",
+      });
+      for (const gateway of parts.registry.list()) {
+        if (holdsConnection(gateway)) await this.d.startGateway(gateway);
+      }
+      // A lost announcement is found within a second.
+      this.d.scheduler.every("session:outbox-poll", 1000, async () => parts.sender.wake());
+    }
+    parts.sender.start();
+    if (!coordination.shared) this.expireEvery();
+  }
+
+  /**
+   * The periodic expiry of approval requests: on the leader for one instance; on every instance of
+   * several, each for the threads it holds or can take (a thread held elsewhere is its holder's).
+   */
+  expireEvery(): void {
+    this.d.scheduler.every("session:approval-expiry", 30_000, () =>
+      this.d.approvals.expireDue().then(() => {}),
+    );
+  }
+
+  async unlead(): Promise<void> {
+    if (!this.#leading) return;
+    const { parts } = this.d;
+    this.#leading = false;
+    parts.logger.warn({ bootId: this.d.bootId }, "this instance no longer leads; another takes over");
+    this.d.scheduler.cancel("session:outbox-poll");
+    await parts.sender.stop();
+    await stopGateways(parts, holdsConnection);
+  }
+
+  /**
+   * What a previous process left: recovered here (one instance; the inbox ids it scheduled go in
+   * `known`), or (several) the threads nobody holds that have work, left by any instance.
+   */
+  async recoverAtStart(known: Set<number>): Promise<void> {
+    const { parts, turns, approvals } = this.d;
+    if (this.d.coordination.shared) return this.d.ownership.sweep();
+    const ids = await recover(parts, turns, approvals, { bootId: this.d.bootId, ownsRun: this.d.ownsRun });
+    for (const id of ids) known.add(id);
+  }
+
+  /** Several instances: the periodic look for work nobody took, and approval expiry. */
+  upkeep(sweepMs: number): void {
+    this.d.scheduler.every("session:sweep", sweepMs, () => this.d.ownership.sweep());
+    this.expireEvery();
+  }
+
+  /** Takes the stored state of one thread into this instance. */
+  async adopt(gateway: string, thread: string): Promise<void> {
+    await recover(this.d.parts, this.d.turns, this.d.approvals, {
+      bootId: this.d.bootId,
+      ownsRun: this.d.ownsRun,
+      threads: { gateway, thread },
+      shared: false,
+    });
+  }
+
+  /** Hears the other instances, and what this one loses; returns the unsubscribe. */
+  join(): () => void {
+    const { coordination, ownership } = this.d;
+    const unsubscribe = coordination.subscribe((m) => this.onCluster(m));
+    const unlost = coordination.onThreadsLost((keys) => ownership.lost(keys));
+    return () => {
+      unsubscribe();
+      unlost();
+    };
+  }
+
+  /**
+   * A decision for a request of another instance's thread: the run waits at rest, or is being let
+   * go by the instance that ran it, so this one takes the thread; busy while it cannot.
+   */
+  async claimForDecision(requestId: string): Promise<DecideResult | undefined> {
+    if (!this.d.coordination.shared) return undefined;
+    const rec = await this.d.parts.store.interactions.get(requestId);
+    if (!rec || (await this.d.ownership.claimSoon(rec.gateway, rec.thread))) return undefined;
+    return {
+      ok: false,
+      code: "busy",
+      message: `the thread of "${requestId}" is running on another instance; try again shortly`,
+    };
+  }
+
+  /** What another instance (or this one) announced. */
+  onCluster(message: ClusterMessage): void {
+    const { parts } = this.d;
+    if (message.kind === "outbox") {
+      if (this.#leading) parts.sender.wake(true);
+      return;
+    }
+    if (message.kind !== "thread" || !parts.registry.get(message.gateway)) return;
+    parts.track(this.d.ownership.poke(message.gateway, message.thread));
+  }
+}

@@ -1,0 +1,158 @@
+// What a GatewaySession is built from, and what it shows of itself: the options, their checks at
+// build (a bad policy, an unregistered gateway, a bad expiry fail the boot), and the status types.
+import {
+  type AgentDefinition,
+  AgentsvcError,
+  type RunManagerApi,
+  type SuspendedRun,
+} from "@agentsvc/agent-core";
+import { DEFAULT_APPROVAL_EXPIRY_MS } from "./approvals.js";
+import type { Coordination } from "./coordination.js";
+import type { GatewayEntryOptions } from "./gateway.js";
+import type { LoggerSource } from "./loggers.js";
+import type { SessionObserver } from "./observer.js";
+import type { OutboxOptions } from "./outbox-sender.js";
+import type { SessionPolicy } from "./policy.js";
+import type { GatewayRegistry } from "./registry.js";
+import type { RetentionOptions } from "./retention.js";
+import type { Scheduler } from "./scheduler.js";
+import type { SessionStore } from "./store.js";
+
+const POLICIES: readonly SessionPolicy[] = ["reject", "queue", "steer", "interrupt"];
+
+export const DEFAULT_BUSY_REPLY =
+  "I am still working on your previous message. Please wait for my reply, then send this again.";
+
+export interface GatewayEntryRef extends GatewayEntryOptions {
+  /** Entry name (file name without extension). */
+  name: string;
+  type: string;
+  /** For error messages, e.g. `gateways/telegram.yaml`. */
+  file?: string;
+}
+
+export interface GatewaySessionOptions {
+  runs: RunManagerApi;
+  store: SessionStore;
+  registry: GatewayRegistry;
+  /** The root agent: its `gatewaySession` policy and its `approvals` (channel, expiry). */
+  agent: Pick<AgentDefinition, "name" | "gatewaySession" | "approvals">;
+  /** Configured gateway entries; each must have a registered gateway (checked at build). */
+  entries?: GatewayEntryRef[];
+  loggers?: LoggerSource;
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Shared scheduler; created when not given. */
+  scheduler?: Scheduler;
+  /** Subscribe to `runs.onSuspended` at start (default true). Set false if the server wires `handleSuspension` itself. */
+  subscribeSuspensions?: boolean;
+  /** Which suspended runs without a gateway origin the session asks about (default: all). */
+  ownsRun?: (run: SuspendedRun) => boolean;
+  outbox?: OutboxOptions;
+  retention?: Partial<RetentionOptions>;
+  /** The public base URL of the service behind a proxy; handed to gateways. */
+  publicBaseUrl?: string;
+  /**
+   * Several instances over one store (PostgreSQL): who runs which thread, who sends the outbox and
+   * holds the platform connections. Default: one instance, everything here.
+   */
+  coordination?: Coordination;
+  /** How often a shared session looks for work nobody took (lost announcements, dead instances). Default 1000 ms. */
+  sweepMs?: number;
+  /** Told what happens, for metrics (the server's Prometheus series). */
+  observer?: SessionObserver;
+  /**
+   * Longest wait for one streamed-preview update before it is aborted and the turn goes on without
+   * it (a hung platform call must not hold the turn's commit). Default 10 000 ms.
+   */
+  streamUpdateTimeoutMs?: number;
+}
+
+export interface ThreadSnapshot {
+  running: boolean;
+  phase?: "running" | "suspended";
+  queued: number;
+  /** Messages spliced into the running turn by `steer` (done when it commits). */
+  steered: number;
+  pendingRequestId?: string;
+}
+
+/** One gateway as `status()` and the server's `/health` show it. */
+export interface GatewayStatus {
+  state: "running" | "stopped";
+  /** Why it was stopped: `credentials rejected by <platform>: check <ENV_VAR> (<detail>)`. */
+  reason?: string;
+  /** Seconds since the platform last sent this gateway anything (absent: nothing yet since start). */
+  lastInboundAgeSeconds?: number;
+  /** Seconds since a call to the platform last worked: a sent reply, a poll, a heartbeat (absent: none yet). */
+  lastPlatformCallAgeSeconds?: number;
+}
+
+/** The options checked: what the session keeps of them. */
+export interface SessionSettings {
+  policy: SessionPolicy;
+  maxQueueDepth: number;
+  busyReply: string;
+  /** Entry options by registry key (the entry's name, or its type when registered by type). */
+  entries: Map<string, GatewayEntryOptions>;
+  approvalChannel: string;
+  approvalExpiresAfterMs: number;
+}
+
+/** Checks the options at build: throws the error a user sees at boot. */
+export function sessionSettings(options: GatewaySessionOptions): SessionSettings {
+  const config = options.agent.gatewaySession ?? {};
+  const policy = config.policy ?? "queue";
+  if (!POLICIES.includes(policy)) {
+    throw new AgentsvcError(
+      "bad_policy",
+      `agent "${options.agent.name}": gatewaySession.policy: expected one of ${POLICIES.join(", ")} (got "${String(policy)}")`,
+    );
+  }
+  const depth = config.maxQueueDepth ?? 50;
+  if (!Number.isInteger(depth) || depth < 0) {
+    throw new AgentsvcError(
+      "bad_queue_depth",
+      `agent "${options.agent.name}": gatewaySession.maxQueueDepth: expected an integer >= 0 (got ${String(depth)})`,
+    );
+  }
+  const entries = new Map<string, GatewayEntryOptions>();
+  for (const entry of options.entries ?? []) {
+    const key = options.registry.has(entry.name) ? entry.name : entry.type;
+    const gateway = options.registry.get(key);
+    if (!gateway || gateway.type !== entry.type) {
+      throw new AgentsvcError(
+        "gateway_not_registered",
+        `${entry.file ?? `gateways/${entry.name}`}: type: no gateway of type "${entry.type}" is registered for entry "${entry.name}"; ` +
+          `load its adapter (pnpm add @agentsvc/gateway-${entry.type}) and register it before building the session`,
+        500,
+      );
+    }
+    entries.set(key, {
+      ...(entry.approvalDestination ? { approvalDestination: entry.approvalDestination } : {}),
+      ...(entry.approvers ? { approvers: entry.approvers } : {}),
+      ...(entry.streaming !== undefined ? { streaming: entry.streaming } : {}),
+      ...(entry.streamIntervalMs !== undefined ? { streamIntervalMs: entry.streamIntervalMs } : {}),
+      ...(entry.access ? { access: entry.access } : {}),
+      ...(entry.media ? { media: entry.media } : {}),
+    });
+  }
+  const expiresAfterSeconds = options.agent.approvals?.expiresAfterSeconds;
+  if (
+    expiresAfterSeconds !== undefined &&
+    !(Number.isFinite(expiresAfterSeconds) && expiresAfterSeconds > 0)
+  ) {
+    throw new AgentsvcError(
+      "bad_approval_expiry",
+      `agent "${options.agent.name}": approvals.expiresAfterSeconds: expected a number of seconds > 0 (got ${String(expiresAfterSeconds)})`,
+    );
+  }
+  return {
+    policy,
+    maxQueueDepth: depth,
+    busyReply: config.busyReply ?? DEFAULT_BUSY_REPLY,
+    entries,
+    approvalChannel: options.agent.approvals?.channel ?? "cli",
+    approvalExpiresAfterMs:
+      expiresAfterSeconds !== undefined ? expiresAfterSeconds * 1000 : DEFAULT_APPROVAL_EXPIRY_MS,
+  };
+}
