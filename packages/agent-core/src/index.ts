@@ -108,6 +108,13 @@ export {
   type ParsedInput,
 } from "./tool-input.js";
 export { toModelTools, toPrompt } from "./prompt.js";
+export type { BlobReader } from "./prompt-files.js";
+export {
+  type FileInput,
+  MAX_PROMPT_FILE_BYTES,
+  type ModelFileInputs,
+  modelFileInputs,
+} from "./model-inputs.js";
 export { chatFinishReason, makeChunk } from "./chunk-factory.js";
 export { mintThreadId, randomId } from "./ids.js";
 export { fault, type FaultPoint } from "./fault.js";

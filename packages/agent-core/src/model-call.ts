@@ -4,6 +4,7 @@
 // call), nothing is tried again: the failure is the call's.
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import type { ModelErrorCode, TurnError } from "./model-error.js";
+import type { FileInput } from "./model-inputs.js";
 import { classifyModelError, ModelCallError } from "./model-errors.js";
 import { fallsBack } from "./model-fallback.js";
 import { type RetryPolicy, retryPolicy, withRetries } from "./model-retry.js";
@@ -17,7 +18,7 @@ export interface ModelCandidate {
   model: LanguageModelV4;
   /** For spans and logs ("openai", "anthropic", ...). */
   provider: string;
-  settings?: { maxRetries?: number; timeoutMs?: number };
+  settings?: { maxRetries?: number; timeoutMs?: number; fileInputs?: FileInput[] };
   /** Named in an `auth` failure. */
   apiKeyEnvVar?: string;
   fallbacks?: ModelCandidate[];

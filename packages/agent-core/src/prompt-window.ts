@@ -3,6 +3,7 @@
 // estimate. Durable memory keeps everything; only this window reaches the model, so a turn costs
 // the same in a conversation of ten messages and in one of ten thousand.
 import { SUMMARY_PREFIX } from "./compaction.js";
+import type { AttachmentRef } from "./media.js";
 import type { Message } from "./messages.js";
 
 /** Messages a prompt carries (and window memory keeps) unless `memory.maxMessages` says otherwise. */
@@ -17,10 +18,29 @@ export interface PromptWindowOptions {
 
 /**
  * A rough token count: one token per 4 characters of the message's JSON (OpenAI's rule of thumb
- * for English). Good enough to keep a prompt under a model's limit with margin; not a tokenizer.
+ * for English), plus what a user message's stored files cost when they go as file parts
+ * (`attachmentTokens`). Good enough to keep a prompt under a model's limit with margin; not a tokenizer.
  */
 export function estimateTokens(message: Message): number {
-  return Math.ceil(JSON.stringify(message).length / 4);
+  const text = Math.ceil(JSON.stringify(message).length / 4);
+  if (message.role !== "user" || !message.attachments) return text;
+  return message.attachments.reduce((n, ref) => n + attachmentTokens(ref), text);
+}
+
+/**
+ * A stored file's tokens as a file part: an image ~1,600 (Anthropic's figure for a full-size image,
+ * https://docs.claude.com/en/docs/build-with-claude/vision; OpenAI's high-detail tiles are of that
+ * order), a PDF one token per 32 bytes but at least 1,500 (Anthropic counts 1,500-3,000 a page,
+ * https://docs.claude.com/en/docs/build-with-claude/pdf-support), audio without a transcript one
+ * per 128 bytes (Gemini's 32 tokens a second at ~4 KB/s of voice, https://ai.google.dev/gemini-api/docs/audio).
+ * Video and refused files cost nothing beyond their note.
+ */
+export function attachmentTokens(ref: AttachmentRef): number {
+  if (!("blob" in ref)) return 0;
+  if (ref.kind === "image") return 1600;
+  if (ref.contentType === "application/pdf") return Math.max(1500, Math.ceil(ref.size / 32));
+  if (ref.kind === "audio" && ref.transcript === undefined) return Math.ceil(ref.size / 128);
+  return 0;
 }
 
 /** True for the summary a compaction stored in place of the older messages. */

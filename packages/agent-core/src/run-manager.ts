@@ -14,6 +14,7 @@ import { resolveModel } from "./models/resolve-model.js";
 import { isDemoModel } from "./models/demo-model.js";
 import type { ModelSettings } from "./models/settings.js";
 import { toModelTools } from "./prompt.js";
+import type { BlobReader } from "./prompt-files.js";
 import type {
   Caller,
   ContinueOptions,
@@ -66,6 +67,11 @@ export interface RunManagerOptions {
   env?: Record<string, string | undefined>;
   /** Hears every model attempt once its outcome is decided (metrics count them by outcome). */
   onModelAttempt?: (attempt: ModelAttempt) => void;
+  /**
+   * Where user messages' stored files are read from when a model takes them as file parts
+   * (chat-store's `BlobStore`). Without it every attachment reaches the model as a note.
+   */
+  blobs?: BlobReader;
 }
 
 export interface ToolDescription {
@@ -142,6 +148,7 @@ export class RunManager implements RunManagerApi {
   private readonly warned = new Set<string>();
   private readonly apiKeyEnvVar: string | undefined;
   private readonly attemptListener: ((attempt: ModelAttempt) => void) | undefined;
+  private readonly blobs: BlobReader | undefined;
   private readonly tools = new Map<string, AnyTool>();
   private readonly modelTools;
   private readonly logger: RunLogger;
@@ -168,6 +175,7 @@ export class RunManager implements RunManagerApi {
       Math.max(1, options.maxRetainedBytes ?? 64 * 1024 * 1024),
     );
     this.runStore = options.runStore ?? new InMemoryRunStore();
+    this.blobs = options.blobs;
     const given = options.model;
     this.resolved =
       given && !("specificationVersion" in given)
@@ -577,6 +585,7 @@ export class RunManager implements RunManagerApi {
       tools: this.tools,
       runStore: this.runStore,
       log,
+      ...(this.blobs ? { blobs: this.blobs } : {}),
     };
   }
 

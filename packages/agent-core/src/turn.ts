@@ -21,6 +21,8 @@ import type { ResolvedModel } from "./models/resolved-model.js";
 import { callSettings, type ModelSettings, mergeProviderOptions } from "./models/settings.js";
 import { addUsage, toFinishReason, toUsage } from "./models/usage.js";
 import { toPrompt } from "./prompt.js";
+import { type BlobReader, PromptFiles } from "./prompt-files.js";
+import { modelFileInputs } from "./model-inputs.js";
 import { isSummary } from "./prompt-window.js";
 import type { Decision, RunOptions, RunStore, SuspendedRun } from "./run-store.js";
 import { type AnyTool, callNeedsApproval, parseToolInput } from "./tool-input.js";
@@ -105,6 +107,8 @@ export interface TurnDeps {
   tools: Map<string, AnyTool>;
   runStore: RunStore;
   log: RunEventLog;
+  /** Stored files of user messages, read when a prompt carries them as file parts. */
+  blobs?: BlobReader;
 }
 
 /** The decision to apply to the first pending call when a suspended turn continues. */
@@ -117,6 +121,8 @@ export type AppliedDecision = Decision & { parsedEdit?: unknown };
 export class Turn {
   readonly abort = new AbortController();
   cancelled = false;
+  /** The bytes of stored files this turn's prompts carry, read once per turn. */
+  private readonly files: PromptFiles;
   readonly steers: string[];
   readonly turnMessages: Message[];
   private step: number;
@@ -143,6 +149,7 @@ export class Turn {
     this.turnMessages = turnMessages;
     this.steers = steers;
     this.usage = usage;
+    this.files = new PromptFiles(deps.blobs);
     const assistants = turnMessages.filter((m) => m.role === "assistant");
     this.step = assistants.length;
     this.toolIndex = assistants.reduce(
@@ -425,7 +432,17 @@ export class Turn {
       signal.addEventListener("abort", onAbortWait, { once: true });
     });
     try {
-      const prompt = toPrompt(this.deps.agent.instructions, [...this.history, ...this.turnMessages]);
+      const messages = [...this.history, ...this.turnMessages];
+      const inputs = modelFileInputs(
+        scope.candidate.provider,
+        model.modelId,
+        scope.candidate.settings?.fileInputs,
+      );
+      const prompt = toPrompt(
+        this.deps.agent.instructions,
+        messages,
+        await this.files.picker(messages, inputs),
+      );
       if (captureContent()) span.setAttribute("gen_ai.input.messages", JSON.stringify(prompt));
       const settings = callSettings(scope.candidate.settings);
       const started = model.doStream({

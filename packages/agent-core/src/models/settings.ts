@@ -1,4 +1,5 @@
 import type { SharedV4ProviderOptions } from "@ai-sdk/provider";
+import type { FileInput } from "../model-inputs.js";
 
 /**
  * Per-model call settings. The first six go into every provider request; `maxRetries` and
@@ -13,10 +14,12 @@ export interface ModelSettings {
   providerOptions?: SharedV4ProviderOptions;
   maxRetries?: number;
   timeoutMs?: number;
+  /** File parts the model takes (`image`, `pdf`, `audio`); default from agent-core's table (model-inputs.ts). */
+  fileInputs?: FileInput[];
 }
 
 /** The part of the settings that is a doStream argument. */
-export type CallSettings = Omit<ModelSettings, "maxRetries" | "timeoutMs">;
+export type CallSettings = Omit<ModelSettings, "maxRetries" | "timeoutMs" | "fileInputs">;
 
 /** Merges provider options per provider key, the later object's fields winning. */
 export function mergeProviderOptions(

@@ -5,6 +5,7 @@ import { isLanguageModelInstance, MODEL_PROVIDERS, parseModelString } from "../m
 import { type BuildError, IssueSink } from "../issues.js";
 import { closed, envVarName, httpUrl, integerIn, nonEmptyString } from "./common.js";
 
+const FILE_INPUTS = ["image", "pdf", "audio"] as const;
 const SPEC_PROVIDERS = ["demo", "openai", "anthropic", "openai-compatible"] as const;
 const STRING_PROVIDERS = Object.keys(MODEL_PROVIDERS).join(", ");
 /** Interface versions whose stream parts the run loop reads (AI SDK 6 providers are v3, 7 are v4). */
@@ -57,6 +58,13 @@ export const modelSettingsSchema = closed(
     ),
     maxRetries: v.optional(wholeIn(0, 10)),
     timeoutMs: v.optional(wholeIn(1, 3_600_000, " (milliseconds)")),
+    // Which files the model takes as prompt parts, overriding agent-core's table (issue #46).
+    fileInputs: v.optional(
+      v.array(
+        v.picklist(FILE_INPUTS, `must be one of ${FILE_INPUTS.join(", ")}`),
+        `expected a list of ${FILE_INPUTS.join(", ")} (the files the model takes; [] for none)`,
+      ),
+    ),
   },
   "model settings",
   "expected a mapping of model settings",

@@ -21,6 +21,7 @@ import {
   roughTokens,
   sameKey,
 } from "./core.js";
+import { anthropicFileRefusal } from "./file-parts.js";
 import type { RecordedEvent, ScriptedAnswer, ScriptedFault, ScriptedFinish } from "./script.js";
 
 /** The key `FakeAnthropic` accepts unless told otherwise. */
@@ -140,6 +141,8 @@ export class FakeAnthropic extends ProviderFake {
       if (turn !== last) turns.push(turn);
       turn.blocks.push(...blocks.map((block, position) => ({ block, message: i, position })));
     }
+    const files = anthropicFileRefusal(messages);
+    if (files) return bad(files);
     const thinkingType = (body.thinking as { type?: unknown } | undefined)?.type;
     const thinkingOn = thinkingType === "enabled" || thinkingType === "adaptive";
     for (const [t, turn] of turns.entries()) {

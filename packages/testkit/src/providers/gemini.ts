@@ -23,6 +23,7 @@ import {
   roughTokens,
   sameKey,
 } from "./core.js";
+import { geminiFileRefusal } from "./file-parts.js";
 import type { RecordedEvent, ScriptedAnswer, ScriptedFault, ScriptedFinish } from "./script.js";
 
 /** The stand-ins Google documents for a history without real signatures (skips validation). */
@@ -138,6 +139,11 @@ export class FakeGemini extends ProviderFake {
   }
 
   protected historyRefusal(body: Record<string, unknown>, route: Route): Refusal | undefined {
+    const files = geminiFileRefusal(
+      Array.isArray(body.contents) ? body.contents : [],
+      Buffer.byteLength(JSON.stringify(body)),
+    );
+    if (files) return status(400, "INVALID_ARGUMENT", files);
     return this.#orderRefusal(body) ?? this.#signatureRefusal(body, route);
   }
 

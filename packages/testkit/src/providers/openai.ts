@@ -22,6 +22,7 @@ import {
   roughTokens,
   sameKey,
 } from "./core.js";
+import { openAIFileRefusal } from "./file-parts.js";
 import type { RecordedEvent, ScriptedAnswer, ScriptedFault } from "./script.js";
 
 /** `openai`: no reasoning text; `deepseek`: `delta.reasoning_content`; `vllm`: `delta.reasoning`. */
@@ -153,6 +154,9 @@ export class FakeOpenAI extends ProviderFake {
       }
     }
     if (open && open.ids.size > 0) return unanswered(open);
+    // OpenAI's own model rules; a vLLM or DeepSeek flavour takes the documented parts on any model.
+    const files = openAIFileRefusal(this.flavor === "openai" ? body.model : undefined, messages);
+    if (files) return error(...files);
     return undefined;
   }
 
