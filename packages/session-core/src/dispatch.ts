@@ -22,16 +22,13 @@ export async function dispatchRecorded(
   msg: QueuedMessage,
 ): Promise<void> {
   if (d.known.has(msg.inboxId)) return;
-  if (!(await d.ownership.claim(gateway, thread))) {
-    // Another instance runs this thread: it takes the message from the store.
-    await d.coordination.publish({ kind: "thread", gateway, thread });
-    return;
-  }
-  return d.parts.threads.with(gateway, thread, (state) => {
+  const held = await d.ownership.withHeld(gateway, thread, async (state) => {
     if (state.taken.has(msg.inboxId)) return;
     // Several instances: older messages of the thread may have been recorded elsewhere and
     // not announced yet; they go first, in the order they were recorded (this one among them).
     if (d.coordination.shared) return d.ownership.takeFresh(state);
     return d.policy.onMessage(state, msg);
   });
+  // Another instance runs this thread: it takes the message from the store.
+  if (!held) await d.coordination.publish({ kind: "thread", gateway, thread });
 }

@@ -16,6 +16,9 @@ export interface OwnershipHooks {
   onMessage(state: ThreadState, msg: QueuedMessage): Promise<void>;
 }
 
+/** Claims of one message that may find the thread let go meanwhile before it is left to others. */
+const STALE_CLAIM_ATTEMPTS = 3;
+
 export class Ownership {
   readonly #held = new Set<string>();
   readonly #claiming = new Map<string, Promise<boolean>>();
@@ -111,8 +114,39 @@ export class Ownership {
 
   /** Takes the thread when nobody holds it, then its messages not taken yet. */
   async poke(gateway: string, thread: string): Promise<void> {
-    if (this.p.stopping() || !(await this.claim(gateway, thread))) return;
-    await this.p.threads.with(gateway, thread, (state) => this.takeFresh(state));
+    if (this.p.stopping()) return;
+    await this.withHeld(gateway, thread, (state) => this.takeFresh(state));
+  }
+
+  /**
+   * Runs `fn` inside the thread's lock while this instance holds the thread; false when another
+   * instance holds it. Held is checked again inside the lock: a claim answered from `#held` goes
+   * stale while it waits there behind the change that lets the thread go (`settle`), and a turn
+   * started then would run without the lock, its commit refused by the fence (#45.5).
+   */
+  async withHeld(
+    gateway: string,
+    thread: string,
+    fn: (state: ThreadState) => Promise<void>,
+  ): Promise<boolean> {
+    for (let attempt = 0; attempt < STALE_CLAIM_ATTEMPTS; attempt++) {
+      if (!(await this.claim(gateway, thread))) return false;
+      const ran = await this.p.threads.with(gateway, thread, async (state) => {
+        if (!this.holds(state.threadId)) {
+          // A state made for nothing (the one let go was dropped): not kept for a thread not held.
+          if (!state.active && state.queue.length === 0) this.p.threads.drop(gateway, thread);
+          return false;
+        }
+        await fn(state);
+        return true;
+      });
+      if (ran) return true;
+    }
+    this.p.logger.debug(
+      { gateway, thread },
+      "a thread was let go each time it was claimed; left to the sweep",
+    );
+    return false;
   }
 
   /** `claim`, retried for a while: the holder may be letting the thread go right now. */
