@@ -1,7 +1,7 @@
 // The `cli` channel adapter: a blocking stdin/stdout approval prompt (A approve, R reject with a
 // reason, Q reject and cancel the run). The default approval channel of runs not started from a gateway.
 import type { Readable, Writable } from "node:stream";
-import type { DecisionKind } from "@agentsvc/agent-core";
+import type { DecisionKind } from "@agentsvc/adapter-kit";
 import type {
   DecisionInput,
   Gateway,
@@ -9,7 +9,7 @@ import type {
   GatewayContext,
   InteractionRequest,
   SendResult,
-} from "@agentsvc/session-core";
+} from "@agentsvc/adapter-kit";
 import { LineReader } from "./line-reader.js";
 
 export interface CliGatewayOptions {

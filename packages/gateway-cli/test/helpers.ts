@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
 import { pino } from "pino";
-import type { DecisionInput, GatewayContext } from "@agentsvc/session-core";
+import type { DecisionInput, GatewayContext } from "@agentsvc/adapter-kit";
 import { Scheduler } from "@agentsvc/session-core";
 
 export interface Recorded {

@@ -1,4 +1,4 @@
-import type { InteractionRequest } from "@agentsvc/session-core";
+import type { InteractionRequest } from "@agentsvc/adapter-kit";
 import { describe, expect, it } from "vitest";
 import { createCliGateway } from "../src/index.js";
 import { eventually, terminal } from "./helpers.js";

@@ -3,7 +3,7 @@
 // Discord's own part: a 429 names its wait in the body as float seconds, `retry_after`, which is
 // more precise than the whole-second `Retry-After` header
 // (https://discord.com/developers/docs/topics/rate-limits#exceeding-a-rate-limit).
-import { sendFailure } from "@agentsvc/session-core";
+import { sendFailure } from "@agentsvc/adapter-kit";
 
 export class DiscordRest {
   readonly #base: string;

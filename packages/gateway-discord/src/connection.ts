@@ -5,7 +5,7 @@
 // d:false or close 4007/4009 -> fresh Identify; 4004, 4010-4014 -> stopped, no retry.
 // Session id, sequence and resume URL are durable state, so a process restart resumes too. The
 // sequence advances only after the session recorded the dispatch: a resume replays the rest.
-import { Backoff, type BackoffOptions, type GatewayContext } from "@agentsvc/session-core";
+import { Backoff, type BackoffOptions, type GatewayContext } from "@agentsvc/adapter-kit";
 import WebSocket from "ws";
 
 // Close codes, per https://discord.com/developers/docs/topics/opcodes-and-status-codes#gateway-gateway-close-event-codes:

@@ -1,7 +1,7 @@
 // A reply's file as a message attachment (https://discord.com/developers/docs/reference#uploading-files):
 // multipart/form-data, the message's JSON in `payload_json` naming the file in `attachments`
 // (`id` = the part's index), the bytes in `files[0]`; the caption is the message's content.
-import type { OutboundFile, SendOptions } from "@agentsvc/session-core";
+import type { OutboundFile, SendOptions } from "@agentsvc/adapter-kit";
 
 /** Content is at most 2000 characters; a longer caption is cut rather than losing the file. */
 const CONTENT_LIMIT = 2000;

@@ -1,6 +1,6 @@
 // The discord push-style gateway: the Gateway websocket (connection.ts) for inbound, REST (api.ts)
 // for replies, typing and approvals (message-component buttons answered through interaction callbacks).
-import type { DecisionKind } from "@agentsvc/agent-core";
+import type { DecisionKind } from "@agentsvc/adapter-kit";
 import {
   type BackoffOptions,
   type DecidedNotice,
@@ -22,7 +22,7 @@ import {
   type SendOptions,
   type SendResult,
   type StreamOptions,
-} from "@agentsvc/session-core";
+} from "@agentsvc/adapter-kit";
 import { DiscordRest } from "./api.js";
 import { GatewaySocket } from "./connection.js";
 import { attachmentForm } from "./files.js";

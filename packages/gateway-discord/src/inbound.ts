@@ -2,7 +2,7 @@
 // Shapes: https://discord.com/developers/docs/resources/message (message object, types,
 // message_reference) and https://discord.com/developers/docs/events/gateway-events#message-create
 // (guild_id, member, mentions, channel_type).
-import type { Inbound } from "@agentsvc/session-core";
+import type { Inbound } from "@agentsvc/adapter-kit";
 
 export interface DiscordUser {
   id: string;

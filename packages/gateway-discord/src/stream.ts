@@ -11,7 +11,7 @@ import {
   type SendOptions,
   type SendResult,
   type StreamOptions,
-} from "@agentsvc/session-core";
+} from "@agentsvc/adapter-kit";
 import type { DiscordRest } from "./api.js";
 
 /** Edits of one channel start at least this far apart (Discord shows about 5 per 5 s per channel). */

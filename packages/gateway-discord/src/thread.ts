@@ -2,7 +2,7 @@
 // channels), so the thread codec is the identity. What this file keeps is the durable memory the
 // group rules need: the threads the bot already posted in (so a follow-up there needs no mention)
 // and the bot's managed role per guild (a role mention of it counts as a mention).
-import type { GatewayStateStore } from "@agentsvc/session-core";
+import type { GatewayStateStore } from "@agentsvc/adapter-kit";
 
 const THREADS_KEY = "answered-threads";
 const ROLES_KEY = "bot-roles";

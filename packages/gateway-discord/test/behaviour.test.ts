@@ -1,5 +1,5 @@
 // Discord faults mid-turn, replies, approvals and the intent hint, against the fake.
-import { chunkText, encodeDecision } from "@agentsvc/session-core";
+import { chunkText, encodeDecision } from "@agentsvc/adapter-kit";
 import { DiscordFake, eventually, within } from "@agentsvc/testkit";
 import { startSessionRig } from "@agentsvc/testkit/session";
 import { afterEach, describe, expect, it } from "vitest";

@@ -1,6 +1,6 @@
 // Spec §3, connection moves of the community-chat gateway: one test per row of the table, plus
 // the fallbacks around it. Each test bounds its waits.
-import type { GatewayContext } from "@agentsvc/session-core";
+import type { GatewayContext } from "@agentsvc/adapter-kit";
 import { captureLogs, eventually } from "@agentsvc/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { createGateway, DEFAULT_WATCHDOG_MS } from "../src/gateway.js";

@@ -1,7 +1,7 @@
 // A reply's files through the Discord fake's REST API: one message per file, the bytes in
 // `files[0]` and the name in `payload_json.attachments`
 // (https://discord.com/developers/docs/reference#uploading-files).
-import type { OutboundFile } from "@agentsvc/session-core";
+import type { OutboundFile } from "@agentsvc/adapter-kit";
 import { DISCORD_UPLOAD_LIMIT } from "@agentsvc/testkit";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { DiscordGateway } from "../src/index.js";

@@ -1,8 +1,8 @@
 // Every documented Discord payload in testkit/fixtures/discord, run through the fake gateway
 // connection (dispatches, close frames) or the fake REST API (send failures). A new fixture file
 // is a new row; this file changes only for a new kind of outcome.
-import type { Inbound } from "@agentsvc/session-core";
-import { encodeDecision, isGatewaySendError } from "@agentsvc/session-core";
+import type { Inbound } from "@agentsvc/adapter-kit";
+import { encodeDecision, isGatewaySendError } from "@agentsvc/adapter-kit";
 import { eventually, within } from "@agentsvc/testkit";
 import { loadFixtures } from "@agentsvc/testkit/session";
 import { afterEach, describe, expect, it } from "vitest";

@@ -2,7 +2,7 @@
 // sendFailure) so the session's outbox retries what can pass later (connection refused, 4xx),
 // dead-letters what never will (a 5xx refusal of the message or its recipient) and stops the
 // gateway when the login is refused (535, RFC 4954).
-import { type PlatformRule, sendFailure } from "@agentsvc/session-core";
+import { type PlatformRule, sendFailure } from "@agentsvc/adapter-kit";
 import nodemailer from "nodemailer";
 import { certificateHint } from "./tls.js";
 

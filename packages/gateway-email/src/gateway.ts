@@ -17,7 +17,7 @@ import {
   readSecrets,
   type SendOptions,
   type SendResult,
-} from "@agentsvc/session-core";
+} from "@agentsvc/adapter-kit";
 import { simpleParser } from "mailparser";
 import { type Cursor, type Handled, ImapLoginError, ImapReader } from "./connection.js";
 import { markdownToMail } from "./format.js";

@@ -4,7 +4,7 @@
 // decides when it is a decision, exactly or by prefix, case-insensitively; anything else reaches
 // the agent verbatim. The session matches the whole inbound text, so the gateway hands it only
 // the decision in that case.
-import { type InteractionView, matchDecisionText } from "@agentsvc/session-core";
+import { type InteractionView, matchDecisionText } from "@agentsvc/adapter-kit";
 import type { ParsedMail } from "mailparser";
 
 export interface MailFacts {

@@ -1,6 +1,6 @@
 // A reply's file as a MIME attachment through real SMTP (the sink parses what was sent), threaded
 // into the conversation like a text reply.
-import type { OutboundFile } from "@agentsvc/session-core";
+import type { OutboundFile } from "@agentsvc/adapter-kit";
 import { type Dovecot, dovecotMissing, startDovecot } from "@agentsvc/testkit";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { EmailGateway } from "../src/index.js";

@@ -3,7 +3,7 @@
 // the session got: delivered (text, author, thread), ignored (the logged reason), or decided. A
 // decision fixture first gets a real approval request to answer ({{requestSubject}} and
 // {{requestMessageId}} are that request mail's). A new fixture file is a new row.
-import type { Inbound } from "@agentsvc/session-core";
+import type { Inbound } from "@agentsvc/adapter-kit";
 import { loadFixtures } from "@agentsvc/testkit/session";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { type Dovecot, dovecotMissing, startDovecot } from "@agentsvc/testkit";

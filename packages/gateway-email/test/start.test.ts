@@ -1,6 +1,6 @@
 // What `start` refuses: a required variable that is unset or empty fails it with session-core's
 // MissingConfigError naming the variable (the session shows it; nothing polls with half a config).
-import { MissingConfigError } from "@agentsvc/session-core";
+import { MissingConfigError } from "@agentsvc/adapter-kit";
 import { afterAll, describe, expect, it } from "vitest";
 import { type Dovecot, dovecotMissing, startDovecot } from "@agentsvc/testkit";
 import { emailRig } from "./rig.js";

@@ -4,7 +4,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { isGatewaySendError } from "@agentsvc/session-core";
+import { isGatewaySendError } from "@agentsvc/adapter-kit";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { sendMail, smtpTransport } from "../src/api.js";
 import { type Dovecot, dovecotMissing, startDovecot } from "@agentsvc/testkit";

@@ -1,6 +1,6 @@
 // New comments through the REST API: the issue comments route for an issue thread, the review-comment
 // replies route (always at the thread's root comment) for an inline review thread.
-import { GatewaySendError, type PlatformRule, sendFailure } from "@agentsvc/session-core";
+import { GatewaySendError, type PlatformRule, sendFailure } from "@agentsvc/adapter-kit";
 import type { GitHubThread } from "./thread.js";
 
 export interface RestTarget {

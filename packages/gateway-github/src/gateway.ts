@@ -13,7 +13,7 @@ import {
   type SendOptions,
   type SendResult,
   type WebhookRoute,
-} from "@agentsvc/session-core";
+} from "@agentsvc/adapter-kit";
 import { postComment, type RestTarget } from "./api.js";
 import { type Comment, numberOf, POSTED_MARKER } from "./inbound.js";
 import { parseThreadId } from "./thread.js";

@@ -5,13 +5,13 @@
 // `X-GitHub-Delivery` is not covered by the signature, so nothing here trusts it: the dedup key is
 // the comment id inside the signed body; a comment older than the dedup window is refused (its
 // record may be gone); a decision written before the request now pending does not decide it.
-import { DEFAULT_RETENTION, type GatewayContext, matchDecisionText } from "@agentsvc/session-core";
+import { DEFAULT_DEDUP_WINDOW_MS, type GatewayContext, matchDecisionText } from "@agentsvc/adapter-kit";
 import { SIGNATURE_HEADER, verifyHubSignature, webhookRoute } from "@agentsvc/webhook-kit";
 import { COMMENT_EVENTS, type Comment, readComment, readPayload } from "./inbound.js";
 import { threadId } from "./thread.js";
 
 /** Finished inbox records (dedup keys) are kept this long by default; older comments are refused. */
-export const DEDUP_WINDOW_MS = DEFAULT_RETENTION.inboxMs;
+export const DEDUP_WINDOW_MS = DEFAULT_DEDUP_WINDOW_MS;
 
 export interface GithubWebhookParts {
   context(): GatewayContext | undefined;

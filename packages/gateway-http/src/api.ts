@@ -2,7 +2,7 @@
 // the gateway's secret (v1 over the body). A failure is classified by session-core's `sendFailure`:
 // 408/425/429/5xx and network errors retried (Retry-After honoured), 401 names the secret's
 // variable, any other 4xx dead-lettered.
-import { sendFailure } from "@agentsvc/session-core";
+import { sendFailure } from "@agentsvc/adapter-kit";
 import { signatureHeaders } from "./signature.js";
 
 export interface CallbackOptions {

@@ -10,7 +10,7 @@ import {
   type SendOptions,
   type SendResult,
   type WebhookRequest,
-} from "@agentsvc/session-core";
+} from "@agentsvc/adapter-kit";
 import { postCallback } from "./api.js";
 import { interactionMessage, type OutboxMessage, toMessage } from "./messages.js";
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, type VerifyResult, verifyRequest } from "./signature.js";

@@ -5,7 +5,7 @@
 //   POST /interactions/:requestID/decisions            a decision (decidedBy = "http:<signer>")
 // Every body is read with a byte limit while it streams (413, connection closed), and every request
 // is signed (see signature.ts): the signature is checked over the raw bytes before anything is parsed.
-import type { DecisionInput, WebhookRequest, WebhookResponse } from "@agentsvc/session-core";
+import type { DecisionInput, WebhookRequest, WebhookResponse } from "@agentsvc/adapter-kit";
 import { readBody } from "@agentsvc/webhook-kit";
 import type { Context } from "hono";
 import { Hono } from "hono";

@@ -1,6 +1,6 @@
 // An inbound event body -> the session's `Inbound`. The signer is the author as far as this server
 // can know: the body's `userDisplay` is a label only.
-import type { Inbound } from "@agentsvc/session-core";
+import type { Inbound } from "@agentsvc/adapter-kit";
 import { idProblem } from "./thread.js";
 
 export interface HttpEvent {

@@ -1,6 +1,6 @@
 // Outbox rows as an http client reads them (the pull route and the callback body): replies and
 // approval requests, with the row's durable `seq`.
-import type { InteractionRequest, OutboxEntry } from "@agentsvc/session-core";
+import type { InteractionRequest, OutboxEntry } from "@agentsvc/adapter-kit";
 
 export type OutboxMessage =
   | {

@@ -7,7 +7,7 @@ import type {
   WebhookRequest,
   WebhookResponse,
   WebhookRoute,
-} from "@agentsvc/session-core";
+} from "@agentsvc/adapter-kit";
 import { type WebhookRefusal, webhookRoute } from "@agentsvc/webhook-kit";
 import type { HttpGateway } from "./gateway.js";
 import { eventProblem, type HttpEvent, toInbound } from "./inbound.js";

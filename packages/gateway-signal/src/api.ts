@@ -1,7 +1,7 @@
 // JSON-RPC 2.0 over the daemon's POST /api/v1/rpc route. Failures go through session-core's one
 // classifier; Signal adds only its JSON-RPC codes: a malformed call never succeeds, anything else
 // the daemon reports (untrusted identity, rate limit, network to Signal) may pass later.
-import { GatewaySendError, type PlatformRule, sendFailure } from "@agentsvc/session-core";
+import { GatewaySendError, type PlatformRule, sendFailure } from "@agentsvc/adapter-kit";
 
 /** JSON-RPC codes for a call that is wrong in itself (parse, request, method, params). */
 const PERMANENT_CODES = new Set([-32700, -32600, -32601, -32602]);

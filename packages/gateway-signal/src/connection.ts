@@ -2,7 +2,7 @@
 // backoff (2 s..60 s, +20% jitter) and by an idle watchdog when neither events nor keepalives arrive
 // for 120 s. signal-cli's events carry no ids and it replays nothing, so each event is handed on
 // and fully handled (recorded) before the next is read: the stream is the only copy.
-import { Backoff, type BackoffOptions, backoffDelay, type GatewayContext } from "@agentsvc/session-core";
+import { Backoff, type BackoffOptions, backoffDelay, type GatewayContext } from "@agentsvc/adapter-kit";
 import { readSse } from "./sse.js";
 
 /** Reconnect backoff of the spec: 2 s doubling to 60 s, plus up to 20% jitter. */

@@ -15,7 +15,7 @@ import {
   type SendOptions,
   type SendResult,
   sleep,
-} from "@agentsvc/session-core";
+} from "@agentsvc/adapter-kit";
 import { callRpc, checkSendResults } from "./api.js";
 import { EventStream } from "./connection.js";
 import { classify } from "./inbound.js";

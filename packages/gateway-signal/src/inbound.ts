@@ -1,6 +1,6 @@
 // One `receive` event of the daemon -> a direct message the session takes, or a reason to ignore
 // it. Envelope fields after signal-cli's JSON output (signal-cli-jsonrpc(5), `receive` notification).
-import type { Inbound } from "@agentsvc/session-core";
+import type { Inbound } from "@agentsvc/adapter-kit";
 import { threadOf } from "./thread.js";
 
 interface DataMessage {

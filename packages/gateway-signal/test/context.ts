@@ -1,7 +1,7 @@
 // A hand-built GatewayContext for adapter-level tests: a real scheduler and a pino logger whose
 // lines are kept, a Map for durable state, and a `deliver` that records (or fails on command).
 import { Writable } from "node:stream";
-import type { DeliverResult, GatewayContext, Inbound } from "@agentsvc/session-core";
+import type { DeliverResult, GatewayContext, Inbound } from "@agentsvc/adapter-kit";
 import { Scheduler } from "@agentsvc/session-core";
 import { pino } from "pino";
 

@@ -1,7 +1,7 @@
 // Every documented signal-cli payload in testkit/fixtures/signal, through the fake daemon: a
 // `receive` notification on the events stream (delivered or ignored with its reason), or the
 // result of a `send` (sent, or the outbox's verdict). A new fixture file is a new row.
-import { isGatewaySendError } from "@agentsvc/session-core";
+import { isGatewaySendError } from "@agentsvc/adapter-kit";
 import { eventually, type FakeSignalDaemon, startSignalDaemon } from "@agentsvc/testkit";
 import { loadFixtures } from "@agentsvc/testkit/session";
 import { afterEach, describe, expect, it } from "vitest";

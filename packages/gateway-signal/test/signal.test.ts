@@ -1,4 +1,4 @@
-import { GatewaySendError } from "@agentsvc/session-core";
+import { GatewaySendError } from "@agentsvc/adapter-kit";
 import { eventually, type FakeSignalDaemon, startSignalDaemon } from "@agentsvc/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { reconnectDelay, SignalGateway, type SignalGatewayOptions } from "../src/index.js";

@@ -1,7 +1,7 @@
 // The channel threads the bot has answered in, so a follow-up there needs no mention. Kept in the
 // gateway's durable state (key `answeredThreads`), bounded: the least recently answered thread
 // drops out first once LIMIT is reached.
-import type { GatewayStateStore } from "@agentsvc/session-core";
+import type { GatewayStateStore } from "@agentsvc/adapter-kit";
 import type { Logger } from "pino";
 
 const KEY = "answeredThreads";

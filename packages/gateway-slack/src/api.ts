@@ -2,7 +2,7 @@
 // `{ ok, error }`. Failures go through the session's classifier with Slack's own codes first:
 // `ratelimited`/429 waits `Retry-After` (https://api.slack.com/docs/rate-limits), a refused token
 // is a credentials failure naming its variable, errors that can never succeed are permanent.
-import { type PlatformRule, sendFailure } from "@agentsvc/session-core";
+import { type PlatformRule, sendFailure } from "@agentsvc/adapter-kit";
 
 /** The token itself is refused (https://api.slack.com/methods/chat.postMessage#errors). */
 const CREDENTIALS = new Set([

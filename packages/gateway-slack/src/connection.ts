@@ -3,7 +3,7 @@
 // `disconnect` frame, an unexpected close, or silence past the watchdog, a new connection is
 // opened and the old one is closed only after the new one said hello. Envelopes are handled on
 // whichever connection they arrive. Liveness is any frame, Slack's pings, or pongs to ours.
-import { Backoff, type BackoffOptions, type GatewayContext } from "@agentsvc/session-core";
+import { Backoff, type BackoffOptions, type GatewayContext } from "@agentsvc/adapter-kit";
 import WebSocket from "ws";
 
 export interface Envelope {

@@ -2,7 +2,7 @@
 // shared Markdown front end (@agentsvc/markdown): bold `*x*`, italics `_x_`, strikethrough `~x~`,
 // links `<url|text>`, headings bold, `&` `<` `>` escaped; code kept.
 import { toMrkdwn } from "@agentsvc/markdown";
-import { chunkText } from "@agentsvc/session-core";
+import { chunkText } from "@agentsvc/adapter-kit";
 
 export const markdownToMrkdwn = toMrkdwn;
 

@@ -21,7 +21,7 @@ import {
   type SendOptions,
   type SendResult,
   type StreamOptions,
-} from "@agentsvc/session-core";
+} from "@agentsvc/adapter-kit";
 import { AnsweredThreads } from "./answered-threads.js";
 import { postUpload, SlackWebApi, type Token } from "./api.js";
 import { type Envelope, SocketMode } from "./connection.js";

@@ -1,8 +1,8 @@
 // Socket Mode payloads -> what the session takes, or the reason they are ignored.
 // Events: https://api.slack.com/events/message (and its subtype pages), https://api.slack.com/events/app_mention.
 // Presses: https://api.slack.com/reference/interaction-payloads/block-actions.
-import type { DecisionKind } from "@agentsvc/agent-core";
-import type { Inbound } from "@agentsvc/session-core";
+import type { DecisionKind } from "@agentsvc/adapter-kit";
+import type { Inbound } from "@agentsvc/adapter-kit";
 import { readSlackText } from "./inbound-text.js";
 import { threadId } from "./thread.js";
 

@@ -14,7 +14,7 @@ import {
   type SendOptions,
   type SendResult,
   type StreamOptions,
-} from "@agentsvc/session-core";
+} from "@agentsvc/adapter-kit";
 import { mrkdwnToMarkdown } from "./format.js";
 import { parseThread } from "./thread.js";
 

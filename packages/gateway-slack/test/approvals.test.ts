@@ -1,6 +1,6 @@
 // Approvals as Block Kit buttons: block_actions become the decision (only the participant's),
 // and the message is updated with the outcome afterwards.
-import { encodeDecision } from "@agentsvc/session-core";
+import { encodeDecision } from "@agentsvc/adapter-kit";
 import { ContractRig } from "@agentsvc/session-core/testing";
 import { eventually } from "@agentsvc/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

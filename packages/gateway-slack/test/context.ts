@@ -1,6 +1,7 @@
 // A GatewayContext that records what the adapter hands the session (no session behind it): for the
 // fixture table, which checks the adapter's reading of each payload and nothing else.
-import { type DecisionInput, type GatewayContext, type Inbound, Scheduler } from "@agentsvc/session-core";
+import type { DecisionInput, GatewayContext, Inbound } from "@agentsvc/adapter-kit";
+import { Scheduler } from "@agentsvc/session-core";
 import type { Logger } from "pino";
 
 export interface RecordingContext {

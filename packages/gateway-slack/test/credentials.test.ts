@@ -2,7 +2,7 @@
 // is reported once through context.credentialsRejected naming the variable to fix (the session logs
 // the error and stops the gateway); a send fails as a credentials error
 // (kept for after the fix, not retried as if it could succeed); 429 waits exactly Retry-After.
-import { isGatewaySendError } from "@agentsvc/session-core";
+import { isGatewaySendError } from "@agentsvc/adapter-kit";
 import { captureLogs, eventually, SlackFake } from "@agentsvc/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { createGateway } from "../src/index.js";

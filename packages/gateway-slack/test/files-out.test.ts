@@ -2,7 +2,7 @@
 // files.getUploadURLExternal, the bytes POSTed to the upload URL, files.completeUploadExternal into
 // the channel or thread.
 import { ContractRig } from "@agentsvc/session-core/testing";
-import type { OutboundFile } from "@agentsvc/session-core";
+import type { OutboundFile } from "@agentsvc/adapter-kit";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { SlackGateway } from "../src/index.js";
 import { type SlackHarness, slackHarness } from "./harness.js";

@@ -1,7 +1,7 @@
 // Every documented Slack payload in testkit/fixtures/slack runs through the Slack fake's Socket Mode
 // connection into the real gateway, and the outcome is checked: delivered (text, author, thread),
 // ignored (the reason logged at debug) or decided. A new fixture file is a new row.
-import { encodeDecision } from "@agentsvc/session-core";
+import { encodeDecision } from "@agentsvc/adapter-kit";
 import { captureLogs, type SlackEnvelope, SlackFake, eventually, within } from "@agentsvc/testkit";
 import { loadFixtures } from "@agentsvc/testkit/session";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

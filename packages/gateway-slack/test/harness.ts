@@ -1,6 +1,6 @@
 // The platform side for the contract suite and the fault tests: one Slack fake behind every
 // gateway instance the harness builds (a restart builds a new one against the same fake).
-import { encodeDecision } from "@agentsvc/session-core";
+import { encodeDecision } from "@agentsvc/adapter-kit";
 import type { GatewayHarness } from "@agentsvc/session-core/testing";
 import { captureLogs, type LogLine, SlackFake, type SlackFakeOptions, within } from "@agentsvc/testkit";
 import { createGateway, type SlackGatewayOptions } from "../src/index.js";

@@ -1,7 +1,7 @@
 // A preview update the session gave up on (its AbortSignal fired) is not a refusal of Slack's
 // stream methods: the reply stays a native stream and the next update starts it again, instead of
 // falling back to chat.postMessage + chat.update for the rest of the reply.
-import { GatewaySendError } from "@agentsvc/session-core";
+import { GatewaySendError } from "@agentsvc/adapter-kit";
 import { describe, expect, it } from "vitest";
 import { SlackStreams } from "../src/stream.js";
 

@@ -3,7 +3,7 @@
 // and fetched again 60 s before it expires. Conversation activities: POST
 // <serviceUrl>v3/conversations/<id>/activities for a new message, PUT .../activities/<activityId> to
 // replace one (the decided card). Failures are classified once, by session-core's sendFailure.
-import { type FailureFacts, GatewaySendError, type PlatformRule, sendFailure } from "@agentsvc/session-core";
+import { type FailureFacts, GatewaySendError, type PlatformRule, sendFailure } from "@agentsvc/adapter-kit";
 
 export const EARLY_REFETCH_MS = 60_000;
 export const CONNECTOR_SCOPE = "https://api.botframework.com/.default";

@@ -2,8 +2,8 @@
 // Action.Execute per pressable decision, whose click reaches the bot as an `adaptiveCard/action`
 // invoke carrying session-core's decision payload. After the decision the card is replaced by one
 // without actions that says what was decided.
-import type { DecisionKind } from "@agentsvc/agent-core";
-import { decisionLabel, decodeDecision, encodeDecision, pressableDecisions } from "@agentsvc/session-core";
+import type { DecisionKind } from "@agentsvc/adapter-kit";
+import { decisionLabel, decodeDecision, encodeDecision, pressableDecisions } from "@agentsvc/adapter-kit";
 
 export const CARD_CONTENT_TYPE = "application/vnd.microsoft.card.adaptive";
 export const DECIDE_VERB = "agentsvc.decide";

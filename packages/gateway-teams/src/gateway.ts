@@ -18,7 +18,7 @@ import {
   type StreamOptions,
   type WebhookResponse,
   type WebhookRoute,
-} from "@agentsvc/session-core";
+} from "@agentsvc/adapter-kit";
 import { BotToken, connectorCall } from "./api.js";
 import { approvalCard, decidedCard } from "./approval-card.js";
 import { ConnectorAuth } from "./connector-auth.js";

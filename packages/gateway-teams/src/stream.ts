@@ -8,7 +8,7 @@
 // Teams ends a stream not finished within two minutes and refuses what follows with 403
 // `ContentStreamNotAllowed` "Content stream finished due to exceeded streaming time" (the page's
 // error codes): the final text then goes out as a normal message, so the user keeps the whole reply.
-import type { DraftIds, ReplyStream, SendOptions, SendResult, StreamOptions } from "@agentsvc/session-core";
+import type { DraftIds, ReplyStream, SendOptions, SendResult, StreamOptions } from "@agentsvc/adapter-kit";
 import { connectorRefusal } from "./api.js";
 
 type Json = Record<string, unknown>;

@@ -6,7 +6,7 @@
 // any activity with it. The damage is bounded: an activity id is recorded once (dedup), and an
 // activity whose `timestamp` is older than the token's lifetime is refused, so a body captured
 // earlier cannot be sent again under a later token.
-import type { GatewayContext, WebhookRequest, WebhookResponse } from "@agentsvc/session-core";
+import type { GatewayContext, WebhookRequest, WebhookResponse } from "@agentsvc/adapter-kit";
 import { type VerifyResult, webhookRoute } from "@agentsvc/webhook-kit";
 import { CLOCK_SKEW_SECONDS, type ConnectorAuth } from "./connector-auth.js";
 import { isObject, type ReadActivity, readActivity, type TeamsClick, type TeamsMessage } from "./inbound.js";

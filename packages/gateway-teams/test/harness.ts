@@ -1,6 +1,6 @@
 // The Teams side of the tests: the testkit Bot Framework fake (connector, OpenID/JWKS, token
 // endpoint) and a local host serving the gateway's messaging endpoint over real HTTP.
-import { decodeDecision } from "@agentsvc/session-core";
+import { decodeDecision } from "@agentsvc/adapter-kit";
 import type { GatewayHarness } from "@agentsvc/session-core/testing";
 import { FakeTeams, hostWebhooks, type TeamsUser, type WebhookHost } from "@agentsvc/testkit";
 import { TeamsGateway } from "../src/index.js";

@@ -2,7 +2,7 @@
 // The token is part of the URL, so URLs are never logged or put in error messages.
 // Errors: https://core.telegram.org/bots/api#making-requests (`error_code`, `description`) and
 // https://core.telegram.org/bots/api#responseparameters (`retry_after` in seconds on a 429).
-import { type GatewaySendError, type PlatformRule, sendFailure } from "@agentsvc/session-core";
+import { type GatewaySendError, type PlatformRule, sendFailure } from "@agentsvc/adapter-kit";
 
 export class TelegramApiError extends Error {
   constructor(

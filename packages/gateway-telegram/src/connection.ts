@@ -6,7 +6,7 @@
 // `skipUpdateAfterMs` after its first failure (a store that is down for a few minutes must not cost
 // messages), the update is skipped (confirmed unanswered) with an error log: a poisoned update must
 // not hold every later one back.
-import { Backoff, type BackoffOptions, type GatewayContext } from "@agentsvc/session-core";
+import { Backoff, type BackoffOptions, type GatewayContext } from "@agentsvc/adapter-kit";
 import { type BotApi, TelegramApiError } from "./api.js";
 import type { BotIdentity, TgUpdate, TgUser } from "./inbound.js";
 

@@ -1,8 +1,8 @@
 // A user's file into the blob store: getFile for its `file_path`, then the kit's bounded download
 // from the Bot API's own host (https://core.telegram.org/bots/api#getfile: "up to 20MB", the link
 // "valid for at least 1 hour" and asked for again on each try).
-import type { AttachmentKind, AttachmentRef } from "@agentsvc/agent-core";
-import type { GatewayContext } from "@agentsvc/session-core";
+import type { AttachmentKind, AttachmentRef } from "@agentsvc/adapter-kit";
+import type { GatewayContext } from "@agentsvc/adapter-kit";
 import { DownloadRefused, fetchAttachment } from "@agentsvc/webhook-kit";
 import { type BotApi, TelegramApiError } from "./api.js";
 import type { TgFile } from "./inbound.js";

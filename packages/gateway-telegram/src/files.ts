@@ -2,7 +2,7 @@
 // multipart/form-data, sendPhoto for a photo Telegram shows inline (JPEG, PNG, WebP up to 10 MB,
 // https://core.telegram.org/bots/api#sendphoto), sendDocument for everything else (up to 50 MB,
 // https://core.telegram.org/bots/api#senddocument), the name kept as the part's filename.
-import type { OutboundFile, SendOptions } from "@agentsvc/session-core";
+import type { OutboundFile, SendOptions } from "@agentsvc/adapter-kit";
 import { parseThread } from "./thread.js";
 
 const PHOTO_TYPES = new Set(["image/jpeg", "image/png", "image/webp"]);

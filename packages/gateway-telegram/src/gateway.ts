@@ -1,6 +1,6 @@
 // The telegram push-style gateway: getUpdates long-poll (poller.ts), replies in Telegram HTML,
 // typing while a turn runs, approvals as inline keyboards whose presses become decisions.
-import type { AttachmentKind, AttachmentRef } from "@agentsvc/agent-core";
+import type { AttachmentKind, AttachmentRef } from "@agentsvc/adapter-kit";
 import {
   type BackoffOptions,
   decisionLabel,
@@ -20,7 +20,7 @@ import {
   type SendOptions,
   type SendResult,
   type StreamOptions,
-} from "@agentsvc/session-core";
+} from "@agentsvc/adapter-kit";
 import { BotApi, sendFailureOf, TelegramApiError } from "./api.js";
 import { Poller } from "./connection.js";
 import { downloadFile } from "./download.js";

@@ -2,8 +2,8 @@
 // ignore the update (logged at debug). Shapes: https://core.telegram.org/bots/api#update, #message,
 // #messageentity, #callbackquery. The bot runs with privacy mode off, so in groups it sees every
 // message and picks those addressed to it (https://core.telegram.org/bots/features#privacy-mode).
-import type { AttachmentKind, DecisionKind } from "@agentsvc/agent-core";
-import { decodeDecision, type Inbound } from "@agentsvc/session-core";
+import type { AttachmentKind, DecisionKind } from "@agentsvc/adapter-kit";
+import { decodeDecision, type Inbound } from "@agentsvc/adapter-kit";
 import { threadOf } from "./thread.js";
 
 export interface TgUser {

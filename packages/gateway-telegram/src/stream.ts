@@ -18,7 +18,7 @@ import {
   type SendOptions,
   type SendResult,
   type StreamOptions,
-} from "@agentsvc/session-core";
+} from "@agentsvc/adapter-kit";
 import { parseThread } from "./thread.js";
 
 /** Edits of one group chat start at least this far apart (20 a minute). */

@@ -1,6 +1,6 @@
 // Approvals as inline keyboards: every callback query is answered, only the participant decides,
 // and the keyboard shows the outcome afterwards. Typing shows while a turn runs.
-import { encodeDecision } from "@agentsvc/session-core";
+import { encodeDecision } from "@agentsvc/adapter-kit";
 import { ContractRig } from "@agentsvc/session-core/testing";
 import { eventually } from "@agentsvc/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

@@ -2,7 +2,7 @@
 // (https://core.telegram.org/bots/api#message: photo as PhotoSize[], document, voice, audio,
 // video_note), fetched with getFile and the file URL (https://core.telegram.org/bots/api#getfile),
 // stored before deliver and handed over as refs.
-import type { Gateway } from "@agentsvc/session-core";
+import type { Gateway } from "@agentsvc/adapter-kit";
 import { eventually, TelegramFake } from "@agentsvc/testkit";
 import { type MemoryBlobs, memoryBlobs } from "@agentsvc/testkit/session";
 import { afterEach, expect, it } from "vitest";

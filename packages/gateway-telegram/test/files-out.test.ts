@@ -1,7 +1,7 @@
 // A reply's files through the Telegram fake's Bot API: a photo Telegram shows inline goes with
 // sendPhoto, anything else with sendDocument, as multipart/form-data with the bytes and name intact
 // (https://core.telegram.org/bots/api#sending-files).
-import type { OutboundFile } from "@agentsvc/session-core";
+import type { OutboundFile } from "@agentsvc/adapter-kit";
 import { eventually, TelegramFake } from "@agentsvc/testkit";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createGateway, type TelegramGateway } from "../src/index.js";

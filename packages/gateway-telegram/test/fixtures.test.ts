@@ -4,7 +4,7 @@
 import { eventually, TelegramFake, within } from "@agentsvc/testkit";
 import { loadFixtures } from "@agentsvc/testkit/session";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Gateway } from "@agentsvc/session-core";
+import type { Gateway } from "@agentsvc/adapter-kit";
 import { createGateway } from "../src/index.js";
 import { type RecordingContext, recordingContext } from "./recording-context.js";
 

@@ -1,5 +1,5 @@
 // Replies are Telegram HTML the Bot API accepts, with the user-visible text intact.
-import { chunkText } from "@agentsvc/session-core";
+import { chunkText } from "@agentsvc/adapter-kit";
 import { ContractRig } from "@agentsvc/session-core/testing";
 import { parseTelegramHtml } from "@agentsvc/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

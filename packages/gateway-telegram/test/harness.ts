@@ -1,6 +1,6 @@
 // The platform side for the contract suite and the fault tests: one Telegram fake behind every
 // gateway instance the harness builds (a restart builds a new one against the same fake).
-import { encodeDecision } from "@agentsvc/session-core";
+import { encodeDecision } from "@agentsvc/adapter-kit";
 import type { GatewayHarness } from "@agentsvc/session-core/testing";
 import { captureLogs, type LogLine, TelegramFake, within } from "@agentsvc/testkit";
 import { createGateway, type TelegramGatewayOptions } from "../src/index.js";

@@ -1,12 +1,7 @@
 // A GatewayContext that records what the gateway hands the session (messages, decisions) instead of
 // running turns: the fixture table asks only what the adapter made of each platform payload.
-import {
-  type DecideResult,
-  type DecisionInput,
-  type GatewayContext,
-  type Inbound,
-  Scheduler,
-} from "@agentsvc/session-core";
+import type { DecideResult, DecisionInput, GatewayContext, Inbound } from "@agentsvc/adapter-kit";
+import { Scheduler } from "@agentsvc/session-core";
 import { captureLogs, type LogLine } from "@agentsvc/testkit";
 
 export interface RecordedDecision {

@@ -2,7 +2,7 @@
 // `Body` and `From` (or `MessagingServiceSid` when configured), HTTP basic auth. A failure goes
 // through the session's classifier with Twilio's own codes first
 // (https://www.twilio.com/docs/api/errors).
-import { type FailureFacts, type PlatformRule, sendFailure } from "@agentsvc/session-core";
+import { type FailureFacts, type PlatformRule, sendFailure } from "@agentsvc/adapter-kit";
 
 export interface MessagesTarget {
   apiBaseUrl: string;

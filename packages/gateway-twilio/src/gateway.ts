@@ -16,7 +16,7 @@ import {
   type SendResult,
   type WebhookResponse,
   type WebhookRoute,
-} from "@agentsvc/session-core";
+} from "@agentsvc/adapter-kit";
 import { DownloadRefused, fetchAttachment, webhookRoute } from "@agentsvc/webhook-kit";
 import { createMessage, type MessagesTarget } from "./api.js";
 import { toPlainText } from "./format.js";

@@ -3,7 +3,7 @@
 // https://www.twilio.com/docs/usage/webhooks/webhooks-security ; opt-out keywords:
 // https://help.twilio.com/articles/223134027 .
 import { createHash } from "node:crypto";
-import type { GatewayContext, WebhookRequest } from "@agentsvc/session-core";
+import type { GatewayContext, WebhookRequest } from "@agentsvc/adapter-kit";
 import { SIGNATURE_HEADER, type SignatureFailure, verifyTwilioSignature } from "./signature.js";
 
 /** Message SIDs as Twilio issues them: SM (SMS) or MM (MMS) and 32 lower-case hex digits. */

@@ -1,6 +1,6 @@
 // The Messages call's failures, classified with Twilio's own codes first: 20003 (authenticate) is
 // a credentials failure naming the Auth Token variable; 429 waits and retries; a bad number is permanent.
-import { classifyFailure, isGatewaySendError } from "@agentsvc/session-core";
+import { classifyFailure, isGatewaySendError } from "@agentsvc/adapter-kit";
 import { FakeTwilio, type FakeServer, listenLocal } from "@agentsvc/testkit";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";

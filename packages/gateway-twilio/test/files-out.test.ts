@@ -1,6 +1,7 @@
 // A reply's file as an MMS through the fake's Messages route: `MediaUrl` is the service's signed
 // URL of the file, the caption the Body (https://www.twilio.com/docs/messaging/api/message-resource#create-a-message-resource).
-import { type GatewayContext, type OutboundFile, Scheduler } from "@agentsvc/session-core";
+import type { GatewayContext, OutboundFile } from "@agentsvc/adapter-kit";
+import { Scheduler } from "@agentsvc/session-core";
 import { captureLogs } from "@agentsvc/testkit/session";
 import { afterEach, expect, it } from "vitest";
 import type { TwilioGateway } from "../src/index.js";

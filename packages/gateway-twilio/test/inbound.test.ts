@@ -1,6 +1,6 @@
 // What reaches the agent and what does not: opt-out keywords Twilio already answered, messages
 // for another account, delivery-status callbacks; and the 1600-character cut of an unbroken reply.
-import type { GatewayContext } from "@agentsvc/session-core";
+import type { GatewayContext } from "@agentsvc/adapter-kit";
 import { captureLogs, eventually, type SessionRig, startSessionRig } from "@agentsvc/testkit/session";
 import { afterEach, describe, expect, it } from "vitest";
 import { SECRETS, type TwilioWorld, twilioWorld } from "./harness.js";

@@ -2,7 +2,8 @@
 // `MediaContentTypeN` (https://www.twilio.com/docs/messaging/guides/webhook-request); each URL
 // fetched with the account's Basic credentials and its redirect to the short-lived URL followed
 // (https://www.twilio.com/docs/messaging/api/media-resource), stored before deliver.
-import { type GatewayContext, type Inbound, Scheduler } from "@agentsvc/session-core";
+import type { GatewayContext, Inbound } from "@agentsvc/adapter-kit";
+import { Scheduler } from "@agentsvc/session-core";
 import { captureLogs, type MemoryBlobs, memoryBlobs } from "@agentsvc/testkit/session";
 import { afterEach, expect, it } from "vitest";
 import type { TwilioGatewayOptions } from "../src/index.js";

@@ -1,7 +1,7 @@
 // The one outbound call: POST <apiBaseUrl>/<apiVersion>/<phone-number-id>/messages with a bearer
 // token. A failure goes through the session's classifier with WhatsApp's own codes first
 // (https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes).
-import { type FailureFacts, type PlatformRule, sendFailure } from "@agentsvc/session-core";
+import { type FailureFacts, type PlatformRule, sendFailure } from "@agentsvc/adapter-kit";
 
 export interface GraphTarget {
   apiBaseUrl: string;

@@ -1,8 +1,8 @@
 // Approvals as WhatsApp interactive messages: the decisions (at most three kinds) as reply buttons
 // (titles cut to 20 characters); the body text is cut to the 1024 the platform allows.
 // Each option id is the session's decision payload (`encodeDecision`), so a press needs no lookup.
-import type { DecisionKind } from "@agentsvc/agent-core";
-import { decodeDecision, encodeDecision } from "@agentsvc/session-core";
+import type { DecisionKind } from "@agentsvc/adapter-kit";
+import { decodeDecision, encodeDecision } from "@agentsvc/adapter-kit";
 
 export const BODY_LIMIT = 1024;
 export const BUTTON_TITLE_LIMIT = 20;

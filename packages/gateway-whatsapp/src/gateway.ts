@@ -17,7 +17,7 @@ import {
   type SendOptions,
   type SendResult,
   type WebhookRoute,
-} from "@agentsvc/session-core";
+} from "@agentsvc/adapter-kit";
 import { DownloadRefused, fetchAttachment, plainResponse, webhookRoute } from "@agentsvc/webhook-kit";
 import { type GraphTarget, mediaUrl, postMessage, uploadMedia } from "./api.js";
 import { approvalInteractive, decisionOf } from "./approval-message.js";

@@ -2,7 +2,7 @@
 // as verify / parse for the kit's webhookRoute (the recording is the gateway's `handle`).
 // https://developers.facebook.com/docs/graph-api/webhooks/getting-started (handshake, X-Hub-Signature-256)
 // https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples
-import type { WebhookRequest } from "@agentsvc/session-core";
+import type { WebhookRequest } from "@agentsvc/adapter-kit";
 import {
   SIGNATURE_HEADER,
   safeEqualText,

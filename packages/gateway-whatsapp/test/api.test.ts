@@ -1,6 +1,6 @@
 // The Graph messages call's failures, classified with WhatsApp's own codes first: 190 (token
 // expired or revoked) is a credentials failure naming the variable; throughput codes wait and retry.
-import { classifyFailure, isGatewaySendError } from "@agentsvc/session-core";
+import { classifyFailure, isGatewaySendError } from "@agentsvc/adapter-kit";
 import { FakeWhatsApp, type FakeServer, listenLocal } from "@agentsvc/testkit";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";

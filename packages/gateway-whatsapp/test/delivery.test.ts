@@ -1,7 +1,7 @@
 // Who is answered and how, and what happens when Meta reports a reply failed: users known only by
 // their business-scoped user id, `failed` statuses (131047 outside the 24-hour window, 131026,
 // 130429), old signed messages, and the subscription handshake without a verify token.
-import type { GatewayContext, Inbound } from "@agentsvc/session-core";
+import type { GatewayContext, Inbound } from "@agentsvc/adapter-kit";
 import { WHATSAPP_STATUS_ERRORS as ERRORS } from "@agentsvc/testkit";
 import { captureLogs, eventually, type SessionRig, startSessionRig } from "@agentsvc/testkit/session";
 import { afterEach, describe, expect, it } from "vitest";

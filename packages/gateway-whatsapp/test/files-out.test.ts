@@ -1,7 +1,8 @@
 // A reply's files through the fake's Graph routes: uploaded to /<phone number id>/media, then sent
 // as an image, audio, video or document message naming the media id
 // (https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#upload-media).
-import { type GatewayContext, type OutboundFile, Scheduler } from "@agentsvc/session-core";
+import type { GatewayContext, OutboundFile } from "@agentsvc/adapter-kit";
+import { Scheduler } from "@agentsvc/session-core";
 import { captureLogs } from "@agentsvc/testkit/session";
 import { afterEach, expect, it } from "vitest";
 import type { WhatsappGateway } from "../src/index.js";

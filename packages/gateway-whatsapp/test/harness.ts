@@ -2,7 +2,7 @@
 // host serving the gateway's webhook routes over real HTTP.
 import type { GatewayHarness } from "@agentsvc/session-core/testing";
 import { FakeWhatsApp, hostWebhooks, type WebhookHost } from "@agentsvc/testkit";
-import { decodeDecision } from "@agentsvc/session-core";
+import { decodeDecision } from "@agentsvc/adapter-kit";
 import { createGateway, type WhatsappGateway, type WhatsappGatewayOptions } from "../src/index.js";
 
 export const SECRETS = {

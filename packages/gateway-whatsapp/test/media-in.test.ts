@@ -2,7 +2,8 @@
 // file is fetched as the Cloud API documents it (media id -> URL with the token -> bytes,
 // https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#download-media), stored
 // before deliver and handed over as a ref; without one the spec's caption-only row stands.
-import { type GatewayContext, type Inbound, Scheduler } from "@agentsvc/session-core";
+import type { GatewayContext, Inbound } from "@agentsvc/adapter-kit";
+import { Scheduler } from "@agentsvc/session-core";
 import { captureLogs, eventually, type MemoryBlobs, memoryBlobs } from "@agentsvc/testkit/session";
 import { afterEach, expect, it } from "vitest";
 import type { WhatsappGatewayOptions } from "../src/index.js";

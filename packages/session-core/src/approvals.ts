@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import type { Decision, PendingApproval, SuspendedRun } from "@agentsvc/agent-core";
 import { AgentsvcError, fault } from "@agentsvc/agent-core";
 import type { DecideResult, DecidedNotice, DecisionInput, Gateway, InteractionRequest } from "./gateway.js";
-import { describeRequest } from "./interaction.js";
+import { describeRequest } from "@agentsvc/adapter-kit";
 import type { SessionParts } from "./parts.js";
 import { type OutboxItem, textPieces } from "./replies.js";
 import { isDecided, type StoredInteraction } from "./store.js";

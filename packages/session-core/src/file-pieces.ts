@@ -2,7 +2,7 @@
 // transaction and queued as one `file` piece with a key of its own, so it is sent exactly once
 // like text. A store without blobs sends the file's name as text instead.
 import type { ToolFile } from "@agentsvc/agent-core";
-import { fileNote, type OutboundFilePayload } from "./media.js";
+import { fileNote, type OutboundFilePayload } from "@agentsvc/adapter-kit";
 import type { OutboxItem } from "./replies.js";
 import type { SessionStore } from "./store.js";
 

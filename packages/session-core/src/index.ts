@@ -23,26 +23,6 @@ export type {
   WebhookResponse,
   WebhookRoute,
 } from "./gateway.js";
-export {
-  GatewaySendError,
-  type GatewaySendErrorOptions,
-  isGatewaySendError,
-  retryAfterMs,
-} from "./errors.js";
-export {
-  classifyFailure,
-  type FailureClass,
-  type FailureFacts,
-  type FailureKind,
-  type PlatformRule,
-  sendFailure,
-  type SendFailureOptions,
-} from "./send-failure.js";
-export { MissingConfigError, readSecrets, type ReadSecretsOptions } from "./secrets.js";
-export { decisionLabel, decodeDecision, encodeDecision, pressableDecisions } from "./decision-codec.js";
-export { Backoff, type BackoffOptions, backoffDelay, sleep } from "./backoff.js";
-export { chunkText } from "./chunk-text.js";
-export { EditPacing } from "./edit-pacing.js";
 export { GatewayRegistry } from "./registry.js";
 export {
   adapterInstalled,
@@ -58,7 +38,6 @@ export {
   type TaskInfo,
 } from "./scheduler.js";
 export { gatewayLogger, type LoggerSource, sessionLogger } from "./loggers.js";
-export { describeRequest, matchDecisionText } from "./interaction.js";
 export type { OutboxOptions } from "./outbox-sender.js";
 export type { InboundOutcome, SendOutcome, SessionObserver } from "./observer.js";
 export { DEFAULT_APPROVAL_EXPIRY_MS } from "./approvals.js";
@@ -91,13 +70,4 @@ export { type ClusterMessage, type Coordination, localCoordination } from "./coo
 export { DEFAULT_STREAM_INTERVAL_MS, DEFAULT_STREAM_UPDATE_TIMEOUT_MS } from "./streaming.js";
 export { type TraceSpan, useOpenTelemetry } from "./trace.js";
 export type { RateLimit, SenderAccessOptions } from "./access.js";
-export {
-  type AttachmentKind,
-  type AttachmentRef,
-  fileNote,
-  formatBytes,
-  type OutboundFile,
-  type OutboundFilePayload,
-  type RefusedReason,
-  type SessionBlobs,
-} from "./media.js";
+export type { SessionBlobs } from "@agentsvc/adapter-kit";

@@ -1,7 +1,7 @@
 // The one short answer a message gets for attachments the entry does not take in (issue #46,
 // `media.unsupported: reply`), and whether anything is left for a turn.
-import type { AttachmentRef } from "./media.js";
-import { formatBytes } from "./media.js";
+import type { AttachmentRef } from "@agentsvc/adapter-kit";
+import { formatBytes } from "@agentsvc/adapter-kit";
 
 /** What an entry does with attachments it does not take in (config-schema's `mediaPolicyOf`). */
 export interface MediaOptions {

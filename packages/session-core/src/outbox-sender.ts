@@ -6,9 +6,9 @@ import { fault } from "@agentsvc/agent-core";
 // platform rejected the gateway's credentials stays pending, its attempt not counted: the gateway
 // is held (nothing more is sent through it) and stopped until the configuration is fixed.
 import type { Logger } from "pino";
-import { backoffDelay } from "./backoff.js";
-import { GatewaySendError, isGatewaySendError } from "./errors.js";
-import { fileNote, type OutboundFilePayload } from "./media.js";
+import { backoffDelay } from "@agentsvc/adapter-kit";
+import { GatewaySendError, isGatewaySendError } from "@agentsvc/adapter-kit";
+import { fileNote, type OutboundFilePayload } from "@agentsvc/adapter-kit";
 import type { DecidedNotice, DraftIds, Gateway, InteractionRequest, SendResult } from "./gateway.js";
 import type { GatewayRegistry } from "./registry.js";
 import type { SendOutcome, SessionObserver } from "./observer.js";

@@ -1,7 +1,7 @@
 // The busy policy of one thread (spec gateways §3): what a message does when it arrives. A plain
 // reply on a thread waiting for a decision is matched against the decisions first.
 import type { Approvals } from "./approvals.js";
-import { matchDecisionText } from "./interaction.js";
+import { matchDecisionText } from "@agentsvc/adapter-kit";
 import type { SessionParts } from "./parts.js";
 import { isDecided } from "./store.js";
 import type { QueuedMessage, ThreadState } from "./threads.js";

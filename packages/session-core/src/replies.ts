@@ -1,5 +1,5 @@
 // A reply becomes outbox pieces: formatted for the platform first, then cut to its message limit.
-import { chunkText } from "./chunk-text.js";
+import { chunkText } from "@agentsvc/adapter-kit";
 import type { Gateway } from "./gateway.js";
 
 export interface OutboxItem {

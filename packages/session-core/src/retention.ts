@@ -1,5 +1,6 @@
 // Housekeeping: finished inbox records (their dedup keys), sent and dead outbox pieces, and
 // expired seen tokens are deleted on a schedule.
+import { DEFAULT_DEDUP_WINDOW_MS } from "@agentsvc/adapter-kit";
 import type { Logger } from "pino";
 import type { SessionStore } from "./store.js";
 
@@ -14,7 +15,7 @@ export interface RetentionOptions {
 
 const DAY = 24 * 60 * 60 * 1000;
 export const DEFAULT_RETENTION: RetentionOptions = {
-  inboxMs: 7 * DAY,
+  inboxMs: DEFAULT_DEDUP_WINDOW_MS,
   outboxMs: 7 * DAY,
   intervalMs: 60 * 60 * 1000,
 };

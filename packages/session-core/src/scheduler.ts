@@ -2,32 +2,9 @@
 // A task error is logged on the owning gateway's logger and never escapes into the process.
 import type { Logger } from "pino";
 
-/**
- * Return the delay in ms until the next run, or `null` to stop the task. `signal` aborts when the
- * task is cancelled or the scheduler stops, so a long-poll or a socket read ends at once.
- */
-export type SelfSchedulingTask = (signal: AbortSignal) => Promise<number | null> | number | null;
-export type IntervalTask = (signal: AbortSignal) => Promise<void> | void;
+import type { GatewayScheduler, IntervalTask, SelfSchedulingTask, TaskInfo } from "@agentsvc/adapter-kit";
 
-export interface TaskInfo {
-  name: string;
-  kind: "interval" | "self";
-  /** Runs started so far. */
-  runs: number;
-  /** Failed runs so far. */
-  errors: number;
-  running: boolean;
-}
-
-/** The view of the scheduler a gateway gets: names are scoped to the gateway. */
-export interface GatewayScheduler {
-  /** Runs `task` every `intervalMs` (the next run is timed from the end of the previous one). Same name replaces. */
-  every(name: string, intervalMs: number, task: IntervalTask, options?: { runNow?: boolean }): void;
-  /** Runs `task` after `firstDelayMs`; the task's return value is the next delay (`null` stops it). Same name replaces. */
-  schedule(name: string, firstDelayMs: number, task: SelfSchedulingTask): void;
-  cancel(name: string): boolean;
-  list(): TaskInfo[];
-}
+export type { GatewayScheduler, IntervalTask, SelfSchedulingTask, TaskInfo };
 
 interface Task {
   info: TaskInfo;

@@ -4,7 +4,7 @@
 // `transaction(fn)` makes the store calls awaited inside `fn` commit together (a turn's messages,
 // its inbox record and its reply), whichever code makes them.
 import type { Decision, DecisionKind, InboxRecord, RunOrigin, RunStore } from "@agentsvc/agent-core";
-import type { AttachmentRef, SessionBlobs } from "./media.js";
+import type { AttachmentRef, SessionBlobs } from "@agentsvc/adapter-kit";
 
 export type { InboxRecord };
 

@@ -7,7 +7,7 @@
 // the outbox finishes it: the user ends with one complete message.
 import type { RunHandle } from "@agentsvc/agent-core";
 import type { Logger } from "pino";
-import { chunkText } from "./chunk-text.js";
+import { chunkText } from "@agentsvc/adapter-kit";
 import type { DraftIds, Gateway, ReplyStream } from "./gateway.js";
 import { textPieces } from "./replies.js";
 import type { SessionStore } from "./store.js";

@@ -1,5 +1,5 @@
 // Per-thread state of the session and the lock that serialises every change to one thread.
-import type { AttachmentRef } from "./media.js";
+import type { AttachmentRef } from "@agentsvc/adapter-kit";
 import type { RunOrigin } from "@agentsvc/agent-core";
 import type { TraceSpan } from "./trace.js";
 

@@ -2,7 +2,8 @@
 // only when the test advances them, so a 5-minute outage takes no real time).
 import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { GatewayRegistry, type SendOptions, type SendResult, sendFailure } from "../src/index.js";
+import { sendFailure } from "@agentsvc/adapter-kit";
+import { GatewayRegistry, type SendOptions, type SendResult } from "../src/index.js";
 import { OutboxSender } from "../src/outbox-sender.js";
 import { createMemorySessionStore, MockGateway } from "../src/testing/index.js";
 

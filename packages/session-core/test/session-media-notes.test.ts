@@ -2,7 +2,7 @@
 // short answer per message (also when it is delivered again), no turn for an attachment alone,
 // the caption still answered, and `ignore` staying silent (WhatsApp's caption-only default).
 import { describe, expect, it } from "vitest";
-import type { AttachmentRef, Inbound } from "../src/index.js";
+import type { AttachmentRef, Inbound } from "@agentsvc/adapter-kit";
 import type { MediaOptions } from "../src/media-notes.js";
 import { memoryOf, type Rig, useRig } from "./session-harness.js";
 

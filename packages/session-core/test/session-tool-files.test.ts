@@ -3,7 +3,7 @@
 // gateway without it gets a note naming the file), and the model never reads the bytes.
 import { defineTool } from "@agentsvc/agent-core";
 import { describe, expect, it } from "vitest";
-import type { OutboundFile } from "../src/index.js";
+import type { OutboundFile } from "@agentsvc/adapter-kit";
 import { useRig } from "./session-harness.js";
 
 const openRig = useRig();

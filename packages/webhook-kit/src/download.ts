@@ -9,7 +9,7 @@ import { createWriteStream } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AttachmentKind, AttachmentRef, RefusedReason, SessionBlobs } from "@agentsvc/session-core";
+import type { AttachmentKind, AttachmentRef, RefusedReason, SessionBlobs } from "@agentsvc/adapter-kit";
 import { SNIFF_BYTES, sniff } from "./sniff.js";
 
 export interface AttachmentSource {

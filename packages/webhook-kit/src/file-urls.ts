@@ -5,7 +5,7 @@
 // (`Content-Disposition: attachment`) unless an image on the safe list, `nosniff`, and a CSP
 // sandbox.
 import { createHmac } from "node:crypto";
-import type { OutboundFilePayload, SessionBlobs } from "@agentsvc/session-core";
+import type { OutboundFilePayload, SessionBlobs } from "@agentsvc/adapter-kit";
 import { safeEqualText } from "./hub-signature.js";
 import { INLINE_IMAGE_TYPES } from "./sniff.js";
 

@@ -1,7 +1,7 @@
 // A platform API's failed answer as the outbox needs it. The verdict comes from session-core's one
 // classifier (429/408/425/5xx retry, 401 credentials, other 4xx permanent); this file only reads the
 // answer and adds the caller's own throttling signal.
-import { type GatewaySendError, type PlatformRule, sendFailure } from "@agentsvc/session-core";
+import { type GatewaySendError, type PlatformRule, sendFailure } from "@agentsvc/adapter-kit";
 
 export interface FailedAnswer {
   status: number;

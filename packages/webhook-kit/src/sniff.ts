@@ -3,7 +3,7 @@
 // (a document only when the entry takes documents). Signatures: each format's own specification
 // (PNG, JPEG/JFIF, GIF89a, RIFF WEBP/WAVE, ISO BMFF `ftyp`, EBML (WebM), Ogg, ID3/MPEG audio, PDF,
 // ZIP (Office Open XML), AMR).
-import type { AttachmentKind } from "@agentsvc/session-core";
+import type { AttachmentKind } from "@agentsvc/adapter-kit";
 
 export interface Sniffed {
   contentType: string;

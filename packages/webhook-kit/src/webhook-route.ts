@@ -2,7 +2,7 @@
 // is parsed, then parse, then record (handle) before acknowledging, with one status and one log
 // line per outcome. The body arrives already read with a byte limit (`readBody`; the server
 // answers 413 itself), so an adapter writes only its verify, parse and map.
-import type { GatewayContext, WebhookRequest, WebhookResponse, WebhookRoute } from "@agentsvc/session-core";
+import type { GatewayContext, WebhookRequest, WebhookResponse, WebhookRoute } from "@agentsvc/adapter-kit";
 import { plainResponse } from "./responses.js";
 
 export type VerifyResult = { ok: true } | { ok: false; reason: string };

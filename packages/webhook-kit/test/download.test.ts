@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { SessionBlobs } from "@agentsvc/session-core";
+import type { SessionBlobs } from "@agentsvc/adapter-kit";
 import { afterEach, describe, expect, it } from "vitest";
 import { DownloadRefused, fetchAttachment, sniff } from "../src/index.js";
 

@@ -1,7 +1,7 @@
 // Signed file URLs: a signed URL serves the file (an image inline, anything else as a download,
 // never sniffed), and a changed name, blob, expiry or signature, or an expired URL, gets 404.
 import { createHash } from "node:crypto";
-import type { SessionBlobs } from "@agentsvc/session-core";
+import type { SessionBlobs } from "@agentsvc/adapter-kit";
 import { describe, expect, it } from "vitest";
 import { fileUrls } from "../src/index.js";
 

@@ -6,7 +6,7 @@ import type {
   GatewayContext,
   WebhookRequest,
   WebhookRoute,
-} from "@agentsvc/session-core";
+} from "@agentsvc/adapter-kit";
 import { ContractRig } from "@agentsvc/session-core/testing";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";

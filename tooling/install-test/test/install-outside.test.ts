@@ -26,6 +26,8 @@ const appBin = join(app, "node_modules", ".bin", "agentsvc");
 let registry: LocalRegistry;
 // What the scaffolded project pulls in: the CLI, the server and what it composes; no gateway-http.
 const NEEDED = [
+  // session-core and webhook-kit build on it (the Gateway contract and the adapter helpers).
+  "adapter-kit",
   "agent-core",
   "agent-routes",
   "chat-store",

@@ -1,6 +1,6 @@
 // The `mock` gateway (tests only): records what the session sends and lets a test inject messages and decisions.
 import type { DecisionKind } from "@agentsvc/agent-core";
-import { GatewaySendError } from "../errors.js";
+import { GatewaySendError } from "@agentsvc/adapter-kit";
 import type {
   DecidedNotice,
   DraftIds,

@@ -1,8 +1,6 @@
 // Attachments (issue #46): what an inbound message carries (refs to stored blobs, never bytes),
 // what a file piece of a reply holds, and the blob store the session reads them from.
 
-export type { AttachmentKind, AttachmentRef, RefusedReason } from "@agentsvc/agent-core";
-
 /** The payload of a `file` outbox piece: one file of a reply (from a tool result). */
 export interface OutboundFilePayload {
   blob: string;

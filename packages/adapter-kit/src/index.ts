@@ -1,0 +1,57 @@
+// What a platform adapter builds on. Adapters import from here only; the engine (session-core)
+// implements the contract and uses the same helpers.
+export type { AttachmentKind, AttachmentRef, DecisionKind, RefusedReason } from "@agentsvc/agent-core";
+export type {
+  Author,
+  DecidedNotice,
+  DecideResult,
+  DecisionInput,
+  DeliverResult,
+  DraftIds,
+  Gateway,
+  GatewayCapabilities,
+  GatewayContext,
+  GatewayFactory,
+  GatewayStateStore,
+  Inbound,
+  InteractionRequest,
+  InteractionView,
+  OutboxEntry,
+  ReplyStream,
+  SendOptions,
+  SendResult,
+  StreamOptions,
+  WebhookRequest,
+  WebhookResponse,
+  WebhookRoute,
+} from "./gateway.js";
+export type { GatewayScheduler, IntervalTask, SelfSchedulingTask, TaskInfo } from "./scheduler.js";
+export {
+  GatewaySendError,
+  type GatewaySendErrorOptions,
+  isGatewaySendError,
+  retryAfterMs,
+} from "./errors.js";
+export {
+  classifyFailure,
+  type FailureClass,
+  type FailureFacts,
+  type FailureKind,
+  type PlatformRule,
+  sendFailure,
+  type SendFailureOptions,
+} from "./send-failure.js";
+export { MissingConfigError, readSecrets, type ReadSecretsOptions } from "./secrets.js";
+export { decisionLabel, decodeDecision, encodeDecision, pressableDecisions } from "./decision-codec.js";
+export { Backoff, type BackoffOptions, backoffDelay, sleep } from "./backoff.js";
+export { chunkText } from "./chunk-text.js";
+export { EditPacing } from "./edit-pacing.js";
+export { describeRequest, matchDecisionText } from "./interaction.js";
+export {
+  fileNote,
+  formatBytes,
+  type OutboundFile,
+  type OutboundFilePayload,
+  type SessionBlobs,
+} from "./media.js";
+export { DEFAULT_DEDUP_WINDOW_MS } from "./dedup-window.js";
