@@ -44,14 +44,14 @@ function factoryOf(mod: Record<string, unknown>, type: string): GatewayFactory<E
 }
 
 async function gatewayFor(entry: Entry, project: Project, env: NodeJS.ProcessEnv): Promise<Gateway> {
-  // `cli` ships with the server (the default approval channel); every other type is installed in the app.
+  // `cli` ships with the server (the default approval channel); every other type is installed in the
+  // app: a built-in by its type, a third-party adapter by the package its entry named.
+  const pkg = ("package" in entry && typeof entry.package === "string" && entry.package) || entry.type;
   const mod =
     entry.type === "cli"
       ? await import("@agentsvc/gateway-cli")
-      : await loadAdapterPackage(entry.type, { from: project.root }).catch((error: Error) => {
-          throw new Error(
-            `${entry.file}: type: ${adapterLoadError(error, entry.type, project.root).message}`,
-          );
+      : await loadAdapterPackage(pkg, { from: project.root }).catch((error: Error) => {
+          throw new Error(`${entry.file}: type: ${adapterLoadError(error, pkg, project.root).message}`);
         });
   // Push-style gateways register under their type (spec gateways §2), channel adapters under their entry name.
   const name = CHANNEL_TYPES.has(entry.type) ? entry.entryName : entry.type;

@@ -47,8 +47,9 @@ export function missingAdapters(project: Project): MissingAdapters {
   const entries: MissingAdapters["entries"] = [];
   for (const entry of [...project.channels, ...project.pushGateways]) {
     if (entry.type === "cli" || entry.type === "mock") continue;
-    if (adapterInstalled(entry.type, project.root)) continue;
-    entries.push({ file: entry.file, type: entry.type, pkg: adapterPackageName(entry.type) });
+    const type = ("package" in entry && typeof entry.package === "string" && entry.package) || entry.type;
+    if (adapterInstalled(type, project.root)) continue;
+    entries.push({ file: entry.file, type, pkg: adapterPackageName(type) });
   }
   entries.sort((a, b) => a.file.localeCompare(b.file));
   const packages = [...new Set(entries.map((e) => e.pkg))];

@@ -5,7 +5,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Dovecot, dovecotMissing, type SmtpSink, startDovecot, startSmtpSink } from "@agentsvc/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { run, tempDir, writeFiles } from "./helpers.js";
+import { linkAdapters, run, tempDir, writeFiles } from "./helpers.js";
 
 interface Report {
   ok: boolean;
@@ -25,7 +25,7 @@ describe.skipIf(dovecotMissing)("agentsvc doctor: e-mail", () => {
     dovecot = await startDovecot();
     smtp = await startSmtpSink({ key: dovecot.key, cert: dovecot.cert });
     const mailbox = dovecot.takeUser();
-    dir = tempDir("agentsvc-doctor-email-");
+    dir = linkAdapters(tempDir("agentsvc-doctor-email-"));
     writeFileSync(join(dir, "ca.pem"), dovecot.cert);
     writeFiles(dir, {
       "agents/bot.ts": `export default { kind: "agent", name: "bot", model: { provider: "demo" } };\n`,
@@ -68,7 +68,7 @@ describe.skipIf(dovecotMissing)("agentsvc doctor: e-mail", () => {
   });
 
   it("names tlsCaFile when the servers' certificate is not trusted, and the host variable when nothing answers", async () => {
-    const untrusted = tempDir("agentsvc-doctor-email-ca-");
+    const untrusted = linkAdapters(tempDir("agentsvc-doctor-email-ca-"));
     writeFiles(untrusted, {
       "agents/bot.ts": `export default { kind: "agent", name: "bot", model: { provider: "demo" } };\n`,
       "gateways/email.yaml": entry(),

@@ -12,7 +12,7 @@ import {
   TelegramFake,
 } from "@agentsvc/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { run, tempDir, writeFiles } from "./helpers.js";
+import { linkAdapters, run, tempDir, writeFiles } from "./helpers.js";
 
 let telegram: TelegramFake;
 let slack: SlackFake;
@@ -37,7 +37,7 @@ beforeAll(async () => {
     verifyToken: "vt",
   });
   twilio = await FakeTwilio.start({ accountSid: "AC123", authToken: "tw-token", number: "+15550009999" });
-  dir = tempDir("agentsvc-doctor-");
+  dir = linkAdapters(tempDir("agentsvc-doctor-"));
   writeFiles(dir, {
     "agents/bot.ts": `export default { kind: "agent", name: "bot", model: { provider: "demo" } };\n`,
     "gateways/telegram.yaml": `type: telegram\nbotTokenEnvVar: TG_TOKEN\napiBaseUrl: ${telegram.url}\n`,
@@ -143,7 +143,7 @@ describe("agentsvc doctor", () => {
   });
 
   it("reports a Discord application without the message-content intent and a repository the token cannot see", async () => {
-    const other = tempDir("agentsvc-doctor-access-");
+    const other = linkAdapters(tempDir("agentsvc-doctor-access-"));
     writeFiles(other, {
       "agents/bot.ts": `export default { kind: "agent", name: "bot", model: { provider: "demo" } };\n`,
       "gateways/discord.yaml": `type: discord\nbotTokenEnvVar: DISCORD_TOKEN\napiBaseUrl: ${discord.apiBaseUrl}\n`,

@@ -75,3 +75,13 @@ export const BROKEN: { files: Record<string, string>; expected: string[] } = {
     "gateways/users.yaml: users[0].password: a literal password is not allowed",
   ],
 };
+
+/** Installs (links) the nine built-in adapter packages into a project: doctor runs each adapter's own checks. */
+export function linkAdapters(dir: string): string {
+  const types = ["telegram", "slack", "discord", "email", "whatsapp", "teams", "twilio", "github", "signal"];
+  linkPackages(
+    dir,
+    Object.fromEntries(types.map((t) => [`@agentsvc/gateway-${t}`, `packages/gateway-${t}`])),
+  );
+  return dir;
+}

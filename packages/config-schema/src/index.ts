@@ -47,7 +47,7 @@ export {
   type MediaType,
   mediaPolicyOf,
 } from "./schemas/media.js";
-export { PUSH_DEFAULTS, PUSH_TYPES, pushSchemas } from "./schemas/push.js";
+export { adapterPackageOf, findAdapter, type FoundAdapter, PUSH_TYPES } from "./load/adapters.js";
 export { COLOR_TOKENS, SIZE_TOKENS, THEME_TOKENS, type ThemeToken } from "./schemas/theme.js";
 export {
   DEFAULT_DATABASE_PATH,
@@ -62,11 +62,8 @@ export type {
   AgentExposure,
   ChannelEntry,
   Datasource,
-  DiscordEntry,
-  EmailEntry,
   Exposure,
   GatewaySession,
-  GithubEntry,
   Icon,
   LoadResult,
   McpExposure,
@@ -82,14 +79,8 @@ export type {
   SenderAccess,
   PushType,
   SessionPolicy,
-  SignalEntry,
-  SlackEntry,
   SqliteDatasource,
-  TeamsEntry,
-  TelegramEntry,
   ToolServerEntry,
-  TwilioEntry,
   WebuiExposure,
-  WhatsappEntry,
 } from "./types.js";
 export type { BudgetLimits, BudgetsConfig, PriceConfig } from "./schemas/spend.js";

@@ -1,7 +1,7 @@
 import type { BuildError, BuildWarning } from "./issues.js";
 import type { IconValue } from "./schemas/webui.js";
 import type { MediaConfig } from "./schemas/media.js";
-import type { PushType } from "./schemas/push.js";
+import type { PUSH_TYPES } from "./load/adapters.js";
 import type { BudgetsConfig, PriceConfig } from "./schemas/spend.js";
 
 export type SessionPolicy = "reject" | "queue" | "steer" | "interrupt";
@@ -141,94 +141,19 @@ export type ChannelEntry =
   | (GatewayBase & { type: "cli" })
   | (GatewayBase & { type: "http"; secretEnvVar: string; callbackUrl?: string });
 
-/** `apiBaseUrl` defaults to https://api.telegram.org (a self-hosted Bot API server or a proxy may replace it). */
-export type TelegramEntry = PushBase & { type: "telegram"; botTokenEnvVar: string; apiBaseUrl: string };
-/** `apiBaseUrl` defaults to https://slack.com/api. */
-export type SlackEntry = PushBase & {
-  type: "slack";
-  botTokenEnvVar: string;
-  appTokenEnvVar: string;
-  apiBaseUrl: string;
-};
-/** `apiBaseUrl` defaults to https://discord.com/api/v10. */
-export type DiscordEntry = PushBase & {
-  type: "discord";
-  botTokenEnvVar: string;
-  intents: number;
-  apiBaseUrl: string;
-};
-export type EmailEntry = PushBase & {
-  type: "email";
-  imapHostEnvVar: string;
-  imapUsernameEnvVar: string;
-  imapPasswordEnvVar: string;
-  fromAddressEnvVar: string;
-  imapPort: number;
-  pollIntervalSeconds: number;
-  /** Default: the IMAP host variable's value. */
-  smtpHostEnvVar?: string;
-  /** Default: the IMAP username variable's value. */
-  smtpUsernameEnvVar?: string;
-  /** Default: the IMAP password variable's value. */
-  smtpPasswordEnvVar?: string;
-  smtpPort: number;
-  /** authserv-ids whose Authentication-Results are believed; a reply decides only with DMARC or aligned DKIM pass from one. Default none. */
-  trustedAuthservIds?: string[];
-  /** PEM file of a private CA for IMAP and SMTP. */
-  tlsCaFile?: string;
-};
-export type WhatsappEntry = PushBase & {
-  type: "whatsapp";
-  accessTokenEnvVar: string;
-  phoneNumberIdEnvVar: string;
-  appSecretEnvVar: string;
-  verifyTokenEnvVar: string;
-  apiVersion: string;
-  apiBaseUrl: string;
-  /** Template sent when a reply fails outside the 24-hour window (error 131047). */
-  templateName?: string;
-  /** Its language code; the adapter uses `en_US` when unset. */
-  templateLanguage?: string;
-};
-export type TeamsEntry = PushBase & {
-  type: "teams";
-  appIdEnvVar: string;
-  appPasswordEnvVar: string;
-  tenantId: string;
-  openIdMetadataUrl: string;
-  loginBaseUrl: string;
-  serviceUrl: string;
-};
-export type TwilioEntry = PushBase & {
-  type: "twilio";
-  accountSidEnvVar: string;
-  authTokenEnvVar: string;
-  fromEnvVar: string;
-  messagingServiceSid?: string;
-  publicUrl?: string;
-  apiBaseUrl: string;
-};
-export type GithubEntry = PushBase & {
-  type: "github";
-  tokenEnvVar: string;
-  webhookSecretEnvVar: string;
-  botNameEnvVar: string;
-  apiBaseUrl: string;
-};
-export type SignalEntry = PushBase & { type: "signal"; accountEnvVar: string; httpUrl: string };
+/** A built-in push-style type (each `@agentsvc/gateway-<type>`). */
+export type PushType = (typeof PUSH_TYPES)[number];
 
-export type PushGatewayEntry =
-  | TelegramEntry
-  | SlackEntry
-  | DiscordEntry
-  | EmailEntry
-  | WhatsappEntry
-  | TeamsEntry
-  | TwilioEntry
-  | GithubEntry
-  | SignalEntry;
-
-export type { PushType };
+/**
+ * A push-style entry: the common keys, and the platform keys its adapter's `entrySchema` checked
+ * (with their defaults filled in). `type` is the registry name (the adapter's `adapter.type`);
+ * `package` is set when the entry named a third-party adapter package in `type`.
+ */
+export type PushGatewayEntry = PushBase & {
+  type: string;
+  package?: string;
+  [platformKey: string]: unknown;
+};
 
 export type PostgresSslMode = "off" | "require" | "verify-full";
 

@@ -2,13 +2,28 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { expect } from "vitest";
-import { type BuildError, formatIssue, type LoadResult, loadProject, type Project } from "../src/index.js";
+import {
+  type BuildError,
+  formatIssue,
+  type LoadResult,
+  loadProject,
+  PUSH_TYPES,
+  type Project,
+} from "../src/index.js";
 
 export const BOT_AGENT = `export default { kind: "agent", name: "bot", model: { provider: "demo" } };\n`;
 
-/** Writes a project into a fresh temp folder. An agent is added unless `agents/` files are given. */
-export function writeProject(files: Record<string, string>, opts: { withAgent?: boolean } = {}): string {
+/**
+ * Writes a project into a fresh temp folder. An agent is added unless `agents/` files are given; the
+ * nine built-in adapter packages are installed (linked) unless `adapters: false`, since a push
+ * entry's platform keys are checked by its adapter.
+ */
+export function writeProject(
+  files: Record<string, string>,
+  opts: { withAgent?: boolean; adapters?: boolean } = {},
+): string {
   const dir = mkdtempSync(join(tmpdir(), "agentsvc-cs-"));
+  if (opts.adapters !== false) linkPackages(dir, BUILT_IN_ADAPTERS);
   const all = { ...files };
   const hasAgent = Object.keys(all).some((f) => f.startsWith("agents/"));
   if (opts.withAgent !== false && !hasAgent) all["agents/bot.ts"] = BOT_AGENT;
@@ -22,7 +37,7 @@ export function writeProject(files: Record<string, string>, opts: { withAgent?: 
 
 export async function load(
   files: Record<string, string>,
-  opts?: { withAgent?: boolean },
+  opts?: { withAgent?: boolean; adapters?: boolean },
 ): Promise<LoadResult> {
   return loadProject(writeProject(files, opts));
 }
@@ -55,6 +70,10 @@ export function expectError(errors: BuildError[], file: string, path: string, pa
 }
 
 const repoRoot = resolve(import.meta.dirname, "../../..");
+
+const BUILT_IN_ADAPTERS = Object.fromEntries(
+  PUSH_TYPES.map((t) => [`@agentsvc/gateway-${t}`, `packages/gateway-${t}`]),
+);
 
 /** Links real workspace packages into a project's node_modules, as an installed project would have them. */
 export function linkPackages(dir: string, packages: Record<string, string>): void {

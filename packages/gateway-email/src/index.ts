@@ -5,3 +5,6 @@ export {
   type EmailGatewayOptions,
   MESSAGE_LIMIT,
 } from "./gateway.js";
+export { adapter } from "./adapter.js";
+export { doctor } from "./doctor.js";
+export { type EmailEntry, entrySchema } from "./schema.js";

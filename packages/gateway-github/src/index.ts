@@ -5,3 +5,6 @@ export {
   type GithubGatewayOptions,
   MESSAGE_LIMIT,
 } from "./gateway.js";
+export { adapter } from "./adapter.js";
+export { doctor } from "./doctor.js";
+export { entrySchema, type GithubEntry } from "./schema.js";

@@ -8,3 +8,6 @@ export {
 } from "./gateway.js";
 export { reconnectDelay, SIGNAL_RECONNECT, SIGNAL_WATCHDOG } from "./connection.js";
 export { SignalRpcError } from "./api.js";
+export { adapter } from "./adapter.js";
+export { doctor } from "./doctor.js";
+export { entrySchema, type SignalEntry } from "./schema.js";

@@ -8,3 +8,6 @@ export {
   TeamsGateway,
   type TeamsGatewayOptions,
 } from "./gateway.js";
+export { adapter } from "./adapter.js";
+export { doctor } from "./doctor.js";
+export { entrySchema, type TeamsEntry } from "./schema.js";

@@ -5,8 +5,16 @@ import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { AgentsvcError } from "@agentsvc/agent-core";
 
-/** `telegram` -> `@agentsvc/gateway-telegram`; `mock` lives in `@agentsvc/session-core/testing`. */
+// A third-party adapter is named by its package (config-schema's adapters.ts, the same rule).
+const PACKAGE_TYPE =
+  /^(@[a-z0-9][a-z0-9._~-]*\/[a-z0-9][a-z0-9._~-]*|agentsvc-gateway-[a-z0-9][a-z0-9._~-]*)$/;
+
+/**
+ * `telegram` -> `@agentsvc/gateway-telegram`; `mock` lives in `@agentsvc/session-core/testing`; a
+ * package name (`@acme/agentsvc-gateway-line`) is itself.
+ */
 export function adapterPackageName(type: string): string {
+  if (PACKAGE_TYPE.test(type)) return type;
   if (!/^[a-z][a-z0-9-]*$/.test(type)) {
     throw new AgentsvcError(
       "bad_gateway_type",

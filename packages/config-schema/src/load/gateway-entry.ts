@@ -2,10 +2,11 @@ import * as v from "valibot";
 import { describeValue, type IssueSink } from "../issues.js";
 import { CHANNEL_TYPES, cliChannelSchema, httpChannelSchema, mockChannelSchema } from "../schemas/channel.js";
 import { agentExposureSchema, EXPOSES, mcpExposureSchema } from "../schemas/exposure.js";
-import { PUSH_TYPES, pushSchemas } from "../schemas/push.js";
+import { pushEntrySchema, pushEntryWithoutAdapter } from "../schemas/push.js";
 import { splitTheme } from "../schemas/theme.js";
 import { DEFAULT_THEME_FILE, webuiExposureSchema } from "../schemas/webui.js";
 import type { ChannelEntry, Exposure, PushGatewayEntry } from "../types.js";
+import { findAdapter, isPackageType, PUSH_TYPES } from "./adapters.js";
 
 export const GATEWAY_TYPES = [...CHANNEL_TYPES, ...PUSH_TYPES] as const;
 
@@ -30,13 +31,17 @@ function parse<S extends v.GenericSchema>(
   return undefined;
 }
 
-/** Validates one gateway file's content: an exposure (`exposes`) or a channel adapter (`type`). */
-export function validateGatewayEntry(
+/**
+ * Validates one gateway file's content: an exposure (`exposes`) or a channel adapter (`type`). A
+ * push-style entry's platform keys are checked by its adapter package, found from `root`.
+ */
+export async function validateGatewayEntry(
   raw: unknown,
   file: string,
   entryName: string,
   sink: IssueSink,
-): ValidEntry | undefined {
+  root: string,
+): Promise<ValidEntry | undefined> {
   if (!isPlainObject(raw)) {
     sink.error(file, "", "must be a mapping with an exposes key or a type key", describeValue(raw));
     return undefined;
@@ -100,11 +105,65 @@ export function validateGatewayEntry(
       return out && { kind: "channel", entry: { ...base, ...out } };
     }
   }
-  if (typeof type === "string" && (PUSH_TYPES as readonly string[]).includes(type)) {
-    const schema = pushSchemas[type as keyof typeof pushSchemas] as v.GenericSchema<unknown, object>;
-    const out = parse(schema, raw, file, sink);
+  if (typeof type === "string" && ((PUSH_TYPES as readonly string[]).includes(type) || isPackageType(type)))
+    return validatePushEntry(raw, type, base, sink, root);
+  sink.error(
+    file,
+    "type",
+    `unknown type (expected one of ${GATEWAY_TYPES.join(", ")}${OR_PACKAGE})`,
+    describeValue(type),
+  );
+  return undefined;
+}
+
+const OR_PACKAGE = ", or an installed adapter package such as @acme/agentsvc-gateway-line";
+
+/**
+ * A push-style entry: the common keys here, the platform keys by the adapter package. A built-in
+ * type whose package is not installed keeps its platform keys unchecked (check and start name the
+ * package to install); a package type that is not installed, or whose adapter is refused, is an
+ * unknown type.
+ */
+async function validatePushEntry(
+  raw: Record<string, unknown>,
+  type: string,
+  base: { entryName: string; file: string },
+  sink: IssueSink,
+  root: string,
+): Promise<ValidEntry | undefined> {
+  const { file } = base;
+  const found = await findAdapter(type, root);
+  if (found.found === "missing" && !isPackageType(type)) {
+    const out = parse(pushEntryWithoutAdapter(type), raw, file, sink);
     return out && { kind: "push", entry: { ...base, ...out } as PushGatewayEntry };
   }
-  sink.error(file, "type", `unknown type (expected one of ${GATEWAY_TYPES.join(", ")})`, describeValue(type));
-  return undefined;
+  if (found.found !== "loaded") {
+    const why = found.found === "missing" ? `the package ${found.pkg} is not installed` : found.message;
+    sink.error(file, "type", `unknown type (${why})`, describeValue(type));
+    return undefined;
+  }
+  const info = found.module.adapter;
+  if (info.account !== "bot") {
+    sink.error(
+      file,
+      "type",
+      `unknown type (${found.pkg} speaks through a personal account; only bot, app and business accounts are supported)`,
+      describeValue(type),
+    );
+    return undefined;
+  }
+  if (isPackageType(type) && [...GATEWAY_TYPES].includes(info.type as never)) {
+    sink.error(
+      file,
+      "type",
+      `unknown type (${found.pkg} claims the built-in name "${info.type}")`,
+      describeValue(type),
+    );
+    return undefined;
+  }
+  const out = parse(pushEntrySchema(type, found.module.entrySchema), raw, file, sink);
+  if (!out) return undefined;
+  // The registry name is the adapter's; a package-named entry remembers its package for start.
+  const named = isPackageType(type) ? { type: info.type, package: found.pkg } : {};
+  return { kind: "push", entry: { ...base, ...out, ...named } as PushGatewayEntry };
 }

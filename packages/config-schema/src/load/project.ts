@@ -279,7 +279,7 @@ async function loadGateways(
     const loaded = await loadAny(loader, f, sink);
     if (!loaded.ok) continue;
     checkPathUnique(loaded.value, f.rel, pathOwner, sink);
-    const valid = validateGatewayEntry(loaded.value, f.rel, f.base, sink);
+    const valid = await validateGatewayEntry(loaded.value, f.rel, f.base, sink, root);
     if (!valid) continue;
     if (valid.kind === "channel") {
       channels.push(valid.entry);

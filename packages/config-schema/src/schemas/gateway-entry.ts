@@ -2,10 +2,14 @@ import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import { cliChannelSchema, httpChannelSchema, mockChannelSchema } from "./channel.js";
 import { agentExposureSchema, mcpExposureSchema } from "./exposure.js";
-import { pushSchemas } from "./push.js";
+import { PUSH_TYPES } from "../load/adapters.js";
+import { pushEntryWithoutAdapter } from "./push.js";
 import { webuiExposureSchema } from "./webui.js";
 
-/** Every kind of file under gateways/ (YAML/JSON form), for editors. */
+/**
+ * Every kind of file under gateways/ (YAML/JSON form), for editors. A push-style entry's platform
+ * keys belong to its adapter package, so here it lists the common keys and allows any other.
+ */
 export const gatewayEntrySchema = v.union([
   agentExposureSchema,
   mcpExposureSchema,
@@ -13,7 +17,7 @@ export const gatewayEntrySchema = v.union([
   mockChannelSchema,
   cliChannelSchema,
   httpChannelSchema,
-  ...Object.values(pushSchemas),
+  ...PUSH_TYPES.map(pushEntryWithoutAdapter),
 ]);
 
 /**

@@ -1,4 +1,4 @@
-// The e-mail gateway's live checks: an IMAP login (imapflow, logged out at once) and SMTP EHLO +
+// `agentsvc doctor` for an email entry: an IMAP login (imapflow, logged out at once) and SMTP EHLO +
 // AUTH (nodemailer's verify(): greeting, EHLO, STARTTLS, AUTH; no mail sent). TLS as the adapter
 // uses it: IMAP 143 STARTTLS, any other port implicit TLS; SMTP 465 implicit TLS, others STARTTLS
 // required. Facts:
@@ -6,8 +6,8 @@
 //   SMTP AUTH 535 "authentication credentials invalid": RFC 4954 section 6
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import type { EmailEntry } from "@agentsvc/config-schema";
-import type { CheckResult } from "./gateway-checks.js";
+import type { AdapterDoctor, DoctorResult as CheckResult } from "@agentsvc/config-schema/adapter";
+import type { EmailEntry } from "./schema.js";
 
 type Env = Record<string, string | undefined>;
 const TIMEOUT_MS = 10_000;
@@ -130,7 +130,8 @@ async function smtp(l: Login, ca: Buffer | undefined): Promise<CheckResult> {
 }
 
 /** IMAP login, then SMTP EHLO + AUTH, with the entry's variables (SMTP ones default to IMAP's). */
-export async function checkEmail(entry: EmailEntry, env: Env, projectDir: string): Promise<CheckResult[]> {
+export const doctor: AdapterDoctor = async (raw, { env, projectDir }) => {
+  const entry = raw as unknown as EmailEntry;
   let ca: Buffer | undefined;
   if (entry.tlsCaFile) {
     try {
@@ -179,4 +180,4 @@ export async function checkEmail(entry: EmailEntry, env: Env, projectDir: string
     );
   }
   return out;
-}
+};
