@@ -34,7 +34,7 @@ import { meteredModel } from "./metered-model.js";
 import { meteredStore } from "./metered-store.js";
 import { createSpendMeter } from "./spend-meter.js";
 import { meterRuns } from "./spend-runs.js";
-import { startSchedules } from "./schedules.js";
+import { reminderToolsOf, startSchedules } from "./schedules.js";
 import { startTracing } from "./tracing.js";
 import { requestLog } from "./request-log.js";
 import { mountFavicon, mountPage } from "./static-pages.js";
@@ -147,7 +147,8 @@ export async function createServer(project: Project, options: ServerOptions = {}
       model: metrics ? meteredModels(models.model, metrics) : models.model,
       memory,
       runStore: primary.runStore,
-      tools: toolServers.tools as ToolDefinition[],
+      // The built-in reminder tools when the agent turns them on (`reminders`).
+      tools: [...(toolServers.tools as ToolDefinition[]), ...reminderToolsOf(agent, primary)],
       env,
       logger: logger.child({ name: "runs" }),
       // Every attempt of a model call (retries, fallbacks), counted by outcome or error code.

@@ -10,3 +10,5 @@ export {
   type TickSink,
 } from "./runner.js";
 export { TickClock, type Timing } from "./ticks.js";
+export { type Reminder, type ReminderStore, reminderIdOf, reminderName } from "./reminders.js";
+export { type RemindToolsOptions, remindTools } from "./remind-tools.js";

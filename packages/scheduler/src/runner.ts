@@ -6,12 +6,21 @@
 // dedup key makes a second recording of one tick a duplicate, so a tick runs once.
 import { fault } from "@agentsvc/agent-core";
 import type { DeliverResult, Inbound } from "@agentsvc/session-core";
+import {
+  type Reminder,
+  type ReminderStore,
+  reminderIdOf,
+  reminderName,
+  reminderPrompt,
+} from "./reminders.js";
 import { latestTick, TickClock } from "./ticks.js";
 
 export interface ScheduleDef {
   name: string;
   cron?: string;
   everyMs?: number;
+  /** A one-off tick (epoch ms): a reminder set for one time. */
+  at?: number;
   timezone: string;
   prompt: string;
   /** The push gateway's registry key (its type) and the platform thread. */
@@ -78,6 +87,8 @@ export interface ScheduleRunnerOptions {
   now?: () => number;
   /** Milliseconds between two passes when started with `loop` (default 1 000). */
   pollMs?: number;
+  /** Reminders set with the remind tool (chat-store's `ChatDb.reminders`): read at every pass. */
+  reminders?: ReminderStore;
 }
 
 export const dedupKeyOf = (schedule: string, tickAt: number) => `schedule:${schedule}:${tickAt}`;
@@ -153,6 +164,7 @@ export class ScheduleRunner {
   }
 
   async #pass(): Promise<void> {
+    if (this.#o.reminders) await this.#syncReminders();
     const now = this.#now();
     const paused = await this.#o.store.paused();
     const work: (() => Promise<void>)[] = [];
@@ -173,7 +185,58 @@ export class ScheduleRunner {
       for (const tickAt of due) work.push(() => this.#claimAndRecord(s, tickAt, false));
     }
     await pool(work);
+    // A one-off reminder is done once its tick is claimed (here, or by another instance or run),
+    // or passed by while it was paused.
+    for (const s of [...this.#defs.values()]) {
+      if (s.at === undefined || s.at > now) continue;
+      await this.#o.reminders?.end(reminderIdOf(s.name)!, "done");
+      this.#forget(s.name);
+    }
     await this.#recover(paused);
+  }
+
+  /**
+   * Active reminders join the schedules, ended ones leave (their open ticks are still recovered).
+   * A reminder first seen by this process catches up its newest tick since it was set: a one-off due
+   * while no instance ran fires late, once; a recurring one runs its last missed tick (an already
+   * claimed tick is not claimed again).
+   */
+  async #syncReminders(): Promise<void> {
+    const active = await this.#o.reminders!.active();
+    const seen = new Set<string>();
+    const now = this.#now();
+    for (const r of active) {
+      const def = reminderDef(r);
+      seen.add(def.name);
+      if (this.#defs.has(def.name)) continue;
+      const clock = new TickClock(def);
+      this.#defs.set(def.name, def);
+      this.#clocks.set(def.name, clock);
+      // A one-off's only tick, or a recurring one's newest tick since it was set, may be due now.
+      const missed = r.at !== null ? (r.at <= now ? r.at : undefined) : latestTick(clock, r.createdAt, now);
+      this.#cursor.set(def.name, missed === undefined ? now : missed - 1);
+      this.#next.delete(def.name);
+    }
+    for (const name of this.#defs.keys()) {
+      if (reminderIdOf(name) !== undefined && !seen.has(name)) this.#forget(name);
+    }
+  }
+
+  #forget(name: string): void {
+    this.#defs.delete(name);
+    this.#clocks.delete(name);
+    this.#cursor.delete(name);
+    this.#next.delete(name);
+  }
+
+  /** A schedule by name: the project's, an active reminder, or an ended reminder with an open tick. */
+  async #defOf(name: string): Promise<ScheduleDef | undefined> {
+    const known = this.#defs.get(name);
+    if (known) return known;
+    const id = reminderIdOf(name);
+    if (id === undefined || !this.#o.reminders) return undefined;
+    const r = await this.#o.reminders.get(id);
+    return r && reminderDef(r);
   }
 
   async #claimAndRecord(s: ScheduleDef, tickAt: number, manual: boolean): Promise<void> {
@@ -186,7 +249,7 @@ export class ScheduleRunner {
   async #recover(paused: Set<string>): Promise<void> {
     const work: (() => Promise<void>)[] = [];
     for (const t of await this.#o.store.open()) {
-      const s = this.#defs.get(t.schedule);
+      const s = await this.#defOf(t.schedule);
       if (!s) continue; // a schedule removed from the project: its rows stay as they are
       if (t.outcome === "claimed") {
         if (paused.has(s.name) && !t.manual) continue;
@@ -215,7 +278,10 @@ export class ScheduleRunner {
           dedupKey,
           thread: s.to.thread,
           text: s.prompt,
-          author: { id: `schedule:${s.name}`, displayName: `schedule ${s.name}` },
+          author: {
+            id: `schedule:${s.name}`,
+            displayName: `${s.at !== undefined || reminderIdOf(s.name) ? "reminder" : "schedule"} ${s.name}`,
+          },
         },
         { operator: true },
       );
@@ -264,6 +330,19 @@ export class ScheduleRunner {
     }, this.#o.pollMs ?? 1_000);
     this.#timer.unref();
   }
+}
+
+/** The schedule a reminder runs as: back to its thread, its text as the tick's message. */
+function reminderDef(r: Reminder): ScheduleDef {
+  return {
+    name: reminderName(r.id),
+    ...(r.at !== null ? { at: r.at } : { cron: r.cron! }),
+    timezone: r.timezone,
+    prompt: reminderPrompt(r),
+    to: { gateway: r.gateway, thread: r.thread },
+    enabled: true,
+    catchUp: "last",
+  };
 }
 
 /** Ticks of one pass side by side, a bounded number at a time (many schedules due in one minute). */

@@ -8,25 +8,31 @@ import { Cron } from "croner";
 export interface Timing {
   cron?: string;
   everyMs?: number;
+  /** A one-off tick (epoch ms): a reminder set for one time. */
+  at?: number;
   timezone: string;
 }
 
 export class TickClock {
   readonly #cron: Cron | undefined;
   readonly #everyMs: number | undefined;
+  readonly #at: number | undefined;
 
   constructor(timing: Timing) {
-    if (timing.cron !== undefined) {
+    if (timing.at !== undefined) {
+      this.#at = timing.at;
+    } else if (timing.cron !== undefined) {
       this.#cron = new Cron(timing.cron, { paused: true, timezone: timing.timezone, mode: "5-or-6-parts" });
     } else if (timing.everyMs !== undefined && timing.everyMs > 0) {
       this.#everyMs = timing.everyMs;
     } else {
-      throw new TypeError("a schedule needs cron or everyMs");
+      throw new TypeError("a schedule needs cron, everyMs or at");
     }
   }
 
   /** The first tick strictly after `afterMs`, or undefined when the pattern never runs again. */
   next(afterMs: number): number | undefined {
+    if (this.#at !== undefined) return this.#at > afterMs ? this.#at : undefined;
     if (this.#everyMs !== undefined) return (Math.floor(afterMs / this.#everyMs) + 1) * this.#everyMs;
     return this.#cron?.nextRun(new Date(afterMs))?.getTime();
   }

@@ -3,11 +3,11 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { defineAgent, RunManager } from "@agentsvc/agent-core";
+import { type DemoStep, defineAgent, RunManager } from "@agentsvc/agent-core";
 import { ChatDb } from "@agentsvc/chat-store";
 import { createGatewaySession, GatewayRegistry, type GatewaySession } from "@agentsvc/session-core";
 import { createMockGateway, type MockGateway } from "@agentsvc/session-core/testing";
-import { type ScheduleDef, ScheduleRunner, type SchedulerObserver } from "../src/index.js";
+import { remindTools, type ScheduleDef, ScheduleRunner, type SchedulerObserver } from "../src/index.js";
 
 export const MINUTE = 60_000;
 
@@ -43,15 +43,35 @@ export function every(name: string, everyMs = MINUTE, extra: Partial<ScheduleDef
   };
 }
 
-export async function rig(options: { dir?: string; start?: number } = {}): Promise<Rig> {
+export async function rig(
+  options: {
+    dir?: string;
+    start?: number;
+    /** The demo model's script (default: one step answering "Here is your digest."). */
+    script?: DemoStep[];
+    /** The remind tools on (their clock is the rig's) and the runner reading reminders. */
+    reminders?: { maxPerUser?: number; timezone?: string };
+  } = {},
+): Promise<Rig> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), "agentsvc-scheduler-"));
   const db = ChatDb.open({ appRoot: dir, path: "data/chat.db" });
   const agent = defineAgent({
     name: "root",
-    model: { provider: "demo", script: [{ text: "Here is your digest." }] },
+    model: { provider: "demo", script: options.script ?? [{ text: "Here is your digest." }] },
   });
+  const clock = { now: options.start ?? Date.UTC(2026, 11, 1, 9, 0, 30) };
   const runs = new RunManager({
     agent,
+    ...(options.reminders
+      ? {
+          tools: remindTools({
+            store: db.reminders,
+            agent: "root",
+            ...options.reminders,
+            now: () => clock.now,
+          }),
+        }
+      : {}),
     memory: db.createMemory({ canSummarize: false }),
     runStore: db.runStore,
     logger: { info() {}, warn() {}, error() {} },
@@ -77,7 +97,6 @@ export async function rig(options: { dir?: string; start?: number } = {}): Promi
     error: (obj: object, msg: string) =>
       logs.push({ level: "error", msg, obj: obj as Record<string, unknown> }),
   };
-  const clock = { now: options.start ?? Date.UTC(2026, 11, 1, 9, 0, 30) };
   const runners: ScheduleRunner[] = [];
   return {
     db,
@@ -97,6 +116,7 @@ export async function rig(options: { dir?: string; start?: number } = {}): Promi
         logger,
         ...(o.observer ? { observer: o.observer } : {}),
         now: () => clock.now,
+        ...(options.reminders ? { reminders: db.reminders } : {}),
       });
       runners.push(r);
       return r;
