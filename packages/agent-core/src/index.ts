@@ -110,6 +110,12 @@ export {
 export { toModelTools, toPrompt } from "./prompt.js";
 export type { BlobReader } from "./prompt-files.js";
 export {
+  createTranscriber,
+  type TranscribeAttachment,
+  type Transcriber,
+  type TranscriptionModelRef,
+} from "./transcription.js";
+export {
   type FileInput,
   MAX_PROMPT_FILE_BYTES,
   type ModelFileInputs,

@@ -15,6 +15,7 @@ import { isDemoModel } from "./models/demo-model.js";
 import type { ModelSettings } from "./models/settings.js";
 import { toModelTools } from "./prompt.js";
 import type { BlobReader } from "./prompt-files.js";
+import type { TranscribeAttachment } from "./transcription.js";
 import type {
   Caller,
   ContinueOptions,
@@ -72,6 +73,11 @@ export interface RunManagerOptions {
    * (chat-store's `BlobStore`). Without it every attachment reaches the model as a note.
    */
   blobs?: BlobReader;
+  /**
+   * Gives each stored audio file of a new turn's user message its transcript before the first
+   * model call (the server's: the entry's `media.transcribe`). Failures are logged and skipped.
+   */
+  transcribe?: TranscribeAttachment;
 }
 
 export interface ToolDescription {
@@ -149,6 +155,7 @@ export class RunManager implements RunManagerApi {
   private readonly apiKeyEnvVar: string | undefined;
   private readonly attemptListener: ((attempt: ModelAttempt) => void) | undefined;
   private readonly blobs: BlobReader | undefined;
+  private readonly transcribe: TranscribeAttachment | undefined;
   private readonly tools = new Map<string, AnyTool>();
   private readonly modelTools;
   private readonly logger: RunLogger;
@@ -176,6 +183,18 @@ export class RunManager implements RunManagerApi {
     );
     this.runStore = options.runStore ?? new InMemoryRunStore();
     this.blobs = options.blobs;
+    const transcribe = options.transcribe;
+    // A failed transcription is logged; the file then reaches the model without a transcript.
+    this.transcribe = transcribe
+      ? (file, origin, signal) =>
+          transcribe(file, origin, signal).catch((err: unknown) => {
+            this.logger.warn(
+              { err: errorMessage(err), blob: file.blob },
+              "could not transcribe an audio file",
+            );
+            return undefined;
+          })
+      : undefined;
     const given = options.model;
     this.resolved =
       given && !("specificationVersion" in given)
@@ -586,6 +605,7 @@ export class RunManager implements RunManagerApi {
       runStore: this.runStore,
       log,
       ...(this.blobs ? { blobs: this.blobs } : {}),
+      ...(this.transcribe ? { transcribe: this.transcribe } : {}),
     };
   }
 

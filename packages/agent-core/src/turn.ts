@@ -23,6 +23,7 @@ import { addUsage, toFinishReason, toUsage } from "./models/usage.js";
 import { toPrompt } from "./prompt.js";
 import { type BlobReader, PromptFiles } from "./prompt-files.js";
 import { modelFileInputs } from "./model-inputs.js";
+import { type TranscribeAttachment, transcribeMessages } from "./transcription.js";
 import { isSummary } from "./prompt-window.js";
 import type { Decision, RunOptions, RunStore, SuspendedRun } from "./run-store.js";
 import { type AnyTool, callNeedsApproval, parseToolInput } from "./tool-input.js";
@@ -109,6 +110,8 @@ export interface TurnDeps {
   log: RunEventLog;
   /** Stored files of user messages, read when a prompt carries them as file parts. */
   blobs?: BlobReader;
+  /** Gives the new turn's audio files their transcripts before its first model call. */
+  transcribe?: TranscribeAttachment;
 }
 
 /** The decision to apply to the first pending call when a suspended turn continues. */
@@ -173,6 +176,15 @@ export class Turn {
       if (pending) {
         const outcome = await this.executeCalls(pending.calls, pending.decision);
         if (outcome) return outcome;
+      } else if (this.deps.transcribe) {
+        // Before the first model call: memory keeps the transcript with the message.
+        const heard = await transcribeMessages(
+          this.turnMessages,
+          this.deps.transcribe,
+          this.options.origin,
+          this.abort.signal,
+        );
+        this.turnMessages.splice(0, heard.length, ...heard);
       }
       const maxSteps = this.deps.agent.maxSteps ?? DEFAULT_MAX_STEPS;
       while (true) {
