@@ -6,6 +6,7 @@ import { type Command, EXIT_FAIL, EXIT_OK } from "../command.js";
 import { type CheckResult, checkGateway } from "../doctor/gateway-checks.js";
 import { checkDatasources } from "../doctor/datasource-checks.js";
 import { checkModelKeys } from "../doctor/model-checks.js";
+import { healthLines, serviceHealth } from "../doctor/service-health.js";
 import { printIssues } from "../report.js";
 
 export const doctorCommand: Command = {
@@ -13,10 +14,15 @@ export const doctorCommand: Command = {
   summary: "Validate a project, then prove each gateway's credentials work with one cheap live call.",
   args: ["[dir]"],
   options: {
-    json: { type: "boolean", description: "one JSON object ({ ok, checks }) instead of the table" },
+    json: { type: "boolean", description: "one JSON object ({ ok, checks, service }) instead of the table" },
+    url: {
+      type: "string",
+      value: "<url>",
+      description: "the running service to ask for its gateways' health (default: the one start recorded)",
+    },
   },
   details:
-    "Runs check first (exit 1 on an error). Then, with this environment: Telegram getMe, Slack auth.test\nand apps.connections.open, Discord /users/@me, /gateway/bot and the message-content intent, Teams a\nclient-credentials token, GitHub GET /user and the approvalDestination repository, WhatsApp the\nphone-number object, Twilio the account, e-mail an IMAP login and SMTP EHLO + AUTH, the signal-cli\ndaemon's /api/v1/check; each PostgreSQL datasource (connect, version >= 13, pending migrations);\neach model key by listing the provider's models (never a paid generation). Nothing is sent to\nanyone. Exit 1 when any check fails.",
+    "Runs check first (exit 1 on an error). Then, with this environment, each gateway adapter's own checks\n(built-in: Telegram getMe, Slack auth.test\nand apps.connections.open, Discord /users/@me, /gateway/bot and the message-content intent, Teams a\nclient-credentials token, GitHub GET /user and the approvalDestination repository, WhatsApp the\nphone-number object, Twilio the account, e-mail an IMAP login and SMTP EHLO + AUTH, the signal-cli\ndaemon's /api/v1/check); each PostgreSQL datasource (connect, version >= 13, pending migrations);\neach model key by listing the provider's models (never a paid generation). Nothing is sent to\nanyone. Exit 1 when any check fails.\nWhen the project has gateways, the running service (--url, else the one `agentsvc start` recorded in\n.agentsvc/service.json) is asked for each gateway's state and the age of its last inbound event and\nlast successful platform call (/health/ready); else it says \"not running\".",
   async run({ values, positionals, io, print }) {
     const dir = resolve(io.cwd, positionals[0] ?? ".");
     const { loadProject, missingDatasourceEnv, missingModelKeys } = await import("@agentsvc/config-schema");
@@ -32,8 +38,15 @@ export const doctorCommand: Command = {
     results.push(...(await checkDatasources(loaded.project, io.env)));
     results.push(...(await checkModelKeys(loaded.project, io.env)));
     const ok = results.every((r) => r.status !== "failed");
-    if (values.json) print.out(JSON.stringify({ ok, checks: results }, null, 2));
-    else printResults(print, results);
+    const { channels, pushGateways } = loaded.project;
+    const url = typeof values.url === "string" ? values.url : undefined;
+    const service = channels.length + pushGateways.length > 0 ? await serviceHealth(dir, url) : undefined;
+    if (values.json)
+      print.out(JSON.stringify({ ok, checks: results, ...(service ? { service } : {}) }, null, 2));
+    else {
+      printResults(print, results);
+      for (const line of service ? healthLines(service) : []) print.out(line);
+    }
     return ok ? EXIT_OK : EXIT_FAIL;
   },
 };

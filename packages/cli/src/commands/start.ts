@@ -4,6 +4,7 @@ import { useColor } from "../io.js";
 import { gatewayLines } from "../gateway-banner.js";
 import { missingAdapterErrors } from "../gateway-needs.js";
 import { printIssues } from "../report.js";
+import { writeServiceFile } from "../service-file.js";
 
 const LOG_FORMATS = ["pretty", "json"] as const;
 // Listen failures no edit of the project fixes (server listenError keeps the code).
@@ -90,6 +91,8 @@ export const startCommand: Command = {
       return PORT_ERRORS.has(String((err as { code?: unknown }).code)) ? EXIT_PORT : EXIT_FAIL;
     }
     print.out(`${print.style("out", "green", "listening")} ${server.url} (port ${server.port})`);
+    // Where doctor finds this service (its gateways' ages); removed at exit.
+    writeServiceFile(dir, server.url);
     for (const e of loaded.project.exposures) {
       const where = e.exposes === "webui" ? `${e.path}/index.html` : e.path;
       print.out(`  ${e.exposes.padEnd(6)} ${server.url}${where}`);

@@ -161,7 +161,7 @@ async function validatePushEntry(
     );
     return undefined;
   }
-  const out = parse(pushEntrySchema(type, found.module.entrySchema), raw, file, sink);
+  const out = parse(pushEntrySchema(type, found.module.entrySchema, info.type), raw, file, sink);
   if (!out) return undefined;
   // The registry name is the adapter's; a package-named entry remembers its package for start.
   const named = isPackageType(type) ? { type: info.type, package: found.pkg } : {};

@@ -16,9 +16,12 @@ const commonKeys = (type: string) => ({
 /** "a telegram entry", "an email entry": how messages name the entry. */
 const labelOf = (type: string) => `${/^[aeiou]/.test(type) ? "an" : "a"} ${type} entry`;
 
-/** The whole entry of `type`: common keys, then the adapter's, unknown keys refused. */
-export function pushEntrySchema(type: string, platform: AdapterEntrySchema) {
-  return strict({ ...commonKeys(type), ...platform }, labelOf(type));
+/**
+ * The whole entry of `type`: common keys, then the adapter's, unknown keys refused. Messages name
+ * the entry by the adapter's registry name (`a line entry` for `@acme/agentsvc-gateway-line`).
+ */
+export function pushEntrySchema(type: string, platform: AdapterEntrySchema, name = type) {
+  return strict({ ...commonKeys(type), ...platform }, labelOf(name));
 }
 
 /**
