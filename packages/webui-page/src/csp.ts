@@ -24,6 +24,8 @@ function iconImgSources(html: string): string[] {
   const sources = ["'self'", "data:"];
   if (!m) return sources;
   const config = JSON.parse(m[1]!) as Partial<ClientConfig>;
+  // Attached pictures are fetched with the caller's headers and shown from blob: URLs.
+  if (config.media) sources.push("blob:");
   if (config.icon?.kind === "image") {
     const src = classifyImageSrc(config.icon.src);
     if (src.kind === "remote") sources.push(src.origin);

@@ -26,6 +26,14 @@ export interface PageEntry {
   signIn?: boolean;
   /** The entry's account list; its presence alone turns sign-in on (contents are never read). */
   users?: readonly unknown[];
+  /** The entry's `media` block: files may be attached (kinds and byte cap); absent: none. */
+  media?: PageMedia;
+}
+
+/** What the page may upload: the kinds (`image`, `audio`, `video`, `document`) and the byte cap. */
+export interface PageMedia {
+  maxBytes: number;
+  types: readonly string[];
 }
 
 /** Everything the page needs after defaults are applied. */
@@ -42,6 +50,8 @@ export interface ResolvedPage {
   showReasoning: boolean;
   showToolCalls: boolean;
   signIn: boolean;
+  /** Uploads on (a media block with at least one kind), else null. */
+  media: PageMedia | null;
 }
 
 export const DEFAULTS = {
@@ -77,5 +87,9 @@ export function resolveEntry(entry: PageEntry): ResolvedPage {
     showReasoning: entry.showReasoning ?? true,
     showToolCalls: entry.showToolCalls ?? true,
     signIn: entry.signIn ?? entry.users !== undefined,
+    media:
+      entry.media && entry.media.types.length > 0
+        ? { maxBytes: entry.media.maxBytes, types: [...entry.media.types] }
+        : null,
   };
 }

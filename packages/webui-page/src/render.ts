@@ -27,6 +27,8 @@ export interface ClientConfig {
   icon: ResolvedPage["icon"] | null;
   /** With an emoji icon: what the page shows instead when no installed font draws the emoji. */
   fallbackIcon?: string;
+  /** Uploads: the kinds and byte cap of the entry's media block; null when files are off. */
+  media: ResolvedPage["media"];
 }
 
 export const CONFIG_ELEMENT_ID = "agentsvc-config";
@@ -41,6 +43,11 @@ const KEY_ICON =
   '<svg class="icon" viewBox="0 0 24 24" width="1em" height="1em" fill="none" stroke="currentColor" stroke-width="2" ' +
   'stroke-linecap="round" stroke-linejoin="round" aria-hidden="true"><circle cx="8" cy="15" r="4"/>' +
   '<path d="M11 12l9-9M17 6l3 3M15 8l2 2"/></svg>';
+
+const CLIP_ICON =
+  '<svg class="icon" viewBox="0 0 24 24" width="1em" height="1em" fill="none" stroke="currentColor" stroke-width="2" ' +
+  'stroke-linecap="round" stroke-linejoin="round" aria-hidden="true">' +
+  '<path d="M21 11l-8.5 8.5a5 5 0 0 1-7-7L14 4a3.5 3.5 0 0 1 5 5l-8.5 8.5a2 2 0 0 1-3-3L15 7"/></svg>';
 
 function checkAssets(assets: ClientAssets): void {
   // The bundle goes inside <script>: these sequences would end it or change how it is parsed.
@@ -110,9 +117,15 @@ function composer(page: ResolvedPage): string {
   return (
     SHARED_NOTICE +
     `<form id="composer" class="composer">` +
+    (page.media ? `<div id="file-tray" class="file-tray" hidden></div>` : "") +
     `<textarea id="input" rows="1" aria-label="Message" placeholder="${escapeHtml(page.placeholder)}"></textarea>` +
     // Clear and Compact wait in a menu, away from Send; the status line takes the row's free space.
-    `<div class="actions"><div class="menu">` +
+    `<div class="actions">` +
+    (page.media
+      ? `<button type="button" id="attach-btn" class="icon-btn" aria-label="Attach files">${CLIP_ICON}</button>` +
+        `<input type="file" id="file-input" multiple hidden tabindex="-1">`
+      : "") +
+    `<div class="menu">` +
     `<button type="button" id="menu-btn" class="icon-btn" aria-label="Conversation actions" aria-haspopup="menu" aria-expanded="false" aria-controls="menu-list">⋯</button>` +
     `<div id="menu-list" class="menu-list" role="menu" aria-label="Conversation actions" tabindex="-1" hidden>` +
     `<button type="button" id="clear-btn" class="menu-item" role="menuitem">Clear conversation</button>` +
@@ -138,7 +151,9 @@ function dialogs(): string {
     `<h2 id="signin-title">Sign in</h2><p id="signin-error" class="error-text" role="alert"></p>` +
     `<label>Username <input id="signin-user" name="username" autocomplete="username" required></label>` +
     `<label>Password <input id="signin-pass" name="password" type="password" autocomplete="current-password" required></label>` +
-    `<div class="dialog-actions"><button type="submit" class="btn primary">Sign in</button></div></form></dialog>`
+    `<div class="dialog-actions"><button type="submit" class="btn primary">Sign in</button></div></form></dialog>` +
+    `<dialog id="lightbox" class="lightbox" aria-label="Picture"><img id="lightbox-img" alt="">` +
+    `<button type="button" id="lightbox-close" class="icon-btn" aria-label="Close picture">✕</button></dialog>`
   );
 }
 
@@ -157,6 +172,7 @@ export function assemblePage(entry: PageEntry, themeCss: string, assets: ClientA
     showReasoning: page.showReasoning,
     showToolCalls: page.showToolCalls,
     signIn: page.signIn,
+    media: page.media,
     icon: page.icon ?? null,
     ...(page.icon?.kind === "emoji" ? { fallbackIcon: DEFAULT_FAVICON } : {}),
   };

@@ -11,6 +11,15 @@ export class ApiError extends Error {
   }
 }
 
+/** What `POST /files` answers: the stored file a message may name. */
+export interface UploadedFile {
+  id: string;
+  name: string;
+  contentType: string;
+  kind: string;
+  size: number;
+}
+
 export type AuthCode = "api_key_required" | "sign_in_required";
 
 export class Api {
@@ -98,6 +107,42 @@ export class Api {
   async post<T>(route: string, body: unknown = {}): Promise<T> {
     const res = await this.send("POST", route, body, "application/json");
     return (await res.json()) as T;
+  }
+
+  /**
+   * Uploads one file (`POST /files`, the file itself as the body) with progress. XMLHttpRequest,
+   * because fetch reports no upload progress. Failures become ApiError as elsewhere.
+   */
+  upload(file: File, onProgress: (fraction: number) => void, signal: AbortSignal): Promise<UploadedFile> {
+    return new Promise((resolve, reject) => {
+      const xhr = new XMLHttpRequest();
+      xhr.open("POST", `${this.base}/files`);
+      const headers = this.headers({
+        Accept: "application/json",
+        "Content-Type": file.type || "application/octet-stream",
+        "X-File-Name": encodeURIComponent(file.name),
+      });
+      for (const [k, v] of Object.entries(headers)) xhr.setRequestHeader(k, v);
+      xhr.upload.onprogress = (e) => {
+        if (e.lengthComputable) onProgress(e.loaded / e.total);
+      };
+      xhr.onerror = () => reject(new ApiError(0, "network", "Could not reach the chat service."));
+      xhr.onabort = () => reject(new DOMException("upload cancelled", "AbortError"));
+      xhr.onload = () => {
+        const res = new Response(xhr.responseText, { status: xhr.status });
+        if (res.ok) resolve(res.json().then((b: { file: UploadedFile }) => b.file));
+        else this.failure(res, false).then(reject, reject);
+      };
+      signal.addEventListener("abort", () => xhr.abort(), { once: true });
+      xhr.send(file);
+    });
+  }
+
+  /** A stored file's bytes (with the key header an <img> could not send), as a blob: URL. */
+  async fileUrl(id: string, name: string): Promise<string> {
+    const route = `/files/${encodeURIComponent(id)}/${encodeURIComponent(name)}`;
+    const res = await this.send("GET", route, undefined, "*/*");
+    return URL.createObjectURL(await res.blob());
   }
 
   /** Starts an SSE response (POST); the caller reads the body. */

@@ -4,6 +4,7 @@ import { takeEarlyReads } from "./early-reads.js";
 import { Api, ApiError, type AuthCode } from "./api.js";
 import { Auth } from "./auth.js";
 import { Composer } from "./composer.js";
+import { FileTray, fileViews, type MediaLimits, type MessageFile, wireLightbox } from "./files.js";
 import { byId } from "./dom.js";
 import { type ConversationItem, Sidebar } from "./sidebar.js";
 import { PageStorage } from "./storage.js";
@@ -25,6 +26,8 @@ interface PageConfig {
   showReasoning: boolean;
   showToolCalls: boolean;
   signIn: boolean;
+  /** Uploads: the entry's kinds and byte cap; null when files are off. */
+  media?: MediaLimits | null;
 }
 
 interface Info {
@@ -45,6 +48,23 @@ interface HistoryMessage {
   decision?: { decision?: unknown };
   /** A reply a failure cut short (stored with what had streamed). */
   interrupted?: boolean;
+  /** A user message's files (blob refs; refused ones carry no blob). */
+  attachments?: { blob?: string; contentType?: string; size?: number; name?: string }[];
+}
+
+/** A stored message's files as the transcript shows them. */
+function filesOf(m: HistoryMessage): MessageFile[] {
+  const files: MessageFile[] = [];
+  for (const a of m.attachments ?? []) {
+    if (typeof a.blob !== "string") continue;
+    files.push({ id: a.blob, name: a.name ?? "file", contentType: a.contentType ?? "", size: a.size ?? 0 });
+  }
+  return files;
+}
+
+/** A message's files as nodes for its bubble (undefined when it has none). */
+function filesView(files: MessageFile[]): HTMLElement | undefined {
+  return files.length > 0 ? fileViews(api, files) : undefined;
 }
 
 interface Turn {
@@ -88,6 +108,18 @@ const api = new Api(
 );
 const transcript = new Transcript(byId("transcript"), byId("messages"), byId("welcome"), config);
 const composer = new Composer(byId("composer"), byId("input"), storage, () => void submit());
+const tray = config.media
+  ? new FileTray(
+      api,
+      byId("file-tray"),
+      config.media,
+      status,
+      byId<HTMLButtonElement>("attach-btn"),
+      byId<HTMLInputElement>("file-input"),
+      byId("app"),
+      composer.input,
+    )
+  : null;
 const auth = new Auth(api, storage, {
   keySaved: () => void boot(),
   signedIn: () => void boot(),
@@ -206,22 +238,32 @@ async function switched(): Promise<void> {
 
 async function submit(): Promise<void> {
   if (turn) return steer();
+  if (!composer.input.value.trim() && (tray?.empty ?? true)) return;
   const text = composer.take();
-  if (!text) return;
   const controller = new AbortController();
   let res: Response;
+  let files: MessageFile[] = [];
   setBusy(true);
   try {
+    // Uploads still running finish first; a message is its text and the files that made it.
+    files = (await tray?.take()) ?? [];
+    if (!text && files.length === 0) throw new DOMException("nothing to send", "AbortError");
     await switched();
     await ensureOwnConversation();
-    res = await api.stream("/stream", { input: text, conversationId: current }, controller.signal);
+    const attachments = files.map((f) => ({ id: f.id, name: f.name }));
+    res = await api.stream(
+      "/stream",
+      { input: text, conversationId: current, ...(attachments.length ? { attachments } : {}) },
+      controller.signal,
+    );
   } catch (err) {
     setBusy(false);
-    composer.restore(text);
+    if (text) composer.restore(text);
+    tray?.restore(files);
     report(err);
     return;
   }
-  transcript.addUser(text);
+  transcript.addUser(text, { files: filesView(files) });
   const bubble = transcript.addAssistant();
   const t: Turn = {
     threadId: undefined,
@@ -487,7 +529,7 @@ function replayMessages(messages: HistoryMessage[]): void {
   let text = "";
   for (const m of messages) {
     if (m.role === "user") {
-      transcript.addUser(m.content ?? "");
+      transcript.addUser(m.content ?? "", { files: filesView(filesOf(m)) });
       bubble = null;
       lastReplayed = null;
     } else if (m.role === "system") {
@@ -792,6 +834,7 @@ for (const starter of document.querySelectorAll<HTMLButtonElement>("#welcome .st
 }
 
 stopBtn.addEventListener("click", () => void stop());
+wireLightbox();
 if (config.icon?.kind === "emoji" && config.fallbackIcon && !canDraw(config.icon.value))
   useFallbackIcon(config.fallbackIcon);
 new Menu(byId<HTMLButtonElement>("menu-btn"), byId("menu-list"));

@@ -489,8 +489,12 @@ export class Transcript {
     this.scroller.scrollTop = 0;
   }
 
-  addUser(text: string, opts: { steer?: boolean; before?: HTMLElement } = {}): HTMLElement {
+  addUser(
+    text: string,
+    opts: { steer?: boolean; before?: HTMLElement; files?: HTMLElement } = {},
+  ): HTMLElement {
     const bubble = h("div", { class: "bubble", text });
+    if (opts.files) bubble.append(opts.files);
     const root = h("div", { class: opts.steer ? "msg user steer" : "msg user" }, bubble);
     if (opts.steer) bubble.prepend(h("span", { class: "tag", text: "Steer" }));
     this.welcome.hidden = true;

@@ -1,0 +1,196 @@
+/// <reference lib="dom" />
+// Files on the chat page (issue #46), Chromium against the real server (the hello example with a
+// media block on its webui entry, SQLite in a temp dir, the demo model): attach by button, paste
+// and drop; refused locally with a clear line; pictures inline and enlarged; history after reload.
+// One browser for the file; each test opens its own context.
+import type { Project } from "@agentsvc/config-schema";
+import pino from "pino";
+import type { Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser, openPage, type Watched } from "../../../packages/webui-page/test/browser/harness.js";
+import { type RunningServer, startServer } from "../src/index.js";
+import { helloProject } from "./hello-server.js";
+
+// A 2x2 PNG: the thumbnail's natural size proves the bytes came back and decoded.
+const PNG = [
+  ...Buffer.from(
+    "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFElEQVR4nGP4z8DAwAAi/v//zwAAHfAE/EgTX4EAAAAASUVORK5CYII=",
+    "base64",
+  ),
+];
+const MAX_BYTES = 200 * 1024;
+// A name that would be markup if it were ever rendered as HTML.
+const HOSTILE = "<img src=x onerror=alert(1)>.png";
+
+let server: RunningServer;
+let browser: Awaited<ReturnType<typeof launchBrowser>>;
+let w: Watched | undefined;
+
+async function mediaProject(): Promise<Project> {
+  const project = await helloProject();
+  return {
+    ...project,
+    exposures: project.exposures.map((e) =>
+      e.exposes === "webui"
+        ? {
+            ...e,
+            media: {
+              maxBytes: MAX_BYTES,
+              types: ["image", "document"],
+              transcribe: false,
+              unsupported: "reply",
+            },
+          }
+        : e,
+    ),
+  };
+}
+
+beforeAll(async () => {
+  server = await startServer(await mediaProject(), { port: 0, logger: pino({ level: "silent" }) });
+  browser = await launchBrowser();
+});
+afterEach(async () => {
+  if (w) {
+    expect(w.cspErrors).toEqual([]);
+    expect(w.pageErrors).toEqual([]);
+    expect(w.dialogs).toEqual([]);
+    await w.context.close();
+    w = undefined;
+  }
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.shutdown();
+});
+
+async function open(): Promise<Page> {
+  w = await openPage(browser, `${server.url}/chat/index.html`);
+  await expect.poll(() => w?.page.locator("#model").textContent()).not.toBe("");
+  return w.page;
+}
+
+/** A DataTransfer in the page holding one file, for paste and drop events. */
+function filesTransfer(page: Page, name: string, type: string, bytes: number[]) {
+  return page.evaluateHandle(
+    ([n, t, b]) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([new Uint8Array(b)], n, { type: t }));
+      return dt;
+    },
+    [name, type, bytes] as const,
+  );
+}
+
+const pdfBytes = [...Buffer.from("%PDF-1.4\n% a small document\ntrailer << >>\n%%EOF\n")];
+
+async function send(page: Page, text: string): Promise<void> {
+  // Uploads finish first: the chip loses its progress bar.
+  await expect.poll(() => page.locator("#file-tray .file-chip.pending").count()).toBe(0);
+  await page.locator("#input").fill(text);
+  await page.locator("#send-btn").click();
+  await expect.poll(() => page.locator("#status").textContent(), { timeout: 15_000 }).toBe("Reply finished.");
+}
+
+describe("chat page files", () => {
+  it("a picture attached with the button shows in the sent message, its name as text, and opens large on click", async () => {
+    const page = await open();
+    // The limits are shown before anything is uploaded.
+    expect(await page.locator("#attach-btn").getAttribute("title")).toBe(
+      "Attach pictures, documents up to 200 KB",
+    );
+    await page
+      .locator("#file-input")
+      .setInputFiles({ name: HOSTILE, mimeType: "image/png", buffer: Buffer.from(PNG) });
+    const chip = page.locator("#file-tray .file-chip");
+    await expect.poll(() => chip.locator(".file-name").textContent()).toBe(HOSTILE);
+    await send(page, "what is this?");
+
+    const thumb = page.locator(".msg.user .thumb img").last();
+    await expect.poll(() => thumb.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(2);
+    expect(await thumb.getAttribute("alt")).toBe(HOSTILE);
+    // The name never became an element: the only images are the thumbnail and the lightbox's.
+    expect(await page.locator('img[src="x"]').count()).toBe(0);
+    // The model was told about the file (the demo model echoes what it read).
+    await expect
+      .poll(() => page.locator(".msg.assistant .content").last().textContent())
+      .toContain(`[The user attached an image "${HOSTILE}" (image/png, ${PNG.length} bytes)`);
+
+    await page.locator(".msg.user .thumb").last().click();
+    const big = page.locator("#lightbox img");
+    await expect.poll(() => page.locator("#lightbox").evaluate((d: HTMLDialogElement) => d.open)).toBe(true);
+    await expect.poll(() => big.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(2);
+    await page.keyboard.press("Escape");
+    await expect.poll(() => page.locator("#lightbox").evaluate((d: HTMLDialogElement) => d.open)).toBe(false);
+  }, 60_000);
+
+  it("a pasted file and a dropped picture are attached and sent; the document shows as a chip with name and size", async () => {
+    const page = await open();
+    // A paste event as the browser fires it for a copied file (ClipboardEvent with clipboardData).
+    const pasted = await filesTransfer(page, "paper.pdf", "application/pdf", pdfBytes);
+    await page.evaluate((dt) => {
+      const event = new ClipboardEvent("paste", { clipboardData: dt, bubbles: true, cancelable: true });
+      document.querySelector("#input")?.dispatchEvent(event);
+    }, pasted);
+    const dropped = await filesTransfer(page, "dropped.png", "image/png", PNG);
+    await page.locator("#app").dispatchEvent("dragover", { dataTransfer: dropped });
+    expect(await page.locator("#app").getAttribute("data-hint")).toBe(
+      "Drop pictures, documents up to 200 KB",
+    );
+    await page.locator("#app").dispatchEvent("drop", { dataTransfer: dropped });
+    await expect
+      .poll(() => page.locator("#file-tray .file-name").allTextContents())
+      .toEqual(["paper.pdf", "dropped.png"]);
+    await send(page, "two files");
+    const user = page.locator(".msg.user").last();
+    expect(await user.locator(".file-chip .file-name").textContent()).toBe("paper.pdf");
+    expect(await user.locator(".file-chip .file-size").textContent()).toBe(`${pdfBytes.length} B`);
+    await expect
+      .poll(() => user.locator(".thumb img").evaluate((img: HTMLImageElement) => img.naturalWidth))
+      .toBe(2);
+    expect(await page.locator("#file-tray").isHidden()).toBe(true);
+  }, 60_000);
+
+  it("refuses a file over the limit and one of a kind the chat does not take, before uploading, with a clear line", async () => {
+    const page = await open();
+    let uploads = 0;
+    page.on("request", (r) => {
+      if (r.url().endsWith("/api/files") && r.method() === "POST") uploads++;
+    });
+    await page
+      .locator("#file-input")
+      .setInputFiles({ name: "huge.png", mimeType: "image/png", buffer: Buffer.alloc(MAX_BYTES + 1) });
+    await expect
+      .poll(() => page.locator("#status").textContent())
+      .toBe('"huge.png" is too large (200 KB); the limit is 200 KB.');
+    await page
+      .locator("#file-input")
+      .setInputFiles({ name: "clip.mp4", mimeType: "video/mp4", buffer: Buffer.alloc(10) });
+    await expect
+      .poll(() => page.locator("#status").textContent())
+      .toBe('"clip.mp4" was not attached: this chat takes pictures, documents up to 200 KB.');
+    expect(await page.locator("#file-tray .file-chip").count()).toBe(0);
+    expect(uploads).toBe(0);
+  }, 30_000);
+
+  it("a reload replays the conversation's files from /history: the picture inline, the document as a chip", async () => {
+    const page = await open();
+    await page.locator("#file-input").setInputFiles([
+      { name: "again.png", mimeType: "image/png", buffer: Buffer.from(PNG) },
+      { name: "report.pdf", mimeType: "application/pdf", buffer: Buffer.from(pdfBytes) },
+    ]);
+    await send(page, "keep these");
+    await page.reload();
+    await expect.poll(() => page.locator(".msg.user").count()).toBeGreaterThan(0);
+    const user = page.locator(".msg.user", { hasText: "keep these" }).last();
+    await expect
+      .poll(() => user.locator(".thumb img").evaluate((img: HTMLImageElement) => img.naturalWidth))
+      .toBe(2);
+    expect(await user.locator(".thumb img").getAttribute("src")).toMatch(/^blob:/);
+    expect(await user.locator(".file-chip .file-name").textContent()).toBe("report.pdf");
+    // The chip downloads the file (served as an attachment, with the page's own credentials).
+    const download = page.waitForEvent("download");
+    await user.locator(".file-chip").click();
+    expect((await download).suggestedFilename()).toBe("report.pdf");
+  }, 60_000);
+});
