@@ -2,19 +2,23 @@
 // outcome; run one now; pause and resume. Works on the project's primary store (SQLite or
 // PostgreSQL) while the server runs: `run` claims a tick that a running instance records within a
 // second (or the next start does), and a pause holds on every instance from its next pass.
-import type { TickRow } from "@agentsvc/chat-store";
+// Reminders people set with the remind tool are listed too (`reminder:<id>`), and can be cancelled.
+import type { ReminderRow, TickRow } from "@agentsvc/chat-store";
 import type { ScheduleEntry } from "@agentsvc/config-schema";
 import { type Command, type CommandContext, EXIT_FAIL, EXIT_OK, EXIT_USAGE } from "../command.js";
 import { escapeControls } from "../io.js";
 import { readAction, usageError } from "../verb-action.js";
 import { openStore } from "./outbox.js";
 
-const ACTIONS = ["list", "run", "pause", "resume"] as const;
+const ACTIONS = ["list", "run", "pause", "resume", "cancel"] as const;
+/** Ended reminders stay listed this long (the operator sees how a one-off ended). */
+const ENDED_LISTED_MS = 7 * 86_400_000;
 
 export const schedulesCommand: Command = {
   name: "schedules",
-  summary: "List schedules (next run, last run, last outcome); run one now; pause or resume one.",
-  args: ["<list|run|pause|resume>", "[name]"],
+  summary:
+    "List schedules and reminders (next run, last run, last outcome); run one now; pause, resume or cancel one.",
+  args: ["<list|run|pause|resume|cancel>", "[name]"],
   options: {
     dir: { type: "string", value: "<dir>", description: "the project folder (default: the current folder)" },
     json: { type: "boolean", description: "list: a JSON array instead of the table" },
@@ -24,6 +28,8 @@ export const schedulesCommand: Command = {
     "agentsvc schedules run <name>      one tick now (the running service records it within a second)",
     "agentsvc schedules pause <name>    its ticks pass without running until resume (every instance)",
     "agentsvc schedules resume <name>   runs again from its next tick (missed ones are not made up)",
+    "agentsvc schedules cancel reminder:<id>   ends a reminder someone set with the remind tool",
+    "Reminders (reminder:<id>) are listed after the schedules/ entries; run, pause and resume take them too.",
   ].join("\n"),
   async run(ctx) {
     const { positionals, print } = ctx;
@@ -45,13 +51,33 @@ export const schedulesCommand: Command = {
             describe(s, paused.has(s.name), await ticks.last(s.name), await ticks.lastError(s.name)),
           ),
         );
+        const since = Date.now() - ENDED_LISTED_MS;
+        for (const r of await opened.db.reminders.recent(500)) {
+          if (r.endedAt !== null && r.endedAt < since) continue;
+          const name = `reminder:${r.id}`;
+          rows.push(
+            await describeReminder(r, paused.has(name), await ticks.last(name), await ticks.lastError(name)),
+          );
+        }
         if (ctx.values.json) print.out(JSON.stringify(rows, null, 2));
         else printTable(ctx, rows);
         return EXIT_OK;
       }
       const name = args[0] as string;
+      const reminderId = /^reminder:(\d+)$/.exec(name)?.[1];
+      const reminder = reminderId ? await opened.db.reminders.get(Number(reminderId)) : undefined;
+      if (reminderId && !reminder) return fail(`no reminder ${escapeControls(name)}`, EXIT_FAIL);
+      if (action === "cancel") {
+        if (!reminder)
+          return fail("cancel takes a reminder (reminder:<id>); pause a schedules/ entry instead");
+        if (!(await opened.db.reminders.end(reminder.id, "cancelled"))) {
+          return fail(`${name} already ended (${reminder.ended})`, EXIT_FAIL);
+        }
+        print.out(`cancelled ${name}: it does not run again`);
+        return EXIT_OK;
+      }
       const entry = project.schedules.find((s) => s.name === name);
-      if (!entry) {
+      if (!entry && !reminder) {
         const known = project.schedules.map((s) => s.name).join(", ") || "none";
         return fail(
           `no schedule "${escapeControls(name)}" under schedules/ (found: ${escapeControls(known)})`,
@@ -95,6 +121,30 @@ async function describe(
     timezone: s.timezone,
     to: `${s.to.gateway} ${s.to.thread}`,
     state: !s.enabled ? "disabled" : paused ? "paused" : "enabled",
+    nextRun: iso(next),
+    lastRun: iso(last?.tickAt),
+    lastOutcome: last?.outcome ?? null,
+    lastError: error?.error ?? null,
+    lastErrorAt: iso(error?.tickAt),
+  };
+}
+
+/** A reminder's row: `when` is its one time or its pattern, `to` names the person too. */
+async function describeReminder(
+  r: ReminderRow,
+  paused: boolean,
+  last: TickRow | undefined,
+  error: TickRow | undefined,
+): Promise<Row> {
+  const { TickClock } = await import("@agentsvc/scheduler");
+  const timing = r.at !== null ? { at: r.at, timezone: r.timezone } : { cron: r.cron!, timezone: r.timezone };
+  const next = r.endedAt === null && !paused ? new TickClock(timing).next(Date.now()) : undefined;
+  return {
+    name: `reminder:${r.id}`,
+    when: r.at !== null ? `once ${new Date(r.at).toISOString()}` : `cron ${r.cron}`,
+    timezone: r.timezone,
+    to: `${r.gateway} ${r.thread} (set by ${r.userId})`,
+    state: r.ended ?? (paused ? "paused" : "enabled"),
     nextRun: iso(next),
     lastRun: iso(last?.tickAt),
     lastOutcome: last?.outcome ?? null,
