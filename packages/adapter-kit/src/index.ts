@@ -55,3 +55,11 @@ export {
   type SessionBlobs,
 } from "./media.js";
 export { DEFAULT_DEDUP_WINDOW_MS } from "./dedup-window.js";
+export { DeafWatch, type DeafWatchOptions } from "./deaf-watch.js";
+export {
+  type PlatformCall,
+  PlatformCallError,
+  PlatformClient,
+  type PlatformClientOptions,
+} from "./platform-fetch.js";
+export { PollLoop, type PollLoopOptions } from "./poll-loop.js";

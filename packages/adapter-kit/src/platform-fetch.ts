@@ -1,0 +1,93 @@
+// One HTTP client for platform calls: a timeout per call, the caller's abort, and every failure as a
+// PlatformCallError carrying the facts `sendFailure` and the poll loop classify (status, Retry-After,
+// the platform's own code and wait, or "no answer"). Adapters add only how their body reports an error.
+import type { GatewaySendError } from "./errors.js";
+import { type FailureFacts, type PlatformRule, sendFailure } from "./send-failure.js";
+
+/** A platform call that failed: what was called and what is known about the failure. */
+export class PlatformCallError extends Error {
+  constructor(
+    readonly platform: string,
+    /** What was called (`getUpdates`, `apps.connections.open`). */
+    readonly call: string,
+    readonly facts: FailureFacts,
+    cause?: unknown,
+  ) {
+    const what = facts.status !== undefined ? `answered ${facts.status}` : "no answer";
+    super(
+      `${platform} ${call}: ${what}${facts.detail ? ` (${facts.detail.slice(0, 300)})` : ""}`,
+      cause !== undefined ? { cause } : undefined,
+    );
+    this.name = "PlatformCallError";
+  }
+
+  /** The outbox's error for this failure (429 waits, 401 stops the gateway naming `envVar`, ...). */
+  toSendError(options: { envVar?: string; platformRule?: PlatformRule } = {}): GatewaySendError {
+    return sendFailure(this.facts, { platform: this.platform, call: this.call, ...options, cause: this });
+  }
+}
+
+export interface PlatformClientOptions {
+  platform: string;
+  /** Timeout of a call that sets none. */
+  timeoutMs: number;
+  /**
+   * Reads a failure the platform reports in a parsed body: Telegram `{ ok: false, error_code }`,
+   * Slack `{ ok: false, error }` (with HTTP 200). Undefined: the body is a success (when the status is).
+   */
+  bodyFailure?: (body: unknown, status: number) => FailureFacts | undefined;
+  /** The fetch to use (tests). Default the global fetch. */
+  fetch?: typeof fetch;
+}
+
+export interface PlatformCall {
+  method?: string;
+  headers?: Record<string, string>;
+  /** A JSON value (sent as application/json), or FormData / a string as is. */
+  body?: unknown;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+/** Calls a platform and reads its JSON answer; throws PlatformCallError for every failure but an abort. */
+export class PlatformClient {
+  constructor(readonly options: PlatformClientOptions) {}
+
+  async json<T>(call: string, url: string, request: PlatformCall = {}): Promise<T> {
+    const res = await this.#send(call, url, request);
+    let body: unknown;
+    try {
+      body = await res.json();
+    } catch (err) {
+      throw this.#error(call, { status: res.status, detail: "unreadable answer" }, res, err);
+    }
+    const reported = this.options.bodyFailure?.(body, res.status);
+    if (reported || !res.ok) throw this.#error(call, { status: res.status, ...reported }, res);
+    return body as T;
+  }
+
+  async #send(call: string, url: string, request: PlatformCall): Promise<Response> {
+    const timeoutMs = request.timeoutMs ?? this.options.timeoutMs;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const { body } = request;
+    const raw = body === undefined || typeof body === "string" || body instanceof FormData;
+    try {
+      return await (this.options.fetch ?? fetch)(url, {
+        method: request.method ?? (body === undefined ? "GET" : "POST"),
+        headers: { ...(raw ? {} : { "content-type": "application/json" }), ...request.headers },
+        ...(body === undefined ? {} : { body: raw ? (body as string | FormData) : JSON.stringify(body) }),
+        signal: request.signal ? AbortSignal.any([request.signal, timeout]) : timeout,
+      });
+    } catch (err) {
+      if (request.signal?.aborted) throw err;
+      const detail = timeout.aborted ? `no answer within ${timeoutMs} ms` : "connection failed";
+      throw new PlatformCallError(this.options.platform, call, { network: true, detail }, err);
+    }
+  }
+
+  #error(call: string, facts: FailureFacts, res: Response, cause?: unknown): PlatformCallError {
+    const retryAfter = res.headers.get("retry-after");
+    const all = retryAfter !== null && facts.retryAfter === undefined ? { ...facts, retryAfter } : facts;
+    return new PlatformCallError(this.options.platform, call, all, cause);
+  }
+}

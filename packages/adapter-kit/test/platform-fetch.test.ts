@@ -1,0 +1,111 @@
+// The platform client against a real HTTP server on 127.0.0.1: what a failure carries for the
+// outbox and the poll loop.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PlatformCallError, PlatformClient } from "../src/index.js";
+
+let server: Server;
+let base: string;
+const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => void> = {
+  "/ok": (_req, res) => res.end(JSON.stringify({ ok: true, result: [1, 2] })),
+  "/limited": (_req, res) => {
+    res.writeHead(429, { "retry-after": "3", "content-type": "application/json" });
+    res.end(JSON.stringify({ ok: false }));
+  },
+  // Telegram answers errors in the body: https://core.telegram.org/bots/api#making-requests
+  "/refused": (_req, res) => {
+    res.writeHead(401, { "content-type": "application/json" });
+    res.end(JSON.stringify({ ok: false, error_code: 401, description: "Unauthorized" }));
+  },
+  // Slack answers HTTP 200 with ok: false: https://api.slack.com/web#evaluating_responses
+  "/slack-style": (_req, res) => res.end(JSON.stringify({ ok: false, error: "invalid_auth" })),
+  "/silent": () => {},
+  "/echo": (req, res) => {
+    let body = "";
+    req.on("data", (c) => {
+      body += c;
+    });
+    req.on("end", () =>
+      res.end(JSON.stringify({ method: req.method, type: req.headers["content-type"], body })),
+    );
+  },
+};
+
+beforeAll(async () => {
+  server = createServer((req, res) => routes[req.url ?? ""]?.(req, res));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+const client = new PlatformClient({
+  platform: "test",
+  timeoutMs: 2_000,
+  bodyFailure: (body) => {
+    const b = body as { ok?: boolean; error_code?: number; description?: string; error?: string };
+    if (b.ok !== false) return undefined;
+    return {
+      ...(b.error_code !== undefined ? { status: b.error_code } : {}),
+      ...(b.error !== undefined ? { code: b.error } : {}),
+      ...(b.description !== undefined ? { detail: b.description } : {}),
+    };
+  },
+});
+
+async function failure(p: Promise<unknown>): Promise<PlatformCallError> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(PlatformCallError);
+  return err as PlatformCallError;
+}
+
+describe("PlatformClient", () => {
+  it("returns the parsed answer and sends a JSON body as application/json with POST", async () => {
+    expect(await client.json("ok", `${base}/ok`)).toEqual({ ok: true, result: [1, 2] });
+    expect(await client.json("echo", `${base}/echo`, { body: { a: 1 } })).toEqual({
+      method: "POST",
+      type: "application/json",
+      body: '{"a":1}',
+    });
+  });
+
+  it("a 429 carries its Retry-After, and the outbox's error waits it", async () => {
+    const err = await failure(client.json("getUpdates", `${base}/limited`));
+    expect(err.facts).toMatchObject({ status: 429, retryAfter: "3" });
+    expect(err.toSendError().retryAfterMs).toBe(3_000);
+  });
+
+  it("a 401 in the body is a credentials failure naming the variable", async () => {
+    const err = await failure(client.json("getMe", `${base}/refused`));
+    expect(err.facts).toMatchObject({ status: 401, detail: "Unauthorized" });
+    const sendError = err.toSendError({ envVar: "TG_TOKEN" });
+    expect(sendError.credentials).toBe(true);
+    expect(sendError.message).toContain("TG_TOKEN");
+  });
+
+  it("an HTTP 200 whose body reports a failure is a failure with the platform's code", async () => {
+    const err = await failure(client.json("auth.test", `${base}/slack-style`));
+    expect(err.facts).toMatchObject({ status: 200, code: "invalid_auth" });
+  });
+
+  it("a call that gets no answer within its timeout is a network failure saying so", async () => {
+    const err = await failure(client.json("getUpdates", `${base}/silent`, { timeoutMs: 50 }));
+    expect(err.facts).toEqual({ network: true, detail: "no answer within 50 ms" });
+    expect(err.toSendError().permanent).toBe(false);
+  });
+
+  it("the caller's abort ends the call as an abort, not a platform failure", async () => {
+    const controller = new AbortController();
+    const call = client.json("getUpdates", `${base}/silent`, { signal: controller.signal });
+    controller.abort();
+    const err = await call.catch((e: unknown) => e);
+    expect(err).not.toBeInstanceOf(PlatformCallError);
+    expect((err as Error).name).toBe("AbortError");
+  });
+});
