@@ -9,9 +9,33 @@ export interface MediaOptions {
   unsupported: "reply" | "ignore";
   /** The entry's byte cap, named in the answer to a file that is too large. */
   maxBytes?: number;
+  /** A transcribed voice note's text is quoted above the reply (`media.showTranscript`, default true). */
+  showTranscript?: boolean;
 }
 
-const A_NOUN = { image: "an image", audio: "an audio file", video: "a video", document: "a file" } as const;
+/** Longest transcript quoted above a reply; a longer one is cut with an ellipsis. */
+const TRANSCRIPT_SHOWN = 500;
+
+/**
+ * The line a reply starts with when the user's voice notes were transcribed: each transcript quoted
+ * after a microphone, so the user sees what the agent heard. Undefined when there is none or the
+ * entry turned it off.
+ */
+export function transcriptLines(
+  userMessage: { attachments?: readonly AttachmentRef[] } | undefined,
+  media: MediaOptions | undefined,
+): string | undefined {
+  if (media?.showTranscript === false) return undefined;
+  const lines: string[] = [];
+  for (const r of userMessage?.attachments ?? []) {
+    if (!("blob" in r) || r.transcript === undefined || r.transcript === "") continue;
+    const text =
+      r.transcript.length > TRANSCRIPT_SHOWN ? `${r.transcript.slice(0, TRANSCRIPT_SHOWN)}…` : r.transcript;
+    lines.push(`🎙 "${text}"`);
+  }
+  return lines.length > 0 ? lines.join("\n") : undefined;
+}
+
 const NOUN = {
   image: "pictures",
   audio: "voice notes or audio",
@@ -47,24 +71,4 @@ export function unsupportedNote(
 /** True when a message has no text and no attachment that was taken in: no turn to run. */
 export function nothingToRun(text: string, refs: readonly AttachmentRef[] | undefined): boolean {
   return text.trim() === "" && !(refs ?? []).some((r) => "blob" in r);
-}
-
-/**
- * The turn's input for a message with attachments, for models that get no file parts: each stored
- * attachment named in a bracketed note (kind, name, type, size), a voice note or audio file by its
- * transcript when there is one. Refused attachments are left out (the user was answered already).
- */
-export function withAttachmentNotes(text: string, refs: readonly AttachmentRef[] | undefined): string {
-  const notes: string[] = [];
-  for (const r of refs ?? []) {
-    if (!("blob" in r)) continue;
-    const what = `${A_NOUN[r.kind]}${r.name ? ` "${r.name}"` : ""}`;
-    if (r.transcript !== undefined) notes.push(`[The user sent ${what}; its transcript: ${r.transcript}]`);
-    else
-      notes.push(
-        `[The user attached ${what} (${r.contentType}, ${formatBytes(r.size)}), which you cannot open here.]`,
-      );
-  }
-  if (notes.length === 0) return text;
-  return text === "" ? notes.join("\n") : `${text}\n\n${notes.join("\n")}`;
 }

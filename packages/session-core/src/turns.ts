@@ -1,6 +1,6 @@
 // Turns of gateway threads: start, commit (inbox record done + reply queued, in the same
 // transaction as the turn's messages), end, and the next queued message after it.
-import { withAttachmentNotes } from "./media-notes.js";
+import { transcriptLines } from "./media-notes.js";
 import {
   AgentsvcError,
   type RunHandle,
@@ -84,12 +84,21 @@ export class Turns {
       beforePersist: () => this.#closePreview(state, active),
       persistWith: async (result) => {
         const status: InboxDoneStatus = result.status === "failed" ? "failed" : "done";
-        const text =
+        const reply =
           result.status === "completed"
             ? replyText(result)
             : result.status === "failed"
               ? failureText(result.error)
               : "";
+        // What the agent heard of a voice note, quoted above its answer (media.showTranscript).
+        const heard =
+          result.status === "completed"
+            ? transcriptLines(
+                result.newMessages.find((m) => m.role === "user"),
+                this.p.entryOptions(state.gateway).media,
+              )
+            : undefined;
+        const text = heard && reply ? `${heard}\n\n${reply}` : reply;
         // Files a tool handed back (`{ files: [...] }`): one outbox piece each, after the text.
         const files =
           result.status === "completed"
@@ -184,7 +193,10 @@ export class Turns {
 
   async #startRun(state: ThreadState, msg: QueuedMessage, active: ActiveTurn): Promise<RunHandle> {
     const input = {
-      input: withAttachmentNotes(msg.text, msg.attachments),
+      // Stored files go with the message (the run loop gives them to the model as file parts or a
+      // note); refused ones were answered when the message arrived.
+      input: msg.text,
+      attachments: msg.attachments?.filter((r) => "blob" in r),
       threadId: state.threadId,
       userId: state.gateway,
       conversationId: state.thread,

@@ -173,6 +173,8 @@ export interface RigOptions {
   tools?: AgentDefinition["tools"];
   /** The model the run manager calls instead of the agent's demo model. */
   model?: ConstructorParameters<typeof CountingRunManager>[0]["model"];
+  /** The run manager's transcriber of voice notes. */
+  transcribe?: ConstructorParameters<typeof CountingRunManager>[0]["transcribe"];
 }
 
 export function tempDir(): string {
@@ -203,6 +205,7 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
     runStore: db.runStore,
     logger: options.runLogger ?? { info() {}, warn() {}, error() {} },
     ...(options.model ? { model: options.model } : {}),
+    ...(options.transcribe ? { transcribe: options.transcribe } : {}),
   });
   await runs.ready();
   options.adaptRuns?.(runs);

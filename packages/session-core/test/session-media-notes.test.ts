@@ -63,7 +63,7 @@ describe("attachments the entry does not take in", () => {
     expect(r.runs.starts).toHaveLength(0);
   });
 
-  it("a stored photo alone runs a turn whose input names it, a voice note its transcript (models without file parts)", async () => {
+  it("a stored photo alone runs a turn with the photo on its user message, a voice note with its transcript", async () => {
     const r = await withMedia({ unsupported: "reply" });
     const photo: AttachmentRef = {
       blob: "a".repeat(64),
@@ -72,7 +72,7 @@ describe("attachments the entry does not take in", () => {
       size: 2048,
       name: "s.png",
     };
-    await message(r, "dee", "", [photo], "s1");
+    await message(r, "dee", "", [photo, { refused: "size", kind: "video" }], "s1");
     await r.session.idle(20_000);
     const heard: AttachmentRef = {
       blob: "b".repeat(64),
@@ -83,12 +83,36 @@ describe("attachments the entry does not take in", () => {
     };
     await message(r, "dee", "hi", [heard], "s2");
     await r.session.idle(20_000);
-    const users = (await memoryOf(r, "mock", "dee")).flatMap((m) =>
-      m.role === "user" ? [String(m.content)] : [],
-    );
+    const users = (await memoryOf(r, "mock", "dee")).filter((m) => m.role === "user");
+    // Refused files were answered on arrival and stay out of the turn.
     expect(users).toEqual([
-      '[The user attached an image "s.png" (image/png, 2.0 kB), which you cannot open here.]',
-      "hi\n\n[The user sent an audio file; its transcript: call me]",
+      { role: "user", content: "", attachments: [photo] },
+      { role: "user", content: "hi", attachments: [heard] },
     ]);
+  });
+
+  it("a transcribed voice note's reply starts with what the agent heard; showTranscript: false leaves it out", async () => {
+    const voice = (blob: string): AttachmentRef => ({
+      blob,
+      kind: "audio",
+      contentType: "audio/ogg",
+      size: 900,
+    });
+    const r = await openRig({
+      entries: [{ name: "mock", type: "mock", media: { unsupported: "reply" } }],
+      script: [{ text: "At nine, then." }],
+      transcribe: async () => "call me at nine",
+    });
+    await message(r, "eve", "", [voice("c".repeat(64))], "v1");
+    await r.session.idle(20_000);
+    expect(r.gateway.textsTo("eve")).toEqual(['🎙 "call me at nine"\n\nAt nine, then.']);
+    const quiet = await openRig({
+      entries: [{ name: "mock", type: "mock", media: { unsupported: "reply", showTranscript: false } }],
+      script: [{ text: "At nine, then." }],
+      transcribe: async () => "call me at nine",
+    });
+    await message(quiet, "fay", "", [voice("d".repeat(64))], "v2");
+    await quiet.session.idle(20_000);
+    expect(quiet.gateway.textsTo("fay")).toEqual(["At nine, then."]);
   });
 });

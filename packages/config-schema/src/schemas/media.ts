@@ -2,12 +2,42 @@
 // Opt-in per entry; without a `media` block nothing is downloaded and an attachment gets one
 // short answer (`reply`), except WhatsApp, whose spec row stays caption-only (`ignore`).
 import * as v from "valibot";
-import { bool, integerIn, strict } from "./common.js";
+import { parseModelString } from "../model-providers.js";
+import { bool, envVarName, httpUrl, integerIn, strict } from "./common.js";
 
 export const MEDIA_TYPES = ["image", "audio", "video", "document"] as const;
 export type MediaType = (typeof MEDIA_TYPES)[number];
 
 const UNSUPPORTED = ["reply", "ignore"] as const;
+
+/** The transcription model when `transcribe` is on and none is named (OpenAI's Whisper). */
+export const DEFAULT_TRANSCRIPTION_MODEL = "openai/whisper-1";
+/** Providers whose AI SDK package transcribes (agent-core's createTranscriber). */
+const TRANSCRIBING = ["openai", "groq", "azure"];
+const transcriptionString = v.pipe(
+  v.string('expected "openai/<model>", "groq/<model>" or "azure/<deployment>"'),
+  v.check(
+    (s) => TRANSCRIBING.includes(parseModelString(s)?.provider ?? ""),
+    'expected "openai/<model>", "groq/<model>" or "azure/<deployment>" (a provider with transcription models)',
+  ),
+);
+const transcriptionModelSchema = v.union(
+  [
+    transcriptionString,
+    strict(
+      {
+        model: transcriptionString,
+        apiKeyEnvVar: v.optional(envVarName),
+        baseURL: v.optional(httpUrl("transcription base URL")),
+      },
+      "transcription model",
+    ),
+  ],
+  'expected "provider/model" or { model, apiKeyEnvVar?, baseURL? }',
+);
+
+/** `media.transcriptionModel` after parsing. */
+export type TranscriptionModelConfig = string | { model: string; apiKeyEnvVar?: string; baseURL?: string };
 
 /** Default byte cap of one attachment when a `media` block names none (20 MiB, Telegram's getFile limit). */
 export const DEFAULT_MEDIA_MAX_BYTES = 20 * 1024 * 1024;
@@ -29,6 +59,8 @@ const mediaSchema = strict(
       [...MEDIA_TYPES],
     ),
     transcribe: v.optional(bool("transcribe voice notes and audio for the model"), false),
+    transcriptionModel: v.optional(transcriptionModelSchema, DEFAULT_TRANSCRIPTION_MODEL),
+    showTranscript: v.optional(bool("quote a voice note's transcript above the reply"), true),
     unsupported: v.optional(
       v.picklist(UNSUPPORTED, `must be reply or ignore (what an attachment the entry does not take in gets)`),
       "reply",
@@ -48,6 +80,10 @@ export interface MediaConfig {
   types: MediaType[];
   /** Voice notes and audio go through the transcription model (default false). */
   transcribe: boolean;
+  /** The transcription model (default `openai/whisper-1`, key `OPENAI_API_KEY`). */
+  transcriptionModel: TranscriptionModelConfig;
+  /** The transcript is quoted above the reply (default true). */
+  showTranscript: boolean;
   /** What an attachment the entry does not take in gets: one short answer per message, or nothing. */
   unsupported: "reply" | "ignore";
 }
@@ -62,6 +98,8 @@ export function mediaPolicyOf(entry: { type?: string; media?: MediaConfig }): Me
     maxBytes: 0,
     types: [],
     transcribe: false,
+    transcriptionModel: DEFAULT_TRANSCRIPTION_MODEL,
+    showTranscript: true,
     unsupported: entry.type === "whatsapp" ? "ignore" : "reply",
   };
 }
