@@ -151,6 +151,39 @@ describe("chat page files", () => {
     expect(await page.locator("#file-tray").isHidden()).toBe(true);
   }, 60_000);
 
+  it("shows a running upload's progress bar, and a message sent meanwhile waits for the upload and carries the file", async () => {
+    const page = await open();
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route("**/chat/api/files", async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page
+      .locator("#file-input")
+      .setInputFiles({ name: "slow.png", mimeType: "image/png", buffer: Buffer.from(PNG) });
+    const chip = page.locator("#file-tray .file-chip");
+    await expect.poll(() => chip.locator("progress").count()).toBe(1);
+    expect(await chip.getAttribute("class")).toContain("pending");
+    await page.locator("#input").fill("with the slow one");
+    await page.locator("#send-btn").click();
+    // The upload is held, so the message cannot have gone yet.
+    expect(await page.locator(".msg.user").count()).toBe(0);
+    release();
+    await expect
+      .poll(() => page.locator("#status").textContent(), { timeout: 15_000 })
+      .toBe("Reply finished.");
+    const user = page.locator(".msg.user").last();
+    expect(await user.locator(".bubble").evaluate((b) => b.firstChild?.textContent)).toBe(
+      "with the slow one",
+    );
+    await expect
+      .poll(() => user.locator(".thumb img").evaluate((img: HTMLImageElement) => img.naturalWidth))
+      .toBe(2);
+  }, 60_000);
+
   it("refuses a file over the limit and one of a kind the chat does not take, before uploading, with a clear line", async () => {
     const page = await open();
     let uploads = 0;
