@@ -192,7 +192,7 @@ export class ScheduleRunner {
       await this.#o.reminders?.end(reminderIdOf(s.name)!, "done");
       this.#forget(s.name);
     }
-    await this.#recover(paused);
+    await this.#recover();
   }
 
   /**
@@ -246,13 +246,14 @@ export class ScheduleRunner {
   }
 
   /** Claimed ticks not recorded yet (a crash, another instance's crash, `agentsvc schedules run`), and recorded ones not finished. */
-  async #recover(paused: Set<string>): Promise<void> {
+  async #recover(): Promise<void> {
     const work: (() => Promise<void>)[] = [];
     for (const t of await this.#o.store.open()) {
       const s = await this.#defOf(t.schedule);
       if (!s) continue; // a schedule removed from the project: its rows stay as they are
       if (t.outcome === "claimed") {
-        if (paused.has(s.name) && !t.manual) continue;
+        // A pause stops ticks not claimed yet; a tick claimed before it landed is finished (its
+        // claim is its start: only a crash leaves one unrecorded for longer than a moment).
         work.push(() => this.#record(s, t.tickAt));
       } else work.push(() => this.#settle(s, t));
     }

@@ -117,6 +117,25 @@ describe("pause and visible failures", () => {
     expect(await r.db.scheduleTicks.last("digest")).toMatchObject({ tickAt: Date.UTC(2026, 11, 1, 9, 2) });
   });
 
+  it("a tick claimed before the pause landed is finished (run and delivered); later ticks wait for resume", async () => {
+    const r = await newRig();
+    const tickAt = Date.UTC(2026, 11, 1, 9, 1);
+    // Claimed by an instance that died before recording it, then the operator paused the schedule.
+    await r.db.scheduleTicks.claim({ schedule: "digest", tickAt, instance: "dead" });
+    await r.db.scheduleTicks.setPaused("digest", true);
+    r.clock.now = tickAt + 20_000;
+    const a = r.runner([every("digest")]);
+    await a.start();
+    r.clock.now += MINUTE;
+    await a.pass();
+    await r.session.idle();
+    await a.pass();
+    expect(r.gateway.textsTo("chat-1")).toEqual(["Here is your digest."]);
+    expect(await r.db.scheduleTicks.recent("digest")).toEqual([
+      expect.objectContaining({ tickAt, outcome: "delivered" }),
+    ]);
+  });
+
   it("a reply the platform refuses is a dead tick: logged as an error, counted, and kept as the last error", async () => {
     const r = await newRig();
     const outcomes: string[] = [];
