@@ -134,7 +134,12 @@ export interface SenderAccess {
 }
 
 /** Attachments an entry takes in (issue #46); see `mediaPolicyOf` for the defaults without a block. */
-type PushBase = GatewayBase & SenderAccess & { media?: MediaConfig };
+type PushBase = GatewayBase &
+  SenderAccess & {
+    media?: MediaConfig;
+    /** Reconnect when nothing arrived for this long while the connection is up ("10m"; connection adapters). */
+    deafAfter?: string;
+  };
 
 export type ChannelEntry =
   | (GatewayBase & { type: "mock" })

@@ -11,3 +11,4 @@ export type {
 } from "./contract.js";
 export { callJson, field, secretOf, trimUrl } from "./doctor-kit.js";
 export { envVarName, httpUrl, integerIn, nonEmptyString } from "../schemas/common.js";
+export { parseDuration } from "../schemas/schedule.js";

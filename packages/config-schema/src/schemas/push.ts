@@ -4,6 +4,7 @@ import * as v from "valibot";
 import type { AdapterEntrySchema } from "../adapter/contract.js";
 import { senderAccessKeys } from "./access.js";
 import { gatewayEntryCommon, strict } from "./common.js";
+import { connectionKeys } from "./connection.js";
 import { mediaKeys } from "./media.js";
 
 const commonKeys = (type: string) => ({
@@ -11,6 +12,7 @@ const commonKeys = (type: string) => ({
   ...gatewayEntryCommon,
   ...senderAccessKeys,
   ...mediaKeys,
+  ...connectionKeys,
 });
 
 /** "a telegram entry", "an email entry": how messages name the entry. */
