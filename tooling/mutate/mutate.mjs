@@ -8,7 +8,7 @@
 // Arguments starting with `--` go to `stryker run` as they are.
 // The HTML report lands in reports/mutation/<package>.html (not committed).
 import { spawnSync } from "node:child_process";
-import { MUTATED_PACKAGES } from "./promise-files.mjs";
+import { DEFAULT_EXCLUDE, MUTATED_PACKAGES } from "./promise-files.mjs";
 
 const args = process.argv.slice(2);
 const strykerFlags = args.filter((a) => a.startsWith("--"));
@@ -23,12 +23,16 @@ const packages = pkg ? [pkg] : MUTATED_PACKAGES;
 let failed = false;
 for (const name of packages) {
   const env = { ...process.env, MUTATE_PACKAGE: name };
+  if (env.MUTATE_EXCLUDE === undefined && DEFAULT_EXCLUDE[name])
+    env.MUTATE_EXCLUDE = DEFAULT_EXCLUDE[name].join(",");
   if (fileArgs.length > 0) {
     env.MUTATE_FILES = fileArgs
       .map((f) => (f.startsWith("packages/") ? f : `packages/${name}/${f}`))
       .join(",");
   }
-  console.log(`\n== pnpm mutate ${name}${env.MUTATE_FILES ? ` (${env.MUTATE_FILES})` : ""}`);
+  console.log(
+    `\n== pnpm mutate ${name}${env.MUTATE_FILES ? ` (${env.MUTATE_FILES})` : ""}${env.MUTATE_EXCLUDE ? `, without ${env.MUTATE_EXCLUDE}` : ""}`,
+  );
   const run = spawnSync("stryker", ["run", "stryker.config.mjs", ...strykerFlags], {
     stdio: "inherit",
     env,
