@@ -13,12 +13,11 @@ const PNG = Buffer.from(
 );
 const PDF = Buffer.from("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n");
 
-const media = (over: Partial<MediaConfig> = {}): MediaConfig => ({
-  maxBytes: 64 * 1024,
-  types: ["image", "document"],
+const media = (over: { maxBytes?: number; types?: MediaConfig["types"] } = {}): MediaConfig => ({
+  maxBytes: over.maxBytes ?? 64 * 1024,
+  types: over.types ?? ["image", "document"],
   transcribe: false,
   unsupported: "reply",
-  ...over,
 });
 
 const users = [

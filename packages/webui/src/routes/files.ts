@@ -140,7 +140,12 @@ export function fileRoutes(deps: FileRouteDeps, uploads: UploadIndex): Hono<Hono
     const spool = await mkdtemp(join(tmpdir(), "agentsvc-upload-"));
     try {
       const path = join(spool, "file");
-      const got = await spoolUpload(body, path, media);
+      const got = await spoolUpload(body, path, media).catch((err: unknown) => {
+        // The page removed the file (or left) mid-upload: nothing to answer, nothing to log.
+        if (c.req.raw.signal.aborted)
+          throw new AgentsvcError("upload_aborted", "the upload was cancelled", 400);
+        throw err;
+      });
       if (!got.ok && got.refused === "size") throw tooLarge();
       if (!got.ok) {
         const allowed = media.types.map((t) => NOUN[t]).join(", ");
