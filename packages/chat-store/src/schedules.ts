@@ -27,6 +27,8 @@ export interface TickDelivery {
   sent: number;
   dead: number;
   lastError: string | null;
+  /** The text of the first reply piece: for a failed turn, the notice the chat was given. */
+  firstText: string | null;
 }
 
 const OPEN: TickOutcome[] = ["claimed", "recorded"];
@@ -147,7 +149,7 @@ export class ScheduleTicks {
     const prefix = `${gateway}:in${inboxId}:`;
     const pieces = await this.ctx.run((db) =>
       db
-        .select({ status: o.status, lastError: o.lastError })
+        .select({ status: o.status, lastError: o.lastError, kind: o.kind, payload: o.payload })
         .from(o)
         .where(and(eq(o.gateway, gateway), sql`substr(${o.idemKey}, 1, ${prefix.length}) = ${prefix}`))
         .orderBy(asc(o.id)),
@@ -160,6 +162,7 @@ export class ScheduleTicks {
       sent: count("sent"),
       dead: dead.length,
       lastError: dead[dead.length - 1]?.lastError ?? null,
+      firstText: textOf(pieces.find((p) => p.kind === "text")?.payload),
     };
   }
 
@@ -188,6 +191,16 @@ export class ScheduleTicks {
       db.select({ schedule: s.schedule }).from(s).where(eq(s.paused, 1)),
     );
     return new Set(rows.map((r) => r.schedule));
+  }
+}
+
+function textOf(payload: string | undefined): string | null {
+  if (payload === undefined) return null;
+  try {
+    const text = (JSON.parse(payload) as { text?: unknown }).text;
+    return typeof text === "string" ? text : null;
+  } catch {
+    return null;
   }
 }
 

@@ -89,6 +89,7 @@ eachDriver((driver) => {
         sent: 0,
         dead: 0,
         lastError: null,
+        firstText: "a",
       });
     });
   });

@@ -51,7 +51,16 @@ export interface ScheduleStore {
     gateway: string,
     inboxId: number,
   ): Promise<
-    { inboxStatus: string; pending: number; sent: number; dead: number; lastError: string | null } | undefined
+    | {
+        inboxStatus: string;
+        pending: number;
+        sent: number;
+        dead: number;
+        lastError: string | null;
+        /** The first reply piece's text (a failed turn's notice to the chat). */
+        firstText?: string | null;
+      }
+    | undefined
   >;
   paused(): Promise<Set<string>>;
 }
@@ -311,7 +320,9 @@ export class ScheduleRunner {
       error = d.lastError ?? "the platform refused the reply";
     } else if (d.inboxStatus !== "done") {
       outcome = "failed";
-      error = `the turn ended ${d.inboxStatus}`;
+      // The notice the chat got says why (a spent budget, the model unavailable, ...).
+      const told = d.firstText ? `: the chat was told "${d.firstText.slice(0, 300)}"` : "";
+      error = `the turn ended ${d.inboxStatus}${told}`;
     } else outcome = d.sent > 0 ? "delivered" : "silent";
     await this.#o.store.finish(s.name, t.tickAt, outcome, error);
     if (error)
