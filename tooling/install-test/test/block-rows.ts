@@ -142,6 +142,40 @@ const PUSH_ROWS: BlockRow[] = [
     },
   },
   {
+    block: "agents/assistant.ts reminders (the remind tool)",
+    behaviour:
+      "a reminder set in a Telegram chat is delivered back into it once; the reminder's own turn cannot set another; schedules list shows it done",
+    async run(ctx) {
+      const fake = await TelegramFake.start();
+      ctx.cleanup(() => fake.close());
+      // The demo script plays in every turn: the reminder's turn calls remind too, and is refused.
+      const script = [
+        { toolCalls: [{ name: "remind", arguments: { text: "stretch your legs", in: "10s" } }] },
+        { text: "Reminder noted." },
+      ];
+      ctx.write({
+        "agents/assistant.ts": `import { defineAgent } from "@agentsvc/agent-core";\nexport default defineAgent({ name: "assistant", model: { provider: "demo", script: ${JSON.stringify(script)} }, reminders: { maxPerUser: 3 } });\n`,
+        "gateways/telegram.yaml": `type: telegram\nbotTokenEnvVar: TELEGRAM_BOT_TOKEN\napiBaseUrl: ${fake.url}\n`,
+      });
+      await ctx.start({ env: { TELEGRAM_BOT_TOKEN: fake.token } });
+      fake.chat.userSends({ chatId: 4545, text: "remind me to stretch in 10 seconds", from: { id: 4545 } });
+      const inChat = () => fake.chat.botMessages.filter((m) => m.chatId === 4545);
+      await eventually(() => inChat().length >= 2, "the answer and the reminder", REPLY_MS + 10_000);
+      type Listed = { name: string; state: string; lastOutcome: string | null };
+      let rows: Listed[] = [];
+      await eventually(
+        async () => {
+          rows = JSON.parse((await ctx.bin(["schedules", "list", "--json"])).stdout) as Listed[];
+          return rows[0]?.lastOutcome === "delivered";
+        },
+        "schedules list: the reminder delivered",
+        REPLY_MS,
+      );
+      expect(rows).toEqual([expect.objectContaining({ name: "reminder:1", state: "done" })]);
+      expect(inChat().map((m) => m.text)).toEqual(["Reminder noted.", "Reminder noted."]);
+    },
+  },
+  {
     block: "gateways/slack.yaml (type: slack)",
     behaviour: "answers a Slack message over Socket Mode",
     async run(ctx) {
