@@ -50,7 +50,7 @@ export async function loadOk(files: Record<string, string>): Promise<Project> {
 
 export async function loadErrors(
   files: Record<string, string>,
-  opts?: { withAgent?: boolean },
+  opts?: { withAgent?: boolean; adapters?: boolean },
 ): Promise<BuildError[]> {
   const r = await load(files, opts);
   if (r.ok) throw new Error("expected errors, the project loaded");
