@@ -28,6 +28,21 @@ describe("pageSecurityHeaders", () => {
     expect(csp).not.toContain("unsafe-eval");
   });
 
+  it("allows blob: images and shows the attach button only for an entry with a media block", () => {
+    const off = renderPage({ path: "/chat" }, "");
+    const on = renderPage({ path: "/chat", media: { maxBytes: 1000, types: ["image"] } }, "");
+    const noKinds = renderPage({ path: "/chat", media: { maxBytes: 1000, types: [] } }, "");
+    const imgSrc = (html: string) =>
+      directives(pageSecurityHeaders(html)["Content-Security-Policy"]).get("img-src");
+    expect(imgSrc(off)).toEqual(["'self'", "data:"]);
+    expect(imgSrc(noKinds)).toEqual(["'self'", "data:"]);
+    expect(imgSrc(on)).toEqual(["'self'", "data:", "blob:"]);
+    expect(off).not.toContain('id="attach-btn"');
+    expect(noKinds).not.toContain('id="attach-btn"');
+    expect(on).toContain('id="attach-btn"');
+    expect(on).toContain('id="file-tray"');
+  });
+
   it("changes the hashes when the theme file changes", () => {
     const a = pageSecurityHeaders(renderPage({ path: "/c" }, "a{}"));
     const b = pageSecurityHeaders(renderPage({ path: "/c" }, "b{}"));
