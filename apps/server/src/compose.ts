@@ -36,6 +36,7 @@ import { createSpendMeter } from "./spend-meter.js";
 import { meterRuns } from "./spend-runs.js";
 import { reminderToolsOf, startSchedules } from "./schedules.js";
 import { startTracing } from "./tracing.js";
+import { transcriberOf } from "./transcription.js";
 import { requestLog } from "./request-log.js";
 import { mountFavicon, mountPage } from "./static-pages.js";
 import { mountWebhooks } from "./webhooks.js";
@@ -147,6 +148,9 @@ export async function createServer(project: Project, options: ServerOptions = {}
       model: metrics ? meteredModels(models.model, metrics) : models.model,
       memory,
       runStore: primary.runStore,
+      // Stored files a model takes as file parts, and voice notes transcribed for entries with media.transcribe.
+      blobs: primary.blobs,
+      ...transcribeOf(project, primary.blobs, env),
       // The built-in reminder tools when the agent turns them on (`reminders`).
       tools: [...(toolServers.tools as ToolDefinition[]), ...reminderToolsOf(agent, primary)],
       env,
@@ -295,6 +299,12 @@ export async function createServer(project: Project, options: ServerOptions = {}
     await stores.close();
     throw error;
   }
+}
+
+/** The run manager's transcriber, when an entry transcribes voice notes. */
+function transcribeOf(project: Project, blobs: ChatDb["blobs"], env: NodeJS.ProcessEnv) {
+  const transcribe = transcriberOf(project, blobs, env);
+  return transcribe ? { transcribe } : {};
 }
 
 /** The root agent's model and summarizer; their errors name the agent file. */

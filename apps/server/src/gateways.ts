@@ -53,9 +53,12 @@ async function gatewayFor(entry: Entry, project: Project, env: NodeJS.ProcessEnv
       : await loadAdapterPackage(pkg, { from: project.root }).catch((error: Error) => {
           throw new Error(`${entry.file}: type: ${adapterLoadError(error, pkg, project.root).message}`);
         });
-  // Push-style gateways register under their type (spec gateways §2), channel adapters under their entry name.
-  const name = CHANNEL_TYPES.has(entry.type) ? entry.entryName : entry.type;
-  return factoryOf(mod, entry.type)({ ...entry, name, env });
+  return factoryOf(mod, entry.type)({ ...entry, name: registryKeyOf(entry), env });
+}
+
+/** Push-style gateways register under their type (spec gateways §2), channel adapters under their entry name. */
+export function registryKeyOf(entry: Entry): string {
+  return CHANNEL_TYPES.has(entry.type) ? entry.entryName : entry.type;
 }
 
 export interface GatewayWiring {
@@ -149,9 +152,17 @@ export async function wireGateways(input: {
 /** The identity of runs started through an `exposes: agent` route (no sign-in there). */
 export const AGENT_ROUTE_USER = "anonymous";
 
-function mediaOptionsOf(entry: Entry): { unsupported: "reply" | "ignore"; maxBytes?: number } {
+function mediaOptionsOf(entry: Entry): {
+  unsupported: "reply" | "ignore";
+  maxBytes?: number;
+  showTranscript: boolean;
+} {
   const policy = mediaPolicyOf(entry as { type: string; media?: MediaConfig });
-  return { unsupported: policy.unsupported, ...(policy.maxBytes > 0 ? { maxBytes: policy.maxBytes } : {}) };
+  return {
+    unsupported: policy.unsupported,
+    ...(policy.maxBytes > 0 ? { maxBytes: policy.maxBytes } : {}),
+    showTranscript: policy.showTranscript ?? true,
+  };
 }
 
 /** The sender access keys of a push gateway entry (channel entries have none: anyone may write). */

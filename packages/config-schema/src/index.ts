@@ -42,6 +42,7 @@ export {
 export { EXPOSES } from "./schemas/exposure.js";
 export {
   DEFAULT_MEDIA_MAX_BYTES,
+  DEFAULT_TRANSCRIPTION_MODEL,
   MEDIA_TYPES,
   type MediaConfig,
   type MediaType,

@@ -10,6 +10,8 @@ describe("media blocks on gateway entries", () => {
       maxBytes: 20 * 1024 * 1024,
       types: ["image", "audio", "video", "document"],
       transcribe: false,
+      transcriptionModel: "openai/whisper-1",
+      showTranscript: true,
       unsupported: "reply",
     });
   });
@@ -22,7 +24,8 @@ describe("media blocks on gateway entries", () => {
         "appSecretEnvVar: S",
         "verifyTokenEnvVar: V",
         "phoneNumberIdEnvVar: P",
-        "media: { maxBytes: 1048576, types: [image, audio, image], transcribe: true, unsupported: ignore }",
+        "media: { maxBytes: 1048576, types: [image, audio, image], transcribe: true, unsupported: ignore,",
+        "  transcriptionModel: { model: groq/whisper-large-v3, apiKeyEnvVar: TEAM_GROQ }, showTranscript: false }",
         "",
       ].join("\n"),
     });
@@ -31,6 +34,8 @@ describe("media blocks on gateway entries", () => {
       maxBytes: 1048576,
       types: ["image", "audio"],
       transcribe: true,
+      transcriptionModel: { model: "groq/whisper-large-v3", apiKeyEnvVar: "TEAM_GROQ" },
+      showTranscript: false,
       unsupported: "ignore",
     });
   });
@@ -51,6 +56,14 @@ describe("media blocks on gateway entries", () => {
     expectError(errors, "gateways/tg.yaml", "media.types[0]", /image, audio, video, document/);
     expectError(errors, "gateways/tg.yaml", "media.unsupported", /reply or ignore/);
     expectError(errors, "gateways/tg.yaml", "media.maxBytes", /at least 1/);
+  });
+
+  it("refuses a transcription model of a provider without transcription", async () => {
+    const errors = await loadErrors({
+      "gateways/tg.yaml":
+        "type: telegram\nbotTokenEnvVar: TG\nmedia: { transcribe: true, transcriptionModel: anthropic/claude-sonnet-4-5 }\n",
+    });
+    expectError(errors, "gateways/tg.yaml", "media.transcriptionModel", /openai\/<model>", "groq\/<model>"/);
   });
 });
 

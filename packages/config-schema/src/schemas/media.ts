@@ -80,10 +80,10 @@ export interface MediaConfig {
   types: MediaType[];
   /** Voice notes and audio go through the transcription model (default false). */
   transcribe: boolean;
-  /** The transcription model (default `openai/whisper-1`, key `OPENAI_API_KEY`). */
-  transcriptionModel: TranscriptionModelConfig;
-  /** The transcript is quoted above the reply (default true). */
-  showTranscript: boolean;
+  /** The transcription model (parsed default `openai/whisper-1`, key `OPENAI_API_KEY`). */
+  transcriptionModel?: TranscriptionModelConfig;
+  /** The transcript is quoted above the reply (parsed default true). */
+  showTranscript?: boolean;
   /** What an attachment the entry does not take in gets: one short answer per message, or nothing. */
   unsupported: "reply" | "ignore";
 }
