@@ -259,8 +259,17 @@ export interface ScheduleEntry {
   prompt: string;
   /** Agent file name; absent: the root agent. */
   agent?: string;
-  /** `gateway` is the push gateway's type (its registry key); `thread` the platform thread. */
-  to: { gateway: string; thread: string };
+  /**
+   * `gateway` is the push gateway's type (its registry key); `thread` the platform thread.
+   * `subject`: e-mail, the new message's subject. `template`: WhatsApp, the approved template the
+   * reply is sent in (its body parameter), for numbers outside the 24-hour customer window.
+   */
+  to: {
+    gateway: string;
+    thread: string;
+    subject?: string;
+    template?: { name: string; language: string };
+  };
   enabled: boolean;
   catchUp: "none" | "last";
 }

@@ -72,6 +72,39 @@ describe("schedules/ entries", () => {
     expectError(errors, "schedules/g.yaml", "agent", /agent file under agents\/ \(found: bot\)/);
   });
 
+  it("reads a WhatsApp template and an e-mail subject; refuses them on other platforms and a name without a language", async () => {
+    const WA =
+      "type: whatsapp\naccessTokenEnvVar: A\nphoneNumberIdEnvVar: P\nappSecretEnvVar: S\nverifyTokenEnvVar: V\n";
+    const MAIL =
+      "type: email\nimapHostEnvVar: H\nimapUsernameEnvVar: U\nimapPasswordEnvVar: W\nfromAddressEnvVar: F\n";
+    const project = await loadOk({
+      "gateways/wa.yaml": WA,
+      "gateways/mail.yaml": MAIL,
+      "schedules/a.yaml":
+        "every: 1h\nprompt: p\nto: { gateway: wa, thread: '15550001', templateName: weekly_report, templateLanguage: en_US }\n",
+      "schedules/b.yaml":
+        "every: 1h\nprompt: p\nto: { gateway: mail, thread: ada@example.com, subject: Weekly report }\n",
+    });
+    expect(project.schedules.map((s) => s.to)).toEqual([
+      { gateway: "whatsapp", thread: "15550001", template: { name: "weekly_report", language: "en_US" } },
+      { gateway: "email", thread: "ada@example.com", subject: "Weekly report" },
+    ]);
+    const errors = await loadErrors({
+      "gateways/wa.yaml": WA,
+      "gateways/tg.yaml": TG,
+      "schedules/c.yaml":
+        "every: 1h\nprompt: p\nto: { gateway: wa, thread: '1', templateName: weekly_report }\n",
+      "schedules/d.yaml": "every: 1h\nprompt: p\nto: { gateway: tg, thread: 1, subject: Hi }\n",
+    });
+    expectError(errors, "schedules/c.yaml", "to.templateLanguage", /go together/);
+    expectError(
+      errors,
+      "schedules/d.yaml",
+      "to.subject",
+      /for email targets only \(this schedule sends to telegram\)/,
+    );
+  });
+
   it("refuses an agent other than the root agent: scheduled turns run on the gateway session's", async () => {
     const errors = await loadErrors({
       "agentsvc.config.yaml": "rootAgent: bot\n",

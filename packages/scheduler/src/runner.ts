@@ -23,8 +23,12 @@ export interface ScheduleDef {
   at?: number;
   timezone: string;
   prompt: string;
-  /** The push gateway's registry key (its type) and the platform thread. */
-  to: { gateway: string; thread: string };
+  /**
+   * The push gateway's registry key (its type) and the platform thread; `subject` (e-mail: a new
+   * message's subject) and `template` (WhatsApp: the approved template the reply goes in) reach the
+   * adapter as the run's origin meta, `scheduled`.
+   */
+  to: { gateway: string; thread: string; subject?: string; template?: { name: string; language: string } };
   enabled: boolean;
   catchUp: "none" | "last";
 }
@@ -288,6 +292,7 @@ export class ScheduleRunner {
           dedupKey,
           thread: s.to.thread,
           text: s.prompt,
+          ...scheduledMeta(s),
           author: {
             id: `schedule:${s.name}`,
             displayName: `${s.at !== undefined || reminderIdOf(s.name) ? "reminder" : "schedule"} ${s.name}`,
@@ -342,6 +347,15 @@ export class ScheduleRunner {
     }, this.#o.pollMs ?? 1_000);
     this.#timer.unref();
   }
+}
+
+/** What the target's adapter reads from the run's origin: `meta.scheduled` (subject, template). */
+function scheduledMeta(s: ScheduleDef): { meta?: Record<string, unknown> } {
+  const { subject, template } = s.to;
+  if (subject === undefined && template === undefined) return {};
+  return {
+    meta: { scheduled: { ...(subject !== undefined ? { subject } : {}), ...(template ? { template } : {}) } },
+  };
 }
 
 /** The schedule a reminder runs as: back to its thread, its text as the tick's message. */

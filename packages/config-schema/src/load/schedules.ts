@@ -42,6 +42,26 @@ export async function loadSchedules(
       );
       continue;
     }
+    // Keys that only one platform reads are refused elsewhere, so a typo'd target is not silently plain.
+    const only = (key: "subject" | "templateName" | "templateLanguage", type: string) =>
+      s.to[key] !== undefined && gateway.type !== type
+        ? `is for ${type} targets only (this schedule sends to ${gateway.type})`
+        : undefined;
+    const misplaced = (["subject", "templateName", "templateLanguage"] as const)
+      .map((key) => [key, only(key, key === "subject" ? "email" : "whatsapp")] as const)
+      .find(([, problem]) => problem);
+    if (misplaced) {
+      sink.error(f.rel, `to.${misplaced[0]}`, misplaced[1]!);
+      continue;
+    }
+    if ((s.to.templateName === undefined) !== (s.to.templateLanguage === undefined)) {
+      sink.error(
+        f.rel,
+        s.to.templateName === undefined ? "to.templateName" : "to.templateLanguage",
+        "templateName and templateLanguage go together (the approved template's name and its language code, such as en_US)",
+      );
+      continue;
+    }
     if (s.agent !== undefined && !agents.some((a) => a.name === s.agent)) {
       sink.error(
         f.rel,
@@ -67,7 +87,14 @@ export async function loadSchedules(
       file: f.rel,
       timezone: s.timezone ?? "UTC",
       prompt: s.prompt,
-      to: { gateway: gateway.type, thread: s.to.thread },
+      to: {
+        gateway: gateway.type,
+        thread: s.to.thread,
+        ...(s.to.subject !== undefined ? { subject: s.to.subject } : {}),
+        ...(s.to.templateName !== undefined && s.to.templateLanguage !== undefined
+          ? { template: { name: s.to.templateName, language: s.to.templateLanguage } }
+          : {}),
+      },
       enabled: s.enabled ?? true,
       catchUp: s.catchUp ?? "none",
     };

@@ -83,6 +83,13 @@ export const scheduleSchema = strict(
       {
         gateway: nonEmptyString("a push gateway entry: its file name or its type"),
         thread: threadId,
+        subject: v.optional(nonEmptyString("the subject of the e-mail a tick composes (email only)")),
+        templateName: v.optional(
+          nonEmptyString("an approved WhatsApp message template the reply is sent in (whatsapp only)"),
+        ),
+        templateLanguage: v.optional(
+          nonEmptyString("the approved template's language code, such as en_US (whatsapp only)"),
+        ),
       },
       "to",
     ),
@@ -94,10 +101,7 @@ export const scheduleSchema = strict(
   "schedule",
 );
 
-/** Active reminders one person may have at a time, unless the agent sets `reminders.maxPerUser`. */
-export const DEFAULT_MAX_REMINDERS_PER_USER = 20;
-
-/** An agent's `reminders`: `true`, or the bound per person and the timezone people's times are read in. */
+/** An agent's `reminders`: `true`, or the bound per person (default 20) and the timezone people's times are read in. */
 export const remindersSchema = v.union(
   [
     v.boolean(),
