@@ -55,7 +55,8 @@ const everything = {
   types: ["image", "audio", "video", "document"] as ("image" | "audio" | "video" | "document")[],
   maxBytes: 1_000_000,
 };
-const PNG = Buffer.concat([Buffer.from("89504e470d0a1a0a", "hex"), Buffer.alloc(1500, 3)]);
+// A PNG signature and its IHDR chunk head: the bytes are typed by webhook-kit's sniff (file-type).
+const PNG = Buffer.concat([Buffer.from("89504e470d0a1a0a0000000d49484452", "hex"), Buffer.alloc(1500, 3)]);
 const JPEG = Buffer.concat([Buffer.from("ffd8ffe000104a464946", "hex"), Buffer.alloc(800, 9)]);
 
 it("takes an MMS's two pictures in, fetched with Basic auth through Twilio's redirect, stored before deliver", async () => {

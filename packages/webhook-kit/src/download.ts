@@ -10,7 +10,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AttachmentKind, AttachmentRef, RefusedReason, SessionBlobs } from "@agentsvc/adapter-kit";
-import { SNIFF_BYTES, sniff } from "./sniff.js";
+import { SNIFF_BYTES, type Sniffed, sniff } from "./sniff.js";
 
 export interface AttachmentSource {
   /** The platform's stable id of the file (file_id, media id, attachment id): the dedup key. */
@@ -138,10 +138,10 @@ async function spoolBody(
   const reader = body.getReader();
   let size = 0;
   let head = new Uint8Array(0);
-  let sniffed: ReturnType<typeof sniff> | undefined;
+  let sniffed: Sniffed | undefined;
   const write = (chunk: Uint8Array) =>
     new Promise<void>((resolve, reject) => out.write(chunk, (err) => (err ? reject(err) : resolve())));
-  const typeOk = (s: ReturnType<typeof sniff>) => policy.types.includes(s.kind);
+  const typeOk = (s: Sniffed) => policy.types.includes(s.kind);
   try {
     for (;;) {
       const { done, value } = await reader.read();
@@ -157,7 +157,7 @@ async function spoolBody(
         joined.set(value, head.length);
         head = joined;
         if (head.length >= SNIFF_BYTES) {
-          sniffed = sniff(head);
+          sniffed = await sniff(head);
           if (!typeOk(sniffed)) {
             await reader.cancel();
             return { ok: false, refused: "type" };
@@ -166,7 +166,7 @@ async function spoolBody(
       }
       await write(value);
     }
-    sniffed ??= sniff(head);
+    sniffed ??= await sniff(head);
     if (!typeOk(sniffed)) return { ok: false, refused: "type" };
     return { ok: true, path, ...sniffed };
   } finally {

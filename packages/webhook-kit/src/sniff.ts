@@ -1,52 +1,40 @@
-// What a file is, from its first bytes, never from the platform's claim or the file name. Only the
-// formats the media layer hands on are recognised; anything else is `application/octet-stream`
-// (a document only when the entry takes documents). Signatures: each format's own specification
-// (PNG, JPEG/JFIF, GIF89a, RIFF WEBP/WAVE, ISO BMFF `ftyp`, EBML (WebM), Ogg, ID3/MPEG audio, PDF,
-// ZIP (Office Open XML), AMR).
+// What a file is, from its first bytes, never from the platform's claim or the file name: the
+// `file-type` package (https://github.com/sindresorhus/file-type) reads the signature; its media
+// type decides the kind (image, audio, video, else document). What it does not recognise is
+// `text/plain` when it is valid UTF-8 without control bytes, else `application/octet-stream`.
 import type { AttachmentKind } from "@agentsvc/adapter-kit";
+import { fileTypeFromBuffer } from "file-type";
 
 export interface Sniffed {
   contentType: string;
   kind: AttachmentKind;
 }
 
-/** Bytes enough for every signature below. */
-export const SNIFF_BYTES = 64;
+/** Bytes enough for the signatures file-type reads (its `reasonableDetectionSizeInBytes`, 4100). */
+export const SNIFF_BYTES = 4100;
 
-const ascii = (b: Uint8Array, at: number, text: string) => {
-  if (b.length < at + text.length) return false;
-  for (let i = 0; i < text.length; i++) if (b[at + i] !== text.charCodeAt(i)) return false;
-  return true;
+/**
+ * file-type's names where the one the media layer matches differs: audio/mp4 for M4A (RFC 4337);
+ * an Ogg stream whose codec it does not name is audio/ogg (RFC 5334 keeps application/ogg for
+ * unknown content, but Ogg video is Theora, which file-type names video/ogg, and what platforms
+ * send in Ogg is voice).
+ */
+const REGISTERED: Record<string, string> = {
+  "audio/x-m4a": "audio/mp4",
+  "audio/vnd.wave": "audio/wav",
+  "application/ogg": "audio/ogg",
 };
-const bytes = (b: Uint8Array, at: number, sig: number[]) =>
-  b.length >= at + sig.length && sig.every((x, i) => b[at + i] === x);
 
 /** The media type and kind of a file's head (at least its first `SNIFF_BYTES`, or all of a shorter file). */
-export function sniff(head: Uint8Array): Sniffed {
-  if (bytes(head, 0, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return image("image/png");
-  if (bytes(head, 0, [0xff, 0xd8, 0xff])) return image("image/jpeg");
-  if (ascii(head, 0, "GIF87a") || ascii(head, 0, "GIF89a")) return image("image/gif");
-  if (ascii(head, 0, "RIFF") && ascii(head, 8, "WEBP")) return image("image/webp");
-  if (ascii(head, 0, "RIFF") && ascii(head, 8, "WAVE")) return audio("audio/wav");
-  if (ascii(head, 0, "OggS")) return audio("audio/ogg");
-  if (ascii(head, 0, "#!AMR")) return audio("audio/amr");
-  if (ascii(head, 0, "ID3") || bytes(head, 0, [0xff, 0xfb]) || bytes(head, 0, [0xff, 0xf3])) {
-    return audio("audio/mpeg");
-  }
-  if (ascii(head, 0, "fLaC")) return audio("audio/flac");
-  if (ascii(head, 4, "ftyp")) {
-    const brand = String.fromCharCode(...head.subarray(8, 12));
-    if (brand === "M4A " || brand === "M4B ") return audio("audio/mp4");
-    if (brand === "heic" || brand === "heix" || brand === "mif1") return image("image/heic");
-    if (brand.startsWith("3g")) return video("video/3gpp");
-    if (brand === "qt  ") return video("video/quicktime");
-    return video("video/mp4");
-  }
-  if (bytes(head, 0, [0x1a, 0x45, 0xdf, 0xa3])) return video("video/webm");
-  if (ascii(head, 0, "%PDF-")) return doc("application/pdf");
-  if (bytes(head, 0, [0x50, 0x4b, 0x03, 0x04])) return doc("application/zip");
-  if (isText(head)) return doc("text/plain");
-  return doc("application/octet-stream");
+export async function sniff(head: Uint8Array): Promise<Sniffed> {
+  const found = await fileTypeFromBuffer(head).catch(() => undefined);
+  if (!found) return isText(head) ? doc("text/plain") : doc("application/octet-stream");
+  // Parameters (Ogg Opus is "audio/ogg; codecs=opus") are not part of the type the media layer matches.
+  const bare = found.mime.split(";")[0]?.trim() ?? found.mime;
+  const contentType = REGISTERED[bare] ?? bare;
+  const top = contentType.split("/")[0];
+  if (top === "image" || top === "audio" || top === "video") return { contentType, kind: top };
+  return doc(contentType);
 }
 
 /** Image types a browser may show inline from our origin (no SVG: it can carry script). */
@@ -69,7 +57,4 @@ function isText(head: Uint8Array): boolean {
   }
 }
 
-const image = (contentType: string): Sniffed => ({ contentType, kind: "image" });
-const audio = (contentType: string): Sniffed => ({ contentType, kind: "audio" });
-const video = (contentType: string): Sniffed => ({ contentType, kind: "video" });
 const doc = (contentType: string): Sniffed => ({ contentType, kind: "document" });

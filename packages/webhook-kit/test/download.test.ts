@@ -9,8 +9,10 @@ import type { SessionBlobs } from "@agentsvc/adapter-kit";
 import { afterEach, describe, expect, it } from "vitest";
 import { DownloadRefused, fetchAttachment, sniff } from "../src/index.js";
 
+// A PNG signature and the head of its IHDR chunk (file-type checks both, https://www.w3.org/TR/png/#5PNG-file-signature).
 const PNG = Buffer.concat([
   Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+  Buffer.from("0000000d49484452", "hex"),
   Buffer.alloc(200, 7),
 ]);
 const OGG = Buffer.concat([Buffer.from("OggS"), Buffer.alloc(200, 1)]);
@@ -223,18 +225,40 @@ describe("fetchAttachment", () => {
   });
 });
 
-describe("sniff", () => {
-  it("names formats by their signatures, not by anything claimed", () => {
-    expect(sniff(PNG)).toEqual({ contentType: "image/png", kind: "image" });
-    expect(sniff(Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0]))).toEqual({
+describe("sniff (file-type)", () => {
+  it("names formats by their signatures, not by anything claimed", async () => {
+    expect(await sniff(PNG)).toEqual({ contentType: "image/png", kind: "image" });
+    expect(await sniff(Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0]))).toEqual({
       contentType: "image/jpeg",
       kind: "image",
     });
-    expect(sniff(OGG).contentType).toBe("audio/ogg");
-    expect(sniff(Buffer.from("%PDF-1.7\n")).contentType).toBe("application/pdf");
-    expect(sniff(Buffer.from("\u0000\u0000\u0000\u0018ftypmp42")).kind).toBe("video");
-    expect(sniff(Buffer.from("\u0000\u0000\u0000\u0018ftypM4A ")).contentType).toBe("audio/mp4");
-    expect(sniff(HTML)).toEqual({ contentType: "text/plain", kind: "document" });
-    expect(sniff(Buffer.from([0x4d, 0x5a, 0x90, 0x00, 0x03])).contentType).toBe("application/octet-stream");
+    expect((await sniff(OGG)).contentType).toBe("audio/ogg");
+    expect((await sniff(Buffer.from("%PDF-1.7\n"))).contentType).toBe("application/pdf");
+    expect((await sniff(Buffer.from("\u0000\u0000\u0000\u0018ftypmp42"))).kind).toBe("video");
+    expect((await sniff(Buffer.from("\u0000\u0000\u0000\u0018ftypM4A "))).contentType).toBe("audio/mp4");
+    expect(await sniff(HTML)).toEqual({ contentType: "text/plain", kind: "document" });
+    expect(await sniff(Buffer.from([0x00, 0x01, 0x02, 0x03, 0xfe]))).toEqual({
+      contentType: "application/octet-stream",
+      kind: "document",
+    });
+  });
+
+  it("never takes an executable or an archive for a picture, whatever its name", async () => {
+    const exe = await sniff(Buffer.concat([Buffer.from([0x4d, 0x5a, 0x90, 0x00, 0x03]), Buffer.alloc(200)]));
+    expect(exe.kind).toBe("document");
+    expect((await sniff(Buffer.concat([Buffer.from("PK\u0003\u0004"), Buffer.alloc(100)]))).kind).toBe(
+      "document",
+    );
+  });
+
+  it("names an Ogg Opus voice note audio/ogg without codec parameters", async () => {
+    // An Ogg page whose first packet is OpusHead (RFC 7845 section 5.1).
+    const page = Buffer.alloc(64);
+    page.write("OggS", 0);
+    page[5] = 0x02;
+    page[26] = 1;
+    page[27] = 19;
+    page.write("OpusHead", 28);
+    expect(await sniff(page)).toEqual({ contentType: "audio/ogg", kind: "audio" });
   });
 });
