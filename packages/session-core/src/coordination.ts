@@ -8,8 +8,12 @@
 
 /** What instances tell each other. */
 export type ClusterMessage =
-  /** Something for `thread` was recorded in the inbox (or decided): its holder should look. */
-  | { kind: "thread"; gateway: string; thread: string }
+  /**
+   * Something for `thread` was recorded in the inbox (or decided): its holder should look. `held`:
+   * the recorder found the thread's lock held by another instance, so instances not holding it
+   * ignore the message (without it, every instance tries to take the thread).
+   */
+  | { kind: "thread"; gateway: string; thread: string; held?: boolean }
   /** Pieces were queued in the outbox: the sending instance should look. */
   | { kind: "outbox" }
   /** A run control for whichever instance runs `threadId`; `id` is answered by a `run-ack`. */

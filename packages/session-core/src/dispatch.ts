@@ -22,13 +22,16 @@ export async function dispatchRecorded(
   msg: QueuedMessage,
 ): Promise<void> {
   if (d.known.has(msg.inboxId)) return;
-  const held = await d.ownership.withHeld(gateway, thread, async (state) => {
+  const outcome = await d.ownership.withHeld(gateway, thread, async (state) => {
     if (state.taken.has(msg.inboxId)) return;
     // Several instances: older messages of the thread may have been recorded elsewhere and
     // not announced yet; they go first, in the order they were recorded (this one among them).
     if (d.coordination.shared) return d.ownership.takeFresh(state);
     return d.policy.onMessage(state, msg);
   });
-  // Another instance runs this thread: it takes the message from the store.
-  if (!held) await d.coordination.publish({ kind: "thread", gateway, thread });
+  if (outcome === "ran") return;
+  // Not run here: announced. Held by another instance: its holder takes the message from the
+  // store. Otherwise (a turn lost here winding down, a failed take) any instance may take it.
+  const held = outcome === "elsewhere";
+  await d.coordination.publish({ kind: "thread", gateway, thread, ...(held ? { held } : {}) });
 }

@@ -18,10 +18,15 @@ export interface OwnershipHooks {
 
 /** Claims of one message that may find the thread let go meanwhile before it is left to others. */
 const STALE_CLAIM_ATTEMPTS = 3;
+/** A claim's answer: held here now, held by another instance, or not taken for another reason. */
+type Claim = "held" | "elsewhere" | "free";
+
+/** Threads a sweep takes on at once. */
+const SWEEP_CONCURRENCY = 16;
 
 export class Ownership {
   readonly #held = new Set<string>();
-  readonly #claiming = new Map<string, Promise<boolean>>();
+  readonly #claiming = new Map<string, Promise<Claim>>();
   readonly #adopting = new Set<string>();
   /** Locks being given back: a new claim of the thread waits, or it would count a lock that is going. */
   readonly #releasing = new Map<string, Promise<void>>();
@@ -46,14 +51,18 @@ export class Ownership {
   }
 
   /** True when this instance may run the thread now; takes and adopts it first when needed. */
-  claim(gateway: string, thread: string): Promise<boolean> {
-    if (!this.shared) return Promise.resolve(true);
+  async claim(gateway: string, thread: string): Promise<boolean> {
+    return (await this.#claim(gateway, thread)) === "held";
+  }
+
+  #claim(gateway: string, thread: string): Promise<Claim> {
+    if (!this.shared) return Promise.resolve("held");
     const threadId = gatewayThreadId(gateway, thread);
     // A claim in progress first: the thread counts as held only once its stored state is adopted.
     let claiming = this.#claiming.get(threadId);
-    if (!claiming && this.#held.has(threadId)) return Promise.resolve(true);
+    if (!claiming && this.#held.has(threadId)) return Promise.resolve("held");
     // A turn of a thread lost here is still winding down: not until it is forgotten.
-    if (!claiming && this.p.threads.peek(gateway, thread)?.lost) return Promise.resolve(false);
+    if (!claiming && this.p.threads.peek(gateway, thread)?.lost) return Promise.resolve("free");
     if (!claiming) {
       claiming = this.#take(gateway, thread, threadId).finally(() => this.#claiming.delete(threadId));
       this.#claiming.set(threadId, claiming);
@@ -61,9 +70,9 @@ export class Ownership {
     return claiming;
   }
 
-  async #take(gateway: string, thread: string, threadId: string): Promise<boolean> {
+  async #take(gateway: string, thread: string, threadId: string): Promise<Claim> {
     await this.#releasing.get(threadId);
-    if (!(await this.coordination.acquireThread(threadId))) return false;
+    if (!(await this.coordination.acquireThread(threadId))) return "elsewhere";
     this.#held.add(threadId);
     this.p.logger.debug({ threadId }, "took a thread");
     // What this process remembers of the thread may be stale: another instance ran it meanwhile.
@@ -75,11 +84,11 @@ export class Ownership {
       this.p.logger.error({ err, threadId }, "could not take over a thread; letting it go");
       this.#held.delete(threadId);
       await this.coordination.releaseThread(threadId);
-      return false;
+      return "free";
     } finally {
       this.#adopting.delete(threadId);
     }
-    return true;
+    return "held";
   }
 
   /** Messages of the thread recorded (anywhere) and not yet taken here, oldest first. */
@@ -119,8 +128,9 @@ export class Ownership {
   }
 
   /**
-   * Runs `fn` inside the thread's lock while this instance holds the thread; false when another
-   * instance holds it. Held is checked again inside the lock: a claim answered from `#held` goes
+   * Runs `fn` inside the thread's lock while this instance holds the thread (`ran`); `elsewhere`
+   * when another instance holds its lock, `free` when it could not be taken here for another
+   * reason (a turn lost here winding down, its state unreadable). Held is checked again inside the lock: a claim answered from `#held` goes
    * stale while it waits there behind the change that lets the thread go (`settle`), and a turn
    * started then would run without the lock, its commit refused by the fence (#45.5).
    */
@@ -128,9 +138,10 @@ export class Ownership {
     gateway: string,
     thread: string,
     fn: (state: ThreadState) => Promise<void>,
-  ): Promise<boolean> {
+  ): Promise<"ran" | Exclude<Claim, "held">> {
     for (let attempt = 0; attempt < STALE_CLAIM_ATTEMPTS; attempt++) {
-      if (!(await this.claim(gateway, thread))) return false;
+      const claim = await this.#claim(gateway, thread);
+      if (claim !== "held") return claim;
       const ran = await this.p.threads.with(gateway, thread, async (state) => {
         if (!this.holds(state.threadId)) {
           // A state made for nothing (the one let go was dropped): not kept for a thread not held.
@@ -140,13 +151,13 @@ export class Ownership {
         await fn(state);
         return true;
       });
-      if (ran) return true;
+      if (ran) return "ran";
     }
     this.p.logger.debug(
       { gateway, thread },
       "a thread was let go each time it was claimed; left to the sweep",
     );
-    return false;
+    return "free";
   }
 
   /** `claim`, retried for a while: the holder may be letting the thread go right now. */
@@ -160,29 +171,45 @@ export class Ownership {
 
   /**
    * Work nobody runs: queued messages, and turns left running by an instance that is gone (a
-   * suspended turn is at rest: it waits for a decision, not for an instance).
+   * suspended turn is at rest: it waits for a decision, not for an instance). `minAgeMs` leaves
+   * out threads whose oldest unfinished message is younger: its recorder or its holder is taking
+   * it now, and trying the lock of every busy thread on every instance each period was most of
+   * what a sweep cost under load. True when some thread was old enough to look at.
    */
-  async sweep(): Promise<void> {
-    if (this.p.stopping()) return;
+  async sweep(minAgeMs = 0): Promise<boolean> {
+    if (this.p.stopping()) return false;
     const rows = await this.p.store.inbox.unfinished();
     // Stryker disable next-line ConditionalExpression: a shortcut; without it the loop below runs over no rows and does nothing
-    if (rows.length === 0) return;
+    if (rows.length === 0) return false;
     const queued = new Set(
       rows.filter((r) => r.status === "queued").map((r) => gatewayThreadId(r.gateway, r.thread)),
     );
     const seen = new Set<string>();
+    const due: InboxRecord[] = [];
+    const before = Date.now() - minAgeMs;
     for (const rec of rows) {
       const threadId = gatewayThreadId(rec.gateway, rec.thread);
-      if (seen.has(threadId) || this.holds(threadId) || !this.p.registry.get(rec.gateway)) continue;
+      if (seen.has(threadId)) continue;
       seen.add(threadId);
-      // Only a running record: a suspended turn (waiting for a decision) is at rest. Asked per
-      // thread, not by listing every suspended run each time (there may be thousands).
-      if (!queued.has(threadId)) {
-        const saved = await this.p.store.runStore.get(threadId);
-        if (saved && !saved.continuation) continue;
-      }
-      await this.poke(rec.gateway, rec.thread);
+      if (rec.receivedAt > before || this.holds(threadId) || !this.p.registry.get(rec.gateway)) continue;
+      due.push(rec);
     }
+    // Several threads at once: their lock requests share statements (lock-batch), a few at a time.
+    for (let i = 0; i < due.length; i += SWEEP_CONCURRENCY) {
+      await Promise.all(
+        due.slice(i, i + SWEEP_CONCURRENCY).map(async (rec) => {
+          const threadId = gatewayThreadId(rec.gateway, rec.thread);
+          // Only a running record: a suspended turn (waiting for a decision) is at rest. Asked per
+          // thread, not by listing every suspended run each time (there may be thousands).
+          if (!queued.has(threadId)) {
+            const saved = await this.p.store.runStore.get(threadId);
+            if (saved && !saved.continuation) return;
+          }
+          await this.poke(rec.gateway, rec.thread);
+        }),
+      );
+    }
+    return due.length > 0;
   }
 
   /**

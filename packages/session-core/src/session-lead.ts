@@ -9,6 +9,7 @@ import type { Ownership } from "./ownership.js";
 import type { SessionParts } from "./parts.js";
 import { recover } from "./recovery.js";
 import type { Scheduler } from "./scheduler.js";
+import { gatewayThreadId } from "./threads.js";
 import type { Turns } from "./turns.js";
 
 /** A gateway that holds a connection to its platform (a long poll, a socket, an IMAP poll, a stream): one instance at a time. */
@@ -27,6 +28,9 @@ export async function stopGateways(parts: SessionParts, which: (gateway: Gateway
     }
   }
 }
+
+/** Periods an idle instance lets pass between two looks for work nobody took. */
+const MAX_IDLE_SWEEP_SKIP = 7;
 
 export interface SessionLeadDeps {
   parts: SessionParts;
@@ -100,14 +104,32 @@ export class SessionLead {
    */
   async recoverAtStart(known: Set<number>): Promise<void> {
     const { parts, turns, approvals } = this.d;
-    if (this.d.coordination.shared) return this.d.ownership.sweep();
+    if (this.d.coordination.shared) {
+      await this.d.ownership.sweep();
+      return;
+    }
     const ids = await recover(parts, turns, approvals, { bootId: this.d.bootId, ownsRun: this.d.ownsRun });
     for (const id of ids) known.add(id);
   }
 
-  /** Several instances: the periodic look for work nobody took, and approval expiry. */
+  /**
+   * Several instances: the periodic look for work nobody took, and approval expiry. A look that
+   * finds nothing old enough to take makes the next ones skip periods (1, 3, then 7), so idle
+   * instances do not each list the inbox every period; found work brings it back to every period.
+   * Messages younger than one period are left to whoever recorded or holds their thread.
+   */
   upkeep(sweepMs: number): void {
-    this.d.scheduler.every("session:sweep", sweepMs, () => this.d.ownership.sweep());
+    let skip = 0;
+    let waiting = 0;
+    this.d.scheduler.every("session:sweep", sweepMs, async () => {
+      if (waiting > 0) {
+        waiting -= 1;
+        return;
+      }
+      const found = await this.d.ownership.sweep(sweepMs);
+      skip = found ? 0 : Math.min(MAX_IDLE_SWEEP_SKIP, skip * 2 + 1);
+      waiting = skip;
+    });
     this.expireEvery();
   }
 
@@ -155,6 +177,9 @@ export class SessionLead {
       return;
     }
     if (message.kind !== "thread" || !parts.registry.get(message.gateway)) return;
+    // Its recorder found the thread held by another instance: only that holder need look (the
+    // others would each try a lock it holds). A holder that let it go meanwhile leaves it to the sweep.
+    if (message.held && !this.d.ownership.holds(gatewayThreadId(message.gateway, message.thread))) return;
     parts.track(this.d.ownership.poke(message.gateway, message.thread));
   }
 }

@@ -56,7 +56,10 @@ export interface GatewaySessionOptions {
    * holds the platform connections. Default: one instance, everything here.
    */
   coordination?: Coordination;
-  /** How often a shared session looks for work nobody took (lost announcements, dead instances). Default 1000 ms. */
+  /**
+   * How often a shared session looks for work nobody took (lost announcements, dead instances):
+   * messages at least this old. Idle, it looks every 2nd, 4th, then 8th period. Default 1000 ms.
+   */
   sweepMs?: number;
   /** Told what happens, for metrics (the server's Prometheus series). */
   observer?: SessionObserver;

@@ -9,6 +9,27 @@ import type { GatewayRegistry } from "./registry.js";
 import type { SessionStore } from "./store.js";
 import type { Previews } from "./streaming.js";
 
+/** At most one `outbox` announcement per this many ms from one instance. */
+const OUTBOX_WAKE_WINDOW_MS = 100;
+
+/** `send` at once, then at most once per `windowMs`: calls within a window go as one at its end. */
+export function coalesced(send: () => void, windowMs: number): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  let last = Number.NEGATIVE_INFINITY;
+  const fire = () => {
+    timer = undefined;
+    last = Date.now();
+    send();
+  };
+  return () => {
+    if (timer) return;
+    const wait = last + windowMs - Date.now();
+    if (wait <= 0) return fire();
+    // Not kept alive for this: a wake lost at exit is found by the leader's own look.
+    timer = setTimeout(fire, wait).unref();
+  };
+}
+
 export interface SessionSenderInput {
   previews: Previews;
   store: SessionStore;
@@ -31,8 +52,11 @@ export function sessionSender(input: SessionSenderInput): OutboxSender {
     loggerFor: input.loggerFor,
     logger: input.logger,
     ...(input.outbox ? { options: input.outbox } : {}),
-    // Another instance sends: tell it there is something to send.
-    ...(coordination.shared ? { elsewhere: () => void coordination.publish({ kind: "outbox" }) } : {}),
+    // Another instance sends: tell it there is something to send, once per window however many
+    // replies were committed in it (the leader also looks every second).
+    ...(coordination.shared
+      ? { elsewhere: coalesced(() => void coordination.publish({ kind: "outbox" }), OUTBOX_WAKE_WINDOW_MS) }
+      : {}),
     onCredentials: input.onCredentials,
     // A sent piece is a platform call that worked; the rest goes to the configured observer.
     observer: {

@@ -164,6 +164,19 @@ describe("a sweep for work nobody runs", () => {
   });
 });
 
+describe("a periodic sweep", () => {
+  it("leaves a thread whose oldest unfinished message is younger than its minimum age, and takes it once that age is reached", async () => {
+    const o = owner();
+    await o.record("Y", "young");
+    expect(await o.own.sweep(60_000)).toBe(false);
+    expect(o.asked).toEqual([]);
+    expect(o.looked).toEqual([]);
+    expect(await o.own.sweep(0)).toBe(true);
+    expect(o.asked).toEqual([TID.replace(T, "Y")]);
+    expect(o.taken).toEqual(["young"]);
+  });
+});
+
 describe("losing the locks of threads", () => {
   it("forgets each lost thread it held, whether its turn has ended or it has no state here yet, and says so for each", async () => {
     const o = owner();

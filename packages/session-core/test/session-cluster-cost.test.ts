@@ -1,0 +1,82 @@
+// What an instance of several costs the others (#45.3): a message recorded on an instance that does
+// not hold its thread makes only the holder look (the others do not each try a lock it holds), and
+// replies committed on an instance that does not send are announced once per window, not once each.
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { ClusterMessage, Coordination } from "../src/index.js";
+import { coalesced } from "../src/session-sender.js";
+import { createMemoryCluster } from "../src/testing/index.js";
+import { countingLocks, type Rig, removeDir, rig, tempDir, until } from "./session-harness.js";
+
+const rigs: Rig[] = [];
+let dir: string | undefined;
+
+afterEach(async () => {
+  for (const r of rigs.splice(0).reverse()) await r.close(50);
+  if (dir) removeDir(dir);
+  dir = undefined;
+  vi.useRealTimers();
+});
+
+/** Three instances over one store, each counting the thread locks it asks for and what it announces. */
+async function three() {
+  dir = tempDir();
+  const cluster = createMemoryCluster();
+  const asked = { a: [] as string[], b: [] as string[], c: [] as string[] };
+  const published: ClusterMessage[] = [];
+  const counted = (id: "a" | "b" | "c"): Coordination => {
+    const inner = countingLocks(cluster.instance(id), asked[id]);
+    return {
+      ...inner,
+      publish: (m) => {
+        published.push(m);
+        return inner.publish(m);
+      },
+    };
+  };
+  const common = { dir, sweepMs: 60_000 };
+  const a = await rig({ ...common, coordination: counted("a") });
+  const b = await rig({ ...common, coordination: counted("b"), store: a.db });
+  const c = await rig({ ...common, coordination: counted("c"), store: a.db });
+  rigs.push(a, b, c);
+  return { a, b, c, asked, published, cluster };
+}
+
+let sent = 0;
+const say = (r: Rig, thread: string, text: string) => r.gateway.inject({ thread, text, id: `m${++sent}` });
+
+describe("three instances over one store", () => {
+  it("a message recorded where its thread is not held is announced to the holder alone: no other instance asks for the lock", async () => {
+    const { a, b, c, asked, published } = await three();
+    await say(a, "T", "use wait_gate first");
+    await until(() => a.gates.calls.length === 1, "a's turn at its gate");
+    await say(b, "T", "behind it");
+    await until(() => a.session.snapshot("mock", "T").queued === 1, "queued on the holder");
+    expect(published.filter((m) => m.kind === "thread")).toEqual([
+      { kind: "thread", gateway: "mock", thread: "T", held: true },
+    ]);
+    // b tried once (its own claim); c, which neither received nor holds it, never.
+    expect(asked.b).toEqual(["gw:mock:T"]);
+    expect(asked.c).toEqual([]);
+    a.gates.openAll();
+    await until(() => a.gateway.textsTo("T").length === 2, "both answered");
+    expect(b.runs.starts.length + c.runs.starts.length).toBe(0);
+  });
+});
+
+describe("announcing replies to the sending instance", () => {
+  it("sends the first at once and every later one of the same window as one at its end", () => {
+    vi.useFakeTimers();
+    const send = vi.fn();
+    const wake = coalesced(send, 100);
+    wake();
+    expect(send).toHaveBeenCalledTimes(1);
+    for (let i = 0; i < 5; i++) wake();
+    expect(send).toHaveBeenCalledTimes(1);
+    vi.advanceTimersByTime(100);
+    expect(send).toHaveBeenCalledTimes(2);
+    vi.advanceTimersByTime(1000);
+    expect(send).toHaveBeenCalledTimes(2);
+    wake();
+    expect(send).toHaveBeenCalledTimes(3);
+  });
+});
