@@ -150,10 +150,8 @@ export class PollLoop<Item, Cursor> {
     const verdict = classifyFailure(facts, this.#o.platformRule);
     if (verdict.kind === "credentials" || facts.status === 401 || facts.status === 403) {
       // Retrying cannot help; the session stops the gateway until someone fixes the variable.
-      ctx.credentialsRejected(
-        this.#o.envVar,
-        `${this.#o.call}: ${facts.status ?? ""} ${facts.detail ?? ""}`.trim(),
-      );
+      const call = err instanceof PlatformCallError ? err.call : this.#o.call;
+      ctx.credentialsRejected(this.#o.envVar, `${call}: ${facts.status ?? ""} ${facts.detail ?? ""}`.trim());
       return null;
     }
     if (verdict.retryAfterMs !== undefined) {

@@ -1,10 +1,14 @@
 // A user's file into the blob store: getFile for its `file_path`, then the kit's bounded download
 // from the Bot API's own host (https://core.telegram.org/bots/api#getfile: "up to 20MB", the link
 // "valid for at least 1 hour" and asked for again on each try).
-import type { AttachmentKind, AttachmentRef } from "@agentsvc/adapter-kit";
-import type { GatewayContext } from "@agentsvc/adapter-kit";
+import {
+  type AttachmentKind,
+  type AttachmentRef,
+  type GatewayContext,
+  PlatformCallError,
+} from "@agentsvc/adapter-kit";
 import { DownloadRefused, fetchAttachment } from "@agentsvc/webhook-kit";
-import { type BotApi, TelegramApiError } from "./api.js";
+import type { BotApi } from "./api.js";
 import type { TgFile } from "./inbound.js";
 
 /** Bots can download files of up to 20 MB: a bigger one is refused without asking. */
@@ -29,7 +33,7 @@ export async function downloadFile(
     if (!got.file_path) throw new Error("getFile answered no file_path");
     path = got.file_path;
   } catch (err) {
-    if (err instanceof TelegramApiError && /too big/i.test(err.description))
+    if (err instanceof PlatformCallError && /too big/i.test(err.facts.detail ?? ""))
       return { refused: "size", kind: file.kind, ...named, ...sized };
     throw err;
   }

@@ -1,8 +1,10 @@
 // The telegram push-style gateway: getUpdates long-poll (poller.ts), replies in Telegram HTML,
 // typing while a turn runs, approvals as inline keyboards whose presses become decisions.
-import type { AttachmentKind, AttachmentRef } from "@agentsvc/adapter-kit";
 import {
+  type AttachmentKind,
+  type AttachmentRef,
   type BackoffOptions,
+  PlatformCallError,
   decisionLabel,
   encodeDecision,
   pressableDecisions,
@@ -21,8 +23,9 @@ import {
   type SendResult,
   type StreamOptions,
 } from "@agentsvc/adapter-kit";
-import { BotApi, sendFailureOf, TelegramApiError } from "./api.js";
-import { Poller } from "./connection.js";
+import { parseDuration } from "@agentsvc/config-schema/adapter";
+import { BotApi, sendFailureOf } from "./api.js";
+import { telegramPoller } from "./connection.js";
 import { downloadFile } from "./download.js";
 import { uploadOf } from "./files.js";
 import { escapeHtml, htmlToPlain, markdownToTelegramHtml, repairHtml, splitHtml } from "./format.js";
@@ -70,6 +73,8 @@ export interface TelegramGatewayOptions {
   maxUpdateAttempts?: number;
   /** ...and no sooner than this long after its first failure. Default 600 000 ms (10 minutes). */
   skipUpdateAfterMs?: number;
+  /** The entry's `deafAfter` ("10m"): getUpdates works but nothing came for that long -> warn, restart the poll. */
+  deafAfter?: string;
 }
 
 /** sendMessage takes 1-4096 characters of text after entities parsing. */
@@ -138,21 +143,22 @@ export class TelegramGateway implements Gateway {
       token,
       this.#options.requestTimeoutMs ?? 30_000,
     );
-    const poller = new Poller(
+    const deafAfterMs = this.#options.deafAfter ? parseDuration(this.#options.deafAfter) : undefined;
+    const poll = telegramPoller(
       this.#api,
       ctx,
       {
+        envVar: this.#options.botTokenEnvVar,
         pollTimeoutSeconds: this.#options.pollTimeoutSeconds ?? 25,
         graceMs: this.#options.pollGraceMs ?? 10_000,
         backoff: this.#options.backoff ?? { baseMs: 1_000, maxMs: 60_000 },
         maxUpdateAttempts: this.#options.maxUpdateAttempts ?? 10,
         skipUpdateAfterMs: this.#options.skipUpdateAfterMs ?? 600_000,
+        ...(deafAfterMs !== undefined ? { deafAfterMs } : {}),
       },
       (update, bot, signal) => this.#handle(update, bot, signal),
-      // The session logs one error naming the variable, stops this gateway and shows it stopped.
-      (detail) => ctx.credentialsRejected(this.#options.botTokenEnvVar, detail),
     );
-    ctx.scheduler.schedule("poll", 0, (signal) => (this.#stopped ? null : poller.poll(signal)));
+    ctx.scheduler.schedule("poll", 0, (signal) => (this.#stopped ? null : poll(signal)));
   }
 
   async stop(): Promise<void> {
@@ -369,7 +375,7 @@ export class TelegramGateway implements Gateway {
     try {
       return await this.#api.call<T>(method, params, signal);
     } catch (err) {
-      if (!(err instanceof TelegramApiError)) throw err;
+      if (!(err instanceof PlatformCallError)) throw err;
       throw sendFailureOf(err, this.#options.botTokenEnvVar);
     }
   }

@@ -74,7 +74,7 @@ describe("telegram faults", () => {
     // A new update ends the pending long-poll at once, so the faulted call comes next.
     await say("after a rate limit r429");
     await expectOnceEach(["r429"]);
-    const limited = h.logs.find((l) => /retry_after/.test(l.msg));
+    const limited = h.logs.find((l) => /getUpdates rate limited/.test(l.msg));
     expect(limited?.retryInMs).toBe(1000);
     const next = h.fake.calls.find((c) => c.method === "getUpdates" && c.at > (limited?.time as number));
     expect((next?.at as number) - (limited?.time as number)).toBeGreaterThanOrEqual(950);
@@ -314,7 +314,7 @@ describe("telegram: an update that fails every time it is handled", () => {
       expect(gap, `gap ${i + 2} of ${gaps}`).toBeGreaterThanOrEqual(baseMs * 2 ** i - 5);
     const skipped = g.logs.filter((l) => /failed every attempt; it is skipped/.test(l.msg));
     expect(skipped).toHaveLength(1);
-    expect(skipped[0]).toMatchObject({ level: 50, updateId, attempts: 4 });
+    expect(skipped[0]).toMatchObject({ level: 50, item: updateId, attempts: 4 });
     expect(r.session.status().telegram?.state).toBe("running");
   });
 });

@@ -59,3 +59,4 @@ export * from "./slack/index.js";
 export * from "./discord/index.js";
 export * from "./email/index.js";
 export * from "./providers/index.js";
+export { ManualScheduler } from "./manual-scheduler.js";
