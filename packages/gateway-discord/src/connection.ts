@@ -5,7 +5,7 @@
 // d:false or close 4007/4009 -> fresh Identify; 4004, 4010-4014 -> stopped, no retry.
 // Session id, sequence and resume URL are durable state, so a process restart resumes too. The
 // sequence advances only after the session recorded the dispatch: a resume replays the rest.
-import { Backoff, type BackoffOptions, type GatewayContext } from "@agentsvc/adapter-kit";
+import { Backoff, type BackoffOptions, DeafWatch, type GatewayContext } from "@agentsvc/adapter-kit";
 import WebSocket from "ws";
 
 // Close codes, per https://discord.com/developers/docs/topics/opcodes-and-status-codes#gateway-gateway-close-event-codes:
@@ -57,6 +57,8 @@ export interface GatewaySocketOptions {
   invalidSessionDelayMs: [number, number];
   /** Resume attempts in a row that may fail before a fresh Identify. */
   maxResumeFailures: number;
+  /** The entry's `deafAfter` in ms: heartbeats ACKed but no dispatch for that long -> resume, with a warning. */
+  deafAfterMs?: number;
 }
 
 type Frame = { op: number; d: unknown; s?: number | null; t?: string | null };
@@ -80,11 +82,22 @@ export class GatewaySocket {
   readonly #backoff: Backoff;
   readonly #ctx: GatewayContext;
   readonly #o: GatewaySocketOptions;
+  readonly #deaf: DeafWatch | undefined;
 
   constructor(ctx: GatewayContext, o: GatewaySocketOptions) {
     this.#ctx = ctx;
     this.#o = o;
     this.#backoff = new Backoff(o.backoff);
+    // Heartbeat ACKs without dispatches: the connection is up and hears nothing; a resume replays what was missed.
+    this.#deaf =
+      o.deafAfterMs === undefined
+        ? undefined
+        : new DeafWatch({
+            afterMs: o.deafAfterMs,
+            logger: ctx.logger,
+            connection: "the Discord gateway connection",
+            reconnect: () => this.#reconnect("deafAfter", true),
+          });
   }
 
   /** True once a fatal close code stopped the connection for good. */
@@ -98,11 +111,17 @@ export class GatewaySocket {
     this.#ctx.scheduler.every("watchdog", Math.max(1, Math.floor(this.#o.watchdogMs / 3)), () =>
       this.#watch(),
     );
+    const deaf = this.#deaf;
+    if (deaf)
+      this.#ctx.scheduler.every("deaf-watch", deaf.checkEveryMs, () => {
+        // Up: the socket is open and has said Hello (its heartbeats are being ACKed, or the watchdog acts).
+        deaf.check(this.#ws?.readyState === WebSocket.OPEN && this.#interval !== undefined);
+      });
   }
 
   stop(): void {
     this.#stopped = true;
-    for (const task of ["connect", "heartbeat", "watchdog"]) this.#ctx.scheduler.cancel(task);
+    for (const task of ["connect", "heartbeat", "watchdog", "deaf-watch"]) this.#ctx.scheduler.cancel(task);
     this.#detach();
   }
 
@@ -185,12 +204,15 @@ export class GatewaySocket {
       case 0:
         // A dispatch: the connection is not deaf (heartbeat ACKs alone do not say so).
         this.#ctx.heard?.();
+        this.#deaf?.heard();
         this.#dispatch(f);
         return;
     }
   }
 
   #hello(interval: number): void {
+    // A new connection starts the silence anew.
+    this.#deaf?.heard();
     this.#acked = true;
     this.#interval = interval;
     const beat = () => {

@@ -23,6 +23,7 @@ import {
   type SendResult,
   type StreamOptions,
 } from "@agentsvc/adapter-kit";
+import { parseDuration } from "@agentsvc/config-schema/adapter";
 import { DiscordRest } from "./api.js";
 import { GatewaySocket } from "./connection.js";
 import { attachmentForm } from "./files.js";
@@ -49,6 +50,8 @@ export interface DiscordGatewayOptions {
   invalidSessionDelayMs?: [number, number];
   /** Failed resumes in a row before a fresh Identify. Default 3. */
   maxResumeFailures?: number;
+  /** The entry's `deafAfter` ("10m"): heartbeats ACKed but no event for that long -> resume, with a warning. */
+  deafAfter?: string;
   /** REST timeout. Default 30 000 ms (interaction callbacks always use 2 500 ms: Discord allows 3 s). */
   requestTimeoutMs?: number;
   /** Typing is posted again at this period until the reply (Discord shows it for 10 s). Default 8 000 ms. */
@@ -134,6 +137,7 @@ export class DiscordGateway implements Gateway {
       jitter: this.#options.jitter ?? Math.random,
       invalidSessionDelayMs: this.#options.invalidSessionDelayMs ?? [1_000, 5_000],
       maxResumeFailures: this.#options.maxResumeFailures ?? 3,
+      ...(this.#options.deafAfter ? { deafAfterMs: parseDuration(this.#options.deafAfter) } : {}),
     });
     // After a restart the session resumes without READY, so learn who the bot is over REST.
     this.#botUserId = await rest

@@ -3,7 +3,7 @@
 // `disconnect` frame, an unexpected close, or silence past the watchdog, a new connection is
 // opened and the old one is closed only after the new one said hello. Envelopes are handled on
 // whichever connection they arrive. Liveness is any frame, Slack's pings, or pongs to ours.
-import { Backoff, type BackoffOptions, type GatewayContext } from "@agentsvc/adapter-kit";
+import { Backoff, type BackoffOptions, DeafWatch, type GatewayContext } from "@agentsvc/adapter-kit";
 import WebSocket from "ws";
 
 export interface Envelope {
@@ -26,6 +26,8 @@ export interface SocketModeOptions {
   pingIntervalMs: number;
   helloTimeoutMs: number;
   backoff: BackoffOptions;
+  /** The entry's `deafAfter` in ms: a connection up that brought no envelope for that long is replaced. */
+  deafAfterMs?: number;
 }
 
 interface Conn {
@@ -49,11 +51,25 @@ export class SocketMode {
 
   readonly #ctx: GatewayContext;
   readonly #options: SocketModeOptions;
+  readonly #deaf: DeafWatch | undefined;
 
   constructor(ctx: GatewayContext, options: SocketModeOptions) {
     this.#ctx = ctx;
     this.#options = options;
     this.#backoff = new Backoff(options.backoff);
+    // Slack's "connected but no inbound": hellos, pings and pongs keep coming, events do not.
+    this.#deaf =
+      options.deafAfterMs === undefined
+        ? undefined
+        : new DeafWatch({
+            afterMs: options.deafAfterMs,
+            logger: ctx.logger,
+            connection: "Socket Mode",
+            reconnect: () => {
+              this.#lost = true;
+              this.replace(this.#current(), "deafAfter");
+            },
+          });
   }
 
   /** Connections that said hello and are not being replaced. */
@@ -64,12 +80,16 @@ export class SocketMode {
   start(): void {
     this.#connectIn(0);
     this.#ctx.scheduler.every("watchdog", this.#options.pingIntervalMs, () => this.#watch());
+    const deaf = this.#deaf;
+    if (deaf)
+      this.#ctx.scheduler.every("deaf-watch", deaf.checkEveryMs, () => void deaf.check(this.live > 0));
   }
 
   stop(): void {
     this.#stopped = true;
     this.#ctx.scheduler.cancel("connect");
     this.#ctx.scheduler.cancel("watchdog");
+    this.#ctx.scheduler.cancel("deaf-watch");
     for (const c of this.#conns) c.ws.terminate();
     this.#conns.clear();
   }
@@ -170,8 +190,15 @@ export class SocketMode {
     });
   }
 
+  /** The live connection envelopes arrive on (the newest that said hello and is not being replaced). */
+  #current(): Conn | undefined {
+    return [...this.#conns].reverse().find((c) => c.ready && !c.retiring);
+  }
+
   #hello(conn: Conn): void {
     conn.ready = true;
+    // A new connection starts the silence anew: deafAfter measures one connection's silence.
+    this.#deaf?.heard();
     this.#ctx.logger.info({ connection: conn.id }, "Socket Mode connected");
     if (this.#lost) this.#ctx.reconnected?.();
     this.#lost = false;
@@ -201,6 +228,7 @@ export class SocketMode {
     if (!frame.envelope_id) return;
     // An event or interaction: the connection is not deaf (disconnect refreshes do not count).
     this.#ctx.heard?.();
+    this.#deaf?.heard();
     const id = frame.envelope_id;
     this.#options.onEnvelope(frame).then(
       () => {

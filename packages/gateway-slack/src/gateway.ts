@@ -22,6 +22,7 @@ import {
   type SendResult,
   type StreamOptions,
 } from "@agentsvc/adapter-kit";
+import { parseDuration } from "@agentsvc/config-schema/adapter";
 import { AnsweredThreads } from "./answered-threads.js";
 import { postUpload, SlackWebApi, type Token } from "./api.js";
 import { type Envelope, SocketMode } from "./connection.js";
@@ -48,6 +49,8 @@ export interface SlackGatewayOptions {
   backoff?: BackoffOptions;
   /** Web API call timeout. Default 30 000 ms. */
   requestTimeoutMs?: number;
+  /** The entry's `deafAfter` ("10m"): a connection up that brought no event for that long is replaced, with a warning. */
+  deafAfter?: string;
   name?: string;
 }
 
@@ -122,6 +125,7 @@ export class SlackGateway implements Gateway {
       pingIntervalMs: o.pingIntervalMs ?? Math.max(1, Math.floor(watchdogMs / 3)),
       helloTimeoutMs: o.helloTimeoutMs ?? 10_000,
       backoff: o.backoff ?? { baseMs: 1_000, maxMs: 60_000 },
+      ...(o.deafAfter ? { deafAfterMs: parseDuration(o.deafAfter) } : {}),
     });
     this.#socket.start();
   }
