@@ -525,6 +525,49 @@ const SERVICE_ROWS: BlockRow[] = [
     },
   },
   {
+    block: "gateways/web.yaml media (chat-page uploads)",
+    behaviour:
+      "an upload is typed by its bytes and stored; a message carries it to the model; /history and the file route give it back",
+    async run(ctx) {
+      ctx.write({
+        "gateways/web.yaml":
+          "exposes: webui\npath: /chat\ntitle: my-agent\nmedia:\n  maxBytes: 100000\n  types: [image]\n",
+      });
+      const server = await ctx.start();
+      const api = `${server.url}/chat/api`;
+      const png = Buffer.from(
+        "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFElEQVR4nGP4z8DAwAAi/v//zwAAHfAE/EgTX4EAAAAASUVORK5CYII=",
+        "base64",
+      );
+      const upload = (bytes: Uint8Array) =>
+        fetch(`${api}/files`, { method: "POST", headers: { "x-file-name": "dot.png" }, body: bytes });
+      // Not a picture by its bytes: refused whatever the name says.
+      expect((await upload(Buffer.from("%PDF-1.4 not a picture"))).status).toBe(415);
+      const up = await upload(png);
+      expect(up.status).toBe(201);
+      const { file } = (await up.json()) as { file: { id: string; contentType: string } };
+      expect(file.contentType).toBe("image/png");
+      const turn = await fetch(`${api}/invoke`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          input: "see",
+          conversationId: "files",
+          attachments: [{ id: file.id, name: "dot.png" }],
+        }),
+        signal: AbortSignal.timeout(REPLY_MS),
+      });
+      expect(((await turn.json()) as { output: string }).output).toContain('an image "dot.png" (image/png');
+      const history = (await (await fetch(`${api}/history?conversationId=files`)).json()) as {
+        messages: { attachments?: { blob: string }[] }[];
+      };
+      expect(history.messages[0]?.attachments?.[0]?.blob).toBe(file.id);
+      const served = await fetch(`${api}/files/${file.id}/dot.png`);
+      expect(served.headers.get("content-type")).toBe("image/png");
+      expect(Buffer.from(await served.arrayBuffer()).equals(png)).toBe(true);
+    },
+  },
+  {
     block: "gateways/tools.yaml (exposes: mcp)",
     behaviour: "serves a tool server that the MCP SDK client lists and calls",
     async run(ctx) {
