@@ -221,9 +221,13 @@ export class TelegramFake {
       sendJson(res, 404, { ok: false, error_code: 404, description: "Not Found" });
       return;
     }
-    res
-      .writeHead(200, { "content-type": "application/octet-stream", "content-length": bytes.length })
-      .end(bytes);
+    res.writeHead(200, { "content-type": "application/octet-stream", "content-length": bytes.length });
+    const stall = this.files.takeStall();
+    if (stall) {
+      res.write(bytes.subarray(0, stall.at), () => stall.reached());
+      return; // the rest never comes; the connection stays open until the client goes
+    }
+    res.end(bytes);
   }
 
   #fault(res: ServerResponse, fault: TelegramFault): void {

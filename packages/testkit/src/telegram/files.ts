@@ -48,6 +48,24 @@ export class TelegramFiles {
   readonly downloads = new Map<string, number>();
   readonly #hosted = new Map<string, Hosted>();
   #next = 1;
+  #stall: { at: number; reached: () => void } | undefined;
+
+  /**
+   * The next download sends its first `bytes` and then nothing more (the connection stays open):
+   * a transfer caught halfway, for crash tests. Resolves once those bytes are written.
+   */
+  stallNextDownload(bytes: number): Promise<void> {
+    return new Promise((reached) => {
+      this.#stall = { at: bytes, reached };
+    });
+  }
+
+  /** The pending stall, taken by the download it applies to. */
+  takeStall(): { at: number; reached: () => void } | undefined {
+    const stall = this.#stall;
+    this.#stall = undefined;
+    return stall;
+  }
 
   constructor(readonly nextMessageId: () => number) {}
 
