@@ -108,4 +108,21 @@ describe("the adapter registry", () => {
       { entryName: "chat", file: "gateways/chat.yaml", type: "toy", package: "agentsvc-gateway-toy" },
     ]);
   });
+
+  it("reserves a third-party adapter's name as a memory scope: no webui account may take it", async () => {
+    const errors = await errorsOf(
+      {
+        "gateways/chat.yaml": "type: agentsvc-gateway-toy\n",
+        "gateways/web.yaml":
+          "exposes: webui\npath: /team\nusers:\n  - username: toy\n    passwordEnvVar: TOY_PASSWORD\n",
+      },
+      { "agentsvc-gateway-toy": adapterSource("toy", "bot") },
+    );
+    expectError(
+      errors,
+      "gateways/web.yaml",
+      "users[0].username",
+      /reserved: it is the memory scope of the toy gateway/,
+    );
+  });
 });

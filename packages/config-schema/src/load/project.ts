@@ -310,8 +310,9 @@ async function loadGateways(
     exposures.push(e);
   }
   checkAccountStores(exposures, sink);
-  checkReservedUsernames(exposures, channels, sink);
-  return { exposures, channels, pushGateways: [...pushByType.values()] };
+  const pushGateways = [...pushByType.values()];
+  checkReservedUsernames(exposures, channels, pushGateways, sink);
+  return { exposures, channels, pushGateways };
 }
 
 /**
@@ -319,11 +320,18 @@ async function loadGateways(
  * or entry name (channel adapters), the agent route by `anonymous`, open webui entries by `shared:…`:
  * an account with one of those names would read and continue those conversations.
  */
-function checkReservedUsernames(exposures: Exposure[], channels: ChannelEntry[], sink: IssueSink): void {
+function checkReservedUsernames(
+  exposures: Exposure[],
+  channels: ChannelEntry[],
+  pushGateways: PushGatewayEntry[],
+  sink: IssueSink,
+): void {
   const reserved = new Map<string, string>([
     ["anonymous", "the agent route's caller"],
     ["shared", "the open workspace"],
     ...GATEWAY_TYPES.map((t): [string, string] => [t, `the ${t} gateway`]),
+    // A third-party adapter's registry name is a memory scope too.
+    ...pushGateways.map((g): [string, string] => [g.type, `the ${g.type} gateway`]),
     ...channels.map((c): [string, string] => [c.entryName, `the channel adapter ${c.file}`]),
   ]);
   for (const e of exposures) {
