@@ -5,12 +5,19 @@
 // `onAcquired(signal)`; the signal aborts when the lock is lost (the link's connection dropped),
 // when the holder resigns, or on `stop()`. When a leader's process dies its session ends, the
 // server releases the lock, and another instance takes over within about `retryMs`.
+import type { Bus } from "./bus.js";
 import { leaderLockName } from "./keys.js";
 import type { InstanceLink } from "./link.js";
 
 export interface LeadershipOptions {
-  /** How often a non-leader tries the lock. Default 2 000 ms. */
+  /** How often a non-leader tries the lock, give or take a quarter (jitter). Default 2 000 ms. */
   retryMs?: number;
+  /**
+   * Announces a lock given back (`stop()`, a resignation) as a `leader-released` message, and tries
+   * at once on one from another instance: a handover does not wait for `retryMs`, so `retryMs` can
+   * be long (it then bounds only the takeover after a leader died). Start the bus first.
+   */
+  bus?: Bus;
   /**
    * On `stop()`, how long to wait for the promise `onAcquired` returned to settle (after its signal
    * aborted) before releasing the lock, so the next leader does not overlap the old connection.
@@ -50,11 +57,15 @@ export class LeadershipEndedError extends Error {
   }
 }
 
+/** The bus message kind of a leadership given back; `target` is the leadership's name. */
+const RELEASED = "leader-released";
+
 export class Leadership {
   readonly #link: InstanceLink;
   readonly #options: LeadershipOptions;
   readonly #contenders = new Map<string, Contender>();
   readonly #offReconnect: () => void;
+  readonly #offReleased: () => void;
 
   constructor(link: InstanceLink, options: LeadershipOptions = {}) {
     this.#link = link;
@@ -63,6 +74,10 @@ export class Leadership {
     this.#offReconnect = link.onReconnect(() => {
       for (const c of this.#contenders.values()) c.poke();
     });
+    this.#offReleased =
+      options.bus?.subscribe(RELEASED, (m, delivery) => {
+        if (!delivery.self) this.#contenders.get(m.target)?.poke();
+      }) ?? (() => {});
   }
 
   /** Starts contending for `name` (one `lead` per name per Leadership). */
@@ -84,6 +99,7 @@ export class Leadership {
   /** Stops every `lead` (see `LeaderHandle.stop`). */
   async stop(): Promise<void> {
     this.#offReconnect();
+    this.#offReleased();
     await Promise.all([...this.#contenders.values()].map((c) => c.stop()));
   }
 }
@@ -187,8 +203,20 @@ class Contender implements LeaderHandle {
   async #resign(controller: AbortController): Promise<void> {
     this.#leader = false;
     controller.abort(new LeadershipEndedError(this.name, "resigned"));
-    await this.#link.unlock(this.#lock).catch((e: unknown) => this.#report(e, "unlock"));
+    await this.#release();
     this.#schedule();
+  }
+
+  /** Gives the lock back and tells the other instances, so one takes it now. */
+  async #release(): Promise<void> {
+    const released = await this.#link.unlock(this.#lock).catch((e: unknown) => {
+      this.#report(e, "unlock");
+      return false;
+    });
+    if (released && this.#options.bus)
+      await this.#options.bus
+        .publish({ kind: RELEASED, target: this.name })
+        .catch((e: unknown) => this.#report(e, "release announcement"));
   }
 
   #schedule(): void {
@@ -196,7 +224,9 @@ class Contender implements LeaderHandle {
     if (this.#stopped) return;
     // Stryker disable next-line CallExpression: no timer is pending here: poke() cleared it, and a leader has none
     clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => this.poke(), this.#options.retryMs ?? 2_000);
+    // Jitter: instances started together do not all try in the same instant.
+    const retryMs = this.#options.retryMs ?? 2_000;
+    this.#timer = setTimeout(() => this.poke(), retryMs * (0.75 + Math.random() * 0.5));
   }
 
   async stop(): Promise<void> {
@@ -220,7 +250,7 @@ class Contender implements LeaderHandle {
       }),
     ]);
     clearTimeout(timer);
-    await this.#link.unlock(this.#lock).catch((e: unknown) => this.#report(e, "unlock"));
+    await this.#release();
   }
 
   #report(e: unknown, context: string): void {

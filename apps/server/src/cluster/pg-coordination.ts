@@ -4,6 +4,7 @@
 import type { ClusterMessage, Coordination } from "@agentsvc/session-core";
 import type { Logger } from "pino";
 
+// Not "leader-released": Leadership's own (pg-cluster).
 const KINDS: readonly ClusterMessage["kind"][] = ["thread", "outbox", "run", "run-ack"];
 
 export interface PgCoordination extends Coordination {
@@ -27,7 +28,10 @@ function targetOf(message: ClusterMessage): string {
 export async function pgCoordination(options: {
   connectionString: string;
   logger: Logger;
-  /** How often an instance that does not lead tries to (the takeover delay after a holder dies). Default 1000 ms. */
+  /**
+   * How often an instance that does not lead tries to, give or take a quarter: the takeover delay
+   * after a leader died (a leader that stops announces it, and another takes over at once). Default 5000 ms.
+   */
   leaderRetryMs?: number;
 }): Promise<PgCoordination> {
   let cluster: typeof import("@agentsvc/pg-cluster");
@@ -50,9 +54,9 @@ export async function pgCoordination(options: {
   });
   await link.connect();
   const locks = new cluster.ThreadLocks(link);
-  const leadership = new cluster.Leadership(link, { retryMs: options.leaderRetryMs ?? 1000, onError });
   const bus = new cluster.Bus(link, { onError });
   await bus.start();
+  const leadership = new cluster.Leadership(link, { retryMs: options.leaderRetryMs ?? 5000, onError, bus });
   const leaders: { stop(): Promise<void> }[] = [];
   return {
     shared: true,
