@@ -2,7 +2,13 @@
 // backoff (2 s..60 s, +20% jitter) and by an idle watchdog when neither events nor keepalives arrive
 // for 120 s. signal-cli's events carry no ids and it replays nothing, so each event is handed on
 // and fully handled (recorded) before the next is read: the stream is the only copy.
-import { Backoff, type BackoffOptions, backoffDelay, type GatewayContext } from "@agentsvc/adapter-kit";
+import {
+  Backoff,
+  type BackoffOptions,
+  backoffDelay,
+  DeafWatch,
+  type GatewayContext,
+} from "@agentsvc/adapter-kit";
 import { readSse } from "./sse.js";
 
 /** Reconnect backoff of the spec: 2 s doubling to 60 s, plus up to 20% jitter. */
@@ -23,6 +29,8 @@ export interface EventStreamOptions {
   account: string;
   reconnect?: BackoffOptions;
   watchdog?: { checkMs?: number; idleMs?: number };
+  /** The entry's `deafAfter` in ms: the stream open (keepalives coming) but no message for that long -> reopened. */
+  deafAfterMs?: number;
   now?: () => number;
   fetch?: typeof fetch;
 }
@@ -45,6 +53,7 @@ export class EventStream {
   #openedOnce = false;
   #handling = false;
   #stopped = true;
+  #deaf: DeafWatch | undefined;
 
   constructor(options: EventStreamOptions) {
     this.#options = options;
@@ -65,12 +74,27 @@ export class EventStream {
     this.#stopped = false;
     context.scheduler.schedule("events", 0, (signal) => this.#connectOnce(signal, onReceive));
     context.scheduler.every("watchdog", this.#checkMs, () => this.#watch());
+    const afterMs = this.#options.deafAfterMs;
+    if (afterMs === undefined) return;
+    // Keepalives say the stream is up; only messages say it hears (the idle watchdog counts both).
+    const deaf = new DeafWatch({
+      afterMs,
+      logger: context.logger,
+      connection: "the signal-cli events stream",
+      reconnect: () => this.#controller?.abort(new Error("deafAfter: no message while the stream was up")),
+      now: this.#now,
+    });
+    this.#deaf = deaf;
+    context.scheduler.every("deaf-watch", deaf.checkEveryMs, () => {
+      deaf.check(this.#open && !this.#handling);
+    });
   }
 
   stop(): void {
     this.#stopped = true;
     this.#context?.scheduler.cancel("events");
     this.#context?.scheduler.cancel("watchdog");
+    this.#context?.scheduler.cancel("deaf-watch");
     this.#controller?.abort(new Error("gateway stopped"));
     this.#controller = undefined;
   }
@@ -101,6 +125,7 @@ export class EventStream {
       if (this.#openedOnce) ctx.reconnected?.();
       this.#openedOnce = true;
       ctx.platformCallSucceeded?.();
+      this.#deaf?.heard();
       await readSse(res.body, {
         activity: () => {
           this.#lastActivity = this.#now();
@@ -108,6 +133,7 @@ export class EventStream {
         event: async (event) => {
           if (event.event !== "receive" || this.#stopped || controller.signal.aborted) return;
           ctx.heard?.();
+          this.#deaf?.heard();
           this.#handling = true;
           try {
             await onReceive(event.data, controller.signal);

@@ -16,6 +16,7 @@ import {
   type SendResult,
   sleep,
 } from "@agentsvc/adapter-kit";
+import { parseDuration } from "@agentsvc/config-schema/adapter";
 import { callRpc, checkSendResults } from "./api.js";
 import { EventStream } from "./connection.js";
 import { classify } from "./inbound.js";
@@ -42,6 +43,8 @@ export interface SignalGatewayOptions {
   recordRetry?: BackoffOptions;
   /** Clock for the watchdog (tests). */
   now?: () => number;
+  /** The entry's `deafAfter` ("10m"): the stream open but no message for that long -> reopened, with a warning. */
+  deafAfter?: string;
   fetch?: typeof fetch;
 }
 
@@ -91,6 +94,7 @@ export class SignalGateway implements Gateway {
       ...(this.#options.reconnect ? { reconnect: this.#options.reconnect } : {}),
       ...(this.#options.watchdog ? { watchdog: this.#options.watchdog } : {}),
       ...(this.#options.now ? { now: this.#options.now } : {}),
+      ...(this.#options.deafAfter ? { deafAfterMs: parseDuration(this.#options.deafAfter) } : {}),
     });
     this.#stream.start(context, (data, signal) => this.#receive(data, signal));
   }
