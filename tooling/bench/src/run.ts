@@ -16,6 +16,7 @@ import { benchSoak } from "./soak.ts";
 import { benchSpend } from "./spend.ts";
 import { printTable } from "./stats.ts";
 import { benchStore } from "./store.ts";
+import { benchUploads } from "./uploads.ts";
 
 const only = process.argv[2];
 console.log(`agentsvc bench — node ${process.version}, ${new Date().toISOString()}`);
@@ -61,8 +62,13 @@ if (!only || only === "store") printTable("Store (SQLite, WAL, synchronous FULL)
 if (!only || only === "memory")
   printTable("Turn cost against conversation length (durable memory, demo model)", await benchMemory());
 if (!only || only === "cluster")
-  printTable("Several instances on PostgreSQL (agent route, durable memory)", await benchCluster());
+  printTable(
+    "Several instances on PostgreSQL (CPU and statements per request, 1 vs 3 instances)",
+    await benchCluster(),
+  );
 if (!only || only === "page") printTable("Chat page (Chromium, real server, demo model)", await benchPage());
+if (!only || only === "uploads")
+  printTable("Uploads (chat page upload route, media on; server RSS)", await benchUploads());
 // Not in the default run: #38's large-message attack (minutes, gigabytes of traffic).
 if (only === "big-messages")
   printTable("Large messages on an open agent route (database memory)", await benchBigMessages());

@@ -24,6 +24,8 @@ export interface TestPostgres {
   /** `postgres://postgres@127.0.0.1:<port>/postgres`. */
   readonly url: string;
   readonly port: number;
+  /** The server's data directory (its `postmaster.pid` names the server process). */
+  readonly dataDir: string;
   /**
    * A new database on this server, empty or a copy of `options.template` (a database of this server
    * nobody is connected to); returns its connection string.
@@ -130,6 +132,8 @@ export async function startPostgres(
     maxConnections?: number;
     /** Keep PostgreSQL's own durability (fsync, synchronous commit) for benchmarks. Default off: tests. */
     durable?: boolean;
+    /** More `postgresql.conf` lines, e.g. `shared_preload_libraries = 'pg_stat_statements'` (benchmarks). */
+    settings?: string[];
   } = {},
 ): Promise<TestPostgres> {
   const bin = postgresBinDir();
@@ -152,6 +156,7 @@ export async function startPostgres(
     `max_connections = ${options.maxConnections ?? 100}`,
     ...(options.durable ? [] : ["fsync = off", "synchronous_commit = off", "full_page_writes = off"]),
     "shared_buffers = 32MB",
+    ...(options.settings ?? []),
   ].join("\n");
   writeFileSync(join(data, "postgresql.auto.conf"), `${conf}\n`);
   let output = "";
@@ -167,6 +172,7 @@ export async function startPostgres(
   return {
     url,
     port,
+    dataDir: data,
     async createDatabase(name, options = {}) {
       const db = name ?? `t${process.pid}_${++n}_${Date.now().toString(36)}`;
       for (const id of [db, options.template ?? db])

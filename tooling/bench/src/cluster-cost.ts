@@ -1,0 +1,317 @@
+// What scale-out costs (#45.3): one PostgreSQL, the same requests, one instance against three, in
+// CPU seconds per 1,000 requests summed over every instance and PostgreSQL (/proc: waiting for a
+// CPU is not counted, so a shared 2-CPU machine still shows it; wall-clock throughput it cannot),
+// statements per request (pg_stat_statements, every top-level statement of the bench database,
+// BEGIN and COMMIT included), and the same at rest per minute. Each configuration runs on a fresh
+// database of one durable server; requests go to every instance at once (30 connections in all),
+// and gateway messages share 200 threads, so a thread's next message often lands elsewhere.
+import { createRequire } from "node:module";
+import { resolve } from "node:path";
+import { startPostgres, type TestPostgres } from "@agentsvc/pg-test";
+import autocannon from "autocannon";
+import { type ChildServer, startChildServer } from "./child-server.ts";
+import { ingest, SECRET } from "./ingest.ts";
+import { postgresCpuSeconds } from "./pg-cpu.ts";
+import { cpuSecondsOf, machineLoad } from "./proc.ts";
+import { fmt, type Row } from "./stats.ts";
+
+const REQUESTS = Number(process.env.BENCH_CLUSTER_REQUESTS ?? 2000);
+const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 30);
+const WARM = 200;
+const CONNECTIONS = 30;
+const THREADS = 200;
+
+type Kind = "invoke" | "gateway";
+
+interface PgClient {
+  connect(): Promise<void>;
+  query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
+  end(): Promise<void>;
+  processID?: number;
+}
+
+function pgClient(url: string): PgClient {
+  const pg = createRequire(import.meta.resolve("@agentsvc/store-postgres"))("pg") as {
+    Client: new (config: { connectionString: string }) => PgClient;
+  };
+  return new pg.Client({ connectionString: url });
+}
+
+interface Sample {
+  app: number;
+  pg: number;
+  statements: number;
+}
+
+export interface Cost {
+  /** CPU seconds per 1,000 requests: instances and PostgreSQL. */
+  app: number;
+  pg: number;
+  statements: number;
+  /** At rest, per minute. */
+  idleApp: number;
+  idlePg: number;
+  idleStatements: number;
+}
+
+/** The bench's own connections: their backends and statements are left out. */
+class Probe {
+  readonly #stats: PgClient;
+  readonly #db: PgClient;
+  readonly #pg: TestPostgres;
+  readonly #dbName: string;
+  readonly #servers: ChildServer[];
+
+  constructor(pg: TestPostgres, dbName: string, dbUrl: string, servers: ChildServer[]) {
+    this.#pg = pg;
+    this.#dbName = dbName;
+    this.#servers = servers;
+    this.#stats = pgClient(pg.url);
+    this.#db = pgClient(dbUrl);
+  }
+
+  async open(): Promise<void> {
+    await this.#stats.connect();
+    await this.#db.connect();
+  }
+
+  async sample(): Promise<Sample> {
+    const { rows } = await this.#stats.query(
+      `SELECT coalesce(sum(s.calls), 0)::text AS n FROM pg_stat_statements s
+       JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1 AND s.query NOT LIKE '%bench_probe%'`,
+      [this.#dbName],
+    );
+    const own = [this.#stats.processID, this.#db.processID].filter((p): p is number => p !== undefined);
+    return {
+      app: this.#servers.reduce((sum, s) => sum + cpuSecondsOf(s.pid), 0),
+      pg: postgresCpuSeconds(this.#pg.dataDir, own),
+      statements: Number(rows[0]?.n ?? 0),
+    };
+  }
+
+  /** Every inbox record finished and every reply sent, then a moment for threads to be let go. */
+  async drained(): Promise<void> {
+    const busy = `SELECT (SELECT count(*) FROM inbox WHERE status IN ('queued', 'running'))
+      + (SELECT count(*) FROM outbox WHERE status = 'pending') AS bench_probe`;
+    for (const deadline = Date.now() + 300_000; Date.now() < deadline; ) {
+      const { rows } = await this.#db.query(busy);
+      if (Number(rows[0]?.bench_probe) === 0) {
+        await new Promise((r) => setTimeout(r, 500));
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error("the gateway messages were not all answered within 300 s");
+  }
+
+  async close(): Promise<void> {
+    await this.#stats.end();
+    await this.#db.end();
+  }
+}
+
+let tag = 0;
+
+async function invoke(url: string, amount: number, connections: number): Promise<void> {
+  const run = ++tag;
+  let seq = 0;
+  const result = await autocannon({
+    url: `${url}/agent/invoke`,
+    method: "POST",
+    connections,
+    amount,
+    headers: { "content-type": "application/json" },
+    // One conversation per request: no history grows over the run.
+    requests: [
+      {
+        setupRequest: (req) => ({
+          ...req,
+          body: JSON.stringify({ input: "hello benchmark", conversationId: `c${run}-${++seq}` }),
+        }),
+      },
+    ],
+  });
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+}
+
+/** `total` requests spread over every instance at once. */
+async function load(kind: Kind, servers: ChildServer[], total: number, probe: Probe): Promise<void> {
+  const each = Math.ceil(total / servers.length);
+  const connections = Math.max(1, Math.round(CONNECTIONS / servers.length));
+  await Promise.all(
+    servers.map((s) =>
+      kind === "invoke"
+        ? invoke(s.url, each, connections)
+        : ingest(s.url, { amount: each, threads: THREADS, connections }),
+    ),
+  );
+  if (kind === "gateway") await probe.drained();
+}
+
+/** This tree's bench servers, or those of BENCH_BEFORE_TREE (an older commit's tree, built). */
+function serverFile(tree: string | undefined, kind: Kind): string {
+  const name = kind === "invoke" ? "route-pg.ts" : "ingest-route-pg.ts";
+  return tree
+    ? resolve(tree, "tooling/bench/src/servers", name)
+    : resolve(import.meta.dirname, "servers", name);
+}
+
+async function measure(pg: TestPostgres, kind: Kind, instances: number, tree?: string): Promise<Cost> {
+  const dbUrl = await pg.createDatabase();
+  const dbName = new URL(dbUrl).pathname.slice(1);
+  const file = serverFile(tree, kind);
+  const env = { BENCH_PG_URL: dbUrl, BENCH_HOOKS_SECRET: SECRET };
+  // The first instance migrates; the others find the schema in place.
+  const servers = [await startChildServer(file, env)];
+  try {
+    for (let i = 1; i < instances; i++) servers.push(await startChildServer(file, env));
+    const probe = new Probe(pg, dbName, dbUrl, servers);
+    await probe.open();
+    try {
+      await load(kind, servers, WARM, probe); // connections opened, plans cached: not reported
+      const idle0 = await probe.sample();
+      await new Promise((r) => setTimeout(r, IDLE_S * 1000));
+      const idle1 = await probe.sample();
+      await load(kind, servers, REQUESTS, probe);
+      const done = await probe.sample();
+      const sent = Math.ceil(REQUESTS / instances) * instances;
+      const perK = (a: number, b: number) => ((b - a) / sent) * 1000;
+      const perMin = (a: number, b: number) => ((b - a) / IDLE_S) * 60;
+      return {
+        app: perK(idle1.app, done.app),
+        pg: perK(idle1.pg, done.pg),
+        statements: (done.statements - idle1.statements) / sent,
+        idleApp: perMin(idle0.app, idle1.app),
+        idlePg: perMin(idle0.pg, idle1.pg),
+        idleStatements: perMin(idle0.statements, idle1.statements),
+      };
+    } finally {
+      await probe.close();
+    }
+  } finally {
+    for (const s of servers) await s.stop();
+  }
+}
+
+type Costs = Record<`${Kind}-${1 | 3}`, Cost>;
+
+/**
+ * Measures every configuration on one durable server with pg_stat_statements loaded; with
+ * BENCH_BEFORE_TREE, that tree's servers too, each configuration before then after in turn.
+ */
+export async function clusterCost(): Promise<{ after: Costs; before?: Costs }> {
+  const beforeTree = process.env.BENCH_BEFORE_TREE;
+  const pg = await startPostgres({
+    durable: true,
+    maxConnections: 200,
+    settings: ["shared_preload_libraries = 'pg_stat_statements'", "pg_stat_statements.track_utility = on"],
+  });
+  try {
+    const setup = pgClient(pg.url);
+    await setup.connect();
+    await setup.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+    await setup.end();
+    const after: Partial<Costs> = {};
+    const before: Partial<Costs> = {};
+    for (const kind of ["invoke", "gateway"] as const) {
+      for (const n of [1, 3] as const) {
+        if (beforeTree) before[`${kind}-${n}`] = await measure(pg, kind, n, beforeTree);
+        after[`${kind}-${n}`] = await measure(pg, kind, n);
+      }
+    }
+    return { after: after as Costs, ...(beforeTree ? { before: before as Costs } : {}) };
+  } finally {
+    await pg.stop();
+  }
+}
+
+const ratio = (a: number, b: number) => `${fmt(a / b)}x`;
+const split = (c: { app: number; pg: number }) =>
+  `${fmt(c.app + c.pg)} (app ${fmt(c.app)} + pg ${fmt(c.pg)})`;
+
+export function clusterCostRows(measured: Awaited<ReturnType<typeof clusterCost>>): Row[] {
+  const rows = costRows(measured.after, "");
+  const { before } = measured;
+  if (!before) return rows;
+  rows.push(...costRows(before, "BEFORE "));
+  const total = (c: Cost) => c.app + c.pg;
+  for (const [key, name] of [
+    ["gateway-3", "gateway message, 3 instances"],
+    ["gateway-1", "gateway message, 1 instance"],
+    ["invoke-3", "/agent/invoke, 3 instances"],
+  ] as const) {
+    rows.push(
+      {
+        metric: `${name}: CPU-s per 1,000, this tree vs BENCH_BEFORE_TREE`,
+        value: fmt(total(measured.after[key])),
+        baseline: `before ${fmt(total(before[key]))}`,
+        ratio: ratio(total(measured.after[key]), total(before[key])),
+        target: "",
+      },
+      {
+        metric: `${name}: statements per request, this tree vs BENCH_BEFORE_TREE`,
+        value: fmt(measured.after[key].statements),
+        baseline: `before ${fmt(before[key].statements)}`,
+        ratio: ratio(measured.after[key].statements, before[key].statements),
+        target: "",
+      },
+    );
+  }
+  const idle = (c: Cost) => c.idleApp + c.idlePg;
+  rows.push({
+    metric: "idle CPU-s per minute, 3 instances, this tree vs BENCH_BEFORE_TREE",
+    value: fmt(idle(measured.after["gateway-3"])),
+    baseline: `before ${fmt(idle(before["gateway-3"]))}`,
+    ratio: ratio(idle(measured.after["gateway-3"]), idle(before["gateway-3"])),
+    target: "",
+  });
+  return rows;
+}
+
+function costRows(costs: Costs, label: string): Row[] {
+  const load = machineLoad();
+  const rows: Row[] = [];
+  for (const [kind, name] of [
+    ["invoke", "/agent/invoke"],
+    ["gateway", "signed http gateway message (end to end)"],
+  ] as const) {
+    const one = costs[`${kind}-1`];
+    const three = costs[`${kind}-3`];
+    rows.push(
+      {
+        metric: `${label}${name}: CPU-s per 1,000, 3 instances (${REQUESTS} requests; ${load})`,
+        value: split(three),
+        baseline: `1 instance ${split(one)}`,
+        ratio: ratio(three.app + three.pg, one.app + one.pg),
+        target: "<= 1.2x",
+      },
+      {
+        metric: `${label}${name}: statements per request, 3 instances`,
+        value: fmt(three.statements),
+        baseline: `1 instance ${fmt(one.statements)}`,
+        ratio: ratio(three.statements, one.statements),
+        target: kind === "gateway" ? "<= 1.1x" : "",
+      },
+    );
+  }
+  const one = costs["gateway-1"];
+  const three = costs["gateway-3"];
+  rows.push(
+    {
+      metric: `${label}idle CPU-s per minute, 3 instances (gateway project, ${IDLE_S} s)`,
+      value: `${fmt(three.idleApp + three.idlePg)} (app ${fmt(three.idleApp)} + pg ${fmt(three.idlePg)})`,
+      baseline: `1 instance ${fmt(one.idleApp + one.idlePg)} (app ${fmt(one.idleApp)} + pg ${fmt(one.idlePg)})`,
+      ratio: ratio(three.idleApp + three.idlePg, one.idleApp + one.idlePg),
+      target: "<= 1.5x",
+    },
+    {
+      metric: `${label}idle statements per minute, 3 instances`,
+      value: fmt(three.idleStatements, 0),
+      baseline: `1 instance ${fmt(one.idleStatements, 0)}`,
+      ratio: ratio(three.idleStatements, one.idleStatements),
+      target: "",
+    },
+  );
+  return rows;
+}
