@@ -2,6 +2,9 @@
 // text and then reports it failed by a status webhook with error 131047 (the WhatsApp fake follows
 // https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes), so the tick ends
 // dead with that error, visible in the store's last error and on /metrics, never as delivered.
+// A schedule naming an approved template (to.templateName, to.templateLanguage) sends its reply as
+// the template's body parameter (https://developers.facebook.com/docs/whatsapp/cloud-api/guides/send-message-templates),
+// which Meta delivers outside the window too: that tick is delivered.
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ChatDb } from "@agentsvc/chat-store";
@@ -16,6 +19,7 @@ const env = {
   WA_VERIFY_TOKEN: "vt",
 };
 const USER = "15550004242";
+const OTHER = "15550004343";
 let root: string;
 let fake: FakeWhatsApp;
 let server: ProjectServer;
@@ -28,6 +32,7 @@ beforeAll(async () => {
     verifyToken: env.WA_VERIFY_TOKEN,
   });
   fake.windowClosed.add(USER);
+  fake.windowClosed.add(OTHER);
   root = mkdtempSync(resolve(import.meta.dirname, "fixtures/.schedules-wa-"));
   for (const d of ["agents", "gateways", "schedules", "node_modules/@agentsvc"])
     mkdirSync(join(root, d), { recursive: true });
@@ -42,7 +47,7 @@ beforeAll(async () => {
   );
   writeFileSync(
     join(root, "agents/ops.mjs"),
-    `import { defineAgent } from "@agentsvc/agent-core";\nexport default defineAgent({ name: "ops", model: { provider: "demo", script: [{ text: "Your weekly report." }] } });\n`,
+    `import { defineAgent } from "@agentsvc/agent-core";\nexport default defineAgent({ name: "ops", model: { provider: "demo", script: [{ text: "Your weekly report.\\n\\nThree issues are open." }] } });\n`,
   );
   writeFileSync(
     join(root, "gateways/whatsapp.yaml"),
@@ -51,6 +56,10 @@ beforeAll(async () => {
   writeFileSync(
     join(root, "schedules/weekly.yaml"),
     `every: 10s\nprompt: Write the weekly report\nto: { gateway: whatsapp, thread: "${USER}" }\n`,
+  );
+  writeFileSync(
+    join(root, "schedules/templated.yaml"),
+    `every: 10s\nprompt: Write the weekly report\nto: { gateway: whatsapp, thread: "${OTHER}", templateName: weekly_report, templateLanguage: en_US }\n`,
   );
   server = await startProjectServer(root, {
     env,
@@ -83,5 +92,28 @@ describe("a schedule to WhatsApp outside the 24-hour window", () => {
     expect(error).toMatchObject({ outcome: "dead", error: expect.stringContaining("131047") });
     expect(last?.outcome).not.toBe("delivered");
     expect(fake.sent.some((m) => m.to === USER && m.type === "text")).toBe(true);
+  });
+
+  it("with an approved template the reply is its body parameter, on one line, and the tick is delivered", async () => {
+    const last = async () => {
+      const db = ChatDb.open({ appRoot: root, path: "data/agentsvc.db" });
+      try {
+        return await db.scheduleTicks.last("templated");
+      } finally {
+        db.close();
+      }
+    };
+    await eventually(
+      async () => (await last())?.outcome === "delivered",
+      "a delivered templated tick",
+      30_000,
+    );
+    const sent = fake.sent.filter((m) => m.to === OTHER);
+    expect(sent.map((m) => m.type)).not.toContain("text");
+    expect(sent[0]).toMatchObject({
+      type: "template",
+      template: { name: "weekly_report", language: "en_US" },
+      text: "Your weekly report. Three issues are open.",
+    });
   });
 });

@@ -23,6 +23,7 @@ import { type GraphTarget, mediaUrl, postMessage, uploadMedia } from "./api.js";
 import { approvalInteractive, decisionOf } from "./approval-message.js";
 import { toWhatsApp } from "./format.js";
 import type { FailedStatus, MediaRef, WhatsAppEvent } from "./inbound.js";
+import { templateMessage, templateOf, templateParameters } from "./template.js";
 import { addressOf } from "./thread.js";
 import { parseNotification, verifyHandshake, verifyNotification } from "./webhook.js";
 
@@ -153,7 +154,20 @@ export class WhatsappGateway implements Gateway {
     return toWhatsApp(markdown);
   }
 
-  async send(thread: string, body: string, _options: SendOptions): Promise<SendResult | undefined> {
+  async send(thread: string, body: string, options: SendOptions): Promise<SendResult | undefined> {
+    // A schedule with an approved template: the reply goes in it (allowed outside the 24-hour window).
+    const template = templateOf(options.meta);
+    if (template) {
+      let last: string | undefined;
+      for (const parameter of templateParameters(body)) {
+        last = await postMessage(
+          this.#target(),
+          { ...addressOf(thread), ...templateMessage(template, parameter) },
+          this.#abort.signal,
+        );
+      }
+      return last ? { messageId: last } : {};
+    }
     const messageId = await postMessage(
       this.#target(),
       { ...addressOf(thread), type: "text", text: { body, preview_url: false } },

@@ -32,7 +32,7 @@ export interface WhatsAppSent {
   to: string;
   addressedBy: "to" | "recipient";
   type: string;
-  /** `text.body`, or the interactive body text. */
+  /** `text.body`, the interactive body text, or a template's body parameters joined by a space. */
   text: string;
   /** Reply-button or list-row ids and titles of an interactive message. */
   options: { id: string; title: string }[];
@@ -450,6 +450,14 @@ function checkMessage(m: Json, uploads: Map<string, unknown>): string | undefine
     const t = m.template as Json | undefined;
     if (typeof t?.name !== "string" || typeof (t.language as Json | undefined)?.code !== "string")
       return "template.name and template.language.code are required";
+    // https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages#parameter-object :
+    // a text parameter's `text`; the template guidelines allow no newlines or tabs in it.
+    for (const c of (t.components as Json[] | undefined) ?? []) {
+      for (const p of (c.parameters as Json[] | undefined) ?? []) {
+        if (p.type === "text" && (typeof p.text !== "string" || /[\n\t]/.test(p.text)))
+          return "a text parameter must be a string without newlines or tabs";
+      }
+    }
     return undefined;
   }
   if (m.type === "text") {
@@ -494,12 +502,15 @@ function recordOf(m: Json): WhatsAppSent {
   const to = (m.to ?? m.recipient) as string;
   if (m.type === "template") {
     const t = m.template as Json;
+    // The body component's text parameters ({{1}}, {{2}}, ...), joined: what the person reads of them.
+    const body = (t.components as Json[] | undefined)?.find((c) => c.type === "body");
+    const params = ((body?.parameters as Json[] | undefined) ?? []).map((p) => String(p.text ?? ""));
     return {
       id,
       to,
       addressedBy,
       type: "template",
-      text: "",
+      text: params.join(" "),
       options: [],
       template: { name: t.name as string, language: (t.language as Json).code as string },
       body: m,
