@@ -88,7 +88,9 @@ export class FileTray {
     });
     input.addEventListener("paste", (e) => {
       const files = [...(e.clipboardData?.files ?? [])];
-      if (files.length === 0) return;
+      // Cells copied from a spreadsheet come with a picture of themselves: text, when there is
+      // some, is what was meant.
+      if (files.length === 0 || e.clipboardData?.types.includes("text/plain")) return;
       e.preventDefault();
       this.add(files);
     });

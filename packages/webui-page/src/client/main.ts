@@ -515,6 +515,8 @@ function unitLines(unit: HistoryMessage[]): number {
       continue;
     }
     if (m.reasoning || m.toolCalls?.length) lines += 1.5;
+    // A row of thumbnails (12rem) or chips.
+    if (m.attachments?.length) lines += 8;
     for (const line of (m.content ?? "").split("\n"))
       lines += Math.max(1, Math.ceil(line.length / LINE_CHARS));
   }
