@@ -4,7 +4,7 @@
 // when the text is the URL, since neither platform has link markup.
 import type { Nodes } from "mdast";
 import { toString as plain } from "mdast-util-to-string";
-import { itemBody, joinBlocks, markerOf, type Parsed, parseMarkdown, sourceOf } from "./parse.js";
+import { itemBody, joinBlocks, itemHead, type Parsed, parseMarkdown, sourceOf } from "./parse.js";
 import { tableText } from "./table.js";
 
 interface Marks {
@@ -15,7 +15,7 @@ interface Marks {
   codeMarks: boolean;
 }
 
-const spelled = (text: string, url: string) => (!text || text === url ? url : `${text} (${url})`);
+export const spelled = (text: string, url: string) => (!text || text === url ? url : `${text} (${url})`);
 
 function render(doc: Parsed, node: Nodes, m: Marks): string {
   const kids = (n: Nodes & { children: Nodes[] }) => n.children.map((c) => render(doc, c, m)).join("");
@@ -50,9 +50,8 @@ function render(doc: Parsed, node: Nodes, m: Marks): string {
     case "blockquote":
       return blocks(node).replace(/^/gm, "> ");
     case "listItem": {
-      const marker = markerOf(doc, node);
-      const check = node.checked === true ? "☑ " : node.checked === false ? "☐ " : "";
-      return `${marker} ${check}${itemBody(doc, node.children, marker.length + 1, (c) => render(doc, c, m))}`;
+      const head = itemHead(doc, node);
+      return `${head}${itemBody(doc, node.children, head.length, (c) => render(doc, c, m))}`;
     }
     case "table":
       return fence(tableText(node));
@@ -72,14 +71,20 @@ function render(doc: Parsed, node: Nodes, m: Marks): string {
   }
 }
 
+const WHATSAPP: Marks = { strong: "*", emphasis: "_", delete: "~", codeMarks: true };
+const PLAIN: Marks = { strong: "", emphasis: "", delete: "", codeMarks: false };
+
+export const renderWhatsApp = (doc: Parsed, node: Nodes) => render(doc, node, WHATSAPP);
+export const renderPlainText = (doc: Parsed, node: Nodes) => render(doc, node, PLAIN);
+
 /** The model's Markdown in WhatsApp's own markers. */
 export function toWhatsApp(markdown: string): string {
   const doc = parseMarkdown(markdown);
-  return render(doc, doc.tree, { strong: "*", emphasis: "_", delete: "~", codeMarks: true });
+  return renderWhatsApp(doc, doc.tree);
 }
 
 /** The model's Markdown as plain text (SMS): the words, without markers or code fences. */
 export function toPlainText(markdown: string): string {
   const doc = parseMarkdown(markdown);
-  return render(doc, doc.tree, { strong: "", emphasis: "", delete: "", codeMarks: false });
+  return renderPlainText(doc, doc.tree);
 }

@@ -3,7 +3,7 @@
 // `&gt;` (the only three escapes). Headings are bold lines, tables a code block.
 import type { Nodes } from "mdast";
 import { toString as plain } from "mdast-util-to-string";
-import { itemBody, joinBlocks, markerOf, type Parsed, parseMarkdown, sourceOf } from "./parse.js";
+import { itemBody, joinBlocks, itemHead, type Parsed, parseMarkdown, sourceOf } from "./parse.js";
 import { tableText } from "./table.js";
 
 export const escapeMrkdwn = (s: string) =>
@@ -17,7 +17,8 @@ function link(url: string, text: string): string {
   return text && text !== url ? `<${target}|${linkText(text)}>` : `<${target}>`;
 }
 
-function render(doc: Parsed, node: Nodes): string {
+export function renderMrkdwn(doc: Parsed, node: Nodes): string {
+  const render = renderMrkdwn;
   const kids = (n: Nodes & { children: Nodes[] }) => n.children.map((c) => render(doc, c)).join("");
   const blocks = (n: Nodes & { children: Nodes[] }) => joinBlocks(doc, n.children, (c) => render(doc, c));
   switch (node.type) {
@@ -50,9 +51,8 @@ function render(doc: Parsed, node: Nodes): string {
     case "list":
       return blocks(node);
     case "listItem": {
-      const marker = markerOf(doc, node);
-      const check = node.checked === true ? "☑ " : node.checked === false ? "☐ " : "";
-      return `${marker} ${check}${itemBody(doc, node.children, marker.length + 1, (c) => render(doc, c))}`;
+      const head = itemHead(doc, node);
+      return `${head}${itemBody(doc, node.children, head.length, (c) => render(doc, c))}`;
     }
     case "table":
       return `\`\`\`\n${escapeMrkdwn(tableText(node))}\n\`\`\``;
@@ -75,5 +75,5 @@ function render(doc: Parsed, node: Nodes): string {
 /** The model's Markdown as Slack mrkdwn. */
 export function toMrkdwn(markdown: string): string {
   const doc = parseMarkdown(markdown);
-  return render(doc, doc.tree);
+  return renderMrkdwn(doc, doc.tree);
 }

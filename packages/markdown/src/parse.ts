@@ -1,7 +1,7 @@
 // The model's Markdown parsed once: CommonMark + GFM (tables, strikethrough, task lists, autolink
 // literals, footnotes) into an mdast tree that every platform renderer walks. Positions are kept so
 // renderers can reuse the source where the platform reads Markdown as written.
-import type { Nodes, Root } from "mdast";
+import type { ListItem, Nodes, Root } from "mdast";
 import { fromMarkdown } from "mdast-util-from-markdown";
 import { gfmFromMarkdown } from "mdast-util-gfm";
 import { gfm } from "micromark-extension-gfm";
@@ -54,6 +54,16 @@ export function markerOf(doc: Parsed, item: Nodes): string {
   const start = item.position?.start.offset;
   if (start === undefined) return "-";
   return /^\s*([-*+]|\d{1,9}[.)])/.exec(doc.source.slice(start, start + 12))?.[1] ?? "-";
+}
+
+/**
+ * What starts a list item: its marker and task box (`- ☐ `), or as many spaces for the part of an
+ * item that goes on from the previous piece.
+ */
+export function itemHead(doc: Parsed, item: ListItem): string {
+  const check = item.checked === true ? "☑ " : item.checked === false ? "☐ " : "";
+  const head = `${markerOf(doc, item)} ${check}`;
+  return (item.data as { continued?: boolean } | undefined)?.continued ? " ".repeat(head.length) : head;
 }
 
 /**

@@ -3,7 +3,7 @@
 // `"` in attributes). Raw HTML the model wrote is shown as text, never interpreted.
 import type { Nodes } from "mdast";
 import { toString as plain } from "mdast-util-to-string";
-import { itemBody, joinBlocks, markerOf, type Parsed, parseMarkdown, sourceOf } from "./parse.js";
+import { itemBody, joinBlocks, itemHead, type Parsed, parseMarkdown, sourceOf } from "./parse.js";
 import { tableText } from "./table.js";
 
 export function escapeHtml(text: string): string {
@@ -15,7 +15,8 @@ const attr = (s: string) => escapeHtml(s).replace(/"/g, "&quot;");
 const pre = (code: string, lang?: string | null) =>
   `<pre><code${lang ? ` class="language-${attr(lang)}"` : ""}>${escapeHtml(code)}</code></pre>`;
 
-function render(doc: Parsed, node: Nodes): string {
+export function renderTelegram(doc: Parsed, node: Nodes): string {
+  const render = renderTelegram;
   const kids = (n: Nodes & { children: Nodes[] }) => n.children.map((c) => render(doc, c)).join("");
   const blocks = (n: Nodes & { children: Nodes[] }) => joinBlocks(doc, n.children, (c) => render(doc, c));
   switch (node.type) {
@@ -48,9 +49,8 @@ function render(doc: Parsed, node: Nodes): string {
     case "list":
       return blocks(node);
     case "listItem": {
-      const marker = markerOf(doc, node);
-      const check = node.checked === true ? "☑ " : node.checked === false ? "☐ " : "";
-      return `${marker} ${check}${itemBody(doc, node.children, marker.length + 1, (c) => render(doc, c))}`;
+      const head = itemHead(doc, node);
+      return `${head}${itemBody(doc, node.children, head.length, (c) => render(doc, c))}`;
     }
     case "table":
       return pre(tableText(node));
@@ -73,5 +73,5 @@ function render(doc: Parsed, node: Nodes): string {
 /** The model's Markdown as Telegram HTML; code spans and blocks are escaped verbatim. */
 export function toTelegramHtml(markdown: string): string {
   const doc = parseMarkdown(markdown);
-  return render(doc, doc.tree);
+  return renderTelegram(doc, doc.tree);
 }

@@ -1,0 +1,97 @@
+// The tree -> Discord's markdown (https://support.discord.com/hc/en-us/articles/210298617):
+// `**bold**`, `*italic*`, `~~strike~~`, `#`-`###` headings (deeper ones bold), masked links
+// `[text](url)`, `-`/`1.` lists, `> ` quotes, fenced code. Discord shows tables as raw pipes, so a
+// table is a code block of aligned columns. Text the model wrote is escaped with a backslash where
+// Discord would read markup, and never becomes a mention: `@everyone`, `@here`, `<@id>`, `<#id>`,
+// `<@&id>` and `</command:id>` are shown as typed (the gateway also sends `allowed_mentions` empty).
+import type { Nodes } from "mdast";
+import { toString as plain } from "mdast-util-to-string";
+import { itemBody, itemHead, joinBlocks, type Parsed, parseMarkdown, sourceOf } from "./parse.js";
+import { tableText } from "./table.js";
+
+/** Backslash before what Discord reads as markup or a mention; a line's `-`/`+` list marker too. */
+export const escapeDiscord = (text: string) =>
+  text.replace(/[\\*_~`|[\]<>#@]/g, "\\$&").replace(/(^|\n)([-+])(?= )/g, "$1\\$2");
+
+// Inside code nothing can be escaped: a fence or a mention in the code is broken by a zero-width space.
+const codeSafe = (code: string) =>
+  code.replace(/```/g, "`\u200b``").replace(/@(?=everyone|here)|<(?=[@#/])/g, "$&\u200b");
+
+/** A masked link's target: parentheses, spaces and angle brackets percent-encoded, so Discord keeps it whole. */
+const target = (url: string) =>
+  url.replace(/[()<>\s]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`);
+
+function link(url: string, text: string): string {
+  if (!text || text === url) return /^https?:\/\//i.test(url) ? target(url) : escapeDiscord(url);
+  return `[${escapeDiscord(text.replace(/\n/g, " "))}](${target(url)})`;
+}
+
+/** An inline code span: as many backticks as it needs (one or two), spaced off a backtick at its edge. */
+function codeSpan(value: string): string {
+  const ticks = value.includes("`") ? "``" : "`";
+  const pad = value.startsWith("`") || value.endsWith("`") ? " " : "";
+  return `${ticks}${pad}${codeSafe(value).replace(/``+/g, (run) => run.split("").join("\u200b"))}${pad}${ticks}`;
+}
+
+const fence = (code: string, lang?: string | null) =>
+  `\`\`\`${lang && /^[\w+#.-]+$/.test(lang) ? lang : ""}\n${codeSafe(code)}\n\`\`\``;
+
+export function renderDiscord(doc: Parsed, node: Nodes): string {
+  const render = renderDiscord;
+  const kids = (n: Nodes & { children: Nodes[] }) => n.children.map((c) => render(doc, c)).join("");
+  const blocks = (n: Nodes & { children: Nodes[] }) => joinBlocks(doc, n.children, (c) => render(doc, c));
+  switch (node.type) {
+    case "root":
+    case "list":
+      return blocks(node);
+    case "paragraph":
+      return kids(node);
+    case "text":
+      return escapeDiscord(node.value);
+    case "strong":
+      return `**${kids(node)}**`;
+    case "emphasis":
+      return `*${kids(node)}*`;
+    case "delete":
+      return `~~${kids(node)}~~`;
+    case "inlineCode":
+      return codeSpan(node.value);
+    case "break":
+      return "\n";
+    case "link":
+      return link(node.url, plain(node));
+    case "image":
+      return link(node.url, node.alt ?? "");
+    case "heading":
+      return node.depth <= 3 ? `${"#".repeat(node.depth)} ${kids(node)}` : `**${kids(node)}**`;
+    case "code":
+      return fence(node.value, node.lang);
+    case "blockquote":
+      return blocks(node).replace(/^/gm, "> ");
+    case "listItem": {
+      const head = itemHead(doc, node);
+      return `${head}${itemBody(doc, node.children, head.length, (c) => render(doc, c))}`;
+    }
+    case "table":
+      return fence(tableText(node));
+    case "thematicBreak":
+      return "———";
+    case "definition":
+      return "";
+    case "footnoteReference":
+      return `\\[${escapeDiscord(node.label ?? node.identifier)}\\]`;
+    case "footnoteDefinition":
+      return `\\[${escapeDiscord(node.label ?? node.identifier)}\\] ${blocks(node)}`;
+    case "linkReference":
+    case "imageReference":
+      return escapeDiscord(plain(node) || sourceOf(doc, node));
+    default:
+      return escapeDiscord(sourceOf(doc, node));
+  }
+}
+
+/** The model's Markdown as Discord markdown. */
+export function toDiscord(markdown: string): string {
+  const doc = parseMarkdown(markdown);
+  return renderDiscord(doc, doc.tree);
+}
