@@ -194,13 +194,17 @@ export class EmailGateway implements Gateway {
     const transport = this.#transport;
     if (!transport) throw new Error("email gateway is not started");
     const requestId = await this.#requestOf(options.requestId);
-    const info = await this.#threadInfo(thread, options.meta);
+    // A schedule composes a new mail (its own subject, no In-Reply-To or References) to the thread's
+    // address; everything else answers in its conversation.
+    const composed = composedSubject(options.meta);
+    const info =
+      composed !== undefined
+        ? { to: (await this.#threadInfo(thread, undefined)).to, subject: "" }
+        : await this.#threadInfo(thread, options.meta);
     const tag = requestId ? ` [agentsvc:${requestId}]` : "";
-    const subject = info.subject
-      ? replySubject(info.subject)
-      : requestId
-        ? "Approval needed"
-        : "Message from your agent";
+    const subject =
+      composed ??
+      (info.subject ? replySubject(info.subject) : requestId ? "Approval needed" : "Message from your agent");
     // Stable across retries of this piece, so a resend after a crash carries the same Message-ID.
     const digest = createHash("sha256")
       .update(`${thread}\0${options.idempotencyKey}`)
@@ -383,3 +387,9 @@ export class EmailGateway implements Gateway {
 
 /** What the server calls with the validated entry (plus `name` and `env`). */
 export const createGateway: GatewayFactory<EmailGatewayOptions> = (options) => new EmailGateway(options);
+
+/** The subject of a new mail a schedule composes (`meta.scheduled.subject`), if this piece is one. */
+function composedSubject(meta: Record<string, unknown> | undefined): string | undefined {
+  const subject = (meta?.scheduled as { subject?: unknown } | undefined)?.subject;
+  return typeof subject === "string" && subject.trim() !== "" ? subject.trim() : undefined;
+}
