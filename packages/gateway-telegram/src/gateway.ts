@@ -28,7 +28,7 @@ import { BotApi, sendFailureOf } from "./api.js";
 import { telegramPoller } from "./connection.js";
 import { downloadFile } from "./download.js";
 import { uploadOf } from "./files.js";
-import { escapeHtml, htmlToPlain, markdownToTelegramHtml, repairHtml, splitHtml } from "./format.js";
+import { escapeHtml, htmlToPlain, splitHtml, telegramPieces } from "./format.js";
 import {
   type BotIdentity,
   type Classified,
@@ -102,7 +102,7 @@ export class TelegramGateway implements Gateway {
             chat_id: chatId,
             ...(topicId ? { message_thread_id: topicId } : {}),
             draft_id: draftId,
-            text: repairHtml(html),
+            text: html,
             parse_mode: "HTML",
           },
           signal,
@@ -171,13 +171,13 @@ export class TelegramGateway implements Gateway {
     this.#typing.clear();
   }
 
-  format(markdown: string): string {
-    return markdownToTelegramHtml(markdown);
-  }
-
-  /** Pieces of at most 4096 visible characters: the limit counts the text after HTML parsing. */
-  chunk(formatted: string): string[] {
-    return splitHtml(formatted, MESSAGE_LIMIT);
+  /**
+   * The reply's Markdown (no `format`: the session hands it over as written) cut on its tree into
+   * Telegram HTML pieces of at most 4096 visible characters, the limit sendMessage counts after
+   * HTML parsing. Each piece is rendered on its own, so it parses as sent.
+   */
+  chunk(markdown: string): string[] {
+    return telegramPieces(markdown, MESSAGE_LIMIT);
   }
 
   send(thread: string, text: string, options: SendOptions): Promise<SendResult> {
@@ -187,7 +187,7 @@ export class TelegramGateway implements Gateway {
   /** A send; `signal` aborts it (a preview the session gave up on). */
   async #send(thread: string, text: string, options: SendOptions, signal?: AbortSignal): Promise<SendResult> {
     this.#stopTyping(thread);
-    const message = await this.#sendHtml(thread, repairHtml(text), options, undefined, signal);
+    const message = await this.#sendHtml(thread, text, options, undefined, signal);
     return { messageId: String(message.message_id) };
   }
 
@@ -213,9 +213,8 @@ export class TelegramGateway implements Gateway {
     return this.#edit(thread, messageId, text);
   }
 
-  async #edit(thread: string, messageId: string, text: string, signal?: AbortSignal): Promise<void> {
+  async #edit(thread: string, messageId: string, html: string, signal?: AbortSignal): Promise<void> {
     const { chatId } = parseThread(thread);
-    const html = repairHtml(text);
     const base = { chat_id: chatId, message_id: Number(messageId) };
     try {
       await this.#call("editMessageText", { ...base, text: html, parse_mode: "HTML" }, signal).catch(
