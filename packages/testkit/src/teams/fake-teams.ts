@@ -67,6 +67,12 @@ export class FakeTeams extends HttpFake {
   readonly #types = new Map<string, string>();
   /** Calls to the connector's activity routes, failed ones included. */
   calls = 0;
+  /**
+   * Off by default. On: a conversation none of this fake's activities came from is one the bot is
+   * not a member of, refused with 403 BotNotInConversationRoster
+   * (https://learn.microsoft.com/en-us/microsoftteams/platform/bots/build-conversational-capability#status-codes-from-bot-conversational-apis).
+   */
+  rosterOnly = false;
   openIdFetches = 0;
   keyFetches = 0;
   tokenRequests = 0;
@@ -261,6 +267,13 @@ export class FakeTeams extends HttpFake {
       return answerJson(res, 413, { error: { code: "MessageSizeTooBig", message: "Message size too big" } });
     const activity = JSON.parse(raw.toString("utf8")) as Json;
     const conversationId = decodeURIComponent(m[1] as string);
+    if (this.rosterOnly && !this.#types.has(conversationId))
+      return answerJson(res, 403, {
+        error: {
+          code: "BotNotInConversationRoster",
+          message: "The bot is not part of the conversation roster.",
+        },
+      });
     if (req.method === "PUT") {
       const existing = this.sent.find((s) => s.id === m[2] && s.conversationId === conversationId);
       if (!existing)

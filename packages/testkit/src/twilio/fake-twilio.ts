@@ -56,6 +56,11 @@ export class FakeTwilio extends HttpFake {
   readonly #media = new Map<string, { bytes: Buffer; contentType: string }>();
   /** Every Messages call, failed ones included. */
   calls = 0;
+  /**
+   * Numbers that replied STOP: Twilio refuses sending to them with 400 and error 21610,
+   * "Attempt to send to unsubscribed recipient" (https://www.twilio.com/docs/api/errors/21610).
+   */
+  readonly optedOut = new Set<string>();
   webhookUrl: string;
   signedUrl: string | undefined;
   readonly #options: FakeTwilioOptions;
@@ -195,6 +200,8 @@ export class FakeTwilio extends HttpFake {
     const from = form.get("From") ?? undefined;
     const messagingServiceSid = form.get("MessagingServiceSid") ?? undefined;
     if (!to) return twilioError(res, 400, 21604, "A 'To' phone number is required.");
+    if (this.optedOut.has(to))
+      return twilioError(res, 400, 21610, "Attempt to send to unsubscribed recipient");
     if (!from && !messagingServiceSid)
       return twilioError(res, 400, 21603, "A 'From' phone number is required.");
     const mediaUrls = form.getAll("MediaUrl");
