@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BLOCK_ROWS, ROW_PACKAGES, type RowContext } from "./block-rows.js";
+import { MEDIA_ROWS } from "./media-rows.js";
 import { type LocalRegistry, startLocalRegistry } from "../../registry/local-registry.js";
 import { NPM_FLAGS, run, type Started, startServer } from "./outside.js";
 import { packAll, repoRoot } from "../../registry/pack.js";
@@ -142,7 +143,7 @@ describe("the installed agentsvc bin, once per documented configuration block", 
     expect(adapters.code, show(adapters)).toBe(0);
   }, 200_000);
 
-  for (const row of BLOCK_ROWS) {
+  for (const row of [...BLOCK_ROWS, ...MEDIA_ROWS]) {
     it(`${row.block}: ${row.behaviour}`, async () => {
       const undo: (() => Promise<void> | void)[] = [];
       const servers: Started[] = [];
