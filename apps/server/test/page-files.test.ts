@@ -5,7 +5,6 @@
 // One browser for the file; each test opens its own context.
 import type { Project } from "@agentsvc/config-schema";
 import pino from "pino";
-import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, openPage, type Watched } from "../../../packages/webui-page/test/browser/harness.js";
 import { type RunningServer, startServer } from "../src/index.js";
@@ -21,6 +20,8 @@ const PNG = [
 const MAX_BYTES = 200 * 1024;
 // A name that would be markup if it were ever rendered as HTML.
 const HOSTILE = "<img src=x onerror=alert(1)>.png";
+
+type Page = Watched["page"];
 
 let server: RunningServer;
 let browser: Awaited<ReturnType<typeof launchBrowser>>;
