@@ -143,7 +143,16 @@ export function createChatUi(options: ChatUiOptions): Hono<HonoEnv> {
   );
   app.route("/", resumeRoute(runs));
   app.route("/", runControlRoutes(runs));
-  app.route("/", memoryRoutes({ db, memory, runStore, canCompact: agent.canCompact }));
+  app.route(
+    "/",
+    memoryRoutes({
+      db,
+      memory,
+      runStore,
+      canCompact: agent.canCompact,
+      filesBase: `${apiPrefix(entry.path)}/files`,
+    }),
+  );
   app.route("/", conversationRoutes({ db, memory, runStore }));
   app.route("/", preferenceRoutes(db));
   app.route("/", fileRoutes({ db, media: entry.media }, uploads));

@@ -151,8 +151,21 @@ describe("page uploads", () => {
     expect(history.body.messages[0]).toEqual({
       role: "user",
       content: "",
-      attachments: [{ blob: id, kind: "image", contentType: "image/png", size: PNG.length, name: "cat.png" }],
+      attachments: [
+        {
+          blob: id,
+          kind: "image",
+          contentType: "image/png",
+          size: PNG.length,
+          name: "cat.png",
+          url: `/chat/api/files/${id}/cat.png`,
+        },
+      ],
     });
+    // The URL works with the caller's own credentials (and only theirs, see below).
+    expect(
+      (await client.get(history.body.messages[0].attachments[0].url.slice("/chat/api".length))).status,
+    ).toBe(200);
     // A message of files alone is titled by its first file.
     const list = await client.get("/conversations");
     expect(list.body.conversations[0]).toMatchObject({ conversationId: "c1", title: "cat.png" });

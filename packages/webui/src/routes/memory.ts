@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { Memory, RunStore } from "@agentsvc/agent-core";
+import type { Memory, Message, RunStore } from "@agentsvc/agent-core";
 import { readJsonObject } from "../body.js";
 import { badInput, typeName } from "../errors.js";
 import { conversationIdOf, queryObject } from "../fields.js";
@@ -15,6 +15,8 @@ export interface MemoryRouteDeps {
   runStore: RunStore;
   /** True only when a summary provider and model are configured. */
   canCompact: boolean;
+  /** `<path>/api/files`: where a user message's files are fetched (`/history` gives each its URL). */
+  filesBase: string;
 }
 
 /** Default number of most recent messages `/compact` keeps. */
@@ -38,7 +40,9 @@ export function memoryRoutes(deps: MemoryRouteDeps): Hono<HonoEnv> {
     // user's message, the tool call) are part of the conversation all the same, so a reload shows
     // them above the approval card. `pending` names the waiting run for the page.
     const waiting = await deps.runStore.listByConversation(userId, conversationId);
-    const messages = [...stored, ...waiting.flatMap((run) => run.turnMessages)];
+    const messages = [...stored, ...waiting.flatMap((run) => run.turnMessages)].map((m) =>
+      withFileUrls(m, deps.filesBase),
+    );
     const pending = waiting.map((run) => ({ threadId: unscoped(run.options.threadId) }));
     return c.json({ success: true, conversationId, messages, pending });
   });
@@ -80,4 +84,15 @@ export function memoryRoutes(deps: MemoryRouteDeps): Hono<HonoEnv> {
   });
 
   return app;
+}
+
+/** A user message's stored files, each with the URL its owner fetches it from (same gates as the API). */
+function withFileUrls(message: Message, base: string): Message {
+  if (message.role !== "user" || !message.attachments?.length) return message;
+  return {
+    ...message,
+    attachments: message.attachments.map((a) =>
+      "blob" in a ? { ...a, url: `${base}/${a.blob}/${encodeURIComponent(a.name ?? "file")}` } : a,
+    ),
+  };
 }
