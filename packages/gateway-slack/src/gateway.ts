@@ -26,7 +26,7 @@ import { parseDuration } from "@agentsvc/config-schema/adapter";
 import { AnsweredThreads } from "./answered-threads.js";
 import { postUpload, SlackWebApi, type Token } from "./api.js";
 import { type Envelope, SocketMode } from "./connection.js";
-import { chunkMrkdwn, markdownToMrkdwn } from "./format.js";
+import { markdownToMrkdwn, slackPieces } from "./format.js";
 import { type BotIdentity, readEvent, readPresses } from "./inbound.js";
 import { SlackStreams } from "./stream.js";
 import { parseThread } from "./thread.js";
@@ -71,7 +71,7 @@ export class SlackGateway implements Gateway {
   };
   readonly #streams = new SlackStreams({
     call: (method, params, signal) => this.#call(method, params, signal),
-    send: (thread, text, signal) => this.#post(thread, text, signal),
+    send: (thread, piece, signal) => this.#post(thread, markdownToMrkdwn(piece), signal),
     answered: (thread) => this.#rememberAnswered(thread),
   });
   readonly messageLimit = MESSAGE_LIMIT;
@@ -135,16 +135,17 @@ export class SlackGateway implements Gateway {
     this.#socket?.stop();
   }
 
-  format(markdown: string): string {
-    return markdownToMrkdwn(markdown);
+  /**
+   * The reply's Markdown (no `format`: the session hands it over as written) cut on its tree into
+   * Markdown pieces that fit as mrkdwn and as markdown_text; `send`, `edit` and the stream render
+   * each piece for the method they call.
+   */
+  chunk(markdown: string): string[] {
+    return slackPieces(markdown, MESSAGE_LIMIT);
   }
 
-  chunk(formatted: string): string[] {
-    return chunkMrkdwn(formatted, MESSAGE_LIMIT);
-  }
-
-  send(thread: string, text: string): Promise<SendResult> {
-    return this.#post(thread, text);
+  send(thread: string, piece: string): Promise<SendResult> {
+    return this.#post(thread, markdownToMrkdwn(piece));
   }
 
   /** chat.postMessage; `signal` aborts it (a preview post the session gave up on). */
@@ -201,7 +202,8 @@ export class SlackGateway implements Gateway {
     return this.#streams.finish(thread, draft, text, options);
   }
 
-  async edit(thread: string, messageId: string, text: string): Promise<void> {
+  async edit(thread: string, messageId: string, piece: string): Promise<void> {
+    const text = markdownToMrkdwn(piece);
     await this.#call("chat.update", { channel: parseThread(thread).channel, ts: messageId, text });
   }
 

@@ -15,7 +15,7 @@ import {
   type SendResult,
   type StreamOptions,
 } from "@agentsvc/adapter-kit";
-import { mrkdwnToMarkdown } from "./format.js";
+import { markdownToMrkdwn, toSlackMarkdown } from "./format.js";
 import { parseThread } from "./thread.js";
 
 export interface SlackStreamApi {
@@ -25,8 +25,8 @@ export interface SlackStreamApi {
     params: Record<string, unknown>,
     signal?: AbortSignal,
   ): Promise<Record<string, unknown>>;
-  /** chat.postMessage as the gateway sends a reply. */
-  send(thread: string, text: string, signal?: AbortSignal): Promise<SendResult>;
+  /** chat.postMessage of a reply's Markdown piece, as the gateway sends one. */
+  send(thread: string, piece: string, signal?: AbortSignal): Promise<SendResult>;
   /** A channel thread the bot posts into is remembered as answered. */
   answered(thread: string): Promise<void> | undefined;
 }
@@ -67,9 +67,10 @@ export class SlackStreams {
     const user = typeof options.meta?.user === "string" ? options.meta.user : undefined;
     const team = typeof options.meta?.team === "string" ? options.meta.team : undefined;
     return {
-      update: async (text, signal): Promise<DraftIds | undefined> => {
-        // `text` is mrkdwn (for postMessage and update); the stream methods take Markdown.
-        const markdown = mrkdwnToMarkdown(text);
+      update: async (piece, signal): Promise<DraftIds | undefined> => {
+        // `piece` is the reply's first Markdown piece: mrkdwn for chat.update, Markdown for the stream methods.
+        const text = markdownToMrkdwn(piece);
+        const markdown = toSlackMarkdown(piece);
         if (orphan && ts) {
           orphan = false;
           mode = "post";
@@ -113,7 +114,7 @@ export class SlackStreams {
           return undefined;
         }
         if (!ts) {
-          ts = (await this.api.send(thread, text, signal)).messageId;
+          ts = (await this.api.send(thread, piece, signal)).messageId;
           return ts ? { ts, mode } : undefined;
         }
         await this.#call("chat.update", { channel, ts, text }, signal);
@@ -123,17 +124,18 @@ export class SlackStreams {
   }
 
   /** Stops a stream (once; a stopped one is fine) and sets the message to the final text. */
-  async finish(thread: string, draft: DraftIds, text: string, _options: SendOptions): Promise<SendResult> {
+  async finish(thread: string, draft: DraftIds, piece: string, _options: SendOptions): Promise<SendResult> {
     const { channel } = parseThread(thread);
     const ts = typeof draft.ts === "string" ? draft.ts : undefined;
-    if (!ts) return this.api.send(thread, text);
+    if (!ts) return this.api.send(thread, piece);
+    const text = markdownToMrkdwn(piece);
     if (draft.mode === "stream") await this.#stop(channel, ts);
     try {
       await this.#call("chat.update", { channel, ts, text });
       return { messageId: ts };
     } catch (err) {
       // The preview was deleted meanwhile: the final text goes out as a new message.
-      if (/message_not_found/.test(String((err as Error).message))) return this.api.send(thread, text);
+      if (/message_not_found/.test(String((err as Error).message))) return this.api.send(thread, piece);
       throw err;
     }
   }

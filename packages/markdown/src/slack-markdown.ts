@@ -1,48 +1,47 @@
 // The tree -> the Markdown of Slack's `markdown_text` (chat.startStream / chat.appendStream,
-// https://docs.slack.dev/reference/methods/chat.startStream): standard Markdown, so the tree is
-// written back as CommonMark with mdast-util-to-markdown (which escapes only what would otherwise be
-// markup: `&` stays `&`, `**bold**` stays bold, links stay `[text](url)`). Slack does not render
-// tables there (the pipes show raw), so a table becomes a code block of aligned columns; raw HTML
-// the model typed is text; an image is a link to it.
-import type { Nodes, Root, RootContent } from "mdast";
-import { gfmToMarkdown } from "mdast-util-gfm";
-import { toMarkdown } from "mdast-util-to-markdown";
-import { type Parsed, parseMarkdown } from "./parse.js";
+// https://docs.slack.dev/reference/methods/chat.startStream): standard Markdown, so what Slack reads
+// as written stays as the model wrote it (`**bold**` bold, `[text](url)` links, `&`, `<` and `>`
+// unescaped: Slack shows entities there as typed); a stream appends only to what it showed, so the
+// text of a growing reply must keep its start. The tree decides the one change: a table, which
+// Slack shows as raw pipes there, becomes a code block of aligned columns.
+import type { Nodes } from "mdast";
+import { joinBlocks, type Parsed, parseMarkdown, sourceOf } from "./parse.js";
 import { tableText } from "./table.js";
 
-/** A copy of the tree with what markdown_text cannot show turned into what it can. */
-function adapt(node: Nodes): Nodes {
-  switch (node.type) {
-    case "table":
-      return { type: "code", value: tableText(node) };
-    case "html":
-      return { type: "text", value: node.value };
-    case "image":
-      return { type: "link", url: node.url, children: [{ type: "text", value: node.alt || node.url }] };
-    case "imageReference":
-      return { type: "text", value: node.alt ?? "" };
-    case "definition":
-      return { type: "text", value: "" };
-    default:
-      return "children" in node
-        ? ({ ...node, children: (node.children as Nodes[]).map(adapt) } as Nodes)
-        : ({ ...node } as Nodes);
-  }
+interface Edit {
+  start: number;
+  end: number;
+  text: string;
 }
 
-export function renderSlackMarkdown(_doc: Parsed, node: Nodes): string {
-  const tree = adapt(node);
-  const root: Root = tree.type === "root" ? tree : { type: "root", children: [tree as RootContent] };
-  return toMarkdown(root, {
-    extensions: [gfmToMarkdown()],
-    bullet: "-",
-    emphasis: "_",
-    strong: "*",
-    fence: "`",
-    fences: true,
-    rule: "-",
-    listItemIndent: "one",
-  }).replace(/\n+$/, "");
+function collect(doc: Parsed, node: Nodes, edits: Edit[]): void {
+  const start = node.position?.start.offset;
+  const end = node.position?.end.offset;
+  if (start === undefined || end === undefined) return;
+  if (node.type === "table") {
+    edits.push({ start, end, text: `\`\`\`\n${tableText(node)}\n\`\`\`` });
+    return;
+  }
+  if ("children" in node) for (const child of node.children) collect(doc, child, edits);
+}
+
+/** A block's source with the edits inside it applied. */
+function edited(doc: Parsed, block: Nodes): string {
+  const from = block.position?.start.offset;
+  if (from === undefined) return sourceOf(doc, block);
+  const edits: Edit[] = [];
+  collect(doc, block, edits);
+  let out = "";
+  let last = from;
+  for (const edit of edits) {
+    out += doc.source.slice(last, edit.start) + edit.text;
+    last = edit.end;
+  }
+  return out + doc.source.slice(last, block.position?.end.offset);
+}
+
+export function renderSlackMarkdown(doc: Parsed, node: Nodes): string {
+  return node.type === "root" ? joinBlocks(doc, node.children, (b) => edited(doc, b)) : edited(doc, node);
 }
 
 /** The model's Markdown as Slack's markdown_text. */
