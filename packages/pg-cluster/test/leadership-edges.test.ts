@@ -140,6 +140,32 @@ describe.skipIf(postgresMissing)("Leadership at its edges", () => {
     }
   });
 
+  it("an onLost that throws is reported with its context, and the lead is taken again after the reconnect", async () => {
+    const errors: [string, string][] = [];
+    const link = await pg.link({ healthCheckMs: 0, reconnectMinMs: 50, reconnectMaxMs: 200 });
+    const leadership = new Leadership(link, {
+      retryMs: RETRY_MS,
+      onError: (e, context) => errors.push([e.message, context]),
+    });
+    try {
+      const handle = leadership.lead("whatsapp:throws", {
+        onAcquired: () => undefined,
+        onLost: () => {
+          throw new Error("cleanup failed");
+        },
+      });
+      await waitFor("led", () => handle.isLeader, 5_000);
+      await terminate(pg.mon, link.backendPid!);
+      await waitFor("reported", () => errors.some(([, c]) => c.endsWith("onLost")), 5_000);
+      await waitFor("led again", () => handle.isLeader, 10_000);
+      expect(errors.filter(([, c]) => c.startsWith("leadership"))).toEqual([
+        ["cleanup failed", 'leadership "whatsapp:throws": onLost'],
+      ]);
+    } finally {
+      await leadership.stop();
+    }
+  });
+
   it("without onError, a rejecting onAcquired still resigns (the lock is released) and nothing goes unhandled", async () => {
     const other = await pg.link({ healthCheckMs: 0 });
     const link = await pg.link({ healthCheckMs: 0 });
