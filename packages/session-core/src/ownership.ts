@@ -31,10 +31,14 @@ export class Ownership {
   /** Locks being given back: a new claim of the thread waits, or it would count a lock that is going. */
   readonly #releasing = new Map<string, Promise<void>>();
 
+  /** Threads kept after their last work, by the timer that lets each go. */
+  readonly #lettingGo = new Map<string, NodeJS.Timeout>();
+
   constructor(
     private readonly p: SessionParts,
     private readonly coordination: Coordination,
     private readonly hooks: OwnershipHooks,
+    private readonly options: { holdMs: number } = { holdMs: 0 },
   ) {}
 
   get shared(): boolean {
@@ -103,11 +107,49 @@ export class Ownership {
 
   /**
    * Runs after every change to a held thread (inside its lock): a thread with nothing running or
-   * queued here is let go, unless the store has messages for it that were not taken yet.
+   * queued here is let go, unless the store has messages for it that were not taken yet. With
+   * `holdMs`, it is let go only after that long without work: a thread's next message tends to
+   * follow soon, and taking the thread back on another instance costs a lock, an adoption and a
+   * release, while a message recorded elsewhere meanwhile is announced to this holder.
    */
   async settle(state: ThreadState): Promise<void> {
     if (!this.shared || !this.#held.has(state.threadId) || this.#adopting.has(state.threadId)) return;
+    this.#keepUntil(state.threadId);
     if (hasWork(state)) return;
+    if (this.options.holdMs > 0 && !this.p.stopping()) {
+      this.#letGoLater(state.gateway, state.thread, state.threadId);
+      return;
+    }
+    await this.#letGo(state);
+  }
+
+  /** Cancels a pending let-go of the thread. */
+  #keepUntil(threadId: string): void {
+    clearTimeout(this.#lettingGo.get(threadId));
+    this.#lettingGo.delete(threadId);
+  }
+
+  #letGoLater(gateway: string, thread: string, threadId: string): void {
+    const timer = setTimeout(() => {
+      this.#lettingGo.delete(threadId);
+      if (this.p.stopping()) return;
+      this.p.track(
+        this.p.threads.with(gateway, thread, async (state) => {
+          if (!this.#held.has(threadId)) {
+            if (!state.active && state.queue.length === 0) this.p.threads.drop(gateway, thread);
+            return;
+          }
+          if (!this.#adopting.has(threadId) && !hasWork(state)) await this.#letGo(state);
+        }),
+      );
+    }, this.options.holdMs);
+    // An exiting process gives every lock back with its connection: not kept alive for this.
+    timer.unref();
+    this.#lettingGo.set(threadId, timer);
+  }
+
+  /** The last look for messages not taken yet, then the lock given back. */
+  async #letGo(state: ThreadState): Promise<void> {
     await this.takeFresh(state);
     if (hasWork(state)) return;
     this.p.logger.debug({ threadId: state.threadId }, "let a thread go");
@@ -223,6 +265,7 @@ export class Ownership {
       if (this.#held.has(threadId) || state)
         this.p.logger.warn({ threadId }, "lost the lock of a thread; another instance may take it over");
       this.#held.delete(threadId);
+      this.#keepUntil(threadId);
       if (!state) continue;
       if (state.active?.phase === "running") {
         if (state.lost) continue;
@@ -250,6 +293,7 @@ export class Ownership {
 
   /** Forgets a thread: its state, what the RunManager kept of it, and that it was held. */
   forget(state: ThreadState): void {
+    this.#keepUntil(state.threadId);
     this.p.threads.drop(state.gateway, state.thread);
     this.p.runs.release?.(state.threadId);
     // Stryker disable next-line CallExpression: both callers come after lost() deleted it (its else branch; a turn ending with state.lost)

@@ -20,6 +20,8 @@ import type { SessionStore } from "./store.js";
 
 const POLICIES: readonly SessionPolicy[] = ["reject", "queue", "steer", "interrupt"];
 
+export const DEFAULT_THREAD_HOLD_MS = 1000;
+
 export const DEFAULT_BUSY_REPLY =
   "I am still working on your previous message. Please wait for my reply, then send this again.";
 
@@ -61,6 +63,12 @@ export interface GatewaySessionOptions {
    * messages at least this old. Idle, it looks every 2nd, 4th, then 8th period. Default 1000 ms.
    */
   sweepMs?: number;
+  /**
+   * Several instances: how long a thread stays with the instance that ran it once it has no work,
+   * so its next message does not move it (a lock, an adoption and a release elsewhere). A decision
+   * for it on another instance waits up to about 2 s for it. Default 1000 ms; 0 lets it go at once.
+   */
+  threadHoldMs?: number;
   /** Told what happens, for metrics (the server's Prometheus series). */
   observer?: SessionObserver;
   /**

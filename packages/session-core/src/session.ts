@@ -36,9 +36,9 @@ import { Scheduler } from "./scheduler.js";
 import { holdsConnection, SessionLead, stopGateways } from "./session-lead.js";
 import { dispatchRecorded } from "./dispatch.js";
 import type { GatewaySessionOptions, GatewayStatus, ThreadSnapshot } from "./session-options.js";
-import { sessionSettings } from "./session-options.js";
+import { DEFAULT_THREAD_HOLD_MS, sessionSettings } from "./session-options.js";
 import { DEFAULT_STREAM_UPDATE_TIMEOUT_MS, Previews } from "./streaming.js";
-import { type QueuedMessage, Threads } from "./threads.js";
+import { type QueuedMessage, type ThreadState, Threads } from "./threads.js";
 import { Turns } from "./turns.js";
 
 export type { SessionPolicy };
@@ -143,10 +143,12 @@ export class GatewaySession {
       policy: settings.policy,
       maxQueueDepth: settings.maxQueueDepth,
     });
-    this.#ownership = new Ownership(this.#parts, this.#coordination, {
-      adopt: (gateway, thread) => this.#lead.adopt(gateway, thread),
-      onMessage: (state, msg) => this.#policy.onMessage(state, msg),
-    });
+    const hooks = {
+      adopt: (gateway: string, thread: string) => this.#lead.adopt(gateway, thread),
+      onMessage: (state: ThreadState, msg: QueuedMessage) => this.#policy.onMessage(state, msg),
+    };
+    const holdMs = options.threadHoldMs ?? DEFAULT_THREAD_HOLD_MS;
+    this.#ownership = new Ownership(this.#parts, this.#coordination, hooks, { holdMs });
     this.#lead = new SessionLead({
       parts: this.#parts,
       turns: this.#turns,

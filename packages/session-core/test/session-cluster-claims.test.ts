@@ -43,6 +43,8 @@ describe("an instance of several taking a thread", () => {
     await a.session.idle();
     expect(asked).toEqual([TID]);
     expect(a.runs.starts.map((s) => s.input)).toEqual(["first", "second"]);
+    // Let go once it has been idle for the session's hold (threadHoldMs), not at its last turn's end.
+    await until(() => moves(a).length === 2, "the thread let go");
     expect(moves(a)).toEqual(["took a thread", "let a thread go"]);
   });
 

@@ -18,7 +18,7 @@ afterEach(async () => {
 });
 
 /** Three instances over one store, each counting the thread locks it asks for and what it announces. */
-async function three() {
+async function three(threadHoldMs?: number) {
   dir = tempDir();
   const cluster = createMemoryCluster();
   const asked = { a: [] as string[], b: [] as string[], c: [] as string[] };
@@ -33,7 +33,7 @@ async function three() {
       },
     };
   };
-  const common = { dir, sweepMs: 60_000 };
+  const common = { dir, sweepMs: 60_000, ...(threadHoldMs !== undefined ? { threadHoldMs } : {}) };
   const a = await rig({ ...common, coordination: counted("a") });
   const b = await rig({ ...common, coordination: counted("b"), store: a.db });
   const c = await rig({ ...common, coordination: counted("c"), store: a.db });
@@ -60,6 +60,20 @@ describe("three instances over one store", () => {
     a.gates.openAll();
     await until(() => a.gateway.textsTo("T").length === 2, "both answered");
     expect(b.runs.starts.length + c.runs.starts.length).toBe(0);
+  });
+});
+
+describe("a thread after its turn", () => {
+  it("stays with the instance that ran it for the hold: its next message, recorded on another instance, runs there without a new lock", async () => {
+    const { a, b, c, asked } = await three(60_000);
+    await say(a, "T", "first");
+    await until(() => a.gateway.textsTo("T").length === 1, "the first reply");
+    await a.session.idle();
+    await say(b, "T", "second");
+    await until(() => a.gateway.textsTo("T").length === 2, "the second reply");
+    expect(a.runs.starts.map((s) => s.input)).toEqual(["first", "second"]);
+    expect(b.runs.starts.length + c.runs.starts.length).toBe(0);
+    expect(asked.a).toEqual(["gw:mock:T"]);
   });
 });
 

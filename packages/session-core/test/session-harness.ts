@@ -147,6 +147,8 @@ export interface RigOptions {
   expiresAfterSeconds?: number;
   /** With `coordination`: the period of the sweep for work nobody runs (default 100 ms). */
   sweepMs?: number;
+  /** With `coordination`: how long an idle thread stays held here (the session's threadHoldMs). */
+  threadHoldMs?: number;
   /** Shared with other rigs over the same store directory (several instances). */
   coordination?: Coordination;
   /**
@@ -221,6 +223,7 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
     agent,
     loggers: { destination: logs.stream, level: "debug" },
     ...(options.coordination ? { coordination: options.coordination, sweepMs: options.sweepMs ?? 100 } : {}),
+    ...(options.threadHoldMs !== undefined ? { threadHoldMs: options.threadHoldMs } : {}),
     ...(options.entries ? { entries: options.entries } : {}),
     ...(options.outbox ? { outbox: options.outbox } : {}),
     ...(options.ownsRun ? { ownsRun: options.ownsRun } : {}),
