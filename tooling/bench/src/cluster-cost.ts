@@ -5,12 +5,12 @@
 // BEGIN and COMMIT included), and the same at rest per minute. Each configuration runs on a fresh
 // database of one durable server; requests go to every instance at once (30 connections in all),
 // and gateway messages share 200 threads, so a thread's next message often lands elsewhere.
-import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import { startPostgres, type TestPostgres } from "@agentsvc/pg-test";
 import autocannon from "autocannon";
 import { type ChildServer, startChildServer } from "./child-server.ts";
 import { ingest, SECRET } from "./ingest.ts";
+import { type PgClient, pgClient } from "./pg-client.ts";
 import { postgresCpuSeconds } from "./pg-cpu.ts";
 import { cpuSecondsOf, machineLoad } from "./proc.ts";
 import { fmt, type Row } from "./stats.ts";
@@ -22,20 +22,6 @@ const CONNECTIONS = 30;
 const THREADS = 200;
 
 type Kind = "invoke" | "gateway";
-
-interface PgClient {
-  connect(): Promise<void>;
-  query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
-  end(): Promise<void>;
-  processID?: number;
-}
-
-function pgClient(url: string): PgClient {
-  const pg = createRequire(import.meta.resolve("@agentsvc/store-postgres"))("pg") as {
-    Client: new (config: { connectionString: string }) => PgClient;
-  };
-  return new pg.Client({ connectionString: url });
-}
 
 interface Sample {
   app: number;

@@ -3,6 +3,7 @@ import { benchAccess } from "./access.ts";
 import { benchAgentRoute, INVOKE_WORKLOAD } from "./agent-route.ts";
 import { benchBigMessages } from "./big-messages.ts";
 import { benchCluster } from "./cluster.ts";
+import { benchOutboxDue } from "./outbox-due.ts";
 import { benchIngest } from "./ingest.ts";
 import { benchIngestPostgres } from "./ingest-pg.ts";
 import { benchMemory } from "./memory.ts";
@@ -66,6 +67,8 @@ if (!only || only === "cluster")
     "Several instances on PostgreSQL (CPU and statements per request, 1 vs 3 instances)",
     await benchCluster(),
   );
+if (!only || only === "outbox-due")
+  printTable("The outbox's due read under a backlog (PostgreSQL, durable)", await benchOutboxDue());
 if (!only || only === "page") printTable("Chat page (Chromium, real server, demo model)", await benchPage());
 if (!only || only === "uploads")
   printTable("Uploads (chat page upload route, media on; server RSS)", await benchUploads());

@@ -1,0 +1,17 @@
+// A plain node-postgres client for the bench's own statements (probes, setup), taken from
+// store-postgres's dependency so the bench needs no copy of its own.
+import { createRequire } from "node:module";
+
+export interface PgClient {
+  connect(): Promise<void>;
+  query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
+  end(): Promise<void>;
+  processID?: number;
+}
+
+export function pgClient(url: string): PgClient {
+  const pg = createRequire(import.meta.resolve("@agentsvc/store-postgres"))("pg") as {
+    Client: new (config: { connectionString: string }) => PgClient;
+  };
+  return new pg.Client({ connectionString: url });
+}
