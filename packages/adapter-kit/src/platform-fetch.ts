@@ -53,16 +53,29 @@ export interface PlatformCall {
 export class PlatformClient {
   constructor(readonly options: PlatformClientOptions) {}
 
+  /** The parsed answer (undefined for an empty one, e.g. a 204); an unreadable 2xx answer is a failure. */
   async json<T>(call: string, url: string, request: PlatformCall = {}): Promise<T> {
     const res = await this.#send(call, url, request);
+    let text: string;
+    try {
+      text = await res.text();
+    } catch (err) {
+      if (request.signal?.aborted) throw err;
+      throw this.#error(call, { network: true, detail: "the answer broke off" }, res, err);
+    }
     let body: unknown;
     try {
-      body = await res.json();
+      body = text ? JSON.parse(text) : undefined;
     } catch (err) {
-      throw this.#error(call, { status: res.status, detail: "unreadable answer" }, res, err);
+      // An error page is still the status's failure; only a success must be readable.
+      if (res.ok) throw this.#error(call, { status: res.status, detail: "unreadable answer" }, res, err);
     }
-    const reported = this.options.bodyFailure?.(body, res.status);
-    if (reported || !res.ok) throw this.#error(call, { status: res.status, ...reported }, res);
+    const reported = this.options.bodyFailure?.(body ?? {}, res.status);
+    if (reported || !res.ok) {
+      const detail =
+        reported?.detail ?? (body === undefined ? text.slice(0, 200) || res.statusText : undefined);
+      throw this.#error(call, { status: res.status, ...(detail ? { detail } : {}), ...reported }, res);
+    }
     return body as T;
   }
 

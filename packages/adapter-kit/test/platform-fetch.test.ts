@@ -21,6 +21,14 @@ const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => void
   // Slack answers HTTP 200 with ok: false: https://api.slack.com/web#evaluating_responses
   "/slack-style": (_req, res) => res.end(JSON.stringify({ ok: false, error: "invalid_auth" })),
   "/silent": () => {},
+  "/empty": (_req, res) => {
+    res.writeHead(204);
+    res.end();
+  },
+  "/html-502": (_req, res) => {
+    res.writeHead(502, { "content-type": "text/html" });
+    res.end("<html>Bad Gateway</html>");
+  },
   "/echo": (req, res) => {
     let body = "";
     req.on("data", (c) => {
@@ -92,6 +100,13 @@ describe("PlatformClient", () => {
   it("an HTTP 200 whose body reports a failure is a failure with the platform's code", async () => {
     const err = await failure(client.json("auth.test", `${base}/slack-style`));
     expect(err.facts).toMatchObject({ status: 200, code: "invalid_auth" });
+  });
+
+  it("an empty answer (204) is undefined; an HTML error page is its status's failure, its text the detail", async () => {
+    expect(await client.json("DELETE message", `${base}/empty`)).toBeUndefined();
+    const err = await failure(client.json("getUpdates", `${base}/html-502`));
+    expect(err.facts).toMatchObject({ status: 502, detail: "<html>Bad Gateway</html>" });
+    expect(err.toSendError().permanent).toBe(false);
   });
 
   it("a call that gets no answer within its timeout is a network failure saying so", async () => {

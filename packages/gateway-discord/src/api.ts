@@ -1,22 +1,32 @@
-// The Discord REST client: `Authorization: Bot <token>`, JSON, and every failure classified by
-// session-core's one classifier (401 credentials, 429/5xx/network retry, other 4xx permanent).
-// Discord's own part: a 429 names its wait in the body as float seconds, `retry_after`, which is
-// more precise than the whole-second `Retry-After` header
-// (https://discord.com/developers/docs/topics/rate-limits#exceeding-a-rate-limit).
-import { sendFailure } from "@agentsvc/adapter-kit";
+// The Discord REST client on adapter-kit's PlatformClient: `Authorization: Bot <token>`, JSON, and
+// every failure classified by the kit's one classifier (401 credentials, 429/5xx/network retry, other
+// 4xx permanent). Discord's own part: a 429 names its wait in the body as float seconds,
+// `retry_after`, which is more precise than the whole-second `Retry-After` header
+// (https://discord.com/developers/docs/topics/rate-limits#exceeding-a-rate-limit), and an error body
+// carries `code` and `message` (https://discord.com/developers/docs/reference#error-messages).
+import { type FailureFacts, PlatformCallError, PlatformClient } from "@agentsvc/adapter-kit";
+
+function bodyFailure(body: unknown, status: number): FailureFacts | undefined {
+  if (status < 400) return undefined;
+  const b = body as { retry_after?: unknown; code?: unknown; message?: unknown };
+  return {
+    ...(typeof b.retry_after === "number" ? { retryAfterMs: Math.ceil(b.retry_after * 1000) } : {}),
+    ...(typeof b.code === "number" && b.code !== 0 ? { code: b.code } : {}),
+    ...(typeof b.message === "string" ? { detail: b.message } : {}),
+  };
+}
 
 export class DiscordRest {
   readonly #base: string;
-
   readonly #token: string;
-  readonly #timeoutMs: number;
+  readonly #client: PlatformClient;
   /** The variable holding the token, named when Discord rejects it. */
   readonly #envVar: string;
 
   constructor(apiBaseUrl: string, token: string, timeoutMs: number, envVar: string) {
     this.#base = apiBaseUrl.replace(/\/+$/, "");
     this.#token = token;
-    this.#timeoutMs = timeoutMs;
+    this.#client = new PlatformClient({ platform: "discord", timeoutMs, bodyFailure });
     this.#envVar = envVar;
   }
 
@@ -27,36 +37,20 @@ export class DiscordRest {
     body?: unknown,
     signal?: AbortSignal,
   ): Promise<T> {
-    const timeout = AbortSignal.timeout(this.#timeoutMs);
-    const call = `${method} ${route(path)}`;
-    let res: Response;
     try {
-      res = await fetch(`${this.#base}${path}`, {
+      return await this.#client.json<T>(`${method} ${route(path)}`, `${this.#base}${path}`, {
         method,
         headers: {
           authorization: `Bot ${this.#token}`,
           "user-agent": "DiscordBot (https://github.com/agentsvc, 0.1)",
-          ...(body === undefined || body instanceof FormData ? {} : { "content-type": "application/json" }),
         },
-        ...(body === undefined ? {} : { body: body instanceof FormData ? body : JSON.stringify(body) }),
-        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+        ...(body === undefined ? {} : { body }),
+        ...(signal ? { signal } : {}),
       });
     } catch (err) {
-      throw sendFailure({ network: true, detail: String(err) }, { platform: "discord", call, cause: err });
+      if (!(err instanceof PlatformCallError)) throw err;
+      throw err.toSendError({ envVar: this.#envVar });
     }
-    if (res.status === 204) return undefined as T;
-    const json = (await res.json().catch(() => ({}))) as Record<string, unknown>;
-    if (res.ok) return json as T;
-    throw sendFailure(
-      {
-        status: res.status,
-        retryAfter: res.headers.get("retry-after"),
-        ...(typeof json.retry_after === "number" ? { retryAfterMs: Math.ceil(json.retry_after * 1000) } : {}),
-        ...(typeof json.code === "number" && json.code !== 0 ? { code: json.code } : {}),
-        detail: String(json.message ?? res.statusText),
-      },
-      { platform: "discord", call, envVar: this.#envVar },
-    );
   }
 }
 

@@ -2,7 +2,13 @@
 // `{ ok, error }`. Failures go through the session's classifier with Slack's own codes first:
 // `ratelimited`/429 waits `Retry-After` (https://api.slack.com/docs/rate-limits), a refused token
 // is a credentials failure naming its variable, errors that can never succeed are permanent.
-import { type PlatformRule, sendFailure } from "@agentsvc/adapter-kit";
+import {
+  type FailureFacts,
+  PlatformCallError,
+  PlatformClient,
+  type PlatformRule,
+  sendFailure,
+} from "@agentsvc/adapter-kit";
 
 /** The token itself is refused (https://api.slack.com/methods/chat.postMessage#errors). */
 const CREDENTIALS = new Set([
@@ -44,13 +50,20 @@ export interface Token {
   envVar: string;
 }
 
+/** Slack answers failures as `{ ok: false, error }`, mostly with HTTP 200 (https://api.slack.com/web#evaluating_responses). */
+function bodyFailure(body: unknown, status: number): FailureFacts | undefined {
+  const b = body as { ok?: boolean; error?: string };
+  if (b.ok && status < 400) return undefined;
+  return { code: b.error ?? `http_${status}` };
+}
+
 export class SlackWebApi {
   readonly #base: string;
-  readonly #timeoutMs: number;
+  readonly #client: PlatformClient;
 
   constructor(apiBaseUrl: string, timeoutMs: number) {
     this.#base = apiBaseUrl.replace(/\/+$/, "");
-    this.#timeoutMs = timeoutMs;
+    this.#client = new PlatformClient({ platform: "slack", timeoutMs, bodyFailure });
   }
 
   /**
@@ -65,32 +78,20 @@ export class SlackWebApi {
     signal?: AbortSignal,
     form = false,
   ): Promise<T> {
-    const how = { platform: "slack", call: method, envVar: token.envVar, platformRule: slackRule };
-    const timeout = AbortSignal.timeout(this.#timeoutMs);
-    let res: Response;
     try {
-      res = await fetch(`${this.#base}/${method}`, {
+      return await this.#client.json<T>(method, `${this.#base}/${method}`, {
         method: "POST",
         headers: {
           "content-type": form ? "application/x-www-form-urlencoded" : "application/json; charset=utf-8",
           authorization: `Bearer ${token.value}`,
         },
         body: form ? formOf(params) : JSON.stringify(params),
-        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+        ...(signal ? { signal } : {}),
       });
     } catch (err) {
-      throw sendFailure({ network: true, detail: String(err) }, { ...how, cause: err });
+      if (!(err instanceof PlatformCallError)) throw err;
+      throw err.toSendError({ envVar: token.envVar, platformRule: slackRule });
     }
-    const body = (await res.json().catch(() => ({}))) as T & { ok?: boolean; error?: string };
-    if (res.ok && body.ok) return body;
-    throw sendFailure(
-      {
-        status: res.status,
-        retryAfter: res.headers.get("retry-after"),
-        code: body.error ?? `http_${res.status}`,
-      },
-      how,
-    );
   }
 }
 
