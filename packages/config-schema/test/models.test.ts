@@ -129,10 +129,11 @@ describe("model settings, each error with file and key", () => {
     ["maxRetries: -1", "maxRetries", "expected an integer between 0 and 10 (got -1)"],
     ["maxRetries: 11", "maxRetries", "expected an integer between 0 and 10 (got 11)"],
     ["timeoutMs: 0", "timeoutMs", "expected an integer between 1 and 3600000 (milliseconds) (got 0)"],
+    ['fileInputs: ["video"]', "fileInputs[0]", 'must be one of image, pdf, audio (got "video")'],
     [
       "temprature: 1",
       "temprature",
-      'unknown key in model settings (known keys: maxOutputTokens, temperature, topP, stopSequences, headers, providerOptions, maxRetries, timeoutMs); did you mean "temperature"?',
+      'unknown key in model settings (known keys: maxOutputTokens, temperature, topP, stopSequences, headers, providerOptions, maxRetries, timeoutMs, fileInputs); did you mean "temperature"?',
     ],
   ];
   for (const [setting, path, message] of cases) {
