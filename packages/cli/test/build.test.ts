@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildProject } from "../src/index.js";
-import { BOT_AGENT, BROKEN, run, tempDir, writeFiles } from "./helpers.js";
+import { BOT_AGENT, BROKEN, linkAdapters, run, tempDir, writeFiles } from "./helpers.js";
 
 /** A project using every kind of *EnvVar key there is. */
 const ENV_FIXTURE: Record<string, string> = {
@@ -79,7 +79,8 @@ describe("agentsvc build", () => {
   });
 
   it("writes the resolved project with defaults and theme tokens, without module code", async () => {
-    const dir = writeFiles(tempDir(), ENV_FIXTURE);
+    // The discord entry's defaults are its adapter package's (installed, as start needs it).
+    const dir = linkAdapters(writeFiles(tempDir(), ENV_FIXTURE));
     const r = await run(["build", dir]);
     expect(r.code).toBe(0);
     const m = JSON.parse(readFileSync(join(dir, ".agentsvc/build/manifest.json"), "utf8"));
