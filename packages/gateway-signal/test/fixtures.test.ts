@@ -1,17 +1,22 @@
-// Every documented signal-cli payload in testkit/fixtures/signal, through the fake daemon: a
-// `receive` notification on the events stream (delivered or ignored with its reason), or the
-// result of a `send` (sent, or the outbox's verdict). A new fixture file is a new row.
+// Every documented signal-cli payload in testkit/fixtures/signal, through the fake daemon and
+// testkit's fixture runner (a real session): a `receive` notification on the events stream
+// (delivered or ignored with its reason: the common outcomes), or the result of a `send` (sent, or
+// the outbox's verdict: Signal's own). A new fixture file is a new row.
 import { isGatewaySendError } from "@agentsvc/adapter-kit";
 import { eventually, type FakeSignalDaemon, startSignalDaemon } from "@agentsvc/testkit";
-import { loadFixtures } from "@agentsvc/testkit/session";
+import {
+  type CommonOutcome,
+  expectCommonOutcome,
+  type FixtureRun,
+  loadFixtures,
+  runFixtureGateway,
+} from "@agentsvc/testkit/session";
 import { afterEach, describe, expect, it } from "vitest";
 import { SignalGateway } from "../src/index.js";
-import { testContext } from "./context.js";
 import { ACCOUNT } from "./harness.js";
 
 type Expect =
-  | { outcome: "delivered"; text: string; author: string; thread: string }
-  | { outcome: "ignored"; reason: string }
+  | CommonOutcome
   | { outcome: "sent"; messageId: string }
   | { outcome: "send-failed"; kind: "retry" | "permanent" };
 interface Fixture {
@@ -24,11 +29,11 @@ interface Fixture {
 const FIXTURES = loadFixtures<Fixture>("signal").map((fx) => ({ file: fx.file, fx }));
 
 let daemon: FakeSignalDaemon | undefined;
-let gateway: SignalGateway | undefined;
+let run: FixtureRun | undefined;
 afterEach(async () => {
-  await gateway?.stop();
+  await run?.rig.stop();
   await daemon?.close();
-  gateway = undefined;
+  run = undefined;
   daemon = undefined;
 });
 
@@ -44,10 +49,13 @@ describe("signal fixtures", () => {
   for (const { file, fx } of FIXTURES) {
     it(`${file}: ${fx.case} -> ${fx.expect.outcome}`, async () => {
       daemon = await startSignalDaemon({ accounts: [ACCOUNT, "+15550008888"] });
-      const t = testContext({ SIGNAL_ACCOUNT: ACCOUNT });
-      gateway = new SignalGateway({ accountEnvVar: "SIGNAL_ACCOUNT", httpUrl: daemon.url });
-      await gateway.start(t.ctx);
-      await eventually(() => gateway?.connected === true, "the events stream");
+      const gateway = new SignalGateway({
+        accountEnvVar: "SIGNAL_ACCOUNT",
+        httpUrl: daemon.url,
+        env: { SIGNAL_ACCOUNT: ACCOUNT },
+      });
+      run = await runFixtureGateway(gateway);
+      await eventually(() => gateway.connected, "the events stream");
       const want = fx.expect;
 
       if ("sendResult" in fx.payload) {
@@ -63,25 +71,8 @@ describe("signal fixtures", () => {
         return;
       }
 
-      const ignoredBefore = t.logs.filter((l) => l.msg === "signal event ignored").length;
       daemon.receiveRaw(fx.payload.account, fx.payload.envelope);
-      if (want.outcome === "delivered") {
-        await eventually(() => t.delivered.length === 1, "the delivery");
-        expect(t.delivered[0]).toMatchObject({
-          text: want.text,
-          thread: want.thread,
-          author: { id: want.author },
-        });
-      } else if (want.outcome === "ignored") {
-        await eventually(
-          () => t.logs.filter((l) => l.msg === "signal event ignored").length > ignoredBefore,
-          "the ignore line",
-        );
-        const line = t.logs.filter((l) => l.msg === "signal event ignored").at(-1);
-        expect(String(line?.reason)).toContain(want.reason);
-        expect(line?.level).toBe(20);
-        expect(t.delivered).toHaveLength(0);
-      } else throw new Error(`${file}: an event cannot be ${want.outcome}`);
+      expect(await expectCommonOutcome(run, want), `${file}: an event cannot be ${want.outcome}`).toBe(true);
     });
   }
 });

@@ -87,6 +87,13 @@ export async function expectCommonOutcome(
     return true;
   }
   if (outcome.outcome === "ignored") {
+    // A connection adapter logs its reason after the platform's event arrives, not before a response
+    // returns: wait for it (bounded), then check nothing was delivered.
+    await eventually(
+      () => run.reasons().some((r) => r.includes(outcome.reason)),
+      "the reason logged",
+      5_000,
+    ).catch(() => {});
     await expectNothingDelivered(run);
     const reasons = run.reasons();
     expect(
