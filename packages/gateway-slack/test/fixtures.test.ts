@@ -1,12 +1,17 @@
 // Every documented Slack payload in testkit/fixtures/slack runs through the Slack fake's Socket Mode
-// connection into the real gateway, and the outcome is checked: delivered (text, author, thread),
-// ignored (the reason logged at debug) or decided. A new fixture file is a new row.
+// connection into the real gateway in a real session (testkit's fixture runner), and the outcome is
+// checked: delivered (text, author, thread) or ignored (the reason logged) as for every adapter, or
+// decided (the press handed to the session as that user's decision). A new fixture file is a new row.
 import { encodeDecision } from "@agentsvc/adapter-kit";
-import { captureLogs, type SlackEnvelope, SlackFake, eventually, within } from "@agentsvc/testkit";
-import { loadFixtures } from "@agentsvc/testkit/session";
+import { eventually, type SlackEnvelope, SlackFake, within } from "@agentsvc/testkit";
+import {
+  expectCommonOutcome,
+  type FixtureRun,
+  loadFixtures,
+  runFixtureGateway,
+} from "@agentsvc/testkit/session";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createGateway } from "../src/index.js";
-import { type RecordingContext, recordingContext } from "./context.js";
 
 type Expect =
   | { outcome: "delivered"; text: string; author: string; thread: string; meta?: Record<string, unknown> }
@@ -35,14 +40,11 @@ function withButtonValue(envelope: SlackEnvelope, expect: Expect): SlackEnvelope
 }
 
 let fake: SlackFake;
-let rec: RecordingContext;
-let logs: ReturnType<typeof captureLogs>;
+let run: FixtureRun;
 let gateway: ReturnType<typeof createGateway>;
 
 beforeEach(async () => {
   fake = await SlackFake.start({ ackTimeoutMs: 2_000, echoOwnMessages: false });
-  logs = captureLogs();
-  rec = recordingContext(logs.logger);
   gateway = createGateway({
     name: "slack",
     botTokenEnvVar: "SLACK_BOT",
@@ -50,13 +52,12 @@ beforeEach(async () => {
     env: { SLACK_BOT: fake.botToken, SLACK_APP: fake.appToken },
     apiBaseUrl: fake.apiBaseUrl,
   });
-  await gateway.start(rec.context);
+  run = await runFixtureGateway(gateway);
   await eventually(() => fake.openConnections.length === 1, "the Socket Mode connection");
 });
 
 afterEach(async () => {
-  await gateway.stop();
-  rec.stop();
+  await run?.rig.stop();
   await fake.close();
 });
 
@@ -72,19 +73,18 @@ describe("slack fixtures", () => {
         await gateway.send(thread, "an earlier answer", sendOptions);
       await within(fake.deliverEnvelope(withButtonValue(fixture.payload, fixture.expect)), 3_000, "the ack");
       const e = fixture.expect;
-      if (e.outcome === "delivered") {
-        expect(rec.delivered.map((m) => ({ text: m.text, author: m.author.id, thread: m.thread }))).toEqual([
-          { text: e.text, author: e.author, thread: e.thread },
+      if (e.outcome === "decided") {
+        await eventually(() => run.decided.length > 0, "the decision");
+        expect(run.decided.map(({ requestId, decision, by }) => ({ requestId, decision, by }))).toEqual([
+          { requestId: e.requestId, decision: e.decision, by: e.by },
         ]);
-        expect(rec.delivered[0]?.author.isBot).toBe(false);
-        if (e.meta) expect(rec.delivered[0]?.meta).toMatchObject(e.meta);
-      } else if (e.outcome === "ignored") {
-        expect(rec.delivered).toEqual([]);
-        const debug = logs.lines().filter((l) => l.level === 20 && typeof l.reason === "string");
-        expect(debug.map((l) => l.reason).join(" | ")).toContain(e.reason);
-      } else {
-        expect(rec.decided).toEqual([{ requestId: e.requestId, decision: e.decision, by: e.by }]);
-        expect(rec.delivered).toEqual([]);
+        expect(run.seen).toEqual([]);
+        return;
+      }
+      expect(await expectCommonOutcome(run, e), file).toBe(true);
+      if (e.outcome === "delivered") {
+        expect(run.seen[0]?.author.isBot).toBe(false);
+        if (e.meta) expect(run.seen[0]?.meta).toMatchObject(e.meta);
       }
     });
   }
