@@ -27,7 +27,7 @@ import { parseDuration } from "@agentsvc/config-schema/adapter";
 import { DiscordRest } from "./api.js";
 import { GatewaySocket } from "./connection.js";
 import { attachmentForm } from "./files.js";
-import { markdownToDiscord } from "./format.js";
+import { discordPieces } from "./format.js";
 import { type DiscordMessage, isThreadChannel, readMessage } from "./inbound.js";
 import { DiscordStreams } from "./stream.js";
 import { botRoleIn, ThreadMemory } from "./thread.js";
@@ -154,8 +154,12 @@ export class DiscordGateway implements Gateway {
     this.#typing.clear();
   }
 
-  format(markdown: string): string {
-    return markdownToDiscord(markdown);
+  /**
+   * The reply's Markdown (no `format`: the session hands it over as written) cut on its tree into
+   * Discord markdown pieces of at most 2 000 characters, each rendered on its own.
+   */
+  chunk(markdown: string): string[] {
+    return discordPieces(markdown, MESSAGE_LIMIT);
   }
 
   send(thread: string, text: string, options: SendOptions): Promise<SendResult> {

@@ -9,9 +9,14 @@ import { toString as plain } from "mdast-util-to-string";
 import { itemBody, itemHead, joinBlocks, type Parsed, parseMarkdown, sourceOf } from "./parse.js";
 import { tableText } from "./table.js";
 
-/** Backslash before what Discord reads as markup or a mention; a line's `-`/`+` list marker too. */
+/**
+ * Backslash before what Discord reads as markup or a mention; a line's `-`/`+` list marker too. An
+ * underscore inside a word is left alone (Discord's `_` emphasis starts only at a word boundary).
+ */
 export const escapeDiscord = (text: string) =>
-  text.replace(/[\\*_~`|[\]<>#@]/g, "\\$&").replace(/(^|\n)([-+])(?= )/g, "$1\\$2");
+  text
+    .replace(/[\\*~`|[\]<>#@]|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu, "\\$&")
+    .replace(/(^|\n)([-+])(?= )/g, "$1\\$2");
 
 // Inside code nothing can be escaped: a fence or a mention in the code is broken by a zero-width space.
 const codeSafe = (code: string) =>
