@@ -31,6 +31,8 @@ const special = {
     (f) => `src/${f}.ts`,
   ),
   "webhook-kit": ["src/!(index).ts"],
+  // Everything but the contract's types and the export list.
+  "adapter-kit": ["src/!(index|gateway|scheduler|dedup-window).ts"],
   "gateway-cli": ["src/cli-gateway.ts"],
   "pg-cluster": ["src/!(index).ts"],
   "agent-routes": ["src/!(index).ts"],
@@ -50,6 +52,7 @@ export const MUTATED_PACKAGES = [
   "session-core",
   "chat-store",
   "webhook-kit",
+  "adapter-kit",
   "pg-cluster",
   "agent-routes",
   "cli",
