@@ -19,6 +19,8 @@ export interface OutgoingMail {
   to: string;
   subject: string;
   text: string;
+  /** A text/html alternative of `text` (multipart/alternative). */
+  html?: string;
   messageId: string;
   inReplyTo?: string;
   references?: string[];
@@ -62,6 +64,7 @@ export async function sendMail(
       to: mail.to,
       subject: mail.subject,
       text: mail.text,
+      ...(mail.html ? { html: mail.html } : {}),
       messageId: mail.messageId,
       ...(mail.inReplyTo ? { inReplyTo: mail.inReplyTo } : {}),
       ...(mail.references?.length ? { references: mail.references } : {}),

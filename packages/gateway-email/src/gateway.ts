@@ -20,7 +20,7 @@ import {
 } from "@agentsvc/adapter-kit";
 import { simpleParser } from "mailparser";
 import { type Cursor, type Handled, ImapLoginError, ImapReader } from "./connection.js";
-import { markdownToMail } from "./format.js";
+import { mailPieces, markdownToMail, toMailHtml } from "./format.js";
 import { decisionText, ignoreReason, mailFacts } from "./inbound.js";
 import { judgeSender, receivedAuthResults } from "./sender-auth.js";
 import { type OutgoingMail, sendMail, smtpTransport } from "./api.js";
@@ -158,8 +158,12 @@ export class EmailGateway implements Gateway {
     ctx.scheduler.schedule("poll", 0, (signal) => this.#pollTask(signal));
   }
 
-  format(markdown: string): string {
-    return markdownToMail(markdown);
+  /**
+   * The reply's Markdown (no `format`: the session hands it over as written), cut on its tree only
+   * past the limit; `send` renders each piece as text and HTML.
+   */
+  chunk(markdown: string): string[] {
+    return mailPieces(markdown, MESSAGE_LIMIT);
   }
 
   async stop(): Promise<void> {
@@ -169,8 +173,9 @@ export class EmailGateway implements Gateway {
     this.#transport?.close();
   }
 
-  async send(thread: string, text: string, options: SendOptions): Promise<SendResult> {
-    return this.#mail(thread, text, options);
+  /** One Markdown piece as a text/plain body with a text/html alternative. */
+  async send(thread: string, piece: string, options: SendOptions): Promise<SendResult> {
+    return this.#mail(thread, { text: markdownToMail(piece), html: toMailHtml(piece) }, options);
   }
 
   /**
@@ -179,14 +184,14 @@ export class EmailGateway implements Gateway {
    */
   async sendFile(thread: string, file: OutboundFile, options: SendOptions): Promise<SendResult> {
     const content = await file.bytes();
-    return this.#mail(thread, file.caption ?? fileNote(file), options, [
+    return this.#mail(thread, { text: file.caption ?? fileNote(file) }, options, [
       { filename: file.name, content, contentType: file.contentType },
     ]);
   }
 
   async #mail(
     thread: string,
-    text: string,
+    body: { text: string; html?: string },
     options: SendOptions,
     attachments?: OutgoingMail["attachments"],
   ): Promise<SendResult> {
@@ -215,7 +220,7 @@ export class EmailGateway implements Gateway {
       from: this.#from,
       to: info.to,
       subject: `${subject}${tag}`,
-      text,
+      ...body,
       messageId,
       ...(info.inReplyTo ? { inReplyTo: info.inReplyTo } : {}),
       ...(info.references ? { references: info.references } : {}),

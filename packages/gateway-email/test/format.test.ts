@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { markdownToMail } from "../src/format.js";
 import { createGateway } from "../src/index.js";
 
 const gateway = createGateway({
@@ -8,7 +9,8 @@ const gateway = createGateway({
   imapPasswordEnvVar: "P",
   fromAddressEnvVar: "F",
 });
-const format = (md: string) => (gateway.format ? gateway.format(md) : md);
+/** What the gateway sends as text/plain: each piece of the reply rendered. */
+const format = (md: string) => (gateway.chunk?.(md) ?? [md]).map(markdownToMail).join("\n\n");
 
 describe("Markdown as a text/plain mail", () => {
   it("writes links and images as text <URL>, which every mail client makes clickable", () => {
