@@ -34,7 +34,7 @@ import { meteredModel } from "./metered-model.js";
 import { meteredStore } from "./metered-store.js";
 import { createSpendMeter } from "./spend-meter.js";
 import { meterRuns } from "./spend-runs.js";
-import { reminderToolsOf, startSchedules } from "./schedules.js";
+import { reminderToolsOf, type SchedulePage, startSchedules } from "./schedules.js";
 import { startTracing } from "./tracing.js";
 import { transcriberOf } from "./transcription.js";
 import { requestLog } from "./request-log.js";
@@ -217,6 +217,8 @@ export async function createServer(project: Project, options: ServerOptions = {}
     );
     // Before the exposures: a page or route mounted at `/` never answers for it.
     app.route("/", healthRoute(gateways.session));
+    // Chat pages by entry name: a schedule may post into one of their users' conversations.
+    const pages = new Map<string, SchedulePage>();
     for (const exposure of project.exposures) {
       if (exposure.exposes === "agent") {
         const apiKey = exposure.apiKeyEnvVar ? readEnv(env, exposure.apiKeyEnvVar) : undefined;
@@ -237,7 +239,7 @@ export async function createServer(project: Project, options: ServerOptions = {}
         closers.push(() => route.close());
         app.route("/", route.app);
       } else {
-        await mountWebui(app, exposure, {
+        const page = await mountWebui(app, exposure, {
           project,
           runs,
           controls: controls ?? runs,
@@ -246,6 +248,7 @@ export async function createServer(project: Project, options: ServerOptions = {}
           logger,
           buildDir,
         });
+        pages.set(exposure.entryName, page);
       }
     }
     if (gateways.httpRoutes) app.route("/", gateways.httpRoutes);
@@ -271,6 +274,8 @@ export async function createServer(project: Project, options: ServerOptions = {}
       store: primary,
       logger: logger.child({ name: "schedules" }),
       ...(metrics ? { observer: metrics.schedules } : {}),
+      runs,
+      pages,
     });
     closers.push(() => schedules?.stop());
     app.notFound((c) =>
@@ -367,10 +372,12 @@ interface WebuiContext {
   buildDir: string;
 }
 
-async function mountWebui(app: Hono, entry: WebuiExposure, ctx: WebuiContext): Promise<void> {
+async function mountWebui(app: Hono, entry: WebuiExposure, ctx: WebuiContext): Promise<SchedulePage> {
   // The chat API and the page renderer load only for a project with a webui entry.
-  const [{ agentInfoOf, apiPrefix, createChatUi }, { FAVICON_SVG, pageSecurityHeaders, writePage }] =
-    await Promise.all([import("@agentsvc/webui"), import("@agentsvc/webui-page")]);
+  const [
+    { agentInfoOf, apiPrefix, createChatUi, sharedUserIdOf },
+    { FAVICON_SVG, pageSecurityHeaders, writePage },
+  ] = await Promise.all([import("@agentsvc/webui"), import("@agentsvc/webui-page")]);
   const db = await ctx.stores.forEntry(entry);
   if (entry.users) await db.seedAccounts(entry.users, ctx.env, ctx.logger.child({ name: "webui-auth" }));
   const apiKey = entry.apiKeyEnvVar ? readEnv(ctx.env, entry.apiKeyEnvVar) : undefined;
@@ -389,4 +396,5 @@ async function mountWebui(app: Hono, entry: WebuiExposure, ctx: WebuiContext): P
   await writePage(ctx.buildDir, entry, entry.themeCss ?? "");
   await mountPage(app, entry.path, ctx.buildDir, pageSecurityHeaders);
   mountFavicon(app, FAVICON_SVG);
+  return { db, sharedUserId: sharedUserIdOf(entry) };
 }

@@ -4,10 +4,16 @@
 // run from a timer, outside any request, so each tick's `gateway.inbound` span is a root: every run
 // is a trace of its own, continued by its turn and reply.
 import { hostname } from "node:os";
-import type { AgentDefinition, ToolDefinition } from "@agentsvc/agent-core";
+import type { AgentDefinition, RunManagerApi, ToolDefinition } from "@agentsvc/agent-core";
 import type { ChatDb } from "@agentsvc/chat-store";
 import type { Project } from "@agentsvc/config-schema";
-import { remindTools, ScheduleRunner, type SchedulerObserver } from "@agentsvc/scheduler";
+import {
+  type PageTarget,
+  remindTools,
+  ScheduleRunner,
+  type SchedulerObserver,
+  type TickSink,
+} from "@agentsvc/scheduler";
 import type { GatewaySession } from "@agentsvc/session-core";
 import type { Logger } from "pino";
 
@@ -18,12 +24,23 @@ export function reminderToolsOf(agent: AgentDefinition, store: ChatDb): ToolDefi
   return remindTools({ store: store.reminders, agent: agent.name, ...(r === true ? {} : r) });
 }
 
+/** A chat page a schedule may post into: its store (the conversation index) and its shared user. */
+export interface SchedulePage {
+  db: ChatDb;
+  /** The user of a page without `users` (its shared workspace). */
+  sharedUserId: string;
+}
+
 export async function startSchedules(input: {
   project: Project;
   session: GatewaySession;
   store: ChatDb;
   logger: Logger;
   observer?: SchedulerObserver;
+  /** The root agent's runs (chat page targets run their turn there). */
+  runs?: RunManagerApi;
+  /** Chat pages by entry name. */
+  pages?: Map<string, SchedulePage>;
 }): Promise<ScheduleRunner | undefined> {
   const { project, session, store } = input;
   const reminders = !!(project.rootAgent.definition as AgentDefinition).reminders;
@@ -34,6 +51,7 @@ export async function startSchedules(input: {
     sink: {
       deliver: (inbound, options) => session.deliver(inbound, options),
       hasGateway: (gateway) => session.status()[gateway]?.state === "running",
+      ...(input.runs && input.pages ? { runPage: pageRunner(input.runs, input.pages) } : {}),
     },
     instance: `${hostname()}:${process.pid}`,
     logger: input.logger,
@@ -43,3 +61,41 @@ export async function startSchedules(input: {
   await runner.start({ loop: true });
   return runner;
 }
+
+/**
+ * A chat page tick: the prompt is the user's message and the agent's reply follows it in that
+ * user's conversation (what the page shows when it next loads the conversation); the conversation
+ * index records it like a turn from the page. `within` commits with the turn.
+ */
+function pageRunner(runs: RunManagerApi, pages: Map<string, SchedulePage>): NonNullable<TickSink["runPage"]> {
+  return async ({ target, prompt, within }: Parameters<NonNullable<TickSink["runPage"]>>[0]) => {
+    const page = pages.get(target.page);
+    if (!page) return { error: `chat page "${target.page}" is not served` };
+    const userId = userOf(target, page);
+    try {
+      // Another account's conversation of that id is refused, as the page refuses it.
+      await page.db.conversations.assertCanUse(userId, target.conversation);
+    } catch (err) {
+      return { error: `conversation "${target.conversation}": ${(err as Error).message}` };
+    }
+    const handle = runs.start({
+      input: prompt,
+      userId,
+      conversationId: target.conversation,
+      persistWith: () => within(),
+    });
+    const result = await handle.done;
+    if (result.status === "suspended") return { suspended: true };
+    if (result.status !== "completed") {
+      return { error: `the turn ended ${result.status}${result.error ? ` (${result.error.code})` : ""}` };
+    }
+    await page.db.conversations.recordTurn({
+      userId,
+      conversationId: target.conversation,
+      userMessage: prompt,
+    });
+    return { text: result.text };
+  };
+}
+
+const userOf = (target: PageTarget, page: SchedulePage) => target.user ?? page.sharedUserId;

@@ -260,19 +260,30 @@ export interface ScheduleEntry {
   /** Agent file name; absent: the root agent. */
   agent?: string;
   /**
-   * `gateway` is the push gateway's type (its registry key); `thread` the platform thread.
-   * `subject`: e-mail, the new message's subject. `template`: WhatsApp, the approved template the
-   * reply is sent in (its body parameter), for numbers outside the 24-hour customer window.
+   * A push gateway's thread (`gateway` is its type, the registry key; `subject`: e-mail, a new
+   * message's subject; `template`: WhatsApp, the approved template the reply goes in), or a chat
+   * page user's conversation.
    */
-  to: {
-    gateway: string;
-    thread: string;
-    subject?: string;
-    template?: { name: string; language: string };
-  };
+  to: ScheduleTarget;
   enabled: boolean;
   catchUp: "none" | "last";
 }
+
+/** Where a schedule's reply goes: a push gateway's thread, or a chat page user's conversation. */
+export type ScheduleTarget =
+  | {
+      gateway: string;
+      thread: string;
+      subject?: string;
+      template?: { name: string; language: string };
+    }
+  | {
+      /** The webui entry's name (its file name). */
+      page: string;
+      /** The account's username; absent when the entry has no `users` (its shared workspace). */
+      user?: string;
+      conversation: string;
+    };
 
 export type LoadResult =
   | { ok: true; project: Project; warnings: BuildWarning[] }

@@ -105,6 +105,31 @@ describe("schedules/ entries", () => {
     );
   });
 
+  it("reads a chat page target (default conversation schedule-<name>); refuses an unknown page, a user not among its accounts, and gateway keys beside it", async () => {
+    const WEB = "exposes: webui\npath: /chat\nusers:\n  - username: ada\n    passwordEnvVar: ADA_PW\n";
+    const project = await loadOk({
+      "gateways/web.yaml": WEB,
+      "schedules/digest.yaml": "every: 1h\nprompt: p\nto: { page: web, user: ada }\n",
+    });
+    expect(project.schedules[0]?.to).toEqual({ page: "web", user: "ada", conversation: "schedule-digest" });
+    const errors = await loadErrors({
+      "gateways/web.yaml": WEB,
+      "schedules/a.yaml": "every: 1h\nprompt: p\nto: { page: chat, user: ada }\n",
+      "schedules/b.yaml": "every: 1h\nprompt: p\nto: { page: web, user: eve }\n",
+      "schedules/c.yaml": "every: 1h\nprompt: p\nto: { page: web, user: ada, thread: 1 }\n",
+      "schedules/d.yaml": "every: 1h\nprompt: p\nto: { thread: 1 }\n",
+    });
+    expectError(
+      errors,
+      "schedules/a.yaml",
+      "to.page",
+      /chat page entry \(exposes: webui\) under gateways\/ \(declared: web\)/,
+    );
+    expectError(errors, "schedules/b.yaml", "to.user", /one of the page's accounts \(ada\)/);
+    expectError(errors, "schedules/c.yaml", "to.thread", /push gateway targets/);
+    expectError(errors, "schedules/d.yaml", "to.gateway", /is required/);
+  });
+
   it("refuses an agent other than the root agent: scheduled turns run on the gateway session's", async () => {
     const errors = await loadErrors({
       "agentsvc.config.yaml": "rootAgent: bot\n",

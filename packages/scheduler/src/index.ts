@@ -1,5 +1,7 @@
 export {
   dedupKeyOf,
+  type GatewayTarget,
+  type PageTarget,
   type ScheduleDef,
   type ScheduleRunnerOptions,
   ScheduleRunner,

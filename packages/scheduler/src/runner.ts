@@ -24,13 +24,28 @@ export interface ScheduleDef {
   timezone: string;
   prompt: string;
   /**
-   * The push gateway's registry key (its type) and the platform thread; `subject` (e-mail: a new
+   * A push gateway's registry key (its type) and the platform thread; `subject` (e-mail: a new
    * message's subject) and `template` (WhatsApp: the approved template the reply goes in) reach the
-   * adapter as the run's origin meta, `scheduled`.
+   * adapter as the run's origin meta, `scheduled`. Or a chat page's user conversation (`page`).
    */
-  to: { gateway: string; thread: string; subject?: string; template?: { name: string; language: string } };
+  to: GatewayTarget | PageTarget;
   enabled: boolean;
   catchUp: "none" | "last";
+}
+
+export interface GatewayTarget {
+  gateway: string;
+  thread: string;
+  subject?: string;
+  template?: { name: string; language: string };
+}
+
+/** A chat page (webui entry) user's conversation: the turn runs there, no gateway involved. */
+export interface PageTarget {
+  page: string;
+  /** The account's username; absent: the page's shared workspace. */
+  user?: string;
+  conversation: string;
 }
 
 export type TickOutcome = "claimed" | "recorded" | "delivered" | "dead" | "failed" | "silent";
@@ -41,6 +56,9 @@ export interface StoredTick {
   manual: boolean;
   inboxId: number | null;
   outcome: TickOutcome;
+  /** The instance that claimed it, and when (a chat page tick is re-run only by its instance, or after a lease). */
+  instance?: string;
+  claimedAt?: number;
 }
 
 /** What the runner needs of the store (chat-store's `ChatDb.scheduleTicks`, on SQLite or PostgreSQL). */
@@ -73,6 +91,17 @@ export interface ScheduleStore {
 export interface TickSink {
   deliver(inbound: Inbound & { gateway: string }, options: { operator: true }): Promise<DeliverResult>;
   hasGateway(gateway: string): boolean;
+  /**
+   * A chat page target's turn: runs `prompt` in the user's conversation; `within` must commit with
+   * the turn's messages (it finishes the tick, so a turn that persisted is never run again). Absent:
+   * chat page targets fail (no page is served).
+   */
+  runPage?(tick: {
+    schedule: string;
+    target: PageTarget;
+    prompt: string;
+    within: () => Promise<void>;
+  }): Promise<{ text: string } | { error: string } | { suspended: true }>;
 }
 
 export interface SchedulerObserver {
@@ -115,6 +144,8 @@ export class ScheduleRunner {
   readonly #cursor = new Map<string, number>();
   /** Per schedule: its next tick after the cursor (cached; recomputed when passed). */
   readonly #next = new Map<string, number | undefined>();
+  /** Chat page ticks whose turn runs in this process. */
+  readonly #pageRuns = new Set<string>();
   #timer: NodeJS.Timeout | undefined;
   #passing: Promise<void> | undefined;
   #stopped = false;
@@ -267,6 +298,10 @@ export class ScheduleRunner {
       if (t.outcome === "claimed") {
         // A pause stops ticks not claimed yet; a tick claimed before it landed is finished (its
         // claim is its start: only a crash leaves one unrecorded for longer than a moment).
+        // A chat page tick another instance claimed may be running its turn there: it is taken
+        // over only after a lease (that instance died), or when the CLI queued it.
+        const foreign = t.instance !== undefined && t.instance !== this.#o.instance && t.instance !== "cli";
+        if ("page" in s.to && foreign && this.#now() - (t.claimedAt ?? 0) < PAGE_LEASE_MS) continue;
         work.push(() => this.#record(s, t.tickAt));
       } else work.push(() => this.#settle(s, t));
     }
@@ -274,10 +309,12 @@ export class ScheduleRunner {
   }
 
   async #record(s: ScheduleDef, tickAt: number): Promise<void> {
+    if ("page" in s.to) return this.#runPage(s, s.to, tickAt);
+    const to = s.to;
     const { logger, store, sink } = this.#o;
-    const log = { schedule: s.name, tickAt: new Date(tickAt).toISOString(), gateway: s.to.gateway };
-    if (!sink.hasGateway(s.to.gateway)) {
-      const error = `gateway "${s.to.gateway}" is not running`;
+    const log = { schedule: s.name, tickAt: new Date(tickAt).toISOString(), gateway: to.gateway };
+    if (!sink.hasGateway(to.gateway)) {
+      const error = `gateway "${to.gateway}" is not running`;
       await store.finish(s.name, tickAt, "failed", error);
       logger.error({ ...log, error }, "schedule: tick failed, its target cannot be reached");
       this.#o.observer?.onOutcome?.(s.name, "failed");
@@ -288,11 +325,11 @@ export class ScheduleRunner {
     try {
       result = await sink.deliver(
         {
-          gateway: s.to.gateway,
+          gateway: to.gateway,
           dedupKey,
-          thread: s.to.thread,
+          thread: to.thread,
           text: s.prompt,
-          ...scheduledMeta(s),
+          ...scheduledMeta(to),
           author: {
             id: `schedule:${s.name}`,
             displayName: `${s.at !== undefined || reminderIdOf(s.name) ? "reminder" : "schedule"} ${s.name}`,
@@ -305,7 +342,7 @@ export class ScheduleRunner {
       logger.warn({ ...log, err }, "schedule: recording the tick failed; retrying on the next pass");
       return;
     }
-    const inboxId = result.accepted ? result.id : await store.inboxIdOf(s.to.gateway, dedupKey);
+    const inboxId = result.accepted ? result.id : await store.inboxIdOf(to.gateway, dedupKey);
     await store.recorded(s.name, tickAt, inboxId ?? null);
     if (result.accepted) {
       this.#o.observer?.onLateness?.(s.name, Math.max(0, this.#now() - tickAt) / 1000);
@@ -313,11 +350,50 @@ export class ScheduleRunner {
     }
   }
 
+  /**
+   * A chat page tick: the turn runs in the user's conversation and finishes the tick in the turn's
+   * own transaction, so a turn that persisted is never run again; one that did not (a crash) is run
+   * again by recovery. A tick running here is not started twice by this process's next passes.
+   */
+  async #runPage(s: ScheduleDef, to: PageTarget, tickAt: number): Promise<void> {
+    const { logger, store, sink } = this.#o;
+    const key = `${s.name}\0${tickAt}`;
+    if (this.#pageRuns.has(key)) return;
+    const log = { schedule: s.name, tickAt: new Date(tickAt).toISOString(), page: to.page };
+    const fail = async (error: string) => {
+      await store.finish(s.name, tickAt, "failed", error);
+      logger.error({ ...log, error }, "schedule: tick failed, its target cannot be reached");
+      this.#o.observer?.onOutcome?.(s.name, "failed");
+    };
+    if (!sink.runPage) return fail(`chat page "${to.page}" is not served`);
+    this.#pageRuns.add(key);
+    try {
+      this.#o.observer?.onLateness?.(s.name, Math.max(0, this.#now() - tickAt) / 1000);
+      const result = await sink.runPage({
+        schedule: s.name,
+        target: to,
+        prompt: s.prompt,
+        within: () => store.finish(s.name, tickAt, "delivered"),
+      });
+      if ("error" in result) return fail(result.error);
+      // Waiting for an approval: the turn finishes the tick when it ends; recovery leaves it alone.
+      if ("suspended" in result) return store.recorded(s.name, tickAt, null);
+      logger.info({ ...log, conversation: to.conversation }, "schedule: tick delivered to the chat page");
+      this.#o.observer?.onOutcome?.(s.name, result.text.trim() ? "delivered" : "silent");
+    } catch (err) {
+      // Left claimed: recovery runs it again (the turn did not persist, or the tick would be finished).
+      logger.warn({ ...log, err }, "schedule: the chat page turn failed to run; retrying on the next pass");
+    } finally {
+      this.#pageRuns.delete(key);
+    }
+  }
+
   async #settle(s: ScheduleDef, t: StoredTick): Promise<void> {
-    if (t.inboxId === null) return;
-    const d = await this.#o.store.delivery(s.to.gateway, t.inboxId);
+    if (t.inboxId === null || "page" in s.to) return;
+    const to = s.to;
+    const d = await this.#o.store.delivery(to.gateway, t.inboxId);
     if (!d || d.inboxStatus === "queued" || d.inboxStatus === "running" || d.pending > 0) return;
-    const log = { schedule: s.name, tickAt: new Date(t.tickAt).toISOString(), gateway: s.to.gateway };
+    const log = { schedule: s.name, tickAt: new Date(t.tickAt).toISOString(), gateway: to.gateway };
     let outcome: "delivered" | "dead" | "failed" | "silent";
     let error: string | undefined;
     if (d.dead > 0) {
@@ -333,7 +409,7 @@ export class ScheduleRunner {
     if (error)
       this.#o.logger.error(
         { ...log, error },
-        `schedule: tick ${outcome}: its reply did not reach ${s.to.gateway}`,
+        `schedule: tick ${outcome}: its reply did not reach ${to.gateway}`,
       );
     this.#o.observer?.onOutcome?.(s.name, outcome);
   }
@@ -350,8 +426,8 @@ export class ScheduleRunner {
 }
 
 /** What the target's adapter reads from the run's origin: `meta.scheduled` (subject, template). */
-function scheduledMeta(s: ScheduleDef): { meta?: Record<string, unknown> } {
-  const { subject, template } = s.to;
+function scheduledMeta(to: GatewayTarget): { meta?: Record<string, unknown> } {
+  const { subject, template } = to;
   if (subject === undefined && template === undefined) return {};
   return {
     meta: { scheduled: { ...(subject !== undefined ? { subject } : {}), ...(template ? { template } : {}) } },
@@ -370,6 +446,9 @@ function reminderDef(r: Reminder): ScheduleDef {
     catchUp: "last",
   };
 }
+
+/** How long a chat page tick claimed by another instance is left to it before recovery runs it here. */
+const PAGE_LEASE_MS = 10 * 60_000;
 
 /** Ticks of one pass side by side, a bounded number at a time (many schedules due in one minute). */
 const CONCURRENCY = 32;

@@ -119,7 +119,10 @@ async function describe(
     name: s.name,
     when: s.cron !== undefined ? `cron ${s.cron}` : `every ${s.everyMs! / 1000}s`,
     timezone: s.timezone,
-    to: `${s.to.gateway} ${s.to.thread}`,
+    to:
+      "page" in s.to
+        ? `page ${s.to.page} ${s.to.user ?? "(shared)"} ${s.to.conversation}`
+        : `${s.to.gateway} ${s.to.thread}`,
     state: !s.enabled ? "disabled" : paused ? "paused" : "enabled",
     nextRun: iso(next),
     lastRun: iso(last?.tickAt),

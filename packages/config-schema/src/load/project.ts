@@ -43,7 +43,7 @@ export async function loadProject(dir: string): Promise<LoadResult> {
   const { agents, fileNames } = await loadAgents(root, loader, sink, toolServers);
   const rootAgent = pickRootAgent(agents, fileNames, config, configFile, sink);
   const { exposures, channels, pushGateways } = await loadGateways(root, loader, sink, config, toolServers);
-  const schedules = await loadSchedules(root, loader, sink, agents, rootAgent, pushGateways);
+  const schedules = await loadSchedules(root, loader, sink, agents, rootAgent, pushGateways, exposures);
   if (configFile) checkSpend(configFile, config, pushGateways, agents, sink);
 
   if (sink.errors.length || !rootAgent) return { ok: false, errors: sink.errors, warnings: sink.warnings };

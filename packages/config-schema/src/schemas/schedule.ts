@@ -81,8 +81,19 @@ export const scheduleSchema = strict(
     agent: v.optional(nonEmptyString("an agent file name under agents/")),
     to: strict(
       {
-        gateway: nonEmptyString("a push gateway entry: its file name or its type"),
-        thread: threadId,
+        gateway: v.optional(nonEmptyString("a push gateway entry: its file name or its type")),
+        thread: v.optional(threadId),
+        page: v.optional(nonEmptyString("a chat page (exposes: webui) entry: its file name")),
+        user: v.optional(nonEmptyString("the page account (username) whose conversation gets the reply")),
+        conversation: v.optional(
+          v.pipe(
+            nonEmptyString("the page conversation id the reply goes into"),
+            v.regex(
+              /^[^\u0000-\u001f\u007f]{1,200}$/,
+              "must be at most 200 characters, no control characters",
+            ),
+          ),
+        ),
         subject: v.optional(nonEmptyString("the subject of the e-mail a tick composes (email only)")),
         templateName: v.optional(
           nonEmptyString("an approved WhatsApp message template the reply is sent in (whatsapp only)"),
