@@ -30,6 +30,8 @@ export interface RowContext {
   cleanup(fn: () => Promise<void> | void): void;
   /** Runs another verb of the installed bin in the project (`pairing list`), bounded. */
   bin(args: string[]): Promise<Ran>;
+  /** The project folder (a row that installs a package of its own runs npm there). */
+  project: string;
 }
 
 export interface BlockRow {

@@ -13,6 +13,7 @@ import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BLOCK_ROWS, ROW_PACKAGES, type RowContext } from "./block-rows.js";
 import { MEDIA_ROWS } from "./media-rows.js";
+import { ADAPTER_ROWS } from "./adapter-rows.js";
 import { type LocalRegistry, startLocalRegistry } from "../../registry/local-registry.js";
 import { NPM_FLAGS, run, type Started, startServer } from "./outside.js";
 import { packAll, repoRoot } from "../../registry/pack.js";
@@ -143,7 +144,7 @@ describe("the installed agentsvc bin, once per documented configuration block", 
     expect(adapters.code, show(adapters)).toBe(0);
   }, 200_000);
 
-  for (const row of [...BLOCK_ROWS, ...MEDIA_ROWS]) {
+  for (const row of [...BLOCK_ROWS, ...MEDIA_ROWS, ...ADAPTER_ROWS]) {
     it(`${row.block}: ${row.behaviour}`, async () => {
       const undo: (() => Promise<void> | void)[] = [];
       const servers: Started[] = [];
@@ -164,6 +165,7 @@ describe("the installed agentsvc bin, once per documented configuration block", 
         },
         cleanup: (fn) => void undo.push(fn),
         bin: (args) => run(appBin, args, app, 60_000),
+        project: app,
       };
       // Each row starts from an empty store: a gateway's saved state (a Telegram update offset, say)
       // belongs to the previous row's fake, and a new fake numbers its updates from 1 again.
