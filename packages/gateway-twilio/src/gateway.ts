@@ -19,7 +19,7 @@ import {
 } from "@agentsvc/adapter-kit";
 import { DownloadRefused, fetchAttachment, webhookRoute } from "@agentsvc/webhook-kit";
 import { createMessage, type MessagesTarget } from "./api.js";
-import { toPlainText } from "./format.js";
+import { plainTextPieces } from "./format.js";
 import { parseDelivery, type TwilioDelivery, verifyDelivery } from "./webhook.js";
 
 export const DEFAULT_API_BASE_URL = "https://api.twilio.com";
@@ -129,8 +129,12 @@ export class TwilioGateway implements Gateway {
   }
 
   /** Markdown -> plain text: an SMS shows markup characters literally. */
-  format(markdown: string): string {
-    return toPlainText(markdown);
+  /**
+   * The reply's Markdown (no `format`: the session hands it over as written) cut on its tree into
+   * plain SMS text pieces of at most MESSAGE_LIMIT characters, each rendered on its own.
+   */
+  chunk(markdown: string): string[] {
+    return plainTextPieces(markdown, MESSAGE_LIMIT);
   }
 
   async send(thread: string, text: string, _options: SendOptions): Promise<SendResult | undefined> {

@@ -21,7 +21,7 @@ import {
 import { DownloadRefused, fetchAttachment, plainResponse, webhookRoute } from "@agentsvc/webhook-kit";
 import { type GraphTarget, mediaUrl, postMessage, uploadMedia } from "./api.js";
 import { approvalInteractive, decisionOf } from "./approval-message.js";
-import { toWhatsApp } from "./format.js";
+import { whatsAppPieces } from "./format.js";
 import type { FailedStatus, MediaRef, WhatsAppEvent } from "./inbound.js";
 import { templateMessage, templateOf, templateParameters } from "./template.js";
 import { addressOf } from "./thread.js";
@@ -150,8 +150,12 @@ export class WhatsappGateway implements Gateway {
   }
 
   /** Markdown -> WhatsApp markup, before the session cuts the reply into pieces. */
-  format(markdown: string): string {
-    return toWhatsApp(markdown);
+  /**
+   * The reply's Markdown (no `format`: the session hands it over as written) cut on its tree into
+   * WhatsApp markup pieces of at most MESSAGE_LIMIT characters, each rendered on its own.
+   */
+  chunk(markdown: string): string[] {
+    return whatsAppPieces(markdown, MESSAGE_LIMIT);
   }
 
   async send(thread: string, body: string, options: SendOptions): Promise<SendResult | undefined> {
