@@ -3,7 +3,10 @@
 // media block on its webui entry, SQLite in a temp dir, the demo model): attach by button, paste
 // and drop; refused locally with a clear line; pictures inline and enlarged; history after reload.
 // One browser for the file; each test opens its own context.
-import type { Project } from "@agentsvc/config-schema";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadProject, type Project } from "@agentsvc/config-schema";
 import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, openPage, type Watched } from "../../../packages/webui-page/test/browser/harness.js";
@@ -240,4 +243,51 @@ describe("chat page files", () => {
     await user.locator(".file-chip").click();
     expect((await download).suggestedFilename()).toBe("report.pdf");
   }, 60_000);
+
+  it("a reload while the reply streams shows the sent message's files again and follows the reply to its end", async () => {
+    // A slow demo model: its reply takes seconds, so the reload lands mid-reply.
+    const root = mkdtempSync(join(tmpdir(), "agentsvc-page-files-"));
+    mkdirSync(join(root, "agents"));
+    mkdirSync(join(root, "gateways"));
+    writeFileSync(
+      join(root, "agents/bot.mjs"),
+      `export default { kind: "agent", name: "bot", model: { provider: "demo", tokenDelayMs: 120 } };\n`,
+    );
+    writeFileSync(join(root, "gateways/web.yaml"), "exposes: webui\npath: /chat\nmedia:\n  types: [image]\n");
+    const loaded = await loadProject(root);
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
+    const slow = await startServer(loaded.project, {
+      port: 0,
+      logger: pino({ level: "silent" }),
+      interactive: false,
+    });
+    try {
+      w = await openPage(browser, `${slow.url}/chat/index.html`);
+      const page = w.page;
+      await expect.poll(() => page.locator("#model").textContent()).not.toBe("");
+      await page
+        .locator("#file-input")
+        .setInputFiles({ name: "mid.png", mimeType: "image/png", buffer: Buffer.from(PNG) });
+      await expect.poll(() => page.locator("#file-tray .file-chip.pending").count()).toBe(0);
+      await expect.poll(() => page.locator("#file-tray .file-chip").count()).toBe(1);
+      await page.locator("#input").fill("during the reply");
+      await page.locator("#send-btn").click();
+      const lastReply = () => page.locator(".msg.assistant .content").last().textContent();
+      await expect.poll(lastReply, { timeout: 10_000 }).toContain("You said");
+
+      await page.reload();
+      const user = page.locator(".msg.user");
+      await expect.poll(() => user.count()).toBe(1);
+      // The page's own blob: URL died with the reload: the picture comes from the server now.
+      await expect
+        .poll(() => user.locator(".thumb img").evaluate((img: HTMLImageElement) => img.naturalWidth))
+        .toBe(2);
+      await expect.poll(lastReply, { timeout: 30_000 }).toContain("configure a real model");
+      expect(await page.locator(".msg.assistant").count()).toBe(1);
+    } finally {
+      await w?.context.close();
+      w = undefined;
+      await slow.shutdown();
+    }
+  }, 90_000);
 });

@@ -73,6 +73,8 @@ interface Turn {
   conversation?: string;
   /** What the user sent (a new turn only): shown again when a reload follows the run. */
   input?: string;
+  /** The files sent with it (shown again too). */
+  files?: MessageFile[];
   controller: AbortController;
   bubble: AssistantBubble;
   acc: TurnAccumulator;
@@ -269,6 +271,7 @@ async function submit(): Promise<void> {
     threadId: undefined,
     conversation: current,
     input: text,
+    files,
     controller,
     bubble,
     acc: new TurnAccumulator(),
@@ -312,7 +315,11 @@ async function runStream(t: Turn, res: Response): Promise<void> {
         t.threadId = id;
         // A reload while this streams finds the run again (reattach below).
         if (t.conversation && t.input !== undefined)
-          storage.set(`streaming:${t.conversation}`, JSON.stringify({ threadId: id, input: t.input }));
+          storage.set(
+            `streaming:${t.conversation}`,
+            // The page's own blob: URLs end with it: the files are fetched again after a reload.
+            JSON.stringify({ threadId: id, input: t.input, files: t.files?.map(({ local: _, ...f }) => f) }),
+          );
       },
       chunk: (envelope) => {
         const d = t.acc.apply(envelope);
@@ -596,7 +603,8 @@ async function openConversation(id: string, prefetched?: Promise<HistoryReply>):
     // reply) there is nothing to follow; before, the history holds neither message, so the user's
     // is shown from here and the run is followed from its first event (Last-Event-ID: 0).
     if (lastStored?.role === "assistant") storage.set(`streaming:${id}`, null);
-    else await reattach(id, streaming.threadId, lastStored?.role === "user" ? undefined : streaming.input);
+    else if (lastStored?.role === "user") await reattach(id, streaming.threadId, undefined);
+    else await reattach(id, streaming.threadId, streaming);
   }
 }
 
@@ -631,18 +639,38 @@ async function showConversation(
   return { waiting, lastStored };
 }
 
-function streamingTurn(id: string): { threadId: string; input: string } | undefined {
+function streamingTurn(id: string): { threadId: string; input: string; files: MessageFile[] } | undefined {
   try {
-    const v = JSON.parse(storage.get(`streaming:${id}`) ?? "null") as { threadId?: unknown; input?: unknown };
-    return typeof v?.threadId === "string" && typeof v.input === "string"
-      ? { threadId: v.threadId, input: v.input }
-      : undefined;
+    const v = JSON.parse(storage.get(`streaming:${id}`) ?? "null") as {
+      threadId?: unknown;
+      input?: unknown;
+      files?: unknown;
+    };
+    if (typeof v?.threadId !== "string" || typeof v.input !== "string") return undefined;
+    // Read back as /history's refs are (the same checks), never trusted as they are.
+    const files = filesOf({ role: "user", attachments: Array.isArray(v.files) ? v.files.map(asRef) : [] });
+    return { threadId: v.threadId, input: v.input, files };
   } catch {
     return undefined;
   }
 }
 
-async function reattach(conversation: string, threadId: string, input: string | undefined): Promise<void> {
+/** A stored file of the streaming record as a /history ref (`id` was `blob`). */
+function asRef(f: unknown): NonNullable<HistoryMessage["attachments"]>[number] {
+  const o = (typeof f === "object" && f !== null ? f : {}) as Record<string, unknown>;
+  return {
+    ...(typeof o.id === "string" ? { blob: o.id } : {}),
+    ...(typeof o.name === "string" ? { name: o.name } : {}),
+    ...(typeof o.contentType === "string" ? { contentType: o.contentType } : {}),
+    ...(typeof o.size === "number" ? { size: o.size } : {}),
+  };
+}
+
+async function reattach(
+  conversation: string,
+  threadId: string,
+  sent: { input: string; files: MessageFile[] } | undefined,
+): Promise<void> {
   const controller = new AbortController();
   let res: Response;
   try {
@@ -656,7 +684,7 @@ async function reattach(conversation: string, threadId: string, input: string | 
     controller.abort();
     return;
   }
-  if (input !== undefined) transcript.addUser(input);
+  if (sent !== undefined) transcript.addUser(sent.input, { files: filesView(sent.files) });
   const bubble = transcript.addAssistant();
   const t: Turn = { threadId, conversation, controller, bubble, acc: new TurnAccumulator(), stopped: false };
   turn = t;
