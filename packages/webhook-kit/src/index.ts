@@ -6,7 +6,6 @@ export {
   verifyHubSignature,
 } from "./hub-signature.js";
 export { type FailedAnswer, jsonOrSendError, type SendErrorOptions, sendErrorFor } from "./send-error.js";
-export { inlineLinks, mapOutsideCode } from "./markdown.js";
 export { plainResponse } from "./responses.js";
 export { readBody, type ReadBodyResult } from "./read-body.js";
 export {
