@@ -2,6 +2,7 @@ import { join } from "node:path";
 import {
   type AgentDefinition,
   createSummarizer,
+  InMemoryRunStore,
   type Memory,
   type ModelAttempt,
   type ResolvedModel,
@@ -174,6 +175,11 @@ export async function createServer(project: Project, options: ServerOptions = {}
     closers.push(() => spend.flush());
     // Suspended runs checkpointed before a restart become resumable again.
     await runs.ready();
+    // Agents other than the root agent that a chat page schedule names run on runs of their own.
+    const otherRuns = await scheduledAgentRuns(project, primary, env, logger, spend);
+    closers.push(async () => {
+      for (const r of otherRuns.values()) await r.drain(2_000);
+    });
     // Routes reach a run on whichever instance runs it (cancel, steer); a decision releases it elsewhere.
     const controls = coordination ? clusterRuns(runs, coordination) : undefined;
     if (controls) closers.push(() => controls.close());
@@ -274,7 +280,7 @@ export async function createServer(project: Project, options: ServerOptions = {}
       store: primary,
       logger: logger.child({ name: "schedules" }),
       ...(metrics ? { observer: metrics.schedules } : {}),
-      runs,
+      runs: (name) => (name === undefined || name === project.rootAgent.name ? runs : otherRuns.get(name)),
       pages,
     });
     closers.push(() => schedules?.stop());
@@ -310,6 +316,57 @@ export async function createServer(project: Project, options: ServerOptions = {}
 function transcribeOf(project: Project, blobs: ChatDb["blobs"], env: NodeJS.ProcessEnv) {
   const transcribe = transcriberOf(project, blobs, env);
   return transcribe ? { transcribe } : {};
+}
+
+/**
+ * Runs of each non-root agent a chat page schedule names: its own model, database memory in the
+ * primary store (the page's conversation), its own tools (not its tool servers), metered like the
+ * root agent's. Suspended runs (approvals) are kept in memory only.
+ */
+async function scheduledAgentRuns(
+  project: Project,
+  primary: ChatDb,
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+  spend: ReturnType<typeof createSpendMeter>,
+): Promise<Map<string, RunManager>> {
+  const out = new Map<string, RunManager>();
+  const names = new Set(
+    project.schedules
+      .map((s) => s.agent)
+      .filter((a): a is string => a !== undefined && a !== project.rootAgent.name),
+  );
+  for (const name of names) {
+    const entry = project.agents.find((a) => a.name === name);
+    if (!entry) continue;
+    const def = entry.definition as AgentDefinition;
+    const options = {
+      env,
+      root: project.root,
+      installCommand: (pkg: string) => installCommand(project.root, pkg),
+    };
+    let model: ResolvedModel;
+    try {
+      model = resolveModel(def.model, options);
+    } catch (error) {
+      throw Object.assign(new Error(`${entry.file}: ${(error as Error).message}`), {
+        code: (error as { code?: string }).code,
+      });
+    }
+    const runs = new RunManager({
+      agent: def,
+      model,
+      // Database memory always: the page shows the conversation from the store.
+      memory: createMemory({ ...def, memory: { ...def.memory, type: "database" } }, primary, undefined),
+      runStore: new InMemoryRunStore(),
+      env,
+      logger: logger.child({ name: "runs", agent: name }),
+    });
+    meterRuns(runs, spend);
+    await runs.ready();
+    out.set(name, runs);
+  }
+  return out;
 }
 
 /** The root agent's model and summarizer; their errors name the agent file. */

@@ -37,8 +37,8 @@ export async function startSchedules(input: {
   store: ChatDb;
   logger: Logger;
   observer?: SchedulerObserver;
-  /** The root agent's runs (chat page targets run their turn there). */
-  runs?: RunManagerApi;
+  /** The runs of an agent by file name (absent: the root agent's): chat page targets run their turn there. */
+  runs?: (agent: string | undefined) => RunManagerApi | undefined;
   /** Chat pages by entry name. */
   pages?: Map<string, SchedulePage>;
 }): Promise<ScheduleRunner | undefined> {
@@ -67,10 +67,15 @@ export async function startSchedules(input: {
  * user's conversation (what the page shows when it next loads the conversation); the conversation
  * index records it like a turn from the page. `within` commits with the turn.
  */
-function pageRunner(runs: RunManagerApi, pages: Map<string, SchedulePage>): NonNullable<TickSink["runPage"]> {
-  return async ({ target, prompt, within }: Parameters<NonNullable<TickSink["runPage"]>>[0]) => {
+function pageRunner(
+  runsOf: (agent: string | undefined) => RunManagerApi | undefined,
+  pages: Map<string, SchedulePage>,
+): NonNullable<TickSink["runPage"]> {
+  return async ({ agent, target, prompt, within }: Parameters<NonNullable<TickSink["runPage"]>>[0]) => {
     const page = pages.get(target.page);
     if (!page) return { error: `chat page "${target.page}" is not served` };
+    const runs = runsOf(agent);
+    if (!runs) return { error: `agent "${agent}" is not running` };
     const userId = userOf(target, page);
     try {
       // Another account's conversation of that id is refused, as the page refuses it.

@@ -23,6 +23,16 @@ beforeAll(async () => {
     join(root, "agents/ops.mjs"),
     `export default { kind: "agent", name: "ops", model: { provider: "demo", script: [{ text: "Three issues are open." }] } };\n`,
   );
+  // Not the root agent (ops sorts first): a chat page schedule may name it.
+  writeFileSync(
+    join(root, "agents/writer.mjs"),
+    `export default { kind: "agent", name: "writer", model: { provider: "demo", script: [{ text: "A poem for Monday." }] } };\n`,
+  );
+  writeFileSync(join(root, "agentsvc.config.yaml"), "rootAgent: ops\n");
+  writeFileSync(
+    join(root, "schedules/poem.yaml"),
+    "every: 10s\nprompt: Write a poem\nagent: writer\nto: { page: web, user: bob }\n",
+  );
   writeFileSync(
     join(root, "gateways/web.yaml"),
     "exposes: webui\npath: /chat\nusers:\n  - username: ada\n    passwordEnvVar: ADA_PASSWORD\n  - username: bob\n    passwordEnvVar: BOB_PASSWORD\n",
@@ -50,6 +60,25 @@ async function signIn(username: string, password: string): Promise<string> {
 }
 
 describe("a schedule into a chat page conversation", () => {
+  it("runs a named agent other than the root agent in the user's conversation (default schedule-<name>)", async () => {
+    const bob = await signIn("bob", env.BOB_PASSWORD);
+    let texts: string[] = [];
+    await eventually(
+      async () => {
+        const h = (await (
+          await fetch(`${server.url}/chat/api/history?conversationId=schedule-poem`, {
+            headers: { cookie: bob },
+          })
+        ).json()) as { messages?: { role: string; content: string }[] };
+        texts = (h.messages ?? []).map((m) => `${m.role}: ${m.content}`);
+        return texts.length >= 2;
+      },
+      "the writer's turn in bob's conversation",
+      30_000,
+    );
+    expect(texts.slice(0, 2)).toEqual(["user: Write a poem", "assistant: A poem for Monday."]);
+  }, 45_000);
+
   it("puts the prompt and the reply into the named user's conversation, once per tick", async () => {
     const ticks = async () => {
       const db = ChatDb.open({ appRoot: root, path: "data/chat.db" });
@@ -90,6 +119,6 @@ describe("a schedule into a chat page conversation", () => {
     ).json()) as {
       conversations: { conversationId: string }[];
     };
-    expect(theirs.conversations).toEqual([]);
+    expect(theirs.conversations.map((c) => c.conversationId)).not.toContain("digest");
   }, 45_000);
 });

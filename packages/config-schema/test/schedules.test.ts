@@ -130,7 +130,7 @@ describe("schedules/ entries", () => {
     expectError(errors, "schedules/d.yaml", "to.gateway", /is required/);
   });
 
-  it("refuses an agent other than the root agent: scheduled turns run on the gateway session's", async () => {
+  it("refuses an agent other than the root agent for a gateway target (the gateway session's), takes one for a chat page", async () => {
     const errors = await loadErrors({
       "agentsvc.config.yaml": "rootAgent: bot\n",
       "agents/bot.ts": `export default { kind: "agent", name: "bot", model: { provider: "demo" } };\n`,
@@ -139,5 +139,16 @@ describe("schedules/ entries", () => {
       "schedules/a.yaml": "every: 1m\nprompt: p\nagent: helper\nto: { gateway: tg, thread: 1 }\n",
     });
     expectError(errors, "schedules/a.yaml", "agent", /must be the root agent \("bot"\)/);
+    const project = await loadOk({
+      "agentsvc.config.yaml": "rootAgent: bot\n",
+      "agents/bot.ts": `export default { kind: "agent", name: "bot", model: { provider: "demo" } };\n`,
+      "agents/helper.ts": `export default { kind: "agent", name: "helper", model: { provider: "demo" } };\n`,
+      "gateways/web.yaml": "exposes: webui\npath: /chat\n",
+      "schedules/p.yaml": "every: 1m\nprompt: p\nagent: helper\nto: { page: web }\n",
+    });
+    expect(project.schedules[0]).toMatchObject({
+      agent: "helper",
+      to: { page: "web", conversation: "schedule-p" },
+    });
   });
 });

@@ -17,6 +17,8 @@ import { latestTick, TickClock } from "./ticks.js";
 
 export interface ScheduleDef {
   name: string;
+  /** The agent file name a chat page target's turn runs on (absent: the root agent). */
+  agent?: string;
   cron?: string;
   everyMs?: number;
   /** A one-off tick (epoch ms): a reminder set for one time. */
@@ -98,6 +100,7 @@ export interface TickSink {
    */
   runPage?(tick: {
     schedule: string;
+    agent?: string;
     target: PageTarget;
     prompt: string;
     within: () => Promise<void>;
@@ -371,6 +374,7 @@ export class ScheduleRunner {
       this.#o.observer?.onLateness?.(s.name, Math.max(0, this.#now() - tickAt) / 1000);
       const result = await sink.runPage({
         schedule: s.name,
+        ...(s.agent !== undefined ? { agent: s.agent } : {}),
         target: to,
         prompt: s.prompt,
         within: () => store.finish(s.name, tickAt, "delivered"),

@@ -41,7 +41,8 @@ export async function loadSchedules(
     if (s.to.page !== undefined) {
       const target = pageTarget(f.rel, f.base, s.to, exposures, sink);
       if (!target) continue;
-      if (!checkAgent(f.rel, s.agent, agents, rootAgent, sink)) continue;
+      // A chat page turn runs on the named agent's own runs: any agent of the project may be named.
+      if (!checkAgent(f.rel, s.agent, agents, undefined, sink)) continue;
       if (dupes.has(f.base) && out.some((x) => x.name === f.base)) continue;
       out.push(entryOf(f, s, target));
       continue;
@@ -146,7 +147,7 @@ function checkAgent(
     sink.error(
       file,
       "agent",
-      `must be the root agent ("${rootAgent.name}"): scheduled turns run on the gateway session's agent`,
+      `must be the root agent ("${rootAgent.name}"): a gateway target's turn runs on the gateway session's agent (a chat page target may name any agent)`,
       JSON.stringify(agent),
     );
     return false;
