@@ -2,7 +2,16 @@
 // emphasis, code spans holding backticks, tables, lists, and escaping of what the model typed.
 import { parseTelegramHtml } from "@agentsvc/testkit";
 import { describe, expect, it } from "vitest";
-import { toMailText, toMrkdwn, toPlainText, toTelegramHtml, toWhatsApp } from "../src/index.js";
+import {
+  toDiscord,
+  toMailHtml,
+  toMailText,
+  toMrkdwn,
+  toPlainText,
+  toSlackMarkdown,
+  toTelegramHtml,
+  toWhatsApp,
+} from "../src/index.js";
 
 const MERCURY = "see [Mercury](https://en.wikipedia.org/wiki/Mercury_(planet)) now";
 
@@ -13,6 +22,14 @@ describe("links with balanced parentheses", () => {
     );
     expect(toMrkdwn(MERCURY)).toBe("see <https://en.wikipedia.org/wiki/Mercury_(planet)|Mercury> now");
     expect(toMailText(MERCURY)).toBe("see Mercury <https://en.wikipedia.org/wiki/Mercury_(planet)> now");
+  });
+
+  it("stay whole on Discord (target percent-encoded), in Slack's markdown_text and in mail HTML", () => {
+    expect(toDiscord(MERCURY)).toBe("see [Mercury](https://en.wikipedia.org/wiki/Mercury_%28planet%29) now");
+    expect(toSlackMarkdown(MERCURY)).toBe(MERCURY);
+    expect(toMailHtml(MERCURY)).toBe(
+      '<p>see <a href="https://en.wikipedia.org/wiki/Mercury_(planet)">Mercury</a> now</p>',
+    );
   });
 
   it("are spelled out whole on WhatsApp and SMS", () => {
@@ -77,5 +94,28 @@ describe("tables and lists", () => {
     expect(toTelegramHtml(md)).toBe("1. one\n   - inner\n2. two\n\n- ☐ todo\n- ☑ done");
     expect(toMrkdwn(md)).toBe("1. one\n   - inner\n2. two\n\n- ☐ todo\n- ☑ done");
     expect(toPlainText(md)).toBe("1. one\n   - inner\n2. two\n\n- ☐ todo\n- ☑ done");
+  });
+});
+
+describe("Slack markdown_text, Discord and mail HTML", () => {
+  it("markdown_text keeps the model's Markdown (bold, links, & < > as typed; escapes stay escapes), tables as code", () => {
+    const md = "**Bold** & a [link](https://e.test/a) where a < b, \\*not bold\\*";
+    expect(toSlackMarkdown(md)).toBe(md);
+    expect(toSlackMarkdown("| a | b |\n|---|---|\n| 1 | 2 |")).toBe("```\na | b\n--+--\n1 | 2\n```");
+  });
+
+  it("mail HTML escapes everything the model typed and links only http(s) and mailto", () => {
+    expect(toMailHtml('<img src=x onerror="alert(1)"> & [x](javascript:alert(1))')).toBe(
+      "<p>&lt;img src=x onerror=&quot;alert(1)&quot;&gt; &amp; x (javascript:alert(1))</p>",
+    );
+    expect(toMailHtml("![chart](https://e.test/c.png)")).toBe(
+      '<p><a href="https://e.test/c.png">chart</a></p>',
+    );
+  });
+
+  it("Discord: headings 1-3 kept, deeper ones bold; nested emphasis; code spans holding backticks", () => {
+    expect(toDiscord("## Plan\n#### Step\n**bold _and it_** `` a`b ``")).toBe(
+      "## Plan\n**Step**\n**bold *and it*** ``a`b``",
+    );
   });
 });
