@@ -1,4 +1,5 @@
-// Voice notes as text for the entries that ask for it (`media.transcribe: true`, issue #46): one
+// Voice notes as text for the entries that ask for it (`media.transcribe: true`, issue #46; the
+// webui exposure's block for runs without a gateway origin: the chat page's and the agent route's): one
 // transcription model per distinct `media.transcriptionModel`, built at start (a missing key or
 // package stops start-up naming the entry file), and the run manager's step that gives a turn's
 // audio its transcript: read back from blob_transcripts when the same audio was transcribed before,
@@ -17,31 +18,35 @@ export function transcriberOf(
 ): TranscribeAttachment | undefined {
   const byGateway = new Map<string, Transcriber>();
   const built = new Map<string, Transcriber>();
-  for (const entry of [...project.channels, ...project.pushGateways]) {
-    const media = (entry as { media?: MediaConfig }).media;
-    if (!media?.transcribe) continue;
+  const build = (media: MediaConfig, file: string): Transcriber => {
     const model = media.transcriptionModel ?? DEFAULT_TRANSCRIPTION_MODEL;
     const key = JSON.stringify(model);
     let transcriber = built.get(key);
-    if (!transcriber) {
-      try {
-        transcriber = createTranscriber(model, {
-          env,
-          root: project.root,
-          installCommand: (pkg: string) => installCommand(project.root, pkg),
-        });
-      } catch (error) {
-        throw Object.assign(new Error(`${entry.file}: ${(error as Error).message}`), {
-          code: (error as { code?: string }).code,
-        });
-      }
-      built.set(key, transcriber);
+    if (transcriber) return transcriber;
+    try {
+      transcriber = createTranscriber(model, {
+        env,
+        root: project.root,
+        installCommand: (pkg: string) => installCommand(project.root, pkg),
+      });
+    } catch (error) {
+      throw Object.assign(new Error(`${file}: ${(error as Error).message}`), {
+        code: (error as { code?: string }).code,
+      });
     }
-    byGateway.set(registryKeyOf(entry), transcriber);
+    built.set(key, transcriber);
+    return transcriber;
+  };
+  for (const entry of [...project.channels, ...project.pushGateways]) {
+    const media = (entry as { media?: MediaConfig }).media;
+    if (media?.transcribe) byGateway.set(registryKeyOf(entry), build(media, entry.file));
   }
-  if (byGateway.size === 0) return undefined;
+  // Runs without a gateway origin (the chat page's, the agent route's) follow the webui exposure's block.
+  const page = project.exposures.find((e) => e.exposes === "webui" && e.media?.transcribe);
+  const pageTranscriber = page?.exposes === "webui" && page.media ? build(page.media, page.file) : undefined;
+  if (byGateway.size === 0 && !pageTranscriber) return undefined;
   return async (file, origin, signal) => {
-    const transcriber = origin ? byGateway.get(origin.gateway) : undefined;
+    const transcriber = origin ? byGateway.get(origin.gateway) : pageTranscriber;
     if (!transcriber) return undefined;
     const known = await blobs.transcript(file.blob);
     if (known) return known.text;
