@@ -14,7 +14,15 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createGateway } from "../src/index.js";
 
 type Expect =
-  | { outcome: "delivered"; text: string; author: string; thread: string; meta?: Record<string, unknown> }
+  | {
+      outcome: "delivered";
+      text: string;
+      author: string;
+      thread: string;
+      meta?: Record<string, unknown>;
+      /** A reply sent back through the gateway (cut and rendered as the session does) and the text Slack got. */
+      reply?: { markdown: string; text: string };
+    }
   | { outcome: "ignored"; reason: string }
   | { outcome: "decided"; requestId: string; decision: "approve" | "reject"; by: string };
 
@@ -85,6 +93,13 @@ describe("slack fixtures", () => {
       if (e.outcome === "delivered") {
         expect(run.seen[0]?.author.isBot).toBe(false);
         if (e.meta) expect(run.seen[0]?.meta).toMatchObject(e.meta);
+        if (e.reply) {
+          await run.rig.session.idle(5_000);
+          const pieces = gateway.chunk?.(e.reply.markdown) ?? [];
+          for (const [i, piece] of pieces.entries())
+            await gateway.send(e.thread, piece, { idempotencyKey: `reply:${i}`, attempt: 1 });
+          expect(fake.workspace.botMessages.at(-1)?.text).toBe(e.reply.text);
+        }
       }
     });
   }

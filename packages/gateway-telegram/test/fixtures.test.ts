@@ -20,6 +20,8 @@ type Expect =
       thread: string;
       /** The refs handed over (this table's gateway has no media block: files are refused, not fetched). */
       attachments?: unknown[];
+      /** A reply sent back through the gateway (cut and rendered as the session does) and what the fake got. */
+      reply?: { markdown: string; raw: string; text: string };
     }
   | { outcome: "ignored"; reason: string }
   | { outcome: "decided"; requestId: string; decision: string; by: string };
@@ -35,10 +37,11 @@ const fixtures = loadFixtures<Fixture>("telegram");
 
 let fake: TelegramFake;
 let run: FixtureRun;
+let gateway: ReturnType<typeof createGateway>;
 
 beforeEach(async () => {
   fake = await TelegramFake.start();
-  const gateway = createGateway({
+  gateway = createGateway({
     name: "telegram",
     botTokenEnvVar: "TELEGRAM_BOT_TOKEN",
     env: { TELEGRAM_BOT_TOKEN: fake.token },
@@ -79,6 +82,18 @@ describe("telegram fixtures", () => {
     } else {
       expect(await expectCommonOutcome(run, e), f.file).toBe(true);
       if (e.outcome === "delivered" && e.attachments) expect(run.seen[0]?.attachments).toEqual(e.attachments);
+      if (e.outcome === "delivered" && e.reply) {
+        await run.rig.session.idle(5_000);
+        const pieces = gateway.chunk?.(e.reply.markdown) ?? [];
+        for (const [i, piece] of pieces.entries())
+          await gateway.send(e.thread, piece, { idempotencyKey: `reply:${i}`, attempt: 1 });
+        const sent = fake.chat.botMessages.at(-1);
+        expect({ raw: sent?.raw, text: sent?.text, parseMode: sent?.parseMode }).toEqual({
+          raw: e.reply.raw,
+          text: e.reply.text,
+          parseMode: "HTML",
+        });
+      }
     }
     // Every button press is answered, whatever became of it (the client shows a spinner until then).
     const query = (f.payload.callback_query as { id?: string } | undefined)?.id;
