@@ -285,8 +285,9 @@ export interface Gateway {
   format?(markdown: string): string;
   /**
    * Cuts the formatted text into pieces of at most `messageLimit` as the platform counts them.
-   * Default `chunkText` (UTF-16 units of the formatted text); a platform whose limit counts the text
-   * after its markup is parsed (Telegram HTML) cuts by visible characters, between tags and entities.
+   * Default `chunkText` (UTF-16 units of the formatted text). A gateway without `format` receives
+   * the Markdown as written: the built-in ones cut it on its tree and render each piece on their
+   * own (`@agentsvc/markdown`'s `…Pieces`), so no piece breaks markup.
    */
   chunk?(formatted: string): string[];
   /**
