@@ -237,6 +237,19 @@ describe("chat page files", () => {
       .poll(() => user.locator(".thumb img").evaluate((img: HTMLImageElement) => img.naturalWidth))
       .toBe(2);
     expect(await user.locator(".thumb img").getAttribute("src")).toMatch(/^blob:/);
+    // Opening another conversation and coming back replays it without fetching the picture again.
+    let pictureGets = 0;
+    page.on("request", (r) => {
+      if (r.method() === "GET" && r.url().endsWith("/again.png")) pictureGets++;
+    });
+    const title = (await page.locator('.conv[aria-current="true"] .conv-open').textContent()) ?? "";
+    await page.locator("#new-conv").click();
+    await expect.poll(() => page.locator("#status").textContent()).toBe("New conversation.");
+    await page.locator(".conv-open", { hasText: title }).first().click();
+    await expect
+      .poll(() => user.locator(".thumb img").evaluate((img: HTMLImageElement) => img.naturalWidth))
+      .toBe(2);
+    expect(pictureGets).toBe(0);
     expect(await user.locator(".file-chip .file-name").textContent()).toBe("report.pdf");
     // The chip downloads the file (served as an attachment, with the page's own credentials).
     const download = page.waitForEvent("download");

@@ -253,6 +253,21 @@ export class FileTray {
   }
 }
 
+/**
+ * A stored file as a blob: URL, fetched once per page (a replay after a switch, the enlarged view
+ * and a second message with the same file reuse it); a failed fetch is tried again next time.
+ */
+const fetched = new Map<string, Promise<string>>();
+function urlOf(api: Api, id: string, name: string): Promise<string> {
+  let url = fetched.get(id);
+  if (!url) {
+    url = api.fileUrl(id, name);
+    fetched.set(id, url);
+    url.catch(() => fetched.delete(id));
+  }
+  return url;
+}
+
 /** The files of a message in the transcript: thumbnails (click opens them large) and chips. */
 export function fileViews(api: Api, files: readonly MessageFile[]): HTMLElement {
   const box = h("div", { class: "files" });
@@ -265,7 +280,7 @@ export function fileViews(api: Api, files: readonly MessageFile[]): HTMLElement 
         { class: "thumb", attrs: { type: "button", "aria-label": `Open ${name}` } },
         img,
       );
-      const url = f.local ? Promise.resolve(f.local) : api.fileUrl(f.id, name);
+      const url = f.local ? Promise.resolve(f.local) : urlOf(api, f.id, name);
       url.then(
         (u) => img.setAttribute("src", u),
         () => thumb.replaceWith(chip(api, f, name)),
@@ -285,7 +300,7 @@ function chip(api: Api, f: MessageFile, name: string): HTMLElement {
     h("span", { class: "file-size", text: formatSize(f.size) }),
   );
   el.addEventListener("click", async () => {
-    const url = f.local ?? (await api.fileUrl(f.id, name).catch(() => undefined));
+    const url = f.local ?? (await urlOf(api, f.id, name).catch(() => undefined));
     if (!url) return;
     const a = h("a", { attrs: { href: url, download: name } });
     a.click();
