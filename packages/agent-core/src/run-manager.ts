@@ -14,7 +14,7 @@ import { resolveModel } from "./models/resolve-model.js";
 import { isDemoModel } from "./models/demo-model.js";
 import type { ModelSettings } from "./models/settings.js";
 import { toModelTools } from "./prompt.js";
-import type { BlobReader } from "./prompt-files.js";
+import { type BlobReader, RefusedFiles } from "./prompt-files.js";
 import type { TranscribeAttachment } from "./transcription.js";
 import type {
   Caller,
@@ -155,6 +155,7 @@ export class RunManager implements RunManagerApi {
   private readonly apiKeyEnvVar: string | undefined;
   private readonly attemptListener: ((attempt: ModelAttempt) => void) | undefined;
   private readonly blobs: BlobReader | undefined;
+  private readonly refusedFiles = new RefusedFiles();
   private readonly transcribe: TranscribeAttachment | undefined;
   private readonly tools = new Map<string, AnyTool>();
   private readonly modelTools;
@@ -604,7 +605,7 @@ export class RunManager implements RunManagerApi {
       tools: this.tools,
       runStore: this.runStore,
       log,
-      ...(this.blobs ? { blobs: this.blobs } : {}),
+      ...(this.blobs ? { blobs: this.blobs, refusedFiles: this.refusedFiles } : {}),
       ...(this.transcribe ? { transcribe: this.transcribe } : {}),
     };
   }

@@ -21,7 +21,7 @@ import type { ResolvedModel } from "./models/resolved-model.js";
 import { callSettings, type ModelSettings, mergeProviderOptions } from "./models/settings.js";
 import { addUsage, toFinishReason, toUsage } from "./models/usage.js";
 import { toPrompt } from "./prompt.js";
-import { type BlobReader, PromptFiles } from "./prompt-files.js";
+import { type BlobReader, PromptFiles, type RefusedFiles } from "./prompt-files.js";
 import { modelFileInputs } from "./model-inputs.js";
 import { type TranscribeAttachment, transcribeMessages } from "./transcription.js";
 import { isSummary } from "./prompt-window.js";
@@ -33,6 +33,13 @@ type ModelCallResult =
   | { kind: "ok"; toolCalls: ToolCall[] }
   | { kind: "aborted" }
   | { kind: "error"; error: TurnError };
+
+/**
+ * A provider's 400 about a file part (OpenAI "image_url is only supported by certain models",
+ * `invalid_image_format`, "Invalid file data"; Anthropic "...image.source.base64: image exceeds 5 MB";
+ * Gemini "inline_data.mime_type", "Request payload size exceeds the limit").
+ */
+const ABOUT_FILES = /image|file|document|pdf|audio|inline_?data|mime|media|payload size/i;
 
 /** On a context overflow with a summarizer: the most recent messages kept as they are. */
 const OVERFLOW_KEEP_RECENT = 2;
@@ -112,6 +119,8 @@ export interface TurnDeps {
   blobs?: BlobReader;
   /** Gives the new turn's audio files their transcripts before its first model call. */
   transcribe?: TranscribeAttachment;
+  /** Files each model refused, shared by the manager's turns. */
+  refusedFiles?: RefusedFiles;
 }
 
 /** The decision to apply to the first pending call when a suspended turn continues. */
@@ -152,7 +161,7 @@ export class Turn {
     this.turnMessages = turnMessages;
     this.steers = steers;
     this.usage = usage;
-    this.files = new PromptFiles(deps.blobs);
+    this.files = new PromptFiles(deps.blobs, deps.refusedFiles);
     const assistants = turnMessages.filter((m) => m.role === "assistant");
     this.step = assistants.length;
     this.toolIndex = assistants.reduce(
@@ -240,6 +249,19 @@ export class Turn {
       (await this.shrinkHistory())
     ) {
       // Still too long: the classifier's message says what to do (start a new one or clear it).
+      outcome = await this.tryModel(call);
+    }
+    if (
+      outcome.kind === "error" &&
+      outcome.error.code === "bad_request" &&
+      !call.streamed &&
+      this.files.last &&
+      ABOUT_FILES.test(`${outcome.error.detail ?? ""} ${outcome.error.message}`)
+    ) {
+      // The provider refused a request that carried files (a picture or a type it does not take):
+      // once more with notes, and that model gets those files as notes from now on, so one file
+      // does not fail every later turn of the conversation.
+      this.files.withhold();
       outcome = await this.tryModel(call);
     }
     const { text, reasoning, toolCalls } = call;
@@ -453,7 +475,7 @@ export class Turn {
       const prompt = toPrompt(
         this.deps.agent.instructions,
         messages,
-        await this.files.picker(messages, inputs),
+        await this.files.picker(messages, inputs, model.modelId),
       );
       if (captureContent()) span.setAttribute("gen_ai.input.messages", JSON.stringify(prompt));
       const settings = callSettings(scope.candidate.settings);

@@ -207,3 +207,24 @@ describe("stored files reach the model", () => {
     expect(sent).toContain("cat.png");
   });
 });
+
+describe("a file the provider refuses", () => {
+  it("is sent once more as the note in the same turn, and as the note to that model from then on", async () => {
+    const f = await FakeOpenAI.start();
+    fake = f;
+    const blobs = new Blobs();
+    // The override claims a picture for a model OpenAI refuses it on (400 "image_url is only supported by certain models").
+    const manager = runs(
+      { model: "openai/gpt-3.5-turbo", baseURL: f.baseURL, settings: { fileInputs: ["image"] } },
+      blobs,
+      { OPENAI_API_KEY: OPENAI_TEST_KEY },
+    );
+    const result = await turn(manager, "look", [blobs.put(PNG, "image/png", "cat.png")]);
+    expect(result.status).toBe("completed");
+    expect(f.requests.map((r) => r.status)).toEqual([400, 200]);
+    expect(JSON.stringify(f.requests[1]?.body)).toContain('[The user attached an image \\"cat.png\\"');
+    await turn(manager, "and now?");
+    expect(f.requests.map((r) => r.status)).toEqual([400, 200, 200]);
+    expect(JSON.stringify(f.requests[2]?.body)).not.toContain("image_url");
+  });
+});
