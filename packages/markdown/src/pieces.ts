@@ -139,9 +139,12 @@ function markdownPieces(
  */
 export const slackPieces = (markdown: string, limit: number) =>
   markdownPieces(markdown, limit, (doc, piece, original) => {
-    // Measured as it will be sent: the piece's Markdown parsed again and rendered both ways.
-    const again = parseMarkdown(markdownOf(doc, piece, original));
-    return Math.max(renderMrkdwn(again, again.tree).length, renderSlackMarkdown(again, again.tree).length);
+    // Measured as it will be sent, rendered both ways: whole blocks are sent as their source, so
+    // their tree is the one parsed; a piece holding a written-back part is parsed again.
+    const whole = piece.children.every((block) => original.has(block));
+    const again = whole ? doc : parseMarkdown(markdownOf(doc, piece, original));
+    const tree = whole ? piece : again.tree;
+    return Math.max(renderMrkdwn(again, tree).length, renderSlackMarkdown(again, tree).length);
   });
 
 /** E-mail: Markdown pieces of at most `limit` characters, each rendered as text and HTML at send. */
