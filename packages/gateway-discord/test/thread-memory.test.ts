@@ -53,6 +53,17 @@ describe("answered threads", () => {
     expect(ANSWERED_THREADS_LIMIT).toBe(2_000);
   });
 
+  it("a thread answered again takes one place, not two", async () => {
+    const memory = new ThreadMemory(jsonState().store);
+    for (const t of ["a", "b", "c", "b"]) await memory.markAnswered(t);
+    // a, c, b and 1,997 more: exactly 2,000 distinct threads, so none is forgotten.
+    for (let i = 0; i < ANSWERED_THREADS_LIMIT - 3; i++) await memory.markAnswered(`x${i}`);
+    expect(await memory.answered("a")).toBe(true);
+    await memory.markAnswered("one more");
+    expect(await memory.answered("a")).toBe(false);
+    expect(await memory.answered("c")).toBe(true);
+  });
+
   it("answering the newest thread again writes nothing", async () => {
     const state = jsonState();
     const memory = new ThreadMemory(state.store);
