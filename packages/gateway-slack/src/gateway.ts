@@ -2,6 +2,7 @@
 // the bot's threads in (inbound.ts), replies in the thread, approvals as Block Kit buttons whose
 // presses become decisions.
 import {
+  type AttachmentRef,
   type BackoffOptions,
   type DecidedNotice,
   decisionLabel,
@@ -26,6 +27,7 @@ import { parseDuration } from "@agentsvc/config-schema/adapter";
 import { AnsweredThreads } from "./answered-threads.js";
 import { postUpload, SlackWebApi, type Token } from "./api.js";
 import { type Envelope, SocketMode } from "./connection.js";
+import { downloadFile, type MediaOptions } from "./download.js";
 import { markdownToMrkdwn, slackPieces } from "./format.js";
 import { type BotIdentity, readEvent, readPresses } from "./inbound.js";
 import { SlackStreams } from "./stream.js";
@@ -51,6 +53,11 @@ export interface SlackGatewayOptions {
   requestTimeoutMs?: number;
   /** The entry's `deafAfter` ("10m"): a connection up that brought no event for that long is replaced, with a warning. */
   deafAfter?: string;
+  /**
+   * The entry's `media` block: the kinds and size of shared files taken in. Absent: a file is
+   * refused (`disabled`) without a download, and the session answers saying so.
+   */
+  media?: MediaOptions;
   name?: string;
 }
 
@@ -280,7 +287,17 @@ export class SlackGateway implements Gateway {
       const answered = this.#answered as AnsweredThreads;
       const read = readEvent(payload, self, (thread) => answered.has(thread));
       if ("ignore" in read) return this.#ignored(envelope, read.ignore);
-      await ctx.deliver(read.ok);
+      // Files are stored (or refused) before deliver, whose inbox record keeps the refs; the envelope
+      // is acked only after, so a failed download is redelivered and a stored one not fetched twice.
+      const { files, ...message } = read.ok;
+      const attachments: AttachmentRef[] = [];
+      const auth = {
+        botToken: this.#botToken.value,
+        apiBaseUrl: this.#options.apiBaseUrl ?? "https://slack.com/api",
+      };
+      for (const file of files ?? [])
+        attachments.push(await downloadFile(ctx, file, this.#options.media, auth));
+      await ctx.deliver(attachments.length > 0 ? { ...message, attachments } : message);
       return;
     }
     if (envelope.type === "interactive") {

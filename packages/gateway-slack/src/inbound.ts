@@ -1,8 +1,7 @@
 // Socket Mode payloads -> what the session takes, or the reason they are ignored.
 // Events: https://api.slack.com/events/message (and its subtype pages), https://api.slack.com/events/app_mention.
 // Presses: https://api.slack.com/reference/interaction-payloads/block-actions.
-import type { DecisionKind } from "@agentsvc/adapter-kit";
-import type { Inbound } from "@agentsvc/adapter-kit";
+import type { AttachmentKind, DecisionKind, Inbound } from "@agentsvc/adapter-kit";
 import { readSlackText } from "./inbound-text.js";
 import { threadId } from "./thread.js";
 
@@ -19,6 +18,48 @@ export interface SlackEvent {
   /** The author's own workspace (Slack Connect, Enterprise Grid); `team` where it is not given. */
   user_team?: string;
   team?: string;
+  /** Files a `file_share` message carries (https://api.slack.com/types/file). */
+  files?: unknown[];
+}
+
+/** A user's file as the bot fetches it: `url_private` with the bot token (https://api.slack.com/types/file#authentication). */
+export interface SlackFile {
+  /** Slack's file id (`F...`): one file for good, the dedup key of the download. */
+  id: string;
+  url: string;
+  kind: AttachmentKind;
+  name?: string;
+  size?: number;
+}
+
+/**
+ * The downloadable files of a message. Skipped: external files (`mode: external`, bytes kept
+ * elsewhere), deleted ones (`tombstone`) and files without `url_private` (Slack Connect files whose
+ * `file_access` is `check_file_info` need files.info first: not taken in yet).
+ */
+function filesOf(e: SlackEvent): SlackFile[] {
+  const out: SlackFile[] = [];
+  for (const raw of e.files ?? []) {
+    const f = (raw ?? {}) as Record<string, unknown>;
+    if (typeof f.id !== "string" || typeof f.url_private !== "string") continue;
+    if (f.mode === "external" || f.mode === "tombstone") continue;
+    out.push({
+      id: f.id,
+      url: f.url_private,
+      kind: kindOfMime(typeof f.mimetype === "string" ? f.mimetype : ""),
+      ...(typeof f.name === "string" ? { name: f.name } : {}),
+      ...(typeof f.size === "number" ? { size: f.size } : {}),
+    });
+  }
+  return out;
+}
+
+/** Slack's claim, used to refuse early; the bytes decide in the end (webhook-kit's sniff). */
+function kindOfMime(mime: string): AttachmentKind {
+  if (mime.startsWith("image/")) return "image";
+  if (mime.startsWith("audio/")) return "audio";
+  if (mime.startsWith("video/")) return "video";
+  return "document";
 }
 
 /** Who the bot is (auth.test): its user id is mentioned as `<@U...>`; its posts carry its bot_id. */
@@ -43,7 +84,7 @@ export function readEvent(
   payload: Record<string, unknown>,
   self: BotIdentity,
   answered: (thread: string) => boolean,
-): Reading<Inbound> {
+): Reading<Inbound & { files?: SlackFile[] }> {
   if (payload.type !== "event_callback") return { ignore: `payload ${String(payload.type)}` };
   const e = (payload.event ?? {}) as SlackEvent;
   if (e.type !== "message" && e.type !== "app_mention") return { ignore: `event ${String(e.type)}` };
@@ -64,9 +105,11 @@ export function readEvent(
     .trim();
   // The recipient's own workspace, which a stream into a shared channel must name: not the installing one.
   const team = e.user_team ?? e.team ?? (typeof payload.team_id === "string" ? payload.team_id : undefined);
-  if (!text) return { ignore: "no text" };
+  const files = filesOf(e);
+  if (!text && files.length === 0) return { ignore: "no text" };
   return {
     ok: {
+      ...(files.length > 0 ? { files } : {}),
       dedupKey: `${e.channel}:${e.ts}`,
       thread,
       text,

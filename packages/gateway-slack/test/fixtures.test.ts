@@ -20,6 +20,8 @@ type Expect =
       author: string;
       thread: string;
       meta?: Record<string, unknown>;
+      /** The refs handed over (this table's entry has no media block: files are refused, not fetched). */
+      attachments?: unknown[];
       /** A reply sent back through the gateway (cut and rendered as the session does) and the text Slack got. */
       reply?: { markdown: string; text: string };
     }
@@ -93,6 +95,7 @@ describe("slack fixtures", () => {
       if (e.outcome === "delivered") {
         expect(run.seen[0]?.author.isBot).toBe(false);
         if (e.meta) expect(run.seen[0]?.meta).toMatchObject(e.meta);
+        if (e.attachments) expect(run.seen[0]?.attachments).toEqual(e.attachments);
         if (e.reply) {
           await run.rig.session.idle(5_000);
           const pieces = gateway.chunk?.(e.reply.markdown) ?? [];
