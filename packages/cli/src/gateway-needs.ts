@@ -1,6 +1,13 @@
 // What the project's entries need from the machine that `check` can see before `start` does:
 // the gateway adapter packages and the environment variables the entries name.
-import type { BuildError, BuildWarning, Project } from "@agentsvc/config-schema";
+import {
+  type BuildError,
+  type BuildWarning,
+  DEFAULT_TRANSCRIPTION_MODEL,
+  type MediaConfig,
+  modelKeyVars,
+  type Project,
+} from "@agentsvc/config-schema";
 
 /** One warning per `*EnvVar` key of a gateway or exposure entry (or the metrics block) whose variable is unset or empty. */
 export function unsetEntryVars(project: Project, env: Record<string, string | undefined>): BuildWarning[] {
@@ -13,6 +20,19 @@ export function unsetEntryVars(project: Project, env: Record<string, string | un
         path: key,
         message: `environment variable ${name} is not set: the entry reads it when \`agentsvc start\` starts`,
       });
+    }
+    // media.transcribe: the transcription model's key (start fails without it, naming the entry).
+    const media = (entry as { media?: MediaConfig }).media;
+    if (media?.transcribe) {
+      const model = media.transcriptionModel ?? DEFAULT_TRANSCRIPTION_MODEL;
+      for (const name of modelKeyVars(model, env)) {
+        if (env[name]) continue;
+        out.push({
+          file: entry.file,
+          path: "media.transcriptionModel",
+          message: `environment variable ${name} is not set: \`agentsvc start\` fails until it holds the key of the transcription model "${typeof model === "string" ? model : model.model}"`,
+        });
+      }
     }
   }
   // The metrics block's key: start refuses an unset one, as it does an entry's.
