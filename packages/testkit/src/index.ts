@@ -60,3 +60,4 @@ export * from "./discord/index.js";
 export * from "./email/index.js";
 export * from "./providers/index.js";
 export { ManualScheduler } from "./manual-scheduler.js";
+export * from "./matrix/fake.js";

@@ -1,0 +1,168 @@
+// The matrix gateway: /sync in (sync.ts, inbound.ts), PUT send out with the outbox key as the
+// transaction id, so a retried piece is one event (https://spec.matrix.org/latest/client-server-api/#transaction-identifiers).
+// Replies carry a plain `body` and an `org.matrix.custom.html` `formatted_body`, both rendered from
+// the Markdown tree (#mroommessage-msgtypes); in a thread they carry the m.thread relation (#threading).
+import {
+  type BackoffOptions,
+  type Gateway,
+  type GatewayCapabilities,
+  type GatewayContext,
+  PlatformCallError,
+  readSecrets,
+  type SendOptions,
+  type SendResult,
+} from "@agentsvc/adapter-kit";
+import { parseDuration } from "@agentsvc/config-schema/adapter";
+import { mailPieces, toMailHtml, toMailText } from "@agentsvc/markdown";
+import { MatrixApi, sendFailureOf } from "./api.js";
+import { parseThread, readEvent } from "./inbound.js";
+import { matrixPoller, type SyncItem } from "./sync.js";
+
+/** Kept well under the 65 536-byte event limit (#size-limits) with both renderings in one event. */
+export const MESSAGE_LIMIT = 8_000;
+
+export interface MatrixGatewayOptions {
+  name: string;
+  accessTokenEnvVar: string;
+  homeserverUrl: string;
+  env: Readonly<Record<string, string | undefined>>;
+  /** /sync `timeout`. Default 30 000 ms. */
+  pollTimeoutMs?: number;
+  pollGraceMs?: number;
+  backoff?: BackoffOptions;
+  requestTimeoutMs?: number;
+  /** The entry's `deafAfter` ("10m"): /sync works but nothing came for that long -> warn, restart. */
+  deafAfter?: string;
+}
+
+const REQUEST_KEY = (eventId: string) => `request:${eventId}`;
+
+export class MatrixGateway implements Gateway {
+  readonly kind = "push" as const;
+  readonly type = "matrix";
+  readonly name: string;
+  readonly capabilities: GatewayCapabilities = { threads: true, interactiveActions: false, typing: true };
+  readonly messageLimit = MESSAGE_LIMIT;
+  readonly #o: MatrixGatewayOptions;
+  #api: MatrixApi | undefined;
+  #ctx: GatewayContext | undefined;
+  #botId: string | undefined;
+
+  constructor(options: MatrixGatewayOptions) {
+    this.#o = options;
+    this.name = options.name;
+  }
+
+  async start(ctx: GatewayContext): Promise<void> {
+    const { token } = readSecrets(
+      ctx,
+      { token: this.#o.accessTokenEnvVar },
+      { env: this.#o.env, gateway: "matrix", describe: { token: "the bot account's access token" } },
+    );
+    const deafAfterMs = this.#o.deafAfter ? parseDuration(this.#o.deafAfter) : undefined;
+    this.#api = new MatrixApi(this.#o.homeserverUrl, token, this.#o.requestTimeoutMs ?? 15_000);
+    this.#ctx = ctx;
+    const poll = matrixPoller(
+      this.#api,
+      ctx,
+      {
+        envVar: this.#o.accessTokenEnvVar,
+        pollTimeoutMs: this.#o.pollTimeoutMs ?? 30_000,
+        graceMs: this.#o.pollGraceMs ?? 10_000,
+        backoff: this.#o.backoff ?? { baseMs: 1_000, maxMs: 60_000 },
+        ...(deafAfterMs !== undefined ? { deafAfterMs } : {}),
+      },
+      (signal) => this.#identify(signal),
+      (item) => this.#handle(item),
+    );
+    ctx.scheduler.schedule("poll", 0, poll);
+  }
+
+  async stop(): Promise<void> {
+    this.#ctx = undefined;
+  }
+
+  /** The bot's own user id (#get_matrixclientv3accountwhoami): its events are ignored, its mentions gate groups. */
+  async #identify(signal: AbortSignal): Promise<void> {
+    if (this.#botId) return;
+    const me = await this.#apiOf().call<{ user_id: string }>("whoami", "GET", "/account/whoami", { signal });
+    this.#botId = me.user_id;
+  }
+
+  async #handle(item: Extract<SyncItem, { kind: "event" }>): Promise<void> {
+    const ctx = this.#ctx;
+    if (!ctx) throw new Error("matrix gateway stopped");
+    const reading = readEvent(item.roomId, item.members, item.event, this.#botId ?? "");
+    if (reading.kind === "message") {
+      await ctx.deliver(reading.inbound);
+      return;
+    }
+    if (reading.kind === "reaction") {
+      const requestId = await ctx.state.get<string>(REQUEST_KEY(reading.to));
+      if (!requestId) {
+        ctx.logger.info({ reason: "reaction to a message that asked nothing" }, "matrix reaction ignored");
+        return;
+      }
+      const result = await ctx.decide(requestId, { decision: reading.decision }, reading.by);
+      if (!result.ok)
+        ctx.logger.info({ reason: `decision refused: ${result.code}` }, "matrix reaction not applied");
+      return;
+    }
+    ctx.logger.debug({ reason: reading.reason, eventId: item.event.event_id }, "matrix event ignored");
+  }
+
+  /** Cut on the Markdown tree; each piece fits both its text and its HTML rendering. */
+  chunk(markdown: string): string[] {
+    return mailPieces(markdown, MESSAGE_LIMIT);
+  }
+
+  async send(thread: string, text: string, options: SendOptions): Promise<SendResult> {
+    const { roomId, root } = parseThread(thread);
+    const content = {
+      msgtype: "m.text",
+      body: toMailText(text),
+      format: "org.matrix.custom.html",
+      formatted_body: toMailHtml(text),
+      // A thread reply falls back to a reply to the root for clients without threads (#fallback-for-unthreaded-clients).
+      ...(root
+        ? {
+            "m.relates_to": {
+              rel_type: "m.thread",
+              event_id: root,
+              is_falling_back: true,
+              "m.in_reply_to": { event_id: root },
+            },
+          }
+        : {}),
+    };
+    const path = `/rooms/${encodeURIComponent(roomId)}/send/m.room.message/${encodeURIComponent(options.idempotencyKey)}`;
+    const { event_id } = await this.#put<{ event_id: string }>("send", path, content);
+    // A text approval request: a 👍/👎 reaction to it decides, like the typed reply.
+    if (options.requestId) await this.#ctx?.state.set(REQUEST_KEY(event_id), options.requestId);
+    return { messageId: event_id };
+  }
+
+  async startTyping(thread: string): Promise<void> {
+    if (!this.#botId) return;
+    const { roomId } = parseThread(thread);
+    const path = `/rooms/${encodeURIComponent(roomId)}/typing/${encodeURIComponent(this.#botId)}`;
+    await this.#put("typing", path, { typing: true, timeout: 30_000 });
+  }
+
+  async #put<T>(call: string, path: string, body: unknown): Promise<T> {
+    try {
+      return await this.#apiOf().call<T>(call, "PUT", path, { body });
+    } catch (err) {
+      throw err instanceof PlatformCallError ? sendFailureOf(err, this.#o.accessTokenEnvVar) : err;
+    }
+  }
+
+  #apiOf(): MatrixApi {
+    if (!this.#api) throw new Error("matrix gateway not started");
+    return this.#api;
+  }
+}
+
+export function createGateway(options: MatrixGatewayOptions): MatrixGateway {
+  return new MatrixGateway(options);
+}
