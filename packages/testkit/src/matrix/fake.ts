@@ -75,6 +75,14 @@ export class MatrixFake extends HttpFake {
     return this.#append({ roomId, sender, type, content });
   }
 
+  /** A documented event payload (ClientEventWithoutRoomID) as is, into `roomId` of `members` joined members. */
+  pushEvent(roomId: string, event: Omit<MatrixEvent, "room_id">, members?: number): string {
+    if (members !== undefined) this.members.set(roomId, members);
+    this.events.push({ ...event, room_id: roomId });
+    for (const wake of this.#waiters) wake();
+    return event.event_id;
+  }
+
   /** Resolves when a /sync came with a `since` at or past `eventId` (the bot confirmed it). */
   confirmed(eventId: string): Promise<void> {
     const position = this.events.findIndex((e) => e.event_id === eventId) + 1;
