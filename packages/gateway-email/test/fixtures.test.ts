@@ -7,6 +7,7 @@ import type { Inbound } from "@agentsvc/adapter-kit";
 import { loadFixtures } from "@agentsvc/testkit/session";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { type Dovecot, dovecotMissing, startDovecot } from "@agentsvc/testkit";
+import type { EmailGateway } from "../src/index.js";
 import { emailRig, until } from "./rig.js";
 
 type Expect =
@@ -17,6 +18,8 @@ type Expect =
       thread: string;
       /** The addresses the agent's reply goes to (default: the author). */
       replyTo?: string[];
+      /** A reply sent back through the gateway (cut and rendered as the session does): its text and HTML parts. */
+      reply?: { markdown: string; text: string; html: string };
     }
   | { outcome: "ignored"; reason: string }
   | { outcome: "decided"; decision: "approve" | "reject"; by: string };
@@ -107,6 +110,17 @@ describe.skipIf(dovecotMissing !== undefined)("email fixtures through Dovecot", 
           expect(reply?.to && "value" in reply.to ? reply.to.value.map((a) => a.address) : []).toEqual(
             want.replyTo,
           );
+        }
+        if (want.reply) {
+          await rig.session.idle(10_000);
+          const sent = box.sink.mails.length;
+          const gateway = rig.gateway as EmailGateway;
+          for (const [i, piece] of gateway.chunk(want.reply.markdown).entries())
+            await gateway.send(want.thread, piece, { idempotencyKey: `reply:${i}`, attempt: 1 });
+          await until(() => box.sink.mails.length > sent, "the reply through the gateway");
+          const mail = box.sink.mails.at(-1);
+          expect(mail?.text?.trim()).toBe(want.reply.text);
+          expect(String(mail?.html).trim()).toBe(want.reply.html);
         }
         return;
       }
