@@ -1,0 +1,44 @@
+// The entry the README documents validates through the open registry: `type` names this package,
+// found in the project's node_modules, and its schema checks the platform keys with file and key.
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { formatIssue, loadProject } from "@agentsvc/config-schema";
+import { describe, expect, it } from "vitest";
+
+function project(entry: string): string {
+  const dir = mkdtempSync(join(tmpdir(), "agentsvc-matrix-"));
+  mkdirSync(join(dir, "node_modules/@agentsvc"), { recursive: true });
+  symlinkSync(resolve(import.meta.dirname, ".."), join(dir, "node_modules/@agentsvc/gateway-matrix"));
+  mkdirSync(join(dir, "agents"));
+  mkdirSync(join(dir, "gateways"));
+  writeFileSync(
+    join(dir, "agents/bot.ts"),
+    `export default { kind: "agent", name: "bot", model: { provider: "demo" } };\n`,
+  );
+  writeFileSync(join(dir, "gateways/matrix.yaml"), entry);
+  return dir;
+}
+
+describe("a matrix entry", () => {
+  it("named by package validates, under the registry name matrix", async () => {
+    const r = await loadProject(
+      project(
+        'type: "@agentsvc/gateway-matrix"\naccessTokenEnvVar: MATRIX_TOKEN\nhomeserverUrl: https://matrix.example.org\n',
+      ),
+    );
+    expect(r.ok ? [] : r.errors.map(formatIssue)).toEqual([]);
+    expect(r.ok && r.project.pushGateways[0]).toMatchObject({
+      homeserverUrl: "https://matrix.example.org",
+      accessTokenEnvVar: "MATRIX_TOKEN",
+    });
+  });
+
+  it("without its homeserver is refused naming the file and the key", async () => {
+    const r = await loadProject(
+      project('type: "@agentsvc/gateway-matrix"\naccessTokenEnvVar: MATRIX_TOKEN\n'),
+    );
+    expect(r.ok).toBe(false);
+    expect(r.ok ? "" : r.errors.map(formatIssue).join("\n")).toMatch(/gateways\/matrix\.yaml.*homeserverUrl/);
+  });
+});
