@@ -1,6 +1,6 @@
 // The discord push-style gateway: the Gateway websocket (connection.ts) for inbound, REST (api.ts)
 // for replies, typing and approvals (message-component buttons answered through interaction callbacks).
-import type { DecisionKind } from "@agentsvc/adapter-kit";
+import type { AttachmentRef, DecisionKind } from "@agentsvc/adapter-kit";
 import {
   type BackoffOptions,
   type DecidedNotice,
@@ -26,6 +26,7 @@ import {
 import { parseDuration } from "@agentsvc/config-schema/adapter";
 import { DiscordRest } from "./api.js";
 import { GatewaySocket } from "./connection.js";
+import { downloadFile, type MediaOptions } from "./download.js";
 import { attachmentForm } from "./files.js";
 import { discordPieces } from "./format.js";
 import { type DiscordMessage, isThreadChannel, readMessage } from "./inbound.js";
@@ -52,6 +53,11 @@ export interface DiscordGatewayOptions {
   maxResumeFailures?: number;
   /** The entry's `deafAfter` ("10m"): heartbeats ACKed but no event for that long -> resume, with a warning. */
   deafAfter?: string;
+  /**
+   * The entry's `media` block: the kinds and size of attachments taken in. Absent: an attachment is
+   * refused (`disabled`) without a download, and the session answers saying so.
+   */
+  media?: MediaOptions;
   /** REST timeout. Default 30 000 ms (interaction callbacks always use 2 500 ms: Discord allows 3 s). */
   requestTimeoutMs?: number;
   /** Typing is posted again at this period until the reply (Discord shows it for 10 s). Default 8 000 ms. */
@@ -318,7 +324,13 @@ export class DiscordGateway implements Gateway {
       answeredThread: isThreadChannel(m) && (await memory.answered(m.channel_id)),
     });
     if (reading.kind === "deliver") {
-      await ctx.deliver(reading.inbound);
+      // Attachments are stored (or refused) before deliver, whose inbox record keeps the refs; the
+      // sequence is heartbeated (acknowledged) only after, and a stored file is not fetched twice.
+      const attachments: AttachmentRef[] = [];
+      const base = this.#options.apiBaseUrl ?? "https://discord.com/api/v10";
+      for (const file of reading.files ?? [])
+        attachments.push(await downloadFile(ctx, file, this.#options.media, base));
+      await ctx.deliver(attachments.length > 0 ? { ...reading.inbound, attachments } : reading.inbound);
       return;
     }
     ctx.logger.debug({ messageId: m.id, channelId: m.channel_id, reason: reading.reason }, "ignored");

@@ -2,7 +2,7 @@
 // Shapes: https://discord.com/developers/docs/resources/message (message object, types,
 // message_reference) and https://discord.com/developers/docs/events/gateway-events#message-create
 // (guild_id, member, mentions, channel_type).
-import type { Inbound } from "@agentsvc/adapter-kit";
+import type { AttachmentKind, Inbound } from "@agentsvc/adapter-kit";
 
 export interface DiscordUser {
   id: string;
@@ -45,8 +45,18 @@ export interface Addressing {
   answeredThread: boolean;
 }
 
+/** A user's attachment as the bot fetches it: its signed CDN `url`, no credentials needed. */
+export interface DiscordFile {
+  /** The attachment's snowflake: one file for good, the dedup key of the download. */
+  id: string;
+  url: string;
+  kind: AttachmentKind;
+  name?: string;
+  size?: number;
+}
+
 export type Reading =
-  | { kind: "deliver"; inbound: Inbound }
+  | { kind: "deliver"; inbound: Inbound; files?: DiscordFile[] }
   | { kind: "ignored"; reason: string }
   /** Addressed to the bot, but no text, attachment or embed: the Message Content Intent is missing. */
   | { kind: "empty"; reason: string };
@@ -78,13 +88,39 @@ export function readMessage(m: DiscordMessage, who: Addressing): Reading {
     };
   if (m.message_reference?.type === FORWARD) return forwarded(m);
   const text = stripMentions(m.content, who).trim();
-  if (!text) {
+  const files = filesOf(m.attachments);
+  if (!text && files.length === 0) {
     const carriesContent = [m.attachments, m.embeds, m.sticker_items].some((a) => (a?.length ?? 0) > 0);
-    if (carriesContent || m.poll)
-      return { kind: "ignored", reason: "no text (attachment, embed or sticker only)" };
+    if (carriesContent || m.poll) return { kind: "ignored", reason: "no text (embed or sticker only)" };
     return { kind: "empty", reason: "empty content" };
   }
-  return deliver(m, text);
+  const reading = deliver(m, text);
+  return files.length > 0 && reading.kind === "deliver" ? { ...reading, files } : reading;
+}
+
+/** Attachment objects (https://discord.com/developers/docs/resources/message#attachment-object). */
+function filesOf(attachments: unknown[] | undefined): DiscordFile[] {
+  const out: DiscordFile[] = [];
+  for (const raw of attachments ?? []) {
+    const a = (raw ?? {}) as Record<string, unknown>;
+    if (typeof a.id !== "string" || typeof a.url !== "string") continue;
+    out.push({
+      id: a.id,
+      url: a.url,
+      kind: kindOfMime(typeof a.content_type === "string" ? a.content_type : ""),
+      ...(typeof a.filename === "string" ? { name: a.filename } : {}),
+      ...(typeof a.size === "number" ? { size: a.size } : {}),
+    });
+  }
+  return out;
+}
+
+/** Discord's claim (`content_type`, optional), used to refuse early; the bytes decide in the end. */
+function kindOfMime(mime: string): AttachmentKind {
+  if (mime.startsWith("image/")) return "image";
+  if (mime.startsWith("audio/")) return "audio";
+  if (mime.startsWith("video/")) return "video";
+  return "document";
 }
 
 /**

@@ -10,7 +10,15 @@ import { nextConnection, type Rigged, startRig, stopRig } from "./rig.js";
 
 type Frame = { op: 0; s: number; t: string; d: Record<string, unknown> };
 type Expect =
-  | { outcome: "delivered"; text: string; author: string; authorName: string; thread: string }
+  | {
+      outcome: "delivered";
+      text: string;
+      author: string;
+      authorName: string;
+      thread: string;
+      /** The refs handed over (this table's entry has no media block: files are refused, not fetched). */
+      attachments?: unknown[];
+    }
   | { outcome: "ignored"; reason: string; intentHint?: boolean }
   | { outcome: "decided"; decision: "approve" | "reject"; by: string }
   | { outcome: "refused"; by: string }
@@ -74,6 +82,7 @@ describe("discord fixtures", () => {
           thread: e.thread,
           author: { id: e.author, displayName: e.authorName, isBot: false },
         });
+        if (e.attachments) expect(delivered[0]?.attachments).toEqual(e.attachments);
       } else if (e.outcome === "ignored") {
         expect(delivered).toEqual([]);
         const reasons = r.h.logs

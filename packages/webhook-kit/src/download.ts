@@ -44,6 +44,16 @@ export interface AttachmentPolicy {
 export class DownloadRefused extends Error {}
 
 /**
+ * The file's host answered an HTTP error: `status` lets an adapter tell a file that is gone for good
+ * (an expired signed URL, a deleted file: 403/404/410) from one worth asking for again (5xx).
+ */
+export class DownloadFailed extends Error {
+  constructor(readonly status: number) {
+    super(`fetching a file answered HTTP ${status}`);
+  }
+}
+
+/**
  * The attachment as a ref for `Inbound.attachments`: stored (or found stored from an earlier
  * delivery), or refused with why. Transport failures (timeouts, 5xx) throw, so the platform's
  * retry tries again; a message is acknowledged only after its refs are recorded.
@@ -118,7 +128,7 @@ async function download(
     }
     if (!res.ok || !res.body) {
       await res.body?.cancel();
-      throw new Error(`fetching a file answered HTTP ${res.status}`);
+      throw new DownloadFailed(res.status);
     }
     const declared = Number(res.headers.get("content-length") ?? Number.NaN);
     if (Number.isFinite(declared) && declared > policy.maxBytes) {

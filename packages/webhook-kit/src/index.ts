@@ -18,6 +18,7 @@ export {
 export {
   type AttachmentPolicy,
   type AttachmentSource,
+  DownloadFailed,
   DownloadRefused,
   fetchAttachment,
 } from "./download.js";

@@ -10,6 +10,7 @@ import { type WebSocket, WebSocketServer } from "ws";
 import { readParams } from "../http-body.js";
 import { answerJson as sendJson } from "../http-util.js";
 import { type FakeServer, listenLocal } from "../server.js";
+import { DiscordCdn } from "./cdn.js";
 import { DiscordRest } from "./rest.js";
 import { nextSnowflake } from "./snowflake.js";
 import { type ConnectionInfo, DiscordSessions, type RestFault } from "./sessions.js";
@@ -51,6 +52,8 @@ export class DiscordFake {
   readonly #faults = new Map<string, RestFault[]>();
   /** `flags` of the application object; a test turns the message-content bits off. */
   applicationFlags: number;
+  /** Users' attachments at signed, expiring URLs (`cdn.host(...)` gives the attachment object). */
+  readonly cdn: DiscordCdn;
 
   private constructor(options: DiscordFakeOptions) {
     this.token = options.token ?? "fake.discord.token";
@@ -66,6 +69,10 @@ export class DiscordFake {
       rest: this.rest,
     });
     this.rest.onCreate = (msg) => this.sessions.echoBotMessage(msg);
+    this.cdn = new DiscordCdn(
+      () => this.#server.url,
+      () => this.nextId(),
+    );
   }
 
   static async start(options: DiscordFakeOptions = {}): Promise<DiscordFake> {
@@ -112,6 +119,7 @@ export class DiscordFake {
 
   async #http(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://x");
+    if (url.pathname.startsWith("/attachments/")) return this.cdn.serve(url.pathname, url.searchParams, res);
     const path = url.pathname.replace(/^\/api\/v10/, "");
     const method = req.method ?? "GET";
     const body = method === "GET" ? {} : await readParams(req).catch(() => ({}) as Record<string, unknown>);

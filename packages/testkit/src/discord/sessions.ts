@@ -59,6 +59,8 @@ export interface UserMessage {
   inThread?: boolean;
   /** Reply (type 19) to this message, without pinging its author. */
   replyTo?: string;
+  /** Attachment objects (the fake's `cdn.host(...)`). */
+  attachments?: Record<string, unknown>[];
 }
 
 export class DiscordSessions {
@@ -128,7 +130,7 @@ export class DiscordSessions {
       mentions: m.mention ? [{ id: this.o.botUserId, username: "agent", bot: true }] : [],
       mention_roles: [],
       mention_everyone: false,
-      attachments: [],
+      attachments: m.attachments ?? [],
       embeds: [],
       components: [],
       pinned: false,
