@@ -84,7 +84,7 @@ describe("matrix gateway", () => {
   });
 
   it("doctor: whoami names the bot; a refused token fails naming the variable", async () => {
-    const entry = { accessTokenEnvVar: "MATRIX_TOKEN", homeserverUrl: fake.url };
+    const entry = { type: "matrix", accessTokenEnvVar: "MATRIX_TOKEN", homeserverUrl: fake.url };
     expect(await doctor(entry, { env: { MATRIX_TOKEN: fake.token }, projectDir: "." })).toMatchObject([
       { status: "ok", detail: `bot ${fake.userId}` },
     ]);
