@@ -1,5 +1,5 @@
 import type { LanguageModelV4 } from "@ai-sdk/provider";
-import { modelTarget } from "@agentsvc/config-schema";
+import { modelTarget } from "@agentsvc/config-schema/models";
 import type { AgentModel, MemoryConfig, ModelSpec } from "./define.js";
 import { AgentsvcError } from "./errors.js";
 import type { CompactResult } from "./memory.js";

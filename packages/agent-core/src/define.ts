@@ -1,5 +1,5 @@
 import type { LanguageModelV3, LanguageModelV4 } from "@ai-sdk/provider";
-import type { ModelProviderName } from "@agentsvc/config-schema";
+import type { ModelProviderName } from "@agentsvc/config-schema/models";
 import type { GenericSchema } from "valibot";
 import type { ModelSettings } from "./models/settings.js";
 import type { RunOrigin } from "./run-store.js";

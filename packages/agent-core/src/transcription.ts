@@ -3,7 +3,7 @@
 // models are, and the step of a turn that gives its user message's audio a transcript before the
 // first model call, so memory keeps the transcript with the message.
 import type { TranscriptionModelV4 } from "@ai-sdk/provider";
-import { MODEL_PROVIDERS, type ModelProviderName, parseModelString } from "@agentsvc/config-schema";
+import { MODEL_PROVIDERS, type ModelProviderName, parseModelString } from "@agentsvc/config-schema/models";
 import { AgentsvcError } from "./errors.js";
 import type { AttachmentRef } from "./media.js";
 import type { Message } from "./messages.js";

@@ -2,7 +2,7 @@
 // (https://ai-sdk.dev/providers/ai-sdk-providers/<provider>); keys are passed explicitly, read from
 // the environment agentsvc was given, so a test or a second agent never reads process.env behind it.
 import type { LanguageModelV4 } from "@ai-sdk/provider";
-import { BEDROCK_API_KEY_VAR, MODEL_PROVIDERS, type ModelProviderName } from "@agentsvc/config-schema";
+import { BEDROCK_API_KEY_VAR, MODEL_PROVIDERS, type ModelProviderName } from "@agentsvc/config-schema/models";
 import { type LoadProviderOptions, loadProviderPackage } from "./provider-package.js";
 
 export interface BuildArgs {

@@ -6,7 +6,7 @@ import {
   type ModelProviderName,
   modelKeyVars,
   modelTarget,
-} from "@agentsvc/config-schema";
+} from "@agentsvc/config-schema/models";
 import type { AgentModel, ModelSpec } from "../define.js";
 import { AgentsvcError } from "../errors.js";
 import { specProviderOptions } from "./call-options.js";
