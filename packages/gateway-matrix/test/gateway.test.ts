@@ -93,3 +93,27 @@ describe("matrix gateway", () => {
     expect(bad?.fix).toContain("MATRIX_TOKEN");
   });
 });
+
+describe("matrix gateway with a refused token", () => {
+  it("a /sync answered 401 M_UNKNOWN_TOKEN stops the gateway naming the variable", async () => {
+    const other = await MatrixFake.start();
+    const refused = await runFixtureGateway(
+      createGateway({
+        name: "matrix",
+        accessTokenEnvVar: "MATRIX_TOKEN",
+        env: { MATRIX_TOKEN: "not-the-token" },
+        homeserverUrl: other.url,
+        pollTimeoutMs: 1_000,
+      }),
+    );
+    try {
+      await eventually(
+        () => refused.logs.lines().some((l) => l.level >= 50 && JSON.stringify(l).includes("MATRIX_TOKEN")),
+        "the error naming the variable",
+      );
+    } finally {
+      await refused.rig.stop();
+      await other.close();
+    }
+  });
+});

@@ -91,7 +91,7 @@ export class MatrixFake extends HttpFake {
     return new Promise((resolve) => this.#confirmWaiters.push({ position, resolve }));
   }
 
-  /** The next call answers 429 M_LIMIT_EXCEEDED with `retry_after_ms`. */
+  /** The next call but /sync answers 429 M_LIMIT_EXCEEDED with `retry_after_ms` (`failNext` likewise). */
   limitNext(retryAfterMs: number): void {
     this.#limits.push(retryAfterMs);
   }
@@ -117,23 +117,25 @@ export class MatrixFake extends HttpFake {
       answerJson(res, 401, { errcode: "M_UNKNOWN_TOKEN", error: "Invalid access token passed." });
       return;
     }
-    const limit = this.#limits.shift();
-    if (limit !== undefined) {
-      answerJson(res, 429, {
-        errcode: "M_LIMIT_EXCEEDED",
-        error: "Too many requests",
-        retry_after_ms: limit,
-      });
-      return;
-    }
-    if (
-      this.failures.answer(res, (s) => ({
+    // Injected failures hit the bot's calls, not the long-poll waiting in the background (a test
+    // that wants a failed sync sends a wrong token).
+    const path = url.pathname;
+    if (path !== `${API}/sync`) {
+      const limit = this.#limits.shift();
+      if (limit !== undefined) {
+        answerJson(res, 429, {
+          errcode: "M_LIMIT_EXCEEDED",
+          error: "Too many requests",
+          retry_after_ms: limit,
+        });
+        return;
+      }
+      const injected = (s: number) => ({
         errcode: s === 429 ? "M_LIMIT_EXCEEDED" : "M_UNKNOWN",
         error: "injected",
-      }))
-    )
-      return;
-    const path = url.pathname;
+      });
+      if (this.failures.answer(res, injected)) return;
+    }
     if (req.method === "GET" && path === `${API}/account/whoami`) {
       answerJson(res, 200, { user_id: this.userId, device_id: "FAKEDEVICE" });
       return;
