@@ -19,6 +19,7 @@ import {
   type SendResult,
 } from "@agentsvc/adapter-kit";
 import { simpleParser } from "mailparser";
+import { type MediaOptions, storeParts } from "./attachments.js";
 import { type Cursor, type Handled, ImapLoginError, ImapReader } from "./connection.js";
 import { mailPieces, markdownToMail, toMailHtml } from "./format.js";
 import { decisionText, ignoreReason, mailFacts } from "./inbound.js";
@@ -64,6 +65,11 @@ export interface EmailGatewayOptions {
    * them reports DMARC pass or an aligned DKIM pass for its From domain. Default none: no decision by mail.
    */
   trustedAuthservIds?: readonly string[];
+  /**
+   * The entry's `media` block: the kinds and size of MIME parts taken in. Absent: a part is refused
+   * (`disabled`) and the session answers saying so.
+   */
+  media?: MediaOptions;
 }
 
 interface ThreadInfo {
@@ -290,7 +296,7 @@ export class EmailGateway implements Gateway {
       return "ignored";
     }
     const facts = mailFacts(mail);
-    if (!facts.text.trim()) {
+    if (!facts.text.trim() && mail.attachments.length === 0) {
       const files = mail.attachments.map((a) => a.filename ?? a.contentType).join(", ");
       ctx.logger.info(
         { uid, reason: `no text${files ? ` (attachments only: ${files})` : ""}`, from: facts.from },
@@ -324,7 +330,10 @@ export class EmailGateway implements Gateway {
       }
     }
     const references = keepReferences([...facts.references, messageId]);
+    // Parts are stored (or refused) before deliver, whose inbox record keeps the refs.
+    const attachments = await storeParts(mail.attachments, this.#options.media, ctx.blobs);
     await ctx.deliver({
+      ...(attachments.length > 0 ? { attachments } : {}),
       dedupKey: messageId,
       thread,
       text,

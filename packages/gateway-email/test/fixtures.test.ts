@@ -16,6 +16,8 @@ type Expect =
       text: string;
       author: string;
       thread: string;
+      /** The refs handed over (this table's entry has no media block: parts are refused, not stored). */
+      attachments?: unknown[];
       /** The addresses the agent's reply goes to (default: the author). */
       replyTo?: string[];
       /** A reply sent back through the gateway (cut and rendered as the session does): its text and HTML parts. */
@@ -103,6 +105,7 @@ describe.skipIf(dovecotMissing !== undefined)("email fixtures through Dovecot", 
           thread: want.thread,
           author: { id: want.author },
         });
+        if (want.attachments) expect(delivered[0]?.attachments).toEqual(want.attachments);
         await box.waitSeen(uid);
         if (want.replyTo) {
           await until(() => box.sink.mails.length > sentBefore, "the reply");
