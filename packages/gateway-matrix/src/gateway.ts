@@ -47,6 +47,7 @@ export class MatrixGateway implements Gateway {
   #api: MatrixApi | undefined;
   #ctx: GatewayContext | undefined;
   #botId: string | undefined;
+  readonly #counts = new Map<string, number>();
 
   constructor(options: MatrixGatewayOptions) {
     this.#o = options;
@@ -92,7 +93,7 @@ export class MatrixGateway implements Gateway {
   async #handle(item: Extract<SyncItem, { kind: "event" }>): Promise<void> {
     const ctx = this.#ctx;
     if (!ctx) throw new Error("matrix gateway stopped");
-    const reading = readEvent(item.roomId, item.members, item.event, this.#botId ?? "");
+    const reading = readEvent(item.roomId, await this.#members(item), item.event, this.#botId ?? "");
     if (reading.kind === "message") {
       await ctx.deliver(reading.inbound);
       return;
@@ -109,6 +110,19 @@ export class MatrixGateway implements Gateway {
       return;
     }
     ctx.logger.debug({ reason: reading.reason, eventId: item.event.event_id }, "matrix event ignored");
+  }
+
+  /**
+   * A room's joined member count: /sync sends it only when it changed (#get_matrixclientv3sync,
+   * RoomSummary), so the last one seen is kept in the gateway's state. Unknown: undefined (a group).
+   */
+  async #members(item: Extract<SyncItem, { kind: "event" }>): Promise<number | undefined> {
+    const state = this.#ctx?.state;
+    const key = `members:${item.roomId}`;
+    if (item.members === undefined) return this.#counts.get(item.roomId) ?? (await state?.get<number>(key));
+    if (this.#counts.get(item.roomId) !== item.members) await state?.set(key, item.members);
+    this.#counts.set(item.roomId, item.members);
+    return item.members;
   }
 
   /** Cut on the Markdown tree; each piece fits both its text and its HTML rendering. */

@@ -46,7 +46,8 @@ export function readEvent(roomId: string, members: number | undefined, e: SyncEv
   // m.notice is what bots write; answering one is how two bots loop (#mnotice).
   if (msgtype !== "m.text") return { kind: "ignored", reason: `msgtype ${String(msgtype)}` };
   let text = typeof e.content.body === "string" ? e.content.body : "";
-  const group = (members ?? 2) > 2;
+  // A room whose size is not known yet is treated as a group: answering only mentions is the safe side.
+  const group = members === undefined || members > 2;
   if (group) {
     const mentions = (e.content["m.mentions"] ?? {}) as { user_ids?: unknown };
     const named = Array.isArray(mentions.user_ids) && mentions.user_ids.includes(botId);

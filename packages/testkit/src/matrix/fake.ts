@@ -39,6 +39,7 @@ export class MatrixFake extends HttpFake {
   /** Every /sync query as received (since, timeout, filter). */
   readonly syncs: URLSearchParams[] = [];
   #txns = new Map<string, string>();
+  #summarized = new Map<string, number>();
   #limits: number[] = [];
   #waiters = new Set<() => void>();
   #confirmed = 0;
@@ -187,8 +188,12 @@ export class MatrixFake extends HttpFake {
     const fresh = q.has("since") ? this.events.slice(since) : [];
     const join: Record<string, unknown> = {};
     for (const e of fresh) {
+      // The summary "may be omitted if it has not changed since the last sync": sent on a change only.
+      const count = this.members.get(e.room_id) ?? 2;
+      const changed = this.#summarized.get(e.room_id) !== count;
+      this.#summarized.set(e.room_id, count);
       join[e.room_id] ??= {
-        summary: { "m.joined_member_count": this.members.get(e.room_id) ?? 2 },
+        ...(changed ? { summary: { "m.joined_member_count": count } } : {}),
         timeline: { events: [], limited: false },
       };
       const room = join[e.room_id] as { timeline: { events: unknown[] } };
