@@ -6,7 +6,7 @@
 // the check was added: they are reported as known, and anything else fails.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 
@@ -85,9 +85,14 @@ if (import.meta.main) {
   const gone = [...allowed].filter((k) => !clones.some((c) => c.key === k));
   if (known.length > 0)
     console.log(`${known.length} known clone(s) between adapters, in adapter-clones-allowed.json`);
-  if (gone.length > 0)
+  if (gone.length > 0 && process.argv.includes("--prune")) {
+    // Drops the entries whose clone is gone; never adds one.
+    const kept = [...allowed].filter((k) => !gone.includes(k));
+    writeFileSync(allowedFile, `${JSON.stringify(kept, null, 2)}\n`);
+    console.log(`${gone.length} entry(ies) whose clone is gone removed from adapter-clones-allowed.json`);
+  } else if (gone.length > 0)
     console.log(
-      `${gone.length} entry(ies) of tooling/lint/adapter-clones-allowed.json no longer found: remove them`,
+      `${gone.length} entry(ies) of tooling/lint/adapter-clones-allowed.json no longer found: remove them (--prune)`,
     );
   if (fresh.length > 0) {
     console.error(

@@ -46,6 +46,7 @@ export { decisionLabel, decodeDecision, encodeDecision, pressableDecisions } fro
 export { Backoff, type BackoffOptions, backoffDelay, sleep } from "./backoff.js";
 export { chunkText } from "./chunk-text.js";
 export { EditPacing } from "./edit-pacing.js";
+export { TypingRepeat, type TypingRepeatOptions } from "./typing.js";
 export { describeRequest, matchDecisionText } from "./interaction.js";
 export {
   fileNote,

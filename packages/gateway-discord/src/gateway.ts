@@ -22,6 +22,7 @@ import {
   type SendOptions,
   type SendResult,
   type StreamOptions,
+  TypingRepeat,
 } from "@agentsvc/adapter-kit";
 import { parseDuration } from "@agentsvc/config-schema/adapter";
 import { DiscordRest } from "./api.js";
@@ -92,8 +93,8 @@ export class DiscordGateway implements Gateway {
   #memory: ThreadMemory | undefined;
   #intentHintLogged = false;
   #stopped = false;
-  /** Channel -> until when typing is repeated (cleared by the reply, or by the beat that finds it expired). */
-  readonly #typing = new Map<string, number>();
+  /** Typing repeated per channel until the reply (or typingMaxMs). */
+  readonly #typing: TypingRepeat;
   readonly #streams = new DiscordStreams(
     () => this.#api(),
     (thread, text, options, signal) => this.#post(thread, text, options, signal),
@@ -103,6 +104,10 @@ export class DiscordGateway implements Gateway {
 
   constructor(options: DiscordGatewayOptions) {
     this.#options = options;
+    this.#typing = new TypingRepeat({
+      intervalMs: options.typingIntervalMs ?? 8_000,
+      maxMs: options.typingMaxMs ?? 120_000,
+    });
   }
 
   /** True after a fatal close code (bad token, disallowed intents, ...): the gateway will not reconnect. */
@@ -156,8 +161,7 @@ export class DiscordGateway implements Gateway {
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#socket?.stop();
-    for (const channel of this.#typing.keys()) this.#ctx?.scheduler.cancel(`typing:${channel}`);
-    this.#typing.clear();
+    this.#typing.stopAll(this.#ctx?.scheduler);
   }
 
   /**
@@ -239,24 +243,9 @@ export class DiscordGateway implements Gateway {
   async startTyping(thread: string): Promise<void> {
     const ctx = this.#ctx;
     if (!ctx || this.#stopped) return;
-    const until = Date.now() + (this.#options.typingMaxMs ?? 120_000);
-    this.#typing.set(thread, until);
-    const beat = async (signal: AbortSignal) => {
-      // A newer turn's typing owns the entry; an expired one is dropped (no reply may ever come).
-      if (this.#typing.get(thread) !== until) return null;
-      if (Date.now() > until) {
-        this.#typing.delete(thread);
-        return null;
-      }
-      await this.#api()
-        .call("POST", `/channels/${thread}/typing`, undefined, signal)
-        .catch((err: unknown) => ctx.logger.debug({ err }, "typing indicator failed"));
-      return this.#options.typingIntervalMs ?? 8_000;
-    };
-    // The first one goes out now (a short turn may be over before a timer fires); repeats are scheduled.
-    const next = await beat(new AbortController().signal);
-    if (next !== null && this.#typing.get(thread) === until)
-      ctx.scheduler.schedule(`typing:${thread}`, next, beat);
+    await this.#typing.start(ctx, thread, (signal) =>
+      this.#api().call("POST", `/channels/${thread}/typing`, undefined, signal),
+    );
   }
 
   async requestDecision(request: InteractionRequest): Promise<SendResult> {
@@ -367,7 +356,7 @@ export class DiscordGateway implements Gateway {
   }
 
   #stopTyping(thread: string): void {
-    if (this.#typing.delete(thread)) this.#ctx?.scheduler.cancel(`typing:${thread}`);
+    this.#typing.stop(this.#ctx?.scheduler, thread);
   }
 
   #api(): DiscordRest {

@@ -22,6 +22,7 @@ import {
   type SendOptions,
   type SendResult,
   type StreamOptions,
+  TypingRepeat,
 } from "@agentsvc/adapter-kit";
 import { parseDuration } from "@agentsvc/config-schema/adapter";
 import { BotApi, sendFailureOf } from "./api.js";
@@ -117,13 +118,17 @@ export class TelegramGateway implements Gateway {
   #ctx: GatewayContext | undefined;
   #api: BotApi | undefined;
   #stopped = false;
-  /** Chat -> until when typing is repeated (cleared by the reply, or by the beat that finds it expired). */
-  readonly #typing = new Map<string, number>();
+  /** Typing repeated per chat until the reply (or typingMaxMs). */
+  readonly #typing: TypingRepeat;
 
   readonly #options: TelegramGatewayOptions;
 
   constructor(options: TelegramGatewayOptions) {
     this.#options = options;
+    this.#typing = new TypingRepeat({
+      intervalMs: options.typingIntervalMs ?? 4_000,
+      maxMs: options.typingMaxMs ?? 120_000,
+    });
   }
 
   async start(ctx: GatewayContext): Promise<void> {
@@ -167,8 +172,7 @@ export class TelegramGateway implements Gateway {
     if (!ctx) return;
     ctx.scheduler.cancel("poll");
     this.#streams.close();
-    for (const chat of this.#typing.keys()) ctx.scheduler.cancel(`typing:${chat}`);
-    this.#typing.clear();
+    this.#typing.stopAll(ctx.scheduler);
   }
 
   /**
@@ -239,28 +243,13 @@ export class TelegramGateway implements Gateway {
     const ctx = this.#ctx;
     if (!ctx || this.#stopped) return;
     const { chatId, topicId } = parseThread(thread);
-    const until = Date.now() + (this.#options.typingMaxMs ?? 120_000);
-    this.#typing.set(thread, until);
-    const beat = async (signal: AbortSignal) => {
-      // A newer turn's typing owns the entry; an expired one is dropped (no reply may ever come).
-      if (this.#typing.get(thread) !== until) return null;
-      if (Date.now() > until) {
-        this.#typing.delete(thread);
-        return null;
-      }
-      await this.#api
-        ?.call(
-          "sendChatAction",
-          { chat_id: chatId, action: "typing", ...(topicId ? { message_thread_id: topicId } : {}) },
-          signal,
-        )
-        .catch((err: unknown) => ctx.logger.debug({ err }, "typing action failed"));
-      return this.#options.typingIntervalMs ?? 4_000;
-    };
-    // The first action goes out now (a short turn may be over before a timer fires); repeats are scheduled.
-    const next = await beat(new AbortController().signal);
-    if (next !== null && this.#typing.get(thread) === until)
-      ctx.scheduler.schedule(`typing:${thread}`, next, beat);
+    await this.#typing.start(ctx, thread, (signal) =>
+      this.#api?.call(
+        "sendChatAction",
+        { chat_id: chatId, action: "typing", ...(topicId ? { message_thread_id: topicId } : {}) },
+        signal,
+      ),
+    );
   }
 
   async requestDecision(request: InteractionRequest, options: SendOptions): Promise<SendResult> {
@@ -384,7 +373,7 @@ export class TelegramGateway implements Gateway {
   }
 
   #stopTyping(thread: string): void {
-    if (this.#typing.delete(thread)) this.#ctx?.scheduler.cancel(`typing:${thread}`);
+    this.#typing.stop(this.#ctx?.scheduler, thread);
   }
 }
 
