@@ -8,6 +8,8 @@ const brotli = promisify(brotliCompress);
 const gzipped = promisify(gzip);
 
 export type PageCoding = "br" | "gzip";
+/** The codings pageRepresentations makes, in the server's order of preference. */
+export const PAGE_CODINGS: readonly PageCoding[] = ["br", "gzip"];
 
 /** One representation of the page: its bytes, its content coding and its own strong ETag. */
 export interface PageRepresentation {

@@ -1,7 +1,13 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Hono } from "hono";
-import { chooseCoding, matchesNoneMatch, pageRepresentations } from "./page-encodings.js";
+import {
+  chooseCoding,
+  matchesNoneMatch,
+  PAGE_CODINGS,
+  type PageRepresentation,
+  pageRepresentations,
+} from "./page-encodings.js";
 
 export interface PageHeaders {
   "Content-Security-Policy": string;
@@ -9,8 +15,8 @@ export interface PageHeaders {
 }
 
 /**
- * Serves a built `<path>/index.html` as a static file: read (and compressed) once at start, with
- * its ETag and the hash-based CSP. `<path>` and `<path>/` redirect to it. Never gated, so the page can prompt for a key.
+ * Serves a built `<path>/index.html` as a static file: read once at start and compressed once beside
+ * it, with its ETag and the hash-based CSP. `<path>` and `<path>/` redirect to it. Never gated, so the page can prompt for a key.
  */
 export async function mountPage(
   app: Hono,
@@ -23,12 +29,16 @@ export async function mountPage(
     throw new Error(`${file}: the page is missing; run \`agentsvc build\` (start builds it for you)`);
   });
   const headers = headersFor(html);
-  const copies = await pageRepresentations(html, headers.ETag);
-  const codings = [...copies.encoded.keys()];
+  // Not awaited: brotli at its best quality takes longer than the rest of start-up (a zlib thread
+  // does it while the service opens its stores and listens). A request wanting a coding waits for
+  // the copies; one for the plain page never does.
+  const identity: PageRepresentation = { body: html, etag: headers.ETag };
+  const copies = pageRepresentations(html, headers.ETag);
+  copies.catch(() => {}); // a failure is answered per request (500), not as an unhandled rejection at start
   const indexPath = `${mountPath}/index.html`;
-  app.get(indexPath, (c) => {
-    const coding = chooseCoding(c.req.header("accept-encoding"), codings);
-    const chosen = (coding && copies.encoded.get(coding)) || copies.identity;
+  app.get(indexPath, async (c) => {
+    const coding = chooseCoding(c.req.header("accept-encoding"), PAGE_CODINGS);
+    const chosen = (coding && (await copies).encoded.get(coding)) || identity;
     // Caches keep one copy per coding.
     const common = { ETag: chosen.etag, Vary: "Accept-Encoding" };
     if (matchesNoneMatch(c.req.header("if-none-match"), chosen.etag)) return c.body(null, 304, common);
