@@ -61,3 +61,4 @@ export * from "./email/index.js";
 export * from "./providers/index.js";
 export { ManualScheduler } from "./manual-scheduler.js";
 export * from "./matrix/fake.js";
+export * from "./mattermost/fake.js";

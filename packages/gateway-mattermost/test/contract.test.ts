@@ -1,0 +1,4 @@
+import { runGatewayContract } from "@agentsvc/session-core/testing";
+import { mattermostHarness } from "./harness.js";
+
+runGatewayContract("mattermost", () => mattermostHarness());
