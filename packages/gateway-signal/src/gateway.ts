@@ -4,6 +4,7 @@
 // so a message is acknowledged (read receipt) only once recorded, and a record that fails is
 // retried in place, with backoff, before the stream is read on.
 import {
+  type AttachmentRef,
   type BackoffOptions,
   backoffDelay,
   type Gateway,
@@ -19,6 +20,7 @@ import {
 import { parseDuration } from "@agentsvc/config-schema/adapter";
 import { callRpc, checkSendResults } from "./api.js";
 import { EventStream } from "./connection.js";
+import { type MediaOptions, storeFile } from "./download.js";
 import { classify } from "./inbound.js";
 import { recipientOf } from "./thread.js";
 
@@ -45,6 +47,11 @@ export interface SignalGatewayOptions {
   now?: () => number;
   /** The entry's `deafAfter` ("10m"): the stream open but no message for that long -> reopened, with a warning. */
   deafAfter?: string;
+  /**
+   * The entry's `media` block: the kinds and size of received files taken in. Absent: a file is
+   * refused (`disabled`) without asking the daemon, and the session answers saying so.
+   */
+  media?: MediaOptions;
   fetch?: typeof fetch;
 }
 
@@ -140,7 +147,16 @@ export class SignalGateway implements Gateway {
       context.logger.debug({ reason: found.reason }, "signal event ignored");
       return;
     }
-    if (!(await this.#record(found.inbound, context, signal))) return;
+    // Files are stored (or refused) before the record, whose inbox entry keeps the refs.
+    const attachments: AttachmentRef[] = [];
+    for (const file of found.files ?? [])
+      attachments.push(
+        await storeFile(context, file, this.#options.media, (id) =>
+          this.#rpc("getAttachment", { id, recipient: recipientOf(found.sender) }),
+        ),
+      );
+    const inbound = attachments.length > 0 ? { ...found.inbound, attachments } : found.inbound;
+    if (!(await this.#record(inbound, context, signal))) return;
     // The read receipt is the sender's acknowledgement, sent only once recorded; best effort.
     await this.#rpc("sendReceipt", {
       recipient: recipientOf(found.sender),

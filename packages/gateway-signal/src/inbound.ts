@@ -1,6 +1,6 @@
 // One `receive` event of the daemon -> a direct message the session takes, or a reason to ignore
 // it. Envelope fields after signal-cli's JSON output (signal-cli-jsonrpc(5), `receive` notification).
-import type { Inbound } from "@agentsvc/adapter-kit";
+import type { AttachmentKind, Inbound } from "@agentsvc/adapter-kit";
 import { threadOf } from "./thread.js";
 
 interface DataMessage {
@@ -29,8 +29,17 @@ interface Envelope {
   callMessage?: unknown;
 }
 
+/** A file of a message as signal-cli lists it; the bytes come from its `getAttachment`. */
+export interface SignalFile {
+  /** The daemon's attachment id (its stored file's name): the dedup key of the download. */
+  id: string;
+  kind: AttachmentKind;
+  name?: string;
+  size?: number;
+}
+
 export type Classified =
-  | { kind: "direct"; inbound: Inbound; sender: string; timestamp: number }
+  | { kind: "direct"; inbound: Inbound; sender: string; timestamp: number; files?: SignalFile[] }
   | { kind: "ignored"; reason: string };
 
 /**
@@ -60,8 +69,10 @@ export function classify(data: string, account: string): Classified {
   if (msg.reaction) return { kind: "ignored", reason: "reaction" };
   if (msg.remoteDelete) return { kind: "ignored", reason: "delete for everyone" };
   if (msg.sticker) return { kind: "ignored", reason: "sticker" };
-  if (typeof msg.message !== "string" || msg.message.trim() === "")
-    return { kind: "ignored", reason: "no text (attachment without caption, or empty)" };
+  const files = filesOf(msg.attachments);
+  const text = typeof msg.message === "string" ? msg.message : "";
+  if (text.trim() === "" && files.length === 0)
+    return { kind: "ignored", reason: "no text and no attachment" };
   const sender = threadOf(env);
   const timestamp = env.timestamp ?? msg.timestamp;
   if (!sender || timestamp === undefined) return { kind: "ignored", reason: "no sender or timestamp" };
@@ -70,15 +81,38 @@ export function classify(data: string, account: string): Classified {
     kind: "direct",
     sender,
     timestamp,
+    ...(files.length > 0 ? { files } : {}),
     inbound: {
       // Signal's message identity is the sender plus the envelope timestamp.
       dedupKey: `${authorId}:${timestamp}`,
       thread: sender,
-      text: msg.message,
+      text,
       author: { id: authorId, ...(env.sourceName ? { displayName: env.sourceName } : {}) },
       // Group messages are ignored above; the chat is the sender's number (allowFrom may name it).
       chat: { type: "direct", id: sender },
       meta: { timestamp },
     },
   };
+}
+
+function filesOf(attachments: unknown[] | null | undefined): SignalFile[] {
+  const out: SignalFile[] = [];
+  for (const raw of attachments ?? []) {
+    const a = (raw ?? {}) as Record<string, unknown>;
+    if (typeof a.id !== "string") continue;
+    const mime = typeof a.contentType === "string" ? a.contentType : "";
+    out.push({
+      id: a.id,
+      kind: mime.startsWith("image/")
+        ? "image"
+        : mime.startsWith("audio/")
+          ? "audio"
+          : mime.startsWith("video/")
+            ? "video"
+            : "document",
+      ...(typeof a.filename === "string" ? { name: a.filename } : {}),
+      ...(typeof a.size === "number" ? { size: a.size } : {}),
+    });
+  }
+  return out;
 }

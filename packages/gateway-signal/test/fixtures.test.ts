@@ -16,7 +16,8 @@ import { SignalGateway } from "../src/index.js";
 import { ACCOUNT } from "./harness.js";
 
 type Expect =
-  | CommonOutcome
+  /** `attachments`: the refs handed over (this table's entry has no media block: files are refused, unfetched). */
+  | (CommonOutcome & { attachments?: unknown[] })
   | { outcome: "sent"; messageId: string }
   | { outcome: "send-failed"; kind: "retry" | "permanent" };
 interface Fixture {
@@ -73,6 +74,8 @@ describe("signal fixtures", () => {
 
       daemon.receiveRaw(fx.payload.account, fx.payload.envelope);
       expect(await expectCommonOutcome(run, want), `${file}: an event cannot be ${want.outcome}`).toBe(true);
+      if ("attachments" in want && want.attachments)
+        expect(run.seen[0]?.attachments).toEqual(want.attachments);
     });
   }
 });

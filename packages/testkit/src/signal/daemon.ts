@@ -23,6 +23,16 @@ export interface SignalDirectMessage {
   timestamp?: number;
   /** Sends the message into this group (base64 group id) instead of as a direct message. */
   groupId?: string;
+  /** Files the message carries (see `attachment`), listed in the data message as signal-cli does. */
+  attachments?: SignalAttachment[];
+}
+
+/** An attachment as signal-cli's JSON output lists it (`contentType`, `filename`, `id`, `size`). */
+export interface SignalAttachment {
+  id: string;
+  contentType: string;
+  filename?: string;
+  size: number;
 }
 
 export interface SignalRpcCall {
@@ -64,6 +74,10 @@ export class FakeSignalDaemon {
   /** Every events request, with when it arrived and its Last-Event-ID. */
   readonly connections: { at: number; lastEventId: string | undefined; account: string | null }[] = [];
   readonly failures: SignalRpcFailure[] = [];
+  /** How often each attachment id was fetched with getAttachment. */
+  readonly attachmentFetches = new Map<string, number>();
+  readonly #attachments = new Map<string, Buffer>();
+  #nextAttachment = 1;
   #server: FakeServer | undefined;
   #streams = new Set<ServerResponse>();
   #sockets = new Set<Socket>();
@@ -102,6 +116,13 @@ export class FakeSignalDaemon {
     return this.#streams.size;
   }
 
+  /** Holds a received file as the daemon does (its attachments directory); the entry a message lists. */
+  attachment(bytes: Buffer, contentType: string, filename?: string): SignalAttachment {
+    const id = `att${this.#nextAttachment++}.bin`;
+    this.#attachments.set(id, bytes);
+    return { id, contentType, ...(filename ? { filename } : {}), size: bytes.length };
+  }
+
   /** Emits an incoming message to every open stream (see the receive mode); returns its envelope timestamp. */
   receive(account: string, message: SignalDirectMessage): number {
     const timestamp = message.timestamp ?? this.#clock++;
@@ -112,6 +133,7 @@ export class FakeSignalDaemon {
       viewOnce: false,
     };
     if (message.groupId) dataMessage.groupInfo = { groupId: message.groupId, type: "DELIVER" };
+    if (message.attachments) dataMessage.attachments = message.attachments;
     const envelope = {
       source: message.from,
       sourceNumber: message.from,
@@ -278,6 +300,16 @@ export class FakeSignalDaemon {
       }
       case "sendTyping":
         return json(res, { jsonrpc: "2.0", result: {}, id });
+      case "getAttachment": {
+        // signal-cli-jsonrpc(5) getAttachment: `id` plus `recipient` or `groupId`; the file base64 in `data`.
+        const bytes = this.#attachments.get(String(params.id));
+        if (!bytes) return error(-1, "Attachment file not found");
+        this.attachmentFetches.set(
+          String(params.id),
+          (this.attachmentFetches.get(String(params.id)) ?? 0) + 1,
+        );
+        return json(res, { jsonrpc: "2.0", result: { data: bytes.toString("base64") }, id });
+      }
       default:
         return error(-32601, "Method not implemented");
     }
