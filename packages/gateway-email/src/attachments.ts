@@ -11,7 +11,7 @@ export interface MediaOptions {
   maxBytes: number;
 }
 
-export interface MimePart {
+interface MimePart {
   filename?: string;
   contentType: string;
   content: Buffer;
