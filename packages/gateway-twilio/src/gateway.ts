@@ -17,7 +17,7 @@ import {
   type WebhookResponse,
   type WebhookRoute,
 } from "@agentsvc/adapter-kit";
-import { DownloadRefused, fetchAttachment, webhookRoute } from "@agentsvc/webhook-kit";
+import { fetchPlatformFile, webhookRoute } from "@agentsvc/webhook-kit";
 import { createMessage, type MessagesTarget } from "./api.js";
 import { plainTextPieces } from "./format.js";
 import { parseDelivery, type TwilioDelivery, verifyDelivery } from "./webhook.js";
@@ -162,32 +162,22 @@ export class TwilioGateway implements Gateway {
    * A transport failure throws: the webhook answers an error and Twilio may deliver again.
    */
   async #fetch(media: { url: string; contentType: string }, context: GatewayContext): Promise<AttachmentRef> {
-    const kind = kindOf(media.contentType);
-    const policy = this.#options.media;
     const target = this.#target;
-    if (!policy || !context.blobs || !target) return { refused: "disabled", kind };
+    const file = {
+      id: media.url.split("/").pop() ?? media.url,
+      url: media.url,
+      kind: kindOf(media.contentType),
+    };
+    if (!target) return { refused: "disabled", kind: file.kind };
     const basic = Buffer.from(`${target.accountSid}:${target.authToken}`).toString("base64");
-    try {
-      return await fetchAttachment(
-        { blobs: context.blobs, gateway: this.name },
-        // The Media SID (last path segment) names the file for good.
-        {
-          sourceKey: media.url.split("/").pop() ?? media.url,
-          url: media.url,
-          kind,
-          headers: { authorization: `Basic ${basic}` },
-        },
-        {
-          types: policy.types,
-          maxBytes: policy.maxBytes,
-          allowedHosts: [...MEDIA_HOSTS, new URL(target.apiBaseUrl).hostname],
-        },
-      );
-    } catch (err) {
-      if (!(err instanceof DownloadRefused)) throw err;
-      context.logger.warn({ err }, "MMS media URL off Twilio's hosts refused");
-      return { refused: "failed", kind };
-    }
+    // The Media SID (last path segment) names the file for good.
+    return fetchPlatformFile(context, file, this.#options.media, {
+      gateway: this.name,
+      hosts: MEDIA_HOSTS,
+      apiBaseUrl: target.apiBaseUrl,
+      headers: { authorization: `Basic ${basic}` },
+      refusedWarning: "MMS media URL off Twilio's hosts refused",
+    });
   }
 
   async #handle(delivery: TwilioDelivery, context: GatewayContext): Promise<void> {

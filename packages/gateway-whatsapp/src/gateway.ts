@@ -18,7 +18,7 @@ import {
   type SendResult,
   type WebhookRoute,
 } from "@agentsvc/adapter-kit";
-import { DownloadRefused, fetchAttachment, plainResponse, webhookRoute } from "@agentsvc/webhook-kit";
+import { fetchPlatformFile, plainResponse, webhookRoute } from "@agentsvc/webhook-kit";
 import { type GraphTarget, mediaUrl, postMessage, uploadMedia } from "./api.js";
 import { approvalInteractive, decisionOf } from "./approval-message.js";
 import { whatsAppPieces } from "./format.js";
@@ -276,28 +276,19 @@ export class WhatsappGateway implements Gateway {
     if (!policy || !context.blobs) return { refused: "disabled", kind: media.kind, ...named };
     const target = this.#target();
     const found = await mediaUrl(target, media.id, this.#abort.signal);
-    try {
-      return await fetchAttachment(
-        { blobs: context.blobs, gateway: this.name },
-        {
-          sourceKey: media.id,
-          url: found.url,
-          kind: media.kind,
-          ...named,
-          ...(found.file_size !== undefined ? { size: found.file_size } : {}),
-          headers: { authorization: `Bearer ${target.accessToken}` },
-        },
-        {
-          types: policy.types,
-          maxBytes: policy.maxBytes,
-          allowedHosts: [...MEDIA_HOSTS, new URL(target.apiBaseUrl).hostname],
-        },
-      );
-    } catch (err) {
-      if (!(err instanceof DownloadRefused)) throw err;
-      context.logger.warn({ err, mediaId: media.id }, "media URL off Meta's hosts refused");
-      return { refused: "failed", kind: media.kind, ...named };
-    }
+    const file = { id: media.id, url: found.url, kind: media.kind, ...named };
+    return fetchPlatformFile(
+      context,
+      found.file_size !== undefined ? { ...file, size: found.file_size } : file,
+      policy,
+      {
+        gateway: this.name,
+        hosts: MEDIA_HOSTS,
+        apiBaseUrl: target.apiBaseUrl,
+        headers: { authorization: `Bearer ${target.accessToken}` },
+        refusedWarning: "media URL off Meta's hosts refused",
+      },
+    );
   }
 
   /** A reply Meta could not deliver: a warning with the code; outside the window, the template. */

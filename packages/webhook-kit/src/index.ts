@@ -22,5 +22,11 @@ export {
   DownloadRefused,
   fetchAttachment,
 } from "./download.js";
+export {
+  fetchPlatformFile,
+  type MediaPolicy,
+  type PlatformFile,
+  type PlatformFileAccess,
+} from "./platform-file.js";
 export { INLINE_IMAGE_TYPES, type Sniffed, sniff } from "./sniff.js";
 export { FILES_PATH, type FileUrlOptions, type FileUrls, fileUrls } from "./file-urls.js";

@@ -1,13 +1,9 @@
 // fetchAttachment against real HTTP on 127.0.0.1: what is stored, what is refused (host, size,
-// type) and that a platform file is fetched once per gateway. The blob store here is a map kept to
-// the SessionBlobs contract (chat-store's BlobStore is tested on both dialects in chat-store).
+// type) and that a platform file is fetched once per gateway.
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import type { SessionBlobs } from "@agentsvc/adapter-kit";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DownloadRefused, fetchAttachment, sniff } from "../src/index.js";
+import { memoryBlobs, serve } from "./download-rig.js";
 
 // A PNG signature and the head of its IHDR chunk (file-type checks both, https://www.w3.org/TR/png/#5PNG-file-signature).
 const PNG = Buffer.concat([
@@ -17,47 +13,6 @@ const PNG = Buffer.concat([
 ]);
 const OGG = Buffer.concat([Buffer.from("OggS"), Buffer.alloc(200, 1)]);
 const HTML = Buffer.from(`<!doctype html><html><script>alert(1)</script>${" ".repeat(100)}</html>`);
-
-function memoryBlobs(): SessionBlobs & { stored: Map<string, { bytes: Buffer; contentType: string }> } {
-  const stored = new Map<string, { bytes: Buffer; contentType: string }>();
-  const downloads = new Map<string, { sha256: string } | { refused: string }>();
-  const put = async (bytes: Uint8Array, contentType: string) => {
-    const sha256 = createHash("sha256").update(bytes).digest("hex");
-    stored.set(sha256, { bytes: Buffer.from(bytes), contentType });
-    return { sha256, size: bytes.length };
-  };
-  return {
-    stored,
-    put,
-    putFile: async (path, contentType) => put(readFileSync(path), contentType),
-    read: async (sha) => stored.get(sha)?.bytes,
-    info: async (sha) => {
-      const s = stored.get(sha);
-      return s ? { sha256: sha, size: s.bytes.length, contentType: s.contentType } : undefined;
-    },
-    download: async (g, k) => downloads.get(`${g} ${k}`),
-    recordDownload: async (g, k, r) => {
-      if (!downloads.has(`${g} ${k}`)) downloads.set(`${g} ${k}`, r);
-    },
-    prune: async () => 0,
-  };
-}
-
-const servers: Server[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) await new Promise((r) => s.close(r));
-});
-
-async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void) {
-  const seen: IncomingMessage[] = [];
-  const server = createServer((req, res) => {
-    seen.push(req);
-    handler(req, res);
-  });
-  servers.push(server);
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
-}
 
 const policy = { types: ["image", "audio"] as const, maxBytes: 10_000, allowedHosts: ["127.0.0.1"] };
 
