@@ -143,16 +143,29 @@ export class MattermostFake {
       post: JSON.stringify(post),
       ...(mentions ? { mentions: JSON.stringify(mentions) } : {}),
     };
-    const done = this.#confirmation(post.id);
+    return this.#emit(post.id, post.channel_id, data);
+  }
+
+  /**
+   * A documented `posted` event's `data` as is (`post` JSON-encoded); resolves like `userPosts`'
+   * `confirmed`. The post is not stored: it is what the server would have broadcast.
+   */
+  pushPosted(data: Record<string, unknown>): Promise<void> {
+    const post = JSON.parse(String(data.post)) as MattermostPost;
+    return this.#emit(post.id, post.channel_id, data);
+  }
+
+  #emit(postId: string, channelId: string, data: Record<string, unknown>): Promise<void> {
+    const done = this.#confirmation(postId);
     for (const c of this.#conns.values()) {
       const frame: Frame = {
         event: "posted",
         data,
-        broadcast: { channel_id: post.channel_id },
+        broadcast: { channel_id: channelId },
         seq: c.seq++,
       };
       c.sent.push(frame);
-      if (open(c)) this.#sendTracked(c, frame, post.id);
+      if (open(c)) this.#sendTracked(c, frame, postId);
     }
     return done;
   }
