@@ -13,7 +13,7 @@
 //   "maximum prompt length is", Bedrock ValidationException "Input is too long for requested model",
 //   Hugging Face TGI 422 "`inputs` tokens + `max_new_tokens` must be <= N".
 import { APICallError } from "@ai-sdk/provider";
-import { isProviderStreamError } from "@ai-sdk/provider-utils";
+import type { ProviderStreamError } from "@ai-sdk/provider-utils";
 import type { TurnError } from "./model-error.js";
 
 /** A classified failure of one model attempt, thrown through the retry loop. */
@@ -244,7 +244,7 @@ function factsOf(error: unknown): Facts {
       network: error.statusCode === undefined,
     };
   }
-  if (isProviderStreamError(error)) {
+  if (isStreamError(error)) {
     return {
       status: error.statusCode,
       type: error.type,
@@ -341,4 +341,19 @@ function withoutUndefined(error: TurnError): TurnError {
   const out = { ...error };
   for (const key of Object.keys(out) as (keyof TurnError)[]) if (out[key] === undefined) delete out[key];
   return out;
+}
+
+const STREAM_ERROR_MARKER = Symbol.for("vercel.ai.providerStreamError");
+
+/**
+ * provider-utils' isProviderStreamError: the same test of the marker its createProviderStreamError
+ * sets (a global symbol, so every copy's errors carry it), without importing provider-utils, which
+ * loads zod: about 20 MB and a tenth of a cold start that the demo model and a first answer never need.
+ */
+function isStreamError(error: unknown): error is ProviderStreamError {
+  return (
+    typeof error === "object" &&
+    error !== null &&
+    (error as Record<symbol, unknown>)[STREAM_ERROR_MARKER] === true
+  );
 }

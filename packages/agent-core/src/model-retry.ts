@@ -1,6 +1,5 @@
 // When a failed model attempt is tried again, and after how long. The loop itself is the AI SDK's
 // own `retryWithExponentialBackoff` (@ai-sdk/provider-utils); this file gives it our rules.
-import { retryWithExponentialBackoff } from "@ai-sdk/provider-utils";
 import { ModelCallError } from "./model-errors.js";
 
 /** Retries after the first attempt unless `settings.maxRetries` says otherwise (the AI SDK's default too). */
@@ -51,12 +50,23 @@ export function retryDelay(error: unknown, backoffMs: number, policy: RetryPolic
  * the last attempt's. `onRetry` hears each pause before it starts. A cancel during a pause throws
  * the signal's AbortError.
  */
-export function withRetries<T>(
+export async function withRetries<T>(
   attempt: () => Promise<T>,
   policy: RetryPolicy,
   signal: AbortSignal,
   onRetry?: (error: ModelCallError, delayMs: number) => void,
 ): Promise<T> {
+  // The first attempt runs before provider-utils is loaded (it loads zod: ~20 MB and a tenth of a
+  // cold start); a failure is then replayed as the loop's own first attempt, so the loop decides
+  // about it exactly as if it had made the call.
+  let firstError: unknown;
+  try {
+    return await attempt();
+  } catch (error) {
+    firstError = error;
+  }
+  const { retryWithExponentialBackoff } = await import("@ai-sdk/provider-utils");
+  let calls = 0;
   const retry = retryWithExponentialBackoff({
     maxRetries: policy.maxRetries,
     initialDelayInMs: policy.initialDelayMs,
@@ -71,5 +81,5 @@ export function withRetries<T>(
     // The AI SDK wraps the errors in a RetryError; the last attempt's own error says more.
     createRetryError: ({ errors }) => errors.at(-1),
   });
-  return Promise.resolve(retry(attempt));
+  return retry(() => (calls++ === 0 ? Promise.reject(firstError) : attempt()));
 }
