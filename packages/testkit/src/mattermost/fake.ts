@@ -110,6 +110,11 @@ export class MattermostFake {
     return { postId: post.id, confirmed: this.#broadcast(post, o.mentions) };
   }
 
+  /** The server drops every open socket (a restart, a load balancer): clients reconnect and resume. */
+  dropConnections(): void {
+    for (const c of this.#conns.values()) c.ws?.terminate();
+  }
+
   /** The bot's posts, in order. */
   get botPosts(): MattermostPost[] {
     return this.posts.filter((p) => p.user_id === this.botUserId);

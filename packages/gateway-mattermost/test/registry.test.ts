@@ -1,0 +1,44 @@
+// The entry the README documents validates through the open registry: `type` names this package,
+// found in the project's node_modules, and its schema checks the platform keys with file and key.
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { formatIssue, loadProject } from "@agentsvc/config-schema";
+import { describe, expect, it } from "vitest";
+
+function project(entry: string): string {
+  const dir = mkdtempSync(join(tmpdir(), "agentsvc-mattermost-"));
+  mkdirSync(join(dir, "node_modules/@agentsvc"), { recursive: true });
+  symlinkSync(resolve(import.meta.dirname, ".."), join(dir, "node_modules/@agentsvc/gateway-mattermost"));
+  mkdirSync(join(dir, "agents"));
+  mkdirSync(join(dir, "gateways"));
+  writeFileSync(
+    join(dir, "agents/bot.ts"),
+    `export default { kind: "agent", name: "bot", model: { provider: "demo" } };\n`,
+  );
+  writeFileSync(join(dir, "gateways/team.yaml"), entry);
+  return dir;
+}
+
+describe("a mattermost entry", () => {
+  it("named by package validates, under the registry name mattermost", async () => {
+    const r = await loadProject(
+      project(
+        'type: "@agentsvc/gateway-mattermost"\ntokenEnvVar: MATTERMOST_TOKEN\nserverUrl: https://chat.example.com\n',
+      ),
+    );
+    expect(r.ok ? [] : r.errors.map(formatIssue)).toEqual([]);
+    expect(r.ok && r.project.pushGateways[0]).toMatchObject({
+      serverUrl: "https://chat.example.com",
+      tokenEnvVar: "MATTERMOST_TOKEN",
+    });
+  });
+
+  it("without its server URL is refused naming the file and the key", async () => {
+    const r = await loadProject(
+      project('type: "@agentsvc/gateway-mattermost"\ntokenEnvVar: MATTERMOST_TOKEN\n'),
+    );
+    expect(r.ok).toBe(false);
+    expect(r.ok ? "" : r.errors.map(formatIssue).join("\n")).toMatch(/gateways\/team\.yaml.*serverUrl/);
+  });
+});
