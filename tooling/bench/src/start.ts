@@ -92,14 +92,14 @@ export async function benchStart(): Promise<Row[]> {
       value: `${fmt(start.ours, 0)} ms`,
       baseline: `${fmt(start.bare, 0)} ms`,
       ratio: `${fmt(start.ours / start.bare)}x`,
-      target: "<= 3x",
+      target: "<= 2x",
     },
     {
       metric: "idle RSS after start and one answer",
       value: `${fmt(rss.ours, 1)} MiB`,
       baseline: `${fmt(rss.bare, 1)} MiB`,
       ratio: `${fmt(rss.ours / rss.bare)}x`,
-      target: "<= 1.5x",
+      target: "<= 1.3x",
     },
   ];
 }
