@@ -47,6 +47,7 @@ export { Backoff, type BackoffOptions, backoffDelay, sleep } from "./backoff.js"
 export { chunkText } from "./chunk-text.js";
 export { EditPacing } from "./edit-pacing.js";
 export { TypingRepeat, type TypingRepeatOptions } from "./typing.js";
+export { attachmentKindOf, claimedFile } from "./file-claim.js";
 export { describeRequest, matchDecisionText } from "./interaction.js";
 export {
   fileNote,

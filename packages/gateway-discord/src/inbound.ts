@@ -2,7 +2,7 @@
 // Shapes: https://discord.com/developers/docs/resources/message (message object, types,
 // message_reference) and https://discord.com/developers/docs/events/gateway-events#message-create
 // (guild_id, member, mentions, channel_type).
-import type { AttachmentKind, Inbound } from "@agentsvc/adapter-kit";
+import { type AttachmentKind, claimedFile, type Inbound } from "@agentsvc/adapter-kit";
 
 export interface DiscordUser {
   id: string;
@@ -107,20 +107,10 @@ function filesOf(attachments: unknown[] | undefined): DiscordFile[] {
     out.push({
       id: a.id,
       url: a.url,
-      kind: kindOfMime(typeof a.content_type === "string" ? a.content_type : ""),
-      ...(typeof a.filename === "string" ? { name: a.filename } : {}),
-      ...(typeof a.size === "number" ? { size: a.size } : {}),
+      ...claimedFile(a.content_type, a.filename, a.size),
     });
   }
   return out;
-}
-
-/** Discord's claim (`content_type`, optional), used to refuse early; the bytes decide in the end. */
-function kindOfMime(mime: string): AttachmentKind {
-  if (mime.startsWith("image/")) return "image";
-  if (mime.startsWith("audio/")) return "audio";
-  if (mime.startsWith("video/")) return "video";
-  return "document";
 }
 
 /**

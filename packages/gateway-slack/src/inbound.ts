@@ -1,7 +1,7 @@
 // Socket Mode payloads -> what the session takes, or the reason they are ignored.
 // Events: https://api.slack.com/events/message (and its subtype pages), https://api.slack.com/events/app_mention.
 // Presses: https://api.slack.com/reference/interaction-payloads/block-actions.
-import type { AttachmentKind, DecisionKind, Inbound } from "@agentsvc/adapter-kit";
+import { type AttachmentKind, claimedFile, type DecisionKind, type Inbound } from "@agentsvc/adapter-kit";
 import { readSlackText } from "./inbound-text.js";
 import { threadId } from "./thread.js";
 
@@ -46,20 +46,10 @@ function filesOf(e: SlackEvent): SlackFile[] {
     out.push({
       id: f.id,
       url: f.url_private,
-      kind: kindOfMime(typeof f.mimetype === "string" ? f.mimetype : ""),
-      ...(typeof f.name === "string" ? { name: f.name } : {}),
-      ...(typeof f.size === "number" ? { size: f.size } : {}),
+      ...claimedFile(f.mimetype, f.name, f.size),
     });
   }
   return out;
-}
-
-/** Slack's claim, used to refuse early; the bytes decide in the end (webhook-kit's sniff). */
-function kindOfMime(mime: string): AttachmentKind {
-  if (mime.startsWith("image/")) return "image";
-  if (mime.startsWith("audio/")) return "audio";
-  if (mime.startsWith("video/")) return "video";
-  return "document";
 }
 
 /** Who the bot is (auth.test): its user id is mentioned as `<@U...>`; its posts carry its bot_id. */

@@ -3,6 +3,7 @@
 // Messages REST call. SMS has no threads and no buttons: one conversation per sender number, and
 // approvals go as the session's plain-text prompt (a newer request to a number replaces the open one).
 import {
+  attachmentKindOf,
   type AttachmentKind,
   type AttachmentRef,
   fileNote,
@@ -166,7 +167,7 @@ export class TwilioGateway implements Gateway {
     const file = {
       id: media.url.split("/").pop() ?? media.url,
       url: media.url,
-      kind: kindOf(media.contentType),
+      kind: attachmentKindOf(media.contentType),
     };
     if (!target) return { refused: "disabled", kind: file.kind };
     const basic = Buffer.from(`${target.accountSid}:${target.authToken}`).toString("base64");
@@ -239,12 +240,6 @@ export class TwilioGateway implements Gateway {
       }
     }
   }
-}
-
-/** The attachment kind a Twilio content type names (the bytes decide the stored type). */
-function kindOf(contentType: string): AttachmentKind {
-  const top = contentType.split("/")[0];
-  return top === "image" || top === "audio" || top === "video" ? top : "document";
 }
 
 export const createGateway: GatewayFactory<TwilioGatewayOptions> = (options) => new TwilioGateway(options);

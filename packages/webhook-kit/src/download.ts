@@ -9,7 +9,13 @@ import { createWriteStream } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AttachmentKind, AttachmentRef, RefusedReason, SessionBlobs } from "@agentsvc/adapter-kit";
+import {
+  type AttachmentKind,
+  type AttachmentRef,
+  attachmentKindOf,
+  type RefusedReason,
+  type SessionBlobs,
+} from "@agentsvc/adapter-kit";
 import { SNIFF_BYTES, type Sniffed, sniff } from "./sniff.js";
 
 export interface AttachmentSource {
@@ -72,7 +78,7 @@ export async function fetchAttachment(
     if (info)
       return {
         blob: info.sha256,
-        kind: kindOf(info.contentType),
+        kind: attachmentKindOf(info.contentType),
         contentType: info.contentType,
         size: info.size,
         ...named,
@@ -200,9 +206,4 @@ function checkHost(url: string, allowed: readonly string[]): void {
     return rule.startsWith(".") ? host.endsWith(rule) && host.length > rule.length : host === rule;
   });
   if (!ok) throw new DownloadRefused(`refused to fetch a file from ${host}: not one of the platform's hosts`);
-}
-
-function kindOf(contentType: string): AttachmentKind {
-  const top = contentType.split("/")[0];
-  return top === "image" || top === "audio" || top === "video" ? top : "document";
 }
