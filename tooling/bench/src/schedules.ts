@@ -72,7 +72,7 @@ async function round(scheduled: boolean): Promise<{ seconds: number; idleRss: nu
             {
               gateway: "bench",
               dedupKey: `d:${s.name}`,
-              thread: s.to.thread,
+              thread: "thread" in s.to ? s.to.thread : s.name,
               text: s.prompt,
               author: { id: "bench" },
             },
