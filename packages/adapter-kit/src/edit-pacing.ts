@@ -3,6 +3,7 @@
 // a missing one means "now" just the same. Those entries are dropped in a sweep whenever the map
 // has doubled since the last one, so it holds about the chats paced within the last gap (or a
 // retry-after), not every chat the process ever streamed to over months.
+import { isGatewaySendError } from "./errors.js";
 
 /** Below this many entries no sweep runs (a sweep is a walk over the map). */
 const MIN_SWEEP_SIZE = 64;
@@ -29,6 +30,25 @@ export class EditPacing {
   hold(key: string, retryAfterMs: number): void {
     const now = this.now();
     this.#set(key, Math.max(this.#next.get(key) ?? 0, now + retryAfterMs), now);
+  }
+
+  /** Waits for `key`'s next slot (reserve, then sleep that long). */
+  async wait(key: string): Promise<void> {
+    const ms = this.reserve(key);
+    if (ms > 0) await new Promise((r) => setTimeout(r, ms));
+  }
+
+  /**
+   * Runs a send or edit of `key`; when it fails with a retry-after (the chat's limit, which a
+   * restarted process cannot know from its own edits), nothing more for `key` before then.
+   */
+  async limited<T>(key: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      if (isGatewaySendError(err) && err.retryAfterMs !== undefined) this.hold(key, err.retryAfterMs);
+      throw err;
+    }
   }
 
   /** Chats with an entry now (tests, and a look at what the process keeps). */

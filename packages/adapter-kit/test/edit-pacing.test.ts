@@ -2,6 +2,7 @@
 // out, and that it keeps only the chats paced lately, not every chat a process ever streamed to.
 import { describe, expect, it } from "vitest";
 import { EditPacing } from "../src/edit-pacing.js";
+import { GatewaySendError } from "../src/errors.js";
 
 function clocked(gapMs: number) {
   let now = 1_000_000;
@@ -53,5 +54,22 @@ describe("EditPacing", () => {
     expect(pacing.reserve("chat-9950")).toBe(500);
     // One paced long ago starts at once, as it did when the map kept it.
     expect(pacing.reserve("chat-0")).toBe(0);
+  });
+
+  it("limited holds the chat for a failure's retry-after and passes the failure on; other failures hold nothing", async () => {
+    const { pacing } = clocked(1000);
+    const limited = new GatewaySendError("429", { retryAfterMs: 7000 });
+    await expect(pacing.limited("A", () => Promise.reject(limited))).rejects.toBe(limited);
+    expect(pacing.reserve("A")).toBe(7000);
+    const other = new GatewaySendError("500");
+    await expect(pacing.limited("B", () => Promise.reject(other))).rejects.toBe(other);
+    await expect(pacing.limited("B", async () => "sent")).resolves.toBe("sent");
+    expect(pacing.reserve("B")).toBe(0);
+  });
+
+  it("wait returns at once for a chat whose slot is now", async () => {
+    const { pacing } = clocked(60_000);
+    await pacing.wait("A"); // a minute's gap: a second wait would hang the test
+    expect(pacing.reserve("A")).toBe(60_000);
   });
 });

@@ -61,23 +61,17 @@ export class DiscordStreams {
 
   /** False when the message is gone (404, 10008 Unknown Message); other failures throw. */
   async #edit(thread: string, messageId: string, text: string, signal?: AbortSignal): Promise<boolean> {
-    await this.#pace(thread);
+    await this.#pacing.wait(thread);
     signal?.throwIfAborted();
     try {
-      await this.rest().call("PATCH", `/channels/${thread}/messages/${messageId}`, { content: text }, signal);
+      // Rate limited: no edit of this channel before Discord's retry_after.
+      await this.#pacing.limited(thread, () =>
+        this.rest().call("PATCH", `/channels/${thread}/messages/${messageId}`, { content: text }, signal),
+      );
       return true;
     } catch (err) {
       if (isGatewaySendError(err) && err.status === 404) return false;
-      // Rate limited (a restarted process does not know the edits the previous one made): no edit
-      // of this channel before Discord's retry_after.
-      if (isGatewaySendError(err) && err.retryAfterMs !== undefined)
-        this.#pacing.hold(thread, err.retryAfterMs);
       throw err;
     }
-  }
-
-  async #pace(thread: string): Promise<void> {
-    const wait = this.#pacing.reserve(thread);
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
   }
 }

@@ -128,14 +128,14 @@ export class TelegramStreams {
         }
         if (messageId) {
           const id = messageId;
-          await this.#pace(thread);
+          await this.#pacing.wait(thread);
           signal?.throwIfAborted();
-          await this.#limited(thread, () => this.api.edit(thread, id, html, signal));
+          await this.#pacing.limited(thread, () => this.api.edit(thread, id, html, signal));
           return undefined;
         }
-        await this.#pace(thread);
+        await this.#pacing.wait(thread);
         signal?.throwIfAborted();
-        const sent = await this.#limited(thread, () =>
+        const sent = await this.#pacing.limited(thread, () =>
           this.api.send(
             thread,
             html,
@@ -155,9 +155,9 @@ export class TelegramStreams {
     if (typeof draft.draftId === "number") await this.#stopKept(thread, draft.draftId);
     const messageId = typeof draft.messageId === "string" ? draft.messageId : undefined;
     if (!messageId) return this.api.send(thread, html, options);
-    await this.#pace(thread);
+    await this.#pacing.wait(thread);
     try {
-      await this.#limited(thread, () => this.api.edit(thread, messageId, html));
+      await this.#pacing.limited(thread, () => this.api.edit(thread, messageId, html));
       return { messageId };
     } catch (err) {
       // The preview was deleted meanwhile: the final text goes out as a new message.
@@ -165,21 +165,5 @@ export class TelegramStreams {
         return this.api.send(thread, html, options);
       throw err;
     }
-  }
-
-  /** A 429 (the chat's limit) holds every later send or edit of the chat until its retry_after. */
-  async #limited<T>(thread: string, call: () => Promise<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (err) {
-      if (isGatewaySendError(err) && err.retryAfterMs !== undefined)
-        this.#pacing.hold(thread, err.retryAfterMs);
-      throw err;
-    }
-  }
-
-  async #pace(thread: string): Promise<void> {
-    const wait = this.#pacing.reserve(thread);
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
   }
 }
