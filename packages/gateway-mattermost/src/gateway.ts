@@ -9,13 +9,16 @@ import {
   type Gateway,
   type GatewayCapabilities,
   type GatewayContext,
+  type InteractionRequest,
   type BackoffOptions,
   PlatformCallError,
   PlatformClient,
   readSecrets,
   type SendOptions,
   type SendResult,
+  type WebhookRoute,
 } from "@agentsvc/adapter-kit";
+import { buttonsFor, pressed } from "./buttons.js";
 import { type Bot, parseThread, readPosted } from "./inbound.js";
 import { MattermostSocket } from "./socket.js";
 
@@ -27,6 +30,8 @@ export interface MattermostGatewayOptions {
   tokenEnvVar: string;
   serverUrl: string;
   env: Readonly<Record<string, string | undefined>>;
+  /** Approvals as buttons: the secret signing their context (needs the server's publicBaseUrl). */
+  actionSecretEnvVar?: string;
   backoff?: BackoffOptions;
   requestTimeoutMs?: number;
 }
@@ -41,7 +46,8 @@ export class MattermostGateway implements Gateway {
   readonly kind = "push" as const;
   readonly type = "mattermost";
   readonly name: string;
-  readonly capabilities: GatewayCapabilities = { threads: true, interactiveActions: false, typing: true };
+  readonly capabilities: GatewayCapabilities;
+  readonly webhooks: readonly WebhookRoute[] | undefined;
   readonly messageLimit = MESSAGE_LIMIT;
   readonly #o: MattermostGatewayOptions;
   readonly #base: string;
@@ -50,11 +56,15 @@ export class MattermostGateway implements Gateway {
   #socket: MattermostSocket | undefined;
   /** The bot's own id and username (GET /users/me): its posts are ignored, its mentions gate channels. */
   #bot: Bot | undefined;
+  #actions: { url: string; secret: string; ctx: GatewayContext } | undefined;
 
   constructor(options: MattermostGatewayOptions) {
     this.#o = options;
     this.name = options.name;
     this.#base = `${options.serverUrl.replace(/\/+$/, "")}/api/v4`;
+    const buttons = options.actionSecretEnvVar !== undefined;
+    this.capabilities = { threads: true, interactiveActions: buttons, typing: true };
+    this.webhooks = buttons ? [{ method: "POST", handle: (r) => this.#press(r.rawBody) }] : undefined;
   }
 
   async start(ctx: GatewayContext): Promise<void> {
@@ -64,6 +74,21 @@ export class MattermostGateway implements Gateway {
       { env: this.#o.env, gateway: "mattermost", describe: { token: "the bot account's access token" } },
     );
     this.#token = token;
+    if (this.#o.actionSecretEnvVar) {
+      const { secret } = readSecrets(
+        ctx,
+        { secret: this.#o.actionSecretEnvVar },
+        {
+          env: this.#o.env,
+          gateway: "mattermost",
+          describe: { secret: "the secret signing approval buttons" },
+        },
+      );
+      if (!ctx.publicBaseUrl)
+        throw new Error("mattermost: actionSecretEnvVar needs the server's publicBaseUrl (buttons call it)");
+      const url = `${ctx.publicBaseUrl.replace(/\/+$/, "")}/webhooks/${this.type}`;
+      this.#actions = { url, secret, ctx };
+    }
     this.#client = new PlatformClient({
       platform: "mattermost",
       timeoutMs: this.#o.requestTimeoutMs ?? 15_000,
@@ -107,6 +132,27 @@ export class MattermostGateway implements Gateway {
       pending_post_id: options.idempotencyKey,
     });
     return { messageId: post.id };
+  }
+
+  /** An approval as a post with buttons (when `actionSecretEnvVar` is set). */
+  async requestDecision(request: InteractionRequest, options: SendOptions): Promise<SendResult> {
+    const a = this.#actions;
+    if (!a) throw new Error("mattermost buttons are not configured");
+    const { channelId, root } = parseThread(request.thread);
+    const post = await this.#call<{ id: string }>("posts", "POST", "/posts", {
+      channel_id: channelId,
+      message: "",
+      ...(root ? { root_id: root } : {}),
+      props: buttonsFor(request, channelId, a.url, a.secret),
+      pending_post_id: options.idempotencyKey,
+    });
+    return { messageId: post.id };
+  }
+
+  async #press(raw: Uint8Array) {
+    const a = this.#actions;
+    if (!a) return { status: 503, body: "not started" };
+    return pressed(raw, a.secret, a.ctx);
   }
 
   /** The `user_typing` action on the socket (https://developers.mattermost.com/integrate/reference/websocket/). */

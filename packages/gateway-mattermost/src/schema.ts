@@ -1,11 +1,13 @@
 // The platform keys of a mattermost entry; agentsvc adds the common ones (approvals, access, media).
 import { envVarName, httpUrl } from "@agentsvc/config-schema/adapter";
-import type * as v from "valibot";
+import * as v from "valibot";
 
 export const entrySchema = {
   /** A bot account's access token (https://developers.mattermost.com/integrate/reference/bot-accounts/). */
   tokenEnvVar: envVarName,
   serverUrl: httpUrl("Mattermost server URL (https://chat.example.com)"),
+  /** Approvals as buttons: the secret their context is signed with (needs the server's publicBaseUrl). */
+  actionSecretEnvVar: v.optional(envVarName),
 };
 
 export type MattermostEntry = v.InferOutput<v.ObjectSchema<typeof entrySchema, undefined>>;

@@ -115,6 +115,45 @@ export class MattermostFake {
     for (const c of this.#conns.values()) c.ws?.terminate();
   }
 
+  /**
+   * A user presses a post's button: Mattermost POSTs the action's `integration.context` with the
+   * presser to `integration.url`; an answer's `update` replaces the post's message and props
+   * (https://developers.mattermost.com/integrate/plugins/interactive-messages/).
+   */
+  async press(
+    postId: string,
+    actionId: string,
+    userId: string,
+  ): Promise<{ status: number; body: Record<string, unknown> }> {
+    const post = this.posts.find((p) => p.id === postId);
+    const attachments = (post?.props?.attachments ?? []) as {
+      actions?: { id: string; integration: { url: string; context: unknown } }[];
+    }[];
+    const action = attachments.flatMap((a) => a.actions ?? []).find((a) => a.id === actionId);
+    if (!post || !action) throw new Error(`no button ${actionId} on ${postId}`);
+    const res = await fetch(action.integration.url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        user_id: userId,
+        user_name: userId,
+        channel_id: post.channel_id,
+        post_id: post.id,
+        trigger_id: `trigger-${++this.#ids}`,
+        type: "",
+        context: action.integration.context,
+      }),
+    });
+    const text = await res.text();
+    const body = (text ? JSON.parse(text) : {}) as Record<string, unknown>;
+    const update = body.update as { message?: string; props?: Record<string, unknown> } | undefined;
+    if (res.ok && update) {
+      if (update.message !== undefined) post.message = update.message;
+      if (update.props !== undefined) post.props = update.props;
+    }
+    return { status: res.status, body };
+  }
+
   /** The bot's posts, in order. */
   get botPosts(): MattermostPost[] {
     return this.posts.filter((p) => p.user_id === this.botUserId);
