@@ -38,6 +38,8 @@ export {
   type FailureFacts,
   type FailureKind,
   type PlatformRule,
+  fetchForSend,
+  parseAnswer,
   sendFailure,
   type SendFailureOptions,
 } from "./send-failure.js";

@@ -84,3 +84,30 @@ export function sendFailure(facts: FailureFacts, o: SendFailureOptions): Gateway
     ...(o.cause !== undefined ? { cause: o.cause } : {}),
   });
 }
+
+/**
+ * One platform call by fetch: a transport failure becomes the platform's network send failure (the
+ * outbox retries it); an abort by `signal` (the service stopping) is thrown as it is.
+ */
+export async function fetchForSend(
+  url: string,
+  init: RequestInit,
+  o: SendFailureOptions,
+  signal?: AbortSignal,
+): Promise<Response> {
+  try {
+    return await fetch(url, { ...init, ...(signal ? { signal } : {}) });
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    throw sendFailure({ network: true, detail: String(err) }, { ...o, cause: err });
+  }
+}
+
+/** A platform's answer as JSON, or `{}` when it is not (a proxy's HTML page is classified by status alone). */
+export function parseAnswer<T extends object>(text: string): Partial<T> {
+  try {
+    return JSON.parse(text) as Partial<T>;
+  } catch {
+    return {};
+  }
+}

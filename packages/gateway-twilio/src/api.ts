@@ -2,7 +2,13 @@
 // `Body` and `From` (or `MessagingServiceSid` when configured), HTTP basic auth. A failure goes
 // through the session's classifier with Twilio's own codes first
 // (https://www.twilio.com/docs/api/errors).
-import { type FailureFacts, type PlatformRule, sendFailure } from "@agentsvc/adapter-kit";
+import {
+  type FailureFacts,
+  fetchForSend,
+  parseAnswer,
+  type PlatformRule,
+  sendFailure,
+} from "@agentsvc/adapter-kit";
 
 export interface MessagesTarget {
   apiBaseUrl: string;
@@ -39,28 +45,21 @@ export async function createMessage(
     envVar: target.authTokenEnvVar,
     platformRule: twilioRule,
   };
-  let res: Response;
-  try {
-    res = await fetch(`${base}/2010-04-01/Accounts/${encodeURIComponent(target.accountSid)}/Messages.json`, {
+  const res = await fetchForSend(
+    `${base}/2010-04-01/Accounts/${encodeURIComponent(target.accountSid)}/Messages.json`,
+    {
       method: "POST",
       headers: {
         authorization: `Basic ${Buffer.from(`${target.accountSid}:${target.authToken}`).toString("base64")}`,
         "content-type": "application/x-www-form-urlencoded",
       },
       body: form.toString(),
-      ...(signal ? { signal } : {}),
-    });
-  } catch (err) {
-    if (signal?.aborted) throw err;
-    throw sendFailure({ network: true, detail: String(err) }, { ...call, cause: err });
-  }
+    },
+    call,
+    signal,
+  );
   const text = await res.text();
-  let answer: { sid?: string; code?: number; message?: string } = {};
-  try {
-    answer = JSON.parse(text) as typeof answer;
-  } catch {
-    // A proxy's HTML page: classified by status alone.
-  }
+  const answer = parseAnswer<{ sid: string; code: number; message: string }>(text);
   if (!res.ok)
     throw sendFailure(
       {

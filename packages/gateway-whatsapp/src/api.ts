@@ -1,7 +1,13 @@
 // The one outbound call: POST <apiBaseUrl>/<apiVersion>/<phone-number-id>/messages with a bearer
 // token. A failure goes through the session's classifier with WhatsApp's own codes first
 // (https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes).
-import { type FailureFacts, type PlatformRule, sendFailure } from "@agentsvc/adapter-kit";
+import {
+  type FailureFacts,
+  fetchForSend,
+  parseAnswer,
+  type PlatformRule,
+  sendFailure,
+} from "@agentsvc/adapter-kit";
 
 export interface GraphTarget {
   apiBaseUrl: string;
@@ -37,25 +43,18 @@ export async function postMessage(
     envVar: target.accessTokenEnvVar,
     platformRule: graphRule,
   };
-  let res: Response;
-  try {
-    res = await fetch(url, {
+  const res = await fetchForSend(
+    url,
+    {
       method: "POST",
       headers: { authorization: `Bearer ${target.accessToken}`, "content-type": "application/json" },
       body: JSON.stringify({ messaging_product: "whatsapp", recipient_type: "individual", ...message }),
-      ...(signal ? { signal } : {}),
-    });
-  } catch (err) {
-    if (signal?.aborted) throw err;
-    throw sendFailure({ network: true, detail: String(err) }, { ...call, cause: err });
-  }
+    },
+    call,
+    signal,
+  );
   const text = await res.text();
-  let body: { messages?: { id?: string }[]; error?: { code?: number; message?: string } } = {};
-  try {
-    body = JSON.parse(text) as typeof body;
-  } catch {
-    // A proxy's HTML page: classified by status alone.
-  }
+  const body = parseAnswer<{ messages: { id?: string }[]; error: { code?: number; message?: string } }>(text);
   if (!res.ok) {
     const code = body.error?.code;
     throw sendFailure(
@@ -127,18 +126,12 @@ export async function uploadMedia(
   form.set("messaging_product", "whatsapp");
   form.set("type", file.contentType);
   form.set("file", new Blob([new Uint8Array(file.bytes)], { type: file.contentType }), file.name);
-  let res: Response;
-  try {
-    res = await fetch(url, {
-      method: "POST",
-      headers: { authorization: `Bearer ${target.accessToken}` },
-      body: form,
-      ...(signal ? { signal } : {}),
-    });
-  } catch (err) {
-    if (signal?.aborted) throw err;
-    throw sendFailure({ network: true, detail: String(err) }, { ...call, cause: err });
-  }
+  const res = await fetchForSend(
+    url,
+    { method: "POST", headers: { authorization: `Bearer ${target.accessToken}` }, body: form },
+    call,
+    signal,
+  );
   const body = (await res.json().catch(() => ({}))) as {
     id?: string;
     error?: { code?: number; message?: string };
