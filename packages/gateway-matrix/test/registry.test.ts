@@ -21,10 +21,10 @@ function project(entry: string): string {
 }
 
 describe("a matrix entry", () => {
-  it("named by package validates, under the registry name matrix", async () => {
+  it("named by its built-in type matrix validates", async () => {
     const r = await loadProject(
       project(
-        'type: "@agentsvc/gateway-matrix"\naccessTokenEnvVar: MATRIX_TOKEN\nhomeserverUrl: https://matrix.example.org\n',
+        'type: matrix\naccessTokenEnvVar: MATRIX_TOKEN\nhomeserverUrl: https://matrix.example.org\n',
       ),
     );
     expect(r.ok ? [] : r.errors.map(formatIssue)).toEqual([]);
@@ -36,7 +36,7 @@ describe("a matrix entry", () => {
 
   it("without its homeserver is refused naming the file and the key", async () => {
     const r = await loadProject(
-      project('type: "@agentsvc/gateway-matrix"\naccessTokenEnvVar: MATRIX_TOKEN\n'),
+      project('type: matrix\naccessTokenEnvVar: MATRIX_TOKEN\n'),
     );
     expect(r.ok).toBe(false);
     expect(r.ok ? "" : r.errors.map(formatIssue).join("\n")).toMatch(/gateways\/matrix\.yaml.*homeserverUrl/);

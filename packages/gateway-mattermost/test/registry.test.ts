@@ -21,10 +21,10 @@ function project(entry: string): string {
 }
 
 describe("a mattermost entry", () => {
-  it("named by package validates, under the registry name mattermost", async () => {
+  it("named by its built-in type mattermost validates", async () => {
     const r = await loadProject(
       project(
-        'type: "@agentsvc/gateway-mattermost"\ntokenEnvVar: MATTERMOST_TOKEN\nserverUrl: https://chat.example.com\n',
+        'type: mattermost\ntokenEnvVar: MATTERMOST_TOKEN\nserverUrl: https://chat.example.com\n',
       ),
     );
     expect(r.ok ? [] : r.errors.map(formatIssue)).toEqual([]);
@@ -36,7 +36,7 @@ describe("a mattermost entry", () => {
 
   it("without its server URL is refused naming the file and the key", async () => {
     const r = await loadProject(
-      project('type: "@agentsvc/gateway-mattermost"\ntokenEnvVar: MATTERMOST_TOKEN\n'),
+      project('type: mattermost\ntokenEnvVar: MATTERMOST_TOKEN\n'),
     );
     expect(r.ok).toBe(false);
     expect(r.ok ? "" : r.errors.map(formatIssue).join("\n")).toMatch(/gateways\/team\.yaml.*serverUrl/);

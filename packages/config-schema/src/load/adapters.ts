@@ -18,6 +18,8 @@ export const PUSH_TYPES = [
   "twilio",
   "github",
   "signal",
+  "matrix",
+  "mattermost",
 ] as const;
 
 /** A third-party adapter named by package: scoped (`@acme/agentsvc-gateway-line`) or `agentsvc-gateway-*`. */
