@@ -49,6 +49,7 @@ export { Backoff, type BackoffOptions, backoffDelay, sleep } from "./backoff.js"
 export { chunkText } from "./chunk-text.js";
 export { EditPacing } from "./edit-pacing.js";
 export { TypingRepeat, type TypingRepeatOptions } from "./typing.js";
+export { GatewayLifetime } from "./lifetime.js";
 export { attachmentKindOf, claimedFile } from "./file-claim.js";
 export { describeRequest, matchDecisionText } from "./interaction.js";
 export {

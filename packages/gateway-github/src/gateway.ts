@@ -13,6 +13,7 @@ import {
   type SendOptions,
   type SendResult,
   type WebhookRoute,
+  GatewayLifetime,
 } from "@agentsvc/adapter-kit";
 import { postComment, type RestTarget } from "./api.js";
 import { type Comment, numberOf, POSTED_MARKER } from "./inbound.js";
@@ -41,17 +42,16 @@ export class GithubGateway implements Gateway {
   readonly messageLimit = MESSAGE_LIMIT;
   readonly webhooks: readonly WebhookRoute[];
   readonly #options: GithubGatewayOptions;
-  #context: GatewayContext | undefined;
   #rest: RestTarget | undefined;
   #secret = "";
   #botName = "";
-  #abort = new AbortController();
+  readonly #life = new GatewayLifetime();
 
   constructor(options: GithubGatewayOptions) {
     this.#options = options;
     this.webhooks = [
       githubWebhook({
-        context: () => this.#context,
+        context: () => this.#life.context,
         secret: () => this.#secret,
         botName: () => this.#botName,
         pendingRequest: (thread, ctx) => ctx.state.get<string>(`request:${thread}`),
@@ -83,17 +83,15 @@ export class GithubGateway implements Gateway {
     this.#secret = secrets.webhookSecret;
     // Accept the name with or without the `[bot]` suffix an App's login carries.
     this.#botName = secrets.botName.replace(/^@/, "").replace(/\[bot\]$/i, "");
-    this.#abort = new AbortController();
-    this.#context = context;
+    this.#life.begin(context);
   }
 
   async stop(): Promise<void> {
-    this.#context = undefined;
-    this.#abort.abort();
+    this.#life.end();
   }
 
   async send(thread: string, text: string, options: SendOptions): Promise<SendResult | undefined> {
-    const context = this.#context;
+    const context = this.#life.context;
     if (!context || !this.#rest) throw new Error("github gateway is not started");
     const target = parseThreadId(thread);
     if (!target) throw new Error(`github: "${thread}" is not a github thread id`);
@@ -104,7 +102,7 @@ export class GithubGateway implements Gateway {
     // Remembered before posting, so an answer written right after the request finds it.
     if (options.requestId) await context.state.set(`request:${thread}`, options.requestId);
     const body = this.#decorate(text, options.requestId !== undefined);
-    const id = await postComment(this.#rest, target, pull, body, this.#abort.signal);
+    const id = await postComment(this.#rest, target, pull, body, this.#life.signal);
     return id ? { messageId: id } : {};
   }
 
@@ -113,7 +111,7 @@ export class GithubGateway implements Gateway {
    * comment reads it, and only while the request is open; a newer request of the thread keeps its row.
    */
   async onDecided(notice: DecidedNotice): Promise<void> {
-    const context = this.#context;
+    const context = this.#life.context;
     if (!context) throw new Error("github gateway is not started");
     const key = `request:${notice.thread}`;
     if ((await context.state.get<string>(key)) === notice.requestId) await context.state.delete(key);

@@ -18,6 +18,7 @@ import {
   type StreamOptions,
   type WebhookResponse,
   type WebhookRoute,
+  GatewayLifetime,
 } from "@agentsvc/adapter-kit";
 import { BotToken, connectorCall } from "./api.js";
 import { approvalCard, decidedCard } from "./approval-card.js";
@@ -61,16 +62,15 @@ export class TeamsGateway implements Gateway {
   readonly messageLimit = MESSAGE_LIMIT;
   readonly webhooks: readonly WebhookRoute[];
   readonly #options: TeamsGatewayOptions;
-  #context: GatewayContext | undefined;
   #auth: ConnectorAuth | undefined;
   #token: BotToken | undefined;
-  #abort = new AbortController();
+  readonly #life = new GatewayLifetime();
 
   constructor(options: TeamsGatewayOptions) {
     this.#options = options;
     this.webhooks = [
       teamsWebhook({
-        context: () => this.#context,
+        context: () => this.#life.context,
         auth: () => this.#auth,
         message: (m, ctx) => this.#message(m, ctx),
         click: (c, ctx) => this.#click(c, ctx),
@@ -107,13 +107,11 @@ export class TeamsGateway implements Gateway {
       appPassword,
       { envVar: o.appPasswordEnvVar },
     );
-    this.#abort = new AbortController();
-    this.#context = context;
+    this.#life.begin(context);
   }
 
   async stop(): Promise<void> {
-    this.#context = undefined;
-    this.#abort.abort();
+    this.#life.end();
   }
 
   async send(thread: string, text: string, options: SendOptions): Promise<SendResult | undefined> {
@@ -148,13 +146,13 @@ export class TeamsGateway implements Gateway {
     const serviceUrl = await this.#serviceUrl(notice.thread, notice.meta);
     await connectorCall(this.#token as BotToken, serviceUrl, notice.thread, card, {
       activityId: notice.requestMessageId,
-      signal: this.#abort.signal,
+      signal: this.#life.signal,
     });
   }
 
   #ready(): GatewayContext {
-    if (!this.#context || !this.#token) throw new Error("teams gateway is not started");
-    return this.#context;
+    if (!this.#life.context || !this.#token) throw new Error("teams gateway is not started");
+    return this.#life.context;
   }
 
   async #serviceUrl(conversationId: string, meta: Record<string, unknown> | undefined): Promise<string> {
@@ -173,8 +171,8 @@ export class TeamsGateway implements Gateway {
     const serviceUrl = await this.#serviceUrl(conversationId, meta);
     // Aborted at stop, and by the caller's own signal (a preview update the session gave up on).
     return connectorCall(this.#token as BotToken, serviceUrl, conversationId, activity, {
-      signal: signal ? AbortSignal.any([this.#abort.signal, signal]) : this.#abort.signal,
-      tokenSignal: this.#abort.signal,
+      signal: signal ? AbortSignal.any([this.#life.signal, signal]) : this.#life.signal,
+      tokenSignal: this.#life.signal,
     });
   }
 

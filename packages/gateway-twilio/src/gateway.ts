@@ -17,6 +17,7 @@ import {
   type SendResult,
   type WebhookResponse,
   type WebhookRoute,
+  GatewayLifetime,
 } from "@agentsvc/adapter-kit";
 import { fetchPlatformFile, webhookRoute } from "@agentsvc/webhook-kit";
 import { createMessage, type MessagesTarget } from "./api.js";
@@ -69,15 +70,14 @@ export class TwilioGateway implements Gateway {
   readonly messageLimit = MESSAGE_LIMIT;
   readonly webhooks: readonly WebhookRoute[];
   readonly #options: TwilioGatewayOptions;
-  #context: GatewayContext | undefined;
   #target: MessagesTarget | undefined;
-  #abort = new AbortController();
+  readonly #life = new GatewayLifetime();
 
   constructor(options: TwilioGatewayOptions) {
     this.#options = options;
     this.webhooks = [
       webhookRoute<TwilioDelivery>({
-        context: () => (this.#target ? this.#context : undefined),
+        context: () => (this.#target ? this.#life.context : undefined),
         // The signature covers the decoded parameters, so verify decodes the form; nothing is acted on before it.
         verify: (req, ctx) =>
           verifyDelivery(
@@ -120,13 +120,11 @@ export class TwilioGateway implements Gateway {
       ...secrets,
       ...(o.messagingServiceSid ? { messagingServiceSid: o.messagingServiceSid } : {}),
     };
-    this.#abort = new AbortController();
-    this.#context = context;
+    this.#life.begin(context);
   }
 
   async stop(): Promise<void> {
-    this.#context = undefined;
-    this.#abort.abort();
+    this.#life.end();
   }
 
   /** Markdown -> plain text: an SMS shows markup characters literally. */
@@ -139,8 +137,8 @@ export class TwilioGateway implements Gateway {
   }
 
   async send(thread: string, text: string, _options: SendOptions): Promise<SendResult | undefined> {
-    if (!this.#target || !this.#context) throw new Error("twilio gateway is not started");
-    const sid = await createMessage(this.#target, thread, text, this.#abort.signal);
+    if (!this.#target || !this.#life.context) throw new Error("twilio gateway is not started");
+    const sid = await createMessage(this.#target, thread, text, this.#life.signal);
     return sid ? { messageId: sid } : {};
   }
 
@@ -150,10 +148,10 @@ export class TwilioGateway implements Gateway {
    * URL configured) the file goes as a text note naming it.
    */
   async sendFile(thread: string, file: OutboundFile, options: SendOptions): Promise<SendResult | undefined> {
-    if (!this.#target || !this.#context) throw new Error("twilio gateway is not started");
+    if (!this.#target || !this.#life.context) throw new Error("twilio gateway is not started");
     if (!file.url) return this.send(thread, fileNote(file), options);
     const caption = file.caption ? [...file.caption].slice(0, MESSAGE_LIMIT).join("") : "";
-    const sid = await createMessage(this.#target, thread, caption, this.#abort.signal, file.url);
+    const sid = await createMessage(this.#target, thread, caption, this.#life.signal, file.url);
     return sid ? { messageId: sid } : {};
   }
 

@@ -17,6 +17,7 @@ import {
   type SendOptions,
   type SendResult,
   type WebhookRoute,
+  GatewayLifetime,
 } from "@agentsvc/adapter-kit";
 import { fetchPlatformFile, plainResponse, webhookRoute } from "@agentsvc/webhook-kit";
 import { type GraphTarget, mediaUrl, postMessage, uploadMedia } from "./api.js";
@@ -81,13 +82,12 @@ export class WhatsappGateway implements Gateway {
   readonly messageLimit = MESSAGE_LIMIT;
   readonly webhooks: readonly WebhookRoute[];
   readonly #options: WhatsappGatewayOptions;
-  #context: GatewayContext | undefined;
   #secrets: Secrets | undefined;
-  #abort = new AbortController();
+  readonly #life = new GatewayLifetime();
 
   constructor(options: WhatsappGatewayOptions) {
     this.#options = options;
-    const context = () => (this.#secrets ? this.#context : undefined);
+    const context = () => (this.#secrets ? this.#life.context : undefined);
     this.webhooks = [
       webhookRoute<string>({
         method: "GET",
@@ -140,13 +140,11 @@ export class WhatsappGateway implements Gateway {
       apiBaseUrl: o.apiBaseUrl ?? DEFAULT_API_BASE_URL,
       apiVersion: o.apiVersion ?? DEFAULT_API_VERSION,
     };
-    this.#abort = new AbortController();
-    this.#context = context;
+    this.#life.begin(context);
   }
 
   async stop(): Promise<void> {
-    this.#context = undefined;
-    this.#abort.abort();
+    this.#life.end();
   }
 
   /** Markdown -> WhatsApp markup, before the session cuts the reply into pieces. */
@@ -167,7 +165,7 @@ export class WhatsappGateway implements Gateway {
         last = await postMessage(
           this.#target(),
           { ...addressOf(thread), ...templateMessage(template, parameter) },
-          this.#abort.signal,
+          this.#life.signal,
         );
       }
       return last ? { messageId: last } : {};
@@ -175,7 +173,7 @@ export class WhatsappGateway implements Gateway {
     const messageId = await postMessage(
       this.#target(),
       { ...addressOf(thread), type: "text", text: { body, preview_url: false } },
-      this.#abort.signal,
+      this.#life.signal,
     );
     return messageId ? { messageId } : {};
   }
@@ -191,7 +189,7 @@ export class WhatsappGateway implements Gateway {
     const id = await uploadMedia(
       target,
       { bytes, contentType: file.contentType, name: file.name },
-      this.#abort.signal,
+      this.#life.signal,
     );
     const type = messageTypeOf(file.contentType, file.caption !== undefined);
     const caption = file.caption ? { caption: [...file.caption].slice(0, 1024).join("") } : {};
@@ -204,7 +202,7 @@ export class WhatsappGateway implements Gateway {
     const messageId = await postMessage(
       target,
       { ...addressOf(thread), type, [type]: media },
-      this.#abort.signal,
+      this.#life.signal,
     );
     return messageId ? { messageId } : {};
   }
@@ -222,13 +220,13 @@ export class WhatsappGateway implements Gateway {
         type: "interactive",
         interactive: approvalInteractive(request.requestId, request.prompt, options),
       },
-      this.#abort.signal,
+      this.#life.signal,
     );
     return messageId ? { messageId } : {};
   }
 
   #target(): GraphTarget {
-    if (!this.#secrets || !this.#context) throw new Error("whatsapp gateway is not started");
+    if (!this.#secrets || !this.#life.context) throw new Error("whatsapp gateway is not started");
     return this.#secrets;
   }
 
@@ -275,7 +273,7 @@ export class WhatsappGateway implements Gateway {
     const policy = this.#options.media;
     if (!policy || !context.blobs) return { refused: "disabled", kind: media.kind, ...named };
     const target = this.#target();
-    const found = await mediaUrl(target, media.id, this.#abort.signal);
+    const found = await mediaUrl(target, media.id, this.#life.signal);
     const file = { id: media.id, url: found.url, kind: media.kind, ...named };
     return fetchPlatformFile(
       context,
@@ -335,7 +333,7 @@ export class WhatsappGateway implements Gateway {
       await postMessage(
         this.#target(),
         { ...addressOf(recipient), type: "template", template: { name, language: { code: language } } },
-        this.#abort.signal,
+        this.#life.signal,
       );
       return `${closed}; sent template ${name} to reopen the conversation (the reply itself is not re-sent)`;
     } catch (err) {
