@@ -23,9 +23,7 @@ function project(entry: string): string {
 describe("a matrix entry", () => {
   it("named by its built-in type matrix validates", async () => {
     const r = await loadProject(
-      project(
-        'type: matrix\naccessTokenEnvVar: MATRIX_TOKEN\nhomeserverUrl: https://matrix.example.org\n',
-      ),
+      project("type: matrix\naccessTokenEnvVar: MATRIX_TOKEN\nhomeserverUrl: https://matrix.example.org\n"),
     );
     expect(r.ok ? [] : r.errors.map(formatIssue)).toEqual([]);
     expect(r.ok && r.project.pushGateways[0]).toMatchObject({
@@ -35,9 +33,7 @@ describe("a matrix entry", () => {
   });
 
   it("without its homeserver is refused naming the file and the key", async () => {
-    const r = await loadProject(
-      project('type: matrix\naccessTokenEnvVar: MATRIX_TOKEN\n'),
-    );
+    const r = await loadProject(project("type: matrix\naccessTokenEnvVar: MATRIX_TOKEN\n"));
     expect(r.ok).toBe(false);
     expect(r.ok ? "" : r.errors.map(formatIssue).join("\n")).toMatch(/gateways\/matrix\.yaml.*homeserverUrl/);
   });

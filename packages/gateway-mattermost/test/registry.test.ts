@@ -23,9 +23,7 @@ function project(entry: string): string {
 describe("a mattermost entry", () => {
   it("named by its built-in type mattermost validates", async () => {
     const r = await loadProject(
-      project(
-        'type: mattermost\ntokenEnvVar: MATTERMOST_TOKEN\nserverUrl: https://chat.example.com\n',
-      ),
+      project("type: mattermost\ntokenEnvVar: MATTERMOST_TOKEN\nserverUrl: https://chat.example.com\n"),
     );
     expect(r.ok ? [] : r.errors.map(formatIssue)).toEqual([]);
     expect(r.ok && r.project.pushGateways[0]).toMatchObject({
@@ -35,9 +33,7 @@ describe("a mattermost entry", () => {
   });
 
   it("without its server URL is refused naming the file and the key", async () => {
-    const r = await loadProject(
-      project('type: mattermost\ntokenEnvVar: MATTERMOST_TOKEN\n'),
-    );
+    const r = await loadProject(project("type: mattermost\ntokenEnvVar: MATTERMOST_TOKEN\n"));
     expect(r.ok).toBe(false);
     expect(r.ok ? "" : r.errors.map(formatIssue).join("\n")).toMatch(/gateways\/team\.yaml.*serverUrl/);
   });
