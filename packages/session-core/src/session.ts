@@ -382,8 +382,6 @@ export class GatewaySession {
     return interactionView(this.#options.store, requestId);
   }
 
-  // ---- plumbing -------------------------------------------------------------------------
-
   #contextFor(gateway: Gateway) {
     return contextFor(gateway, {
       session: this,
