@@ -285,4 +285,73 @@ CREATE INDEX reminders_user ON reminders (gateway, user_id, ended_at);
 CREATE INDEX reminders_active ON reminders (ended_at);
 `,
   },
+  {
+    version: 13,
+    name: "outbox thread heads: the oldest pending piece of each thread, kept by triggers",
+    sql: `
+CREATE INDEX outbox_thread_pending ON outbox (gateway, thread, id) WHERE status = 'pending';
+CREATE TABLE outbox_heads (
+  gateway TEXT NOT NULL,
+  thread TEXT NOT NULL,
+  head_id BIGINT NOT NULL,
+  next_attempt_at BIGINT NOT NULL,
+  PRIMARY KEY (gateway, thread)
+);
+CREATE INDEX outbox_heads_head ON outbox_heads (head_id);
+CREATE INDEX outbox_heads_due ON outbox_heads (next_attempt_at);
+INSERT INTO outbox_heads (gateway, thread, head_id, next_attempt_at)
+  SELECT DISTINCT ON (gateway, thread) gateway, thread, id, next_attempt_at
+  FROM outbox WHERE status = 'pending' ORDER BY gateway, thread, id;
+CREATE FUNCTION outbox_head_added(g TEXT, t TEXT, piece BIGINT, at BIGINT) RETURNS void AS $fn$
+BEGIN
+  -- A new pending piece heads its thread only if it is older than the head: an atomic upsert,
+  -- so two writers of one thread end on the older of their pieces.
+  INSERT INTO outbox_heads (gateway, thread, head_id, next_attempt_at) VALUES (g, t, piece, at)
+  ON CONFLICT (gateway, thread) DO UPDATE
+    SET head_id = excluded.head_id, next_attempt_at = excluded.next_attempt_at
+    WHERE excluded.head_id < outbox_heads.head_id;
+END
+$fn$ LANGUAGE plpgsql;
+CREATE FUNCTION outbox_head_refresh(g TEXT, t TEXT) RETURNS void AS $fn$
+DECLARE
+  head RECORD;
+  held BOOLEAN;
+BEGIN
+  -- Lock the thread's head row first: the read below then runs on a snapshot taken after any
+  -- writer that held it committed (READ COMMITTED: a new snapshot per statement), so a piece
+  -- enqueued meanwhile is seen here or lowers the head itself once this commits.
+  PERFORM 1 FROM outbox_heads WHERE gateway = g AND thread = t FOR UPDATE;
+  held := FOUND;
+  SELECT id, next_attempt_at INTO head FROM outbox
+    WHERE gateway = g AND thread = t AND status = 'pending' ORDER BY id LIMIT 1;
+  IF NOT FOUND THEN
+    DELETE FROM outbox_heads WHERE gateway = g AND thread = t;
+  ELSIF held THEN
+    UPDATE outbox_heads SET head_id = head.id, next_attempt_at = head.next_attempt_at
+      WHERE gateway = g AND thread = t;
+  ELSE
+    PERFORM outbox_head_added(g, t, head.id, head.next_attempt_at);
+  END IF;
+END
+$fn$ LANGUAGE plpgsql;
+CREATE FUNCTION outbox_heads_sync() RETURNS trigger AS $fn$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    PERFORM outbox_head_added(NEW.gateway, NEW.thread, NEW.id, NEW.next_attempt_at);
+  ELSIF TG_OP = 'UPDATE' THEN
+    PERFORM outbox_head_refresh(NEW.gateway, NEW.thread);
+  ELSE
+    PERFORM outbox_head_refresh(OLD.gateway, OLD.thread);
+  END IF;
+  RETURN NULL;
+END
+$fn$ LANGUAGE plpgsql;
+CREATE TRIGGER outbox_heads_insert AFTER INSERT ON outbox
+  FOR EACH ROW WHEN (NEW.status = 'pending') EXECUTE FUNCTION outbox_heads_sync();
+CREATE TRIGGER outbox_heads_update AFTER UPDATE OF status, next_attempt_at ON outbox
+  FOR EACH ROW WHEN (OLD.status = 'pending' OR NEW.status = 'pending') EXECUTE FUNCTION outbox_heads_sync();
+CREATE TRIGGER outbox_heads_delete AFTER DELETE ON outbox
+  FOR EACH ROW WHEN (OLD.status = 'pending') EXECUTE FUNCTION outbox_heads_sync();
+`,
+  },
 ];

@@ -160,6 +160,27 @@ export const outbox = pgTable(
   (t) => [
     index("outbox_pending").on(t.status, t.nextAttemptAt, t.id),
     index("outbox_thread").on(t.gateway, t.thread, t.id),
+    // Partial in the migration (WHERE status = 'pending'): each thread's pending pieces in order.
+    index("outbox_thread_pending").on(t.gateway, t.thread, t.id),
+  ],
+);
+
+/**
+ * The oldest pending piece of each (gateway, thread) with pending pieces, kept by triggers on
+ * `outbox` (step 13), so "which replies are due" reads one row a thread, not every pending row.
+ */
+export const outboxHeads = pgTable(
+  "outbox_heads",
+  {
+    gateway: text("gateway").notNull(),
+    thread: text("thread").notNull(),
+    headId: bigint("head_id", { mode: "number" }).notNull(),
+    nextAttemptAt: ms("next_attempt_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.gateway, t.thread] }),
+    index("outbox_heads_head").on(t.headId),
+    index("outbox_heads_due").on(t.nextAttemptAt),
   ],
 );
 
@@ -359,6 +380,7 @@ export const pgTables = {
   inbox,
   interactions,
   outbox,
+  outboxHeads,
   gatewayState,
   seenTokens,
   senderPairings,

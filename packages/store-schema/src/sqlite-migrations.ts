@@ -329,4 +329,41 @@ CREATE INDEX reminders_user ON reminders (gateway, user_id, ended_at);
 CREATE INDEX reminders_active ON reminders (ended_at);
 `,
   },
+  {
+    version: 13,
+    name: "outbox thread heads: the oldest pending piece of each thread, kept by triggers",
+    sql: `
+CREATE INDEX outbox_thread_pending ON outbox (gateway, thread, id) WHERE status = 'pending';
+CREATE TABLE outbox_heads (
+  gateway TEXT NOT NULL,
+  thread TEXT NOT NULL,
+  head_id INTEGER NOT NULL,
+  next_attempt_at INTEGER NOT NULL,
+  PRIMARY KEY (gateway, thread)
+);
+CREATE INDEX outbox_heads_head ON outbox_heads (head_id);
+CREATE INDEX outbox_heads_due ON outbox_heads (next_attempt_at);
+INSERT INTO outbox_heads (gateway, thread, head_id, next_attempt_at)
+  SELECT gateway, thread, min(id), next_attempt_at FROM outbox WHERE status = 'pending' GROUP BY gateway, thread;
+CREATE TRIGGER outbox_heads_insert AFTER INSERT ON outbox WHEN NEW.status = 'pending' BEGIN
+  DELETE FROM outbox_heads WHERE gateway = NEW.gateway AND thread = NEW.thread;
+  INSERT INTO outbox_heads (gateway, thread, head_id, next_attempt_at)
+    SELECT gateway, thread, id, next_attempt_at FROM outbox
+    WHERE gateway = NEW.gateway AND thread = NEW.thread AND status = 'pending' ORDER BY id LIMIT 1;
+END;
+CREATE TRIGGER outbox_heads_update AFTER UPDATE OF status, next_attempt_at ON outbox
+WHEN OLD.status = 'pending' OR NEW.status = 'pending' BEGIN
+  DELETE FROM outbox_heads WHERE gateway = NEW.gateway AND thread = NEW.thread;
+  INSERT INTO outbox_heads (gateway, thread, head_id, next_attempt_at)
+    SELECT gateway, thread, id, next_attempt_at FROM outbox
+    WHERE gateway = NEW.gateway AND thread = NEW.thread AND status = 'pending' ORDER BY id LIMIT 1;
+END;
+CREATE TRIGGER outbox_heads_delete AFTER DELETE ON outbox WHEN OLD.status = 'pending' BEGIN
+  DELETE FROM outbox_heads WHERE gateway = OLD.gateway AND thread = OLD.thread;
+  INSERT INTO outbox_heads (gateway, thread, head_id, next_attempt_at)
+    SELECT gateway, thread, id, next_attempt_at FROM outbox
+    WHERE gateway = OLD.gateway AND thread = OLD.thread AND status = 'pending' ORDER BY id LIMIT 1;
+END;
+`,
+  },
 ];

@@ -150,6 +150,27 @@ export const outbox = sqliteTable(
   (t) => [
     index("outbox_pending").on(t.status, t.nextAttemptAt, t.id),
     index("outbox_thread").on(t.gateway, t.thread, t.id),
+    // Partial in the migration (WHERE status = 'pending'): each thread's pending pieces in order.
+    index("outbox_thread_pending").on(t.gateway, t.thread, t.id),
+  ],
+);
+
+/**
+ * The oldest pending piece of each (gateway, thread) with pending pieces, kept by triggers on
+ * `outbox` (step 13), so "which replies are due" reads one row a thread, not every pending row.
+ */
+export const outboxHeads = sqliteTable(
+  "outbox_heads",
+  {
+    gateway: text("gateway").notNull(),
+    thread: text("thread").notNull(),
+    headId: integer("head_id").notNull(),
+    nextAttemptAt: integer("next_attempt_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.gateway, t.thread] }),
+    index("outbox_heads_head").on(t.headId),
+    index("outbox_heads_due").on(t.nextAttemptAt),
   ],
 );
 
@@ -336,6 +357,7 @@ export const blobTranscripts = sqliteTable("blob_transcripts", {
 
 export const sqliteTables = {
   outbox,
+  outboxHeads,
   gatewayState,
   seenTokens,
   senderPairings,
