@@ -48,7 +48,8 @@ export {
   type MediaType,
   mediaPolicyOf,
 } from "./schemas/media.js";
-export { adapterPackageOf, findAdapter, type FoundAdapter, PUSH_TYPES } from "./load/adapters.js";
+export { adapterPackageOf } from "./adapter/package-name.js";
+export { findAdapter, type FoundAdapter, PUSH_TYPES } from "./load/adapters.js";
 export { COLOR_TOKENS, SIZE_TOKENS, THEME_TOKENS, type ThemeToken } from "./schemas/theme.js";
 export {
   DEFAULT_DATABASE_PATH,

@@ -1,28 +1,5 @@
-export type {
-  Author,
-  DecidedNotice,
-  DecideResult,
-  DecisionInput,
-  DeliverResult,
-  DraftIds,
-  Gateway,
-  GatewayCapabilities,
-  GatewayContext,
-  GatewayEntryOptions,
-  GatewayFactory,
-  GatewayStateStore,
-  Inbound,
-  InteractionRequest,
-  InteractionView,
-  OutboxEntry,
-  ReplyStream,
-  SendOptions,
-  SendResult,
-  StreamOptions,
-  WebhookRequest,
-  WebhookResponse,
-  WebhookRoute,
-} from "./gateway.js";
+// The Gateway contract (adapter-kit's types and what an entry adds), listed once in gateway.ts.
+export type * from "./gateway.js";
 export { GatewayRegistry } from "./registry.js";
 export {
   adapterInstalled,

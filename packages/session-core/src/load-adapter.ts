@@ -4,24 +4,20 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { AgentsvcError } from "@agentsvc/agent-core";
-
-// A third-party adapter is named by its package (config-schema's adapters.ts, the same rule).
-const PACKAGE_TYPE =
-  /^(@[a-z0-9][a-z0-9._~-]*\/[a-z0-9][a-z0-9._~-]*|agentsvc-gateway-[a-z0-9][a-z0-9._~-]*)$/;
+import { adapterPackageOf, isAdapterPackageName, isRegistryName } from "@agentsvc/config-schema/adapter";
 
 /**
  * `telegram` -> `@agentsvc/gateway-telegram`; `mock` lives in `@agentsvc/session-core/testing`; a
- * package name (`@acme/agentsvc-gateway-line`) is itself.
+ * package name (`@acme/agentsvc-gateway-line`) is itself (the adapter contract's naming rule).
  */
 export function adapterPackageName(type: string): string {
-  if (PACKAGE_TYPE.test(type)) return type;
-  if (!/^[a-z][a-z0-9-]*$/.test(type)) {
+  if (!isAdapterPackageName(type) && !isRegistryName(type)) {
     throw new AgentsvcError(
       "bad_gateway_type",
       `gateway type must be lower-case letters, digits and dashes (got "${type}")`,
     );
   }
-  return type === "mock" ? "@agentsvc/session-core/testing" : `@agentsvc/gateway-${type}`;
+  return type === "mock" ? "@agentsvc/session-core/testing" : adapterPackageOf(type);
 }
 
 export interface LoadAdapterOptions {

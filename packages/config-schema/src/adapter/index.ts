@@ -9,6 +9,7 @@ export type {
   DoctorContext,
   DoctorResult,
 } from "./contract.js";
+export { adapterPackageOf, isAdapterPackageName, isRegistryName } from "./package-name.js";
 export { callJson, field, secretOf, trimUrl } from "./doctor-kit.js";
 export { envVarName, httpUrl, integerIn, nonEmptyString } from "../schemas/common.js";
 export { parseDuration } from "../schemas/schedule.js";

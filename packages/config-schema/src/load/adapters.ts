@@ -6,6 +6,7 @@ import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { AdapterDoctor, AdapterEntrySchema, AdapterInfo } from "../adapter/contract.js";
+import { adapterPackageOf, isRegistryName } from "../adapter/package-name.js";
 
 /** The official adapters' types (each `@agentsvc/gateway-<type>`); only their names live here. */
 export const PUSH_TYPES = [
@@ -21,21 +22,6 @@ export const PUSH_TYPES = [
   "matrix",
   "mattermost",
 ] as const;
-
-/** A third-party adapter named by package: scoped (`@acme/agentsvc-gateway-line`) or `agentsvc-gateway-*`. */
-const PACKAGE_TYPE =
-  /^(@[a-z0-9][a-z0-9._~-]*\/[a-z0-9][a-z0-9._~-]*|agentsvc-gateway-[a-z0-9][a-z0-9._~-]*)$/;
-const REGISTRY_NAME = /^[a-z][a-z0-9-]*$/;
-
-/** Is `type` an npm package name (a third-party adapter) rather than a built-in type? */
-export function isPackageType(type: string): boolean {
-  return PACKAGE_TYPE.test(type);
-}
-
-/** The package an entry of `type` needs: `telegram` -> `@agentsvc/gateway-telegram`; package names as written. */
-export function adapterPackageOf(type: string): string {
-  return isPackageType(type) ? type : `@agentsvc/gateway-${type}`;
-}
 
 export interface AdapterModule {
   adapter: AdapterInfo;
@@ -91,7 +77,7 @@ async function load(pkg: string, root: string): Promise<FoundAdapter> {
 function contractProblem(mod: Record<string, unknown>): string | undefined {
   const info = mod.adapter as Partial<AdapterInfo> | undefined;
   if (!info || typeof info !== "object") return "it exports no `adapter` metadata";
-  if (typeof info.type !== "string" || !REGISTRY_NAME.test(info.type))
+  if (typeof info.type !== "string" || !isRegistryName(info.type))
     return "`adapter.type` must be lower-case letters, digits and dashes";
   if (!["push", "connection", "webhook"].includes(String(info.kind)))
     return "`adapter.kind` must be push, connection or webhook";

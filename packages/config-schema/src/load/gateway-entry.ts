@@ -6,7 +6,8 @@ import { pushEntrySchema, pushEntryWithoutAdapter } from "../schemas/push.js";
 import { splitTheme } from "../schemas/theme.js";
 import { DEFAULT_THEME_FILE, webuiExposureSchema } from "../schemas/webui.js";
 import type { ChannelEntry, Exposure, PushGatewayEntry } from "../types.js";
-import { findAdapter, isPackageType, PUSH_TYPES } from "./adapters.js";
+import { isAdapterPackageName } from "../adapter/package-name.js";
+import { findAdapter, PUSH_TYPES } from "./adapters.js";
 
 export const GATEWAY_TYPES = [...CHANNEL_TYPES, ...PUSH_TYPES] as const;
 
@@ -105,7 +106,10 @@ export async function validateGatewayEntry(
       return out && { kind: "channel", entry: { ...base, ...out } };
     }
   }
-  if (typeof type === "string" && ((PUSH_TYPES as readonly string[]).includes(type) || isPackageType(type)))
+  if (
+    typeof type === "string" &&
+    ((PUSH_TYPES as readonly string[]).includes(type) || isAdapterPackageName(type))
+  )
     return validatePushEntry(raw, type, base, sink, root);
   sink.error(
     file,
@@ -133,7 +137,7 @@ async function validatePushEntry(
 ): Promise<ValidEntry | undefined> {
   const { file } = base;
   const found = await findAdapter(type, root);
-  if (found.found === "missing" && !isPackageType(type)) {
+  if (found.found === "missing" && !isAdapterPackageName(type)) {
     const out = parse(pushEntryWithoutAdapter(type), raw, file, sink);
     return out && { kind: "push", entry: { ...base, ...out } as PushGatewayEntry };
   }
@@ -152,7 +156,7 @@ async function validatePushEntry(
     );
     return undefined;
   }
-  if (isPackageType(type) && [...GATEWAY_TYPES].includes(info.type as never)) {
+  if (isAdapterPackageName(type) && [...GATEWAY_TYPES].includes(info.type as never)) {
     sink.error(
       file,
       "type",
@@ -164,6 +168,6 @@ async function validatePushEntry(
   const out = parse(pushEntrySchema(type, found.module.entrySchema, info.type), raw, file, sink);
   if (!out) return undefined;
   // The registry name is the adapter's; a package-named entry remembers its package for start.
-  const named = isPackageType(type) ? { type: info.type, package: found.pkg } : {};
+  const named = isAdapterPackageName(type) ? { type: info.type, package: found.pkg } : {};
   return { kind: "push", entry: { ...base, ...out, ...named } as PushGatewayEntry };
 }
