@@ -12,6 +12,7 @@ import {
   type GatewayContext,
   type GatewayFactory,
   type Inbound,
+  type OutboundFile,
   readSecrets,
   type SendOptions,
   type SendResult,
@@ -19,6 +20,7 @@ import {
 } from "@agentsvc/adapter-kit";
 import { parseDuration } from "@agentsvc/config-schema/adapter";
 import { callRpc, checkSendResults } from "./api.js";
+import { attachmentDataUri } from "./attachment-uri.js";
 import { EventStream } from "./connection.js";
 import { type MediaOptions, storeFile } from "./download.js";
 import { classify } from "./inbound.js";
@@ -112,7 +114,22 @@ export class SignalGateway implements Gateway {
   }
 
   async send(thread: string, text: string, _options: SendOptions): Promise<SendResult> {
-    const result = await this.#rpc("send", { recipient: recipientOf(thread), message: text });
+    return this.#send(thread, { message: text });
+  }
+
+  /**
+   * One file of a reply as one Signal message: `send` with the file as a data URI in `attachments`
+   * (signal-cli(1) send `--attachment`: a path or an RFC 2397 data URI with a `filename` parameter;
+   * signal-cli-jsonrpc(5): a multi-value option is a JSON array), the caption as its text. The outbox
+   * calls it once per file piece, retried like a text.
+   */
+  async sendFile(thread: string, file: OutboundFile, _options: SendOptions): Promise<SendResult> {
+    const uri = attachmentDataUri(file.contentType, file.name, await file.bytes());
+    return this.#send(thread, { message: file.caption ?? "", attachments: [uri] });
+  }
+
+  async #send(thread: string, params: Record<string, unknown>): Promise<SendResult> {
+    const result = await this.#rpc("send", { recipient: recipientOf(thread), ...params });
     let timestamp: number | undefined;
     try {
       timestamp = checkSendResults(result);

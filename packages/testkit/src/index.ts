@@ -50,6 +50,7 @@ export {
   type SignalRpcCall,
   type SignalRpcFailure,
   type SignalSent,
+  type SignalSentFile,
   startSignalDaemon,
 } from "./signal/daemon.js";
 export { eventually, within } from "./wait.js";

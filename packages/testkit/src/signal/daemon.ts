@@ -48,6 +48,15 @@ export interface SignalSent {
   message: string;
   account: unknown;
   timestamp: number;
+  /** The files of the message, decoded from their data URIs as signal-cli does. */
+  attachments?: SignalSentFile[];
+}
+
+/** One `attachments` entry of a `send`: a data URI's type, `filename` parameter and bytes. */
+export interface SignalSentFile {
+  contentType: string;
+  filename?: string;
+  bytes: Buffer;
 }
 
 export interface SignalReceipt {
@@ -273,11 +282,27 @@ export class FakeSignalDaemon {
     const recipients = ([] as unknown[]).concat(params.recipient ?? []).map(String);
     switch (request.method) {
       case "send": {
-        if (recipients.length === 0 || typeof params.message !== "string")
-          return error(-32602, "recipient and message are required");
+        // signal-cli-jsonrpc(5): a multi-value option is a JSON array or, for one value, `attachment`.
+        const uris = ([] as unknown[]).concat(params.attachments ?? params.attachment ?? []).map(String);
+        const files: SignalSentFile[] = [];
+        for (const uri of uris) {
+          const file = dataUriFile(uri);
+          // signal-cli takes anything else as a path on its own disk, which the fake has none of.
+          if (!file) return error(-1, `Failed to add attachment: ${uri.slice(0, 40)}`);
+          files.push(file);
+        }
+        const message = typeof params.message === "string" ? params.message : "";
+        if (recipients.length === 0 || (message === "" && files.length === 0))
+          return error(-32602, "recipient and a message or an attachment are required");
         const timestamp = this.#clock++;
         for (const recipient of recipients)
-          this.sent.push({ recipient, message: params.message, account: params.account, timestamp });
+          this.sent.push({
+            recipient,
+            message,
+            account: params.account,
+            timestamp,
+            ...(files.length > 0 ? { attachments: files } : {}),
+          });
         return json(res, {
           jsonrpc: "2.0",
           result: {
@@ -314,6 +339,27 @@ export class FakeSignalDaemon {
         return error(-32601, "Method not implemented");
     }
   }
+}
+
+/**
+ * An RFC 2397 data URI as signal-cli reads an `--attachment` (signal-cli(1) send): `data:<type>`,
+ * `;key=value` parameters whose values are URL-decoded (`filename` names the file), `;base64,` and
+ * the bytes. Undefined for anything that is not one.
+ */
+function dataUriFile(uri: string): SignalSentFile | undefined {
+  const m = /^data:([^;,]+\/[^;,]+)((?:;[^;,=]+=[^;,]*)*);base64,([A-Za-z0-9+/=]*)$/i.exec(uri);
+  if (!m) return undefined;
+  const params = new Map<string, string>();
+  for (const p of (m[2] ?? "").split(";").slice(1)) {
+    const at = p.indexOf("=");
+    params.set(p.slice(0, at), decodeURIComponent(p.slice(at + 1)));
+  }
+  const filename = params.get("filename");
+  return {
+    contentType: m[1] as string,
+    ...(filename ? { filename } : {}),
+    bytes: Buffer.from(m[3] ?? "", "base64"),
+  };
 }
 
 const frame = (data: string) => `event:receive\ndata:${data}\n\n`;
