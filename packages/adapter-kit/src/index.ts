@@ -68,3 +68,6 @@ export {
   type PlatformClientOptions,
 } from "./platform-fetch.js";
 export { PollLoop, type PollLoopOptions } from "./poll-loop.js";
+export { type SocketLoopOptions, SocketLoop, type SocketRead, type SocketSend } from "./socket-loop.js";
+export { PlatformApi, type PlatformApiOptions } from "./platform-api.js";
+export { joinThread, splitThread } from "./thread-id.js";
