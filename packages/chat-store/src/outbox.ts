@@ -2,9 +2,8 @@
 // the same transaction that ends the turn it belongs to; a sender drains it in per-thread order
 // with retry, and a row is `sent` or `dead` exactly once. `idemKey` is unique: writing the same
 // piece twice keeps one row.
-import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
-import type { Db, StoreContext, Tables } from "./context.js";
-import { and, asc, count, eq, getTableColumns, gt, inArray, lt, lte, min, sql } from "./orm.js";
+import type { StoreContext } from "./context.js";
+import { and, asc, count, eq, gt, inArray, lt, lte, min, sql } from "./orm.js";
 import type { OutboxKind, OutboxStatus, outbox } from "@agentsvc/store-schema/sqlite";
 import { requireId, toJson } from "./validate.js";
 import { type SentMark, sentBatch } from "./sent-batch.js";
@@ -53,39 +52,6 @@ export interface OutboxFilter {
 
 function toRecord(row: typeof outbox.$inferSelect): OutboxRecord {
   return { ...row, payload: JSON.parse(row.payload) as unknown };
-}
-
-/**
- * The oldest pending row of each (gateway, thread), as a derived table of its id and due time.
- * One pass over the pending rows whatever the planner's estimates: PostgreSQL's `DISTINCT ON`
- * over rows sorted by (gateway, thread, id), SQLite's `min(id) ... GROUP BY`, whose bare column
- * takes its value from the row holding the minimum (https://www.sqlite.org/lang_select.html#bare_columns_in_an_aggregate_query).
- * The `NOT EXISTS (an earlier pending row of the thread)` this replaces was planned, on statistics
- * showing no pending rows, as a nested-loop anti-join: O(pending²) under a backlog (#45).
- */
-function threadHeads(ctx: StoreContext, db: Db) {
-  const o = ctx.tables.outbox;
-  const pending = eq(o.status, "pending");
-  if (ctx.dialect === "postgres") {
-    // The handle is node-postgres drizzle at run time (context.ts), typed as SQLite's.
-    const pg = db as unknown as Pick<PgDatabase<PgQueryResultHKT>, "selectDistinctOn">;
-    return pg
-      .selectDistinctOn([o.gateway, o.thread] as never, { id: o.id, at: o.nextAttemptAt } as never)
-      .from(o as never)
-      .where(pending as never)
-      .orderBy(o.gateway as never, o.thread as never, o.id as never)
-      .as("heads") as unknown as ReturnType<typeof sqliteHeads>;
-  }
-  return sqliteHeads(db, o);
-}
-
-function sqliteHeads(db: Db, o: Tables["outbox"]) {
-  return db
-    .select({ id: sql<number>`min(${o.id})`.as("head_id"), at: o.nextAttemptAt })
-    .from(o)
-    .where(eq(o.status, "pending"))
-    .groupBy(o.gateway, o.thread)
-    .as("heads");
 }
 
 export class Outbox {
@@ -163,29 +129,34 @@ export class Outbox {
 
   /**
    * Pending rows due by `now`, each the oldest pending row of its (gateway, thread): a later piece
-   * of a thread never overtakes an earlier one that is still being retried.
+   * of a thread never overtakes an earlier one that is still being retried. Read from
+   * `outbox_heads` (one row a thread, kept by triggers on `outbox`, store step 13) in head order,
+   * so the cost follows the threads read, not the pending rows behind their heads (#45).
    */
   async due(now: number, limit = 32): Promise<OutboxRecord[]> {
     const o = this.t.outbox;
+    const h = this.t.outboxHeads;
     const rows = await this.ctx.run((db) => {
-      const heads = threadHeads(this.ctx, db);
-      return db
-        .select(getTableColumns(o))
-        .from(heads)
-        .innerJoin(o, eq(o.id, heads.id))
-        .where(lte(heads.at, now))
-        .orderBy(asc(heads.id))
+      const heads = db
+        .select({ id: h.headId })
+        .from(h)
+        .where(lte(h.nextAttemptAt, now))
+        .orderBy(asc(h.headId))
         .limit(limit);
+      // The heads first, then their rows by primary key, in shapes no planner turns into a join
+      // that scans outbox (a hash join did on both dialects): PostgreSQL evaluates `ARRAY(...)`
+      // once as an init plan; SQLite reads `rowid IN (...)` as one lookup per listed id.
+      const ofHeads =
+        this.ctx.dialect === "postgres" ? sql`${o.id} = ANY(ARRAY(${heads}))` : inArray(o.id, heads);
+      return db.select().from(o).where(ofHeads).orderBy(asc(o.id));
     });
     return rows.map(toRecord);
   }
 
   /** The earliest `nextAttemptAt` among thread heads, or undefined when nothing is pending. */
   async nextDueAt(): Promise<number | undefined> {
-    const rows = await this.ctx.run((db) => {
-      const heads = threadHeads(this.ctx, db);
-      return db.select({ at: min(heads.at) }).from(heads);
-    });
+    const h = this.t.outboxHeads;
+    const rows = await this.ctx.run((db) => db.select({ at: min(h.nextAttemptAt) }).from(h));
     return rows[0]?.at ?? undefined;
   }
 
