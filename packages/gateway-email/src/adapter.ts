@@ -8,3 +8,8 @@ export const adapter: AdapterInfo = {
   secrets: ["imapHostEnvVar", "imapUsernameEnvVar", "imapPasswordEnvVar", "fromAddressEnvVar"],
   title: "E-mail (IMAP poll in, SMTP out)",
 };
+
+// The light entry (`@agentsvc/gateway-email/adapter`): what check and doctor import, without the
+// gateway (start loads `createGateway` from the main entry).
+export { doctor } from "./doctor.js";
+export { entrySchema } from "./schema.js";

@@ -27,11 +27,10 @@ import { judgeSender, receivedAuthResults } from "./sender-auth.js";
 import { type OutgoingMail, sendMail, smtpTransport } from "./api.js";
 import { domainOf, keepReferences, replySubject, requestTag } from "./thread.js";
 import { readCaFile } from "./tls.js";
+import { EMAIL_DEFAULTS } from "./schema.js";
 
 /** Longest text of one reply: mail has no hard limit; this keeps one answer a readable mail. */
 export const MESSAGE_LIMIT = 100_000;
-
-export const EMAIL_DEFAULTS = { imapPort: 993, pollIntervalSeconds: 60, smtpPort: 465, mailbox: "INBOX" };
 
 export interface EmailGatewayOptions {
   imapHostEnvVar: string;

@@ -1,10 +1,9 @@
 export {
   createGateway,
-  EMAIL_DEFAULTS,
   EmailGateway,
   type EmailGatewayOptions,
   MESSAGE_LIMIT,
 } from "./gateway.js";
 export { adapter } from "./adapter.js";
 export { doctor } from "./doctor.js";
-export { type EmailEntry, entrySchema } from "./schema.js";
+export { EMAIL_DEFAULTS, type EmailEntry, entrySchema } from "./schema.js";

@@ -1,7 +1,8 @@
 // The platform keys of a `type: email` entry; agentsvc adds the common ones (approvals, access, media).
 import { envVarName, integerIn, nonEmptyString } from "@agentsvc/config-schema/adapter";
 import * as v from "valibot";
-import { EMAIL_DEFAULTS } from "./gateway.js";
+
+export const EMAIL_DEFAULTS = { imapPort: 993, pollIntervalSeconds: 60, smtpPort: 465, mailbox: "INBOX" };
 
 export const entrySchema = {
   imapHostEnvVar: envVarName,

@@ -8,3 +8,8 @@ export const adapter: AdapterInfo = {
   secrets: ["tokenEnvVar", "webhookSecretEnvVar", "botNameEnvVar"],
   title: "GitHub issues and pull requests (webhooks, REST)",
 };
+
+// The light entry (`@agentsvc/gateway-github/adapter`): what check and doctor import, without the
+// gateway (start loads `createGateway` from the main entry).
+export { doctor } from "./doctor.js";
+export { entrySchema } from "./schema.js";

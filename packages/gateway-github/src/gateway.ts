@@ -19,8 +19,8 @@ import { postComment, type RestTarget } from "./api.js";
 import { type Comment, numberOf, POSTED_MARKER } from "./inbound.js";
 import { parseThreadId } from "./thread.js";
 import { githubWebhook } from "./webhook.js";
+import { DEFAULT_API_BASE_URL } from "./schema.js";
 
-export const DEFAULT_API_BASE_URL = "https://api.github.com";
 /** GitHub's comment body limit is 65 536 characters; room is kept for the marker and a hint. */
 export const MESSAGE_LIMIT = 65_000;
 

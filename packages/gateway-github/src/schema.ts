@@ -1,7 +1,8 @@
 // The platform keys of a `type: github` entry; agentsvc adds the common ones (approvals, access, media).
 import { envVarName, httpUrl } from "@agentsvc/config-schema/adapter";
 import * as v from "valibot";
-import { DEFAULT_API_BASE_URL } from "./gateway.js";
+
+export const DEFAULT_API_BASE_URL = "https://api.github.com";
 
 export const entrySchema = {
   tokenEnvVar: envVarName,

@@ -8,3 +8,8 @@ export const adapter: AdapterInfo = {
   secrets: ["tokenEnvVar"],
   title: "Mattermost (WebSocket events, REST posts)",
 };
+
+// The light entry (`@agentsvc/gateway-mattermost/adapter`): what check and doctor import, without the
+// gateway (start loads `createGateway` from the main entry).
+export { doctor } from "./doctor.js";
+export { entrySchema } from "./schema.js";

@@ -8,3 +8,8 @@ export const adapter: AdapterInfo = {
   secrets: ["accountEnvVar"],
   title: "Signal through a signal-cli HTTP daemon",
 };
+
+// The light entry (`@agentsvc/gateway-signal/adapter`): what check and doctor import, without the
+// gateway (start loads `createGateway` from the main entry).
+export { doctor } from "./doctor.js";
+export { entrySchema } from "./schema.js";

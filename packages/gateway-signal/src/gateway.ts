@@ -25,8 +25,8 @@ import { EventStream } from "./connection.js";
 import { type MediaOptions, storeFile } from "./download.js";
 import { classify } from "./inbound.js";
 import { recipientOf } from "./thread.js";
+import { SIGNAL_DEFAULT_HTTP_URL } from "./schema.js";
 
-export const SIGNAL_DEFAULT_HTTP_URL = "http://127.0.0.1:8080";
 /** Signal shows longer texts as an attachment; 2000 keeps every reply inline. */
 export const MESSAGE_LIMIT = 2000;
 /** Retries of a failed record: 1 s doubling to 30 s, +20% jitter, until recorded or stopped. */

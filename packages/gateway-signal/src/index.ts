@@ -1,7 +1,6 @@
 export {
   createGateway,
   MESSAGE_LIMIT,
-  SIGNAL_DEFAULT_HTTP_URL,
   SIGNAL_RECORD_RETRY,
   SignalGateway,
   type SignalGatewayOptions,
@@ -10,4 +9,4 @@ export { reconnectDelay, SIGNAL_RECONNECT, SIGNAL_WATCHDOG } from "./connection.
 export { SignalRpcError } from "./api.js";
 export { adapter } from "./adapter.js";
 export { doctor } from "./doctor.js";
-export { entrySchema, type SignalEntry } from "./schema.js";
+export { entrySchema, SIGNAL_DEFAULT_HTTP_URL, type SignalEntry } from "./schema.js";

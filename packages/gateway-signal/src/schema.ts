@@ -1,7 +1,8 @@
 // The platform keys of a `type: signal` entry; agentsvc adds the common ones (approvals, access, media).
 import { envVarName, httpUrl } from "@agentsvc/config-schema/adapter";
 import * as v from "valibot";
-import { SIGNAL_DEFAULT_HTTP_URL } from "./gateway.js";
+
+export const SIGNAL_DEFAULT_HTTP_URL = "http://127.0.0.1:8080";
 
 export const entrySchema = {
   accountEnvVar: envVarName,

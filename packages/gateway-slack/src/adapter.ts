@@ -8,3 +8,8 @@ export const adapter: AdapterInfo = {
   secrets: ["botTokenEnvVar", "appTokenEnvVar"],
   title: "Slack Socket Mode and Web API",
 };
+
+// The light entry (`@agentsvc/gateway-slack/adapter`): what check and doctor import, without the
+// gateway (start loads `createGateway` from the main entry).
+export { doctor } from "./doctor.js";
+export { entrySchema } from "./schema.js";

@@ -8,3 +8,8 @@ export const adapter: AdapterInfo = {
   secrets: ["appIdEnvVar", "appPasswordEnvVar"],
   title: "Microsoft Teams (Bot Framework connector)",
 };
+
+// The light entry (`@agentsvc/gateway-teams/adapter`): what check and doctor import, without the
+// gateway (start loads `createGateway` from the main entry).
+export { doctor } from "./doctor.js";
+export { entrySchema } from "./schema.js";

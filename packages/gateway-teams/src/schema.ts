@@ -1,12 +1,13 @@
 // The platform keys of a `type: teams` entry; agentsvc adds the common ones (approvals, access, media).
 import { envVarName, httpUrl, nonEmptyString } from "@agentsvc/config-schema/adapter";
 import * as v from "valibot";
-import {
-  DEFAULT_LOGIN_BASE_URL,
-  DEFAULT_OPENID_METADATA_URL,
-  DEFAULT_SERVICE_URL,
-  DEFAULT_TENANT_ID,
-} from "./gateway.js";
+
+export const DEFAULT_TENANT_ID = "botframework.com";
+export const DEFAULT_OPENID_METADATA_URL =
+  "https://login.botframework.com/v1/.well-known/openidconfiguration";
+export const DEFAULT_LOGIN_BASE_URL = "https://login.microsoftonline.com";
+/** Microsoft's global connector URL for proactive messages. */
+export const DEFAULT_SERVICE_URL = "https://smba.trafficmanager.net/teams/";
 
 export const entrySchema = {
   appIdEnvVar: envVarName,

@@ -8,3 +8,8 @@ export const adapter: AdapterInfo = {
   secrets: ["botTokenEnvVar"],
   title: "Telegram Bot API (getUpdates long-poll)",
 };
+
+// The light entry (`@agentsvc/gateway-telegram/adapter`): what check and doctor import, without the
+// gateway (start loads `createGateway` from the main entry).
+export { doctor } from "./doctor.js";
+export { entrySchema } from "./schema.js";

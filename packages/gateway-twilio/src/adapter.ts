@@ -8,3 +8,8 @@ export const adapter: AdapterInfo = {
   secrets: ["accountSidEnvVar", "authTokenEnvVar", "fromEnvVar"],
   title: "Twilio Programmable Messaging (SMS, MMS, WhatsApp)",
 };
+
+// The light entry (`@agentsvc/gateway-twilio/adapter`): what check and doctor import, without the
+// gateway (start loads `createGateway` from the main entry).
+export { doctor } from "./doctor.js";
+export { entrySchema } from "./schema.js";

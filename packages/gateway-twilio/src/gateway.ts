@@ -23,8 +23,8 @@ import { fetchPlatformFile, webhookRoute } from "@agentsvc/webhook-kit";
 import { createMessage, type MessagesTarget } from "./api.js";
 import { plainTextPieces } from "./format.js";
 import { parseDelivery, type TwilioDelivery, verifyDelivery } from "./webhook.js";
+import { DEFAULT_API_BASE_URL } from "./schema.js";
 
-export const DEFAULT_API_BASE_URL = "https://api.twilio.com";
 /** Twilio refuses a Body longer than 1600 characters (error 21617). */
 export const MESSAGE_LIMIT = 1600;
 export const EMPTY_TWIML = "<Response></Response>";

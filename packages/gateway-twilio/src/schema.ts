@@ -1,7 +1,8 @@
 // The platform keys of a `type: twilio` entry; agentsvc adds the common ones (approvals, access, media).
 import { envVarName, httpUrl, nonEmptyString } from "@agentsvc/config-schema/adapter";
 import * as v from "valibot";
-import { DEFAULT_API_BASE_URL } from "./gateway.js";
+
+export const DEFAULT_API_BASE_URL = "https://api.twilio.com";
 
 export const entrySchema = {
   accountSidEnvVar: envVarName,

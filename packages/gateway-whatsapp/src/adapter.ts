@@ -8,3 +8,8 @@ export const adapter: AdapterInfo = {
   secrets: ["accessTokenEnvVar", "phoneNumberIdEnvVar", "appSecretEnvVar", "verifyTokenEnvVar"],
   title: "WhatsApp Business Cloud API",
 };
+
+// The light entry (`@agentsvc/gateway-whatsapp/adapter`): what check and doctor import, without the
+// gateway (start loads `createGateway` from the main entry).
+export { doctor } from "./doctor.js";
+export { entrySchema } from "./schema.js";

@@ -27,9 +27,8 @@ import type { FailedStatus, MediaRef, WhatsAppEvent } from "./inbound.js";
 import { templateMessage, templateOf, templateParameters } from "./template.js";
 import { addressOf } from "./thread.js";
 import { parseNotification, verifyHandshake, verifyNotification } from "./webhook.js";
+import { DEFAULT_API_BASE_URL, DEFAULT_API_VERSION } from "./schema.js";
 
-export const DEFAULT_API_BASE_URL = "https://graph.facebook.com";
-export const DEFAULT_API_VERSION = "v21.0";
 /** Cloud API text limit (`text.body`). */
 export const MESSAGE_LIMIT = 4096;
 /** Error code of a message sent outside the customer-service window (Cloud API error codes). */

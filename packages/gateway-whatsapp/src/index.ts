@@ -1,4 +1,4 @@
 export { createGateway, MESSAGE_LIMIT, WhatsappGateway, type WhatsappGatewayOptions } from "./gateway.js";
 export { adapter } from "./adapter.js";
 export { doctor } from "./doctor.js";
-export { entrySchema, type WhatsappEntry } from "./schema.js";
+export { DEFAULT_API_BASE_URL, DEFAULT_API_VERSION, entrySchema, type WhatsappEntry } from "./schema.js";

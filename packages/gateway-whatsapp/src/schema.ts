@@ -1,7 +1,9 @@
 // The platform keys of a `type: whatsapp` entry; agentsvc adds the common ones (approvals, access, media).
 import { envVarName, httpUrl } from "@agentsvc/config-schema/adapter";
 import * as v from "valibot";
-import { DEFAULT_API_BASE_URL, DEFAULT_API_VERSION } from "./gateway.js";
+
+export const DEFAULT_API_BASE_URL = "https://graph.facebook.com";
+export const DEFAULT_API_VERSION = "v21.0";
 
 export const entrySchema = {
   accessTokenEnvVar: envVarName,

@@ -1,7 +1,7 @@
 // Finds the adapter package of a gateway entry's `type` in the project (issue #42): built-in types by
 // their `@agentsvc/gateway-<type>` name, third-party adapters by their own package name. Resolved
 // from the project root, as `agentsvc start` loads them, so what check accepts is what start runs.
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -23,11 +23,15 @@ export const PUSH_TYPES = [
   "mattermost",
 ] as const;
 
+/**
+ * What validation and doctor read of an adapter: from its light `./adapter` entry when the package
+ * exports one (metadata, schema, doctor; no gateway code), else from its main entry. `createGateway`
+ * is only start's business (session-core loads the main entry).
+ */
 export interface AdapterModule {
   adapter: AdapterInfo;
   entrySchema: AdapterEntrySchema;
   doctor?: AdapterDoctor;
-  createGateway: unknown;
 }
 
 export type FoundAdapter =
@@ -54,11 +58,18 @@ export async function findAdapter(type: string, root: string): Promise<FoundAdap
 
 const cache = new Map<string, FoundAdapter>();
 
+/** The subpath of the light entry (docs/building-an-adapter.md, section 2). */
+const LIGHT_ENTRY = "./adapter";
+
 async function load(pkg: string, root: string): Promise<FoundAdapter> {
-  if (!installedUnder(root, pkg)) return { found: "missing", pkg };
+  const manifest = manifestUnder(root, pkg);
+  if (!manifest) return { found: "missing", pkg };
+  // Only a subpath the package declares: a file that happens to be called adapter.js is not one.
+  const light = declaresSubpath(manifest, LIGHT_ENTRY);
   let mod: Record<string, unknown>;
   try {
-    const file = createRequire(join(resolve(root), "package.json")).resolve(pkg);
+    const specifier = light ? `${pkg}/${LIGHT_ENTRY.slice(2)}` : pkg;
+    const file = createRequire(join(resolve(root), "package.json")).resolve(specifier);
     mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (error) {
     return {
@@ -67,14 +78,17 @@ async function load(pkg: string, root: string): Promise<FoundAdapter> {
       message: `the package ${pkg} failed to load: ${(error as Error).message}`,
     };
   }
-  const problem = contractProblem(mod);
+  const problem = contractProblem(mod, !light);
   if (problem)
     return { found: "invalid", pkg, message: `the package ${pkg} is not an agentsvc adapter: ${problem}` };
   return { found: "loaded", pkg, module: mod as unknown as AdapterModule };
 }
 
-/** What is wrong with a module's exports as an adapter (docs/building-an-adapter.md), or undefined. */
-function contractProblem(mod: Record<string, unknown>): string | undefined {
+/**
+ * What is wrong with a module's exports as an adapter (docs/building-an-adapter.md), or undefined.
+ * The light entry may leave `createGateway` to the main entry.
+ */
+function contractProblem(mod: Record<string, unknown>, needsFactory: boolean): string | undefined {
   const info = mod.adapter as Partial<AdapterInfo> | undefined;
   if (!info || typeof info !== "object") return "it exports no `adapter` metadata";
   if (typeof info.type !== "string" || !isRegistryName(info.type))
@@ -83,23 +97,38 @@ function contractProblem(mod: Record<string, unknown>): string | undefined {
     return "`adapter.kind` must be push, connection or webhook";
   if (!Array.isArray(info.secrets)) return "`adapter.secrets` must be a list of entry keys";
   if (!mod.entrySchema || typeof mod.entrySchema !== "object") return "it exports no `entrySchema`";
-  if (typeof mod.createGateway !== "function") return "it exports no `createGateway` function";
+  if (needsFactory && typeof mod.createGateway !== "function")
+    return "it exports no `createGateway` function";
   if (mod.doctor !== undefined && typeof mod.doctor !== "function") return "`doctor` must be a function";
   return undefined;
 }
 
-function installedUnder(from: string, pkg: string): boolean {
+interface Manifest {
+  name?: string;
+  exports?: unknown;
+}
+
+/** Does the package's `exports` map name `subpath`? */
+function declaresSubpath(manifest: Manifest, subpath: string): boolean {
+  const { exports } = manifest;
+  return !!exports && typeof exports === "object" && !Array.isArray(exports) && subpath in exports;
+}
+
+/** The package.json of `pkg` as installed under `from`, or undefined when it is not. */
+function manifestUnder(from: string, pkg: string): Manifest | undefined {
   for (let dir = resolve(from); ; dir = dirname(dir)) {
-    if (existsSync(join(dir, "node_modules", pkg, "package.json"))) return true;
+    const installed = readManifest(join(dir, "node_modules", pkg));
+    if (installed) return installed;
     // Inside the package itself (its own tests): Node resolves the name by self-reference.
-    if (packageNameAt(dir) === pkg) return true;
-    if (dirname(dir) === dir) return false;
+    const own = readManifest(dir);
+    if (own?.name === pkg) return own;
+    if (dirname(dir) === dir) return undefined;
   }
 }
 
-function packageNameAt(dir: string): string | undefined {
+function readManifest(dir: string): Manifest | undefined {
   try {
-    return (JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name?: string }).name;
+    return JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Manifest;
   } catch {
     return undefined;
   }
