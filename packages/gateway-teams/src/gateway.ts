@@ -26,13 +26,13 @@ import { ConnectorAuth } from "./connector-auth.js";
 import type { TeamsClick, TeamsMessage } from "./inbound.js";
 import { TeamsStreams } from "./stream.js";
 import { invokeAnswer, teamsWebhook } from "./webhook.js";
+import {
+  DEFAULT_LOGIN_BASE_URL,
+  DEFAULT_OPENID_METADATA_URL,
+  DEFAULT_SERVICE_URL,
+  DEFAULT_TENANT_ID,
+} from "./schema.js";
 
-export const DEFAULT_TENANT_ID = "botframework.com";
-export const DEFAULT_OPENID_METADATA_URL =
-  "https://login.botframework.com/v1/.well-known/openidconfiguration";
-export const DEFAULT_LOGIN_BASE_URL = "https://login.microsoftonline.com";
-/** Microsoft's global connector URL for proactive messages. */
-export const DEFAULT_SERVICE_URL = "https://smba.trafficmanager.net/teams/";
 export const MESSAGE_LIMIT = 4000;
 
 export interface TeamsGatewayOptions {
