@@ -108,18 +108,22 @@ export class TelegramStreams {
     let draftId = typeof previous?.draftId === "number" ? previous.draftId : undefined;
     let messageId = typeof previous?.messageId === "string" ? previous.messageId : undefined;
     let useDraft = messageId === undefined && isPrivate(thread, options.meta);
+    // Handed to the session with the first draft that lands (a failed first update must not keep it
+    // from the session: finish stops the draft's refreshes by that id).
+    let draftKept = draftId !== undefined;
     const meta = options.meta;
     return {
       update: async (html, signal): Promise<DraftIds | undefined> => {
         if (useDraft) {
-          const fresh = draftId === undefined;
           draftId ??= randomInt(1, 2 ** 31 - 1);
           try {
             // A refresh in flight carries older text: it lands before this update, never after it.
             await this.#stopKept(thread, draftId);
             await this.api.draft(thread, draftId, html, signal);
             this.#keepShown(thread, draftId, html);
-            return fresh ? { draftId } : undefined;
+            if (draftKept) return undefined;
+            draftKept = true;
+            return { draftId };
           } catch (err) {
             // Drafts refused here (an older client, a chat type Telegram does not allow): edit instead.
             if (!(isGatewaySendError(err) && err.permanent)) throw err;
