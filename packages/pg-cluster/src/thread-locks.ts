@@ -50,6 +50,7 @@ export class ThreadLocks {
    */
   async assertHeld(key: string): Promise<void> {
     const name = threadLockName(key);
+    // Stryker disable next-line ConditionalExpression,CallExpression: a shortcut only: holdsOnServer answers false, sending nothing, for a lock the link does not count as held
     if (!this.#link.isHeld(name)) throw new ThreadLockLostError(key);
     let held: boolean;
     try {
