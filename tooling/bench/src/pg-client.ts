@@ -4,7 +4,11 @@ import { createRequire } from "node:module";
 
 export interface PgClient {
   connect(): Promise<void>;
-  query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
+  /** A `name` makes it a named prepared statement, as store-postgres sends its reads. */
+  query(
+    text: string | { name?: string; text: string; values?: unknown[] },
+    values?: unknown[],
+  ): Promise<{ rows: Record<string, unknown>[] }>;
   end(): Promise<void>;
   processID?: number;
 }
