@@ -1,0 +1,209 @@
+// When the link's connection drops and PostgreSQL cannot be reached, the link retries with
+// exponential backoff: the first retry after about reconnectMinMs, doubling per failed attempt up
+// to reconnectMaxMs, each delay between half and all of its step (jitter, here pinned to the middle:
+// three quarters). A success starts the steps over; close() stops them. And the health check's
+// period: every healthCheckMs (default 10 s), never with 0. Fake timers over a real PostgreSQL
+// behind a switchable 127.0.0.1 proxy (refusing = closing each new connection at once).
+import { type AddressInfo, connect, createServer, type Socket } from "node:net";
+import { createRequire } from "node:module";
+import { postgresMissing } from "@agentsvc/pg-test";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { InstanceLink } from "../src/index.js";
+import { queriesOf, usePostgres } from "./helpers.js";
+
+const require = createRequire(import.meta.url);
+const pg = require("pg") as typeof import("pg");
+const realSetTimeout = globalThis.setTimeout;
+const realSleep = (ms: number) => new Promise((r) => realSetTimeout(r, ms));
+
+/** Polls `check` on the real clock (the fake one does not move by itself). */
+async function until(what: string, check: () => boolean | Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (await check()) return;
+    await realSleep(10);
+  }
+  throw new Error(`never: ${what}`);
+}
+
+describe.skipIf(postgresMissing)("the link's reconnect backoff and health check period", () => {
+  const db = usePostgres();
+
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+  });
+
+  /** Fake clock (Date too, so a connect can be stamped with it), jitter pinned to the middle. */
+  function fakeClock() {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
+    vi.spyOn(Math, "random").mockReturnValue(0.5);
+    const connects: number[] = [];
+    const original = pg.Client.prototype.connect;
+    vi.spyOn(pg.Client.prototype, "connect").mockImplementation(function (
+      this: InstanceType<typeof pg.Client>,
+    ) {
+      connects.push(Date.now());
+      return original.call(this);
+    } as typeof original);
+    return connects;
+  }
+
+  it("retries after 750, 1500, 3000, 3000 ms (min 1000, max 4000), starts over after a success, and stops at close()", async () => {
+    const proxy = await switchableProxy(new URL(db.url));
+    const url = new URL(db.url);
+    url.port = String(proxy.port);
+    const connects = fakeClock();
+    const errors: string[] = [];
+    const link = new InstanceLink({
+      connectionString: url.href,
+      healthCheckMs: 0,
+      reconnectMinMs: 1000,
+      reconnectMaxMs: 4000,
+      onError: (_e, context) => errors.push(context),
+    });
+    try {
+      await link.connect();
+      expect(connects).toHaveLength(1);
+      const attempts = () => errors.filter((c) => c === "reconnect attempt").length;
+      /** The next connect comes exactly `ms` after the last failure, not a millisecond earlier. */
+      const next = async (ms: number) => {
+        const before = connects.length;
+        await vi.advanceTimersByTimeAsync(ms - 1);
+        expect(connects).toHaveLength(before);
+        await vi.advanceTimersByTimeAsync(1);
+        expect(connects).toHaveLength(before + 1);
+      };
+
+      proxy.refusing = true;
+      proxy.cut();
+      await until("the drop is reported", () => errors.includes("connection dropped"));
+      for (const [n, ms] of [750, 1500, 3000, 3000].entries()) {
+        await next(ms);
+        await until(`attempt ${n + 1} failed`, () => attempts() === n + 1);
+      }
+      proxy.refusing = false;
+      await next(3000);
+      await until("reconnected", () => link.connected);
+      expect(link.generation).toBe(2);
+
+      proxy.refusing = true;
+      proxy.cut();
+      await until("the second drop is reported", () => !link.connected);
+      await next(750);
+      await until("its first attempt failed", () => attempts() === 5);
+      await link.close();
+      const after = connects.length;
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(connects).toHaveLength(after);
+      expect(attempts()).toBe(5);
+    } finally {
+      await link.close();
+      await proxy.close();
+    }
+  });
+
+  it("a failed attempt after close() is not reported and not retried", async () => {
+    const proxy = await switchableProxy(new URL(db.url));
+    const url = new URL(db.url);
+    url.port = String(proxy.port);
+    const connects = fakeClock();
+    const errors: string[] = [];
+    const link = new InstanceLink({
+      connectionString: url.href,
+      healthCheckMs: 0,
+      reconnectMinMs: 1000,
+      onError: (_e, context) => errors.push(context),
+    });
+    try {
+      await link.connect();
+      proxy.holding = true; // the next connection is accepted and never answered
+      proxy.cut();
+      await until("the drop is reported", () => errors.includes("connection dropped"));
+      await vi.advanceTimersByTimeAsync(750);
+      expect(connects).toHaveLength(2);
+      const closing = link.close();
+      proxy.holding = false;
+      proxy.cut(); // the attempt in flight fails now, after close()
+      await closing;
+      await realSleep(100);
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(connects).toHaveLength(2);
+      expect(errors).toEqual(["connection dropped"]);
+    } finally {
+      await link.close();
+      await proxy.close();
+    }
+  });
+
+  it("the health check sends SELECT 1 every healthCheckMs, every 10 s by default, and never with 0", async () => {
+    fakeClock();
+    const selectOnes = async (healthCheckMs: number | undefined) => {
+      const link = new InstanceLink({
+        connectionString: db.url,
+        ...(healthCheckMs === undefined ? {} : { healthCheckMs }),
+      });
+      try {
+        const seen = await queriesOf(async () => {
+          await link.connect();
+          for (let i = 0; i < 25; i++) {
+            await vi.advanceTimersByTimeAsync(1000);
+            await until(
+              "the SELECT 1 answered",
+              async () => (await link.query("SELECT 0 AS zero")).length === 1,
+            );
+          }
+        });
+        return seen.filter((q) => q.text === "SELECT 1").length;
+      } finally {
+        await link.close();
+      }
+    };
+    expect(await selectOnes(undefined)).toBe(2);
+    expect(await selectOnes(5000)).toBe(5);
+    expect(await selectOnes(0)).toBe(0);
+  });
+});
+
+/**
+ * A TCP proxy to `target`. `refusing`: new connections are closed at once; `holding`: accepted
+ * and never answered; `cut()` ends every connection open now.
+ */
+async function switchableProxy(target: URL) {
+  const open = new Set<Socket>();
+  const state = {
+    refusing: false,
+    holding: false,
+    port: 0,
+    cut() {
+      for (const s of open) s.destroy();
+      open.clear();
+    },
+    close: () => {
+      state.cut();
+      return new Promise<void>((r) => srv.close(() => r()));
+    },
+  };
+  const srv = createServer((socket) => {
+    if (state.refusing) {
+      socket.destroy();
+      return;
+    }
+    open.add(socket);
+    socket.on("error", () => undefined);
+    socket.on("close", () => open.delete(socket));
+    if (state.holding) return;
+    const upstream = connect(Number(target.port), target.hostname);
+    open.add(upstream);
+    socket.pipe(upstream);
+    upstream.pipe(socket);
+    upstream.on("error", () => socket.destroy());
+    upstream.on("close", () => {
+      open.delete(upstream);
+      socket.destroy();
+    });
+    socket.on("close", () => upstream.destroy());
+  });
+  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+  state.port = (srv.address() as AddressInfo).port;
+  return state;
+}
