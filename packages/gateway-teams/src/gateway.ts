@@ -4,6 +4,7 @@
 // handled (inbound.ts). Outbound: the connector's conversation-activities routes with an OAuth2
 // client-credentials token (api.ts). Approvals: an Adaptive Card, updated once decided.
 import {
+  type AttachmentRef,
   type DecidedNotice,
   type DraftIds,
   type Gateway,
@@ -11,6 +12,7 @@ import {
   type GatewayContext,
   type GatewayFactory,
   type InteractionRequest,
+  type OutboundFile,
   readSecrets,
   type ReplyStream,
   type SendOptions,
@@ -23,7 +25,19 @@ import {
 import { BotToken, connectorCall } from "./api.js";
 import { approvalCard, decidedCard } from "./approval-card.js";
 import { ConnectorAuth } from "./connector-auth.js";
-import type { TeamsClick, TeamsMessage } from "./inbound.js";
+import { downloadFile, type MediaOptions } from "./download.js";
+import {
+  consentCard,
+  consentKey,
+  fileInfoCard,
+  fileLink,
+  inlineFits,
+  inlineImage,
+  type PendingFile,
+  uploadHostAllowed,
+  uploadToSession,
+} from "./files-out.js";
+import type { TeamsClick, TeamsConsent, TeamsMessage } from "./inbound.js";
 import { TeamsStreams } from "./stream.js";
 import { invokeAnswer, teamsWebhook } from "./webhook.js";
 import {
@@ -46,6 +60,11 @@ export interface TeamsGatewayOptions {
   serviceUrl?: string;
   name?: string;
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * The entry's `media` block: the kinds and size of files taken in. Absent: a file is refused
+   * (`disabled`) without a download, and the session answers saying so.
+   */
+  media?: MediaOptions;
 }
 
 type Json = Record<string, unknown>;
@@ -74,6 +93,7 @@ export class TeamsGateway implements Gateway {
         auth: () => this.#auth,
         message: (m, ctx) => this.#message(m, ctx),
         click: (c, ctx) => this.#click(c, ctx),
+        consent: (c, ctx) => this.#consent(c, ctx),
       }),
     ];
   }
@@ -116,6 +136,33 @@ export class TeamsGateway implements Gateway {
 
   async send(thread: string, text: string, options: SendOptions): Promise<SendResult | undefined> {
     const id = await this.#post(thread, options.meta, { type: "message", text, textFormat: "markdown" });
+    return id ? { messageId: id } : {};
+  }
+
+  /**
+   * One file of a reply (see files-out.ts): a small picture inline, else a file consent card in a
+   * personal chat (uploaded when the user allows it), else a link to the signed file URL.
+   */
+  async sendFile(thread: string, file: OutboundFile, options: SendOptions): Promise<SendResult | undefined> {
+    let activity: Json;
+    if (inlineFits(file)) activity = inlineImage(file, await file.bytes());
+    else if (options.meta?.conversationType === "personal") {
+      const context = this.#ready();
+      const key = consentKey(options.idempotencyKey);
+      const { blob, name, contentType, size, caption } = file;
+      const pending: PendingFile = {
+        blob,
+        name,
+        contentType,
+        size,
+        ...(caption ? { caption } : {}),
+        conversationId: thread,
+      };
+      // Kept before the card goes out, so an Allow pressed at once finds it; a retry keeps it.
+      if (!(await context.state.get(key))) await context.state.set(key, pending);
+      activity = consentCard(file, key);
+    } else activity = fileLink(file);
+    const id = await this.#post(thread, options.meta, activity);
     return id ? { messageId: id } : {};
   }
 
@@ -189,9 +236,62 @@ export class TeamsGateway implements Gateway {
     );
   }
 
+  /**
+   * Allow on a consent card: the file's bytes into the user's OneDrive upload session, then the file
+   * info card in the chat, once (a second Allow finds it uploaded). Deny forgets the file. A card
+   * this bot did not send, or sent to another conversation, uploads nothing. Teams waits for the
+   * answer, and shows an error when it is not 200, so a failed upload can be allowed again.
+   */
+  async #consent(c: TeamsConsent, context: GatewayContext): Promise<WebhookResponse> {
+    const ok: WebhookResponse = { status: 200 };
+    const pending = c.key ? await context.state.get<PendingFile>(c.key) : undefined;
+    if (!c.key || !pending || pending.conversationId !== c.conversationId) {
+      context.logger.info({ conversation: c.conversationId }, "file consent for no file of this chat");
+      return ok;
+    }
+    if (c.action === "decline") {
+      await context.state.delete(c.key);
+      return ok;
+    }
+    if (pending.uploaded) return ok;
+    const info = c.uploadInfo;
+    const connectorHost = new URL(await this.#serviceUrl(c.conversationId, undefined)).host;
+    if (!info || !uploadHostAllowed(info.uploadUrl, connectorHost)) {
+      context.logger.warn(
+        { conversation: c.conversationId },
+        "file consent refused: upload URL off OneDrive",
+      );
+      return { status: 400 };
+    }
+    const bytes = await context.blobs?.read(pending.blob);
+    if (!bytes) {
+      await context.state.delete(c.key);
+      await this.#post(c.conversationId, undefined, {
+        type: "message",
+        text: `The file ${pending.name} is no longer stored.`,
+      });
+      return ok;
+    }
+    await uploadToSession(info.uploadUrl, bytes, this.#life.signal);
+    await this.#post(c.conversationId, undefined, fileInfoCard(info));
+    await context.state.set(c.key, { ...pending, uploaded: true });
+    return ok;
+  }
+
   async #message(m: TeamsMessage, context: GatewayContext): Promise<void> {
     await context.state.set(`svc:${m.conversationId}`, m.serviceUrl);
+    // Files are stored (or refused) before deliver, whose inbox record keeps the refs; the activity
+    // is acknowledged only after, so a failed download is sent again by the connector and a stored
+    // one is not fetched twice.
+    const attachments: AttachmentRef[] = [];
+    const access = {
+      serviceUrl: m.serviceUrl,
+      token: () => (this.#token as BotToken).get(this.#life.signal),
+    };
+    for (const file of m.files)
+      attachments.push(await downloadFile(context, file, this.#options.media, access));
     const result = await context.deliver({
+      ...(attachments.length > 0 ? { attachments } : {}),
       // The activity id: a body sent again (even under a new token) is one message.
       dedupKey: m.id,
       thread: m.conversationId,

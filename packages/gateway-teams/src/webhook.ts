@@ -9,7 +9,14 @@
 import type { GatewayContext, WebhookRequest, WebhookResponse } from "@agentsvc/adapter-kit";
 import { type VerifyResult, webhookRoute } from "@agentsvc/webhook-kit";
 import { CLOCK_SKEW_SECONDS, type ConnectorAuth } from "./connector-auth.js";
-import { isObject, type ReadActivity, readActivity, type TeamsClick, type TeamsMessage } from "./inbound.js";
+import {
+  isObject,
+  type ReadActivity,
+  readActivity,
+  type TeamsClick,
+  type TeamsConsent,
+  type TeamsMessage,
+} from "./inbound.js";
 
 type Json = Record<string, unknown>;
 
@@ -29,6 +36,7 @@ export interface TeamsWebhookParts {
   auth(): ConnectorAuth | undefined;
   message(m: TeamsMessage, ctx: GatewayContext): Promise<void>;
   click(c: TeamsClick, ctx: GatewayContext): Promise<WebhookResponse | undefined>;
+  consent(c: TeamsConsent, ctx: GatewayContext): Promise<WebhookResponse>;
 }
 
 export function teamsWebhook(parts: TeamsWebhookParts) {
@@ -39,8 +47,10 @@ export function teamsWebhook(parts: TeamsWebhookParts) {
       const activity = activityOf(req);
       return activity ? readActivity(activity) : { invalid: "the body is not an activity" };
     },
-    handle: async (read, _req, ctx) =>
-      read.kind === "message" ? void (await parts.message(read, ctx)) : parts.click(read, ctx),
+    handle: async (read, _req, ctx) => {
+      if (read.kind === "message") return void (await parts.message(read, ctx));
+      return read.kind === "consent" ? parts.consent(read, ctx) : parts.click(read, ctx);
+    },
   });
 }
 

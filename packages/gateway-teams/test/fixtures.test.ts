@@ -24,8 +24,10 @@ interface Fixture {
   payload: Json;
   keepTimestamps?: boolean;
   pendingRequestBy?: string;
-  /** A decided case also names who decided (`by`). */
-  expect: (CommonOutcome & { by?: string }) | { outcome: "refused"; status: number; reason: string };
+  /** A decided case also names who decided (`by`); a delivered one the file refs handed over (no media block: refused, not fetched). */
+  expect:
+    | (CommonOutcome & { by?: string; attachments?: unknown[] })
+    | { outcome: "refused"; status: number; reason: string };
 }
 
 const fixtures = loadFixtures<Fixture>("teams");
@@ -83,6 +85,7 @@ describe("teams fixtures", () => {
     }
     expect(answer.status).toBe(200);
     expect(await expectCommonOutcome(run, e, pending), `${f.file}: outcome`).toBe(true);
+    if ("attachments" in e) expect(run.seen[0]?.attachments).toEqual(e.attachments);
     if (e.outcome === "ignored" && pending)
       expect((await run.rig.session.interaction(pending))?.status).toBe("open");
     if (e.outcome === "decided")

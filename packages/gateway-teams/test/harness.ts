@@ -3,7 +3,7 @@
 import { decodeDecision } from "@agentsvc/adapter-kit";
 import type { GatewayHarness } from "@agentsvc/session-core/testing";
 import { FakeTeams, hostWebhooks, type TeamsUser, type WebhookHost } from "@agentsvc/testkit";
-import { TeamsGateway } from "../src/index.js";
+import { TeamsGateway, type TeamsGatewayOptions } from "../src/index.js";
 
 export const SECRETS = {
   TEAMS_TEST_APP_ID: "00000000-1111-2222-3333-444444444444",
@@ -17,7 +17,7 @@ export const bob: TeamsUser = { id: "29:1bob", name: "Bob", aadObjectId: "aad-bo
 export interface TeamsWorld {
   fake: FakeTeams;
   host: WebhookHost;
-  build(): TeamsGateway;
+  build(extra?: Partial<TeamsGatewayOptions>): TeamsGateway;
   close(): Promise<void>;
 }
 
@@ -31,8 +31,9 @@ export async function teamsWorld(): Promise<TeamsWorld> {
   return {
     fake,
     host,
-    build() {
+    build(extra = {}) {
       const gateway = new TeamsGateway({
+        ...extra,
         appIdEnvVar: "TEAMS_TEST_APP_ID",
         appPasswordEnvVar: "TEAMS_TEST_APP_PASSWORD",
         openIdMetadataUrl: fake.openIdMetadataUrl,

@@ -39,6 +39,7 @@ export {
   newConversationId,
   type TeamsSent,
   type TeamsStream,
+  type TeamsUpload,
   type TeamsUser,
 } from "./teams/fake-teams.js";
 export {

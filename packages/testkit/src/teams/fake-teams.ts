@@ -58,8 +58,37 @@ export interface TeamsStream {
   timedOutAt?: number;
 }
 
+/** A file the fake hosts for the bot to fetch: a personal chat's file share or a pasted picture. */
+interface HostedFile {
+  bytes: Buffer;
+  /** `share`: a pre-authenticated OneDrive download link; `inline`: on the connector, bot token needed. */
+  via: "share" | "inline";
+  tempauth?: string;
+  expiresAt?: number;
+}
+
+/** A OneDrive upload session the fake opened for an Allowed consent card, and what was PUT into it. */
+export interface TeamsUpload {
+  name: string;
+  size: number;
+  bytes: Buffer;
+  complete: boolean;
+  /** The consent card's activity id. */
+  cardId: string;
+}
+
+const TEAMS_FILE_DOWNLOAD_INFO = "application/vnd.microsoft.teams.file.download.info";
+const TEAMS_FILE_CONSENT = "application/vnd.microsoft.teams.card.file.consent";
+
 export class FakeTeams extends HttpFake {
   readonly sent: TeamsSent[] = [];
+  /** How often each hosted file was fetched successfully, by its id. */
+  readonly fileFetches = new Map<string, number>();
+  /** Every request for a hosted file: its path and the Authorization header it carried. */
+  readonly fileRequests: { path: string; authorization: string | undefined; status: number }[] = [];
+  /** Upload sessions by id (see `allowFile`). */
+  readonly uploads = new Map<string, TeamsUpload>();
+  readonly #files = new Map<string, HostedFile>();
   readonly streams: TeamsStream[] = [];
   /** Streaming activities refused, with the reason (a test that follows the rules expects none). */
   readonly streamRefusals: string[] = [];
@@ -160,6 +189,90 @@ export class FakeTeams extends HttpFake {
     return connectorToken(key, { appId: this.#options.appId, serviceUrl: this.serviceUrl, ...claims });
   }
 
+  /**
+   * A file a user shares in a personal chat: Teams puts it in their OneDrive and the activity carries
+   * `application/vnd.microsoft.teams.file.download.info` whose `content.downloadUrl` is a
+   * pre-authenticated, short-lived link (https://learn.microsoft.com/en-us/microsoftteams/platform/bots/how-to/bots-filesv4,
+   * "Receive files in personal chat"). The link answers 401 once `expiresInMs` has passed.
+   */
+  fileShare(bytes: Buffer, input: { name: string; fileType?: string; expiresInMs?: number }): Json {
+    const id = randomUUID().toUpperCase();
+    const tempauth = randomBytes(12).toString("hex");
+    this.#files.set(id, {
+      bytes,
+      via: "share",
+      tempauth,
+      ...(input.expiresInMs !== undefined ? { expiresAt: Date.now() + input.expiresInMs } : {}),
+    });
+    const fileType = input.fileType ?? input.name.split(".").pop() ?? "";
+    return {
+      contentType: TEAMS_FILE_DOWNLOAD_INFO,
+      contentUrl: `${this.url}/personal/alice/Documents/Microsoft%20Teams%20Chat%20Files/${encodeURIComponent(input.name)}`,
+      name: input.name,
+      content: {
+        downloadUrl: `${this.url}/personal/alice/_layouts/15/download.aspx?UniqueId=${id}&tempauth=${tempauth}`,
+        uniqueId: id,
+        fileType,
+      },
+    };
+  }
+
+  /**
+   * A picture pasted into the compose box: an `image/*` attachment whose `contentUrl` is on the Bot
+   * Connector service and is fetched with the bot's token ("Basic inline images" in the page above);
+   * without a valid token the connector answers 401.
+   */
+  inlinePicture(bytes: Buffer): Json {
+    const id = `0-eus-d1-${randomBytes(16).toString("hex")}`;
+    this.#files.set(id, { bytes, via: "inline" });
+    return { contentType: "image/*", contentUrl: `${this.serviceUrl}v3/attachments/${id}/views/original` };
+  }
+
+  /**
+   * The user presses Allow on the file consent card `activityId`: the fake opens an upload session in
+   * the user's OneDrive and sends the bot a `fileConsent/invoke` with the card's acceptContext and
+   * `uploadInfo` (https://learn.microsoft.com/en-us/microsoftteams/platform/bots/how-to/bots-filesv4,
+   * "Send files to personal chat"). Deny sends the declineContext and no upload session.
+   */
+  answerConsent(activityId: string, from: TeamsUser, action: "accept" | "decline"): Promise<WebhookAnswer> {
+    const card = this.sent.find((s) => s.id === activityId);
+    const attachments = (card?.activity.attachments ?? []) as {
+      contentType?: string;
+      name?: string;
+      content?: Json;
+    }[];
+    const consent = attachments.find((a) => a.contentType === TEAMS_FILE_CONSENT);
+    if (!card || !consent) throw new Error(`fake teams: no file consent card ${activityId}`);
+    const name = String(consent.name ?? "file");
+    const value: Json = {
+      type: "fileUpload",
+      action,
+      context: (action === "accept" ? consent.content?.acceptContext : consent.content?.declineContext) ?? {},
+    };
+    if (action === "accept") {
+      const session = randomBytes(8).toString("hex");
+      const size = Number(consent.content?.sizeInBytes ?? 0);
+      this.uploads.set(session, { name, size, bytes: Buffer.alloc(0), complete: false, cardId: activityId });
+      value.uploadInfo = {
+        contentUrl: `${this.url}/personal/alice/Documents/Applications/${encodeURIComponent(name)}`,
+        name,
+        uploadUrl: `${this.url}/upload-session/${session}`,
+        uniqueId: randomUUID().toUpperCase(),
+        fileType: name.includes(".") ? name.split(".").pop() : "",
+        etag: `"{${randomUUID().toUpperCase()}},1"`,
+      };
+    }
+    const invoke: Json = {
+      ...this.messageActivity({ conversationId: card.conversationId, from, text: "" }),
+      type: "invoke",
+      name: "fileConsent/invoke",
+      replyToId: activityId,
+      value,
+    };
+    delete invoke.text;
+    return this.deliver(invoke);
+  }
+
   /** A personal-chat message activity from `from` in conversation `conversationId`. */
   messageActivity(input: {
     conversationId: string;
@@ -167,6 +280,8 @@ export class FakeTeams extends HttpFake {
     text: string;
     id?: string;
     conversationType?: string;
+    /** Files (`fileShare`, `inlinePicture`) or any documented attachment. */
+    attachments?: Json[];
   }): Json {
     this.#types.set(input.conversationId, input.conversationType ?? "personal");
     return {
@@ -184,6 +299,7 @@ export class FakeTeams extends HttpFake {
       recipient: { id: `28:${this.#options.appId}`, name: "agentsvc" },
       text: input.text,
       textFormat: "plain",
+      ...(input.attachments ? { attachments: input.attachments } : {}),
       channelData: { tenant: { id: "tenant-1" } },
     };
   }
@@ -251,6 +367,10 @@ export class FakeTeams extends HttpFake {
     }
     if (req.method === "POST" && path === `/login/${this.#options.tenantId}/oauth2/v2.0/token`)
       return this.#issueToken(raw, res);
+    if (req.method === "GET" && (path.endsWith("/download.aspx") || path.startsWith("/amer/v3/attachments/")))
+      return this.#serveFile(req, res);
+    const upload = /^\/upload-session\/([^/]+)$/.exec(path);
+    if (req.method === "PUT" && upload) return this.#upload(upload[1] as string, req, raw, res);
     const m = /^\/amer\/v3\/conversations\/([^/]+)\/activities(?:\/([^/]+))?$/.exec(path);
     if (!m || (req.method !== "POST" && req.method !== "PUT"))
       return answerJson(res, 404, { error: { code: "NotFound", message: path } });
@@ -352,6 +472,54 @@ export class FakeTeams extends HttpFake {
     if (!text.startsWith(last.text)) return refuse("content should contain previously streamed content");
     live.updates.push({ sequence, text, at: Date.now() });
     answerJson(res, 201, { id: `1${randomBytes(6).toString("hex")}` });
+  }
+
+  #serveFile(req: IncomingMessage, res: ServerResponse) {
+    const url = new URL(req.url ?? "/", "http://x");
+    const authorization = req.headers.authorization;
+    const answer = (status: number, body?: Buffer) => {
+      this.fileRequests.push({ path: url.pathname, authorization, status });
+      if (body)
+        res
+          .writeHead(status, { "content-type": "application/octet-stream", "content-length": body.length })
+          .end(body);
+      else
+        answerJson(res, status, {
+          error: { code: status === 401 ? "Unauthorized" : "NotFound", message: "" },
+        });
+    };
+    const inline = /^\/amer\/v3\/attachments\/([^/]+)\/views\/original$/.exec(url.pathname)?.[1];
+    const id = inline ?? url.searchParams.get("UniqueId") ?? "";
+    const file = this.#files.get(id);
+    if (!file || file.via !== (inline ? "inline" : "share")) return answer(404);
+    if (file.via === "inline" && !this.#tokens.valid(authorization)) return answer(401);
+    if (file.via === "share") {
+      // Pre-authenticated: the tempauth in the link is the credential, and it expires.
+      if (url.searchParams.get("tempauth") !== file.tempauth) return answer(401);
+      if (file.expiresAt !== undefined && Date.now() > file.expiresAt) return answer(401);
+    }
+    this.fileFetches.set(id, (this.fileFetches.get(id) ?? 0) + 1);
+    answer(200, file.bytes);
+  }
+
+  /**
+   * A OneDrive upload session (https://learn.microsoft.com/en-us/graph/api/driveitem-createuploadsession):
+   * PUTs with `Content-Range: bytes <start>-<end>/<total>` in order; 202 with nextExpectedRanges
+   * until the last byte, then 201 with the driveItem. A range out of order is 416.
+   */
+  #upload(session: string, req: IncomingMessage, raw: Buffer, res: ServerResponse) {
+    const up = this.uploads.get(session);
+    if (!up || up.complete)
+      return answerJson(res, 404, { error: { code: "itemNotFound", message: "no such session" } });
+    const range = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(String(req.headers["content-range"] ?? ""));
+    const [start, end, total] = (range?.slice(1) ?? []).map(Number) as [number, number, number];
+    if (!range || start !== up.bytes.length || end - start + 1 !== raw.length || total !== up.size)
+      return answerJson(res, 416, { error: { code: "invalidRange", message: "range not expected" } });
+    up.bytes = Buffer.concat([up.bytes, raw]);
+    if (up.bytes.length < up.size)
+      return answerJson(res, 202, { nextExpectedRanges: [`${up.bytes.length}-`] });
+    up.complete = true;
+    answerJson(res, 201, { id: session, name: up.name, size: up.size });
   }
 
   /** True once the stream is older than the limit (and from then on ended for good). */
