@@ -1,24 +1,8 @@
-import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
-import type { Project } from "@agentsvc/config-schema";
-import { adapterInstalled, adapterPackageName } from "@agentsvc/session-core";
+import { installCommand } from "@agentsvc/config-schema";
+import { adapterPackageName } from "@agentsvc/session-core";
 
-// Nearest lockfile wins: a project inside a workspace is installed by the workspace's manager.
-const LOCKFILES: [file: string, add: string][] = [
-  ["pnpm-lock.yaml", "pnpm add"],
-  ["yarn.lock", "yarn add"],
-  ["bun.lock", "bun add"],
-  ["bun.lockb", "bun add"],
-  ["package-lock.json", "npm install"],
-];
-
-/** The command that adds `pkg` to the project at `root`, for the package manager it uses (default npm). */
-export function installCommand(root: string, pkg: string): string {
-  for (let dir = root; ; dir = dirname(dir)) {
-    for (const [file, add] of LOCKFILES) if (existsSync(join(dir, file))) return `${add} ${pkg}`;
-    if (dirname(dir) === dir) return `npm install ${pkg}`;
-  }
-}
+// Which packages are missing and the install command are config-schema's (check uses them without the server).
+export { installCommand, type MissingAdapters, missingAdapters } from "@agentsvc/config-schema";
 
 /** A missing adapter package's error, naming the install command of this project's package manager. */
 export function adapterLoadError(error: Error & { code?: string }, type: string, root: string): Error {
@@ -30,30 +14,4 @@ export function adapterLoadError(error: Error & { code?: string }, type: string,
     ),
     { code: error.code },
   );
-}
-
-export interface MissingAdapters {
-  /** One per gateway entry whose adapter package is not installed, in file order. */
-  entries: { file: string; type: string; pkg: string }[];
-  /** The one command that installs every missing package (undefined when none is missing). */
-  install?: string;
-}
-
-/**
- * Every adapter package the project's gateway entries need and the app lacks, so `check` can name
- * them all at once where `start` stops at the first. `cli` ships with the server; `mock` is for tests.
- */
-export function missingAdapters(project: Project): MissingAdapters {
-  const entries: MissingAdapters["entries"] = [];
-  for (const entry of [...project.channels, ...project.pushGateways]) {
-    if (entry.type === "cli" || entry.type === "mock") continue;
-    const type = ("package" in entry && typeof entry.package === "string" && entry.package) || entry.type;
-    if (adapterInstalled(type, project.root)) continue;
-    entries.push({ file: entry.file, type, pkg: adapterPackageName(type) });
-  }
-  entries.sort((a, b) => a.file.localeCompare(b.file));
-  const packages = [...new Set(entries.map((e) => e.pkg))];
-  return packages.length
-    ? { entries, install: installCommand(project.root, packages.join(" ")) }
-    : { entries };
 }

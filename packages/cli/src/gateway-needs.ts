@@ -5,6 +5,7 @@ import {
   type BuildWarning,
   DEFAULT_TRANSCRIPTION_MODEL,
   type MediaConfig,
+  missingAdapters,
   modelKeyVars,
   type Project,
 } from "@agentsvc/config-schema";
@@ -48,8 +49,7 @@ export function unsetEntryVars(project: Project, env: Record<string, string | un
 
 /**
  * Every gateway entry whose adapter package is not installed, as errors, and the one command that
- * installs them all. The server (which knows the package names) is loaded only when a gateway
- * entry other than the built-in `cli` exists.
+ * installs them all (without loading the server or any adapter).
  */
 export async function missingAdapterErrors(
   project: Project,
@@ -58,7 +58,6 @@ export async function missingAdapterErrors(
     (e) => e.type !== "cli" && e.type !== "mock",
   );
   if (!needs) return { errors: [] };
-  const { missingAdapters } = await import("@agentsvc/server");
   const missing = missingAdapters(project);
   const errors = missing.entries.map((e) => ({
     file: e.file,

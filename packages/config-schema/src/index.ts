@@ -50,6 +50,7 @@ export {
 } from "./schemas/media.js";
 export { adapterPackageOf } from "./adapter/package-name.js";
 export { findAdapter, type FoundAdapter, PUSH_TYPES } from "./load/adapters.js";
+export { installCommand, type MissingAdapters, missingAdapters } from "./load/install-command.js";
 export { COLOR_TOKENS, SIZE_TOKENS, THEME_TOKENS, type ThemeToken } from "./schemas/theme.js";
 export {
   DEFAULT_DATABASE_PATH,

@@ -58,6 +58,11 @@ export async function findAdapter(type: string, root: string): Promise<FoundAdap
 
 const cache = new Map<string, FoundAdapter>();
 
+/** Is the adapter package of `type` installed under `root` (as findAdapter and start look for it)? */
+export function adapterInstalled(type: string, root: string): boolean {
+  return manifestUnder(root, adapterPackageOf(type)) !== undefined;
+}
+
 /** The subpath of the light entry (docs/building-an-adapter.md, section 2). */
 const LIGHT_ENTRY = "./adapter";
 
