@@ -14,14 +14,14 @@ import { type OutboundFile, type OutboundFilePayload, fileNote } from "@agentsvc
 
 type Json = Record<string, unknown>;
 
-export const INLINE_IMAGE_MAX_BYTES = 20_000;
+const INLINE_IMAGE_MAX_BYTES = 20_000;
 const INLINE_TYPES = new Set(["image/png", "image/jpeg", "image/gif"]);
-export const FILE_CONSENT = "application/vnd.microsoft.teams.card.file.consent";
-export const FILE_INFO = "application/vnd.microsoft.teams.card.file.info";
+const FILE_CONSENT = "application/vnd.microsoft.teams.card.file.consent";
+const FILE_INFO = "application/vnd.microsoft.teams.card.file.info";
 /** OneDrive's upload session takes pieces under 60 MiB, each a multiple of 320 KiB but the last. */
 const UPLOAD_PIECE = 32 * 320 * 1024;
 /** The hosts an upload session may be on (OneDrive for Business / SharePoint Online). */
-export const UPLOAD_HOSTS = [".sharepoint.com"];
+const UPLOAD_HOSTS = [".sharepoint.com"];
 
 /** What a consent card's `acceptContext` names, kept in the gateway's state until it is used. */
 export interface PendingFile extends OutboundFilePayload {

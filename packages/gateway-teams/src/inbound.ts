@@ -40,7 +40,7 @@ export interface TeamsFile {
   via: "share" | "inline";
 }
 
-export const FILE_DOWNLOAD_INFO = "application/vnd.microsoft.teams.file.download.info";
+const FILE_DOWNLOAD_INFO = "application/vnd.microsoft.teams.file.download.info";
 
 /** The kind a file share's `fileType` (its extension) claims; the bytes decide in the end. */
 const EXTENSION_KINDS: Record<string, AttachmentKind> = {
@@ -59,7 +59,7 @@ const EXTENSION_KINDS: Record<string, AttachmentKind> = {
 };
 
 /** The files of a message activity; cards, the `text/html` copy of the message and the rest are not files. */
-export function filesOf(activity: Json): TeamsFile[] {
+function filesOf(activity: Json): TeamsFile[] {
   const attachments = Array.isArray(activity.attachments) ? activity.attachments.filter(isObject) : [];
   const files: TeamsFile[] = [];
   for (const a of attachments) {
