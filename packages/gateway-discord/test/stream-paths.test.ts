@@ -28,7 +28,7 @@ const GONE = "900000000000000009";
 
 const posts = () =>
   r.h.fake.calls.filter((c) => c.method === "POST" && c.path === `/channels/${channel}/messages`);
-const message = (id: string | undefined) => r.h.fake.rest.botMessages.find((m) => m.id === id);
+const message = (id: unknown) => r.h.fake.rest.botMessages.find((m) => m.id === id);
 
 describe("a streamed reply on Discord", () => {
   it("is posted as a reply to the user's message without pinging anyone, edited as it grows (also without a signal), and the final text edits it in place", async () => {
@@ -102,7 +102,7 @@ describe("the final text of a streamed reply", () => {
     const before = posts().length;
     r.h.fake.failNext(`PATCH .*/messages/${had.messageId}$`, { status: 500 });
     await expect(
-      gateway.finishDraft(channel, { messageId: had.messageId }, "All done.", options),
+      gateway.finishDraft(channel, { messageId: had.messageId as string }, "All done.", options),
     ).rejects.toThrow();
     expect(posts()).toHaveLength(before);
   });
