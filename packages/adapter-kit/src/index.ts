@@ -71,3 +71,4 @@ export { PollLoop, type PollLoopOptions } from "./poll-loop.js";
 export { type SocketLoopOptions, SocketLoop, type SocketRead, type SocketSend } from "./socket-loop.js";
 export { PlatformApi, type PlatformApiOptions } from "./platform-api.js";
 export { joinThread, splitThread } from "./thread-id.js";
+export { signDecision, verifyDecision } from "./signed-decision.js";

@@ -1,7 +1,8 @@
 // The one secrets reader of every adapter. An entry names environment variables; the values are read
 // at start. Precedence: the adapter options' `env` (what the server hands the factory) overrides the
 // session's `context.env`. A required secret that is missing or empty fails the start with a
-// MissingConfigError naming the variable; an optional one reads as "".
+// MissingConfigError naming the variable; an optional one reads as "", and so does one whose entry
+// key is unset (a feature left off, e.g. approval buttons without their secret).
 import { AgentsvcError } from "@agentsvc/agent-core";
 import type { GatewayContext } from "./gateway.js";
 
@@ -30,11 +31,15 @@ export interface ReadSecretsOptions<K extends string> {
 
 export function readSecrets<K extends string>(
   context: Pick<GatewayContext, "env" | "logger">,
-  names: Record<K, string>,
+  names: Record<K, string | undefined>,
   o: ReadSecretsOptions<K> = {},
 ): Record<K, string> {
   const out = {} as Record<K, string>;
-  for (const [key, envVar] of Object.entries(names) as [K, string][]) {
+  for (const [key, envVar] of Object.entries(names) as [K, string | undefined][]) {
+    if (envVar === undefined) {
+      out[key] = "";
+      continue;
+    }
     // `||`, not `??`: an empty override does not hide a value the session has.
     const value = o.env?.[envVar] || context.env[envVar] || "";
     if (value === "" && !o.optional?.includes(key)) {

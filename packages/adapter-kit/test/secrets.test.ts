@@ -46,6 +46,14 @@ describe("readSecrets", () => {
     ).toThrow(/TOKEN is not set/);
   });
 
+  it("reads a secret whose entry key is unset (a feature left off) as an empty string, required or not", () => {
+    const buttonsOff: string | undefined = undefined;
+    expect(readSecrets({ env: { TOKEN: "t" }, logger }, { token: "TOKEN", secret: buttonsOff })).toEqual({
+      token: "t",
+      secret: "",
+    });
+  });
+
   it("reads a missing optional secret as an empty string", () => {
     const secrets = readSecrets(
       { env: { TOKEN: "t" }, logger },

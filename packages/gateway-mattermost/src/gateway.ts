@@ -1,40 +1,36 @@
-// The mattermost gateway: WebSocket events in (socket.ts, inbound.ts), REST posts out
-// (POST /api/v4/posts, https://api.mattermost.com/#tag/posts/operation/CreatePost) with `root_id`
-// for a thread and the outbox key as `pending_post_id`, so a retried piece is one post. Mattermost
-// renders Markdown itself (https://docs.mattermost.com/collaborate/format-messages.html): replies are
-// sent as written. Errors are the AppError body (`id`, `message`, `status_code`).
+// The mattermost gateway: WebSocket events in (socket.ts, inbound.ts), REST posts out (POST /api/v4/posts,
+// https://api.mattermost.com/#tag/posts/operation/CreatePost): `root_id` for a thread, the outbox key as
+// `pending_post_id` (a retried piece is one post), Markdown as written (Mattermost renders it), errors
+// as the AppError body (`id`, `message`, `status_code`).
 import {
+  type BackoffOptions,
   chunkText,
   type FailureFacts,
   type Gateway,
   type GatewayCapabilities,
   type GatewayContext,
   type InteractionRequest,
-  type BackoffOptions,
-  PlatformCallError,
-  PlatformClient,
+  PlatformApi,
   readSecrets,
   type SendOptions,
   type SendResult,
+  splitThread,
   type WebhookRoute,
 } from "@agentsvc/adapter-kit";
 import { buttonsFor, pressed } from "./buttons.js";
-import { type Bot, parseThread, readPosted } from "./inbound.js";
-import { MattermostSocket } from "./socket.js";
+import { type Bot, readPosted } from "./inbound.js";
+import type { MattermostEntry } from "./schema.js";
+import { mattermostSocket } from "./socket.js";
 
 /** A post's message holds at most 16 383 characters (the server's default MaxPostSize). */
 export const MESSAGE_LIMIT = 16_383;
 
-export interface MattermostGatewayOptions {
+export type MattermostGatewayOptions = MattermostEntry & {
   name: string;
-  tokenEnvVar: string;
-  serverUrl: string;
   env: Readonly<Record<string, string | undefined>>;
-  /** Approvals as buttons: the secret signing their context (needs the server's publicBaseUrl). */
-  actionSecretEnvVar?: string;
   backoff?: BackoffOptions;
   requestTimeoutMs?: number;
-}
+};
 
 function bodyFailure(body: unknown, status: number): FailureFacts | undefined {
   const b = body as { id?: unknown; message?: unknown };
@@ -50,10 +46,8 @@ export class MattermostGateway implements Gateway {
   readonly webhooks: readonly WebhookRoute[] | undefined;
   readonly messageLimit = MESSAGE_LIMIT;
   readonly #o: MattermostGatewayOptions;
-  readonly #base: string;
-  #client: PlatformClient | undefined;
-  #token = "";
-  #socket: MattermostSocket | undefined;
+  #api: PlatformApi | undefined;
+  #socket: Awaited<ReturnType<typeof mattermostSocket>> | undefined;
   /** The bot's own id and username (GET /users/me): its posts are ignored, its mentions gate channels. */
   #bot: Bot | undefined;
   #actions: { url: string; secret: string; ctx: GatewayContext } | undefined;
@@ -61,46 +55,40 @@ export class MattermostGateway implements Gateway {
   constructor(options: MattermostGatewayOptions) {
     this.#o = options;
     this.name = options.name;
-    this.#base = `${options.serverUrl.replace(/\/+$/, "")}/api/v4`;
     const buttons = options.actionSecretEnvVar !== undefined;
     this.capabilities = { threads: true, interactiveActions: buttons, typing: true };
-    this.webhooks = buttons ? [{ method: "POST", handle: (r) => this.#press(r.rawBody) }] : undefined;
+    this.webhooks = buttons
+      ? [{ method: "POST", handle: (r) => pressed(r.rawBody, this.#actions) }]
+      : undefined;
   }
 
   async start(ctx: GatewayContext): Promise<void> {
-    const { token } = readSecrets(
+    const o = this.#o;
+    const { token, secret } = readSecrets(
       ctx,
-      { token: this.#o.tokenEnvVar },
-      { env: this.#o.env, gateway: "mattermost", describe: { token: "the bot account's access token" } },
+      { token: o.tokenEnvVar, secret: o.actionSecretEnvVar },
+      {
+        env: o.env,
+        gateway: "mattermost",
+        describe: { token: "the bot account's access token", secret: "the secret signing approval buttons" },
+      },
     );
-    this.#token = token;
-    if (this.#o.actionSecretEnvVar) {
-      const { secret } = readSecrets(
-        ctx,
-        { secret: this.#o.actionSecretEnvVar },
-        {
-          env: this.#o.env,
-          gateway: "mattermost",
-          describe: { secret: "the secret signing approval buttons" },
-        },
-      );
+    if (o.actionSecretEnvVar) {
       if (!ctx.publicBaseUrl)
         throw new Error("mattermost: actionSecretEnvVar needs the server's publicBaseUrl (buttons call it)");
-      const url = `${ctx.publicBaseUrl.replace(/\/+$/, "")}/webhooks/${this.type}`;
-      this.#actions = { url, secret, ctx };
+      this.#actions = { url: `${ctx.publicBaseUrl.replace(/\/+$/, "")}/webhooks/${this.type}`, secret, ctx };
     }
-    this.#client = new PlatformClient({
-      platform: "mattermost",
-      timeoutMs: this.#o.requestTimeoutMs ?? 15_000,
-      bodyFailure,
-    });
-    const socket = new MattermostSocket(ctx, {
-      url: this.#o.serverUrl,
-      token,
-      envVar: this.#o.tokenEnvVar,
-      backoff: this.#o.backoff ?? { baseMs: 1_000, maxMs: 60_000 },
+    const baseUrl = `${o.serverUrl.replace(/\/+$/, "")}/api/v4`;
+    const envVar = o.tokenEnvVar;
+    const timeoutMs = o.requestTimeoutMs ?? 15_000;
+    const api = new PlatformApi({ platform: "mattermost", baseUrl, token, envVar, timeoutMs, bodyFailure });
+    this.#api = api;
+    this.#socket = await mattermostSocket(ctx, {
+      serverUrl: o.serverUrl,
+      auth: { token, envVar },
+      ...(o.backoff ? { backoff: o.backoff } : {}),
       identify: async (signal) => {
-        this.#bot ??= await this.#call<Bot>("users/me", "GET", "/users/me", undefined, signal);
+        this.#bot ??= await api.send<Bot>("users/me", "GET", "/users/me", { signal });
       },
       onEvent: async (event, data) => {
         if (event !== "posted" || !this.#bot) return;
@@ -109,79 +97,48 @@ export class MattermostGateway implements Gateway {
         else ctx.logger.debug({ reason: reading.reason }, "mattermost post ignored");
       },
     });
-    this.#socket = socket;
-    await socket.start();
   }
 
   async stop(): Promise<void> {
-    const socket = this.#socket;
+    await this.#socket?.stop();
     this.#socket = undefined;
-    await socket?.stop();
   }
 
   chunk(markdown: string): string[] {
     return chunkText(markdown, MESSAGE_LIMIT);
   }
 
-  async send(thread: string, text: string, options: SendOptions): Promise<SendResult> {
-    const { channelId, root } = parseThread(thread);
-    const post = await this.#call<{ id: string }>("posts", "POST", "/posts", {
-      channel_id: channelId,
-      message: text,
-      ...(root ? { root_id: root } : {}),
-      pending_post_id: options.idempotencyKey,
-    });
-    return { messageId: post.id };
+  send(thread: string, text: string, options: SendOptions): Promise<SendResult> {
+    return this.#post(thread, { message: text }, options);
   }
 
   /** An approval as a post with buttons (when `actionSecretEnvVar` is set). */
-  async requestDecision(request: InteractionRequest, options: SendOptions): Promise<SendResult> {
+  requestDecision(request: InteractionRequest, options: SendOptions): Promise<SendResult> {
     const a = this.#actions;
     if (!a) throw new Error("mattermost buttons are not configured");
-    const { channelId, root } = parseThread(request.thread);
-    const post = await this.#call<{ id: string }>("posts", "POST", "/posts", {
-      channel_id: channelId,
-      message: "",
-      ...(root ? { root_id: root } : {}),
-      props: buttonsFor(request, channelId, a.url, a.secret),
-      pending_post_id: options.idempotencyKey,
-    });
-    return { messageId: post.id };
+    return this.#post(request.thread, { message: "", props: buttonsFor(request, a.url, a.secret) }, options);
   }
 
-  async #press(raw: Uint8Array) {
-    const a = this.#actions;
-    if (!a) return { status: 503, body: "not started" };
-    return pressed(raw, a.secret, a.ctx);
+  /** One post, in the thread's root when it has one, once per outbox key (`pending_post_id`). */
+  async #post(thread: string, fields: Record<string, unknown>, options: SendOptions): Promise<SendResult> {
+    if (!this.#api) throw new Error("mattermost gateway not started");
+    const { container, root } = splitThread(thread);
+    const post = await this.#api.send<{ id: string }>("posts", "POST", "/posts", {
+      body: {
+        channel_id: container,
+        ...fields,
+        ...(root ? { root_id: root } : {}),
+        pending_post_id: options.idempotencyKey,
+      },
+    });
+    return { messageId: post.id };
   }
 
   /** The `user_typing` action on the socket (https://developers.mattermost.com/integrate/reference/websocket/). */
   async startTyping(thread: string): Promise<void> {
-    const { channelId, root } = parseThread(thread);
-    this.#socket?.action("user_typing", { channel_id: channelId, parent_id: root ?? "" });
-  }
-
-  async #call<T>(
-    call: string,
-    method: "GET" | "POST",
-    path: string,
-    body?: unknown,
-    signal?: AbortSignal,
-  ): Promise<T> {
-    if (!this.#client) throw new Error("mattermost gateway not started");
-    try {
-      return await this.#client.json<T>(call, `${this.#base}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${this.#token}` },
-        ...(body !== undefined ? { body } : {}),
-        ...(signal ? { signal } : {}),
-      });
-    } catch (err) {
-      throw err instanceof PlatformCallError ? err.toSendError({ envVar: this.#o.tokenEnvVar }) : err;
-    }
+    const { container, root } = splitThread(thread);
+    this.#socket?.action("user_typing", { channel_id: container, parent_id: root ?? "" });
   }
 }
 
-export function createGateway(options: MattermostGatewayOptions): MattermostGateway {
-  return new MattermostGateway(options);
-}
+export const createGateway = (options: MattermostGatewayOptions) => new MattermostGateway(options);

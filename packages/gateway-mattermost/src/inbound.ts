@@ -2,7 +2,7 @@
 // `data.post` is the Post object JSON-encoded (https://api.mattermost.com/#tag/posts), `data.channel_type`
 // is D (direct), G (group message), O (public) or P (private), `data.mentions` a JSON-encoded list of
 // the user ids the post mentions (https://developers.mattermost.com/integrate/reference/websocket/).
-import type { Inbound } from "@agentsvc/adapter-kit";
+import { type Inbound, joinThread } from "@agentsvc/adapter-kit";
 
 interface Post {
   id: string;
@@ -16,20 +16,7 @@ interface Post {
 
 export type Reading = { kind: "message"; inbound: Inbound } | { kind: "ignored"; reason: string };
 
-export interface Bot {
-  id: string;
-  username: string;
-}
-
-/** `channel` or `channel|root`: a Mattermost thread is a channel plus its root post. */
-export function threadOf(channelId: string, root?: string): string {
-  return root ? `${channelId}|${root}` : channelId;
-}
-
-export function parseThread(thread: string): { channelId: string; root?: string } {
-  const bar = thread.indexOf("|");
-  return bar < 0 ? { channelId: thread } : { channelId: thread.slice(0, bar), root: thread.slice(bar + 1) };
-}
+export type Bot = { id: string; username: string };
 
 function jsonOf<T>(raw: unknown): T | undefined {
   if (typeof raw !== "string") return undefined;
@@ -64,7 +51,7 @@ export function readPosted(data: Record<string, unknown>, bot: Bot): Reading {
     kind: "message",
     inbound: {
       dedupKey: post.id,
-      thread: threadOf(post.channel_id, root),
+      thread: joinThread(post.channel_id, root),
       text,
       author: { id: post.user_id },
       chat: { type: direct ? "direct" : "group", id: post.channel_id },

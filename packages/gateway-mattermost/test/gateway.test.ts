@@ -22,9 +22,21 @@ function gatewayFor(f: MattermostFake, token = f.token): MattermostGateway {
   });
 }
 
+let reconnects = 0;
+
 beforeEach(async () => {
   fake = await MattermostFake.start();
   gateway = gatewayFor(fake);
+  reconnects = 0;
+  const start = gateway.start.bind(gateway);
+  gateway.start = (ctx) =>
+    start({
+      ...ctx,
+      reconnected: () => {
+        reconnects += 1;
+        ctx.reconnected?.();
+      },
+    });
   run = await runFixtureGateway(gateway);
   await within(fake.connected(), 3_000, "the bot's WebSocket");
 });
@@ -91,6 +103,13 @@ describe("mattermost gateway", () => {
     expect(run.seen[0]?.text).toBe("while you were away");
     await run.rig.session.idle(5_000);
     expect(run.seen).toHaveLength(1);
+  });
+
+  it("a resumed connection (no hello, the challenge answered OK) counts as a reconnect", async () => {
+    fake.dropConnections();
+    await eventually(() => fake.connects.length === 2, "the second connection");
+    expect(fake.connects[1]?.get("connection_id")).toBe("conn-1");
+    await eventually(() => reconnects === 1, "the reconnect reported");
   });
 
   it("doctor: users/me names the bot; a refused token fails naming the variable", async () => {

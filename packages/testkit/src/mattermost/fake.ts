@@ -288,7 +288,12 @@ export class MattermostFake {
     });
   }
 
-  /** A known connection_id resumes: the events from `sequence_number` on are sent again. */
+  /**
+   * A known connection_id resumes: the events from `sequence_number` on are sent again, with no
+   * `hello` (the server's "reliable websockets", MM-32950: a reused connection gets no hello; its
+   * seqs go on). Anything else is a new connection whose `hello` is seq 0, as Mattermost's client
+   * expects (webapp/platform/client/src/websocket.ts resets to 0 on a new connection_id).
+   */
   #attach(ws: WebSocket, q: URLSearchParams): Conn {
     const known = this.#conns.get(q.get("connection_id") ?? "");
     const from = Number(q.get("sequence_number") ?? Number.NaN);
@@ -296,14 +301,6 @@ export class MattermostFake {
     if (known && !open(known) && Number.isInteger(from) && from >= 0 && from <= known.seq) {
       conn = known;
       conn.ws = ws;
-      ws.send(
-        JSON.stringify({
-          event: "hello",
-          data: { connection_id: conn.id, server_version: "9.11.0" },
-          broadcast: { user_id: this.botUserId },
-          seq: conn.seq++,
-        }),
-      );
       for (const f of conn.sent.filter((f) => f.seq >= from)) {
         const post = JSON.parse(String(f.data.post)) as MattermostPost;
         this.#sendTracked(conn, f, post.id);
