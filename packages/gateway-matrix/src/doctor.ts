@@ -8,12 +8,8 @@ export const doctor: AdapterDoctor = async (raw, { env }) => {
   const check = "matrix whoami";
   const token = secretOf(env, entry.accessTokenEnvVar, check);
   if (typeof token !== "string") return [token];
-  const { status, body } = await callJson(
-    `${trimUrl(entry.homeserverUrl)}/_matrix/client/v3/account/whoami`,
-    {
-      headers: { authorization: `Bearer ${token}` },
-    },
-  );
+  const whoami = `${trimUrl(entry.homeserverUrl)}/_matrix/client/v3/account/whoami`;
+  const { status, body } = await callJson(whoami, { headers: { authorization: `Bearer ${token}` } });
   if (status === 200)
     return [{ check, status: "ok", detail: `bot ${String(field(body, "user_id") ?? "?")}` }];
   return [

@@ -7,24 +7,24 @@ import {
   type Gateway,
   type GatewayCapabilities,
   type GatewayContext,
-  PlatformCallError,
+  type PlatformApi,
   readSecrets,
   type SendOptions,
   type SendResult,
+  splitThread,
 } from "@agentsvc/adapter-kit";
 import { parseDuration } from "@agentsvc/config-schema/adapter";
 import { mailPieces, toMailHtml, toMailText } from "@agentsvc/markdown";
-import { MatrixApi, sendFailureOf } from "./api.js";
-import { parseThread, readEvent } from "./inbound.js";
+import { matrixApi } from "./api.js";
+import { readEvent } from "./inbound.js";
+import type { MatrixEntry } from "./schema.js";
 import { matrixPoller, type SyncItem } from "./sync.js";
 
 /** Kept well under the 65 536-byte event limit (#size-limits) with both renderings in one event. */
 export const MESSAGE_LIMIT = 8_000;
 
-export interface MatrixGatewayOptions {
+export type MatrixGatewayOptions = MatrixEntry & {
   name: string;
-  accessTokenEnvVar: string;
-  homeserverUrl: string;
   env: Readonly<Record<string, string | undefined>>;
   /** /sync `timeout`. Default 30 000 ms. */
   pollTimeoutMs?: number;
@@ -33,7 +33,7 @@ export interface MatrixGatewayOptions {
   requestTimeoutMs?: number;
   /** The entry's `deafAfter` ("10m"): /sync works but nothing came for that long -> warn, restart. */
   deafAfter?: string;
-}
+};
 
 const REQUEST_KEY = (eventId: string) => `request:${eventId}`;
 
@@ -44,7 +44,7 @@ export class MatrixGateway implements Gateway {
   readonly capabilities: GatewayCapabilities = { threads: true, interactiveActions: false, typing: true };
   readonly messageLimit = MESSAGE_LIMIT;
   readonly #o: MatrixGatewayOptions;
-  #api: MatrixApi | undefined;
+  #api: PlatformApi | undefined;
   #ctx: GatewayContext | undefined;
   #botId: string | undefined;
   readonly #counts = new Map<string, number>();
@@ -61,13 +61,14 @@ export class MatrixGateway implements Gateway {
       { env: this.#o.env, gateway: "matrix", describe: { token: "the bot account's access token" } },
     );
     const deafAfterMs = this.#o.deafAfter ? parseDuration(this.#o.deafAfter) : undefined;
-    this.#api = new MatrixApi(this.#o.homeserverUrl, token, this.#o.requestTimeoutMs ?? 15_000);
+    const envVar = this.#o.accessTokenEnvVar;
+    this.#api = matrixApi(this.#o.homeserverUrl, token, envVar, this.#o.requestTimeoutMs ?? 15_000);
     this.#ctx = ctx;
     const poll = matrixPoller(
       this.#api,
       ctx,
       {
-        envVar: this.#o.accessTokenEnvVar,
+        envVar,
         pollTimeoutMs: this.#o.pollTimeoutMs ?? 30_000,
         graceMs: this.#o.pollGraceMs ?? 10_000,
         backoff: this.#o.backoff ?? { baseMs: 1_000, maxMs: 60_000 },
@@ -131,7 +132,7 @@ export class MatrixGateway implements Gateway {
   }
 
   async send(thread: string, text: string, options: SendOptions): Promise<SendResult> {
-    const { roomId, root } = parseThread(thread);
+    const { container: roomId, root } = splitThread(thread);
     const content = {
       msgtype: "m.text",
       body: toMailText(text),
@@ -150,7 +151,9 @@ export class MatrixGateway implements Gateway {
         : {}),
     };
     const path = `/rooms/${encodeURIComponent(roomId)}/send/m.room.message/${encodeURIComponent(options.idempotencyKey)}`;
-    const { event_id } = await this.#put<{ event_id: string }>("send", path, content);
+    const { event_id } = await this.#apiOf().send<{ event_id: string }>("send", "PUT", path, {
+      body: content,
+    });
     // A text approval request: a 👍/👎 reaction to it decides, like the typed reply.
     if (options.requestId) await this.#ctx?.state.set(REQUEST_KEY(event_id), options.requestId);
     return { messageId: event_id };
@@ -158,25 +161,15 @@ export class MatrixGateway implements Gateway {
 
   async startTyping(thread: string): Promise<void> {
     if (!this.#botId) return;
-    const { roomId } = parseThread(thread);
+    const { container: roomId } = splitThread(thread);
     const path = `/rooms/${encodeURIComponent(roomId)}/typing/${encodeURIComponent(this.#botId)}`;
-    await this.#put("typing", path, { typing: true, timeout: 30_000 });
+    await this.#apiOf().send("typing", "PUT", path, { body: { typing: true, timeout: 30_000 } });
   }
 
-  async #put<T>(call: string, path: string, body: unknown): Promise<T> {
-    try {
-      return await this.#apiOf().call<T>(call, "PUT", path, { body });
-    } catch (err) {
-      throw err instanceof PlatformCallError ? sendFailureOf(err, this.#o.accessTokenEnvVar) : err;
-    }
-  }
-
-  #apiOf(): MatrixApi {
+  #apiOf(): PlatformApi {
     if (!this.#api) throw new Error("matrix gateway not started");
     return this.#api;
   }
 }
 
-export function createGateway(options: MatrixGatewayOptions): MatrixGateway {
-  return new MatrixGateway(options);
-}
+export const createGateway = (options: MatrixGatewayOptions) => new MatrixGateway(options);

@@ -3,7 +3,7 @@
 // m.room.message (#mroommessage), threads (#threading: m.relates_to rel_type m.thread), edits
 // (#event-replacements: rel_type m.replace), reactions (#mreaction: rel_type m.annotation, key),
 // mentions (#user-and-room-mentions: m.mentions.user_ids).
-import type { DecisionKind, Inbound } from "@agentsvc/adapter-kit";
+import { type DecisionKind, type Inbound, joinThread } from "@agentsvc/adapter-kit";
 import type { SyncEvent } from "./sync.js";
 
 interface Relation {
@@ -19,16 +19,6 @@ export type Reading =
 
 const APPROVE_KEYS = new Set(["👍", "👍️", "✅", "✔️"]);
 const REJECT_KEYS = new Set(["👎", "👎️", "❌", "✖️"]);
-
-/** `room` or `room|threadRoot`: a Matrix thread is a room plus its root event. */
-export function threadOf(roomId: string, root?: string): string {
-  return root ? `${roomId}|${root}` : roomId;
-}
-
-export function parseThread(thread: string): { roomId: string; root?: string } {
-  const bar = thread.indexOf("|");
-  return bar < 0 ? { roomId: thread } : { roomId: thread.slice(0, bar), root: thread.slice(bar + 1) };
-}
 
 export function readEvent(roomId: string, members: number | undefined, e: SyncEvent, botId: string): Reading {
   if (e.sender === botId) return { kind: "ignored", reason: "own event" };
@@ -64,7 +54,7 @@ export function readEvent(roomId: string, members: number | undefined, e: SyncEv
     kind: "message",
     inbound: {
       dedupKey: e.event_id,
-      thread: threadOf(roomId, root),
+      thread: joinThread(roomId, root),
       text,
       author: { id: e.sender },
       chat: { type: group ? "group" : "direct", id: roomId },

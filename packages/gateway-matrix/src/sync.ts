@@ -3,8 +3,7 @@
 // is the batch's `since` (a failure re-reads the batch; event ids deduplicate) and a closing item
 // moves to `next_batch`. Without a stored position the first sync (timeout 0) only takes the current
 // position: a new bot does not answer a room's history.
-import { type BackoffOptions, type GatewayContext, PollLoop } from "@agentsvc/adapter-kit";
-import type { MatrixApi } from "./api.js";
+import { type GatewayContext, type PlatformApi, PollLoop, type PollLoopOptions } from "@agentsvc/adapter-kit";
 
 export const SINCE_KEY = "since";
 
@@ -42,16 +41,15 @@ export type SyncItem =
   | { kind: "event"; roomId: string; members: number | undefined; event: SyncEvent; position: string }
   | { kind: "end"; position: string };
 
-export interface SyncOptions {
-  envVar: string;
+/** /sync's `timeout` and the grace on top of it; the rest goes to the PollLoop as is. */
+export interface SyncOptions
+  extends Pick<PollLoopOptions<SyncItem, string>, "envVar" | "backoff" | "deafAfterMs"> {
   pollTimeoutMs: number;
   graceMs: number;
-  backoff: BackoffOptions;
-  deafAfterMs?: number;
 }
 
 export function matrixPoller(
-  api: MatrixApi,
+  api: PlatformApi,
   ctx: GatewayContext,
   o: SyncOptions,
   identify: (signal: AbortSignal) => Promise<void>,
@@ -84,7 +82,7 @@ export function matrixPoller(
     positionAfter: (item) => item.position,
     deliver: (item, signal) => (item.kind === "event" ? deliver(item, signal) : Promise.resolve()),
     itemId: (item) => (item.kind === "event" ? item.event.event_id : `end ${item.position}`),
-    backoff: o.backoff,
+    ...(o.backoff ? { backoff: o.backoff } : {}),
     ...(o.deafAfterMs !== undefined ? { deafAfterMs: o.deafAfterMs } : {}),
   });
   return (signal: AbortSignal) => loop.poll(signal);
