@@ -4,6 +4,7 @@
 // the bot never answers itself. No buttons: approvals go as the session's plain-text request and are
 // decided by a reply in the thread.
 import {
+  type AttachmentRef,
   type DecidedNotice,
   type Gateway,
   type GatewayCapabilities,
@@ -13,9 +14,11 @@ import {
   type SendOptions,
   type SendResult,
   type WebhookRoute,
-  GatewayLifetime,
+  LifetimeGateway,
 } from "@agentsvc/adapter-kit";
+import type { MediaPolicy } from "@agentsvc/webhook-kit";
 import { postComment, type RestTarget } from "./api.js";
+import { downloadImage, linkedImages } from "./images.js";
 import { type Comment, numberOf, POSTED_MARKER } from "./inbound.js";
 import { parseThreadId } from "./thread.js";
 import { githubWebhook } from "./webhook.js";
@@ -32,9 +35,14 @@ export interface GithubGatewayOptions {
   apiBaseUrl?: string;
   name?: string;
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * The entry's `media` block: pictures linked in a comment (GitHub's attachment URLs) are taken in
+   * within its kinds and size. Absent: they stay links in the text and nothing is fetched.
+   */
+  media?: MediaPolicy;
 }
 
-export class GithubGateway implements Gateway {
+export class GithubGateway extends LifetimeGateway implements Gateway {
   readonly kind = "push" as const;
   readonly type = "github";
   readonly name = "github";
@@ -45,13 +53,13 @@ export class GithubGateway implements Gateway {
   #rest: RestTarget | undefined;
   #secret = "";
   #botName = "";
-  readonly #life = new GatewayLifetime();
 
   constructor(options: GithubGatewayOptions) {
+    super();
     this.#options = options;
     this.webhooks = [
       githubWebhook({
-        context: () => this.#life.context,
+        context: () => this.life.context,
         secret: () => this.#secret,
         botName: () => this.#botName,
         pendingRequest: (thread, ctx) => ctx.state.get<string>(`request:${thread}`),
@@ -60,7 +68,7 @@ export class GithubGateway implements Gateway {
     ];
   }
 
-  async start(context: GatewayContext): Promise<void> {
+  protected async open(context: GatewayContext): Promise<void> {
     const o = this.#options;
     const secrets = readSecrets(
       context,
@@ -83,15 +91,10 @@ export class GithubGateway implements Gateway {
     this.#secret = secrets.webhookSecret;
     // Accept the name with or without the `[bot]` suffix an App's login carries.
     this.#botName = secrets.botName.replace(/^@/, "").replace(/\[bot\]$/i, "");
-    this.#life.begin(context);
-  }
-
-  async stop(): Promise<void> {
-    this.#life.end();
   }
 
   async send(thread: string, text: string, options: SendOptions): Promise<SendResult | undefined> {
-    const context = this.#life.context;
+    const context = this.life.context;
     if (!context || !this.#rest) throw new Error("github gateway is not started");
     const target = parseThreadId(thread);
     if (!target) throw new Error(`github: "${thread}" is not a github thread id`);
@@ -102,7 +105,7 @@ export class GithubGateway implements Gateway {
     // Remembered before posting, so an answer written right after the request finds it.
     if (options.requestId) await context.state.set(`request:${thread}`, options.requestId);
     const body = this.#decorate(text, options.requestId !== undefined);
-    const id = await postComment(this.#rest, target, pull, body, this.#life.signal);
+    const id = await postComment(this.#rest, target, pull, body, this.life.signal);
     return id ? { messageId: id } : {};
   }
 
@@ -111,7 +114,7 @@ export class GithubGateway implements Gateway {
    * comment reads it, and only while the request is open; a newer request of the thread keeps its row.
    */
   async onDecided(notice: DecidedNotice): Promise<void> {
-    const context = this.#life.context;
+    const context = this.life.context;
     if (!context) throw new Error("github gateway is not started");
     const key = `request:${notice.thread}`;
     if ((await context.state.get<string>(key)) === notice.requestId) await context.state.delete(key);
@@ -127,7 +130,15 @@ export class GithubGateway implements Gateway {
 
   async #record(c: Comment & { threadId: string }, context: GatewayContext): Promise<void> {
     if (c.pull !== undefined) await context.state.set(`pull:${c.threadId}`, c.pull);
+    // Pictures are stored before deliver, whose inbox record keeps the refs. Without a media block
+    // they stay links in the text (a comment's link is no upload to refuse).
+    const attachments: AttachmentRef[] = [];
+    const apiBaseUrl = this.#rest?.apiBaseUrl ?? DEFAULT_API_BASE_URL;
+    if (this.#options.media)
+      for (const image of linkedImages(c.text, apiBaseUrl))
+        attachments.push(await downloadImage(context, image, this.#options.media, apiBaseUrl));
     const result = await context.deliver({
+      ...(attachments.length > 0 ? { attachments } : {}),
       // The id inside the signed body: `X-GitHub-Delivery` is not signed and changes on a replay.
       dedupKey: c.dedupKey,
       thread: c.threadId,

@@ -2,7 +2,7 @@
 // deliveries) and a local host serving the gateway's webhook route over real HTTP.
 import type { GatewayHarness } from "@agentsvc/session-core/testing";
 import { FakeGitHub, type GitHubUser, hostWebhooks, type WebhookHost } from "@agentsvc/testkit";
-import { GithubGateway } from "../src/index.js";
+import { GithubGateway, type GithubGatewayOptions } from "../src/index.js";
 import { parseThreadId } from "../src/thread.js";
 
 export const SECRETS = {
@@ -18,7 +18,7 @@ export const bob: GitHubUser = { login: "bob", id: 202, type: "User" };
 export interface GithubWorld {
   fake: FakeGitHub;
   host: WebhookHost;
-  build(): GithubGateway;
+  build(extra?: Partial<GithubGatewayOptions>): GithubGateway;
   close(): Promise<void>;
 }
 
@@ -33,8 +33,9 @@ export async function githubWorld(): Promise<GithubWorld> {
   return {
     fake,
     host,
-    build() {
+    build(extra = {}) {
       const gateway = new GithubGateway({
+        ...extra,
         tokenEnvVar: "GH_TEST_TOKEN",
         webhookSecretEnvVar: "GH_TEST_WEBHOOK_SECRET",
         botNameEnvVar: "GH_TEST_BOT_NAME",

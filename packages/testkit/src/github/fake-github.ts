@@ -42,6 +42,11 @@ type Json = Record<string, unknown>;
 
 export class FakeGitHub extends HttpFake {
   readonly posted: GitHubPosted[] = [];
+  /** Requests for hosted pictures (`asset`): the path and the status answered. */
+  readonly assetRequests: { path: string; status: number; authorization: string | undefined }[] = [];
+  readonly #assets = new Map<string, { bytes: Buffer; jwt: string; expiresAt: number }>();
+  /** How long a signed picture URL works once handed out (GitHub's are short-lived). Default 5 min. */
+  assetUrlLifetimeMs = 5 * 60_000;
   /** Every REST call, failed ones included. */
   calls = 0;
   webhookUrl: string;
@@ -227,13 +232,29 @@ export class FakeGitHub extends HttpFake {
     );
   }
 
+  /**
+   * A picture pasted into a comment: GitHub stores it and links `https://github.com/user-attachments/assets/<uuid>`
+   * in the markdown (https://docs.github.com/en/get-started/writing-on-github/working-with-advanced-formatting/attaching-files).
+   * Here the link is on the fake's host; it answers 302 to a signed, short-lived URL (a `jwt`
+   * parameter, `assetUrlLifetimeMs`) on `/private-user-images/`, as github.com redirects to
+   * private-user-images.githubusercontent.com; that URL answers 404 once expired or with another jwt.
+   */
+  asset(bytes: Buffer): string {
+    const id = randomUUID();
+    this.#assets.set(id, { bytes, jwt: "", expiresAt: 0 });
+    return `${this.url}/user-attachments/assets/${id}`;
+  }
+
   async deliverAcknowledged(answer: Promise<WebhookAnswer>): Promise<WebhookAnswer> {
     return expectAcknowledged(await answer, "fake github delivery");
   }
 
   protected async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
-    const path = new URL(req.url ?? "/", "http://x").pathname;
+    const url = new URL(req.url ?? "/", "http://x");
+    const path = url.pathname;
+    if (req.method === "GET" && /^\/(user-attachments\/assets|private-user-images)\//.test(path))
+      return this.#serveAsset(url, req, res);
     // The authenticated user (https://docs.github.com/en/rest/users/users#get-the-authenticated-user):
     // what `agentsvc doctor` asks to prove the token works.
     if (req.method === "GET" && path === "/user") {
@@ -295,6 +316,34 @@ export class FakeGitHub extends HttpFake {
     answerJson(res, 201, { id, body, in_reply_to_id: root, user: this.botUser });
     if (this.echo)
       void this.commentOnReview({ owner, repo, pull, body, user: this.botUser, inReplyTo: root, id });
+  }
+
+  #serveAsset(url: URL, req: IncomingMessage, res: ServerResponse) {
+    const answer = (status: number) =>
+      this.assetRequests.push({ path: url.pathname, status, authorization: req.headers.authorization });
+    const link = /^\/user-attachments\/assets\/([^/]+)$/.exec(url.pathname)?.[1];
+    if (link) {
+      const asset = this.#assets.get(link);
+      if (!asset) {
+        answer(404);
+        return answerJson(res, 404, { message: "Not Found" });
+      }
+      asset.jwt = randomUUID();
+      asset.expiresAt = Date.now() + this.assetUrlLifetimeMs;
+      answer(302);
+      res.writeHead(302, { location: `${this.url}/private-user-images/${link}.png?jwt=${asset.jwt}` }).end();
+      return;
+    }
+    const signed = /^\/private-user-images\/([^/]+)\.png$/.exec(url.pathname)?.[1] ?? "";
+    const asset = this.#assets.get(signed);
+    if (!asset || url.searchParams.get("jwt") !== asset.jwt || Date.now() > asset.expiresAt) {
+      answer(404);
+      return void res.writeHead(404).end();
+    }
+    answer(200);
+    res
+      .writeHead(200, { "content-type": "image/png", "content-length": asset.bytes.length })
+      .end(asset.bytes);
   }
 }
 
