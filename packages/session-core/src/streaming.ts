@@ -41,11 +41,67 @@ interface DraftRecord {
   at: number;
 }
 
-/** The first message's worth of `text`, formatted as the final piece will be. */
-function firstPiece(gateway: Gateway, text: string): string {
+/**
+ * The first message's worth of `text`, formatted and cut as the final reply will be. Only the start
+ * of the text decides the first piece, so only a window is cut (work in proportion to the first
+ * piece, not to a reply that keeps growing): the text up to a block boundary within twice the
+ * limit, doubled until it yields a third piece (the first one's end was settled inside it) or
+ * covers the text. The window ends where a new block starts after a blank line (outside a code
+ * fence, not a list item, quote or indented line, which could belong to the block before), so every
+ * block in it parses as in the whole text. A reference or footnote definition (`[1]: https://...`)
+ * anywhere can change earlier text, so a text holding one is cut whole, as the final message is.
+ */
+export function firstPiece(gateway: Gateway, text: string): string {
+  if (!REFERENCE_DEFINITION.test(text)) {
+    for (let window = 2 * gateway.messageLimit; window < text.length; window *= 2) {
+      const end = lastBlockStart(text, window);
+      if (end === undefined) continue;
+      const pieces = piecesOf(gateway, text.slice(0, end));
+      if (pieces.length >= 3) return pieces[0] ?? "";
+    }
+  }
+  return piecesOf(gateway, text)[0] ?? "";
+}
+
+// CommonMark link reference definition (and GFM footnote definition): [label]: at a line's start.
+const REFERENCE_DEFINITION = /^ {0,3}\[[^\]\n]+\]:/m;
+// Code fence opening or closing line (CommonMark: up to three spaces, three or more ` or ~).
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+// A line after a blank one that may still belong to the block before: indented, a list item, a quote.
+const MAY_CONTINUE = /^(\s|[-*+](\s|$)|\d{1,9}[.)](\s|$)|>)/;
+
+/** Where the last block starting after a blank line, outside a fence, begins within `text[0, limit)`. */
+function lastBlockStart(text: string, limit: number): number | undefined {
+  let found: number | undefined;
+  let fence: string | undefined;
+  let blankBefore = false;
+  for (let at = 0; at < limit; ) {
+    const end = text.indexOf("\n", at);
+    const lineEnd = end === -1 ? text.length : end;
+    const line = text.slice(at, lineEnd);
+    const marker = FENCE.exec(line)?.[1];
+    if (fence) {
+      if (
+        marker &&
+        marker[0] === fence[0] &&
+        marker.length >= fence.length &&
+        !line.trim().slice(marker.length).trim()
+      )
+        fence = undefined;
+    } else {
+      if (blankBefore && line.trim() !== "" && !MAY_CONTINUE.test(line) && at > 0) found = at;
+      if (marker) fence = marker;
+    }
+    blankBefore = line.trim() === "";
+    if (end === -1) break;
+    at = end + 1;
+  }
+  return found;
+}
+
+function piecesOf(gateway: Gateway, text: string): string[] {
   const formatted = gateway.format ? gateway.format(text) : text;
-  const pieces = gateway.chunk ? gateway.chunk(formatted) : chunkText(formatted, gateway.messageLimit);
-  return pieces[0] ?? "";
+  return gateway.chunk ? gateway.chunk(formatted) : chunkText(formatted, gateway.messageLimit);
 }
 
 /** What ends a streamed reply that was cancelled (a failed one ends with its failure text). */
