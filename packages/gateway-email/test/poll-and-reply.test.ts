@@ -1,0 +1,526 @@
+// The email gateway step by step: its poll task run by hand against the test Dovecot (one round per
+// call, the delay it asks for read back) and its replies caught by the SMTP sink, with a hand-built
+// session context (what `deliver` got, the gateway's own state, the requests it may tag). The
+// threading headers follow RFC 5322 section 3.6.4 (https://www.rfc-editor.org/rfc/rfc5322#section-3.6.4):
+// a reply's In-Reply-To is its parent's Message-ID, References the parent's References plus it.
+import { Writable } from "node:stream";
+import type {
+  GatewayContext,
+  Inbound,
+  InteractionView,
+  SelfSchedulingTask,
+  SendOptions,
+} from "@agentsvc/adapter-kit";
+import { isGatewaySendError } from "@agentsvc/adapter-kit";
+import { type Dovecot, dovecotMissing, startDovecot } from "@agentsvc/testkit";
+import { pino } from "pino";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createGateway, type EmailGatewayOptions } from "../src/index.js";
+import { BOT, DMARC_PASS, type Mailbox, mailbox } from "./harness.js";
+
+type Gw = ReturnType<typeof createGateway>;
+
+let dovecot: Dovecot | undefined;
+let box: Mailbox | undefined;
+let gateway: Gw | undefined;
+beforeAll(async () => {
+  if (!dovecotMissing) dovecot = await startDovecot();
+});
+afterEach(async () => {
+  await gateway?.stop();
+  gateway = undefined;
+  await box?.close();
+  box = undefined;
+});
+afterAll(async () => {
+  await dovecot?.close();
+});
+
+async function started(extra: Partial<EmailGatewayOptions> = {}, env: Record<string, string> = {}) {
+  box = await mailbox(dovecot as Dovecot);
+  const lines: { level: number; msg: string; [k: string]: unknown }[] = [];
+  const logger = pino(
+    { level: "info" },
+    new Writable({
+      write: (chunk, _enc, done) => {
+        for (const line of String(chunk).split("\n")) if (line) lines.push(JSON.parse(line));
+        done();
+      },
+    }),
+  );
+  const state = new Map<string, unknown>();
+  const delivered: Inbound[] = [];
+  const rejected: { envVar: string; detail: string }[] = [];
+  const interactions = new Map<string, InteractionView>();
+  const tasks = new Map<string, SelfSchedulingTask>();
+  const counts = { heard: 0, reconnected: 0, succeeded: 0 };
+  const ctx: GatewayContext = {
+    deliver: async (inbound) => {
+      delivered.push(inbound);
+      return { accepted: true, id: delivered.length };
+    },
+    decide: async () => {
+      throw new Error("the email gateway decides through deliver");
+    },
+    interaction: async (id) => interactions.get(id),
+    state: {
+      get: async <T>(key: string) => state.get(key) as T | undefined,
+      set: async (key, value) => {
+        state.set(key, structuredClone(value));
+      },
+      delete: async (key) => {
+        state.delete(key);
+      },
+    },
+    outbox: async () => [],
+    claimOnce: async () => ({ claimed: true }),
+    credentialsRejected: (envVar, detail) => {
+      rejected.push({ envVar, detail });
+    },
+    reconnected: () => {
+      counts.reconnected += 1;
+    },
+    heard: () => {
+      counts.heard += 1;
+    },
+    platformCallSucceeded: () => {
+      counts.succeeded += 1;
+    },
+    logger,
+    scheduler: {
+      every: () => undefined,
+      schedule: (name, _delay, task) => {
+        tasks.set(name, task);
+      },
+      cancel: (name) => tasks.delete(name),
+      list: () => [],
+    },
+    env: {},
+  };
+  const options = box.options(extra);
+  const gw = createGateway({ ...options, env: { ...options.env, ...env }, name: "email" });
+  gateway = gw;
+  await gw.start(ctx);
+  const poll = tasks.get("poll");
+  if (!poll) throw new Error("start scheduled no poll");
+  /** One poll round; the delay the task asks for (null: stop polling). */
+  const round = () => poll(new AbortController().signal);
+  return { box, gw, ctx, lines, state, delivered, rejected, interactions, tasks, counts, round };
+}
+
+const opts = (key: string, more: Partial<SendOptions> = {}): SendOptions => ({
+  idempotencyKey: key,
+  attempt: 1,
+  ...more,
+});
+
+const request = (id: string, thread: string, more: Partial<InteractionView> = {}): InteractionView => ({
+  requestId: id,
+  threadId: "run-thread",
+  gateway: "email",
+  thread,
+  allowedDecisions: ["approve", "reject"],
+  toolName: "delete_file",
+  arguments: {},
+  prompt: "May I delete the file?",
+  createdAt: 0,
+  status: "open",
+  ...more,
+});
+
+describe.skipIf(dovecotMissing !== undefined)("the email gateway step by step", () => {
+  it("delivers a new mail as its own conversation, with the author, where replies go and the threading ids", async () => {
+    const { box, delivered, state, counts, round } = await started();
+    await box.append({
+      messageId: "<p1@example.test>",
+      from: "Ann Example <Ann@Example.test>",
+      subject: "Plans",
+      text: "what is planned?",
+      headers: { "Reply-To": "Team <team@example.test>" },
+    });
+    expect(await round()).toBe(100);
+    expect(delivered).toHaveLength(1);
+    expect(delivered[0]).toEqual({
+      dedupKey: "<p1@example.test>",
+      thread: "<p1@example.test>",
+      text: "what is planned?",
+      author: { id: "ann@example.test", displayName: "Ann Example" },
+      chat: { type: "direct", id: "ann@example.test" },
+      meta: {
+        from: "ann@example.test",
+        replyTo: "team@example.test",
+        subject: "Plans",
+        messageId: "<p1@example.test>",
+        references: ["<p1@example.test>"],
+      },
+    });
+    expect(state.get("msg:<p1@example.test>")).toBe("<p1@example.test>");
+    expect(state.get("thread:<p1@example.test>")).toEqual({
+      to: "team@example.test",
+      subject: "Plans",
+      inReplyTo: "<p1@example.test>",
+      references: ["<p1@example.test>"],
+    });
+    expect(counts.heard).toBe(1);
+    expect(counts.succeeded).toBe(1);
+    expect(counts.reconnected).toBe(0);
+  });
+
+  it("a follow-up to any mail of a known chain joins its conversation, found by In-Reply-To or the newest known reference", async () => {
+    const { box, delivered, round } = await started();
+    await box.append({ messageId: "<r1@example.test>", from: "ann@example.test", subject: "Q", text: "one" });
+    await round();
+    // In-Reply-To names a mail the gateway never saw; a reference names the root.
+    await box.append({
+      messageId: "<r2@example.test>",
+      from: "ann@example.test",
+      subject: "Re: Q",
+      text: "two",
+      inReplyTo: "<unknown@example.test>",
+      references: ["<elsewhere@example.test>", "<r1@example.test>", "<unknown@example.test>"],
+    });
+    // A reply to the second mail only.
+    await box.append({
+      messageId: "<r3@example.test>",
+      from: "ann@example.test",
+      subject: "Re: Q",
+      text: "three",
+      inReplyTo: "<r2@example.test>",
+    });
+    await round();
+    expect(delivered.map((d) => [d.text, d.thread])).toEqual([
+      ["one", "<r1@example.test>"],
+      ["two", "<r1@example.test>"],
+      ["three", "<r1@example.test>"],
+    ]);
+    // Unknown chain: the root of its References names the conversation, else In-Reply-To.
+    await box.append({
+      messageId: "<s2@example.test>",
+      from: "bob@example.test",
+      subject: "Re: old",
+      text: "four",
+      inReplyTo: "<s1@example.test>",
+      references: ["<s0@example.test>", "<s1@example.test>"],
+    });
+    await box.append({
+      messageId: "<t2@example.test>",
+      from: "bob@example.test",
+      subject: "Re: old",
+      text: "five",
+      inReplyTo: "<t1@example.test>",
+    });
+    await round();
+    expect(delivered.slice(3).map((d) => [d.text, d.thread])).toEqual([
+      ["four", "<s0@example.test>"],
+      ["five", "<t1@example.test>"],
+    ]);
+    expect(delivered[3]?.meta?.references).toEqual([
+      "<s0@example.test>",
+      "<s1@example.test>",
+      "<s2@example.test>",
+    ]);
+  });
+
+  it("a mail without a Message-ID gets a stable id of its UID and bytes, which is its conversation", async () => {
+    const { box, delivered, round } = await started();
+    const raw = "From: ann@example.test\r\nTo: bot@example.test\r\nSubject: no id\r\n\r\nhello\r\n";
+    const appended = await box.observer.append("INBOX", raw, []);
+    await round();
+    const uid = appended ? appended.uid : 0;
+    expect(delivered[0]?.dedupKey).toMatch(new RegExp(`^<uid-${uid}-[0-9a-f]{16}@imap>$`));
+    expect(delivered[0]?.thread).toBe(delivered[0]?.dedupKey);
+  });
+
+  it("a mail with no text and no part is left unread with a logged reason; an ignored sender is left unread too", async () => {
+    const { box, delivered, lines, round } = await started();
+    const empty = await box.append({
+      messageId: "<e1@example.test>",
+      from: "ann@example.test",
+      subject: "x",
+      text: "",
+    });
+    const auto = await box.append({
+      messageId: "<e2@example.test>",
+      from: "ann@example.test",
+      subject: "Out of office",
+      text: "away",
+      headers: { "Auto-Submitted": "auto-replied" },
+    });
+    await round();
+    expect(delivered).toEqual([]);
+    expect(await box.seen(empty)).toBe(false);
+    expect(await box.seen(auto)).toBe(false);
+    const ignored = lines.filter((l) => l.msg === "mail ignored").map((l) => l.reason);
+    expect(ignored).toEqual(["no text", "Auto-Submitted: auto-replied"]);
+  });
+
+  it("replies as Re: of the mail, threaded, from the bot, with one Message-ID per piece that a retry repeats", async () => {
+    const { box, gw, delivered, state, round } = await started();
+    await box.append({
+      messageId: "<m1@example.test>",
+      from: "Ann <ann@example.test>",
+      subject: "Fwd: Re: Plans",
+      text: "hi",
+    });
+    await round();
+    const meta = delivered[0]?.meta;
+    const thread = "<m1@example.test>";
+    const first = await gw.send(thread, "the **answer**", opts("k1", { meta }));
+    const retry = await gw.send(thread, "the **answer**", opts("k1", { meta, attempt: 2 }));
+    const next = await gw.send(thread, "more", opts("k2", { meta }));
+    const [a, b, c] = box.sink.mails;
+    expect(a?.subject).toBe("Re: Plans");
+    expect(a?.from?.value[0]?.address).toBe(BOT);
+    expect(a?.to && "text" in a.to ? a.to.text : "").toBe("ann@example.test");
+    expect(a?.inReplyTo).toBe(thread);
+    expect(a?.references).toBe(thread);
+    expect(a?.text?.trim()).toBe("the **answer**");
+    expect(a?.html).toContain("<strong>answer</strong>");
+    expect(first.messageId).toMatch(/^<[0-9a-f]{32}\.agentsvc@example\.test>$/);
+    expect(a?.messageId).toBe(first.messageId);
+    expect(b?.messageId).toBe(first.messageId);
+    expect(retry.messageId).toBe(first.messageId);
+    expect(next.messageId).not.toBe(first.messageId);
+    expect(c?.messageId).toBe(next.messageId);
+    expect(state.get(`msg:${first.messageId}`)).toBe(thread);
+    // A reply to the bot's mail, quoting only its id, is the same conversation.
+    await box.append({
+      messageId: "<m2@example.test>",
+      from: "ann@example.test",
+      subject: "Re: Plans",
+      text: "thanks",
+      inReplyTo: first.messageId as string,
+      references: [first.messageId as string],
+    });
+    await round();
+    expect(delivered[1]?.thread).toBe(thread);
+  });
+
+  it("without the run's origin a reply goes where the gateway kept the conversation, a bare address gets a new mail, a mailbox root is looked up", async () => {
+    const { box, gw, round } = await started();
+    // A root mail the gateway never read (read before it started): found in the mailbox by its Message-ID.
+    await box.append(
+      { messageId: "<old@example.test>", from: "Dan <DAN@example.test>", subject: "Old topic", text: "x" },
+      true,
+    );
+    await box.append({
+      messageId: "<k1@example.test>",
+      from: "ann@example.test",
+      subject: "Kept",
+      text: "hi",
+    });
+    await round();
+    await gw.send("<k1@example.test>", "kept", opts("a"));
+    await gw.send("carol@example.test", "new", opts("b"));
+    await gw.send("<old@example.test>", "looked up", opts("c"));
+    const [kept, bare, root] = box.sink.mails;
+    expect([kept?.subject, kept?.inReplyTo]).toEqual(["Re: Kept", "<k1@example.test>"]);
+    expect(kept?.to && "text" in kept.to ? kept.to.text : "").toBe("ann@example.test");
+    expect(bare?.subject).toBe("Message from your agent");
+    expect(bare?.to && "text" in bare.to ? bare.to.text : "").toBe("carol@example.test");
+    expect(bare?.inReplyTo).toBeUndefined();
+    expect(bare?.references).toBeUndefined();
+    expect(root?.subject).toBe("Re: Old topic");
+    expect(root?.to && "text" in root.to ? root.to.text : "").toBe("dan@example.test");
+    expect(root?.inReplyTo).toBe("<old@example.test>");
+    expect(root?.references).toBe("<old@example.test>");
+    const err = await gw.send("<nowhere@example.test>", "lost", opts("d")).catch((e: unknown) => e);
+    expect(isGatewaySendError(err) && err.permanent).toBe(true);
+    expect((err as Error).message).toBe("email: no recipient known for thread <nowhere@example.test>");
+  });
+
+  it("a run's origin without Reply-To (recorded before it was kept) answers the sender", async () => {
+    const { box, gw } = await started();
+    await gw.send("<o1@example.test>", "hi", opts("o", { meta: { from: "ann@example.test", subject: "S" } }));
+    const [mail] = box.sink.mails;
+    expect(mail?.to && "text" in mail.to ? mail.to.text : "").toBe("ann@example.test");
+    expect(mail?.subject).toBe("Re: S");
+    expect(mail?.inReplyTo).toBeUndefined();
+  });
+
+  it("an approval mail carries its request in the subject; a request of no record is not tagged", async () => {
+    const { box, gw, state, interactions } = await started();
+    interactions.set("req_1", request("req_1", "carol@example.test"));
+    await gw.send("carol@example.test", "May I?", opts("r1", { requestId: "req_1" }));
+    await gw.send(
+      "<x@example.test>",
+      "May I?",
+      opts("r2", { requestId: "req_1", meta: { from: "ann@example.test", subject: "Plans" } }),
+    );
+    await gw.send("carol@example.test", "text", opts("r3", { requestId: "req_unknown" }));
+    expect(box.sink.mails.map((m) => m.subject)).toEqual([
+      "Approval needed [agentsvc:req_1]",
+      "Re: Plans [agentsvc:req_1]",
+      "Message from your agent",
+    ]);
+    expect(state.get("request:carol@example.test")).toBe("req_1");
+    expect(state.has("request:<x@example.test>")).toBe(true);
+  });
+
+  it("a reply to an approval mail decides only when a trusted server authenticated the sender; else it is left unread", async () => {
+    const { box, gw, delivered, lines, interactions, round } = await started();
+    await box.append({
+      messageId: "<d1@example.test>",
+      from: "ann@example.test",
+      subject: "Plans",
+      text: "go",
+    });
+    await round();
+    const thread = "<d1@example.test>";
+    interactions.set("req_d", request("req_d", thread));
+    const sent = await gw.send(thread, "May I?", opts("q", { requestId: "req_d", meta: delivered[0]?.meta }));
+    const forged = await box.append({
+      messageId: "<d2@example.test>",
+      from: "ann@example.test",
+      subject: "Re: Plans",
+      text: "Approve, go ahead",
+      inReplyTo: sent.messageId as string,
+    });
+    await round();
+    expect(delivered).toHaveLength(1);
+    expect(await box.seen(forged)).toBe(false);
+    expect(lines.find((l) => String(l.msg).startsWith("decision by mail not applied"))).toMatchObject({
+      requestId: "req_d",
+      from: "ann@example.test",
+    });
+    // Without the tag, by the thread's open request; the first line decides by prefix.
+    await box.append({
+      messageId: "<d3@example.test>",
+      from: "ann@example.test",
+      subject: "Re: Plans",
+      text: "Approve, go ahead",
+      inReplyTo: sent.messageId as string,
+      headers: DMARC_PASS,
+    });
+    await round();
+    expect(delivered[1]).toMatchObject({ thread, text: "approve" });
+    // Text that is not a decision reaches the agent unchanged, with no authentication needed.
+    await box.append({
+      messageId: "<d4@example.test>",
+      from: "ann@example.test",
+      subject: "Re: Plans [agentsvc:req_d]",
+      text: "What file is it?",
+    });
+    await round();
+    expect(delivered[2]).toMatchObject({ thread, text: "What file is it?" });
+  });
+
+  it("a request tag decides the conversation only for this gateway's requests; a decided request is no longer a decision", async () => {
+    const { box, delivered, interactions, round } = await started();
+    interactions.set("req_other", request("req_other", "<elsewhere@example.test>", { gateway: "slack" }));
+    interactions.set("req_done", request("req_done", "<done@example.test>", { status: "decided" }));
+    await box.append({
+      messageId: "<g1@example.test>",
+      from: "ann@example.test",
+      subject: "Re: x [agentsvc:req_other]",
+      text: "approve",
+      headers: DMARC_PASS,
+    });
+    await box.append({
+      messageId: "<g2@example.test>",
+      from: "ann@example.test",
+      subject: "Re: x [agentsvc:req_done]",
+      text: "Approve, go ahead",
+    });
+    await round();
+    expect(delivered.map((d) => [d.thread, d.text])).toEqual([
+      ["<g1@example.test>", "approve"],
+      ["<done@example.test>", "Approve, go ahead"],
+    ]);
+  });
+
+  it("a schedule's mail is a new message with its own subject to the conversation's address", async () => {
+    const { box, gw, round } = await started();
+    await box.append({
+      messageId: "<c1@example.test>",
+      from: "ann@example.test",
+      subject: "Old",
+      text: "hi",
+    });
+    await round();
+    const scheduled = (subject: string) => ({ meta: { scheduled: { subject } } });
+    await gw.send("<c1@example.test>", "weekly", opts("s", scheduled("  Weekly report ")));
+    await gw.send("dan@example.test", "blank", opts("t", scheduled("  ")));
+    const [composed, blank] = box.sink.mails;
+    expect(composed?.subject).toBe("Weekly report");
+    expect(composed?.to && "text" in composed.to ? composed.to.text : "").toBe("ann@example.test");
+    expect(composed?.inReplyTo).toBeUndefined();
+    expect(composed?.references).toBeUndefined();
+    expect(blank?.subject).toBe("Message from your agent");
+  });
+
+  it("a file goes as an attachment of a threaded reply, its caption or its note as the body", async () => {
+    const { box, gw } = await started();
+    const meta = { from: "ann@example.test", subject: "Files", messageId: "<f1@example.test>" };
+    const file = (caption?: string) => ({
+      name: "r.txt",
+      contentType: "text/plain",
+      size: 5,
+      ...(caption ? { caption } : {}),
+      bytes: async () => Buffer.from("hello"),
+    });
+    await gw.sendFile("<f1@example.test>", file("the report"), opts("f1", { meta }));
+    await gw.sendFile("<f1@example.test>", file(), opts("f2", { meta }));
+    const [captioned, noted] = box.sink.mails;
+    expect(captioned?.subject).toBe("Re: Files");
+    expect(captioned?.inReplyTo).toBe("<f1@example.test>");
+    expect(captioned?.text?.trim()).toBe("the report");
+    expect(captioned?.attachments.map((a) => [a.filename, a.contentType, a.content.toString()])).toEqual([
+      ["r.txt", "text/plain", "hello"],
+    ]);
+    expect(noted?.text?.trim()).toBe("📎 r.txt (5 B)");
+  });
+
+  it("a refused IMAP login stops polling and reports the IMAP password variable", async () => {
+    const { rejected, round } = await started({}, { IMAP_PASS: "wrong" });
+    expect(await round()).toBeNull();
+    expect(rejected.map((r) => r.envVar)).toEqual(["IMAP_PASS"]);
+    expect(rejected[0]?.detail).toContain("IMAP login failed");
+  });
+
+  it("an IMAP outage is logged and retried with growing delays; the first poll that works again says so once", async () => {
+    const server = dovecot as Dovecot;
+    // The gateway has not connected yet (an open IMAP session outlives the server's stop).
+    const { box, delivered, lines, counts, round } = await started();
+    await server.stop();
+    const failed = () => lines.filter((l) => String(l.msg).startsWith("IMAP poll failed"));
+    const delays: (number | null)[] = [];
+    try {
+      delays.push(await round(), await round());
+      expect(failed().map((l) => l.attempt)).toEqual([1, 2]);
+      const [first, second] = delays.slice(-2) as number[];
+      expect(failed().map((l) => l.retryInMs)).toEqual([first, second]);
+      expect(first).toBeGreaterThanOrEqual(100);
+      expect(second).toBeGreaterThan(first as number);
+      expect(failed()[0]?.level).toBe(50);
+    } finally {
+      await server.start();
+    }
+    await box.reconnect();
+    await box.append({
+      messageId: "<back@example.test>",
+      from: "ann@example.test",
+      subject: "x",
+      text: "back",
+    });
+    expect(await round()).toBe(100);
+    expect(await round()).toBe(100);
+    expect(delivered.map((d) => d.text)).toEqual(["back"]);
+    expect(lines.filter((l) => l.msg === "IMAP poll works again")).toHaveLength(1);
+    expect(counts.reconnected).toBe(1);
+  });
+
+  it("after stop the poll task ends and reads nothing", async () => {
+    const { box, gw, delivered, tasks, round } = await started();
+    await gw.stop();
+    expect(tasks.has("poll")).toBe(false);
+    await box.append({
+      messageId: "<late@example.test>",
+      from: "ann@example.test",
+      subject: "x",
+      text: "late",
+    });
+    expect(await round()).toBeNull();
+    expect(delivered).toEqual([]);
+  });
+});
