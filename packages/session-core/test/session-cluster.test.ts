@@ -31,10 +31,18 @@ let sent = 0;
 const say = (r: Rig, thread: string, text: string) => r.gateway.inject({ thread, text, id: `m${++sent}` });
 const texts = (r: Rig[], thread: string) => r.flatMap((x) => x.gateway.textsTo(thread));
 const starts = (r: Rig) => r.runs.starts.map((s) => s.input);
+/**
+ * Which instance runs a message is decided by who claims its thread first: the receiver right after
+ * recording, or any instance's 100 ms sweep (under load the sweep sometimes won). A test that names
+ * the instance running a thread's first turn gives it the thread's lock before the message arrives.
+ */
+const holdFirst = (cluster: ReturnType<typeof createMemoryCluster>, id: string, thread: string) =>
+  cluster.instance(id).acquireThread(`gw:mock:${thread}`);
 
 describe("several instances over one store", () => {
   it("runs a message recorded by another instance on the thread's holder, after the running turn, in order", async () => {
-    const { a, b } = await pair();
+    const { a, b, cluster } = await pair();
+    expect(await holdFirst(cluster, "a", "T")).toBe(true);
     await say(a, "T", "use wait_gate first");
     await until(() => a.gates.calls.length === 1, "the first turn at its gate");
     await say(b, "T", "q1");
@@ -78,6 +86,7 @@ describe("several instances over one store", () => {
 
   it("takes over the threads and the outbox of an instance whose connection dropped", async () => {
     const { a, b, cluster } = await pair();
+    expect(await holdFirst(cluster, "a", "T")).toBe(true);
     await say(a, "T", "use wait_gate first");
     await until(() => a.gates.calls.length === 1, "the turn at its gate on a");
     await say(a, "T", "queued behind it");
@@ -93,6 +102,7 @@ describe("several instances over one store", () => {
 
   it("continues a turn whose approved tool was running on an instance that dropped, once, on the thread's new holder only", async () => {
     const { a, b, cluster } = await pair();
+    expect(await holdFirst(cluster, "a", "T")).toBe(true);
     await say(a, "T", "use slow_delete report.txt");
     await until(() => a.gateway.decisionRequests.length === 1, "the approval request");
     const requestId = a.gateway.decisionRequests[0]?.requestId as string;
@@ -115,6 +125,7 @@ describe("several instances over one store", () => {
 
   it("a holder cut off without noticing does not commit the turn another instance took over: one turn, one reply", async () => {
     const { a, b, cluster } = await pair();
+    expect(await holdFirst(cluster, "a", "T")).toBe(true);
     await say(a, "T", "use wait_gate first");
     await until(() => a.gates.calls.length === 1, "the turn at its gate on a");
     // a's connection is gone but a has not noticed: b's sweep finds the running record and reruns it.
@@ -137,7 +148,8 @@ describe("several instances over one store", () => {
   });
 
   it("applies the busy policy of the holder to a message recorded elsewhere (reject)", async () => {
-    const { a, b } = await pair({ policy: "reject" });
+    const { a, b, cluster } = await pair({ policy: "reject" });
+    expect(await holdFirst(cluster, "a", "T")).toBe(true);
     await say(a, "T", "use wait_gate first");
     await until(() => a.gates.calls.length === 1, "the turn at its gate on a");
     await say(b, "T", "too soon");
@@ -150,7 +162,8 @@ describe("several instances over one store", () => {
   });
 
   it("decides an approval on the instance that did not run the turn: the tool runs once, the turn goes on there", async () => {
-    const { a, b } = await pair();
+    const { a, b, cluster } = await pair();
+    expect(await holdFirst(cluster, "a", "T")).toBe(true);
     await say(a, "T", "use delete_file report.txt");
     await until(() => a.gateway.decisionRequests.length === 1, "the approval request, sent by the leader");
     const requestId = a.gateway.decisionRequests[0]?.requestId as string;
@@ -189,6 +202,7 @@ describe("several instances over one store", () => {
 
   it("a decision taken on the other instance holds the thread there: a message meanwhile waits behind the approved tool", async () => {
     const { a, b, cluster } = await pair();
+    expect(await holdFirst(cluster, "a", "T")).toBe(true);
     await say(a, "T", "use slow_delete report.txt");
     await until(() => a.gateway.decisionRequests.length === 1, "the approval request");
     await until(() => !cluster.holders().has("gw:mock:T"), "the suspended thread let go");
@@ -208,7 +222,8 @@ describe("several instances over one store", () => {
   });
 
   it("steer: a message recorded elsewhere is spliced into the holder's running turn (one turn, one reply)", async () => {
-    const { a, b } = await pair({ policy: "steer" });
+    const { a, b, cluster } = await pair({ policy: "steer" });
+    expect(await holdFirst(cluster, "a", "T")).toBe(true);
     await say(a, "T", "use wait_gate first");
     await until(() => a.gates.calls.length === 1, "the turn at its gate on a");
     await say(b, "T", "and this too");
@@ -224,7 +239,8 @@ describe("several instances over one store", () => {
   });
 
   it("interrupt: a message recorded elsewhere cancels the holder's running turn, then runs", async () => {
-    const { a, b } = await pair({ policy: "interrupt" });
+    const { a, b, cluster } = await pair({ policy: "interrupt" });
+    expect(await holdFirst(cluster, "a", "T")).toBe(true);
     await say(a, "T", "use wait_gate first");
     await until(() => a.gates.calls.length === 1, "the turn at its gate on a");
     await say(b, "T", "stop that");
