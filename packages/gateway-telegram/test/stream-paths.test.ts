@@ -3,7 +3,7 @@
 // group a message that is edited (https://core.telegram.org/bots/api#editmessagetext); a stream
 // resumed after a restart keeps the ids it had; a draft Telegram refuses falls back to the group way;
 // the final text replaces the preview, and only a preview that is gone is sent anew.
-import type { SendOptions } from "@agentsvc/adapter-kit";
+import type { ReplyStream, SendOptions, StreamOptions } from "@agentsvc/adapter-kit";
 import { eventually, TelegramFake } from "@agentsvc/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createGateway, type TelegramGateway } from "../src/index.js";
@@ -39,6 +39,13 @@ afterEach(async () => {
   await fake.close();
 });
 
+/** The gateway's stream for `thread`, as the session opens it. */
+function open(thread: string, streamOptions: StreamOptions = {}): ReplyStream {
+  const stream = gateway.stream?.(thread, streamOptions);
+  if (!stream) throw new Error("the telegram gateway does not stream");
+  return stream;
+}
+
 const calls = (method: string) => fake.calls.filter((c) => c.method === method);
 const inChat = (chatId: number) => fake.chat.botMessages.filter((m) => m.chatId === chatId);
 
@@ -57,7 +64,7 @@ describe("a private chat or a group", () => {
   });
 
   it("a private chat without meta streams into one draft, handing its id over once, and the reply follows as one message without an edit", async () => {
-    const stream = gateway.stream(String(PRIVATE), {});
+    const stream = open(String(PRIVATE), {});
     const first = await stream.update("Hello");
     const second = await stream.update("Hello there");
     expect(first?.draftId).toBeTypeOf("number");
@@ -75,7 +82,7 @@ describe("a private chat or a group", () => {
   });
 
   it("a group's preview is sent as a reply to the user's message, edited as it grows (also without a signal), and the final text edits it in place", async () => {
-    const stream = gateway.stream(String(GROUP), { meta: { chatType: "supergroup", messageId: 17 } });
+    const stream = open(String(GROUP), { meta: { chatType: "supergroup", messageId: 17 } });
     const ids = await stream.update("Hello");
     expect(await stream.update("Hello there")).toBeUndefined();
     expect(calls("sendMessageDraft")).toEqual([]);
@@ -93,14 +100,14 @@ describe("a private chat or a group", () => {
 
 describe("a stream resumed after a restart (the ids the session kept)", () => {
   it("a private chat's draft goes on under the same draft id, which is not handed over again", async () => {
-    const stream = gateway.stream(String(PRIVATE), { previous: { draftId: 4242 } });
+    const stream = open(String(PRIVATE), { previous: { draftId: 4242 } });
     expect(await stream.update("Where were we")).toBeUndefined();
     expect(fake.chat.drafts.map((d) => d.draftId)).toEqual([4242]);
   });
 
   it("a preview message already sent is edited, not sent again, in a private chat as in a group", async () => {
     const before = await gateway.send(String(PRIVATE), "Half", options);
-    const stream = gateway.stream(String(PRIVATE), {
+    const stream = open(String(PRIVATE), {
       previous: { messageId: String(before.messageId) },
       meta: { chatType: "private" },
     });
@@ -109,7 +116,7 @@ describe("a stream resumed after a restart (the ids the session kept)", () => {
     expect(inChat(PRIVATE).map((m) => m.text)).toEqual(["Half of it"]);
 
     const inGroup = await gateway.send(String(GROUP), "Half", options);
-    const groupStream = gateway.stream(String(GROUP), { previous: { messageId: String(inGroup.messageId) } });
+    const groupStream = open(String(GROUP), { previous: { messageId: String(inGroup.messageId) } });
     expect(await groupStream.update("Half of it")).toBeUndefined();
     expect(inChat(GROUP).map((m) => m.text)).toEqual(["Half of it"]);
   });
@@ -118,7 +125,7 @@ describe("a stream resumed after a restart (the ids the session kept)", () => {
 describe("a private chat whose draft Telegram refuses", () => {
   it("refused for good (400): the preview becomes a message that is edited from then on", async () => {
     fake.failNext("sendMessageDraft", { status: 400, description: "Bad Request: TEXTDRAFT_PEER_INVALID" });
-    const stream = gateway.stream(String(PRIVATE), { meta: { chatType: "private" } });
+    const stream = open(String(PRIVATE), { meta: { chatType: "private" } });
     const ids = await stream.update("Hello");
     expect(ids?.messageId).toBe(String(inChat(PRIVATE)[0]?.messageId));
     expect(await stream.update("Hello there")).toBeUndefined();
@@ -128,7 +135,7 @@ describe("a private chat whose draft Telegram refuses", () => {
 
   it("failing for now (500): that update fails, and the next one is a draft again", async () => {
     fake.failNext("sendMessageDraft", { status: 500 });
-    const stream = gateway.stream(String(PRIVATE), { meta: { chatType: "private" } });
+    const stream = open(String(PRIVATE), { meta: { chatType: "private" } });
     await expect(stream.update("Hello")).rejects.toThrow();
     const ids = await stream.update("Hello there");
     expect(ids?.draftId).toBeTypeOf("number");
@@ -139,7 +146,7 @@ describe("a private chat whose draft Telegram refuses", () => {
 
 describe("the final text of a group's preview", () => {
   it("an edit failing for a reason other than a deleted preview fails the piece (the outbox retries): no second message", async () => {
-    const stream = gateway.stream(String(GROUP), {});
+    const stream = open(String(GROUP), {});
     const ids = await stream.update("Hello");
     fake.failNext("editMessageText", { status: 500 });
     await expect(
@@ -150,7 +157,7 @@ describe("the final text of a group's preview", () => {
   });
 
   it("a preview deleted meanwhile: the final text goes out as a new message", async () => {
-    const stream = gateway.stream(String(GROUP), {});
+    const stream = open(String(GROUP), {});
     const ids = await stream.update("Hello");
     expect(fake.chat.deleteBotMessage(GROUP, Number(ids?.messageId))).toBe(true);
     const result = await gateway.finishDraft(String(GROUP), ids ?? {}, "Hello, all done.", options);
