@@ -39,4 +39,17 @@ describe("lock requests while a statement is in flight", () => {
     answers[2]!();
     expect(await last).toBe(true);
   });
+
+  it("a burst of more than 1000 keys goes in statements of at most 1000 (a statement's arrays stay small)", async () => {
+    const sizes: number[] = [];
+    const batch = new LockBatch(async (_ops, keys) => {
+      sizes.push(keys.length);
+      return new Set(keys);
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 2001 }, (_, i) => batch.request("lock", String(i))),
+    );
+    expect(answers.every(Boolean)).toBe(true);
+    expect(sizes).toEqual([1000, 1000, 1]);
+  });
 });
