@@ -25,7 +25,12 @@ export async function downloadFile(
   ctx: GatewayContext,
   file: TeamsFile,
   media: MediaOptions | undefined,
-  access: { serviceUrl: string; token: () => Promise<string> },
+  access: {
+    serviceUrl: string;
+    token: () => Promise<string>;
+    /** The connector refused the token for a picture: drop it, so the redelivery fetches with a new one. */
+    tokenRefused?: () => void;
+  },
 ): Promise<AttachmentRef> {
   const inline = file.via === "inline";
   try {
@@ -42,6 +47,7 @@ export async function downloadFile(
         : "file download refused (downloadUrl off SharePoint)",
     });
   } catch (err) {
+    if (inline && err instanceof DownloadFailed && err.status === 401) access.tokenRefused?.();
     if (!(err instanceof DownloadFailed && GONE[file.via].includes(err.status))) throw err;
     ctx.logger.warn({ file: file.id, status: err.status }, "a file of the message is gone (expired link?)");
     return { refused: "failed", kind: file.kind, ...(file.name ? { name: file.name } : {}) };

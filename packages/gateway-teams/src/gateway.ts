@@ -287,6 +287,7 @@ export class TeamsGateway implements Gateway {
     const access = {
       serviceUrl: m.serviceUrl,
       token: () => (this.#token as BotToken).get(this.#life.signal),
+      tokenRefused: () => this.#token?.invalidate(),
     };
     for (const file of m.files)
       attachments.push(await downloadFile(context, file, this.#options.media, access));

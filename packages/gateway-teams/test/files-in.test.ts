@@ -70,6 +70,18 @@ it("fetches a pasted picture from the connector with the bot's token, and ignore
   expect(world.fake.fileRequests[0]?.authorization).toMatch(/^Bearer /);
 });
 
+it("drops a bot token the connector refuses for a picture, so the redelivery fetches it with a new one", async () => {
+  await boot();
+  await world.fake.deliverAcknowledged(world.fake.messageActivity({ conversationId, from: alice, text: "hi" }));
+  // The token cached for the first picture; the connector then stops taking it.
+  expect((await say([world.fake.inlinePicture(PNG)], "", "1first")).status).toBe(200);
+  world.fake.revokeIssuedTokens();
+  const picture = world.fake.inlinePicture(PNG);
+  expect((await say([picture], "", "1second")).status).toBe(500);
+  expect((await say([picture], "", "1second")).status).toBe(200);
+  expect(t.delivered.at(-1)?.attachments?.[0]).toMatchObject({ kind: "image", contentType: "image/png" });
+});
+
 it("fetches a file once when the connector sends the same activity again", async () => {
   await boot();
   const share = world.fake.fileShare(PDF, { name: "a.pdf" });

@@ -58,6 +58,11 @@ export class IssuedTokens {
     return token;
   }
 
+  /** Every token issued so far stops working (revoked or expired early on the service's side). */
+  revokeAll(): void {
+    this.#tokens.clear();
+  }
+
   valid(authorization: string | undefined): boolean {
     const token = /^Bearer (.+)$/.exec(authorization ?? "")?.[1];
     const expires = token ? this.#tokens.get(token) : undefined;

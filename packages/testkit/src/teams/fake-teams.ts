@@ -166,6 +166,14 @@ export class FakeTeams extends HttpFake {
     this.#secretRevoked = true;
   }
 
+  /**
+   * The connector stops taking every bot token issued so far (401), as when a token is revoked or
+   * expires early; the token endpoint keeps issuing new ones.
+   */
+  revokeIssuedTokens(): void {
+    this.#tokens.revokeAll();
+  }
+
   /** The key the connector signs with now. */
   get signingKey(): ConnectorKey {
     return this.#key;
