@@ -124,6 +124,12 @@ describe.skipIf(postgresMissing)("InstanceLink at its edges", () => {
     expect(errors[1]![1]).toBe("callback failed");
     expect(errors[2]![1]).toBe("listener failed");
     expect(link.isHeld("agentsvc:test:b")).toBe(false);
+    // One drop, one report and one reconnect, though the connection ended with an error and an end.
+    await waitFor("reconnected", () => link.connected, 5_000);
+    await sleep(300);
+    expect(lost).toHaveLength(1);
+    expect(errors.filter(([c]) => c === "connection dropped")).toHaveLength(1);
+    expect(link.generation).toBe(2);
   });
 
   it("after a reconnect, onReconnect listeners run in order, one that throws is reported, an unsubscribed one does not run", async () => {
@@ -192,5 +198,48 @@ describe.skipIf(postgresMissing)("InstanceLink at its edges", () => {
     expect(lost).toEqual([]);
     expect(errors).toEqual([]);
     expect(link.connected).toBe(false);
+  });
+
+  it("a connect() that close() overtook is refused and leaves no session open", async () => {
+    const link = new InstanceLink({ connectionString: pg.url, ...quick, applicationName: "edge-overtaken" });
+    const connecting = link.connect();
+    await link.close();
+    await expect(connecting).rejects.toThrow("InstanceLink: closed while connecting");
+    expect(link.connected).toBe(false);
+    expect(link.generation).toBe(0);
+    await waitFor("no session left", async () => (await sessionsNamed("edge-overtaken")) === 0, 5_000);
+  });
+
+  it("asked for TLS, it does not fall back to plain text on a server without it", async () => {
+    const link = new InstanceLink({ connectionString: pg.url, ...quick, ssl: true });
+    await expect(link.connect()).rejects.toThrow(/SSL/);
+    expect(link.connected).toBe(false);
+    await link.close();
+  });
+
+  it("a lock or unlock statement the server refuses rejects while the link stays up; the name is not counted as held", async () => {
+    // A role without superuser rights, so revoking the advisory-lock functions applies to it.
+    await pg.mon.query("CREATE ROLE link_limited LOGIN");
+    const url = new URL(pg.url);
+    url.username = "link_limited";
+    const link = await pg.link({ ...quick, connectionString: url.href });
+    const grant =
+      "GRANT EXECUTE ON FUNCTION pg_try_advisory_lock(bigint), pg_advisory_unlock(bigint) TO PUBLIC";
+    try {
+      expect(await link.tryLock("agentsvc:test:refused-unlock")).toBe(true);
+      await pg.mon.query(
+        "REVOKE EXECUTE ON FUNCTION pg_try_advisory_lock(bigint), pg_advisory_unlock(bigint) FROM PUBLIC",
+      );
+      await expect(link.tryLock("agentsvc:test:refused")).rejects.toThrow(/permission denied/);
+      expect(link.isHeld("agentsvc:test:refused")).toBe(false);
+      await expect(link.unlock("agentsvc:test:refused-unlock")).rejects.toThrow(/permission denied/);
+      expect(link.isHeld("agentsvc:test:refused-unlock")).toBe(false);
+      expect(link.connected).toBe(true);
+      await pg.mon.query(grant);
+      // Taken again once allowed: the refused take left nothing behind on this link.
+      expect(await link.tryLock("agentsvc:test:refused")).toBe(true);
+    } finally {
+      await pg.mon.query(grant);
+    }
   });
 });
