@@ -72,7 +72,9 @@ it("fetches a pasted picture from the connector with the bot's token, and ignore
 
 it("drops a bot token the connector refuses for a picture, so the redelivery fetches it with a new one", async () => {
   await boot();
-  await world.fake.deliverAcknowledged(world.fake.messageActivity({ conversationId, from: alice, text: "hi" }));
+  await world.fake.deliverAcknowledged(
+    world.fake.messageActivity({ conversationId, from: alice, text: "hi" }),
+  );
   // The token cached for the first picture; the connector then stops taking it.
   expect((await say([world.fake.inlinePicture(PNG)], "", "1first")).status).toBe(200);
   world.fake.revokeIssuedTokens();
