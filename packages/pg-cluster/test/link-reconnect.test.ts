@@ -135,6 +135,41 @@ describe.skipIf(postgresMissing)("the link's reconnect backoff and health check 
     }
   });
 
+  it("a connection attempt nobody answers fails after connectTimeoutMs, 10 s by default", async () => {
+    const proxy = await switchableProxy(new URL(db.url));
+    const url = new URL(db.url);
+    url.port = String(proxy.port);
+    proxy.holding = true;
+    fakeClock();
+    try {
+      for (const [connectTimeoutMs, ms] of [
+        [undefined, 10_000],
+        [2_000, 2_000],
+      ] as const) {
+        const link = new InstanceLink({
+          connectionString: url.href,
+          healthCheckMs: 0,
+          ...(connectTimeoutMs === undefined ? {} : { connectTimeoutMs }),
+        });
+        let failed: unknown;
+        const connecting = link.connect().catch((e: unknown) => {
+          failed = e;
+        });
+        await until("the proxy holds the connection", () => proxy.connections > 0);
+        proxy.connections = 0;
+        await vi.advanceTimersByTimeAsync(ms - 1);
+        await realSleep(50);
+        expect(failed).toBeUndefined();
+        await vi.advanceTimersByTimeAsync(1);
+        await connecting;
+        expect(String(failed)).toMatch(/timeout/i);
+        await link.close();
+      }
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it("the health check sends SELECT 1 every healthCheckMs, every 10 s by default, and never with 0", async () => {
     fakeClock();
     const selectOnes = async (healthCheckMs: number | undefined) => {
@@ -173,6 +208,8 @@ async function switchableProxy(target: URL) {
   const state = {
     refusing: false,
     holding: false,
+    /** Connections accepted (and not refused) so far. */
+    connections: 0,
     port: 0,
     cut() {
       for (const s of open) s.destroy();
@@ -188,6 +225,7 @@ async function switchableProxy(target: URL) {
       socket.destroy();
       return;
     }
+    state.connections += 1;
     open.add(socket);
     socket.on("error", () => undefined);
     socket.on("close", () => open.delete(socket));
