@@ -137,6 +137,11 @@ export interface SenderAccess {
 type PushBase = GatewayBase &
   SenderAccess & {
     media?: MediaConfig;
+    /**
+     * What an attachment gets without a `media` block, when the entry's adapter says so
+     * (`adapter.unsupportedMedia`: WhatsApp's `ignore`); absent: `reply`.
+     */
+    unsupportedMedia?: "reply" | "ignore";
     /** Reconnect when nothing arrived for this long while the connection is up ("10m"; connection adapters). */
     deafAfter?: string;
   };

@@ -1,6 +1,8 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { mediaPolicyOf } from "../src/index.js";
-import { expectError, loadErrors, loadOk } from "./helpers.js";
+import { loadProject, mediaPolicyOf } from "../src/index.js";
+import { expectError, loadErrors, loadOk, writeProject } from "./helpers.js";
 
 describe("media blocks on gateway entries", () => {
   it("fills a bare media block with 20 MiB, all four kinds, no transcription and reply", async () => {
@@ -68,8 +70,48 @@ describe("media blocks on gateway entries", () => {
 });
 
 describe("mediaPolicyOf without a media block", () => {
-  it("takes nothing in and answers an attachment once, except WhatsApp which stays caption-only", () => {
-    expect(mediaPolicyOf({ type: "telegram" })).toMatchObject({ types: [], unsupported: "reply" });
-    expect(mediaPolicyOf({ type: "whatsapp" })).toMatchObject({ types: [], unsupported: "ignore" });
+  const WA =
+    "type: whatsapp\naccessTokenEnvVar: A\nphoneNumberIdEnvVar: P\nappSecretEnvVar: S\nverifyTokenEnvVar: V\n";
+
+  it("takes nothing in and answers an attachment once, except where the adapter says ignore (WhatsApp: caption-only)", async () => {
+    const project = await loadOk({
+      "gateways/tg.yaml": "type: telegram\nbotTokenEnvVar: TG\n",
+      "gateways/wa.yaml": WA,
+    });
+    const [tg, wa] = ["telegram", "whatsapp"].map((t) => project.pushGateways.find((g) => g.type === t)!);
+    expect(mediaPolicyOf(tg!)).toMatchObject({ types: [], unsupported: "reply" });
+    // The default is the adapter's (adapter.unsupportedMedia), not a type list in config-schema.
+    expect(wa).toMatchObject({ unsupportedMedia: "ignore" });
+    expect(mediaPolicyOf(wa!)).toMatchObject({ types: [], unsupported: "ignore" });
+  });
+
+  it("takes the third-party adapter's default like a built-in's", async () => {
+    const dir = writeProject({ "gateways/chat.yaml": "type: agentsvc-gateway-quiet\n" });
+    const pkg = join(dir, "node_modules", "agentsvc-gateway-quiet");
+    mkdirSync(pkg, { recursive: true });
+    writeFileSync(
+      join(pkg, "package.json"),
+      JSON.stringify({ name: "agentsvc-gateway-quiet", type: "module", exports: "./index.js" }),
+    );
+    writeFileSync(
+      join(pkg, "index.js"),
+      'export const adapter = { type: "quiet", kind: "webhook", account: "bot", secrets: [], unsupportedMedia: "ignore" };\nexport const entrySchema = {};\nexport function createGateway() {}\n',
+    );
+    const r = await loadProject(dir);
+    expect(r.ok && mediaPolicyOf(r.project.pushGateways[0]!)).toMatchObject({ unsupported: "ignore" });
+    // With a block, the block decides.
+    expect(
+      mediaPolicyOf({
+        unsupportedMedia: "ignore",
+        media: {
+          maxBytes: 1,
+          types: ["image"],
+          transcribe: false,
+          transcriptionModel: "x",
+          showTranscript: true,
+          unsupported: "reply",
+        },
+      }),
+    ).toMatchObject({ unsupported: "reply" });
   });
 });

@@ -1,5 +1,8 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { expectError, loadErrors, loadOk } from "./helpers.js";
+import { loadProject } from "../src/index.js";
+import { expectError, loadErrors, loadOk, writeProject } from "./helpers.js";
 
 const TG = "type: telegram\nbotTokenEnvVar: TG\n";
 
@@ -103,6 +106,53 @@ describe("schedules/ entries", () => {
       "to.subject",
       /for email targets only \(this schedule sends to telegram\)/,
     );
+  });
+
+  it("hands a third-party adapter's schedule keys to it (its scheduleTarget), refusing them on other targets", async () => {
+    const dir = writeProject({
+      "gateways/chat.yaml": "type: agentsvc-gateway-toy\n",
+      "gateways/tg.yaml": TG,
+      "schedules/a.yaml": "every: 1h\nprompt: p\nto: { gateway: toy, thread: t1, priority: high }\n",
+    });
+    const pkg = join(dir, "node_modules", "agentsvc-gateway-toy");
+    mkdirSync(pkg, { recursive: true });
+    writeFileSync(
+      join(pkg, "package.json"),
+      JSON.stringify({ name: "agentsvc-gateway-toy", type: "module", exports: "./index.js" }),
+    );
+    writeFileSync(
+      join(pkg, "index.js"),
+      `export const adapter = { type: "toy", kind: "webhook", account: "bot", secrets: [] };
+export const entrySchema = {};
+export function createGateway() {}
+export const scheduleTarget = {
+  // A valibot-compatible optional schema without valibot (the package has no dependencies).
+  entries: { priority: { kind: "schema", type: "unknown", expects: "unknown", async: false, "~run": (d) => ({ ...d, typed: true }) } },
+  read: (keys) => keys.priority === "high" ? { target: { urgent: true } } : { issue: { key: "priority", message: "must be high" } },
+};
+`,
+    );
+    const r = await loadProject(dir);
+    expect(r.ok && r.project.schedules.map((s) => s.to)).toEqual([
+      { gateway: "toy", thread: "t1", urgent: true },
+    ]);
+    writeFileSync(
+      join(dir, "schedules/b.yaml"),
+      "every: 1h\nprompt: p\nto: { gateway: tg, thread: 1, priority: high }\n",
+    );
+    writeFileSync(
+      join(dir, "schedules/c.yaml"),
+      "every: 1h\nprompt: p\nto: { gateway: toy, thread: t1, priority: low }\n",
+    );
+    const bad = await loadProject(dir);
+    const errors = bad.ok ? [] : bad.errors;
+    expectError(
+      errors,
+      "schedules/b.yaml",
+      "to.priority",
+      /for toy targets only \(this schedule sends to telegram\)/,
+    );
+    expectError(errors, "schedules/c.yaml", "to.priority", /must be high/);
   });
 
   it("reads a chat page target (default conversation schedule-<name>); refuses an unknown page, a user not among its accounts, and gateway keys beside it", async () => {

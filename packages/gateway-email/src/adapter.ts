@@ -12,4 +12,5 @@ export const adapter: AdapterInfo = {
 // The light entry (`@agentsvc/gateway-email/adapter`): what check and doctor import, without the
 // gateway (start loads `createGateway` from the main entry).
 export { doctor } from "./doctor.js";
+export { scheduleTarget } from "./schedule-target.js";
 export { entrySchema } from "./schema.js";

@@ -6,4 +6,5 @@ export {
 } from "./gateway.js";
 export { adapter } from "./adapter.js";
 export { doctor } from "./doctor.js";
+export { scheduleTarget } from "./schedule-target.js";
 export { EMAIL_DEFAULTS, type EmailEntry, entrySchema } from "./schema.js";

@@ -26,6 +26,25 @@ export interface AdapterInfo {
   secrets: readonly string[];
   /** One line for `doctor` and docs: "Telegram Bot API (getUpdates long-poll)". */
   title?: string;
+  /**
+   * What an attachment gets when the entry has no `media` block: `reply` (default: one short
+   * answer saying it was not read) or `ignore` (nothing; WhatsApp reads only a media message's
+   * caption, the spec's row for it).
+   */
+  unsupportedMedia?: "reply" | "ignore";
+}
+
+/**
+ * The platform keys a schedule's `to` may carry when it sends to this adapter's entries (e-mail:
+ * `subject`; WhatsApp: `templateName`, `templateLanguage`). `entries` are valibot entries (each
+ * optional); `read` turns the parsed keys into what the target carries, which reaches the adapter
+ * as the scheduled run's origin `meta.scheduled`, or refuses them naming the key.
+ */
+export interface AdapterScheduleTarget {
+  entries: v.ObjectEntries;
+  read(
+    keys: Record<string, unknown>,
+  ): { target: Record<string, unknown> } | { issue: { key: string; message: string } };
 }
 
 /** An adapter's platform keys: valibot entries merged with the common keys into one strict entry. */

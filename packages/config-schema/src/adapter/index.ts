@@ -6,6 +6,7 @@ export type {
   AdapterEntrySchema,
   AdapterInfo,
   AdapterKind,
+  AdapterScheduleTarget,
   DoctorContext,
   DoctorResult,
 } from "./contract.js";

@@ -5,7 +5,12 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { AdapterDoctor, AdapterEntrySchema, AdapterInfo } from "../adapter/contract.js";
+import type {
+  AdapterDoctor,
+  AdapterEntrySchema,
+  AdapterInfo,
+  AdapterScheduleTarget,
+} from "../adapter/contract.js";
 import { adapterPackageOf, isRegistryName } from "../adapter/package-name.js";
 
 /** The official adapters' types (each `@agentsvc/gateway-<type>`); only their names live here. */
@@ -32,6 +37,7 @@ export interface AdapterModule {
   adapter: AdapterInfo;
   entrySchema: AdapterEntrySchema;
   doctor?: AdapterDoctor;
+  scheduleTarget?: AdapterScheduleTarget;
 }
 
 export type FoundAdapter =
@@ -105,6 +111,11 @@ function contractProblem(mod: Record<string, unknown>, needsFactory: boolean): s
   if (needsFactory && typeof mod.createGateway !== "function")
     return "it exports no `createGateway` function";
   if (mod.doctor !== undefined && typeof mod.doctor !== "function") return "`doctor` must be a function";
+  if (info.unsupportedMedia !== undefined && !["reply", "ignore"].includes(info.unsupportedMedia))
+    return "`adapter.unsupportedMedia` must be reply or ignore";
+  const target = mod.scheduleTarget as Partial<AdapterScheduleTarget> | undefined;
+  if (target !== undefined && (typeof target.entries !== "object" || typeof target.read !== "function"))
+    return "`scheduleTarget` must hold `entries` and a `read` function";
   return undefined;
 }
 

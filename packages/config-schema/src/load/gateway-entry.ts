@@ -169,5 +169,7 @@ async function validatePushEntry(
   if (!out) return undefined;
   // The registry name is the adapter's; a package-named entry remembers its package for start.
   const named = isAdapterPackageName(type) ? { type: info.type, package: found.pkg } : {};
-  return { kind: "push", entry: { ...base, ...out, ...named } as PushGatewayEntry };
+  // The adapter's default for attachments without a media block (only a non-default one is kept).
+  const media = info.unsupportedMedia === "ignore" ? { unsupportedMedia: "ignore" } : {};
+  return { kind: "push", entry: { ...base, ...out, ...named, ...media } as PushGatewayEntry };
 }

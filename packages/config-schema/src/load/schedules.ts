@@ -10,6 +10,7 @@ import type {
   WebuiExposure,
 } from "../types.js";
 import { DATA_EXTS, listFolder, MODULE_EXTS, reportDuplicateNames } from "./files.js";
+import { readPlatformKeys, ScheduleTargets, splitTarget } from "./schedule-targets.js";
 import { loadAny, type makeModuleLoader } from "./module.js";
 
 /** schedules/<name>.(yaml|json|ts): one schedule per file, named by the file. */
@@ -25,10 +26,12 @@ export async function loadSchedules(
   const files = listFolder(root, "schedules", [...DATA_EXTS, ...MODULE_EXTS], sink);
   const dupes = reportDuplicateNames(files, "schedule", sink);
   const out: ScheduleEntry[] = [];
+  const targets = new ScheduleTargets(root, pushGateways);
   for (const f of files) {
     const loaded = await loadAny(loader, f, sink);
     if (!loaded.ok) continue;
-    const r = v.safeParse(scheduleSchema, loaded.value);
+    const { common, platform } = await splitTarget(loaded.value, targets);
+    const r = v.safeParse(scheduleSchema, common);
     if (!r.success) {
       sink.fromValibot(f.rel, r.issues);
       continue;
@@ -39,7 +42,7 @@ export async function loadSchedules(
       continue;
     }
     if (s.to.page !== undefined) {
-      const target = pageTarget(f.rel, f.base, s.to, exposures, sink);
+      const target = pageTarget(f.rel, f.base, { ...platform, ...s.to }, exposures, sink);
       if (!target) continue;
       // A chat page turn runs on the named agent's own runs: any agent of the project may be named.
       if (!checkAgent(f.rel, s.agent, agents, undefined, sink)) continue;
@@ -71,43 +74,20 @@ export async function loadSchedules(
       );
       continue;
     }
-    // Keys that only one platform reads are refused elsewhere, so a typo'd target is not silently plain.
-    const only = (key: "subject" | "templateName" | "templateLanguage", type: string) =>
-      s.to[key] !== undefined && gateway.type !== type
-        ? `is for ${type} targets only (this schedule sends to ${gateway.type})`
-        : undefined;
-    const misplaced = (["subject", "templateName", "templateLanguage"] as const)
-      .map((key) => [key, only(key, key === "subject" ? "email" : "whatsapp")] as const)
-      .find(([, problem]) => problem);
-    if (misplaced) {
-      sink.error(f.rel, `to.${misplaced[0]}`, misplaced[1]!);
-      continue;
-    }
-    if ((s.to.templateName === undefined) !== (s.to.templateLanguage === undefined)) {
-      sink.error(
-        f.rel,
-        s.to.templateName === undefined ? "to.templateName" : "to.templateLanguage",
-        "templateName and templateLanguage go together (the approved template's name and its language code, such as en_US)",
-      );
-      continue;
-    }
+    // The platform keys are the target adapter's (e-mail's subject, WhatsApp's template); a key
+    // another adapter reads is refused here, so a typo'd target is not silently plain.
+    const platformTarget = await readPlatformKeys(f.rel, platform, gateway, targets, sink);
+    if (!platformTarget) continue;
     if (!checkAgent(f.rel, s.agent, agents, rootAgent, sink)) continue;
     if (dupes.has(f.base) && out.some((x) => x.name === f.base)) continue;
-    out.push(
-      entryOf(f, s, {
-        gateway: gateway.type,
-        thread: s.to.thread,
-        ...(s.to.subject !== undefined ? { subject: s.to.subject } : {}),
-        ...(s.to.templateName !== undefined && s.to.templateLanguage !== undefined
-          ? { template: { name: s.to.templateName, language: s.to.templateLanguage } }
-          : {}),
-      }),
-    );
+    out.push(entryOf(f, s, { ...platformTarget, gateway: gateway.type, thread: s.to.thread }));
   }
   return out;
 }
 
 type Parsed = v.InferOutput<typeof scheduleSchema>;
+
+const PAGE_KEYS = ["page", "user", "conversation"];
 
 function entryOf(f: { base: string; rel: string }, s: Parsed, to: ScheduleTarget): ScheduleEntry {
   const entry: ScheduleEntry = {
@@ -162,12 +142,12 @@ function checkAgent(
 function pageTarget(
   file: string,
   name: string,
-  to: Parsed["to"],
+  to: Parsed["to"] & Record<string, unknown>,
   exposures: Exposure[],
   sink: IssueSink,
 ): ScheduleTarget | undefined {
-  for (const key of ["gateway", "thread", "subject", "templateName", "templateLanguage"] as const) {
-    if (to[key] !== undefined) {
+  for (const key of Object.keys(to)) {
+    if (!PAGE_KEYS.includes(key) && to[key] !== undefined) {
       sink.error(
         file,
         `to.${key}`,

@@ -89,10 +89,14 @@ export interface MediaConfig {
 }
 
 /**
- * The media policy an entry runs with: its block, or (no block) nothing taken in and `reply`
- * for an attachment, except WhatsApp, which keeps the spec's caption-only row (`ignore`).
+ * The media policy an entry runs with: its block, or (no block) nothing taken in and what its
+ * adapter says an attachment gets (`unsupportedMedia`, filled in at validation: WhatsApp keeps the
+ * spec's caption-only row, `ignore`), by default `reply`.
  */
-export function mediaPolicyOf(entry: { type?: string; media?: MediaConfig }): MediaConfig {
+export function mediaPolicyOf(entry: {
+  media?: MediaConfig;
+  unsupportedMedia?: "reply" | "ignore";
+}): MediaConfig {
   if (entry.media) return entry.media;
   return {
     maxBytes: 0,
@@ -100,6 +104,6 @@ export function mediaPolicyOf(entry: { type?: string; media?: MediaConfig }): Me
     transcribe: false,
     transcriptionModel: DEFAULT_TRANSCRIPTION_MODEL,
     showTranscript: true,
-    unsupported: entry.type === "whatsapp" ? "ignore" : "reply",
+    unsupported: entry.unsupportedMedia ?? "reply",
   };
 }

@@ -94,13 +94,6 @@ export const scheduleSchema = strict(
             ),
           ),
         ),
-        subject: v.optional(nonEmptyString("the subject of the e-mail a tick composes (email only)")),
-        templateName: v.optional(
-          nonEmptyString("an approved WhatsApp message template the reply is sent in (whatsapp only)"),
-        ),
-        templateLanguage: v.optional(
-          nonEmptyString("the approved template's language code, such as en_US (whatsapp only)"),
-        ),
       },
       "to",
     ),
