@@ -16,6 +16,8 @@ export type ClusterMessage =
   | { kind: "thread"; gateway: string; thread: string; held?: boolean }
   /** Pieces were queued in the outbox: the sending instance should look. */
   | { kind: "outbox" }
+  /** The leader has an outbox backlog: other instances queue for the partitions it gives up (outbox-shares.ts). */
+  | { kind: "outbox-help" }
   /** A run control for whichever instance runs `threadId`; `id` is answered by a `run-ack`. */
   | {
       kind: "run";

@@ -65,6 +65,11 @@ export class OutboxSender {
   readonly #drafts: Previews | undefined;
   readonly #observer: SessionObserver | undefined;
   readonly #fileUrl: OutboxOptions["fileUrl"];
+  /** Several instances: the pieces this one may send (its partitions, outbox-shares.ts); all when unset. */
+  #mine: ((row: OutboxRow) => boolean) | undefined;
+  #batch: Promise<unknown> | undefined; // the sends in flight
+  /** Told how each pass went: a backlog once `backlogAfter` pieces went in one pass, and what a pass sent. */
+  pressure: { backlogAfter: number; backlog(): void; passed(sent: number): void } | undefined;
 
   constructor(input: {
     store: SessionStore;
@@ -97,9 +102,23 @@ export class OutboxSender {
     this.#fileUrl = input.options?.fileUrl;
   }
 
+  get running(): boolean {
+    return this.#running;
+  }
+
   start(): void {
     this.#running = true;
     this.wake();
+  }
+
+  /** From the next batch on, sends only the pieces `mine` accepts (all when undefined). */
+  restrict(mine: ((row: OutboxRow) => boolean) | undefined): void {
+    this.#mine = mine;
+  }
+
+  /** Resolves once the batch in flight (read before a `restrict`) is over. */
+  async drained(): Promise<void> {
+    await this.#batch?.catch(() => {});
   }
 
   /**
@@ -167,7 +186,9 @@ export class OutboxSender {
     next = Math.min(next ?? Number.POSITIVE_INFINITY, Date.now() + this.#idlePollMs);
     // A held gateway's pieces are due and never sent: they hide when the others are due, so look
     // again in a while instead of at once.
-    if (this.#held.size > 0 || this.#storeFailed) next = Math.max(next, Date.now() + this.#baseDelayMs);
+    // So are other instances' pieces, for a sender restricted to its partitions.
+    if (this.#held.size > 0 || this.#storeFailed || this.#mine)
+      next = Math.max(next, Date.now() + this.#baseDelayMs);
     this.#timer = setTimeout(() => this.wake(), Math.max(0, next - Date.now()));
     this.#timer.unref();
   }
@@ -175,12 +196,18 @@ export class OutboxSender {
   async #pump(): Promise<void> {
     // Only the pass that ran last counts: one that went through after a failed one is not held back.
     this.#storeFailed = false;
+    let sent = 0;
     try {
       while (this.#running) {
         const rows = await this.#due(Date.now(), this.#concurrency);
-        if (rows.length === 0) return;
-        await Promise.all(rows.map((row) => this.#sendOne(row)));
+        if (rows.length === 0) break;
+        this.#batch = Promise.all(rows.map((row) => this.#sendOne(row)));
+        await this.#batch;
+        const after = this.pressure?.backlogAfter ?? Number.POSITIVE_INFINITY;
+        if (sent < after && sent + rows.length >= after) this.pressure?.backlog();
+        sent += rows.length;
       }
+      this.pressure?.passed(sent);
     } catch (err) {
       // The store failed (unreachable database, or it refused to mark a piece the platform took):
       // the pieces stay pending and due; #arm looks again after baseDelayMs, not at once, or a
@@ -197,7 +224,7 @@ export class OutboxSender {
   async #due(now: number, want: number): Promise<OutboxRow[]> {
     for (let limit = want; ; limit *= 2) {
       const rows = await this.#store.outbox.due(now, limit);
-      const sendable = rows.filter((row) => !this.#held.has(row.gateway));
+      const sendable = rows.filter((row) => !this.#held.has(row.gateway) && (this.#mine?.(row) ?? true));
       if (sendable.length >= want || rows.length < limit) return sendable.slice(0, want);
     }
   }

@@ -5,6 +5,7 @@ import type { SuspendedRun } from "@agentsvc/agent-core";
 import type { Approvals } from "./approvals.js";
 import type { ClusterMessage, Coordination } from "./coordination.js";
 import type { DecideResult, Gateway } from "./gateway.js";
+import { OutboxShares } from "./outbox-shares.js";
 import type { Ownership } from "./ownership.js";
 import type { SessionParts } from "./parts.js";
 import { recover } from "./recovery.js";
@@ -46,8 +47,29 @@ export interface SessionLeadDeps {
 
 export class SessionLead {
   #leading = false;
+  /** Several instances: which outbox partitions this one sends (all while it leads, unless it shares a backlog). */
+  readonly #shares: OutboxShares | undefined;
 
-  constructor(private readonly d: SessionLeadDeps) {}
+  constructor(private readonly d: SessionLeadDeps) {
+    const { parts, coordination } = d;
+    if (!coordination.shared) return;
+    this.#shares = new OutboxShares({
+      coordination,
+      sender: parts.sender,
+      pinned: (name) => {
+        const gateway = parts.registry.get(name);
+        return !gateway || holdsConnection(gateway);
+      },
+      logger: parts.logger,
+      stopping: () => parts.stopping(),
+    });
+  }
+
+  /** Stops sending: every outbox partition given up (several instances), then the sender stopped. */
+  async stopSending(): Promise<void> {
+    await this.#shares?.stop();
+    await this.d.parts.sender.stop();
+  }
 
   /**
    * This instance leads (always, for one instance): it holds the platform connections, sends the
@@ -74,7 +96,9 @@ export class SessionLead {
       // A lost announcement is found within a second.
       this.d.scheduler.every("session:outbox-poll", 1000, async () => parts.sender.wake());
     }
-    parts.sender.start();
+    // Several instances: the sender starts once this instance holds its outbox partitions.
+    if (this.#shares) this.#shares.lead();
+    else parts.sender.start();
     if (!coordination.shared) this.expireEvery();
   }
 
@@ -94,6 +118,7 @@ export class SessionLead {
     this.#leading = false;
     parts.logger.warn({ bootId: this.d.bootId }, "this instance no longer leads; another takes over");
     this.d.scheduler.cancel("session:outbox-poll");
+    await this.#shares?.unlead();
     await parts.sender.stop();
     await stopGateways(parts, holdsConnection);
   }
@@ -172,10 +197,9 @@ export class SessionLead {
   /** What another instance (or this one) announced. */
   onCluster(message: ClusterMessage): void {
     const { parts } = this.d;
-    if (message.kind === "outbox") {
-      if (this.#leading) parts.sender.wake(true);
-      return;
-    }
+    // Whoever sends (the leader, helpers with a backlog) looks; a sender not running ignores it.
+    if (message.kind === "outbox") parts.sender.wake(true);
+    if (message.kind === "outbox-help") this.#shares?.help();
     if (message.kind !== "thread" || !parts.registry.get(message.gateway)) return;
     // Its recorder found the thread held by another instance: only that holder need look (the
     // others would each try a lock it holds). A holder that let it go meanwhile leaves it to the sweep.

@@ -212,7 +212,7 @@ export class GatewaySession {
     this.#unsubscribeCluster?.();
     await this.#options.runs.drain(drainMs);
     await this.#work.settle(this.#parts, Math.min(drainMs, 5_000));
-    await this.#parts.sender.stop();
+    await this.#lead.stopSending();
     await this.#parts.previews.closeAll();
     this.scheduler.stopAll();
     await this.#stopLeading?.();

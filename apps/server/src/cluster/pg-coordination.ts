@@ -5,7 +5,7 @@ import type { ClusterMessage, Coordination } from "@agentsvc/session-core";
 import type { Logger } from "pino";
 
 // Not "leader-released": Leadership's own (pg-cluster).
-const KINDS: readonly ClusterMessage["kind"][] = ["thread", "outbox", "run", "run-ack"];
+const KINDS: readonly ClusterMessage["kind"][] = ["thread", "outbox", "outbox-help", "run", "run-ack"];
 
 export interface PgCoordination extends Coordination {
   close(): Promise<void>;
@@ -21,6 +21,7 @@ function targetOf(message: ClusterMessage): string {
     case "run-ack":
       return message.id;
     case "outbox":
+    case "outbox-help":
       return "";
   }
 }

@@ -1,0 +1,209 @@
+// Several instances: who sends which outbox pieces. A thread's pieces fall in one of
+// OUTBOX_PARTITIONS partitions, and partition i is sent by whoever leads the role `outbox:<i>`
+// (one instance at a time: the role's lock). The session leader leads them all and sends
+// everything, the cheapest way to keep each thread's order. When one pass of its sender has sent
+// BACKLOG_PIECES pieces and the queue is still not empty, it asks the others to help
+// (`outbox-help`) and, once they queue for the roles, gives partitions 1..n-1 up: a helper takes at
+// most HELPER_SHARE of them, the leader queues again behind the helpers (taking back what nobody
+// took), and a helper whose partitions had nothing due for HELPER_IDLE_MS gives them back.
+// Partition 0, which also holds every thread of a gateway with a platform connection (started on
+// the leader only), stays with the leader.
+//
+// Per-thread order and exactly-once: a thread is in one partition, a partition is sent by one
+// instance at a time, and an instance gives a partition up only once its sender's batch in flight
+// is over, so the next holder never reads a head that is still being sent. A holder whose
+// connection dropped loses its roles with its locks, like a leader (a piece it was sending may go
+// again, with the same idempotency key).
+import type { Logger } from "pino";
+import type { Coordination } from "./coordination.js";
+import type { OutboxSender } from "./outbox-sender.js";
+import type { OutboxRow } from "./store.js";
+
+/** Partitions of the outbox's threads (roles `outbox:0` .. `outbox:3`). */
+export const OUTBOX_PARTITIONS = 4;
+/** Pieces one pass of the leader's sender sends, with more still due, before it asks for help. */
+export const BACKLOG_PIECES = 64;
+/** Partitions one helping instance takes at most. */
+const HELPER_SHARE = 2;
+/** A helper gives its partitions back after this long with nothing due in them. */
+const HELPER_IDLE_MS = 5_000;
+/** How long the leader waits after asking for help before it gives partitions up (helpers queue meanwhile). */
+const HELP_LINE_UP_MS = 200;
+/** How long after giving partitions up the leader queues for them again, behind the helpers. */
+const LEADER_REQUEUE_MS = 2_000;
+
+/** The partition of a thread; `pinned` (a gateway only the leader runs) is always 0. */
+function outboxPartition(gateway: string, thread: string, pinned: boolean): number {
+  if (pinned) return 0;
+  // FNV-1a over the thread's key: every instance computes the same partition.
+  let hash = 0x811c9dc5;
+  for (const char of `${gateway}\u0000${thread}`) {
+    hash ^= char.codePointAt(0) ?? 0;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash % OUTBOX_PARTITIONS;
+}
+
+export interface OutboxSharesDeps {
+  coordination: Coordination;
+  sender: OutboxSender;
+  /** True for a gateway whose pieces only the leader sends (one with a platform connection, or unknown). */
+  pinned(gateway: string): boolean;
+  logger: Logger;
+  stopping(): boolean;
+}
+
+export class OutboxShares {
+  /** Role handles (stop functions) of the partitions this instance holds or queues for. */
+  readonly #queued = new Map<number, () => Promise<void>>();
+  /** Partitions this instance holds now. */
+  readonly #mine = new Set<number>();
+  readonly #timers = new Set<NodeJS.Timeout>();
+  #leading = false;
+  #helping = false;
+  /** The leader gave partitions up and has not held them all since. */
+  #sharing = false;
+  #idleSince: number | undefined;
+
+  constructor(private readonly d: OutboxSharesDeps) {
+    d.sender.pressure = {
+      backlogAfter: BACKLOG_PIECES,
+      backlog: () => this.#backlog(),
+      passed: (sent) => this.#passed(sent),
+    };
+  }
+
+  /** This instance leads the session: it queues for every partition. */
+  lead(): void {
+    this.#leading = true;
+    this.#helping = false;
+    for (let i = 0; i < OUTBOX_PARTITIONS; i++) this.#queue(i);
+  }
+
+  /** No longer the leader: every partition is given up (helpers and the next leader queue for them). */
+  async unlead(): Promise<void> {
+    this.#leading = false;
+    this.#sharing = false;
+    await this.#giveUp([...this.#queued.keys()]);
+  }
+
+  /** Another instance asked for help with a backlog: queue for the partitions it gives up. */
+  help(): void {
+    if (this.#leading || this.#helping || this.d.stopping()) return;
+    this.#helping = true;
+    this.#idleSince = undefined;
+    this.d.logger.info("outbox: another instance has a backlog; helping to send it");
+    for (let i = 1; i < OUTBOX_PARTITIONS; i++) this.#queue(i);
+  }
+
+  async stop(): Promise<void> {
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#timers.clear();
+    this.#leading = false;
+    this.#helping = false;
+    await this.#giveUp([...this.#queued.keys()]);
+  }
+
+  #queue(partition: number): void {
+    if (this.#queued.has(partition)) return;
+    // Set first: a free role may be granted inside lead() (giving it up again reads `stop` later).
+    let stop: (() => Promise<void>) | undefined;
+    this.#queued.set(partition, () => stop?.() ?? Promise.resolve());
+    stop = this.d.coordination.lead(`outbox:${partition}`, {
+      onLead: () => this.#gained(partition),
+      onLose: () => this.#lost(partition),
+    });
+  }
+
+  #gained(partition: number): void {
+    this.#mine.add(partition);
+    if (!this.#leading) {
+      // A helper keeps its share and leaves the rest to the others.
+      if (this.#mine.size > HELPER_SHARE) {
+        void this.#giveUp([partition]);
+        return;
+      }
+      if (this.#mine.size === HELPER_SHARE)
+        void this.#giveUp([...this.#queued.keys()].filter((p) => !this.#mine.has(p)));
+    } else if (this.#mine.size === OUTBOX_PARTITIONS) this.#sharing = false;
+    this.#apply();
+  }
+
+  #lost(partition: number): void {
+    this.#mine.delete(partition);
+    this.#apply();
+  }
+
+  /** Tells the sender what it may send, and runs it while this instance holds any partition. */
+  #apply(): void {
+    const { sender, pinned } = this.d;
+    if (this.#mine.size === OUTBOX_PARTITIONS) sender.restrict(undefined);
+    else {
+      const mine = new Set(this.#mine);
+      sender.restrict((row: OutboxRow) =>
+        mine.has(outboxPartition(row.gateway, row.thread, pinned(row.gateway))),
+      );
+    }
+    if (this.#mine.size > 0) {
+      if (!sender.running) sender.start();
+      else sender.wake();
+    } else if (sender.running) void sender.stop();
+  }
+
+  /** Stops sending `partitions`, waits for the batch in flight, then leaves their roles. */
+  async #giveUp(partitions: number[]): Promise<void> {
+    if (partitions.length === 0) return;
+    const stops = partitions.flatMap((p) => {
+      const stop = this.#queued.get(p);
+      this.#queued.delete(p);
+      this.#mine.delete(p);
+      return stop ? [stop] : [];
+    });
+    this.d.logger.debug({ partitions }, "outbox: giving partitions up once the sends in flight are over");
+    this.#apply();
+    await this.d.sender.drained();
+    for (const stop of stops) await stop();
+  }
+
+  #later(ms: number, run: () => void): void {
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      run();
+    }, ms);
+    timer.unref();
+    this.#timers.add(timer);
+  }
+
+  #backlog(): void {
+    if (!this.#leading || this.#sharing || this.d.stopping()) return;
+    this.#sharing = true;
+    this.d.logger.info(
+      { pieces: BACKLOG_PIECES },
+      "outbox: backlog; asking the other instances to help send",
+    );
+    void this.d.coordination.publish({ kind: "outbox-help" });
+    this.#later(HELP_LINE_UP_MS, () => {
+      if (!this.#leading) return;
+      const given = [...this.#mine].filter((p) => p !== 0);
+      void this.#giveUp(given).then(() =>
+        this.#later(LEADER_REQUEUE_MS, () => {
+          if (this.#leading) for (const p of given) this.#queue(p);
+        }),
+      );
+    });
+  }
+
+  #passed(sent: number): void {
+    if (!this.#helping) return;
+    if (sent > 0) {
+      this.#idleSince = undefined;
+      return;
+    }
+    const now = Date.now();
+    this.#idleSince ??= now;
+    if (now - this.#idleSince < HELPER_IDLE_MS) return;
+    this.#helping = false;
+    this.d.logger.info("outbox: the backlog is sent; giving the partitions back");
+    void this.#giveUp([...this.#queued.keys()]);
+  }
+}
