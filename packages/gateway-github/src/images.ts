@@ -36,7 +36,12 @@ export function linkedImages(body: string, apiBaseUrl: string): PlatformFile[] {
 }
 
 function isAttachment(url: string, ownHost: string): boolean {
-  const u = new URL(url);
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return false;
+  }
   if (u.protocol !== "https:" && u.host !== ownHost) return false;
   if (u.hostname === "user-images.githubusercontent.com") return true;
   const assets = u.pathname.startsWith("/user-attachments/assets/");

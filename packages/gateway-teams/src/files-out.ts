@@ -109,13 +109,17 @@ export function uploadHostAllowed(url: string, extraHost: string): boolean {
   return UPLOAD_HOSTS.some((h) => host.endsWith(h) && host.length > h.length);
 }
 
+/** A whole upload gives up after this long (the invoke it answers is answered 500; Allow can be pressed again). */
+const UPLOAD_TIMEOUT_MS = 120_000;
+
 /**
  * The bytes into a OneDrive upload session: PUTs of at most UPLOAD_PIECE bytes with `Content-Range`
  * (https://learn.microsoft.com/en-us/graph/api/driveitem-createuploadsession#upload-bytes-to-the-upload-session);
  * the session URL is pre-authenticated, so no token is sent.
  */
-export async function uploadToSession(url: string, bytes: Buffer, signal: AbortSignal): Promise<void> {
+export async function uploadToSession(url: string, bytes: Buffer, stop: AbortSignal): Promise<void> {
   if (bytes.length === 0) throw new Error("teams: an empty file cannot be uploaded");
+  const signal = AbortSignal.any([stop, AbortSignal.timeout(UPLOAD_TIMEOUT_MS)]);
   for (let start = 0; start < bytes.length; start += UPLOAD_PIECE) {
     const piece = bytes.subarray(start, Math.min(start + UPLOAD_PIECE, bytes.length));
     const end = start + piece.length - 1;
