@@ -38,13 +38,15 @@ describe.skipIf(postgresMissing)("the link's reconnect backoff and health check 
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
     vi.spyOn(Math, "random").mockReturnValue(0.5);
     const connects: number[] = [];
-    const original = pg.Client.prototype.connect;
+    const original = pg.Client.prototype.connect as (
+      this: InstanceType<typeof pg.Client>,
+    ) => Promise<InstanceType<typeof pg.Client>>;
     vi.spyOn(pg.Client.prototype, "connect").mockImplementation(function (
       this: InstanceType<typeof pg.Client>,
     ) {
       connects.push(Date.now());
       return original.call(this);
-    } as typeof original);
+    } as typeof pg.Client.prototype.connect);
     return connects;
   }
 
