@@ -2,30 +2,18 @@
 // Part of `pnpm lint`: no block of six or more source lines repeated between two adapter packages
 // (#42). jscpd finds the clones in packages/gateway-*/src; a clone inside one package is allowed
 // (a package may repeat itself), one between two packages means the code belongs in adapter-kit
-// (or markdown / webhook-kit). Pairs named in adapter-clones-allowed.json are the ones left when
-// the check was added: they are reported as known, and anything else fails.
+// (or markdown / webhook-kit). There is no allow-list: every such clone fails.
 import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 
 export const MIN_LINES = 6;
 
 /** The adapter package a path lies in (`gateway-slack`), or undefined. */
 export function adapterOf(file) {
   return /(?:^|\/)packages\/(gateway-[^/]+)\//.exec(file)?.[1];
-}
-
-/** A clone's name that survives line moves: both files and a hash of the repeated text. */
-export function cloneKey(a, b, fragment) {
-  const text = fragment
-    .split("\n")
-    .map((l) => l.trim())
-    .filter(Boolean)
-    .join("\n");
-  const hash = createHash("sha256").update(text).digest("hex").slice(0, 12);
-  return `${[a, b].sort().join(" ~ ")} #${hash}`;
 }
 
 /** jscpd's duplicates (json report) reduced to those between two adapter packages. */
@@ -38,7 +26,6 @@ export function crossAdapterClones(root, duplicates) {
     const pb = adapterOf(b);
     if (!pa || !pb || pa === pb) continue;
     clones.push({
-      key: cloneKey(a, b, d.fragment),
       where: `${a}:${d.firstFile.start}-${d.firstFile.end} ~ ${b}:${d.secondFile.start}-${d.secondFile.end}`,
       lines: d.lines,
     });
@@ -67,10 +54,10 @@ export function runJscpd(root, dirs, minLines = MIN_LINES) {
   }
 }
 
-if (import.meta.main) {
+// Run as a script (not imported). Not `import.meta.main`: Node before 24.2 leaves it undefined,
+// which would skip the check and pass.
+if (process.argv[1] && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url))) {
   const root = join(import.meta.dirname, "../..");
-  const allowedFile = join(import.meta.dirname, "adapter-clones-allowed.json");
-  const allowed = new Set(existsSync(allowedFile) ? JSON.parse(readFileSync(allowedFile, "utf8")) : []);
   const dirs = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard", "packages"], {
     cwd: root,
     encoding: "utf8",
@@ -80,27 +67,13 @@ if (import.meta.main) {
     .filter((d, i, all) => d && all.indexOf(d) === i)
     .map((d) => join(root, d));
   const clones = crossAdapterClones(root, runJscpd(root, dirs));
-  const known = clones.filter((c) => allowed.has(c.key));
-  const fresh = clones.filter((c) => !allowed.has(c.key));
-  const gone = [...allowed].filter((k) => !clones.some((c) => c.key === k));
-  if (known.length > 0)
-    console.log(`${known.length} known clone(s) between adapters, in adapter-clones-allowed.json`);
-  if (gone.length > 0 && process.argv.includes("--prune")) {
-    // Drops the entries whose clone is gone; never adds one.
-    const kept = [...allowed].filter((k) => !gone.includes(k));
-    writeFileSync(allowedFile, `${JSON.stringify(kept, null, 2)}\n`);
-    console.log(`${gone.length} entry(ies) whose clone is gone removed from adapter-clones-allowed.json`);
-  } else if (gone.length > 0)
-    console.log(
-      `${gone.length} entry(ies) of tooling/lint/adapter-clones-allowed.json no longer found: remove them (--prune)`,
-    );
-  if (fresh.length > 0) {
+  if (clones.length > 0) {
     console.error(
-      `${fresh.length} block(s) of ${MIN_LINES}+ lines repeated between two adapter packages:\n` +
-        fresh.map((c) => `  ${c.where} (${c.lines} lines)\n    key: ${c.key}`).join("\n") +
+      `${clones.length} block(s) of ${MIN_LINES}+ lines repeated between two adapter packages:\n` +
+        clones.map((c) => `  ${c.where} (${c.lines} lines)`).join("\n") +
         "\nMove the shared code into @agentsvc/adapter-kit (or markdown / webhook-kit) and use it from both.",
     );
     process.exit(1);
   }
-  console.log(`adapter clones: none new between ${dirs.length} adapter packages`);
+  console.log(`adapter clones: none between ${dirs.length} adapter packages`);
 }

@@ -49,7 +49,7 @@ export { Backoff, type BackoffOptions, backoffDelay, sleep } from "./backoff.js"
 export { chunkText } from "./chunk-text.js";
 export { EditPacing } from "./edit-pacing.js";
 export { TypingRepeat, type TypingRepeatOptions } from "./typing.js";
-export { GatewayLifetime } from "./lifetime.js";
+export { GatewayLifetime, LifetimeGateway } from "./lifetime.js";
 export { attachmentKindOf, claimedFile } from "./file-claim.js";
 export { describeRequest, matchDecisionText } from "./interaction.js";
 export {
@@ -72,3 +72,4 @@ export { type SocketLoopOptions, SocketLoop, type SocketRead, type SocketSend } 
 export { PlatformApi, type PlatformApiOptions } from "./platform-api.js";
 export { joinThread, splitThread } from "./thread-id.js";
 export { signDecision, verifyDecision } from "./signed-decision.js";
+export { type DraftStreams, finishDraftOf, streamOf } from "./draft-streams.js";

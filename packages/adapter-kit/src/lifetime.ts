@@ -28,3 +28,23 @@ export class GatewayLifetime {
     return this.#abort.signal;
   }
 }
+
+/**
+ * A gateway whose start is its own `open` (secrets, clients) and then its lifetime begun, and whose
+ * stop ends it (every call in flight aborted): what the webhook gateways otherwise each write.
+ */
+export abstract class LifetimeGateway {
+  protected readonly life = new GatewayLifetime();
+
+  /** Reads secrets and builds clients; a throw fails the start and leaves the gateway stopped. */
+  protected abstract open(context: GatewayContext): Promise<void> | void;
+
+  async start(context: GatewayContext): Promise<void> {
+    await this.open(context);
+    this.life.begin(context);
+  }
+
+  async stop(): Promise<void> {
+    this.life.end();
+  }
+}

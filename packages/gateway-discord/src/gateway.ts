@@ -4,11 +4,11 @@ import type { AttachmentRef, DecisionKind } from "@agentsvc/adapter-kit";
 import {
   type BackoffOptions,
   type DecidedNotice,
-  type DraftIds,
   decisionLabel,
   decodeDecision,
   encodeDecision,
   fileNote,
+  finishDraftOf,
   type Gateway,
   type GatewayCapabilities,
   type GatewayContext,
@@ -18,10 +18,9 @@ import {
   type OutboundFile,
   pressableDecisions,
   readSecrets,
-  type ReplyStream,
   type SendOptions,
   type SendResult,
-  type StreamOptions,
+  streamOf,
   TypingRepeat,
 } from "@agentsvc/adapter-kit";
 import { parseDuration } from "@agentsvc/config-schema/adapter";
@@ -99,6 +98,9 @@ export class DiscordGateway implements Gateway {
     () => this.#api(),
     (thread, text, options, signal) => this.#post(thread, text, options, signal),
   );
+  /** Send then edit: see stream.ts. The final message stops the typing indicator first. */
+  readonly stream = streamOf(this.#streams);
+  readonly finishDraft = finishDraftOf(this.#streams, (thread) => this.#stopTyping(thread));
 
   readonly #options: DiscordGatewayOptions;
 
@@ -214,16 +216,6 @@ export class DiscordGateway implements Gateway {
       );
       return this.#post(thread, fileNote(file, file.url), options);
     }
-  }
-
-  /** Send then edit: see stream.ts. */
-  stream(thread: string, options: StreamOptions): ReplyStream {
-    return this.#streams.open(thread, options);
-  }
-
-  finishDraft(thread: string, draft: DraftIds, text: string, options: SendOptions): Promise<SendResult> {
-    this.#stopTyping(thread);
-    return this.#streams.finish(thread, draft, text, options);
   }
 
   async edit(thread: string, messageId: string, text: string): Promise<void> {

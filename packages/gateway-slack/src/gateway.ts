@@ -6,9 +6,9 @@ import {
   type BackoffOptions,
   type DecidedNotice,
   decisionLabel,
-  type DraftIds,
   decodeDecision,
   encodeDecision,
+  finishDraftOf,
   type Gateway,
   type GatewayCapabilities,
   type GatewayContext,
@@ -18,10 +18,9 @@ import {
   isGatewaySendError,
   pressableDecisions,
   readSecrets,
-  type ReplyStream,
   type SendOptions,
   type SendResult,
-  type StreamOptions,
+  streamOf,
 } from "@agentsvc/adapter-kit";
 import { parseDuration } from "@agentsvc/config-schema/adapter";
 import { AnsweredThreads } from "./answered-threads.js";
@@ -81,6 +80,9 @@ export class SlackGateway implements Gateway {
     send: (thread, piece, signal) => this.#post(thread, markdownToMrkdwn(piece), signal),
     answered: (thread) => this.#rememberAnswered(thread),
   });
+  /** A native stream in a channel thread; post then update elsewhere (see stream.ts). */
+  readonly stream = streamOf(this.#streams);
+  readonly finishDraft = finishDraftOf(this.#streams);
   readonly messageLimit = MESSAGE_LIMIT;
   readonly #options: SlackGatewayOptions;
   #ctx: GatewayContext | undefined;
@@ -198,15 +200,6 @@ export class SlackGateway implements Gateway {
     await remembered;
     // Slack answers the file, not the message it shares it in: there is no ts to edit later.
     return undefined;
-  }
-
-  /** A native stream in a channel thread; post then update elsewhere (see stream.ts). */
-  stream(thread: string, options: StreamOptions): ReplyStream {
-    return this.#streams.open(thread, options);
-  }
-
-  finishDraft(thread: string, draft: DraftIds, text: string, options: SendOptions): Promise<SendResult> {
-    return this.#streams.finish(thread, draft, text, options);
   }
 
   async edit(thread: string, messageId: string, piece: string): Promise<void> {

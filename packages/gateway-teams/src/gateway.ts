@@ -6,21 +6,20 @@
 import {
   type AttachmentRef,
   type DecidedNotice,
-  type DraftIds,
+  finishDraftOf,
   type Gateway,
   type GatewayCapabilities,
   type GatewayContext,
   type GatewayFactory,
   type InteractionRequest,
   type OutboundFile,
+  LifetimeGateway,
   readSecrets,
-  type ReplyStream,
   type SendOptions,
   type SendResult,
-  type StreamOptions,
+  streamOf,
   type WebhookResponse,
   type WebhookRoute,
-  GatewayLifetime,
 } from "@agentsvc/adapter-kit";
 import { BotToken, connectorCall } from "./api.js";
 import { approvalCard, decidedCard } from "./approval-card.js";
@@ -70,7 +69,7 @@ export interface TeamsGatewayOptions {
 type Json = Record<string, unknown>;
 const str = (v: unknown) => (typeof v === "string" ? v : undefined);
 
-export class TeamsGateway implements Gateway {
+export class TeamsGateway extends LifetimeGateway implements Gateway {
   readonly kind = "push" as const;
   readonly type = "teams";
   readonly name = "teams";
@@ -78,18 +77,21 @@ export class TeamsGateway implements Gateway {
   readonly #streams = new TeamsStreams({
     post: (conversationId, meta, activity, signal) => this.#post(conversationId, meta, activity, signal),
   });
+  /** The streaming protocol in one-on-one chats; other chats get the normal message (see stream.ts). */
+  readonly stream = streamOf(this.#streams);
+  readonly finishDraft = finishDraftOf(this.#streams);
   readonly messageLimit = MESSAGE_LIMIT;
   readonly webhooks: readonly WebhookRoute[];
   readonly #options: TeamsGatewayOptions;
   #auth: ConnectorAuth | undefined;
   #token: BotToken | undefined;
-  readonly #life = new GatewayLifetime();
 
   constructor(options: TeamsGatewayOptions) {
+    super();
     this.#options = options;
     this.webhooks = [
       teamsWebhook({
-        context: () => this.#life.context,
+        context: () => this.life.context,
         auth: () => this.#auth,
         message: (m, ctx) => this.#message(m, ctx),
         click: (c, ctx) => this.#click(c, ctx),
@@ -98,7 +100,7 @@ export class TeamsGateway implements Gateway {
     ];
   }
 
-  async start(context: GatewayContext): Promise<void> {
+  protected async open(context: GatewayContext): Promise<void> {
     const o = this.#options;
     const { appId, appPassword } = readSecrets(
       context,
@@ -127,11 +129,6 @@ export class TeamsGateway implements Gateway {
       appPassword,
       { envVar: o.appPasswordEnvVar },
     );
-    this.#life.begin(context);
-  }
-
-  async stop(): Promise<void> {
-    this.#life.end();
   }
 
   async send(thread: string, text: string, options: SendOptions): Promise<SendResult | undefined> {
@@ -166,15 +163,6 @@ export class TeamsGateway implements Gateway {
     return id ? { messageId: id } : {};
   }
 
-  /** The streaming protocol in one-on-one chats; other chats get the normal message (see stream.ts). */
-  stream(thread: string, options: StreamOptions): ReplyStream | undefined {
-    return this.#streams.open(thread, options);
-  }
-
-  finishDraft(thread: string, draft: DraftIds, text: string, options: SendOptions): Promise<SendResult> {
-    return this.#streams.finish(thread, draft, text, options);
-  }
-
   async requestDecision(request: InteractionRequest, _options: SendOptions): Promise<SendResult | undefined> {
     // A click cannot carry replacement arguments, so `edit` gets no action.
     const card = approvalCard(request.requestId, request.prompt, request.allowedDecisions);
@@ -193,13 +181,13 @@ export class TeamsGateway implements Gateway {
     const serviceUrl = await this.#serviceUrl(notice.thread, notice.meta);
     await connectorCall(this.#token as BotToken, serviceUrl, notice.thread, card, {
       activityId: notice.requestMessageId,
-      signal: this.#life.signal,
+      signal: this.life.signal,
     });
   }
 
   #ready(): GatewayContext {
-    if (!this.#life.context || !this.#token) throw new Error("teams gateway is not started");
-    return this.#life.context;
+    if (!this.life.context || !this.#token) throw new Error("teams gateway is not started");
+    return this.life.context;
   }
 
   async #serviceUrl(conversationId: string, meta: Record<string, unknown> | undefined): Promise<string> {
@@ -218,8 +206,8 @@ export class TeamsGateway implements Gateway {
     const serviceUrl = await this.#serviceUrl(conversationId, meta);
     // Aborted at stop, and by the caller's own signal (a preview update the session gave up on).
     return connectorCall(this.#token as BotToken, serviceUrl, conversationId, activity, {
-      signal: signal ? AbortSignal.any([this.#life.signal, signal]) : this.#life.signal,
-      tokenSignal: this.#life.signal,
+      signal: signal ? AbortSignal.any([this.life.signal, signal]) : this.life.signal,
+      tokenSignal: this.life.signal,
     });
   }
 
@@ -272,7 +260,7 @@ export class TeamsGateway implements Gateway {
       });
       return ok;
     }
-    await uploadToSession(info.uploadUrl, bytes, this.#life.signal);
+    await uploadToSession(info.uploadUrl, bytes, this.life.signal);
     await this.#post(c.conversationId, undefined, fileInfoCard(info));
     await context.state.set(c.key, { ...pending, uploaded: true });
     return ok;
@@ -286,7 +274,7 @@ export class TeamsGateway implements Gateway {
     const attachments: AttachmentRef[] = [];
     const access = {
       serviceUrl: m.serviceUrl,
-      token: () => (this.#token as BotToken).get(this.#life.signal),
+      token: () => (this.#token as BotToken).get(this.life.signal),
       tokenRefused: () => this.#token?.invalidate(),
     };
     for (const file of m.files)

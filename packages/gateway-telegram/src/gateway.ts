@@ -10,7 +10,7 @@ import {
   pressableDecisions,
   readSecrets,
   type DecidedNotice,
-  type DraftIds,
+  finishDraftOf,
   type Gateway,
   type GatewayCapabilities,
   type GatewayFactory,
@@ -18,10 +18,9 @@ import {
   GatewaySendError,
   type InteractionRequest,
   type OutboundFile,
-  type ReplyStream,
   type SendOptions,
   type SendResult,
-  type StreamOptions,
+  streamOf,
   TypingRepeat,
 } from "@agentsvc/adapter-kit";
 import { parseDuration } from "@agentsvc/config-schema/adapter";
@@ -115,6 +114,9 @@ export class TelegramGateway implements Gateway {
     () => this.#options.groupEditGapMs ?? GROUP_EDIT_GAP_MS,
     () => this.#options.draftRefreshMs ?? DRAFT_REFRESH_MS,
   );
+  /** Private chats: a native draft; groups: send then edit (see stream.ts). The final message stops typing first. */
+  readonly stream = streamOf(this.#streams);
+  readonly finishDraft = finishDraftOf(this.#streams, (thread) => this.#stopTyping(thread));
   #ctx: GatewayContext | undefined;
   #api: BotApi | undefined;
   #stopped = false;
@@ -201,16 +203,6 @@ export class TelegramGateway implements Gateway {
     const { method, form } = await uploadOf(thread, file, options);
     const message = await this.#call<TgMessage>(method, form);
     return { messageId: String(message.message_id) };
-  }
-
-  /** Private chats: a native draft; groups: send then edit (see stream.ts). */
-  stream(thread: string, options: StreamOptions): ReplyStream {
-    return this.#streams.open(thread, options);
-  }
-
-  finishDraft(thread: string, draft: DraftIds, text: string, options: SendOptions): Promise<SendResult> {
-    this.#stopTyping(thread);
-    return this.#streams.finish(thread, draft, text, options);
   }
 
   edit(thread: string, messageId: string, text: string): Promise<void> {
