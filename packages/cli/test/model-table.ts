@@ -99,7 +99,7 @@ const WEATHER_TOOL = `{ kind: "tool", name: "get_weather", description: "The wea
   execute: () => ({ forecast: "sunny" }) }`;
 
 /** The test file a row runs in: model-providers-<group>.test.ts. */
-export type RowGroup = "openai" | "anthropic" | "compatible" | "google";
+type RowGroup = "openai" | "anthropic" | "compatible" | "google";
 
 interface Row {
   name: string;
