@@ -1,35 +1,21 @@
 // A scheduled reply (the run's origin meta names `scheduled.subject`) composes a new mail through
 // real SMTP: the schedule's subject as it is, no In-Reply-To or References (RFC 5322 §3.6.4 threads
 // by them), to the conversation's address; an ordinary reply in the same thread stays threaded.
-import { type Dovecot, dovecotMissing, startDovecot } from "@agentsvc/testkit";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
-import type { EmailGateway } from "../src/index.js";
-import { emailRig, until } from "./rig.js";
+import { dovecotMissing } from "@agentsvc/testkit";
+import { describe, expect, it } from "vitest";
+import { answeredConversation, until, useDovecot } from "./rig.js";
 
-let dovecot: Dovecot | undefined;
-let cleanup: (() => Promise<void>) | undefined;
-afterEach(async () => {
-  await cleanup?.();
-  cleanup = undefined;
-});
-afterAll(async () => {
-  await dovecot?.close();
-});
+const dovecot = useDovecot();
 
 describe.skipIf(dovecotMissing !== undefined)("a scheduled mail", () => {
   it("is a new message with the schedule's subject, to a bare address and to a known conversation's sender", async () => {
-    dovecot ??= await startDovecot();
-    const { rig, box, close } = await emailRig(dovecot);
-    cleanup = close;
-    await box.append({
-      messageId: "<c1@example.test>",
-      from: "ann@example.test",
+    const rigged = await dovecot.rig();
+    const { box } = rigged;
+    const gateway = await answeredConversation(rigged, {
+      id: "c1",
       subject: "The report",
       text: "send me the report",
     });
-    await until(() => box.sink.mails.length === 1, "the text reply");
-    await rig.session.idle(10_000);
-    const gateway = rig.gateway as EmailGateway;
     const scheduled = { scheduled: { subject: "Weekly report" } };
     await gateway.send("bob@example.test", "Here is this week's report.", {
       idempotencyKey: "s-1",

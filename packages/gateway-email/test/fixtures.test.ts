@@ -4,12 +4,12 @@
 // logged reason), or decided, the outcomes every adapter's table shares. A
 // decision fixture first gets a real approval request to answer ({{requestSubject}} and
 // {{requestMessageId}} are that request mail's). A new fixture file is a new row.
-import { type Dovecot, dovecotMissing, startDovecot } from "@agentsvc/testkit";
+import { dovecotMissing } from "@agentsvc/testkit";
 import { expectCommonOutcome, loadFixtures, runFixtureGateway } from "@agentsvc/testkit/session";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createGateway } from "../src/index.js";
 import { emailHarness } from "./harness.js";
-import { until } from "./rig.js";
+import { until, useDovecot } from "./rig.js";
 
 type Expect =
   | {
@@ -36,15 +36,7 @@ interface Fixture {
 
 const FIXTURES = loadFixtures<Fixture>("email").map((fx) => ({ file: fx.file, fx }));
 
-let dovecot: Dovecot | undefined;
-let cleanup: (() => Promise<void>) | undefined;
-afterEach(async () => {
-  await cleanup?.();
-  cleanup = undefined;
-});
-afterAll(async () => {
-  await dovecot?.close();
-});
+const dovecot = useDovecot();
 
 const REQUEST = /\[agentsvc:(req_[^\]]+)\]/;
 
@@ -61,8 +53,7 @@ describe.skipIf(dovecotMissing !== undefined)("email fixtures through Dovecot", 
 
   for (const { file, fx } of FIXTURES) {
     it(`${file}: ${fx.case} -> ${fx.expect.outcome}`, async () => {
-      dovecot ??= await startDovecot();
-      const { box } = await emailHarness(dovecot);
+      const { box } = await emailHarness(await dovecot.started());
       const gateway = createGateway({
         ...box.options({ trustedAuthservIds: ["mx.google.com"] }),
         name: "email",
@@ -71,10 +62,10 @@ describe.skipIf(dovecotMissing !== undefined)("email fixtures through Dovecot", 
         await box.close();
         throw err;
       });
-      cleanup = async () => {
+      dovecot.onCleanup(async () => {
         await run.rig.stop();
         await box.close();
-      };
+      });
       let raw = fx.payload;
       let requestId: string | undefined;
       let token: string | undefined;

@@ -2,10 +2,11 @@
 // mailbox of the shared test Dovecot.
 import { Writable } from "node:stream";
 import { ContractRig } from "@agentsvc/session-core/testing";
+import { type Dovecot, startDovecot } from "@agentsvc/testkit";
 import type { ParsedMail } from "mailparser";
 import { pino } from "pino";
-import { createGateway, type EmailGatewayOptions } from "../src/index.js";
-import type { Dovecot } from "@agentsvc/testkit";
+import { afterAll, afterEach } from "vitest";
+import { createGateway, type EmailGateway, type EmailGatewayOptions } from "../src/index.js";
 import { emailHarness, type Mailbox } from "./harness.js";
 
 export class LoggedRig extends ContractRig {
@@ -57,4 +58,55 @@ export async function until(check: () => boolean | Promise<boolean>, what: strin
     if (Date.now() > deadline) throw new Error(`${what} did not happen within ${ms} ms`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/**
+ * One Dovecot per test file, started on first use and closed after the file, and what each test
+ * started on it (`onCleanup`), stopped after the test. Call at the file's top level.
+ */
+export function useDovecot() {
+  let dovecot: Dovecot | undefined;
+  let cleanup: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await cleanup?.();
+    cleanup = undefined;
+  });
+  afterAll(async () => {
+    await dovecot?.close();
+  });
+  const started = async () => {
+    dovecot ??= await startDovecot();
+    return dovecot;
+  };
+  return {
+    started,
+    onCleanup(stop: () => Promise<void>) {
+      cleanup = stop;
+    },
+    /** An email rig on the shared Dovecot, stopped after the test. */
+    async rig(...args: Parameters<typeof emailRig> extends [unknown, ...infer R] ? R : never) {
+      const rigged = await emailRig(await started(), ...args);
+      cleanup = rigged.close;
+      return rigged;
+    },
+  };
+}
+
+/**
+ * A conversation started by ann and answered once (the session idle after it): the gateway, ready
+ * for a test to send into that conversation (`<id@example.test>`).
+ */
+export async function answeredConversation(
+  { rig, box }: Awaited<ReturnType<typeof emailRig>>,
+  mail: { id: string; subject: string; text: string },
+): Promise<EmailGateway> {
+  await box.append({
+    messageId: `<${mail.id}@example.test>`,
+    from: "ann@example.test",
+    subject: mail.subject,
+    text: mail.text,
+  });
+  await until(() => box.sink.mails.length === 1, "the first reply");
+  await rig.session.idle(10_000);
+  return rig.gateway as EmailGateway;
 }
