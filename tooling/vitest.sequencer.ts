@@ -1,0 +1,23 @@
+// Test files that take a minute or more start first. Vitest orders files by their durations in its
+// results cache and, without one (a fresh clone, as in CI), by file size; install-test's files are
+// small and run for minutes, so on a fresh clone they started last and the run waited on them alone.
+import { BaseSequencer, type TestSpecification } from "vitest/node";
+
+/** Path endings, slowest first (per-file durations of a whole run, listed in CONTRIBUTING.md). */
+const SLOW_FIRST = [
+  "tooling/install-test/test/install-outside.test.ts",
+  "tooling/install-test/test/release.test.ts",
+  "packages/webui-page/test/browser.test.ts",
+  "apps/server/test/page-e2e.test.ts",
+  "packages/cli/test/deaf-after.test.ts",
+];
+
+export default class SlowFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (spec: TestSpecification) =>
+      SLOW_FIRST.findIndex((end) => spec.moduleId.replaceAll("\\", "/").endsWith(end));
+    const listed = sorted.filter((spec) => rank(spec) >= 0).sort((a, b) => rank(a) - rank(b));
+    return [...listed, ...sorted.filter((spec) => rank(spec) < 0)];
+  }
+}
