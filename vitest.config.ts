@@ -1,7 +1,16 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
+import SlowFirstSequencer from "./tooling/vitest.sequencer.ts";
+
+// Most test files wait on I/O (servers on 127.0.0.1, child processes, PostgreSQL, Chromium), so two
+// test files per CPU: vitest's own default for `run` is one fewer than the CPUs, one file at a time
+// on the 2-CPU CI machine. `pnpm test --maxWorkers=1` runs them one by one again.
+const workers = Math.max(2, availableParallelism() * 2);
 
 export default defineConfig({
   test: {
+    maxWorkers: workers,
+    sequence: { sequencer: SlowFirstSequencer },
     projects: [
       "packages/*/vitest.config.ts",
       "apps/*/vitest.config.ts",
