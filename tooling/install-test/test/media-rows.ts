@@ -176,6 +176,11 @@ export const MEDIA_ROWS: BlockRow[] = [
       expect(JSON.stringify(teams.sent.at(-1)?.activity.attachments)).toContain(
         "application/vnd.microsoft.teams.card.file.info",
       );
+      // Each file piece went out once: one inline chart, one consent card.
+      const withAttachment = (type: string) =>
+        teams.sent.filter((s) => JSON.stringify(s.activity.attachments ?? []).includes(type));
+      expect(withAttachment("data:image/png")).toHaveLength(1);
+      expect(withAttachment("application/vnd.microsoft.teams.card.file.consent")).toHaveLength(1);
     },
   },
   {
@@ -207,6 +212,8 @@ export const MEDIA_ROWS: BlockRow[] = [
       expect(chart?.attachments?.[0]).toMatchObject({ contentType: "image/png", filename: "chart.png" });
       expect(chart?.attachments?.[0]?.bytes.equals(CHART)).toBe(true);
       expect(daemon.sent.map((s) => s.message)).toContain("Here it is.");
+      // The file piece went out once.
+      expect(daemon.sent.filter((s) => s.attachments)).toHaveLength(1);
     },
   },
 ];
