@@ -1,8 +1,7 @@
 // A reply's file as an MMS through the fake's Messages route: `MediaUrl` is the service's signed
 // URL of the file, the caption the Body (https://www.twilio.com/docs/messaging/api/message-resource#create-a-message-resource).
-import type { GatewayContext, OutboundFile } from "@agentsvc/adapter-kit";
-import { Scheduler } from "@agentsvc/session-core";
-import { captureLogs } from "@agentsvc/testkit/session";
+import type { OutboundFile } from "@agentsvc/adapter-kit";
+import { type StartedGateway, startGatewayAlone } from "@agentsvc/testkit/session";
 import { afterEach, expect, it } from "vitest";
 import type { TwilioGateway } from "../src/index.js";
 import { type TwilioWorld, twilioWorld } from "./harness.js";
@@ -11,26 +10,17 @@ const user = "+15550001234";
 const opts = { idempotencyKey: "piece-1", attempt: 1 };
 let world: TwilioWorld;
 let gateway: TwilioGateway;
-let stopScheduler: () => void = () => {};
+let started: StartedGateway | undefined;
 
 afterEach(async () => {
-  await gateway?.stop();
-  stopScheduler();
+  await started?.stop();
   await world?.close();
 });
 
 async function boot(): Promise<void> {
   world = await twilioWorld();
   gateway = world.build();
-  const { logger } = captureLogs();
-  const scheduler = new Scheduler(logger);
-  stopScheduler = () => scheduler.stopAll();
-  await gateway.start({
-    logger,
-    scheduler: scheduler.forGateway("twilio", logger),
-    env: process.env,
-    state: { get: async () => undefined, set: async () => {}, delete: async () => {} },
-  } as unknown as GatewayContext);
+  started = await startGatewayAlone(gateway);
 }
 
 function file(extra: Partial<OutboundFile> = {}): OutboundFile {

@@ -2,53 +2,24 @@
 // `MediaContentTypeN` (https://www.twilio.com/docs/messaging/guides/webhook-request); each URL
 // fetched with the account's Basic credentials and its redirect to the short-lived URL followed
 // (https://www.twilio.com/docs/messaging/api/media-resource), stored before deliver.
-import type { GatewayContext, Inbound } from "@agentsvc/adapter-kit";
-import { Scheduler } from "@agentsvc/session-core";
-import { captureLogs, type MemoryBlobs, memoryBlobs } from "@agentsvc/testkit/session";
+import { type StartedGateway, startGatewayAlone } from "@agentsvc/testkit/session";
 import { afterEach, expect, it } from "vitest";
 import type { TwilioGatewayOptions } from "../src/index.js";
 import { type TwilioWorld, twilioWorld } from "./harness.js";
 
 const user = "+15550001234";
 let world: TwilioWorld;
-let stopScheduler: () => void = () => {};
+let started: StartedGateway | undefined;
 
 afterEach(async () => {
-  stopScheduler();
+  await started?.stop();
   await world?.close();
 });
 
-async function boot(
-  extra: Partial<TwilioGatewayOptions>,
-): Promise<{ delivered: Inbound[]; blobs: MemoryBlobs }> {
+async function boot(extra: Partial<TwilioGatewayOptions>): Promise<StartedGateway> {
   world = await twilioWorld();
-  const gateway = world.build(extra);
-  const { logger } = captureLogs();
-  const scheduler = new Scheduler(logger);
-  stopScheduler = () => scheduler.stopAll();
-  const delivered: Inbound[] = [];
-  const blobs = memoryBlobs();
-  const seen = new Set<string>();
-  const context = {
-    deliver: async (inbound: Inbound) => {
-      if (seen.has(inbound.dedupKey)) return { accepted: false, duplicate: true };
-      seen.add(inbound.dedupKey);
-      delivered.push(inbound);
-      return { accepted: true, id: delivered.length };
-    },
-    decide: async () => ({ ok: false, code: "not_found", message: "no request" }),
-    interaction: async () => undefined,
-    state: { get: async () => undefined, set: async () => {}, delete: async () => {} },
-    outbox: async () => [],
-    claimOnce: async () => ({ claimed: true }),
-    credentialsRejected: () => {},
-    logger,
-    scheduler: scheduler.forGateway("twilio", logger),
-    env: process.env,
-    blobs,
-  } as unknown as GatewayContext;
-  await gateway.start(context);
-  return { delivered, blobs };
+  started = await startGatewayAlone(world.build(extra));
+  return started;
 }
 
 const everything = {

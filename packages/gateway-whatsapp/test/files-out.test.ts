@@ -1,9 +1,8 @@
 // A reply's files through the fake's Graph routes: uploaded to /<phone number id>/media, then sent
 // as an image, audio, video or document message naming the media id
 // (https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#upload-media).
-import type { GatewayContext, OutboundFile } from "@agentsvc/adapter-kit";
-import { Scheduler } from "@agentsvc/session-core";
-import { captureLogs } from "@agentsvc/testkit/session";
+import type { OutboundFile } from "@agentsvc/adapter-kit";
+import { type StartedGateway, startGatewayAlone } from "@agentsvc/testkit/session";
 import { afterEach, expect, it } from "vitest";
 import type { WhatsappGateway } from "../src/index.js";
 import { type WhatsappWorld, whatsappWorld } from "./harness.js";
@@ -12,26 +11,17 @@ const user = "15550001234";
 const opts = { idempotencyKey: "piece-1", attempt: 1 };
 let world: WhatsappWorld;
 let gateway: WhatsappGateway;
-let stopScheduler: () => void = () => {};
+let started: StartedGateway | undefined;
 
 afterEach(async () => {
-  await gateway?.stop();
-  stopScheduler();
+  await started?.stop();
   await world?.close();
 });
 
 async function boot(): Promise<void> {
   world = await whatsappWorld();
   gateway = world.build();
-  const { logger } = captureLogs();
-  const scheduler = new Scheduler(logger);
-  stopScheduler = () => scheduler.stopAll();
-  await gateway.start({
-    logger,
-    scheduler: scheduler.forGateway("whatsapp", logger),
-    env: process.env,
-    state: { get: async () => undefined, set: async () => {}, delete: async () => {} },
-  } as unknown as GatewayContext);
+  started = await startGatewayAlone(gateway);
 }
 
 function file(name: string, contentType: string, bytes: Buffer, caption?: string): OutboundFile {

@@ -2,56 +2,24 @@
 // file is fetched as the Cloud API documents it (media id -> URL with the token -> bytes,
 // https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#download-media), stored
 // before deliver and handed over as a ref; without one the spec's caption-only row stands.
-import type { GatewayContext, Inbound } from "@agentsvc/adapter-kit";
-import { Scheduler } from "@agentsvc/session-core";
-import { captureLogs, eventually, type MemoryBlobs, memoryBlobs } from "@agentsvc/testkit/session";
+import { eventually, type StartedGateway, startGatewayAlone } from "@agentsvc/testkit/session";
 import { afterEach, expect, it } from "vitest";
 import type { WhatsappGatewayOptions } from "../src/index.js";
 import { type WhatsappWorld, whatsappWorld } from "./harness.js";
 
 const user = "15550001234";
 let world: WhatsappWorld;
-let stopScheduler: () => void = () => {};
+let started: StartedGateway | undefined;
 
 afterEach(async () => {
-  stopScheduler();
+  await started?.stop();
   await world?.close();
 });
 
-interface Started {
-  delivered: Inbound[];
-  blobs: MemoryBlobs;
-}
-
-async function boot(extra: Partial<WhatsappGatewayOptions>): Promise<Started> {
+async function boot(extra: Partial<WhatsappGatewayOptions>): Promise<StartedGateway> {
   world = await whatsappWorld();
-  const gateway = world.build(extra);
-  const { logger } = captureLogs();
-  const scheduler = new Scheduler(logger);
-  stopScheduler = () => scheduler.stopAll();
-  const delivered: Inbound[] = [];
-  const blobs = memoryBlobs();
-  const seen = new Set<string>();
-  const context: GatewayContext = {
-    deliver: async (inbound) => {
-      if (seen.has(inbound.dedupKey)) return { accepted: false, duplicate: true };
-      seen.add(inbound.dedupKey);
-      delivered.push(inbound);
-      return { accepted: true, id: delivered.length };
-    },
-    decide: async () => ({ ok: false, code: "not_found", message: "no request" }),
-    interaction: async () => undefined,
-    state: { get: async () => undefined, set: async () => {}, delete: async () => {} },
-    outbox: async () => [],
-    claimOnce: async () => ({ claimed: true }),
-    credentialsRejected: () => {},
-    logger,
-    scheduler: scheduler.forGateway("whatsapp", logger),
-    env: process.env,
-    blobs,
-  } as GatewayContext;
-  await gateway.start(context);
-  return { delivered, blobs };
+  started = await startGatewayAlone(world.build(extra));
+  return started;
 }
 
 const media = { types: ["image", "audio", "video", "document"] as const, maxBytes: 1_000_000 };
