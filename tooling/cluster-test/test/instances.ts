@@ -28,6 +28,8 @@ export class Instance {
   constructor(
     readonly name: string,
     readonly env: Record<string, string>,
+    /** The project directory it serves (default the cluster fixture). */
+    readonly project = fixture,
   ) {
     // Each instance has its own app root (build output); adapters resolve as from an installed app.
     symlinkSync(resolve(import.meta.dirname, "../node_modules"), join(this.root, "node_modules"), "dir");
@@ -48,7 +50,7 @@ export class Instance {
 
   async start(): Promise<void> {
     this.port = await freePort();
-    const proc = spawn(process.execPath, [child, fixture, this.root, String(this.port)], {
+    const proc = spawn(process.execPath, [child, this.project, this.root, String(this.port)], {
       env: { ...process.env, ...this.env },
       stdio: ["ignore", "pipe", "pipe"],
     });
