@@ -55,6 +55,15 @@ describe.skipIf(postgresMissing)("InstanceLink at its edges", () => {
     expect(await link.holdsOnServer("agentsvc:test:held")).toBe(false);
   });
 
+  it("its lock statement is prepared once per session under its own name, not parsed for every request", async () => {
+    const link = await pg.link(quick);
+    expect(await link.tryLock("agentsvc:test:prepared")).toBe(true);
+    expect(await link.unlock("agentsvc:test:prepared")).toBe(true);
+    expect(await link.query("SELECT name FROM pg_prepared_statements")).toEqual([
+      { name: "agentsvc-advisory-locks" },
+    ]);
+  });
+
   it("names its session as told, and leaves the server's keepalive alone when serverKeepalive is false", async () => {
     const server = await pg.mon.query<{ idle: string }>(
       "SELECT current_setting('tcp_keepalives_idle') AS idle",
