@@ -92,6 +92,18 @@ describe("Discord REST", () => {
     expect(err.message).toContain("DISCORD_TOKEN");
   });
 
+  it("a call the caller already gave up on (its signal aborted) is not made", async () => {
+    const before = fake.calls.length;
+    const call = rest.call(
+      "POST",
+      `/channels/${CHANNEL}/messages`,
+      { content: "late" },
+      AbortSignal.abort(new Error("gave up")),
+    );
+    await expect(call).rejects.toThrow("gave up");
+    expect(fake.calls.length).toBe(before);
+  });
+
   it("names the route in errors without ids or an interaction's token", async () => {
     const token = "aW50ZXJhY3Rpb246MTIzNDU2Nzg5MDEyMzQ1Njc4OnNlY3JldA";
     const err = await failure(

@@ -57,7 +57,7 @@ describe("the Bot API", () => {
     const err = await failure(api.call("sendMessage", { chat_id: 42, text: "hi" }));
     expect(err.permanent).toBe(true);
     expect(err.status).toBe(400);
-    expect(err.message).toContain("(Bad Request: chat not found)");
+    expect(err.message).toBe("telegram: sendMessage answered 400 (Bad Request: chat not found)");
     expect(err.retryAfterMs).toBeUndefined();
   });
 
@@ -81,6 +81,14 @@ describe("the Bot API", () => {
 
   it("a file's download URL holds the token under /file/bot<token>/", () => {
     expect(api.fileUrl("photos/file_1.jpg")).toBe(`${fake.url}/file/bot${fake.token}/photos/file_1.jpg`);
+  });
+
+  it("a call the caller gave up on (its signal aborted) stops waiting", async () => {
+    fake.failNext("sendMessage", { hang: true });
+    const controller = new AbortController();
+    const call = api.call("sendMessage", { chat_id: 42, text: "hi" }, controller.signal);
+    controller.abort(new Error("the session gave up on this preview"));
+    await expect(call).rejects.toThrow("the session gave up on this preview");
   });
 
   it("a call that is never answered fails at its own timeout, as a retry", async () => {
