@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BLOCK_ROWS, ROW_PACKAGES, type RowContext } from "./block-rows.js";
 import { MEDIA_ROWS } from "./media-rows.js";
 import { ADAPTER_ROWS } from "./adapter-rows.js";
+import { CONNECTION_ROW_PACKAGES, CONNECTION_ROWS } from "./connection-rows.js";
 import { type LocalRegistry, startLocalRegistry } from "../../registry/local-registry.js";
 import { NPM_FLAGS, run, type Started, startServer } from "./outside.js";
 import { packAll, repoRoot } from "../../registry/pack.js";
@@ -140,11 +141,12 @@ describe("a project outside the workspace, installed with plain npm from the pac
 describe("the installed agentsvc bin, once per documented configuration block", () => {
   beforeAll(async () => {
     expect(existsSync(appBin)).toBe(true);
-    const adapters = await run("npm", ["install", ...NPM_FLAGS, ...ROW_PACKAGES], app, 180_000);
+    const packages = [...ROW_PACKAGES, ...CONNECTION_ROW_PACKAGES];
+    const adapters = await run("npm", ["install", ...NPM_FLAGS, ...packages], app, 180_000);
     expect(adapters.code, show(adapters)).toBe(0);
   }, 200_000);
 
-  for (const row of [...BLOCK_ROWS, ...MEDIA_ROWS, ...ADAPTER_ROWS]) {
+  for (const row of [...BLOCK_ROWS, ...MEDIA_ROWS, ...ADAPTER_ROWS, ...CONNECTION_ROWS]) {
     it(`${row.block}: ${row.behaviour}`, async () => {
       const undo: (() => Promise<void> | void)[] = [];
       const servers: Started[] = [];
