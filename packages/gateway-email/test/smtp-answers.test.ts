@@ -86,7 +86,8 @@ describe("SMTP answers to a reply", () => {
     const err = await failure(sendMail(transport(), "SMTP_PASS", mail));
     expect(err.permanent).toBe(true);
     expect(err.credentials).toBe(false);
-    expect(err.message).toContain("code 550");
+    // An answer came: no network failure; the log line names the platform and the call.
+    expect(err.message).toMatch(/^email: SMTP failed, code 550 \(/);
   });
 
   it("a 451 or 421 answer is transient: retried later", async () => {
@@ -122,6 +123,8 @@ describe("SMTP answers to a reply", () => {
       messageId: "<a2.agentsvc@example.test>",
       inReplyTo: "<q1@example.test>",
       references: ["<root@example.test>", "<q1@example.test>"],
+      html: "<p>the answer</p>",
+      attachments: [{ filename: "r.txt", content: Buffer.from("hello"), contentType: "text/plain" }],
     });
     const [plain, threaded] = sink.mails.slice(before);
     expect(plain?.headers.get("auto-submitted")).toBe("auto-replied");
@@ -132,6 +135,10 @@ describe("SMTP answers to a reply", () => {
     expect(plain?.attachments).toEqual([]);
     expect(threaded?.inReplyTo).toBe("<q1@example.test>");
     expect(threaded?.references).toEqual(["<root@example.test>", "<q1@example.test>"]);
+    expect(threaded?.html).toBe("<p>the answer</p>");
+    expect(threaded?.attachments.map((a) => [a.filename, a.contentType, a.content.toString()])).toEqual([
+      ["r.txt", "text/plain", "hello"],
+    ]);
   });
 });
 
@@ -182,6 +189,9 @@ describe("smtpRule", () => {
     for (const code of [530, 534, 535]) expect(smtpRule({ code })).toEqual({ kind: "credentials" });
     for (const code of [400, 421, 451, 499]) expect(smtpRule({ code })).toEqual({ kind: "retry" });
     for (const code of [500, 550, 554]) expect(smtpRule({ code })).toEqual({ kind: "permanent" });
+    // Only 4yz and 5yz refuse (RFC 5321 section 4.2.1); another code, or one that is not an SMTP
+    // number, is no SMTP answer to classify.
+    for (const code of [250, 354, "550"]) expect(smtpRule({ code })).toBeUndefined();
   });
 
   it("no reply code: a network failure is retried; anything else is left to the shared defaults", () => {
