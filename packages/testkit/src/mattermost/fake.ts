@@ -292,7 +292,8 @@ export class MattermostFake {
    * A known connection_id resumes: the events from `sequence_number` on are sent again, with no
    * `hello` (the server's "reliable websockets", MM-32950: a reused connection gets no hello; its
    * seqs go on). Anything else is a new connection whose `hello` is seq 0, as Mattermost's client
-   * expects (webapp/platform/client/src/websocket.ts resets to 0 on a new connection_id).
+   * expects: it sends `sequence_number` as the next seq it wants and resets to 0 on a new
+   * connection_id (https://github.com/mattermost/mattermost/blob/master/webapp/platform/client/src/websocket.ts).
    */
   #attach(ws: WebSocket, q: URLSearchParams): Conn {
     const known = this.#conns.get(q.get("connection_id") ?? "");
