@@ -44,7 +44,7 @@ export {
   type ThreadSnapshot,
 } from "./session.js";
 export { type ClusterMessage, type Coordination, localCoordination } from "./coordination.js";
-export { DEFAULT_STREAM_INTERVAL_MS, DEFAULT_STREAM_UPDATE_TIMEOUT_MS } from "./streaming.js";
+export { DEFAULT_STREAM_INTERVAL_MS, DEFAULT_STREAM_UPDATE_TIMEOUT_MS, firstPiece } from "./streaming.js";
 export { type TraceSpan, useOpenTelemetry } from "./trace.js";
 export type { RateLimit, SenderAccessOptions } from "./access.js";
 export type { SessionBlobs } from "@agentsvc/adapter-kit";

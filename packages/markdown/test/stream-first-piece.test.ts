@@ -5,8 +5,8 @@ import { chunkText } from "@agentsvc/adapter-kit";
 import { discordPieces, slackPieces, telegramPieces, whatsAppPieces } from "@agentsvc/markdown";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Gateway } from "../src/gateway.js";
-import { firstPiece } from "../src/streaming.js";
+import type { Gateway } from "@agentsvc/session-core";
+import { firstPiece } from "@agentsvc/session-core";
 
 type Chunker = (markdown: string, limit: number) => string[];
 
