@@ -3,7 +3,7 @@
 // small and run for minutes, so on a fresh clone they started last and the run waited on them alone.
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
-/** Path endings, slowest first (per-file durations of a whole run, listed in CONTRIBUTING.md). */
+/** Path endings, slowest first (per-file durations of a whole run, #45; see CONTRIBUTING.md "Tests"). */
 const SLOW_FIRST = [
   "tooling/install-test/test/install-outside.test.ts",
   "tooling/install-test/test/release.test.ts",
