@@ -16,8 +16,6 @@ export interface MessageFile {
   name: string;
   contentType: string;
   size: number;
-  /** A blob: URL of the file still in the browser (just sent): no download needed. */
-  local?: string;
 }
 
 const NOUN: Record<string, string> = {
@@ -194,6 +192,8 @@ export class FileTray {
   private drop(item: Pending): void {
     item.controller.abort();
     item.chip.remove();
+    // The preview is no longer shown anywhere: its blob: URL would hold the file's bytes until the tab closes.
+    if (item.local) URL.revokeObjectURL(item.local);
     this.items = this.items.filter((i) => i !== item);
     this.tray.hidden = this.items.length === 0;
   }
@@ -222,7 +222,7 @@ export class FileTray {
       };
       const item: Pending = {
         chip,
-        local: f.local,
+        local: undefined,
         controller: new AbortController(),
         done: Promise.resolve(uploaded),
         uploaded,
@@ -246,10 +246,16 @@ export class FileTray {
     const items = this.items;
     await Promise.all(items.map((i) => i.done));
     const taken = items.filter((i) => i.uploaded && this.items.includes(i));
-    for (const i of items) i.chip.remove();
+    for (const i of items) {
+      i.chip.remove();
+      // A sent picture's preview becomes the page's one URL for that file (the message shows it);
+      // a failed one's is shown nowhere now.
+      if (i.local && i.uploaded && taken.includes(i)) adopt(i.uploaded.id, i.local);
+      else if (i.local && this.items.includes(i)) URL.revokeObjectURL(i.local);
+    }
     this.items = this.items.filter((i) => !items.includes(i));
     this.tray.hidden = this.items.length === 0;
-    return taken.map((i) => ({ ...(i.uploaded as UploadedFile), ...(i.local ? { local: i.local } : {}) }));
+    return taken.map((i) => ({ ...(i.uploaded as UploadedFile) }));
   }
 }
 
@@ -258,6 +264,13 @@ export class FileTray {
  * and a second message with the same file reuse it); a failed fetch is tried again next time.
  */
 const fetched = new Map<string, Promise<string>>();
+
+/** A preview's blob: URL kept as the file's URL; when the file has one already, the preview goes. */
+function adopt(id: string, local: string): void {
+  if (fetched.has(id)) URL.revokeObjectURL(local);
+  else fetched.set(id, Promise.resolve(local));
+}
+
 function urlOf(api: Api, id: string, name: string): Promise<string> {
   let url = fetched.get(id);
   if (!url) {
@@ -280,7 +293,7 @@ export function fileViews(api: Api, files: readonly MessageFile[]): HTMLElement 
         { class: "thumb", attrs: { type: "button", "aria-label": `Open ${name}` } },
         img,
       );
-      const url = f.local ? Promise.resolve(f.local) : urlOf(api, f.id, name);
+      const url = urlOf(api, f.id, name);
       url.then(
         (u) => img.setAttribute("src", u),
         () => thumb.replaceWith(chip(api, f, name)),
@@ -300,7 +313,7 @@ function chip(api: Api, f: MessageFile, name: string): HTMLElement {
     h("span", { class: "file-size", text: formatSize(f.size) }),
   );
   el.addEventListener("click", async () => {
-    const url = f.local ?? (await urlOf(api, f.id, name).catch(() => undefined));
+    const url = await urlOf(api, f.id, name).catch(() => undefined);
     if (!url) return;
     const a = h("a", { attrs: { href: url, download: name } });
     a.click();

@@ -317,8 +317,7 @@ async function runStream(t: Turn, res: Response): Promise<void> {
         if (t.conversation && t.input !== undefined)
           storage.set(
             `streaming:${t.conversation}`,
-            // The page's own blob: URLs end with it: the files are fetched again after a reload.
-            JSON.stringify({ threadId: id, input: t.input, files: t.files?.map(({ local: _, ...f }) => f) }),
+            JSON.stringify({ threadId: id, input: t.input, files: t.files }),
           );
       },
       chunk: (envelope) => {
