@@ -4,6 +4,8 @@
 // (https://core.telegram.org/bots/api#responseparameters), a 401 is the token, and so is a 404 (every
 // method exists: the token in the path is malformed). The token is in every URL, so it is never in
 // an error.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { isGatewaySendError, PlatformCallError } from "@agentsvc/adapter-kit";
 import { TelegramFake } from "@agentsvc/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -65,6 +67,7 @@ describe("the Bot API", () => {
     fake.failNext("sendMessage", { status: 502 });
     const err = await failure(api.call("sendMessage", { chat_id: 42, text: "hi" }));
     expect(err).toMatchObject({ permanent: false, credentials: false, status: 502 });
+    expect(err.retryAfterMs).toBeUndefined();
   });
 
   it("a 401 and a 404 are the token: the gateway stops naming its variable, and the token is in no error", async () => {
@@ -76,6 +79,23 @@ describe("the Bot API", () => {
     for (const err of [unauthorized, notFound]) {
       expect(err.message).not.toContain("wrong-token");
       expect(err.message).not.toContain(fake.token);
+    }
+  });
+
+  it("an error page without the Bot API's body (a proxy's) is classified by its HTTP status, and quoted", async () => {
+    const proxy = createServer((_req, res) => {
+      res.writeHead(403, { "content-type": "text/html" });
+      res.end("<html><body>Forbidden by the proxy</body></html>");
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = proxy.address() as AddressInfo;
+      const behind = new BotApi(`http://127.0.0.1:${port}`, fake.token, 5_000);
+      const err = await failure(behind.call("sendMessage", { chat_id: 42, text: "hi" }));
+      expect(err).toMatchObject({ status: 403, permanent: true });
+      expect(err.message).toContain("Forbidden by the proxy");
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve));
     }
   });
 
@@ -95,5 +115,6 @@ describe("the Bot API", () => {
     fake.failNext("getUpdates", { hang: true });
     const err = await failure(api.call("getUpdates", { timeout: 0 }, undefined, 200));
     expect(err).toMatchObject({ permanent: false, credentials: false });
+    expect(err.message).toContain("no answer within 200 ms");
   });
 });
