@@ -6,3 +6,6 @@ const require = createRequire(import.meta.url);
 
 export const { bigint, boolean, customType, index, pgTable, primaryKey, text, unique } =
   require("drizzle-orm/pg-core") as typeof import("drizzle-orm/pg-core");
+
+// Index predicates (partial indexes), from the same drizzle instance.
+export const { sql } = require("drizzle-orm") as typeof import("drizzle-orm");

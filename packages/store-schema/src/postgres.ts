@@ -8,7 +8,17 @@
 // epoch outgrow int4; every value stays below 2^53); autoincrement ids are bigint identity columns,
 // also read as numbers; `accounts.active` is a real boolean; JSON payloads stay `text` (the query
 // code does JSON.stringify/parse itself, as on SQLite).
-import { bigint, boolean, customType, index, pgTable, primaryKey, text, unique } from "./postgres-orm.js";
+import {
+  bigint,
+  boolean,
+  customType,
+  index,
+  pgTable,
+  primaryKey,
+  text,
+  unique,
+  sql,
+} from "./postgres-orm.js";
 import type { SqliteTables } from "./sqlite.js";
 
 export type InboxStatus = "queued" | "running" | "done" | "rejected" | "failed";
@@ -160,8 +170,8 @@ export const outbox = pgTable(
   (t) => [
     index("outbox_pending").on(t.status, t.nextAttemptAt, t.id),
     index("outbox_thread").on(t.gateway, t.thread, t.id),
-    // Partial in the migration (WHERE status = 'pending'): each thread's pending pieces in order.
-    index("outbox_thread_pending").on(t.gateway, t.thread, t.id),
+    // Each thread's pending pieces in order (step 13).
+    index("outbox_thread_pending").on(t.gateway, t.thread, t.id).where(sql`status = 'pending'`),
   ],
 );
 

@@ -7,3 +7,6 @@ const require = createRequire(import.meta.url);
 
 export const { blob, index, integer, primaryKey, sqliteTable, text, unique } =
   require("drizzle-orm/sqlite-core") as typeof import("drizzle-orm/sqlite-core");
+
+// Index predicates (partial indexes), from the same drizzle instance.
+export const { sql } = require("drizzle-orm") as typeof import("drizzle-orm");

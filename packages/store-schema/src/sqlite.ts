@@ -1,7 +1,7 @@
 // SQLite's drizzle table objects, which chat-store's query code is written against. They mirror the
 // SQL of sqlite-migrations.ts, the source of truth; changing a table means a new step in both
 // migration files AND an edit here and in postgres.ts (test/dialects.test.ts holds them together).
-import { blob, index, integer, primaryKey, sqliteTable, text, unique } from "./sqlite-orm.js";
+import { blob, index, integer, primaryKey, sqliteTable, text, unique, sql } from "./sqlite-orm.js";
 
 export const conversations = sqliteTable(
   "conversations",
@@ -150,8 +150,8 @@ export const outbox = sqliteTable(
   (t) => [
     index("outbox_pending").on(t.status, t.nextAttemptAt, t.id),
     index("outbox_thread").on(t.gateway, t.thread, t.id),
-    // Partial in the migration (WHERE status = 'pending'): each thread's pending pieces in order.
-    index("outbox_thread_pending").on(t.gateway, t.thread, t.id),
+    // Each thread's pending pieces in order (step 13).
+    index("outbox_thread_pending").on(t.gateway, t.thread, t.id).where(sql`status = 'pending'`),
   ],
 );
 
