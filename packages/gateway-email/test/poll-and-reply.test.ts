@@ -15,10 +15,10 @@ import { isGatewaySendError } from "@agentsvc/adapter-kit";
 import { type Dovecot, dovecotMissing, startDovecot } from "@agentsvc/testkit";
 import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createGateway, type EmailGatewayOptions } from "../src/index.js";
+import { createGateway, type EmailGateway, type EmailGatewayOptions } from "../src/index.js";
 import { BOT, DMARC_PASS, type Mailbox, mailbox } from "./harness.js";
 
-type Gw = ReturnType<typeof createGateway>;
+type Gw = EmailGateway;
 
 let dovecot: Dovecot | undefined;
 let box: Mailbox | undefined;
@@ -98,7 +98,7 @@ async function started(extra: Partial<EmailGatewayOptions> = {}, env: Record<str
     env: {},
   };
   const options = box.options(extra);
-  const gw = createGateway({ ...options, env: { ...options.env, ...env }, name: "email" });
+  const gw = createGateway({ ...options, env: { ...options.env, ...env }, name: "email" }) as EmailGateway;
   gateway = gw;
   await gw.start(ctx);
   const poll = tasks.get("poll");
@@ -453,6 +453,7 @@ describe.skipIf(dovecotMissing !== undefined)("the email gateway step by step", 
     const { box, gw } = await started();
     const meta = { from: "ann@example.test", subject: "Files", messageId: "<f1@example.test>" };
     const file = (caption?: string) => ({
+      blob: "0".repeat(64),
       name: "r.txt",
       contentType: "text/plain",
       size: 5,
