@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { open } from "node:fs/promises";
 import type { StoreContext } from "./context.js";
-import { and, asc, desc, eq, inArray, isNotNull, lt, sql } from "./orm.js";
+import { and, asc, desc, eq, gte, inArray, isNotNull, lt, sql } from "./orm.js";
 
 export const BLOB_CHUNK_BYTES = 256 * 1024;
 
@@ -16,12 +16,19 @@ export interface BlobOptions {
   maxBytes?: number;
   /** A blob not used for this long is deleted. Default 30 days. */
   retentionMs?: number;
+  /** How long an upload waiting to be sent (holdUpload) is kept whatever the cap and retention. Default 24 hours. */
+  uploadHoldMs?: number;
 }
 
 export const DEFAULT_BLOB_OPTIONS: Required<BlobOptions> = {
   maxBytes: 1024 * 1024 * 1024,
   retentionMs: 30 * 24 * 60 * 60 * 1000,
+  uploadHoldMs: 24 * 60 * 60 * 1000,
 };
+
+// An upload's hold is a download record of this pseudo-gateway (gateways are `<type>:<entry>`),
+// keyed by the blob, so it goes with the blob and needs no table of its own.
+const UPLOAD_HOLD = "upload-hold";
 
 export interface BlobInfo {
   sha256: string;
@@ -188,6 +195,23 @@ export class BlobStore {
     return { sha256: row.sha256 };
   }
 
+  /**
+   * Keeps a blob uploaded but not yet sent (the chat page's composer holds it) from prune for
+   * `uploadHoldMs` from now; uploading it again renews the hold. Bounded, so a page left open does
+   * not hold the store's bytes for ever.
+   */
+  async holdUpload(sha256: string): Promise<void> {
+    const now = this.ctx.now();
+    const m = this.t.mediaDownloads;
+    const values = { gateway: UPLOAD_HOLD, sourceKey: sha256, sha256, refused: null, createdAt: now };
+    await this.ctx.run((db) =>
+      db
+        .insert(m)
+        .values(values)
+        .onConflictDoUpdate({ target: [m.gateway, m.sourceKey], set: { createdAt: now } }),
+    );
+  }
+
   async transcript(sha256: string): Promise<{ model: string; text: string } | undefined> {
     const tr = this.t.blobTranscripts;
     const rows = await this.ctx.run((db) =>
@@ -204,12 +228,12 @@ export class BlobStore {
   /**
    * Deletes blobs unused for the retention period, then the least recently used ones while the
    * total exceeds the byte cap; their pieces, transcripts and download records go with them.
-   * A blob a pending file piece or an unfinished message still needs is kept either way (the cap
-   * may stay exceeded until they are done).
+   * A blob a pending file piece, an unfinished message or a held upload still needs is kept either
+   * way (the cap may stay exceeded until they are done).
    */
   async prune(now = this.ctx.now()): Promise<number> {
     const b = this.t.blobs;
-    const needed = await this.#needed();
+    const needed = await this.#needed(now);
     const expired = await this.ctx.run((db) =>
       db
         .select({ sha256: b.sha256 })
@@ -240,9 +264,9 @@ export class BlobStore {
     return doomed.length;
   }
 
-  /** Blobs of pending `file` outbox pieces and of messages not yet answered (queued or running). */
-  async #needed(): Promise<Set<string>> {
-    const { outbox: o, inbox: i } = this.t;
+  /** Blobs of pending `file` outbox pieces, of messages not yet answered (queued or running) and of held uploads. */
+  async #needed(now: number): Promise<Set<string>> {
+    const { outbox: o, inbox: i, mediaDownloads: m } = this.t;
     const pieces = await this.ctx.run((db) =>
       db
         .select({ payload: o.payload })
@@ -255,7 +279,14 @@ export class BlobStore {
         .from(i)
         .where(and(inArray(i.status, ["queued", "running"]), isNotNull(i.attachments))),
     );
+    const held = await this.ctx.run((db) =>
+      db
+        .select({ sha256: m.sha256 })
+        .from(m)
+        .where(and(eq(m.gateway, UPLOAD_HOLD), gte(m.createdAt, now - this.#options.uploadHoldMs))),
+    );
     const needed = new Set<string>();
+    for (const { sha256 } of held) if (sha256) needed.add(sha256);
     for (const { payload } of pieces) addBlobs(needed, [payload]);
     for (const { attachments } of messages) addBlobs(needed, attachments);
     return needed;

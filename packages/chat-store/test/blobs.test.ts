@@ -62,6 +62,26 @@ eachDriver((driver) => {
       expect(await db.blobs.transcript(blob.sha256)).toBeUndefined();
     });
 
+    it("keeps a held upload past the retention period and the byte cap until its hold ends; holding again renews it", async () => {
+      const c = clock(Date.now());
+      const db = await driver.open({
+        now: c.now,
+        blobs: { retentionMs: DAY, maxBytes: 10, uploadHoldMs: 2 * DAY },
+      });
+      const held = await db.blobs.put(randomBytes(100), "image/png");
+      await db.blobs.holdUpload(held.sha256);
+      const loose = await db.blobs.put(randomBytes(100), "image/png");
+      c.advance(DAY + 1);
+      expect(await db.blobs.prune()).toBe(1);
+      expect(await db.blobs.info(loose.sha256)).toBeUndefined();
+      await db.blobs.holdUpload(held.sha256);
+      c.advance(2 * DAY - 1);
+      expect(await db.blobs.prune()).toBe(0);
+      c.advance(2);
+      expect(await db.blobs.prune()).toBe(1);
+      expect(await db.blobs.info(held.sha256)).toBeUndefined();
+    });
+
     it("prunes blobs unused past the retention period, then the least recently used beyond the byte cap", async () => {
       const c = clock(Date.now());
       const db = await driver.open({ now: c.now, blobs: { retentionMs: 10 * DAY, maxBytes: 2500 } });

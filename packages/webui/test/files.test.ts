@@ -189,4 +189,34 @@ describe("page uploads", () => {
     expect((await bob.get(`/files/${id}/mine.png`)).status).toBe(200);
     expect(await stored(harness, PNG)).toBe(true);
   });
+  it("an upload not yet sent survives the blob retention and byte cap for its hold (24 hours), then is pruned", async () => {
+    let clock = Date.now();
+    const minute = 60_000;
+    const hour = 60 * minute;
+    h = await startHarness({
+      now: () => clock,
+      // Retention and cap far below the hold: without it the upload goes at the first prune.
+      blobs: { retentionMs: minute, maxBytes: 1 },
+      chatUi: { entry: { path: "/chat", media: media() } },
+    });
+    const client = h.client();
+    const { id } = (await upload(client, "cat.png", PNG)).body.file;
+    clock += 2 * minute;
+    await h.db.blobs.prune(clock);
+    const turn = await client.post("/invoke", { input: "", attachments: [{ id, name: "cat.png" }] });
+    expect(turn.status).toBe(200);
+
+    // Uploading the same bytes again renews the hold; past it, prune takes the file as before.
+    clock += 23 * hour;
+    expect((await upload(client, "cat.png", PNG)).body.file.id).toBe(id);
+    clock += 23 * hour;
+    await h.db.blobs.prune(clock);
+    expect(await stored(h, PNG)).toBe(true);
+    clock += 2 * hour;
+    await h.db.blobs.prune(clock);
+    expect(await stored(h, PNG)).toBe(false);
+    const late = await client.post("/invoke", { input: "", attachments: [{ id, name: "cat.png" }] });
+    expect(late.status).toBe(400);
+    expect(late.body.error.message).toContain("upload it again");
+  });
 });

@@ -11,7 +11,7 @@ import {
   defineAgent,
   demoSummary,
 } from "@agentsvc/agent-core";
-import { type AccountConfig, ChatDb } from "@agentsvc/chat-store";
+import { type AccountConfig, type BlobOptions, ChatDb } from "@agentsvc/chat-store";
 import { type ServerType, serve } from "@hono/node-server";
 import { Hono } from "hono";
 import pino from "pino";
@@ -68,6 +68,8 @@ export interface HarnessOptions {
   dir?: string;
   /** SQLite busy timeout of the store (lock tests set one longer than any request may take). */
   busyTimeoutMs?: number;
+  /** The store's blob cap, retention and upload hold. */
+  blobs?: BlobOptions;
   chatUi?: Partial<ChatUiOptions>;
 }
 
@@ -87,6 +89,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     path: "./data/chat.db",
     ...(options.now ? { now: options.now } : {}),
     ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}),
+    ...(options.blobs ? { blobs: options.blobs } : {}),
   });
   const silent = pino({ level: "silent" });
   if (options.users) await db.seedAccounts(options.users, options.env ?? {}, silent, { iterations: 1000 });

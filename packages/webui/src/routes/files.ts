@@ -159,6 +159,8 @@ export function fileRoutes(deps: FileRouteDeps, uploads: UploadIndex): Hono<Hono
       const stored = await db.blobs.putFile(path, got.contentType);
       const { userId } = c.get("identity");
       await uploads.record(userId, stored.sha256);
+      // Not in a message yet: the page holds it, so the byte cap and retention must not take it.
+      await db.blobs.holdUpload(stored.sha256);
       const file = {
         id: stored.sha256,
         name,
