@@ -15,7 +15,7 @@ const CHANNEL = "800000000000000001";
 beforeAll(async () => {
   fake = await DiscordFake.start();
   // A trailing slash on the configured base is dropped, not doubled into every path.
-  rest = new DiscordRest(`${fake.apiBaseUrl}/`, fake.token, 5_000, "DISCORD_TOKEN");
+  rest = new DiscordRest(`${fake.apiBaseUrl}//`, fake.token, 5_000, "DISCORD_TOKEN");
 });
 
 afterAll(() => fake.close());
@@ -48,6 +48,7 @@ describe("Discord REST", () => {
       auth: `Bot ${fake.token}`,
     });
     expect(call?.body).toEqual({ content: "hello" });
+    expect(call?.userAgent).toMatch(/^DiscordBot \(https?:\/\/\S+, [\w.]+\)$/);
   });
 
   it("a 429 waits the body's retry_after (float seconds, rounded up to the millisecond), more precise than the header", async () => {
@@ -75,6 +76,13 @@ describe("Discord REST", () => {
     const zero = await failure(rest.call("POST", `/channels/${CHANNEL}/messages`, { content: "x" }));
     expect(zero.message).not.toContain("code");
     expect(zero.message).toContain("(Bad Request)");
+  });
+
+  it("a 5xx without retry_after is retried with no wait of Discord's (the outbox's backoff applies)", async () => {
+    fake.failNext("POST .*/messages$", answer(502, { message: "Bad Gateway", code: 0 }));
+    const err = await failure(rest.call("POST", `/channels/${CHANNEL}/messages`, { content: "x" }));
+    expect(err).toMatchObject({ permanent: false, credentials: false, status: 502 });
+    expect(err.retryAfterMs).toBeUndefined();
   });
 
   it("a body without Discord's fields is classified by its status alone", async () => {

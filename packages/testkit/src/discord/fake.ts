@@ -45,6 +45,8 @@ export class DiscordFake {
     path: string;
     body: Record<string, unknown>;
     auth: string;
+    /** The User-Agent a bot must send: `DiscordBot ($url, $versionNumber)` (https://discord.com/developers/docs/reference#user-agent). */
+    userAgent: string;
     at: number;
   }[] = [];
   #server!: FakeServer;
@@ -124,7 +126,7 @@ export class DiscordFake {
     const method = req.method ?? "GET";
     const body = method === "GET" ? {} : await readParams(req).catch(() => ({}) as Record<string, unknown>);
     const auth = req.headers.authorization ?? "";
-    this.calls.push({ method, path, body, auth, at: Date.now() });
+    this.calls.push({ method, path, body, auth, userAgent: req.headers["user-agent"] ?? "", at: Date.now() });
     if (auth !== `Bot ${this.token}`) return sendJson(res, 401, { message: "401: Unauthorized", code: 0 });
     const fault = this.#takeFault(method, path);
     if (fault) {
