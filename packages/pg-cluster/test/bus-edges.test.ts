@@ -201,4 +201,21 @@ describe.skipIf(postgresMissing)("bus deliveries and reports over PostgreSQL", (
       await link.close();
     }
   });
+
+  it("without onError, a handler that throws is dropped quietly and the handlers after it still get the message", async () => {
+    const linkErrors: string[] = [];
+    const link = await pg.link({ healthCheckMs: 0, onError: (_e, context) => linkErrors.push(context) });
+    const bus = new Bus(link);
+    await bus.start();
+    const got: string[] = [];
+    bus.subscribe("cancel", () => {
+      throw new Error("handler failed");
+    });
+    bus.subscribe("cancel", (m) => void got.push(m.target));
+    await bus.publish({ kind: "cancel", target: "run:9" });
+    await waitFor("delivered", () => got.length === 1, 5_000);
+    await settle(bus, bus);
+    expect(got).toEqual(["run:9"]);
+    expect(linkErrors).toEqual([]);
+  });
 });
