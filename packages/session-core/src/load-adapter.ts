@@ -1,10 +1,14 @@
 // Loads a gateway adapter package on demand, only when an entry of its type exists.
 import { createRequire } from "node:module";
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { AgentsvcError } from "@agentsvc/agent-core";
-import { adapterPackageOf, isAdapterPackageName, isRegistryName } from "@agentsvc/config-schema/adapter";
+import {
+  adapterPackageOf,
+  installedManifest,
+  isAdapterPackageName,
+  isRegistryName,
+} from "@agentsvc/config-schema/adapter";
 
 /**
  * `telegram` -> `@agentsvc/gateway-telegram`; `mock` lives in `@agentsvc/session-core/testing`; a
@@ -68,19 +72,5 @@ function packageOf(specifier: string): string {
 }
 
 function installedUnder(from: string, specifier: string): boolean {
-  const pkg = packageOf(specifier);
-  for (let dir = resolve(from); ; dir = dirname(dir)) {
-    if (existsSync(join(dir, "node_modules", pkg, "package.json"))) return true;
-    // Inside the package itself (its own tests): Node resolves the name by self-reference.
-    if (packageNameAt(dir) === pkg) return true;
-    if (dirname(dir) === dir) return false;
-  }
-}
-
-function packageNameAt(dir: string): string | undefined {
-  try {
-    return (JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name?: string }).name;
-  } catch {
-    return undefined;
-  }
+  return installedManifest(from, packageOf(specifier)) !== undefined;
 }

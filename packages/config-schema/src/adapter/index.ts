@@ -10,6 +10,7 @@ export type {
   DoctorContext,
   DoctorResult,
 } from "./contract.js";
+export { type InstalledManifest, installedManifest } from "./installed.js";
 export { adapterPackageOf, isAdapterPackageName, isRegistryName } from "./package-name.js";
 export { callJson, field, secretOf, trimUrl } from "./doctor-kit.js";
 export { envVarName, httpUrl, integerIn, nonEmptyString } from "../schemas/common.js";

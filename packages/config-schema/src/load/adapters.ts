@@ -1,9 +1,8 @@
 // Finds the adapter package of a gateway entry's `type` in the project (issue #42): built-in types by
 // their `@agentsvc/gateway-<type>` name, third-party adapters by their own package name. Resolved
 // from the project root, as `agentsvc start` loads them, so what check accepts is what start runs.
-import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type {
   AdapterDoctor,
@@ -11,6 +10,7 @@ import type {
   AdapterInfo,
   AdapterScheduleTarget,
 } from "../adapter/contract.js";
+import { type InstalledManifest, installedManifest } from "../adapter/installed.js";
 import { adapterPackageOf, isRegistryName } from "../adapter/package-name.js";
 
 /** The official adapters' types (each `@agentsvc/gateway-<type>`); only their names live here. */
@@ -66,14 +66,14 @@ const cache = new Map<string, FoundAdapter>();
 
 /** Is the adapter package of `type` installed under `root` (as findAdapter and start look for it)? */
 export function adapterInstalled(type: string, root: string): boolean {
-  return manifestUnder(root, adapterPackageOf(type)) !== undefined;
+  return installedManifest(root, adapterPackageOf(type)) !== undefined;
 }
 
 /** The subpath of the light entry (docs/building-an-adapter.md, section 2). */
 const LIGHT_ENTRY = "./adapter";
 
 async function load(pkg: string, root: string): Promise<FoundAdapter> {
-  const manifest = manifestUnder(root, pkg);
+  const manifest = installedManifest(root, pkg);
   if (!manifest) return { found: "missing", pkg };
   // Only a subpath the package declares: a file that happens to be called adapter.js is not one.
   const light = declaresSubpath(manifest, LIGHT_ENTRY);
@@ -119,33 +119,8 @@ function contractProblem(mod: Record<string, unknown>, needsFactory: boolean): s
   return undefined;
 }
 
-interface Manifest {
-  name?: string;
-  exports?: unknown;
-}
-
 /** Does the package's `exports` map name `subpath`? */
-function declaresSubpath(manifest: Manifest, subpath: string): boolean {
+function declaresSubpath(manifest: InstalledManifest, subpath: string): boolean {
   const { exports } = manifest;
   return !!exports && typeof exports === "object" && !Array.isArray(exports) && subpath in exports;
-}
-
-/** The package.json of `pkg` as installed under `from`, or undefined when it is not. */
-function manifestUnder(from: string, pkg: string): Manifest | undefined {
-  for (let dir = resolve(from); ; dir = dirname(dir)) {
-    const installed = readManifest(join(dir, "node_modules", pkg));
-    if (installed) return installed;
-    // Inside the package itself (its own tests): Node resolves the name by self-reference.
-    const own = readManifest(dir);
-    if (own?.name === pkg) return own;
-    if (dirname(dir) === dir) return undefined;
-  }
-}
-
-function readManifest(dir: string): Manifest | undefined {
-  try {
-    return JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Manifest;
-  } catch {
-    return undefined;
-  }
 }
