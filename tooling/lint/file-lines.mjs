@@ -4,8 +4,9 @@
 // hold. Lines are counted as `wc -l` does (a last line without a newline counts too).
 // file-lines-allowed.json names files over the limit when the check was added, each with the count
 // it may not grow past; remove an entry when its file is split.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 
 export const MAX_LINES = 400;
 export const CHECKED_DIRS = ["packages/session-core/src", "packages/adapter-kit/src"];
@@ -25,7 +26,9 @@ export function longFiles(root, dirs = CHECKED_DIRS, max = MAX_LINES) {
   return found.sort((a, b) => b.lines - a.lines);
 }
 
-if (import.meta.main) {
+// Run as a script (not imported). Not `import.meta.main`: Node before 24.2 leaves it undefined,
+// which would skip the check and pass.
+if (process.argv[1] && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url))) {
   const root = join(import.meta.dirname, "../..");
   const allowedFile = join(import.meta.dirname, "file-lines-allowed.json");
   const allowed = existsSync(allowedFile) ? JSON.parse(readFileSync(allowedFile, "utf8")) : {};
