@@ -1,27 +1,15 @@
 // The UID cursor is the gateway's redelivery promise: IMAP does not push a message twice, so a
 // message whose recording failed must stay ahead of the cursor and be read again by a later poll.
-import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { type Dovecot, dovecotMissing, startDovecot } from "@agentsvc/testkit";
-import { emailRig, until } from "./rig.js";
+import { describe, expect, it } from "vitest";
+import { dovecotMissing } from "@agentsvc/testkit";
+import { emailRig, until, useDovecot } from "./rig.js";
 
-let dovecot: Dovecot | undefined;
-let cleanup: (() => Promise<void>) | undefined;
-const server = async () => {
-  dovecot ??= await startDovecot();
-  return dovecot;
-};
-afterEach(async () => {
-  await cleanup?.();
-  cleanup = undefined;
-});
-afterAll(async () => {
-  await dovecot?.close();
-});
+const { started: server, onCleanup } = useDovecot();
 
 describe.skipIf(dovecotMissing !== undefined)("the UID cursor against Dovecot", () => {
   it("a mail whose recording failed is read again by a later poll, not skipped by the cursor", async () => {
     const { rig, box, close } = await emailRig(await server());
-    cleanup = close;
+    onCleanup(close);
     await rig.session.idle(5_000);
     let failures = 0;
     rig.deliverHook = async (inbound, next) => {

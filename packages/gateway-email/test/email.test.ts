@@ -1,28 +1,16 @@
-import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { type Dovecot, dovecotMissing, startDovecot } from "@agentsvc/testkit";
+import { describe, expect, it } from "vitest";
+import { dovecotMissing } from "@agentsvc/testkit";
 import { BOT, DMARC_PASS, MX } from "./harness.js";
-import { emailRig, header, until } from "./rig.js";
+import { emailRig, header, until, useDovecot } from "./rig.js";
 
-let dovecot: Dovecot | undefined;
-let cleanup: (() => Promise<void>) | undefined;
-const server = async () => {
-  dovecot ??= await startDovecot();
-  return dovecot;
-};
-afterEach(async () => {
-  await cleanup?.();
-  cleanup = undefined;
-});
-afterAll(async () => {
-  await dovecot?.close();
-});
+const { started: server, onCleanup } = useDovecot();
 
 describe.skipIf(dovecotMissing !== undefined)(
   `email gateway against Dovecot${dovecotMissing ? ` (skipped: ${dovecotMissing})` : ""}`,
   () => {
     it("answers new mail with a threaded Re: reply, marks it seen, and strips the quote from the follow-up", async () => {
       const { rig, box, close } = await emailRig(await server());
-      cleanup = close;
+      onCleanup(close);
       const uid = await box.append({
         messageId: "<q1@example.test>",
         from: "Ann <ann@example.test>",
@@ -58,7 +46,7 @@ describe.skipIf(dovecotMissing !== undefined)(
 
     it("ignores auto-replies, bulk mail and bounces, leaving them unread, and keeps answering people", async () => {
       const { rig, box, close } = await emailRig(await server());
-      cleanup = close;
+      onCleanup(close);
       const auto = [
         await box.append({
           messageId: "<a1@x.test>",
@@ -97,7 +85,7 @@ describe.skipIf(dovecotMissing !== undefined)(
 
     it("applies an approval decided by replying to the request mail (first line, by prefix, quote below)", async () => {
       const { rig, box, close } = await emailRig(await server());
-      cleanup = close;
+      onCleanup(close);
       await box.append({
         messageId: "<d1@example.test>",
         from: "ann@example.test",
@@ -129,7 +117,7 @@ describe.skipIf(dovecotMissing !== undefined)(
 
     it("applies a decision written below the quote (bottom-posted), and one above an Outlook From:/Sent: block", async () => {
       const { rig, box, close } = await emailRig(await server());
-      cleanup = close;
+      onCleanup(close);
       const ask = async (id: string, token: string) => {
         await box.append({
           messageId: id,
@@ -177,7 +165,7 @@ describe.skipIf(dovecotMissing !== undefined)(
 
     it("a forged From with dmarc=fail, or a pass below the first Received, does not approve: logged, ignored, the request stays open until a DMARC pass decides", async () => {
       const { rig, box, close } = await emailRig(await server());
-      cleanup = close;
+      onCleanup(close);
       await box.append({
         messageId: "<f1@example.test>",
         from: "ann@example.test",
@@ -236,7 +224,7 @@ describe.skipIf(dovecotMissing !== undefined)(
 
     it("without trustedAuthservIds no mail decides, and the start says so", async () => {
       const { rig, box, close } = await emailRig(await server(), { trustedAuthservIds: [] });
-      cleanup = close;
+      onCleanup(close);
       expect(
         rig.lines.some((l) => l.level === 40 && String(l.msg).includes("trustedAuthservIds is not set")),
       ).toBe(true);
@@ -269,7 +257,7 @@ describe.skipIf(dovecotMissing !== undefined)(
 
     it("a restart between recording a mail and replying loses nothing and replies once", async () => {
       const { rig, box, close } = await emailRig(await server());
-      cleanup = close;
+      onCleanup(close);
       // Recorded, acknowledged, then the process dies before any turn runs.
       rig.deliverHook = async (inbound) =>
         rig.store.inbox.accept({
@@ -305,7 +293,7 @@ describe.skipIf(dovecotMissing !== undefined)(
 
     it("SMTP down: the reply waits in the outbox and goes out once when SMTP is back", async () => {
       const { rig, box, close } = await emailRig(await server());
-      cleanup = close;
+      onCleanup(close);
       await box.sink.stop();
       const uid = await box.append({
         messageId: "<s1@example.test>",
@@ -328,7 +316,7 @@ describe.skipIf(dovecotMissing !== undefined)(
     it("IMAP down: logged clearly, retried with growing delays, no crash, and mail is read once it is back", async () => {
       const d = await server();
       const { rig, box, close } = await emailRig(d);
-      cleanup = close;
+      onCleanup(close);
       await rig.session.idle(5_000);
       await d.stop();
       const failures = () => rig.lines.filter((l) => l.msg.startsWith("IMAP poll failed"));
@@ -358,7 +346,7 @@ describe.skipIf(dovecotMissing !== undefined)(
       const { rig, close } = await emailRig(await server(), {
         env: { IMAP_HOST: "127.0.0.1", IMAP_USER: "bot80", IMAP_PASS: "wrong", MAIL_FROM: BOT },
       });
-      cleanup = close;
+      onCleanup(close);
       await until(() => rig.session.status().email?.state === "stopped", "the gateway stopped", 15_000);
       const reason = String(rig.session.status().email?.reason);
       expect(reason).toContain("credentials rejected by email: check IMAP_PASS");
@@ -379,7 +367,7 @@ describe.skipIf(dovecotMissing !== undefined)(
       } = await emailRig(await server(), (b) => ({
         env: { ...b.options().env, SMTP_PASS: "not-the-password" },
       }));
-      cleanup = close;
+      onCleanup(close);
       const uid = await box.append({
         messageId: "<c1@example.test>",
         from: "gil@example.test",

@@ -2,22 +2,14 @@
 // appended to the real Dovecot mailbox, read by the gateway's IMAP poll in a real session: each part
 // typed by its bytes, checked against the entry's media block and stored before deliver.
 import type { Inbound, SessionBlobs } from "@agentsvc/adapter-kit";
-import { type Dovecot, dovecotMissing, startDovecot } from "@agentsvc/testkit";
+import { dovecotMissing } from "@agentsvc/testkit";
 import { type MemoryBlobs, memoryBlobs } from "@agentsvc/testkit/session";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createGateway, type EmailGatewayOptions } from "../src/index.js";
 import { emailHarness } from "./harness.js";
-import { LoggedRig, until } from "./rig.js";
+import { LoggedRig, until, useDovecot } from "./rig.js";
 
-let dovecot: Dovecot | undefined;
-let cleanup: (() => Promise<void>) | undefined;
-afterEach(async () => {
-  await cleanup?.();
-  cleanup = undefined;
-});
-afterAll(async () => {
-  await dovecot?.close();
-});
+const dovecot = useDovecot();
 
 // A 1x1 PNG (signature, IHDR, IDAT, IEND) and a PDF head.
 const PNG_B64 =
@@ -49,8 +41,7 @@ async function boot(media?: EmailGatewayOptions["media"]): Promise<{
   blobs: MemoryBlobs;
   append: (raw: string) => Promise<void>;
 }> {
-  dovecot ??= await startDovecot();
-  const harness = await emailHarness(dovecot);
+  const harness = await emailHarness(await dovecot.started());
   const box = harness.box;
   const rig = new LoggedRig({
     ...harness,
@@ -65,10 +56,10 @@ async function boot(media?: EmailGatewayOptions["media"]): Promise<{
     delivered.push(inbound);
     return next(inbound);
   };
-  cleanup = async () => {
+  dovecot.onCleanup(async () => {
     await rig.stop();
     await box.close();
-  };
+  });
   return {
     delivered,
     blobs,

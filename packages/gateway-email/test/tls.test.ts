@@ -5,30 +5,18 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isGatewaySendError } from "@agentsvc/adapter-kit";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sendMail, smtpTransport } from "../src/api.js";
-import { type Dovecot, dovecotMissing, startDovecot } from "@agentsvc/testkit";
-import { emailRig, until } from "./rig.js";
+import { dovecotMissing } from "@agentsvc/testkit";
+import { emailRig, until, useDovecot } from "./rig.js";
 import { startSmtpSink } from "@agentsvc/testkit";
 
-let dovecot: Dovecot | undefined;
-let cleanup: (() => Promise<void>) | undefined;
-const server = async () => {
-  dovecot ??= await startDovecot();
-  return dovecot;
-};
-afterEach(async () => {
-  await cleanup?.();
-  cleanup = undefined;
-});
-afterAll(async () => {
-  await dovecot?.close();
-});
+const { started: server, onCleanup } = useDovecot();
 
 describe.skipIf(dovecotMissing !== undefined)("TLS with a private CA against Dovecot", () => {
   it("an untrusted server certificate fails the poll with an error naming tlsCaFile and NODE_EXTRA_CA_CERTS", async () => {
     const { rig, close } = await emailRig(await server(), { tlsCa: undefined });
-    cleanup = close;
+    onCleanup(close);
     const failed = () => rig.lines.find((l) => String(l.msg).startsWith("IMAP poll failed"));
     await until(() => failed() !== undefined, "a failed poll");
     const msg = String(failed()?.msg);
@@ -65,7 +53,7 @@ describe.skipIf(dovecotMissing !== undefined)("TLS with a private CA against Dov
     const caFile = join(dir, "ca.pem");
     writeFileSync(caFile, d.cert);
     const { box, close } = await emailRig(d, { tlsCa: undefined, tlsCaFile: caFile });
-    cleanup = close;
+    onCleanup(close);
     await box.append({
       messageId: "<tls1@example.test>",
       from: "hal@example.test",

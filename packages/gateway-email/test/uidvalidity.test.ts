@@ -1,24 +1,12 @@
 // UIDVALIDITY (RFC 9051 section 2.3.1.1): when a mailbox is deleted and created again its UIDs start
 // over under a new UIDVALIDITY, so the kept UID cursor means nothing there any more. The gateway
 // must read that mailbox again, not wait for UIDs above the old cursor.
-import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { type Dovecot, dovecotMissing, startDovecot } from "@agentsvc/testkit";
+import { describe, expect, it } from "vitest";
+import { dovecotMissing } from "@agentsvc/testkit";
 import { composeMail } from "./harness.js";
-import { emailRig, until } from "./rig.js";
+import { emailRig, until, useDovecot } from "./rig.js";
 
-let dovecot: Dovecot | undefined;
-let cleanup: (() => Promise<void>) | undefined;
-const server = async () => {
-  dovecot ??= await startDovecot();
-  return dovecot;
-};
-afterEach(async () => {
-  await cleanup?.();
-  cleanup = undefined;
-});
-afterAll(async () => {
-  await dovecot?.close();
-});
+const { started: server, onCleanup } = useDovecot();
 
 const mail = (n: number) => ({
   messageId: `<uv${n}@example.test>`,
@@ -34,7 +22,7 @@ describe.skipIf(dovecotMissing !== undefined)("UIDVALIDITY against Dovecot", () 
     const { rig, box, close } = await emailRig(d, { mailbox: "Agent" }, async (b) => {
       await b.observer.mailboxCreate("Agent");
     });
-    cleanup = close;
+    onCleanup(close);
     const append = async (n: number) => {
       const r = (await box.observer.append("Agent", composeMail(mail(n)))) || undefined;
       if (!r?.uid) throw new Error("APPEND returned no UID");
