@@ -151,6 +151,7 @@ export function createChatUi(options: ChatUiOptions): Hono<HonoEnv> {
       runStore,
       canCompact: agent.canCompact,
       filesBase: `${apiPrefix(entry.path)}/files`,
+      showTranscript: entry.media?.showTranscript !== false,
     }),
   );
   app.route("/", conversationRoutes({ db, memory, runStore }));

@@ -11,6 +11,7 @@ const PNG = Buffer.from(
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==",
   "base64",
 );
+const OGG = Buffer.concat([Buffer.from("OggS"), Buffer.alloc(300, 2)]);
 const PDF = Buffer.from("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n");
 
 const media = (over: { maxBytes?: number; types?: MediaConfig["types"] } = {}): MediaConfig => ({
@@ -218,5 +219,31 @@ describe("page uploads", () => {
     const late = await client.post("/invoke", { input: "", attachments: [{ id, name: "cat.png" }] });
     expect(late.status).toBe(400);
     expect(late.body.error.message).toContain("upload it again");
+  });
+  it("/history gives a sent audio file its transcript, and leaves it out when the entry turned showTranscript off", async () => {
+    for (const showTranscript of [true, false]) {
+      h = await startHarness({
+        transcribe: async () => "see you at six",
+        chatUi: {
+          entry: {
+            path: "/chat",
+            media: { ...media({ types: ["audio"] }), transcribe: true, showTranscript },
+          },
+        },
+      });
+      const client = h.client();
+      const { id } = (await upload(client, "memo.ogg", OGG)).body.file;
+      const turn = await client.post("/invoke", {
+        input: "",
+        conversationId: "c1",
+        attachments: [{ id, name: "memo.ogg" }],
+      });
+      // The model read the transcript either way (the demo model, told of a file, calls its file tool).
+      expect(JSON.stringify(turn.body.toolCalls)).toContain("its transcript: see you at six");
+      const [sent] = (await client.get("/history?conversationId=c1")).body.messages;
+      expect(sent.attachments[0].transcript).toBe(showTranscript ? "see you at six" : undefined);
+      await h.close();
+      h = undefined;
+    }
   });
 });

@@ -8,6 +8,7 @@ import {
   type AgentDefinition,
   type DemoStep,
   RunManager,
+  type TranscribeAttachment,
   defineAgent,
   demoSummary,
 } from "@agentsvc/agent-core";
@@ -70,6 +71,8 @@ export interface HarnessOptions {
   busyTimeoutMs?: number;
   /** The store's blob cap, retention and upload hold. */
   blobs?: BlobOptions;
+  /** The run manager's transcriber (the server's for media.transcribe). */
+  transcribe?: TranscribeAttachment;
   chatUi?: Partial<ChatUiOptions>;
 }
 
@@ -101,7 +104,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     canSummarize: summarize !== undefined,
     ...(summarize ? { summarize } : {}),
   });
-  const runs = new RunManager({ agent, memory, runStore: db.runStore });
+  const runs = new RunManager({
+    agent,
+    memory,
+    runStore: db.runStore,
+    ...(options.transcribe ? { transcribe: options.transcribe } : {}),
+  });
   await runs.ready();
   const entry = {
     path: "/chat",

@@ -16,6 +16,8 @@ export interface MessageFile {
   name: string;
   contentType: string;
   size: number;
+  /** What the server's transcription model heard in an audio file (shown under its chip, as text). */
+  transcript?: string;
 }
 
 const NOUN: Record<string, string> = {
@@ -300,6 +302,15 @@ export function fileViews(api: Api, files: readonly MessageFile[]): HTMLElement 
       );
       thumb.addEventListener("click", () => void url.then((u) => openLightbox(u, name)));
       box.append(thumb);
+    } else if (typeof f.transcript === "string" && f.transcript) {
+      box.append(
+        h(
+          "div",
+          { class: "audio" },
+          chip(api, f, name),
+          h("p", { class: "file-transcript", text: f.transcript }),
+        ),
+      );
     } else box.append(chip(api, f, name));
   }
   return box;

@@ -49,7 +49,7 @@ interface HistoryMessage {
   /** A reply a failure cut short (stored with what had streamed). */
   interrupted?: boolean;
   /** A user message's files (blob refs; refused ones carry no blob). */
-  attachments?: { blob?: string; contentType?: string; size?: number; name?: string }[];
+  attachments?: { blob?: string; contentType?: string; size?: number; name?: string; transcript?: unknown }[];
 }
 
 /** A stored message's files as the transcript shows them. */
@@ -57,7 +57,13 @@ function filesOf(m: HistoryMessage): MessageFile[] {
   const files: MessageFile[] = [];
   for (const a of m.attachments ?? []) {
     if (typeof a.blob !== "string") continue;
-    files.push({ id: a.blob, name: a.name ?? "file", contentType: a.contentType ?? "", size: a.size ?? 0 });
+    files.push({
+      id: a.blob,
+      name: a.name ?? "file",
+      contentType: a.contentType ?? "",
+      size: a.size ?? 0,
+      ...(typeof a.transcript === "string" ? { transcript: a.transcript } : {}),
+    });
   }
   return files;
 }
@@ -75,6 +81,8 @@ interface Turn {
   input?: string;
   /** The files sent with it (shown again too). */
   files?: MessageFile[];
+  /** Their view in the user's bubble (replaced when the server's transcripts are in). */
+  filesEl?: HTMLElement;
   controller: AbortController;
   bubble: AssistantBubble;
   acc: TurnAccumulator;
@@ -265,13 +273,15 @@ async function submit(): Promise<void> {
     report(err);
     return;
   }
-  transcript.addUser(text, { files: filesView(files) });
+  const filesEl = filesView(files);
+  transcript.addUser(text, { files: filesEl });
   const bubble = transcript.addAssistant();
   const t: Turn = {
     threadId: undefined,
     conversation: current,
     input: text,
     files,
+    ...(filesEl ? { filesEl } : {}),
     controller,
     bubble,
     acc: new TurnAccumulator(),
@@ -352,6 +362,8 @@ async function runStream(t: Turn, res: Response): Promise<void> {
   } else {
     status(failed ? "Reply failed." : "Reply finished.");
   }
+  if (t.filesEl && t.files?.some((f) => f.contentType.startsWith("audio/")))
+    void showTranscripts(t, t.filesEl);
   turn = null;
   setBusy(false);
   if (t.acc.suspended && t.threadId && !t.stopped) {
@@ -359,6 +371,31 @@ async function runStream(t: Turn, res: Response): Promise<void> {
     await showApproval(t.bubble, t.threadId, t.acc);
   }
   void refreshConversations();
+}
+
+/**
+ * An audio file's transcript is made by the server before the model reads the message; once the
+ * reply ends, the sent message's files are shown again from `/history` with it. A failed read only
+ * leaves it for the next replay.
+ */
+async function showTranscripts(t: Turn, el: HTMLElement): Promise<void> {
+  const ids = new Set((t.files ?? []).map((f) => f.id));
+  try {
+    const r = await api.get<{ messages?: HistoryMessage[] }>(
+      "/history",
+      t.conversation ? { conversationId: t.conversation } : {},
+    );
+    const sent = [...(r.messages ?? [])]
+      .reverse()
+      .find(
+        (m) =>
+          m.role === "user" && (m.attachments ?? []).some((a) => a.blob !== undefined && ids.has(a.blob)),
+      );
+    const files = sent ? filesOf(sent) : [];
+    if (files.some((f) => f.transcript) && el.isConnected) el.replaceWith(fileViews(api, files));
+  } catch {
+    // Shown on the next replay.
+  }
 }
 
 async function showApproval(bubble: AssistantBubble, threadId: string, acc: TurnAccumulator): Promise<void> {

@@ -17,6 +17,8 @@ export interface MemoryRouteDeps {
   canCompact: boolean;
   /** `<path>/api/files`: where a user message's files are fetched (`/history` gives each its URL). */
   filesBase: string;
+  /** `media.showTranscript` of the entry: false leaves an audio file's transcript out of `/history`. */
+  showTranscript: boolean;
 }
 
 /** Default number of most recent messages `/compact` keeps. */
@@ -41,7 +43,7 @@ export function memoryRoutes(deps: MemoryRouteDeps): Hono<HonoEnv> {
     // them above the approval card. `pending` names the waiting run for the page.
     const waiting = await deps.runStore.listByConversation(userId, conversationId);
     const messages = [...stored, ...waiting.flatMap((run) => run.turnMessages)].map((m) =>
-      withFileUrls(m, deps.filesBase),
+      withFileUrls(m, deps.filesBase, deps.showTranscript),
     );
     const pending = waiting.map((run) => ({ threadId: unscoped(run.options.threadId) }));
     return c.json({ success: true, conversationId, messages, pending });
@@ -87,12 +89,19 @@ export function memoryRoutes(deps: MemoryRouteDeps): Hono<HonoEnv> {
 }
 
 /** A user message's stored files, each with the URL its owner fetches it from (same gates as the API). */
-function withFileUrls(message: Message, base: string): Message {
+function withFileUrls(message: Message, base: string, showTranscript: boolean): Message {
   if (message.role !== "user" || !message.attachments?.length) return message;
   return {
     ...message,
-    attachments: message.attachments.map((a) =>
-      "blob" in a ? { ...a, url: `${base}/${a.blob}/${encodeURIComponent(a.name ?? "file")}` } : a,
-    ),
+    attachments: message.attachments.map((a) => {
+      if (!("blob" in a)) return a;
+      const { transcript, ...ref } = a;
+      // The page shows a transcript under its audio file, unless the entry opted out as gateways do.
+      return {
+        ...ref,
+        ...(showTranscript && transcript !== undefined ? { transcript } : {}),
+        url: `${base}/${a.blob}/${encodeURIComponent(a.name ?? "file")}`,
+      };
+    }),
   };
 }
