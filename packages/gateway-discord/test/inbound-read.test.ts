@@ -61,7 +61,7 @@ describe("documented MESSAGE_CREATE payloads", () => {
           author: { id: fx.expect.author, displayName: fx.expect.authorName, isBot: false },
         });
       } else {
-        expect(reading.kind, file).not.toBe("deliver");
+        expect(reading.kind, file).toBe(fx.expect.intentHint ? "empty" : "ignored");
         if (reading.kind === "deliver") continue;
         // The fixture names a part of the logged reason.
         expect(reading.reason, file).toContain(fx.expect.reason ?? "");
@@ -91,6 +91,10 @@ describe("a guild message", () => {
     expect(readMessage(base(), who).kind).toBe("deliver");
     const plain = base({ content: "hello", mentions: [] });
     expect(readMessage(plain, who).kind).toBe("ignored");
+    // A mention of someone else is not one of the bot.
+    expect(readMessage({ ...plain, mentions: [{ id: "700000000000000002" }] }, who).kind).toBe("ignored");
+    // A reply to a message whose author Discord did not include addresses nobody (and breaks nothing).
+    expect(readMessage({ ...plain, referenced_message: { id: "1" } }, who).kind).toBe("ignored");
     expect(readMessage({ ...plain, mention_roles: ["555"] }, { ...who, botRoleId: "555" }).kind).toBe(
       "deliver",
     );
@@ -129,6 +133,9 @@ describe("a guild message", () => {
     );
     expect(textOf(base({ content: `<@&555> please` }), { ...who, botRoleId: "555" })).toBe("please");
     expect(textOf(base({ content: `<@&556> please` }), { ...who, botRoleId: "555" })).toBe("<@&556> please");
+    expect(textOf(base({ content: `<@&555> please <@&555> now` }), { ...who, botRoleId: "555" })).toBe(
+      "please now",
+    );
     expect(textOf(base({ content: `<@${BOT}>\n    indented code` }))).toBe("indented code");
   });
 });
@@ -186,7 +193,10 @@ describe("what is delivered", () => {
   it("no text: an embed, sticker or poll alone is ignored quietly; nothing at all is the missing-intent case", () => {
     const empty = base({ content: "" });
     expect(readMessage(empty, who).kind).toBe("empty");
-    expect(readMessage({ ...empty, embeds: [{}] }, who).kind).toBe("ignored");
+    expect(readMessage({ ...empty, embeds: [{}] }, who)).toEqual({
+      kind: "ignored",
+      reason: "no text (embed or sticker only)",
+    });
     expect(readMessage({ ...empty, sticker_items: [{}] }, who).kind).toBe("ignored");
     expect(readMessage({ ...empty, poll: {} }, who).kind).toBe("ignored");
     expect(readMessage({ ...empty, embeds: [], attachments: [], sticker_items: [] }, who).kind).toBe("empty");
@@ -231,6 +241,10 @@ describe("what is delivered", () => {
     expect(textOf(base({ content: `<@${BOT}> hi`, message_reference: { type: 0, message_id: "5" } }))).toBe(
       "hi",
     );
+    const withoutSnapshots = { ...fwd };
+    delete withoutSnapshots.message_snapshots;
+    expect(readMessage(withoutSnapshots, who).kind).toBe("ignored");
+    expect(readMessage({ ...fwd, message_snapshots: [{}] }, who).kind).toBe("ignored");
     expect(readMessage({ ...fwd, message_snapshots: [] }, who)).toEqual({
       kind: "ignored",
       reason: "forwarded message without text",

@@ -77,6 +77,26 @@ describe("answered threads", () => {
   });
 });
 
+describe("the durable form", () => {
+  it("is read back as earlier versions wrote it: `answered-threads` (oldest first) and `bot-roles` (guild -> role)", async () => {
+    const { store } = jsonState();
+    await store.set("answered-threads", ["111", "222"]);
+    await store.set("bot-roles", { g1: "r1" });
+    const memory = new ThreadMemory(store);
+    expect(await memory.answered("111")).toBe(true);
+    expect(await memory.botRole("g1")).toBe("r1");
+    // The oldest answered again moves to the end, once; the only thread answered again writes nothing.
+    await memory.markAnswered("111");
+    expect(await store.get("answered-threads")).toEqual(["222", "111"]);
+    const single = jsonState();
+    const one = new ThreadMemory(single.store);
+    await one.markAnswered("only");
+    await one.markAnswered("only");
+    expect(single.writes()).toBe(1);
+    expect(await single.store.get("answered-threads")).toEqual(["only"]);
+  });
+});
+
 describe("the bot's role per guild", () => {
   it("is remembered per guild across a restart, and an unchanged role writes nothing", async () => {
     const state = jsonState();
