@@ -13,6 +13,7 @@ interface Fixture {
   payload: { t?: string; d?: DiscordMessage };
   expect: {
     outcome: string;
+    intentHint?: boolean;
     text?: string;
     author?: string;
     authorName?: string;
