@@ -444,6 +444,8 @@ async function mountWebui(app: Hono, entry: WebuiExposure, ctx: WebuiContext): P
     db,
     memory: ctx.runs.memory,
     runStore: (await ctx.stores.primary()).runStore,
+    // Uploads live with the memory that refers to them, where the runs read files and transcribe.
+    blobs: (await ctx.stores.primary()).blobs,
     severalInstances: ctx.controls !== ctx.runs,
     agent: agentInfoOf(ctx.runs.describe()),
     apiKey,

@@ -17,7 +17,7 @@ import { preferenceRoutes } from "./routes/preferences.js";
 import { resumeRoute } from "./routes/resume.js";
 import { runControlRoutes } from "./routes/runs.js";
 import { storeGuard, storeUnavailable } from "./store-guard.js";
-import type { ChatDb } from "@agentsvc/chat-store";
+import type { BlobStore, ChatDb } from "@agentsvc/chat-store";
 import type { AgentInfo, ChatUiEntry, HonoEnv, IdentityResolver } from "./types.js";
 
 export interface ChatUiOptions {
@@ -30,6 +30,12 @@ export interface ChatUiOptions {
   memory: Memory;
   /** Where the RunManager checkpoints suspended runs (default `db.runStore`); `/clear` and delete consult it. */
   runStore?: RunStore;
+  /**
+   * Where uploads are stored and read back (default `db.blobs`): the store the RunManager reads
+   * files from (its `blobs`, the transcriber's), so an entry with a database of its own still
+   * gives the model its files.
+   */
+  blobs?: BlobStore;
   agent: AgentInfo;
   /** The API key's value (read at start-up from `entry.apiKeyEnvVar`); defaults to `process.env[entry.apiKeyEnvVar]`. */
   apiKey?: string;
@@ -136,7 +142,8 @@ export function createChatUi(options: ChatUiOptions): Hono<HonoEnv> {
 
   const runStore = options.runStore ?? db.runStore;
   app.route("/", metaRoutes({ agent, memory, signInEnabled, apiKeyRequired: apiKey !== undefined }));
-  const uploads = new UploadIndex(db, `webui:${entry.entryName ?? entry.path}`);
+  const blobs = options.blobs ?? db.blobs;
+  const uploads = new UploadIndex(blobs, `webui:${entry.entryName ?? entry.path}`);
   app.route(
     "/",
     agentTurnRoutes({ runs, db, logger, uploads, severalInstances: options.severalInstances === true }),
@@ -156,7 +163,7 @@ export function createChatUi(options: ChatUiOptions): Hono<HonoEnv> {
   );
   app.route("/", conversationRoutes({ db, memory, runStore }));
   app.route("/", preferenceRoutes(db));
-  app.route("/", fileRoutes({ db, media: entry.media }, uploads));
+  app.route("/", fileRoutes({ blobs, media: entry.media }, uploads));
   // Explicit catch-all: a mounted sub-app's notFound is not consulted by the parent app.
   app.all("*", (c) => fail(c, 404, "not_found", `no route ${c.req.method} ${c.req.path}`));
   return app;

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AgentsvcError, type AttachmentKind, type AttachmentRef } from "@agentsvc/agent-core";
-import type { ChatDb } from "@agentsvc/chat-store";
+import type { BlobStore } from "@agentsvc/chat-store";
 import type { MediaConfig } from "@agentsvc/config-schema";
 import { INLINE_IMAGE_TYPES } from "@agentsvc/webhook-kit";
 import { Hono } from "hono";
@@ -30,7 +30,7 @@ const NOUN: Record<AttachmentKind, string> = {
 };
 
 export interface FileRouteDeps {
-  db: ChatDb;
+  blobs: BlobStore;
   /** The entry's `media` block; absent: no uploads (`POST /files` answers 403 `media_disabled`). */
   media?: MediaConfig;
 }
@@ -64,17 +64,17 @@ function formatBytes(n: number): string {
 /** Who may open which file: the uploads a caller made, per entry. */
 export class UploadIndex {
   constructor(
-    private readonly db: ChatDb,
+    private readonly blobs: BlobStore,
     private readonly gateway: string,
   ) {}
 
   record(userId: string, sha256: string): Promise<void> {
-    return this.db.blobs.recordDownload(this.gateway, `${userId}/${sha256}`, { sha256 });
+    return this.blobs.recordDownload(this.gateway, `${userId}/${sha256}`, { sha256 });
   }
 
   async owns(userId: string, sha256: string): Promise<boolean> {
     if (!SHA256.test(sha256)) return false;
-    const known = await this.db.blobs.download(this.gateway, `${userId}/${sha256}`);
+    const known = await this.blobs.download(this.gateway, `${userId}/${sha256}`);
     return known !== undefined && "sha256" in known;
   }
 
@@ -94,10 +94,10 @@ export class UploadIndex {
       const name = (item as { name?: unknown } | null)?.name;
       if (typeof id !== "string" || !(await this.owns(userId, id)))
         throw badInput(`${where}: attachments[${i}].id: not a file you uploaded (upload it again)`);
-      const info = await this.db.blobs.info(id);
+      const info = await this.blobs.info(id);
       if (!info)
         throw badInput(`${where}: attachments[${i}].id: the file is no longer stored (upload it again)`);
-      await this.db.blobs.touch(id);
+      await this.blobs.touch(id);
       refs.push({
         blob: id,
         kind: kindOf(info.contentType),
@@ -111,7 +111,7 @@ export class UploadIndex {
 }
 
 export function fileRoutes(deps: FileRouteDeps, uploads: UploadIndex): Hono<HonoEnv> {
-  const { db, media } = deps;
+  const { blobs, media } = deps;
   const app = new Hono<HonoEnv>();
 
   app.post("/files", async (c) => {
@@ -156,11 +156,11 @@ export function fileRoutes(deps: FileRouteDeps, uploads: UploadIndex): Hono<Hono
         );
       }
       if (got.size === 0) throw badInput("POST /files: the file is empty");
-      const stored = await db.blobs.putFile(path, got.contentType);
+      const stored = await blobs.putFile(path, got.contentType);
       const { userId } = c.get("identity");
       await uploads.record(userId, stored.sha256);
       // Not in a message yet: the page holds it, so the byte cap and retention must not take it.
-      await db.blobs.holdUpload(stored.sha256);
+      await blobs.holdUpload(stored.sha256);
       const file = {
         id: stored.sha256,
         name,
@@ -180,11 +180,11 @@ export function fileRoutes(deps: FileRouteDeps, uploads: UploadIndex): Hono<Hono
     const notFound = () => new AgentsvcError("not_found", "no such file of yours", 404);
     // Not yours, unknown and pruned answer alike.
     if (!(await uploads.owns(userId, id))) throw notFound();
-    const info = await db.blobs.info(id);
+    const info = await blobs.info(id);
     if (!info) throw notFound();
     const name = cleanFileName(c.req.param("name"));
     const inline = INLINE_IMAGE_TYPES.has(info.contentType);
-    const pieces = db.blobs.pieces(id);
+    const pieces = blobs.pieces(id);
     const stream = new ReadableStream<Uint8Array>({
       async pull(controller) {
         const next = await pieces.next();
