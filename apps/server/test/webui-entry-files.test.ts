@@ -2,12 +2,14 @@
 // own (another page's file id opens nothing, sends nothing, and its history shows nothing of them),
 // and the second page's files still reach the runs, which read files and transcribe from the
 // store the agent's memory lives in. Real HTTP on 127.0.0.1, SQLite files in a temp project,
-// FakeTranscriptions as the OpenAI transcription endpoint.
+// FakeTranscriptions as the OpenAI transcription endpoint; the signed file route serves an upload
+// only under the service's own signature.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { loadProject } from "@agentsvc/config-schema";
 import { FakeTranscriptions, OPENAI_TEST_KEY } from "@agentsvc/testkit";
+import { fileUrls } from "@agentsvc/webhook-kit";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, startServer } from "../src/index.js";
@@ -21,6 +23,9 @@ const PNG = Buffer.from(
 let dir: string;
 let whisper: FakeTranscriptions;
 let server: RunningServer;
+// The signed file URLs a reply's files go out by (Twilio MediaUrl): served only with a valid signature.
+const SECRET = "entry-files-test-secret";
+const BASE = "http://127.0.0.1:9";
 
 beforeAll(async () => {
   whisper = await FakeTranscriptions.start({ text: "see you at six" });
@@ -37,13 +42,16 @@ beforeAll(async () => {
   }
   const loaded = await loadProject(dir);
   if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
-  server = await startServer(loaded.project, {
-    port: 0,
-    logger: pino({ level: "silent" }),
-    env: { ...process.env, OPENAI_API_KEY: OPENAI_TEST_KEY },
-    buildDir: join(dir, "build"),
-    interactive: false,
-  });
+  server = await startServer(
+    { ...loaded.project, config: { ...loaded.project.config, publicBaseUrl: BASE } },
+    {
+      port: 0,
+      logger: pino({ level: "silent" }),
+      env: { ...process.env, OPENAI_API_KEY: OPENAI_TEST_KEY, AGENTSVC_FILE_URL_SECRET: SECRET },
+      buildDir: join(dir, "build"),
+      interactive: false,
+    },
+  );
 });
 afterAll(async () => {
   await server?.shutdown();
@@ -86,7 +94,7 @@ describe("two chat pages, one with its own database", () => {
     expect((await fetch(`${server.url}/b/api/files/${id}/memo.ogg`)).status).toBe(200);
   });
 
-  it("a page's uploads are not servable, sendable or in the history of the other page", async () => {
+  it("a page's uploads are not servable, sendable or in the history of the other page, nor by a file URL the service did not sign", async () => {
     const onB = await upload("/b", "b.png", PNG);
     expect((await fetch(`${server.url}/a/api/files/${onB}/b.png`)).status).toBe(404);
     const sent = await invoke("/a", onB, "b.png");
@@ -98,5 +106,13 @@ describe("two chat pages, one with its own database", () => {
     expect((await fetch(`${server.url}/b/api/files/${onA}/a.ogg`)).status).toBe(404);
     expect((await invoke("/b", onA, "a.ogg")).status).toBe(400);
     expect((await history("/b")).flatMap((m) => m.attachments ?? []).map((a) => a.blob)).not.toContain(onA);
+
+    // Nor by the service's signed file URL without a signature the service made (what a visitor can try).
+    const signed = new URL(fileUrls({ baseUrl: BASE, secret: SECRET }).sign({ blob: onB, name: "b.png" }));
+    const at = (query: string) => fetch(`${server.url}${signed.pathname}${query}`);
+    expect((await at(signed.search)).status).toBe(200);
+    expect((await at("")).status).toBe(404);
+    const forged = new URL(fileUrls({ baseUrl: BASE, secret: "a guess" }).sign({ blob: onB, name: "b.png" }));
+    expect((await at(forged.search)).status).toBe(404);
   });
 });
