@@ -48,6 +48,7 @@ import { requireApiKeys } from "./api-keys.js";
 import { installCommand } from "./install-command.js";
 import { namingEntry } from "./entry-errors.js";
 import { mountFileRoute } from "./file-route.js";
+import { seedBesideStart } from "./account-seeding.js";
 
 export interface ServerOptions {
   /** Where `*EnvVar` values are read, once, here at start-up. Default `process.env`. */
@@ -253,6 +254,7 @@ export async function createServer(project: Project, options: ServerOptions = {}
           env,
           logger,
           buildDir,
+          closers,
         });
         pages.set(exposure.entryName, page);
       }
@@ -427,6 +429,8 @@ interface WebuiContext {
   env: NodeJS.ProcessEnv;
   logger: Logger;
   buildDir: string;
+  /** Run at close, before the stores close. */
+  closers: (() => Promise<void> | void)[];
 }
 
 async function mountWebui(app: Hono, entry: WebuiExposure, ctx: WebuiContext): Promise<SchedulePage> {
@@ -436,7 +440,11 @@ async function mountWebui(app: Hono, entry: WebuiExposure, ctx: WebuiContext): P
     { FAVICON_SVG, pageSecurityHeaders, writePage },
   ] = await Promise.all([import("@agentsvc/webui"), import("@agentsvc/webui-page")]);
   const db = await ctx.stores.forEntry(entry);
-  if (entry.users) await db.seedAccounts(entry.users, ctx.env, ctx.logger.child({ name: "webui-auth" }));
+  if (entry.users) {
+    const seeding = seedBesideStart(db, entry.users, ctx.env, ctx.logger.child({ name: "webui-auth" }));
+    app.use(`${apiPrefix(entry.path)}/*`, seeding.gate);
+    ctx.closers.push(() => seeding.settled);
+  }
   const apiKey = entry.apiKeyEnvVar ? readEnv(ctx.env, entry.apiKeyEnvVar) : undefined;
   const chatUi = createChatUi({
     entry,
