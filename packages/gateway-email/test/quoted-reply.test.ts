@@ -34,6 +34,7 @@ describe("the new text of a reply", () => {
   it("only a line of `-- ` is the signature; dashes elsewhere are text", () => {
     expect(stripQuoted("we agreed -- \nplease go")).toBe("we agreed -- \nplease go");
     expect(stripQuoted("-- first item\n-- second item")).toBe("-- first item\n-- second item");
+    expect(stripQuoted("the list:\n-- first item")).toBe("the list:\n-- first item");
   });
 
   it("only whole lines start the quoted original: a rule of underscores or an Original Message line with trailing blanks", () => {
