@@ -126,7 +126,9 @@ describe.skipIf(postgresMissing)("bus deliveries and reports over PostgreSQL", (
       ...bad.map((p) => `bus: unreadable payload on agentsvc_control: ${p}`),
       `bus: unreadable payload on agentsvc_control: {"kind":"cancel","target":"${"x".repeat(200 - 27)}`,
     ]);
-    expect(errors[1]![1]).toBe("not an object with string kind and target");
+    expect(errors.slice(1, bad.length).map(([, message]) => message)).toEqual(
+      Array(bad.length - 1).fill("not an object with string kind and target"),
+    );
   });
 
   it("a handler that throws or rejects is reported with its kind; the other handlers still get the message", async () => {
@@ -217,5 +219,25 @@ describe.skipIf(postgresMissing)("bus deliveries and reports over PostgreSQL", (
     await settle(bus, bus);
     expect(got).toEqual(["run:9"]);
     expect(linkErrors).toEqual([]);
+  });
+
+  it("two buses on one link hear only their own channel; stopping one that never started silences neither", async () => {
+    const link = await pg.link({ healthCheckMs: 0 });
+    const a = new Bus(link, { channel: "same_link_a" });
+    const b = new Bus(link, { channel: "same_link_b" });
+    const idle = new Bus(link, { channel: "same_link_a" });
+    await a.start();
+    await b.start();
+    const gotA: string[] = [];
+    const gotB: string[] = [];
+    a.subscribe("cancel", (m) => void gotA.push(m.target));
+    b.subscribe("cancel", (m) => void gotB.push(m.target));
+    await idle.stop();
+    await a.publish({ kind: "cancel", target: "for a" });
+    await b.publish({ kind: "cancel", target: "for b" });
+    await settle(a, a);
+    await settle(b, b);
+    expect(gotA).toEqual(["for a"]);
+    expect(gotB).toEqual(["for b"]);
   });
 });
