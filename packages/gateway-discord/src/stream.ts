@@ -43,6 +43,7 @@ export class DiscordStreams {
         const sent = await this.post(
           thread,
           text,
+          // Stryker disable next-line StringLiteral: the gateway's post sends no idempotency key (no Discord nonce)
           { idempotencyKey: `stream:${thread}`, attempt: 1, ...(meta ? { meta } : {}) },
           signal,
         );
