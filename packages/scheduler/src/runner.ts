@@ -40,6 +40,8 @@ export interface GatewayTarget {
   thread: string;
   subject?: string;
   template?: { name: string; language: string };
+  // A project's target may hold other keys its adapter's `scheduleTarget` read (config-schema
+  // spreads them in); all of them reach the adapter in `meta.scheduled`.
 }
 
 /** A chat page (webui entry) user's conversation: the turn runs there, no gateway involved. */
@@ -429,13 +431,16 @@ export class ScheduleRunner {
   }
 }
 
-/** What the target's adapter reads from the run's origin: `meta.scheduled` (subject, template). */
+/**
+ * What the target's adapter reads from the run's origin: `meta.scheduled`, every key its
+ * `scheduleTarget` added to the target (e-mail's subject, WhatsApp's template, a third-party
+ * adapter's own), i.e. all but gateway and thread.
+ */
 function scheduledMeta(to: GatewayTarget): { meta?: Record<string, unknown> } {
-  const { subject, template } = to;
-  if (subject === undefined && template === undefined) return {};
-  return {
-    meta: { scheduled: { ...(subject !== undefined ? { subject } : {}), ...(template ? { template } : {}) } },
-  };
+  const scheduled = Object.fromEntries(
+    Object.entries(to).filter(([key, value]) => key !== "gateway" && key !== "thread" && value !== undefined),
+  );
+  return Object.keys(scheduled).length > 0 ? { meta: { scheduled } } : {};
 }
 
 /** The schedule a reminder runs as: back to its thread, its text as the tick's message. */

@@ -33,6 +33,17 @@ describe("a schedule every minute", () => {
     expect(last).toMatchObject({ outcome: "delivered", tickAt: Date.UTC(2026, 11, 1, 9, 5) });
   });
 
+  it("hands the target's platform keys to the gateway as the run's meta.scheduled, whatever adapter declared them", async () => {
+    const r = await newRig();
+    const to = { gateway: "telegram", thread: "chat-1", subject: "Digest", urgent: true };
+    const a = r.runner([every("digest", MINUTE, { to })]);
+    await a.start();
+    r.clock.now += MINUTE;
+    await a.pass();
+    await r.session.idle();
+    expect(r.gateway.sent.map((m) => m.meta?.scheduled)).toEqual([{ subject: "Digest", urgent: true }]);
+  });
+
   it("a tick claimed by an instance that died before recording it is recorded by the next pass, once", async () => {
     const r = await newRig();
     const tickAt = Date.UTC(2026, 11, 1, 9, 1);
