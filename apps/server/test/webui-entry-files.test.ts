@@ -62,7 +62,7 @@ afterAll(async () => {
 async function upload(page: string, name: string, bytes: Buffer): Promise<string> {
   const res = await fetch(`${server.url}${page}/api/files`, {
     method: "POST",
-    body: bytes,
+    body: new Uint8Array(bytes),
     headers: { "x-file-name": encodeURIComponent(name) },
   });
   expect(res.status).toBe(201);
