@@ -103,6 +103,13 @@ describe("a message", () => {
       BOT,
     );
     expect("message" in got && got.message.author).toEqual({ id: "chat:-1001" });
+    const titled = classifyUpdate(
+      inGroup("@agentsvc_bot hi", [{ type: "mention", offset: 0, length: 13 }], {
+        sender_chat: { id: -1001, type: "supergroup", title: "Ops" },
+      }),
+      BOT,
+    );
+    expect("message" in titled && titled.message.author).toEqual({ id: "chat:-1001", displayName: "Ops" });
   });
 
   it("without a sender, from a placeholder user without sender_chat, or in a channel is ignored", () => {
@@ -113,6 +120,10 @@ describe("a message", () => {
       "placeholder",
     );
     expect(textOf(msg({ chat: { id: -100777, type: "channel" } }))).toContain("chat type channel");
+  });
+
+  it("is delivered without the spaces around it", () => {
+    expect(textOf(msg({ text: "  hello there \t" }))).toBe("hello there");
   });
 
   it("with neither text nor a file, or only the bot's mention, is ignored", () => {
@@ -160,6 +171,26 @@ describe("in a group, what addresses the bot (entities Telegram marked, never gu
     expect(textOf(inGroup("@someone_else hi", [{ type: "mention", offset: 0, length: 13 }]))).toContain(
       "not addressed",
     );
+  });
+
+  it("every mention of the bot goes, whatever order Telegram lists the entities in, and the text around it keeps its spacing", async () => {
+    const text = "see this   @agentsvc_bot, and @agentsvc_bot  now";
+    const entities = [
+      { type: "mention", offset: 11, length: 13 },
+      { type: "mention", offset: 30, length: 13 },
+    ];
+    expect(textOf(inGroup(text, entities))).toBe("see this, and  now");
+    expect(textOf(inGroup(text, [...entities].reverse()))).toBe("see this, and  now");
+  });
+
+  it("a reply to a message without a sender (a channel's post) does not address the bot, and breaks nothing", () => {
+    expect(
+      textOf(
+        inGroup("and then?", [], {
+          reply_to_message: { message_id: 1, chat: { id: -1001, type: "supergroup" } },
+        }),
+      ),
+    ).toContain("not addressed");
   });
 
   it("a command at the start, for this bot or for none; one for another bot, or not at the start, is not", () => {
@@ -214,7 +245,7 @@ describe("the files a message carries", () => {
       video_note: { file_id: "vn", file_unique_id: "u-vn" },
       sticker: { file_id: "st", file_unique_id: "u-st" },
     }).message as TgMessage;
-    expect(filesOf(m)).toEqual([
+    expect(filesOf(m)).toStrictEqual([
       { fileId: "large", uniqueId: "u-large", kind: "image", size: 99 },
       { fileId: "doc", uniqueId: "u-doc", kind: "document", name: "a.pdf", size: 5 },
       { fileId: "v", uniqueId: "u-v", kind: "audio" },
