@@ -88,7 +88,7 @@ async function poll(
 }
 
 describe.skipIf(dovecotMissing !== undefined)("the IMAP reader against Dovecot", () => {
-  it("a first poll reads every unseen message oldest first, marks only recorded ones \\Seen, and saves the cursor after each", async () => {
+  it("a first poll reads every unseen message oldest first, marks only recorded ones seen, and saves the cursor after each", async () => {
     const { box, reader } = await setup();
     const old = await box.append(mail("old"), true);
     const a = await box.append(mail("a"));
