@@ -45,6 +45,10 @@ export function renderDiscord(doc: Parsed, node: Nodes): string {
   const render = renderDiscord;
   const kids = (n: Nodes & { children: Nodes[] }) => n.children.map((c) => render(doc, c)).join("");
   const blocks = (n: Nodes & { children: Nodes[] }) => joinBlocks(doc, n.children, (c) => render(doc, c));
+  // A mark directly inside the same mark adds nothing on screen, and doubled it is another token
+  // (a cut piece's `~~~~x~~~~` at a line's start opens a code fence): its children stand in its place.
+  const marked = (n: Nodes & { children: Nodes[] }) =>
+    n.children.map((c): string => (c.type === n.type ? marked(c as typeof n) : render(doc, c))).join("");
   switch (node.type) {
     case "root":
     case "list":
@@ -54,11 +58,11 @@ export function renderDiscord(doc: Parsed, node: Nodes): string {
     case "text":
       return escapeDiscord(node.value);
     case "strong":
-      return `**${kids(node)}**`;
+      return `**${marked(node)}**`;
     case "emphasis":
-      return `*${kids(node)}*`;
+      return `*${marked(node)}*`;
     case "delete":
-      return `~~${kids(node)}~~`;
+      return `~~${marked(node)}~~`;
     case "inlineCode":
       return codeSpan(node.value);
     case "break":

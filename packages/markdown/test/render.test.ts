@@ -3,6 +3,7 @@
 import { parseTelegramHtml } from "@agentsvc/testkit";
 import { describe, expect, it } from "vitest";
 import {
+  discordPieces,
   toDiscord,
   toMailHtml,
   toMailText,
@@ -117,5 +118,14 @@ describe("Slack markdown_text, Discord and mail HTML", () => {
     expect(toDiscord("## Plan\n#### Step\n**bold _and it_** `` a`b ``")).toBe(
       "## Plan\n**Step**\n**bold *and it*** ``a`b``",
     );
+  });
+
+  it("Discord: a strikethrough directly inside a strikethrough is one, so a cut piece never starts with a `~~~~` code fence", () => {
+    // fast-check's counterexample from the pieces property (seed -412093871): the piece holding only
+    // the inner strike was `  ~~~~alpha~~~~`, a fence opener, and its word vanished.
+    const md = "- ~~alpha alpha ~~alpha~~ alpha~~\n\n- alpha";
+    const pieces = discordPieces(md, 16);
+    expect(pieces.some((p) => /^\s*~~~~/m.test(p)), pieces.join("|")).toBe(false);
+    expect(pieces.join(" ").match(/alpha/g)).toHaveLength(5);
   });
 });
