@@ -125,7 +125,10 @@ describe("Slack markdown_text, Discord and mail HTML", () => {
     // the inner strike was `  ~~~~alpha~~~~`, a fence opener, and its word vanished.
     const md = "- ~~alpha alpha ~~alpha~~ alpha~~\n\n- alpha";
     const pieces = discordPieces(md, 16);
-    expect(pieces.some((p) => /^\s*~~~~/m.test(p)), pieces.join("|")).toBe(false);
+    expect(
+      pieces.some((p) => /^\s*~~~~/m.test(p)),
+      pieces.join("|"),
+    ).toBe(false);
     expect(pieces.join(" ").match(/alpha/g)).toHaveLength(5);
   });
 });
