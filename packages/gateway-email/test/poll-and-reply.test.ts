@@ -3,130 +3,13 @@
 // session context (what `deliver` got, the gateway's own state, the requests it may tag). The
 // threading headers follow RFC 5322 section 3.6.4 (https://www.rfc-editor.org/rfc/rfc5322#section-3.6.4):
 // a reply's In-Reply-To is its parent's Message-ID, References the parent's References plus it.
-import { Writable } from "node:stream";
-import type {
-  GatewayContext,
-  Inbound,
-  InteractionView,
-  SelfSchedulingTask,
-  SendOptions,
-} from "@agentsvc/adapter-kit";
 import { isGatewaySendError } from "@agentsvc/adapter-kit";
-import { type Dovecot, dovecotMissing, startDovecot } from "@agentsvc/testkit";
-import { pino } from "pino";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createGateway, type EmailGateway, type EmailGatewayOptions } from "../src/index.js";
-import { BOT, DMARC_PASS, type Mailbox, mailbox } from "./harness.js";
+import { dovecotMissing } from "@agentsvc/testkit";
+import { describe, expect, it } from "vitest";
+import { BOT, DMARC_PASS } from "./harness.js";
+import { fromAnn, opts, recipient, request, useSteppedGateway } from "./stepped-gateway.js";
 
-type Gw = EmailGateway;
-
-let dovecot: Dovecot | undefined;
-let box: Mailbox | undefined;
-let gateway: Gw | undefined;
-beforeAll(async () => {
-  if (!dovecotMissing) dovecot = await startDovecot();
-});
-afterEach(async () => {
-  await gateway?.stop();
-  gateway = undefined;
-  await box?.close();
-  box = undefined;
-});
-afterAll(async () => {
-  await dovecot?.close();
-});
-
-async function started(extra: Partial<EmailGatewayOptions> = {}, env: Record<string, string> = {}) {
-  box = await mailbox(dovecot as Dovecot);
-  const lines: { level: number; msg: string; [k: string]: unknown }[] = [];
-  const logger = pino(
-    { level: "info" },
-    new Writable({
-      write: (chunk, _enc, done) => {
-        for (const line of String(chunk).split("\n")) if (line) lines.push(JSON.parse(line));
-        done();
-      },
-    }),
-  );
-  const state = new Map<string, unknown>();
-  const delivered: Inbound[] = [];
-  const rejected: { envVar: string; detail: string }[] = [];
-  const interactions = new Map<string, InteractionView>();
-  const tasks = new Map<string, SelfSchedulingTask>();
-  const counts = { heard: 0, reconnected: 0, succeeded: 0 };
-  const ctx: GatewayContext = {
-    deliver: async (inbound) => {
-      delivered.push(inbound);
-      return { accepted: true, id: delivered.length };
-    },
-    decide: async () => {
-      throw new Error("the email gateway decides through deliver");
-    },
-    interaction: async (id) => interactions.get(id),
-    state: {
-      get: async <T>(key: string) => state.get(key) as T | undefined,
-      set: async (key, value) => {
-        state.set(key, structuredClone(value));
-      },
-      delete: async (key) => {
-        state.delete(key);
-      },
-    },
-    outbox: async () => [],
-    claimOnce: async () => ({ claimed: true }),
-    credentialsRejected: (envVar, detail) => {
-      rejected.push({ envVar, detail });
-    },
-    reconnected: () => {
-      counts.reconnected += 1;
-    },
-    heard: () => {
-      counts.heard += 1;
-    },
-    platformCallSucceeded: () => {
-      counts.succeeded += 1;
-    },
-    logger,
-    scheduler: {
-      every: () => undefined,
-      schedule: (name, _delay, task) => {
-        tasks.set(name, task);
-      },
-      cancel: (name) => tasks.delete(name),
-      list: () => [],
-    },
-    env: {},
-  };
-  const options = box.options(extra);
-  const gw = createGateway({ ...options, env: { ...options.env, ...env }, name: "email" }) as EmailGateway;
-  gateway = gw;
-  await gw.start(ctx);
-  const poll = tasks.get("poll");
-  if (!poll) throw new Error("start scheduled no poll");
-  /** One poll round; the delay the task asks for (null: stop polling). */
-  const round = () => poll(new AbortController().signal);
-  return { box, gw, ctx, lines, state, delivered, rejected, interactions, tasks, counts, round };
-}
-
-const opts = (key: string, more: Partial<SendOptions> = {}): SendOptions => ({
-  idempotencyKey: key,
-  attempt: 1,
-  ...more,
-});
-
-const request = (id: string, thread: string, more: Partial<InteractionView> = {}): InteractionView => ({
-  requestId: id,
-  threadId: "run-thread",
-  gateway: "email",
-  thread,
-  allowedDecisions: ["approve", "reject"],
-  toolName: "delete_file",
-  arguments: {},
-  prompt: "May I delete the file?",
-  createdAt: 0,
-  status: "open",
-  ...more,
-});
+const { dovecot, started } = useSteppedGateway();
 
 describe.skipIf(dovecotMissing !== undefined)("the email gateway step by step", () => {
   it("delivers a new mail as its own conversation, with the author, where replies go and the threading ids", async () => {
@@ -168,25 +51,17 @@ describe.skipIf(dovecotMissing !== undefined)("the email gateway step by step", 
 
   it("a follow-up to any mail of a known chain joins its conversation, found by In-Reply-To or the newest known reference", async () => {
     const { box, delivered, round } = await started();
-    await box.append({ messageId: "<r1@example.test>", from: "ann@example.test", subject: "Q", text: "one" });
+    await box.append(fromAnn("r1", "Q", "one"));
     await round();
     // In-Reply-To names a mail the gateway never saw; a reference names the root.
-    await box.append({
-      messageId: "<r2@example.test>",
-      from: "ann@example.test",
-      subject: "Re: Q",
-      text: "two",
-      inReplyTo: "<unknown@example.test>",
-      references: ["<elsewhere@example.test>", "<r1@example.test>", "<unknown@example.test>"],
-    });
+    await box.append(
+      fromAnn("r2", "Re: Q", "two", {
+        inReplyTo: "<unknown@example.test>",
+        references: ["<elsewhere@example.test>", "<r1@example.test>", "<unknown@example.test>"],
+      }),
+    );
     // A reply to the second mail only.
-    await box.append({
-      messageId: "<r3@example.test>",
-      from: "ann@example.test",
-      subject: "Re: Q",
-      text: "three",
-      inReplyTo: "<r2@example.test>",
-    });
+    await box.append(fromAnn("r3", "Re: Q", "three", { inReplyTo: "<r2@example.test>" }));
     await round();
     expect(delivered.map((d) => [d.text, d.thread])).toEqual([
       ["one", "<r1@example.test>"],
@@ -233,19 +108,10 @@ describe.skipIf(dovecotMissing !== undefined)("the email gateway step by step", 
 
   it("a mail with no text and no part is left unread with a logged reason; an ignored sender is left unread too", async () => {
     const { box, delivered, lines, round } = await started();
-    const empty = await box.append({
-      messageId: "<e1@example.test>",
-      from: "ann@example.test",
-      subject: "x",
-      text: "",
-    });
-    const auto = await box.append({
-      messageId: "<e2@example.test>",
-      from: "ann@example.test",
-      subject: "Out of office",
-      text: "away",
-      headers: { "Auto-Submitted": "auto-replied" },
-    });
+    const empty = await box.append(fromAnn("e1", "x", ""));
+    const auto = await box.append(
+      fromAnn("e2", "Out of office", "away", { headers: { "Auto-Submitted": "auto-replied" } }),
+    );
     await round();
     expect(delivered).toEqual([]);
     expect(await box.seen(empty)).toBe(false);
@@ -271,7 +137,7 @@ describe.skipIf(dovecotMissing !== undefined)("the email gateway step by step", 
     const [a, b, c] = box.sink.mails;
     expect(a?.subject).toBe("Re: Plans");
     expect(a?.from?.value[0]?.address).toBe(BOT);
-    expect(a?.to && "text" in a.to ? a.to.text : "").toBe("ann@example.test");
+    expect(recipient(a)).toBe("ann@example.test");
     expect(a?.inReplyTo).toBe(thread);
     expect(a?.references).toBe(thread);
     expect(a?.text?.trim()).toBe("the **answer**");
@@ -284,14 +150,12 @@ describe.skipIf(dovecotMissing !== undefined)("the email gateway step by step", 
     expect(c?.messageId).toBe(next.messageId);
     expect(state.get(`msg:${first.messageId}`)).toBe(thread);
     // A reply to the bot's mail, quoting only its id, is the same conversation.
-    await box.append({
-      messageId: "<m2@example.test>",
-      from: "ann@example.test",
-      subject: "Re: Plans",
-      text: "thanks",
-      inReplyTo: first.messageId as string,
-      references: [first.messageId as string],
-    });
+    await box.append(
+      fromAnn("m2", "Re: Plans", "thanks", {
+        inReplyTo: first.messageId as string,
+        references: [first.messageId as string],
+      }),
+    );
     await round();
     expect(delivered[1]?.thread).toBe(thread);
   });
@@ -303,25 +167,20 @@ describe.skipIf(dovecotMissing !== undefined)("the email gateway step by step", 
       { messageId: "<old@example.test>", from: "Dan <DAN@example.test>", subject: "Old topic", text: "x" },
       true,
     );
-    await box.append({
-      messageId: "<k1@example.test>",
-      from: "ann@example.test",
-      subject: "Kept",
-      text: "hi",
-    });
+    await box.append(fromAnn("k1", "Kept", "hi"));
     await round();
     await gw.send("<k1@example.test>", "kept", opts("a"));
     await gw.send("carol@example.test", "new", opts("b"));
     await gw.send("<old@example.test>", "looked up", opts("c"));
     const [kept, bare, root] = box.sink.mails;
     expect([kept?.subject, kept?.inReplyTo]).toEqual(["Re: Kept", "<k1@example.test>"]);
-    expect(kept?.to && "text" in kept.to ? kept.to.text : "").toBe("ann@example.test");
+    expect(recipient(kept)).toBe("ann@example.test");
     expect(bare?.subject).toBe("Message from your agent");
-    expect(bare?.to && "text" in bare.to ? bare.to.text : "").toBe("carol@example.test");
+    expect(recipient(bare)).toBe("carol@example.test");
     expect(bare?.inReplyTo).toBeUndefined();
     expect(bare?.references).toBeUndefined();
     expect(root?.subject).toBe("Re: Old topic");
-    expect(root?.to && "text" in root.to ? root.to.text : "").toBe("dan@example.test");
+    expect(recipient(root)).toBe("dan@example.test");
     expect(root?.inReplyTo).toBe("<old@example.test>");
     expect(root?.references).toBe("<old@example.test>");
     const err = await gw.send("<nowhere@example.test>", "lost", opts("d")).catch((e: unknown) => e);
@@ -333,7 +192,7 @@ describe.skipIf(dovecotMissing !== undefined)("the email gateway step by step", 
     const { box, gw } = await started();
     await gw.send("<o1@example.test>", "hi", opts("o", { meta: { from: "ann@example.test", subject: "S" } }));
     const [mail] = box.sink.mails;
-    expect(mail?.to && "text" in mail.to ? mail.to.text : "").toBe("ann@example.test");
+    expect(recipient(mail)).toBe("ann@example.test");
     expect(mail?.subject).toBe("Re: S");
     expect(mail?.inReplyTo).toBeUndefined();
   });
@@ -359,23 +218,14 @@ describe.skipIf(dovecotMissing !== undefined)("the email gateway step by step", 
 
   it("a reply to an approval mail decides only when a trusted server authenticated the sender; else it is left unread", async () => {
     const { box, gw, delivered, lines, interactions, round } = await started();
-    await box.append({
-      messageId: "<d1@example.test>",
-      from: "ann@example.test",
-      subject: "Plans",
-      text: "go",
-    });
+    await box.append(fromAnn("d1", "Plans", "go"));
     await round();
     const thread = "<d1@example.test>";
     interactions.set("req_d", request("req_d", thread));
     const sent = await gw.send(thread, "May I?", opts("q", { requestId: "req_d", meta: delivered[0]?.meta }));
-    const forged = await box.append({
-      messageId: "<d2@example.test>",
-      from: "ann@example.test",
-      subject: "Re: Plans",
-      text: "Approve, go ahead",
-      inReplyTo: sent.messageId as string,
-    });
+    const forged = await box.append(
+      fromAnn("d2", "Re: Plans", "Approve, go ahead", { inReplyTo: sent.messageId as string }),
+    );
     await round();
     expect(delivered).toHaveLength(1);
     expect(await box.seen(forged)).toBe(false);
@@ -384,23 +234,16 @@ describe.skipIf(dovecotMissing !== undefined)("the email gateway step by step", 
       from: "ann@example.test",
     });
     // Without the tag, by the thread's open request; the first line decides by prefix.
-    await box.append({
-      messageId: "<d3@example.test>",
-      from: "ann@example.test",
-      subject: "Re: Plans",
-      text: "Approve, go ahead",
-      inReplyTo: sent.messageId as string,
-      headers: DMARC_PASS,
-    });
+    await box.append(
+      fromAnn("d3", "Re: Plans", "Approve, go ahead", {
+        inReplyTo: sent.messageId as string,
+        headers: DMARC_PASS,
+      }),
+    );
     await round();
     expect(delivered[1]).toMatchObject({ thread, text: "approve" });
     // Text that is not a decision reaches the agent unchanged, with no authentication needed.
-    await box.append({
-      messageId: "<d4@example.test>",
-      from: "ann@example.test",
-      subject: "Re: Plans [agentsvc:req_d]",
-      text: "What file is it?",
-    });
+    await box.append(fromAnn("d4", "Re: Plans [agentsvc:req_d]", "What file is it?"));
     await round();
     expect(delivered[2]).toMatchObject({ thread, text: "What file is it?" });
   });
@@ -409,19 +252,8 @@ describe.skipIf(dovecotMissing !== undefined)("the email gateway step by step", 
     const { box, delivered, interactions, round } = await started();
     interactions.set("req_other", request("req_other", "<elsewhere@example.test>", { gateway: "slack" }));
     interactions.set("req_done", request("req_done", "<done@example.test>", { status: "decided" }));
-    await box.append({
-      messageId: "<g1@example.test>",
-      from: "ann@example.test",
-      subject: "Re: x [agentsvc:req_other]",
-      text: "approve",
-      headers: DMARC_PASS,
-    });
-    await box.append({
-      messageId: "<g2@example.test>",
-      from: "ann@example.test",
-      subject: "Re: x [agentsvc:req_done]",
-      text: "Approve, go ahead",
-    });
+    await box.append(fromAnn("g1", "Re: x [agentsvc:req_other]", "approve", { headers: DMARC_PASS }));
+    await box.append(fromAnn("g2", "Re: x [agentsvc:req_done]", "Approve, go ahead"));
     await round();
     expect(delivered.map((d) => [d.thread, d.text])).toEqual([
       ["<g1@example.test>", "approve"],
@@ -431,19 +263,14 @@ describe.skipIf(dovecotMissing !== undefined)("the email gateway step by step", 
 
   it("a schedule's mail is a new message with its own subject to the conversation's address", async () => {
     const { box, gw, round } = await started();
-    await box.append({
-      messageId: "<c1@example.test>",
-      from: "ann@example.test",
-      subject: "Old",
-      text: "hi",
-    });
+    await box.append(fromAnn("c1", "Old", "hi"));
     await round();
     const scheduled = (subject: string) => ({ meta: { scheduled: { subject } } });
     await gw.send("<c1@example.test>", "weekly", opts("s", scheduled("  Weekly report ")));
     await gw.send("dan@example.test", "blank", opts("t", scheduled("  ")));
     const [composed, blank] = box.sink.mails;
     expect(composed?.subject).toBe("Weekly report");
-    expect(composed?.to && "text" in composed.to ? composed.to.text : "").toBe("ann@example.test");
+    expect(recipient(composed)).toBe("ann@example.test");
     expect(composed?.inReplyTo).toBeUndefined();
     expect(composed?.references).toBeUndefined();
     expect(blank?.subject).toBe("Message from your agent");
@@ -480,7 +307,7 @@ describe.skipIf(dovecotMissing !== undefined)("the email gateway step by step", 
   });
 
   it("an IMAP outage is logged and retried with growing delays; the first poll that works again says so once", async () => {
-    const server = dovecot as Dovecot;
+    const server = await dovecot.started();
     // The gateway has not connected yet (an open IMAP session outlives the server's stop).
     const { box, delivered, lines, counts, round } = await started();
     await server.stop();
@@ -498,12 +325,7 @@ describe.skipIf(dovecotMissing !== undefined)("the email gateway step by step", 
       await server.start();
     }
     await box.reconnect();
-    await box.append({
-      messageId: "<back@example.test>",
-      from: "ann@example.test",
-      subject: "x",
-      text: "back",
-    });
+    await box.append(fromAnn("back", "x", "back"));
     expect(await round()).toBe(100);
     expect(await round()).toBe(100);
     expect(delivered.map((d) => d.text)).toEqual(["back"]);
@@ -515,12 +337,7 @@ describe.skipIf(dovecotMissing !== undefined)("the email gateway step by step", 
     const { box, gw, delivered, tasks, round } = await started();
     await gw.stop();
     expect(tasks.has("poll")).toBe(false);
-    await box.append({
-      messageId: "<late@example.test>",
-      from: "ann@example.test",
-      subject: "x",
-      text: "late",
-    });
+    await box.append(fromAnn("late", "x", "late"));
     expect(await round()).toBeNull();
     expect(delivered).toEqual([]);
   });
