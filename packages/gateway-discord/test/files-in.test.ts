@@ -3,77 +3,50 @@
 // objects https://discord.com/developers/docs/resources/message#attachment-object), fetched from
 // their signed, expiring CDN URLs (https://discord.com/developers/docs/reference#signed-attachment-cdn-urls)
 // and stored before the message is handed over.
-import type { GatewayContext, Inbound } from "@agentsvc/adapter-kit";
-import { Scheduler } from "@agentsvc/session-core";
-import { captureLogs, DiscordFake, eventually } from "@agentsvc/testkit";
-import { type MemoryBlobs, memoryBlobs } from "@agentsvc/testkit/session";
+import { DiscordFake, eventually } from "@agentsvc/testkit";
+import { type StartedGateway, startGatewayAlone } from "@agentsvc/testkit/session";
 import { afterEach, expect, it } from "vitest";
-import { createGateway, type DiscordGateway, type DiscordGatewayOptions } from "../src/index.js";
 import { DEFAULT_WATCHDOG_MS } from "../src/gateway.js";
+import { createGateway, type DiscordGatewayOptions } from "../src/index.js";
 import { DISCORD_HEARTBEAT_INTERVAL_MS, SCALE } from "./harness.js";
 
-let fake: DiscordFake;
-let gateway: DiscordGateway;
-let blobs: MemoryBlobs;
-let delivered: Inbound[];
-let stopScheduler = () => {};
+let running: DiscordFake | undefined;
+let started: StartedGateway | undefined;
 
 afterEach(async () => {
-  await gateway?.stop();
-  stopScheduler();
-  await fake?.close();
+  await started?.stop();
+  await running?.close();
+  started = undefined;
+  running = undefined;
 });
 
 const allKinds = { types: ["image", "audio", "video", "document"] as const, maxBytes: 5_000_000 };
 const DM = "800000000000000009";
 const USER = "700000000000000123";
 
-async function boot(media?: DiscordGatewayOptions["media"]): Promise<void> {
-  fake = await DiscordFake.start({ heartbeatIntervalMs: DISCORD_HEARTBEAT_INTERVAL_MS * SCALE });
-  const { logger } = captureLogs();
-  const scheduler = new Scheduler(logger);
-  stopScheduler = () => scheduler.stopAll();
-  const state = new Map<string, unknown>();
-  blobs = memoryBlobs();
-  delivered = [];
-  const context: GatewayContext = {
-    deliver: async (inbound) => {
-      delivered.push(inbound);
-      return { accepted: true, id: delivered.length };
-    },
-    decide: async (requestId, input) => ({ ok: true, requestId, decision: input.decision }),
-    interaction: async () => undefined,
-    state: {
-      get: async <T>(key: string) => state.get(key) as T | undefined,
-      set: async (key, value) => void state.set(key, value),
-      delete: async (key) => void state.delete(key),
-    },
-    outbox: async () => [],
-    claimOnce: async () => ({ claimed: true }),
-    credentialsRejected: () => {},
-    logger,
-    scheduler: scheduler.forGateway("discord", logger),
-    env: {},
-    blobs,
-  };
-  gateway = createGateway({
+/** The fake and the gateway alone on it (testkit's recording context), connected. */
+async function boot(media?: DiscordGatewayOptions["media"]): Promise<StartedGateway & { fake: DiscordFake }> {
+  const f = await DiscordFake.start({ heartbeatIntervalMs: DISCORD_HEARTBEAT_INTERVAL_MS * SCALE });
+  running = f;
+  const gateway = createGateway({
     name: "discord",
     botTokenEnvVar: "DISCORD_TOKEN",
-    env: { DISCORD_TOKEN: fake.token },
-    apiBaseUrl: fake.apiBaseUrl,
+    env: { DISCORD_TOKEN: f.token },
+    apiBaseUrl: f.apiBaseUrl,
     watchdogMs: DEFAULT_WATCHDOG_MS * SCALE,
     backoff: { baseMs: 20, maxMs: 200 },
     ...(media ? { media } : {}),
-  }) as DiscordGateway;
-  await gateway.start(context);
-  await eventually(() => fake.sessions.current !== undefined, "READY");
+  });
+  started = await startGatewayAlone(gateway);
+  await eventually(() => f.sessions.current !== undefined, "READY");
+  return { ...started, fake: f };
 }
 
 // A PNG signature and its IHDR chunk head: typed by webhook-kit's sniff (file-type).
 const PNG = Buffer.concat([Buffer.from("89504e470d0a1a0a0000000d49484452", "hex"), Buffer.alloc(3000, 3)]);
 
 it("takes an attachment-only DM in: fetched from its signed CDN URL, typed by its bytes, stored before deliver", async () => {
-  await boot({ ...allKinds, types: [...allKinds.types] });
+  const { fake, delivered, blobs } = await boot({ ...allKinds, types: [...allKinds.types] });
   // No content_type (Discord's field is optional): the bytes say PNG.
   const { content_type: _, ...attachment } = fake.cdn.host(PNG, "screenshot.png", "image/png", DM);
   fake.sessions.userSays({ channelId: DM, authorId: USER, content: "", attachments: [attachment] });
@@ -91,7 +64,7 @@ it("takes an attachment-only DM in: fetched from its signed CDN URL, typed by it
 });
 
 it("downloads an attachment once when the message is dispatched again", async () => {
-  await boot({ ...allKinds, types: [...allKinds.types] });
+  const { fake, delivered } = await boot({ ...allKinds, types: [...allKinds.types] });
   const attachment = fake.cdn.host(PNG, "a.png", "image/png", DM);
   const first = fake.sessions.userSays({
     channelId: DM,
@@ -106,13 +79,16 @@ it("downloads an attachment once when the message is dispatched again", async ()
     attachments: [attachment],
     messageId: first.messageId,
   });
-  await eventually(() => delivered.length === 2, "both dispatches");
-  expect(delivered[1]?.attachments?.[0]).toMatchObject({ kind: "image", contentType: "image/png" });
+  // Dispatches are handled in order: once the next message is in, the repeat has been handled.
+  const after = fake.sessions.userSays({ channelId: DM, authorId: USER, content: "next" });
+  await eventually(() => delivered.some((m) => m.dedupKey === after.messageId), "the next message");
+  expect(delivered.map((m) => m.text)).toEqual(["look", "next"]);
+  expect(delivered[0]?.attachments?.[0]).toMatchObject({ kind: "image", contentType: "image/png" });
   expect([...fake.cdn.downloads.values()]).toEqual([1]);
 });
 
 it("a CDN URL past its expiry (replayed late) delivers the message with the file refused, and later events still arrive", async () => {
-  await boot({ ...allKinds, types: [...allKinds.types] });
+  const { fake, delivered } = await boot({ ...allKinds, types: [...allKinds.types] });
   const attachment = fake.cdn.host(PNG, "old.png", "image/png", DM, -60);
   fake.sessions.userSays({ channelId: DM, authorId: USER, content: "old", attachments: [attachment] });
   const after = fake.sessions.userSays({ channelId: DM, authorId: USER, content: "next" });
@@ -123,7 +99,7 @@ it("a CDN URL past its expiry (replayed late) delivers the message with the file
 });
 
 it("refuses an attachment without a download when the entry has no media block, and still delivers for the answer", async () => {
-  await boot();
+  const { fake, delivered } = await boot();
   fake.sessions.userSays({
     channelId: DM,
     authorId: USER,
@@ -136,7 +112,7 @@ it("refuses an attachment without a download when the entry has no media block, 
 });
 
 it("refuses an attachment URL off Discord's CDN without a request", async () => {
-  await boot({ ...allKinds, types: [...allKinds.types] });
+  const { fake, delivered } = await boot({ ...allKinds, types: [...allKinds.types] });
   const attachment = {
     ...fake.cdn.host(PNG, "a.png", "image/png", DM),
     url: "http://169.254.169.254/latest",
