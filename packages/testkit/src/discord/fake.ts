@@ -129,7 +129,10 @@ export class DiscordFake {
     this.calls.push({ method, path, body, auth, userAgent: req.headers["user-agent"] ?? "", at: Date.now() });
     if (auth !== `Bot ${this.token}`) return sendJson(res, 401, { message: "401: Unauthorized", code: 0 });
     const fault = this.#takeFault(method, path);
-    if (fault) {
+    // Carried out, answer lost: a timeout or reset after Discord acted (a retry must not act twice).
+    const lose = fault !== undefined && "dropAnswer" in fault;
+    const answer: typeof sendJson = lose ? () => void res.socket?.destroy() : sendJson;
+    if (fault && !lose) {
       if ("drop" in fault) return void res.socket?.destroy();
       if ("body" in fault) return sendJson(res, fault.status, fault.body, fault.headers);
       if ("retryAfter" in fault) {
@@ -148,27 +151,28 @@ export class DiscordFake {
       return sendJson(res, fault.status, { message: "Internal Server Error", code: 0 });
     }
     if (path === "/gateway/bot" && method === "GET")
-      return sendJson(res, 200, {
+      return answer(res, 200, {
         url: `${this.#server.url.replace("http", "ws")}/gateway`,
         shards: 1,
         session_start_limit: { total: 1000, remaining: 999, reset_after: 14_400_000, max_concurrency: 1 },
       });
     // The bot's own application (https://discord.com/developers/docs/resources/application#get-current-application).
     if (path === "/applications/@me" && method === "GET")
-      return sendJson(res, 200, {
+      return answer(res, 200, {
         id: this.botUserId,
         name: "agent",
         bot_public: true,
         bot_require_code_grant: false,
         flags: this.applicationFlags,
       });
-    const answer = this.rest.route(method, path, body);
-    if (!answer) return sendJson(res, 404, { message: "404: Not Found", code: 0 });
-    if (answer.status === 204) {
+    const routed = this.rest.route(method, path, body);
+    if (!routed) return answer(res, 404, { message: "404: Not Found", code: 0 });
+    if (routed.status === 204) {
+      if (lose) return void res.socket?.destroy();
       res.writeHead(204).end();
       return;
     }
-    sendJson(res, answer.status, answer.body, answer.headers);
+    answer(res, routed.status, routed.body, routed.headers);
   }
 
   #upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {

@@ -23,12 +23,24 @@ export interface DiscordBotMessage {
   attachments?: DiscordSentFile[];
   components?: DiscordComponent[];
   replyTo?: string;
+  /** The create's `nonce`, when it carried one. */
+  nonce?: string | number;
+  /** When it was created (ms). */
+  at: number;
   edits: number;
 }
 
 export type RestAnswer = { status: number; body: unknown; headers?: Record<string, string> };
 
 const LIMIT = 2000;
+/**
+ * How long a nonce sent with `enforce_nonce: true` returns the message it first created. Create
+ * Message (https://discord.com/developers/docs/resources/message#create-message) says "checked for
+ * uniqueness in the past few minutes" and gives no figure; the fake takes two.
+ */
+const NONCE_WINDOW_MS = 2 * 60_000;
+/** A nonce is an integer or a string of at most 25 characters (same page, JSON params). */
+const NONCE_MAX = 25;
 /**
  * Files a bot may attach to one message in a server without boosts. Discord's default has moved
  * (8, 25, then 10 MiB); the fake takes the lowest current one. Over it Discord answers 413 with
@@ -106,6 +118,41 @@ export interface EditRateLimit {
   perMs: number;
 }
 
+function validNonce(nonce: unknown): boolean {
+  return typeof nonce === "string" ? nonce.length <= NONCE_MAX : Number.isSafeInteger(nonce);
+}
+
+const invalidNonce = (): RestAnswer => ({
+  status: 400,
+  body: {
+    code: 50035,
+    message: "Invalid Form Body",
+    errors: {
+      nonce: {
+        _errors: [{ code: "BASE_TYPE_MAX_LENGTH", message: `Must be ${NONCE_MAX} or fewer in length.` }],
+      },
+    },
+  },
+});
+
+/** The created message as Create Message answers it (the fields a bot reads). */
+function messageObject(msg: DiscordBotMessage, botUserId: string): Record<string, unknown> {
+  return {
+    id: msg.id,
+    channel_id: msg.channelId,
+    content: msg.content,
+    author: { id: botUserId, bot: true },
+    ...(msg.nonce !== undefined ? { nonce: msg.nonce } : {}),
+    attachments: (msg.attachments ?? []).map((f, i) => ({
+      id: `${msg.id}${i}`,
+      filename: f.filename,
+      size: f.bytes.length,
+      content_type: f.contentType,
+      url: `https://cdn.discordapp.com/attachments/${msg.channelId}/${msg.id}${i}/${f.filename}`,
+    })),
+  };
+}
+
 export class DiscordRest {
   readonly botMessages: DiscordBotMessage[] = [];
   editLimit: EditRateLimit = { edits: 5, perMs: 5_000 };
@@ -165,34 +212,30 @@ export class DiscordRest {
     if (badComponent) return badComponent;
     if (!content && !Array.isArray(body.components) && files.length === 0)
       return { status: 400, body: { code: 50006, message: "Cannot send an empty message" } };
+    const nonce = body.nonce as unknown;
+    if (nonce !== undefined && !validNonce(nonce)) return invalidNonce();
+    // enforce_nonce: "If another message was created by the same author with the same nonce, that
+    // message will be returned and no new message will be created" (every message here is the bot's).
+    if (body.enforce_nonce === true && nonce !== undefined) {
+      const since = Date.now() - NONCE_WINDOW_MS;
+      const first = this.botMessages.find((x) => x.nonce === nonce && x.at > since);
+      if (first) return { status: 200, body: messageObject(first, this.botUserId) };
+    }
     const ref = body.message_reference as { message_id?: string } | undefined;
     const msg: DiscordBotMessage = {
       id: this.nextId(),
       channelId,
       content,
+      at: Date.now(),
       edits: 0,
       ...(files.length > 0 ? { attachments: files } : {}),
       ...(Array.isArray(body.components) ? { components: body.components as DiscordComponent[] } : {}),
       ...(ref?.message_id ? { replyTo: ref.message_id } : {}),
+      ...(nonce !== undefined ? { nonce: nonce as string | number } : {}),
     };
     this.botMessages.push(msg);
     this.onCreate?.(msg);
-    return {
-      status: 200,
-      body: {
-        id: msg.id,
-        channel_id: channelId,
-        content,
-        author: { id: this.botUserId, bot: true },
-        attachments: files.map((f, i) => ({
-          id: `${msg.id}${i}`,
-          filename: f.filename,
-          size: f.bytes.length,
-          content_type: f.contentType,
-          url: `https://cdn.discordapp.com/attachments/${channelId}/${msg.id}${i}/${f.filename}`,
-        })),
-      },
-    };
+    return { status: 200, body: messageObject(msg, this.botUserId) };
   }
 
   #edit(channelId: string, id: string, body: Record<string, unknown>): RestAnswer {

@@ -7,6 +7,8 @@ export type RestFault =
   | { status: 429; retryAfter: number }
   | { status: 500 | 502 }
   | { drop: true }
+  /** The request is carried out (a message created), then the socket closed: its answer is lost. */
+  | { dropAnswer: true }
   /** An answer exactly as documented (a fixture): status, headers and JSON body. */
   | { status: number; headers: Record<string, string>; body: unknown };
 
@@ -167,6 +169,8 @@ export class DiscordSessions {
       ...this.#message(msg.id),
       ...(channel?.guildId ? { guild_id: channel.guildId } : {}),
       ...(channel ? { channel_type: channel.type } : {}),
+      // "Value will appear in the Message Create event" (Create Message, nonce).
+      ...(msg.nonce !== undefined ? { nonce: msg.nonce } : {}),
     });
   }
 
