@@ -18,7 +18,7 @@ import {
   readJsonObject,
   requiredInput,
 } from "./body.js";
-import { errorResponse } from "./errors.js";
+import { errorResponse, knownError } from "./errors.js";
 import { type DisconnectCancel, disconnectCancel } from "./disconnect-cancel.js";
 import { streamRun } from "./sse.js";
 import { withoutPrefix } from "./thread-scope.js";
@@ -302,8 +302,8 @@ export function createAgentHandlers(options: AgentHandlerOptions): AgentHandlers
           stopped = result.status !== "completed";
         } catch (error) {
           if (results.length === 0) throw error; // nothing ran: answer with the error itself
-          const e =
-            error instanceof AgentsvcError ? error : new AgentsvcError("internal_error", String(error), 500);
+          // Told no more than /invoke would be: an unexpected error's text stays in the log.
+          const e = knownError(error);
           results.push({ input, status: "failed", output: "", error: { code: e.code, message: e.message } });
           stopped = true;
         }
