@@ -4,57 +4,21 @@
 // removed) and becomes the sent message's one URL for the file. Chromium against the real server
 // (the hello example with a media block, SQLite in a temp dir, the demo model); live URLs counted
 // by wrapping URL.createObjectURL/revokeObjectURL in the page.
-import type { Project } from "@agentsvc/config-schema";
-import pino from "pino";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, openPage, type Watched } from "../../../packages/webui-page/test/browser/harness.js";
-import { type RunningServer, startServer } from "../src/index.js";
-import { helloProject } from "./hello-server.js";
+import { describe, expect, it } from "vitest";
+import { type Page, usePageRig } from "./page-rig.js";
 
 const PNG = Buffer.from(
   "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFElEQVR4nGP4z8DAwAAi/v//zwAAHfAE/EgTX4EAAAAASUVORK5CYII=",
   "base64",
 );
 
-type Page = Watched["page"];
-
-let server: RunningServer;
-let browser: Awaited<ReturnType<typeof launchBrowser>>;
-let w: Watched | undefined;
-
-async function mediaProject(): Promise<Project> {
-  const project = await helloProject();
-  return {
-    ...project,
-    exposures: project.exposures.map((e) =>
-      e.exposes === "webui"
-        ? { ...e, media: { maxBytes: 200 * 1024, types: ["image"], transcribe: false, unsupported: "reply" } }
-        : e,
-    ),
-  };
-}
-
-beforeAll(async () => {
-  server = await startServer(await mediaProject(), { port: 0, logger: pino({ level: "silent" }) });
-  browser = await launchBrowser();
-});
-afterEach(async () => {
-  if (w) {
-    expect(w.pageErrors).toEqual([]);
-    await w.context.close();
-    w = undefined;
-  }
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.shutdown();
-});
+const rig = usePageRig(() => ({
+  media: { maxBytes: 200 * 1024, types: ["image"], transcribe: false, unsupported: "reply" },
+}));
 
 /** Opens the page with the object-URL functions wrapped: `window.liveUrls` is what is not revoked. */
 async function open(): Promise<Page> {
-  w = await openPage(browser, `${server.url}/chat/index.html`);
-  const page = w.page;
-  await expect.poll(() => page.locator("#model").textContent()).not.toBe("");
+  const page = await rig.open();
   await page.evaluate(() => {
     const live = new Set<string>();
     (window as unknown as { liveUrls: Set<string> }).liveUrls = live;

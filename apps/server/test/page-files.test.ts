@@ -6,12 +6,11 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadProject, type Project } from "@agentsvc/config-schema";
+import { loadProject } from "@agentsvc/config-schema";
 import pino from "pino";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, openPage, type Watched } from "../../../packages/webui-page/test/browser/harness.js";
-import { type RunningServer, startServer } from "../src/index.js";
-import { helloProject } from "./hello-server.js";
+import { describe, expect, it } from "vitest";
+import { startServer } from "../src/index.js";
+import { type Page, usePageRig } from "./page-rig.js";
 
 // A 2x2 PNG: the thumbnail's natural size proves the bytes came back and decoded.
 const PNG = [
@@ -24,55 +23,10 @@ const MAX_BYTES = 200 * 1024;
 // A name that would be markup if it were ever rendered as HTML.
 const HOSTILE = "<img src=x onerror=alert(1)>.png";
 
-type Page = Watched["page"];
-
-let server: RunningServer;
-let browser: Awaited<ReturnType<typeof launchBrowser>>;
-let w: Watched | undefined;
-
-async function mediaProject(): Promise<Project> {
-  const project = await helloProject();
-  return {
-    ...project,
-    exposures: project.exposures.map((e) =>
-      e.exposes === "webui"
-        ? {
-            ...e,
-            media: {
-              maxBytes: MAX_BYTES,
-              types: ["image", "document"],
-              transcribe: false,
-              unsupported: "reply",
-            },
-          }
-        : e,
-    ),
-  };
-}
-
-beforeAll(async () => {
-  server = await startServer(await mediaProject(), { port: 0, logger: pino({ level: "silent" }) });
-  browser = await launchBrowser();
-});
-afterEach(async () => {
-  if (w) {
-    expect(w.cspErrors).toEqual([]);
-    expect(w.pageErrors).toEqual([]);
-    expect(w.dialogs).toEqual([]);
-    await w.context.close();
-    w = undefined;
-  }
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.shutdown();
-});
-
-async function open(): Promise<Page> {
-  w = await openPage(browser, `${server.url}/chat/index.html`);
-  await expect.poll(() => w?.page.locator("#model").textContent()).not.toBe("");
-  return w.page;
-}
+const rig = usePageRig(() => ({
+  media: { maxBytes: MAX_BYTES, types: ["image", "document"], transcribe: false, unsupported: "reply" },
+}));
+const open = () => rig.open();
 
 /** A DataTransfer in the page holding one file, for paste and drop events. */
 function filesTransfer(page: Page, name: string, type: string, bytes: number[]) {
@@ -275,9 +229,7 @@ describe("chat page files", () => {
       interactive: false,
     });
     try {
-      w = await openPage(browser, `${slow.url}/chat/index.html`);
-      const page = w.page;
-      await expect.poll(() => page.locator("#model").textContent()).not.toBe("");
+      const page = await rig.open(`${slow.url}/chat/index.html`);
       await page
         .locator("#file-input")
         .setInputFiles({ name: "mid.png", mimeType: "image/png", buffer: Buffer.from(PNG) });
@@ -298,8 +250,7 @@ describe("chat page files", () => {
       await expect.poll(lastReply, { timeout: 30_000 }).toContain("configure a real model");
       expect(await page.locator(".msg.assistant").count()).toBe(1);
     } finally {
-      await w?.context.close();
-      w = undefined;
+      await rig.close();
       await slow.shutdown();
     }
   }, 90_000);
