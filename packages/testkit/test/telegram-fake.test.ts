@@ -97,4 +97,25 @@ describe("telegram fake: what the Bot API documents", () => {
       description: "Bad Request: message to edit not found",
     });
   });
+
+  it("refuses a callback answer over 200 characters as MESSAGE_TOO_LONG and leaves the query unanswered", async () => {
+    const sent = await call("sendMessage", {
+      chat_id: 7,
+      text: "Allow?",
+      reply_markup: { inline_keyboard: [[{ text: "Yes", callback_data: "y" }]] },
+    });
+    const messageId = (sent.body.result as { message_id: number }).message_id;
+    const { callbackQueryId } = fake.chat.press({ chatId: 7, messageId, data: "y", from: { id: 5 } });
+    const long = await call("answerCallbackQuery", {
+      callback_query_id: callbackQueryId,
+      text: "x".repeat(201),
+    });
+    expect(long.body).toEqual({ ok: false, error_code: 400, description: "Bad Request: MESSAGE_TOO_LONG" });
+    expect(fake.chat.callbackAnswers.get(callbackQueryId)).toBeUndefined();
+    const fits = await call("answerCallbackQuery", {
+      callback_query_id: callbackQueryId,
+      text: "x".repeat(200),
+    });
+    expect(fits.body.ok).toBe(true);
+  });
 });

@@ -203,6 +203,9 @@ export class TelegramChat {
         const id = String(p.callback_query_id ?? "");
         if (!this.callbackAnswers.has(id) || this.callbackAnswers.get(id) !== undefined)
           return bad("query is too old and response timeout expired or query ID is invalid");
+        // "Text of the notification ... 0-200 characters" (https://core.telegram.org/bots/api#answercallbackquery);
+        // a longer one is refused as MESSAGE_TOO_LONG and the query stays unanswered.
+        if (typeof p.text === "string" && p.text.length > 200) return bad("MESSAGE_TOO_LONG");
         this.callbackAnswers.set(id, p.text === undefined ? {} : { text: String(p.text) });
         return { ok: true, result: true };
       }
