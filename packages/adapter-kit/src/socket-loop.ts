@@ -5,11 +5,15 @@
 // variable, and stop aborts it all. What a frame means (authentication, hello, resume parameters,
 // acknowledgements) is the adapter's: `opened`, `read` and `handle`.
 import { once } from "node:events";
-import WebSocket from "ws";
+import type WebSocket from "ws";
 import { Backoff, type BackoffOptions } from "./backoff.js";
 import { isGatewaySendError } from "./errors.js";
 import type { GatewayContext } from "./gateway.js";
 import { PlatformCallError } from "./platform-fetch.js";
+
+// WebSocket.OPEN (the readyState of an open socket). `ws` itself loads at the first connection, not
+// with the package: the engine imports this package on the way to a service's first answer (#45).
+const OPEN = 1;
 
 /** What one frame means to the loop. */
 export type SocketRead<E> =
@@ -82,7 +86,7 @@ export class SocketLoop<E> {
     this.#stopped = true;
     this.#o.ctx.scheduler.cancel("connect");
     const ws = this.#drop();
-    if (ws?.readyState !== WebSocket.OPEN) {
+    if (ws?.readyState !== OPEN) {
       ws?.terminate();
       return;
     }
@@ -94,7 +98,7 @@ export class SocketLoop<E> {
   }
 
   readonly send: SocketSend = (frame) => {
-    if (this.#ws?.readyState !== WebSocket.OPEN) return false;
+    if (this.#ws?.readyState !== OPEN) return false;
     this.#ws.send(JSON.stringify(frame));
     return true;
   };
@@ -120,6 +124,8 @@ export class SocketLoop<E> {
 
   async #open(signal: AbortSignal): Promise<void> {
     const url = await this.#o.url(signal);
+    signal.throwIfAborted();
+    const { default: WebSocket } = await import("ws");
     signal.throwIfAborted();
     const ws = new WebSocket(url);
     this.#ws = ws;
@@ -157,7 +163,7 @@ export class SocketLoop<E> {
     ws.on("pong", alive);
     ws.on("ping", alive);
     const timer = setInterval(() => {
-      if (ws.readyState !== WebSocket.OPEN) return;
+      if (ws.readyState !== OPEN) return;
       if (heard) {
         heard = false;
         ws.ping();

@@ -16,6 +16,9 @@
 //   agent-core must share (the trace SDK itself is bundled into chunks loaded only when tracing is on).
 // drizzle-orm is bundled: chat-store loads its CommonJS build through createRequire (orm.ts says
 // why), which esbuild cannot follow, so the plugin below hands those require() calls to esbuild.
+// drizzle-orm's relations.cjs (which its SQLite dialect loads) requires the whole PostgreSQL column
+// set (pg-core, ~100 modules) for one class it compares against only when relational queries are
+// configured; the plugin below makes that require lazy, so a SQLite start never evaluates pg-core.
 // A CommonJS package loaded by a dynamic import (prom-client, pino-pretty) gets a facade that
 // exports module.exports' keys by name, as Node does: esbuild alone makes such a chunk with only a
 // default export, so `(await import("prom-client")).Registry` was undefined in the bundle.
@@ -56,6 +59,25 @@ const bundleDrizzle = {
       }
       const calls = new RegExp(`\\b${binding}\\(`, "g");
       return { contents: source.replace(CREATE_REQUIRE, "").replace(calls, "require("), loader: "js" };
+    });
+  },
+};
+
+// The exact line in drizzle-orm/relations.cjs; the build fails if a drizzle update changes it.
+const PG_PRIMARY_KEYS = 'var import_primary_keys = require("./pg-core/primary-keys.cjs");';
+
+/** drizzle-orm/relations.cjs loads pg-core's PrimaryKeyBuilder on first use, not with the module. */
+const lazyDrizzlePgCore = {
+  name: "lazy-drizzle-pg-core",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]drizzle-orm[\\/]relations\.cjs$/ }, async (args) => {
+      const source = await readFile(args.path, "utf8");
+      if (!source.includes(PG_PRIMARY_KEYS)) {
+        throw new Error(`${args.path}: expected the line ${PG_PRIMARY_KEYS} (see scripts/bundle.mjs)`);
+      }
+      const lazy =
+        'var import_primary_keys = { get PrimaryKeyBuilder() { return require("./pg-core/primary-keys.cjs").PrimaryKeyBuilder; } };';
+      return { contents: source.replace(PG_PRIMARY_KEYS, lazy), loader: "js" };
     });
   },
 };
@@ -126,7 +148,7 @@ await esbuild.build({
   banner: {
     js: 'import { createRequire as __agentsvcRequire } from "node:module";\nconst require = __agentsvcRequire(import.meta.url);',
   },
-  plugins: [bundleDrizzle, commonJsFacade],
+  plugins: [bundleDrizzle, lazyDrizzlePgCore, commonJsFacade],
   legalComments: "none",
   logLevel: "warning",
 });

@@ -3,7 +3,6 @@
 // type decides the kind (image, audio, video, else document). What it does not recognise is
 // `text/plain` when it is valid UTF-8 without control bytes, else `application/octet-stream`.
 import type { AttachmentKind } from "@agentsvc/adapter-kit";
-import { fileTypeFromBuffer } from "file-type";
 
 export interface Sniffed {
   contentType: string;
@@ -27,6 +26,9 @@ const REGISTERED: Record<string, string> = {
 
 /** The media type and kind of a file's head (at least its first `SNIFF_BYTES`, or all of a shorter file). */
 export async function sniff(head: Uint8Array): Promise<Sniffed> {
+  // Loaded at the first file, not with the package: file-type and its readers (~40 modules) are
+  // not on the way to a service's first answer (#45).
+  const { fileTypeFromBuffer } = await import("file-type");
   const found = await fileTypeFromBuffer(head).catch(() => undefined);
   if (!found) return isText(head) ? doc("text/plain") : doc("application/octet-stream");
   // Parameters (Ogg Opus is "audio/ogg; codecs=opus") are not part of the type the media layer matches.
