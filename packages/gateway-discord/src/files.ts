@@ -2,6 +2,7 @@
 // multipart/form-data, the message's JSON in `payload_json` naming the file in `attachments`
 // (`id` = the part's index), the bytes in `files[0]`; the caption is the message's content.
 import type { OutboundFile, SendOptions } from "@agentsvc/adapter-kit";
+import { nonceParams } from "./nonce.js";
 
 /** Content is at most 2000 characters; a longer caption is cut rather than losing the file. */
 const CONTENT_LIMIT = 2000;
@@ -15,6 +16,7 @@ export async function attachmentForm(
   const payload = {
     ...(file.caption ? { content: [...file.caption].slice(0, CONTENT_LIMIT).join("") } : {}),
     allowed_mentions: allowedMentions,
+    ...nonceParams(options.idempotencyKey),
     ...(typeof replyTo === "string"
       ? { message_reference: { message_id: replyTo, fail_if_not_exists: false } }
       : {}),

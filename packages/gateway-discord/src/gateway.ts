@@ -30,6 +30,7 @@ import { downloadFile, type MediaOptions } from "./download.js";
 import { attachmentForm } from "./files.js";
 import { discordPieces } from "./format.js";
 import { type DiscordMessage, isThreadChannel, readMessage } from "./inbound.js";
+import { nonceParams } from "./nonce.js";
 import { DiscordStreams } from "./stream.js";
 import { botRoleIn, ThreadMemory } from "./thread.js";
 
@@ -188,6 +189,7 @@ export class DiscordGateway implements Gateway {
       {
         content: text,
         allowed_mentions: NO_PINGS,
+        ...nonceParams(options.idempotencyKey),
         ...(typeof replyTo === "string"
           ? { message_reference: { message_id: replyTo, fail_if_not_exists: false } }
           : {}),
@@ -240,7 +242,7 @@ export class DiscordGateway implements Gateway {
     );
   }
 
-  async requestDecision(request: InteractionRequest): Promise<SendResult> {
+  async requestDecision(request: InteractionRequest, options: SendOptions): Promise<SendResult> {
     this.#stopTyping(request.thread);
     // custom_id holds at most 100 characters; the kit's payload is far shorter.
     const buttons = pressableDecisions(request.allowedDecisions).map((d) => ({
@@ -252,6 +254,7 @@ export class DiscordGateway implements Gateway {
     const msg = await this.#api().call<{ id: string }>("POST", `/channels/${request.thread}/messages`, {
       content: fit(request.prompt, MESSAGE_LIMIT),
       allowed_mentions: NO_PINGS,
+      ...nonceParams(options.idempotencyKey),
       components: [{ type: 1, components: buttons }],
     });
     return { messageId: msg.id };

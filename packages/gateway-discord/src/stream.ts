@@ -3,6 +3,7 @@
 // rate limited per channel (https://docs.discord.com/developers/topics/rate-limits: per route, per
 // top-level resource), so edits of one channel start at least `minEditGapMs` apart whoever makes
 // them; a 429 on a preview edit skips that update (the outbox honours retry_after for the final one).
+import { randomUUID } from "node:crypto";
 import {
   type DraftIds,
   EditPacing,
@@ -37,14 +38,16 @@ export class DiscordStreams {
   open(thread: string, options: StreamOptions): ReplyStream {
     let messageId = typeof options.previous?.messageId === "string" ? options.previous.messageId : undefined;
     const meta = options.meta;
+    // The post's nonce: this stream's own (a repeated post of its preview returns the first one),
+    // never another reply's in the same channel.
+    const key = `stream:${thread}:${randomUUID()}`;
     return {
       update: async (text, signal) => {
         if (messageId && (await this.#edit(thread, messageId, text, signal))) return undefined;
         const sent = await this.post(
           thread,
           text,
-          // Stryker disable next-line StringLiteral: the gateway's post sends no idempotency key (no Discord nonce)
-          { idempotencyKey: `stream:${thread}`, attempt: 1, ...(meta ? { meta } : {}) },
+          { idempotencyKey: key, attempt: 1, ...(meta ? { meta } : {}) },
           signal,
         );
         messageId = sent.messageId;

@@ -18,7 +18,9 @@ beforeAll(async () => {
 
 afterAll(() => stopRig(r));
 
-const opts = { idempotencyKey: "piece-1", attempt: 1 };
+let pieces = 0;
+/** Each call is its own outbox piece (its own key: Discord returns the first message for a repeated nonce). */
+const opts = () => ({ idempotencyKey: `piece-${++pieces}`, attempt: 1 });
 
 function file(
   name: string,
@@ -37,7 +39,7 @@ it("posts a file as an attachment with its caption as the content, replying to t
     channel,
     file("chart.png", "image/png", png, { caption: "Your chart" }),
     {
-      ...opts,
+      ...opts(),
       meta: { messageId: "123456789012345678" },
     },
   );
@@ -51,7 +53,7 @@ it("posts a file as an attachment with its caption as the content, replying to t
 
 it("posts a file without a caption (a message with only an attachment)", async () => {
   const pdf = Buffer.from("%PDF-1.7\nhello");
-  await gateway.sendFile(channel, file("notes.pdf", "application/pdf", pdf), opts);
+  await gateway.sendFile(channel, file("notes.pdf", "application/pdf", pdf), opts());
   const msg = r.h.fake.rest.botMessages.at(-1);
   expect(msg?.content).toBe("");
   expect(msg?.attachments?.[0]?.filename).toBe("notes.pdf");
@@ -60,7 +62,7 @@ it("posts a file without a caption (a message with only an attachment)", async (
 it("sends a note with the service's link for a file over Discord's upload limit, instead of a dead piece", async () => {
   const big = Buffer.alloc(DISCORD_UPLOAD_LIMIT + 1, 1);
   const url = "https://agent.example/files/abc?sig=x";
-  await gateway.sendFile(channel, file("video.mp4", "video/mp4", big, { url }), opts);
+  await gateway.sendFile(channel, file("video.mp4", "video/mp4", big, { url }), opts());
   const msg = r.h.fake.rest.botMessages.at(-1);
   expect(msg?.attachments).toBeUndefined();
   expect(msg?.content).toContain("video.mp4");

@@ -22,7 +22,9 @@ beforeAll(async () => {
 afterAll(() => stopRig(r));
 
 const channel = CHANNELS[1];
-const options: SendOptions = { idempotencyKey: "piece-1", attempt: 1 };
+let pieces = 0;
+/** Each call is its own outbox piece (its own key: Discord returns the first message for a repeated nonce). */
+const options = (): SendOptions => ({ idempotencyKey: `piece-${++pieces}`, attempt: 1 });
 /** A snowflake no message of the fake has: a message deleted meanwhile. */
 const GONE = "900000000000000009";
 
@@ -43,14 +45,14 @@ describe("a streamed reply on Discord", () => {
       allowed_mentions: { parse: [] },
       message_reference: { message_id: "123456789012345678" },
     });
-    const result = await gateway.finishDraft(channel, ids ?? {}, "Hello there, all done.", options);
+    const result = await gateway.finishDraft(channel, ids ?? {}, "Hello there, all done.", options());
     expect(result).toEqual({ messageId: ids?.messageId });
     expect(message(ids?.messageId)).toMatchObject({ content: "Hello there, all done.", edits: 2 });
     expect(posts()).toHaveLength(before + 1);
   });
 
   it("resumed after a restart, edits the message it had and hands over no new id", async () => {
-    const had = await gateway.send(channel, "Half", options);
+    const had = await gateway.send(channel, "Half", options());
     const before = posts().length;
     const stream = gateway.stream(channel, { previous: { messageId: had.messageId as string } });
     expect(await stream.update("Half of it")).toBeUndefined();
@@ -67,7 +69,7 @@ describe("a streamed reply on Discord", () => {
   });
 
   it("an update whose edit fails for another reason fails (the session keeps its preview), and posts nothing", async () => {
-    const had = await gateway.send(channel, "Half", options);
+    const had = await gateway.send(channel, "Half", options());
     const before = posts().length;
     const stream = gateway.stream(channel, { previous: { messageId: had.messageId as string } });
     r.h.fake.failNext(`PATCH .*/messages/${had.messageId}$`, { status: 500 });
@@ -77,7 +79,7 @@ describe("a streamed reply on Discord", () => {
   });
 
   it("an update the session already gave up on (aborted signal) edits nothing", async () => {
-    const had = await gateway.send(channel, "Half", options);
+    const had = await gateway.send(channel, "Half", options());
     const stream = gateway.stream(channel, { previous: { messageId: had.messageId as string } });
     await expect(stream.update("Half of it", AbortSignal.abort())).rejects.toThrow();
     expect(message(had.messageId)).toMatchObject({ content: "Half", edits: 0 });
@@ -86,23 +88,23 @@ describe("a streamed reply on Discord", () => {
 
 describe("the final text of a streamed reply", () => {
   it("whose preview was deleted goes out as a new message", async () => {
-    const result = await gateway.finishDraft(channel, { messageId: GONE }, "All done.", options);
+    const result = await gateway.finishDraft(channel, { messageId: GONE }, "All done.", options());
     expect(message(result.messageId)?.content).toBe("All done.");
   });
 
   it("without a preview (none was shown) is posted", async () => {
     const before = posts().length;
-    const result = await gateway.finishDraft(channel, {}, "All done at once.", options);
+    const result = await gateway.finishDraft(channel, {}, "All done at once.", options());
     expect(posts()).toHaveLength(before + 1);
     expect(message(result.messageId)?.content).toBe("All done at once.");
   });
 
   it("whose edit fails for another reason fails the piece (the outbox retries): no second message", async () => {
-    const had = await gateway.send(channel, "Half", options);
+    const had = await gateway.send(channel, "Half", options());
     const before = posts().length;
     r.h.fake.failNext(`PATCH .*/messages/${had.messageId}$`, { status: 500 });
     await expect(
-      gateway.finishDraft(channel, { messageId: had.messageId as string }, "All done.", options),
+      gateway.finishDraft(channel, { messageId: had.messageId as string }, "All done.", options()),
     ).rejects.toThrow();
     expect(posts()).toHaveLength(before);
   });
