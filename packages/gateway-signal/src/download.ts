@@ -4,7 +4,7 @@
 // `data`). Nothing leaves the daemon's own address (no SSRF); the daemon's `size` is checked before
 // asking, the bytes typed by webhook-kit's sniff, and each id recorded once.
 import type { AttachmentKind, AttachmentRef, GatewayContext } from "@agentsvc/adapter-kit";
-import { sniff } from "@agentsvc/webhook-kit";
+import { earlierDownload, sniff } from "@agentsvc/webhook-kit";
 import type { SignalFile } from "./inbound.js";
 
 export interface MediaOptions {
@@ -21,23 +21,13 @@ export async function storeFile(
   const named = file.name ? { name: file.name } : {};
   const blobs = ctx.blobs;
   if (!media || !blobs || media.types.length === 0) return { refused: "disabled", kind: file.kind, ...named };
-  const known = await blobs.download("signal", file.id);
-  if (known && "sha256" in known) {
-    const info = await blobs.info(known.sha256);
-    if (info)
-      return {
-        blob: info.sha256,
-        kind: kindOf(info.contentType),
-        contentType: info.contentType,
-        size: info.size,
-        ...named,
-      };
-  }
+  const earlier = await earlierDownload(blobs, "signal", file.id, file.name);
+  if (earlier.stored) return earlier.stored;
   const refuse = async (refused: "type" | "size" | "failed", size?: number): Promise<AttachmentRef> => {
     if (refused !== "failed") await blobs.recordDownload("signal", file.id, { refused });
     return { refused, kind: file.kind, ...named, ...(size !== undefined ? { size } : {}) };
   };
-  if (known && "refused" in known) return refuse(known.refused === "size" ? "size" : "type");
+  if (earlier.refused) return refuse(earlier.refused === "size" ? "size" : "type");
   if (!media.types.includes(file.kind) && file.kind !== "document") return refuse("type");
   if (file.size !== undefined && file.size > media.maxBytes) return refuse("size", file.size);
   let bytes: Buffer;
@@ -61,9 +51,4 @@ export async function storeFile(
     size: stored.size,
     ...named,
   };
-}
-
-function kindOf(contentType: string): AttachmentKind {
-  const top = contentType.split("/")[0];
-  return top === "image" || top === "audio" || top === "video" ? top : "document";
 }

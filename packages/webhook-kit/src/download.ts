@@ -72,20 +72,9 @@ export async function fetchAttachment(
 ): Promise<AttachmentRef> {
   const { blobs, gateway } = store;
   const named = source.name ? { name: source.name } : {};
-  const known = await blobs.download(gateway, source.sourceKey);
-  if (known && "sha256" in known) {
-    const info = await blobs.info(known.sha256);
-    if (info)
-      return {
-        blob: info.sha256,
-        kind: attachmentKindOf(info.contentType),
-        contentType: info.contentType,
-        size: info.size,
-        ...named,
-      };
-  }
-  if (known && "refused" in known)
-    return { refused: known.refused as RefusedReason, kind: source.kind, ...named };
+  const earlier = await earlierDownload(blobs, gateway, source.sourceKey, source.name);
+  if (earlier.stored) return earlier.stored;
+  if (earlier.refused) return { refused: earlier.refused as RefusedReason, kind: source.kind, ...named };
   const refuse = async (refused: "disabled" | "type" | "size", size?: number): Promise<AttachmentRef> => {
     await blobs.recordDownload(gateway, source.sourceKey, { refused });
     return { refused, kind: source.kind, ...named, ...(size !== undefined ? { size } : {}) };
@@ -104,6 +93,34 @@ export async function fetchAttachment(
   } finally {
     await rm(spool, { recursive: true, force: true });
   }
+}
+
+/**
+ * What an earlier delivery of the same platform file left (a redelivered message): its ref when its
+ * blob is still stored, or the reason it was refused; nothing when it was never recorded (or its
+ * blob is gone: fetch it again).
+ */
+export async function earlierDownload(
+  blobs: SessionBlobs,
+  gateway: string,
+  sourceKey: string,
+  name?: string,
+): Promise<{ stored?: AttachmentRef; refused?: string }> {
+  const known = await blobs.download(gateway, sourceKey);
+  if (known && "sha256" in known) {
+    const info = await blobs.info(known.sha256);
+    if (!info) return {};
+    return {
+      stored: {
+        blob: info.sha256,
+        kind: attachmentKindOf(info.contentType),
+        contentType: info.contentType,
+        size: info.size,
+        ...(name ? { name } : {}),
+      },
+    };
+  }
+  return known ? { refused: known.refused } : {};
 }
 
 type Downloaded =

@@ -20,6 +20,7 @@ export {
   type AttachmentSource,
   DownloadFailed,
   DownloadRefused,
+  earlierDownload,
   fetchAttachment,
 } from "./download.js";
 export {
