@@ -176,11 +176,14 @@ export class DiscordFake {
   }
 
   #upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const path = new URL(req.url ?? "/", "http://x").pathname.replace(/\/+$/, "");
+    const url = new URL(req.url ?? "/", "http://x");
+    const path = url.pathname.replace(/\/+$/, "");
     if (path !== "/gateway" && path !== "/resume") {
       socket.end("HTTP/1.1 404 Not Found\r\n\r\n");
       return;
     }
-    this.#wss.handleUpgrade(req, socket, head, (ws: WebSocket) => this.sessions.accept(ws, path));
+    this.#wss.handleUpgrade(req, socket, head, (ws: WebSocket) =>
+      this.sessions.accept(ws, path, Object.fromEntries(url.searchParams)),
+    );
   }
 }

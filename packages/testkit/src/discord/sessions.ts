@@ -16,6 +16,10 @@ export interface ConnectionInfo {
   id: number;
   /** `/gateway` or `/resume` (the resume_gateway_url). */
   path: string;
+  /** The URL's query: `v` (API version) and `encoding` (https://discord.com/developers/docs/events/gateway#connecting). */
+  query: Record<string, string>;
+  /** The Identify payload's `d` (token left out), when this connection identified. */
+  identify?: Record<string, unknown>;
   openedAt: number;
   closedAt?: number;
   closeCode?: number;
@@ -279,10 +283,11 @@ export class DiscordSessions {
     for (const ws of this.#sockets.keys()) ws.terminate();
   }
 
-  accept(ws: WebSocket, path: string): void {
+  accept(ws: WebSocket, path: string, query: Record<string, string> = {}): void {
     const info: ConnectionInfo = {
       id: this.connections.length + 1,
       path,
+      query,
       openedAt: Date.now(),
       identified: false,
       heartbeats: 0,
@@ -358,6 +363,8 @@ export class DiscordSessions {
       this.#close(ws, 4005, "Already authenticated.");
       return;
     }
+    const { token: _, ...shown } = d as Record<string, unknown>;
+    info.identify = shown;
     if (d.token !== this.o.token) {
       this.#close(ws, 4004, "Authentication failed.");
       return;
