@@ -1,0 +1,159 @@
+// An approval as Telegram shows it: one message with an inline keyboard
+// (https://core.telegram.org/bots/api#inlinekeyboardmarkup), the keyboard replaced by the outcome
+// once decided (https://core.telegram.org/bots/api#editmessagereplymarkup), and every press answered
+// (https://core.telegram.org/bots/api#answercallbackquery: text of 0-200 characters) whatever the
+// session made of it.
+import type { DecideResult, InteractionRequest } from "@agentsvc/adapter-kit";
+import { encodeDecision } from "@agentsvc/adapter-kit";
+import { eventually, TelegramFake } from "@agentsvc/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import { createGateway, type TelegramGateway } from "../src/index.js";
+import { type RecordingContext, recordingContext } from "./recording-context.js";
+
+let fake: TelegramFake;
+let gateway: TelegramGateway;
+let rec: RecordingContext;
+const opts = { idempotencyKey: "k", attempt: 1 };
+
+async function started(decide?: () => Promise<DecideResult>): Promise<void> {
+  fake = await TelegramFake.start();
+  rec = recordingContext({ TELEGRAM_BOT_TOKEN: fake.token });
+  gateway = createGateway({
+    name: "telegram",
+    botTokenEnvVar: "TELEGRAM_BOT_TOKEN",
+    apiBaseUrl: fake.url,
+    pollTimeoutSeconds: 1,
+  }) as TelegramGateway;
+  await gateway.start(decide ? { ...rec.context, decide } : rec.context);
+}
+
+afterEach(async () => {
+  await gateway.stop();
+  rec.stop();
+  await fake.close();
+});
+
+const request = (requestId: string, prompt = "Allow delete_file?"): InteractionRequest => ({
+  requestId,
+  threadId: "t",
+  gateway: "telegram",
+  thread: "101",
+  allowedDecisions: ["approve", "reject"],
+  toolName: "delete_file",
+  arguments: {},
+  prompt,
+  createdAt: 0,
+});
+
+describe("the approval card", () => {
+  it("shows the prompt as text, not markup, cut to one message of 4096 characters, with Approve and Reject", async () => {
+    await started();
+    const prompt = `<b>not bold</b> & ${"word ".repeat(1_200)}`;
+    const sent = await gateway.requestDecision(request("req_1", prompt), opts);
+    expect(fake.chat.botMessages).toHaveLength(1);
+    const [card] = fake.chat.botMessages;
+    expect(sent.messageId).toBe(String(card?.messageId));
+    // Cut between words, within sendMessage's 4096 characters.
+    expect(card?.text.length).toBeLessThanOrEqual(4096);
+    expect(card?.text.length).toBeGreaterThan(4000);
+    expect(card?.text.startsWith("<b>not bold</b> & word word")).toBe(true);
+    expect(card?.replyMarkup?.inline_keyboard).toEqual([
+      [
+        { text: expect.stringMatching(/approve/i), callback_data: encodeDecision("req_1", "approve") },
+        { text: expect.stringMatching(/reject/i), callback_data: encodeDecision("req_1", "reject") },
+      ],
+    ]);
+  });
+
+  it("is replaced by its outcome (approved, rejected, edited), one button naming the request", async () => {
+    await started();
+    const decisions = ["approve", "reject", "edit"] as const;
+    for (const [i, decision] of decisions.entries()) {
+      const sent = await gateway.requestDecision(request(`req_${i}`), opts);
+      await gateway.onDecided({
+        requestId: `req_${i}`,
+        gateway: "telegram",
+        thread: "101",
+        decision,
+        decidedBy: "5001",
+        requestMessageId: sent.messageId,
+      });
+    }
+    expect(fake.chat.botMessages.map((m) => m.replyMarkup?.inline_keyboard)).toEqual([
+      [[{ text: "✅ Approved", callback_data: "x:req_0" }]],
+      [[{ text: "❌ Rejected", callback_data: "x:req_1" }]],
+      [[{ text: "✏️ Edited", callback_data: "x:req_2" }]],
+    ]);
+  });
+
+  it("a notice for a card already showing its outcome is no error, and one without the card's id edits nothing", async () => {
+    await started();
+    const sent = await gateway.requestDecision(request("req_1"), opts);
+    const notice = {
+      requestId: "req_1",
+      gateway: "telegram",
+      thread: "101",
+      decision: "approve" as const,
+      decidedBy: "5001",
+      requestMessageId: sent.messageId,
+    };
+    await gateway.onDecided(notice);
+    // Telegram answers 400 "message is not modified" for the same keyboard again.
+    await expect(gateway.onDecided(notice)).resolves.toBeUndefined();
+    const { requestMessageId: _none, ...withoutId } = notice;
+    await gateway.onDecided({ ...withoutId, requestId: "req_2" });
+    expect(fake.calls.filter((c) => c.method === "editMessageReplyMarkup")).toHaveLength(2);
+  });
+
+  it("a notice for a card Telegram no longer has fails (only 'not modified' is taken as done)", async () => {
+    await started();
+    await expect(
+      gateway.onDecided({
+        requestId: "req_9",
+        gateway: "telegram",
+        thread: "101",
+        decision: "approve",
+        decidedBy: "5001",
+        requestMessageId: "424242",
+      }),
+    ).rejects.toThrow(/message to edit not found/);
+  });
+});
+
+describe("a press on the card", () => {
+  async function press(requestId: string, decision: "approve" | "reject"): Promise<string | undefined> {
+    await gateway.requestDecision(request(requestId), opts);
+    const card = fake.chat.botMessages.at(-1);
+    const { callbackQueryId } = fake.chat.press({
+      chatId: 101,
+      messageId: card?.messageId as number,
+      data: encodeDecision(requestId, decision),
+      from: { id: 5001 },
+    });
+    await eventually(() => fake.chat.callbackAnswers.get(callbackQueryId) !== undefined, "the answer");
+    return fake.chat.callbackAnswers.get(callbackQueryId)?.text;
+  }
+
+  it("is answered with the decision taken: Approved or Rejected", async () => {
+    await started();
+    expect(await press("req_1", "approve")).toBe("Approved");
+    expect(await press("req_2", "reject")).toBe("Rejected");
+    expect(rec.decided).toEqual([
+      { requestId: "req_1", decision: "approve", by: "5001" },
+      { requestId: "req_2", decision: "reject", by: "5001" },
+    ]);
+  });
+
+  it("is answered with the session's refusal in its words, cut to Telegram's 200 characters", async () => {
+    const refusal = `Only the person who asked can decide. ${"y".repeat(300)}`;
+    await started(async () => ({ ok: false, code: "forbidden", message: refusal }));
+    expect(await press("req_1", "approve")).toBe(refusal.slice(0, 200));
+  });
+
+  it("is answered 'already closed' when deciding fails", async () => {
+    await started(async () => {
+      throw new Error("store unavailable");
+    });
+    expect(await press("req_1", "approve")).toBe("This request is already closed.");
+  });
+});
