@@ -121,6 +121,16 @@ describe("discord connection: causes in the log", () => {
     });
   });
 
+  it("a 4004 close without a reason still says why the gateway stopped: Discord's name for the code", async () => {
+    r = await startRig();
+    const x = r;
+    x.h.fake.sessions.closeWith(4004);
+    await eventually(() => x.rig.session.status().discord?.state === "stopped", "stopped");
+    expect(x.rig.session.status().discord?.reason).toBe(
+      "credentials rejected by discord: check DISCORD_TOKEN (gateway closed with 4004: Authentication failed.)",
+    );
+  });
+
   it("a gateway URL that cannot be fetched (500) is a warning with the backoff's wait, then a connection", async () => {
     const h = await discordHarness();
     h.fake.failNext("^GET /gateway/bot$", { status: 500 });

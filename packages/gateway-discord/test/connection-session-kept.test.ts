@@ -1,0 +1,91 @@
+// What the connection sends Discord and what it keeps between connections
+// (https://discord.com/developers/docs/events/gateway): the URL's API version and encoding, the
+// Identify's connection properties, the session stored as soon as it is READY (a restart before any
+// message resumes it), a new connection after a zombie kept, and its silence watchdog's period.
+import type { GatewayContext } from "@agentsvc/adapter-kit";
+import { ContractRig } from "@agentsvc/session-core/testing";
+import { eventually } from "@agentsvc/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import { DEFAULT_WATCHDOG_MS } from "../src/gateway.js";
+import { SESSION_KEY, type StoredSession } from "../src/connection.js";
+import { DISCORD_HEARTBEAT_INTERVAL_MS, discordHarness, SCALE } from "./harness.js";
+import { expectOnceEach, nextConnection, type Rigged, say, startRig, stopRig } from "./rig.js";
+
+let r: Rigged | undefined;
+afterEach(async () => {
+  await stopRig(r);
+  r = undefined;
+});
+
+const stored = (x: Rigged) => x.rig.store.gatewayState.get<StoredSession>("discord", SESSION_KEY);
+
+describe("discord connection: what it sends and keeps", () => {
+  it("connects with API version 10 and JSON encoding and identifies with its connection properties; READY is not handed on as an event", async () => {
+    r = await startRig();
+    const first = r.h.fake.connections[0];
+    expect(first?.query).toEqual({ v: "10", encoding: "json" });
+    expect(first?.identify).toEqual({
+      intents: 37377,
+      properties: { os: process.platform, browser: "agentsvc", device: "agentsvc" },
+    });
+    expect(r.h.logs.some((l) => l.msg === "ignored" && l.t === "READY")).toBe(false);
+  });
+
+  it("stores the session as soon as it is READY: a restart before any message resumes it", async () => {
+    r = await startRig();
+    const x = r;
+    const id = x.h.fake.sessions.current?.id;
+    await eventually(async () => (await stored(x))?.id === id, "the stored session");
+    expect(await stored(x)).toMatchObject({ id, seq: 1 });
+    await x.rig.stop();
+    const count = x.h.fake.connections.length;
+    await x.rig.start();
+    const resumed = await nextConnection(x, count);
+    await eventually(() => resumed.resumedSession !== undefined, "the resume");
+    expect(resumed.resumedSession).toBe(id);
+  });
+
+  it("after a zombie reconnect the new connection is kept: its first beat does not count the old missed ACK", async () => {
+    r = await startRig();
+    const x = r;
+    x.h.fake.sessions.withholdAcks(1);
+    const next = await nextConnection(x, 1);
+    await eventually(() => next.resumedSession !== undefined, "the resume");
+    await eventually(() => next.heartbeats >= 3, "three beats on the new connection");
+    expect(x.h.fake.connections).toHaveLength(2);
+    expect(next.closedAt).toBeUndefined();
+    say(x, "kept k1");
+    await expectOnceEach(x, ["k1"]);
+  });
+
+  it("checks for silence every third of watchdogMs", async () => {
+    const every: { name: string; ms: number }[] = [];
+    const h = await discordHarness();
+    const build = h.gateway;
+    h.gateway = async () => {
+      const gw = await build();
+      const start = gw.start.bind(gw);
+      gw.start = (ctx: GatewayContext) =>
+        start({
+          ...ctx,
+          scheduler: {
+            every: (name, ms, task) => {
+              every.push({ name, ms });
+              ctx.scheduler.every(name, ms, task);
+            },
+            schedule: (...a) => ctx.scheduler.schedule(...a),
+            cancel: (name) => ctx.scheduler.cancel(name),
+            list: () => ctx.scheduler.list(),
+          },
+        });
+      return gw;
+    };
+    const rig = new ContractRig(h);
+    r = { h, rig };
+    await rig.start();
+    await eventually(() => h.fake.sessions.current !== undefined, "READY");
+    // The harness's watchdogMs is DEFAULT_WATCHDOG_MS scaled (150 ms), under Hello's interval.
+    expect(DEFAULT_WATCHDOG_MS * SCALE).toBeLessThan(DISCORD_HEARTBEAT_INTERVAL_MS * SCALE);
+    expect(every).toEqual([{ name: "watchdog", ms: Math.floor((DEFAULT_WATCHDOG_MS * SCALE) / 3) }]);
+  });
+});
