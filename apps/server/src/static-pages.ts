@@ -6,7 +6,7 @@ import {
   matchesNoneMatch,
   PAGE_CODINGS,
   type PageRepresentation,
-  pageRepresentations,
+  savedPageRepresentations,
 } from "./page-encodings.js";
 
 export interface PageHeaders {
@@ -16,7 +16,8 @@ export interface PageHeaders {
 
 /**
  * Serves a built `<path>/index.html` as a static file: read once at start and compressed once beside
- * it, with its ETag and the hash-based CSP. `<path>` and `<path>/` redirect to it. Never gated, so the page can prompt for a key.
+ * it (or its copies saved by an earlier start of the same page read back), with its ETag and the
+ * hash-based CSP. `<path>` and `<path>/` redirect to it. Never gated, so the page can prompt for a key.
  */
 export async function mountPage(
   app: Hono,
@@ -33,7 +34,7 @@ export async function mountPage(
   // does it while the service opens its stores and listens). A request wanting a coding waits for
   // the copies; one for the plain page never does.
   const identity: PageRepresentation = { body: html, etag: headers.ETag };
-  const copies = pageRepresentations(html, headers.ETag);
+  const copies = savedPageRepresentations(file, html, headers.ETag);
   copies.catch(() => {}); // a failure is answered per request (500), not as an unhandled rejection at start
   const indexPath = `${mountPath}/index.html`;
   app.get(indexPath, async (c) => {
