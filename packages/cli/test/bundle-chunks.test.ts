@@ -26,3 +26,44 @@ describe("the bundled agentsvc command", () => {
     expect(names).toMatch(/ as collectDefaultMetrics\b/);
   });
 });
+
+/** The chunks a file loads before it runs: itself and its static imports, transitively. */
+function staticClosure(from: string[]): Set<string> {
+  const seen = new Set<string>();
+  const queue = [...from];
+  for (let file = queue.pop(); file !== undefined; file = queue.pop()) {
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const source = readFileSync(join(dir, file), "utf8");
+    for (const m of source.matchAll(/^(?:import|\} from|export \{[^}]*\} from)[^;]*?"\.\/([\w-]+\.js)";?$/gm))
+      queue.push(m[1] as string);
+  }
+  return seen;
+}
+/** The chunks holding code of files under `prefix` (esbuild marks each input with a `// <path>` line). */
+const chunksOf = (prefix: string) =>
+  chunks.filter((f) => readFileSync(join(dir, f), "utf8").includes(`\n// ${prefix}`));
+
+describe("what a start of a SQLite project with an agent route, a chat page and an MCP route evaluates (#45)", () => {
+  // The server (the start verb imports it) and the chat page's modules (compose imports them for a webui entry).
+  const started = () =>
+    staticClosure(["../../apps/server/dist/", "../webui/dist/", "../webui-page/dist/"].flatMap(chunksOf));
+
+  it("holds neither ws (a socket gateway loads it at its first connection) nor file-type (the first file sniffed)", () => {
+    const text = [...started()].map((f) => readFileSync(join(dir, f), "utf8")).join("\n");
+    expect(text).toContain("// ../../apps/server/dist/compose.js");
+    expect(text).not.toMatch(/node_modules\/ws\/lib\/websocket\.js/);
+    expect(text).not.toMatch(/node_modules\/file-type\//);
+  });
+
+  it("requires drizzle's pg-core from relations.cjs only when its PrimaryKeyBuilder is read", () => {
+    const marker = '/drizzle-orm/relations.cjs"(exports';
+    const file = chunks.find((f) => readFileSync(join(dir, f), "utf8").includes(marker)) as string;
+    const source = readFileSync(join(dir, file), "utf8");
+    const module = source.slice(source.indexOf(marker)).split('.cjs"(exports')[1] as string;
+    expect(module).toMatch(
+      /var import_primary_keys = \{ get PrimaryKeyBuilder\(\) \{\s*return require_primary_keys\(\)\.PrimaryKeyBuilder;/,
+    );
+    expect(module).not.toMatch(/import_primary_keys = require_primary_keys\(\)/);
+  });
+});
