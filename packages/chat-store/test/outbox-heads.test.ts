@@ -4,7 +4,7 @@
 // another transaction moves the thread's head.
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { MIGRATIONS } from "../src/index.js";
+import { type ChatDb, MIGRATIONS } from "../src/index.js";
 import { clock, eachDriver, openStore, postgresDriver, postgresUrlOf, tempRoot } from "./helpers.js";
 import { storePg } from "./pg-statements.js";
 
@@ -16,6 +16,18 @@ const piece = (thread: string, key: string) => ({
   payload: { text: key },
 });
 
+/** The idempotency keys of the pieces due at `at`, in the order the due read returns them. */
+const dueKeys = async (db: ChatDb, at: number) => (await db.outbox.due(at)).map((r) => r.idemKey);
+
+/** A promise and the function that resolves it. */
+function signal(): { wait: Promise<void>; give: () => void } {
+  let give!: () => void;
+  const wait = new Promise<void>((resolve) => {
+    give = resolve;
+  });
+  return { wait, give };
+}
+
 eachDriver((driver) => {
   describe("outbox thread heads", () => {
     it("a dead piece put back in the queue heads its thread again, before the pieces written after it", async () => {
@@ -23,9 +35,9 @@ eachDriver((driver) => {
       const db = await driver.open({ now: t.now });
       const [a] = await db.outbox.enqueue([piece("t1", "a"), piece("t1", "b")]);
       await db.outbox.markDead(a as number, "403");
-      expect((await db.outbox.due(t.now())).map((r) => r.idemKey)).toEqual(["b"]);
+      expect(await dueKeys(db, t.now())).toEqual(["b"]);
       expect(await db.outbox.requeue(a as number)).toBe(true);
-      expect((await db.outbox.due(t.now())).map((r) => r.idemKey)).toEqual(["a"]);
+      expect(await dueKeys(db, t.now())).toEqual(["a"]);
     });
 
     it("a dropped head lets the thread's next piece go, and the last one dropped empties the thread", async () => {
@@ -33,7 +45,7 @@ eachDriver((driver) => {
       const db = await driver.open({ now: t.now });
       const [a, b] = await db.outbox.enqueue([piece("t1", "a"), piece("t1", "b")]);
       expect(await db.outbox.drop(a as number)).toBe(true);
-      expect((await db.outbox.due(t.now())).map((r) => r.idemKey)).toEqual(["b"]);
+      expect(await dueKeys(db, t.now())).toEqual(["b"]);
       expect(await db.outbox.drop(b as number)).toBe(true);
       expect(await db.outbox.due(t.now())).toEqual([]);
       expect(await db.outbox.nextDueAt()).toBeUndefined();
@@ -84,7 +96,7 @@ describe("[sqlite] outbox thread heads after the upgrade to step 13", () => {
       raw.close();
     }
     const db = openStore({ appRoot });
-    expect((await db.outbox.due(1)).map((r) => r.idemKey)).toEqual(["b", "d"]);
+    expect(await dueKeys(db, 1)).toEqual(["b", "d"]);
   });
 });
 
@@ -106,57 +118,58 @@ describe.skipIf(postgresDriver.missing)("[postgres] outbox thread heads under co
     }
   }
 
+  /**
+   * Runs `inside` in a transaction kept open, then `outside` on its own; once `outside` waits for a
+   * row lock the transaction holds, commits the transaction and returns what `outside` gave.
+   */
+  async function blockedBehind<T>(
+    db: ChatDb,
+    appRoot: string,
+    inside: () => Promise<void>,
+    outside: () => Promise<T>,
+  ): Promise<T> {
+    const entered = signal();
+    const held = signal();
+    const transaction = db.transaction(async () => {
+      await inside();
+      entered.give();
+      await held.wait;
+    });
+    await entered.wait;
+    const result = outside();
+    await someoneWaitsForALock(await postgresUrlOf(appRoot));
+    held.give();
+    await transaction;
+    return result;
+  }
+
   it("a piece enqueued while its thread's head is being sent is due once both commit (enqueue first)", async () => {
     const appRoot = tempRoot();
     const db = await postgresDriver.open({ appRoot });
     const [a] = await db.outbox.enqueue([piece("t1", "a")]);
-    let release!: () => void;
-    const held = new Promise<void>((r) => {
-      release = r;
-    });
-    let enqueued!: () => void;
-    const written = new Promise<void>((r) => {
-      enqueued = r;
-    });
-    const writer = db.transaction(async () => {
-      await db.outbox.enqueue([piece("t1", "b")]);
-      enqueued();
-      await held;
-    });
-    await written;
     // The head's update waits for the writer's lock on the thread's head, then sees its piece.
-    const sent = db.outbox.markSent(a as number, "m-1");
-    await someoneWaitsForALock(await postgresUrlOf(appRoot));
-    release();
-    await writer;
-    expect(await sent).toBe(true);
-    expect((await db.outbox.due(Date.now() + 1000)).map((r) => r.idemKey)).toEqual(["b"]);
+    const sent = await blockedBehind(
+      db,
+      appRoot,
+      async () => void (await db.outbox.enqueue([piece("t1", "b")])),
+      () => db.outbox.markSent(a as number, "m-1"),
+    );
+    expect(sent).toBe(true);
+    expect(await dueKeys(db, Date.now() + 1000)).toEqual(["b"]);
   }, 30_000);
 
   it("a piece enqueued while its thread's last head is being sent is due once both commit (send first)", async () => {
     const appRoot = tempRoot();
     const db = await postgresDriver.open({ appRoot });
     const [a] = await db.outbox.enqueue([piece("t1", "a")]);
-    let release!: () => void;
-    const held = new Promise<void>((r) => {
-      release = r;
-    });
-    let marked!: () => void;
-    const done = new Promise<void>((r) => {
-      marked = r;
-    });
-    const sender = db.transaction(async () => {
-      expect(await db.outbox.markSent(a as number, "m-1")).toBe(true);
-      marked();
-      await held;
-    });
-    await done;
     // The sender removed the thread's head row and holds it: the enqueue waits, then writes a new one.
-    const enqueue = db.outbox.enqueue([piece("t1", "b")]);
-    await someoneWaitsForALock(await postgresUrlOf(appRoot));
-    release();
-    await sender;
-    expect(await enqueue).toHaveLength(1);
-    expect((await db.outbox.due(Date.now() + 1000)).map((r) => r.idemKey)).toEqual(["b"]);
+    const enqueued = await blockedBehind(
+      db,
+      appRoot,
+      async () => expect(await db.outbox.markSent(a as number, "m-1")).toBe(true),
+      () => db.outbox.enqueue([piece("t1", "b")]),
+    );
+    expect(enqueued).toHaveLength(1);
+    expect(await dueKeys(db, Date.now() + 1000)).toEqual(["b"]);
   }, 30_000);
 });
