@@ -140,6 +140,7 @@ async function decisionRow(
     JSON.stringify(frame)
       .replaceAll("{{approve}}", encodeDecision(requestId, "approve"))
       .replaceAll("{{reject}}", encodeDecision(requestId, "reject"))
+      .replaceAll("{{requestId}}", requestId)
       .replaceAll("{{card}}", card.id)
       .replaceAll("{{prompt}}", JSON.stringify(card.content).slice(1, -1)),
   ) as Frame;
