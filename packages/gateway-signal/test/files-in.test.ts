@@ -3,19 +3,18 @@
 // `getAttachment` (signal-cli-jsonrpc(5), https://github.com/AsamK/signal-cli/blob/master/man/signal-cli-jsonrpc.5.adoc),
 // typed by their bytes and stored before the message is recorded.
 import { eventually, type FakeSignalDaemon, startSignalDaemon } from "@agentsvc/testkit";
-import { type MemoryBlobs, memoryBlobs } from "@agentsvc/testkit/session";
+import { type StartedGateway, startGatewayAlone } from "@agentsvc/testkit/session";
 import { afterEach, expect, it } from "vitest";
 import { SignalGateway, type SignalGatewayOptions } from "../src/index.js";
-import { type TestContext, testContext } from "./context.js";
 import { ACCOUNT } from "./harness.js";
 
 let daemon: FakeSignalDaemon | undefined;
-let gateway: SignalGateway | undefined;
+let alone: StartedGateway | undefined;
 
 afterEach(async () => {
-  await gateway?.stop();
+  await alone?.stop();
   await daemon?.close();
-  gateway = undefined;
+  alone = undefined;
   daemon = undefined;
 });
 
@@ -23,19 +22,19 @@ const FROM = "+15550001111";
 // A PNG signature and its IHDR chunk head: typed by webhook-kit's sniff (file-type).
 const PNG = Buffer.concat([Buffer.from("89504e470d0a1a0a0000000d49484452", "hex"), Buffer.alloc(2000, 3)]);
 
-async function boot(media?: SignalGatewayOptions["media"]): Promise<{ t: TestContext; blobs: MemoryBlobs }> {
+async function boot(
+  media?: SignalGatewayOptions["media"],
+): Promise<{ t: StartedGateway; blobs: StartedGateway["blobs"] }> {
   daemon = await startSignalDaemon({ accounts: [ACCOUNT] });
-  const t = testContext({ SIGNAL_ACCOUNT: ACCOUNT });
-  const blobs = memoryBlobs();
-  gateway = new SignalGateway({
+  const gateway = new SignalGateway({
     accountEnvVar: "SIGNAL_ACCOUNT",
     httpUrl: daemon.url,
     reconnect: { baseMs: 20, maxMs: 200 },
     ...(media ? { media } : {}),
   });
-  await gateway.start({ ...t.ctx, blobs });
+  alone = await startGatewayAlone(gateway, { env: { SIGNAL_ACCOUNT: ACCOUNT } });
   await eventually(() => (daemon?.openStreams ?? 0) > 0, "the events stream");
-  return { t, blobs };
+  return { t: alone, blobs: alone.blobs };
 }
 
 it("takes an uncaptioned picture in: fetched with getAttachment for the sender, typed by its bytes, stored", async () => {

@@ -4,18 +4,18 @@
 // multi-value option as a JSON array, signal-cli-jsonrpc(5)), the caption as the message text.
 import type { OutboundFile } from "@agentsvc/adapter-kit";
 import { eventually, type FakeSignalDaemon, startSignalDaemon } from "@agentsvc/testkit";
+import { type StartedGateway, startGatewayAlone } from "@agentsvc/testkit/session";
 import { afterEach, expect, it } from "vitest";
 import { SignalGateway } from "../src/index.js";
-import { testContext } from "./context.js";
 import { ACCOUNT } from "./harness.js";
 
 let daemon: FakeSignalDaemon | undefined;
-let gateway: SignalGateway | undefined;
+let alone: StartedGateway | undefined;
 
 afterEach(async () => {
-  await gateway?.stop();
+  await alone?.stop();
   await daemon?.close();
-  gateway = undefined;
+  alone = undefined;
   daemon = undefined;
 });
 
@@ -25,9 +25,8 @@ const PNG = Buffer.concat([Buffer.from("89504e470d0a1a0a0000000d49484452", "hex"
 
 async function boot(): Promise<{ d: FakeSignalDaemon; g: SignalGateway }> {
   daemon = await startSignalDaemon({ accounts: [ACCOUNT] });
-  const t = testContext({ SIGNAL_ACCOUNT: ACCOUNT });
-  gateway = new SignalGateway({ accountEnvVar: "SIGNAL_ACCOUNT", httpUrl: daemon.url });
-  await gateway.start(t.ctx);
+  const gateway = new SignalGateway({ accountEnvVar: "SIGNAL_ACCOUNT", httpUrl: daemon.url });
+  alone = await startGatewayAlone(gateway, { env: { SIGNAL_ACCOUNT: ACCOUNT } });
   await eventually(() => daemon?.openStreams === 1, "the events stream");
   return { d: daemon, g: gateway };
 }

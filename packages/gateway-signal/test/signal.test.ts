@@ -1,32 +1,33 @@
 import { GatewaySendError } from "@agentsvc/adapter-kit";
 import { eventually, type FakeSignalDaemon, startSignalDaemon } from "@agentsvc/testkit";
+import { gatewayAlone, type StartedGateway, startGatewayAlone } from "@agentsvc/testkit/session";
 import { afterEach, describe, expect, it } from "vitest";
 import { reconnectDelay, SignalGateway, type SignalGatewayOptions } from "../src/index.js";
-import { testContext } from "./context.js";
 import { ACCOUNT } from "./harness.js";
 
 const env = { SIGNAL_ACCOUNT: ACCOUNT };
 let daemon: FakeSignalDaemon | undefined;
 let gateway: SignalGateway | undefined;
+let alone: StartedGateway | undefined;
 
 afterEach(async () => {
-  await gateway?.stop();
+  await alone?.stop();
   await daemon?.close();
   gateway = undefined;
+  alone = undefined;
   daemon = undefined;
 });
 
-async function started(options: Partial<SignalGatewayOptions> = {}, state = new Map<string, unknown>()) {
+async function started(options: Partial<SignalGatewayOptions> = {}): Promise<StartedGateway> {
   daemon ??= await startSignalDaemon({ accounts: [ACCOUNT] });
-  const t = testContext(env, state);
   gateway = new SignalGateway({
     accountEnvVar: "SIGNAL_ACCOUNT",
     httpUrl: daemon.url,
     reconnect: { baseMs: 20, maxMs: 200 },
     ...options,
   });
-  await gateway.start(t.ctx);
-  return t;
+  alone = await startGatewayAlone(gateway, { env });
+  return alone;
 }
 
 const scheduled = (logs: { msg: string; delayMs?: unknown }[]) =>
@@ -34,9 +35,10 @@ const scheduled = (logs: { msg: string; delayMs?: unknown }[]) =>
 
 describe("signal gateway", () => {
   it("refuses to start without an account, with a MissingConfigError naming the variable", async () => {
-    const t = testContext({});
     gateway = new SignalGateway({ accountEnvVar: "SIGNAL_ACCOUNT", httpUrl: "http://127.0.0.1:9" });
-    const err = await gateway.start(t.ctx).catch((e: unknown) => e);
+    const t = gatewayAlone(gateway, { env: {} });
+    alone = t;
+    const err = await gateway.start(t.context).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Error);
     expect((err as Error).name).toBe("MissingConfigError");
     expect((err as Error).message).toContain("SIGNAL_ACCOUNT");
@@ -58,17 +60,17 @@ describe("signal gateway", () => {
     daemon = await startSignalDaemon({ accounts: [ACCOUNT] });
     await daemon.refuse();
     const t = await started({ reconnect: { baseMs: 20, maxMs: 80, random: () => 0.5 } });
-    await eventually(() => scheduled(t.logs).length >= 5, "five reconnect attempts");
-    expect(scheduled(t.logs).slice(0, 5)).toEqual([22, 44, 88, 88, 88]);
-    expect(t.logs.some((l) => l.msg.includes("unreachable") && l.level === 40)).toBe(true);
+    await eventually(() => scheduled(t.logs()).length >= 5, "five reconnect attempts");
+    expect(scheduled(t.logs()).slice(0, 5)).toEqual([22, 44, 88, 88, 88]);
+    expect(t.logs().some((l) => l.msg.includes("unreachable") && l.level === 40)).toBe(true);
     await daemon.resume();
     await eventually(() => daemon?.openStreams === 1, "the stream to open once the daemon is back");
     daemon.receive(ACCOUNT, { from: "+15550000001", text: "back again" });
     await eventually(() => t.delivered.length === 1, "the message after the outage");
     // A successful connection resets the backoff to its first step.
     await daemon.restart();
-    await eventually(() => scheduled(t.logs).length >= 6, "the reconnect after the restart");
-    expect(scheduled(t.logs).at(-1)).toBe(22);
+    await eventually(() => scheduled(t.logs()).length >= 6, "the reconnect after the restart");
+    expect(scheduled(t.logs()).at(-1)).toBe(22);
   });
 
   it("the idle watchdog reconnects only when the clock passes 120 s without events or keepalives", async () => {
@@ -82,7 +84,7 @@ describe("signal gateway", () => {
     expect(daemon.connections).toHaveLength(1);
     now += 2_000;
     await eventually(() => daemon?.connections.length === 2, "a watchdog reconnect");
-    expect(t.logs.some((l) => l.msg.includes("silent"))).toBe(true);
+    expect(t.logs().some((l) => l.msg.includes("silent"))).toBe(true);
   });
 
   it("keepalives keep a quiet stream open; a daemon gone silent is reopened by the watchdog", async () => {
@@ -141,7 +143,7 @@ describe("signal gateway", () => {
       ?.send("+15550000001", "x", { idempotencyKey: "k", attempt: 1 })
       .catch((e: unknown) => e);
     expect((later as GatewaySendError).permanent).toBe(false);
-    const logged = t.logs.filter((l) => l.level === 50 && l.msg === "signal-cli send failed");
+    const logged = t.logs().filter((l) => l.level === 50 && l.msg === "signal-cli send failed");
     expect(logged).toHaveLength(2);
     expect(JSON.stringify(logged[0])).toContain("Invalid recipient");
   });
@@ -165,7 +167,9 @@ describe("signal gateway", () => {
     expect(daemon?.connections).toHaveLength(1);
     // Nothing is acknowledged before it is recorded: one read receipt per message, after it.
     await eventually(() => daemon?.receipts.length === 2, "the read receipts");
-    const retried = t.logs.filter((l) => l.msg === "recording an inbound message failed; retrying in place");
+    const retried = t
+      .logs()
+      .filter((l) => l.msg === "recording an inbound message failed; retrying in place");
     expect(retried.length).toBe(4);
   });
 
@@ -208,7 +212,7 @@ describe("signal gateway", () => {
     };
     daemon?.receive(ACCOUNT, { from: "+15550000001", text: "slow store" });
     await eventually(
-      () => t.logs.some((l) => l.msg === "recording an inbound message failed; retrying in place"),
+      () => t.logs().some((l) => l.msg === "recording an inbound message failed; retrying in place"),
       "a retry",
     );
     now += 10_000; // far past idleMs: a watchdog that did not know would reopen the stream now
