@@ -72,7 +72,6 @@ export function mailFacts(mail: ParsedMail): MailFacts {
   const sender = mail.from?.value[0];
   return {
     messageId: mail.messageId,
-    // Stryker disable next-line Regex: the first id is the same whether split at one white space or a run of them
     inReplyTo: mail.inReplyTo?.split(/\s+/)[0],
     references,
     subject: mail.subject ?? "",
@@ -157,12 +156,9 @@ const REJECT = ["reject", "rejected"];
  * match by prefix; "No idea" does not (short words count only as the whole line: "yes", "no", "a").
  */
 export function decisionText(text: string, allowed: readonly DecisionKind[]): string {
-  const firstLine =
-    text
-      .split("\n")
-      .find((line) => line.trim() !== "")
-      // Stryker disable next-line StringLiteral: any text without a decision word gives the same answer as none (the text)
-      ?.trim() ?? "";
+  const first = text.split("\n").find((line) => line.trim() !== "");
+  // Stryker disable next-line StringLiteral: any text without a decision word gives the same answer as none (the text)
+  const firstLine = first?.trim() ?? "";
   if (matchDecisionText(firstLine, [...allowed])) return firstLine;
   const match = /^([a-z]+)\b[\s.,;:!\-–—]*(.*)$/i.exec(firstLine);
   if (!match) return text;
