@@ -2,13 +2,8 @@
 // goes through the fake's /sync to the real gateway in a real session (testkit's fixture runner), and
 // the outcome is what the adapter handed the session or the reason it logged for ignoring it.
 import { type MatrixEvent, MatrixFake, within } from "@agentsvc/testkit";
-import {
-  expectCommonOutcome,
-  type FixtureRun,
-  loadFixtures,
-  runFixtureGateway,
-} from "@agentsvc/testkit/session";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { connectionFixtureTable, expectCommonOutcome } from "@agentsvc/testkit/session";
+import { expect } from "vitest";
 import { createGateway } from "../src/index.js";
 
 interface Fixture {
@@ -20,38 +15,23 @@ interface Fixture {
   expect: { outcome: string; reply?: { markdown: string; href: string } };
 }
 
-const fixtures = loadFixtures<Fixture>("matrix");
-
-let fake: MatrixFake;
-let run: FixtureRun;
-let gateway: ReturnType<typeof createGateway>;
-
-beforeEach(async () => {
-  fake = await MatrixFake.start();
-  gateway = createGateway({
-    name: "matrix",
-    accessTokenEnvVar: "MATRIX_TOKEN",
-    env: { MATRIX_TOKEN: fake.token },
-    homeserverUrl: fake.url,
-    pollTimeoutMs: 1_000,
-  });
-  run = await runFixtureGateway(gateway);
-  await within(fake.firstSync(), 3_000, "the first sync");
-});
-
-afterEach(async () => {
-  await run?.rig.stop();
-  await fake.close();
-});
-
-describe("matrix fixtures", () => {
-  it("every fixture cites the client-server API section its shape follows", () => {
-    expect(fixtures.length).toBeGreaterThanOrEqual(10);
-    for (const f of fixtures)
-      expect(f.source, f.file).toMatch(/^https:\/\/spec\.matrix\.org\/latest\/client-server-api\/#/);
-  });
-
-  it.each(fixtures.map((f) => [f.file, f] as const))("%s", async (_file, f) => {
+connectionFixtureTable<Fixture, MatrixFake, ReturnType<typeof createGateway>>({
+  platform: "matrix",
+  minimum: 10,
+  cites: "every fixture cites the client-server API section its shape follows",
+  source: /^https:\/\/spec\.matrix\.org\/latest\/client-server-api\/#/,
+  start: async () => {
+    const fake = await MatrixFake.start();
+    const gateway = createGateway({
+      name: "matrix",
+      accessTokenEnvVar: "MATRIX_TOKEN",
+      env: { MATRIX_TOKEN: fake.token },
+      homeserverUrl: fake.url,
+      pollTimeoutMs: 1_000,
+    });
+    return { fake, gateway, connected: () => fake.firstSync(), connection: "the first sync" };
+  },
+  each: async (f, { fake, gateway, run }) => {
     const eventId = fake.pushEvent(f.room, f.payload, f.members);
     await within(fake.confirmed(eventId), 5_000, `confirmation of ${f.file}`);
     expect(await expectCommonOutcome(run, f.expect)).toBe(true);
@@ -67,5 +47,5 @@ describe("matrix fixtures", () => {
       expect(String(sent[0]?.formatted_body)).toContain(`href="${reply.href}"`);
       expect(String(sent[0]?.body)).toContain(reply.href);
     }
-  });
+  },
 });

@@ -5,10 +5,10 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Gateway, Inbound } from "@agentsvc/session-core";
-import { expect } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type CapturedLogs, captureLogs } from "./logs.js";
 import { type SessionRig, startSessionRig } from "./session-rig.js";
-import { eventually } from "./wait.js";
+import { eventually, within } from "./wait.js";
 
 /** The outcomes every platform's fixtures use. */
 export type CommonOutcome =
@@ -113,4 +113,65 @@ export async function expectCommonOutcome(
     return true;
   }
   return false;
+}
+
+/** What a connection adapter's fixture table starts before each case. */
+export interface ConnectionFixtureStart<Fake, G extends Gateway = Gateway> {
+  fake: Fake & { close(): Promise<void> };
+  gateway: G;
+  /** Settles once the gateway is connected to the fake (its first sync, its WebSocket). */
+  connected(): Promise<unknown>;
+  /** What `connected` waits for, for the timeout's message. */
+  connection: string;
+}
+
+/**
+ * The table of a connection adapter's documented payloads (`fixtures/<platform>/`): a test that
+ * there are at least `minimum` and that each cites its `source`, then one test per fixture. Before
+ * each, `start` makes a fake and a gateway on it, the gateway runs in a session rig and is given 3 s
+ * to connect; after each, both stop. `each` sends the payload and asserts its outcome.
+ */
+export function connectionFixtureTable<
+  F extends { source: string },
+  Fake,
+  G extends Gateway = Gateway,
+>(spec: {
+  platform: string;
+  minimum: number;
+  /** The test's name for what every `source` must be. */
+  cites: string;
+  source: RegExp;
+  start: () => Promise<ConnectionFixtureStart<Fake, G>>;
+  each: (
+    fixture: F & { file: string },
+    started: { fake: Fake; gateway: G; run: FixtureRun },
+  ) => Promise<void>;
+}): void {
+  const fixtures = loadFixtures<F>(spec.platform);
+  let started: ConnectionFixtureStart<Fake, G> | undefined;
+  let run: FixtureRun | undefined;
+
+  beforeEach(async () => {
+    started = await spec.start();
+    run = await runFixtureGateway(started.gateway);
+    await within(started.connected(), 3_000, started.connection);
+  });
+  afterEach(async () => {
+    await run?.rig.stop();
+    await started?.fake.close();
+    run = undefined;
+    started = undefined;
+  });
+
+  describe(`${spec.platform} fixtures`, () => {
+    it(spec.cites, () => {
+      expect(fixtures.length).toBeGreaterThanOrEqual(spec.minimum);
+      for (const f of fixtures) expect(f.source, f.file).toMatch(spec.source);
+    });
+
+    it.each(fixtures.map((f) => [f.file, f] as const))("%s", async (_file, f) => {
+      if (!started || !run) throw new Error("the fixture's gateway did not start");
+      await spec.each(f, { fake: started.fake, gateway: started.gateway, run });
+    });
+  });
 }

@@ -8,6 +8,7 @@ export { type SessionRig, type SessionRigOptions, startSessionRig } from "./sess
 export { eventually } from "./wait.js";
 export {
   type CommonOutcome,
+  connectionFixtureTable,
   expectCommonOutcome,
   expectNothingDelivered,
   type FixtureRun,
