@@ -7,7 +7,7 @@ import { ContractRig } from "@agentsvc/session-core/testing";
 import { eventually, type LogLine } from "@agentsvc/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { discordHarness } from "./harness.js";
-import { nextConnection, type Rigged, startRig, stopRig } from "./rig.js";
+import { nextConnection, type Rigged, startCalmRig, stopRig } from "./rig.js";
 
 let r: Rigged | undefined;
 afterEach(async () => {
@@ -23,7 +23,7 @@ async function logged(x: Rigged, msg: string): Promise<LogLine> {
 
 describe("discord connection: causes in the log", () => {
   it("a READY names the new session, a RESUMED says the session resumed", async () => {
-    r = await startRig();
+    r = await startCalmRig();
     const id = r.h.fake.sessions.current?.id;
     expect(await logged(r, "identified (READY)")).toMatchObject({ level: 30, session: id });
     r.h.fake.sessions.drop();
@@ -31,7 +31,7 @@ describe("discord connection: causes in the log", () => {
   });
 
   it("a resumable close is a warning with its code and reason, saying it resumes", async () => {
-    r = await startRig();
+    r = await startCalmRig();
     r.h.fake.sessions.closeWith(4000, "Unknown error.");
     expect(await logged(r, "gateway connection closed; reconnecting")).toMatchObject({
       level: 40,
@@ -87,7 +87,7 @@ describe("discord connection: causes in the log", () => {
   });
 
   it("a close that ends the session (4009) is a warning with its code and reason, then a fresh Identify", async () => {
-    r = await startRig();
+    r = await startCalmRig();
     r.h.fake.sessions.closeWith(4009, "Session timed out.");
     expect(await logged(r, "the session is gone; identifying afresh")).toMatchObject({
       level: 40,
@@ -102,7 +102,7 @@ describe("discord connection: causes in the log", () => {
 
   it("Invalid Session d:false is a warning with the wait before identifying: invalidSessionDelayMs by the jitter", async () => {
     // invalidSessionDelayMs [10, 30] and jitter 0.5 in the harness: 10 + 20 × 0.5.
-    r = await startRig();
+    r = await startCalmRig();
     r.h.fake.sessions.send({ op: 9, d: false });
     expect(await logged(r, "invalid session (not resumable); identifying afresh")).toMatchObject({
       level: 40,
@@ -111,7 +111,7 @@ describe("discord connection: causes in the log", () => {
   });
 
   it("a Reconnect (op 7) is logged as asked for, and the move as a resume", async () => {
-    r = await startRig();
+    r = await startCalmRig();
     r.h.fake.sessions.send({ op: 7 });
     expect(await logged(r, "gateway asked to reconnect (op 7); resuming")).toMatchObject({ level: 30 });
     expect(await logged(r, "reconnecting")).toMatchObject({
@@ -122,7 +122,7 @@ describe("discord connection: causes in the log", () => {
   });
 
   it("a 4004 close without a reason still says why the gateway stopped: Discord's name for the code", async () => {
-    r = await startRig();
+    r = await startCalmRig();
     const x = r;
     x.h.fake.sessions.closeWith(4004);
     await eventually(() => x.rig.session.status().discord?.state === "stopped", "stopped");

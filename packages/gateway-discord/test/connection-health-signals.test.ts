@@ -29,7 +29,11 @@ async function signalledRig(
   fakeOptions?: Parameters<typeof discordHarness>[1],
 ): Promise<Rigged & { signals: Signals }> {
   const signals: Signals = { heard: 0, callsWorked: 0, reconnected: 0 };
-  const h = await discordHarness(overrides, fakeOptions);
+  // Calm clocks unless a test sets its own (see startCalmRig).
+  const h = await discordHarness(
+    { watchdogMs: 60_000, ...overrides },
+    { heartbeatIntervalMs: 2_000, ...fakeOptions },
+  );
   const build = h.gateway;
   h.gateway = async () => {
     const gw = await build();

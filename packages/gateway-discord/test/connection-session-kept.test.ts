@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_WATCHDOG_MS } from "../src/gateway.js";
 import { SESSION_KEY, type StoredSession } from "../src/connection.js";
 import { DISCORD_HEARTBEAT_INTERVAL_MS, discordHarness, SCALE } from "./harness.js";
-import { expectOnceEach, nextConnection, type Rigged, say, startRig, stopRig } from "./rig.js";
+import { expectOnceEach, nextConnection, type Rigged, say, startCalmRig, stopRig } from "./rig.js";
 
 let r: Rigged | undefined;
 afterEach(async () => {
@@ -21,7 +21,7 @@ const stored = (x: Rigged) => x.rig.store.gatewayState.get<StoredSession>("disco
 
 describe("discord connection: what it sends and keeps", () => {
   it("connects with API version 10 and JSON encoding and identifies with its connection properties; READY is not handed on as an event", async () => {
-    r = await startRig();
+    r = await startCalmRig();
     const first = r.h.fake.connections[0];
     expect(first?.query).toEqual({ v: "10", encoding: "json" });
     expect(first?.identify).toEqual({
@@ -32,7 +32,7 @@ describe("discord connection: what it sends and keeps", () => {
   });
 
   it("stores the session as soon as it is READY: a restart before any message resumes it", async () => {
-    r = await startRig();
+    r = await startCalmRig();
     const x = r;
     const id = x.h.fake.sessions.current?.id;
     await eventually(async () => (await stored(x))?.id === id, "the stored session");
@@ -46,7 +46,7 @@ describe("discord connection: what it sends and keeps", () => {
   });
 
   it("after a zombie reconnect the new connection is kept: its first beat does not count the old missed ACK", async () => {
-    r = await startRig();
+    r = await startCalmRig();
     const x = r;
     x.h.fake.sessions.withholdAcks(1);
     const next = await nextConnection(x, 1);

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createGateway, DEFAULT_WATCHDOG_MS } from "../src/gateway.js";
 import { FATAL_CLOSE, SESSION_KEY, type StoredSession } from "../src/connection.js";
 import { DISCORD_HEARTBEAT_INTERVAL_MS, discordHarness, SCALE } from "./harness.js";
-import { expectOnceEach, nextConnection, type Rigged, say, startRig, stopRig } from "./rig.js";
+import { expectOnceEach, nextConnection, type Rigged, say, startCalmRig, startRig, stopRig } from "./rig.js";
 
 let r: Rigged | undefined;
 afterEach(async () => {
@@ -90,7 +90,7 @@ describe("discord connection table (spec §3)", () => {
   });
 
   it("row 3a: connected -> reconnecting on Reconnect (op 7) with a prior session: Resume (op 6) with the last sequence on the resume URL", async () => {
-    r = await startRig();
+    r = await startCalmRig();
     say(r, "before reconnect r1");
     await expectOnceEach(r, ["r1"]);
     const stored = await session(r);
@@ -105,7 +105,7 @@ describe("discord connection table (spec §3)", () => {
   });
 
   it("row 3b: connected -> reconnecting on a resumable close code (4000): resumes, and messages sent while down are replayed once", async () => {
-    r = await startRig();
+    r = await startCalmRig();
     const id = r.h.fake.sessions.current?.id;
     r.h.fake.sessions.closeWith(4000, "Unknown error.");
     say(r, "while down c1"); // logged in the session, replayed on Resume
@@ -116,7 +116,7 @@ describe("discord connection table (spec §3)", () => {
   });
 
   it("row 4a: connected -> reconnecting on Invalid Session (op 9) d:false: a fresh Identify (op 2)", async () => {
-    r = await startRig();
+    r = await startCalmRig();
     const old = r.h.fake.sessions.current?.id;
     r.h.fake.sessions.send({ op: 9, d: false });
     const next = await nextConnection(r, 1);
@@ -134,7 +134,7 @@ describe("discord connection table (spec §3)", () => {
 
   for (const code of [4007, 4009]) {
     it(`row 4b: connected -> reconnecting on close ${code}: a fresh Identify`, async () => {
-      r = await startRig();
+      r = await startCalmRig();
       const old = r.h.fake.sessions.current?.id;
       r.h.fake.sessions.closeWith(code);
       const next = await nextConnection(r, 1);
@@ -145,7 +145,7 @@ describe("discord connection table (spec §3)", () => {
   }
 
   it("row 5: connected -> stopped on close 4004 (Authentication failed): credentials, the gateway stopped with a reason naming the token variable", async () => {
-    r = await startRig();
+    r = await startCalmRig();
     r.h.fake.sessions.closeWith(4004, "Authentication failed.");
     await eventually(() => r?.rig.session.status().discord?.state === "stopped", "stopped");
     await new Promise((res) => setTimeout(res, 300));
@@ -157,7 +157,7 @@ describe("discord connection table (spec §3)", () => {
 
   for (const code of [4010, 4011, 4012, 4013, 4014]) {
     it(`row 5: connected -> stopped on close ${code}: no retry, and a log line naming the cause`, async () => {
-      r = await startRig();
+      r = await startCalmRig();
       r.h.fake.sessions.closeWith(code);
       await eventually(() => r?.h.built.at(-1)?.halted === true, "halted");
       await new Promise((res) => setTimeout(res, 300));
@@ -232,7 +232,11 @@ describe("discord connection fallbacks", () => {
   });
 
   it("a wrong token (401 on GET /gateway/bot) stops without retrying, naming the token", async () => {
-    r = await startRig({ env: { DISCORD_TOKEN: "wrong" } }, {}, false);
+    r = await startRig(
+      { env: { DISCORD_TOKEN: "wrong" }, watchdogMs: 60_000 },
+      { heartbeatIntervalMs: 2_000 },
+      false,
+    );
     await eventually(() => r?.h.built.at(-1)?.halted === true, "halted");
     await new Promise((res) => setTimeout(res, 200));
     expect(r.h.fake.calls.filter((c) => c.path === "/gateway/bot")).toHaveLength(1);
@@ -244,14 +248,18 @@ describe("discord connection fallbacks", () => {
   });
 
   it("intents the bot may not use get a real 4014 on Identify: stopped, with the message-content hint", async () => {
-    r = await startRig({}, { disallowedIntents: 1 << 15 }, false);
+    r = await startRig(
+      { watchdogMs: 60_000 },
+      { disallowedIntents: 1 << 15, heartbeatIntervalMs: 2_000 },
+      false,
+    );
     await eventually(() => r?.h.built.at(-1)?.halted === true, "halted on 4014");
     expect(r.h.fake.connections.map((c) => c.closeCode)).toEqual([4014]);
     expect(r.h.logs.some((l) => /4014.*Message Content Intent/.test(l.msg))).toBe(true);
   });
 
   it("a resume that keeps failing falls back to a fresh Identify", async () => {
-    r = await startRig();
+    r = await startCalmRig();
     const old = r.h.fake.sessions.current?.id;
     r.h.fake.sessions.dropResumes(3);
     r.h.fake.sessions.send({ op: 7 });
@@ -264,7 +272,7 @@ describe("discord connection fallbacks", () => {
   });
 
   it("a process restart resumes the stored session on the resume URL and replays what arrived meanwhile", async () => {
-    r = await startRig();
+    r = await startCalmRig();
     say(r, "before restart p1");
     await expectOnceEach(r, ["p1"]);
     const id = r.h.fake.sessions.current?.id;

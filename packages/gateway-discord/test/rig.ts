@@ -21,6 +21,15 @@ export async function startRig(
   return { h, rig };
 }
 
+/**
+ * Clocks a loaded machine cannot trip (Hello's interval 2 s, the silence watchdog 60 s), for tests of
+ * what a command or a close causes rather than of the timers: with the scaled clocks (a 356 ms
+ * silence limit) a stalled event loop adds reconnects of its own.
+ */
+export function startCalmRig(overrides?: Parameters<typeof discordHarness>[0]): Promise<Rigged> {
+  return startRig({ watchdogMs: 60_000, ...overrides }, { heartbeatIntervalMs: 2_000 });
+}
+
 export async function stopRig(r: Rigged | undefined): Promise<void> {
   await r?.rig.stop();
   await r?.h.close?.();
