@@ -8,7 +8,7 @@ import { type AddressInfo, connect, createServer, type Socket } from "node:net";
 import { createRequire } from "node:module";
 import { postgresMissing } from "@agentsvc/pg-test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { InstanceLink } from "../src/index.js";
+import { InstanceLink, type InstanceLinkOptions } from "../src/index.js";
 import { queriesOf, usePostgres } from "./helpers.js";
 
 const require = createRequire(import.meta.url);
@@ -50,19 +50,23 @@ describe.skipIf(postgresMissing)("the link's reconnect backoff and health check 
     return connects;
   }
 
-  it("retries after 750, 1500, 3000, 3000 ms (min 1000, max 4000), starts over after a success, and stops at close()", async () => {
-    const proxy = await switchableProxy(new URL(db.url));
-    const url = new URL(db.url);
-    url.port = String(proxy.port);
+  /** A link through a new switchable proxy on the fake clock (reconnectMinMs 1000), the contexts of its errors kept. */
+  async function proxiedLink(options: Partial<InstanceLinkOptions> = {}) {
+    const proxy = await switchableProxy(db.url);
     const connects = fakeClock();
     const errors: string[] = [];
     const link = new InstanceLink({
-      connectionString: url.href,
+      connectionString: proxy.url,
       healthCheckMs: 0,
       reconnectMinMs: 1000,
-      reconnectMaxMs: 4000,
       onError: (_e, context) => errors.push(context),
+      ...options,
     });
+    return { proxy, connects, errors, link };
+  }
+
+  it("retries after 750, 1500, 3000, 3000 ms (min 1000, max 4000), starts over after a success, and stops at close()", async () => {
+    const { proxy, connects, errors, link } = await proxiedLink({ reconnectMaxMs: 4000 });
     try {
       await link.connect();
       expect(connects).toHaveLength(1);
@@ -105,17 +109,7 @@ describe.skipIf(postgresMissing)("the link's reconnect backoff and health check 
   });
 
   it("a failed attempt after close() is not reported and not retried", async () => {
-    const proxy = await switchableProxy(new URL(db.url));
-    const url = new URL(db.url);
-    url.port = String(proxy.port);
-    const connects = fakeClock();
-    const errors: string[] = [];
-    const link = new InstanceLink({
-      connectionString: url.href,
-      healthCheckMs: 0,
-      reconnectMinMs: 1000,
-      onError: (_e, context) => errors.push(context),
-    });
+    const { proxy, connects, errors, link } = await proxiedLink();
     try {
       await link.connect();
       proxy.holding = true; // the next connection is accepted and never answered
@@ -138,9 +132,7 @@ describe.skipIf(postgresMissing)("the link's reconnect backoff and health check 
   });
 
   it("a connection attempt nobody answers fails after connectTimeoutMs, 10 s by default", async () => {
-    const proxy = await switchableProxy(new URL(db.url));
-    const url = new URL(db.url);
-    url.port = String(proxy.port);
+    const proxy = await switchableProxy(db.url);
     proxy.holding = true;
     fakeClock();
     try {
@@ -149,7 +141,7 @@ describe.skipIf(postgresMissing)("the link's reconnect backoff and health check 
         [2_000, 2_000],
       ] as const) {
         const link = new InstanceLink({
-          connectionString: url.href,
+          connectionString: proxy.url,
           healthCheckMs: 0,
           ...(connectTimeoutMs === undefined ? {} : { connectTimeoutMs }),
         });
@@ -202,17 +194,19 @@ describe.skipIf(postgresMissing)("the link's reconnect backoff and health check 
 });
 
 /**
- * A TCP proxy to `target`. `refusing`: new connections are closed at once; `holding`: accepted
- * and never answered; `cut()` ends every connection open now.
+ * A TCP proxy on 127.0.0.1 to the PostgreSQL of `databaseUrl`; `url` is the same database through
+ * it. `refusing`: new connections are closed at once; `holding`: accepted and never answered;
+ * `cut()` ends every connection open now.
  */
-async function switchableProxy(target: URL) {
+async function switchableProxy(databaseUrl: string) {
+  const target = new URL(databaseUrl);
   const open = new Set<Socket>();
   const state = {
     refusing: false,
     holding: false,
     /** Connections accepted (and not refused) so far. */
     connections: 0,
-    port: 0,
+    url: "",
     cut() {
       for (const s of open) s.destroy();
       open.clear();
@@ -244,6 +238,8 @@ async function switchableProxy(target: URL) {
     socket.on("close", () => upstream.destroy());
   });
   await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
-  state.port = (srv.address() as AddressInfo).port;
+  const proxied = new URL(databaseUrl);
+  proxied.port = String((srv.address() as AddressInfo).port);
+  state.url = proxied.href;
   return state;
 }
