@@ -79,7 +79,7 @@ const DEFAULT_KEEPALIVE = { idleS: 10, intervalS: 5, count: 3 };
 
 /**
  * One statement for a group of lock requests (lock-batch.ts): each row takes, gives back, or asks
- * `pg_locks` whether this session holds, the lock of its key (a bigint key shows there as classid,
+ * `pg_locks` whether this session (`held`) or any session (`busy`) holds, the lock of its key (a bigint key shows there as classid,
  * the high 32 bits, and objid, the low 32 bits, objsubid 1). Named: parsed once per session.
  */
 const LOCK_OPS = {
@@ -89,7 +89,7 @@ const LOCK_OPS = {
     WHEN 'lock' THEN pg_try_advisory_lock(t.k)
     WHEN 'unlock' THEN pg_advisory_unlock(t.k)
     ELSE EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted
-      AND l.pid = pg_backend_pid() AND l.classid = ((t.k >> 32) & 4294967295)::oid
+      AND (t.op = 'busy' OR l.pid = pg_backend_pid()) AND l.classid = ((t.k >> 32) & 4294967295)::oid
       AND l.objid = (t.k & 4294967295)::oid AND l.objsubid = 1)
   END AS ok
 FROM unnest($1::text[], $2::bigint[]) AS t(op, k)`,
@@ -202,6 +202,17 @@ export class InstanceLink {
     const client = this.#client;
     if (!client || !this.#held.has(name)) return false;
     return this.#request(client, "held", name);
+  }
+
+  /**
+   * Whether any session (this link's or another's) holds `name` now, asked of the server
+   * (`pg_locks`) in a statement shared with the other lock requests waiting. A hint only: the
+   * lock may be taken or given back right after the answer. Rejects when the link is down.
+   */
+  async heldAnywhere(name: string): Promise<boolean> {
+    const client = this.#client;
+    if (!client) throw new LinkDownError("advisory busy");
+    return this.#request(client, "busy", name);
   }
 
   /** One lock request on `client`'s session, sharing a statement with the others waiting. */

@@ -9,8 +9,8 @@
 // order of requests per key), so its rows do not depend on each other. A statement sent after a
 // request was made is evaluated after it, which is what a fence needs (its row locks came first).
 
-/** What a request asks of the server for its key. */
-export type LockOp = "lock" | "unlock" | "held";
+/** What a request asks of the server for its key (`busy`: held by any session, this one or another). */
+export type LockOp = "lock" | "unlock" | "held" | "busy";
 
 /** Runs one statement for `ops[i]` on `keys[i]` (distinct keys); returns the keys answered true. */
 export type SendLockOps = (ops: LockOp[], keys: string[]) => Promise<Set<string>>;

@@ -83,6 +83,29 @@ describe.skipIf(postgresMissing)("thread locks on two links (two instances) over
     await expect(la.assertHeld(key)).rejects.toThrow(ThreadLockLostError);
   });
 
+  it("heldAnywhere asks the server whether any session holds the key: the holder's, another's, and no longer once given back or gone with its session", async () => {
+    const a = await open();
+    const b = await open();
+    const la = new ThreadLocks(a);
+    const lb = new ThreadLocks(b);
+    const key = threadKey("http", "t1");
+    const other = threadKey("http", "t2");
+    expect(await lb.heldAnywhere(key)).toBe(false);
+    expect(await la.tryLock(key)).toBe(true);
+    // Asked together (one statement): each key answered for itself.
+    expect(await Promise.all([lb.heldAnywhere(key), la.heldAnywhere(key), lb.heldAnywhere(other)])).toEqual([
+      true,
+      true,
+      false,
+    ]);
+    expect(await la.unlock(key)).toBe(true);
+    expect(await lb.heldAnywhere(key)).toBe(false);
+    expect(await la.tryLock(key)).toBe(true);
+    await terminate(pg.mon, a.backendPid!);
+    await waitFor("a's session ended", async () => !(await lb.heldAnywhere(key)), 5_000);
+    expect(await lb.tryLock(key)).toBe(true);
+  });
+
   it("concurrent tries of one key on one link: exactly one wins", async () => {
     const a = await open();
     const la = new ThreadLocks(a);

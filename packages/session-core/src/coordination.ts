@@ -52,6 +52,12 @@ export interface Coordination {
     role: string,
     handlers: { onLead(): Promise<void> | void; onLose(): Promise<void> | void },
   ): () => Promise<void>;
+  /**
+   * Whether some instance (this one included) holds the thread's lock now, asked of the database:
+   * a hint that may change right after. Optional: the sweep asks it first, so a thread running
+   * elsewhere costs it no reads and no lock attempt.
+   */
+  threadBusy?(key: string): Promise<boolean>;
   /** Called with every thread key held when the connection that held them dropped. */
   onThreadsLost(handler: (keys: string[]) => void): () => void;
   /**

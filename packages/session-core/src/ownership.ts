@@ -241,6 +241,9 @@ export class Ownership {
       await Promise.all(
         due.slice(i, i + SWEEP_CONCURRENCY).map(async (rec) => {
           const threadId = gatewayThreadId(rec.gateway, rec.thread);
+          // Held by another instance: its holder runs it (a lock attempt would fail). Under load
+          // most unfinished threads are running elsewhere; asked together, this is one statement.
+          if (await this.#busy(threadId)) return;
           // Only a running record: a suspended turn (waiting for a decision) is at rest. Asked per
           // thread, not by listing every suspended run each time (there may be thousands).
           if (!queued.has(threadId)) {
@@ -252,6 +255,16 @@ export class Ownership {
       );
     }
     return due.length > 0;
+  }
+
+  /** Whether another instance holds the thread now, when the coordination can tell; false if asking fails. */
+  async #busy(threadId: string): Promise<boolean> {
+    if (!this.coordination.threadBusy) return false;
+    try {
+      return await this.coordination.threadBusy(threadId);
+    } catch {
+      return false; // the poke's own lock attempt answers then
+    }
   }
 
   /**

@@ -43,8 +43,11 @@ export async function recover(
     records.filter((r) => r.status === "running").map((r) => [gatewayThreadId(r.gateway, r.thread), r]),
   );
 
-  // 1. Continuations whose decision was recorded: go on from their checkpoint.
-  const interrupted = (await p.runs.interrupted?.(one)) ?? [];
+  // 1. Continuations whose decision was recorded: go on from their checkpoint. A gateway turn's
+  // checkpoint goes in the transaction that ends its record, so a thread taken over with no
+  // running record has none: not asked (one read fewer for every thread an instance takes).
+  const mayHaveOne = one === undefined || runningByThread.has(one);
+  const interrupted = (mayHaveOne ? await p.runs.interrupted?.(one) : undefined) ?? [];
   for (const run of interrupted) {
     const gatewayRun = run.options.threadId.startsWith("gw:");
     if (gatewayRun ? !mine(run.options.threadId) : !shared) continue;

@@ -148,7 +148,7 @@ describe("settling a thread", () => {
 });
 
 describe("a sweep for work nobody runs", () => {
-  it("asks the lock once per thread not held here and reads the queued records of those it takes; nothing of a thread held here or of a gateway not run here", async () => {
+  it("asks the lock once per thread nobody holds and reads the queued records of those it takes; nothing of a thread held here or elsewhere, or of a gateway not run here", async () => {
     const o = owner();
     for (const text of ["u1", "u2", "u3"]) await o.record("U", text);
     for (const text of ["b1", "b2"]) await o.record("B", text);
@@ -158,9 +158,35 @@ describe("a sweep for work nobody runs", () => {
     expect(await o.cluster.instance("b").acquireThread(gatewayThreadId("mock", "B"))).toBe(true);
     o.asked.length = 0;
     await o.own.sweep();
-    expect(o.asked).toEqual([gatewayThreadId("mock", "U"), gatewayThreadId("mock", "B")]);
+    // B's holder runs it: the coordination says its lock is held, so no attempt is made.
+    expect(o.asked).toEqual([gatewayThreadId("mock", "U")]);
     expect(o.looked).toEqual([gatewayThreadId("mock", "U")]);
     expect(o.taken).toEqual(["u1", "u2", "u3"]);
+  });
+
+  it("reads nothing more of a thread whose turn runs on another instance (no suspended run looked up, no lock asked), and takes it once that instance let it go", async () => {
+    const o = owner();
+    const { id } = (await o.record("R", "r1")) as { id: number };
+    const db = (o.own as unknown as { p: SessionParts }).p.store;
+    await db.inbox.markRunning(id);
+    const RID = gatewayThreadId("mock", "R");
+    const b = o.cluster.instance("b");
+    expect(await b.acquireThread(RID)).toBe(true);
+    const runReads: string[] = [];
+    const get = db.runStore.get.bind(db.runStore);
+    db.runStore.get = (threadId) => {
+      runReads.push(threadId);
+      return get(threadId);
+    };
+    o.asked.length = 0;
+    expect(await o.own.sweep()).toBe(true);
+    expect(runReads).toEqual([]);
+    expect(o.asked).toEqual([]);
+    // The other instance died with its turn uncommitted: the next sweep looks and takes the thread.
+    await b.releaseThread(RID);
+    await o.own.sweep();
+    expect(runReads).toEqual([RID]);
+    expect(o.asked).toEqual([RID]);
   });
 });
 

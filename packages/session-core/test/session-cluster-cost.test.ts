@@ -77,6 +77,21 @@ describe("a thread after its turn", () => {
   });
 });
 
+describe("taking a thread", () => {
+  it("looks up no suspended run for a thread with no turn running (a new thread): its records are the one read before its turn", async () => {
+    const { a } = await three();
+    const looked: string[] = [];
+    const get = a.db.runStore.get.bind(a.db.runStore);
+    a.db.runStore.get = (threadId) => {
+      looked.push(threadId);
+      return get(threadId);
+    };
+    await say(a, "N", "new thread");
+    await until(() => a.gateway.textsTo("N").length === 1, "the reply");
+    expect(looked).toEqual([]);
+  });
+});
+
 describe("announcing replies to the sending instance", () => {
   it("sends the first at once and every later one of the same window as one at its end", () => {
     vi.useFakeTimers();

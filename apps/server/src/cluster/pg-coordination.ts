@@ -81,6 +81,7 @@ export async function pgCoordination(options: {
       leaders.push(handle);
       return () => handle.stop();
     },
+    threadBusy: (key) => locks.heldAnywhere(key),
     onThreadsLost: (handler) => locks.onLost(handler),
     // Asked of the server on the link's session: a drop not noticed yet still fails it.
     fence: (key) => locks.assertHeld(key),

@@ -78,6 +78,9 @@ export function createMemoryCluster(): MemoryCluster {
           locks.set(key, id);
           return true;
         },
+        async threadBusy(key) {
+          return locks.has(key);
+        },
         async releaseThread(key) {
           if (locks.get(key) === id) locks.delete(key);
         },
