@@ -48,7 +48,7 @@ import { requireApiKeys } from "./api-keys.js";
 import { installCommand } from "./install-command.js";
 import { namingEntry } from "./entry-errors.js";
 import { mountFileRoute } from "./file-route.js";
-import { seedBesideStart } from "./account-seeding.js";
+import { seedAtFirstRequest } from "./account-seeding.js";
 
 export interface ServerOptions {
   /** Where `*EnvVar` values are read, once, here at start-up. Default `process.env`. */
@@ -441,7 +441,7 @@ async function mountWebui(app: Hono, entry: WebuiExposure, ctx: WebuiContext): P
   ] = await Promise.all([import("@agentsvc/webui"), import("@agentsvc/webui-page")]);
   const db = await ctx.stores.forEntry(entry);
   if (entry.users) {
-    const seeding = seedBesideStart(db, entry.users, ctx.env, ctx.logger.child({ name: "webui-auth" }));
+    const seeding = seedAtFirstRequest(db, entry.users, ctx.env, ctx.logger.child({ name: "webui-auth" }));
     app.use(`${apiPrefix(entry.path)}/*`, seeding.gate);
     ctx.closers.push(() => seeding.settled);
   }

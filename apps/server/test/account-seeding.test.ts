@@ -1,7 +1,9 @@
-// The chat page's accounts are seeded beside start-up (PBKDF2 after listen, not before): a sign-in
-// sent the moment the server listens must wait for its account, not be refused for lack of it.
+// The chat page's accounts are seeded when its API is first asked (PBKDF2 neither before listen nor
+// beside the first answer): a sign-in sent the moment the server listens must wait for its account,
+// not be refused for lack of it.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { afterEach, expect, it } from "vitest";
 import { type ProjectServer, startProjectServer } from "../src/testing.js";
 
@@ -22,7 +24,7 @@ function signIn(url: string, username: string, password: string): Promise<Respon
   });
 }
 
-it("answers a sign-in sent as soon as the server listens once the account is seeded", async () => {
+function fixture(): string {
   root = mkdtempSync(resolve(import.meta.dirname, "fixtures/.account-seeding-"));
   for (const d of ["agents", "gateways"]) mkdirSync(join(root, d), { recursive: true });
   writeFileSync(
@@ -37,7 +39,23 @@ it("answers a sign-in sent as soon as the server listens once the account is see
     join(root, "gateways/web.yaml"),
     "exposes: webui\npath: /chat\nusers:\n  - username: ada\n    passwordEnvVar: ADA_PASSWORD\n  - username: bob\n    passwordEnvVar: BOB_PASSWORD\n",
   );
-  server = await startProjectServer(root, { env });
+  return root;
+}
+
+/** The usernames in the page's store (its default file), read after the server stopped. */
+function storedAccounts(dir: string): string[] {
+  const db = new DatabaseSync(join(dir, "data/chat.db"), { readOnly: true });
+  try {
+    return (
+      db.prepare("SELECT username FROM accounts ORDER BY username").all() as { username: string }[]
+    ).map((r) => r.username);
+  } finally {
+    db.close();
+  }
+}
+
+it("answers a sign-in sent as soon as the server listens once the account is seeded", async () => {
+  server = await startProjectServer(fixture(), { env });
   // Sent at once, in parallel: each PBKDF2 hash of 600,000 rounds is still running on a crypto thread.
   const [ada, bob, wrong] = await Promise.all([
     signIn(server.url, "ada", env.ADA_PASSWORD),
@@ -46,4 +64,17 @@ it("answers a sign-in sent as soon as the server listens once the account is see
   ]);
   expect([ada.status, bob.status, wrong.status]).toEqual([200, 200, 401]);
   expect(ada.headers.get("set-cookie")).toBeTruthy();
+}, 60_000);
+
+it("hashes no password until the chat API is first asked: a start that serves only other routes writes no account", async () => {
+  const dir = fixture();
+  server = await startProjectServer(dir, { env });
+  // Shutdown waits for a seeding under way, so an account started at start-up would be stored now.
+  await server.shutdown();
+  expect(storedAccounts(dir)).toEqual([]);
+
+  server = await startProjectServer(dir, { env });
+  expect((await signIn(server.url, "bob", env.BOB_PASSWORD)).status).toBe(200);
+  await server.shutdown();
+  expect(storedAccounts(dir)).toEqual(["ada", "bob"]);
 }, 60_000);
