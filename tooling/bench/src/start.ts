@@ -1,6 +1,6 @@
 // Cold start and idle memory of `agentsvc start` on examples/hello (agent route, MCP tool server,
 // chat page, SQLite store), and on project-start-signin (the same behind a sign-in page with two
-// accounts, whose PBKDF2 checks run at every start), each beside a bare @hono/node-server script (servers/bare-start.mjs), in
+// accounts, checked at the page API's first request), each beside a bare @hono/node-server script (servers/bare-start.mjs), in
 // the same run: each side is a fresh process timed from spawn to the first streamed answer chunk
 // of POST /agent/stream, then left idle for 2 s and its RSS read; the CPU time the process used up
 // to that first chunk is read too (a loaded machine's waiting is not in it). Rounds alternate;
@@ -185,8 +185,8 @@ export async function benchStart(): Promise<Row[]> {
   } finally {
     rmSync(helloCopy, { recursive: true, force: true });
   }
-  // A copy made once, so its store (and the accounts in it: every start checks them, as a restart
-  // does) persists across the rounds but not across runs.
+  // A copy made once, so its store (and the accounts and saved page copies with it) persists across
+  // the rounds, as a restart finds them, but not across runs.
   const signin = freshProject("project-start-signin");
   try {
     rows.push(...(await startRows("sign-in and MCP", () => signin.dir)));
