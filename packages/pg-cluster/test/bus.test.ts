@@ -9,7 +9,7 @@ import {
   InstanceLink,
   LinkDownError,
 } from "../src/index.js";
-import { sleep, terminate, usePostgres, waitFor } from "./helpers.js";
+import { terminate, usePostgres, waitFor } from "./helpers.js";
 
 interface Got {
   message: BusMessage;
@@ -44,25 +44,39 @@ describe.skipIf(postgresMissing)("control bus over LISTEN/NOTIFY between three l
     });
 
     await p.bus.publish({ kind: "cancel", target: "run:1", by: "alice" });
-    await waitFor("three deliveries", () => [p, s1, s2].every((i) => i.got.length >= 1), 5_000);
-    await sleep(300); // nothing more trickles in
+    // A mark from the same sender: a second delivery of run:1 would arrive before it.
+    const mark = { kind: "cancel", target: "mark" };
+    await p.bus.publish(mark);
+    await waitFor(
+      "the mark each",
+      () => [p, s1, s2].every((i) => i.got.at(-1)?.message.target === "mark"),
+      5_000,
+    );
     for (const i of [p, s1, s2]) {
-      expect(i.got.map((g) => g.message)).toEqual([{ kind: "cancel", target: "run:1", by: "alice" }]);
+      expect(i.got.map((g) => g.message)).toEqual([{ kind: "cancel", target: "run:1", by: "alice" }, mark]);
       expect(i.got[0]!.delivery.senderPid).toBe(p.link.backendPid);
     }
     expect(p.got[0]!.delivery.self).toBe(true);
     expect(s1.got[0]!.delivery.self).toBe(false);
     expect(steer).toEqual([]);
-    expect(all).toEqual([{ kind: "cancel", target: "run:1", by: "alice" }]);
+    expect(all).toEqual([{ kind: "cancel", target: "run:1", by: "alice" }, mark]);
 
     // In order, one each.
     for (let n = 0; n < 20; n++) await s2.bus.publish({ kind: "cancel", target: `run:${n + 2}` });
-    await waitFor("21 each", () => [p, s1, s2].every((i) => i.got.length >= 21), 5_000);
-    await sleep(200);
+    // A last message from the same sender: a repeat of any earlier one would arrive before it.
+    await s2.bus.publish({ kind: "cancel", target: "end" });
+    await waitFor(
+      "the end each",
+      () => [p, s1, s2].every((i) => i.got.at(-1)?.message.target === "end"),
+      5_000,
+    );
     for (const i of [p, s1, s2]) {
-      expect(i.got.map((g) => g.message.target)).toEqual(
-        Array.from({ length: 21 }, (_, n) => `run:${n + 1}`),
-      );
+      expect(i.got.map((g) => g.message.target)).toEqual([
+        "run:1",
+        "mark",
+        ...Array.from({ length: 20 }, (_, n) => `run:${n + 2}`),
+        "end",
+      ]);
     }
   });
 
@@ -101,9 +115,11 @@ describe.skipIf(postgresMissing)("control bus over LISTEN/NOTIFY between three l
 
     await p.bus.publish({ kind: "cancel", target: "after" });
     await waitFor("after", () => s.got.length === 2, 5_000);
-    await sleep(200);
-    expect(s.got.map((g) => g.message.target)).toEqual(["before", "after"]);
-    expect(p.got.map((g) => g.message.target)).toEqual(["before", "after"]);
+    // A last message: a repeat of "before" or "after" (a re-LISTEN heard twice) would arrive before it.
+    await p.bus.publish({ kind: "cancel", target: "end" });
+    await waitFor("the end", () => [p, s].every((i) => i.got.at(-1)?.message.target === "end"), 5_000);
+    expect(s.got.map((g) => g.message.target)).toEqual(["before", "after", "end"]);
+    expect(p.got.map((g) => g.message.target)).toEqual(["before", "after", "end"]);
   });
 
   it("a notification sent in a transaction goes out on commit only (busPayload on the caller's own connection)", async () => {
@@ -115,9 +131,13 @@ describe.skipIf(postgresMissing)("control bus over LISTEN/NOTIFY between three l
     };
     await send("rolled back", "ROLLBACK");
     await send("committed", "COMMIT");
-    await waitFor("the committed one", () => s.got.length === 1, 5_000);
-    await sleep(200);
-    expect(s.got.map((g) => [g.message.target, g.delivery.self])).toEqual([["committed", false]]);
+    await send("end", "COMMIT");
+    // PostgreSQL delivers notifications in commit order: a rolled-back one would come before these.
+    await waitFor("the end", () => s.got.at(-1)?.message.target === "end", 5_000);
+    expect(s.got.map((g) => [g.message.target, g.delivery.self])).toEqual([
+      ["committed", false],
+      ["end", false],
+    ]);
     expect(() => busPayload({ kind: "", target: "x" })).toThrow(/kind must be a non-empty string/);
   });
 
