@@ -259,7 +259,12 @@ class SseFeed {
 
   /** No more events will come: the segment finished (RunSegment), or the events ended. */
   private runEnded(): boolean {
-    return (this.handle as { finished?: boolean }).finished === true || this.cursor?.ended === true;
+    const cursor = this.cursor;
+    return (
+      (this.handle as { finished?: boolean }).finished === true ||
+      cursor?.finished === true ||
+      cursor?.ended === true
+    );
   }
 
   stop(): void {
@@ -327,6 +332,12 @@ interface Cursor {
   /** The event log's cursor (RunSegment) also hands out entries' fields (see `ChunkFrames`). */
   visit?(max: number, fn: (seq: number, entry: ChunkFields) => void): number;
   readonly ended: boolean;
+  /**
+   * No more events will come, though some may still wait to be taken (the `events()` cursor; a
+   * RunSegment says so on the handle). Without it, a window holding the last events would ask for
+   * more forever: a finished iterator answers every wake at once.
+   */
+  readonly finished?: boolean;
   wake(callback: () => void): void;
   close(): void;
 }
@@ -350,6 +361,9 @@ function cursorOf(handle: RunHandle, after: number): Cursor {
     },
     get ended() {
       return ended && ready.length === 0;
+    },
+    get finished() {
+      return ended;
     },
     wake(callback) {
       pending ??= events.next().then((next) => {

@@ -199,7 +199,7 @@ describe("streamRun over a handle that only has events()", () => {
    * A run that streams one chunk, then waits for `more` before its second; its iterator records
    * being closed (an async generator waiting in an await takes its return() at the next yield).
    */
-  function waitingRun() {
+  function waitingRun(endsAfterSecond = false) {
     let returned!: () => void;
     const closed = new Promise<void>((resolve) => {
       returned = resolve;
@@ -221,7 +221,7 @@ describe("streamRun over a handle that only has events()", () => {
           if (after < 1) yield { seq: 1, chunk: envelopeOf(entry({})) };
           await gate;
           yield { seq: 2, chunk: envelopeOf(entry({})) };
-          await new Promise(() => {});
+          if (!endsAfterSecond) await new Promise(() => {});
         } finally {
           returned();
         }
@@ -270,6 +270,29 @@ describe("streamRun over a handle that only has events()", () => {
       expect(ends).toEqual([true]);
     },
   );
+
+  it("with a coalescing window, sends the run's end at once (the window is not waited out)", async () => {
+    const { handle, more, finish } = waitingRun(true);
+    const url = await serve(handle, { coalesceMs: 600_000 });
+    const response = await postJson(url, {});
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    for (let r = await reader.read(); !r.done; r = await reader.read()) {
+      text += r.value;
+      if (text.includes("event: chunk")) break;
+    }
+    expect(text).toContain("event: chunk");
+    // The second chunk arrives within the window, then the events end: both go out together, now.
+    finish(result());
+    more();
+    const rest = (async () => {
+      for (let r = await reader.read(); !r.done; r = await reader.read()) text += r.value;
+      return "ended";
+    })();
+    expect(await within(rest, 5000, "held for the window")).toBe("ended");
+    expect(text.split("event: chunk\n")).toHaveLength(3);
+    expect(text.endsWith('event: done\ndata: {"status":"completed"}\nid: 2\n\n')).toBe(true);
+  });
 
   it("replays the events after the reconnect's id and follows the run to its end", async () => {
     const { handle, finish } = waitingRun();
