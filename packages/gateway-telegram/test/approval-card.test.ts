@@ -5,7 +5,7 @@
 // session made of it.
 import type { DecideResult, InteractionRequest } from "@agentsvc/adapter-kit";
 import { encodeDecision } from "@agentsvc/adapter-kit";
-import { eventually, TelegramFake } from "@agentsvc/testkit";
+import { eventually, TelegramFake, within } from "@agentsvc/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { createGateway, type TelegramGateway } from "../src/index.js";
 import { type RecordingContext, recordingContext } from "./recording-context.js";
@@ -148,6 +148,25 @@ describe("a press on the card", () => {
     const refusal = `Only the person who asked can decide. ${"y".repeat(300)}`;
     await started(async () => ({ ok: false, code: "forbidden", message: refusal }));
     expect(await press("req_1", "approve")).toBe(refusal.slice(0, 200));
+  });
+
+  it("is decided once when Telegram refuses its answer (query too old), the refusal logged, not fetched again", async () => {
+    await started();
+    fake.failNext("answerCallbackQuery", {
+      status: 400,
+      description: "Bad Request: query is too old and response timeout expired or query ID is invalid",
+    });
+    await gateway.requestDecision(request("req_1"), opts);
+    const card = fake.chat.botMessages.at(-1);
+    const { updateId } = fake.chat.press({
+      chatId: 101,
+      messageId: card?.messageId as number,
+      data: encodeDecision("req_1", "approve"),
+      from: { id: 5001 },
+    });
+    await within(fake.confirmed(updateId), 5_000, "the press confirmed");
+    expect(rec.decided).toHaveLength(1);
+    expect(rec.logs().filter((l) => l.msg === "answerCallbackQuery failed")).toHaveLength(1);
   });
 
   it("is answered 'already closed' when deciding fails", async () => {
