@@ -5,7 +5,7 @@ import { expect, it } from "vitest";
 import { createGateway, MESSAGE_LIMIT } from "../src/index.js";
 
 it("declares a push gateway of type discord with threads, buttons, edits, streaming and typing, and 2,000-character messages", () => {
-  const gw = createGateway({ botTokenEnvVar: "DISCORD_TOKEN" });
+  const gw = createGateway({ name: "discord", botTokenEnvVar: "DISCORD_TOKEN" });
   expect({ kind: gw.kind, type: gw.type, name: gw.name, messageLimit: gw.messageLimit }).toEqual({
     kind: "push",
     type: "discord",
