@@ -98,6 +98,8 @@ export class ImapReader {
     const client = await this.#connect();
     const lock = await client.getMailboxLock(this.#settings.mailbox);
     try {
+      // As in poll: on the held connection, NOOP first so mail that arrived since the last command is searched too.
+      await client.noop();
       const uids = (await client.search({ header: { "message-id": messageId } }, { uid: true })) || [];
       const uid = uids[0];
       if (uid === undefined) return undefined;

@@ -60,6 +60,17 @@ describe.skipIf(dovecotMissing !== undefined)("the IMAP connection", () => {
     }
   });
 
+  it("a look-up on the held connection finds a mail that arrived after the last poll", async () => {
+    const { box, poll, reader } = await readerOn(dovecot);
+    await box.append(mail("a"));
+    await poll(undefined);
+    await box.append(mail("late", { headers: { "Reply-To": "late@example.test" } }));
+    expect(await reader.lookup("<late@example.test>")).toEqual({
+      from: "late@example.test",
+      subject: "Subject late",
+    });
+  });
+
   it("a refused login is an ImapLoginError by name, caused by the server's answer", async () => {
     const { poll } = await readerOn(dovecot, { pass: "wrong" });
     const err = await poll(undefined).catch((e: unknown) => e);
