@@ -3,7 +3,7 @@ import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/cl
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { request } from "node:http";
 import { Hono } from "hono";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { type McpRouteOptions, mcpRoute } from "../src/index.js";
 import {
   connectClient,
@@ -301,14 +301,28 @@ describe("mcpRoute over Streamable HTTP", () => {
   });
 
   it("does not expire a session while one of its tool calls is still running", async () => {
-    const slow = gate();
-    const { url, route } = await setup({ idleTimeoutMs: 60 }, sampleServer({ slow: slow.wait }));
-    const c = await client(url);
-    const call = c.callTool({ name: "slow", arguments: {} });
-    await new Promise((r) => setTimeout(r, 400));
-    expect(route.sessionCount()).toBe(1);
-    slow.open();
-    expect((await call).content).toEqual([{ type: "text", text: "finished" }]);
+    // The idle sweep's interval and Date on a fake clock, moved well past the bound once the tool runs.
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "Date"] });
+    try {
+      const slow = gate();
+      let started = false;
+      const tools = sampleServer({
+        slow: slow.wait,
+        onSignal: () => {
+          started = true;
+        },
+      });
+      const { url, route } = await setup({ idleTimeoutMs: 60 }, tools);
+      const c = await client(url);
+      const call = c.callTool({ name: "slow", arguments: {} });
+      await eventually(() => started, "the slow tool to start");
+      await vi.advanceTimersByTimeAsync(400);
+      expect(route.sessionCount()).toBe(1);
+      slow.open();
+      expect((await call).content).toEqual([{ type: "text", text: "finished" }]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("aborts the tool's signal when the client cancels the call, and keeps serving", async () => {
