@@ -461,7 +461,8 @@ async function mountWebui(app: Hono, entry: WebuiExposure, ctx: WebuiContext): P
   });
   app.route(apiPrefix(entry.path), chatUi);
   await writePage(ctx.buildDir, entry, entry.themeCss ?? "");
-  await mountPage(app, entry.path, ctx.buildDir, pageSecurityHeaders);
+  const pageCopies = await mountPage(app, entry.path, ctx.buildDir, pageSecurityHeaders);
+  ctx.closers.push(pageCopies);
   mountFavicon(app, FAVICON_SVG);
   return { db, sharedUserId: sharedUserIdOf(entry) };
 }

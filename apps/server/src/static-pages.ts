@@ -5,6 +5,7 @@ import {
   chooseCoding,
   matchesNoneMatch,
   PAGE_CODINGS,
+  type PageCopies,
   type PageRepresentation,
   savedPageRepresentations,
 } from "./page-encodings.js";
@@ -15,31 +16,34 @@ export interface PageHeaders {
 }
 
 /**
- * Serves a built `<path>/index.html` as a static file: read once at start and compressed once beside
- * it (or its copies saved by an earlier start of the same page read back), with its ETag and the
- * hash-based CSP. `<path>` and `<path>/` redirect to it. Never gated, so the page can prompt for a key.
+ * Serves a built `<path>/index.html` as a static file: read once at start, with its ETag and the
+ * hash-based CSP, and compressed once when a request first asks for a coding (or its copies saved by
+ * an earlier start of the same page read back). `<path>` and `<path>/` redirect to it. Never gated,
+ * so the page can prompt for a key. Returns what resolves once copies being made are made (at once
+ * when none are): shutdown waits for it.
  */
 export async function mountPage(
   app: Hono,
   mountPath: string,
   buildDir: string,
   headersFor: (html: string) => PageHeaders,
-): Promise<void> {
+): Promise<() => Promise<void>> {
   const file = join(buildDir, mountPath, "index.html");
   const html = await readFile(file, "utf8").catch(() => {
     throw new Error(`${file}: the page is missing; run \`agentsvc build\` (start builds it for you)`);
   });
   const headers = headersFor(html);
-  // Not awaited: brotli at its best quality takes longer than the rest of start-up (a zlib thread
-  // does it while the service opens its stores and listens). A request wanting a coding waits for
-  // the copies; one for the plain page never does.
+  // Made when first asked for, not at start: brotli at its best quality is most of the CPU a first
+  // start would spend beside its first answer (#45), and a restart reads the saved copies back. A
+  // request wanting a coding waits for the copies; one for the plain page never does.
   const identity: PageRepresentation = { body: html, etag: headers.ETag };
-  const copies = savedPageRepresentations(file, html, headers.ETag);
-  copies.catch(() => {}); // a failure is answered per request (500), not as an unhandled rejection at start
+  let copies: Promise<PageCopies> | undefined;
+  const copiesOf = () => (copies ??= savedPageRepresentations(file, html, headers.ETag));
   const indexPath = `${mountPath}/index.html`;
   app.get(indexPath, async (c) => {
     const coding = chooseCoding(c.req.header("accept-encoding"), PAGE_CODINGS);
-    const chosen = (coding && (await copies).encoded.get(coding)) || identity;
+    // A failure is answered per request (500).
+    const chosen = (coding && (await copiesOf()).encoded.get(coding)) || identity;
     // Caches keep one copy per coding.
     const common = { ETag: chosen.etag, Vary: "Accept-Encoding" };
     if (matchesNoneMatch(c.req.header("if-none-match"), chosen.etag)) return c.body(null, 304, common);
@@ -55,6 +59,9 @@ export async function mountPage(
   });
   app.get(mountPath, (c) => c.redirect(indexPath, 302));
   app.get(`${mountPath}/`, (c) => c.redirect(indexPath, 302));
+  return async () => {
+    await copies?.catch(() => {});
+  };
 }
 
 /**

@@ -94,4 +94,17 @@ describe("the chat page's saved compressed copies", () => {
       expect(existsSync(`${file}.gz`), what).toBe(true);
     }
   });
+
+  it("are not made at start: a start asked only for the plain page compresses nothing", async () => {
+    const project = await helloProject();
+    const file = join(project.root, ".agentsvc/build/chat/index.html");
+    const started = await start(project);
+    const plain = await rawGet(started.url, "identity");
+    expect(plain.coding).toBeUndefined();
+    // Shutdown waits for copies being made, so copies begun at start would be saved by now.
+    await started.shutdown();
+    expect(existsSync(file)).toBe(true);
+    expect(existsSync(`${file}.br`)).toBe(false);
+    expect(existsSync(`${file}.gz`)).toBe(false);
+  });
 });
