@@ -2,6 +2,7 @@
 // health and its schema report. SQLite's is built by ChatDb.open; PostgreSQL's by
 // @agentsvc/store-postgres with `poolDriver` below (this package never loads a PostgreSQL driver).
 import type { BlobOptions } from "./blobs.js";
+import type { CheckpointStats } from "./checkpointer.js";
 import type { Db, Dialect, Tables, TransactionDriver } from "./context.js";
 import type { MigrationReport } from "./migrations.js";
 import type { StoreHealth } from "./store-health.js";
@@ -24,6 +25,8 @@ export interface StoreBackend {
   durability?(): "power" | "process";
   /** SQLite only: EXPLAIN QUERY PLAN. */
   explain?(sqlText: string, params: unknown[]): string[];
+  /** SQLite only: what the checkpoint thread did so far. */
+  checkpoints?(): CheckpointStats;
   close(): void | Promise<void>;
 }
 

@@ -30,6 +30,7 @@ import { DEFAULT_SESSION_TIMEOUT_MS, Sessions } from "./sessions.js";
 import { StoreHealth } from "./store-health.js";
 import { Throttle, type ThrottleOptions } from "./throttle.js";
 import { type FlushFd, WalSync } from "./wal-sync.js";
+import { type CheckpointStats, Checkpointer, DEFAULT_CHECKPOINT_FRAMES } from "./checkpointer.js";
 
 export interface StoreLogger {
   info(obj: object, msg: string): void;
@@ -67,6 +68,8 @@ export interface ChatDbOptions {
   durability?: StoreDurability;
   /** @internal tests: replaces fdatasync(2) of the WAL file (durability `power`). */
   flushWal?: FlushFd;
+  /** @internal tests: WAL frames that start a checkpoint (default 1000, SQLite's own). */
+  checkpointFrames?: number;
   /** @internal tests: a subset of the migration steps (to build old stores). */
   migrations?: readonly MigrationStep[];
   /** @internal tests: a different driver load result. */
@@ -127,6 +130,10 @@ export class ChatDb {
   readonly migration: MigrationReport;
   /** SQLite: `power` (answers after the WAL sync) or `process` (after the COMMIT); see README. */
   readonly durability: StoreDurability | undefined;
+  /** SQLite: what the checkpoint thread did so far (checkpointer.ts); undefined on PostgreSQL. */
+  get checkpoints(): Readonly<CheckpointStats> | undefined {
+    return this.backend.checkpoints?.();
+  }
   private readonly ctx: StoreContext;
   private closed = false;
 
@@ -221,6 +228,22 @@ export class ChatDb {
     // commit's writers wait for walSync instead (a sync on the thread pool, not the event loop).
     sqlite.pragma("synchronous = NORMAL");
     const walSync = durability === "power" ? new WalSync(file, options.flushWal) : undefined;
+    // Checkpoints run on a worker thread's connection, never on this one (checkpointer.ts).
+    sqlite.pragma("wal_autocheckpoint = 0");
+    const transactions = sqliteDriver(sqlite, db, {
+      busyTimeoutMs: busyTimeoutOf(options),
+      ...(walSync ? { sync: () => walSync.request() } : {}),
+      committed: () => checkpointer.committed(),
+    });
+    const checkpointer: Checkpointer = new Checkpointer({
+      file,
+      thresholdFrames: options.checkpointFrames,
+      holdWrites: transactions.hold,
+      fallBack: () => {
+        if (sqlite.open)
+          sqlite.pragma(`wal_autocheckpoint = ${options.checkpointFrames ?? DEFAULT_CHECKPOINT_FRAMES}`);
+      },
+    });
     return new ChatDb(
       {
         dialect: "sqlite",
@@ -228,10 +251,7 @@ export class ChatDb {
         datasource,
         migration,
         tables: sqliteTables,
-        driver: sqliteDriver(sqlite, db, {
-          busyTimeoutMs: busyTimeoutOf(options),
-          ...(walSync ? { sync: () => walSync.request() } : {}),
-        }),
+        driver: transactions.driver,
         health: new StoreHealth(sqlite, busyTimeoutOf(options)),
         schemaVersion: () => readSchemaVersion(sqlite),
         durability: () => durability,
@@ -239,9 +259,10 @@ export class ChatDb {
           (sqlite.prepare(`EXPLAIN QUERY PLAN ${sqlText}`).all(...params) as { detail: string }[]).map(
             (row) => row.detail,
           ),
-        close: () => {
+        checkpoints: () => checkpointer.stats,
+        close: async () => {
           sqlite.close();
-          return walSync?.close();
+          await Promise.all([walSync?.close(), checkpointer.close()]);
         },
       },
       options,

@@ -1,6 +1,8 @@
 // Group commit for the SQLite store: logical transactions that arrive while one batch is being
-// committed wait, then run one after another inside ONE physical transaction, each inside its own
-// savepoint; a failing logical transaction rolls back its savepoint only. With durability `power`
+// committed wait, then run one after another inside ONE physical transaction; a `transaction()`
+// opens its own savepoint at its first write, and a failing one rolls back that savepoint only. A
+// single operation needs none: like a statement run alone, it is atomic by itself (a failed
+// statement undoes only itself), and a transaction that only reads has nothing to undo. With durability `power`
 // the COMMIT does not sync (synchronous = NORMAL): the batch's callers that wrote are answered
 // after the WAL sync that follows it (wal-sync.ts, on the thread pool, one for the batch), so an
 // answer still means "on disk", while the event loop serves reads and the next batch meanwhile.
@@ -28,6 +30,8 @@ export interface GroupCommitOptions {
   sync?: () => Promise<void>;
   /** How many statements that can write the connection has prepared so far (sqlite-driver.ts). */
   writes: () => number;
+  /** After each COMMIT that may have written (the checkpointer looks at the WAL, checkpointer.ts). */
+  committed?: () => void;
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -46,11 +50,38 @@ export class GroupCommit {
   #flushing = false;
   #scheduled = false;
   #losses = 0;
+  /** While set, no batch starts (hold()). */
+  #held: Promise<void> | undefined;
+  /** Resolves hold()'s caller once the running batch has ended. */
+  #atGate: (() => void) | undefined;
+  /** The logical transaction running in a batch: a transaction() wants its savepoint at its first write. */
+  #current: { transaction: boolean; savepoint: boolean } | undefined;
+  /** Prepared once: sqlite3_exec parses the text again at each call. */
+  readonly #sql: Record<"begin" | "commit" | "savepoint" | "release" | "rollbackTo", { run(): unknown }>;
 
   constructor(
     private readonly sqlite: SqliteConnection,
     private readonly options: GroupCommitOptions,
-  ) {}
+  ) {
+    this.#sql = {
+      begin: sqlite.prepare("BEGIN IMMEDIATE"),
+      commit: sqlite.prepare("COMMIT"),
+      savepoint: sqlite.prepare(`SAVEPOINT ${LOGICAL}`),
+      release: sqlite.prepare(`RELEASE ${LOGICAL}`),
+      rollbackTo: sqlite.prepare(`ROLLBACK TO ${LOGICAL}`),
+    };
+  }
+
+  /**
+   * Before a statement that can write runs (statement-cache.ts hands it out), and before a nested
+   * savepoint opens: the running transaction's own savepoint opens now, once.
+   */
+  beforeWrite(): void {
+    const current = this.#current;
+    if (!current?.transaction || current.savepoint) return;
+    this.#sql.savepoint.run();
+    current.savepoint = true;
+  }
 
   /**
    * Runs `work` as one logical transaction of the next physical transaction, alone on the
@@ -82,11 +113,35 @@ export class GroupCommit {
     return this.#losses;
   }
 
+  /**
+   * No batch starts until `release` resolves (callers keep queueing; the event loop is not held).
+   * Resolves once the batch running now, if any, has ended: nothing writes until `release`.
+   */
+  hold(release: Promise<void>): Promise<void> {
+    const held: Promise<void> = release.then(() => {
+      if (this.#held === held) this.#held = undefined;
+    });
+    this.#held = held;
+    if (!this.#flushing) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.#atGate = resolve;
+    });
+  }
+
+  #openGate(): void {
+    this.#atGate?.();
+    this.#atGate = undefined;
+  }
+
   async #flush(): Promise<void> {
     this.#scheduled = false;
     this.#flushing = true;
     try {
       while (this.#queue.length > 0) {
+        while (this.#held) {
+          this.#openGate();
+          await this.#held;
+        }
         const batch = this.#queue.splice(0, MAX_BATCH);
         let began: boolean;
         try {
@@ -103,6 +158,7 @@ export class GroupCommit {
       }
     } finally {
       this.#flushing = false;
+      this.#openGate();
     }
   }
 
@@ -124,36 +180,45 @@ export class GroupCommit {
     for (const [i, pending] of batch.entries()) {
       if (i > 0 && !this.sqlite.inTransaction) {
         try {
-          this.sqlite.exec("BEGIN IMMEDIATE");
+          this.#sql.begin.run();
         } catch (error) {
           outcomes.set(pending, { ok: false, error });
           continue;
         }
       }
+      const current = { transaction: pending.transaction, savepoint: false };
+      this.#current = current;
       try {
-        this.sqlite.exec(`SAVEPOINT ${LOGICAL}`);
         const writesBefore = this.options.writes();
         const value = await pending.work();
         if (this.options.writes() !== writesBefore) writers.add(pending);
-        this.sqlite.exec(`RELEASE ${LOGICAL}`);
+        // A statement of its own ended the physical transaction (a ROLLBACK): what the batch did
+        // so far is gone (a RELEASE used to fail there; an operation has no savepoint now).
+        if (!this.sqlite.inTransaction) throw new Error("the store's transaction ended inside an operation");
+        if (current.savepoint) this.#sql.release.run();
         outcomes.set(pending, { ok: true, value });
         inOpen.push(pending);
       } catch (error) {
         outcomes.set(pending, { ok: false, error });
-        if (this.sqlite.inTransaction) {
+        if (!this.sqlite.inTransaction)
+          lose(error); // SQLite rolled the whole transaction back (I/O error, disk full, ...)
+        else if (current.savepoint) {
           try {
-            this.sqlite.exec(`ROLLBACK TO ${LOGICAL}`);
-            this.sqlite.exec(`RELEASE ${LOGICAL}`);
+            this.#sql.rollbackTo.run();
+            this.#sql.release.run();
           } catch (rollbackError) {
             this.#abort();
             lose(rollbackError);
           }
-        } else lose(error); // SQLite rolled the whole transaction back (I/O error, disk full, ...)
+        }
+      } finally {
+        this.#current = undefined;
       }
     }
     if (this.sqlite.inTransaction) {
       try {
-        this.sqlite.exec("COMMIT");
+        this.#sql.commit.run();
+        if (writers.size > 0) this.options.committed?.();
       } catch (error) {
         this.#abort();
         lose(error);
@@ -177,7 +242,7 @@ export class GroupCommit {
   #tryBegin(): boolean {
     this.sqlite.exec("PRAGMA busy_timeout = 0");
     try {
-      this.sqlite.exec("BEGIN IMMEDIATE");
+      this.#sql.begin.run();
       return true;
     } catch (error) {
       if (isStoreLocked(error)) return false;
@@ -207,7 +272,10 @@ export class GroupCommit {
             throw error;
           }
         }
-        if (this.options.writes() !== writesBefore) await this.options.sync?.();
+        if (this.options.writes() !== writesBefore) {
+          this.options.committed?.();
+          await this.options.sync?.();
+        }
         pending.settle({ ok: true, value });
       } catch (error) {
         pending.settle({ ok: false, error });

@@ -80,6 +80,7 @@ export {
   type StoreOptions,
 } from "./backend.js";
 export type { Db, Dialect, Tables, TransactionDriver } from "./context.js";
+export type { CheckpointStats } from "./checkpointer.js";
 /** The SQLite table objects; a PostgreSQL backend mirrors them column for column. */
 export { sqliteTables } from "@agentsvc/store-schema/sqlite";
 export { type OpenPostgresOptions, openPostgresChatDb } from "./postgres.js";

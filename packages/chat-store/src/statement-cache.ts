@@ -22,8 +22,10 @@ type Statement = ReturnType<SqliteConnection["prepare"]>;
  * A statement is shared by everyone who prepares its text: callers run it to the end at once
  * (run/get/all: drizzle never iterates), and only `raw` is toggled (drizzle's `values`), so a
  * reader is handed out with `raw` off again. One still being iterated is not shared.
+ * `beforeWrite` runs when a statement that can write is handed out, before it runs (the group
+ * commit opens a transaction's savepoint there, group-commit.ts).
  */
-export function reuseStatements(sqlite: SqliteConnection): () => number {
+export function reuseStatements(sqlite: SqliteConnection, beforeWrite?: () => void): () => number {
   let writes = 0;
   const cache = new Map<string, Statement>();
   const prepare = sqlite.prepare.bind(sqlite);
@@ -41,7 +43,10 @@ export function reuseStatements(sqlite: SqliteConnection): () => number {
         if (cache.size > MAX_STATEMENTS) cache.delete(cache.keys().next().value as string);
       }
     }
-    if (!statement.readonly) writes++;
+    if (!statement.readonly) {
+      writes++;
+      beforeWrite?.();
+    }
     return statement;
   }) as typeof sqlite.prepare;
   return () => writes;

@@ -129,6 +129,32 @@ describe("group commit (SQLite)", () => {
     expect(walFrames(db) - before).toBeLessThan(40); // still grouped, not 50 commits
   });
 
+  it("a transaction that read before its first write, and nested ones inside it, roll back exactly their own writes", async () => {
+    const db = openStore({ path: "./chat.db" });
+    await db.preferences.set("u", "seen", 1);
+    // Read first, then a nested transaction writes and fails (caught), then the outer one writes.
+    await db.transaction(async () => {
+      await db.preferences.getAll("u");
+      await db
+        .transaction(async () => {
+          await db.preferences.set("u", "inner-failed", 1);
+          throw new Error("inner refused");
+        })
+        .catch(() => undefined);
+      await db.transaction(async () => db.preferences.set("u", "inner-kept", 1));
+      await db.preferences.set("u", "outer", 1);
+    });
+    // Read first, a nested transaction writes, then the outer one fails: both writes go.
+    await expect(
+      db.transaction(async () => {
+        await db.preferences.getAll("u");
+        await db.transaction(async () => db.preferences.set("u", "inner-of-failed", 1));
+        throw new Error("outer refused");
+      }),
+    ).rejects.toThrow("outer refused");
+    expect(Object.keys(await db.preferences.getAll("u")).sort()).toEqual(["inner-kept", "outer", "seen"]);
+  });
+
   it("a write on an idle store is not held back: made while reading a request, it commits and its sync starts before a 0 ms timer fires", async () => {
     const order: string[] = [];
     const db = openStore({
@@ -152,12 +178,20 @@ describe("group commit (SQLite)", () => {
     const sqlite = new Database(join(dir, "g.db"));
     try {
       sqlite.exec("CREATE TABLE t (v TEXT)");
+      // The group commit prepares its COMMIT once: its runs are the physical commits.
       let commits = 0;
-      const exec = sqlite.exec.bind(sqlite);
-      sqlite.exec = (sql: string) => {
-        if (sql === "COMMIT") commits++;
-        return exec(sql);
-      };
+      const prepare = sqlite.prepare.bind(sqlite);
+      sqlite.prepare = ((source: string) => {
+        const statement = prepare(source);
+        if (source !== "COMMIT") return statement;
+        const run = statement.run.bind(statement);
+        return Object.assign(statement, {
+          run: () => {
+            commits++;
+            return run();
+          },
+        });
+      }) as typeof sqlite.prepare;
       const group = new GroupCommit(sqlite, { busyTimeoutMs: 1000, writes: reuseStatements(sqlite) });
       const insert = (v: string) =>
         group.run(async () => sqlite.prepare("INSERT INTO t VALUES (?)").run(v), true);

@@ -135,7 +135,12 @@ const commonJsFacade = {
 const outdir = join(root, "dist", "bundle");
 await rm(outdir, { recursive: true, force: true });
 await esbuild.build({
-  entryPoints: [join(root, "dist", "main.js")],
+  entryPoints: [
+    join(root, "dist", "main.js"),
+    // chat-store starts its SQLite checkpoint thread from the file beside its code: in the bundle,
+    // beside the chunks (checkpointer.ts, workerUrl).
+    { in: join(root, "..", "chat-store", "dist", "checkpoint-worker.js"), out: "checkpoint-worker" },
+  ],
   outdir,
   bundle: true,
   splitting: true,
