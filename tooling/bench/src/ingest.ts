@@ -17,8 +17,8 @@ const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 export const CONNECTIONS = 32;
 export const SECRET = "bench-ingest-secret";
-const E2E_MESSAGES = Number(process.env.BENCH_E2E_MESSAGES ?? 2000);
-const E2E_THREADS = 200;
+export const E2E_MESSAGES = Number(process.env.BENCH_E2E_MESSAGES ?? 2000);
+export const E2E_THREADS = 200;
 let seq = 0;
 let timeouts = 0;
 
@@ -63,7 +63,7 @@ export async function ingest(
   return { rps: result.requests.average, sent: result.requests.total };
 }
 
-interface Side {
+export interface Side {
   server: ChildServer;
   dir?: string;
   loopFile: string;
@@ -79,7 +79,7 @@ interface LoopDelay {
  * agentsvc (this tree's server, or BENCH_BEFORE_TREE's) on a fresh copy of the ingest project,
  * placed under that tree's tooling/bench so the agent file resolves its packages from there.
  */
-async function startOurs(tree?: string): Promise<Side> {
+export async function startOurs(tree?: string): Promise<Side> {
   const bench = tree ? join(tree, "tooling/bench") : resolve(import.meta.dirname, "..");
   mkdirSync(join(bench, ".runs"), { recursive: true });
   const dir = mkdtempSync(join(bench, ".runs/ingest-"));
@@ -98,7 +98,7 @@ async function startOurs(tree?: string): Promise<Side> {
   return { server, dir, loopFile };
 }
 
-async function startBare(): Promise<Side> {
+export async function startBare(): Promise<Side> {
   const loopFile = join(mkdtempSync(join(tmpdir(), "agentsvc-bench-loop-")), "loop-delay.json");
   return {
     server: await startChildServer(resolve(import.meta.dirname, "servers/bare-ingest.ts"), {
@@ -110,7 +110,7 @@ async function startBare(): Promise<Side> {
 }
 
 /** Stops the server; its event-loop delay since the last SIGUSR2 (see servers/loop-delay.ts). */
-async function stop(side: Side): Promise<LoopDelay | undefined> {
+export async function stop(side: Side): Promise<LoopDelay | undefined> {
   await side.server.stop();
   let delay: LoopDelay | undefined;
   try {
@@ -123,7 +123,7 @@ async function stop(side: Side): Promise<LoopDelay | undefined> {
 }
 
 /** Messages/s from the first send until every message's turn is done (its reply row committed). */
-async function endToEnd(side: Side): Promise<{ rate: number; done: number; other: string }> {
+export async function endToEnd(side: Side): Promise<{ rate: number; done: number; other: string }> {
   const file = join(side.dir as string, "data/agentsvc.db");
   const start = performance.now();
   await ingest(side.server.url, { amount: E2E_MESSAGES, threads: E2E_THREADS });

@@ -5,6 +5,7 @@ import { benchBigMessages } from "./big-messages.ts";
 import { benchCluster } from "./cluster.ts";
 import { benchOutboxDue } from "./outbox-due.ts";
 import { benchIngest } from "./ingest.ts";
+import { benchIngestEndToEnd } from "./ingest-e2e.ts";
 import { benchIngestPostgres } from "./ingest-pg.ts";
 import { benchMemory } from "./memory.ts";
 import { benchPage } from "./page.ts";
@@ -39,6 +40,12 @@ if (!only || only === "stream-calls")
   );
 if (!only || only === "ingest")
   printTable("Gateway ingest (signed `http` events vs a bare durable Hono handler)", await benchIngest());
+// Not in the default run (the ingest table has its end-to-end row): alternated rounds for A/B.
+if (only === "ingest-e2e")
+  printTable(
+    "Gateway end to end in alternated rounds (vs a bare durable Hono handler's ingest)",
+    await benchIngestEndToEnd(),
+  );
 if (!only || only === "ingest-pg")
   printTable(
     "Gateway ingest on PostgreSQL (vs a bare handler inserting into the same server)",
