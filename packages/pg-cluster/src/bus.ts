@@ -32,6 +32,15 @@ export type BusHandler = (message: BusMessage, delivery: BusDelivery) => void | 
 /** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more (in the server encoding; UTF-8 assumed). */
 export const NOTIFY_PAYLOAD_LIMIT = 8000;
 
+/** Messages one publishing statement carries at most (their payloads under 8000 bytes each). */
+const MAX_BATCH = 100;
+
+interface Waiting {
+  payload: string;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
 export class BusPayloadTooLargeError extends Error {
   readonly bytes: number;
   constructor(kind: string, bytes: number) {
@@ -76,6 +85,9 @@ export class Bus {
   readonly #reconnect = new Set<() => void | Promise<void>>();
   #listening = false;
   #off: (() => void)[] = [];
+  /** Messages published while a publishing statement is in flight: they go together in the next. */
+  #waiting: Waiting[] = [];
+  #flushing = false;
 
   constructor(link: InstanceLink, options: BusOptions = {}) {
     const channel = options.channel ?? "agentsvc_control";
@@ -118,8 +130,58 @@ export class Bus {
    * NOTIFYs every listening instance (this one included) with `message` as JSON. Rejects a payload
    * of 8000 bytes or more with `BusPayloadTooLargeError`, and `LinkDownError` while the link is down.
    */
+  /**
+   * Sends `message` as one NOTIFY. Messages published while a publishing statement is in flight
+   * (or in the same tick) go together in the next statement, in the order they were published,
+   * each still its own notification: a burst costs a few round trips on the link, not one each.
+   * Identical messages never share a statement (PostgreSQL would fold them into one).
+   */
   async publish(message: BusMessage): Promise<void> {
-    await this.#link.query("SELECT pg_notify($1, $2)", [this.channel, busPayload(message)]);
+    const payload = busPayload(message);
+    await new Promise<void>((resolve, reject) => {
+      this.#waiting.push({ payload, resolve, reject });
+      if (!this.#flushing) {
+        this.#flushing = true;
+        queueMicrotask(() => void this.#flush());
+      }
+    });
+  }
+
+  async #flush(): Promise<void> {
+    try {
+      while (this.#waiting.length > 0) {
+        const batch = this.#take();
+        try {
+          const payloads = batch.map((w) => w.payload);
+          if (payloads.length === 1)
+            await this.#link.query("SELECT pg_notify($1, $2)", [this.channel, payloads[0]]);
+          // One transaction: every NOTIFY of the batch is delivered on its commit, in this order.
+          else
+            await this.#link.query(
+              "SELECT pg_notify($1, p) FROM unnest($2::text[]) WITH ORDINALITY AS t(p, i) ORDER BY i",
+              [this.channel, payloads],
+            );
+        } catch (error) {
+          for (const w of batch) w.reject(error);
+          continue;
+        }
+        for (const w of batch) w.resolve();
+      }
+    } finally {
+      this.#flushing = false;
+    }
+  }
+
+  /** The oldest waiting messages up to the first payload already among them. */
+  #take(): Waiting[] {
+    const seen = new Set<string>();
+    let n = 0;
+    for (const w of this.#waiting) {
+      if (seen.has(w.payload) || n >= MAX_BATCH) break;
+      seen.add(w.payload);
+      n++;
+    }
+    return this.#waiting.splice(0, n);
   }
 
   /** Runs `handler` for each message of `kind` (`"*"`: every kind). Returns an unsubscribe function. */

@@ -9,7 +9,7 @@ import {
   InstanceLink,
   LinkDownError,
 } from "../src/index.js";
-import { terminate, usePostgres, waitFor } from "./helpers.js";
+import { queriesOf, terminate, usePostgres, waitFor } from "./helpers.js";
 
 interface Got {
   message: BusMessage;
@@ -78,6 +78,23 @@ describe.skipIf(postgresMissing)("control bus over LISTEN/NOTIFY between three l
         "end",
       ]);
     }
+  });
+
+  it("a burst of messages shares a few statements; each arrives once, in the order published, a repeat of the same message included", async () => {
+    const p = await instance();
+    const s1 = await instance();
+    const targets = [...Array.from({ length: 30 }, (_, n) => `b${n}`), "b5", "last"];
+    const sent = await queriesOf(async () => {
+      await Promise.all(targets.map((target) => p.bus.publish({ kind: "cancel", target })));
+    });
+    // One statement alone, or with the repeat, two (PostgreSQL folds identical payloads of one transaction).
+    expect(sent.filter((q) => q.text.includes("pg_notify")).length).toBeLessThanOrEqual(3);
+    await waitFor(
+      "the last each",
+      () => [p, s1].every((i) => i.got.at(-1)?.message.target === "last"),
+      5_000,
+    );
+    for (const i of [p, s1]) expect(i.got.map((g) => g.message.target)).toEqual(targets);
   });
 
   it("rejects a payload of 8000 bytes or more before sending; 7999 bytes is delivered", async () => {
