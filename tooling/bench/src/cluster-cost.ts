@@ -17,6 +17,13 @@ import { fmt, type Row } from "./stats.ts";
 
 const REQUESTS = Number(process.env.BENCH_CLUSTER_REQUESTS ?? 2000);
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 30);
+/**
+ * The pool's idle timeout (store-postgres' default idleTimeoutMs, 30 s) and a margin: after this
+ * long at rest every connection the burst opened has closed, and the idle window after it shows
+ * what instances cost at rest, apart from PostgreSQL ending the backends a burst left (three
+ * instances' pools close about three times as many as one's, inside the first window).
+ */
+const POOLS_CLOSED_S = 35;
 const WARM = 200;
 const CONNECTIONS = 30;
 const THREADS = 200;
@@ -34,10 +41,13 @@ export interface Cost {
   app: number;
   pg: number;
   statements: number;
-  /** At rest, per minute. */
+  /** At rest, per minute, in the IDLE_S right after the warm-up burst. */
   idleApp: number;
   idlePg: number;
   idleStatements: number;
+  /** The same once the pools closed their idle connections (gateway configurations only). */
+  restApp?: number;
+  restPg?: number;
 }
 
 /** The bench's own connections: their backends and statements are left out. */
@@ -159,15 +169,28 @@ async function measure(pg: TestPostgres, kind: Kind, instances: number, tree?: s
       const idle0 = await probe.sample();
       await new Promise((r) => setTimeout(r, IDLE_S * 1000));
       const idle1 = await probe.sample();
+      let rest: { restApp: number; restPg: number } | undefined;
+      if (kind === "gateway") {
+        await new Promise((r) => setTimeout(r, POOLS_CLOSED_S * 1000));
+        const rest0 = await probe.sample();
+        await new Promise((r) => setTimeout(r, IDLE_S * 1000));
+        const rest1 = await probe.sample();
+        rest = {
+          restApp: ((rest1.app - rest0.app) / IDLE_S) * 60,
+          restPg: ((rest1.pg - rest0.pg) / IDLE_S) * 60,
+        };
+      }
+      const start = await probe.sample();
       await load(kind, servers, REQUESTS, probe);
       const done = await probe.sample();
       const sent = Math.ceil(REQUESTS / instances) * instances;
       const perK = (a: number, b: number) => ((b - a) / sent) * 1000;
       const perMin = (a: number, b: number) => ((b - a) / IDLE_S) * 60;
       return {
-        app: perK(idle1.app, done.app),
-        pg: perK(idle1.pg, done.pg),
-        statements: (done.statements - idle1.statements) / sent,
+        app: perK(start.app, done.app),
+        pg: perK(start.pg, done.pg),
+        statements: (done.statements - start.statements) / sent,
+        ...rest,
         idleApp: perMin(idle0.app, idle1.app),
         idlePg: perMin(idle0.pg, idle1.pg),
         idleStatements: perMin(idle0.statements, idle1.statements),
@@ -291,6 +314,17 @@ function costRows(costs: Costs, label: string): Row[] {
       ratio: ratio(three.idleApp + three.idlePg, one.idleApp + one.idlePg),
       target: "<= 1.5x",
     },
+    ...(three.restApp !== undefined && one.restApp !== undefined
+      ? [
+          {
+            metric: `${label}idle CPU-s per minute at rest, 3 instances (after ${POOLS_CLOSED_S} s: the pools' idle connections closed)`,
+            value: `${fmt(three.restApp + (three.restPg ?? 0))} (app ${fmt(three.restApp)} + pg ${fmt(three.restPg ?? 0)})`,
+            baseline: `1 instance ${fmt(one.restApp + (one.restPg ?? 0))} (app ${fmt(one.restApp)} + pg ${fmt(one.restPg ?? 0)})`,
+            ratio: ratio(three.restApp + (three.restPg ?? 0), one.restApp + (one.restPg ?? 0)),
+            target: "",
+          },
+        ]
+      : []),
     {
       metric: `${label}idle statements per minute, 3 instances`,
       value: fmt(three.idleStatements, 0),
