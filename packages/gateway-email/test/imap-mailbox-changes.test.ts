@@ -4,6 +4,7 @@
 // search and the fetch, and a changed UIDVALIDITY with nothing unseen (section 2.3.1.1).
 import { dovecotMissing } from "@agentsvc/testkit";
 import { describe, expect, it } from "vitest";
+import type { Handled } from "../src/connection.js";
 import { mail, readerOn } from "./imap-reader-rig.js";
 import { useDovecot } from "./rig.js";
 
@@ -38,7 +39,7 @@ describe.skipIf(dovecotMissing !== undefined)("the IMAP reader while the mailbox
     const a = await box.append(mail("a"));
     const b = await box.append(mail("b"));
     const c = await box.append(mail("c"));
-    const { handled, saved, count } = await poll(undefined, async (uid) => {
+    const { handled, saved, count } = await poll(undefined, async (uid): Promise<Handled> => {
       // Another client deletes b while a is being recorded.
       if (uid === a) await box.observer.messageDelete(String(b), { uid: true });
       return "recorded";
