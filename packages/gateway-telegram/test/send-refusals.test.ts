@@ -48,20 +48,20 @@ it("a reply to a user who blocked the bot fails for good (403) after one sendMes
 });
 
 it("an edit of a message Telegram no longer has fails after one editMessageText", async () => {
-  await expect(gateway.edit?.("101", "424242", "final", opts)).rejects.toThrow(/message to edit not found/);
+  await expect(gateway.edit("101", "424242", "final")).rejects.toThrow(/message to edit not found/);
   expect(calls("editMessageText")).toHaveLength(1);
 });
 
 it("an edit to the text the message already shows is done (Telegram's 'message is not modified')", async () => {
   const sent = await gateway.send("101", "<b>same</b>", opts);
-  await expect(gateway.edit?.("101", sent.messageId, "<b>same</b>", opts)).resolves.toBeUndefined();
+  await expect(gateway.edit("101", sent.messageId as string, "<b>same</b>")).resolves.toBeUndefined();
   expect(fake.chat.botMessages[0]?.edits).toBe(0);
 });
 
 it("an edit refused as markup whose plain text the message already shows is done", async () => {
   const sent = await gateway.send("101", "Final answer", opts);
   fake.failNext("editMessageText", REFUSED);
-  await expect(gateway.edit?.("101", sent.messageId, "<b>Final</b> answer", opts)).resolves.toBeUndefined();
+  await expect(gateway.edit("101", sent.messageId as string, "<b>Final</b> answer")).resolves.toBeUndefined();
   expect(calls("editMessageText").map((c) => c.params.text)).toEqual(["<b>Final</b> answer", "Final answer"]);
   expect(
     rec.logs().some((l) => l.level === 40 && /HTML refused; editing the message to plain text/.test(l.msg)),
