@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
+import { SHARED_THREADS } from "./tooling/vitest.preset.ts";
 import SlowFirstSequencer from "./tooling/vitest.sequencer.ts";
 
 // Most test files wait on I/O (servers on 127.0.0.1, child processes, PostgreSQL, Chromium), so two
@@ -10,6 +11,9 @@ const workers = Math.max(2, availableParallelism() * 2);
 export default defineConfig({
   test: {
     maxWorkers: workers,
+    // The thread pool of the projects that share modules between files (packageConfig's
+    // `sharedModules`), beside the processes of the others; the pool's settings are the run's.
+    poolOptions: { threads: SHARED_THREADS },
     sequence: { sequencer: SlowFirstSequencer },
     projects: [
       "packages/*/vitest.config.ts",

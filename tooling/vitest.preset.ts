@@ -35,7 +35,19 @@ function workspaceAliases(): { find: RegExp; replacement: string }[] {
   return aliases;
 }
 
-export function packageConfig(dir: string, extra: { testTimeout?: number; setupFiles?: string[] } = {}) {
+/**
+ * The worker threads of projects that share modules between their files (`sharedModules`): files
+ * run one after another in each thread and every module a file imports stays loaded for the next
+ * (vitest's "import" phase was most of such a project's time: config-schema 175 s -> 49 s at load
+ * 34-61). As many threads kept as started: with fewer, vitest 3.2 retires an idle shared worker
+ * while it is torn down and the run fails with "Terminating worker thread".
+ */
+export const SHARED_THREADS = { isolate: false, minThreads: 2, maxThreads: 2 };
+
+export function packageConfig(
+  dir: string,
+  extra: { testTimeout?: number; setupFiles?: string[]; sharedModules?: boolean } = {},
+) {
   const name = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).name as string;
   return defineProject({
     resolve: { alias: workspaceAliases() },
@@ -44,7 +56,11 @@ export function packageConfig(dir: string, extra: { testTimeout?: number; setupF
       root: dir,
       include: ["test/**/*.test.ts", "src/**/*.test.ts"],
       environment: "node",
-      pool: "forks",
+      // Each file in a process of its own, unless the project's files leave no state behind
+      // (checked by running them twice in shuffled orders) and share modules in threads.
+      ...(extra.sharedModules
+        ? { pool: "threads" as const, poolOptions: { threads: SHARED_THREADS } }
+        : { pool: "forks" as const }),
       testTimeout: extra.testTimeout ?? 20_000,
       hookTimeout: 60_000,
       setupFiles: extra.setupFiles ?? [],
