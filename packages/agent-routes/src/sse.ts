@@ -7,6 +7,7 @@ import { ending, publicError } from "./turn-failure.js";
  * Frames as bytes. `Buffer.from` copies a short string into a slice of Node's shared pool, where
  * `TextEncoder.encode` gave every frame an ArrayBuffer (and a backing store) of its own.
  */
+// Stryker disable next-line StringLiteral: Buffer.from(text, "") encodes as UTF-8 too (the default)
 const bytes = (text: string): Uint8Array => Buffer.from(text, "utf8");
 
 /** The context key under which `streamRun` leaves its Node writer for `directStreams`. */
@@ -277,6 +278,7 @@ class SseFeed {
 
 /** One SSE message; every line of `data` gets its own `data:` field. */
 function frame(event: string, data: string, id: number): string {
+  // Stryker disable next-line Regex,ConditionalExpression,StringLiteral: no frame's data holds a line break today (JSON, and a threadId that went into X-Thread-Id first, where a line break throws); kept for the next event type
   const lines = /[\r\n]/.test(data) ? data.split(/\r\n|\r|\n/).join("\ndata: ") : data;
   return `event: ${event}\ndata: ${lines}\nid: ${id}\n\n`;
 }

@@ -55,6 +55,7 @@ const envelopeOf = (e: Entry): RunEvent["chunk"] =>
  */
 function segment(entries: Entry[], firstSeq = 1, done = result()) {
   const closed: number[] = [];
+  const visits: number[] = [];
   const seqOf = (i: number) => firstSeq + i;
   const endSeq = seqOf(entries.length - 1);
   const handle = {
@@ -72,6 +73,7 @@ function segment(entries: Entry[], firstSeq = 1, done = result()) {
       let position = after;
       return {
         visit(max: number, fn: (seq: number, entry: Entry) => void) {
+          visits.push(position);
           let count = 0;
           for (const [i, e] of entries.entries()) {
             if (seqOf(i) <= position || count >= max) continue;
@@ -97,7 +99,7 @@ function segment(entries: Entry[], firstSeq = 1, done = result()) {
       };
     },
   };
-  return { handle: handle as unknown as RunHandle, closed };
+  return { handle: handle as unknown as RunHandle, closed, visits };
 }
 
 /** Serves `POST /stream` writing `handle` with `options`, through the body or straight to Node. */
@@ -314,6 +316,37 @@ describe("streamRun over a handle that only has events()", () => {
     ]);
     expect(read.slice(1, 3).map((e) => e.data)).toEqual(events.slice(1).map((e) => JSON.stringify(e.chunk)));
     expect(JSON.parse(read[3]!.data)).toEqual({ status: "cancelled" });
+  });
+});
+
+describe("streamRun through the Response body, read by hand", () => {
+  function request(handle: RunHandle, onEnd?: (hungUp: boolean) => void) {
+    const app = new Hono();
+    app.post("/stream", (c) => streamRun(c, handle, { onEnd }));
+    return app.request("/stream", { method: "POST" });
+  }
+
+  it("takes events from the run's log only as the client reads: after the thread frame nothing was taken", async () => {
+    const { handle, visits } = segment([entry({}), entry({}), entry({})]);
+    const response = await request(handle);
+    const reader = response.body!.getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toBe("event: thread\ndata: thr_segment\nid: 0\n\n");
+    // Let any eager pull run: none may (highWaterMark 0, one write per read).
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(visits).toEqual([]);
+    const second = await reader.read();
+    expect(new TextDecoder().decode(second.value).split("event: chunk\n")).toHaveLength(4);
+    await reader.cancel();
+  });
+
+  it("tells onEnd true once when the client cancels the body before reading any of it", async () => {
+    const { handle, closed } = segment([entry({})]);
+    const ends: boolean[] = [];
+    const response = await request(handle, (hungUp) => ends.push(hungUp));
+    await response.body!.cancel();
+    expect(ends).toEqual([true]);
+    expect(closed).toEqual([]);
   });
 });
 
