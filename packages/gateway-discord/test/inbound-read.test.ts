@@ -32,13 +32,17 @@ const ROWS = loadFixtures<Fixture>("discord")
       (fx.expect.outcome === "delivered" || fx.expect.outcome === "ignored"),
   );
 
+type Role = { id: string; tags?: { bot_id?: string } };
+
 /** What the gateway would know from the frames before the row: the bot's role, the threads it posted in. */
 function addressingOf(fx: Fixture, m: DiscordMessage): Addressing {
   let botRoleId: string | undefined;
   let answeredThread = false;
   for (const frame of fx.before ?? []) {
     if (frame.t === "GUILD_CREATE")
-      botRoleId = botRoleIn(frame.d.roles as { id: string; tags?: { bot_id?: string } }[], BOT) ?? botRoleId;
+      botRoleId = botRoleIn(frame.d.roles as Role[], BOT) ?? botRoleId;
+    if (frame.t === "GUILD_ROLE_CREATE" || frame.t === "GUILD_ROLE_UPDATE")
+      botRoleId = botRoleIn([frame.d.role as Role], BOT) ?? botRoleId;
     const d = frame.d as unknown as DiscordMessage;
     if (frame.t === "MESSAGE_CREATE" && d.author?.id === BOT && d.channel_id === m.channel_id)
       answeredThread = true;
