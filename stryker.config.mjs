@@ -38,6 +38,8 @@ export default {
     "**/coverage",
     "tooling/bench/.runs",
     "**/*.db*",
+    // Made and removed by apps/server's account-seeding test while Stryker copies the tree.
+    "apps/server/test/fixtures/.account-seeding-*",
   ],
   reporters: ["html", "clear-text", "progress"],
   htmlReporter: { fileName: `reports/mutation/${runName}.html` },
