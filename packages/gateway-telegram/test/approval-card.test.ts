@@ -5,33 +5,19 @@
 // session made of it.
 import type { DecideResult, InteractionRequest } from "@agentsvc/adapter-kit";
 import { encodeDecision } from "@agentsvc/adapter-kit";
-import { eventually, TelegramFake, within } from "@agentsvc/testkit";
+import { eventually, within } from "@agentsvc/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { createGateway, type TelegramGateway } from "../src/index.js";
-import { type RecordingContext, recordingContext } from "./recording-context.js";
+import { createRig, type TelegramRig } from "./rig.js";
 
-let fake: TelegramFake;
-let gateway: TelegramGateway;
-let rec: RecordingContext;
+let rig: TelegramRig;
 const opts = { idempotencyKey: "k", attempt: 1 };
 
 async function started(decide?: () => Promise<DecideResult>): Promise<void> {
-  fake = await TelegramFake.start();
-  rec = recordingContext({ TELEGRAM_BOT_TOKEN: fake.token });
-  gateway = createGateway({
-    name: "telegram",
-    botTokenEnvVar: "TELEGRAM_BOT_TOKEN",
-    apiBaseUrl: fake.url,
-    pollTimeoutSeconds: 1,
-  }) as TelegramGateway;
-  await gateway.start(decide ? { ...rec.context, decide } : rec.context);
+  rig = await createRig();
+  await rig.start(decide ? { ...rig.rec.context, decide } : undefined);
 }
 
-afterEach(async () => {
-  await gateway.stop();
-  rec.stop();
-  await fake.close();
-});
+afterEach(() => rig.stop());
 
 const request = (requestId: string, prompt = "Allow delete_file?"): InteractionRequest => ({
   requestId,
@@ -49,9 +35,9 @@ describe("the approval card", () => {
   it("shows the prompt as text, not markup, cut to one message of 4096 characters, with Approve and Reject", async () => {
     await started();
     const prompt = `<b>not bold</b> & ${"word ".repeat(1_200)}`;
-    const sent = await gateway.requestDecision(request("req_1", prompt), opts);
-    expect(fake.chat.botMessages).toHaveLength(1);
-    const [card] = fake.chat.botMessages;
+    const sent = await rig.gateway.requestDecision(request("req_1", prompt), opts);
+    expect(rig.fake.chat.botMessages).toHaveLength(1);
+    const [card] = rig.fake.chat.botMessages;
     expect(sent.messageId).toBe(String(card?.messageId));
     // Cut between words, within sendMessage's 4096 characters.
     expect(card?.text.length).toBeLessThanOrEqual(4096);
@@ -69,8 +55,8 @@ describe("the approval card", () => {
     await started();
     const decisions = ["approve", "reject", "edit"] as const;
     for (const [i, decision] of decisions.entries()) {
-      const sent = await gateway.requestDecision(request(`req_${i}`), opts);
-      await gateway.onDecided({
+      const sent = await rig.gateway.requestDecision(request(`req_${i}`), opts);
+      await rig.gateway.onDecided({
         requestId: `req_${i}`,
         gateway: "telegram",
         thread: "101",
@@ -79,7 +65,7 @@ describe("the approval card", () => {
         requestMessageId: sent.messageId,
       });
     }
-    expect(fake.chat.botMessages.map((m) => m.replyMarkup?.inline_keyboard)).toEqual([
+    expect(rig.fake.chat.botMessages.map((m) => m.replyMarkup?.inline_keyboard)).toEqual([
       [[{ text: "✅ Approved", callback_data: "x:req_0" }]],
       [[{ text: "❌ Rejected", callback_data: "x:req_1" }]],
       [[{ text: "✏️ Edited", callback_data: "x:req_2" }]],
@@ -88,7 +74,7 @@ describe("the approval card", () => {
 
   it("a notice for a card already showing its outcome is no error, and one without the card's id edits nothing", async () => {
     await started();
-    const sent = await gateway.requestDecision(request("req_1"), opts);
+    const sent = await rig.gateway.requestDecision(request("req_1"), opts);
     const notice = {
       requestId: "req_1",
       gateway: "telegram",
@@ -97,18 +83,18 @@ describe("the approval card", () => {
       decidedBy: "5001",
       requestMessageId: sent.messageId,
     };
-    await gateway.onDecided(notice);
+    await rig.gateway.onDecided(notice);
     // Telegram answers 400 "message is not modified" for the same keyboard again.
-    await expect(gateway.onDecided(notice)).resolves.toBeUndefined();
+    await expect(rig.gateway.onDecided(notice)).resolves.toBeUndefined();
     const { requestMessageId: _none, ...withoutId } = notice;
-    await gateway.onDecided({ ...withoutId, requestId: "req_2" });
-    expect(fake.calls.filter((c) => c.method === "editMessageReplyMarkup")).toHaveLength(2);
+    await rig.gateway.onDecided({ ...withoutId, requestId: "req_2" });
+    expect(rig.fake.calls.filter((c) => c.method === "editMessageReplyMarkup")).toHaveLength(2);
   });
 
   it("a notice for a card Telegram no longer has fails (only 'not modified' is taken as done)", async () => {
     await started();
     await expect(
-      gateway.onDecided({
+      rig.gateway.onDecided({
         requestId: "req_9",
         gateway: "telegram",
         thread: "101",
@@ -122,23 +108,23 @@ describe("the approval card", () => {
 
 describe("a press on the card", () => {
   async function press(requestId: string, decision: "approve" | "reject"): Promise<string | undefined> {
-    await gateway.requestDecision(request(requestId), opts);
-    const card = fake.chat.botMessages.at(-1);
-    const { callbackQueryId } = fake.chat.press({
+    await rig.gateway.requestDecision(request(requestId), opts);
+    const card = rig.fake.chat.botMessages.at(-1);
+    const { callbackQueryId } = rig.fake.chat.press({
       chatId: 101,
       messageId: card?.messageId as number,
       data: encodeDecision(requestId, decision),
       from: { id: 5001 },
     });
-    await eventually(() => fake.chat.callbackAnswers.get(callbackQueryId) !== undefined, "the answer");
-    return fake.chat.callbackAnswers.get(callbackQueryId)?.text;
+    await eventually(() => rig.fake.chat.callbackAnswers.get(callbackQueryId) !== undefined, "the answer");
+    return rig.fake.chat.callbackAnswers.get(callbackQueryId)?.text;
   }
 
   it("is answered with the decision taken: Approved or Rejected", async () => {
     await started();
     expect(await press("req_1", "approve")).toBe("Approved");
     expect(await press("req_2", "reject")).toBe("Rejected");
-    expect(rec.decided).toEqual([
+    expect(rig.rec.decided).toEqual([
       { requestId: "req_1", decision: "approve", by: "5001" },
       { requestId: "req_2", decision: "reject", by: "5001" },
     ]);
@@ -152,21 +138,21 @@ describe("a press on the card", () => {
 
   it("is decided once when Telegram refuses its answer (query too old), the refusal logged, not fetched again", async () => {
     await started();
-    fake.failNext("answerCallbackQuery", {
+    rig.fake.failNext("answerCallbackQuery", {
       status: 400,
       description: "Bad Request: query is too old and response timeout expired or query ID is invalid",
     });
-    await gateway.requestDecision(request("req_1"), opts);
-    const card = fake.chat.botMessages.at(-1);
-    const { updateId } = fake.chat.press({
+    await rig.gateway.requestDecision(request("req_1"), opts);
+    const card = rig.fake.chat.botMessages.at(-1);
+    const { updateId } = rig.fake.chat.press({
       chatId: 101,
       messageId: card?.messageId as number,
       data: encodeDecision("req_1", "approve"),
       from: { id: 5001 },
     });
-    await within(fake.confirmed(updateId), 5_000, "the press confirmed");
-    expect(rec.decided).toHaveLength(1);
-    expect(rec.logs().filter((l) => l.msg === "answerCallbackQuery failed")).toHaveLength(1);
+    await within(rig.fake.confirmed(updateId), 5_000, "the press confirmed");
+    expect(rig.rec.decided).toHaveLength(1);
+    expect(rig.rec.logs().filter((l) => l.msg === "answerCallbackQuery failed")).toHaveLength(1);
   });
 
   it("is answered 'already closed' when deciding fails", async () => {

@@ -2,43 +2,33 @@
 // (https://core.telegram.org/bots/api#message: photo as PhotoSize[], document, voice, audio,
 // video_note), fetched with getFile and the file URL (https://core.telegram.org/bots/api#getfile),
 // stored before deliver and handed over as refs.
-import type { Gateway } from "@agentsvc/adapter-kit";
-import { eventually, TelegramFake } from "@agentsvc/testkit";
+import { eventually } from "@agentsvc/testkit";
 import { type MemoryBlobs, memoryBlobs } from "@agentsvc/testkit/session";
 import { afterEach, expect, it } from "vitest";
-import { createGateway, type TelegramGatewayOptions } from "../src/index.js";
-import { type RecordingContext, recordingContext } from "./recording-context.js";
+import type { TelegramGatewayOptions } from "../src/index.js";
+import { createRig, type TelegramRig } from "./rig.js";
 
-let fake: TelegramFake;
-let gateway: Gateway;
-let rec: RecordingContext;
+let rig: TelegramRig | undefined;
 let blobs: MemoryBlobs;
 
 afterEach(async () => {
-  await gateway?.stop();
-  rec?.stop();
-  await fake?.close();
+  await rig?.stop();
+  rig = undefined;
 });
 
 const allKinds = { types: ["image", "audio", "video", "document"] as const, maxBytes: 5_000_000 };
 
-async function boot(media?: TelegramGatewayOptions["media"]): Promise<void> {
-  fake = await TelegramFake.start();
-  rec = recordingContext({ TELEGRAM_BOT_TOKEN: fake.token });
+async function boot(media?: TelegramGatewayOptions["media"]): Promise<TelegramRig> {
+  rig = await createRig(media ? { media } : {});
   blobs = memoryBlobs();
-  gateway = createGateway({
-    name: "telegram",
-    botTokenEnvVar: "TELEGRAM_BOT_TOKEN",
-    apiBaseUrl: fake.url,
-    pollTimeoutSeconds: 1,
-    ...(media ? { media } : {}),
-  });
-  await gateway.start({ ...rec.context, blobs });
+  await rig.start({ ...rig.rec.context, blobs });
+  return rig;
 }
 
 let nextMessage = 1;
 function send(fields: Record<string, unknown>): number {
-  return fake.pushUpdate({
+  if (!rig) throw new Error("boot the gateway first");
+  return rig.fake.pushUpdate({
     message: {
       message_id: nextMessage++,
       from: { id: 42, is_bot: false, first_name: "Ada" },
@@ -54,7 +44,7 @@ const THUMB = Buffer.concat([Buffer.from("ffd8ffe000104a464946", "hex"), Buffer.
 const OGG = Buffer.concat([Buffer.from("OggS"), Buffer.alloc(3000, 4)]);
 
 it("takes an uncaptioned photo in at its largest size, stored and typed by content", async () => {
-  await boot({ ...allKinds, types: [...allKinds.types] });
+  const { fake, rec } = await boot({ ...allKinds, types: [...allKinds.types] });
   const small = fake.files.host(THUMB, "jpg");
   const large = fake.files.host(JPEG, "jpg");
   send({
@@ -74,7 +64,7 @@ it("takes an uncaptioned photo in at its largest size, stored and typed by conte
 });
 
 it("takes a voice note in as audio, and the same file in a later message is not downloaded again", async () => {
-  await boot({ ...allKinds, types: [...allKinds.types] });
+  const { fake, rec } = await boot({ ...allKinds, types: [...allKinds.types] });
   const voice = { ...fake.files.host(OGG, "oga"), duration: 3, mime_type: "audio/ogg" };
   send({ voice });
   send({ voice, caption: "again" });
@@ -85,7 +75,7 @@ it("takes a voice note in as audio, and the same file in a later message is not 
 });
 
 it("keeps a document's file name, its caption as the text", async () => {
-  await boot({ ...allKinds, types: [...allKinds.types] });
+  const { fake, rec } = await boot({ ...allKinds, types: [...allKinds.types] });
   const pdf = Buffer.from("%PDF-1.7\nminutes");
   const document = { ...fake.files.host(pdf, "pdf"), file_name: "minutes.pdf", mime_type: "application/pdf" };
   send({ document, caption: "Summarise please" });
@@ -99,7 +89,7 @@ it("keeps a document's file name, its caption as the text", async () => {
 });
 
 it("takes a round video note in as video", async () => {
-  await boot({ ...allKinds, types: [...allKinds.types] });
+  const { fake, rec } = await boot({ ...allKinds, types: [...allKinds.types] });
   const mp4 = Buffer.concat([Buffer.from("000000186674797069736", "hex"), Buffer.alloc(500, 0)]);
   send({ video_note: { ...fake.files.host(mp4, "mp4"), length: 240, duration: 2 } });
   await eventually(() => rec.delivered.length === 1, "the video note");
@@ -107,7 +97,7 @@ it("takes a round video note in as video", async () => {
 });
 
 it("without a media block refuses the file (disabled) without asking Telegram for it", async () => {
-  await boot();
+  const { fake, rec } = await boot();
   send({ photo: [{ ...fake.files.host(JPEG, "jpg"), width: 1, height: 1 }] });
   await eventually(() => rec.delivered.length === 1, "the photo message");
   expect(rec.delivered[0]?.attachments).toEqual([{ refused: "disabled", kind: "image" }]);
@@ -115,7 +105,7 @@ it("without a media block refuses the file (disabled) without asking Telegram fo
 });
 
 it("refuses a file over maxBytes by its declared size, without a getFile or a download", async () => {
-  await boot({ types: ["document"], maxBytes: 100 });
+  const { fake, rec } = await boot({ types: ["document"], maxBytes: 100 });
   const big = Buffer.concat([Buffer.from("%PDF-1.7\n"), Buffer.alloc(1000, 1)]);
   send({ document: { ...fake.files.host(big, "pdf"), file_name: "big.pdf" } });
   await eventually(() => rec.delivered.length === 1, "the document message");
@@ -126,7 +116,7 @@ it("refuses a file over maxBytes by its declared size, without a getFile or a do
 });
 
 it("asks getFile again for a link that expired", async () => {
-  await boot({ ...allKinds, types: [...allKinds.types] });
+  const { fake, rec } = await boot({ ...allKinds, types: [...allKinds.types] });
   const photo = fake.files.host(JPEG, "jpg");
   fake.files.expireLinks();
   send({ photo: [{ ...photo, width: 1, height: 1 }] });

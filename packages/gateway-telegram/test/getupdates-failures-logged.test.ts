@@ -2,38 +2,23 @@
 // Conflict means another poller or a webhook takes the updates; the first of a streak is an error a
 // person must act on, the rest of the same streak warnings (not an error every backoff step). Any other
 // failure is a plain retry, never explained as a conflict.
-import { eventually, TelegramFake } from "@agentsvc/testkit";
+import { eventually } from "@agentsvc/testkit";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { createGateway, type TelegramGateway } from "../src/index.js";
-import { type RecordingContext, recordingContext } from "./recording-context.js";
+import { createRig, type TelegramRig } from "./rig.js";
 
-let fake: TelegramFake;
-let gateway: TelegramGateway;
-let rec: RecordingContext;
+let rig: TelegramRig;
 
 beforeEach(async () => {
-  fake = await TelegramFake.start();
-  rec = recordingContext({ TELEGRAM_BOT_TOKEN: fake.token });
-  gateway = createGateway({
-    name: "telegram",
-    botTokenEnvVar: "TELEGRAM_BOT_TOKEN",
-    apiBaseUrl: fake.url,
-    pollTimeoutSeconds: 1,
-    backoff: { baseMs: 20, maxMs: 100 },
-  }) as TelegramGateway;
+  rig = await createRig({ backoff: { baseMs: 20, maxMs: 100 } });
 });
 
-afterEach(async () => {
-  await gateway.stop();
-  rec.stop();
-  await fake.close();
-});
+afterEach(() => rig.stop());
 
-const conflicts = () => rec.logs().filter((l) => /getUpdates conflict \(409\)/.test(l.msg));
+const conflicts = () => rig.rec.logs().filter((l) => /getUpdates conflict \(409\)/.test(l.msg));
 
 it("a 409 streak logs its first conflict as an error and the ones after it as warnings", async () => {
-  for (let i = 0; i < 3; i++) fake.failNext("getUpdates", { status: 409, reason: "poller" });
-  await gateway.start(rec.context);
+  for (let i = 0; i < 3; i++) rig.fake.failNext("getUpdates", { status: 409, reason: "poller" });
+  await rig.start();
   await eventually(() => conflicts().length === 3, "three conflicts logged");
   expect(conflicts().map((l) => ({ level: l.level, failures: l.failures }))).toEqual([
     { level: 50, failures: 1 },
@@ -43,10 +28,10 @@ it("a 409 streak logs its first conflict as an error and the ones after it as wa
 });
 
 it("a 500 on getUpdates is a failed poll retried, not explained as a conflict", async () => {
-  fake.failNext("getUpdates", { status: 500 });
-  await gateway.start(rec.context);
-  await eventually(() => fake.calls.filter((c) => c.method === "getUpdates").length >= 2, "the retry");
-  const failed = rec.logs().filter((l) => /getUpdates failed; retrying/.test(l.msg));
+  rig.fake.failNext("getUpdates", { status: 500 });
+  await rig.start();
+  await eventually(() => rig.calls("getUpdates").length >= 2, "the retry");
+  const failed = rig.rec.logs().filter((l) => /getUpdates failed; retrying/.test(l.msg));
   expect(failed).toHaveLength(1);
   expect(failed[0]).toMatchObject({ level: 40, status: 500 });
   expect(conflicts()).toEqual([]);

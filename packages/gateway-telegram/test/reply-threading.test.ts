@@ -2,37 +2,21 @@
 // (message_thread_id), quoting the user's message when the session has its id (reply_parameters,
 // https://core.telegram.org/bots/api#replyparameters, sent even if that message was deleted since:
 // allow_sending_without_reply), and as a plain message when it has none.
-import { TelegramFake } from "@agentsvc/testkit";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { createGateway, type TelegramGateway } from "../src/index.js";
-import { type RecordingContext, recordingContext } from "./recording-context.js";
+import { startRig, type TelegramRig } from "./rig.js";
 
-let fake: TelegramFake;
-let gateway: TelegramGateway;
-let rec: RecordingContext;
+let rig: TelegramRig;
 
 beforeEach(async () => {
-  fake = await TelegramFake.start();
-  rec = recordingContext({ TELEGRAM_BOT_TOKEN: fake.token });
-  gateway = createGateway({
-    name: "telegram",
-    botTokenEnvVar: "TELEGRAM_BOT_TOKEN",
-    apiBaseUrl: fake.url,
-    pollTimeoutSeconds: 1,
-  }) as TelegramGateway;
-  await gateway.start(rec.context);
+  rig = await startRig();
 });
 
-afterEach(async () => {
-  await gateway.stop();
-  rec.stop();
-  await fake.close();
-});
+afterEach(() => rig.stop());
 
-const sends = () => fake.calls.filter((c) => c.method === "sendMessage").map((c) => c.params);
+const sends = () => rig.calls("sendMessage").map((c) => c.params);
 
 it("answers in the forum topic, quoting the user's message when the session has its id", async () => {
-  await gateway.send("-1001234567890:7", "in the topic", {
+  await rig.gateway.send("-1001234567890:7", "in the topic", {
     idempotencyKey: "a",
     attempt: 1,
     meta: { messageId: 42 },
@@ -46,12 +30,12 @@ it("answers in the forum topic, quoting the user's message when the session has 
       parse_mode: "HTML",
     },
   ]);
-  expect(fake.chat.botMessages[0]).toMatchObject({ threadId: 7, replyTo: 42 });
+  expect(rig.fake.chat.botMessages[0]).toMatchObject({ threadId: 7, replyTo: 42 });
 });
 
 it("sends a plain message, quoting nothing, when the session has no message id (or not Telegram's number)", async () => {
-  await gateway.send("101", "no quote", { idempotencyKey: "a", attempt: 1 });
-  await gateway.send("101", "no quote either", {
+  await rig.gateway.send("101", "no quote", { idempotencyKey: "a", attempt: 1 });
+  await rig.gateway.send("101", "no quote either", {
     idempotencyKey: "b",
     attempt: 1,
     meta: { messageId: "42" },
