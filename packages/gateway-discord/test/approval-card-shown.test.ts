@@ -78,6 +78,20 @@ describe("discord approval cards", () => {
     });
   });
 
+  it("only a whole Discord user id becomes a mention: a Slack id ending in digits or an address starting with them does not", async () => {
+    r = await startRig();
+    const gw = r.rig.gateway as DiscordGateway;
+    const base = { gateway: "discord", thread: channel, decision: "approve" } as const;
+    for (const [requestId, decidedBy] of [
+      ["req-s7", "U07ABC123"],
+      ["req-s8", "1984reader@example.com"],
+    ] as const) {
+      const sent = await gw.requestDecision(request(requestId, "May I?"), opts());
+      await gw.onDecided({ ...base, requestId, decidedBy, requestMessageId: sent.messageId as string });
+      expect(card(r, sent.messageId)?.content, decidedBy).toBe("Approval request\n\n✅ Approved");
+    }
+  });
+
   it("a decision on a request that showed no card edits nothing", async () => {
     r = await startRig();
     const gw = r.rig.gateway as DiscordGateway;
@@ -102,6 +116,15 @@ describe("discord approval cards", () => {
     const exact = "c".repeat(MESSAGE_LIMIT);
     const kept = await gw.requestDecision(request("req-s6", exact), opts());
     expect(card(r, kept.messageId)?.content).toBe(exact);
+  });
+
+  it("a prompt of 2,100 characters is cut to 1,999 and …; an emoji before the cut costs it nothing", async () => {
+    r = await startRig();
+    const gw = r.rig.gateway as DiscordGateway;
+    const plain = await gw.requestDecision(request("req-s9", "d".repeat(2_100)), opts());
+    expect(card(r, plain.messageId)?.content).toBe(`${"d".repeat(MESSAGE_LIMIT - 1)}…`);
+    const early = await gw.requestDecision(request("req-s10", `😀${"d".repeat(2_100)}`), opts());
+    expect(card(r, early.messageId)?.content).toBe(`😀${"d".repeat(MESSAGE_LIMIT - 3)}…`);
   });
 
   it("an interaction callback Discord refuses is logged, and later presses are still answered", async () => {

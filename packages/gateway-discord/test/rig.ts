@@ -66,3 +66,23 @@ export async function nextConnection({ h }: Rigged, after: number) {
   await eventually(() => h.fake.connections.length > after, `connection #${after + 1}`);
   return h.fake.connections[after] as (typeof h.fake.connections)[number];
 }
+
+/** The approval card a user's "please use delete_file <note>" in the first channel brings up, and its request id. */
+export async function pendingCard({ h, rig }: Rigged, note: string) {
+  await h.inject?.({
+    id: note,
+    thread: CHANNELS[0],
+    text: `please use delete_file ${note}`,
+    author: "user-1",
+  });
+  await eventually(
+    () => rig.session.snapshot("discord", CHANNELS[0]).pendingRequestId !== undefined,
+    "the request",
+  );
+  const requestId = rig.session.snapshot("discord", CHANNELS[0]).pendingRequestId as string;
+  await eventually(() => h.fake.rest.botMessages.some((m) => m.components?.length), "the card");
+  const card = h.fake.rest.botMessages.find(
+    (m) => m.components?.length,
+  ) as (typeof h.fake.rest.botMessages)[number];
+  return { requestId, card };
+}

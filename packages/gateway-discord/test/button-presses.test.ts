@@ -1,0 +1,74 @@
+// What a press on an approval card answers through the interaction callback
+// (https://discord.com/developers/docs/interactions/receiving-and-responding#responding-to-an-interaction):
+// type 7 (UPDATE_MESSAGE) with the card's prompt above the outcome and no buttons left; a refusal is
+// type 4 with flags 64 (EPHEMERAL) saying why; an interaction that is not a component press
+// (https://discord.com/developers/docs/interactions/receiving-and-responding#interaction-object-interaction-type)
+// decides nothing even when its custom_id reads like a button's.
+import { encodeDecision } from "@agentsvc/adapter-kit";
+import { eventually, within } from "@agentsvc/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import { CHANNELS } from "./harness.js";
+import { pendingCard, type Rigged, startRig, stopRig } from "./rig.js";
+
+let r: Rigged | undefined;
+afterEach(async () => {
+  await stopRig(r);
+  r = undefined;
+});
+
+/** A press on `card`'s button and the callback Discord received for it. */
+async function press(x: Rigged, cardId: string, customId: string, userId: string) {
+  const { interactionId } = x.h.fake.sessions.press({ messageId: cardId, customId, userId });
+  await eventually(() => x.h.fake.rest.callbacks.get(interactionId) !== undefined, "the callback", 3_000);
+  return x.h.fake.rest.callbacks.get(interactionId);
+}
+
+describe("discord button presses", () => {
+  it("the requester's press updates the card in place: its prompt, a blank line, the outcome naming them, no buttons", async () => {
+    r = await startRig();
+    const { requestId, card } = await pendingCard(r, "bp1");
+    const prompt = card.content;
+    const user = r.h.userId("user-1");
+    const answer = await press(r, card.id, encodeDecision(requestId, "approve"), user);
+    expect(answer).toMatchObject({
+      type: 7,
+      data: { content: `${prompt}\n\n✅ Approved by <@${user}>`, components: [] },
+    });
+  });
+
+  it("a press by someone who may not decide is answered to them alone with 'Not recorded' and the reason", async () => {
+    r = await startRig();
+    const { requestId, card } = await pendingCard(r, "bp2");
+    const answer = await press(r, card.id, encodeDecision(requestId, "approve"), "123456789");
+    expect(answer).toMatchObject({ type: 4, data: { flags: 64 } });
+    expect(String(answer?.data?.content)).toMatch(/^Not recorded: 123456789 may not decide/);
+    expect(r.rig.session.snapshot("discord", CHANNELS[0]).pendingRequestId).toBe(requestId);
+  });
+
+  it("a modal submit (interaction type 5) whose custom_id is an approval payload decides nothing and is not answered", async () => {
+    r = await startRig();
+    const { requestId } = await pendingCard(r, "bp3");
+    const id = r.h.fake.nextId();
+    // A MODAL_SUBMIT in a DM: the submitter in `user`, data.custom_id and the modal's components.
+    const seq = r.h.fake.sessions.replay({
+      t: "INTERACTION_CREATE",
+      d: {
+        id,
+        application_id: r.h.fake.botUserId,
+        type: 5,
+        token: `itoken-${id}`,
+        version: 1,
+        channel_id: CHANNELS[0],
+        user: { id: r.h.userId("user-1"), username: "user0001" },
+        data: { custom_id: encodeDecision(requestId, "approve"), components: [] },
+      },
+    });
+    await within(r.h.fake.sessions.acked(seq), 5_000, "the modal submit handled");
+    expect(r.h.logs.find((l) => l.msg === "ignored" && l.interactionId === id)?.reason).toBe(
+      "interaction type 5",
+    );
+    expect(r.h.fake.rest.callbacks.get(id)).toBeUndefined();
+    expect(r.rig.session.snapshot("discord", CHANNELS[0]).pendingRequestId).toBe(requestId);
+    expect(r.rig.executed).toEqual([]);
+  });
+});
