@@ -2,8 +2,10 @@
 // is edited no sooner than 3 s after the previous edit (Telegram takes about 20 messages a minute
 // into one group, https://core.telegram.org/bots/faq#my-bot-is-hitting-limits-how-do-i-avoid-this),
 // and a private chat's draft (https://core.telegram.org/bots/api#sendmessagedraft) is sent as HTML
-// into the forum topic it answers (message_thread_id).
-import { afterEach, beforeEach, expect, it } from "vitest";
+// into the forum topic it answers (message_thread_id), and sent again 20 s later while it stays the same
+// (Telegram shows a draft about 30 s).
+import { eventually } from "@agentsvc/testkit";
+import { afterEach, beforeEach, expect, it, vi } from "vitest";
 import { startRig, type TelegramRig } from "./rig.js";
 
 let rig: TelegramRig;
@@ -34,4 +36,19 @@ it("sends a private chat's draft as HTML into the topic it answers", async () =>
   expect(rig.fake.chat.drafts.map((d) => ({ text: d.text, threadId: d.threadId }))).toEqual([
     { text: "Hello <there>", threadId: 5 },
   ]);
+});
+
+it("sends an unchanged private draft again 20 s after it was shown, by default", async () => {
+  const timers = vi.spyOn(globalThis, "setTimeout");
+  await rig.gateway.stream?.("101", { meta: { chatType: "private" } }).update("Working on it");
+  const at = timers.mock.calls.findIndex(([, ms]) => ms === 20_000);
+  const [refresh] = timers.mock.calls[at] ?? [];
+  const timer = timers.mock.results[at]?.value;
+  timers.mockRestore();
+  expect(refresh).toBeTypeOf("function");
+  // The refresh runs now rather than in 20 s; its own timer is dropped so it runs once.
+  clearTimeout(timer);
+  (refresh as () => void)();
+  await eventually(() => rig.fake.chat.drafts.length === 2, "the draft sent again");
+  expect(rig.fake.chat.drafts.map((d) => d.text)).toEqual(["Working on it", "Working on it"]);
 });

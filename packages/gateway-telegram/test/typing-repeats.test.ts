@@ -97,6 +97,15 @@ it("stops repeating typing once a reply, a file or an approval card goes out", a
   expect(gw.typingThreadCount).toBe(0);
 });
 
+it("stops typing when a group's streamed preview is edited to the final reply", async () => {
+  const gw = await started();
+  const preview = await gw.send("-1001234567890", "Work", opts);
+  await gw.startTyping("-1001234567890");
+  await gw.finishDraft("-1001234567890", { messageId: preview.messageId as string }, "Work done", opts);
+  expect(await scheduler.runFor("typing:-1001234567890", 10_000, 0)).toBe(0);
+  expect(gw.typingThreadCount).toBe(0);
+});
+
 it("stops every chat's typing when the gateway stops, and starts none after", async () => {
   const gw = await started();
   await gw.startTyping("101");
