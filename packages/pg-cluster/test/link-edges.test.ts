@@ -6,7 +6,7 @@
 import { postgresMissing } from "@agentsvc/pg-test";
 import { describe, expect, it } from "vitest";
 import { InstanceLink, LinkDownError, type LinkLost, type LinkNotification } from "../src/index.js";
-import { sleep, terminate, usePostgres, waitFor } from "./helpers.js";
+import { lockHolders, sleep, terminate, usePostgres, waitFor } from "./helpers.js";
 
 describe.skipIf(postgresMissing)("InstanceLink at its edges", () => {
   const pg = usePostgres();
@@ -53,6 +53,14 @@ describe.skipIf(postgresMissing)("InstanceLink at its edges", () => {
     expect(await link.unlock("agentsvc:test:held")).toBe(true);
     expect(link.heldLocks()).toEqual([]);
     expect(await link.holdsOnServer("agentsvc:test:held")).toBe(false);
+  });
+
+  it("unlock() gives the lock back on the server, so another session takes it at once", async () => {
+    const link = await pg.link(quick);
+    expect(await link.tryLock("agentsvc:test:given-back")).toBe(true);
+    expect(await lockHolders(pg.mon, "agentsvc:test:given-back")).toEqual([link.backendPid]);
+    expect(await link.unlock("agentsvc:test:given-back")).toBe(true);
+    expect(await lockHolders(pg.mon, "agentsvc:test:given-back")).toEqual([]);
   });
 
   it("its lock statement is prepared once per session under its own name, not parsed for every request", async () => {

@@ -4,12 +4,12 @@
 // three quarters). A success starts the steps over; close() stops them. And the health check's
 // period: every healthCheckMs (default 10 s), never with 0. Fake timers over a real PostgreSQL
 // behind a switchable 127.0.0.1 proxy (refusing = closing each new connection at once).
-import { type AddressInfo, connect, createServer, type Socket } from "node:net";
 import { createRequire } from "node:module";
 import { postgresMissing } from "@agentsvc/pg-test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { InstanceLink, type InstanceLinkOptions } from "../src/index.js";
 import { queriesOf, usePostgres } from "./helpers.js";
+import { switchableProxy } from "./proxies.js";
 
 const require = createRequire(import.meta.url);
 const pg = require("pg") as typeof import("pg");
@@ -192,54 +192,3 @@ describe.skipIf(postgresMissing)("the link's reconnect backoff and health check 
     expect(await selectOnes(0)).toBe(0);
   });
 });
-
-/**
- * A TCP proxy on 127.0.0.1 to the PostgreSQL of `databaseUrl`; `url` is the same database through
- * it. `refusing`: new connections are closed at once; `holding`: accepted and never answered;
- * `cut()` ends every connection open now.
- */
-async function switchableProxy(databaseUrl: string) {
-  const target = new URL(databaseUrl);
-  const open = new Set<Socket>();
-  const state = {
-    refusing: false,
-    holding: false,
-    /** Connections accepted (and not refused) so far. */
-    connections: 0,
-    url: "",
-    cut() {
-      for (const s of open) s.destroy();
-      open.clear();
-    },
-    close: () => {
-      state.cut();
-      return new Promise<void>((r) => srv.close(() => r()));
-    },
-  };
-  const srv = createServer((socket) => {
-    if (state.refusing) {
-      socket.destroy();
-      return;
-    }
-    state.connections += 1;
-    open.add(socket);
-    socket.on("error", () => undefined);
-    socket.on("close", () => open.delete(socket));
-    if (state.holding) return;
-    const upstream = connect(Number(target.port), target.hostname);
-    open.add(upstream);
-    socket.pipe(upstream);
-    upstream.pipe(socket);
-    upstream.on("error", () => socket.destroy());
-    upstream.on("close", () => {
-      open.delete(upstream);
-      socket.destroy();
-    });
-    socket.on("close", () => upstream.destroy());
-  });
-  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
-  const proxied = new URL(databaseUrl);
-  proxied.port = String((srv.address() as AddressInfo).port);
-  state.url = proxied.href;
-  return state;
-}

@@ -1,8 +1,9 @@
-import { type AddressInfo, connect, createServer, type Socket } from "node:net";
+import { type AddressInfo, createServer } from "node:net";
 import { postgresMissing } from "@agentsvc/pg-test";
 import { describe, expect, it, vi } from "vitest";
 import { Bus, InstanceLink, type LinkLost } from "../src/index.js";
 import { lockHolders, queriesOf, sleep, terminate, usePostgres, waitFor } from "./helpers.js";
+import { holdingProxy } from "./proxies.js";
 
 describe.skipIf(postgresMissing)("InstanceLink against a real PostgreSQL", () => {
   const pg = usePostgres();
@@ -173,6 +174,37 @@ describe.skipIf(postgresMissing)("InstanceLink against a real PostgreSQL", () =>
       }
     });
 
+    it("sends no second SELECT 1 while one still waits; the check after its answer sends the next", async () => {
+      await pg.mon.query("SELECT pg_advisory_lock(904), pg_advisory_lock(905)");
+      const { link, lost, pid } = await fakeClockLink();
+      const selectOnes = async (work: () => Promise<void>) =>
+        (await queriesOf(work)).filter((q) => q.text === "SELECT 1").length;
+      try {
+        const waitedThroughTwoTicks = await selectOnes(async () => {
+          const first = link.query("SELECT pg_advisory_lock(904)");
+          const second = link.query("SELECT pg_advisory_lock(905)");
+          await waiting(pid, 1); // the first is in flight from 500 ms
+          await vi.advanceTimersByTimeAsync(900); // 1400 ms: the check's SELECT 1 queued at 1000
+          await pg.mon.query("SELECT pg_advisory_unlock(904)"); // answered after 900 ms in flight
+          await first;
+          await waiting(pid, 1); // the second is in flight from 1400 ms
+          await vi.advanceTimersByTimeAsync(700); // 2100 ms: the next tick came while SELECT 1 waits
+          await pg.mon.query("SELECT pg_advisory_unlock(905)");
+          await second;
+          await link.query("SELECT 0"); // queued after every SELECT 1 the ticks sent
+        });
+        expect(waitedThroughTwoTicks).toBe(1);
+        const nextTick = await selectOnes(async () => {
+          await vi.advanceTimersByTimeAsync(1000); // 3100 ms: the tick at 3000
+          await link.query("SELECT 0");
+        });
+        expect(nextTick).toBe(1);
+        expect(lost).toEqual([]);
+      } finally {
+        await release(link);
+      }
+    });
+
     it("a statement the SELECT 1 waits behind, unanswered for the check's time, fails it", async () => {
       await pg.mon.query("SELECT pg_advisory_lock(903)");
       const { link, lost, pid } = await fakeClockLink();
@@ -220,39 +252,3 @@ describe.skipIf(postgresMissing)("InstanceLink against a real PostgreSQL", () =>
     await link.close();
   });
 });
-
-/**
- * A TCP proxy to `target` for one connection. While `hold` is set it keeps the server's bytes;
- * `release()` sends them in one write and, once the server has ended, ends the client side too.
- */
-async function holdingProxy(target: URL) {
-  const held: Buffer[] = [];
-  let client: Socket | undefined;
-  const state = {
-    hold: false,
-    serverEnded: false,
-    port: 0,
-    release() {
-      state.hold = false;
-      if (held.length) client?.write(Buffer.concat(held.splice(0)));
-      if (state.serverEnded) client?.end();
-    },
-    close: () => new Promise<void>((r) => srv.close(() => r())),
-  };
-  const srv = createServer((socket) => {
-    client = socket;
-    const upstream = connect(Number(target.port), target.hostname);
-    socket.on("data", (d) => upstream.write(d));
-    socket.on("error", () => upstream.destroy());
-    socket.on("close", () => upstream.destroy());
-    upstream.on("data", (d) => (state.hold ? held.push(d) : socket.write(d)));
-    upstream.on("error", () => undefined);
-    upstream.on("close", () => {
-      state.serverEnded = true;
-      if (!state.hold) socket.end();
-    });
-  });
-  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
-  state.port = (srv.address() as AddressInfo).port;
-  return state;
-}
