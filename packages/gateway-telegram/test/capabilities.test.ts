@@ -6,7 +6,7 @@ import { expect, it } from "vitest";
 import { createGateway } from "../src/index.js";
 
 it("declares threads, buttons, streaming and typing to the session", () => {
-  const gateway = createGateway({ botTokenEnvVar: "TELEGRAM_BOT_TOKEN" });
+  const gateway = createGateway({ name: "telegram", botTokenEnvVar: "TELEGRAM_BOT_TOKEN" });
   expect(gateway.capabilities).toMatchObject({
     threads: true,
     interactiveActions: true,
