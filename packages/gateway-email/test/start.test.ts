@@ -11,8 +11,15 @@ afterAll(async () => {
 });
 
 describe.skipIf(dovecotMissing !== undefined)("starting the email gateway", () => {
-  for (const missing of ["IMAP_HOST", "IMAP_USER", "IMAP_PASS", "MAIL_FROM"]) {
-    it(`an empty ${missing} fails the start with MissingConfigError naming it`, async () => {
+  // What the message tells the operator to set each variable to.
+  const said: Record<string, string> = {
+    IMAP_HOST: "the IMAP server's host name",
+    IMAP_USER: "the IMAP login (usually the full address)",
+    IMAP_PASS: "the IMAP password (an app password where the provider requires one)",
+    MAIL_FROM: "the address replies come from",
+  };
+  for (const [missing, what] of Object.entries(said)) {
+    it(`an empty ${missing} fails the start with MissingConfigError naming it and what it holds`, async () => {
       dovecot ??= await startDovecot();
       const failure = await emailRig(dovecot, (b) => ({ env: { ...b.options().env, [missing]: "" } })).then(
         async (r) => {
@@ -24,6 +31,7 @@ describe.skipIf(dovecotMissing !== undefined)("starting the email gateway", () =
       expect(failure).toBeInstanceOf(MissingConfigError);
       expect((failure as MissingConfigError).envVar).toBe(missing);
       expect((failure as Error).message).toMatch(new RegExp(`^email: ${missing} is not set: set it to `));
+      expect((failure as Error).message).toContain(`set it to ${what} (`);
     });
   }
 });
