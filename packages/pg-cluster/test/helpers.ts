@@ -56,6 +56,23 @@ export async function waitFor<T>(
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
+ * A login role `role` without superuser rights (a superuser ignores revoked rights), its URL for
+ * `url`'s database, and switches for the right to call the advisory-lock functions the link's lock
+ * statement uses (`revoke` makes the server refuse every take and give-back of a lock there).
+ */
+export async function limitedRole(mon: Client, url: string, role: string) {
+  await mon.query(`CREATE ROLE ${role} LOGIN`);
+  const limited = new URL(url);
+  limited.username = role;
+  const functions = "FUNCTION pg_try_advisory_lock(bigint), pg_advisory_unlock(bigint)";
+  return {
+    url: limited.href,
+    revoke: async () => void (await mon.query(`REVOKE EXECUTE ON ${functions} FROM PUBLIC`)),
+    grant: async () => void (await mon.query(`GRANT EXECUTE ON ${functions} TO PUBLIC`)),
+  };
+}
+
+/**
  * The PostgreSQL every test of a `describe` shares: one server and database, a monitor connection
  * for looking from outside, and `link()` for the links a test opens (all closed after the suite).
  * Call inside the `describe`; the fields are set once `beforeAll` ran.

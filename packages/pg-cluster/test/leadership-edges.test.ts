@@ -5,7 +5,7 @@
 import { postgresMissing } from "@agentsvc/pg-test";
 import { describe, expect, it } from "vitest";
 import { InstanceLink, Leadership, type LeadershipEndedError, leaderLockName } from "../src/index.js";
-import { lockHolders, sleep, terminate, usePostgres, waitFor } from "./helpers.js";
+import { limitedRole, lockHolders, sleep, terminate, usePostgres, waitFor } from "./helpers.js";
 
 const RETRY_MS = 200;
 
@@ -195,11 +195,8 @@ describe.skipIf(postgresMissing)("Leadership at its edges", () => {
   });
 
   it("lock and unlock statements the server refuses are reported with their context, and the lead keeps trying", async () => {
-    // A role without superuser rights, so revoking the advisory-lock functions applies to it.
-    await pg.mon.query("CREATE ROLE leadership_limited LOGIN");
-    const url = new URL(pg.url);
-    url.username = "leadership_limited";
-    const link = new InstanceLink({ connectionString: url.toString(), healthCheckMs: 0 });
+    const rights = await limitedRole(pg.mon, pg.url, "leadership_limited");
+    const link = new InstanceLink({ connectionString: rights.url, healthCheckMs: 0 });
     await link.connect();
     const errors: [string, string][] = [];
     const leadership = new Leadership(link, {
@@ -208,10 +205,6 @@ describe.skipIf(postgresMissing)("Leadership at its edges", () => {
       onError: (e, context) => errors.push([e.message, context]),
     });
     let resign: (() => void) | undefined;
-    const revoke =
-      "REVOKE EXECUTE ON FUNCTION pg_try_advisory_lock(bigint), pg_advisory_unlock(bigint) FROM PUBLIC";
-    const grant =
-      "GRANT EXECUTE ON FUNCTION pg_try_advisory_lock(bigint), pg_advisory_unlock(bigint) TO PUBLIC";
     try {
       const resigning = leadership.lead("imap:refused", {
         onAcquired: () =>
@@ -221,7 +214,7 @@ describe.skipIf(postgresMissing)("Leadership at its edges", () => {
       });
       const stopping = leadership.lead("tg:refused", { onAcquired: () => undefined });
       await waitFor("both led", () => resigning.isLeader && stopping.isLeader, 5_000);
-      await pg.mon.query(revoke);
+      await rights.revoke();
       resign?.();
       await stopping.stop();
       await waitFor("a refused retry", () => errors.some(([, c]) => c.endsWith("lock attempt")), 5_000);
@@ -235,10 +228,10 @@ describe.skipIf(postgresMissing)("Leadership at its edges", () => {
         ]),
       );
       // Once the server allows it again, the lead that kept trying gets the lock.
-      await pg.mon.query(grant);
+      await rights.grant();
       await waitFor("led after the grant", () => resigning.isLeader, 5_000);
     } finally {
-      await pg.mon.query(grant);
+      await rights.grant();
       await leadership.stop();
       await link.close();
     }

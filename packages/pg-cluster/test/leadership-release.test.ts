@@ -3,10 +3,12 @@
 import { postgresMissing } from "@agentsvc/pg-test";
 import { describe, expect, it } from "vitest";
 import { Bus, InstanceLink, Leadership } from "../src/index.js";
-import { sleep, usePostgres, waitFor } from "./helpers.js";
+import { limitedRole, sleep, usePostgres, waitFor } from "./helpers.js";
 
 /** Longer than any wait below: a takeover seen here came from the announcement, not a retry. */
 const RARE_RETRY_MS = 600_000;
+/** The bus kind of a release announcement (leadership.ts). */
+const RELEASED = "leader-released";
 
 describe.skipIf(postgresMissing)("a leadership given back", () => {
   const pg = usePostgres();
@@ -36,6 +38,34 @@ describe.skipIf(postgresMissing)("a leadership given back", () => {
       for (const l of leaderships) await l.stop();
       for (const b of buses) await b.stop();
       for (const link of links) await link.close();
+    }
+  });
+
+  it("is not announced when the server refused to give the lock back", async () => {
+    const rights = await limitedRole(pg.mon, pg.url, "release_refused");
+    const link = new InstanceLink({ connectionString: rights.url, healthCheckMs: 0 });
+    const bus = new Bus(link);
+    const errors: string[] = [];
+    const leadership = new Leadership(link, { bus, onError: (_e, context) => errors.push(context) });
+    try {
+      await link.connect();
+      await bus.start();
+      const announced: string[] = [];
+      // The bus hears its own session's NOTIFYs, in the order they were sent.
+      bus.subscribe(RELEASED, (m) => void announced.push(m.target));
+      const handle = leadership.lead("slack:refused", { onAcquired: () => {} });
+      await waitFor("led", () => handle.isLeader, 5_000);
+      await rights.revoke();
+      await handle.stop();
+      expect(errors).toEqual(['leadership "slack:refused": unlock']);
+      await bus.publish({ kind: RELEASED, target: "marker" });
+      await waitFor("the marker sent after stop()", () => announced.includes("marker"), 5_000);
+      expect(announced).toEqual(["marker"]);
+    } finally {
+      await rights.grant();
+      await leadership.stop();
+      await bus.stop();
+      await link.close();
     }
   });
 });

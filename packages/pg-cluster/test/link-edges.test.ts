@@ -6,7 +6,7 @@
 import { postgresMissing } from "@agentsvc/pg-test";
 import { describe, expect, it } from "vitest";
 import { InstanceLink, LinkDownError, type LinkLost, type LinkNotification } from "../src/index.js";
-import { lockHolders, sleep, terminate, usePostgres, waitFor } from "./helpers.js";
+import { limitedRole, lockHolders, sleep, terminate, usePostgres, waitFor } from "./helpers.js";
 
 describe.skipIf(postgresMissing)("InstanceLink at its edges", () => {
   const pg = usePostgres();
@@ -235,28 +235,21 @@ describe.skipIf(postgresMissing)("InstanceLink at its edges", () => {
   });
 
   it("a lock or unlock statement the server refuses rejects while the link stays up; the name is not counted as held", async () => {
-    // A role without superuser rights, so revoking the advisory-lock functions applies to it.
-    await pg.mon.query("CREATE ROLE link_limited LOGIN");
-    const url = new URL(pg.url);
-    url.username = "link_limited";
-    const link = await pg.link({ ...quick, connectionString: url.href });
-    const grant =
-      "GRANT EXECUTE ON FUNCTION pg_try_advisory_lock(bigint), pg_advisory_unlock(bigint) TO PUBLIC";
+    const rights = await limitedRole(pg.mon, pg.url, "link_limited");
+    const link = await pg.link({ ...quick, connectionString: rights.url });
     try {
       expect(await link.tryLock("agentsvc:test:refused-unlock")).toBe(true);
-      await pg.mon.query(
-        "REVOKE EXECUTE ON FUNCTION pg_try_advisory_lock(bigint), pg_advisory_unlock(bigint) FROM PUBLIC",
-      );
+      await rights.revoke();
       await expect(link.tryLock("agentsvc:test:refused")).rejects.toThrow(/permission denied/);
       expect(link.isHeld("agentsvc:test:refused")).toBe(false);
       await expect(link.unlock("agentsvc:test:refused-unlock")).rejects.toThrow(/permission denied/);
       expect(link.isHeld("agentsvc:test:refused-unlock")).toBe(false);
       expect(link.connected).toBe(true);
-      await pg.mon.query(grant);
+      await rights.grant();
       // Taken again once allowed: the refused take left nothing behind on this link.
       expect(await link.tryLock("agentsvc:test:refused")).toBe(true);
     } finally {
-      await pg.mon.query(grant);
+      await rights.grant();
     }
   });
 });
