@@ -116,9 +116,9 @@ export class EmailGateway implements Gateway {
         user: o.imapUsernameEnvVar,
         pass: o.imapPasswordEnvVar,
         from: o.fromAddressEnvVar,
-        smtpHost: o.smtpHostEnvVar ?? "",
-        smtpUser: o.smtpUsernameEnvVar ?? "",
-        smtpPass: o.smtpPasswordEnvVar ?? "",
+        smtpHost: o.smtpHostEnvVar,
+        smtpUser: o.smtpUsernameEnvVar,
+        smtpPass: o.smtpPasswordEnvVar,
       },
       {
         ...(o.env ? { env: o.env } : {}),
