@@ -1,0 +1,24 @@
+// The start's warning when no receiving server is trusted (trustedAuthservIds unset or empty): no
+// reply applies a decision then, and the operator reads why in the log.
+import { dovecotMissing } from "@agentsvc/testkit";
+import { describe, expect, it } from "vitest";
+import { useSteppedGateway } from "./stepped-gateway.js";
+
+const { started } = useSteppedGateway();
+
+const warned = (lines: { level: number; msg: string }[]) =>
+  lines.filter((l) => l.level === 40 && l.msg.startsWith("trustedAuthservIds is not set"));
+
+describe.skipIf(dovecotMissing !== undefined)("the trustedAuthservIds warning", () => {
+  it("an entry without trustedAuthservIds starts with a warning that replies to approval mails do not decide", async () => {
+    const { lines } = await started({ trustedAuthservIds: undefined });
+    expect(warned(lines).map((l) => l.msg)).toEqual([
+      "trustedAuthservIds is not set: replies to approval mails are not applied as decisions (set it to the authserv-id your receiving mail server writes in Authentication-Results)",
+    ]);
+  });
+
+  it("an entry that trusts a receiving server starts without it", async () => {
+    const { lines } = await started();
+    expect(warned(lines)).toEqual([]);
+  });
+});
