@@ -39,8 +39,7 @@ function addressingOf(fx: Fixture, m: DiscordMessage): Addressing {
   let botRoleId: string | undefined;
   let answeredThread = false;
   for (const frame of fx.before ?? []) {
-    if (frame.t === "GUILD_CREATE")
-      botRoleId = botRoleIn(frame.d.roles as Role[], BOT) ?? botRoleId;
+    if (frame.t === "GUILD_CREATE") botRoleId = botRoleIn(frame.d.roles as Role[], BOT) ?? botRoleId;
     if (frame.t === "GUILD_ROLE_CREATE" || frame.t === "GUILD_ROLE_UPDATE")
       botRoleId = botRoleIn([frame.d.role as Role], BOT) ?? botRoleId;
     const d = frame.d as unknown as DiscordMessage;
