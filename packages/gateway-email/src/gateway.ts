@@ -238,6 +238,7 @@ export class EmailGateway implements Gateway {
   }
 
   #context(): GatewayContext {
+    // Stryker disable next-line ConditionalExpression: start sets #ctx before #transport, and #mail checks #transport with the same message; polls run only after start
     if (!this.#ctx) throw new Error("email gateway is not started");
     return this.#ctx;
   }
