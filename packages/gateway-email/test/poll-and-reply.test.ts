@@ -186,6 +186,9 @@ describe.skipIf(dovecotMissing !== undefined)("the email gateway step by step", 
     const err = await gw.send("<nowhere@example.test>", "lost", opts("d")).catch((e: unknown) => e);
     expect(isGatewaySendError(err) && err.permanent).toBe(true);
     expect((err as Error).message).toBe("email: no recipient known for thread <nowhere@example.test>");
+    // A thread that is neither a Message-ID nor an address is no recipient either.
+    const plain = await gw.send("no-address", "lost", opts("e")).catch((e: unknown) => e);
+    expect((plain as Error).message).toBe("email: no recipient known for thread no-address");
   });
 
   it("a run's origin without Reply-To (recorded before it was kept) answers the sender", async () => {
@@ -195,6 +198,9 @@ describe.skipIf(dovecotMissing !== undefined)("the email gateway step by step", 
     expect(recipient(mail)).toBe("ann@example.test");
     expect(mail?.subject).toBe("Re: S");
     expect(mail?.inReplyTo).toBeUndefined();
+    // An origin that kept no subject (nothing to answer as Re:) gets the plain subject.
+    await gw.send("<o2@example.test>", "hi", opts("o2", { meta: { from: "ann@example.test" } }));
+    expect(box.sink.mails[1]?.subject).toBe("Message from your agent");
   });
 
   it("an approval mail carries its request in the subject; a request of no record is not tagged", async () => {
@@ -246,18 +252,25 @@ describe.skipIf(dovecotMissing !== undefined)("the email gateway step by step", 
     await box.append(fromAnn("d4", "Re: Plans [agentsvc:req_d]", "What file is it?"));
     await round();
     expect(delivered[2]).toMatchObject({ thread, text: "What file is it?" });
+    // Once decided, the thread's request no longer makes a reply a decision: it reaches the agent as written.
+    interactions.set("req_d", request("req_d", thread, { status: "decided" }));
+    await box.append(fromAnn("d5", "Re: Plans", "Approve, go ahead", { inReplyTo: sent.messageId as string }));
+    await round();
+    expect(delivered[3]).toMatchObject({ thread, text: "Approve, go ahead" });
   });
 
-  it("a request tag decides the conversation only for this gateway's requests; a decided request is no longer a decision", async () => {
+  it("a request tag decides the conversation only for this gateway's known requests; a decided request is no longer a decision", async () => {
     const { box, delivered, interactions, round } = await started();
     interactions.set("req_other", request("req_other", "<elsewhere@example.test>", { gateway: "slack" }));
     interactions.set("req_done", request("req_done", "<done@example.test>", { status: "decided" }));
     await box.append(fromAnn("g1", "Re: x [agentsvc:req_other]", "approve", { headers: DMARC_PASS }));
     await box.append(fromAnn("g2", "Re: x [agentsvc:req_done]", "Approve, go ahead"));
+    await box.append(fromAnn("g3", "Re: x [agentsvc:req_nobody]", "approve"));
     await round();
     expect(delivered.map((d) => [d.thread, d.text])).toEqual([
       ["<g1@example.test>", "approve"],
       ["<done@example.test>", "Approve, go ahead"],
+      ["<g3@example.test>", "approve"],
     ]);
   });
 
