@@ -254,7 +254,9 @@ describe.skipIf(dovecotMissing !== undefined)("the email gateway step by step", 
     expect(delivered[2]).toMatchObject({ thread, text: "What file is it?" });
     // Once decided, the thread's request no longer makes a reply a decision: it reaches the agent as written.
     interactions.set("req_d", request("req_d", thread, { status: "decided" }));
-    await box.append(fromAnn("d5", "Re: Plans", "Approve, go ahead", { inReplyTo: sent.messageId as string }));
+    await box.append(
+      fromAnn("d5", "Re: Plans", "Approve, go ahead", { inReplyTo: sent.messageId as string }),
+    );
     await round();
     expect(delivered[3]).toMatchObject({ thread, text: "Approve, go ahead" });
   });
