@@ -38,17 +38,32 @@ it("sends a private chat's draft as HTML into the topic it answers", async () =>
   ]);
 });
 
-it("sends an unchanged private draft again 20 s after it was shown, by default", async () => {
+/** Shows a draft in a private chat; returns the refresh it armed (20 s by default) and that timer. */
+async function showDraft(text: string) {
   const timers = vi.spyOn(globalThis, "setTimeout");
-  await rig.gateway.stream?.("101", { meta: { chatType: "private" } }).update("Working on it");
+  await rig.gateway.stream?.("101", { meta: { chatType: "private" } }).update(text);
   const at = timers.mock.calls.findIndex(([, ms]) => ms === 20_000);
-  const [refresh] = timers.mock.calls[at] ?? [];
+  const refresh = timers.mock.calls[at]?.[0];
   const timer = timers.mock.results[at]?.value;
   timers.mockRestore();
+  return { refresh, timer };
+}
+
+it("sends an unchanged private draft again 20 s after it was shown, by default", async () => {
+  const { refresh, timer } = await showDraft("Working on it");
   expect(refresh).toBeTypeOf("function");
   // The refresh runs now rather than in 20 s; its own timer is dropped so it runs once.
   clearTimeout(timer);
   (refresh as () => void)();
   await eventually(() => rig.fake.chat.drafts.length === 2, "the draft sent again");
   expect(rig.fake.chat.drafts.map((d) => d.text)).toEqual(["Working on it", "Working on it"]);
+});
+
+it("cancels a shown draft's pending refresh when the gateway stops", async () => {
+  const { timer } = await showDraft("Working on it");
+  expect(timer).toBeDefined();
+  const cleared = vi.spyOn(globalThis, "clearTimeout");
+  await rig.gateway.stop();
+  expect(cleared).toHaveBeenCalledWith(timer);
+  cleared.mockRestore();
 });
