@@ -120,6 +120,7 @@ export class TelegramGateway implements Gateway {
   readonly finishDraft = finishDraftOf(this.#streams, (thread) => this.#stopTyping(thread));
   #ctx: GatewayContext | undefined;
   #api: BotApi | undefined;
+  // Stryker disable next-line BooleanLiteral: start sets it false before anything reads it (each reader checks #ctx first)
   #stopped = false;
   /** Typing repeated per chat until the reply (or typingMaxMs). */
   readonly #typing: TypingRepeat;
@@ -159,9 +160,11 @@ export class TelegramGateway implements Gateway {
         envVar: this.#options.botTokenEnvVar,
         pollTimeoutSeconds: this.#options.pollTimeoutSeconds ?? 25,
         graceMs: this.#options.pollGraceMs ?? 10_000,
+        // Stryker disable next-line ObjectLiteral: Backoff reads an empty object with these same defaults
         backoff: this.#options.backoff ?? { baseMs: 1_000, maxMs: 60_000 },
         maxUpdateAttempts: this.#options.maxUpdateAttempts ?? 10,
         skipUpdateAfterMs: this.#options.skipUpdateAfterMs ?? 600_000,
+        // Stryker disable next-line ConditionalExpression: telegramPoller reads an undefined deafAfterMs as absent
         ...(deafAfterMs !== undefined ? { deafAfterMs } : {}),
       },
       (update, bot, signal) => this.#handle(update, bot, signal),
