@@ -1,7 +1,7 @@
 // A reply's files through the Discord fake's REST API: one message per file, the bytes in
 // `files[0]` and the name in `payload_json.attachments`
 // (https://discord.com/developers/docs/reference#uploading-files).
-import type { OutboundFile } from "@agentsvc/adapter-kit";
+import { GatewaySendError, type OutboundFile } from "@agentsvc/adapter-kit";
 import { DISCORD_UPLOAD_LIMIT } from "@agentsvc/testkit";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { DiscordGateway } from "../src/index.js";
@@ -67,4 +67,25 @@ it("sends a note with the service's link for a file over Discord's upload limit,
   expect(msg?.attachments).toBeUndefined();
   expect(msg?.content).toContain("video.mp4");
   expect(msg?.content).toContain(url);
+  expect(r.h.logs.find((l) => l.msg === "file over Discord's upload limit; sent as a note")).toMatchObject({
+    level: 40,
+    file: "video.mp4",
+    size: big.length,
+  });
+});
+
+it("a file refused for another reason (403 Missing Permissions) fails its send as answered, without a note", async () => {
+  // https://discord.com/developers/docs/topics/opcodes-and-status-codes#json: 50013 Missing Permissions.
+  r.h.fake.failNext("^POST /channels/\\d+/messages$", {
+    status: 403,
+    headers: {},
+    body: { message: "Missing Permissions", code: 50013 },
+  });
+  const before = r.h.fake.rest.botMessages.length;
+  const err = await gateway
+    .sendFile(channel, file("notes.pdf", "application/pdf", Buffer.from("%PDF-1.7\n")), opts())
+    .catch((caught: unknown) => caught);
+  expect(err).toBeInstanceOf(GatewaySendError);
+  expect((err as GatewaySendError).status).toBe(403);
+  expect(r.h.fake.rest.botMessages).toHaveLength(before);
 });

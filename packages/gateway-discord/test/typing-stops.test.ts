@@ -46,6 +46,26 @@ describe("discord typing", () => {
     expect(typing()).toBe(after);
   });
 
+  it("stops when a file is posted in the channel", async () => {
+    r = await startRig({ typingIntervalMs: INTERVAL_MS });
+    const gw = r.rig.gateway as DiscordGateway;
+    await gw.startTyping(channel);
+    expect(gw.typingThreadCount).toBe(1);
+    const bytes = Buffer.from("%PDF-1.7\n");
+    const pdf = {
+      blob: "0".repeat(64),
+      name: "notes.pdf",
+      contentType: "application/pdf",
+      size: bytes.length,
+    };
+    await gw.sendFile(
+      channel,
+      { ...pdf, bytes: async () => bytes },
+      { idempotencyKey: "file-t1", attempt: 1 },
+    );
+    expect(gw.typingThreadCount).toBe(0);
+  });
+
   it("asked for after the gateway stopped, posts nothing", async () => {
     r = await startRig({ typingIntervalMs: INTERVAL_MS });
     const gw = r.rig.gateway as DiscordGateway;
