@@ -23,6 +23,32 @@ async function press(x: Rigged, cardId: string, customId: string, userId: string
   return x.h.fake.rest.callbacks.get(interactionId);
 }
 
+/**
+ * An INTERACTION_CREATE of `type` from the requester in a DM (the user in `user`, no `member`),
+ * carrying `customId` in its data as a component press (3) or a modal submit (5) does.
+ */
+function interaction(x: Rigged, type: number, customId: string) {
+  const id = x.h.fake.nextId();
+  const seq = x.h.fake.sessions.replay({
+    t: "INTERACTION_CREATE",
+    d: {
+      id,
+      application_id: x.h.fake.botUserId,
+      type,
+      token: `itoken-${id}`,
+      version: 1,
+      channel_id: CHANNELS[0],
+      user: { id: x.h.userId("user-1"), username: "user0001" },
+      data: { custom_id: customId, ...(type === 3 ? { component_type: 2 } : { components: [] }) },
+    },
+  });
+  return { id, seq };
+}
+
+/** The reason the gateway logged for ignoring interaction `id`. */
+const ignoredBecause = (x: Rigged, id: string) =>
+  x.h.logs.find((l) => l.msg === "ignored" && l.interactionId === id)?.reason;
+
 describe("discord button presses", () => {
   it("the requester's press updates the card in place: its prompt, a blank line, the outcome naming them, no buttons", async () => {
     r = await startRig();
@@ -48,27 +74,22 @@ describe("discord button presses", () => {
   it("a modal submit (interaction type 5) whose custom_id is an approval payload decides nothing and is not answered", async () => {
     r = await startRig();
     const { requestId } = await pendingCard(r, "bp3");
-    const id = r.h.fake.nextId();
-    // A MODAL_SUBMIT in a DM: the submitter in `user`, data.custom_id and the modal's components.
-    const seq = r.h.fake.sessions.replay({
-      t: "INTERACTION_CREATE",
-      d: {
-        id,
-        application_id: r.h.fake.botUserId,
-        type: 5,
-        token: `itoken-${id}`,
-        version: 1,
-        channel_id: CHANNELS[0],
-        user: { id: r.h.userId("user-1"), username: "user0001" },
-        data: { custom_id: encodeDecision(requestId, "approve"), components: [] },
-      },
-    });
+    const { id, seq } = interaction(r, 5, encodeDecision(requestId, "approve"));
     await within(r.h.fake.sessions.acked(seq), 5_000, "the modal submit handled");
-    expect(r.h.logs.find((l) => l.msg === "ignored" && l.interactionId === id)?.reason).toBe(
-      "interaction type 5",
-    );
+    expect(ignoredBecause(r, id)).toBe("interaction type 5");
     expect(r.h.fake.rest.callbacks.get(id)).toBeUndefined();
     expect(r.rig.session.snapshot("discord", CHANNELS[0]).pendingRequestId).toBe(requestId);
     expect(r.rig.executed).toEqual([]);
+  });
+
+  it("a custom_id that only contains a legacy payload (after a prefix, or with a second line) decides nothing", async () => {
+    r = await startRig();
+    const { requestId } = await pendingCard(r, "bp4");
+    for (const customId of [`poll:agentsvc:approve:${requestId}`, `agentsvc:approve:${requestId}\nx`]) {
+      const { id, seq } = interaction(r, 3, customId);
+      await within(r.h.fake.sessions.acked(seq), 5_000, "the press handled");
+      expect(ignoredBecause(r, id), customId).toBe("not an approval button of this gateway");
+    }
+    expect(r.rig.session.snapshot("discord", CHANNELS[0]).pendingRequestId).toBe(requestId);
   });
 });
