@@ -44,6 +44,8 @@ describe.skipIf(dovecotMissing !== undefined)("the email gateway step by step", 
       inReplyTo: "<p1@example.test>",
       references: ["<p1@example.test>"],
     });
+    // The cursor's state key is kept across upgrades: a new key would read the mailbox's unseen mail again.
+    expect(state.get("cursor")).toMatchObject({ lastUid: expect.any(Number) });
     expect(counts.heard).toBe(1);
     expect(counts.succeeded).toBe(1);
     expect(counts.reconnected).toBe(0);
