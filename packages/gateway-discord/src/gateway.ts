@@ -147,6 +147,7 @@ export class DiscordGateway implements Gateway {
         this.#botUserId = user.id;
       },
       watchdogMs: this.#options.watchdogMs ?? DEFAULT_WATCHDOG_MS,
+      // Stryker disable next-line ObjectLiteral: the kit's Backoff defaults are the same (1 s doubling to 60 s)
       backoff: this.#options.backoff ?? { baseMs: 1_000, maxMs: 60_000 },
       jitter: this.#options.jitter ?? Math.random,
       invalidSessionDelayMs: this.#options.invalidSessionDelayMs ?? [1_000, 5_000],

@@ -2,14 +2,21 @@
 // (https://discord.com/developers/docs/events/gateway): the URL's API version and encoding, the
 // Identify's connection properties, the session stored as soon as it is READY (a restart before any
 // message resumes it), a new connection after a zombie kept, and its silence watchdog's period.
-import type { GatewayContext } from "@agentsvc/adapter-kit";
 import { ContractRig } from "@agentsvc/session-core/testing";
 import { eventually } from "@agentsvc/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_WATCHDOG_MS } from "../src/gateway.js";
 import { SESSION_KEY, type StoredSession } from "../src/connection.js";
 import { DISCORD_HEARTBEAT_INTERVAL_MS, discordHarness, SCALE } from "./harness.js";
-import { expectOnceEach, nextConnection, type Rigged, say, startCalmRig, stopRig } from "./rig.js";
+import {
+  expectOnceEach,
+  nextConnection,
+  type Rigged,
+  recordScheduling,
+  say,
+  startCalmRig,
+  stopRig,
+} from "./rig.js";
 
 let r: Rigged | undefined;
 afterEach(async () => {
@@ -59,33 +66,16 @@ describe("discord connection: what it sends and keeps", () => {
   });
 
   it("checks for silence every third of watchdogMs", async () => {
-    const every: { name: string; ms: number }[] = [];
     const h = await discordHarness();
-    const build = h.gateway;
-    h.gateway = async () => {
-      const gw = await build();
-      const start = gw.start.bind(gw);
-      gw.start = (ctx: GatewayContext) =>
-        start({
-          ...ctx,
-          scheduler: {
-            every: (name, ms, task) => {
-              every.push({ name, ms });
-              ctx.scheduler.every(name, ms, task);
-            },
-            schedule: (...a) => ctx.scheduler.schedule(...a),
-            cancel: (name) => ctx.scheduler.cancel(name),
-            list: () => ctx.scheduler.list(),
-          },
-        });
-      return gw;
-    };
+    const scheduled = recordScheduling(h);
     const rig = new ContractRig(h);
     r = { h, rig };
     await rig.start();
     await eventually(() => h.fake.sessions.current !== undefined, "READY");
     // The harness's watchdogMs is DEFAULT_WATCHDOG_MS scaled (150 ms), under Hello's interval.
     expect(DEFAULT_WATCHDOG_MS * SCALE).toBeLessThan(DISCORD_HEARTBEAT_INTERVAL_MS * SCALE);
-    expect(every).toEqual([{ name: "watchdog", ms: Math.floor((DEFAULT_WATCHDOG_MS * SCALE) / 3) }]);
+    expect(scheduled.filter((t) => t.kind === "every")).toEqual([
+      { kind: "every", name: "watchdog", ms: Math.floor((DEFAULT_WATCHDOG_MS * SCALE) / 3) },
+    ]);
   });
 });

@@ -1,4 +1,5 @@
 // Shared set-up of the Discord tests: a harness, a contract rig around it, and the checks.
+import type { GatewayContext } from "@agentsvc/adapter-kit";
 import { ContractRig } from "@agentsvc/session-core/testing";
 import { eventually } from "@agentsvc/testkit";
 import { expect } from "vitest";
@@ -85,4 +86,42 @@ export async function pendingCard({ h, rig }: Rigged, note: string) {
     (m) => m.components?.length,
   ) as (typeof h.fake.rest.botMessages)[number];
   return { requestId, card };
+}
+
+/** A task the gateway handed its scheduler: `every` with its period, `schedule` with its first delay. */
+export interface Scheduled {
+  kind: "every" | "schedule";
+  name: string;
+  ms: number;
+}
+
+/**
+ * Every gateway `h` builds from now on hands its tasks to the session's scheduler through a recorder:
+ * what it scheduled, and with which delay, lands in the returned list.
+ */
+export function recordScheduling(h: DiscordHarness): Scheduled[] {
+  const seen: Scheduled[] = [];
+  const build = h.gateway;
+  h.gateway = async () => {
+    const gw = await build();
+    const start = gw.start.bind(gw);
+    gw.start = (ctx: GatewayContext) =>
+      start({
+        ...ctx,
+        scheduler: {
+          every: (name, ms, task) => {
+            seen.push({ kind: "every", name, ms });
+            ctx.scheduler.every(name, ms, task);
+          },
+          schedule: (name, ms, task) => {
+            seen.push({ kind: "schedule", name, ms });
+            ctx.scheduler.schedule(name, ms, task);
+          },
+          cancel: (name) => ctx.scheduler.cancel(name),
+          list: () => ctx.scheduler.list(),
+        },
+      });
+    return gw;
+  };
+  return seen;
 }
