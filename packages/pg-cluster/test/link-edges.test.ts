@@ -6,6 +6,7 @@
 import { postgresMissing } from "@agentsvc/pg-test";
 import { describe, expect, it } from "vitest";
 import { InstanceLink, LinkDownError, type LinkLost, type LinkNotification } from "../src/index.js";
+import { advisoryKey } from "../src/keys.js";
 import { limitedRole, lockHolders, sleep, terminate, usePostgres, waitFor } from "./helpers.js";
 
 describe.skipIf(postgresMissing)("InstanceLink at its edges", () => {
@@ -61,6 +62,45 @@ describe.skipIf(postgresMissing)("InstanceLink at its edges", () => {
     expect(await lockHolders(pg.mon, "agentsvc:test:given-back")).toEqual([link.backendPid]);
     expect(await link.unlock("agentsvc:test:given-back")).toBe(true);
     expect(await lockHolders(pg.mon, "agentsvc:test:given-back")).toEqual([]);
+  });
+
+  it("tryLock answers false for a lock another session holds, and true to only one of two tries at once", async () => {
+    const link = await pg.link(quick);
+    const key = advisoryKey("agentsvc:test:theirs").toString();
+    await pg.mon.query("SELECT pg_advisory_lock($1)", [key]);
+    try {
+      expect(await link.tryLock("agentsvc:test:theirs")).toBe(false);
+      expect(link.isHeld("agentsvc:test:theirs")).toBe(false);
+    } finally {
+      await pg.mon.query("SELECT pg_advisory_unlock($1)", [key]);
+    }
+    const tries = [link.tryLock("agentsvc:test:twice"), link.tryLock("agentsvc:test:twice")];
+    expect(await Promise.all(tries)).toEqual([true, false]);
+    // Held once on the server: one unlock gives it back.
+    expect(await link.unlock("agentsvc:test:twice")).toBe(true);
+    expect(await lockHolders(pg.mon, "agentsvc:test:twice")).toEqual([]);
+  });
+
+  it("a lock the session took outside tryLock is not the link's: holdsOnServer and unlock answer false and leave it", async () => {
+    const link = await pg.link(quick);
+    await link.query("SELECT pg_advisory_lock($1)", [advisoryKey("agentsvc:test:raw").toString()]);
+    expect(await link.holdsOnServer("agentsvc:test:raw")).toBe(false);
+    expect(await link.unlock("agentsvc:test:raw")).toBe(false);
+    expect(await lockHolders(pg.mon, "agentsvc:test:raw")).toEqual([link.backendPid]);
+  });
+
+  it("heldAnywhere asks the server whether any session holds a lock, and rejects while the link is down", async () => {
+    const link = await pg.link(quick);
+    const other = await pg.link(quick);
+    expect(await link.heldAnywhere("agentsvc:test:anywhere")).toBe(false);
+    expect(await other.tryLock("agentsvc:test:anywhere")).toBe(true);
+    expect(await link.heldAnywhere("agentsvc:test:anywhere")).toBe(true);
+    expect(await link.tryLock("agentsvc:test:mine")).toBe(true);
+    expect(await link.heldAnywhere("agentsvc:test:mine")).toBe(true);
+    const down = new InstanceLink({ connectionString: pg.url, ...quick });
+    const error = await down.heldAnywhere("agentsvc:test:anywhere").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LinkDownError);
+    expect((error as Error).message).toMatch(/^advisory busy: /);
   });
 
   it("its lock statement is prepared once per session under its own name, not parsed for every request", async () => {
@@ -123,6 +163,7 @@ describe.skipIf(postgresMissing)("InstanceLink at its edges", () => {
       }),
     ).toBe(true);
     expect(await link.tryLock("agentsvc:test:b", () => calls.push("b"))).toBe(true);
+    expect(await link.tryLock("agentsvc:test:c")).toBe(true); // no callback: nothing to run or report
     const lost: LinkLost[] = [];
     const gone: LinkLost[] = [];
     link.onLost((l) => lost.push(l));
@@ -135,7 +176,7 @@ describe.skipIf(postgresMissing)("InstanceLink at its edges", () => {
     await waitFor("lost", () => lost[0], 5_000);
     expect(calls).toEqual(["b"]);
     expect(gone).toEqual([]);
-    expect(lost[0]!.names.sort()).toEqual(["agentsvc:test:a", "agentsvc:test:b"]);
+    expect(lost[0]!.names.sort()).toEqual(["agentsvc:test:a", "agentsvc:test:b", "agentsvc:test:c"]);
     expect(lost[0]!.generation).toBe(1);
     expect(errors.map(([c]) => c)).toEqual(["connection dropped", "lock lost callback", "onLost"]);
     expect(errors[1]![1]).toBe("callback failed");
@@ -147,6 +188,23 @@ describe.skipIf(postgresMissing)("InstanceLink at its edges", () => {
     expect(lost).toHaveLength(1);
     expect(errors.filter(([c]) => c === "connection dropped")).toHaveLength(1);
     expect(link.generation).toBe(2);
+  });
+
+  it("without onError, callbacks and listeners that throw change nothing else: the others run and the link reconnects", async () => {
+    const link = await pg.link(quick);
+    const ran: string[] = [];
+    const failing = () => {
+      throw new Error("failed");
+    };
+    expect(await link.tryLock("agentsvc:test:quiet", failing)).toBe(true);
+    link.onLost(failing);
+    link.onLost(async () => failing());
+    link.onLost((l) => void ran.push(`lost ${l.names.join()}`));
+    link.onReconnect(failing);
+    link.onReconnect((generation) => void ran.push(`reconnected ${generation}`));
+    await terminate(pg.mon, link.backendPid!);
+    await waitFor("the reconnect's listeners", () => ran.length === 2, 5_000);
+    expect(ran).toEqual(["lost agentsvc:test:quiet", "reconnected 2"]);
   });
 
   it("after a reconnect, onReconnect listeners run in order, one that throws is reported, an unsubscribed one does not run", async () => {

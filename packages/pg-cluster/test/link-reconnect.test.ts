@@ -108,6 +108,69 @@ describe.skipIf(postgresMissing)("the link's reconnect backoff and health check 
     }
   });
 
+  it("without onError, a failed attempt is retried all the same", async () => {
+    const { proxy, connects, link } = await proxiedLink({ onError: undefined });
+    try {
+      await link.connect();
+      proxy.refusing = true;
+      proxy.cut();
+      await until("the drop is noticed", () => !link.connected);
+      await vi.advanceTimersByTimeAsync(750);
+      expect(connects).toHaveLength(2);
+      // The refusal lands on the real clock: move the fake one on in steps until the retry is made.
+      for (let ms = 0; connects.length < 3 && ms < 10_000; ms += 100) {
+        await vi.advanceTimersByTimeAsync(100);
+        await realSleep(5);
+      }
+      expect(connects).toHaveLength(3);
+    } finally {
+      await link.close();
+      await proxy.close();
+    }
+  });
+
+  it("keeps one timer, its health check's, across a drop and a reconnect, and none after close()", async () => {
+    const { proxy, link } = await proxiedLink({ healthCheckMs: 5000 });
+    try {
+      await link.connect();
+      await vi.advanceTimersByTimeAsync(5000); // a health check, its SELECT 1 answered
+      await until("only the health check's interval is left", () => vi.getTimerCount() === 1);
+      proxy.cut();
+      await until("the drop is noticed", () => !link.connected);
+      await vi.advanceTimersByTimeAsync(750);
+      await until("reconnected", () => link.connected);
+      await until("only the new session's health check is left", () => vi.getTimerCount() === 1);
+      await link.close();
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      await link.close();
+      await proxy.close();
+    }
+  });
+
+  it("close() stops waiting for a server that does not answer after 5 s, and destroys the socket", async () => {
+    fakeClock();
+    const link = new InstanceLink({ connectionString: db.url, healthCheckMs: 0 });
+    await link.connect();
+    const pid = link.backendPid!;
+    // A frozen server process: the socket stays open, nothing answers the end of the session.
+    process.kill(pid, "SIGSTOP");
+    try {
+      let closed = false;
+      const closing = link.close().then(() => {
+        closed = true;
+      });
+      await vi.advanceTimersByTimeAsync(4999);
+      await realSleep(50);
+      expect(closed).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      await closing;
+      expect(closed).toBe(true);
+    } finally {
+      process.kill(pid, "SIGCONT");
+    }
+  });
+
   it("a failed attempt after close() is not reported and not retried", async () => {
     const { proxy, connects, errors, link } = await proxiedLink();
     try {

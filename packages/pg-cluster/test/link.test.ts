@@ -223,6 +223,25 @@ describe.skipIf(postgresMissing)("InstanceLink against a real PostgreSQL", () =>
         await release(link);
       }
     });
+    it("lock requests waiting behind the statement that failed it answer false, not the connection's error", async () => {
+      await pg.mon.query("SELECT pg_advisory_lock(906)");
+      const { link, lost, pid } = await fakeClockLink();
+      try {
+        expect(await link.tryLock("agentsvc:test:giving-back")).toBe(true);
+        const stuck = link.query("SELECT pg_advisory_lock(906)").catch((error: unknown) => error);
+        await waiting(pid, 1); // in flight from 500 ms
+        const taking = link.tryLock("agentsvc:test:behind");
+        const giving = link.unlock("agentsvc:test:giving-back");
+        await vi.advanceTimersByTimeAsync(1000); // 1500 ms: no answer for 1000 ms, the link drops
+        expect(lost).toHaveLength(1);
+        await vi.advanceTimersByTimeAsync(1000); // the blocked session's socket is destroyed
+        expect(await stuck).toBeInstanceOf(Error);
+        expect(await taking).toBe(false);
+        expect(await giving).toBe(false);
+      } finally {
+        await release(link);
+      }
+    });
   });
 
   it("a backend that stops answering fails the health check: locks reported lost, the link reconnects", async () => {
