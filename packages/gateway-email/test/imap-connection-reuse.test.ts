@@ -32,6 +32,10 @@ async function relay(port: number) {
     port: (server.address() as { port: number }).port,
     accepted: () => accepted,
     open: () => open.size,
+    /** Ends every open connection with a TCP reset (as a dropped NAT mapping or a restarted proxy does). */
+    reset: () => {
+      for (const socket of open) socket.resetAndDestroy();
+    },
     close: () => {
       for (const socket of open) socket.destroy();
       return new Promise<void>((r) => server.close(() => r()));
@@ -69,6 +73,36 @@ describe.skipIf(dovecotMissing !== undefined)("the IMAP connection", () => {
       from: "late@example.test",
       subject: "Subject late",
     });
+  });
+
+  it("a refused login leaves no connection open", async () => {
+    const server = await dovecot.started();
+    const counted = await relay(server.port);
+    try {
+      const { poll } = await readerOn(dovecot, { port: counted.port, pass: "wrong" });
+      await expect(poll(undefined)).rejects.toBeInstanceOf(ImapLoginError);
+      expect(counted.accepted()).toBe(1);
+      await until(() => counted.open() === 0, "the refused connection closed");
+    } finally {
+      await counted.close();
+    }
+  });
+
+  it("a connection reset under the held connection is logged as an IMAP connection error, and the next poll connects again", async () => {
+    const server = await dovecot.started();
+    const counted = await relay(server.port);
+    try {
+      const { box, poll, logs } = await readerOn(dovecot, { port: counted.port });
+      await poll(undefined);
+      counted.reset();
+      await until(() => logs.some((l) => l.msg === "IMAP connection error"), "the logged error");
+      expect(logs.find((l) => l.msg === "IMAP connection error")?.err).toEqual(expect.any(String));
+      const a = await box.append(mail("after-reset"));
+      expect((await poll(undefined)).handled).toEqual([a]);
+      expect(counted.accepted()).toBe(2);
+    } finally {
+      await counted.close();
+    }
   });
 
   it("a refused login is an ImapLoginError by name, caused by the server's answer", async () => {

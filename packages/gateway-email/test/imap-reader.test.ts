@@ -184,6 +184,13 @@ describe.skipIf(dovecotMissing !== undefined)("the IMAP reader against Dovecot",
       subject: "Subject listed",
     });
     expect(await reader.lookup("<nowhere@example.test>")).toBeUndefined();
+    // A mail with neither Reply-To nor From (its envelope has NIL for both) names nobody to answer.
+    await box.observer.append(
+      "INBOX",
+      "Subject: nobody\r\nMessage-ID: <nobody@example.test>\r\n\r\nhi\r\n",
+      [],
+    );
+    expect(await reader.lookup("<nobody@example.test>")).toBeUndefined();
   });
 
   it("a poll after close connects again", async () => {
@@ -209,7 +216,8 @@ describe.skipIf(dovecotMissing !== undefined)("the IMAP reader against Dovecot",
     expect((err as Error).message).toContain(
       `IMAP login failed for ${box.user} at 127.0.0.1:${dovecot?.port}`,
     );
-    expect((err as Error).message).toContain("AUTHENTICATIONFAILED");
+    // The server's response code and text, as RFC 5530 gives them, after the address.
+    expect((err as Error).message).toContain(`${dovecot?.port} (AUTHENTICATIONFAILED: `);
   });
 
   it("an unreachable server fails the poll naming host, port and the system's reason", async () => {
@@ -226,6 +234,7 @@ describe.skipIf(dovecotMissing !== undefined)("the IMAP reader against Dovecot",
         .catch((e: unknown) => e);
       expect(err).not.toBeInstanceOf(ImapLoginError);
       expect((err as Error).message).toBe(`IMAP connection to 127.0.0.1:${server.port} failed: ECONNREFUSED`);
+      expect((err as Error).cause).toMatchObject({ code: "ECONNREFUSED" });
     } finally {
       await server.start();
     }
