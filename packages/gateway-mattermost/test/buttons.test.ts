@@ -64,8 +64,10 @@ describe("mattermost approval buttons", () => {
     const attachments = (post?.props?.attachments ?? []) as Attachment[];
     const context = attachments[0]?.actions[0]?.integration.context;
     if (!context) throw new Error("no button context");
-    // One changed character of the signature: the route must refuse it.
-    context.sig = `${context.sig.slice(0, -2)}AA`;
+    // One changed character of the signature: the route must refuse it. The first character, whose
+    // six bits all count (a base64url HMAC-SHA256's last character has two unused bits, so the old
+    // "last two -> AA" left about 1 in 1,000 signatures unchanged and the test failed by chance).
+    context.sig = `${context.sig.startsWith("A") ? "B" : "A"}${context.sig.slice(1)}`;
     const answer = await fake.press(post?.id as string, "approve", ALICE);
     expect(answer.status).toBe(403);
     await rig.session.idle(2_000);
