@@ -182,6 +182,12 @@ describe("GET /metrics", () => {
       "the dead letter in the gauge",
     );
     expect(value(await scrape(), "agentsvc_outbox_pieces", { gateway: "hook", status: "pending" })).toBe(0);
+    // The piece is dead in the store before its send is counted as settled: wait for that too, or
+    // the next test's "before" may miss this send and count it as one of its own.
+    await eventually(
+      async () => value(await scrape(), "agentsvc_outbox_sending", { gateway: "hook" }) === 0,
+      "the send settled",
+    );
   });
 
   it("counts gateway inbound messages by outcome, sends in flight and settled, queue depth, tool and model calls and store commits", async () => {
