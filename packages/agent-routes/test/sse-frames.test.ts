@@ -160,6 +160,15 @@ describe.each([
     expect(events[0]?.data).toBe("thr_segment");
   });
 
+  it("answers a reconnect past the run's last event with the thread and done frames, both under the reconnect's id", async () => {
+    const { handle } = segment([entry({}), entry({})]);
+    const events = await readSse(await postJson(await serve(handle, { after: 2 }, direct), {}));
+    expect(events.map((e) => [e.event, e.id])).toEqual([
+      ["thread", "2"],
+      ["done", "2"],
+    ]);
+  });
+
   it("tells a failed turn without an error as internal_error, and carries finishReason and usage in done", async () => {
     const usage = { inputTokens: 3, outputTokens: 4, totalTokens: 7 };
     const { handle } = segment([entry({})], 1, result({ status: "failed", finishReason: "error", usage }));

@@ -50,6 +50,10 @@ function handModel() {
       });
       out.close();
     },
+    /** The provider's stream breaks off: no finish part, no event after the last delta. */
+    fail() {
+      out.error(new Error("the provider went away"));
+    },
   };
 }
 
@@ -148,6 +152,21 @@ describe.each([
     const chunks = frames.filter((f) => f.event === "chunk");
     expect(chunks.map((f) => Number(f.id))).toEqual(chunks.map((_, i) => i + 1));
     expect(seen.writes).toBe(2);
+  });
+
+  it("sends a run's end that follows its last write with no event between at once, not after the window", async () => {
+    const hand = handModel();
+    const { base } = await serve(hand.model, direct, 600_000);
+    const response = await postJson(`${base}/stream`, { input: "hello" });
+    const reader = response.body!.getReader();
+    const frames: Frame[] = [];
+    await hand.send("first ");
+    await readUntil(reader, frames, (f) => contentOf(f as never).includes("first"));
+    hand.fail();
+    const ended = readUntil(reader, frames, (f) => f.at(-1)?.event === "done").then(() => "ended");
+    const held = new Promise((resolve) => setTimeout(() => resolve("held for the window"), 5_000).unref());
+    expect(await Promise.race([ended, held])).toBe("ended");
+    expect(frames.map((f) => f.event).slice(-2)).toEqual(["error", "done"]);
   });
 
   it("carries every delta exactly once to a client that hung up mid-stream and reattached with Last-Event-ID", async () => {
