@@ -1,0 +1,20 @@
+// The session context's hooks `heard`, `platformCallSucceeded` and `reconnected` are optional
+// (adapter-kit's GatewayContext): a context without them (an embedding, an older session) still gets
+// its mail delivered and the poll goes on.
+import { dovecotMissing } from "@agentsvc/testkit";
+import { describe, expect, it } from "vitest";
+import { fromAnn, useSteppedGateway } from "./stepped-gateway.js";
+
+const { started } = useSteppedGateway();
+
+describe.skipIf(dovecotMissing !== undefined)("a context without the optional hooks", () => {
+  it("still gets new mail delivered, and the poll asks for its next round", async () => {
+    const { box, ctx, delivered, round } = await started();
+    delete ctx.heard;
+    delete ctx.platformCallSucceeded;
+    delete ctx.reconnected;
+    await box.append(fromAnn("h1", "x", "hello"));
+    expect(await round()).toBe(100);
+    expect(delivered.map((d) => d.text)).toEqual(["hello"]);
+  });
+});
