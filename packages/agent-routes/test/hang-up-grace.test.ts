@@ -113,4 +113,43 @@ describe("cancel on hang-up", () => {
     vi.advanceTimersByTime(GRACE * 10);
     expect(cancels).toEqual([]);
   });
+
+  it("leaves a run that was waiting for an approval when its client hung up, even if it runs again within the grace period", () => {
+    const { runs, cancels } = recordingRuns();
+    const handle = run();
+    handle.status = "suspended";
+    disconnectCancel(runs, GRACE).follow(handle)(true);
+    // The decision came from elsewhere (a gateway, the chat page): the run goes on without a client.
+    handle.status = "running";
+    vi.advanceTimersByTime(GRACE * 10);
+    expect(cancels).toEqual([]);
+  });
+
+  it("keeps no run once its streams ended or its grace period passed", () => {
+    const { runs } = recordingRuns();
+    const hangUps = disconnectCancel(runs, GRACE);
+    const leaves = [hangUps.follow(run("a.x/ended")), hangUps.follow(run("a.x/gone"))];
+    expect(hangUps.size).toBe(2);
+    leaves[0]?.(false);
+    expect(hangUps.size).toBe(1);
+    leaves[1]?.(true);
+    vi.advanceTimersByTime(GRACE - 1);
+    expect(hangUps.size).toBe(1);
+    vi.advanceTimersByTime(1);
+    expect(hangUps.size).toBe(0);
+  });
+
+  it("runs where a timer is a number without unref (browsers, Deno): the cancel still comes", () => {
+    const { runs, cancels } = recordingRuns();
+    const timers: (() => void)[] = [];
+    vi.stubGlobal("setTimeout", (fn: () => void) => timers.push(fn));
+    vi.stubGlobal("clearTimeout", () => undefined);
+    try {
+      disconnectCancel(runs, GRACE).follow(run())(true);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+    for (const fire of timers) fire();
+    expect(cancels).toHaveLength(1);
+  });
 });

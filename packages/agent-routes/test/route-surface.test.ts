@@ -7,6 +7,7 @@ import { Hono } from "hono";
 import * as v from "valibot";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { agentInfo, agentRoutes, agentThreadScope, apiKeyMatches } from "../src/index.js";
+import { withoutPrefix } from "../src/thread-scope.js";
 import { listen, postJson, readSse } from "./helpers.js";
 import { scriptedRuns } from "./scripted-runs.js";
 
@@ -100,6 +101,17 @@ describe("the thread namespace", () => {
     await running.body?.cancel().catch(() => {});
     runs.cancel(`${agentThreadScope("anonymous")}busy`, { userId: "anonymous" });
   });
+
+  it("leaves an error that is not an AgentsvcError as it was thrown, namespace and all (it is logged, not answered)", async () => {
+    const prefix = agentThreadScope("ann");
+    const error = new Error(`${prefix}t1 broke`);
+    await expect(
+      withoutPrefix(prefix, () => {
+        throw error;
+      }),
+    ).rejects.toBe(error);
+    expect(error.message).toBe(`${prefix}t1 broke`);
+  });
 });
 
 describe("GET /info with agentInfo", () => {
@@ -125,6 +137,21 @@ describe("GET /info with agentInfo", () => {
       counts: { memories: 2, tools: 1 },
       capabilities: { approvals: false, signIn: true, apiKey: true, compact: false },
     });
+  });
+
+  it("reports approvals when any one tool needs them, and neither sign-in nor an API key unless the service says so", async () => {
+    const tool = (name: string, needsApproval: boolean) =>
+      defineTool({ name, description: name, input: v.object({}), needsApproval, execute: () => "done" });
+    const runs = new RunManager({
+      agent: defineAgent({
+        name: "mixed",
+        model: { provider: "demo" },
+        tools: [tool("clock", false), tool("wire_money", true)],
+      }),
+      memory: new WindowMemory(),
+    });
+    const body = await agentInfo(runs)(undefined, { userId: "ann", conversationId: "c1" });
+    expect(body.capabilities).toMatchObject({ approvals: true, signIn: false, apiKey: false });
   });
 });
 
@@ -214,7 +241,7 @@ describe("a failed turn's retry hints", () => {
     });
   });
 
-  it("keeps a retryAfterMs of 0 (Retry-After: 0) and drops a negative one or a resetsAt that is not a string", async () => {
+  it("keeps a retryAfterMs of 0 (Retry-After: 0) and drops a negative or non-numeric one or a resetsAt that is not a string", async () => {
     const now = await invokeFailing({ code: "overloaded", message: "busy", retryAfterMs: 0 });
     expect(now.status).toBe(503);
     expect(now.headers.get("retry-after")).toBe("0");
@@ -226,6 +253,12 @@ describe("a failed turn's retry hints", () => {
     const odd = await invokeFailing({ code: "overloaded", message: "busy", retryAfterMs: -5, resetsAt: 12 });
     expect(odd.headers.get("retry-after")).toBeNull();
     expect(((await odd.json()) as { error: unknown }).error).toEqual({ code: "overloaded", message: "busy" });
+    const text = await invokeFailing({ code: "overloaded", message: "busy", retryAfterMs: "5" });
+    expect(text.headers.get("retry-after")).toBeNull();
+    expect(((await text.json()) as { error: unknown }).error).toEqual({
+      code: "overloaded",
+      message: "busy",
+    });
   });
 
   it("streams the same hints in the error event", async () => {
