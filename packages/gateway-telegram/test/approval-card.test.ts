@@ -51,6 +51,14 @@ describe("the approval card", () => {
     ]);
   });
 
+  it("with a prompt that shows nothing is refused by Telegram as empty, not sent with text of ours", async () => {
+    await started();
+    await expect(rig.gateway.requestDecision(request("req_1", "  "), opts)).rejects.toThrow(
+      /message text is empty/,
+    );
+    expect(rig.fake.chat.botMessages).toEqual([]);
+  });
+
   it("is replaced by its outcome (approved, rejected, edited), one button naming the request", async () => {
     await started();
     const decisions = ["approve", "reject", "edit"] as const;
@@ -152,7 +160,11 @@ describe("a press on the card", () => {
     });
     await within(rig.fake.confirmed(updateId), 5_000, "the press confirmed");
     expect(rig.rec.decided).toHaveLength(1);
-    expect(rig.rec.logs().filter((l) => l.msg === "answerCallbackQuery failed")).toHaveLength(1);
+    expect(rig.rec.logs().filter((l) => l.msg === "answerCallbackQuery failed")).toEqual([
+      expect.objectContaining({
+        err: expect.objectContaining({ message: expect.stringMatching(/query is too old/) }),
+      }),
+    ]);
   });
 
   it("is answered 'already closed' when deciding fails", async () => {

@@ -4,6 +4,7 @@
 // resumed after a restart keeps the ids it had; a draft Telegram refuses falls back to the group way;
 // the final text replaces the preview, and only a preview that is gone is sent anew.
 import type { ReplyStream, SendOptions, StreamOptions } from "@agentsvc/adapter-kit";
+import { eventually } from "@agentsvc/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isPrivate } from "../src/stream.js";
 import { startRig, type TelegramRig } from "./rig.js";
@@ -151,5 +152,17 @@ describe("the final text of a group's preview", () => {
     const result = await rig.gateway.finishDraft(String(GROUP), ids ?? {}, "Hello, all done.", options);
     expect(inChat(GROUP).map((m) => m.text)).toEqual(["Hello, all done."]);
     expect(result.messageId).toBe(String(inChat(GROUP)[0]?.messageId));
+  });
+});
+
+describe("a preview update the session gives up on", () => {
+  it("rejects with the session's own reason once its signal aborts the call, not as a failed send", async () => {
+    rig.fake.failNext("sendMessage", { hang: true });
+    const gaveUp = new AbortController();
+    const update = open(String(GROUP)).update("Hello", gaveUp.signal);
+    await eventually(() => rig.calls("sendMessage").length === 1, "the send on its way");
+    const reason = new Error("the session moved on");
+    gaveUp.abort(reason);
+    await expect(update).rejects.toBe(reason);
   });
 });
