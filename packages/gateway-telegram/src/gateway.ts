@@ -223,6 +223,7 @@ export class TelegramGateway implements Gateway {
     } catch (err) {
       // As for a send: markup Telegram refuses must not cost the edit (the final text of a stream).
       if (!(err instanceof GatewaySendError && /can't parse entities/i.test(err.message))) throw err;
+      // Stryker disable next-line OptionalChaining: only a call start made possible fails here, and start set #ctx
       this.#ctx?.logger.warn({ err }, "HTML refused; editing the message to plain text");
       await this.#call("editMessageText", { ...base, text: htmlToPlain(html) }, signal).catch(
         ignoreNotModified,
@@ -240,6 +241,7 @@ export class TelegramGateway implements Gateway {
     if (!ctx || this.#stopped) return;
     const { chatId, topicId } = parseThread(thread);
     await this.#typing.start(ctx, thread, (signal) =>
+      // Stryker disable next-line OptionalChaining: #api is unset only after a start that threw (no token), and TypingRepeat catches a failed beat either way
       this.#api?.call(
         "sendChatAction",
         { chat_id: chatId, action: "typing", ...(topicId ? { message_thread_id: topicId } : {}) },
@@ -283,6 +285,7 @@ export class TelegramGateway implements Gateway {
 
   async #handle(update: TgUpdate, bot: BotIdentity, signal: AbortSignal): Promise<void> {
     const ctx = this.#ctx;
+    // Stryker disable next-line ConditionalExpression,LogicalOperator,StringLiteral: PollLoop checks signal.aborted just before each update and stop's cancel aborts it; the guard narrows #ctx for the compiler
     if (!ctx || this.#stopped || signal.aborted) throw new Error("telegram gateway stopped");
     const got: Classified = classifyUpdate(update, bot);
     if ("message" in got) {
@@ -317,6 +320,7 @@ export class TelegramGateway implements Gateway {
   }
 
   async #answer(ctx: GatewayContext, queryId: string, text: string): Promise<void> {
+    // Stryker disable next-line OptionalChaining: presses come only from the poll start made after setting #api
     await this.#api
       ?.call("answerCallbackQuery", { callback_query_id: queryId, text: text.slice(0, 200) })
       .catch((err: unknown) => ctx.logger.warn({ err }, "answerCallbackQuery failed"));
@@ -344,6 +348,7 @@ export class TelegramGateway implements Gateway {
     } catch (err) {
       // Markup the platform still refuses must not cost the reply: send the visible text plainly.
       if (!(err instanceof GatewaySendError && /can't parse entities/i.test(err.message))) throw err;
+      // Stryker disable next-line OptionalChaining: only a call start made possible fails here, and start set #ctx
       this.#ctx?.logger.warn({ err }, "HTML refused; sending the piece as plain text");
       return this.#call<TgMessage>("sendMessage", { ...base, text: htmlToPlain(html) }, signal);
     }
