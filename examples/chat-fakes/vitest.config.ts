@@ -6,6 +6,8 @@ export default defineProject({
     name: "@agentsvc/example-chat-fakes",
     include: ["test/**/*.test.ts"],
     testTimeout: 60_000,
+    // As the preset's: starting the demo (server and fakes) passed vitest's default 10 s at load 14.
+    hookTimeout: 60_000,
     pool: "forks",
   },
 });
