@@ -211,7 +211,8 @@ export class EmailGateway implements Gateway {
     const composed = composedSubject(options.meta);
     const info =
       composed !== undefined
-        ? { to: (await this.#threadInfo(thread, undefined)).to, subject: "" }
+        ? // Stryker disable next-line StringLiteral: a composed mail's subject is `composed`; this one is never read
+          { to: (await this.#threadInfo(thread, undefined)).to, subject: "" }
         : await this.#threadInfo(thread, options.meta);
     const tag = requestId ? ` [agentsvc:${requestId}]` : "";
     const subject =
@@ -250,6 +251,7 @@ export class EmailGateway implements Gateway {
     const reader = this.#reader;
     if (this.#stopped || !reader) return null;
     const onAbort = () => reader.close();
+    // Stryker disable next-line ObjectLiteral,BooleanLiteral: a signal aborts once, and the listener is removed when the poll ends
     signal.addEventListener("abort", onAbort, { once: true });
     try {
       const cursor = await ctx.state.get<Cursor>(CURSOR);

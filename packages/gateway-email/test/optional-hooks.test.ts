@@ -12,9 +12,17 @@ describe.skipIf(dovecotMissing !== undefined)("a context without the optional ho
     const { box, ctx, delivered, round } = await started();
     delete ctx.heard;
     delete ctx.platformCallSucceeded;
-    delete ctx.reconnected;
     await box.append(fromAnn("h1", "x", "hello"));
     expect(await round()).toBe(100);
     expect(delivered.map((d) => d.text)).toEqual(["hello"]);
+  });
+
+  it("a poll that works again after a failure goes on without a reconnected hook", async () => {
+    const { box, ctx, lines, round, abortedRound } = await started();
+    delete ctx.reconnected;
+    await box.append(fromAnn("h2", "x", "again"));
+    expect(await abortedRound()).toBeGreaterThanOrEqual(100);
+    expect(await round()).toBe(100);
+    expect(lines.filter((l) => l.msg === "IMAP poll works again")).toHaveLength(1);
   });
 });

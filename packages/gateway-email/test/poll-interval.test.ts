@@ -3,7 +3,7 @@
 import { createServer } from "node:net";
 import { dovecotMissing } from "@agentsvc/testkit";
 import { describe, expect, it } from "vitest";
-import { useSteppedGateway } from "./stepped-gateway.js";
+import { fromAnn, useSteppedGateway } from "./stepped-gateway.js";
 
 const { started } = useSteppedGateway();
 
@@ -39,5 +39,17 @@ describe.skipIf(dovecotMissing !== undefined)("the poll interval of a configured
       expect(capped).toBeGreaterThanOrEqual(900_000);
       expect(capped).toBeLessThanOrEqual(1_080_000);
     }
+  });
+
+  it("after a poll works again, the next failure waits the first delay again, not a longer one", async () => {
+    const { box, round, abortedRound } = await started();
+    await box.append(fromAnn("b1", "x", "one"));
+    const first = (await abortedRound()) as number;
+    const second = (await abortedRound()) as number;
+    expect(second).toBeGreaterThan(first);
+    expect(await round()).toBe(100);
+    await box.append(fromAnn("b2", "x", "two"));
+    // 100 ms plus up to 20% jitter: the backoff starts over.
+    expect(await abortedRound()).toBeLessThanOrEqual(120);
   });
 });

@@ -96,7 +96,34 @@ export function useSteppedGateway() {
     if (!poll) throw new Error("start scheduled no poll");
     /** One poll round; the delay the task asks for (null: stop polling). */
     const round = () => poll(new AbortController().signal);
-    return { box, gw, ctx, lines, state, delivered, rejected, interactions, tasks, counts, round };
+    /**
+     * One round whose task is aborted while a mail is being recorded (the abort closes the IMAP
+     * connection): the poll fails there. Needs an unread mail in the mailbox.
+     */
+    const abortedRound = () => {
+      const abort = new AbortController();
+      const deliver = ctx.deliver;
+      ctx.deliver = async (inbound) => {
+        ctx.deliver = deliver;
+        abort.abort();
+        return deliver(inbound);
+      };
+      return poll(abort.signal);
+    };
+    return {
+      box,
+      gw,
+      ctx,
+      lines,
+      state,
+      delivered,
+      rejected,
+      interactions,
+      tasks,
+      counts,
+      round,
+      abortedRound,
+    };
   }
 
   return { dovecot, started };
