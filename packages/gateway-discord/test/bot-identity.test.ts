@@ -6,7 +6,7 @@ import { eventually } from "@agentsvc/testkit";
 import { afterEach, expect, it } from "vitest";
 import { createGateway, type DiscordGateway } from "../src/index.js";
 import { CHANNELS, discordHarness } from "./harness.js";
-import { expectOnceEach, type Rigged, stopRig } from "./rig.js";
+import { expectOnceEach, type Rigged, startRig, stopRig } from "./rig.js";
 
 let r: Rigged | undefined;
 afterEach(async () => {
@@ -35,7 +35,18 @@ it("GET /users/@me failing at start, the bot learns its id from READY: a mention
   await expectOnceEach(r, ["w1"]);
 });
 
-it("a gateway never started has not halted", () => {
+it("a restart that resumes the session (RESUMED, no READY) knows the bot from GET /users/@me", async () => {
+  r = await startRig();
+  const x = r;
+  await x.rig.stop();
+  await x.rig.start();
+  await eventually(() => x.h.fake.connections.some((c) => c.resumedSession !== undefined), "the resume");
+  mentioned(x, "still me w2");
+  await expectOnceEach(x, ["w2"]);
+});
+
+it("a gateway never started has not halted, and stops without error", async () => {
   const gw = createGateway({ name: "discord", botTokenEnvVar: "DISCORD_TOKEN" }) as DiscordGateway;
   expect(gw.halted).toBe(false);
+  await expect(gw.stop()).resolves.toBeUndefined();
 });

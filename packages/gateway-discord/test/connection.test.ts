@@ -213,7 +213,9 @@ describe("discord connection fallbacks", () => {
       await expect(gateway.start(ctx)).rejects.toMatchObject({
         code: "missing_config",
         envVar: "DISCORD_TOKEN",
-        message: expect.stringContaining("DISCORD_TOKEN is not set"),
+        message: expect.stringContaining(
+          "discord: DISCORD_TOKEN is not set: set it to the bot token (Developer Portal, Bot page, Reset Token)",
+        ),
       });
     }
   });

@@ -66,6 +66,17 @@ describe("discord typing", () => {
     expect(gw.typingThreadCount).toBe(0);
   });
 
+  it("stops when a streamed reply's draft is finished in place (an edit, no new message)", async () => {
+    r = await startRig({ typingIntervalMs: INTERVAL_MS });
+    const gw = r.rig.gateway as DiscordGateway;
+    const draft = await gw.stream(channel, {}).update("Half of it");
+    await gw.startTyping(channel);
+    expect(gw.typingThreadCount).toBe(1);
+    await gw.finishDraft(channel, draft ?? {}, "All of it.", { idempotencyKey: "final-t1", attempt: 1 });
+    expect(r.h.fake.rest.botMessages.at(-1)).toMatchObject({ id: draft?.messageId, content: "All of it." });
+    expect(gw.typingThreadCount).toBe(0);
+  });
+
   it("asked for after the gateway stopped, posts nothing", async () => {
     r = await startRig({ typingIntervalMs: INTERVAL_MS });
     const gw = r.rig.gateway as DiscordGateway;
