@@ -4,7 +4,7 @@
 // time and moves when its holder dies. Cancel, steer and an approval sent to another instance than
 // the run's reach the run.
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ChatDb, openPostgresChatDb } from "@agentsvc/chat-store";
@@ -22,6 +22,7 @@ let pg: TestPostgres;
 let telegram: TelegramFake;
 let store: ChatDb;
 let toolLog: string;
+let pauseGates: string;
 const instances: Instance[] = [];
 
 /** The reply text of an SSE turn: its chunks' content deltas, joined. */
@@ -48,6 +49,7 @@ describe.skipIf(postgresMissing)("three instances over one PostgreSQL", () => {
     telegram = await TelegramFake.start();
     toolLog = join(tmpdir(), `agentsvc-cluster-tools-${process.pid}.log`);
     writeFileSync(toolLog, "");
+    pauseGates = mkdtempSync(join(tmpdir(), "agentsvc-cluster-gates-"));
     const env = {
       CLUSTER_DB_URL: url,
       HOOKS_SECRET: SECRET,
@@ -55,6 +57,7 @@ describe.skipIf(postgresMissing)("three instances over one PostgreSQL", () => {
       TELEGRAM_BOT_TOKEN: telegram.token,
       TELEGRAM_API_URL: telegram.url,
       CLUSTER_TOOL_LOG: toolLog,
+      CLUSTER_PAUSE_GATES: pauseGates,
     };
     for (const name of ["a", "b", "c"]) instances.push(new Instance(name, env));
     // Started together: the schema is migrated once, under the advisory lock.
@@ -73,6 +76,7 @@ describe.skipIf(postgresMissing)("three instances over one PostgreSQL", () => {
     await store?.closedSettled;
     await telegram?.close();
     await pg?.stop();
+    if (pauseGates) rmSync(pauseGates, { recursive: true, force: true });
   });
 
   it("one instance leads: it alone polls Telegram and answers there", async () => {
@@ -204,19 +208,27 @@ describe.skipIf(postgresMissing)("three instances over one PostgreSQL", () => {
     const onX = new Page(x, cookie);
     const onY = new Page(y, cookie); // the session lives in the shared store
 
-    const cancelled = onX.stream("/stream", { input: "use pause for-cancel", threadId: "cancel-me" });
-    await new Promise((r) => setTimeout(r, 400));
+    // The run is held in its pause tool until the request sent to y was answered (the gate file):
+    // with a fixed 1.5 s pause and a 400 ms wait, the cancel sometimes reached x under load (17 on
+    // 2 CPUs) after the run had ended (cancelled: false).
+    const cancelled = await onX.streaming("/stream", {
+      input: "use pause held-cancel",
+      threadId: "cancel-me",
+    });
+    await cancelled.seen("event: thread");
     const cancel = await onY.post("/cancel", { threadId: "cancel-me", reason: "from y" });
+    writeFileSync(join(pauseGates, "held-cancel"), "");
     expect(await cancel.json()).toMatchObject({ success: true, cancelled: true });
     // Cancelled at the checkpoint after the tool: the model never wrote its reply.
-    expect(replyText((await cancelled).text)).toBe("");
+    expect(replyText((await cancelled.done).text)).toBe("");
 
-    const steered = onX.stream("/stream", { input: "use pause for-steer", threadId: "steer-me" });
-    await new Promise((r) => setTimeout(r, 400));
+    const steered = await onX.streaming("/stream", { input: "use pause held-steer", threadId: "steer-me" });
+    await steered.seen("event: thread");
     const steer = await onY.post("/steer", { threadId: "steer-me", input: "and mind the steer" });
+    writeFileSync(join(pauseGates, "held-steer"), "");
     expect(await steer.json()).toMatchObject({ success: true, steered: true });
     // The steered text reached the running turn: the (echoing) demo model answers it.
-    expect(replyText((await steered).text)).toContain("mind the steer");
+    expect(replyText((await steered.done).text)).toContain("mind the steer");
     // Its events live on x: a reconnect that reaches y is told to go back (sticky sessions).
     const elsewhere = await fetch(`${y.base}/chat/api/stream`, {
       method: "POST",

@@ -183,4 +183,46 @@ export class Page {
     const threadId = res.headers.get("x-thread-id") ?? /"threadId":"([^"]+)"/.exec(text)?.[1];
     return { threadId, text, status: res.status };
   }
+
+  /**
+   * A turn as SSE, read as it arrives: `seen(marker)` resolves once the text so far holds `marker`
+   * (the run got that far; rejects if the stream ends without it), `done` with the whole text.
+   */
+  async streaming(
+    path: string,
+    body: unknown,
+  ): Promise<{ seen(marker: string): Promise<void>; done: Promise<{ text: string; status: number }> }> {
+    const res = await this.post(path, body);
+    let text = "";
+    let ended = false;
+    const waiting: { marker: string; found(): void; missed(err: Error): void }[] = [];
+    const check = () => {
+      for (const w of waiting.splice(0)) {
+        if (text.includes(w.marker)) w.found();
+        else if (ended) w.missed(new Error(`the stream ended without ${w.marker}:\n${text}`));
+        else waiting.push(w);
+      }
+    };
+    const done = (async () => {
+      const decoder = new TextDecoder();
+      try {
+        for await (const piece of res.body ?? []) {
+          text += decoder.decode(piece, { stream: true });
+          check();
+        }
+      } finally {
+        ended = true;
+        check();
+      }
+      return { text, status: res.status };
+    })();
+    return {
+      seen: (marker) =>
+        new Promise<void>((found, missed) => {
+          waiting.push({ marker, found, missed });
+          check();
+        }),
+      done,
+    };
+  }
 }
