@@ -8,9 +8,9 @@ import { dovecotMissing } from "@agentsvc/testkit";
 import { describe, expect, it } from "vitest";
 import { ImapLoginError } from "../src/connection.js";
 import { readerOn } from "./imap-reader-rig.js";
-import { useDovecot } from "./rig.js";
+import { useSteppedGateway } from "./stepped-gateway.js";
 
-const dovecot = useDovecot();
+const { dovecot, started } = useSteppedGateway();
 
 /** An IMAP server whose authentication service is unavailable, with the test Dovecot's certificate. */
 async function unavailableImap(tls: { key: string; cert: string }) {
@@ -49,6 +49,22 @@ describe.skipIf(dovecotMissing !== undefined)("an IMAP login the server cannot c
       expect(err).toBeInstanceOf(ImapLoginError);
       expect((err as ImapLoginError).rejected).toBe(false);
       expect((err as Error).message).toContain("(UNAVAILABLE: Temporary authentication failure)");
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it("the gateway logs it naming the login variables and polls again later, without reporting rejected credentials", async () => {
+    const fake = await unavailableImap(await dovecot.started());
+    try {
+      const { lines, rejected, round } = await started({ imapPort: fake.port });
+      expect(await round()).toBeGreaterThanOrEqual(100);
+      expect(rejected).toEqual([]);
+      const [logged] = lines.filter((l) => l.level === 50).map((l) => l.msg);
+      expect(logged).toMatch(/^IMAP login failed for .* \(UNAVAILABLE: Temporary authentication failure\)/);
+      expect(logged).toContain(
+        "; check IMAP_USER and IMAP_PASS (an app password where the provider requires one)",
+      );
     } finally {
       await fake.close();
     }
