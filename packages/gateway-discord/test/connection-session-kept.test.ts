@@ -35,6 +35,9 @@ describe("discord connection: what it sends and keeps", () => {
       intents: 37377,
       properties: { os: process.platform, browser: "agentsvc", device: "agentsvc" },
     });
+    // READY is stored only after it would have been handed on: wait for that, then look.
+    const x = r;
+    await eventually(async () => (await stored(x)) !== undefined, "the stored session");
     expect(r.h.logs.some((l) => l.msg === "ignored" && l.t === "READY")).toBe(false);
   });
 
@@ -50,6 +53,10 @@ describe("discord connection: what it sends and keeps", () => {
     const resumed = await nextConnection(x, count);
     await eventually(() => resumed.resumedSession !== undefined, "the resume");
     expect(resumed.resumedSession).toBe(id);
+    // RESUMED is not an event either: a message after it is handled after RESUMED was.
+    say(x, "after the resume rs1");
+    await expectOnceEach(x, ["rs1"]);
+    expect(x.h.logs.some((l) => l.msg === "ignored" && l.t === "RESUMED")).toBe(false);
   });
 
   it("after a zombie reconnect the new connection is kept: its first beat does not count the old missed ACK", async () => {
