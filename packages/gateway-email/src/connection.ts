@@ -1,6 +1,6 @@
 // The IMAP side: one connection kept across polls (reopened when it drops), new mail read by
 // UID from the last cursor, and a message marked \Seen only after the handler has recorded it.
-import { ImapFlow } from "imapflow";
+import { ImapFlow, type MessageEnvelopeObject } from "imapflow";
 import type { Logger } from "pino";
 import { certificateHint } from "./tls.js";
 
@@ -58,7 +58,7 @@ export class ImapReader {
       // The mailbox stays selected between polls: NOOP makes the server report mail that arrived since.
       await client.noop();
       const box = client.mailbox;
-      // Stryker disable next-line ConditionalExpression,StringLiteral: getMailboxLock opens the mailbox or throws, so box is set here (the check narrows the type)
+      // Stryker disable next-line ConditionalExpression,StringLiteral,CallExpression: getMailboxLock opens the mailbox or throws, so box is set here (the check narrows the type)
       if (!box) throw new Error(`IMAP mailbox ${this.#settings.mailbox} could not be opened`);
       const uidValidity = String(box.uidValidity);
       let uids: number[];
@@ -104,10 +104,12 @@ export class ImapReader {
       const uids = (await client.search({ header: { "message-id": messageId } }, { uid: true })) || [];
       const uid = uids[0];
       if (uid === undefined) return undefined;
-      const found = (await client.fetchOne(String(uid), { envelope: true }, { uid: true })) || undefined;
+      const found = await client.fetchOne(String(uid), { envelope: true }, { uid: true });
+      // Asked for, the envelope comes with every message found (false: expunged since the search).
+      const envelope: Partial<MessageEnvelopeObject> = (found || undefined)?.envelope ?? {};
       // The IMAP envelope's reply-to is the Reply-To header, or From when there is none (RFC 3501 ENVELOPE).
-      const from = found?.envelope?.replyTo?.[0]?.address ?? found?.envelope?.from?.[0]?.address;
-      return from ? { from: from.toLowerCase(), subject: found?.envelope?.subject ?? "" } : undefined;
+      const from = envelope.replyTo?.[0]?.address ?? envelope.from?.[0]?.address;
+      return from ? { from: from.toLowerCase(), subject: envelope.subject ?? "" } : undefined;
     } finally {
       lock.release();
     }
@@ -121,6 +123,7 @@ export class ImapReader {
 
   async #connect(): Promise<ImapFlow> {
     if (this.#client?.usable) return this.#client;
+    // Stryker disable next-line CallExpression: a client replaced here is no longer usable (closed, or its socket failed): closing it again ends nothing
     this.close();
     const { host, port, user, pass, ca } = this.#settings;
     const client = new ImapFlow({

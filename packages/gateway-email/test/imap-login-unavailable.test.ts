@@ -2,7 +2,7 @@
 // service is down) is a temporary failure, not refused credentials: the gateway retries instead of
 // stopping. Dovecot gives no way to make its auth service fail on demand, so a small IMAP server over
 // TLS answers the way RFC 3501 section 6.2.3 and RFC 5530 describe: greeting, CAPABILITY, then
-// `NO [UNAVAILABLE]` to LOGIN.
+// `NO [UNAVAILABLE]` to LOGIN (or, for the last case, a NO with no response code at all).
 import { createServer, type TLSSocket } from "node:tls";
 import { dovecotMissing } from "@agentsvc/testkit";
 import { describe, expect, it } from "vitest";
@@ -13,10 +13,13 @@ import { useSteppedGateway } from "./stepped-gateway.js";
 const { dovecot, started } = useSteppedGateway();
 
 /** An IMAP server whose authentication service is unavailable, with the test Dovecot's certificate. */
-async function unavailableImap(tls: { key: string; cert: string }) {
+async function unavailableImap(
+  tls: { key: string; cert: string },
+  login = "NO [UNAVAILABLE] Temporary authentication failure",
+) {
   const answers: Record<string, (tag: string) => string> = {
     CAPABILITY: (tag) => `* CAPABILITY IMAP4rev1\r\n${tag} OK CAPABILITY completed\r\n`,
-    LOGIN: (tag) => `${tag} NO [UNAVAILABLE] Temporary authentication failure\r\n`,
+    LOGIN: (tag) => `${tag} ${login}\r\n`,
     LOGOUT: (tag) => `* BYE logging out\r\n${tag} OK LOGOUT completed\r\n`,
   };
   const server = createServer(tls, (socket: TLSSocket) => {
@@ -65,6 +68,19 @@ describe.skipIf(dovecotMissing !== undefined)("an IMAP login the server cannot c
       expect(logged).toContain(
         "; check IMAP_USER and IMAP_PASS (an app password where the provider requires one)",
       );
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it("a refusal without a response code is rejected credentials quoting the server's text alone", async () => {
+    const fake = await unavailableImap(await dovecot.started(), "NO Login refused");
+    try {
+      const { poll } = await readerOn(dovecot, { port: fake.port });
+      const err = await poll(undefined).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ImapLoginError);
+      expect((err as ImapLoginError).rejected).toBe(true);
+      expect((err as Error).message).toMatch(/:\d+ \(Login refused\)$/);
     } finally {
       await fake.close();
     }
