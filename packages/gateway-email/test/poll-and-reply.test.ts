@@ -96,6 +96,12 @@ describe.skipIf(dovecotMissing !== undefined)("the email gateway step by step", 
       "<s1@example.test>",
       "<s2@example.test>",
     ]);
+    // Two known conversations referenced: the newest reference (last in References) names it.
+    await box.append(
+      fromAnn("u1", "Re: both", "six", { references: ["<s2@example.test>", "<r3@example.test>"] }),
+    );
+    await round();
+    expect(delivered[5]).toMatchObject({ text: "six", thread: "<r1@example.test>" });
   });
 
   it("a mail without a Message-ID gets a stable id of its UID and bytes, which is its conversation", async () => {
@@ -169,8 +175,10 @@ describe.skipIf(dovecotMissing !== undefined)("the email gateway step by step", 
       { messageId: "<old@example.test>", from: "Dan <DAN@example.test>", subject: "Old topic", text: "x" },
       true,
     );
-    await box.append(fromAnn("k1", "Kept", "hi"));
+    const k1 = await box.append(fromAnn("k1", "Kept", "hi"));
     await round();
+    // What the gateway kept answers even once the mail is gone from the mailbox (no look-up needed).
+    await box.observer.messageDelete(String(k1), { uid: true });
     await gw.send("<k1@example.test>", "kept", opts("a"));
     await gw.send("carol@example.test", "new", opts("b"));
     await gw.send("<old@example.test>", "looked up", opts("c"));
@@ -193,8 +201,14 @@ describe.skipIf(dovecotMissing !== undefined)("the email gateway step by step", 
     expect((plain as Error).message).toBe("email: no recipient known for thread no-address");
   });
 
-  it("a run's origin without Reply-To (recorded before it was kept) answers the sender", async () => {
+  it("a run's origin answers its Reply-To, and without one (recorded before it was kept) the sender", async () => {
     const { box, gw } = await started();
+    await gw.send(
+      "<o0@example.test>",
+      "hi",
+      opts("o0", { meta: { from: "ann@example.test", replyTo: "team@example.test", subject: "S" } }),
+    );
+    expect(recipient(box.sink.mails.shift())).toBe("team@example.test");
     await gw.send("<o1@example.test>", "hi", opts("o", { meta: { from: "ann@example.test", subject: "S" } }));
     const [mail] = box.sink.mails;
     expect(recipient(mail)).toBe("ann@example.test");
@@ -270,12 +284,16 @@ describe.skipIf(dovecotMissing !== undefined)("the email gateway step by step", 
     await box.append(fromAnn("g1", "Re: x [agentsvc:req_other]", "approve", { headers: DMARC_PASS }));
     await box.append(fromAnn("g2", "Re: x [agentsvc:req_done]", "Approve, go ahead"));
     await box.append(fromAnn("g3", "Re: x [agentsvc:req_nobody]", "approve"));
+    // An open request of ours by its tag: "approve" is a decision, refused here (no authenticated sender).
+    interactions.set("req_open", request("req_open", "<open@example.test>"));
+    const unauthenticated = await box.append(fromAnn("g4", "Re: x [agentsvc:req_open]", "approve"));
     await round();
     expect(delivered.map((d) => [d.thread, d.text])).toEqual([
       ["<g1@example.test>", "approve"],
       ["<done@example.test>", "Approve, go ahead"],
       ["<g3@example.test>", "approve"],
     ]);
+    expect(await box.seen(unauthenticated)).toBe(false);
   });
 
   it("a schedule's mail is a new message with its own subject to the conversation's address", async () => {
