@@ -95,33 +95,37 @@ export interface Scheduled {
   ms: number;
 }
 
+/** Every gateway `h` builds from now on is started with `change(ctx)` instead of the session's context. */
+export function changeContext(h: DiscordHarness, change: (ctx: GatewayContext) => GatewayContext): void {
+  const build = h.gateway;
+  h.gateway = async () => {
+    const gw = await build();
+    const start = gw.start.bind(gw);
+    gw.start = (ctx: GatewayContext) => start(change(ctx));
+    return gw;
+  };
+}
+
 /**
  * Every gateway `h` builds from now on hands its tasks to the session's scheduler through a recorder:
  * what it scheduled, and with which delay, lands in the returned list.
  */
 export function recordScheduling(h: DiscordHarness): Scheduled[] {
   const seen: Scheduled[] = [];
-  const build = h.gateway;
-  h.gateway = async () => {
-    const gw = await build();
-    const start = gw.start.bind(gw);
-    gw.start = (ctx: GatewayContext) =>
-      start({
-        ...ctx,
-        scheduler: {
-          every: (name, ms, task) => {
-            seen.push({ kind: "every", name, ms });
-            ctx.scheduler.every(name, ms, task);
-          },
-          schedule: (name, ms, task) => {
-            seen.push({ kind: "schedule", name, ms });
-            ctx.scheduler.schedule(name, ms, task);
-          },
-          cancel: (name) => ctx.scheduler.cancel(name),
-          list: () => ctx.scheduler.list(),
-        },
-      });
-    return gw;
-  };
+  changeContext(h, (ctx) => ({
+    ...ctx,
+    scheduler: {
+      every: (name, ms, task) => {
+        seen.push({ kind: "every", name, ms });
+        ctx.scheduler.every(name, ms, task);
+      },
+      schedule: (name, ms, task) => {
+        seen.push({ kind: "schedule", name, ms });
+        ctx.scheduler.schedule(name, ms, task);
+      },
+      cancel: (name) => ctx.scheduler.cancel(name),
+      list: () => ctx.scheduler.list(),
+    },
+  }));
   return seen;
 }
