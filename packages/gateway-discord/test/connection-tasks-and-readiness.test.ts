@@ -1,0 +1,80 @@
+// What the connection leaves scheduled and when it counts itself up: a fatal close
+// (https://discord.com/developers/docs/topics/opcodes-and-status-codes#gateway-gateway-close-event-codes)
+// leaves no heartbeat or watchdog running, stop leaves no task at all; a socket that has not said Hello
+// is not up, so deafAfter waits for the watchdog to replace it; a resume URL that cannot be opened is
+// retried with a warning.
+import type { GatewayContext } from "@agentsvc/adapter-kit";
+import { ContractRig } from "@agentsvc/session-core/testing";
+import { eventually } from "@agentsvc/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import { SESSION_KEY, type StoredSession } from "../src/connection.js";
+import { discordHarness } from "./harness.js";
+import { changeContext, type Rigged, startCalmRig, stopRig } from "./rig.js";
+
+let r: Rigged | undefined;
+afterEach(async () => {
+  await stopRig(r);
+  r = undefined;
+});
+
+/** A calm rig whose gateway's context is kept, to read its scheduler's tasks. */
+async function keptContextRig(overrides?: Parameters<typeof discordHarness>[0]) {
+  const h = await discordHarness({ watchdogMs: 60_000, ...overrides }, { heartbeatIntervalMs: 2_000 });
+  let ctx: GatewayContext | undefined;
+  changeContext(h, (c) => {
+    ctx = c;
+    return c;
+  });
+  r = { h, rig: new ContractRig(h) };
+  await r.rig.start();
+  await eventually(() => h.fake.sessions.current !== undefined, "READY");
+  const tasks = () => (ctx as GatewayContext).scheduler.list().map((t) => t.name.replace(/^discord:/, ""));
+  return { x: r, tasks };
+}
+
+describe("discord connection: tasks and readiness", () => {
+  it("a fatal close leaves neither the heartbeat nor the watchdog scheduled", async () => {
+    const { x, tasks } = await keptContextRig();
+    expect(tasks()).toEqual(expect.arrayContaining(["heartbeat", "watchdog"]));
+    x.h.fake.sessions.closeWith(4013, "Invalid intent(s).");
+    await eventually(() => x.h.built.at(-1)?.halted === true, "halted");
+    expect(tasks()).not.toContain("heartbeat");
+    expect(tasks()).not.toContain("watchdog");
+  });
+
+  it("stop leaves none of the connection's tasks scheduled, the deaf watch included", async () => {
+    const { x, tasks } = await keptContextRig({ deafAfter: "10s" });
+    expect(tasks()).toContain("deaf-watch");
+    const before = tasks();
+    // The gateway's own stop, not the session's (which drops every task of the gateway by itself).
+    await x.h.built.at(-1)?.stop();
+    for (const name of before) expect(tasks()).not.toContain(name);
+  });
+
+  it("a socket that never says Hello is not up: the watchdog replaces it before deafAfter could", async () => {
+    const h = await discordHarness({ watchdogMs: 2_000, deafAfter: "1s" }, { heartbeatIntervalMs: 2_000 });
+    h.fake.sessions.withholdHello(1);
+    r = { h, rig: new ContractRig(h) };
+    await r.rig.start();
+    await eventually(() => h.logs.some((l) => l.msg === "reconnecting"), "a reconnect", 10_000);
+    expect(h.logs.find((l) => l.msg === "reconnecting")).toMatchObject({ why: "watchdog" });
+    expect(h.logs.some((l) => /deafAfter/.test(l.msg))).toBe(false);
+  });
+
+  it("a resume URL that cannot be opened (404) is retried, each time with a warning", async () => {
+    r = await startCalmRig();
+    const x = r;
+    const stored = () => x.rig.store.gatewayState.get<StoredSession>("discord", SESSION_KEY);
+    await eventually(async () => (await stored()) !== undefined, "the stored session");
+    await x.rig.stop();
+    const session = (await stored()) as StoredSession;
+    const nowhere = session.resumeUrl.replace(/\/resume\/?$/, "/nowhere");
+    await x.rig.store.gatewayState.set("discord", SESSION_KEY, { ...session, resumeUrl: nowhere });
+    await x.rig.start();
+    await eventually(
+      () => x.h.logs.filter((l) => l.msg === "could not connect to the gateway; retrying").length >= 2,
+      "two warnings",
+    );
+    expect(x.h.logs.find((l) => l.msg === "could not connect to the gateway; retrying")?.err).toBeDefined();
+  });
+});
