@@ -18,8 +18,14 @@ afterEach(async () => {
 });
 
 /** A calm rig whose gateway's context is kept, to read its scheduler's tasks. */
-async function keptContextRig(overrides?: Parameters<typeof discordHarness>[0]) {
-  const h = await discordHarness({ watchdogMs: 60_000, ...overrides }, { heartbeatIntervalMs: 2_000 });
+async function keptContextRig(
+  overrides?: Parameters<typeof discordHarness>[0],
+  fakeOptions?: Parameters<typeof discordHarness>[1],
+) {
+  const h = await discordHarness(
+    { watchdogMs: 60_000, ...overrides },
+    { heartbeatIntervalMs: 2_000, ...fakeOptions },
+  );
   let ctx: GatewayContext | undefined;
   changeContext(h, (c) => {
     ctx = c;
@@ -29,7 +35,9 @@ async function keptContextRig(overrides?: Parameters<typeof discordHarness>[0]) 
   await r.rig.start();
   await eventually(() => h.fake.sessions.current !== undefined, "READY");
   const tasks = () => (ctx as GatewayContext).scheduler.list().map((t) => t.name.replace(/^discord:/, ""));
-  return { x: r, tasks };
+  const task = (name: string) =>
+    (ctx as GatewayContext).scheduler.list().find((t) => t.name.replace(/^discord:/, "") === name);
+  return { x: r, tasks, task };
 }
 
 describe("discord connection: tasks and readiness", () => {
@@ -76,5 +84,16 @@ describe("discord connection: tasks and readiness", () => {
       "two warnings",
     );
     expect(x.h.logs.find((l) => l.msg === "could not connect to the gateway; retrying")?.err).toBeDefined();
+  });
+
+  it("after a fatal close the deaf watch keeps checking without failing and without calling the connection deaf", async () => {
+    const { x, task } = await keptContextRig({ deafAfter: "1s" });
+    x.h.fake.sessions.closeWith(4013, "Invalid intent(s).");
+    await eventually(() => x.h.built.at(-1)?.halted === true, "halted");
+    // deafAfter 1 s is checked every 250 ms: eight checks span twice deafAfter.
+    const runs = task("deaf-watch")?.runs ?? 0;
+    await eventually(() => (task("deaf-watch")?.runs ?? 0) >= runs + 8, "eight more checks", 10_000);
+    expect(task("deaf-watch")?.errors).toBe(0);
+    expect(x.h.logs.some((l) => /deafAfter/.test(l.msg))).toBe(false);
   });
 });
