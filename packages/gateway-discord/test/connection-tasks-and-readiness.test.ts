@@ -69,8 +69,14 @@ describe("discord connection: tasks and readiness", () => {
     expect(h.logs.some((l) => /deafAfter/.test(l.msg))).toBe(false);
   });
 
-  it("a resume URL that cannot be opened (404) is retried, each time with a warning", async () => {
-    r = await startCalmRig();
+  it("once READY, connecting is over: the connect task is not left running", async () => {
+    const { task } = await keptContextRig();
+    expect(task("connect")?.running ?? false).toBe(false);
+  });
+
+  it("a resume URL that cannot be opened (404) is retried, each time with a warning, and the failed socket is not watched", async () => {
+    // watchdogMs 100, below the backoff's later waits: a failed socket still watched would be reported as silent.
+    r = await startCalmRig({ watchdogMs: 100 });
     const x = r;
     const stored = () => x.rig.store.gatewayState.get<StoredSession>("discord", SESSION_KEY);
     await eventually(async () => (await stored()) !== undefined, "the stored session");
@@ -80,8 +86,11 @@ describe("discord connection: tasks and readiness", () => {
     await x.rig.store.gatewayState.set("discord", SESSION_KEY, { ...session, resumeUrl: nowhere });
     await x.rig.start();
     await eventually(
-      () => x.h.logs.filter((l) => l.msg === "could not connect to the gateway; retrying").length >= 2,
-      "two warnings",
+      () => x.h.logs.filter((l) => l.msg === "could not connect to the gateway; retrying").length >= 5,
+      "five warnings",
+    );
+    expect(x.h.logs.some((l) => l.msg === "no gateway frame within the watchdog period; reconnecting")).toBe(
+      false,
     );
     expect(x.h.logs.find((l) => l.msg === "could not connect to the gateway; retrying")?.err).toBeDefined();
   });
