@@ -4,22 +4,16 @@
 // https://discord.com/developers/docs/topics/opcodes-and-status-codes#gateway-gateway-close-event-codes.
 import type { GatewayContext } from "@agentsvc/adapter-kit";
 import { ContractRig } from "@agentsvc/session-core/testing";
-import { eventually, type LogLine } from "@agentsvc/testkit";
+import { eventually } from "@agentsvc/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { discordHarness } from "./harness.js";
-import { nextConnection, type Rigged, startCalmRig, stopRig } from "./rig.js";
+import { nextConnection, type Rigged, startCalmRig, stopRig, logged } from "./rig.js";
 
 let r: Rigged | undefined;
 afterEach(async () => {
   await stopRig(r);
   r = undefined;
 });
-
-/** The first line with this message, once it is logged. */
-async function logged(x: Rigged, msg: string): Promise<LogLine> {
-  await eventually(() => x.h.logs.some((l) => l.msg === msg), `the log line "${msg}"`);
-  return x.h.logs.find((l) => l.msg === msg) as LogLine;
-}
 
 describe("discord connection: causes in the log", () => {
   it("a READY names the new session, a RESUMED says the session resumed", async () => {

@@ -2,10 +2,10 @@
 // whether it resumes, and the warnings carry the figures behind them. Opcodes and close codes per
 // https://discord.com/developers/docs/topics/opcodes-and-status-codes (Invalid Session d:true may be
 // resumed, d:false may not: https://discord.com/developers/docs/events/gateway-events#invalid-session).
-import { eventually, type LogLine } from "@agentsvc/testkit";
+import { eventually } from "@agentsvc/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { SESSION_KEY, type StoredSession } from "../src/connection.js";
-import { nextConnection, type Rigged, startCalmRig, startRig, stopRig } from "./rig.js";
+import { nextConnection, type Rigged, startCalmRig, startRig, stopRig, logged } from "./rig.js";
 
 let r: Rigged | undefined;
 afterEach(async () => {
@@ -14,12 +14,6 @@ afterEach(async () => {
 });
 
 /** The first line with this message (and these fields), once it is logged. */
-async function logged(x: Rigged, msg: string, fields: Partial<LogLine> = {}): Promise<LogLine> {
-  const match = (l: LogLine) =>
-    l.msg === msg && Object.entries(fields).every(([k, v]) => (l as Record<string, unknown>)[k] === v);
-  await eventually(() => x.h.logs.some(match), `the log line "${msg}" with ${JSON.stringify(fields)}`);
-  return x.h.logs.find(match) as LogLine;
-}
 
 describe("discord connection: each reconnect names its cause", () => {
   it("Invalid Session d:true reconnects as 'invalid session', resuming", async () => {

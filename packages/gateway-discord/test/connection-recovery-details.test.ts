@@ -3,9 +3,8 @@
 // READY starts the backoff over; only a RESUMED says the session resumed; a stale sequence never moves
 // the recorded one back; a connection closed before it identified is no failed resume.
 import { ContractRig } from "@agentsvc/session-core/testing";
-import { eventually, type LogLine } from "@agentsvc/testkit";
+import { eventually } from "@agentsvc/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { SESSION_KEY, type StoredSession } from "../src/connection.js";
 import { CHANNELS, discordHarness } from "./harness.js";
 import {
   expectOnceEach,
@@ -16,6 +15,8 @@ import {
   startCalmRig,
   startRig,
   stopRig,
+  logged,
+  storedSession,
 } from "./rig.js";
 
 let r: Rigged | undefined;
@@ -24,12 +25,7 @@ afterEach(async () => {
   r = undefined;
 });
 
-async function logged(x: Rigged, msg: string): Promise<LogLine> {
-  await eventually(() => x.h.logs.some((l) => l.msg === msg), `the log line "${msg}"`);
-  return x.h.logs.find((l) => l.msg === msg) as LogLine;
-}
-
-const stored = (x: Rigged) => x.rig.store.gatewayState.get<StoredSession>("discord", SESSION_KEY);
+const stored = storedSession;
 
 describe("discord connection: recovery details", () => {
   it("a dispatch the session could not record is an error naming the event and its sequence, then a resume of the same session", async () => {

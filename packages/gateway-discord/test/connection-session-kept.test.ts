@@ -6,7 +6,6 @@ import { ContractRig } from "@agentsvc/session-core/testing";
 import { eventually } from "@agentsvc/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_WATCHDOG_MS } from "../src/gateway.js";
-import { SESSION_KEY, type StoredSession } from "../src/connection.js";
 import { DISCORD_HEARTBEAT_INTERVAL_MS, discordHarness, SCALE } from "./harness.js";
 import {
   expectOnceEach,
@@ -16,6 +15,7 @@ import {
   say,
   startCalmRig,
   stopRig,
+  storedSession,
 } from "./rig.js";
 
 let r: Rigged | undefined;
@@ -24,7 +24,7 @@ afterEach(async () => {
   r = undefined;
 });
 
-const stored = (x: Rigged) => x.rig.store.gatewayState.get<StoredSession>("discord", SESSION_KEY);
+const stored = storedSession;
 
 describe("discord connection: what it sends and keeps", () => {
   it("connects with API version 10 and JSON encoding and identifies with its connection properties; READY is not handed on as an event", async () => {

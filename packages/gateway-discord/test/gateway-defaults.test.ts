@@ -6,11 +6,11 @@
 // ("a random amount of time—between 1 and 5 seconds",
 // https://discord.com/developers/docs/events/gateway-events#invalid-session).
 import { ContractRig } from "@agentsvc/session-core/testing";
-import { eventually, type LogLine } from "@agentsvc/testkit";
+import { eventually } from "@agentsvc/testkit";
 import { afterEach, expect, it } from "vitest";
 import type { DiscordGateway } from "../src/index.js";
 import { CHANNELS, DISCORD_HEARTBEAT_INTERVAL_MS, discordHarness, SCALE } from "./harness.js";
-import { type Rigged, recordScheduling, stopRig } from "./rig.js";
+import { type Rigged, recordScheduling, stopRig, logged } from "./rig.js";
 
 let r: Rigged | undefined;
 afterEach(async () => {
@@ -25,11 +25,6 @@ const DEFAULTS = {
   jitter: undefined,
   invalidSessionDelayMs: undefined,
 };
-
-async function logged(x: Rigged, msg: string): Promise<LogLine> {
-  await eventually(() => x.h.logs.some((l) => l.msg === msg), `the log line "${msg}"`);
-  return x.h.logs.find((l) => l.msg === msg) as LogLine;
-}
 
 it("an entry without clocks: watchdog every 10 s, heartbeat within Hello's interval, typing every 8 s, a failed connect retried after 1-1.2 s, Invalid Session waits 1-5 s", async () => {
   const h = await discordHarness(DEFAULTS);

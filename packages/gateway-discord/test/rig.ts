@@ -1,8 +1,9 @@
 // Shared set-up of the Discord tests: a harness, a contract rig around it, and the checks.
 import type { GatewayContext } from "@agentsvc/adapter-kit";
 import { ContractRig } from "@agentsvc/session-core/testing";
-import { eventually } from "@agentsvc/testkit";
+import { eventually, type LogLine } from "@agentsvc/testkit";
 import { expect } from "vitest";
+import { SESSION_KEY, type StoredSession } from "../src/connection.js";
 import { CHANNELS, type DiscordHarness, discordHarness } from "./harness.js";
 
 export interface Rigged {
@@ -129,3 +130,15 @@ export function recordScheduling(h: DiscordHarness): Scheduled[] {
   }));
   return seen;
 }
+
+/** The first log line with this message (and these fields), once it is logged. */
+export async function logged(x: Rigged, msg: string, fields: Partial<LogLine> = {}): Promise<LogLine> {
+  const match = (l: LogLine) =>
+    l.msg === msg && Object.entries(fields).every(([k, v]) => (l as Record<string, unknown>)[k] === v);
+  await eventually(() => x.h.logs.some(match), `the log line "${msg}" with ${JSON.stringify(fields)}`);
+  return x.h.logs.find(match) as LogLine;
+}
+
+/** The session the connection stored for a resume after a restart. */
+export const storedSession = (x: Rigged) =>
+  x.rig.store.gatewayState.get<StoredSession>("discord", SESSION_KEY);
