@@ -288,16 +288,26 @@ describe("mcpRoute over Streamable HTTP", () => {
   });
 
   it("closes idle sessions after the bound, so their ids answer 404", async () => {
-    const { url, route } = await setup({ idleTimeoutMs: 100 });
-    const c = await client(url);
-    const id = sessionIdOf(c);
-    await eventually(() => route.sessionCount() === 0, "the idle sweep to close the session");
-    const late = await fetch(url, {
-      method: "POST",
-      headers: { ...MCP_HEADERS, "mcp-session-id": id },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/list" }),
-    });
-    expect(late.status).toBe(404);
+    // A fake clock: on a loaded machine a real 100 ms bound can pass between the client's
+    // initialize and its initialized notification, closing the session before connect ends.
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "Date"] });
+    try {
+      const { url, route } = await setup({ idleTimeoutMs: 100 });
+      const c = await client(url);
+      const id = sessionIdOf(c);
+      await vi.advanceTimersByTimeAsync(90);
+      expect(route.sessionCount()).toBe(1);
+      await vi.advanceTimersByTimeAsync(200);
+      await eventually(() => route.sessionCount() === 0, "the idle sweep to close the session");
+      const late = await fetch(url, {
+        method: "POST",
+        headers: { ...MCP_HEADERS, "mcp-session-id": id },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/list" }),
+      });
+      expect(late.status).toBe(404);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("does not expire a session while one of its tool calls is still running", async () => {
