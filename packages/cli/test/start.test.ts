@@ -11,10 +11,13 @@ afterEach(() => {
   if (child && child.exitCode === null) child.kill("SIGKILL");
 });
 
-function startBin(dir: string): { proc: ChildProcess; url: Promise<string>; output: () => string } {
+function startBin(
+  dir: string,
+  env: Record<string, string> = {},
+): { proc: ChildProcess; url: Promise<string>; output: () => string } {
   let output = "";
   const proc = spawn(process.execPath, [bin, "start", dir, "--port", "0"], {
-    env: { ...process.env, NO_COLOR: "1" },
+    env: { ...process.env, NO_COLOR: "1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   child = proc;
@@ -90,6 +93,40 @@ describe("agentsvc start", () => {
     expect(await res.text()).toMatch(
       /^agentsvc_http_requests_total\{route="\/agent\/invoke",method="POST",status="200"\} 1$/m,
     );
+    proc.kill("SIGTERM");
+    expect(await exited(proc)).toBe(0);
+  });
+
+  // idle-trim.ts: the heap a start grew is given back once no request came for a second.
+  it("once idle after its first answer, gives back heap and says so at debug level", async () => {
+    const dir = writeFiles(tempDir(), {
+      "agents/bot.mjs": BOT_AGENT,
+      "gateways/agent.yaml": "exposes: agent\npath: /agent\n",
+    });
+    const { proc, url, output } = startBin(dir, { LOG_LEVEL: "debug" });
+    const base = await url;
+    const res = await fetch(`${base}/agent/invoke`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ input: "before the trim" }),
+    });
+    expect(res.status).toBe(200);
+    const line = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no trim line in 30 s:\n${output()}`)), 30_000);
+      const look = () => {
+        const found = output()
+          .split("\n")
+          .find((l) => l.includes("heap trimmed after start"));
+        if (!found) return;
+        clearTimeout(timer);
+        proc.stdout?.off("data", look);
+        resolve(found);
+      };
+      proc.stdout?.on("data", look);
+      look();
+    });
+    const trim = JSON.parse(line) as { heapMiB: { before: number; after: number } };
+    expect(trim.heapMiB.after).toBeLessThan(trim.heapMiB.before);
     proc.kill("SIGTERM");
     expect(await exited(proc)).toBe(0);
   });

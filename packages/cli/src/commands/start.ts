@@ -2,10 +2,13 @@ import { resolve } from "node:path";
 import { type Command, EXIT_FAIL, EXIT_PORT, EXIT_USAGE } from "../command.js";
 import { useColor } from "../io.js";
 import { gatewayLines } from "../gateway-banner.js";
+import { trimHeapWhenIdle } from "../idle-trim.js";
 import { missingAdapterErrors } from "../gateway-needs.js";
 import { printIssues } from "../report.js";
 import { writeServiceFile } from "../service-file.js";
 
+/** No request for this long after start: the start's heap is given back. */
+const IDLE_TRIM_MS = 1000;
 const LOG_FORMATS = ["pretty", "json"] as const;
 // Listen failures no edit of the project fixes (server listenError keeps the code).
 const PORT_ERRORS = new Set(["EADDRINUSE", "EACCES", "EADDRNOTAVAIL"]);
@@ -74,8 +77,9 @@ export const startCommand: Command = {
     }
     const { createLogger, shutdownOnSignals, startServer } = await import("@agentsvc/server");
     let server: Awaited<ReturnType<typeof startServer>>;
+    let logger: Awaited<ReturnType<typeof createLogger>>;
     try {
-      const logger = await createLogger({
+      logger = await createLogger({
         env: io.env as NodeJS.ProcessEnv,
         color: useColor(io.stdout, io.env),
         format: (format as (typeof LOG_FORMATS)[number] | undefined) ?? (io.stdout.isTTY ? "pretty" : "json"),
@@ -101,6 +105,8 @@ export const startCommand: Command = {
       print.out(line);
     }
     shutdownOnSignals(server, (msg) => print.err(msg));
+    // The heap start grew, given back once the service is idle (idle-trim.ts).
+    trimHeapWhenIdle(IDLE_TRIM_MS, (trim) => logger.debug(trim, "heap trimmed after start (idle)"));
     // Serve until a signal ends the process.
     return new Promise<number>(() => {});
   },
