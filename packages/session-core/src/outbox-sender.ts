@@ -57,6 +57,8 @@ export class OutboxSender {
   /** The last pass ended on a store error: the timed look after it waits baseDelayMs. */
   // Stryker disable next-line BooleanLiteral: every pass sets it first (#pump), and only the look after a pass reads it
   #storeFailed = false;
+  /** The timed look could not read the next due time: the pass it runs does not read it again. */
+  #lookFailed = false;
 
   readonly #elsewhere: (() => void) | undefined;
   readonly #onCredentials: ((gateway: Gateway, error: GatewaySendError) => void) | undefined;
@@ -108,7 +110,7 @@ export class OutboxSender {
 
   start(): void {
     this.#running = true;
-    this.wake();
+    this.wake(true); // nothing was queued: nobody else need look
   }
 
   /** From the next batch on, sends only the pieces `mine` accepts (all when undefined). */
@@ -131,6 +133,8 @@ export class OutboxSender {
       if (!fromElsewhere) this.#elsewhere?.();
       return;
     }
+    // Restricted to some partitions: what was queued may be another sender's to send.
+    if (this.#mine && !fromElsewhere) this.#elsewhere?.();
     if (this.#pumping) {
       this.#again = true;
       return;
@@ -139,7 +143,7 @@ export class OutboxSender {
       this.#pumping = undefined;
       if (this.#again) {
         this.#again = false;
-        this.wake();
+        this.wake(true); // whoever woke it passed the wake on already
       } else void this.#arm();
     });
   }
@@ -167,19 +171,50 @@ export class OutboxSender {
     await this.settled();
   }
 
-  async #arm(): Promise<void> {
-    if (!this.#running) return;
-    let next: number | undefined;
+  /** The next due time; `failed` when the store could not say (it is logged). */
+  async #nextDueAt(): Promise<{ at: number | undefined; failed?: true }> {
     try {
-      next = await this.#store.outbox.nextDueAt();
+      return { at: await this.#store.outbox.nextDueAt() };
     } catch (err) {
-      // The store is unreachable for now: look again shortly rather than never.
       this.#logger.warn(
         { err: err instanceof Error ? err.message : String(err) },
         "outbox: cannot read the next due time",
       );
-      next = Date.now() + this.#baseDelayMs;
+      return { at: undefined, failed: true };
     }
+  }
+
+  async #arm(): Promise<void> {
+    if (!this.#running) return;
+    // The look that ran this pass could not read the next due time just now: not asked again.
+    const next = this.#lookFailed ? { at: undefined, failed: true as const } : await this.#nextDueAt();
+    this.#lookFailed = false;
+    // The store is unreachable for now: look again shortly rather than never.
+    this.#armAt(next.failed ? Date.now() + this.#baseDelayMs : next.at);
+  }
+
+  /**
+   * The timed look: one read of the next due time, and a pass only when something is due by then;
+   * otherwise the next look is armed from that same read (an idle sender reads once per look, not
+   * a due read and then the next due time).
+   */
+  async #look(): Promise<void> {
+    if (!this.#running || this.#pumping) return;
+    const next = await this.#nextDueAt();
+    if (!this.#running || this.#pumping) return;
+    // Something is due, or the store could not say: a pass reads the due pieces themselves.
+    if (next.failed || (next.at !== undefined && next.at <= Date.now())) {
+      this.#lookFailed = next.failed === true;
+      this.wake(true);
+      return;
+    }
+    // Nothing due: as a pass that sent nothing (a helper counts its idle time by these).
+    this.pressure?.passed(0);
+    this.#armAt(next.at);
+  }
+
+  #armAt(nextDueAt: number | undefined): void {
+    let next = nextDueAt;
     if (!this.#running || this.#pumping) return;
     clearTimeout(this.#timer);
     // Nothing due soon: look again after idlePollMs for pieces requeued behind our back.
@@ -189,7 +224,7 @@ export class OutboxSender {
     // So are other instances' pieces, for a sender restricted to its partitions.
     if (this.#held.size > 0 || this.#storeFailed || this.#mine)
       next = Math.max(next, Date.now() + this.#baseDelayMs);
-    this.#timer = setTimeout(() => this.wake(), Math.max(0, next - Date.now()));
+    this.#timer = setTimeout(() => void this.#look(), Math.max(0, next - Date.now()));
     this.#timer.unref();
   }
 

@@ -30,8 +30,14 @@ export async function stopGateways(parts: SessionParts, which: (gateway: Gateway
   }
 }
 
-/** Periods an idle instance lets pass between two looks for work nobody took. */
+/** Periods an idle leader lets pass between two looks for work nobody took. */
 const MAX_IDLE_SWEEP_SKIP = 7;
+/**
+ * Periods an instance that does not lead lets pass between two looks, busy or idle: the leader's
+ * sweep finds work nobody took (a dead instance's threads, a lost announcement) on its own, so the
+ * others' looks are only a second net, not one list of the inbox per instance per period.
+ */
+const FOLLOWER_SWEEP_SKIP = 15;
 
 export interface SessionLeadDeps {
   parts: SessionParts;
@@ -47,6 +53,8 @@ export interface SessionLeadDeps {
 
 export class SessionLead {
   #leading = false;
+  /** Makes the next period sweep (a new leader looks for what the instance it replaces left). */
+  #sweepSoon: (() => void) | undefined;
   /** Several instances: which outbox partitions this one sends (all while it leads, unless it shares a backlog). */
   readonly #shares: OutboxShares | undefined;
 
@@ -73,7 +81,8 @@ export class SessionLead {
 
   /**
    * This instance leads (always, for one instance): it holds the platform connections, sends the
-   * outbox, expires approvals (one instance; several each expire their own), and (shared) continues
+   * outbox (woken by the others' announcements; an announcement lost is found by the sender's own
+   * timed look, `idlePollMs`, one read of the next due time), expires approvals (one instance; several each expire their own), and (shared) continues
    * runs that are not gateway turns and asks open requests again.
    */
   async lead(): Promise<void> {
@@ -93,9 +102,8 @@ export class SessionLead {
       for (const gateway of parts.registry.list()) {
         if (holdsConnection(gateway)) await this.d.startGateway(gateway);
       }
-      // A lost announcement is found within a second.
-      this.d.scheduler.every("session:outbox-poll", 1000, async () => parts.sender.wake());
     }
+    this.#sweepSoon?.();
     // Several instances: the sender starts once this instance holds its outbox partitions.
     if (this.#shares) this.#shares.lead();
     else parts.sender.start();
@@ -117,7 +125,6 @@ export class SessionLead {
     const { parts } = this.d;
     this.#leading = false;
     parts.logger.warn({ bootId: this.d.bootId }, "this instance no longer leads; another takes over");
-    this.d.scheduler.cancel("session:outbox-poll");
     await this.#shares?.unlead();
     await parts.sender.stop();
     await stopGateways(parts, holdsConnection);
@@ -138,21 +145,27 @@ export class SessionLead {
   }
 
   /**
-   * Several instances: the periodic look for work nobody took, and approval expiry. A look that
-   * finds nothing old enough to take makes the next ones skip periods (1, 3, then 7), so idle
-   * instances do not each list the inbox every period; found work brings it back to every period.
-   * Messages younger than one period are left to whoever recorded or holds their thread.
+   * Several instances: the periodic look for work nobody took, and approval expiry. On the leader,
+   * a look that finds nothing old enough to take makes the next ones skip periods (1, 3, then 7);
+   * found work brings it back to every period. The others look every 16th period only (the
+   * leader's looks find what they would), and a new leader looks at the next period. Messages
+   * younger than one period are left to whoever recorded or holds their thread.
    */
   upkeep(sweepMs: number): void {
     let skip = 0;
     let waiting = 0;
+    this.#sweepSoon = () => {
+      skip = 0;
+      waiting = 0;
+    };
     this.d.scheduler.every("session:sweep", sweepMs, async () => {
       if (waiting > 0) {
         waiting -= 1;
         return;
       }
       const found = await this.d.ownership.sweep(sweepMs);
-      skip = found ? 0 : Math.min(MAX_IDLE_SWEEP_SKIP, skip * 2 + 1);
+      if (!this.#leading) skip = FOLLOWER_SWEEP_SKIP;
+      else skip = found ? 0 : Math.min(MAX_IDLE_SWEEP_SKIP, skip * 2 + 1);
       waiting = skip;
     });
     this.expireEvery();

@@ -114,20 +114,70 @@ describe("a sender that is not running", () => {
   });
 });
 
+describe("a sender restricted to some pieces (several instances, outbox-shares.ts)", () => {
+  it("passes a wake on to whoever sends the rest as well as sending its own: the piece queued may be theirs", async () => {
+    const mock = new MockGateway({ name: "mock" });
+    const { store, sender, elsewhere } = setUp([mock]);
+    sender.restrict((row) => row.thread === "mine");
+    sender.start();
+    await sender.settled();
+    await store.outbox.enqueue([piece("mock", "mine", "m1"), piece("mock", "theirs", "t1")]);
+    sender.wake();
+    await sender.settled();
+    expect(elsewhere).toEqual([1]);
+    expect(mock.textsTo("mine")).toEqual(["m1"]);
+    expect(mock.textsTo("theirs")).toEqual([]);
+  });
+
+  it("does not pass back a wake that came from elsewhere, and an unrestricted sender passes none on", async () => {
+    const mock = new MockGateway({ name: "mock" });
+    const { store, sender, elsewhere } = setUp([mock]);
+    sender.restrict((row) => row.thread === "mine");
+    sender.start();
+    await sender.settled();
+    await store.outbox.enqueue([piece("mock", "mine", "m1")]);
+    sender.wake(true);
+    await sender.settled();
+    sender.restrict(undefined);
+    sender.wake();
+    await sender.settled();
+    expect(elsewhere).toEqual([]);
+    expect(mock.textsTo("mine")).toEqual(["m1"]);
+  });
+});
+
 describe("passes over the queue", () => {
-  it("a start with nothing queued reads the queue once, then looks again after idlePollMs", async () => {
+  it("a start with nothing queued reads the queue once, then looks again after idlePollMs with one read: the next due time, no due read", async () => {
     const mock = new MockGateway({ name: "mock" });
     const { store, sender } = setUp([mock], { idlePollMs: 5_000 });
     const reads = countReads(store);
     sender.start();
     await sender.settled();
     await flush();
-    expect(reads.due).toHaveLength(1);
+    expect(reads).toEqual({ due: [8], nextDueAt: 1 });
     await vi.advanceTimersByTimeAsync(4_999);
-    expect(reads.due).toHaveLength(1);
+    expect(reads).toEqual({ due: [8], nextDueAt: 1 });
     await vi.advanceTimersByTimeAsync(1);
+    await flush();
+    expect(reads).toEqual({ due: [8], nextDueAt: 2 });
+    await vi.advanceTimersByTimeAsync(5_000);
+    await flush();
+    expect(reads).toEqual({ due: [8], nextDueAt: 3 });
+  });
+
+  it("a timed look that finds a piece due sends it (written behind the sender's back)", async () => {
+    const mock = new MockGateway({ name: "mock" });
+    const { store, sender } = setUp([mock], { idlePollMs: 5_000 });
+    sender.start();
     await sender.settled();
-    expect(reads.due).toHaveLength(2);
+    await flush();
+    await store.outbox.enqueue([piece("mock", "A", "late")]);
+    await vi.advanceTimersByTimeAsync(4_999);
+    expect(mock.sent).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    await flush();
+    await sender.settled();
+    expect(mock.textsTo("A")).toEqual(["late"]);
   });
 
   it("a wake while a piece is in flight does not send that piece a second time", async () => {
@@ -261,12 +311,12 @@ describe("the next timed look", () => {
     sender.wake();
     await sender.settled();
     await flush();
-    const afterWake = reads.due.length;
+    const afterWake = reads.nextDueAt;
     await vi.advanceTimersByTimeAsync(4_000);
-    expect(reads.due).toHaveLength(afterWake);
+    expect(reads.nextDueAt).toBe(afterWake);
     await vi.advanceTimersByTimeAsync(1_000);
-    await sender.settled();
-    expect(reads.due).toHaveLength(afterWake + 1);
+    await flush();
+    expect(reads.nextDueAt).toBe(afterWake + 1);
   });
 
   it("after the store could not say when, comes baseDelayMs later rather than at once", async () => {

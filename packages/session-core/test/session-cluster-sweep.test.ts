@@ -1,0 +1,64 @@
+// How often instances of several list the inbox for work nobody took (#45.3 c): an instance that
+// does not lead every 16th period only (the leader's looks find what it would), and a new leader at
+// its first period after taking over. Counted on the shared store's list of unfinished records, by
+// the sweep task's own run count: no clock in the assertions.
+import { afterEach, describe, expect, it } from "vitest";
+import { createMemoryCluster } from "../src/testing/index.js";
+import { type Rig, removeDir, rig, tempDir, until } from "./session-harness.js";
+
+const rigs: Rig[] = [];
+let dir: string | undefined;
+
+afterEach(async () => {
+  for (const r of rigs.splice(0).reverse()) await r.close(50);
+  if (dir) removeDir(dir);
+  dir = undefined;
+});
+
+/** Periods of `r`'s sweep task so far. */
+const periods = (r: Rig) => r.session.scheduler.list().find((t) => t.name === "session:sweep")?.runs ?? 0;
+
+/** a leads and never sweeps in the test's time; b does not lead and sweeps every `bSweepMs`. */
+async function leaderAndFollower(bSweepMs: number) {
+  dir = tempDir();
+  const cluster = createMemoryCluster();
+  const a = await rig({ dir, coordination: cluster.instance("a"), sweepMs: 600_000 });
+  rigs.push(a);
+  const b = await rig({ dir, coordination: cluster.instance("b"), store: a.db, sweepMs: bSweepMs });
+  rigs.push(b);
+  // Every list from here on is b's: a is idle and its first period is minutes away.
+  const lists: number[] = [];
+  const unfinished = a.db.inbox.unfinished.bind(a.db.inbox);
+  a.db.inbox.unfinished = () => {
+    lists.push(periods(b));
+    return unfinished();
+  };
+  return { a, b, cluster, lists, from: periods(b) };
+}
+
+describe("the sweep on several instances", () => {
+  it("an instance that does not lead lists the inbox at its 1st, 17th, 33rd... period only, idle or not", async () => {
+    const { b, lists, from } = await leaderAndFollower(10);
+    await until(() => periods(b) >= from + 40, "40 periods of b's sweep", 30_000);
+    const upTo = periods(b);
+    const expected: number[] = [];
+    for (let period = from + 1; period <= upTo; period++) if (period % 16 === 1) expected.push(period);
+    expect(lists.filter((period) => period <= upTo)).toEqual(expected);
+    expect(expected.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("an instance that takes over the lead lists the inbox within two periods, not after its follower's wait", async () => {
+    const { b, cluster, lists } = await leaderAndFollower(100);
+    // Past b's first period (a list) and into its 15-period wait.
+    await until(() => lists.length === 1 && periods(b) >= lists[0]! + 1, "b waiting after its first list");
+    cluster.drop("a");
+    await until(
+      () => b.logs.lines().some((l) => l.msg === "this instance leads: platform connections and the outbox"),
+      "b leads",
+    );
+    const led = periods(b);
+    await until(() => periods(b) >= led + 2, "two periods after b took the lead");
+    expect(lists.length).toBeGreaterThanOrEqual(2);
+    expect(lists[1]!).toBeLessThanOrEqual(led + 2);
+  });
+});
