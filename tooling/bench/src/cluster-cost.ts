@@ -9,6 +9,7 @@ import { resolve } from "node:path";
 import { startPostgres, type TestPostgres } from "@agentsvc/pg-test";
 import autocannon from "autocannon";
 import { type ChildServer, startChildServer } from "./child-server.ts";
+import { breakdown, type Calls, callsBetween, callsOf } from "./cluster-statements.ts";
 import { ingest, SECRET } from "./ingest.ts";
 import { type PgClient, pgClient } from "./pg-client.ts";
 import { postgresCpuSeconds } from "./pg-cpu.ts";
@@ -34,6 +35,7 @@ interface Sample {
   app: number;
   pg: number;
   statements: number;
+  calls: Calls;
 }
 
 export interface Cost {
@@ -45,6 +47,9 @@ export interface Cost {
   idleApp: number;
   idlePg: number;
   idleStatements: number;
+  /** Per request, and per minute at rest (after the pools closed for gateway configurations): by statement. */
+  calls: Calls;
+  idleCalls: Calls;
   /** The same once the pools closed their idle connections (gateway configurations only). */
   restApp?: number;
   restPg?: number;
@@ -82,6 +87,7 @@ class Probe {
       app: this.#servers.reduce((sum, s) => sum + cpuSecondsOf(s.pid), 0),
       pg: postgresCpuSeconds(this.#pg.dataDir, own),
       statements: Number(rows[0]?.n ?? 0),
+      calls: await callsOf(this.#stats, this.#dbName),
     };
   }
 
@@ -170,6 +176,7 @@ async function measure(pg: TestPostgres, kind: Kind, instances: number, tree?: s
       await new Promise((r) => setTimeout(r, IDLE_S * 1000));
       const idle1 = await probe.sample();
       let rest: { restApp: number; restPg: number } | undefined;
+      let idleCalls = callsBetween(idle0.calls, idle1.calls, IDLE_S / 60);
       if (kind === "gateway") {
         await new Promise((r) => setTimeout(r, POOLS_CLOSED_S * 1000));
         const rest0 = await probe.sample();
@@ -179,6 +186,7 @@ async function measure(pg: TestPostgres, kind: Kind, instances: number, tree?: s
           restApp: ((rest1.app - rest0.app) / IDLE_S) * 60,
           restPg: ((rest1.pg - rest0.pg) / IDLE_S) * 60,
         };
+        idleCalls = callsBetween(rest0.calls, rest1.calls, IDLE_S / 60);
       }
       const start = await probe.sample();
       await load(kind, servers, REQUESTS, probe);
@@ -190,6 +198,8 @@ async function measure(pg: TestPostgres, kind: Kind, instances: number, tree?: s
         app: perK(start.app, done.app),
         pg: perK(start.pg, done.pg),
         statements: (done.statements - start.statements) / sent,
+        calls: callsBetween(start.calls, done.calls, sent),
+        idleCalls,
         ...rest,
         idleApp: perMin(idle0.app, idle1.app),
         idlePg: perMin(idle0.pg, idle1.pg),
@@ -229,10 +239,29 @@ export async function clusterCost(): Promise<{ after: Costs; before?: Costs }> {
         after[`${kind}-${n}`] = await measure(pg, kind, n);
       }
     }
+    printBreakdown(after as Costs, "");
+    if (beforeTree) printBreakdown(before as Costs, "BEFORE ");
     return { after: after as Costs, ...(beforeTree ? { before: before as Costs } : {}) };
   } finally {
     await pg.stop();
   }
+}
+
+function printBreakdown(costs: Costs, label: string): void {
+  const lines = [
+    ...breakdown(
+      `${label}statements per gateway message`,
+      costs["gateway-1"].calls,
+      costs["gateway-3"].calls,
+    ),
+    ...breakdown(`${label}statements per /agent/invoke`, costs["invoke-1"].calls, costs["invoke-3"].calls, 6),
+    ...breakdown(
+      `${label}statements per minute at rest (gateway project, pools closed)`,
+      costs["gateway-1"].idleCalls,
+      costs["gateway-3"].idleCalls,
+    ),
+  ];
+  console.log(lines.join("\n"));
 }
 
 const ratio = (a: number, b: number) => `${fmt(a / b)}x`;
