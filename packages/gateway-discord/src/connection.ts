@@ -163,12 +163,17 @@ export class GatewaySocket {
       if (ws === this.#ws) this.#closed(code, String(reason));
     });
     await new Promise<void>((resolve, reject) => {
-      ws.once("open", () => resolve());
+      let opened = false;
+      ws.once("open", () => {
+        opened = true;
+        resolve();
+      });
+      // After open, the close that follows the error reconnects. Not readyState: ws already says
+      // CLOSING when a frame it refuses fails an open socket, and that close would be ignored.
       ws.once("error", (err) => {
-        if (ws.readyState !== WebSocket.OPEN) {
-          if (ws === this.#ws) this.#ws = undefined;
-          reject(err);
-        }
+        if (opened) return;
+        if (ws === this.#ws) this.#ws = undefined;
+        reject(err);
       });
     });
   }
