@@ -1,7 +1,8 @@
 // What the connection sends Discord and what it keeps between connections
 // (https://discord.com/developers/docs/events/gateway): the URL's API version and encoding, the
 // Identify's connection properties, the session stored as soon as it is READY (a restart before any
-// message resumes it), a new connection after a zombie kept, and its silence watchdog's period.
+// message resumes it), a new connection after a zombie kept, its silence watchdog's period, and a
+// heartbeat asked for before any session exists.
 import { ContractRig } from "@agentsvc/session-core/testing";
 import { eventually } from "@agentsvc/testkit";
 import { afterEach, describe, expect, it } from "vitest";
@@ -84,5 +85,17 @@ describe("discord connection: what it sends and keeps", () => {
     expect(scheduled.filter((t) => t.kind === "every")).toEqual([
       { kind: "every", name: "watchdog", ms: Math.floor((DEFAULT_WATCHDOG_MS * SCALE) / 3) },
     ]);
+  });
+
+  it("a heartbeat Discord asks for (op 1) before any session exists is sent, without failing on the missing sequence", async () => {
+    const h = await discordHarness({ watchdogMs: 60_000 }, { heartbeatIntervalMs: 2_000 });
+    // No Hello: the connection opens but never identifies, so no session exists when op 1 comes.
+    h.fake.sessions.withholdHello(1);
+    r = { h, rig: new ContractRig(h) };
+    await r.rig.start();
+    await eventually(() => h.fake.connections.length === 1, "the connection");
+    h.fake.sessions.send({ op: 1 });
+    await eventually(() => h.fake.connections[0]?.heartbeats === 1, "the heartbeat");
+    expect(h.logs.some((l) => l.msg === "unreadable gateway frame")).toBe(false);
   });
 });
