@@ -158,9 +158,9 @@ export class ChatDb {
     );
     this.throttle = new Throttle(this.ctx, options.throttle);
     this.runStore = new SqliteRunStore(this.ctx);
-    this.inbox = new Inbox(this.ctx);
-    this.interactions = new Interactions(this.ctx);
     this.outbox = new Outbox(this.ctx);
+    this.inbox = new Inbox(this.ctx, this.outbox);
+    this.interactions = new Interactions(this.ctx);
     this.gatewayState = new GatewayState(this.ctx);
     this.seenTokens = new SeenTokens(this.ctx);
     this.senderAccess = new SenderAccess(this.ctx);

@@ -4,6 +4,8 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import type { SqliteTables } from "@agentsvc/store-schema/sqlite";
+import type { SQL, SQLWrapper } from "drizzle-orm";
+import { sql } from "./orm.js";
 
 /**
  * The table objects queries are built from: SQLite's or PostgreSQL's (@agentsvc/store-schema), which mirror them
@@ -37,6 +39,18 @@ export interface StoreContext {
    */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
   /**
+   * PostgreSQL, inside a transaction: a write whose answer nobody reads, kept to travel with the
+   * transaction's next statement (`runCarrying`) instead of a round trip of its own. Any other
+   * statement, a savepoint or the end of the transaction sends it first, on its own, so every later
+   * statement still sees it. Elsewhere it runs at once.
+   */
+  carry(write: (db: Db) => SQLWrapper): Promise<void>;
+  /**
+   * One statement that takes the carried writes with it (as data-modifying WITH clauses of its own
+   * text: `op` gets them and must include them all). Outside a transaction nothing is carried.
+   */
+  runCarrying<T>(op: (db: Db, carried: SQL[]) => Promise<T>): Promise<T>;
+  /**
    * SQLite: how many physical transactions were lost or rolled back so far; it moves before the
    * next operation runs. Rows an operation read may have been uncommitted writes of its batch: a
    * copy kept of them is good only while this has not moved. PostgreSQL: always 0.
@@ -49,6 +63,25 @@ interface Scope {
   /** False once the transaction ended: work it started later (a timer) runs on its own again. */
   open: boolean;
   depth: number;
+  /** Writes waiting for the next statement (PostgreSQL: `carry`). */
+  carried: SQL[];
+}
+
+/** Sends carried writes as one statement (several as WITH clauses of one). */
+async function sendCarried(scope: Scope): Promise<void> {
+  const writes = scope.carried.splice(0);
+  if (writes.length === 0) return;
+  const last = writes.pop() as SQL;
+  const text = writes.length === 0 ? last : sql`${withClauses(writes)} ${last}`;
+  await (scope.db as unknown as { execute(q: SQL): Promise<unknown> }).execute(text);
+}
+
+/** `WITH c0 AS (...), c1 AS (...)` of data-modifying statements (PostgreSQL runs each once, to completion). */
+export function withClauses(writes: readonly SQL[]): SQL {
+  return sql`WITH ${sql.join(
+    writes.map((w, i) => sql`${sql.raw(`carried_${i}`)} AS (${w})`),
+    sql`, `,
+  )}`;
 }
 
 /** How a driver opens transactions and keeps operations from interleaving with one. */
@@ -79,33 +112,58 @@ export function createContext(
     return scope?.open ? scope : undefined;
   };
   const enter = async <T>(db: Db, depth: number, fn: () => Promise<T>): Promise<T> => {
-    const scope: Scope = { db, open: true, depth };
+    const scope: Scope = { db, open: true, depth, carried: [] };
     try {
-      return await scopes.run(scope, fn);
+      const result = await scopes.run(scope, fn);
+      // Before the savepoint's release or the commit: the transaction holds every write it made.
+      await sendCarried(scope);
+      return result;
     } finally {
       scope.open = false;
     }
   };
-  return {
+  const ctx: StoreContext = {
     dialect,
     tables,
     now,
     inTransaction: () => current() !== undefined,
     losses: () => driver.losses?.() ?? 0,
-    run(op) {
+    async run(op) {
       const scope = current();
-      return scope ? op(scope.db) : driver.exclusive(() => op(driver.db));
+      if (!scope) return driver.exclusive(() => op(driver.db));
+      if (scope.carried.length > 0) await sendCarried(scope);
+      return op(scope.db);
     },
-    express(op) {
+    async express(op) {
       const scope = current();
       const lane = driver.express;
-      if (scope || !lane) return scope ? op(scope.db) : driver.exclusive(() => op(driver.db));
-      return op(lane);
+      if (scope) {
+        if (scope.carried.length > 0) await sendCarried(scope);
+        return op(scope.db);
+      }
+      return lane ? op(lane) : driver.exclusive(() => op(driver.db));
     },
-    transaction(fn) {
+    async transaction(fn) {
       const scope = current();
-      if (scope) return driver.savepoint(scope.db, scope.depth + 1, (db) => enter(db, scope.depth + 1, fn));
-      return driver.begin((db) => enter(db, 0, fn));
+      if (!scope) return driver.begin((db) => enter(db, 0, fn));
+      if (scope.carried.length > 0) await sendCarried(scope);
+      return driver.savepoint(scope.db, scope.depth + 1, (db) => enter(db, scope.depth + 1, fn));
+    },
+    async carry(write) {
+      const scope = current();
+      if (dialect === "postgres" && scope) {
+        scope.carried.push(write(scope.db).getSQL());
+        return;
+      }
+      await ctx.run(async (db) => {
+        await (write(db) as unknown as PromiseLike<unknown>);
+      });
+    },
+    runCarrying(op) {
+      const scope = current();
+      if (!scope) return driver.exclusive(() => op(driver.db, []));
+      return op(scope.db, scope.carried.splice(0));
     },
   };
+  return ctx;
 }

@@ -1,9 +1,11 @@
 // Durable inbound queue for gateways: a message is deduplicated and recorded here before the
 // platform is acknowledged, and anything unfinished is picked up again after a restart.
 import type { AttachmentRef, InboxRecord, RunOrigin } from "@agentsvc/agent-core";
-import { and, asc, count, eq, inArray, lt } from "./orm.js";
-import type { StoreContext } from "./context.js";
+import { and, asc, count, eq, inArray, lt, sql } from "./orm.js";
+import { type Db, type StoreContext, withClauses } from "./context.js";
+import { type Outbox, type OutboxInput, outboxValues } from "./outbox.js";
 import type { InboxStatus, inbox } from "@agentsvc/store-schema/sqlite";
+import type { SQL } from "drizzle-orm";
 import { type AcceptResult, type AcceptRow, acceptBatch } from "./accept-batch.js";
 import type { StatementBatch } from "./statement-batch.js";
 import { first, lockRow } from "./rows.js";
@@ -12,6 +14,11 @@ import { requireId, toJson } from "./validate.js";
 export type { InboxRecord, InboxStatus };
 
 export type { AcceptResult };
+
+/** drizzle's node-postgres `execute` (the handle is typed as SQLite's, see context.ts). */
+interface Executor {
+  execute(query: SQL): Promise<{ rows: { n: number }[] }>;
+}
 
 function toRecord(row: typeof inbox.$inferSelect): InboxRecord {
   const { attachments, ...rest } = row;
@@ -28,7 +35,10 @@ export class Inbox {
   /** PostgreSQL: concurrent accepts outside a transaction share one INSERT (see accept-batch.ts). */
   readonly #batch: StatementBatch<AcceptRow, AcceptResult> | undefined;
 
-  constructor(private readonly ctx: StoreContext) {
+  constructor(
+    private readonly ctx: StoreContext,
+    private readonly outbox: Outbox,
+  ) {
     if (ctx.dialect === "postgres") {
       const t = this.t.inbox;
       this.#batch = acceptBatch((rows) =>
@@ -103,20 +113,46 @@ export class Inbox {
   }
 
   /** queued|running -> done|rejected|failed. False when already finished or unknown. */
-  async markDone(id: number, status: "done" | "rejected" | "failed"): Promise<boolean> {
+  markDone(id: number, status: "done" | "rejected" | "failed"): Promise<boolean> {
+    return this.finish(id, status, []);
+  }
+
+  /**
+   * `markDone`, and `reply`'s pieces queued in the outbox as `Outbox.enqueue` does (by idemKey).
+   * On PostgreSQL one statement, taking with it the writes its transaction carries (a turn's
+   * messages, `StoreContext.carry`): a turn ends with one round trip between BEGIN and COMMIT.
+   */
+  async finish(
+    id: number,
+    status: "done" | "rejected" | "failed",
+    reply: readonly OutboxInput[],
+  ): Promise<boolean> {
     if (status !== "done" && status !== "rejected" && status !== "failed") {
       throw new TypeError(
         `this.t.inbox.markDone: status must be done, rejected or failed (got ${String(status)})`,
       );
     }
-    const rows = await this.ctx.run((db) =>
+    const pieces = outboxValues(reply, this.ctx.now());
+    const update = (db: Db) =>
       db
         .update(this.t.inbox)
         .set({ status, finishedAt: this.ctx.now() })
         .where(and(eq(this.t.inbox.id, id), inArray(this.t.inbox.status, ["queued", "running"])))
-        .returning({ id: this.t.inbox.id }),
-    );
-    return rows.length > 0;
+        .returning({ id: this.t.inbox.id });
+    if (this.ctx.dialect === "postgres")
+      return this.ctx.runCarrying(async (db, carried) => {
+        if (carried.length === 0 && pieces.length === 0) return (await update(db)).length > 0;
+        // Different tables, so the order PostgreSQL runs the WITH clauses in changes nothing.
+        const writes = pieces.length > 0 ? [...carried, this.outbox.insert(db, pieces).getSQL()] : carried;
+        const ended = sql.raw("ended");
+        const result = await (db as unknown as Executor).execute(
+          sql`${withClauses(writes)}, ${ended} AS (${update(db).getSQL()}) SELECT count(*)::int AS n FROM ${ended}`,
+        );
+        return (result.rows[0]?.n ?? 0) > 0;
+      });
+    const moved = (await this.ctx.run(update)).length > 0;
+    if (pieces.length > 0) await this.outbox.enqueue(reply);
+    return moved;
   }
 
   /** Queued or running, oldest first: what a restart must pick up again. */

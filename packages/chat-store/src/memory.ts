@@ -341,6 +341,10 @@ export class SqliteMemory implements Memory {
       for (let i = 0; i < values.length; i += APPEND_CHUNK) {
         const chunk = values.slice(i, i + APPEND_CHUNK);
         if (this.ctx.dialect === "sqlite") await this.ctx.run(async (db) => insertSqlite(db, chunk));
+        // PostgreSQL: one chunk travels with the transaction's next statement (the inbox record
+        // ended with its reply queued); several run in order, each a statement.
+        else if (values.length <= APPEND_CHUNK)
+          await this.ctx.carry((db) => db.insert(this.t.memoryMessages).values(chunk));
         else await this.ctx.run((db) => db.insert(this.t.memoryMessages).values(chunk));
       }
       await within?.();

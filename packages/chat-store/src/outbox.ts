@@ -2,7 +2,7 @@
 // the same transaction that ends the turn it belongs to; a sender drains it in per-thread order
 // with retry, and a row is `sent` or `dead` exactly once. `idemKey` is unique: writing the same
 // piece twice keeps one row.
-import type { StoreContext } from "./context.js";
+import type { Db, StoreContext } from "./context.js";
 import { and, asc, count, eq, gt, inArray, lt, lte, min, sql } from "./orm.js";
 import type { OutboxKind, OutboxStatus, outbox } from "@agentsvc/store-schema/sqlite";
 import { requireId, toJson } from "./validate.js";
@@ -48,6 +48,23 @@ export interface OutboxFilter {
   statuses?: readonly OutboxStatus[];
   /** Default 1000. */
   limit?: number;
+}
+
+export type OutboxValues = typeof outbox.$inferInsert;
+
+/** The rows of `items`, checked, in order. */
+export function outboxValues(items: readonly OutboxInput[], now: number): OutboxValues[] {
+  return items.map((item) => ({
+    gateway: requireId(item.gateway, "gateway"),
+    thread: requireId(item.thread, "thread", 1024),
+    idemKey: requireId(item.idemKey, "idemKey", 1024),
+    kind: item.kind,
+    payload: toJson(item.payload, "payload"),
+    status: "pending" as const,
+    nextAttemptAt: item.notBefore ?? now,
+    createdAt: now,
+    traceparent: item.traceparent ?? null,
+  }));
 }
 
 function toRecord(row: typeof outbox.$inferSelect): OutboxRecord {
@@ -96,30 +113,24 @@ export class Outbox {
 
   /** Inserts pieces in order; a piece whose idemKey exists already is skipped. Returns new row ids. */
   async enqueue(items: readonly OutboxInput[]): Promise<number[]> {
-    const now = this.ctx.now();
+    const values = outboxValues(items, this.ctx.now());
+    // PostgreSQL: one multi-row statement (one round trip; a VALUES list is numbered in its order).
+    if (this.ctx.dialect === "postgres") {
+      if (values.length === 0) return [];
+      const rows = await this.ctx.run((db) => this.insert(db, values).returning({ id: this.t.outbox.id }));
+      return rows.map((r) => r.id).sort((a, b) => a - b);
+    }
     const ids: number[] = [];
-    for (const item of items) {
-      const values = {
-        gateway: requireId(item.gateway, "gateway"),
-        thread: requireId(item.thread, "thread", 1024),
-        idemKey: requireId(item.idemKey, "idemKey", 1024),
-        kind: item.kind,
-        payload: toJson(item.payload, "payload"),
-        status: "pending" as const,
-        nextAttemptAt: item.notBefore ?? now,
-        createdAt: now,
-        traceparent: item.traceparent ?? null,
-      };
-      const rows = await this.ctx.run((db) =>
-        db
-          .insert(this.t.outbox)
-          .values(values)
-          .onConflictDoNothing({ target: this.t.outbox.idemKey })
-          .returning({ id: this.t.outbox.id }),
-      );
+    for (const row of values) {
+      const rows = await this.ctx.run((db) => this.insert(db, [row]).returning({ id: this.t.outbox.id }));
       if (rows[0]) ids.push(rows[0].id);
     }
     return ids;
+  }
+
+  /** The insert of `values` (pieces whose idemKey exists are skipped), to run or to carry in another statement. */
+  insert(db: Db, values: OutboxValues[]) {
+    return db.insert(this.t.outbox).values(values).onConflictDoNothing({ target: this.t.outbox.idemKey });
   }
 
   async get(id: number): Promise<OutboxRecord | undefined> {

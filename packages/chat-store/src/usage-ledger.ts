@@ -4,6 +4,12 @@
 import type { StoreContext } from "./context.js";
 import type { SQLWrapper } from "drizzle-orm";
 import { and, desc, eq, gte, sql } from "./orm.js";
+import { StatementBatch } from "./statement-batch.js";
+
+/** Rows per insert: well below PostgreSQL's 65,535 parameters (14 per row). */
+const MAX_ROWS = 2000;
+/** Record calls one grouped statement serves. */
+const MAX_RECORDS = 500;
 
 /** The call's purpose: a turn's model call, a summary (compaction), or a scheduled turn's call. */
 export type UsageKind = "turn" | "compaction" | "scheduled";
@@ -53,12 +59,29 @@ export class UsageLedger {
     return this.ctx.tables.usageLedger;
   }
 
-  constructor(private readonly ctx: StoreContext) {}
+  /**
+   * PostgreSQL: records made while one insert is in flight go together in the next (statement-batch.ts);
+   * every turn's model calls end at their own time, so without it each was an insert of its own.
+   */
+  readonly #batch: StatementBatch<UsageEntry[], void> | undefined;
+
+  constructor(private readonly ctx: StoreContext) {
+    if (ctx.dialect !== "postgres") return;
+    this.#batch = new StatementBatch(async (records) => {
+      const rows = records.flat();
+      for (let i = 0; i < rows.length; i += MAX_ROWS) {
+        const chunk = rows.slice(i, i + MAX_ROWS);
+        await this.ctx.run((db) => db.insert(this.l).values(chunk));
+      }
+      return records.map(() => undefined);
+    }, MAX_RECORDS);
+  }
 
   /** Writes one call's row, or several in one statement (the server batches what ended together). */
   async record(entries: UsageEntry | UsageEntry[]): Promise<void> {
     const rows = Array.isArray(entries) ? entries : [entries];
     if (rows.length === 0) return;
+    if (this.#batch && !this.ctx.inTransaction()) return this.#batch.add(rows);
     await this.ctx.run((db) => db.insert(this.l).values(rows));
   }
 

@@ -46,6 +46,70 @@ eachDriver((driver) => {
       expect(await db.outbox.browse({ statuses: ["pending"] })).toEqual([]);
     });
 
+    it("a turn ended with inbox.finish keeps its messages, its record done and its reply, together", async () => {
+      const db = await driver.open();
+      const memory = db.createMemory({ canSummarize: false });
+      const accepted = await db.inbox.accept({
+        gateway: "slack",
+        dedupKey: "m1",
+        thread: "C1:1",
+        text: "question",
+        origin: { gateway: "slack", thread: "C1:1", meta: {} },
+      });
+      const id = (accepted as { id: number }).id;
+      let moved: boolean | undefined;
+      await memory.append(A, TURN, async () => {
+        moved = await db.inbox.finish(id, "done", [
+          reply,
+          { ...reply, idemKey: "k2", payload: { text: "more" } },
+        ]);
+      });
+      expect(moved).toBe(true);
+      expect(await memory.load(A)).toEqual(TURN);
+      expect((await db.inbox.get(id))?.status).toBe("done");
+      const queued = await db.outbox.browse({ statuses: ["pending"] });
+      expect(queued.map((r) => [r.idemKey, r.payload])).toEqual([
+        ["k1", { text: "answer" }],
+        ["k2", { text: "more" }],
+      ]);
+      // A record already finished is not moved again; a piece already queued stays one row.
+      expect(await db.inbox.finish(id, "failed", [reply])).toBe(false);
+      expect((await db.inbox.get(id))?.status).toBe("done");
+      expect(await db.outbox.browse({ statuses: ["pending"] })).toHaveLength(2);
+    });
+
+    it("a turn whose within fails after inbox.finish keeps neither its messages, the record's end nor its reply", async () => {
+      const db = await driver.open();
+      const memory = db.createMemory({ canSummarize: false });
+      const accepted = await db.inbox.accept({
+        gateway: "slack",
+        dedupKey: "m1",
+        thread: "C1:1",
+        text: "question",
+        origin: { gateway: "slack", thread: "C1:1", meta: {} },
+      });
+      const id = (accepted as { id: number }).id;
+      await expect(
+        memory.append(A, TURN, async () => {
+          await db.inbox.finish(id, "done", [reply]);
+          throw new Error("fenced");
+        }),
+      ).rejects.toThrow("fenced");
+      expect(await memory.count(A)).toBe(0);
+      expect((await db.inbox.get(id))?.status).toBe("queued");
+      expect(await db.outbox.browse({ statuses: ["pending"] })).toEqual([]);
+    });
+
+    it("a read inside the turn after its messages were appended sees them", async () => {
+      const db = await driver.open();
+      const memory = db.createMemory({ canSummarize: false });
+      let seen = -1;
+      await memory.append(A, TURN, async () => {
+        seen = await memory.count(A);
+      });
+      expect(seen).toBe(2);
+    });
+
     it("runs within in a transaction of its own when there are no messages, rolled back on failure", async () => {
       const db = await driver.open();
       const memory = db.createMemory({ canSummarize: false });

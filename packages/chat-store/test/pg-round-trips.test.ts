@@ -144,6 +144,81 @@ describe.skipIf(postgresMissing)("[postgres] round trips of the hot paths", () =
     expect(await memory.load(scope)).toEqual(turn);
   });
 
+  it("a turn's end is one statement between BEGIN and COMMIT: its messages, its record done and its reply of several pieces", async () => {
+    const db = await postgresDriver.open();
+    const memory = db.createMemory({ canSummarize: false });
+    const scope = { userId: "u", conversationId: "c" };
+    const accepted = await db.inbox.accept({ gateway: "g", dedupKey: "m", thread: "t", text: "q", origin });
+    const id = (accepted as { id: number }).id;
+    const turn = [
+      { role: "user" as const, content: "q" },
+      { role: "assistant" as const, content: "a" },
+    ];
+    const pieces = ["one", "two", "three"].map((text, i) => ({
+      gateway: "g",
+      thread: "t",
+      idemKey: `g:in${id}:${i}`,
+      kind: "text" as const,
+      payload: { text },
+    }));
+    const sent = await statementsOf(() =>
+      memory.append(scope, turn, async () => {
+        await db.inbox.finish(id, "done", pieces);
+      }),
+    );
+    expect(verbs(sent)).toEqual(["begin", "with", "commit"]);
+    expect(await memory.load(scope)).toEqual(turn);
+    expect((await db.inbox.get(id))?.status).toBe("done");
+    const rows = await db.outbox.browse({ statuses: ["pending"] });
+    expect(rows.map((r) => r.payload)).toEqual([{ text: "one" }, { text: "two" }, { text: "three" }]);
+    // In order: each row id above the one before (the sender sends a thread's pieces by id).
+    expect(rows.map((r) => r.id)).toEqual([...rows.map((r) => r.id)].sort((a, b) => a - b));
+  });
+
+  it("a reply of several pieces is queued with one insert, its new ids in order", async () => {
+    const db = await postgresDriver.open();
+    await enqueuePieces(db, 1);
+    let ids: number[] = [];
+    const sent = await statementsOf(async () => {
+      ids = await enqueuePieces(db, 4); // piece-0 is there already: skipped
+    });
+    expect(verbs(sent)).toEqual(["insert"]);
+    expect(ids).toHaveLength(3);
+    const rows = await Promise.all(ids.map((i) => db.outbox.get(i)));
+    expect(rows.map((r) => r?.idemKey)).toEqual(["piece-1", "piece-2", "piece-3"]);
+  });
+
+  it("model calls recorded in the cost ledger at once share inserts; each caller is answered once its row is written", async () => {
+    const db = await postgresDriver.open();
+    const call = (i: number) => ({
+      at: Date.now(),
+      userId: `u${i}`,
+      gateway: "g",
+      agent: "a",
+      conversationId: `c${i}`,
+      provider: "demo",
+      model: "m",
+      kind: "turn" as const,
+      outcome: "ok",
+      inputTokens: i,
+      outputTokens: 1,
+      cachedInputTokens: 0,
+      reasoningTokens: 0,
+      costNanos: 0,
+    });
+    const sent = await statementsOf(() =>
+      Promise.all(
+        Array.from({ length: 30 }, async (_, i) => {
+          await db.usageLedger.record(call(i));
+          // Answered: the row is in the sums.
+          expect((await db.usageLedger.totals({ since: 0, userId: `u${i}` })).calls).toBe(1);
+        }),
+      ),
+    );
+    expect(sent.filter((s) => /^\s*insert into "usage_ledger"/i.test(s.text)).length).toBeLessThan(10);
+    expect((await db.usageLedger.totals({ since: 0 })).inputTokens).toBe((29 * 30) / 2);
+  }, 60_000);
+
   it("pieces marked sent together share statements; each caller learns if it moved its own row, with its own platform id", async () => {
     const db = await postgresDriver.open();
     const ids = await enqueuePieces(db, 12);

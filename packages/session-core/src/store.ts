@@ -23,6 +23,15 @@ export interface SessionInbox {
   }): Promise<{ accepted: true; id: number } | { accepted: false; duplicate: true }>;
   markRunning(id: number): Promise<unknown>;
   markDone(id: number, status: InboxDoneStatus): Promise<unknown>;
+  /**
+   * `markDone`, and `reply` queued as `SessionOutbox.enqueue` does, in one statement where the
+   * store can (optional: without it the session makes the two calls, in the same transaction).
+   */
+  finish?(
+    id: number,
+    status: InboxDoneStatus,
+    reply: readonly Parameters<SessionOutbox["enqueue"]>[0][number][],
+  ): Promise<unknown>;
   /** Queued or running records, oldest first. */
   unfinished(): Promise<InboxRecord[]>;
   /** Queued records of one thread, oldest first. */

@@ -11,7 +11,7 @@ import {
 } from "@agentsvc/agent-core";
 import { filePieces } from "./file-pieces.js";
 import type { SessionParts } from "./parts.js";
-import { failureText, replyText, textPieces } from "./replies.js";
+import { failureText, type OutboxItem, replyText, textPieces } from "./replies.js";
 import { afterPrefix } from "./reply-prefix.js";
 import { DEFAULT_STREAM_INTERVAL_MS, draftKey } from "./streaming.js";
 import type { InboxDoneStatus } from "./store.js";
@@ -167,15 +167,22 @@ export class Turns {
     const gateway = this.p.registry.get(state.gateway);
     const span = this.#span(state, msg, "rejected");
     span.end();
-    await this.p.store.transaction(async () => {
-      await this.p.store.inbox.markDone(msg.inboxId, "rejected");
-      if (gateway) {
-        const key = `${gateway.name}:in${msg.inboxId}:busy`;
-        const pieces = textPieces(gateway, state.thread, this.busyReply, key, msg.origin.meta);
-        await this.p.store.outbox.enqueue(traced(pieces, span.traceparent));
-      }
-    });
+    const key = `${state.gateway}:in${msg.inboxId}:busy`;
+    const pieces = gateway ? textPieces(gateway, state.thread, this.busyReply, key, msg.origin.meta) : [];
+    await this.p.store.transaction(() =>
+      this.#end(msg.inboxId, "rejected", traced(pieces, span.traceparent)),
+    );
     this.p.sender.wake();
+  }
+
+  /** The record ended and its reply queued: one statement where the store can (PostgreSQL). */
+  async #end(inboxId: number, status: InboxDoneStatus, pieces: OutboxItem[]): Promise<void> {
+    const inbox = this.p.store.inbox;
+    if (inbox.finish) await inbox.finish(inboxId, status, pieces);
+    else {
+      await inbox.markDone(inboxId, status);
+      if (pieces.length > 0) await this.p.store.outbox.enqueue(pieces);
+    }
   }
 
   #span(state: ThreadState, msg: QueuedMessage, policy: PolicyOutcome) {
@@ -251,10 +258,6 @@ export class Turns {
   ): Promise<void> {
     const gateway = this.p.registry.get(state.gateway);
     const write = async () => {
-      await this.p.store.inbox.markDone(active.inboxId, status);
-      // After the record is locked by its update: the fence (several instances) rolls all back.
-      await this.p.fence(state);
-      for (const id of active.steered) await this.p.store.inbox.markDone(id, "done");
       let rest = text;
       if (gateway && !active.unsuspended) {
         // Text finalised before an approval request was sent then: only the rest is the reply.
@@ -263,18 +266,24 @@ export class Turns {
       }
       // A reply cut short mid-stream is not left half-written: its draft ends as what was said, plus the note.
       if (gateway && cutShort) rest = await this.p.previews.cutShort(gateway, active.inboxId, text);
+      const pieces: OutboxItem[] = [];
       if (gateway && rest) {
         const key = `${gateway.name}:in${active.inboxId}`;
-        const pieces = traced(
-          textPieces(gateway, state.thread, rest, key, active.origin.meta),
-          active.traceparent ?? active.origin.traceparent,
+        pieces.push(
+          ...traced(
+            textPieces(gateway, state.thread, rest, key, active.origin.meta),
+            active.traceparent ?? active.origin.traceparent,
+          ),
         );
         // A streamed reply's first piece finishes its draft (when the stream made one).
         const first = pieces[0];
         if (first && gateway.finishDraft)
           first.payload = { ...(first.payload as object), draft: draftKey(active.inboxId) };
-        await this.p.store.outbox.enqueue(pieces);
       }
+      await this.#end(active.inboxId, status, pieces);
+      // After the record is locked by its update: the fence (several instances) rolls all back.
+      await this.p.fence(state);
+      for (const id of active.steered) await this.p.store.inbox.markDone(id, "done");
       if (gateway && files.length > 0) {
         const pieces = await filePieces(
           this.p.store,
