@@ -71,6 +71,24 @@ export interface Coordination {
   fence?(key: string): Promise<void>;
 }
 
+/**
+ * Publishes a wake-up nobody waits for (pieces to send, help wanted): a failure (the link is down
+ * and reconnecting) is logged, not thrown. What it announces is in the database, and its receiver
+ * finds it by its own timed look; a rejection left unhandled would end the process.
+ */
+export function announce(
+  coordination: Coordination,
+  logger: { warn(obj: object, msg: string): void },
+  message: ClusterMessage,
+): void {
+  coordination.publish(message).catch((err: unknown) => {
+    logger.warn(
+      { err: err instanceof Error ? err.message : String(err), kind: message.kind },
+      "could not announce to the other instances; they find it by their own look",
+    );
+  });
+}
+
 /** One instance: everything is local. */
 export const localCoordination: Coordination = {
   shared: false,

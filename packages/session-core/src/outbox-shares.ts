@@ -15,7 +15,7 @@
 // connection dropped loses its roles with its locks, like a leader (a piece it was sending may go
 // again, with the same idempotency key).
 import type { Logger } from "pino";
-import type { Coordination } from "./coordination.js";
+import { announce, type Coordination } from "./coordination.js";
 import type { OutboxSender } from "./outbox-sender.js";
 import type { OutboxRow } from "./store.js";
 
@@ -181,7 +181,7 @@ export class OutboxShares {
       { pieces: BACKLOG_PIECES },
       "outbox: backlog; asking the other instances to help send",
     );
-    void this.d.coordination.publish({ kind: "outbox-help" });
+    announce(this.d.coordination, this.d.logger, { kind: "outbox-help" });
     this.#later(HELP_LINE_UP_MS, () => {
       if (!this.#leading) return;
       const given = [...this.#mine].filter((p) => p !== 0);

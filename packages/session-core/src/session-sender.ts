@@ -1,7 +1,7 @@
 // The session's outbox sender: told by the gateways' send errors about rejected credentials, and
 // (several instances) telling the leader when there is something to send.
 import type { Logger } from "pino";
-import type { Coordination } from "./coordination.js";
+import { announce, type Coordination } from "./coordination.js";
 import type { Gateway } from "./gateway.js";
 import type { SessionObserver } from "./observer.js";
 import { type OutboxOptions, OutboxSender } from "./outbox-sender.js";
@@ -55,7 +55,12 @@ export function sessionSender(input: SessionSenderInput): OutboxSender {
     // Another instance sends: tell it there is something to send, once per window however many
     // replies were committed in it (the leader also looks every second).
     ...(coordination.shared
-      ? { elsewhere: coalesced(() => void coordination.publish({ kind: "outbox" }), OUTBOX_WAKE_WINDOW_MS) }
+      ? {
+          elsewhere: coalesced(
+            () => announce(coordination, input.logger, { kind: "outbox" }),
+            OUTBOX_WAKE_WINDOW_MS,
+          ),
+        }
       : {}),
     onCredentials: input.onCredentials,
     // A sent piece is a platform call that worked; the rest goes to the configured observer.

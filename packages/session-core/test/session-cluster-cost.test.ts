@@ -2,9 +2,12 @@
 // not hold its thread makes only the holder look (the others do not each try a lock it holds), and
 // replies committed on an instance that does not send are announced once per window, not once each.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { ClusterMessage, Coordination } from "../src/index.js";
-import { coalesced } from "../src/session-sender.js";
-import { createMemoryCluster } from "../src/testing/index.js";
+import pino from "pino";
+import { type ClusterMessage, type Coordination, GatewayRegistry } from "../src/index.js";
+import { coalesced, sessionSender } from "../src/session-sender.js";
+import type { Previews } from "../src/streaming.js";
+import { createMemoryCluster, createMemorySessionStore } from "../src/testing/index.js";
+import { captureLogs } from "./helpers.js";
 import { countingLocks, type Rig, removeDir, rig, tempDir, until } from "./session-harness.js";
 
 const rigs: Rig[] = [];
@@ -107,5 +110,51 @@ describe("announcing replies to the sending instance", () => {
     expect(send).toHaveBeenCalledTimes(2);
     wake();
     expect(send).toHaveBeenCalledTimes(3);
+  });
+
+  it("a wake announced while the link is down is logged, not left as a rejection that ends the process", async () => {
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown) => rejections.push(reason);
+    process.on("unhandledRejection", onRejection);
+    try {
+      const logs = captureLogs();
+      const logger = pino({ level: "info" }, logs.stream);
+      const down: Coordination = {
+        ...createMemoryCluster().instance("a"),
+        publish: async () => {
+          throw new Error("the PostgreSQL link is not connected");
+        },
+      };
+      const sender = sessionSender({
+        previews: undefined as unknown as Previews,
+        store: createMemorySessionStore(),
+        registry: new GatewayRegistry(),
+        loggerFor: () => logger,
+        logger,
+        outbox: undefined,
+        coordination: down,
+        observer: undefined,
+        onCredentials: () => {},
+        platformCallSucceeded: () => {},
+      });
+      sender.wake(); // not running here: passed on to whoever sends
+      await until(
+        () =>
+          logs
+            .lines()
+            .some(
+              (l) => l.msg === "could not announce to the other instances; they find it by their own look",
+            ),
+        "the warning",
+      );
+      await new Promise((r) => setImmediate(r));
+      expect(rejections).toEqual([]);
+      expect(logs.lines().find((l) => l.kind === "outbox")).toMatchObject({
+        level: 40,
+        err: "the PostgreSQL link is not connected",
+      });
+    } finally {
+      process.off("unhandledRejection", onRejection);
+    }
   });
 });

@@ -22,6 +22,8 @@ export class Instance {
   readonly root = mkdtempSync(join(tmpdir(), "agentsvc-cluster-"));
   readonly lines: string[] = [];
   #proc: ChildProcess | undefined;
+  /** The last 4,000 characters the process wrote to stderr. */
+  #stderr = "";
   exited: Promise<NodeJS.Signals | number | null> = Promise.resolve(null);
   port = 0;
 
@@ -56,9 +58,11 @@ export class Instance {
     });
     this.#proc = proc;
     this.exited = new Promise((r) => proc.once("exit", (code, signal) => r(signal ?? code)));
+    proc.once("exit", (code, signal) => { writeFileSync(`/tmp/s7/inst-${this.name}-${Date.now()}.log`, `${code} ${signal}\n${this.#stderr}\n${this.lines.slice(-80).join("\n")}`); });
     let stderr = "";
     proc.stderr?.on("data", (c) => {
       stderr = (stderr + String(c)).slice(-4000);
+      this.#stderr = stderr;
     });
     let pending = "";
     proc.stdout?.on("data", (c) => {
@@ -95,7 +99,11 @@ export class Instance {
   async stop(): Promise<void> {
     // CLUSTER_LOG_DUMP=/tmp/x keeps each instance's log as /tmp/x-<name>.log (with CLUSTER_LOG_LEVEL=debug).
     const dump = process.env.CLUSTER_LOG_DUMP;
-    if (dump) writeFileSync(`${dump}-${this.name}.log`, this.lines.join("\n"));
+    if (dump) {
+      writeFileSync(`${dump}-${this.name}.log`, this.lines.join("\n"));
+      // What a process that died wrote last (an uncaught error is not a log line).
+      writeFileSync(`${dump}-${this.name}.stderr`, this.#stderr);
+    }
     if (this.alive) {
       this.#proc?.kill("SIGTERM");
       const timer = setTimeout(() => this.#proc?.kill("SIGKILL"), 10_000);
