@@ -1,19 +1,27 @@
 // Durable inbound queue for gateways: a message is deduplicated and recorded here before the
 // platform is acknowledged, and anything unfinished is picked up again after a restart.
 import type { AttachmentRef, InboxRecord, RunOrigin } from "@agentsvc/agent-core";
-import { and, asc, count, eq, inArray, lt, sql } from "./orm.js";
+import { and, asc, count, eq, inArray, lt, or, sql } from "./orm.js";
 import { type Db, type StoreContext, withClauses } from "./context.js";
 import { type Outbox, type OutboxInput, outboxValues } from "./outbox.js";
 import type { InboxStatus, inbox } from "@agentsvc/store-schema/sqlite";
 import type { SQL } from "drizzle-orm";
 import { type AcceptResult, type AcceptRow, acceptBatch } from "./accept-batch.js";
-import type { StatementBatch } from "./statement-batch.js";
+import { StatementBatch } from "./statement-batch.js";
 import { first, lockRow } from "./rows.js";
 import { requireId, toJson } from "./validate.js";
 
 export type { InboxRecord, InboxStatus };
 
 export type { AcceptResult };
+
+/** Calls one grouped statement serves (two parameters each at most). */
+const MAX_GROUPED = 200;
+
+interface ThreadKey {
+  gateway: string;
+  thread: string;
+}
 
 /** drizzle's node-postgres `execute` (the handle is typed as SQLite's, see context.ts). */
 interface Executor {
@@ -35,12 +43,39 @@ export class Inbox {
   /** PostgreSQL: concurrent accepts outside a transaction share one INSERT (see accept-batch.ts). */
   readonly #batch: StatementBatch<AcceptRow, AcceptResult> | undefined;
 
+  /** PostgreSQL: concurrent `markRunning` calls outside a transaction share one UPDATE. */
+  readonly #running: StatementBatch<number, boolean> | undefined;
+
+  /** PostgreSQL: concurrent `queued` reads outside a transaction share one SELECT. */
+  readonly #queued: StatementBatch<ThreadKey, InboxRecord[]> | undefined;
+
   constructor(
     private readonly ctx: StoreContext,
     private readonly outbox: Outbox,
   ) {
     if (ctx.dialect === "postgres") {
       const t = this.t.inbox;
+      this.#running = new StatementBatch(async (ids) => {
+        const moved = new Set((await this.setRunning(ids)).map((r) => r.id));
+        // The same id twice: the first caller moved it, the second finds it running.
+        return ids.map((id) => moved.delete(id));
+      }, MAX_GROUPED);
+      this.#queued = new StatementBatch(async (keys) => {
+        const rows = await this.ctx.run((db) =>
+          db
+            .select()
+            .from(t)
+            .where(
+              and(
+                eq(t.status, "queued"),
+                or(...keys.map((k) => and(eq(t.gateway, k.gateway), eq(t.thread, k.thread)))),
+              ),
+            )
+            .orderBy(asc(t.id)),
+        );
+        const records = rows.map(toRecord);
+        return keys.map((k) => records.filter((r) => r.gateway === k.gateway && r.thread === k.thread));
+      }, MAX_GROUPED);
       this.#batch = acceptBatch((rows) =>
         this.ctx.express((db) =>
           db
@@ -102,14 +137,18 @@ export class Inbox {
 
   /** queued -> running. False when the row is not queued (already taken or finished). */
   async markRunning(id: number): Promise<boolean> {
-    const rows = await this.ctx.run((db) =>
+    if (this.#running && !this.ctx.inTransaction()) return this.#running.add(id);
+    return (await this.setRunning([id])).length > 0;
+  }
+
+  private setRunning(ids: number[]) {
+    return this.ctx.run((db) =>
       db
         .update(this.t.inbox)
         .set({ status: "running", startedAt: this.ctx.now() })
-        .where(and(eq(this.t.inbox.id, id), eq(this.t.inbox.status, "queued")))
+        .where(and(inArray(this.t.inbox.id, ids), eq(this.t.inbox.status, "queued")))
         .returning({ id: this.t.inbox.id }),
     );
-    return rows.length > 0;
   }
 
   /** queued|running -> done|rejected|failed. False when already finished or unknown. */
@@ -187,6 +226,7 @@ export class Inbox {
 
   /** Queued messages of one thread, oldest first. */
   async queued(gateway: string, thread: string): Promise<InboxRecord[]> {
+    if (this.#queued && !this.ctx.inTransaction()) return this.#queued.add({ gateway, thread });
     const rows = await this.ctx.run((db) =>
       db
         .select()

@@ -22,6 +22,7 @@ export const {
   lte,
   min,
   not,
+  or,
   sql,
 } = require("drizzle-orm") as typeof import("drizzle-orm");
 

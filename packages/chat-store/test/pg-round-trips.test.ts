@@ -98,6 +98,50 @@ describe.skipIf(postgresMissing)("[postgres] round trips of the hot paths", () =
     expect(await db.inbox.countQueued("g", "t")).toBe(0);
   });
 
+  it("turns started at once mark their records running with shared statements; each caller learns if it moved its own", async () => {
+    const db = await postgresDriver.open();
+    const ids: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const r = await db.inbox.accept({
+        gateway: "g",
+        dedupKey: `r${i}`,
+        thread: `t${i}`,
+        text: "x",
+        origin,
+      });
+      ids.push((r as { id: number }).id);
+    }
+    await db.inbox.markDone(ids[19]!, "done");
+    let moved: boolean[] = [];
+    const sent = await statementsOf(async () => {
+      moved = await Promise.all([
+        ...ids.map((id) => db.inbox.markRunning(id)),
+        db.inbox.markRunning(ids[0]!),
+      ]);
+    });
+    expect(sent.filter((s) => /^\s*update "inbox"/i.test(s.text)).length).toBeLessThan(6);
+    // The finished record and the second mark of the same record did not move.
+    expect(moved).toEqual([...ids.slice(0, 19).map(() => true), false, false]);
+    for (const id of ids.slice(0, 19)) expect((await db.inbox.get(id))?.status).toBe("running");
+    expect((await db.inbox.get(ids[19]!))?.status).toBe("done");
+  }, 60_000);
+
+  it("threads' queued records read at once share statements; each caller gets its own thread's, oldest first", async () => {
+    const db = await postgresDriver.open();
+    for (let i = 0; i < 30; i++)
+      await db.inbox.accept({ gateway: "g", dedupKey: `q${i}`, thread: `t${i % 10}`, text: `m${i}`, origin });
+    const other = await db.inbox.accept({ gateway: "h", dedupKey: "q0", thread: "t0", text: "h", origin });
+    await db.inbox.markRunning((other as { id: number }).id);
+    let read: Awaited<ReturnType<typeof db.inbox.queued>>[] = [];
+    const sent = await statementsOf(async () => {
+      read = await Promise.all(Array.from({ length: 10 }, (_, t) => db.inbox.queued("g", `t${t}`)));
+    });
+    expect(sent.filter((s) => /^\s*select/i.test(s.text)).length).toBeLessThan(5);
+    for (const [t, records] of read.entries())
+      expect(records.map((r) => r.text)).toEqual([`m${t}`, `m${t + 10}`, `m${t + 20}`]);
+    expect(await db.inbox.queued("h", "t0")).toEqual([]);
+  }, 60_000);
+
   it("unfinishedOf is one statement (a lone SELECT ... FOR UPDATE)", async () => {
     const db = await postgresDriver.open();
     await db.inbox.accept({ gateway: "g", dedupKey: "a", thread: "t", text: "a", origin });
