@@ -30,10 +30,11 @@ export interface InstanceLinkOptions {
   /** Default 10 000 ms. */
   reconnectMaxMs?: number;
   /**
-   * Every this many ms the link runs `SELECT 1`; no answer within the same time counts as a dropped
-   * connection (a half-open socket is otherwise noticed only by TCP). The time runs for the statement
-   * in flight (the `SELECT 1`, or one it waits behind), not while queued behind answered statements.
-   * Default 10 000; 0 turns it off.
+   * After this many ms without an answer on the link (its own statements answered show the session
+   * alive, so a link in use sends none), the link runs `SELECT 1`; no answer within the same time
+   * counts as a dropped connection (a half-open socket is otherwise noticed only by TCP). The time
+   * runs for the statement in flight (the `SELECT 1`, or one it waits behind), not while queued
+   * behind answered statements. Default 10 000; 0 turns it off.
    */
   healthCheckMs?: number;
   /**
@@ -107,7 +108,6 @@ export class InstanceLink {
   #closed = false;
   #reconnectTimer: NodeJS.Timeout | undefined;
   #healthTimer: NodeJS.Timeout | undefined;
-  #pinging = false;
   /** Locks held on the current session: name -> the holder's own lost callback. */
   readonly #held = new Map<string, (() => void) | undefined>();
   /** Names with a `pg_try_advisory_lock` in flight (a second local try of one returns false). */
@@ -255,7 +255,7 @@ export class InstanceLink {
   async close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#reconnectTimer);
-    clearInterval(this.#healthTimer);
+    clearTimeout(this.#healthTimer);
     this.#held.clear();
     const client = this.#client;
     this.#client = undefined;
@@ -327,7 +327,7 @@ export class InstanceLink {
     if (this.#client !== client) return;
     this.#client = undefined;
     this.#locks = undefined;
-    clearInterval(this.#healthTimer);
+    clearTimeout(this.#healthTimer);
     const held = [...this.#held];
     this.#held.clear();
     // The socket may be half-open (failed health check): end it so nothing more is read from it.
@@ -384,9 +384,20 @@ export class InstanceLink {
     const every = this.#options.healthCheckMs ?? 10_000;
     if (every <= 0) return;
     const serial = this.#serial;
-    this.#healthTimer = setInterval(() => {
-      if (this.#pinging || this.#client !== client) return;
-      this.#pinging = true;
+    // One timer at a time: the next check is armed only once this one is over.
+    const arm = (ms: number) => {
+      if (this.#client !== client) return;
+      this.#healthTimer = setTimeout(tick, ms);
+      this.#healthTimer.unref();
+    };
+    const tick = () => {
+      if (this.#client !== client) return;
+      // An answer within the period showed the session alive: look again a period after it.
+      const quiet = serial.settledAt === undefined ? every : performance.now() - serial.settledAt;
+      if (quiet < every) {
+        arm(every - quiet);
+        return;
+      }
       let sent = false;
       let timer: NodeJS.Timeout | undefined;
       // The clock is the statement in flight (the SELECT 1 once sent, or one it waits behind): a
@@ -410,13 +421,13 @@ export class InstanceLink {
         return client.query("SELECT 1");
       });
       Promise.race([ping, timeout])
-        .catch((error: unknown) => this.#dropped(client, asError(error)))
-        .finally(() => {
-          clearTimeout(timer);
-          this.#pinging = false;
-        });
-    }, every);
-    this.#healthTimer.unref();
+        .then(
+          () => arm(every),
+          (error: unknown) => this.#dropped(client, asError(error)),
+        )
+        .finally(() => clearTimeout(timer));
+    };
+    arm(every);
   }
 
   #emit<T>(listeners: Set<Listener<T>>, value: T, context: string): void {

@@ -10,13 +10,17 @@ export interface SerialQueue {
    * long the server has had the statement in flight, as opposed to how long a task waited.
    */
   readonly runningSince: number | undefined;
+  /** When the last task settled (`performance.now()`): the server answered then. Undefined before the first. */
+  readonly settledAt: number | undefined;
 }
 
 export function serialQueue(): SerialQueue {
   let tail: Promise<unknown> = Promise.resolve();
   let since: number | undefined;
+  let settled: number | undefined;
   const done = () => {
     since = undefined;
+    settled = performance.now();
   };
   const queue = <T>(task: () => Promise<T>): Promise<T> => {
     const start = () => {
@@ -27,5 +31,8 @@ export function serialQueue(): SerialQueue {
     tail = run.then(done, done);
     return run;
   };
-  return Object.defineProperty(queue, "runningSince", { get: () => since }) as SerialQueue;
+  return Object.defineProperties(queue, {
+    runningSince: { get: () => since },
+    settledAt: { get: () => settled },
+  }) as SerialQueue;
 }

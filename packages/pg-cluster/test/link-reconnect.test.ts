@@ -35,7 +35,9 @@ describe.skipIf(postgresMissing)("the link's reconnect backoff and health check 
 
   /** Fake clock (Date too, so a connect can be stamped with it), jitter pinned to the middle. */
   function fakeClock() {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
+    vi.useFakeTimers({
+      toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date", "performance"],
+    });
     vi.spyOn(Math, "random").mockReturnValue(0.5);
     const connects: number[] = [];
     const original = pg.Client.prototype.connect as (
@@ -227,31 +229,72 @@ describe.skipIf(postgresMissing)("the link's reconnect backoff and health check 
     }
   });
 
-  it("the health check sends SELECT 1 every healthCheckMs, every 10 s by default, and never with 0", async () => {
+  /** Runs `work` counting the SELECT 1 statements sent, and how many of them were answered so far. */
+  async function selectOnes(work: (counts: { sent: number; answered: number }) => Promise<void>) {
+    const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+    const original = proto.query;
+    const counts = { sent: 0, answered: 0 };
+    proto.query = function (this: unknown, ...args: unknown[]) {
+      const result = original.apply(this, args);
+      if (args[0] === "SELECT 1" && result instanceof Promise) {
+        counts.sent += 1;
+        void result.then(() => (counts.answered += 1));
+      }
+      return result;
+    };
+    try {
+      await work(counts);
+    } finally {
+      proto.query = original;
+    }
+    return counts.sent;
+  }
+
+  it("on a link with nothing else to run, the health check sends SELECT 1 every healthCheckMs, every 10 s by default, and never with 0", async () => {
     fakeClock();
-    const selectOnes = async (healthCheckMs: number | undefined) => {
+    const quietLink = async (healthCheckMs: number | undefined) => {
       const link = new InstanceLink({
         connectionString: db.url,
         ...(healthCheckMs === undefined ? {} : { healthCheckMs }),
       });
       try {
-        const seen = await queriesOf(async () => {
+        return await selectOnes(async (counts) => {
           await link.connect();
           for (let i = 0; i < 25; i++) {
             await vi.advanceTimersByTimeAsync(1000);
-            await until(
-              "the SELECT 1 answered",
-              async () => (await link.query("SELECT 0 AS zero")).length === 1,
-            );
+            await until("the SELECT 1 answered", () => counts.answered === counts.sent);
           }
         });
-        return seen.filter((q) => q.text === "SELECT 1").length;
       } finally {
         await link.close();
       }
     };
-    expect(await selectOnes(undefined)).toBe(2);
-    expect(await selectOnes(5000)).toBe(5);
-    expect(await selectOnes(0)).toBe(0);
+    expect(await quietLink(undefined)).toBe(2);
+    expect(await quietLink(5000)).toBe(5);
+    expect(await quietLink(0)).toBe(0);
+  });
+
+  it("sends no SELECT 1 while the link's own statements are answered within healthCheckMs, and one a period after the last answer", async () => {
+    fakeClock();
+    const link = new InstanceLink({ connectionString: db.url, healthCheckMs: 5000 });
+    try {
+      const busy = await selectOnes(async () => {
+        await link.connect();
+        for (let i = 0; i < 20; i++) {
+          await vi.advanceTimersByTimeAsync(1000);
+          expect(await link.heldAnywhere("agentsvc:test:busy-link")).toBe(false);
+        }
+      });
+      expect(busy).toBe(0);
+      const quiet = await selectOnes(async (counts) => {
+        await vi.advanceTimersByTimeAsync(4999);
+        expect(counts.sent).toBe(0);
+        await vi.advanceTimersByTimeAsync(1);
+        await until("the SELECT 1 answered", () => counts.answered === 1);
+      });
+      expect(quiet).toBe(1);
+    } finally {
+      await link.close();
+    }
   });
 });

@@ -70,4 +70,26 @@ describe("serialQueue", () => {
     await tick();
     expect(queue.runningSince).toBeUndefined();
   });
+
+  it("settledAt is when the last task settled, answered or failed (the health check's quiet time), undefined before the first", async () => {
+    let now = 1000;
+    vi.spyOn(performance, "now").mockImplementation(() => now);
+    const queue = serialQueue();
+    const a = deferred<void>();
+    const b = deferred<void>();
+    const ra = queue(() => a.promise);
+    const rb = queue(() => b.promise);
+    await tick();
+    expect(queue.settledAt).toBeUndefined();
+    now = 2000;
+    a.resolve();
+    await ra;
+    await tick();
+    expect(queue.settledAt).toBe(2000);
+    now = 3500;
+    b.reject(new Error("b failed"));
+    await rb.catch(() => undefined);
+    await tick();
+    expect(queue.settledAt).toBe(3500);
+  });
 });
