@@ -1,7 +1,7 @@
 // Durable inbound queue for gateways: a message is deduplicated and recorded here before the
 // platform is acknowledged, and anything unfinished is picked up again after a restart.
 import type { AttachmentRef, InboxRecord, RunOrigin } from "@agentsvc/agent-core";
-import { and, asc, count, eq, inArray, lt, or, sql } from "./orm.js";
+import { and, asc, count, eq, inArray, lt, sql } from "./orm.js";
 import { type Db, type StoreContext, withClauses } from "./context.js";
 import { type Outbox, type OutboxInput, outboxValues } from "./outbox.js";
 import type { InboxStatus, inbox } from "@agentsvc/store-schema/sqlite";
@@ -15,7 +15,7 @@ export type { InboxRecord, InboxStatus };
 
 export type { AcceptResult };
 
-/** Calls one grouped statement serves (two parameters each at most). */
+/** Calls one grouped statement serves (its parameters are arrays: one statement text for any number). */
 const MAX_GROUPED = 200;
 
 interface ThreadKey {
@@ -56,7 +56,9 @@ export class Inbox {
     if (ctx.dialect === "postgres") {
       const t = this.t.inbox;
       this.#running = new StatementBatch(async (ids) => {
-        const moved = new Set((await this.setRunning(ids)).map((r) => r.id));
+        const moved = new Set(
+          (await this.setRunning(sql`= ANY(${sql.param(ids)}::bigint[])`)).map((r) => r.id),
+        );
         // The same id twice: the first caller moved it, the second finds it running.
         return ids.map((id) => moved.delete(id));
       }, MAX_GROUPED);
@@ -68,7 +70,8 @@ export class Inbox {
             .where(
               and(
                 eq(t.status, "queued"),
-                or(...keys.map((k) => and(eq(t.gateway, k.gateway), eq(t.thread, k.thread)))),
+                // Two array parameters: one statement text (one prepared statement) for any number of threads.
+                sql`(${t.gateway}, ${t.thread}) IN (SELECT * FROM unnest(${sql.param(keys.map((k) => k.gateway))}::text[], ${sql.param(keys.map((k) => k.thread))}::text[]))`,
               ),
             )
             .orderBy(asc(t.id)),
@@ -138,15 +141,16 @@ export class Inbox {
   /** queued -> running. False when the row is not queued (already taken or finished). */
   async markRunning(id: number): Promise<boolean> {
     if (this.#running && !this.ctx.inTransaction()) return this.#running.add(id);
-    return (await this.setRunning([id])).length > 0;
+    return (await this.setRunning(sql`= ${id}`)).length > 0;
   }
 
-  private setRunning(ids: number[]) {
+  /** queued -> running for the records whose id matches `ids` (`= <id>`, or `= ANY(<array>)`). */
+  private setRunning(ids: SQL) {
     return this.ctx.run((db) =>
       db
         .update(this.t.inbox)
         .set({ status: "running", startedAt: this.ctx.now() })
-        .where(and(inArray(this.t.inbox.id, ids), eq(this.t.inbox.status, "queued")))
+        .where(and(sql`${this.t.inbox.id} ${ids}`, eq(this.t.inbox.status, "queued")))
         .returning({ id: this.t.inbox.id }),
     );
   }

@@ -22,7 +22,6 @@ export const {
   lte,
   min,
   not,
-  or,
   sql,
 } = require("drizzle-orm") as typeof import("drizzle-orm");
 
