@@ -9,6 +9,7 @@ import { OutboxShares } from "./outbox-shares.js";
 import type { Ownership } from "./ownership.js";
 import type { SessionParts } from "./parts.js";
 import { recover } from "./recovery.js";
+import { coalesced, OUTBOX_WAKE_WINDOW_MS } from "./session-sender.js";
 import type { Scheduler } from "./scheduler.js";
 import { gatewayThreadId } from "./threads.js";
 import type { Turns } from "./turns.js";
@@ -53,6 +54,12 @@ export interface SessionLeadDeps {
 
 export class SessionLead {
   #leading = false;
+  /**
+   * Wakes this instance's sender for the others' `outbox` announcements: at once, then at most once
+   * per window however many instances announced in it (each announces at most once per window on
+   * its own; without this the sender would make a pass, and its last empty read, per instance).
+   */
+  readonly #remoteOutboxWake: () => void;
   /** Makes the next period sweep (a new leader looks for what the instance it replaces left). */
   #sweepSoon: (() => void) | undefined;
   /** Several instances: which outbox partitions this one sends (all while it leads, unless it shares a backlog). */
@@ -60,6 +67,7 @@ export class SessionLead {
 
   constructor(private readonly d: SessionLeadDeps) {
     const { parts, coordination } = d;
+    this.#remoteOutboxWake = coalesced(() => parts.sender.wake(true), OUTBOX_WAKE_WINDOW_MS);
     if (!coordination.shared) return;
     this.#shares = new OutboxShares({
       coordination,
@@ -211,7 +219,7 @@ export class SessionLead {
   onCluster(message: ClusterMessage): void {
     const { parts } = this.d;
     // Whoever sends (the leader, helpers with a backlog) looks; a sender not running ignores it.
-    if (message.kind === "outbox") parts.sender.wake(true);
+    if (message.kind === "outbox") this.#remoteOutboxWake();
     if (message.kind === "outbox-help") this.#shares?.help();
     if (message.kind !== "thread" || !parts.registry.get(message.gateway)) return;
     // Its recorder found the thread held by another instance: only that holder need look (the

@@ -10,7 +10,7 @@ import type { SessionStore } from "./store.js";
 import type { Previews } from "./streaming.js";
 
 /** At most one `outbox` announcement per this many ms from one instance. */
-const OUTBOX_WAKE_WINDOW_MS = 100;
+export const OUTBOX_WAKE_WINDOW_MS = 100;
 
 /** `send` at once, then at most once per `windowMs`: calls within a window go as one at its end. */
 export function coalesced(send: () => void, windowMs: number): () => void {
