@@ -1,10 +1,11 @@
 // After a start the heap still holds what loading left behind (module parse data, the migrations'
 // strings) and a young generation grown to ~16 MiB for it; V8's own memory reducer gives that back
 // only after a full collection a start never runs (#45). Once the service has had no HTTP request
-// for `idleMs`, one memory-reducing collection (V8's "last resort" flavour: a few full GCs that
-// shrink the young generation) does it: ~10 MiB of idle RSS on examples/hello, for ~70 ms of CPU
-// paid while idle. Once only: a busy service's heap is V8's business.
+// in flight for `idleMs`, one memory-reducing collection (V8's "last resort" flavour: a few full
+// GCs that shrink the young generation) does it: ~10 MiB of idle RSS on examples/hello, for ~70 ms
+// of CPU paid while idle, never during a request. Once only: a busy service's heap is V8's business.
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
+import type { ServerResponse } from "node:http";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 
@@ -29,15 +30,16 @@ function memoryReducingGc(): Gc {
 const mib = (bytes: number) => Math.round((bytes / 1048576) * 10) / 10;
 
 /**
- * Runs the collection once no HTTP request has started for `idleMs`; `done` gets the figures.
- * Returns a cancel (for a stop before it ran). The timer never keeps the process alive.
+ * Runs the collection once no HTTP request has been in flight for `idleMs`; `done` gets the
+ * figures. Returns a cancel (for a stop before it ran). The timer never keeps the process alive.
  */
 export function trimHeapWhenIdle(idleMs: number, done: (trim: HeapTrim) => void): () => void {
   const channel = "http.server.request.start";
   let timer: NodeJS.Timeout | undefined;
+  let inFlight = 0;
   const cancel = () => {
     clearTimeout(timer);
-    unsubscribe(channel, restart);
+    unsubscribe(channel, started);
   };
   const trim = () => {
     cancel();
@@ -51,9 +53,19 @@ export function trimHeapWhenIdle(idleMs: number, done: (trim: HeapTrim) => void)
   };
   function restart() {
     clearTimeout(timer);
-    timer = setTimeout(trim, idleMs).unref();
+    if (inFlight === 0) timer = setTimeout(trim, idleMs).unref();
   }
-  subscribe(channel, restart);
+  // "close" comes after the response ends or the client goes away, whichever is first.
+  function started(message: unknown) {
+    const { response } = message as { response: ServerResponse };
+    inFlight++;
+    restart();
+    response.once("close", () => {
+      inFlight--;
+      restart();
+    });
+  }
+  subscribe(channel, started);
   restart();
   return cancel;
 }

@@ -1,3 +1,5 @@
+import { channel } from "node:diagnostics_channel";
+import { EventEmitter } from "node:events";
 import { describe, expect, it } from "vitest";
 import { type HeapTrim, trimHeapWhenIdle } from "../src/idle-trim.js";
 
@@ -38,5 +40,24 @@ describe("trimHeapWhenIdle", () => {
     // A later trim's report arrives after the cancelled one's timer would have fired.
     await new Promise<void>((resolve) => trimHeapWhenIdle(5, () => resolve()));
     expect(trims).toEqual([]);
+  });
+
+  it("waits while a request is in flight and collects once after it closed", async () => {
+    const trims: HeapTrim[] = [];
+    let trimmed!: () => void;
+    const trimDone = new Promise<void>((resolve) => (trimmed = resolve));
+    trimHeapWhenIdle(1, (trim) => {
+      trims.push(trim);
+      trimmed();
+    });
+    // What Node's HTTP server publishes for a request, in the same tick (before any idle timer).
+    const response = new EventEmitter();
+    channel("http.server.request.start").publish({ request: {}, response, socket: {}, server: {} });
+    // Many idle periods pass with the request open: no collection.
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(trims).toEqual([]);
+    response.emit("close");
+    await trimDone;
+    expect(trims).toHaveLength(1);
   });
 });
