@@ -49,6 +49,33 @@ export class Inbox {
   /** PostgreSQL: concurrent `queued` reads outside a transaction share one SELECT. */
   readonly #queued: StatementBatch<ThreadKey, InboxRecord[]> | undefined;
 
+  /** PostgreSQL: concurrent `unfinishedOf` reads outside a transaction share one SELECT ... FOR UPDATE. */
+  readonly #unfinished: StatementBatch<ThreadKey, InboxRecord[]> | undefined;
+
+  /** The records of several threads in one of `statuses`, oldest first, one list per thread (PostgreSQL). */
+  async #ofThreads(keys: ThreadKey[], statuses: InboxStatus[], lock: boolean): Promise<InboxRecord[][]> {
+    const t = this.t.inbox;
+    const rows = await this.ctx.run((db) => {
+      const query = db
+        .select()
+        .from(t)
+        .where(
+          and(
+            inArray(t.status, statuses),
+            // Two array parameters: one statement text (one prepared statement) for any number of threads.
+            sql`(${t.gateway}, ${t.thread}) IN (SELECT * FROM unnest(${sql.param(keys.map((k) => k.gateway))}::text[], ${sql.param(keys.map((k) => k.thread))}::text[]))`,
+          ),
+        )
+        .orderBy(asc(t.id));
+      // The handle is node-postgres drizzle here (see context.ts): its select builder has `for`.
+      return lock
+        ? (query as unknown as { for(s: "update"): Promise<(typeof t.$inferSelect)[]> }).for("update")
+        : query;
+    });
+    const records = rows.map(toRecord).sort((a, b) => a.id - b.id);
+    return keys.map((k) => records.filter((r) => r.gateway === k.gateway && r.thread === k.thread));
+  }
+
   constructor(
     private readonly ctx: StoreContext,
     private readonly outbox: Outbox,
@@ -62,23 +89,12 @@ export class Inbox {
         // The same id twice: the first caller moved it, the second finds it running.
         return ids.map((id) => moved.delete(id));
       }, MAX_GROUPED);
-      this.#queued = new StatementBatch(async (keys) => {
-        const rows = await this.ctx.run((db) =>
-          db
-            .select()
-            .from(t)
-            .where(
-              and(
-                eq(t.status, "queued"),
-                // Two array parameters: one statement text (one prepared statement) for any number of threads.
-                sql`(${t.gateway}, ${t.thread}) IN (SELECT * FROM unnest(${sql.param(keys.map((k) => k.gateway))}::text[], ${sql.param(keys.map((k) => k.thread))}::text[]))`,
-              ),
-            )
-            .orderBy(asc(t.id)),
-        );
-        const records = rows.map(toRecord);
-        return keys.map((k) => records.filter((r) => r.gateway === k.gateway && r.thread === k.thread));
-      }, MAX_GROUPED);
+      this.#queued = new StatementBatch((keys) => this.#ofThreads(keys, ["queued"], false), MAX_GROUPED);
+      // Locked in id order (FOR UPDATE above the sort), so two instances' groups never wait on each other in a circle.
+      this.#unfinished = new StatementBatch(
+        (keys) => this.#ofThreads(keys, ["queued", "running"], true),
+        MAX_GROUPED,
+      );
       this.#batch = acceptBatch((rows) =>
         this.ctx.express((db) =>
           db
@@ -217,14 +233,15 @@ export class Inbox {
    * reads).
    */
   async unfinishedOf(gateway: string, thread: string): Promise<InboxRecord[]> {
+    // PostgreSQL: a lone SELECT ... FOR UPDATE is its own transaction and waits for the same row
+    // locks (then re-reads the rows a committed update changed): one round trip instead of three,
+    // shared by the threads taken at the same time.
+    if (this.#unfinished && !this.ctx.inTransaction()) return this.#unfinished.add({ gateway, thread });
     const read = () =>
       this.ctx.run((db) =>
         lockRow(db, this.t.inbox, this.ofThread(gateway, thread, ["queued", "running"]), this.ctx),
       );
-    // PostgreSQL: a lone SELECT ... FOR UPDATE is its own transaction and waits for the same row
-    // locks (then re-reads the rows a committed update changed): one round trip instead of three.
-    const alone = this.ctx.dialect === "postgres" && !this.ctx.inTransaction();
-    const rows = await (alone ? read() : this.ctx.transaction(read));
+    const rows = await this.ctx.transaction(read);
     return rows.map(toRecord).sort((a, b) => a.id - b.id);
   }
 

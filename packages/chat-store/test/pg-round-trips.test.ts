@@ -147,6 +147,45 @@ describe.skipIf(postgresMissing)("[postgres] round trips of the hot paths", () =
     expect(await db.inbox.queued("h", "t0")).toEqual([]);
   }, 60_000);
 
+  it("threads taken at once read their unfinished records with shared SELECT ... FOR UPDATE statements; a record a transaction is finishing comes back only once it committed", async () => {
+    await withOwnConnection(async (db, other) => {
+      const ids: number[] = [];
+      for (let i = 0; i < 15; i++) {
+        const r = await db.inbox.accept({
+          gateway: "g",
+          dedupKey: `u${i}`,
+          thread: `t${i % 5}`,
+          text: `m${i}`,
+          origin,
+        });
+        ids.push((r as { id: number }).id);
+      }
+      await db.inbox.markRunning(ids[1]!);
+      await db.inbox.markDone(ids[6]!, "done");
+      // Another instance's turn of t0 is committing: its record is locked until it ends.
+      await other.query("BEGIN");
+      await other.query("UPDATE inbox SET status = 'done' WHERE id = $1", [ids[0]]);
+      let read: Awaited<ReturnType<typeof db.inbox.unfinishedOf>>[] = [];
+      const sent = await statementsOf(async () => {
+        const reading = Promise.all(Array.from({ length: 5 }, (_, t) => db.inbox.unfinishedOf("g", `t${t}`)));
+        await new Promise((r) => setTimeout(r, 300));
+        await other.query("COMMIT");
+        read = await reading;
+      });
+      const reads = sent.filter((s) => /^\s*select/i.test(s.text));
+      expect(reads.length).toBeLessThan(4);
+      expect(reads.every((s) => /for update/i.test(s.text))).toBe(true);
+      expect(read.map((records) => records.map((r) => r.text))).toEqual([
+        ["m5", "m10"], // m0 finished by the other transaction
+        ["m1", "m11"], // m6 done before
+        ["m2", "m7", "m12"],
+        ["m3", "m8", "m13"],
+        ["m4", "m9", "m14"],
+      ]);
+      expect(read[1]!.map((r) => r.status)).toEqual(["running", "queued"]);
+    });
+  }, 60_000);
+
   it("unfinishedOf is one statement (a lone SELECT ... FOR UPDATE)", async () => {
     const db = await postgresDriver.open();
     await db.inbox.accept({ gateway: "g", dedupKey: "a", thread: "t", text: "a", origin });
