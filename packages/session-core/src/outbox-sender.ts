@@ -7,9 +7,9 @@ import { fault } from "@agentsvc/agent-core";
 // is held (nothing more is sent through it) and stopped until the configuration is fixed.
 import type { Logger } from "pino";
 import { backoffDelay } from "@agentsvc/adapter-kit";
-import { GatewaySendError, isGatewaySendError } from "@agentsvc/adapter-kit";
-import { fileNote, type OutboundFilePayload } from "@agentsvc/adapter-kit";
-import type { DecidedNotice, DraftIds, Gateway, InteractionRequest, SendResult } from "./gateway.js";
+import { type GatewaySendError, isGatewaySendError, type OutboundFilePayload } from "@agentsvc/adapter-kit";
+import type { Gateway, SendResult } from "./gateway.js";
+import { deliverPiece, draftOf } from "./outbox-deliver.js";
 import type { GatewayRegistry } from "./registry.js";
 import type { SendOutcome, SessionObserver } from "./observer.js";
 import type { OutboxRow, SessionStore } from "./store.js";
@@ -301,7 +301,14 @@ export class OutboxSender {
     let result: SendResult | undefined;
     try {
       fault("before-send");
-      result = await this.#withTimeout(this.#deliver(gateway, row, attempt));
+      result = await this.#withTimeout(
+        deliverPiece(
+          { store: this.#store, drafts: this.#drafts, fileUrl: this.#fileUrl },
+          gateway,
+          row,
+          attempt,
+        ),
+      );
       fault("mid-send");
     } catch (err) {
       return this.#failed(gateway, row, attempt, err, span);
@@ -310,57 +317,6 @@ export class OutboxSender {
     const draft = draftOf(row);
     if (draft && this.#drafts) await this.#drafts.finished(gateway, draft);
     return "sent";
-  }
-
-  async #deliver(gateway: Gateway, row: OutboxRow, attempt: number): Promise<SendResult | undefined> {
-    const payload = row.payload as Record<string, unknown>;
-    const meta = payload.meta as Record<string, unknown> | undefined;
-    const requestId = typeof payload.requestId === "string" ? payload.requestId : undefined;
-    const options = {
-      idempotencyKey: row.idemKey,
-      attempt,
-      ...(meta ? { meta } : {}),
-      ...(requestId ? { requestId } : {}),
-    };
-    switch (row.kind) {
-      case "text": {
-        const text = String(payload.text ?? "");
-        const draft = draftOf(row);
-        // A piece finalised before an approval carries its draft; the reply's first piece looks it up.
-        const carried = (payload.draftIds ?? undefined) as DraftIds | undefined;
-        const ids =
-          carried ?? (draft && gateway.finishDraft ? await this.#drafts?.take(gateway, draft) : undefined);
-        if (ids && gateway.finishDraft) return gateway.finishDraft(row.thread, ids, text, options);
-        return gateway.send(row.thread, text, options);
-      }
-      case "file": {
-        const file = payload as unknown as OutboundFilePayload;
-        const url = this.#fileUrl?.(file);
-        const blobs = this.#store.blobs;
-        // A platform without uploads (or a store without blobs) still hears about the file.
-        if (!gateway.sendFile || !blobs) return gateway.send(row.thread, fileNote(file, url), options);
-        const bytes = async () => {
-          const data = await blobs.read(file.blob);
-          if (!data) throw new GatewaySendError(`file ${file.name} is no longer stored`, { permanent: true });
-          return data;
-        };
-        return gateway.sendFile(row.thread, { ...file, bytes, ...(url ? { url } : {}) }, options);
-      }
-      case "approval":
-        if (!gateway.requestDecision)
-          throw new GatewaySendError("gateway has no requestDecision", { permanent: true });
-        return gateway.requestDecision(payload as unknown as InteractionRequest, options);
-      case "decided": {
-        if (!gateway.onDecided) return undefined;
-        const notice = payload as unknown as DecidedNotice;
-        const rendered = (await this.#store.outbox.list(row.gateway, row.thread)).find(
-          (r) => r.idemKey === `${notice.requestId}:render`,
-        );
-        const requestMessageId = rendered?.platformId;
-        await gateway.onDecided(requestMessageId ? { ...notice, requestMessageId } : notice, options);
-        return undefined;
-      }
-    }
   }
 
   async #withTimeout<T>(work: Promise<T>): Promise<T> {
@@ -423,12 +379,4 @@ export class OutboxSender {
     logger.warn({ ...context, err: message, retryInMs: delay }, "sending failed; will retry");
     return "retry";
   }
-}
-
-/** The draft key a streamed reply's first piece carries (see streaming.ts). */
-function draftOf(row: OutboxRow): string | undefined {
-  if (row.kind !== "text") return undefined;
-  // An object: #deliver has read its fields before this is asked.
-  const draft = (row.payload as { draft?: unknown }).draft;
-  return typeof draft === "string" ? draft : undefined;
 }
