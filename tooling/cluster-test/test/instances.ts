@@ -58,7 +58,6 @@ export class Instance {
     });
     this.#proc = proc;
     this.exited = new Promise((r) => proc.once("exit", (code, signal) => r(signal ?? code)));
-    proc.once("exit", (code, signal) => { writeFileSync(`/tmp/s7/inst-${this.name}-${Date.now()}.log`, `${code} ${signal}\n${this.#stderr}\n${this.lines.slice(-80).join("\n")}`); });
     let stderr = "";
     proc.stderr?.on("data", (c) => {
       stderr = (stderr + String(c)).slice(-4000);
