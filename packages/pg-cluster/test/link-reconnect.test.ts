@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 import { postgresMissing } from "@agentsvc/pg-test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { InstanceLink, type InstanceLinkOptions } from "../src/index.js";
-import { queriesOf, usePostgres } from "./helpers.js";
+import { usePostgres } from "./helpers.js";
 import { switchableProxy } from "./proxies.js";
 
 const require = createRequire(import.meta.url);
