@@ -2,14 +2,14 @@
 // (https://discord.com/developers/docs/topics/opcodes-and-status-codes#gateway-gateway-close-event-codes)
 // leaves no heartbeat or watchdog running, stop leaves no task at all; a socket that has not said Hello
 // is not up, so deafAfter waits for the watchdog to replace it; a resume URL that cannot be opened is
-// retried with a warning.
+// retried with a warning; a halted connection is not reopened by a dispatch that failed to record.
 import type { GatewayContext } from "@agentsvc/adapter-kit";
 import { ContractRig } from "@agentsvc/session-core/testing";
 import { eventually } from "@agentsvc/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { SESSION_KEY, type StoredSession } from "../src/connection.js";
 import { discordHarness } from "./harness.js";
-import { changeContext, type Rigged, startCalmRig, stopRig } from "./rig.js";
+import { changeContext, logged, type Rigged, recordScheduling, say, startCalmRig, stopRig } from "./rig.js";
 
 let r: Rigged | undefined;
 afterEach(async () => {
@@ -67,6 +67,33 @@ describe("discord connection: tasks and readiness", () => {
     await eventually(() => h.logs.some((l) => l.msg === "reconnecting"), "a reconnect", 10_000);
     expect(h.logs.find((l) => l.msg === "reconnecting")).toMatchObject({ why: "watchdog" });
     expect(h.logs.some((l) => /deafAfter/.test(l.msg))).toBe(false);
+  });
+
+  it("a dispatch whose recording fails after a fatal close schedules no new connection", async () => {
+    const h = await discordHarness({ watchdogMs: 60_000 }, { heartbeatIntervalMs: 2_000 });
+    const scheduled = recordScheduling(h);
+    r = { h, rig: new ContractRig(h) };
+    await r.rig.start();
+    await eventually(() => h.fake.sessions.current !== undefined, "READY");
+    let entered = false;
+    let release = () => {};
+    const held = new Promise<void>((done) => {
+      release = done;
+    });
+    r.rig.deliverHook = async (inbound, next) => {
+      if (!inbound.text.includes("hf1")) return next(inbound);
+      entered = true;
+      await held;
+      throw new Error("store unavailable");
+    };
+    say(r, "held hf1");
+    await eventually(() => entered, "the message in the session");
+    h.fake.sessions.closeWith(4013, "Invalid intent(s).");
+    await eventually(() => h.built.at(-1)?.halted === true, "halted");
+    const connects = scheduled.filter((t) => t.name === "connect").length;
+    release();
+    await logged(r, "dispatch not recorded; resuming to get it again");
+    expect(scheduled.filter((t) => t.name === "connect")).toHaveLength(connects);
   });
 
   it("once READY, connecting is over: the connect task is not left running", async () => {
