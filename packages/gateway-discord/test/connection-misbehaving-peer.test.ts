@@ -1,8 +1,9 @@
 // Peers the Discord fake cannot play, served raw over HTTP upgrade (RFC 6455) at the stored resume
 // URL: one that sends a frame the client must refuse (a text frame that is not UTF-8, section 8.1),
 // after which ws fails the connection (error, then close) and the connection must connect again
-// rather than stay silent for good; and a zombie that never answers the close handshake, which
-// the connection cuts off itself instead of waiting for ws's 30 s close timeout.
+// rather than stay silent for good; one that never answers the upgrade, whose sockets the connection
+// leaves without calling that a failed connect; and a zombie that never answers the close handshake,
+// which the connection cuts off itself instead of waiting for ws's 30 s close timeout.
 import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
@@ -27,8 +28,11 @@ afterEach(async () => {
 /** An unmasked text frame (server to client) of up to 125 bytes. */
 const textFrame = (payload: Buffer) => Buffer.concat([Buffer.from([0x81, payload.length]), payload]);
 
-/** A WebSocket endpoint that accepts every upgrade and hands its TCP socket to `peer`. */
-async function rawEndpoint(peer: (socket: Socket) => void): Promise<{ url: string; sockets: Socket[] }> {
+/** A WebSocket endpoint that accepts every upgrade (or, `upgrade` false, leaves it unanswered) and hands its TCP socket to `peer`. */
+async function rawEndpoint(
+  peer: (socket: Socket) => void,
+  upgrade = true,
+): Promise<{ url: string; sockets: Socket[] }> {
   const sockets: Socket[] = [];
   const s = createServer();
   server = s;
@@ -36,6 +40,7 @@ async function rawEndpoint(peer: (socket: Socket) => void): Promise<{ url: strin
     sockets.push(socket);
     upgraded.push(socket);
     socket.on("error", () => {});
+    if (!upgrade) return peer(socket);
     const accept = createHash("sha1")
       .update(`${req.headers["sec-websocket-key"]}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`)
       .digest("base64");
@@ -71,6 +76,29 @@ describe("discord connection: peers that misbehave", () => {
       level: 40,
       resume: true,
     });
+  });
+
+  it("a socket the watchdog replaces, or stop leaves, while it is still opening is no failed connect: no retry warning", async () => {
+    // watchdogMs 300: a socket that has said nothing for that long is replaced, an unanswered upgrade too.
+    r = await startCalmRig({ watchdogMs: 300 });
+    const x = r;
+    // Takes the upgrade and never answers it: the socket stays opening until the connection leaves it.
+    const endpoint = await rawEndpoint(() => {}, false);
+    await resumeAt(x, endpoint.url);
+    await eventually(() => endpoint.sockets.length >= 3, "two sockets replaced while opening");
+    const replaced = endpoint.sockets.slice(0, 2);
+    // Left sockets are cut off a second later: their opening fails then (the warning would come here).
+    await eventually(
+      () => replaced.every((s) => s.destroyed || s.readableEnded),
+      "the replaced sockets cut off",
+    );
+    await x.rig.stop();
+    const last = endpoint.sockets.at(-1) as Socket;
+    await eventually(() => last.destroyed || last.readableEnded, "the last socket cut off after stop");
+    expect(
+      x.h.logs.filter((l) => l.msg === "no gateway frame within the watchdog period; reconnecting").length,
+    ).toBeGreaterThanOrEqual(2);
+    expect(x.h.logs.some((l) => l.msg === "could not connect to the gateway; retrying")).toBe(false);
   });
 
   it("a peer that never answers the close handshake is cut off when the connection leaves it", async () => {
