@@ -1,16 +1,17 @@
 // Peers the Discord fake cannot play, served raw over HTTP upgrade (RFC 6455) at the stored resume
-// URL: one that sends a frame the client must refuse (a text frame that is not UTF-8, section 8.1),
-// after which ws fails the connection (error, then close) and the connection must connect again
-// rather than stay silent for good; one that never answers the upgrade, whose sockets the connection
-// leaves without calling that a failed connect; and a zombie that never answers the close handshake,
-// which the connection cuts off itself instead of waiting for ws's 30 s close timeout.
+// URL: one that sends a frame that is not JSON, which is logged and skipped; one that sends a frame
+// the client must refuse (a text frame that is not UTF-8, section 8.1), after which ws fails the
+// connection (error, then close) and the connection must connect again rather than stay silent for
+// good; one that never answers the upgrade, whose sockets the connection leaves without calling that
+// a failed connect; and a zombie that never answers the close handshake, which the connection cuts
+// off itself instead of waiting for ws's 30 s close timeout.
 import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { eventually } from "@agentsvc/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { SESSION_KEY } from "../src/connection.js";
-import { type Rigged, startCalmRig, stopRig, storedSession } from "./rig.js";
+import { logged, type Rigged, startCalmRig, stopRig, storedSession } from "./rig.js";
 
 let r: Rigged | undefined;
 let server: Server | undefined;
@@ -99,6 +100,25 @@ describe("discord connection: peers that misbehave", () => {
       x.h.logs.filter((l) => l.msg === "no gateway frame within the watchdog period; reconnecting").length,
     ).toBeGreaterThanOrEqual(2);
     expect(x.h.logs.some((l) => l.msg === "could not connect to the gateway; retrying")).toBe(false);
+  });
+
+  it("a frame that is not JSON is logged as unreadable, and the frames after it are read", async () => {
+    r = await startCalmRig();
+    const hello = JSON.stringify({ op: 10, d: { heartbeat_interval: 2_000 }, s: null, t: null });
+    let resumed = false;
+    const endpoint = await rawEndpoint((socket) => {
+      socket.write(textFrame(Buffer.from("not json")));
+      socket.write(textFrame(Buffer.from(hello)));
+      // The client's first frame after Hello is the Resume (op 6).
+      socket.on("data", () => {
+        resumed = true;
+      });
+    });
+    await resumeAt(r, endpoint.url);
+    const line = await logged(r, "unreadable gateway frame");
+    expect(line).toMatchObject({ level: 40 });
+    expect(line.err).toBeDefined();
+    await eventually(() => resumed, "the Resume after Hello");
   });
 
   it("a peer that never answers the close handshake is cut off when the connection leaves it", async () => {
