@@ -1,16 +1,23 @@
 // Chromium via playwright-core (Debian's /usr/bin/chromium), one watched page per test: dialogs,
 // CSP violations and uncaught errors are collected so every test can assert there were none.
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
-import { inject } from "vitest";
-import { CHROMIUM_OPTIONS } from "./chromium.js";
 
-/**
- * The file's browser: a connection to the project's Chromium when its globalSetup started one
- * (closing it closes this file's contexts only), else a Chromium of the file's own.
- */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
 export function launchBrowser(): Promise<Browser> {
-  const endpoint = inject("chromiumEndpoint");
-  return endpoint ? chromium.connect(endpoint) : chromium.launch(CHROMIUM_OPTIONS);
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
 }
 
 export interface Watched {
