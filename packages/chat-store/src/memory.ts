@@ -28,6 +28,8 @@ import {
   withinBudget,
 } from "./prompt-cache.js";
 import { first } from "./rows.js";
+import { type WindowRow, windowBatch } from "./window-batch.js";
+import type { StatementBatch } from "./statement-batch.js";
 import { SeenTokens } from "./seen-tokens.js";
 import { requireId } from "./validate.js";
 
@@ -42,13 +44,6 @@ export interface CreateMemoryOptions extends PromptWindowOptions {
    * instances on one database (a claim on the scope's oldest row).
    */
   summaryThreshold?: number;
-}
-
-/** A row the prompt window reads. */
-interface WindowRow {
-  id: number;
-  role: string;
-  body: string;
 }
 
 function parsed(row: WindowRow): WindowEntry {
@@ -113,7 +108,14 @@ export class SqliteMemory implements Memory {
       maxMessages: options.maxMessages ?? DEFAULT_WINDOW,
       maxPromptTokens: options.maxPromptTokens,
     };
+    if (ctx.dialect === "postgres")
+      this.windows = windowBatch(ctx, this.window.maxMessages ?? DEFAULT_WINDOW);
   }
+
+  /** PostgreSQL: prompt windows read at once outside a transaction share one statement (window-batch.ts). */
+  private readonly windows:
+    | StatementBatch<{ userId: string; conversationId: string }, WindowRow[]>
+    | undefined;
 
   private where(scope: MemoryScope) {
     const { userId, conversationId } = scopeOf(scope);
@@ -180,22 +182,25 @@ export class SqliteMemory implements Memory {
       const fields = { id: m.id, role: m.role, body: m.body };
       const oldest = this.ordered(scope, asc);
       const newest = this.ordered(scope, desc);
-      const rows = await this.ctx.run((db) =>
-        db
-          .select(fields)
-          .from(m)
-          .where(oldest.where)
-          .orderBy(...oldest.orderBy)
-          .limit(1)
-          .unionAll(
-            db
-              .select(fields)
-              .from(m)
-              .where(newest.where)
-              .orderBy(...newest.orderBy)
-              .limit(limit),
-          ),
-      );
+      const rows =
+        this.windows && !this.ctx.inTransaction()
+          ? await this.windows.add(scopeOf(scope))
+          : await this.ctx.run((db) =>
+              db
+                .select(fields)
+                .from(m)
+                .where(oldest.where)
+                .orderBy(...oldest.orderBy)
+                .limit(1)
+                .unionAll(
+                  db
+                    .select(fields)
+                    .from(m)
+                    .where(newest.where)
+                    .orderBy(...newest.orderBy)
+                    .limit(limit),
+                ),
+            );
       rows.sort((a, b) => a.id - b.id);
       head = rows[0];
       recent = rows.slice(1);

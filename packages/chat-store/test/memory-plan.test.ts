@@ -92,7 +92,10 @@ describe.skipIf(postgresMissing)("[postgres] the prompt window's reads", () => {
               for (const mode of ["force_custom_plan", "force_generic_plan"]) {
                 await client.query(`SET plan_cache_mode = ${mode}`);
                 await client.query(`PREPARE window_read AS ${read.text}`);
-                const args = read.values.map((v) => (typeof v === "number" ? String(v) : `'${v}'`));
+                // An array parameter (the grouped read's scopes) as an array literal.
+                const literal = (v: unknown) =>
+                  Array.isArray(v) ? `'{${v.map((x) => JSON.stringify(x)).join(",")}}'` : `'${v}'`;
+                const args = read.values.map((v) => (typeof v === "number" ? String(v) : literal(v)));
                 const { rows } = await client.query(
                   `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE window_read(${args.join(", ")})`,
                 );

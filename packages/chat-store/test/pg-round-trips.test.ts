@@ -217,6 +217,31 @@ describe.skipIf(postgresMissing)("[postgres] round trips of the hot paths", () =
     expect(await memory.loadPrompt(short)).toEqual([{ role: "user", content: "only" }]);
   });
 
+  it("turns starting at once read their prompt windows with shared statements, each its own scope's summary and recent rows", async () => {
+    const db = await postgresDriver.open();
+    const memory = db.createMemory({ canSummarize: true, summarize: async () => "earlier", maxMessages: 3 });
+    const scopes = Array.from({ length: 12 }, (_, i) => ({ userId: `u${i % 3}`, conversationId: `c${i}` }));
+    for (const [i, scope] of scopes.entries())
+      for (let k = 0; k < (i % 5) + 1; k++)
+        await memory.append(scope, [{ role: "user", content: `${i}:${k}` }]);
+    await memory.summarize(scopes[4]!, { keepRecent: 2 }); // 5 rows: a summary and the last 2
+    const alone: Awaited<ReturnType<typeof memory.loadPrompt>>[] = [];
+    // Inside a transaction each is read alone, by the single-scope statement.
+    await db.transaction(async () => {
+      for (const scope of scopes) alone.push(await memory.loadPrompt(scope));
+    });
+    let together: typeof alone = [];
+    const sent = await statementsOf(async () => {
+      together = await Promise.all(scopes.map((scope) => memory.loadPrompt(scope)));
+    });
+    expect(sent.length).toBeLessThan(5);
+    expect(new Set(sent.map((s) => s.text)).size).toBe(1);
+    expect(together).toEqual(alone);
+    expect(together[4]![0]).toMatchObject({ role: "system" });
+    expect(together[3]!.map((m) => (m as { content: string }).content)).toEqual(["3:1", "3:2", "3:3"]);
+    expect(together[0]!.map((m) => (m as { content: string }).content)).toEqual(["0:0"]);
+  }, 60_000);
+
   it("a turn's messages are appended with one insert, in order", async () => {
     const db = await postgresDriver.open();
     const memory = db.createMemory({ canSummarize: false });
