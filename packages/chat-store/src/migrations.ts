@@ -8,6 +8,7 @@ import {
   SQLITE_MIGRATIONS as MIGRATIONS,
   stepChecksum,
 } from "@agentsvc/store-schema";
+import type { Statement } from "better-sqlite3";
 import type { SqliteConnection } from "./driver.js";
 import { ChatDbError, describeError } from "./errors.js";
 
@@ -51,9 +52,35 @@ function checkSteps(steps: readonly MigrationStep[]): void {
   });
 }
 
+/** The step whose SQL failed, carried out of a transaction to name it in the error. */
+class StepFailure extends Error {
+  constructor(
+    readonly step: MigrationStep,
+    override readonly cause: unknown,
+  ) {
+    super(describeError(cause));
+  }
+}
+
+function applyStep(
+  sqlite: SqliteConnection,
+  record: Statement,
+  step: MigrationStep,
+  now: () => number,
+): void {
+  try {
+    sqlite.exec(step.sql);
+  } catch (err) {
+    throw new StepFailure(step, err);
+  }
+  record.run(step.version, step.name, stepChecksum(step), now());
+}
+
 /**
- * Applies every step newer than the store, each in its own IMMEDIATE transaction together with its
- * version row, so a failed step leaves the store exactly at the previous version.
+ * Applies every step newer than the store. An empty store (version 0) gets all of them in one
+ * IMMEDIATE transaction: one sync instead of one per step (a first start), and a failed step leaves
+ * it at version 0 with no tables. A store already at some version gets each step in its own
+ * transaction together with its version row, so a failed step leaves it at the previous version.
  */
 export function runMigrations(
   sqlite: SqliteConnection,
@@ -91,28 +118,46 @@ export function runMigrations(
       );
     }
   }
-  const applied: number[] = [];
   const record = sqlite.prepare(
     `INSERT INTO ${SCHEMA_VERSION_TABLE} (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)`,
   );
-  for (const step of steps) {
+  const failed = (err: unknown): ChatDbError => {
+    const at = readSchemaVersion(sqlite);
+    const step = err instanceof StepFailure ? err.step : undefined;
+    const cause = err instanceof StepFailure ? err.cause : err;
+    const which = step ? `migration step ${step.version} ("${step.name}")` : "a migration step";
+    return new ChatDbError(
+      "migration_failed",
+      `${file}: ${which} failed: ${describeError(cause)}; the store stays at schema version ${at}`,
+      { cause },
+    );
+  };
+  const applied: number[] = [];
+  if (from === 0) {
+    const applyAll = sqlite.transaction(() => {
+      // Re-read inside the write lock: another process may have migrated meanwhile (then the
+      // per-step loop below finds the rest, if any).
+      if (readSchemaVersion(sqlite) > 0) return false;
+      for (const step of steps) applyStep(sqlite, record, step, now);
+      return true;
+    });
+    try {
+      if (applyAll.immediate()) applied.push(...steps.map((s) => s.version));
+    } catch (err) {
+      throw failed(err);
+    }
+  }
+  for (const step of applied.length > 0 ? [] : steps) {
     const apply = sqlite.transaction(() => {
       // Re-read inside the write lock: another process may have migrated meanwhile.
       if (readSchemaVersion(sqlite) >= step.version) return false;
-      sqlite.exec(step.sql);
-      record.run(step.version, step.name, stepChecksum(step), now());
+      applyStep(sqlite, record, step, now);
       return true;
     });
     try {
       if (apply.immediate()) applied.push(step.version);
     } catch (err) {
-      const at = readSchemaVersion(sqlite);
-      throw new ChatDbError(
-        "migration_failed",
-        `${file}: migration step ${step.version} ("${step.name}") failed: ${describeError(err)}; ` +
-          `the store stays at schema version ${at}`,
-        { cause: err },
-      );
+      throw failed(err);
     }
   }
   return { from, to: readSchemaVersion(sqlite), applied };

@@ -2,10 +2,10 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { getTableConfig } from "drizzle-orm/sqlite-core";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { loadDriver } from "../src/driver.js";
 import { ChatDb, ChatDbError, CURRENT_SCHEMA_VERSION, MIGRATIONS, type MigrationStep } from "../src/index.js";
-import { stepChecksum } from "../src/migrations.js";
+import { runMigrations, stepChecksum } from "../src/migrations.js";
 import { sqliteTables as schema } from "@agentsvc/store-schema/sqlite";
 import { openStore, tempRoot } from "./helpers.js";
 
@@ -120,8 +120,10 @@ describe("schema: migrations", () => {
     expect(await db.preferences.get("alice", "theme")).toBe("dark");
   });
 
-  it("a failed step fails loudly naming the file and the step, and leaves the version (and schema) unchanged", () => {
+  it("a failed step on a store at some version fails loudly naming the file and the step, and leaves that version (and schema)", () => {
     const root = tempRoot();
+    const file = join(root, "data", "chat.db");
+    ChatDb.open({ appRoot: root, migrations: MIGRATIONS.slice(0, 1) }).close();
     const broken: MigrationStep[] = [
       ...MIGRATIONS.slice(0, 2),
       {
@@ -130,7 +132,6 @@ describe("schema: migrations", () => {
         sql: "CREATE TABLE half_done (x INTEGER); INSERT INTO no_such_table VALUES (1);",
       },
     ];
-    const file = join(root, "data", "chat.db");
     expectChatDbError(
       () => ChatDb.open({ appRoot: root, migrations: broken }),
       "migration_failed",
@@ -139,10 +140,48 @@ describe("schema: migrations", () => {
       /no such table: no_such_table/,
       /stays at schema version 2/,
     );
+    // Step 2, which worked, is kept: each step of an upgrade commits on its own.
     expect(tables(file)).not.toContain("half_done");
     expect((versionRows(file) as { version: number }[]).map((r) => r.version)).toEqual([1, 2]);
     // The real steps still apply afterwards.
     expect(openStore({ appRoot: root }).schemaVersion()).toBe(CURRENT_SCHEMA_VERSION);
+  });
+
+  it("a failed step on an empty store leaves version 0 and no tables (a first start is all or nothing)", () => {
+    const root = tempRoot();
+    const file = join(root, "data", "chat.db");
+    const broken: MigrationStep[] = [
+      ...MIGRATIONS.slice(0, 2),
+      {
+        version: 3,
+        name: "broken step",
+        sql: "CREATE TABLE half_done (x INTEGER); INSERT INTO no_such_table VALUES (1);",
+      },
+    ];
+    expectChatDbError(
+      () => ChatDb.open({ appRoot: root, migrations: broken }),
+      "migration_failed",
+      file,
+      'step 3 ("broken step")',
+      /no such table: no_such_table/,
+      /stays at schema version 0/,
+    );
+    expect(tables(file)).toEqual(["agentsvc_schema_version"]);
+    expect(versionRows(file)).toEqual([]);
+    expect(openStore({ appRoot: root }).schemaVersion()).toBe(CURRENT_SCHEMA_VERSION);
+  });
+
+  it("a first start applies every step in one transaction (one commit and sync, not one per step)", () => {
+    const file = join(tempRoot(), "first.db");
+    const sqlite = new Database(file);
+    try {
+      const transactions = vi.spyOn(sqlite, "transaction");
+      const report = runMigrations(sqlite, { file });
+      expect(report.applied).toEqual(MIGRATIONS.map((m) => m.version));
+      expect(transactions).toHaveBeenCalledTimes(1);
+    } finally {
+      sqlite.close();
+    }
   });
 
   it("refuses a store written by a newer agentsvc (forward-only, never downgraded)", () => {
