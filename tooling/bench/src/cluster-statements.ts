@@ -7,7 +7,8 @@ export type Calls = Map<string, number>;
 
 export async function callsOf(stats: PgClient, dbName: string): Promise<Calls> {
   const { rows } = await stats.query(
-    `SELECT regexp_replace(left(s.query, 90), '\\s+', ' ', 'g') AS q, sum(s.calls)::text AS n
+    `SELECT regexp_replace(left(s.query, 60) || coalesce(' … ' || substring(s.query from '[Ww][Hh][Ee][Rr][Ee] .{0,70}'), ''),
+              '\\s+', ' ', 'g') AS q, sum(s.calls)::text AS n
        FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
       WHERE d.datname = $1 AND s.query NOT LIKE '%bench_probe%' GROUP BY 1`,
     [dbName],
