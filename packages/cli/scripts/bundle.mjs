@@ -17,8 +17,10 @@
 // drizzle-orm is bundled: chat-store loads its CommonJS build through createRequire (orm.ts says
 // why), which esbuild cannot follow, so the plugin below hands those require() calls to esbuild.
 // drizzle-orm's relations.cjs (which its SQLite dialect loads) requires the whole PostgreSQL column
-// set (pg-core, ~100 modules) for one class it compares against only when relational queries are
-// configured; the plugin below makes that require lazy, so a SQLite start never evaluates pg-core.
+// set (pg-core, ~100 modules, a 248 KB chunk) for one class it compares against only when relational
+// queries are configured, and compares with drizzle's is(), which matches by the class's entity kind
+// name. The plugin below puts a class of that kind name in its place, so a SQLite start neither
+// loads nor evaluates pg-core (a PostgreSQL store loads it with its own tables).
 // A CommonJS package loaded by a dynamic import (prom-client, pino-pretty) gets a facade that
 // exports module.exports' keys by name, as Node does: esbuild alone makes such a chunk with only a
 // default export, so `(await import("prom-client")).Registry` was undefined in the bundle.
@@ -63,21 +65,26 @@ const bundleDrizzle = {
   },
 };
 
-// The exact line in drizzle-orm/relations.cjs; the build fails if a drizzle update changes it.
+// The exact lines in drizzle-orm's relations.cjs and pg-core/primary-keys.cjs; the build fails if a
+// drizzle update changes them.
 const PG_PRIMARY_KEYS = 'var import_primary_keys = require("./pg-core/primary-keys.cjs");';
+const PG_PRIMARY_KEY_KIND = 'static [import_entity.entityKind] = "PgPrimaryKeyBuilder";';
 
-/** drizzle-orm/relations.cjs loads pg-core's PrimaryKeyBuilder on first use, not with the module. */
-const lazyDrizzlePgCore = {
-  name: "lazy-drizzle-pg-core",
+/** drizzle-orm/relations.cjs compares with a stand-in of pg-core's PrimaryKeyBuilder, not pg-core's. */
+const drizzlePgPrimaryKeyKind = {
+  name: "drizzle-pg-primary-key-kind",
   setup(build) {
     build.onLoad({ filter: /[\\/]drizzle-orm[\\/]relations\.cjs$/ }, async (args) => {
       const source = await readFile(args.path, "utf8");
-      if (!source.includes(PG_PRIMARY_KEYS)) {
-        throw new Error(`${args.path}: expected the line ${PG_PRIMARY_KEYS} (see scripts/bundle.mjs)`);
+      const pgKeys = await readFile(join(dirname(args.path), "pg-core", "primary-keys.cjs"), "utf8");
+      if (!source.includes(PG_PRIMARY_KEYS) || !pgKeys.includes(PG_PRIMARY_KEY_KIND)) {
+        throw new Error(
+          `${args.path}: expected the line ${PG_PRIMARY_KEYS}, and ${PG_PRIMARY_KEY_KIND} in pg-core/primary-keys.cjs (see scripts/bundle.mjs)`,
+        );
       }
-      const lazy =
-        'var import_primary_keys = { get PrimaryKeyBuilder() { return require("./pg-core/primary-keys.cjs").PrimaryKeyBuilder; } };';
-      return { contents: source.replace(PG_PRIMARY_KEYS, lazy), loader: "js" };
+      // is(value, type) is true when value's class chain has type's entity kind: the same answers.
+      const standIn = `var import_primary_keys = { PrimaryKeyBuilder: class { ${PG_PRIMARY_KEY_KIND} } };`;
+      return { contents: source.replace(PG_PRIMARY_KEYS, standIn), loader: "js" };
     });
   },
 };
@@ -153,7 +160,7 @@ await esbuild.build({
   banner: {
     js: 'import { createRequire as __agentsvcRequire } from "node:module";\nconst require = __agentsvcRequire(import.meta.url);',
   },
-  plugins: [bundleDrizzle, lazyDrizzlePgCore, commonJsFacade],
+  plugins: [bundleDrizzle, drizzlePgPrimaryKeyKind, commonJsFacade],
   legalComments: "none",
   logLevel: "warning",
 });
