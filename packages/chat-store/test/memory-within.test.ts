@@ -3,6 +3,7 @@
 // append resolves, and when they fail the turn's messages are rolled back with them.
 import type { Message } from "@agentsvc/agent-core";
 import { describe, expect, it } from "vitest";
+import type { ChatDb } from "../src/index.js";
 import { eachDriver } from "./helpers.js";
 
 const A = { userId: "alice", conversationId: "c1" };
@@ -18,6 +19,18 @@ const reply = {
   kind: "text" as const,
   payload: { text: "answer" },
 };
+
+/** The turn's inbound message recorded in the inbox; its record id. */
+async function recorded(db: ChatDb): Promise<number> {
+  const accepted = await db.inbox.accept({
+    gateway: "slack",
+    dedupKey: "m1",
+    thread: "C1:1",
+    text: "question",
+    origin: { gateway: "slack", thread: "C1:1", meta: {} },
+  });
+  return (accepted as { id: number }).id;
+}
 
 eachDriver((driver) => {
   describe("Memory.append with within", () => {
@@ -49,14 +62,7 @@ eachDriver((driver) => {
     it("a turn ended with inbox.finish keeps its messages, its record done and its reply, together", async () => {
       const db = await driver.open();
       const memory = db.createMemory({ canSummarize: false });
-      const accepted = await db.inbox.accept({
-        gateway: "slack",
-        dedupKey: "m1",
-        thread: "C1:1",
-        text: "question",
-        origin: { gateway: "slack", thread: "C1:1", meta: {} },
-      });
-      const id = (accepted as { id: number }).id;
+      const id = await recorded(db);
       let moved: boolean | undefined;
       await memory.append(A, TURN, async () => {
         moved = await db.inbox.finish(id, "done", [
@@ -81,14 +87,7 @@ eachDriver((driver) => {
     it("a turn whose within fails after inbox.finish keeps neither its messages, the record's end nor its reply", async () => {
       const db = await driver.open();
       const memory = db.createMemory({ canSummarize: false });
-      const accepted = await db.inbox.accept({
-        gateway: "slack",
-        dedupKey: "m1",
-        thread: "C1:1",
-        text: "question",
-        origin: { gateway: "slack", thread: "C1:1", meta: {} },
-      });
-      const id = (accepted as { id: number }).id;
+      const id = await recorded(db);
       await expect(
         memory.append(A, TURN, async () => {
           await db.inbox.finish(id, "done", [reply]);
