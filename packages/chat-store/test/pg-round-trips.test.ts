@@ -286,6 +286,10 @@ describe.skipIf(postgresMissing)("[postgres] round trips of the hot paths", () =
     expect(rows.map((r) => r.payload)).toEqual([{ text: "one" }, { text: "two" }, { text: "three" }]);
     // In order: each row id above the one before (the sender sends a thread's pieces by id).
     expect(rows.map((r) => r.id)).toEqual([...rows.map((r) => r.id)].sort((a, b) => a - b));
+    // The thread's head is its first piece: the sender sends them one after the other.
+    expect((await db.outbox.due(Date.now() + 1000)).map((r) => r.payload)).toEqual([{ text: "one" }]);
+    expect(await db.outbox.markSent(rows[0]!.id)).toBe(true);
+    expect((await db.outbox.due(Date.now() + 1000)).map((r) => r.payload)).toEqual([{ text: "two" }]);
   });
 
   it("a reply of several pieces is queued with one insert, its new ids in order", async () => {
