@@ -29,6 +29,10 @@ const SLOW_FIRST = [
   "packages/markdown/test/stream-first-piece.test.ts",
   "packages/cli/test/reminders.test.ts",
   "packages/webui-page/test/first-user.test.ts",
+  // 24-73 s each in root runs of the CLI and server projects at 4 and 6 workers, load 12-21 (#45,
+  // 2026-12-02, session 7): 64 MiB bodies sent to five routes, and tick periods waited out.
+  "apps/server/test/webhook-body-limit.test.ts",
+  "packages/cli/test/schedules.test.ts",
   // The shared threads run one project after another, each until its slowest file ends: the
   // projects with the longest files first (15-20 s in a root run of the shared projects, load 13).
   "packages/session-core/test/session-cluster-outbox-share.test.ts",
