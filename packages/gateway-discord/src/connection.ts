@@ -270,11 +270,12 @@ export class GatewaySocket {
       this.#connectedOnce = true;
     }
     const t = f.t ?? "";
+    const session = this.#session;
     this.#chain = this.#chain.then(async () => {
       if (generation === this.#failedGeneration || this.#stopped) return;
       try {
         if (t !== "READY" && t !== "RESUMED") await this.#o.onDispatch(t, f.d);
-        if (seq !== undefined) await this.#record(seq);
+        if (seq !== undefined) await this.#record(session, seq);
       } catch (err) {
         if (this.#stopped) return;
         // Not recorded: drop what is queued from this connection and resume to have it replayed.
@@ -285,12 +286,13 @@ export class GatewaySocket {
     });
   }
 
-  async #record(seq: number): Promise<void> {
-    const session = this.#session;
-    if (!session || seq <= session.seq) {
-      if (session && seq === session.seq) await this.#ctx.state.set(SESSION_KEY, session);
-      return;
-    }
+  /**
+   * Stores `seq` as the session's, unless it is older than what is stored. An equal one is stored too:
+   * that is how READY's new session is stored. A dispatch of a session forgotten while it was handled
+   * (a fresh Identify since) records nothing: its numbers are not the new session's.
+   */
+  async #record(session: StoredSession | undefined, seq: number): Promise<void> {
+    if (!session || session !== this.#session || seq < session.seq) return;
     session.seq = seq;
     await this.#ctx.state.set(SESSION_KEY, session);
   }

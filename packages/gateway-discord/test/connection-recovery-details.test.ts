@@ -1,7 +1,8 @@
 // The bookkeeping behind a recovery (https://discord.com/developers/docs/events/gateway#resuming):
 // a dispatch the session could not record is resumed for, with the event named in the error; every
 // READY starts the backoff over; only a RESUMED says the session resumed; a stale sequence never moves
-// the recorded one back; a connection closed before it identified is no failed resume.
+// the recorded one back; a message recorded after its session was forgotten is no failure; a connection
+// closed before it identified is no failed resume.
 import { ContractRig } from "@agentsvc/session-core/testing";
 import { eventually } from "@agentsvc/testkit";
 import { afterEach, describe, expect, it } from "vitest";
@@ -99,6 +100,41 @@ describe("discord connection: recovery details", () => {
     const beats = conn.heartbeats;
     await eventually(() => conn.heartbeats >= beats + 2, "two more heartbeats");
     expect((await stored(x))?.seq).toBe(top);
+  });
+
+  it("a message recorded after its session was forgotten (Invalid Session d:false) is no failure and leaves the new session's sequence alone", async () => {
+    r = await startCalmRig();
+    const x = r;
+    // The old session's sequence runs ahead of the new one's: its numbers must not leak into it.
+    say(x, "before fb1");
+    say(x, "before fb2");
+    await expectOnceEach(x, ["fb1", "fb2"]);
+    let entered = false;
+    let release = () => {};
+    const held = new Promise<void>((done) => {
+      release = done;
+    });
+    x.rig.deliverHook = async (inbound, next) => {
+      if (inbound.text.includes("fg1")) {
+        entered = true;
+        await held;
+      }
+      return next(inbound);
+    };
+    say(x, "held fg1");
+    await eventually(() => entered, "the message in the session");
+    x.h.fake.sessions.send({ op: 9, d: false });
+    await eventually(async () => (await stored(x)) === undefined, "the session forgotten");
+    const second = await nextConnection(x, 1);
+    await eventually(() => second.identified, "a fresh identify");
+    release();
+    // Dispatches are recorded one after another: once fg2 is handled, fg1's recording is over.
+    say(x, "after fg2");
+    await expectOnceEach(x, ["fg1", "fg2"]);
+    expect(x.h.logs.some((l) => l.msg === "dispatch not recorded; resuming to get it again")).toBe(false);
+    expect(x.h.fake.connections).toHaveLength(2);
+    const current = x.h.fake.sessions.current;
+    expect(await stored(x)).toMatchObject({ id: current?.id, seq: current?.seq });
   });
 
   it("a connection closed before its Hello is no failed resume, at start and after a fresh session", async () => {
