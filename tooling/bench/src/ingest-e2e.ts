@@ -5,11 +5,48 @@
 // BENCH_ROUNDS (default 5) sets the rounds; the median round of each side is reported, with the
 // server's CPU time per message (/proc: every thread, so a checkpoint thread counts too), which a
 // loaded machine's waiting does not inflate as it does msg/s.
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { E2E_MESSAGES, E2E_THREADS, endToEnd, ingest, startBare, startOurs, stop } from "./ingest.ts";
 import { cpuSecondsOf, machineLoad } from "./proc.ts";
 import { fmt, type Row } from "./stats.ts";
 
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
+
+/**
+ * SQLite statements per message on one side, in a run of its own (the counter costs CPU): the
+ * server preloads servers/sqlite-statements.ts, which counts from the SIGUSR2 sent once it is up.
+ * Returns the total per message and the most frequent statements (per message, by text).
+ */
+async function statementsPerMessage(tree?: string): Promise<{ total: number; top: [string, number][] }> {
+  const counter = join(
+    tree ? join(tree, "tooling/bench") : resolve(import.meta.dirname, ".."),
+    "src/servers/sqlite-statements.ts",
+  );
+  if (tree) copyFileSync(resolve(import.meta.dirname, "servers/sqlite-statements.ts"), counter);
+  const dir = mkdtempSync(join(tmpdir(), "agentsvc-bench-statements-"));
+  const file = join(dir, "counts.json");
+  const saved = { options: process.env.NODE_OPTIONS, file: process.env.BENCH_SQLITE_COUNT_FILE };
+  process.env.NODE_OPTIONS = `${saved.options ?? ""} --import=${counter}`.trim();
+  process.env.BENCH_SQLITE_COUNT_FILE = file;
+  const side = await startOurs(tree).finally(() => {
+    if (saved.options === undefined) delete process.env.NODE_OPTIONS;
+    else process.env.NODE_OPTIONS = saved.options;
+    if (saved.file === undefined) delete process.env.BENCH_SQLITE_COUNT_FILE;
+    else process.env.BENCH_SQLITE_COUNT_FILE = saved.file;
+  });
+  process.kill(side.server.pid, "SIGUSR2");
+  await endToEnd(side).finally(() => stop(side));
+  const counts = Object.entries(JSON.parse(readFileSync(file, "utf8")) as Record<string, number>);
+  rmSync(dir, { recursive: true, force: true });
+  const total = counts.reduce((sum, [, n]) => sum + n, 0) / E2E_MESSAGES;
+  const top = counts
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 15)
+    .map(([sql, n]): [string, number] => [sql.replace(/\s+/g, " ").slice(0, 160), n / E2E_MESSAGES]);
+  return { total, top };
+}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
@@ -65,6 +102,18 @@ export async function benchIngestEndToEnd(): Promise<Row[]> {
     ratio: before
       ? `${fmt(median(rounds.map((r) => r.oursCpu / (r.oldCpu as number))))}x (median round ratio)`
       : "-",
+    target: "-",
+  });
+  const counted = await statementsPerMessage();
+  const countedBefore = before ? await statementsPerMessage(before) : undefined;
+  if (process.env.BENCH_DEBUG)
+    for (const [sql, n] of counted.top) console.error(`statements/msg ${n.toFixed(2)}  ${sql}`);
+  rows.push({
+    metric:
+      "SQLite statements per message end to end (run/get/all/iterate and exec, counted in a round of its own)",
+    value: fmt(counted.total, 1),
+    baseline: countedBefore ? `before ${fmt(countedBefore.total, 1)}` : "-",
+    ratio: countedBefore ? `${fmt(counted.total / countedBefore.total)}x` : "-",
     target: "-",
   });
   if (before) {
