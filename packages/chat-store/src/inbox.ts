@@ -10,6 +10,7 @@ import { type AcceptResult, type AcceptRow, acceptBatch } from "./accept-batch.j
 import { StatementBatch } from "./statement-batch.js";
 import { first, lockRow } from "./rows.js";
 import { requireId, toJson } from "./validate.js";
+import { acceptInbox, inboxFinished, inboxRunning } from "./sqlite-writes.js";
 
 export type { InboxRecord, InboxStatus };
 
@@ -135,6 +136,10 @@ export class Inbox {
       attachments: input.attachments?.length ? toJson(input.attachments, "attachments") : null,
     };
     if (this.#batch && !this.ctx.inTransaction()) return this.#batch.add(values);
+    if (this.ctx.dialect === "sqlite") {
+      const id = await this.ctx.run(async (db) => acceptInbox(db, values));
+      return id === undefined ? { accepted: false, duplicate: true } : { accepted: true, id };
+    }
     const row = first(
       await this.ctx.run((db) =>
         db
@@ -157,6 +162,8 @@ export class Inbox {
   /** queued -> running. False when the row is not queued (already taken or finished). */
   async markRunning(id: number): Promise<boolean> {
     if (this.#running && !this.ctx.inTransaction()) return this.#running.add(id);
+    if (this.ctx.dialect === "sqlite")
+      return this.ctx.run(async (db) => inboxRunning(db, id, this.ctx.now()));
     return (await this.setRunning(sql`= ${id}`)).length > 0;
   }
 
@@ -209,7 +216,8 @@ export class Inbox {
         );
         return (result.rows[0]?.n ?? 0) > 0;
       });
-    const moved = (await this.ctx.run(update)).length > 0;
+    const moved = await this.ctx.run(async (db) => inboxFinished(db, id, status, this.ctx.now()));
+    // Through enqueue: on SQLite the one path a reply row is written (and refused, as a full disk would).
     if (pieces.length > 0) await this.outbox.enqueue(reply);
     return moved;
   }

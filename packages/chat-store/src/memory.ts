@@ -19,7 +19,6 @@ import {
 } from "@agentsvc/agent-core";
 import { and, asc, count, desc, eq, gt, gte, lte, sql } from "./orm.js";
 import type { Db, StoreContext } from "./context.js";
-import type { SqliteConnection } from "./driver.js";
 import {
   type CachedWindow,
   type PromptCache,
@@ -31,6 +30,7 @@ import { first } from "./rows.js";
 import { type WindowRow, windowBatch } from "./window-batch.js";
 import type { StatementBatch } from "./statement-batch.js";
 import { SeenTokens } from "./seen-tokens.js";
+import { clientOf } from "./sqlite-writes.js";
 import { requireId } from "./validate.js";
 
 export interface CreateMemoryOptions extends PromptWindowOptions {
@@ -60,7 +60,7 @@ function insertSqlite(
   db: Db,
   rows: { userId: string; conversationId: string; role: string; body: string; createdAt: number }[],
 ): void {
-  const client = (db as Db & { $client: SqliteConnection }).$client;
+  const client = clientOf(db);
   const text = `INSERT INTO memory_messages (user_id, conversation_id, role, body, created_at) VALUES ${rows.map(() => "(?, ?, ?, ?, ?)").join(", ")}`;
   client.prepare(text).run(rows.flatMap((r) => [r.userId, r.conversationId, r.role, r.body, r.createdAt]));
 }
@@ -292,7 +292,7 @@ export class SqliteMemory implements Memory {
   }
 
   private prepareWindowReads(db: Db) {
-    const client = (db as Db & { $client: SqliteConnection }).$client;
+    const client = clientOf(db);
     const m = this.t.memoryMessages;
     const fields = { id: m.id, role: m.role, body: m.body };
     const inScope = and(

@@ -6,6 +6,7 @@ import type { Db, StoreContext } from "./context.js";
 import { and, asc, count, eq, gt, inArray, lt, lte, min, sql } from "./orm.js";
 import type { OutboxKind, OutboxStatus, outbox } from "@agentsvc/store-schema/sqlite";
 import { requireId, toJson } from "./validate.js";
+import { insertOutbox, outboxSent } from "./sqlite-writes.js";
 import { type SentMark, sentBatch } from "./sent-batch.js";
 import type { StatementBatch } from "./statement-batch.js";
 
@@ -122,8 +123,8 @@ export class Outbox {
     }
     const ids: number[] = [];
     for (const row of values) {
-      const rows = await this.ctx.run((db) => this.insert(db, [row]).returning({ id: this.t.outbox.id }));
-      if (rows[0]) ids.push(rows[0].id);
+      const id = await this.ctx.run(async (db) => insertOutbox(db, row));
+      if (id !== undefined) ids.push(id);
     }
     return ids;
   }
@@ -175,6 +176,8 @@ export class Outbox {
   markSent(id: number, platformId?: string): Promise<boolean> {
     if (this.#sent && !this.ctx.inTransaction())
       return this.#sent.add({ id, platformId: platformId ?? null });
+    if (this.ctx.dialect === "sqlite")
+      return this.ctx.run(async (db) => outboxSent(db, id, platformId ?? null, this.ctx.now()));
     return this.finish(id, {
       status: "sent",
       attempts: sql`${this.t.outbox.attempts} + 1`,
