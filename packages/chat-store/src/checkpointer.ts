@@ -1,11 +1,12 @@
 // Checkpoints off the event loop. SQLite's automatic checkpoint (every 1000 WAL pages) runs on the
 // committing connection and does two fsyncs there, stalling every request. The store's connection
-// therefore sets `wal_autocheckpoint = 0`, and after each COMMIT nudges a worker thread
+// therefore sets `wal_autocheckpoint = 0`, and after a COMMIT nudges a worker thread
 // (checkpoint-worker.ts) that owns a second connection and runs `wal_checkpoint(PASSIVE)` once
-// the WAL holds `thresholdFrames` uncopied frames. One request is in flight at a time. The thread
-// starts only when the WAL first reaches that size (the store reads the wal-index header after its
-// commits until then): a store that never fills it, as most test stores and small projects, costs
-// no thread, and start-up pays for none.
+// the WAL holds `thresholdFrames` uncopied frames. One request is in flight at a time. The store
+// reads the wal-index header after its commits and asks the thread only when it would checkpoint
+// (a message to the thread and its answer per commit cost more than the read). The thread starts
+// only when the WAL first reaches that size: a store that never fills it, as most test stores and
+// small projects, costs no thread, and start-up pays for none.
 //
 // PASSIVE never takes the write lock, so writes go on during it, but a WAL is only reused from its
 // start when a write begins after a checkpoint copied every frame. Under steady writes that moment
@@ -26,6 +27,8 @@ export interface CheckpointStats {
   thread: boolean;
   /** Checkpoints the worker ran. */
   runs: number;
+  /** Requests sent to the thread after commits (only when the WAL index showed a checkpoint due). */
+  checks: number;
   /** Frames they copied into the database. */
   framesCopied: number;
   /** Checkpoints run while the store held its writes (to let the WAL restart). */
@@ -53,6 +56,7 @@ export class Checkpointer {
   readonly stats: CheckpointStats = {
     thread: false,
     runs: 0,
+    checks: 0,
     framesCopied: 0,
     catchUps: 0,
     failure: undefined,
@@ -65,7 +69,7 @@ export class Checkpointer {
   #again = false;
   #release: (() => void) | undefined;
   #exited: Promise<void> = Promise.resolve();
-  /** The wal-index (`<file>-shm`), read until the thread starts. */
+  /** The wal-index (`<file>-shm`), read after commits. */
   #shm: number | undefined;
   readonly #header = Buffer.alloc(100);
   readonly #threshold: number;
@@ -88,17 +92,20 @@ export class Checkpointer {
   }
 
   /**
-   * WAL frames not yet copied into the database: mxFrame (byte 16) less nBackfill (byte 96) of the
-   * wal-index header, native byte order (https://www.sqlite.org/walformat.html). Read without a
-   * lock: a torn read only moves when the thread starts.
+   * Whether a check would checkpoint, as the worker decides it: the WAL holds the threshold's
+   * uncopied frames (mxFrame, byte 16, less nBackfill, byte 96, of the wal-index header, native byte
+   * order: https://www.sqlite.org/walformat.html), or a checkpoint copied some but the WAL was not
+   * restarted after it and has frames since. Read without a lock: a torn or stale read only moves
+   * the check to a later commit (this connection wrote the frames it counts).
    */
-  #uncopiedFrames(): number {
+  #due(): boolean {
     this.#shm ??= openSync(`${this.options.file}-shm`, "r");
-    if (readSync(this.#shm, this.#header, 0, 100, 0) < 100) return 0;
+    if (readSync(this.#shm, this.#header, 0, 100, 0) < 100) return false;
     const le = endianness() === "LE";
     const frames = le ? this.#header.readUInt32LE(16) : this.#header.readUInt32BE(16);
     const backfilled = le ? this.#header.readUInt32LE(96) : this.#header.readUInt32BE(96);
-    return frames - backfilled;
+    const pending = Math.max(0, frames - backfilled);
+    return pending >= this.#threshold || (backfilled > 0 && pending > 0);
   }
 
   #closeShm(): void {
@@ -109,22 +116,22 @@ export class Checkpointer {
   /** After a COMMIT: asks the worker to look at the WAL (at most one request in flight). */
   committed(): void {
     if (this.#closed || this.stats.failure !== undefined) return;
-    if (!this.#worker) {
-      try {
-        if (this.#uncopiedFrames() < this.#threshold) return;
-        this.#closeShm();
-      } catch (error) {
-        this.#fail(error instanceof Error ? error.message : String(error));
-        return;
-      }
-      this.#start();
-      return; // its `ready` checks
-    }
-    if (!this.#ready) return;
+    if (this.#worker && !this.#ready) return; // its `ready` checks
     if (this.#busy) {
       this.#again = true;
       return;
     }
+    try {
+      if (!this.#due()) return;
+    } catch (error) {
+      this.#fail(error instanceof Error ? error.message : String(error));
+      return;
+    }
+    if (!this.#worker) {
+      this.#start();
+      return; // its `ready` checks
+    }
+    this.stats.checks++;
     this.#send({ type: "check" });
   }
 

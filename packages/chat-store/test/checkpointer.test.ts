@@ -46,6 +46,22 @@ describe("checkpoints on a worker thread (SQLite)", () => {
     expect(db.checkpoints?.failure).toBeUndefined();
   });
 
+  it("once the thread runs, commits that leave the WAL under the threshold send it no request; one that fills it does", async () => {
+    const db = openStore({ path: "./chat.db", checkpointFrames: 200 });
+    await Promise.all(Array.from({ length: 100 }, (_, i) => db.preferences.set("u", `first-${i}`, BODY)));
+    await until(() => (db.checkpoints?.runs ?? 0) > 0, "the first checkpoint");
+    const checks = db.checkpoints?.checks ?? 0;
+    // 30 commits of a page or two each: one per commit before (a message and its answer each).
+    for (let i = 0; i < 30; i++) await db.preferences.set("u", `small-${i}`, i);
+    // At most the one the first checkpoint may still owe (frames written while it ran).
+    expect((db.checkpoints?.checks ?? 0) - checks).toBeLessThanOrEqual(1);
+    const runs = db.checkpoints?.runs ?? 0;
+    await Promise.all(Array.from({ length: 100 }, (_, i) => db.preferences.set("u", `again-${i}`, BODY)));
+    await until(() => (db.checkpoints?.runs ?? 0) > runs, "a checkpoint once the WAL filled again");
+    expect(db.checkpoints?.checks).toBeGreaterThan(checks);
+    expect(db.checkpoints?.failure).toBeUndefined();
+  });
+
   it("a close awaited as a process's last work settles: the thread is waited for, the process does not end first", () => {
     // Three children: without the wait the race was lost in 2 of 3 (exit 13, never "closed").
     for (let i = 0; i < 3; i++) {
