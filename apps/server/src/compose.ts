@@ -182,7 +182,9 @@ export async function createServer(project: Project, options: ServerOptions = {}
       for (const r of otherRuns.values()) await r.drain(2_000);
     });
     // Routes reach a run on whichever instance runs it (cancel, steer); a decision releases it elsewhere.
-    const controls = coordination ? clusterRuns(runs, coordination) : undefined;
+    const controls = coordination
+      ? clusterRuns(runs, coordination, { logger: logger.child({ name: "cluster" }) })
+      : undefined;
     if (controls) closers.push(() => controls.close());
     const gateways = await wireGateways({
       project,

@@ -2,7 +2,8 @@
 // instance makes the others forget the suspension they remembered. The request goes out as a
 // cluster message; the instance running the thread applies it and answers. No answer within
 // `timeoutMs` means no instance runs it (false), the same answer one instance gives for an
-// unknown thread.
+// unknown thread. The acknowledgement and the release are fire-and-forget: a link that is down
+// (reconnecting) makes them fail, which is logged; a rejection left unhandled would end the process.
 import { randomUUID } from "node:crypto";
 import type { Caller, Decision, RunHandle, RunManagerApi } from "@agentsvc/agent-core";
 import type { ClusterMessage, Coordination } from "@agentsvc/session-core";
@@ -12,9 +13,19 @@ type RunMessage = Extract<ClusterMessage, { kind: "run" }>;
 export function clusterRuns(
   runs: RunManagerApi,
   coordination: Coordination,
-  options: { timeoutMs?: number } = {},
+  options: { timeoutMs?: number; logger?: { warn(obj: object, msg: string): void } } = {},
 ): RunManagerApi & { close(): void } {
   const timeoutMs = options.timeoutMs ?? 1000;
+  // An unanswered ack reads as "no instance runs it" at the asker; a lost release leaves the other
+  // instance remembering a suspension that a later decision there is refused for.
+  const tell = (message: ClusterMessage) => {
+    coordination.publish(message).catch((err: unknown) => {
+      options.logger?.warn(
+        { err: err instanceof Error ? err.message : String(err), kind: message.kind },
+        "could not tell the other instances about a run control",
+      );
+    });
+  };
   const waiting = new Map<string, (ok: boolean) => void>();
   /** Releases this instance sent: its own continuation is running (or just ended) here. */
   const released = new Set<string>();
@@ -34,7 +45,7 @@ export function clusterRuns(
     }
     if (m.kind !== "run" || waiting.has(m.id)) return; // our own request: not for us to apply
     if (released.delete(m.id)) return;
-    if (apply(m)) void coordination.publish({ kind: "run-ack", id: m.id });
+    if (apply(m)) tell({ kind: "run-ack", id: m.id });
   });
 
   const ask = (message: Omit<RunMessage, "kind" | "id">): Promise<boolean> => {
@@ -66,7 +77,7 @@ export function clusterRuns(
     async resume(threadId: string, decision: Omit<Decision, "decidedBy">, caller: Caller, more) {
       const handle: RunHandle = await runs.resume(threadId, decision, caller, more);
       // The instance where the run suspended remembers it as waiting: it is not any more.
-      void coordination.publish({
+      tell({
         kind: "run",
         id: randomUUID(),
         action: "release",
