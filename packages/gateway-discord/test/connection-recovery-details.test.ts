@@ -6,6 +6,7 @@
 import { ContractRig } from "@agentsvc/session-core/testing";
 import { eventually } from "@agentsvc/testkit";
 import { afterEach, describe, expect, it } from "vitest";
+import { SESSION_KEY, type StoredSession } from "../src/connection.js";
 import { CHANNELS, discordHarness } from "./harness.js";
 import {
   expectOnceEach,
@@ -123,10 +124,19 @@ describe("discord connection: recovery details", () => {
     };
     say(x, "held fg1");
     await eventually(() => entered, "the message in the session");
+    const old = x.h.fake.sessions.current?.id;
     x.h.fake.sessions.send({ op: 9, d: false });
     await eventually(async () => (await stored(x)) === undefined, "the session forgotten");
     const second = await nextConnection(x, 1);
     await eventually(() => second.identified, "a fresh identify");
+    // Every session stored from here on: the old one must not come back, even for a moment.
+    const written: (string | undefined)[] = [];
+    const state = x.rig.store.gatewayState;
+    const set = state.set.bind(state);
+    state.set = (gateway, key, value) => {
+      if (key === SESSION_KEY) written.push((value as StoredSession | undefined)?.id);
+      return set(gateway, key, value);
+    };
     release();
     // Dispatches are recorded one after another: once fg2 is handled, fg1's recording is over.
     say(x, "after fg2");
@@ -135,6 +145,8 @@ describe("discord connection: recovery details", () => {
     expect(x.h.fake.connections).toHaveLength(2);
     const current = x.h.fake.sessions.current;
     expect(await stored(x)).toMatchObject({ id: current?.id, seq: current?.seq });
+    expect(written.length).toBeGreaterThan(0);
+    expect(written).not.toContain(old);
   });
 
   it("a connection closed before its Hello is no failed resume, at start and after a fresh session", async () => {
