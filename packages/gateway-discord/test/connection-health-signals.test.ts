@@ -71,7 +71,7 @@ describe("discord connection: signals to the session", () => {
     await eventually(() => x.signals.heard > heardAtReady, "the typing event heard");
   });
 
-  it("the first READY is no reconnect; a RESUMED after a dropped socket and a READY after a new session each are", async () => {
+  it("the first READY is no reconnect, nor is any other event; a RESUMED after a dropped socket and a READY after a new session each are", async () => {
     const x = await signalledRig();
     r = x;
     await eventually(() => x.signals.callsWorked >= 1, "an ACKed heartbeat");
@@ -80,6 +80,11 @@ describe("discord connection: signals to the session", () => {
     const resumed = await nextConnection(x, 1);
     await eventually(() => resumed.resumedSession !== undefined, "the resume");
     await eventually(() => x.signals.reconnected === 1, "one reconnect");
+    // Any other event is no reconnect: heard and reconnected are signalled in the same step.
+    const heard = x.signals.heard;
+    x.h.fake.sessions.dispatch("TYPING_START", { channel_id: "800000000000000001", user_id: "7001" });
+    await eventually(() => x.signals.heard > heard, "the typing event heard");
+    expect(x.signals.reconnected).toBe(1);
     x.h.fake.sessions.closeWith(4009);
     const fresh = await nextConnection(x, 2);
     await eventually(() => fresh.identified && fresh.resumedSession === undefined, "a new session");
