@@ -25,7 +25,13 @@ const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 30);
  * instances' pools close about three times as many as one's, inside the first window).
  */
 const POOLS_CLOSED_S = 35;
-const WARM = 200;
+/**
+ * Warm-up requests per instance, before the idle windows and again right before the measured burst:
+ * each process compiles its hot paths (V8's JIT) and its pool opens its connections once, a cost per
+ * process, not per request; 200 for all instances (67 each of three) left most of it in the
+ * measured burst of three, and the gateway's burst came after the pools had closed.
+ */
+const WARM = Number(process.env.BENCH_CLUSTER_WARM ?? 300);
 const CONNECTIONS = 30;
 const THREADS = 200;
 
@@ -171,7 +177,7 @@ async function measure(pg: TestPostgres, kind: Kind, instances: number, tree?: s
     const probe = new Probe(pg, dbName, dbUrl, servers);
     await probe.open();
     try {
-      await load(kind, servers, WARM, probe); // connections opened, plans cached: not reported
+      await load(kind, servers, WARM * instances, probe); // not reported
       const idle0 = await probe.sample();
       await new Promise((r) => setTimeout(r, IDLE_S * 1000));
       const idle1 = await probe.sample();
@@ -188,6 +194,7 @@ async function measure(pg: TestPostgres, kind: Kind, instances: number, tree?: s
         };
         idleCalls = callsBetween(rest0.calls, rest1.calls, IDLE_S / 60);
       }
+      await load(kind, servers, WARM * instances, probe); // the pools open again: not reported
       const start = await probe.sample();
       await load(kind, servers, REQUESTS, probe);
       const done = await probe.sample();
@@ -318,7 +325,7 @@ function costRows(costs: Costs, label: string): Row[] {
     const three = costs[`${kind}-3`];
     rows.push(
       {
-        metric: `${label}${name}: CPU-s per 1,000, 3 instances (${REQUESTS} requests; ${load})`,
+        metric: `${label}${name}: CPU-s per 1,000, 3 instances (${REQUESTS} requests after ${WARM} per instance to warm up; ${load})`,
         value: split(three),
         baseline: `1 instance ${split(one)}`,
         ratio: ratio(three.app + three.pg, one.app + one.pg),
