@@ -72,9 +72,10 @@ export interface Coordination {
 }
 
 /**
- * Publishes a wake-up nobody waits for (pieces to send, help wanted): a failure (the link is down
- * and reconnecting) is logged, not thrown. What it announces is in the database, and its receiver
- * finds it by its own timed look; a rejection left unhandled would end the process.
+ * Publishes a message whose loss the receivers survive (pieces to send, help wanted: in the database
+ * and found by the receiver's own timed look; a run control's answer: the asker times out). A failure
+ * (the link is down and reconnecting) is logged, not thrown: a rejection left unhandled would end the
+ * process.
  */
 export function announce(
   coordination: Coordination,
@@ -84,7 +85,7 @@ export function announce(
   coordination.publish(message).catch((err: unknown) => {
     logger.warn(
       { err: err instanceof Error ? err.message : String(err), kind: message.kind },
-      "could not announce to the other instances; they find it by their own look",
+      "could not publish to the other instances",
     );
   });
 }

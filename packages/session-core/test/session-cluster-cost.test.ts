@@ -139,12 +139,7 @@ describe("announcing replies to the sending instance", () => {
       });
       sender.wake(); // not running here: passed on to whoever sends
       await until(
-        () =>
-          logs
-            .lines()
-            .some(
-              (l) => l.msg === "could not announce to the other instances; they find it by their own look",
-            ),
+        () => logs.lines().some((l) => l.msg === "could not publish to the other instances"),
         "the warning",
       );
       await new Promise((r) => setImmediate(r));

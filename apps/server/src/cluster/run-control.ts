@@ -6,26 +6,19 @@
 // (reconnecting) makes them fail, which is logged; a rejection left unhandled would end the process.
 import { randomUUID } from "node:crypto";
 import type { Caller, Decision, RunHandle, RunManagerApi } from "@agentsvc/agent-core";
-import type { ClusterMessage, Coordination } from "@agentsvc/session-core";
+import { announce, type ClusterMessage, type Coordination } from "@agentsvc/session-core";
 
 type RunMessage = Extract<ClusterMessage, { kind: "run" }>;
 
 export function clusterRuns(
   runs: RunManagerApi,
   coordination: Coordination,
-  options: { timeoutMs?: number; logger?: { warn(obj: object, msg: string): void } } = {},
+  options: { timeoutMs?: number; logger: { warn(obj: object, msg: string): void } },
 ): RunManagerApi & { close(): void } {
   const timeoutMs = options.timeoutMs ?? 1000;
   // An unanswered ack reads as "no instance runs it" at the asker; a lost release leaves the other
   // instance remembering a suspension that a later decision there is refused for.
-  const tell = (message: ClusterMessage) => {
-    coordination.publish(message).catch((err: unknown) => {
-      options.logger?.warn(
-        { err: err instanceof Error ? err.message : String(err), kind: message.kind },
-        "could not tell the other instances about a run control",
-      );
-    });
-  };
+  const tell = (message: ClusterMessage) => announce(coordination, options.logger, message);
   const waiting = new Map<string, (ok: boolean) => void>();
   /** Releases this instance sent: its own continuation is running (or just ended) here. */
   const released = new Set<string>();
