@@ -48,6 +48,16 @@ function expectChatDbError(fn: () => unknown, code: string, ...fragments: (strin
   throw new Error("expected a ChatDbError");
 }
 
+/** The first two real steps, then a third whose second statement fails after its first ran. */
+const BROKEN_THIRD_STEP: MigrationStep[] = [
+  ...MIGRATIONS.slice(0, 2),
+  {
+    version: 3,
+    name: "broken step",
+    sql: "CREATE TABLE half_done (x INTEGER); INSERT INTO no_such_table VALUES (1);",
+  },
+];
+
 describe("schema: migrations", () => {
   it("a fresh store is migrated to the current version with every step recorded in agentsvc_schema_version", () => {
     const db = openStore();
@@ -124,16 +134,8 @@ describe("schema: migrations", () => {
     const root = tempRoot();
     const file = join(root, "data", "chat.db");
     ChatDb.open({ appRoot: root, migrations: MIGRATIONS.slice(0, 1) }).close();
-    const broken: MigrationStep[] = [
-      ...MIGRATIONS.slice(0, 2),
-      {
-        version: 3,
-        name: "broken step",
-        sql: "CREATE TABLE half_done (x INTEGER); INSERT INTO no_such_table VALUES (1);",
-      },
-    ];
     expectChatDbError(
-      () => ChatDb.open({ appRoot: root, migrations: broken }),
+      () => ChatDb.open({ appRoot: root, migrations: BROKEN_THIRD_STEP }),
       "migration_failed",
       file,
       'step 3 ("broken step")',
@@ -150,16 +152,8 @@ describe("schema: migrations", () => {
   it("a failed step on an empty store leaves version 0 and no tables (a first start is all or nothing)", () => {
     const root = tempRoot();
     const file = join(root, "data", "chat.db");
-    const broken: MigrationStep[] = [
-      ...MIGRATIONS.slice(0, 2),
-      {
-        version: 3,
-        name: "broken step",
-        sql: "CREATE TABLE half_done (x INTEGER); INSERT INTO no_such_table VALUES (1);",
-      },
-    ];
     expectChatDbError(
-      () => ChatDb.open({ appRoot: root, migrations: broken }),
+      () => ChatDb.open({ appRoot: root, migrations: BROKEN_THIRD_STEP }),
       "migration_failed",
       file,
       'step 3 ("broken step")',
