@@ -147,6 +147,21 @@ describe.skipIf(postgresMissing)("[postgres] round trips of the hot paths", () =
     expect(await db.inbox.queued("h", "t0")).toEqual([]);
   }, 60_000);
 
+  it("two gateways' threads of the same name read in one shared statement each get only their own gateway's records", async () => {
+    const db = await postgresDriver.open();
+    await db.inbox.accept({ gateway: "g", dedupKey: "same1", thread: "same", text: "from g", origin });
+    await db.inbox.accept({ gateway: "h", dedupKey: "same1", thread: "same", text: "from h", origin });
+    const [g, h] = await Promise.all([db.inbox.queued("g", "same"), db.inbox.queued("h", "same")]);
+    expect(g?.map((r) => r.text)).toEqual(["from g"]);
+    expect(h?.map((r) => r.text)).toEqual(["from h"]);
+    const [gu, hu] = await Promise.all([
+      db.inbox.unfinishedOf("g", "same"),
+      db.inbox.unfinishedOf("h", "same"),
+    ]);
+    expect(gu?.map((r) => r.gateway)).toEqual(["g"]);
+    expect(hu?.map((r) => r.gateway)).toEqual(["h"]);
+  }, 60_000);
+
   it("threads taken at once read their unfinished records with shared SELECT ... FOR UPDATE statements; a record a transaction is finishing comes back only once it committed", async () => {
     await withOwnConnection(async (db, other) => {
       const ids: number[] = [];
