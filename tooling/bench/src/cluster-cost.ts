@@ -36,6 +36,10 @@ const CONNECTIONS = 30;
 const THREADS = 200;
 
 type Kind = "invoke" | "gateway";
+/** `BENCH_CLUSTER_KINDS=invoke` (or `gateway`) measures only that kind: a lever's quick check. */
+const KINDS = (process.env.BENCH_CLUSTER_KINDS ?? "invoke,gateway")
+  .split(",")
+  .filter((k): k is Kind => k === "invoke" || k === "gateway");
 
 interface Sample {
   app: number;
@@ -220,7 +224,8 @@ async function measure(pg: TestPostgres, kind: Kind, instances: number, tree?: s
   }
 }
 
-type Costs = Record<`${Kind}-${1 | 3}`, Cost>;
+/** Per configuration; a kind BENCH_CLUSTER_KINDS leaves out has none. */
+type Costs = Partial<Record<`${Kind}-${1 | 3}`, Cost>>;
 
 /**
  * Measures every configuration on one durable server with pg_stat_statements loaded; with
@@ -238,35 +243,39 @@ export async function clusterCost(): Promise<{ after: Costs; before?: Costs }> {
     await setup.connect();
     await setup.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
     await setup.end();
-    const after: Partial<Costs> = {};
-    const before: Partial<Costs> = {};
-    for (const kind of ["invoke", "gateway"] as const) {
+    const after: Costs = {};
+    const before: Costs = {};
+    for (const kind of KINDS) {
       for (const n of [1, 3] as const) {
         if (beforeTree) before[`${kind}-${n}`] = await measure(pg, kind, n, beforeTree);
         after[`${kind}-${n}`] = await measure(pg, kind, n);
       }
     }
-    printBreakdown(after as Costs, "");
-    if (beforeTree) printBreakdown(before as Costs, "BEFORE ");
-    return { after: after as Costs, ...(beforeTree ? { before: before as Costs } : {}) };
+    printBreakdown(after, "");
+    if (beforeTree) printBreakdown(before, "BEFORE ");
+    return { after, ...(beforeTree ? { before } : {}) };
   } finally {
     await pg.stop();
   }
 }
 
 function printBreakdown(costs: Costs, label: string): void {
+  const gateway = costs["gateway-1"] && costs["gateway-3"] ? [costs["gateway-1"], costs["gateway-3"]] : [];
+  const invoke = costs["invoke-1"] && costs["invoke-3"] ? [costs["invoke-1"], costs["invoke-3"]] : [];
   const lines = [
-    ...breakdown(
-      `${label}statements per gateway message`,
-      costs["gateway-1"].calls,
-      costs["gateway-3"].calls,
-    ),
-    ...breakdown(`${label}statements per /agent/invoke`, costs["invoke-1"].calls, costs["invoke-3"].calls, 6),
-    ...breakdown(
-      `${label}statements per minute at rest (gateway project, pools closed)`,
-      costs["gateway-1"].idleCalls,
-      costs["gateway-3"].idleCalls,
-    ),
+    ...(gateway[0] && gateway[1]
+      ? breakdown(`${label}statements per gateway message`, gateway[0].calls, gateway[1].calls)
+      : []),
+    ...(invoke[0] && invoke[1]
+      ? breakdown(`${label}statements per /agent/invoke`, invoke[0].calls, invoke[1].calls, 6)
+      : []),
+    ...(gateway[0] && gateway[1]
+      ? breakdown(
+          `${label}statements per minute at rest (gateway project, pools closed)`,
+          gateway[0].idleCalls,
+          gateway[1].idleCalls,
+        )
+      : []),
   ];
   console.log(lines.join("\n"));
 }
@@ -285,32 +294,39 @@ export function clusterCostRows(measured: Awaited<ReturnType<typeof clusterCost>
     ["gateway-3", "gateway message, 3 instances"],
     ["gateway-1", "gateway message, 1 instance"],
     ["invoke-3", "/agent/invoke, 3 instances"],
+    ["invoke-1", "/agent/invoke, 1 instance"],
   ] as const) {
+    const now = measured.after[key];
+    const then = before[key];
+    if (!now || !then) continue;
     rows.push(
       {
         metric: `${name}: CPU-s per 1,000, this tree vs BENCH_BEFORE_TREE`,
-        value: fmt(total(measured.after[key])),
-        baseline: `before ${fmt(total(before[key]))}`,
-        ratio: ratio(total(measured.after[key]), total(before[key])),
+        value: fmt(total(now)),
+        baseline: `before ${fmt(total(then))}`,
+        ratio: ratio(total(now), total(then)),
         target: "",
       },
       {
         metric: `${name}: statements per request, this tree vs BENCH_BEFORE_TREE`,
-        value: fmt(measured.after[key].statements),
-        baseline: `before ${fmt(before[key].statements)}`,
-        ratio: ratio(measured.after[key].statements, before[key].statements),
+        value: fmt(now.statements),
+        baseline: `before ${fmt(then.statements)}`,
+        ratio: ratio(now.statements, then.statements),
         target: "",
       },
     );
   }
   const idle = (c: Cost) => c.idleApp + c.idlePg;
-  rows.push({
-    metric: "idle CPU-s per minute, 3 instances, this tree vs BENCH_BEFORE_TREE",
-    value: fmt(idle(measured.after["gateway-3"])),
-    baseline: `before ${fmt(idle(before["gateway-3"]))}`,
-    ratio: ratio(idle(measured.after["gateway-3"]), idle(before["gateway-3"])),
-    target: "",
-  });
+  const now = measured.after["gateway-3"];
+  const then = before["gateway-3"];
+  if (now && then)
+    rows.push({
+      metric: "idle CPU-s per minute, 3 instances, this tree vs BENCH_BEFORE_TREE",
+      value: fmt(idle(now)),
+      baseline: `before ${fmt(idle(then))}`,
+      ratio: ratio(idle(now), idle(then)),
+      target: "",
+    });
   return rows;
 }
 
@@ -323,6 +339,7 @@ function costRows(costs: Costs, label: string): Row[] {
   ] as const) {
     const one = costs[`${kind}-1`];
     const three = costs[`${kind}-3`];
+    if (!one || !three) continue;
     rows.push(
       {
         metric: `${label}${name}: CPU-s per 1,000, 3 instances (${REQUESTS} requests after ${WARM} per instance to warm up; ${load})`,
@@ -342,6 +359,7 @@ function costRows(costs: Costs, label: string): Row[] {
   }
   const one = costs["gateway-1"];
   const three = costs["gateway-3"];
+  if (!one || !three) return rows;
   rows.push(
     {
       metric: `${label}idle CPU-s per minute, 3 instances (gateway project, ${IDLE_S} s)`,
