@@ -81,7 +81,12 @@ const DEFAULT_KEEPALIVE = { idleS: 10, intervalS: 5, count: 3 };
 /**
  * One statement for a group of lock requests (lock-batch.ts): each row takes, gives back, or asks
  * `pg_locks` whether this session (`held`) or any session (`busy`) holds, the lock of its key (a bigint key shows there as classid,
- * the high 32 bits, and objid, the low 32 bits, objsubid 1). Named: parsed once per session.
+ * the high 32 bits, and objid, the low 32 bits, objsubid 1), in this database: advisory locks are
+ * per database, and another database on the server (another deployment) may use the same names.
+ * `retake` (a take asked again after a failed statement) counts a lock this session holds as taken.
+ * Named: parsed once per session. `$3`, the database's oid, is read once per session: reading
+ * pg_database in every statement would lock that shared catalog in the server's lock table each
+ * time, which a full table refuses (fences included).
  */
 const LOCK_OPS = {
   name: "agentsvc-advisory-locks",
@@ -89,9 +94,10 @@ const LOCK_OPS = {
   CASE t.op
     WHEN 'lock' THEN pg_try_advisory_lock(t.k)
     WHEN 'unlock' THEN pg_advisory_unlock(t.k)
-    ELSE EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted
-      AND (t.op = 'busy' OR l.pid = pg_backend_pid()) AND l.classid = ((t.k >> 32) & 4294967295)::oid
-      AND l.objid = (t.k & 4294967295)::oid AND l.objsubid = 1)
+    ELSE CASE WHEN EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted
+      AND (t.op = 'busy' OR l.pid = pg_backend_pid()) AND l.database = $3::oid
+      AND l.classid = ((t.k >> 32) & 4294967295)::oid AND l.objid = (t.k & 4294967295)::oid AND l.objsubid = 1)
+      THEN true WHEN t.op = 'retake' THEN pg_try_advisory_lock(t.k) ELSE false END
   END AS ok
 FROM unnest($1::text[], $2::bigint[]) AS t(op, k)`,
 };
@@ -108,8 +114,8 @@ export class InstanceLink {
   #closed = false;
   #reconnectTimer: NodeJS.Timeout | undefined;
   #healthTimer: NodeJS.Timeout | undefined;
-  /** Locks held on the current session: name -> the holder's own lost callback. */
-  readonly #held = new Map<string, (() => void) | undefined>();
+  /** Locks held on the current session: name -> its holding (one object per take, with the holder's lost callback). */
+  readonly #held = new Map<string, { onLost: (() => void) | undefined }>();
   /** Names with a `pg_try_advisory_lock` in flight (a second local try of one returns false). */
   readonly #pending = new Set<string>();
   readonly #lost = new Set<Listener<LinkLost>>();
@@ -170,7 +176,7 @@ export class InstanceLink {
       if (!(await this.#request("lock", name))) return false;
       // The answer came, but if the session ended meanwhile the server has released the lock.
       if (this.#client !== client) return false;
-      this.#held.set(name, onLost);
+      this.#held.set(name, { onLost });
       return true;
     } catch (error) {
       if (this.#client !== client) return false;
@@ -196,13 +202,18 @@ export class InstanceLink {
   /**
    * Whether the server says this link's session holds `name` now (`pg_locks`), asked in a statement
    * sent after this call: false when this process does not count it as held. Rejects when the
-   * connection fails (the session, and the lock with it, may be gone).
+   * connection fails (the session, and the lock with it, may be gone). A lock the server says is
+   * not held stops counting as held here (no lost callback runs: the caller was answered): the
+   * next `tryLock` asks the server again instead of answering from a stale count.
    */
   async holdsOnServer(name: string): Promise<boolean> {
     const client = this.#client;
-    if (!client || !this.#held.has(name)) return false;
-    // Stryker disable next-line StringLiteral: any op but lock, unlock and busy reaches the statement's ELSE branch, which asks exactly what held asks
-    return this.#request("held", name);
+    const holding = this.#held.get(name);
+    if (!client || !holding) return false;
+    // Stryker disable next-line StringLiteral: any op but lock, unlock, busy and retake asks exactly what held asks
+    const held = await this.#request("held", name);
+    if (!held && this.#held.get(name) === holding) this.#held.delete(name);
+    return held;
   }
 
   /**
@@ -293,6 +304,7 @@ export class InstanceLink {
         "notification",
       );
     });
+    let database: string | undefined;
     try {
       await client.connect();
       const keepalive = this.#options.serverKeepalive ?? DEFAULT_KEEPALIVE;
@@ -301,9 +313,15 @@ export class InstanceLink {
           `SET tcp_keepalives_idle = ${int(keepalive.idleS)}; SET tcp_keepalives_interval = ${int(keepalive.intervalS)}; SET tcp_keepalives_count = ${int(keepalive.count)}`,
         );
       }
+      database = (
+        await client.query<{ oid: string }>(
+          "SELECT oid::text FROM pg_database WHERE datname = current_database()",
+        )
+      ).rows[0]?.oid;
     } catch (error) {
       void endQuietly(client, 1_000);
-      throw error;
+      // A session ended by the server mid-setup: its reason, not the next statement's "connection error".
+      throw ended ?? error;
     }
     if (this.#closed || ended) {
       void endQuietly(client, 1_000);
@@ -314,7 +332,7 @@ export class InstanceLink {
     this.#serial = serial;
     this.#locks = new LockBatch(async (ops, keys) => {
       const res = await serial(() =>
-        client.query<{ key: string; ok: boolean }>({ ...LOCK_OPS, values: [ops, keys] }),
+        client.query<{ key: string; ok: boolean }>({ ...LOCK_OPS, values: [ops, keys, database] }),
       );
       return new Set(res.rows.filter((r) => r.ok === true).map((r) => r.key));
     });
@@ -335,7 +353,7 @@ export class InstanceLink {
     // Stryker disable next-line ConditionalExpression: unreachable: close() clears #client in the same tick it sets #closed, so the check above has returned
     if (this.#closed) return;
     this.#options.onError?.(error, "connection dropped");
-    for (const [, onLost] of held) {
+    for (const [, { onLost }] of held) {
       try {
         onLost?.();
       } catch (e) {

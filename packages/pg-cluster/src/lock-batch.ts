@@ -8,9 +8,18 @@
 // statement are distinct (a second request for a key waits for the next statement, keeping the
 // order of requests per key), so its rows do not depend on each other. A statement sent after a
 // request was made is evaluated after it, which is what a fence needs (its row locks came first).
+//
+// A statement the server refuses (one key's take finding the lock table full, a cancel) fails for
+// every request in it, so each is asked again alone: one key's failure reaches only its caller
+// (before, a fence riding with it was refused as if the lock were lost, with no dropped connection:
+// #45.5). A take goes again as `retake`: session advisory locks outlive the statement that failed,
+// so the take may already hold its lock.
 
-/** What a request asks of the server for its key (`busy`: held by any session, this one or another). */
-export type LockOp = "lock" | "unlock" | "held" | "busy";
+/**
+ * What a request asks of the server for its key (`busy`: held by any session, this one or another;
+ * `retake`: held by this session already, or taken now).
+ */
+export type LockOp = "lock" | "unlock" | "held" | "busy" | "retake";
 
 /** Runs one statement for `ops[i]` on `keys[i]` (distinct keys); returns the keys answered true. */
 export type SendLockOps = (ops: LockOp[], keys: string[]) => Promise<Set<string>>;
@@ -71,7 +80,9 @@ export class LockBatch {
         batch.map((w) => w.key),
       );
     } catch (error) {
-      for (const w of batch) w.reject(error);
+      if (batch.length === 1) return (batch[0] as Waiting).reject(error);
+      // Each alone, before the next statement: the order of requests per key is kept.
+      for (const w of batch) await this.#run([{ ...w, op: w.op === "lock" ? "retake" : w.op }]);
       return;
     }
     for (const w of batch) w.resolve(yes.has(w.key));

@@ -92,16 +92,44 @@ describe("grouping of lock requests", () => {
     ]);
   });
 
-  it("a failed statement fails every request in it, and the next statement still goes", async () => {
-    let calls = 0;
-    const batch = new LockBatch(async (_ops, keys) => {
-      calls++;
-      if (calls === 1) throw new Error("connection ended");
+  it("a failed statement of several asks each request again alone (a take as a retake): only the one failing alone is refused, and the next statement still goes", async () => {
+    const statements: [LockOp, string][][] = [];
+    const batch = new LockBatch(async (ops, keys) => {
+      statements.push(ops.map((op, i) => [op, keys[i]!]));
+      if (statements.length === 1 || keys.includes("2")) throw new Error("out of shared memory");
       return new Set(keys);
     });
-    const first = Promise.allSettled([batch.request("lock", "1"), batch.request("lock", "2")]);
-    const results = await first;
-    expect(results.map((r) => r.status)).toEqual(["rejected", "rejected"]);
+    const results = await Promise.allSettled([
+      batch.request("lock", "1"),
+      batch.request("lock", "2"),
+      batch.request("held", "3"),
+    ]);
+    expect(results.map((r) => (r.status === "fulfilled" ? r.value : String(r.reason)))).toEqual([
+      true,
+      "Error: out of shared memory",
+      true,
+    ]);
+    expect(statements).toEqual([
+      [
+        ["lock", "1"],
+        ["lock", "2"],
+        ["held", "3"],
+      ],
+      [["retake", "1"]],
+      [["retake", "2"]],
+      [["held", "3"]],
+    ]);
     expect(await batch.request("lock", "1")).toBe(true);
+    expect(statements.at(-1)).toEqual([["lock", "1"]]);
+  });
+
+  it("a failed statement of one request is not asked again: the connection it failed on may be gone", async () => {
+    let calls = 0;
+    const batch = new LockBatch(async () => {
+      calls++;
+      throw new Error("connection ended");
+    });
+    await expect(batch.request("lock", "1")).rejects.toThrow("connection ended");
+    expect(calls).toBe(1);
   });
 });
