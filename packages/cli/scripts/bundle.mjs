@@ -4,10 +4,13 @@
 // loads lazily (the chat page, pino-pretty, the gateway-cli adapter) stays lazy: dynamic imports
 // become chunks of their own.
 //
+// agent-core and mcp, which a project's own files import, are bundled too (~50 module files loaded as
+// a few chunks), with an entry each (agent-core.js, mcp.js): the bin points a project file's import
+// of either to that entry when it resolves to the very package this one depends on
+// (bin/shared-packages.js), so the service and the project's agents share one copy.
 // External, resolved from this package at run time (so each is a dependency of @agentsvc/cli):
-// - the packages a project's own files import (agent-core, mcp, valibot): the service and the
-//   project's agents must share one copy, not load a second one;
-// - hono, which mcp imports (one copy of it, too);
+// - valibot, which a project's files import too (one file; one copy shared with them);
+// - hono, which mcp imports and a project's files may (one copy of it, too);
 // - better-sqlite3 (native, loaded by chat-store through a dynamic import), and jiti, a large
 //   loader only used when Node cannot load an agent file;
 // - the PostgreSQL store and cluster packages (with their `pg` driver): a project on PostgreSQL
@@ -33,8 +36,6 @@ import * as esbuild from "esbuild";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const EXTERNAL = [
-  "@agentsvc/agent-core",
-  "@agentsvc/mcp",
   "valibot",
   "hono",
   "better-sqlite3",
@@ -139,6 +140,10 @@ const commonJsFacade = {
   },
 };
 
+// The packages bundled with an entry of their own, named as bin/shared-packages.js finds them.
+export const SHARED = { "@agentsvc/agent-core": "agent-core", "@agentsvc/mcp": "mcp" };
+const fromCli = createRequire(join(root, "package.json"));
+
 const outdir = join(root, "dist", "bundle");
 await rm(outdir, { recursive: true, force: true });
 await esbuild.build({
@@ -147,6 +152,7 @@ await esbuild.build({
     // chat-store starts its SQLite checkpoint thread from the file beside its code: in the bundle,
     // beside the chunks (checkpointer.ts, workerUrl).
     { in: join(root, "..", "chat-store", "dist", "checkpoint-worker.js"), out: "checkpoint-worker" },
+    ...Object.entries(SHARED).map(([name, out]) => ({ in: fromCli.resolve(name), out })),
   ],
   outdir,
   bundle: true,

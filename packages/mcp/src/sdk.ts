@@ -3,13 +3,25 @@
 // pays for it at start-up. The SDK's CommonJS build keeps these callers synchronous.
 import { createRequire } from "node:module";
 
-const require = createRequire(import.meta.url);
+// Resolved from this package's own entry, not from this file: the agentsvc command bundles this
+// code into @agentsvc/cli's files, whose node_modules do not hold the SDK.
+let own: NodeJS.Require | undefined;
+const load = (id: string): unknown => {
+  own ??= createRequire(createRequire(import.meta.url).resolve("@agentsvc/mcp"));
+  return own(id);
+};
 
 export const sdkServer = () =>
-  require("@modelcontextprotocol/sdk/server/index.js") as typeof import("@modelcontextprotocol/sdk/server/index.js");
+  load(
+    "@modelcontextprotocol/sdk/server/index.js",
+  ) as typeof import("@modelcontextprotocol/sdk/server/index.js");
 export const sdkTypes = () =>
-  require("@modelcontextprotocol/sdk/types.js") as typeof import("@modelcontextprotocol/sdk/types.js");
+  load("@modelcontextprotocol/sdk/types.js") as typeof import("@modelcontextprotocol/sdk/types.js");
 export const sdkTransport = () =>
-  require("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js") as typeof import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js");
+  load(
+    "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js",
+  ) as typeof import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js");
 export const sdkAjv = () =>
-  require("@modelcontextprotocol/sdk/validation/ajv") as typeof import("@modelcontextprotocol/sdk/validation/ajv");
+  load(
+    "@modelcontextprotocol/sdk/validation/ajv",
+  ) as typeof import("@modelcontextprotocol/sdk/validation/ajv");

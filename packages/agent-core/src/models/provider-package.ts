@@ -7,7 +7,13 @@ import { AgentsvcError } from "../errors.js";
 
 // Their builds are ES modules; require() of one is synchronous (Node >= 22.12), so creating a
 // model stays synchronous and a project on the demo model never loads a provider or its zod.
-const own = createRequire(import.meta.url);
+// Resolved from this package's own entry, not from this file: the agentsvc command bundles this
+// code into @agentsvc/cli's files, whose node_modules do not hold agent-core's dependencies.
+let own: NodeJS.Require | undefined;
+const ownRequire = () => {
+  own ??= createRequire(createRequire(import.meta.url).resolve("@agentsvc/agent-core"));
+  return own;
+};
 
 /** Is `pkg` in the node_modules chain of `root` (NODE_PATH and global folders do not count)? */
 export function providerPackageInstalled(pkg: string, root: string): boolean {
@@ -31,7 +37,7 @@ export function loadProviderPackage(
   forModel: string,
   options: LoadProviderOptions,
 ): Record<string, unknown> {
-  if (bundled) return own(pkg) as Record<string, unknown>;
+  if (bundled) return ownRequire()(pkg) as Record<string, unknown>;
   const root = options.root ?? process.cwd();
   if (!providerPackageInstalled(pkg, root)) {
     const install = options.installCommand?.(pkg) ?? `npm install ${pkg}`;
