@@ -189,6 +189,22 @@ export class OutboxSender {
     // The look that ran this pass could not read the next due time just now: not asked again.
     const next = this.#lookFailed ? { at: undefined, failed: true as const } : await this.#nextDueAt();
     this.#lookFailed = false;
+    // Due now (a thread's next piece after the pass sent its head): the pass at once, not a timed
+    // look reading the same time again. Not while a gateway is held, the store failed or the
+    // sender is restricted: their due pieces may stay unsent, and #armAt spaces those looks.
+    if (
+      !next.failed &&
+      next.at !== undefined &&
+      next.at <= Date.now() &&
+      this.#held.size === 0 &&
+      !this.#storeFailed &&
+      !this.#mine &&
+      this.#running &&
+      !this.#pumping
+    ) {
+      this.wake(true);
+      return;
+    }
     // The store is unreachable for now: look again shortly rather than never.
     this.#armAt(next.failed ? Date.now() + this.#baseDelayMs : next.at);
   }
@@ -241,6 +257,10 @@ export class OutboxSender {
         const after = this.pressure?.backlogAfter ?? Number.POSITIVE_INFINITY;
         if (sent < after && sent + rows.length >= after) this.pressure?.backlog();
         sent += rows.length;
+        // A short read had every due piece: the pass ends without a read that would find none. A
+        // piece queued since woke the sender (one more pass); a thread's next piece, due once its
+        // head went, is found by the next-due read that follows every pass (#arm).
+        if (rows.length < this.#concurrency) break;
       }
       this.pressure?.passed(sent);
     } catch (err) {

@@ -218,6 +218,33 @@ describe("passes over the queue", () => {
     expect(mock.textsTo("B")).toEqual(["late"]);
   });
 
+  it("a pass whose read found fewer pieces than its concurrency ends without reading the queue again (#45.3)", async () => {
+    const mock = new MockGateway({ name: "mock" });
+    const { store, sender } = setUp([mock]);
+    await store.outbox.enqueue([piece("mock", "A", "a1")]);
+    await store.outbox.enqueue([piece("mock", "B", "b1")]);
+    const reads = countReads(store);
+    sender.start();
+    await sender.settled();
+    await flush();
+    expect(mock.textsTo("A")).toEqual(["a1"]);
+    expect(mock.textsTo("B")).toEqual(["b1"]);
+    expect(reads).toEqual({ due: [8], nextDueAt: 1 });
+  });
+
+  it("a thread's next piece goes out right after its head, found by the next-due read, not at a timed look", async () => {
+    const mock = new MockGateway({ name: "mock" });
+    const { store, sender } = setUp([mock], { idlePollMs: 60_000 });
+    await store.outbox.enqueue([piece("mock", "A", "a1"), piece("mock", "A", "a2")]);
+    const reads = countReads(store);
+    sender.start();
+    // No clock advanced: the pass after the next-due read sent it.
+    await flushUntil(() => mock.textsTo("A").length === 2, "the second piece sent");
+    await sender.settled();
+    expect(mock.textsTo("A")).toEqual(["a1", "a2"]);
+    expect(reads.due).toEqual([8, 8]);
+  });
+
   it("settles only once the send in flight has been recorded", async () => {
     const gated = new GatedGateway({ name: "mock" });
     const { store, sender, outcomes } = setUp([gated]);
