@@ -8,15 +8,17 @@
 // a few chunks), with an entry each (agent-core.js, mcp.js): the bin points a project file's import
 // of either to that entry when it resolves to the very package this one depends on
 // (bin/shared-packages.js), so the service and the project's agents share one copy.
+// hono is bundled as well (31 module files loaded at start otherwise): no hono object crosses
+// between a project's files and the service (hono's own checks are by shape, not class), so a
+// project that imports hono itself loads its own copy, as it would beside any other program.
 // External, resolved from this package at run time (so each is a dependency of @agentsvc/cli):
 // - valibot, which a project's files import too (one file; one copy shared with them);
-// - hono, which mcp imports and a project's files may (one copy of it, too);
 // - better-sqlite3 (native, loaded by chat-store through a dynamic import), and jiti, a large
 //   loader only used when Node cannot load an agent file;
 // - the PostgreSQL store and cluster packages (with their `pg` driver): a project on PostgreSQL
 //   installs them itself (chat-store and the server import them only for a postgres datasource);
-// - @opentelemetry/api, whose global tracer provider the bundled server and the external
-//   agent-core must share (the trace SDK itself is bundled into chunks loaded only when tracing is on).
+// - @opentelemetry/api, whose global tracer provider the bundled service and a project's own
+//   tracing code must share (the trace SDK itself is bundled into chunks loaded only when tracing is on).
 // drizzle-orm is bundled: chat-store loads its CommonJS build through createRequire (orm.ts says
 // why), which esbuild cannot follow, so the plugin below hands those require() calls to esbuild.
 // drizzle-orm's relations.cjs (which its SQLite dialect loads) requires the whole PostgreSQL column
@@ -37,7 +39,6 @@ import * as esbuild from "esbuild";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const EXTERNAL = [
   "valibot",
-  "hono",
   "better-sqlite3",
   "jiti",
   "@agentsvc/store-postgres",
@@ -155,6 +156,8 @@ await esbuild.build({
     ...Object.entries(SHARED).map(([name, out]) => ({ in: fromCli.resolve(name), out })),
   ],
   outdir,
+  // The `// <path>` lines naming each input are relative to this package wherever the script runs.
+  absWorkingDir: root,
   bundle: true,
   splitting: true,
   format: "esm",
