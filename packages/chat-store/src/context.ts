@@ -48,8 +48,12 @@ export interface StoreContext {
   /**
    * One statement that takes the carried writes with it (as data-modifying WITH clauses of its own
    * text: `op` gets them and must include them all). Outside a transaction nothing is carried.
+   * `last`: the caller writes nothing more in this transaction. On PostgreSQL, when nothing was sent
+   * in it yet (BEGIN is sent with its first statement), the statement then commits on its own: a
+   * transaction of one statement, with no BEGIN and COMMIT round trips. Any statement asked for in
+   * the transaction after it is refused (it could no longer be part of it).
    */
-  runCarrying<T>(op: (db: Db, carried: SQL[]) => Promise<T>): Promise<T>;
+  runCarrying<T>(op: (db: Db, carried: SQL[]) => Promise<T>, options?: { last?: boolean }): Promise<T>;
   /**
    * SQLite: how many physical transactions were lost or rolled back so far; it moves before the
    * next operation runs. Rows an operation read may have been uncommitted writes of its batch: a
@@ -59,21 +63,33 @@ export interface StoreContext {
 }
 
 interface Scope {
-  db: Db;
+  /** The transaction's handle, opening it first (PostgreSQL: BEGIN is sent with its first statement). */
+  begin(): Promise<Db>;
+  /** Whether anything was sent in the transaction yet (a savepoint's is its parent's). */
+  begun(): boolean;
   /** False once the transaction ended: work it started later (a timer) runs on its own again. */
   open: boolean;
   depth: number;
   /** Writes waiting for the next statement (PostgreSQL: `carry`). */
   carried: SQL[];
+  /** Its last statement committed on its own (`runCarrying` with `last`): nothing more may be sent. */
+  sealed: boolean;
 }
 
-/** Sends carried writes as one statement (several as WITH clauses of one). */
-async function sendCarried(scope: Scope): Promise<void> {
+/** Sends carried writes as one statement on `db` (several as WITH clauses of one). */
+async function sendCarried(scope: Scope, db?: Db): Promise<void> {
   const writes = scope.carried.splice(0);
   if (writes.length === 0) return;
   const last = writes.pop() as SQL;
   const text = writes.length === 0 ? last : sql`${withClauses(writes)} ${last}`;
-  await (scope.db as unknown as { execute(q: SQL): Promise<unknown> }).execute(text);
+  await ((db ?? (await scope.begin())) as unknown as { execute(q: SQL): Promise<unknown> }).execute(text);
+}
+
+/** A transaction's handle once it may send: refused after its last statement committed on its own. */
+function handleOf(scope: Scope): Promise<Db> {
+  if (scope.sealed)
+    throw new Error("transaction: a statement after its last one, which already committed on its own");
+  return scope.begin();
 }
 
 /** `WITH c0 AS (...), c1 AS (...)` of data-modifying statements (PostgreSQL runs each once, to completion). */
@@ -112,12 +128,58 @@ export function createContext(
     return scope?.open ? scope : undefined;
   };
   const enter = async <T>(db: Db, depth: number, fn: () => Promise<T>): Promise<T> => {
-    const scope: Scope = { db, open: true, depth, carried: [] };
+    const begin = () => Promise.resolve(db);
+    const scope: Scope = { begin, begun: () => true, open: true, depth, carried: [], sealed: false };
     try {
       const result = await scopes.run(scope, fn);
       // Before the savepoint's release or the commit: the transaction holds every write it made.
       await sendCarried(scope);
       return result;
+    } finally {
+      scope.open = false;
+    }
+  };
+  /**
+   * PostgreSQL: a top-level transaction that sends BEGIN (takes a pooled connection) only with its
+   * first statement. One whose writes were all carried ends as one statement on its own (atomic by
+   * itself), or, with `runCarrying`'s `last`, as that statement.
+   */
+  const deferred = async <T>(fn: () => Promise<T>): Promise<T> => {
+    let end!: (failure?: { error: unknown }) => void;
+    const ended = new Promise<{ error: unknown } | undefined>((r) => {
+      end = r;
+    });
+    let opening: Promise<Db> | undefined;
+    let outcome: Promise<void> | undefined;
+    const begin = () => {
+      opening ??= new Promise<Db>((resolve, reject) => {
+        outcome = driver.begin(async (db) => {
+          resolve(db);
+          const failure = await ended;
+          if (failure) throw failure.error; // ROLLBACK
+        });
+        outcome.catch(reject); // BEGIN itself failed: the statements waiting for it fail too
+      });
+      return opening;
+    };
+    const scope: Scope = {
+      begin,
+      begun: () => opening !== undefined,
+      open: true,
+      depth: 0,
+      carried: [],
+      sealed: false,
+    };
+    try {
+      const result = await scopes.run(scope, fn);
+      await sendCarried(scope, opening ? await opening : driver.db);
+      end();
+      await outcome; // COMMIT
+      return result;
+    } catch (error) {
+      end({ error });
+      await outcome?.catch(() => undefined);
+      throw error;
     } finally {
       scope.open = false;
     }
@@ -131,38 +193,44 @@ export function createContext(
     async run(op) {
       const scope = current();
       if (!scope) return driver.exclusive(() => op(driver.db));
-      if (scope.carried.length > 0) await sendCarried(scope);
-      return op(scope.db);
+      const db = await handleOf(scope);
+      if (scope.carried.length > 0) await sendCarried(scope, db);
+      return op(db);
     },
     async express(op) {
       const scope = current();
       const lane = driver.express;
-      if (scope) {
-        if (scope.carried.length > 0) await sendCarried(scope);
-        return op(scope.db);
-      }
+      if (scope) return ctx.run(op);
       return lane ? op(lane) : driver.exclusive(() => op(driver.db));
     },
     async transaction(fn) {
       const scope = current();
-      if (!scope) return driver.begin((db) => enter(db, 0, fn));
-      if (scope.carried.length > 0) await sendCarried(scope);
-      return driver.savepoint(scope.db, scope.depth + 1, (db) => enter(db, scope.depth + 1, fn));
+      if (!scope) return dialect === "postgres" ? deferred(fn) : driver.begin((db) => enter(db, 0, fn));
+      const db = await handleOf(scope);
+      if (scope.carried.length > 0) await sendCarried(scope, db);
+      return driver.savepoint(db, scope.depth + 1, (tx) => enter(tx, scope.depth + 1, fn));
     },
     async carry(write) {
       const scope = current();
       if (dialect === "postgres" && scope) {
-        scope.carried.push(write(scope.db).getSQL());
+        if (scope.sealed) await handleOf(scope); // refused
+        // The text alone: any handle of the dialect builds the same.
+        scope.carried.push(write(driver.db).getSQL());
         return;
       }
       await ctx.run(async (db) => {
         await (write(db) as unknown as PromiseLike<unknown>);
       });
     },
-    runCarrying(op) {
+    async runCarrying(op, options) {
       const scope = current();
       if (!scope) return driver.exclusive(() => op(driver.db, []));
-      return op(scope.db, scope.carried.splice(0));
+      if (options?.last && !scope.begun() && !scope.sealed) {
+        // Nothing sent yet and nothing to follow: this statement is the whole transaction.
+        scope.sealed = true;
+        return op(driver.db, scope.carried.splice(0));
+      }
+      return op(await handleOf(scope), scope.carried.splice(0));
     },
   };
   return ctx;

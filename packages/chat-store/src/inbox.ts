@@ -11,6 +11,7 @@ import { StatementBatch } from "./statement-batch.js";
 import { first, lockRow } from "./rows.js";
 import { requireId, toJson } from "./validate.js";
 import { acceptInbox, inboxFinished, inboxRunning } from "./sqlite-writes.js";
+import { fenceError, fencedCount, type HeldLock } from "./lock-fence.js";
 
 export type { InboxRecord, InboxStatus };
 
@@ -186,18 +187,26 @@ export class Inbox {
   /**
    * `markDone`, and `reply`'s pieces queued in the outbox as `Outbox.enqueue` does (by idemKey).
    * On PostgreSQL one statement, taking with it the writes its transaction carries (a turn's
-   * messages, `StoreContext.carry`): a turn ends with one round trip between BEGIN and COMMIT.
+   * messages, `StoreContext.carry`). `lock` (PostgreSQL): the statement checks, once the record is
+   * locked, that this session advisory lock is still held, and fails whole with a
+   * `LockNotHeldError` when it is not (lock-fence.ts). `last`: nothing more is written in the
+   * caller's transaction: with nothing sent in it yet, the statement commits on its own (no BEGIN,
+   * no COMMIT: a turn ends in one round trip).
    */
   async finish(
     id: number,
     status: "done" | "rejected" | "failed",
     reply: readonly OutboxInput[],
+    options: { lock?: HeldLock; last?: boolean } = {},
   ): Promise<boolean> {
+    const { lock } = options;
     if (status !== "done" && status !== "rejected" && status !== "failed") {
       throw new TypeError(
         `this.t.inbox.markDone: status must be done, rejected or failed (got ${String(status)})`,
       );
     }
+    if (lock && this.ctx.dialect !== "postgres")
+      throw new TypeError("inbox.finish: a lock fence is checked in pg_locks: PostgreSQL only");
     const pieces = outboxValues(reply, this.ctx.now());
     const update = (db: Db) =>
       db
@@ -206,16 +215,23 @@ export class Inbox {
         .where(and(eq(this.t.inbox.id, id), inArray(this.t.inbox.status, ["queued", "running"])))
         .returning({ id: this.t.inbox.id });
     if (this.ctx.dialect === "postgres")
-      return this.ctx.runCarrying(async (db, carried) => {
-        if (carried.length === 0 && pieces.length === 0) return (await update(db)).length > 0;
-        // Different tables, so the order PostgreSQL runs the WITH clauses in changes nothing.
-        const writes = pieces.length > 0 ? [...carried, this.outbox.insert(db, pieces).getSQL()] : carried;
-        const ended = sql.raw("ended");
-        const result = await (db as unknown as Executor).execute(
-          sql`${withClauses(writes)}, ${ended} AS (${update(db).getSQL()}) SELECT count(*)::int AS n FROM ${ended}`,
-        );
-        return (result.rows[0]?.n ?? 0) > 0;
-      });
+      return this.ctx.runCarrying(
+        async (db, carried) => {
+          if (!lock && carried.length === 0 && pieces.length === 0) return (await update(db)).length > 0;
+          // Different tables, so the order PostgreSQL runs the WITH clauses in changes nothing.
+          const writes = pieces.length > 0 ? [...carried, this.outbox.insert(db, pieces).getSQL()] : carried;
+          const ended = sql.raw("ended");
+          const last = sql`${ended} AS (${update(db).getSQL()})`;
+          const main = lock ? fencedCount(ended, lock) : sql`SELECT count(*)::int AS n FROM ${ended}`;
+          const text =
+            writes.length > 0 ? sql`${withClauses(writes)}, ${last} ${main}` : sql`WITH ${last} ${main}`;
+          const result = await (db as unknown as Executor)
+            .execute(text)
+            .catch((error: unknown) => Promise.reject(lock ? fenceError(error, lock) : error));
+          return (result.rows[0]?.n ?? 0) > 0;
+        },
+        { last: options.last === true },
+      );
     const moved = await this.ctx.run(async (db) => inboxFinished(db, id, status, this.ctx.now()));
     // Through enqueue: on SQLite the one path a reply row is written (and refused, as a full disk would).
     if (pieces.length > 0) await this.outbox.enqueue(reply);

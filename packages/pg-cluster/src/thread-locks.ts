@@ -11,7 +11,7 @@
 // keys) — the database row stays the source of truth. `assertHeld` asks the server, not this
 // process: called inside a transaction after it has locked the rows it writes, it is a fence (an
 // instance that took the thread over reads those rows only once that transaction has ended).
-import { KEY_PREFIX, threadLockName } from "./keys.js";
+import { advisoryKey, KEY_PREFIX, threadLockName } from "./keys.js";
 import type { InstanceLink } from "./link.js";
 
 /** Make one per InstanceLink (each subscribes to the link's lost reports for the link's lifetime). */
@@ -60,6 +60,22 @@ export class ThreadLocks {
       throw new ThreadLockLostError(key, error);
     }
     if (!held) throw new ThreadLockLostError(key);
+  }
+
+  /**
+   * What a statement on another connection checks in `pg_locks` to know this link's session still
+   * holds the thread's lock: the session's backend pid and the lock's key (decimal). A fence folded
+   * into that statement (evaluated after it has locked its rows, like `assertHeld`) needs no round
+   * trip on the link. Throws `ThreadLockLostError` when this instance does not count it as held.
+   * (A pid names one live session; one reused after this session ended, by a session holding the
+   * same lock, would need the link's drop to go unnoticed until the operating system wrapped its
+   * process ids.)
+   */
+  heldLock(key: string): { pid: number; key: string } {
+    const name = threadLockName(key);
+    const pid = this.#link.backendPid;
+    if (!this.#link.isHeld(name) || pid === undefined) throw new ThreadLockLostError(key);
+    return { pid, key: advisoryKey(name).toString() };
   }
 
   /**

@@ -69,6 +69,19 @@ export interface Coordination {
    * unnoticed may commit a turn another instance runs again.
    */
   fence?(key: string): Promise<void>;
+  /**
+   * The fence folded into the commit (PostgreSQL): the session holding the thread's lock and the
+   * lock's key, for the statement ending a turn to check in `pg_locks` once it has locked the turn's
+   * inbox record (one statement instead of a fence of its own). Throws when this instance does not
+   * count the lock as held. Optional: without it, `fence` is asked.
+   */
+  heldLock?(key: string): HeldLock;
+}
+
+/** A session advisory lock as PostgreSQL shows it: the backend pid holding it and its bigint key (decimal). */
+export interface HeldLock {
+  pid: number;
+  key: string;
 }
 
 /**

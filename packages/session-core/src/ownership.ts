@@ -4,7 +4,7 @@
 // instance left half done), and an idle or suspended thread is let go, so any instance can take
 // it next. Messages recorded by an instance that does not hold the thread are announced to the
 // holder; a sweep finds any whose announcement was lost, and the threads of a dead instance.
-import type { Coordination } from "./coordination.js";
+import type { Coordination, HeldLock } from "./coordination.js";
 import type { SessionParts } from "./parts.js";
 import type { InboxRecord } from "./store.js";
 import { gatewayThreadId, type QueuedMessage, type ThreadState } from "./threads.js";
@@ -296,12 +296,38 @@ export class Ownership {
     try {
       await this.coordination.fence(state.threadId);
     } catch (err) {
-      // The turn being committed is running: `lost` marks it so it winds down uncommitted.
-      this.lost([state.threadId]);
-      throw new Error(`thread ${state.threadId}: not committed, this instance no longer holds it`, {
-        cause: err,
-      });
+      throw this.#refused(state, err);
     }
+  }
+
+  /**
+   * Runs the write ending a turn of the thread: with the lock its statement checks once it has
+   * locked the record (the fence folded into the commit: coordination and store both can), or
+   * followed by `fence` (same transaction). A refusal either way loses the thread.
+   */
+  async fenced(state: ThreadState, write: (lock: HeldLock | undefined) => Promise<void>): Promise<void> {
+    let lock: HeldLock | undefined;
+    if (this.shared && this.coordination.heldLock && this.p.store.inbox.finish) {
+      try {
+        lock = this.coordination.heldLock(state.threadId);
+      } catch (err) {
+        throw this.#refused(state, err);
+      }
+    }
+    try {
+      await write(lock);
+    } catch (err) {
+      if (lock && (err as { code?: unknown } | undefined)?.code === "lock_not_held")
+        throw this.#refused(state, err);
+      throw err;
+    }
+    if (!lock) await this.fence(state);
+  }
+
+  /** A commit refused for want of the lock: the running turn is marked so it winds down uncommitted. */
+  #refused(state: ThreadState, cause: unknown): Error {
+    this.lost([state.threadId]);
+    return new Error(`thread ${state.threadId}: not committed, this instance no longer holds it`, { cause });
   }
 
   /** Forgets a thread: its state, what the RunManager kept of it, and that it was held. */

@@ -1,6 +1,7 @@
 // What the session's pieces (turns, approvals, recovery) share. One object, built by the session.
 import type { RunManagerApi } from "@agentsvc/agent-core";
 import type { Logger } from "pino";
+import type { HeldLock } from "./coordination.js";
 import type { Gateway, GatewayEntryOptions } from "./gateway.js";
 import type { OutboxSender } from "./outbox-sender.js";
 import type { GatewayRegistry } from "./registry.js";
@@ -25,10 +26,12 @@ export interface SessionParts {
   /** True once `stop` began: no new turn starts (recorded messages wait for the next start). */
   stopping(): boolean;
   /**
-   * Inside the transaction that ends a turn: rejects (and marks the thread lost) unless this
-   * instance still holds the thread. Resolves at once for one instance.
+   * The write ending a turn, fenced: `write` runs inside the transaction that ends the turn, given
+   * the thread's lock for its statement to check (the fence folded into the commit) when the
+   * coordination and the store can, else the fence is asked after it. Rejects (and marks the thread
+   * lost) unless this instance still holds the thread. One instance: `write` alone.
    */
-  fence(state: ThreadState): Promise<void>;
+  fenced(state: ThreadState, write: (lock: HeldLock | undefined) => Promise<void>): Promise<void>;
   /** Forgets a thread this instance lost, once its turn has wound down. */
   forget(state: ThreadState): void;
   /**

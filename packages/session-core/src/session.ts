@@ -129,7 +129,7 @@ export class GatewaySession {
       entryOptions: (name) => this.#entries.get(name) ?? {},
       track: (work) => this.#track(work),
       stopping: () => this.#stopping,
-      fence: (state) => this.#ownership.fence(state),
+      fenced: (state, write) => this.#ownership.fenced(state, write),
       forget: (state) => this.#ownership.forget(state),
       claim: (gateway, thread) => this.#ownership.claim(gateway, thread),
     };

@@ -5,6 +5,7 @@
 // its inbox record and its reply), whichever code makes them.
 import type { Decision, DecisionKind, InboxRecord, RunOrigin, RunStore } from "@agentsvc/agent-core";
 import type { AttachmentRef, SessionBlobs } from "@agentsvc/adapter-kit";
+import type { HeldLock } from "./coordination.js";
 
 export type { InboxRecord };
 
@@ -26,11 +27,16 @@ export interface SessionInbox {
   /**
    * `markDone`, and `reply` queued as `SessionOutbox.enqueue` does, in one statement where the
    * store can (optional: without it the session makes the two calls, in the same transaction).
+   * `lock`: the statement fails whole, with an error whose `code` is `lock_not_held`, unless the
+   * lock is still held once the record is locked (the turn's fence; PostgreSQL). `last`: nothing
+   * more is written in the caller's transaction, so with nothing sent in it yet the statement may
+   * commit on its own.
    */
   finish?(
     id: number,
     status: InboxDoneStatus,
     reply: readonly Parameters<SessionOutbox["enqueue"]>[0][number][],
+    options?: { lock?: HeldLock; last?: boolean },
   ): Promise<unknown>;
   /** Queued or running records, oldest first. */
   unfinished(): Promise<InboxRecord[]>;

@@ -10,6 +10,7 @@ import {
   toolFilesOf,
 } from "@agentsvc/agent-core";
 import { filePieces } from "./file-pieces.js";
+import type { HeldLock } from "./coordination.js";
 import type { SessionParts } from "./parts.js";
 import { failureText, type OutboxItem, replyText, textPieces } from "./replies.js";
 import { afterPrefix } from "./reply-prefix.js";
@@ -170,15 +171,27 @@ export class Turns {
     const key = `${state.gateway}:in${msg.inboxId}:busy`;
     const pieces = gateway ? textPieces(gateway, state.thread, this.busyReply, key, msg.origin.meta) : [];
     await this.p.store.transaction(() =>
-      this.#end(msg.inboxId, "rejected", traced(pieces, span.traceparent)),
+      this.#end(msg.inboxId, "rejected", traced(pieces, span.traceparent), { last: true }),
     );
     this.p.sender.wake();
   }
 
-  /** The record ended and its reply queued: one statement where the store can (PostgreSQL). */
-  async #end(inboxId: number, status: InboxDoneStatus, pieces: OutboxItem[]): Promise<void> {
+  /**
+   * The record ended and its reply queued: one statement where the store can (PostgreSQL), checking
+   * `lock` (the turn's fence) and, when `last`, committing on its own if nothing was sent before it.
+   */
+  async #end(
+    inboxId: number,
+    status: InboxDoneStatus,
+    pieces: OutboxItem[],
+    options: { lock?: HeldLock | undefined; last: boolean },
+  ): Promise<void> {
     const inbox = this.p.store.inbox;
-    if (inbox.finish) await inbox.finish(inboxId, status, pieces);
+    if (inbox.finish)
+      await inbox.finish(inboxId, status, pieces, {
+        ...(options.lock ? { lock: options.lock } : {}),
+        last: options.last,
+      });
     else {
       await inbox.markDone(inboxId, status);
       if (pieces.length > 0) await this.p.store.outbox.enqueue(pieces);
@@ -280,9 +293,13 @@ export class Turns {
         if (first && gateway.finishDraft)
           first.payload = { ...(first.payload as object), draft: draftKey(active.inboxId) };
       }
-      await this.#end(active.inboxId, status, pieces);
-      // After the record is locked by its update: the fence (several instances) rolls all back.
-      await this.p.fence(state);
+      // Nothing written after the record's end: it may be the whole transaction (one statement). A
+      // continued turn's checkpoint is deleted after this write (the run manager's), steered
+      // records and files are written after it here.
+      const last = active.unsuspended === true && active.steered.length === 0 && files.length === 0;
+      // The fence (several instances) checks the lock once the record is locked by its update (in
+      // the same statement where it can), and undoes all of it when the lock is gone.
+      await this.p.fenced(state, (lock) => this.#end(active.inboxId, status, pieces, { lock, last }));
       for (const id of active.steered) await this.p.store.inbox.markDone(id, "done");
       if (gateway && files.length > 0) {
         const pieces = await filePieces(

@@ -249,4 +249,52 @@ describe("losing the locks of threads", () => {
     expect(state.lost).toBe(true);
     expect(o.cancelled).toEqual([TID]);
   });
+
+  it("with a held lock to check, the fence goes into the write: a write refused as lock_not_held loses the thread, its own fence is not asked", async () => {
+    const fences: string[] = [];
+    const o = owner({
+      coordination: (inner) => ({
+        ...inner,
+        heldLock: (key) => ({ pid: 4242, key: `key of ${key}` }),
+        fence: async (key) => void fences.push(key),
+      }),
+    });
+    expect(await o.own.claim("mock", T)).toBe(true);
+    const state = turnOn(o.threads.get("mock", T), "running");
+    const given: unknown[] = [];
+    await o.own.fenced(state, async (lock) => void given.push(lock));
+    expect(given).toEqual([{ pid: 4242, key: `key of ${TID}` }]);
+    expect(state.lost).toBeUndefined();
+    const refused = Object.assign(new Error("the lock is gone"), { code: "lock_not_held" });
+    await expect(
+      o.own.fenced(state, async () => {
+        throw refused;
+      }),
+    ).rejects.toMatchObject({
+      message: `thread ${TID}: not committed, this instance no longer holds it`,
+      cause: refused,
+    });
+    expect(fences).toEqual([]);
+    expect(state.lost).toBe(true);
+    expect(o.cancelled).toEqual([TID]);
+  });
+
+  it("a write's other failure is not a lost lock; without a held lock to check, the fence is asked after the write", async () => {
+    const fences: string[] = [];
+    const o = owner({
+      coordination: (inner) => ({ ...inner, fence: async (key) => void fences.push(key) }),
+    });
+    expect(await o.own.claim("mock", T)).toBe(true);
+    const state = turnOn(o.threads.get("mock", T), "running");
+    const order: string[] = [];
+    await o.own.fenced(state, async (lock) => void order.push(`write ${String(lock)}`));
+    expect([...order, ...fences]).toEqual(["write undefined", TID]);
+    const full = new Error("disk full");
+    await expect(
+      o.own.fenced(state, async () => {
+        throw full;
+      }),
+    ).rejects.toBe(full);
+    expect(state.lost).toBeUndefined();
+  });
 });

@@ -85,6 +85,8 @@ export async function pgCoordination(options: {
     onThreadsLost: (handler) => locks.onLost(handler),
     // Asked of the server on the link's session: a drop not noticed yet still fails it.
     fence: (key) => locks.assertHeld(key),
+    // The same check folded into the statement ending a turn (no round trip on the link).
+    heldLock: (key) => locks.heldLock(key),
     async close() {
       for (const leader of leaders) await leader.stop();
       await leadership.stop();

@@ -1,0 +1,154 @@
+// A turn's end on PostgreSQL with its fence folded in (lock-fence.ts): the statement that ends the
+// inbox record also checks, once that record is locked, that the instance's cluster session still
+// holds the thread's advisory lock; as the transaction's last write it commits on its own (no BEGIN,
+// no COMMIT). A lock given back or taken over commits nothing of the turn (#45 lever 5).
+import type { RunOrigin } from "@agentsvc/agent-core";
+import { postgresMissing } from "@agentsvc/pg-test";
+import { describe, expect, it } from "vitest";
+import type { ChatDb } from "../src/index.js";
+import type { HeldLock } from "../src/lock-fence.js";
+import { postgresUrlOf, tempRoot, postgresDriver } from "./helpers.js";
+import { statementsOf, storePg } from "./pg-statements.js";
+
+const origin: RunOrigin = { gateway: "g", thread: "t", meta: {} };
+const KEY = "7355608";
+const turn = [
+  { role: "user" as const, content: "q" },
+  { role: "assistant" as const, content: "a" },
+];
+
+const verbs = (sent: { text: string }[]) => sent.map((s) => s.text.trim().split(/\s+/)[0]!.toLowerCase());
+
+/** A store in a fresh database, a running record, and two sessions of the test's own (an instance's link, another's). */
+async function rig() {
+  const appRoot = tempRoot();
+  const db = await postgresDriver.open({ appRoot });
+  const url = await postgresUrlOf(appRoot);
+  const session = async () => {
+    const client = new (storePg().Client)({ connectionString: url });
+    await client.connect();
+    const pid = Number((await client.query("SELECT pg_backend_pid() AS pid")).rows[0]!.pid);
+    return { client, pid };
+  };
+  const link = await session();
+  const other = await session();
+  const accepted = await db.inbox.accept({ gateway: "g", dedupKey: "m", thread: "t", text: "q", origin });
+  const id = (accepted as { id: number }).id;
+  await db.inbox.markRunning(id);
+  const reply = [
+    { gateway: "g", thread: "t", idemKey: `g:in${id}`, kind: "text" as const, payload: { text: "a" } },
+  ];
+  const lock: HeldLock = { pid: link.pid, key: KEY };
+  /** The turn's end as the session writes it: its messages, then the record done with its reply. */
+  const end = () =>
+    db.createMemory({ canSummarize: false }).append({ userId: "u", conversationId: "c" }, turn, async () => {
+      await db.inbox.finish(id, "done", reply, { lock, last: true });
+    });
+  const close = async () => {
+    await link.client.end();
+    await other.client.end();
+  };
+  return { db, id, link, other, end, close };
+}
+
+/** What the turn left in the store: its record's status, its reply rows, its messages. */
+async function left(db: ChatDb, id: number) {
+  return {
+    status: (await db.inbox.get(id))?.status,
+    replies: (await db.outbox.browse({ statuses: ["pending"] })).length,
+    messages: (await db.createMemory({ canSummarize: false }).load({ userId: "u", conversationId: "c" }))
+      .length,
+  };
+}
+
+describe.skipIf(postgresMissing)("[postgres] a turn's end with its fence folded in", () => {
+  it("while the link's session holds the lock, the turn's end is one statement on its own: messages, record done, reply", async () => {
+    const r = await rig();
+    try {
+      await r.link.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
+      const sent = await statementsOf(r.end);
+      expect(verbs(sent)).toEqual(["with"]);
+      expect(await left(r.db, r.id)).toEqual({ status: "done", replies: 1, messages: 2 });
+    } finally {
+      await r.close();
+    }
+  });
+
+  it("a lock given back, or held by another session, commits nothing of the turn: refused as lock_not_held", async () => {
+    const r = await rig();
+    try {
+      // Taken over: the link's session no longer holds it, another does.
+      await r.other.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
+      const refused = await r.end().catch((e: unknown) => e);
+      expect(refused).toMatchObject({ name: "LockNotHeldError", code: "lock_not_held" });
+      expect(await left(r.db, r.id)).toEqual({ status: "running", replies: 0, messages: 0 });
+      // Nobody holds it: refused too.
+      await r.other.client.query("SELECT pg_advisory_unlock($1::bigint)", [KEY]);
+      await expect(r.end()).rejects.toMatchObject({ code: "lock_not_held" });
+      expect(await left(r.db, r.id)).toEqual({ status: "running", replies: 0, messages: 0 });
+    } finally {
+      await r.close();
+    }
+  });
+
+  it("the lock is checked once the record is locked: a takeover that locked the record first, then took the lock, finds the turn uncommitted", async () => {
+    const r = await rig();
+    try {
+      await r.link.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
+      // Another instance's read of the record under a row lock is in progress.
+      await r.other.client.query("BEGIN");
+      await r.other.client.query("SELECT id FROM inbox WHERE id = $1 FOR UPDATE", [r.id]);
+      const ending = r.end().then(
+        () => "committed",
+        (e: { code?: string }) => e.code,
+      );
+      // The turn's statement waits for the row; meanwhile the lock moves to the other session.
+      // (Asked on the link's session: one inside a transaction sees pg_stat_activity as it began.)
+      const waiting = async () =>
+        (
+          await r.link.client.query(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE 'with carried%'",
+          )
+        ).rows[0]!.n === 1;
+      for (let i = 0; i < 500 && !(await waiting()); i++) await new Promise((ok) => setTimeout(ok, 10));
+      expect(await waiting()).toBe(true);
+      await r.link.client.query("SELECT pg_advisory_unlock($1::bigint)", [KEY]);
+      await r.other.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
+      await r.other.client.query("COMMIT");
+      expect(await ending).toBe("lock_not_held");
+      expect(await left(r.db, r.id)).toEqual({ status: "running", replies: 0, messages: 0 });
+    } finally {
+      await r.close();
+    }
+  });
+
+  it("a turn's end that is not the last write sends BEGIN first, checks the lock in its statement, and commits with what follows", async () => {
+    const r = await rig();
+    try {
+      await r.link.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
+      const lock: HeldLock = { pid: r.link.pid, key: KEY };
+      const sent = await statementsOf(() =>
+        r.db.transaction(async () => {
+          await r.db.inbox.finish(r.id, "done", [], { lock });
+          await r.db.inbox.markDone(r.id + 1000, "done");
+        }),
+      );
+      expect(verbs(sent)).toEqual(["begin", "with", "update", "commit"]);
+      expect((await r.db.inbox.get(r.id))?.status).toBe("done");
+    } finally {
+      await r.close();
+    }
+  });
+
+  it("a statement asked for after the transaction's last one (committed on its own) is refused", async () => {
+    const db = await postgresDriver.open();
+    const accepted = await db.inbox.accept({ gateway: "g", dedupKey: "x", thread: "t", text: "q", origin });
+    const id = (accepted as { id: number }).id;
+    const after = db.transaction(async () => {
+      await db.inbox.finish(id, "done", [], { last: true });
+      await db.inbox.get(id);
+    });
+    await expect(after).rejects.toThrow(/after its last one, which already committed on its own/);
+    expect((await db.inbox.get(id))?.status).toBe("done");
+  });
+});
