@@ -439,7 +439,7 @@ async function mountWebui(app: Hono, entry: WebuiExposure, ctx: WebuiContext): P
   // The chat API and the page renderer load only for a project with a webui entry.
   const [
     { agentInfoOf, apiPrefix, createChatUi, sharedUserIdOf },
-    { FAVICON_SVG, pageSecurityHeaders, writePage },
+    { FAVICON_SVG, pageSecurityHeaders, renderPage },
   ] = await Promise.all([import("@agentsvc/webui"), import("@agentsvc/webui-page")]);
   const db = await ctx.stores.forEntry(entry);
   if (entry.users) {
@@ -462,8 +462,15 @@ async function mountWebui(app: Hono, entry: WebuiExposure, ctx: WebuiContext): P
     logger: ctx.logger,
   });
   app.route(apiPrefix(entry.path), chatUi);
-  await writePage(ctx.buildDir, entry, entry.themeCss ?? "");
-  const pageCopies = await mountPage(app, entry.path, ctx.buildDir, pageSecurityHeaders);
+  // Built here, so a page that cannot be built (a broken install, a bad theme) still fails the
+  // start; written to the build folder while the service starts and serves (static-pages.ts).
+  const html = renderPage(entry, entry.themeCss ?? "");
+  const pageCopies = mountPage(app, entry.path, ctx.buildDir, html, pageSecurityHeaders, (error, file) =>
+    ctx.logger.error(
+      { err: error, file },
+      "could not write the built chat page; it is served from memory, and compressed again at each start",
+    ),
+  );
   ctx.closers.push(pageCopies);
   mountFavicon(app, FAVICON_SVG);
   return { db, sharedUserId: sharedUserIdOf(entry) };

@@ -1,5 +1,5 @@
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import type { Hono } from "hono";
 import {
   chooseCoding,
@@ -16,29 +16,32 @@ export interface PageHeaders {
 }
 
 /**
- * Serves a built `<path>/index.html` as a static file: read once at start, with its ETag and the
- * hash-based CSP, and compressed once when a request first asks for a coding (or its copies saved by
- * an earlier start of the same page read back). `<path>` and `<path>/` redirect to it. Never gated,
- * so the page can prompt for a key. Returns what resolves once copies being made are made (at once
- * when none are): shutdown waits for it.
+ * Serves the chat page built at start (`html`) as `<path>/index.html`, with its ETag and the
+ * hash-based CSP, compressed once when a request first asks for a coding (or its copies saved by an
+ * earlier start of the same page read back). `<path>` and `<path>/` redirect to it. Never gated, so
+ * the page can prompt for a key. The page is written to `<buildDir>/<path>/index.html` beside
+ * serving it, not before: no answer waits on that disk write (#45); its compressed copies are saved
+ * next to it once it is there. A folder that cannot be written is reported through `onWriteError`
+ * and the page is served all the same. Returns what resolves once the write and any copies being
+ * made are done: shutdown waits for it.
  */
-export async function mountPage(
+export function mountPage(
   app: Hono,
   mountPath: string,
   buildDir: string,
+  html: string,
   headersFor: (html: string) => PageHeaders,
-): Promise<() => Promise<void>> {
+  onWriteError: (error: unknown, file: string) => void,
+): () => Promise<void> {
   const file = join(buildDir, mountPath, "index.html");
-  const html = await readFile(file, "utf8").catch(() => {
-    throw new Error(`${file}: the page is missing; run \`agentsvc build\` (start builds it for you)`);
-  });
+  const written = writeBuilt(file, html).catch((error: unknown) => onWriteError(error, file));
   const headers = headersFor(html);
   // Made when first asked for, not at start: brotli at its best quality is most of the CPU a first
   // start would spend beside its first answer (#45), and a restart reads the saved copies back. A
   // request wanting a coding waits for the copies; one for the plain page never does.
   const identity: PageRepresentation = { body: html, etag: headers.ETag };
   let copies: Promise<PageCopies> | undefined;
-  const copiesOf = () => (copies ??= savedPageRepresentations(file, html, headers.ETag));
+  const copiesOf = () => (copies ??= written.then(() => savedPageRepresentations(file, html, headers.ETag)));
   const indexPath = `${mountPath}/index.html`;
   app.get(indexPath, async (c) => {
     const coding = chooseCoding(c.req.header("accept-encoding"), PAGE_CODINGS);
@@ -60,8 +63,14 @@ export async function mountPage(
   app.get(mountPath, (c) => c.redirect(indexPath, 302));
   app.get(`${mountPath}/`, (c) => c.redirect(indexPath, 302));
   return async () => {
+    await written;
     await copies?.catch(() => {});
   };
+}
+
+async function writeBuilt(file: string, html: string): Promise<void> {
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, html, "utf8");
 }
 
 /**
