@@ -8,9 +8,10 @@
 // a few chunks), with an entry each (agent-core.js, mcp.js): the bin points a project file's import
 // of either to that entry when it resolves to the very package this one depends on
 // (bin/shared-packages.js), so the service and the project's agents share one copy.
-// hono is bundled as well (31 module files loaded at start otherwise): no hono object crosses
-// between a project's files and the service (hono's own checks are by shape, not class), so a
-// project that imports hono itself loads its own copy, as it would beside any other program.
+// hono is bundled as well (31 module files loaded at start otherwise). A package loaded from the
+// project that builds with its own hono keeps it: the http gateway's adapter returns a Hono app the
+// service mounts, which Hono's route() takes by shape (its routes and error handler), and hono
+// checks errors by shape too (the install test's http row runs it).
 // External, resolved from this package at run time (so each is a dependency of @agentsvc/cli):
 // - valibot, which a project's files import too (one file; one copy shared with them);
 // - better-sqlite3 (native, loaded by chat-store through a dynamic import), and jiti, a large
