@@ -564,13 +564,18 @@ export class RunManager implements RunManagerApi {
         "beforePersist failed; saving the turn anyway",
       );
     }
-    const within = async () => {
-      await record.persistWith?.(result);
-      if (checkpointed) await this.runStore.deleteWithin?.(threadId);
-    };
+    // Only when there is something to write with the messages: a durable memory appends a turn
+    // without `within` as one statement, with no transaction around it.
+    const within =
+      record.persistWith || (checkpointed && this.runStore.deleteWithin)
+        ? async () => {
+            await record.persistWith?.(result);
+            if (checkpointed) await this.runStore.deleteWithin?.(threadId);
+          }
+        : undefined;
     try {
       if (messages.length > 0) await this.memory.append(scope, messages, within);
-      else await within();
+      else await within?.();
       fault("turn-saved");
       if (checkpointed && !this.runStore.deleteWithin) await this.runStore.delete(threadId);
       return { outcome, result };

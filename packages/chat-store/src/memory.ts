@@ -337,6 +337,17 @@ export class SqliteMemory implements Memory {
         createdAt: this.ctx.now(),
       };
     });
+    if (!within && values.length <= APPEND_CHUNK && !this.ctx.inTransaction()) {
+      // The turn's messages alone: one statement, atomic by itself, so no transaction around it
+      // (on SQLite no savepoint in the group commit, on PostgreSQL no BEGIN and COMMIT). Still a
+      // write: the caller is answered once it is durable, as with a transaction.
+      await this.ctx.run(async (db) => {
+        if (this.ctx.dialect === "sqlite") insertSqlite(db, values);
+        else await db.insert(this.t.memoryMessages).values(values);
+      });
+      this.compactLater(scope);
+      return;
+    }
     // One transaction: a turn's messages (and the caller's `within` writes: an inbox record
     // marked done, its reply queued) land together or not at all.
     await this.ctx.transaction(async () => {
