@@ -6,8 +6,8 @@
 // version) keeps it, as Node alone would.
 import module from "node:module";
 
-// Package name -> its entry in dist/bundle/ (SHARED in scripts/bundle.mjs).
-const SHARED = { "@agentsvc/agent-core": "agent-core", "@agentsvc/mcp": "mcp" };
+// Package name -> its entry in dist/bundle/ (scripts/bundle.mjs makes one per package).
+export const SHARED = { "@agentsvc/agent-core": "agent-core", "@agentsvc/mcp": "mcp" };
 
 /** The URL each shared package resolves to from here -> its bundled entry's URL. */
 function sharedEntries() {

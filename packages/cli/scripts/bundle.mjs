@@ -36,6 +36,8 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
+// The packages bundled with an entry of their own, where the bin finds them.
+import { SHARED } from "../bin/shared-packages.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const EXTERNAL = [
@@ -142,8 +144,6 @@ const commonJsFacade = {
   },
 };
 
-// The packages bundled with an entry of their own, named as bin/shared-packages.js finds them.
-export const SHARED = { "@agentsvc/agent-core": "agent-core", "@agentsvc/mcp": "mcp" };
 const fromCli = createRequire(join(root, "package.json"));
 
 const outdir = join(root, "dist", "bundle");
