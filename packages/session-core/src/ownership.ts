@@ -305,7 +305,10 @@ export class Ownership {
    * locked the record (the fence folded into the commit: coordination and store both can), or
    * followed by `fence` (same transaction). A refusal either way loses the thread.
    */
-  async fenced(state: ThreadState, write: (lock: HeldLock | undefined) => Promise<void>): Promise<void> {
+  async fenced(
+    state: ThreadState,
+    write: (lock: HeldLock | undefined, fenceAfter: boolean) => Promise<void>,
+  ): Promise<void> {
     let lock: HeldLock | undefined;
     if (this.shared && this.coordination.heldLock && this.p.store.inbox.finish) {
       try {
@@ -314,8 +317,10 @@ export class Ownership {
         throw this.#refused(state, err);
       }
     }
+    // A fence asked after the write must find it uncommitted (the transaction open), to undo it.
+    const fenceAfter = !lock && this.shared && this.coordination.fence !== undefined;
     try {
-      await write(lock);
+      await write(lock, fenceAfter);
     } catch (err) {
       if (lock && (err as { code?: unknown } | undefined)?.code === "lock_not_held")
         throw this.#refused(state, err);

@@ -29,9 +29,13 @@ export interface SessionParts {
    * The write ending a turn, fenced: `write` runs inside the transaction that ends the turn, given
    * the thread's lock for its statement to check (the fence folded into the commit) when the
    * coordination and the store can, else the fence is asked after it. Rejects (and marks the thread
-   * lost) unless this instance still holds the thread. One instance: `write` alone.
+   * lost) unless this instance still holds the thread. One instance: `write` alone. `fenceAfter`:
+   * the fence is asked after `write`, which must then not commit on its own.
    */
-  fenced(state: ThreadState, write: (lock: HeldLock | undefined) => Promise<void>): Promise<void>;
+  fenced(
+    state: ThreadState,
+    write: (lock: HeldLock | undefined, fenceAfter: boolean) => Promise<void>,
+  ): Promise<void>;
   /** Forgets a thread this instance lost, once its turn has wound down. */
   forget(state: ThreadState): void;
   /**

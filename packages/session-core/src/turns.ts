@@ -299,7 +299,9 @@ export class Turns {
       const last = active.unsuspended === true && active.steered.length === 0 && files.length === 0;
       // The fence (several instances) checks the lock once the record is locked by its update (in
       // the same statement where it can), and undoes all of it when the lock is gone.
-      await this.p.fenced(state, (lock) => this.#end(active.inboxId, status, pieces, { lock, last }));
+      await this.p.fenced(state, (lock, fenceAfter) =>
+        this.#end(active.inboxId, status, pieces, { lock, last: last && !fenceAfter }),
+      );
       for (const id of active.steered) await this.p.store.inbox.markDone(id, "done");
       if (gateway && files.length > 0) {
         const pieces = await filePieces(

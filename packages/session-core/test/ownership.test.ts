@@ -262,8 +262,8 @@ describe("losing the locks of threads", () => {
     expect(await o.own.claim("mock", T)).toBe(true);
     const state = turnOn(o.threads.get("mock", T), "running");
     const given: unknown[] = [];
-    await o.own.fenced(state, async (lock) => void given.push(lock));
-    expect(given).toEqual([{ pid: 4242, key: `key of ${TID}` }]);
+    await o.own.fenced(state, async (lock, fenceAfter) => void given.push(lock, fenceAfter));
+    expect(given).toEqual([{ pid: 4242, key: `key of ${TID}` }, false]);
     expect(state.lost).toBeUndefined();
     const refused = Object.assign(new Error("the lock is gone"), { code: "lock_not_held" });
     await expect(
@@ -287,8 +287,12 @@ describe("losing the locks of threads", () => {
     expect(await o.own.claim("mock", T)).toBe(true);
     const state = turnOn(o.threads.get("mock", T), "running");
     const order: string[] = [];
-    await o.own.fenced(state, async (lock) => void order.push(`write ${String(lock)}`));
-    expect([...order, ...fences]).toEqual(["write undefined", TID]);
+    await o.own.fenced(
+      state,
+      async (lock, fenceAfter) => void order.push(`write ${String(lock)} ${fenceAfter}`),
+    );
+    // The write is told a fence follows: it must leave its transaction open for it.
+    expect([...order, ...fences]).toEqual(["write undefined true", TID]);
     const full = new Error("disk full");
     await expect(
       o.own.fenced(state, async () => {
