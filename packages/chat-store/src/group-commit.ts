@@ -106,8 +106,9 @@ export class GroupCommit {
   }
 
   /**
-   * Physical transactions lost or rolled back so far. Moves before any later operation runs, so
-   * what an operation read from a batch that was then lost is known to be gone (prompt-cache.ts).
+   * How often written work was undone so far: a physical transaction lost or rolled back, or a
+   * logical transaction's savepoint rolled back. Moves before any later operation runs, so what an
+   * operation read or wrote in a batch and was then undone is known to be gone (prompt-cache.ts).
    */
   get losses(): number {
     return this.#losses;
@@ -203,6 +204,7 @@ export class GroupCommit {
         if (!this.sqlite.inTransaction)
           lose(error); // SQLite rolled the whole transaction back (I/O error, disk full, ...)
         else if (current.savepoint) {
+          this.#losses++; // its writes are undone below
           try {
             this.#sql.rollbackTo.run();
             this.#sql.release.run();

@@ -19,13 +19,7 @@ import {
 } from "@agentsvc/agent-core";
 import { and, asc, count, desc, eq, gt, gte, lte, sql } from "./orm.js";
 import type { Db, StoreContext } from "./context.js";
-import {
-  type CachedWindow,
-  type PromptCache,
-  promptCacheOf,
-  type WindowEntry,
-  withinBudget,
-} from "./prompt-cache.js";
+import { type CachedWindow, type PromptCache, parsed, promptCacheOf, withinBudget } from "./prompt-cache.js";
 import { first } from "./rows.js";
 import { type WindowRow, windowBatch } from "./window-batch.js";
 import type { StatementBatch } from "./statement-batch.js";
@@ -46,23 +40,29 @@ export interface CreateMemoryOptions extends PromptWindowOptions {
   summaryThreshold?: number;
 }
 
-function parsed(row: WindowRow): WindowEntry {
-  return { id: row.id, role: row.role, message: JSON.parse(row.body) as Message, size: row.body.length };
+interface AppendRow {
+  userId: string;
+  conversationId: string;
+  role: string;
+  body: string;
+  createdAt: number;
 }
 
 /**
  * SQLite: an append's rows in one INSERT written here rather than built by drizzle each turn (its
  * query building was a visible share of a turn in the soak profile). Through the connection's
  * `prepare`, so the statement is reused by text and the group commit still counts the write (the
- * caller is answered after the WAL sync that covers it).
+ * caller is answered after the WAL sync that covers it). Returns the rows with their ids.
  */
-function insertSqlite(
-  db: Db,
-  rows: { userId: string; conversationId: string; role: string; body: string; createdAt: number }[],
-): void {
+function insertSqlite(db: Db, rows: AppendRow[]): WindowRow[] {
   const client = clientOf(db);
-  const text = `INSERT INTO memory_messages (user_id, conversation_id, role, body, created_at) VALUES ${rows.map(() => "(?, ?, ?, ?, ?)").join(", ")}`;
-  client.prepare(text).run(rows.flatMap((r) => [r.userId, r.conversationId, r.role, r.body, r.createdAt]));
+  const text = `INSERT INTO memory_messages (user_id, conversation_id, role, body, created_at) VALUES ${rows.map(() => "(?, ?, ?, ?, ?)").join(", ")} RETURNING id`;
+  const ids = client
+    .prepare(text)
+    .all(rows.flatMap((r) => [r.userId, r.conversationId, r.role, r.body, r.createdAt])) as { id: number }[];
+  // Numbered in the VALUES order (RETURNING's own order is unspecified).
+  const sorted = ids.map((r) => r.id).sort((a, b) => a - b);
+  return rows.map((r, i) => ({ id: sorted[i] as number, role: r.role, body: r.body }));
 }
 
 /** Rows per insert statement of an append. */
@@ -230,9 +230,9 @@ export class SqliteMemory implements Memory {
    * SQLite: the scope's first row and its last `limit` rows. One operation (one slot of the group
    * commit: inside its transaction a read takes no lock of its own), with queries built once:
    * building the drizzle queries each turn cost more than running them (soak profile). With the
-   * scope's window cached (prompt-cache.ts) it reads only the rows appended since; otherwise the
-   * whole window, and the head apart only when the window is full (a shorter window reaches back to
-   * the scope's first row).
+   * scope's window cached (prompt-cache.ts) it reads nothing but `PRAGMA data_version`; otherwise
+   * the whole window, and the head apart only when the window is full (a shorter window reaches
+   * back to the scope's first row).
    */
   private async sqliteWindow(
     scope: MemoryScope,
@@ -256,32 +256,26 @@ export class SqliteMemory implements Memory {
     const dataVersion = cache ? Number(reads.dataVersion.pluck().get()) : 0;
     // Cut to the token budget before it is kept: a cached window holds only what a prompt carries.
     const budget = this.window.maxPromptTokens;
+    // A cached window holds every row this process appended since (prompt-cache.ts): nothing to read.
     const base = cache?.usable(key, limit, budget, dataVersion, losses);
-    let window: CachedWindow;
-    if (base) {
-      const after = reads.after.all(params.userId, params.conversationId, base.lastId, limit) as WindowRow[];
-      const fresh = after.reverse().map(parsed);
-      const rows = withinBudget([...base.rows, ...fresh].slice(-limit), budget);
-      window = { ...base, rows, lastId: fresh.at(-1)?.id ?? base.lastId };
-    } else {
-      const rows = reads.recent.all(params).reverse().map(parsed);
-      const head = rows.length < limit ? rows[0] : reads.head.get(params);
-      window = {
-        limit,
-        budget,
-        dataVersion,
-        losses,
-        head: head && !("message" in head) ? parsed(head) : head,
-        rows: withinBudget(rows, budget),
-        lastId: rows.at(-1)?.id ?? 0,
-      };
-    }
+    if (base) return base;
+    const rows = reads.recent.all(params).reverse().map(parsed);
+    const head = rows.length < limit ? rows[0] : reads.head.get(params);
+    const window: CachedWindow = {
+      limit,
+      budget,
+      dataVersion,
+      losses,
+      head: head && !("message" in head) ? parsed(head) : head,
+      rows: withinBudget(rows, budget),
+      lastId: rows.at(-1)?.id ?? 0,
+    };
     // Saved by the operation that read it: the next operation on the connection starts from it.
     cache?.save(key, window);
     return window;
   }
 
-  /** SQLite: the prompt window's two reads on `db`, prepared once with the scope as placeholders. */
+  /** SQLite: the prompt window's reads on `db`, prepared once with the scope as placeholders. */
   private windowReads(db: Db) {
     let reads = this.preparedReads.get(db);
     if (!reads) {
@@ -292,7 +286,6 @@ export class SqliteMemory implements Memory {
   }
 
   private prepareWindowReads(db: Db) {
-    const client = clientOf(db);
     const m = this.t.memoryMessages;
     const fields = { id: m.id, role: m.role, body: m.body };
     const inScope = and(
@@ -308,14 +301,8 @@ export class SqliteMemory implements Memory {
         .orderBy(desc(m.id))
         .limit(sql.placeholder("limit"))
         .prepare(),
-      // The scope index named: given `id > ?`, SQLite may otherwise walk the primary key from the
-      // end (it did after ANALYZE), reading every scope's rows appended since, not only this one's.
-      after: client.prepare(
-        `SELECT id, role, body FROM memory_messages INDEXED BY memory_messages_scope
-         WHERE user_id = ? AND conversation_id = ? AND id > ? ORDER BY id DESC LIMIT ?`,
-      ),
       // Moves when another connection (another process) committed to the file since the last look.
-      dataVersion: client.prepare("PRAGMA data_version"),
+      dataVersion: clientOf(db).prepare("PRAGMA data_version"),
     };
   }
 
@@ -337,12 +324,15 @@ export class SqliteMemory implements Memory {
         createdAt: this.ctx.now(),
       };
     });
-    if (!within && values.length <= APPEND_CHUNK && !this.ctx.inTransaction()) {
+    // Outside a caller's transaction the rows stay unless this append's own work is undone (which
+    // moves the store's losses count): the scope's cached window can take them (prompt-cache.ts).
+    const own = !this.ctx.inTransaction();
+    if (!within && values.length <= APPEND_CHUNK && own) {
       // The turn's messages alone: one statement, atomic by itself, so no transaction around it
       // (on SQLite no savepoint in the group commit, on PostgreSQL no BEGIN and COMMIT). Still a
       // write: the caller is answered once it is durable, as with a transaction.
       await this.ctx.run(async (db) => {
-        if (this.ctx.dialect === "sqlite") insertSqlite(db, values);
+        if (this.ctx.dialect === "sqlite") this.insertRows(db, values, own);
         else await db.insert(this.t.memoryMessages).values(values);
       });
       this.compactLater(scope);
@@ -356,7 +346,7 @@ export class SqliteMemory implements Memory {
       // bound-parameter limits (SQLite 32,766, PostgreSQL 65,535; 5 per row).
       for (let i = 0; i < values.length; i += APPEND_CHUNK) {
         const chunk = values.slice(i, i + APPEND_CHUNK);
-        if (this.ctx.dialect === "sqlite") await this.ctx.run(async (db) => insertSqlite(db, chunk));
+        if (this.ctx.dialect === "sqlite") await this.ctx.run(async (db) => this.insertRows(db, chunk, own));
         // PostgreSQL: one chunk travels with the transaction's next statement (the inbox record
         // ended with its reply queued); several run in order, each a statement.
         else if (values.length <= APPEND_CHUNK)
@@ -366,6 +356,19 @@ export class SqliteMemory implements Memory {
       await within?.();
     });
     this.compactLater(scope);
+  }
+
+  /**
+   * SQLite: inserts one scope's rows and, in the same operation, hands them to its cached window,
+   * or forgets that window when they may still roll back with a caller's transaction.
+   */
+  private insertRows(db: Db, rows: AppendRow[], own: boolean): void {
+    const inserted = insertSqlite(db, rows);
+    const first = rows[0] as AppendRow;
+    const key = `${first.userId}\u0000${first.conversationId}`;
+    const cache = promptCacheOf(this.ctx);
+    if (own) cache.extend(key, inserted, this.ctx.losses());
+    else cache.invalidate(key);
   }
 
   /** Resolves once no automatic compaction started by this object is running (tests, shutdown). */

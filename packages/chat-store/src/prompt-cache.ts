@@ -1,23 +1,26 @@
-// SQLite: the prompt window of recently used scopes, kept parsed in memory so a turn reads only the
-// rows appended since its scope's last read (usually a few) instead of the whole window, and parses
-// only those (soak profile: reading and parsing 100 rows was the largest cost durable memory added
-// to a turn in a busy shared conversation).
+// SQLite: the prompt window of recently used scopes, kept parsed in memory. A turn's append adds
+// its rows to its scope's window (`extend`), so the next turn reads no row at all (soak profile:
+// reading and parsing 100 rows was the largest cost durable memory added to a turn in a busy
+// shared conversation; then the query for the rows appended since the last read).
 //
 // Why it stays right:
-// - Appends only add rows with higher ids (AUTOINCREMENT), so "rows after the last cached id"
-//   is exactly what changed, whoever in this process appended them.
+// - Only memory.ts writes memory rows, and always from inside the operation that writes them: an
+//   append outside a caller's transaction extends the scope's window with exactly the rows it
+//   inserted (AUTOINCREMENT: higher ids than any before); one inside a caller's transaction (which
+//   may still roll back), clear and summarize `invalidate` it. So a cached window holds every row
+//   of its scope this process wrote.
 // - Reads and writes run one at a time on the store's one connection, and a window is saved by
-//   the operation that read it: the next operation sees it, in order.
-// - Only memory.ts rewrites or deletes rows (clear, summarize); it calls `invalidate` from inside
-//   the operation that does.
-// - A read may see rows of its batch not yet committed; if that physical transaction is then lost
-//   (the store's `losses` count moves before the next operation runs), no window saved before is used.
+//   the operation that read or extended it: the next operation sees it, in order.
+// - A window may hold rows of its batch not yet committed; if they are then undone (a lost
+//   physical transaction, or the append's own transaction rolled back: the store's `losses` count
+//   moves before the next operation runs), no window saved or extended before is used.
 // - Another process writing the file moves SQLite's `PRAGMA data_version` on this connection:
 //   a window saved under another data version is not used.
 // - Inside a caller's transaction (which may still roll back) nothing is saved.
 // PostgreSQL (several instances on one database) reads the window every turn.
 import type { Message } from "@agentsvc/agent-core";
 import type { StoreContext } from "./context.js";
+import type { WindowRow } from "./window-batch.js";
 
 /** One stored row of a window, parsed. */
 export interface WindowEntry {
@@ -43,6 +46,11 @@ export interface CachedWindow {
   rows: WindowEntry[];
   /** The highest id read (0: the scope was empty). */
   lastId: number;
+}
+
+/** A stored row as a window keeps it. */
+export function parsed(row: WindowRow): WindowEntry {
+  return { id: row.id, role: row.role, message: JSON.parse(row.body) as Message, size: row.body.length };
 }
 
 /**
@@ -95,7 +103,10 @@ export class PromptCache {
     this.#maxBytes = limits.maxBytes ?? MAX_CACHED_BYTES;
   }
 
-  /** The cached window of `key` when it was read for `limit` and `budget`, and nothing may have changed it since. */
+  /**
+   * The cached window of `key` when it was read for `limit` and `budget`, and nothing may have
+   * changed it since; it is the most recently used from now on.
+   */
   usable(
     key: string,
     limit: number,
@@ -103,14 +114,40 @@ export class PromptCache {
     dataVersion: number,
     losses: number,
   ): CachedWindow | undefined {
+    const kept = this.#windows.get(key);
+    if (!kept) return undefined;
+    const window = kept.window;
+    if (
+      window.limit !== limit ||
+      window.budget !== budget ||
+      window.dataVersion !== dataVersion ||
+      window.losses !== losses
+    )
+      return undefined;
+    // The most recently used now (Map keeps insertion order).
+    this.#windows.delete(key);
+    this.#windows.set(key, kept);
+    return window;
+  }
+
+  /**
+   * Rows just appended to the scope, ids ascending (above the window's: AUTOINCREMENT), called by
+   * the operation that inserted them: its window takes them as a read would, cut to its own limit
+   * and budget. No window, nothing to do: the next read reads one.
+   */
+  extend(key: string, appended: WindowRow[], losses: number): void {
     const window = this.#windows.get(key)?.window;
-    return window &&
-      window.limit === limit &&
-      window.budget === budget &&
-      window.dataVersion === dataVersion &&
-      window.losses === losses
-      ? window
-      : undefined;
+    const last = appended.at(-1);
+    if (!window || !last) return;
+    // Already unusable (rows it held were undone): dropped, not extended.
+    if (window.losses !== losses) {
+      this.invalidate(key);
+      return;
+    }
+    const added = appended.map(parsed);
+    const rows = withinBudget([...window.rows, ...added].slice(-window.limit), window.budget);
+    // An empty scope's first row is its head.
+    this.save(key, { ...window, head: window.head ?? added[0], rows, lastId: last.id });
   }
 
   /** Keeps `window` as the scope's most recently used (called by the operation that read it). */

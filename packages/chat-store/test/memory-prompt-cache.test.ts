@@ -2,7 +2,7 @@
 // (prompt-cache.ts). What a turn sees must stay exactly what the file holds: after a clear or a
 // summary, after another connection (another process) rewrote the scope, after a rollback, and
 // while reads and writes of one conversation are in flight together.
-import type { Message } from "@agentsvc/agent-core";
+import { type Message, summaryMessage } from "@agentsvc/agent-core";
 import { describe, expect, it } from "vitest";
 import type { StoreContext } from "../src/context.js";
 import type { SqliteMemory } from "../src/memory.js";
@@ -13,11 +13,12 @@ const A = { userId: "alice", conversationId: "shared" };
 const say = (text: string): Message => ({ role: "user", content: text });
 const texts = (messages: Message[]) => messages.map((m) => ("content" in m ? m.content : m.role));
 
-/** A store whose memory holds one committed message, "kept". */
+/** A store whose memory holds one committed message, "kept", its window cached by a first prompt. */
 async function keptOnly() {
   const db = await sqliteDriver.open();
   const memory = db.createMemory({ canSummarize: false });
   await memory.append(A, [say("kept")]);
+  expect(texts(await memory.loadPrompt(A))).toEqual(["kept"]);
   return { db, memory };
 }
 
@@ -152,6 +153,62 @@ describe("[sqlite] cached prompt window", () => {
     await expect(turn).rejects.toThrow("turn failed");
     expect(texts(await read)).toEqual(["kept"]);
     await expectKeptThenNext(memory);
+  });
+
+  it("an append whose within fails after its rows were written leaves them out of the next prompt", async () => {
+    const { memory } = await keptOnly();
+    await expect(
+      memory.append(A, [say("rolled back")], () => {
+        throw new Error("within failed");
+      }),
+    ).rejects.toThrow("within failed");
+    await expectKeptThenNext(memory);
+  });
+
+  it("an append made inside a caller's transaction that committed is in the next prompt", async () => {
+    const { db, memory } = await keptOnly();
+    await db.transaction(async () => {
+      await memory.append(A, [say("in a transaction")]);
+    });
+    expect(texts(await memory.loadPrompt(A))).toEqual(["kept", "in a transaction"]);
+  });
+
+  it("an append reaches the prompt of another memory of the store with a smaller window, cut to that window", async () => {
+    const db = await sqliteDriver.open();
+    const small = db.createMemory({ canSummarize: false, maxMessages: 2 });
+    const large = db.createMemory({ canSummarize: false, maxMessages: 5 });
+    await large.append(A, [say("1"), say("2"), say("3")]);
+    expect(texts(await small.loadPrompt(A))).toEqual(["2", "3"]);
+    await large.append(A, [say("4")]);
+    expect(texts(await small.loadPrompt(A))).toEqual(["3", "4"]);
+    expect(texts(await large.loadPrompt(A))).toEqual(["1", "2", "3", "4"]);
+  });
+
+  it("an empty conversation's first turns reach its next prompts", async () => {
+    const db = await sqliteDriver.open();
+    const memory = db.createMemory({ canSummarize: false, maxMessages: 3 });
+    expect(await memory.loadPrompt(A)).toEqual([]);
+    await memory.append(A, [say("first")]);
+    expect(texts(await memory.loadPrompt(A))).toEqual(["first"]);
+    await memory.append(A, [say("second"), say("third"), say("fourth")]);
+    expect(texts(await memory.loadPrompt(A))).toEqual(["second", "third", "fourth"]);
+  });
+
+  it("a conversation whose first turn starts with a summary keeps it first once the window is full, as a fresh read does", async () => {
+    const root = tempRoot();
+    const memory = (await sqliteDriver.open({ appRoot: root })).createMemory({
+      canSummarize: false,
+      maxMessages: 2,
+    });
+    expect(await memory.loadPrompt(A)).toEqual([]);
+    await memory.append(A, [summaryMessage("the gist"), say("m1"), say("m2")]);
+    const fresh = (await sqliteDriver.open({ appRoot: root })).createMemory({
+      canSummarize: false,
+      maxMessages: 2,
+    });
+    const expected = await fresh.loadPrompt(A);
+    expect(expected.map((m) => m.role)).toEqual(["system", "user", "user"]);
+    expect(await memory.loadPrompt(A)).toEqual(expected);
   });
 
   it("changing the messages a prompt returned does not change the next prompt", async () => {

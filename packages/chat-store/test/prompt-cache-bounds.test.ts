@@ -51,6 +51,23 @@ describe("the prompt cache's bounds", () => {
   });
 });
 
+describe("a window extended by appends", () => {
+  it("keeps at most its own limit of rows, the newest, and counts only those", () => {
+    const cache = new PromptCache();
+    cache.save("s", { ...windowOf(2, 10), limit: 2 });
+    const body = JSON.stringify(say("appended"));
+    cache.extend(
+      "s",
+      [3, 4, 5].map((id) => ({ id, role: "user", body })),
+      0,
+    );
+    const window = cache.usable("s", 2, undefined, 1, 0);
+    expect(window?.rows.map((r) => r.id)).toEqual([4, 5]);
+    expect(window?.lastId).toBe(5);
+    expect(cache.held.bytes).toBe(2 * body.length + 10); // the two newest, and the head (id 1) apart
+  });
+});
+
 describe("[sqlite] a window cut to maxPromptTokens before it is cached", () => {
   it("holds only what the prompt carries, and the prompt is the same as a fresh read's", async () => {
     const db = await sqliteDriver.open();
