@@ -1,39 +1,10 @@
-// Shared vitest settings. Tests import workspace packages from their TypeScript sources (each
-// export's built `./dist/<x>.js` maps back to `./src/<x>.ts`) so a change is tested without
-// rebuilding its dependencies. The published exports name built files only.
-import { readdirSync, readFileSync, existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+// Shared vitest settings. A project's tests import its own package from TypeScript sources (each
+// export's built `./dist/<x>.js` maps back to `./src/<x>.ts`), and the other workspace packages
+// from their built dist, loaded by Node itself (workspace-dist.ts says when and why).
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { defineProject } from "vitest/config";
-
-const root = resolve(import.meta.dirname, "..");
-
-function workspaceAliases(): { find: RegExp; replacement: string }[] {
-  const aliases: { find: RegExp; replacement: string }[] = [];
-  for (const group of ["packages", "apps"]) {
-    const dir = join(root, group);
-    if (!existsSync(dir)) continue;
-    for (const name of readdirSync(dir)) {
-      const manifest = join(dir, name, "package.json");
-      if (!existsSync(manifest)) continue;
-      const pkg = JSON.parse(readFileSync(manifest, "utf8")) as {
-        name: string;
-        exports?: Record<string, { default?: string } | string>;
-      };
-      for (const [sub, target] of Object.entries(pkg.exports ?? {})) {
-        const built = typeof target === "object" ? target.default : undefined;
-        const source = built?.match(/^\.\/dist\/(.+)\.js$/)?.[1];
-        if (!source) continue;
-        const spec = sub === "." ? pkg.name : `${pkg.name}/${sub.slice(2)}`;
-        const escaped = spec.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
-        aliases.push({
-          find: new RegExp(`^${escaped}$`),
-          replacement: join(dir, name, "src", `${source}.ts`),
-        });
-      }
-    }
-  }
-  return aliases;
-}
+import { BUILT_DIST, workspacePackages, workspaceAliases } from "./vitest.workspace-dist.ts";
 
 /**
  * The worker threads of projects that share modules between their files (`sharedModules`): files
@@ -50,8 +21,10 @@ export function packageConfig(
 ) {
   const name = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).name as string;
   return defineProject({
-    resolve: { alias: workspaceAliases() },
+    resolve: { alias: workspaceAliases(workspacePackages(), name) },
     test: {
+      // What is not aliased to sources resolves to a dist file: Node loads it, untransformed.
+      server: { deps: { external: [BUILT_DIST] } },
       name,
       root: dir,
       include: ["test/**/*.test.ts", "src/**/*.test.ts"],
