@@ -1,16 +1,15 @@
 // `beforePersist` runs when a turn ends, before the memory's transaction opens (a gateway stops its
 // streamed preview there: waiting on a platform call inside the store's transaction would hold it).
-import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import {
   defineAgent,
-  defineTool,
   InMemoryRunStore,
   type MemoryScope,
   type Message,
   RunManager,
   WindowMemory,
 } from "../src/index.js";
+import { transferAgent } from "./helpers.js";
 
 const user = { userId: "alice", conversationId: "c1" };
 
@@ -28,33 +27,11 @@ class TracingMemory extends WindowMemory {
   }
 }
 
-function agent() {
-  return defineAgent({
-    name: "bank",
-    tools: [
-      defineTool({
-        name: "transfer",
-        description: "Move money",
-        input: v.object({ amount: v.number() }),
-        needsApproval: true,
-        execute: ({ amount }) => ({ moved: amount }),
-      }),
-    ],
-    model: {
-      provider: "demo",
-      script: [
-        { text: "Let me do that.", toolCalls: [{ name: "transfer", arguments: { amount: 5 } }] },
-        { text: "Finished." },
-      ],
-    },
-  });
-}
-
 describe("beforePersist", () => {
   it("is awaited before the turn's transaction opens, not when the turn suspends, and again before a continuation's", async () => {
     const seen: string[] = [];
     const runs = new RunManager({
-      agent: agent(),
+      agent: transferAgent(),
       memory: new TracingMemory(seen),
       runStore: new InMemoryRunStore(),
     });

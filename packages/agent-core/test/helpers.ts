@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { defineTool, type RunEvent, type RunHandle, type RunManager } from "../src/index.js";
+import { defineAgent, defineTool, type RunEvent, type RunHandle, type RunManager } from "../src/index.js";
 
 export async function collect(handle: RunHandle, after?: number): Promise<RunEvent[]> {
   const out: RunEvent[] = [];
@@ -43,4 +43,27 @@ export function cancelAfterFirstTools(runs: () => RunManager) {
     execute: () => "second done",
   });
   return { first, second };
+}
+
+/** An agent whose first step asks to move 5 with an approval-gated tool (the run suspends), then says "Finished.". */
+export function transferAgent() {
+  return defineAgent({
+    name: "bank",
+    tools: [
+      defineTool({
+        name: "transfer",
+        description: "Move money",
+        input: v.object({ amount: v.number() }),
+        needsApproval: true,
+        execute: ({ amount }) => ({ moved: amount }),
+      }),
+    ],
+    model: {
+      provider: "demo",
+      script: [
+        { text: "Let me do that.", toolCalls: [{ name: "transfer", arguments: { amount: 5 } }] },
+        { text: "Finished." },
+      ],
+    },
+  });
 }

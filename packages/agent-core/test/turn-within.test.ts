@@ -1,17 +1,16 @@
 // A turn's messages are appended with `within` only when something must land with them (the
 // caller's `persistWith`, a continued run's checkpoint to delete): without it a durable memory
 // writes them as one statement, with no transaction around it.
-import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import {
   defineAgent,
-  defineTool,
   InMemoryRunStore,
   type MemoryScope,
   type Message,
   RunManager,
   WindowMemory,
 } from "../src/index.js";
+import { transferAgent } from "./helpers.js";
 
 const user = { userId: "alice", conversationId: "c1" };
 
@@ -25,26 +24,6 @@ class WithinMemory extends WindowMemory {
 }
 
 const hello = defineAgent({ name: "a", model: { provider: "demo", script: [{ text: "Hi." }] } });
-
-const bank = defineAgent({
-  name: "bank",
-  tools: [
-    defineTool({
-      name: "transfer",
-      description: "Move money",
-      input: v.object({ amount: v.number() }),
-      needsApproval: true,
-      execute: ({ amount }) => ({ moved: amount }),
-    }),
-  ],
-  model: {
-    provider: "demo",
-    script: [
-      { text: "Let me do that.", toolCalls: [{ name: "transfer", arguments: { amount: 5 } }] },
-      { text: "Finished." },
-    ],
-  },
-});
 
 describe("a turn's append and within", () => {
   it("a turn the caller adds nothing to is appended without within, its messages stored", async () => {
@@ -68,7 +47,7 @@ describe("a turn's append and within", () => {
   it("a continued run is appended with a within that deletes its checkpoint", async () => {
     const memory = new WithinMemory();
     const runStore = new InMemoryRunStore();
-    const runs = new RunManager({ agent: bank, memory, runStore });
+    const runs = new RunManager({ agent: transferAgent(), memory, runStore });
     expect((await runs.start({ input: "send 5", threadId: "t-bank", ...user }).done).status).toBe(
       "suspended",
     );
