@@ -86,6 +86,33 @@ export function runMigrations(
   sqlite: SqliteConnection,
   options: { file: string; steps?: readonly MigrationStep[]; now?: () => number },
 ): MigrationReport {
+  const restoreSync = unsyncedWhileEmpty(sqlite);
+  try {
+    return migrate(sqlite, options);
+  } finally {
+    restoreSync();
+  }
+}
+
+/**
+ * A store with nothing in it yet (a first start) writes its schema with synchronous NORMAL: in WAL
+ * mode its commits are not synced, so no first answer waits on the disk for them (#45; 3 fsyncs
+ * fewer under strace). Never corrupting: power lost before the store's next synced commit leaves it
+ * empty again, the next start applies the steps again, and that commit syncs the whole WAL, these
+ * frames with it. Returns what puts the setting back.
+ */
+function unsyncedWhileEmpty(sqlite: SqliteConnection): () => void {
+  const empty = sqlite.prepare("SELECT count(*) FROM sqlite_master").pluck().get() === 0;
+  if (!empty || sqlite.pragma("journal_mode", { simple: true }) !== "wal") return () => {};
+  const level = sqlite.pragma("synchronous", { simple: true }) as number;
+  sqlite.pragma("synchronous = NORMAL");
+  return () => sqlite.pragma(`synchronous = ${level}`);
+}
+
+function migrate(
+  sqlite: SqliteConnection,
+  options: { file: string; steps?: readonly MigrationStep[]; now?: () => number },
+): MigrationReport {
   const steps = options.steps ?? MIGRATIONS;
   const now = options.now ?? Date.now;
   checkSteps(steps);
