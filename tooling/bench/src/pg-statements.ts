@@ -18,7 +18,7 @@ interface Counted {
 }
 
 /** Every inbox record finished and every reply sent; asked through psql (not counted). */
-async function drained(url: string): Promise<void> {
+export async function drained(url: string): Promise<void> {
   const psql = join(postgresBinDir() as string, "psql");
   const busy = `SELECT (SELECT count(*) FROM inbox WHERE status IN ('queued', 'running'))
     + (SELECT count(*) FROM outbox WHERE status = 'pending')`;
