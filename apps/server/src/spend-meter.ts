@@ -42,7 +42,7 @@ export const DEFAULT_WARN_AT = 0.8;
  * one (#45.3); a window groups by time, whatever the instance's share. A budget's read and
  * shutdown (`flush`) write what waits at once; a crash loses at most this window's rows.
  */
-export const LEDGER_WINDOW_MS = 100;
+const LEDGER_WINDOW_MS = 100;
 /** Rows that end the window early (one statement stays far below PostgreSQL's parameter limit). */
 const MAX_WINDOW_ROWS = 500;
 /** Warnings remembered (one per scope, period and window); past it the memory starts again. */
