@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes Node >= 22 and pnpm 10 available, then (when given arguments) installs, builds and runs
+# Makes Node >= 22.14 and pnpm 10 available, then (when given arguments) installs, builds and runs
 # `pnpm <args>`. Source it (`. tooling/bootstrap.sh`) to get the toolchain on PATH in your shell.
 #
 #   bash tooling/bootstrap.sh start   # set up everything and run examples/hello
@@ -12,7 +12,8 @@
 _agentsvc_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 _agentsvc_prefix="${AGENTSVC_TOOLCHAIN:-$_agentsvc_root/.toolchain}"
 
-_agentsvc_node_major() { node -e 'process.stdout.write(process.versions.node.split(".")[0])' 2>/dev/null || echo 0; }
+# Node 22 before 22.14 crashes at the store's first open (better-sqlite3), so it counts as too old.
+_agentsvc_node_ok() { node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 22 || (a === 22 && b >= 14) ? 0 : 1)' 2>/dev/null; }
 
 if [ -x "$_agentsvc_prefix/bin/node" ]; then
   export PATH="$_agentsvc_prefix/bin:$PATH"
@@ -48,8 +49,8 @@ _agentsvc_npm_global() (
   fi
 )
 
-if [ "$(_agentsvc_node_major)" -lt 22 ]; then
-  echo "agentsvc bootstrap: node $(node --version 2>/dev/null || echo none) is older than 22; installing node 24" >&2
+if ! _agentsvc_node_ok; then
+  echo "agentsvc bootstrap: node $(node --version 2>/dev/null || echo none) is older than 22.14; installing node 24" >&2
   _agentsvc_npm_global "node 24" node@24 || return 1 2>/dev/null || exit 1
   export PATH="$_agentsvc_prefix/bin:$PATH"
 fi

@@ -23,7 +23,7 @@ export function scaffoldFiles(folderName: string): Record<string, string> {
     version: "0.1.0",
     private: true,
     type: "module",
-    engines: { node: ">=22" },
+    engines: { node: ">=22.14" },
     scripts: {
       check: "agentsvc check .",
       build: "agentsvc build .",
