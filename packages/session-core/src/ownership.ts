@@ -322,8 +322,12 @@ export class Ownership {
     try {
       await write(lock, fenceAfter);
     } catch (err) {
-      if (lock && (err as { code?: unknown } | undefined)?.code === "lock_not_held")
+      if (lock && (err as { code?: unknown } | undefined)?.code === "lock_not_held") {
+        // Asked of the coordination too: a lock its server says is gone stops counting as held there,
+        // so the next claim takes the thread again instead of running it on that count (#45.5).
+        await this.coordination.fence?.(state.threadId).catch(() => undefined);
         throw this.#refused(state, err);
+      }
       throw err;
     }
     if (!lock) await this.fence(state);
