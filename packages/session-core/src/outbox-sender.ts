@@ -189,9 +189,8 @@ export class OutboxSender {
     // The look that ran this pass could not read the next due time just now: not asked again.
     const next = this.#lookFailed ? { at: undefined, failed: true as const } : await this.#nextDueAt();
     this.#lookFailed = false;
-    // Due now (a thread's next piece after the pass sent its head): the pass at once, not a timed
-    // look reading the same time again. Not while a gateway is held, the store failed or the
-    // sender is restricted: their due pieces may stay unsent, and #armAt spaces those looks.
+    // Due now (a thread's next piece after its head went): the pass at once, not a timed look. Not
+    // while a gateway is held, the store failed or the sender is restricted (#armAt spaces those).
     if (
       !next.failed &&
       next.at !== undefined &&
@@ -257,9 +256,8 @@ export class OutboxSender {
         const after = this.pressure?.backlogAfter ?? Number.POSITIVE_INFINITY;
         if (sent < after && sent + rows.length >= after) this.pressure?.backlog();
         sent += rows.length;
-        // A short read had every due piece: the pass ends without a read that would find none. A
-        // piece queued since woke the sender (one more pass); a thread's next piece, due once its
-        // head went, is found by the next-due read that follows every pass (#arm).
+        // A short read had every due piece: no read that would find none. A piece queued since woke
+        // the sender; a thread's next piece is found by the next-due read after every pass (#arm).
         if (rows.length < this.#concurrency) break;
       }
       this.pressure?.passed(sent);
