@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { SessionBlobs } from "@agentsvc/adapter-kit";
-import { afterEach } from "vitest";
+import { onTestFinished } from "vitest";
 
 export function memoryBlobs(): SessionBlobs & {
   stored: Map<string, { bytes: Buffer; contentType: string }>;
@@ -34,18 +34,17 @@ export function memoryBlobs(): SessionBlobs & {
   };
 }
 
-const servers: Server[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) await new Promise((r) => s.close(r));
-});
-
+/**
+ * An HTTP server on 127.0.0.1, closed when the calling test ends. The close is registered by the
+ * test itself, not by an `afterEach` on import, which a shared thread runs for its first file only.
+ */
 export async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void) {
   const seen: IncomingMessage[] = [];
-  const server = createServer((req, res) => {
+  const server: Server = createServer((req, res) => {
     seen.push(req);
     handler(req, res);
   });
-  servers.push(server);
+  onTestFinished(() => new Promise<void>((r) => server.close(() => r())));
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
 }
