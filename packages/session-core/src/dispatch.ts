@@ -4,7 +4,7 @@ import type { Coordination } from "./coordination.js";
 import type { Ownership } from "./ownership.js";
 import type { SessionParts } from "./parts.js";
 import type { BusyPolicy } from "./policy.js";
-import type { QueuedMessage, ThreadState } from "./threads.js";
+import type { QueuedMessage } from "./threads.js";
 
 export interface DispatchDeps {
   parts: SessionParts;
@@ -22,15 +22,13 @@ export async function dispatchRecorded(
   msg: QueuedMessage,
 ): Promise<void> {
   if (d.known.has(msg.inboxId)) return;
-  const run = async (state: ThreadState): Promise<void> => {
+  const outcome = await d.ownership.withHeld(gateway, thread, async (state) => {
     if (state.taken.has(msg.inboxId)) return;
     // Several instances: older messages of the thread may have been recorded elsewhere and
     // not announced yet; they go first, in the order they were recorded (this one among them).
     if (d.coordination.shared) return d.ownership.takeFresh(state);
     return d.policy.onMessage(state, msg);
-  };
-  // A thread found held elsewhere a moment ago: announced to its holder without another lock try.
-  const outcome = await d.ownership.withHeld(gateway, thread, run, { trustElsewhere: true });
+  });
   if (outcome === "ran") return;
   // Not run here: announced. Held by another instance: its holder takes the message from the
   // store. Otherwise (a turn lost here winding down, a failed take) any instance may take it.

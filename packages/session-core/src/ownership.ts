@@ -24,17 +24,6 @@ type Claim = "held" | "elsewhere" | "free";
 /** Threads a sweep takes on at once. */
 const SWEEP_CONCURRENCY = 16;
 
-/**
- * A thread found held by another instance is taken as still held there for this share of the hold
- * (`holdMs`: a holder keeps an idle thread that long), so the next messages recorded here for it are
- * only announced, without a lock try each (#45.3). A thread let go here answers announcements that
- * say it is held for twice the hold: their recorder may not know yet that it was let go.
- */
-const ELSEWHERE_SHARE_OF_HOLD = 0.25;
-const LET_GO_HEARD_HOLDS = 2;
-/** Remembered threads past this many: the expired ones are dropped. */
-const REMEMBERED_MAX = 1000;
-
 export class Ownership {
   readonly #held = new Set<string>();
   readonly #claiming = new Map<string, Promise<Claim>>();
@@ -45,22 +34,12 @@ export class Ownership {
   /** Threads kept after their last work, by the timer that lets each go. */
   readonly #lettingGo = new Map<string, NodeJS.Timeout>();
 
-  /** Threads found held by another instance, until when that is trusted (Date.now ms). */
-  readonly #elsewhere = new Map<string, number>();
-  /** Threads let go (or lost) here, until when an announcement saying they are held makes this instance look. */
-  readonly #letGoRecently = new Map<string, number>();
-  readonly #elsewhereMs: number;
-  readonly #letGoHeardMs: number;
-
   constructor(
     private readonly p: SessionParts,
     private readonly coordination: Coordination,
     private readonly hooks: OwnershipHooks,
-    private readonly options: { holdMs: number; elsewhereMs?: number } = { holdMs: 0 },
-  ) {
-    this.#elsewhereMs = options.elsewhereMs ?? options.holdMs * ELSEWHERE_SHARE_OF_HOLD;
-    this.#letGoHeardMs = Math.max(options.holdMs, this.#elsewhereMs) * LET_GO_HEARD_HOLDS;
-  }
+    private readonly options: { holdMs: number } = { holdMs: 0 },
+  ) {}
 
   get shared(): boolean {
     return this.coordination.shared;
@@ -80,14 +59,12 @@ export class Ownership {
     return (await this.#claim(gateway, thread)) === "held";
   }
 
-  /** `trustElsewhere`: a thread found held by another instance a moment ago is not tried again. */
-  #claim(gateway: string, thread: string, trustElsewhere = false): Promise<Claim> {
+  #claim(gateway: string, thread: string): Promise<Claim> {
     if (!this.shared) return Promise.resolve("held");
     const threadId = gatewayThreadId(gateway, thread);
     // A claim in progress first: the thread counts as held only once its stored state is adopted.
     let claiming = this.#claiming.get(threadId);
     if (!claiming && this.#held.has(threadId)) return Promise.resolve("held");
-    if (!claiming && trustElsewhere && fresh(this.#elsewhere, threadId)) return Promise.resolve("elsewhere");
     // A turn of a thread lost here is still winding down: not until it is forgotten.
     if (!claiming && this.p.threads.peek(gateway, thread)?.lost) return Promise.resolve("free");
     if (!claiming) {
@@ -99,13 +76,7 @@ export class Ownership {
 
   async #take(gateway: string, thread: string, threadId: string): Promise<Claim> {
     await this.#releasing.get(threadId);
-    if (!(await this.coordination.acquireThread(threadId))) {
-      this.#remember(this.#elsewhere, threadId, this.#elsewhereMs);
-      // Not ours to answer for any more: another instance has it now.
-      this.#letGoRecently.delete(threadId);
-      return "elsewhere";
-    }
-    this.#elsewhere.delete(threadId);
+    if (!(await this.coordination.acquireThread(threadId))) return "elsewhere";
     this.#held.add(threadId);
     this.p.logger.debug({ threadId }, "took a thread");
     // What this process remembers of the thread may be stale: another instance ran it meanwhile.
@@ -185,7 +156,6 @@ export class Ownership {
     this.p.threads.drop(state.gateway, state.thread);
     this.p.runs.release?.(state.threadId);
     this.#held.delete(state.threadId);
-    this.#remember(this.#letGoRecently, state.threadId, this.#letGoHeardMs);
     const releasing = this.coordination.releaseThread(state.threadId).finally(() => {
       if (this.#releasing.get(state.threadId) === releasing) this.#releasing.delete(state.threadId);
     });
@@ -210,10 +180,9 @@ export class Ownership {
     gateway: string,
     thread: string,
     fn: (state: ThreadState) => Promise<void>,
-    options: { trustElsewhere?: boolean } = {},
   ): Promise<"ran" | Exclude<Claim, "held">> {
     for (let attempt = 0; attempt < STALE_CLAIM_ATTEMPTS; attempt++) {
-      const claim = await this.#claim(gateway, thread, options.trustElsewhere);
+      const claim = await this.#claim(gateway, thread);
       if (claim !== "held") return claim;
       const ran = await this.p.threads.with(gateway, thread, async (state) => {
         if (!this.holds(state.threadId)) {
@@ -231,26 +200,6 @@ export class Ownership {
       "a thread was let go each time it was claimed; left to the sweep",
     );
     return "free";
-  }
-
-  /**
-   * An announcement that the thread's recorder found it held by another instance: true when this
-   * instance should look, because it holds the thread or let it go a moment ago (the recorder may
-   * have trusted an older try, see `withHeld`'s `trustElsewhere`). Otherwise the thread is taken as
-   * held elsewhere here too, so a message recorded here for it next is only announced.
-   */
-  heardHeld(threadId: string): boolean {
-    if (this.holds(threadId) || fresh(this.#letGoRecently, threadId)) return true;
-    this.#remember(this.#elsewhere, threadId, this.#elsewhereMs);
-    return false;
-  }
-
-  #remember(map: Map<string, number>, threadId: string, ms: number): void {
-    if (ms <= 0) return;
-    const now = Date.now();
-    map.set(threadId, now + ms);
-    if (map.size <= REMEMBERED_MAX) return;
-    for (const [key, until] of map) if (until <= now) map.delete(key);
   }
 
   /** `claim`, retried for a while: the holder may be letting the thread go right now. */
@@ -328,7 +277,7 @@ export class Ownership {
       const state = this.p.threads.byId(threadId);
       if (this.#held.has(threadId) || state)
         this.p.logger.warn({ threadId }, "lost the lock of a thread; another instance may take it over");
-      if (this.#held.delete(threadId)) this.#remember(this.#letGoRecently, threadId, this.#letGoHeardMs);
+      this.#held.delete(threadId);
       this.#keepUntil(threadId);
       if (!state) continue;
       if (state.active?.phase === "running") {
@@ -398,15 +347,6 @@ export class Ownership {
     // Stryker disable next-line CallExpression: both callers come after lost() deleted it (its else branch; a turn ending with state.lost)
     this.#held.delete(state.threadId);
   }
-}
-
-/** Whether the thread is remembered in `map` and its time there has not run out. */
-function fresh(map: Map<string, number>, threadId: string): boolean {
-  const until = map.get(threadId);
-  if (until === undefined) return false;
-  if (until > Date.now()) return true;
-  map.delete(threadId);
-  return false;
 }
 
 function hasWork(state: ThreadState): boolean {

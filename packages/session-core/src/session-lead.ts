@@ -223,8 +223,8 @@ export class SessionLead {
     if (message.kind === "outbox-help") this.#shares?.help();
     if (message.kind !== "thread" || !parts.registry.get(message.gateway)) return;
     // Its recorder found the thread held by another instance: only that holder need look (the
-    // others would each try a lock it holds), and the instance that let it go a moment ago.
-    if (message.held && !this.d.ownership.heardHeld(gatewayThreadId(message.gateway, message.thread))) return;
+    // others would each try a lock it holds). A holder that let it go meanwhile leaves it to the sweep.
+    if (message.held && !this.d.ownership.holds(gatewayThreadId(message.gateway, message.thread))) return;
     parts.track(this.d.ownership.poke(message.gateway, message.thread));
   }
 }

@@ -25,11 +25,7 @@ afterEach(() => {
 
 /** Instance "a" of a new cluster; `coordination` may change a's (e.g. slow down giving locks back). */
 function owner(
-  options: {
-    adopt?: () => Promise<void>;
-    coordination?: (inner: Coordination) => Coordination;
-    ownership?: { holdMs: number; elsewhereMs?: number };
-  } = {},
+  options: { adopt?: () => Promise<void>; coordination?: (inner: Coordination) => Coordination } = {},
 ) {
   const dir = tempDir();
   const db = ChatDb.open({ appRoot: dir, path: "data/chat.db" });
@@ -67,17 +63,12 @@ function owner(
     stopping: () => false,
   } as unknown as SessionParts;
   const taken: string[] = [];
-  const own = new Ownership(
-    parts,
-    coordination,
-    {
-      adopt: options.adopt ?? (async () => {}),
-      onMessage: async (_state, msg) => {
-        taken.push(msg.text);
-      },
+  const own = new Ownership(parts, coordination, {
+    adopt: options.adopt ?? (async () => {}),
+    onMessage: async (_state, msg) => {
+      taken.push(msg.text);
     },
-    options.ownership,
-  );
+  });
   const record = (thread: string, text: string, gateway = "mock") =>
     db.inbox.accept({ gateway, dedupKey: `${thread}:${text}`, thread, text, origin: { gateway, thread } });
   return { cluster, own, threads, asked, looked, taken, record, logs, cancelled };
@@ -310,58 +301,5 @@ describe("losing the locks of threads", () => {
       }),
     ).rejects.toBe(full);
     expect(state.lost).toBeUndefined();
-  });
-});
-
-describe("a thread found held by another instance (#45.3)", () => {
-  /** Long enough never to run out during a test on a loaded machine. */
-  const trusted = { holdMs: 0, elsewhereMs: 60_000 };
-  const noop = async () => {};
-
-  it("is not tried again for the next message recorded here while that is fresh: only its first try asks the lock", async () => {
-    const o = owner({ ownership: trusted });
-    expect(await o.cluster.instance("b").acquireThread(TID)).toBe(true);
-    expect(await o.own.withHeld("mock", T, noop, { trustElsewhere: true })).toBe("elsewhere");
-    expect(await o.own.withHeld("mock", T, noop, { trustElsewhere: true })).toBe("elsewhere");
-    expect(o.asked).toEqual([TID]);
-    // A claim that must know (a decision, a poke, the sweep) still asks the lock.
-    expect(await o.own.claim("mock", T)).toBe(false);
-    expect(o.asked).toEqual([TID, TID]);
-  });
-
-  it("is tried again at every message without that memory (elsewhereMs 0), and taken once its holder let it go", async () => {
-    const o = owner({ ownership: { holdMs: 0, elsewhereMs: 0 } });
-    const b = o.cluster.instance("b");
-    expect(await b.acquireThread(TID)).toBe(true);
-    expect(await o.own.withHeld("mock", T, noop, { trustElsewhere: true })).toBe("elsewhere");
-    await b.releaseThread(TID);
-    expect(await o.own.withHeld("mock", T, noop, { trustElsewhere: true })).toBe("ran");
-    expect(o.asked).toEqual([TID, TID]);
-  });
-
-  it("is remembered from another recorder's announcement too: a message recorded here next asks no lock", async () => {
-    const o = owner({ ownership: trusted });
-    expect(await o.cluster.instance("b").acquireThread(TID)).toBe(true);
-    expect(o.own.heardHeld(TID)).toBe(false);
-    expect(await o.own.withHeld("mock", T, noop, { trustElsewhere: true })).toBe("elsewhere");
-    expect(o.asked).toEqual([]);
-  });
-
-  it("an announcement that says held makes the instance that let the thread go a moment ago look (its recorder may trust an older try), not one that never held it", async () => {
-    const o = owner({ ownership: trusted });
-    expect(await o.own.claim("mock", T)).toBe(true);
-    await o.own.settle(o.threads.get("mock", T));
-    expect(o.cluster.holders().has(TID)).toBe(false);
-    expect(o.own.heardHeld(TID)).toBe(true);
-    expect(o.own.heardHeld(gatewayThreadId("mock", "never-here"))).toBe(false);
-  });
-
-  it("an instance whose try failed after it let the thread go no longer answers for it: the new holder does", async () => {
-    const o = owner({ ownership: trusted });
-    expect(await o.own.claim("mock", T)).toBe(true);
-    await o.own.settle(o.threads.get("mock", T));
-    expect(await o.cluster.instance("b").acquireThread(TID)).toBe(true);
-    expect(await o.own.claim("mock", T)).toBe(false);
-    expect(o.own.heardHeld(TID)).toBe(false);
   });
 });

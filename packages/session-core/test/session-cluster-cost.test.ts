@@ -66,27 +66,6 @@ describe("three instances over one store", () => {
   });
 });
 
-describe("messages for a thread held elsewhere", () => {
-  it("the recorder asks the lock at its first message only: the next ones, recorded soon after, are announced to the holder without a try", async () => {
-    // A long hold: the recorder trusts its failed try for a share of it, longer than this test.
-    const { a, b, c, asked, published } = await three(60_000);
-    await say(a, "T", "use wait_gate first");
-    await until(() => a.gates.calls.length === 1, "a's turn at its gate");
-    await say(b, "T", "second");
-    await say(b, "T", "third");
-    await until(() => a.session.snapshot("mock", "T").queued === 2, "both queued on the holder");
-    expect(asked.b).toEqual(["gw:mock:T"]);
-    expect(asked.c).toEqual([]);
-    expect(published.filter((m) => m.kind === "thread")).toEqual([
-      { kind: "thread", gateway: "mock", thread: "T", held: true },
-      { kind: "thread", gateway: "mock", thread: "T", held: true },
-    ]);
-    a.gates.openAll();
-    await until(() => a.gateway.textsTo("T").length === 3, "all three answered");
-    expect(b.runs.starts.length + c.runs.starts.length).toBe(0);
-  });
-});
-
 describe("a thread after its turn", () => {
   it("stays with the instance that ran it for the hold: its next message, recorded on another instance, runs there without a new lock", async () => {
     const { a, b, c, asked } = await three(60_000);
