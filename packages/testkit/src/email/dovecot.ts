@@ -12,9 +12,11 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { createServer, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { connect as tlsConnect } from "node:tls";
 
 const BINARY = ["/usr/sbin/dovecot", "/usr/local/sbin/dovecot"].find((p) => existsSync(p));
 
@@ -75,10 +77,10 @@ const readText = (path: string) => readFileSync(path, "utf8");
 
 export async function startDovecot(): Promise<Dovecot> {
   if (!BINARY) throw new Error(dovecotMissing);
+  const binary = BINARY;
   const dir = mkdtempSync(join(tmpdir(), "agentsvc-dovecot-"));
   chmodSync(dir, 0o755);
   const { cert, key } = selfSignedCert(dir);
-  const port = await freePort();
   const root = process.getuid?.() === 0;
   // As root, mail belongs to `nobody` (Dovecot refuses uid 0 for mail); otherwise to the caller.
   const uid = root ? 65534 : (process.getuid?.() ?? 1000);
@@ -88,11 +90,13 @@ export async function startDovecot(): Promise<Dovecot> {
   mkdirSync(homes);
   if (root) chownSync(homes, uid, gid);
   const users = join(dir, "users");
-  const pool = Array.from({ length: 80 }, (_, i) => ({ user: `bot${i + 1}`, pass: `pw-${i + 1}-${port}` }));
+  const salt = randomBytes(4).toString("hex");
+  const pool = Array.from({ length: 80 }, (_, i) => ({ user: `bot${i + 1}`, pass: `pw-${i + 1}-${salt}` }));
   writeFileSync(users, pool.map((u) => `${u.user}:{PLAIN}${u.pass}\n`).join(""));
-  writeFileSync(
-    join(dir, "dovecot.conf"),
-    `protocols = imap
+  const writeConfig = (port: number) =>
+    writeFileSync(
+      join(dir, "dovecot.conf"),
+      `protocols = imap
 listen = 127.0.0.1
 base_dir = ${dir}/run
 state_dir = ${dir}/state
@@ -125,23 +129,44 @@ service imap-login {
   }
 }
 `,
-  );
+    );
   let child: ChildProcess | undefined;
+  let port = 0;
+  /**
+   * Ready means this Dovecot greets over TLS with this certificate: a port that merely accepts may
+   * belong to another test's server that took it between freePort() and Dovecot's bind.
+   */
   const start = async () => {
-    child = spawn(BINARY, ["-F", "-c", join(dir, "dovecot.conf")], { stdio: ["ignore", "ignore", "pipe"] });
+    const running = spawn(binary, ["-F", "-c", join(dir, "dovecot.conf")], {
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    child = running;
     let stderr = "";
-    child.stderr?.on("data", (d) => {
+    running.stderr?.on("data", (d) => {
       stderr += String(d);
     });
     const deadline = Date.now() + 10_000;
-    while (!(await accepts(port))) {
-      if (child.exitCode !== null || Date.now() > deadline) {
+    while (!(await greets(port, cert))) {
+      if (running.exitCode !== null || Date.now() > deadline) {
         const log = existsSync(join(dir, "dovecot.log")) ? readText(join(dir, "dovecot.log")) : "";
-        throw new Error(`dovecot did not start: ${stderr}\n${log}`);
+        if (running.exitCode === null) running.kill("SIGKILL");
+        throw new DovecotStartError(`dovecot did not start on port ${port}: ${stderr}\n${log}`, stderr + log);
       }
       await new Promise((r) => setTimeout(r, 50));
     }
   };
+  // The first start picks a free port; if another process bound it first, pick another.
+  for (let attempt = 1; ; attempt++) {
+    port = await freePort();
+    writeConfig(port);
+    try {
+      await start();
+      break;
+    } catch (err) {
+      const taken = err instanceof DovecotStartError && /address already in use/i.test(err.output);
+      if (!taken || attempt === 5) throw err;
+    }
+  }
   const stop = async () => {
     const running = child;
     child = undefined;
@@ -152,7 +177,6 @@ service imap-login {
     // The listener is gone once the master exits; wait until connections are refused.
     while (await accepts(port)) await new Promise((r) => setTimeout(r, 20));
   };
-  await start();
   return {
     port,
     cert,
@@ -169,6 +193,29 @@ service imap-login {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+class DovecotStartError extends Error {
+  readonly output: string;
+  constructor(message: string, output: string) {
+    super(message);
+    this.output = output;
+  }
+}
+
+/** Whether an IMAPS server trusting `ca` answers on the port with an IMAP greeting. */
+function greets(port: number, ca: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = tlsConnect({ host: "127.0.0.1", port, ca, timeout: 2_000 });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.once("data", (d) => done(String(d).startsWith("* OK")));
+    socket.once("error", () => done(false));
+    socket.once("timeout", () => done(false));
+    socket.once("end", () => done(false));
+  });
 }
 
 function accepts(port: number): Promise<boolean> {

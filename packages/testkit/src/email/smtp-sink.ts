@@ -2,7 +2,6 @@
 // accepted mail parsed. It can refuse the next message with a temporary error, or go away.
 import { type ParsedMail, simpleParser } from "mailparser";
 import { SMTPServer } from "smtp-server";
-import { freePort } from "./dovecot.js";
 
 export interface SmtpSink {
   port: number;
@@ -17,7 +16,9 @@ export interface SmtpSink {
 }
 
 export async function startSmtpSink(tls: { key: string; cert: string }): Promise<SmtpSink> {
-  const port = await freePort();
+  // The first start binds port 0 (no window for another process to take a port chosen earlier);
+  // a restart binds the same port again.
+  let port = 0;
   const user = "bot@example.test";
   const pass = "smtp-secret";
   const mails: ParsedMail[] = [];
@@ -57,6 +58,7 @@ export async function startSmtpSink(tls: { key: string; cert: string }): Promise
       s.once("error", reject);
       s.listen(port, "127.0.0.1", () => resolve());
     });
+    port = (s.server.address() as { port: number }).port;
   };
   const stop = async () => {
     const s = server;
