@@ -4,7 +4,6 @@ import { randomUUID } from "node:crypto";
 import { AgentsvcError } from "@agentsvc/agent-core";
 import { and, desc, eq, sql } from "./orm.js";
 import type { StoreContext } from "./context.js";
-import type { conversations } from "@agentsvc/store-schema/sqlite";
 import { first, lockRow, one } from "./rows.js";
 import { requireId } from "./validate.js";
 

@@ -2,7 +2,6 @@
 // session id and sequence. Values are JSON.
 import { and, eq } from "./orm.js";
 import type { StoreContext } from "./context.js";
-import type { gatewayState } from "@agentsvc/store-schema/sqlite";
 import { requireId, toJson } from "./validate.js";
 
 export class GatewayState {

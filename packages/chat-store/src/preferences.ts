@@ -1,6 +1,5 @@
 import { and, eq } from "./orm.js";
 import type { StoreContext } from "./context.js";
-import type { preferences } from "@agentsvc/store-schema/sqlite";
 import { first } from "./rows.js";
 import { requireId, toJson } from "./validate.js";
 

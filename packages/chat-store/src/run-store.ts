@@ -3,7 +3,6 @@
 import { AgentsvcError, type RunStore, type SuspendedRun } from "@agentsvc/agent-core";
 import { and, asc, eq } from "./orm.js";
 import type { StoreContext } from "./context.js";
-import type { suspendedRuns } from "@agentsvc/store-schema/sqlite";
 import { lockRow } from "./rows.js";
 import { requireId, toJson } from "./validate.js";
 

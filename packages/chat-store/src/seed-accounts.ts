@@ -6,7 +6,6 @@ import type { StoreContext } from "./context.js";
 import { ChatDbError } from "./errors.js";
 import { DEFAULT_PBKDF2_ITERATIONS, hashPassword, isPasswordHash, verifyPassword } from "./password.js";
 import { first } from "./rows.js";
-import type { accounts, sessions } from "@agentsvc/store-schema/sqlite";
 
 /** One element of the entry's `users` list (validated by config-schema; re-checked here). */
 export interface AccountConfig {

@@ -2,7 +2,6 @@
 // delivery id kept apart from the inbox). `claim` is atomic and survives restarts.
 import { and, eq, lt } from "./orm.js";
 import type { StoreContext } from "./context.js";
-import type { seenTokens } from "@agentsvc/store-schema/sqlite";
 import { requireId } from "./validate.js";
 
 export type ClaimResult = { claimed: true } | { claimed: false; value: string };

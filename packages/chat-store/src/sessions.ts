@@ -3,7 +3,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { eq, lte } from "./orm.js";
 import type { StoreContext } from "./context.js";
-import type { sessions } from "@agentsvc/store-schema/sqlite";
 import type { StoreHealthView } from "./backend.js";
 import { first } from "./rows.js";
 import { requireId } from "./validate.js";
