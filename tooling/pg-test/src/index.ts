@@ -79,17 +79,51 @@ function postgresUid(): { uid: number; gid: number } {
   return { uid, gid };
 }
 
-async function waitReady(bin: string, port: number, child: ChildProcess, log: () => string): Promise<void> {
+class PortTaken extends Error {}
+
+/**
+ * Ready when pg_isready answers on the port and the server answering runs on our data directory
+ * (another test's server may hold the port: PortTaken).
+ */
+async function waitReady(
+  bin: string,
+  port: number,
+  data: string,
+  child: ChildProcess,
+  log: () => string,
+): Promise<void> {
   const deadline = Date.now() + 20_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`postgres exited with ${child.exitCode}:\n${log()}`);
+    if (child.exitCode !== null) {
+      const message = `postgres exited with ${child.exitCode}:\n${log()}`;
+      throw /could not bind|could not create any TCP\/IP sockets/i.test(log())
+        ? new PortTaken(message)
+        : new Error(message);
+    }
     try {
       execFileSync(join(bin, "pg_isready"), ["-h", "127.0.0.1", "-p", String(port), "-q"]);
-      return;
     } catch {
       if (Date.now() > deadline) throw new Error(`postgres did not become ready in 20 s:\n${log()}`);
       await new Promise((r) => setTimeout(r, 100));
+      continue;
     }
+    let serving: string;
+    try {
+      serving = execFileSync(
+        join(bin, "psql"),
+        ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-w", "-tAq", "-c", "SHOW data_directory"],
+        { stdio: "pipe" },
+      )
+        .toString()
+        .trim();
+    } catch {
+      // Ready and then refusing a trusted login: starting up or shutting down; ask again.
+      if (Date.now() > deadline) throw new Error(`postgres did not answer a query in 20 s:\n${log()}`);
+      await new Promise((r) => setTimeout(r, 100));
+      continue;
+    }
+    if (serving === data) return;
+    throw new PortTaken(`port ${port} is served by another PostgreSQL (${serving})`);
   }
 }
 
@@ -147,24 +181,41 @@ export async function startPostgres(
   chmodSync(dir, 0o700);
   // cp -a keeps the server user's ownership and the 0700 mode PostgreSQL insists on.
   execFileSync("cp", ["-a", templateData(bin), data], { stdio: "pipe" });
-  const port = await freePort();
-  // Tests: durability is the server's job, not the test's; fsync off keeps suites fast.
-  const conf = [
-    `listen_addresses = '127.0.0.1'`,
-    `port = ${port}`,
-    `unix_socket_directories = '${dir}'`,
-    `max_connections = ${options.maxConnections ?? 100}`,
-    ...(options.durable ? [] : ["fsync = off", "synchronous_commit = off", "full_page_writes = off"]),
-    "shared_buffers = 32MB",
-    ...(options.settings ?? []),
-  ].join("\n");
-  writeFileSync(join(data, "postgresql.auto.conf"), `${conf}\n`);
-  let output = "";
-  const [cmd, args] = asServerUser(join(bin, "postgres"), ["-D", data]);
-  const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
-  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
-  await waitReady(bin, port, child, () => output);
+  // A port chosen by freePort() can be bound by another test's server before ours binds it: then
+  // ours exits ("could not bind") while pg_isready sees the other one; start again on another port.
+  let port = 0;
+  let child: ChildProcess | undefined;
+  for (let attempt = 1; !child; attempt++) {
+    port = await freePort();
+    // Tests: durability is the server's job, not the test's; fsync off keeps suites fast.
+    const conf = [
+      `listen_addresses = '127.0.0.1'`,
+      `port = ${port}`,
+      `unix_socket_directories = '${dir}'`,
+      `max_connections = ${options.maxConnections ?? 100}`,
+      ...(options.durable ? [] : ["fsync = off", "synchronous_commit = off", "full_page_writes = off"]),
+      "shared_buffers = 32MB",
+      ...(options.settings ?? []),
+    ].join("\n");
+    writeFileSync(join(data, "postgresql.auto.conf"), `${conf}\n`);
+    let output = "";
+    const [cmd, args] = asServerUser(join(bin, "postgres"), ["-D", data]);
+    const started = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
+    started.stdout?.on("data", (d: Buffer) => (output += d.toString()));
+    started.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+    try {
+      await waitReady(bin, port, data, started, () => output);
+      child = started;
+    } catch (err) {
+      if (!(err instanceof PortTaken) || attempt === 5) throw err;
+      if (started.exitCode === null) {
+        const exited = new Promise((r) => started.once("exit", r));
+        started.kill("SIGKILL");
+        await exited;
+      }
+    }
+  }
+  const server = child;
 
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   let n = 0;
@@ -212,8 +263,8 @@ export async function startPostgres(
     async stop() {
       if (stopped) return;
       stopped = true;
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once("exit", r));
+      if (server.exitCode === null) {
+        const exited = new Promise((r) => server.once("exit", r));
         // Signals to the runuser wrapper do not reach the server; pg_ctl signals it by its pid file.
         const [stopCmd, stopArgs] = asServerUser(join(bin, "pg_ctl"), [
           "-D",
@@ -228,7 +279,7 @@ export async function startPostgres(
         try {
           execFileSync(stopCmd, stopArgs, { stdio: "pipe" });
         } catch {
-          child.kill("SIGKILL");
+          server.kill("SIGKILL");
         }
         await exited;
       }
