@@ -35,6 +35,13 @@ export interface CheckpointStats {
   catchUps: number;
   /** The last failure (the store then checkpoints on its own connection again), if any. */
   failure: string | undefined;
+  /**
+   * The thread is starting, or a check or catch-up is with it: the WAL may not yet be what the
+   * last commit asks for. Once false, and until the next commit, the WAL holds fewer uncopied
+   * frames than the threshold (tests read the WAL only then: how far writes outrun the thread
+   * depends on scheduling).
+   */
+  readonly inFlight: boolean;
 }
 
 export interface CheckpointerOptions {
@@ -46,6 +53,21 @@ export interface CheckpointerOptions {
   fallBack: () => void;
 }
 
+/**
+ * The wal-index header's frame counts, read from the open `<file>-shm` into `header` (100 bytes):
+ * mxFrame (byte 16) and nBackfill (byte 96), native byte order; zeros before the header exists.
+ * checkpoint-worker.ts keeps its own copy: run from source (tests), a thread imports no sibling's
+ * `.js`, which Node does not resolve to the `.ts`.
+ */
+export function readWalIndex(shm: number, header: Buffer): { frames: number; backfilled: number } {
+  if (readSync(shm, header, 0, 100, 0) < 100) return { frames: 0, backfilled: 0 };
+  const le = endianness() === "LE";
+  return {
+    frames: le ? header.readUInt32LE(16) : header.readUInt32BE(16),
+    backfilled: le ? header.readUInt32LE(96) : header.readUInt32BE(96),
+  };
+}
+
 /** The compiled worker beside this file (dist), or its source when run from src (tests). */
 function workerUrl(): URL {
   const js = new URL("./checkpoint-worker.js", import.meta.url);
@@ -53,14 +75,7 @@ function workerUrl(): URL {
 }
 
 export class Checkpointer {
-  readonly stats: CheckpointStats = {
-    thread: false,
-    runs: 0,
-    checks: 0,
-    framesCopied: 0,
-    catchUps: 0,
-    failure: undefined,
-  };
+  readonly stats: CheckpointStats;
   #worker: Worker | undefined;
   #ready = false;
   /** A request is with the worker. */
@@ -77,6 +92,19 @@ export class Checkpointer {
 
   constructor(private readonly options: CheckpointerOptions) {
     this.#threshold = options.thresholdFrames ?? DEFAULT_CHECKPOINT_FRAMES;
+    const checkpointer = this;
+    this.stats = {
+      thread: false,
+      runs: 0,
+      checks: 0,
+      framesCopied: 0,
+      catchUps: 0,
+      failure: undefined,
+      // Read from the state itself, so it cannot drift from it (no worker: closed or failed).
+      get inFlight() {
+        return checkpointer.#worker !== undefined && (checkpointer.#busy || !checkpointer.#ready);
+      },
+    };
   }
 
   /** The thread checkpoints from now on (started once the first checkpoint is due). */
@@ -100,10 +128,7 @@ export class Checkpointer {
    */
   #due(): boolean {
     this.#shm ??= openSync(`${this.options.file}-shm`, "r");
-    if (readSync(this.#shm, this.#header, 0, 100, 0) < 100) return false;
-    const le = endianness() === "LE";
-    const frames = le ? this.#header.readUInt32LE(16) : this.#header.readUInt32BE(16);
-    const backfilled = le ? this.#header.readUInt32LE(96) : this.#header.readUInt32BE(96);
+    const { frames, backfilled } = readWalIndex(this.#shm, this.#header);
     const pending = Math.max(0, frames - backfilled);
     return pending >= this.#threshold || (backfilled > 0 && pending > 0);
   }
