@@ -17,6 +17,7 @@ import type {
 } from "../types.js";
 import { DATA_EXTS, type FoundFile, listFolder, MODULE_EXTS, reportDuplicateNames } from "./files.js";
 import { GATEWAY_TYPES, validateGatewayEntry } from "./gateway-entry.js";
+import { checkGatewayName } from "./gateway-name.js";
 import { loadAny, makeModuleLoader } from "./module.js";
 import { loadSchedules } from "./schedules.js";
 import { readThemeFile } from "./theme-file.js";
@@ -276,6 +277,7 @@ async function loadGateways(
   const datasourceNames = Object.keys(config.datasources);
 
   for (const f of files) {
+    checkGatewayName(f, sink); // the entry's own keys are still checked: every error at once
     const loaded = await loadAny(loader, f, sink);
     if (!loaded.ok) continue;
     checkPathUnique(loaded.value, f.rel, pathOwner, sink);
