@@ -6,7 +6,7 @@ import type { RunOrigin } from "@agentsvc/agent-core";
 import { postgresMissing } from "@agentsvc/pg-test";
 import { describe, expect, it } from "vitest";
 import type { ChatDb } from "../src/index.js";
-import type { HeldLock } from "../src/lock-fence.js";
+import { fenceError, type HeldLock } from "../src/lock-fence.js";
 import { postgresUrlOf, tempRoot, postgresDriver } from "./helpers.js";
 import { statementsOf, storePg } from "./pg-statements.js";
 
@@ -61,6 +61,21 @@ async function left(db: ChatDb, id: number) {
   };
 }
 
+/** The SQLSTATE codes along an error's cause chain (drizzle wraps the server's error). */
+function codesOf(error: unknown): unknown[] {
+  const codes: unknown[] = [];
+  for (let e = error as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e)
+    codes.push(e.code);
+  return codes;
+}
+
+describe("a failed fenced statement's error", () => {
+  it("is passed on as it is when an error in its chain has the refusal's code but no message text", () => {
+    const odd = { code: "22P02", cause: undefined };
+    expect(fenceError(odd, { pid: 1, key: KEY })).toBe(odd);
+  });
+});
+
 describe.skipIf(postgresMissing)("[postgres] a turn's end with its fence folded in", () => {
   it("while the link's session holds the lock, the turn's end is one statement on its own: messages, record done, reply", async () => {
     const r = await rig();
@@ -85,6 +100,53 @@ describe.skipIf(postgresMissing)("[postgres] a turn's end with its fence folded 
       // Nobody holds it: refused too.
       await r.other.client.query("SELECT pg_advisory_unlock($1::bigint)", [KEY]);
       await expect(r.end()).rejects.toMatchObject({ code: "lock_not_held" });
+      expect(await left(r.db, r.id)).toEqual({ status: "running", replies: 0, messages: 0 });
+    } finally {
+      await r.close();
+    }
+  });
+
+  it("the refusal names the lock and the session it was asked for, and carries the server's answer as its cause", async () => {
+    const r = await rig();
+    try {
+      const refused = (await r.end().catch((e: unknown) => e)) as Error;
+      expect(refused.message).toBe(
+        `the lock ${KEY} is no longer held by session ${r.link.pid}: not committed`,
+      );
+      expect(codesOf(refused.cause)).toContain("22P02");
+    } finally {
+      await r.close();
+    }
+  });
+
+  it("a fenced turn's end the server refuses for another reason (cancelled while it waits for the record) fails with that error, not lock_not_held, and commits nothing", async () => {
+    const r = await rig();
+    try {
+      await r.link.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
+      await r.other.client.query("BEGIN");
+      await r.other.client.query("SELECT id FROM inbox WHERE id = $1 FOR UPDATE", [r.id]);
+      const ending = r.end().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      const waiting = async () =>
+        (
+          await r.link.client.query(
+            "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE 'with carried%'",
+          )
+        ).rows[0]?.pid as number | undefined;
+      let pid = await waiting();
+      for (let i = 0; i < 500 && pid === undefined; i++) {
+        await new Promise((ok) => setTimeout(ok, 10));
+        pid = await waiting();
+      }
+      expect(pid).toBeDefined();
+      await r.link.client.query("SELECT pg_cancel_backend($1::int)", [pid]);
+      const failed = await ending;
+      await r.other.client.query("ROLLBACK");
+      expect(failed).toBeInstanceOf(Error);
+      expect(failed).not.toMatchObject({ code: "lock_not_held" });
+      expect(codesOf(failed)).toContain("57014"); // query_canceled
       expect(await left(r.db, r.id)).toEqual({ status: "running", replies: 0, messages: 0 });
     } finally {
       await r.close();
