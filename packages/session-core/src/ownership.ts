@@ -50,6 +50,11 @@ export class Ownership {
     return this.#releasing.size;
   }
 
+  /** Several instances: whether this one holds any thread now (one at rest holds none). */
+  get holdsAny(): boolean {
+    return this.#held.size > 0;
+  }
+
   holds(threadId: string): boolean {
     return !this.shared || this.#held.has(threadId);
   }

@@ -119,13 +119,15 @@ export class SessionLead {
   }
 
   /**
-   * The periodic expiry of approval requests: on the leader for one instance; on every instance of
-   * several, each for the threads it holds or can take (a thread held elsewhere is its holder's).
+   * The periodic expiry of approval requests: on the leader for one instance. Of several, the
+   * leader expires those of threads it holds or can take, and an instance that does not lead only
+   * while it holds threads (a request whose thread it holds is its own; the rest are the leader's),
+   * so one at rest reads nothing.
    */
   expireEvery(): void {
-    this.d.scheduler.every("session:approval-expiry", 30_000, () =>
-      this.d.approvals.expireDue().then(() => {}),
-    );
+    this.d.scheduler.every("session:approval-expiry", 30_000, async () => {
+      if (this.#leading || this.d.ownership.holdsAny) await this.d.approvals.expireDue();
+    });
   }
 
   async unlead(): Promise<void> {
@@ -155,9 +157,10 @@ export class SessionLead {
   /**
    * Several instances: the periodic look for work nobody took, and approval expiry. On the leader,
    * a look that finds nothing old enough to take makes the next ones skip periods (1, 3, then 7);
-   * found work brings it back to every period. The others look every 16th period only (the
-   * leader's looks find what they would), and a new leader looks at the next period. Messages
-   * younger than one period are left to whoever recorded or holds their thread.
+   * found work brings it back to every period. The others look every 16th period only, and only
+   * while they hold a thread (the leader's looks find what theirs would; one at rest reads
+   * nothing), and a new leader looks at the next period. Messages younger than one period are
+   * left to whoever recorded or holds their thread.
    */
   upkeep(sweepMs: number): void {
     let skip = 0;
@@ -171,6 +174,7 @@ export class SessionLead {
         waiting -= 1;
         return;
       }
+      if (!this.#leading && !this.d.ownership.holdsAny) return;
       const found = await this.d.ownership.sweep(sweepMs);
       if (!this.#leading) skip = FOLLOWER_SWEEP_SKIP;
       else skip = found ? 0 : Math.min(MAX_IDLE_SWEEP_SKIP, skip * 2 + 1);

@@ -1,7 +1,7 @@
 // An approval request that expires when several instances share one store: the instance that
 // expires it runs its thread first (as a decision does), so the rejected turn ends as it would on
 // one instance: one reply, its message done, and the next message runs alone.
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createMemoryCluster } from "../src/testing/index.js";
 import { type Rig, tempDir, until, useRig } from "./session-harness.js";
 
@@ -84,4 +84,39 @@ describe("an approval request expiring with several instances", () => {
     expect([...a.gateway.decided, ...b.gateway.decided]).toHaveLength(1);
     expect(await a.db.inbox.unfinished()).toEqual([]);
   });
+
+  it("runs every 30 s on the leader, and on an instance that does not lead only while it holds a thread", async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true, toFake: ["setTimeout", "clearTimeout"] });
+    const dir = tempDir();
+    const cluster = createMemoryCluster();
+    const common = { dir, sweepMs: 600_000 };
+    const a = await openRig({ ...common, coordination: cluster.instance("a") });
+    const b = await openRig({
+      ...common,
+      coordination: cluster.instance("b"),
+      store: a.db,
+      threadHoldMs: 600_000,
+    });
+    expect(cluster.leaderOf("session")).toBe("a");
+    // Both share a's store: each call is one instance's expiry run.
+    let reads = 0;
+    const expired = a.db.interactions.expired.bind(a.db.interactions);
+    a.db.interactions.expired = (now) => {
+      reads += 1;
+      return expired(now);
+    };
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(reads).toBe(1);
+
+    await say(b, "hello");
+    await until(() => texts([a, b]).length === 1, "the reply");
+    expect(cluster.holders().get(TID)).toBe("b");
+    reads = 0;
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(reads).toBe(2);
+  });
+});
+
+afterEach(() => {
+  vi.useRealTimers();
 });

@@ -1,6 +1,6 @@
 // How often instances of several list the inbox for work nobody took (#45.3 c): an instance that
-// does not lead every 16th period only (the leader's looks find what it would), and a new leader at
-// its first period after taking over. Counted on the shared store's list of unfinished records, by
+// does not lead every 16th period only, and only while it holds a thread (the leader's looks find
+// what it would; at rest it reads nothing), and a new leader at its first period after taking over. Counted on the shared store's list of unfinished records, by
 // the sweep task's own run count: no clock in the assertions.
 import { afterEach, describe, expect, it } from "vitest";
 import { createMemoryCluster } from "../src/testing/index.js";
@@ -19,12 +19,13 @@ afterEach(async () => {
 const periods = (r: Rig) => r.session.scheduler.list().find((t) => t.name === "session:sweep")?.runs ?? 0;
 
 /** a leads and never sweeps in the test's time; b does not lead and sweeps every `bSweepMs`. */
-async function leaderAndFollower(bSweepMs: number) {
+async function leaderAndFollower(bSweepMs: number, bThreadHoldMs?: number) {
   dir = tempDir();
   const cluster = createMemoryCluster();
   const a = await rig({ dir, coordination: cluster.instance("a"), sweepMs: 600_000 });
   rigs.push(a);
-  const b = await rig({ dir, coordination: cluster.instance("b"), store: a.db, sweepMs: bSweepMs });
+  const hold = bThreadHoldMs === undefined ? {} : { threadHoldMs: bThreadHoldMs };
+  const b = await rig({ dir, coordination: cluster.instance("b"), store: a.db, sweepMs: bSweepMs, ...hold });
   rigs.push(b);
   // Every list from here on is b's: a is idle and its first period is minutes away.
   const lists: number[] = [];
@@ -37,20 +38,33 @@ async function leaderAndFollower(bSweepMs: number) {
 }
 
 describe("the sweep on several instances", () => {
-  it("an instance that does not lead lists the inbox at its 1st, 17th, 33rd... period only, idle or not", async () => {
+  it("an instance that does not lead and holds no thread never lists the inbox", async () => {
     const { b, lists, from } = await leaderAndFollower(10);
     await until(() => periods(b) >= from + 40, "40 periods of b's sweep", 30_000);
+    expect(lists).toEqual([]);
+  });
+
+  it("an instance that does not lead lists the inbox once it holds a thread, then every 16th period", async () => {
+    const { a, b, cluster, lists, from } = await leaderAndFollower(10, 600_000);
+    await until(() => periods(b) >= from + 3, "b's periods holding nothing");
+    expect(lists).toEqual([]);
+    const before = periods(b);
+    await b.gateway.inject({ thread: "T", text: "hello", id: "m1" });
+    // The turn runs on b, which recorded it; its reply is sent by the leader, a.
+    await until(() => a.gateway.textsTo("T").length === 1, "the reply");
+    expect(cluster.holders().get("gw:mock:T")).toBe("b");
+    await until(() => periods(b) >= before + 40, "40 periods of b's sweep while it holds the thread", 30_000);
     const upTo = periods(b);
-    const expected: number[] = [];
-    for (let period = from + 1; period <= upTo; period++) if (period % 16 === 1) expected.push(period);
-    expect(lists.filter((period) => period <= upTo)).toEqual(expected);
-    expect(expected.length).toBeGreaterThanOrEqual(2);
+    const seen = lists.filter((period) => period <= upTo);
+    expect(seen[0]!).toBeGreaterThan(before);
+    expect(seen).toEqual(Array.from({ length: seen.length }, (_, i) => seen[0]! + 16 * i));
+    expect(seen.length).toBeGreaterThanOrEqual(2);
   });
 
   it("an instance that takes over the lead lists the inbox within two periods, not after its follower's wait", async () => {
-    const { b, cluster, lists } = await leaderAndFollower(100);
-    // Past b's first period (a list) and into its 15-period wait.
-    await until(() => lists.length === 1 && periods(b) >= lists[0]! + 1, "b waiting after its first list");
+    const { b, cluster, lists, from } = await leaderAndFollower(100);
+    await until(() => periods(b) >= from + 2, "b's periods as a follower");
+    expect(lists).toEqual([]);
     cluster.drop("a");
     await until(
       () => b.logs.lines().some((l) => l.msg === "this instance leads: platform connections and the outbox"),
@@ -58,7 +72,7 @@ describe("the sweep on several instances", () => {
     );
     const led = periods(b);
     await until(() => periods(b) >= led + 2, "two periods after b took the lead");
-    expect(lists.length).toBeGreaterThanOrEqual(2);
-    expect(lists[1]!).toBeLessThanOrEqual(led + 2);
+    expect(lists.length).toBeGreaterThanOrEqual(1);
+    expect(lists[0]!).toBeLessThanOrEqual(led + 2);
   });
 });

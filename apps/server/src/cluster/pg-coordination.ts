@@ -7,6 +7,9 @@ import type { Logger } from "pino";
 // Not "leader-released": Leadership's own (pg-cluster).
 const KINDS: readonly ClusterMessage["kind"][] = ["thread", "outbox", "outbox-help", "run", "run-ack"];
 
+/** See `leaderRetryMs`: at most 1.25x this apart, under the link's default health period (10 s). */
+const LEADER_RETRY_MS = 7500;
+
 export interface PgCoordination extends Coordination {
   close(): Promise<void>;
 }
@@ -31,7 +34,10 @@ export async function pgCoordination(options: {
   logger: Logger;
   /**
    * How often an instance that does not lead tries to, give or take a quarter: the takeover delay
-   * after a leader died (a leader that stops announces it, and another takes over at once). Default 5000 ms.
+   * after a leader died (a leader that stops announces it, and another takes over at once).
+   * Default 7500 ms: a killed leader is replaced within 9.4 s of its session ending, and the tries
+   * (5.6-9.4 s apart) come within the link's 10 s health period, so they are its health check too
+   * (no SELECT 1 of its own).
    */
   leaderRetryMs?: number;
 }): Promise<PgCoordination> {
@@ -57,7 +63,11 @@ export async function pgCoordination(options: {
   const locks = new cluster.ThreadLocks(link);
   const bus = new cluster.Bus(link, { onError });
   await bus.start();
-  const leadership = new cluster.Leadership(link, { retryMs: options.leaderRetryMs ?? 5000, onError, bus });
+  const leadership = new cluster.Leadership(link, {
+    retryMs: options.leaderRetryMs ?? LEADER_RETRY_MS,
+    onError,
+    bus,
+  });
   const leaders: { stop(): Promise<void> }[] = [];
   return {
     shared: true,

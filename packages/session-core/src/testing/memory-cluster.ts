@@ -8,8 +8,9 @@ export interface MemoryCluster {
   /** The instance's connection drops: its locks and roles go to others at once. */
   drop(id: string): void;
   /**
-   * The instance's connection drops and it has not noticed yet: its thread locks go to others at
-   * once (its fence fails), but it is told nothing and keeps its roles until `drop(id)`.
+   * The instance's connection drops and it has not noticed yet: its thread locks and roles go to
+   * others at once (its fence fails; the next in line leads, as its lock try would succeed on
+   * PostgreSQL), but it is told nothing and believes it still leads until `drop(id)`.
    */
   cut(id: string): void;
   /** Who holds each thread lock now. */
@@ -30,6 +31,8 @@ export function createMemoryCluster(): MemoryCluster {
   const dropped = new Set<string>();
   /** Cut off without knowing it: can take nothing, still believes what it held. */
   const severed = new Set<string>();
+  /** The roles a cut instance led, told lost only at its `drop`. */
+  const unaware: Candidate[] = [];
 
   const promote = (role: string) => {
     const line = roles.get(role);
@@ -59,11 +62,22 @@ export function createMemoryCluster(): MemoryCluster {
       for (const key of keys) locks.delete(key);
       for (const handler of lostHandlers.get(id) ?? []) handler(keys);
       for (const role of roles.keys()) leave(role, id);
+      for (const c of unaware.filter((u) => u.id === id)) void c.handlers.onLose();
       for (const s of [...subscribers]) if (s.id === id) subscribers.delete(s);
     },
     cut(id) {
       severed.add(id);
       for (const [key, holder] of [...locks]) if (holder === id) locks.delete(key);
+      for (const [role, line] of roles) {
+        const leader = line[0];
+        roles.set(
+          role,
+          line.filter((c) => c.id !== id),
+        );
+        if (leader?.id !== id) continue;
+        unaware.push(leader);
+        promote(role);
+      }
     },
     instance(id) {
       return {
