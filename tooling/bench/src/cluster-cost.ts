@@ -35,11 +35,12 @@ const WARM = Number(process.env.BENCH_CLUSTER_WARM ?? 300);
 const CONNECTIONS = 30;
 const THREADS = 200;
 
-type Kind = "invoke" | "gateway";
-/** `BENCH_CLUSTER_KINDS=invoke` (or `gateway`) measures only that kind: a lever's quick check. */
+/** `idle`: the gateway project's windows at rest only, without its measured burst. */
+type Kind = "invoke" | "gateway" | "idle";
+/** `BENCH_CLUSTER_KINDS=invoke` (or `gateway`, `idle`) measures only that kind: a lever's quick check. */
 const KINDS = (process.env.BENCH_CLUSTER_KINDS ?? "invoke,gateway")
   .split(",")
-  .filter((k): k is Kind => k === "invoke" || k === "gateway");
+  .filter((k): k is Kind => k === "invoke" || k === "gateway" || k === "idle");
 
 interface Sample {
   app: number;
@@ -158,7 +159,7 @@ async function load(kind: Kind, servers: ChildServer[], total: number, probe: Pr
         : ingest(s.url, { amount: each, threads: THREADS, connections }),
     ),
   );
-  if (kind === "gateway") await probe.drained();
+  if (kind !== "invoke") await probe.drained();
 }
 
 /** This tree's bench servers, or those of BENCH_BEFORE_TREE (an older commit's tree, built). */
@@ -187,7 +188,7 @@ async function measure(pg: TestPostgres, kind: Kind, instances: number, tree?: s
       const idle1 = await probe.sample();
       let rest: { restApp: number; restPg: number } | undefined;
       let idleCalls = callsBetween(idle0.calls, idle1.calls, IDLE_S / 60);
-      if (kind === "gateway") {
+      if (kind !== "invoke") {
         await new Promise((r) => setTimeout(r, POOLS_CLOSED_S * 1000));
         const rest0 = await probe.sample();
         await new Promise((r) => setTimeout(r, IDLE_S * 1000));
@@ -198,23 +199,26 @@ async function measure(pg: TestPostgres, kind: Kind, instances: number, tree?: s
         };
         idleCalls = callsBetween(rest0.calls, rest1.calls, IDLE_S / 60);
       }
+      const idle = {
+        idleCalls,
+        ...rest,
+        idleApp: ((idle1.app - idle0.app) / IDLE_S) * 60,
+        idlePg: ((idle1.pg - idle0.pg) / IDLE_S) * 60,
+        idleStatements: ((idle1.statements - idle0.statements) / IDLE_S) * 60,
+      };
+      if (kind === "idle") return { app: 0, pg: 0, statements: 0, calls: new Map(), ...idle };
       await load(kind, servers, WARM * instances, probe); // the pools open again: not reported
       const start = await probe.sample();
       await load(kind, servers, REQUESTS, probe);
       const done = await probe.sample();
       const sent = Math.ceil(REQUESTS / instances) * instances;
       const perK = (a: number, b: number) => ((b - a) / sent) * 1000;
-      const perMin = (a: number, b: number) => ((b - a) / IDLE_S) * 60;
       return {
         app: perK(start.app, done.app),
         pg: perK(start.pg, done.pg),
         statements: (done.statements - start.statements) / sent,
         calls: callsBetween(start.calls, done.calls, sent),
-        idleCalls,
-        ...rest,
-        idleApp: perMin(idle0.app, idle1.app),
-        idlePg: perMin(idle0.pg, idle1.pg),
-        idleStatements: perMin(idle0.statements, idle1.statements),
+        ...idle,
       };
     } finally {
       await probe.close();
@@ -259,8 +263,12 @@ export async function clusterCost(): Promise<{ after: Costs; before?: Costs }> {
   }
 }
 
+/** The configurations that measured at rest: the gateway's, or the idle kind's. */
+const atRest = (costs: Costs, n: 1 | 3) => costs[`gateway-${n}`] ?? costs[`idle-${n}`];
+
 function printBreakdown(costs: Costs, label: string): void {
   const gateway = costs["gateway-1"] && costs["gateway-3"] ? [costs["gateway-1"], costs["gateway-3"]] : [];
+  const rest = [atRest(costs, 1), atRest(costs, 3)];
   const invoke = costs["invoke-1"] && costs["invoke-3"] ? [costs["invoke-1"], costs["invoke-3"]] : [];
   const lines = [
     ...(gateway[0] && gateway[1]
@@ -269,11 +277,11 @@ function printBreakdown(costs: Costs, label: string): void {
     ...(invoke[0] && invoke[1]
       ? breakdown(`${label}statements per /agent/invoke`, invoke[0].calls, invoke[1].calls, 6)
       : []),
-    ...(gateway[0] && gateway[1]
+    ...(rest[0] && rest[1]
       ? breakdown(
           `${label}statements per minute at rest (gateway project, pools closed)`,
-          gateway[0].idleCalls,
-          gateway[1].idleCalls,
+          rest[0].idleCalls,
+          rest[1].idleCalls,
         )
       : []),
   ];
@@ -317,8 +325,8 @@ export function clusterCostRows(measured: Awaited<ReturnType<typeof clusterCost>
     );
   }
   const idle = (c: Cost) => c.idleApp + c.idlePg;
-  const now = measured.after["gateway-3"];
-  const then = before["gateway-3"];
+  const now = atRest(measured.after, 3);
+  const then = atRest(before, 3);
   if (now && then)
     rows.push({
       metric: "idle CPU-s per minute, 3 instances, this tree vs BENCH_BEFORE_TREE",
@@ -357,8 +365,8 @@ function costRows(costs: Costs, label: string): Row[] {
       },
     );
   }
-  const one = costs["gateway-1"];
-  const three = costs["gateway-3"];
+  const one = atRest(costs, 1);
+  const three = atRest(costs, 3);
   if (!one || !three) return rows;
   rows.push(
     {
