@@ -194,6 +194,9 @@ export class ChatDb {
     const sqlite = connect(file, load);
     try {
       sqlite.pragma(`busy_timeout = ${busyTimeoutOf(options)}`);
+      // A new file (a first start) switches to WAL unsynced: the switch is a rollback-journal
+      // transaction of 4 fsyncs, and power lost during it leaves a store with nothing in it (#45).
+      if (sqlite.pragma("page_count", { simple: true }) === 0) sqlite.pragma("synchronous = OFF");
       sqlite.pragma("journal_mode = WAL");
       // Migrations commit with FULL under durability power; afterwards the group commit syncs the
       // WAL itself, off the event loop (wal-sync.ts).

@@ -3,13 +3,14 @@
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { MIGRATIONS, type MigrationStep } from "../src/index.js";
+import { ChatDb, type ChatDbOptions, MIGRATIONS, type MigrationStep } from "../src/index.js";
+import { defaultDriver } from "../src/driver.js";
 import { runMigrations } from "../src/migrations.js";
-import { tempRoot } from "./helpers.js";
+import { openStore, tempRoot } from "./helpers.js";
 
-// synchronous: 1 = NORMAL, 2 = FULL.
+// synchronous: 0 = OFF, 2 = FULL.
 const FULL = 2;
-const NORMAL = 1;
+const OFF = 0;
 
 /** The real steps, then one that records the synchronous level its transaction ran under. */
 const recording = (version: number): MigrationStep => ({
@@ -29,11 +30,11 @@ const seen = (sqlite: Database.Database, version: number) =>
   sqlite.prepare(`SELECT synchronous FROM seen_sync_${version}`).pluck().get();
 
 describe("the synced commits of schema steps", () => {
-  it("an empty store's steps commit with synchronous NORMAL, and the store's own level is back after", () => {
+  it("an empty store's steps commit with synchronous OFF, and the store's own level is back after", () => {
     const sqlite = openWal(join(tempRoot(), "chat.db"));
     const steps = [...MIGRATIONS.slice(0, 2), recording(3)];
     expect(runMigrations(sqlite, { file: "chat.db", steps }).applied).toEqual([1, 2, 3]);
-    expect(seen(sqlite, 3)).toBe(NORMAL);
+    expect(seen(sqlite, 3)).toBe(OFF);
     expect(sqlite.pragma("synchronous", { simple: true })).toBe(FULL);
     sqlite.close();
   });
@@ -60,5 +61,40 @@ describe("the synced commits of schema steps", () => {
     expect(() => runMigrations(sqlite, { file: "chat.db", steps })).toThrow(/migration step 3/);
     expect(sqlite.pragma("synchronous", { simple: true })).toBe(FULL);
     sqlite.close();
+  });
+});
+
+/** better-sqlite3 recording the synchronous level each `journal_mode = WAL` ran under. */
+function recordingDriver(seenAtSwitch: number[]): ChatDbOptions["driver"] {
+  if (!defaultDriver.ok) throw new Error("better-sqlite3 is not loadable here");
+  class Recording extends Database {
+    override pragma(source: string, options?: Database.PragmaOptions): unknown {
+      if (/^journal_mode = WAL$/i.test(source))
+        seenAtSwitch.push(super.pragma("synchronous", { simple: true }) as number);
+      return super.pragma(source, options);
+    }
+  }
+  return { ok: true, driver: { ...defaultDriver.driver, Database: Recording as typeof Database } };
+}
+
+describe("the switch to WAL at open", () => {
+  it("a new store file switches to WAL unsynced (synchronous OFF) and opens migrated", () => {
+    const seenAtSwitch: number[] = [];
+    const db = openStore({ appRoot: tempRoot(), driver: recordingDriver(seenAtSwitch) });
+    expect(seenAtSwitch).toEqual([OFF]);
+    expect(db.schemaVersion()).toBe(MIGRATIONS.at(-1)?.version);
+  });
+
+  it("a store file with pages (here one set back to a rollback journal) switches to WAL with FULL", () => {
+    const appRoot = tempRoot();
+    ChatDb.open({ appRoot }).close();
+    const file = join(appRoot, "data", "chat.db");
+    const legacy = new Database(file);
+    legacy.pragma("journal_mode = DELETE");
+    legacy.close();
+    const seenAtSwitch: number[] = [];
+    const db = openStore({ appRoot, driver: recordingDriver(seenAtSwitch) });
+    expect(seenAtSwitch).toEqual([FULL]);
+    expect(db.schemaVersion()).toBe(MIGRATIONS.at(-1)?.version);
   });
 });
