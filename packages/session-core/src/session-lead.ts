@@ -90,7 +90,7 @@ export class SessionLead {
   /**
    * This instance leads (always, for one instance): it holds the platform connections, sends the
    * outbox (woken by the others' announcements; an announcement lost is found by the sender's own
-   * timed look, `idlePollMs`, one read of the next due time), expires approvals (one instance; several each expire their own), and (shared) continues
+   * timed look, `idlePollMs`, one read of the next due time), expires approvals (one instance; of several, see expireEvery), and (shared) continues
    * runs that are not gateway turns and asks open requests again.
    */
   async lead(): Promise<void> {
