@@ -1,5 +1,6 @@
 // Shared set-up of the Discord tests: a harness, a contract rig around it, and the checks.
 import type { GatewayContext } from "@agentsvc/adapter-kit";
+import type { SessionStore } from "@agentsvc/session-core";
 import { ContractRig } from "@agentsvc/session-core/testing";
 import { eventually, type LogLine } from "@agentsvc/testkit";
 import { expect } from "vitest";
@@ -19,8 +20,22 @@ export async function startRig(
   const h = await discordHarness(overrides, fakeOptions);
   const rig = new ContractRig(h);
   await rig.start();
-  if (waitReady) await eventually(() => h.fake.sessions.current !== undefined, "READY");
+  if (waitReady) await sessionStored(h, rig.store);
   return { h, rig };
+}
+
+/**
+ * The gateway has read READY and stored the session it names. The fake's session exists once it
+ * sent READY, which the gateway may not have read yet on a loaded machine: a test that stops then
+ * leaves nothing stored to resume, and a restart identifies afresh.
+ */
+export async function sessionStored(h: DiscordHarness, store: Pick<SessionStore, "gatewayState">) {
+  await eventually(async () => {
+    const id = h.fake.sessions.current?.id;
+    return (
+      id !== undefined && (await store.gatewayState.get<StoredSession>("discord", SESSION_KEY))?.id === id
+    );
+  }, "READY read and its session stored");
 }
 
 /**
