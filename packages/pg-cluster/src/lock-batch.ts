@@ -13,7 +13,9 @@
 // every request in it, so each is asked again alone: one key's failure reaches only its caller
 // (before, a fence riding with it was refused as if the lock were lost, with no dropped connection:
 // #45.5). A take goes again as `retake`: session advisory locks outlive the statement that failed,
-// so the take may already hold its lock.
+// so the take may already hold its lock. A give-back is answered true: the failed statement may have
+// given the lock back already (it stays given back), so the one asked again finds it gone, where a
+// statement of its own would have answered true (the link gives back only locks it counts held).
 
 /**
  * What a request asks of the server for its key (`busy`: held by any session, this one or another;
@@ -33,6 +35,13 @@ interface Waiting {
 
 /** Keeps a statement's arrays (and its answer) small. */
 const MAX_KEYS = 1000;
+
+/** A request of a failed statement, asked again alone (see the top of the file). */
+function again(w: Waiting): Waiting {
+  if (w.op === "lock") return { ...w, op: "retake" };
+  if (w.op === "unlock") return { ...w, resolve: () => w.resolve(true) };
+  return w;
+}
 
 export class LockBatch {
   #waiting: Waiting[] = [];
@@ -82,7 +91,7 @@ export class LockBatch {
     } catch (error) {
       if (batch.length === 1) return (batch[0] as Waiting).reject(error);
       // Each alone, before the next statement: the order of requests per key is kept.
-      for (const w of batch) await this.#run([{ ...w, op: w.op === "lock" ? "retake" : w.op }]);
+      for (const w of batch) await this.#run([again(w)]);
       return;
     }
     for (const w of batch) w.resolve(yes.has(w.key));

@@ -123,6 +123,40 @@ describe("grouping of lock requests", () => {
     expect(statements.at(-1)).toEqual([["lock", "1"]]);
   });
 
+  it("a give-back of a failed statement, asked again alone, is answered true though the server finds the lock already given back; other answers stay the server's", async () => {
+    const statements: [LockOp, string][][] = [];
+    const batch = new LockBatch(async (ops, keys) => {
+      statements.push(ops.map((op, i) => [op, keys[i]!]));
+      if (statements.length === 1) throw new Error("out of shared memory");
+      // Asked again: the failed statement gave lock 1 back; nobody holds 3.
+      return new Set(keys.filter((k) => k === "2"));
+    });
+    const answers = await Promise.all([
+      batch.request("unlock", "1"),
+      batch.request("lock", "2"),
+      batch.request("held", "3"),
+      batch.request("busy", "4"),
+    ]);
+    expect(answers).toEqual([true, true, false, false]);
+    expect(statements.slice(1)).toEqual([
+      [["unlock", "1"]],
+      [["retake", "2"]],
+      [["held", "3"]],
+      [["busy", "4"]],
+    ]);
+  });
+
+  it("a give-back asked again alone that fails again is refused with that failure", async () => {
+    const batch = new LockBatch(async (_ops, keys) => {
+      throw new Error(`refused ${keys.join(",")}`);
+    });
+    const results = await Promise.allSettled([batch.request("unlock", "1"), batch.request("held", "2")]);
+    expect(results.map((r) => (r.status === "rejected" ? String(r.reason) : r.value))).toEqual([
+      "Error: refused 1",
+      "Error: refused 2",
+    ]);
+  });
+
   it("a failed statement of one request is not asked again: the connection it failed on may be gone", async () => {
     let calls = 0;
     const batch = new LockBatch(async () => {

@@ -86,6 +86,30 @@ describe.skipIf(postgresMissing)("lock requests the server refuses, on a small l
     }
   });
 
+  it("a give-back sharing a statement the server refuses, which gave the lock back before failing, is answered true", async () => {
+    const link = await open();
+    const locks = new ThreadLocks(link);
+    const given = threadKey("hooks", "given");
+    expect(await locks.tryLock(given)).toBe(true);
+    const filler = await fillLockTable(url);
+    try {
+      // One statement: the give-back frees a place the first take fills; the second take is refused.
+      const [unlocked, first, second] = await Promise.allSettled([
+        locks.unlock(given),
+        locks.tryLock(threadKey("hooks", "fills")),
+        locks.tryLock(threadKey("hooks", "refused")),
+      ]);
+      expect(second.status).toBe("rejected");
+      expect(first).toEqual({ status: "fulfilled", value: true });
+      expect(await lockHolders(mon, threadLockName(given))).toEqual([]);
+      // As a statement of its own would have answered: it held the lock, and gave it back.
+      expect(unlocked).toEqual({ status: "fulfilled", value: true });
+    } finally {
+      await filler.end();
+      await locks.unlock(threadKey("hooks", "fills"));
+    }
+  });
+
   it("a statement of takes that fails part-way leaves no lock on the server the link does not count", async () => {
     const link = await open();
     const locks = new ThreadLocks(link);

@@ -83,6 +83,33 @@ describe.skipIf(postgresMissing)("thread locks on two links (two instances) over
     await expect(la.assertHeld(key)).rejects.toThrow(ThreadLockLostError);
   });
 
+  it("heldLock names the holder's session and the lock's key as pg_locks shows them, and refuses a lock this instance does not hold", async () => {
+    const a = await open();
+    const b = await open();
+    const la = new ThreadLocks(a);
+    const lb = new ThreadLocks(b);
+    // Keys whose bigint is negative and positive: both halves read as pg_locks stores them (unsigned oids).
+    const keys = [threadKey("whatsapp", "t1"), threadKey("whatsapp", "t2"), threadKey("whatsapp", "t3")];
+    for (const key of keys) {
+      expect(await la.tryLock(key)).toBe(true);
+      const lock = la.heldLock(key);
+      expect(lock.pid).toBe(a.backendPid);
+      const { rows } = await pg.mon.query<{ pid: number }>(
+        `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1
+          AND classid = (($1::bigint >> 32) & 4294967295)::oid AND objid = ($1::bigint & 4294967295)::oid`,
+        [lock.key],
+      );
+      expect(rows.map((r) => r.pid)).toEqual(await lockHolders(pg.mon, threadLockName(key)));
+      expect(rows.map((r) => r.pid)).toEqual([a.backendPid]);
+      expect(() => lb.heldLock(key)).toThrow(new ThreadLockLostError(key));
+    }
+    expect(new Set(keys.map((key) => BigInt(la.heldLock(key).key) < 0n)).size).toBe(2);
+    expect(await la.unlock(keys[0]!)).toBe(true);
+    expect(() => la.heldLock(keys[0]!)).toThrow(ThreadLockLostError);
+    await a.close();
+    expect(() => la.heldLock(keys[1]!)).toThrow(ThreadLockLostError);
+  });
+
   it("heldAnywhere asks the server whether any session holds the key: the holder's, another's, and no longer once given back or gone with its session", async () => {
     const a = await open();
     const b = await open();
