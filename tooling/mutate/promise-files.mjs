@@ -28,9 +28,15 @@ const special = {
     "ownership",
     "reply-prefix",
   ].map((f) => `src/${f}.ts`),
-  "chat-store": ["inbox", "outbox", "interactions", "sent-batch", "statement-batch", "prompt-cache"].map(
-    (f) => `src/${f}.ts`,
-  ),
+  "chat-store": [
+    "inbox",
+    "lock-fence",
+    "outbox",
+    "interactions",
+    "sent-batch",
+    "statement-batch",
+    "prompt-cache",
+  ].map((f) => `src/${f}.ts`),
   "webhook-kit": ["src/!(index).ts"],
   // Everything but the contract's types and the export list.
   "adapter-kit": ["src/!(index|gateway|scheduler|dedup-window).ts"],
