@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { formatIssue } from "../src/index.js";
 import { expectError, loadErrors, loadOk } from "./helpers.js";
 
-const RULE = /must be lower-case letters, digits and dashes, starting with a letter/;
+const RULE = /must be letters, digits, '\.', '_' and '-', starting with a letter or digit/;
 
 describe("gateway entry names (file names under gateways/)", () => {
   it("refuses a name with ':', which could make one gateway's thread ids (gw:<name>:<thread>) another's", async () => {
@@ -15,18 +15,18 @@ describe("gateway entry names (file names under gateways/)", () => {
     expect(errors.map((x) => x.file)).toEqual(["gateways/a:b.yaml"]);
   });
 
-  it("refuses upper case, underscores, dots and a leading digit, for every kind of entry", async () => {
+  it("refuses spaces, '%', quotes and a leading dot or dash, for every kind of entry", async () => {
     const errors = await loadErrors({
-      "gateways/Web.yaml": "exposes: webui\npath: /chat\n",
-      "gateways/my_bot.yaml": "type: telegram\nbotTokenEnvVar: TG_TOKEN\n",
-      "gateways/hooks.v2.yaml": "type: http\nsecretEnvVar: HTTP_SECRET\n",
-      "gateways/2nd.yaml": "type: mock\n",
+      "gateways/my bot.yaml": "exposes: webui\npath: /chat\n",
+      "gateways/100%.yaml": "type: telegram\nbotTokenEnvVar: TG_TOKEN\n",
+      "gateways/it's.yaml": "type: http\nsecretEnvVar: HTTP_SECRET\n",
+      "gateways/-x.yaml": "type: mock\n",
     });
     for (const file of [
-      "gateways/2nd.yaml",
-      "gateways/Web.yaml",
-      "gateways/hooks.v2.yaml",
-      "gateways/my_bot.yaml",
+      "gateways/-x.yaml",
+      "gateways/100%.yaml",
+      "gateways/it's.yaml",
+      "gateways/my bot.yaml",
     ])
       expectError(errors, file, "", RULE);
     expect(errors).toHaveLength(4);
@@ -38,12 +38,14 @@ describe("gateway entry names (file names under gateways/)", () => {
     expect(errors.some((e) => e.file === "gateways/a:b.yaml" && /bogus/.test(formatIssue(e)))).toBe(true);
   });
 
-  it("accepts lower-case letters, digits and dashes", async () => {
+  it("accepts letters of either case, digits, dots, underscores and dashes", async () => {
     const p = await loadOk({
       "gateways/support-2.yaml": "type: http\nsecretEnvVar: HTTP_SECRET\n",
+      "gateways/my_Bot.v2.yaml": "type: http\nsecretEnvVar: HTTP_SECRET\n",
+      "gateways/2nd.yaml": "type: mock\n",
       "gateways/web.yaml": "exposes: webui\npath: /chat\n",
     });
-    expect(p.channels.map((c) => c.entryName)).toEqual(["support-2"]);
+    expect(p.channels.map((c) => c.entryName).sort()).toEqual(["2nd", "my_Bot.v2", "support-2"]);
     expect(p.exposures.map((e) => e.entryName)).toEqual(["web"]);
   });
 });

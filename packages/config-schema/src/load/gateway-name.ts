@@ -1,17 +1,17 @@
 // A gateway file's entry name (its file name without extension) names the gateway everywhere: a
 // channel adapter registers under it, thread ids embed it (`gw:<name>:<thread>`, so a `:` in it
 // could make one gateway's thread id another's), and URLs (`/gateways/<name>/events`), metrics
-// labels, schedules and budgets carry it. One rule for every gateway file: the registry-name rule
-// push-style types and adapter packages' `adapter.type` already follow.
+// labels, schedules and budgets carry it. The rule refuses what can break those (`:`, `/`, spaces,
+// `%`, quotes) and keeps every name a project could reasonably have used (`my_bot`, `Web`, `hooks.v2`).
 import type { IssueSink } from "../issues.js";
-import { isRegistryName } from "../adapter/package-name.js";
 import type { FoundFile } from "./files.js";
 
-const GATEWAY_NAME_RULE = "lower-case letters, digits and dashes, starting with a letter";
+const GATEWAY_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const GATEWAY_NAME_RULE = "letters, digits, '.', '_' and '-', starting with a letter or digit";
 
 /** Reports a gateway file whose entry name breaks the rule. */
 export function checkGatewayName(file: FoundFile, sink: IssueSink): void {
-  if (isRegistryName(file.base)) return;
+  if (GATEWAY_NAME.test(file.base)) return;
   sink.error(
     file.rel,
     "",
