@@ -1,5 +1,5 @@
 export { type BuildError, type BuildWarning, formatIssue } from "./issues.js";
-export { loadProject } from "./load/project.js";
+export { type LoadOptions, loadProject } from "./load/project.js";
 export { missingModelKeys, modelKeyVar } from "./model-keys.js";
 export {
   BEDROCK_API_KEY_VAR,

@@ -54,7 +54,8 @@ export const startCommand: Command = {
     const { datasourceUrlUnset, isPostgresDatasource, loadProject, missingDatasourceEnv } = await import(
       "@agentsvc/config-schema"
     );
-    const loaded = await loadProject(dir);
+    // A restart reads its YAML files' data as the last start parsed them (unchanged files only).
+    const loaded = await loadProject(dir, { yamlCache: true });
     await printIssues(print, loaded.ok ? [] : loaded.errors, loaded.warnings, dir);
     if (!loaded.ok) return EXIT_FAIL;
     // A postgres datasource without its connection string: fail before anything is created on disk.

@@ -1,14 +1,17 @@
 import { readFileSync, statSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import type { createJiti } from "jiti";
-import { type Document, isPair, isScalar, parseDocument, visit } from "yaml";
+import type { Document } from "yaml";
 import type { IssueSink } from "../issues.js";
 import type { FoundFile } from "./files.js";
+import type { YamlCache } from "./yaml-cache.js";
 
 export type Loaded = { ok: true; value: unknown } | { ok: false };
 
 export interface ModuleLoader {
   import(abs: string): Promise<unknown>;
+  /** `start`'s YAML data of its last start (yaml-cache.ts). */
+  yamlCache?: YamlCache;
 }
 
 // Errors of loading (not of running) a module natively: TypeScript that type stripping cannot
@@ -36,7 +39,7 @@ const nativeImport = new Function("url", "return import(url)") as (url: string) 
  * cache) takes over for what Node cannot load. The file's mtime goes into the URL so a second load
  * in one process sees an edit; `dev` restarts the process anyway.
  */
-export function makeModuleLoader(root: string): ModuleLoader {
+export function makeModuleLoader(root: string, yamlCache?: YamlCache): ModuleLoader {
   let jiti: ReturnType<typeof createJiti> | undefined;
   const viaJiti = async (abs: string) => {
     jiti ??= (await import("jiti")).createJiti(`${root}/`, {
@@ -47,6 +50,7 @@ export function makeModuleLoader(root: string): ModuleLoader {
     return jiti.import(abs);
   };
   return {
+    yamlCache,
     async import(abs) {
       try {
         return await nativeImport(`${pathToFileURL(abs).href}?mtime=${statSync(abs).mtimeMs}`);
@@ -106,7 +110,7 @@ async function loadModuleExport(loader: ModuleLoader, f: FoundFile, sink: IssueS
 }
 
 /** A YAML or JSON file parsed to plain data; every syntax error is reported with its line. */
-function loadDataFile(f: FoundFile, sink: IssueSink): Loaded {
+async function loadDataFile(f: FoundFile, sink: IssueSink, cache: YamlCache | undefined): Promise<Loaded> {
   let text: string;
   try {
     text = readFileSync(f.abs, "utf8");
@@ -122,7 +126,11 @@ function loadDataFile(f: FoundFile, sink: IssueSink): Loaded {
       return { ok: false };
     }
   }
-  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  const kept = cache?.get(f.rel, text);
+  if (kept) return { ok: true, value: kept.value };
+  // Loaded at the first YAML file parsed: a restart with every file's data kept loads none of it.
+  const yaml = await import("yaml");
+  const doc = yaml.parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length) {
     for (const e of doc.errors) {
       const where = e.linePos?.[0] ? `line ${e.linePos[0].line}` : "";
@@ -135,8 +143,10 @@ function loadDataFile(f: FoundFile, sink: IssueSink): Loaded {
     }
     return { ok: false };
   }
-  keepThemeScalarsAsText(doc);
-  return { ok: true, value: doc.toJS() };
+  keepThemeScalarsAsText(yaml, doc);
+  const value: unknown = doc.toJS();
+  cache?.set(f.rel, text, value);
+  return { ok: true, value };
 }
 
 /**
@@ -144,8 +154,9 @@ function loadDataFile(f: FoundFile, sink: IssueSink): Loaded {
  * otherwise parse as numbers (losing leading zeros). Plain scalars under a top-level `theme` keep
  * their source text.
  */
-function keepThemeScalarsAsText(doc: Document): void {
-  visit(doc, {
+function keepThemeScalarsAsText(yaml: typeof import("yaml"), doc: Document): void {
+  const { isPair, isScalar } = yaml;
+  yaml.visit(doc, {
     Scalar(key, node, path) {
       if (key !== "value" || typeof node.value !== "number" || node.source === undefined) return;
       const first = path.find(isPair);
@@ -155,7 +166,9 @@ function keepThemeScalarsAsText(doc: Document): void {
 }
 
 export async function loadAny(loader: ModuleLoader, f: FoundFile, sink: IssueSink): Promise<Loaded> {
-  return DATA_EXT_SET.has(f.ext) ? loadDataFile(f, sink) : loadModuleExport(loader, f, sink);
+  return DATA_EXT_SET.has(f.ext)
+    ? loadDataFile(f, sink, loader.yamlCache)
+    : loadModuleExport(loader, f, sink);
 }
 
 const DATA_EXT_SET = new Set([".yaml", ".yml", ".json"]);

@@ -21,23 +21,32 @@ import { checkGatewayName } from "./gateway-name.js";
 import { loadAny, makeModuleLoader } from "./module.js";
 import { loadSchedules } from "./schedules.js";
 import { readThemeFile } from "./theme-file.js";
+import { openYamlCache } from "./yaml-cache.js";
 
 export const CONFIG_EXTS = [".ts", ".mts", ".js", ".mjs", ".json", ".yaml", ".yml"] as const;
 
 type Loader = ReturnType<typeof makeModuleLoader>;
 
+export interface LoadOptions {
+  /**
+   * Reads the YAML files' data as the last load with this option parsed them, when their text is
+   * the same, and keeps this load's in `.agentsvc/yaml-cache.json` (`start`; yaml-cache.ts).
+   */
+  yamlCache?: boolean;
+}
+
 /**
  * Loads and validates a project folder. Never throws for a problem in the project: every error found
  * (not just the first) comes back in `errors`, each naming the file and key path.
  */
-export async function loadProject(dir: string): Promise<LoadResult> {
+export async function loadProject(dir: string, options: LoadOptions = {}): Promise<LoadResult> {
   const root = resolve(dir);
   const sink = new IssueSink();
   if (!existsSync(root) || !statSync(root).isDirectory()) {
     sink.error(dir, "", "must be a project folder", "no such folder");
     return { ok: false, errors: sink.errors, warnings: sink.warnings };
   }
-  const loader = makeModuleLoader(root);
+  const loader = makeModuleLoader(root, options.yamlCache ? openYamlCache(root) : undefined);
 
   const { config, configFile } = await loadConfig(root, loader, sink);
   const toolServers = await loadToolServers(root, loader, sink);
@@ -46,6 +55,7 @@ export async function loadProject(dir: string): Promise<LoadResult> {
   const { exposures, channels, pushGateways } = await loadGateways(root, loader, sink, config, toolServers);
   const schedules = await loadSchedules(root, loader, sink, agents, rootAgent, pushGateways, exposures);
   if (configFile) checkSpend(configFile, config, pushGateways, agents, sink);
+  loader.yamlCache?.save();
 
   if (sink.errors.length || !rootAgent) return { ok: false, errors: sink.errors, warnings: sink.warnings };
   const project = {

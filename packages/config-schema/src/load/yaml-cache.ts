@@ -1,0 +1,59 @@
+// The data of a project's YAML files as `start` last parsed them (#45): a restart reads one JSON
+// file (~0.1 ms) instead of loading the yaml package and parsing each file with it (~10 ms of CPU
+// for examples/hello's three gateway files, most of it compiling yaml's functions at first use).
+// An entry is the file's whole text and its data, so any edit misses; only a clean parse whose data
+// survives JSON unchanged is kept (not `.inf`, say). Kept in `.agentsvc/` beside service.json.
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
+
+const FILE = join(".agentsvc", "yaml-cache.json");
+
+interface Entry {
+  text: string;
+  value: unknown;
+}
+
+export interface YamlCache {
+  /** The data kept for `rel` when its text is `text` now, or undefined. */
+  get(rel: string, text: string): { value: unknown } | undefined;
+  /** Keeps the data parsed from `text`, when JSON carries it unchanged. */
+  set(rel: string, text: string, value: unknown): void;
+  /** Writes the entries of the files read this time, if any changed; a failed write is ignored. */
+  save(): void;
+}
+
+export function openYamlCache(root: string): YamlCache {
+  let kept: Record<string, Entry> = {};
+  try {
+    const read: unknown = JSON.parse(readFileSync(join(root, FILE), "utf8"));
+    if (read && typeof read === "object") kept = read as Record<string, Entry>;
+  } catch {
+    // No cache yet, or an unreadable one: every file is parsed.
+  }
+  const used: Record<string, Entry> = {};
+  let changed = false;
+  return {
+    get(rel, text) {
+      const entry = kept[rel];
+      if (entry?.text !== text) return undefined;
+      used[rel] = entry;
+      return { value: entry.value };
+    },
+    set(rel, text, value) {
+      changed = true;
+      // Parsed again from JSON: the caller keeps its own object; what does not survive JSON is not kept.
+      const copy: unknown = JSON.parse(JSON.stringify(value) ?? "null");
+      if (isDeepStrictEqual(copy, value)) used[rel] = { text, value: copy };
+    },
+    save() {
+      if (!changed && Object.keys(used).length === Object.keys(kept).length) return;
+      try {
+        mkdirSync(join(root, ".agentsvc"), { recursive: true });
+        writeFileSync(join(root, FILE), JSON.stringify(used));
+      } catch {
+        // A read-only project folder: the next start parses again.
+      }
+    },
+  };
+}
