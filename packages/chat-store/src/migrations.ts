@@ -147,6 +147,9 @@ function migrate(
       );
     }
   }
+  // Steps at or below `from` were applied before it was read (versions only grow): a store that
+  // is up to date (every restart) takes no write lock, one per step before (#45).
+  if (from === steps.length) return { from, to: from, applied: [] };
   const record = sqlite.prepare(
     `INSERT INTO ${SCHEMA_VERSION_TABLE} (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)`,
   );
@@ -176,7 +179,7 @@ function migrate(
       throw failed(err);
     }
   }
-  for (const step of applied.length > 0 ? [] : steps) {
+  for (const step of applied.length > 0 ? [] : steps.slice(from)) {
     const apply = sqlite.transaction(() => {
       // Re-read inside the write lock: another process may have migrated meanwhile.
       if (readSchemaVersion(sqlite) >= step.version) return false;

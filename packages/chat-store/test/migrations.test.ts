@@ -95,6 +95,21 @@ describe("schema: migrations", () => {
     expect((await again.conversations.list("u1")).map((c) => c.title)).toEqual(["kept"]);
   });
 
+  it("an up-to-date store opens while another connection holds the write lock (a restart takes no write lock)", () => {
+    const root = tempRoot();
+    const first = ChatDb.open({ appRoot: root });
+    first.close();
+    const writer = new Database(first.file);
+    writer.exec("BEGIN IMMEDIATE");
+    try {
+      const again = openStore({ appRoot: root, busyTimeoutMs: 0 });
+      expect(again.migration.applied).toEqual([]);
+    } finally {
+      writer.exec("ROLLBACK");
+      writer.close();
+    }
+  });
+
   it("a store at version 1 upgrades step by step on a normal open and keeps its rows", async () => {
     const root = tempRoot();
     const v1 = ChatDb.open({ appRoot: root, migrations: MIGRATIONS.slice(0, 1) });
