@@ -8,19 +8,21 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { isGatewaySendError, PlatformCallError } from "@agentsvc/adapter-kit";
 import { TelegramFake } from "@agentsvc/testkit";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BotApi, sendFailureOf } from "../src/api.js";
 
 let fake: TelegramFake;
 let api: BotApi;
 
-beforeAll(async () => {
+// A fake per test: a fault one test queues and never uses (an aborted call may never reach the
+// fake) must not answer the next test's call, whatever the order.
+beforeEach(async () => {
   fake = await TelegramFake.start();
   // Trailing slashes on the configured base are dropped, not doubled into every path.
   api = new BotApi(`${fake.url}//`, fake.token, 5_000);
 });
 
-afterAll(() => fake.close());
+afterEach(() => fake.close());
 
 /** The outbox's error for a failed call, as the gateway makes it. */
 async function failure(promise: Promise<unknown>) {
