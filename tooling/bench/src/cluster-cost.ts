@@ -12,7 +12,7 @@ import { type ChildServer, startChildServer } from "./child-server.ts";
 import { breakdown, type Calls, callsBetween, callsOf } from "./cluster-statements.ts";
 import { ingest, SECRET } from "./ingest.ts";
 import { type PgClient, pgClient } from "./pg-client.ts";
-import { postgresCpuSeconds } from "./pg-cpu.ts";
+import { postgresCpuByKind, postgresCpuSeconds } from "./pg-cpu.ts";
 import { cpuSecondsOf, machineLoad } from "./proc.ts";
 import { fmt, type Row } from "./stats.ts";
 
@@ -43,6 +43,8 @@ const KINDS = (process.env.BENCH_CLUSTER_KINDS ?? "invoke,gateway")
   .filter((k): k is Kind => k === "invoke" || k === "gateway" || k === "idle");
 
 interface Sample {
+  /** PostgreSQL's CPU seconds so far by kind of process (printed per idle window). */
+  pgByKind: Map<string, number>;
   app: number;
   pg: number;
   statements: number;
@@ -95,6 +97,7 @@ class Probe {
     );
     const own = [this.#stats.processID, this.#db.processID].filter((p): p is number => p !== undefined);
     return {
+      pgByKind: postgresCpuByKind(this.#pg.dataDir, own),
       app: this.#servers.reduce((sum, s) => sum + cpuSecondsOf(s.pid), 0),
       pg: postgresCpuSeconds(this.#pg.dataDir, own),
       statements: Number(rows[0]?.n ?? 0),
@@ -186,6 +189,11 @@ async function measure(pg: TestPostgres, kind: Kind, instances: number, tree?: s
       const idle0 = await probe.sample();
       await new Promise((r) => setTimeout(r, IDLE_S * 1000));
       const idle1 = await probe.sample();
+      printPgKinds(
+        `${tree ? "BEFORE " : ""}${kind}, ${instances}: PostgreSQL CPU-s in the first idle window`,
+        idle0,
+        idle1,
+      );
       let rest: { restApp: number; restPg: number } | undefined;
       let idleCalls = callsBetween(idle0.calls, idle1.calls, IDLE_S / 60);
       if (kind !== "invoke") {
@@ -193,6 +201,7 @@ async function measure(pg: TestPostgres, kind: Kind, instances: number, tree?: s
         const rest0 = await probe.sample();
         await new Promise((r) => setTimeout(r, IDLE_S * 1000));
         const rest1 = await probe.sample();
+        printPgKinds(`${tree ? "BEFORE " : ""}${kind}, ${instances}: PostgreSQL CPU-s at rest`, rest0, rest1);
         rest = {
           restApp: ((rest1.app - rest0.app) / IDLE_S) * 60,
           restPg: ((rest1.pg - rest0.pg) / IDLE_S) * 60,
@@ -226,6 +235,15 @@ async function measure(pg: TestPostgres, kind: Kind, instances: number, tree?: s
   } finally {
     for (const s of servers) await s.stop();
   }
+}
+
+function printPgKinds(title: string, a: Sample, b: Sample): void {
+  const parts = [...b.pgByKind]
+    .map(([k, v]) => [k, v - (a.pgByKind.get(k) ?? 0)] as const)
+    .filter(([, v]) => v !== 0)
+    .sort((x, y) => y[1] - x[1])
+    .map(([k, v]) => `${k} ${fmt(v)}`);
+  console.log(`${title}: ${parts.join(", ") || "none"}`);
 }
 
 /** Per configuration; a kind BENCH_CLUSTER_KINDS leaves out has none. */
