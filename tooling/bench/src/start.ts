@@ -34,9 +34,9 @@ interface Sample {
   idleRssMiB: number;
 }
 
-// examples/hello's files without its store, its built pages and its packages: each start of the
-// hello row gets a copy made just before it, so it is a first start (empty store, no history the
-// bench wrote in earlier rounds). Always the same folder with the files' times kept, so Node's
+// examples/hello's files without its store, its `.agentsvc/` (built pages, the YAML data a restart
+// reads back) and its packages: each start of the hello row gets a copy made just before it, so it
+// is a first start (empty store, no history the bench wrote in earlier rounds). Always the same folder with the files' times kept, so Node's
 // compile cache (keyed by file URL, which carries the loader's ?mtime=) is as warm as at a user's restart.
 const HELLO_FILES = ["agents", "gateways", "mcp", "resources", "package.json"];
 const helloCopy = resolve(import.meta.dirname, "../.runs/start-hello");
