@@ -7,7 +7,7 @@ export {
 } from "./hub-signature.js";
 export { type FailedAnswer, jsonOrSendError, type SendErrorOptions, sendErrorFor } from "./send-error.js";
 export { plainResponse } from "./responses.js";
-export { readBody, type ReadBodyResult } from "./read-body.js";
+export { readBody, readNodeBody, type ReadBodyResult } from "./read-body.js";
 export {
   type ParseResult,
   type VerifyResult,

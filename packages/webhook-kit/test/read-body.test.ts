@@ -1,5 +1,6 @@
+import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { readBody } from "../src/index.js";
+import { readBody, readNodeBody } from "../src/index.js";
 
 /** A body that never ends (as a chunked request may be): counts what was pulled and whether it was cancelled. */
 function endless(chunkBytes: number) {
@@ -47,5 +48,47 @@ describe("readBody", () => {
 
   it("reads no body as empty", async () => {
     expect(await readBody(null, 10)).toEqual({ ok: true, bytes: new Uint8Array() });
+  });
+});
+
+describe("readNodeBody", () => {
+  it("returns the exact bytes of a Node stream that arrives in several chunks", async () => {
+    const source = Readable.from([Buffer.from([1, 2]), Buffer.from([3, 0xff])]);
+    const result = await readNodeBody(source, 10);
+    expect(result.ok && [...result.bytes]).toEqual([1, 2, 3, 0xff]);
+  });
+
+  it("accepts a body of exactly the limit and refuses one byte more", async () => {
+    expect((await readNodeBody(Readable.from([Buffer.from([1, 2, 3])]), 3)).ok).toBe(true);
+    const over = Readable.from([Buffer.from([1, 2]), Buffer.from([3, 4])]);
+    expect(await readNodeBody(over, 3)).toEqual({ ok: false, reason: "too_large" });
+  });
+
+  it("stops reading a stream that never ends once past the limit, and pauses it", async () => {
+    let pulled = 0;
+    const source = new Readable({
+      read() {
+        pulled++;
+        this.push(Buffer.alloc(64 * 1024, 0x61));
+      },
+    });
+    expect(await readNodeBody(source, 1024 * 1024)).toEqual({ ok: false, reason: "too_large" });
+    const then = pulled;
+    await new Promise((r) => setTimeout(r, 50));
+    expect(source.isPaused()).toBe(true);
+    // Paused: at most what its buffer holds is read ahead, the rest stays unread.
+    expect(pulled - then).toBeLessThanOrEqual(1);
+    source.destroy();
+  });
+
+  it("fails when the stream fails or closes before its end (the client went away)", async () => {
+    const failing = new Readable({ read() {} });
+    const reading = readNodeBody(failing, 10);
+    failing.destroy(new Error("aborted"));
+    await expect(reading).rejects.toThrow("aborted");
+    const closing = new Readable({ read() {}, emitClose: true });
+    const read = readNodeBody(closing, 10);
+    closing.destroy();
+    await expect(read).rejects.toThrow("closed before its end");
   });
 });
