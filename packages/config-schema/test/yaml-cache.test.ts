@@ -25,10 +25,10 @@ describe("the YAML data kept between starts", () => {
     const dir = writeProject(FILES);
     const first = await loaded(dir);
     const kept = JSON.parse(readFileSync(join(dir, CACHE), "utf8"));
-    expect(Object.keys(kept).sort()).toEqual(["gateways/a.yaml", "gateways/w.yaml"]);
+    expect(Object.keys(kept.files).sort()).toEqual(["gateways/a.yaml", "gateways/w.yaml"]);
     expect(await loaded(dir)).toEqual(first);
     // What a hit returns is the kept data, not a new parse: a kept path shows through.
-    kept["gateways/a.yaml"].value.path = "/kept";
+    kept.files["gateways/a.yaml"].value.path = "/kept";
     writeFileSync(join(dir, CACHE), JSON.stringify(kept));
     expect(paths(await loaded(dir))).toEqual(["/chat", "/kept"]);
   });
@@ -39,7 +39,17 @@ describe("the YAML data kept between starts", () => {
     writeFileSync(join(dir, "gateways/a.yaml"), "exposes: agent\npath: /edited\n");
     expect(paths(await loaded(dir))).toEqual(["/chat", "/edited"]);
     const kept = JSON.parse(readFileSync(join(dir, CACHE), "utf8"));
-    expect(kept["gateways/a.yaml"].value.path).toBe("/edited");
+    expect(kept.files["gateways/a.yaml"].value.path).toBe("/edited");
+  });
+
+  it("data kept by another parse format (an upgrade) is parsed again", async () => {
+    const dir = writeProject(FILES);
+    await loaded(dir);
+    const kept = JSON.parse(readFileSync(join(dir, CACHE), "utf8"));
+    kept.files["gateways/a.yaml"].value.path = "/kept";
+    writeFileSync(join(dir, CACHE), JSON.stringify({ ...kept, format: "yaml@1" }));
+    expect(paths(await loaded(dir))).toEqual(["/agent", "/chat"]);
+    expect(JSON.parse(readFileSync(join(dir, CACHE), "utf8")).format).toBe(kept.format);
   });
 
   it("theme hex values keep their text through the cache", async () => {

@@ -3,11 +3,16 @@
 // for examples/hello's three gateway files, most of it compiling yaml's functions at first use).
 // An entry is the file's whole text and its data, so any edit misses; only a clean parse whose data
 // survives JSON unchanged is kept (not `.inf`, say). Kept in `.agentsvc/` beside service.json.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 
 const FILE = join(".agentsvc", "yaml-cache.json");
+/**
+ * What the kept data was parsed by: bump it when loadDataFile's parse options or its theme rule
+ * change, or the yaml package's major version, so a restart after an upgrade parses again.
+ */
+export const YAML_CACHE_FORMAT = "yaml@2;theme-text@1";
 
 interface Entry {
   text: string;
@@ -26,8 +31,9 @@ export interface YamlCache {
 export function openYamlCache(root: string): YamlCache {
   let kept: Record<string, Entry> = {};
   try {
-    const read: unknown = JSON.parse(readFileSync(join(root, FILE), "utf8"));
-    if (read && typeof read === "object") kept = read as Record<string, Entry>;
+    const read = JSON.parse(readFileSync(join(root, FILE), "utf8")) as { format?: unknown; files?: unknown };
+    if (read?.format === YAML_CACHE_FORMAT && read.files && typeof read.files === "object")
+      kept = read.files as Record<string, Entry>;
   } catch {
     // No cache yet, or an unreadable one: every file is parsed.
   }
@@ -50,7 +56,10 @@ export function openYamlCache(root: string): YamlCache {
       if (!changed && Object.keys(used).length === Object.keys(kept).length) return;
       try {
         mkdirSync(join(root, ".agentsvc"), { recursive: true });
-        writeFileSync(join(root, FILE), JSON.stringify(used));
+        // Renamed into place: a start reading it meanwhile sees the old file or the new one.
+        const tmp = `${join(root, FILE)}.${process.pid}`;
+        writeFileSync(tmp, JSON.stringify({ format: YAML_CACHE_FORMAT, files: used }));
+        renameSync(tmp, join(root, FILE));
       } catch {
         // A read-only project folder: the next start parses again.
       }
