@@ -222,10 +222,15 @@ describe("the orchestrator probes /health/live and /health/ready", () => {
   });
 });
 
-/** Another process (node's own SQLite) holds the file's write lock until released. */
+/**
+ * Another process (node's own SQLite) holds the file's write lock until released. It waits for a
+ * write of the server's in progress (without a busy timeout BEGIN IMMEDIATE failed at once:
+ * "database is locked", a loaded run of the CLI and server projects).
+ */
 async function holdWriteLock(file: string): Promise<{ release(): Promise<void> }> {
   const script = `const { DatabaseSync } = require("node:sqlite");
 const db = new DatabaseSync(${JSON.stringify(file)});
+db.exec("PRAGMA busy_timeout = 10000");
 db.exec("BEGIN IMMEDIATE");
 process.stdout.write("locked\\n");
 process.stdin.on("end", () => { db.exec("ROLLBACK"); db.close(); process.exit(0); }).resume();`;
