@@ -8,8 +8,9 @@
 //       (record done, reply sent): accepts and turns together.
 // A server whose turns end sooner takes CPU from its own accepts during the burst: (a) can fall
 // while (b) rises, so both are printed, with the CPU per message (which survives a loaded machine).
+// BENCH_ROUNDS (default 3) rounds alternate the sides; the rows are the median round's by (a).
 // BENCH_BEFORE_TREE=<worktree of an older commit, built> also measures that commit's one instance,
-// on a fresh database of the same server, right before this tree's (the "before" of a change).
+// on a fresh database of the same server, in the same rounds (the "before" of a change).
 import { join, resolve } from "node:path";
 import { startPostgres, type TestPostgres } from "@agentsvc/pg-test";
 import { type ChildServer, startChildServer } from "./child-server.ts";
@@ -49,18 +50,20 @@ async function burst(server: ChildServer, pg: TestPostgres, database?: string): 
   };
 }
 
-/** One agentsvc instance (this tree's server script, or an older tree's) on a fresh database, warmed. */
-async function measureOne(file: string, pg: TestPostgres, env: Record<string, string>): Promise<Burst> {
-  const database = await pg.createDatabase();
-  const server = await startChildServer(file, { ...env, BENCH_PG_URL: database });
-  try {
-    await ingest(server.url, { amount: 500 });
-    await drained(database);
-    return await burst(server, pg, database);
-  } finally {
-    await server.stop();
-  }
+/** A server started and warmed for the rounds; `database` when its turns are drained after a burst. */
+async function started(file: string, env: Record<string, string>, database?: string): Promise<Side> {
+  const server = await startChildServer(file, database ? { ...env, BENCH_PG_URL: database } : env);
+  await ingest(server.url, { amount: 500 });
+  if (database) await drained(database);
+  return { server, ...(database ? { database } : {}) };
 }
+
+interface Side {
+  server: ChildServer;
+  database?: string;
+}
+
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 
 const x = (a: number, b: number) => `${fmt(a / b)}x`;
 
@@ -104,26 +107,34 @@ export async function benchIngestPostgres(): Promise<Row[]> {
     const url = await pg.createDatabase();
     const env = { BENCH_PG_URL: url, BENCH_HOOKS_SECRET: SECRET };
     const loadBefore = machineLoad();
-    const bareServer = await startChildServer(resolve(import.meta.dirname, "servers/bare-ingest-pg.ts"), env);
-    let bare: Burst;
-    try {
-      await ingest(bareServer.url, { amount: 500 });
-      bare = await burst(bareServer, pg);
-    } finally {
-      await bareServer.stop();
-    }
-    // Before ours starts: its turns still running after its burst would share the CPU.
+    const bareFile = resolve(import.meta.dirname, "servers/bare-ingest-pg.ts");
+    const bareSide = await started(bareFile, env);
+    servers.push(bareSide.server);
     const before = process.env.BENCH_BEFORE_TREE;
-    const old = before
-      ? await measureOne(join(before, "tooling/bench/src/servers/ingest-route-pg.ts"), pg, env)
-      : undefined;
-
+    const oldFile = before && join(before, "tooling/bench/src/servers/ingest-route-pg.ts");
+    const oldSide = oldFile ? await started(oldFile, env, await pg.createDatabase()) : undefined;
+    if (oldSide) servers.push(oldSide.server);
     const route = resolve(import.meta.dirname, "servers/ingest-route-pg.ts");
-    servers.push(await startChildServer(route, env)); // migrates
-    const [first] = servers as [ChildServer];
-    await ingest(first.url, { amount: 500 });
-    await drained(url);
-    const mine = await burst(first, pg, url);
+    const mineSide = await started(route, env, url); // migrates
+    servers.push(mineSide.server);
+    const rounds: { bare: Burst; old?: Burst; mine: Burst }[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      // Each agentsvc burst is drained before the next side's: no turns left sharing the CPU.
+      // The older tree goes first in odd rounds, second in even ones (the second of two identical
+      // trees measured 0.64x of the first's (a) in one A/A run where it always went second).
+      const bareBurst = await burst(bareSide.server, pg);
+      const first = oldSide && i % 2 === 0 ? await burst(oldSide.server, pg, oldSide.database) : undefined;
+      const mine = await burst(mineSide.server, pg, url);
+      const oldBurst = first ?? (oldSide && (await burst(oldSide.server, pg, oldSide.database)));
+      rounds.push({ bare: bareBurst, ...(oldBurst ? { old: oldBurst } : {}), mine });
+    }
+    const perRound = rounds.map((r) => fmt(r.mine.rps / r.bare.rps)).join(", ");
+    // The median round by (a): its sides ran back to back, so a loaded machine's swings hit both.
+    rounds.sort((a, b) => a.mine.rps / a.bare.rps - b.mine.rps / b.bare.rps);
+    const { bare, mine, old } = rounds[Math.floor(rounds.length / 2)] as (typeof rounds)[number];
+    // Three instances: this tree's (warm) and two more over its database.
+    for (const s of servers.splice(0)) if (s !== mineSide.server) await s.stop();
+    servers.push(mineSide.server);
     servers.push(...(await Promise.all([1, 2].map(() => startChildServer(route, env)))));
     for (const s of servers.slice(1)) await ingest(s.url, { amount: 200 });
     const shares = [11, 11, 10];
@@ -134,7 +145,12 @@ export async function benchIngestPostgres(): Promise<Row[]> {
     for (const s of servers.splice(0)) await s.stop();
     const statements = await statementsPerMessage(await pg.createDatabase(), SECRET);
     return [
-      ...rowsAgainst(mine, bare, `(${CONNECTIONS} connections, ${load})`, true),
+      ...rowsAgainst(
+        mine,
+        bare,
+        `(${CONNECTIONS} connections; median of ${ROUNDS} alternated rounds, (a) ${perRound}; ${load})`,
+        true,
+      ),
       ...(old ? rowsAgainst(mine, old, `vs the same server at ${before}`, false) : []),
       {
         metric: `(a) on 3 instances over one database (${CONNECTIONS} connections in all)`,
