@@ -15,7 +15,7 @@ import { join, resolve } from "node:path";
 import { startPostgres, type TestPostgres } from "@agentsvc/pg-test";
 import { type ChildServer, startChildServer } from "./child-server.ts";
 import { CONNECTIONS, ingest, SECRET } from "./ingest.ts";
-import { drained, statementsPerMessage } from "./pg-statements.ts";
+import { closeProbes, drained, probePids, statementsPerMessage } from "./pg-statements.ts";
 import { postgresCpuSeconds } from "./pg-cpu.ts";
 import { cpuSecondsOf, machineLoad } from "./proc.ts";
 import { fmt, type Row } from "./stats.ts";
@@ -36,7 +36,9 @@ interface Burst {
  */
 async function burst(server: ChildServer, pg: TestPostgres, database?: string): Promise<Burst> {
   const cpu = cpuSecondsOf(server.pid);
-  const pgCpu = postgresCpuSeconds(pg.dataDir);
+  // The bench's own probe backends are left out (opened by the warm-up's drained()).
+  const own = await probePids();
+  const pgCpu = postgresCpuSeconds(pg.dataDir, own);
   const start = performance.now();
   const result = await ingest(server.url);
   if (database) await drained(database);
@@ -46,7 +48,7 @@ async function burst(server: ChildServer, pg: TestPostgres, database?: string): 
     rps: result.rps,
     answered: result.sent / wall,
     cpuMs: ((cpuSecondsOf(server.pid) - cpu) * 1000) / result.sent,
-    pgCpuMs: ((postgresCpuSeconds(pg.dataDir) - pgCpu) * 1000) / result.sent,
+    pgCpuMs: ((postgresCpuSeconds(pg.dataDir, own) - pgCpu) * 1000) / result.sent,
   };
 }
 
@@ -169,6 +171,7 @@ export async function benchIngestPostgres(): Promise<Row[]> {
     ];
   } finally {
     for (const s of servers) await s.stop();
+    await closeProbes();
     await pg.stop();
   }
 }

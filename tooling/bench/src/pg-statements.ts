@@ -3,27 +3,60 @@
 // statement = one round trip: node-postgres sends the next only after the answer), over a burst
 // of signed events on fresh threads until every one is done and its reply sent. The bare durable
 // handler sends one statement per event.
-import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
-import { join, resolve } from "node:path";
-import { postgresBinDir } from "@agentsvc/pg-test";
+import { resolve } from "node:path";
 import { loadProject } from "@agentsvc/config-schema";
 import { startServer } from "@agentsvc/server";
 import pino from "pino";
 import { ingest } from "./ingest.ts";
+import { type PgClient, pgClient } from "./pg-client.ts";
 
 interface Counted {
   perMessage: number;
   byVerb: string;
 }
 
-/** Every inbox record finished and every reply sent; asked through psql (not counted). */
+/**
+ * The bench's own connection per database for `drained`, opened once: a psql per look (ten a
+ * second) was a process and a PostgreSQL backend started each time, CPU taken from the server
+ * being measured and counted in PostgreSQL's (a backend that exits is counted in the postmaster's
+ * children). Its statements are not counted by `statementsPerMessage`, its backend is left out of
+ * PostgreSQL's CPU (`probePids`).
+ */
+const probes = new Map<string, Promise<PgClient>>();
+const probeClients = new WeakSet<object>();
+
+function probe(url: string): Promise<PgClient> {
+  let client = probes.get(url);
+  if (!client) {
+    const c = pgClient(url);
+    probeClients.add(c);
+    client = c.connect().then(() => c);
+    probes.set(url, client);
+  }
+  return client;
+}
+
+/** Backend pids of the open probe connections (for `postgresCpuSeconds(dataDir, exclude)`). */
+export async function probePids(): Promise<number[]> {
+  const clients = await Promise.all(probes.values());
+  return clients.flatMap((c) => (c.processID === undefined ? [] : [c.processID]));
+}
+
+/** Closes the probe connections (before the server stops). */
+export async function closeProbes(): Promise<void> {
+  const clients = await Promise.all(probes.values());
+  probes.clear();
+  await Promise.all(clients.map((c) => c.end()));
+}
+
+/** Every inbox record finished and every reply sent; asked on the probe connection (not counted). */
 export async function drained(url: string): Promise<void> {
-  const psql = join(postgresBinDir() as string, "psql");
+  const client = await probe(url);
   const busy = `SELECT (SELECT count(*) FROM inbox WHERE status IN ('queued', 'running'))
-    + (SELECT count(*) FROM outbox WHERE status = 'pending')`;
+    + (SELECT count(*) FROM outbox WHERE status = 'pending') AS n`;
   for (const deadline = Date.now() + 120_000; Date.now() < deadline; ) {
-    if (execFileSync(psql, [url, "-Atc", busy]).toString().trim() === "0") {
+    if (Number((await client.query(busy)).rows[0]?.n) === 0) {
       // The sender's look at an empty queue after the last reply, and the threads let go.
       await new Promise((r) => setTimeout(r, 500));
       return;
@@ -42,7 +75,7 @@ export async function statementsPerMessage(url: string, secret: string, messages
   const verbs = new Map<string, number>();
   let counting = false;
   client.query = function (this: unknown, ...args: unknown[]) {
-    if (counting) {
+    if (counting && !probeClients.has(this as object)) {
       const config = args[0] as string | { text?: string };
       const text = typeof config === "string" ? config : (config?.text ?? "");
       const verb = text.trim().replace(/^\(/, "").split(/\s+/)[0]?.toLowerCase() ?? "?";
