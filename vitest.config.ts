@@ -1,5 +1,7 @@
 import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
+import { split as cli } from "./packages/cli/vitest.config.ts";
+import { split as server } from "./apps/server/vitest.config.ts";
 import { SHARED_THREADS } from "./tooling/vitest.preset.ts";
 import SlowFirstSequencer from "./tooling/vitest.sequencer.ts";
 
@@ -18,6 +20,13 @@ export default defineConfig({
     projects: [
       "packages/*/vitest.config.ts",
       "apps/*/vitest.config.ts",
+      // Split by file: part in the shared threads, part forked (tooling/vitest.preset.ts).
+      "!packages/cli/vitest.config.ts",
+      "!apps/server/vitest.config.ts",
+      cli.forked,
+      cli.shared,
+      server.forked,
+      server.shared,
       "examples/*/vitest.config.ts",
       "tooling/build/vitest.config.ts",
       "tooling/install-test/vitest.config.ts",

@@ -3,7 +3,7 @@
 // from their built dist, loaded by Node itself (workspace-dist.ts says when and why).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { defineProject } from "vitest/config";
+import { configDefaults, defineProject } from "vitest/config";
 import { BUILT_DIST, workspacePackages, workspaceAliases } from "./vitest.workspace-dist.ts";
 
 /**
@@ -15,10 +15,15 @@ import { BUILT_DIST, workspacePackages, workspaceAliases } from "./vitest.worksp
  */
 export const SHARED_THREADS = { isolate: false, minThreads: 2, maxThreads: 2 };
 
-export function packageConfig(
-  dir: string,
-  extra: { testTimeout?: number; setupFiles?: string[]; sharedModules?: boolean } = {},
-) {
+interface Extra {
+  testTimeout?: number;
+  /** `expect.poll`'s default timeout. */
+  pollTimeoutMs?: number;
+  setupFiles?: string[];
+  sharedModules?: boolean;
+}
+
+export function packageConfig(dir: string, extra: Extra = {}) {
   const name = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).name as string;
   return defineProject({
     resolve: { alias: workspaceAliases(workspacePackages(), name) },
@@ -37,6 +42,23 @@ export function packageConfig(
       testTimeout: extra.testTimeout ?? 20_000,
       hookTimeout: 60_000,
       setupFiles: extra.setupFiles ?? [],
+      ...(extra.pollTimeoutMs ? { expect: { poll: { timeout: extra.pollTimeoutMs } } } : {}),
     },
   });
+}
+
+/**
+ * A project whose files are not all fit to share modules, split by file for the whole run (#45):
+ * `sharedFiles` (paths under `dir`, e.g. "test/x.test.ts") run in the shared threads as the project
+ * "<name> (shared)", the rest in processes of their own. The root config lists `forked` and
+ * `shared` in place of the package's config file; `whole` (every file forked) is what a run in the
+ * package itself uses, so a file runs there as before.
+ */
+export function splitPackageConfig(dir: string, extra: Extra, sharedFiles: string[]) {
+  const whole = packageConfig(dir, extra);
+  const forked = packageConfig(dir, extra);
+  forked.test = { ...forked.test, exclude: [...configDefaults.exclude, ...sharedFiles] };
+  const shared = packageConfig(dir, { ...extra, sharedModules: true });
+  shared.test = { ...shared.test, name: `${whole.test?.name} (shared)`, include: sharedFiles };
+  return { whole, forked, shared };
 }

@@ -1,3 +1,28 @@
-import { packageConfig } from "../../tooling/vitest.preset.ts";
+import { splitPackageConfig } from "../../tooling/vitest.preset.ts";
 
-export default packageConfig(import.meta.dirname);
+// Files that share modules in the shared threads (#45): they run the CLI in the test's own process
+// (main() with captured output) and leave nothing behind. The others stay in processes of their
+// own: they spawn the built bin (child.ts, model-table.ts), change process.env (build), expose gc
+// (idle-trim) or register a build step for the process (build-steps).
+export const split = splitPackageConfig(import.meta.dirname, {}, [
+  "test/bundle-chunks.test.ts",
+  "test/check.test.ts",
+  "test/cli.test.ts",
+  "test/doctor-email.test.ts",
+  "test/doctor-models.test.ts",
+  "test/doctor-postgres.test.ts",
+  "test/doctor.test.ts",
+  "test/hash-password.test.ts",
+  "test/help-typo.test.ts",
+  "test/init-welcome.test.ts",
+  "test/init.test.ts",
+  "test/outbox-escapes.test.ts",
+  "test/outbox.test.ts",
+  "test/page-step.test.ts",
+  "test/pairing.test.ts",
+  "test/printer-escapes.test.ts",
+  "test/schedules.test.ts",
+  "test/syntax-frame.test.ts",
+]);
+
+export default split.whole;
