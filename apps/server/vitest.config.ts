@@ -7,7 +7,9 @@ import { splitPackageConfig } from "../../tooling/vitest.preset.ts";
 // Files that share modules in the shared threads (#45): each starts its server in the test's own
 // process and leaves no handler or global behind. The others stay in processes of their own: they
 // spawn the server or a driver (crash, media-crash, stream-crash*, tracing, traceparent-trust,
-// webhook-body-limit), or install signal handlers (health, listen-backlog).
+// webhook-body-limit), or install signal handlers (health, listen-backlog); page-e2e and page-files
+// wait on their page for a minute and half a minute: in the two shared threads they would hold one
+// of them that long, among four forked workers they take one slot of four.
 export const split = splitPackageConfig(import.meta.dirname, { testTimeout: 60_000, pollTimeoutMs: 5_000 }, [
   "test/account-seeding.test.ts",
   "test/adapter-exports.test.ts",
@@ -26,10 +28,8 @@ export const split = splitPackageConfig(import.meta.dirname, { testTimeout: 60_0
   "test/page-build-at-start.test.ts",
   "test/page-compression.test.ts",
   "test/page-decision-replay.test.ts",
-  "test/page-e2e.test.ts",
   "test/page-favicon.test.ts",
   "test/page-file-urls.test.ts",
-  "test/page-files.test.ts",
   "test/page-new-empty.test.ts",
   "test/page-offline-notice.test.ts",
   "test/page-pending-reload.test.ts",

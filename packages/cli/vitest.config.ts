@@ -3,7 +3,8 @@ import { splitPackageConfig } from "../../tooling/vitest.preset.ts";
 // Files that share modules in the shared threads (#45): they run the CLI in the test's own process
 // (main() with captured output) and leave nothing behind. The others stay in processes of their
 // own: they spawn the built bin (child.ts, model-table.ts), change process.env (build), expose gc
-// (idle-trim) or register a build step for the process (build-steps).
+// (idle-trim) or register a build step for the process (build-steps); schedules waits out tick
+// periods for 20 s, which would hold one of the two shared threads.
 export const split = splitPackageConfig(import.meta.dirname, {}, [
   "test/bundle-chunks.test.ts",
   "test/check.test.ts",
@@ -21,7 +22,6 @@ export const split = splitPackageConfig(import.meta.dirname, {}, [
   "test/page-step.test.ts",
   "test/pairing.test.ts",
   "test/printer-escapes.test.ts",
-  "test/schedules.test.ts",
   "test/syntax-frame.test.ts",
 ]);
 
