@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { BOT_AGENT, repoRoot, tempDir, writeFiles } from "./helpers.js";
@@ -61,6 +62,33 @@ describe("agentsvc start", () => {
     expect(((await res.json()) as { output: string }).output).toContain("ping from the cli test");
     proc.kill("SIGTERM");
     expect(await exited(proc)).toBe(0);
+  });
+
+  it("once serving keeps its YAML files' data, and a restart serves from the kept data", async () => {
+    const dir = writeFiles(tempDir(), {
+      "agents/bot.mjs": BOT_AGENT,
+      "gateways/agent.yaml": "exposes: agent\npath: /agent\n",
+    });
+    const first = startBin(dir);
+    await first.url;
+    first.proc.kill("SIGTERM");
+    expect(await exited(first.proc)).toBe(0);
+    const cacheFile = join(dir, ".agentsvc", "yaml-cache.json");
+    const kept = JSON.parse(readFileSync(cacheFile, "utf8"));
+    expect(kept.files["gateways/agent.yaml"].value).toEqual({ exposes: "agent", path: "/agent" });
+    // A restart takes the route from the kept data (edited here), not from a new parse of the file.
+    kept.files["gateways/agent.yaml"].value.path = "/kept";
+    writeFileSync(cacheFile, JSON.stringify(kept));
+    const second = startBin(dir);
+    const base = await second.url;
+    const res = await fetch(`${base}/kept/invoke`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ input: "from the kept route" }),
+    });
+    expect(res.status).toBe(200);
+    second.proc.kill("SIGTERM");
+    expect(await exited(second.proc)).toBe(0);
   });
 
   it("prints every error of a broken project and exits 1 without listening", async () => {

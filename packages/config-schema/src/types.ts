@@ -291,5 +291,14 @@ export type ScheduleTarget =
     };
 
 export type LoadResult =
-  | { ok: true; project: Project; warnings: BuildWarning[] }
+  | {
+      ok: true;
+      project: Project;
+      warnings: BuildWarning[];
+      /**
+       * Writes this load's YAML data to `.agentsvc/yaml-cache.json` (with `yamlCache`; a no-op
+       * otherwise). Left to the caller so a start that fails later creates nothing on disk.
+       */
+      saveYamlCache(): void;
+    }
   | { ok: false; errors: BuildError[]; warnings: BuildWarning[] };

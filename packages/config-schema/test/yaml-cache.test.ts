@@ -15,6 +15,7 @@ const FILES = {
 async function loaded(dir: string) {
   const r = await loadProject(dir, { yamlCache: true });
   if (!r.ok) throw new Error(`expected a valid project: ${JSON.stringify(r.errors)}`);
+  r.saveYamlCache();
   return r.project;
 }
 
@@ -70,8 +71,22 @@ describe("the YAML data kept between starts", () => {
 
   it("without the option nothing is kept", async () => {
     const dir = writeProject(FILES);
-    expect((await loadProject(dir)).ok).toBe(true);
+    const r = await loadProject(dir);
+    expect(r.ok).toBe(true);
+    if (r.ok) r.saveYamlCache();
     expect(existsSync(join(dir, CACHE))).toBe(false);
+  });
+
+  it("a load writes nothing until the caller saves, and a load with errors cannot save", async () => {
+    const dir = writeProject(FILES);
+    const r = await loadProject(dir, { yamlCache: true });
+    expect(r.ok).toBe(true);
+    expect(existsSync(join(dir, ".agentsvc"))).toBe(false);
+    writeFileSync(join(dir, "gateways/a.yaml"), "exposes: nothing\n");
+    const bad = await loadProject(dir, { yamlCache: true });
+    expect(bad.ok).toBe(false);
+    expect("saveYamlCache" in bad).toBe(false);
+    expect(existsSync(join(dir, ".agentsvc"))).toBe(false);
   });
 
   it("data JSON would change (an infinite number) is not kept", () => {

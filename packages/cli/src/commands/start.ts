@@ -95,9 +95,13 @@ export const startCommand: Command = {
       fail(`cannot start: ${(err as Error).message}`);
       return PORT_ERRORS.has(String((err as { code?: unknown }).code)) ? EXIT_PORT : EXIT_FAIL;
     }
+    // Before the "listening" line: a supervisor that stops us as soon as it reads it gets a clean stop.
+    shutdownOnSignals(server, (msg) => print.err(msg));
     print.out(`${print.style("out", "green", "listening")} ${server.url} (port ${server.port})`);
     // Where doctor finds this service (its gateways' ages); removed at exit.
     writeServiceFile(dir, server.url);
+    // Kept only once serving: a start that failed leaves no .agentsvc/ behind.
+    loaded.saveYamlCache();
     for (const e of loaded.project.exposures) {
       const where = e.exposes === "webui" ? `${e.path}/index.html` : e.path;
       print.out(`  ${e.exposes.padEnd(6)} ${server.url}${where}`);
@@ -105,7 +109,6 @@ export const startCommand: Command = {
     for (const line of gatewayLines(server.gateways, loaded.project.config.publicBaseUrl ?? server.url)) {
       print.out(line);
     }
-    shutdownOnSignals(server, (msg) => print.err(msg));
     // The heap start grew, given back once the service is idle (idle-trim.ts).
     trimHeapWhenIdle(IDLE_TRIM_MS, (trim) => logger.debug(trim, "heap trimmed after start (idle)"));
     // Serve until a signal ends the process.

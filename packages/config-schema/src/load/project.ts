@@ -30,7 +30,8 @@ type Loader = ReturnType<typeof makeModuleLoader>;
 export interface LoadOptions {
   /**
    * Reads the YAML files' data as the last load with this option parsed them, when their text is
-   * the same, and keeps this load's in `.agentsvc/yaml-cache.json` (`start`; yaml-cache.ts).
+   * the same; the result's `saveYamlCache()` keeps this load's in `.agentsvc/yaml-cache.json`
+   * (`start`, once it is serving; yaml-cache.ts).
    */
   yamlCache?: boolean;
 }
@@ -55,7 +56,6 @@ export async function loadProject(dir: string, options: LoadOptions = {}): Promi
   const { exposures, channels, pushGateways } = await loadGateways(root, loader, sink, config, toolServers);
   const schedules = await loadSchedules(root, loader, sink, agents, rootAgent, pushGateways, exposures);
   if (configFile) checkSpend(configFile, config, pushGateways, agents, sink);
-  loader.yamlCache?.save();
 
   if (sink.errors.length || !rootAgent) return { ok: false, errors: sink.errors, warnings: sink.warnings };
   const project = {
@@ -69,7 +69,12 @@ export async function loadProject(dir: string, options: LoadOptions = {}): Promi
     pushGateways,
     schedules,
   };
-  return { ok: true, project: configFile ? { ...project, configFile } : project, warnings: sink.warnings };
+  return {
+    ok: true,
+    project: configFile ? { ...project, configFile } : project,
+    warnings: sink.warnings,
+    saveYamlCache: () => loader.yamlCache?.save(),
+  };
 }
 
 async function loadConfig(root: string, loader: Loader, sink: IssueSink) {
