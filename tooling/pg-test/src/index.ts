@@ -69,8 +69,12 @@ function freePort(): Promise<number> {
 
 const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
 
+// By its full path: runuser lives in /usr/sbin on Debian, which a PATH set for a job may leave out
+// (every PostgreSQL test then failed with "postgres exited with -2", spawn's ENOENT).
+const runuser = ["/usr/sbin/runuser", "/sbin/runuser", "/usr/bin/runuser"].find(existsSync) ?? "runuser";
+
 function asServerUser(bin: string, args: string[]): [string, string[]] {
-  return isRoot ? ["runuser", ["-u", "postgres", "--", bin, ...args]] : [bin, args];
+  return isRoot ? [runuser, ["-u", "postgres", "--", bin, ...args]] : [bin, args];
 }
 
 function postgresUid(): { uid: number; gid: number } {
@@ -203,6 +207,8 @@ export async function startPostgres(
     const started = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
     started.stdout?.on("data", (d: Buffer) => (output += d.toString()));
     started.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+    // A spawn that fails (a missing program) names itself in the error waitReady throws.
+    started.once("error", (err) => (output += `${err.message}\n`));
     try {
       await waitReady(bin, port, data, started, () => output);
       child = started;
