@@ -57,12 +57,14 @@ describe("what a start of a SQLite project with an agent route, a chat page and 
     expect(text).not.toMatch(/node_modules\/file-type\//);
   });
 
-  it("holds no yaml package with the project loader (loaded at the first YAML file parsed: none at a restart whose files are unchanged)", () => {
+  it("holds no YAML parser with the project loader (js-yaml loads at the first YAML file parsed, the yaml package for a file js-yaml rejects: neither at a restart whose files are unchanged)", () => {
     const loader = staticClosure(chunksOf("../config-schema/dist/load/"));
     const text = [...started(), ...loader].map((f) => readFileSync(join(dir, f), "utf8")).join("\n");
     expect(text).toContain("// ../config-schema/dist/load/module.js");
     expect(text).not.toMatch(/node_modules\/yaml\/dist\//);
+    expect(text).not.toMatch(/node_modules\/js-yaml\//);
     expect(chunksOf("../../node_modules/.pnpm/yaml@")).toHaveLength(1);
+    expect(chunksOf("../../node_modules/.pnpm/js-yaml@")).toHaveLength(1);
   });
 
   it("holds none of drizzle's PostgreSQL column types (pg-core's columns load with a PostgreSQL store only)", () => {

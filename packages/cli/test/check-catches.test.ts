@@ -20,6 +20,24 @@ describe("agentsvc check catches what start would fail on", () => {
     );
   });
 
+  it("reports a YAML alias used before its anchor as invalid YAML, and start fails the same way (check crashed with a stack trace)", () => {
+    const dir = writeFiles(tempDir(), {
+      "gateways/agent.yaml": "exposes: agent\npath: *route\n",
+      "agents/bot.mjs": agent(`model: { provider: "demo" }`),
+    });
+    for (const verb of [
+      ["check", dir],
+      ["start", dir, "--port", "0"],
+    ]) {
+      const r = runBin(verb);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(
+        "error gateways/agent.yaml: must be valid YAML (got Unresolved alias (the anchor must be set before the alias): route)",
+      );
+      expect(r.stderr).not.toMatch(/ReferenceError|\n\s+at /);
+    }
+  });
+
   it("names an unknown key of a model spec", () => {
     const dir = writeFiles(tempDir(), {
       ...AGENT_ROUTE,

@@ -1,10 +1,10 @@
 import { readFileSync, statSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import type { createJiti } from "jiti";
-import type { Document } from "yaml";
 import type { IssueSink } from "../issues.js";
 import type { FoundFile } from "./files.js";
 import type { YamlCache } from "./yaml-cache.js";
+import { fastYamlData, yamlPackageData } from "./yaml-data.js";
 
 export type Loaded = { ok: true; value: unknown } | { ok: false };
 
@@ -128,41 +128,14 @@ async function loadDataFile(f: FoundFile, sink: IssueSink, cache: YamlCache | un
   }
   const kept = cache?.get(f.rel, text);
   if (kept) return { ok: true, value: kept.value };
-  // Loaded at the first YAML file parsed: a restart with every file's data kept loads none of it.
-  const yaml = await import("yaml");
-  const doc = yaml.parseDocument(text, { prettyErrors: true, uniqueKeys: true });
-  if (doc.errors.length) {
-    for (const e of doc.errors) {
-      const where = e.linePos?.[0] ? `line ${e.linePos[0].line}` : "";
-      sink.error(
-        f.rel,
-        where,
-        "must be valid YAML",
-        firstLine(e.message.replace(/ at line \d+, column \d+:?/, "")),
-      );
-    }
+  // js-yaml first (smaller, the same data); a file it rejects gets the yaml package's messages.
+  const parsed = (await fastYamlData(text)) ?? (await yamlPackageData(text));
+  if (!parsed.ok) {
+    for (const e of parsed.errors) sink.error(f.rel, e.where, "must be valid YAML", firstLine(e.message));
     return { ok: false };
   }
-  keepThemeScalarsAsText(yaml, doc);
-  const value: unknown = doc.toJS();
-  cache?.set(f.rel, text, value);
-  return { ok: true, value };
-}
-
-/**
- * Theme values are CSS text, and the spec writes hex bare: `bg: 111827` or `accent: 001122` would
- * otherwise parse as numbers (losing leading zeros). Plain scalars under a top-level `theme` keep
- * their source text.
- */
-function keepThemeScalarsAsText(yaml: typeof import("yaml"), doc: Document): void {
-  const { isPair, isScalar } = yaml;
-  yaml.visit(doc, {
-    Scalar(key, node, path) {
-      if (key !== "value" || typeof node.value !== "number" || node.source === undefined) return;
-      const first = path.find(isPair);
-      if (first && isScalar(first.key) && first.key.value === "theme") node.value = node.source;
-    },
-  });
+  cache?.set(f.rel, text, parsed.value);
+  return { ok: true, value: parsed.value };
 }
 
 export async function loadAny(loader: ModuleLoader, f: FoundFile, sink: IssueSink): Promise<Loaded> {

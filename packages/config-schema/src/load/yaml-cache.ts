@@ -10,7 +10,8 @@ import { isDeepStrictEqual } from "node:util";
 const FILE = join(".agentsvc", "yaml-cache.json");
 /**
  * What the kept data was parsed by: bump it when loadDataFile's parse options or its theme rule
- * change, or the yaml package's major version, so a restart after an upgrade parses again.
+ * change, or the yaml package's major version, so a restart after an upgrade parses again. js-yaml
+ * reading a file instead (yaml-data.ts) needs no bump: the data is the same.
  */
 export const YAML_CACHE_FORMAT = "yaml@2;theme-text@1";
 
