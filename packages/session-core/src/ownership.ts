@@ -5,8 +5,10 @@
 // it next. Messages recorded by an instance that does not hold the thread are announced to the
 // holder; a sweep finds any whose announcement was lost, and the threads of a dead instance.
 import type { Coordination, HeldLock } from "./coordination.js";
+import { DEFAULT_MAX_HELD_THREADS, HeldCap } from "./held-cap.js";
 import type { SessionParts } from "./parts.js";
 import type { InboxRecord } from "./store.js";
+import { sweepUnheld } from "./sweep.js";
 import { gatewayThreadId, type QueuedMessage, type ThreadState } from "./threads.js";
 
 export interface OwnershipHooks {
@@ -21,9 +23,6 @@ const STALE_CLAIM_ATTEMPTS = 3;
 /** A claim's answer: held here now, held by another instance, or not taken for another reason. */
 type Claim = "held" | "elsewhere" | "free";
 
-/** Threads a sweep takes on at once. */
-const SWEEP_CONCURRENCY = 16;
-
 export class Ownership {
   readonly #held = new Set<string>();
   readonly #claiming = new Map<string, Promise<Claim>>();
@@ -31,15 +30,24 @@ export class Ownership {
   /** Locks being given back: a new claim of the thread waits, or it would count a lock that is going. */
   readonly #releasing = new Map<string, Promise<void>>();
 
-  /** Threads kept after their last work, by the timer that lets each go. */
-  readonly #lettingGo = new Map<string, NodeJS.Timeout>();
+  /** Threads kept after their last work: the timer that lets each go, and the let-go itself. */
+  readonly #lettingGo = new Map<string, { timer: NodeJS.Timeout; fire(): void }>();
+  /** The cap on threads held at once (held-cap.ts). */
+  readonly #cap: HeldCap;
 
   constructor(
     private readonly p: SessionParts,
     private readonly coordination: Coordination,
     private readonly hooks: OwnershipHooks,
-    private readonly options: { holdMs: number } = { holdMs: 0 },
-  ) {}
+    private readonly options: { holdMs: number; maxHeld?: number } = { holdMs: 0 },
+  ) {
+    this.#cap = new HeldCap(options.maxHeld ?? DEFAULT_MAX_HELD_THREADS, {
+      locks: () => this.#held.size + this.#releasing.size,
+      take: (gateway, thread) => this.poke(gateway, thread),
+      track: (work) => p.track(work),
+      stopping: () => p.stopping(),
+    });
+  }
 
   get shared(): boolean {
     return this.coordination.shared;
@@ -81,8 +89,20 @@ export class Ownership {
 
   async #take(gateway: string, thread: string, threadId: string): Promise<Claim> {
     await this.#releasing.get(threadId);
-    if (!(await this.coordination.acquireThread(threadId))) return "elsewhere";
-    this.#held.add(threadId);
+    if (!this.#cap.reserve(gateway, thread, threadId)) {
+      // No room: the thread waits, its messages queued in the store. An idle thread kept for its
+      // next message makes room now. Announced as free (dispatch): an instance with room may take it.
+      this.#letGoIdleNow();
+      return "free";
+    }
+    let acquired = false;
+    try {
+      acquired = await this.coordination.acquireThread(threadId);
+      if (acquired) this.#held.add(threadId);
+    } finally {
+      this.#cap.taken();
+    }
+    if (!acquired) return "elsewhere";
     this.p.logger.debug({ threadId }, "took a thread");
     // What this process remembers of the thread may be stale: another instance ran it meanwhile.
     this.p.runs.release?.(threadId);
@@ -92,7 +112,7 @@ export class Ownership {
     } catch (err) {
       this.p.logger.error({ err, threadId }, "could not take over a thread; letting it go");
       this.#held.delete(threadId);
-      await this.coordination.releaseThread(threadId);
+      await this.#giveBack(threadId);
       return "free";
     } finally {
       this.#adopting.delete(threadId);
@@ -121,7 +141,8 @@ export class Ownership {
     if (!this.shared || !this.#held.has(state.threadId) || this.#adopting.has(state.threadId)) return;
     this.#keepUntil(state.threadId);
     if (hasWork(state)) return;
-    if (this.options.holdMs > 0 && !this.p.stopping()) {
+    // Threads waiting for room: let go at once, not kept for a next message.
+    if (this.options.holdMs > 0 && !this.p.stopping() && this.#cap.waiting === 0) {
       this.#letGoLater(state.gateway, state.thread, state.threadId);
       return;
     }
@@ -130,12 +151,20 @@ export class Ownership {
 
   /** Cancels a pending let-go of the thread. */
   #keepUntil(threadId: string): void {
-    clearTimeout(this.#lettingGo.get(threadId));
+    clearTimeout(this.#lettingGo.get(threadId)?.timer);
     this.#lettingGo.delete(threadId);
   }
 
+  /** The oldest thread kept after its last work is let go now (another thread waits for room). */
+  #letGoIdleNow(): void {
+    const first = this.#lettingGo.values().next();
+    if (first.done) return;
+    clearTimeout(first.value.timer);
+    first.value.fire();
+  }
+
   #letGoLater(gateway: string, thread: string, threadId: string): void {
-    const timer = setTimeout(() => {
+    const fire = () => {
       this.#lettingGo.delete(threadId);
       if (this.p.stopping()) return;
       this.p.track(
@@ -147,10 +176,11 @@ export class Ownership {
           if (!this.#adopting.has(threadId) && !hasWork(state)) await this.#letGo(state);
         }),
       );
-    }, this.options.holdMs);
+    };
+    const timer = setTimeout(fire, this.options.holdMs);
     // An exiting process gives every lock back with its connection: not kept alive for this.
     timer.unref();
-    this.#lettingGo.set(threadId, timer);
+    this.#lettingGo.set(threadId, { timer, fire });
   }
 
   /** The last look for messages not taken yet, then the lock given back. */
@@ -161,10 +191,16 @@ export class Ownership {
     this.p.threads.drop(state.gateway, state.thread);
     this.p.runs.release?.(state.threadId);
     this.#held.delete(state.threadId);
-    const releasing = this.coordination.releaseThread(state.threadId).finally(() => {
-      if (this.#releasing.get(state.threadId) === releasing) this.#releasing.delete(state.threadId);
+    await this.#giveBack(state.threadId);
+  }
+
+  /** Gives a lock back; it counts under the cap until the server has it back. */
+  async #giveBack(threadId: string): Promise<void> {
+    const releasing = this.coordination.releaseThread(threadId).finally(() => {
+      if (this.#releasing.get(threadId) === releasing) this.#releasing.delete(threadId);
+      this.#cap.wake();
     });
-    this.#releasing.set(state.threadId, releasing);
+    this.#releasing.set(threadId, releasing);
     await releasing;
   }
 
@@ -216,60 +252,17 @@ export class Ownership {
     return false;
   }
 
-  /**
-   * Work nobody runs: queued messages, and turns left running by an instance that is gone (a
-   * suspended turn is at rest: it waits for a decision, not for an instance). `minAgeMs` leaves
-   * out threads whose oldest unfinished message is younger: its recorder or its holder is taking
-   * it now, and trying the lock of every busy thread on every instance each period was most of
-   * what a sweep cost under load. True when some thread was old enough to look at.
-   */
-  async sweep(minAgeMs = 0): Promise<boolean> {
-    if (this.p.stopping()) return false;
-    const rows = await this.p.store.inbox.unfinished();
-    // Stryker disable next-line ConditionalExpression: a shortcut; without it the loop below runs over no rows and does nothing
-    if (rows.length === 0) return false;
-    const queued = new Set(
-      rows.filter((r) => r.status === "queued").map((r) => gatewayThreadId(r.gateway, r.thread)),
+  /** Work nobody runs, taken here (sweep.ts). True when some thread was old enough to look at. */
+  sweep(minAgeMs = 0): Promise<boolean> {
+    return sweepUnheld(
+      {
+        parts: this.p,
+        coordination: this.coordination,
+        skip: (threadId) => this.holds(threadId) || this.#cap.isWaiting(threadId),
+        poke: (gateway, thread) => this.poke(gateway, thread),
+      },
+      minAgeMs,
     );
-    const seen = new Set<string>();
-    const due: InboxRecord[] = [];
-    const before = Date.now() - minAgeMs;
-    for (const rec of rows) {
-      const threadId = gatewayThreadId(rec.gateway, rec.thread);
-      if (seen.has(threadId)) continue;
-      seen.add(threadId);
-      if (rec.receivedAt > before || this.holds(threadId) || !this.p.registry.get(rec.gateway)) continue;
-      due.push(rec);
-    }
-    // Several threads at once: their lock requests share statements (lock-batch), a few at a time.
-    for (let i = 0; i < due.length; i += SWEEP_CONCURRENCY) {
-      await Promise.all(
-        due.slice(i, i + SWEEP_CONCURRENCY).map(async (rec) => {
-          const threadId = gatewayThreadId(rec.gateway, rec.thread);
-          // Held by another instance: its holder runs it (a lock attempt would fail). Under load
-          // most unfinished threads are running elsewhere; asked together, this is one statement.
-          if (await this.#busy(threadId)) return;
-          // Only a running record: a suspended turn (waiting for a decision) is at rest. Asked per
-          // thread, not by listing every suspended run each time (there may be thousands).
-          if (!queued.has(threadId)) {
-            const saved = await this.p.store.runStore.get(threadId);
-            if (saved && !saved.continuation) return;
-          }
-          await this.poke(rec.gateway, rec.thread);
-        }),
-      );
-    }
-    return due.length > 0;
-  }
-
-  /** Whether another instance holds the thread now, when the coordination can tell; false if asking fails. */
-  async #busy(threadId: string): Promise<boolean> {
-    if (!this.coordination.threadBusy) return false;
-    try {
-      return await this.coordination.threadBusy(threadId);
-    } catch {
-      return false; // the poke's own lock attempt answers then
-    }
   }
 
   /**
@@ -293,6 +286,7 @@ export class Ownership {
         this.forget(state);
       }
     }
+    this.#cap.wake();
   }
 
   /** Rejects (and loses the thread) unless the coordination says this instance holds it now. */

@@ -9,6 +9,7 @@ import {
 import { DEFAULT_APPROVAL_EXPIRY_MS } from "./approvals.js";
 import type { Coordination } from "./coordination.js";
 import type { GatewayEntryOptions } from "./gateway.js";
+import { DEFAULT_MAX_HELD_THREADS, MAX_HELD_THREADS_ENV } from "./held-cap.js";
 import type { LoggerSource } from "./loggers.js";
 import type { SessionObserver } from "./observer.js";
 import type { OutboxOptions } from "./outbox-sender.js";
@@ -69,6 +70,13 @@ export interface GatewaySessionOptions {
    * for it on another instance waits up to about 2 s for it. Default 1000 ms; 0 lets it go at once.
    */
   threadHoldMs?: number;
+  /**
+   * Several instances, or one on PostgreSQL: the most threads this instance holds at once (each one
+   * an advisory lock in the server's shared lock table). Messages of threads beyond it stay queued
+   * in the inbox and run as held threads are let go. Default `AGENTSVC_MAX_HELD_THREADS` from `env`,
+   * else 1000 (held-cap.ts says why). One instance on SQLite holds no locks: no cap.
+   */
+  maxHeldThreads?: number;
   /** Told what happens, for metrics (the server's Prometheus series). */
   observer?: SessionObserver;
   /**
@@ -107,6 +115,7 @@ export interface SessionSettings {
   entries: Map<string, GatewayEntryOptions>;
   approvalChannel: string;
   approvalExpiresAfterMs: number;
+  maxHeldThreads: number;
 }
 
 /** Checks the options at build: throws the error a user sees at boot. */
@@ -157,6 +166,16 @@ export function sessionSettings(options: GatewaySessionOptions): SessionSettings
       `agent "${options.agent.name}": approvals.expiresAfterSeconds: expected a number of seconds > 0 (got ${String(expiresAfterSeconds)})`,
     );
   }
+  // An empty variable counts as unset.
+  const fromEnv = (options.env ?? process.env)[MAX_HELD_THREADS_ENV] || undefined;
+  const maxHeld = options.maxHeldThreads ?? Number(fromEnv ?? DEFAULT_MAX_HELD_THREADS);
+  if (!Number.isInteger(maxHeld) || maxHeld < 1) {
+    const from = options.maxHeldThreads === undefined ? MAX_HELD_THREADS_ENV : "maxHeldThreads";
+    throw new AgentsvcError(
+      "bad_max_held_threads",
+      `${from}: expected an integer >= 1 (got "${String(options.maxHeldThreads ?? fromEnv)}")`,
+    );
+  }
   return {
     policy,
     maxQueueDepth: depth,
@@ -165,5 +184,6 @@ export function sessionSettings(options: GatewaySessionOptions): SessionSettings
     approvalChannel: options.agent.approvals?.channel ?? "cli",
     approvalExpiresAfterMs:
       expiresAfterSeconds !== undefined ? expiresAfterSeconds * 1000 : DEFAULT_APPROVAL_EXPIRY_MS,
+    maxHeldThreads: maxHeld,
   };
 }

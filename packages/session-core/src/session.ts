@@ -147,8 +147,8 @@ export class GatewaySession {
       adopt: (gateway: string, thread: string) => this.#lead.adopt(gateway, thread),
       onMessage: (state: ThreadState, msg: QueuedMessage) => this.#policy.onMessage(state, msg),
     };
-    const holdMs = options.threadHoldMs ?? DEFAULT_THREAD_HOLD_MS;
-    this.#ownership = new Ownership(this.#parts, this.#coordination, hooks, { holdMs });
+    const held = { holdMs: options.threadHoldMs ?? DEFAULT_THREAD_HOLD_MS, maxHeld: settings.maxHeldThreads };
+    this.#ownership = new Ownership(this.#parts, this.#coordination, hooks, held);
     this.#lead = new SessionLead({
       parts: this.#parts,
       turns: this.#turns,

@@ -149,6 +149,10 @@ export interface RigOptions {
   sweepMs?: number;
   /** With `coordination`: how long an idle thread stays held here (the session's threadHoldMs). */
   threadHoldMs?: number;
+  /** With `coordination`: the most threads held here at once (the session's maxHeldThreads). */
+  maxHeldThreads?: number;
+  /** The session's environment (default: the process's). */
+  env?: Record<string, string>;
   /** Shared with other rigs over the same store directory (several instances). */
   coordination?: Coordination;
   /**
@@ -224,6 +228,8 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
     loggers: { destination: logs.stream, level: "debug" },
     ...(options.coordination ? { coordination: options.coordination, sweepMs: options.sweepMs ?? 100 } : {}),
     ...(options.threadHoldMs !== undefined ? { threadHoldMs: options.threadHoldMs } : {}),
+    ...(options.maxHeldThreads !== undefined ? { maxHeldThreads: options.maxHeldThreads } : {}),
+    ...(options.env ? { env: options.env } : {}),
     ...(options.entries ? { entries: options.entries } : {}),
     ...(options.outbox ? { outbox: options.outbox } : {}),
     ...(options.ownsRun ? { ownsRun: options.ownsRun } : {}),
