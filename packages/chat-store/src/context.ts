@@ -4,8 +4,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import type { SqliteTables } from "@agentsvc/store-schema/sqlite";
-import type { SQL, SQLWrapper } from "drizzle-orm";
-import { sql } from "./orm.js";
+import { type PgQuery, pgRows, withClauses } from "./pg-writes.js";
 
 /**
  * The table objects queries are built from: SQLite's or PostgreSQL's (@agentsvc/store-schema), which mirror them
@@ -42,9 +41,9 @@ export interface StoreContext {
    * PostgreSQL, inside a transaction: a write whose answer nobody reads, kept to travel with the
    * transaction's next statement (`runCarrying`) instead of a round trip of its own. Any other
    * statement, a savepoint or the end of the transaction sends it first, on its own, so every later
-   * statement still sees it. Elsewhere it runs at once.
+   * statement still sees it. Outside a transaction it runs at once. PostgreSQL only.
    */
-  carry(write: (db: Db) => SQLWrapper): Promise<void>;
+  carry(write: PgQuery): Promise<void>;
   /**
    * One statement that takes the carried writes with it (as data-modifying WITH clauses of its own
    * text: `op` gets them and must include them all). Outside a transaction nothing is carried.
@@ -53,7 +52,7 @@ export interface StoreContext {
    * transaction of one statement, with no BEGIN and COMMIT round trips. Any statement asked for in
    * the transaction after it is refused (it could no longer be part of it).
    */
-  runCarrying<T>(op: (db: Db, carried: SQL[]) => Promise<T>, options?: { last?: boolean }): Promise<T>;
+  runCarrying<T>(op: (db: Db, carried: PgQuery[]) => Promise<T>, options?: { last?: boolean }): Promise<T>;
   /**
    * SQLite: how many physical transactions were lost or rolled back so far; it moves before the
    * next operation runs. Rows an operation read may have been uncommitted writes of its batch: a
@@ -71,7 +70,7 @@ interface Scope {
   open: boolean;
   depth: number;
   /** Writes waiting for the next statement (PostgreSQL: `carry`). */
-  carried: SQL[];
+  carried: PgQuery[];
   /** Its last statement committed on its own (`runCarrying` with `last`): nothing more may be sent. */
   sealed: boolean;
 }
@@ -80,9 +79,8 @@ interface Scope {
 async function sendCarried(scope: Scope, db?: Db): Promise<void> {
   const writes = scope.carried.splice(0);
   if (writes.length === 0) return;
-  const last = writes.pop() as SQL;
-  const text = writes.length === 0 ? last : sql`${withClauses(writes)} ${last}`;
-  await ((db ?? (await scope.begin())) as unknown as { execute(q: SQL): Promise<unknown> }).execute(text);
+  const last = writes.pop() as PgQuery;
+  await pgRows(db ?? (await scope.begin()), withClauses(writes, undefined, last));
 }
 
 /** A transaction's handle once it may send: refused after its last statement committed on its own. */
@@ -90,14 +88,6 @@ function handleOf(scope: Scope): Promise<Db> {
   if (scope.sealed)
     throw new Error("transaction: a statement after its last one, which already committed on its own");
   return scope.begin();
-}
-
-/** `WITH c0 AS (...), c1 AS (...)` of data-modifying statements (PostgreSQL runs each once, to completion). */
-export function withClauses(writes: readonly SQL[]): SQL {
-  return sql`WITH ${sql.join(
-    writes.map((w, i) => sql`${sql.raw(`carried_${i}`)} AS (${w})`),
-    sql`, `,
-  )}`;
 }
 
 /** How a driver opens transactions and keeps operations from interleaving with one. */
@@ -211,16 +201,14 @@ export function createContext(
       return driver.savepoint(db, scope.depth + 1, (tx) => enter(tx, scope.depth + 1, fn));
     },
     async carry(write) {
+      if (dialect !== "postgres") throw new TypeError("carry: a PostgreSQL statement on a SQLite store");
       const scope = current();
-      if (dialect === "postgres" && scope) {
+      if (scope) {
         if (scope.sealed) await handleOf(scope); // refused
-        // The text alone: any handle of the dialect builds the same.
-        scope.carried.push(write(driver.db).getSQL());
+        scope.carried.push(write);
         return;
       }
-      await ctx.run(async (db) => {
-        await (write(db) as unknown as PromiseLike<unknown>);
-      });
+      await ctx.run((db) => pgRows(db, write));
     },
     async runCarrying(op, options) {
       const scope = current();

@@ -1,17 +1,17 @@
 // Durable inbound queue for gateways: a message is deduplicated and recorded here before the
 // platform is acknowledged, and anything unfinished is picked up again after a restart.
 import type { AttachmentRef, InboxRecord, RunOrigin } from "@agentsvc/agent-core";
-import { and, asc, count, eq, inArray, lt, sql } from "./orm.js";
-import { type Db, type StoreContext, withClauses } from "./context.js";
+import { and, asc, count, eq, inArray, lt } from "./orm.js";
+import type { StoreContext } from "./context.js";
 import { type Outbox, type OutboxInput, outboxValues } from "./outbox.js";
 import type { InboxStatus, inbox } from "@agentsvc/store-schema/sqlite";
-import type { SQL } from "drizzle-orm";
 import { type AcceptResult, type AcceptRow, acceptBatch } from "./accept-batch.js";
 import { StatementBatch } from "./statement-batch.js";
 import { first, lockRow } from "./rows.js";
 import { requireId, toJson } from "./validate.js";
 import { acceptInbox, inboxFinished, inboxRunning } from "./sqlite-writes.js";
 import { fenceError, fencedCount, type HeldLock } from "./lock-fence.js";
+import * as pg from "./pg-writes.js";
 
 export type { InboxRecord, InboxStatus };
 
@@ -23,11 +23,6 @@ const MAX_GROUPED = 200;
 interface ThreadKey {
   gateway: string;
   thread: string;
-}
-
-/** drizzle's node-postgres `execute` (the handle is typed as SQLite's, see context.ts). */
-interface Executor {
-  execute(query: SQL): Promise<{ rows: { n: number }[] }>;
 }
 
 function toRecord(row: typeof inbox.$inferSelect): InboxRecord {
@@ -55,26 +50,13 @@ export class Inbox {
   readonly #unfinished: StatementBatch<ThreadKey, InboxRecord[]> | undefined;
 
   /** The records of several threads in one of `statuses`, oldest first, one list per thread (PostgreSQL). */
-  async #ofThreads(keys: ThreadKey[], statuses: InboxStatus[], lock: boolean): Promise<InboxRecord[][]> {
-    const t = this.t.inbox;
-    const rows = await this.ctx.run((db) => {
-      const query = db
-        .select()
-        .from(t)
-        .where(
-          and(
-            inArray(t.status, statuses),
-            // Two array parameters: one statement text (one prepared statement) for any number of threads.
-            sql`(${t.gateway}, ${t.thread}) IN (SELECT * FROM unnest(${sql.param(keys.map((k) => k.gateway))}::text[], ${sql.param(keys.map((k) => k.thread))}::text[]))`,
-          ),
-        )
-        .orderBy(asc(t.id));
-      // The handle is node-postgres drizzle here (see context.ts): its select builder has `for`.
-      return lock
-        ? (query as unknown as { for(s: "update"): Promise<(typeof t.$inferSelect)[]> }).for("update")
-        : query;
-    });
-    const records = rows.map(toRecord).sort((a, b) => a.id - b.id);
+  async #ofThreads(
+    keys: ThreadKey[],
+    statuses: ("queued" | "running")[],
+    lock: boolean,
+  ): Promise<InboxRecord[][]> {
+    const rows = await this.ctx.run((db) => pg.pgRows(db, pg.inboxOfThreads(keys, statuses, lock)));
+    const records = rows.map((row) => toRecord(pg.inboxRecordRow(row))).sort((a, b) => a.id - b.id);
     return keys.map((k) => records.filter((r) => r.gateway === k.gateway && r.thread === k.thread));
   }
 
@@ -83,13 +65,10 @@ export class Inbox {
     private readonly outbox: Outbox,
   ) {
     if (ctx.dialect === "postgres") {
-      const t = this.t.inbox;
-      this.#running = new StatementBatch(async (ids) => {
-        const moved = new Set(
-          (await this.setRunning(sql`= ANY(${sql.param(ids)}::bigint[])`)).map((r) => r.id),
-        );
+      this.#running = new StatementBatch(async (records) => {
+        const moved = new Set(await this.setRunning(records));
         // The same id twice: the first caller moved it, the second finds it running.
-        return ids.map((id) => moved.delete(id));
+        return records.map((id) => moved.delete(id));
       }, MAX_GROUPED);
       this.#queued = new StatementBatch((keys) => this.#ofThreads(keys, ["queued"], false), MAX_GROUPED);
       // Locked in id order (FOR UPDATE above the sort), so two instances' groups never wait on each other in a circle.
@@ -97,14 +76,12 @@ export class Inbox {
         (keys) => this.#ofThreads(keys, ["queued", "running"], true),
         MAX_GROUPED,
       );
-      this.#batch = acceptBatch((rows) =>
-        this.ctx.express((db) =>
-          db
-            .insert(t)
-            .values(rows)
-            .onConflictDoNothing({ target: [t.gateway, t.dedupKey] })
-            .returning({ id: t.id, gateway: t.gateway, dedupKey: t.dedupKey }),
-        ),
+      this.#batch = acceptBatch(async (rows) =>
+        (await this.ctx.express((db) => pg.pgRows(db, pg.inboxAccept(rows)))).map((r) => ({
+          id: Number(r.id),
+          gateway: r.gateway as string,
+          dedupKey: r.dedup_key as string,
+        })),
       );
     }
   }
@@ -141,16 +118,8 @@ export class Inbox {
       const id = await this.ctx.run(async (db) => acceptInbox(db, values));
       return id === undefined ? { accepted: false, duplicate: true } : { accepted: true, id };
     }
-    const row = first(
-      await this.ctx.run((db) =>
-        db
-          .insert(this.t.inbox)
-          .values(values)
-          .onConflictDoNothing({ target: [this.t.inbox.gateway, this.t.inbox.dedupKey] })
-          .returning({ id: this.t.inbox.id }),
-      ),
-    );
-    return row ? { accepted: true, id: row.id } : { accepted: false, duplicate: true };
+    const [id] = pg.ids(await this.ctx.run((db) => pg.pgRows(db, pg.inboxAccept([values]))));
+    return id !== undefined ? { accepted: true, id } : { accepted: false, duplicate: true };
   }
 
   async get(id: number): Promise<InboxRecord | undefined> {
@@ -165,18 +134,12 @@ export class Inbox {
     if (this.#running && !this.ctx.inTransaction()) return this.#running.add(id);
     if (this.ctx.dialect === "sqlite")
       return this.ctx.run(async (db) => inboxRunning(db, id, this.ctx.now()));
-    return (await this.setRunning(sql`= ${id}`)).length > 0;
+    return (await this.setRunning([id])).length > 0;
   }
 
-  /** queued -> running for the records whose id matches `ids` (`= <id>`, or `= ANY(<array>)`). */
-  private setRunning(ids: SQL) {
-    return this.ctx.run((db) =>
-      db
-        .update(this.t.inbox)
-        .set({ status: "running", startedAt: this.ctx.now() })
-        .where(and(sql`${this.t.inbox.id} ${ids}`, eq(this.t.inbox.status, "queued")))
-        .returning({ id: this.t.inbox.id }),
-    );
+  /** PostgreSQL: queued -> running for the records `records`; the ids it moved. */
+  private async setRunning(records: number[]): Promise<number[]> {
+    return pg.ids(await this.ctx.run((db) => pg.pgRows(db, pg.inboxRunning(records, this.ctx.now()))));
   }
 
   /** queued|running -> done|rejected|failed. False when already finished or unknown. */
@@ -208,27 +171,19 @@ export class Inbox {
     if (lock && this.ctx.dialect !== "postgres")
       throw new TypeError("inbox.finish: a lock fence is checked in pg_locks: PostgreSQL only");
     const pieces = outboxValues(reply, this.ctx.now());
-    const update = (db: Db) =>
-      db
-        .update(this.t.inbox)
-        .set({ status, finishedAt: this.ctx.now() })
-        .where(and(eq(this.t.inbox.id, id), inArray(this.t.inbox.status, ["queued", "running"])))
-        .returning({ id: this.t.inbox.id });
     if (this.ctx.dialect === "postgres")
       return this.ctx.runCarrying(
         async (db, carried) => {
-          if (!lock && carried.length === 0 && pieces.length === 0) return (await update(db)).length > 0;
+          const ended = pg.inboxEnd(id, status, this.ctx.now());
+          if (!lock && carried.length === 0 && pieces.length === 0)
+            return (await pg.pgRows(db, ended)).length > 0;
           // Different tables, so the order PostgreSQL runs the WITH clauses in changes nothing.
-          const writes = pieces.length > 0 ? [...carried, this.outbox.insert(db, pieces).getSQL()] : carried;
-          const ended = sql.raw("ended");
-          const last = sql`${ended} AS (${update(db).getSQL()})`;
-          const main = lock ? fencedCount(ended, lock) : sql`SELECT count(*)::int AS n FROM ${ended}`;
-          const text =
-            writes.length > 0 ? sql`${withClauses(writes)}, ${last} ${main}` : sql`WITH ${last} ${main}`;
-          const result = await (db as unknown as Executor)
-            .execute(text)
+          const writes = pieces.length > 0 ? [...carried, pg.outboxInsert(pieces)] : carried;
+          const statement = pg.withClauses(writes, ended, lock ? fencedCount(lock) : pg.ENDED_COUNT);
+          const rows = await pg
+            .pgRows(db, statement)
             .catch((error: unknown) => Promise.reject(lock ? fenceError(error, lock) : error));
-          return (result.rows[0]?.n ?? 0) > 0;
+          return Number(rows[0]?.n ?? 0) > 0;
         },
         { last: options.last === true },
       );

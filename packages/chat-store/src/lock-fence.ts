@@ -4,8 +4,7 @@
 // it: the turn's messages, its reply) when it does not. An instance taking the thread over takes the
 // lock first, then reads the record under a row lock: it waits for this statement, and finds the
 // record ended, or the turn never committed.
-import type { SQL } from "drizzle-orm";
-import { sql } from "./orm.js";
+import type { PgQuery } from "./pg-writes.js";
 
 /** A session advisory lock: the backend pid of the session holding it, and its bigint key (decimal). */
 export interface HeldLock {
@@ -25,23 +24,25 @@ export class LockNotHeldError extends Error {
   }
 }
 
+const FENCED_COUNT = `SELECT CASE WHEN EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted
+  AND l.pid = $1::int AND l.classid = (($2::bigint >> 32) & 4294967295)::oid
+  AND l.objid = ($2::bigint & 4294967295)::oid AND l.objsubid = 1 AND e.n >= 0)
+  THEN e.n ELSE ('${MARK}' || ' ' || e.n)::int END AS n FROM (SELECT count(*)::int AS n FROM ended) e`;
+
 /**
- * The statement's main query over `ended` (the UPDATE ... RETURNING of the record): how many rows it
- * ended, once the fence passed. The fence reads `e.n`, so it is evaluated only after the UPDATE ran
- * to completion (every row it returns is locked); when it fails the statement fails with a cast
- * error (no function to create: PostgreSQL has no raise outside PL/pgSQL), undone whole.
+ * The statement's main query over `ended` (the UPDATE ... RETURNING of the record, a WITH clause):
+ * how many rows it ended, once the fence passed. The fence reads `e.n`, so it is evaluated only
+ * after the UPDATE ran to completion (every row it returns is locked); when it fails the statement
+ * fails with a cast error (no function to create: PostgreSQL has no raise outside PL/pgSQL), undone
+ * whole.
  */
-export function fencedCount(ended: SQL, lock: HeldLock): SQL {
-  const key = sql`${lock.key}::bigint`;
-  return sql`SELECT CASE WHEN EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted
-  AND l.pid = ${lock.pid}::int AND l.classid = ((${key} >> 32) & 4294967295)::oid
-  AND l.objid = (${key} & 4294967295)::oid AND l.objsubid = 1 AND e.n >= 0)
-  THEN e.n ELSE (${MARK} || ' ' || e.n)::int END AS n FROM (SELECT count(*)::int AS n FROM ${ended}) e`;
+export function fencedCount(lock: HeldLock): PgQuery {
+  return { text: FENCED_COUNT, params: [lock.pid, lock.key] };
 }
 
 /** The error to throw for a failed fenced statement: a LockNotHeldError when the fence refused it. */
 export function fenceError(error: unknown, lock: HeldLock): unknown {
-  // drizzle wraps the server's error (DrizzleQueryError) with it as the cause.
+  // The server's error, or one wrapping it as its cause (drizzle's DrizzleQueryError).
   for (
     let e = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined;
     e;

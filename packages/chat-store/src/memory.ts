@@ -25,6 +25,7 @@ import { type WindowRow, windowBatch } from "./window-batch.js";
 import type { StatementBatch } from "./statement-batch.js";
 import { SeenTokens } from "./seen-tokens.js";
 import { clientOf } from "./sqlite-writes.js";
+import { memoryInsert, pgRows } from "./pg-writes.js";
 import { requireId } from "./validate.js";
 
 export interface CreateMemoryOptions extends PromptWindowOptions {
@@ -333,7 +334,7 @@ export class SqliteMemory implements Memory {
       // write: the caller is answered once it is durable, as with a transaction.
       await this.ctx.run(async (db) => {
         if (this.ctx.dialect === "sqlite") this.insertRows(db, values, own);
-        else await db.insert(this.t.memoryMessages).values(values);
+        else await pgRows(db, memoryInsert(values));
       });
       this.compactLater(scope);
       return;
@@ -341,17 +342,16 @@ export class SqliteMemory implements Memory {
     // One transaction: a turn's messages (and the caller's `within` writes: an inbox record
     // marked done, its reply queued) land together or not at all.
     await this.ctx.transaction(async () => {
-      // One multi-row statement (one round trip on PostgreSQL): both databases number the rows of
-      // a VALUES list in its order, so ids follow the turn's order. Chunks stay far below the
-      // bound-parameter limits (SQLite 32,766, PostgreSQL 65,535; 5 per row).
+      // One multi-row statement (one round trip on PostgreSQL): SQLite numbers the rows of a VALUES
+      // list in its order, PostgreSQL those of an unnest (pg-writes.ts), so ids follow the turn's
+      // order. Chunks stay far below SQLite's bound-parameter limit (32,766; 5 per row).
       for (let i = 0; i < values.length; i += APPEND_CHUNK) {
         const chunk = values.slice(i, i + APPEND_CHUNK);
         if (this.ctx.dialect === "sqlite") await this.ctx.run(async (db) => this.insertRows(db, chunk, own));
         // PostgreSQL: one chunk travels with the transaction's next statement (the inbox record
         // ended with its reply queued); several run in order, each a statement.
-        else if (values.length <= APPEND_CHUNK)
-          await this.ctx.carry((db) => db.insert(this.t.memoryMessages).values(chunk));
-        else await this.ctx.run((db) => db.insert(this.t.memoryMessages).values(chunk));
+        else if (values.length <= APPEND_CHUNK) await this.ctx.carry(memoryInsert(chunk));
+        else await this.ctx.run((db) => pgRows(db, memoryInsert(chunk)));
       }
       await within?.();
     });

@@ -2,12 +2,13 @@
 // the same transaction that ends the turn it belongs to; a sender drains it in per-thread order
 // with retry, and a row is `sent` or `dead` exactly once. `idemKey` is unique: writing the same
 // piece twice keeps one row.
-import type { Db, StoreContext } from "./context.js";
+import type { StoreContext } from "./context.js";
 import { and, asc, count, eq, gt, inArray, lt, lte, min, sql } from "./orm.js";
 import type { OutboxKind, OutboxStatus, outbox } from "@agentsvc/store-schema/sqlite";
 import { requireId, toJson } from "./validate.js";
 import { insertOutbox, outboxSent } from "./sqlite-writes.js";
 import { type SentMark, sentBatch } from "./sent-batch.js";
+import * as pg from "./pg-writes.js";
 import type { StatementBatch } from "./statement-batch.js";
 
 export type { OutboxKind, OutboxStatus };
@@ -82,44 +83,19 @@ export class Outbox {
 
   constructor(private readonly ctx: StoreContext) {
     if (ctx.dialect !== "postgres") return;
-    const o = this.t.outbox;
-    this.#sent = sentBatch(async (marks) => {
-      const platformId = sql`CASE ${o.id} ${sql.join(
-        marks.map((m) => sql`WHEN ${m.id} THEN ${m.platformId}`),
-        sql` `,
-      )} END`;
-      const rows = await this.ctx.run((db) =>
-        db
-          .update(o)
-          .set({
-            status: "sent",
-            attempts: sql`${o.attempts} + 1`,
-            platformId,
-            finishedAt: this.ctx.now(),
-          })
-          .where(
-            and(
-              inArray(
-                o.id,
-                marks.map((m) => m.id),
-              ),
-              eq(o.status, "pending"),
-            ),
-          )
-          .returning({ id: o.id }),
-      );
-      return rows.map((r) => r.id);
-    });
+    this.#sent = sentBatch(async (marks) =>
+      pg.ids(await this.ctx.run((db) => pg.pgRows(db, pg.outboxSent(marks, this.ctx.now())))),
+    );
   }
 
   /** Inserts pieces in order; a piece whose idemKey exists already is skipped. Returns new row ids. */
   async enqueue(items: readonly OutboxInput[]): Promise<number[]> {
     const values = outboxValues(items, this.ctx.now());
-    // PostgreSQL: one multi-row statement (one round trip; a VALUES list is numbered in its order).
+    // PostgreSQL: one statement (one round trip; unnest yields the rows in order, pg-writes.ts).
     if (this.ctx.dialect === "postgres") {
       if (values.length === 0) return [];
-      const rows = await this.ctx.run((db) => this.insert(db, values).returning({ id: this.t.outbox.id }));
-      return rows.map((r) => r.id).sort((a, b) => a - b);
+      const rows = await this.ctx.run((db) => pg.pgRows(db, pg.outboxInsert(values, true)));
+      return pg.ids(rows).sort((a, b) => a - b);
     }
     const ids: number[] = [];
     for (const row of values) {
@@ -127,11 +103,6 @@ export class Outbox {
       if (id !== undefined) ids.push(id);
     }
     return ids;
-  }
-
-  /** The insert of `values` (pieces whose idemKey exists are skipped), to run or to carry in another statement. */
-  insert(db: Db, values: OutboxValues[]) {
-    return db.insert(this.t.outbox).values(values).onConflictDoNothing({ target: this.t.outbox.idemKey });
   }
 
   async get(id: number): Promise<OutboxRecord | undefined> {
@@ -146,6 +117,10 @@ export class Outbox {
    * so the cost follows the threads read, not the pending rows behind their heads (#45).
    */
   async due(now: number, limit = 32): Promise<OutboxRecord[]> {
+    if (this.ctx.dialect === "postgres") {
+      const rows = await this.ctx.run((db) => pg.pgRows(db, pg.outboxDue(now, limit)));
+      return rows.map((row) => toRecord(pg.outboxRow(row)));
+    }
     const o = this.t.outbox;
     const h = this.t.outboxHeads;
     const rows = await this.ctx.run((db) => {
@@ -156,11 +131,9 @@ export class Outbox {
         .orderBy(asc(h.headId))
         .limit(limit);
       // The heads first, then their rows by primary key, in shapes no planner turns into a join
-      // that scans outbox (a hash join did on both dialects): PostgreSQL evaluates `ARRAY(...)`
-      // once as an init plan; SQLite reads `rowid IN (...)` as one lookup per listed id.
-      const ofHeads =
-        this.ctx.dialect === "postgres" ? sql`${o.id} = ANY(ARRAY(${heads}))` : inArray(o.id, heads);
-      return db.select().from(o).where(ofHeads).orderBy(asc(o.id));
+      // that scans outbox (a hash join did on both dialects): SQLite reads `rowid IN (...)` as one
+      // lookup per listed id; PostgreSQL evaluates `ARRAY(...)` once as an init plan (pg-writes.ts).
+      return db.select().from(o).where(inArray(o.id, heads)).orderBy(asc(o.id));
     });
     return rows.map(toRecord);
   }

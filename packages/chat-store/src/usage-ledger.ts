@@ -5,10 +5,9 @@ import type { StoreContext } from "./context.js";
 import type { SQLWrapper } from "drizzle-orm";
 import { and, desc, eq, gte, sql } from "./orm.js";
 import { StatementBatch } from "./statement-batch.js";
+import { pgRows, usageInsert } from "./pg-writes.js";
 
-/** Rows per insert: well below PostgreSQL's 65,535 parameters (14 per row). */
-const MAX_ROWS = 2000;
-/** Record calls one grouped statement serves. */
+/** Record calls one grouped statement serves (its rows travel as arrays: one text for any number, pg-writes.ts). */
 const MAX_RECORDS = 500;
 
 /** The call's purpose: a turn's model call, a summary (compaction), or a scheduled turn's call. */
@@ -68,11 +67,7 @@ export class UsageLedger {
   constructor(private readonly ctx: StoreContext) {
     if (ctx.dialect !== "postgres") return;
     this.#batch = new StatementBatch(async (records) => {
-      const rows = records.flat();
-      for (let i = 0; i < rows.length; i += MAX_ROWS) {
-        const chunk = rows.slice(i, i + MAX_ROWS);
-        await this.ctx.run((db) => db.insert(this.l).values(chunk));
-      }
+      await this.ctx.run((db) => pgRows(db, usageInsert(records.flat())));
       return records.map(() => undefined);
     }, MAX_RECORDS);
   }
@@ -82,7 +77,8 @@ export class UsageLedger {
     const rows = Array.isArray(entries) ? entries : [entries];
     if (rows.length === 0) return;
     if (this.#batch && !this.ctx.inTransaction()) return this.#batch.add(rows);
-    await this.ctx.run((db) => db.insert(this.l).values(rows));
+    if (this.ctx.dialect === "postgres") await this.ctx.run((db) => pgRows(db, usageInsert(rows)));
+    else await this.ctx.run((db) => db.insert(this.l).values(rows));
   }
 
   /** The sums over the rows the filter covers. */

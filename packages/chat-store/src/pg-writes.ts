@@ -1,0 +1,298 @@
+// PostgreSQL: a gateway message's own statements (its inbox row accepted, taken and ended with the
+// turn's messages and reply, the reply marked sent) as SQL written here once, instead of built by
+// drizzle on every call: in a V8 profile of an ingest-pg burst, drizzle building the statement that
+// ends a turn was 11-13% of the server's CPU and building the accepts' multi-row INSERT 8% (#45).
+// Rows travel as arrays (unnest), so one text serves any number of rows: each text is a named
+// statement, parsed and planned once per connection (store-postgres named-statements.ts).
+import type { Db } from "./context.js";
+import type { AcceptRow } from "./accept-batch.js";
+import type { OutboxValues } from "./outbox.js";
+import type { UsageEntry } from "./usage-ledger.js";
+
+/** One statement: its text (placeholders `$1`...) and parameters. */
+export interface PgQuery {
+  text: string;
+  params: unknown[];
+}
+
+type Row = Record<string, unknown>;
+
+interface Queryable {
+  query(config: { text: string; values: unknown[] }): Promise<{ rows: Row[] }>;
+}
+
+/**
+ * The node-postgres pool (or a transaction's pooled connection) under a drizzle handle: drizzle's
+ * session holds it, on the root handle and on a transaction's alike.
+ */
+function clientOf(db: Db): Queryable {
+  const client = (db as unknown as { session?: { client?: Queryable } }).session?.client;
+  if (typeof client?.query !== "function")
+    throw new TypeError("pg-writes: not a node-postgres drizzle handle");
+  return client;
+}
+
+/** Runs `q` on the handle's connection (the transaction's when it is one); its rows. */
+export async function pgRows(db: Db, q: PgQuery): Promise<Row[]> {
+  return (await clientOf(db).query({ text: q.text, values: q.params })).rows;
+}
+
+/** bigint columns come back as strings from node-postgres (drizzle's mapping made them numbers). */
+export const ids = (rows: Row[], column = "id"): number[] => rows.map((r) => Number(r[column]));
+
+const INBOX_COLUMNS = "gateway, dedup_key, thread, text, origin, status, received_at, attachments";
+
+// unnest yields the rows in the arrays' order: ids follow the callers' order, as a VALUES list's do.
+const INBOX_ACCEPT = `INSERT INTO "inbox" (${INBOX_COLUMNS}) SELECT g, k, t, x, o, 'queued', r, a \
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[]) \
+AS u(g, k, t, x, o, r, a) ON CONFLICT (gateway, dedup_key) DO NOTHING RETURNING id, gateway, dedup_key`;
+
+/** Queued inbox rows unless their (gateway, dedupKey) exists; returns the inserted ones (id, gateway, dedup_key). */
+export function inboxAccept(rows: readonly AcceptRow[]): PgQuery {
+  return {
+    text: INBOX_ACCEPT,
+    params: [
+      rows.map((r) => r.gateway),
+      rows.map((r) => r.dedupKey),
+      rows.map((r) => r.thread),
+      rows.map((r) => r.text),
+      rows.map((r) => r.origin),
+      rows.map((r) => r.receivedAt),
+      rows.map((r) => r.attachments),
+    ],
+  };
+}
+
+const INBOX_RUNNING = `UPDATE "inbox" SET status = 'running', started_at = $1 \
+WHERE id = ANY($2::bigint[]) AND status = 'queued' RETURNING id`;
+
+/** queued -> running for the records `ids`; returns those it moved. */
+export function inboxRunning(recordIds: readonly number[], now: number): PgQuery {
+  return { text: INBOX_RUNNING, params: [now, recordIds] };
+}
+
+const INBOX_END = `UPDATE "inbox" SET status = $1, finished_at = $2 \
+WHERE id = $3 AND status IN ('queued', 'running') RETURNING id`;
+
+/** queued|running -> `status`; returns the record when it moved. */
+export function inboxEnd(id: number, status: string, now: number): PgQuery {
+  return { text: INBOX_END, params: [status, now, id] };
+}
+
+/** The main query over `ended` (inboxEnd as a WITH clause): how many rows it ended. */
+export const ENDED_COUNT: PgQuery = { text: "SELECT count(*)::int AS n FROM ended", params: [] };
+
+const OUTBOX_COLUMNS =
+  "gateway, thread, idem_key, kind, payload, status, next_attempt_at, created_at, traceparent";
+
+const OUTBOX_INSERT = `INSERT INTO "outbox" (${OUTBOX_COLUMNS}) SELECT * FROM unnest($1::text[], \
+$2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::text[]) \
+ON CONFLICT (idem_key) DO NOTHING`;
+const OUTBOX_INSERT_IDS = `${OUTBOX_INSERT} RETURNING id`;
+
+/** Outbox pieces in order, those whose idemKey exists skipped; `returning`: their new ids. */
+export function outboxInsert(rows: readonly OutboxValues[], returning = false): PgQuery {
+  return {
+    text: returning ? OUTBOX_INSERT_IDS : OUTBOX_INSERT,
+    params: [
+      rows.map((r) => r.gateway),
+      rows.map((r) => r.thread),
+      rows.map((r) => r.idemKey),
+      rows.map((r) => r.kind),
+      rows.map((r) => r.payload),
+      rows.map((r) => r.status ?? "pending"),
+      rows.map((r) => r.nextAttemptAt),
+      rows.map((r) => r.createdAt),
+      rows.map((r) => r.traceparent ?? null),
+    ],
+  };
+}
+
+const OUTBOX_SENT = `UPDATE "outbox" SET status = 'sent', attempts = "outbox".attempts + 1, \
+platform_id = m.platform_id, finished_at = $1 FROM unnest($2::bigint[], $3::text[]) AS m(id, platform_id) \
+WHERE "outbox".id = m.id AND "outbox".status = 'pending' RETURNING "outbox".id`;
+
+/**
+ * pending -> sent, one attempt more, for each `[id, platformId]`; returns the ids it moved. An id
+ * listed twice takes its first platform id (a row is updated once).
+ */
+export function outboxSent(
+  marks: readonly { id: number; platformId: string | null }[],
+  now: number,
+): PgQuery {
+  const seen = new Set<number>();
+  const unique = marks.filter((m) => !seen.has(m.id) && seen.add(m.id));
+  return {
+    text: OUTBOX_SENT,
+    params: [now, unique.map((m) => m.id), unique.map((m) => m.platformId)],
+  };
+}
+
+const MEMORY_INSERT = `INSERT INTO "memory_messages" (user_id, conversation_id, role, body, created_at) \
+SELECT $1::text, $2::text, m.role, m.body, m.created_at FROM unnest($3::text[], $4::text[], $5::bigint[]) \
+AS m(role, body, created_at)`;
+
+/** One scope's messages, numbered in their order. */
+export function memoryInsert(
+  rows: readonly { userId: string; conversationId: string; role: string; body: string; createdAt: number }[],
+): PgQuery {
+  const first = rows[0];
+  return {
+    text: MEMORY_INSERT,
+    params: [
+      first?.userId,
+      first?.conversationId,
+      rows.map((r) => r.role),
+      rows.map((r) => r.body),
+      rows.map((r) => r.createdAt),
+    ],
+  };
+}
+
+const USAGE_INSERT = `INSERT INTO "usage_ledger" (at, user_id, gateway, agent, conversation_id, provider, \
+model, kind, outcome, input_tokens, output_tokens, cached_input_tokens, reasoning_tokens, cost_nanos) \
+SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], \
+$8::text[], $9::text[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[])`;
+
+/** Ledger rows, one a model call. */
+export function usageInsert(rows: readonly UsageEntry[]): PgQuery {
+  const column = <K extends keyof UsageEntry>(k: K) => rows.map((r) => r[k]);
+  return {
+    text: USAGE_INSERT,
+    params: [
+      column("at"),
+      column("userId"),
+      column("gateway"),
+      column("agent"),
+      column("conversationId"),
+      column("provider"),
+      column("model"),
+      column("kind"),
+      column("outcome"),
+      column("inputTokens"),
+      column("outputTokens"),
+      column("cachedInputTokens"),
+      column("reasoningTokens"),
+      column("costNanos"),
+    ],
+  };
+}
+
+const INBOX_RECORD = `id, gateway, dedup_key AS "dedupKey", thread, text, origin, status, \
+received_at AS "receivedAt", started_at AS "startedAt", finished_at AS "finishedAt", attachments`;
+
+/** `... FROM inbox WHERE status IN (<statuses>) AND (gateway, thread) IN (<the threads>)` by statuses and lock. */
+const INBOX_OF_THREADS = new Map(
+  [["queued"], ["queued", "running"]].flatMap((statuses) =>
+    [false, true].map((lock) => [
+      `${statuses.join()}${lock ? " lock" : ""}`,
+      `SELECT ${INBOX_RECORD} FROM "inbox" WHERE status IN (${statuses.map((x) => `'${x}'`).join(", ")}) \
+AND (gateway, thread) IN (SELECT * FROM unnest($1::text[], $2::text[])) ORDER BY id${lock ? " FOR UPDATE" : ""}`,
+    ]),
+  ),
+);
+
+/**
+ * The inbox records of several threads in `statuses`, oldest first, locked (`FOR UPDATE`) with
+ * `lock`; rows as drizzle maps them (`inboxRecordRow`).
+ */
+export function inboxOfThreads(
+  keys: readonly { gateway: string; thread: string }[],
+  statuses: readonly ("queued" | "running")[],
+  lock: boolean,
+): PgQuery {
+  const text = INBOX_OF_THREADS.get(`${statuses.join()}${lock ? " lock" : ""}`);
+  if (!text) throw new TypeError(`inboxOfThreads: no statement for ${statuses.join()}`);
+  return { text, params: [keys.map((k) => k.gateway), keys.map((k) => k.thread)] };
+}
+
+const orNull = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+
+/** A row of INBOX_RECORD with its bigint columns as numbers. */
+export function inboxRecordRow<T>(row: Row): T {
+  return {
+    ...row,
+    id: Number(row.id),
+    receivedAt: Number(row.receivedAt),
+    startedAt: orNull(row.startedAt),
+    finishedAt: orNull(row.finishedAt),
+  } as T;
+}
+
+const OUTBOX_DUE = `SELECT id, gateway, thread, idem_key AS "idemKey", kind, payload, status, attempts, \
+next_attempt_at AS "nextAttemptAt", last_error AS "lastError", platform_id AS "platformId", \
+created_at AS "createdAt", finished_at AS "finishedAt", traceparent FROM "outbox" \
+WHERE id = ANY(ARRAY(SELECT head_id FROM "outbox_heads" WHERE next_attempt_at <= $1 ORDER BY head_id LIMIT $2)) \
+ORDER BY id`;
+
+/**
+ * Each due thread's head row, oldest first: the heads first, then their rows by primary key
+ * (`ARRAY(...)` is evaluated once, an init plan: no join that scans outbox).
+ */
+export function outboxDue(now: number, limit: number): PgQuery {
+  return { text: OUTBOX_DUE, params: [now, limit] };
+}
+
+/** A row of OUTBOX_DUE with its bigint columns as numbers. */
+export function outboxRow<T>(row: Row): T {
+  return {
+    ...row,
+    id: Number(row.id),
+    attempts: Number(row.attempts),
+    nextAttemptAt: Number(row.nextAttemptAt),
+    createdAt: Number(row.createdAt),
+    finishedAt: orNull(row.finishedAt),
+  } as T;
+}
+
+/** Composed texts by the texts they are made of (trie over the parts' text strings). */
+interface Composed {
+  next: Map<string, Composed>;
+  text?: string;
+}
+const composed: Composed = { next: new Map() };
+let composedCount = 0;
+/** The written texts make a handful of compositions; more than this is not kept. */
+const MAX_COMPOSED = 64;
+
+/** `text` with its placeholders moved up by `offset` (the texts here hold no other `$`). */
+const shifted = (text: string, offset: number) =>
+  offset === 0 ? text : text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+
+function composeText(clauses: readonly PgQuery[], ended: PgQuery | undefined, main: PgQuery): string {
+  const parts: string[] = [];
+  let offset = 0;
+  for (const [i, c] of clauses.entries()) {
+    parts.push(`carried_${i} AS (${shifted(c.text, offset)})`);
+    offset += c.params.length;
+  }
+  if (ended) {
+    parts.push(`ended AS (${shifted(ended.text, offset)})`);
+    offset += ended.params.length;
+  }
+  return `WITH ${parts.join(", ")} ${shifted(main.text, offset)}`;
+}
+
+/**
+ * One statement of data-modifying WITH clauses (`carried_0`, `carried_1`, ..., then `ended` when
+ * given) and `main` (PostgreSQL runs each clause once, to completion). The text of a sequence of
+ * texts is made once and handed out as the same string (its name lookup then hashes nothing new).
+ */
+export function withClauses(clauses: readonly PgQuery[], ended: PgQuery | undefined, main: PgQuery): PgQuery {
+  if (clauses.length === 0 && !ended) return main;
+  const params = [...clauses.flatMap((c) => c.params), ...(ended?.params ?? []), ...main.params];
+  let node = composed;
+  // The clause count first: sequences of different shapes never share a path.
+  for (const text of [String(clauses.length), ...clauses.map((c) => c.text), ended?.text ?? "", main.text]) {
+    let child = node.next.get(text);
+    if (!child) {
+      if (composedCount >= MAX_COMPOSED) return { text: composeText(clauses, ended, main), params };
+      child = { next: new Map() };
+      node.next.set(text, child);
+      composedCount++;
+    }
+    node = child;
+  }
+  node.text ??= composeText(clauses, ended, main);
+  return { text: node.text, params };
+}
