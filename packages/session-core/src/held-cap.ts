@@ -18,6 +18,9 @@ export const DEFAULT_MAX_HELD_THREADS = 1000;
 /** The environment variable that sets the cap when the session's `maxHeldThreads` is not given. */
 export const MAX_HELD_THREADS_ENV = "AGENTSVC_MAX_HELD_THREADS";
 
+/** Least time between two warnings that threads wait for room. */
+const WARN_EVERY_MS = 60_000;
+
 interface Waiting {
   gateway: string;
   thread: string;
@@ -30,6 +33,7 @@ export class HeldCap {
   readonly #waiting = new Map<string, Waiting>();
   /** Waiting threads being taken now: their places are kept for them. */
   readonly #woken = new Set<string>();
+  #warnedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     readonly max: number,
@@ -40,6 +44,7 @@ export class HeldCap {
       take(gateway: string, thread: string): Promise<void>;
       track(work: Promise<unknown>): void;
       stopping(): boolean;
+      logger: { warn(obj: object, msg: string): void };
     },
   ) {}
 
@@ -65,10 +70,22 @@ export class HeldCap {
     const woken = this.#woken.delete(threadId);
     if (!woken && (this.#waiting.size > 0 || this.#used() >= this.max)) {
       if (!this.#waiting.has(threadId)) this.#waiting.set(threadId, { gateway, thread });
+      this.#warn();
       return false;
     }
     this.#taking += 1;
     return true;
+  }
+
+  /** Says the cap binds: at the first thread waiting, then at most once a minute while any wait. */
+  #warn(): void {
+    const now = Date.now();
+    if (now - this.#warnedAt < WARN_EVERY_MS) return;
+    this.#warnedAt = now;
+    this.d.logger.warn(
+      { max: this.max, waiting: this.#waiting.size },
+      "holding the most threads allowed at once: more threads wait for room, their messages queued (maxHeldThreads, AGENTSVC_MAX_HELD_THREADS)",
+    );
   }
 
   /** A reserved take has answered: its lock is counted held by now, or was not taken. */

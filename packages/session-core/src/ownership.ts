@@ -46,6 +46,7 @@ export class Ownership {
       take: (gateway, thread) => this.poke(gateway, thread),
       track: (work) => p.track(work),
       stopping: () => p.stopping(),
+      logger: p.logger,
     });
   }
 

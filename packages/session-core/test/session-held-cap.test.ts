@@ -52,6 +52,9 @@ describe("an instance of several with a cap on the threads it holds", () => {
     for (const t of ["A", "C"]) expect(r.gateway.textsTo(t)).toHaveLength(1);
     expect(r.runs.starts).toHaveLength(4);
     expect(await r.db.inbox.unfinished()).toEqual([]);
+    // Said once (at most once a minute), naming the cap.
+    const warned = r.logs.lines().filter((l) => l.msg?.startsWith("holding the most threads allowed"));
+    expect(warned.map((l) => [l.level, l.max])).toEqual([[40, 1]]);
   });
 
   it("lets an idle thread it keeps for its next message go at once when another thread waits for room", async () => {
