@@ -101,7 +101,8 @@ export class HeldCap {
       if (this.#used() >= this.max) return;
       this.#waiting.delete(threadId);
       this.#woken.add(threadId);
-      // A take that never reached `reserve` (stopping, a turn lost here winding down) frees its place.
+      // A take that never reached `reserve` (stopping, a turn lost here winding down, a claim of the
+      // thread already in flight) frees its place; the thread's messages are then the sweep's.
       const work = this.d.take(w.gateway, w.thread).finally(() => {
         if (this.#woken.delete(threadId)) this.wake();
       });
