@@ -17,6 +17,11 @@ const ROUNDS = Math.max(1, Number(process.env.BENCH_START_ROUNDS ?? 5));
 const root = resolve(import.meta.dirname, "../../..");
 // BENCH_START_BEFORE=<an agentsvc bin of an older build>: measured too, alternated in the same rounds.
 const BEFORE = process.env.BENCH_START_BEFORE;
+// That build's repository (the bin is <tree>/packages/cli/bin/agentsvc.js): its side starts projects
+// copied into that tree, so their agent files resolve that tree's agent-core and mcp, which its bin
+// hands the bundle's copies (shared-packages.js). From this tree's bench folder they resolved ours,
+// a second copy loaded file by file: the older side paid ~50 module files more than it ships.
+const BEFORE_TREE = BEFORE ? resolve(BEFORE, "../../../..") : undefined;
 const agentsvc = (project: string, bin = resolve(root, "packages/cli/bin/agentsvc.js")) => [
   bin,
   "start",
@@ -39,8 +44,9 @@ interface Sample {
 // is a first start (empty store, no history the bench wrote in earlier rounds). Always the same folder with the files' times kept, so Node's
 // compile cache (keyed by file URL, which carries the loader's ?mtime=) is as warm as at a user's restart.
 const HELLO_FILES = ["agents", "gateways", "mcp", "resources", "package.json"];
-const helloCopy = resolve(import.meta.dirname, "../.runs/start-hello");
-function freshHello(): string {
+const helloCopyIn = (tree = root) => join(tree, "tooling/bench/.runs/start-hello");
+function freshHello(tree?: string): string {
+  const helloCopy = helloCopyIn(tree);
   rmSync(helloCopy, { recursive: true, force: true });
   for (const name of HELLO_FILES) {
     cpSync(join(root, "examples/hello", name), join(helloCopy, name), {
@@ -97,8 +103,11 @@ async function once(args: string[]): Promise<Sample> {
   }
 }
 
-/** `project()` gives the folder to start, before every start (a fresh copy, or the same one). */
-async function startRows(name: string, project: () => string): Promise<Row[]> {
+/**
+ * `project(tree)` gives the folder to start, before every start (a fresh copy, or the same one):
+ * inside `tree` (the older build's repository) for that side, else inside this one.
+ */
+async function startRows(name: string, project: (tree?: string) => string): Promise<Row[]> {
   const ours: Sample[] = [];
   const bare: Sample[] = [];
   const before: Sample[] = [];
@@ -106,12 +115,12 @@ async function startRows(name: string, project: () => string): Promise<Row[]> {
   // One unmeasured start each: fills the compile cache and the OS file cache for every side (and
   // creates the accounts of a sign-in project, as its first start in production would).
   await once(agentsvc(project()));
-  if (BEFORE) await once(agentsvc(project(), BEFORE));
+  if (BEFORE) await once(agentsvc(project(BEFORE_TREE), BEFORE));
   await once(BARE);
   for (let i = 0; i < ROUNDS; i++) {
     bare.push(await once(BARE));
     ours.push(await once(agentsvc(project())));
-    if (BEFORE) before.push(await once(agentsvc(project(), BEFORE)));
+    if (BEFORE) before.push(await once(agentsvc(project(BEFORE_TREE), BEFORE)));
   }
   const med = (list: Sample[], key: keyof Sample) =>
     percentile(
@@ -183,15 +192,20 @@ export async function benchStart(): Promise<Row[]> {
   try {
     rows.push(...(await startRows("examples/hello", freshHello)));
   } finally {
-    rmSync(helloCopy, { recursive: true, force: true });
+    for (const tree of [root, BEFORE_TREE])
+      if (tree) rmSync(helloCopyIn(tree), { recursive: true, force: true });
   }
-  // A copy made once, so its store (and the accounts and saved page copies with it) persists across
-  // the rounds, as a restart finds them, but not across runs.
+  // A copy made once (one per side), so its store (and the accounts and saved page copies with it)
+  // persists across the rounds, as a restart finds them, but not across runs.
   const signin = freshProject("project-start-signin");
+  const signinBefore = BEFORE_TREE ? freshProject("project-start-signin", BEFORE_TREE) : undefined;
   try {
-    rows.push(...(await startRows("sign-in and MCP", () => signin.dir)));
+    rows.push(
+      ...(await startRows("sign-in and MCP", (tree) => (tree ? (signinBefore ?? signin) : signin).dir)),
+    );
   } finally {
     signin.remove();
+    signinBefore?.remove();
   }
   return rows;
 }
