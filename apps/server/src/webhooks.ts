@@ -1,7 +1,7 @@
 // Mounts the inbound routes of webhook gateways at `/webhooks/<type>`, handing each handler the
 // exact raw body bytes, the headers and the public URL before anything is parsed.
 import type { Gateway, WebhookRequest } from "@agentsvc/session-core";
-import { readBody } from "@agentsvc/webhook-kit";
+import { rawRequest } from "@agentsvc/webhook-kit";
 import type { Context, Hono } from "hono";
 
 /** Largest webhook body accepted; platform deliveries are far smaller. */
@@ -38,20 +38,16 @@ async function toWebhookRequest(
   method: "GET" | "POST",
   publicBaseUrl: string | undefined,
 ): Promise<WebhookRequest | "too_large"> {
-  const declared = Number(c.req.header("content-length") ?? "0");
-  if (declared > WEBHOOK_MAX_BYTES) return "too_large";
+  // Under @hono/node-server straight from Node's request (no fetch Request and web stream made).
+  const raw = rawRequest(c.env, c.req.raw);
+  const headers = raw.headers;
+  if (Number(headers["content-length"] ?? "0") > WEBHOOK_MAX_BYTES) return "too_large";
   // Counted while it streams: a chunked body (no Content-Length) stops at the limit, unbuffered.
   const body =
-    method === "GET"
-      ? { ok: true as const, bytes: new Uint8Array() }
-      : await readBody(c.req.raw.body, WEBHOOK_MAX_BYTES);
+    method === "GET" ? { ok: true as const, bytes: new Uint8Array() } : await raw.body(WEBHOOK_MAX_BYTES);
   if (!body.ok) return "too_large";
   const rawBody = body.bytes;
   const url = new URL(c.req.url);
-  const headers: Record<string, string> = {};
-  c.req.raw.headers.forEach((value, key) => {
-    headers[key.toLowerCase()] = value;
-  });
   // Behind a proxy the platform signed the URL it called, not the one this server sees.
   const publicUrl = publicBaseUrl
     ? `${publicBaseUrl.replace(/\/+$/, "")}${url.pathname}${url.search}`

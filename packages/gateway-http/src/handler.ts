@@ -5,9 +5,8 @@
 //   POST /interactions/:requestID/decisions            a decision (decidedBy = "http:<signer>")
 // Every body is read with a byte limit while it streams (413, connection closed), and every request
 // is signed (see signature.ts): the signature is checked over the raw bytes before anything is parsed.
-import { IncomingMessage } from "node:http";
 import type { DecisionInput, WebhookRequest, WebhookResponse } from "@agentsvc/adapter-kit";
-import { readBody, readNodeBody } from "@agentsvc/webhook-kit";
+import { rawRequest } from "@agentsvc/webhook-kit";
 import type { Context } from "hono";
 import { Hono } from "hono";
 import type { HttpGateway } from "./gateway.js";
@@ -49,16 +48,11 @@ export function createHttpGatewayHandler(
   async function received(c: Context): Promise<WebhookRequest | "too_large"> {
     // Served by @hono/node-server: headers and body straight from Node's request, never made
     // into a fetch Request and a web stream (most of this function's CPU in a profile).
-    const node = unreadNodeRequest(c);
-    const headers = node ? headersOf(node.rawHeaders) : fetchHeaders(c.req.raw.headers);
+    const raw = rawRequest(c.env, c.req.raw);
+    const headers = raw.headers;
     if (Number(headers["content-length"] ?? "0") > maxBody) return "too_large";
     const method = c.req.method === "GET" ? "GET" : "POST";
-    const read =
-      method === "GET"
-        ? undefined
-        : node
-          ? await readNodeBody(node, maxBody)
-          : await readBody(c.req.raw.body, maxBody);
+    const read = method === "GET" ? undefined : await raw.body(maxBody);
     if (read && !read.ok) return "too_large";
     const url = new URL(c.req.url);
     return {
@@ -187,32 +181,6 @@ export function createHttpGatewayHandler(
     return fail(500, "internal_error", "internal error");
   });
   return app;
-}
-
-/** Node's request under @hono/node-server, when nothing has read its body yet. */
-function unreadNodeRequest(c: Context): IncomingMessage | undefined {
-  const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming;
-  if (!(incoming instanceof IncomingMessage)) return undefined;
-  return incoming.readableFlowing === null && !incoming.readableEnded ? incoming : undefined;
-}
-
-/** Lower-cased names; a repeated header's values joined with ", ", as a fetch Headers reads them. */
-function headersOf(raw: readonly string[]): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const key = (raw[i] as string).toLowerCase();
-    const value = raw[i + 1] as string;
-    headers[key] = key in headers ? `${headers[key]}, ${value}` : value;
-  }
-  return headers;
-}
-
-function fetchHeaders(from: Headers): Record<string, string> {
-  const headers: Record<string, string> = {};
-  from.forEach((value, key) => {
-    headers[key.toLowerCase()] = value;
-  });
-  return headers;
 }
 
 function decisionProblem(body: unknown): string | undefined {

@@ -8,6 +8,7 @@ export {
 export { type FailedAnswer, jsonOrSendError, type SendErrorOptions, sendErrorFor } from "./send-error.js";
 export { plainResponse } from "./responses.js";
 export { readBody, readNodeBody, type ReadBodyResult } from "./read-body.js";
+export { type RawRequest, rawRequest } from "./node-request.js";
 export {
   type ParseResult,
   type VerifyResult,
