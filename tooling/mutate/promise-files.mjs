@@ -26,6 +26,8 @@ const special = {
     "policy",
     "turns",
     "ownership",
+    "sweep",
+    "held-cap",
     "reply-prefix",
   ].map((f) => `src/${f}.ts`),
   "chat-store": [
