@@ -60,7 +60,7 @@ describe("connection strings are redacted", () => {
 describe("connectPostgres options", () => {
   const url = `postgres://app:${SECRET}@db.internal:5432/agentsvc`;
 
-  it("defaults: pool 10, application name agentsvc, 10 s connect timeout, TLS verify-full off loopback and off on loopback", () => {
+  it("defaults: pool 10, application name agentsvc, 10 s connect timeout, idle connections kept 10 minutes with keepalives, TLS verify-full off loopback and off on loopback", () => {
     const remote = resolvePoolConfig({ connectionString: url });
     expect(remote.ssl).toBe("verify-full");
     expect(remote.config).toMatchObject({
@@ -68,6 +68,9 @@ describe("connectPostgres options", () => {
       application_name: "agentsvc",
       connectionTimeoutMillis: 10_000,
       ssl: { rejectUnauthorized: true },
+      // Kept through pauses in traffic (ending a backend costs PostgreSQL CPU), probed while kept.
+      idleTimeoutMillis: 600_000,
+      keepAlive: true,
     });
     expect(remote.config.statement_timeout).toBeUndefined();
     expect(resolvePoolConfig({ connectionString: "postgres://u@127.0.0.1/x" }).ssl).toBe("off");
