@@ -19,7 +19,7 @@ import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalRegistry, startLocalRegistry } from "../../registry/local-registry.js";
-import { publishablePackages, repoRoot } from "../../registry/pack.js";
+import { packRecursive, publishablePackages, repoRoot } from "../../registry/pack.js";
 import { NPM_FLAGS, run } from "./outside.js";
 
 const home = mkdtempSync(join(tmpdir(), "agentsvc-release-"));
@@ -88,10 +88,13 @@ beforeAll(async () => {
   }
   await exec(process.execPath, [changesetBin, "version"], scratch, 120_000);
   mkdirSync(tarballDir);
-  for (const { name, dir } of publishablePackages()) {
-    const inScratch = join(scratch, relative(repoRoot, dir));
-    const out = await exec("pnpm", ["pack", "--json", "--pack-destination", tarballDir], inScratch, 60_000);
-    const file = (JSON.parse(out) as { filename: string }).filename;
+  // One recursive pack in the scratch copy (pack.ts says why); each tarball is then read itself.
+  const tarballs = await packRecursive(
+    scratch,
+    tarballDir,
+    publishablePackages().map((p) => p.name),
+  );
+  for (const { name, filename: file } of tarballs) {
     const files = (await exec("tar", ["-tzf", file], home, 30_000))
       .split("\n")
       .filter(Boolean)
