@@ -2,6 +2,7 @@ import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 import { split as cli } from "./packages/cli/vitest.config.ts";
 import { split as server } from "./apps/server/vitest.config.ts";
+import { split as webuiPage } from "./packages/webui-page/vitest.config.ts";
 import { SHARED_THREADS } from "./tooling/vitest.preset.ts";
 import SlowFirstSequencer from "./tooling/vitest.sequencer.ts";
 
@@ -23,10 +24,13 @@ export default defineConfig({
       // Split by file: part in the shared threads, part forked (tooling/vitest.preset.ts).
       "!packages/cli/vitest.config.ts",
       "!apps/server/vitest.config.ts",
+      "!packages/webui-page/vitest.config.ts",
       cli.forked,
       cli.shared,
       server.forked,
       server.shared,
+      webuiPage.forked,
+      webuiPage.shared,
       "examples/*/vitest.config.ts",
       "tooling/build/vitest.config.ts",
       "tooling/install-test/vitest.config.ts",
