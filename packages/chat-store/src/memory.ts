@@ -181,13 +181,14 @@ export class SqliteMemory implements Memory {
       // twice (also as the oldest recent row), otherwise every recent row is newer than it.
       const m = this.t.memoryMessages;
       const fields = { id: m.id, role: m.role, body: m.body };
-      const oldest = this.ordered(scope, asc);
-      const newest = this.ordered(scope, desc);
+      // The drizzle query is built for a read alone only: a turn's read is grouped (window-batch.ts).
       const rows =
         this.windows && !this.ctx.inTransaction()
           ? await this.windows.add(scopeOf(scope))
-          : await this.ctx.run((db) =>
-              db
+          : await this.ctx.run((db) => {
+              const oldest = this.ordered(scope, asc);
+              const newest = this.ordered(scope, desc);
+              return db
                 .select(fields)
                 .from(m)
                 .where(oldest.where)
@@ -200,8 +201,8 @@ export class SqliteMemory implements Memory {
                     .where(newest.where)
                     .orderBy(...newest.orderBy)
                     .limit(limit),
-                ),
-            );
+                );
+            });
       rows.sort((a, b) => a.id - b.id);
       head = rows[0];
       recent = rows.slice(1);

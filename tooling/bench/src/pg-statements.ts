@@ -73,6 +73,8 @@ export async function statementsPerMessage(url: string, secret: string, messages
   const client = pg.Client.prototype;
   const original = client.query;
   const verbs = new Map<string, number>();
+  // BENCH_DEBUG: the statements by text, most frequent first (stderr).
+  const texts = new Map<string, number>();
   let counting = false;
   client.query = function (this: unknown, ...args: unknown[]) {
     if (counting && !probeClients.has(this as object)) {
@@ -80,6 +82,7 @@ export async function statementsPerMessage(url: string, secret: string, messages
       const text = typeof config === "string" ? config : (config?.text ?? "");
       const verb = text.trim().replace(/^\(/, "").split(/\s+/)[0]?.toLowerCase() ?? "?";
       verbs.set(verb, (verbs.get(verb) ?? 0) + 1);
+      if (process.env.BENCH_DEBUG) texts.set(text, (texts.get(text) ?? 0) + 1);
     }
     return original.apply(this, args);
   };
@@ -99,6 +102,8 @@ export async function statementsPerMessage(url: string, secret: string, messages
     client.query = original;
     await server.shutdown();
   }
+  for (const [text, n] of [...texts].sort((a, b) => b[1] - a[1]).slice(0, 20))
+    console.error(`${(n / messages).toFixed(2)} a message: ${text.replace(/\s+/g, " ").slice(0, 160)}`);
   const total = [...verbs.values()].reduce((a, b) => a + b, 0);
   const byVerb = [...verbs.entries()]
     .sort((a, b) => b[1] - a[1])
