@@ -81,7 +81,9 @@ describe("discord connection table (spec §3)", () => {
   });
 
   it("row 2: heartbeating -> reconnecting when the previous heartbeat was not acknowledged (op 11): a proactive reconnect that resumes", async () => {
-    r = await startRig();
+    // A calm watchdog, so only the missing ACK may cause this reconnect: in a starved CI run the
+    // resume came and the zombie line did not (the default watchdog can fire first).
+    r = await startRig({ watchdogMs: 60_000 });
     const id = r.h.fake.sessions.current?.id;
     r.h.fake.sessions.withholdAcks(1);
     const next = await nextConnection(r, 1);
