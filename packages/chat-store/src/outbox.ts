@@ -140,6 +140,10 @@ export class Outbox {
 
   /** The earliest `nextAttemptAt` among thread heads, or undefined when nothing is pending. */
   async nextDueAt(): Promise<number | undefined> {
+    if (this.ctx.dialect === "postgres") {
+      const rows = await this.ctx.run((db) => pg.pgRows(db, pg.OUTBOX_NEXT_DUE));
+      return rows[0]?.at == null ? undefined : Number(rows[0].at);
+    }
     const h = this.t.outboxHeads;
     const rows = await this.ctx.run((db) => db.select({ at: min(h.nextAttemptAt) }).from(h));
     return rows[0]?.at ?? undefined;

@@ -233,6 +233,12 @@ export function outboxDue(now: number, limit: number): PgQuery {
   return { text: OUTBOX_DUE, params: [now, limit] };
 }
 
+/** The earliest `next_attempt_at` among thread heads (`at`: null when nothing is pending). */
+export const OUTBOX_NEXT_DUE: PgQuery = {
+  text: 'SELECT min(next_attempt_at) AS at FROM "outbox_heads"',
+  params: [],
+};
+
 /** A row of OUTBOX_DUE with its bigint columns as numbers. */
 export function outboxRow<T>(row: Row): T {
   return {
