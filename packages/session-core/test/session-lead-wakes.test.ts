@@ -5,6 +5,7 @@ import pino from "pino";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { SessionParts } from "../src/parts.js";
 import { SessionLead, type SessionLeadDeps } from "../src/session-lead.js";
+import { OUTBOX_WAKE_WINDOW_MS } from "../src/session-sender.js";
 import { createMemoryCluster } from "../src/testing/index.js";
 
 afterEach(() => {
@@ -33,7 +34,7 @@ describe("outbox announcements heard by the sending instance", () => {
     expect(wakes).toEqual([true]);
     for (let i = 0; i < 6; i++) l.onCluster({ kind: "outbox" }); // two other instances, three windows' worth each
     expect(wakes).toEqual([true]);
-    vi.advanceTimersByTime(99);
+    vi.advanceTimersByTime(OUTBOX_WAKE_WINDOW_MS - 1);
     expect(wakes).toEqual([true]);
     vi.advanceTimersByTime(1);
     expect(wakes).toEqual([true, true]);
