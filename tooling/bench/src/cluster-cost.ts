@@ -19,12 +19,13 @@ import { fmt, type Row } from "./stats.ts";
 const REQUESTS = Number(process.env.BENCH_CLUSTER_REQUESTS ?? 2000);
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 30);
 /**
- * The pool's idle timeout (store-postgres' default idleTimeoutMs, 30 s) and a margin: after this
- * long at rest every connection the burst opened has closed, and the idle window after it shows
- * what instances cost at rest, apart from PostgreSQL ending the backends a burst left (three
- * instances' pools close about three times as many as one's, inside the first window).
+ * The wait before the second idle window. With a 30 s pool idle timeout (store-postgres' default
+ * before it became 10 minutes) the connections a burst opened closed inside the first window:
+ * PostgreSQL ending their backends (5-14 ms of CPU each) was most of that window's cost, three
+ * instances' pools closing about three times as many as one's. Each window prints how many
+ * connections the instances held at its start and end, and the stop prints what ending them costs.
  */
-const POOLS_CLOSED_S = 35;
+const SECOND_WINDOW_AFTER_S = 35;
 /**
  * Warm-up requests per instance, before the idle windows and again right before the measured burst:
  * each process compiles its hot paths (V8's JIT) and its pool opens its connections once, a cost per
@@ -42,11 +43,16 @@ const KINDS = (process.env.BENCH_CLUSTER_KINDS ?? "invoke,gateway")
   .split(",")
   .filter((k): k is Kind => k === "invoke" || k === "gateway" || k === "idle");
 
-interface Sample {
+interface PgSample {
+  /** The instances' connections to the bench database now (the probes left out). */
+  connections: number;
   /** PostgreSQL's CPU seconds so far by kind of process (printed per idle window). */
   pgByKind: Map<string, number>;
-  app: number;
   pg: number;
+}
+
+interface Sample extends PgSample {
+  app: number;
   statements: number;
   calls: Calls;
 }
@@ -60,10 +66,10 @@ export interface Cost {
   idleApp: number;
   idlePg: number;
   idleStatements: number;
-  /** Per request, and per minute at rest (after the pools closed for gateway configurations): by statement. */
+  /** Per request, and per minute at rest (in the second idle window for gateway configurations): by statement. */
   calls: Calls;
   idleCalls: Calls;
-  /** The same once the pools closed their idle connections (gateway configurations only). */
+  /** The same in the second idle window, SECOND_WINDOW_AFTER_S later (gateway configurations only). */
   restApp?: number;
   restPg?: number;
 }
@@ -89,17 +95,29 @@ class Probe {
     await this.#db.connect();
   }
 
+  /** PostgreSQL's side alone (also once the instances exited). */
+  async postgres(): Promise<PgSample> {
+    const own = [this.#stats.processID, this.#db.processID].filter((p): p is number => p !== undefined);
+    const held = await this.#stats.query(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND NOT pid = ANY($2::int[])",
+      [this.#dbName, own],
+    );
+    return {
+      connections: Number(held.rows[0]?.n ?? 0),
+      pgByKind: postgresCpuByKind(this.#pg.dataDir, own),
+      pg: postgresCpuSeconds(this.#pg.dataDir, own),
+    };
+  }
+
   async sample(): Promise<Sample> {
     const { rows } = await this.#stats.query(
       `SELECT coalesce(sum(s.calls), 0)::text AS n FROM pg_stat_statements s
        JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1 AND s.query NOT LIKE '%bench_probe%'`,
       [this.#dbName],
     );
-    const own = [this.#stats.processID, this.#db.processID].filter((p): p is number => p !== undefined);
     return {
-      pgByKind: postgresCpuByKind(this.#pg.dataDir, own),
+      ...(await this.postgres()),
       app: this.#servers.reduce((sum, s) => sum + cpuSecondsOf(s.pid), 0),
-      pg: postgresCpuSeconds(this.#pg.dataDir, own),
       statements: Number(rows[0]?.n ?? 0),
       calls: await callsOf(this.#stats, this.#dbName),
     };
@@ -197,11 +215,15 @@ async function measure(pg: TestPostgres, kind: Kind, instances: number, tree?: s
       let rest: { restApp: number; restPg: number } | undefined;
       let idleCalls = callsBetween(idle0.calls, idle1.calls, IDLE_S / 60);
       if (kind !== "invoke") {
-        await new Promise((r) => setTimeout(r, POOLS_CLOSED_S * 1000));
+        await new Promise((r) => setTimeout(r, SECOND_WINDOW_AFTER_S * 1000));
         const rest0 = await probe.sample();
         await new Promise((r) => setTimeout(r, IDLE_S * 1000));
         const rest1 = await probe.sample();
-        printPgKinds(`${tree ? "BEFORE " : ""}${kind}, ${instances}: PostgreSQL CPU-s at rest`, rest0, rest1);
+        printPgKinds(
+          `${tree ? "BEFORE " : ""}${kind}, ${instances}: PostgreSQL CPU-s in the second idle window`,
+          rest0,
+          rest1,
+        );
         rest = {
           restApp: ((rest1.app - rest0.app) / IDLE_S) * 60,
           restPg: ((rest1.pg - rest0.pg) / IDLE_S) * 60,
@@ -215,13 +237,17 @@ async function measure(pg: TestPostgres, kind: Kind, instances: number, tree?: s
         idlePg: ((idle1.pg - idle0.pg) / IDLE_S) * 60,
         idleStatements: ((idle1.statements - idle0.statements) / IDLE_S) * 60,
       };
-      if (kind === "idle") return { app: 0, pg: 0, statements: 0, calls: new Map(), ...idle };
+      if (kind === "idle") {
+        await printStop(`${tree ? "BEFORE " : ""}${kind}, ${instances}`, probe, servers);
+        return { app: 0, pg: 0, statements: 0, calls: new Map(), ...idle };
+      }
       await load(kind, servers, WARM * instances, probe); // the pools open again: not reported
       const start = await probe.sample();
       await load(kind, servers, REQUESTS, probe);
       const done = await probe.sample();
       const sent = Math.ceil(REQUESTS / instances) * instances;
       const perK = (a: number, b: number) => ((b - a) / sent) * 1000;
+      await printStop(`${tree ? "BEFORE " : ""}${kind}, ${instances}`, probe, servers);
       return {
         app: perK(start.app, done.app),
         pg: perK(start.pg, done.pg),
@@ -237,13 +263,30 @@ async function measure(pg: TestPostgres, kind: Kind, instances: number, tree?: s
   }
 }
 
-function printPgKinds(title: string, a: Sample, b: Sample): void {
-  const parts = [...b.pgByKind]
-    .map(([k, v]) => [k, v - (a.pgByKind.get(k) ?? 0)] as const)
+function printPgKinds(title: string, a: PgSample, b: PgSample): void {
+  // Every kind of either reading: a kind whose processes all exited is in `a` only.
+  const parts = [...new Set([...a.pgByKind.keys(), ...b.pgByKind.keys()])]
+    .map((k) => [k, (b.pgByKind.get(k) ?? 0) - (a.pgByKind.get(k) ?? 0)] as const)
     .filter(([, v]) => v !== 0)
     .sort((x, y) => y[1] - x[1])
     .map(([k, v]) => `${k} ${fmt(v)}`);
-  console.log(`${title}: ${parts.join(", ") || "none"}`);
+  const net = fmt(b.pg - a.pg);
+  console.log(
+    `${title}: net ${net} (${parts.join(", ") || "none"}); connections ${a.connections} -> ${b.connections}`,
+  );
+}
+
+/**
+ * Stops the instances and prints PostgreSQL's CPU for it: mostly ending the connections they held,
+ * a cost a pool pays whenever it lets connections go (after its idle timeout, or at a stop).
+ */
+async function printStop(title: string, probe: Probe, servers: ChildServer[]): Promise<void> {
+  const a = await probe.postgres();
+  // All at once: stopped one by one, the next would take the lead (and open connections) first.
+  await Promise.all(servers.map((s) => s.stop()));
+  await new Promise((r) => setTimeout(r, 1000));
+  const b = await probe.postgres();
+  printPgKinds(`${title}: PostgreSQL CPU-s for the instances' stop`, a, b);
 }
 
 /** Per configuration; a kind BENCH_CLUSTER_KINDS leaves out has none. */
@@ -297,7 +340,7 @@ function printBreakdown(costs: Costs, label: string): void {
       : []),
     ...(rest[0] && rest[1]
       ? breakdown(
-          `${label}statements per minute at rest (gateway project, pools closed)`,
+          `${label}statements per minute at rest (gateway project, second idle window)`,
           rest[0].idleCalls,
           rest[1].idleCalls,
         )
@@ -397,7 +440,7 @@ function costRows(costs: Costs, label: string): Row[] {
     ...(three.restApp !== undefined && one.restApp !== undefined
       ? [
           {
-            metric: `${label}idle CPU-s per minute at rest, 3 instances (after ${POOLS_CLOSED_S} s: the pools' idle connections closed)`,
+            metric: `${label}idle CPU-s per minute, second window, 3 instances (${SECOND_WINDOW_AFTER_S} s after the first)`,
             value: `${fmt(three.restApp + (three.restPg ?? 0))} (app ${fmt(three.restApp)} + pg ${fmt(three.restPg ?? 0)})`,
             baseline: `1 instance ${fmt(one.restApp + (one.restPg ?? 0))} (app ${fmt(one.restApp)} + pg ${fmt(one.restPg ?? 0)})`,
             ratio: ratio(three.restApp + (three.restPg ?? 0), one.restApp + (one.restPg ?? 0)),
