@@ -1,13 +1,15 @@
 // Starts the Telegram, Slack and Discord fakes, serves this project through the real agentsvc
 // server with its three entries pointed at them, and plays one conversation per platform: a
 // greeting, then a request that needs approval, approved with the platform's own button.
-import { dirname, resolve } from "node:path";
+import { cpSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { PushGatewayEntry } from "@agentsvc/config-schema";
 import { DiscordFake, eventually, SlackFake, TelegramFake } from "@agentsvc/testkit";
 import { type ProjectServer, startProjectServer } from "@agentsvc/server/testing";
 
-export const projectDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const projectDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 export interface Demo {
   server: ProjectServer;
@@ -17,8 +19,24 @@ export interface Demo {
   close(): Promise<void>;
 }
 
+/**
+ * A copy of this project in a temp folder (its node_modules linked), so its `data/` store is its
+ * own: the server helper clears `<root>/data` on start and close, and two demos on one folder (the
+ * two test files run at once, or a test beside `pnpm dev:fakes`) shared one SQLite file and
+ * deleted it under each other.
+ */
+function privateProjectCopy(): string {
+  const root = mkdtempSync(join(tmpdir(), "agentsvc-chat-fakes-"));
+  for (const part of ["package.json", "agents", "gateways"]) {
+    cpSync(join(projectDir, part), join(root, part), { recursive: true });
+  }
+  symlinkSync(join(projectDir, "node_modules"), join(root, "node_modules"), "dir");
+  return root;
+}
+
 /** `port`: where agentsvc listens on 127.0.0.1 (default any free port). */
 export async function startDemo(options: { port?: number } = {}): Promise<Demo> {
+  const root = privateProjectCopy();
   const telegram = await TelegramFake.start();
   const slack = await SlackFake.start();
   const discord = await DiscordFake.start({ heartbeatIntervalMs: 5_000 });
@@ -27,7 +45,7 @@ export async function startDemo(options: { port?: number } = {}): Promise<Demo> 
     slack: slack.apiBaseUrl,
     discord: discord.apiBaseUrl,
   };
-  const server = await startProjectServer(projectDir, {
+  const server = await startProjectServer(root, {
     env: {
       TELEGRAM_BOT_TOKEN: telegram.token,
       SLACK_BOT_TOKEN: slack.botToken,
@@ -46,6 +64,7 @@ export async function startDemo(options: { port?: number } = {}): Promise<Demo> 
     close: async () => {
       await server.close();
       await Promise.all([telegram.close(), slack.close(), discord.close()]);
+      rmSync(root, { recursive: true, force: true });
     },
   };
 }

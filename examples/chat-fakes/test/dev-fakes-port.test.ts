@@ -2,9 +2,12 @@
 // the conversations play, and the script exits 0; a port that is not a number is refused.
 import { execFile } from "node:child_process";
 import { createServer } from "node:net";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { expect, it } from "vitest";
-import { projectDir } from "../scripts/conversation.ts";
+
+// The project folder, as scripts/conversation.ts has it: importing that module for it loaded the
+// server and the fakes into this file, which runs the script in a child process (#45).
+const projectDir = resolve(import.meta.dirname, "..");
 
 const script = join(projectDir, "scripts/dev-fakes.ts");
 
