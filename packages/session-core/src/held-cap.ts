@@ -43,7 +43,6 @@ export class HeldCap {
       /** Takes a waiting thread (and its messages not taken yet). */
       take(gateway: string, thread: string): Promise<void>;
       track(work: Promise<unknown>): void;
-      stopping(): boolean;
       logger: { warn(obj: object, msg: string): void };
     },
   ) {}
@@ -68,8 +67,10 @@ export class HeldCap {
    */
   reserve(gateway: string, thread: string, threadId: string): boolean {
     const woken = this.#woken.delete(threadId);
+    // Stryker disable next-line ConditionalExpression: with room, every thread waiting was woken already (wake runs at every place freed); kept so a late one cannot pass the line
     if (!woken && (this.#waiting.size > 0 || this.#used() >= this.max)) {
-      if (!this.#waiting.has(threadId)) this.#waiting.set(threadId, { gateway, thread });
+      // A thread waiting already keeps its place (a Map keeps the first insertion's order).
+      this.#waiting.set(threadId, { gateway, thread });
       this.#warn();
       return false;
     }
@@ -96,7 +97,7 @@ export class HeldCap {
 
   /** Places freed (a lock given back or lost): waiting threads are taken, oldest first, one per place. */
   wake(): void {
-    if (this.d.stopping()) return;
+    // Stopping: each take returns at once (a poke takes nothing then), leaving the messages queued.
     for (const [threadId, w] of this.#waiting) {
       if (this.#used() >= this.max) return;
       this.#waiting.delete(threadId);
@@ -104,7 +105,8 @@ export class HeldCap {
       // A take that never reached `reserve` (stopping, a turn lost here winding down, a claim of the
       // thread already in flight) frees its place; the thread's messages are then the sweep's.
       const work = this.d.take(w.gateway, w.thread).finally(() => {
-        if (this.#woken.delete(threadId)) this.wake();
+        this.#woken.delete(threadId);
+        this.wake();
       });
       this.d.track(work);
     }

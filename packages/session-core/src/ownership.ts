@@ -45,7 +45,6 @@ export class Ownership {
       locks: () => this.#held.size + this.#releasing.size,
       take: (gateway, thread) => this.poke(gateway, thread),
       track: (work) => p.track(work),
-      stopping: () => p.stopping(),
       logger: p.logger,
     });
   }

@@ -28,7 +28,8 @@ const held = (cluster: MemoryCluster) => [...cluster.holders().keys()];
 
 describe("an instance of several with a cap on the threads it holds", () => {
   it("takes threads waiting for room oldest first as held ones are let go, one at a time under a cap of 1 (AGENTSVC_MAX_HELD_THREADS)", async () => {
-    const { r, cluster } = await one({ env: { AGENTSVC_MAX_HELD_THREADS: "1" } });
+    // No sweep in the test's time: the waiting threads are taken as room is made, by nothing else.
+    const { r, cluster } = await one({ env: { AGENTSVC_MAX_HELD_THREADS: "1" }, sweepMs: 600_000 });
     await r.gateway.inject({ thread: "A", text: "use wait_gate A", id: "a1" });
     await until(() => r.gates.calls.length === 1, "A's turn at its gate");
     await r.gateway.inject({ thread: "B", text: "use wait_gate B", id: "b1" });
@@ -58,7 +59,7 @@ describe("an instance of several with a cap on the threads it holds", () => {
   });
 
   it("lets an idle thread it keeps for its next message go at once when another thread waits for room", async () => {
-    const { r, cluster } = await one({ maxHeldThreads: 1, threadHoldMs: 600_000 });
+    const { r, cluster } = await one({ maxHeldThreads: 1, threadHoldMs: 600_000, sweepMs: 600_000 });
     await r.gateway.inject({ thread: "A", text: "hello A", id: "a1" });
     await until(() => r.gateway.textsTo("A").length === 1, "A's reply");
     await r.session.idle();
@@ -68,6 +69,39 @@ describe("an instance of several with a cap on the threads it holds", () => {
     await r.session.idle();
     // Kept again now: nothing waits.
     expect(held(cluster)).toEqual(["gw:mock:B"]);
+  });
+
+  it("leaves a thread waiting for room out of its sweeps: no lock or holder asked for it", async () => {
+    const asked: string[] = [];
+    const cluster = createMemoryCluster();
+    const inner = cluster.instance("a");
+    const coordination = {
+      ...inner,
+      threadBusy: (key: string) => {
+        asked.push(key);
+        return inner.threadBusy?.(key) ?? Promise.resolve(false);
+      },
+      acquireThread: (key: string) => {
+        asked.push(key);
+        return inner.acquireThread(key);
+      },
+    };
+    const r = await rig({ dir: tempDir(), coordination, maxHeldThreads: 1, sweepMs: 10 });
+    rigs.push(r);
+    await r.gateway.inject({ thread: "A", text: "use wait_gate A", id: "a1" });
+    await until(() => r.gates.calls.length === 1, "A's turn at its gate");
+    await r.gateway.inject({ thread: "B", text: "hello B", id: "b1" });
+    const periods = () => r.session.scheduler.list().find((t) => t.name === "session:sweep")?.runs ?? 0;
+    // B waits once the warning is out; a sweep that listed the inbox before that may still ask for it.
+    await until(() => r.logs.lines().some((l) => l.msg?.startsWith("holding the most threads")), "B waits");
+    const waited = periods();
+    await until(() => periods() >= waited + 2, "the sweep in flight over");
+    asked.length = 0;
+    const from = periods();
+    await until(() => periods() >= from + 5, "five sweep periods");
+    expect(asked.filter((key) => key === "gw:mock:B")).toEqual([]);
+    r.gates.openAll();
+    await until(() => r.gateway.textsTo("B").length === 1, "B's reply");
   });
 
   it("fails at boot on a cap that is not a whole number of threads of at least 1", () => {
