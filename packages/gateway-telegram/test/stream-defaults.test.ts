@@ -17,13 +17,27 @@ beforeEach(async () => {
 afterEach(() => rig.stop());
 
 it("edits a group's streamed preview no sooner than 3 s after the message before it, by default", async () => {
+  // When each call starts, as the gateway paces them: the fake's arrival times also hold each
+  // request's way there, and in a starved run the send's took ~0.45 s longer than the edit's
+  // (arrivals 2.55 s apart for calls started 3 s apart).
+  const started: { method: string; at: number }[] = [];
+  const realFetch = globalThis.fetch;
+  const spy = vi.spyOn(globalThis, "fetch").mockImplementation((input, init) => {
+    const method = /\/([A-Za-z]+)$/.exec(String(input))?.[1] ?? "";
+    if (method === "sendMessage" || method === "editMessageText") started.push({ method, at: Date.now() });
+    return realFetch(input, init);
+  });
   const stream = rig.gateway.stream?.("-1001234567890", { meta: { chatType: "supergroup" } });
   await stream?.update("Hello");
   await stream?.update("Hello there");
-  const [sent, edited] = rig.fake.calls.filter(
-    (c) => c.method === "sendMessage" || c.method === "editMessageText",
-  );
-  expect(edited?.method).toBe("editMessageText");
+  spy.mockRestore();
+  expect(started.map((c) => c.method)).toEqual(["sendMessage", "editMessageText"]);
+  expect(
+    rig.fake.calls
+      .filter((c) => c.method === "sendMessage" || c.method === "editMessageText")
+      .map((c) => c.method),
+  ).toEqual(["sendMessage", "editMessageText"]);
+  const [sent, edited] = started;
   // A lower bound only: a slow machine can lengthen the gap, never shorten it.
   expect((edited?.at as number) - (sent?.at as number)).toBeGreaterThanOrEqual(2_900);
 });
