@@ -9,13 +9,8 @@ import type { GatewayRegistry } from "./registry.js";
 import type { SessionStore } from "./store.js";
 import type { Previews } from "./streaming.js";
 
-/**
- * At most one `outbox` announcement per this many ms from one instance (and one pass per window on
- * the sender for them all): each is a NOTIFY and wakes a pass that reads the due pieces. At 100 ms
- * three instances ran 3.24 statements a gateway message against one's 1.53, at 250 ms 2.85-2.88.
- * Under steady traffic a reply committed elsewhere waits up to two windows; a lone one goes at once.
- */
-export const OUTBOX_WAKE_WINDOW_MS = 250;
+/** At most one `outbox` announcement per this many ms from one instance. */
+export const OUTBOX_WAKE_WINDOW_MS = 100;
 
 /** `send` at once, then at most once per `windowMs`: calls within a window go as one at its end. */
 export function coalesced(send: () => void, windowMs: number): () => void {
