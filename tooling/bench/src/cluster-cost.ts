@@ -214,6 +214,10 @@ async function measure(pg: TestPostgres, kind: Kind, instances: number, tree?: s
       );
       let rest: { restApp: number; restPg: number } | undefined;
       let idleCalls = callsBetween(idle0.calls, idle1.calls, IDLE_S / 60);
+      // BENCH_DEBUG: what the first window after a burst runs, most frequent first (per minute).
+      if (process.env.BENCH_DEBUG)
+        for (const [q, n] of [...idleCalls].sort((a, b) => b[1] - a[1]).slice(0, 8))
+          console.log(`  first idle window, ${instances}: ${n.toFixed(0)}/min ${q}`);
       if (kind !== "invoke") {
         await new Promise((r) => setTimeout(r, SECOND_WINDOW_AFTER_S * 1000));
         const rest0 = await probe.sample();
