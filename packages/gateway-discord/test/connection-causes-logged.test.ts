@@ -38,7 +38,9 @@ describe("discord connection: causes in the log", () => {
   it("each close after a resumed session waits the backoff's first step again (a RESUMED resets it)", async () => {
     // The delays the connection asks its scheduler for (no wall-clock gaps).
     const waits: number[] = [];
-    const h = await discordHarness();
+    // Calm clocks as startCalmRig's, so only the closes cause reconnects: with the scaled watchdog a
+    // starved run replaced the new connection before it resumed ('resume 1' never came).
+    const h = await discordHarness({ watchdogMs: 60_000 }, { heartbeatIntervalMs: 2_000 });
     const build = h.gateway;
     h.gateway = async () => {
       const gw = await build();
