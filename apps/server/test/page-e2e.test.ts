@@ -19,8 +19,9 @@ const FIXTURES = resolve(import.meta.dirname, "fixtures");
 const OUT = resolve(import.meta.dirname, "../../../packages/webui-page/test-output");
 const API_KEY = "page-e2e-key-7f3a";
 const DEMO_MODEL = "agentsvc-demo (scripted demo model)";
-// Quoted back word by word (about 60 demo tokens at 15 ms): long enough that Stop and Steer land
-// while the reply streams, short enough (< 200 characters) that the demo model quotes it whole.
+// Quoted back word by word (about 60 demo tokens at 30 ms): long enough that Stop and Steer land
+// while the reply streams, short enough (< 200 characters) that the demo model quotes it whole. At
+// 15 ms a CI run's Stop, clicked once w5 showed, landed after w44 (0.75 s left to click in).
 const LONG = Array.from({ length: 45 }, (_, i) => `w${i}`).join(" ");
 
 let browser: Awaited<ReturnType<typeof launchBrowser>>;
