@@ -137,6 +137,11 @@ describe("chat page files", () => {
     const chip = page.locator("#file-tray .file-chip");
     await expect.poll(() => chip.locator("progress").count()).toBe(1);
     expect(await chip.getAttribute("class")).toContain("pending");
+    // The page opens the last conversation (earlier tests' messages) and replays its history after
+    // the model's name shows: count the messages on screen only once that history is.
+    await expect
+      .poll(() => page.evaluate(() => performance.getEntriesByName("agentsvc:history-replayed").length))
+      .toBe(1);
     const before = await page.locator(".msg.user").count();
     await page.locator("#input").fill("with the slow one");
     await page.locator("#send-btn").click();
