@@ -1,6 +1,8 @@
 // Several sessions in one process sharing locks, messages and leadership the way instances share
 // them through PostgreSQL (testing only): a thread lock has one holder, a role one leader (the
-// next in line takes over when it goes), and `drop(id)` is an instance's connection dropping.
+// next in line takes over when it goes), and `drop(id)` is an instance's connection dropping. The
+// messages go over that same connection (pg-cluster's bus LISTENs on the instance's link), so an
+// instance whose connection is gone neither hears nor tells the others anything.
 import type { ClusterMessage, Coordination } from "../coordination.js";
 
 export interface MemoryCluster {
@@ -10,7 +12,10 @@ export interface MemoryCluster {
   /**
    * The instance's connection drops and it has not noticed yet: its thread locks and roles go to
    * others at once (its fence fails; the next in line leads, as its lock try would succeed on
-   * PostgreSQL), but it is told nothing and believes it still leads until `drop(id)`.
+   * PostgreSQL), but it is told nothing and believes it still leads until `drop(id)`. It hears no
+   * message and its own reach nobody (they went over the connection), and a role it asks for is
+   * never granted (its lock try cannot succeed). Its store still answers: a commit is stopped by
+   * the fence only.
    */
   cut(id: string): void;
   /** Who holds each thread lock now. */
@@ -67,6 +72,7 @@ export function createMemoryCluster(): MemoryCluster {
     },
     cut(id) {
       severed.add(id);
+      for (const s of [...subscribers]) if (s.id === id) subscribers.delete(s);
       for (const [key, holder] of [...locks]) if (holder === id) locks.delete(key);
       for (const [role, line] of roles) {
         const leader = line[0];
@@ -99,15 +105,16 @@ export function createMemoryCluster(): MemoryCluster {
           if (locks.get(key) === id) locks.delete(key);
         },
         async publish(message) {
-          if (dropped.has(id)) return;
+          if (dropped.has(id) || severed.has(id)) return;
           for (const s of [...subscribers]) queueMicrotask(() => s.handler(message));
         },
         subscribe(handler) {
           const entry = { id, handler };
-          subscribers.add(entry);
+          if (!severed.has(id)) subscribers.add(entry);
           return () => subscribers.delete(entry);
         },
         lead(role, handlers) {
+          if (severed.has(id)) return async () => {};
           const line = roles.get(role) ?? [];
           roles.set(role, [...line, { id, handlers }]);
           if (line.length === 0) void handlers.onLead();
