@@ -3,11 +3,12 @@
 // tests through the exact route mounting, raw-body handling and adapter loading a deployment uses.
 // It lives here, not in @agentsvc/testkit, so the fakes do not depend on the server (the server's
 // tests use the fakes).
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadProject, type PushGatewayEntry } from "@agentsvc/config-schema";
 import { type RunningServer, startServer } from "./listen.js";
+import { claimData, type DataClaim } from "./testing-data-claim.js";
 import { type Logger, pino } from "pino";
 
 export interface ProjectServerOptions {
@@ -22,17 +23,30 @@ export interface ProjectServerOptions {
 export interface ProjectServer extends RunningServer {
   /** `<url>/webhooks/<type>` */
   webhookUrl(type: string): string;
-  /** Shuts the server down and removes the project's data/ folder. */
+  /** Shuts the server down and removes the project's data/ folder (once the test file's last server on it stops). */
   close(): Promise<void>;
 }
 
-/** Starts `root` (a project folder; its adapters resolve from there) with a clean `data/` folder. */
+/**
+ * Starts `root` (a project folder; its adapters resolve from there) with a clean `data/` folder.
+ * Several servers of one test file may serve one folder (instances of one cluster): the first
+ * clears `data/`, the last `close` removes it. A folder served by another test file's live server
+ * is refused, not cleared under it (testing-data-claim.ts). `shutdown` keeps `data/` to read.
+ */
 export async function startProjectServer(
   root: string,
   options: ProjectServerOptions,
 ): Promise<ProjectServer> {
-  const data = join(root, "data");
-  rmSync(data, { recursive: true, force: true });
+  const claim = claimData(join(root, "data"));
+  try {
+    return await serve(root, options, claim);
+  } catch (err) {
+    claim.release(false);
+    throw err;
+  }
+}
+
+async function serve(root: string, options: ProjectServerOptions, claim: DataClaim): Promise<ProjectServer> {
   const loaded = await loadProject(root);
   if (!loaded.ok) throw new Error(loaded.errors.map((e) => `${e.file}: ${e.path}: ${e.message}`).join("\n"));
   const patch = options.patchGateway ?? ((entry: PushGatewayEntry) => entry);
@@ -47,9 +61,13 @@ export async function startProjectServer(
   return {
     ...server,
     webhookUrl: (type) => `${server.url}/webhooks/${type}`,
+    shutdown: async () => {
+      await server.shutdown();
+      claim.release(false);
+    },
     close: async () => {
       await server.shutdown();
-      rmSync(data, { recursive: true, force: true });
+      claim.release(true);
     },
   };
 }
