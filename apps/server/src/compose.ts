@@ -195,6 +195,9 @@ export async function createServer(project: Project, options: ServerOptions = {}
       logger,
       interactive: options.interactive ?? process.stdin.isTTY === true,
       ...(coordination ? { coordination } : {}),
+      ...(postgres?.type === "postgres" && postgres.maxHeldThreads !== undefined
+        ? { maxHeldThreads: postgres.maxHeldThreads }
+        : {}),
     });
     closers.push(() => gateways.session.stop(0));
 

@@ -85,6 +85,8 @@ export async function wireGateways(input: {
   interactive: boolean;
   /** Several instances over one PostgreSQL store. */
   coordination?: Coordination;
+  /** The store datasource's `maxHeldThreads` (with `coordination`). */
+  maxHeldThreads?: number;
   /** The metrics' counters of inbound messages and sends. */
   observer?: SessionObserver;
 }): Promise<GatewayWiring> {
@@ -132,6 +134,7 @@ export async function wireGateways(input: {
     ownsRun,
     ...(project.config.publicBaseUrl ? { publicBaseUrl: project.config.publicBaseUrl } : {}),
     ...(input.coordination ? { coordination: input.coordination } : {}),
+    ...heldCapOf(input.maxHeldThreads, env),
     ...(input.observer ? { observer: input.observer } : {}),
   });
   runs.onSuspended((run, pending) => {
@@ -147,6 +150,17 @@ export async function wireGateways(input: {
   const gateways = registry.list();
   const wiring: GatewayWiring = httpRoutes ? { session, httpRoutes, gateways } : { session, gateways };
   return files ? { ...wiring, files: { urls: files, blobs: db.blobs } } : wiring;
+}
+
+/**
+ * The config's cap on held threads, unless AGENTSVC_MAX_HELD_THREADS is set: the variable wins (as
+ * PORT does over `port`), so one instance is changed without editing the config every instance
+ * shares, and deployments that set it before the key existed keep their cap. The session reads it.
+ */
+function heldCapOf(fromConfig: number | undefined, env: NodeJS.ProcessEnv): { maxHeldThreads?: number } {
+  // An empty variable counts as unset, as the session reads it.
+  if (fromConfig === undefined || env.AGENTSVC_MAX_HELD_THREADS) return {};
+  return { maxHeldThreads: fromConfig };
 }
 
 /** The identity of runs started through an `exposes: agent` route (no sign-in there). */

@@ -191,6 +191,14 @@ export interface PostgresDatasource {
   statementTimeoutMs?: number;
   /** Bound on opening one connection (TCP, TLS, sign-in), in ms. Default 10,000. */
   connectTimeoutMs?: number;
+  /** How long an idle pooled connection is kept, in ms (0: until the pool ends). Default 600,000 (10 minutes). */
+  idleTimeoutMs?: number;
+  /**
+   * The store's datasource: the most threads one instance holds at once (each a session advisory
+   * lock in the server's shared lock table). Default 1000. `AGENTSVC_MAX_HELD_THREADS`, when set,
+   * wins over it (one instance changed without editing the shared config).
+   */
+  maxHeldThreads?: number;
 }
 
 export type Datasource = SqliteDatasource | PostgresDatasource;

@@ -15,9 +15,9 @@ describe("agentsvc.config: postgres datasources", () => {
     });
   });
 
-  it("reads every key: pool, ssl, sslCaFile, applicationName, statementTimeoutMs, connectTimeoutMs", async () => {
+  it("reads every key: pool, ssl, sslCaFile, applicationName, statementTimeoutMs, connectTimeoutMs, idleTimeoutMs, maxHeldThreads", async () => {
     const p = await loadOk({
-      "agentsvc.config.yaml": `${PG}    pool: 25\n    ssl: verify-full\n    sslCaFile: ./ca.pem\n    applicationName: chat-eu\n    statementTimeoutMs: 30000\n    connectTimeoutMs: 5000\n`,
+      "agentsvc.config.yaml": `${PG}    pool: 25\n    ssl: verify-full\n    sslCaFile: ./ca.pem\n    applicationName: chat-eu\n    statementTimeoutMs: 30000\n    connectTimeoutMs: 5000\n    idleTimeoutMs: 0\n    maxHeldThreads: 200\n`,
       "ca.pem": "-----BEGIN CERTIFICATE-----\n",
     });
     expect(p.config.datasources.main).toEqual({
@@ -29,6 +29,8 @@ describe("agentsvc.config: postgres datasources", () => {
       applicationName: "chat-eu",
       statementTimeoutMs: 30000,
       connectTimeoutMs: 5000,
+      idleTimeoutMs: 0,
+      maxHeldThreads: 200,
     });
   });
 
@@ -121,6 +123,39 @@ describe("agentsvc.config: postgres datasources", () => {
     expectError(errors, file, "datasources.e.ssl", /must be one of off, require, verify-full/);
     expectError(errors, file, "datasources.f.urlEnvVar", /unknown key in a sqlite datasource/);
     expect(errors.map(formatIssue).join("\n")).not.toContain("letmein-secret");
+  });
+
+  it("rejects a maxHeldThreads below 1 or not an integer and a negative idleTimeoutMs, naming the key and what it bounds", async () => {
+    const errors = await loadErrors({
+      "agentsvc.config.yaml":
+        "datasources:\n" +
+        "  a:\n    type: postgres\n    urlEnvVar: A_URL\n    maxHeldThreads: 0\n    idleTimeoutMs: -1\n" +
+        "  b:\n    type: postgres\n    urlEnvVar: B_URL\n    maxHeldThreads: 2.5\n    idleTimeoutMs: 86400001\n" +
+        "  c:\n    type: postgres\n    urlEnvVar: C_URL\n    maxHeldThreads: many\n    maxHeldThread: 3\n",
+    });
+    const file = "agentsvc.config.yaml";
+    expectError(
+      errors,
+      file,
+      "datasources.a.maxHeldThreads",
+      /must be at least 1 \(threads one instance holds at once, each an advisory lock\) \(got 0\)/,
+    );
+    expectError(
+      errors,
+      file,
+      "datasources.a.idleTimeoutMs",
+      /must be at least 0 \(how long an idle pooled connection is kept, in ms; 0 keeps it until stop\) \(got -1\)/,
+    );
+    expectError(
+      errors,
+      file,
+      "datasources.b.maxHeldThreads",
+      /must be an integer \(threads one instance holds/,
+    );
+    expectError(errors, file, "datasources.b.idleTimeoutMs", /must be at most 86400000/);
+    expectError(errors, file, "datasources.c.maxHeldThreads", /must be an integer/);
+    expectError(errors, file, "datasources.c.maxHeldThread", /did you mean "maxHeldThreads"\?/);
+    expect(errors).toHaveLength(6);
   });
 
   it("rejects a datasource that is not a mapping", async () => {

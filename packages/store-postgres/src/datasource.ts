@@ -16,8 +16,9 @@ export interface ConnectDatasourceOptions
 
 /**
  * Reads the datasource's connection string from its `urlEnvVar` (a clear `env_unset` error when it
- * is unset or empty) and connects with the datasource's pool size, TLS and timeouts. `source`
- * defaults to `agentsvc.config`; explicit options win over the datasource's keys.
+ * is unset or empty) and connects with the datasource's pool size, TLS and timeouts (connect,
+ * statement, idle). `source` defaults to `agentsvc.config`; explicit options win over the
+ * datasource's keys.
  */
 export function connectDatasource(options: ConnectDatasourceOptions): Promise<PostgresStore> {
   const { name, datasource: ds, env = process.env, appRoot, ...rest } = options;
@@ -50,5 +51,7 @@ export function connectDatasource(options: ConnectDatasourceOptions): Promise<Po
   if (opts.connectTimeoutMs === undefined && ds.connectTimeoutMs !== undefined) {
     opts.connectTimeoutMs = ds.connectTimeoutMs;
   }
+  if (opts.idleTimeoutMs === undefined && ds.idleTimeoutMs !== undefined)
+    opts.idleTimeoutMs = ds.idleTimeoutMs;
   return connectPostgres(opts);
 }

@@ -263,17 +263,24 @@ describe.skipIf(postgresMissing)("connectPostgres against a real PostgreSQL", ()
     );
   });
 
-  it("connectDatasource reads the variable and applies the datasource's pool size", async () => {
+  it("connectDatasource reads the variable and applies the datasource's pool size and idle timeout", async () => {
     const url = await pg.server().createDatabase();
     const store = await connectDatasource({
       name: "main",
-      datasource: { type: "postgres", urlEnvVar: "AGENTSVC_TEST_DB_URL", pool: 4, ssl: "off" },
+      datasource: {
+        type: "postgres",
+        urlEnvVar: "AGENTSVC_TEST_DB_URL",
+        pool: 4,
+        ssl: "off",
+        idleTimeoutMs: 45_000,
+      },
       env: { AGENTSVC_TEST_DB_URL: url },
       appRoot: "/",
     });
     try {
       expect(store.datasource).toBe("main");
       expect(store.pool.options.max).toBe(4);
+      expect(store.pool.options.idleTimeoutMillis).toBe(45_000);
       expect(store.migration.applied).toEqual(MIGRATIONS.map((m) => m.version));
     } finally {
       await store.close();

@@ -9,6 +9,8 @@ export const POSTGRES_SSL_MODES = ["off", "require", "verify-full"] as const;
 export const DEFAULT_POSTGRES_POOL = 10;
 /** Upper bound on `pool`: each instance opens up to this many connections to one server. */
 export const MAX_POSTGRES_POOL = 1000;
+/** Upper bound on `maxHeldThreads`: far above any lock table a server is configured with. */
+const MAX_HELD_THREADS_LIMIT = 1_000_000;
 
 export const sqliteDatasourceSchema = strict({ type: v.literal("sqlite") }, "a sqlite datasource");
 
@@ -25,6 +27,13 @@ export const postgresDatasourceSchema = strict(
     applicationName: v.optional(nonEmptyString("application_name shown in pg_stat_activity")),
     statementTimeoutMs: v.optional(integerIn(0, 86_400_000, "statement_timeout in ms; 0 turns it off")),
     connectTimeoutMs: v.optional(integerIn(1, 600_000, "bound on opening one connection, in ms")),
+    idleTimeoutMs: v.optional(
+      integerIn(0, 86_400_000, "how long an idle pooled connection is kept, in ms; 0 keeps it until stop"),
+    ),
+    // Default 1000 lives with the cap (session-core held-cap.ts); unset here lets AGENTSVC_MAX_HELD_THREADS apply.
+    maxHeldThreads: v.optional(
+      integerIn(1, MAX_HELD_THREADS_LIMIT, "threads one instance holds at once, each an advisory lock"),
+    ),
   },
   "a postgres datasource",
 );
