@@ -1,0 +1,278 @@
+// The PostgreSQL datasource's knobs through the built bin. `maxHeldThreads`: `agentsvc start` on a
+// project whose store's datasource sets it holds at most that many thread locks (pg_locks) while
+// more threads have messages, answers every message once the held ones let go, and lets
+// AGENTSVC_MAX_HELD_THREADS win over it. `idleTimeoutMs`: the store's pooled connections end while
+// the service idles. `check` and `start` refuse bad values by their keys.
+import { createHmac } from "node:crypto";
+import { readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { advisoryKey, threadLockName } from "@agentsvc/pg-cluster";
+import { postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/pg-test";
+import { connectPostgres, type PostgresStore } from "@agentsvc/store-postgres";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { runBin, type Served, serveBin } from "./child.js";
+import { linkPackages, tempDir, writeFiles } from "./helpers.js";
+
+const SECRET = "held-threads-secret";
+
+// A tool that says it was entered (a file per thread) and waits until the test opens the gate, so
+// the threads it runs in stay held; the demo model calls it for a message naming it.
+const AGENT = `import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+const gates = process.env.KNOB_GATES;
+export default {
+  kind: "agent",
+  name: "bot",
+  model: { provider: "demo" },
+  tools: [{
+    kind: "tool",
+    name: "gate",
+    description: "Waits at the gate.",
+    input: { type: "json-schema", schema: { type: "object", properties: { note: { type: "string" } }, required: ["note"] } },
+    async execute({ note }) {
+      const word = note.split(" ").at(-1);
+      writeFileSync(join(gates, "in-" + word), "");
+      for (let waited = 0; !existsSync(join(gates, "open")) && waited < 120000; waited += 20)
+        await new Promise((r) => setTimeout(r, 20));
+      return "passed " + word;
+    },
+  }],
+};
+`;
+
+const project = (datasourceKeys: string) => {
+  const dir = writeFiles(tempDir("agentsvc-held-"), {
+    "package.json": JSON.stringify({ name: "held-threads", private: true, type: "module" }),
+    "agents/bot.mjs": AGENT,
+    "gateways/hooks.yaml": "type: http\nsecretEnvVar: HOOKS_SECRET\n",
+    "agentsvc.config.yaml": `datasources:\n  main:\n    type: postgres\n    urlEnvVar: DATABASE_URL\n${datasourceKeys}store: main\n`,
+  });
+  linkPackages(dir, { "@agentsvc/gateway-http": "packages/gateway-http" });
+  return dir;
+};
+
+/** A request to the http gateway signed as its README says (v2: method, target and body). */
+function hooks(url: string, method: "GET" | "POST", target: string, body?: unknown): Promise<Response> {
+  const raw = body === undefined ? "" : JSON.stringify(body);
+  const ts = String(Math.floor(Date.now() / 1000));
+  const digest = createHmac("sha256", SECRET).update(`${ts}.${method} ${target}\n${raw}`).digest("hex");
+  return fetch(`${url}${target}`, {
+    method,
+    headers: {
+      "x-agentsvc-timestamp": ts,
+      "x-agentsvc-signature": `v2=${digest}`,
+      ...(raw ? { "content-type": "application/json" } : {}),
+    },
+    ...(raw ? { body: raw } : {}),
+    signal: AbortSignal.timeout(10_000),
+  });
+}
+
+async function replies(url: string, thread: string): Promise<string[]> {
+  const res = await hooks(url, "GET", `/gateways/hooks/threads/${thread}/messages?after=0`);
+  expect(res.status).toBe(200);
+  const { messages } = (await res.json()) as { messages: { text: string }[] };
+  return messages.map((m) => m.text);
+}
+
+/**
+ * pg_locks' (classid, objid) of a thread's advisory lock: the high and low 32 bits of the key of
+ * the session's thread id (`gw:<gateway>:<thread>`).
+ */
+function lockIds(thread: string): string {
+  const key = BigInt.asUintN(64, advisoryKey(threadLockName(`gw:hooks:${thread}`)));
+  return `${key >> 32n}:${key & 0xffffffffn}`;
+}
+
+/** Samples the threads' granted advisory locks until stopped: the most seen at once. */
+function watchLocks(store: PostgresStore, threads: string[]) {
+  const ids = new Set(threads.map(lockIds));
+  let peak = 0;
+  let now = 0;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const { rows } = await store.pool.query<{ id: string }>(
+        "SELECT classid::text || ':' || objid::text AS id FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1",
+      );
+      now = rows.filter((r) => ids.has(r.id)).length;
+      peak = Math.max(peak, now);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  return {
+    peak: () => peak,
+    now: () => now,
+    stop: async () => {
+      running = false;
+      await loop;
+    },
+  };
+}
+
+async function until(check: () => boolean | Promise<boolean>, what: string, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const names = (n: number) => Array.from({ length: n }, (_, i) => `t${i}`);
+
+describe.skipIf(postgresMissing)("agentsvc start: a postgres datasource's maxHeldThreads", () => {
+  let pg: TestPostgres;
+  let served: Served | undefined;
+  const ended: (() => Promise<void>)[] = [];
+
+  beforeAll(async () => {
+    pg = await startPostgres();
+  }, 60_000);
+  afterEach(async () => {
+    await served?.stop();
+    served = undefined;
+    for (const end of ended.splice(0).reverse()) await end();
+  });
+  afterAll(async () => {
+    await pg?.stop();
+  });
+
+  /** Starts the bin on a new database and sends each thread one message that runs the gated tool. */
+  async function burst(keys: string, env: Record<string, string>, threads: string[]) {
+    const url = await pg.createDatabase();
+    const gates = tempDir("agentsvc-held-gates-");
+    served = await serveBin(["start", project(keys), "--port", "0"], {
+      DATABASE_URL: url,
+      HOOKS_SECRET: SECRET,
+      KNOB_GATES: gates,
+      ...env,
+    });
+    const store = await connectPostgres({ connectionString: url, migrate: false, max: 1 });
+    ended.push(() => store.close());
+    const locks = watchLocks(store, threads);
+    ended.push(() => locks.stop());
+    for (const t of threads) {
+      const res = await hooks(served.url, "POST", "/gateways/hooks/events", {
+        id: `${t}-m0`,
+        thread: t,
+        text: `use the gate ${t}`,
+      });
+      expect(res.status).toBe(202);
+    }
+    const entered = () => readdirSync(gates).filter((f) => f.startsWith("in-")).length;
+    return { url: served.url, gates, locks, entered };
+  }
+
+  it("holds at most 2 threads' locks while 6 threads have messages, says the cap binds, and answers every message once the gate opens", async () => {
+    const threads = names(6);
+    const { url, gates, locks, entered } = await burst(
+      "    maxHeldThreads: 2\n",
+      { AGENTSVC_MAX_HELD_THREADS: "" },
+      threads,
+    );
+    const s = served as Served;
+    // Two turns at the gate and the cap's warning, or more turns than the cap let in (then red below).
+    await until(
+      () => (entered() >= 2 && /holding the most threads allowed at once/.test(s.output())) || entered() > 2,
+      "two turns at the gate and the warning that threads wait",
+    );
+    expect(entered()).toBe(2);
+    await until(() => locks.now() === 2, "the two held threads' locks in pg_locks");
+    expect(s.output()).toMatch(/"max":2,"waiting":[1-4],"msg":"holding the most threads allowed at once/);
+    writeFileSync(join(gates, "open"), "");
+    await until(
+      async () => (await Promise.all(threads.map((t) => replies(url, t)))).every((r) => r.length >= 1),
+      "a reply in every thread",
+      90_000,
+    );
+    for (const t of threads) expect(await replies(url, t)).toEqual([`The tool gate returned: passed ${t}.`]);
+    expect(entered()).toBe(6);
+    expect(locks.peak()).toBe(2);
+  }, 180_000);
+
+  it("AGENTSVC_MAX_HELD_THREADS, when set, wins over the datasource's maxHeldThreads", async () => {
+    const { gates, entered } = await burst(
+      "    maxHeldThreads: 2\n",
+      { AGENTSVC_MAX_HELD_THREADS: "3" },
+      names(5),
+    );
+    const s = served as Served;
+    await until(
+      () => /holding the most threads allowed at once/.test(s.output()) || entered() > 3,
+      "the warning that threads wait",
+    );
+    expect(s.output()).toMatch(/"max":3,"waiting":[12],"msg":"holding the most threads allowed at once/);
+    await until(() => entered() >= 3, "three turns at the gate");
+    expect(entered()).toBe(3);
+    writeFileSync(join(gates, "open"), "");
+    await until(() => entered() === 5, "the waiting threads' turns");
+  }, 180_000);
+
+  it("check and start refuse a maxHeldThreads below 1 and a negative idleTimeoutMs, naming each key", async () => {
+    const dir = project("    maxHeldThreads: 0\n    idleTimeoutMs: -5\n");
+    const env = { DATABASE_URL: await pg.createDatabase(), HOOKS_SECRET: SECRET };
+    for (const verb of ["check", "start"]) {
+      const r = runBin([verb, dir], env);
+      expect(r.code, r.stdout).toBe(1);
+      expect(r.stderr).toContain(
+        "agentsvc.config.yaml: datasources.main.maxHeldThreads: must be at least 1 (threads one instance holds at once, each an advisory lock) (got 0)",
+      );
+      expect(r.stderr).toContain(
+        "agentsvc.config.yaml: datasources.main.idleTimeoutMs: must be at least 0 (how long an idle pooled connection is kept, in ms; 0 keeps it until stop) (got -5)",
+      );
+    }
+  }, 60_000);
+});
+
+describe.skipIf(postgresMissing)("agentsvc start: a postgres datasource's idleTimeoutMs", () => {
+  let pg: TestPostgres;
+  let served: Served | undefined;
+  let store: PostgresStore | undefined;
+
+  beforeAll(async () => {
+    pg = await startPostgres();
+  }, 60_000);
+  afterAll(async () => {
+    await served?.stop();
+    await store?.close();
+    await pg?.stop();
+  });
+
+  it("ends the store's idle pooled connections while the service runs, and opens one again for the next message", async () => {
+    const url = await pg.createDatabase();
+    // The store's connections are told apart by their application name (the cluster link keeps its own).
+    served = await serveBin(
+      [
+        "start",
+        project("    pool: 4\n    applicationName: idle-knob\n    idleTimeoutMs: 200\n"),
+        "--port",
+        "0",
+      ],
+      { DATABASE_URL: url, HOOKS_SECRET: SECRET, KNOB_GATES: tempDir("agentsvc-idle-gates-") },
+    );
+    store = await connectPostgres({ connectionString: url, migrate: false, max: 1 });
+    const pooled = async () =>
+      Number(
+        (
+          await (store as PostgresStore).pool.query<{ n: string }>(
+            "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'idle-knob'",
+          )
+        ).rows[0]?.n,
+      );
+    const url0 = served.url;
+    const send = async (id: string) => {
+      const res = await hooks(url0, "POST", "/gateways/hooks/events", {
+        id,
+        thread: id,
+        text: `hello ${id}`,
+      });
+      expect(res.status).toBe(202);
+    };
+    await send("before");
+    await until(async () => (await replies(url0, "before")).length === 1, "the first reply");
+    // With the default (10 minutes) the connections the start and the turn opened stay.
+    await until(async () => (await pooled()) === 0, "no pooled connection left open");
+    await send("after");
+    await until(async () => (await replies(url0, "after")).length === 1, "the reply after the pool emptied");
+  }, 120_000);
+});
