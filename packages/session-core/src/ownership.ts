@@ -6,6 +6,7 @@
 // holder; a sweep finds any whose announcement was lost, and the threads of a dead instance.
 import type { Coordination, HeldLock } from "./coordination.js";
 import { DEFAULT_MAX_HELD_THREADS, HeldCap } from "./held-cap.js";
+import { HoldTimers } from "./hold-timers.js";
 import type { SessionParts } from "./parts.js";
 import type { InboxRecord } from "./store.js";
 import { sweepUnheld } from "./sweep.js";
@@ -18,6 +19,11 @@ export interface OwnershipHooks {
   onMessage(state: ThreadState, msg: QueuedMessage): Promise<void>;
 }
 
+/**
+ * Let-gos of kept threads at most this often: the threads whose hold ended meanwhile go together
+ * (their reads and give-backs share statements), each held at most this much longer than the hold.
+ */
+const LET_GO_SPACING_MS = 250;
 /** Claims of one message that may find the thread let go meanwhile before it is left to others. */
 const STALE_CLAIM_ATTEMPTS = 3;
 /** A claim's answer: held here now, held by another instance, or not taken for another reason. */
@@ -30,8 +36,8 @@ export class Ownership {
   /** Locks being given back: a new claim of the thread waits, or it would count a lock that is going. */
   readonly #releasing = new Map<string, Promise<void>>();
 
-  /** Threads kept after their last work: the timer that lets each go, and the let-go itself. */
-  readonly #lettingGo = new Map<string, { timer: NodeJS.Timeout; fire(): void }>();
+  /** Threads kept after their last work, let go in groups (hold-timers.ts). */
+  readonly #lettingGo: HoldTimers;
   /** The cap on threads held at once (held-cap.ts). */
   readonly #cap: HeldCap;
 
@@ -41,6 +47,7 @@ export class Ownership {
     private readonly hooks: OwnershipHooks,
     private readonly options: { holdMs: number; maxHeld?: number } = { holdMs: 0 },
   ) {
+    this.#lettingGo = new HoldTimers(options.holdMs, LET_GO_SPACING_MS);
     this.#cap = new HeldCap(options.maxHeld ?? DEFAULT_MAX_HELD_THREADS, {
       locks: () => this.#held.size + this.#releasing.size,
       take: (gateway, thread) => this.poke(gateway, thread),
@@ -151,21 +158,16 @@ export class Ownership {
 
   /** Cancels a pending let-go of the thread. */
   #keepUntil(threadId: string): void {
-    clearTimeout(this.#lettingGo.get(threadId)?.timer);
-    this.#lettingGo.delete(threadId);
+    this.#lettingGo.cancel(threadId);
   }
 
   /** The oldest thread kept after its last work is let go now (another thread waits for room). */
   #letGoIdleNow(): void {
-    const first = this.#lettingGo.values().next();
-    if (first.done) return;
-    clearTimeout(first.value.timer);
-    first.value.fire();
+    this.#lettingGo.fireOldest();
   }
 
   #letGoLater(gateway: string, thread: string, threadId: string): void {
     const fire = () => {
-      this.#lettingGo.delete(threadId);
       if (this.p.stopping()) return;
       this.p.track(
         this.p.threads.with(gateway, thread, async (state) => {
@@ -177,10 +179,7 @@ export class Ownership {
         }),
       );
     };
-    const timer = setTimeout(fire, this.options.holdMs);
-    // An exiting process gives every lock back with its connection: not kept alive for this.
-    timer.unref();
-    this.#lettingGo.set(threadId, { timer, fire });
+    this.#lettingGo.keep(threadId, fire);
   }
 
   /** The last look for messages not taken yet, then the lock given back. */

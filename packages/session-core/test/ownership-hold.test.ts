@@ -1,0 +1,92 @@
+// Threads kept after their last work (several instances, `threadHoldMs`) are let go in groups
+// (hold-timers.ts): holds that end close together end in one timer tick, so their queued-record
+// reads and their give-backs share statements on PostgreSQL (inbox.queued's and the link's lock
+// batches group the requests of one tick), where a timer per thread made two statements each.
+import pino from "pino";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { GatewayRegistry } from "../src/index.js";
+import { HoldTimers } from "../src/hold-timers.js";
+import { Ownership } from "../src/ownership.js";
+import type { SessionParts } from "../src/parts.js";
+import { createMemoryCluster, createMockGateway } from "../src/testing/index.js";
+import { gatewayThreadId, Threads } from "../src/threads.js";
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** Instance "a" of a memory cluster holding threads for `holdMs` after their work; its give-backs with the clock's time. */
+function owner(holdMs: number) {
+  const inner = createMemoryCluster().instance("a");
+  const given: { key: string; at: number }[] = [];
+  const coordination = {
+    ...inner,
+    releaseThread: (key: string) => {
+      given.push({ key, at: Date.now() });
+      return inner.releaseThread(key);
+    },
+  };
+  const registry = new GatewayRegistry();
+  registry.register(createMockGateway({}));
+  const threads = new Threads();
+  const parts = {
+    // Nothing queued for any thread: the let-go's last look finds nothing.
+    store: { inbox: { queued: async () => [] } },
+    registry,
+    threads,
+    logger: pino({ level: "silent" }),
+    runs: { release() {}, cancel: () => true },
+    track: (work: Promise<unknown>) => void work.catch(() => undefined),
+    stopping: () => false,
+  } as unknown as SessionParts;
+  const own = new Ownership(
+    parts,
+    coordination,
+    { adopt: async () => {}, onMessage: async () => {} },
+    { holdMs },
+  );
+  return { own, threads, given };
+}
+
+describe("threads kept after their last work", () => {
+  it("are let go together when their holds end close together, each after its whole hold", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    vi.setSystemTime(100_010);
+    const o = owner(1000);
+    const settledAt = new Map<string, number>();
+    for (const t of ["A", "B", "C"]) {
+      expect(await o.own.claim("mock", t)).toBe(true);
+      settledAt.set(gatewayThreadId("mock", t), Date.now());
+      await o.own.settle(o.threads.get("mock", t));
+      await vi.advanceTimersByTimeAsync(50); // the next thread's turn ends 50 ms later
+    }
+    expect(o.given).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1500);
+    expect(o.given.map((g) => g.key).sort()).toEqual([...settledAt.keys()].sort());
+    // One tick gave all three back (a timer each: at 101,010, 101,060 and 101,110).
+    expect(new Set(o.given.map((g) => g.at)).size).toBe(1);
+    for (const g of o.given) expect(g.at - (settledAt.get(g.key) ?? 0)).toBeGreaterThanOrEqual(1000);
+    expect(o.own.holdsAny).toBe(false);
+  });
+
+  it("a thread with work again before its hold ends is not let go; the others of its tick are", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    vi.setSystemTime(200_000);
+    const fired: string[] = [];
+    const timers = new HoldTimers(1000, 250);
+    timers.keep("A", () => fired.push("A"));
+    timers.keep("B", () => fired.push("B"));
+    await vi.advanceTimersByTimeAsync(500);
+    timers.cancel("A");
+    timers.keep("C", () => fired.push("C"));
+    await vi.advanceTimersByTimeAsync(500);
+    expect(fired).toEqual(["B"]);
+    expect(timers.size).toBe(1);
+    // The oldest kept thread goes at once when asked (another thread waits for room).
+    expect(timers.fireOldest()).toBe(true);
+    expect(fired).toEqual(["B", "C"]);
+    expect(timers.fireOldest()).toBe(false);
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(fired).toEqual(["B", "C"]);
+  });
+});
