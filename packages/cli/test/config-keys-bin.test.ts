@@ -1,0 +1,164 @@
+// Config keys a user turns on, through the built bin (`agentsvc start`), where no other bin test
+// used them: `allowedHosts` and the host of `publicBaseUrl` (the DNS-rebinding guard), an agent
+// route's `apiKeyEnvVar`, `metrics.port` with `metrics.apiKeyEnvVar` (a separate listener), and a
+// push entry's sender access (`dmPolicy: allowlist`, `allowFrom`, `refusalReply`, `rateLimit`).
+import { request } from "node:http";
+import { createServer } from "node:net";
+import { eventually, TelegramFake } from "@agentsvc/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { outputUntil, type Served, serveBin } from "./child.js";
+import { BOT_AGENT, linkPackages, tempDir, writeFiles } from "./helpers.js";
+
+const AGENT_KEY = "agent-key-5150";
+const METRICS_KEY = "metrics-key-2112";
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+/** A request with the Host header a browser on another name would send (fetch does not let one set it). */
+function withHost(
+  url: string,
+  host: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+) {
+  const target = new URL(url);
+  return new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: init.method ?? "GET",
+        headers: { host, ...init.headers },
+        timeout: 15_000,
+      },
+      (res) => {
+        let body = "";
+        res.on("data", (c) => (body += String(c)));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on("error", reject);
+    req.end(init.body);
+  });
+}
+
+describe("agentsvc start: allowedHosts, publicBaseUrl, an agent route's apiKeyEnvVar, metrics on their own port", () => {
+  let served: Served;
+  let metricsPort: number;
+
+  beforeAll(async () => {
+    metricsPort = await freePort();
+    const dir = writeFiles(tempDir("agentsvc-keys-"), {
+      "agents/bot.mjs": BOT_AGENT,
+      "gateways/agent.yaml": "exposes: agent\npath: /agent\napiKeyEnvVar: AGENT_KEY\n",
+      "agentsvc.config.yaml": [
+        "allowedHosts: [chat.example.com]",
+        "publicBaseUrl: https://agent.example.org",
+        "metrics:",
+        "  path: /metrics",
+        `  port: ${metricsPort}`,
+        "  apiKeyEnvVar: METRICS_KEY",
+        "",
+      ].join("\n"),
+    });
+    served = await serveBin(["start", dir, "--port", "0"], { AGENT_KEY, METRICS_KEY });
+  }, 60_000);
+  afterAll(async () => {
+    await served?.stop();
+  });
+
+  const invoke = (host: string, headers: Record<string, string> = {}) =>
+    withHost(`${served.url}/agent/invoke`, host, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify({ input: "which host" }),
+    });
+
+  it("answers for a name in allowedHosts and for publicBaseUrl's host; refuses any other Host with 403 and logs it", async () => {
+    const key = { "x-api-key": AGENT_KEY };
+    const listed = await invoke("chat.example.com", key);
+    expect(listed.status, listed.body).toBe(200);
+    expect(listed.body).toContain("which host");
+    expect((await invoke("agent.example.org", key)).status).toBe(200);
+    const other = await invoke("evil.example.net", key);
+    expect(other.status).toBe(403);
+    expect(other.body).not.toContain("which host");
+    await outputUntil(served, (o) =>
+      /"host":"evil\.example\.net".*request for a host not in allowedHosts refused \(403\)/.test(o),
+    );
+  });
+
+  it("an agent route with apiKeyEnvVar refuses a request without the key or with another, and answers the key", async () => {
+    expect((await invoke("127.0.0.1")).status).toBe(401);
+    expect((await invoke("127.0.0.1", { "x-api-key": "not-the-key" })).status).toBe(401);
+    const ok = await invoke("127.0.0.1", { "x-api-key": AGENT_KEY });
+    expect(ok.status).toBe(200);
+  });
+
+  it("metrics.port serves the series on its own 127.0.0.1 listener behind metrics.apiKeyEnvVar, and not on the service's port", async () => {
+    const metrics = `http://127.0.0.1:${metricsPort}/metrics`;
+    await outputUntil(served, (o) => o.includes(`metrics at ${metrics}`));
+    expect((await fetch(metrics)).status).toBe(401);
+    expect((await fetch(metrics, { headers: { "x-api-key": "wrong" } })).status).toBe(401);
+    const res = await fetch(metrics, { headers: { authorization: `Bearer ${METRICS_KEY}` } });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toMatch(
+      /^agentsvc_http_requests_total\{route="\/agent\/invoke",method="POST",status="200"\} \d+$/m,
+    );
+    expect((await fetch(`${served.url}/metrics`, { headers: { "x-api-key": METRICS_KEY } })).status).toBe(
+      404,
+    );
+  });
+});
+
+describe("agentsvc start: a Telegram entry's sender access (allowlist, refusalReply, rateLimit)", () => {
+  let fake: TelegramFake;
+  let served: Served;
+
+  beforeAll(async () => {
+    fake = await TelegramFake.start();
+    const dir = writeFiles(tempDir("agentsvc-access-"), {
+      "agents/bot.mjs": BOT_AGENT,
+      "gateways/telegram.yaml": [
+        "type: telegram",
+        "botTokenEnvVar: TELEGRAM_BOT_TOKEN",
+        `apiBaseUrl: ${fake.url}`,
+        "dmPolicy: allowlist",
+        "allowFrom: [7070]",
+        'refusalReply: "Only friends of the owner, sorry."',
+        "rateLimit: { messages: 1, perSeconds: 3600 }",
+        "",
+      ].join("\n"),
+    });
+    linkPackages(dir, { "@agentsvc/gateway-telegram": "packages/gateway-telegram" });
+    served = await serveBin(["start", dir, "--port", "0"], { TELEGRAM_BOT_TOKEN: fake.token });
+  }, 60_000);
+  afterAll(async () => {
+    await served?.stop();
+    await fake?.close();
+  });
+
+  const to = (chatId: number) => fake.chat.botMessages.filter((m) => m.chatId === chatId).map((m) => m.text);
+
+  it("a sender not in allowFrom gets the refusalReply once and no turn; one in it is answered, then told the rate limit", async () => {
+    fake.chat.userSends({ chatId: 8080, text: "stranger one", from: { id: 8080, first_name: "Mallory" } });
+    await eventually(() => to(8080).length > 0, "the refusal", 20_000);
+    fake.chat.userSends({ chatId: 8080, text: "stranger two", from: { id: 8080, first_name: "Mallory" } });
+    fake.chat.userSends({ chatId: 7070, text: "friend one", from: { id: 7070, first_name: "Ada" } });
+    await eventually(() => to(7070).some((t) => t.includes("friend one")), "the friend's answer", 20_000);
+    fake.chat.userSends({ chatId: 7070, text: "friend two", from: { id: 7070, first_name: "Ada" } });
+    await eventually(() => to(7070).length > 1, "the rate-limit answer", 20_000);
+    expect(to(7070)[1]).toMatch(
+      /^You are sending messages faster than this assistant accepts \(1 per 60 minutes\)\. Please try again in /,
+    );
+    // The stranger's second message was taken in before the friend's: refused without a second answer.
+    expect(to(8080)).toEqual(["Only friends of the owner, sorry."]);
+    expect(to(7070).join("\n")).not.toContain("friend two");
+  }, 60_000);
+});
