@@ -1,9 +1,12 @@
 // Config keys a user turns on, through the built bin (`agentsvc start`), where no other bin test
 // used them: `allowedHosts` and the host of `publicBaseUrl` (the DNS-rebinding guard), an agent
 // route's `apiKeyEnvVar`, `metrics.port` with `metrics.apiKeyEnvVar` (a separate listener), and a
-// push entry's sender access (`dmPolicy: allowlist`, `allowFrom`, `refusalReply`, `rateLimit`).
+// push entry's sender access (`dmPolicy: allowlist`, `allowFrom`, `refusalReply`, `rateLimit`), and
+// approvals (the agent's `approvals.channel`, an entry's `approvalDestination` and `approvers`).
+import { existsSync } from "node:fs";
 import { request } from "node:http";
 import { createServer } from "node:net";
+import { join } from "node:path";
 import { eventually, TelegramFake } from "@agentsvc/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { outputUntil, type Served, serveBin } from "./child.js";
@@ -160,5 +163,88 @@ describe("agentsvc start: a Telegram entry's sender access (allowlist, refusalRe
     // The stranger's second message was taken in before the friend's: refused without a second answer.
     expect(to(8080)).toEqual(["Only friends of the owner, sorry."]);
     expect(to(7070).join("\n")).not.toContain("friend two");
+  }, 60_000);
+});
+
+describe("agentsvc start: approvals asked in a Telegram approvalDestination, decided only by its approvers", () => {
+  let fake: TelegramFake;
+  let served: Served;
+  let marks: string;
+
+  beforeAll(async () => {
+    fake = await TelegramFake.start();
+    marks = tempDir("agentsvc-approvals-marks-");
+    const dir = writeFiles(tempDir("agentsvc-approvals-"), {
+      "agents/bot.mjs": `import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+export default { kind: "agent", name: "bot", model: { provider: "demo" }, approvals: { channel: "telegram" },
+  tools: [{ kind: "tool", name: "transfer", description: "Moves money.", needsApproval: true,
+    input: { type: "json-schema", schema: { type: "object", properties: { note: { type: "string" } } } },
+    execute: () => { writeFileSync(join(process.env.KNOB_MARKS, "transferred"), ""); return "moved"; } }] };
+`,
+      "gateways/agent.yaml": "exposes: agent\npath: /agent\n",
+      "gateways/telegram.yaml": [
+        "type: telegram",
+        "botTokenEnvVar: TELEGRAM_BOT_TOKEN",
+        `apiBaseUrl: ${fake.url}`,
+        'approvalDestination: "-100777"',
+        'approvers: ["9999"]',
+        "",
+      ].join("\n"),
+    });
+    linkPackages(dir, { "@agentsvc/gateway-telegram": "packages/gateway-telegram" });
+    served = await serveBin(["start", dir, "--port", "0"], {
+      TELEGRAM_BOT_TOKEN: fake.token,
+      KNOB_MARKS: marks,
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await served?.stop();
+    await fake?.close();
+  });
+
+  it("an agent-route run's approval goes to the destination chat; a press by someone not in approvers is refused, an approver's runs the tool", async () => {
+    const res = await fetch(`${served.url}/agent/invoke`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ input: "use transfer now" }),
+      signal: AbortSignal.timeout(20_000),
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ status: "suspended", toolCalls: [{ name: "transfer" }] });
+    await eventually(
+      () => fake.chat.botMessages.some((m) => m.chatId === -100777 && m.replyMarkup),
+      "the approval card in the destination chat",
+      20_000,
+    );
+    const card = fake.chat.botMessages.find(
+      (m) => m.chatId === -100777 && m.replyMarkup,
+    ) as (typeof fake.chat.botMessages)[number];
+    const approve = card.replyMarkup?.inline_keyboard.flat()[0]?.callback_data as string;
+    const press = (from: number) =>
+      fake.chat.press({ chatId: -100777, messageId: card.messageId, data: approve, from: { id: from } });
+    const stranger = press(8080);
+    await eventually(
+      () => fake.chat.callbackAnswers.get(stranger.callbackQueryId) !== undefined,
+      "the stranger's answer",
+      20_000,
+    );
+    expect(fake.chat.callbackAnswers.get(stranger.callbackQueryId)?.text).toMatch(
+      /^8080 may not decide interaction request "req_/,
+    );
+    expect(existsSync(join(marks, "transferred"))).toBe(false);
+    const owner = press(9999);
+    await eventually(
+      () => fake.chat.callbackAnswers.get(owner.callbackQueryId) !== undefined,
+      "the approver's answer",
+      20_000,
+    );
+    expect(fake.chat.callbackAnswers.get(owner.callbackQueryId)?.text).toBe("Approved");
+    await eventually(() => existsSync(join(marks, "transferred")), "the tool run", 20_000);
+    await eventually(
+      () => card.replyMarkup?.inline_keyboard[0]?.[0]?.text === "✅ Approved",
+      "the card showing the outcome",
+      20_000,
+    );
   }, 60_000);
 });
