@@ -1,0 +1,82 @@
+// A schedule into a chat page user's conversation, through the built bin: `agentsvc hash-password`
+// makes the account's `passwordHash`, a 6-field `cron` schedule names an agent other than the root
+// agent (`agent: writer`) and `to: { page, user, conversation }`; its turns show in that account's
+// conversation, and a schedule with `enabled: false` never runs.
+import { eventually } from "@agentsvc/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runBin, type Served, serveBin } from "./child.js";
+import { tempDir, writeFiles } from "./helpers.js";
+
+const agent = (name: string, text: string) =>
+  `export default { kind: "agent", name: "${name}", model: { provider: "demo", script: [{ text: "${text}" }] } };\n`;
+
+describe("agentsvc start: a schedule to a chat page user's conversation", () => {
+  let served: Served;
+  let dir: string;
+
+  beforeAll(async () => {
+    const hashed = runBin(["hash-password", "--password=digest-reader-pw", "--iterations", "1000"]);
+    expect(hashed.code, hashed.stderr).toBe(0);
+    dir = writeFiles(tempDir("agentsvc-page-schedule-"), {
+      // The root agent sorts first; the schedule names the other one.
+      "agents/assistant.mjs": agent("assistant", "From the root agent."),
+      "agents/writer.mjs": agent("writer", "A digest from the writer."),
+      "gateways/web.yaml": [
+        "exposes: webui",
+        "path: /chat",
+        "users:",
+        "  - username: ada",
+        `    passwordHash: "${hashed.stdout.trim()}"`,
+        "",
+      ].join("\n"),
+      "agentsvc.config.yaml": "rootAgent: assistant\n",
+      "schedules/digest.yaml":
+        "cron: '*/2 * * * * *'\nprompt: Write the digest\nagent: writer\nto: { page: web, user: ada, conversation: digest }\n",
+      "schedules/off.yaml":
+        "cron: '* * * * * *'\nprompt: Never sent\nenabled: false\nto: { page: web, user: ada, conversation: off }\n",
+    });
+    served = await serveBin(["start", dir, "--port", "0"]);
+  }, 60_000);
+  afterAll(async () => {
+    await served?.stop();
+  });
+
+  it("signs in with the hashed password; the writer's scheduled turns show in ada's digest conversation; the disabled schedule never runs", async () => {
+    const api = `${served.url}/chat/api`;
+    const login = (password: string) =>
+      fetch(`${api}/auth/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ username: "ada", password }),
+      });
+    expect((await login("not-it")).status).toBe(401);
+    const ok = await login("digest-reader-pw");
+    expect(ok.status).toBe(200);
+    const cookie = (ok.headers.get("set-cookie") ?? "").split(";")[0] as string;
+    const history = async (conversationId: string) => {
+      const res = await fetch(`${api}/history?conversationId=${conversationId}`, { headers: { cookie } });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { messages: { role: string; content: string }[] }).messages.map(
+        (m) => `${m.role}: ${m.content}`,
+      );
+    };
+    await eventually(
+      async () => (await history("digest")).length >= 4,
+      "two ticks in the conversation",
+      30_000,
+    );
+    expect((await history("digest")).slice(0, 4)).toEqual([
+      "user: Write the digest",
+      "assistant: A digest from the writer.",
+      "user: Write the digest",
+      "assistant: A digest from the writer.",
+    ]);
+    // Two ticks of the every-second disabled schedule would have come by now.
+    expect(await history("off")).toEqual([]);
+    const list = runBin(["schedules", "list", "--json", "--dir", dir]);
+    expect(list.code, list.stderr).toBe(0);
+    const rows = JSON.parse(list.stdout) as { name: string; state: string; lastOutcome: string | null }[];
+    expect(rows.find((r) => r.name === "off")).toMatchObject({ state: "disabled", lastOutcome: null });
+    expect(rows.find((r) => r.name === "digest")?.lastOutcome).toBe("delivered");
+  }, 60_000);
+});
