@@ -12,7 +12,7 @@
 import type { ConnectionOptions } from "node:tls";
 import type { Client, ClientConfig, Notification } from "pg";
 import { advisoryKey } from "./keys.js";
-import { LockBatch, type LockOp } from "./lock-batch.js";
+import { LockBatch, type LockNotify, type LockOp, type LockOrNotify } from "./lock-batch.js";
 import { loadPg } from "./pg.js";
 import { serialQueue } from "./serial.js";
 
@@ -84,6 +84,8 @@ const DEFAULT_KEEPALIVE = { idleS: 10, intervalS: 5, count: 3 };
  * the high 32 bits, and objid, the low 32 bits, objsubid 1), in this database: advisory locks are
  * per database, and another database on the server (another deployment) may use the same names.
  * `retake` (a take asked again after a failed statement) counts a lock this session holds as taken.
+ * `lock-or-notify` takes, or when the lock is held sends the row's NOTIFY (`$4`, `$5`: channel and
+ * payload), delivered when the statement commits; CASE evaluates the NOTIFY only when the take failed.
  * Named: parsed once per session. `$3`, the database's oid, is read once per session: reading
  * pg_database in every statement would lock that shared catalog in the server's lock table each
  * time, which a full table refuses (fences included).
@@ -93,13 +95,15 @@ const LOCK_OPS = {
   text: `SELECT t.k::text AS key,
   CASE t.op
     WHEN 'lock' THEN pg_try_advisory_lock(t.k)
+    WHEN 'lock-or-notify' THEN CASE WHEN pg_try_advisory_lock(t.k) THEN true
+      ELSE (SELECT false FROM pg_notify(t.c, t.p)) END
     WHEN 'unlock' THEN pg_advisory_unlock(t.k)
     ELSE CASE WHEN EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted
       AND (t.op = 'busy' OR l.pid = pg_backend_pid()) AND l.database = $3::oid
       AND l.classid = ((t.k >> 32) & 4294967295)::oid AND l.objid = (t.k & 4294967295)::oid AND l.objsubid = 1)
       THEN true WHEN t.op = 'retake' THEN pg_try_advisory_lock(t.k) ELSE false END
   END AS ok
-FROM unnest($1::text[], $2::bigint[]) AS t(op, k)`,
+FROM unnest($1::text[], $2::bigint[], $4::text[], $5::text[]) AS t(op, k, c, p)`,
 };
 
 export class InstanceLink {
@@ -186,6 +190,33 @@ export class InstanceLink {
     }
   }
 
+  /**
+   * `tryLock`, and when another session holds the lock, `notify` sent in the same statement (one
+   * round trip where a failed take and an announcement to the holder took two). `taken` as for
+   * `tryLock`'s true; `notified`: held elsewhere and the NOTIFY committed; `not-taken`: not taken and
+   * nothing sent (the link is down, holds or is taking it, or the statement failed): announce by
+   * yourself.
+   */
+  async tryLockOrNotify(name: string, notify: LockNotify, onLost?: () => void): Promise<LockOrNotify> {
+    const client = this.#client;
+    const locks = this.#locks;
+    if (!client || !locks || this.#held.has(name) || this.#pending.has(name)) return "not-taken";
+    this.#pending.add(name);
+    try {
+      const answer = await locks.lockOrNotify(advisoryKey(name).toString(), notify);
+      if (answer !== "taken") return answer;
+      // The answer came, but if the session ended meanwhile the server has released the lock.
+      if (this.#client !== client) return "not-taken";
+      this.#held.set(name, { onLost });
+      return "taken";
+    } catch (error) {
+      if (this.#client !== client) return "not-taken";
+      throw error;
+    } finally {
+      this.#pending.delete(name);
+    }
+  }
+
   /** Releases a lock this link holds. False when it did not hold it (or the session is gone, and the lock with it). */
   async unlock(name: string): Promise<boolean> {
     const client = this.#client;
@@ -229,7 +260,7 @@ export class InstanceLink {
    * One lock request on the current session, sharing a statement with the others waiting. The
    * callers that answer for a session checked it in the same tick (#locks is set with #client).
    */
-  #request(op: LockOp, name: string): Promise<boolean> {
+  #request(op: Exclude<LockOp, "lock-or-notify">, name: string): Promise<boolean> {
     if (!this.#locks) throw new LinkDownError(`advisory ${op}`);
     return this.#locks.request(op, advisoryKey(name).toString());
   }
@@ -330,9 +361,14 @@ export class InstanceLink {
     this.#client = client;
     const serial = serialQueue();
     this.#serial = serial;
-    this.#locks = new LockBatch(async (ops, keys) => {
+    this.#locks = new LockBatch(async (ops, keys, notifies) => {
+      const channels = notifies.map((n) => n?.channel ?? null);
+      const payloads = notifies.map((n) => n?.payload ?? null);
       const res = await serial(() =>
-        client.query<{ key: string; ok: boolean }>({ ...LOCK_OPS, values: [ops, keys, database] }),
+        client.query<{ key: string; ok: boolean }>({
+          ...LOCK_OPS,
+          values: [ops, keys, database, channels, payloads],
+        }),
       );
       return new Set(res.rows.filter((r) => r.ok === true).map((r) => r.key));
     });

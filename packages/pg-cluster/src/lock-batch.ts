@@ -19,17 +19,36 @@
 
 /**
  * What a request asks of the server for its key (`busy`: held by any session, this one or another;
- * `retake`: held by this session already, or taken now).
+ * `retake`: held by this session already, or taken now; `lock-or-notify`: a take that, when another
+ * session holds the lock, sends its NOTIFY in the same statement).
  */
-export type LockOp = "lock" | "unlock" | "held" | "busy" | "retake";
+export type LockOp = "lock" | "unlock" | "held" | "busy" | "retake" | "lock-or-notify";
 
-/** Runs one statement for `ops[i]` on `keys[i]` (distinct keys); returns the keys answered true. */
-export type SendLockOps = (ops: LockOp[], keys: string[]) => Promise<Set<string>>;
+/** The NOTIFY of a `lock-or-notify` request. */
+export interface LockNotify {
+  channel: string;
+  payload: string;
+}
+
+/**
+ * Runs one statement for `ops[i]` on `keys[i]` (distinct keys; `notifies[i]` for a
+ * `lock-or-notify`, null for the others); returns the keys answered true.
+ */
+export type SendLockOps = (
+  ops: LockOp[],
+  keys: string[],
+  notifies: (LockNotify | null)[],
+) => Promise<Set<string>>;
+
+/** A `lock-or-notify`'s answer: taken, or not taken and the NOTIFY sent (committed with the statement). */
+export type LockOrNotify = "taken" | "notified" | "not-taken";
 
 interface Waiting {
   op: LockOp;
   key: string;
-  resolve(ok: boolean): void;
+  notify?: LockNotify;
+  /** `sent`: the request went in a statement that answered, as asked (not asked again as something else). */
+  resolve(ok: boolean, sent: LockOp): void;
   reject(error: unknown): void;
 }
 
@@ -38,8 +57,10 @@ const MAX_KEYS = 1000;
 
 /** A request of a failed statement, asked again alone (see the top of the file). */
 function again(w: Waiting): Waiting {
-  if (w.op === "lock") return { ...w, op: "retake" };
-  if (w.op === "unlock") return { ...w, resolve: () => w.resolve(true) };
+  // A take with a NOTIFY asked again takes only: its caller announces by itself if it is not taken.
+  if (w.op === "lock" || w.op === "lock-or-notify")
+    return { op: "retake", key: w.key, resolve: w.resolve, reject: w.reject };
+  if (w.op === "unlock") return { ...w, resolve: () => w.resolve(true, "unlock") };
   return w;
 }
 
@@ -50,15 +71,34 @@ export class LockBatch {
   constructor(private readonly send: SendLockOps) {}
 
   /** `key` is the advisory key as a decimal string. */
-  request(op: LockOp, key: string): Promise<boolean> {
-    return new Promise((resolve, reject) => {
-      this.#waiting.push({ op, key, resolve, reject });
-      if (!this.#flushing) {
-        this.#flushing = true;
-        // A microtask, not a timer: requests made in the same tick share the first statement.
-        queueMicrotask(() => void this.#flush());
-      }
-    });
+  request(op: Exclude<LockOp, "lock-or-notify">, key: string): Promise<boolean> {
+    return new Promise((resolve, reject) => this.#add({ op, key, resolve, reject }));
+  }
+
+  /**
+   * Takes the lock of `key`, or, when another session holds it, sends `notify` in the same
+   * statement (one round trip for a take that fails and the announcement that follows it).
+   * `not-taken`: not taken and nothing sent (the statement failed and the take was asked again).
+   */
+  lockOrNotify(key: string, notify: LockNotify): Promise<LockOrNotify> {
+    return new Promise((resolve, reject) =>
+      this.#add({
+        op: "lock-or-notify",
+        key,
+        notify,
+        resolve: (ok, sent) => resolve(ok ? "taken" : sent === "lock-or-notify" ? "notified" : "not-taken"),
+        reject,
+      }),
+    );
+  }
+
+  #add(w: Waiting): void {
+    this.#waiting.push(w);
+    if (!this.#flushing) {
+      this.#flushing = true;
+      // A microtask, not a timer: requests made in the same tick share the first statement.
+      queueMicrotask(() => void this.#flush());
+    }
   }
 
   async #flush(): Promise<void> {
@@ -87,6 +127,7 @@ export class LockBatch {
       yes = await this.send(
         batch.map((w) => w.op),
         batch.map((w) => w.key),
+        batch.map((w) => w.notify ?? null),
       );
     } catch (error) {
       if (batch.length === 1) return (batch[0] as Waiting).reject(error);
@@ -94,6 +135,6 @@ export class LockBatch {
       for (const w of batch) await this.#run([again(w)]);
       return;
     }
-    for (const w of batch) w.resolve(yes.has(w.key));
+    for (const w of batch) w.resolve(yes.has(w.key), w.op);
   }
 }

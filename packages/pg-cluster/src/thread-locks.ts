@@ -38,6 +38,20 @@ export class ThreadLocks {
     return this.#link.tryLock(threadLockName(key), options.onLost);
   }
 
+  /**
+   * `tryLock`, and when another instance holds the thread's lock, `notify` (a NOTIFY, e.g. a Bus
+   * message to the holder: `bus.channel` and `busPayload(message)`) sent in the same statement.
+   * `notified`: held elsewhere, the NOTIFY committed; `not-taken`: nothing sent (see
+   * InstanceLink.tryLockOrNotify).
+   */
+  tryLockOrNotify(
+    key: string,
+    notify: { channel: string; payload: string },
+    options: { onLost?: () => void } = {},
+  ): Promise<"taken" | "notified" | "not-taken"> {
+    return this.#link.tryLockOrNotify(threadLockName(key), notify, options.onLost);
+  }
+
   /** Releases the thread's lock. False when this instance did not hold it (or lost it with the connection). */
   unlock(key: string): Promise<boolean> {
     return this.#link.unlock(threadLockName(key));

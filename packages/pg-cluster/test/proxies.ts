@@ -93,3 +93,43 @@ export async function switchableProxy(databaseUrl: string) {
   state.url = proxied.href;
   return state;
 }
+
+/**
+ * A TCP proxy on 127.0.0.1 to the PostgreSQL of `databaseUrl` that counts the statements its
+ * connections send: each simple query ('Q') and each extended-protocol Sync ('S', one per
+ * statement node-postgres sends), read from the frontend messages after the startup packet.
+ */
+export async function countingProxy(databaseUrl: string) {
+  const target = new URL(databaseUrl);
+  const state = { statements: 0, url: "", close: () => new Promise<void>((r) => srv.close(() => r())) };
+  const srv = createServer((socket) => {
+    const upstream = connect(Number(target.port), target.hostname);
+    let pending = Buffer.alloc(0);
+    let started = false;
+    socket.on("data", (d) => {
+      pending = Buffer.concat([pending, d]);
+      for (;;) {
+        // The startup packet has no type byte: its length comes first.
+        const head = started ? 1 : 0;
+        if (pending.length < head + 4) break;
+        const size = head + pending.readUInt32BE(head);
+        if (pending.length < size) break;
+        const type = started ? String.fromCharCode(pending[0] as number) : "";
+        if (type === "Q" || type === "S") state.statements += 1;
+        started = true;
+        pending = pending.subarray(size);
+      }
+      upstream.write(d);
+    });
+    socket.on("error", () => upstream.destroy());
+    socket.on("close", () => upstream.destroy());
+    upstream.on("data", (d) => socket.write(d));
+    upstream.on("error", () => socket.destroy());
+    upstream.on("close", () => socket.end());
+  });
+  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+  const proxied = new URL(databaseUrl);
+  proxied.port = String((srv.address() as AddressInfo).port);
+  state.url = proxied.href;
+  return state;
+}

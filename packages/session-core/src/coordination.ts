@@ -39,6 +39,16 @@ export interface Coordination {
    * holds it. A holder that dies loses every thread at once (the database releases its locks).
    */
   acquireThread(key: string): Promise<boolean>;
+  /**
+   * `acquireThread`, and when another instance holds the thread, `message` announced with the same
+   * request (PostgreSQL: the NOTIFY in the statement of the failed take, one round trip instead of
+   * two). `announced`: held elsewhere and `message` sent; `not-acquired`: nothing sent (the caller
+   * publishes it). Optional: without it, `acquireThread` then `publish`.
+   */
+  acquireOrAnnounce?(
+    key: string,
+    message: ClusterMessage,
+  ): Promise<"acquired" | "announced" | "not-acquired">;
   releaseThread(key: string): Promise<void>;
   publish(message: ClusterMessage): Promise<void>;
   /** Returns an unsubscribe. Messages from this instance may arrive too. */

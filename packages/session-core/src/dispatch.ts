@@ -22,16 +22,22 @@ export async function dispatchRecorded(
   msg: QueuedMessage,
 ): Promise<void> {
   if (d.known.has(msg.inboxId)) return;
-  const outcome = await d.ownership.withHeld(gateway, thread, async (state) => {
-    if (state.taken.has(msg.inboxId)) return;
-    // Several instances: older messages of the thread may have been recorded elsewhere and
-    // not announced yet; they go first, in the order they were recorded (this one among them).
-    if (d.coordination.shared) return d.ownership.takeFresh(state);
-    return d.policy.onMessage(state, msg);
-  });
-  if (outcome === "ran") return;
+  // Held by another instance: announced to it with the failed take where the coordination can.
+  const held = { kind: "thread", gateway, thread, held: true } as const;
+  const outcome = await d.ownership.withHeld(
+    gateway,
+    thread,
+    async (state) => {
+      if (state.taken.has(msg.inboxId)) return;
+      // Several instances: older messages of the thread may have been recorded elsewhere and
+      // not announced yet; they go first, in the order they were recorded (this one among them).
+      if (d.coordination.shared) return d.ownership.takeFresh(state);
+      return d.policy.onMessage(state, msg);
+    },
+    held,
+  );
+  if (outcome === "ran" || outcome === "announced") return;
   // Not run here: announced. Held by another instance: its holder takes the message from the
   // store. Otherwise (a turn lost here winding down, a failed take) any instance may take it.
-  const held = outcome === "elsewhere";
-  await d.coordination.publish({ kind: "thread", gateway, thread, ...(held ? { held } : {}) });
+  await d.coordination.publish(outcome === "elsewhere" ? held : { kind: "thread", gateway, thread });
 }

@@ -4,7 +4,7 @@
 // instance left half done), and an idle or suspended thread is let go, so any instance can take
 // it next. Messages recorded by an instance that does not hold the thread are announced to the
 // holder; a sweep finds any whose announcement was lost, and the threads of a dead instance.
-import type { Coordination, HeldLock } from "./coordination.js";
+import type { ClusterMessage, Coordination, HeldLock } from "./coordination.js";
 import { DEFAULT_MAX_HELD_THREADS, HeldCap } from "./held-cap.js";
 import { HoldTimers } from "./hold-timers.js";
 import type { SessionParts } from "./parts.js";
@@ -26,8 +26,11 @@ export interface OwnershipHooks {
 const LET_GO_SPACING_MS = 250;
 /** Claims of one message that may find the thread let go meanwhile before it is left to others. */
 const STALE_CLAIM_ATTEMPTS = 3;
-/** A claim's answer: held here now, held by another instance, or not taken for another reason. */
-type Claim = "held" | "elsewhere" | "free";
+/**
+ * A claim's answer: held here now, held by another instance (`announced`: and the message its
+ * claimer gave announced to it with the take), or not taken for another reason.
+ */
+type Claim = "held" | "elsewhere" | "announced" | "free";
 
 export class Ownership {
   readonly #held = new Set<string>();
@@ -79,7 +82,12 @@ export class Ownership {
     return (await this.#claim(gateway, thread)) === "held";
   }
 
-  #claim(gateway: string, thread: string): Promise<Claim> {
+  /**
+   * `announce`: sent to the holder with the take when another instance holds the thread (where
+   * the coordination can), answered `announced`. Only to the claim that starts the take: one that
+   * joins a take in flight may have committed its message after that take's statement was sent.
+   */
+  #claim(gateway: string, thread: string, announce?: ClusterMessage): Promise<Claim> {
     if (!this.shared) return Promise.resolve("held");
     const threadId = gatewayThreadId(gateway, thread);
     // A claim in progress first: the thread counts as held only once its stored state is adopted.
@@ -87,14 +95,13 @@ export class Ownership {
     if (!claiming && this.#held.has(threadId)) return Promise.resolve("held");
     // A turn of a thread lost here is still winding down: not until it is forgotten.
     if (!claiming && this.p.threads.peek(gateway, thread)?.lost) return Promise.resolve("free");
-    if (!claiming) {
-      claiming = this.#take(gateway, thread, threadId).finally(() => this.#claiming.delete(threadId));
-      this.#claiming.set(threadId, claiming);
-    }
+    if (claiming) return claiming.then((c) => (c === "announced" ? "elsewhere" : c));
+    claiming = this.#take(gateway, thread, threadId, announce).finally(() => this.#claiming.delete(threadId));
+    this.#claiming.set(threadId, claiming);
     return claiming;
   }
 
-  async #take(gateway: string, thread: string, threadId: string): Promise<Claim> {
+  async #take(gateway: string, thread: string, threadId: string, announce?: ClusterMessage): Promise<Claim> {
     await this.#releasing.get(threadId);
     if (!this.#cap.reserve(gateway, thread, threadId)) {
       // No room: the thread waits, its messages queued in the store. An idle thread kept for its
@@ -102,13 +109,14 @@ export class Ownership {
       this.#letGoIdleNow();
       return "free";
     }
-    let acquired = false;
+    let acquired: boolean | "announced" = false;
     try {
-      acquired = await this.coordination.acquireThread(threadId);
-      if (acquired) this.#held.add(threadId);
+      acquired = await this.#acquire(threadId, announce);
+      if (acquired === true) this.#held.add(threadId);
     } finally {
       this.#cap.taken();
     }
+    if (acquired === "announced") return "announced";
     if (!acquired) return "elsewhere";
     this.p.logger.debug({ threadId }, "took a thread");
     // What this process remembers of the thread may be stale: another instance ran it meanwhile.
@@ -125,6 +133,13 @@ export class Ownership {
       this.#adopting.delete(threadId);
     }
     return "held";
+  }
+
+  /** The thread's lock taken here (true), or not; with `announce`, announced to the holder with the take. */
+  async #acquire(threadId: string, announce?: ClusterMessage): Promise<boolean | "announced"> {
+    if (!announce || !this.coordination.acquireOrAnnounce) return this.coordination.acquireThread(threadId);
+    const answer = await this.coordination.acquireOrAnnounce(threadId, announce);
+    return answer === "announced" ? answer : answer === "acquired";
   }
 
   /** Messages of the thread recorded (anywhere) and not yet taken here, oldest first. */
@@ -212,7 +227,8 @@ export class Ownership {
   /**
    * Runs `fn` inside the thread's lock while this instance holds the thread (`ran`); `elsewhere`
    * when another instance holds its lock, `free` when it could not be taken here for another
-   * reason (a turn lost here winding down, its state unreadable). Held is checked again inside the lock: a claim answered from `#held` goes
+   * reason (a turn lost here winding down, its state unreadable); `announced` when another holds
+   * it and `announce` went to it with the take. Held is checked again inside the lock: a claim answered from `#held` goes
    * stale while it waits there behind the change that lets the thread go (`settle`), and a turn
    * started then would run without the lock, its commit refused by the fence (#45.5).
    */
@@ -220,9 +236,10 @@ export class Ownership {
     gateway: string,
     thread: string,
     fn: (state: ThreadState) => Promise<void>,
+    announce?: ClusterMessage,
   ): Promise<"ran" | Exclude<Claim, "held">> {
     for (let attempt = 0; attempt < STALE_CLAIM_ATTEMPTS; attempt++) {
-      const claim = await this.#claim(gateway, thread);
+      const claim = await this.#claim(gateway, thread, announce);
       if (claim !== "held") return claim;
       const ran = await this.p.threads.with(gateway, thread, async (state) => {
         if (!this.holds(state.threadId)) {

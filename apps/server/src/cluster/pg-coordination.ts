@@ -73,6 +73,13 @@ export async function pgCoordination(options: {
     shared: true,
     // ThreadLocks are not re-entrant; the session may ask again for a thread it holds.
     acquireThread: async (key) => locks.isHeld(key) || locks.tryLock(key),
+    // A failed take and its announcement to the holder: one statement on the link.
+    async acquireOrAnnounce(key, message) {
+      if (locks.isHeld(key)) return "acquired";
+      const payload = cluster.busPayload({ ...message, target: targetOf(message) });
+      const answer = await locks.tryLockOrNotify(key, { channel: bus.channel, payload });
+      return answer === "taken" ? "acquired" : answer === "notified" ? "announced" : "not-acquired";
+    },
     async releaseThread(key) {
       await locks.unlock(key);
     },
