@@ -1,14 +1,15 @@
 // Config keys a user turns on, through the built bin (`agentsvc start`), where no other bin test
 // used them: `allowedHosts` and the host of `publicBaseUrl` (the DNS-rebinding guard), an agent
 // route's `apiKeyEnvVar`, `metrics.port` with `metrics.apiKeyEnvVar` (a separate listener), and a
-// push entry's sender access (`dmPolicy: allowlist`, `allowFrom`, `refusalReply`, `rateLimit`), and
+// push entry's sender access (`dmPolicy: allowlist`, `allowFrom`, `refusalReply`, `rateLimit`,
+// `groupPolicy: allowlist`, `groupAllowFrom`), the config's `port` (and PORT over it), and
 // approvals (the agent's `approvals.channel`, an entry's `approvalDestination` and `approvers`).
 import { existsSync } from "node:fs";
 import { request } from "node:http";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { eventually, TelegramFake } from "@agentsvc/testkit";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { outputUntil, type Served, serveBin } from "./child.js";
 import { BOT_AGENT, linkPackages, tempDir, writeFiles } from "./helpers.js";
 
@@ -120,7 +121,7 @@ describe("agentsvc start: allowedHosts, publicBaseUrl, an agent route's apiKeyEn
   });
 });
 
-describe("agentsvc start: a Telegram entry's sender access (allowlist, refusalReply, rateLimit)", () => {
+describe("agentsvc start: a Telegram entry's sender access (allowlist, refusalReply, rateLimit, groupPolicy)", () => {
   let fake: TelegramFake;
   let served: Served;
 
@@ -136,6 +137,8 @@ describe("agentsvc start: a Telegram entry's sender access (allowlist, refusalRe
         "allowFrom: [7070]",
         'refusalReply: "Only friends of the owner, sorry."',
         "rateLimit: { messages: 1, perSeconds: 3600 }",
+        "groupPolicy: allowlist",
+        "groupAllowFrom: [-100555]",
         "",
       ].join("\n"),
     });
@@ -163,6 +166,18 @@ describe("agentsvc start: a Telegram entry's sender access (allowlist, refusalRe
     // The stranger's second message was taken in before the friend's: refused without a second answer.
     expect(to(8080)).toEqual(["Only friends of the owner, sorry."]);
     expect(to(7070).join("\n")).not.toContain("friend two");
+  }, 60_000);
+
+  it("groupPolicy allowlist: a group in groupAllowFrom is answered, any other group is ignored without a word", async () => {
+    fake.chat.userSends({ chatId: -100666, text: "@agentsvc_bot other group", from: { id: 6161 } });
+    fake.chat.userSends({ chatId: -100555, text: "@agentsvc_bot team group", from: { id: 6060 } });
+    await eventually(
+      () => to(-100555).some((t) => t.includes("team group")),
+      "the listed group's answer",
+      20_000,
+    );
+    // Taken in before the listed group's message: refused in silence.
+    expect(to(-100666)).toEqual([]);
   }, 60_000);
 });
 
@@ -247,4 +262,32 @@ export default { kind: "agent", name: "bot", model: { provider: "demo" }, approv
       20_000,
     );
   }, 60_000);
+});
+
+describe("agentsvc start: the config's port, and PORT over it", () => {
+  let served: Served | undefined;
+  afterEach(async () => {
+    await served?.stop();
+    served = undefined;
+  });
+
+  const project = (port: number) =>
+    writeFiles(tempDir("agentsvc-port-"), {
+      "agents/bot.mjs": BOT_AGENT,
+      "gateways/agent.yaml": "exposes: agent\npath: /agent\n",
+      "agentsvc.config.yaml": `port: ${port}\n`,
+    });
+
+  it("listens on the config's port when neither --port nor PORT is given", async () => {
+    const port = await freePort();
+    served = await serveBin(["start", project(port)]);
+    expect(served.url).toBe(`http://127.0.0.1:${port}`);
+    expect((await fetch(`${served.url}/health/live`)).status).toBe(200);
+  });
+
+  it("PORT wins over the config's port", async () => {
+    const [fromConfig, fromEnv] = [await freePort(), await freePort()];
+    served = await serveBin(["start", project(fromConfig)], { PORT: String(fromEnv) });
+    expect(served.url).toBe(`http://127.0.0.1:${fromEnv}`);
+  });
 });
