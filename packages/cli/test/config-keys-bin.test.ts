@@ -1,9 +1,10 @@
 // Config keys a user turns on, through the built bin (`agentsvc start`), where no other bin test
 // used them: `allowedHosts` and the host of `publicBaseUrl` (the DNS-rebinding guard), an agent
-// route's `apiKeyEnvVar`, `metrics.port` with `metrics.apiKeyEnvVar` (a separate listener), and a
-// push entry's sender access (`dmPolicy: allowlist`, `allowFrom`, `refusalReply`, `rateLimit`,
-// `groupPolicy: allowlist`, `groupAllowFrom`), the config's `port` (and PORT over it), and
-// approvals (the agent's `approvals.channel`, an entry's `approvalDestination` and `approvers`).
+// route's and an MCP exposure's `apiKeyEnvVar`, `metrics.port` with `metrics.apiKeyEnvVar` (a
+// separate listener), a push entry's sender access (`dmPolicy: allowlist`, `allowFrom`,
+// `refusalReply`, `rateLimit`, `groupPolicy: allowlist`, `groupAllowFrom`), the config's `port`
+// (and PORT over it), and approvals (the agent's `approvals.channel`, an entry's
+// `approvalDestination` and `approvers`).
 import { existsSync } from "node:fs";
 import { request } from "node:http";
 import { createServer } from "node:net";
@@ -289,5 +290,53 @@ describe("agentsvc start: the config's port, and PORT over it", () => {
     const [fromConfig, fromEnv] = [await freePort(), await freePort()];
     served = await serveBin(["start", project(fromConfig)], { PORT: String(fromEnv) });
     expect(served.url).toBe(`http://127.0.0.1:${fromEnv}`);
+  });
+});
+
+describe("agentsvc start: an MCP exposure's apiKeyEnvVar", () => {
+  let served: Served;
+  const MCP_KEY = "mcp-key-6502";
+
+  beforeAll(async () => {
+    const dir = writeFiles(tempDir("agentsvc-mcp-key-"), {
+      "gateways/tools.yaml": "exposes: mcp\npath: /mcp\ntarget: t\napiKeyEnvVar: MCP_KEY\n",
+      "agents/bot.mjs": BOT_AGENT,
+      "mcp/t.mjs": `import { defineToolServer } from "@agentsvc/mcp";\nexport default defineToolServer({ name: "t", tools: [] });\n`,
+    });
+    linkPackages(dir, { "@agentsvc/agent-core": "packages/agent-core", "@agentsvc/mcp": "packages/mcp" });
+    served = await serveBin(["start", dir, "--port", "0"], { MCP_KEY });
+  }, 60_000);
+  afterAll(async () => {
+    await served?.stop();
+  });
+
+  const initialize = (headers: Record<string, string>) =>
+    fetch(`${served.url}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        ...headers,
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "test", version: "1" },
+        },
+      }),
+      signal: AbortSignal.timeout(10_000),
+    });
+
+  it("refuses an MCP client without the key or with another (401) and serves one that sends it", async () => {
+    expect((await initialize({})).status).toBe(401);
+    expect((await initialize({ authorization: "Bearer not-it" })).status).toBe(401);
+    const ok = await initialize({ authorization: `Bearer ${MCP_KEY}` });
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toContain('"serverInfo":{"name":"t"');
+    expect((await initialize({ "x-api-key": MCP_KEY })).status).toBe(200);
   });
 });
