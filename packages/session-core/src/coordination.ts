@@ -11,9 +11,10 @@ export type ClusterMessage =
   /**
    * Something for `thread` was recorded in the inbox (or decided): its holder should look. `held`:
    * the recorder found the thread's lock held by another instance, so instances not holding it
-   * ignore the message (without it, every instance tries to take the thread).
+   * ignore the message (without it, every instance tries to take the thread). `id`: the inbox record
+   * announced; an instance that took it already need not look.
    */
-  | { kind: "thread"; gateway: string; thread: string; held?: boolean }
+  | { kind: "thread"; gateway: string; thread: string; held?: boolean; id?: number }
   /** Pieces were queued in the outbox: the sending instance should look. */
   | { kind: "outbox" }
   /** The leader has an outbox backlog: other instances queue for the partitions it gives up (outbox-shares.ts). */

@@ -23,7 +23,7 @@ export async function dispatchRecorded(
 ): Promise<void> {
   if (d.known.has(msg.inboxId)) return;
   // Held by another instance: announced to it with the failed take where the coordination can.
-  const held = { kind: "thread", gateway, thread, held: true } as const;
+  const held = { kind: "thread", gateway, thread, held: true, id: msg.inboxId } as const;
   const outcome = await d.ownership.withHeld(
     gateway,
     thread,
@@ -39,5 +39,7 @@ export async function dispatchRecorded(
   if (outcome === "ran" || outcome === "announced") return;
   // Not run here: announced. Held by another instance: its holder takes the message from the
   // store. Otherwise (a turn lost here winding down, a failed take) any instance may take it.
-  await d.coordination.publish(outcome === "elsewhere" ? held : { kind: "thread", gateway, thread });
+  await d.coordination.publish(
+    outcome === "elsewhere" ? held : { kind: "thread", gateway, thread, id: msg.inboxId },
+  );
 }

@@ -229,6 +229,12 @@ export class SessionLead {
     // Its recorder found the thread held by another instance: only that holder need look (the
     // others would each try a lock it holds). A holder that let it go meanwhile leaves it to the sweep.
     if (message.held && !this.d.ownership.holds(gatewayThreadId(message.gateway, message.thread))) return;
+    // The record announced was taken here already (read with an earlier look): nothing to read for it.
+    if (
+      message.id !== undefined &&
+      parts.threads.peek(message.gateway, message.thread)?.taken.has(message.id)
+    )
+      return;
     parts.track(this.d.ownership.poke(message.gateway, message.thread));
   }
 }

@@ -55,7 +55,7 @@ describe("three instances over one store", () => {
     await say(b, "T", "behind it");
     await until(() => a.session.snapshot("mock", "T").queued === 1, "queued on the holder");
     expect(published.filter((m) => m.kind === "thread")).toEqual([
-      { kind: "thread", gateway: "mock", thread: "T", held: true },
+      { kind: "thread", gateway: "mock", thread: "T", held: true, id: expect.any(Number) },
     ]);
     // b tried once (its own claim); c, which neither received nor holds it, never.
     expect(asked.b).toEqual(["gw:mock:T"]);
