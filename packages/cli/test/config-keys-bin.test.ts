@@ -3,13 +3,14 @@
 // route's and an MCP exposure's `apiKeyEnvVar`, `metrics.port` with `metrics.apiKeyEnvVar` (a
 // separate listener), a push entry's sender access (`dmPolicy: allowlist`, `allowFrom`,
 // `refusalReply`, `rateLimit`, `groupPolicy: allowlist`, `groupAllowFrom`), the config's `port`
-// (and PORT over it), and approvals (the agent's `approvals.channel`, an entry's
-// `approvalDestination` and `approvers`).
+// (and PORT over it), approvals (the agent's `approvals.channel`, an entry's `approvalDestination`
+// and `approvers`), and a push entry's media block (`types`, `transcribe`, `transcriptionModel`,
+// `showTranscript: false`, `unsupported: ignore`).
 import { existsSync } from "node:fs";
 import { request } from "node:http";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { eventually, TelegramFake } from "@agentsvc/testkit";
+import { eventually, FakeTranscriptions, OPENAI_TEST_KEY, TelegramFake } from "@agentsvc/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { outputUntil, type Served, serveBin } from "./child.js";
 import { BOT_AGENT, linkPackages, tempDir, writeFiles } from "./helpers.js";
@@ -339,4 +340,67 @@ describe("agentsvc start: an MCP exposure's apiKeyEnvVar", () => {
     expect(await ok.text()).toContain('"serverInfo":{"name":"t"');
     expect((await initialize({ "x-api-key": MCP_KEY })).status).toBe(200);
   });
+});
+
+describe("agentsvc start: a Telegram entry's media block (types, transcribe, showTranscript false, unsupported ignore)", () => {
+  const JPEG = Buffer.concat([Buffer.from("ffd8ffe000104a464946", "hex"), Buffer.alloc(3000, 9)]);
+  const OGG = Buffer.concat([Buffer.from("OggS"), Buffer.alloc(3000, 4)]);
+  let telegram: TelegramFake;
+  let whisper: FakeTranscriptions;
+  let served: Served;
+
+  beforeAll(async () => {
+    telegram = await TelegramFake.start();
+    whisper = await FakeTranscriptions.start({ text: "turn on the lights" });
+    const dir = writeFiles(tempDir("agentsvc-media-"), {
+      "agents/bot.mjs": BOT_AGENT,
+      "gateways/telegram.yaml": [
+        "type: telegram",
+        "botTokenEnvVar: TELEGRAM_BOT_TOKEN",
+        `apiBaseUrl: ${telegram.url}`,
+        "media:",
+        "  types: [audio]",
+        "  transcribe: true",
+        `  transcriptionModel: { model: openai/whisper-1, baseURL: "${whisper.baseURL}" }`,
+        "  showTranscript: false",
+        "  unsupported: ignore",
+        "",
+      ].join("\n"),
+    });
+    linkPackages(dir, { "@agentsvc/gateway-telegram": "packages/gateway-telegram" });
+    served = await serveBin(["start", dir, "--port", "0"], {
+      TELEGRAM_BOT_TOKEN: telegram.token,
+      OPENAI_API_KEY: OPENAI_TEST_KEY,
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await served?.stop();
+    await whisper?.close();
+    await telegram?.close();
+  });
+
+  it("a picture (not in types) gets no answer; a voice note is transcribed and answered without the quoted transcript", async () => {
+    const send = (id: number, fields: Record<string, unknown>) =>
+      telegram.pushUpdate({
+        message: {
+          message_id: id,
+          from: { id: 6161, is_bot: false, first_name: "Ada" },
+          chat: { id: 6161, type: "private" },
+          date: Math.floor(Date.now() / 1000),
+          ...fields,
+        },
+      });
+    send(1, { photo: [{ ...telegram.files.host(JPEG, "jpg"), width: 1, height: 1 }] });
+    send(2, { voice: { ...telegram.files.host(OGG, "oga"), duration: 2, mime_type: "audio/ogg" } });
+    const texts = () => telegram.chat.botMessages.map((m) => m.text);
+    await eventually(
+      () => texts().some((t) => t.includes("turn on the lights")),
+      "the reply to the voice note",
+      20_000,
+    );
+    expect(whisper.requests).toMatchObject([{ status: 200, model: "whisper-1" }]);
+    // The picture, taken in first, got nothing ("I can't take pictures here." with unsupported: reply).
+    expect(texts()).toHaveLength(1);
+    expect(texts()[0]).not.toMatch(/^🎙/);
+  }, 60_000);
 });
