@@ -2,7 +2,11 @@
 // connector-signed JWTs (RS256, issuer https://api.botframework.com, `serviceurl` claim), and the
 // OAuth2 client-credentials token endpoint a bot gets its outbound token from.
 import { randomBytes } from "node:crypto";
-import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
+import type { generateKeyPair, JWK } from "jose";
+
+// jose is imported when a key or token is first made, not with the testkit: about 50 ms of CPU at
+// each import of the package, which some 35 test files in processes of their own import (#45).
+const jose = () => import("jose");
 
 export const CONNECTOR_ISSUER = "https://api.botframework.com";
 export const CONNECTOR_SCOPE = "https://api.botframework.com/.default";
@@ -19,6 +23,7 @@ export async function connectorKey(
   kid = `kid-${randomBytes(4).toString("hex")}`,
   endorsements = ["msteams"],
 ): Promise<ConnectorKey> {
+  const { exportJWK, generateKeyPair } = await jose();
   const { privateKey, publicKey } = await generateKeyPair("RS256", { extractable: true });
   const jwk = { ...(await exportJWK(publicKey)), kid, use: "sig", alg: "RS256", endorsements };
   return { kid, privateKey, jwk };
@@ -36,7 +41,8 @@ export interface TokenClaims {
 }
 
 /** A JWT as the connector puts in `Authorization: Bearer` on its calls to a bot. */
-export function connectorToken(key: ConnectorKey, claims: TokenClaims): Promise<string> {
+export async function connectorToken(key: ConnectorKey, claims: TokenClaims): Promise<string> {
+  const { SignJWT } = await jose();
   const now = Math.floor(Date.now() / 1000);
   return new SignJWT(claims.serviceUrl === null ? {} : { serviceurl: claims.serviceUrl })
     .setProtectedHeader({ alg: "RS256", kid: key.kid, typ: "JWT" })
