@@ -259,6 +259,15 @@ describe.skipIf(postgresMissing)("agentsvc start: a postgres datasource's idleTi
           )
         ).rows[0]?.n,
       );
+    // The most seen at once: the name is the store's (a count of 0 would prove nothing otherwise).
+    let seen = 0;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        seen = Math.max(seen, await pooled());
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
     const url0 = served.url;
     const send = async (id: string) => {
       const res = await hooks(url0, "POST", "/gateways/hooks/events", {
@@ -274,5 +283,8 @@ describe.skipIf(postgresMissing)("agentsvc start: a postgres datasource's idleTi
     await until(async () => (await pooled()) === 0, "no pooled connection left open");
     await send("after");
     await until(async () => (await replies(url0, "after")).length === 1, "the reply after the pool emptied");
+    sampling = false;
+    await sampler;
+    expect(seen).toBeGreaterThanOrEqual(1);
   }, 120_000);
 });
