@@ -2,7 +2,8 @@
 // used them: `allowedHosts` and the host of `publicBaseUrl` (the DNS-rebinding guard), an agent
 // route's and an MCP exposure's `apiKeyEnvVar`, `metrics.port` with `metrics.apiKeyEnvVar` (a
 // separate listener), a push entry's sender access (`dmPolicy: allowlist`, `allowFrom`,
-// `refusalReply`, `rateLimit`, `groupPolicy: allowlist`, `groupAllowFrom`), the config's `port`
+// `refusalReply`, `rateLimit`, `groupPolicy: allowlist`, `groupAllowFrom`, `pairingCodeTtlSeconds`,
+// `gatewayRateLimit`), the config's `port`
 // (and PORT over it), approvals (the agent's `approvals.channel`, an entry's `approvalDestination`
 // and `approvers`), and a push entry's media block (`types`, `transcribe`, `transcriptionModel`,
 // `showTranscript: false`, `unsupported: ignore`).
@@ -402,5 +403,48 @@ describe("agentsvc start: a Telegram entry's media block (types, transcribe, sho
     // The picture, taken in first, got nothing ("I can't take pictures here." with unsupported: reply).
     expect(texts()).toHaveLength(1);
     expect(texts()[0]).not.toMatch(/^🎙/);
+  }, 60_000);
+});
+
+describe("agentsvc start: a Telegram entry's pairingCodeTtlSeconds and gatewayRateLimit", () => {
+  let fake: TelegramFake;
+  let served: Served;
+
+  beforeAll(async () => {
+    fake = await TelegramFake.start();
+    const dir = writeFiles(tempDir("agentsvc-pairing-ttl-"), {
+      "agents/bot.mjs": BOT_AGENT,
+      "gateways/telegram.yaml": [
+        "type: telegram",
+        "botTokenEnvVar: TELEGRAM_BOT_TOKEN",
+        `apiBaseUrl: ${fake.url}`,
+        "dmPolicy: pairing",
+        "pairingCodeTtlSeconds: 300",
+        "allowFrom: [7070, 7171]",
+        "gatewayRateLimit: { messages: 1, perSeconds: 7200 }",
+        "",
+      ].join("\n"),
+    });
+    linkPackages(dir, { "@agentsvc/gateway-telegram": "packages/gateway-telegram" });
+    served = await serveBin(["start", dir, "--port", "0"], { TELEGRAM_BOT_TOKEN: fake.token });
+  }, 60_000);
+  afterAll(async () => {
+    await served?.stop();
+    await fake?.close();
+  });
+
+  const to = (chatId: number) => fake.chat.botMessages.filter((m) => m.chatId === chatId).map((m) => m.text);
+
+  it("a stranger's pairing code is valid for the entry's pairingCodeTtlSeconds; the whole entry takes gatewayRateLimit's messages, whoever sends them", async () => {
+    fake.chat.userSends({ chatId: 8080, text: "let me in", from: { id: 8080 } });
+    await eventually(() => to(8080).length > 0, "the pairing answer", 20_000);
+    expect(to(8080)[0]).toMatch(/pairing code: [A-Z2-9]{8} \(valid for 5 minutes\)/);
+    fake.chat.userSends({ chatId: 7070, text: "first of the hour", from: { id: 7070 } });
+    await eventually(() => to(7070).some((t) => t.includes("first of the hour")), "the first answer", 20_000);
+    fake.chat.userSends({ chatId: 7171, text: "second sender", from: { id: 7171 } });
+    await eventually(() => to(7171).length > 0, "the second sender's answer", 20_000);
+    expect(to(7171)).toEqual([
+      "You are sending messages faster than this assistant accepts (1 per 2 hours). Please try again in 2 hours.",
+    ]);
   }, 60_000);
 });
