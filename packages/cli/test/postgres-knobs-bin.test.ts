@@ -2,9 +2,11 @@
 // project whose store's datasource sets it holds at most that many thread locks (pg_locks) while
 // more threads have messages, answers every message once the held ones let go, and lets
 // AGENTSVC_MAX_HELD_THREADS win over it. `idleTimeoutMs`: the store's pooled connections end while
-// the service idles. `check` and `start` refuse bad values by their keys.
+// the service idles. `connectTimeoutMs` and `ssl` decide how start fails against a silent server
+// and one without TLS. `check` and `start` refuse bad values by their keys.
 import { createHmac } from "node:crypto";
 import { readdirSync, writeFileSync } from "node:fs";
+import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { advisoryKey, threadLockName } from "@agentsvc/pg-cluster";
 import { postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/pg-test";
@@ -287,4 +289,47 @@ describe.skipIf(postgresMissing)("agentsvc start: a postgres datasource's idleTi
     await sampler;
     expect(seen).toBeGreaterThanOrEqual(1);
   }, 120_000);
+});
+
+describe.skipIf(postgresMissing)("agentsvc start: a postgres datasource's ssl and connectTimeoutMs", () => {
+  let pg: TestPostgres;
+  let silent: Server;
+  const sockets: Socket[] = [];
+
+  beforeAll(async () => {
+    pg = await startPostgres();
+    // Takes the connection and never answers: only the connect timeout ends the wait.
+    silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((r) => silent.listen(0, "127.0.0.1", () => r()));
+  }, 60_000);
+  afterAll(async () => {
+    for (const s of sockets) s.destroy();
+    await new Promise((r) => silent?.close(r));
+    await pg?.stop();
+  });
+
+  it("connectTimeoutMs bounds the first connection: start fails naming the bound and the host", () => {
+    const { port } = silent.address() as { port: number };
+    const r = runBin(["start", project("    connectTimeoutMs: 300\n"), "--port", "0"], {
+      DATABASE_URL: `postgres://app:secret-pw@127.0.0.1:${port}/app`,
+      HOOKS_SECRET: SECRET,
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `datasources\\.main: cannot reach PostgreSQL at postgres://app:\\*\\*\\*@127\\.0\\.0\\.1:${port}/app within 300 ms`,
+      ),
+    );
+    expect(r.stderr).not.toContain("secret-pw");
+  });
+
+  it("ssl: require against a server without TLS fails start with what to set", async () => {
+    const r = runBin(["start", project('    ssl: "require"\n'), "--port", "0"], {
+      DATABASE_URL: await pg.createDatabase(),
+      HOOKS_SECRET: SECRET,
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/datasources\.main: PostgreSQL at .* does not accept TLS connections/);
+    expect(r.stderr).toContain("set ssl: off on the datasource");
+  });
 });
