@@ -1,7 +1,7 @@
 // Shared vitest settings. A project's tests import its own package from TypeScript sources (each
 // export's built `./dist/<x>.js` maps back to `./src/<x>.ts`), and the other workspace packages
 // from their built dist, loaded by Node itself (workspace-dist.ts says when and why).
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { configDefaults, defineProject } from "vitest/config";
 import { BUILT_DIST, workspacePackages, workspaceAliases } from "./vitest.workspace-dist.ts";
@@ -61,4 +61,18 @@ export function splitPackageConfig(dir: string, extra: Extra, sharedFiles: strin
   const shared = packageConfig(dir, { ...extra, sharedModules: true });
   shared.test = { ...shared.test, name: `${whole.test?.name} (shared)`, include: sharedFiles };
   return { whole, forked, shared };
+}
+
+/**
+ * A project whose files all share modules but `forkedFiles` (paths under `dir`, e.g.
+ * "test/x.test.ts"), which run forked in a root run: files that wait long on their own (a real
+ * PostgreSQL, Chromium) and would hold one of the two shared threads while the other runs out of
+ * the project's files (#45). Every file of `test/` but those shares, as in the package itself.
+ */
+export function forkOutConfig(dir: string, extra: Extra, forkedFiles: string[]) {
+  const shared = readdirSync(join(dir, "test"))
+    .filter((f) => f.endsWith(".test.ts"))
+    .map((f) => `test/${f}`)
+    .filter((f) => !forkedFiles.includes(f));
+  return splitPackageConfig(dir, extra, shared);
 }
