@@ -154,15 +154,17 @@ export class Inbox {
    * locked, that this session advisory lock is still held, and fails whole with a
    * `LockNotHeldError` when it is not (lock-fence.ts). `last`: nothing more is written in the
    * caller's transaction: with nothing sent in it yet, the statement commits on its own (no BEGIN,
-   * no COMMIT: a turn ends in one round trip).
+   * no COMMIT: a turn ends in one round trip). `running`: the thread's next record, queued -> running
+   * with it (its turn starts as this one ends; on PostgreSQL in the same statement, where a mark of
+   * its own was a statement per queued turn).
    */
   async finish(
     id: number,
     status: "done" | "rejected" | "failed",
     reply: readonly OutboxInput[],
-    options: { lock?: HeldLock; last?: boolean } = {},
+    options: { lock?: HeldLock; last?: boolean; running?: number } = {},
   ): Promise<boolean> {
-    const { lock } = options;
+    const { lock, running } = options;
     if (status !== "done" && status !== "rejected" && status !== "failed") {
       throw new TypeError(
         `this.t.inbox.markDone: status must be done, rejected or failed (got ${String(status)})`,
@@ -175,10 +177,12 @@ export class Inbox {
       return this.ctx.runCarrying(
         async (db, carried) => {
           const ended = pg.inboxEnd(id, status, this.ctx.now());
-          if (!lock && carried.length === 0 && pieces.length === 0)
+          const next = running === undefined ? [] : [pg.inboxRunning([running], this.ctx.now())];
+          if (!lock && carried.length === 0 && pieces.length === 0 && next.length === 0)
             return (await pg.pgRows(db, ended)).length > 0;
-          // Different tables, so the order PostgreSQL runs the WITH clauses in changes nothing.
-          const writes = pieces.length > 0 ? [...carried, pg.outboxInsert(pieces)] : carried;
+          // Different tables, or other rows of inbox (the next record, not this one), so the order
+          // PostgreSQL runs the WITH clauses in changes nothing.
+          const writes = [...carried, ...(pieces.length > 0 ? [pg.outboxInsert(pieces)] : []), ...next];
           const statement = pg.withClauses(writes, ended, lock ? fencedCount(lock) : pg.ENDED_COUNT);
           const rows = await pg
             .pgRows(db, statement)
@@ -190,6 +194,7 @@ export class Inbox {
     const moved = await this.ctx.run(async (db) => inboxFinished(db, id, status, this.ctx.now()));
     // Through enqueue: on SQLite the one path a reply row is written (and refused, as a full disk would).
     if (pieces.length > 0) await this.outbox.enqueue(reply);
+    if (running !== undefined) await this.ctx.run(async (db) => inboxRunning(db, running, this.ctx.now()));
     return moved;
   }
 

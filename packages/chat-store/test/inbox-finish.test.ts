@@ -81,3 +81,35 @@ describe("[sqlite] a lock fence", () => {
     expect(await db.outbox.browse({ statuses: ["pending"] })).toEqual([]);
   });
 });
+
+describe.skipIf(postgresMissing)("[postgres] a turn's end that starts the thread's next record", () => {
+  it("moves the next record to running in the statement that ends this one (a queued turn's own mark was a statement each)", async () => {
+    const db = await postgresDriver.open();
+    const id = await running(db);
+    const next = await db.inbox.accept({ gateway: "g", dedupKey: "m2", thread: "t", text: "q2", origin });
+    const nextId = (next as { id: number }).id;
+    const reply = [
+      { gateway: "g", thread: "t", idemKey: "k1", kind: "text" as const, payload: { text: "a" } },
+    ];
+    const sent = await statementsOf(async () => {
+      await db.inbox.finish(id, "done", reply, { running: nextId });
+    });
+    expect(sent.map((s) => s.text.trim().split(/\s+/)[0]!.toLowerCase())).toEqual(["with"]);
+    expect((await db.inbox.get(id))?.status).toBe("done");
+    expect((await db.inbox.get(nextId))?.status).toBe("running");
+    // Its turn's own mark finds it taken (no second start).
+    expect(await db.inbox.markRunning(nextId)).toBe(false);
+  });
+});
+
+describe("[sqlite] a turn's end that starts the thread's next record", () => {
+  it("moves the next record to running with it", async () => {
+    const db = await sqliteDriver.open();
+    const id = await running(db);
+    const next = await db.inbox.accept({ gateway: "g", dedupKey: "m2", thread: "t", text: "q2", origin });
+    const nextId = (next as { id: number }).id;
+    await db.inbox.finish(id, "done", [], { running: nextId });
+    expect((await db.inbox.get(id))?.status).toBe("done");
+    expect((await db.inbox.get(nextId))?.status).toBe("running");
+  });
+});

@@ -30,13 +30,14 @@ export interface SessionInbox {
    * `lock`: the statement fails whole, with an error whose `code` is `lock_not_held`, unless the
    * lock is still held once the record is locked (the turn's fence; PostgreSQL). `last`: nothing
    * more is written in the caller's transaction, so with nothing sent in it yet the statement may
-   * commit on its own.
+   * commit on its own. `running`: the thread's next record, moved queued -> running with it (as
+   * `markRunning`, in the same statement where the store can).
    */
   finish?(
     id: number,
     status: InboxDoneStatus,
     reply: readonly Parameters<SessionOutbox["enqueue"]>[0][number][],
-    options?: { lock?: HeldLock; last?: boolean },
+    options?: { lock?: HeldLock; last?: boolean; running?: number },
   ): Promise<unknown>;
   /** Queued or running records, oldest first. */
   unfinished(): Promise<InboxRecord[]>;

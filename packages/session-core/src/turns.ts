@@ -184,15 +184,19 @@ export class Turns {
     inboxId: number,
     status: InboxDoneStatus,
     pieces: OutboxItem[],
-    options: { lock?: HeldLock | undefined; last: boolean },
+    options: { lock?: HeldLock | undefined; last: boolean; next?: QueuedMessage | undefined },
   ): Promise<void> {
     const inbox = this.p.store.inbox;
-    if (inbox.finish)
+    const { next } = options;
+    if (inbox.finish) {
       await inbox.finish(inboxId, status, pieces, {
         ...(options.lock ? { lock: options.lock } : {}),
         last: options.last,
+        ...(next ? { running: next.inboxId } : {}),
       });
-    else {
+      // Its turn starts as this one ends (finish): not marked running again then.
+      if (next) next.running = true;
+    } else {
       await inbox.markDone(inboxId, status);
       if (pieces.length > 0) await this.p.store.outbox.enqueue(pieces);
     }
@@ -299,8 +303,12 @@ export class Turns {
       const last = active.unsuspended === true && active.steered.length === 0 && files.length === 0;
       // The fence (several instances) checks the lock once the record is locked by its update (in
       // the same statement where it can), and undoes all of it when the lock is gone.
+      // The thread's next queued message is moved to running with this end (one statement on
+      // PostgreSQL): a queued turn's own running mark was a statement each, not grouped.
+      const queued = state.queue[0];
+      const next = queued && !queued.running && !this.p.stopping() ? queued : undefined;
       await this.p.fenced(state, (lock, fenceAfter) =>
-        this.#end(active.inboxId, status, pieces, { lock, last: last && !fenceAfter }),
+        this.#end(active.inboxId, status, pieces, { lock, last: last && !fenceAfter, next }),
       );
       for (const id of active.steered) await this.p.store.inbox.markDone(id, "done");
       if (gateway && files.length > 0) {

@@ -48,6 +48,26 @@ describe("a turn's commit", () => {
     expect((await r.db.inbox.unfinished()).length).toBe(0);
   });
 
+  it("moves the thread's next queued message to running with the end of the turn before it, not with a mark of its own", async () => {
+    const r = await openRig();
+    const marked: number[] = [];
+    const markRunning = r.db.inbox.markRunning.bind(r.db.inbox);
+    r.db.inbox.markRunning = (id) => {
+      marked.push(id);
+      return markRunning(id);
+    };
+    await r.gateway.inject({ thread: "t1", text: "use wait_gate first" });
+    await until(() => r.gates.calls.length === 1, "the first turn at its gate");
+    await r.gateway.inject({ thread: "t1", text: "second" });
+    await until(() => r.session.snapshot("mock", "t1").queued === 1, "the second queued");
+    r.gates.openAll();
+    await until(() => r.gateway.textsTo("t1").length === 2, "both answered");
+    const ids = (await r.db.outbox.list("mock", "t1")).map((row) => Number(/in(\d+)/.exec(row.idemKey)?.[1]));
+    expect(marked).toEqual([ids[0]]);
+    expect(r.gateway.textsTo("t1")[1]).toContain("second");
+    expect(await r.db.inbox.unfinished()).toEqual([]);
+  });
+
   it("does not look for a reply prefix when the turn never suspended", async () => {
     const r = await openRig();
     const seen = watch(r);
