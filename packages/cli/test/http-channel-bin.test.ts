@@ -1,6 +1,7 @@
-// An `http` channel entry's `callbackUrl` and the agent's `gatewaySession` (`policy: reject`,
-// `busyReply`), through the built bin: every reply is POSTed to the callback, signed with the
-// entry's secret, and a message to a thread whose turn is still running gets the busy reply at once.
+// An `http` channel entry's `callbackUrl` and the agent's `gatewaySession` (`policy: reject` and
+// `queue` with `maxQueueDepth`, `busyReply`), through the built bin: every reply is POSTed to the
+// callback, signed with the entry's secret; a message to a thread whose turn is still running gets
+// the busy reply at once (reject), or waits behind it until the queue is full (queue).
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { existsSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -13,14 +14,14 @@ import { linkPackages, tempDir, writeFiles } from "./helpers.js";
 const SECRET = "http-channel-secret";
 
 // A tool that waits until the test opens the gate, so the thread's turn is still running.
-const AGENT = `import { existsSync, writeFileSync } from "node:fs";
+const agent = (gatewaySession: string) => `import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 const gates = process.env.KNOB_GATES;
 export default {
   kind: "agent",
   name: "bot",
   model: { provider: "demo" },
-  gatewaySession: { policy: "reject", busyReply: "One message at a time, please." },
+  gatewaySession: ${gatewaySession},
   tools: [{
     kind: "tool",
     name: "gate",
@@ -88,7 +89,7 @@ describe("agentsvc start: an http channel's callbackUrl and the agent's gatewayS
     gates = tempDir("agentsvc-http-gates-");
     const dir = writeFiles(tempDir("agentsvc-http-channel-"), {
       "package.json": JSON.stringify({ name: "http-channel", private: true, type: "module" }),
-      "agents/bot.mjs": AGENT,
+      "agents/bot.mjs": agent('{ policy: "reject", busyReply: "One message at a time, please." }'),
       "gateways/hooks.yaml": `type: http\nsecretEnvVar: HOOKS_SECRET\ncallbackUrl: ${callbacks.url}\n`,
     });
     linkPackages(dir, { "@agentsvc/gateway-http": "packages/gateway-http" });
@@ -118,5 +119,45 @@ describe("agentsvc start: an http channel's callbackUrl and the agent's gatewayS
     expect(new Set(callbacks.got.map((c) => c.body.idempotencyKey)).size).toBe(callbacks.got.length);
     // Rejected, not queued: the busy message never ran a turn of its own.
     expect(callbacks.got.map((c) => c.body.text).join("\n")).not.toContain("are you there?");
+  }, 60_000);
+});
+
+describe("agentsvc start: the agent's gatewaySession queue policy with maxQueueDepth", () => {
+  let served: Served;
+  let callbacks: Awaited<ReturnType<typeof receiver>>;
+  let gates: string;
+
+  beforeAll(async () => {
+    callbacks = await receiver();
+    gates = tempDir("agentsvc-queue-gates-");
+    const dir = writeFiles(tempDir("agentsvc-queue-depth-"), {
+      "package.json": JSON.stringify({ name: "queue-depth", private: true, type: "module" }),
+      "agents/bot.mjs": agent('{ policy: "queue", maxQueueDepth: 1, busyReply: "The queue is full." }'),
+      "gateways/hooks.yaml": `type: http\nsecretEnvVar: HOOKS_SECRET\ncallbackUrl: ${callbacks.url}\n`,
+    });
+    linkPackages(dir, { "@agentsvc/gateway-http": "packages/gateway-http" });
+    served = await serveBin(["start", dir, "--port", "0"], { HOOKS_SECRET: SECRET, KNOB_GATES: gates });
+  }, 60_000);
+  afterAll(async () => {
+    await served?.stop();
+    await new Promise((r) => callbacks?.server.close(r));
+  });
+
+  const texts = () => callbacks.got.filter((c) => c.body.thread === "q1").map((c) => c.body.text);
+
+  it("queues one message behind the running turn, answers the next with the busy reply, then runs the queued one", async () => {
+    expect((await send(served.url, "q-1", "q1", "use the gate")).status).toBe(202);
+    await eventually(() => existsSync(join(gates, "in")), "the turn at the gate", 20_000);
+    expect((await send(served.url, "q-2", "q1", "queued behind it")).status).toBe(202);
+    expect((await send(served.url, "q-3", "q1", "one too many")).status).toBe(202);
+    await eventually(() => texts().length >= 1, "the busy reply", 20_000);
+    expect(texts()).toEqual(["The queue is full."]);
+    writeFileSync(join(gates, "open"), "");
+    await eventually(() => texts().length >= 3, "the two turns' replies", 20_000);
+    expect(texts().slice(1)).toEqual([
+      "The tool gate returned: gate passed.",
+      expect.stringContaining('You said: "queued behind it"'),
+    ]);
+    expect(texts().join("\n")).not.toContain("one too many");
   }, 60_000);
 });
