@@ -1,10 +1,11 @@
-// Budgets per user through the built bin: `budgets.perUser` gives each chat page account its own
+// Budgets by scope through the built bin: `budgets.perUser` gives each chat page account its own
 // daily token budget, so one account that spent its own is refused (429 budget_exceeded) while
-// another account's turns still run; the ledger (`agentsvc usage --by user`) keeps them apart.
-import { FakeOpenAI, OPENAI_TEST_KEY } from "@agentsvc/testkit";
+// another account's turns still run, and the ledger (`agentsvc usage --by user`) keeps them apart;
+// `budgets.gateways.<entry>` refuses that entry's turns (the chat gets the notice) and no other's.
+import { eventually, FakeOpenAI, OPENAI_TEST_KEY, TelegramFake } from "@agentsvc/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runBin, type Served, serveBin } from "./child.js";
-import { tempDir, writeFiles } from "./helpers.js";
+import { outputUntil, runBin, type Served, serveBin } from "./child.js";
+import { BOT_AGENT, linkPackages, tempDir, writeFiles } from "./helpers.js";
 
 describe("agentsvc start: budgets.perUser on a chat page with two accounts", () => {
   let fake: FakeOpenAI;
@@ -80,5 +81,47 @@ describe("agentsvc start: budgets.perUser on a chat page with two accounts", () 
       [expect.stringContaining("ada"), 1, 100],
       [expect.stringContaining("bob"), 1, 100],
     ]);
+  }, 60_000);
+});
+
+describe("agentsvc start: budgets.gateways names one push entry", () => {
+  let telegram: TelegramFake;
+  let served: Served;
+
+  beforeAll(async () => {
+    telegram = await TelegramFake.start();
+    const dir = writeFiles(tempDir("agentsvc-budget-gateway-"), {
+      "agents/bot.mjs": BOT_AGENT,
+      "gateways/agent.yaml": "exposes: agent\npath: /agent\n",
+      "gateways/telegram.yaml": `type: telegram\nbotTokenEnvVar: TELEGRAM_BOT_TOKEN\napiBaseUrl: ${telegram.url}\n`,
+      "agentsvc.config.yaml": "budgets:\n  gateways:\n    telegram: { day: { cost: 0 } }\n",
+    });
+    linkPackages(dir, { "@agentsvc/gateway-telegram": "packages/gateway-telegram" });
+    served = await serveBin(["start", dir, "--port", "0"], { TELEGRAM_BOT_TOKEN: telegram.token });
+  }, 60_000);
+  afterAll(async () => {
+    await served?.stop();
+    await telegram?.close();
+  });
+
+  it("refuses that entry's turns with the budget notice in the chat, while the agent route (no gateway) still answers", async () => {
+    telegram.chat.userSends({ chatId: 4343, text: "over budget?", from: { id: 4343 } });
+    await eventually(() => telegram.chat.botMessages.length > 0, "the chat's answer", 20_000);
+    expect(telegram.chat.botMessages.map((m) => m.text)).toEqual([
+      expect.stringMatching(
+        /^Sorry, this service has used up its AI budget for now\. Please try again in \d+ (minutes|hours)\.$/,
+      ),
+    ]);
+    await outputUntil(served, (o) =>
+      /"budget":"gateway","name":"telegram".*budget spent: model call refused/.test(o),
+    );
+    const res = await fetch(`${served.url}/agent/invoke`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ input: "route" }),
+      signal: AbortSignal.timeout(15_000),
+    });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { output: string }).output).toContain("route");
   }, 60_000);
 });
