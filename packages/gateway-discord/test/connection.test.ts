@@ -223,7 +223,10 @@ describe("discord connection fallbacks", () => {
   });
 
   it("a connection that never says Hello is replaced after watchdogMs, and the next one resumes", async () => {
-    r = await startRig();
+    // Without Hello the limit is watchdogMs alone (300 ms); with Hello's 60 s interval the connections
+    // that said it have a minute, so only the silent one is replaced (with the scaled clocks, 356 ms
+    // and a beat every 206 ms, a loaded run replaced the others too).
+    r = await startRig({ watchdogMs: 300 }, { heartbeatIntervalMs: 60_000 });
     const id = r.h.fake.sessions.current?.id;
     r.h.fake.sessions.withholdHello(1);
     r.h.fake.sessions.send({ op: 7 });

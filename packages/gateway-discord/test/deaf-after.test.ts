@@ -12,7 +12,10 @@ afterEach(async () => {
 
 describe("discord: deafAfter", () => {
   it("heartbeats ACKed without dispatches for deafAfter: a warning, then the session resumed on a new connection", async () => {
-    r = await startRig({ deafAfter: "1s" });
+    // Not the scaled clocks (a 356 ms silence limit, beats every 206 ms): under load their watchdog or
+    // zombie check replaced the connection first, and the warning was not there. One beat (at 0.5 s)
+    // is ACKed before deafAfter; a zombie would take a second one not ACKed, a second later.
+    r = await startRig({ deafAfter: "1s", watchdogMs: 60_000 }, { heartbeatIntervalMs: 1_000 });
     const id = r.h.fake.sessions.current?.id;
     const next = await nextConnection(r, 1);
     const x = r;
