@@ -22,11 +22,11 @@ import {
 } from "@agentsvc/agent-routes";
 import type { Project, WebuiExposure } from "@agentsvc/config-schema";
 import type { ToolServerDefinition } from "@agentsvc/mcp";
-import type { GatewaySession } from "@agentsvc/session-core";
 import { Hono } from "hono";
 import pino, { type Logger } from "pino";
 import { readEnv } from "./env.js";
 import { AGENT_ROUTE_USER, wireGateways } from "./gateways.js";
+import type { ServerSession } from "./idle-session.js";
 import { healthRoute } from "./health.js";
 import { probeRoutes } from "./probes.js";
 import { MeteredRunManager } from "./metered-runs.js";
@@ -87,7 +87,8 @@ export interface AgentServer {
   app: Hono;
   runs: RunManager;
   memory: Memory;
-  session: GatewaySession;
+  /** The gateway session (a stand-in until it has work, for a project with no gateway: idle-session.ts). */
+  session: ServerSession;
   /** Every registered gateway and the path its platform posts to (webhook gateways, `http` channels). */
   gateways: GatewayRoute[];
   /** Stops MCP sessions and remote tool connections, waits for running turns (bounded), closes stores. */
@@ -195,6 +196,8 @@ export async function createServer(project: Project, options: ServerOptions = {}
       logger,
       interactive: options.interactive ?? process.stdin.isTTY === true,
       ...(coordination ? { coordination } : {}),
+      // Schedule ticks and reminders go through the session.
+      schedules: project.schedules.length > 0 || !!agent.reminders,
       ...(postgres?.type === "postgres" && postgres.maxHeldThreads !== undefined
         ? { maxHeldThreads: postgres.maxHeldThreads }
         : {}),

@@ -8,23 +8,22 @@ import {
   type PushGatewayEntry,
   type SenderAccess,
 } from "@agentsvc/config-schema";
-import {
-  type Gateway,
-  type GatewayEntryRef,
-  type GatewayFactory,
-  GatewayRegistry,
-  type GatewaySession,
-  type Coordination,
-  type SessionObserver,
-  createGatewaySession,
-  loadAdapterPackage,
-  type SenderAccessOptions,
-  type SessionBlobs,
+import type {
+  Gateway,
+  GatewayEntryRef,
+  GatewayFactory,
+  GatewaySessionOptions,
+  Coordination,
+  SessionObserver,
+  SenderAccessOptions,
+  SessionBlobs,
 } from "@agentsvc/session-core";
+import { GatewayRegistry, loadAdapterPackage } from "@agentsvc/session-core/host";
 import type { Hono } from "hono";
 import type { Logger } from "pino";
 import { adapterLoadError } from "./install-command.js";
 import { fileUrlsFor } from "./file-route.js";
+import { IdleSession, type ServerSession, sessionHasWork } from "./idle-session.js";
 import type { FileUrls } from "@agentsvc/webhook-kit";
 
 type Entry = ChannelEntry | PushGatewayEntry;
@@ -62,7 +61,7 @@ export function registryKeyOf(entry: Entry): string {
 }
 
 export interface GatewayWiring {
-  session: GatewaySession;
+  session: ServerSession;
   /** Signed file URLs (a public base URL is configured): mount their route. */
   files?: { urls: FileUrls; blobs: SessionBlobs };
   /** The `http` channel adapters' routes (`/gateways/...`, `/interactions/...`), when any exists. */
@@ -74,7 +73,9 @@ export interface GatewayWiring {
 /**
  * The project's one gateway session, bound to the root agent. The default approval channel `cli` is
  * registered when the agent names none and stdin is a terminal; otherwise an agent-route run that
- * needs an approval no channel can ask for is rejected at once (logged), never left blocking.
+ * needs an approval no channel can ask for is rejected at once (logged), never left blocking. With
+ * no gateway, no schedule, one instance and nothing in the store for it, a stand-in that makes the
+ * session when work comes (idle-session.ts).
  */
 export async function wireGateways(input: {
   project: Project;
@@ -89,6 +90,8 @@ export async function wireGateways(input: {
   maxHeldThreads?: number;
   /** The metrics' counters of inbound messages and sends. */
   observer?: SessionObserver;
+  /** The project has schedules or reminders: their ticks go through the session. */
+  schedules?: boolean;
 }): Promise<GatewayWiring> {
   const { project, runs, db, env, logger } = input;
   const registry = new GatewayRegistry(logger.child({ name: "gateway-registry" }));
@@ -121,7 +124,7 @@ export async function wireGateways(input: {
   const ownsRun = (run: SuspendedRun) =>
     run.options.origin !== undefined || run.options.userId === AGENT_ROUTE_USER;
   const files = fileUrlsFor(project.config.publicBaseUrl, env);
-  const session = createGatewaySession({
+  const options: GatewaySessionOptions & { store: ChatDb } = {
     runs,
     store: db,
     ...(files ? { outbox: { fileUrl: (file) => files.sign(file) } } : {}),
@@ -136,7 +139,15 @@ export async function wireGateways(input: {
     ...(input.coordination ? { coordination: input.coordination } : {}),
     ...heldCapOf(input.maxHeldThreads, env),
     ...(input.observer ? { observer: input.observer } : {}),
-  });
+  };
+  const idle =
+    registry.list().length === 0 &&
+    !input.schedules &&
+    !input.coordination &&
+    !(await sessionHasWork(db, runs, ownsRun));
+  const session: ServerSession = idle
+    ? new IdleSession(options)
+    : (await import("@agentsvc/session-core")).createGatewaySession(options);
   runs.onSuspended((run, pending) => {
     if (ownsRun(run)) void session.handleSuspension(run, pending);
   });

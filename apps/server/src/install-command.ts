@@ -1,5 +1,5 @@
 import { installCommand } from "@agentsvc/config-schema";
-import { adapterPackageName } from "@agentsvc/session-core";
+import { adapterPackageName } from "@agentsvc/session-core/host";
 
 // Which packages are missing and the install command are config-schema's (check uses them without the server).
 export { installCommand, type MissingAdapters, missingAdapters } from "@agentsvc/config-schema";

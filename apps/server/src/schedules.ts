@@ -33,7 +33,7 @@ export interface SchedulePage {
 
 export async function startSchedules(input: {
   project: Project;
-  session: GatewaySession;
+  session: Pick<GatewaySession, "deliver" | "status">;
   store: ChatDb;
   logger: Logger;
   observer?: SchedulerObserver;

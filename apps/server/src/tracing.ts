@@ -6,7 +6,7 @@
 // standard variables itself (headers, timeout, compression; OTEL_SERVICE_NAME and
 // OTEL_RESOURCE_ATTRIBUTES for the resource).
 import { useOpenTelemetry as traceRuns } from "@agentsvc/agent-core";
-import { useOpenTelemetry as traceSessions } from "@agentsvc/session-core";
+import { useOpenTelemetry as traceSessions } from "@agentsvc/session-core/host";
 import type { MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
 import { httpTracing } from "./http-tracing.js";

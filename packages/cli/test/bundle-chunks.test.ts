@@ -75,6 +75,13 @@ describe("what a start of a SQLite project with an agent route, a chat page and 
     expect(text).not.toMatch(/\/drizzle-orm\/pg-core\/columns\/(?!common|enum)\w+\.cjs/);
   });
 
+  it("holds no gateway session (made for a project with a gateway, a schedule or store work for it: the server's idle-session.ts)", () => {
+    const text = [...started()].map((f) => readFileSync(join(dir, f), "utf8")).join("\n");
+    expect(text).toContain("// ../session-core/dist/scheduler.js");
+    expect(text).not.toContain("// ../session-core/dist/session.js");
+    expect(chunksOf("../session-core/dist/session.js")).toHaveLength(1);
+  });
+
   it("relations.cjs's stand-in for pg-core's PrimaryKeyBuilder matches exactly what the real class matches", () => {
     const marker = '/drizzle-orm/relations.cjs"(exports';
     const file = chunks.find((f) => readFileSync(join(dir, f), "utf8").includes(marker)) as string;

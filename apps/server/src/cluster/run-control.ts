@@ -6,7 +6,8 @@
 // (reconnecting) makes them fail, which is logged; a rejection left unhandled would end the process.
 import { randomUUID } from "node:crypto";
 import type { Caller, Decision, RunHandle, RunManagerApi } from "@agentsvc/agent-core";
-import { announce, type ClusterMessage, type Coordination } from "@agentsvc/session-core";
+import type { ClusterMessage, Coordination } from "@agentsvc/session-core";
+import { announce } from "@agentsvc/session-core/host";
 
 type RunMessage = Extract<ClusterMessage, { kind: "run" }>;
 

@@ -1,0 +1,115 @@
+// A project with no gateway (no channel, no push gateway, no `cli` prompt on this terminal), no
+// schedule and one instance, whose store holds nothing for the gateway session, starts without
+// session-core's session (its code is most of what session-core weighs at start, #45.1). This
+// stand-in answers as that session would with no gateway, prunes on its schedule, and makes the real
+// session (which then recovers as at a start) the first time there is work for it: a suspended run
+// it owns (an agent-route approval, rejected at once), a delivery, or an outbox piece requeued
+// behind its back (`agentsvc outbox`), found by the same look the real sender makes.
+import type { PendingApproval, RunManager, SuspendedRun } from "@agentsvc/agent-core";
+import type { ChatDb } from "@agentsvc/chat-store";
+import type { GatewaySession, GatewaySessionOptions } from "@agentsvc/session-core";
+import { DEFAULT_RETENTION, pruneOnce, Scheduler, sessionLogger } from "@agentsvc/session-core/host";
+
+/** What the server uses of the gateway session (the real one, or the stand-in). */
+export type ServerSession = Pick<
+  GatewaySession,
+  "start" | "stop" | "status" | "queueDepths" | "handleSuspension" | "deliver" | "credentialsRejected"
+>;
+
+/** How often the real outbox sender looks for pieces due when nothing woke it (its `idlePollMs`). */
+export const OUTBOX_LOOK_MS = 5_000;
+
+/**
+ * True when the store holds what a starting session recovers or sends: an unfinished inbound
+ * message, an outbox piece pending, an open approval request, a run to continue, or a suspended run
+ * it owns (asked again, or rejected when no channel can ask). The reads are recovery's own.
+ */
+export async function sessionHasWork(
+  store: ChatDb,
+  runs: RunManager,
+  ownsRun: (run: SuspendedRun) => boolean,
+): Promise<boolean> {
+  const [inbox, due, open, interrupted, saved] = await Promise.all([
+    store.inbox.unfinished(),
+    store.outbox.nextDueAt(),
+    store.interactions.listOpen(),
+    runs.interrupted(),
+    store.runStore.list(),
+  ]);
+  return (
+    inbox.length > 0 ||
+    due !== undefined ||
+    open.length > 0 ||
+    interrupted.length > 0 ||
+    saved.some((run) => ownsRun(run))
+  );
+}
+
+/** The session of a project with no gateway, made real when work comes (see the file's head). */
+export class IdleSession implements ServerSession {
+  readonly #options: GatewaySessionOptions & { store: ChatDb };
+  readonly #scheduler: Scheduler;
+  #real: Promise<GatewaySession> | undefined;
+  /** The real session once started: every call goes to it. */
+  #session: GatewaySession | undefined;
+  #stopped = false;
+
+  constructor(options: GatewaySessionOptions & { store: ChatDb }) {
+    this.#scheduler = new Scheduler(sessionLogger(options.loggers ?? {}));
+    this.#options = { ...options, scheduler: this.#scheduler };
+  }
+
+  async start(): Promise<void> {
+    const logger = sessionLogger(this.#options.loggers ?? {});
+    // The real session's task, under its name (it replaces this one if the session is made).
+    this.#scheduler.every("session:prune", DEFAULT_RETENTION.intervalMs, () =>
+      pruneOnce(this.#options.store, DEFAULT_RETENTION, logger).then(() => {}),
+    );
+    this.#scheduler.every("session:outbox-look", OUTBOX_LOOK_MS, async () => {
+      if ((await this.#options.store.outbox.nextDueAt()) !== undefined) await this.#made();
+    });
+  }
+
+  async stop(drainMs?: number): Promise<void> {
+    this.#stopped = true;
+    const real = await this.#real;
+    this.#scheduler.stopAll();
+    await real?.stop(drainMs);
+  }
+
+  /** No gateway: none to show (as the real session shows with none registered). */
+  status(): ReturnType<GatewaySession["status"]> {
+    return this.#session?.status() ?? {};
+  }
+
+  queueDepths(): Record<string, number> {
+    return this.#session?.queueDepths() ?? {};
+  }
+
+  /** No gateway: no credentials to reject (the real session ignores a name it does not hold). */
+  credentialsRejected(gateway: string, envVar: string, detail: string): void {
+    this.#session?.credentialsRejected(gateway, envVar, detail);
+  }
+
+  async handleSuspension(run: SuspendedRun, pending: PendingApproval): Promise<void> {
+    if (this.#stopped) return;
+    await (await this.#made()).handleSuspension(run, pending);
+  }
+
+  async deliver(...args: Parameters<GatewaySession["deliver"]>): ReturnType<GatewaySession["deliver"]> {
+    return (await this.#made()).deliver(...args);
+  }
+
+  /** The real session, made and started once (its start recovers what the store holds by then). */
+  #made(): Promise<GatewaySession> {
+    this.#real ??= (async () => {
+      this.#scheduler.cancel("session:outbox-look");
+      const { createGatewaySession } = await import("@agentsvc/session-core");
+      const session = createGatewaySession(this.#options);
+      await session.start();
+      this.#session = session;
+      return session;
+    })();
+    return this.#real;
+  }
+}
