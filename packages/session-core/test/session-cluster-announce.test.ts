@@ -110,6 +110,11 @@ describe("an announcement of a record the holder took already", () => {
     await ra.session.idle();
     // Kept for the hold (60 s), so nothing after the turns reads either.
     expect(looks.length - before).toBe(0);
-    expect(ra.gateway.textsTo("T").slice(1).map((t) => t.includes("from b"))).toEqual([true, false]);
+    expect(
+      ra.gateway
+        .textsTo("T")
+        .slice(1)
+        .map((t) => t.includes("from b")),
+    ).toEqual([true, false]);
   });
 });
