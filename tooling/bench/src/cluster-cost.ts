@@ -337,7 +337,13 @@ function printBreakdown(costs: Costs, label: string): void {
   const invoke = costs["invoke-1"] && costs["invoke-3"] ? [costs["invoke-1"], costs["invoke-3"]] : [];
   const lines = [
     ...(gateway[0] && gateway[1]
-      ? breakdown(`${label}statements per gateway message`, gateway[0].calls, gateway[1].calls)
+      ? breakdown(
+          `${label}statements per gateway message`,
+          gateway[0].calls,
+          gateway[1].calls,
+          // BENCH_DEBUG: the whole ledger, every statement kind with its count per message.
+          process.env.BENCH_DEBUG ? Number.POSITIVE_INFINITY : 12,
+        )
       : []),
     ...(invoke[0] && invoke[1]
       ? breakdown(`${label}statements per /agent/invoke`, invoke[0].calls, invoke[1].calls, 6)
