@@ -3,9 +3,11 @@
 // more threads have messages, answers every message once the held ones let go, and lets
 // AGENTSVC_MAX_HELD_THREADS win over it. `idleTimeoutMs`: the store's pooled connections end while
 // the service idles. `connectTimeoutMs` and `ssl` decide how start fails against a silent server
-// and one without TLS. `check` and `start` refuse bad values by their keys.
+// and one without TLS; `ssl: verify-full` with `sslCaFile` (relative to the project) connects over
+// TLS. `check` and `start` refuse bad values by their keys.
 import { createHmac } from "node:crypto";
-import { readdirSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { chmodSync, chownSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { advisoryKey, threadLockName } from "@agentsvc/pg-cluster";
@@ -333,3 +335,96 @@ describe.skipIf(postgresMissing)("agentsvc start: a postgres datasource's ssl an
     expect(r.stderr).toContain("set ssl: off on the datasource");
   });
 });
+
+/** A CA and a server certificate for 127.0.0.1 (P-256: fast), readable by the PostgreSQL server user. */
+function testCertificates(): { dir: string; settings: string[] } {
+  const dir = tempDir("agentsvc-pg-tls-");
+  const run = (args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
+  const key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"];
+  run([
+    "req",
+    "-x509",
+    ...key,
+    "-days",
+    "2",
+    "-subj",
+    "/CN=agentsvc test CA",
+    "-keyout",
+    "ca.key",
+    "-out",
+    "ca.pem",
+  ]);
+  run(["req", ...key, "-subj", "/CN=127.0.0.1", "-keyout", "server.key", "-out", "server.csr"]);
+  writeFileSync(join(dir, "ext.cnf"), "subjectAltName=IP:127.0.0.1\n");
+  run(
+    [
+      "x509",
+      "-req",
+      "-in",
+      "server.csr",
+      "-CA",
+      "ca.pem",
+      "-CAkey",
+      "ca.key",
+      "-CAcreateserial",
+      "-days",
+      "2",
+    ].concat(["-extfile", "ext.cnf", "-out", "server.pem"]),
+  );
+  chmodSync(dir, 0o755);
+  for (const f of ["server.pem", "server.key"]) {
+    chmodSync(join(dir, f), 0o600);
+    if (process.getuid?.() === 0) {
+      const id = (flag: string) => Number(execFileSync("id", [flag, "postgres"]).toString().trim());
+      chownSync(join(dir, f), id("-u"), id("-g"));
+    }
+  }
+  return {
+    dir,
+    settings: ["ssl = on", `ssl_cert_file = '${dir}/server.pem'`, `ssl_key_file = '${dir}/server.key'`],
+  };
+}
+
+describe.skipIf(postgresMissing)(
+  "agentsvc start: a postgres datasource's ssl: verify-full with sslCaFile",
+  () => {
+    let pg: TestPostgres;
+    let served: Served | undefined;
+    let certs: { dir: string; settings: string[] };
+
+    beforeAll(async () => {
+      certs = testCertificates();
+      pg = await startPostgres({ settings: certs.settings });
+    }, 60_000);
+    afterAll(async () => {
+      await served?.stop();
+      await pg?.stop();
+    });
+
+    it("connects over TLS checking the server certificate against the project's CA file; without it start names sslCaFile", async () => {
+      const url = await pg.createDatabase();
+      const keys = '    ssl: "verify-full"\n    sslCaFile: ./certs/ca.pem\n    applicationName: tls-knob\n';
+      const dir = project(keys);
+      // Without the CA file: the certificate is not accepted, and the error says what to set.
+      const missing = runBin(["start", project('    ssl: "verify-full"\n'), "--port", "0"], {
+        DATABASE_URL: url,
+        HOOKS_SECRET: SECRET,
+      });
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain("the server certificate was not accepted");
+      expect(missing.stderr).toContain("set sslCaFile to the CA that signed it");
+      writeFiles(dir, { "certs/ca.pem": readFileSync(join(certs.dir, "ca.pem"), "utf8") });
+      served = await serveBin(["start", dir, "--port", "0"], { DATABASE_URL: url, HOOKS_SECRET: SECRET });
+      const store = await connectPostgres({ connectionString: url, migrate: false, max: 1 });
+      try {
+        const { rows } = await store.pool.query<{ ssl: boolean }>(
+          "SELECT s.ssl FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid) WHERE a.application_name = 'tls-knob'",
+        );
+        expect(rows.length).toBeGreaterThan(0);
+        expect(rows.every((r) => r.ssl)).toBe(true);
+      } finally {
+        await store.close();
+      }
+    }, 60_000);
+  },
+);
