@@ -1,7 +1,7 @@
 // A schedule into a chat page user's conversation, through the built bin: `agentsvc hash-password`
 // makes the account's `passwordHash`, a 6-field `cron` schedule names an agent other than the root
 // agent (`agent: writer`) and `to: { page, user, conversation }`; its turns show in that account's
-// conversation, and a schedule with `enabled: false` never runs.
+// conversation, an `every` schedule ticks on the root agent, and one with `enabled: false` never runs.
 import { eventually } from "@agentsvc/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runBin, type Served, serveBin } from "./child.js";
@@ -32,6 +32,8 @@ describe("agentsvc start: a schedule to a chat page user's conversation", () => 
       "agentsvc.config.yaml": "rootAgent: assistant\n",
       "schedules/digest.yaml":
         "cron: '*/2 * * * * *'\nprompt: Write the digest\nagent: writer\nto: { page: web, user: ada, conversation: digest }\n",
+      "schedules/tenly.yaml":
+        "every: 10s\nprompt: Every ten seconds\nto: { page: web, user: ada, conversation: every }\n",
       "schedules/off.yaml":
         "cron: '* * * * * *'\nprompt: Never sent\nenabled: false\nto: { page: web, user: ada, conversation: off }\n",
     });
@@ -41,7 +43,7 @@ describe("agentsvc start: a schedule to a chat page user's conversation", () => 
     await served?.stop();
   });
 
-  it("signs in with the hashed password; the writer's scheduled turns show in ada's digest conversation; the disabled schedule never runs", async () => {
+  it("signs in with the hashed password; the writer's scheduled turns show in ada's digest conversation, the every-10s schedule's on the root agent; the disabled schedule never runs", async () => {
     const api = `${served.url}/chat/api`;
     const login = (password: string) =>
       fetch(`${api}/auth/login`, {
@@ -71,7 +73,13 @@ describe("agentsvc start: a schedule to a chat page user's conversation", () => 
       "user: Write the digest",
       "assistant: A digest from the writer.",
     ]);
-    // Two ticks of the every-second disabled schedule would have come by now.
+    // `every` (at least 10 s): its first tick, on the root agent (no `agent` named).
+    await eventually(async () => (await history("every")).length >= 2, "the every-10s tick", 40_000);
+    expect((await history("every")).slice(0, 2)).toEqual([
+      "user: Every ten seconds",
+      "assistant: From the root agent.",
+    ]);
+    // Ticks of the every-second disabled schedule would have come by now.
     expect(await history("off")).toEqual([]);
     const list = runBin(["schedules", "list", "--json", "--dir", dir]);
     expect(list.code, list.stderr).toBe(0);
