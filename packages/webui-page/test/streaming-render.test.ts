@@ -33,7 +33,11 @@ describe("streaming render", () => {
       }).observe(messages, { childList: true, characterData: true, subtree: true });
     });
     await suite.send(w, "prose please");
-    await expect.poll(() => w.page.locator("#status").textContent()).toBe("Reply finished.");
+    // The whole stream (about 120 tokens, each write snapshotted): a starved run took 4.7-8.6 s to
+    // finish it, past the package's 5 s poll bound (4 niced copies at once, load 35).
+    await expect
+      .poll(() => w.page.locator("#status").textContent(), { timeout: 20_000 })
+      .toBe("Reply finished.");
     const { writes, unexpected, grown } = await w.page.evaluate((expected) => {
       // Markup as Chromium serializes it once parsed, to compare with the bubble's innerHTML.
       const parsed = new Set(
