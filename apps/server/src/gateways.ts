@@ -52,7 +52,8 @@ async function gatewayFor(entry: Entry, project: Project, env: NodeJS.ProcessEnv
       : await loadAdapterPackage(pkg, { from: project.root }).catch((error: Error) => {
           throw new Error(`${entry.file}: type: ${adapterLoadError(error, pkg, project.root).message}`);
         });
-  return factoryOf(mod, entry.type)({ ...entry, name: registryKeyOf(entry), env });
+  // appRoot: a relative file key (email's tlsCaFile) is read from the project, as doctor reads it.
+  return factoryOf(mod, entry.type)({ ...entry, name: registryKeyOf(entry), env, appRoot: project.root });
 }
 
 /** Push-style gateways register under their type (spec gateways §2), channel adapters under their entry name. */

@@ -330,8 +330,9 @@ export interface Gateway {
 /**
  * What an adapter package exports as `create<Type>Gateway`: the server calls it with the validated entry
  * (for example `TelegramEntry` from @agentsvc/config-schema: env var names and defaults), plus the registry
- * `name` and the start-up `env`.
+ * `name`, the start-up `env` and `appRoot`, the project folder a relative file key is read from (as
+ * `agentsvc doctor` reads it).
  */
 export type GatewayFactory<Entry extends object> = (
-  options: Entry & { name: string; env?: Readonly<Record<string, string | undefined>> },
+  options: Entry & { name: string; env?: Readonly<Record<string, string | undefined>>; appRoot?: string },
 ) => Gateway;

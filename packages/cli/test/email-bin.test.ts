@@ -1,7 +1,7 @@
 // A `type: email` entry through the built bin, against the test Dovecot (IMAP over TLS) and an SMTP
 // sink (STARTTLS) from testkit: a mail appended to the inbox is polled, and the agent's answer is
-// sent back to its sender as a reply in the same thread.
-import { join } from "node:path";
+// sent back to its sender as a reply in the same thread. A relative `tlsCaFile` is read from the
+// project folder by start, as doctor reads it, whatever the working directory.
 import { connect } from "node:tls";
 import {
   type Dovecot,
@@ -79,7 +79,7 @@ describe.skipIf(dovecotMissing !== undefined)("agentsvc start: a type: email ent
     const dir = tempDir("agentsvc-email-");
     writeFiles(dir, {
       "agents/bot.mjs": BOT_AGENT,
-      // The CA by absolute path: a relative tlsCaFile is read from the working directory at start.
+      // Read from the project folder, whatever the working directory (the bin runs from the repo root).
       "mail-ca.pem": dovecot.cert,
       "gateways/email.yaml": [
         "type: email",
@@ -92,19 +92,20 @@ describe.skipIf(dovecotMissing !== undefined)("agentsvc start: a type: email ent
         `imapPort: ${dovecot.port}`,
         `smtpPort: ${sink.port}`,
         "pollIntervalSeconds: 1",
-        `tlsCaFile: ${join(dir, "mail-ca.pem")}`,
+        "tlsCaFile: mail-ca.pem",
         "",
       ].join("\n"),
     });
     linkPackages(dir, { "@agentsvc/gateway-email": "packages/gateway-email" });
-    served = await serveBin(["start", dir, "--port", "0"], {
+    const env = {
       IMAP_HOST: "127.0.0.1",
       IMAP_USER: account.user,
       IMAP_PASS: account.pass,
       MAIL_FROM: BOT,
       SMTP_USER: sink.user,
       SMTP_PASS: sink.pass,
-    });
+    };
+    served = await serveBin(["start", dir, "--port", "0"], env);
   }, 90_000);
   afterAll(async () => {
     await served?.stop();

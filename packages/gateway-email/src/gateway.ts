@@ -56,8 +56,10 @@ export interface EmailGatewayOptions {
   /** Longest wait between failed polls. Default 15 minutes (never below the poll interval). */
   retryMaxMs?: number;
   tlsCa?: string | Buffer;
-  /** PEM file of a private CA that signed the IMAP and SMTP server certificates (relative: to the working directory). */
+  /** PEM file of a private CA that signed the IMAP and SMTP server certificates (relative: to `appRoot`). */
   tlsCaFile?: string;
+  /** The project folder a relative `tlsCaFile` is read from (the server passes it). Default the working directory. */
+  appRoot?: string;
   /**
    * authserv-ids of the receiving mail servers whose Authentication-Results headers are believed
    * (`mx.google.com`, your own MX's host name). A reply is applied as a decision only when one of
@@ -139,7 +141,7 @@ export class EmailGateway implements Gateway {
     this.#ctx = ctx;
     this.#stopped = false;
     this.#from = secrets.from;
-    const ca = o.tlsCa ?? (o.tlsCaFile ? readCaFile(o.tlsCaFile) : undefined);
+    const ca = o.tlsCa ?? (o.tlsCaFile ? readCaFile(o.tlsCaFile, o.appRoot) : undefined);
     this.#reader = new ImapReader(
       {
         host,

@@ -3,10 +3,13 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 
-/** The PEM of `tlsCaFile` (relative to the working directory); a file that cannot be read fails the start. */
-export function readCaFile(file: string): Buffer {
+/**
+ * The PEM of `tlsCaFile`, a relative path read from the project folder (`appRoot`, as doctor reads
+ * it; else the working directory); a file that cannot be read fails the start.
+ */
+export function readCaFile(file: string, appRoot?: string): Buffer {
   try {
-    return readFileSync(resolve(file));
+    return readFileSync(resolve(appRoot ?? "", file));
   } catch (err) {
     const code = (err as { code?: string }).code ?? String(err);
     throw new Error(
