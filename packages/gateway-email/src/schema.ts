@@ -35,7 +35,7 @@ export const entrySchema = {
       "must be a list of authserv-ids (host names such as mx.google.com)",
     ),
   ),
-  // A private CA for both IMAP and SMTP (PEM), relative to the working directory.
+  // A private CA for both IMAP and SMTP (PEM), relative to the project folder.
   tlsCaFile: v.optional(
     nonEmptyString("PEM file of the CA that signed the IMAP and SMTP server certificates"),
   ),
