@@ -21,9 +21,9 @@ export interface Demo {
 
 /**
  * A copy of this project in a temp folder (its node_modules linked), so its `data/` store is its
- * own: the server helper clears `<root>/data` on start and close, and two demos on one folder (the
- * two test files run at once, or a test beside `pnpm dev:fakes`) shared one SQLite file and
- * deleted it under each other.
+ * own: the server helper clears `<root>/data` on start and close, so it refuses a folder another
+ * live demo serves (two test files run at once, or a test beside `pnpm dev:fakes`; before that
+ * refusal they shared one SQLite file and deleted it under each other), and each copy runs.
  */
 function privateProjectCopy(): string {
   const root = mkdtempSync(join(tmpdir(), "agentsvc-chat-fakes-"));
