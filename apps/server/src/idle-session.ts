@@ -22,13 +22,15 @@ export const OUTBOX_LOOK_MS = 5_000;
 /**
  * True when the store holds what a starting session recovers or sends: an unfinished inbound
  * message, an outbox piece pending, an open approval request, a run to continue, or a suspended run
- * it owns (asked again, or rejected when no channel can ask). The reads are recovery's own.
+ * it owns (asked again, or rejected when no channel can ask). The reads are recovery's own; a store
+ * this start created (a first start) holds none of it, so it is not read.
  */
 export async function sessionHasWork(
   store: ChatDb,
   runs: RunManager,
   ownsRun: (run: SuspendedRun) => boolean,
 ): Promise<boolean> {
+  if (store.migration.from === 0) return false;
   const [inbox, due, open, interrupted, saved] = await Promise.all([
     store.inbox.unfinished(),
     store.outbox.nextDueAt(),
