@@ -31,7 +31,7 @@
 // exports module.exports' keys by name, as Node does: esbuild alone makes such a chunk with only a
 // default export, so `(await import("prom-client")).Registry` was undefined in the bundle.
 // The library entry (dist/index.js) is not bundled.
-import { readFile, rm } from "node:fs/promises";
+import { readFile, rename, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -146,8 +146,13 @@ const commonJsFacade = {
 
 const fromCli = createRequire(join(root, "package.json"));
 
+// Built beside dist/bundle and swapped in by two renames: a bin started from this tree while it
+// builds (a test run beside a build) finds the whole old bundle or the whole new one, never an
+// emptied folder.
 const outdir = join(root, "dist", "bundle");
-await rm(outdir, { recursive: true, force: true });
+const staging = join(root, "dist", `.bundle-next-${process.pid}`);
+const previous = join(root, "dist", `.bundle-old-${process.pid}`);
+await rm(staging, { recursive: true, force: true });
 await esbuild.build({
   entryPoints: [
     join(root, "dist", "main.js"),
@@ -156,7 +161,7 @@ await esbuild.build({
     { in: join(root, "..", "chat-store", "dist", "checkpoint-worker.js"), out: "checkpoint-worker" },
     ...Object.entries(SHARED).map(([name, out]) => ({ in: fromCli.resolve(name), out })),
   ],
-  outdir,
+  outdir: staging,
   // The `// <path>` lines naming each input are relative to this package wherever the script runs.
   absWorkingDir: root,
   bundle: true,
@@ -174,3 +179,8 @@ await esbuild.build({
   legalComments: "none",
   logLevel: "warning",
 });
+await rename(outdir, previous).catch((err) => {
+  if (err.code !== "ENOENT") throw err;
+});
+await rename(staging, outdir);
+await rm(previous, { recursive: true, force: true });
