@@ -85,7 +85,7 @@ export class HeldCap {
     this.#warnedAt = now;
     this.d.logger.warn(
       { max: this.max, waiting: this.#waiting.size },
-      "holding the most threads allowed at once: more threads wait for room, their messages queued (maxHeldThreads, AGENTSVC_MAX_HELD_THREADS)",
+      "holding the most threads allowed at once: more threads wait for room, their messages queued (raise the store datasource's maxHeldThreads, or AGENTSVC_MAX_HELD_THREADS)",
     );
   }
 
