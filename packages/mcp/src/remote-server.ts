@@ -133,6 +133,13 @@ export function resultText(result: CallToolResult): string {
   return parts.join("\n");
 }
 
+/** The HTTP status the server answered with, when the error is one. */
+export function httpStatus(error: unknown): number | undefined {
+  return error instanceof StreamableHTTPError && error.code !== undefined && error.code > 0
+    ? error.code
+    : undefined;
+}
+
 export function describeError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   if (error instanceof StreamableHTTPError && error.code !== undefined && error.code > 0) {

@@ -55,7 +55,7 @@ export async function resolveToolServers(
         listed = await remote.listTools();
       } catch (error) {
         throw new Error(
-          `${plan.label}: could not connect to the MCP server at ${remote.displayUrl}: ${client.describeError(error)}`,
+          `${plan.label}: could not connect to the MCP server at ${remote.displayUrl}: ${client.describeError(error)}${keyHint(client.httpStatus(error), plan.ref, plan.label)}`,
           {
             cause: error,
           },
@@ -190,4 +190,12 @@ function remoteTools(
       },
     };
   });
+}
+
+/** What to check when the server refused the key (or its absence): the variable or the missing key. */
+function keyHint(status: number | undefined, ref: RemoteRef, label: string): string {
+  if (status !== 401 && status !== 403) return "";
+  return ref.apiKeyEnvVar !== undefined
+    ? ` (the key sent is ${ref.apiKeyEnvVar}'s value: check it against the server's)`
+    : ` (no key sent: set ${label}.apiKeyEnvVar to the environment variable holding the server's key)`;
 }

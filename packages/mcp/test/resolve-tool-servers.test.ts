@@ -165,8 +165,11 @@ describe("resolveToolServers: remote MCP servers", () => {
       '{"sum":2}',
     );
     await expect(resolveToolServers([{ url }], noLocal)).rejects.toThrow(
-      /could not connect to the MCP server at .*: HTTP 401: Unauthorized: send the API key/,
+      /could not connect to the MCP server at .*: HTTP 401: Unauthorized: send the API key.* \(no key sent: set toolServers\[0\]\.apiKeyEnvVar to the environment variable holding the server's key\)$/,
     );
+    await expect(
+      resolveToolServers([{ url, apiKeyEnvVar: "CRM_KEY" }], { ...noLocal, env: { CRM_KEY: "k-wrong" } }),
+    ).rejects.toThrow(/HTTP 401: .* \(the key sent is CRM_KEY's value: check it against the server's\)$/);
   });
 
   it("names the variable when apiKeyEnvVar is not set", async () => {
