@@ -74,7 +74,8 @@ export class IdleSession implements ServerSession {
 
   async stop(drainMs?: number): Promise<void> {
     this.#stopped = true;
-    const real = await this.#real;
+    // A session that failed to start has nothing to stop (its failure went to the caller).
+    const real = await this.#real?.catch(() => undefined);
     this.#scheduler.stopAll();
     await real?.stop(drainMs);
   }
@@ -105,13 +106,17 @@ export class IdleSession implements ServerSession {
   /** The real session, made and started once (its start recovers what the store holds by then). */
   #made(): Promise<GatewaySession> {
     this.#real ??= (async () => {
-      this.#scheduler.cancel("session:outbox-look");
       const { createGatewaySession } = await import("@agentsvc/session-core");
       const session = createGatewaySession(this.#options);
       await session.start();
       this.#session = session;
+      this.#scheduler.cancel("session:outbox-look");
       return session;
-    })();
+    })().catch((error: unknown) => {
+      // The next work tries again (the outbox look keeps looking meanwhile).
+      this.#real = undefined;
+      throw error;
+    });
     return this.#real;
   }
 }
