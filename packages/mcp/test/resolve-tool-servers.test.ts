@@ -1,7 +1,7 @@
 import { createServer } from "node:net";
 import type { ToolContext } from "@agentsvc/agent-core";
 import { Hono } from "hono";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   type McpRouteOptions,
   mcpRoute,
@@ -179,11 +179,20 @@ describe("resolveToolServers: remote MCP servers", () => {
   });
 
   it("opens a new session and retries when the server forgot the old one", async () => {
-    const { url, route } = await remote({ idleTimeoutMs: 50 });
-    const resolved = await resolve([{ url }], noLocal);
-    await eventually(() => route.sessionCount() === 0, "the remote session to expire");
-    const add = resolved.tools.find((t) => t.name === "add");
-    expect(await add?.execute({ a: 2, b: 3 }, ctx())).toBe('{"sum":5}');
+    // The idle sweep and Date on a fake clock: with a real 50 ms bound, a loaded machine let the new
+    // session expire between the retry's initialize and its initialized notification (CI, load 40).
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "Date"] });
+    try {
+      const { url, route } = await remote({ idleTimeoutMs: 50 });
+      const resolved = await resolve([{ url }], noLocal);
+      await vi.advanceTimersByTimeAsync(200);
+      await eventually(() => route.sessionCount() === 0, "the remote session to expire");
+      const add = resolved.tools.find((t) => t.name === "add");
+      expect(await add?.execute({ a: 2, b: 3 }, ctx())).toBe('{"sum":5}');
+      expect(route.sessionCount()).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("ends the remote session on close()", async () => {
