@@ -96,7 +96,14 @@ export class IdleSession implements ServerSession {
 
   async handleSuspension(run: SuspendedRun, pending: PendingApproval): Promise<void> {
     if (this.#stopped) return;
-    await (await this.#made()).handleSuspension(run, pending);
+    const made = this.#session === undefined;
+    const session = await this.#made();
+    // A session made now has recovered the suspended runs the store held, this one among them when
+    // it was saved in time (asked, or rejected and resumed): only one still waiting goes on to it
+    // (rejecting twice would log the second rejection's failure).
+    const { threadId, userId } = run.options;
+    if (made && !(await this.#options.runs.pending(threadId, { userId }))) return;
+    await session.handleSuspension(run, pending);
   }
 
   async deliver(...args: Parameters<GatewaySession["deliver"]>): ReturnType<GatewaySession["deliver"]> {

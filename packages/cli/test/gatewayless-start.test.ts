@@ -132,9 +132,9 @@ describe("agentsvc start of a project with no gateway", () => {
     await stopped(proc);
   }, 60_000);
 
-  it("rejects an agent-route approval at once (no channel can ask), and the conversation goes on", async () => {
+  it("rejects an agent-route approval at once and once (no channel can ask), and the conversation goes on", async () => {
     const dir = project();
-    const { url, proc } = startBin(dir);
+    const { url, proc, output } = startBin(dir);
     const base = await url;
     const post = (input: string) =>
       fetch(`${base}/agent/invoke`, {
@@ -151,5 +151,8 @@ describe("agentsvc start of a project with no gateway", () => {
     expect(next?.status).toBe(200);
     expect(JSON.stringify(await next?.json())).toContain("still there?");
     await stopped(proc);
+    // Rejected once: the session made for it does not reject it a second time.
+    expect(output().match(/approval request rejected at once/g)).toHaveLength(1);
+    expect(output()).not.toContain("could not reject the unrenderable approval request");
   }, 60_000);
 });
