@@ -150,7 +150,15 @@ export async function wireGateways(input: {
     ? new IdleSession(options)
     : (await import("@agentsvc/session-core")).createGatewaySession(options);
   runs.onSuspended((run, pending) => {
-    if (ownsRun(run)) void session.handleSuspension(run, pending);
+    // Not awaited by the run manager: a failure (the stand-in's real session failing to start, a
+    // store error) is logged here, not left as an unhandled rejection that ends the process.
+    if (ownsRun(run))
+      session.handleSuspension(run, pending).catch((err: unknown) => {
+        logger.error(
+          { err, threadId: run.options.threadId },
+          "could not hand a suspended run's approval to the gateway session",
+        );
+      });
   });
 
   let httpRoutes: Hono | undefined;
