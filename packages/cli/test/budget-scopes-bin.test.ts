@@ -4,7 +4,7 @@
 // `budgets.gateways.<entry>` refuses that entry's turns (the chat gets the notice) and no other's.
 import { eventually, FakeOpenAI, OPENAI_TEST_KEY, TelegramFake } from "@agentsvc/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { outputUntil, runBin, type Served, serveBin } from "./child.js";
+import { outputUntil, runBinAsync, type Served, serveBin } from "./child.js";
 import { BOT_AGENT, linkPackages, tempDir, writeFiles } from "./helpers.js";
 
 describe("agentsvc start: budgets.perUser on a chat page with two accounts", () => {
@@ -72,7 +72,7 @@ describe("agentsvc start: budgets.perUser on a chat page with two accounts", () 
     expect(other.status).toBe(200);
     expect(fake.count).toBe(before + 1);
 
-    const usage = runBin(["usage", "--dir", dir, "--by", "user", "--json"]);
+    const usage = await runBinAsync(["usage", "--dir", dir, "--by", "user", "--json"]);
     expect(usage.code, usage.stderr).toBe(0);
     const rows = (
       JSON.parse(usage.stdout) as { rows: { user: string; calls: number; inputTokens: number }[] }

@@ -12,7 +12,18 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...rest, NO_COLOR: "1", ...extra };
 }
 
-export function runBin(args: string[], env: Record<string, string> = {}, cwd = repoRoot) {
+export interface BinResult {
+  /** The exit code; null when a signal ended it (the 30 s timeout's SIGTERM). */
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * `agentsvc <args>` to its end, blocking this process: only where nothing in this process must
+ * answer meanwhile (no server started by the test is alive). Otherwise use runBinAsync.
+ */
+export function runBin(args: string[], env: Record<string, string> = {}, cwd = repoRoot): BinResult {
   const r = spawnSync(process.execPath, [bin, ...args], {
     cwd,
     env: cleanEnv(env),
@@ -20,6 +31,33 @@ export function runBin(args: string[], env: Record<string, string> = {}, cwd = r
     timeout: 30_000,
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/**
+ * runBin without blocking this process, for a test with a live server. Blocked through a loaded CLI
+ * run (seconds), fetch's pooled keep-alive socket to the server outlives the server's 5 s keep-alive
+ * unnoticed (undici's own timer cannot run) and the next request on it fails ("fetch failed: other
+ * side closed"); and a fake in this process cannot answer the CLI (doctor) while blocked.
+ */
+export function runBinAsync(
+  args: string[],
+  env: Record<string, string> = {},
+  cwd = repoRoot,
+): Promise<BinResult> {
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd,
+    env: cleanEnv(env),
+    stdio: ["ignore", "pipe", "pipe"],
+    timeout: 30_000,
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (s: string) => (stdout += s));
+  child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, stdout, stderr }));
+  });
 }
 
 export interface Served {

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { bin, invoke, outputUntil, runBin, type Served, serveBin } from "./child.js";
+import { bin, invoke, outputUntil, runBinAsync, type Served, serveBin } from "./child.js";
 import { BOT_AGENT, tempDir, writeFiles } from "./helpers.js";
 
 const project = () =>
@@ -70,7 +70,7 @@ describe("agentsvc start logs for people and for machines", () => {
     await invoke(served.url);
     // The second answer is in, so the first request's line would have been written by now.
     expect(served.output()).not.toContain("/agent/invoke");
-    const bad = runBin(["start", project(), "--port", "0"], { LOG_LEVEL: "loud" });
+    const bad = await runBinAsync(["start", project(), "--port", "0"], { LOG_LEVEL: "loud" });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain(
       'LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent (got "loud")',
@@ -93,7 +93,7 @@ describe("a port that is taken", () => {
     await new Promise<void>((ok) => blocker.listen(0, "127.0.0.1", ok));
     const port = (blocker.address() as { port: number }).port;
     try {
-      const r = runBin(["start", project(), "--port", String(port)]);
+      const r = await runBinAsync(["start", project(), "--port", String(port)]);
       expect(r.code).toBe(3);
       expect(r.stderr).toContain(
         `cannot start: port ${port} on 127.0.0.1 is already in use by another program; pick another with --port <n> or the PORT variable`,

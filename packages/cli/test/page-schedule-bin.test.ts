@@ -4,7 +4,7 @@
 // conversation, an `every` schedule ticks on the root agent, and one with `enabled: false` never runs.
 import { eventually } from "@agentsvc/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runBin, type Served, serveBin } from "./child.js";
+import { runBinAsync, type Served, serveBin } from "./child.js";
 import { tempDir, writeFiles } from "./helpers.js";
 
 const agent = (name: string, text: string) =>
@@ -15,7 +15,12 @@ describe("agentsvc start: a schedule to a chat page user's conversation", () => 
   let dir: string;
 
   beforeAll(async () => {
-    const hashed = runBin(["hash-password", "--password=digest-reader-pw", "--iterations", "1000"]);
+    const hashed = await runBinAsync([
+      "hash-password",
+      "--password=digest-reader-pw",
+      "--iterations",
+      "1000",
+    ]);
     expect(hashed.code, hashed.stderr).toBe(0);
     dir = writeFiles(tempDir("agentsvc-page-schedule-"), {
       // The root agent sorts first; the schedule names the other one.
@@ -81,7 +86,7 @@ describe("agentsvc start: a schedule to a chat page user's conversation", () => 
     ]);
     // Ticks of the every-second disabled schedule would have come by now.
     expect(await history("off")).toEqual([]);
-    const list = runBin(["schedules", "list", "--json", "--dir", dir]);
+    const list = await runBinAsync(["schedules", "list", "--json", "--dir", dir]);
     expect(list.code, list.stderr).toBe(0);
     const rows = JSON.parse(list.stdout) as { name: string; state: string; lastOutcome: string | null }[];
     expect(rows.find((r) => r.name === "off")).toMatchObject({ state: "disabled", lastOutcome: null });

@@ -2,7 +2,7 @@
 // the built bin: one serves an MCP exposure behind `apiKeyEnvVar`, the other's agent uses its tool
 // with the key from its own environment; without the key the second cannot start.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runBin, type Served, serveBin } from "./child.js";
+import { runBinAsync, type Served, serveBin } from "./child.js";
 import { BOT_AGENT, linkPackages, tempDir, writeFiles } from "./helpers.js";
 
 const KEY = "remote-tools-key-1701";
@@ -59,8 +59,8 @@ describe("agentsvc start: an agent using a remote MCP tool server with an API ke
     expect(body.output).toMatch(/^The tool multiply returned: .*product\W+42/);
   });
 
-  it("with another key the remote server refuses it and start fails saying so", () => {
-    const r = runBin(["start", userDir, "--port", "0"], { REMOTE_TOOLS_KEY: "wrong" });
+  it("with another key the remote server refuses it and start fails saying so", async () => {
+    const r = await runBinAsync(["start", userDir, "--port", "0"], { REMOTE_TOOLS_KEY: "wrong" });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
       /cannot start: agent "bot": toolServers\[0\]: could not connect to the MCP server at http:\/\/127\.0\.0\.1:\d+\/mcp: HTTP 401: Unauthorized/,

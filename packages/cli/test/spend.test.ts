@@ -2,28 +2,10 @@
 // whose agent calls the testkit OpenAI fake with scripted usage, prices and a daily service budget
 // in agentsvc.config. The ledger's sums equal what the fake reported; the turn after the budget is
 // crossed (mid-conversation, inside a tool loop) is refused before any provider request.
-import { execFile } from "node:child_process";
 import { eventually, FakeOpenAI, OPENAI_TEST_KEY } from "@agentsvc/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bin, cleanEnv, type Served, serveBin } from "./child.js";
-import { repoRoot, tempDir, writeFiles } from "./helpers.js";
-
-/**
- * `agentsvc <args>` run without blocking this process (runBin's spawnSync does): blocked through a
- * loaded CLI run (seconds), fetch's pooled keep-alive socket to the server outlived the server's
- * 5 s keep-alive unnoticed, and the next request on it failed ("fetch failed: other side closed").
- */
-function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      [bin, ...args],
-      { cwd: repoRoot, env: cleanEnv(), encoding: "utf8", timeout: 30_000 },
-      (err, stdout, stderr) =>
-        done({ code: err ? (typeof err.code === "number" ? err.code : null) : 0, stdout, stderr }),
-    );
-  });
-}
+import { runBinAsync, type Served, serveBin } from "./child.js";
+import { tempDir, writeFiles } from "./helpers.js";
 
 /** Each test: turns, CLI runs and a scrape, which a loaded machine took past vitest's 20 s default. */
 const LOADED = { timeout: 60_000 };
@@ -97,7 +79,7 @@ describe("budgets and the cost ledger through agentsvc start", LOADED, () => {
     expect(Number(refused.headers.get("retry-after"))).toBe(Math.ceil(error.retryAfterMs / 1000));
     expect(fake.count).toBe(before);
 
-    const usage = await runCli(["usage", "--dir", dir, "--json"]);
+    const usage = await runBinAsync(["usage", "--dir", dir, "--json"]);
     expect(usage.code, usage.stderr).toBe(0);
     const report = JSON.parse(usage.stdout) as {
       by: string;
@@ -110,7 +92,7 @@ describe("budgets and the cost ledger through agentsvc start", LOADED, () => {
     expect(report.total.cost).toBeCloseTo(0.00031, 9);
     expect(report.rows).toEqual([expect.objectContaining({ model: "openai/gpt-4o-mini", calls: 3 })]);
 
-    const table = await runCli(["usage", "--dir", dir, "--by", "gateway", "--since", "1d"]);
+    const table = await runBinAsync(["usage", "--dir", dir, "--by", "gateway", "--since", "1d"]);
     expect(table.code, table.stderr).toBe(0);
     expect(table.stdout).toMatch(/^gateway\s+calls\s+input\s+cached\s+output\s+reasoning\s+cost$/m);
     expect(table.stdout).toMatch(/^-\s+3\s+240\s+0\s+35\s+0\s+0\.0003$/m);
@@ -125,10 +107,10 @@ describe("budgets and the cost ledger through agentsvc start", LOADED, () => {
   });
 
   it("usage refuses a bad --by or --since with the forms it takes", async () => {
-    const by = await runCli(["usage", "--dir", dir, "--by", "day"]);
+    const by = await runBinAsync(["usage", "--dir", dir, "--by", "day"]);
     expect(by.code).toBe(2);
     expect(by.stderr).toMatch(/--by: expected one of user, gateway, agent, model/);
-    const since = await runCli(["usage", "--dir", dir, "--since", "last week"]);
+    const since = await runBinAsync(["usage", "--dir", dir, "--since", "last week"]);
     expect(since.code).toBe(2);
     expect(since.stderr).toMatch(/--since: expected a date \(2026-12-01\) or a number of days \(7d\)/);
   });
@@ -171,7 +153,7 @@ describe("a summary's model call (compaction) through agentsvc start", LOADED, (
     expect((await say("two")).status).toBe(200);
     await eventually(() => summaryFake.count === 3, "the summary request");
     const total = async () => {
-      const r = await runCli(["usage", "--dir", summaryDir, "--json"]);
+      const r = await runBinAsync(["usage", "--dir", summaryDir, "--json"]);
       return (JSON.parse(r.stdout) as { total: { calls: number; inputTokens: number; outputTokens: number } })
         .total;
     };

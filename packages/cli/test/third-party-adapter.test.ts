@@ -3,12 +3,11 @@
 // node_modules with its one dependency), then validated, started, answered through its fake and
 // diagnosed by the bundled `agentsvc` bin, with no file of this repository naming it (issue #42).
 // doctor also asks the running service for the gateway's ages (issue #43.11).
-import { execFile } from "node:child_process";
 import { cpSync, mkdirSync, realpathSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { eventually } from "@agentsvc/testkit/session";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bin, cleanEnv, runBin, serveBin } from "./child.js";
+import { runBinAsync, serveBin } from "./child.js";
 import { BOT_AGENT, repoRoot, tempDir, writeFiles } from "./helpers.js";
 
 const FIXTURE = join(repoRoot, "tooling/install-test/fixtures/agentsvc-gateway-pigeon");
@@ -31,18 +30,6 @@ function installPigeon(dir: string): void {
   symlinkSync(valibot, join(dir, "node_modules", "valibot"), "dir");
 }
 
-/** The bin run asynchronously (the fake answers from this process while it runs). */
-function runAsync(args: string[], env: Record<string, string>) {
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(
-      process.execPath,
-      [bin, ...args],
-      { env: cleanEnv(env), timeout: 30_000 },
-      (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
-
 let fake: PigeonFake;
 let dir: string;
 
@@ -62,12 +49,12 @@ afterAll(async () => {
 const entry = (keys: string) => `type: "${PKG}"\n${keys}`;
 
 describe("a third-party adapter named by package", () => {
-  it("is validated with its own schema: check names the file and key of each error, by the adapter's name", () => {
+  it("is validated with its own schema: check names the file and key of each error, by the adapter's name", async () => {
     writeFiles(dir, {
       "agents/bot.mjs": BOT_AGENT,
       "gateways/pigeon.yaml": entry(`apiBaseURL: ${fake.url}\npollWaitSeconds: 99\n`),
     });
-    const r = runBin(["check", dir]);
+    const r = await runBinAsync(["check", dir]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("error gateways/pigeon.yaml: tokenEnvVar: is required in a pigeon entry");
     expect(r.stderr).toMatch(
@@ -76,12 +63,12 @@ describe("a third-party adapter named by package", () => {
     expect(r.stderr).toMatch(/error gateways\/pigeon\.yaml: pollWaitSeconds: /);
   });
 
-  it("is an unknown type when the package is not installed, naming the package", () => {
+  it("is an unknown type when the package is not installed, naming the package", async () => {
     const bare = writeFiles(tempDir("agentsvc-third-party-bare-"), {
       "agents/bot.mjs": BOT_AGENT,
       "gateways/pigeon.yaml": entry("tokenEnvVar: PIGEON_TOKEN\napiBaseUrl: http://127.0.0.1:9\n"),
     });
-    const r = runBin(["check", bare]);
+    const r = await runBinAsync(["check", bare]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(
       `error gateways/pigeon.yaml: type: unknown type (the package ${PKG} is not installed)`,
@@ -94,11 +81,11 @@ describe("a third-party adapter named by package", () => {
       "gateways/pigeon.yaml": entry(`tokenEnvVar: PIGEON_TOKEN\napiBaseUrl: ${fake.url}\n`),
     });
     const env = { PIGEON_TOKEN: fake.token };
-    const check = runBin(["check", dir], env);
+    const check = await runBinAsync(["check", dir], env);
     expect(check.stderr).toBe("");
     expect(check.stdout).toMatch(/^ok root agent bot, .*1 gateway/);
 
-    const before = await runAsync(["doctor", dir], env);
+    const before = await runBinAsync(["doctor", dir], env);
     expect(before.stdout).toMatch(/ok\s+pigeon GET \/v1\/me\s+bot pigeon-bot/);
     expect(before.stdout).toMatch(/service\s+not running: no agentsvc start is running in this project/);
 
@@ -109,7 +96,7 @@ describe("a third-party adapter named by package", () => {
       expect(fake.botMessages[0]?.chat).toBe("chat-7");
       expect(fake.botMessages[0]?.text).toContain("hello through pigeon");
 
-      const running = await runAsync(["doctor", dir, "--json"], env);
+      const running = await runBinAsync(["doctor", dir, "--json"], env);
       const report = JSON.parse(running.stdout) as {
         ok: boolean;
         service: { running: boolean; url: string; gateways: Record<string, Record<string, unknown>> };
@@ -123,7 +110,7 @@ describe("a third-party adapter named by package", () => {
         lastInboundAgeSeconds: expect.any(Number),
         lastPlatformCallAgeSeconds: expect.any(Number),
       });
-      const table = await runAsync(["doctor", dir], env);
+      const table = await runBinAsync(["doctor", dir], env);
       expect(table.stdout).toContain(`service   running at ${served.url}`);
       expect(table.stdout).toMatch(
         / {2}pigeon\s+running, last inbound \d+ s ago, last platform call \d+ s ago/,
@@ -132,7 +119,7 @@ describe("a third-party adapter named by package", () => {
       expect(await served.stop()).toBe(0);
     }
     // Stopped: the record is gone and doctor says so.
-    const after = await runAsync(["doctor", dir], env);
+    const after = await runBinAsync(["doctor", dir], env);
     expect(after.stdout).toMatch(/service\s+not running/);
   }, 60_000);
 });
