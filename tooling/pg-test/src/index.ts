@@ -36,8 +36,16 @@ export interface TestPostgres {
    * in effect when this resolves.
    */
   addPasswordRole(role: string, password: string): Promise<void>;
+  /** Drops these databases of this server (`WITH (FORCE)`: their connections are ended first). */
+  dropDatabases(names: readonly string[]): Promise<void>;
   /** Fast shutdown, then the data directory is removed. Safe to call twice. */
   stop(): Promise<void>;
+}
+
+/** What another process needs to use a running server (`usePostgres`): plain data, for vitest's `provide`. */
+export interface PostgresAddress {
+  port: number;
+  dataDir: string;
 }
 
 /** The directory of the newest installed PostgreSQL server binaries, or undefined. */
@@ -223,9 +231,65 @@ export async function startPostgres(
   }
   const server = child;
 
-  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  let n = 0;
   let stopped = false;
+  return handle(bin, port, data, async () => {
+    if (stopped) return;
+    stopped = true;
+    if (server.exitCode === null) {
+      const exited = new Promise((r) => server.once("exit", r));
+      // Signals to the runuser wrapper do not reach the server; pg_ctl signals it by its pid file.
+      const [stopCmd, stopArgs] = asServerUser(join(bin, "pg_ctl"), [
+        "-D",
+        data,
+        "-m",
+        "fast",
+        "-w",
+        "-t",
+        "10",
+        "stop",
+      ]);
+      try {
+        execFileSync(stopCmd, stopArgs, { stdio: "pipe" });
+      } catch {
+        server.kill("SIGKILL");
+      }
+      await exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+}
+
+/**
+ * A server another process started (e.g. a vitest globalSetup's, one for a project's files): its
+ * databases are this process's to make and drop; `stop()` leaves the server running.
+ */
+export function usePostgres(address: PostgresAddress): TestPostgres {
+  const bin = postgresBinDir();
+  if (!bin) throw new Error(postgresMissing);
+  return handle(bin, address.port, address.dataDir, async () => {});
+}
+
+function handle(bin: string, port: number, data: string, stop: () => Promise<void>): TestPostgres {
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  const psql = (sql: string[], user = "postgres", env: Record<string, string> = {}) =>
+    execFileSync(
+      join(bin, "psql"),
+      [
+        "-h",
+        "127.0.0.1",
+        "-p",
+        String(port),
+        "-U",
+        user,
+        "-d",
+        "postgres",
+        "-w",
+        "-tAq",
+        ...sql.flatMap((q) => ["-c", q]),
+      ],
+      { stdio: "pipe", env: { ...process.env, ...env } },
+    ).toString();
+  let n = 0;
   return {
     url,
     port,
@@ -234,31 +298,25 @@ export async function startPostgres(
       const db = name ?? `t${process.pid}_${++n}_${Date.now().toString(36)}`;
       for (const id of [db, options.template ?? db])
         if (!/^[a-z_][a-z0-9_]*$/.test(id)) throw new Error(`bad database name "${id}"`);
-      const create = `CREATE DATABASE ${db}${options.template ? ` TEMPLATE ${options.template}` : ""}`;
-      execFileSync(
-        join(bin, "psql"),
-        ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-q", "-c", create],
-        { stdio: "pipe" },
-      );
+      psql([`CREATE DATABASE ${db}${options.template ? ` TEMPLATE ${options.template}` : ""}`]);
       return `postgres://postgres@127.0.0.1:${port}/${db}`;
+    },
+    async dropDatabases(names) {
+      for (const id of names)
+        if (!/^[a-z_][a-z0-9_]*$/.test(id)) throw new Error(`bad database name "${id}"`);
+      if (names.length > 0) psql(names.map((id) => `DROP DATABASE IF EXISTS ${id} WITH (FORCE)`));
     },
     async addPasswordRole(role, password) {
       if (!/^[a-z_][a-z0-9_]*$/.test(role)) throw new Error(`bad role name "${role}"`);
-      const psql = (sql: string, user = "postgres", env: Record<string, string> = {}) =>
-        execFileSync(
-          join(bin, "psql"),
-          ["-h", "127.0.0.1", "-p", String(port), "-U", user, "-d", "postgres", "-w", "-tAq", "-c", sql],
-          { stdio: "pipe", env: { ...process.env, ...env } },
-        ).toString();
-      psql(`CREATE ROLE ${role} LOGIN PASSWORD '${password.replaceAll("'", "''")}'`);
-      const hba = psql("SHOW hba_file").trim();
+      psql([`CREATE ROLE ${role} LOGIN PASSWORD '${password.replaceAll("'", "''")}'`]);
+      const hba = psql(["SHOW hba_file"]).trim();
       writeFileSync(hba, `host all ${role} 127.0.0.1/32 scram-sha-256\n${readFileSync(hba, "utf8")}`);
-      psql("SELECT pg_reload_conf()");
+      psql(["SELECT pg_reload_conf()"]);
       // The postmaster rereads pg_hba.conf after the signal: wait until a wrong password is refused.
       const deadline = Date.now() + 10_000;
       for (;;) {
         try {
-          psql("SELECT 1", role, { PGPASSWORD: `not-${password}` });
+          psql(["SELECT 1"], role, { PGPASSWORD: `not-${password}` });
         } catch {
           return;
         }
@@ -266,30 +324,6 @@ export async function startPostgres(
         await new Promise((r) => setTimeout(r, 50));
       }
     },
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      if (server.exitCode === null) {
-        const exited = new Promise((r) => server.once("exit", r));
-        // Signals to the runuser wrapper do not reach the server; pg_ctl signals it by its pid file.
-        const [stopCmd, stopArgs] = asServerUser(join(bin, "pg_ctl"), [
-          "-D",
-          data,
-          "-m",
-          "fast",
-          "-w",
-          "-t",
-          "10",
-          "stop",
-        ]);
-        try {
-          execFileSync(stopCmd, stopArgs, { stdio: "pipe" });
-        } catch {
-          server.kill("SIGKILL");
-        }
-        await exited;
-      }
-      rmSync(dir, { recursive: true, force: true });
-    },
+    stop,
   };
 }
