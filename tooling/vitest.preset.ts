@@ -20,6 +20,8 @@ interface Extra {
   /** `expect.poll`'s default timeout. */
   pollTimeoutMs?: number;
   setupFiles?: string[];
+  /** Run once per project around its files (e.g. a server the files share), paths from `dir`. */
+  globalSetup?: string[];
   sharedModules?: boolean;
 }
 
@@ -42,6 +44,7 @@ export function packageConfig(dir: string, extra: Extra = {}) {
       testTimeout: extra.testTimeout ?? 20_000,
       hookTimeout: 60_000,
       setupFiles: extra.setupFiles ?? [],
+      globalSetup: extra.globalSetup ?? [],
       ...(extra.pollTimeoutMs ? { expect: { poll: { timeout: extra.pollTimeoutMs } } } : {}),
     },
   });

@@ -1,3 +1,4 @@
 import { packageConfig } from "../../tooling/vitest.preset.ts";
 
-export default packageConfig(import.meta.dirname);
+// One PostgreSQL server for the files (test/pg-server.global.ts).
+export default packageConfig(import.meta.dirname, { globalSetup: ["test/pg-server.global.ts"] });

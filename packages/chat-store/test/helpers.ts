@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/pg-test";
-import { afterAll, afterEach, describe } from "vitest";
+import { postgresMissing, startPostgres, type TestPostgres, usePostgres } from "@agentsvc/pg-test";
+import { afterAll, afterEach, describe, inject } from "vitest";
 import { ChatDb, type ChatDbOptions, openPostgresChatDb } from "../src/index.js";
 
 const dirs: string[] = [];
@@ -16,16 +16,45 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-// One PostgreSQL server per test file, started on first use; one database per app root.
+// The project's PostgreSQL server (pg-server.global.ts), or one of the file's own started on first
+// use (a run without the globalSetup, or a file that called ownPostgresServer()); one database per
+// app root, each dropped after the file.
 let server: Promise<TestPostgres> | undefined;
+let own = false;
+let templateShared = false;
 const databases = new Map<string, Promise<string>>();
 afterAll(async () => {
+  const s = await server;
+  const made = await Promise.allSettled([
+    ...databases.values(),
+    ...(migrated && !templateShared ? [migrated] : []),
+  ]);
   databases.clear();
-  const s = server;
   server = undefined;
   migrated = undefined;
-  await (await s)?.stop();
+  templateShared = false;
+  if (!s) return;
+  // A shared server outlives the file: its databases must not pile up in the temp folder.
+  const names = made.flatMap((r) => (r.status === "fulfilled" ? [r.value.split("/").pop() ?? ""] : []));
+  await s.dropDatabases(names);
+  await s.stop();
 });
+
+/**
+ * This file's tests read state of the whole server (e.g. every session in pg_stat_activity), which
+ * other files' databases on a shared server would change: they get a server of their own.
+ */
+export function ownPostgresServer(): void {
+  own = true;
+}
+
+function postgresServer(): Promise<TestPostgres> {
+  const shared = own ? null : inject("chatStorePostgres");
+  if (!shared) return startPostgres();
+  migrated = Promise.resolve(shared.template); // the globalSetup's, not this file's to drop
+  templateShared = true;
+  return Promise.resolve(usePostgres(shared));
+}
 
 /** What a behaviour test opens stores with; the same test runs once per database. */
 export interface StoreDriver {
@@ -76,7 +105,7 @@ export const postgresDriver: StoreDriver = {
     const appRoot = options.appRoot ?? tempRoot();
     let url = databases.get(appRoot);
     if (!url) {
-      server ??= startPostgres();
+      server ??= postgresServer();
       url = server.then(async (s) => {
         migrated ??= migratedTemplate(s);
         return s.createDatabase(undefined, { template: await migrated });

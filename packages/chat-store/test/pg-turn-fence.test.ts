@@ -7,8 +7,11 @@ import { postgresMissing } from "@agentsvc/pg-test";
 import { describe, expect, it } from "vitest";
 import type { ChatDb } from "../src/index.js";
 import { fenceError, type HeldLock } from "../src/lock-fence.js";
-import { postgresUrlOf, tempRoot, postgresDriver } from "./helpers.js";
+import { ownPostgresServer, postgresUrlOf, tempRoot, postgresDriver } from "./helpers.js";
 import { statementsOf, storePg } from "./pg-statements.js";
+
+// Its waits are found in pg_stat_activity of every database (by the statement's text).
+ownPostgresServer();
 
 const origin: RunOrigin = { gateway: "g", thread: "t", meta: {} };
 const KEY = "7355608";
