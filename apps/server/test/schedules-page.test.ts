@@ -3,14 +3,14 @@
 // once per tick; another account does not see it. The tick finishes in the turn's own transaction.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { ChatDb } from "@agentsvc/chat-store";
+import { ChatDb, hashPassword } from "@agentsvc/chat-store";
 import { eventually } from "@agentsvc/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ProjectServer, startProjectServer } from "../src/testing.js";
 
 let root: string;
 let server: ProjectServer;
-const env = { ADA_PASSWORD: "correct horse", BOB_PASSWORD: "battery staple" };
+const passwords = { ada: "correct horse", bob: "battery staple" };
 
 beforeAll(async () => {
   root = mkdtempSync(resolve(import.meta.dirname, "fixtures/.schedules-page-"));
@@ -33,15 +33,18 @@ beforeAll(async () => {
     join(root, "schedules/poem.yaml"),
     "every: 10s\nprompt: Write a poem\nagent: writer\nto: { page: web, user: bob }\n",
   );
+  // Hashes of few iterations (the hash names its count): this file is about schedules, and each
+  // sign-in or seed at the default 600,000 cost about 0.2 CPU-s.
+  const hash = (password: string) => hashPassword(password, { iterations: 1000 });
   writeFileSync(
     join(root, "gateways/web.yaml"),
-    "exposes: webui\npath: /chat\nusers:\n  - username: ada\n    passwordEnvVar: ADA_PASSWORD\n  - username: bob\n    passwordEnvVar: BOB_PASSWORD\n",
+    `exposes: webui\npath: /chat\nusers:\n  - username: ada\n    passwordHash: "${await hash(passwords.ada)}"\n  - username: bob\n    passwordHash: "${await hash(passwords.bob)}"\n`,
   );
   writeFileSync(
     join(root, "schedules/digest.yaml"),
     "every: 10s\nprompt: Write the digest\nto: { page: web, user: ada, conversation: digest }\n",
   );
-  server = await startProjectServer(root, { env });
+  server = await startProjectServer(root, { env: {} });
 }, 60_000);
 
 afterAll(async () => {
@@ -61,7 +64,7 @@ async function signIn(username: string, password: string): Promise<string> {
 
 describe("a schedule into a chat page conversation", () => {
   it("runs a named agent other than the root agent in the user's conversation (default schedule-<name>)", async () => {
-    const bob = await signIn("bob", env.BOB_PASSWORD);
+    const bob = await signIn("bob", passwords.bob);
     let texts: string[] = [];
     await eventually(
       async () => {
@@ -93,7 +96,7 @@ describe("a schedule into a chat page conversation", () => {
       "a delivered tick",
       30_000,
     );
-    const ada = await signIn("ada", env.ADA_PASSWORD);
+    const ada = await signIn("ada", passwords.ada);
     const history = (await (
       await fetch(`${server.url}/chat/api/history?conversationId=digest`, { headers: { cookie: ada } })
     ).json()) as { messages: { role: string; content: string }[] };
@@ -113,7 +116,7 @@ describe("a schedule into a chat page conversation", () => {
       conversations: { conversationId: string }[];
     };
     expect(list.conversations.map((c) => c.conversationId)).toContain("digest");
-    const bob = await signIn("bob", env.BOB_PASSWORD);
+    const bob = await signIn("bob", passwords.bob);
     const theirs = (await (
       await fetch(`${server.url}/chat/api/conversations`, { headers: { cookie: bob } })
     ).json()) as {
