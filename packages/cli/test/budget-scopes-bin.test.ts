@@ -2,6 +2,7 @@
 // daily token budget, so one account that spent its own is refused (429 budget_exceeded) while
 // another account's turns still run, and the ledger (`agentsvc usage --by user`) keeps them apart;
 // `budgets.gateways.<entry>` refuses that entry's turns (the chat gets the notice) and no other's.
+import { hashPassword } from "@agentsvc/chat-store";
 import { eventually, FakeOpenAI, OPENAI_TEST_KEY, TelegramFake } from "@agentsvc/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { outputUntil, runBinAsync, type Served, serveBin } from "./child.js";
@@ -14,6 +15,9 @@ describe("agentsvc start: budgets.perUser on a chat page with two accounts", () 
 
   beforeAll(async () => {
     fake = await FakeOpenAI.start({ fallback: { text: ["Sure."], usage: { input: 100, output: 20 } } });
+    // Hashes of few iterations (the hash names its count): the file is about budgets, and each seed
+    // or sign-in at the default 600,000 cost about 0.2 CPU-s.
+    const hash = (password: string) => hashPassword(password, { iterations: 1000 });
     dir = writeFiles(tempDir("agentsvc-budget-scopes-"), {
       "agents/bot.mjs": `export default { kind: "agent", name: "bot",
   model: { provider: "openai", model: "gpt-4o-mini", baseURL: ${JSON.stringify(fake.baseURL)} } };\n`,
@@ -22,17 +26,15 @@ describe("agentsvc start: budgets.perUser on a chat page with two accounts", () 
         "path: /chat",
         "users:",
         "  - username: ada",
-        "    passwordEnvVar: ADA_PASSWORD",
+        `    passwordHash: "${await hash("ada-pw")}"`,
         "  - username: bob",
-        "    passwordEnvVar: BOB_PASSWORD",
+        `    passwordHash: "${await hash("bob-pw")}"`,
         "",
       ].join("\n"),
       "agentsvc.config.yaml": "budgets:\n  perUser: { day: { tokens: 100 } }\n",
     });
     served = await serveBin(["start", dir, "--port", "0"], {
       OPENAI_API_KEY: OPENAI_TEST_KEY,
-      ADA_PASSWORD: "ada-pw",
-      BOB_PASSWORD: "bob-pw",
     });
   }, 60_000);
   afterAll(async () => {
