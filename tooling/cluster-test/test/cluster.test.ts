@@ -53,7 +53,6 @@ describe.skipIf(postgresMissing)("three instances over one PostgreSQL", () => {
     const env = {
       CLUSTER_DB_URL: url,
       HOOKS_SECRET: SECRET,
-      ANN_PASSWORD: PASSWORD,
       TELEGRAM_BOT_TOKEN: telegram.token,
       TELEGRAM_API_URL: telegram.url,
       CLUSTER_TOOL_LOG: toolLog,
