@@ -127,6 +127,7 @@ export async function createServer(project: Project, options: ServerOptions = {}
         ? await pgCoordination({ connectionString: readEnv(env, postgres.urlEnvVar) ?? "", logger })
         : undefined;
     if (coordination) closers.push(() => coordination.close());
+    warnUnreadHeldCaps(project, primary.dialect === "postgres" ? primary.datasource : undefined, logger);
     // The MCP package (and its SDK) loads only for a project that serves or uses tool servers.
     const usesMcp =
       (agent.toolServers?.length ?? 0) > 0 || project.exposures.some((e) => e.exposes === "mcp");
@@ -480,4 +481,18 @@ async function mountWebui(app: Hono, entry: WebuiExposure, ctx: WebuiContext): P
   ctx.closers.push(pageCopies);
   mountFavicon(app, FAVICON_SVG);
   return { db, sharedUserId: sharedUserIdOf(entry) };
+}
+
+/**
+ * `maxHeldThreads` caps the threads an instance holds on the store's database; on any other
+ * datasource it does nothing, which a user who set it should hear rather than find out under load.
+ */
+function warnUnreadHeldCaps(project: Project, store: string | undefined, logger: Logger): void {
+  for (const [name, ds] of Object.entries(project.config.datasources)) {
+    if (ds.type !== "postgres" || ds.maxHeldThreads === undefined || name === store) continue;
+    logger.warn(
+      { datasource: name, ...(store ? { store } : {}) },
+      `datasources.${name}.maxHeldThreads has no effect: it is read on the store's datasource only (${store ? `"${store}"` : "the store is SQLite"})`,
+    );
+  }
 }
