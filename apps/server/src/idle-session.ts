@@ -8,16 +8,19 @@
 import type { PendingApproval, RunManager, SuspendedRun } from "@agentsvc/agent-core";
 import type { ChatDb } from "@agentsvc/chat-store";
 import type { GatewaySession, GatewaySessionOptions } from "@agentsvc/session-core";
-import { DEFAULT_RETENTION, pruneOnce, Scheduler, sessionLogger } from "@agentsvc/session-core/host";
+import {
+  DEFAULT_RETENTION,
+  OUTBOX_IDLE_POLL_MS,
+  pruneOnce,
+  Scheduler,
+  sessionLogger,
+} from "@agentsvc/session-core/host";
 
 /** What the server uses of the gateway session (the real one, or the stand-in). */
 export type ServerSession = Pick<
   GatewaySession,
   "start" | "stop" | "status" | "queueDepths" | "handleSuspension" | "deliver" | "credentialsRejected"
 >;
-
-/** How often the real outbox sender looks for pieces due when nothing woke it (its `idlePollMs`). */
-export const OUTBOX_LOOK_MS = 5_000;
 
 /**
  * True when the store holds what a starting session recovers or sends: an unfinished inbound
@@ -67,7 +70,7 @@ export class IdleSession implements ServerSession {
     this.#scheduler.every("session:prune", DEFAULT_RETENTION.intervalMs, () =>
       pruneOnce(this.#options.store, DEFAULT_RETENTION, logger).then(() => {}),
     );
-    this.#scheduler.every("session:outbox-look", OUTBOX_LOOK_MS, async () => {
+    this.#scheduler.every("session:outbox-look", OUTBOX_IDLE_POLL_MS, async () => {
       if ((await this.#options.store.outbox.nextDueAt()) !== undefined) await this.#made();
     });
   }

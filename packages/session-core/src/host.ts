@@ -10,3 +10,4 @@ export { gatewayLogger, sessionLogger } from "./loggers.js";
 export { DEFAULT_RETENTION, pruneOnce } from "./retention.js";
 export { useOpenTelemetry } from "./trace.js";
 export { announce, localCoordination } from "./coordination.js";
+export { OUTBOX_IDLE_POLL_MS } from "./outbox-look.js";

@@ -10,6 +10,7 @@ import { backoffDelay } from "@agentsvc/adapter-kit";
 import { type GatewaySendError, isGatewaySendError, type OutboundFilePayload } from "@agentsvc/adapter-kit";
 import type { Gateway, SendResult } from "./gateway.js";
 import { deliverPiece, draftOf } from "./outbox-deliver.js";
+import { OUTBOX_IDLE_POLL_MS } from "./outbox-look.js";
 import type { GatewayRegistry } from "./registry.js";
 import type { SendOutcome, SessionObserver } from "./observer.js";
 import type { OutboxRow, SessionStore } from "./store.js";
@@ -32,10 +33,7 @@ export interface OutboxOptions {
   concurrency?: number;
   /** A send that has not settled by then counts as failed and is retried (a hung platform call must not stall every thread). Default 60 000 ms. */
   sendTimeoutMs?: number;
-  /**
-   * How often an idle sender looks at the queue anyway, so a piece put back by another process
-   * (`agentsvc outbox retry`) goes out without a restart. Default 5 000 ms.
-   */
+  /** How often an idle sender looks anyway (a piece `agentsvc outbox retry` put back). Default OUTBOX_IDLE_POLL_MS. */
   idlePollMs?: number;
 }
 
@@ -100,7 +98,7 @@ export class OutboxSender {
     this.#maxDelayMs = input.options?.maxDelayMs ?? 300_000;
     this.#concurrency = input.options?.concurrency ?? 8;
     this.#sendTimeoutMs = input.options?.sendTimeoutMs ?? 60_000;
-    this.#idlePollMs = input.options?.idlePollMs ?? 5_000;
+    this.#idlePollMs = input.options?.idlePollMs ?? OUTBOX_IDLE_POLL_MS;
     this.#fileUrl = input.options?.fileUrl;
   }
 
