@@ -6,12 +6,17 @@
 // and one without TLS; `ssl: verify-full` with `sslCaFile` (relative to the project) connects over
 // TLS. `check` and `start` refuse bad values by their keys.
 import { createHmac } from "node:crypto";
-import { execFileSync } from "node:child_process";
-import { chmodSync, chownSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { advisoryKey, threadLockName } from "@agentsvc/pg-cluster";
-import { postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/pg-test";
+import {
+  postgresMissing,
+  startPostgres,
+  type TestCertificates,
+  type TestPostgres,
+  testCertificates,
+} from "@agentsvc/pg-test";
 import { connectPostgres, type PostgresStore } from "@agentsvc/store-postgres";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runBin, type Served, serveBin } from "./child.js";
@@ -336,65 +341,18 @@ describe.skipIf(postgresMissing)("agentsvc start: a postgres datasource's ssl an
   });
 });
 
-/** A CA and a server certificate for 127.0.0.1 (P-256: fast), readable by the PostgreSQL server user. */
-function testCertificates(): { dir: string; settings: string[] } {
-  const dir = tempDir("agentsvc-pg-tls-");
-  const run = (args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
-  const key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"];
-  run([
-    "req",
-    "-x509",
-    ...key,
-    "-days",
-    "2",
-    "-subj",
-    "/CN=agentsvc test CA",
-    "-keyout",
-    "ca.key",
-    "-out",
-    "ca.pem",
-  ]);
-  run(["req", ...key, "-subj", "/CN=127.0.0.1", "-keyout", "server.key", "-out", "server.csr"]);
-  writeFileSync(join(dir, "ext.cnf"), "subjectAltName=IP:127.0.0.1\n");
-  run(
-    [
-      "x509",
-      "-req",
-      "-in",
-      "server.csr",
-      "-CA",
-      "ca.pem",
-      "-CAkey",
-      "ca.key",
-      "-CAcreateserial",
-      "-days",
-      "2",
-    ].concat(["-extfile", "ext.cnf", "-out", "server.pem"]),
-  );
-  chmodSync(dir, 0o755);
-  for (const f of ["server.pem", "server.key"]) {
-    chmodSync(join(dir, f), 0o600);
-    if (process.getuid?.() === 0) {
-      const id = (flag: string) => Number(execFileSync("id", [flag, "postgres"]).toString().trim());
-      chownSync(join(dir, f), id("-u"), id("-g"));
-    }
-  }
-  return {
-    dir,
-    settings: ["ssl = on", `ssl_cert_file = '${dir}/server.pem'`, `ssl_key_file = '${dir}/server.key'`],
-  };
-}
-
 describe.skipIf(postgresMissing)(
   "agentsvc start: a postgres datasource's ssl: verify-full with sslCaFile",
   () => {
     let pg: TestPostgres;
     let served: Served | undefined;
-    let certs: { dir: string; settings: string[] };
+    let certs: TestCertificates;
 
     beforeAll(async () => {
       certs = testCertificates();
-      pg = await startPostgres({ settings: certs.settings });
+      pg = await startPostgres({
+        settings: ["ssl = on", `ssl_cert_file = '${certs.certFile}'`, `ssl_key_file = '${certs.keyFile}'`],
+      });
     }, 60_000);
     afterAll(async () => {
       await served?.stop();
@@ -413,7 +371,7 @@ describe.skipIf(postgresMissing)(
       expect(missing.code).toBe(1);
       expect(missing.stderr).toContain("the server certificate was not accepted");
       expect(missing.stderr).toContain("set sslCaFile to the CA that signed it");
-      writeFiles(dir, { "certs/ca.pem": readFileSync(join(certs.dir, "ca.pem"), "utf8") });
+      writeFiles(dir, { "certs/ca.pem": readFileSync(certs.caFile, "utf8") });
       served = await serveBin(["start", dir, "--port", "0"], { DATABASE_URL: url, HOOKS_SECRET: SECRET });
       const store = await connectPostgres({ connectionString: url, migrate: false, max: 1 });
       try {

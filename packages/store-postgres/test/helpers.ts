@@ -1,8 +1,6 @@
-import { execFileSync } from "node:child_process";
-import { chownSync, chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startPostgres, type TestPostgres } from "@agentsvc/pg-test";
+import { giveToServer, startPostgres, type TestPostgres, testCertificates } from "@agentsvc/pg-test";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { type ConnectPostgresOptions, connectPostgres, type PostgresStore } from "../src/connect.js";
@@ -82,16 +80,6 @@ export function withUser(url: string, user: string, password: string): string {
   return u.toString();
 }
 
-/** Files the server reads must belong to the server's user (it runs as `postgres` under root). */
-function giveToServer(file: string, mode: number): void {
-  chmodSync(file, mode);
-  if (process.getuid?.() === 0) {
-    const uid = Number(execFileSync("id", ["-u", "postgres"]).toString().trim());
-    const gid = Number(execFileSync("id", ["-g", "postgres"]).toString().trim());
-    chownSync(file, uid, gid);
-  }
-}
-
 async function reload(url: string, ready: () => Promise<boolean>): Promise<void> {
   await query(url, "SELECT pg_reload_conf()");
   const deadline = Date.now() + 10_000;
@@ -128,59 +116,13 @@ export async function addPasswordRole(server: TestPostgres, role: string, passwo
  * Returns the CA's PEM file path. Plain connections keep working (the server accepts both).
  */
 export async function enableTls(server: TestPostgres): Promise<{ caFile: string; dir: string }> {
-  const dir = mkdtempSync(join(tmpdir(), "store-postgres-tls-"));
-  const run = (args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
-  run([
-    "req",
-    "-x509",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-days",
-    "2",
-    "-subj",
-    "/CN=agentsvc test CA",
-    "-keyout",
-    "ca.key",
-    "-out",
-    "ca.pem",
-  ]);
-  run([
-    "req",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-subj",
-    "/CN=127.0.0.1",
-    "-keyout",
-    "server.key",
-    "-out",
-    "server.csr",
-  ]);
-  writeFileSync(join(dir, "ext.cnf"), "subjectAltName=IP:127.0.0.1\n");
-  run([
-    "x509",
-    "-req",
-    "-in",
-    "server.csr",
-    "-CA",
-    "ca.pem",
-    "-CAkey",
-    "ca.key",
-    "-CAcreateserial",
-    "-days",
-    "2",
-    "-extfile",
-    "ext.cnf",
-    "-out",
-    "server.pem",
-  ]);
+  const certs = testCertificates();
   const [row] = await query<{ data_directory: string }>(server.url, "SHOW data_directory");
   const data = row!.data_directory;
-  writeFileSync(join(data, "test-server.pem"), readFileSync(join(dir, "server.pem")));
-  writeFileSync(join(data, "test-server.key"), readFileSync(join(dir, "server.key")));
-  giveToServer(join(data, "test-server.pem"), 0o600);
-  giveToServer(join(data, "test-server.key"), 0o600);
+  writeFileSync(join(data, "test-server.pem"), readFileSync(certs.certFile));
+  writeFileSync(join(data, "test-server.key"), readFileSync(certs.keyFile));
+  giveToServer(join(data, "test-server.pem"));
+  giveToServer(join(data, "test-server.key"));
   await query(server.url, "ALTER SYSTEM SET ssl_cert_file = 'test-server.pem'");
   await query(server.url, "ALTER SYSTEM SET ssl_key_file = 'test-server.key'");
   await query(server.url, "ALTER SYSTEM SET ssl = on");
@@ -188,5 +130,5 @@ export async function enableTls(server: TestPostgres): Promise<{ caFile: string;
     const [r] = await query<{ ssl: string }>(server.url, "SHOW ssl");
     return r?.ssl === "on";
   });
-  return { caFile: join(dir, "ca.pem"), dir };
+  return { caFile: certs.caFile, dir: certs.dir };
 }

@@ -327,3 +327,4 @@ function handle(bin: string, port: number, data: string, stop: () => Promise<voi
     stop,
   };
 }
+export { giveToServer, type TestCertificates, testCertificates } from "./tls.js";
