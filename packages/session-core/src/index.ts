@@ -15,7 +15,7 @@ export {
   type TaskInfo,
 } from "./scheduler.js";
 export { gatewayLogger, type LoggerSource, sessionLogger } from "./loggers.js";
-export type { OutboxOptions } from "./outbox-sender.js";
+export type { OutboxOptions } from "./outbox-options.js";
 export type { InboundOutcome, SendOutcome, SessionObserver } from "./observer.js";
 export { DEFAULT_APPROVAL_EXPIRY_MS } from "./approvals.js";
 export { DEFAULT_RETENTION, type RetentionOptions } from "./retention.js";

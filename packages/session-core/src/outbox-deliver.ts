@@ -3,7 +3,7 @@
 // request, a decided notice (naming the message that showed its request).
 import { fileNote, GatewaySendError, type OutboundFilePayload } from "@agentsvc/adapter-kit";
 import type { DecidedNotice, DraftIds, Gateway, InteractionRequest, SendResult } from "./gateway.js";
-import type { OutboxOptions } from "./outbox-sender.js";
+import type { OutboxOptions } from "./outbox-options.js";
 import type { OutboxRow, SessionStore } from "./store.js";
 import type { Previews } from "./streaming.js";
 

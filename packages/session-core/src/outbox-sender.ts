@@ -7,35 +7,16 @@ import { fault } from "@agentsvc/agent-core";
 // is held (nothing more is sent through it) and stopped until the configuration is fixed.
 import type { Logger } from "pino";
 import { backoffDelay } from "@agentsvc/adapter-kit";
-import { type GatewaySendError, isGatewaySendError, type OutboundFilePayload } from "@agentsvc/adapter-kit";
+import { type GatewaySendError, isGatewaySendError } from "@agentsvc/adapter-kit";
 import type { Gateway, SendResult } from "./gateway.js";
 import { deliverPiece, draftOf } from "./outbox-deliver.js";
 import { OUTBOX_IDLE_POLL_MS } from "./outbox-look.js";
+import { DEFAULT_MAX_ATTEMPTS, type OutboxOptions, withTimeout } from "./outbox-options.js";
 import type { GatewayRegistry } from "./registry.js";
 import type { SendOutcome, SessionObserver } from "./observer.js";
 import type { OutboxRow, SessionStore } from "./store.js";
 import type { Previews } from "./streaming.js";
 import { inSpan, type TraceSpan } from "./trace.js";
-
-/** Tries before a piece is dead-lettered, unless `OutboxOptions.maxAttempts` says otherwise. */
-export const DEFAULT_MAX_ATTEMPTS = 10;
-
-export interface OutboxOptions {
-  /** A signed short-lived URL of a file piece's blob served by this service (platforms that fetch by URL). */
-  fileUrl?: (file: OutboundFilePayload) => string | undefined;
-  /** Tries before a piece is dead-lettered. Default 10. */
-  maxAttempts?: number;
-  /** First retry delay. Default 1 000 ms. */
-  baseDelayMs?: number;
-  /** Largest retry delay (before jitter). Default 300 000 ms. */
-  maxDelayMs?: number;
-  /** Pieces sent at once (each from a different thread). Default 8. */
-  concurrency?: number;
-  /** A send that has not settled by then counts as failed and is retried (a hung platform call must not stall every thread). Default 60 000 ms. */
-  sendTimeoutMs?: number;
-  /** How often an idle sender looks anyway (a piece `agentsvc outbox retry` put back). Default OUTBOX_IDLE_POLL_MS. */
-  idlePollMs?: number;
-}
 
 export class OutboxSender {
   readonly #store: SessionStore;
@@ -317,13 +298,14 @@ export class OutboxSender {
     let result: SendResult | undefined;
     try {
       fault("before-send");
-      result = await this.#withTimeout(
+      result = await withTimeout(
         deliverPiece(
           { store: this.#store, drafts: this.#drafts, fileUrl: this.#fileUrl },
           gateway,
           row,
           attempt,
         ),
+        this.#sendTimeoutMs,
       );
       fault("mid-send");
     } catch (err) {
@@ -333,21 +315,6 @@ export class OutboxSender {
     const draft = draftOf(row);
     if (draft && this.#drafts) await this.#drafts.finished(gateway, draft);
     return "sent";
-  }
-
-  async #withTimeout<T>(work: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`the platform call did not settle within ${this.#sendTimeoutMs} ms`)),
-        this.#sendTimeoutMs,
-      );
-    });
-    try {
-      return await Promise.race([work, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   async #failed(

@@ -12,7 +12,7 @@ import type { GatewayEntryOptions } from "./gateway.js";
 import { DEFAULT_MAX_HELD_THREADS, MAX_HELD_THREADS_ENV } from "./held-cap.js";
 import type { LoggerSource } from "./loggers.js";
 import type { SessionObserver } from "./observer.js";
-import type { OutboxOptions } from "./outbox-sender.js";
+import type { OutboxOptions } from "./outbox-options.js";
 import type { SessionPolicy } from "./policy.js";
 import type { GatewayRegistry } from "./registry.js";
 import type { RetentionOptions } from "./retention.js";

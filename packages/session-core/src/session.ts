@@ -26,7 +26,7 @@ import { GatewayHealth } from "./gateway-health.js";
 import { checkInbound, originOf } from "./inbound.js";
 import { interactionView } from "./interaction-view.js";
 import { gatewayLogger, sessionLogger } from "./loggers.js";
-import { DEFAULT_MAX_ATTEMPTS } from "./outbox-sender.js";
+import { DEFAULT_MAX_ATTEMPTS } from "./outbox-options.js";
 import { sessionSender } from "./session-sender.js";
 import { Ownership } from "./ownership.js";
 import type { SessionParts } from "./parts.js";
