@@ -3,10 +3,11 @@
 // route's and an MCP exposure's `apiKeyEnvVar`, `metrics.port` with `metrics.apiKeyEnvVar` (a
 // separate listener), a push entry's sender access (`dmPolicy: allowlist`, `allowFrom`,
 // `refusalReply`, `rateLimit`, `groupPolicy: allowlist`, `groupAllowFrom`, `pairingCodeTtlSeconds`,
-// `gatewayRateLimit`), the config's `port`
+// `gatewayRateLimit`, `groupPolicy: disabled`), the config's `port`
 // (and PORT over it), approvals (the agent's `approvals.channel`, an entry's `approvalDestination`
-// and `approvers`), and a push entry's media block (`types`, `transcribe`, `transcriptionModel`,
-// `showTranscript: false`, `unsupported: ignore`).
+// and `approvers`), a push entry's media block (`types`, `transcribe`, `transcriptionModel`,
+// `showTranscript: false`, `unsupported: ignore`), and channel entries `type: cli` (approvals on
+// the service's stdin/stdout) and `type: mock`.
 import { existsSync } from "node:fs";
 import { request } from "node:http";
 import { createServer } from "node:net";
@@ -406,7 +407,7 @@ describe("agentsvc start: a Telegram entry's media block (types, transcribe, sho
   }, 60_000);
 });
 
-describe("agentsvc start: a Telegram entry's pairingCodeTtlSeconds and gatewayRateLimit", () => {
+describe("agentsvc start: a Telegram entry's pairingCodeTtlSeconds, gatewayRateLimit and groupPolicy disabled", () => {
   let fake: TelegramFake;
   let served: Served;
 
@@ -422,6 +423,7 @@ describe("agentsvc start: a Telegram entry's pairingCodeTtlSeconds and gatewayRa
         "pairingCodeTtlSeconds: 300",
         "allowFrom: [7070, 7171]",
         "gatewayRateLimit: { messages: 1, perSeconds: 7200 }",
+        "groupPolicy: disabled",
         "",
       ].join("\n"),
     });
@@ -435,7 +437,9 @@ describe("agentsvc start: a Telegram entry's pairingCodeTtlSeconds and gatewayRa
 
   const to = (chatId: number) => fake.chat.botMessages.filter((m) => m.chatId === chatId).map((m) => m.text);
 
-  it("a stranger's pairing code is valid for the entry's pairingCodeTtlSeconds; the whole entry takes gatewayRateLimit's messages, whoever sends them", async () => {
+  it("a stranger's pairing code is valid for the entry's pairingCodeTtlSeconds; the whole entry takes gatewayRateLimit's messages, whoever sends them; no group is answered (groupPolicy: disabled)", async () => {
+    // Taken in first: admitted, it would take the entry's one message of the window (gatewayRateLimit).
+    fake.chat.userSends({ chatId: -100444, text: "@agentsvc_bot in the group", from: { id: 7070 } });
     fake.chat.userSends({ chatId: 8080, text: "let me in", from: { id: 8080 } });
     await eventually(() => to(8080).length > 0, "the pairing answer", 20_000);
     expect(to(8080)[0]).toMatch(/pairing code: [A-Z2-9]{8} \(valid for 5 minutes\)/);
@@ -446,5 +450,57 @@ describe("agentsvc start: a Telegram entry's pairingCodeTtlSeconds and gatewayRa
     expect(to(7171)).toEqual([
       "You are sending messages faster than this assistant accepts (1 per 2 hours). Please try again in 2 hours.",
     ]);
+    expect(to(-100444)).toEqual([]);
+  }, 60_000);
+});
+
+describe("agentsvc start: channel entries of type cli and mock", () => {
+  let served: Served;
+  let marks: string;
+
+  beforeAll(async () => {
+    marks = tempDir("agentsvc-cli-channel-marks-");
+    const dir = writeFiles(tempDir("agentsvc-cli-channel-"), {
+      // No approvals.channel: the cli entry is the default approval channel.
+      "agents/bot.mjs": `import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+export default { kind: "agent", name: "bot", model: { provider: "demo" },
+  tools: [{ kind: "tool", name: "launch", description: "Launches the rocket.", needsApproval: true,
+    input: { type: "json-schema", schema: { type: "object", properties: { note: { type: "string" } } } },
+    execute: () => { writeFileSync(join(process.env.KNOB_MARKS, "launched"), ""); return "launched"; } }] };
+`,
+      "gateways/agent.yaml": "exposes: agent\npath: /agent\n",
+      "gateways/cli.yaml": "type: cli\n",
+      "gateways/mock.yaml": "type: mock\n",
+    });
+    // `mock` is loaded from the project's @agentsvc/session-core/testing.
+    linkPackages(dir, { "@agentsvc/session-core": "packages/session-core" });
+    served = await serveBin(["start", dir, "--port", "0"], { KNOB_MARKS: marks });
+  }, 60_000);
+  afterAll(async () => {
+    await served?.stop();
+  });
+
+  it("an agent-route run's approval is asked on the service's stdin/stdout (type: cli) and the answer A runs the tool; the mock entry is registered beside it", async () => {
+    const res = await fetch(`${served.url}/agent/invoke`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ input: "please launch it" }),
+      signal: AbortSignal.timeout(20_000),
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ status: "suspended", toolCalls: [{ name: "launch" }] });
+    await outputUntil(
+      served,
+      (o) => /Approval needed \(request req_[^\n]*\nTool: launch\n[^]*\[A\]pprove, \[R\]eject, \[Q\]uit[^>]*> $/.test(o),
+      20_000,
+    );
+    expect(existsSync(join(marks, "launched"))).toBe(false);
+    served.proc.stdin?.write("A\n");
+    await outputUntil(served, (o) => o.includes("Recorded: approved."), 20_000);
+    await eventually(() => existsSync(join(marks, "launched")), "the tool run", 20_000);
+    expect(served.output()).not.toContain("approval request rejected at once");
+    // Loaded from the project's session-core (its vitest-free ./mock entry) and started.
+    expect(served.output()).toMatch(/"gateway":"mock","msg":"gateway started"/);
   }, 60_000);
 });

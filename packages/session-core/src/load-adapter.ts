@@ -11,8 +11,10 @@ import {
 } from "@agentsvc/config-schema/adapter";
 
 /**
- * `telegram` -> `@agentsvc/gateway-telegram`; `mock` lives in `@agentsvc/session-core/testing`; a
- * package name (`@acme/agentsvc-gateway-line`) is itself (the adapter contract's naming rule).
+ * `telegram` -> `@agentsvc/gateway-telegram`; `mock` lives in `@agentsvc/session-core/mock` (not
+ * `/testing`, whose contract suite imports vitest: outside a vitest run that import fails, so a
+ * served project could not start); a package name (`@acme/agentsvc-gateway-line`) is itself (the
+ * adapter contract's naming rule).
  */
 export function adapterPackageName(type: string): string {
   if (!isAdapterPackageName(type) && !isRegistryName(type)) {
@@ -21,7 +23,7 @@ export function adapterPackageName(type: string): string {
       `gateway type must be lower-case letters, digits and dashes (got "${type}")`,
     );
   }
-  return type === "mock" ? "@agentsvc/session-core/testing" : adapterPackageOf(type);
+  return type === "mock" ? "@agentsvc/session-core/mock" : adapterPackageOf(type);
 }
 
 export interface LoadAdapterOptions {
@@ -65,7 +67,7 @@ export function adapterInstalled(type: string, from: string): boolean {
   return installedUnder(from, adapterPackageName(type));
 }
 
-/** The package a specifier names: `@agentsvc/session-core/testing` is in `@agentsvc/session-core`. */
+/** The package a specifier names: `@agentsvc/session-core/mock` is in `@agentsvc/session-core`. */
 function packageOf(specifier: string): string {
   const parts = specifier.split("/");
   return parts.slice(0, specifier.startsWith("@") ? 2 : 1).join("/");

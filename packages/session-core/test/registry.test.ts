@@ -77,10 +77,10 @@ describe("loadAdapterPackage", () => {
         JSON.stringify({
           name: "@agentsvc/session-core",
           type: "module",
-          exports: { "./testing": { default: "./testing.js" } },
+          exports: { "./mock": { default: "./mock.js" } },
         }),
       );
-      writeFileSync(join(pkg, "testing.js"), "export const marker = 'mock adapter loaded';\n");
+      writeFileSync(join(pkg, "mock.js"), "export const marker = 'mock adapter loaded';\n");
       const mod = await loadAdapterPackage("mock", { from: app });
       expect(mod.marker).toBe("mock adapter loaded");
     } finally {

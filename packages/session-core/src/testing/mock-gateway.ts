@@ -235,3 +235,6 @@ export class MockGateway implements Gateway {
 export function createMockGateway(options: MockGatewayOptions = {}): MockGateway {
   return new MockGateway(options);
 }
+
+/** The adapter factory a `type: mock` entry loads (`@agentsvc/session-core/mock`). */
+export { createMockGateway as createGateway };
