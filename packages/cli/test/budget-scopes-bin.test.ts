@@ -1,9 +1,18 @@
 // Budgets by scope through the built bin: `budgets.perUser` gives each chat page account its own
 // daily token budget, so one account that spent its own is refused (429 budget_exceeded) while
 // another account's turns still run, and the ledger (`agentsvc usage --by user`) keeps them apart;
-// `budgets.gateways.<entry>` refuses that entry's turns (the chat gets the notice) and no other's.
+// `budgets.perGateway` refuses each push entry's turns (the chat gets the notice), an entry named in
+// `budgets.gateways` gets its own limit instead, and the agent route (no gateway) is not refused.
+// The Telegram entry there has `dmPolicy: disabled`: a direct message gets no turn and no word.
 import { hashPassword } from "@agentsvc/chat-store";
-import { eventually, FakeOpenAI, OPENAI_TEST_KEY, TelegramFake } from "@agentsvc/testkit";
+import {
+  eventually,
+  FakeOpenAI,
+  type FakeSignalDaemon,
+  OPENAI_TEST_KEY,
+  startSignalDaemon,
+  TelegramFake,
+} from "@agentsvc/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { outputUntil, runBinAsync, type Served, serveBin } from "./child.js";
 import { BOT_AGENT, linkPackages, tempDir, writeFiles } from "./helpers.js";
@@ -86,33 +95,55 @@ describe("agentsvc start: budgets.perUser on a chat page with two accounts", () 
   }, 60_000);
 });
 
-describe("agentsvc start: budgets.gateways names one push entry", () => {
+describe("agentsvc start: budgets.perGateway, and gateways naming one entry's own", () => {
+  const SIGNAL_ACCOUNT = "+15550000001";
   let telegram: TelegramFake;
+  let signal: FakeSignalDaemon;
   let served: Served;
 
   beforeAll(async () => {
-    telegram = await TelegramFake.start();
+    [telegram, signal] = await Promise.all([
+      TelegramFake.start(),
+      startSignalDaemon({ accounts: [SIGNAL_ACCOUNT] }),
+    ]);
     const dir = writeFiles(tempDir("agentsvc-budget-gateway-"), {
       "agents/bot.mjs": BOT_AGENT,
       "gateways/agent.yaml": "exposes: agent\npath: /agent\n",
-      "gateways/telegram.yaml": `type: telegram\nbotTokenEnvVar: TELEGRAM_BOT_TOKEN\napiBaseUrl: ${telegram.url}\n`,
-      "agentsvc.config.yaml": "budgets:\n  gateways:\n    telegram: { day: { cost: 0 } }\n",
+      // dmPolicy disabled: direct messages get no turn and no word; groups are still answered.
+      "gateways/telegram.yaml": `type: telegram\nbotTokenEnvVar: TELEGRAM_BOT_TOKEN\napiBaseUrl: ${telegram.url}\ndmPolicy: disabled\n`,
+      "gateways/signal.yaml": `type: signal\naccountEnvVar: SIGNAL_ACCOUNT\nhttpUrl: ${signal.url}\n`,
+      "agentsvc.config.yaml": [
+        "budgets:",
+        "  perGateway: { day: { cost: 0 } }",
+        "  gateways:",
+        "    signal: { day: { tokens: 1000000 } }",
+        "",
+      ].join("\n"),
     });
-    linkPackages(dir, { "@agentsvc/gateway-telegram": "packages/gateway-telegram" });
-    served = await serveBin(["start", dir, "--port", "0"], { TELEGRAM_BOT_TOKEN: telegram.token });
+    linkPackages(dir, {
+      "@agentsvc/gateway-telegram": "packages/gateway-telegram",
+      "@agentsvc/gateway-signal": "packages/gateway-signal",
+    });
+    served = await serveBin(["start", dir, "--port", "0"], {
+      TELEGRAM_BOT_TOKEN: telegram.token,
+      SIGNAL_ACCOUNT,
+    });
   }, 60_000);
   afterAll(async () => {
     await served?.stop();
-    await telegram?.close();
+    await Promise.all([telegram?.close(), signal?.close()]);
   });
 
-  it("refuses that entry's turns with the budget notice in the chat, while the agent route (no gateway) still answers", async () => {
+  const NOTICE =
+    /^Sorry, this service has used up its AI budget for now\. Please try again in \d+ (minutes|hours)\.$/;
+
+  it("perGateway refuses a push entry's turns with the budget notice in the chat (a group: dmPolicy disabled leaves a direct message unanswered), while the agent route (no gateway) still answers", async () => {
+    // Taken in first: refused by dmPolicy without a word (else it would get the notice too).
     telegram.chat.userSends({ chatId: 4343, text: "over budget?", from: { id: 4343 } });
-    await eventually(() => telegram.chat.botMessages.length > 0, "the chat's answer", 20_000);
-    expect(telegram.chat.botMessages.map((m) => m.text)).toEqual([
-      expect.stringMatching(
-        /^Sorry, this service has used up its AI budget for now\. Please try again in \d+ (minutes|hours)\.$/,
-      ),
+    telegram.chat.userSends({ chatId: -100434, text: "@agentsvc_bot over budget?", from: { id: 4343 } });
+    await eventually(() => telegram.chat.botMessages.length > 0, "the group's answer", 20_000);
+    expect(telegram.chat.botMessages.map((m) => [m.chatId, m.text])).toEqual([
+      [-100434, expect.stringMatching(NOTICE)],
     ]);
     await outputUntil(served, (o) =>
       /"budget":"gateway","name":"telegram".*budget spent: model call refused/.test(o),
@@ -125,5 +156,13 @@ describe("agentsvc start: budgets.gateways names one push entry", () => {
     });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { output: string }).output).toContain("route");
+  }, 60_000);
+
+  it("an entry named in gateways gets its own limit instead of perGateway's: Signal is answered", async () => {
+    await eventually(() => signal.connections.length > 0, "the Signal stream", 20_000);
+    signal.receive(SIGNAL_ACCOUNT, { from: "+15550000002", text: "signal here" });
+    const to = (number: string) => signal.sent.filter((m) => m.recipient === number).map((m) => m.message);
+    await eventually(() => to("+15550000002").length > 0, "the Signal answer", 20_000);
+    expect(to("+15550000002")).toEqual([expect.stringContaining("signal here")]);
   }, 60_000);
 });
