@@ -2,10 +2,20 @@
 // makes the account's `passwordHash`, a 6-field `cron` schedule names an agent other than the root
 // agent (`agent: writer`) and `to: { page, user, conversation }`; its turns show in that account's
 // conversation, an `every` schedule ticks on the root agent, and one with `enabled: false` never runs.
+// A schedule's `timezone` reads its cron fields in that zone; `catchUp: last` runs the tick missed
+// while the service was down (the default does not). `budgets.perAgent` refuses the turns of an
+// agent without a limit of its own in `budgets.agents` (the writer's and the root agent's run).
+import { ChatDb } from "@agentsvc/chat-store";
 import { eventually } from "@agentsvc/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runBinAsync, type Served, serveBin } from "./child.js";
 import { tempDir, writeFiles } from "./helpers.js";
+
+// UTC+5 all year (no daylight saving): a cron hour read in UTC instead is five hours off.
+const ZONE = "Asia/Karachi";
+const hourIn = (zone: string, at: number) =>
+  Number(new Intl.DateTimeFormat("en-GB", { timeZone: zone, hour: "2-digit", hourCycle: "h23" }).format(at));
+const DAY_MS = 86_400_000;
 
 const agent = (name: string, text: string) =>
   `export default { kind: "agent", name: "${name}", model: { provider: "demo", script: [{ text: "${text}" }] } };\n`;
@@ -15,6 +25,8 @@ describe("agentsvc start: a schedule to a chat page user's conversation", () => 
   let dir: string;
 
   beforeAll(async () => {
+    const now = hourIn(ZONE, Date.now());
+    const zoned = `${now},${(now + 1) % 24}`;
     const hashed = await runBinAsync([
       "hash-password",
       "--password=digest-reader-pw",
@@ -26,6 +38,7 @@ describe("agentsvc start: a schedule to a chat page user's conversation", () => 
       // The root agent sorts first; the schedule names the other one.
       "agents/assistant.mjs": agent("assistant", "From the root agent."),
       "agents/writer.mjs": agent("writer", "A digest from the writer."),
+      "agents/critic.mjs": agent("critic", "From the critic."),
       "gateways/web.yaml": [
         "exposes: webui",
         "path: /chat",
@@ -34,21 +47,46 @@ describe("agentsvc start: a schedule to a chat page user's conversation", () => 
         `    passwordHash: "${hashed.stdout.trim()}"`,
         "",
       ].join("\n"),
-      "agentsvc.config.yaml": "rootAgent: assistant\n",
+      // Every agent's turns are refused (cost 0) but those of the two with limits of their own.
+      "agentsvc.config.yaml": [
+        "rootAgent: assistant",
+        "budgets:",
+        "  perAgent: { day: { cost: 0 } }",
+        "  agents:",
+        "    assistant: { day: { tokens: 1000000 } }",
+        "    writer: { day: { tokens: 1000000 } }",
+        "",
+      ].join("\n"),
       "schedules/digest.yaml":
         "cron: '*/2 * * * * *'\nprompt: Write the digest\nagent: writer\nto: { page: web, user: ada, conversation: digest }\n",
       "schedules/tenly.yaml":
         "every: 10s\nprompt: Every ten seconds\nto: { page: web, user: ada, conversation: every }\n",
       "schedules/off.yaml":
         "cron: '* * * * * *'\nprompt: Never sent\nenabled: false\nto: { page: web, user: ada, conversation: off }\n",
+      "schedules/critique.yaml":
+        "cron: '* * * * * *'\nprompt: Critique\nagent: critic\nto: { page: web, user: ada, conversation: critique }\n",
+      // Every other second in this hour and the next of ZONE: in UTC's hours, no tick for hours.
+      "schedules/zoned.yaml": `cron: '*/2 * ${zoned} * * *'\ntimezone: ${ZONE}\nprompt: In Karachi time\nto: { page: web, user: ada, conversation: zoned }\n`,
+      // Daily; both last ticked three days ago (seeded below): only catchUp: last runs the missed tick.
+      "schedules/nightly.yaml":
+        "cron: '0 0 3 * * *'\ncatchUp: last\nprompt: Nightly digest\nto: { page: web, user: ada, conversation: nightly }\n",
+      "schedules/nightly-skip.yaml":
+        "cron: '0 0 3 * * *'\nprompt: Skipped digest\nto: { page: web, user: ada, conversation: nightly-skip }\n",
     });
+    const db = await ChatDb.open({ appRoot: dir, path: "./data/chat.db" });
+    const threeDaysAgo = Math.floor(Date.now() / DAY_MS - 3) * DAY_MS + 3 * 3_600_000;
+    for (const schedule of ["nightly", "nightly-skip"]) {
+      await db.scheduleTicks.claim({ schedule, tickAt: threeDaysAgo, instance: "before" });
+      await db.scheduleTicks.finish(schedule, threeDaysAgo, "delivered");
+    }
+    await db.close();
     served = await serveBin(["start", dir, "--port", "0"]);
   }, 60_000);
   afterAll(async () => {
     await served?.stop();
   });
 
-  it("signs in with the hashed password; the writer's scheduled turns show in ada's digest conversation, the every-10s schedule's on the root agent; the disabled schedule never runs", async () => {
+  it("signs in with the hashed password; the writer's scheduled turns show in ada's digest conversation, the every-10s schedule's on the root agent, the zoned one's in Karachi hours, the missed nightly tick with catchUp: last only; the disabled schedule never runs, the critic's are refused by perAgent", async () => {
     const api = `${served.url}/chat/api`;
     const login = (password: string) =>
       fetch(`${api}/auth/login`, {
@@ -86,10 +124,26 @@ describe("agentsvc start: a schedule to a chat page user's conversation", () => 
     ]);
     // Ticks of the every-second disabled schedule would have come by now.
     expect(await history("off")).toEqual([]);
+    // timezone: the hour field read in Karachi time (in UTC's, nothing for hours).
+    await eventually(async () => (await history("zoned")).length >= 2, "a zoned tick", 20_000);
+    expect((await history("zoned")).slice(0, 2)).toEqual([
+      "user: In Karachi time",
+      "assistant: From the root agent.",
+    ]);
+    // catchUp: last ran the tick missed since three days ago at start; the default (none) did not.
+    expect(await history("nightly")).toEqual(["user: Nightly digest", "assistant: From the root agent."]);
+    expect(await history("nightly-skip")).toEqual([]);
+    // perAgent: the critic has no limit of its own (the writer's turns above ran under agents.writer).
+    expect((await history("critique")).length).toBeGreaterThan(0);
+    expect((await history("critique")).filter((m) => m.startsWith("assistant:"))).toEqual([]);
     const list = await runBinAsync(["schedules", "list", "--json", "--dir", dir]);
     expect(list.code, list.stderr).toBe(0);
     const rows = JSON.parse(list.stdout) as { name: string; state: string; lastOutcome: string | null }[];
     expect(rows.find((r) => r.name === "off")).toMatchObject({ state: "disabled", lastOutcome: null });
     expect(rows.find((r) => r.name === "digest")?.lastOutcome).toBe("delivered");
+    expect(rows.find((r) => r.name === "critique")).toMatchObject({
+      lastOutcome: "failed",
+      lastError: "the turn ended failed (budget_exceeded)",
+    });
   }, 60_000);
 });
