@@ -492,7 +492,10 @@ export default { kind: "agent", name: "bot", model: { provider: "demo" },
     expect(await res.json()).toMatchObject({ status: "suspended", toolCalls: [{ name: "launch" }] });
     await outputUntil(
       served,
-      (o) => /Approval needed \(request req_[^\n]*\nTool: launch\n[^]*\[A\]pprove, \[R\]eject, \[Q\]uit[^>]*> $/.test(o),
+      (o) =>
+        /Approval needed \(request req_[^\n]*\nTool: launch\n[\s\S]*\[A\]pprove, \[R\]eject, \[Q\]uit/.test(
+          o,
+        ),
       20_000,
     );
     expect(existsSync(join(marks, "launched"))).toBe(false);
