@@ -20,10 +20,13 @@
 //   installs them itself (chat-store and the server import them only for a postgres datasource);
 // - @opentelemetry/api, whose global tracer provider the bundled service and a project's own
 //   tracing code must share (the trace SDK itself is bundled into chunks loaded only when tracing is on).
-// drizzle-orm is bundled: chat-store loads its CommonJS build through createRequire (orm.ts says
-// why), which esbuild cannot follow, so the plugin below hands those require() calls to esbuild.
-// drizzle-orm's relations.cjs (which its SQLite dialect loads) requires the whole PostgreSQL column
-// set (pg-core, ~100 modules, a 248 KB chunk) for one class it compares against only when relational
+// drizzle-orm is bundled from its ES module build: chat-store and store-schema load its CommonJS
+// build through createRequire outside the bundle (orm.ts says why: the ESM files' package.json
+// reads), which esbuild cannot follow, so the plugin below turns those require() calls into imports.
+// Bundled as CommonJS, drizzle was ~75 module closures evaluated whole at start (325 KB, nothing
+// tree-shaken); as ESM it is scope-hoisted and only what chat-store uses is kept (164 KB).
+// drizzle-orm's relations.js (which its SQLite dialect loads) imports pg-core's PrimaryKeyBuilder
+// (and with it pg-core's tables and columns) for one class it compares against only when relational
 // queries are configured, and compares with drizzle's is(), which matches by the class's entity kind
 // name. The plugin below puts a class of that kind name in its place, so a SQLite start neither
 // loads nor evaluates pg-core (a PostgreSQL store loads it with its own tables).
@@ -50,47 +53,96 @@ export const EXTERNAL = [
 ];
 
 // The transpiler may rename the binding (esbuild writes `require2`, keeping `require` free).
+const CREATE_IMPORT = 'import { createRequire } from "node:module";';
 const CREATE_REQUIRE = /const (require\d*) = createRequire\(import\.meta\.url\);/;
 
-/** chat-store's and store-schema's drizzle loaders without their createRequire: their require("drizzle-orm...") calls get bundled. */
-const bundleDrizzle = {
-  name: "bundle-drizzle",
+/**
+ * chat-store's and store-schema's drizzle loaders with imports of drizzle's ES modules in place of
+ * createRequire: `const { a, b } = require("x");` becomes `import { a, b } from "x"`, and any other
+ * `require("x")` (a loader function's) a namespace import of "x".
+ */
+const drizzleAsModules = {
+  name: "drizzle-as-modules",
   setup(build) {
     // chat-store's orm.js and store-schema's table files (sqlite-orm.js, postgres-orm.js) load drizzle so.
     const filter = /[\\/](chat-store[\\/]dist[\\/]orm|store-schema[\\/]dist[\\/](sqlite|postgres)-orm)\.js$/;
     build.onLoad({ filter }, async (args) => {
       const source = await readFile(args.path, "utf8");
       const binding = CREATE_REQUIRE.exec(source)?.[1];
-      if (!binding) {
-        throw new Error(`${args.path}: expected a match of ${CREATE_REQUIRE} (see scripts/bundle.mjs)`);
+      if (!binding || !source.includes(CREATE_IMPORT)) {
+        throw new Error(
+          `${args.path}: expected ${CREATE_IMPORT} and a match of ${CREATE_REQUIRE} (see scripts/bundle.mjs)`,
+        );
       }
-      const calls = new RegExp(`\\b${binding}\\(`, "g");
-      return { contents: source.replace(CREATE_REQUIRE, "").replace(calls, "require("), loader: "js" };
+      const imports = [];
+      const destructured = new RegExp(`const \\{([^}]*)\\} = ${binding}\\(("[^"]+")\\);`, "g");
+      const other = new RegExp(`\\b${binding}\\(("[^"]+")\\)`, "g");
+      const contents = source
+        .replace(CREATE_IMPORT, "")
+        .replace(CREATE_REQUIRE, "")
+        .replace(destructured, (_all, names, from) => {
+          imports.push(`import {${names}} from ${from};`);
+          return "";
+        })
+        .replace(other, (_all, from) => {
+          const name = `drizzleModule${imports.length}`;
+          imports.push(`import * as ${name} from ${from};`);
+          return name;
+        });
+      if (new RegExp(`\\b${binding}\\b`).test(contents)) {
+        throw new Error(
+          `${args.path}: a use of ${binding} the plugin does not turn into an import (see scripts/bundle.mjs)`,
+        );
+      }
+      return { contents: `${imports.join("\n")}\n${contents}`, loader: "js" };
     });
   },
 };
 
-// The exact lines in drizzle-orm's relations.cjs and pg-core/primary-keys.cjs; the build fails if a
-// drizzle update changes them.
-const PG_PRIMARY_KEYS = 'var import_primary_keys = require("./pg-core/primary-keys.cjs");';
-const PG_PRIMARY_KEY_KIND = 'static [import_entity.entityKind] = "PgPrimaryKeyBuilder";';
+// The exact lines in drizzle-orm's relations.js, pg-core/primary-keys.js and better-sqlite3/driver.js;
+// the build fails if a drizzle update changes them.
+const PG_PRIMARY_KEYS = 'import { PrimaryKeyBuilder } from "./pg-core/primary-keys.js";';
+const PG_PRIMARY_KEY_KIND = 'static [entityKind] = "PgPrimaryKeyBuilder";';
+const SQLITE_CLIENT = 'import Client from "better-sqlite3";';
 
-/** drizzle-orm/relations.cjs compares with a stand-in of pg-core's PrimaryKeyBuilder, not pg-core's. */
-const drizzlePgPrimaryKeyKind = {
-  name: "drizzle-pg-primary-key-kind",
+/** Reads a drizzle file and replaces one exact line of it, or fails the build. */
+async function replaceLine(path, line, by, also = () => true) {
+  const source = await readFile(path, "utf8");
+  if (!source.includes(line) || !(await also())) {
+    throw new Error(`${path}: expected the line ${line} (see scripts/bundle.mjs)`);
+  }
+  return { contents: source.replace(line, by), loader: "js" };
+}
+
+/**
+ * drizzle-orm/relations.js compares with a stand-in of pg-core's PrimaryKeyBuilder, not pg-core's;
+ * drizzle-orm/better-sqlite3/driver.js requires better-sqlite3 only where it makes a connection of
+ * its own (chat-store hands it one it opened: driver.ts), so the bundle's static import of the
+ * native driver (external) does not fail every start where it is not installed.
+ */
+const drizzleLines = {
+  name: "drizzle-lines",
   setup(build) {
-    build.onLoad({ filter: /[\\/]drizzle-orm[\\/]relations\.cjs$/ }, async (args) => {
-      const source = await readFile(args.path, "utf8");
-      const pgKeys = await readFile(join(dirname(args.path), "pg-core", "primary-keys.cjs"), "utf8");
-      if (!source.includes(PG_PRIMARY_KEYS) || !pgKeys.includes(PG_PRIMARY_KEY_KIND)) {
-        throw new Error(
-          `${args.path}: expected the line ${PG_PRIMARY_KEYS}, and ${PG_PRIMARY_KEY_KIND} in pg-core/primary-keys.cjs (see scripts/bundle.mjs)`,
-        );
-      }
-      // is(value, type) is true when value's class chain has type's entity kind: the same answers.
-      const standIn = `var import_primary_keys = { PrimaryKeyBuilder: class { ${PG_PRIMARY_KEY_KIND} } };`;
-      return { contents: source.replace(PG_PRIMARY_KEYS, standIn), loader: "js" };
-    });
+    build.onLoad({ filter: /[\\/]drizzle-orm[\\/]relations\.js$/ }, (args) =>
+      replaceLine(
+        args.path,
+        PG_PRIMARY_KEYS,
+        // is(value, type) is true when value's class chain has type's entity kind: the same answers.
+        `const PrimaryKeyBuilder = class { ${PG_PRIMARY_KEY_KIND} };`,
+        async () =>
+          (await readFile(join(dirname(args.path), "pg-core", "primary-keys.js"), "utf8")).includes(
+            PG_PRIMARY_KEY_KIND,
+          ),
+      ),
+    );
+    build.onLoad({ filter: /[\\/]drizzle-orm[\\/]better-sqlite3[\\/]driver\.js$/ }, (args) =>
+      replaceLine(
+        args.path,
+        SQLITE_CLIENT,
+        // `new Client(...)` gets the object the constructor returns (the banner defines `require`).
+        'const Client = function (...args) { return new (require("better-sqlite3"))(...args); };',
+      ),
+    );
   },
 };
 
@@ -175,7 +227,7 @@ await esbuild.build({
   banner: {
     js: 'import { createRequire as __agentsvcRequire } from "node:module";\nconst require = __agentsvcRequire(import.meta.url);',
   },
-  plugins: [bundleDrizzle, drizzlePgPrimaryKeyKind, commonJsFacade],
+  plugins: [drizzleAsModules, drizzleLines, commonJsFacade],
   legalComments: "none",
   logLevel: "warning",
 });

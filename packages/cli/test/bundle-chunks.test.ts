@@ -69,10 +69,18 @@ describe("what a start of a SQLite project with an agent route, a chat page and 
 
   it("holds none of drizzle's PostgreSQL column types (pg-core's columns load with a PostgreSQL store only)", () => {
     const text = [...started()].map((f) => readFileSync(join(dir, f), "utf8")).join("\n");
-    expect(text).toContain("/drizzle-orm/relations.cjs");
+    expect(text).toContain("/drizzle-orm/relations.js");
     expect(text).toContain("/drizzle-orm/sqlite-core/");
-    expect(text).not.toMatch(/\/drizzle-orm\/pg-core\/primary-keys\.cjs/);
-    expect(text).not.toMatch(/\/drizzle-orm\/pg-core\/columns\/(?!common|enum)\w+\.cjs/);
+    expect(text).not.toMatch(/\/drizzle-orm\/pg-core\/primary-keys\.js/);
+    expect(text).not.toMatch(/\/drizzle-orm\/pg-core\/columns\/(?!common|enum)\w+\.js/);
+  });
+
+  it("holds drizzle's ES modules, not its CommonJS build (a CommonJS module is bundled whole, none of it tree-shaken)", () => {
+    const text = [...started()].map((f) => readFileSync(join(dir, f), "utf8")).join("\n");
+    expect(text).toContain("/drizzle-orm/sqlite-core/dialect.js");
+    expect(
+      chunks.filter((f) => /\/drizzle-orm\/[\w/.-]+\.cjs\n/.test(readFileSync(join(dir, f), "utf8"))),
+    ).toEqual([]);
   });
 
   it("holds no gateway session (made for a project with a gateway, a schedule or store work for it: the server's idle-session.ts)", () => {
@@ -82,19 +90,19 @@ describe("what a start of a SQLite project with an agent route, a chat page and 
     expect(chunksOf("../session-core/dist/session.js")).toHaveLength(1);
   });
 
-  it("relations.cjs's stand-in for pg-core's PrimaryKeyBuilder matches exactly what the real class matches", () => {
-    const marker = '/drizzle-orm/relations.cjs"(exports';
+  it("relations.js's stand-in for pg-core's PrimaryKeyBuilder matches exactly what the real class matches", () => {
+    const marker = "/drizzle-orm/relations.js\n";
     const file = chunks.find((f) => readFileSync(join(dir, f), "utf8").includes(marker)) as string;
     const source = readFileSync(join(dir, file), "utf8");
-    const module = source.slice(source.indexOf(marker)).split('.cjs"(exports')[1] as string;
-    const standIn = /var import_primary_keys = \{ PrimaryKeyBuilder: (class \{[^}]*\}) \};/.exec(module)?.[1];
+    const module = source.slice(source.indexOf(marker));
+    const standIn = /^var PrimaryKeyBuilder = (class \{[^}]*\});$/m.exec(module)?.[1];
     expect(standIn).toBeDefined();
     // drizzle as chat-store loads it (the bundle's copy is the same files).
     const drizzle = createRequire(join(repoRoot, "packages/chat-store/package.json"));
     const { entityKind, is } = drizzle("drizzle-orm");
     const pg = drizzle("drizzle-orm/pg-core");
     const sqlite = drizzle("drizzle-orm/sqlite-core");
-    const StandIn = new Function("import_entity", `return ${standIn}`)({ entityKind });
+    const StandIn = new Function("entityKind", `return ${standIn}`)(entityKind);
     expect(is(new pg.PrimaryKeyBuilder([], "k"), StandIn)).toBe(true);
     expect(is(new sqlite.PrimaryKeyBuilder([], "k"), StandIn)).toBe(false);
     expect(is(new pg.UniqueConstraintBuilder([], "u"), StandIn)).toBe(false);
