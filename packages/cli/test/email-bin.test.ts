@@ -1,7 +1,8 @@
 // A `type: email` entry through the built bin, against the test Dovecot (IMAP over TLS) and an SMTP
 // sink (STARTTLS) from testkit: a mail appended to the inbox is polled, and the agent's answer is
 // sent back to its sender as a reply in the same thread. A relative `tlsCaFile` is read from the
-// project folder by start, as doctor reads it, whatever the working directory.
+// project folder by start, as doctor reads it, whatever the working directory. A schedule to the
+// entry sends a new mail with the `subject` its `to` gives.
 import { connect } from "node:tls";
 import {
   type Dovecot,
@@ -95,6 +96,9 @@ describe.skipIf(dovecotMissing !== undefined)("agentsvc start: a type: email ent
         "tlsCaFile: mail-ca.pem",
         "",
       ].join("\n"),
+      // A new mail (not a reply) every other second, with the subject the schedule's `to` gives.
+      "schedules/report.yaml":
+        "cron: '*/2 * * * * *'\nprompt: Report on the lights\nto: { gateway: email, thread: ann@example.test, subject: Lights report }\n",
     });
     linkPackages(dir, { "@agentsvc/gateway-email": "packages/gateway-email" });
     const env = {
@@ -115,11 +119,21 @@ describe.skipIf(dovecotMissing !== undefined)("agentsvc start: a type: email ent
 
   it("answers a mail in the inbox by mail to its sender, in the same thread", async () => {
     await append(dovecot, account.user, account.pass, mail("<lights-1@example.test>", "are the lights on?"));
-    await eventually(() => sink.mails.length > 0, "the reply mail", 30_000);
-    const [reply] = sink.mails;
+    const replyOf = () => sink.mails.find((m) => m.inReplyTo === "<lights-1@example.test>");
+    await eventually(() => replyOf() !== undefined, "the reply mail", 30_000);
+    const reply = replyOf();
     expect(reply?.to).toMatchObject({ value: [{ address: "ann@example.test" }] });
     expect(reply?.subject).toBe("Re: Lights");
     expect(reply?.inReplyTo).toBe("<lights-1@example.test>");
     expect(reply?.text).toContain("are the lights on?");
+  }, 60_000);
+
+  it("a schedule to the entry composes a new mail with its `to`'s subject", async () => {
+    const reportOf = () => sink.mails.find((m) => m.text?.includes("Report on the lights"));
+    await eventually(() => reportOf() !== undefined, "the scheduled mail", 30_000);
+    const report = reportOf();
+    expect(report?.to).toMatchObject({ value: [{ address: "ann@example.test" }] });
+    expect(report?.subject).toBe("Lights report");
+    expect(report?.inReplyTo).toBeUndefined();
   }, 60_000);
 });
