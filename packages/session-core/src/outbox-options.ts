@@ -1,9 +1,15 @@
-// The outbox sender's options, and the bound on one platform call: their own file so the sender
-// stays within the 400-line rule.
+// The outbox sender's options and its timing helpers (the bound on one platform call, the wait of a
+// spaced pass): their own file so the sender stays within the 400-line rule.
 import type { OutboundFilePayload } from "@agentsvc/adapter-kit";
 
 /** Tries before a piece is dead-lettered, unless `OutboxOptions.maxAttempts` says otherwise. */
 export const DEFAULT_MAX_ATTEMPTS = 10;
+
+/**
+ * Woken passes start at most once per this many ms: wakes that come during a pass, or within this
+ * time of its start, share one pass at its end. A wake after a quieter spell starts a pass at once.
+ */
+export const WAKE_SPACING_MS = 50;
 
 export interface OutboxOptions {
   /** A signed short-lived URL of a file piece's blob served by this service (platforms that fetch by URL). */
@@ -33,4 +39,17 @@ export async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A wait of `ms` that `cut()` ends at once (a sender stopping does not wait for a spaced pass). */
+export function cutPause(ms: number): { over: Promise<void>; cut(): void } {
+  let cut!: () => void;
+  const over = new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    cut = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+  });
+  return { over, cut };
 }

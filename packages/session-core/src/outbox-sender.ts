@@ -6,12 +6,18 @@ import { fault } from "@agentsvc/agent-core";
 // platform rejected the gateway's credentials stays pending, its attempt not counted: the gateway
 // is held (nothing more is sent through it) and stopped until the configuration is fixed.
 import type { Logger } from "pino";
-import { backoffDelay } from "@agentsvc/adapter-kit";
-import { type GatewaySendError, isGatewaySendError } from "@agentsvc/adapter-kit";
+import type { GatewaySendError } from "@agentsvc/adapter-kit";
 import type { Gateway, SendResult } from "./gateway.js";
 import { deliverPiece, draftOf } from "./outbox-deliver.js";
+import { type FailureDeps, failedSend } from "./outbox-failure.js";
 import { OUTBOX_IDLE_POLL_MS } from "./outbox-look.js";
-import { DEFAULT_MAX_ATTEMPTS, type OutboxOptions, withTimeout } from "./outbox-options.js";
+import {
+  cutPause,
+  DEFAULT_MAX_ATTEMPTS,
+  type OutboxOptions,
+  WAKE_SPACING_MS,
+  withTimeout,
+} from "./outbox-options.js";
 import type { GatewayRegistry } from "./registry.js";
 import type { SendOutcome, SessionObserver } from "./observer.js";
 import type { OutboxRow, SessionStore } from "./store.js";
@@ -21,17 +27,21 @@ import { inSpan, type TraceSpan } from "./trace.js";
 export class OutboxSender {
   readonly #store: SessionStore;
   readonly #registry: GatewayRegistry;
-  readonly #loggerFor: (gateway: Gateway) => Logger;
   readonly #logger: Logger;
-  readonly #maxAttempts: number;
   readonly #baseDelayMs: number;
-  readonly #maxDelayMs: number;
   readonly #idlePollMs: number;
   readonly #concurrency: number;
   readonly #sendTimeoutMs: number;
   #running = false;
+  /** The pass running, or waiting for its start. */
   #pumping: Promise<void> | undefined;
+  /** A pass runs (not waiting for its start): a wake now asks for one more pass after it. */
+  #passing = false;
   #again = false;
+  /** When the last pass that found pieces started: a woken pass starts WAKE_SPACING_MS after it at the earliest. */
+  #busyPassAt = Number.NEGATIVE_INFINITY;
+  /** Ends the wait of a pass for its start at once (stop). */
+  #cutWait: (() => void) | undefined;
   #timer: NodeJS.Timeout | undefined;
   /** The last pass ended on a store error: the timed look after it waits baseDelayMs. */
   // Stryker disable next-line BooleanLiteral: every pass sets it first (#pump), and only the look after a pass reads it
@@ -40,9 +50,10 @@ export class OutboxSender {
   #lookFailed = false;
 
   readonly #elsewhere: (() => void) | undefined;
-  readonly #onCredentials: ((gateway: Gateway, error: GatewaySendError) => void) | undefined;
   /** Gateways whose credentials were rejected: their pieces wait, unsent and uncounted. */
   readonly #held = new Set<string>();
+  /** What a failed send needs (outbox-failure.ts). */
+  readonly #failure: FailureDeps;
   readonly #drafts: Previews | undefined;
   readonly #observer: SessionObserver | undefined;
   readonly #fileUrl: OutboxOptions["fileUrl"];
@@ -69,14 +80,19 @@ export class OutboxSender {
     this.#drafts = input.drafts;
     this.#observer = input.observer;
     this.#elsewhere = input.elsewhere;
-    this.#onCredentials = input.onCredentials;
     this.#store = input.store;
     this.#registry = input.registry;
-    this.#loggerFor = input.loggerFor;
     this.#logger = input.logger;
-    this.#maxAttempts = input.options?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
     this.#baseDelayMs = input.options?.baseDelayMs ?? 1_000;
-    this.#maxDelayMs = input.options?.maxDelayMs ?? 300_000;
+    this.#failure = {
+      store: input.store,
+      loggerFor: input.loggerFor,
+      held: this.#held,
+      onCredentials: input.onCredentials,
+      maxAttempts: input.options?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+      baseDelayMs: this.#baseDelayMs,
+      maxDelayMs: input.options?.maxDelayMs ?? 300_000,
+    };
     this.#concurrency = input.options?.concurrency ?? 8;
     this.#sendTimeoutMs = input.options?.sendTimeoutMs ?? 60_000;
     this.#idlePollMs = input.options?.idlePollMs ?? OUTBOX_IDLE_POLL_MS;
@@ -115,10 +131,31 @@ export class OutboxSender {
     // Restricted to some partitions: what was queued may be another sender's to send.
     if (this.#mine && !fromElsewhere) this.#elsewhere?.();
     if (this.#pumping) {
-      this.#again = true;
+      // A pass waiting for its start reads what was queued by then: nothing more to ask for.
+      if (this.#passing) this.#again = true;
       return;
     }
-    this.#pumping = this.#pump().finally(() => {
+    // Wakes during a pass that found pieces, or soon after its start, share one pass WAKE_SPACING_MS
+    // after that start (several instances' replies each woke the leader's sender, and each pass
+    // found ~2 pieces); a wake after a quieter spell, or after a pass that found none, sends at once.
+    this.#begin(this.#busyPassAt + WAKE_SPACING_MS - Date.now());
+  }
+
+  /** A pass, after `wait` ms when that is above 0; then the next (asked for meanwhile) or the timed look. */
+  #begin(wait: number): void {
+    const pass = () => {
+      this.#passing = true;
+      return this.#pump();
+    };
+    let run: Promise<void>;
+    if (wait > 0) {
+      const pause = cutPause(wait);
+      this.#cutWait = pause.cut;
+      run = pause.over.then(() => (this.#running ? pass() : undefined));
+    } else run = pass();
+    this.#pumping = run.finally(() => {
+      this.#passing = false;
+      this.#cutWait = undefined;
       this.#pumping = undefined;
       if (this.#again) {
         this.#again = false;
@@ -147,6 +184,7 @@ export class OutboxSender {
     this.#running = false;
     clearTimeout(this.#timer);
     this.#timer = undefined;
+    this.#cutWait?.();
     await this.settled();
   }
 
@@ -226,10 +264,12 @@ export class OutboxSender {
     // Only the pass that ran last counts: one that went through after a failed one is not held back.
     this.#storeFailed = false;
     let sent = 0;
+    const startedAt = Date.now();
     try {
       while (this.#running) {
         const rows = await this.#due(Date.now(), this.#concurrency);
         if (rows.length === 0) break;
+        this.#busyPassAt = startedAt;
         this.#batch = Promise.all(rows.map((row) => this.#sendOne(row)));
         await this.#batch;
         const after = this.pressure?.backlogAfter ?? Number.POSITIVE_INFINITY;
@@ -309,57 +349,11 @@ export class OutboxSender {
       );
       fault("mid-send");
     } catch (err) {
-      return this.#failed(gateway, row, attempt, err, span);
+      return failedSend(this.#failure, gateway, row, attempt, err, span);
     }
     await this.#store.outbox.markSent(row.id, result?.messageId);
     const draft = draftOf(row);
     if (draft && this.#drafts) await this.#drafts.finished(gateway, draft);
     return "sent";
-  }
-
-  async #failed(
-    gateway: Gateway,
-    row: OutboxRow,
-    attempt: number,
-    err: unknown,
-    span: TraceSpan,
-  ): Promise<SendOutcome> {
-    const logger = this.#loggerFor(gateway);
-    const message = err instanceof Error ? err.message : String(err);
-    const sendError = isGatewaySendError(err) ? err : undefined;
-    span.addEvent("send failed", { "exception.message": message });
-    if (sendError?.status !== undefined) span.setAttribute("http.response.status_code", sendError.status);
-    if (sendError?.retryAfterMs !== undefined)
-      span.setAttribute("agentsvc.send.retry_after_ms", sendError.retryAfterMs);
-    const context = {
-      gateway: gateway.name,
-      thread: row.thread,
-      id: row.id,
-      kind: row.kind,
-      attempt,
-      status: sendError?.status,
-    };
-    if (sendError?.credentials) {
-      // Not the piece's fault: it stays pending with its attempts as they were.
-      const first = !this.#held.has(gateway.name);
-      this.#held.add(gateway.name);
-      if (first) this.#onCredentials?.(gateway, sendError);
-      return "held";
-    }
-    if (sendError?.permanent || attempt >= this.#maxAttempts) {
-      await this.#store.outbox.markDead(row.id, message);
-      logger.error(
-        { ...context, err: message },
-        sendError?.permanent
-          ? "outbox piece dead-lettered: the platform refused it for good"
-          : `outbox piece dead-lettered after ${attempt} attempts`,
-      );
-      return "dead";
-    }
-    const backoff = backoffDelay(attempt, { baseMs: this.#baseDelayMs, maxMs: this.#maxDelayMs });
-    const delay = Math.max(backoff, sendError?.retryAfterMs ?? 0);
-    await this.#store.outbox.markRetry(row.id, Date.now() + delay, message);
-    logger.warn({ ...context, err: message, retryInMs: delay }, "sending failed; will retry");
-    return "retry";
   }
 }

@@ -4,6 +4,7 @@ import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { sendFailure } from "@agentsvc/adapter-kit";
 import { GatewayRegistry, type SendOptions, type SendResult } from "../src/index.js";
+import { WAKE_SPACING_MS } from "../src/outbox-options.js";
 import { OutboxSender } from "../src/outbox-sender.js";
 import { createMemorySessionStore, MockGateway } from "../src/testing/index.js";
 
@@ -94,17 +95,18 @@ describe("outbox retries", () => {
     expect(platform.calls.at(-1)?.at).toBeGreaterThanOrEqual(outageEnds);
   });
 
-  it("dead-letters a permanent refusal after one attempt and sends the thread's next reply at once", async () => {
+  it("dead-letters a permanent refusal after one attempt and sends the thread's next reply in the next pass, not after a backoff", async () => {
     const { store, platform, sender } = setUp();
     platform.answer = (call) =>
       call.text === "refused" ? sendFailure({ status: 403 }, { platform: "mock", call: "send" }) : undefined;
     await store.outbox.enqueue([piece("A", "a1", "refused"), piece("A", "a2", "next")]);
     const start = Date.now();
     sender.start();
-    await vi.advanceTimersByTimeAsync(0);
+    // The next pass: WAKE_SPACING_MS after the one that found the refused piece (passes are spaced).
+    await vi.advanceTimersByTimeAsync(WAKE_SPACING_MS);
     await sender.settled();
     expect(platform.calls.map((c) => c.text)).toEqual(["refused", "next"]);
-    expect(platform.calls.every((c) => c.at === start)).toBe(true);
+    expect(platform.calls.map((c) => c.at - start)).toEqual([0, WAKE_SPACING_MS]);
     const rows = await store.outbox.list("mock", "A");
     expect(rows.map((r) => [r.status, r.attempts])).toEqual([
       ["dead", 1],

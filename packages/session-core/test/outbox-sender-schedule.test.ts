@@ -3,6 +3,7 @@
 // after the store failed), nothing armed or read once stopped, and no timer keeping the process up.
 // Time is vitest's fake clock: setTimeout and Date only, so promises and setImmediate run as usual.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { WAKE_SPACING_MS } from "../src/outbox-options.js";
 import { MockGateway } from "../src/testing/index.js";
 import { GatedGateway, piece, statuses, useSender } from "./outbox-harness.js";
 
@@ -140,6 +141,8 @@ describe("a sender restricted to some pieces (several instances, outbox-shares.t
     await sender.settled();
     sender.restrict(undefined);
     sender.wake();
+    // Within WAKE_SPACING_MS of the pass that sent m1: this wake's pass comes that long after it.
+    await vi.advanceTimersByTimeAsync(WAKE_SPACING_MS);
     await sender.settled();
     expect(elsewhere).toEqual([]);
     expect(mock.textsTo("mine")).toEqual(["m1"]);
@@ -190,6 +193,8 @@ describe("passes over the queue", () => {
     await flush();
     gated.openAll();
     await flush();
+    // The pass the wake asked for: WAKE_SPACING_MS after the start of the one that sent a1.
+    await vi.advanceTimersByTimeAsync(WAKE_SPACING_MS);
     gated.openAll();
     await sender.settled();
     expect(gated.mostInFlight).toBe(1);
@@ -232,13 +237,17 @@ describe("passes over the queue", () => {
     expect(reads).toEqual({ due: [8], nextDueAt: 1 });
   });
 
-  it("a thread's next piece goes out right after its head, found by the next-due read, not at a timed look", async () => {
+  it("a thread's next piece goes out in the pass after its head's (WAKE_SPACING_MS later), found by the next-due read, not at a timed look", async () => {
     const mock = new MockGateway({ name: "mock" });
     const { store, sender } = setUp([mock], { idlePollMs: 60_000 });
     await store.outbox.enqueue([piece("mock", "A", "a1"), piece("mock", "A", "a2")]);
     const reads = countReads(store);
     sender.start();
-    // No clock advanced: the pass after the next-due read sent it.
+    await flushUntil(() => mock.textsTo("A").length === 1, "the head sent");
+    await flush();
+    expect(mock.textsTo("A")).toEqual(["a1"]);
+    // The clock moved by the spacing only, far from the timed look: the pass after the next-due read sent it.
+    await vi.advanceTimersByTimeAsync(WAKE_SPACING_MS);
     await flushUntil(() => mock.textsTo("A").length === 2, "the second piece sent");
     await sender.settled();
     expect(mock.textsTo("A")).toEqual(["a1", "a2"]);

@@ -45,6 +45,8 @@ describe("an instance of several with a cap on the threads it holds", () => {
     // B keeps its place while its queued message runs: C still waits.
     await r.gates.openNext();
     await until(() => r.gates.calls.length === 3, "C's turn at its gate");
+    // B's second reply goes in the sender's next pass (spaced from the one that sent its first).
+    await until(() => r.gateway.textsTo("B").length >= 2, "B's second reply sent");
     expect(r.gateway.textsTo("B")).toHaveLength(2);
     expect(r.gateway.textsTo("B")[1]).toContain("hello B again");
     expect(held(cluster)).toEqual(["gw:mock:C"]);
