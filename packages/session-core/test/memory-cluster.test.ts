@@ -39,3 +39,49 @@ describe("memory cluster: cut", () => {
     expect(cluster.leaderOf("outbox:1")).toBeUndefined();
   });
 });
+
+describe("memory cluster: a take that announces (acquireOrAnnounce, as PostgreSQL's tryLockOrNotify)", () => {
+  const msg: ClusterMessage = { kind: "thread", gateway: "mock", thread: "T", held: true, id: 1 };
+
+  it("takes a free thread, and announces nothing", async () => {
+    const cluster = createMemoryCluster();
+    const heard: ClusterMessage[] = [];
+    cluster.instance("b").subscribe((m) => heard.push(m));
+    expect(await cluster.instance("a").acquireOrAnnounce?.("gw:mock:T", msg)).toBe("acquired");
+    await tick();
+    expect(cluster.holders().get("gw:mock:T")).toBe("a");
+    expect(heard).toEqual([]);
+  });
+
+  it("announces the message to every instance when another holds the thread, through the instance's own publish", async () => {
+    const cluster = createMemoryCluster();
+    const heard: ClusterMessage[] = [];
+    cluster.instance("a").subscribe((m) => heard.push(m));
+    await cluster.instance("a").acquireThread("gw:mock:T");
+    const inner = cluster.instance("b");
+    const published: ClusterMessage[] = [];
+    const b = {
+      ...inner,
+      publish: (m: ClusterMessage) => {
+        published.push(m);
+        return inner.publish(m);
+      },
+    };
+    expect(await b.acquireOrAnnounce?.("gw:mock:T", msg)).toBe("announced");
+    await tick();
+    expect(published).toEqual([msg]);
+    expect(heard).toEqual([msg]);
+    expect(cluster.holders().get("gw:mock:T")).toBe("a");
+  });
+
+  it("a dropped instance neither takes nor announces", async () => {
+    const cluster = createMemoryCluster();
+    const heard: ClusterMessage[] = [];
+    cluster.instance("a").subscribe((m) => heard.push(m));
+    await cluster.instance("a").acquireThread("gw:mock:T");
+    cluster.drop("b");
+    expect(await cluster.instance("b").acquireOrAnnounce?.("gw:mock:T", msg)).toBe("not-acquired");
+    await tick();
+    expect(heard).toEqual([]);
+  });
+});

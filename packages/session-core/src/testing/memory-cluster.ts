@@ -98,6 +98,16 @@ export function createMemoryCluster(): MemoryCluster {
           locks.set(key, id);
           return true;
         },
+        // As PostgreSQL's take that announces to the holder in its statement (pg-cluster
+        // tryLockOrNotify), so the session's tests run the path production runs there. Made of this
+        // object's own take and publish: a test wrapping either sees the take and the announcement.
+        async acquireOrAnnounce(key, message) {
+          if (await this.acquireThread(key)) return "acquired";
+          const holder = locks.get(key);
+          if (dropped.has(id) || severed.has(id) || !holder || holder === id) return "not-acquired";
+          await this.publish(message);
+          return "announced";
+        },
         async threadBusy(key) {
           return locks.has(key);
         },
