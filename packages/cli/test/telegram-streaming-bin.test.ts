@@ -1,12 +1,14 @@
-// A push entry's `streaming` key through the built bin: Telegram streams a reply as drafts by
-// default, and `streaming: false` sends it once, whole, with no draft and no edit.
+// A push entry's `streaming` keys through the built bin: Telegram streams a reply as drafts by
+// default, no more often than `streamIntervalMs`, and `streaming: false` sends it once, whole, with
+// no draft and no edit.
 import { eventually, TelegramFake } from "@agentsvc/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Served, serveBin } from "./child.js";
 import { linkPackages, tempDir, writeFiles } from "./helpers.js";
 
-const WORDS = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
-// The demo model writes its scripted text a token at a time, 25 ms apart (about a second in all).
+const WORDS = Array.from({ length: 60 }, (_, i) => `word${i}`).join(" ");
+// The demo model writes its scripted text a token at a time, 25 ms apart (about 1.5 s in all: the
+// default streamIntervalMs, 1 s, would show a second draft).
 const AGENT = `export default { kind: "agent", name: "bot", model: { provider: "demo", tokenDelayMs: 25, script: [{ text: "${WORDS}" }] } };\n`;
 
 let served: Served | undefined;
@@ -32,10 +34,10 @@ async function replyWith(entryKeys: string): Promise<TelegramFake> {
   return telegram;
 }
 
-describe("agentsvc start: a Telegram entry's streaming key", () => {
-  it("streams the reply as drafts by default", async () => {
-    const telegram = await replyWith("");
-    expect(telegram.chat.drafts.filter((d) => d.chatId === 5151).length).toBeGreaterThan(0);
+describe("agentsvc start: a Telegram entry's streaming keys", () => {
+  it("streams the reply as drafts by default, no more often than streamIntervalMs (60 s: the first draft only)", async () => {
+    const telegram = await replyWith("streamIntervalMs: 60000\n");
+    expect(telegram.chat.drafts.filter((d) => d.chatId === 5151)).toHaveLength(1);
   }, 60_000);
 
   it("streaming: false sends the reply once, whole: no draft, no edit", async () => {
