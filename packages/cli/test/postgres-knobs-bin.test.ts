@@ -2,7 +2,8 @@
 // project whose store's datasource sets it holds at most that many thread locks (pg_locks) while
 // more threads have messages, answers every message once the held ones let go, and lets
 // AGENTSVC_MAX_HELD_THREADS win over it. `idleTimeoutMs`: the store's pooled connections end while
-// the service idles. `connectTimeoutMs` and `ssl` decide how start fails against a silent server
+// the service idles. `pool` bounds the store's connections (two wait on a locked table while four
+// messages are sent) and `statementTimeoutMs` ends a statement's wait. `connectTimeoutMs` and `ssl` decide how start fails against a silent server
 // and one without TLS; `ssl: verify-full` with `sslCaFile` (relative to the project) connects over
 // TLS. `check` and `start` refuse bad values by their keys.
 import { createHmac } from "node:crypto";
@@ -233,70 +234,102 @@ describe.skipIf(postgresMissing)("agentsvc start: a postgres datasource's maxHel
   }, 60_000);
 });
 
-describe.skipIf(postgresMissing)("agentsvc start: a postgres datasource's idleTimeoutMs", () => {
-  let pg: TestPostgres;
-  let served: Served | undefined;
-  let store: PostgresStore | undefined;
+describe.skipIf(postgresMissing)(
+  "agentsvc start: a postgres datasource's idleTimeoutMs, pool and statementTimeoutMs",
+  () => {
+    let pg: TestPostgres;
+    let served: Served;
+    let store: PostgresStore;
+    let url: string;
 
-  beforeAll(async () => {
-    pg = await startPostgres();
-  }, 60_000);
-  afterAll(async () => {
-    await served?.stop();
-    await store?.close();
-    await pg?.stop();
-  });
+    beforeAll(async () => {
+      pg = await startPostgres();
+      url = await pg.createDatabase();
+      // The store's connections are told apart by their application name (the cluster link keeps its own).
+      served = await serveBin(
+        [
+          "start",
+          project(
+            "    pool: 2\n    applicationName: idle-knob\n    idleTimeoutMs: 200\n    statementTimeoutMs: 500\n",
+          ),
+          "--port",
+          "0",
+        ],
+        { DATABASE_URL: url, HOOKS_SECRET: SECRET, KNOB_GATES: tempDir("agentsvc-idle-gates-") },
+      );
+      store = await connectPostgres({ connectionString: url, migrate: false, max: 1 });
+    }, 60_000);
+    afterAll(async () => {
+      await served?.stop();
+      await store?.close();
+      await pg?.stop();
+    });
 
-  it("ends the store's idle pooled connections while the service runs, and opens one again for the next message", async () => {
-    const url = await pg.createDatabase();
-    // The store's connections are told apart by their application name (the cluster link keeps its own).
-    served = await serveBin(
-      [
-        "start",
-        project("    pool: 4\n    applicationName: idle-knob\n    idleTimeoutMs: 200\n"),
-        "--port",
-        "0",
-      ],
-      { DATABASE_URL: url, HOOKS_SECRET: SECRET, KNOB_GATES: tempDir("agentsvc-idle-gates-") },
-    );
-    store = await connectPostgres({ connectionString: url, migrate: false, max: 1 });
-    const pooled = async () =>
+    /** The store's connections (by application name), or those of them waiting for a lock. */
+    const pooled = async (where = "") =>
       Number(
         (
-          await (store as PostgresStore).pool.query<{ n: string }>(
-            "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'idle-knob'",
+          await store.pool.query<{ n: string }>(
+            `SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'idle-knob' ${where}`,
           )
         ).rows[0]?.n,
       );
-    // The most seen at once: the name is the store's (a count of 0 would prove nothing otherwise).
-    let seen = 0;
-    let sampling = true;
-    const sampler = (async () => {
-      while (sampling) {
-        seen = Math.max(seen, await pooled());
-        await new Promise((r) => setTimeout(r, 20));
+    const send = (id: string) =>
+      hooks(served.url, "POST", "/gateways/hooks/events", { id, thread: id, text: `hello ${id}` });
+
+    it("ends the store's idle pooled connections while the service runs, and opens one again for the next message", async () => {
+      // The most seen at once: the name is the store's (a count of 0 would prove nothing otherwise).
+      let seen = 0;
+      let sampling = true;
+      const sampler = (async () => {
+        while (sampling) {
+          seen = Math.max(seen, await pooled());
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      })();
+      expect((await send("before")).status).toBe(202);
+      await until(async () => (await replies(served.url, "before")).length === 1, "the first reply");
+      // With the default (10 minutes) the connections the start and the turn opened stay.
+      await until(async () => (await pooled()) === 0, "no pooled connection left open");
+      expect((await send("after")).status).toBe(202);
+      await until(
+        async () => (await replies(served.url, "after")).length === 1,
+        "the reply after the pool emptied",
+      );
+      sampling = false;
+      await sampler;
+      expect(seen).toBeGreaterThanOrEqual(1);
+    }, 120_000);
+
+    it("pool: 2 lets two statements wait on a locked table at once (four messages sent); statementTimeoutMs ends each wait with an error instead of the lock holder's release", async () => {
+      const locker = await connectPostgres({ connectionString: url, migrate: false, max: 1 });
+      const held = await locker.pool.connect();
+      let waiting = 0;
+      let sampling = true;
+      const sampler = (async () => {
+        while (sampling) {
+          waiting = Math.max(waiting, await pooled("AND wait_event_type = 'Lock'"));
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      })();
+      try {
+        await held.query("BEGIN");
+        await held.query("LOCK TABLE inbox IN ACCESS EXCLUSIVE MODE");
+        // Each message's recording waits for the lock; the table stays locked until every answer is in.
+        const answers = await Promise.all(["s0", "s1", "s2", "s3"].map((id) => send(id)));
+        expect(answers.map((a) => a.status).filter((status) => status === 202)).toEqual([]);
+      } finally {
+        sampling = false;
+        await sampler;
+        await held.query("ROLLBACK").catch(() => {});
+        held.release();
+        await locker.close();
       }
-    })();
-    const url0 = served.url;
-    const send = async (id: string) => {
-      const res = await hooks(url0, "POST", "/gateways/hooks/events", {
-        id,
-        thread: id,
-        text: `hello ${id}`,
-      });
-      expect(res.status).toBe(202);
-    };
-    await send("before");
-    await until(async () => (await replies(url0, "before")).length === 1, "the first reply");
-    // With the default (10 minutes) the connections the start and the turn opened stay.
-    await until(async () => (await pooled()) === 0, "no pooled connection left open");
-    await send("after");
-    await until(async () => (await replies(url0, "after")).length === 1, "the reply after the pool emptied");
-    sampling = false;
-    await sampler;
-    expect(seen).toBeGreaterThanOrEqual(1);
-  }, 120_000);
-});
+      expect(waiting).toBe(2);
+      expect(served.output()).toContain("canceling statement due to statement timeout");
+    }, 60_000);
+  },
+);
 
 describe.skipIf(postgresMissing)("agentsvc start: a postgres datasource's ssl and connectTimeoutMs", () => {
   let pg: TestPostgres;
