@@ -13,6 +13,7 @@ export {
   LeadershipEndedError,
   type LeadershipOptions,
 } from "./leadership.js";
+export { roleLock } from "./role-lock.js";
 export { ThreadLockLostError, ThreadLocks } from "./thread-locks.js";
 export {
   Bus,
