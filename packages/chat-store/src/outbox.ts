@@ -8,6 +8,7 @@ import type { OutboxKind, OutboxStatus, outbox } from "@agentsvc/store-schema/sq
 import { requireId, toJson } from "./validate.js";
 import { insertOutbox, outboxSent } from "./sqlite-writes.js";
 import { type SentMark, sentBatch } from "./sent-batch.js";
+import { fencedDue, fencedDueError, type RoleFence } from "./outbox-fence.js";
 import * as pg from "./pg-writes.js";
 import type { StatementBatch } from "./statement-batch.js";
 
@@ -114,11 +115,18 @@ export class Outbox {
    * Pending rows due by `now`, each the oldest pending row of its (gateway, thread): a later piece
    * of a thread never overtakes an earlier one that is still being retried. Read from
    * `outbox_heads` (one row a thread, kept by triggers on `outbox`, store step 13) in head order,
-   * so the cost follows the threads read, not the pending rows behind their heads (#45).
+   * so the cost follows the threads read, not the pending rows behind their heads (#45). `fence`
+   * (PostgreSQL, several instances): read only while its session holds the sender's role locks,
+   * else a RoleNotHeldError (outbox-fence.ts); one instance (SQLite) has no roles to check.
    */
-  async due(now: number, limit = 32): Promise<OutboxRecord[]> {
+  async due(now: number, limit = 32, fence?: RoleFence): Promise<OutboxRecord[]> {
     if (this.ctx.dialect === "postgres") {
-      const rows = await this.ctx.run((db) => pg.pgRows(db, pg.outboxDue(now, limit)));
+      const q = fence ? fencedDue(now, limit, fence) : pg.outboxDue(now, limit);
+      const rows = await this.ctx
+        .run((db) => pg.pgRows(db, q))
+        .catch((err: unknown) => {
+          throw fence ? fencedDueError(err, fence) : err;
+        });
       return rows.map((row) => toRecord(pg.outboxRow(row)));
     }
     const o = this.t.outbox;

@@ -1,0 +1,76 @@
+// The outbox sender's fence folded into its due read (outbox-fence.ts, #45.3): pieces are read only
+// while the session the fence names (an instance's cluster link) holds every role lock it lists.
+// An instance whose link went away unnoticed, another instance holding its roles now, reads nothing.
+import { postgresMissing } from "@agentsvc/pg-test";
+import { afterEach, describe, expect, it } from "vitest";
+import type { RoleFence } from "../src/outbox-fence.js";
+import { postgresDriver, postgresUrlOf, tempRoot } from "./helpers.js";
+import { storePg } from "./pg-statements.js";
+
+/** Two role keys: one with the high bit set (a negative bigint), whose halves pg_locks shows unsigned. */
+const KEYS = ["-7355608123456789", "4242424242424242"];
+
+const ends: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const end of ends.splice(0).reverse()) await end();
+});
+
+async function rig() {
+  const appRoot = tempRoot();
+  const db = await postgresDriver.open({ appRoot });
+  const url = await postgresUrlOf(appRoot);
+  const session = async () => {
+    const client = new (storePg().Client)({ connectionString: url });
+    client.on("error", () => undefined);
+    await client.connect();
+    const pid = Number((await client.query("SELECT pg_backend_pid() AS pid")).rows[0]!.pid);
+    let ended = false;
+    const end = async () => {
+      if (ended) return;
+      ended = true;
+      await client.end();
+    };
+    ends.push(end);
+    const lock = async (keys: string[]) => {
+      for (const key of keys) await client.query("SELECT pg_advisory_lock($1::bigint)", [key]);
+    };
+    return { client, pid, lock, end };
+  };
+  await db.outbox.enqueue([
+    { gateway: "g", thread: "a", idemKey: "a1", kind: "text", payload: { text: "a1" } },
+    { gateway: "g", thread: "b", idemKey: "b1", kind: "text", payload: { text: "b1" } },
+  ]);
+  return { db, session };
+}
+
+const texts = (rows: { payload: unknown }[]) => rows.map((r) => (r.payload as { text: string }).text);
+
+describe.skipIf(postgresMissing)("[postgres] the outbox's due read with the sender's role fence", () => {
+  it("reads the due pieces while the fence's session holds every role lock", async () => {
+    const { db, session } = await rig();
+    const link = await session();
+    await link.lock(KEYS);
+    const fence: RoleFence = { pid: link.pid, keys: KEYS };
+    expect(texts(await db.outbox.due(Date.now(), 32, fence))).toEqual(["a1", "b1"]);
+  });
+
+  it("refuses the read (role_not_held) when one of the role locks is not held by that session", async () => {
+    const { db, session } = await rig();
+    const link = await session();
+    await link.lock([KEYS[0]!]);
+    const read = db.outbox.due(Date.now(), 32, { pid: link.pid, keys: KEYS });
+    await expect(read).rejects.toMatchObject({ code: "role_not_held" });
+  });
+
+  it("refuses the read once the session has ended and another holds the roles; the new holder reads them", async () => {
+    const { db, session } = await rig();
+    const link = await session();
+    await link.lock(KEYS);
+    const old: RoleFence = { pid: link.pid, keys: KEYS };
+    await link.end();
+    const other = await session();
+    await other.lock(KEYS);
+    await expect(db.outbox.due(Date.now(), 32, old)).rejects.toMatchObject({ code: "role_not_held" });
+    expect(texts(await db.outbox.due(Date.now(), 32, { pid: other.pid, keys: KEYS }))).toEqual(["a1", "b1"]);
+  });
+});
