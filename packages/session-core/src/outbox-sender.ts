@@ -10,6 +10,7 @@ import type { GatewaySendError } from "@agentsvc/adapter-kit";
 import type { Gateway, SendResult } from "./gateway.js";
 import { deliverPiece, draftOf } from "./outbox-deliver.js";
 import { type FailureDeps, failedSend } from "./outbox-failure.js";
+import { type FencedDue, type RoleFence, roleRefused } from "./outbox-fence.js";
 import { OUTBOX_IDLE_POLL_MS } from "./outbox-look.js";
 import {
   cutPause,
@@ -59,6 +60,7 @@ export class OutboxSender {
   readonly #fileUrl: OutboxOptions["fileUrl"];
   /** Several instances: the pieces this one may send (its partitions, outbox-shares.ts); all when unset. */
   #mine: ((row: OutboxRow) => boolean) | undefined;
+  #fence: (() => RoleFence) | undefined;
   #batch: Promise<unknown> | undefined; // the sends in flight
   /** Told how each pass went: a backlog once `backlogAfter` pieces went in one pass, and what a pass sent. */
   pressure: { backlogAfter: number; backlog(): void; passed(sent: number): void } | undefined;
@@ -108,9 +110,13 @@ export class OutboxSender {
     this.wake(true); // nothing was queued: nobody else need look
   }
 
-  /** From the next batch on, sends only the pieces `mine` accepts (all when undefined). */
-  restrict(mine: ((row: OutboxRow) => boolean) | undefined): void {
+  /**
+   * From the next batch on, sends only the pieces `mine` accepts (all when undefined); `fence`: what
+   * each due read checks the roles it sends for with (outbox-fence.ts; none when undefined).
+   */
+  restrict(mine: ((row: OutboxRow) => boolean) | undefined, fence?: () => RoleFence): void {
     this.#mine = mine;
+    this.#fence = fence;
   }
 
   /** Resolves once the batch in flight (read before a `restrict`) is over. */
@@ -284,18 +290,24 @@ export class OutboxSender {
       // The store failed (unreachable database, or it refused to mark a piece the platform took):
       // the pieces stay pending and due; #arm looks again after baseDelayMs, not at once, or a
       // piece whose mark keeps failing would be sent over and over.
+      // So does a read refused for want of a role: this instance's link is gone unnoticed, and the
+      // instance that took the roles sends (the link's own check stops this sender soon).
       this.#storeFailed = true;
-      this.#logger.error(
+      const refused = roleRefused(err);
+      this.#logger[refused ? "warn" : "error"](
         { err: err instanceof Error ? err.message : String(err) },
-        "outbox: the store failed while sending",
+        refused
+          ? "outbox: not sending: another instance holds this one's outbox roles"
+          : "outbox: the store failed while sending",
       );
     }
   }
 
   /** Due pieces of gateways that are not held: asks for more while held ones fill the answer. */
   async #due(now: number, want: number): Promise<OutboxRow[]> {
+    const due: FencedDue = this.#store.outbox.due.bind(this.#store.outbox);
     for (let limit = want; ; limit *= 2) {
-      const rows = await this.#store.outbox.due(now, limit);
+      const rows = await due(now, limit, this.#fence?.());
       const sendable = rows.filter((row) => !this.#held.has(row.gateway) && (this.#mine?.(row) ?? true));
       if (sendable.length >= want || rows.length < limit) return sendable.slice(0, want);
     }

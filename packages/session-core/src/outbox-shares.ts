@@ -13,9 +13,11 @@
 // instance at a time, and an instance gives a partition up only once its sender's batch in flight
 // is over, so the next holder never reads a head that is still being sent. A holder whose
 // connection dropped loses its roles with its locks, like a leader (a piece it was sending may go
-// again, with the same idempotency key).
+// again, with the same idempotency key). One whose connection is gone unnoticed reads nothing more
+// to send: each due read checks that its link's session holds the roles (outbox-fence.ts).
 import type { Logger } from "pino";
 import { announce, type Coordination } from "./coordination.js";
+import { roleFence } from "./outbox-fence.js";
 import type { OutboxSender } from "./outbox-sender.js";
 import type { OutboxRow } from "./store.js";
 
@@ -137,11 +139,17 @@ export class OutboxShares {
   /** Tells the sender what it may send, and runs it while this instance holds any partition. */
   #apply(): void {
     const { sender, pinned } = this.d;
-    if (this.#mine.size === OUTBOX_PARTITIONS) sender.restrict(undefined);
+    // Each due read checks that this instance's link still holds the roles (outbox-fence.ts).
+    const fence = roleFence(
+      this.d.coordination,
+      [...this.#mine].map((p) => `outbox:${p}`),
+    );
+    if (this.#mine.size === OUTBOX_PARTITIONS) sender.restrict(undefined, fence);
     else {
       const mine = new Set(this.#mine);
-      sender.restrict((row: OutboxRow) =>
-        mine.has(outboxPartition(row.gateway, row.thread, pinned(row.gateway))),
+      sender.restrict(
+        (row: OutboxRow) => mine.has(outboxPartition(row.gateway, row.thread, pinned(row.gateway))),
+        fence,
       );
     }
     if (this.#mine.size > 0) {

@@ -1,0 +1,55 @@
+// The outbox sender's role fence (several instances over PostgreSQL, #45.3). A sender sends for the
+// outbox roles it leads (`outbox:<i>`, outbox-shares.ts), each a lock of its instance's cluster link.
+// A link whose connection is gone without it noticing yet (the server ended the session; a health
+// check notices in 10-20 s) leaves this instance believing it leads while another instance holds
+// the roles, and its pool still answers: its sender's reads would find the pieces the new holder
+// sends too. So the due read names the roles' locks and the session that must hold them, and the
+// store refuses the read (`role_not_held`) when that session does not hold them all.
+import type { Coordination, HeldLock } from "./coordination.js";
+import type { OutboxRow } from "./store.js";
+
+/** What the due read checks: the session that must hold the locks, and their keys (decimal). */
+export interface RoleFence {
+  pid: number;
+  keys: string[];
+}
+
+/** A coordination that can name the lock of a role it leads (the server's: pg-cluster's roleLock). */
+export interface RoleLocks {
+  roleLock?(role: string): HeldLock | undefined;
+}
+
+/**
+ * The store's due read, with the fence (chat-store checks it on PostgreSQL; a store of one instance
+ * has no roles to check and may ignore it).
+ */
+export type FencedDue = (now: number, limit: number, fence?: RoleFence) => Promise<OutboxRow[]>;
+
+/** The code of a due read refused for want of a role (the store's error, or this file's). */
+const ROLE_NOT_HELD = "role_not_held";
+
+/**
+ * The fence of `roles` for each due read, or undefined when the coordination cannot name role
+ * locks (one instance, or a coordination without them). Reading it throws when this instance does
+ * not count a role as held any more (its loss is being handled).
+ */
+export function roleFence(coordination: Coordination, roles: string[]): (() => RoleFence) | undefined {
+  const { roleLock } = coordination as Coordination & RoleLocks;
+  if (!roleLock || roles.length === 0) return undefined;
+  return () => {
+    const locks = roles.map((role) => roleLock.call(coordination, role));
+    const pid = locks[0]?.pid;
+    if (pid === undefined || locks.some((lock) => lock?.pid !== pid))
+      throw Object.assign(new Error("this instance no longer holds its outbox roles"), {
+        code: ROLE_NOT_HELD,
+      });
+    return { pid, keys: locks.map((lock) => (lock as HeldLock).key) };
+  };
+}
+
+/** True when a due read was refused for want of a role (here or by the store). */
+export function roleRefused(err: unknown): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e)
+    if (e.code === ROLE_NOT_HELD) return true;
+  return false;
+}
