@@ -2,7 +2,10 @@
 // records every prompt: `maxSteps` (model calls in one turn), `memory.maxMessages` and
 // `memory.maxPromptTokens` (how much of a conversation's history a prompt carries), and its
 // model's `settings.fileInputs` (`[]`: a picture sent through Telegram reaches the model as a note,
-// though gpt-4o-mini takes images).
+// though gpt-4o-mini takes images). The project's `store.durability: process` is seen from outside
+// too: under `power` the service keeps the SQLite WAL open read-only beside SQLite's own descriptor,
+// to fdatasync it after each group commit (chat-store wal-sync.ts); under `process` it does not.
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { eventually, FakeOpenAI, OPENAI_TEST_KEY, TelegramFake } from "@agentsvc/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Served, serveBin } from "./child.js";
@@ -22,7 +25,7 @@ const messagesOf = (body: unknown) =>
 const textOf = (m: Sent) =>
   typeof m.content === "string" ? m.content : m.content.map((p) => p.text ?? `<${p.type}>`).join("");
 
-describe("agentsvc start: an agent's maxSteps and memory window, its model's fileInputs", () => {
+describe("agentsvc start: an agent's maxSteps and memory window, its model's fileInputs, the store's durability", () => {
   let fake: FakeOpenAI;
   let telegram: TelegramFake;
   let served: Served;
@@ -35,6 +38,7 @@ describe("agentsvc start: an agent's maxSteps and memory window, its model's fil
   model: { provider: "openai", model: "gpt-4o-mini", baseURL: ${JSON.stringify(fake.baseURL)},
     settings: { fileInputs: [] } } };\n`,
       "gateways/agent.yaml": "exposes: agent\npath: /agent\n",
+      "agentsvc.config.yaml": "store: { durability: process }\n",
       // The entry takes pictures in; the model's fileInputs decide how they reach it.
       "gateways/telegram.yaml": `type: telegram\nbotTokenEnvVar: TELEGRAM_BOT_TOKEN\napiBaseUrl: ${telegram.url}\nmedia: { types: [image] }\n`,
     });
@@ -105,4 +109,26 @@ describe("agentsvc start: an agent's maxSteps and memory window, its model's fil
       "what is this\n\n[The user attached an image (image/jpeg, 3010 bytes), which you cannot open here.]",
     );
   }, 60_000);
+
+  it.skipIf(process.platform !== "linux")(
+    "store.durability: process: the store's WAL is not held open read-only for fdatasync after commits (it is under power)",
+    async () => {
+      // A turn commits (its messages), under power followed by a sync of the WAL.
+      expect((await turn("durability", "commit something")).status).toBe(200);
+      const pid = served.proc.pid as number;
+      // Every descriptor of the service on the store's WAL, and whether it was opened read-only.
+      const wal = readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
+        try {
+          if (!readlinkSync(`/proc/${pid}/fd/${fd}`).endsWith("/data/agentsvc.db-wal")) return [];
+          const flags = /^flags:\s+(\d+)$/m.exec(readFileSync(`/proc/${pid}/fdinfo/${fd}`, "utf8"))?.[1];
+          return [{ fd, readOnly: (Number.parseInt(flags ?? "2", 8) & 3) === 0 }];
+        } catch {
+          return []; // closed meanwhile
+        }
+      });
+      // SQLite holds the WAL open for writing.
+      expect(wal.length).toBeGreaterThan(0);
+      expect(wal.filter((d) => d.readOnly)).toEqual([]);
+    },
+  );
 });
