@@ -1,0 +1,71 @@
+// HoldTimers (hold-timers.ts) on its own, on a fake clock: which kept thread is let go when, and that
+// all of them share one timer (none left when nothing is kept). Found by a mutation run (#45): the
+// tests through Ownership let threads go only in one tick, never kept one again or cancelled one
+// while others waited.
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { HoldTimers } from "../src/hold-timers.js";
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** Timers of a 1,000 ms hold on a 250 ms grid, at a clock on the grid; `fired` in the order they went. */
+function timers() {
+  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+  vi.setSystemTime(300_000);
+  const fired: string[] = [];
+  const t = new HoldTimers(1000, 250);
+  const keep = (id: string) => t.keep(id, () => fired.push(id));
+  return { t, keep, fired };
+}
+
+describe("threads kept after their last work, timed by HoldTimers", () => {
+  it("a thread kept again is let go a whole hold after its last keep, after the threads kept since", async () => {
+    const { keep, fired } = timers();
+    keep("A");
+    await vi.advanceTimersByTimeAsync(300);
+    keep("B");
+    await vi.advanceTimersByTimeAsync(300);
+    keep("A"); // work again, then idle again: its hold starts over
+    // On the 250 ms grid: B's hold ends at 1,300 ms and goes at 1,500; A's ends at 1,600 and goes at 1,750.
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(fired).toEqual(["B"]);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(fired).toEqual(["B", "A"]);
+  });
+
+  it("the threads still kept are let go when another one's let-go is cancelled", async () => {
+    const { t, keep, fired } = timers();
+    keep("A");
+    keep("B");
+    t.cancel("A");
+    await vi.advanceTimersByTimeAsync(1250);
+    expect(fired).toEqual(["B"]);
+  });
+
+  it("a thread kept after the timer fired for another is let go at its own hold's end", async () => {
+    const { keep, fired } = timers();
+    keep("A");
+    await vi.advanceTimersByTimeAsync(600);
+    keep("B");
+    await vi.advanceTimersByTimeAsync(500);
+    expect(fired).toEqual(["A"]);
+    await vi.advanceTimersByTimeAsync(750);
+    expect(fired).toEqual(["A", "B"]);
+  });
+
+  it("share one timer however many threads are kept, and leave none armed when none is kept", async () => {
+    const { t, keep, fired } = timers();
+    expect(vi.getTimerCount()).toBe(0);
+    for (const id of ["A", "B", "C"]) keep(id);
+    expect(vi.getTimerCount()).toBe(1);
+    for (const id of ["A", "B", "C"]) t.cancel(id);
+    expect(vi.getTimerCount()).toBe(0);
+    // Kept again after all were cancelled: a timer again, and the let-go on time.
+    keep("D");
+    expect(vi.getTimerCount()).toBe(1);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(fired).toEqual(["D"]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
