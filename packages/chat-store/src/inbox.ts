@@ -5,7 +5,7 @@ import { and, asc, count, eq, inArray, lt } from "./orm.js";
 import type { StoreContext } from "./context.js";
 import { type Outbox, type OutboxInput, outboxValues } from "./outbox.js";
 import type { InboxStatus, inbox } from "@agentsvc/store-schema/sqlite";
-import { type AcceptResult, type AcceptRow, acceptBatch } from "./accept-batch.js";
+import { type AcceptResult, type AcceptRow, acceptBatch, type RecordAnnounce } from "./accept-batch.js";
 import { StatementBatch } from "./statement-batch.js";
 import { first, lockRow } from "./rows.js";
 import { requireId, toJson } from "./validate.js";
@@ -15,7 +15,7 @@ import * as pg from "./pg-writes.js";
 
 export type { InboxRecord, InboxStatus };
 
-export type { AcceptResult };
+export type { AcceptResult, RecordAnnounce };
 
 /** Calls one grouped statement serves (its parameters are arrays: one statement text for any number). */
 const MAX_GROUPED = 200;
@@ -81,6 +81,7 @@ export class Inbox {
           id: Number(r.id),
           gateway: r.gateway as string,
           dedupKey: r.dedup_key as string,
+          ...(r.announced === true ? { announced: true } : {}),
         })),
       );
     }
@@ -88,16 +89,22 @@ export class Inbox {
 
   /**
    * Atomic: one row per (gateway, dedupKey), ever; a repeat is reported as a duplicate. Answered
-   * once the row is committed (or, inside a transaction, written in it).
+   * once the row is committed (or, inside a transaction, written in it). `announce` (PostgreSQL,
+   * several instances): the row is announced to its thread's holder by the INSERT itself when a
+   * session other than the recorder's holds the thread's lock (answered `announced`), instead of by
+   * a lock statement of the recorder's after it.
    */
-  async accept(input: {
-    gateway: string;
-    dedupKey: string;
-    thread: string;
-    text: string;
-    origin: RunOrigin;
-    attachments?: AttachmentRef[];
-  }): Promise<AcceptResult> {
+  async accept(
+    input: {
+      gateway: string;
+      dedupKey: string;
+      thread: string;
+      text: string;
+      origin: RunOrigin;
+      attachments?: AttachmentRef[];
+    },
+    options?: { announce?: RecordAnnounce | undefined },
+  ): Promise<AcceptResult> {
     const gateway = requireId(input.gateway, "gateway");
     const dedupKey = requireId(input.dedupKey, "dedupKey", 1024);
     const thread = requireId(input.thread, "thread", 1024);
@@ -113,13 +120,17 @@ export class Inbox {
       receivedAt: this.ctx.now(),
       attachments: input.attachments?.length ? toJson(input.attachments, "attachments") : null,
     };
-    if (this.#batch && !this.ctx.inTransaction()) return this.#batch.add(values);
     if (this.ctx.dialect === "sqlite") {
       const id = await this.ctx.run(async (db) => acceptInbox(db, values));
       return id === undefined ? { accepted: false, duplicate: true } : { accepted: true, id };
     }
-    const [id] = pg.ids(await this.ctx.run((db) => pg.pgRows(db, pg.inboxAccept([values]))));
-    return id !== undefined ? { accepted: true, id } : { accepted: false, duplicate: true };
+    if (options?.announce) values.announce = options.announce;
+    if (this.#batch && !this.ctx.inTransaction()) return this.#batch.add(values);
+    const [row] = await this.ctx.run((db) => pg.pgRows(db, pg.inboxAccept([values])));
+    if (!row) return { accepted: false, duplicate: true };
+    return row.announced === true
+      ? { accepted: true, id: Number(row.id), announced: true }
+      : { accepted: true, id: Number(row.id) };
   }
 
   async get(id: number): Promise<InboxRecord | undefined> {

@@ -47,20 +47,47 @@ const INBOX_ACCEPT = `INSERT INTO "inbox" (${INBOX_COLUMNS}) SELECT g, k, t, x, 
 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[]) \
 AS u(g, k, t, x, o, r, a) ON CONFLICT (gateway, dedup_key) DO NOTHING RETURNING id, gateway, dedup_key`;
 
-/** Queued inbox rows unless their (gateway, dedupKey) exists; returns the inserted ones (id, gateway, dedup_key). */
+// The same, each inserted row announced to its thread's holder in the statement (several instances):
+// a NOTIFY of the row's payload, its id added, when a session other than the recorder's lock session
+// holds the thread's advisory lock (pg_locks: classid/objid the key's halves, objsubid 1). Sent on
+// commit, so the holder reads a committed row; a row whose thread is free or held by the recorder is
+// not announced (its recorder takes or runs it). A key in a batch twice: one row inserted, one answer.
+const INBOX_ACCEPT_ANNOUNCED = `WITH u AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], \
+$4::text[], $5::text[], $6::bigint[], $7::text[], $8::bigint[], $9::int[], $10::text[], $11::text[]) \
+WITH ORDINALITY AS u(g, k, t, x, o, r, a, lk, lp, nc, np, n)), \
+ins AS (INSERT INTO "inbox" (${INBOX_COLUMNS}) SELECT g, k, t, x, o, 'queued', r, a FROM u ORDER BY n \
+ON CONFLICT (gateway, dedup_key) DO NOTHING RETURNING id, gateway, dedup_key) \
+SELECT DISTINCT ON (ins.id) ins.id, ins.gateway, ins.dedup_key, \
+CASE WHEN u.lk IS NOT NULL AND EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted \
+AND l.pid <> u.lp AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) \
+AND l.classid = ((u.lk >> 32) & 4294967295)::oid AND l.objid = (u.lk & 4294967295)::oid AND l.objsubid = 1) \
+THEN (SELECT true FROM pg_notify(u.nc, left(u.np, -1) || ',"id":' || ins.id::text || '}')) ELSE false END AS announced \
+FROM ins JOIN u ON u.g = ins.gateway AND u.k = ins.dedup_key ORDER BY ins.id, u.n`;
+
+/**
+ * Queued inbox rows unless their (gateway, dedupKey) exists; returns the inserted ones (id, gateway,
+ * dedup_key, and `announced` when a row had `announce` and went to its thread's holder).
+ */
 export function inboxAccept(rows: readonly AcceptRow[]): PgQuery {
-  return {
-    text: INBOX_ACCEPT,
-    params: [
-      rows.map((r) => r.gateway),
-      rows.map((r) => r.dedupKey),
-      rows.map((r) => r.thread),
-      rows.map((r) => r.text),
-      rows.map((r) => r.origin),
-      rows.map((r) => r.receivedAt),
-      rows.map((r) => r.attachments),
-    ],
-  };
+  const params: unknown[] = [
+    rows.map((r) => r.gateway),
+    rows.map((r) => r.dedupKey),
+    rows.map((r) => r.thread),
+    rows.map((r) => r.text),
+    rows.map((r) => r.origin),
+    rows.map((r) => r.receivedAt),
+    rows.map((r) => r.attachments),
+  ];
+  // Without announcements (one instance, a thread held here), the plain INSERT.
+  if (!rows.some((r) => r.announce)) return { text: INBOX_ACCEPT, params };
+  const announce = rows.map((r) => r.announce);
+  params.push(
+    announce.map((a) => a?.lock.key ?? null),
+    announce.map((a) => a?.lock.pid ?? null),
+    announce.map((a) => a?.channel ?? null),
+    announce.map((a) => a?.payload ?? null),
+  );
+  return { text: INBOX_ACCEPT_ANNOUNCED, params };
 }
 
 const INBOX_RUNNING = `UPDATE "inbox" SET status = 'running', started_at = $1 \

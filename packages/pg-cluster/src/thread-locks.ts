@@ -93,6 +93,18 @@ export class ThreadLocks {
   }
 
   /**
+   * What a statement on another connection needs to ask `pg_locks` whether a session other than this
+   * link's holds the thread's lock (an announcement to the holder folded into the statement that
+   * recorded the message: no lock request on the link): this link's backend pid and the lock's key
+   * (decimal). Undefined while the link is down.
+   */
+  lockOf(key: string): { pid: number; key: string } | undefined {
+    const pid = this.#link.backendPid;
+    if (pid === undefined || !this.#link.connected) return undefined;
+    return { pid, key: advisoryKey(threadLockName(key)).toString() };
+  }
+
+  /**
    * Whether any instance (this one included) holds the thread's lock now, asked of the server in a
    * statement shared with the other lock requests. A hint: it may be taken or let go right after.
    * Rejects when the link is down.

@@ -50,6 +50,14 @@ export interface Coordination {
     key: string,
     message: ClusterMessage,
   ): Promise<"acquired" | "announced" | "not-acquired">;
+  /**
+   * The announcement of a message being recorded for thread `key`, folded into the statement that
+   * records it (PostgreSQL: a NOTIFY in the inbox INSERT, sent when a session other than this
+   * instance's lock session holds the thread's lock): what that statement needs, `message` without
+   * its record `id` (the statement adds it). Undefined when it cannot (the link is down, the payload
+   * too large). The recorder of a message so announced asks for no lock. Optional.
+   */
+  recordAnnounce?(key: string, message: ClusterMessage): RecordAnnounce | undefined;
   releaseThread(key: string): Promise<void>;
   publish(message: ClusterMessage): Promise<void>;
   /** Returns an unsubscribe. Messages from this instance may arrive too. */
@@ -87,6 +95,16 @@ export interface Coordination {
    * count the lock as held. Optional: without it, `fence` is asked.
    */
   heldLock?(key: string): HeldLock;
+}
+
+/**
+ * A NOTIFY the statement recording a message sends when a session other than `lock.pid` holds the
+ * advisory lock `lock.key`: on `channel`, `payload` (a JSON object) with the record's `"id"` added.
+ */
+export interface RecordAnnounce {
+  lock: HeldLock;
+  channel: string;
+  payload: string;
 }
 
 /** A session advisory lock as PostgreSQL shows it: the backend pid holding it and its bigint key (decimal). */

@@ -1,10 +1,10 @@
 // A recorded message handed to its thread: run here under the busy policy, or (several instances)
 // announced to the instance that holds the thread.
-import type { Coordination } from "./coordination.js";
+import type { Coordination, RecordAnnounce } from "./coordination.js";
 import type { Ownership } from "./ownership.js";
 import type { SessionParts } from "./parts.js";
 import type { BusyPolicy } from "./policy.js";
-import type { QueuedMessage } from "./threads.js";
+import { gatewayThreadId, type QueuedMessage } from "./threads.js";
 
 export interface DispatchDeps {
   parts: SessionParts;
@@ -42,4 +42,20 @@ export async function dispatchRecorded(
   await d.coordination.publish(
     outcome === "elsewhere" ? held : { kind: "thread", gateway, thread, id: msg.inboxId },
   );
+}
+
+/**
+ * What the statement recording a message for the thread sends to its holder when another instance
+ * holds it (Coordination.recordAnnounce): the recorder then asks for no lock, where the failed take
+ * and its announcement were a lock statement per message of threads held elsewhere (#45.3). None for a
+ * thread held here, or without the coordination's support.
+ */
+export function recordAnnounceFor(
+  d: Pick<DispatchDeps, "ownership" | "coordination">,
+  gateway: string,
+  thread: string,
+): RecordAnnounce | undefined {
+  const threadId = gatewayThreadId(gateway, thread);
+  if (!d.coordination.recordAnnounce || d.ownership.holds(threadId)) return undefined;
+  return d.coordination.recordAnnounce(threadId, { kind: "thread", gateway, thread, held: true });
 }

@@ -43,7 +43,13 @@ export {
   type SessionPolicy,
   type ThreadSnapshot,
 } from "./session.js";
-export { announce, type ClusterMessage, type Coordination, localCoordination } from "./coordination.js";
+export {
+  announce,
+  type ClusterMessage,
+  type Coordination,
+  localCoordination,
+  type RecordAnnounce,
+} from "./coordination.js";
 export { DEFAULT_STREAM_INTERVAL_MS, DEFAULT_STREAM_UPDATE_TIMEOUT_MS, firstPiece } from "./streaming.js";
 export { type TraceSpan, useOpenTelemetry } from "./trace.js";
 export type { RateLimit, SenderAccessOptions } from "./access.js";

@@ -5,6 +5,7 @@ import { restricts, type SenderGate } from "./access.js";
 import type { DeliverResult, Gateway, GatewayEntryOptions, Inbound } from "./gateway.js";
 import type { originOf } from "./inbound.js";
 import type { Logger } from "pino";
+import type { RecordAnnounce } from "./coordination.js";
 import type { SessionStore } from "./store.js";
 import { inSpan } from "./trace.js";
 
@@ -22,7 +23,13 @@ export function recordInbound(
   inbound: Inbound,
   origin: ReturnType<typeof originOf>,
   operator: boolean,
-): Promise<DeliverResult | { accepted: true; id: number; refused: string }> {
+  /** Sent by the recording statement to the thread's holder (dispatch.ts recordAnnounceFor). */
+  announce?: RecordAnnounce,
+): Promise<
+  | DeliverResult
+  | { accepted: true; id: number; refused: string }
+  | { accepted: true; id: number; announced: true }
+> {
   const attributes = { "agentsvc.gateway": gateway.name, "agentsvc.gateway.type": gateway.type };
   return inSpan(
     `gateway.inbound ${gateway.name}`,
@@ -43,7 +50,7 @@ export function recordInbound(
       const accepted =
         (restricts(access) && !operator) || media
           ? await acceptChecked(deps, gateway, inbound, record, operator ? undefined : access, media)
-          : await deps.store.inbox.accept(record);
+          : await deps.store.inbox.accept(record, announce ? { announce } : undefined);
       span.setAttribute(
         "agentsvc.inbound.outcome",
         !accepted.accepted ? "duplicate" : "refused" in accepted ? "refused" : "accepted",

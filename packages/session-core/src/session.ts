@@ -34,7 +34,7 @@ import { BusyPolicy, type SessionPolicy } from "./policy.js";
 import { DEFAULT_RETENTION, pruneOnce } from "./retention.js";
 import { Scheduler } from "./scheduler.js";
 import { holdsConnection, SessionLead, stopGateways } from "./session-lead.js";
-import { dispatchRecorded } from "./dispatch.js";
+import { dispatchRecorded, recordAnnounceFor } from "./dispatch.js";
 import type { GatewaySessionOptions, GatewayStatus, ThreadSnapshot } from "./session-options.js";
 import { DEFAULT_THREAD_HOLD_MS, sessionSettings } from "./session-options.js";
 import { DEFAULT_STREAM_UPDATE_TIMEOUT_MS, Previews } from "./streaming.js";
@@ -316,7 +316,9 @@ export class GatewaySession {
     const origin = originOf(inbound, gateway.name);
     const entry = this.#entries.get(gateway.name);
     const deps = { store: this.#options.store, gate: this.#gate, entry, logger: this.loggerFor(gateway) };
-    const result = await recordInbound(deps, gateway, inbound, origin, options?.operator === true);
+    const d = { parts: this.#parts, ownership: this.#ownership, coordination: this.#coordination };
+    const announce = recordAnnounceFor(d, gateway.name, inbound.thread);
+    const result = await recordInbound(deps, gateway, inbound, origin, options?.operator === true, announce);
     this.#options.observer?.onInbound?.(gateway.name, result.accepted ? "accepted" : "duplicate");
     if (!result.accepted) return result;
     if ("refused" in result) {
@@ -324,6 +326,8 @@ export class GatewaySession {
       return { accepted: true, id: result.id };
     }
     fault("after-record");
+    // Announced to the thread's holder by the statement that recorded it: its holder takes it.
+    if ("announced" in result && result.announced) return { accepted: true, id: result.id };
     const msg: QueuedMessage = {
       inboxId: result.id,
       text: inbound.text,
@@ -331,16 +335,10 @@ export class GatewaySession {
       ...(inbound.attachments?.length ? { attachments: inbound.attachments } : {}),
     };
     // Held until recovery has run, and never scheduled twice (recovery may have found it too).
-    const d = {
-      parts: this.#parts,
-      ownership: this.#ownership,
-      coordination: this.#coordination,
-      policy: this.#policy,
-      known: this.#known,
-    };
+    const all = { ...d, policy: this.#policy, known: this.#known };
     this.#track(
       (this.#recovered ?? Promise.resolve()).then(() =>
-        dispatchRecorded(d, gateway.name, inbound.thread, msg),
+        dispatchRecorded(all, gateway.name, inbound.thread, msg),
       ),
     );
     return result;

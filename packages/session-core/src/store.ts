@@ -5,23 +5,30 @@
 // its inbox record and its reply), whichever code makes them.
 import type { Decision, DecisionKind, InboxRecord, RunOrigin, RunStore } from "@agentsvc/agent-core";
 import type { AttachmentRef, SessionBlobs } from "@agentsvc/adapter-kit";
-import type { HeldLock } from "./coordination.js";
+import type { HeldLock, RecordAnnounce } from "./coordination.js";
 
 export type { InboxRecord };
 
 export type InboxDoneStatus = "done" | "rejected" | "failed";
 
 export interface SessionInbox {
-  /** Atomic; unique on (gateway, dedupKey); a new record is `queued`. */
-  accept(input: {
-    gateway: string;
-    dedupKey: string;
-    thread: string;
-    text: string;
-    origin: RunOrigin;
-    /** Kept with the record (JSON); a store without the column ignores it. */
-    attachments?: AttachmentRef[];
-  }): Promise<{ accepted: true; id: number } | { accepted: false; duplicate: true }>;
+  /**
+   * Atomic; unique on (gateway, dedupKey); a new record is `queued`. `announce` (several instances):
+   * sent by the recording statement where the store can (PostgreSQL), answered `announced` when it
+   * went to the thread's holder; a store that cannot ignores it.
+   */
+  accept(
+    input: {
+      gateway: string;
+      dedupKey: string;
+      thread: string;
+      text: string;
+      origin: RunOrigin;
+      /** Kept with the record (JSON); a store without the column ignores it. */
+      attachments?: AttachmentRef[];
+    },
+    options?: { announce?: RecordAnnounce | undefined },
+  ): Promise<{ accepted: true; id: number; announced?: boolean } | { accepted: false; duplicate: true }>;
   markRunning(id: number): Promise<unknown>;
   markDone(id: number, status: InboxDoneStatus): Promise<unknown>;
   /**

@@ -80,6 +80,15 @@ export async function pgCoordination(options: {
       const answer = await locks.tryLockOrNotify(key, { channel: bus.channel, payload });
       return answer === "taken" ? "acquired" : answer === "notified" ? "announced" : "not-acquired";
     },
+    // The announcement sent by the inbox INSERT when another instance holds the thread (no lock
+    // statement on the link). Room is left for the record's id in the payload.
+    recordAnnounce(key, message) {
+      const lock = locks.lockOf(key);
+      if (!lock || locks.isHeld(key)) return undefined;
+      const payload = JSON.stringify({ ...message, target: targetOf(message) });
+      if (Buffer.byteLength(payload, "utf8") >= cluster.NOTIFY_PAYLOAD_LIMIT - 32) return undefined;
+      return { lock, channel: bus.channel, payload };
+    },
     async releaseThread(key) {
       await locks.unlock(key);
     },

@@ -1,0 +1,104 @@
+// An inbox accept on PostgreSQL that announces its record to the thread's holder (several instances,
+// #45.3): the INSERT itself sends the NOTIFY, with the record's id, when a session other than the
+// recorder's lock session holds the thread's advisory lock; the recorder then needs no lock statement
+// of its own to announce it.
+import type { RunOrigin } from "@agentsvc/agent-core";
+import { postgresMissing } from "@agentsvc/pg-test";
+import { afterEach, describe, expect, it } from "vitest";
+import type { ChatDb } from "../src/index.js";
+import { postgresDriver, postgresUrlOf, tempRoot } from "./helpers.js";
+import { storePg } from "./pg-statements.js";
+
+const origin: RunOrigin = { gateway: "g", thread: "t", meta: {} };
+const KEY = "7355609";
+const CHANNEL = "announce_test";
+const PAYLOAD = '{"kind":"thread","gateway":"g","thread":"t","held":true,"target":"g:t"}';
+
+type Client = InstanceType<ReturnType<typeof storePg>["Client"]>;
+const open: { close(): Promise<void> }[] = [];
+
+afterEach(async () => {
+  for (const o of open.splice(0).reverse()) await o.close();
+});
+
+/** A store in a fresh database, and sessions of the test's own: the recorder's link, the holder (listening). */
+async function rig() {
+  const appRoot = tempRoot();
+  const db = await postgresDriver.open({ appRoot });
+  const url = await postgresUrlOf(appRoot);
+  const clients: Client[] = [];
+  open.push({
+    async close() {
+      for (const c of clients) await c.end();
+      db.close();
+      await db.closedSettled;
+    },
+  });
+  const session = async () => {
+    const client = new (storePg().Client)({ connectionString: url });
+    await client.connect();
+    clients.push(client);
+    const pid = Number((await client.query("SELECT pg_backend_pid() AS pid")).rows[0]!.pid);
+    return { client, pid };
+  };
+  const link = await session();
+  const holder = await session();
+  const heard: string[] = [];
+  holder.client.on("notification", (n) => heard.push(n.payload ?? ""));
+  await holder.client.query(`LISTEN ${CHANNEL}`);
+  /** Every notification sent before now, heard: a marker sent after them arrives after them. */
+  const settled = async () => {
+    const marker = `marker ${heard.length}-${Math.random()}`;
+    await link.client.query("SELECT pg_notify($1, $2)", [CHANNEL, marker]);
+    for (let i = 0; i < 500 && !heard.includes(marker); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(heard).toContain(marker);
+    return heard.filter((h) => !h.startsWith("marker "));
+  };
+  return { db, link, holder, settled };
+}
+
+const accept = (db: ChatDb, dedupKey: string, pid: number) =>
+  db.inbox.accept(
+    { gateway: "g", dedupKey, thread: "t", text: `text ${dedupKey}`, origin },
+    { announce: { lock: { pid, key: KEY }, channel: CHANNEL, payload: PAYLOAD } },
+  );
+
+describe.skipIf(postgresMissing)("[postgres] an inbox accept with an announcement", () => {
+  it("is announced by its INSERT when another session holds the thread's lock: one NOTIFY carrying the record's id, answered announced", async () => {
+    const { db, link, holder, settled } = await rig();
+    await holder.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
+    const result = await accept(db, "m1", link.pid);
+    expect(result).toEqual({ accepted: true, id: expect.any(Number), announced: true });
+    const id = (result as { id: number }).id;
+    expect((await settled()).map((p) => JSON.parse(p))).toEqual([{ ...JSON.parse(PAYLOAD), id }]);
+    // Committed when announced: the holder reads it.
+    expect((await db.inbox.queued("g", "t")).map((r) => r.id)).toEqual([id]);
+  });
+
+  it("announces each record of a grouped INSERT with its own id, and a repeat of a stored key not at all", async () => {
+    const { db, link, holder, settled } = await rig();
+    await holder.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
+    await accept(db, "m0", link.pid);
+    // Made in one tick: one INSERT for the three.
+    const results = await Promise.all([
+      accept(db, "m1", link.pid),
+      accept(db, "m0", link.pid),
+      accept(db, "m2", link.pid),
+    ]);
+    expect(results).toEqual([
+      { accepted: true, id: expect.any(Number), announced: true },
+      { accepted: false, duplicate: true },
+      { accepted: true, id: expect.any(Number), announced: true },
+    ]);
+    const ids = (await settled()).map((p) => (JSON.parse(p) as { id: number }).id);
+    expect(ids.slice(1)).toEqual(results.filter((r) => r.accepted).map((r) => (r as { id: number }).id));
+  });
+
+  it("is not announced when no session holds the thread's lock, nor when the recorder's own session holds it", async () => {
+    const { db, link, settled } = await rig();
+    expect(await accept(db, "m1", link.pid)).toEqual({ accepted: true, id: expect.any(Number) });
+    await link.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
+    expect(await accept(db, "m2", link.pid)).toEqual({ accepted: true, id: expect.any(Number) });
+    expect(await settled()).toEqual([]);
+  });
+});
