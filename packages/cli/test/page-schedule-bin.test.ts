@@ -5,17 +5,27 @@
 // A schedule's `timezone` reads its cron fields in that zone; `catchUp: last` runs the tick missed
 // while the service was down (the default does not). `budgets.perAgent` refuses the turns of an
 // agent without a limit of its own in `budgets.agents` (the writer's and the root agent's run).
+// Schedules to a WhatsApp entry, whose numbers' 24-hour windows are closed in the fake: one naming
+// `to.templateName` / `templateLanguage` is sent as that template; a plain one's text fails (Meta's
+// 131047) and the entry's `templateName` is sent to reopen the conversation.
 import { ChatDb } from "@agentsvc/chat-store";
-import { eventually } from "@agentsvc/testkit";
+import { eventually, FakeWhatsApp } from "@agentsvc/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runBinAsync, type Served, serveBin } from "./child.js";
-import { tempDir, writeFiles } from "./helpers.js";
+import { linkPackages, tempDir, writeFiles } from "./helpers.js";
 
 // UTC+5 all year (no daylight saving): a cron hour read in UTC instead is five hours off.
 const ZONE = "Asia/Karachi";
 const hourIn = (zone: string, at: number) =>
   Number(new Intl.DateTimeFormat("en-GB", { timeZone: zone, hour: "2-digit", hourCycle: "h23" }).format(at));
 const DAY_MS = 86_400_000;
+const WA = {
+  WA_ACCESS_TOKEN: "tok",
+  WA_PHONE_NUMBER_ID: "1065",
+  WA_APP_SECRET: "app-secret",
+  WA_VERIFY_TOKEN: "vt",
+};
+const [PLAIN, TEMPLATED] = ["15550004242", "15550004343"];
 
 const agent = (name: string, text: string) =>
   `export default { kind: "agent", name: "${name}", model: { provider: "demo", script: [{ text: "${text}" }] } };\n`;
@@ -23,8 +33,17 @@ const agent = (name: string, text: string) =>
 describe("agentsvc start: a schedule to a chat page user's conversation", () => {
   let served: Served;
   let dir: string;
+  let whatsapp: FakeWhatsApp;
 
   beforeAll(async () => {
+    whatsapp = await FakeWhatsApp.start({
+      appSecret: WA.WA_APP_SECRET,
+      accessToken: WA.WA_ACCESS_TOKEN,
+      phoneNumberId: WA.WA_PHONE_NUMBER_ID,
+      verifyToken: WA.WA_VERIFY_TOKEN,
+    });
+    whatsapp.windowClosed.add(PLAIN);
+    whatsapp.windowClosed.add(TEMPLATED);
     const now = hourIn(ZONE, Date.now());
     const zoned = `${now},${(now + 1) % 24}`;
     const hashed = await runBinAsync([
@@ -72,7 +91,11 @@ describe("agentsvc start: a schedule to a chat page user's conversation", () => 
         "cron: '0 0 3 * * *'\ncatchUp: last\nprompt: Nightly digest\nto: { page: web, user: ada, conversation: nightly }\n",
       "schedules/nightly-skip.yaml":
         "cron: '0 0 3 * * *'\nprompt: Skipped digest\nto: { page: web, user: ada, conversation: nightly-skip }\n",
+      "gateways/whatsapp.yaml": `type: whatsapp\naccessTokenEnvVar: WA_ACCESS_TOKEN\nphoneNumberIdEnvVar: WA_PHONE_NUMBER_ID\nappSecretEnvVar: WA_APP_SECRET\nverifyTokenEnvVar: WA_VERIFY_TOKEN\napiBaseUrl: ${whatsapp.url}\ntemplateName: reopen_chat\n`,
+      "schedules/wa-plain.yaml": `cron: '*/2 * * * * *'\nprompt: Plain report\nto: { gateway: whatsapp, thread: "${PLAIN}" }\n`,
+      "schedules/wa-templated.yaml": `cron: '*/2 * * * * *'\nprompt: Templated report\nto: { gateway: whatsapp, thread: "${TEMPLATED}", templateName: weekly_report, templateLanguage: en_US }\n`,
     });
+    linkPackages(dir, { "@agentsvc/gateway-whatsapp": "packages/gateway-whatsapp" });
     const db = await ChatDb.open({ appRoot: dir, path: "./data/chat.db" });
     const threeDaysAgo = Math.floor(Date.now() / DAY_MS - 3) * DAY_MS + 3 * 3_600_000;
     for (const schedule of ["nightly", "nightly-skip"]) {
@@ -80,11 +103,34 @@ describe("agentsvc start: a schedule to a chat page user's conversation", () => 
       await db.scheduleTicks.finish(schedule, threeDaysAgo, "delivered");
     }
     await db.close();
-    served = await serveBin(["start", dir, "--port", "0"]);
+    served = await serveBin(["start", dir, "--port", "0"], WA);
+    // Meta's status webhooks (a text refused outside the window) go to the service's route.
+    whatsapp.webhookUrl = `${served.url}/webhooks/whatsapp`;
   }, 60_000);
   afterAll(async () => {
     await served?.stop();
+    await whatsapp?.close();
   });
+
+  it("a schedule's to.templateName sends its reply as that template; a plain text refused outside the window gets the entry's templateName to reopen the conversation", async () => {
+    const sentTo = (to: string) => whatsapp.sent.filter((m) => m.to === to);
+    await eventually(() => sentTo(TEMPLATED).length > 0, "the templated tick", 20_000);
+    expect(sentTo(TEMPLATED)[0]).toMatchObject({
+      type: "template",
+      template: { name: "weekly_report", language: "en_US" },
+      text: "From the root agent.",
+    });
+    await eventually(
+      () => sentTo(PLAIN).some((m) => m.type === "template"),
+      "the re-engagement template",
+      20_000,
+    );
+    expect(sentTo(PLAIN).find((m) => m.type === "template")).toMatchObject({
+      template: { name: "reopen_chat", language: "en_US" },
+    });
+    // The text went first and failed (131047): the template only reopens the window.
+    expect(sentTo(PLAIN)[0]?.type).toBe("text");
+  }, 60_000);
 
   it("signs in with the hashed password; the writer's scheduled turns show in ada's digest conversation, the every-10s schedule's on the root agent, the zoned one's in Karachi hours, the missed nightly tick with catchUp: last only; the disabled schedule never runs, the critic's are refused by perAgent", async () => {
     const api = `${served.url}/chat/api`;
