@@ -61,6 +61,7 @@ export class OutboxSender {
   /** Several instances: the pieces this one may send (its partitions, outbox-shares.ts); all when unset. */
   #mine: ((row: OutboxRow) => boolean) | undefined;
   #fence: (() => RoleFence) | undefined;
+  #share = 1;
   #batch: Promise<unknown> | undefined; // the sends in flight
   /** Told how each pass went: a backlog once `backlogAfter` pieces went in one pass, and what a pass sent. */
   pressure: { backlogAfter: number; backlog(): void; passed(sent: number): void } | undefined;
@@ -112,11 +113,13 @@ export class OutboxSender {
 
   /**
    * From the next batch on, sends only the pieces `mine` accepts (all when undefined); `fence`: what
-   * each due read checks the roles it sends for with (outbox-fence.ts; none when undefined).
+   * each due read checks the roles it sends for with (outbox-fence.ts; none when undefined);
+   * `share`: about which part of the due pieces `mine` accepts (its first read asks for 1/share as many).
    */
-  restrict(mine: ((row: OutboxRow) => boolean) | undefined, fence?: () => RoleFence): void {
+  restrict(mine: ((row: OutboxRow) => boolean) | undefined, fence?: () => RoleFence, share = 1): void {
     this.#mine = mine;
     this.#fence = fence;
+    this.#share = mine ? Math.min(1, Math.max(share, 1 / 64)) : 1;
   }
 
   /** Resolves once the batch in flight (read before a `restrict`) is over. */
@@ -306,7 +309,9 @@ export class OutboxSender {
   /** Due pieces of gateways that are not held: asks for more while held ones fill the answer. */
   async #due(now: number, want: number): Promise<OutboxRow[]> {
     const due: FencedDue = this.#store.outbox.due.bind(this.#store.outbox);
-    for (let limit = want; ; limit *= 2) {
+    // A sender restricted to a share asks for enough at once (doubling from `want`, a sender with
+    // a quarter of the partitions read the queue ~3 times a pass).
+    for (let limit = Math.ceil(want / this.#share); ; limit *= 2) {
       const rows = await due(now, limit, this.#fence?.());
       const sendable = rows.filter((row) => !this.#held.has(row.gateway) && (this.#mine?.(row) ?? true));
       if (sendable.length >= want || rows.length < limit) return sendable.slice(0, want);

@@ -150,6 +150,7 @@ export class OutboxShares {
       sender.restrict(
         (row: OutboxRow) => mine.has(outboxPartition(row.gateway, row.thread, pinned(row.gateway))),
         fence,
+        mine.size / OUTBOX_PARTITIONS,
       );
     }
     if (this.#mine.size > 0) {

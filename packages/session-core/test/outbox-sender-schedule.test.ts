@@ -147,6 +147,21 @@ describe("a sender restricted to some pieces (several instances, outbox-shares.t
     expect(elsewhere).toEqual([]);
     expect(mock.textsTo("mine")).toEqual(["m1"]);
   });
+
+  it("asks for as many more pieces in its first read as its share is small: a quarter share reads 32 for 8 sends, not 8, 16, then 32", async () => {
+    const mock = new MockGateway({ name: "mock" });
+    const { store, sender } = setUp([mock]);
+    const threads = Array.from({ length: 40 }, (_, i) => `t${i}`);
+    await store.outbox.enqueue(threads.map((t) => piece("mock", t, t)));
+    const mine = new Set(threads.filter((_, i) => i % 4 === 0));
+    sender.restrict((row) => mine.has(row.thread), undefined, 1 / 4);
+    const reads = countReads(store);
+    sender.start();
+    await sender.settled();
+    expect(mock.sent.map((s) => s.thread).sort()).toEqual([...mine].sort());
+    // 8 of the first 32 heads are its own; then the 2 left among the 32 others (a read of 64 finds them all).
+    expect(reads.due).toEqual([32, 32, 64]);
+  });
 });
 
 describe("passes over the queue", () => {
