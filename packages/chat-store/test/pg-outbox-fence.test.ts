@@ -21,7 +21,6 @@ async function rig() {
   const url = await postgresUrlOf(appRoot);
   const session = async () => {
     const client = new (storePg().Client)({ connectionString: url });
-    client.on("error", () => undefined);
     await client.connect();
     const pid = Number((await client.query("SELECT pg_backend_pid() AS pid")).rows[0]!.pid);
     let ended = false;

@@ -95,6 +95,13 @@ export interface Coordination {
    * count the lock as held. Optional: without it, `fence` is asked.
    */
   heldLock?(key: string): HeldLock;
+  /**
+   * The lock of a role this instance leads (`lead(role)`) as a statement on another connection
+   * checks it in `pg_locks`; undefined when this instance does not count it as held. The outbox
+   * sender's due read checks its `outbox:<i>` roles with it, so an instance whose link is gone
+   * unnoticed reads nothing more to send (outbox-fence.ts). Optional: without it, no such check.
+   */
+  roleLock?(role: string): HeldLock | undefined;
 }
 
 /**

@@ -6,24 +6,12 @@
 // sends too. So the due read names the roles' locks and the session that must hold them, and the
 // store refuses the read (`role_not_held`) when that session does not hold them all.
 import type { Coordination, HeldLock } from "./coordination.js";
-import type { OutboxRow } from "./store.js";
 
 /** What the due read checks: the session that must hold the locks, and their keys (decimal). */
 export interface RoleFence {
   pid: number;
   keys: string[];
 }
-
-/** A coordination that can name the lock of a role it leads (the server's: pg-cluster's roleLock). */
-export interface RoleLocks {
-  roleLock?(role: string): HeldLock | undefined;
-}
-
-/**
- * The store's due read, with the fence (chat-store checks it on PostgreSQL; a store of one instance
- * has no roles to check and may ignore it).
- */
-export type FencedDue = (now: number, limit: number, fence?: RoleFence) => Promise<OutboxRow[]>;
 
 /** The code of a due read refused for want of a role (the store's error, or this file's). */
 const ROLE_NOT_HELD = "role_not_held";
@@ -34,10 +22,9 @@ const ROLE_NOT_HELD = "role_not_held";
  * not count a role as held any more (its loss is being handled).
  */
 export function roleFence(coordination: Coordination, roles: string[]): (() => RoleFence) | undefined {
-  const { roleLock } = coordination as Coordination & RoleLocks;
-  if (!roleLock || roles.length === 0) return undefined;
+  if (!coordination.roleLock || roles.length === 0) return undefined;
   return () => {
-    const locks = roles.map((role) => roleLock.call(coordination, role));
+    const locks = roles.map((role) => coordination.roleLock?.(role));
     const pid = locks[0]?.pid;
     if (pid === undefined || locks.some((lock) => lock?.pid !== pid))
       throw Object.assign(new Error("this instance no longer holds its outbox roles"), {

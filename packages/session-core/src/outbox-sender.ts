@@ -10,7 +10,7 @@ import type { GatewaySendError } from "@agentsvc/adapter-kit";
 import type { Gateway, SendResult } from "./gateway.js";
 import { deliverPiece, draftOf } from "./outbox-deliver.js";
 import { type FailureDeps, failedSend } from "./outbox-failure.js";
-import { type FencedDue, type RoleFence, roleRefused } from "./outbox-fence.js";
+import { type RoleFence, roleRefused } from "./outbox-fence.js";
 import { OUTBOX_IDLE_POLL_MS } from "./outbox-look.js";
 import {
   cutPause,
@@ -308,11 +308,10 @@ export class OutboxSender {
 
   /** Due pieces of gateways that are not held: asks for more while held ones fill the answer. */
   async #due(now: number, want: number): Promise<OutboxRow[]> {
-    const due: FencedDue = this.#store.outbox.due.bind(this.#store.outbox);
     // A sender restricted to a share asks for enough at once (doubling from `want`, a sender with
     // a quarter of the partitions read the queue ~3 times a pass).
     for (let limit = Math.ceil(want / this.#share); ; limit *= 2) {
-      const rows = await due(now, limit, this.#fence?.());
+      const rows = await this.#store.outbox.due(now, limit, this.#fence?.());
       const sendable = rows.filter((row) => !this.#held.has(row.gateway) && (this.#mine?.(row) ?? true));
       if (sendable.length >= want || rows.length < limit) return sendable.slice(0, want);
     }

@@ -6,6 +6,7 @@
 import type { Decision, DecisionKind, InboxRecord, RunOrigin, RunStore } from "@agentsvc/agent-core";
 import type { AttachmentRef, SessionBlobs } from "@agentsvc/adapter-kit";
 import type { HeldLock, RecordAnnounce } from "./coordination.js";
+import type { RoleFence } from "./outbox-fence.js";
 
 export type { InboxRecord };
 
@@ -123,8 +124,12 @@ export interface SessionOutbox {
       traceparent?: string;
     }[],
   ): Promise<number[]>;
-  /** Due pending rows, each the oldest pending row of its (gateway, thread). */
-  due(now: number, limit?: number): Promise<OutboxRow[]>;
+  /**
+   * Due pending rows, each the oldest pending row of its (gateway, thread). `fence` (several
+   * instances): refused, with an error whose `code` is `role_not_held`, unless the session it names
+   * holds every lock it lists (PostgreSQL; a store of one instance has no roles and may ignore it).
+   */
+  due(now: number, limit?: number, fence?: RoleFence): Promise<OutboxRow[]>;
   nextDueAt(): Promise<number | undefined>;
   markSent(id: number, platformId?: string): Promise<boolean>;
   markRetry(id: number, nextAttemptAt: number, error: string): Promise<boolean>;

@@ -113,6 +113,8 @@ export async function pgCoordination(options: {
     fence: (key) => locks.assertHeld(key),
     // The same check folded into the statement ending a turn (no round trip on the link).
     heldLock: (key) => locks.heldLock(key),
+    // The outbox sender's due read checks its roles' locks with it (session-core outbox-fence.ts).
+    roleLock: (role) => cluster.roleLock(link, role),
     async close() {
       for (const leader of leaders) await leader.stop();
       await leadership.stop();
