@@ -1,14 +1,5 @@
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BLOCK_ROWS, ROW_PACKAGES, type RowContext } from "./block-rows.js";
@@ -16,12 +7,12 @@ import { MEDIA_ROWS } from "./media-rows.js";
 import { ADAPTER_ROWS } from "./adapter-rows.js";
 import { CONNECTION_ROW_PACKAGES, CONNECTION_ROWS } from "./connection-rows.js";
 import { type LocalRegistry, startLocalRegistry } from "../../registry/local-registry.js";
-import { NPM_FLAGS, run, type Started, startServer } from "./outside.js";
+import { NPM_FLAGS, run, type Started, startServer, userHome } from "./outside.js";
 import { packAll, repoRoot } from "../../registry/pack.js";
 
 // One user's machine: a folder outside the workspace, the packed packages behind a private
 // registry on 127.0.0.1, and plain npm (no workspace, no overrides).
-const home = mkdtempSync(join(tmpdir(), "agentsvc-outside-"));
+const home = userHome("agentsvc-outside-");
 const tarballs = join(home, "tarballs");
 const globalPrefix = join(home, "global");
 const app = join(home, "my-agent");

@@ -4,25 +4,16 @@
 // new versions (no `workspace:` range left), install with plain npm outside the workspace, and
 // import under Node and type-check under TypeScript. CONTRIBUTING.md "Releasing" is the procedure.
 import { execFile } from "node:child_process";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { cp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalRegistry, startLocalRegistry } from "../../registry/local-registry.js";
 import { packRecursive, publishablePackages, repoRoot } from "../../registry/pack.js";
-import { NPM_FLAGS, run } from "./outside.js";
+import { NPM_FLAGS, run, userHome } from "./outside.js";
 
-const home = mkdtempSync(join(tmpdir(), "agentsvc-release-"));
+const home = userHome("agentsvc-release-");
 const scratch = join(home, "repo");
 const tarballDir = join(home, "tarballs");
 const changesetBin = join(repoRoot, "node_modules/@changesets/cli/bin.js");
