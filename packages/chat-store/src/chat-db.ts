@@ -190,7 +190,7 @@ export class ChatDb {
     checkDatasource(datasource, options.datasources, options.source);
     const file = resolveStorePath(options.appRoot, options.path, options.source);
     const durability = durabilityOf(options, file);
-    const load = options.driver ?? defaultDriver;
+    const load = options.driver ?? defaultDriver();
     const sqlite = connect(file, load);
     try {
       sqlite.pragma(`busy_timeout = ${busyTimeoutOf(options)}`);

@@ -1,6 +1,8 @@
-// The SQLite driver is loaded here, once, with a dynamic import so that a missing or broken
+// The SQLite driver is loaded here, once, at the first open() of a SQLite store (not when the package
+// is imported: a PostgreSQL-only project never loads the native module), so that a missing or broken
 // better-sqlite3 turns into a ChatDbError at open() that names the store file, instead of an
-// anonymous module-resolution crash when the package is imported.
+// anonymous module-resolution crash.
+import { createRequire } from "node:module";
 import type BetterSqlite3 from "better-sqlite3";
 import type { drizzle as drizzleFn } from "drizzle-orm/better-sqlite3";
 import { ChatDbError, describeError } from "./errors.js";
@@ -17,20 +19,28 @@ export type DriverLoad =
   | { ok: true; driver: SqliteDriver }
   | { ok: false; moduleName: string; error: string };
 
-export async function loadDriver(moduleName = "better-sqlite3"): Promise<DriverLoad> {
+const require = createRequire(import.meta.url);
+
+/** Loads the driver (synchronously: open() is). */
+export function loadDriver(moduleName = "better-sqlite3"): DriverLoad {
   try {
-    const sqliteModule = (await import(moduleName)) as { default: typeof BetterSqlite3 };
+    const Database = require(moduleName) as typeof BetterSqlite3;
     const drizzleModule = loadDrizzleSqlite();
-    return { ok: true, driver: { Database: sqliteModule.default, drizzle: drizzleModule.drizzle } };
+    return { ok: true, driver: { Database, drizzle: drizzleModule.drizzle } };
   } catch (err) {
     return { ok: false, moduleName, error: describeError(err) };
   }
 }
 
-export const defaultDriver: DriverLoad = await loadDriver();
+let loaded: DriverLoad | undefined;
+/** better-sqlite3, loaded at the first call. */
+export const defaultDriver = (): DriverLoad => {
+  loaded ??= loadDriver();
+  return loaded;
+};
 
 /** Opens the file with the loaded driver; every failure names the file and how to fix it. */
-export function connect(file: string, load: DriverLoad = defaultDriver): SqliteConnection {
+export function connect(file: string, load: DriverLoad = defaultDriver()): SqliteConnection {
   if (!load.ok) {
     throw new ChatDbError(
       "driver_missing",

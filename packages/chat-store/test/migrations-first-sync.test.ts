@@ -66,7 +66,8 @@ describe("the synced commits of schema steps", () => {
 
 /** better-sqlite3 recording the synchronous level each `journal_mode = WAL` ran under. */
 function recordingDriver(seenAtSwitch: number[]): ChatDbOptions["driver"] {
-  if (!defaultDriver.ok) throw new Error("better-sqlite3 is not loadable here");
+  const load = defaultDriver();
+  if (!load.ok) throw new Error("better-sqlite3 is not loadable here");
   class Recording extends Database {
     override pragma(source: string, options?: Database.PragmaOptions): unknown {
       if (/^journal_mode = WAL$/i.test(source))
@@ -74,7 +75,7 @@ function recordingDriver(seenAtSwitch: number[]): ChatDbOptions["driver"] {
       return super.pragma(source, options);
     }
   }
-  return { ok: true, driver: { ...defaultDriver.driver, Database: Recording as typeof Database } };
+  return { ok: true, driver: { ...load.driver, Database: Recording as typeof Database } };
 }
 
 describe("the switch to WAL at open", () => {

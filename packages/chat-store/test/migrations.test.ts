@@ -257,7 +257,7 @@ describe("schema: migrations", () => {
 
   it("a missing SQLite driver fails loudly at open, naming the file", async () => {
     const root = tempRoot();
-    const driver = await loadDriver("better-sqlite3-not-installed");
+    const driver = loadDriver("better-sqlite3-not-installed");
     expect(driver.ok).toBe(false);
     expectChatDbError(
       () => ChatDb.open({ appRoot: root, driver }),
