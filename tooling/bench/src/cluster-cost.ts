@@ -138,6 +138,16 @@ class Probe {
     throw new Error("the gateway messages were not all answered within 300 s");
   }
 
+  /** p50, p90 and p99 ms from a reply's commit to its send, over the replies committed since `since` (ms epoch). */
+  async sendDelays(since: number): Promise<number[]> {
+    const { rows } = await this.#db.query(
+      `SELECT percentile_cont(ARRAY[0.5, 0.9, 0.99]) WITHIN GROUP (ORDER BY finished_at - created_at) AS bench_probe
+         FROM outbox WHERE status = 'sent' AND created_at >= $1`,
+      [since],
+    );
+    return ((rows[0]?.bench_probe as number[] | null) ?? []).map(Number);
+  }
+
   async close(): Promise<void> {
     await this.#stats.end();
     await this.#db.end();
@@ -247,8 +257,16 @@ async function measure(pg: TestPostgres, kind: Kind, instances: number, tree?: s
       }
       await load(kind, servers, WARM * instances, probe); // the pools open again: not reported
       const start = await probe.sample();
+      const startedAt = Date.now();
       await load(kind, servers, REQUESTS, probe);
       const done = await probe.sample();
+      // The outbox sender's share of a reply's latency: from the turn's commit to the platform's answer.
+      if (kind === "gateway") {
+        const [p50, p90, p99] = (await probe.sendDelays(startedAt)).map((ms) => fmt(ms, 0));
+        console.log(
+          `${tree ? "BEFORE " : ""}${kind}, ${instances}: reply committed -> sent ms p50 ${p50}, p90 ${p90}, p99 ${p99}`,
+        );
+      }
       const sent = Math.ceil(REQUESTS / instances) * instances;
       const perK = (a: number, b: number) => ((b - a) / sent) * 1000;
       await printStop(`${tree ? "BEFORE " : ""}${kind}, ${instances}`, probe, servers);

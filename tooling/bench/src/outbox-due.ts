@@ -86,6 +86,7 @@ export async function benchOutboxDue(): Promise<Row[]> {
         floor("no statistics", fresh),
         row("after ANALYZE", analyzed),
         floor("after ANALYZE", analyzed),
+        await fenceCost(url, (fence) => db.outbox.due(1_000, 32, fence).then(() => {})),
       ];
     } finally {
       await client.end();
@@ -95,5 +96,43 @@ export async function benchOutboxDue(): Promise<Row[]> {
   } finally {
     rmSync(root, { recursive: true, force: true });
     await pg.stop();
+  }
+}
+
+/** Advisory locks the fence's session holds: four outbox roles and an instance's default cap of held threads. */
+const HELD_LOCKS = 1_004;
+
+/**
+ * The sender's role fence (#45.3): the same due read checking in pg_locks that one session holds
+ * the four outbox roles, while that session holds 1,000 more advisory locks (threads at the default
+ * cap), alternated with the read without the fence.
+ */
+async function fenceCost(
+  url: string,
+  due: (fence?: { pid: number; keys: string[] }) => Promise<void>,
+): Promise<Row> {
+  const holder = pgClient(url);
+  await holder.connect();
+  try {
+    await holder.query(`SELECT pg_advisory_lock(k) FROM generate_series(1, ${HELD_LOCKS}) AS k`);
+    const pid = Number((await holder.query("SELECT pg_backend_pid() AS pid")).rows[0]?.pid);
+    const fence = { pid, keys: ["1001", "1002", "1003", "1004"] };
+    await due(fence); // parsed and planned once before timing, as the plain read was
+    const fenced: number[] = [];
+    const plain: number[] = [];
+    for (let i = 0; i < CALLS; i++) {
+      plain.push(...(await timeEach(1, () => due())));
+      fenced.push(...(await timeEach(1, () => due(fence))));
+    }
+    const [f, p] = [percentile(fenced, 50), percentile(plain, 50)];
+    return {
+      metric: `outbox due read p50 ms with the sender's role fence (4 roles; ${HELD_LOCKS.toLocaleString("en")} advisory locks held), after ANALYZE; baseline: the read without it`,
+      value: fmt(f, 3),
+      baseline: fmt(p, 3),
+      ratio: fmt(f / p, 3),
+      target: "",
+    };
+  } finally {
+    await holder.end();
   }
 }
