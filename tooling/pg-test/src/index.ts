@@ -1,5 +1,6 @@
 // A throwaway PostgreSQL server from Debian's packages, for tests: a fresh data directory in the
-// temp folder, a free port on 127.0.0.1, trust auth for loopback only, stopped (and deleted) after.
+// temp folder, a free port on 127.0.0.1, trust auth for loopback only, stopped (and deleted) after,
+// by stop() or, when the process that started it is gone without stopping it, by its watchdog.
 // PostgreSQL refuses to run as root, so under root the server runs as the `postgres` system user.
 // The data directory is a copy of one initdb output kept in the temp folder (made by the first
 // start on the machine): initdb was most of a start, 2.9-5.7 s against 0.7-1.3 s for the copy
@@ -19,6 +20,7 @@ import {
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
+import { watchServer } from "./watchdog.js";
 
 export interface TestPostgres {
   /** `postgres://postgres@127.0.0.1:<port>/postgres`. */
@@ -193,6 +195,8 @@ export async function startPostgres(
   chmodSync(dir, 0o700);
   // cp -a keeps the server user's ownership and the 0700 mode PostgreSQL insists on.
   execFileSync("cp", ["-a", templateData(bin), data], { stdio: "pipe" });
+  // Before the first postgres starts: this process may be killed while it waits for the server.
+  const watchdog = watchServer(dir, pgCtlStop(bin, data, "immediate"));
   // A port chosen by freePort() can be bound by another test's server before ours binds it: then
   // ours exits ("could not bind") while pg_isready sees the other one; start again on another port.
   let port = 0;
@@ -237,17 +241,7 @@ export async function startPostgres(
     stopped = true;
     if (server.exitCode === null) {
       const exited = new Promise((r) => server.once("exit", r));
-      // Signals to the runuser wrapper do not reach the server; pg_ctl signals it by its pid file.
-      const [stopCmd, stopArgs] = asServerUser(join(bin, "pg_ctl"), [
-        "-D",
-        data,
-        "-m",
-        "fast",
-        "-w",
-        "-t",
-        "10",
-        "stop",
-      ]);
+      const [stopCmd, stopArgs] = pgCtlStop(bin, data, "fast");
       try {
         execFileSync(stopCmd, stopArgs, { stdio: "pipe" });
       } catch {
@@ -256,7 +250,13 @@ export async function startPostgres(
       await exited;
     }
     rmSync(dir, { recursive: true, force: true });
+    watchdog.release();
   });
+}
+
+/** Signals to the runuser wrapper do not reach the server; pg_ctl signals it by its pid file. */
+function pgCtlStop(bin: string, data: string, mode: "fast" | "immediate"): [string, string[]] {
+  return asServerUser(join(bin, "pg_ctl"), ["-D", data, "-m", mode, "-w", "-t", "10", "stop"]);
 }
 
 /**
