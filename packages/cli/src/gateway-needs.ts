@@ -54,9 +54,7 @@ export function unsetEntryVars(project: Project, env: Record<string, string | un
 export async function missingAdapterErrors(
   project: Project,
 ): Promise<{ errors: BuildError[]; install?: string }> {
-  const needs = [...project.channels, ...project.pushGateways].some(
-    (e) => e.type !== "cli" && e.type !== "mock",
-  );
+  const needs = [...project.channels, ...project.pushGateways].some((e) => e.type !== "cli");
   if (!needs) return { errors: [] };
   const missing = missingAdapters(project);
   const errors = missing.entries.map((e) => ({

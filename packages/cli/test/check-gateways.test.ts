@@ -28,6 +28,20 @@ describe("agentsvc check sees what the gateways need before start does", () => {
     );
   });
 
+  it("names @agentsvc/session-core for a type: mock entry of a project without it, as for any adapter package, and passes once it is installed", () => {
+    const dir = writeFiles(tempDir(), { "agents/bot.mjs": BOT_AGENT, "gateways/mock.yaml": "type: mock\n" });
+    const r = runBin(["check", dir]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /error gateways\/mock\.yaml: type: .*@agentsvc\/session-core.* is not installed/,
+    );
+    expect(r.stderr).toContain("npm install @agentsvc/session-core\n");
+    linkPackages(dir, { "@agentsvc/session-core": "packages/session-core" });
+    const fixed = runBin(["check", dir]);
+    expect(fixed.stderr).not.toContain("is not installed");
+    expect(fixed.code).toBe(0);
+  });
+
   it("start and dev name every missing adapter package too, with the same install command, and exit 1 without listening", () => {
     const dir = writeFiles(tempDir(), GATEWAYS);
     const command =

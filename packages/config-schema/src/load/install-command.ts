@@ -3,6 +3,7 @@
 // what `start` says when an adapter is missing.
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { installedManifest } from "../adapter/installed.js";
 import { adapterPackageOf } from "../adapter/package-name.js";
 import type { Project } from "../types.js";
 import { adapterInstalled } from "./adapters.js";
@@ -31,14 +32,24 @@ export interface MissingAdapters {
   install?: string;
 }
 
+// A `type: mock` entry loads `@agentsvc/session-core/mock` (session-core's load-adapter.ts), which
+// the app has only when it installs session-core itself: the server's copy is not in the app's
+// node_modules chain under pnpm, and start looks only there.
+const MOCK_PACKAGE = "@agentsvc/session-core";
+
 /**
  * Every adapter package the project's gateway entries need and the app lacks, so `check` can name
- * them all at once where `start` stops at the first. `cli` ships with the server; `mock` is for tests.
+ * them all at once where `start` stops at the first. `cli` ships with the server.
  */
 export function missingAdapters(project: Project): MissingAdapters {
   const entries: MissingAdapters["entries"] = [];
   for (const entry of [...project.channels, ...project.pushGateways]) {
-    if (entry.type === "cli" || entry.type === "mock") continue;
+    if (entry.type === "cli") continue;
+    if (entry.type === "mock") {
+      if (!installedManifest(project.root, MOCK_PACKAGE))
+        entries.push({ file: entry.file, type: entry.type, pkg: MOCK_PACKAGE });
+      continue;
+    }
     const type = ("package" in entry && typeof entry.package === "string" && entry.package) || entry.type;
     if (adapterInstalled(type, project.root)) continue;
     entries.push({ file: entry.file, type, pkg: adapterPackageOf(type) });
