@@ -21,6 +21,8 @@ export function userHome(prefix: string): string {
 function userTmp(): string {
   if (process.env.INSTALL_TEST_TMPDIR) return process.env.INSTALL_TEST_TMPDIR;
   try {
+    // A root run's temp folder is on /dev/shm already (tooling/vitest.tmpdir.ts), removed at its end.
+    if (statfsSync(tmpdir()).type === TMPFS_MAGIC) return tmpdir();
     const shm = statfsSync("/dev/shm");
     if (shm.type === TMPFS_MAGIC && shm.bavail * shm.bsize >= 2 * GIB && freemem() >= 3 * GIB)
       return "/dev/shm";
