@@ -196,7 +196,7 @@ export async function startPostgres(
   // cp -a keeps the server user's ownership and the 0700 mode PostgreSQL insists on.
   execFileSync("cp", ["-a", templateData(bin), data], { stdio: "pipe" });
   // Before the first postgres starts: this process may be killed while it waits for the server.
-  const watchdog = watchServer(dir, pgCtlStop(bin, data, "immediate"));
+  const watchdog = watchServer(dir, join(data, "postmaster.pid"), pgCtlStop(bin, data, "immediate"));
   // A port chosen by freePort() can be bound by another test's server before ours binds it: then
   // ours exits ("could not bind") while pg_isready sees the other one; start again on another port.
   let port = 0;

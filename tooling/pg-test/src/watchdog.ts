@@ -7,16 +7,27 @@
 // to the test's process group does not end the watchdog before the pipe closes.
 import { type ChildProcess, spawn } from "node:child_process";
 
-const SCRIPT = `dir=$1; shift; trap '' INT TERM HUP; read -r _ || :; "$@" >/dev/null 2>&1; rm -rf "$dir"`;
+// A server still starting when its owner died may not have written its pid file yet, and pg_ctl
+// stops only a server it finds by that file (deleting the folder would not end the server): wait
+// for the file a while first (a start that failed leaves none: then the wait is all it costs).
+const SCRIPT = [
+  `dir=$1; pid=$2; shift 2; trap '' INT TERM HUP; read -r _ || :`,
+  `n=0; while [ ! -f "$pid" ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done`,
+  `"$@" >/dev/null 2>&1; rm -rf "$dir"`,
+].join("\n");
 
 export interface Watchdog {
   /** The owner stopped the server itself: the watchdog ends without doing anything. */
   release(): void;
 }
 
-/** Watches this process for `dir`'s server; `stop` is the command (program, arguments) that stops it. */
-export function watchServer(dir: string, stop: [string, string[]]): Watchdog {
-  const child: ChildProcess = spawn("/bin/sh", ["-c", SCRIPT, "pg-test-watchdog", dir, stop[0], ...stop[1]], {
+/**
+ * Watches this process for the server whose folder is `dir` and pid file `pidFile`; `stop` is the
+ * command (program, arguments) that stops it.
+ */
+export function watchServer(dir: string, pidFile: string, stop: [string, string[]]): Watchdog {
+  const args = ["-c", SCRIPT, "pg-test-watchdog", dir, pidFile, stop[0], ...stop[1]];
+  const child: ChildProcess = spawn("/bin/sh", args, {
     stdio: ["pipe", "ignore", "ignore"],
     detached: true,
   });
