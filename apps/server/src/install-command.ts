@@ -8,9 +8,14 @@ export { installCommand, type MissingAdapters, missingAdapters } from "@agentsvc
 export function adapterLoadError(error: Error & { code?: string }, type: string, root: string): Error {
   if (error.code !== "adapter_not_installed") return error;
   const pkg = adapterPackageName(type);
+  // A subpath (`mock`: @agentsvc/session-core/mock) is installed with its package.
+  const installed = pkg
+    .split("/")
+    .slice(0, pkg.startsWith("@") ? 2 : 1)
+    .join("/");
   return Object.assign(
     new Error(
-      `gateway type "${type}" needs the package ${pkg}, which is not installed in ${root}. Install it: ${installCommand(root, pkg)}`,
+      `gateway type "${type}" needs the package ${pkg}, which is not installed in ${root}. Install it: ${installCommand(root, installed)}`,
     ),
     { code: error.code },
   );

@@ -30,6 +30,11 @@ describe("installCommand", () => {
     expect(adapterLoadError(missing, "slack", root).message).toBe(
       `gateway type "slack" needs the package @agentsvc/gateway-slack, which is not installed in ${root}. Install it: npm install @agentsvc/gateway-slack`,
     );
+    // A mock entry's adapter is a subpath of session-core: the command installs the package.
+    const mock = new AgentsvcError("adapter_not_installed", "pnpm add @agentsvc/session-core");
+    expect(adapterLoadError(mock, "mock", root).message).toMatch(
+      /needs the package @agentsvc\/session-core\/mock, .* Install it: npm install @agentsvc\/session-core$/,
+    );
     const other = new Error("boom");
     expect(adapterLoadError(other, "slack", root)).toBe(other);
   });
