@@ -52,6 +52,10 @@ AS u(g, k, t, x, o, r, a) ON CONFLICT (gateway, dedup_key) DO NOTHING RETURNING 
 // holds the thread's advisory lock (pg_locks: classid/objid the key's halves, objsubid 1). Sent on
 // commit, so the holder reads a committed row; a row whose thread is free or held by the recorder is
 // not announced (its recorder takes or runs it). A key in a batch twice: one row inserted, one answer.
+// The payload carries the record (`record`: text, origin, attachments) and `prior`, the thread's
+// queued records older than it as the statement saw them (rows committed before it), so a holder that
+// took all of those takes this one without reading it; a payload of 8000 bytes or more goes without
+// them (the holder reads).
 const INBOX_ACCEPT_ANNOUNCED = `WITH u AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], \
 $4::text[], $5::text[], $6::bigint[], $7::text[], $8::bigint[], $9::int[], $10::text[], $11::text[]) \
 WITH ORDINALITY AS u(g, k, t, x, o, r, a, lk, lp, nc, np, n)), \
@@ -61,7 +65,13 @@ SELECT DISTINCT ON (ins.id) ins.id, ins.gateway, ins.dedup_key, \
 CASE WHEN u.lk IS NOT NULL AND EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted \
 AND l.pid <> u.lp AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) \
 AND l.classid = ((u.lk >> 32) & 4294967295)::oid AND l.objid = (u.lk & 4294967295)::oid AND l.objsubid = 1) \
-THEN (SELECT true FROM pg_notify(u.nc, left(u.np, -1) || ',"id":' || ins.id::text || '}')) ELSE false END AS announced \
+THEN (SELECT true FROM (SELECT left(u.np, -1) || ',"id":' || ins.id::text \
+|| ',"record":' || json_build_object('text', u.x, 'origin', u.o::json, 'attachments', u.a::json)::text \
+|| ',"prior":' || coalesce((SELECT json_agg(i.id ORDER BY i.id) FROM "inbox" i WHERE i.gateway = u.g \
+AND i.thread = u.t AND i.status = 'queued' AND i.id < ins.id), '[]'::json)::text || '}' AS p) f \
+CROSS JOIN LATERAL pg_notify(u.nc, CASE WHEN octet_length(f.p) < 8000 THEN f.p \
+ELSE left(u.np, -1) || ',"id":' || ins.id::text || '}' END)) \
+ELSE false END AS announced \
 FROM ins JOIN u ON u.g = ins.gateway AND u.k = ins.dedup_key ORDER BY ins.id, u.n`;
 
 /**

@@ -70,7 +70,11 @@ describe.skipIf(postgresMissing)("[postgres] an inbox accept with an announcemen
     const result = await accept(db, "m1", link.pid);
     expect(result).toEqual({ accepted: true, id: expect.any(Number), announced: true });
     const id = (result as { id: number }).id;
-    expect((await settled()).map((p) => JSON.parse(p))).toEqual([{ ...JSON.parse(PAYLOAD), id }]);
+    // The record itself, and no older queued record of the thread to take first.
+    const record = { text: "text m1", origin, attachments: null };
+    expect((await settled()).map((p) => JSON.parse(p))).toEqual([
+      { ...JSON.parse(PAYLOAD), id, record, prior: [] },
+    ]);
     // Committed when announced: the holder reads it.
     expect((await db.inbox.queued("g", "t")).map((r) => r.id)).toEqual([id]);
   });
@@ -92,6 +96,26 @@ describe.skipIf(postgresMissing)("[postgres] an inbox accept with an announcemen
     ]);
     const ids = (await settled()).map((p) => (JSON.parse(p) as { id: number }).id);
     expect(ids.slice(1)).toEqual(results.filter((r) => r.accepted).map((r) => (r as { id: number }).id));
+  });
+
+  it("carries the thread's queued records older than it as prior, and leaves the record out of a payload that would reach 8000 bytes", async () => {
+    const { db, link, holder, settled } = await rig();
+    const first = (await accept(db, "m1", link.pid)) as { id: number };
+    const second = (await accept(db, "m2", link.pid)) as { id: number };
+    await db.inbox.markRunning(first.id);
+    await holder.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
+    const third = (await accept(db, "m3", link.pid)) as { id: number };
+    const big = await db.inbox.accept(
+      { gateway: "g", dedupKey: "m4", thread: "t", text: "x".repeat(8000), origin },
+      { announce: { lock: { pid: link.pid, key: KEY }, channel: CHANNEL, payload: PAYLOAD } },
+    );
+    expect(big).toEqual({ accepted: true, id: expect.any(Number), announced: true });
+    const heard = (await settled()).map(
+      (p) => JSON.parse(p) as { id: number; prior?: number[]; record?: unknown },
+    );
+    // The running record is not prior: only queued ones, oldest first.
+    expect(heard[0]).toMatchObject({ id: third.id, prior: [second.id] });
+    expect(heard[1]).toEqual({ ...JSON.parse(PAYLOAD), id: (big as { id: number }).id });
   });
 
   it("is not announced when no session holds the thread's lock, nor when the recorder's own session holds it", async () => {

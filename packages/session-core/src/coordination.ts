@@ -6,6 +6,9 @@
 // One instance (the default, `localCoordination`): every thread is this instance's, nothing is
 // published, and this instance leads.
 
+import type { AttachmentRef } from "@agentsvc/adapter-kit";
+import type { RunOrigin } from "@agentsvc/agent-core";
+
 /** What instances tell each other. */
 export type ClusterMessage =
   /**
@@ -14,7 +17,20 @@ export type ClusterMessage =
    * ignore the message (without it, every instance tries to take the thread). `id`: the inbox record
    * announced; an instance that took it already need not look.
    */
-  | { kind: "thread"; gateway: string; thread: string; held?: boolean; id?: number }
+  | {
+      kind: "thread";
+      gateway: string;
+      thread: string;
+      held?: boolean;
+      id?: number;
+      /**
+       * The record `id` itself, and `prior`: the thread's queued records older than it when it was
+       * recorded (sent by the statement recording it, RecordAnnounce). A holder that took every one
+       * of `prior` takes it without reading the thread's queued records.
+       */
+      record?: { text: string; origin: RunOrigin; attachments?: AttachmentRef[] | null };
+      prior?: number[];
+    }
   /** Pieces were queued in the outbox: the sending instance should look. */
   | { kind: "outbox" }
   /** The leader has an outbox backlog: other instances queue for the partitions it gives up (outbox-shares.ts). */

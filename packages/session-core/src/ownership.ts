@@ -24,6 +24,12 @@ export interface OwnershipHooks {
  * (their reads and give-backs share statements), each held at most this much longer than the hold.
  */
 const LET_GO_SPACING_MS = 250;
+/** A record an announcement carried, and the records older than it that must be taken first (`prior`). */
+export interface Carried {
+  msg: QueuedMessage;
+  prior: number[];
+}
+
 /** Claims of one message that may find the thread let go meanwhile before it is left to others. */
 const STALE_CLAIM_ATTEMPTS = 3;
 /**
@@ -218,10 +224,18 @@ export class Ownership {
     await releasing;
   }
 
-  /** Takes the thread when nobody holds it, then its messages not taken yet. */
-  async poke(gateway: string, thread: string): Promise<void> {
+  /**
+   * Takes the thread when nobody holds it, then its messages not taken yet: `carried` (a record an
+   * announcement carried) without a read when every record it follows was taken here.
+   */
+  async poke(gateway: string, thread: string, carried?: Carried): Promise<void> {
     if (this.p.stopping()) return;
-    await this.withHeld(gateway, thread, (state) => this.takeFresh(state));
+    await this.withHeld(gateway, thread, async (state) => {
+      if (!carried?.prior.every((id) => state.taken.has(id))) return this.takeFresh(state);
+      if (state.taken.has(carried.msg.inboxId)) return;
+      state.taken.add(carried.msg.inboxId);
+      await this.hooks.onMessage(state, carried.msg);
+    });
   }
 
   /**

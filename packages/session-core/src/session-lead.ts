@@ -6,12 +6,12 @@ import type { Approvals } from "./approvals.js";
 import type { ClusterMessage, Coordination } from "./coordination.js";
 import type { DecideResult, Gateway } from "./gateway.js";
 import { OutboxShares } from "./outbox-shares.js";
-import type { Ownership } from "./ownership.js";
+import type { Carried, Ownership } from "./ownership.js";
 import type { SessionParts } from "./parts.js";
 import { recover } from "./recovery.js";
 import { coalesced, OUTBOX_WAKE_WINDOW_MS } from "./session-sender.js";
 import type { Scheduler } from "./scheduler.js";
-import { gatewayThreadId } from "./threads.js";
+import { gatewayThreadId, type QueuedMessage } from "./threads.js";
 import type { Turns } from "./turns.js";
 
 /** A gateway that holds a connection to its platform (a long poll, a socket, an IMAP poll, a stream): one instance at a time. */
@@ -235,6 +235,15 @@ export class SessionLead {
       parts.threads.peek(message.gateway, message.thread)?.taken.has(message.id)
     )
       return;
-    parts.track(this.d.ownership.poke(message.gateway, message.thread));
+    parts.track(this.d.ownership.poke(message.gateway, message.thread, carriedOf(message)));
   }
+}
+
+/** The record an announcement carries, as the thread's queue holds it, with the ids it must follow. */
+function carriedOf(message: ClusterMessage & { kind: "thread" }): Carried | undefined {
+  const { id, record, prior } = message;
+  if (id === undefined || !record || !Array.isArray(prior)) return undefined;
+  const msg: QueuedMessage = { inboxId: id, text: record.text, origin: record.origin };
+  if (record.attachments?.length) msg.attachments = record.attachments;
+  return { msg, prior };
 }

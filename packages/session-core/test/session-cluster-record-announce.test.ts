@@ -43,18 +43,31 @@ async function two() {
   const rb = await rig({ ...common, coordination: b, store: ra.db });
   rigs.push(ra, rb);
   const accept = ra.db.inbox.accept.bind(ra.db.inbox);
-  ra.db.inbox.accept = async (input, options) => {
+  const queued = ra.db.inbox.queued.bind(ra.db.inbox);
+  // The holder's reads of queued records (a's).
+  const reads: string[] = [];
+  ra.db.inbox.queued = (gateway, thread) => {
+    reads.push(thread);
+    return queued(gateway, thread);
+  };
+  ra.db.inbox.accept = async (input, opts) => {
+    // As the statement: the thread's queued records older than this one, committed before it.
+    const older = (await queued(input.gateway, input.thread)).map((r) => r.id);
     const result = await accept(input);
-    const announce = options?.announce;
+    const announce = opts?.announce;
     const holder = announce && cluster.holders().get(announce.lock.key);
     if (!result.accepted || !announce || !holder || holder === "b") return result;
-    await innerB.publish({
-      ...(JSON.parse(announce.payload) as ClusterMessage),
+    const record = { text: input.text, origin: input.origin, attachments: null };
+    const message = {
+      ...JSON.parse(announce.payload),
       id: result.id,
-    } as ClusterMessage);
+      record,
+      prior: older,
+    } as ClusterMessage;
+    await innerB.publish(message);
     return { ...result, announced: true };
   };
-  return { ra, rb, asked, published, hints };
+  return { ra, rb, asked, published, hints, reads };
 }
 
 describe("a message recorded where another instance holds its thread", () => {
@@ -70,6 +83,48 @@ describe("a message recorded where another instance holds its thread", () => {
     ra.gates.openAll();
     await until(() => ra.gateway.textsTo("T").length === 2, "both answered");
     expect(rb.runs.starts).toHaveLength(0);
+  });
+
+  it("carrying the record, with every older queued record taken by the holder: the holder takes it without reading the thread's queued records", async () => {
+    const { ra, rb, reads } = await two();
+    await ra.gateway.inject({ thread: "T", text: "use wait_gate first", id: "m1" });
+    await until(() => ra.gates.calls.length === 1, "a's turn at its gate");
+    const before = reads.length;
+    await rb.gateway.inject({ thread: "T", text: "second", id: "m2" });
+    await until(() => ra.session.snapshot("mock", "T").queued === 1, "queued on the holder");
+    await rb.gateway.inject({ thread: "T", text: "third", id: "m3" });
+    await until(() => ra.session.snapshot("mock", "T").queued === 2, "both queued on the holder");
+    expect(reads.length - before).toBe(0);
+    ra.gates.openAll();
+    await until(() => ra.gateway.textsTo("T").length === 3, "all answered");
+    // In the order they were recorded.
+    expect(ra.runs.starts.map((s) => s.input)).toEqual(["use wait_gate first", "second", "third"]);
+  });
+
+  it("carrying the record after one the holder has not taken: the holder reads the thread's queued records, the older first", async () => {
+    // The older record's own announcement is lost: only the newer one's reaches the holder.
+    const { ra, rb, reads } = await two();
+    await ra.gateway.inject({ thread: "T", text: "use wait_gate first", id: "m1" });
+    await until(() => ra.gates.calls.length === 1, "a's turn at its gate");
+    const older = await ra.db.inbox.accept({
+      gateway: "mock",
+      dedupKey: "lost",
+      thread: "T",
+      text: "older, unannounced",
+      origin: { gateway: "mock", thread: "T", meta: {} },
+    });
+    expect(older.accepted).toBe(true);
+    const before = reads.length;
+    await rb.gateway.inject({ thread: "T", text: "newer", id: "m2" });
+    await until(() => ra.session.snapshot("mock", "T").queued === 2, "both queued on the holder");
+    expect(reads.length - before).toBe(1);
+    ra.gates.openAll();
+    await until(() => ra.gateway.textsTo("T").length === 3, "all answered");
+    expect(ra.runs.starts.map((s) => s.input)).toEqual([
+      "use wait_gate first",
+      "older, unannounced",
+      "newer",
+    ]);
   });
 
   it("free: the recorder takes and runs it as before (nothing announced: no instance holds it)", async () => {
