@@ -66,8 +66,8 @@ function insertSqlite(db: Db, rows: AppendRow[]): WindowRow[] {
   return rows.map((r, i) => ({ id: sorted[i] as number, role: r.role, body: r.body }));
 }
 
-/** The prompt window reads' placeholders (the head's ignores limit). */
-type WindowParams = { userId: string; conversationId: string; limit: number };
+/** The prompt window reads' parameters: the scope's ids, then the LIMIT (memory-plan.test explains them so). */
+type WindowParams = [userId: string, conversationId: string, limit: number];
 
 /** Rows per insert statement of an append. */
 const APPEND_CHUNK = 1000;
@@ -264,8 +264,9 @@ export class SqliteMemory implements Memory {
     // A cached window holds every row this process appended since (prompt-cache.ts): nothing to read.
     const base = cache?.usable(key, limit, budget, dataVersion, losses);
     if (base) return base;
-    const rows = reads.recent.all(params).reverse().map(parsed);
-    const head = rows.length < limit ? rows[0] : reads.head.get(params);
+    const { userId, conversationId } = params;
+    const rows = reads.recent.all(userId, conversationId, limit).reverse().map(parsed);
+    const head = rows.length < limit ? rows[0] : reads.head.get(userId, conversationId, 1);
     const window: CachedWindow = {
       limit,
       budget,
@@ -294,11 +295,10 @@ export class SqliteMemory implements Memory {
   // first memory read (~5 ms of a first start's turn), as for insertSqlite.
   private prepareWindowReads(db: Db) {
     const client = clientOf(db);
-    const select =
-      "SELECT id, role, body FROM memory_messages WHERE user_id = @userId AND conversation_id = @conversationId";
+    const select = "SELECT id, role, body FROM memory_messages WHERE user_id = ? AND conversation_id = ?";
     return {
-      head: client.prepare<WindowParams, WindowRow>(`${select} ORDER BY id ASC LIMIT 1`),
-      recent: client.prepare<WindowParams, WindowRow>(`${select} ORDER BY id DESC LIMIT @limit`),
+      head: client.prepare<WindowParams, WindowRow>(`${select} ORDER BY id ASC LIMIT ?`),
+      recent: client.prepare<WindowParams, WindowRow>(`${select} ORDER BY id DESC LIMIT ?`),
       // Moves when another connection (another process) committed to the file since the last look.
       dataVersion: client.prepare("PRAGMA data_version"),
     };
