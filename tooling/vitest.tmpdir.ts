@@ -4,6 +4,7 @@
 // file-heavy package's CPU. chat-store's package run, two alternated pairs at load 10-22: 96 / 99
 // CPU-s (47 / 55 of them the kernel's) with TMPDIR=/tmp, 64 / 64 (21 / 21) with TMPDIR=/dev/shm.
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statfsSync } from "node:fs";
+import { tmpdir } from "node:os";
 
 const TMPFS_MAGIC = 0x01021994;
 const GIB = 2 ** 30;
@@ -31,6 +32,8 @@ export function useRamTmpDir(): void {
   }
   const dir = mkdtempSync("/dev/shm/agentsvc-");
   chmodSync(dir, 0o1777);
+  // Where a cache meant to outlive the run goes (pg-test's initdb template).
+  process.env.AGENTSVC_TEST_OS_TMPDIR = tmpdir();
   process.env.TMPDIR = dir;
   process.env.AGENTSVC_TEST_RUN_TMPDIR = dir;
   process.once("exit", () => rmSync(dir, { recursive: true, force: true }));

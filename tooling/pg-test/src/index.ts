@@ -152,9 +152,12 @@ const INITDB_ARGS = ["-U", "postgres", "--auth=trust", "--encoding=UTF8", "--loc
 function templateData(bin: string): string {
   const owner = isRoot ? "postgres" : String(process.getuid?.() ?? "user");
   const key = `${basename(dirname(bin))}-${owner}-${INITDB_ARGS.join("").replace(/[^A-Za-z0-9]/g, "")}`;
-  const template = join(tmpdir(), `agentsvc-pg-template-${key}`);
+  // The machine's temp folder, not a root test run's own (tooling/vitest.tmpdir.ts), which is
+  // removed at the run's end: kept for the next run, as before.
+  const base = process.env.AGENTSVC_TEST_OS_TMPDIR ?? tmpdir();
+  const template = join(base, `agentsvc-pg-template-${key}`);
   if (existsSync(join(template, "data", "PG_VERSION"))) return join(template, "data");
-  const staging = mkdtempSync(join(tmpdir(), "agentsvc-pg-staging-"));
+  const staging = mkdtempSync(join(base, "agentsvc-pg-staging-"));
   if (isRoot) {
     const { uid, gid } = postgresUid();
     chownSync(staging, uid, gid);
