@@ -7,6 +7,7 @@
 import type { ClusterMessage, Coordination, HeldLock } from "./coordination.js";
 import { DEFAULT_MAX_HELD_THREADS, HeldCap } from "./held-cap.js";
 import { HoldTimers } from "./hold-timers.js";
+import { RecentLetGos } from "./recent-let-gos.js";
 import type { SessionParts } from "./parts.js";
 import type { InboxRecord } from "./store.js";
 import { sweepUnheld } from "./sweep.js";
@@ -49,6 +50,8 @@ export class Ownership {
   readonly #lettingGo: HoldTimers;
   /** The cap on threads held at once (held-cap.ts). */
   readonly #cap: HeldCap;
+  /** Threads let go lately: an announcement of one is looked at (recent-let-gos.ts). */
+  readonly recentlyLet = new RecentLetGos();
 
   constructor(
     private readonly p: SessionParts,
@@ -211,6 +214,7 @@ export class Ownership {
     this.p.threads.drop(state.gateway, state.thread);
     this.p.runs.release?.(state.threadId);
     this.#held.delete(state.threadId);
+    this.recentlyLet.add(state.threadId);
     await this.#giveBack(state.threadId);
   }
 

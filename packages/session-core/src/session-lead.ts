@@ -227,8 +227,11 @@ export class SessionLead {
     if (message.kind === "outbox-help") this.#shares?.help();
     if (message.kind !== "thread" || !parts.registry.get(message.gateway)) return;
     // Its recorder found the thread held by another instance: only that holder need look (the
-    // others would each try a lock it holds). A holder that let it go meanwhile leaves it to the sweep.
-    if (message.held && !this.d.ownership.holds(gatewayThreadId(message.gateway, message.thread))) return;
+    // others would each try a lock it holds), or one that let it go a moment ago (it may have let it
+    // go as the message was recorded; otherwise the message waits for the sweep).
+    const threadId = gatewayThreadId(message.gateway, message.thread);
+    const { ownership } = this.d;
+    if (message.held && !ownership.holds(threadId) && !ownership.recentlyLet.has(threadId)) return;
     // The record announced was taken here already (read with an earlier look): nothing to read for it.
     if (
       message.id !== undefined &&
