@@ -1,6 +1,6 @@
 // A whole run's temp folder on a RAM filesystem (#45.6). The tests write their stores, PostgreSQL
 // data directories (a copy of the initdb template per server), Dovecot folders, Chromium profiles
-// and npm installs under os.tmpdir(); on the ext4 /tmp the kernel's share of that was most of a
+// and npm installs under os.tmpdir(); on the ext4 /tmp the kernel's share of that was about half a
 // file-heavy package's CPU. chat-store's package run, two alternated pairs at load 10-22: 96 / 99
 // CPU-s (47 / 55 of them the kernel's) with TMPDIR=/tmp, 64 / 64 (21 / 21) with TMPDIR=/dev/shm.
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statfsSync } from "node:fs";
