@@ -19,16 +19,22 @@ afterEach(async () => {
 /** Instance "a" whose takes may announce; `refuseFirst`: its first such take answers not-acquired (a failed statement). */
 function announcing(cluster: MemoryCluster, refuseFirst = false) {
   const inner = cluster.instance("a");
-  const seen = { published: [] as ClusterMessage[], takes: 0 };
+  const seen = { published: [] as ClusterMessage[], takes: 0, refused: 0 };
+  // Refusing: until the first announcing take has been refused, no other take succeeds either (the
+  // sweep must not take the thread before the message's own take).
+  const refusing = () => refuseFirst && seen.refused === 0;
   const coordination: Coordination = {
     ...inner,
-    acquireThread: (key) => {
+    acquireThread: async (key) => {
       seen.takes++;
-      return inner.acquireThread(key);
+      return refusing() ? false : inner.acquireThread(key);
     },
     async acquireOrAnnounce(key, message) {
       seen.takes++;
-      if (refuseFirst && seen.takes === 1) return "not-acquired";
+      if (refusing()) {
+        seen.refused++;
+        return "not-acquired";
+      }
       if (await inner.acquireThread(key)) return "acquired";
       await inner.publish(message);
       return "announced";
@@ -67,6 +73,7 @@ describe("an instance of several whose coordination announces with its takes", (
     rigs.push(r);
     await r.gateway.inject({ thread: "T", text: "hello", id: "m1" });
     await until(() => r.gateway.textsTo("T").length === 1, "the reply");
+    expect(a.seen.refused).toBe(1);
     expect(a.seen.takes).toBeGreaterThan(1);
     expect(r.runs.starts).toHaveLength(1);
     // It ran holding the lock (kept for the hold now).
