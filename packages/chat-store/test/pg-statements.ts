@@ -11,6 +11,7 @@ interface PgClient {
   connect(): Promise<void>;
   query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
   end(): Promise<void>;
+  on(event: "notification", listener: (n: { channel: string; payload?: string }) => void): void;
 }
 interface Pg {
   Client: { new (config: { connectionString: string }): PgClient; prototype: object };
