@@ -21,17 +21,22 @@ const special = {
   "session-core": [
     "outbox-sender",
     "outbox-deliver",
+    "outbox-fence",
+    "outbox-shares",
     "approvals",
     "recovery",
     "policy",
     "turns",
     "ownership",
+    "dispatch",
+    "hold-timers",
     "sweep",
     "held-cap",
     "reply-prefix",
   ].map((f) => `src/${f}.ts`),
   "chat-store": [
     "inbox",
+    "pg-writes",
     "lock-fence",
     "outbox",
     "interactions",
@@ -54,6 +59,7 @@ const special = {
  */
 export const DEFAULT_EXCLUDE = {
   "pg-cluster": ["test/leadership-processes.test.ts"],
+  "chat-store": ["test/restart.test.ts"],
 };
 
 /** The packages `pnpm mutate` runs on when none is named. */
