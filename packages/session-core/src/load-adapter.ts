@@ -8,6 +8,7 @@ import {
   installedManifest,
   isAdapterPackageName,
   isRegistryName,
+  MOCK_ADAPTER,
 } from "@agentsvc/config-schema/adapter";
 
 /**
@@ -23,7 +24,7 @@ export function adapterPackageName(type: string): string {
       `gateway type must be lower-case letters, digits and dashes (got "${type}")`,
     );
   }
-  return type === "mock" ? "@agentsvc/session-core/mock" : adapterPackageOf(type);
+  return type === "mock" ? MOCK_ADAPTER.module : adapterPackageOf(type);
 }
 
 export interface LoadAdapterOptions {

@@ -11,7 +11,7 @@ export type {
   DoctorResult,
 } from "./contract.js";
 export { type InstalledManifest, installedManifest } from "./installed.js";
-export { adapterPackageOf, isAdapterPackageName, isRegistryName } from "./package-name.js";
+export { adapterPackageOf, isAdapterPackageName, isRegistryName, MOCK_ADAPTER } from "./package-name.js";
 export { callJson, field, secretOf, trimUrl } from "./doctor-kit.js";
 export { envVarName, httpUrl, integerIn, nonEmptyString } from "../schemas/common.js";
 export { parseDuration } from "../schemas/schedule.js";

@@ -18,6 +18,12 @@ export function isRegistryName(name: string): boolean {
   return REGISTRY_NAME.test(name);
 }
 
+/**
+ * What a `type: mock` entry loads: the mock gateway alone (not session-core's `./testing`, whose
+ * contract suite imports vitest), in the package the app must install for it.
+ */
+export const MOCK_ADAPTER = { module: "@agentsvc/session-core/mock", pkg: "@agentsvc/session-core" } as const;
+
 /** The package an entry of `type` loads: `telegram` -> `@agentsvc/gateway-telegram`; a package name as written. */
 export function adapterPackageOf(type: string): string {
   return isAdapterPackageName(type) ? type : `@agentsvc/gateway-${type}`;

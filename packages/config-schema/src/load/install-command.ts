@@ -4,7 +4,7 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { installedManifest } from "../adapter/installed.js";
-import { adapterPackageOf } from "../adapter/package-name.js";
+import { adapterPackageOf, MOCK_ADAPTER } from "../adapter/package-name.js";
 import type { Project } from "../types.js";
 import { adapterInstalled } from "./adapters.js";
 
@@ -32,11 +32,6 @@ export interface MissingAdapters {
   install?: string;
 }
 
-// A `type: mock` entry loads `@agentsvc/session-core/mock` (session-core's load-adapter.ts), which
-// the app has only when it installs session-core itself: the server's copy is not in the app's
-// node_modules chain under pnpm, and start looks only there.
-const MOCK_PACKAGE = "@agentsvc/session-core";
-
 /**
  * Every adapter package the project's gateway entries need and the app lacks, so `check` can name
  * them all at once where `start` stops at the first. `cli` ships with the server.
@@ -46,8 +41,10 @@ export function missingAdapters(project: Project): MissingAdapters {
   for (const entry of [...project.channels, ...project.pushGateways]) {
     if (entry.type === "cli") continue;
     if (entry.type === "mock") {
-      if (!installedManifest(project.root, MOCK_PACKAGE))
-        entries.push({ file: entry.file, type: entry.type, pkg: MOCK_PACKAGE });
+      // The app has it only when it installs session-core itself: the server's copy is not in the
+      // app's node_modules chain under pnpm, and start looks only there.
+      if (!installedManifest(project.root, MOCK_ADAPTER.pkg))
+        entries.push({ file: entry.file, type: entry.type, pkg: MOCK_ADAPTER.pkg });
       continue;
     }
     const type = ("package" in entry && typeof entry.package === "string" && entry.package) || entry.type;
