@@ -170,7 +170,7 @@ export class Ownership {
    */
   async settle(state: ThreadState): Promise<void> {
     if (!this.shared || !this.#held.has(state.threadId) || this.#adopting.has(state.threadId)) return;
-    this.#keepUntil(state.threadId);
+    this.#lettingGo.cancel(state.threadId);
     if (hasWork(state)) return;
     // Threads waiting for room: let go at once, not kept for a next message.
     if (this.options.holdMs > 0 && !this.p.stopping() && this.#cap.waiting === 0) {
@@ -178,11 +178,6 @@ export class Ownership {
       return;
     }
     await this.#letGo(state);
-  }
-
-  /** Cancels a pending let-go of the thread. */
-  #keepUntil(threadId: string): void {
-    this.#lettingGo.cancel(threadId);
   }
 
   /** The oldest thread kept after its last work is let go now (another thread waits for room). */
@@ -199,23 +194,27 @@ export class Ownership {
             if (!state.active && state.queue.length === 0) this.p.threads.drop(gateway, thread);
             return;
           }
-          if (!this.#adopting.has(threadId) && !hasWork(state)) await this.#letGo(state);
+          // Picked while taking work again (its let-go is cancelled when that change settles): a
+          // thread waiting for room gets the next kept one's.
+          const gone = !this.#adopting.has(threadId) && !hasWork(state) && (await this.#letGo(state));
+          if (!gone && this.#cap.waiting > 0) this.#letGoIdleNow();
         }),
       );
     };
     this.#lettingGo.keep(threadId, fire);
   }
 
-  /** The last look for messages not taken yet, then the lock given back. */
-  async #letGo(state: ThreadState): Promise<void> {
+  /** The last look for messages not taken yet, then the lock given back (true) unless it found some. */
+  async #letGo(state: ThreadState): Promise<boolean> {
     await this.takeFresh(state);
-    if (hasWork(state)) return;
+    if (hasWork(state)) return false;
     this.p.logger.debug({ threadId: state.threadId }, "let a thread go");
     this.p.threads.drop(state.gateway, state.thread);
     this.p.runs.release?.(state.threadId);
     this.#held.delete(state.threadId);
     this.recentlyLet.add(state.threadId);
     await this.#giveBack(state.threadId);
+    return true;
   }
 
   /** Gives a lock back; it counts under the cap until the server has it back. */
@@ -245,10 +244,10 @@ export class Ownership {
   /**
    * Runs `fn` inside the thread's lock while this instance holds the thread (`ran`); `elsewhere`
    * when another instance holds its lock, `free` when it could not be taken here for another
-   * reason (a turn lost here winding down, its state unreadable); `announced` when another holds
-   * it and `announce` went to it with the take. Held is checked again inside the lock: a claim answered from `#held` goes
-   * stale while it waits there behind the change that lets the thread go (`settle`), and a turn
-   * started then would run without the lock, its commit refused by the fence (#45.5).
+   * reason (a turn lost here winding down, its state unreadable); `announced` when another holds it
+   * and `announce` went to it with the take. Held is checked again inside the lock: a claim answered
+   * from `#held` goes stale while it waits behind the change that lets the thread go (`settle`), and
+   * a turn started then would run without the lock, its commit refused by the fence (#45.5).
    */
   async withHeld(
     gateway: string,
@@ -310,7 +309,7 @@ export class Ownership {
       if (this.#held.has(threadId) || state)
         this.p.logger.warn({ threadId }, "lost the lock of a thread; another instance may take it over");
       this.#held.delete(threadId);
-      this.#keepUntil(threadId);
+      this.#lettingGo.cancel(threadId);
       if (!state) continue;
       if (state.active?.phase === "running") {
         if (state.lost) continue;
@@ -374,7 +373,7 @@ export class Ownership {
 
   /** Forgets a thread: its state, what the RunManager kept of it, and that it was held. */
   forget(state: ThreadState): void {
-    this.#keepUntil(state.threadId);
+    this.#lettingGo.cancel(state.threadId);
     this.p.threads.drop(state.gateway, state.thread);
     this.p.runs.release?.(state.threadId);
     // Stryker disable next-line CallExpression: both callers come after lost() deleted it (its else branch; a turn ending with state.lost)
