@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { expect } from "vitest";
+import { expect, onTestFinished } from "vitest";
 import {
   type BuildError,
   formatIssue,
@@ -16,13 +16,15 @@ export const BOT_AGENT = `export default { kind: "agent", name: "bot", model: { 
 /**
  * Writes a project into a fresh temp folder. An agent is added unless `agents/` files are given; the
  * nine built-in adapter packages are installed (linked) unless `adapters: false`, since a push
- * entry's platform keys are checked by its adapter.
+ * entry's platform keys are checked by its adapter. Removed when the calling test ends (a run left
+ * some 285 folders in the temp folder); per test, not a hook at import: the files share threads.
  */
 export function writeProject(
   files: Record<string, string>,
   opts: { withAgent?: boolean; adapters?: boolean } = {},
 ): string {
   const dir = mkdtempSync(join(tmpdir(), "agentsvc-cs-"));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   if (opts.adapters !== false) linkPackages(dir, BUILT_IN_ADAPTERS);
   const all = { ...files };
   const hasAgent = Object.keys(all).some((f) => f.startsWith("agents/"));
