@@ -3,7 +3,6 @@
 // every lock in `keys` (the outbox roles it sends for). An instance whose link went away without it
 // noticing (the server ended the session, another instance took the roles) keeps its pool, and
 // without this its timed look could send a piece the new holder sends too (#45.3).
-import { outboxDue, type PgQuery } from "./pg-writes.js";
 
 /** The roles' locks a due read checks: the backend pid of the session holding them and their bigint keys (decimal). */
 export interface RoleFence {
@@ -23,24 +22,21 @@ class RoleNotHeldError extends Error {
   }
 }
 
+// The fence as a condition of the due read (outbox-share.ts), parameters $3-$6 (`roleFenceParams`).
 // pg_locks is read once (one uncorrelated subquery: an init plan, checked before any row is read).
 // A bigint key shows there as classid (high 32 bits) and objid (low 32 bits), objsubid 1. The
 // failed cast reads the count, so it cannot be folded into a constant when the statement is planned.
-const FENCE = `(SELECT CASE WHEN f.n = $6::int THEN true ELSE ('${MARK}' || ' ' || f.n)::int > 0 END
+export const roleFenceClause = `(SELECT CASE WHEN f.n = $6::int THEN true ELSE ('${MARK}' || ' ' || f.n)::int > 0 END
   FROM (SELECT count(*)::int AS n FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted
     AND l.pid = $3::int AND l.objsubid = 1
     AND (l.classid::int8, l.objid::int8) IN (SELECT * FROM unnest($4::int8[], $5::int8[]))) f)`;
 
-const base = outboxDue(0, 0).text;
-if (!base.endsWith(" ORDER BY id")) throw new Error("outbox-fence: the due read's shape changed");
-const FENCED_DUE = `${base.slice(0, -" ORDER BY id".length)} AND ${FENCE} ORDER BY id`;
-
-/** `outboxDue`, refused whole (a RoleNotHeldError from `fencedDueError`) unless the fence holds. */
-export function fencedDue(now: number, limit: number, fence: RoleFence): PgQuery {
+/** The parameters $3-$6 of `roleFenceClause`. */
+export function roleFenceParams(fence: RoleFence): unknown[] {
   const parts = fence.keys.map((key) => BigInt.asUintN(64, BigInt(key)));
   const high = parts.map((k) => (k >> 32n).toString());
   const low = parts.map((k) => (k & 0xffffffffn).toString());
-  return { text: FENCED_DUE, params: [now, limit, fence.pid, high, low, fence.keys.length] };
+  return [fence.pid, high, low, fence.keys.length];
 }
 
 /** The error to throw for a failed fenced due read: a RoleNotHeldError when the fence refused it. */

@@ -8,7 +8,8 @@ import type { OutboxKind, OutboxStatus, outbox } from "@agentsvc/store-schema/sq
 import { requireId, toJson } from "./validate.js";
 import { insertOutbox, outboxSent } from "./sqlite-writes.js";
 import { type SentMark, sentBatch } from "./sent-batch.js";
-import { fencedDue, fencedDueError, type RoleFence } from "./outbox-fence.js";
+import { fencedDueError, type RoleFence } from "./outbox-fence.js";
+import { dueQuery, type OutboxShare } from "./outbox-share.js";
 import * as pg from "./pg-writes.js";
 import type { StatementBatch } from "./statement-batch.js";
 
@@ -117,11 +118,12 @@ export class Outbox {
    * `outbox_heads` (one row a thread, kept by triggers on `outbox`, store step 13) in head order,
    * so the cost follows the threads read, not the pending rows behind their heads (#45). `fence`
    * (PostgreSQL, several instances): read only while its session holds the sender's role locks,
-   * else a RoleNotHeldError (outbox-fence.ts); one instance (SQLite) has no roles to check.
+   * else a RoleNotHeldError (outbox-fence.ts); `share`: only the heads of those partitions
+   * (outbox-share.ts). One instance (SQLite) has no roles to check and no share: it ignores both.
    */
-  async due(now: number, limit = 32, fence?: RoleFence): Promise<OutboxRecord[]> {
+  async due(now: number, limit = 32, fence?: RoleFence, share?: OutboxShare): Promise<OutboxRecord[]> {
     if (this.ctx.dialect === "postgres") {
-      const q = fence ? fencedDue(now, limit, fence) : pg.outboxDue(now, limit);
+      const q = dueQuery(now, limit, fence, share);
       const rows = await this.ctx
         .run((db) => pg.pgRows(db, q))
         .catch((err: unknown) => {

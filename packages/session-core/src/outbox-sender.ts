@@ -12,6 +12,7 @@ import { deliverPiece, draftOf } from "./outbox-deliver.js";
 import { type FailureDeps, failedSend } from "./outbox-failure.js";
 import { type RoleFence, roleRefused } from "./outbox-fence.js";
 import { OUTBOX_IDLE_POLL_MS } from "./outbox-look.js";
+import type { OutboxShare } from "./outbox-partition.js";
 import {
   cutPause,
   DEFAULT_MAX_ATTEMPTS,
@@ -61,7 +62,7 @@ export class OutboxSender {
   /** Several instances: the pieces this one may send (its partitions, outbox-shares.ts); all when unset. */
   #mine: ((row: OutboxRow) => boolean) | undefined;
   #fence: (() => RoleFence) | undefined;
-  #share = 1;
+  #share: (() => OutboxShare) | undefined;
   #batch: Promise<unknown> | undefined; // the sends in flight
   /** Told how each pass went: a backlog once `backlogAfter` pieces went in one pass, and what a pass sent. */
   pressure: { backlogAfter: number; backlog(): void; passed(sent: number): void } | undefined;
@@ -114,12 +115,17 @@ export class OutboxSender {
   /**
    * From the next batch on, sends only the pieces `mine` accepts (all when undefined); `fence`: what
    * each due read checks the roles it sends for with (outbox-fence.ts; none when undefined);
-   * `share`: about which part of the due pieces `mine` accepts (its first read asks for 1/share as many).
+   * `share`: the partitions `mine` accepts, named to the store's due read so it returns only those
+   * (outbox-partition.ts; a store that ignores it returns all, and `mine` filters them).
    */
-  restrict(mine: ((row: OutboxRow) => boolean) | undefined, fence?: () => RoleFence, share = 1): void {
+  restrict(
+    mine: ((row: OutboxRow) => boolean) | undefined,
+    fence?: () => RoleFence,
+    share?: () => OutboxShare,
+  ): void {
     this.#mine = mine;
     this.#fence = fence;
-    this.#share = mine ? Math.min(1, Math.max(share, 1 / 64)) : 1;
+    this.#share = mine ? share : undefined;
   }
 
   /** Resolves once the batch in flight (read before a `restrict`) is over. */
@@ -308,10 +314,10 @@ export class OutboxSender {
 
   /** Due pieces of gateways that are not held: asks for more while held ones fill the answer. */
   async #due(now: number, want: number): Promise<OutboxRow[]> {
-    // A sender restricted to a share asks for enough at once (doubling from `want`, a sender with
-    // a quarter of the partitions read the queue ~3 times a pass).
-    for (let limit = Math.ceil(want / this.#share); ; limit *= 2) {
-      const rows = await this.#store.outbox.due(now, limit, this.#fence?.());
+    // A restricted sender names its share: the store returns only its partitions' heads (before,
+    // every instance's due heads were read and filtered here, #45.3).
+    for (let limit = want; ; limit *= 2) {
+      const rows = await this.#store.outbox.due(now, limit, this.#fence?.(), this.#share?.());
       const sendable = rows.filter((row) => !this.#held.has(row.gateway) && (this.#mine?.(row) ?? true));
       if (sendable.length >= want || rows.length < limit) return sendable.slice(0, want);
     }

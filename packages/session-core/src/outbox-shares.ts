@@ -18,6 +18,7 @@
 import type { Logger } from "pino";
 import { announce, type Coordination } from "./coordination.js";
 import { roleFence } from "./outbox-fence.js";
+import { inShare, type OutboxShare } from "./outbox-partition.js";
 import type { OutboxSender } from "./outbox-sender.js";
 import type { OutboxRow } from "./store.js";
 
@@ -34,23 +35,13 @@ const HELP_LINE_UP_MS = 200;
 /** How long after giving partitions up the leader queues for them again, behind the helpers. */
 const LEADER_REQUEUE_MS = 2_000;
 
-/** The partition of a thread; `pinned` (a gateway only the leader runs) is always 0. */
-function outboxPartition(gateway: string, thread: string, pinned: boolean): number {
-  if (pinned) return 0;
-  // FNV-1a over the thread's key: every instance computes the same partition.
-  let hash = 0x811c9dc5;
-  for (const char of `${gateway}\u0000${thread}`) {
-    hash ^= char.codePointAt(0) ?? 0;
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash % OUTBOX_PARTITIONS;
-}
-
 export interface OutboxSharesDeps {
   coordination: Coordination;
   sender: OutboxSender;
   /** True for a gateway whose pieces only the leader sends (one with a platform connection, or unknown). */
   pinned(gateway: string): boolean;
+  /** The names of the gateways registered here (their threads are spread by hash unless pinned). */
+  gateways(): readonly string[];
   logger: Logger;
   stopping(): boolean;
 }
@@ -146,12 +137,14 @@ export class OutboxShares {
     );
     if (this.#mine.size === OUTBOX_PARTITIONS) sender.restrict(undefined, fence);
     else {
-      const mine = new Set(this.#mine);
-      sender.restrict(
-        (row: OutboxRow) => mine.has(outboxPartition(row.gateway, row.thread, pinned(row.gateway))),
-        fence,
-        mine.size / OUTBOX_PARTITIONS,
-      );
+      const parts = [...this.#mine];
+      // Asked at each read, as `pinned` was of each row: what the registry holds then.
+      const share = (): OutboxShare => ({
+        of: OUTBOX_PARTITIONS,
+        parts,
+        hashed: this.d.gateways().filter((name) => !pinned(name)),
+      });
+      sender.restrict((row: OutboxRow) => inShare(share(), row), fence, share);
     }
     if (this.#mine.size > 0) {
       if (!sender.running) sender.start();

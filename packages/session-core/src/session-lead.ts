@@ -76,6 +76,7 @@ export class SessionLead {
         const gateway = parts.registry.get(name);
         return !gateway || holdsConnection(gateway);
       },
+      gateways: () => parts.registry.list().map((gateway) => gateway.name),
       logger: parts.logger,
       stopping: () => parts.stopping(),
     });

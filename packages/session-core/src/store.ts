@@ -7,6 +7,7 @@ import type { Decision, DecisionKind, InboxRecord, RunOrigin, RunStore } from "@
 import type { AttachmentRef, SessionBlobs } from "@agentsvc/adapter-kit";
 import type { HeldLock, RecordAnnounce } from "./coordination.js";
 import type { RoleFence } from "./outbox-fence.js";
+import type { OutboxShare } from "./outbox-partition.js";
 
 export type { InboxRecord };
 
@@ -128,8 +129,10 @@ export interface SessionOutbox {
    * Due pending rows, each the oldest pending row of its (gateway, thread). `fence` (several
    * instances): refused, with an error whose `code` is `role_not_held`, unless the session it names
    * holds every lock it lists (PostgreSQL; a store of one instance has no roles and may ignore it).
+   * `share` (a sender restricted to some partitions, outbox-partition.ts): only the heads of its
+   * partitions count (the limit too); a store of one instance may ignore it (the sender filters too).
    */
-  due(now: number, limit?: number, fence?: RoleFence): Promise<OutboxRow[]>;
+  due(now: number, limit?: number, fence?: RoleFence, share?: OutboxShare): Promise<OutboxRow[]>;
   nextDueAt(): Promise<number | undefined>;
   markSent(id: number, platformId?: string): Promise<boolean>;
   markRetry(id: number, nextAttemptAt: number, error: string): Promise<boolean>;

@@ -124,6 +124,7 @@ async function instance(url: string, linkUrl: string, tally: Map<string, number>
     coordination,
     sender,
     pinned: () => false,
+    gateways: () => ["mock"],
     logger: silent,
     stopping: () => false,
   });

@@ -4,6 +4,7 @@
 // Time is vitest's fake clock: setTimeout and Date only, so promises and setImmediate run as usual.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { WAKE_SPACING_MS } from "../src/outbox-options.js";
+import { inShare, type OutboxShare } from "../src/outbox-partition.js";
 import { MockGateway } from "../src/testing/index.js";
 import { GatedGateway, piece, statuses, useSender } from "./outbox-harness.js";
 
@@ -36,9 +37,9 @@ function countReads(store: ReturnType<typeof setUp>["store"]) {
   const reads = { due: [] as (number | undefined)[], nextDueAt: 0 };
   const due = store.outbox.due.bind(store.outbox);
   const nextDueAt = store.outbox.nextDueAt.bind(store.outbox);
-  store.outbox.due = (now, limit) => {
+  store.outbox.due = async (now, limit, fence, share) => {
     reads.due.push(limit);
-    return due(now, limit);
+    return due(now, limit, fence, share);
   };
   store.outbox.nextDueAt = () => {
     reads.nextDueAt += 1;
@@ -148,19 +149,33 @@ describe("a sender restricted to some pieces (several instances, outbox-shares.t
     expect(mock.textsTo("mine")).toEqual(["m1"]);
   });
 
-  it("asks for as many more pieces in its first read as its share is small: a quarter share reads 32 for 8 sends, not 8, 16, then 32", async () => {
+  it("names its share to the store's due read, which returns only its partitions' heads: a quarter share sending 10 reads 8 and 2 rows, none of the 30 others'", async () => {
     const mock = new MockGateway({ name: "mock" });
     const { store, sender } = setUp([mock]);
-    const threads = Array.from({ length: 40 }, (_, i) => `t${i}`);
-    await store.outbox.enqueue(threads.map((t) => piece("mock", t, t)));
-    const mine = new Set(threads.filter((_, i) => i % 4 === 0));
-    sender.restrict((row) => mine.has(row.thread), undefined, 1 / 4);
+    const share: OutboxShare = { of: 4, parts: [2], hashed: ["mock"] };
+    const threads = Array.from({ length: 400 }, (_, i) => `t${i}`);
+    const mine = threads.filter((t) => inShare(share, { gateway: "mock", thread: t })).slice(0, 10);
+    const theirs = threads.filter((t) => !inShare(share, { gateway: "mock", thread: t })).slice(0, 30);
+    await store.outbox.enqueue([...theirs, ...mine].map((t) => piece("mock", t, t)));
+    sender.restrict(
+      (row) => inShare(share, row),
+      undefined,
+      () => share,
+    );
     const reads = countReads(store);
+    const returned: number[] = [];
+    const due = store.outbox.due.bind(store.outbox);
+    store.outbox.due = async (...args) => {
+      const rows = await due(...args);
+      returned.push(rows.length);
+      return rows;
+    };
     sender.start();
     await sender.settled();
     expect(mock.sent.map((s) => s.thread).sort()).toEqual([...mine].sort());
-    // 8 of the first 32 heads are its own; then the 2 left among the 32 others (a read of 64 finds them all).
-    expect(reads.due).toEqual([32, 32, 64]);
+    // Before, every instance's due heads were read and filtered here: 32, 32, then 64 rows (all 40 each time).
+    expect(reads.due).toEqual([8, 8]);
+    expect(returned).toEqual([8, 2]);
   });
 });
 

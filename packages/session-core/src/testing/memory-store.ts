@@ -3,6 +3,7 @@
 // session's crash-safety is proven against real SQLite in apps/server's crash test.
 import { type Decision, InMemoryRunStore, type RunOrigin } from "@agentsvc/agent-core";
 import { memorySenderAccess } from "./memory-sender-access.js";
+import { inShare } from "../outbox-partition.js";
 import type { InboxDoneStatus, InboxRecord, OutboxRow, SessionStore, StoredInteraction } from "../store.js";
 
 type Row = OutboxRow;
@@ -117,8 +118,12 @@ export function createMemorySessionStore(now: () => number = Date.now): SessionS
         }
         return ids;
       },
-      due: async (at, limit = 32) =>
-        outbox.filter((r) => r.status === "pending" && r.nextAttemptAt <= at && head(r)).slice(0, limit),
+      // A share leaves out other partitions' heads before the limit, as PostgreSQL's due read does.
+      due: async (at, limit = 32, _fence, share) =>
+        outbox
+          .filter((r) => r.status === "pending" && r.nextAttemptAt <= at && head(r))
+          .filter((r) => !share || inShare(share, r))
+          .slice(0, limit),
       nextDueAt: async () => {
         const times = outbox.filter((r) => r.status === "pending" && head(r)).map((r) => r.nextAttemptAt);
         return times.length ? Math.min(...times) : undefined;
