@@ -2,81 +2,13 @@
 // of room lets the oldest kept thread go (HoldTimers.fireOldest). The kept thread picked may be
 // taking new work at that moment (its change runs inside its lock, and its pending let-go is only
 // cancelled when that change settles): it is not let go then, and the room goes to the next kept one.
-import pino from "pino";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { GatewayRegistry } from "../src/index.js";
-import { Ownership } from "../src/ownership.js";
-import type { SessionParts } from "../src/parts.js";
-import type { InboxRecord } from "../src/store.js";
-import { createMemoryCluster, createMockGateway } from "../src/testing/index.js";
-import { Threads } from "../src/threads.js";
+import { held, owner } from "./ownership-rig.js";
 import { until } from "./session-harness.js";
 
 afterEach(() => {
   vi.useRealTimers();
 });
-
-/** Instance "a" of a memory cluster with a cap of `maxHeld`, keeping threads for `holdMs` (10 minutes) after their work. */
-function owner(maxHeld: number, holdMs = 600_000) {
-  const cluster = createMemoryCluster();
-  const registry = new GatewayRegistry();
-  registry.register(createMockGateway({}));
-  const threads = new Threads();
-  /** Queued records per thread, and a read that waits (the store is slow for that thread). */
-  const queued = new Map<string, InboxRecord[]>();
-  const slow = new Map<string, Promise<void>>();
-  const reads: string[] = [];
-  const parts = {
-    store: {
-      inbox: {
-        queued: async (_gateway: string, thread: string) => {
-          reads.push(thread);
-          await slow.get(thread);
-          return queued.get(thread) ?? [];
-        },
-      },
-    },
-    registry,
-    threads,
-    logger: pino({ level: "silent" }),
-    runs: { release() {}, cancel: () => true },
-    track: (work: Promise<unknown>) => void work.catch(() => undefined),
-    stopping: () => false,
-  } as unknown as SessionParts;
-  /** Messages taken, as `thread:text`; each starts a turn that keeps running. */
-  const taken: string[] = [];
-  const own = new Ownership(
-    parts,
-    cluster.instance("a"),
-    {
-      adopt: async () => {},
-      onMessage: async (state, msg) => {
-        taken.push(`${state.thread}:${msg.text}`);
-        state.active = {
-          inboxId: msg.inboxId,
-          phase: "running",
-          origin: msg.origin,
-          steered: [],
-          committed: false,
-        };
-      },
-    },
-    { holdMs, maxHeld },
-  );
-  threads.afterEach = (state) => own.settle(state);
-  const record = (id: number, thread: string, text: string): InboxRecord =>
-    ({
-      id,
-      gateway: "mock",
-      thread,
-      text,
-      origin: { gateway: "mock", thread },
-      status: "queued",
-    }) as InboxRecord;
-  return { cluster, own, queued, slow, reads, record, taken };
-}
-
-const held = (o: ReturnType<typeof owner>) => [...o.cluster.holders().keys()].sort();
 
 describe("room made under the cap by letting a kept thread go", () => {
   it("goes to the next kept thread when the oldest kept one is taking new work at that moment", async () => {
