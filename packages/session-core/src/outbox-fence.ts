@@ -35,8 +35,41 @@ export function roleFence(coordination: Coordination, roles: string[]): (() => R
 }
 
 /** True when a due read was refused for want of a role (here or by the store). */
-export function roleRefused(err: unknown): boolean {
+function roleRefused(err: unknown): boolean {
   for (let e = err as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e)
     if (e.code === ROLE_NOT_HELD) return true;
   return false;
+}
+
+/**
+ * A sender's due reads refused for want of a role: another instance holds its outbox roles and its
+ * link has not noticed yet. Not its role now: it reads nothing more (before, it retried every
+ * baseDelayMs until the link noticed, and `hasDue` threw), passes wakes on and has nothing due,
+ * until its roles are given again (`given`: the sender's `restrict` once the link noticed, or a start).
+ */
+export class RefusedRoles {
+  refused = false;
+  /** Counts `given` calls: a refusal of a read begun before the last one is stale. */
+  #given = 0;
+
+  given(): void {
+    this.refused = false;
+    this.#given += 1;
+  }
+
+  /** `read`'s rows; none once refused (`onRefused` told of the refusal that set it). */
+  async read<T>(read: () => Promise<T[]>, onRefused: (err: unknown) => void): Promise<T[]> {
+    if (this.refused) return [];
+    const given = this.#given;
+    try {
+      return await read();
+    } catch (err) {
+      if (!roleRefused(err)) throw err;
+      // Roles given again while the read ran: the next read checks the new ones.
+      if (given !== this.#given) return [];
+      this.refused = true;
+      onRefused(err);
+      return [];
+    }
+  }
 }

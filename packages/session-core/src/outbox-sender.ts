@@ -10,7 +10,7 @@ import type { GatewaySendError } from "@agentsvc/adapter-kit";
 import type { Gateway, SendResult } from "./gateway.js";
 import { deliverPiece, draftOf } from "./outbox-deliver.js";
 import { type FailureDeps, failedSend } from "./outbox-failure.js";
-import { type RoleFence, roleRefused } from "./outbox-fence.js";
+import { RefusedRoles, type RoleFence } from "./outbox-fence.js";
 import { OUTBOX_IDLE_POLL_MS } from "./outbox-look.js";
 import type { OutboxShare } from "./outbox-partition.js";
 import {
@@ -50,6 +50,8 @@ export class OutboxSender {
   #storeFailed = false;
   /** The timed look could not read the next due time: the pass it runs does not read it again. */
   #lookFailed = false;
+  /** Due reads refused for want of a role: none more until `restrict` or `start` (outbox-fence.ts). */
+  readonly #roles = new RefusedRoles();
 
   readonly #elsewhere: (() => void) | undefined;
   /** Gateways whose credentials were rejected: their pieces wait, unsent and uncounted. */
@@ -109,6 +111,7 @@ export class OutboxSender {
 
   start(): void {
     this.#running = true;
+    this.#roles.given();
     this.wake(true); // nothing was queued: nobody else need look
   }
 
@@ -126,6 +129,7 @@ export class OutboxSender {
     this.#mine = mine;
     this.#fence = fence;
     this.#share = mine ? share : undefined;
+    this.#roles.given();
   }
 
   /** Resolves once the batch in flight (read before a `restrict`) is over. */
@@ -139,7 +143,7 @@ export class OutboxSender {
    * it would bounce between the instances for good (the leader while its sender stops or starts).
    */
   wake(fromElsewhere = false): void {
-    if (!this.#running) {
+    if (!this.#running || this.#roles.refused) {
       if (!fromElsewhere) this.#elsewhere?.();
       return;
     }
@@ -184,7 +188,7 @@ export class OutboxSender {
     this.#held.add(gateway);
   }
 
-  /** True when a piece of a gateway that is not held is due now. */
+  /** True when a piece of a gateway that is not held is due now; false while a role is refused (another instance sends). */
   async hasDue(now = Date.now()): Promise<boolean> {
     return (await this.#due(now, 1)).length > 0;
   }
@@ -217,7 +221,7 @@ export class OutboxSender {
   }
 
   async #arm(): Promise<void> {
-    if (!this.#running) return;
+    if (!this.#running || this.#roles.refused) return;
     // The look that ran this pass could not read the next due time just now: not asked again.
     const next = this.#lookFailed ? { at: undefined, failed: true as const } : await this.#nextDueAt();
     this.#lookFailed = false;
@@ -246,7 +250,7 @@ export class OutboxSender {
    * a due read and then the next due time).
    */
   async #look(): Promise<void> {
-    if (!this.#running || this.#pumping) return;
+    if (!this.#running || this.#pumping || this.#roles.refused) return;
     const next = await this.#nextDueAt();
     if (!this.#running || this.#pumping) return;
     // Something is due, or the store could not say: a pass reads the due pieces themselves.
@@ -299,21 +303,27 @@ export class OutboxSender {
       // The store failed (unreachable database, or it refused to mark a piece the platform took):
       // the pieces stay pending and due; #arm looks again after baseDelayMs, not at once, or a
       // piece whose mark keeps failing would be sent over and over.
-      // So does a read refused for want of a role: this instance's link is gone unnoticed, and the
-      // instance that took the roles sends (the link's own check stops this sender soon).
       this.#storeFailed = true;
-      const refused = roleRefused(err);
-      this.#logger[refused ? "warn" : "error"](
+      this.#logger.error(
         { err: err instanceof Error ? err.message : String(err) },
-        refused
-          ? "outbox: not sending: another instance holds this one's outbox roles"
-          : "outbox: the store failed while sending",
+        "outbox: the store failed while sending",
       );
     }
   }
 
-  /** Due pieces of gateways that are not held: asks for more while held ones fill the answer. */
+  /** Due pieces of gateways that are not held: asks for more while held ones fill the answer. None once refused. */
   async #due(now: number, want: number): Promise<OutboxRow[]> {
+    return this.#roles.read(
+      () => this.#dueRead(now, want),
+      (err) =>
+        this.#logger.warn(
+          { err: err instanceof Error ? err.message : String(err) },
+          "outbox: not sending: another instance holds this one's outbox roles (until this instance's roles change)",
+        ),
+    );
+  }
+
+  async #dueRead(now: number, want: number): Promise<OutboxRow[]> {
     // A restricted sender names its share: the store returns only its partitions' heads (before,
     // every instance's due heads were read and filtered here, #45.3).
     for (let limit = want; ; limit *= 2) {
