@@ -39,12 +39,13 @@ describe("the outbox sender's role fence", () => {
       }
       return undefined;
     };
-    for (const held of [
+    const cases: Record<string, HeldLock>[] = [
       { "outbox:3": { pid: 7, key: "13" } },
       { "outbox:0": { pid: 7, key: "10" } },
       { "outbox:0": { pid: 7, key: "10" }, "outbox:3": { pid: 8, key: "13" } },
       {},
-    ]) {
+    ];
+    for (const held of cases) {
       const err = refusal(held);
       expect(err, JSON.stringify(held)).toBeInstanceOf(Error);
       expect(err).toMatchObject({
