@@ -4,7 +4,9 @@
 // InstanceLink every `retryMs` while it is not the leader. The one that gets the lock runs
 // `onAcquired(signal)`; the signal aborts when the lock is lost (the link's connection dropped),
 // when the holder resigns, or on `stop()`. When a leader's process dies its session ends, the
-// server releases the lock, and another instance takes over within about `retryMs`.
+// server releases the lock, and another instance takes over within about `retryMs`. With
+// `heartbeatMs`, a leader says so every heartbeatMs on the bus, and an instance that hears it for a
+// name puts its next try of that name off by `retryMs`: at rest the others send nothing (#45.3).
 import type { Bus } from "./bus.js";
 import { leaderLockName } from "./keys.js";
 import type { InstanceLink } from "./link.js";
@@ -24,6 +26,16 @@ export interface LeadershipOptions {
    * Default 10 000 ms.
    */
   drainMs?: number;
+  /**
+   * With `bus`: while this instance leads any name, it announces the names it leads every
+   * `heartbeatMs` (`leader-alive`), and a contender hearing one from another instance for its name
+   * puts its next try off by `retryMs` (with its jitter). Set `retryMs` above `heartbeatMs / 0.75`,
+   * so a live leader's next heartbeat always comes first: the others then try only once a leader
+   * went silent (died, or its link is down), within `retryMs` x 1.25 of its last heartbeat. Under
+   * the link's `healthCheckMs`, the heartbeat is the leader link's health check and, heard, the
+   * others' (InstanceLink counts a NOTIFY heard as an answer). Default: none (try every `retryMs`).
+   */
+  heartbeatMs?: number;
   /** Told when `onAcquired` throws or rejects, a lock attempt fails, or `onLost` throws. */
   onError?: (error: Error, context: string) => void;
 }
@@ -59,6 +71,8 @@ export class LeadershipEndedError extends Error {
 
 /** The bus message kind of a leadership given back; `target` is the leadership's name. */
 const RELEASED = "leader-released";
+/** The bus message kind of a leader's heartbeat; `names` are the names it leads. */
+const ALIVE = "leader-alive";
 
 export class Leadership {
   readonly #link: InstanceLink;
@@ -66,6 +80,9 @@ export class Leadership {
   readonly #contenders = new Map<string, Contender>();
   readonly #offReconnect: () => void;
   readonly #offReleased: () => void;
+  readonly #offAlive: () => void;
+  #heartbeat: NodeJS.Timeout | undefined;
+  #stopped = false;
 
   constructor(link: InstanceLink, options: LeadershipOptions = {}) {
     this.#link = link;
@@ -78,6 +95,31 @@ export class Leadership {
       options.bus?.subscribe(RELEASED, (m, delivery) => {
         if (!delivery.self) this.#contenders.get(m.target)?.poke();
       }) ?? (() => {});
+    this.#offAlive =
+      options.bus && options.heartbeatMs
+        ? options.bus.subscribe(ALIVE, (m) => {
+            // Its own heartbeat names only what it leads: nothing to put off here.
+            if (!Array.isArray(m.names)) return;
+            for (const name of m.names) if (typeof name === "string") this.#contenders.get(name)?.putOff();
+          })
+        : () => {};
+    this.#beat();
+  }
+
+  /** Every heartbeatMs: the names led here, announced (nothing while none is led or the link is down). */
+  #beat(): void {
+    const { bus, heartbeatMs } = this.#options;
+    if (!bus || !heartbeatMs || this.#stopped) return;
+    this.#heartbeat = setTimeout(() => {
+      const names = this.leading();
+      const sent =
+        names.length > 0 && this.#link.connected
+          ? bus.publish({ kind: ALIVE, target: "", names }).catch(() => undefined)
+          : Promise.resolve();
+      void sent.then(() => this.#beat());
+    }, heartbeatMs);
+    // An exiting process ends its session: the others notice the silence.
+    this.#heartbeat.unref();
   }
 
   /** Starts contending for `name` (one `lead` per name per Leadership). */
@@ -98,8 +140,11 @@ export class Leadership {
 
   /** Stops every `lead` (see `LeaderHandle.stop`). */
   async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#heartbeat);
     this.#offReconnect();
     this.#offReleased();
+    this.#offAlive();
     await Promise.all([...this.#contenders.values()].map((c) => c.stop()));
   }
 }
@@ -147,6 +192,12 @@ class Contender implements LeaderHandle {
     this.#attempt = this.#try().finally(() => {
       this.#attempt = undefined;
     });
+  }
+
+  /** Another instance's heartbeat names this lead: the next try waits `retryMs` from now. */
+  putOff(): void {
+    if (this.#stopped || this.#leader || this.#attempt) return;
+    this.#schedule();
   }
 
   async #try(): Promise<void> {

@@ -31,7 +31,8 @@ export interface InstanceLinkOptions {
   reconnectMaxMs?: number;
   /**
    * After this many ms without an answer on the link (its own statements answered show the session
-   * alive, so a link in use sends none), the link runs `SELECT 1`; no answer within the same time
+   * alive, so a link in use sends none, and so does a NOTIFY heard on it: the session delivered it,
+   * e.g. a leader's heartbeat), the link runs `SELECT 1`; no answer within the same time
    * counts as a dropped connection (a half-open socket is otherwise noticed only by TCP). The time
    * runs for the statement in flight (the `SELECT 1`, or one it waits behind), not while queued
    * behind answered statements. Default 10 000; 0 turns it off.
@@ -118,6 +119,8 @@ export class InstanceLink {
   #closed = false;
   #reconnectTimer: NodeJS.Timeout | undefined;
   #healthTimer: NodeJS.Timeout | undefined;
+  /** When the current session last delivered a NOTIFY (`performance.now()`): it was alive then. */
+  #heardAt: number | undefined;
   /** Locks held on the current session: name -> its holding (one object per take, with the holder's lost callback). */
   readonly #held = new Map<string, { onLost: (() => void) | undefined }>();
   /** Names with a `pg_try_advisory_lock` in flight (a second local try of one returns false). */
@@ -328,6 +331,7 @@ export class InstanceLink {
     client.on("end", () => end(new Error("the PostgreSQL connection ended")));
     client.on("notification", (n: Notification) => {
       if (this.#client !== client) return;
+      this.#heardAt = performance.now();
       this.#emit(
         this.#notify,
         // Stryker disable next-line StringLiteral: node-postgres always gives a string payload ("" for a NOTIFY without one)
@@ -359,6 +363,7 @@ export class InstanceLink {
       throw ended ?? new Error("InstanceLink: closed while connecting");
     }
     this.#client = client;
+    this.#heardAt = undefined;
     const serial = serialQueue();
     this.#serial = serial;
     this.#locks = new LockBatch(async (ops, keys, notifies) => {
@@ -446,8 +451,13 @@ export class InstanceLink {
     };
     const tick = () => {
       if (this.#client !== client) return;
-      // An answer within the period showed the session alive: look again a period after it.
-      const quiet = serial.settledAt === undefined ? every : performance.now() - serial.settledAt;
+      // An answer, or a NOTIFY heard, within the period showed the session alive: look again a
+      // period after it (a link that only hears a leader's heartbeats sends nothing).
+      const last = Math.max(
+        serial.settledAt ?? Number.NEGATIVE_INFINITY,
+        this.#heardAt ?? Number.NEGATIVE_INFINITY,
+      );
+      const quiet = last === Number.NEGATIVE_INFINITY ? every : performance.now() - last;
       if (quiet < every) {
         arm(every - quiet);
         return;
