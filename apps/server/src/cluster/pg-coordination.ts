@@ -7,8 +7,13 @@ import type { Logger } from "pino";
 // Not "leader-released": Leadership's own (pg-cluster).
 const KINDS: readonly ClusterMessage["kind"][] = ["thread", "outbox", "outbox-help", "run", "run-ack"];
 
-/** See `leaderRetryMs`: at most 1.25x this apart, under the link's default health period (10 s). */
-const LEADER_RETRY_MS = 5000;
+/**
+ * The leader says it is alive this often (see `leaderHeartbeatMs`): under the link's default health
+ * period (10 s), so the heartbeat is the leader link's health check and, heard, the others'.
+ */
+const LEADER_HEARTBEAT_MS = 9000;
+/** See `leaderRetryMs`: above LEADER_HEARTBEAT_MS / 0.75 (12 s), so a live leader's heartbeat comes first. */
+const LEADER_RETRY_MS = 15_000;
 
 export interface PgCoordination extends Coordination {
   close(): Promise<void>;
@@ -33,13 +38,15 @@ export async function pgCoordination(options: {
   connectionString: string;
   logger: Logger;
   /**
-   * How often an instance that does not lead tries to, give or take a quarter: the takeover delay
-   * after a leader died (a leader that stops announces it, and another takes over at once).
-   * Default 5000 ms: a killed leader is replaced within 6.25 s of its session ending (7.5 s was
-   * measured: 8 fewer statements a minute at rest on three, no CPU gain visible, a 3 s longer
-   * failover). The tries come within the link's 10 s health period: they are its health check too.
+   * How long an instance that does not lead waits, give or take a quarter, after the leader's last
+   * heartbeat (or its own last try) before it tries: the takeover delay after a leader died (a
+   * leader that stops announces it, and another takes over at once). Default 15 000 ms: a killed
+   * leader is replaced within 18.75 s of its last heartbeat (before the heartbeat: every 5 s, within
+   * 6.25 s, at 24 lock statements a minute at rest on three instances; now none).
    */
   leaderRetryMs?: number;
+  /** How often the leader announces that it leads (default 9000 ms); keep it under `leaderRetryMs` x 0.75. */
+  leaderHeartbeatMs?: number;
 }): Promise<PgCoordination> {
   let cluster: typeof import("@agentsvc/pg-cluster");
   try {
@@ -65,6 +72,7 @@ export async function pgCoordination(options: {
   await bus.start();
   const leadership = new cluster.Leadership(link, {
     retryMs: options.leaderRetryMs ?? LEADER_RETRY_MS,
+    heartbeatMs: options.leaderHeartbeatMs ?? LEADER_HEARTBEAT_MS,
     onError,
     bus,
   });
