@@ -1,0 +1,105 @@
+// What the outbox's fenced due read (outbox-fence.ts) rejects with: role_not_held only when the
+// fence refused it, saying so with the session it asked for and the server's answer as its cause;
+// a read that failed for another reason (cancelled) keeps its own error. The sender gives up its
+// roles' work on role_not_held: a cancel reported as one would stop a sender that still leads.
+import { postgresMissing } from "@agentsvc/pg-test";
+import { afterEach, describe, expect, it } from "vitest";
+import { fencedDueError } from "../src/outbox-fence.js";
+import { postgresDriver, postgresUrlOf, tempRoot } from "./helpers.js";
+import { storePg } from "./pg-statements.js";
+
+const KEYS = ["-7355608123456789", "4242424242424242"];
+
+const ends: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const end of ends.splice(0).reverse()) await end();
+});
+
+/** A store with one due piece, and sessions of the test's own on its database. */
+async function rig() {
+  const appRoot = tempRoot();
+  const db = await postgresDriver.open({ appRoot });
+  const url = await postgresUrlOf(appRoot);
+  const session = async () => {
+    const client = new (storePg().Client)({ connectionString: url });
+    await client.connect();
+    ends.push(() => client.end());
+    const pid = Number((await client.query("SELECT pg_backend_pid() AS pid")).rows[0]!.pid);
+    return { client, pid };
+  };
+  await db.outbox.enqueue([
+    { gateway: "g", thread: "a", idemKey: "a1", kind: "text", payload: { text: "a1" } },
+  ]);
+  return { db, session };
+}
+
+function codesOf(error: unknown): unknown[] {
+  const codes: unknown[] = [];
+  for (let e = error as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e)
+    codes.push(e.code);
+  return codes;
+}
+
+describe("a failed fenced due read's error", () => {
+  const fence = { pid: 1, keys: KEYS };
+  it("is passed on as it is unless one error in its chain has both the refusal's code (22P02) and its text", () => {
+    const mark = "agentsvc: the outbox role is not held";
+    const cases = [
+      { code: "22P02" },
+      { code: "22P02", message: 'invalid input syntax for type bigint: "x"' },
+      { code: "57014", message: `canceling statement: ${mark} 1` },
+      { message: `Failed query: ... ${mark} ...`, cause: { code: "57014", message: "canceling statement" } },
+    ];
+    for (const error of cases) expect(fencedDueError(error, fence), JSON.stringify(error)).toBe(error);
+    const refused = { code: "22P02", message: `invalid input syntax for type integer: "${mark} 1"` };
+    expect(fencedDueError({ message: "Failed query", cause: refused }, fence)).toMatchObject({
+      code: "role_not_held",
+    });
+  });
+});
+
+describe.skipIf(postgresMissing)("[postgres] the outbox's fenced due read, refused", () => {
+  it("a refusal names the session it was asked for and carries the server's answer (22P02) as its cause", async () => {
+    const { db, session } = await rig();
+    const link = await session();
+    const refused = (await db.outbox
+      .due(Date.now(), 32, { pid: link.pid, keys: KEYS })
+      .catch((e) => e)) as Error;
+    expect(refused).toMatchObject({ code: "role_not_held", name: "RoleNotHeldError" });
+    expect(refused.message).toBe(
+      `the outbox roles are no longer all held by session ${link.pid}: nothing read`,
+    );
+    expect(codesOf(refused.cause)).toContain("22P02");
+  });
+
+  it("a read that fails for another reason (cancelled while it waits for the outbox table) rejects with that error, not role_not_held", async () => {
+    const { db, session } = await rig();
+    const link = await session();
+    for (const key of KEYS) await link.client.query("SELECT pg_advisory_lock($1::bigint)", [key]);
+    const other = await session();
+    await other.client.query("BEGIN");
+    await other.client.query('LOCK TABLE "outbox" IN ACCESS EXCLUSIVE MODE');
+    const reading = db.outbox.due(Date.now(), 32, { pid: link.pid, keys: KEYS }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    const waiting = async () =>
+      (
+        await link.client.query(
+          "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE '%pg_locks%'",
+        )
+      ).rows[0]?.pid as number | undefined;
+    let pid = await waiting();
+    for (let i = 0; i < 500 && pid === undefined; i++) {
+      await new Promise((ok) => setTimeout(ok, 10));
+      pid = await waiting();
+    }
+    expect(pid).toBeDefined();
+    await link.client.query("SELECT pg_cancel_backend($1::int)", [pid]);
+    const failed = await reading;
+    await other.client.query("ROLLBACK");
+    expect(failed).toBeInstanceOf(Error);
+    expect(failed).not.toMatchObject({ code: "role_not_held" });
+    expect(codesOf(failed)).toContain("57014"); // query_canceled
+  });
+});
