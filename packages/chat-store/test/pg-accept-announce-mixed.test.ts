@@ -1,0 +1,102 @@
+// Inbox accepts grouped into one INSERT on PostgreSQL where only some records carry an announcement
+// to their thread's holder (pg-writes.ts inboxAccept, #45.3): a record recorded on an instance that
+// holds its thread (no announcement) shares the statement with one recorded elsewhere (announced).
+// The announced one must still reach its holder; and a group with no announcement at all stays the
+// plain INSERT, with no pg_locks read and no NOTIFY in it.
+import type { RunOrigin } from "@agentsvc/agent-core";
+import { postgresMissing } from "@agentsvc/pg-test";
+import { afterEach, describe, expect, it } from "vitest";
+import type { ChatDb } from "../src/index.js";
+import { postgresDriver, postgresUrlOf, tempRoot } from "./helpers.js";
+import { statementsOf, storePg } from "./pg-statements.js";
+
+const KEY = "7355611";
+const CHANNEL = "announce_mixed_test";
+const PAYLOAD = '{"kind":"thread","gateway":"g","thread":"held","held":true,"target":"g:held"}';
+
+type Client = InstanceType<ReturnType<typeof storePg>["Client"]>;
+const open: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const o of open.splice(0).reverse()) await o.close();
+});
+
+/** A store in a fresh database; the recorder's link session, and the holder's (listening, holding KEY). */
+async function rig() {
+  const appRoot = tempRoot();
+  const db = await postgresDriver.open({ appRoot });
+  const url = await postgresUrlOf(appRoot);
+  const clients: Client[] = [];
+  open.push({
+    async close() {
+      for (const c of clients) await c.end();
+      db.close();
+      await db.closedSettled;
+    },
+  });
+  const session = async () => {
+    const client = new (storePg().Client)({ connectionString: url });
+    await client.connect();
+    clients.push(client);
+    const pid = Number((await client.query("SELECT pg_backend_pid() AS pid")).rows[0]!.pid);
+    return { client, pid };
+  };
+  const link = await session();
+  const holder = await session();
+  const heard: string[] = [];
+  holder.client.on("notification", (n) => heard.push(n.payload ?? ""));
+  await holder.client.query(`LISTEN ${CHANNEL}`);
+  await holder.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
+  /** Every notification sent before now, heard: a marker sent after them arrives after them. */
+  const settled = async () => {
+    const marker = `marker ${Math.random()}`;
+    await link.client.query("SELECT pg_notify($1, $2)", [CHANNEL, marker]);
+    for (let i = 0; i < 500 && !heard.includes(marker); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(heard).toContain(marker);
+    return heard.filter((h) => !h.startsWith("marker "));
+  };
+  return { db, link, settled };
+}
+
+const origin = (thread: string): RunOrigin => ({ gateway: "g", thread, meta: {} });
+const plain = (db: ChatDb, dedupKey: string, thread: string) =>
+  db.inbox.accept({ gateway: "g", dedupKey, thread, text: `text ${dedupKey}`, origin: origin(thread) });
+const announced = (db: ChatDb, dedupKey: string, pid: number) =>
+  db.inbox.accept(
+    { gateway: "g", dedupKey, thread: "held", text: `text ${dedupKey}`, origin: origin("held") },
+    { announce: { lock: { pid, key: KEY }, channel: CHANNEL, payload: PAYLOAD } },
+  );
+
+describe.skipIf(postgresMissing)("[postgres] grouped inbox accepts, some with an announcement", () => {
+  it("announces the records that carry one, whatever their place in the group, and answers the others accepted only", async () => {
+    const { db, link, settled } = await rig();
+    // Made in one tick: one INSERT for the four (not refused, then run again row by row).
+    let results: Awaited<ReturnType<typeof plain>>[] = [];
+    const sent = await statementsOf(async () => {
+      results = await Promise.all([
+        plain(db, "m1", "here"),
+        announced(db, "m2", link.pid),
+        plain(db, "m3", "here"),
+        announced(db, "m4", link.pid),
+      ]);
+    });
+    expect(sent.filter((s) => s.text.includes('INSERT INTO "inbox"'))).toHaveLength(1);
+    expect(results).toEqual([
+      { accepted: true, id: expect.any(Number) },
+      { accepted: true, id: expect.any(Number), announced: true },
+      { accepted: true, id: expect.any(Number) },
+      { accepted: true, id: expect.any(Number), announced: true },
+    ]);
+    const ids = results.map((r) => (r as { id: number }).id);
+    const heard = (await settled()).map((p) => (JSON.parse(p) as { id: number }).id);
+    expect(heard).toEqual([ids[1], ids[3]]);
+  });
+
+  it("a group with no announcement is the plain INSERT: no pg_locks read, no NOTIFY", async () => {
+    const { db, settled } = await rig();
+    const sent = await statementsOf(() => Promise.all([plain(db, "m1", "held"), plain(db, "m2", "here")]));
+    const inserts = sent.filter((s) => s.text.includes('INSERT INTO "inbox"'));
+    expect(inserts).toHaveLength(1);
+    expect(inserts[0]?.text).not.toMatch(/pg_locks|pg_notify/);
+    expect(await settled()).toEqual([]);
+  });
+});
