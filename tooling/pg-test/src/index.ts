@@ -20,6 +20,7 @@ import {
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
+import { tryLock } from "./file-lock.js";
 import { watchServer } from "./watchdog.js";
 
 export interface TestPostgres {
@@ -143,20 +144,51 @@ async function waitReady(
 
 const INITDB_ARGS = ["-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C", "-N"];
 
+// The machine's temp folder, not a root test run's own (tooling/vitest.tmpdir.ts), which is removed
+// at the run's end: kept for the next run.
+const templateBase = () => process.env.AGENTSVC_TEST_OS_TMPDIR ?? tmpdir();
+
 /**
- * A data directory initdb made with INITDB_ARGS for this PostgreSQL major and server user, made once
- * and never started (each server runs on a copy). Made in a directory of its own and renamed into
- * place, so a reader never sees a half-made one; when two processes make it at once, one rename wins
- * and the other's copy is deleted.
+ * The folder of the initdb template for this PostgreSQL and server user in `base` (its lock file is
+ * the folder's name and `.lock`). Throws when the binaries are missing.
  */
-function templateData(bin: string): string {
+export function initdbTemplate(base = templateBase()): string {
+  const bin = postgresBinDir();
+  if (!bin) throw new Error(postgresMissing);
   const owner = isRoot ? "postgres" : String(process.getuid?.() ?? "user");
   const key = `${basename(dirname(bin))}-${owner}-${INITDB_ARGS.join("").replace(/[^A-Za-z0-9]/g, "")}`;
-  // The machine's temp folder, not a root test run's own (tooling/vitest.tmpdir.ts), which is
-  // removed at the run's end: kept for the next run, as before.
-  const base = process.env.AGENTSVC_TEST_OS_TMPDIR ?? tmpdir();
-  const template = join(base, `agentsvc-pg-template-${key}`);
-  if (existsSync(join(template, "data", "PG_VERSION"))) return join(template, "data");
+  return join(base, `agentsvc-pg-template-${key}`);
+}
+
+/**
+ * A data directory initdb made with INITDB_ARGS for this PostgreSQL major and server user, made once
+ * and never started (each server runs on a copy). One process on the machine runs initdb, holding a
+ * lock file beside the template; the others wait for it (several files of a run start a server at
+ * once on a machine without the template, and each ran initdb). Made in a directory of its own and
+ * renamed into place, so a reader never sees a half-made one, and two makers (a stale lock removed
+ * by two waiters at once) leave one.
+ */
+async function templateData(bin: string): Promise<string> {
+  const base = templateBase();
+  const template = initdbTemplate(base);
+  const made = () => existsSync(join(template, "data", "PG_VERSION"));
+  while (!made()) {
+    // initdb took 2.9-5.7 s at load 13: a lock a minute old is its holder's hang, not its work.
+    const lock = tryLock(`${template}.lock`, 60_000);
+    if (!lock) {
+      await new Promise((r) => setTimeout(r, 100));
+      continue;
+    }
+    try {
+      if (!made()) makeTemplate(bin, base, template);
+    } finally {
+      lock.release();
+    }
+  }
+  return join(template, "data");
+}
+
+function makeTemplate(bin: string, base: string, template: string): void {
   const staging = mkdtempSync(join(base, "agentsvc-pg-staging-"));
   if (isRoot) {
     const { uid, gid } = postgresUid();
@@ -168,13 +200,17 @@ function templateData(bin: string): string {
     join(staging, "data"),
     ...INITDB_ARGS,
   ]);
-  execFileSync(initCmd, initArgs, { stdio: "pipe" });
   try {
-    renameSync(staging, template);
-  } catch {
+    execFileSync(initCmd, initArgs, { stdio: "pipe" });
+    try {
+      renameSync(staging, template);
+    } catch (err) {
+      // Another maker's rename won: its template serves.
+      if (!existsSync(join(template, "data", "PG_VERSION"))) throw err;
+    }
+  } finally {
     rmSync(staging, { recursive: true, force: true });
   }
-  return join(template, "data");
 }
 
 /** Starts a new server. Throws when the binaries are missing (check `postgresMissing` first). */
@@ -197,7 +233,7 @@ export async function startPostgres(
   }
   chmodSync(dir, 0o700);
   // cp -a keeps the server user's ownership and the 0700 mode PostgreSQL insists on.
-  execFileSync("cp", ["-a", templateData(bin), data], { stdio: "pipe" });
+  execFileSync("cp", ["-a", await templateData(bin), data], { stdio: "pipe" });
   // Before the first postgres starts: this process may be killed while it waits for the server.
   const watchdog = watchServer(dir, join(data, "postmaster.pid"), pgCtlStop(bin, data, "immediate"));
   // A port chosen by freePort() can be bound by another test's server before ours binds it: then
