@@ -7,7 +7,7 @@
 // and one without TLS; `ssl: verify-full` with `sslCaFile` (relative to the project) connects over
 // TLS. `check` and `start` refuse bad values by their keys.
 import { createHmac } from "node:crypto";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { advisoryKey, threadLockName } from "@agentsvc/pg-cluster";
@@ -21,7 +21,19 @@ import {
 import { connectPostgres, type PostgresStore } from "@agentsvc/store-postgres";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runBin, type Served, serveBin } from "./child.js";
-import { linkPackages, tempDir, writeFiles } from "./helpers.js";
+import { linkPackages, tempDir as newTempDir, writeFiles } from "./helpers.js";
+
+// The file's temp folders (projects, gates, certificates), removed after its last server stopped:
+// a run of the file left 12 of them in the temp folder.
+const made: string[] = [];
+const tempDir = (prefix: string) => {
+  const dir = newTempDir(prefix);
+  made.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 const SECRET = "held-threads-secret";
 
@@ -384,6 +396,7 @@ describe.skipIf(postgresMissing)(
 
     beforeAll(async () => {
       certs = testCertificates();
+      made.push(certs.dir);
       pg = await startPostgres({
         settings: ["ssl = on", `ssl_cert_file = '${certs.certFile}'`, `ssl_key_file = '${certs.keyFile}'`],
       });
