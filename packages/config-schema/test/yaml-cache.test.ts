@@ -1,9 +1,10 @@
 // `start` reads its YAML files' data as its last start parsed them (yaml-cache.ts, #45).
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it } from "vitest";
 import { loadProject } from "../src/index.js";
-import { openYamlCache } from "../src/load/yaml-cache.js";
+import { openYamlCache, survivesJson } from "../src/load/yaml-cache.js";
 import { writeProject } from "./helpers.js";
 
 const CACHE = join(".agentsvc", "yaml-cache.json");
@@ -99,5 +100,43 @@ describe("the YAML data kept between starts", () => {
     expect(again.get("a.yaml", "x: .inf\n")).toBeUndefined();
     expect(again.get("b.yaml", "x: 1\n")).toEqual({ value: { x: 1 } });
     expect(again.get("b.yaml", "x: 2\n")).toBeUndefined();
+  });
+
+  it("keeps exactly what a JSON round trip gives back deep-equal (isDeepStrictEqual's answer)", () => {
+    const values: unknown[] = [
+      null,
+      "x",
+      true,
+      1.5,
+      -0,
+      Number.NaN,
+      Number.NEGATIVE_INFINITY,
+      undefined,
+      [1, "a", null, [true]],
+      [1, undefined],
+      // biome-ignore lint/suspicious/noSparseArray: a hole is what JSON changes
+      [1, , 2],
+      { a: { b: [1, { c: "d" }] }, e: false },
+      { a: undefined },
+      { a: -0 },
+      { a: Number.NaN },
+      Object.create(null),
+      Object.assign(Object.create(null), { a: 1 }),
+      JSON.parse('{"__proto__": {"x": 1}}'),
+      { [Symbol("s")]: 1 },
+      new Date(0),
+      Object.defineProperty({}, "hidden", { value: 1, enumerable: false }),
+      {
+        get a() {
+          return 1;
+        },
+      },
+      () => 1,
+    ];
+    for (const value of values) {
+      const json = JSON.stringify(value);
+      const back = json === undefined ? undefined : JSON.parse(json);
+      expect(survivesJson(value), String(json)).toBe(json !== undefined && isDeepStrictEqual(back, value));
+    }
   });
 });

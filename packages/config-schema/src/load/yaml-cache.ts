@@ -5,7 +5,6 @@
 // survives JSON unchanged is kept (not `.inf`, say). Kept in `.agentsvc/` beside service.json.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { isDeepStrictEqual } from "node:util";
 
 const FILE = join(".agentsvc", "yaml-cache.json");
 /**
@@ -50,8 +49,7 @@ export function openYamlCache(root: string): YamlCache {
     set(rel, text, value) {
       changed = true;
       // Parsed again from JSON: the caller keeps its own object; what does not survive JSON is not kept.
-      const copy: unknown = JSON.parse(JSON.stringify(value) ?? "null");
-      if (isDeepStrictEqual(copy, value)) used[rel] = { text, value: copy };
+      if (survivesJson(value)) used[rel] = { text, value: JSON.parse(JSON.stringify(value)) };
     },
     save() {
       if (!changed && Object.keys(used).length === Object.keys(kept).length) return;
@@ -66,4 +64,21 @@ export function openYamlCache(root: string): YamlCache {
       }
     },
   };
+}
+
+/**
+ * Whether JSON gives `value` back deep-equal (isDeepStrictEqual's answer after a round trip, without
+ * loading node:util's comparisons on a start, #45): plain objects and arrays of strings, booleans,
+ * null and finite numbers other than -0.
+ */
+export function survivesJson(value: unknown): boolean {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return true;
+  if (typeof value === "number") return Number.isFinite(value) && !Object.is(value, -0);
+  // A hole is null after JSON (every() would skip it).
+  if (Array.isArray(value)) return Array.from(value, survivesJson).every(Boolean);
+  if (typeof value !== "object" || Object.getPrototypeOf(value) !== Object.prototype) return false;
+  // Enumerable own properties are what both JSON and isDeepStrictEqual look at.
+  if (Object.getOwnPropertySymbols(value).some((k) => Object.prototype.propertyIsEnumerable.call(value, k)))
+    return false;
+  return Object.keys(value).every((key) => survivesJson((value as Record<string, unknown>)[key]));
 }
