@@ -35,7 +35,7 @@ export function roleFence(coordination: Coordination, roles: string[]): (() => R
 }
 
 /** True when a due read was refused for want of a role (here or by the store). */
-function roleRefused(err: unknown): boolean {
+export function roleRefused(err: unknown): boolean {
   for (let e = err as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e)
     if (e.code === ROLE_NOT_HELD) return true;
   return false;

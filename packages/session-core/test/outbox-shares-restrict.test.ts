@@ -1,11 +1,13 @@
 // What OutboxShares tells its sender as the outbox roles come and go (outbox-shares.ts #apply): the
-// pieces of the partitions it holds, about which part of the due pieces that is (its first due read
-// asks for 1/share as many), and the fence naming those roles; once it holds every partition again,
-// every piece. A leader that took the partitions back after sharing them must send them all.
+// pieces of the partitions it holds, the share its due reads name to the store (those partitions of
+// four, the registered gateways spread by hash), and the fence naming those roles; once it holds
+// every partition again, every piece. A leader that took the partitions back after sharing them must
+// send them all.
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import type { Coordination } from "../src/coordination.js";
 import type { RoleFence } from "../src/outbox-fence.js";
+import type { OutboxShare } from "../src/outbox-partition.js";
 import type { OutboxSender } from "../src/outbox-sender.js";
 import { OUTBOX_PARTITIONS, OutboxShares } from "../src/outbox-shares.js";
 import type { OutboxRow } from "../src/store.js";
@@ -13,7 +15,7 @@ import type { OutboxRow } from "../src/store.js";
 interface Restriction {
   mine: ((row: OutboxRow) => boolean) | undefined;
   fence: (() => RoleFence) | undefined;
-  share: number | undefined;
+  share: (() => OutboxShare) | undefined;
 }
 
 /** A leader's shares over a coordination whose roles are granted by the test (`grant`). */
@@ -41,14 +43,15 @@ function leader() {
       state.running = false;
     },
     async drained() {},
-    restrict(mine: Restriction["mine"], fence?: Restriction["fence"], share?: number) {
+    restrict(mine: Restriction["mine"], fence?: Restriction["fence"], share?: Restriction["share"]) {
       restrictions.push({ mine, fence, share });
     },
   } as unknown as OutboxSender;
   const shares = new OutboxShares({
     coordination,
     sender,
-    pinned: () => false,
+    pinned: (gateway) => gateway === "push",
+    gateways: () => ["http", "push"],
     logger: pino({ level: "silent" }),
     stopping: () => false,
   });
@@ -62,12 +65,12 @@ const rows = Array.from({ length: 64 }, (_, i) => ({ gateway: "http", thread: `t
 const sent = (r: Restriction) => rows.filter((row) => r.mine?.(row) ?? true);
 
 describe("the outbox partitions a leader holds, as its sender is told", () => {
-  it("one partition of four: a quarter of the pieces, a first read for four times as many, fenced by that role", () => {
+  it("one partition of four: a quarter of the pieces, that partition named to the store with the gateways spread by hash (a pinned one left out), fenced by that role", () => {
     const { grant, last } = leader();
     grant(0);
     expect(sent(last()).length).toBeGreaterThan(0);
     expect(sent(last()).length).toBeLessThan(rows.length);
-    expect(last().share).toBe(1 / OUTBOX_PARTITIONS);
+    expect(last().share?.()).toEqual({ of: OUTBOX_PARTITIONS, parts: [0], hashed: ["http"] });
     expect(last().fence?.()).toEqual({ pid: 42, keys: ["outbox:0"] });
   });
 
@@ -77,6 +80,7 @@ describe("the outbox partitions a leader holds, as its sender is told", () => {
     expect(sent(last()).length).toBeLessThan(rows.length);
     grant(OUTBOX_PARTITIONS - 1);
     expect(sent(last())).toEqual(rows);
+    expect(last().share).toBeUndefined();
     expect(last().fence?.().keys.sort()).toEqual(["outbox:0", "outbox:1", "outbox:2", "outbox:3"]);
   });
 });
