@@ -28,8 +28,10 @@ describe.skipIf(postgresMissing)("a leader's heartbeat", () => {
     const a = await instance();
     const b = await instance();
     try {
+      // a's heartbeat names slack:first first, which b does not wait for: b still puts its try off.
+      const first = a.leadership.lead("slack:first", { onAcquired: () => {} });
       const ha = a.leadership.lead("telegram:beat", { onAcquired: () => {} });
-      await waitFor("a leads", () => ha.isLeader, 5_000);
+      await waitFor("a leads", () => ha.isLeader && first.isLeader, 5_000);
       const hb = b.leadership.lead("telegram:beat", { onAcquired: () => {} });
       await waitFor("b's first try answered", () => b.tries.mock.results.length === 1, 5_000);
       await b.tries.mock.results[0]?.value;
@@ -69,6 +71,38 @@ describe.skipIf(postgresMissing)("a leader's heartbeat", () => {
       // Its tries of slack:other go on every retryMs: its heartbeats name telegram:own only.
       expect(a.tries.mock.calls.length).toBeGreaterThanOrEqual(3);
     } finally {
+      await a.leadership.stop();
+      await a.bus.stop();
+      await a.link.close();
+    }
+  });
+
+  it("without heartbeatMs, a leader sends none, and a waiting instance is not put off by another's", async () => {
+    const a = await instance();
+    const link = await pg.link({ healthCheckMs: 0 });
+    const bus = new Bus(link);
+    await bus.start();
+    const plain = new Leadership(link, { retryMs: RETRY_MS, bus });
+    const tries = vi.spyOn(link, "tryLock");
+    try {
+      const ha = a.leadership.lead("telegram:plain", { onAcquired: () => {} });
+      await waitFor("a leads", () => ha.isLeader, 5_000);
+      const senders: number[] = [];
+      bus.subscribe("leader-alive", (_m, delivery) => void senders.push(delivery.senderPid));
+      plain.lead("telegram:plain", { onAcquired: () => {} });
+      await sleep(RETRY_MS * 4);
+      // Its tries go on every retryMs, a's heartbeats heard or not.
+      const tried = tries.mock.calls.filter(([name]) => name === "agentsvc:leader:telegram:plain");
+      expect(tried.length).toBeGreaterThanOrEqual(3);
+      expect(senders.length).toBeGreaterThanOrEqual(3);
+      // Leading, it sends no heartbeat: every one heard is a's.
+      const own = plain.lead("slack:plain", { onAcquired: () => {} });
+      await waitFor("the plain leadership leads slack:plain", () => own.isLeader, 5_000);
+      await sleep(HEARTBEAT_MS * 4);
+      expect(new Set(senders)).toEqual(new Set([a.link.backendPid]));
+    } finally {
+      await plain.stop();
+      await bus.stop();
       await a.leadership.stop();
       await a.bus.stop();
       await a.link.close();
