@@ -34,6 +34,12 @@ const SECOND_WINDOW_AFTER_S = 35;
  */
 const WARM = Number(process.env.BENCH_CLUSTER_WARM ?? 300);
 const CONNECTIONS = 30;
+/**
+ * BENCH_CLUSTER_EACH=<n>: n client connections to every instance (one instance n, three 3n) instead
+ * of 30 over all of them: each instance then carries the same load in both configurations, where at 30
+ * one instance carries three times what each of three does (its backlog groups more a statement).
+ */
+const EACH = process.env.BENCH_CLUSTER_EACH ? Number(process.env.BENCH_CLUSTER_EACH) : undefined;
 const THREADS = 200;
 
 /** `idle`: the gateway project's windows at rest only, without its measured burst. */
@@ -182,7 +188,7 @@ async function invoke(url: string, amount: number, connections: number): Promise
 /** `total` requests spread over every instance at once. */
 async function load(kind: Kind, servers: ChildServer[], total: number, probe: Probe): Promise<void> {
   const each = Math.ceil(total / servers.length);
-  const connections = Math.max(1, Math.round(CONNECTIONS / servers.length));
+  const connections = EACH ?? Math.max(1, Math.round(CONNECTIONS / servers.length));
   await Promise.all(
     servers.map((s) =>
       kind === "invoke"
@@ -439,7 +445,7 @@ function costRows(costs: Costs, label: string): Row[] {
     if (!one || !three) continue;
     rows.push(
       {
-        metric: `${label}${name}: CPU-s per 1,000, 3 instances (${REQUESTS} requests after ${WARM} per instance to warm up; ${load})`,
+        metric: `${label}${name}: CPU-s per 1,000, 3 instances (${REQUESTS} requests after ${WARM} per instance to warm up; ${EACH ? `${EACH} connections to each instance; ` : ""}${load})`,
         value: split(three),
         baseline: `1 instance ${split(one)}`,
         ratio: ratio(three.app + three.pg, one.app + one.pg),
