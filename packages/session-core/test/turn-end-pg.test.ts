@@ -6,11 +6,12 @@
 import { createRequire } from "node:module";
 import { InstanceLink, ThreadLocks } from "@agentsvc/pg-cluster";
 import { postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/pg-test";
+import { defineTool } from "@agentsvc/agent-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ClusterMessage, Coordination } from "../src/index.js";
 import { gatewayThreadId } from "../src/threads.js";
 import { postgresStore } from "./pg-locks.js";
-import { type Rig, rig, until } from "./session-harness.js";
+import { type Rig, type RigOptions, rig, until } from "./session-harness.js";
 
 const T = "T";
 const threadId = gatewayThreadId("mock", T);
@@ -72,7 +73,7 @@ function coordinationOf(locks: ThreadLocks, folded: boolean): Coordination {
  * `errors`: what its run manager logged as errors (e.g. "could not persist the turn").
  */
 async function instance(
-  options: { folded?: boolean; policy?: "steer" | "queue" } = {},
+  options: { folded?: boolean; policy?: "steer" | "queue"; rig?: Pick<RigOptions, "tools" | "script"> } = {},
 ): Promise<{ r: Rig; link: InstanceLink; locks: ThreadLocks; other: ThreadLocks; errors: string[] }> {
   if (!server) throw new Error("no PostgreSQL");
   const url = await server.createDatabase();
@@ -85,6 +86,7 @@ async function instance(
     store: store.db,
     coordination: coordinationOf(locks, options.folded ?? true),
     ...(options.policy ? { gatewaySession: { policy: options.policy } } : {}),
+    ...options.rig,
     runLogger: { info() {}, warn() {}, error: (obj, msg) => errors.push(`${msg}: ${JSON.stringify(obj)}`) },
   });
   ended.push(() => r.close());
@@ -189,6 +191,41 @@ describe.skipIf(postgresMissing)("a turn's end on PostgreSQL", () => {
     expect(marks).toHaveLength(1);
     expect(marks[0]?.text).toMatch(ENDS_RECORD);
     expect(r.gateway.textsTo(T)[1]).toContain("then this");
+    expect(await r.db.inbox.unfinished()).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  it("an approved turn's continuation ends without error (its checkpoint is removed after the end statement, in its transaction)", async () => {
+    const { r, errors } = await instance();
+    await r.gateway.inject({ thread: T, text: "use delete_file report.txt", id: "m1" });
+    await until(() => r.gateway.decisionRequests.length > 0, "the decision request");
+    const req = r.gateway.decisionRequests[0] as { requestId: string };
+    expect(await r.gateway.decide(req.requestId, "approve", "mock:alice")).toMatchObject({ ok: true });
+    await until(() => r.gateway.textsTo(T).length === 1, "the continuation's reply");
+    await r.session.idle();
+    expect(r.gateway.textsTo(T)).toEqual(["The tool delete_file returned: deleted."]);
+    expect(await r.db.inbox.unfinished()).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  it("a turn whose tool handed back a file ends without error, the file's piece queued after the end statement, in its transaction", async () => {
+    const chart = defineTool({
+      name: "draw_chart",
+      description: "Draws a chart.",
+      input: { type: "json-schema" as const, schema: { type: "object", properties: {} } },
+      execute: async () => ({
+        files: [{ name: "chart.png", contentType: "image/png", data: Buffer.from("png").toString("base64") }],
+      }),
+    });
+    const script = [
+      { text: "", toolCalls: [{ name: "draw_chart", arguments: {} }] },
+      { text: "Here it is." },
+    ];
+    const { r, errors } = await instance({ rig: { tools: [chart], script } });
+    await r.gateway.inject({ thread: T, text: "draw it", id: "m1" });
+    await until(() => r.gateway.sent.length === 2, "the reply and the file's note");
+    await r.session.idle();
+    expect(r.gateway.textsTo(T)[0]).toBe("Here it is.");
     expect(await r.db.inbox.unfinished()).toEqual([]);
     expect(errors).toEqual([]);
   });
