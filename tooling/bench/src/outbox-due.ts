@@ -25,7 +25,8 @@ const DISTINCT_ON_DUE = `SELECT o.* FROM (
 ) heads JOIN outbox o ON o.id = heads.id WHERE heads.at <= $1 ORDER BY heads.id LIMIT $2`;
 
 export async function benchOutboxDue(): Promise<Row[]> {
-  const pg = await startPostgres({ durable: true });
+  // Room for 6,400 locks held at once beside the statements' (the default table holds 6,400 in all).
+  const pg = await startPostgres({ durable: true, settings: ["max_locks_per_transaction = 128"] });
   const root = mkdtempSync(join(tmpdir(), "agentsvc-bench-due-"));
   try {
     const url = await pg.createDatabase();
@@ -108,7 +109,12 @@ export async function benchOutboxDue(): Promise<Row[]> {
         row("after ANALYZE", analyzed),
         share("after ANALYZE", analyzed),
         floor("after ANALYZE", analyzed),
-        await fenceCost(url, (fence) => db.outbox.due(1_000, 32, fence).then(() => {})),
+        ...(await fenceCost(url, (fence) => db.outbox.due(1_000, 32, fence).then(() => {}), 0)),
+        ...(await fenceCost(
+          url,
+          (fence) => db.outbox.due(1_000, 32, fence).then(() => {}),
+          TABLE_LOCKS - HELD_LOCKS,
+        )),
       ];
     } finally {
       await client.end();
@@ -123,38 +129,96 @@ export async function benchOutboxDue(): Promise<Row[]> {
 
 /** Advisory locks the fence's session holds: four outbox roles and an instance's default cap of held threads. */
 const HELD_LOCKS = 1_004;
+/** A full default lock table (64 x 100 connections): the rest held by two other sessions (other instances' threads). */
+const TABLE_LOCKS = 6_400;
+
+/** What the fence reads (outbox-fence.ts's count, its keys as there): every entry of the server's lock table is copied. */
+const LOCKS_CHECK = `SELECT count(*)::int AS n FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted
+  AND l.pid = $1::int AND l.objsubid = 1 AND (l.classid::int8, l.objid::int8) IN (SELECT * FROM unnest($2::int8[], $3::int8[]))`;
+/** A cheaper check to weigh against it: the link's backend is the same one still (pid and start time; no lock table read). */
+const BACKEND_CHECK =
+  "SELECT count(*)::int AS n FROM pg_stat_get_activity($1::int) a WHERE a.backend_start = $2::timestamptz";
 
 /**
  * The sender's role fence (#45.3): the same due read checking in pg_locks that one session holds
  * the four outbox roles, while that session holds 1,000 more advisory locks (threads at the default
- * cap), alternated with the read without the fence.
+ * cap) and `others` more are held by other sessions, alternated with the read without the fence;
+ * with others, also the fence's pg_locks read alone against a check of the backend's start time.
  */
 async function fenceCost(
   url: string,
   due: (fence?: { pid: number; keys: string[] }) => Promise<void>,
-): Promise<Row> {
+  others: number,
+): Promise<Row[]> {
   const holder = pgClient(url);
+  const other = [pgClient(url), pgClient(url)];
   await holder.connect();
+  for (const c of other) await c.connect();
   try {
     await holder.query(`SELECT pg_advisory_lock(k) FROM generate_series(1, ${HELD_LOCKS}) AS k`);
+    for (const [i, c] of other.entries()) {
+      const n = Math.floor(others / other.length) + (i === 0 ? others % other.length : 0);
+      const from = 1_000_000 * (i + 1);
+      if (n > 0)
+        await c.query(`SELECT pg_advisory_lock(k) FROM generate_series(${from}, ${from + n - 1}) AS k`);
+    }
     const pid = Number((await holder.query("SELECT pg_backend_pid() AS pid")).rows[0]?.pid);
     const fence = { pid, keys: ["1001", "1002", "1003", "1004"] };
     await due(fence); // parsed and planned once before timing, as the plain read was
     const fenced: number[] = [];
     const plain: number[] = [];
+    const locks: number[] = [];
+    const backend: number[] = [];
+    const probe = other[0]!;
+    const started = String(
+      (await probe.query("SELECT backend_start::text AS s FROM pg_stat_get_activity($1::int)", [pid])).rows[0]
+        ?.s,
+    );
     for (let i = 0; i < CALLS; i++) {
       plain.push(...(await timeEach(1, () => due())));
       fenced.push(...(await timeEach(1, () => due(fence))));
+      if (others === 0) continue;
+      locks.push(
+        ...(await timeEach(1, () =>
+          probe
+            .query({
+              name: "locks_check",
+              text: LOCKS_CHECK,
+              values: [pid, ["0", "0", "0", "0"], ["1001", "1002", "1003", "1004"]],
+            })
+            .then(() => {}),
+        )),
+      );
+      backend.push(
+        ...(await timeEach(1, () =>
+          probe.query({ name: "backend_check", text: BACKEND_CHECK, values: [pid, started] }).then(() => {}),
+        )),
+      );
     }
+    const held = (HELD_LOCKS + others).toLocaleString("en");
     const [f, p] = [percentile(fenced, 50), percentile(plain, 50)];
-    return {
-      metric: `outbox due read p50 ms with the sender's role fence (4 roles; ${HELD_LOCKS.toLocaleString("en")} advisory locks held), after ANALYZE; baseline: the read without it`,
-      value: fmt(f, 3),
-      baseline: fmt(p, 3),
-      ratio: fmt(f / p, 3),
-      target: "",
-    };
+    const rows: Row[] = [
+      {
+        metric: `outbox due read p50 ms with the sender's role fence (4 roles; ${held} advisory locks held${others ? `, ${HELD_LOCKS.toLocaleString("en")} by the fence's session` : ""}), after ANALYZE; baseline: the read without it`,
+        value: fmt(f, 3),
+        baseline: fmt(p, 3),
+        ratio: fmt(f / p, 3),
+        target: "",
+      },
+    ];
+    if (others > 0) {
+      const [l, b] = [percentile(locks, 50), percentile(backend, 50)];
+      rows.push({
+        metric: `the fence's pg_locks count alone p50 ms (${held} locks held); baseline: a check of the link backend's start time (pg_stat_get_activity(pid))`,
+        value: fmt(l, 3),
+        baseline: fmt(b, 3),
+        ratio: fmt(l / b, 3),
+        target: "",
+      });
+    }
+    return rows;
   } finally {
     await holder.end();
+    for (const c of other) await c.end();
   }
 }
