@@ -28,7 +28,10 @@ describe("a failed due read of the outbox sender, as logged", () => {
       code: "role_not_held",
     });
     expect(await failedRead(new Error("failed query", { cause: refused }))).toEqual([
-      [40, "outbox: not sending: another instance holds this one's outbox roles"],
+      [
+        40,
+        "outbox: not sending: another instance holds this one's outbox roles (until this instance's roles change)",
+      ],
     ]);
   });
 
