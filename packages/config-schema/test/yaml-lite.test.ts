@@ -25,6 +25,12 @@ const READ = [
   'title: "👋"\nwelcome: >-\n  Hi! I run: offline.\n  Ask me.\n',
   "theme:\n  accent: 001122\n  size: 1.50\n  dark:\n    bg: 111827\ntitle: 007\n",
   "a.b/c-d: 1\n_x: 2\n",
+  // no line break at the end of the file
+  "a: |\n  x",
+  "a: >\n  x\n  y",
+  "k: v #c\n#end",
+  "- x\n-  y",
+  "a:\n- b: 1\n  c: |\n    t\n- d\n",
 ];
 
 const LEFT = [
