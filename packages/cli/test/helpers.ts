@@ -1,7 +1,6 @@
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { main } from "../src/index.js";
 
 export interface Run {
   code: number;
@@ -14,6 +13,9 @@ export async function run(
   argv: string[],
   opts: { cwd?: string; env?: Record<string, string | undefined>; tty?: boolean } = {},
 ): Promise<Run> {
+  // Imported here, not at the top: most files import this module for repoRoot or tempDir and run
+  // the built bin, and the CLI's sources (every command) were loaded in each of their processes.
+  const { main } = await import("../src/index.js");
   let stdout = "";
   let stderr = "";
   const code = await main(argv, {
