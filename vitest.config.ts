@@ -16,11 +16,23 @@ useRamTmpDir();
 // on the 2-CPU CI machine. `pnpm test --maxWorkers=1` runs them one by one again.
 const workers = Math.max(2, availableParallelism() * 2);
 
-// session-core's files share modules (its own config) but the cap test on a real PostgreSQL, which
-// held one of the two shared threads 52-56 s in whole runs (the project's share: 170-190 s) (#45).
-const sessionCore = forkOutConfig(join(import.meta.dirname, "packages/session-core"), {}, [
-  "test/session-held-cap-pg.test.ts",
-]);
+// Packages whose files share modules (their own configs) but these, which run forked in a root run
+// (#45). The two shared threads run one project after another, file after file: at load 8-16 the
+// shared projects alone took 390 s, 743 s of files in two threads, mostly waiting, while the four
+// forked workers had room. Each file here waits 13-27 s on its fake's real clock (streams paced by
+// token delays and edit intervals, reconnects); the lane side by side at load 31-68: 582 -> 537 s.
+// session-core's cap test on a real PostgreSQL held one of the threads 52-56 s in whole runs.
+const FORKED_OUT: Record<string, string[]> = {
+  "packages/session-core": ["test/session-held-cap-pg.test.ts"],
+  "packages/gateway-discord": ["test/stream.test.ts", "test/connection.test.ts"],
+  "packages/gateway-telegram": ["test/stream.test.ts", "test/faults.test.ts"],
+  "packages/gateway-email": ["test/email.test.ts", "test/poll-and-reply.test.ts"],
+  "packages/gateway-teams": ["test/stream.test.ts"],
+  "packages/gateway-slack": ["test/stream.test.ts"],
+};
+const forkedOut = Object.entries(FORKED_OUT).map(([dir, files]) =>
+  forkOutConfig(join(import.meta.dirname, dir), {}, files),
+);
 
 export default defineConfig({
   test: {
@@ -36,15 +48,14 @@ export default defineConfig({
       "!packages/cli/vitest.config.ts",
       "!apps/server/vitest.config.ts",
       "!packages/webui-page/vitest.config.ts",
-      "!packages/session-core/vitest.config.ts",
+      ...Object.keys(FORKED_OUT).map((dir) => `!${dir}/vitest.config.ts`),
       cli.forked,
       cli.shared,
       server.forked,
       server.shared,
       webuiPage.forked,
       webuiPage.shared,
-      sessionCore.forked,
-      sessionCore.shared,
+      ...forkedOut.flatMap((parts) => [parts.forked, parts.shared]),
       "examples/*/vitest.config.ts",
       "tooling/build/vitest.config.ts",
       "tooling/install-test/vitest.config.ts",

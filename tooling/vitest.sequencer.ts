@@ -35,13 +35,21 @@ const SLOW_FIRST = [
   "packages/cli/test/schedules.test.ts",
   // Forked out of session-core's shared files in a root run: 52-56 s of a whole run (#45).
   "packages/session-core/test/session-held-cap-pg.test.ts",
+  // Forked out of their packages' shared files in a root run (vitest.config.ts): 13-27 s each of
+  // the shared threads at load 8-16, waiting on their fakes' clocks.
+  "packages/gateway-discord/test/stream.test.ts",
+  "packages/gateway-telegram/test/stream.test.ts",
+  "packages/gateway-teams/test/stream.test.ts",
+  "packages/gateway-discord/test/connection.test.ts",
+  "packages/gateway-email/test/email.test.ts",
+  "packages/gateway-slack/test/stream.test.ts",
+  "packages/gateway-telegram/test/faults.test.ts",
+  "packages/gateway-email/test/poll-and-reply.test.ts",
   // The shared threads run one project after another, each until its slowest file ends: the
   // projects with the longest files first (15-20 s in a root run of the shared projects, load 13).
   "packages/session-core/test/session-cluster-outbox-share.test.ts",
   "packages/session-core/test/session-cluster.test.ts",
   "packages/session-core/test/session-cluster-ownership.test.ts",
-  "packages/gateway-teams/test/stream.test.ts",
-  "packages/gateway-slack/test/stream.test.ts",
   "packages/webui/test/turns.test.ts",
 ];
 

@@ -10,8 +10,9 @@ const extra = { testTimeout: 30_000 };
 // Every file shares modules in the shared threads but browser.test.ts, which runs in a process of
 // its own in a root run (#45): its 40 Chromium tests took 186 s of a loaded run, and the shared
 // threads run one project after another, so one thread waited on it while the other had run out
-// of this package's files. A run in the package itself shares every file, as before.
-const forked = ["test/browser.test.ts"];
+// of this package's files. first-user.test.ts too: 20 s of waiting, most of the project's span in
+// the threads (24.8 s of 49 s of files, load 8-16). A run in the package itself shares every file.
+const forked = ["test/browser.test.ts", "test/first-user.test.ts"];
 const parts = splitPackageConfig(
   import.meta.dirname,
   extra,
