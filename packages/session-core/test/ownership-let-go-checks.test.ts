@@ -2,6 +2,7 @@
 // thread's lock: nothing once the session stops (its locks go with its connection), and nothing of a
 // thread let go meanwhile (it is not held here: a message recorded for it is its next holder's).
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { gatewayThreadId } from "../src/threads.js";
 import { held, owner } from "./ownership-rig.js";
 import { until } from "./session-harness.js";
 
@@ -42,5 +43,33 @@ describe("a kept thread's let-go", () => {
     expect(o.taken).toEqual(["C:c1"]);
     expect(held(o)).toEqual(["gw:mock:B", "gw:mock:C"]);
     expect(o.reads.filter((t) => t === "A")).toHaveLength(2);
+  });
+
+  it("keeps the state of a kept thread lost while a turn ran, asked to go meanwhile: the turn winds down before the thread is taken again", async () => {
+    const o = owner(1);
+    await o.own.poke("mock", "A");
+    // A turn of A runs (its change still in progress) when B finds no room and asks A to go.
+    let open = () => {};
+    const gate = new Promise<void>((r) => (open = r));
+    const change = o.own.withHeld("mock", "A", async (state) => {
+      state.active = {
+        inboxId: 1,
+        phase: "running",
+        origin: { gateway: "mock", thread: "A" },
+        steered: [],
+        committed: false,
+      };
+      await gate;
+    });
+    expect(await o.own.claim("mock", "B")).toBe(false);
+    // The lock is lost meanwhile: the turn winds down here, uncommitted.
+    o.own.lost([gatewayThreadId("mock", "A")]);
+    open();
+    await change;
+    // The let-go B asked for runs after that change, in A's lock.
+    await Promise.all(o.threads.pending());
+    // Not taken again here while its lost turn still runs.
+    expect(o.threads.peek("mock", "A")?.lost).toBe(true);
+    expect(await o.own.claim("mock", "A")).toBe(false);
   });
 });
