@@ -1,6 +1,6 @@
-// `start` reads a plain gateway file without a YAML parser (config-schema yaml-lite.ts, #45); a file
-// outside that subset is read by js-yaml, and one with a syntax error still fails the start with the
-// yaml package's message and line. Through the built bin.
+// `start` reads gateway files with js-yaml first (config-schema yaml-data.ts, #45), block and flow
+// style alike, and a file with a syntax error still fails the start with the yaml package's message
+// and line. Through the built bin.
 import { describe, expect, it } from "vitest";
 import { runBin, serveBin } from "./child.js";
 import { tempDir, writeFiles } from "./helpers.js";
@@ -19,7 +19,7 @@ async function invokeAt(url: string, path: string): Promise<number> {
 }
 
 describe("agentsvc start and its gateway files' YAML", () => {
-  it("serves routes from a plain file and from a flow-style one (read by the parser)", async () => {
+  it("serves routes from a block-style file and from a flow-style one", async () => {
     const dir = writeFiles(tempDir(), {
       "agents/bot.mjs": BOT,
       "gateways/plain.yaml": "# plain\nexposes: agent\npath: /plain # the route\n",

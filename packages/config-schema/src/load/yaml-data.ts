@@ -9,7 +9,6 @@
 // at an unclosed quote names a later line).
 import type { Schema } from "js-yaml";
 import type { Document } from "yaml";
-import { type CoreScalars, liteYamlData } from "./yaml-lite.js";
 
 type JsYaml = typeof import("js-yaml");
 
@@ -35,8 +34,6 @@ function floatOf(text: string): number {
   if (/inf$/i.test(text)) return text.startsWith("-") ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
   return Number.parseFloat(text);
 }
-
-const CORE: CoreScalars = { NULL, BOOL, INT, FLOAT, intOf, floatOf };
 
 /**
  * Map keys the two parsers turn into different object keys (null: "" in yaml, "null" in js-yaml;
@@ -76,9 +73,6 @@ async function loadParsers(): Promise<Parsers> {
 
 /** The file's data, or undefined when the yaml package must read it (an error, or keys read differently). */
 export async function fastYamlData(text: string): Promise<YamlData | undefined> {
-  // A plain file needs no parser at all (yaml-lite.ts); js-yaml loads for the others.
-  const lite = liteData(text);
-  if (lite) return lite;
   if (KEYS_YAML_READS_DIFFERENTLY.test(text)) return undefined;
   parsers ??= loadParsers();
   const { load, core, text: asText } = await parsers;
@@ -99,21 +93,6 @@ export async function fastYamlData(text: string): Promise<YamlData | undefined> 
     // Left to the yaml package: its messages, or its theme rule for keys read differently.
     return undefined;
   }
-}
-
-/** The data of a file in yaml-lite's subset, with the theme rule applied as below; else undefined. */
-export function liteData(text: string): YamlData | undefined {
-  const value = liteYamlData(text, CORE);
-  if (value === undefined) return undefined;
-  if (Array.isArray(value) && text.includes("theme")) return undefined;
-  if (!isMap(value) || !Object.hasOwn(value, "theme")) return { ok: true, value };
-  const raw = liteYamlData(text, CORE, true) as Record<string, unknown>;
-  try {
-    value.theme = (themeText({ theme: value.theme }, { theme: raw.theme }) as { theme: unknown }).theme;
-  } catch {
-    return undefined;
-  }
-  return { ok: true, value };
 }
 
 function isMap(value: unknown): value is Record<string, unknown> {
