@@ -63,7 +63,8 @@ export async function benchCluster(): Promise<Row[]> {
     });
     return rows;
   } finally {
-    rmSync(root, { recursive: true, force: true });
+    // The SQLite store's files may still be closing: rm retries ENOTEMPTY rather than losing the rows.
+    rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     await pg.stop();
   }
 }
