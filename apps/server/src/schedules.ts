@@ -4,10 +4,11 @@
 // run from a timer, outside any request, so each tick's `gateway.inbound` span is a root: every run
 // is a trace of its own, continued by its turn and reply.
 import { hostname } from "node:os";
-import type { AgentDefinition, RunManagerApi, ToolDefinition } from "@agentsvc/agent-core";
+import type { AgentDefinition, RunManagerApi, ToolDefinition, TurnResult } from "@agentsvc/agent-core";
 import type { ChatDb } from "@agentsvc/chat-store";
 import type { Project } from "@agentsvc/config-schema";
 import {
+  type PageEnding,
   type PageTarget,
   remindTools,
   ScheduleRunner,
@@ -87,13 +88,13 @@ function pageRunner(
       input: prompt,
       userId,
       conversationId: target.conversation,
-      persistWith: () => within(),
+      // A failed turn persists its messages too: the tick commits with how the turn ended.
+      persistWith: (result) => within(endingOf(result)),
     });
     const result = await handle.done;
     if (result.status === "suspended") return { suspended: true };
-    if (result.status !== "completed") {
-      return { error: `the turn ended ${result.status}${result.error ? ` (${result.error.code})` : ""}` };
-    }
+    const ended = endingOf(result);
+    if ("error" in ended) return ended;
     await page.db.conversations.recordTurn({
       userId,
       conversationId: target.conversation,
@@ -104,3 +105,8 @@ function pageRunner(
 }
 
 const userOf = (target: PageTarget, page: SchedulePage) => target.user ?? page.sharedUserId;
+
+const endingOf = (result: TurnResult): PageEnding =>
+  result.status === "completed"
+    ? { text: result.text }
+    : { error: `the turn ended ${result.status}${result.error ? ` (${result.error.code})` : ""}` };

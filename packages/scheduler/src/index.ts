@@ -1,6 +1,7 @@
 export {
   dedupKeyOf,
   type GatewayTarget,
+  type PageEnding,
   type PageTarget,
   type ScheduleDef,
   type ScheduleRunnerOptions,

@@ -97,17 +97,21 @@ export interface TickSink {
   hasGateway(gateway: string): boolean;
   /**
    * A chat page target's turn: runs `prompt` in the user's conversation; `within` must commit with
-   * the turn's messages (it finishes the tick, so a turn that persisted is never run again). Absent:
-   * chat page targets fail (no page is served).
+   * the turn's messages, given how the turn ended (it finishes the tick with that outcome, so a turn
+   * that persisted is never run again, and a failed one is never read as delivered). Absent: chat
+   * page targets fail (no page is served).
    */
   runPage?(tick: {
     schedule: string;
     agent?: string;
     target: PageTarget;
     prompt: string;
-    within: () => Promise<void>;
-  }): Promise<{ text: string } | { error: string } | { suspended: true }>;
+    within: (ended: PageEnding) => Promise<void>;
+  }): Promise<PageEnding | { suspended: true }>;
 }
+
+/** How a chat page turn ended: its reply's text, or why it failed. */
+export type PageEnding = { text: string } | { error: string };
 
 export interface SchedulerObserver {
   /** A tick ended: delivered, dead (its reply dead-lettered), failed (turn or recording), silent (no reply). */
@@ -379,7 +383,12 @@ export class ScheduleRunner {
         ...(s.agent !== undefined ? { agent: s.agent } : {}),
         target: to,
         prompt: s.prompt,
-        within: () => store.finish(s.name, tickAt, "delivered"),
+        // The turn's own outcome, in its transaction: a failed turn's messages persist too, and
+        // "delivered" there would stand until the failure below (or forever after a crash).
+        within: (ended) =>
+          "error" in ended
+            ? store.finish(s.name, tickAt, "failed", ended.error)
+            : store.finish(s.name, tickAt, ended.text.trim() ? "delivered" : "silent"),
       });
       if ("error" in result) return fail(result.error);
       // Waiting for an approval: the turn finishes the tick when it ends; recovery leaves it alone.
