@@ -112,12 +112,17 @@ export class FakeWhatsApp extends HttpFake {
   readonly sent: WhatsAppSent[] = [];
   /** Users (phone number or BSUID) whose 24-hour window is closed: a text to them fails by webhook with 131047. */
   readonly windowClosed = new Set<string>();
-  /** Status webhooks the fake sent on its own (a closed window), with their answers. */
+  /**
+   * Status webhooks the fake sent on its own (a closed window), with their answers. Like Meta, one
+   * that cannot be delivered (no webhook URL yet, nothing listening) is tried again until it is or
+   * the fake closes (then it answers status 0); it never rejects.
+   */
   readonly statusDeliveries: Promise<WebhookAnswer>[] = [];
   /** Every call to the messages route, failed ones included. */
   calls = 0;
   webhookUrl: string;
   readonly #options: Required<Omit<FakeWhatsAppOptions, "webhookUrl">>;
+  #closed = false;
 
   private constructor(options: FakeWhatsAppOptions) {
     super();
@@ -129,6 +134,11 @@ export class FakeWhatsApp extends HttpFake {
     const fake = new FakeWhatsApp(options);
     await fake.listen();
     return fake;
+  }
+
+  override async close(): Promise<void> {
+    this.#closed = true;
+    await super.close();
   }
 
   /** `sha256=<hex>` over `body` with the app secret, as Meta signs deliveries. */
@@ -300,6 +310,25 @@ export class FakeWhatsApp extends HttpFake {
     return expectAcknowledged(await this.deliver(payload), "fake whatsapp delivery");
   }
 
+  /**
+   * A `failed` status the fake sends on its own. Meta retries a webhook it could not deliver (for up
+   * to 7 days); here: every 50 ms to 1 s until the receiver answers, whatever its status. A message
+   * sent before the test set `webhookUrl` (a service on port 0) gets its status once it is set.
+   */
+  async #statusUntilDelivered(messageId: string, error: WhatsAppStatusError): Promise<WebhookAnswer> {
+    for (let wait = 50; ; wait = Math.min(wait * 2, 1_000)) {
+      if (this.webhookUrl) {
+        try {
+          return await this.deliverStatus(messageId, "failed", error);
+        } catch {
+          // Nothing listening (not yet, or no more): tried again below.
+        }
+      }
+      if (this.#closed) return { status: 0, contentType: null, body: "not delivered: the fake closed" };
+      await new Promise((r) => setTimeout(r, wait).unref());
+    }
+  }
+
   /** The subscription handshake Meta runs when the webhook URL is saved. */
   handshake(
     challenge: string,
@@ -405,7 +434,7 @@ export class FakeWhatsApp extends HttpFake {
     });
     // Outside the window Meta accepts the call, then reports the failure by webhook.
     if (sent.type !== "template" && this.windowClosed.has(sent.to))
-      this.statusDeliveries.push(this.deliverStatus(sent.id, "failed", STATUS_ERRORS.outsideWindow));
+      this.statusDeliveries.push(this.#statusUntilDelivered(sent.id, STATUS_ERRORS.outsideWindow));
   }
 }
 
