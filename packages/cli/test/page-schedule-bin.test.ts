@@ -182,9 +182,22 @@ describe("agentsvc start: a schedule to a chat page user's conversation", () => 
     // perAgent: the critic has no limit of its own (the writer's turns above ran under agents.writer).
     expect((await history("critique")).length).toBeGreaterThan(0);
     expect((await history("critique")).filter((m) => m.startsWith("assistant:"))).toEqual([]);
-    const list = await runBinAsync(["schedules", "list", "--json", "--dir", dir]);
-    expect(list.code, list.stderr).toBe(0);
-    const rows = JSON.parse(list.stdout) as { name: string; state: string; lastOutcome: string | null }[];
+    type Row = { name: string; state: string; lastOutcome: string | null; lastError: string | null };
+    let rows: Row[] = [];
+    // lastOutcome is the newest tick's: one running now (every second for critique) is still
+    // claimed; read the list when the newest of digest and critique have ended.
+    await eventually(
+      async () => {
+        const list = await runBinAsync(["schedules", "list", "--json", "--dir", dir]);
+        expect(list.code, list.stderr).toBe(0);
+        rows = JSON.parse(list.stdout) as Row[];
+        const open = (name: string) =>
+          ["claimed", "recorded"].includes(rows.find((r) => r.name === name)?.lastOutcome ?? "");
+        return !open("digest") && !open("critique");
+      },
+      "the newest digest and critique ticks ended",
+      20_000,
+    );
     expect(rows.find((r) => r.name === "off")).toMatchObject({ state: "disabled", lastOutcome: null });
     expect(rows.find((r) => r.name === "digest")?.lastOutcome).toBe("delivered");
     expect(rows.find((r) => r.name === "critique")).toMatchObject({
