@@ -3,7 +3,7 @@
 // filtered the due rows after the read, so each read returned every instance's due heads. The
 // statement now computes each head's partition itself and returns only the sender's.
 import { type RoleFence, roleFenceClause, roleFenceParams } from "./outbox-fence.js";
-import { outboxDue, type PgQuery } from "./pg-writes.js";
+import { OUTBOX_NEXT_DUE, outboxDue, type PgQuery } from "./pg-writes.js";
 
 /** The partitions a sender sends (several instances): a due read returns only their thread heads. */
 export interface OutboxShare {
@@ -57,4 +57,18 @@ export function dueQuery(now: number, limit: number, fence?: RoleFence, share?: 
   if (fence) params.push(...roleFenceParams(fence));
   if (share) params.push(share.of, [...share.parts], [...share.hashed]);
   return { text: TEXTS[(fence ? 2 : 0) + (share ? 1 : 0)]!, params };
+}
+
+// The timed look's read of the next due time, with the same share: before, a restricted sender saw
+// other partitions' heads come due, woke for them and found nothing in its due read. min() over a
+// filter is still planned as a walk of the heads' next_attempt_at index to the first one in the
+// share (about `of / parts.length` heads), not a read of them all (outbox-plan.test.ts).
+if (!OUTBOX_NEXT_DUE.text.endsWith(' FROM "outbox_heads"'))
+  throw new Error("outbox-share: the next-due read's shape changed");
+const NEXT_DUE_SHARED = `${OUTBOX_NEXT_DUE.text} WHERE array_position($2::int8[], ${partitionSql("$1", "$3")}) IS NOT NULL`;
+
+/** The earliest `next_attempt_at` among thread heads, only of `share`'s partitions when given. */
+export function nextDueQuery(share?: OutboxShare): PgQuery {
+  if (!share) return OUTBOX_NEXT_DUE;
+  return { text: NEXT_DUE_SHARED, params: [share.of, [...share.parts], [...share.hashed]] };
 }

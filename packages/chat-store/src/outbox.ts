@@ -9,7 +9,7 @@ import { requireId, toJson } from "./validate.js";
 import { insertOutbox, outboxSent } from "./sqlite-writes.js";
 import { type SentMark, sentBatch } from "./sent-batch.js";
 import { fencedDueError, type RoleFence } from "./outbox-fence.js";
-import { dueQuery, type OutboxShare } from "./outbox-share.js";
+import { dueQuery, nextDueQuery, type OutboxShare } from "./outbox-share.js";
 import * as pg from "./pg-writes.js";
 import type { StatementBatch } from "./statement-batch.js";
 
@@ -148,10 +148,14 @@ export class Outbox {
     return rows.map(toRecord);
   }
 
-  /** The earliest `nextAttemptAt` among thread heads, or undefined when nothing is pending. */
-  async nextDueAt(): Promise<number | undefined> {
+  /**
+   * The earliest `nextAttemptAt` among thread heads, or undefined when nothing is pending. `share`
+   * (PostgreSQL, several instances): only the heads of those partitions, as in `due`; SQLite (one
+   * instance) ignores it.
+   */
+  async nextDueAt(share?: OutboxShare): Promise<number | undefined> {
     if (this.ctx.dialect === "postgres") {
-      const rows = await this.ctx.run((db) => pg.pgRows(db, pg.OUTBOX_NEXT_DUE));
+      const rows = await this.ctx.run((db) => pg.pgRows(db, nextDueQuery(share)));
       return rows[0]?.at == null ? undefined : Number(rows[0].at);
     }
     const h = this.t.outboxHeads;

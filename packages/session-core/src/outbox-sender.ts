@@ -210,7 +210,8 @@ export class OutboxSender {
   /** The next due time; `failed` when the store could not say (it is logged). */
   async #nextDueAt(): Promise<{ at: number | undefined; failed?: true }> {
     try {
-      return { at: await this.#store.outbox.nextDueAt() };
+      // A restricted sender names its share here too: it does not wake for others' pieces (#45.3).
+      return { at: await this.#store.outbox.nextDueAt(this.#share?.()) };
     } catch (err) {
       this.#logger.warn(
         { err: err instanceof Error ? err.message : String(err) },

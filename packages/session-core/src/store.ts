@@ -133,7 +133,8 @@ export interface SessionOutbox {
    * partitions count (the limit too); a store of one instance may ignore it (the sender filters too).
    */
   due(now: number, limit?: number, fence?: RoleFence, share?: OutboxShare): Promise<OutboxRow[]>;
-  nextDueAt(): Promise<number | undefined>;
+  /** The earliest due time among thread heads; `share`: only its partitions' heads, as in `due`. */
+  nextDueAt(share?: OutboxShare): Promise<number | undefined>;
   markSent(id: number, platformId?: string): Promise<boolean>;
   markRetry(id: number, nextAttemptAt: number, error: string): Promise<boolean>;
   markDead(id: number, error: string): Promise<boolean>;

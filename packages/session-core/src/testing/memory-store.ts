@@ -124,8 +124,10 @@ export function createMemorySessionStore(now: () => number = Date.now): SessionS
           .filter((r) => r.status === "pending" && r.nextAttemptAt <= at && head(r))
           .filter((r) => !share || inShare(share, r))
           .slice(0, limit),
-      nextDueAt: async () => {
-        const times = outbox.filter((r) => r.status === "pending" && head(r)).map((r) => r.nextAttemptAt);
+      nextDueAt: async (share) => {
+        const times = outbox
+          .filter((r) => r.status === "pending" && head(r) && (!share || inShare(share, r)))
+          .map((r) => r.nextAttemptAt);
         return times.length ? Math.min(...times) : undefined;
       },
       async markSent(id, platformId) {
