@@ -1,7 +1,7 @@
 // One outbox sender over the memory store, with what it logs and reports collected, for the
 // outbox-*.test.ts files that test the sender on its own (no session, no turns).
 import { pino } from "pino";
-import { afterEach } from "vitest";
+import { afterEach, beforeEach, vi } from "vitest";
 import {
   GatewayRegistry,
   type InteractionRequest,
@@ -102,4 +102,22 @@ export function useSender() {
     });
     return { store, sender, lines, outcomes, sending, credentials, elsewhere };
   };
+}
+
+/**
+ * vitest's fake setTimeout, clearTimeout and Date for the calling file's tests (hooks registered when
+ * called, not at import: the files share threads). setImmediate stays real, so `flush` still runs.
+ */
+export function useFakeClock(): void {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+}
+
+/** Lets every pending promise chain run (setImmediate is not faked by useFakeClock). */
+export async function flush(turns = 20): Promise<void> {
+  for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
 }

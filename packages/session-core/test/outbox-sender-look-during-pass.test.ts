@@ -1,21 +1,12 @@
 // The outbox sender's timed look (outbox-sender.ts #look) coming due while a pass runs reads
 // nothing: the pass reads the due pieces itself, and the next look is armed after it. It does not
 // ask the store for the next due time only to drop the answer.
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { GatedGateway, piece, useSender } from "./outbox-harness.js";
+import { describe, expect, it, vi } from "vitest";
+import { flush, GatedGateway, piece, useFakeClock, useSender } from "./outbox-harness.js";
 
 const setUp = useSender();
 
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
-
-async function flush(turns = 20): Promise<void> {
-  for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
-}
+useFakeClock();
 
 describe("the outbox sender's timed look during a pass", () => {
   it("reads neither the next due time nor due pieces while the pass's send is in flight", async () => {

@@ -2,22 +2,13 @@
 // it reads nothing from the store at all, neither due pieces nor the next due time, whether the
 // refusal came in a pass or in a hasDue() while a timed look was armed; a wake is passed on even
 // when it sends every partition (unrestricted); and a restart (stop, start) gives its roles again.
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { MockGateway } from "../src/testing/index.js";
-import { piece, useSender } from "./outbox-harness.js";
+import { flush, piece, useFakeClock, useSender } from "./outbox-harness.js";
 
 const setUp = useSender();
 
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
-
-async function flush(turns = 20): Promise<void> {
-  for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
-}
+useFakeClock();
 
 /** Counts the store's due and next-due reads; due reads are refused (role_not_held) while `refusing`. */
 function countingStore(store: ReturnType<typeof setUp>["store"]) {

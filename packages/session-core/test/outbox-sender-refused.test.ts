@@ -3,22 +3,13 @@
 // (before, it logged and read again every baseDelayMs until the link noticed, 10-20 s), hasDue()
 // answers false instead of throwing (session-work.ts's idle path, GatewaySession.idle()), and a wake
 // is passed on to whoever sends. Its roles given again (`restrict`, once the link noticed), it reads.
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { MockGateway } from "../src/testing/index.js";
-import { piece, useSender } from "./outbox-harness.js";
+import { flush, piece, useFakeClock, useSender } from "./outbox-harness.js";
 
 const setUp = useSender();
 
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
-
-async function flush(turns = 20): Promise<void> {
-  for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
-}
+useFakeClock();
 
 /** A store whose due reads are refused (as PostgreSQL's fenced read is) while `refusing.now`; counts them. */
 function refusingStore(store: ReturnType<typeof setUp>["store"]) {

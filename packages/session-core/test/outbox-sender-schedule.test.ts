@@ -2,26 +2,16 @@
 // one more pass, the next look armed for the next due piece (later while a gateway is held, soon
 // after the store failed), nothing armed or read once stopped, and no timer keeping the process up.
 // Time is vitest's fake clock: setTimeout and Date only, so promises and setImmediate run as usual.
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { WAKE_SPACING_MS } from "../src/outbox-options.js";
 import { inShare, type OutboxShare } from "../src/outbox-partition.js";
 import { MockGateway } from "../src/testing/index.js";
-import { GatedGateway, piece, statuses, useSender } from "./outbox-harness.js";
+import { flush, GatedGateway, piece, statuses, useFakeClock, useSender } from "./outbox-harness.js";
 
 const setUp = useSender();
 type Setup = ReturnType<typeof setUp>;
 
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
-
-/** Lets every pending promise chain run (setImmediate is not faked). */
-async function flush(turns = 20): Promise<void> {
-  for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
-}
+useFakeClock();
 
 /** Flushes until `check` holds (a chain of promises, no clock involved). */
 async function flushUntil(check: () => boolean, what: string): Promise<void> {

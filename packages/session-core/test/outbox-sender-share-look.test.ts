@@ -4,23 +4,14 @@
 // found nothing, and looked again every baseDelayMs for as long as the piece stayed pending there
 // (a helper with a quarter of the partitions looked 22-26 times a minute at rest, #45.3).
 // Time is vitest's fake clock: setTimeout and Date only, so promises and setImmediate run as usual.
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { inShare, type OutboxShare } from "../src/outbox-partition.js";
 import { MockGateway } from "../src/testing/index.js";
-import { piece, useSender } from "./outbox-harness.js";
+import { flush, piece, useFakeClock, useSender } from "./outbox-harness.js";
 
 const setUp = useSender();
 
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
-
-async function flush(turns = 20): Promise<void> {
-  for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
-}
+useFakeClock();
 
 const share: OutboxShare = { of: 4, parts: [2], hashed: ["mock"] };
 const threads = Array.from({ length: 100 }, (_, i) => `t${i}`);

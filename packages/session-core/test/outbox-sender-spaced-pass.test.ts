@@ -2,24 +2,14 @@
 // its store reads are the pass's due read and, after it, one look at the next due time. Not a look
 // first that finds the pieces due and starts the pass (a read more for every spaced pass, the reads
 // the spacing is there to save). Time is vitest's fake clock (setTimeout and Date).
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { WAKE_SPACING_MS } from "../src/outbox-options.js";
 import { MockGateway } from "../src/testing/index.js";
-import { piece, useSender } from "./outbox-harness.js";
+import { flush, piece, useFakeClock, useSender } from "./outbox-harness.js";
 
 const setUp = useSender();
 
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
-
-/** Lets every pending promise chain run (setImmediate is not faked). */
-async function flush(turns = 20): Promise<void> {
-  for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
-}
+useFakeClock();
 
 describe("a woken pass spaced after a busy one", () => {
   it("reads the due pieces at its time with no look at the next due time before it, and one after", async () => {

@@ -3,24 +3,14 @@
 // during a pass that found pieces, or within WAKE_SPACING_MS of its start, share one pass at that
 // time; a wake after a quieter spell, or after a pass that found nothing, still sends at once.
 // Time is vitest's fake clock (setTimeout and Date), so "at once" means with no clock moved.
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { WAKE_SPACING_MS } from "../src/outbox-options.js";
 import { MockGateway } from "../src/testing/index.js";
-import { GatedGateway, piece, useSender } from "./outbox-harness.js";
+import { flush, GatedGateway, piece, useFakeClock, useSender } from "./outbox-harness.js";
 
 const setUp = useSender();
 
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
-
-/** Lets every pending promise chain run (setImmediate is not faked). */
-async function flush(turns = 20): Promise<void> {
-  for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
-}
+useFakeClock();
 
 /** Counts the store's reads of due pieces. */
 function countDueReads(store: ReturnType<typeof setUp>["store"]) {
