@@ -4,58 +4,16 @@
 // of its own to announce it.
 import type { RunOrigin } from "@agentsvc/agent-core";
 import { postgresMissing } from "@agentsvc/pg-test";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ChatDb } from "../src/index.js";
-import { postgresDriver, postgresUrlOf, tempRoot } from "./helpers.js";
-import { storePg } from "./pg-statements.js";
+import { useAnnounceRig } from "./pg-announce-rig.js";
 
 const origin: RunOrigin = { gateway: "g", thread: "t", meta: {} };
 const KEY = "7355609";
 const CHANNEL = "announce_test";
 const PAYLOAD = '{"kind":"thread","gateway":"g","thread":"t","held":true,"target":"g:t"}';
 
-type Client = InstanceType<ReturnType<typeof storePg>["Client"]>;
-const open: { close(): Promise<void> }[] = [];
-
-afterEach(async () => {
-  for (const o of open.splice(0).reverse()) await o.close();
-});
-
-/** A store in a fresh database, and sessions of the test's own: the recorder's link, the holder (listening). */
-async function rig() {
-  const appRoot = tempRoot();
-  const db = await postgresDriver.open({ appRoot });
-  const url = await postgresUrlOf(appRoot);
-  const clients: Client[] = [];
-  open.push({
-    async close() {
-      for (const c of clients) await c.end();
-      db.close();
-      await db.closedSettled;
-    },
-  });
-  const session = async () => {
-    const client = new (storePg().Client)({ connectionString: url });
-    await client.connect();
-    clients.push(client);
-    const pid = Number((await client.query("SELECT pg_backend_pid() AS pid")).rows[0]!.pid);
-    return { client, pid };
-  };
-  const link = await session();
-  const holder = await session();
-  const heard: string[] = [];
-  holder.client.on("notification", (n) => heard.push(n.payload ?? ""));
-  await holder.client.query(`LISTEN ${CHANNEL}`);
-  /** Every notification sent before now, heard: a marker sent after them arrives after them. */
-  const settled = async () => {
-    const marker = `marker ${heard.length}-${Math.random()}`;
-    await link.client.query("SELECT pg_notify($1, $2)", [CHANNEL, marker]);
-    for (let i = 0; i < 500 && !heard.includes(marker); i++) await new Promise((r) => setTimeout(r, 10));
-    expect(heard).toContain(marker);
-    return heard.filter((h) => !h.startsWith("marker "));
-  };
-  return { db, link, holder, settled };
-}
+const rig = useAnnounceRig(CHANNEL);
 
 const accept = (db: ChatDb, dedupKey: string, pid: number) =>
   db.inbox.accept(

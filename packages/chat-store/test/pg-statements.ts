@@ -7,7 +7,7 @@ import type { ChatDb } from "../src/index.js";
 import { postgresDriver, postgresUrlOf, tempRoot } from "./helpers.js";
 
 /** The part of node-postgres the tests use (chat-store does not depend on pg or its types). */
-interface PgClient {
+export interface PgClient {
   connect(): Promise<void>;
   query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
   end(): Promise<void>;
