@@ -311,9 +311,10 @@ export class FakeWhatsApp extends HttpFake {
   }
 
   /**
-   * A `failed` status the fake sends on its own. Meta retries a webhook it could not deliver (for up
-   * to 7 days); here: every 50 ms to 1 s until the receiver answers, whatever its status. A message
-   * sent before the test set `webhookUrl` (a service on port 0) gets its status once it is set.
+   * A `failed` status the fake sends on its own. Meta retries a webhook it could not deliver, less and
+   * less often, for up to 7 days (developers.facebook.com/docs/whatsapp/cloud-api/webhooks); here:
+   * every 50 ms to 1 s until the receiver answers, whatever its status. A message sent before the
+   * test set `webhookUrl` (a service on port 0) gets its status once it is set.
    */
   async #statusUntilDelivered(messageId: string, error: WhatsAppStatusError): Promise<WebhookAnswer> {
     for (let wait = 50; ; wait = Math.min(wait * 2, 1_000)) {
