@@ -4,7 +4,11 @@
 // reads the same tsconfig options tsc would (target, verbatimModuleSyntax). No type checking here:
 // declaration files and type errors come from the one `tsc -b tsconfig.build.json` at the root
 // (`pnpm build`), so `bootstrap.sh start` runs in seconds. Run in the package's folder.
-import { join } from "node:path";
+// Each file is written under a temp name beside it and renamed over the old one: a test loading
+// this package's dist while a build runs reads the whole old file or the whole new one, never a
+// half-written one (esbuild's own write truncates the file in place).
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
 import * as esbuild from "esbuild";
 import { sourceFiles } from "./source-files.mjs";
 
@@ -14,7 +18,7 @@ if (files.length === 0) {
   console.error(`emit-js: ${join(dir, "tsconfig.build.json")} selects no .ts file`);
   process.exit(1);
 }
-await esbuild.build({
+const { outputFiles } = await esbuild.build({
   entryPoints: files,
   outdir: join(dir, "dist"),
   outbase: join(dir, "src"),
@@ -24,4 +28,17 @@ await esbuild.build({
   platform: "node",
   sourcemap: true,
   logLevel: "warning",
+  write: false,
 });
+await Promise.all(
+  outputFiles.map(async ({ path, contents }) => {
+    const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+    await mkdir(dirname(path), { recursive: true });
+    try {
+      await writeFile(temp, contents);
+      await rename(temp, path);
+    } finally {
+      await rm(temp, { force: true });
+    }
+  }),
+);

@@ -2,7 +2,7 @@
 // leaves out what tsconfig.build.json excludes, and keeps tsc's semantics: imports as written
 // (verbatimModuleSyntax), type-only imports erased. The output is loaded by Node to prove it runs.
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -56,5 +56,31 @@ describe("emit-js", () => {
     expect(loaded.area({ side: 3 })).toBe(9);
     expect(loaded.unit).toEqual({ side: 1 });
     expect((globalThis as Record<string, unknown>).effectRan).toBe(true);
+  });
+});
+
+describe("emit-js over an earlier build", () => {
+  const dir = fixturePackage({ "src/index.ts": 'export const built = "first";\n' });
+  emit(dir);
+
+  it("renames each new file over the old one: a reader that opened the old file reads all of it", () => {
+    const file = join(dir, "dist/index.js");
+    const before = readFileSync(file, "utf8");
+    const reader = openSync(file, "r");
+    try {
+      const inode = statSync(file).ino;
+      writeFileSync(join(dir, "src/index.ts"), 'export const built = "second";\n');
+      emit(dir);
+      // Written in place, the open file would be truncated and hold the new text.
+      expect(readFileSync(reader, "utf8")).toBe(before);
+      expect(statSync(file).ino).not.toBe(inode);
+      expect(readFileSync(file, "utf8")).toContain('"second"');
+    } finally {
+      closeSync(reader);
+    }
+  });
+
+  it("leaves no temp file in dist", () => {
+    expect(readdirSync(join(dir, "dist")).sort()).toEqual(["index.js", "index.js.map"]);
   });
 });
