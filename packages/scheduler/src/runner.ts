@@ -369,8 +369,11 @@ export class ScheduleRunner {
     const key = `${s.name}\0${tickAt}`;
     if (this.#pageRuns.has(key)) return;
     const log = { schedule: s.name, tickAt: new Date(tickAt).toISOString(), page: to.page };
+    // The failure `within` wrote with the turn: the same error back from runPage is that turn, its
+    // tick finished already. Another one (no turn ran, or its commit failed after `within`) is not.
+    let written: string | undefined;
     const fail = async (error: string) => {
-      await store.finish(s.name, tickAt, "failed", error);
+      if (error !== written) await store.finish(s.name, tickAt, "failed", error);
       logger.error({ ...log, error }, "schedule: tick failed, its target cannot be reached");
       this.#o.observer?.onOutcome?.(s.name, "failed");
     };
@@ -385,10 +388,12 @@ export class ScheduleRunner {
         prompt: s.prompt,
         // The turn's own outcome, in its transaction: a failed turn's messages persist too, and
         // "delivered" there would stand until the failure below (or forever after a crash).
-        within: (ended) =>
-          "error" in ended
-            ? store.finish(s.name, tickAt, "failed", ended.error)
-            : store.finish(s.name, tickAt, ended.text.trim() ? "delivered" : "silent"),
+        within: async (ended) => {
+          if (!("error" in ended))
+            return store.finish(s.name, tickAt, ended.text.trim() ? "delivered" : "silent");
+          await store.finish(s.name, tickAt, "failed", ended.error);
+          written = ended.error;
+        },
       });
       if ("error" in result) return fail(result.error);
       // Waiting for an approval: the turn finishes the tick when it ends; recovery leaves it alone.
