@@ -67,7 +67,14 @@ export interface Served {
   stop(): Promise<number | null>;
 }
 
-/** Spawns `cmd args` and waits (bounded) for `listening <url>`; `cmd` defaults to node + the bin. */
+/** How many of stderr's last lines an early exit's error names apart from the whole output. */
+const STDERR_TAIL_LINES = 20;
+
+/**
+ * Spawns `cmd args` and waits (bounded) for `listening <url>`; `cmd` defaults to node + the bin.
+ * A child that ends first rejects with its exit code or signal and its stderr's last lines, read to
+ * the end of its pipes (Node: at `exit` the child's stdio streams may still be open).
+ */
 export function serveBin(
   args: string[],
   env: Record<string, string> = {},
@@ -75,16 +82,30 @@ export function serveBin(
 ): Promise<Served> {
   const proc = spawn(cmd.file, cmd.args, { env: cleanEnv(env), stdio: ["pipe", "pipe", "pipe"] });
   let output = "";
+  let stderr = "";
   const exited = new Promise<number | null>((done) => proc.once("exit", (code) => done(code)));
+  // Its pipes' end, or a second after its exit (a process it started may hold them open).
+  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+    proc.once("exit", (code, signal) => {
+      const late = setTimeout(() => done({ code, signal }), 1000);
+      proc.once("close", () => {
+        clearTimeout(late);
+        done({ code, signal });
+      });
+    }),
+  );
   return new Promise((resolve, reject) => {
+    let listening = false;
     const timer = setTimeout(() => {
       proc.kill("SIGKILL");
       reject(new Error(`no "listening" line in 30 s:\n${output}`));
     }, 30_000);
     const onData = (data: Buffer) => {
       output += data.toString();
+      if (listening) return;
       const match = /listening(?:\u001b\[\d+m)? (http:\/\/[\w.:[\]]+)/.exec(output);
       if (!match) return;
+      listening = true;
       clearTimeout(timer);
       resolve({
         proc,
@@ -97,10 +118,16 @@ export function serveBin(
       });
     };
     proc.stdout?.on("data", onData);
-    proc.stderr?.on("data", onData);
-    void exited.then((code) => {
+    proc.stderr?.on("data", (data: Buffer) => {
+      stderr += data.toString();
+      onData(data);
+    });
+    void ended.then(({ code, signal }) => {
       clearTimeout(timer);
-      reject(new Error(`exited ${code} before listening:\n${output}`));
+      if (listening) return;
+      const how = signal ? `killed by ${signal}` : `exited with code ${code}`;
+      const tail = stderr.trimEnd().split("\n").slice(-STDERR_TAIL_LINES).join("\n");
+      reject(new Error(`${how} before listening; stderr's last lines:\n${tail}\nwhole output:\n${output}`));
     });
   });
 }
