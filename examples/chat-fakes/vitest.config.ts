@@ -1,8 +1,11 @@
 import { defineProject } from "vitest/config";
+import { BUILT_DIST } from "../../tooling/vitest.workspace-dist.ts";
 
 // The example runs against built packages (as `pnpm dev:fakes` does), so no source aliases here.
 export default defineProject({
   test: {
+    // Node loads the built packages itself, untransformed (vite-node would transform each file).
+    server: { deps: { external: [BUILT_DIST] } },
     name: "@agentsvc/example-chat-fakes",
     include: ["test/**/*.test.ts"],
     testTimeout: 60_000,
