@@ -3,7 +3,7 @@
 // tests through the exact route mounting, raw-body handling and adapter loading a deployment uses.
 // It lives here, not in @agentsvc/testkit, so the fakes do not depend on the server (the server's
 // tests use the fakes).
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadProject, type PushGatewayEntry } from "@agentsvc/config-schema";
@@ -31,7 +31,8 @@ export interface ProjectServer extends RunningServer {
  * Starts `root` (a project folder; its adapters resolve from there) with a clean `data/` folder.
  * Several servers of one test file may serve one folder (instances of one cluster): the first
  * clears `data/`, the last `close` removes it. A folder served by another test file's live server
- * is refused, not cleared under it (testing-data-claim.ts). `shutdown` keeps `data/` to read.
+ * is refused, not cleared under it (testing-data-claim.ts). `shutdown` keeps `data/` to read. Both
+ * remove the server's build folder (a temp folder of its own, its built pages).
  */
 export async function startProjectServer(
   root: string,
@@ -51,22 +52,34 @@ async function serve(root: string, options: ProjectServerOptions, claim: DataCla
   if (!loaded.ok) throw new Error(loaded.errors.map((e) => `${e.file}: ${e.path}: ${e.message}`).join("\n"));
   const patch = options.patchGateway ?? ((entry: PushGatewayEntry) => entry);
   const project = { ...loaded.project, pushGateways: loaded.project.pushGateways.map(patch) };
-  const server = await startServer(project, {
-    port: options.port ?? 0,
-    logger: options.logger ?? pino({ level: process.env.TESTKIT_LOG ?? "silent" }),
-    env: options.env,
-    buildDir: mkdtempSync(join(tmpdir(), "agentsvc-testkit-build-")),
-    interactive: false,
-  });
+  // The built pages, in a temp folder of this server's own: removed when it stops (a test run
+  // left hundreds behind).
+  const buildDir = mkdtempSync(join(tmpdir(), "agentsvc-testkit-build-"));
+  const removeBuild = () => rmSync(buildDir, { recursive: true, force: true });
+  let server: RunningServer;
+  try {
+    server = await startServer(project, {
+      port: options.port ?? 0,
+      logger: options.logger ?? pino({ level: process.env.TESTKIT_LOG ?? "silent" }),
+      env: options.env,
+      buildDir,
+      interactive: false,
+    });
+  } catch (err) {
+    removeBuild();
+    throw err;
+  }
   return {
     ...server,
     webhookUrl: (type) => `${server.url}/webhooks/${type}`,
     shutdown: async () => {
       await server.shutdown();
+      removeBuild();
       claim.release(false);
     },
     close: async () => {
       await server.shutdown();
+      removeBuild();
       claim.release(true);
     },
   };

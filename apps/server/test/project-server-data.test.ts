@@ -3,7 +3,7 @@
 // the folder; another file's start is refused while a live owner holds it, and taken over once it
 // is gone.
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { threadId } from "node:worker_threads";
@@ -100,4 +100,24 @@ it("after a shutdown the data stays to read and the folder is given back", async
   await a.shutdown();
   expect(marked(dir)).toBe(true);
   expect(existsSync(join(dir, "data", DATA_CLAIM_FILE))).toBe(false);
+});
+
+it("close and shutdown remove the server's build folder (its temp folder of built pages)", async () => {
+  const dir = project();
+  const temp = mkdtempSync(join(tmpdir(), "agentsvc-project-server-temp-"));
+  const saved = process.env.TMPDIR;
+  process.env.TMPDIR = temp; // os.tmpdir() reads it on each call
+  try {
+    const a = await start(dir);
+    const b = await start(dir);
+    expect(readdirSync(temp)).toHaveLength(2);
+    await b.shutdown();
+    expect(readdirSync(temp)).toHaveLength(1);
+    await a.close();
+    expect(readdirSync(temp)).toEqual([]);
+  } finally {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+    rmSync(temp, { recursive: true, force: true });
+  }
 });
