@@ -14,6 +14,7 @@ import { ingest, SECRET } from "./ingest.ts";
 import { type PgClient, pgClient } from "./pg-client.ts";
 import { postgresCpuByKind, postgresCpuSeconds } from "./pg-cpu.ts";
 import { cpuSecondsOf, machineLoad } from "./proc.ts";
+import { mainThreadSecondsOf } from "./thread-cpu.ts";
 import { fmt, type Row } from "./stats.ts";
 
 const REQUESTS = Number(process.env.BENCH_CLUSTER_REQUESTS ?? 2000);
@@ -58,8 +59,15 @@ interface PgSample {
 }
 
 interface Sample extends PgSample {
+  /** When it was read (ms epoch). */
+  at: number;
   app: number;
+  /** Each instance's CPU so far, and its main thread's (the rest: V8's compiler and GC threads, libuv's pool). */
+  apps: number[];
+  mains: number[];
   statements: number;
+  /** pg_stat_statements' total_exec_time so far, ms (statements' execution inside PostgreSQL). */
+  execMs: number;
   calls: Calls;
 }
 
@@ -117,14 +125,19 @@ class Probe {
 
   async sample(): Promise<Sample> {
     const { rows } = await this.#stats.query(
-      `SELECT coalesce(sum(s.calls), 0)::text AS n FROM pg_stat_statements s
+      `SELECT coalesce(sum(s.calls), 0)::text AS n, coalesce(sum(s.total_exec_time), 0)::text AS ms FROM pg_stat_statements s
        JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1 AND s.query NOT LIKE '%bench_probe%'`,
       [this.#dbName],
     );
+    const apps = this.#servers.map((s) => cpuSecondsOf(s.pid));
     return {
       ...(await this.postgres()),
-      app: this.#servers.reduce((sum, s) => sum + cpuSecondsOf(s.pid), 0),
+      at: Date.now(),
+      app: apps.reduce((sum, s) => sum + s, 0),
+      apps,
+      mains: this.#servers.map((s) => mainThreadSecondsOf(s.pid)),
       statements: Number(rows[0]?.n ?? 0),
+      execMs: Number(rows[0]?.ms ?? 0),
       calls: await callsOf(this.#stats, this.#dbName),
     };
   }
@@ -275,6 +288,9 @@ async function measure(pg: TestPostgres, kind: Kind, instances: number, tree?: s
       }
       const sent = Math.ceil(REQUESTS / instances) * instances;
       const perK = (a: number, b: number) => ((b - a) / sent) * 1000;
+      // At rest: the second idle window's rate where there is one (the first still lets the warm-up's threads go).
+      const restPerS = (rest?.restApp ?? idle.idleApp) / 60;
+      printSplit(`${tree ? "BEFORE " : ""}${kind}, ${instances}`, start, done, sent, restPerS);
       await printStop(`${tree ? "BEFORE " : ""}${kind}, ${instances}`, probe, servers);
       return {
         app: perK(start.app, done.app),
@@ -289,6 +305,25 @@ async function measure(pg: TestPostgres, kind: Kind, instances: number, tree?: s
   } finally {
     for (const s of servers) await s.stop();
   }
+}
+
+/**
+ * Where the burst's app CPU went (#45.3): each instance's, its main thread's against its other
+ * threads' (V8's compiler and GC helpers, libuv's pool), what the instances would have spent at rest
+ * over the burst's wall time (an idle window's rate: timers, sweeps, heartbeats), and
+ * PostgreSQL's execution time of the statements (pg_stat_statements) beside its CPU.
+ */
+function printSplit(title: string, a: Sample, b: Sample, sent: number, restPerS: number): void {
+  const perK = (x: number) => fmt((x / sent) * 1000);
+  const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
+  const main = sum(b.mains) - sum(a.mains);
+  const wallS = (b.at - a.at) / 1000;
+  console.log(
+    `${title}: app CPU-s per 1,000 ${perK(b.app - a.app)} = main thread ${perK(main)} + other threads ${perK(b.app - a.app - main)};` +
+      ` per instance ${b.apps.map((x, i) => perK(x - (a.apps[i] ?? 0))).join(", ")};` +
+      ` at rest over the burst's ${fmt(wallS, 1)} s ${perK(restPerS * wallS)};` +
+      ` PostgreSQL CPU ${perK(b.pg - a.pg)}, statements' execution ${fmt((b.execMs - a.execMs) / sent, 3)} ms a request`,
+  );
 }
 
 function printPgKinds(title: string, a: PgSample, b: PgSample): void {
