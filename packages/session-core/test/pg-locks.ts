@@ -42,10 +42,40 @@ export interface LockWatch {
 }
 
 /**
- * The coordination of one instance on PostgreSQL, as the server builds it (apps/server
+ * The coordination of one instance on PostgreSQL over `locks`, as the server builds it (apps/server
  * pg-coordination.ts) minus the bus: its announcements come back to itself, as NOTIFY's do on a
  * lone instance, and it always leads (no leader lock: every advisory lock of the link is a thread's).
+ * The fence is folded into the turn's end statement (heldLock).
  */
+export function lockCoordination(
+  locks: ThreadLocks,
+): Coordination & { heldLock: NonNullable<Coordination["heldLock"]> } {
+  const subscribers = new Set<(message: ClusterMessage) => void>();
+  return {
+    shared: true,
+    acquireThread: async (key) => locks.isHeld(key) || locks.tryLock(key),
+    async releaseThread(key) {
+      await locks.unlock(key);
+    },
+    async publish(message) {
+      for (const handler of subscribers) queueMicrotask(() => handler(message));
+    },
+    subscribe(handler) {
+      subscribers.add(handler);
+      return () => subscribers.delete(handler);
+    },
+    lead(_role, handlers) {
+      void handlers.onLead();
+      return async () => {};
+    },
+    threadBusy: (key) => locks.heldAnywhere(key),
+    onThreadsLost: (handler) => locks.onLost(handler),
+    fence: (key) => locks.assertHeld(key),
+    heldLock: (key) => locks.heldLock(key),
+  };
+}
+
+/** lockCoordination on a new link to `url`, counting the thread locks it takes (here and in `pg_locks`). */
 export async function watchedLocks(url: string): Promise<LockWatch> {
   const link = new InstanceLink({ connectionString: url, healthCheckMs: 0 });
   await link.connect();
@@ -53,7 +83,6 @@ export async function watchedLocks(url: string): Promise<LockWatch> {
   await monitor.connect();
   const locks = new ThreadLocks(link);
   const refused: string[] = [];
-  const subscribers = new Set<(message: ClusterMessage) => void>();
   let out = 0;
   let peak = 0;
   let seenPeak = 0;
@@ -73,7 +102,7 @@ export async function watchedLocks(url: string): Promise<LockWatch> {
     }
   })();
   const coordination: Coordination = {
-    shared: true,
+    ...lockCoordination(locks),
     async acquireThread(key) {
       if (locks.isHeld(key)) return true;
       out += 1;
@@ -95,21 +124,6 @@ export async function watchedLocks(url: string): Promise<LockWatch> {
         out -= 1;
       }
     },
-    async publish(message) {
-      for (const handler of subscribers) queueMicrotask(() => handler(message));
-    },
-    subscribe(handler) {
-      subscribers.add(handler);
-      return () => subscribers.delete(handler);
-    },
-    lead(_role, handlers) {
-      void handlers.onLead();
-      return async () => {};
-    },
-    threadBusy: (key) => locks.heldAnywhere(key),
-    onThreadsLost: (handler) => locks.onLost(handler),
-    fence: (key) => locks.assertHeld(key),
-    heldLock: (key) => locks.heldLock(key),
   };
   return {
     coordination,

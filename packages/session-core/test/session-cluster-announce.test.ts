@@ -1,19 +1,12 @@
 // A message recorded on an instance that does not hold its thread is announced to the holder with
 // the failed take (Coordination.acquireOrAnnounce: on PostgreSQL the NOTIFY goes in the statement of
 // the take, pg-cluster's ThreadLocks.tryLockOrNotify), not by a publish of its own after it (#45.3).
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ClusterMessage, Coordination } from "../src/index.js";
 import { createMemoryCluster } from "../src/testing/index.js";
-import { parked, type Rig, removeDir, rig, tempDir, until } from "./session-harness.js";
+import { clusterRigs, parked, rig, until } from "./session-harness.js";
 
-const rigs: Rig[] = [];
-let dir: string | undefined;
-
-afterEach(async () => {
-  for (const r of rigs.splice(0).reverse()) await r.close(50);
-  if (dir) removeDir(dir);
-  dir = undefined;
-});
+const { rigs, freshDir } = clusterRigs();
 
 /** A memory instance that can announce with a take; what it announced with takes and by publishing. */
 function announcing(inner: Coordination) {
@@ -37,7 +30,7 @@ function announcing(inner: Coordination) {
 
 describe("a message recorded where its thread is held elsewhere", () => {
   it("is announced to the holder with the failed take, and published by no statement of its own; the holder answers it", async () => {
-    dir = tempDir();
+    const dir = freshDir();
     const cluster = createMemoryCluster();
     const a = announcing(cluster.instance("a"));
     const b = announcing(cluster.instance("b"));
@@ -63,7 +56,7 @@ describe("a message recorded where its thread is held elsewhere", () => {
 
 describe("an announcement of a record the holder took already", () => {
   it("makes the holder read nothing: an earlier look of its own took the record", async () => {
-    dir = tempDir();
+    const dir = freshDir();
     const cluster = createMemoryCluster();
     const late = parked();
     const inner = cluster.instance("b");

@@ -8,21 +8,17 @@ import { coalesced, sessionSender } from "../src/session-sender.js";
 import type { Previews } from "../src/streaming.js";
 import { createMemoryCluster, createMemorySessionStore } from "../src/testing/index.js";
 import { captureLogs } from "./helpers.js";
-import { countingLocks, type Rig, removeDir, rig, tempDir, until } from "./session-harness.js";
+import { clusterRigs, countingLocks, rig, type Rig, until } from "./session-harness.js";
 
-const rigs: Rig[] = [];
-let dir: string | undefined;
+const { rigs, freshDir } = clusterRigs();
 
-afterEach(async () => {
-  for (const r of rigs.splice(0).reverse()) await r.close(50);
-  if (dir) removeDir(dir);
-  dir = undefined;
+afterEach(() => {
   vi.useRealTimers();
 });
 
 /** Three instances over one store, each counting the thread locks it asks for and what it announces. */
 async function three(threadHoldMs?: number) {
-  dir = tempDir();
+  const dir = freshDir();
   const cluster = createMemoryCluster();
   const asked = { a: [] as string[], b: [] as string[], c: [] as string[] };
   const published: ClusterMessage[] = [];

@@ -5,23 +5,16 @@
 // mutation run of ownership.ts (#45): a joiner answered `announced` left its message to the sweep,
 // and one answered `elsewhere` after a take that took the thread announced it to itself.
 import { setImmediate } from "node:timers/promises";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ClusterMessage, Coordination } from "../src/index.js";
 import { createMemoryCluster } from "../src/testing/index.js";
-import { parked, type Rig, removeDir, rig, tempDir, until } from "./session-harness.js";
+import { clusterRigs, parked, rig, until } from "./session-harness.js";
 
-const rigs: Rig[] = [];
-let dir: string | undefined;
-
-afterEach(async () => {
-  for (const r of rigs.splice(0).reverse()) await r.close(50);
-  if (dir) removeDir(dir);
-  dir = undefined;
-});
+const { rigs, freshDir } = clusterRigs();
 
 describe("two messages recorded on an instance that does not hold their thread", () => {
   it("the second, joining the first one's take in flight, is announced by itself and run by the holder", async () => {
-    dir = tempDir();
+    const dir = freshDir();
     const cluster = createMemoryCluster();
     const innerB = cluster.instance("b");
     const inFlight = parked();
@@ -63,7 +56,7 @@ describe("two messages recorded on an instance that does not hold their thread",
   });
 
   it("the second, joining the first one's take that took the thread, runs here with it and announces nothing", async () => {
-    dir = tempDir();
+    const dir = freshDir();
     const cluster = createMemoryCluster();
     const inner = cluster.instance("a");
     const inFlight = parked();

@@ -2,23 +2,16 @@
 // announced as free, not as held: any instance with room may take it (dispatch.ts). Announced as
 // held, only a holder would look, and nobody holds it: it would wait for a sweep. Found by a
 // mutation run of dispatch.ts (#45): no test told the two announcements apart.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ClusterMessage, Coordination } from "../src/index.js";
 import { createMemoryCluster } from "../src/testing/index.js";
-import { type Rig, removeDir, rig, tempDir, until } from "./session-harness.js";
+import { clusterRigs, rig, until } from "./session-harness.js";
 
-const rigs: Rig[] = [];
-let dir: string | undefined;
-
-afterEach(async () => {
-  for (const r of rigs.splice(0).reverse()) await r.close(50);
-  if (dir) removeDir(dir);
-  dir = undefined;
-});
+const { rigs, freshDir } = clusterRigs();
 
 describe("two instances over one store, the recorder with room for one thread", () => {
   it("a message for a thread the recorder has no room for is announced to all and run by the instance with room, with no sweep", async () => {
-    dir = tempDir();
+    const dir = freshDir();
     const cluster = createMemoryCluster();
     const published: ClusterMessage[] = [];
     const counted = (id: string): Coordination => {

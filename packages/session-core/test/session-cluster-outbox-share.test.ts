@@ -2,26 +2,19 @@
 // asks the others to help and gives outbox partitions up (outbox-shares.ts). Every piece is sent
 // once, each thread's pieces in the order they were written, more than one instance sends, and
 // once the backlog is gone the leader sends everything again.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { BACKLOG_PIECES, OUTBOX_PARTITIONS } from "../src/outbox-shares.js";
 import { createMemoryCluster } from "../src/testing/index.js";
-import { type Rig, removeDir, rig, tempDir, until } from "./session-harness.js";
+import { clusterRigs, rig, until } from "./session-harness.js";
 
-const rigs: Rig[] = [];
-let dir: string | undefined;
-
-afterEach(async () => {
-  for (const r of rigs.splice(0).reverse()) await r.close(50);
-  if (dir) removeDir(dir);
-  dir = undefined;
-});
+const { rigs, freshDir } = clusterRigs();
 
 const THREADS = 160;
 const PER_THREAD = 5;
 
 describe("the outbox under a backlog, several instances", () => {
   it("is sent by more than one instance, every piece once and each thread in order, then by the leader alone again", async () => {
-    dir = tempDir();
+    const dir = freshDir();
     const cluster = createMemoryCluster();
     const a = await rig({ dir, coordination: cluster.instance("a"), sweepMs: 60_000 });
     const b = await rig({ dir, coordination: cluster.instance("b"), store: a.db, sweepMs: 60_000 });
@@ -80,7 +73,7 @@ describe("the outbox under a backlog, several instances", () => {
   }, 120_000);
 
   it("gives a partition up only once the leader's sends in flight are over: a helper never sends a piece the leader is sending", async () => {
-    dir = tempDir();
+    const dir = freshDir();
     const cluster = createMemoryCluster();
     const a = await rig({ dir, coordination: cluster.instance("a"), sweepMs: 60_000 });
     const b = await rig({ dir, coordination: cluster.instance("b"), store: a.db, sweepMs: 60_000 });

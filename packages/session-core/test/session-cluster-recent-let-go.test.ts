@@ -2,24 +2,17 @@
 // recorder's statement saw it held; the holder's last look read before the record was committed):
 // the instance that let the thread go a moment ago looks again, instead of leaving the message to the
 // sweep a period or more later (#45.3, recent-let-gos.ts).
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Coordination } from "../src/index.js";
 import { RECENT_LET_GO_MS, RecentLetGos } from "../src/recent-let-gos.js";
 import { createMemoryCluster } from "../src/testing/index.js";
-import { type Rig, removeDir, rig, tempDir, until } from "./session-harness.js";
+import { clusterRigs, rig, until } from "./session-harness.js";
 
-const rigs: Rig[] = [];
-let dir: string | undefined;
-
-afterEach(async () => {
-  for (const r of rigs.splice(0).reverse()) await r.close(50);
-  if (dir) removeDir(dir);
-  dir = undefined;
-});
+const { rigs, freshDir } = clusterRigs();
 
 describe("a message announced as its holder lets the thread go", () => {
   it("is taken and answered by the instance that let the thread go, not left to the sweep", async () => {
-    dir = tempDir();
+    const dir = freshDir();
     const cluster = createMemoryCluster();
     const b = cluster.instance("b");
     // The message recorded meanwhile: its announcement (held) reaches a as a gives the lock back.

@@ -1,19 +1,12 @@
 // A message recorded on an instance that does not hold its thread, announced to the holder by the
 // statement recording it (Coordination.recordAnnounce; on PostgreSQL a NOTIFY in the inbox INSERT,
 // chat-store's pg-accept-announce.test): the recorder asks for no lock and publishes nothing (#45.3).
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ClusterMessage, Coordination, RecordAnnounce } from "../src/index.js";
 import { createMemoryCluster } from "../src/testing/index.js";
-import { countingLocks, type Rig, removeDir, rig, tempDir, until } from "./session-harness.js";
+import { clusterRigs, countingLocks, rig, until } from "./session-harness.js";
 
-const rigs: Rig[] = [];
-let dir: string | undefined;
-
-afterEach(async () => {
-  for (const r of rigs.splice(0).reverse()) await r.close(50);
-  if (dir) removeDir(dir);
-  dir = undefined;
-});
+const { rigs, freshDir } = clusterRigs();
 
 /**
  * Two instances over one store; b's coordination gives the recording statement an announcement and
@@ -21,7 +14,7 @@ afterEach(async () => {
  * instance other than b holds the thread's lock.
  */
 async function two() {
-  dir = tempDir();
+  const dir = freshDir();
   const cluster = createMemoryCluster();
   const asked = { a: [] as string[], b: [] as string[] };
   const published: ClusterMessage[] = [];

@@ -2,25 +2,18 @@
 // does not lead every 16th period only, and only while it holds a thread (the leader's looks find
 // what it would; at rest it reads nothing), and a new leader at its first period after taking over. Counted on the shared store's list of unfinished records, by
 // the sweep task's own run count: no clock in the assertions.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMemoryCluster } from "../src/testing/index.js";
-import { type Rig, removeDir, rig, tempDir, until } from "./session-harness.js";
+import { clusterRigs, type Rig, rig, until } from "./session-harness.js";
 
-const rigs: Rig[] = [];
-let dir: string | undefined;
-
-afterEach(async () => {
-  for (const r of rigs.splice(0).reverse()) await r.close(50);
-  if (dir) removeDir(dir);
-  dir = undefined;
-});
+const { rigs, freshDir } = clusterRigs();
 
 /** Periods of `r`'s sweep task so far. */
 const periods = (r: Rig) => r.session.scheduler.list().find((t) => t.name === "session:sweep")?.runs ?? 0;
 
 /** a leads and never sweeps in the test's time; b does not lead and sweeps every `bSweepMs`. */
 async function leaderAndFollower(bSweepMs: number, bThreadHoldMs?: number) {
-  dir = tempDir();
+  const dir = freshDir();
   const cluster = createMemoryCluster();
   const a = await rig({ dir, coordination: cluster.instance("a"), sweepMs: 600_000 });
   rigs.push(a);

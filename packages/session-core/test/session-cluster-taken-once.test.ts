@@ -3,22 +3,15 @@
 // Found by a mutation run of dispatch.ts (#45): without the check every message of a burst cost its
 // holder one more read of the thread's queued records (it ran nothing twice: the look skips what it
 // took).
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMemoryCluster } from "../src/testing/index.js";
-import { parked, type Rig, removeDir, rig, tempDir, until } from "./session-harness.js";
+import { clusterRigs, parked, rig, until } from "./session-harness.js";
 
-const rigs: Rig[] = [];
-let dir: string | undefined;
-
-afterEach(async () => {
-  for (const r of rigs.splice(0).reverse()) await r.close(50);
-  if (dir) removeDir(dir);
-  dir = undefined;
-});
+const { rigs, freshDir } = clusterRigs();
 
 describe("an instance of several holding a thread", () => {
   it("reads the thread's queued records once for two messages recorded on it while the first one's look waits", async () => {
-    dir = tempDir();
+    const dir = freshDir();
     const r = await rig({
       dir,
       coordination: createMemoryCluster().instance("a"),

@@ -1,23 +1,15 @@
 // Two sessions over one SQLite file, sharing locks and announcements as instances share them
 // through PostgreSQL (an in-process cluster): a thread runs on one instance at a time, a message
 // recorded elsewhere reaches the holder, and a gone instance's threads are taken over.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DEFAULT_BUSY_REPLY } from "../src/index.js";
 import { createMemoryCluster, type MockStreamCall } from "../src/testing/index.js";
-import { type Rig, type RigOptions, removeDir, rig, tempDir, until } from "./session-harness.js";
+import { clusterRigs, rig, type Rig, type RigOptions, until } from "./session-harness.js";
 
-const rigs: Rig[] = [];
-let dir: string | undefined;
-
-afterEach(async () => {
-  // Later instances first: the first owns the shared store.
-  for (const r of rigs.splice(0).reverse()) await r.close(50);
-  if (dir) removeDir(dir);
-  dir = undefined;
-});
+const { rigs, freshDir } = clusterRigs();
 
 async function pair(gatewaySession?: RigOptions["gatewaySession"], options: Partial<RigOptions> = {}) {
-  dir = tempDir();
+  const dir = freshDir();
   const cluster = createMemoryCluster();
   const more = { ...(gatewaySession ? { gatewaySession } : {}), ...options };
   const a = await rig({ dir, coordination: cluster.instance("a"), ...more });

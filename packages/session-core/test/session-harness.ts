@@ -289,6 +289,22 @@ export function useRig(): (options?: RigOptions) => Promise<Rig> {
   };
 }
 
+/**
+ * A cluster test file's instances over one folder: push each rig started onto `rigs`; after each
+ * test they are closed, later ones first (the first owns the shared store), then the folder the
+ * test took from `freshDir` is removed.
+ */
+export function clusterRigs(): { rigs: Rig[]; freshDir: () => string } {
+  const rigs: Rig[] = [];
+  let dir: string | undefined;
+  afterEach(async () => {
+    for (const r of rigs.splice(0).reverse()) await r.close(50);
+    if (dir) removeDir(dir);
+    dir = undefined;
+  });
+  return { rigs, freshDir: () => (dir = tempDir()) };
+}
+
 /** A session whose approval-channel runs are asked in the room "ops-room" of a second mock gateway, "ops" (no buttons). */
 export function withApprovalRoom(dir: string): { ops: MockGateway; options: RigOptions } {
   const ops = createMockGateway({ name: "ops", capabilities: { interactiveActions: false } });

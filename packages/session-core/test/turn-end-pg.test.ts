@@ -8,9 +8,9 @@ import { InstanceLink, ThreadLocks } from "@agentsvc/pg-cluster";
 import { postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/pg-test";
 import { defineTool } from "@agentsvc/agent-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { ClusterMessage, Coordination } from "../src/index.js";
+import type { Coordination } from "../src/index.js";
 import { gatewayThreadId } from "../src/threads.js";
-import { postgresStore } from "./pg-locks.js";
+import { lockCoordination, postgresStore } from "./pg-locks.js";
 import { type Rig, type RigOptions, rig, until } from "./session-harness.js";
 
 const T = "T";
@@ -43,29 +43,8 @@ async function locksOn(url: string): Promise<{ link: InstanceLink; locks: Thread
  * end statement (heldLock); otherwise it is asked after the write, in the same transaction.
  */
 function coordinationOf(locks: ThreadLocks, folded: boolean): Coordination {
-  const subscribers = new Set<(message: ClusterMessage) => void>();
-  return {
-    shared: true,
-    acquireThread: async (key) => locks.isHeld(key) || locks.tryLock(key),
-    async releaseThread(key) {
-      await locks.unlock(key);
-    },
-    async publish(message) {
-      for (const handler of subscribers) queueMicrotask(() => handler(message));
-    },
-    subscribe(handler) {
-      subscribers.add(handler);
-      return () => subscribers.delete(handler);
-    },
-    lead(_role, handlers) {
-      void handlers.onLead();
-      return async () => {};
-    },
-    threadBusy: (key) => locks.heldAnywhere(key),
-    onThreadsLost: (handler) => locks.onLost(handler),
-    fence: (key) => locks.assertHeld(key),
-    ...(folded ? { heldLock: (key: string) => locks.heldLock(key) } : {}),
-  };
+  const { heldLock, ...unfolded } = lockCoordination(locks);
+  return folded ? { ...unfolded, heldLock } : unfolded;
 }
 
 /**
