@@ -55,16 +55,19 @@ AS u(g, k, t, x, o, r, a) ON CONFLICT (gateway, dedup_key) DO NOTHING RETURNING 
 // The payload carries the record (`record`: text, origin, attachments) and `prior`, the thread's
 // queued records older than it as the statement saw them (rows committed before it), so a holder that
 // took all of those takes this one without reading it; a payload of 8000 bytes or more goes without
-// them (the holder reads).
+// them (the holder reads). The advisory locks are read from pg_locks once a statement (`held`,
+// materialised at its first row that announces): pg_lock_status() copies every lock of the server
+// under all its lock partitions, and as a per-row subquery it ran once a row (12 rows, 12 scans).
 const INBOX_ACCEPT_ANNOUNCED = `WITH u AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], \
 $4::text[], $5::text[], $6::bigint[], $7::text[], $8::bigint[], $9::int[], $10::text[], $11::text[]) \
 WITH ORDINALITY AS u(g, k, t, x, o, r, a, lk, lp, nc, np, n)), \
 ins AS (INSERT INTO "inbox" (${INBOX_COLUMNS}) SELECT g, k, t, x, o, 'queued', r, a FROM u ORDER BY n \
-ON CONFLICT (gateway, dedup_key) DO NOTHING RETURNING id, gateway, dedup_key) \
+ON CONFLICT (gateway, dedup_key) DO NOTHING RETURNING id, gateway, dedup_key), \
+held AS MATERIALIZED (SELECT l.pid, l.classid, l.objid FROM pg_locks l WHERE l.locktype = 'advisory' \
+AND l.granted AND l.objsubid = 1 AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())) \
 SELECT DISTINCT ON (ins.id) ins.id, ins.gateway, ins.dedup_key, \
-CASE WHEN u.lk IS NOT NULL AND EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted \
-AND l.pid <> u.lp AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) \
-AND l.classid = ((u.lk >> 32) & 4294967295)::oid AND l.objid = (u.lk & 4294967295)::oid AND l.objsubid = 1) \
+CASE WHEN u.lk IS NOT NULL AND EXISTS (SELECT 1 FROM held h WHERE h.pid <> u.lp \
+AND h.classid = ((u.lk >> 32) & 4294967295)::oid AND h.objid = (u.lk & 4294967295)::oid) \
 THEN (SELECT true FROM (SELECT left(u.np, -1) || ',"id":' || ins.id::text \
 || ',"record":' || json_build_object('text', u.x, 'origin', u.o::json, 'attachments', u.a::json)::text \
 || ',"prior":' || coalesce((SELECT json_agg(i.id ORDER BY i.id) FROM "inbox" i WHERE i.gateway = u.g \
