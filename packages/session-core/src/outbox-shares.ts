@@ -148,13 +148,18 @@ export class OutboxShares {
     }
     if (this.#mine.size > 0) {
       if (!sender.running) sender.start();
-      else sender.wake();
+      // Its own share changed, nothing was queued: not passed on to the other senders (each reads
+      // as its own roles change; passed on, it woke every running sender for a due read).
+      else sender.wake(true);
     } else if (sender.running) void sender.stop();
   }
 
   /** Stops sending `partitions`, waits for the batch in flight, then leaves their roles. */
   async #giveUp(partitions: number[]): Promise<void> {
     if (partitions.length === 0) return;
+    // A line left before its partition came: nothing of it is being sent here, so no batch to wait for
+    // (waiting, the partition could come meanwhile, to be given up again: a take, a give-back and a release).
+    const held = partitions.some((p) => this.#mine.has(p));
     const stops = partitions.flatMap((p) => {
       const stop = this.#queued.get(p);
       this.#queued.delete(p);
@@ -162,8 +167,10 @@ export class OutboxShares {
       return stop ? [stop] : [];
     });
     this.d.logger.debug({ partitions }, "outbox: giving partitions up once the sends in flight are over");
-    this.#apply();
-    await this.d.sender.drained();
+    if (held) {
+      this.#apply();
+      await this.d.sender.drained();
+    }
     for (const stop of stops) await stop();
   }
 
@@ -202,7 +209,13 @@ export class OutboxShares {
       return;
     }
     const now = Date.now();
-    this.#idleSince ??= now;
+    if (this.#idleSince === undefined) {
+      this.#idleSince = now;
+      // Its part of the backlog is sent: a partition it queues for but does not hold would come to
+      // it only as another helper, idle too, gives it back, to be given back again HELPER_IDLE_MS
+      // later (a take, a give-back and a release each time). The leader queues for them.
+      void this.#giveUp([...this.#queued.keys()].filter((p) => !this.#mine.has(p)));
+    }
     if (now - this.#idleSince < HELPER_IDLE_MS) return;
     this.#helping = false;
     this.d.logger.info("outbox: the backlog is sent; giving the partitions back");
