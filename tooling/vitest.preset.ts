@@ -6,6 +6,9 @@ import { join } from "node:path";
 import { configDefaults, defineProject } from "vitest/config";
 import { BUILT_DIST, workspacePackages, workspaceAliases } from "./vitest.workspace-dist.ts";
 
+/** Removes the temp folders a file's helpers made (testTempDir) when the file ends. */
+const TEMP_SETUP = join(import.meta.dirname, "vitest.temp-setup.ts");
+
 /**
  * The worker threads of projects that share modules between their files (`sharedModules`): files
  * run one after another in each thread and every module a file imports stays loaded for the next
@@ -43,7 +46,7 @@ export function packageConfig(dir: string, extra: Extra = {}) {
         : { pool: "forks" as const }),
       testTimeout: extra.testTimeout ?? 20_000,
       hookTimeout: 60_000,
-      setupFiles: extra.setupFiles ?? [],
+      setupFiles: [TEMP_SETUP, ...(extra.setupFiles ?? [])],
       globalSetup: extra.globalSetup ?? [],
       ...(extra.pollTimeoutMs ? { expect: { poll: { timeout: extra.pollTimeoutMs } } } : {}),
     },

@@ -1,6 +1,7 @@
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { testTempDir } from "../../../tooling/vitest.temp-dirs.js";
 
 export interface Run {
   code: number;
@@ -27,8 +28,9 @@ export async function run(
   return { code, stdout, stderr };
 }
 
+/** A fresh temp folder, removed when the test file ends (AGENTSVC_TEST_KEEP_TMP=1 keeps it). */
 export function tempDir(prefix = "agentsvc-cli-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  return testTempDir(prefix);
 }
 
 export function writeFiles(dir: string, files: Record<string, string>): string {
