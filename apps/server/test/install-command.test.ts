@@ -1,12 +1,12 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AgentsvcError } from "@agentsvc/agent-core";
 import { describe, expect, it } from "vitest";
+import { testTempDir } from "../../../tooling/vitest.temp-dirs.js";
 import { adapterLoadError, installCommand } from "../src/install-command.js";
 
 const project = (lockfile?: string) => {
-  const root = mkdtempSync(join(tmpdir(), "agentsvc-pm-"));
+  const root = testTempDir("agentsvc-pm-");
   if (lockfile) writeFileSync(join(root, lockfile), "");
   return root;
 };

@@ -1,13 +1,11 @@
 // The spend meter against a real SQLite store: costs at the configured prices, which budgets apply
 // to a call (service, user, gateway by name or perGateway, agent), UTC day and month windows, the
 // warning once per window, and a ledger write that lands before the next call is decided.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { MeterScope } from "@agentsvc/agent-core";
 import { ChatDb } from "@agentsvc/chat-store";
 import type { BudgetsConfig } from "@agentsvc/config-schema";
 import { afterEach, describe, expect, it } from "vitest";
+import { testTempDir } from "../../../tooling/vitest.temp-dirs.js";
 import { costOf, createSpendMeter, periodStart } from "../src/spend-meter.js";
 
 const NOW = Date.UTC(2026, 11, 15, 13, 30); // 2026-12-15 13:30 UTC
@@ -19,7 +17,7 @@ let db: ChatDb | undefined;
 afterEach(() => db?.close());
 
 function meterWith(budgets: BudgetsConfig | undefined, now = () => NOW) {
-  db = ChatDb.open({ appRoot: mkdtempSync(join(tmpdir(), "agentsvc-spend-")), path: "data/agentsvc.db" });
+  db = ChatDb.open({ appRoot: testTempDir("agentsvc-spend-"), path: "data/agentsvc.db" });
   const warnings: unknown[] = [];
   const events: string[] = [];
   const meter = createSpendMeter({

@@ -3,11 +3,10 @@
 // process sends the tick's reply once. Each run is a separate Node process (test/fixtures/crash-child.mjs,
 // on the packages' dist); agent-core's AGENTSVC_FAULT point kills it with SIGKILL.
 import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { ChatDb } from "@agentsvc/chat-store";
 import { describe, expect, it } from "vitest";
+import { testTempDir } from "../../../tooling/vitest.temp-dirs.js";
 
 const child = resolve(import.meta.dirname, "fixtures/crash-child.mjs");
 const NOW = Date.UTC(2026, 11, 1, 9, 1, 10);
@@ -39,7 +38,7 @@ function runChild(dir: string, fault = ""): Promise<{ signal: string | null; sen
 describe("a tick across SIGKILL of its process", () => {
   for (const fault of ["schedule-claimed", "after-record"]) {
     it(`killed at ${fault}: the restart sends the tick's reply once, and the tick ends delivered`, async () => {
-      const dir = mkdtempSync(join(tmpdir(), "agentsvc-scheduler-crash-"));
+      const dir = testTempDir("agentsvc-scheduler-crash-");
       const first = await runChild(dir, `${fault}:1`);
       expect(first.signal).toBe("SIGKILL");
       expect(first.sent).toEqual([]);

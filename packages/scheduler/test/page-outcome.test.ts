@@ -1,11 +1,9 @@
 // A chat page tick is finished inside its turn's transaction (`within`). A turn that failed (a spent
 // budget) persists its messages too, so what `within` writes is all a crash right after the commit
 // leaves, and what `schedules list` reads until the runner's own write: it must be how the turn ended.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { ChatDb } from "@agentsvc/chat-store";
 import { afterEach, describe, expect, it } from "vitest";
+import { testTempDir } from "../../../tooling/vitest.temp-dirs.js";
 import { type PageEnding, type ScheduleDef, ScheduleRunner } from "../src/index.js";
 
 const T0 = Date.UTC(2026, 11, 1, 9, 0, 30);
@@ -41,7 +39,7 @@ const turnEnding =
  * writes made (store.finish calls) and the outcomes the observer heard.
  */
 async function tickRun(runPage: RunPage) {
-  db = ChatDb.open({ appRoot: mkdtempSync(join(tmpdir(), "agentsvc-page-outcome-")), path: "chat.db" });
+  db = ChatDb.open({ appRoot: testTempDir("agentsvc-page-outcome-"), path: "chat.db" });
   const ticks = db.scheduleTicks;
   const finishes: unknown[][] = [];
   const store: typeof ticks = Object.create(ticks);

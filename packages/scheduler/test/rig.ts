@@ -1,12 +1,10 @@
 // A real GatewaySession (RunManager on the demo model, a real SQLite ChatDb file, session-core's mock
 // push gateway) and schedule runners over it, on a clock the test moves by hand.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { type DemoStep, defineAgent, RunManager } from "@agentsvc/agent-core";
 import { ChatDb } from "@agentsvc/chat-store";
 import { createGatewaySession, GatewayRegistry, type GatewaySession } from "@agentsvc/session-core";
 import { createMockGateway, type MockGateway } from "@agentsvc/session-core/testing";
+import { testTempDir } from "../../../tooling/vitest.temp-dirs.js";
 import { remindTools, type ScheduleDef, ScheduleRunner, type SchedulerObserver } from "../src/index.js";
 
 export const MINUTE = 60_000;
@@ -53,7 +51,7 @@ export async function rig(
     reminders?: { maxPerUser?: number; timezone?: string };
   } = {},
 ): Promise<Rig> {
-  const dir = options.dir ?? mkdtempSync(join(tmpdir(), "agentsvc-scheduler-"));
+  const dir = options.dir ?? testTempDir("agentsvc-scheduler-");
   const db = ChatDb.open({ appRoot: dir, path: "data/chat.db" });
   const agent = defineAgent({
     name: "root",
