@@ -1,7 +1,5 @@
 // Builds a real GatewaySession over a real RunManager (demo model) and a real ChatDb file.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import {
   type AgentDefinition,
   type DemoStep,
@@ -25,6 +23,7 @@ import {
   type OutboxOptions,
 } from "../src/index.js";
 import { createMockGateway, type MockGateway, type MockGatewayOptions } from "../src/testing/index.js";
+import { testTempDir } from "../../../tooling/vitest.temp-dirs.js";
 import { captureLogs } from "./helpers.js";
 
 /** Tool calls that wait until the test opens them (ignoring cancel, so cancel lands at the next checkpoint). */
@@ -183,8 +182,9 @@ export interface RigOptions {
   transcribe?: ConstructorParameters<typeof CountingRunManager>[0]["transcribe"];
 }
 
+/** A fresh temp folder; removed when the test file ends if no test removed it before (testTempDir). */
 export function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), "agentsvc-session-"));
+  return testTempDir("agentsvc-session-");
 }
 
 export async function rig(options: RigOptions = {}): Promise<Rig> {
