@@ -24,7 +24,8 @@ export function writeProject(
   opts: { withAgent?: boolean; adapters?: boolean } = {},
 ): string {
   const dir = mkdtempSync(join(tmpdir(), "agentsvc-cs-"));
-  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  if (!process.env.AGENTSVC_TEST_KEEP_TMP)
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   if (opts.adapters !== false) linkPackages(dir, BUILT_IN_ADAPTERS);
   const all = { ...files };
   const hasAgent = Object.keys(all).some((f) => f.startsWith("agents/"));
