@@ -23,13 +23,9 @@ const BEFORE = process.env.BENCH_START_BEFORE;
 // hands the bundle's copies (shared-packages.js). From this tree's bench folder they resolved ours,
 // a second copy loaded file by file: the older side paid ~50 module files more than it ships.
 const BEFORE_TREE = BEFORE ? resolve(BEFORE, "../../../..") : undefined;
-const agentsvc = (project: string, bin = resolve(root, "packages/cli/bin/agentsvc.js")) => [
-  bin,
-  "start",
-  project,
-  "--port",
-  "0",
-];
+// BENCH_START_BIN=<an agentsvc bin>: this side's bin (a build to try), in place of this tree's.
+const OURS = resolve(process.env.BENCH_START_BIN ?? resolve(root, "packages/cli/bin/agentsvc.js"));
+const agentsvc = (project: string, bin = OURS) => [bin, "start", project, "--port", "0"];
 const PASSWORDS = { BENCH_ADA_PASSWORD: "correct horse", BENCH_BOB_PASSWORD: "battery staple" };
 const BARE = [resolve(import.meta.dirname, "servers/bare-start.mjs")];
 
