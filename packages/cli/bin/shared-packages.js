@@ -9,13 +9,23 @@ import module from "node:module";
 // Package name -> its entry in dist/bundle/ (scripts/bundle.mjs makes one per package).
 export const SHARED = { "@agentsvc/agent-core": "agent-core", "@agentsvc/mcp": "mcp" };
 
-/** The URL each shared package resolves to from here -> its bundled entry's URL. */
-function sharedEntries() {
+/**
+ * The URL each shared package resolves to from here -> its bundled entry's URL. Under the script
+ * bundle (script-bundle.js) the entry is its facade, `shared-<file>.js`, which exports the script's
+ * copy; the ES module bundle's own entry is sent there too, so one copy is loaded whichever a
+ * project names.
+ */
+function sharedEntries(script) {
+  const entry = (file) => new URL(`../dist/bundle/${file}.js`, import.meta.url).href;
   return new Map(
-    Object.entries(SHARED).map(([name, file]) => [
-      import.meta.resolve(name),
-      new URL(`../dist/bundle/${file}.js`, import.meta.url).href,
-    ]),
+    Object.entries(SHARED).flatMap(([name, file]) =>
+      script
+        ? [
+            [import.meta.resolve(name), entry(`shared-${file}`)],
+            [entry(file), entry(`shared-${file}`)],
+          ]
+        : [[import.meta.resolve(name), entry(file)]],
+    ),
   );
 }
 
@@ -47,9 +57,12 @@ export function resolve(specifier, context, next) {
   return registered(specifier, context, next);
 }
 
-/** Installs the redirect for this process: in-thread where Node has registerHooks (>= 22.15). */
-export function shareBundledPackages() {
-  const entries = sharedEntries();
+/**
+ * Installs the redirect for this process: in-thread where Node has registerHooks (>= 22.15).
+ * `script`: the command runs as the script bundle.
+ */
+export function shareBundledPackages(script = false) {
+  const entries = sharedEntries(script);
   if (module.registerHooks) module.registerHooks({ resolve: redirectTo(entries) });
   else module.register(import.meta.url, { data: [...entries] });
 }

@@ -34,7 +34,8 @@
 // exports module.exports' keys by name, as Node does: esbuild alone makes such a chunk with only a
 // default export, so `(await import("prom-client")).Registry` was undefined in the bundle.
 // The library entry (dist/index.js) is not bundled.
-import { readFile, rename, rm } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { readFile, rename, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -198,6 +199,83 @@ const commonJsFacade = {
 
 const fromCli = createRequire(join(root, "package.json"));
 
+/**
+ * main.cjs: the same command as one CommonJS script, which `agentsvc start` runs through vm.Script
+ * with a code cache made after the service ran (bin/script-bundle.js says why). Dynamic imports of
+ * bundled code become lazy inits in the one file; import.meta.url is the script's own URL (a
+ * parameter of the function the script is); its first line names its content hash (the cache's
+ * key). Non-ASCII characters (in comments) are escaped, so the bin reads it as a one-byte string.
+ * Beside it, shared-<entry>.js for agent-core and mcp: ES modules exporting the script's copy by
+ * the names the ES module bundle's entry exports (a project's imports are sent there).
+ */
+/**
+ * In the script, `import("<pkg>")` of valibot or @opentelemetry/api becomes the script's require()
+ * of it (which the bin gives their ES modules, as import() would): the trace SDK's modules require
+ * @opentelemetry/api in the same Promise.all as tracing.ts's import() of it, and Node refuses
+ * require() of an ES module an import() is still loading.
+ */
+const importAsRequire = {
+  name: "import-as-require",
+  setup(build) {
+    build.onResolve({ filter: /^(valibot|@opentelemetry\/api)$/ }, (args) =>
+      args.kind === "dynamic-import" ? { path: args.path, namespace: "import-as-require" } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "import-as-require" }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: "js",
+    }));
+  },
+};
+
+async function writeScriptBundle(metafile) {
+  const sharedLoaders = Object.entries(SHARED).map(
+    ([name, out]) => `${JSON.stringify(out)}: () => require(${JSON.stringify(fromCli.resolve(name))})`,
+  );
+  const built = await esbuild.build({
+    stdin: {
+      contents: `export { main } from "./dist/main.js";\nexport const shared = { ${sharedLoaders.join(", ")} };\n`,
+      resolveDir: root,
+      sourcefile: "script-entry.js",
+      loader: "js",
+    },
+    absWorkingDir: root,
+    bundle: true,
+    write: false,
+    outfile: join(staging, "main.cjs"),
+    format: "cjs",
+    platform: "node",
+    target: "node22",
+    external: EXTERNAL.flatMap((name) => [name, `${name}/*`]),
+    define: { "import.meta.url": "__agentsvcScriptUrl" },
+    banner: { js: "(function (exports, require, module, __filename, __dirname, __agentsvcScriptUrl) {" },
+    footer: { js: "})" },
+    plugins: [importAsRequire, drizzleAsModules, drizzleLines, commonJsFacade],
+    legalComments: "none",
+    logLevel: "warning",
+  });
+  const code = built.outputFiles[0].text.replace(
+    /[^\x00-\x7f]/gu,
+    (c) => `\\u{${c.codePointAt(0).toString(16)}}`,
+  );
+  const hash = createHash("sha256").update(code).digest("hex").slice(0, 16);
+  await writeFile(join(staging, "main.cjs"), `// agentsvc script ${hash}\n${code}`, "latin1");
+  for (const [name, out] of Object.entries(SHARED)) {
+    const entry = Object.values(metafile.outputs).find(
+      (o) => o.entryPoint && fromCli.resolve(name).endsWith(o.entryPoint.replace(/^(\.\.\/)+/, "")),
+    );
+    if (!entry) throw new Error(`${name}: no entry in the ES module bundle (see scripts/bundle.mjs)`);
+    const names = entry.exports.filter((n) => n !== "default");
+    await writeFile(
+      join(staging, `shared-${out}.js`),
+      [
+        `import { sharedModule } from "../../bin/script-bundle.js";`,
+        `export const { ${names.join(", ")} } = sharedModule(${JSON.stringify(out)});`,
+        "",
+      ].join("\n"),
+    );
+  }
+}
+
 // Built beside dist/bundle and swapped in by two renames: a bin started from this tree while it
 // builds (a test run beside a build) finds the whole old bundle or the whole new one, never an
 // emptied folder.
@@ -205,7 +283,7 @@ const outdir = join(root, "dist", "bundle");
 const staging = join(root, "dist", `.bundle-next-${process.pid}`);
 const previous = join(root, "dist", `.bundle-old-${process.pid}`);
 await rm(staging, { recursive: true, force: true });
-await esbuild.build({
+const esm = await esbuild.build({
   entryPoints: [
     join(root, "dist", "main.js"),
     // chat-store starts its SQLite checkpoint thread from the file beside its code: in the bundle,
@@ -230,7 +308,9 @@ await esbuild.build({
   plugins: [drizzleAsModules, drizzleLines, commonJsFacade],
   legalComments: "none",
   logLevel: "warning",
+  metafile: true,
 });
+await writeScriptBundle(esm.metafile);
 await rename(outdir, previous).catch((err) => {
   if (err.code !== "ENOENT") throw err;
 });

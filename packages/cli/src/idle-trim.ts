@@ -31,9 +31,14 @@ const mib = (bytes: number) => Math.round((bytes / 1048576) * 10) / 10;
 
 /**
  * Runs the collection once no HTTP request has been in flight for `idleMs`; `done` gets the
- * figures. Returns a cancel (for a stop before it ran). The timer never keeps the process alive.
+ * figures; `first` runs just before it (the bin's code cache: before a collection that may drop
+ * compiled code). Returns a cancel (for a stop before it ran). The timer never keeps the process alive.
  */
-export function trimHeapWhenIdle(idleMs: number, done: (trim: HeapTrim) => void): () => void {
+export function trimHeapWhenIdle(
+  idleMs: number,
+  done: (trim: HeapTrim) => void,
+  first?: () => void,
+): () => void {
   const channel = "http.server.request.start";
   let timer: NodeJS.Timeout | undefined;
   let inFlight = 0;
@@ -43,6 +48,7 @@ export function trimHeapWhenIdle(idleMs: number, done: (trim: HeapTrim) => void)
   };
   const trim = () => {
     cancel();
+    first?.();
     const before = process.memoryUsage();
     memoryReducingGc()({ type: "major", flavor: "last-resort" });
     const after = process.memoryUsage();

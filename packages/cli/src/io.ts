@@ -11,6 +11,8 @@ export interface CliIO {
   cwd: string;
   /** Read by verbs that take secrets (hash-password); default process.stdin. */
   stdin?: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (mode: boolean) => unknown };
+  /** Called once a started service is first idle, before its heap trim (the bin writes its code cache). */
+  startedIdle?: () => void;
 }
 
 export function defaultIO(): CliIO {

@@ -6,7 +6,7 @@ import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error plain JavaScript shipped beside the bin, without types
 import { redirectTo } from "../bin/shared-packages.js";
-import { runBin, serveBin } from "./child.js";
+import { invoke, runBin, serveBin } from "./child.js";
 import { linkPackages, repoRoot, tempDir, writeFiles } from "./helpers.js";
 
 const bundle = join(repoRoot, "packages/cli/dist/bundle");
@@ -49,6 +49,32 @@ describe("a project's imports of agent-core and mcp under the bundled agentsvc",
     const r = runBin(["check", dir]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
+  });
+
+  it("get the copy `start` runs as one script (bin/script-bundle.js), in agent and tool server files", async () => {
+    // What the running script holds of each package (its facade's source), from the bin's module.
+    const script = JSON.stringify(pathToFileURL(join(repoRoot, "packages/cli/bin/script-bundle.js")).href);
+    const scriptCopy = (name: string, entry: string, used: string) =>
+      `import * as mine from "${name}";\n` +
+      `const { sharedModule } = await import(${script});\n` +
+      `if (mine.${used} !== sharedModule("${entry}").${used}) throw new Error("${name}: not the script's copy");\n`;
+    const dir = writeFiles(tempDir(), {
+      "gateways/agent.yaml": "exposes: agent\npath: /agent\n",
+      "gateways/tools.yaml": "exposes: mcp\npath: /mcp\ntarget: t\n",
+      "agents/bot.ts": `${scriptCopy("@agentsvc/agent-core", "agent-core", "AgentsvcError")}export default mine.defineAgent({ name: "bot", model: { provider: "demo" }, toolServers: ["t"] });\n`,
+      "mcp/t.ts": `${scriptCopy("@agentsvc/mcp", "mcp", "defineToolServer")}export default mine.defineToolServer({ name: "t", tools: [] });\n`,
+    });
+    linkPackages(dir, { "@agentsvc/agent-core": "packages/agent-core", "@agentsvc/mcp": "packages/mcp" });
+    const served = await serveBin(["start", dir, "--port", "0"], {
+      LOG_LEVEL: "warn",
+      NODE_DEBUG: "agentsvc",
+    });
+    try {
+      expect(served.output()).toMatch(/code cache \S+: (none|used|rejected)\n/);
+      expect((await invoke(served.url)).status).toBe(200);
+    } finally {
+      await served.stop();
+    }
   });
 
   it("serve an MCP route whose SDK mcp finds from its own folder, not the bundle's (initialize answers)", async () => {

@@ -110,7 +110,11 @@ export const startCommand: Command = {
       print.out(line);
     }
     // The heap start grew, given back once the service is idle (idle-trim.ts).
-    trimHeapWhenIdle(IDLE_TRIM_MS, (trim) => logger.debug(trim, "heap trimmed after start (idle)"));
+    trimHeapWhenIdle(
+      IDLE_TRIM_MS,
+      (trim) => logger.debug(trim, "heap trimmed after start (idle)"),
+      io.startedIdle,
+    );
     // Serve until a signal ends the process.
     return new Promise<number>(() => {});
   },
