@@ -3,6 +3,7 @@ import { benchAccess } from "./access.ts";
 import { benchAgentRoute, INVOKE_WORKLOAD } from "./agent-route.ts";
 import { benchBigMessages } from "./big-messages.ts";
 import { benchCluster } from "./cluster.ts";
+import { benchClusterIdle } from "./cluster-idle.ts";
 import { benchOutboxDue } from "./outbox-due.ts";
 import { benchIngest } from "./ingest.ts";
 import { benchIngestEndToEnd } from "./ingest-e2e.ts";
@@ -73,6 +74,12 @@ if (!only || only === "cluster")
   printTable(
     "Several instances on PostgreSQL (CPU and statements per request, 1 vs 3 instances)",
     await benchCluster(),
+  );
+// Not in the default run (minutes of rest per configuration): the idle figure over several bursts.
+if (only === "cluster-idle")
+  printTable(
+    "Several instances at rest after a burst (1 vs 3 instances, CPU in ticks over every round)",
+    await benchClusterIdle(),
   );
 if (!only || only === "outbox-due")
   printTable("The outbox's due read under a backlog (PostgreSQL, durable)", await benchOutboxDue());
