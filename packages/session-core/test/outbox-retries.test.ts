@@ -152,3 +152,21 @@ describe("outbox retries", () => {
     expect(platform.sent.filter((s) => s.thread === "A").map((s) => s.key)).toEqual(["a1"]);
   });
 });
+
+// The default cap on the wait between a failing piece's attempts (outbox-sender.ts: 300 s unless
+// maxDelayMs says otherwise; adapter-kit's backoff alone caps at 60 s): with the defaults the waits
+// keep doubling past a minute, so ten attempts span an outage of about 8.5 minutes, not 4.
+describe("the outbox's retries with the default settings", () => {
+  it("wait longer than a minute once the doubling passes it: about 64 s and then 128 s before the 8th and 9th attempts", async () => {
+    const { store, platform, sender } = setUp();
+    platform.answer = () => unavailable();
+    await store.outbox.enqueue([piece("A", "a1", "hello")]);
+    sender.start();
+    await vi.advanceTimersByTimeAsync(20 * 60_000);
+    const waits = gaps(platform.calls);
+    expect(waits.length).toBeGreaterThanOrEqual(8);
+    // Base 1 s doubling, 20% jitter: the 7th and 8th waits are 64 s and 128 s at least.
+    expect(waits[6]).toBeGreaterThanOrEqual(64_000);
+    expect(waits[7]).toBeGreaterThanOrEqual(128_000);
+  });
+});
