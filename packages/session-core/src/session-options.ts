@@ -21,6 +21,16 @@ import type { SessionStore } from "./store.js";
 
 const POLICIES: readonly SessionPolicy[] = ["reject", "queue", "steer", "interrupt"];
 
+/**
+ * Not longer (#45.3): a suspended thread is kept as long, and a decision for it reaching another
+ * instance tries the thread for 2 s (`claimSoon`) before it answers busy, so a hold plus the let-go
+ * spacing (250 ms) past that fails a click. Every held thread is also an advisory lock in the
+ * server's one lock table (held = threads active a second x the hold), which every turn's commit
+ * fence and the outbox sender's role fence read (pg_locks: chat-store lock-fence.ts,
+ * outbox-fence.ts). What a longer hold would save: threads retaken between messages (the cluster
+ * bench's one instance, each of 200 threads a message every 1.5-1.9 s: lock statements 0.03-0.19 and
+ * adoption reads 0.02-0.13 a message).
+ */
 export const DEFAULT_THREAD_HOLD_MS = 1000;
 
 export const DEFAULT_BUSY_REPLY =
