@@ -3,35 +3,11 @@
 // a read that failed for another reason (cancelled) keeps its own error. The sender gives up its
 // roles' work on role_not_held: a cancel reported as one would stop a sender that still leads.
 import { postgresMissing } from "@agentsvc/pg-test";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fencedDueError } from "../src/outbox-fence.js";
-import { postgresDriver, postgresUrlOf, tempRoot } from "./helpers.js";
-import { storePg } from "./pg-statements.js";
+import { KEYS, useFenceRig } from "./pg-fence-rig.js";
 
-const KEYS = ["-7355608123456789", "4242424242424242"];
-
-const ends: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const end of ends.splice(0).reverse()) await end();
-});
-
-/** A store with one due piece, and sessions of the test's own on its database. */
-async function rig() {
-  const appRoot = tempRoot();
-  const db = await postgresDriver.open({ appRoot });
-  const url = await postgresUrlOf(appRoot);
-  const session = async () => {
-    const client = new (storePg().Client)({ connectionString: url });
-    await client.connect();
-    ends.push(() => client.end());
-    const pid = Number((await client.query("SELECT pg_backend_pid() AS pid")).rows[0]!.pid);
-    return { client, pid };
-  };
-  await db.outbox.enqueue([
-    { gateway: "g", thread: "a", idemKey: "a1", kind: "text", payload: { text: "a1" } },
-  ]);
-  return { db, session };
-}
+const rig = useFenceRig(["a"]);
 
 function codesOf(error: unknown): unknown[] {
   const codes: unknown[] = [];

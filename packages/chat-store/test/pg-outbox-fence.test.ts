@@ -3,45 +3,11 @@
 // An instance whose link went away unnoticed, another instance holding its roles now, reads nothing.
 import { createHash } from "node:crypto";
 import { postgresMissing } from "@agentsvc/pg-test";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RoleFence } from "../src/outbox-fence.js";
-import { postgresDriver, postgresUrlOf, tempRoot } from "./helpers.js";
-import { storePg } from "./pg-statements.js";
+import { KEYS, useFenceRig } from "./pg-fence-rig.js";
 
-/** Two role keys: one with the high bit set (a negative bigint), whose halves pg_locks shows unsigned. */
-const KEYS = ["-7355608123456789", "4242424242424242"];
-
-const ends: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const end of ends.splice(0).reverse()) await end();
-});
-
-async function rig() {
-  const appRoot = tempRoot();
-  const db = await postgresDriver.open({ appRoot });
-  const url = await postgresUrlOf(appRoot);
-  const session = async () => {
-    const client = new (storePg().Client)({ connectionString: url });
-    await client.connect();
-    const pid = Number((await client.query("SELECT pg_backend_pid() AS pid")).rows[0]!.pid);
-    let ended = false;
-    const end = async () => {
-      if (ended) return;
-      ended = true;
-      await client.end();
-    };
-    ends.push(end);
-    const lock = async (keys: string[]) => {
-      for (const key of keys) await client.query("SELECT pg_advisory_lock($1::bigint)", [key]);
-    };
-    return { client, pid, lock, end };
-  };
-  await db.outbox.enqueue([
-    { gateway: "g", thread: "a", idemKey: "a1", kind: "text", payload: { text: "a1" } },
-    { gateway: "g", thread: "b", idemKey: "b1", kind: "text", payload: { text: "b1" } },
-  ]);
-  return { db, session };
-}
+const rig = useFenceRig(["a", "b"]);
 
 const texts = (rows: { payload: unknown }[]) => rows.map((r) => (r.payload as { text: string }).text);
 

@@ -1,0 +1,51 @@
+// The outbox fence tests' rig (pg-outbox-fence*.test.ts): a PostgreSQL store with due pieces, and
+// sessions of the test's own on its database, each with its backend pid (what a fence names) and a
+// way to take role locks; every session is ended after each test.
+import { afterEach } from "vitest";
+import { postgresDriver, postgresUrlOf, tempRoot } from "./helpers.js";
+import { storePg } from "./pg-statements.js";
+
+/** Two role keys: one with the high bit set (a negative bigint), whose halves pg_locks shows unsigned. */
+export const KEYS = ["-7355608123456789", "4242424242424242"];
+
+/**
+ * Registers the calling file's cleanup (hooks registered when called, not at import); returns its
+ * rig: a store with one due text piece of gateway "g" for each of `threads` (thread "a": "a1").
+ */
+export function useFenceRig(threads: string[]) {
+  const ends: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const end of ends.splice(0).reverse()) await end();
+  });
+  return async () => {
+    const appRoot = tempRoot();
+    const db = await postgresDriver.open({ appRoot });
+    const url = await postgresUrlOf(appRoot);
+    const session = async () => {
+      const client = new (storePg().Client)({ connectionString: url });
+      await client.connect();
+      const pid = Number((await client.query("SELECT pg_backend_pid() AS pid")).rows[0]!.pid);
+      let ended = false;
+      const end = async () => {
+        if (ended) return;
+        ended = true;
+        await client.end();
+      };
+      ends.push(end);
+      const lock = async (keys: string[]) => {
+        for (const key of keys) await client.query("SELECT pg_advisory_lock($1::bigint)", [key]);
+      };
+      return { client, pid, lock, end };
+    };
+    await db.outbox.enqueue(
+      threads.map((t) => ({
+        gateway: "g",
+        thread: t,
+        idemKey: `${t}1`,
+        kind: "text" as const,
+        payload: { text: `${t}1` },
+      })),
+    );
+    return { db, session };
+  };
+}
