@@ -55,22 +55,16 @@ AS u(g, k, t, x, o, r, a) ON CONFLICT (gateway, dedup_key) DO NOTHING RETURNING 
 // The payload carries the record (`record`: text, origin, attachments) and `prior`, the thread's
 // queued records older than it as the statement saw them (rows committed before it), so a holder that
 // took all of those takes this one without reading it; a payload of 8000 bytes or more goes without
-// them (the holder reads). The server's advisory locks (`locks`, read once) are matched to the rows by
-// hashed subqueries: a lock held by two sessions or more, or held and not by the row's recorder, is
-// held by another session. A per-row subquery over pg_locks filtered every lock again for each row
-// (500 locks, 12 rows: 6,000 tests of computed key halves, 1.4 ms a statement).
+// them (the holder reads).
 const INBOX_ACCEPT_ANNOUNCED = `WITH u AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], \
 $4::text[], $5::text[], $6::bigint[], $7::text[], $8::bigint[], $9::int[], $10::text[], $11::text[]) \
 WITH ORDINALITY AS u(g, k, t, x, o, r, a, lk, lp, nc, np, n)), \
 ins AS (INSERT INTO "inbox" (${INBOX_COLUMNS}) SELECT g, k, t, x, o, 'queued', r, a FROM u ORDER BY n \
-ON CONFLICT (gateway, dedup_key) DO NOTHING RETURNING id, gateway, dedup_key), \
-locks AS MATERIALIZED (SELECT l.classid, l.objid, l.pid FROM pg_locks l WHERE l.locktype = 'advisory' \
-AND l.granted AND l.objsubid = 1 AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())), \
-w AS (SELECT *, ((lk >> 32) & 4294967295)::oid AS hi, (lk & 4294967295)::oid AS lo FROM u) \
+ON CONFLICT (gateway, dedup_key) DO NOTHING RETURNING id, gateway, dedup_key) \
 SELECT DISTINCT ON (ins.id) ins.id, ins.gateway, ins.dedup_key, \
-CASE WHEN u.lk IS NOT NULL AND u.lp IS NOT NULL AND ((u.hi, u.lo) IN (SELECT classid, objid FROM locks \
-GROUP BY classid, objid HAVING min(pid) < max(pid)) OR ((u.hi, u.lo) IN (SELECT classid, objid FROM locks) \
-AND (u.hi, u.lo, u.lp) NOT IN (SELECT classid, objid, pid FROM locks))) \
+CASE WHEN u.lk IS NOT NULL AND EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted \
+AND l.pid <> u.lp AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) \
+AND l.classid = ((u.lk >> 32) & 4294967295)::oid AND l.objid = (u.lk & 4294967295)::oid AND l.objsubid = 1) \
 THEN (SELECT true FROM (SELECT left(u.np, -1) || ',"id":' || ins.id::text \
 || ',"record":' || json_build_object('text', u.x, 'origin', u.o::json, 'attachments', u.a::json)::text \
 || ',"prior":' || coalesce((SELECT json_agg(i.id ORDER BY i.id) FROM "inbox" i WHERE i.gateway = u.g \
@@ -78,7 +72,7 @@ AND i.thread = u.t AND i.status = 'queued' AND i.id < ins.id), '[]'::json)::text
 CROSS JOIN LATERAL pg_notify(u.nc, CASE WHEN octet_length(f.p) < 8000 THEN f.p \
 ELSE left(u.np, -1) || ',"id":' || ins.id::text || '}' END)) \
 ELSE false END AS announced \
-FROM ins JOIN w u ON u.g = ins.gateway AND u.k = ins.dedup_key ORDER BY ins.id, u.n`;
+FROM ins JOIN u ON u.g = ins.gateway AND u.k = ins.dedup_key ORDER BY ins.id, u.n`;
 
 /**
  * Queued inbox rows unless their (gateway, dedupKey) exists; returns the inserted ones (id, gateway,
