@@ -1,9 +1,17 @@
-// The outbox fence tests' rig (pg-outbox-fence*.test.ts): a PostgreSQL store with due pieces, and
-// sessions of the test's own on its database, each with its backend pid (what a fence names) and a
-// way to take role locks; every session is ended after each test.
+// The fence tests' rig (pg-outbox-fence*.test.ts; pg-turn-fence takes pgSession): a PostgreSQL store
+// with due pieces, and sessions of the test's own on its database, each with its backend pid (what a
+// fence names) and a way to take role locks; every session is ended after each test.
 import { afterEach } from "vitest";
 import { postgresDriver, postgresUrlOf, tempRoot } from "./helpers.js";
 import { storePg } from "./pg-statements.js";
+
+/** A connection of the test's own to `url`, with its backend pid (what a fence names). */
+export async function pgSession(url: string) {
+  const client = new (storePg().Client)({ connectionString: url });
+  await client.connect();
+  const pid = Number((await client.query("SELECT pg_backend_pid() AS pid")).rows[0]!.pid);
+  return { client, pid };
+}
 
 /** Two role keys: one with the high bit set (a negative bigint), whose halves pg_locks shows unsigned. */
 export const KEYS = ["-7355608123456789", "4242424242424242"];
@@ -22,9 +30,7 @@ export function useFenceRig(threads: string[]) {
     const db = await postgresDriver.open({ appRoot });
     const url = await postgresUrlOf(appRoot);
     const session = async () => {
-      const client = new (storePg().Client)({ connectionString: url });
-      await client.connect();
-      const pid = Number((await client.query("SELECT pg_backend_pid() AS pid")).rows[0]!.pid);
+      const { client, pid } = await pgSession(url);
       let ended = false;
       const end = async () => {
         if (ended) return;

@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
 import type { ChatDb } from "../src/index.js";
 import { fenceError, type HeldLock } from "../src/lock-fence.js";
 import { ownPostgresServer, postgresUrlOf, tempRoot, postgresDriver } from "./helpers.js";
-import { statementsOf, storePg } from "./pg-statements.js";
+import { pgSession } from "./pg-fence-rig.js";
+import { statementsOf } from "./pg-statements.js";
 
 // Its waits are found in pg_stat_activity of every database (by the statement's text).
 ownPostgresServer();
@@ -27,14 +28,8 @@ async function rig() {
   const appRoot = tempRoot();
   const db = await postgresDriver.open({ appRoot });
   const url = await postgresUrlOf(appRoot);
-  const session = async () => {
-    const client = new (storePg().Client)({ connectionString: url });
-    await client.connect();
-    const pid = Number((await client.query("SELECT pg_backend_pid() AS pid")).rows[0]!.pid);
-    return { client, pid };
-  };
-  const link = await session();
-  const other = await session();
+  const link = await pgSession(url);
+  const other = await pgSession(url);
   const accepted = await db.inbox.accept({ gateway: "g", dedupKey: "m", thread: "t", text: "q", origin });
   const id = (accepted as { id: number }).id;
   await db.inbox.markRunning(id);

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { ClusterMessage, Coordination } from "../src/coordination.js";
 import { BACKLOG_PIECES, OUTBOX_PARTITIONS } from "../src/outbox-shares.js";
 import { createMemoryCluster } from "../src/testing/index.js";
-import { clusterRigs, rig, until } from "./session-harness.js";
+import { backlogPieces, clusterRigs, rig, until } from "./session-harness.js";
 
 const { rigs, freshDir } = clusterRigs();
 
@@ -65,13 +65,7 @@ describe("the outbox roles after a backlog, three instances", () => {
         return send(thread, text, options);
       };
     }
-    const pieces = Array.from({ length: 6 * BACKLOG_PIECES }, (_, t) => ({
-      gateway: "mock",
-      thread: `t${t}`,
-      idemKey: `t${t}`,
-      kind: "text" as const,
-      payload: { text: `t${t}` },
-    }));
+    const pieces = backlogPieces(6 * BACKLOG_PIECES);
     // One transaction: the whole backlog at once; nothing woke a sender (the leader's look finds it).
     await a.db.transaction(() => a.db.outbox.enqueue(pieces));
     await until(() => log.length >= pieces.length, "every piece sent", 60_000);

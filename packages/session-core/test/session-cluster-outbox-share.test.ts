@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { BACKLOG_PIECES, OUTBOX_PARTITIONS } from "../src/outbox-shares.js";
 import { createMemoryCluster } from "../src/testing/index.js";
-import { clusterRigs, rig, until } from "./session-harness.js";
+import { backlogPieces, clusterRigs, rig, until } from "./session-harness.js";
 
 const { rigs, freshDir } = clusterRigs();
 
@@ -96,13 +96,7 @@ describe("the outbox under a backlog, several instances", () => {
       log.push({ by: "b", text });
       return sendB(thread, text, options);
     };
-    const pieces = Array.from({ length: 4 * BACKLOG_PIECES }, (_, t) => ({
-      gateway: "mock",
-      thread: `t${t}`,
-      idemKey: `t${t}`,
-      kind: "text" as const,
-      payload: { text: `t${t}` },
-    }));
+    const pieces = backlogPieces(4 * BACKLOG_PIECES);
     // One transaction: the whole backlog is there at once, not drained as it is written.
     await a.db.transaction(() => a.db.outbox.enqueue(pieces));
     const givingUp = () =>

@@ -362,3 +362,14 @@ export function parked() {
   };
   return step;
 }
+
+/** A backlog of `count` outbox pieces, one a thread (`t0`, `t1`, ...): each its own head, due at once. */
+export function backlogPieces(count: number) {
+  return Array.from({ length: count }, (_, t) => ({
+    gateway: "mock",
+    thread: `t${t}`,
+    idemKey: `t${t}`,
+    kind: "text" as const,
+    payload: { text: `t${t}` },
+  }));
+}
