@@ -1,3 +1,5 @@
+// First: the run's temp folder is set before the project configs below are built.
+import "./tooling/vitest.run-tmpdir.ts";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { defineConfig } from "vitest/config";
@@ -6,10 +8,6 @@ import { split as server } from "./apps/server/vitest.config.ts";
 import { split as webuiPage } from "./packages/webui-page/vitest.config.ts";
 import { forkOutConfig, SHARED_THREADS } from "./tooling/vitest.preset.ts";
 import SlowFirstSequencer from "./tooling/vitest.sequencer.ts";
-import { useRamTmpDir } from "./tooling/vitest.tmpdir.ts";
-
-// The run's temp files in memory when the machine has room (tooling/vitest.tmpdir.ts says why).
-useRamTmpDir();
 
 // Most test files wait on I/O (servers on 127.0.0.1, child processes, PostgreSQL, Chromium), so two
 // test files per CPU: vitest's own default for `run` is one fewer than the CPUs, one file at a time

@@ -1,8 +1,8 @@
 // Temp folders made by test helpers, removed when their test file ends (#45.6): a package's own run
 // writes to the OS temp folder (a root run's folder goes at its exit: vitest.tmpdir.ts), and the
 // package runs of one session left some 2,500 of them in /tmp (agentsvc-cli-* 1,044). Every
-// package's setup file (vitest.temp-setup.ts, wired by vitest.preset.ts) removes them after the
-// file's own afterAll hooks: a folder made in a beforeAll or shared by a file's tests lives as long
+// package's setup file (vitest.temp-setup.ts, wired by vitest.preset.ts; not in a root run with its
+// own temp folder, removed whole at its exit) removes them after the file's own afterAll hooks: a folder made in a beforeAll or shared by a file's tests lives as long
 // as the file. AGENTSVC_TEST_KEEP_TMP=1 keeps them, to look into after a run.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
