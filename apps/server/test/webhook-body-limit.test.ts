@@ -122,18 +122,21 @@ class FloodServer {
 
 /**
  * Sends `total` bytes as a chunked body (no Content-Length) over a raw socket, as fast as the
- * server takes them, and resolves with what came back once the connection closed.
+ * server takes them, and resolves once the connection closed with what came back: the status, the
+ * answer's head, whether the server's FIN arrived (`ended`), and a socket error (a reset) if any.
  */
 function floodChunked(
   port: number,
   path: string,
   total: number,
-): Promise<{ status: number; closed: boolean; sent: number }> {
+): Promise<{ status: number; closed: boolean; sent: number; head: string; ended: boolean; error?: string }> {
   return new Promise((done, fail) => {
     const socket = connect(port, "127.0.0.1");
     let answer = "";
     let sent = 0;
     let closed = false;
+    let ended = false;
+    let error: string | undefined;
     const timer = setTimeout(() => {
       socket.destroy();
       fail(new Error(`no close within 30 s after ${sent} bytes: ${answer.slice(0, 200)}`));
@@ -145,12 +148,13 @@ function floodChunked(
       Buffer.from("\r\n"),
     ]);
     socket.on("data", (d) => (answer += d.toString("latin1")));
-    socket.on("error", () => {});
+    socket.on("error", (e: NodeJS.ErrnoException) => (error = e.code ?? e.message));
+    socket.on("end", () => (ended = true));
     socket.on("close", () => {
       closed = true;
       clearTimeout(timer);
       const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0);
-      done({ status, closed, sent });
+      done({ status, closed, sent, head: answer.split("\r\n\r\n")[0] ?? "", ended, ...(error ? { error } : {}) });
     });
     socket.on("connect", () => {
       socket.write(
@@ -267,6 +271,21 @@ describe("a chunked body past the limit (no Content-Length)", () => {
       expect(flood.status).toBe(413);
       expect(flood.closed).toBe(true);
       expect(after.peak - before.now).toBeLessThan(32 * MiB);
+    },
+    60_000,
+  );
+
+  // /mcp and the chat page's own reader (conversations/create) answered 413 keeping the connection
+  // alive and left the request paused: the server stopped reading, the client's writes stalled,
+  // and the connection ended only when the 2 s linger gave up on it, resetting the client (EPIPE).
+  it.each([...ROUTES, "/agent/invoke", "/chat/api/invoke", "/chat/api/conversations/create", "/mcp"])(
+    "%s: a client still sending at the 413 is told connection: close and its own close is read, not reset",
+    async (path) => {
+      const flood = await floodChunked(server.port, path, 64 * MiB);
+      expect(flood.status).toBe(413);
+      expect(flood.head).toMatch(/^connection: close$/im);
+      expect(flood.ended).toBe(true);
+      expect(flood.error).toBeUndefined();
     },
     60_000,
   );

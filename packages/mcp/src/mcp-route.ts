@@ -128,9 +128,14 @@ export function mcpRoute(options: McpRouteOptions): McpRoute {
     }
     const body = await readBoundedBody(req, maxBody);
     if (!body.ok) {
-      return jsonRpcError(413, -32000, `Payload Too Large: the body exceeds ${maxBody} bytes`, {
-        code: "body_too_large",
-      });
+      // The rest of the body stays unread: close the connection, as every other 413 does.
+      return jsonRpcError(
+        413,
+        -32000,
+        `Payload Too Large: the body exceeds ${maxBody} bytes`,
+        { code: "body_too_large" },
+        { connection: "close" },
+      );
     }
     let message: unknown;
     try {
