@@ -7,10 +7,10 @@
 // Each file is written under a temp name beside it and renamed over the old one: a test loading
 // this package's dist while a build runs reads the whole old file or the whole new one, never a
 // half-written one (esbuild's own write truncates the file in place).
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { join } from "node:path";
 import * as esbuild from "esbuild";
 import { sourceFiles } from "./source-files.mjs";
+import { writeFileAtomic } from "./write-atomic.mjs";
 
 const dir = process.cwd();
 const files = sourceFiles(dir);
@@ -30,15 +30,4 @@ const { outputFiles } = await esbuild.build({
   logLevel: "warning",
   write: false,
 });
-await Promise.all(
-  outputFiles.map(async ({ path, contents }) => {
-    const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-    await mkdir(dirname(path), { recursive: true });
-    try {
-      await writeFile(temp, contents);
-      await rename(temp, path);
-    } finally {
-      await rm(temp, { force: true });
-    }
-  }),
-);
+await Promise.all(outputFiles.map(({ path, contents }) => writeFileAtomic(path, contents)));

@@ -1,4 +1,6 @@
-import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { closeSync, openSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { EXPOSES, GATEWAY_TYPES, gatewayEntryJsonSchema } from "../src/index.js";
 
@@ -34,5 +36,26 @@ describe("gateway-entry JSON Schema", () => {
       readFileSync(new URL("../schema/gateway-entry.schema.json", import.meta.url), "utf8"),
     ) as unknown;
     expect(shipped).toEqual(schema);
+  });
+
+  it("the build replaces the file by a rename: a reader that opened the old one reads all of it, no temp file stays", () => {
+    // Written in place, a reader in another process could see it truncated, half-written.
+    const file = fileURLToPath(new URL("../schema/gateway-entry.schema.json", import.meta.url));
+    const before = readFileSync(file, "utf8");
+    const inode = statSync(file).ino;
+    const reader = openSync(file, "r");
+    try {
+      execFileSync(process.execPath, ["scripts/write-schema.mjs"], {
+        cwd: fileURLToPath(new URL("..", import.meta.url)),
+        stdio: "pipe",
+      });
+      expect(statSync(file).ino).not.toBe(inode);
+      expect(readFileSync(reader, "utf8")).toBe(before);
+      expect(readdirSync(fileURLToPath(new URL("../schema/", import.meta.url)))).toEqual([
+        "gateway-entry.schema.json",
+      ]);
+    } finally {
+      closeSync(reader);
+    }
   });
 });

@@ -1,9 +1,12 @@
 // Bundles the browser client (src/client/main.ts, plus the early reads in src/client/early.ts) and its stylesheet into strings and writes them
 // to src/client.gen.ts, which renderPage inlines. Run by `pnpm build`; tests call bundleClient().
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
+// A temp file renamed over the old one: a test or server reading src/client.gen.ts while a build
+// runs reads the whole old module or the whole new one.
+import { writeFileAtomic } from "../../../tooling/build/write-atomic.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -48,6 +51,6 @@ export function generatedModule({ js, css, early }) {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const out = join(root, "src/client.gen.ts");
-  await writeFile(out, generatedModule(await bundleClient()), "utf8");
+  await writeFileAtomic(out, generatedModule(await bundleClient()), "utf8");
   console.log(`webui-page: wrote ${out}`);
 }
