@@ -1,0 +1,55 @@
+// A bundle built in a staging folder moved into its place file by file, so that a program started
+// from it while a build runs always finds a whole bundle, and a program already running finds the
+// chunks it loads lazily. Swapping whole folders by two renames left the place empty between them,
+// and removed the old folder, whose chunks a running program still imports by their paths.
+//
+// Chunks are named by their content's hash (esbuild's `chunk-<hash>.js`): a new build's chunks go in
+// beside the old ones (a same name is the same content), then the entries (fixed names, e.g.
+// main.js) are renamed over theirs, each whole, the ones a program loads first last. A later build
+// removes what none of the last `keep` builds wrote (.builds.json lists each build's files).
+import { mkdir, readdir, readFile, rename, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { writeFileAtomic } from "./write-atomic.mjs";
+
+const MANIFEST = ".builds.json";
+
+/**
+ * Moves every file of `staging` into `outdir` (created if missing), `entries` last in their order,
+ * then removes `staging` and the files of builds older than the last `keep`. `onMoved` (tests) is
+ * called after each file's rename.
+ */
+export async function swapBundle(staging, outdir, { entries, keep = 3, onMoved = async () => {} }) {
+  const files = await readdir(staging, { withFileTypes: true });
+  const nested = files.find((f) => !f.isFile());
+  if (nested)
+    throw new Error(`bundle-swap: ${join(staging, nested.name)} is not a file (a flat bundle only)`);
+  const names = files.map((f) => f.name);
+  for (const entry of entries)
+    if (!names.includes(entry)) throw new Error(`bundle-swap: the entry ${entry} is not in ${staging}`);
+  await mkdir(outdir, { recursive: true });
+  const builds = await earlierBuilds(outdir);
+  const fixed = new Set(entries);
+  for (const name of [...names.filter((n) => !fixed.has(n)), ...entries]) {
+    await rename(join(staging, name), join(outdir, name));
+    await onMoved(name);
+  }
+  await rm(staging, { recursive: true, force: true });
+  const kept = [names.sort(), ...builds].slice(0, keep);
+  await writeFileAtomic(join(outdir, MANIFEST), `${JSON.stringify(kept)}\n`);
+  const wanted = new Set([MANIFEST, ...kept.flat()]);
+  for (const name of await readdir(outdir)) {
+    if (!wanted.has(name)) await rm(join(outdir, name), { recursive: true, force: true });
+  }
+}
+
+/** The file lists of the builds in `outdir`, newest first; a folder without a list is one build. */
+async function earlierBuilds(outdir) {
+  try {
+    const listed = JSON.parse(await readFile(join(outdir, MANIFEST), "utf8"));
+    if (Array.isArray(listed) && listed.every((b) => Array.isArray(b))) return listed;
+  } catch (err) {
+    if (err.code !== "ENOENT" && !(err instanceof SyntaxError)) throw err;
+  }
+  const present = (await readdir(outdir)).filter((n) => n !== MANIFEST);
+  return present.length > 0 ? [present.sort()] : [];
+}
