@@ -154,7 +154,14 @@ function floodChunked(
       closed = true;
       clearTimeout(timer);
       const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0);
-      done({ status, closed, sent, head: answer.split("\r\n\r\n")[0] ?? "", ended, ...(error ? { error } : {}) });
+      done({
+        status,
+        closed,
+        sent,
+        head: answer.split("\r\n\r\n")[0] ?? "",
+        ended,
+        ...(error ? { error } : {}),
+      });
     });
     socket.on("connect", () => {
       socket.write(

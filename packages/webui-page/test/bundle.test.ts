@@ -29,7 +29,9 @@ describe("client bundle", () => {
       });
       expect(statSync(file).ino).not.toBe(inode);
       expect(readFileSync(reader, "utf8")).toBe(before);
-      expect(readdirSync(join(import.meta.dirname, "..", "src")).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+      expect(readdirSync(join(import.meta.dirname, "..", "src")).filter((f) => f.endsWith(".tmp"))).toEqual(
+        [],
+      );
     } finally {
       closeSync(reader);
     }
