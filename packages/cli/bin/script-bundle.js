@@ -106,10 +106,17 @@ export function loadScriptBundle() {
   debug("code cache %s: %s", file, valid ? "used" : cachedData ? "rejected" : "none");
   quietImportWarning();
   const fromScript = createRequire(SCRIPT);
-  const require = Object.assign(
-    (id) => (AS_MODULES.has(id) ? fromScript(fileURLToPath(import.meta.resolve(id))) : fromScript(id)),
-    { resolve: fromScript.resolve, cache: fromScript.cache },
-  );
+  // Resolved once each: the script requires valibot from every file that imports it (~20 times),
+  // and import.meta.resolve() walks the package's exports every time.
+  const asModules = new Map();
+  const asModule = (id) => {
+    if (!asModules.has(id)) asModules.set(id, fromScript(fileURLToPath(import.meta.resolve(id))));
+    return asModules.get(id);
+  };
+  const require = Object.assign((id) => (AS_MODULES.has(id) ? asModule(id) : fromScript(id)), {
+    resolve: fromScript.resolve,
+    cache: fromScript.cache,
+  });
   const mod = { exports: {} };
   // The script's import.meta.url (scripts/bundle.mjs defines it so): its own file's URL.
   script.runInThisContext()(

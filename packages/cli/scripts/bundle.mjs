@@ -227,6 +227,30 @@ const importAsRequire = {
   },
 };
 
+// `<binding> = __toESM(require("valibot"), 1);`: esbuild's wrapping of an external package, once
+// per file importing it.
+const WRAPPED_EXTERNAL = /\b(\w+) = __toESM\(require\("(valibot|@opentelemetry\/api)"\), 1\);/g;
+
+/**
+ * In the script, a file's `import * as v from "valibot"` is the module namespace the bin's require()
+ * returns (an ES module's), not esbuild's __toESM copy of it: each of the 22 files importing valibot
+ * made its own copy, one getter per export (~15,000 getters, ~10 ms of a start, #45.1), and every
+ * `v.string()` then went through a getter. __toESM(x, 1) differs from x only by a `default` that is
+ * x itself: the build fails if any such binding reads `.default`.
+ */
+function namespacesAsRequired(code) {
+  const bindings = [];
+  const out = code.replace(WRAPPED_EXTERNAL, (_all, binding, name) => {
+    bindings.push(binding);
+    return `${binding} = require(${JSON.stringify(name)});`;
+  });
+  for (const binding of bindings) {
+    if (new RegExp(`\\b${binding}\\.default\\b`).test(out))
+      throw new Error(`${binding}.default: a default import of an external ES module (see scripts/bundle.mjs)`);
+  }
+  return out;
+}
+
 async function writeScriptBundle(metafile) {
   const sharedLoaders = Object.entries(SHARED).map(
     ([name, out]) => `${JSON.stringify(out)}: () => require(${JSON.stringify(fromCli.resolve(name))})`,
@@ -253,7 +277,7 @@ async function writeScriptBundle(metafile) {
     legalComments: "none",
     logLevel: "warning",
   });
-  const code = built.outputFiles[0].text.replace(
+  const code = namespacesAsRequired(built.outputFiles[0].text).replace(
     /[^\x00-\x7f]/gu,
     (c) => `\\u{${c.codePointAt(0).toString(16)}}`,
   );
