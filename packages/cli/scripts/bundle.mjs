@@ -35,11 +35,12 @@
 // default export, so `(await import("prom-client")).Registry` was undefined in the bundle.
 // The library entry (dist/index.js) is not bundled.
 import { createHash } from "node:crypto";
-import { readFile, rename, rm, writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
+import { swapBundle } from "../../../tooling/build/bundle-swap.mjs";
 // The packages bundled with an entry of their own, where the bin finds them.
 import { SHARED } from "../bin/shared-packages.js";
 
@@ -246,7 +247,9 @@ function namespacesAsRequired(code) {
   });
   for (const binding of bindings) {
     if (new RegExp(`\\b${binding}\\.default\\b`).test(out))
-      throw new Error(`${binding}.default: a default import of an external ES module (see scripts/bundle.mjs)`);
+      throw new Error(
+        `${binding}.default: a default import of an external ES module (see scripts/bundle.mjs)`,
+      );
   }
   return out;
 }
@@ -300,12 +303,12 @@ async function writeScriptBundle(metafile) {
   }
 }
 
-// Built beside dist/bundle and swapped in by two renames: a bin started from this tree while it
-// builds (a test run beside a build) finds the whole old bundle or the whole new one, never an
-// emptied folder.
+// Built beside dist/bundle, then moved in file by file (tooling/build/bundle-swap.mjs): a bin started
+// from this tree while it builds (a test run beside a build) finds a whole bundle, and a bin already
+// running finds the chunks it imports lazily (chunks are named by their content's hash; the last 3
+// builds' stay).
 const outdir = join(root, "dist", "bundle");
 const staging = join(root, "dist", `.bundle-next-${process.pid}`);
-const previous = join(root, "dist", `.bundle-old-${process.pid}`);
 await rm(staging, { recursive: true, force: true });
 const esm = await esbuild.build({
   entryPoints: [
@@ -335,8 +338,15 @@ const esm = await esbuild.build({
   metafile: true,
 });
 await writeScriptBundle(esm.metafile);
-await rename(outdir, previous).catch((err) => {
-  if (err.code !== "ENOENT") throw err;
-});
-await rename(staging, outdir);
-await rm(previous, { recursive: true, force: true });
+// The files named as they are in every build (the rest are named by their content's hash), the
+// ones a bin loads first (main.cjs, main.js) last.
+const entries = [
+  ...Object.values(SHARED).map((out) => `shared-${out}.js`),
+  ...Object.keys(esm.metafile.outputs)
+    .filter((out) => esm.metafile.outputs[out].entryPoint)
+    .map((out) => basename(out))
+    .filter((name) => name !== "main.js"),
+  "main.js",
+  "main.cjs",
+];
+await swapBundle(staging, outdir, { entries });

@@ -1,14 +1,18 @@
 // The bundled command (scripts/bundle.mjs) as `pnpm build` leaves it: a CommonJS package loaded by
 // a dynamic import must keep the named exports Node gives it. esbuild alone made such a chunk
 // `export default require_x();` only, and `(await import("prom-client")).Registry` was undefined.
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { repoRoot } from "./helpers.js";
 
 const dir = join(repoRoot, "packages/cli/dist/bundle");
-const chunks = readdirSync(dir).filter((f) => f.endsWith(".js"));
+// The newest build's files: earlier builds' chunks stay beside them for bins still running
+// (tooling/build/bundle-swap.mjs lists each build in .builds.json).
+const chunks = ((JSON.parse(readFileSync(join(dir, ".builds.json"), "utf8")) as string[][])[0] ?? []).filter(
+  (f) => f.endsWith(".js"),
+);
 /** The export statement at a chunk's end. */
 const exportsOf = (file: string) =>
   /export\s*\{[^}]*\};?\s*$|export default [^;]+;\s*$/.exec(readFileSync(join(dir, file), "utf8"))?.[0] ?? "";
