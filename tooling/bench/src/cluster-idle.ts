@@ -3,9 +3,13 @@
 // minute, a few 10 ms clock ticks in a 30 s window, so one window's ratio swung 0.5-3x between runs
 // (cluster-cost.ts's idle rows). Here each configuration runs ROUNDS bursts, each followed by the
 // same two windows at fixed offsets (the first right after the burst is answered, the second once
-// its threads are let go); each window's CPU is read from /proc in clock ticks, and the ratio is
-// that of the ticks summed over every round (a median of per-round ratios would still divide a few
-// ticks by a few). Each round's figure is printed too, for the spread.
+// its threads are let go); each window's CPU is read from /proc (schedstat.ts: nanoseconds, where
+// /proc/<pid>/stat counts 10 ms ticks, a few in an idle window), and the ratio is that of the CPU
+// summed over every round, each round's ratio printed for the spread. PostgreSQL's CPU counted is
+// its backends serving the instances (pg_stat_activity's pids of the configuration's own database,
+// read from /proc): the server's checkpointer, WAL writer and autovacuum work for the whole server
+// and land in one window or another whatever the configuration (0.00-0.15 CPU-s a window), so they
+// are printed apart, not in the ratio.
 import { resolve } from "node:path";
 import { startPostgres, type TestPostgres } from "@agentsvc/pg-test";
 import { type ChildServer, startChildServer } from "./child-server.ts";
@@ -13,7 +17,8 @@ import { breakdown, type Calls, callsBetween, callsOf } from "./cluster-statemen
 import { ingest, SECRET } from "./ingest.ts";
 import { type PgClient, pgClient } from "./pg-client.ts";
 import { postgresCpuSeconds } from "./pg-cpu.ts";
-import { cpuSecondsOf, machineLoad } from "./proc.ts";
+import { machineLoad } from "./proc.ts";
+import { cpuSecondsExact } from "./schedstat.ts";
 import { fmt, type Row } from "./stats.ts";
 
 const ROUNDS = Number(process.env.BENCH_IDLE_ROUNDS ?? 3);
@@ -28,7 +33,10 @@ const CONNECTIONS = 30;
 interface Reading {
   /** Each instance's CPU seconds so far. */
   apps: number[];
-  pg: number;
+  /** CPU seconds so far of each backend connected to the configuration's database (the probes' left out). */
+  backends: Map<number, number>;
+  /** The whole server's CPU seconds so far (background processes included; the probes' left out). */
+  server: number;
   statements: number;
   calls: Calls;
 }
@@ -36,7 +44,10 @@ interface Reading {
 /** One window of one round: CPU seconds and statements in it. */
 interface Window {
   apps: number[];
+  /** The instances' backends. */
   pg: number;
+  /** The rest of the server: its background processes, and backends that ended in the window. */
+  background: number;
   statements: number;
   calls: Calls;
 }
@@ -75,9 +86,20 @@ class Probe {
        JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1 AND s.query NOT LIKE '%bench_probe%'`,
       [this.dbName],
     );
+    const pids = await this.#stats.query(
+      "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> ALL($2::int[])",
+      [this.dbName, own],
+    );
+    const backends = new Map<number, number>();
+    for (const row of pids.rows) {
+      const pid = Number(row.pid);
+      const seconds = cpuSecondsExact(pid);
+      if (seconds !== undefined) backends.set(pid, seconds);
+    }
     return {
-      apps: this.servers.map((s) => cpuSecondsOf(s.pid)),
-      pg: postgresCpuSeconds(this.pg.dataDir, own),
+      apps: this.servers.map((s) => cpuSecondsExact(s.pid) ?? Number.NaN),
+      backends,
+      server: postgresCpuSeconds(this.pg.dataDir, own),
       statements: Number(rows[0]?.n ?? 0),
       calls: await callsOf(this.#stats, this.dbName),
     };
@@ -104,9 +126,14 @@ class Probe {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function between(a: Reading, b: Reading): Window {
+  // A backend connected in the window counts whole (it began in it); one that ended in it is lost
+  // to this count and falls in `background` (the instances' pools keep their connections at rest).
+  let pg = 0;
+  for (const [pid, seconds] of b.backends) pg += seconds - (a.backends.get(pid) ?? 0);
   return {
     apps: b.apps.map((x, i) => x - (a.apps[i] ?? 0)),
-    pg: b.pg - a.pg,
+    pg,
+    background: Math.max(0, b.server - a.server - pg),
     statements: b.statements - a.statements,
     calls: callsBetween(a.calls, b.calls, 1),
   };
@@ -150,7 +177,7 @@ async function measure(pg: TestPostgres, instances: number, tree?: string): Prom
           ["second", between(c, d)],
         ] as const)
           console.log(
-            `${label}, ${name} window: app ${w.apps.map((x) => fmt(x)).join(" + ")} + pg ${fmt(w.pg)} CPU-s, ${w.statements} statements (${machineLoad()})`,
+            `${label}, ${name} window: app ${w.apps.map((x) => fmt(x, 3)).join(" + ")} + pg backends ${fmt(w.pg, 3)} CPU-s (server background ${fmt(w.background)}, not counted), ${w.statements} statements (${machineLoad()})`,
           );
       }
     } finally {
@@ -186,6 +213,12 @@ function spread(ws: Window[]): string {
   return `${fmt(median(xs))} (${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))})`;
 }
 
+/** "min-max" of round i's three/one CPU ratio over the rounds: the summed ratio's spread. */
+function ratioSpread(one: Window[], three: Window[]): string {
+  const xs = three.map((w, i) => cpu(w) / cpu(one[i] as Window)).filter(Number.isFinite);
+  return xs.length ? `${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))}x` : "n/a";
+}
+
 function rows(one: Measured, three: Measured, label: string): Row[] {
   const out: Row[] = [];
   for (const name of WINDOWS) {
@@ -193,10 +226,20 @@ function rows(one: Measured, three: Measured, label: string): Row[] {
     const [ca, cb] = [sum(a, cpu), sum(b, cpu)];
     out.push(
       {
-        metric: `${label}idle CPU-s a minute, ${name} window after a burst, 3 instances (ticks over ${ROUNDS} rounds of ${WINDOW_S} s; per round median (min-max); ${machineLoad()})`,
-        value: `${fmt(perMinute(cb, b.length))}; ${spread(b)}`,
-        baseline: `1 instance ${fmt(perMinute(ca, a.length))}; ${spread(a)}`,
-        ratio: `${fmt(cb / ca)}x`,
+        metric: `${label}idle CPU-s a minute (instances + their PostgreSQL backends), ${name} window after a burst, 3 instances (summed over ${ROUNDS} rounds of ${WINDOW_S} s; per round median (min-max); ratio by round min-max; ${machineLoad()})`,
+        value: `${fmt(perMinute(cb, b.length))}; ${spread(b)}; server background ${fmt(
+          perMinute(
+            sum(b, (w) => w.background),
+            b.length,
+          ),
+        )}`,
+        baseline: `1 instance ${fmt(perMinute(ca, a.length))}; ${spread(a)}; server background ${fmt(
+          perMinute(
+            sum(a, (w) => w.background),
+            a.length,
+          ),
+        )}`,
+        ratio: `${fmt(cb / ca)}x (${ratioSpread(a, b)})`,
         target: "<= 1.5x",
       },
       {
@@ -234,8 +277,15 @@ function printLedgers(one: Measured, three: Measured, label: string): void {
           ),
         ),
       );
+    const pgOf = (m: Measured) =>
+      fmt(
+        perMinute(
+          sum(m[name], (w) => w.pg),
+          m[name].length,
+        ),
+      );
     console.log(
-      `${label}${name} window, app CPU-s a minute per instance: 1 instance ${perInstance(one).join(", ")}; 3 instances ${perInstance(three).join(", ")}`,
+      `${label}${name} window, app CPU-s a minute per instance: 1 instance ${perInstance(one).join(", ")}; 3 instances ${perInstance(three).join(", ")}; their PostgreSQL backends ${pgOf(one)} and ${pgOf(three)}`,
     );
     console.log(
       breakdown(
