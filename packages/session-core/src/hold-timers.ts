@@ -1,10 +1,11 @@
 // Threads kept after their last work (several instances, `threadHoldMs`), let go in groups: one
-// timer for all of them, firing on a grid of `spacingMs` (the first grid point after the oldest
-// hold ends), lets go every thread whose hold is over. A let-go is a read of the thread's queued records and the lock given back; fired in the
-// same tick, the reads share one statement and the give-backs another (inbox.queued's and the
-// link's lock batches), where a timer per thread made two statements per thread let go (after a
-// burst, ~290 a minute of each on an instance). A thread is held at least the hold, at most the
-// hold plus the spacing.
+// timer for all of them fires when the oldest hold is over, or as late as the last hold that ends
+// within `gatherMs` of it, and lets go every thread whose hold is over. A let-go is a read of the
+// thread's queued records and the lock given back; fired in the same tick, the reads share one
+// statement and the give-backs another (inbox.queued's and the link's lock batches), where a timer
+// per thread made two statements per thread (after a burst, ~290 a minute of each on an instance)
+// and a 250 ms grid two per grid point (the threads let go in a burst's last second: 2-4 points on
+// each instance). A thread is held at least the hold, at most the hold plus `gatherMs`.
 
 interface Kept {
   /** When its hold is over (ms, Date.now()). */
@@ -16,9 +17,11 @@ export class HoldTimers {
   /** In the order their holds end: every hold is as long, and a kept thread kept again moves to the end. */
   readonly #kept = new Map<string, Kept>();
   #timer: NodeJS.Timeout | undefined;
+  /** When the armed timer fires (ms, Date.now()). */
+  #armedAt = 0;
   constructor(
     private readonly holdMs: number,
-    private readonly spacingMs: number,
+    private readonly gatherMs: number,
   ) {}
 
   get size(): number {
@@ -34,8 +37,9 @@ export class HoldTimers {
 
   /** The thread's let-go is not run (it has work again, or it is gone). */
   cancel(threadId: string): void {
-    this.#kept.delete(threadId);
+    if (!this.#kept.delete(threadId)) return;
     if (this.#kept.size === 0) this.#stop();
+    else this.#arm();
   }
 
   /** Lets the oldest kept thread go now (another thread waits for room); false when none is kept. */
@@ -53,12 +57,21 @@ export class HoldTimers {
     this.#timer = undefined;
   }
 
+  /** The timer at the end of the last hold within `gatherMs` of the oldest's end (re-armed when that moves). */
   #arm(): void {
-    if (this.#timer) return;
     const first = this.#kept.values().next();
-    if (first.done) return;
-    // On the grid: holds that end close together end in the same tick, whenever they began.
-    const at = Math.ceil(first.value.at / this.spacingMs) * this.spacingMs;
+    if (first.done) {
+      this.#stop();
+      return;
+    }
+    let at = first.value.at;
+    for (const kept of this.#kept.values()) {
+      if (kept.at > first.value.at + this.gatherMs) break;
+      at = kept.at;
+    }
+    if (this.#timer && this.#armedAt === at) return;
+    this.#stop();
+    this.#armedAt = at;
     // An exiting process gives every lock back with its connection: not kept alive for this.
     this.#timer = setTimeout(() => this.#tick(), Math.max(0, at - Date.now())).unref();
   }

@@ -20,11 +20,8 @@ export interface OwnershipHooks {
   onMessage(state: ThreadState, msg: QueuedMessage): Promise<void>;
 }
 
-/**
- * Let-gos of kept threads at most this often: the threads whose hold ended meanwhile go together
- * (their reads and give-backs share statements), each held at most this much longer than the hold.
- */
-const LET_GO_SPACING_MS = 250;
+/** Holds ending this close after the oldest's end with it: their give-backs share one statement. */
+const LET_GO_GATHER_MS = 500;
 /** A record an announcement carried, and the records older than it that must be taken first (`prior`). */
 export interface Carried {
   msg: QueuedMessage;
@@ -59,7 +56,7 @@ export class Ownership {
     private readonly hooks: OwnershipHooks,
     private readonly options: { holdMs: number; maxHeld?: number } = { holdMs: 0 },
   ) {
-    this.#lettingGo = new HoldTimers(options.holdMs, LET_GO_SPACING_MS);
+    this.#lettingGo = new HoldTimers(options.holdMs, LET_GO_GATHER_MS);
     this.#cap = new HeldCap(options.maxHeld ?? DEFAULT_MAX_HELD_THREADS, {
       locks: () => this.#held.size + this.#releasing.size,
       take: (gateway, thread) => this.poke(gateway, thread),

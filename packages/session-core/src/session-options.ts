@@ -24,7 +24,7 @@ const POLICIES: readonly SessionPolicy[] = ["reject", "queue", "steer", "interru
 /**
  * Not longer (#45.3): a suspended thread is kept as long, and a decision for it reaching another
  * instance tries the thread for 2 s (`claimSoon`) before it answers busy, so a hold plus the let-go
- * spacing (250 ms) past that fails a click. Every held thread is also an advisory lock in the
+ * gathering (up to 500 ms, hold-timers.ts) past that fails a click. Every held thread is also an advisory lock in the
  * server's one lock table (held = threads active a second x the hold), which every turn's commit
  * fence and the outbox sender's role fence read (pg_locks: chat-store lock-fence.ts,
  * outbox-fence.ts). What a longer hold would save: threads retaken between messages (the cluster

@@ -9,7 +9,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-/** Timers of a 1,000 ms hold on a 250 ms grid, at a clock on the grid; `fired` in the order they went. */
+/** Timers of a 1,000 ms hold gathering holds that end within 250 ms; `fired` in the order they went. */
 function timers() {
   vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
   vi.setSystemTime(300_000);
@@ -27,11 +27,28 @@ describe("threads kept after their last work, timed by HoldTimers", () => {
     keep("B");
     await vi.advanceTimersByTimeAsync(300);
     keep("A"); // work again, then idle again: its hold starts over
-    // On the 250 ms grid: B's hold ends at 1,300 ms and goes at 1,500; A's ends at 1,600 and goes at 1,750.
-    await vi.advanceTimersByTimeAsync(1000);
+    // B's hold ends at 1,300 ms, A's at 1,600: more than 250 ms later, so B goes alone.
+    await vi.advanceTimersByTimeAsync(999);
     expect(fired).toEqual(["B"]);
-    await vi.advanceTimersByTimeAsync(200);
+    await vi.advanceTimersByTimeAsync(1);
     expect(fired).toEqual(["B", "A"]);
+  });
+
+  it("holds ending within the gather time of the oldest's end go together at the last one's end; a later one on its own", async () => {
+    const { keep, fired } = timers();
+    keep("A");
+    await vi.advanceTimersByTimeAsync(100);
+    keep("B");
+    await vi.advanceTimersByTimeAsync(150);
+    keep("C"); // its hold ends 250 ms after A's: gathered
+    await vi.advanceTimersByTimeAsync(1);
+    keep("D"); // 251 ms after A's: not
+    await vi.advanceTimersByTimeAsync(998);
+    expect(fired).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1); // C's hold ends
+    expect(fired).toEqual(["A", "B", "C"]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(fired).toEqual(["A", "B", "C", "D"]);
   });
 
   it("the threads still kept are let go when another one's let-go is cancelled", async () => {

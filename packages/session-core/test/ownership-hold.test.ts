@@ -1,7 +1,7 @@
 // Threads kept after their last work (several instances, `threadHoldMs`) are let go in groups
-// (hold-timers.ts): holds that end close together end in one timer tick, so their queued-record
-// reads and their give-backs share statements on PostgreSQL (inbox.queued's and the link's lock
-// batches group the requests of one tick), where a timer per thread made two statements each.
+// (hold-timers.ts): holds that end close together end in one timer tick, so their give-backs share
+// a statement on PostgreSQL (the link's lock batch groups the requests of one tick), where a timer
+// per thread made two statements each (a queued-record read and a give-back).
 import pino from "pino";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { GatewayRegistry } from "../src/index.js";
