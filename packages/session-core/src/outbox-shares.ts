@@ -44,6 +44,8 @@ export interface OutboxSharesDeps {
   gateways(): readonly string[];
   logger: Logger;
   stopping(): boolean;
+  /** A helper gives its partitions back after this long with nothing due in them (default 5 s). */
+  helperIdleMs?: number;
 }
 
 export class OutboxShares {
@@ -57,6 +59,8 @@ export class OutboxShares {
   /** The leader gave partitions up and has not held them all since. */
   #sharing = false;
   #idleSince: number | undefined;
+  /** Offers of help so far: a check timed for an earlier offer is not this one's. */
+  #helps = 0;
 
   constructor(private readonly d: OutboxSharesDeps) {
     d.sender.pressure = {
@@ -87,6 +91,22 @@ export class OutboxShares {
     this.#idleSince = undefined;
     this.d.logger.info("outbox: another instance has a backlog; helping to send it");
     for (let i = 1; i < OUTBOX_PARTITIONS; i++) this.#queue(i);
+    this.#unserved(++this.#helps);
+  }
+
+  /**
+   * A helper given no partition runs no sender, so no pass tells it the backlog is over (#passed):
+   * it would queue for the roles for good, a lock try on each every retry period at rest, to take
+   * one only when the others give it up (a take, an empty pass and a give-back). Still given none
+   * HELPER_IDLE_MS after it offered help, it leaves the line, as a helper idle that long does.
+   */
+  #unserved(help: number): void {
+    this.#later(this.d.helperIdleMs ?? HELPER_IDLE_MS, () => {
+      if (help !== this.#helps || !this.#helping || this.#mine.size > 0) return;
+      this.#helping = false;
+      this.d.logger.info("outbox: given no partition to help with; leaving the line");
+      void this.#giveUp([...this.#queued.keys()]);
+    });
   }
 
   async stop(): Promise<void> {
@@ -217,7 +237,7 @@ export class OutboxShares {
       // later (a take, a give-back and a release each time). The leader queues for them.
       void this.#giveUp([...this.#queued.keys()].filter((p) => !this.#mine.has(p)));
     }
-    if (now - this.#idleSince < HELPER_IDLE_MS) return;
+    if (now - this.#idleSince < (this.d.helperIdleMs ?? HELPER_IDLE_MS)) return;
     this.#helping = false;
     this.d.logger.info("outbox: the backlog is sent; giving the partitions back");
     void this.#giveUp([...this.#queued.keys()]);
