@@ -35,23 +35,28 @@ export function mountPage(
 ): () => Promise<void> {
   const file = join(buildDir, mountPath, "index.html");
   const written = writeBuilt(file, html).catch((error: unknown) => onWriteError(error, file));
-  const headers = headersFor(html);
+  // The CSP's script and style hashes and the ETag (SHA-256 over the ~70 KB page, ~1.5 ms) at the
+  // page's first request: a start answers its agent route without them (#45.1).
+  let headers: PageHeaders | undefined;
+  const headersOf = () => (headers ??= headersFor(html));
   // Made when first asked for, not at start: brotli at its best quality is most of the CPU a first
   // start would spend beside its first answer (#45), and a restart reads the saved copies back. A
   // request wanting a coding waits for the copies; one for the plain page never does.
-  const identity: PageRepresentation = { body: html, etag: headers.ETag };
   let copies: Promise<PageCopies> | undefined;
-  const copiesOf = () => (copies ??= written.then(() => savedPageRepresentations(file, html, headers.ETag)));
+  const copiesOf = () =>
+    (copies ??= written.then(() => savedPageRepresentations(file, html, headersOf().ETag)));
   const indexPath = `${mountPath}/index.html`;
   app.get(indexPath, async (c) => {
     const coding = chooseCoding(c.req.header("accept-encoding"), PAGE_CODINGS);
+    const security = headersOf();
+    const identity: PageRepresentation = { body: html, etag: security.ETag };
     // A failure is answered per request (500).
     const chosen = (coding && (await copiesOf()).encoded.get(coding)) || identity;
     // Caches keep one copy per coding.
     const common = { ETag: chosen.etag, Vary: "Accept-Encoding" };
     if (matchesNoneMatch(c.req.header("if-none-match"), chosen.etag)) return c.body(null, 304, common);
     return c.body(chosen.body, 200, {
-      ...headers,
+      ...security,
       ...common,
       "Content-Type": "text/html; charset=UTF-8",
       ...(chosen.coding ? { "Content-Encoding": chosen.coding } : {}),
