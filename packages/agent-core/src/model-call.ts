@@ -149,7 +149,13 @@ async function oneAttempt<T>(
     timedOut = true;
     timer.abort(new DOMException(`no stream part within ${timeoutMs} ms`, "TimeoutError"));
   };
-  const signal = AbortSignal.any([options.signal, timer.signal]);
+  // The attempt's signal is `timer`'s own, aborted by the run's signal through one listener (removed
+  // when the attempt ends), not AbortSignal.any: a composite signal costs ~40 us to make and reap (weak
+  // references) and ~200 ns per `aborted` read, which the stream loop does for every part.
+  const signal = timer.signal;
+  const cancel = () => timer.abort(options.signal.reason);
+  if (options.signal.aborted) cancel();
+  else options.signal.addEventListener("abort", cancel, { once: true });
   const traced = modelCallSpan(candidate.provider, candidate.model.modelId);
   traced.span.setAttribute("agentsvc.model.attempt", attempt);
   if (fallback > 0) traced.span.setAttribute("agentsvc.model.fallback", fallback);
@@ -179,6 +185,7 @@ async function oneAttempt<T>(
     throw failure;
   } finally {
     clearTimeout(handle);
+    options.signal.removeEventListener("abort", cancel);
     traced.span.end();
   }
 }
