@@ -92,6 +92,34 @@ describe("demo model", () => {
   });
 });
 
+describe("the demo model with no token delay", () => {
+  it("streams every part in order, then ends", async () => {
+    const { stream } = await createDemoModel({ script: [{ text: "a b c" }] }).doStream({ prompt: [] });
+    const reader = stream.getReader();
+    const deltas: string[] = [];
+    const types: string[] = [];
+    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+      types.push(next.value.type);
+      if (next.value.type === "text-delta") deltas.push(next.value.delta);
+    }
+    expect(deltas.join("")).toBe("a b c");
+    expect(types[0]).toBe("stream-start");
+    expect(types.at(-1)).toBe("finish");
+  });
+
+  it("an abort after the first part fails the next read: the parts still queued are dropped", async () => {
+    const controller = new AbortController();
+    const { stream } = await createDemoModel({ script: [{ text: "a b c d e f" }] }).doStream({
+      prompt: [],
+      abortSignal: controller.signal,
+    });
+    const reader = stream.getReader();
+    await reader.read();
+    controller.abort();
+    await expect(reader.read()).rejects.toMatchObject({ name: "AbortError" });
+  });
+});
+
 describe("createModel", () => {
   it("names the unset API key variable instead of failing later", () => {
     expect(() =>
