@@ -175,8 +175,11 @@ export async function recover(
     state.pendingRequestId ??= open.requestId;
   }
 
-  // 5. Idle threads with queued messages start their next turn.
-  for (const state of p.threads.all()) {
+  // 5. Idle threads with queued messages start their next turn: of one thread taken over, that
+  // thread's state alone (not a walk over every thread this instance holds, once per adoption).
+  const taken = one === undefined ? undefined : p.threads.byId(one);
+  const states = scope === "all" ? p.threads.all() : taken ? [taken] : [];
+  for (const state of states) {
     // Stryker disable next-line LogicalOperator: the checks inside the lock stand in for it (another thread held here is active or has an empty queue)
     if (!mine(state.threadId) || state.active || state.queue.length === 0) continue;
     p.track(
