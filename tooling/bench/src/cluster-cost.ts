@@ -11,7 +11,8 @@ import autocannon from "autocannon";
 import { type ChildServer, startChildServer } from "./child-server.ts";
 import { breakdown, type Calls, callsBetween, callsOf } from "./cluster-statements.ts";
 import { ingest, SECRET } from "./ingest.ts";
-import { type PgClient, pgClient } from "./pg-client.ts";
+import { ClusterProbe } from "./cluster-probe.ts";
+import { pgClient } from "./pg-client.ts";
 import { postgresCpuByKind, postgresCpuSeconds } from "./pg-cpu.ts";
 import { cpuSecondsOf, machineLoad } from "./proc.ts";
 import { mainThreadSecondsOf } from "./thread-cpu.ts";
@@ -93,87 +94,48 @@ export interface Cost {
 }
 
 /** The bench's own connections: their backends and statements are left out. */
-class Probe {
-  readonly #stats: PgClient;
-  readonly #db: PgClient;
-  readonly #pg: TestPostgres;
-  readonly #dbName: string;
-  readonly #servers: ChildServer[];
-
-  constructor(pg: TestPostgres, dbName: string, dbUrl: string, servers: ChildServer[]) {
-    this.#pg = pg;
-    this.#dbName = dbName;
-    this.#servers = servers;
-    this.#stats = pgClient(pg.url);
-    this.#db = pgClient(dbUrl);
-  }
-
-  async open(): Promise<void> {
-    await this.#stats.connect();
-    await this.#db.connect();
-  }
-
+class Probe extends ClusterProbe {
   /** PostgreSQL's side alone (also once the instances exited). */
   async postgres(): Promise<PgSample> {
-    const own = [this.#stats.processID, this.#db.processID].filter((p): p is number => p !== undefined);
-    const held = await this.#stats.query(
+    const own = this.ownPids();
+    const held = await this.stats.query(
       "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND NOT pid = ANY($2::int[])",
-      [this.#dbName, own],
+      [this.dbName, own],
     );
     return {
       connections: Number(held.rows[0]?.n ?? 0),
-      pgByKind: postgresCpuByKind(this.#pg.dataDir, own),
-      pg: postgresCpuSeconds(this.#pg.dataDir, own),
+      pgByKind: postgresCpuByKind(this.pg.dataDir, own),
+      pg: postgresCpuSeconds(this.pg.dataDir, own),
     };
   }
 
   async sample(): Promise<Sample> {
-    const { rows } = await this.#stats.query(
+    const { rows } = await this.stats.query(
       `SELECT coalesce(sum(s.calls), 0)::text AS n, coalesce(sum(s.total_exec_time), 0)::text AS ms FROM pg_stat_statements s
        JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1 AND s.query NOT LIKE '%bench_probe%'`,
-      [this.#dbName],
+      [this.dbName],
     );
-    const apps = this.#servers.map((s) => cpuSecondsOf(s.pid));
+    const apps = this.servers.map((s) => cpuSecondsOf(s.pid));
     return {
       ...(await this.postgres()),
       at: Date.now(),
       app: apps.reduce((sum, s) => sum + s, 0),
       apps,
-      mains: this.#servers.map((s) => mainThreadSecondsOf(s.pid)),
+      mains: this.servers.map((s) => mainThreadSecondsOf(s.pid)),
       statements: Number(rows[0]?.n ?? 0),
       execMs: Number(rows[0]?.ms ?? 0),
-      calls: await callsOf(this.#stats, this.#dbName),
+      calls: await callsOf(this.stats, this.dbName),
     };
-  }
-
-  /** Every inbox record finished and every reply sent, then a moment for threads to be let go. */
-  async drained(): Promise<void> {
-    const busy = `SELECT (SELECT count(*) FROM inbox WHERE status IN ('queued', 'running'))
-      + (SELECT count(*) FROM outbox WHERE status = 'pending') AS bench_probe`;
-    for (const deadline = Date.now() + 300_000; Date.now() < deadline; ) {
-      const { rows } = await this.#db.query(busy);
-      if (Number(rows[0]?.bench_probe) === 0) {
-        await new Promise((r) => setTimeout(r, 500));
-        return;
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error("the gateway messages were not all answered within 300 s");
   }
 
   /** p50, p90 and p99 ms from a reply's commit to its send, over the replies committed since `since` (ms epoch). */
   async sendDelays(since: number): Promise<number[]> {
-    const { rows } = await this.#db.query(
+    const { rows } = await this.db.query(
       `SELECT percentile_cont(ARRAY[0.5, 0.9, 0.99]) WITHIN GROUP (ORDER BY finished_at - created_at) AS bench_probe
          FROM outbox WHERE status = 'sent' AND created_at >= $1`,
       [since],
     );
     return ((rows[0]?.bench_probe as number[] | null) ?? []).map(Number);
-  }
-
-  async close(): Promise<void> {
-    await this.#stats.end();
-    await this.#db.end();
   }
 }
 
@@ -213,7 +175,7 @@ async function load(kind: Kind, servers: ChildServer[], total: number, probe: Pr
         : ingest(s.url, { amount: each, threads: THREADS, connections }),
     ),
   );
-  if (kind !== "invoke") await probe.drained();
+  if (kind !== "invoke") await probe.drained(500);
 }
 
 /** This tree's bench servers, or those of BENCH_BEFORE_TREE (an older commit's tree, built). */

@@ -12,10 +12,11 @@
 // are printed apart, not in the ratio.
 import { resolve } from "node:path";
 import { startPostgres, type TestPostgres } from "@agentsvc/pg-test";
-import { type ChildServer, startChildServer } from "./child-server.ts";
+import { startChildServer } from "./child-server.ts";
 import { breakdown, type Calls, callsBetween, callsOf } from "./cluster-statements.ts";
 import { ingest, SECRET } from "./ingest.ts";
-import { type PgClient, pgClient } from "./pg-client.ts";
+import { ClusterProbe } from "./cluster-probe.ts";
+import { pgClient } from "./pg-client.ts";
 import { postgresCpuSeconds } from "./pg-cpu.ts";
 import { machineLoad } from "./proc.ts";
 import { cpuSecondsExact } from "./schedstat.ts";
@@ -59,34 +60,15 @@ interface Measured {
 
 const WINDOWS = ["first", "second"] as const;
 
-class Probe {
-  readonly #stats: PgClient;
-  readonly #db: PgClient;
-  readonly pg: TestPostgres;
-  readonly dbName: string;
-  readonly servers: ChildServer[];
-
-  constructor(pg: TestPostgres, dbName: string, dbUrl: string, servers: ChildServer[]) {
-    this.pg = pg;
-    this.dbName = dbName;
-    this.servers = servers;
-    this.#stats = pgClient(pg.url);
-    this.#db = pgClient(dbUrl);
-  }
-
-  async open(): Promise<void> {
-    await this.#stats.connect();
-    await this.#db.connect();
-  }
-
+class Probe extends ClusterProbe {
   async read(): Promise<Reading> {
-    const own = [this.#stats.processID, this.#db.processID].filter((p): p is number => p !== undefined);
-    const { rows } = await this.#stats.query(
+    const own = this.ownPids();
+    const { rows } = await this.stats.query(
       `SELECT coalesce(sum(s.calls), 0)::text AS n FROM pg_stat_statements s
        JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1 AND s.query NOT LIKE '%bench_probe%'`,
       [this.dbName],
     );
-    const pids = await this.#stats.query(
+    const pids = await this.stats.query(
       "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> ALL($2::int[])",
       [this.dbName, own],
     );
@@ -101,25 +83,8 @@ class Probe {
       backends,
       server: postgresCpuSeconds(this.pg.dataDir, own),
       statements: Number(rows[0]?.n ?? 0),
-      calls: await callsOf(this.#stats, this.dbName),
+      calls: await callsOf(this.stats, this.dbName),
     };
-  }
-
-  /** Every inbox record finished and every reply sent. */
-  async drained(): Promise<void> {
-    const busy = `SELECT (SELECT count(*) FROM inbox WHERE status IN ('queued', 'running'))
-      + (SELECT count(*) FROM outbox WHERE status = 'pending') AS bench_probe`;
-    for (const deadline = Date.now() + 300_000; Date.now() < deadline; ) {
-      const { rows } = await this.#db.query(busy);
-      if (Number(rows[0]?.bench_probe) === 0) return;
-      await sleep(100);
-    }
-    throw new Error("the gateway messages were not all answered within 300 s");
-  }
-
-  async close(): Promise<void> {
-    await this.#stats.end();
-    await this.#db.end();
   }
 }
 
