@@ -6,7 +6,6 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { testTempDir } from "../../vitest.temp-dirs.js";
-// @ts-expect-error - plain ESM build script without type declarations
 import { swapBundle } from "../bundle-swap.mjs";
 
 type Swap = (
