@@ -7,15 +7,47 @@
 // always getting the same name. Texts whose shape varies (a multi-row VALUES of another length)
 // are different texts: past `limit` names, new texts go unnamed, so neither side's cache grows
 // without bound.
-import type { Client, ClientConfig } from "pg";
+import type { Client, ClientConfig, QueryResult } from "pg";
+import { arrayLiteral } from "./array-literal.js";
+import { loadPg } from "./orm.js";
 
 /** Distinct statement texts named per pool; later texts run unnamed. */
 export const NAMED_STATEMENT_LIMIT = 256;
 
 type ClientClass = new (config?: string | ClientConfig) => Client;
+type Callback = (err: Error | null, result?: QueryResult) => void;
+
+/** A query given as a text, or as an object holding nothing but its text and values. */
+function plainText(config: unknown): string | undefined {
+  if (typeof config === "string") return config;
+  if (typeof config !== "object" || config === null || Object.getPrototypeOf(config) !== Object.prototype)
+    return undefined;
+  for (const key in config) if (key !== "text" && key !== "values") return undefined;
+  const text = (config as { text?: unknown }).text;
+  return typeof text === "string" ? text : undefined;
+}
+
+/**
+ * Array values as PostgreSQL array literals, written here when every element is a string, number,
+ * boolean or null (what node-postgres would write, without its two regular expressions a
+ * string); other values are left to node-postgres.
+ */
+function withLiterals(values: unknown[]): unknown[] {
+  let out: unknown[] | undefined;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (!Array.isArray(v)) continue;
+    const literal = arrayLiteral(v);
+    if (literal === undefined) continue;
+    out ??= values.slice();
+    out[i] = literal;
+  }
+  return out ?? values;
+}
 
 /** A pg Client class whose queries with parameters run as named statements. */
 export function namingClient<C extends ClientClass>(Base: C, limit = NAMED_STATEMENT_LIMIT): C {
+  const { Query } = loadPg();
   const names = new Map<string, string>();
   const nameOf = (text: string): string | undefined => {
     let name = names.get(text);
@@ -33,9 +65,41 @@ export function namingClient<C extends ClientClass>(Base: C, limit = NAMED_STATE
       if (typeof text === "string" && !config.name) {
         const params = Array.isArray(values) ? values : config.values;
         const name = Array.isArray(params) && params.length > 0 ? nameOf(text) : undefined;
+        // A text (pool.query, chat-store's own statements) is made into its Query here, named:
+        // node-postgres copies a config object property by property (its descriptors) for every
+        // query, a visible share of the ingest path's CPU.
+        if (name && plainText(config) !== undefined)
+          return this.#named(
+            text,
+            name,
+            withLiterals(params),
+            typeof values === "function" ? values : callback,
+          );
         if (name) config = typeof config === "string" ? { text, name } : { ...config, name };
       }
       return super.query(config, values, callback);
+    }
+
+    /** What `query` answers for a named text: as node-postgres does, a promise without a callback. */
+    #named(text: string, name: string, values: unknown[], callback: Callback | undefined): unknown {
+      // pg's types leave out a Query's `name` and `callback`, both read by its client.
+      const query = new Query(text, values, callback as never) as unknown as {
+        name?: string;
+        callback?: Callback;
+      };
+      query.name = name;
+      if (callback) {
+        super.query(query as never);
+        return undefined;
+      }
+      return new Promise<QueryResult>((resolve, reject) => {
+        query.callback = (err, res) => (err ? reject(err) : resolve(res as QueryResult));
+        super.query(query as never);
+      }).catch((err: unknown) => {
+        // As node-postgres: the stack leads back to the caller, not to the socket's read.
+        if (err instanceof Error) Error.captureStackTrace(err);
+        throw err;
+      });
     }
   };
   return Named as unknown as C;

@@ -39,6 +39,37 @@ describe.skipIf(postgresMissing)("[postgres] named statements", () => {
     expect(new Set(rows.map((r) => r.name)).size).toBe(rows.length);
   });
 
+  it("a named text answers a promise and a callback alike, array values and errors included", async () => {
+    const url = await server.server().createDatabase();
+    const Named = namingClient(pg.Client);
+    const client = new Named({ connectionString: url });
+    await client.connect();
+    const texts = ['say "hi"', "back\\slash", null, "", "ünï"];
+    const text = "SELECT v FROM unnest($1::text[]) WITH ORDINALITY AS u(v, n) ORDER BY n";
+    try {
+      for (let run = 0; run < 2; run++) {
+        const viaPromise = await client.query(text, [texts]);
+        expect(viaPromise.rows.map((r) => r.v)).toEqual(texts);
+        const viaCallback = await new Promise<pg.QueryResult>((ok, fail) =>
+          client.query({ text, values: [texts] }, (err: Error | undefined, res: pg.QueryResult) =>
+            err ? fail(err) : ok(res),
+          ),
+        );
+        expect(viaCallback.rows.map((r) => r.v)).toEqual(texts);
+      }
+      const failed = await client.query("SELECT 1 / $1::int AS v", [0]).catch((e: unknown) => e);
+      expect((failed as { code?: string }).code).toBe("22012");
+      expect((failed as Error).stack).toContain("named-statements.test");
+      const { rows } = await client.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1",
+        [text],
+      );
+      expect(rows).toEqual([{ n: 1 }]);
+    } finally {
+      await client.end();
+    }
+  });
+
   it("sends Parse for a text once per connection, and past the limit runs new texts unnamed", async () => {
     const url = await server.server().createDatabase();
     const Named = namingClient(pg.Client, 2);
