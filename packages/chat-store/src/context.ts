@@ -50,9 +50,14 @@ export interface StoreContext {
    * `last`: the caller writes nothing more in this transaction. On PostgreSQL, when nothing was sent
    * in it yet (BEGIN is sent with its first statement), the statement then commits on its own: a
    * transaction of one statement, with no BEGIN and COMMIT round trips. Any statement asked for in
-   * the transaction after it is refused (it could no longer be part of it).
+   * the transaction after it is refused (it could no longer be part of it). `op`'s `alone`: its
+   * statement commits on its own (no transaction open on its connection), so it may share a
+   * statement with others' (inbox.ts groups turn ends).
    */
-  runCarrying<T>(op: (db: Db, carried: PgQuery[]) => Promise<T>, options?: { last?: boolean }): Promise<T>;
+  runCarrying<T>(
+    op: (db: Db, carried: PgQuery[], alone: boolean) => Promise<T>,
+    options?: { last?: boolean },
+  ): Promise<T>;
   /**
    * SQLite: how many physical transactions were lost or rolled back so far; it moves before the
    * next operation runs. Rows an operation read may have been uncommitted writes of its batch: a
@@ -212,13 +217,13 @@ export function createContext(
     },
     async runCarrying(op, options) {
       const scope = current();
-      if (!scope) return driver.exclusive(() => op(driver.db, []));
+      if (!scope) return driver.exclusive(() => op(driver.db, [], true));
       if (options?.last && !scope.begun() && !scope.sealed) {
         // Nothing sent yet and nothing to follow: this statement is the whole transaction.
         scope.sealed = true;
-        return op(driver.db, scope.carried.splice(0));
+        return op(driver.db, scope.carried.splice(0), true);
       }
-      return op(await handleOf(scope), scope.carried.splice(0));
+      return op(await handleOf(scope), scope.carried.splice(0), false);
     },
   };
   return ctx;

@@ -2,7 +2,7 @@
 // platform is acknowledged, and anything unfinished is picked up again after a restart.
 import type { AttachmentRef, InboxRecord, RunOrigin } from "@agentsvc/agent-core";
 import { and, asc, count, eq, inArray, lt } from "./orm.js";
-import type { StoreContext } from "./context.js";
+import type { Db, StoreContext } from "./context.js";
 import { type Outbox, type OutboxInput, outboxValues } from "./outbox.js";
 import type { InboxStatus, inbox } from "@agentsvc/store-schema/sqlite";
 import { type AcceptResult, type AcceptRow, acceptBatch, type RecordAnnounce } from "./accept-batch.js";
@@ -12,6 +12,7 @@ import { requireId, toJson } from "./validate.js";
 import { acceptInbox, inboxFinished, inboxRunning } from "./sqlite-writes.js";
 import { fenceError, fencedCount, type HeldLock } from "./lock-fence.js";
 import * as pg from "./pg-writes.js";
+import { groupable, type TurnEnd, TurnEndBatch } from "./turn-end-batch.js";
 
 export type { InboxRecord, InboxStatus };
 
@@ -32,6 +33,23 @@ function toRecord(row: typeof inbox.$inferSelect): InboxRecord {
   return record;
 }
 
+/** PostgreSQL: one turn's end in a statement of its own (with its fence when it has a lock). */
+async function endAlone(db: Db, end: TurnEnd): Promise<boolean> {
+  const { lock, carried, pieces, running } = end;
+  const ended = pg.inboxEnd(end.id, end.status, end.at);
+  const next = running === undefined ? [] : [pg.inboxRunning([running], end.at)];
+  if (!lock && carried.length === 0 && pieces.length === 0 && next.length === 0)
+    return (await pg.pgRows(db, ended)).length > 0;
+  // Different tables, or other rows of inbox (the next record, not this one), so the order
+  // PostgreSQL runs the WITH clauses in changes nothing.
+  const writes = [...carried, ...(pieces.length > 0 ? [pg.outboxInsert(pieces)] : []), ...next];
+  const statement = pg.withClauses(writes, ended, lock ? fencedCount(lock) : pg.ENDED_COUNT);
+  const rows = await pg
+    .pgRows(db, statement)
+    .catch((error: unknown) => Promise.reject(lock ? fenceError(error, lock) : error));
+  return Number(rows[0]?.n ?? 0) > 0;
+}
+
 export class Inbox {
   private get t() {
     return this.ctx.tables;
@@ -42,6 +60,9 @@ export class Inbox {
 
   /** PostgreSQL: concurrent `markRunning` calls outside a transaction share one UPDATE. */
   readonly #running: StatementBatch<number, boolean> | undefined;
+
+  /** PostgreSQL: turn ends that each commit on their own, grouped into one statement. */
+  readonly #ends: TurnEndBatch | undefined;
 
   /** PostgreSQL: concurrent `queued` reads outside a transaction share one SELECT. */
   readonly #queued: StatementBatch<ThreadKey, InboxRecord[]> | undefined;
@@ -70,6 +91,7 @@ export class Inbox {
         // The same id twice: the first caller moved it, the second finds it running.
         return records.map((id) => moved.delete(id));
       }, MAX_GROUPED);
+      this.#ends = new TurnEndBatch(endAlone);
       this.#queued = new StatementBatch((keys) => this.#ofThreads(keys, ["queued"], false), MAX_GROUPED);
       // Locked in id order (FOR UPDATE above the sort), so two instances' groups never wait on each other in a circle.
       this.#unfinished = new StatementBatch(
@@ -167,7 +189,9 @@ export class Inbox {
    * caller's transaction: with nothing sent in it yet, the statement commits on its own (no BEGIN,
    * no COMMIT: a turn ends in one round trip). `running`: the thread's next record, queued -> running
    * with it (its turn starts as this one ends; on PostgreSQL in the same statement, where a mark of
-   * its own was a statement per queued turn).
+   * its own was a statement per queued turn). On PostgreSQL, an end that commits on its own shares
+   * its statement with the ends of other threads' turns arriving while one is in flight
+   * (turn-end-batch.ts); each is answered, or refused, as with a statement of its own.
    */
   async finish(
     id: number,
@@ -186,19 +210,11 @@ export class Inbox {
     const pieces = outboxValues(reply, this.ctx.now());
     if (this.ctx.dialect === "postgres")
       return this.ctx.runCarrying(
-        async (db, carried) => {
-          const ended = pg.inboxEnd(id, status, this.ctx.now());
-          const next = running === undefined ? [] : [pg.inboxRunning([running], this.ctx.now())];
-          if (!lock && carried.length === 0 && pieces.length === 0 && next.length === 0)
-            return (await pg.pgRows(db, ended)).length > 0;
-          // Different tables, or other rows of inbox (the next record, not this one), so the order
-          // PostgreSQL runs the WITH clauses in changes nothing.
-          const writes = [...carried, ...(pieces.length > 0 ? [pg.outboxInsert(pieces)] : []), ...next];
-          const statement = pg.withClauses(writes, ended, lock ? fencedCount(lock) : pg.ENDED_COUNT);
-          const rows = await pg
-            .pgRows(db, statement)
-            .catch((error: unknown) => Promise.reject(lock ? fenceError(error, lock) : error));
-          return Number(rows[0]?.n ?? 0) > 0;
+        async (db, carried, alone) => {
+          const end: TurnEnd = { id, status, at: this.ctx.now(), carried, pieces, lock, running };
+          // Committing on its own: it may share a statement with other turns' ends (turn-end-batch.ts).
+          if (alone && this.#ends && groupable(end)) return this.#ends.add(db, end);
+          return endAlone(db, end);
         },
         { last: options.last === true },
       );

@@ -12,8 +12,8 @@ export interface HeldLock {
   key: string;
 }
 
-/** What the failed cast in the statement says (SQLSTATE 22P02), to tell the refusal from other errors. */
-const MARK = "agentsvc: the thread lock is not held";
+/** What the failed cast in a fenced statement says (SQLSTATE 22P02), to tell the refusal from other errors (here and turn-end-batch.ts). */
+export const MARK = "agentsvc: the thread lock is not held";
 
 /** The commit was refused: the lock was not held once the record was locked. */
 export class LockNotHeldError extends Error {

@@ -119,7 +119,7 @@ export function inboxEnd(id: number, status: string, now: number): PgQuery {
 /** The main query over `ended` (inboxEnd as a WITH clause): how many rows it ended. */
 export const ENDED_COUNT: PgQuery = { text: "SELECT count(*)::int AS n FROM ended", params: [] };
 
-const OUTBOX_COLUMNS =
+export const OUTBOX_COLUMNS =
   "gateway, thread, idem_key, kind, payload, status, next_attempt_at, created_at, traceparent";
 
 const OUTBOX_INSERT = `INSERT INTO "outbox" (${OUTBOX_COLUMNS}) SELECT * FROM unnest($1::text[], \
@@ -168,6 +168,23 @@ export function outboxSent(
 const MEMORY_INSERT = `INSERT INTO "memory_messages" (user_id, conversation_id, role, body, created_at) \
 SELECT $1::text, $2::text, m.role, m.body, m.created_at FROM unnest($3::text[], $4::text[], $5::bigint[]) \
 AS m(role, body, created_at)`;
+
+/** The columns of a MEMORY_INSERT query (`memoryInsert`), one entry a row; undefined for any other query. */
+export function memoryRowsOf(
+  q: PgQuery,
+):
+  | { userId: string; conversationId: string; role: unknown[]; body: unknown[]; createdAt: unknown[] }
+  | undefined {
+  if (q.text !== MEMORY_INSERT) return undefined;
+  const [userId, conversationId, role, body, createdAt] = q.params as [
+    string,
+    string,
+    unknown[],
+    unknown[],
+    unknown[],
+  ];
+  return { userId, conversationId, role, body, createdAt };
+}
 
 /** One scope's messages, numbered in their order. */
 export function memoryInsert(

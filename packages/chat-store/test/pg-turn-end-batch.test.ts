@@ -1,0 +1,275 @@
+// Turn ends on PostgreSQL grouped into one statement (turn-end-batch.ts, #45.2): ends that commit on
+// their own and arrive together share a statement (messages, record ends, reply pieces, next
+// records' running marks, one fence), and each turn keeps the answer its own statement gave: a turn
+// whose lock is gone commits nothing of its own while the others of its statement commit.
+import type { RunOrigin } from "@agentsvc/agent-core";
+import { postgresMissing } from "@agentsvc/pg-test";
+import { describe, expect, it } from "vitest";
+import type { ChatDb } from "../src/index.js";
+import type { HeldLock } from "../src/lock-fence.js";
+import { postgresDriver, postgresUrlOf, tempRoot } from "./helpers.js";
+import { pgSession } from "./pg-fence-rig.js";
+import { statementsOf } from "./pg-statements.js";
+
+const origin = (thread: string): RunOrigin => ({ gateway: "g", thread, meta: {} });
+
+const verbs = (sent: { text: string }[]) => sent.map((s) => s.text.trim().split(/\s+/)[0]!.toLowerCase());
+
+/** A thread's lock key (decimal bigint), one per thread. */
+const keyOf = (thread: string) => String(7355608000 + thread.charCodeAt(0));
+
+/** A store, a session holding the threads' locks (an instance's link) and another (a taker's). */
+async function rig() {
+  const appRoot = tempRoot();
+  const db = await postgresDriver.open({ appRoot });
+  const url = await postgresUrlOf(appRoot);
+  const link = await pgSession(url);
+  const other = await pgSession(url);
+  const close = async () => {
+    await link.client.end();
+    await other.client.end();
+  };
+  return { db, link, other, close };
+}
+
+/** A thread with a running record and a queued one after it. */
+async function thread(db: ChatDb, name: string) {
+  const record = async (n: number) => {
+    const accepted = await db.inbox.accept({
+      gateway: "g",
+      dedupKey: `${name}${n}`,
+      thread: name,
+      text: `q${n}`,
+      origin: origin(name),
+    });
+    return (accepted as { id: number }).id;
+  };
+  const id = await record(1);
+  await db.inbox.markRunning(id);
+  return { name, id, next: await record(2) };
+}
+
+type Thread = Awaited<ReturnType<typeof thread>>;
+
+/** The turn's end as the session writes it: `count` messages of its conversation, then the record done with its reply and its next record running. */
+function end(db: ChatDb, t: Thread, lock: HeldLock, count = 2, conversation = t.name) {
+  const turn = Array.from({ length: count }, (_, i) => ({
+    role: "assistant" as const,
+    content: `${t.name}:${i}`,
+  }));
+  const reply = [
+    {
+      gateway: "g",
+      thread: t.name,
+      idemKey: `g:in${t.id}`,
+      kind: "text" as const,
+      payload: { text: t.name },
+    },
+  ];
+  let moved: boolean | undefined;
+  return db
+    .createMemory({ canSummarize: false })
+    .append({ userId: "g", conversationId: conversation }, turn, async () => {
+      moved = await db.inbox.finish(t.id, "done", reply, { lock, last: true, running: t.next });
+    })
+    .then(() => moved);
+}
+
+/** What a thread's turn left: its record's and next record's status, its reply rows, its messages. */
+async function left(db: ChatDb, t: Thread) {
+  const replies = await db.outbox.browse({ statuses: ["pending"] });
+  const messages = await db
+    .createMemory({ canSummarize: false })
+    .load({ userId: "g", conversationId: t.name });
+  return {
+    status: (await db.inbox.get(t.id))?.status,
+    next: (await db.inbox.get(t.next))?.status,
+    replies: replies.filter((r) => r.thread === t.name).length,
+    messages: messages.map((m) => (m as { content: string }).content),
+  };
+}
+
+describe.skipIf(postgresMissing)("[postgres] turn ends grouped into one statement", () => {
+  it("turn ends arriving together share one statement: each thread's messages, record done, reply and next record running", async () => {
+    const r = await rig();
+    try {
+      const threads = await Promise.all(["a", "b", "c"].map((n) => thread(r.db, n)));
+      for (const t of threads)
+        await r.link.client.query("SELECT pg_advisory_lock($1::bigint)", [keyOf(t.name)]);
+      let moved: unknown[] = [];
+      const sent = await statementsOf(async () => {
+        moved = await Promise.all(threads.map((t) => end(r.db, t, { pid: r.link.pid, key: keyOf(t.name) })));
+      });
+      expect(verbs(sent)).toEqual(["with"]);
+      expect(moved).toEqual([true, true, true]);
+      for (const t of threads)
+        expect(await left(r.db, t)).toEqual({
+          status: "done",
+          next: "running",
+          replies: 1,
+          messages: [`${t.name}:0`, `${t.name}:1`],
+        });
+    } finally {
+      await r.close();
+    }
+  });
+
+  it("a grouped statement where one turn's lock is gone commits the others and refuses that one whole, as lock_not_held", async () => {
+    const r = await rig();
+    try {
+      const threads = await Promise.all(["a", "b", "c"].map((n) => thread(r.db, n)));
+      // b's thread was taken over: another session holds its lock.
+      for (const t of threads)
+        await (t.name === "b" ? r.other : r.link).client.query("SELECT pg_advisory_lock($1::bigint)", [
+          keyOf(t.name),
+        ]);
+      let settled: PromiseSettledResult<boolean | undefined>[] = [];
+      const sent = await statementsOf(async () => {
+        settled = await Promise.allSettled(
+          threads.map((t) => end(r.db, t, { pid: r.link.pid, key: keyOf(t.name) })),
+        );
+      });
+      // The grouped statement refused, then each turn alone.
+      expect(verbs(sent)).toEqual(["with", "with", "with", "with"]);
+      expect(settled[0]).toEqual({ status: "fulfilled", value: true });
+      expect(settled[1]).toMatchObject({ status: "rejected", reason: { name: "LockNotHeldError" } });
+      expect(settled[2]).toEqual({ status: "fulfilled", value: true });
+      const [a, b, c] = threads as [Thread, Thread, Thread];
+      expect(await left(r.db, b)).toEqual({ status: "running", next: "queued", replies: 0, messages: [] });
+      for (const t of [a, c])
+        expect(await left(r.db, t)).toEqual({
+          status: "done",
+          next: "running",
+          replies: 1,
+          messages: [`${t.name}:0`, `${t.name}:1`],
+        });
+    } finally {
+      await r.close();
+    }
+  });
+
+  it("the grouped statement checks the locks once every record is locked: a takeover that locked one thread's record first, then took its lock, finds that turn uncommitted and the other committed", async () => {
+    const r = await rig();
+    try {
+      const threads = await Promise.all(["a", "b"].map((n) => thread(r.db, n)));
+      const [a, b] = threads as [Thread, Thread];
+      for (const t of threads)
+        await r.link.client.query("SELECT pg_advisory_lock($1::bigint)", [keyOf(t.name)]);
+      // Another instance's read of a's record under a row lock is in progress.
+      await r.other.client.query("BEGIN");
+      await r.other.client.query("SELECT id FROM inbox WHERE id = $1 FOR UPDATE", [a.id]);
+      const ending = Promise.allSettled(
+        threads.map((t) => end(r.db, t, { pid: r.link.pid, key: keyOf(t.name) })),
+      );
+      // The grouped statement waits for a's row; meanwhile a's lock moves to the other session.
+      const waiting = async () =>
+        (
+          await r.link.client.query(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database() AND query ILIKE 'with t as%'",
+          )
+        ).rows[0]!.n === 1;
+      for (let i = 0; i < 500 && !(await waiting()); i++) await new Promise((ok) => setTimeout(ok, 10));
+      expect(await waiting()).toBe(true);
+      await r.link.client.query("SELECT pg_advisory_unlock($1::bigint)", [keyOf("a")]);
+      await r.other.client.query("SELECT pg_advisory_lock($1::bigint)", [keyOf("a")]);
+      await r.other.client.query("COMMIT");
+      const [endedA, endedB] = await ending;
+      expect(endedA).toMatchObject({ status: "rejected", reason: { code: "lock_not_held" } });
+      expect(endedB).toEqual({ status: "fulfilled", value: true });
+      expect(await left(r.db, a)).toEqual({ status: "running", next: "queued", replies: 0, messages: [] });
+      expect((await left(r.db, b)).status).toBe("done");
+    } finally {
+      await r.close();
+    }
+  });
+
+  it("a grouped statement whose session the server ends (it may have committed) fails each of its turns with that error and is not run again", async () => {
+    const r = await rig();
+    try {
+      const threads = await Promise.all(["a", "b"].map((n) => thread(r.db, n)));
+      const [a, b] = threads as [Thread, Thread];
+      for (const t of threads)
+        await r.link.client.query("SELECT pg_advisory_lock($1::bigint)", [keyOf(t.name)]);
+      await r.other.client.query("BEGIN");
+      await r.other.client.query("SELECT id FROM inbox WHERE id = $1 FOR UPDATE", [a.id]);
+      let settled: PromiseSettledResult<boolean | undefined>[] = [];
+      const sent = await statementsOf(async () => {
+        const ending = Promise.allSettled(
+          threads.map((t) => end(r.db, t, { pid: r.link.pid, key: keyOf(t.name) })),
+        );
+        const waiting = async () =>
+          (
+            await r.link.client.query(
+              "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database() AND query ILIKE 'with t as%'",
+            )
+          ).rows[0]?.pid as number | undefined;
+        let pid = await waiting();
+        for (let i = 0; i < 500 && pid === undefined; i++) {
+          await new Promise((ok) => setTimeout(ok, 10));
+          pid = await waiting();
+        }
+        expect(pid).toBeDefined();
+        await r.link.client.query("SELECT pg_terminate_backend($1::int)", [pid]);
+        settled = await ending;
+      });
+      await r.other.client.query("ROLLBACK");
+      const ours = sent.filter((s) => /^with t as/i.test(s.text) || /^with carried/i.test(s.text));
+      expect(verbs(ours)).toEqual(["with"]);
+      for (const s of settled) expect(s).toMatchObject({ status: "rejected", reason: { code: "57P01" } });
+      for (const t of [a, b])
+        expect(await left(r.db, t)).toEqual({ status: "running", next: "queued", replies: 0, messages: [] });
+    } finally {
+      await r.close();
+    }
+  });
+
+  it("two turns of one statement keep their messages in their order (ids), each conversation's rows from its own turn", async () => {
+    const r = await rig();
+    try {
+      const threads = await Promise.all(["a", "b"].map((n) => thread(r.db, n)));
+      for (const t of threads)
+        await r.link.client.query("SELECT pg_advisory_lock($1::bigint)", [keyOf(t.name)]);
+      const sent = await statementsOf(() =>
+        Promise.all(threads.map((t) => end(r.db, t, { pid: r.link.pid, key: keyOf(t.name) }, 5))),
+      );
+      expect(verbs(sent)).toEqual(["with"]);
+      const rows = await r.link.client.query(
+        "SELECT conversation_id AS c, body FROM memory_messages ORDER BY id",
+      );
+      const order = rows.rows.map(
+        (row) => `${row.c}/${(JSON.parse(row.body as string) as { content: string }).content}`,
+      );
+      expect(order).toEqual(
+        [0, 1, 2, 3, 4].map((i) => `a/a:${i}`).concat([0, 1, 2, 3, 4].map((i) => `b/b:${i}`)),
+      );
+    } finally {
+      await r.close();
+    }
+  });
+
+  it("two ends arriving together with messages of one conversation go in two statements, in arrival order", async () => {
+    const r = await rig();
+    try {
+      const threads = await Promise.all(["a", "b"].map((n) => thread(r.db, n)));
+      for (const t of threads)
+        await r.link.client.query("SELECT pg_advisory_lock($1::bigint)", [keyOf(t.name)]);
+      const sent = await statementsOf(() =>
+        Promise.all(threads.map((t) => end(r.db, t, { pid: r.link.pid, key: keyOf(t.name) }, 3, "shared"))),
+      );
+      expect(verbs(sent)).toEqual(["with", "with"]);
+      const messages = await r.db
+        .createMemory({ canSummarize: false })
+        .load({ userId: "g", conversationId: "shared" });
+      expect(messages.map((m) => (m as { content: string }).content)).toEqual([
+        "a:0",
+        "a:1",
+        "a:2",
+        "b:0",
+        "b:1",
+        "b:2",
+      ]);
+    } finally {
+      await r.close();
+    }
+  });
+});
