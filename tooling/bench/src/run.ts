@@ -3,6 +3,7 @@ import { benchAccess } from "./access.ts";
 import { benchAgentRoute, INVOKE_WORKLOAD } from "./agent-route.ts";
 import { benchBigMessages } from "./big-messages.ts";
 import { benchCluster } from "./cluster.ts";
+import { benchClusterApart } from "./cluster-apart.ts";
 import { benchClusterIdle } from "./cluster-idle.ts";
 import { benchOutboxDue } from "./outbox-due.ts";
 import { benchIngest } from "./ingest.ts";
@@ -80,6 +81,12 @@ if (only === "cluster-idle")
   printTable(
     "Several instances at rest after a burst (1 vs 3 instances, CPU in ticks over every round)",
     await benchClusterIdle(),
+  );
+// Not in the default run: a control for the cluster rows, three instances apart (no shared database).
+if (only === "cluster-apart")
+  printTable(
+    "/agent/invoke on three instances, in a cluster and apart (alternated rounds, equal requests per instance)",
+    await benchClusterApart(),
   );
 if (!only || only === "outbox-due")
   printTable("The outbox's due read under a backlog (PostgreSQL, durable)", await benchOutboxDue());
