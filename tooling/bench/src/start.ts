@@ -26,6 +26,9 @@ const BEFORE = process.env.BENCH_START_BEFORE;
 const BEFORE_TREE = BEFORE ? resolve(BEFORE, "../../../..") : undefined;
 // BENCH_START_BIN=<an agentsvc bin>: this side's bin (a build to try), in place of this tree's.
 const OURS = resolve(process.env.BENCH_START_BIN ?? resolve(root, "packages/cli/bin/agentsvc.js"));
+// That bin's repository: its projects are copied there, as the older side's are (BEFORE_TREE says
+// why; from this tree, a bin of another tree loaded a second agent-core and mcp file by file).
+const OURS_TREE = process.env.BENCH_START_BIN ? resolve(OURS, "../../../..") : undefined;
 const agentsvc = (project: string, bin = OURS) => [bin, "start", project, "--port", "0"];
 // Node's compile cache (and the bin's code cache in it, written by the first start once idle: the
 // warm-up start of examples/hello) of this run only: not one a test's start wrote for its project.
@@ -129,12 +132,12 @@ async function startRows(name: string, project: (tree?: string) => string): Prom
   const loadBefore = machineLoad();
   // One unmeasured start each: fills the compile cache and the OS file cache for every side (and
   // creates the accounts of a sign-in project, as its first start in production would).
-  await once(agentsvc(project()));
+  await once(agentsvc(project(OURS_TREE)));
   if (BEFORE) await once(agentsvc(project(BEFORE_TREE), BEFORE));
   await once(BARE);
   for (let i = 0; i < ROUNDS; i++) {
     bare.push(await once(BARE));
-    ours.push(await once(agentsvc(project())));
+    ours.push(await once(agentsvc(project(OURS_TREE))));
     if (BEFORE) before.push(await once(agentsvc(project(BEFORE_TREE), BEFORE)));
   }
   const med = (list: Sample[], key: keyof Sample) =>
@@ -239,16 +242,19 @@ export async function benchStart(): Promise<Row[]> {
   try {
     rows.push(...(await startRows("examples/hello", freshHello)));
   } finally {
-    for (const tree of [root, BEFORE_TREE])
+    for (const tree of [root, OURS_TREE, BEFORE_TREE])
       if (tree) rmSync(helloCopyIn(tree), { recursive: true, force: true });
   }
   // A copy made once (one per side), so its store (and the accounts and saved page copies with it)
   // persists across the rounds, as a restart finds them, but not across runs.
-  const signin = freshProject("project-start-signin");
+  const signin = freshProject("project-start-signin", OURS_TREE);
   const signinBefore = BEFORE_TREE ? freshProject("project-start-signin", BEFORE_TREE) : undefined;
   try {
     rows.push(
-      ...(await startRows("sign-in and MCP", (tree) => (tree ? (signinBefore ?? signin) : signin).dir)),
+      ...(await startRows(
+        "sign-in and MCP",
+        (tree) => (tree !== undefined && tree === BEFORE_TREE ? (signinBefore ?? signin) : signin).dir,
+      )),
     );
   } finally {
     signin.remove();
