@@ -73,4 +73,15 @@ describe("the outbox sender as partitions come and go", () => {
     expect(sender.running).toBe(false);
     await shares.stop();
   });
+
+  it("stops once the instance stops leading while it held some of the partitions it queued for", async () => {
+    const { shares, sender, calls, role } = rig();
+    shares.lead();
+    role(0).onLead();
+    role(2).onLead();
+    await shares.unlead();
+    expect(calls.at(-1)).toBe("stop");
+    expect(sender.running).toBe(false);
+    await shares.stop();
+  });
 });

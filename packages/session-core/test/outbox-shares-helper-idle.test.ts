@@ -1,0 +1,111 @@
+// When a helping instance gives its outbox partitions back (outbox-shares.ts #passed): once its
+// sender's passes have sent nothing for helperIdleMs in a row, counted from the first empty pass
+// after the last one that sent something; it gives every role back and may help again later.
+import { pino } from "pino";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { Coordination } from "../src/coordination.js";
+import type { OutboxSender } from "../src/outbox-sender.js";
+import { OutboxShares } from "../src/outbox-shares.js";
+
+const IDLE_MS = 5_000;
+
+/** A helper holding partitions 1 and 2 (3 left at its share), its sender's pass reports by `pass`. */
+function helper() {
+  const handlers = new Map<string, { onLead(): unknown; onLose(): unknown }>();
+  const asked: string[] = [];
+  const left: string[] = [];
+  const coordination = {
+    shared: true,
+    lead(role: string, h: { onLead(): unknown; onLose(): unknown }) {
+      handlers.set(role, h);
+      asked.push(role);
+      return async () => {
+        left.push(role);
+      };
+    },
+    publish: async () => {},
+    roleLock: (role: string) => ({ pid: 42, key: role }),
+  } as unknown as Coordination;
+  const sender = {
+    running: false,
+    pressure: undefined as OutboxSender["pressure"],
+    start() {
+      this.running = true;
+    },
+    wake() {},
+    async stop() {
+      this.running = false;
+    },
+    async drained() {},
+    restrict() {},
+  };
+  const shares = new OutboxShares({
+    coordination,
+    sender: sender as unknown as OutboxSender,
+    pinned: () => false,
+    gateways: () => ["http"],
+    logger: pino({ level: "silent" }),
+    stopping: () => false,
+    helperIdleMs: IDLE_MS,
+  });
+  shares.help();
+  handlers.get("outbox:1")?.onLead();
+  handlers.get("outbox:2")?.onLead();
+  const pass = (sent: number) => sender.pressure?.passed(sent);
+  /** Roles given back since the helper took its share (outbox:3, left at once, not counted). */
+  const givenBack = () => left.filter((r) => r !== "outbox:3");
+  return { shares, sender, asked, pass, givenBack };
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("a helper's outbox partitions", () => {
+  it("are kept while a pass sends something: the idle time counts from the first empty pass after it", async () => {
+    const { shares, pass, givenBack } = helper();
+    pass(0);
+    await vi.advanceTimersByTimeAsync(3_000);
+    pass(4);
+    await vi.advanceTimersByTimeAsync(3_000);
+    pass(0);
+    await vi.advanceTimersByTimeAsync(3_000);
+    pass(0);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(givenBack()).toEqual([]);
+    await vi.advanceTimersByTimeAsync(2_000);
+    pass(0);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(givenBack().sort()).toEqual(["outbox:1", "outbox:2"]);
+    await shares.stop();
+  });
+
+  it("are given back by an empty pass exactly helperIdleMs after the first empty one", async () => {
+    const { shares, pass, givenBack } = helper();
+    pass(0);
+    await vi.advanceTimersByTimeAsync(IDLE_MS - 1);
+    pass(0);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(givenBack()).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    pass(0);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(givenBack().sort()).toEqual(["outbox:1", "outbox:2"]);
+    await shares.stop();
+  });
+
+  it("once given back, the instance helps again at the next request", async () => {
+    const { shares, asked, pass } = helper();
+    pass(0);
+    await vi.advanceTimersByTimeAsync(IDLE_MS);
+    pass(0);
+    await vi.advanceTimersByTimeAsync(0);
+    const before = asked.length;
+    shares.help();
+    expect(asked.slice(before).sort()).toEqual(["outbox:1", "outbox:2", "outbox:3"]);
+    await shares.stop();
+  });
+});
