@@ -89,6 +89,15 @@ async function left(db: ChatDb, t: Thread) {
   };
 }
 
+/** `v` as an SQL literal (arrays as array literals), for EXECUTE's arguments. */
+function literal(v: unknown): string {
+  const quoted = (x: unknown) => `"${String(x).replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+  const text = Array.isArray(v)
+    ? `{${v.map((x) => (x === null ? "NULL" : quoted(x))).join(",")}}`
+    : String(v);
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
 describe.skipIf(postgresMissing)("[postgres] turn ends grouped into one statement", () => {
   it("turn ends arriving together share one statement: each thread's messages, record done, reply and next record running", async () => {
     const r = await rig();
@@ -218,6 +227,37 @@ describe.skipIf(postgresMissing)("[postgres] turn ends grouped into one statemen
       for (const s of settled) expect(s).toMatchObject({ status: "rejected", reason: { code: "57P01" } });
       for (const t of [a, b])
         expect(await left(r.db, t)).toEqual({ status: "running", next: "queued", replies: 0, messages: [] });
+    } finally {
+      await r.close();
+    }
+  });
+
+  it("the grouped statement's generic plan finds the ended and the started records by primary key while statistics show no unfinished record and 5,000 are queued", async () => {
+    const r = await rig();
+    try {
+      await r.link.client.query(
+        "INSERT INTO inbox (gateway, dedup_key, thread, text, origin, status, received_at) SELECT 'g', 'old' || i, 'old' || i, 'x', '{}', 'done', 0 FROM generate_series(1, 50000) i",
+      );
+      await r.link.client.query("ANALYZE inbox");
+      await r.link.client.query("UPDATE inbox SET status = 'queued' WHERE id <= 5000");
+      const threads = await Promise.all(["a", "b"].map((n) => thread(r.db, n)));
+      for (const t of threads)
+        await r.link.client.query("SELECT pg_advisory_lock($1::bigint)", [keyOf(t.name)]);
+      const sent = await statementsOf(() =>
+        Promise.all(threads.map((t) => end(r.db, t, { pid: r.link.pid, key: keyOf(t.name) }))),
+      );
+      const grouped = sent.find((s) => /^with t as/i.test(s.text));
+      expect(grouped).toBeDefined();
+      await r.link.client.query("BEGIN");
+      await r.link.client.query("SET LOCAL plan_cache_mode = force_generic_plan");
+      await r.link.client.query(`PREPARE grouped AS ${grouped!.text}`);
+      const plan = await r.link.client.query(
+        `EXPLAIN (COSTS OFF) EXECUTE grouped(${grouped!.values.map(literal).join(", ")})`,
+      );
+      await r.link.client.query("ROLLBACK");
+      const lines = plan.rows.map((row) => String(row["QUERY PLAN"]));
+      expect(lines.filter((l) => l.includes("Index Scan using inbox_pkey on inbox"))).toHaveLength(2);
+      expect(lines.filter((l) => l.includes("inbox_status"))).toEqual([]);
     } finally {
       await r.close();
     }
