@@ -4,6 +4,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { configDefaults, defineProject } from "vitest/config";
+import { FORK_POOL } from "./vitest.fork-pool.ts";
 import { BUILT_DIST, workspacePackages, workspaceAliases } from "./vitest.workspace-dist.ts";
 
 /** Removes the temp folders a file's helpers made (testTempDir) when the file ends. */
@@ -26,7 +27,16 @@ interface Extra {
   /** Run once per project around its files (e.g. a server the files share), paths from `dir`. */
   globalSetup?: string[];
   sharedModules?: boolean;
+  /**
+   * Files run in child processes, but one after another in a process kept for the project's next
+   * file (vitest.fork-pool.ts), modules kept: for files that leave no state behind but are unfit for
+   * a worker thread (a native driver, a server of their own), checked as sharedModules is.
+   */
+  reuseProcesses?: boolean;
 }
+
+/** AGENTSVC_TEST_ISOLATE=1 gives every forked file a process of its own (a leak between files?). */
+const reuseProcesses = (extra: Extra) => !!extra.reuseProcesses && process.env.AGENTSVC_TEST_ISOLATE !== "1";
 
 export function packageConfig(dir: string, extra: Extra = {}) {
   const name = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).name as string;
@@ -43,7 +53,7 @@ export function packageConfig(dir: string, extra: Extra = {}) {
       // (checked by running them twice in shuffled orders) and share modules in threads.
       ...(extra.sharedModules
         ? { pool: "threads" as const, poolOptions: { threads: SHARED_THREADS } }
-        : { pool: "forks" as const }),
+        : { pool: FORK_POOL, poolOptions: { forks: { isolate: !reuseProcesses(extra) } } }),
       testTimeout: extra.testTimeout ?? 20_000,
       hookTimeout: 60_000,
       // A root run's own temp folder (AGENTSVC_TEST_RUN_TMPDIR) goes whole at its exit: no file
