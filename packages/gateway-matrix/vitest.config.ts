@@ -1,3 +1,3 @@
 import { packageConfig } from "../../tooling/vitest.preset.ts";
 
-export default packageConfig(import.meta.dirname);
+export default packageConfig(import.meta.dirname, { reuseProcesses: true });
