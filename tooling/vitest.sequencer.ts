@@ -21,6 +21,7 @@ const SLOW_FIRST = [
   "tooling/cluster-test/test/outbox-share.test.ts",
   "apps/server/test/page-files.test.ts",
   "apps/server/test/crash.test.ts",
+  "packages/cli/test/code-cache-bin.test.ts",
   "tooling/cluster-test/test/cluster.test.ts",
   "packages/cli/test/model-providers-anthropic.test.ts",
   "packages/cli/test/model-providers-google.test.ts",
@@ -28,6 +29,7 @@ const SLOW_FIRST = [
   "packages/cli/test/model-providers-openai.test.ts",
   "packages/markdown/test/stream-first-piece.test.ts",
   "packages/cli/test/reminders.test.ts",
+  "packages/cli/test/postgres-knobs-bin.test.ts",
   "packages/webui-page/test/first-user.test.ts",
   // 24-73 s each in root runs of the CLI and server projects at 4 and 6 workers, load 12-21 (#45,
   // 2026-12-02, session 7): 64 MiB bodies sent to five routes, and tick periods waited out.
