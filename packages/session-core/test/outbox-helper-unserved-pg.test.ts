@@ -9,8 +9,8 @@ import { postgresMissing, startPostgres } from "@agentsvc/pg-test";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Coordination } from "../src/coordination.js";
-import type { OutboxSender } from "../src/outbox-sender.js";
-import { OUTBOX_PARTITIONS, OutboxShares } from "../src/outbox-shares.js";
+import { OUTBOX_PARTITIONS } from "../src/outbox-shares.js";
+import { fakeSender, sharesOver } from "./outbox-shares-fixture.js";
 import { until } from "./session-harness.js";
 
 const ended: (() => Promise<void>)[] = [];
@@ -53,30 +53,13 @@ describe.skipIf(postgresMissing)(
         },
         publish: async () => {},
       } as unknown as Coordination;
-      let started = 0;
-      const sender = {
-        running: false,
-        pressure: undefined as OutboxSender["pressure"],
-        start() {
-          started += 1;
-          this.running = true;
-        },
-        wake() {},
-        async stop() {
-          this.running = false;
-        },
-        async drained() {},
-        restrict() {},
-      };
+      const { sender, calls } = fakeSender();
+      const started = () => calls.filter((c) => c === "start").length;
       const lines: string[] = [];
       const logger = pino({ level: "info" }, { write: (line: string) => void lines.push(line) });
-      const shares = new OutboxShares({
-        coordination,
-        sender: sender as unknown as OutboxSender,
-        pinned: () => false,
+      const shares = sharesOver(coordination, sender, {
         gateways: () => ["mock"],
         logger,
-        stopping: () => false,
         helperIdleMs: 300,
       });
       ended.push(() => shares.stop());
@@ -90,7 +73,7 @@ describe.skipIf(postgresMissing)(
       await Promise.all(held.map((h) => h.stop()));
       await new Promise((resolve) => setTimeout(resolve, 500)); // ten retry periods
       expect(leadership.leading()).toEqual([]);
-      expect(started).toBe(0);
+      expect(started()).toBe(0);
     }, 30_000);
   },
 );

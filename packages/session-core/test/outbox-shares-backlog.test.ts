@@ -2,58 +2,21 @@
 // only a leader that is not stopping and not already sharing asks, it gives partitions 1-3 up once
 // the helpers had time to line up (partition 0 stays), and it queues for them again 2 s later,
 // behind the helpers, unless it stopped leading meanwhile.
-import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { ClusterMessage, Coordination } from "../src/coordination.js";
-import type { OutboxSender } from "../src/outbox-sender.js";
-import { OUTBOX_PARTITIONS, OutboxShares } from "../src/outbox-shares.js";
+import type { ClusterMessage } from "../src/coordination.js";
+import { OUTBOX_PARTITIONS } from "../src/outbox-shares.js";
+import { fakeCoordination, fakeSender, sharesOver } from "./outbox-shares-fixture.js";
 
 /** Shares over a coordination that grants each role when asked and records what is published. */
 function rig(opts: { stopping?: () => boolean } = {}) {
-  const handlers = new Map<string, { onLead(): unknown; onLose(): unknown }>();
-  /** Each role asked for (lead), in order, and each role left (its stop). */
-  const asked: string[] = [];
+  /** Each role left (its stop). */
   const left: string[] = [];
-  const published: ClusterMessage[] = [];
-  const coordination = {
-    shared: true,
-    lead(role: string, h: { onLead(): unknown; onLose(): unknown }) {
-      handlers.set(role, h);
-      asked.push(role);
-      return async () => {
-        left.push(role);
-      };
-    },
-    publish: async (message: ClusterMessage) => {
-      published.push(message);
-    },
-    roleLock: (role: string) => ({ pid: 42, key: role }),
-  } as unknown as Coordination;
-  const sender = {
-    running: false,
-    pressure: undefined as OutboxSender["pressure"],
-    start() {
-      this.running = true;
-    },
-    wake() {},
-    async stop() {
-      this.running = false;
-    },
-    async drained() {},
-    restrict() {},
-  };
-  const shares = new OutboxShares({
-    coordination,
-    sender: sender as unknown as OutboxSender,
-    pinned: () => false,
-    gateways: () => ["http"],
-    logger: pino({ level: "silent" }),
-    stopping: opts.stopping ?? (() => false),
-  });
+  const { coordination, asked, published, grant } = fakeCoordination((role) => left.push(role));
+  const { sender } = fakeSender();
+  const shares = sharesOver(coordination, sender, opts.stopping ? { stopping: opts.stopping } : {});
   const grantAll = () => {
-    for (let p = 0; p < OUTBOX_PARTITIONS; p++) handlers.get(`outbox:${p}`)?.onLead();
+    for (let p = 0; p < OUTBOX_PARTITIONS; p++) grant(p);
   };
-  const grant = (p: number) => handlers.get(`outbox:${p}`)?.onLead();
   const backlog = () => sender.pressure?.backlog();
   return { shares, asked, left, published, grantAll, grant, backlog };
 }

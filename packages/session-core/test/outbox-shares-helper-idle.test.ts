@@ -1,56 +1,20 @@
 // When a helping instance gives its outbox partitions back (outbox-shares.ts #passed): once its
 // sender's passes have sent nothing for helperIdleMs in a row, counted from the first empty pass
 // after the last one that sent something; it gives every role back and may help again later.
-import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { Coordination } from "../src/coordination.js";
-import type { OutboxSender } from "../src/outbox-sender.js";
-import { OutboxShares } from "../src/outbox-shares.js";
+import { fakeCoordination, fakeSender, sharesOver } from "./outbox-shares-fixture.js";
 
 const IDLE_MS = 5_000;
 
 /** A helper holding partitions 1 and 2 (3 left at its share), its sender's pass reports by `pass`. */
 function helper() {
-  const handlers = new Map<string, { onLead(): unknown; onLose(): unknown }>();
-  const asked: string[] = [];
   const left: string[] = [];
-  const coordination = {
-    shared: true,
-    lead(role: string, h: { onLead(): unknown; onLose(): unknown }) {
-      handlers.set(role, h);
-      asked.push(role);
-      return async () => {
-        left.push(role);
-      };
-    },
-    publish: async () => {},
-    roleLock: (role: string) => ({ pid: 42, key: role }),
-  } as unknown as Coordination;
-  const sender = {
-    running: false,
-    pressure: undefined as OutboxSender["pressure"],
-    start() {
-      this.running = true;
-    },
-    wake() {},
-    async stop() {
-      this.running = false;
-    },
-    async drained() {},
-    restrict() {},
-  };
-  const shares = new OutboxShares({
-    coordination,
-    sender: sender as unknown as OutboxSender,
-    pinned: () => false,
-    gateways: () => ["http"],
-    logger: pino({ level: "silent" }),
-    stopping: () => false,
-    helperIdleMs: IDLE_MS,
-  });
+  const { coordination, asked, grant } = fakeCoordination((role) => left.push(role));
+  const { sender } = fakeSender();
+  const shares = sharesOver(coordination, sender, { helperIdleMs: IDLE_MS });
   shares.help();
-  handlers.get("outbox:1")?.onLead();
-  handlers.get("outbox:2")?.onLead();
+  grant(1);
+  grant(2);
   const pass = (sent: number) => sender.pressure?.passed(sent);
   /** Roles given back since the helper took its share (outbox:3, left at once, not counted). */
   const givenBack = () => left.filter((r) => r !== "outbox:3");

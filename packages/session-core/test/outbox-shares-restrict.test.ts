@@ -3,60 +3,20 @@
 // four, the registered gateways spread by hash), and the fence naming those roles; once it holds
 // every partition again, every piece. A leader that took the partitions back after sharing them must
 // send them all.
-import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import type { Coordination } from "../src/coordination.js";
-import type { RoleFence } from "../src/outbox-fence.js";
-import type { OutboxShare } from "../src/outbox-partition.js";
-import type { OutboxSender } from "../src/outbox-sender.js";
-import { OUTBOX_PARTITIONS, OutboxShares } from "../src/outbox-shares.js";
+import { OUTBOX_PARTITIONS } from "../src/outbox-shares.js";
 import type { OutboxRow } from "../src/store.js";
-
-interface Restriction {
-  mine: ((row: OutboxRow) => boolean) | undefined;
-  fence: (() => RoleFence) | undefined;
-  share: (() => OutboxShare) | undefined;
-}
+import { fakeCoordination, fakeSender, type Restriction, sharesOver } from "./outbox-shares-fixture.js";
 
 /** A leader's shares over a coordination whose roles are granted by the test (`grant`). */
 function leader() {
-  const handlers = new Map<string, { onLead(): unknown; onLose(): unknown }>();
-  const coordination = {
-    shared: true,
-    lead(role: string, h: { onLead(): unknown; onLose(): unknown }) {
-      handlers.set(role, h);
-      return async () => {};
-    },
-    roleLock: (role: string) => ({ pid: 42, key: role }),
-  } as unknown as Coordination;
-  const restrictions: Restriction[] = [];
-  const state = { running: false };
-  const sender = {
-    get running() {
-      return state.running;
-    },
-    start() {
-      state.running = true;
-    },
-    wake() {},
-    async stop() {
-      state.running = false;
-    },
-    async drained() {},
-    restrict(mine: Restriction["mine"], fence?: Restriction["fence"], share?: Restriction["share"]) {
-      restrictions.push({ mine, fence, share });
-    },
-  } as unknown as OutboxSender;
-  const shares = new OutboxShares({
-    coordination,
-    sender,
+  const { coordination, grant } = fakeCoordination();
+  const { sender, restrictions } = fakeSender();
+  const shares = sharesOver(coordination, sender, {
     pinned: (gateway) => gateway === "push",
     gateways: () => ["http", "push"],
-    logger: pino({ level: "silent" }),
-    stopping: () => false,
   });
   shares.lead();
-  const grant = (partition: number) => handlers.get(`outbox:${partition}`)?.onLead();
   return { grant, restrictions, last: () => restrictions.at(-1) as Restriction };
 }
 

@@ -1,50 +1,13 @@
 // Whether OutboxShares runs its sender as outbox partitions come and go (outbox-shares.ts #apply):
 // started with the first partition held, woken for itself alone (not passed on to the other
 // instances' senders) as its share grows or shrinks, stopped when it holds none.
-import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import type { Coordination } from "../src/coordination.js";
-import type { OutboxSender } from "../src/outbox-sender.js";
-import { OutboxShares } from "../src/outbox-shares.js";
+import { fakeCoordination, fakeSender, sharesOver } from "./outbox-shares-fixture.js";
 
 function rig() {
-  const handlers = new Map<string, { onLead(): unknown; onLose(): unknown }>();
-  const coordination = {
-    shared: true,
-    lead(role: string, h: { onLead(): unknown; onLose(): unknown }) {
-      handlers.set(role, h);
-      return async () => {};
-    },
-    publish: async () => {},
-    roleLock: (role: string) => ({ pid: 42, key: role }),
-  } as unknown as Coordination;
-  const calls: string[] = [];
-  const sender = {
-    running: false,
-    pressure: undefined as OutboxSender["pressure"],
-    start() {
-      calls.push("start");
-      this.running = true;
-    },
-    wake(fromElsewhere?: boolean) {
-      calls.push(`wake(${fromElsewhere})`);
-    },
-    async stop() {
-      calls.push("stop");
-      this.running = false;
-    },
-    async drained() {},
-    restrict() {},
-  };
-  const shares = new OutboxShares({
-    coordination,
-    sender: sender as unknown as OutboxSender,
-    pinned: () => false,
-    gateways: () => ["http"],
-    logger: pino({ level: "silent" }),
-    stopping: () => false,
-  });
-  const role = (p: number) => handlers.get(`outbox:${p}`) as { onLead(): unknown; onLose(): unknown };
+  const { coordination, role } = fakeCoordination();
+  const { sender, calls } = fakeSender();
+  const shares = sharesOver(coordination, sender);
   return { shares, sender, calls, role };
 }
 
