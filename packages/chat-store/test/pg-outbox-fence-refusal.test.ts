@@ -6,15 +6,9 @@ import { postgresMissing } from "@agentsvc/pg-test";
 import { describe, expect, it } from "vitest";
 import { fencedDueError } from "../src/outbox-fence.js";
 import { KEYS, useFenceRig } from "./pg-fence-rig.js";
+import { codesOf, lockWaiters } from "./pg-fence-waits.js";
 
 const rig = useFenceRig(["a"]);
-
-function codesOf(error: unknown): unknown[] {
-  const codes: unknown[] = [];
-  for (let e = error as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e)
-    codes.push(e.code);
-  return codes;
-}
 
 describe("a failed fenced due read's error", () => {
   const fence = { pid: 1, keys: KEYS };
@@ -59,17 +53,7 @@ describe.skipIf(postgresMissing)("[postgres] the outbox's fenced due read, refus
       () => undefined,
       (e: unknown) => e,
     );
-    const waiting = async () =>
-      (
-        await link.client.query(
-          "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE '%pg_locks%'",
-        )
-      ).rows[0]?.pid as number | undefined;
-    let pid = await waiting();
-    for (let i = 0; i < 500 && pid === undefined; i++) {
-      await new Promise((ok) => setTimeout(ok, 10));
-      pid = await waiting();
-    }
+    const [pid] = await lockWaiters(link.client, "%pg_locks%");
     expect(pid).toBeDefined();
     await link.client.query("SELECT pg_cancel_backend($1::int)", [pid]);
     const failed = await reading;

@@ -9,6 +9,7 @@ import type { ChatDb } from "../src/index.js";
 import type { HeldLock } from "../src/lock-fence.js";
 import { postgresDriver, postgresUrlOf, tempRoot } from "./helpers.js";
 import { pgSession } from "./pg-fence-rig.js";
+import { holdInboxRow, lockWaiters } from "./pg-fence-waits.js";
 import { statementsOf } from "./pg-statements.js";
 
 const origin = (thread: string): RunOrigin => ({ gateway: "g", thread, meta: {} });
@@ -18,18 +19,26 @@ const verbs = (sent: { text: string }[]) => sent.map((s) => s.text.trim().split(
 /** A thread's lock key (decimal bigint), one per thread. */
 const keyOf = (thread: string) => String(7355608000 + thread.charCodeAt(0));
 
-/** A store, a session holding the threads' locks (an instance's link) and another (a taker's). */
+/**
+ * A store, a session holding the threads' locks (an instance's link) and another (a taker's);
+ * `lock` takes the threads' locks on the link, `ends` ends their turns under those locks together.
+ */
 async function rig() {
   const appRoot = tempRoot();
   const db = await postgresDriver.open({ appRoot });
   const url = await postgresUrlOf(appRoot);
   const link = await pgSession(url);
   const other = await pgSession(url);
+  const lock = async (threads: Thread[]) => {
+    for (const t of threads) await link.client.query("SELECT pg_advisory_lock($1::bigint)", [keyOf(t.name)]);
+  };
+  const ends = (threads: Thread[], count?: number, conversation?: string) =>
+    threads.map((t) => end(db, t, { pid: link.pid, key: keyOf(t.name) }, count, conversation));
   const close = async () => {
     await link.client.end();
     await other.client.end();
   };
-  return { db, link, other, close };
+  return { db, link, other, lock, ends, close };
 }
 
 /** A thread with a running record and a queued one after it. */
@@ -103,11 +112,10 @@ describe.skipIf(postgresMissing)("[postgres] turn ends grouped into one statemen
     const r = await rig();
     try {
       const threads = await Promise.all(["a", "b", "c"].map((n) => thread(r.db, n)));
-      for (const t of threads)
-        await r.link.client.query("SELECT pg_advisory_lock($1::bigint)", [keyOf(t.name)]);
+      await r.lock(threads);
       let moved: unknown[] = [];
       const sent = await statementsOf(async () => {
-        moved = await Promise.all(threads.map((t) => end(r.db, t, { pid: r.link.pid, key: keyOf(t.name) })));
+        moved = await Promise.all(r.ends(threads));
       });
       expect(verbs(sent)).toEqual(["with"]);
       expect(moved).toEqual([true, true, true]);
@@ -134,9 +142,7 @@ describe.skipIf(postgresMissing)("[postgres] turn ends grouped into one statemen
         ]);
       let settled: PromiseSettledResult<boolean | undefined>[] = [];
       const sent = await statementsOf(async () => {
-        settled = await Promise.allSettled(
-          threads.map((t) => end(r.db, t, { pid: r.link.pid, key: keyOf(t.name) })),
-        );
+        settled = await Promise.allSettled(r.ends(threads));
       });
       // The grouped statement refused, then each turn alone.
       expect(verbs(sent)).toEqual(["with", "with", "with", "with"]);
@@ -162,23 +168,12 @@ describe.skipIf(postgresMissing)("[postgres] turn ends grouped into one statemen
     try {
       const threads = await Promise.all(["a", "b"].map((n) => thread(r.db, n)));
       const [a, b] = threads as [Thread, Thread];
-      for (const t of threads)
-        await r.link.client.query("SELECT pg_advisory_lock($1::bigint)", [keyOf(t.name)]);
+      await r.lock(threads);
       // Another instance's read of a's record under a row lock is in progress.
-      await r.other.client.query("BEGIN");
-      await r.other.client.query("SELECT id FROM inbox WHERE id = $1 FOR UPDATE", [a.id]);
-      const ending = Promise.allSettled(
-        threads.map((t) => end(r.db, t, { pid: r.link.pid, key: keyOf(t.name) })),
-      );
+      await holdInboxRow(r.other.client, a.id);
+      const ending = Promise.allSettled(r.ends(threads));
       // The grouped statement waits for a's row; meanwhile a's lock moves to the other session.
-      const waiting = async () =>
-        (
-          await r.link.client.query(
-            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database() AND query ILIKE 'with t as%'",
-          )
-        ).rows[0]!.n === 1;
-      for (let i = 0; i < 500 && !(await waiting()); i++) await new Promise((ok) => setTimeout(ok, 10));
-      expect(await waiting()).toBe(true);
+      expect(await lockWaiters(r.link.client, "with t as%")).toHaveLength(1);
       await r.link.client.query("SELECT pg_advisory_unlock($1::bigint)", [keyOf("a")]);
       await r.other.client.query("SELECT pg_advisory_lock($1::bigint)", [keyOf("a")]);
       await r.other.client.query("COMMIT");
@@ -197,26 +192,12 @@ describe.skipIf(postgresMissing)("[postgres] turn ends grouped into one statemen
     try {
       const threads = await Promise.all(["a", "b"].map((n) => thread(r.db, n)));
       const [a, b] = threads as [Thread, Thread];
-      for (const t of threads)
-        await r.link.client.query("SELECT pg_advisory_lock($1::bigint)", [keyOf(t.name)]);
-      await r.other.client.query("BEGIN");
-      await r.other.client.query("SELECT id FROM inbox WHERE id = $1 FOR UPDATE", [a.id]);
+      await r.lock(threads);
+      await holdInboxRow(r.other.client, a.id);
       let settled: PromiseSettledResult<boolean | undefined>[] = [];
       const sent = await statementsOf(async () => {
-        const ending = Promise.allSettled(
-          threads.map((t) => end(r.db, t, { pid: r.link.pid, key: keyOf(t.name) })),
-        );
-        const waiting = async () =>
-          (
-            await r.link.client.query(
-              "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database() AND query ILIKE 'with t as%'",
-            )
-          ).rows[0]?.pid as number | undefined;
-        let pid = await waiting();
-        for (let i = 0; i < 500 && pid === undefined; i++) {
-          await new Promise((ok) => setTimeout(ok, 10));
-          pid = await waiting();
-        }
+        const ending = Promise.allSettled(r.ends(threads));
+        const [pid] = await lockWaiters(r.link.client, "with t as%");
         expect(pid).toBeDefined();
         await r.link.client.query("SELECT pg_terminate_backend($1::int)", [pid]);
         settled = await ending;
@@ -241,11 +222,8 @@ describe.skipIf(postgresMissing)("[postgres] turn ends grouped into one statemen
       await r.link.client.query("ANALYZE inbox");
       await r.link.client.query("UPDATE inbox SET status = 'queued' WHERE id <= 5000");
       const threads = await Promise.all(["a", "b"].map((n) => thread(r.db, n)));
-      for (const t of threads)
-        await r.link.client.query("SELECT pg_advisory_lock($1::bigint)", [keyOf(t.name)]);
-      const sent = await statementsOf(() =>
-        Promise.all(threads.map((t) => end(r.db, t, { pid: r.link.pid, key: keyOf(t.name) }))),
-      );
+      await r.lock(threads);
+      const sent = await statementsOf(() => Promise.all(r.ends(threads)));
       const grouped = sent.find((s) => /^with t as/i.test(s.text));
       expect(grouped).toBeDefined();
       await r.link.client.query("BEGIN");
@@ -267,11 +245,8 @@ describe.skipIf(postgresMissing)("[postgres] turn ends grouped into one statemen
     const r = await rig();
     try {
       const threads = await Promise.all(["a", "b"].map((n) => thread(r.db, n)));
-      for (const t of threads)
-        await r.link.client.query("SELECT pg_advisory_lock($1::bigint)", [keyOf(t.name)]);
-      const sent = await statementsOf(() =>
-        Promise.all(threads.map((t) => end(r.db, t, { pid: r.link.pid, key: keyOf(t.name) }, 5))),
-      );
+      await r.lock(threads);
+      const sent = await statementsOf(() => Promise.all(r.ends(threads, 5)));
       expect(verbs(sent)).toEqual(["with"]);
       const rows = await r.link.client.query(
         "SELECT conversation_id AS c, body FROM memory_messages ORDER BY id",
@@ -291,11 +266,8 @@ describe.skipIf(postgresMissing)("[postgres] turn ends grouped into one statemen
     const r = await rig();
     try {
       const threads = await Promise.all(["a", "b"].map((n) => thread(r.db, n)));
-      for (const t of threads)
-        await r.link.client.query("SELECT pg_advisory_lock($1::bigint)", [keyOf(t.name)]);
-      const sent = await statementsOf(() =>
-        Promise.all(threads.map((t) => end(r.db, t, { pid: r.link.pid, key: keyOf(t.name) }, 3, "shared"))),
-      );
+      await r.lock(threads);
+      const sent = await statementsOf(() => Promise.all(r.ends(threads, 3, "shared")));
       expect(verbs(sent)).toEqual(["with", "with"]);
       const messages = await r.db
         .createMemory({ canSummarize: false })

@@ -9,6 +9,7 @@ import type { ChatDb } from "../src/index.js";
 import { fenceError, type HeldLock } from "../src/lock-fence.js";
 import { ownPostgresServer, postgresUrlOf, tempRoot, postgresDriver } from "./helpers.js";
 import { pgSession } from "./pg-fence-rig.js";
+import { codesOf, holdInboxRow, lockWaiters } from "./pg-fence-waits.js";
 import { statementsOf } from "./pg-statements.js";
 
 // Its waits are found in pg_stat_activity of every database (by the statement's text).
@@ -57,14 +58,6 @@ async function left(db: ChatDb, id: number) {
     messages: (await db.createMemory({ canSummarize: false }).load({ userId: "u", conversationId: "c" }))
       .length,
   };
-}
-
-/** The SQLSTATE codes along an error's cause chain (drizzle wraps the server's error). */
-function codesOf(error: unknown): unknown[] {
-  const codes: unknown[] = [];
-  for (let e = error as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e)
-    codes.push(e.code);
-  return codes;
 }
 
 describe("a failed fenced statement's error", () => {
@@ -121,23 +114,12 @@ describe.skipIf(postgresMissing)("[postgres] a turn's end with its fence folded 
     const r = await rig();
     try {
       await r.link.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
-      await r.other.client.query("BEGIN");
-      await r.other.client.query("SELECT id FROM inbox WHERE id = $1 FOR UPDATE", [r.id]);
+      await holdInboxRow(r.other.client, r.id);
       const ending = r.end().then(
         () => undefined,
         (e: unknown) => e,
       );
-      const waiting = async () =>
-        (
-          await r.link.client.query(
-            "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE 'with carried%'",
-          )
-        ).rows[0]?.pid as number | undefined;
-      let pid = await waiting();
-      for (let i = 0; i < 500 && pid === undefined; i++) {
-        await new Promise((ok) => setTimeout(ok, 10));
-        pid = await waiting();
-      }
+      const [pid] = await lockWaiters(r.link.client, "with carried%");
       expect(pid).toBeDefined();
       await r.link.client.query("SELECT pg_cancel_backend($1::int)", [pid]);
       const failed = await ending;
@@ -156,22 +138,13 @@ describe.skipIf(postgresMissing)("[postgres] a turn's end with its fence folded 
     try {
       await r.link.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
       // Another instance's read of the record under a row lock is in progress.
-      await r.other.client.query("BEGIN");
-      await r.other.client.query("SELECT id FROM inbox WHERE id = $1 FOR UPDATE", [r.id]);
+      await holdInboxRow(r.other.client, r.id);
       const ending = r.end().then(
         () => "committed",
         (e: { code?: string }) => e.code,
       );
       // The turn's statement waits for the row; meanwhile the lock moves to the other session.
-      // (Asked on the link's session: one inside a transaction sees pg_stat_activity as it began.)
-      const waiting = async () =>
-        (
-          await r.link.client.query(
-            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE 'with carried%'",
-          )
-        ).rows[0]!.n === 1;
-      for (let i = 0; i < 500 && !(await waiting()); i++) await new Promise((ok) => setTimeout(ok, 10));
-      expect(await waiting()).toBe(true);
+      expect(await lockWaiters(r.link.client, "with carried%")).toHaveLength(1);
       await r.link.client.query("SELECT pg_advisory_unlock($1::bigint)", [KEY]);
       await r.other.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
       await r.other.client.query("COMMIT");
