@@ -33,8 +33,11 @@ export type ClusterMessage =
     }
   /** Pieces were queued in the outbox: the sending instance should look. */
   | { kind: "outbox" }
-  /** The leader has an outbox backlog: other instances queue for the partitions it gives up (outbox-shares.ts). */
-  | { kind: "outbox-help" }
+  /**
+   * The leader has an outbox backlog: other instances queue for the partitions it gives up
+   * (outbox-shares.ts). `helping`: a helper's answer (the leader gives partitions up only once one came).
+   */
+  | { kind: "outbox-help"; helping?: boolean }
   /** A run control for whichever instance runs `threadId`; `id` is answered by a `run-ack`. */
   | {
       kind: "run";

@@ -3,9 +3,11 @@
 // (one instance at a time: the role's lock). The session leader leads them all and sends
 // everything, the cheapest way to keep each thread's order. When one pass of its sender has sent
 // BACKLOG_PIECES pieces and the queue is still not empty, it asks the others to help
-// (`outbox-help`) and, once they queue for the roles, gives partitions 1..n-1 up: a helper takes at
-// most HELPER_SHARE of them, the leader queues again behind the helpers (taking back what nobody
-// took), and a helper whose partitions had nothing due for HELPER_IDLE_MS gives them back.
+// (`outbox-help`); a helper that queues for the roles answers (`outbox-help` with `helping`), and
+// only once one answered does the leader give partitions 1..n-1 up: a helper takes at most
+// HELPER_SHARE of them, the leader queues again behind the helpers (taking back what nobody took),
+// and a helper whose partitions had nothing due for HELPER_IDLE_MS gives them back. Unanswered (one
+// instance), it keeps sending everything and asks again LEADER_REQUEUE_MS later at the earliest.
 // Partition 0, which also holds every thread of a gateway with a platform connection (started on
 // the leader only), stays with the leader.
 //
@@ -61,6 +63,10 @@ export class OutboxShares {
   #idleSince: number | undefined;
   /** Offers of help so far: a check timed for an earlier offer is not this one's. */
   #helps = 0;
+  /** This leader's asks for help so far: a timer or an answer for an earlier ask is not this one's. */
+  #asks = 0;
+  /** The ask in progress: whether a helper answered, whether its line-up is over, whether partitions went. */
+  #ask: { answered: boolean; linedUp: boolean; given: boolean } | undefined;
 
   constructor(private readonly d: OutboxSharesDeps) {
     d.sender.pressure = {
@@ -84,14 +90,27 @@ export class OutboxShares {
     await this.#giveUp([...this.#queued.keys()]);
   }
 
-  /** Another instance asked for help with a backlog: queue for the partitions it gives up. */
+  /**
+   * Another instance asked for help with a backlog: queue for the partitions it gives up, and say so
+   * (the leader gives none up unanswered). A helper already in the line answers again.
+   */
   help(): void {
-    if (this.#leading || this.#helping || this.d.stopping()) return;
+    if (this.#leading || this.d.stopping()) return;
+    announce(this.d.coordination, this.d.logger, { kind: "outbox-help", helping: true });
+    if (this.#helping) return;
     this.#helping = true;
     this.#idleSince = undefined;
     this.d.logger.info("outbox: another instance has a backlog; helping to send it");
     for (let i = 1; i < OUTBOX_PARTITIONS; i++) this.#queue(i);
     this.#unserved(++this.#helps);
+  }
+
+  /** A helper answered the leader's ask: the partitions go once the line-up is over (at once if it is). */
+  helping(): void {
+    const ask = this.#ask;
+    if (!this.#leading || !ask || ask.answered) return;
+    ask.answered = true;
+    if (ask.linedUp) this.#share(ask);
   }
 
   /**
@@ -212,15 +231,33 @@ export class OutboxShares {
       "outbox: backlog; asking the other instances to help send",
     );
     announce(this.d.coordination, this.d.logger, { kind: "outbox-help" });
+    const asked = ++this.#asks;
+    const ask = { answered: false, linedUp: false, given: false };
+    this.#ask = ask;
     this.#later(HELP_LINE_UP_MS, () => {
-      if (!this.#leading) return;
-      const given = [...this.#mine].filter((p) => p !== 0);
-      void this.#giveUp(given).then(() =>
-        this.#later(LEADER_REQUEUE_MS, () => {
-          if (this.#leading) for (const p of given) this.#queue(p);
-        }),
-      );
+      ask.linedUp = true;
+      if (ask.answered) this.#share(ask);
     });
+    // Nobody answered (one instance): nothing was given up, so nothing to wait for; one more ask
+    // after a while finds instances started since. Before, the leader gave partitions 1-3 up
+    // anyway, and three quarters of the backlog waited LEADER_REQUEUE_MS for it each time.
+    this.#later(HELP_LINE_UP_MS + LEADER_REQUEUE_MS, () => {
+      if (asked !== this.#asks || ask.given) return;
+      this.#ask = undefined;
+      this.#sharing = false;
+    });
+  }
+
+  /** Gives partitions 1..n-1 up (a helper answered `ask`), and queues for them again LEADER_REQUEUE_MS later. */
+  #share(ask: { given: boolean }): void {
+    if (!this.#leading || ask.given || ask !== this.#ask) return;
+    ask.given = true;
+    const given = [...this.#mine].filter((p) => p !== 0);
+    void this.#giveUp(given).then(() =>
+      this.#later(LEADER_REQUEUE_MS, () => {
+        if (this.#leading) for (const p of given) this.#queue(p);
+      }),
+    );
   }
 
   #passed(sent: number): void {

@@ -225,7 +225,10 @@ export class SessionLead {
     const { parts } = this.d;
     // Whoever sends (the leader, helpers with a backlog) looks; a sender not running ignores it.
     if (message.kind === "outbox") this.#remoteOutboxWake();
-    if (message.kind === "outbox-help") this.#shares?.help();
+    if (message.kind === "outbox-help") {
+      if (message.helping) this.#shares?.helping();
+      else this.#shares?.help();
+    }
     if (message.kind !== "thread" || !parts.registry.get(message.gateway)) return;
     // Its recorder found the thread held by another instance: only that holder need look (the
     // others would each try a lock it holds), or one that let it go a moment ago (it may have let it

@@ -1,7 +1,8 @@
 // When a backlog makes OutboxShares ask the other instances for help (outbox-shares.ts #backlog):
 // only a leader that is not stopping and not already sharing asks, it gives partitions 1-3 up once
-// the helpers had time to line up (partition 0 stays), and it queues for them again 2 s later,
-// behind the helpers, unless it stopped leading meanwhile.
+// a helper answered and the helpers had time to line up (partition 0 stays), and it queues for them
+// again 2 s later, behind the helpers, unless it stopped leading meanwhile. Unanswered (one
+// instance), it gives nothing up and asks again 2.2 s later at the earliest.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ClusterMessage } from "../src/coordination.js";
 import { OUTBOX_PARTITIONS } from "../src/outbox-shares.js";
@@ -21,7 +22,9 @@ function rig(opts: { stopping?: () => boolean } = {}) {
   return { shares, asked, left, published, grantAll, grant, backlog };
 }
 
-const helps = (published: ClusterMessage[]) => published.filter((m) => m.kind === "outbox-help").length;
+/** Asks for help published (not a helper's answers, `helping`). */
+const helps = (published: ClusterMessage[]) =>
+  published.filter((m) => m.kind === "outbox-help" && !m.helping).length;
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -37,6 +40,7 @@ describe("a backlog on the leader's sender", () => {
     grantAll();
     backlog();
     expect(helps(published)).toBe(1);
+    shares.helping();
     await vi.advanceTimersByTimeAsync(250);
     expect(left.sort()).toEqual(["outbox:1", "outbox:2", "outbox:3"]);
     const before = asked.length;
@@ -47,11 +51,73 @@ describe("a backlog on the leader's sender", () => {
     await shares.stop();
   });
 
+  it("unanswered, gives no partition up, and a backlog 2.2 s after the ask asks again", async () => {
+    const { shares, left, published, grantAll, backlog } = rig();
+    shares.lead();
+    grantAll();
+    backlog();
+    await vi.advanceTimersByTimeAsync(2_100);
+    expect(left).toEqual([]);
+    backlog();
+    expect(helps(published)).toBe(1);
+    await vi.advanceTimersByTimeAsync(150);
+    backlog();
+    expect(helps(published)).toBe(2);
+    await vi.advanceTimersByTimeAsync(2_500);
+    expect(left).toEqual([]);
+    await shares.stop();
+  });
+
+  it("an answer after the line-up gives partitions 1-3 up at once; a second answer gives nothing more", async () => {
+    const { shares, left, grantAll, backlog } = rig();
+    shares.lead();
+    grantAll();
+    backlog();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(left).toEqual([]);
+    shares.helping();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(left.sort()).toEqual(["outbox:1", "outbox:2", "outbox:3"]);
+    shares.helping();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(left).toHaveLength(3);
+    await shares.stop();
+  });
+
+  it("an answer with no ask in progress, or on a helper, gives nothing up", async () => {
+    const { shares, left, grantAll } = rig();
+    shares.lead();
+    grantAll();
+    shares.helping();
+    await vi.advanceTimersByTimeAsync(2_500);
+    expect(left).toEqual([]);
+    await shares.stop();
+  });
+
+  it("a helper answers each ask, queued or already in the line; a leader or a stopping one does not", async () => {
+    const answers = (published: ClusterMessage[]) =>
+      published.filter((m) => m.kind === "outbox-help" && m.helping).length;
+    const helper = rig();
+    helper.shares.help();
+    helper.shares.help();
+    expect(answers(helper.published)).toBe(2);
+    expect(helper.asked.filter((r) => r === "outbox:1")).toHaveLength(1);
+    await helper.shares.stop();
+    const leader = rig();
+    leader.shares.lead();
+    leader.shares.help();
+    const stopping = rig({ stopping: () => true });
+    stopping.shares.help();
+    expect(answers(leader.published) + answers(stopping.published)).toBe(0);
+    await leader.shares.stop();
+  });
+
   it("a second backlog while the partitions are shared asks no one again", async () => {
     const { shares, published, grantAll, backlog } = rig();
     shares.lead();
     grantAll();
     backlog();
+    shares.helping();
     await vi.advanceTimersByTimeAsync(250);
     backlog();
     await vi.advanceTimersByTimeAsync(250);
@@ -84,6 +150,7 @@ describe("a backlog on the leader's sender", () => {
     shares.lead();
     grantAll();
     backlog();
+    shares.helping();
     await vi.advanceTimersByTimeAsync(250);
     await shares.unlead();
     const before = asked.length;
@@ -97,6 +164,7 @@ describe("a backlog on the leader's sender", () => {
     shares.lead();
     grantAll();
     backlog();
+    shares.helping();
     await shares.unlead();
     shares.help();
     grant(1);
