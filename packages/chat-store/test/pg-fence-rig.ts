@@ -1,6 +1,7 @@
-// The fence tests' rig (pg-outbox-fence*.test.ts; pg-turn-fence takes pgSession): a PostgreSQL store
-// with due pieces, and sessions of the test's own on its database, each with its backend pid (what a
-// fence names) and a way to take role locks; every session is ended after each test.
+// The fence tests' rigs (pg-outbox-fence*.test.ts; pg-turn-fence and pg-turn-end-batch take
+// useStoreSessions): a PostgreSQL store with due pieces, and sessions of the test's own on its
+// database, each with its backend pid (what a fence names) and a way to take role locks; every
+// session is ended after each test.
 import { afterEach } from "vitest";
 import { postgresDriver, postgresUrlOf, tempRoot } from "./helpers.js";
 import { storePg } from "./pg-statements.js";
@@ -43,15 +44,28 @@ export function useFenceRig(threads: string[]) {
       };
       return { client, pid, lock, end };
     };
-    await db.outbox.enqueue(
-      threads.map((t) => ({
-        gateway: "g",
-        thread: t,
-        idemKey: `${t}1`,
-        kind: "text" as const,
-        payload: { text: `${t}1` },
-      })),
-    );
+    if (threads.length > 0)
+      await db.outbox.enqueue(
+        threads.map((t) => ({
+          gateway: "g",
+          thread: t,
+          idemKey: `${t}1`,
+          kind: "text" as const,
+          payload: { text: `${t}1` },
+        })),
+      );
     return { db, session };
+  };
+}
+
+/**
+ * Registers the calling file's cleanup; returns its rig: a store in a fresh database (nothing due)
+ * and two sessions of the test's own on it (an instance's link, another's), ended after each test.
+ */
+export function useStoreSessions() {
+  const rig = useFenceRig([]);
+  return async () => {
+    const { db, session } = await rig();
+    return { db, link: await session(), other: await session() };
   };
 }

@@ -7,8 +7,7 @@ import { postgresMissing } from "@agentsvc/pg-test";
 import { describe, expect, it } from "vitest";
 import type { ChatDb } from "../src/index.js";
 import type { HeldLock } from "../src/lock-fence.js";
-import { postgresDriver, postgresUrlOf, tempRoot } from "./helpers.js";
-import { pgSession } from "./pg-fence-rig.js";
+import { useStoreSessions } from "./pg-fence-rig.js";
 import { holdInboxRow, lockWaiters } from "./pg-fence-waits.js";
 import { statementsOf } from "./pg-statements.js";
 
@@ -23,22 +22,16 @@ const keyOf = (thread: string) => String(7355608000 + thread.charCodeAt(0));
  * A store, a session holding the threads' locks (an instance's link) and another (a taker's);
  * `lock` takes the threads' locks on the link, `ends` ends their turns under those locks together.
  */
+const storeSessions = useStoreSessions();
+
 async function rig() {
-  const appRoot = tempRoot();
-  const db = await postgresDriver.open({ appRoot });
-  const url = await postgresUrlOf(appRoot);
-  const link = await pgSession(url);
-  const other = await pgSession(url);
+  const { db, link, other } = await storeSessions();
   const lock = async (threads: Thread[]) => {
     for (const t of threads) await link.client.query("SELECT pg_advisory_lock($1::bigint)", [keyOf(t.name)]);
   };
   const ends = (threads: Thread[], count?: number, conversation?: string) =>
     threads.map((t) => end(db, t, { pid: link.pid, key: keyOf(t.name) }, count, conversation));
-  const close = async () => {
-    await link.client.end();
-    await other.client.end();
-  };
-  return { db, link, other, lock, ends, close };
+  return { db, link, other, lock, ends };
 }
 
 /** A thread with a running record and a queued one after it. */
@@ -98,6 +91,17 @@ async function left(db: ChatDb, t: Thread) {
   };
 }
 
+/** What a thread's committed turn left: record done, next record running, its reply, its two messages. */
+const committed = (t: Thread) => ({
+  status: "done",
+  next: "running",
+  replies: 1,
+  messages: [`${t.name}:0`, `${t.name}:1`],
+});
+
+/** What a thread's uncommitted turn left: its record still running, the next queued, nothing written. */
+const untouched = { status: "running", next: "queued", replies: 0, messages: [] };
+
 /** `v` as an SQL literal (arrays as array literals), for EXECUTE's arguments. */
 function literal(v: unknown): string {
   const quoted = (x: unknown) => `"${String(x).replace(/[\\"]/g, (c) => `\\${c}`)}"`;
@@ -110,178 +114,137 @@ function literal(v: unknown): string {
 describe.skipIf(postgresMissing)("[postgres] turn ends grouped into one statement", () => {
   it("turn ends arriving together share one statement: each thread's messages, record done, reply and next record running", async () => {
     const r = await rig();
-    try {
-      const threads = await Promise.all(["a", "b", "c"].map((n) => thread(r.db, n)));
-      await r.lock(threads);
-      let moved: unknown[] = [];
-      const sent = await statementsOf(async () => {
-        moved = await Promise.all(r.ends(threads));
-      });
-      expect(verbs(sent)).toEqual(["with"]);
-      expect(moved).toEqual([true, true, true]);
-      for (const t of threads)
-        expect(await left(r.db, t)).toEqual({
-          status: "done",
-          next: "running",
-          replies: 1,
-          messages: [`${t.name}:0`, `${t.name}:1`],
-        });
-    } finally {
-      await r.close();
-    }
+    const threads = await Promise.all(["a", "b", "c"].map((n) => thread(r.db, n)));
+    await r.lock(threads);
+    let moved: unknown[] = [];
+    const sent = await statementsOf(async () => {
+      moved = await Promise.all(r.ends(threads));
+    });
+    expect(verbs(sent)).toEqual(["with"]);
+    expect(moved).toEqual([true, true, true]);
+    for (const t of threads) expect(await left(r.db, t)).toEqual(committed(t));
   });
 
   it("a grouped statement where one turn's lock is gone commits the others and refuses that one whole, as lock_not_held", async () => {
     const r = await rig();
-    try {
-      const threads = await Promise.all(["a", "b", "c"].map((n) => thread(r.db, n)));
-      // b's thread was taken over: another session holds its lock.
-      for (const t of threads)
-        await (t.name === "b" ? r.other : r.link).client.query("SELECT pg_advisory_lock($1::bigint)", [
-          keyOf(t.name),
-        ]);
-      let settled: PromiseSettledResult<boolean | undefined>[] = [];
-      const sent = await statementsOf(async () => {
-        settled = await Promise.allSettled(r.ends(threads));
-      });
-      // The grouped statement refused, then each turn alone.
-      expect(verbs(sent)).toEqual(["with", "with", "with", "with"]);
-      expect(settled[0]).toEqual({ status: "fulfilled", value: true });
-      expect(settled[1]).toMatchObject({ status: "rejected", reason: { name: "LockNotHeldError" } });
-      expect(settled[2]).toEqual({ status: "fulfilled", value: true });
-      const [a, b, c] = threads as [Thread, Thread, Thread];
-      expect(await left(r.db, b)).toEqual({ status: "running", next: "queued", replies: 0, messages: [] });
-      for (const t of [a, c])
-        expect(await left(r.db, t)).toEqual({
-          status: "done",
-          next: "running",
-          replies: 1,
-          messages: [`${t.name}:0`, `${t.name}:1`],
-        });
-    } finally {
-      await r.close();
-    }
+    const threads = await Promise.all(["a", "b", "c"].map((n) => thread(r.db, n)));
+    // b's thread was taken over: another session holds its lock.
+    for (const t of threads)
+      await (t.name === "b" ? r.other : r.link).client.query("SELECT pg_advisory_lock($1::bigint)", [
+        keyOf(t.name),
+      ]);
+    let settled: PromiseSettledResult<boolean | undefined>[] = [];
+    const sent = await statementsOf(async () => {
+      settled = await Promise.allSettled(r.ends(threads));
+    });
+    // The grouped statement refused, then each turn alone.
+    expect(verbs(sent)).toEqual(["with", "with", "with", "with"]);
+    expect(settled[0]).toEqual({ status: "fulfilled", value: true });
+    expect(settled[1]).toMatchObject({ status: "rejected", reason: { name: "LockNotHeldError" } });
+    expect(settled[2]).toEqual({ status: "fulfilled", value: true });
+    const [a, b, c] = threads as [Thread, Thread, Thread];
+    expect(await left(r.db, b)).toEqual(untouched);
+    for (const t of [a, c]) expect(await left(r.db, t)).toEqual(committed(t));
   });
 
   it("the grouped statement checks the locks once every record is locked: a takeover that locked one thread's record first, then took its lock, finds that turn uncommitted and the other committed", async () => {
     const r = await rig();
-    try {
-      const threads = await Promise.all(["a", "b"].map((n) => thread(r.db, n)));
-      const [a, b] = threads as [Thread, Thread];
-      await r.lock(threads);
-      // Another instance's read of a's record under a row lock is in progress.
-      await holdInboxRow(r.other.client, a.id);
-      const ending = Promise.allSettled(r.ends(threads));
-      // The grouped statement waits for a's row; meanwhile a's lock moves to the other session.
-      expect(await lockWaiters(r.link.client, "with t as%")).toHaveLength(1);
-      await r.link.client.query("SELECT pg_advisory_unlock($1::bigint)", [keyOf("a")]);
-      await r.other.client.query("SELECT pg_advisory_lock($1::bigint)", [keyOf("a")]);
-      await r.other.client.query("COMMIT");
-      const [endedA, endedB] = await ending;
-      expect(endedA).toMatchObject({ status: "rejected", reason: { code: "lock_not_held" } });
-      expect(endedB).toEqual({ status: "fulfilled", value: true });
-      expect(await left(r.db, a)).toEqual({ status: "running", next: "queued", replies: 0, messages: [] });
-      expect((await left(r.db, b)).status).toBe("done");
-    } finally {
-      await r.close();
-    }
+    const threads = await Promise.all(["a", "b"].map((n) => thread(r.db, n)));
+    const [a, b] = threads as [Thread, Thread];
+    await r.lock(threads);
+    // Another instance's read of a's record under a row lock is in progress.
+    await holdInboxRow(r.other.client, a.id);
+    const ending = Promise.allSettled(r.ends(threads));
+    // The grouped statement waits for a's row; meanwhile a's lock moves to the other session.
+    expect(await lockWaiters(r.link.client, "with t as%")).toHaveLength(1);
+    await r.link.client.query("SELECT pg_advisory_unlock($1::bigint)", [keyOf("a")]);
+    await r.other.client.query("SELECT pg_advisory_lock($1::bigint)", [keyOf("a")]);
+    await r.other.client.query("COMMIT");
+    const [endedA, endedB] = await ending;
+    expect(endedA).toMatchObject({ status: "rejected", reason: { code: "lock_not_held" } });
+    expect(endedB).toEqual({ status: "fulfilled", value: true });
+    expect(await left(r.db, a)).toEqual(untouched);
+    expect((await left(r.db, b)).status).toBe("done");
   });
 
   it("a grouped statement whose session the server ends (it may have committed) fails each of its turns with that error and is not run again", async () => {
     const r = await rig();
-    try {
-      const threads = await Promise.all(["a", "b"].map((n) => thread(r.db, n)));
-      const [a, b] = threads as [Thread, Thread];
-      await r.lock(threads);
-      await holdInboxRow(r.other.client, a.id);
-      let settled: PromiseSettledResult<boolean | undefined>[] = [];
-      const sent = await statementsOf(async () => {
-        const ending = Promise.allSettled(r.ends(threads));
-        const [pid] = await lockWaiters(r.link.client, "with t as%");
-        expect(pid).toBeDefined();
-        await r.link.client.query("SELECT pg_terminate_backend($1::int)", [pid]);
-        settled = await ending;
-      });
-      await r.other.client.query("ROLLBACK");
-      const ours = sent.filter((s) => /^with t as/i.test(s.text) || /^with carried/i.test(s.text));
-      expect(verbs(ours)).toEqual(["with"]);
-      for (const s of settled) expect(s).toMatchObject({ status: "rejected", reason: { code: "57P01" } });
-      for (const t of [a, b])
-        expect(await left(r.db, t)).toEqual({ status: "running", next: "queued", replies: 0, messages: [] });
-    } finally {
-      await r.close();
-    }
+    const threads = await Promise.all(["a", "b"].map((n) => thread(r.db, n)));
+    const [a, b] = threads as [Thread, Thread];
+    await r.lock(threads);
+    await holdInboxRow(r.other.client, a.id);
+    let settled: PromiseSettledResult<boolean | undefined>[] = [];
+    const sent = await statementsOf(async () => {
+      const ending = Promise.allSettled(r.ends(threads));
+      const [pid] = await lockWaiters(r.link.client, "with t as%");
+      expect(pid).toBeDefined();
+      await r.link.client.query("SELECT pg_terminate_backend($1::int)", [pid]);
+      settled = await ending;
+    });
+    await r.other.client.query("ROLLBACK");
+    const ours = sent.filter((s) => /^with t as/i.test(s.text) || /^with carried/i.test(s.text));
+    expect(verbs(ours)).toEqual(["with"]);
+    for (const s of settled) expect(s).toMatchObject({ status: "rejected", reason: { code: "57P01" } });
+    for (const t of [a, b]) expect(await left(r.db, t)).toEqual(untouched);
   });
 
   it("the grouped statement's generic plan finds the ended and the started records by primary key while statistics show no unfinished record and 5,000 are queued", async () => {
     const r = await rig();
-    try {
-      await r.link.client.query(
-        "INSERT INTO inbox (gateway, dedup_key, thread, text, origin, status, received_at) SELECT 'g', 'old' || i, 'old' || i, 'x', '{}', 'done', 0 FROM generate_series(1, 50000) i",
-      );
-      await r.link.client.query("ANALYZE inbox");
-      await r.link.client.query("UPDATE inbox SET status = 'queued' WHERE id <= 5000");
-      const threads = await Promise.all(["a", "b"].map((n) => thread(r.db, n)));
-      await r.lock(threads);
-      const sent = await statementsOf(() => Promise.all(r.ends(threads)));
-      const grouped = sent.find((s) => /^with t as/i.test(s.text));
-      expect(grouped).toBeDefined();
-      await r.link.client.query("BEGIN");
-      await r.link.client.query("SET LOCAL plan_cache_mode = force_generic_plan");
-      await r.link.client.query(`PREPARE grouped AS ${grouped!.text}`);
-      const plan = await r.link.client.query(
-        `EXPLAIN (COSTS OFF) EXECUTE grouped(${grouped!.values.map(literal).join(", ")})`,
-      );
-      await r.link.client.query("ROLLBACK");
-      const lines = plan.rows.map((row) => String(row["QUERY PLAN"]));
-      expect(lines.filter((l) => l.includes("Index Scan using inbox_pkey on inbox"))).toHaveLength(2);
-      expect(lines.filter((l) => l.includes("inbox_status"))).toEqual([]);
-    } finally {
-      await r.close();
-    }
+    await r.link.client.query(
+      "INSERT INTO inbox (gateway, dedup_key, thread, text, origin, status, received_at) SELECT 'g', 'old' || i, 'old' || i, 'x', '{}', 'done', 0 FROM generate_series(1, 50000) i",
+    );
+    await r.link.client.query("ANALYZE inbox");
+    await r.link.client.query("UPDATE inbox SET status = 'queued' WHERE id <= 5000");
+    const threads = await Promise.all(["a", "b"].map((n) => thread(r.db, n)));
+    await r.lock(threads);
+    const sent = await statementsOf(() => Promise.all(r.ends(threads)));
+    const grouped = sent.find((s) => /^with t as/i.test(s.text));
+    expect(grouped).toBeDefined();
+    await r.link.client.query("BEGIN");
+    await r.link.client.query("SET LOCAL plan_cache_mode = force_generic_plan");
+    await r.link.client.query(`PREPARE grouped AS ${grouped!.text}`);
+    const plan = await r.link.client.query(
+      `EXPLAIN (COSTS OFF) EXECUTE grouped(${grouped!.values.map(literal).join(", ")})`,
+    );
+    await r.link.client.query("ROLLBACK");
+    const lines = plan.rows.map((row) => String(row["QUERY PLAN"]));
+    expect(lines.filter((l) => l.includes("Index Scan using inbox_pkey on inbox"))).toHaveLength(2);
+    expect(lines.filter((l) => l.includes("inbox_status"))).toEqual([]);
   });
 
   it("two turns of one statement keep their messages in their order (ids), each conversation's rows from its own turn", async () => {
     const r = await rig();
-    try {
-      const threads = await Promise.all(["a", "b"].map((n) => thread(r.db, n)));
-      await r.lock(threads);
-      const sent = await statementsOf(() => Promise.all(r.ends(threads, 5)));
-      expect(verbs(sent)).toEqual(["with"]);
-      const rows = await r.link.client.query(
-        "SELECT conversation_id AS c, body FROM memory_messages ORDER BY id",
-      );
-      const order = rows.rows.map(
-        (row) => `${row.c}/${(JSON.parse(row.body as string) as { content: string }).content}`,
-      );
-      expect(order).toEqual(
-        [0, 1, 2, 3, 4].map((i) => `a/a:${i}`).concat([0, 1, 2, 3, 4].map((i) => `b/b:${i}`)),
-      );
-    } finally {
-      await r.close();
-    }
+    const threads = await Promise.all(["a", "b"].map((n) => thread(r.db, n)));
+    await r.lock(threads);
+    const sent = await statementsOf(() => Promise.all(r.ends(threads, 5)));
+    expect(verbs(sent)).toEqual(["with"]);
+    const rows = await r.link.client.query(
+      "SELECT conversation_id AS c, body FROM memory_messages ORDER BY id",
+    );
+    const order = rows.rows.map(
+      (row) => `${row.c}/${(JSON.parse(row.body as string) as { content: string }).content}`,
+    );
+    expect(order).toEqual(
+      [0, 1, 2, 3, 4].map((i) => `a/a:${i}`).concat([0, 1, 2, 3, 4].map((i) => `b/b:${i}`)),
+    );
   });
 
   it("two ends arriving together with messages of one conversation go in two statements, in arrival order", async () => {
     const r = await rig();
-    try {
-      const threads = await Promise.all(["a", "b"].map((n) => thread(r.db, n)));
-      await r.lock(threads);
-      const sent = await statementsOf(() => Promise.all(r.ends(threads, 3, "shared")));
-      expect(verbs(sent)).toEqual(["with", "with"]);
-      const messages = await r.db
-        .createMemory({ canSummarize: false })
-        .load({ userId: "g", conversationId: "shared" });
-      expect(messages.map((m) => (m as { content: string }).content)).toEqual([
-        "a:0",
-        "a:1",
-        "a:2",
-        "b:0",
-        "b:1",
-        "b:2",
-      ]);
-    } finally {
-      await r.close();
-    }
+    const threads = await Promise.all(["a", "b"].map((n) => thread(r.db, n)));
+    await r.lock(threads);
+    const sent = await statementsOf(() => Promise.all(r.ends(threads, 3, "shared")));
+    expect(verbs(sent)).toEqual(["with", "with"]);
+    const messages = await r.db
+      .createMemory({ canSummarize: false })
+      .load({ userId: "g", conversationId: "shared" });
+    expect(messages.map((m) => (m as { content: string }).content)).toEqual([
+      "a:0",
+      "a:1",
+      "a:2",
+      "b:0",
+      "b:1",
+      "b:2",
+    ]);
   });
 });

@@ -7,8 +7,8 @@ import { postgresMissing } from "@agentsvc/pg-test";
 import { describe, expect, it } from "vitest";
 import type { ChatDb } from "../src/index.js";
 import { fenceError, type HeldLock } from "../src/lock-fence.js";
-import { ownPostgresServer, postgresUrlOf, tempRoot, postgresDriver } from "./helpers.js";
-import { pgSession } from "./pg-fence-rig.js";
+import { ownPostgresServer, postgresDriver } from "./helpers.js";
+import { useStoreSessions } from "./pg-fence-rig.js";
 import { codesOf, holdInboxRow, lockWaiters } from "./pg-fence-waits.js";
 import { statementsOf } from "./pg-statements.js";
 
@@ -25,12 +25,10 @@ const turn = [
 const verbs = (sent: { text: string }[]) => sent.map((s) => s.text.trim().split(/\s+/)[0]!.toLowerCase());
 
 /** A store in a fresh database, a running record, and two sessions of the test's own (an instance's link, another's). */
+const storeSessions = useStoreSessions();
+
 async function rig() {
-  const appRoot = tempRoot();
-  const db = await postgresDriver.open({ appRoot });
-  const url = await postgresUrlOf(appRoot);
-  const link = await pgSession(url);
-  const other = await pgSession(url);
+  const { db, link, other } = await storeSessions();
   const accepted = await db.inbox.accept({ gateway: "g", dedupKey: "m", thread: "t", text: "q", origin });
   const id = (accepted as { id: number }).id;
   await db.inbox.markRunning(id);
@@ -43,11 +41,7 @@ async function rig() {
     db.createMemory({ canSummarize: false }).append({ userId: "u", conversationId: "c" }, turn, async () => {
       await db.inbox.finish(id, "done", reply, { lock, last: true });
     });
-  const close = async () => {
-    await link.client.end();
-    await other.client.end();
-  };
-  return { db, id, link, other, end, close };
+  return { db, id, link, other, end };
 }
 
 /** What the turn left in the store: its record's status, its reply rows, its messages. */
@@ -70,107 +64,81 @@ describe("a failed fenced statement's error", () => {
 describe.skipIf(postgresMissing)("[postgres] a turn's end with its fence folded in", () => {
   it("while the link's session holds the lock, the turn's end is one statement on its own: messages, record done, reply", async () => {
     const r = await rig();
-    try {
-      await r.link.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
-      const sent = await statementsOf(r.end);
-      expect(verbs(sent)).toEqual(["with"]);
-      expect(await left(r.db, r.id)).toEqual({ status: "done", replies: 1, messages: 2 });
-    } finally {
-      await r.close();
-    }
+    await r.link.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
+    const sent = await statementsOf(r.end);
+    expect(verbs(sent)).toEqual(["with"]);
+    expect(await left(r.db, r.id)).toEqual({ status: "done", replies: 1, messages: 2 });
   });
 
   it("a lock given back, or held by another session, commits nothing of the turn: refused as lock_not_held", async () => {
     const r = await rig();
-    try {
-      // Taken over: the link's session no longer holds it, another does.
-      await r.other.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
-      const refused = await r.end().catch((e: unknown) => e);
-      expect(refused).toMatchObject({ name: "LockNotHeldError", code: "lock_not_held" });
-      expect(await left(r.db, r.id)).toEqual({ status: "running", replies: 0, messages: 0 });
-      // Nobody holds it: refused too.
-      await r.other.client.query("SELECT pg_advisory_unlock($1::bigint)", [KEY]);
-      await expect(r.end()).rejects.toMatchObject({ code: "lock_not_held" });
-      expect(await left(r.db, r.id)).toEqual({ status: "running", replies: 0, messages: 0 });
-    } finally {
-      await r.close();
-    }
+    // Taken over: the link's session no longer holds it, another does.
+    await r.other.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
+    const refused = await r.end().catch((e: unknown) => e);
+    expect(refused).toMatchObject({ name: "LockNotHeldError", code: "lock_not_held" });
+    expect(await left(r.db, r.id)).toEqual({ status: "running", replies: 0, messages: 0 });
+    // Nobody holds it: refused too.
+    await r.other.client.query("SELECT pg_advisory_unlock($1::bigint)", [KEY]);
+    await expect(r.end()).rejects.toMatchObject({ code: "lock_not_held" });
+    expect(await left(r.db, r.id)).toEqual({ status: "running", replies: 0, messages: 0 });
   });
 
   it("the refusal names the lock and the session it was asked for, and carries the server's answer as its cause", async () => {
     const r = await rig();
-    try {
-      const refused = (await r.end().catch((e: unknown) => e)) as Error;
-      expect(refused.message).toBe(
-        `the lock ${KEY} is no longer held by session ${r.link.pid}: not committed`,
-      );
-      expect(codesOf(refused.cause)).toContain("22P02");
-    } finally {
-      await r.close();
-    }
+    const refused = (await r.end().catch((e: unknown) => e)) as Error;
+    expect(refused.message).toBe(`the lock ${KEY} is no longer held by session ${r.link.pid}: not committed`);
+    expect(codesOf(refused.cause)).toContain("22P02");
   });
 
   it("a fenced turn's end the server refuses for another reason (cancelled while it waits for the record) fails with that error, not lock_not_held, and commits nothing", async () => {
     const r = await rig();
-    try {
-      await r.link.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
-      await holdInboxRow(r.other.client, r.id);
-      const ending = r.end().then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-      const [pid] = await lockWaiters(r.link.client, "with carried%");
-      expect(pid).toBeDefined();
-      await r.link.client.query("SELECT pg_cancel_backend($1::int)", [pid]);
-      const failed = await ending;
-      await r.other.client.query("ROLLBACK");
-      expect(failed).toBeInstanceOf(Error);
-      expect(failed).not.toMatchObject({ code: "lock_not_held" });
-      expect(codesOf(failed)).toContain("57014"); // query_canceled
-      expect(await left(r.db, r.id)).toEqual({ status: "running", replies: 0, messages: 0 });
-    } finally {
-      await r.close();
-    }
+    await r.link.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
+    await holdInboxRow(r.other.client, r.id);
+    const ending = r.end().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    const [pid] = await lockWaiters(r.link.client, "with carried%");
+    expect(pid).toBeDefined();
+    await r.link.client.query("SELECT pg_cancel_backend($1::int)", [pid]);
+    const failed = await ending;
+    await r.other.client.query("ROLLBACK");
+    expect(failed).toBeInstanceOf(Error);
+    expect(failed).not.toMatchObject({ code: "lock_not_held" });
+    expect(codesOf(failed)).toContain("57014"); // query_canceled
+    expect(await left(r.db, r.id)).toEqual({ status: "running", replies: 0, messages: 0 });
   });
 
   it("the lock is checked once the record is locked: a takeover that locked the record first, then took the lock, finds the turn uncommitted", async () => {
     const r = await rig();
-    try {
-      await r.link.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
-      // Another instance's read of the record under a row lock is in progress.
-      await holdInboxRow(r.other.client, r.id);
-      const ending = r.end().then(
-        () => "committed",
-        (e: { code?: string }) => e.code,
-      );
-      // The turn's statement waits for the row; meanwhile the lock moves to the other session.
-      expect(await lockWaiters(r.link.client, "with carried%")).toHaveLength(1);
-      await r.link.client.query("SELECT pg_advisory_unlock($1::bigint)", [KEY]);
-      await r.other.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
-      await r.other.client.query("COMMIT");
-      expect(await ending).toBe("lock_not_held");
-      expect(await left(r.db, r.id)).toEqual({ status: "running", replies: 0, messages: 0 });
-    } finally {
-      await r.close();
-    }
+    await r.link.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
+    // Another instance's read of the record under a row lock is in progress.
+    await holdInboxRow(r.other.client, r.id);
+    const ending = r.end().then(
+      () => "committed",
+      (e: { code?: string }) => e.code,
+    );
+    // The turn's statement waits for the row; meanwhile the lock moves to the other session.
+    expect(await lockWaiters(r.link.client, "with carried%")).toHaveLength(1);
+    await r.link.client.query("SELECT pg_advisory_unlock($1::bigint)", [KEY]);
+    await r.other.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
+    await r.other.client.query("COMMIT");
+    expect(await ending).toBe("lock_not_held");
+    expect(await left(r.db, r.id)).toEqual({ status: "running", replies: 0, messages: 0 });
   });
 
   it("a turn's end that is not the last write sends BEGIN first, checks the lock in its statement, and commits with what follows", async () => {
     const r = await rig();
-    try {
-      await r.link.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
-      const lock: HeldLock = { pid: r.link.pid, key: KEY };
-      const sent = await statementsOf(() =>
-        r.db.transaction(async () => {
-          await r.db.inbox.finish(r.id, "done", [], { lock });
-          await r.db.inbox.markDone(r.id + 1000, "done");
-        }),
-      );
-      expect(verbs(sent)).toEqual(["begin", "with", "update", "commit"]);
-      expect((await r.db.inbox.get(r.id))?.status).toBe("done");
-    } finally {
-      await r.close();
-    }
+    await r.link.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
+    const lock: HeldLock = { pid: r.link.pid, key: KEY };
+    const sent = await statementsOf(() =>
+      r.db.transaction(async () => {
+        await r.db.inbox.finish(r.id, "done", [], { lock });
+        await r.db.inbox.markDone(r.id + 1000, "done");
+      }),
+    );
+    expect(verbs(sent)).toEqual(["begin", "with", "update", "commit"]);
+    expect((await r.db.inbox.get(r.id))?.status).toBe("done");
   });
 
   it("a statement asked for after the transaction's last one (committed on its own) is refused", async () => {
