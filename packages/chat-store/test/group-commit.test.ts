@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync, stat } from "node:fs";
+import { type AddressInfo, connect, createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -47,6 +48,45 @@ function committedKeys(db: ChatDb): Set<string> {
  */
 function inIoCallback<T>(fn: () => T): Promise<T> {
   return new Promise((resolve, reject) => stat(".", (error) => (error ? reject(error) : resolve(fn()))));
+}
+
+/**
+ * Runs each of `fns` in an I/O callback of its own, all in one poll phase, as requests read
+ * together: a byte written to each of several loopback connections in one tick is readable on all
+ * of them at the loop's next poll, which reads every ready socket (Node runs the microtasks between
+ * the callbacks). Two fs callbacks could run in two polls: their threads finish apart under load.
+ */
+async function inOnePollPhase<T>(fns: (() => T)[]): Promise<T[]> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const accepted: Socket[] = [];
+  const allAccepted = new Promise<void>((resolve) =>
+    server.on("connection", (socket) => {
+      if (accepted.push(socket) === fns.length) resolve();
+    }),
+  );
+  const { port } = server.address() as AddressInfo;
+  const clients = await Promise.all(
+    fns.map(
+      () =>
+        new Promise<Socket>((resolve, reject) => {
+          const client = connect(port, "127.0.0.1", () => resolve(client));
+          client.once("error", reject);
+        }),
+    ),
+  );
+  await allAccepted;
+  try {
+    const results = Promise.all(
+      accepted.map((socket, i) => new Promise<T>((resolve) => socket.once("data", () => resolve(fns[i]!())))),
+    );
+    for (const client of clients) client.write("x");
+    return await results;
+  } finally {
+    for (const client of clients) client.destroy();
+    for (const socket of accepted) socket.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  }
 }
 
 function zeroTimer(order: string[]): Promise<void> {
@@ -198,10 +238,7 @@ describe("group commit (SQLite)", () => {
       // Two requests read in one poll phase, each callback making its write: a flush started in a
       // microtask would commit the first before the second callback ran.
       const writes: Promise<unknown>[] = [];
-      await Promise.all([
-        inIoCallback(() => writes.push(insert("a"))),
-        inIoCallback(() => writes.push(insert("b"))),
-      ]);
+      await inOnePollPhase([() => writes.push(insert("a")), () => writes.push(insert("b"))]);
       await Promise.all(writes);
       expect(sqlite.prepare("SELECT v FROM t ORDER BY v").pluck().all()).toEqual(["a", "b"]);
       expect(commits).toBe(1);
