@@ -9,7 +9,7 @@
 // ends when its files do. The slots (maxWorkers) are shared by both kinds of files.
 // A kept process outlives its file: a call to the main process the file left unanswered reports
 // "[vitest-worker]: Timeout calling" 60 s later there (seen at load 55-72, after tests timed out).
-import { realpathSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { EventEmitter } from "node:events";
 import { availableParallelism } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -38,6 +38,23 @@ type Birpc = (functions: object, options: Record<string, unknown>) => { onCancel
 const vitestDir = dirname(realpathSync(join(import.meta.dirname, "../node_modules/vitest/package.json")));
 const vitestFile = async (path: string) => import(pathToFileURL(join(vitestDir, path)).href);
 
+// The vitest (pnpm-lock.yaml) this pool was written against: its birpc is in a chunk whose name
+// changes with each vitest; an upgrade that moved it fails with what to do, not a bare ENOENT.
+const PINNED_VITEST = "3.2.7";
+const BIRPC_CHUNK = "dist/chunks/index.B521nVV-.js";
+
+/** birpc, bundled in vitest's chunk (the worker's end of the channel is the same code). */
+async function birpcOfVitest(): Promise<Birpc> {
+  const { version } = JSON.parse(readFileSync(join(vitestDir, "package.json"), "utf8")) as {
+    version: string;
+  };
+  const fix = `tooling/vitest.fork-pool.ts was written for vitest ${PINNED_VITEST} and found ${version}: find the chunk of that vitest that exports birpc's createBirpc (grep -l "function createBirpc" ${join(vitestDir, "dist/chunks")}/*.js) and its export's name, or keep vitest at ${PINNED_VITEST} (pnpm-lock.yaml; package.json allows ^3.2.4)`;
+  if (!existsSync(join(vitestDir, BIRPC_CHUNK))) throw new Error(`${BIRPC_CHUNK} is missing. ${fix}`);
+  const { c } = (await vitestFile(BIRPC_CHUNK)) as { c?: unknown };
+  if (typeof c !== "function") throw new Error(`${BIRPC_CHUNK} exports no birpc as "c". ${fix}`);
+  return c as Birpc;
+}
+
 const reuses = (project: TestProject) =>
   (project.config.poolOptions?.forks as { isolate?: boolean } | undefined)?.isolate === false;
 
@@ -46,10 +63,7 @@ export default async function forkPool(
   { execArgv, env }: { execArgv: string[]; env: Record<string, string | undefined> },
 ): Promise<ProcessPool> {
   const { default: Tinypool } = (await vitestFile("../tinypool/dist/index.js")) as { default: PoolClass };
-  // birpc, bundled in vitest 3.2.7's chunk (the worker's end of the channel is the same code).
-  const { c: createBirpc } = (await vitestFile("dist/chunks/index.B521nVV-.js")) as {
-    c: Birpc;
-  };
+  const createBirpc = await birpcOfVitest();
   const cpus = availableParallelism();
   const slots =
     vitest.config.fileParallelism === false
