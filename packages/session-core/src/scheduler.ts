@@ -9,6 +9,8 @@ export type { GatewayScheduler, IntervalTask, SelfSchedulingTask, TaskInfo };
 interface Task {
   info: TaskInfo;
   timer: NodeJS.Timeout | undefined;
+  /** When the pending timer fires (ms, Date.now()). */
+  dueAt: number;
   stopped: boolean;
   logger: Logger;
   /** Delay for the next run after a failure of a self-scheduling task. */
@@ -108,6 +110,7 @@ export class Scheduler {
     const task: Task = {
       info: { name, kind, runs: 0, errors: 0, running: false },
       timer: undefined,
+      dueAt: 0,
       stopped: false,
       logger: logger ?? this.logger,
       retryMs,
@@ -118,8 +121,21 @@ export class Scheduler {
     this.#arm(task, firstDelayMs);
   }
 
+  /**
+   * Runs the task within `withinMs` when its next run is later (not while it runs: its result
+   * times the next run). False when there is no such task or it was not moved.
+   */
+  hurry(name: string, withinMs: number): boolean {
+    const task = this.#tasks.get(name);
+    if (!task?.timer || task.dueAt <= Date.now() + withinMs) return false;
+    clearTimeout(task.timer);
+    this.#arm(task, withinMs);
+    return true;
+  }
+
   #arm(task: Task, delayMs: number): void {
     if (task.stopped) return;
+    task.dueAt = Date.now() + Math.max(0, delayMs);
     task.timer = setTimeout(() => void this.#fire(task), Math.max(0, delayMs));
     // The scheduler alone never keeps the process alive; servers and sockets do.
     task.timer.unref();

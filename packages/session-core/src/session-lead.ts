@@ -34,11 +34,14 @@ export async function stopGateways(parts: SessionParts, which: (gateway: Gateway
 /** Periods an idle leader lets pass between two looks for work nobody took. */
 const MAX_IDLE_SWEEP_SKIP = 7;
 /**
- * Periods an instance that does not lead lets pass between two looks, busy or idle: the leader's
+ * Periods from one look of an instance that does not lead to its next, busy or idle: the leader's
  * sweep finds work nobody took (a dead instance's threads, a lost announcement) on its own, so the
  * others' looks are only a second net, not one list of the inbox per instance per period.
  */
-const FOLLOWER_SWEEP_SKIP = 15;
+const FOLLOWER_SWEEP_PERIODS = 16;
+
+/** The scheduler's name of the look for work nobody took. */
+const SWEEP_TASK = "session:sweep";
 
 export interface SessionLeadDeps {
   parts: SessionParts;
@@ -157,30 +160,33 @@ export class SessionLead {
 
   /**
    * Several instances: the periodic look for work nobody took, and approval expiry. On the leader,
-   * a look that finds nothing old enough to take makes the next ones skip periods (1, 3, then 7);
+   * a look that finds nothing old enough to take puts the next one off by 2, 4, then 8 periods;
    * found work brings it back to every period. The others look every 16th period only, and only
    * while they hold a thread (the leader's looks find what theirs would; one at rest reads
-   * nothing), and a new leader looks at the next period. Messages younger than one period are
-   * left to whoever recorded or holds their thread.
+   * nothing), and a new leader looks within a period. Messages younger than one period are left to
+   * whoever recorded or holds their thread. The task is timed to its next look, not woken
+   * every period to count periods off: an instance at rest that does not lead wakes for it once in
+   * 16 periods, where it woke 16 times (#45.3, idle).
    */
   upkeep(sweepMs: number): void {
     let skip = 0;
-    let waiting = 0;
+    /** Set while a look runs by a lead taken meanwhile: the next look is a period after it. */
+    let soon = false;
     this.#sweepSoon = () => {
       skip = 0;
-      waiting = 0;
+      soon = true;
+      this.d.scheduler.hurry(SWEEP_TASK, sweepMs);
     };
-    this.d.scheduler.every("session:sweep", sweepMs, async () => {
-      if (waiting > 0) {
-        waiting -= 1;
-        return;
-      }
-      if (!this.#leading && !this.d.ownership.holdsAny) return;
+    const task = async () => {
+      soon = false;
+      if (!this.#leading && !this.d.ownership.holdsAny) return FOLLOWER_SWEEP_PERIODS * sweepMs;
       const found = await this.d.ownership.sweep(sweepMs);
-      if (!this.#leading) skip = FOLLOWER_SWEEP_SKIP;
+      if (!this.#leading) skip = FOLLOWER_SWEEP_PERIODS - 1;
       else skip = found ? 0 : Math.min(MAX_IDLE_SWEEP_SKIP, skip * 2 + 1);
-      waiting = skip;
-    });
+      return soon ? sweepMs : (skip + 1) * sweepMs;
+    };
+    // A failed look is tried again a period later, as every period looked before.
+    this.d.scheduler.schedule(SWEEP_TASK, sweepMs, task, { retryMs: sweepMs });
     this.expireEvery();
   }
 
