@@ -11,7 +11,12 @@ import { swapBundle } from "../bundle-swap.mjs";
 type Swap = (
   staging: string,
   outdir: string,
-  options: { entries: string[]; keep?: number; onMoved?: (name: string) => Promise<void> },
+  options: {
+    entries: string[];
+    keep?: number;
+    onMoved?: (name: string) => Promise<void>;
+    onWaiting?: () => Promise<void>;
+  },
 ) => Promise<void>;
 const swap = swapBundle as Swap;
 
@@ -101,6 +106,56 @@ describe("swapBundle", () => {
       ["chunk-OLD00000.js", "main.js"],
     ]);
     expect(readdirSync(outdir)).toContain("chunk-OLD00000.js");
+  });
+
+  it("two swaps at once: both builds are listed, and the folder holds each entry's imports and no lock after", async () => {
+    const root = testTempDir("agentsvc-swap-");
+    const outdir = join(root, "bundle");
+    await swap(built(root, "AAAA1111"), outdir, { entries: ["main.js"] });
+    let second: Promise<void> | undefined;
+    await swap(built(root, "BBBB2222"), outdir, {
+      entries: ["main.js"],
+      // After its first file, another build swaps in: this one goes on once that one has ended or
+      // waits for the lock (without one, it ran to its end here, its cleanup removing this one's chunk).
+      onMoved: async () => {
+        if (second) return;
+        let waiting!: () => void;
+        const blocked = new Promise<void>((resolve) => {
+          waiting = resolve;
+        });
+        second = swap(built(root, "CCCC3333"), outdir, {
+          entries: ["main.js"],
+          onWaiting: async () => waiting(),
+        });
+        await Promise.race([second, blocked]);
+      },
+    });
+    await second;
+    const listed = JSON.parse(readFileSync(join(outdir, ".builds.json"), "utf8")) as string[][];
+    expect(listed.map((b) => b.find((f) => f.startsWith("chunk-"))).sort()).toEqual([
+      "chunk-AAAA1111.js",
+      "chunk-BBBB2222.js",
+      "chunk-CCCC3333.js",
+    ]);
+    for (const file of importsOf(outdir)) expect(existsSync(join(outdir, file)), file).toBe(true);
+    for (const build of listed)
+      for (const file of build) expect(existsSync(join(outdir, file)), file).toBe(true);
+    expect(existsSync(join(outdir, ".builds.lock"))).toBe(false);
+  });
+
+  it("takes over a lock left by a process that is no longer running", async () => {
+    const root = testTempDir("agentsvc-swap-");
+    const outdir = join(root, "bundle");
+    mkdirSync(outdir);
+    // A pid above Linux's pid_max (2^22): no process has it.
+    writeFileSync(join(outdir, ".builds.lock"), String(2 ** 22 + 1));
+    await swap(built(root, "AAAA1111"), outdir, { entries: ["main.js"] });
+    expect(readdirSync(outdir).sort()).toEqual([
+      ".builds.json",
+      "chunk-AAAA1111.js",
+      "lazy-AAAA1111.js",
+      "main.js",
+    ]);
   });
 
   it("refuses a staging folder without a named entry, moving nothing", async () => {
