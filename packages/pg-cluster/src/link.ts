@@ -11,7 +11,7 @@
 // itself: whoever held one decides whether to try again.
 import type { ConnectionOptions } from "node:tls";
 import type { Client, ClientConfig, Notification } from "pg";
-import { advisoryKey } from "./keys.js";
+import { advisoryKeyText } from "./keys.js";
 import { LockBatch, type LockNotify, type LockOp, type LockOrNotify } from "./lock-batch.js";
 import { loadPg } from "./pg.js";
 import { serialQueue } from "./serial.js";
@@ -206,7 +206,7 @@ export class InstanceLink {
     if (!client || !locks || this.#held.has(name) || this.#pending.has(name)) return "not-taken";
     this.#pending.add(name);
     try {
-      const answer = await locks.lockOrNotify(advisoryKey(name).toString(), notify);
+      const answer = await locks.lockOrNotify(advisoryKeyText(name), notify);
       if (answer !== "taken") return answer;
       // The answer came, but if the session ended meanwhile the server has released the lock.
       if (this.#client !== client) return "not-taken";
@@ -265,7 +265,7 @@ export class InstanceLink {
    */
   #request(op: Exclude<LockOp, "lock-or-notify">, name: string): Promise<boolean> {
     if (!this.#locks) throw new LinkDownError(`advisory ${op}`);
-    return this.#locks.request(op, advisoryKey(name).toString());
+    return this.#locks.request(op, advisoryKeyText(name));
   }
 
   /** Whether this link holds `name` now. */

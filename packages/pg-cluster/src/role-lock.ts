@@ -3,7 +3,7 @@
 // that leads a role folds the check into the statement that reads its work, so an instance whose
 // link went away unnoticed (the server ended its session, and another instance took the role)
 // reads nothing to send while its own link still thinks it leads (#45.3).
-import { advisoryKey, leaderLockName } from "./keys.js";
+import { advisoryKeyText, leaderLockName } from "./keys.js";
 import type { InstanceLink } from "./link.js";
 
 /**
@@ -14,5 +14,5 @@ export function roleLock(link: InstanceLink, name: string): { pid: number; key: 
   const lock = leaderLockName(name);
   const pid = link.backendPid;
   if (pid === undefined || !link.isHeld(lock)) return undefined;
-  return { pid, key: advisoryKey(lock).toString() };
+  return { pid, key: advisoryKeyText(lock) };
 }

@@ -11,7 +11,7 @@
 // keys) — the database row stays the source of truth. `assertHeld` asks the server, not this
 // process: called inside a transaction after it has locked the rows it writes, it is a fence (an
 // instance that took the thread over reads those rows only once that transaction has ended).
-import { advisoryKey, KEY_PREFIX, threadLockName } from "./keys.js";
+import { advisoryKeyText, KEY_PREFIX, threadLockName } from "./keys.js";
 import type { InstanceLink } from "./link.js";
 
 /** Make one per InstanceLink (each subscribes to the link's lost reports for the link's lifetime). */
@@ -89,7 +89,7 @@ export class ThreadLocks {
     const name = threadLockName(key);
     const pid = this.#link.backendPid;
     if (!this.#link.isHeld(name) || pid === undefined) throw new ThreadLockLostError(key);
-    return { pid, key: advisoryKey(name).toString() };
+    return { pid, key: advisoryKeyText(name) };
   }
 
   /**
@@ -101,7 +101,7 @@ export class ThreadLocks {
   lockOf(key: string): { pid: number; key: string } | undefined {
     const pid = this.#link.backendPid;
     if (pid === undefined || !this.#link.connected) return undefined;
-    return { pid, key: advisoryKey(threadLockName(key)).toString() };
+    return { pid, key: advisoryKeyText(threadLockName(key)) };
   }
 
   /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { advisoryKey, leaderLockName } from "../src/index.js";
+import { advisoryKeyText } from "../src/keys.js";
 
 describe("advisory keys", () => {
   it("are the first 8 bytes of SHA-256 of the name, big-endian, signed", () => {
@@ -13,5 +14,16 @@ describe("advisory keys", () => {
     expect(advisoryKey("")).toBe(BigInt.asIntN(64, 0xe3b0c44298fc1c14n));
     expect(advisoryKey("abc")).toBe(BigInt.asIntN(64, 0xba7816bf8f01cfean));
     expect(advisoryKey("agentsvc:leader:a")).not.toBe(advisoryKey("agentsvc:leader:b"));
+  });
+});
+
+describe("advisory keys in decimal (advisoryKeyText, kept for recent names)", () => {
+  it("are advisoryKey's in decimal, the same asked again, for more names than it keeps and after", () => {
+    expect(advisoryKeyText("abc")).toBe(BigInt.asIntN(64, 0xba7816bf8f01cfean).toString());
+    const names = Array.from({ length: 5000 }, (_, i) => `agentsvc:thread:http:t${i}`);
+    for (const name of names) expect(advisoryKeyText(name)).toBe(advisoryKey(name).toString());
+    // The first names were let go to keep the bound: computed again, the same.
+    for (const name of [...names.slice(0, 10), ...names.slice(-10)])
+      expect(advisoryKeyText(name)).toBe(advisoryKey(name).toString());
   });
 });
