@@ -105,20 +105,26 @@ export class Leadership {
             for (const name of m.names) this.#contenders.get(name)?.putOff();
           })
         : () => {};
-    this.#beat();
   }
 
-  /** Every heartbeatMs: the names led here, announced (nothing while none is led or the link is down). */
+  /**
+   * Every heartbeatMs while some name is led here: those names, announced (not while the link is
+   * down). Armed when a name is won and not again once none is led: an instance that leads nothing
+   * (all but one at rest) has no timer to wake for, where it woke every heartbeatMs to find nothing
+   * to say (#45.3, idle). The first heartbeat comes heartbeatMs after the win (a free-running
+   * timer's came within heartbeatMs): a contender may try once meanwhile, as it could before.
+   */
   #beat(): void {
     const { bus, heartbeatMs } = this.#options;
-    if (!bus || !heartbeatMs || this.#stopped) return;
+    if (!bus || !heartbeatMs || this.#stopped || this.#heartbeat) return;
     this.#heartbeat = setTimeout(() => {
+      this.#heartbeat = undefined;
       const names = this.leading();
-      const sent =
-        names.length > 0 && this.#link.connected
-          ? // Stryker disable next-line StringLiteral: the names say what it is about; the bus asks a target of every message
-            bus.publish({ kind: ALIVE, target: "", names }).catch(() => undefined)
-          : Promise.resolve();
+      if (names.length === 0) return;
+      const sent = this.#link.connected
+        ? // Stryker disable next-line StringLiteral: the names say what it is about; the bus asks a target of every message
+          bus.publish({ kind: ALIVE, target: "", names }).catch(() => undefined)
+        : Promise.resolve();
       void sent.then(() => this.#beat());
     }, heartbeatMs);
     // An exiting process ends its session: the others notice the silence.
@@ -129,9 +135,16 @@ export class Leadership {
   /** Starts contending for `name` (one `lead` per name per Leadership). */
   lead(name: string, handlers: LeadHandlers): LeaderHandle {
     if (this.#contenders.has(name)) throw new Error(`Leadership.lead: "${name}" is already being led here`);
-    const contender = new Contender(this.#link, name, handlers, this.#options, () => {
-      this.#contenders.delete(name);
-    });
+    const contender = new Contender(
+      this.#link,
+      name,
+      handlers,
+      this.#options,
+      () => {
+        this.#contenders.delete(name);
+      },
+      () => this.#beat(),
+    );
     this.#contenders.set(name, contender);
     contender.poke();
     return contender;
@@ -162,6 +175,8 @@ class Contender implements LeaderHandle {
   readonly #handlers: LeadHandlers;
   readonly #options: LeadershipOptions;
   readonly #forget: () => void;
+  /** Told when the lock is won: the heartbeat starts. */
+  readonly #won: () => void;
   #leader = false;
   #stopped = false;
   #timer: NodeJS.Timeout | undefined;
@@ -175,6 +190,7 @@ class Contender implements LeaderHandle {
     handlers: LeadHandlers,
     options: LeadershipOptions,
     forget: () => void,
+    won: () => void,
   ) {
     this.name = name;
     this.#lock = leaderLockName(name);
@@ -182,6 +198,7 @@ class Contender implements LeaderHandle {
     this.#handlers = handlers;
     this.#options = options;
     this.#forget = forget;
+    this.#won = won;
   }
 
   get isLeader(): boolean {
@@ -227,6 +244,7 @@ class Contender implements LeaderHandle {
       return;
     }
     this.#leader = true;
+    this.#won();
     const controller = new AbortController();
     this.#controller = controller;
     let result: void | Promise<void>;
