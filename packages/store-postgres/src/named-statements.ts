@@ -7,9 +7,10 @@
 // always getting the same name. Texts whose shape varies (a multi-row VALUES of another length)
 // are different texts: past `limit` names, new texts go unnamed, so neither side's cache grows
 // without bound.
-import type { Client, ClientConfig, QueryResult } from "pg";
+import type { Client, ClientConfig, FieldDef, QueryResult } from "pg";
 import { arrayLiteral } from "./array-literal.js";
 import { loadPg } from "./orm.js";
+import { keepShape, type RowShapes, reuseShape } from "./row-shapes.js";
 
 /** Distinct statement texts named per pool; later texts run unnamed. */
 export const NAMED_STATEMENT_LIMIT = 256;
@@ -45,9 +46,39 @@ function withLiterals(values: unknown[]): unknown[] {
   return out ?? values;
 }
 
+/** node-postgres 8's Query as far as a named statement's row description goes (private fields). */
+interface QueryInternals {
+  name?: string;
+  callback?: Callback;
+  _result: Parameters<typeof reuseShape>[2];
+  _accumulateRows: unknown;
+  listeners(event: string): unknown[];
+  handleRowDescription(msg: { fields: FieldDef[] }): void;
+}
+
+/** pg's Query, taking what its connection built for a statement's rows before (row-shapes.ts). */
+function shapedQuery() {
+  const { Query } = loadPg();
+  // biome-ignore lint/suspicious/noExplicitAny: pg's Query is typed without its handlers.
+  return class extends (Query as unknown as new (...args: any[]) => QueryInternals) {
+    shapes: RowShapes | undefined;
+
+    override handleRowDescription(msg: { fields: FieldDef[] }): void {
+      const { shapes, name } = this;
+      if (shapes && name && reuseShape(shapes, name, this._result, msg.fields)) {
+        // As Query.handleRowDescription after addFields.
+        this._accumulateRows = this.callback || !this.listeners("row").length;
+        return;
+      }
+      super.handleRowDescription(msg);
+      if (shapes && name) keepShape(shapes, name, this._result);
+    }
+  };
+}
+
 /** A pg Client class whose queries with parameters run as named statements. */
 export function namingClient<C extends ClientClass>(Base: C, limit = NAMED_STATEMENT_LIMIT): C {
-  const { Query } = loadPg();
+  const Query = shapedQuery();
   const names = new Map<string, string>();
   const nameOf = (text: string): string | undefined => {
     let name = names.get(text);
@@ -59,6 +90,9 @@ export function namingClient<C extends ClientClass>(Base: C, limit = NAMED_STATE
   };
   // biome-ignore lint/suspicious/noExplicitAny: pg's query overloads cannot be forwarded with types.
   const Named = class extends (Base as new (...args: any[]) => Client) {
+    /** Row descriptions this connection's named statements answered with, and what was built from them. */
+    readonly #shapes: RowShapes = new Map();
+
     // biome-ignore lint/suspicious/noExplicitAny: as above.
     override query(config: any, values?: any, callback?: any): any {
       const text = typeof config === "string" ? config : config?.text;
@@ -82,12 +116,9 @@ export function namingClient<C extends ClientClass>(Base: C, limit = NAMED_STATE
 
     /** What `query` answers for a named text: as node-postgres does, a promise without a callback. */
     #named(text: string, name: string, values: unknown[], callback: Callback | undefined): unknown {
-      // pg's types leave out a Query's `name` and `callback`, both read by its client.
-      const query = new Query(text, values, callback as never) as unknown as {
-        name?: string;
-        callback?: Callback;
-      };
+      const query = new Query(text, values, callback);
       query.name = name;
+      query.shapes = this.#shapes;
       if (callback) {
         super.query(query as never);
         return undefined;
