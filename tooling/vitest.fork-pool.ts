@@ -7,8 +7,9 @@
 // slowest file before the next project starts; here the slots take the next file in the
 // sequencer's order, preferring one of the project their process has loaded, so a project
 // ends when its files do. The slots (maxWorkers) are shared by both kinds of files.
-// A kept process outlives its file: a call to the main process the file left unanswered reports
-// "[vitest-worker]: Timeout calling" 60 s later there (seen at load 55-72, after tests timed out).
+// Every file runs in vitest.fork-worker.ts: vitest's forks worker with a channel whose calls wait
+// longer than 60 s for their answer ("[vitest-worker]: Timeout calling", seen at load 55-72), and
+// which keeps a file's listener through the next file of a kept process.
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { EventEmitter } from "node:events";
 import { availableParallelism } from "node:os";
@@ -22,6 +23,7 @@ import {
   type TestSpecification,
   type Vitest,
 } from "vitest/node";
+import { FORK_WORKER } from "./vitest.fork-worker.ts";
 
 /** The path a project's `pool` names to run in this pool. */
 export const FORK_POOL = import.meta.filename;
@@ -133,7 +135,9 @@ export default async function forkPool(
         vitest.state.clearFiles(project, [moduleId]);
         const data = {
           pool: "forks",
-          worker: resolve(vitest.distPath, "workers/forks.js"),
+          // vitest's forks worker behind a channel of its own (vitest.fork-worker.ts says why).
+          worker: FORK_WORKER,
+          forksWorker: resolve(vitest.distPath, "workers/forks.js"),
           config: configOf(project),
           files: [{ filepath: moduleId, testLocations: spec.testLines }],
           invalidates,
