@@ -100,8 +100,12 @@ export function inboxAccept(rows: readonly AcceptRow[]): PgQuery {
   return { text: INBOX_ACCEPT_ANNOUNCED, params };
 }
 
+// The records by primary key, their status checked as NOT IN the others (the statuses are a CHECKed
+// set, so it means the same; no index serves it): with `status = 'queued'` the generic plan, on
+// statistics that show few unfinished records, read every unfinished one by inbox_status and
+// filtered by id: the whole backlog, each call (#45.2).
 const INBOX_RUNNING = `UPDATE "inbox" SET status = 'running', started_at = $1 \
-WHERE id = ANY($2::bigint[]) AND status = 'queued' RETURNING id`;
+WHERE id = ANY($2::bigint[]) AND status NOT IN ('running', 'done', 'rejected', 'failed') RETURNING id`;
 
 /** queued -> running for the records `ids`; returns those it moved. */
 export function inboxRunning(recordIds: readonly number[], now: number): PgQuery {
@@ -145,9 +149,13 @@ export function outboxInsert(rows: readonly OutboxValues[], returning = false): 
   };
 }
 
+// The rows by primary key (`id = ANY` beside the join), their status checked as NOT IN the others:
+// with `status = 'pending'` the generic plan, on statistics that show few pending rows, walked the
+// whole of outbox_thread_pending (every pending row) for each call and joined it to the marks.
 const OUTBOX_SENT = `UPDATE "outbox" SET status = 'sent', attempts = "outbox".attempts + 1, \
 platform_id = m.platform_id, finished_at = $1 FROM unnest($2::bigint[], $3::text[]) AS m(id, platform_id) \
-WHERE "outbox".id = m.id AND "outbox".status = 'pending' RETURNING "outbox".id`;
+WHERE "outbox".id = ANY($2::bigint[]) AND "outbox".id = m.id AND "outbox".status NOT IN ('sent', 'dead') \
+RETURNING "outbox".id`;
 
 /**
  * pending -> sent, one attempt more, for each `[id, platformId]`; returns the ids it moved. An id
