@@ -10,23 +10,14 @@
 // the service's stdin/stdout) and `type: mock`.
 import { existsSync } from "node:fs";
 import { request } from "node:http";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { eventually, FakeTranscriptions, OPENAI_TEST_KEY, TelegramFake } from "@agentsvc/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { outputUntil, type Served, serveBin } from "./child.js";
-import { BOT_AGENT, linkPackages, tempDir, writeFiles } from "./helpers.js";
+import { BOT_AGENT, freePort, linkPackages, tempDir, writeFiles } from "./helpers.js";
 
 const AGENT_KEY = "agent-key-5150";
 const METRICS_KEY = "metrics-key-2112";
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 /** A request with the Host header a browser on another name would send (fetch does not let one set it). */
 function withHost(

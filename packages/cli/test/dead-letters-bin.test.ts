@@ -1,6 +1,8 @@
-// Dead letters through the built bin: a WhatsApp reply Meta refused (131047, the 24-hour window had
-// closed) becomes a dead letter of the running `agentsvc start`, `agentsvc outbox list --dead`
-// shows it with its reason, `outbox retry` queues it again and the running service delivers it.
+// Dead letters through the built bin: a WhatsApp reply Meta accepted and then reported failed
+// (131047, the 24-hour window had closed) becomes a dead letter of the running `agentsvc start`,
+// `agentsvc outbox list --dead` shows it with its reason, `outbox retry` queues it again once the
+// user has written, and the running service delivers it (outbox.test.ts had this against the
+// server library; the bin's start now runs it).
 // The same start (one process, suite time) has a chat page whose `database.datasource` names a
 // declared SQLite datasource (`datasources: { pages: { type: sqlite } }`), which no other bin test
 // declared: start accepts it (an undeclared name fails it) and the page's turns go to its
@@ -71,15 +73,23 @@ describe("agentsvc start: a reply the platform refused is a dead letter the outb
     const [dead] = await listed("--dead");
     expect(dead, served.output()).toMatchObject({ gateway: "whatsapp", thread: USER, status: "dead" });
     expect(dead?.reason).toContain("131047");
+    expect(fake.sent).toHaveLength(1);
 
+    // The user writes again (the window is open); the operator resends the lost reply.
     fake.windowClosed.delete(USER);
     const retried = await outbox("retry", String(dead?.id));
     expect(retried.code, retried.stderr).toBe(0);
     expect(retried.stdout).toContain(`piece ${dead?.id} (whatsapp ${USER}) back in the queue`);
+    // The running service's sender picks it up on its own (idle poll), no restart.
     await eventually(() => fake.sent.length === 2, "the retried reply delivered", 20_000);
     expect(fake.sent[1]).toMatchObject({ to: USER, type: "text" });
+    expect(fake.sent[1]?.text).toBe(fake.sent[0]?.text);
     expect(fake.sent[1]?.text).toContain("are you there");
+    expect(fake.statusDeliveries).toHaveLength(1);
     await eventually(async () => (await listed()).length === 0, "nothing pending or dead", 10_000);
+    const again = await outbox("retry", String(dead?.id));
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`piece ${dead?.id} is sent, not dead: nothing to retry`);
   }, 60_000);
 });
 

@@ -4,23 +4,14 @@
 // config's publicBaseUrl; a press whose signature does not check is refused (403) and runs nothing,
 // a press of the signed context runs the tool and the answer's update takes the buttons away.
 import { existsSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { eventually, MattermostFake, within } from "@agentsvc/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Served, serveBin } from "./child.js";
-import { linkPackages, tempDir, writeFiles } from "./helpers.js";
+import { freePort, linkPackages, tempDir, writeFiles } from "./helpers.js";
 
 const DM = "dmchan00000000000000000000";
 const ALICE = "alice000000000000000000000";
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 type Attachment = { actions: { id: string; integration: { url: string; context: { sig: string } } }[] };
 

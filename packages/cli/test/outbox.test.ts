@@ -1,26 +1,13 @@
-// `agentsvc outbox` against a running server and the WhatsApp fake: a reply Meta accepted and then
-// reported failed (131047, the 24-hour window had closed) is a dead letter; the operator lists it,
-// retries it once the user has written again, and the running server delivers it.
+// `agentsvc outbox` on a stopped project's store: list, drop, retry and their refusals. The verbs
+// against a running service (a dead letter listed, retried and delivered) are in
+// dead-letters-bin.test.ts, through the built bin's `start`.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ChatDb } from "@agentsvc/chat-store";
-import { FakeWhatsApp } from "@agentsvc/testkit";
-import { type ProjectServer, startProjectServer } from "@agentsvc/server/testing";
-import { eventually } from "@agentsvc/testkit/session";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { linkPackages, run, tempDir, writeFiles } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { run, tempDir, writeFiles } from "./helpers.js";
 
-const env = {
-  WA_ACCESS_TOKEN: "tok",
-  WA_PHONE_NUMBER_ID: "1065",
-  WA_APP_SECRET: "app-secret",
-  WA_VERIFY_TOKEN: "vt",
-};
-const USER = "15550001";
-let root: string;
-let fake: FakeWhatsApp;
-let server: ProjectServer;
-
+/** A row of `agentsvc outbox list --json`. */
 interface Listed {
   id: number;
   gateway: string;
@@ -29,70 +16,6 @@ interface Listed {
   attempts: number;
   reason: string | null;
 }
-
-const list = async (...args: string[]): Promise<Listed[]> => {
-  const r = await run(["outbox", "list", "--dir", root, "--json", ...args], { env });
-  expect(r.stderr).toBe("");
-  expect(r.code).toBe(0);
-  return JSON.parse(r.stdout) as Listed[];
-};
-
-beforeAll(async () => {
-  root = tempDir("agentsvc-outbox-");
-  writeFiles(root, {
-    "package.json": JSON.stringify({ name: "outbox-fixture", private: true, type: "module" }),
-    "agents/bot.mjs": `import { defineAgent } from "@agentsvc/agent-core";\nexport default defineAgent({ name: "bot", model: { provider: "demo" }, memory: { type: "window" } });\n`,
-    "gateways/whatsapp.yaml":
-      "type: whatsapp\naccessTokenEnvVar: WA_ACCESS_TOKEN\nphoneNumberIdEnvVar: WA_PHONE_NUMBER_ID\nappSecretEnvVar: WA_APP_SECRET\nverifyTokenEnvVar: WA_VERIFY_TOKEN\n",
-  });
-  linkPackages(root, {
-    "@agentsvc/agent-core": "packages/agent-core",
-    "@agentsvc/gateway-whatsapp": "packages/gateway-whatsapp",
-  });
-  fake = await FakeWhatsApp.start({
-    appSecret: env.WA_APP_SECRET,
-    accessToken: env.WA_ACCESS_TOKEN,
-    phoneNumberId: env.WA_PHONE_NUMBER_ID,
-    verifyToken: env.WA_VERIFY_TOKEN,
-  });
-  server = await startProjectServer(root, {
-    env,
-    patchGateway: (entry) => ({ ...entry, apiBaseUrl: fake.url }),
-  });
-  fake.webhookUrl = server.webhookUrl("whatsapp");
-}, 60_000);
-
-afterAll(async () => {
-  await server?.close();
-  await fake?.close();
-});
-
-describe("agentsvc outbox against a running server", () => {
-  it("lists a reply the platform reported undelivered as dead with its reason, retries it, and the server delivers it", async () => {
-    fake.windowClosed.add(USER);
-    expect((await fake.deliverText({ from: USER, text: "are you there", id: "wamid.in1" })).status).toBe(200);
-    await eventually(async () => (await list("--dead")).length === 1, "the dead letter", 15_000);
-    const [dead] = await list("--dead");
-    expect(dead).toMatchObject({ gateway: "whatsapp", thread: USER, status: "dead" });
-    expect(dead?.reason).toContain("131047");
-    expect(fake.sent).toHaveLength(1);
-
-    // The user writes again (the window is open); the operator resends the lost reply.
-    fake.windowClosed.delete(USER);
-    const retried = await run(["outbox", "retry", String(dead?.id), "--dir", root], { env });
-    expect(retried).toMatchObject({ code: 0, stderr: "" });
-    expect(retried.stdout).toContain(`piece ${dead?.id} (whatsapp ${USER}) back in the queue`);
-    // The running server's sender picks it up on its own (idle poll), no restart.
-    await eventually(() => fake.sent.length === 2, "the retried reply delivered", 15_000);
-    expect(fake.sent[1]).toMatchObject({ to: USER, type: "text" });
-    expect(fake.sent[1]?.text).toBe(fake.sent[0]?.text);
-    expect(fake.statusDeliveries).toHaveLength(1);
-    await eventually(async () => (await list()).length === 0, "nothing pending or dead", 5_000);
-    const again = await run(["outbox", "retry", String(dead?.id), "--dir", root], { env });
-    expect(again.code).toBe(1);
-    expect(again.stderr).toContain(`piece ${dead?.id} is sent, not dead: nothing to retry`);
-  });
-});
 
 describe("agentsvc outbox on a stopped project's store", () => {
   it("prints a table, drops a dead piece, refuses a sent one and a bad command line", async () => {
