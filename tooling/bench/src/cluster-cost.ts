@@ -5,6 +5,10 @@
 // BEGIN and COMMIT included), and the same at rest per minute. Each configuration runs on a fresh
 // database of one durable server; requests go to every instance at once (30 connections in all),
 // and gateway messages share 200 threads, so a thread's next message often lands elsewhere.
+// By default the bursts measure the steady cost per request (cluster-warm.ts: every instance warmed
+// alike, the configurations alive side by side and measured in alternated rounds, so warm-up and the
+// machine's load drift fall on one and three alike); BENCH_CLUSTER_PROTOCOL=issue runs #45.3's
+// protocol (each configuration in turn, 2,000 requests over all after 300 per instance, twice).
 import { resolve } from "node:path";
 import { startPostgres, type TestPostgres } from "@agentsvc/pg-test";
 import autocannon from "autocannon";
@@ -16,7 +20,9 @@ import { pgClient } from "./pg-client.ts";
 import { postgresCpuByKind, postgresCpuSeconds } from "./pg-cpu.ts";
 import { cpuSecondsOf, machineLoad } from "./proc.ts";
 import { mainThreadSecondsOf } from "./thread-cpu.ts";
-import { fmt, type Row } from "./stats.ts";
+import { threadSecondsOfAll, threadSplit } from "./cluster-threads.ts";
+import { BURST_EACH, ROUNDS, STEADY, STEADY_WARM, warmToSteady } from "./cluster-warm.ts";
+import { fmt, percentile, type Row } from "./stats.ts";
 
 const REQUESTS = Number(process.env.BENCH_CLUSTER_REQUESTS ?? 2000);
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 30);
@@ -29,7 +35,7 @@ const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 30);
  */
 const SECOND_WINDOW_AFTER_S = 35;
 /**
- * Warm-up requests per instance, before the idle windows and again right before the measured burst:
+ * BENCH_CLUSTER_PROTOCOL=issue: warm-up requests per instance, before the idle windows and again right before the measured burst:
  * each process compiles its hot paths (V8's JIT) and its pool opens its connections once, a cost per
  * process, not per request; 200 for all instances (67 each of three) left most of it in the
  * measured burst of three, and the gateway's burst came after the pools had closed.
@@ -51,7 +57,7 @@ const THREADS = 200;
 /** `idle`: the gateway project's windows at rest only, without its measured burst. */
 type Kind = "invoke" | "gateway" | "idle";
 /** `BENCH_CLUSTER_KINDS=invoke` (or `gateway`, `idle`) measures only that kind: a lever's quick check. */
-const KINDS = (process.env.BENCH_CLUSTER_KINDS ?? "invoke,gateway")
+const KINDS = (process.env.BENCH_CLUSTER_KINDS ?? (STEADY ? "invoke,gateway,idle" : "invoke,gateway"))
   .split(",")
   .filter((k): k is Kind => k === "invoke" || k === "gateway" || k === "idle");
 
@@ -70,6 +76,8 @@ interface Sample extends PgSample {
   /** Each instance's CPU so far, and its main thread's (the rest: V8's compiler and GC threads, libuv's pool). */
   apps: number[];
   mains: number[];
+  /** CPU so far by thread name, summed over the instances (cluster-threads.ts). */
+  threads: Map<string, number>;
   statements: number;
   /** pg_stat_statements' total_exec_time so far, ms (statements' execution inside PostgreSQL). */
   execMs: number;
@@ -91,6 +99,8 @@ export interface Cost {
   /** The same in the second idle window, SECOND_WINDOW_AFTER_S later (gateway configurations only). */
   restApp?: number;
   restPg?: number;
+  /** `steady` (cluster-warm.ts): CPU-s per 1,000 (app + PostgreSQL) in each round, for the paired ratios. */
+  rounds?: number[];
 }
 
 /** The bench's own connections: their backends and statements are left out. */
@@ -122,6 +132,7 @@ class Probe extends ClusterProbe {
       app: apps.reduce((sum, s) => sum + s, 0),
       apps,
       mains: this.servers.map((s) => mainThreadSecondsOf(s.pid)),
+      threads: threadSecondsOfAll(this.servers.map((s) => s.pid)),
       statements: Number(rows[0]?.n ?? 0),
       execMs: Number(rows[0]?.ms ?? 0),
       calls: await callsOf(this.stats, this.dbName),
@@ -186,7 +197,8 @@ function serverFile(tree: string | undefined, kind: Kind): string {
     : resolve(import.meta.dirname, "servers", name);
 }
 
-async function measure(pg: TestPostgres, kind: Kind, instances: number, tree?: string): Promise<Cost> {
+/** A configuration's instances on a fresh database, and its probe (opened). */
+async function startConfig(pg: TestPostgres, kind: Kind, instances: number, tree?: string) {
   const dbUrl = await pg.createDatabase();
   const dbName = new URL(dbUrl).pathname.slice(1);
   const file = serverFile(tree, kind);
@@ -197,6 +209,16 @@ async function measure(pg: TestPostgres, kind: Kind, instances: number, tree?: s
     for (let i = 1; i < instances; i++) servers.push(await startChildServer(file, env));
     const probe = new Probe(pg, dbName, dbUrl, servers);
     await probe.open();
+    return { servers, probe };
+  } catch (e) {
+    for (const s of servers) await s.stop();
+    throw e;
+  }
+}
+
+async function measure(pg: TestPostgres, kind: Kind, instances: number, tree?: string): Promise<Cost> {
+  const { servers, probe } = await startConfig(pg, kind, instances, tree);
+  try {
     try {
       await load(kind, servers, WARM * instances, probe); // not reported
       const idle0 = await probe.sample();
@@ -240,10 +262,12 @@ async function measure(pg: TestPostgres, kind: Kind, instances: number, tree?: s
         await printStop(`${tree ? "BEFORE " : ""}${kind}, ${instances}`, probe, servers);
         return { app: 0, pg: 0, statements: 0, calls: new Map(), ...idle };
       }
+      const title = `${tree ? "BEFORE " : ""}${kind}, ${instances}`;
       await load(kind, servers, WARM * instances, probe); // the pools open again: not reported
       const start = await probe.sample();
       const startedAt = Date.now();
-      await load(kind, servers, REQUESTS, probe);
+      const sent = Math.ceil(REQUESTS / instances) * instances;
+      await load(kind, servers, sent, probe);
       const done = await probe.sample();
       // The outbox sender's share of a reply's latency: from the turn's commit to the platform's answer.
       if (kind === "gateway") {
@@ -252,12 +276,11 @@ async function measure(pg: TestPostgres, kind: Kind, instances: number, tree?: s
           `${tree ? "BEFORE " : ""}${kind}, ${instances}: reply committed -> sent ms p50 ${p50}, p90 ${p90}, p99 ${p99}`,
         );
       }
-      const sent = Math.ceil(REQUESTS / instances) * instances;
       const perK = (a: number, b: number) => ((b - a) / sent) * 1000;
       // At rest: the second idle window's rate where there is one (the first still lets the warm-up's threads go).
       const restPerS = (rest?.restApp ?? idle.idleApp) / 60;
-      printSplit(`${tree ? "BEFORE " : ""}${kind}, ${instances}`, start, done, sent, restPerS);
-      await printStop(`${tree ? "BEFORE " : ""}${kind}, ${instances}`, probe, servers);
+      printSplit(title, start, done, sent, restPerS);
+      await printStop(title, probe, servers);
       return {
         app: perK(start.app, done.app),
         pg: perK(start.pg, done.pg),
@@ -279,7 +302,7 @@ async function measure(pg: TestPostgres, kind: Kind, instances: number, tree?: s
  * over the burst's wall time (an idle window's rate: timers, sweeps, heartbeats), and
  * PostgreSQL's execution time of the statements (pg_stat_statements) beside its CPU.
  */
-function printSplit(title: string, a: Sample, b: Sample, sent: number, restPerS: number): void {
+function printSplit(title: string, a: Sample, b: Sample, sent: number, restPerS?: number): void {
   const perK = (x: number) => fmt((x / sent) * 1000);
   const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
   const main = sum(b.mains) - sum(a.mains);
@@ -287,9 +310,12 @@ function printSplit(title: string, a: Sample, b: Sample, sent: number, restPerS:
   console.log(
     `${title}: app CPU-s per 1,000 ${perK(b.app - a.app)} = main thread ${perK(main)} + other threads ${perK(b.app - a.app - main)};` +
       ` per instance ${b.apps.map((x, i) => perK(x - (a.apps[i] ?? 0))).join(", ")};` +
-      ` at rest over the burst's ${fmt(wallS, 1)} s ${perK(restPerS * wallS)};` +
+      (restPerS === undefined
+        ? ""
+        : ` at rest over the burst's ${fmt(wallS, 1)} s ${perK(restPerS * wallS)};`) +
       ` PostgreSQL CPU ${perK(b.pg - a.pg)}, statements' execution ${fmt((b.execMs - a.execMs) / sent, 3)} ms a request`,
   );
+  console.log(`${title}: app CPU-s per 1,000 by thread: ${threadSplit(a.threads, b.threads, sent)}`);
 }
 
 function printPgKinds(title: string, a: PgSample, b: PgSample): void {
@@ -318,6 +344,124 @@ async function printStop(title: string, probe: Probe, servers: ChildServer[]): P
   printPgKinds(`${title}: PostgreSQL CPU-s for the instances' stop`, a, b);
 }
 
+/** Sums of burst deltas over a `steady` configuration's rounds, as one Sample (its start: ZERO). */
+const ZERO: Sample = {
+  connections: 0,
+  pgByKind: new Map(),
+  pg: 0,
+  at: 0,
+  app: 0,
+  apps: [],
+  mains: [],
+  threads: new Map(),
+  statements: 0,
+  execMs: 0,
+  calls: new Map(),
+};
+
+function addMaps(sum: Map<string, number>, a: Map<string, number>, b: Map<string, number>) {
+  const out = new Map(sum);
+  for (const [k, v] of b) out.set(k, (out.get(k) ?? 0) + v - (a.get(k) ?? 0));
+  return out;
+}
+
+function addDelta(sum: Sample, a: Sample, b: Sample): Sample {
+  const list = (s: number[], x: number[], y: number[]) => y.map((v, i) => (s[i] ?? 0) + v - (x[i] ?? 0));
+  return {
+    connections: b.connections,
+    pgByKind: addMaps(sum.pgByKind, a.pgByKind, b.pgByKind),
+    pg: sum.pg + b.pg - a.pg,
+    at: sum.at + b.at - a.at,
+    app: sum.app + b.app - a.app,
+    apps: list(sum.apps, a.apps, b.apps),
+    mains: list(sum.mains, a.mains, b.mains),
+    threads: addMaps(sum.threads, a.threads, b.threads),
+    statements: sum.statements + b.statements - a.statements,
+    execMs: sum.execMs + b.execMs - a.execMs,
+    calls: addMaps(sum.calls, a.calls, b.calls),
+  };
+}
+
+interface Running {
+  key: `${Kind}-${1 | 3}`;
+  tree?: string;
+  title: string;
+  servers: ChildServer[];
+  probe: Probe;
+  total: Sample;
+  rounds: number[];
+}
+
+/**
+ * `steady` (cluster-warm.ts): every configuration of a kind (one and three instances, this tree's
+ * and BENCH_BEFORE_TREE's) runs at once, each on its own database; each is warmed to its steady cost,
+ * then they take turns, ROUNDS rounds of BURST_EACH requests per instance (a different one first each
+ * round), so the machine's load drifts through all alike: the ratio of the sums, and each round's
+ * ratio for the spread. The configurations at rest meanwhile are not counted, except their timers'
+ * statements in PostgreSQL's CPU (server-wide: 0.00-0.06 CPU-s per 1,000 at rest over a burst).
+ */
+async function measureSteady(pg: TestPostgres, kind: Kind, trees: (string | undefined)[]): Promise<Costs[]> {
+  const configs: Running[] = [];
+  try {
+    for (const n of [1, 3] as const)
+      for (const tree of trees) {
+        const { servers, probe } = await startConfig(pg, kind, n, tree);
+        configs.push({
+          key: `${kind}-${n}`,
+          tree,
+          title: `${tree ? "BEFORE " : ""}${kind}, ${n}`,
+          servers,
+          probe,
+          total: ZERO,
+          rounds: [],
+        });
+      }
+    for (const c of configs)
+      await warmToSteady(
+        c.servers,
+        (each) => load(kind, c.servers, each * c.servers.length, c.probe),
+        c.title,
+      );
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let i = 0; i < configs.length; i++) {
+        const c = configs[(round + i) % configs.length] as Running;
+        const a = await c.probe.sample();
+        await load(kind, c.servers, BURST_EACH * c.servers.length, c.probe);
+        const b = await c.probe.sample();
+        c.total = addDelta(c.total, a, b);
+        c.rounds.push(((b.app - a.app + b.pg - a.pg) / (BURST_EACH * c.servers.length)) * 1000);
+      }
+      console.log(
+        `${kind} round ${round + 1}: CPU-s per 1,000 ${configs.map((c) => `${c.title} ${fmt(c.rounds[round] as number)}`).join(", ")} (${machineLoad()})`,
+      );
+    }
+    return trees.map((tree) => {
+      const costs: Costs = {};
+      for (const c of configs.filter((x) => x.tree === tree)) {
+        const sent = BURST_EACH * c.servers.length * ROUNDS;
+        printSplit(c.title, ZERO, c.total, sent);
+        costs[c.key] = {
+          app: (c.total.app / sent) * 1000,
+          pg: (c.total.pg / sent) * 1000,
+          statements: c.total.statements / sent,
+          calls: callsBetween(ZERO.calls, c.total.calls, sent),
+          idleApp: 0,
+          idlePg: 0,
+          idleStatements: 0,
+          idleCalls: new Map(),
+          rounds: c.rounds,
+        };
+      }
+      return costs;
+    });
+  } finally {
+    for (const c of configs) {
+      await c.probe.close();
+      await Promise.all(c.servers.map((s) => s.stop()));
+    }
+  }
+}
+
 /** Per configuration; a kind BENCH_CLUSTER_KINDS leaves out has none. */
 type Costs = Partial<Record<`${Kind}-${1 | 3}`, Cost>>;
 
@@ -340,6 +484,12 @@ export async function clusterCost(): Promise<{ after: Costs; before?: Costs }> {
     const after: Costs = {};
     const before: Costs = {};
     for (const kind of KINDS) {
+      if (STEADY && kind !== "idle") {
+        const [now, then] = await measureSteady(pg, kind, beforeTree ? [undefined, beforeTree] : [undefined]);
+        Object.assign(after, now);
+        if (then) Object.assign(before, then);
+        continue;
+      }
       for (const n of [1, 3] as const) {
         if (beforeTree) before[`${kind}-${n}`] = await measure(pg, kind, n, beforeTree);
         after[`${kind}-${n}`] = await measure(pg, kind, n);
@@ -353,8 +503,8 @@ export async function clusterCost(): Promise<{ after: Costs; before?: Costs }> {
   }
 }
 
-/** The configurations that measured at rest: the gateway's, or the idle kind's. */
-const atRest = (costs: Costs, n: 1 | 3) => costs[`gateway-${n}`] ?? costs[`idle-${n}`];
+/** The configurations that measured at rest: the idle kind's, or the gateway's (not in `steady`). */
+const atRest = (costs: Costs, n: 1 | 3) => costs[`idle-${n}`] ?? (STEADY ? undefined : costs[`gateway-${n}`]);
 
 function printBreakdown(costs: Costs, label: string): void {
   const gateway = costs["gateway-1"] && costs["gateway-3"] ? [costs["gateway-1"], costs["gateway-3"]] : [];
@@ -385,6 +535,12 @@ function printBreakdown(costs: Costs, label: string): void {
 }
 
 const ratio = (a: number, b: number) => `${fmt(a / b)}x`;
+/** `steady`: three against one round by round, " (rounds median (min-max))". */
+function roundSpread(one: Cost, three: Cost): string {
+  if (!one.rounds || !three.rounds) return "";
+  const xs = three.rounds.map((t, i) => t / (one.rounds?.[i] as number)).sort((a, b) => a - b);
+  return ` (rounds ${fmt(percentile(xs, 50))}, ${fmt(xs[0] as number)}-${fmt(xs[xs.length - 1] as number)})`;
+}
 const split = (c: { app: number; pg: number }) =>
   `${fmt(c.app + c.pg)} (app ${fmt(c.app)} + pg ${fmt(c.pg)})`;
 
@@ -437,6 +593,11 @@ export function clusterCostRows(measured: Awaited<ReturnType<typeof clusterCost>
 /** The scale-out targets apply at equal load per instance (EACH, above): at 30 over all the row says so. */
 const atEqualLoad = (target: string) => (EACH ? target : `${target} at BENCH_CLUSTER_EACH=10`);
 
+/** What the measured burst was: steady cost per request (cluster-warm.ts), or the issue's protocol. */
+const burstLabel = STEADY
+  ? `${ROUNDS} alternated rounds of ${BURST_EACH} requests per instance after ${STEADY_WARM} each to warm up: steady cost`
+  : `${REQUESTS} requests over all after ${WARM} per instance to warm up, twice`;
+
 function costRows(costs: Costs, label: string): Row[] {
   const load = machineLoad();
   const rows: Row[] = [];
@@ -449,10 +610,10 @@ function costRows(costs: Costs, label: string): Row[] {
     if (!one || !three) continue;
     rows.push(
       {
-        metric: `${label}${name}: CPU-s per 1,000, 3 instances (${REQUESTS} requests after ${WARM} per instance to warm up; ${EACH ? `${EACH} connections to each instance; ` : ""}${load})`,
+        metric: `${label}${name}: CPU-s per 1,000, 3 instances (${burstLabel}; ${EACH ? `${EACH} connections to each instance; ` : ""}${load})`,
         value: split(three),
         baseline: `1 instance ${split(one)}`,
-        ratio: ratio(three.app + three.pg, one.app + one.pg),
+        ratio: `${ratio(three.app + three.pg, one.app + one.pg)}${roundSpread(one, three)}`,
         target: atEqualLoad("<= 1.2x"),
       },
       {
