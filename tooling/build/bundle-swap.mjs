@@ -12,7 +12,7 @@
 // wrote their own build before it: one build fell out of the list, and its cleanup removed the
 // other's chunks it had just moved in, under an entry that imports them. A swap now holds
 // .builds.lock (created exclusively, naming its pid) from the list's read to the cleanup.
-import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
+import { mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { writeFileAtomic } from "./write-atomic.mjs";
 
@@ -20,6 +20,11 @@ const MANIFEST = ".builds.json";
 const LOCK = ".builds.lock";
 /** How long a swap waits between two tries of a lock another swap holds. */
 const LOCK_RETRY_MS = 25;
+/**
+ * A lock this old is taken over whoever it names: a swap renames some hundred files in well under
+ * a second, and a killed build's pid may have been given to another process since.
+ */
+const LOCK_STALE_MS = 60_000;
 
 /**
  * Moves every file of `staging` into `outdir` (created if missing), `entries` last in their order,
@@ -88,10 +93,14 @@ async function holding(path, onWaiting, fn) {
   }
 }
 
-/** Whether the lock at `path` names a process that is not running (an empty one is being written). */
+/**
+ * Whether the lock at `path` is older than LOCK_STALE_MS or names a process that is not running
+ * (an empty one is being written).
+ */
 async function abandoned(path) {
   let pid;
   try {
+    if (Date.now() - (await stat(path)).mtimeMs > LOCK_STALE_MS) return true;
     pid = Number((await readFile(path, "utf8")).trim());
   } catch (err) {
     if (err.code === "ENOENT") return false;

@@ -1,7 +1,7 @@
 // bundle-swap.mjs moves a bundle built in a staging folder into its place (the CLI's dist/bundle).
 // Small hand-made bundles: an entry main.js that imports a content-named chunk at once and another
 // lazily, as esbuild's splitting writes them.
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -156,6 +156,19 @@ describe("swapBundle", () => {
       "lazy-AAAA1111.js",
       "main.js",
     ]);
+  });
+
+  it("takes over a lock older than a minute, though the pid it names is running (a killed build's pid given to another)", async () => {
+    const root = testTempDir("agentsvc-swap-");
+    const outdir = join(root, "bundle");
+    mkdirSync(outdir);
+    const lock = join(outdir, ".builds.lock");
+    writeFileSync(lock, String(process.ppid));
+    const old = new Date(Date.now() - 61_000);
+    utimesSync(lock, old, old);
+    await swap(built(root, "AAAA1111"), outdir, { entries: ["main.js"] });
+    expect(existsSync(lock)).toBe(false);
+    expect(readdirSync(outdir)).toContain("main.js");
   });
 
   it("refuses a staging folder without a named entry, moving nothing", async () => {
