@@ -13,6 +13,7 @@ import { type FailureDeps, failedSend } from "./outbox-failure.js";
 import { RefusedRoles, type RoleFence } from "./outbox-fence.js";
 import { OUTBOX_IDLE_POLL_MS } from "./outbox-look.js";
 import type { OutboxShare } from "./outbox-partition.js";
+import { inWaves, READ_AHEAD } from "./outbox-waves.js";
 import {
   cutPause,
   DEFAULT_MAX_ATTEMPTS,
@@ -66,7 +67,7 @@ export class OutboxSender {
   #fence: (() => RoleFence) | undefined;
   #share: (() => OutboxShare) | undefined;
   #batch: Promise<unknown> | undefined; // the sends in flight
-  /** Told how each pass went: a backlog once `backlogAfter` pieces went in one pass, and what a pass sent. */
+  /** Told how each pass went: a backlog once `backlogAfter` pieces were read in one pass, and what a pass sent. */
   pressure: { backlogAfter: number; backlog(): void; passed(sent: number): void } | undefined;
 
   constructor(input: {
@@ -286,18 +287,20 @@ export class OutboxSender {
     let sent = 0;
     const startedAt = Date.now();
     try {
-      while (this.#running) {
-        const rows = await this.#due(Date.now(), this.#concurrency);
+      // The first read of a pass asks for one batch; after a full one, READ_AHEAD batches (outbox-waves.ts).
+      for (let want = this.#concurrency; this.#running; want = this.#concurrency * READ_AHEAD) {
+        const rows = await this.#due(Date.now(), want);
         if (rows.length === 0) break;
         this.#busyPassAt = startedAt;
-        this.#batch = Promise.all(rows.map((row) => this.#sendOne(row)));
-        await this.#batch;
+        // Told as the pieces that reach backlogAfter are read: help is asked for while they go out.
         const after = this.pressure?.backlogAfter ?? Number.POSITIVE_INFINITY;
         if (sent < after && sent + rows.length >= after) this.pressure?.backlog();
         sent += rows.length;
+        this.#batch = inWaves(rows, this.#concurrency, (row) => this.#still(row), (r) => this.#sendOne(r));
+        await this.#batch;
         // A short read had every due piece: no read that would find none. A piece queued since woke
         // the sender; a thread's next piece is found by the next-due read after every pass (#arm).
-        if (rows.length < this.#concurrency) break;
+        if (rows.length < want) break;
       }
       this.pressure?.passed(sent);
     } catch (err) {
@@ -310,6 +313,11 @@ export class OutboxSender {
         "outbox: the store failed while sending",
       );
     }
+  }
+
+  /** A piece read earlier is still this sender's to send now: running, its gateway not held, its partition its own. */
+  #still(row: OutboxRow): boolean {
+    return this.#running && !this.#held.has(row.gateway) && (this.#mine?.(row) ?? true);
   }
 
   /** Due pieces of gateways that are not held: asks for more while held ones fill the answer. None once refused. */

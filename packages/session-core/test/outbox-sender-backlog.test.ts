@@ -1,5 +1,5 @@
 // When the outbox sender reports a backlog (outbox-sender.ts #pump, read by OutboxShares to ask other
-// instances for help): once in a pass, at the batch that reaches `backlogAfter` pieces sent, and not
+// instances for help): once in a pass, at the read that reaches `backlogAfter` pieces, and not
 // at all in a pass that sends fewer; every pass reports how many it sent.
 import { describe, expect, it } from "vitest";
 import { MockGateway } from "../src/testing/index.js";
@@ -33,8 +33,8 @@ describe("the outbox sender's backlog report", () => {
     expect(await pass(3)).toEqual({ backlog: 0, passed: [3] });
   });
 
-  it("a pass of several batches past backlogAfter reports it once, at the batch that reached it", async () => {
-    // Batches of 4, 4 and 2: the first reaches backlogAfter, the next two start at or past it.
+  it("a pass of several batches past backlogAfter reports it once, at the read that reached it", async () => {
+    // Reads of 4 and 16 (6 found): the first reaches backlogAfter, the second starts past it.
     expect(await pass(10)).toEqual({ backlog: 1, passed: [10] });
   });
 });
