@@ -178,10 +178,15 @@ function spread(ws: Window[]): string {
   return `${fmt(median(xs))} (${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))})`;
 }
 
-/** "min-max" of round i's three/one CPU ratio over the rounds: the summed ratio's spread. */
+/**
+ * Round i's three/one CPU ratio over the rounds: "median, min-max". The median is the figure at
+ * rest: each process's major GC after a burst (60-90 ms of CPU with V8's helper threads, 7-90 s
+ * after it, on either tree, one instance or three) lands in one window or another and sets that
+ * window's sum.
+ */
 function ratioSpread(one: Window[], three: Window[]): string {
   const xs = three.map((w, i) => cpu(w) / cpu(one[i] as Window)).filter(Number.isFinite);
-  return xs.length ? `${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))}x` : "n/a";
+  return xs.length ? `median ${fmt(median(xs))}x, ${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))}x` : "n/a";
 }
 
 function rows(one: Measured, three: Measured, label: string): Row[] {
@@ -191,7 +196,7 @@ function rows(one: Measured, three: Measured, label: string): Row[] {
     const [ca, cb] = [sum(a, cpu), sum(b, cpu)];
     out.push(
       {
-        metric: `${label}idle CPU-s a minute (instances + their PostgreSQL backends), ${name} window after a burst, 3 instances (summed over ${ROUNDS} rounds of ${WINDOW_S} s; per round median (min-max); ratio by round min-max; ${machineLoad()})`,
+        metric: `${label}idle CPU-s a minute (instances + their PostgreSQL backends), ${name} window after a burst, 3 instances (summed over ${ROUNDS} rounds of ${WINDOW_S} s; per round median (min-max); ratio by round median, min-max; ${machineLoad()})`,
         value: `${fmt(perMinute(cb, b.length))}; ${spread(b)}; server background ${fmt(
           perMinute(
             sum(b, (w) => w.background),
