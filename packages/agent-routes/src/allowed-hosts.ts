@@ -3,6 +3,7 @@
 // passes. Refusing every Host that is not a name this service is meant to be reached by stops it.
 import type { MiddlewareHandler } from "hono";
 import { errorBody } from "./errors.js";
+import { requestHeader } from "./node-headers.js";
 
 /** Names every local service answers to. */
 export const LOOPBACK_HOSTS: readonly string[] = ["localhost", "127.0.0.1", "::1"];
@@ -56,7 +57,7 @@ export function allowedHostsGuard(
 ): MiddlewareHandler {
   const list = [...allowed];
   return async (c, next) => {
-    const header = c.req.header("host");
+    const header = requestHeader(c, "host");
     if (header === undefined || hostAllowed(hostName(header), list)) return next();
     onRefused?.(header);
     return c.json(

@@ -1,6 +1,7 @@
 import { AgentsvcError } from "@agentsvc/agent-core";
 import type { IncomingMessage } from "node:http";
 import type { Context } from "hono";
+import { requestHeader } from "./node-headers.js";
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -13,7 +14,7 @@ export async function readJsonObject(
   c: Context,
   limit = DEFAULT_BODY_LIMIT,
 ): Promise<Record<string, unknown>> {
-  const type = (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
+  const type = (requestHeader(c, "content-type") ?? "").split(";")[0]?.trim().toLowerCase();
   if (type !== "application/json") {
     throw new AgentsvcError(
       "unsupported_media_type",
@@ -27,7 +28,7 @@ export async function readJsonObject(
     c.header("Connection", "close");
     return new AgentsvcError("too_large", `body: larger than the ${limit}-byte limit`, 413);
   };
-  const declared = Number(c.req.header("content-length"));
+  const declared = Number(requestHeader(c, "content-length"));
   if (Number.isFinite(declared) && declared > limit) throw tooLarge();
   const incoming = unreadIncoming(c);
   const bytes = incoming
