@@ -296,7 +296,7 @@ export class OutboxSender {
         const after = this.pressure?.backlogAfter ?? Number.POSITIVE_INFINITY;
         if (sent < after && sent + rows.length >= after) this.pressure?.backlog();
         sent += rows.length;
-        this.#batch = inWaves(rows, this.#concurrency, (row) => this.#still(row), (r) => this.#sendOne(r));
+        this.#batch = inWaves(rows, this.#concurrency, this.#still, (row) => this.#sendOne(row));
         await this.#batch;
         // A short read had every due piece: no read that would find none. A piece queued since woke
         // the sender; a thread's next piece is found by the next-due read after every pass (#arm).
@@ -316,9 +316,8 @@ export class OutboxSender {
   }
 
   /** A piece read earlier is still this sender's to send now: running, its gateway not held, its partition its own. */
-  #still(row: OutboxRow): boolean {
-    return this.#running && !this.#held.has(row.gateway) && (this.#mine?.(row) ?? true);
-  }
+  readonly #still = (row: OutboxRow): boolean =>
+    this.#running && !this.#held.has(row.gateway) && (this.#mine?.(row) ?? true);
 
   /** Due pieces of gateways that are not held: asks for more while held ones fill the answer. None once refused. */
   async #due(now: number, want: number): Promise<OutboxRow[]> {
