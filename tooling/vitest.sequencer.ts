@@ -55,8 +55,29 @@ const SLOW_FIRST = [
   "packages/webui/test/turns.test.ts",
 ];
 
+/** `files` in an order drawn from `seed` (mulberry32): the same seed, the same order. */
+function shuffled(files: TestSpecification[], seed: number): TestSpecification[] {
+  let state = seed >>> 0;
+  const random = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+  const order = [...files].sort((a, b) => a.moduleId.localeCompare(b.moduleId));
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [order[i], order[j]] = [order[j] as TestSpecification, order[i] as TestSpecification];
+  }
+  return order;
+}
+
 export default class SlowFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    // A seed given (--sequence.seed=<n>) shuffles the files. Vitest's own random sequencer, which
+    // --sequence.shuffle.files picks, gives way to a configured one: at the root they kept this order.
+    const { seed } = this.ctx.config.sequence;
+    if (seed !== undefined) return shuffled(files, seed);
     const sorted = await super.sort(files);
     const rank = (spec: TestSpecification) =>
       SLOW_FIRST.findIndex((end) => spec.moduleId.replaceAll("\\", "/").endsWith(end));
