@@ -5,12 +5,14 @@ import { splitPackageConfig } from "../../tooling/vitest.preset.ts";
 // streamed output was too short. A minute per test and five seconds per poll (as in webui-page);
 // a poll ends as soon as it passes, so a quiet machine waits no longer.
 // Files that share modules in the shared threads (#45): each starts its server in the test's own
-// process and leaves no handler or global behind. The others stay in processes of their own: they
-// spawn the server or a driver (crash, media-crash, stream-crash*, tracing, traceparent-trust,
-// webhook-body-limit), or install signal handlers (health, listen-backlog); page-e2e and page-files
-// wait on their page for a minute and half a minute: in the two shared threads they would hold one
-// of them that long, among four forked workers they take one slot of four.
-export const split = splitPackageConfig(import.meta.dirname, { testTimeout: 60_000, pollTimeoutMs: 5_000 }, [
+// process and leaves no handler or global behind. The others run in child processes, one file after
+// another in each (reuseProcesses): they spawn the server or a driver (crash, media-crash,
+// stream-crash*, tracing, traceparent-trust, webhook-body-limit), or block their event loop
+// (listen-backlog); page-e2e and page-files wait on their page for a minute and half a minute: in
+// the two shared threads they would hold one of them that long, among four forked workers they
+// take one slot of four.
+const extra = { testTimeout: 60_000, pollTimeoutMs: 5_000, reuseProcesses: true };
+export const split = splitPackageConfig(import.meta.dirname, extra, [
   "test/account-seeding.test.ts",
   "test/adapter-exports.test.ts",
   "test/agent-thread-namespace.test.ts",

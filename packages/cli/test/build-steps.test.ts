@@ -1,14 +1,20 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { type Project, registerBuildStep } from "../src/index.js";
 import { BOT_AGENT, run, tempDir, writeFiles } from "./helpers.js";
 
-// registerBuildStep is process-wide, so these tests live in their own file (own worker).
+// registerBuildStep is process-wide and has no removal: the file's next in its process (a reused
+// one) would build with this step, so it does nothing once the file ended.
 describe("registered build steps", () => {
   const seen: { project: Project; outDir: string; manifestExisted: boolean }[] = [];
   let failWith: string | undefined;
+  let ended = false;
+  afterAll(() => {
+    ended = true;
+  });
   registerBuildStep(async (project, outDir) => {
+    if (ended) return;
     seen.push({ project, outDir, manifestExisted: existsSync(join(outDir, "manifest.json")) });
     if (failWith) throw new Error(failWith);
     writeFileSync(join(outDir, "index.html"), `<title>${project.rootAgent.name}</title>`);

@@ -43,9 +43,15 @@ function envVarNames(files: Record<string, string>): string[] {
   return [...names];
 }
 
-const touched: string[] = [];
+// Each variable's value before the test (undefined: unset), put back after it: the file's process
+// may run another file next.
+const touched = new Map<string, string | undefined>();
 afterEach(() => {
-  for (const name of touched.splice(0)) delete process.env[name];
+  for (const [name, was] of touched) {
+    if (was === undefined) delete process.env[name];
+    else process.env[name] = was;
+  }
+  touched.clear();
 });
 
 describe("agentsvc build", () => {
@@ -54,8 +60,8 @@ describe("agentsvc build", () => {
     const names = envVarNames(ENV_FIXTURE);
     expect(names.length).toBeGreaterThanOrEqual(25);
     for (const name of names) {
+      if (!touched.has(name)) touched.set(name, process.env[name]);
       process.env[name] = `MARKER-${name}-7f3a`;
-      touched.push(name);
     }
     // A step that serialises the whole project stands in for the page generator added later.
     const result = await buildProject(dir, {
