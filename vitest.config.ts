@@ -20,6 +20,7 @@ const workers = Math.max(2, availableParallelism() * 2);
 // forked workers had room. Each file here waits 13-27 s on its fake's real clock (streams paced by
 // token delays and edit intervals, reconnects); the lane side by side at load 31-68: 582 -> 537 s.
 // session-core's cap test on a real PostgreSQL held one of the threads 52-56 s in whole runs.
+// They share modules in their packages' own runs, so a package's two here reuse one process.
 const FORKED_OUT: Record<string, string[]> = {
   "packages/session-core": ["test/session-held-cap-pg.test.ts"],
   "packages/gateway-discord": ["test/stream.test.ts", "test/connection.test.ts"],
@@ -29,7 +30,7 @@ const FORKED_OUT: Record<string, string[]> = {
   "packages/gateway-slack": ["test/stream.test.ts"],
 };
 const forkedOut = Object.entries(FORKED_OUT).map(([dir, files]) =>
-  forkOutConfig(join(import.meta.dirname, dir), {}, files),
+  forkOutConfig(join(import.meta.dirname, dir), { reuseProcesses: true }, files),
 );
 
 export default defineConfig({
