@@ -9,9 +9,6 @@ import { Scheduler } from "../src/scheduler.js";
 import { SessionLead, type SessionLeadDeps } from "../src/session-lead.js";
 import { createMemoryCluster } from "../src/testing/index.js";
 
-// Taking the lead recovers runs that are not gateway turns: none here.
-vi.mock("../src/recovery.js", () => ({ recover: async () => [] }));
-
 afterEach(() => {
   vi.useRealTimers();
 });
@@ -33,6 +30,10 @@ function lead(holdsAny: boolean) {
       pressure: undefined,
     },
     registry: { get: () => undefined, list: () => [] },
+    // Taking the lead recovers runs that are not gateway turns: none here. (Not a vi.mock of
+    // recovery.js: this project's files share modules, so a mock would not reach session-lead.js.)
+    runs: { interrupted: async () => [] },
+    store: { interactions: { listOpen: async () => [] }, runStore: { list: async () => [] } },
     logger,
     stopping: () => false,
   } as unknown as SessionParts;
