@@ -11,6 +11,7 @@ import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { openStore, tempRoot } from "./helpers.js";
 import { statementsOf, withOwnConnection } from "./pg-statements.js";
+import { nodes, type PlanNode, rowsRead } from "./plan-nodes.js";
 
 const PENDING = 10_000;
 /** Five pending replies a thread, so most pending rows are not thread heads. */
@@ -31,37 +32,6 @@ const expectedShareDue = Array.from({ length: THREADS }, (_, t) => t)
   .filter((t) => createHash("md5").update(`http\nt-${t}`, "utf8").digest().readUInt32BE(0) % 4 === 1)
   .slice(0, 32)
   .map((t) => SENT + 1 + t * PER_THREAD);
-
-interface PlanNode {
-  "Node Type": string;
-  "Join Type"?: string;
-  "Relation Name"?: string;
-  "Index Name"?: string;
-  "Actual Rows"?: number;
-  "Actual Loops"?: number;
-  "Rows Removed by Filter"?: number;
-  "Rows Removed by Index Recheck"?: number;
-  Plans?: PlanNode[];
-}
-
-function* nodes(plan: PlanNode): Generator<PlanNode> {
-  yield plan;
-  for (const child of plan.Plans ?? []) yield* nodes(child);
-}
-
-/** Rows the plan's scans of `relation` produced or filtered out, over all their loops. */
-function rowsRead(plan: PlanNode, relation: string): number {
-  let read = 0;
-  for (const node of nodes(plan)) {
-    if (node["Relation Name"] !== relation) continue;
-    const perLoop =
-      (node["Actual Rows"] ?? 0) +
-      (node["Rows Removed by Filter"] ?? 0) +
-      (node["Rows Removed by Index Recheck"] ?? 0);
-    read += perLoop * (node["Actual Loops"] ?? 1);
-  }
-  return read;
-}
 
 describe.skipIf(postgresMissing)("[postgres] the outbox's due reads under a backlog", () => {
   for (const [analyzed, shared] of [

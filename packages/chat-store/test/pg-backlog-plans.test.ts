@@ -10,37 +10,9 @@ import { postgresMissing } from "@agentsvc/pg-test";
 import { describe, expect, it } from "vitest";
 import { inboxRunning, outboxSent, type PgQuery } from "../src/pg-writes.js";
 import { type PgClient, withOwnConnection } from "./pg-statements.js";
+import { type PlanNode, rowsRead } from "./plan-nodes.js";
 
 const BACKLOG = 5_000;
-
-interface PlanNode {
-  "Node Type": string;
-  "Relation Name"?: string;
-  "Actual Rows"?: number;
-  "Actual Loops"?: number;
-  "Rows Removed by Filter"?: number;
-  "Rows Removed by Index Recheck"?: number;
-  Plans?: PlanNode[];
-}
-
-function* nodes(plan: PlanNode): Generator<PlanNode> {
-  yield plan;
-  for (const child of plan.Plans ?? []) yield* nodes(child);
-}
-
-/** Rows the plan's scans of `relation` produced or filtered out, over all their loops (an Update's own node is not a read). */
-function rowsRead(plan: PlanNode, relation: string): number {
-  let read = 0;
-  for (const node of nodes(plan)) {
-    if (node["Relation Name"] !== relation || !node["Node Type"].endsWith("Scan")) continue;
-    const perLoop =
-      (node["Actual Rows"] ?? 0) +
-      (node["Rows Removed by Filter"] ?? 0) +
-      (node["Rows Removed by Index Recheck"] ?? 0);
-    read += perLoop * (node["Actual Loops"] ?? 1);
-  }
-  return read;
-}
 
 /** `v` as an SQL literal (arrays as array literals), for EXECUTE's arguments. */
 function literal(v: unknown): string {
