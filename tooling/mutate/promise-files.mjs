@@ -20,6 +20,7 @@ const ADAPTERS = {
 const special = {
   "session-core": [
     "outbox-sender",
+    "outbox-waves",
     "outbox-deliver",
     "outbox-fence",
     "outbox-shares",

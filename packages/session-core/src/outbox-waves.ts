@@ -8,10 +8,10 @@
 export const READ_AHEAD = 4;
 
 /**
- * Sends `rows` `size` at a time, each wave once the one before is over. In each wave after the
- * first, only the rows `still(row)` accepts: not once the sender stopped (the rest stay pending for
- * its next start), nor a row whose gateway was held meanwhile or whose partition was given up (it
- * stays pending for whoever sends it).
+ * Sends `rows` `size` at a time, each wave once the one before is over, only the rows `still(row)`
+ * accepts as the wave starts: not once the sender stopped (the rest stay pending for its next
+ * start), nor a row whose gateway was held meanwhile or whose partition was given up (it stays
+ * pending for whoever sends it).
  */
 export async function inWaves<R>(
   rows: readonly R[],
@@ -21,6 +21,6 @@ export async function inWaves<R>(
 ): Promise<void> {
   for (let i = 0; i < rows.length; i += size) {
     const wave = rows.slice(i, i + size);
-    await Promise.all((i === 0 ? wave : wave.filter(still)).map(send));
+    await Promise.all(wave.filter(still).map(send));
   }
 }
