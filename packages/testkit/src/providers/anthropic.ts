@@ -9,6 +9,9 @@
 // answered by a tool_result in the next user turn, tool_result blocks first),
 // https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking (with thinking on, the
 // last assistant turn of a tool loop starts with its thinking block, signature kept).
+// Prompt caching (`cache_control` breakpoints; cache_read_input_tokens and cache_creation_input_tokens
+// in message_start and message_delta, input_tokens the rest):
+// https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching (prompt-cache.ts).
 import {
   deltaCount,
   type Frame,
@@ -22,6 +25,7 @@ import {
   sameKey,
 } from "./core.js";
 import { anthropicFileRefusal } from "./file-parts.js";
+import { AnthropicPromptCache } from "./prompt-cache.js";
 import type { RecordedEvent, ScriptedAnswer, ScriptedFault, ScriptedFinish } from "./script.js";
 
 /** The key `FakeAnthropic` accepts unless told otherwise. */
@@ -45,6 +49,8 @@ interface Turn {
 export class FakeAnthropic extends ProviderFake {
   /** Thinking text by the signature this fake issued for it; redacted data as `redacted:<data>`. */
   readonly #issued = new Map<string, string>();
+  /** Prefixes a request asked cached (cache_control), read back by later ones (prompt-cache.ts). */
+  readonly #cache = new AnthropicPromptCache();
 
   private constructor(options: ProviderFakeOptions) {
     super(options, ANTHROPIC_TEST_KEY);
@@ -232,9 +238,18 @@ export class FakeAnthropic extends ProviderFake {
     return blocks;
   }
 
-  #usage(answer: ScriptedAnswer, body: Record<string, unknown>) {
+  /** Once per answered request: it writes what the request asks cached (prompt-cache.ts). */
+  #usage(answer: ScriptedAnswer, body: Record<string, unknown>, route: Route) {
+    const cache = this.#cache.take(route.model, body);
+    const scripted = answer.usage?.input;
+    // A scripted input is in the test's units, not the fake's: its cached share is scripted too.
+    const read = answer.usage?.cached ?? (scripted === undefined ? (cache?.read ?? 0) : 0);
+    const written = answer.usage?.cacheWrite ?? (scripted === undefined ? (cache?.written ?? 0) : 0);
+    const total = scripted ?? cache?.total ?? roughTokens(body.messages);
     return {
-      input_tokens: answer.usage?.input ?? roughTokens(body.messages),
+      input_tokens: Math.max(0, total - read - written),
+      cache_creation_input_tokens: written,
+      cache_read_input_tokens: read,
       output_tokens: answer.usage?.output ?? deltaCount(answer),
     };
   }
@@ -249,7 +264,7 @@ export class FakeAnthropic extends ProviderFake {
       text: `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`,
       token,
     });
-    const usage = this.#usage(answer, body);
+    const usage = this.#usage(answer, body, route);
     const frames: Frame[] = [
       event("message_start", {
         message: {
@@ -260,12 +275,7 @@ export class FakeAnthropic extends ProviderFake {
           model: route.model,
           stop_reason: null,
           stop_sequence: null,
-          usage: {
-            input_tokens: usage.input_tokens,
-            cache_creation_input_tokens: 0,
-            cache_read_input_tokens: 0,
-            output_tokens: 1,
-          },
+          usage: { ...usage, output_tokens: 1 },
         },
       }),
     ];
@@ -280,7 +290,8 @@ export class FakeAnthropic extends ProviderFake {
     frames.push(
       event("message_delta", {
         delta: { stop_reason: STOP_REASONS[finishOf(answer)], stop_sequence: null },
-        usage: { output_tokens: usage.output_tokens },
+        // Cumulative: the input side again, as message_start gave it.
+        usage,
       }),
       event("message_stop", {}),
     );
@@ -317,7 +328,7 @@ export class FakeAnthropic extends ProviderFake {
       content,
       stop_reason: STOP_REASONS[finishOf(answer)],
       stop_sequence: null,
-      usage: this.#usage(answer, body),
+      usage: this.#usage(answer, body, route),
     };
   }
 

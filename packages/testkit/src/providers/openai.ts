@@ -10,6 +10,8 @@
 // thinking mode an assistant message with tool calls must carry its `reasoning_content` back
 // (https://api-docs.deepseek.com/guides/thinking_mode, tool calls). OpenAI itself
 // streams no reasoning text on Chat Completions: only `completion_tokens_details.reasoning_tokens`.
+// Cached input (`prompt_tokens_details.cached_tokens`): a prompt starting as an earlier one did
+// (https://platform.openai.com/docs/guides/prompt-caching; prompt-cache.ts).
 import {
   deltaCount,
   type Frame,
@@ -23,6 +25,7 @@ import {
   sameKey,
 } from "./core.js";
 import { openAIFileRefusal } from "./file-parts.js";
+import { OpenAIPromptCache } from "./prompt-cache.js";
 import type { RecordedEvent, ScriptedAnswer, ScriptedFault } from "./script.js";
 
 /** `openai`: no reasoning text; `deepseek`: `delta.reasoning_content`; `vllm`: `delta.reasoning`. */
@@ -57,6 +60,8 @@ export class FakeOpenAI extends ProviderFake {
   readonly flavor: OpenAIFlavor;
   /** deepseek: ids of tool calls answered with reasoning, whose assistant message must bring it back. */
   readonly #reasoned = new Set<string>();
+  /** Prompts answered before: a request repeating one's start reports it cached (prompt-cache.ts). */
+  readonly #cache = new OpenAIPromptCache();
 
   private constructor(options: FakeOpenAIOptions) {
     super(options, OPENAI_TEST_KEY);
@@ -217,14 +222,18 @@ export class FakeOpenAI extends ProviderFake {
     })}\n\n`;
   }
 
-  #usage(answer: ScriptedAnswer, body: Record<string, unknown>) {
+  /** Once per answered request: it remembers the prompt for the next ones. */
+  #usage(answer: ScriptedAnswer, body: Record<string, unknown>, route: Route) {
+    const fromCache = this.#cache.take(route.model, JSON.stringify(body.messages ?? ""));
     const prompt = answer.usage?.input ?? roughTokens(body.messages);
+    // A scripted input is in the test's units, not the fake's: its cached share is scripted too.
+    const cached = answer.usage?.cached ?? (answer.usage?.input === undefined ? fromCache : 0);
     const completion = answer.usage?.output ?? deltaCount(answer);
     return {
       prompt_tokens: prompt,
       completion_tokens: completion,
       total_tokens: prompt + completion,
-      prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+      prompt_tokens_details: { cached_tokens: cached, audio_tokens: 0 },
       completion_tokens_details: {
         reasoning_tokens: answer.usage?.reasoning ?? answer.reasoning?.length ?? 0,
         audio_tokens: 0,
@@ -255,6 +264,7 @@ export class FakeOpenAI extends ProviderFake {
   ): Frame[] {
     const withUsage =
       (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
+    const usage = this.#usage(answer, body, route);
     // With include_usage every chunk carries `usage: null` except the last.
     const usageField = withUsage ? null : undefined;
     const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
@@ -282,8 +292,7 @@ export class FakeOpenAI extends ProviderFake {
         });
     }
     frames.push({ text: chunk({}, finishOf(answer)), token: false });
-    if (withUsage)
-      frames.push({ text: this.#chunk(route, index, undefined, this.#usage(answer, body)), token: false });
+    if (withUsage) frames.push({ text: this.#chunk(route, index, undefined, usage), token: false });
     frames.push({ text: "data: [DONE]\n\n", token: false });
     return frames;
   }
@@ -320,7 +329,7 @@ export class FakeOpenAI extends ProviderFake {
           finish_reason: finishOf(answer),
         },
       ],
-      usage: this.#usage(answer, body),
+      usage: this.#usage(answer, body, route),
     };
   }
 

@@ -23,8 +23,14 @@ export interface ScriptedAnswer {
   toolCalls?: ScriptedToolCall[];
   /** Default `tool_calls` when there are tool calls, else `stop`. */
   finish?: ScriptedFinish;
-  /** Default: input from the request's size, output from the deltas streamed. */
-  usage?: { input?: number; output?: number; reasoning?: number };
+  /**
+   * Default: input from the request's size, output from the deltas streamed, and the cached share
+   * of the input as the provider's prompt cache would have it (prompt-cache.ts). `input` is the whole
+   * prompt, cached part included; with `input` scripted, nothing is cached unless `cached` is too.
+   * `cached`: tokens read from the cache (OpenAI `cached_tokens`, Anthropic `cache_read_input_tokens`);
+   * `cacheWrite`: Anthropic's `cache_creation_input_tokens`.
+   */
+  usage?: { input?: number; output?: number; reasoning?: number; cached?: number; cacheWrite?: number };
 }
 
 /**
