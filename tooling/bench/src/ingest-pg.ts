@@ -8,14 +8,15 @@
 //       (record done, reply sent): accepts and turns together.
 // A server whose turns end sooner takes CPU from its own accepts during the burst: (a) can fall
 // while (b) rises, so both are printed, with the CPU per message (which survives a loaded machine).
-// BENCH_ROUNDS (default 3) rounds alternate the sides; the rows are the median round's by (a).
+// BENCH_ROUNDS (default 3) rounds alternate the sides; the rows are the median round's by (a), and
+// every round's figures follow (each side's rate swings between rounds on a shared machine).
 // BENCH_BEFORE_TREE=<worktree of an older commit, built> also measures that commit's one instance,
 // on a fresh database of the same server, in the same rounds (the "before" of a change).
 import { join, resolve } from "node:path";
 import { startPostgres, type TestPostgres } from "@agentsvc/pg-test";
 import { type ChildServer, startChildServer } from "./child-server.ts";
 import { CONNECTIONS, ingest, SECRET } from "./ingest.ts";
-import { closeProbes, drained, probePids, statementsPerMessage } from "./pg-statements.ts";
+import { closeProbes, drained, probePids, statementsPerMessage, walFlushes } from "./pg-statements.ts";
 import { postgresCpuSeconds } from "./pg-cpu.ts";
 import { cpuSecondsOf, machineLoad } from "./proc.ts";
 import { fmt, type Row } from "./stats.ts";
@@ -28,13 +29,23 @@ interface Burst {
   /** CPU per message from the burst's start until it is answered (the bare handler: its burst). */
   cpuMs: number;
   pgCpuMs: number;
+  /** Messages a WAL flush (fsync) and ms a flush, burst until answered: the disk's share. */
+  perFlush: number;
+  flushMs: number;
+  load: string;
 }
 
 /**
  * The measured burst; with `database`, then until every message of it is answered (drained).
  * CPU is read from /proc: waiting for a CPU on a busy machine is not counted.
  */
-async function burst(server: ChildServer, pg: TestPostgres, database?: string): Promise<Burst> {
+async function burst(
+  server: ChildServer,
+  pg: TestPostgres,
+  probeUrl: string,
+  database?: string,
+): Promise<Burst> {
+  const wal = await walFlushes(probeUrl);
   const cpu = cpuSecondsOf(server.pid);
   // The bench's own probe backends are left out (opened by the warm-up's drained()).
   const own = await probePids();
@@ -44,11 +55,30 @@ async function burst(server: ChildServer, pg: TestPostgres, database?: string): 
   if (database) await drained(database);
   // drained() waits 500 ms once the queues are empty (the sender's last look): not the server's time.
   const wall = (performance.now() - start - (database ? 500 : 0)) / 1000;
+  const cpuMs = ((cpuSecondsOf(server.pid) - cpu) * 1000) / result.sent;
+  const pgCpuMs = ((postgresCpuSeconds(pg.dataDir, own) - pgCpu) * 1000) / result.sent;
+  const flushed = await walFlushes(probeUrl);
+  const syncs = flushed.syncs - wal.syncs;
   return {
     rps: result.rps,
     answered: result.sent / wall,
-    cpuMs: ((cpuSecondsOf(server.pid) - cpu) * 1000) / result.sent,
-    pgCpuMs: ((postgresCpuSeconds(pg.dataDir, own) - pgCpu) * 1000) / result.sent,
+    cpuMs,
+    pgCpuMs,
+    perFlush: result.sent / syncs,
+    flushMs: (flushed.syncMs - wal.syncMs) / syncs,
+    load: machineLoad().replace(/ on \d+ CPUs/, ""),
+  };
+}
+
+/** One round's figures of one side: the spread the median hides. */
+function roundRow(i: number, side: string, b: Burst, bare: Burst): Row {
+  const agent = side !== "bare";
+  return {
+    metric: `round ${i + 1}, ${side}: (a) accepted/s${agent ? " / (b) answered/s" : ""}; CPU ms a message server, PostgreSQL (${b.load})`,
+    value: agent ? `${fmt(b.rps, 0)} / ${fmt(b.answered, 0)}` : fmt(b.rps, 0),
+    baseline: `${fmt(b.cpuMs, 2)}, ${fmt(b.pgCpuMs, 2)}`,
+    ratio: agent ? `${x(b.rps, bare.rps)} / ${x(b.answered, bare.rps)}` : "",
+    target: `${fmt(b.perFlush, 1)} messages a WAL flush, ${fmt(b.flushMs, 1)} ms a flush`,
   };
 }
 
@@ -103,7 +133,8 @@ function rowsAgainst(mine: Burst, base: Burst, label: string, bare: boolean): Ro
 }
 
 export async function benchIngestPostgres(): Promise<Row[]> {
-  const pg = await startPostgres({ durable: true });
+  // WAL flush times (pg_stat_wal.wal_sync_time): the bare handler's rate follows its commits' fsyncs.
+  const pg = await startPostgres({ durable: true, settings: ["track_wal_io_timing = on"] });
   const servers: ChildServer[] = [];
   try {
     const url = await pg.createDatabase();
@@ -124,13 +155,19 @@ export async function benchIngestPostgres(): Promise<Row[]> {
       // Each agentsvc burst is drained before the next side's: no turns left sharing the CPU.
       // The older tree goes first in odd rounds, second in even ones (the second of two identical
       // trees measured 0.64x of the first's (a) in one A/A run where it always went second).
-      const bareBurst = await burst(bareSide.server, pg);
-      const first = oldSide && i % 2 === 0 ? await burst(oldSide.server, pg, oldSide.database) : undefined;
-      const mine = await burst(mineSide.server, pg, url);
-      const oldBurst = first ?? (oldSide && (await burst(oldSide.server, pg, oldSide.database)));
+      const bareBurst = await burst(bareSide.server, pg, url);
+      const first =
+        oldSide && i % 2 === 0 ? await burst(oldSide.server, pg, url, oldSide.database) : undefined;
+      const mine = await burst(mineSide.server, pg, url, url);
+      const oldBurst = first ?? (oldSide && (await burst(oldSide.server, pg, url, oldSide.database)));
       rounds.push({ bare: bareBurst, ...(oldBurst ? { old: oldBurst } : {}), mine });
     }
     const perRound = rounds.map((r) => fmt(r.mine.rps / r.bare.rps)).join(", ");
+    const roundRows = rounds.flatMap((r, i) => [
+      roundRow(i, "bare", r.bare, r.bare),
+      ...(r.old ? [roundRow(i, "before", r.old, r.bare)] : []),
+      roundRow(i, "agentsvc", r.mine, r.bare),
+    ]);
     // The median round by (a): its sides ran back to back, so a loaded machine's swings hit both.
     rounds.sort((a, b) => a.mine.rps / a.bare.rps - b.mine.rps / b.bare.rps);
     const { bare, mine, old } = rounds[Math.floor(rounds.length / 2)] as (typeof rounds)[number];
@@ -168,6 +205,7 @@ export async function benchIngestPostgres(): Promise<Row[]> {
         ratio: `${fmt(statements.perMessage)}x`,
         target: "(fewer is cheaper: each is a write, a wake-up and a parse)",
       },
+      ...roundRows,
     ];
   } finally {
     for (const s of servers) await s.stop();

@@ -66,6 +66,18 @@ export async function drained(url: string): Promise<void> {
   throw new Error("the messages were not all answered within 120 s");
 }
 
+/**
+ * The server's WAL flushes so far (pg_stat_wal, every database; `track_wal_io_timing = on` for the
+ * time), asked on the probe connection: a durable commit waits for one, and many commits share
+ * one when they arrive together (group commit), so commits a flush and ms a flush say how the disk
+ * set a burst's rate.
+ */
+export async function walFlushes(url: string): Promise<{ syncs: number; syncMs: number }> {
+  const client = await probe(url);
+  const row = (await client.query("SELECT wal_sync, wal_sync_time FROM pg_stat_wal")).rows[0];
+  return { syncs: Number(row?.wal_sync ?? 0), syncMs: Number(row?.wal_sync_time ?? 0) };
+}
+
 export async function statementsPerMessage(url: string, secret: string, messages = 200): Promise<Counted> {
   const pg = createRequire(import.meta.resolve("@agentsvc/store-postgres"))("pg") as {
     Client: { prototype: { query: (...args: unknown[]) => unknown } };
