@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { advisoryKey, leaderLockName } from "../src/index.js";
-import { advisoryKeyText } from "../src/keys.js";
+import { advisoryKeyText, keptKeyTexts } from "../src/keys.js";
 
 describe("advisory keys", () => {
   it("are the first 8 bytes of SHA-256 of the name, big-endian, signed", () => {
@@ -25,5 +25,11 @@ describe("advisory keys in decimal (advisoryKeyText, kept for recent names)", ()
     // The first names were let go to keep the bound: computed again, the same.
     for (const name of [...names.slice(0, 10), ...names.slice(-10)])
       expect(advisoryKeyText(name)).toBe(advisoryKey(name).toString());
+  });
+
+  it("keeps no more than 4,096 names, and at least the last 2,048", () => {
+    for (let i = 0; i < 10_000; i++) advisoryKeyText(`agentsvc:thread:http:bound${i}`);
+    expect(keptKeyTexts()).toBeLessThanOrEqual(4096);
+    expect(keptKeyTexts()).toBeGreaterThanOrEqual(2048);
   });
 });
