@@ -8,6 +8,7 @@ import {
   type AgentDefinition,
   type DemoStep,
   RunManager,
+  type RunManagerOptions,
   type TranscribeAttachment,
   defineAgent,
   demoSummary,
@@ -65,6 +66,8 @@ export interface HarnessOptions {
   apiKeyEnvVar?: string;
   now?: () => number;
   agent?: AgentDefinition;
+  /** The run manager's model in place of the agent's (a test that watches what the model sends). */
+  model?: RunManagerOptions["model"];
   /** Reuse a data directory (restart tests). */
   dir?: string;
   /** SQLite busy timeout of the store (lock tests set one longer than any request may take). */
@@ -108,6 +111,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     agent,
     memory,
     runStore: db.runStore,
+    ...(options.model ? { model: options.model } : {}),
     ...(options.transcribe ? { transcribe: options.transcribe } : {}),
   });
   await runs.ready();
