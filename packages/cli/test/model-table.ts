@@ -2,8 +2,7 @@
 // a testkit provider fake (OpenAI, Anthropic, OpenAI-compatible DeepSeek and vLLM), and what a
 // client of /agent/invoke and /agent/stream gets for each row. Every documented stream of the
 // provider's corpus (packages/testkit/fixtures/providers/) is played through the real server too.
-// The rows run from one test file per group (model-providers-<group>.test.ts), side by side: each
-// row starts its own server and fake, and one file of all rows was the suite's slowest.
+// The rows run side by side in model-providers.test.ts, each with its own server and fake.
 import { mkdirSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -19,7 +18,7 @@ import {
   type RecordedRequest,
   type ScriptedStep,
 } from "@agentsvc/testkit";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type Served, serveBin } from "./child.js";
 import { repoRoot, tempDir, writeFiles } from "./helpers.js";
 
@@ -98,12 +97,8 @@ const WEATHER_TOOL = `{ kind: "tool", name: "get_weather", description: "The wea
   input: { type: "json-schema", schema: { type: "object", properties: { location: { type: "string" }, unit: { type: "string" } } } },
   execute: () => ({ forecast: "sunny" }) }`;
 
-/** The test file a row runs in: model-providers-<group>.test.ts. */
-type RowGroup = "openai" | "anthropic" | "compatible" | "google";
-
 interface Row {
   name: string;
-  group: RowGroup;
   corpus: string;
   start(): Promise<FakeOpenAI | FakeAnthropic | FakeGemini>;
   /** The agent's model (JavaScript source) with model id `id`. */
@@ -126,7 +121,6 @@ interface Row {
 const rows: Row[] = [
   {
     name: "openai",
-    group: "openai",
     corpus: "openai",
     start: () => FakeOpenAI.start(),
     model: (fake, id) => `{ provider: "openai", model: "${id}", baseURL: ${JSON.stringify(fake.baseURL)} }`,
@@ -138,7 +132,6 @@ const rows: Row[] = [
   },
   {
     name: "anthropic",
-    group: "anthropic",
     corpus: "anthropic",
     start: () => FakeAnthropic.start(),
     model: (fake, id) =>
@@ -151,7 +144,6 @@ const rows: Row[] = [
   },
   {
     name: "anthropic with extended thinking",
-    group: "anthropic",
     corpus: "",
     start: () => FakeAnthropic.start(),
     model: (fake, id) =>
@@ -164,7 +156,6 @@ const rows: Row[] = [
   },
   {
     name: "openai-compatible (DeepSeek reasoning_content)",
-    group: "compatible",
     corpus: "openai-compatible",
     start: () => FakeOpenAI.start({ flavor: "deepseek" }),
     model: (fake, id) =>
@@ -177,7 +168,6 @@ const rows: Row[] = [
   },
   {
     name: "openai-compatible (vLLM reasoning, no key)",
-    group: "compatible",
     corpus: "",
     start: () => FakeOpenAI.start({ flavor: "vllm", apiKey: false }),
     model: (fake, id) =>
@@ -189,7 +179,6 @@ const rows: Row[] = [
   },
   {
     name: "google (the provider/model string form)",
-    group: "google",
     corpus: "google",
     start: () => FakeGemini.start(),
     model: (fake, id) => `{ model: "google/${id}", baseURL: ${JSON.stringify(fake.baseURL)} }`,
@@ -202,7 +191,6 @@ const rows: Row[] = [
   },
   {
     name: "google gemini-3 (a thought signature sent back with each function call)",
-    group: "google",
     corpus: "",
     start: () => FakeGemini.start(),
     model: (fake, id) => `{ model: "google/${id}", baseURL: ${JSON.stringify(fake.baseURL)} }`,
@@ -215,7 +203,6 @@ const rows: Row[] = [
   },
   {
     name: "openai (an AI SDK instance built in the agent file)",
-    group: "openai",
     corpus: "",
     start: () => FakeOpenAI.start(),
     prelude: `import { createOpenAI } from "@ai-sdk/openai";\n`,
@@ -241,9 +228,16 @@ const workspacePackage = (name: string) =>
     ),
   );
 
-/** Declares the table's tests for the rows of one group. */
-export function describeModelRows(group: RowGroup): void {
-  describe.each(rows.filter((row) => row.group === group))("agentsvc start with a $name model", (row) => {
+/**
+ * Declares the table's tests. The rows run side by side (each its own server and fake, so a row's
+ * tests see only its own requests), the tests of a row one after another: a row is mostly waiting
+ * (an attempt's timeout, the route's grace after a client leaves, retry backoffs), and files of one
+ * or two rows each held a test slot 20-27 s apiece (#45.6).
+ */
+export function describeModelRows(): void {
+  // Every test below is sequential: a row's tests share its fake's queue of scripted steps.
+  const it = test.sequential;
+  describe.each(rows)("agentsvc start with a $name model", { concurrent: true }, (row) => {
     let fake: FakeOpenAI | FakeAnthropic | FakeGemini;
     let served: Served;
     let dir: string;
