@@ -90,6 +90,13 @@ export default async function forkPool(
     project: undefined as TestProject | undefined,
   }));
 
+  // The channels of the files running now: a cancel reaches them through one listener of the pool's
+  // (vitest keeps every listener for good: one a file held each ended file's channel, 663 a run).
+  const open = new Set<{ onCancel(reason: string): void }>();
+  vitest.onCancel((reason) => {
+    for (const rpc of open) rpc.onCancel(reason);
+  });
+
   // vitest's forks pool's channel: the worker's RPC to the main process, v8-serialized.
   const channelOf = (project: TestProject, collect: boolean) => {
     const emitter = new EventEmitter();
@@ -100,11 +107,14 @@ export default async function forkPool(
       post: (v: unknown) => emitter.emit("message", v),
       on: (fn: (v: unknown) => void) => emitter.on("response", fn),
     });
-    vitest.onCancel((reason) => rpc.onCancel(reason));
+    open.add(rpc);
     return {
       onMessage: (callback: (v: unknown) => void) => emitter.on("message", callback),
       postMessage: (message: unknown) => emitter.emit("response", message),
-      onClose: () => emitter.removeAllListeners(),
+      onClose: () => {
+        open.delete(rpc);
+        emitter.removeAllListeners();
+      },
     };
   };
 
