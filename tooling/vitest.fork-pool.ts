@@ -90,12 +90,9 @@ export default async function forkPool(
     project: undefined as TestProject | undefined,
   }));
 
-  // The channels of the files running now: a cancel reaches them through one listener of the pool's
-  // (vitest keeps every listener for good: one a file held each ended file's channel, 663 a run).
+  // The channels of the files running now: a cancel reaches them through one listener a run (vitest
+  // keeps a run's listeners to its end: one a file held each ended file's channel, 663 a run).
   const open = new Set<{ onCancel(reason: string): void }>();
-  vitest.onCancel((reason) => {
-    for (const rpc of open) rpc.onCancel(reason);
-  });
 
   // vitest's forks pool's channel: the worker's RPC to the main process, v8-serialized.
   const channelOf = (project: TestProject, collect: boolean) => {
@@ -188,8 +185,10 @@ export default async function forkPool(
           }
         }
       };
-      vitest.onCancel(() => {
+      // vitest drops the listeners as each run starts.
+      vitest.onCancel((reason) => {
         queue.splice(0);
+        for (const rpc of open) rpc.onCancel(reason);
       });
       await Promise.all(kept.map(slot));
       // A run's kept processes end with it: the next run (watch mode) loads its modules afresh.
