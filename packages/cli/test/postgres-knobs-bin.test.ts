@@ -37,6 +37,18 @@ afterAll(() => {
 
 const SECRET = "held-threads-secret";
 
+// One server without TLS for every describe but verify-full's (a start and stop is ~0.4 CPU-s and
+// 1.5 s at load 24): each test takes a database of its own, and what a test reads server-wide
+// (pg_locks, pg_stat_activity) it filters by its thread keys or its application name.
+let plainServer: Promise<TestPostgres> | undefined;
+const plainPostgres = () => {
+  plainServer ??= startPostgres();
+  return plainServer;
+};
+afterAll(async () => {
+  await (await plainServer)?.stop();
+});
+
 // A tool that says it was entered (a file per thread) and waits until the test opens the gate, so
 // the threads it runs in stay held; the demo model calls it for a message naming it.
 const AGENT = `import { existsSync, writeFileSync } from "node:fs";
@@ -148,15 +160,12 @@ describe.skipIf(postgresMissing)("agentsvc start: a postgres datasource's maxHel
   const ended: (() => Promise<void>)[] = [];
 
   beforeAll(async () => {
-    pg = await startPostgres();
+    pg = await plainPostgres();
   }, 60_000);
   afterEach(async () => {
     await served?.stop();
     served = undefined;
     for (const end of ended.splice(0).reverse()) await end();
-  });
-  afterAll(async () => {
-    await pg?.stop();
   });
 
   /** Starts the bin on a new database and sends each thread one message that runs the gated tool. */
@@ -255,7 +264,7 @@ describe.skipIf(postgresMissing)(
     let url: string;
 
     beforeAll(async () => {
-      pg = await startPostgres();
+      pg = await plainPostgres();
       url = await pg.createDatabase();
       // The store's connections are told apart by their application name (the cluster link keeps its own).
       served = await serveBin(
@@ -275,7 +284,6 @@ describe.skipIf(postgresMissing)(
     afterAll(async () => {
       await served?.stop();
       await store?.close();
-      await pg?.stop();
     });
 
     /** The store's connections (by application name), or those of them waiting for a lock. */
@@ -350,7 +358,7 @@ describe.skipIf(postgresMissing)("agentsvc start: a postgres datasource's ssl an
   const sockets: Socket[] = [];
 
   beforeAll(async () => {
-    pg = await startPostgres();
+    pg = await plainPostgres();
     // Takes the connection and never answers: only the connect timeout ends the wait.
     silent = createServer((socket) => sockets.push(socket));
     await new Promise<void>((r) => silent.listen(0, "127.0.0.1", () => r()));
@@ -358,7 +366,6 @@ describe.skipIf(postgresMissing)("agentsvc start: a postgres datasource's ssl an
   afterAll(async () => {
     for (const s of sockets) s.destroy();
     await new Promise((r) => silent?.close(r));
-    await pg?.stop();
   });
 
   it("connectTimeoutMs bounds the first connection: start fails naming the bound and the host", () => {
