@@ -2,20 +2,11 @@
 // client that sends signed http gateway events in order, retrying across restarts, approves
 // requests, and reads each thread's outbox.
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { resolve } from "node:path";
 import { signatureHeaders } from "@agentsvc/gateway-http";
 
 const child = resolve(import.meta.dirname, "fixtures/crash-child.mjs");
 export const crashFixture = resolve(import.meta.dirname, "fixtures/crash");
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 export class ServerProcess {
   #proc: ChildProcess | undefined;

@@ -9,8 +9,9 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ChatDb } from "@agentsvc/chat-store";
+import { freePort } from "@agentsvc/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { freePort, HooksClient, ServerProcess } from "./crash-driver.js";
+import { HooksClient, ServerProcess } from "./crash-driver.js";
 
 const THREADS = 10;
 const PER_THREAD = 20;

@@ -7,9 +7,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } 
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ChatDb } from "@agentsvc/chat-store";
-import { DiscordFake, eventually, TelegramFake } from "@agentsvc/testkit";
+import { DiscordFake, eventually, freePort, TelegramFake } from "@agentsvc/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { freePort, ServerProcess } from "./crash-driver.js";
+import { ServerProcess } from "./crash-driver.js";
 
 const fixture = resolve(import.meta.dirname, "fixtures/stream-crash");
 /** What the fixture's demo model answers (40 tokens, 100 ms each). */

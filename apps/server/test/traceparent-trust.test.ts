@@ -5,9 +5,9 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { eventually, TelegramFake } from "@agentsvc/testkit";
+import { eventually, freePort, TelegramFake } from "@agentsvc/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { freePort, ServerProcess } from "./crash-driver.js";
+import { ServerProcess } from "./crash-driver.js";
 import { OtlpReceiver } from "./otlp-receiver.js";
 
 const fixture = resolve(import.meta.dirname, "fixtures/otel");

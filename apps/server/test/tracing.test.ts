@@ -6,9 +6,9 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { eventually, TelegramFake } from "@agentsvc/testkit";
+import { eventually, freePort, TelegramFake } from "@agentsvc/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { freePort, HooksClient, ServerProcess } from "./crash-driver.js";
+import { HooksClient, ServerProcess } from "./crash-driver.js";
 import { OtlpReceiver, type ReceivedSpan } from "./otlp-receiver.js";
 
 const fixture = resolve(import.meta.dirname, "fixtures/otel");

@@ -11,10 +11,10 @@
 import { existsSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
-import { eventually, FakeTranscriptions, OPENAI_TEST_KEY, TelegramFake } from "@agentsvc/testkit";
+import { eventually, FakeTranscriptions, freePort, OPENAI_TEST_KEY, TelegramFake } from "@agentsvc/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { outputUntil, type Served, serveBin } from "./child.js";
-import { BOT_AGENT, freePort, linkPackages, tempDir, writeFiles } from "./helpers.js";
+import { BOT_AGENT, linkPackages, tempDir, writeFiles } from "./helpers.js";
 
 const AGENT_KEY = "agent-key-5150";
 const METRICS_KEY = "metrics-key-2112";

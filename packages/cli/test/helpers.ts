@@ -1,5 +1,4 @@
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { testTempDir } from "../../../tooling/vitest.temp-dirs.js";
@@ -52,15 +51,6 @@ export function linkPackages(dir: string, packages: Record<string, string>): voi
     mkdirSync(dirname(target), { recursive: true });
     symlinkSync(resolve(repoRoot, folder), target, "dir");
   }
-}
-
-/** A TCP port nothing listens on now (for a config that must name the port before the start). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 export const BOT_AGENT = `export default { kind: "agent", name: "bot", model: { provider: "demo" } };\n`;

@@ -5,10 +5,10 @@
 // a press of the signed context runs the tool and the answer's update takes the buttons away.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { eventually, MattermostFake, within } from "@agentsvc/testkit";
+import { eventually, freePort, MattermostFake, within } from "@agentsvc/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Served, serveBin } from "./child.js";
-import { freePort, linkPackages, tempDir, writeFiles } from "./helpers.js";
+import { linkPackages, tempDir, writeFiles } from "./helpers.js";
 
 const DM = "dmchan00000000000000000000";
 const ALICE = "alice000000000000000000000";

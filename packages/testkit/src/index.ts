@@ -1,5 +1,5 @@
 // Platform fakes, one folder each (src/<platform>/), exported here.
-export { type FakeServer, listenLocal } from "./server.js";
+export { type FakeServer, freePort, listenLocal } from "./server.js";
 export { type RateLimit, type Refusal, RateWindow } from "./rate-window.js";
 export {
   type HostedWebhookRoute,

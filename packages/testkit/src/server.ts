@@ -1,6 +1,7 @@
-// What every fake shares: an HTTP server on 127.0.0.1 at a free port, closed with its connections.
+// What every fake shares: an HTTP server on 127.0.0.1 at a free port, closed with its connections;
+// and a free port for the tests whose server is told its port before it starts.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer as createTcpServer } from "node:net";
 
 export interface FakeServer {
   /** `http://127.0.0.1:<port>` */
@@ -31,4 +32,19 @@ export async function listenLocal(
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * A TCP port on 127.0.0.1 nothing listens on now, for a server that must be told its port before it
+ * starts (a config, a child process). Another process may take it before that server binds it.
+ */
+export async function freePort(): Promise<number> {
+  const server = createTcpServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }

@@ -2,21 +2,13 @@
 // gateway (signed events, pulled replies) and the page's API (sign-in cookie, SSE turns).
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { signatureHeaders } from "@agentsvc/gateway-http";
+import { freePort } from "@agentsvc/testkit";
 
 const child = resolve(import.meta.dirname, "fixtures/cluster-child.mjs");
 export const fixture = resolve(import.meta.dirname, "fixtures/cluster");
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 export class Instance {
   readonly root = mkdtempSync(join(tmpdir(), "agentsvc-cluster-"));

@@ -14,10 +14,11 @@ import {
   writeFileSync,
 } from "node:fs";
 import { randomBytes } from "node:crypto";
-import { createServer, Socket } from "node:net";
+import { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect as tlsConnect } from "node:tls";
+import { freePort } from "../server.js";
 
 const BINARY = ["/usr/sbin/dovecot", "/usr/local/sbin/dovecot"].find((p) => existsSync(p));
 
@@ -37,14 +38,6 @@ export interface Dovecot {
   stop(): Promise<void>;
   start(): Promise<void>;
   close(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 // A P-256 key: an RSA-2048 one took 0.1-0.3 CPU-s and 1.5-3.5 s at load 30 to generate, in a
