@@ -7,7 +7,8 @@
 import { createHash } from "node:crypto";
 import { open } from "node:fs/promises";
 import type { StoreContext } from "./context.js";
-import { and, asc, desc, eq, gte, inArray, isNotNull, lt, sql } from "./orm.js";
+import { and, asc, desc, eq, gte, isNotNull, lt, sql } from "./orm.js";
+import { statusIn } from "./status-in.js";
 
 export const BLOB_CHUNK_BYTES = 256 * 1024;
 
@@ -271,13 +272,13 @@ export class BlobStore {
       db
         .select({ payload: o.payload })
         .from(o)
-        .where(and(eq(o.kind, "file"), eq(o.status, "pending"))),
+        .where(and(eq(o.kind, "file"), statusIn(o.status, ["pending"]))),
     );
     const messages = await this.ctx.run((db) =>
       db
         .select({ attachments: i.attachments })
         .from(i)
-        .where(and(inArray(i.status, ["queued", "running"]), isNotNull(i.attachments))),
+        .where(and(statusIn(i.status, ["queued", "running"]), isNotNull(i.attachments))),
     );
     const held = await this.ctx.run((db) =>
       db

@@ -4,6 +4,7 @@
 // piece twice keeps one row.
 import type { StoreContext } from "./context.js";
 import { and, asc, count, eq, gt, inArray, lt, lte, min, sql } from "./orm.js";
+import { statusIn } from "./status-in.js";
 import type { OutboxKind, OutboxStatus, outbox } from "@agentsvc/store-schema/sqlite";
 import { requireId, toJson } from "./validate.js";
 import { insertOutbox, outboxSent } from "./sqlite-writes.js";
@@ -280,7 +281,7 @@ export class Outbox {
         .from(this.t.outbox)
         .where(
           and(
-            inArray(this.t.outbox.status, [...statuses]),
+            statusIn(this.t.outbox.status, statuses),
             filter.gateway === undefined ? undefined : eq(this.t.outbox.gateway, filter.gateway),
           ),
         )
@@ -317,7 +318,7 @@ export class Outbox {
           finishedAt: null,
           platformId: null,
         } as typeof outbox.$inferInsert)
-        .where(and(eq(this.t.outbox.status, "dead"), where))
+        .where(and(statusIn(this.t.outbox.status, ["dead"]), where))
         .returning({ id: this.t.outbox.id }),
     );
     return rows.map((r) => r.id);
@@ -341,7 +342,7 @@ export class Outbox {
       db
         .select({ gateway: o.gateway, status: o.status, count: count() })
         .from(o)
-        .where(inArray(o.status, ["pending", "dead"]))
+        .where(statusIn(o.status, ["pending", "dead"]))
         .groupBy(o.gateway, o.status),
     );
     return rows.map((r) => ({
@@ -353,7 +354,10 @@ export class Outbox {
 
   async countByStatus(status: OutboxStatus): Promise<number> {
     const rows = await this.ctx.run((db) =>
-      db.select({ n: count() }).from(this.t.outbox).where(eq(this.t.outbox.status, status)),
+      db
+        .select({ n: count() })
+        .from(this.t.outbox)
+        .where(statusIn(this.t.outbox.status, [status])),
     );
     return rows[0]?.n ?? 0;
   }

@@ -354,4 +354,16 @@ CREATE TRIGGER outbox_heads_delete AFTER DELETE ON outbox
   FOR EACH ROW WHEN (OLD.status = 'pending') EXECUTE FUNCTION outbox_heads_sync();
 `,
   },
+  {
+    version: 14,
+    name: "partial status indexes: inbox's on unfinished records, outbox_pending on pending and dead pieces",
+    sql: `
+DROP INDEX inbox_thread_status;
+CREATE INDEX inbox_thread_status ON inbox (gateway, thread, status, id) WHERE status IN ('queued', 'running');
+DROP INDEX inbox_status;
+CREATE INDEX inbox_status ON inbox (status, id) WHERE status IN ('queued', 'running');
+DROP INDEX outbox_pending;
+CREATE INDEX outbox_pending ON outbox (status, next_attempt_at, id) WHERE status IN ('pending', 'dead');
+`,
+  },
 ];

@@ -106,6 +106,9 @@ export const suspendedRuns = pgTable(
   (t) => [index("suspended_runs_conversation").on(t.userId, t.conversationId)],
 );
 
+/** The predicate of inbox's status indexes on PostgreSQL (step 14): queued and running records. */
+const UNFINISHED = sql`status IN ('queued', 'running')`;
+
 export const inbox = pgTable(
   "inbox",
   {
@@ -124,8 +127,9 @@ export const inbox = pgTable(
   },
   (t) => [
     unique("inbox_gateway_dedup_key_unique").on(t.gateway, t.dedupKey),
-    index("inbox_thread_status").on(t.gateway, t.thread, t.status, t.id),
-    index("inbox_status").on(t.status, t.id),
+    // Unfinished records only (step 14): a record's end writes no entry in them (#45.2).
+    index("inbox_thread_status").on(t.gateway, t.thread, t.status, t.id).where(UNFINISHED),
+    index("inbox_status").on(t.status, t.id).where(UNFINISHED),
   ],
 );
 
@@ -168,7 +172,8 @@ export const outbox = pgTable(
     traceparent: text("traceparent"),
   },
   (t) => [
-    index("outbox_pending").on(t.status, t.nextAttemptAt, t.id),
+    // Pending and dead pieces only (step 14): a sent mark writes no entry in it.
+    index("outbox_pending").on(t.status, t.nextAttemptAt, t.id).where(sql`status IN ('pending', 'dead')`),
     index("outbox_thread").on(t.gateway, t.thread, t.id),
     // Each thread's pending pieces in order (step 13).
     index("outbox_thread_pending").on(t.gateway, t.thread, t.id).where(sql`status = 'pending'`),

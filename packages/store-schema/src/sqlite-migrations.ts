@@ -366,4 +366,14 @@ CREATE TRIGGER outbox_heads_delete AFTER DELETE ON outbox WHEN OLD.status = 'pen
 END;
 `,
   },
+  {
+    version: 14,
+    name: "partial status indexes: inbox's on unfinished records, outbox_pending on pending and dead pieces",
+    // PostgreSQL only: there a record's status change writes a new entry in every index, and a
+    // finished one no longer does in these. SQLite keeps its full indexes (same names and columns):
+    // its planner takes a partial index only for a query whose terms match the predicate's.
+    sql: `
+-- PostgreSQL only (partial status indexes); SQLite keeps its full ones.
+`,
+  },
 ];

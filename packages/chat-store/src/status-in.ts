@@ -1,0 +1,18 @@
+// `status IN ('queued', 'running')` with the statuses written into the statement's text, not bound.
+// On PostgreSQL inbox's and outbox_pending's status indexes are partial (store-schema step 14): the
+// planner takes a partial index only when the query's own terms prove its predicate, which a
+// parameter does not in a generic plan, the one a named statement keeps (store-postgres); with
+// `status IN ($1, $2)` such a read scanned the whole table, finished records and sent pieces too.
+import type { SQL } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { sql } from "./orm.js";
+
+/** Every status either table's column may hold: nothing else is written into a statement. */
+const STATUSES = new Set(["queued", "running", "done", "rejected", "failed", "pending", "sent", "dead"]);
+
+/** `column IN (<statuses as literals>)`; a status outside the tables' sets is refused. */
+export function statusIn(column: SQLiteColumn, statuses: readonly string[]): SQL {
+  if (statuses.length === 0) throw new TypeError("statusIn: no status");
+  for (const s of statuses) if (!STATUSES.has(s)) throw new TypeError(`not a status: ${String(s)}`);
+  return sql`${column} IN (${sql.raw(statuses.map((s) => `'${s}'`).join(", "))})`;
+}
