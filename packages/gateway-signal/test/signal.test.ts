@@ -30,6 +30,33 @@ async function started(options: Partial<SignalGatewayOptions> = {}): Promise<Sta
   return alone;
 }
 
+/**
+ * A fetch whose events stream the gateway reads through a stream that pulls only when asked: once
+ * `reads()` grew past n, the gateway had handled the n-th chunk (its activity noted) and asked for more.
+ */
+function readsOfEventStream() {
+  let reads = 0;
+  const counted: typeof fetch = async (input, init) => {
+    const res = await fetch(input, init);
+    if (!String(input).includes("/api/v1/events") || !res.body) return res;
+    const source = res.body.getReader();
+    const body = new ReadableStream<Uint8Array>(
+      {
+        async pull(controller) {
+          reads++;
+          const { value, done } = await source.read();
+          if (done) controller.close();
+          else controller.enqueue(value);
+        },
+        cancel: (reason) => source.cancel(reason),
+      },
+      { highWaterMark: 0 },
+    );
+    return new Response(body, { status: res.status, headers: res.headers });
+  };
+  return { fetch: counted, reads: () => reads };
+}
+
 const scheduled = (logs: { msg: string; delayMs?: unknown }[]) =>
   logs.filter((l) => l.msg === "signal-cli reconnect scheduled").map((l) => l.delayMs as number);
 
@@ -88,13 +115,25 @@ describe("signal gateway", () => {
   });
 
   it("keepalives keep a quiet stream open; a daemon gone silent is reopened by the watchdog", async () => {
+    // The watchdog's clock is the test's: on the real one a loaded machine stalled the process past
+    // idleMs between two keepalives and the check came first (a second connection, red under load).
+    let now = 0;
+    const stream = readsOfEventStream();
     daemon = await startSignalDaemon({ accounts: [ACCOUNT], keepaliveMs: 30 });
-    await started({ watchdog: { checkMs: 20, idleMs: 200 } });
+    await started({ now: () => now, watchdog: { checkMs: 20, idleMs: 200 }, fetch: stream.fetch });
     await eventually(() => gateway?.connected === true, "the first connection");
-    await new Promise((r) => setTimeout(r, 500));
+    // Five steps of 150 ms, 750 ms in all: only the keepalives read in each step keep it open.
+    for (let step = 0; step < 5; step++) {
+      now += 150;
+      const asked = stream.reads();
+      await eventually(() => stream.reads() > asked, "a keepalive read after the clock moved");
+    }
     expect(daemon.connections).toHaveLength(1);
     daemon.silent(true);
-    await eventually(() => daemon?.connections.length === 2, "a reconnect after silence", 3_000);
+    await eventually(() => {
+      now += 250;
+      return daemon?.connections.length === 2;
+    }, "a reconnect after silence");
   });
 
   it("takes direct messages and ignores group messages and receipts", async () => {
