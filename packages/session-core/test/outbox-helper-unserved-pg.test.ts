@@ -5,9 +5,9 @@
 // give-back). Now it leaves the line once it has been given nothing for the helper idle time. Roles
 // are advisory locks on real PostgreSQL links (pg-cluster Leadership), as the server's coordination.
 import { InstanceLink, Leadership } from "@agentsvc/pg-cluster";
-import { postgresMissing, startPostgres } from "@agentsvc/pg-test";
+import { postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/pg-test";
 import { pino } from "pino";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Coordination } from "../src/coordination.js";
 import { OUTBOX_PARTITIONS } from "../src/outbox-shares.js";
 import { fakeSender, sharesOver } from "./outbox-shares-fixture.js";
@@ -31,9 +31,14 @@ async function leadershipOn(url: string) {
 describe.skipIf(postgresMissing)(
   "an instance asked to help with an outbox backlog, given no partition",
   () => {
+    // The server starts in the hook's time, not the test's: under load its start took much of a 20-30 s
+    // test budget (timed out at load 25).
+    let server: TestPostgres;
+    beforeAll(async () => {
+      server = await startPostgres();
+    });
+    afterAll(() => server?.stop());
     it("leaves the line for the roles: given up later by their holder, they do not come to it", async () => {
-      const server = await startPostgres();
-      ended.push(() => server.stop());
       const url = await server.createDatabase();
       // Another instance holds every partition a helper may take.
       const holder = await leadershipOn(url);

@@ -8,9 +8,9 @@
 import { type AddressInfo, connect, createServer, type Socket } from "node:net";
 import type { ChatDb } from "@agentsvc/chat-store";
 import { InstanceLink, Leadership, roleLock } from "@agentsvc/pg-cluster";
-import { postgresMissing, startPostgres } from "@agentsvc/pg-test";
+import { postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/pg-test";
 import { pino } from "pino";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type Coordination, GatewayRegistry, type SendOptions, type SendResult } from "../src/index.js";
 import { OutboxSender } from "../src/outbox-sender.js";
 import { OutboxShares } from "../src/outbox-shares.js";
@@ -138,9 +138,14 @@ async function instance(url: string, linkUrl: string, tally: Map<string, number>
 describe.skipIf(postgresMissing)(
   "the outbox sender of an instance whose PostgreSQL link is cut unseen",
   () => {
+    // The server starts in the hook's time, not the test's: under load its start took much of a 20-30 s
+    // test budget (timed out at load 25).
+    let server: TestPostgres;
+    beforeAll(async () => {
+      server = await startPostgres();
+    });
+    afterAll(() => server?.stop());
     it("sends nothing once another instance holds its outbox roles: a piece due later goes out once, from the new holder", async () => {
-      const server = await startPostgres();
-      ended.push(() => server.stop());
       const url = await server.createDatabase();
       const proxy = await silentProxy(url);
       const tally = new Map<string, number>();
