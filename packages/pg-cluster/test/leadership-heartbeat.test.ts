@@ -11,6 +11,15 @@ const HEARTBEAT_MS = 200;
 /** Above HEARTBEAT_MS / 0.75: a live leader's next heartbeat always comes before a try. */
 const RETRY_MS = 800;
 
+/** Until `count()` reaches `n`, on the real event loop (the fake clock does not move by itself). */
+async function heardCount(count: () => number, n: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (count() < n) {
+    if (Date.now() > deadline) throw new Error(`heard ${count()} NOTIFYs, waited for ${n}`);
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
 describe.skipIf(postgresMissing)("a leader's heartbeat", () => {
   const pg = usePostgres();
 
@@ -110,23 +119,35 @@ describe.skipIf(postgresMissing)("a leader's heartbeat", () => {
   });
 
   it("heard on another instance's link, counts as an answer there: no SELECT 1 while NOTIFYs arrive within healthCheckMs", async () => {
-    // NOTIFYs 50 ms apart over four health checks of 600 ms: a loaded machine (CI at load 40 delayed
-    // the 100-against-300 ms version past its check) still keeps every gap well inside a check.
-    const link = await pg.link({ healthCheckMs: 600 });
+    // The link's clock is fake: on the real one a loaded machine (CI at load ~40) stalled the process
+    // past the check between two NOTIFYs, and the check rightly sent a SELECT 1. Here each NOTIFY is
+    // heard before the clock moves on: 48 of them 50 ms apart over four checks of 600 ms.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "performance"] });
+    const link = new InstanceLink({ connectionString: pg.url, healthCheckMs: 600 });
+    await link.connect();
     const bus = new Bus(link);
     await bus.start();
+    let notifications = 0;
+    link.onNotification(() => void notifications++);
     try {
       const heard = await queriesOf(async () => {
-        for (let i = 0; i < 48; i++) {
+        for (let i = 1; i <= 48; i++) {
           await pg.mon.query(`NOTIFY ${bus.channel}, '{"kind":"leader-alive","target":"","names":[]}'`);
-          await sleep(50);
+          await heardCount(() => notifications, i);
+          await vi.advanceTimersByTimeAsync(50);
         }
       });
       expect(heard.filter((q) => q.text === "SELECT 1")).toEqual([]);
-      const quiet = await queriesOf(async () => void (await sleep(1_800)));
+      // A check after the last one heard, the link asks the server (its answer in before the next tick).
+      const quiet = await queriesOf(async () => {
+        await vi.advanceTimersByTimeAsync(600);
+        await link.query("SELECT 0");
+      });
       expect(quiet.filter((q) => q.text === "SELECT 1").length).toBeGreaterThanOrEqual(1);
     } finally {
       await bus.stop();
+      await link.close();
+      vi.useRealTimers();
     }
   });
 });
