@@ -366,4 +366,16 @@ DROP INDEX outbox_pending;
 CREATE INDEX outbox_pending ON outbox (status, next_attempt_at, id) WHERE status IN ('pending', 'dead');
 `,
   },
+  // outbox_heads empties whenever every reply is sent, so autoanalyze often finds it empty; the
+  // functions' cached plans then seq-scan it (and a young outbox) for each piece, every head row in
+  // a burst (2 scans a message, 340-540 rows read a message in one ingest-pg round, #45.2). They
+  // only ever read and write a thread's rows by key (primary key, outbox_thread_pending).
+  {
+    version: 15,
+    name: "outbox heads triggers: their statements by key, whatever the statistics say",
+    sql: `
+ALTER FUNCTION outbox_head_added(TEXT, TEXT, BIGINT, BIGINT) SET enable_seqscan = off;
+ALTER FUNCTION outbox_head_refresh(TEXT, TEXT) SET enable_seqscan = off;
+`,
+  },
 ];

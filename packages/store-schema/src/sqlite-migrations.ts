@@ -376,4 +376,12 @@ END;
 -- PostgreSQL only (partial status indexes); SQLite keeps its full ones.
 `,
   },
+  {
+    version: 15,
+    name: "outbox heads triggers: their statements by key, whatever the statistics say",
+    // PostgreSQL only (the PL/pgSQL functions' plans); SQLite's triggers are SQL, planned per run.
+    sql: `
+-- PostgreSQL only (the heads functions' planner settings).
+`,
+  },
 ];

@@ -1,0 +1,65 @@
+// PostgreSQL step 15: the outbox heads triggers' statements read outbox_heads by primary key and
+// outbox by outbox_thread_pending even when autoanalyze last saw both tables empty (outbox_heads is
+// empty whenever every reply is sent): their cached plans seq-scanned every head row and every piece
+// for each piece inserted or marked sent (#45.2). The plans are read from auto_explain (nested
+// statements, sent to this client as notices); scan nodes are asserted, never a time.
+import { postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/pg-test";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { POSTGRES_MIGRATIONS } from "../src/postgres-migrations.js";
+
+let server: TestPostgres | undefined;
+
+/** The scan nodes (`Seq Scan on outbox_heads`, ...) of the plans of the triggers' own statements. */
+async function triggerScans(upTo: number): Promise<string[]> {
+  const client = new pg.Client({ connectionString: await server!.createDatabase() });
+  await client.connect();
+  try {
+    for (const step of POSTGRES_MIGRATIONS.filter((s) => s.version <= upTo)) await client.query(step.sql);
+    // What autoanalyze sees between bursts: nothing pending, no head.
+    await client.query("ANALYZE outbox; ANALYZE outbox_heads");
+    await client.query(
+      `INSERT INTO outbox (gateway, thread, idem_key, kind, payload, status, next_attempt_at, created_at)
+       SELECT 'g', 't' || i, 'k' || i, 'text', '{}', 'pending', 0, 0 FROM generate_series(1, 300) i`,
+    );
+    const plans: string[] = [];
+    client.on("notice", (n) => plans.push(n.message ?? ""));
+    await client.query("LOAD 'auto_explain'");
+    await client.query(
+      "SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on; SET auto_explain.log_level = notice; SET client_min_messages = notice",
+    );
+    // Past the five custom plans: the cached generic plan is what a busy connection runs.
+    for (let id = 1; id <= 12; id++) await client.query(`UPDATE outbox SET status = 'sent' WHERE id = ${id}`);
+    await client.query(
+      `INSERT INTO outbox (gateway, thread, idem_key, kind, payload, status, next_attempt_at, created_at)
+       SELECT 'g', 'u' || i, 'u' || i, 'text', '{}', 'pending', 0, 0 FROM generate_series(1, 12) i`,
+    );
+    // The UPDATE and INSERT above are this test's; the rest are the functions' statements.
+    return plans
+      .filter((p) => !/Query Text: (UPDATE outbox|INSERT INTO outbox \(gateway)/.test(p))
+      .flatMap((p) => [
+        ...p.matchAll(/(Seq Scan|Index Scan|Index Only Scan|Bitmap Heap Scan) (?:using \S+ )?on (\w+)/g),
+      ])
+      .map((m) => `${m[1]} on ${m[2]}`);
+  } finally {
+    await client.end();
+  }
+}
+
+describe.skipIf(postgresMissing !== undefined)("[postgres] step 15: the outbox heads triggers' plans", () => {
+  beforeAll(async () => {
+    server = await startPostgres();
+  }, 60_000);
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("read and write by key, after autoanalyze saw outbox_heads and outbox empty", async () => {
+    const scans = await triggerScans(15);
+    // Each sent mark: the head row locked and deleted, the thread's next piece looked up; each insert: the upsert.
+    expect(scans.filter((s) => s.endsWith("outbox_heads")).length).toBeGreaterThanOrEqual(24);
+    expect(scans.filter((s) => s.endsWith("on outbox")).length).toBeGreaterThanOrEqual(12);
+    expect(scans.filter((s) => s.startsWith("Seq Scan"))).toEqual([]);
+  }, 60_000);
+});
