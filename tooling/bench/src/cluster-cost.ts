@@ -4,7 +4,8 @@
 // statements per request (pg_stat_statements, every top-level statement of the bench database,
 // BEGIN and COMMIT included), and the same at rest per minute. Each configuration runs on a fresh
 // database of one durable server; requests go to every instance at once (30 connections in all),
-// and gateway messages share 200 threads, so a thread's next message often lands elsewhere.
+// and gateway messages share 200 threads (`steady`: 200 per instance), so a thread's next message often
+// lands elsewhere.
 // By default the bursts measure the steady cost per request (cluster-warm.ts: every instance warmed
 // alike, the configurations alive side by side and measured in alternated rounds, so warm-up and the
 // machine's load drift fall on one and three alike); BENCH_CLUSTER_PROTOCOL=issue runs #45.3's
@@ -21,7 +22,7 @@ import { postgresCpuByKind, postgresCpuSeconds } from "./pg-cpu.ts";
 import { cpuSecondsOf, machineLoad } from "./proc.ts";
 import { mainThreadSecondsOf } from "./thread-cpu.ts";
 import { threadSecondsOfAll, threadSplit } from "./cluster-threads.ts";
-import { BURST_EACH, ROUNDS, STEADY, STEADY_WARM, warmToSteady } from "./cluster-warm.ts";
+import { BURST_EACH, ROUNDS, roundOrder, STEADY, STEADY_WARM, warmToSteady } from "./cluster-warm.ts";
 import { fmt, percentile, type Row } from "./stats.ts";
 
 const REQUESTS = Number(process.env.BENCH_CLUSTER_REQUESTS ?? 2000);
@@ -53,6 +54,15 @@ const CONNECTIONS = 30;
  */
 const EACH = process.env.BENCH_CLUSTER_EACH ? Number(process.env.BENCH_CLUSTER_EACH) : undefined;
 const THREADS = 200;
+/**
+ * `steady`: THREADS per instance (one 200, three 600), so a thread's messages come as often and its
+ * history grows as fast on one and on three. Over 200 in all, three's 12,000 warm-up messages gave
+ * each thread 120 stored messages against one's 40 by the measured rounds, every prompt window read
+ * its full 100 (one: 40-80), and three paid for that: the window read 0.11 -> 0.29 exec ms a message,
+ * the turn end 0.37 -> 0.48 (#45.3, one run at load 43-52). A thread's next message still lands on
+ * any instance.
+ */
+const threadsFor = (instances: number) => (STEADY ? THREADS * instances : THREADS);
 
 /** `idle`: the gateway project's windows at rest only, without its measured burst. */
 type Kind = "invoke" | "gateway" | "idle";
@@ -183,7 +193,7 @@ async function load(kind: Kind, servers: ChildServer[], total: number, probe: Pr
     servers.map((s) =>
       kind === "invoke"
         ? invoke(s.url, each, connections)
-        : ingest(s.url, { amount: each, threads: THREADS, connections }),
+        : ingest(s.url, { amount: each, threads: threadsFor(servers.length), connections }),
     ),
   );
   if (kind !== "invoke") await probe.drained(500);
@@ -395,9 +405,9 @@ interface Running {
 /**
  * `steady` (cluster-warm.ts): every configuration of a kind (one and three instances, this tree's
  * and BENCH_BEFORE_TREE's) runs at once, each on its own database; each is warmed to its steady cost,
- * then they take turns, ROUNDS rounds of BURST_EACH requests per instance (a different one first each
- * round), so the machine's load drifts through all alike: the ratio of the sums, and each round's
- * ratio for the spread. The configurations at rest meanwhile are not counted, except their timers'
+ * then they take turns, ROUNDS rounds of BURST_EACH requests per instance in a balanced order
+ * (roundOrder: each first once, each after each other once), so the machine's load and each
+ * round's wake drift through all alike: the ratio of the sums, and each round's ratio for the spread. The configurations at rest meanwhile are not counted, except their timers'
  * statements in PostgreSQL's CPU (server-wide: 0.00-0.06 CPU-s per 1,000 at rest over a burst).
  */
 async function measureSteady(pg: TestPostgres, kind: Kind, trees: (string | undefined)[]): Promise<Costs[]> {
@@ -422,9 +432,10 @@ async function measureSteady(pg: TestPostgres, kind: Kind, trees: (string | unde
         (each) => load(kind, c.servers, each * c.servers.length, c.probe),
         c.title,
       );
+    const measuredFrom = Date.now();
     for (let round = 0; round < ROUNDS; round++) {
-      for (let i = 0; i < configs.length; i++) {
-        const c = configs[(round + i) % configs.length] as Running;
+      for (const i of roundOrder(round, configs.length)) {
+        const c = configs[i] as Running;
         const a = await c.probe.sample();
         await load(kind, c.servers, BURST_EACH * c.servers.length, c.probe);
         const b = await c.probe.sample();
@@ -435,6 +446,12 @@ async function measureSteady(pg: TestPostgres, kind: Kind, trees: (string | unde
         `${kind} round ${round + 1}: CPU-s per 1,000 ${configs.map((c) => `${c.title} ${fmt(c.rounds[round] as number)}`).join(", ")} (${machineLoad()})`,
       );
     }
+    // The outbox sender's share of a reply's latency over the measured rounds (a configuration's own database).
+    if (kind === "gateway")
+      for (const c of configs) {
+        const [p50, p90, p99] = (await c.probe.sendDelays(measuredFrom)).map((ms) => fmt(ms, 0));
+        console.log(`${c.title}: reply committed -> sent ms p50 ${p50}, p90 ${p90}, p99 ${p99}`);
+      }
     return trees.map((tree) => {
       const costs: Costs = {};
       for (const c of configs.filter((x) => x.tree === tree)) {

@@ -47,3 +47,19 @@ export async function warmToSteady(
     `${title}: warm-up, app CPU-s per 1,000 (V8Worker threads') by round of ${WARM_ROUND} each: ${rounds.join(", ")}`,
   );
 }
+
+/**
+ * The order of the configurations in measured round `round` (indices 0..n-1): a balanced Latin
+ * square (Williams) for an even n, so over n rounds each configuration runs once in each place and
+ * follows each other one once. A plain rotation kept who follows whom: with this tree's and
+ * BENCH_BEFORE_TREE's one and three (4 configurations) this tree's three ran after a one-instance
+ * round in 3 of 4 rounds and the other tree's three after this tree's three, in the wake of its
+ * burst (lets-go, GCs): in 3 same-run A/A pairs of the gateway (one tree against a copy of itself)
+ * this tree's three cost 1.04x, 1.23x and 1.24x the copy's, and one/three read 1.42x against 1.15x.
+ */
+export function roundOrder(round: number, n: number): number[] {
+  // First row 0, n-1, 1, n-2, 2, ... (successive differences all distinct mod n); row r adds r (mod n).
+  const first: number[] = [];
+  for (let lo = 0, hi = n - 1, i = 0; first.length < n; i++) first.push(i % 2 === 0 ? lo++ : hi--);
+  return first.map((c) => (c + round) % n);
+}
