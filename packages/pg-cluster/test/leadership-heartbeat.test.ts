@@ -122,7 +122,9 @@ describe.skipIf(postgresMissing)("a leader's heartbeat", () => {
     // The link's clock is fake: on the real one a loaded machine (CI at load ~40) stalled the process
     // past the check between two NOTIFYs, and the check rightly sent a SELECT 1. Here each NOTIFY is
     // heard before the clock moves on: 48 of them 50 ms apart over four checks of 600 ms.
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "performance"] });
+    vi.useFakeTimers({
+      toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "performance"],
+    });
     const link = new InstanceLink({ connectionString: pg.url, healthCheckMs: 600 });
     await link.connect();
     const bus = new Bus(link);
