@@ -6,7 +6,8 @@
 // (Telegram shows a draft about 30 s).
 import { eventually } from "@agentsvc/testkit";
 import { afterEach, beforeEach, expect, it, vi } from "vitest";
-import { startRig, type TelegramRig } from "./rig.js";
+import { GROUP_EDIT_GAP_MS } from "../src/stream.js";
+import { createRig, startRig, type TelegramRig } from "./rig.js";
 
 let rig: TelegramRig;
 
@@ -14,12 +15,20 @@ beforeEach(async () => {
   rig = await startRig();
 });
 
-afterEach(() => rig.stop());
+afterEach(async () => {
+  await rig.stop();
+  vi.useRealTimers();
+});
 
 it("edits a group's streamed preview no sooner than 3 s after the message before it, by default", async () => {
-  // When each call starts, as the gateway paces them: the fake's arrival times also hold each
-  // request's way there, and in a starved run the send's took ~0.45 s longer than the edit's
-  // (arrivals 2.55 s apart for calls started 3 s apart).
+  // On a fake clock, the timers' and Date's both, moved by the test: on the wall clock the fake's
+  // arrival times also hold each request's way there (in a starved run the send's took ~0.45 s
+  // longer than the edit's), the send may start a while after its booking, and Node's timers count
+  // from the loop's cached time, so a loaded run saw the calls start 2,899 ms apart.
+  await rig.stop();
+  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
+  rig = await createRig();
+  await rig.gateway.start(rig.rec.context);
   const started: { method: string; at: number }[] = [];
   const realFetch = globalThis.fetch;
   const spy = vi.spyOn(globalThis, "fetch").mockImplementation((input, init) => {
@@ -27,19 +36,27 @@ it("edits a group's streamed preview no sooner than 3 s after the message before
     if (method === "sendMessage" || method === "editMessageText") started.push({ method, at: Date.now() });
     return realFetch(input, init);
   });
-  const stream = rig.gateway.stream?.("-1001234567890", { meta: { chatType: "supergroup" } });
-  await stream?.update("Hello");
-  await stream?.update("Hello there");
-  spy.mockRestore();
-  expect(started.map((c) => c.method)).toEqual(["sendMessage", "editMessageText"]);
+  try {
+    const stream = rig.gateway.stream?.("-1001234567890", { meta: { chatType: "supergroup" } });
+    const sentAt = Date.now();
+    await stream?.update("Hello");
+    const editing = stream?.update("Hello there");
+    await vi.advanceTimersByTimeAsync(GROUP_EDIT_GAP_MS - 1);
+    expect(started.map((c) => c.method)).toEqual(["sendMessage"]);
+    await vi.advanceTimersByTimeAsync(1);
+    await editing;
+    expect(started).toEqual([
+      { method: "sendMessage", at: sentAt },
+      { method: "editMessageText", at: sentAt + GROUP_EDIT_GAP_MS },
+    ]);
+  } finally {
+    spy.mockRestore();
+  }
   expect(
     rig.fake.calls
       .filter((c) => c.method === "sendMessage" || c.method === "editMessageText")
       .map((c) => c.method),
   ).toEqual(["sendMessage", "editMessageText"]);
-  const [sent, edited] = started;
-  // A lower bound only: a slow machine can lengthen the gap, never shorten it.
-  expect((edited?.at as number) - (sent?.at as number)).toBeGreaterThanOrEqual(2_900);
 });
 
 it("sends a private chat's draft as HTML into the topic it answers", async () => {
