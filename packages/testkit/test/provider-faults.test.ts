@@ -2,7 +2,7 @@
 // order, slow heads, dropped sockets before and after the first delta, malformed chunks. Shown on
 // FakeOpenAI; the other formats run the same core.
 import { request } from "node:http";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { FakeAnthropic, FakeOpenAI, OPENAI_TEST_KEY } from "../src/index.js";
 import { parseSse, post } from "./sse.js";
 
@@ -87,21 +87,40 @@ describe("provider fakes: recording and scripting", () => {
   });
 
   it("holds the response head for headDelayMs (a slow provider): nothing arrives before it", async () => {
-    fake = await FakeOpenAI.start();
-    fake.enqueue({ text: ["late"], headDelayMs: 300 });
-    let headers = false;
-    const pending = fetch(`${fake.baseURL}/chat/completions`, {
-      method: "POST",
-      headers: { "content-type": "application/json", ...auth },
-      body: JSON.stringify(body),
-    }).then((res) => {
-      headers = true;
-      return res.text();
-    });
-    await new Promise((r) => setTimeout(r, 100));
-    expect(fake.count).toBe(1);
-    expect(headers).toBe(false);
-    expect(contents(await pending).join("")).toBe("late");
+    // The fake's delay on a fake clock the test moves: on the real one a loaded run may not have
+    // delivered the request 100 ms in, or may be past the 300 ms head delay by the look.
+    const realSetTimeout = globalThis.setTimeout;
+    const realSleep = (ms: number) => new Promise((r) => realSetTimeout(r, ms));
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      fake = await FakeOpenAI.start();
+      let taken = false;
+      // The step is read right before the fake waits for headDelayMs.
+      fake.enqueue(() => {
+        taken = true;
+        return { text: ["late"], headDelayMs: 300 };
+      });
+      let headers = false;
+      const pending = fetch(`${fake.baseURL}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...auth },
+        body: JSON.stringify(body),
+      }).then((res) => {
+        headers = true;
+        return res.text();
+      });
+      for (let i = 0; i < 1_000 && !taken; i++) await realSleep(10);
+      expect(fake.count).toBe(1);
+      // The head waits on the fake's timer: 100 real ms for one sent at once to arrive, then 299 more.
+      await realSleep(100);
+      await vi.advanceTimersByTimeAsync(299);
+      await realSleep(20);
+      expect(headers).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(contents(await pending).join("")).toBe("late");
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("sees a client that gives up during a slow head as client-closed", async () => {
