@@ -10,9 +10,12 @@
 // read from /proc): the server's checkpointer, WAL writer and autovacuum work for the whole server
 // and land in one window or another whatever the configuration (0.00-0.15 CPU-s a window), so they
 // are printed apart, not in the ratio.
-import { resolve } from "node:path";
+import { rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { startPostgres, type TestPostgres } from "@agentsvc/pg-test";
 import { startChildServer } from "./child-server.ts";
+import { gcLogEnv, gcsBetween, majorGcs } from "./cluster-gc.ts";
 import { breakdown, type Calls, callsBetween, callsOf } from "./cluster-statements.ts";
 import { ingest, SECRET } from "./ingest.ts";
 import { ClusterProbe } from "./cluster-probe.ts";
@@ -40,6 +43,8 @@ interface Reading {
   server: number;
   statements: number;
   calls: Calls;
+  /** When it was read (ms epoch): the GCs in a window are those that started between two readings. */
+  at: number;
 }
 
 /** One window of one round: CPU seconds and statements in it. */
@@ -51,6 +56,8 @@ interface Window {
   background: number;
   statements: number;
   calls: Calls;
+  /** The instances' memory-reducer GCs that started in it (cluster-gc.ts). */
+  reducers: number;
 }
 
 interface Measured {
@@ -84,13 +91,14 @@ class Probe extends ClusterProbe {
       server: postgresCpuSeconds(this.pg.dataDir, own),
       statements: Number(rows[0]?.n ?? 0),
       calls: await callsOf(this.stats, this.dbName),
+      at: Date.now(),
     };
   }
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function between(a: Reading, b: Reading): Window {
+function between(a: Reading, b: Reading, reducers: number): Window {
   // A backend connected in the window counts whole (it began in it); one that ended in it is lost
   // to this count and falls in `background` (the instances' pools keep their connections at rest).
   let pg = 0;
@@ -101,6 +109,7 @@ function between(a: Reading, b: Reading): Window {
     background: Math.max(0, b.server - a.server - pg),
     statements: b.statements - a.statements,
     calls: callsBetween(a.calls, b.calls, 1),
+    reducers,
   };
 }
 
@@ -110,7 +119,12 @@ async function measure(pg: TestPostgres, instances: number, tree?: string): Prom
   const file = tree
     ? resolve(tree, "tooling/bench/src/servers/ingest-route-pg.ts")
     : resolve(import.meta.dirname, "servers/ingest-route-pg.ts");
-  const env = { BENCH_PG_URL: dbUrl, BENCH_HOOKS_SECRET: SECRET };
+  // Each instance logs its major GCs (cluster-gc.ts): which window V8's memory reducer fell in.
+  const gcLog = join(
+    tmpdir(),
+    `agentsvc-bench-gc-${process.pid}-${tree ? "before" : "now"}-${instances}.jsonl`,
+  );
+  const env = { BENCH_PG_URL: dbUrl, BENCH_HOOKS_SECRET: SECRET, ...gcLogEnv(gcLog) };
   // The first instance migrates; the others find the schema in place.
   const servers = [await startChildServer(file, env)];
   const measured: Measured = { first: [], second: [] };
@@ -134,15 +148,18 @@ async function measure(pg: TestPostgres, instances: number, tree?: string): Prom
         const c = await probe.read();
         await sleep(WINDOW_S * 1000);
         const d = await probe.read();
-        measured.first.push(between(a, b));
-        measured.second.push(between(c, d));
+        const gcs = majorGcs(gcLog);
+        const [gcFirst, gcSecond] = [gcsBetween(gcs, a.at, b.at), gcsBetween(gcs, c.at, d.at)];
+        const [first, second] = [between(a, b, gcFirst.reducers), between(c, d, gcSecond.reducers)];
+        measured.first.push(first);
+        measured.second.push(second);
         const label = `${tree ? "BEFORE " : ""}${instances}, round ${round + 1}`;
-        for (const [name, w] of [
-          ["first", between(a, b)],
-          ["second", between(c, d)],
+        for (const [name, w, gc] of [
+          ["first", first, gcFirst],
+          ["second", second, gcSecond],
         ] as const)
           console.log(
-            `${label}, ${name} window: app ${w.apps.map((x) => fmt(x, 3)).join(" + ")} + pg backends ${fmt(w.pg, 3)} CPU-s (server background ${fmt(w.background)}, not counted), ${w.statements} statements (${machineLoad()})`,
+            `${label}, ${name} window: app ${w.apps.map((x) => fmt(x, 3)).join(" + ")} + pg backends ${fmt(w.pg, 3)} CPU-s (server background ${fmt(w.background)}, not counted), ${w.statements} statements, ${gc.line} (${machineLoad()})`,
           );
       }
     } finally {
@@ -150,6 +167,7 @@ async function measure(pg: TestPostgres, instances: number, tree?: string): Prom
     }
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
+    rmSync(gcLog, { force: true });
   }
   return measured;
 }
@@ -180,9 +198,9 @@ function spread(ws: Window[]): string {
 
 /**
  * Round i's three/one CPU ratio over the rounds: "median, min-max". The median is the figure at
- * rest: each process's major GC after a burst (60-90 ms of CPU with V8's helper threads, 7-90 s
- * after it, on either tree, one instance or three) lands in one window or another and sets that
- * window's sum.
+ * rest: each process's memory-reducer GC after a burst (cluster-gc.ts: 10-90 s after it, on either
+ * tree, one instance or three) lands in one window or another and sets that window's sum; the rows
+ * count those that fell in the window.
  */
 function ratioSpread(one: Window[], three: Window[]): string {
   const xs = three.map((w, i) => cpu(w) / cpu(one[i] as Window)).filter(Number.isFinite);
@@ -202,13 +220,13 @@ function rows(one: Measured, three: Measured, label: string): Row[] {
             sum(b, (w) => w.background),
             b.length,
           ),
-        )}`,
+        )}; memory-reducer GCs ${sum(b, (w) => w.reducers)}`,
         baseline: `1 instance ${fmt(perMinute(ca, a.length))}; ${spread(a)}; server background ${fmt(
           perMinute(
             sum(a, (w) => w.background),
             a.length,
           ),
-        )}`,
+        )}; memory-reducer GCs ${sum(a, (w) => w.reducers)}`,
         ratio: `${fmt(cb / ca)}x (${ratioSpread(a, b)})`,
         target: "<= 1.5x",
       },
