@@ -76,8 +76,9 @@ function roundRow(i: number, side: string, b: Burst, bare: Burst): Row {
   return {
     // The bare handler's rate swings with the disk: each event is its own commit, ~2 share a WAL
     // flush, and its rounds' rates follow ms a flush (4 December, load 40: 334/s at 3.0 ms, 529 at
-    // 2.3, 617 at 1.9, 1,149 at 1.0), not its CPU a message (0.37-0.55 ms).
-    metric: `round ${i + 1}, ${side}: (a) accepted/s${agent ? " / (b) answered/s" : " (follows ms a WAL flush: one commit an event)"}; CPU ms a message server, PostgreSQL (${b.load})`,
+    // 2.3, 617 at 1.9, 1,149 at 1.0), not its CPU a message (0.37-0.55 ms). On a machine with no
+    // CPU to spare (load 50-60) the CPU sets it instead.
+    metric: `round ${i + 1}, ${side}: (a) accepted/s${agent ? " / (b) answered/s" : " (one commit an event: follows ms a WAL flush while CPU is spare)"}; CPU ms a message server, PostgreSQL (${b.load})`,
     value: agent ? `${fmt(b.rps, 0)} / ${fmt(b.answered, 0)}` : fmt(b.rps, 0),
     baseline: `${fmt(b.cpuMs, 2)}, ${fmt(b.pgCpuMs, 2)}`,
     ratio: agent ? `${x(b.rps, bare.rps)} / ${x(b.answered, bare.rps)}` : "",
