@@ -1,7 +1,7 @@
 // The instances' major collections in cluster-idle.ts's windows (#45.3). After a burst each process's
 // heap has grown; once its allocation goes quiet, V8's memory reducer runs one major GC that gives the
-// growth back (heap 60-65 -> 30-35 MiB, RSS -30-35 MiB, 50-290 ms of main thread on a loaded machine),
-// 10-90 s after the burst: in the first window, the gap, the second window, or the next burst. That
+// growth back (heap 60-65 -> 30-35 MiB, RSS -30-35 MiB, 50-290 ms pauses on a loaded machine),
+// 13-96 s after the burst: in the first window, the gap, the second window, or the next burst. That
 // one GC per process is most of an idle window's CPU, so where it lands sets a window's ratio.
 // Loaded into each instance (NODE_OPTIONS --import, BENCH_GC_LOG set): every major GC is appended to
 // that file with its wall-clock start; `reducer` is the flag V8's memory reducer collects with

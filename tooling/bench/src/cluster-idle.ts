@@ -198,7 +198,7 @@ function spread(ws: Window[]): string {
 
 /**
  * Round i's three/one CPU ratio over the rounds: "median, min-max". The median is the figure at
- * rest: each process's memory-reducer GC after a burst (cluster-gc.ts: 10-90 s after it, on either
+ * rest: each process's memory-reducer GC after a burst (cluster-gc.ts: 13-96 s after it, on either
  * tree, one instance or three) lands in one window or another and sets that window's sum; the rows
  * count those that fell in the window.
  */
