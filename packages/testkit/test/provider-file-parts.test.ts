@@ -139,5 +139,5 @@ describe("FakeGemini: inline data parts", () => {
     const big = await generate(f, [{ inlineData: { mimeType: "image/png", data: b64(16 * MB) } }]);
     expect(big.status).toBe(400);
     expect(JSON.stringify(big.json())).toContain("Request payload size exceeds the limit: 20971520 bytes.");
-  });
+  }, 60_000); // a 21 MB request: 10-15 s of wall time at load 50
 });

@@ -30,7 +30,8 @@ export async function post(
     method: "POST",
     headers: { "content-type": "application/json", ...headers },
     body: typeof body === "string" ? body : JSON.stringify(body),
-    signal: AbortSignal.timeout(5000),
+    // A bound on a hang, not on speed: a 21 MB body took more than 5 s at load 50 (the abort fired).
+    signal: AbortSignal.timeout(30_000),
   });
   const text = await res.text();
   return { status: res.status, headers: res.headers, text, json: () => JSON.parse(text) };
