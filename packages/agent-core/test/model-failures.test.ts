@@ -1,7 +1,7 @@
 // Failed model calls through the whole run loop (RunManager, the real @ai-sdk/anthropic provider,
 // a local fake Messages API on 127.0.0.1 answering with Anthropic's documented failures):
 // retries, typed errors on the turn, interrupted replies, and context overflow recovery.
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { defineAgent, type MemoryConfig, type Message, type ModelAttempt, RunManager } from "../src/index.js";
 import { type FakeAnthropic, type FakeAnthropicReply, startFakeAnthropic } from "./fake-anthropic-server.js";
 import { anthropicFault, type Fault } from "./fake-faults.js";
@@ -9,6 +9,15 @@ import { type FakeOpenAI, startFakeOpenAI } from "./fake-openai-server.js";
 import { collect, contentOf } from "./helpers.js";
 
 const user = { userId: "u1", conversationId: "c1" };
+
+/** Until `check` holds, on the real event loop (a fake clock does not move by itself). */
+async function onRealClock(check: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within 10 s`);
+    await new Promise((r) => setImmediate(r));
+  }
+}
 const env = { ANTHROPIC_API_KEY: "sk-ant-test-key" };
 let server: FakeAnthropic | undefined;
 afterEach(async () => {
@@ -291,8 +300,25 @@ describe("settings and fallbacks through the run loop", () => {
         settings: { timeoutMs: 200 },
       },
     });
-    const result = await new RunManager({ agent, env }).start({ input: "hello", ...user }).done;
-    expect(result).toMatchObject({ status: "completed", text: "Awake." });
-    expect(server.requests).toHaveLength(2);
+    // The call's silence timer and the retry's pause on a fake clock the test moves: on the real one
+    // a loaded run (load ~50) let 200 ms pass inside the retry's answer too, which then timed out as
+    // well (a third request, and no scripted reply left for it).
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    try {
+      const attempts: ModelAttempt[] = [];
+      const { done } = new RunManager({ agent, env, onModelAttempt: (a) => attempts.push(a) }).start({
+        input: "hello",
+        ...user,
+      });
+      await onRealClock(() => server?.requests.length === 1, "the first request");
+      await vi.advanceTimersByTimeAsync(200); // no stream part for timeoutMs
+      await onRealClock(() => attempts.length === 1, "the timed-out attempt told");
+      await vi.advanceTimersByTimeAsync(attempts[0]?.retryInMs as number); // the retry's pause
+      const result = await done;
+      expect(result).toMatchObject({ status: "completed", text: "Awake." });
+      expect(server.requests).toHaveLength(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
