@@ -48,12 +48,17 @@ interface Streamed {
 let conversations = 0;
 const nextConversation = () => `table-${++conversations}`;
 
-async function invoke(url: string, input: string, conversationId = nextConversation()): Promise<Invoked> {
+async function invoke(
+  url: string,
+  input: string,
+  conversationId = nextConversation(),
+  timeoutMs = 15_000,
+): Promise<Invoked> {
   const res = await fetch(`${url}/agent/invoke`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ input, conversationId }),
-    signal: AbortSignal.timeout(15_000),
+    signal: AbortSignal.timeout(timeoutMs),
   });
   return { status: res.status, headers: res.headers, body: (await res.json()) as Invoked["body"] };
 }
@@ -257,7 +262,12 @@ export default { kind: "agent", name: "bot", tools: [${WEATHER_TOOL}],
         symlinkSync(workspacePackage(name), target, "dir");
       }
       served = await serveBin(["start", dir, "--port", "0"], row.env);
-    });
+      // One turn (the fake's default answer) before the tests: a start's first turn loads the
+      // provider's code, seconds with the rows starting together on a loaded machine, which a test's
+      // first attempt would count as the provider's silence (then its retry got the default "ok").
+      const warm = await invoke(served.url, "warm up", nextConversation(), 90_000);
+      expect(warm.status).toBe(200);
+    }, 120_000);
     afterAll(async () => {
       await served?.stop();
       await fake?.close();
