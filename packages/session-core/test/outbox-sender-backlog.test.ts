@@ -37,4 +37,9 @@ describe("the outbox sender's backlog report", () => {
     // Reads of 4 and 16 (6 found): the first reaches backlogAfter, the second starts past it.
     expect(await pass(10)).toEqual({ backlog: 1, passed: [10] });
   });
+
+  it("a pass of three reads past backlogAfter still reports it once", async () => {
+    // Reads of 4, 16 and 16 (10 found): the second and third start past backlogAfter.
+    expect(await pass(30)).toEqual({ backlog: 1, passed: [30] });
+  });
 });
