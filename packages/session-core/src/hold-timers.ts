@@ -78,7 +78,9 @@ export class HoldTimers {
 
   #tick(): void {
     this.#timer = undefined;
-    const now = Date.now();
+    // Node counts a timer from the loop's clock as the arming tick began, so it may fire before
+    // Date.now() reaches the group's last hold: the armed time counts as now, or the group splits.
+    const now = Math.max(Date.now(), this.#armedAt);
     const due: Kept[] = [];
     for (const [threadId, kept] of this.#kept) {
       if (kept.at > now) break;
