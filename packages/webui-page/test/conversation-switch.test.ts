@@ -71,6 +71,10 @@ describe("sending while the conversation switches", () => {
     await suite.send(w, "first topic");
     await expect.poll(() => w.page.locator("#status").textContent()).toBe("Reply finished.");
     await w.page.locator("#new-conv").click();
+    // New is a switch too (create, list, the new one's /history): until it ends, the status still
+    // reads the first reply's "Reply finished." and a message sent waits for it with the list
+    // locked. Held from here, that /history would never end it and "first topic" stays disabled.
+    await expect.poll(() => w.page.locator("#status").textContent()).toBe("New conversation.");
     await suite.send(w, "second topic");
     await expect.poll(() => w.page.locator("#status").textContent()).toBe("Reply finished.");
 
