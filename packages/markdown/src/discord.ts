@@ -7,6 +7,7 @@
 import type { Nodes } from "mdast";
 import { toString as plain } from "mdast-util-to-string";
 import { itemBody, itemHead, joinBlocks, type Parsed, parseMarkdown, sourceOf } from "./parse.js";
+import type { Continued } from "./split-tree.js";
 import { tableText } from "./table.js";
 
 /**
@@ -78,7 +79,9 @@ export function renderDiscord(doc: Parsed, node: Nodes): string {
     case "blockquote":
       return blocks(node).replace(/^/gm, "> ");
     case "listItem": {
-      const head = itemHead(doc, node);
+      // The part of an item going on from the previous message opens its own message: no blank
+      // marker (two nested ones make four spaces, which CommonMark readers show as code).
+      const head = (node.data as Continued | undefined)?.continued ? "" : itemHead(doc, node);
       return `${head}${itemBody(doc, node.children, head.length, (c) => render(doc, c))}`;
     }
     case "table":

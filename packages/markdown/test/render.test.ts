@@ -131,4 +131,11 @@ describe("Slack markdown_text, Discord and mail HTML", () => {
     ).toBe(false);
     expect(pieces.join(" ").match(/alpha/g)).toHaveLength(5);
   });
+
+  it("Discord: the part of a nested item going on in the next message starts at the margin, never as indented code", () => {
+    // fast-check's counterexample from the pieces property (seed 1361815973): the inner item's cut
+    // part was `    \\@everyone`, four spaces that CommonMark reads as code, so the escape showed.
+    const pieces = discordPieces("- * alpha @everyone\n\nalpha", 16);
+    expect(pieces).toEqual(["- * alpha", "\\@everyone", "alpha"]);
+  });
 });
