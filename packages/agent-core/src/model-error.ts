@@ -44,9 +44,13 @@ export type FinishReason =
 
 /** Token usage of a turn or one model call (summed over a turn's calls). */
 export interface Usage {
+  /** The whole prompt: uncached, read from and written to the provider's cache, on every provider. */
   inputTokens?: number;
   outputTokens?: number;
   reasoningTokens?: number;
+  /** The part of `inputTokens` read from the provider's prompt cache. */
   cachedInputTokens?: number;
+  /** The part of `inputTokens` written to the provider's prompt cache (Anthropic bills it above input). */
+  cacheWriteInputTokens?: number;
   totalTokens?: number;
 }

@@ -21,6 +21,16 @@ export interface FakeAnthropicReply {
   stopReason?: "end_turn" | "tool_use" | "max_tokens";
   /** Pause before every content_block_delta (lets a test cancel mid-stream). */
   delayMs?: number;
+  /**
+   * The prompt's usage as Anthropic reports it with prompt caching: `input_tokens` is the rest after
+   * the cache's read and write (https://docs.claude.com/en/docs/build-with-claude/prompt-caching,
+   * "Tracking cache performance"). Default `{ input_tokens: 10 }`, nothing cached.
+   */
+  promptUsage?: {
+    input_tokens: number;
+    cache_creation_input_tokens?: number;
+    cache_read_input_tokens?: number;
+  };
 }
 
 export type FakeOutcome = "complete" | "client-closed" | "rejected";
@@ -187,7 +197,7 @@ export async function startFakeAnthropic(
         model: String(body.model),
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: 10, output_tokens: 1 },
+        usage: { ...(reply.promptUsage ?? { input_tokens: 10 }), output_tokens: 1 },
       },
     });
     send("ping", {});
@@ -238,7 +248,7 @@ export async function startFakeAnthropic(
       reply.stopReason ?? (reply.blocks.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn");
     send("message_delta", {
       delta: { stop_reason: stopReason, stop_sequence: null },
-      usage: { output_tokens: outputTokens },
+      usage: { ...reply.promptUsage, output_tokens: outputTokens },
     });
     send("message_stop", {});
     res.end();

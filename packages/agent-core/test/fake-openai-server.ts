@@ -12,7 +12,13 @@ export interface FakeReply {
    * Token counts sent as OpenAI does with `stream_options.include_usage`: one last chunk with empty
    * `choices` and `usage` before [DONE] (https://platform.openai.com/docs/api-reference/chat/streaming).
    */
-  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  usage?: {
+    prompt_tokens: number;
+    completion_tokens: number;
+    total_tokens: number;
+    /** `cached_tokens`: the part of `prompt_tokens` read from the prompt cache. */
+    prompt_tokens_details?: { cached_tokens: number };
+  };
 }
 
 export interface FakeOpenAI {

@@ -1,7 +1,14 @@
 import type { LanguageModelV4FinishReason, LanguageModelV4Usage } from "@ai-sdk/provider";
 import type { FinishReason, Usage } from "../model-error.js";
 
-/** One call's usage in our flat shape (the AI SDK's v4 usage nests input and output details). */
+/**
+ * One call's usage in our flat shape (the AI SDK's v4 usage nests input and output details). The
+ * providers normalise `inputTokens.total` to the whole prompt, cache reads and writes included:
+ * @ai-sdk/anthropic adds `cache_read_input_tokens` and `cache_creation_input_tokens` to Anthropic's
+ * `input_tokens` (which leaves them out), @ai-sdk/openai takes `prompt_tokens` (which holds
+ * `cached_tokens`) as it is. So `cachedInputTokens` and `cacheWriteInputTokens` are parts of
+ * `inputTokens`, never added to it.
+ */
 export function toUsage(usage: LanguageModelV4Usage | undefined): Usage {
   const out: Usage = {};
   if (!usage) return out;
@@ -11,6 +18,7 @@ export function toUsage(usage: LanguageModelV4Usage | undefined): Usage {
   if (output !== undefined) out.outputTokens = output;
   if (usage.outputTokens?.reasoning !== undefined) out.reasoningTokens = usage.outputTokens.reasoning;
   if (usage.inputTokens?.cacheRead !== undefined) out.cachedInputTokens = usage.inputTokens.cacheRead;
+  if (usage.inputTokens?.cacheWrite !== undefined) out.cacheWriteInputTokens = usage.inputTokens.cacheWrite;
   if (input !== undefined || output !== undefined) out.totalTokens = (input ?? 0) + (output ?? 0);
   return out;
 }
@@ -20,6 +28,7 @@ const USAGE_KEYS = [
   "outputTokens",
   "reasoningTokens",
   "cachedInputTokens",
+  "cacheWriteInputTokens",
   "totalTokens",
 ] as const;
 
