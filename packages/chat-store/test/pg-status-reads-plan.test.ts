@@ -50,20 +50,17 @@ describe.skipIf(postgresMissing)("[postgres] reads by status under a history of 
          SELECT 'g', 'old' || i, 't' || (i % 10), 'x', '{}', 'done', 0 FROM generate_series(1, ${FINISHED}) i`,
       );
       await client.query("ANALYZE inbox");
-      const a = await db.inbox.accept({
-        gateway: "g",
-        dedupKey: "a1",
-        thread: "t1",
-        text: "x",
-        origin: { gateway: "g", thread: "t1" },
-      });
-      const b = await db.inbox.accept({
-        gateway: "g",
-        dedupKey: "a2",
-        thread: "t1",
-        text: "x",
-        origin: { gateway: "g", thread: "t1" },
-      });
+      /** One unfinished record on thread t1, beside the finished history. */
+      const accept = (dedupKey: string) =>
+        db.inbox.accept({
+          gateway: "g",
+          dedupKey,
+          thread: "t1",
+          text: "x",
+          origin: { gateway: "g", thread: "t1" },
+        });
+      const a = await accept("a1");
+      const b = await accept("a2");
       if (!a.accepted || !b.accepted) throw new Error("not accepted");
       await db.inbox.markRunning(a.id);
       const reads = await readsOf("inbox", async () => {
