@@ -3,19 +3,17 @@
 // empty whenever every reply is sent): their cached plans seq-scanned every head row and every piece
 // for each piece inserted or marked sent (#45.2). The plans are read from auto_explain (nested
 // statements, sent to this client as notices); scan nodes are asserted, never a time.
-import { postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/pg-test";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { POSTGRES_MIGRATIONS } from "../src/postgres-migrations.js";
+import { postgresMissing } from "@agentsvc/pg-test";
+import type pg from "pg";
+import { describe, expect, it } from "vitest";
+import { migratedDatabases } from "./migrated-postgres.js";
 
-let server: TestPostgres | undefined;
-
-/** The scan nodes (`Seq Scan on outbox_heads`, ...) of the plans of the triggers' own statements. */
-async function triggerScans(upTo: number): Promise<string[]> {
-  const client = new pg.Client({ connectionString: await server!.createDatabase() });
-  await client.connect();
+/**
+ * The scan nodes (`Seq Scan on outbox_heads`, ...) of the plans of the triggers' own statements on
+ * `client`, a database migrated through step 15 (ended here).
+ */
+async function triggerScans(client: pg.Client): Promise<string[]> {
   try {
-    for (const step of POSTGRES_MIGRATIONS.filter((s) => s.version <= upTo)) await client.query(step.sql);
     // What autoanalyze sees between bursts: nothing pending, no head.
     await client.query("ANALYZE outbox; ANALYZE outbox_heads");
     await client.query(
@@ -47,16 +45,10 @@ async function triggerScans(upTo: number): Promise<string[]> {
 }
 
 describe.skipIf(postgresMissing !== undefined)("[postgres] step 15: the outbox heads triggers' plans", () => {
-  beforeAll(async () => {
-    server = await startPostgres();
-  }, 60_000);
-
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const migrated = migratedDatabases();
 
   it("read and write by key, after autoanalyze saw outbox_heads and outbox empty", async () => {
-    const scans = await triggerScans(15);
+    const scans = await triggerScans(await migrated(15));
     // Each sent mark: the head row locked and deleted, the thread's next piece looked up; each insert: the upsert.
     expect(scans.filter((s) => s.endsWith("outbox_heads")).length).toBeGreaterThanOrEqual(24);
     expect(scans.filter((s) => s.endsWith("on outbox")).length).toBeGreaterThanOrEqual(12);

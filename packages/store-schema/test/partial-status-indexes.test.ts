@@ -2,22 +2,13 @@
 // and dead pieces only. A status change writes a new entry in every index whose rows it stays in
 // (no update of an indexed column is HOT); a record's end, a piece's sent mark, now writes none in
 // them (#45.2). Sizes are asserted, a page count of the index, never a time.
-import { postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/pg-test";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { postgresMissing } from "@agentsvc/pg-test";
+import type pg from "pg";
+import { describe, expect, it } from "vitest";
 import { POSTGRES_MIGRATIONS } from "../src/postgres-migrations.js";
+import { migratedDatabases } from "./migrated-postgres.js";
 
 const STATUS_INDEXES = ["inbox_thread_status", "inbox_status", "outbox_pending"] as const;
-
-let server: TestPostgres | undefined;
-
-/** A fresh database migrated through `upTo`, and a client on it. */
-async function migrated(upTo: number): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: await server!.createDatabase() });
-  await client.connect();
-  for (const step of POSTGRES_MIGRATIONS.filter((s) => s.version <= upTo)) await client.query(step.sql);
-  return client;
-}
 
 const step14 = () => POSTGRES_MIGRATIONS.find((s) => s.version === 14)!;
 
@@ -44,13 +35,7 @@ async function rows(client: pg.Client, n: number, tag: string, status: string, p
 }
 
 describe.skipIf(postgresMissing !== undefined)("[postgres] step 14: partial status indexes", () => {
-  beforeAll(async () => {
-    server = await startPostgres();
-  }, 60_000);
-
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const migrated = migratedDatabases();
 
   it("the status indexes hold unfinished records and pending or dead pieces only", async () => {
     const client = await migrated(14);
