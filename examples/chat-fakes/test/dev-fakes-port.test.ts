@@ -1,8 +1,8 @@
 // `pnpm dev:fakes -- --once --port N` as a person runs it: agentsvc listens on the port asked for,
 // the conversations play, and the script exits 0; a port that is not a number is refused.
 import { execFile } from "node:child_process";
-import { createServer } from "node:net";
 import { join, resolve } from "node:path";
+import { freePort } from "@agentsvc/testkit";
 import { expect, it } from "vitest";
 
 // The project folder, as scripts/conversation.ts has it: importing that module for it loaded the
@@ -20,17 +20,6 @@ function runScript(args: string[]): Promise<{ code: number; stdout: string; stde
       (err, stdout, stderr) =>
         resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr }),
     );
-  });
-}
-
-/** A port nothing listens on right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer().once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
   });
 }
 
