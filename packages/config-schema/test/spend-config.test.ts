@@ -13,6 +13,7 @@ describe("agentsvc.config: prices and budgets", () => {
       "agentsvc.config.yaml": [
         "prices:",
         '  "openai/gpt-4o-mini": { input: 0.15, output: 0.6, cachedInput: 0.075 }',
+        '  "anthropic/claude-sonnet-4-5": { input: 3, output: 15, cachedInput: 0.3, cacheWriteInput: 3.75 }',
         "budgets:",
         "  service: { month: { cost: 50 } }",
         "  perUser: { day: { tokens: 200000, cost: 0.5 } }",
@@ -24,6 +25,7 @@ describe("agentsvc.config: prices and budgets", () => {
     });
     expect(p.config.prices).toEqual({
       "openai/gpt-4o-mini": { input: 0.15, output: 0.6, cachedInput: 0.075 },
+      "anthropic/claude-sonnet-4-5": { input: 3, output: 15, cachedInput: 0.3, cacheWriteInput: 3.75 },
     });
     expect(p.config.budgets).toEqual({
       service: { month: { cost: 50 } },
@@ -39,6 +41,15 @@ describe("agentsvc.config: prices and budgets", () => {
       "agentsvc.config.yaml",
       "prices.openai/gpt-4o.input",
       /must be 0 or more/,
+    );
+    expectError(
+      await loadErrors({
+        "agentsvc.config.yaml":
+          'prices:\n  "anthropic/claude-haiku-4-5": { input: 1, output: 5, cacheWriteInput: "1.25x" }\n',
+      }),
+      "agentsvc.config.yaml",
+      "prices.anthropic/claude-haiku-4-5.cacheWriteInput",
+      /must be a number \(price of input tokens written to the provider's cache/,
     );
     expectError(
       await loadErrors({ "agentsvc.config.yaml": "budgets:\n  perUser: { week: { cost: 1 } }\n" }),

@@ -17,15 +17,24 @@ const priceSchema = strict(
     input: perMillion("price of input tokens"),
     output: perMillion("price of output tokens"),
     cachedInput: v.optional(perMillion("price of input tokens read from the provider's cache")),
+    /**
+     * Input tokens written to the provider's prompt cache (Anthropic: 1.25x input for the 5-minute
+     * cache, 2x for the 1-hour one). Absent: the input price, as the providers that report no
+     * separate write price bill it.
+     */
+    cacheWriteInput: v.optional(perMillion("price of input tokens written to the provider's cache")),
   },
-  "a price: { input, output, cachedInput? } per million tokens",
+  "a price: { input, output, cachedInput?, cacheWriteInput? } per million tokens",
 );
 
-/** `prices: { "openai/gpt-4o-mini": { input: 0.15, output: 0.6, cachedInput: 0.075 } }`. */
+/**
+ * `prices: { "openai/gpt-4o-mini": { input: 0.15, output: 0.6, cachedInput: 0.075 } }`;
+ * `"anthropic/claude-sonnet-4-5": { input: 3, output: 15, cachedInput: 0.3, cacheWriteInput: 3.75 }`.
+ */
 export const pricesSchema = v.record(
   v.pipe(v.string(), v.trim(), v.minLength(1, "must name a model (provider/model)")),
   priceSchema,
-  "must be a mapping of model (provider/model) to { input, output, cachedInput? }",
+  "must be a mapping of model (provider/model) to { input, output, cachedInput?, cacheWriteInput? }",
 );
 
 const limit = strict(
