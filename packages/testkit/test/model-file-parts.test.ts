@@ -14,7 +14,7 @@ import {
   resolveModel,
   WindowMemory,
 } from "@agentsvc/agent-core";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   ANTHROPIC_TEST_KEY,
   FakeAnthropic,
@@ -22,17 +22,13 @@ import {
   FakeOpenAI,
   GEMINI_TEST_KEY,
   OPENAI_TEST_KEY,
-  type ProviderFake,
 } from "../src/index.js";
+import { startedFakes } from "./started-fakes.js";
 
 // Provider packages load from a project's node_modules; agent-core's has Google's.
 const agentCoreRoot = dirname(dirname(createRequire(import.meta.url).resolve("@agentsvc/agent-core")));
 
-let fake: ProviderFake | undefined;
-afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
-});
+const started = startedFakes();
 
 class Blobs {
   readonly bytes = new Map<string, Uint8Array>();
@@ -76,8 +72,7 @@ const lastUser = (body: unknown, key = "messages") =>
 
 describe("stored files reach the model", () => {
   it("OpenAI gpt-4o: image_url with a data URL and a PDF file part before the text; each blob read once per turn, whatever its model calls", async () => {
-    const f = await FakeOpenAI.start();
-    fake = f;
+    const f = await started(FakeOpenAI.start());
     f.enqueue({ toolCalls: [{ name: "clock", arguments: ["{}"] }] }, { text: ["a cat"] });
     const blobs = new Blobs();
     const photo = blobs.put(PNG, "image/png", "cat.png");
@@ -105,8 +100,7 @@ describe("stored files reach the model", () => {
   });
 
   it("OpenAI gpt-3.5-turbo (no vision): the note naming the file, no image part, and the fake takes it", async () => {
-    const f = await FakeOpenAI.start();
-    fake = f;
+    const f = await started(FakeOpenAI.start());
     const blobs = new Blobs();
     const manager = runs({ model: "openai/gpt-3.5-turbo", baseURL: f.baseURL }, blobs, {
       OPENAI_API_KEY: OPENAI_TEST_KEY,
@@ -120,8 +114,7 @@ describe("stored files reach the model", () => {
 
   it("settings.fileInputs overrides the table: [] sends gpt-4o the note, [image] sends an unknown model the picture", async () => {
     // A vLLM server serving a vision model: it takes the parts OpenAI documents, on any model id.
-    const f = await FakeOpenAI.start({ apiKey: false, flavor: "vllm" });
-    fake = f;
+    const f = await started(FakeOpenAI.start({ apiKey: false, flavor: "vllm" }));
     const blobs = new Blobs();
     const photo = blobs.put(PNG, "image/png", "cat.png");
     const none = runs({ model: "openai/gpt-4o", baseURL: f.baseURL, settings: { fileInputs: [] } }, blobs, {
@@ -139,8 +132,7 @@ describe("stored files reach the model", () => {
   });
 
   it("Anthropic: base64 image and document blocks; a 6 MB image (over Anthropic's 5 MB) goes as the note instead of a refused request", async () => {
-    const f = await FakeAnthropic.start();
-    fake = f;
+    const f = await started(FakeAnthropic.start());
     const blobs = new Blobs();
     const model = { model: "anthropic/claude-sonnet-4-5", baseURL: f.baseURL } as const;
     const manager = runs(model, blobs, { ANTHROPIC_API_KEY: ANTHROPIC_TEST_KEY });
@@ -163,8 +155,7 @@ describe("stored files reach the model", () => {
   });
 
   it("Gemini: inlineData parts for an image, a PDF and a voice note (audio without a transcript)", async () => {
-    const f = await FakeGemini.start();
-    fake = f;
+    const f = await started(FakeGemini.start());
     const blobs = new Blobs();
     const ogg = Buffer.concat([Buffer.from("OggS"), Buffer.alloc(32, 3)]);
     const manager = runs({ model: "google/gemini-2.5-flash", baseURL: f.baseURL }, blobs, {
@@ -185,8 +176,7 @@ describe("stored files reach the model", () => {
   });
 
   it("keeps refs, never bytes, in memory; a pruned blob reaches the model as the note", async () => {
-    const f = await FakeOpenAI.start();
-    fake = f;
+    const f = await started(FakeOpenAI.start());
     const blobs = new Blobs();
     const memory = new WindowMemory();
     const manager = runs(
@@ -210,8 +200,7 @@ describe("stored files reach the model", () => {
 
 describe("a file the provider refuses", () => {
   it("is sent once more as the note in the same turn, and as the note to that model from then on", async () => {
-    const f = await FakeOpenAI.start();
-    fake = f;
+    const f = await started(FakeOpenAI.start());
     const blobs = new Blobs();
     // The override claims a picture for a model OpenAI refuses it on (400 "image_url is only supported by certain models").
     const manager = runs(

@@ -1,6 +1,6 @@
 // The provider fakes take files as each provider documents them and refuse what the provider
 // refuses, with its error body (sources in src/providers/file-parts.ts).
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   ANTHROPIC_TEST_KEY,
   FakeAnthropic,
@@ -8,15 +8,11 @@ import {
   FakeOpenAI,
   GEMINI_TEST_KEY,
   OPENAI_TEST_KEY,
-  type ProviderFake,
 } from "../src/index.js";
+import { startedFakes } from "./started-fakes.js";
 import { post } from "./sse.js";
 
-let fake: ProviderFake | undefined;
-afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
-});
+const started = startedFakes();
 
 const b64 = (n: number, byte = 1) => Buffer.alloc(n, byte).toString("base64");
 const MB = 1024 * 1024;
@@ -30,8 +26,7 @@ describe("FakeOpenAI: content parts of Chat Completions", () => {
     );
 
   it("takes an image data URL and a PDF file part on a vision model", async () => {
-    const f = await FakeOpenAI.start();
-    fake = f;
+    const f = await started(FakeOpenAI.start());
     const res = await chat(f, "gpt-4o", [
       { type: "image_url", image_url: { url: `data:image/png;base64,${b64(10)}` } },
       { type: "file", file: { filename: "r.pdf", file_data: `data:application/pdf;base64,${b64(10)}` } },
@@ -41,8 +36,7 @@ describe("FakeOpenAI: content parts of Chat Completions", () => {
   });
 
   it("refuses an image on a text-only model, an unsupported picture, and audio in a format it does not take", async () => {
-    const f = await FakeOpenAI.start();
-    fake = f;
+    const f = await started(FakeOpenAI.start());
     const text = await chat(f, "gpt-3.5-turbo", [
       { type: "text", text: "look" },
       { type: "image_url", image_url: { url: `data:image/png;base64,${b64(10)}` } },
@@ -78,8 +72,7 @@ describe("FakeAnthropic: image and document blocks", () => {
     );
 
   it("takes a base64 image and a PDF document", async () => {
-    const f = await FakeAnthropic.start();
-    fake = f;
+    const f = await started(FakeAnthropic.start());
     const res = await messages(f, [
       { type: "image", source: { type: "base64", media_type: "image/png", data: b64(10) } },
       { type: "document", source: { type: "base64", media_type: "application/pdf", data: b64(10) } },
@@ -89,8 +82,7 @@ describe("FakeAnthropic: image and document blocks", () => {
   });
 
   it("refuses an image over 5 MB and a type it does not list, as invalid_request_error", async () => {
-    const f = await FakeAnthropic.start();
-    fake = f;
+    const f = await started(FakeAnthropic.start());
     const big = await messages(f, [
       { type: "image", source: { type: "base64", media_type: "image/png", data: b64(5 * MB + 1) } },
     ]);
@@ -119,8 +111,7 @@ describe("FakeGemini: inline data parts", () => {
     );
 
   it("takes inlineData (and inline_data) images, PDFs and audio", async () => {
-    const f = await FakeGemini.start();
-    fake = f;
+    const f = await started(FakeGemini.start());
     const res = await generate(f, [
       { inlineData: { mimeType: "image/jpeg", data: b64(10) } },
       { inline_data: { mime_type: "audio/ogg", data: b64(10) } },
@@ -131,8 +122,7 @@ describe("FakeGemini: inline data parts", () => {
   });
 
   it("refuses an unsupported MIME type and a request over 20 MB with INVALID_ARGUMENT", async () => {
-    const f = await FakeGemini.start();
-    fake = f;
+    const f = await started(FakeGemini.start());
     const bmp = await generate(f, [{ inlineData: { mimeType: "image/bmp", data: b64(10) } }]);
     expect(bmp.status).toBe(400);
     expect(bmp.json()).toMatchObject({ error: { code: 400, status: "INVALID_ARGUMENT" } });

@@ -4,21 +4,12 @@
 // breakpoint (https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching:
 // `cache_creation_input_tokens`, `cache_read_input_tokens`, `input_tokens` the rest, in message_start
 // and message_delta). The fakes count 4 characters a token.
-import { afterEach, describe, expect, it } from "vitest";
-import {
-  ANTHROPIC_TEST_KEY,
-  FakeAnthropic,
-  FakeOpenAI,
-  OPENAI_TEST_KEY,
-  type ProviderFake,
-} from "../src/index.js";
+import { describe, expect, it } from "vitest";
+import { ANTHROPIC_TEST_KEY, FakeAnthropic, FakeOpenAI, OPENAI_TEST_KEY } from "../src/index.js";
+import { startedFakes } from "./started-fakes.js";
 import { type Json, parseSse, post } from "./sse.js";
 
-let fake: ProviderFake | undefined;
-afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
-});
+const started = startedFakes();
 
 /** About 1,500 of the fakes' tokens. */
 const LONG = "You answer questions about the weather, briefly. ".repeat(120);
@@ -44,8 +35,7 @@ describe("FakeOpenAI: prompt caching", () => {
   };
 
   it("reports the start an earlier prompt had as cached, from 1,024 tokens in steps of 128, and the first prompt uncached", async () => {
-    const openai = await FakeOpenAI.start();
-    fake = openai;
+    const openai = await started(FakeOpenAI.start());
     const first = await usageOf(openai, [system, user("Rain in Oslo?")]);
     expect(first.prompt_tokens).toBeGreaterThan(1024);
     expect(first.prompt_tokens_details.cached_tokens).toBe(0);
@@ -66,8 +56,7 @@ describe("FakeOpenAI: prompt caching", () => {
   });
 
   it("caches nothing of a prompt under 1,024 tokens, of another model's prompt, or of a different start", async () => {
-    const openai = await FakeOpenAI.start();
-    fake = openai;
+    const openai = await started(FakeOpenAI.start());
     await usageOf(openai, [user("short")]);
     expect((await usageOf(openai, [user("short"), user("again")])).prompt_tokens_details.cached_tokens).toBe(
       0,
@@ -85,8 +74,7 @@ describe("FakeOpenAI: prompt caching", () => {
   });
 
   it("reports the cached tokens a step scripts, and none beside a scripted input", async () => {
-    const openai = await FakeOpenAI.start();
-    fake = openai;
+    const openai = await started(FakeOpenAI.start());
     await usageOf(openai, [system, user("one")]);
     openai.enqueue({ text: ["a"], usage: { input: 3000, cached: 2048, output: 1 } });
     expect(await usageOf(openai, [system, user("two")])).toMatchObject({
@@ -119,8 +107,7 @@ describe("FakeAnthropic: prompt caching", () => {
   };
 
   it("writes the prefix up to a cache_control breakpoint, then reads it, in message_start and message_delta; input_tokens is the rest", async () => {
-    const anthropic = await FakeAnthropic.start();
-    fake = anthropic;
+    const anthropic = await started(FakeAnthropic.start());
     const first = await usagesOf(anthropic, request({ system: cachedSystem }));
     expect(first.start.cache_read_input_tokens).toBe(0);
     expect(first.start.cache_creation_input_tokens).toBeGreaterThan(1024);
@@ -153,8 +140,7 @@ describe("FakeAnthropic: prompt caching", () => {
   });
 
   it("with cache_control at the top caches up to the last block, and the next turn reads that and writes what it adds", async () => {
-    const anthropic = await FakeAnthropic.start();
-    fake = anthropic;
+    const anthropic = await started(FakeAnthropic.start());
     const turn1 = [{ role: "user", content: LONG }];
     const first = await usagesOf(
       anthropic,
@@ -176,8 +162,7 @@ describe("FakeAnthropic: prompt caching", () => {
   });
 
   it("caches nothing without cache_control or under 1,024 tokens, and reports a step's scripted cache counts", async () => {
-    const anthropic = await FakeAnthropic.start();
-    fake = anthropic;
+    const anthropic = await started(FakeAnthropic.start());
     await usagesOf(anthropic, request({ system: LONG }));
     const plain = await usagesOf(anthropic, request({ system: LONG }));
     expect(plain.start).toMatchObject({ cache_read_input_tokens: 0, cache_creation_input_tokens: 0 });
