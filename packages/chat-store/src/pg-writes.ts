@@ -212,9 +212,10 @@ export function memoryInsert(
 }
 
 const USAGE_INSERT = `INSERT INTO "usage_ledger" (at, user_id, gateway, agent, conversation_id, provider, \
-model, kind, outcome, input_tokens, output_tokens, cached_input_tokens, reasoning_tokens, cost_nanos) \
-SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], \
-$8::text[], $9::text[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[])`;
+model, kind, outcome, input_tokens, output_tokens, cached_input_tokens, cache_write_input_tokens, reasoning_tokens, \
+cost_nanos) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], \
+$7::text[], $8::text[], $9::text[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[], \
+$15::bigint[])`;
 
 /** Ledger rows, one a model call. */
 export function usageInsert(rows: readonly UsageEntry[]): PgQuery {
@@ -234,6 +235,7 @@ export function usageInsert(rows: readonly UsageEntry[]): PgQuery {
       column("inputTokens"),
       column("outputTokens"),
       column("cachedInputTokens"),
+      rows.map((r) => r.cacheWriteInputTokens ?? 0),
       column("reasoningTokens"),
       column("costNanos"),
     ],

@@ -1,4 +1,4 @@
-// The cost ledger (store-schema step 9): one row per model call with its tokens and its cost at
+// The cost ledger (store-schema step 9, cache writes step 16): one row per model call with its tokens and its cost at
 // record time, and the sums budgets and `agentsvc usage` read. Shared by every instance of a
 // PostgreSQL store, so a budget counts what all instances spent.
 import type { StoreContext } from "./context.js";
@@ -26,9 +26,13 @@ export interface UsageEntry {
   kind: UsageKind;
   /** `ok`, or the failure's TurnError code. */
   outcome: string;
+  /** The whole prompt; the cached and cache-write counts are parts of it. */
   inputTokens: number;
   outputTokens: number;
+  /** Read from the provider's prompt cache. */
   cachedInputTokens: number;
+  /** Written to the provider's prompt cache (absent: 0). */
+  cacheWriteInputTokens?: number;
   reasoningTokens: number;
   /** Cost in billionths of the prices' currency (integers sum exactly). */
   costNanos: number;
@@ -39,6 +43,7 @@ export interface UsageTotals {
   inputTokens: number;
   outputTokens: number;
   cachedInputTokens: number;
+  cacheWriteInputTokens: number;
   reasoningTokens: number;
   costNanos: number;
 }
@@ -118,6 +123,7 @@ export class UsageLedger {
       inputTokens: sum(l.inputTokens),
       outputTokens: sum(l.outputTokens),
       cachedInputTokens: sum(l.cachedInputTokens),
+      cacheWriteInputTokens: sum(l.cacheWriteInputTokens),
       reasoningTokens: sum(l.reasoningTokens),
       costNanos: sum(l.costNanos),
     };
@@ -142,6 +148,7 @@ function toTotals(row: Record<string, unknown> | undefined): UsageTotals {
     inputTokens: n(row?.inputTokens),
     outputTokens: n(row?.outputTokens),
     cachedInputTokens: n(row?.cachedInputTokens),
+    cacheWriteInputTokens: n(row?.cacheWriteInputTokens),
     reasoningTokens: n(row?.reasoningTokens),
     costNanos: n(row?.costNanos),
   };

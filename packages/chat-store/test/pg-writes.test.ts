@@ -133,6 +133,7 @@ describe.skipIf(postgresMissing)("[postgres] statements written as SQL text", ()
       inputTokens: i,
       outputTokens: 2 * i,
       cachedInputTokens: 0,
+      cacheWriteInputTokens: 3 * i,
       reasoningTokens: 1,
       costNanos: 10 * i,
     });
@@ -149,6 +150,7 @@ describe.skipIf(postgresMissing)("[postgres] statements written as SQL text", ()
       inputTokens: 21,
       outputTokens: 42,
       cachedInputTokens: 0,
+      cacheWriteInputTokens: 63,
       reasoningTokens: 6,
       costNanos: 210,
     });

@@ -45,6 +45,7 @@ eachDriver((driver) => {
         inputTokens: 300,
         outputTokens: 40,
         cachedInputTokens: 40,
+        cacheWriteInputTokens: 0,
         reasoningTokens: 5,
         costNanos: 69_000,
       });
@@ -53,6 +54,29 @@ eachDriver((driver) => {
       expect((await b.usageLedger.totals({ since, agent: "helper" })).reasoningTokens).toBe(5);
       expect((await b.usageLedger.totals({ since: now - 3 * DAY })).inputTokens).toBe(1_300);
       expect(await b.usageLedger.totals({ since: now + DAY })).toMatchObject({ calls: 0, costNanos: 0 });
+    });
+
+    it("records and sums each call's prompt-cache writes (absent: 0), one by one and several in one insert", async () => {
+      const db = await driver.open();
+      const anthropic = { provider: "anthropic", model: "claude-sonnet-4-5" };
+      await db.usageLedger.record(entry({ ...anthropic, inputTokens: 2_050, cacheWriteInputTokens: 2_000 }));
+      await db.usageLedger.record([
+        entry({ ...anthropic, inputTokens: 2_100, cachedInputTokens: 2_000, cacheWriteInputTokens: 60 }),
+        entry({ inputTokens: 100 }),
+      ]);
+      const since = Date.now() - DAY;
+      expect(await db.usageLedger.totals({ since })).toMatchObject({
+        calls: 3,
+        inputTokens: 4_250,
+        cachedInputTokens: 2_000,
+        cacheWriteInputTokens: 2_060,
+      });
+      expect(
+        (await db.usageLedger.byGroup("model", since)).map((r) => [r.key, r.cacheWriteInputTokens]),
+      ).toEqual([
+        ["anthropic/claude-sonnet-4-5", 2_060],
+        ["openai/gpt-4o-mini", 0],
+      ]);
     });
 
     it("groups by user, gateway (the chat page and agent route as the empty name), agent and provider/model", async () => {

@@ -378,4 +378,12 @@ ALTER FUNCTION outbox_head_added(TEXT, TEXT, BIGINT, BIGINT) SET enable_seqscan 
 ALTER FUNCTION outbox_head_refresh(TEXT, TEXT) SET enable_seqscan = off;
 `,
   },
+  // A constant default: PostgreSQL 11 and later add the column without rewriting the table.
+  {
+    version: 16,
+    name: "cost ledger: the input tokens each call wrote to the provider's prompt cache",
+    sql: `
+ALTER TABLE usage_ledger ADD COLUMN cache_write_input_tokens BIGINT NOT NULL DEFAULT 0;
+`,
+  },
 ];

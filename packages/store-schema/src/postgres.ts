@@ -273,6 +273,8 @@ export const usageLedger = pgTable(
     inputTokens: ms("input_tokens").notNull(),
     outputTokens: ms("output_tokens").notNull(),
     cachedInputTokens: ms("cached_input_tokens").notNull(),
+    /** Step 16: the part of input_tokens written to the provider's prompt cache. */
+    cacheWriteInputTokens: ms("cache_write_input_tokens").notNull().default(0),
     reasoningTokens: ms("reasoning_tokens").notNull(),
     costNanos: ms("cost_nanos").notNull(),
   },

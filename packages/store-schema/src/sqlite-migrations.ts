@@ -384,4 +384,12 @@ END;
 -- PostgreSQL only (the heads functions' planner settings).
 `,
   },
+  {
+    version: 16,
+    name: "cost ledger: the input tokens each call wrote to the provider's prompt cache",
+    // Rows recorded before it wrote none the ledger knows of: 0.
+    sql: `
+ALTER TABLE usage_ledger ADD COLUMN cache_write_input_tokens INTEGER NOT NULL DEFAULT 0;
+`,
+  },
 ];

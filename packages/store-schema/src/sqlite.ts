@@ -248,6 +248,8 @@ export const usageLedger = sqliteTable(
     inputTokens: integer("input_tokens").notNull(),
     outputTokens: integer("output_tokens").notNull(),
     cachedInputTokens: integer("cached_input_tokens").notNull(),
+    /** Step 16: the part of input_tokens written to the provider's prompt cache. */
+    cacheWriteInputTokens: integer("cache_write_input_tokens").notNull().default(0),
     reasoningTokens: integer("reasoning_tokens").notNull(),
     costNanos: integer("cost_nanos").notNull(),
   },
