@@ -4,25 +4,9 @@
 // ask's timers do not end or share for a later one. A leader's empty passes give nothing back, even
 // one that helped before it led.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { ClusterMessage } from "../src/coordination.js";
-import { fakeCoordination, fakeSender, sharesOver } from "./outbox-shares-fixture.js";
+import { helpAsks as asks, sharesRig } from "./outbox-shares-fixture.js";
 
-function rig() {
-  const left: string[] = [];
-  const { coordination, published, grant } = fakeCoordination((role) => left.push(role));
-  const { sender } = fakeSender();
-  const shares = sharesOver(coordination, sender, { helperIdleMs: 1_000 });
-  const grantAll = () => {
-    for (let p = 0; p < 4; p++) grant(p);
-  };
-  const backlog = () => sender.pressure?.backlog();
-  const pass = (sent: number) => sender.pressure?.passed(sent);
-  return { shares, published, grant, grantAll, backlog, pass, left };
-}
-
-/** Asks for help published (not a helper's answers). */
-const asks = (published: ClusterMessage[]) =>
-  published.filter((m) => m.kind === "outbox-help" && !m.helping).length;
+const rig = () => sharesRig({ helperIdleMs: 1_000 });
 
 /** A leader holding all four that shared 1-3 with a helper (its line-up over). */
 async function shared() {

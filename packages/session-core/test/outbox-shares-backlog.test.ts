@@ -5,26 +5,7 @@
 // instance), it gives nothing up and asks again 2.2 s later at the earliest.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ClusterMessage } from "../src/coordination.js";
-import { OUTBOX_PARTITIONS } from "../src/outbox-shares.js";
-import { fakeCoordination, fakeSender, sharesOver } from "./outbox-shares-fixture.js";
-
-/** Shares over a coordination that grants each role when asked and records what is published. */
-function rig(opts: { stopping?: () => boolean } = {}) {
-  /** Each role left (its stop). */
-  const left: string[] = [];
-  const { coordination, asked, published, grant } = fakeCoordination((role) => left.push(role));
-  const { sender } = fakeSender();
-  const shares = sharesOver(coordination, sender, opts.stopping ? { stopping: opts.stopping } : {});
-  const grantAll = () => {
-    for (let p = 0; p < OUTBOX_PARTITIONS; p++) grant(p);
-  };
-  const backlog = () => sender.pressure?.backlog();
-  return { shares, asked, left, published, grantAll, grant, backlog };
-}
-
-/** Asks for help published (not a helper's answers, `helping`). */
-const helps = (published: ClusterMessage[]) =>
-  published.filter((m) => m.kind === "outbox-help" && !m.helping).length;
+import { helpAsks as helps, sharesRig as rig } from "./outbox-shares-fixture.js";
 
 beforeEach(() => {
   vi.useFakeTimers();

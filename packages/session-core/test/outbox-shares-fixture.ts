@@ -1,11 +1,12 @@
 // What the OutboxShares tests share (outbox-shares-*.test.ts, outbox-helper-unserved-pg): a sender
-// that records its calls, a coordination whose roles the test grants, and the shares over both.
+// that records its calls, a coordination whose roles the test grants, the shares over both, and the
+// rig most of them drive those through.
 import { pino } from "pino";
 import type { ClusterMessage, Coordination } from "../src/coordination.js";
 import type { RoleFence } from "../src/outbox-fence.js";
 import type { OutboxShare } from "../src/outbox-partition.js";
 import type { OutboxSender } from "../src/outbox-sender.js";
-import { OutboxShares, type OutboxSharesDeps } from "../src/outbox-shares.js";
+import { OUTBOX_PARTITIONS, OutboxShares, type OutboxSharesDeps } from "../src/outbox-shares.js";
 import type { OutboxRow } from "../src/store.js";
 
 type RoleHandlers = { onLead(): unknown; onLose(): unknown };
@@ -86,3 +87,32 @@ export function sharesOver(
     ...deps,
   });
 }
+
+/**
+ * Shares over a fakeCoordination and a fakeSender (`deps` as sharesOver's): `left` lists each role
+ * left, after `leave(role)` when given (awaited), `grantAll` grants the four partitions, `backlog`
+ * and `pass(sent)` report the sender's pressure.
+ */
+export function sharesRig(deps: Partial<OutboxSharesDeps> = {}, leave?: (role: string) => unknown) {
+  const left: string[] = [];
+  const { coordination, asked, published, grant } = fakeCoordination(
+    leave
+      ? async (role) => {
+          await leave(role);
+          left.push(role);
+        }
+      : (role) => left.push(role),
+  );
+  const { sender, calls, restrictions } = fakeSender();
+  const shares = sharesOver(coordination, sender, deps);
+  const grantAll = () => {
+    for (let p = 0; p < OUTBOX_PARTITIONS; p++) grant(p);
+  };
+  const backlog = () => sender.pressure?.backlog();
+  const pass = (sent: number) => sender.pressure?.passed(sent);
+  return { shares, sender, calls, restrictions, asked, published, left, grant, grantAll, backlog, pass };
+}
+
+/** The asks for help among `published` (not a helper's answers, `helping`). */
+export const helpAsks = (published: ClusterMessage[]) =>
+  published.filter((m) => m.kind === "outbox-help" && !m.helping).length;

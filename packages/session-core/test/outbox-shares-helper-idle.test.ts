@@ -2,20 +2,16 @@
 // sender's passes have sent nothing for helperIdleMs in a row, counted from the first empty pass
 // after the last one that sent something; it gives every role back and may help again later.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { fakeCoordination, fakeSender, sharesOver } from "./outbox-shares-fixture.js";
+import { sharesRig } from "./outbox-shares-fixture.js";
 
 const IDLE_MS = 5_000;
 
 /** A helper holding partitions 1 and 2 (3 left at its share), its sender's pass reports by `pass`. */
 function helper() {
-  const left: string[] = [];
-  const { coordination, asked, grant } = fakeCoordination((role) => left.push(role));
-  const { sender } = fakeSender();
-  const shares = sharesOver(coordination, sender, { helperIdleMs: IDLE_MS });
+  const { shares, sender, asked, grant, pass, left } = sharesRig({ helperIdleMs: IDLE_MS });
   shares.help();
   grant(1);
   grant(2);
-  const pass = (sent: number) => sender.pressure?.passed(sent);
   /** Roles given back since the helper took its share (outbox:3, left at once, not counted). */
   const givenBack = () => left.filter((r) => r !== "outbox:3");
   return { shares, sender, asked, pass, givenBack };

@@ -5,22 +5,14 @@
 // a line never served at once; unlead and stop end once the roles are left.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Coordination } from "../src/coordination.js";
-import { fakeCoordination, fakeSender, sharesOver } from "./outbox-shares-fixture.js";
+import { fakeSender, sharesOver, sharesRig } from "./outbox-shares-fixture.js";
 
 /** Not the 5 s default: a test at the default cannot tell the option from it. */
 const IDLE_MS = 1_000;
 
-function rig(leave?: (role: string) => unknown) {
-  const left: string[] = [];
-  const { coordination, asked, published, grant } = fakeCoordination(async (role) => {
-    await leave?.(role);
-    left.push(role);
-  });
-  const { sender, calls, restrictions } = fakeSender();
-  const shares = sharesOver(coordination, sender, { helperIdleMs: IDLE_MS });
-  const pass = (sent: number) => sender.pressure?.passed(sent);
-  return { shares, sender, calls, restrictions, asked, published, grant, left, pass };
-}
+/** Each role's stop awaits `leave` (default: nothing) before it counts as left. */
+const rig = (leave: (role: string) => unknown = () => undefined) =>
+  sharesRig({ helperIdleMs: IDLE_MS }, leave);
 
 /** A coordination that grants every role inside lead(), as a free lock can be. */
 function grantingCoordination() {
