@@ -8,6 +8,7 @@ import {
   type SendOutcome,
   type SessionObserver,
 } from "../src/index.js";
+import type { OutboxShare } from "../src/outbox-partition.js";
 import { OutboxSender } from "../src/outbox-sender.js";
 import { createMemorySessionStore, MockGateway } from "../src/testing/index.js";
 
@@ -102,6 +103,26 @@ export function useSender() {
     });
     return { store, sender, lines, outcomes, sending, credentials, elsewhere };
   };
+}
+
+/**
+ * Counts the store's due reads and next-due reads from now on (each next-due read's share is told to
+ * `onNextDue`): how often the sender asked the store, which is what its looks and passes cost.
+ */
+export function countReads(store: MemoryStore, onNextDue?: (share: OutboxShare | undefined) => void) {
+  const reads = { due: 0, nextDueAt: 0 };
+  const due = store.outbox.due.bind(store.outbox);
+  const nextDueAt = store.outbox.nextDueAt.bind(store.outbox);
+  store.outbox.due = async (...args) => {
+    reads.due += 1;
+    return due(...args);
+  };
+  store.outbox.nextDueAt = async (share) => {
+    reads.nextDueAt += 1;
+    onNextDue?.(share);
+    return nextDueAt(share);
+  };
+  return reads;
 }
 
 /**

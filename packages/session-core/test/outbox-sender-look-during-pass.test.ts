@@ -2,7 +2,7 @@
 // nothing: the pass reads the due pieces itself, and the next look is armed after it. It does not
 // ask the store for the next due time only to drop the answer.
 import { describe, expect, it, vi } from "vitest";
-import { flush, GatedGateway, piece, useFakeClock, useSender } from "./outbox-harness.js";
+import { countReads, flush, GatedGateway, piece, useFakeClock, useSender } from "./outbox-harness.js";
 
 const setUp = useSender();
 
@@ -12,22 +12,12 @@ describe("the outbox sender's timed look during a pass", () => {
   it("reads neither the next due time nor due pieces while the pass's send is in flight", async () => {
     const gated = new GatedGateway({ name: "gated" });
     const { store, sender } = setUp([gated], { baseDelayMs: 1_000, idlePollMs: 5_000 });
-    const reads = { due: 0, nextDue: 0 };
-    const due = store.outbox.due.bind(store.outbox);
-    const nextDueAt = store.outbox.nextDueAt.bind(store.outbox);
-    store.outbox.due = async (...args) => {
-      reads.due += 1;
-      return due(...args);
-    };
-    store.outbox.nextDueAt = async (...args) => {
-      reads.nextDue += 1;
-      return nextDueAt(...args);
-    };
+    const reads = countReads(store);
     // Idle: a pass that found nothing, then the look armed 5 s later.
     sender.start();
     await sender.settled();
     await flush();
-    expect(reads).toEqual({ due: 1, nextDue: 1 });
+    expect(reads).toEqual({ due: 1, nextDueAt: 1 });
     // A piece queued at 1 s: its pass's send waits past the look's time.
     await vi.advanceTimersByTimeAsync(1_000);
     await store.outbox.enqueue([piece("gated", "A", "a1")]);

@@ -7,27 +7,11 @@
 import { describe, expect, it, vi } from "vitest";
 import { WAKE_SPACING_MS } from "../src/outbox-options.js";
 import { MockGateway } from "../src/testing/index.js";
-import { flush, GatedGateway, piece, useFakeClock, useSender } from "./outbox-harness.js";
+import { countReads, flush, GatedGateway, piece, useFakeClock, useSender } from "./outbox-harness.js";
 
 const setUp = useSender();
 
 useFakeClock();
-
-/** Counts the store's due reads and next-due reads. */
-function countReads(store: ReturnType<ReturnType<typeof useSender>>["store"]) {
-  const reads = { due: 0, nextDueAt: 0 };
-  const due = store.outbox.due.bind(store.outbox);
-  const nextDueAt = store.outbox.nextDueAt.bind(store.outbox);
-  store.outbox.due = async (...args) => {
-    reads.due += 1;
-    return due(...args);
-  };
-  store.outbox.nextDueAt = async (share) => {
-    reads.nextDueAt += 1;
-    return nextDueAt(share);
-  };
-  return reads;
-}
 
 describe("a thread's next piece after a pass", () => {
   it("is sent by a pass at once: two passes, two due reads each and one next-due read each", async () => {

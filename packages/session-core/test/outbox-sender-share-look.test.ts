@@ -7,7 +7,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { inShare, type OutboxShare } from "../src/outbox-partition.js";
 import { MockGateway } from "../src/testing/index.js";
-import { flush, piece, useFakeClock, useSender } from "./outbox-harness.js";
+import { countReads, flush, piece, useFakeClock, useSender } from "./outbox-harness.js";
 
 const setUp = useSender();
 
@@ -28,19 +28,8 @@ describe("a restricted sender's timed look", () => {
       undefined,
       () => share,
     );
-    const reads = { due: 0, nextDueAt: 0 };
     const asked: (OutboxShare | undefined)[] = [];
-    const due = store.outbox.due.bind(store.outbox);
-    const nextDueAt = store.outbox.nextDueAt.bind(store.outbox);
-    store.outbox.due = async (...args) => {
-      reads.due += 1;
-      return due(...args);
-    };
-    store.outbox.nextDueAt = async (given) => {
-      reads.nextDueAt += 1;
-      asked.push(given);
-      return nextDueAt(given);
-    };
+    const reads = countReads(store, (given) => asked.push(given));
     sender.start();
     await sender.settled();
     await flush();
