@@ -17,9 +17,11 @@ export interface SpendObserver {
 }
 
 interface LedgerTokens {
+  /** The whole prompt: the cache's read and write are parts of it (agent-core models/usage.ts). */
   inputTokens: number;
   outputTokens: number;
   cachedInputTokens: number;
+  cacheWriteInputTokens: number;
   reasoningTokens: number;
 }
 
@@ -111,6 +113,7 @@ export function createSpendMeter(options: SpendMeterOptions): SpendMeter {
       inputTokens: call.usage.inputTokens ?? 0,
       outputTokens: call.usage.outputTokens ?? 0,
       cachedInputTokens: call.usage.cachedInputTokens ?? 0,
+      cacheWriteInputTokens: call.usage.cacheWriteInputTokens ?? 0,
       reasoningTokens: call.usage.reasoningTokens ?? 0,
     };
     const model = `${call.provider}/${call.modelId}`;
@@ -301,12 +304,18 @@ function checksFor(budgets: BudgetsConfig, scope: MeterScope): Check[] {
   return checks;
 }
 
-/** Cost in billionths: uncached input, cached input (at its own price when given) and output. */
+/**
+ * Cost in billionths: uncached input, input read from the provider's cache and input written to it
+ * (each at its own price when given, else the input price) and output. The read and the write are
+ * parts of `inputTokens` on every provider, so each input token is priced once.
+ */
 export function costOf(tokens: LedgerTokens, price: PriceConfig): number {
   const cached = Math.min(tokens.cachedInputTokens, tokens.inputTokens);
+  const written = Math.min(tokens.cacheWriteInputTokens, tokens.inputTokens - cached);
   const perToken =
-    (tokens.inputTokens - cached) * price.input +
+    (tokens.inputTokens - cached - written) * price.input +
     cached * (price.cachedInput ?? price.input) +
+    written * (price.cacheWriteInput ?? price.input) +
     tokens.outputTokens * price.output;
   // price per million tokens * 1e9 nanos / 1e6 tokens
   return Math.round(perToken * 1000);

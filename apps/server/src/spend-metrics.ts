@@ -9,7 +9,7 @@ type PromClient = typeof import("prom-client");
 export function spendMetrics(prom: PromClient, registry: Registry): SpendObserver {
   const tokens = new prom.Counter({
     name: "agentsvc_spend_tokens_total",
-    help: "Tokens of every model call in the cost ledger, by gateway (none: chat page and agent route), model (provider/model) and type (input, output, cached_input, reasoning)",
+    help: "Tokens of every model call in the cost ledger, by gateway (none: chat page and agent route), model (provider/model) and type (input: the whole prompt; cached_input and cache_write_input: its parts read from and written to the provider's prompt cache; output; reasoning)",
     labelNames: ["gateway", "model", "type"] as const,
     registers: [registry],
   });
@@ -33,6 +33,7 @@ export function spendMetrics(prom: PromClient, registry: Registry): SpendObserve
       add("input", usage.inputTokens);
       add("output", usage.outputTokens);
       add("cached_input", usage.cachedInputTokens);
+      add("cache_write_input", usage.cacheWriteInputTokens);
       add("reasoning", usage.reasoningTokens);
       if (costNanos > 0) cost.inc({ gateway, model }, costNanos / 1e9);
     },

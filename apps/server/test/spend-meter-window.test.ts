@@ -20,6 +20,7 @@ function meterWith(writeWindowMs: number) {
         inputTokens: 0,
         outputTokens: 0,
         cachedInputTokens: 0,
+        cacheWriteInputTokens: 0,
         reasoningTokens: 0,
         costNanos: 0,
       }),

@@ -48,12 +48,35 @@ describe("the spend meter", () => {
     const tokens = {
       inputTokens: 1_000_000,
       cachedInputTokens: 400_000,
+      cacheWriteInputTokens: 0,
       outputTokens: 100_000,
       reasoningTokens: 0,
     };
     // 600k x 0.15 + 400k x 0.075 + 100k x 0.6 = 0.09 + 0.03 + 0.06 = 0.18
     expect(costOf(tokens, { input: 0.15, output: 0.6, cachedInput: 0.075 })).toBe(180_000_000);
     expect(costOf(tokens, { input: 0.15, output: 0.6 })).toBe(210_000_000);
+  });
+
+  it("prices Anthropic's cache writes at cacheWriteInput, at the input price when it is absent; each input token once", () => {
+    // Claude Sonnet 4.5 per million (https://docs.claude.com/en/docs/build-with-claude/prompt-caching,
+    // pricing): input 3, 5-minute cache writes 3.75 (1.25x), cache reads 0.30 (0.1x), output 15.
+    const sonnet = { input: 3, output: 15, cachedInput: 0.3, cacheWriteInput: 3.75 };
+    // input_tokens 50 + cache_creation_input_tokens 2,000 + cache_read_input_tokens 300: the whole prompt.
+    const tokens = {
+      inputTokens: 2_350,
+      cachedInputTokens: 300,
+      cacheWriteInputTokens: 2_000,
+      outputTokens: 10,
+      reasoningTokens: 0,
+    };
+    // 50 x 3 + 2,000 x 3.75 + 300 x 0.30 + 10 x 15 = 7,890 per million = 0.00789
+    expect(costOf(tokens, sonnet)).toBe(7_890_000);
+    // Without cacheWriteInput the write is input: 2,050 x 3 + 300 x 0.30 + 10 x 15 = 6,390.
+    expect(costOf(tokens, { input: 3, output: 15, cachedInput: 0.3 })).toBe(6_390_000);
+    // A count past the prompt (never reported so) is not priced twice: the write fills what the read left.
+    expect(costOf({ ...tokens, cacheWriteInputTokens: 5_000 }, sonnet)).toBe(
+      (2_050 * 3.75 + 300 * 0.3 + 10 * 15) * 1000,
+    );
   });
 
   it("day and month windows start at UTC midnight and the first of the UTC month", () => {
