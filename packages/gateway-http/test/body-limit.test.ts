@@ -1,5 +1,6 @@
 // The events route's body limit over real HTTP (the body is read from Node's request stream).
 import { type ClientRequest, request } from "node:http";
+import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { requestSignatureHeaders } from "../src/index.js";
 import { type HttpRig, httpRig } from "./rig.js";
@@ -54,6 +55,38 @@ const chunked = (chunks: number) => (req: ClientRequest) => {
   pump();
 };
 
+/**
+ * A chunked POST of `bodyBytes` over a bare socket whose answer is read only after the last byte is
+ * written: a client that is slow to read. Resolves with the answer's text, rejects with the socket's
+ * error (a write into a connection the server closed: EPIPE or ECONNRESET).
+ */
+function readsAfterSending(bodyBytes: number): Promise<string> {
+  const { port } = new URL((r as HttpRig).base);
+  const socket = connect(Number(port), "127.0.0.1");
+  const data = Buffer.alloc(64 * 1024, 0x61);
+  const piece = Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from("\r\n")]);
+  return new Promise((resolve, reject) => {
+    socket.on("error", reject);
+    let sent = 0;
+    const pump = () => {
+      while (sent < bodyBytes) {
+        sent += data.length;
+        if (!socket.write(piece)) return void socket.once("drain", pump);
+      }
+      socket.write("0\r\n\r\n", () => {
+        let text = "";
+        socket.setEncoding("utf8");
+        socket.on("data", (d: string) => {
+          text += d;
+        });
+        socket.on("end", () => resolve(text));
+      });
+    };
+    socket.write(`POST ${PATH} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ntransfer-encoding: chunked\r\n\r\n`);
+    pump();
+  });
+}
+
 describe("the events route's body limit (1 MiB)", () => {
   it("answers 413 body_too_large to a chunked body that crosses the limit, before its end", async () => {
     await open();
@@ -61,6 +94,15 @@ describe("the events route's body limit (1 MiB)", () => {
     const res = await post({ "transfer-encoding": "chunked" }, chunked(1024));
     expect(res.status).toBe(413);
     expect(JSON.parse(res.text).error).toMatchObject({ code: "body_too_large" });
+  });
+
+  it("lets a client that reads its answer only after sending 7 MiB read the 413: the rest of the body is drained, not reset", async () => {
+    await open();
+    // 6 MiB past the limit: more than the socket buffers hold once the server stops reading, within
+    // what webhook-kit drains (8 MiB, 5 s) before it cuts the connection.
+    const answer = await readsAfterSending(7 * 1024 * 1024);
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer).toContain('"body_too_large"');
   });
 
   it("answers 413 to a declared Content-Length over the limit without waiting for the body", async () => {

@@ -7,7 +7,13 @@ export {
 } from "./hub-signature.js";
 export { type FailedAnswer, jsonOrSendError, type SendErrorOptions, sendErrorFor } from "./send-error.js";
 export { plainResponse } from "./responses.js";
-export { readBody, readNodeBody, type ReadBodyResult } from "./read-body.js";
+export {
+  DRAIN_PAST_LIMIT,
+  type DrainBound,
+  readBody,
+  readNodeBody,
+  type ReadBodyResult,
+} from "./read-body.js";
 export { type RawRequest, rawRequest } from "./node-request.js";
 export {
   type ParseResult,

@@ -1,5 +1,5 @@
 import { Readable } from "node:stream";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { readBody, readNodeBody } from "../src/index.js";
 
 /** A body that never ends (as a chunked request may be): counts what was pulled and whether it was cancelled. */
@@ -64,7 +64,7 @@ describe("readNodeBody", () => {
     expect(await readNodeBody(over, 3)).toEqual({ ok: false, reason: "too_large" });
   });
 
-  it("stops reading a stream that never ends once past the limit, and pauses it", async () => {
+  it("drops what a stream that never ends sends past the limit, and destroys it at the drain's byte bound", async () => {
     let pulled = 0;
     const source = new Readable({
       read() {
@@ -72,13 +72,43 @@ describe("readNodeBody", () => {
         this.push(Buffer.alloc(64 * 1024, 0x61));
       },
     });
-    expect(await readNodeBody(source, 1024 * 1024)).toEqual({ ok: false, reason: "too_large" });
-    const then = pulled;
-    await new Promise((r) => setTimeout(r, 50));
-    expect(source.isPaused()).toBe(true);
-    // Paused: at most what its buffer holds is read ahead, the rest stays unread.
-    expect(pulled - then).toBeLessThanOrEqual(1);
-    source.destroy();
+    const closed = new Promise((r) => source.once("close", r));
+    const bound = { bytes: 2 * 1024 * 1024, ms: 60_000 };
+    expect(await readNodeBody(source, 1024 * 1024, bound)).toEqual({ ok: false, reason: "too_large" });
+    await closed;
+    expect(source.destroyed).toBe(true);
+    // 17 chunks cross the limit, 33 more cross the bound; a stream may read one ahead.
+    expect(pulled).toBeGreaterThanOrEqual(17 + 33);
+    expect(pulled).toBeLessThanOrEqual(17 + 33 + 2);
+  });
+
+  it("destroys a stream past the limit that goes quiet at the drain's time bound, not before", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      const source = new Readable({ read() {} });
+      const reading = readNodeBody(source, 10, { bytes: 1024, ms: 5_000 });
+      source.push(Buffer.alloc(11));
+      expect(await reading).toEqual({ ok: false, reason: "too_large" });
+      source.push(Buffer.alloc(100));
+      vi.advanceTimersByTime(4_999);
+      expect(source.destroyed).toBe(false);
+      vi.advanceTimersByTime(1);
+      expect(source.destroyed).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("reads a body past the limit to its end when it ends within the bound", async () => {
+    const source = new Readable({ read() {} });
+    const reading = readNodeBody(source, 10, { bytes: 1024, ms: 60_000 });
+    source.push(Buffer.alloc(11));
+    expect(await reading).toEqual({ ok: false, reason: "too_large" });
+    const ended = new Promise((r) => source.once("end", r));
+    source.push(Buffer.alloc(1000));
+    source.push(null);
+    await ended;
+    expect(source.errored).toBeNull();
   });
 
   it("fails when the stream fails or closes before its end (the client went away)", async () => {
