@@ -3,21 +3,11 @@
 // tests through Ownership let threads go only in one tick, never kept one again or cancelled one
 // while others waited.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { HoldTimers } from "../src/hold-timers.js";
+import { timers } from "./hold-timers-rig.js";
 
 afterEach(() => {
   vi.useRealTimers();
 });
-
-/** Timers of a 1,000 ms hold gathering holds that end within 250 ms; `fired` in the order they went. */
-function timers() {
-  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
-  vi.setSystemTime(300_000);
-  const fired: string[] = [];
-  const t = new HoldTimers(1000, 250);
-  const keep = (id: string) => t.keep(id, () => fired.push(id));
-  return { t, keep, fired };
-}
 
 describe("threads kept after their last work, timed by HoldTimers", () => {
   it("a thread kept again is let go a whole hold after its last keep, after the threads kept since", async () => {
