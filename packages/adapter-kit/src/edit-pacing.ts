@@ -20,9 +20,7 @@ export class EditPacing {
 
   /** Books `key`'s next edit: how long to wait before making it (0: now); the one after starts a gap later. */
   reserve(key: string): number {
-    const now = this.now();
-    const at = Math.max(now, this.#next.get(key) ?? 0);
-    this.#set(key, at + this.gapMs(), now);
+    const { at, now } = this.#book(key);
     return at - now;
   }
 
@@ -32,10 +30,14 @@ export class EditPacing {
     this.#set(key, Math.max(this.#next.get(key) ?? 0, now + retryAfterMs), now);
   }
 
-  /** Waits for `key`'s next slot (reserve, then sleep that long). */
+  /**
+   * Waits for `key`'s next slot (reserve, then sleep until it). Node counts a timer from the loop's
+   * clock as the arming tick began, which may be a few ms behind this clock, so a timer can fire
+   * before the slot: the rest is slept again, and an edit never starts less than a gap after the last.
+   */
   async wait(key: string): Promise<void> {
-    const ms = this.reserve(key);
-    if (ms > 0) await new Promise((r) => setTimeout(r, ms));
+    const { at, now } = this.#book(key);
+    for (let ms = at - now; ms > 0; ms = at - this.now()) await new Promise((r) => setTimeout(r, ms));
   }
 
   /**
@@ -54,6 +56,14 @@ export class EditPacing {
   /** Chats with an entry now (tests, and a look at what the process keeps). */
   get size(): number {
     return this.#next.size;
+  }
+
+  /** `key`'s next slot (now, or the booked one), and the one after booked a gap later. */
+  #book(key: string): { at: number; now: number } {
+    const now = this.now();
+    const at = Math.max(now, this.#next.get(key) ?? 0);
+    this.#set(key, at + this.gapMs(), now);
+    return { at, now };
   }
 
   #set(key: string, at: number, now: number): void {

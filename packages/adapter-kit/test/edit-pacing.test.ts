@@ -1,6 +1,6 @@
 // Per-chat pacing of edits (Discord channels, Telegram groups) on a manual clock: the waits it hands
 // out, and that it keeps only the chats paced lately, not every chat a process ever streamed to.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { EditPacing } from "../src/edit-pacing.js";
 import { GatewaySendError } from "../src/errors.js";
 
@@ -71,5 +71,26 @@ describe("EditPacing", () => {
     const { pacing } = clocked(60_000);
     await pacing.wait("A"); // a minute's gap: a second wait would hang the test
     expect(pacing.reserve("A")).toBe(60_000);
+  });
+
+  it("an edit whose timer fires while the wall clock is still a few ms short of its slot starts only at the slot", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    try {
+      const pacing = new EditPacing(() => 1_000);
+      const first = Date.now();
+      await pacing.wait("A");
+      let startedAt: number | undefined;
+      void pacing.wait("A").then(() => {
+        startedAt = Date.now();
+      });
+      // Node's timers count from the loop's clock as the arming tick began: the wall clock 5 ms behind.
+      vi.setSystemTime(first - 5);
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(startedAt).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(5);
+      expect(startedAt).toBe(first + 1_000);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
