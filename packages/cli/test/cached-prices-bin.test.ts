@@ -1,8 +1,9 @@
-// `prices.cachedInput` through the bundled `agentsvc start`: the testkit provider fakes report the
-// prompt caches as the providers do (a conversation's next turn repeats its start: OpenAI caches it
-// on its own, Anthropic where the request asks with `cache_control`), and the server prices those
-// tokens at `cachedInput`. Observable in the ledger (`agentsvc usage`), the spend metrics, and the
-// budget it enforces: a turn that a budget refuses at the full input price still runs.
+// `prices.cachedInput` and `prices.cacheWriteInput` through the bundled `agentsvc start`: the testkit
+// provider fakes report the prompt caches as the providers do (a conversation's next turn repeats
+// its start: OpenAI caches it on its own, Anthropic where the request asks with `cache_control` and
+// reports what it wrote apart), and the server prices the tokens read at `cachedInput` and those
+// written at `cacheWriteInput`. Observable in the ledger (`agentsvc usage`), the spend metrics, and
+// the budget it enforces: a turn that a budget refuses at the full input price still runs.
 import {
   ANTHROPIC_TEST_KEY,
   FakeAnthropic,
@@ -22,11 +23,14 @@ const INSTRUCTIONS = "You answer questions about the weather in one short senten
 
 /** Per million tokens: cached input at a tenth of the input price, output at nothing. */
 const PRICE = { input: 1000, output: 0, cachedInput: 100 };
+/** Anthropic's ratios (https://docs.claude.com/en/docs/build-with-claude/prompt-caching, pricing): 5-minute cache writes 1.25x input. */
+const ANTHROPIC_PRICE = { ...PRICE, cacheWriteInput: 1250 };
 
 interface Totals {
   calls: number;
   inputTokens: number;
   cachedInputTokens: number;
+  cacheWriteInputTokens: number;
   outputTokens: number;
   cost: number;
 }
@@ -43,6 +47,7 @@ async function serve(
   priced: string,
   env: Record<string, string>,
   config = "",
+  price: Record<string, number> = PRICE,
 ) {
   ended.push(() => fake.close());
   const dir = writeFiles(tempDir("agentsvc-cached-prices-"), {
@@ -52,7 +57,7 @@ async function serve(
     "agentsvc.config.yaml": [
       "metrics: { path: /metrics }",
       "prices:",
-      `  "${priced}": ${JSON.stringify(PRICE)}`,
+      `  "${priced}": ${JSON.stringify(price)}`,
       config,
     ].join("\n"),
   });
@@ -77,10 +82,11 @@ async function totals(dir: string): Promise<Totals> {
   return (JSON.parse(usage.stdout) as { total: Totals }).total;
 }
 
-/** The cost of `t` at PRICE, with its cached tokens at `cachedPrice`. */
-const costAt = (t: Totals, cachedPrice: number) =>
-  ((t.inputTokens - t.cachedInputTokens) * PRICE.input +
+/** The cost of `t` at PRICE, with its cached tokens at `cachedPrice` and its cache writes at `writePrice`. */
+const costAt = (t: Totals, cachedPrice: number, writePrice = PRICE.input) =>
+  ((t.inputTokens - t.cachedInputTokens - t.cacheWriteInputTokens) * PRICE.input +
     t.cachedInputTokens * cachedPrice +
+    t.cacheWriteInputTokens * writePrice +
     t.outputTokens * PRICE.output) /
   1e6;
 
@@ -121,28 +127,42 @@ describe("agentsvc start: prices.cachedInput on an OpenAI model", LOADED, () => 
   });
 });
 
-describe("agentsvc start: prices.cachedInput on an Anthropic model asking for caching", LOADED, () => {
-  it("counts the cache read at cachedInput; the cache write, part of the input, at the input price", async () => {
-    const fake = await FakeAnthropic.start();
-    const { dir, served } = await serve(
-      fake,
-      `{ provider: "anthropic", model: "claude-sonnet-4-5", baseURL: ${JSON.stringify(fake.baseURL)},
+describe(
+  "agentsvc start: prices.cachedInput and cacheWriteInput on an Anthropic model asking for caching",
+  LOADED,
+  () => {
+    it("counts the cache write at cacheWriteInput and the next turn's cache read at cachedInput, in the ledger and the metrics", async () => {
+      const fake = await FakeAnthropic.start();
+      const { dir, served } = await serve(
+        fake,
+        `{ provider: "anthropic", model: "claude-sonnet-4-5", baseURL: ${JSON.stringify(fake.baseURL)},
     settings: { providerOptions: { anthropic: { cacheControl: { type: "ephemeral" } } } } }`,
-      "anthropic/claude-sonnet-4-5",
-      { ANTHROPIC_API_KEY: ANTHROPIC_TEST_KEY },
-    );
-    expect((await invoke(served, "Rain in Oslo today?")).status).toBe(200);
-    const one = await totals(dir);
-    expect(one).toMatchObject({ calls: 1, cachedInputTokens: 0 });
-    expect(one.inputTokens).toBeGreaterThan(1024);
-    expect(one.cost).toBeCloseTo(costAt(one, PRICE.input), 6);
+        "anthropic/claude-sonnet-4-5",
+        { ANTHROPIC_API_KEY: ANTHROPIC_TEST_KEY },
+        "",
+        ANTHROPIC_PRICE,
+      );
+      expect((await invoke(served, "Rain in Oslo today?")).status).toBe(200);
+      const one = await totals(dir);
+      // The whole first prompt written to the cache (Anthropic's input_tokens 0 beside it), nothing read.
+      expect(one).toMatchObject({ calls: 1, cachedInputTokens: 0 });
+      expect(one.cacheWriteInputTokens).toBeGreaterThan(1024);
+      expect(one.cacheWriteInputTokens).toBe(one.inputTokens);
+      expect(one.cost).toBeCloseTo(costAt(one, PRICE.cachedInput, ANTHROPIC_PRICE.cacheWriteInput), 6);
+      expect(one.cost).toBeGreaterThan(costAt(one, PRICE.input, PRICE.input));
 
-    expect((await invoke(served, "And in Bergen?")).status).toBe(200);
-    const two = await totals(dir);
-    expect(two.calls).toBe(2);
-    // The first turn's whole prompt, written then, read now.
-    expect(two.cachedInputTokens).toBeGreaterThan(1024);
-    expect(two.cost).toBeCloseTo(costAt(two, PRICE.cachedInput), 6);
-    expect(two.cost).toBeLessThan(costAt(two, PRICE.input));
-  });
-});
+      expect((await invoke(served, "And in Bergen?")).status).toBe(200);
+      const two = await totals(dir);
+      expect(two.calls).toBe(2);
+      // The first turn's whole prompt, written then, read now; the rest of the conversation written now.
+      expect(two.cachedInputTokens).toBe(one.cacheWriteInputTokens);
+      expect(two.cacheWriteInputTokens).toBeGreaterThan(one.cacheWriteInputTokens);
+      expect(two.cost).toBeCloseTo(costAt(two, PRICE.cachedInput, ANTHROPIC_PRICE.cacheWriteInput), 6);
+
+      const metrics = await (await fetch(`${served.url}/metrics`)).text();
+      const series = `agentsvc_spend_tokens_total{gateway="none",model="anthropic/claude-sonnet-4-5"`;
+      expect(metrics).toContain(`${series},type="cache_write_input"} ${two.cacheWriteInputTokens}`);
+      expect(metrics).toContain(`${series},type="cached_input"} ${two.cachedInputTokens}`);
+    });
+  },
+);

@@ -94,8 +94,10 @@ describe("budgets and the cost ledger through agentsvc start", LOADED, () => {
 
     const table = await runBinAsync(["usage", "--dir", dir, "--by", "gateway", "--since", "1d"]);
     expect(table.code, table.stderr).toBe(0);
-    expect(table.stdout).toMatch(/^gateway\s+calls\s+input\s+cached\s+output\s+reasoning\s+cost$/m);
-    expect(table.stdout).toMatch(/^-\s+3\s+240\s+0\s+35\s+0\s+0\.0003$/m);
+    expect(table.stdout).toMatch(
+      /^gateway\s+calls\s+input\s+cached\s+cache-write\s+output\s+reasoning\s+cost$/m,
+    );
+    expect(table.stdout).toMatch(/^-\s+3\s+240\s+0\s+0\s+35\s+0\s+0\.0003$/m);
     expect(table.stdout).toMatch(/^total\s+3\s+240/m);
 
     const metrics = await (await fetch(`${served.url}/metrics`)).text();

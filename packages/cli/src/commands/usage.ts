@@ -32,7 +32,8 @@ export const usageCommand: Command = {
     "agentsvc usage --by user --since 7d    the last 7 days, by user",
     "agentsvc usage --since 2026-11-01 --json",
     "Cost is in the currency of agentsvc.config prices, computed when each call was recorded; a model",
-    "without a price counts 0. Gateway - is the chat page and the agent route.",
+    "without a price counts 0. Gateway - is the chat page and the agent route. cached and cache-write are",
+    "the parts of input read from and written to the provider's prompt cache.",
   ].join("\n"),
   async run(ctx) {
     const { values, print } = ctx;
@@ -55,10 +56,19 @@ export const usageCommand: Command = {
           inputTokens: t.inputTokens + r.inputTokens,
           outputTokens: t.outputTokens + r.outputTokens,
           cachedInputTokens: t.cachedInputTokens + r.cachedInputTokens,
+          cacheWriteInputTokens: t.cacheWriteInputTokens + r.cacheWriteInputTokens,
           reasoningTokens: t.reasoningTokens + r.reasoningTokens,
           costNanos: t.costNanos + r.costNanos,
         }),
-        { calls: 0, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0, costNanos: 0 },
+        {
+          calls: 0,
+          inputTokens: 0,
+          outputTokens: 0,
+          cachedInputTokens: 0,
+          cacheWriteInputTokens: 0,
+          reasoningTokens: 0,
+          costNanos: 0,
+        },
       );
       const shape = ({ costNanos, ...r }: typeof total) => ({ ...r, cost: costNanos / 1e9 });
       if (values.json) {
@@ -77,12 +87,14 @@ export const usageCommand: Command = {
         return EXIT_OK;
       }
       print.out(`since ${new Date(since).toISOString().slice(0, 10)} (UTC), by ${by}`);
-      const header = [by, "calls", "input", "cached", "output", "reasoning", "cost"];
+      // cached and cache-write: the parts of input read from and written to the provider's prompt cache.
+      const header = [by, "calls", "input", "cached", "cache-write", "output", "reasoning", "cost"];
       const cells = (key: string, r: typeof total) => [
         escapeControls(key || "-"),
         String(r.calls),
         String(r.inputTokens),
         String(r.cachedInputTokens),
+        String(r.cacheWriteInputTokens),
         String(r.outputTokens),
         String(r.reasoningTokens),
         formatCost(r.costNanos),
