@@ -145,16 +145,26 @@ describe("approvals on the agent route without an approval channel", () => {
 describe("graceful shutdown", () => {
   it("lets a running turn finish before the server stops", async () => {
     const slow = await startHello();
-    const turn = fetch(`${slow.url}/agent/invoke`, {
+    const res = await fetch(`${slow.url}/agent/stream`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", accept: "text/event-stream" },
       body: JSON.stringify({ input: "a long answer ".repeat(20) }),
     });
-    await new Promise((r) => setTimeout(r, 100));
-    const stopped = slow.shutdown();
-    const res = await turn;
-    const body = (await res.json()) as { status: string };
-    expect(body.status).toBe("completed");
+    // Shut down once the turn is running (its first chunk read), not after a guessed delay: under
+    // load a delay could close the listener before the request connected.
+    const events: EventSourceMessage[] = [];
+    let stopped: Promise<void> | undefined;
+    const parser = createParser({
+      onEvent: (e) => {
+        events.push(e);
+        if (e.event === "chunk") stopped ??= slow.shutdown();
+      },
+    });
+    const decoder = new TextDecoder();
+    for await (const part of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(part));
+    expect(stopped).toBeDefined();
+    expect(events.at(-1)?.event).toBe("done");
+    expect(JSON.parse(events.at(-1)!.data)).toMatchObject({ status: "completed" });
     await stopped;
     await expect(fetch(`${slow.url}/agent/info`)).rejects.toThrow();
   });
