@@ -65,7 +65,8 @@ const platforms: [string, Chunker | undefined, number][] = [
   ["WhatsApp", whatsAppPieces, 150],
 ];
 
-describe("the streamed preview's first piece", () => {
+// Each property cuts a few thousand texts: on a loaded machine that takes a while.
+describe("the streamed preview's first piece", { timeout: 180_000 }, () => {
   it.each(platforms)("is the whole text's first piece (%s)", (_name, chunk, numRuns) => {
     fc.assert(
       fc.property(markdown, fc.integer({ min: 40, max: 400 }), (text, limit) => {
