@@ -37,7 +37,8 @@ export class ServerProcess {
       this.stderr = (this.stderr + String(c)).slice(-4000);
     });
     await new Promise<void>((ready, fail) => {
-      const timer = setTimeout(() => fail(new Error(`server did not start in 20 s: ${this.stderr}`)), 20_000);
+      // Bounded well inside the 60 s test timeout: a child start at load 25 took over 20 s.
+      const timer = setTimeout(() => fail(new Error(`server did not start in 45 s: ${this.stderr}`)), 45_000);
       let out = "";
       proc.stdout?.on("data", (c) => {
         out += String(c);

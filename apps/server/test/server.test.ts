@@ -161,7 +161,8 @@ describe("graceful shutdown", () => {
       },
     });
     const decoder = new TextDecoder();
-    for await (const part of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(part));
+    for await (const part of res.body as unknown as AsyncIterable<Uint8Array>)
+      parser.feed(decoder.decode(part));
     expect(stopped).toBeDefined();
     expect(events.at(-1)?.event).toBe("done");
     expect(JSON.parse(events.at(-1)!.data)).toMatchObject({ status: "completed" });

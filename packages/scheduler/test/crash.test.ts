@@ -35,7 +35,8 @@ function runChild(dir: string, fault = ""): Promise<{ signal: string | null; sen
   });
 }
 
-describe("a tick across SIGKILL of its process", () => {
+// Three child starts a test, each bounded at 30 s: under load they take longer than the default 20 s.
+describe("a tick across SIGKILL of its process", { timeout: 120_000 }, () => {
   for (const fault of ["schedule-claimed", "after-record"]) {
     it(`killed at ${fault}: the restart sends the tick's reply once, and the tick ends delivered`, async () => {
       const dir = testTempDir("agentsvc-scheduler-crash-");
