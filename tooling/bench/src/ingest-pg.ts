@@ -16,7 +16,14 @@ import { join, resolve } from "node:path";
 import { startPostgres, type TestPostgres } from "@agentsvc/pg-test";
 import { type ChildServer, startChildServer } from "./child-server.ts";
 import { CONNECTIONS, ingest, SECRET } from "./ingest.ts";
-import { closeProbes, drained, probePids, statementsPerMessage, walFlushes } from "./pg-statements.ts";
+import {
+  closeProbes,
+  drained,
+  locksLetGo,
+  probePids,
+  statementsPerMessage,
+  walFlushes,
+} from "./pg-statements.ts";
 import { postgresCpuSeconds } from "./pg-cpu.ts";
 import { cpuSecondsOf, machineLoad } from "./proc.ts";
 import { fmt, type Row } from "./stats.ts";
@@ -45,6 +52,7 @@ async function burst(
   probeUrl: string,
   database?: string,
 ): Promise<Burst> {
+  await locksLetGo(probeUrl);
   const wal = await walFlushes(probeUrl);
   const cpu = cpuSecondsOf(server.pid);
   // The bench's own probe backends are left out (opened by the warm-up's drained()).

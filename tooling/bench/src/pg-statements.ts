@@ -67,6 +67,22 @@ export async function drained(url: string): Promise<void> {
 }
 
 /**
+ * The thread locks of the previous burst let go (any database of the server): an instance keeps a
+ * thread's advisory lock for a while after its turn (session-core DEFAULT_THREAD_HOLD_MS), and every
+ * statement reading pg_locks (the turn ends' fences, the announcing accepts) reads all of them, so a
+ * burst right after another side's paid for that side's held threads (hundreds after a burst).
+ * Left: each instance's own role locks (a few).
+ */
+export async function locksLetGo(url: string): Promise<void> {
+  const client = await probe(url);
+  const held = "SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory'";
+  for (const deadline = Date.now() + 20_000; Date.now() < deadline; ) {
+    if (Number((await client.query(held)).rows[0]?.n) < 50) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
  * The server's WAL flushes so far (pg_stat_wal, every database; `track_wal_io_timing = on` for the
  * time), asked on the probe connection: a durable commit waits for one, and many commits share
  * one when they arrive together (group commit), so commits a flush and ms a flush say how the disk

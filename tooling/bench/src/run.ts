@@ -9,6 +9,7 @@ import { benchOutboxDue } from "./outbox-due.ts";
 import { benchIngest } from "./ingest.ts";
 import { benchIngestEndToEnd } from "./ingest-e2e.ts";
 import { benchIngestPostgres } from "./ingest-pg.ts";
+import { benchIngestPostgresLedger } from "./ingest-pg-ledger.ts";
 import { benchMemory } from "./memory.ts";
 import { benchPage } from "./page.ts";
 import { benchProviderLatency } from "./provider-latency.ts";
@@ -53,6 +54,9 @@ if (!only || only === "ingest-pg")
     "Gateway ingest on PostgreSQL (vs a bare handler inserting into the same server)",
     await benchIngestPostgres(),
   );
+// Not in the default run: PostgreSQL's WAL and statement time of ingest-pg's bursts, itemised.
+if (only === "ingest-pg-ledger")
+  printTable("Gateway ingest on PostgreSQL: WAL and statements a message", await benchIngestPostgresLedger());
 if (!only || only === "access")
   printTable(
     "Sender access (allowlist + per-sender and gateway rate limits vs an open entry; session on SQLite, demo model)",
