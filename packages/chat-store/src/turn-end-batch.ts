@@ -3,8 +3,7 @@
 // MAX_TURN_ENDS a statement). In a burst many threads' turns end at once; each was a statement, a
 // round trip, a commit and a read of pg_locks of its own. Grouped, all of the batch's turns'
 // messages, reply pieces, record ends and next records' running marks travel as unnest arrays in one
-// statement, and its fence reads pg_locks once (pg_lock_status() is called once a statement; a
-// subplan's rescans re-read its rows).
+// statement, and its fence reads pg_locks once (one hashed lookup, below).
 //
 // Per turn the semantics stay those of its own statement (inbox.ts `finish`): the statement commits
 // on its own, and a caller is answered once it committed. A fence that fails for any turn fails the
@@ -55,9 +54,13 @@ function keysOf(end: TurnEnd): string[] {
   return keys;
 }
 
-// The fence reads `e` (the aggregate over `ended`, the UPDATE ... RETURNING of the records), so it is
-// evaluated only once every record's row is locked (as FENCED_COUNT, lock-fence.ts). `t.pid` null:
-// an end with no fence. Messages, pieces and running marks are other tables or other inbox rows.
+// The fence is evaluated in the output rows, made of `e` (the aggregate over `ended`, the UPDATE ...
+// RETURNING of the records): only once every record's row is locked (as FENCED_COUNT, lock-fence.ts).
+// `t.pid` null: an end with no fence. Its pg_locks read is an uncorrelated IN, which PostgreSQL runs
+// once and hashes at its first use (a hashed SubPlan); as an EXISTS correlated to `t` it scanned
+// every row of pg_locks again for each turn (300-570 rows in an ingest-pg burst: 15-18% of
+// PostgreSQL's CPU in the subplans with the accepts', #45.2). Messages, pieces and running marks are
+// other tables or other inbox rows.
 // The records are found by primary key (`id = ANY(...)` beside the join), their status checked as
 // NOT IN the others (no index serves it): with `status IN (...)` a generic plan on statistics that
 // show few unfinished rows read every unfinished row by the status index, the whole backlog, each
@@ -77,9 +80,9 @@ ON CONFLICT (idem_key) DO NOTHING), \
 started AS (UPDATE "inbox" SET status = 'running', started_at = s.at \
 FROM unnest($21::bigint[], $22::bigint[]) AS s(id, at) \
 WHERE "inbox".id = ANY($21::bigint[]) AND "inbox".id = s.id AND "inbox".status NOT IN ('running', 'done', 'rejected', 'failed')) \
-SELECT t.n, CASE WHEN t.pid IS NULL OR EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' \
-AND l.granted AND l.pid = t.pid AND l.classid = ((t.lk >> 32) & 4294967295)::oid \
-AND l.objid = (t.lk & 4294967295)::oid AND l.objsubid = 1 AND e.n >= 0) \
+SELECT t.n, CASE WHEN t.pid IS NULL OR (e.n >= 0 AND (t.pid, ((t.lk >> 32) & 4294967295)::oid, \
+(t.lk & 4294967295)::oid) IN (SELECT l.pid, l.classid, l.objid FROM pg_locks l \
+WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1)) \
 THEN CASE WHEN t.id = ANY(e.ids) THEN 1 ELSE 0 END ELSE ('${MARK}' || ' ' || e.n)::int END AS ended \
 FROM (SELECT count(*)::int AS n, array_agg(id) AS ids FROM ended) e CROSS JOIN t ORDER BY t.n`;
 

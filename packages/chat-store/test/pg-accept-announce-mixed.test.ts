@@ -8,6 +8,7 @@ import { postgresMissing } from "@agentsvc/pg-test";
 import { describe, expect, it } from "vitest";
 import type { ChatDb } from "../src/index.js";
 import { useAnnounceRig } from "./pg-announce-rig.js";
+import { nodes, type PlanNode } from "./plan-nodes.js";
 import { statementsOf } from "./pg-statements.js";
 
 const KEY = "7355611";
@@ -55,6 +56,31 @@ describe.skipIf(postgresMissing)("[postgres] grouped inbox accepts, some with an
     const ids = results.map((r) => (r as { id: number }).id);
     const heard = (await settled()).map((p) => (JSON.parse(p) as { id: number }).id);
     expect(heard).toEqual([ids[1], ids[3]]);
+  });
+
+  it("a group with announcements reads pg_locks' rows once, not once for each announced record", async () => {
+    const { db, link, settled } = await rig();
+    const sent = await statementsOf(() =>
+      Promise.all(["m1", "m2", "m3", "m4"].map((k) => announced(db, k, link.pid))),
+    );
+    const insert = sent.find((s) => s.text.includes('INSERT INTO "inbox"'));
+    expect(insert?.text).toMatch(/pg_locks/);
+    expect(await settled()).toHaveLength(4);
+    // The same statement again with its records gone (stored, they would conflict and ask nothing), undone.
+    await link.client.query("BEGIN");
+    await link.client.query("DELETE FROM inbox");
+    const { rows } = await link.client.query(
+      `EXPLAIN (ANALYZE, FORMAT JSON) ${insert!.text}`,
+      insert!.values,
+    );
+    await link.client.query("ROLLBACK");
+    const plan = (rows[0] as { "QUERY PLAN": [{ Plan: PlanNode }] })["QUERY PLAN"][0].Plan;
+    const lockScans = [...nodes(plan)].filter((n) => n["Function Name"] === "pg_lock_status");
+    // One scan, run once: a correlated EXISTS ran it (its tuplestore rescanned) once a record.
+    expect(
+      lockScans.map((n) => n["Actual Loops"]),
+      JSON.stringify(plan),
+    ).toEqual([1]);
   });
 
   it("a group with no announcement is the plain INSERT: no pg_locks read, no NOTIFY", async () => {

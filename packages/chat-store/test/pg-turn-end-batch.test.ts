@@ -9,6 +9,7 @@ import type { ChatDb } from "../src/index.js";
 import type { HeldLock } from "../src/lock-fence.js";
 import { useStoreSessions } from "./pg-fence-rig.js";
 import { holdInboxRow, lockWaiters } from "./pg-fence-waits.js";
+import { nodes, type PlanNode } from "./plan-nodes.js";
 import { statementsOf } from "./pg-statements.js";
 
 const origin = (thread: string): RunOrigin => ({ gateway: "g", thread, meta: {} });
@@ -210,6 +211,30 @@ describe.skipIf(postgresMissing)("[postgres] turn ends grouped into one statemen
     const lines = plan.rows.map((row) => String(row["QUERY PLAN"]));
     expect(lines.filter((l) => l.includes("Index Scan using inbox_pkey on inbox"))).toHaveLength(2);
     expect(lines.filter((l) => l.includes("inbox_status"))).toEqual([]);
+  });
+
+  it("the grouped statement reads pg_locks' rows once, not once for each of its turns", async () => {
+    const r = await rig();
+    const threads = await Promise.all(["a", "b", "c", "d"].map((n) => thread(r.db, n)));
+    await r.lock(threads);
+    const sent = await statementsOf(() => Promise.all(r.ends(threads)));
+    const grouped = sent.find((s) => /^with t as/i.test(s.text));
+    expect(grouped).toBeDefined();
+    // Run again on the link's session (its fence holds), undone: the records are done by now, the
+    // fence is evaluated for each turn all the same.
+    await r.link.client.query("BEGIN");
+    await r.link.client.query(`PREPARE grouped AS ${grouped!.text}`);
+    const { rows } = await r.link.client.query(
+      `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE grouped(${grouped!.values.map(literal).join(", ")})`,
+    );
+    await r.link.client.query("ROLLBACK");
+    const plan = (rows[0] as { "QUERY PLAN": [{ Plan: PlanNode }] })["QUERY PLAN"][0].Plan;
+    const lockScans = [...nodes(plan)].filter((n) => n["Function Name"] === "pg_lock_status");
+    // One scan, run once: a correlated EXISTS ran it (its tuplestore rescanned) once a turn.
+    expect(
+      lockScans.map((n) => n["Actual Loops"]),
+      JSON.stringify(plan),
+    ).toEqual([1]);
   });
 
   it("two turns of one statement keep their messages in their order (ids), each conversation's rows from its own turn", async () => {

@@ -6,6 +6,7 @@ export interface PlanNode {
   "Join Type"?: string;
   "Relation Name"?: string;
   "Index Name"?: string;
+  "Function Name"?: string;
   "Actual Rows"?: number;
   "Actual Loops"?: number;
   "Rows Removed by Filter"?: number;
