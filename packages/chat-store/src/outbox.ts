@@ -4,7 +4,7 @@
 // piece twice keeps one row.
 import type { StoreContext } from "./context.js";
 import { and, asc, count, eq, gt, inArray, lt, lte, min, sql } from "./orm.js";
-import { statusIn } from "./status-in.js";
+import { statusEither, statusIn } from "./status-in.js";
 import type { OutboxKind, OutboxStatus, outbox } from "@agentsvc/store-schema/sqlite";
 import { requireId, toJson } from "./validate.js";
 import { insertOutbox, outboxSent } from "./sqlite-writes.js";
@@ -281,7 +281,7 @@ export class Outbox {
         .from(this.t.outbox)
         .where(
           and(
-            statusIn(this.t.outbox.status, statuses),
+            statusEither(this.t.outbox.status, statuses),
             filter.gateway === undefined ? undefined : eq(this.t.outbox.gateway, filter.gateway),
           ),
         )
@@ -342,7 +342,7 @@ export class Outbox {
       db
         .select({ gateway: o.gateway, status: o.status, count: count() })
         .from(o)
-        .where(statusIn(o.status, ["pending", "dead"]))
+        .where(statusEither(o.status, ["pending", "dead"]))
         .groupBy(o.gateway, o.status),
     );
     return rows.map((r) => ({

@@ -16,3 +16,15 @@ export function statusIn(column: SQLiteColumn, statuses: readonly string[]): SQL
   for (const s of statuses) if (!STATUSES.has(s)) throw new TypeError(`not a status: ${String(s)}`);
   return sql`${column} IN (${sql.raw(statuses.map((s) => `'${s}'`).join(", "))})`;
 }
+
+/**
+ * `(column = 'a' OR column = 'b')`: the same rows as `statusIn`, for statuses kept in different
+ * partial indexes. On PostgreSQL outbox_thread_pending holds the pending pieces and outbox_pending
+ * the dead ones (store-schema step 17): the planner reads both (a BitmapOr) only from an OR written
+ * out, one arm an index's predicate; an IN list is one clause, proven by neither.
+ */
+export function statusEither(column: SQLiteColumn, statuses: readonly string[]): SQL {
+  if (statuses.length === 0) throw new TypeError("statusEither: no status");
+  const arms = statuses.map((s) => statusIn(column, [s]));
+  return sql`(${sql.join(arms, sql` OR `)})`;
+}

@@ -386,4 +386,28 @@ ALTER FUNCTION outbox_head_refresh(TEXT, TEXT) SET enable_seqscan = off;
 ALTER TABLE usage_ledger ADD COLUMN cache_write_input_tokens BIGINT NOT NULL DEFAULT 0;
 `,
   },
+  // Every index entry is WAL, and a status change writes one in every index the row stays in (no
+  // update of an indexed column is HOT). inbox_status: the reads by status alone (a restart's
+  // unfinished records, the blobs' sweep) walk the whole of inbox_thread_status, which holds the same
+  // unfinished records; an accept and a running mark wrote one entry in each (2 of ~48 WAL records
+  // a message in an ingest-pg burst, #45.2). outbox_pending: the sender reads outbox_heads, and
+  // the reads of pending pieces (gauges, the operator's list, the blobs' sweep) take the thread
+  // index of pending pieces, outbox_thread_pending; it keeps the dead pieces, which nothing else
+  // indexes (the operator's list and requeue). A piece's enqueue wrote one entry in it.
+  {
+    version: 17,
+    name: "fewer index entries a message: inbox_status dropped, outbox_pending on dead pieces only",
+    sql: `
+DROP INDEX inbox_status;
+DROP INDEX outbox_pending;
+CREATE INDEX outbox_pending ON outbox (status, next_attempt_at, id) WHERE status = 'dead';
+`,
+  },
 ];
+
+/**
+ * Indexes SQLite keeps and PostgreSQL dropped (step 17): SQLite's planner takes a partial index only
+ * for a query whose terms match its predicate, so there the full index still serves the reads by
+ * status alone.
+ */
+export const SQLITE_ONLY_INDEXES: readonly string[] = ["inbox_status"];

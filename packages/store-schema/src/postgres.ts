@@ -127,9 +127,9 @@ export const inbox = pgTable(
   },
   (t) => [
     unique("inbox_gateway_dedup_key_unique").on(t.gateway, t.dedupKey),
-    // Unfinished records only (step 14): a record's end writes no entry in them (#45.2).
+    // Unfinished records only (step 14): a record's end writes no entry in it (#45.2). The reads by
+    // status alone walk it too: PostgreSQL has no inbox_status (step 17), SQLite keeps one.
     index("inbox_thread_status").on(t.gateway, t.thread, t.status, t.id).where(UNFINISHED),
-    index("inbox_status").on(t.status, t.id).where(UNFINISHED),
   ],
 );
 
@@ -172,8 +172,9 @@ export const outbox = pgTable(
     traceparent: text("traceparent"),
   },
   (t) => [
-    // Pending and dead pieces only (step 14): a sent mark writes no entry in it.
-    index("outbox_pending").on(t.status, t.nextAttemptAt, t.id).where(sql`status IN ('pending', 'dead')`),
+    // Dead pieces only (step 17; pending and dead in step 14): neither an enqueue nor a sent mark
+    // writes an entry in it. Reads of pending pieces take outbox_thread_pending.
+    index("outbox_pending").on(t.status, t.nextAttemptAt, t.id).where(sql`status = 'dead'`),
     index("outbox_thread").on(t.gateway, t.thread, t.id),
     // Each thread's pending pieces in order (step 13).
     index("outbox_thread_pending").on(t.gateway, t.thread, t.id).where(sql`status = 'pending'`),

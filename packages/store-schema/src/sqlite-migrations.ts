@@ -392,4 +392,13 @@ END;
 ALTER TABLE usage_ledger ADD COLUMN cache_write_input_tokens INTEGER NOT NULL DEFAULT 0;
 `,
   },
+  {
+    version: 17,
+    name: "fewer index entries a message: inbox_status dropped, outbox_pending on dead pieces only",
+    // PostgreSQL only: SQLite keeps inbox_status and its full outbox_pending (SQLITE_ONLY_INDEXES,
+    // postgres-migrations.ts); its planner takes a partial index only for a query matching its predicate.
+    sql: `
+-- PostgreSQL only (fewer index entries a message); SQLite keeps its indexes.
+`,
+  },
 ];
