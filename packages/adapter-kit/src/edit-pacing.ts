@@ -42,7 +42,10 @@ export class EditPacing {
 
   /**
    * Runs a send or edit of `key`; when it fails with a retry-after (the chat's limit, which a
-   * restarted process cannot know from its own edits), nothing more for `key` before then.
+   * restarted process cannot know from its own edits), nothing more for `key` before then. The next
+   * one starts at least a gap after this one's answer: the platform counts an edit when it arrives,
+   * which may be long after its slot (a late timer, a slow request on a loaded machine), and edits
+   * counted from their slots alone then arrive closer than a gap (a 429 at Discord's 5 per 5 s).
    */
   async limited<T>(key: string, call: () => Promise<T>): Promise<T> {
     try {
@@ -50,6 +53,9 @@ export class EditPacing {
     } catch (err) {
       if (isGatewaySendError(err) && err.retryAfterMs !== undefined) this.hold(key, err.retryAfterMs);
       throw err;
+    } finally {
+      const now = this.now();
+      this.#set(key, Math.max(this.#next.get(key) ?? 0, now + this.gapMs()), now);
     }
   }
 

@@ -56,7 +56,7 @@ describe("EditPacing", () => {
     expect(pacing.reserve("chat-0")).toBe(0);
   });
 
-  it("limited holds the chat for a failure's retry-after and passes the failure on; other failures hold nothing", async () => {
+  it("limited holds the chat for a failure's retry-after and passes the failure on; other failures hold only the gap", async () => {
     const { pacing } = clocked(1000);
     const limited = new GatewaySendError("429", { retryAfterMs: 7000 });
     await expect(pacing.limited("A", () => Promise.reject(limited))).rejects.toBe(limited);
@@ -64,7 +64,23 @@ describe("EditPacing", () => {
     const other = new GatewaySendError("500");
     await expect(pacing.limited("B", () => Promise.reject(other))).rejects.toBe(other);
     await expect(pacing.limited("B", async () => "sent")).resolves.toBe("sent");
-    expect(pacing.reserve("B")).toBe(0);
+    expect(pacing.reserve("B")).toBe(1000);
+  });
+
+  it("the next edit starts a gap after the last one's answer when it came late, answered or failed", async () => {
+    const { pacing, advance } = clocked(1000);
+    expect(pacing.reserve("A")).toBe(0);
+    // Answered 300 ms after its slot: the platform counted it then, not at the slot.
+    await pacing.limited("A", async () => advance(300));
+    expect(pacing.reserve("A")).toBe(1000);
+    advance(1000);
+    await expect(
+      pacing.limited("A", async () => {
+        advance(400);
+        throw new GatewaySendError("500");
+      }),
+    ).rejects.toThrow("500");
+    expect(pacing.reserve("A")).toBe(1000);
   });
 
   it("wait returns at once for a chat whose slot is now", async () => {

@@ -2,7 +2,8 @@
 // reply's final piece is one last edit. Discord has no native streaming, and message edits are
 // rate limited per channel (https://docs.discord.com/developers/topics/rate-limits: per route, per
 // top-level resource), so edits of one channel start at least `minEditGapMs` apart whoever makes
-// them; a 429 on a preview edit skips that update (the outbox honours retry_after for the final one).
+// them, and after the previous one's answer (Discord counts an edit when it arrives); a 429 on a
+// preview edit skips that update (the outbox honours retry_after for the final one).
 import { randomUUID } from "node:crypto";
 import {
   type DraftIds,
