@@ -48,16 +48,22 @@ export const DRAIN_PAST_LIMIT: DrainBound = { bytes: 8 * 1024 * 1024, ms: 5_000 
 /**
  * `readBody` straight from a Node request's stream, without a web ReadableStream (and the fetch
  * Request it belongs to) made around it: those were most of what reading a small webhook body cost
- * (a CPU profile of the gateway's accept path). Past `limit` it resolves at once (the caller answers
- * 413 and asks to close the connection), then reads and drops the rest within `drain`, so the answer
- * can be read, and closes the connection: at the body's end once the answer is sent, at the bound at
- * once.
+ * (a CPU profile of the gateway's accept path). Past `limit` (or with a Content-Length over it) it
+ * resolves at once (the caller answers 413 and asks to close the connection), then reads and drops
+ * the rest within `drain`, so the answer can be read, and closes the connection: at the body's end
+ * once the answer is sent, at the bound at once.
  */
 export function readNodeBody(
   source: Readable,
   limit: number,
   drain: DrainBound = DRAIN_PAST_LIMIT,
 ): Promise<ReadBodyResult> {
+  // A declared length over the limit is refused before a byte is read (the rest drained as below).
+  const declared = Number((source as Partial<IncomingMessage>).headers?.["content-length"] ?? 0);
+  if (declared > limit) {
+    drainThenClose(source, drain);
+    return Promise.resolve({ ok: false, reason: "too_large" });
+  }
   return new Promise((resolve, reject) => {
     const chunks: Uint8Array[] = [];
     let size = 0;
