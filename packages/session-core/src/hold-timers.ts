@@ -92,3 +92,34 @@ export class HoldTimers {
     this.#arm();
   }
 }
+
+/**
+ * The most a suspended thread is kept (its hold, when shorter): its decision may reach another
+ * instance, which tries the thread for about 2 s (`claimSoon`), so this plus the let-go gathering
+ * stays under that. An idle thread has no decision to wait for: it is kept the whole hold (#45.3).
+ */
+export const SUSPENDED_HOLD_MS = 1000;
+
+/** Idle threads kept the whole hold, suspended ones at most SUSPENDED_HOLD_MS: one HoldTimers each. */
+export class ThreadHolds {
+  readonly #idle: HoldTimers;
+  readonly #suspended: HoldTimers;
+  constructor(holdMs: number, gatherMs: number) {
+    this.#idle = new HoldTimers(holdMs, gatherMs);
+    this.#suspended = new HoldTimers(Math.min(holdMs, SUSPENDED_HOLD_MS), gatherMs);
+  }
+
+  keep(threadId: string, suspended: boolean, fire: () => void): void {
+    (suspended ? this.#suspended : this.#idle).keep(threadId, fire);
+  }
+
+  cancel(threadId: string): void {
+    this.#idle.cancel(threadId);
+    this.#suspended.cancel(threadId);
+  }
+
+  /** Lets the oldest kept thread go now, an idle one first; false when none is kept. */
+  fireOldest(): boolean {
+    return this.#idle.fireOldest() || this.#suspended.fireOldest();
+  }
+}

@@ -6,7 +6,7 @@
 // holder; a sweep finds any whose announcement was lost, and the threads of a dead instance.
 import type { ClusterMessage, Coordination, HeldLock } from "./coordination.js";
 import { DEFAULT_MAX_HELD_THREADS, HeldCap } from "./held-cap.js";
-import { HoldTimers } from "./hold-timers.js";
+import { ThreadHolds } from "./hold-timers.js";
 import { RecentLetGos } from "./recent-let-gos.js";
 import type { SessionParts } from "./parts.js";
 import type { InboxRecord } from "./store.js";
@@ -43,8 +43,8 @@ export class Ownership {
   /** Locks being given back: a new claim of the thread waits, or it would count a lock that is going. */
   readonly #releasing = new Map<string, Promise<void>>();
 
-  /** Threads kept after their last work, let go in groups (hold-timers.ts). */
-  readonly #lettingGo: HoldTimers;
+  /** Threads kept after their last work, let go in groups; suspended ones for less (hold-timers.ts). */
+  readonly #lettingGo: ThreadHolds;
   /** The cap on threads held at once (held-cap.ts). */
   readonly #cap: HeldCap;
   /** Threads let go lately: an announcement of one is looked at (recent-let-gos.ts). */
@@ -56,7 +56,7 @@ export class Ownership {
     private readonly hooks: OwnershipHooks,
     private readonly options: { holdMs: number; maxHeld?: number } = { holdMs: 0 },
   ) {
-    this.#lettingGo = new HoldTimers(options.holdMs, LET_GO_GATHER_MS);
+    this.#lettingGo = new ThreadHolds(options.holdMs, LET_GO_GATHER_MS);
     this.#cap = new HeldCap(options.maxHeld ?? DEFAULT_MAX_HELD_THREADS, {
       locks: () => this.#held.size + this.#releasing.size,
       take: (gateway, thread) => this.poke(gateway, thread),
@@ -171,7 +171,7 @@ export class Ownership {
     if (hasWork(state)) return;
     // Threads waiting for room: let go at once, not kept for a next message.
     if (this.options.holdMs > 0 && !this.p.stopping() && this.#cap.waiting === 0) {
-      this.#letGoLater(state.gateway, state.thread, state.threadId);
+      this.#letGoLater(state.gateway, state.thread, state.threadId, state.active?.phase === "suspended");
       return;
     }
     await this.#letGo(state);
@@ -182,7 +182,7 @@ export class Ownership {
     this.#lettingGo.fireOldest();
   }
 
-  #letGoLater(gateway: string, thread: string, threadId: string): void {
+  #letGoLater(gateway: string, thread: string, threadId: string, suspended: boolean): void {
     const fire = () => {
       if (this.p.stopping()) return;
       this.p.track(
@@ -198,7 +198,7 @@ export class Ownership {
         }),
       );
     };
-    this.#lettingGo.keep(threadId, fire);
+    this.#lettingGo.keep(threadId, suspended, fire);
   }
 
   /** The last look for messages not taken yet, then the lock given back (true) unless it found some. */

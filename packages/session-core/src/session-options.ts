@@ -22,16 +22,19 @@ import type { SessionStore } from "./store.js";
 const POLICIES: readonly SessionPolicy[] = ["reject", "queue", "steer", "interrupt"];
 
 /**
- * Not longer (#45.3): a suspended thread is kept as long, and a decision for it reaching another
- * instance tries the thread for 2 s (`claimSoon`) before it answers busy, so a hold plus the let-go
- * gathering (up to 500 ms, hold-timers.ts) past that fails a click. Every held thread is also an advisory lock in the
- * server's one lock table (held = threads active a second x the hold), which every turn's commit
- * fence and the outbox sender's role fence read (pg_locks: chat-store lock-fence.ts,
- * outbox-fence.ts). What a longer hold would save: threads retaken between messages (the cluster
- * bench's one instance, each of 200 threads a message every 1.5-1.9 s: lock statements 0.03-0.19 and
- * adoption reads 0.02-0.13 a message).
+ * How long an idle thread stays with the instance that ran it (#45.3). Longer than a second: with
+ * three instances the cluster bench's threads got their next message 1.4-4.8 s after the last
+ * (p10-p90, one instance's 0.3-1.5 s at the same load per instance), so at 1000 ms nearly every
+ * message on three took its thread on another instance and gave it back (about two lock operations,
+ * an adoption and two queued reads a message), where a held thread's next message recorded elsewhere
+ * is announced by the statement recording it and costs no statement of its own. A suspended thread is
+ * kept at most 1000 ms (ownership.ts SUSPENDED_HOLD_MS): a decision for it reaching another instance
+ * tries the thread for 2 s (`claimSoon`) before it answers busy. Every held thread is also an advisory
+ * lock in the server's one lock table (held = threads active a second x the hold, under the cap
+ * `maxHeldThreads`), which every turn's commit fence and the outbox sender's role fence read
+ * (pg_locks: chat-store lock-fence.ts, outbox-fence.ts).
  */
-export const DEFAULT_THREAD_HOLD_MS = 1000;
+export const DEFAULT_THREAD_HOLD_MS = 5000;
 
 export const DEFAULT_BUSY_REPLY =
   "I am still working on your previous message. Please wait for my reply, then send this again.";
@@ -76,8 +79,9 @@ export interface GatewaySessionOptions {
   sweepMs?: number;
   /**
    * Several instances: how long a thread stays with the instance that ran it once it has no work,
-   * so its next message does not move it (a lock, an adoption and a release elsewhere). A decision
-   * for it on another instance waits up to about 2 s for it. Default 1000 ms; 0 lets it go at once.
+   * so its next message does not move it (a lock, an adoption and a release elsewhere). A suspended
+   * thread stays at most 1000 ms of it (a decision for it on another instance waits up to about 2 s
+   * for it). Default 5000 ms; 0 lets it go at once.
    */
   threadHoldMs?: number;
   /**

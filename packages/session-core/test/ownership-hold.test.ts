@@ -5,7 +5,7 @@
 import pino from "pino";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { GatewayRegistry } from "../src/index.js";
-import { HoldTimers } from "../src/hold-timers.js";
+import { HoldTimers, SUSPENDED_HOLD_MS } from "../src/hold-timers.js";
 import { Ownership } from "../src/ownership.js";
 import type { SessionParts } from "../src/parts.js";
 import { createMemoryCluster, createMockGateway } from "../src/testing/index.js";
@@ -88,5 +88,33 @@ describe("threads kept after their last work", () => {
     expect(timers.fireOldest()).toBe(false);
     await vi.advanceTimersByTimeAsync(2000);
     expect(fired).toEqual(["B", "C"]);
+  });
+
+  it("a suspended thread is let go after a second although the hold is longer; an idle one is kept the whole hold", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    vi.setSystemTime(300_000);
+    const o = owner(5000);
+    for (const t of ["idle", "waiting"]) expect(await o.own.claim("mock", t)).toBe(true);
+    // "waiting" suspended on an approval: its decision may reach another instance, which tries it for 2 s.
+    o.threads.get("mock", "waiting").active = {
+      inboxId: 1,
+      phase: "suspended",
+      origin: { gateway: "mock", thread: "waiting" },
+      steered: [],
+      committed: false,
+    };
+    for (const t of ["idle", "waiting"]) await o.own.settle(o.threads.get("mock", t));
+    // The suspended hold and the let-go gathering (500 ms) are over.
+    await vi.advanceTimersByTimeAsync(SUSPENDED_HOLD_MS + 500);
+    expect(o.given.map((g) => g.key)).toEqual([gatewayThreadId("mock", "waiting")]);
+    expect(o.given[0]?.at).toBeLessThanOrEqual(300_000 + SUSPENDED_HOLD_MS + 500);
+    await vi.advanceTimersByTimeAsync(5000 - SUSPENDED_HOLD_MS - 500 - 1);
+    expect(o.given).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(o.given.map((g) => g.key)).toEqual([
+      gatewayThreadId("mock", "waiting"),
+      gatewayThreadId("mock", "idle"),
+    ]);
+    expect(o.own.holdsAny).toBe(false);
   });
 });
