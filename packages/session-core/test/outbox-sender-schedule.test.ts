@@ -525,6 +525,8 @@ describe("a stopped sender", () => {
     await sender.stop();
     answer(undefined);
     await flush();
+    // No timed look armed: one would only find the sender stopped, but keeps a timer after stop().
+    expect(vi.getTimerCount()).toBe(0);
     await vi.advanceTimersByTimeAsync(20_000);
     expect(elsewhere).toEqual([]);
   });
