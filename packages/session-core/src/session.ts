@@ -116,6 +116,7 @@ export class GatewaySession {
       onCredentials: (gateway, error) =>
         this.credentialsRejected(gateway.name, error.envVar ?? "its credentials", error.message),
       platformCallSucceeded: (gateway) => this.platformCallSucceeded(gateway),
+      told: () => this.#lead.told(),
     });
     this.#parts = {
       runs: options.runs,

@@ -5,7 +5,14 @@ import type { ClusterMessage, Coordination } from "@agentsvc/session-core";
 import type { Logger } from "pino";
 
 // Not "leader-released": Leadership's own (pg-cluster).
-const KINDS: readonly ClusterMessage["kind"][] = ["thread", "outbox", "outbox-help", "run", "run-ack"];
+const KINDS: readonly ClusterMessage["kind"][] = [
+  "thread",
+  "outbox",
+  "outbox-awake",
+  "outbox-help",
+  "run",
+  "run-ack",
+];
 
 /**
  * The leader says it is alive this often (see `leaderHeartbeatMs`): under the link's default health
@@ -29,6 +36,7 @@ function targetOf(message: ClusterMessage): string {
     case "run-ack":
       return message.id;
     case "outbox":
+    case "outbox-awake":
     case "outbox-help":
       return "";
   }
