@@ -19,7 +19,7 @@ export function mountWebhooks(
     for (const route of gateway.webhooks) {
       app.on(route.method, path, async (c) => {
         const request = await toWebhookRequest(c, route.method, publicBaseUrl);
-        // The rest of the body is left unread: the connection closes after the answer.
+        // The connection closes once the reader has drained the rest of the body (within its bound).
         if (request === "too_large") return c.text("payload too large", 413, { connection: "close" });
         const response = await route.handle(request);
         return new Response(response.body ?? null, {
@@ -41,10 +41,11 @@ async function toWebhookRequest(
   // Under @hono/node-server straight from Node's request (no fetch Request and web stream made).
   const raw = rawRequest(c.env, c.req.raw);
   const headers = raw.headers;
-  if (Number(headers["content-length"] ?? "0") > WEBHOOK_MAX_BYTES) return "too_large";
-  // Counted while it streams: a chunked body (no Content-Length) stops at the limit, unbuffered.
-  const body =
-    method === "GET" ? { ok: true as const, bytes: new Uint8Array() } : await raw.body(WEBHOOK_MAX_BYTES);
+  // Counted while it streams: a chunked body (no Content-Length) stops at the limit, unbuffered; a
+  // Content-Length over it is refused before a byte is read. Both are drained so the 413 is read.
+  // A GET's body is not read, but one declared over the limit is refused all the same.
+  const read = method === "POST" || Number(headers["content-length"] ?? "0") > WEBHOOK_MAX_BYTES;
+  const body = read ? await raw.body(WEBHOOK_MAX_BYTES) : { ok: true as const, bytes: new Uint8Array() };
   if (!body.ok) return "too_large";
   const rawBody = body.bytes;
   const url = new URL(c.req.url);

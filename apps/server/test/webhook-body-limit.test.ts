@@ -185,15 +185,16 @@ function floodChunked(
 }
 
 /**
- * Sends `total` bytes as a chunked body while reading nothing (the socket is paused), then reads
- * the answer. The server answered long before the client read: only a server that keeps reading
- * after its 413 (instead of closing, which resets the connection and drops the unread answer)
- * is heard.
+ * Sends `total` bytes as a chunked body (or with its Content-Length) while reading nothing (the
+ * socket is paused), then reads the answer. The server answered long before the client read: only
+ * a server that keeps reading after its 413 (instead of closing, which resets the connection and
+ * drops the unread answer) is heard.
  */
 function sendThenRead(
   port: number,
   path: string,
   total: number,
+  framing: "chunked" | "length" = "chunked",
 ): Promise<{ status: number; error?: string }> {
   return new Promise((done, fail) => {
     const socket = connect(port, "127.0.0.1");
@@ -211,18 +212,18 @@ function sendThenRead(
       done({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0), ...(error ? { error } : {}) });
     });
     socket.on("connect", () => {
+      const length = framing === "chunked" ? "Transfer-Encoding: chunked" : `Content-Length: ${total}`;
       socket.write(
-        `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+        `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n${length}\r\n\r\n`,
       );
       const chunk = Buffer.alloc(64 * 1024, "a");
-      const frame = Buffer.concat([
-        Buffer.from(`${chunk.length.toString(16)}\r\n`),
-        chunk,
-        Buffer.from("\r\n"),
-      ]);
+      const frame =
+        framing === "chunked"
+          ? Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from("\r\n")])
+          : chunk;
       for (let sent = 0; sent < total; sent += chunk.length) socket.write(frame);
       // Read only once everything was handed to the kernel and had time to reach the server.
-      socket.end("0\r\n\r\n", () => setTimeout(() => socket.resume(), 300));
+      socket.end(framing === "chunked" ? "0\r\n\r\n" : "", () => setTimeout(() => socket.resume(), 300));
     });
   });
 }
@@ -320,4 +321,18 @@ describe("a chunked body past the limit (no Content-Length)", () => {
     });
     expect(res.status).toBe(202);
   });
+});
+
+describe("a Content-Length past the limit", () => {
+  // The routes answered a declared length over the limit before their body reader ran; only the
+  // server's 2 s lingering close read the rest (webhooks.test.ts has the route without it: EPIPE).
+  // Now webhook-kit's reader refuses it and drains it, as a chunked body past the limit.
+  it.each(["/webhooks/whatsapp", "/gateways/hooks/events"])(
+    "%s: a client that declares 7 MiB and reads only after sending them gets the 413, not a reset",
+    async (path) => {
+      const answer = await sendThenRead(server.port, path, 7 * MiB, "length");
+      expect(answer).toEqual({ status: 413 });
+    },
+    60_000,
+  );
 });

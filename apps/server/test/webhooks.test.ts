@@ -1,5 +1,5 @@
 // The webhook mount hands adapters the exact bytes the platform sent, before anything is parsed.
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Gateway, WebhookRequest } from "@agentsvc/session-core";
 import { Hono } from "hono";
@@ -12,9 +12,8 @@ afterEach(async () => {
   close = undefined;
 });
 
-async function serveWith(publicBaseUrl?: string) {
-  const seen: WebhookRequest[] = [];
-  const gateway = {
+function smsGateway(seen: WebhookRequest[]): Gateway {
+  return {
     type: "sms",
     webhooks: [
       {
@@ -33,8 +32,13 @@ async function serveWith(publicBaseUrl?: string) {
       },
     ],
   } as unknown as Gateway;
+}
+
+async function serveWith(publicBaseUrl?: string) {
+  const seen: WebhookRequest[] = [];
   const app = new Hono();
-  const mounted = mountWebhooks(app, [gateway, { type: "telegram" } as unknown as Gateway], publicBaseUrl);
+  const telegram = { type: "telegram" } as unknown as Gateway;
+  const mounted = mountWebhooks(app, [smsGateway(seen), telegram], publicBaseUrl);
   const base = await new Promise<string>((resolve) => {
     const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info: AddressInfo) => {
       close = () => new Promise((r) => server.close(() => r()));
@@ -42,6 +46,36 @@ async function serveWith(publicBaseUrl?: string) {
     });
   });
   return { seen, base, mounted };
+}
+
+/**
+ * POSTs `total` bytes with their Content-Length over a bare socket and reads the answer only after
+ * the last byte is written. Rejects with the socket's error (a write into a connection the server
+ * closed: EPIPE or ECONNRESET).
+ */
+function readsAfterSending(base: string, path: string, total: number): Promise<string> {
+  const socket = connect(Number(new URL(base).port), "127.0.0.1");
+  const piece = Buffer.alloc(64 * 1024, 0x61);
+  return new Promise((resolve, reject) => {
+    socket.on("error", reject);
+    let sent = 0;
+    const pump = () => {
+      while (sent < total) {
+        sent += piece.length;
+        if (!socket.write(piece)) return void socket.once("drain", pump);
+      }
+      socket.write("", () => {
+        let text = "";
+        socket.setEncoding("utf8");
+        socket.on("data", (d: string) => {
+          text += d;
+        });
+        socket.on("end", () => resolve(text));
+      });
+    };
+    socket.write(`POST ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: ${total}\r\n\r\n`);
+    pump();
+  });
 }
 
 describe("webhook routes", () => {
@@ -103,6 +137,25 @@ describe("webhook routes", () => {
     } as RequestInit);
     expect(res.status).toBe(413);
     expect(res.headers.get("connection")).toBe("close");
+    expect(seen).toEqual([]);
+  });
+
+  it("lets a client that declares 7 MiB and reads only after sending them read the 413: the declared body is drained, not reset", async () => {
+    const { seen, base } = await serveWith();
+    const answer = await readsAfterSending(base, "/webhooks/sms", 7 * 1024 * 1024);
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer).toMatch(/^connection: close$/im);
+    expect(seen).toEqual([]);
+  });
+
+  it("refuses a POST or a GET declaring a body over the limit with 413 on the fetch path (app.request), without calling the adapter", async () => {
+    const seen: WebhookRequest[] = [];
+    const app = new Hono();
+    mountWebhooks(app, [smsGateway(seen)], undefined);
+    const over = { "content-length": String(WEBHOOK_MAX_BYTES + 1) };
+    const post = await app.request("/webhooks/sms", { method: "POST", headers: over, body: "{}" });
+    expect(post.status).toBe(413);
+    expect((await app.request("/webhooks/sms", { headers: over })).status).toBe(413);
     expect(seen).toEqual([]);
   });
 });

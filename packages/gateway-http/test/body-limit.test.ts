@@ -2,7 +2,7 @@
 import { type ClientRequest, request } from "node:http";
 import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { requestSignatureHeaders } from "../src/index.js";
+import { createHttpGatewayHandler, requestSignatureHeaders } from "../src/index.js";
 import { type HttpRig, httpRig } from "./rig.js";
 
 const SECRET = "limit-secret";
@@ -56,15 +56,20 @@ const chunked = (chunks: number) => (req: ClientRequest) => {
 };
 
 /**
- * A chunked POST of `bodyBytes` over a bare socket whose answer is read only after the last byte is
- * written: a client that is slow to read. Resolves with the answer's text, rejects with the socket's
- * error (a write into a connection the server closed: EPIPE or ECONNRESET).
+ * A POST of `bodyBytes` (chunked, or with its Content-Length) over a bare socket whose answer is read
+ * only after the last byte is written: a client that is slow to read. Resolves with the answer's
+ * text, rejects with the socket's error (a write into a connection the server closed: EPIPE or
+ * ECONNRESET).
  */
-function readsAfterSending(bodyBytes: number): Promise<string> {
+function readsAfterSending(bodyBytes: number, framing: "chunked" | "length" = "chunked"): Promise<string> {
   const { port } = new URL((r as HttpRig).base);
   const socket = connect(Number(port), "127.0.0.1");
   const data = Buffer.alloc(64 * 1024, 0x61);
-  const piece = Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from("\r\n")]);
+  const piece =
+    framing === "chunked"
+      ? Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from("\r\n")])
+      : data;
+  const head = framing === "chunked" ? "transfer-encoding: chunked" : `content-length: ${bodyBytes}`;
   return new Promise((resolve, reject) => {
     socket.on("error", reject);
     let sent = 0;
@@ -73,7 +78,7 @@ function readsAfterSending(bodyBytes: number): Promise<string> {
         sent += data.length;
         if (!socket.write(piece)) return void socket.once("drain", pump);
       }
-      socket.write("0\r\n\r\n", () => {
+      socket.write(framing === "chunked" ? "0\r\n\r\n" : "", () => {
         let text = "";
         socket.setEncoding("utf8");
         socket.on("data", (d: string) => {
@@ -82,7 +87,7 @@ function readsAfterSending(bodyBytes: number): Promise<string> {
         socket.on("end", () => resolve(text));
       });
     };
-    socket.write(`POST ${PATH} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ntransfer-encoding: chunked\r\n\r\n`);
+    socket.write(`POST ${PATH} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n${head}\r\n\r\n`);
     pump();
   });
 }
@@ -105,6 +110,13 @@ describe("the events route's body limit (1 MiB)", () => {
     expect(answer).toContain('"body_too_large"');
   });
 
+  it("lets a client that declares 7 MiB and reads its answer only after sending them read the 413: the declared body is drained too", async () => {
+    await open();
+    const answer = await readsAfterSending(7 * 1024 * 1024, "length");
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer).toContain('"body_too_large"');
+  });
+
   it("answers 413 to a declared Content-Length over the limit without waiting for the body", async () => {
     await open();
     const res = await post({ "content-length": `${2 * 1024 * 1024}` }, (req) => req.flushHeaders());
@@ -121,5 +133,24 @@ describe("the events route's body limit (1 MiB)", () => {
     });
     expect(res.status).toBe(202);
     expect(JSON.parse(res.text)).toMatchObject({ accepted: true });
+  });
+});
+
+describe("a declared Content-Length over the limit on the fetch path (app.request, no Node request)", () => {
+  const over = { "content-length": `${2 * 1024 * 1024}` };
+
+  it("refuses a POST declaring more than the limit with 413, whatever the body's own length", async () => {
+    const res = await createHttpGatewayHandler([]).request("/interactions/r1/decisions", {
+      method: "POST",
+      headers: over,
+      body: "{}",
+    });
+    expect(res.status).toBe(413);
+    expect(res.headers.get("connection")).toBe("close");
+  });
+
+  it("refuses a GET declaring more than the limit with 413 (a GET's body is never read)", async () => {
+    const res = await createHttpGatewayHandler([]).request("/interactions/r1", { headers: over });
+    expect(res.status).toBe(413);
   });
 });

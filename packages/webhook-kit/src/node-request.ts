@@ -39,9 +39,20 @@ export interface RawRequest {
   body(limit: number): Promise<ReadBodyResult>;
 }
 
-/** `request`'s headers and body, from Node's request under `env` when it is there and unread. */
+/**
+ * `request`'s headers and body, from Node's request under `env` when it is there and unread. On
+ * either path a Content-Length over the limit is refused before a byte is read (readNodeBody's own
+ * check; the fetch path's here, its stream cancelled).
+ */
 export function rawRequest(env: unknown, request: Request): RawRequest {
   const node = unreadNodeRequest(env);
   if (node) return { headers: nodeHeaders(node.rawHeaders), body: (limit) => readNodeBody(node, limit) };
-  return { headers: fetchHeaders(request.headers), body: (limit) => readBody(request.body, limit) };
+  return {
+    headers: fetchHeaders(request.headers),
+    body: (limit) => {
+      if (!(Number(request.headers.get("content-length") ?? 0) > limit)) return readBody(request.body, limit);
+      request.body?.cancel("body too large").catch(() => {});
+      return Promise.resolve({ ok: false, reason: "too_large" });
+    },
+  };
 }

@@ -90,4 +90,20 @@ describe("rawRequest", () => {
     const body = await alone.body(10);
     expect(body.ok && Buffer.from(body.bytes).toString()).toBe("xyz");
   });
+
+  it("refuses a Content-Length over the limit on the fetch path before reading the body, as on Node's", async () => {
+    // The body is shorter than declared: only the declared length can refuse it.
+    const request = new Request("http://x/", {
+      method: "POST",
+      headers: { "content-length": "99" },
+      body: "abc",
+    });
+    expect(await rawRequest(undefined, request).body(10)).toEqual({ ok: false, reason: "too_large" });
+    const within = new Request("http://x/", {
+      method: "POST",
+      headers: { "content-length": "3" },
+      body: "abc",
+    });
+    expect((await rawRequest(undefined, within).body(10)).ok).toBe(true);
+  });
 });
