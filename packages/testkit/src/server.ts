@@ -11,12 +11,20 @@ export interface FakeServer {
   close(): Promise<void>;
 }
 
-/** Listens on 127.0.0.1 (a free port unless given) and serves `handler`. */
+/**
+ * Listens on 127.0.0.1 (a free port unless given) and serves `handler`. Idle keep-alive connections
+ * are the client's to close (all of them are closed at `close()`).
+ */
 export async function listenLocal(
   handler: (req: IncomingMessage, res: ServerResponse) => void,
   port = 0,
 ): Promise<FakeServer> {
   const server = createServer(handler);
+  // No idle timeout: Node's (5 s, +1 s) runs on the wall clock, a fetch client's (undici: the
+  // server's hint less 2 s) in ticks of its own timer, so after an event loop stalled for seconds
+  // (a big upload, a loaded machine) the client sent its next request on a connection this server
+  // had just closed (ECONNRESET: FakeTranscriptions, 5e781d82).
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, "127.0.0.1", () => resolve());

@@ -2,7 +2,6 @@
 // documented; sources in src/providers/transcriptions.ts), agent-core's createTranscriber through the
 // AI SDK's OpenAI provider, and a turn whose audio is transcribed before its first model call.
 import { createHash } from "node:crypto";
-import { connect } from "node:net";
 import {
   type AttachmentRef,
   createTranscriber,
@@ -13,13 +12,7 @@ import {
   WindowMemory,
 } from "@agentsvc/agent-core";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  eventually,
-  FakeOpenAI,
-  FakeTranscriptions,
-  OPENAI_TEST_KEY,
-  TRANSCRIPTION_MAX_BYTES,
-} from "../src/index.js";
+import { FakeOpenAI, FakeTranscriptions, OPENAI_TEST_KEY, TRANSCRIPTION_MAX_BYTES } from "../src/index.js";
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -66,31 +59,6 @@ describe("FakeTranscriptions: POST /v1/audio/transcriptions", () => {
     expect(limited.status).toBe(429);
     expect(limited.headers.get("retry-after")).toBe("2");
     expect(((await limited.json()) as { error: { code: string } }).error.code).toBe("rate_limit_exceeded");
-  });
-
-  it("keeps an idle keep-alive connection open for the client: a request 6.5 s after the last, on the same connection, is answered", async () => {
-    const fake = await started();
-    const socket = connect(Number(new URL(fake.baseURL).port), "127.0.0.1");
-    closers.push(async () => void socket.destroy());
-    let text = "";
-    let closed = false;
-    socket.setEncoding("utf8").on("data", (d: string) => {
-      text += d;
-    });
-    socket.on("close", () => {
-      closed = true;
-    });
-    const ask = () => socket.write("GET /v1/models HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n");
-    const answers = () => text.split("HTTP/1.1 404").length - 1;
-    ask();
-    await eventually(() => answers() === 1, "the first answer");
-    // Past Node's default idle timeout (5 s, +1 s), which closed such a connection under a client that
-    // still counted it fresh (undici counts its own in timer ticks, which a stalled loop delays).
-    await new Promise((r) => setTimeout(r, 6_500));
-    expect(closed).toBe(false);
-    ask();
-    await eventually(() => answers() === 2 || closed, "the second answer");
-    expect(answers()).toBe(2);
   });
 });
 

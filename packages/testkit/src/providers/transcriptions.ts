@@ -69,11 +69,6 @@ export class FakeTranscriptions {
     fake.#server = await listenLocal((req, res) => {
       void fake.#serve(req, res).catch(() => res.destroy());
     });
-    // Idle connections are the client's to close (and all of them the fake's at close()). Node's own
-    // idle timeout (5 s, +1 s) runs on the wall clock, the fetch client's (undici: the server's hint
-    // less 2 s) in ticks of its timer: after a loop stalled by a 25 MB upload on a loaded machine, the
-    // client sent its next request on a connection this server closed then (ECONNRESET).
-    fake.#server.server.keepAliveTimeout = 0;
     return fake;
   }
 
