@@ -18,10 +18,11 @@ export function statusIn(column: SQLiteColumn, statuses: readonly string[]): SQL
 }
 
 /**
- * `(column = 'a' OR column = 'b')`: the same rows as `statusIn`, for statuses kept in different
- * partial indexes. On PostgreSQL outbox_thread_pending holds the pending pieces and outbox_pending
- * the dead ones (store-schema step 17): the planner reads both (a BitmapOr) only from an OR written
- * out, one arm an index's predicate; an IN list is one clause, proven by neither.
+ * `(column IN ('a') OR column IN ('b'))` (PostgreSQL reads a one-status IN as `=`): the same rows
+ * as `statusIn`, for statuses kept in different partial indexes. On PostgreSQL outbox_thread_pending
+ * holds the pending pieces and outbox_pending the dead ones (store-schema step 17): the planner
+ * reads both (a BitmapOr) only from an OR written out, one arm an index's predicate; an IN list is
+ * one clause, proven by neither.
  */
 export function statusEither(column: SQLiteColumn, statuses: readonly string[]): SQL {
   if (statuses.length === 0) throw new TypeError("statusEither: no status");
