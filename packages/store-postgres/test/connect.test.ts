@@ -172,6 +172,20 @@ describe.skipIf(postgresMissing)("connectPostgres against a real PostgreSQL", ()
     expect(rows[0]).toEqual({ app: "agentsvc-test", timeout: "1234ms" });
   });
 
+  it("pooled connections plan each named statement for its parameters (no cached generic plan); a plan_cache_mode in the URL's options wins", async () => {
+    const url = await pg.server().createDatabase();
+    const store = await connect({ connectionString: url });
+    const mode = async (s: typeof store) =>
+      (await s.pool.query<{ mode: string }>("SELECT current_setting('plan_cache_mode') AS mode")).rows[0]
+        ?.mode;
+    expect(await mode(store)).toBe("force_custom_plan");
+    const own = await connect({
+      connectionString: `${url}?options=${encodeURIComponent("-c plan_cache_mode=auto")}`,
+      migrate: false,
+    });
+    expect(await mode(own)).toBe("auto");
+  });
+
   it("a password role signs in with the right password; a wrong one is auth_failed, named and redacted, at once", async () => {
     const url = await pg.server().createDatabase();
     const good = await connect({ connectionString: withUser(url, "app_pw", SECRET), migrate: false });
