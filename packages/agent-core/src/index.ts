@@ -132,3 +132,12 @@ export {
   type ToolFile,
   toolFilesOf,
 } from "./media.js";
+export {
+  DRAIN_PAST_LIMIT,
+  type DrainBound,
+  drainPastLimit,
+  type NodeBodyResult,
+  nodeBodyStream,
+  readNodeBody,
+  unreadNodeRequest,
+} from "./node-body.js";

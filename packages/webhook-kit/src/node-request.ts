@@ -2,15 +2,8 @@
 // @hono/node-server (its `c.env.incoming`), instead of through the fetch Request and web stream made
 // around it: those were most of what reading a small webhook cost (a CPU profile of the http
 // gateway's accept path, #45). Elsewhere (app.request in tests, another runtime) the fetch ones.
-import { IncomingMessage } from "node:http";
-import { type ReadBodyResult, readBody, readNodeBody } from "./read-body.js";
-
-/** Node's request under @hono/node-server (a Hono context's `env`), when nothing has read its body yet. */
-function unreadNodeRequest(env: unknown): IncomingMessage | undefined {
-  const incoming = (env as { incoming?: unknown } | undefined)?.incoming;
-  if (!(incoming instanceof IncomingMessage)) return undefined;
-  return incoming.readableFlowing === null && !incoming.readableEnded ? incoming : undefined;
-}
+import { readNodeBody, unreadNodeRequest } from "@agentsvc/agent-core";
+import { type ReadBodyResult, readBody } from "./read-body.js";
 
 /** Lower-cased names; a repeated header's values joined with ", ", as a fetch Headers reads them. */
 function nodeHeaders(raw: readonly string[]): Record<string, string> {

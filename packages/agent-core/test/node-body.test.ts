@@ -1,0 +1,103 @@
+// A body refused for its size over real HTTP on 127.0.0.1: the rest is drained so a client that
+// writes everything before reading reads the 413, and the socket's own destroySoon (the server's
+// lingering close sets one) is put back when the drain ends.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { type AddressInfo, connect, Socket } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { nodeBodyStream, readNodeBody } from "../src/index.js";
+
+const LIMIT = 1024;
+let server: Server | undefined;
+afterEach(async () => {
+  const s = server;
+  server = undefined;
+  if (s) await new Promise<void>((r) => s.close(() => r()));
+});
+
+function refuse(res: ServerResponse): void {
+  res.writeHead(413, { "content-type": "text/plain", connection: "close" }).end("too large");
+}
+
+async function serve(handle: (req: IncomingMessage, res: ServerResponse) => void): Promise<number> {
+  const s = createServer(handle);
+  server = s;
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", () => r()));
+  return (s.address() as AddressInfo).port;
+}
+
+/**
+ * POSTs `total` bytes with their Content-Length over a bare socket and reads the answer only after
+ * the last byte is written. Rejects with the socket's error (a write into a connection the server
+ * closed: EPIPE or ECONNRESET).
+ */
+function sendThenRead(port: number, total: number): Promise<string> {
+  const socket = connect(port, "127.0.0.1");
+  const piece = Buffer.alloc(64 * 1024, 0x61);
+  return new Promise((resolve, reject) => {
+    socket.on("error", reject);
+    let sent = 0;
+    const pump = () => {
+      while (sent < total) {
+        sent += piece.length;
+        if (!socket.write(piece)) return void socket.once("drain", pump);
+      }
+      socket.write("", () => {
+        let text = "";
+        socket.setEncoding("utf8");
+        socket.on("data", (d: string) => {
+          text += d;
+        });
+        socket.on("end", () => resolve(text));
+      });
+    };
+    socket.write(`POST / HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: ${total}\r\n\r\n`);
+    pump();
+  });
+}
+
+describe("drain past the limit, over HTTP", () => {
+  it("puts the socket's own destroySoon back when the drain ends and runs it (the server's lingering close is not lost)", async () => {
+    const own: Socket[] = [];
+    const lingering = function (this: Socket) {
+      own.push(this);
+      Socket.prototype.destroySoon.call(this);
+    };
+    const sockets: Socket[] = [];
+    const closed: Promise<unknown>[] = [];
+    const port = await serve((req, res) => {
+      void readNodeBody(req, LIMIT).then((read) => (read.ok ? res.end("ok") : refuse(res)));
+    });
+    server?.on("connection", (socket: Socket) => {
+      sockets.push(socket);
+      closed.push(new Promise((r) => socket.once("close", r)));
+      socket.destroySoon = lingering;
+    });
+    const answer = await sendThenRead(port, 2 * 1024 * 1024);
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    // The client reads the server's FIN before the server has read the client's last bytes.
+    await Promise.all(closed);
+    expect(own).toEqual(sockets);
+    expect(sockets.map((s) => s.destroySoon)).toEqual([lingering]);
+  });
+
+  it("lets a client that writes a whole body before reading read the 413 when a stream reader cancels (an upload refused mid-way)", async () => {
+    const port = await serve((req, res) => {
+      const reader = nodeBodyStream(req).getReader();
+      void reader.read().then(async () => {
+        await reader.cancel();
+        refuse(res);
+      });
+    });
+    const answer = await sendThenRead(port, 4 * 1024 * 1024);
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer).toMatch(/\r\n\r\n[\s\S]*too large/);
+  });
+
+  it("reads a whole body through the stream when nobody cancels", async () => {
+    const port = await serve((req, res) => {
+      void new Response(nodeBodyStream(req)).arrayBuffer().then((b) => res.end(String(b.byteLength)));
+    });
+    const res = await fetch(`http://127.0.0.1:${port}/`, { method: "POST", body: Buffer.alloc(300_000, 1) });
+    expect(await res.text()).toBe("300000");
+  });
+});
