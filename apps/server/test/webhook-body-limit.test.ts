@@ -228,6 +228,60 @@ function sendThenRead(
   });
 }
 
+/**
+ * Sends `total` bytes with their Content-Length spread evenly over `spreadMs` (each 64 KiB piece at
+ * its due time from the start, so a late timer sends the overdue pieces at once and the spread
+ * stays what it is), reading nothing until the last byte is written: a client on a slow link that
+ * reads its answer only after sending. The server's 2 s lingering close gives up on a client still
+ * sending, resetting it; only a drain that reads the whole body lets it read the answer.
+ */
+function sendSlowlyThenRead(
+  port: number,
+  path: string,
+  total: number,
+  spreadMs: number,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string; error?: string }> {
+  return new Promise((done, fail) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.pause();
+    let answer = "";
+    let error: string | undefined;
+    const timer = setTimeout(() => {
+      socket.destroy();
+      fail(new Error(`no close within 30 s: ${answer.slice(0, 200)}`));
+    }, 30_000);
+    socket.on("data", (d) => (answer += d.toString("latin1")));
+    socket.on("error", (e: NodeJS.ErrnoException) => (error = e.code ?? e.message));
+    socket.on("close", () => {
+      clearTimeout(timer);
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0);
+      const body = answer.slice(answer.indexOf("\r\n\r\n") + 4);
+      done({ status, body, ...(error ? { error } : {}) });
+    });
+    const piece = Buffer.alloc(64 * 1024, "a");
+    const pieces = Math.ceil(total / piece.length);
+    let sent = 0;
+    let start = 0;
+    const pump = () => {
+      const due = Math.min(pieces, Math.floor(((Date.now() - start) / spreadMs) * pieces) + 1);
+      for (; sent < due && !socket.destroyed; sent++) socket.write(piece);
+      if (socket.destroyed) return;
+      if (sent < pieces) setTimeout(pump, spreadMs / pieces);
+      // Read only once everything was handed to the kernel and had time to reach the server.
+      else socket.end(() => setTimeout(() => socket.resume(), 300));
+    };
+    socket.on("connect", () => {
+      const head = Object.entries({ ...headers, "content-length": String(pieces * piece.length) })
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join("");
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${head}\r\n`);
+      start = Date.now();
+      pump();
+    });
+  });
+}
+
 const ROUTES = [
   "/webhooks/whatsapp",
   "/webhooks/teams",
@@ -335,4 +389,46 @@ describe("a Content-Length past the limit", () => {
     },
     60_000,
   );
+});
+
+describe("a Content-Length past the limit, sent for longer than the server's 2 s linger", () => {
+  // These routes answered a declared length over their limit from a check in front of their
+  // reader and left the body unread: only the server's 2 s lingering close read on, and a client
+  // still sending after it was reset (EPIPE) without reading the 413. They refuse through
+  // agent-core's drain now, which reads the whole body (up to 8 MiB or 5 s) before closing.
+  const json = { "content-type": "application/json" };
+  it.each([
+    ["/agent/invoke", json, /"code":"too_large"/],
+    ["/chat/api/conversations/create", json, /"code":"too_large"/],
+    ["/mcp", { ...json, accept: "application/json, text/event-stream" }, /"code":"body_too_large"/],
+    [
+      "/chat/api/files",
+      { "content-type": "image/png", "x-file-name": "huge.png" },
+      /"code":"file_too_large"/,
+    ],
+  ] as const)(
+    "%s: a client that declares 7 MiB, sends them over 3 s and reads only then gets the 413",
+    async (path, headers, code) => {
+      const answer = await sendSlowlyThenRead(server.port, path, 7 * MiB, 3_000, headers);
+      expect(answer.error).toBeUndefined();
+      expect(answer.status).toBe(413);
+      expect(answer.body).toMatch(code);
+    },
+    60_000,
+  );
+
+  it("/chat/api/files: a picture over the limit uploaded with fetch gets the page's file_too_large answer, not a network error", async () => {
+    const res = await fetch(`http://127.0.0.1:${server.port}/chat/api/files`, {
+      method: "POST",
+      headers: { "content-type": "image/png", "x-file-name": "huge.png" },
+      body: Buffer.alloc(7 * MiB, 1),
+    });
+    expect(res.status).toBe(413);
+    expect(res.headers.get("connection")).toBe("close");
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    expect(body.error).toEqual({
+      code: "file_too_large",
+      message: "the file (7 MB) is too large; the limit is 1 MB",
+    });
+  }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { AgentsvcError } from "@agentsvc/agent-core";
+import { AgentsvcError, readNodeBody, unreadNodeRequest } from "@agentsvc/agent-core";
 import type { IncomingMessage } from "node:http";
 import type { Context } from "hono";
 import { requestHeader } from "./node-headers.js";
@@ -23,14 +23,12 @@ export async function readJsonObject(
     );
   }
   const tooLarge = () => {
-    // The rest of the body stays unread: close the connection after the 413, or keep-alive would
-    // read (and discard) all of it, however large, to reach a next request.
+    // Close the connection after the 413 (keep-alive would have to read all of the body, however
+    // large, to reach a next request); the rest is drained first, so a client still sending reads it.
     c.header("Connection", "close");
     return new AgentsvcError("too_large", `body: larger than the ${limit}-byte limit`, 413);
   };
-  const declared = Number(requestHeader(c, "content-length"));
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge();
-  const incoming = unreadIncoming(c);
+  const incoming = unreadNodeRequest(c.env);
   const bytes = incoming
     ? await readIncoming(incoming, limit, tooLarge)
     : await readWebBody(c, limit, tooLarge);
@@ -48,57 +46,25 @@ export async function readJsonObject(
 }
 
 /**
- * The Node request behind `@hono/node-server`, if its body is still unread. Reading it directly
- * skips building a fetch `Request` and a web stream per call, a visible share of a short turn.
+ * The Node request behind `@hono/node-server`, read directly (agent-core's readNodeBody): it skips
+ * building a fetch `Request` and a web stream per call, a visible share of a short turn. A declared
+ * length or a streamed body over the limit is refused and drained there.
  */
-function unreadIncoming(c: Context): IncomingMessage | undefined {
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  if (!incoming || typeof incoming.on !== "function" || incoming.readableDidRead) return undefined;
-  return incoming;
-}
-
-function readIncoming(incoming: IncomingMessage, limit: number, tooLarge: () => Error): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const stop = () => {
-      incoming.off("data", onData);
-      incoming.off("end", onEnd);
-      incoming.off("error", onError);
-      incoming.off("close", onClose);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        // Drain the rest unread (destroying would reset the socket before the 413 goes out);
-        // the 413 closes the connection, which ends the drain.
-        stop();
-        incoming.resume();
-        reject(tooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      stop();
-      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
-    };
-    const onError = (error: Error) => {
-      stop();
-      reject(new AgentsvcError("invalid_body", `body: could not be read (${error.message})`, 400));
-    };
-    const onClose = () => {
-      stop();
-      reject(new AgentsvcError("invalid_body", "body: the connection closed before it was complete", 400));
-    };
-    incoming.on("data", onData);
-    incoming.on("end", onEnd);
-    incoming.on("error", onError);
-    incoming.on("close", onClose);
+async function readIncoming(
+  incoming: IncomingMessage,
+  limit: number,
+  tooLarge: () => Error,
+): Promise<Buffer> {
+  const read = await readNodeBody(incoming, limit).catch((error: Error) => {
+    throw new AgentsvcError("invalid_body", `body: could not be read (${error.message})`, 400);
   });
+  if (!read.ok) throw tooLarge();
+  return Buffer.from(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength);
 }
 
 async function readWebBody(c: Context, limit: number, tooLarge: () => Error): Promise<Buffer> {
+  const declared = Number(requestHeader(c, "content-length"));
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge();
   const chunks: Uint8Array[] = [];
   let size = 0;
   const body = c.req.raw.body;

@@ -1,6 +1,8 @@
 // Errors on the MCP route are JSON-RPC error objects, the shape MCP clients parse (the SDK's own
 // transport answers in this shape too); `data.code` carries a stable string code for people.
 
+import { readNodeBody, unreadNodeRequest } from "@agentsvc/agent-core";
+
 export function jsonRpcError(
   status: number,
   code: number,
@@ -16,8 +18,20 @@ export function jsonRpcError(
 
 export type BodyRead = { ok: true; text: string } | { ok: false; tooLarge: true };
 
-/** Reads a request body but stops at `limit` bytes (declared or streamed), so nothing unbounded is buffered. */
-export async function readBoundedBody(req: Request, limit: number): Promise<BodyRead> {
+/**
+ * Reads a request body but stops at `limit` bytes (declared or streamed), so nothing unbounded is
+ * buffered. Under @hono/node-server (`env` holds Node's request) it is read from Node's request,
+ * and a refused body is drained there (agent-core's readNodeBody), so a client still sending reads
+ * the 413 instead of a reset.
+ */
+export async function readBoundedBody(req: Request, limit: number, env?: unknown): Promise<BodyRead> {
+  const incoming = unreadNodeRequest(env);
+  if (incoming) {
+    const read = await readNodeBody(incoming, limit);
+    return read.ok
+      ? { ok: true, text: Buffer.from(read.bytes).toString("utf8") }
+      : { ok: false, tooLarge: true };
+  }
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (Number.isFinite(declared) && declared > limit) return { ok: false, tooLarge: true };
   if (!req.body) return { ok: true, text: "" };
@@ -38,9 +52,8 @@ export async function readBoundedBody(req: Request, limit: number): Promise<Body
 }
 
 /**
- * Reads and drops what is left of a refused body while the 413 goes out. A cancel did not reach
- * the Node request under @hono/node-server's body stream: the request stayed paused, the socket
- * unread, and the close after the 413 waited out the server's 2 s linger and reset the client.
+ * Reads and drops what is left of a refused body while the 413 goes out (a fetch Request's body,
+ * not Node's: a cancel may not reach what feeds it).
  */
 async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
   for (;;) if ((await reader.read()).done) return;

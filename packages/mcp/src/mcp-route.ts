@@ -117,18 +117,18 @@ export function mcpRoute(options: McpRouteOptions): McpRoute {
         },
       );
     }
-    return startSession(req);
+    return startSession(req, c.env);
   }
 
-  async function startSession(req: Request): Promise<Response> {
+  async function startSession(req: Request, env: unknown): Promise<Response> {
     if (!isJsonContentType(req.headers.get("content-type"))) {
       return jsonRpcError(415, -32000, "Unsupported Media Type: Content-Type must be application/json", {
         code: "unsupported_media_type",
       });
     }
-    const body = await readBoundedBody(req, maxBody);
+    const body = await readBoundedBody(req, maxBody, env);
     if (!body.ok) {
-      // The rest of the body stays unread: close the connection, as every other 413 does.
+      // Close the connection, as every other 413 does (the rest of the body is drained first).
       return jsonRpcError(
         413,
         -32000,

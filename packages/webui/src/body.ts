@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { AgentsvcError } from "@agentsvc/agent-core";
+import { AgentsvcError, drainPastLimit, readNodeBody, unreadNodeRequest } from "@agentsvc/agent-core";
 import { typeName } from "./errors.js";
 
 /** Largest request body the API reads (1 MiB); anything bigger is refused with 413 `too_large`. */
@@ -16,7 +16,8 @@ function isJsonContentType(header: string | undefined): boolean {
 
 /**
  * 413, closing the connection (as the agent routes and webhooks do): the rest of the body is not
- * wanted, and keep-alive would have to read all of it to reach a next request.
+ * wanted, and keep-alive would have to read all of it to reach a next request. The rest is drained
+ * first (agent-core's drainPastLimit), so a client still sending reads the 413, not a reset.
  */
 function tooLarge(c: Context): AgentsvcError {
   c.header("Connection", "close");
@@ -30,7 +31,11 @@ function tooLarge(c: Context): AgentsvcError {
  */
 export function checkBodyHeaders(c: Context): void {
   const length = c.req.header("content-length");
-  if (length !== undefined && Number(length) > MAX_BODY_BYTES) throw tooLarge(c);
+  if (length !== undefined && Number(length) > MAX_BODY_BYTES) {
+    const incoming = unreadNodeRequest(c.env);
+    if (incoming) drainPastLimit(incoming);
+    throw tooLarge(c);
+  }
   const type = c.req.header("content-type");
   const hasBody =
     (length !== undefined && Number(length) > 0) || c.req.header("transfer-encoding") !== undefined;
@@ -46,6 +51,15 @@ export function checkBodyHeaders(c: Context): void {
 
 /** Reads the raw body, counting bytes so a body without Content-Length cannot exceed the limit either. */
 async function readLimited(c: Context): Promise<string> {
+  // Under @hono/node-server straight from Node's request: past the limit it is drained there.
+  const incoming = unreadNodeRequest(c.env);
+  if (incoming) {
+    const read = await readNodeBody(incoming, MAX_BODY_BYTES).catch((err: Error) => {
+      throw new AgentsvcError("bad_request", `request body could not be read: ${err.message}`, 400);
+    });
+    if (!read.ok) throw tooLarge(c);
+    return Buffer.from(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength).toString("utf8");
+  }
   const stream = c.req.raw.body;
   if (!stream) return "";
   const reader = stream.getReader();
@@ -65,9 +79,8 @@ async function readLimited(c: Context): Promise<string> {
 }
 
 /**
- * Reads and drops what is left of a refused body while the 413 goes out. A cancel did not reach
- * the Node request under @hono/node-server's body stream: the request stayed paused, the socket
- * unread, and the close after the 413 waited out the server's 2 s linger and reset the client.
+ * Reads and drops what is left of a refused body while the 413 goes out (a fetch Request's body,
+ * not Node's: a cancel may not reach what feeds it).
  */
 async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
   for (;;) if ((await reader.read()).done) return;

@@ -6,7 +6,14 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AgentsvcError, type AttachmentKind, type AttachmentRef } from "@agentsvc/agent-core";
+import {
+  AgentsvcError,
+  type AttachmentKind,
+  type AttachmentRef,
+  drainPastLimit,
+  nodeBodyStream,
+  unreadNodeRequest,
+} from "@agentsvc/agent-core";
 import type { BlobStore } from "@agentsvc/chat-store";
 import type { MediaConfig } from "@agentsvc/config-schema";
 import { INLINE_IMAGE_TYPES } from "@agentsvc/webhook-kit";
@@ -117,12 +124,16 @@ export function fileRoutes(deps: FileRouteDeps, uploads: UploadIndex): Hono<Hono
   app.post("/files", async (c) => {
     if (!media || media.types.length === 0) throw mediaDisabled();
     const limit = `the limit is ${formatBytes(media.maxBytes)}`;
-    const tooLarge = (size?: number) =>
-      new AgentsvcError(
+    const tooLarge = (size?: number) => {
+      // The rest of the file is drained first (agent-core's drainPastLimit), then the connection
+      // closed: the page reads this answer and shows its line instead of a network error.
+      c.header("Connection", "close");
+      return new AgentsvcError(
         "file_too_large",
         `the file${size !== undefined ? ` (${formatBytes(size)})` : ""} is too large; ${limit}`,
         413,
       );
+    };
     const rawName = c.req.header(FILE_NAME_HEADER);
     // A custom header a cross-site form cannot send (and fetch only with a CORS preflight we never answer).
     if (rawName === undefined) throw badInput(`POST /files: the ${FILE_NAME_HEADER} header is required`);
@@ -133,9 +144,14 @@ export function fileRoutes(deps: FileRouteDeps, uploads: UploadIndex): Hono<Hono
       throw badInput(`POST /files: ${FILE_NAME_HEADER}: expected percent-encoded UTF-8`);
     }
     const declared = Number(c.req.header("content-length") ?? Number.NaN);
-    if (Number.isFinite(declared) && declared > media.maxBytes) throw tooLarge(declared);
-    const body = c.req.raw.body;
-    if (!body || declared === 0) throw badInput("POST /files: the file is empty");
+    // Under @hono/node-server straight from Node's request: a refusal (size or type) drains it.
+    const incoming = unreadNodeRequest(c.env);
+    if (Number.isFinite(declared) && declared > media.maxBytes) {
+      if (incoming) drainPastLimit(incoming);
+      throw tooLarge(declared);
+    }
+    if ((!incoming && !c.req.raw.body) || declared === 0) throw badInput("POST /files: the file is empty");
+    const body = incoming ? nodeBodyStream(incoming) : (c.req.raw.body as ReadableStream<Uint8Array>);
 
     const spool = await mkdtemp(join(tmpdir(), "agentsvc-upload-"));
     try {
