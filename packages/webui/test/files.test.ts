@@ -2,7 +2,11 @@
 // limits, typed by their bytes, opened only by their uploader, and carried by a message into its
 // turn and its history. Real HTTP on 127.0.0.1, a real SQLite file.
 import { createHash } from "node:crypto";
+import { readdirSync } from "node:fs";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
 import type { MediaConfig } from "@agentsvc/config-schema";
+import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Client, type Harness, startHarness } from "./harness.js";
 
@@ -114,6 +118,27 @@ describe("page uploads", () => {
     expect(res.body.error).toMatchObject({ code: "unsupported_file_type" });
     expect(res.body.error.message).toContain("pictures");
     expect(await stored(harness, PDF)).toBe(false);
+  });
+
+  it("an upload the page abandons mid-way (its connection closed) ends without an unexpected error logged", async () => {
+    const errors: string[] = [];
+    const logger = pino({ level: "error" }, { write: (line: string) => void errors.push(line) });
+    h = await startHarness({ chatUi: { logger, entry: { path: "/chat", media: media() } } });
+    const spools = () => new Set(readdirSync(tmpdir()).filter((n) => n.startsWith("agentsvc-upload-")));
+    const before = spools();
+    const socket = connect(Number(new URL(h.base).port), "127.0.0.1");
+    socket.on("error", () => {});
+    socket.write(
+      "POST /chat/api/files HTTP/1.1\r\nhost: 127.0.0.1\r\nx-file-name: a.png\r\ncontent-length: 60000\r\n\r\n",
+    );
+    socket.write(PNG);
+    // The route has made its spool folder: the upload is being read.
+    let mine: string[] = [];
+    await expect.poll(() => (mine = [...spools()].filter((n) => !before.has(n))).length).toBeGreaterThan(0);
+    socket.destroy();
+    // The folder goes in the route's finally, after which nothing is left to wait but its answer.
+    await expect.poll(() => mine.some((n) => spools().has(n))).toBe(false);
+    expect(errors).toEqual([]);
   });
 
   it("takes no files on an entry without a media block, and none without the file-name header", async () => {

@@ -157,8 +157,9 @@ export function fileRoutes(deps: FileRouteDeps, uploads: UploadIndex): Hono<Hono
     try {
       const path = join(spool, "file");
       const got = await spoolUpload(body, path, media).catch((err: unknown) => {
-        // The page removed the file (or left) mid-upload: nothing to answer, nothing to log.
-        if (c.req.raw.signal.aborted)
+        // The page removed the file (or left) mid-upload: nothing to answer, nothing to log. Read
+        // from Node's request, its error ("aborted") comes before the request's signal is.
+        if (c.req.raw.signal.aborted || (incoming !== undefined && incoming.errored !== null))
           throw new AgentsvcError("upload_aborted", "the upload was cancelled", 400);
         throw err;
       });
