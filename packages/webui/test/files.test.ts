@@ -133,8 +133,9 @@ describe("page uploads", () => {
     );
     socket.write(PNG);
     // The route has made its spool folder: the upload is being read.
-    let mine: string[] = [];
-    await expect.poll(() => (mine = [...spools()].filter((n) => !before.has(n))).length).toBeGreaterThan(0);
+    const fresh = () => [...spools()].filter((n) => !before.has(n));
+    await expect.poll(() => fresh().length).toBeGreaterThan(0);
+    const mine = fresh();
     socket.destroy();
     // The folder goes in the route's finally, after which nothing is left to wait but its answer.
     await expect.poll(() => mine.some((n) => spools().has(n))).toBe(false);
