@@ -401,4 +401,12 @@ ALTER TABLE usage_ledger ADD COLUMN cache_write_input_tokens INTEGER NOT NULL DE
 -- PostgreSQL only (fewer index entries a message); SQLite keeps its indexes.
 `,
   },
+  {
+    version: 18,
+    name: "outbox heads triggers: their plans cached whatever the session's plan_cache_mode",
+    // PostgreSQL only: a setting of its trigger functions (postgres-migrations.ts).
+    sql: `
+-- PostgreSQL only (the outbox heads functions' plan_cache_mode); nothing changes on SQLite.
+`,
+  },
 ];

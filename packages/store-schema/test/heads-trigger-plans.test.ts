@@ -55,3 +55,50 @@ describe.skipIf(postgresMissing !== undefined)("[postgres] step 15: the outbox h
     expect(scans.filter((s) => s.startsWith("Seq Scan"))).toEqual([]);
   }, 60_000);
 });
+
+/**
+ * The plans of the triggers' own statements on `client` (a database migrated through some step,
+ * ended here) in a session that plans every statement for its parameters, as store-postgres's
+ * connections do (plan_cache_mode force_custom_plan): how many are cached generic plans, which
+ * name plpgsql's variables as parameters (`$1`), against custom plans, which carry their values.
+ */
+async function triggerPlanKinds(client: pg.Client): Promise<{ generic: number; custom: number }> {
+  try {
+    await client.query(
+      `INSERT INTO outbox (gateway, thread, idem_key, kind, payload, status, next_attempt_at, created_at)
+       SELECT 'g', 't' || i, 'k' || i, 'text', '{}', 'pending', 0, 0 FROM generate_series(1, 12) i`,
+    );
+    const plans: string[] = [];
+    client.on("notice", (n) => plans.push(n.message ?? ""));
+    await client.query("LOAD 'auto_explain'");
+    await client.query(
+      "SET plan_cache_mode = force_custom_plan; SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on; SET auto_explain.log_level = notice",
+    );
+    for (let id = 1; id <= 12; id++) await client.query(`UPDATE outbox SET status = 'sent' WHERE id = ${id}`);
+    const own = plans
+      .filter((p) =>
+        /Query Text: (SELECT|UPDATE|DELETE|INSERT INTO) outbox_heads|FROM outbox_heads|FROM outbox\b/.test(p),
+      )
+      .filter((p) => !/Query Text: UPDATE outbox SET/.test(p));
+    const generic = own.filter((p) => /(Cond|Filter): .*\$\d/.test(p)).length;
+    return { generic, custom: own.length - generic };
+  } finally {
+    await client.end();
+  }
+}
+
+describe.skipIf(postgresMissing !== undefined)("[postgres] step 18: the heads triggers' plans cached", () => {
+  const migrated = migratedDatabases();
+
+  it("the functions' statements keep a cached generic plan when the session forces custom plans", async () => {
+    const { generic, custom } = await triggerPlanKinds(await migrated(18));
+    // 12 sent marks, each three statements (the head locked, the next piece read, the head deleted):
+    // the first five runs of each custom, as PostgreSQL's plan cache does, then the cached plan.
+    expect({ generic, custom }).toEqual({ generic: 21, custom: 15 });
+  }, 60_000);
+
+  it("at step 17 they were planned again at each call", async () => {
+    const { generic, custom } = await triggerPlanKinds(await migrated(17));
+    expect({ generic, custom }).toEqual({ generic: 0, custom: 36 });
+  }, 60_000);
+});
