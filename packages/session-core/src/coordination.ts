@@ -34,11 +34,6 @@ export type ClusterMessage =
   /** Pieces were queued in the outbox: the sending instance should look. */
   | { kind: "outbox" }
   /**
-   * The sender of outbox partitions `parts` looks on its own for a while: the others need not wake
-   * it for their pieces (outbox-awake.ts).
-   */
-  | { kind: "outbox-awake"; parts: number[] }
-  /**
    * The leader has an outbox backlog: other instances queue for the partitions it gives up
    * (outbox-shares.ts). `helping`: a helper's answer (the leader gives partitions up only once one came).
    */

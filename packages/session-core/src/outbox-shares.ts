@@ -19,7 +19,6 @@
 // to send: each due read checks that its link's session holds the roles (outbox-fence.ts).
 import type { Logger } from "pino";
 import { announce, type Coordination } from "./coordination.js";
-import { AwakeLooks, OUTBOX_AWAKE_LOOKS_MS, type OutboxAwake } from "./outbox-awake.js";
 import { roleFence } from "./outbox-fence.js";
 import { inShare, type OutboxShare } from "./outbox-partition.js";
 import type { OutboxSender } from "./outbox-sender.js";
@@ -49,11 +48,6 @@ export interface OutboxSharesDeps {
   stopping(): boolean;
   /** A helper gives its partitions back after this long with nothing due in them (default 5 s). */
   helperIdleMs?: number;
-  /**
-   * This instance's sender says it is awake, so the others need not wake it (outbox-awake.ts), and
-   * passes on its own every `lookEveryMs` meanwhile (the others' wake window).
-   */
-  awake?: { state: OutboxAwake; lookEveryMs: number };
 }
 
 export class OutboxShares {
@@ -73,11 +67,8 @@ export class OutboxShares {
   #asks = 0;
   /** The ask in progress: whether a helper answered, whether its line-up is over, whether partitions went. */
   #ask: { answered: boolean; linedUp: boolean; given: boolean } | undefined;
-  /** The sender's own passes while it says it is awake (outbox-awake.ts). */
-  readonly #looks: AwakeLooks | undefined;
 
   constructor(private readonly d: OutboxSharesDeps) {
-    if (d.awake) this.#looks = new AwakeLooks(() => d.sender.wake(true), d.awake.lookEveryMs);
     d.sender.pressure = {
       backlogAfter: BACKLOG_PIECES,
       backlog: () => this.#backlog(),
@@ -94,7 +85,6 @@ export class OutboxShares {
 
   /** No longer the leader: every partition is given up (helpers and the next leader queue for them). */
   async unlead(): Promise<void> {
-    this.#looks?.stop();
     this.#leading = false;
     this.#sharing = false;
     await this.#giveUp([...this.#queued.keys()]);
@@ -139,7 +129,6 @@ export class OutboxShares {
   }
 
   async stop(): Promise<void> {
-    this.#looks?.stop();
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
     this.#leading = false;
@@ -185,8 +174,6 @@ export class OutboxShares {
       this.d.coordination,
       [...this.#mine].map((p) => `outbox:${p}`),
     );
-    // Its own partitions' pieces need no other sender's wake (outbox-awake.ts).
-    this.d.awake?.state.own([...this.#mine]);
     if (this.#mine.size === OUTBOX_PARTITIONS) sender.restrict(undefined, fence);
     else {
       const parts = [...this.#mine];
@@ -274,7 +261,6 @@ export class OutboxShares {
   }
 
   #passed(sent: number): void {
-    if (sent > 0) this.#stayAwake();
     if (!this.#helping) return;
     if (sent > 0) {
       this.#idleSince = undefined;
@@ -292,23 +278,5 @@ export class OutboxShares {
     this.#helping = false;
     this.d.logger.info("outbox: the backlog is sent; giving the partitions back");
     void this.#giveUp([...this.#queued.keys()]);
-  }
-
-  /**
-   * A pass sent pieces while other instances' wakes come: tells them this sender looks on its own
-   * for its partitions, and does (outbox-awake.ts).
-   */
-  #stayAwake(): void {
-    const { awake } = this.d;
-    if (!awake || this.#mine.size === 0) return;
-    const now = Date.now();
-    const { say, looking } = awake.state.busyPass(now);
-    if (!looking) return;
-    this.#looks?.until(now + OUTBOX_AWAKE_LOOKS_MS);
-    if (say)
-      announce(this.d.coordination, this.d.logger, {
-        kind: "outbox-awake",
-        parts: [...this.#mine].sort((a, b) => a - b),
-      });
   }
 }

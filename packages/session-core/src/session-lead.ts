@@ -5,8 +5,7 @@ import type { SuspendedRun } from "@agentsvc/agent-core";
 import type { Approvals } from "./approvals.js";
 import type { ClusterMessage, Coordination } from "./coordination.js";
 import type { DecideResult, Gateway } from "./gateway.js";
-import { OutboxAwake } from "./outbox-awake.js";
-import { OUTBOX_PARTITIONS, OutboxShares } from "./outbox-shares.js";
+import { OutboxShares } from "./outbox-shares.js";
 import type { Carried, Ownership } from "./ownership.js";
 import type { SessionParts } from "./parts.js";
 import { recover } from "./recovery.js";
@@ -68,8 +67,6 @@ export class SessionLead {
   #sweepSoon: (() => void) | undefined;
   /** Several instances: which outbox partitions this one sends (all while it leads, unless it shares a backlog). */
   readonly #shares: OutboxShares | undefined;
-  /** Several instances: which senders said they look on their own (outbox-awake.ts). */
-  readonly #awake = new OutboxAwake(OUTBOX_PARTITIONS);
 
   constructor(private readonly d: SessionLeadDeps) {
     const { parts, coordination } = d;
@@ -85,13 +82,7 @@ export class SessionLead {
       gateways: () => parts.registry.list().map((gateway) => gateway.name),
       logger: parts.logger,
       stopping: () => parts.stopping(),
-      awake: { state: this.#awake, lookEveryMs: OUTBOX_WAKE_WINDOW_MS },
     });
-  }
-
-  /** True while every outbox partition this instance does not send has a sender that said it looks on its own. */
-  told(): boolean {
-    return this.#awake.told();
   }
 
   /** Stops sending: every outbox partition given up (several instances), then the sender stopped. */
@@ -239,13 +230,7 @@ export class SessionLead {
   onCluster(message: ClusterMessage): void {
     const { parts } = this.d;
     // Whoever sends (the leader, helpers with a backlog) looks; a sender not running ignores it.
-    if (message.kind === "outbox") {
-      this.#remoteOutboxWake();
-      this.#awake.othersWoke();
-    }
-    // A sender looks on its own for a while: this instance sends it no wake for its partitions meanwhile.
-    if (message.kind === "outbox-awake" && Array.isArray(message.parts))
-      this.#awake.heard(message.parts.filter((p) => Number.isInteger(p)));
+    if (message.kind === "outbox") this.#remoteOutboxWake();
     if (message.kind === "outbox-help") {
       if (message.helping) this.#shares?.helping();
       else this.#shares?.help();

@@ -42,8 +42,6 @@ export interface SessionSenderInput {
   observer: SessionObserver | undefined;
   onCredentials: NonNullable<ConstructorParameters<typeof OutboxSender>[0]["onCredentials"]>;
   platformCallSucceeded(gateway: string): void;
-  /** True while the senders said they look on their own: no wake is sent (outbox-awake.ts). */
-  told?: () => boolean;
 }
 
 export function sessionSender(input: SessionSenderInput): OutboxSender {
@@ -56,12 +54,13 @@ export function sessionSender(input: SessionSenderInput): OutboxSender {
     logger: input.logger,
     ...(input.outbox ? { options: input.outbox } : {}),
     // Another instance sends: tell it there is something to send, once per window however many
-    // replies were committed in it, unless every sender said lately that it looks on its own.
+    // replies were committed in it (the leader also looks every second).
     ...(coordination.shared
       ? {
-          elsewhere: coalesced(() => {
-            if (!input.told?.()) announce(coordination, input.logger, { kind: "outbox" });
-          }, OUTBOX_WAKE_WINDOW_MS),
+          elsewhere: coalesced(
+            () => announce(coordination, input.logger, { kind: "outbox" }),
+            OUTBOX_WAKE_WINDOW_MS,
+          ),
         }
       : {}),
     onCredentials: input.onCredentials,

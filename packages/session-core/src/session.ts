@@ -116,7 +116,6 @@ export class GatewaySession {
       onCredentials: (gateway, error) =>
         this.credentialsRejected(gateway.name, error.envVar ?? "its credentials", error.message),
       platformCallSucceeded: (gateway) => this.platformCallSucceeded(gateway),
-      told: () => this.#lead.told(),
     });
     this.#parts = {
       runs: options.runs,

@@ -5,14 +5,7 @@ import type { ClusterMessage, Coordination } from "@agentsvc/session-core";
 import type { Logger } from "pino";
 
 // Not "leader-released": Leadership's own (pg-cluster).
-const KINDS: readonly ClusterMessage["kind"][] = [
-  "thread",
-  "outbox",
-  "outbox-awake",
-  "outbox-help",
-  "run",
-  "run-ack",
-];
+const KINDS: readonly ClusterMessage["kind"][] = ["thread", "outbox", "outbox-help", "run", "run-ack"];
 
 /**
  * The leader says it is alive this often (see `leaderHeartbeatMs`): under the link's default health
@@ -36,7 +29,6 @@ function targetOf(message: ClusterMessage): string {
     case "run-ack":
       return message.id;
     case "outbox":
-    case "outbox-awake":
     case "outbox-help":
       return "";
   }
