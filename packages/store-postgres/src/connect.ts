@@ -38,14 +38,15 @@ const DEFAULT_IDLE_TIMEOUT_MS = 600_000;
  */
 const KEEPALIVE_DELAY_MS = 60_000;
 /**
- * Server settings of every pooled connection (the startup packet's `options`). plan_cache_mode:
- * a named statement is planned for its parameters at every run, never kept as a generic plan. A
- * generic plan is made once per connection on the statistics of its sixth run and kept until the
- * table's next ANALYZE: on a fresh database (a deployment's, a bench's first minute) that was a seq
- * scan of inbox or outbox for the lookups by `id = ANY($n)`, 10-18 ms a call as the tables grew
- * (#45.2). A custom plan sees the table's current size (its page count is read at planning).
+ * Sent on every pooled connection once it is open: a named statement is planned for its parameters
+ * at every run, never kept as a generic plan. A generic plan is made once per connection on the
+ * statistics of its sixth run and kept until the table's next ANALYZE: on a fresh database (a
+ * deployment's, a bench's first minute) that was a seq scan of inbox or outbox for the lookups by
+ * `id = ANY($n)`, 10-18 ms a call as the tables grew (#45.2). A custom plan sees the table's current
+ * size (its page count is read at planning). A statement, not the startup packet's `options`:
+ * PgBouncer 1.20 and later refuse a connection whose `options` set a parameter it does not track.
  */
-const SERVER_OPTIONS = "-c plan_cache_mode=force_custom_plan";
+const CUSTOM_PLANS = "SET plan_cache_mode = force_custom_plan";
 
 export interface PostgresLogger {
   info(obj: object, msg: string): void;
@@ -253,9 +254,8 @@ export function resolvePoolConfig(options: ConnectPostgresOptions): Resolved {
   }
   // TLS is decided above, from the options: node-postgres would otherwise let URL parameters win.
   for (const p of TLS_PARAMS) url.searchParams.delete(p);
-  // The URL's own `options` after ours (the server applies them in order: a setting there wins).
-  const urlOptions = url.searchParams.get("options");
-  url.searchParams.delete("options");
+  // A plan_cache_mode of the URL's own `options` (sent at sign-in) is left as it is.
+  const ownPlanMode = /plan_cache_mode/.test(url.searchParams.get("options") ?? "");
 
   const max = positiveInt(options.max, "pool", label, 1) ?? DEFAULT_POOL_SIZE;
   const connectTimeoutMs =
@@ -272,8 +272,11 @@ export function resolvePoolConfig(options: ConnectPostgresOptions): Resolved {
     idleTimeoutMillis: idleTimeoutMs,
     keepAlive: true,
     keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
-    options: urlOptions ? `${SERVER_OPTIONS} ${urlOptions}` : SERVER_OPTIONS,
   };
+  if (!ownPlanMode)
+    config.onConnect = async (client) => {
+      await client.query(CUSTOM_PLANS);
+    };
   if (statementTimeoutMs !== undefined) config.statement_timeout = statementTimeoutMs;
   return { config, ssl, ctx: { label, target, hostPort, urlWhere, secrets, connectTimeoutMs } };
 }

@@ -172,7 +172,7 @@ describe.skipIf(postgresMissing)("connectPostgres against a real PostgreSQL", ()
     expect(rows[0]).toEqual({ app: "agentsvc-test", timeout: "1234ms" });
   });
 
-  it("pooled connections plan each named statement for its parameters (no cached generic plan); a plan_cache_mode in the URL's options wins", async () => {
+  it("pooled connections plan each named statement for its parameters (no cached generic plan); a plan_cache_mode in the URL's options is kept", async () => {
     const url = await pg.server().createDatabase();
     const store = await connect({ connectionString: url });
     const mode = async (s: typeof store) =>
