@@ -22,19 +22,17 @@ import type { SessionStore } from "./store.js";
 const POLICIES: readonly SessionPolicy[] = ["reject", "queue", "steer", "interrupt"];
 
 /**
- * How long an idle thread stays with the instance that ran it (#45.3). Longer than a second: with
- * three instances the cluster bench's threads got their next message 1.4-4.8 s after the last
- * (p10-p90, one instance's 0.3-1.5 s at the same load per instance), so at 1000 ms nearly every
- * message on three took its thread on another instance and gave it back (about two lock operations,
- * an adoption and two queued reads a message), where a held thread's next message recorded elsewhere
- * is announced by the statement recording it and costs no statement of its own. A suspended thread is
- * kept at most 1000 ms (ownership.ts SUSPENDED_HOLD_MS): a decision for it reaching another instance
- * tries the thread for 2 s (`claimSoon`) before it answers busy. Every held thread is also an advisory
- * lock in the server's one lock table (held = threads active a second x the hold, under the cap
- * `maxHeldThreads`), which every turn's commit fence and the outbox sender's role fence read
- * (pg_locks: chat-store lock-fence.ts, outbox-fence.ts).
+ * How long an idle thread stays with the instance that ran it (#45.3). A suspended thread is kept at
+ * most 1000 ms of any hold (hold-timers.ts SUSPENDED_HOLD_MS): a decision for it reaching another
+ * instance tries the thread for 2 s (`claimSoon`) before it answers busy. Not longer by default: 5 s
+ * was measured (cluster bench, 4 December): under load three instances' threads got their next message
+ * 1.4-4.8 s after the last, and held they were not taken over (lock operations a message on three
+ * 1.99 -> 0.38, statements 1.28x -> 1.18x of one), but every held thread is an advisory lock that every
+ * turn's commit fence and announcing INSERT read in pg_locks (chat-store lock-fence.ts, pg-writes.ts):
+ * PostgreSQL's statement time on three 1.13 -> 1.44 ms a message, CPU against one 1.22x -> 1.41x, the
+ * replies' commit -> send p90 longer in 6 of 8 runs, the first minute at rest 0.91x -> 2.00x of one.
  */
-export const DEFAULT_THREAD_HOLD_MS = 5000;
+export const DEFAULT_THREAD_HOLD_MS = 1000;
 
 export const DEFAULT_BUSY_REPLY =
   "I am still working on your previous message. Please wait for my reply, then send this again.";
@@ -81,7 +79,7 @@ export interface GatewaySessionOptions {
    * Several instances: how long a thread stays with the instance that ran it once it has no work,
    * so its next message does not move it (a lock, an adoption and a release elsewhere). A suspended
    * thread stays at most 1000 ms of it (a decision for it on another instance waits up to about 2 s
-   * for it). Default 5000 ms; 0 lets it go at once.
+   * for it). Default 1000 ms; 0 lets it go at once.
    */
   threadHoldMs?: number;
   /**
