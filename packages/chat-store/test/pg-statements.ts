@@ -46,6 +46,10 @@ export async function withOwnConnection(
   }
 }
 
+// A connection the pool opens during the work first sends its set-up (store-postgres connect.ts:
+// plan_cache_mode): the pool's statement, once a connection, not the work's.
+const connectionSetUp = /^SET plan_cache_mode\b/i;
+
 /** Records the statements sent while `work` runs (every connection of this process). */
 export async function statementsOf(work: () => Promise<unknown>): Promise<Statement[]> {
   const client = storePg().Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
@@ -53,6 +57,7 @@ export async function statementsOf(work: () => Promise<unknown>): Promise<Statem
   const seen: Statement[] = [];
   client.query = function (this: unknown, ...args: unknown[]) {
     const [config, values] = args;
+    if (typeof config === "string" && connectionSetUp.test(config)) return original.apply(this, args);
     if (typeof config === "string") seen.push({ text: config, values: Array.isArray(values) ? values : [] });
     else if (config && typeof config === "object" && "text" in config) {
       const q = config as { text: string; values?: unknown[] };
