@@ -395,7 +395,7 @@ describe("a Content-Length past the limit, sent for longer than the server's 2 s
   // These routes answered a declared length over their limit from a check in front of their
   // reader and left the body unread: only the server's 2 s lingering close read on, and a client
   // still sending after it was reset (EPIPE) without reading the 413. They refuse through
-  // agent-core's drain now, which reads the whole body (up to 8 MiB or 5 s) before closing.
+  // agent-core's drain now, which reads the whole body (up to 64 MiB or 5 s) before closing.
   const json = { "content-type": "application/json" };
   it.each([
     ["/agent/invoke", json, /"code":"too_large"/],

@@ -93,6 +93,16 @@ describe("drain past the limit, over HTTP", () => {
     expect(answer).toMatch(/\r\n\r\n[\s\S]*too large/);
   });
 
+  it("lets a client that writes 12 MiB before it reads anything read the 413: the default bound drains more than a client has sent when it sees the answer", async () => {
+    // At load 25 a Node client flooding loopback wrote past 9 MiB before its loop read the FIN; an
+    // 8 MiB bound cut it off with a reset (EPIPE) and it never read the 413.
+    const port = await serve((req, res) => {
+      void readNodeBody(req, LIMIT).then(() => refuse(res));
+    });
+    const answer = await sendThenRead(port, 12 * 1024 * 1024);
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+  });
+
   it("reads a whole body through the stream when nobody cancels", async () => {
     const port = await serve((req, res) => {
       void new Response(nodeBodyStream(req)).arrayBuffer().then((b) => res.end(String(b.byteLength)));
