@@ -42,14 +42,19 @@ function codeSpan(value: string): string {
 const fence = (code: string, lang?: string | null) =>
   `\`\`\`${lang && /^[\w+#.-]+$/.test(lang) ? lang : ""}\n${codeSafe(code)}\n\`\`\``;
 
-export function renderDiscord(doc: Parsed, node: Nodes): string {
-  const render = renderDiscord;
-  const kids = (n: Nodes & { children: Nodes[] }) => n.children.map((c) => render(doc, c)).join("");
+const NO_MARKS: ReadonlySet<string> = new Set();
+
+/** `open`: the marks (strong, emphasis, delete) around `node`. */
+export function renderDiscord(doc: Parsed, node: Nodes, open: ReadonlySet<string> = NO_MARKS): string {
+  const render = (d: Parsed, c: Nodes, inside = open) => renderDiscord(d, c, inside);
+  const kids = (n: Nodes & { children: Nodes[] }, inside = open) =>
+    n.children.map((c) => render(doc, c, inside)).join("");
   const blocks = (n: Nodes & { children: Nodes[] }) => joinBlocks(doc, n.children, (c) => render(doc, c));
-  // A mark directly inside the same mark adds nothing on screen, and doubled it is another token
-  // (a cut piece's `~~~~x~~~~` at a line's start opens a code fence): its children stand in its place.
-  const marked = (n: Nodes & { children: Nodes[] }) =>
-    n.children.map((c): string => (c.type === n.type ? marked(c as typeof n) : render(doc, c))).join("");
+  // A mark inside the same mark (at any depth) adds nothing on screen, and doubled it is another token
+  // (a cut piece's `~~~~x~~~~` at a line's start opens a code fence) or only length a cut piece may not
+  // have (`~~**~~x~~**~~`): its children stand in its place.
+  const marked = (n: Nodes & { children: Nodes[] }, token: string) =>
+    open.has(n.type) ? kids(n) : `${token}${kids(n, new Set([...open, n.type]))}${token}`;
   switch (node.type) {
     case "root":
     case "list":
@@ -59,11 +64,11 @@ export function renderDiscord(doc: Parsed, node: Nodes): string {
     case "text":
       return escapeDiscord(node.value);
     case "strong":
-      return `**${marked(node)}**`;
+      return marked(node, "**");
     case "emphasis":
-      return `*${marked(node)}*`;
+      return marked(node, "*");
     case "delete":
-      return `~~${marked(node)}~~`;
+      return marked(node, "~~");
     case "inlineCode":
       return codeSpan(node.value);
     case "break":
