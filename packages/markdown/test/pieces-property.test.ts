@@ -26,6 +26,7 @@ import {
   whatsAppPieces,
 } from "../src/index.js";
 import { markdown } from "./arbitraries.js";
+import { propertyTimeout, runs as runsOf } from "./runs.js";
 
 // Cuts drop the blanks they are made at, marks are repeated around each part and a cut table
 // keeps one rule, so texts are compared without blanks, mark and rule characters. A list item's
@@ -78,10 +79,10 @@ const telegramText = (html: string) => {
 };
 
 const limit = fc.integer({ min: 16, max: 120 });
-const runs = { numRuns: 100 };
+const runs = runsOf(100);
 
 // Each property renders a few thousand pieces: on a loaded machine that takes a while.
-describe("random Markdown cut at a platform's limit", { timeout: 180_000 }, () => {
+describe("random Markdown cut at a platform's limit", { timeout: propertyTimeout(180_000) }, () => {
   it("Telegram: every piece parses, counts at most the limit, and the pieces show the whole's text", () => {
     fc.assert(
       fc.property(markdown, limit, (md, max) => {

@@ -6,6 +6,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { splitHtml, toMailText, toMrkdwn, toTelegramHtml } from "../src/index.js";
 import { markdown, url, word } from "./arbitraries.js";
+import { propertyTimeout, runs } from "./runs.js";
 
 /**
  * Slack mrkdwn is valid when every `<` opens a `<url>` or `<url|text>` token and no `>` stands alone
@@ -15,7 +16,7 @@ function slackValid(mrkdwn: string): boolean {
   return !/[<>]/.test(mrkdwn.replace(/^(> )+/gm, "").replace(/<[^<>|\s]+(\|[^<>|]*)?>/g, ""));
 }
 
-describe("random Markdown renders valid platform text", () => {
+describe("random Markdown renders valid platform text", { timeout: propertyTimeout(20_000) }, () => {
   it("Telegram HTML always parses, with every link target intact", () => {
     fc.assert(
       fc.property(markdown, (md) => {
@@ -26,7 +27,7 @@ describe("random Markdown renders valid platform text", () => {
         for (const m of html.matchAll(/href="([^"]*)"/g))
           expect((m[1] ?? "").split("(").length, html).toBe((m[1] ?? "").split(")").length);
       }),
-      { numRuns: 300 },
+      runs(300),
     );
   });
 
@@ -36,7 +37,7 @@ describe("random Markdown renders valid platform text", () => {
         const out = toMrkdwn(md);
         expect(slackValid(out), `${md}\n=> ${out}`).toBe(true);
       }),
-      { numRuns: 300 },
+      runs(300),
     );
   });
 
@@ -47,11 +48,12 @@ describe("random Markdown renders valid platform text", () => {
         const out = toMailText(md);
         for (const [, u] of links) expect(out).toContain(`<${u}>`);
       }),
+      runs(100),
     );
   });
 });
 
-describe("random Markdown cut into Telegram pieces", () => {
+describe("random Markdown cut into Telegram pieces", { timeout: propertyTimeout(20_000) }, () => {
   const visible = (html: string) => {
     const parsed = parseTelegramHtml(html);
     if (!parsed.ok) throw new Error(`${parsed.description}: ${html}`);
@@ -69,7 +71,7 @@ describe("random Markdown cut into Telegram pieces", () => {
         for (const piece of pieces) expect(visible(piece).length).toBeLessThanOrEqual(limit);
         expect(squash(pieces.map(visible).join(""))).toBe(squash(visible(html)));
       }),
-      { numRuns: 300 },
+      runs(300),
     );
   });
 });

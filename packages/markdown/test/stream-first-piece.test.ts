@@ -7,6 +7,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Gateway } from "@agentsvc/session-core";
 import { firstPiece } from "@agentsvc/session-core";
+import { propertyTimeout, runs } from "./runs.js";
 
 type Chunker = (markdown: string, limit: number) => string[];
 
@@ -66,7 +67,7 @@ const platforms: [string, Chunker | undefined, number][] = [
 ];
 
 // Each property cuts a few thousand texts: on a loaded machine that takes a while.
-describe("the streamed preview's first piece", { timeout: 180_000 }, () => {
+describe("the streamed preview's first piece", { timeout: propertyTimeout(180_000) }, () => {
   it.each(platforms)("is the whole text's first piece (%s)", (_name, chunk, numRuns) => {
     fc.assert(
       fc.property(markdown, fc.integer({ min: 40, max: 400 }), (text, limit) => {
@@ -74,7 +75,7 @@ describe("the streamed preview's first piece", { timeout: 180_000 }, () => {
         const whole = (chunk ? chunk(text, limit) : chunkText(text, limit))[0] ?? "";
         expect(firstPiece(gatewayOf(limit, chunk), text)).toBe(whole);
       }),
-      { numRuns },
+      runs(numRuns),
     );
   });
 
