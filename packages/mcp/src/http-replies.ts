@@ -16,15 +16,27 @@ export function jsonRpcError(
   });
 }
 
-export type BodyRead = { ok: true; text: string } | { ok: false; tooLarge: true };
+export type BodyRead =
+  | { ok: true; text: string }
+  | { ok: false; tooLarge: true }
+  /** The body failed or ended early (the client hung up mid-body): `cause` is the stream's error message. */
+  | { ok: false; tooLarge?: undefined; cause: string };
 
 /**
  * Reads a request body but stops at `limit` bytes (declared or streamed), so nothing unbounded is
  * buffered. Under @hono/node-server (`env` holds Node's request) it is read from Node's request,
  * and a refused body is drained there (agent-core's readNodeBody), so a client still sending reads
- * the 413 instead of a reset.
+ * the 413 instead of a reset. A body that fails mid-way resolves with its cause instead of rejecting.
  */
 export async function readBoundedBody(req: Request, limit: number, env?: unknown): Promise<BodyRead> {
+  try {
+    return await readWithin(req, limit, env);
+  } catch (error) {
+    return { ok: false, cause: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+async function readWithin(req: Request, limit: number, env: unknown): Promise<BodyRead> {
   const incoming = unreadNodeRequest(env);
   if (incoming) {
     const read = await readNodeBody(incoming, limit);

@@ -98,6 +98,15 @@ export function mcpRoute(options: McpRouteOptions): McpRoute {
           },
         );
       }
+      // A POST's body is read here, within the route's limit (the transport would read it itself,
+      // past that limit and without the drain); other requests and media types go straight through.
+      if (req.method === "POST" && isJsonContentType(req.headers.get("content-type"))) {
+        return inSession(session, async () => {
+          const read = await readMessage(req, c.env);
+          if (read instanceof Response) return read;
+          return session.transport.handleRequest(req, { parsedBody: read.message });
+        });
+      }
       return inSession(session, () => session.transport.handleRequest(req));
     }
 
@@ -126,23 +135,9 @@ export function mcpRoute(options: McpRouteOptions): McpRoute {
         code: "unsupported_media_type",
       });
     }
-    const body = await readBoundedBody(req, maxBody, env);
-    if (!body.ok) {
-      // Close the connection, as every other 413 does (the rest of the body is drained first).
-      return jsonRpcError(
-        413,
-        -32000,
-        `Payload Too Large: the body exceeds ${maxBody} bytes`,
-        { code: "body_too_large" },
-        { connection: "close" },
-      );
-    }
-    let message: unknown;
-    try {
-      message = JSON.parse(body.text);
-    } catch {
-      return jsonRpcError(400, -32700, "Parse error: the body is not valid JSON", { code: "invalid_json" });
-    }
+    const read = await readMessage(req, env);
+    if (read instanceof Response) return read;
+    const message = read.message;
     if (!sdkTypes().isInitializeRequest(message)) {
       return jsonRpcError(
         400,
@@ -198,6 +193,36 @@ export function mcpRoute(options: McpRouteOptions): McpRoute {
     await server.connect(transport);
     const started = session;
     return inSession(started, () => transport.handleRequest(req, { parsedBody: message }));
+  }
+
+  /**
+   * A POST's JSON-RPC message, read with the route's limit, or the answer instead: 413 past the
+   * limit (the rest drained, then the connection closed), 400 for a body cut off before its end
+   * (the client hung up: reported through onError) or one that is not JSON.
+   */
+  async function readMessage(req: Request, env: unknown): Promise<{ message: unknown } | Response> {
+    const body = await readBoundedBody(req, maxBody, env);
+    if (!body.ok && body.tooLarge) {
+      // Close the connection, as every other 413 does (the rest of the body is drained first).
+      return jsonRpcError(
+        413,
+        -32000,
+        `Payload Too Large: the body exceeds ${maxBody} bytes`,
+        { code: "body_too_large" },
+        { connection: "close" },
+      );
+    }
+    if (!body.ok) {
+      options.onError?.(new Error(`mcp POST ${path}: the body could not be read (${body.cause})`));
+      return jsonRpcError(400, -32000, `Bad Request: the body could not be read (${body.cause})`, {
+        code: "body_unreadable",
+      });
+    }
+    try {
+      return { message: JSON.parse(body.text) };
+    } catch {
+      return jsonRpcError(400, -32700, "Parse error: the body is not valid JSON", { code: "invalid_json" });
+    }
   }
 
   async function inSession(session: McpSession, run: () => Promise<Response>): Promise<Response> {
