@@ -136,6 +136,7 @@ export {
   DRAIN_PAST_LIMIT,
   type DrainBound,
   drainPastLimit,
+  joinChunks,
   type NodeBodyResult,
   nodeBodyStream,
   readNodeBody,

@@ -66,7 +66,7 @@ export function readNodeBody(
         drainPastLimit(source, drain);
       } else chunks.push(chunk);
     };
-    const onEnd = () => done(() => resolve({ ok: true, bytes: joined(chunks, size) }));
+    const onEnd = () => done(() => resolve({ ok: true, bytes: joinChunks(chunks, size) }));
     const onError = (err: unknown) => done(() => reject(err));
     // Closed before its end (the client went away): the body never completes.
     const onClose = () => done(() => reject(new Error("request body: the connection closed before its end")));
@@ -158,7 +158,11 @@ export function drainPastLimit(source: Readable, bound: DrainBound = DRAIN_PAST_
   source.resume();
 }
 
-function joined(chunks: Uint8Array[], size: number): Uint8Array {
+/**
+ * The bytes of `chunks` in one array, `size` their total length (a lone chunk is returned as is,
+ * not copied). Shared by every bounded body reader.
+ */
+export function joinChunks(chunks: Uint8Array[], size: number): Uint8Array {
   if (chunks.length === 1) return chunks[0] as Uint8Array;
   const bytes = new Uint8Array(size);
   let at = 0;

@@ -1,5 +1,6 @@
 // A request body read with a byte limit while it streams: a chunked body (no Content-Length)
 // is refused as soon as it crosses the limit, never buffered whole first.
+import { joinChunks } from "@agentsvc/agent-core";
 
 export type ReadBodyResult = { ok: true; bytes: Uint8Array } | { ok: false; reason: "too_large" };
 
@@ -26,20 +27,9 @@ export async function readBody(
     }
     chunks.push(value);
   }
-  return { ok: true, bytes: joined(chunks, size) };
+  return { ok: true, bytes: joinChunks(chunks, size) };
 }
 
 // Node's request read directly, and the drain past the limit, live in agent-core: the agent routes,
 // the chat page and MCP refuse through the same piece.
 export { DRAIN_PAST_LIMIT, type DrainBound, readNodeBody } from "@agentsvc/agent-core";
-
-function joined(chunks: Uint8Array[], size: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0] as Uint8Array;
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return bytes;
-}
