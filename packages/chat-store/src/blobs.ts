@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { open } from "node:fs/promises";
 import type { StoreContext } from "./context.js";
 import { and, asc, desc, eq, gte, isNotNull, lt, sql } from "./orm.js";
-import { statusIn } from "./status-in.js";
+import { statusIn, unfinishedIn } from "./status-in.js";
 
 export const BLOB_CHUNK_BYTES = 256 * 1024;
 
@@ -278,7 +278,7 @@ export class BlobStore {
       db
         .select({ attachments: i.attachments })
         .from(i)
-        .where(and(statusIn(i.status, ["queued", "running"]), isNotNull(i.attachments))),
+        .where(and(unfinishedIn(i, ["queued", "running"]), isNotNull(i.attachments))),
     );
     const held = await this.ctx.run((db) =>
       db

@@ -2,7 +2,7 @@
 // platform is acknowledged, and anything unfinished is picked up again after a restart.
 import type { AttachmentRef, InboxRecord, RunOrigin } from "@agentsvc/agent-core";
 import { and, asc, count, eq, inArray, lt } from "./orm.js";
-import { statusIn } from "./status-in.js";
+import { unfinishedIn } from "./status-in.js";
 import type { Db, StoreContext } from "./context.js";
 import { type Outbox, type OutboxInput, outboxValues } from "./outbox.js";
 import type { InboxStatus, inbox } from "@agentsvc/store-schema/sqlite";
@@ -232,7 +232,7 @@ export class Inbox {
       db
         .select()
         .from(this.t.inbox)
-        .where(statusIn(this.t.inbox.status, ["queued", "running"]))
+        .where(unfinishedIn(this.t.inbox, ["queued", "running"]))
         .orderBy(asc(this.t.inbox.id)),
     );
     return rows.map(toRecord);
@@ -281,11 +281,11 @@ export class Inbox {
   }
 
   /** The records of one thread in one of `statuses` (literals: partial indexes, status-in.ts). */
-  private ofThread(gateway: string, thread: string, statuses: InboxStatus[]) {
+  private ofThread(gateway: string, thread: string, statuses: ("queued" | "running")[]) {
     return and(
       eq(this.t.inbox.gateway, gateway),
       eq(this.t.inbox.thread, thread),
-      statusIn(this.t.inbox.status, statuses),
+      unfinishedIn(this.t.inbox, statuses),
     );
   }
 

@@ -75,7 +75,7 @@ NOT IN (SELECT classid, objid, lo, hi FROM held) \
 THEN (SELECT true FROM (SELECT left(u.np, -1) || ',"id":' || ins.id::text \
 || ',"record":' || json_build_object('text', u.x, 'origin', u.o::json, 'attachments', u.a::json)::text \
 || ',"prior":' || coalesce((SELECT json_agg(i.id ORDER BY i.id) FROM "inbox" i WHERE i.gateway = u.g \
-AND i.thread = u.t AND i.status = 'queued' AND i.id < ins.id), '[]'::json)::text || '}' AS p) f \
+AND i.thread = u.t AND i.status = 'queued' AND i.finished_at IS NULL AND i.id < ins.id), '[]'::json)::text || '}' AS p) f \
 CROSS JOIN LATERAL pg_notify(u.nc, CASE WHEN octet_length(f.p) < 8000 THEN f.p \
 ELSE left(u.np, -1) || ',"id":' || ins.id::text || '}' END)) \
 ELSE false END AS announced \
@@ -252,13 +252,16 @@ export function usageInsert(rows: readonly UsageEntry[]): PgQuery {
 const INBOX_RECORD = `id, gateway, dedup_key AS "dedupKey", thread, text, origin, status, \
 received_at AS "receivedAt", started_at AS "startedAt", finished_at AS "finishedAt", attachments`;
 
-/** `... FROM inbox WHERE status IN (<statuses>) AND (gateway, thread) IN (<the threads>)` by statuses and lock. */
+/**
+ * `... FROM inbox WHERE status IN (<statuses>) AND finished_at IS NULL AND (gateway, thread) IN (<the
+ * threads>)` by statuses and lock (finished_at: the index of unfinished records, status-in.ts `unfinishedIn`).
+ */
 const INBOX_OF_THREADS = new Map(
   [["queued"], ["queued", "running"]].flatMap((statuses) =>
     [false, true].map((lock) => [
       `${statuses.join()}${lock ? " lock" : ""}`,
       `SELECT ${INBOX_RECORD} FROM "inbox" WHERE status IN (${statuses.map((x) => `'${x}'`).join(", ")}) \
-AND (gateway, thread) IN (SELECT * FROM unnest($1::text[], $2::text[])) ORDER BY id${lock ? " FOR UPDATE" : ""}`,
+AND finished_at IS NULL AND (gateway, thread) IN (SELECT * FROM unnest($1::text[], $2::text[])) ORDER BY id${lock ? " FOR UPDATE" : ""}`,
     ]),
   ),
 );

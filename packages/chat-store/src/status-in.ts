@@ -29,3 +29,16 @@ export function statusEither(column: SQLiteColumn, statuses: readonly string[]):
   const arms = statuses.map((s) => statusIn(column, [s]));
   return sql`(${sql.join(arms, sql` OR `)})`;
 }
+
+/**
+ * `(status IN (<statuses>) AND finished_at IS NULL)`: inbox records in `statuses`, queued or running.
+ * On PostgreSQL inbox's index of unfinished records holds them by finished_at (store-schema step 19),
+ * so a running mark, which changes status only, is a HOT update; the end sets both. The second term
+ * selects no other rows and proves that index's predicate.
+ */
+export function unfinishedIn(
+  inbox: { status: SQLiteColumn; finishedAt: SQLiteColumn },
+  statuses: readonly ("queued" | "running")[],
+): SQL {
+  return sql`(${statusIn(inbox.status, statuses)} AND ${inbox.finishedAt} IS NULL)`;
+}

@@ -1,6 +1,7 @@
 // The store's reads by status on PostgreSQL, in their generic plans (what a named statement keeps,
-// store-postgres), over 20,000 finished records and sent pieces (ANALYZEd) and a few unfinished
-// ones. inbox's status indexes and outbox_pending hold unfinished rows only (store-schema step 14):
+// store-postgres), over 20,000 finished records (finished_at set, as an end sets it) and sent pieces
+// (ANALYZEd) and a few unfinished ones. inbox's index of unfinished records (by finished_at since
+// store-schema step 19) and outbox_pending hold unfinished rows only (step 14):
 // the planner takes a partial index only when the statement's own terms prove its predicate, so the
 // statuses are written into the text (status-in.ts); bound as parameters, each of these reads
 // scanned every finished row. Rows read are asserted, never a time.
@@ -46,8 +47,8 @@ describe.skipIf(postgresMissing)("[postgres] reads by status under a history of 
   it("the inbox's unfinished reads (a restart's, a thread's, its count) read only unfinished records", async () => {
     await withOwnConnection(async (db: ChatDb, client) => {
       await client.query(
-        `INSERT INTO inbox (gateway, dedup_key, thread, text, origin, status, received_at)
-         SELECT 'g', 'old' || i, 't' || (i % 10), 'x', '{}', 'done', 0 FROM generate_series(1, ${FINISHED}) i`,
+        `INSERT INTO inbox (gateway, dedup_key, thread, text, origin, status, received_at, finished_at)
+         SELECT 'g', 'old' || i, 't' || (i % 10), 'x', '{}', 'done', 0, 0 FROM generate_series(1, ${FINISHED}) i`,
       );
       await client.query("ANALYZE inbox");
       /** One unfinished record on thread t1, beside the finished history. */

@@ -106,8 +106,11 @@ export const suspendedRuns = pgTable(
   (t) => [index("suspended_runs_conversation").on(t.userId, t.conversationId)],
 );
 
-/** The predicate of inbox's status indexes on PostgreSQL (step 14): queued and running records. */
-const UNFINISHED = sql`status IN ('queued', 'running')`;
+/**
+ * The predicate of inbox's index of unfinished records on PostgreSQL (step 19; status in step 14):
+ * the end sets finished_at, the running mark does not, so the running mark is a HOT update.
+ */
+const UNFINISHED = sql`finished_at IS NULL`;
 
 export const inbox = pgTable(
   "inbox",
@@ -127,9 +130,10 @@ export const inbox = pgTable(
   },
   (t) => [
     unique("inbox_gateway_dedup_key_unique").on(t.gateway, t.dedupKey),
-    // Unfinished records only (step 14): a record's end writes no entry in it (#45.2). The reads by
-    // status alone walk it too: PostgreSQL has no inbox_status (step 17), SQLite keeps one.
-    index("inbox_thread_status").on(t.gateway, t.thread, t.status, t.id).where(UNFINISHED),
+    // Unfinished records only (step 19, by status in step 14): neither a running mark nor an end
+    // writes an entry in it (#45.2). The reads by status alone walk it too: PostgreSQL has no
+    // inbox_status (step 17) nor inbox_thread_status (step 19), SQLite keeps both.
+    index("inbox_thread_open").on(t.gateway, t.thread, t.id).where(UNFINISHED),
   ],
 );
 
@@ -280,10 +284,10 @@ export const usageLedger = pgTable(
     costNanos: ms("cost_nanos").notNull(),
   },
   (t) => [
-    index("usage_ledger_at").on(t.at),
+    // BRIN (step 19): the sums since a period's start by time, a gateway's and an agent's too (their
+    // btree indexes dropped); a user's by usage_ledger_user.
+    index("usage_ledger_at").using("brin", t.at),
     index("usage_ledger_user").on(t.userId, t.at),
-    index("usage_ledger_gateway").on(t.gateway, t.at),
-    index("usage_ledger_agent").on(t.agent, t.at),
   ],
 );
 

@@ -409,4 +409,13 @@ ALTER TABLE usage_ledger ADD COLUMN cache_write_input_tokens INTEGER NOT NULL DE
 -- PostgreSQL only (the outbox heads functions' plan_cache_mode); nothing changes on SQLite.
 `,
   },
+  {
+    version: 19,
+    name: "HOT running marks on inbox (inbox_thread_open, fillfactor), usage_ledger_at as BRIN",
+    // PostgreSQL only: HOT updates, fillfactor and BRIN are its own; SQLite keeps inbox_thread_status
+    // and the ledger's btree indexes (SQLITE_ONLY_INDEXES, postgres-migrations.ts).
+    sql: `
+-- PostgreSQL only (inbox's HOT running marks, the ledger's BRIN index); nothing changes on SQLite.
+`,
+  },
 ];

@@ -8,7 +8,11 @@ import { postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/pg-
 import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { POSTGRES_MIGRATIONS, SQLITE_ONLY_INDEXES } from "../src/postgres-migrations.js";
+import {
+  POSTGRES_MIGRATIONS,
+  POSTGRES_ONLY_INDEXES,
+  SQLITE_ONLY_INDEXES,
+} from "../src/postgres-migrations.js";
 import { SQLITE_MIGRATIONS } from "../src/sqlite-migrations.js";
 
 interface Column {
@@ -147,11 +151,15 @@ describe.skipIf(postgresMissing !== undefined)("schema: both dialects migrate to
     }
   });
 
-  it("the same indexes on the same columns, but those PostgreSQL dropped (SQLITE_ONLY_INDEXES)", () => {
+  it("the same indexes on the same columns, but those PostgreSQL dropped or replaced (SQLITE_ONLY_INDEXES, POSTGRES_ONLY_INDEXES)", () => {
     expect(sqlite.indexes.length).toBeGreaterThan(0);
     const named = (index: string) => index.slice(index.indexOf(".") + 1, index.indexOf("("));
     const sqliteOnly = sqlite.indexes.filter((i) => SQLITE_ONLY_INDEXES.includes(named(i)));
-    expect(sqliteOnly.map(named)).toEqual([...SQLITE_ONLY_INDEXES]);
-    expect(postgres.indexes).toEqual(sqlite.indexes.filter((i) => !sqliteOnly.includes(i)));
+    expect(sqliteOnly.map(named).sort()).toEqual([...SQLITE_ONLY_INDEXES].sort());
+    const postgresOnly = postgres.indexes.filter((i) => POSTGRES_ONLY_INDEXES.includes(named(i)));
+    expect(postgresOnly.map(named).sort()).toEqual([...POSTGRES_ONLY_INDEXES].sort());
+    expect(postgres.indexes.filter((i) => !postgresOnly.includes(i))).toEqual(
+      sqlite.indexes.filter((i) => !sqliteOnly.includes(i)),
+    );
   });
 });
