@@ -36,6 +36,8 @@ interface Tally {
   loads: string[];
   /** pg_locks' row count, sampled during the bursts. */
   locks: number[];
+  /** Table -> updates and HOT updates over the whole run (warm-up included), read once it ended. */
+  updates: Map<string, { upd: number; hot: number }>;
 }
 
 const tally = (name: string): Tally => ({
@@ -48,6 +50,7 @@ const tally = (name: string): Tally => ({
   statements: new Map(),
   loads: [],
   locks: [],
+  updates: new Map(),
 });
 
 const add = (m: Map<string, number>, k: string, n: number) => m.set(k, (m.get(k) ?? 0) + n);
@@ -187,6 +190,15 @@ function rowsOf(side: string, t: Tally): Row[] {
       target: "",
     },
   ];
+  // An update is HOT when no indexed column changes and its page has room: it writes no index entry.
+  for (const [table, u] of t.updates)
+    rows.push({
+      metric: `${side}: ${table} HOT updates / updates (pg_stat_user_tables, the run)`,
+      value: `${u.hot} / ${u.upd}`,
+      baseline: u.upd > 0 ? `${fmt((100 * u.hot) / u.upd, 0)}% HOT` : "",
+      ratio: "",
+      target: "",
+    });
   const locks = [...t.locks].sort((a, b) => a - b);
   rows.push({
     metric: `${side}: pg_locks rows during the bursts (${locks.length} samples)`,
@@ -206,6 +218,21 @@ function rowsOf(side: string, t: Tally): Row[] {
       target: "",
     });
   return rows;
+}
+
+/** The message path's tables' updates and HOT updates in `database` (pg_stat_user_tables). */
+async function tableUpdates(database: string, into: Tally): Promise<void> {
+  const client = pgClient(database);
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `SELECT relname, n_tup_upd AS upd, n_tup_hot_upd AS hot FROM pg_stat_user_tables
+       WHERE relname IN ('inbox', 'outbox', 'outbox_heads') ORDER BY relname`,
+    );
+    for (const r of rows) into.updates.set(String(r.relname), { upd: Number(r.upd), hot: Number(r.hot) });
+  } finally {
+    await client.end();
+  }
 }
 
 interface Side {
@@ -248,6 +275,9 @@ export async function benchIngestPostgresLedger(): Promise<Row[]> {
       const order = i % 2 === 0 ? sides : [...sides].reverse();
       for (const s of order) await burst(pg, probe, s.server, s.database, s.tally);
     }
+    // A backend reports its table counts when it ends (an idle one within seconds): servers stopped first.
+    for (const s of sides) await s.server.stop();
+    for (const s of sides) await tableUpdates(s.database, s.tally);
     return sides.flatMap((s) => rowsOf(s.name, s.tally));
   } finally {
     for (const s of sides) await s.server.stop();
