@@ -53,13 +53,29 @@ export const whatsAppPieces = (markdown: string, limit: number) =>
 export const plainTextPieces = (markdown: string, limit: number) =>
   rendered(markdown, limit, renderPlainText, length, spellLink);
 
+// Nodes whose children are phrasing (text-level) content; other parents hold blocks.
+const PHRASING_PARENTS: ReadonlySet<string> = new Set([
+  "paragraph",
+  "heading",
+  "emphasis",
+  "strong",
+  "delete",
+  "link",
+  "linkReference",
+  "tableCell",
+]);
+
 /**
  * A part made writable as Markdown: raw HTML as text (as every renderer shows it; written back
  * verbatim it could start an HTML block), and a mark directly inside the same mark merged into it
- * (`~~~~x~~~~` at a line's start would be a code fence).
+ * (`~~~~x~~~~` at a line's start would be a code fence). An HTML block becomes a paragraph of text:
+ * a bare text node among blocks is written without escapes, so `[a](b)` after the tag became a link.
  */
-const writable = (node: Nodes): Nodes => {
-  if (node.type === "html") return { type: "text", value: node.value };
+const writable = (node: Nodes, inPhrasing = false): Nodes => {
+  if (node.type === "html") {
+    const text: Nodes = { type: "text", value: node.value };
+    return inPhrasing ? text : { type: "paragraph", children: [text] };
+  }
   if (!("children" in node)) return node;
   const children = (node.children as Nodes[]).flatMap((child) =>
     child.type === node.type &&
@@ -67,7 +83,8 @@ const writable = (node: Nodes): Nodes => {
       ? child.children
       : [child],
   );
-  return { ...node, children: children.map(writable) } as Nodes;
+  const phrasing = PHRASING_PARENTS.has(node.type);
+  return { ...node, children: children.map((child) => writable(child, phrasing)) } as Nodes;
 };
 
 const write = (node: Nodes) =>
