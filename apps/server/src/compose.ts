@@ -246,11 +246,14 @@ export async function createServer(project: Project, options: ServerOptions = {}
       } else if (exposure.exposes === "mcp") {
         const server = localToolServers(project).get(exposure.target) as ToolServerDefinition;
         const apiKey = exposure.apiKeyEnvVar ? readEnv(env, exposure.apiKeyEnvVar) : undefined;
+        const mcpLog = logger.child({ name: "mcp", path: exposure.path });
         const route = (mcp as typeof import("@agentsvc/mcp")).mcpRoute({
           server,
           path: exposure.path,
           apiKey,
           hostAllowed: (name) => hostAllowed(name, allowedHosts),
+          // A body its client cut off, a request the transport refused: one line each.
+          onError: (error) => mcpLog.warn(error.message),
         });
         closers.push(() => route.close());
         app.route("/", route.app);
