@@ -10,14 +10,30 @@ import { itemBody, itemHead, joinBlocks, type Parsed, parseMarkdown, sourceOf } 
 import type { Continued } from "./split-tree.js";
 import { tableText } from "./table.js";
 
+/** Backslash before what Discord reads as markup or a mention (`_` only at a word's edge). */
+const escapeMarkup = (text: string) =>
+  text.replace(/[\\*~`|[\]<>#@]|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu, "\\$&");
+
+// Discord links a bare URL in text by itself, backslashes and all, so an escape inside one breaks the
+// link (`Mercury\_(planet)` opens `Mercury/_(planet)`: https://github.com/python-discord/bot/issues/3154,
+// https://github.com/discordjs/discord.js/issues/9950; "a plain link isn't based on Markdown",
+// https://paradoxv5.github.io/Discord-Markdown). Nothing inside it is read as markup.
+const BARE_URL = /https?:\/\/[^\s<]+/giu;
+
 /**
  * Backslash before what Discord reads as markup or a mention; a line's `-`/`+` list marker too. An
- * underscore inside a word is left alone (Discord's `_` emphasis starts only at a word boundary).
+ * underscore inside a word is left alone (Discord's `_` emphasis starts only at a word boundary), and
+ * a bare URL is left whole but for a mention in it (unless `urls` is false).
  */
-export const escapeDiscord = (text: string) =>
-  text
-    .replace(/[\\*~`|[\]<>#@]|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu, "\\$&")
-    .replace(/(^|\n)([-+])(?= )/g, "$1\\$2");
+export const escapeDiscord = (text: string, urls = true) => {
+  let out = "";
+  let last = 0;
+  for (const url of urls ? text.matchAll(BARE_URL) : []) {
+    out += escapeMarkup(text.slice(last, url.index)) + url[0].replace(/@(?=everyone|here)/g, "\\@");
+    last = url.index + url[0].length;
+  }
+  return (out + escapeMarkup(text.slice(last))).replace(/(^|\n)([-+])(?= )/g, "$1\\$2");
+};
 
 // Inside code nothing can be escaped: a fence or a mention in the code is broken by a zero-width space.
 const codeSafe = (code: string) =>
@@ -29,7 +45,8 @@ const target = (url: string) =>
 
 function link(url: string, text: string): string {
   if (!text || text === url) return /^https?:\/\//i.test(url) ? target(url) : escapeDiscord(url);
-  return `[${escapeDiscord(text.replace(/\n/g, " "))}](${target(url)})`;
+  // A masked link's text is escaped whole: whether Discord links a URL inside it is not documented.
+  return `[${escapeDiscord(text.replace(/\n/g, " "), false)}](${target(url)})`;
 }
 
 /** An inline code span: as many backticks as it needs (one or two), spaced off a backtick at its edge. */
