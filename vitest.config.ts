@@ -59,6 +59,7 @@ export default defineConfig({
       "tooling/build/vitest.config.ts",
       "tooling/install-test/vitest.config.ts",
       "tooling/pg-test/vitest.config.ts",
+      "tooling/raw-http/vitest.config.ts",
       "tooling/cluster-test/vitest.config.ts",
     ],
   },

@@ -8,10 +8,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { createRequire } from "node:module";
-import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { requestSignatureHeaders } from "@agentsvc/gateway-http";
+import { rawPost } from "@agentsvc/raw-http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const serverDir = resolve(import.meta.dirname, "..");
@@ -120,166 +120,33 @@ class FloodServer {
   }
 }
 
-/**
- * Sends `total` bytes as a chunked body (no Content-Length) over a raw socket, as fast as the
- * server takes them, and resolves once the connection closed with what came back: the status, the
- * answer's head, whether the server's FIN arrived (`ended`), and a socket error (a reset) if any.
- */
-function floodChunked(
-  port: number,
-  path: string,
-  total: number,
-): Promise<{ status: number; closed: boolean; sent: number; head: string; ended: boolean; error?: string }> {
-  return new Promise((done, fail) => {
-    const socket = connect(port, "127.0.0.1");
-    let answer = "";
-    let sent = 0;
-    let closed = false;
-    let ended = false;
-    let error: string | undefined;
-    const timer = setTimeout(() => {
-      socket.destroy();
-      fail(new Error(`no close within 30 s after ${sent} bytes: ${answer.slice(0, 200)}`));
-    }, 30_000);
-    const chunk = Buffer.alloc(64 * 1024, "a");
-    const frame = Buffer.concat([
-      Buffer.from(`${chunk.length.toString(16)}\r\n`),
-      chunk,
-      Buffer.from("\r\n"),
-    ]);
-    socket.on("data", (d) => (answer += d.toString("latin1")));
-    socket.on("error", (e: NodeJS.ErrnoException) => (error = e.code ?? e.message));
-    socket.on("end", () => (ended = true));
-    socket.on("close", () => {
-      closed = true;
-      clearTimeout(timer);
-      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0);
-      done({
-        status,
-        closed,
-        sent,
-        head: answer.split("\r\n\r\n")[0] ?? "",
-        ended,
-        ...(error ? { error } : {}),
-      });
-    });
-    socket.on("connect", () => {
-      socket.write(
-        `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
-      );
-      // As fast as the socket takes it, reading nothing meanwhile: the server's close must not
-      // reset the connection before the 413 is read (it lingers, reading and discarding).
-      const pump = () => {
-        while (sent < total && !closed && !socket.destroyed) {
-          sent += chunk.length;
-          if (!socket.write(frame)) {
-            socket.once("drain", pump);
-            return;
-          }
-        }
-        if (sent >= total && !socket.destroyed) socket.end("0\r\n\r\n");
-      };
-      pump();
-    });
-  });
-}
+const JSON_TYPE = { "content-type": "application/json" };
 
 /**
- * Sends `total` bytes as a chunked body (or with its Content-Length) while reading nothing (the
- * socket is paused), then reads the answer. The server answered long before the client read: only
- * a server that keeps reading after its 413 (instead of closing, which resets the connection and
- * drops the unread answer) is heard.
+ * A chunked body (no Content-Length) of `total` bytes, as fast as the server takes it, reading its
+ * answer all along: the server's close must not reset the connection before the 413 is read (it
+ * lingers, reading and discarding).
  */
-function sendThenRead(
-  port: number,
-  path: string,
-  total: number,
-  framing: "chunked" | "length" = "chunked",
-): Promise<{ status: number; error?: string }> {
-  return new Promise((done, fail) => {
-    const socket = connect(port, "127.0.0.1");
-    socket.pause();
-    let answer = "";
-    let error: string | undefined;
-    const timer = setTimeout(() => {
-      socket.destroy();
-      fail(new Error(`no close within 30 s: ${answer.slice(0, 200)}`));
-    }, 30_000);
-    socket.on("data", (d) => (answer += d.toString("latin1")));
-    socket.on("error", (e: NodeJS.ErrnoException) => (error = e.code ?? e.message));
-    socket.on("close", () => {
-      clearTimeout(timer);
-      done({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0), ...(error ? { error } : {}) });
-    });
-    socket.on("connect", () => {
-      const length = framing === "chunked" ? "Transfer-Encoding: chunked" : `Content-Length: ${total}`;
-      socket.write(
-        `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n${length}\r\n\r\n`,
-      );
-      const chunk = Buffer.alloc(64 * 1024, "a");
-      const frame =
-        framing === "chunked"
-          ? Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from("\r\n")])
-          : chunk;
-      for (let sent = 0; sent < total; sent += chunk.length) socket.write(frame);
-      // Read only once everything was handed to the kernel and had time to reach the server.
-      socket.end(framing === "chunked" ? "0\r\n\r\n" : "", () => setTimeout(() => socket.resume(), 300));
-    });
-  });
-}
+const floodChunked = (path: string, total: number) =>
+  rawPost(server.port, { path, bytes: total, framing: "chunked", headers: JSON_TYPE, readAfter: 0 });
 
 /**
- * Sends `total` bytes with their Content-Length spread evenly over `spreadMs` (each 64 KiB piece at
- * its due time from the start, so a late timer sends the overdue pieces at once and the spread
- * stays what it is), reading nothing until the last byte is written: a client on a slow link that
- * reads its answer only after sending. The server's 2 s lingering close gives up on a client still
- * sending, resetting it; only a drain that reads the whole body lets it read the answer.
+ * A body of `total` bytes (chunked, or with its Content-Length) read only once it is all written and
+ * had time to reach the server: the server answered long before the client read, and only a server
+ * that keeps reading after its 413 (instead of closing, which resets the connection and drops the
+ * unread answer) is heard.
  */
-function sendSlowlyThenRead(
-  port: number,
-  path: string,
-  total: number,
-  spreadMs: number,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; body: string; error?: string }> {
-  return new Promise((done, fail) => {
-    const socket = connect(port, "127.0.0.1");
-    socket.pause();
-    let answer = "";
-    let error: string | undefined;
-    const timer = setTimeout(() => {
-      socket.destroy();
-      fail(new Error(`no close within 30 s: ${answer.slice(0, 200)}`));
-    }, 30_000);
-    socket.on("data", (d) => (answer += d.toString("latin1")));
-    socket.on("error", (e: NodeJS.ErrnoException) => (error = e.code ?? e.message));
-    socket.on("close", () => {
-      clearTimeout(timer);
-      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0);
-      const body = answer.slice(answer.indexOf("\r\n\r\n") + 4);
-      done({ status, body, ...(error ? { error } : {}) });
-    });
-    const piece = Buffer.alloc(64 * 1024, "a");
-    const pieces = Math.ceil(total / piece.length);
-    let sent = 0;
-    let start = 0;
-    const pump = () => {
-      const due = Math.min(pieces, Math.floor(((Date.now() - start) / spreadMs) * pieces) + 1);
-      for (; sent < due && !socket.destroyed; sent++) socket.write(piece);
-      if (socket.destroyed) return;
-      if (sent < pieces) setTimeout(pump, spreadMs / pieces);
-      // Read only once everything was handed to the kernel and had time to reach the server.
-      else socket.end(() => setTimeout(() => socket.resume(), 300));
-    };
-    socket.on("connect", () => {
-      const head = Object.entries({ ...headers, "content-length": String(pieces * piece.length) })
-        .map(([k, v]) => `${k}: ${v}\r\n`)
-        .join("");
-      socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${head}\r\n`);
-      start = Date.now();
-      pump();
-    });
-  });
+const sendThenRead = (path: string, total: number, framing: "chunked" | "length" = "chunked") =>
+  rawPost(server.port, { path, bytes: total, framing, headers: JSON_TYPE, readDelayMs: 300 });
+
+/** 64 MiB chunked to `path`: answered 413, the connection closed, the server's RSS grown by < 32 MB. */
+async function refusedWithin32MB(path: string): Promise<void> {
+  const before = await server.rss();
+  const flood = await floodChunked(path, 64 * MiB);
+  const after = await server.rss();
+  expect(flood.status).toBe(413);
+  expect(flood.closed).toBe(true);
+  expect(after.peak - before.now).toBeLessThan(32 * MiB);
 }
 
 const ROUTES = [
@@ -308,12 +175,7 @@ describe("a chunked body past the limit (no Content-Length)", () => {
   it.each(ROUTES)(
     "%s: 64 MiB is refused with 413 and the connection closed, the server's RSS grows by < 32 MB, the next request is served",
     async (path) => {
-      const before = await server.rss();
-      const flood = await floodChunked(server.port, path, 64 * MiB);
-      const after = await server.rss();
-      expect(flood.status).toBe(413);
-      expect(flood.closed).toBe(true);
-      expect(after.peak - before.now).toBeLessThan(32 * MiB);
+      await refusedWithin32MB(path);
       // The same route still answers a small request itself (refused unsigned, not 413).
       const next = await fetch(`http://127.0.0.1:${server.port}${path}`, { method: "POST", body: "{}" });
       expect(next.status).toBe(401);
@@ -327,12 +189,7 @@ describe("a chunked body past the limit (no Content-Length)", () => {
   it.each(["/agent/invoke", "/chat/api/invoke", "/chat/api/conversations/create", "/mcp"])(
     "%s: 64 MiB chunked is refused with 413 and the connection closed, the server's RSS grows by < 32 MB",
     async (path) => {
-      const before = await server.rss();
-      const flood = await floodChunked(server.port, path, 64 * MiB);
-      const after = await server.rss();
-      expect(flood.status).toBe(413);
-      expect(flood.closed).toBe(true);
-      expect(after.peak - before.now).toBeLessThan(32 * MiB);
+      await refusedWithin32MB(path);
     },
     60_000,
   );
@@ -343,7 +200,7 @@ describe("a chunked body past the limit (no Content-Length)", () => {
   it.each([...ROUTES, "/agent/invoke", "/chat/api/invoke", "/chat/api/conversations/create", "/mcp"])(
     "%s: a client still sending at the 413 is told connection: close and its own close is read, not reset",
     async (path) => {
-      const flood = await floodChunked(server.port, path, 64 * MiB);
+      const flood = await floodChunked(path, 64 * MiB);
       expect(flood.status).toBe(413);
       expect(flood.head).toMatch(/^connection: close$/im);
       expect(flood.ended).toBe(true);
@@ -357,8 +214,9 @@ describe("a chunked body past the limit (no Content-Length)", () => {
   it.each(["/webhooks/whatsapp", "/gateways/hooks/events", "/agent/invoke"])(
     "%s: a client that reads only after sending 4 MiB still gets the 413, not a reset",
     async (path) => {
-      const answer = await sendThenRead(server.port, path, 4 * MiB);
-      expect(answer).toEqual({ status: 413 });
+      const answer = await sendThenRead(path, 4 * MiB);
+      expect(answer).toMatchObject({ status: 413, closed: true });
+      expect(answer.error).toBeUndefined();
     },
     60_000,
   );
@@ -384,8 +242,9 @@ describe("a Content-Length past the limit", () => {
   it.each(["/webhooks/whatsapp", "/gateways/hooks/events"])(
     "%s: a client that declares 7 MiB and reads only after sending them gets the 413, not a reset",
     async (path) => {
-      const answer = await sendThenRead(server.port, path, 7 * MiB, "length");
-      expect(answer).toEqual({ status: 413 });
+      const answer = await sendThenRead(path, 7 * MiB, "length");
+      expect(answer).toMatchObject({ status: 413, closed: true });
+      expect(answer.error).toBeUndefined();
     },
     60_000,
   );
@@ -409,7 +268,16 @@ describe("a Content-Length past the limit, sent for longer than the server's 2 s
   ] as const)(
     "%s: a client that declares 7 MiB, sends them over 3 s and reads only then gets the 413",
     async (path, headers, code) => {
-      const answer = await sendSlowlyThenRead(server.port, path, 7 * MiB, 3_000, headers);
+      // Spread over 3 s, each 64 KiB piece at its due time; read once all is written and had time to
+      // reach the server. Its 2 s lingering close gives up on a client still sending, resetting it:
+      // only a drain that reads the whole body lets this client read the answer.
+      const answer = await rawPost(server.port, {
+        path,
+        bytes: 7 * MiB,
+        headers,
+        spreadMs: 3_000,
+        readDelayMs: 300,
+      });
       expect(answer.error).toBeUndefined();
       expect(answer.status).toBe(413);
       expect(answer.body).toMatch(code);

@@ -1,5 +1,6 @@
 // The webhook mount hands adapters the exact bytes the platform sent, before anything is parsed.
-import { type AddressInfo, connect } from "node:net";
+import type { AddressInfo } from "node:net";
+import { rawPost } from "@agentsvc/raw-http";
 import { serve } from "@hono/node-server";
 import type { Gateway, WebhookRequest } from "@agentsvc/session-core";
 import { Hono } from "hono";
@@ -46,36 +47,6 @@ async function serveWith(publicBaseUrl?: string) {
     });
   });
   return { seen, base, mounted };
-}
-
-/**
- * POSTs `total` bytes with their Content-Length over a bare socket and reads the answer only after
- * the last byte is written. Rejects with the socket's error (a write into a connection the server
- * closed: EPIPE or ECONNRESET).
- */
-function readsAfterSending(base: string, path: string, total: number): Promise<string> {
-  const socket = connect(Number(new URL(base).port), "127.0.0.1");
-  const piece = Buffer.alloc(64 * 1024, 0x61);
-  return new Promise((resolve, reject) => {
-    socket.on("error", reject);
-    let sent = 0;
-    const pump = () => {
-      while (sent < total) {
-        sent += piece.length;
-        if (!socket.write(piece)) return void socket.once("drain", pump);
-      }
-      socket.write("", () => {
-        let text = "";
-        socket.setEncoding("utf8");
-        socket.on("data", (d: string) => {
-          text += d;
-        });
-        socket.on("end", () => resolve(text));
-      });
-    };
-    socket.write(`POST ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: ${total}\r\n\r\n`);
-    pump();
-  });
 }
 
 describe("webhook routes", () => {
@@ -142,9 +113,13 @@ describe("webhook routes", () => {
 
   it("lets a client that declares 7 MiB and reads only after sending them read the 413: the declared body is drained, not reset", async () => {
     const { seen, base } = await serveWith();
-    const answer = await readsAfterSending(base, "/webhooks/sms", 7 * 1024 * 1024);
-    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
-    expect(answer).toMatch(/^connection: close$/im);
+    const answer = await rawPost(Number(new URL(base).port), {
+      path: "/webhooks/sms",
+      bytes: 7 * 1024 * 1024,
+    });
+    expect(answer.error).toBeUndefined();
+    expect(answer.statusLine).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer.head).toMatch(/^connection: close$/im);
     expect(seen).toEqual([]);
   });
 

@@ -2,7 +2,8 @@
 // writes everything before reading reads the 413, and the socket's own destroySoon (the server's
 // lingering close sets one) is put back when the drain ends.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { type AddressInfo, connect, Socket } from "node:net";
+import { type AddressInfo, Socket } from "node:net";
+import { rawPost } from "@agentsvc/raw-http";
 import { afterEach, describe, expect, it } from "vitest";
 import { nodeBodyStream, readNodeBody } from "../src/index.js";
 
@@ -25,36 +26,6 @@ async function serve(handle: (req: IncomingMessage, res: ServerResponse) => void
   return (s.address() as AddressInfo).port;
 }
 
-/**
- * POSTs `total` bytes with their Content-Length over a bare socket and reads the answer only after
- * the last byte is written. Rejects with the socket's error (a write into a connection the server
- * closed: EPIPE or ECONNRESET).
- */
-function sendThenRead(port: number, total: number): Promise<string> {
-  const socket = connect(port, "127.0.0.1");
-  const piece = Buffer.alloc(64 * 1024, 0x61);
-  return new Promise((resolve, reject) => {
-    socket.on("error", reject);
-    let sent = 0;
-    const pump = () => {
-      while (sent < total) {
-        sent += piece.length;
-        if (!socket.write(piece)) return void socket.once("drain", pump);
-      }
-      socket.write("", () => {
-        let text = "";
-        socket.setEncoding("utf8");
-        socket.on("data", (d: string) => {
-          text += d;
-        });
-        socket.on("end", () => resolve(text));
-      });
-    };
-    socket.write(`POST / HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: ${total}\r\n\r\n`);
-    pump();
-  });
-}
-
 describe("drain past the limit, over HTTP", () => {
   it("puts the socket's own destroySoon back when the drain ends and runs it (the server's lingering close is not lost)", async () => {
     const own: Socket[] = [];
@@ -72,8 +43,9 @@ describe("drain past the limit, over HTTP", () => {
       closed.push(new Promise((r) => socket.once("close", r)));
       socket.destroySoon = lingering;
     });
-    const answer = await sendThenRead(port, 2 * 1024 * 1024);
-    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    const answer = await rawPost(port, { bytes: 2 * 1024 * 1024 });
+    expect(answer.error).toBeUndefined();
+    expect(answer.statusLine).toMatch(/^HTTP\/1\.1 413 /);
     // The client reads the server's FIN before the server has read the client's last bytes.
     await Promise.all(closed);
     expect(own).toEqual(sockets);
@@ -88,9 +60,10 @@ describe("drain past the limit, over HTTP", () => {
         refuse(res);
       });
     });
-    const answer = await sendThenRead(port, 4 * 1024 * 1024);
-    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
-    expect(answer).toMatch(/\r\n\r\n[\s\S]*too large/);
+    const answer = await rawPost(port, { bytes: 4 * 1024 * 1024 });
+    expect(answer.error).toBeUndefined();
+    expect(answer.statusLine).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer.body).toContain("too large");
   });
 
   it("lets a client that writes 12 MiB before it reads anything read the 413: the default bound drains more than a client has sent when it sees the answer", async () => {
@@ -99,8 +72,9 @@ describe("drain past the limit, over HTTP", () => {
     const port = await serve((req, res) => {
       void readNodeBody(req, LIMIT).then(() => refuse(res));
     });
-    const answer = await sendThenRead(port, 12 * 1024 * 1024);
-    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    const answer = await rawPost(port, { bytes: 12 * 1024 * 1024 });
+    expect(answer.error).toBeUndefined();
+    expect(answer.statusLine).toMatch(/^HTTP\/1\.1 413 /);
   });
 
   it("reads a whole body through the stream when nobody cancels", async () => {

@@ -1,6 +1,6 @@
 // The events route's body limit over real HTTP (the body is read from Node's request stream).
 import { type ClientRequest, request } from "node:http";
-import { connect } from "node:net";
+import { rawPost } from "@agentsvc/raw-http";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpGatewayHandler, requestSignatureHeaders } from "../src/index.js";
 import { type HttpRig, httpRig } from "./rig.js";
@@ -56,41 +56,11 @@ const chunked = (chunks: number) => (req: ClientRequest) => {
 };
 
 /**
- * A POST of `bodyBytes` (chunked, or with its Content-Length) over a bare socket whose answer is read
- * only after the last byte is written: a client that is slow to read. Resolves with the answer's
- * text, rejects with the socket's error (a write into a connection the server closed: EPIPE or
- * ECONNRESET).
+ * A POST of `bodyBytes` to the events route (chunked, or with its Content-Length) whose answer is
+ * read only after the last byte is written: a client that is slow to read.
  */
-function readsAfterSending(bodyBytes: number, framing: "chunked" | "length" = "chunked"): Promise<string> {
-  const { port } = new URL((r as HttpRig).base);
-  const socket = connect(Number(port), "127.0.0.1");
-  const data = Buffer.alloc(64 * 1024, 0x61);
-  const piece =
-    framing === "chunked"
-      ? Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from("\r\n")])
-      : data;
-  const head = framing === "chunked" ? "transfer-encoding: chunked" : `content-length: ${bodyBytes}`;
-  return new Promise((resolve, reject) => {
-    socket.on("error", reject);
-    let sent = 0;
-    const pump = () => {
-      while (sent < bodyBytes) {
-        sent += data.length;
-        if (!socket.write(piece)) return void socket.once("drain", pump);
-      }
-      socket.write(framing === "chunked" ? "0\r\n\r\n" : "", () => {
-        let text = "";
-        socket.setEncoding("utf8");
-        socket.on("data", (d: string) => {
-          text += d;
-        });
-        socket.on("end", () => resolve(text));
-      });
-    };
-    socket.write(`POST ${PATH} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n${head}\r\n\r\n`);
-    pump();
-  });
-}
+const readsAfterSending = (bodyBytes: number, framing: "chunked" | "length" = "chunked") =>
+  rawPost(Number(new URL((r as HttpRig).base).port), { path: PATH, bytes: bodyBytes, framing });
 
 describe("the events route's body limit (1 MiB)", () => {
   it("answers 413 body_too_large to a chunked body that crosses the limit, before its end", async () => {
@@ -106,15 +76,17 @@ describe("the events route's body limit (1 MiB)", () => {
     // 6 MiB past the limit: more than the socket buffers hold once the server stops reading, within
     // what webhook-kit drains (64 MiB, 5 s) before it cuts the connection.
     const answer = await readsAfterSending(7 * 1024 * 1024);
-    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
-    expect(answer).toContain('"body_too_large"');
+    expect(answer.error).toBeUndefined();
+    expect(answer.statusLine).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer.body).toContain('"body_too_large"');
   });
 
   it("lets a client that declares 7 MiB and reads its answer only after sending them read the 413: the declared body is drained too", async () => {
     await open();
     const answer = await readsAfterSending(7 * 1024 * 1024, "length");
-    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
-    expect(answer).toContain('"body_too_large"');
+    expect(answer.error).toBeUndefined();
+    expect(answer.statusLine).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer.body).toContain('"body_too_large"');
   });
 
   it("answers 413 to a declared Content-Length over the limit without waiting for the body", async () => {

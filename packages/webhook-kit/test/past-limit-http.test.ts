@@ -5,6 +5,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { connect } from "node:net";
+import { rawPost } from "@agentsvc/raw-http";
 import { afterEach, describe, expect, it } from "vitest";
 import { readNodeBody } from "../src/index.js";
 
@@ -30,47 +31,18 @@ async function listening(): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
-/** POSTs SENT bytes (chunked, or with their Content-Length) and reads the answer only after the last write. */
-function readsAfterSending(port: number, framing: "chunked" | "length"): Promise<string> {
-  const socket = connect(port, "127.0.0.1");
-  const data = Buffer.alloc(64 * 1024, 0x61);
-  const piece =
-    framing === "chunked"
-      ? Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from("\r\n")])
-      : data;
-  const head = framing === "chunked" ? "transfer-encoding: chunked" : `content-length: ${SENT}`;
-  return new Promise((resolve, reject) => {
-    socket.on("error", reject);
-    let sent = 0;
-    const pump = () => {
-      while (sent < SENT) {
-        sent += data.length;
-        if (!socket.write(piece)) return void socket.once("drain", pump);
-      }
-      socket.write(framing === "chunked" ? "0\r\n\r\n" : "", () => {
-        let text = "";
-        socket.setEncoding("utf8");
-        socket.on("data", (d: string) => {
-          text += d;
-        });
-        socket.on("end", () => resolve(text));
-      });
-    };
-    socket.write(`POST / HTTP/1.1\r\nhost: 127.0.0.1\r\n${head}\r\n\r\n`);
-    pump();
-  });
-}
-
 describe("readNodeBody past the limit, over HTTP", () => {
   it("a chunked body: the client reads the 413 after writing 7 MiB", async () => {
-    const answer = await readsAfterSending(await listening(), "chunked");
-    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
-    expect(answer).toContain("payload too large");
+    const answer = await rawPost(await listening(), { bytes: SENT, framing: "chunked" });
+    expect(answer.error).toBeUndefined();
+    expect(answer.statusLine).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer.body).toContain("payload too large");
   });
 
   it("a Content-Length over the limit: the client reads the 413 after writing its 7 MiB", async () => {
-    const answer = await readsAfterSending(await listening(), "length");
-    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    const answer = await rawPost(await listening(), { bytes: SENT });
+    expect(answer.error).toBeUndefined();
+    expect(answer.statusLine).toMatch(/^HTTP\/1\.1 413 /);
   });
 
   it("a Content-Length over the limit is answered 413 before a byte of the body is sent", async () => {

@@ -1,0 +1,1 @@
+export { type RawAnswer, type RawPostOptions, rawPost } from "./raw-post.js";

@@ -1,0 +1,3 @@
+import { packageConfig } from "../vitest.preset.ts";
+
+export default packageConfig(import.meta.dirname);
