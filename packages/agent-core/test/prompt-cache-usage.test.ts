@@ -27,6 +27,19 @@ async function turn(runs: RunManager) {
   return { result, calls };
 }
 
+const PROVIDERS = {
+  anthropic: { model: "claude-sonnet-4-5", env: { ANTHROPIC_API_KEY: "sk-ant-test" } },
+  openai: { model: "gpt-4o-mini", env: { OPENAI_API_KEY: "sk-test" } },
+} as const;
+
+/** One turn of an agent on `provider`'s real package against `fake` (closed after the test). */
+async function turnOn(provider: keyof typeof PROVIDERS, fake: FakeAnthropic | FakeOpenAI) {
+  server = fake;
+  const { model, env } = PROVIDERS[provider];
+  const agent = defineAgent({ name: "bot", model: { provider, model, baseURL: fake.baseURL } });
+  return turn(new RunManager({ agent, env }));
+}
+
 describe("prompt-cache usage", () => {
   it("Anthropic: the input counts the uncached rest, the cache write and the cache read once each, the write reported on its own", async () => {
     const fake = await startFakeAnthropic([
@@ -35,14 +48,7 @@ describe("prompt-cache usage", () => {
         promptUsage: { input_tokens: 50, cache_creation_input_tokens: 2000, cache_read_input_tokens: 300 },
       },
     ]);
-    server = fake;
-    const agent = defineAgent({
-      name: "bot",
-      model: { provider: "anthropic", model: "claude-sonnet-4-5", baseURL: fake.baseURL },
-    });
-    const { result, calls } = await turn(
-      new RunManager({ agent, env: { ANTHROPIC_API_KEY: "sk-ant-test" } }),
-    );
+    const { result, calls } = await turnOn("anthropic", fake);
     expect(result.status).toBe("completed");
     const expected = { inputTokens: 2350, cachedInputTokens: 300, cacheWriteInputTokens: 2000 };
     expect(result.usage).toMatchObject(expected);
@@ -61,12 +67,7 @@ describe("prompt-cache usage", () => {
         },
       },
     ]);
-    server = fake;
-    const agent = defineAgent({
-      name: "bot",
-      model: { provider: "openai", model: "gpt-4o-mini", baseURL: fake.baseURL },
-    });
-    const { result, calls } = await turn(new RunManager({ agent, env: { OPENAI_API_KEY: "sk-test" } }));
+    const { result, calls } = await turnOn("openai", fake);
     expect(result.status).toBe("completed");
     expect(result.usage).toMatchObject({ inputTokens: 2350, cachedInputTokens: 2048, totalTokens: 2352 });
     expect(result.usage?.cacheWriteInputTokens).toBeUndefined();
@@ -84,14 +85,7 @@ describe("prompt-cache usage", () => {
         promptUsage: { input_tokens: 20, cache_creation_input_tokens: 40, cache_read_input_tokens: 1500 },
       },
     ]);
-    server = fake;
-    const agent = defineAgent({
-      name: "bot",
-      model: { provider: "anthropic", model: "claude-sonnet-4-5", baseURL: fake.baseURL },
-    });
-    const { result, calls } = await turn(
-      new RunManager({ agent, env: { ANTHROPIC_API_KEY: "sk-ant-test" } }),
-    );
+    const { result, calls } = await turnOn("anthropic", fake);
     expect(calls.map((c) => c.usage.cacheWriteInputTokens)).toEqual([1500, 40]);
     expect(result.usage).toMatchObject({
       inputTokens: 1510 + 1560,
