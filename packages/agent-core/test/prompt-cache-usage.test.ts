@@ -27,17 +27,15 @@ async function turn(runs: RunManager) {
   return { result, calls };
 }
 
-const PROVIDERS = {
-  anthropic: { model: "claude-sonnet-4-5", env: { ANTHROPIC_API_KEY: "sk-ant-test" } },
-  openai: { model: "gpt-4o-mini", env: { OPENAI_API_KEY: "sk-test" } },
-} as const;
-
 /** One turn of an agent on `provider`'s real package against `fake` (closed after the test). */
-async function turnOn(provider: keyof typeof PROVIDERS, fake: FakeAnthropic | FakeOpenAI) {
+async function turnOn(provider: "anthropic" | "openai", fake: FakeAnthropic | FakeOpenAI) {
   server = fake;
-  const { model, env } = PROVIDERS[provider];
-  const agent = defineAgent({ name: "bot", model: { provider, model, baseURL: fake.baseURL } });
-  return turn(new RunManager({ agent, env }));
+  const { baseURL } = fake;
+  const [model, env] =
+    provider === "anthropic"
+      ? [{ provider, model: "claude-sonnet-4-5", baseURL }, { ANTHROPIC_API_KEY: "sk-ant-test" }]
+      : [{ provider, model: "gpt-4o-mini", baseURL }, { OPENAI_API_KEY: "sk-test" }];
+  return turn(new RunManager({ agent: defineAgent({ name: "bot", model }), env }));
 }
 
 describe("prompt-cache usage", () => {
