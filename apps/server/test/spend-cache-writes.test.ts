@@ -4,73 +4,49 @@
 // 5-minute cache) and a cache read at 0.1x, and its `input_tokens` leaves both out
 // (https://docs.claude.com/en/docs/build-with-claude/prompt-caching, pricing and "Tracking cache
 // performance"); with `cacheWriteInput` set, the ledger prices each part at its own price.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { ChatDb, type UsageTotals } from "@agentsvc/chat-store";
-import { loadProject } from "@agentsvc/config-schema";
+import type { ChatDb, UsageTotals } from "@agentsvc/chat-store";
 import { ANTHROPIC_TEST_KEY, eventually, FakeAnthropic } from "@agentsvc/testkit";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningServer, startServer } from "../src/index.js";
+import { type ProjectServer, startProjectServer } from "./project-server.js";
 
 // Claude Sonnet 4.5 per million tokens, from the prompt-caching page's pricing table.
 const PRICE = { input: 3, output: 15, cachedInput: 0.3, cacheWriteInput: 3.75 };
 /** Instructions of about 1,500 of the fake's tokens (4 characters a token): over the cache's 1,024. */
 const INSTRUCTIONS = "You answer questions about the weather in one short sentence. ".repeat(95);
 
-let root: string;
-let server: RunningServer;
+let project: ProjectServer;
 let fake: FakeAnthropic;
 let db: ChatDb;
 
 beforeAll(async () => {
   fake = await FakeAnthropic.start();
-  root = mkdtempSync(resolve(import.meta.dirname, "fixtures/.spend-cache-writes-"));
-  mkdirSync(join(root, "agents"));
-  mkdirSync(join(root, "gateways"));
-  writeFileSync(
-    join(root, "package.json"),
-    JSON.stringify({ name: "cache-writes", private: true, type: "module" }),
-  );
-  // The AI SDK's providerOptions.anthropic.cacheControl asks Anthropic to cache the whole prompt.
-  writeFileSync(
-    join(root, "agents/bot.mjs"),
-    `export default { kind: "agent", name: "bot", instructions: ${JSON.stringify(INSTRUCTIONS)},
+  project = await startProjectServer("spend-cache-writes", {
+    files: {
+      // The AI SDK's providerOptions.anthropic.cacheControl asks Anthropic to cache the whole prompt.
+      "agents/bot.mjs": `export default { kind: "agent", name: "bot", instructions: ${JSON.stringify(INSTRUCTIONS)},
   model: { provider: "anthropic", model: "claude-sonnet-4-5", baseURL: ${JSON.stringify(fake.baseURL)},
     settings: { providerOptions: { anthropic: { cacheControl: { type: "ephemeral" } } } } } };\n`,
-  );
-  writeFileSync(join(root, "gateways/agent.yaml"), "exposes: agent\npath: /agent\n");
-  writeFileSync(
-    join(root, "agentsvc.config.yaml"),
-    [
-      "metrics: { path: /metrics }",
-      "prices:",
-      `  "anthropic/claude-sonnet-4-5": ${JSON.stringify(PRICE)}`,
-      "",
-    ].join("\n"),
-  );
-  const loaded = await loadProject(root);
-  if (!loaded.ok) throw new Error(loaded.errors.map((e) => `${e.file}: ${e.path}: ${e.message}`).join("\n"));
-  server = await startServer(loaded.project, {
-    port: 0,
-    logger: pino({ level: "silent" }),
+      "gateways/agent.yaml": "exposes: agent\npath: /agent\n",
+      "agentsvc.config.yaml": [
+        "metrics: { path: /metrics }",
+        "prices:",
+        `  "anthropic/claude-sonnet-4-5": ${JSON.stringify(PRICE)}`,
+        "",
+      ].join("\n"),
+    },
     env: { ANTHROPIC_API_KEY: ANTHROPIC_TEST_KEY },
-    buildDir: mkdtempSync(join(tmpdir(), "agentsvc-cache-writes-build-")),
-    interactive: false,
   });
-  db = ChatDb.open({ appRoot: root, path: "data/agentsvc.db" });
+  db = project.openStore();
 });
 
 afterAll(async () => {
   db?.close();
-  await server?.shutdown();
+  await project?.close();
   await fake?.close();
-  if (root) rmSync(root, { recursive: true, force: true });
 });
 
 async function invoke(input: string, conversationId: string) {
-  const res = await fetch(`${server.url}/agent/invoke`, {
+  const res = await fetch(`${project.server.url}/agent/invoke`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ input, conversationId }),
@@ -100,8 +76,16 @@ const nanosAt = (t: Omit<UsageTotals, "calls" | "costNanos" | "reasoningTokens">
       1000,
   );
 
+/** The tokens of each kind the ledger gained from `from` to `to`. */
+const spentBetween = (from: UsageTotals, to: UsageTotals) => ({
+  inputTokens: to.inputTokens - from.inputTokens,
+  cachedInputTokens: to.cachedInputTokens - from.cachedInputTokens,
+  cacheWriteInputTokens: to.cacheWriteInputTokens - from.cacheWriteInputTokens,
+  outputTokens: to.outputTokens - from.outputTokens,
+});
+
 async function metric(type: string): Promise<string | undefined> {
-  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const text = await (await fetch(`${project.server.url}/metrics`)).text();
   const line = text
     .split("\n")
     .find((l) =>
@@ -137,12 +121,7 @@ describe("Anthropic prompt-cache writes in the cost ledger", () => {
     const before = await ledgerAt(1);
     await invoke("Rain in Bergen today?", "weather");
     const one = await ledgerAt(before.calls + 1);
-    const first = {
-      inputTokens: one.inputTokens - before.inputTokens,
-      cachedInputTokens: one.cachedInputTokens - before.cachedInputTokens,
-      cacheWriteInputTokens: one.cacheWriteInputTokens - before.cacheWriteInputTokens,
-      outputTokens: one.outputTokens - before.outputTokens,
-    };
+    const first = spentBetween(before, one);
     // The whole prompt (instructions and question) written, nothing read, nothing left uncached.
     expect(first.cacheWriteInputTokens).toBeGreaterThan(1024);
     expect(first.cachedInputTokens).toBe(0);
@@ -155,12 +134,7 @@ describe("Anthropic prompt-cache writes in the cost ledger", () => {
 
     await invoke("And tomorrow?", "weather");
     const two = await ledgerAt(before.calls + 2);
-    const second = {
-      inputTokens: two.inputTokens - one.inputTokens,
-      cachedInputTokens: two.cachedInputTokens - one.cachedInputTokens,
-      cacheWriteInputTokens: two.cacheWriteInputTokens - one.cacheWriteInputTokens,
-      outputTokens: two.outputTokens - one.outputTokens,
-    };
+    const second = spentBetween(one, two);
     // The first turn's prompt read back, the rest of the conversation written for the next turn.
     expect(second.cachedInputTokens).toBe(first.cacheWriteInputTokens);
     expect(second.cachedInputTokens + second.cacheWriteInputTokens).toBeLessThanOrEqual(second.inputTokens);
