@@ -74,7 +74,7 @@ export async function inboxAndOutboxRows(
  * old0-old49), 300 queued records and pending pieces (q0-q49), 200 running records and dead pieces
  * (r0-r49): 500 unfinished records, 500 pending or dead pieces.
  */
-export async function rowsInEveryStatus(client: pg.Client): Promise<void> {
+async function rowsInEveryStatus(client: pg.Client): Promise<void> {
   await inboxAndOutboxRows(client, 2_000, "old", "done", "sent");
   await inboxAndOutboxRows(client, 300, "q", "queued", "pending");
   await inboxAndOutboxRows(client, 200, "r", "running", "dead");
@@ -115,7 +115,8 @@ export interface ReadAcrossStep {
 }
 
 /**
- * Runs each read on `client`, applies step `version`, and runs each again with its plan. Sequential
+ * Fills the store on `client` with rows in every status (rowsInEveryStatus), runs each read, applies
+ * step `version`, and runs each again with its plan. Sequential
  * scans are off for the plans: the planner would rather seq-scan tables this small, so a plan that
  * can read by an index must.
  */
@@ -126,6 +127,7 @@ export async function readsAcrossStep(
 ): Promise<ReadAcrossStep[]> {
   const step = POSTGRES_MIGRATIONS.find((s) => s.version === version);
   if (!step) throw new Error(`readsAcrossStep: no PostgreSQL step ${version}`);
+  await rowsInEveryStatus(client);
   const before: unknown[][] = [];
   for (const read of reads) before.push((await client.query(read)).rows);
   await client.query(step.sql);

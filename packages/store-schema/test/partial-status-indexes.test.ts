@@ -11,7 +11,6 @@ import {
   inboxAndOutboxRows,
   migratedDatabases,
   readsAcrossStep,
-  rowsInEveryStatus,
 } from "./migrated-postgres.js";
 
 const STATUS_INDEXES = ["inbox_thread_status", "inbox_status", "outbox_pending"] as const;
@@ -58,10 +57,7 @@ describe.skipIf(postgresMissing !== undefined)("[postgres] step 14: partial stat
       "SELECT gateway, status, count(*) FROM outbox WHERE status IN ('pending', 'dead') GROUP BY gateway, status ORDER BY status",
       "SELECT id FROM inbox WHERE status IN ('done', 'rejected', 'failed') AND received_at < 100 ORDER BY id",
     ];
-    const across = await migrated.using(13, async (client) => {
-      await rowsInEveryStatus(client);
-      return readsAcrossStep(client, 14, reads);
-    });
+    const across = await migrated.using(13, (client) => readsAcrossStep(client, 14, reads));
     // Each unfinished read (the first five) now goes by a partial index.
     for (const [i, { read, before, after, plan }] of across.entries()) {
       expect(after, read).toEqual(before);
