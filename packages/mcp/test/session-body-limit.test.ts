@@ -2,7 +2,7 @@
 // SDK transport: the route's maxBodyBytes applies to it, and past the limit it gets the same 413
 // as an initialize, drained so a client still sending reads it. Real HTTP on 127.0.0.1, the real
 // SDK client for the normal path, a raw socket for the flood.
-import { connect } from "node:net";
+import { rawPost } from "@agentsvc/raw-http";
 import { Hono } from "hono";
 import { afterEach, describe, expect, it } from "vitest";
 import { type McpRouteOptions, mcpRoute } from "../src/index.js";
@@ -38,39 +38,17 @@ function shoutCall(size: number): string {
   });
 }
 
-/**
- * POSTs `total` bytes (a Content-Length of that, the session's headers) over a bare socket and reads
- * the answer only after the last byte is written. Rejects with the socket's error (a write into a
- * connection the server closed: EPIPE or ECONNRESET).
- */
-function sendThenRead(port: number, sessionId: string, total: number): Promise<string> {
-  const socket = connect(port, "127.0.0.1");
-  const piece = Buffer.alloc(64 * 1024, 0x61);
-  return new Promise((resolve, reject) => {
-    socket.on("error", reject);
-    let sent = 0;
-    const pump = () => {
-      while (sent < total) {
-        sent += piece.length;
-        if (!socket.write(piece)) return void socket.once("drain", pump);
-      }
-      socket.write("", () => {
-        let text = "";
-        socket.setEncoding("utf8");
-        socket.on("data", (d: string) => {
-          text += d;
-        });
-        socket.on("end", () => resolve(text));
-      });
-    };
-    socket.write(
-      "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n" +
-        `accept: application/json, text/event-stream\r\nmcp-session-id: ${sessionId}\r\n` +
-        `content-length: ${total}\r\n\r\n`,
-    );
-    pump();
+/** POSTs `total` bytes with the session's headers and reads the answer only after the last byte is written. */
+const sendThenRead = (port: number, sessionId: string, total: number) =>
+  rawPost(port, {
+    path: "/mcp",
+    bytes: total,
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-session-id": sessionId,
+    },
   });
-}
 
 describe("a session's POST body, read by the route", () => {
   it("serves the SDK client's tool calls in a session with a body under maxBodyBytes", async () => {
@@ -117,8 +95,9 @@ describe("a session's POST body, read by the route", () => {
   it("lets a client that writes 7 MiB in a session before it reads anything read the 413 (the default 4 MiB limit, the rest drained)", async () => {
     const { port, sessionId } = await setup();
     const answer = await sendThenRead(port, sessionId, 7 * 1024 * 1024);
-    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
-    expect(answer).toMatch(/\r\nconnection: close\r\n/i);
-    expect(answer).toContain('"code":"body_too_large"');
+    expect(answer.error).toBeUndefined();
+    expect(answer.statusLine).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer.head).toMatch(/^connection: close$/im);
+    expect(answer.body).toContain('"code":"body_too_large"');
   });
 });
