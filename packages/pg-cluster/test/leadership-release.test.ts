@@ -1,8 +1,8 @@
 // A leadership given back is announced over the bus (#45.3 d): the other instances may then retry
 // rarely (retryMs bounds only the takeover after a leader died) and still take over a handover at once.
 import { postgresMissing } from "@agentsvc/pg-test";
-import { describe, expect, it } from "vitest";
-import { Bus, InstanceLink, Leadership } from "../src/index.js";
+import { describe, expect, it, vi } from "vitest";
+import { Bus, InstanceLink, Leadership, leaderLockName } from "../src/index.js";
 import { limitedRole, sleep, usePostgres, waitFor } from "./helpers.js";
 
 /** Longer than any wait below: a takeover seen here came from the announcement, not a retry. */
@@ -37,6 +37,45 @@ describe.skipIf(postgresMissing)("a leadership given back", () => {
     } finally {
       for (const l of leaderships) await l.stop();
       for (const b of buses) await b.stop();
+      for (const link of links) await link.close();
+    }
+  });
+
+  it("won by a try still in flight when its lead was stopped, is given back announced: a waiting instance takes it at once", async () => {
+    const name = "outbox:3";
+    const lock = leaderLockName(name);
+    const links = [0, 1].map(() => new InstanceLink({ connectionString: pg.url, healthCheckMs: 0 }));
+    const buses = links.map((link) => new Bus(link));
+    const leaderships: Leadership[] = [];
+    const holder = await pg.link({ healthCheckMs: 0 });
+    try {
+      for (const [i, link] of links.entries()) {
+        await link.connect();
+        await buses[i]?.start();
+        leaderships.push(new Leadership(link, { retryMs: RARE_RETRY_MS, bus: buses[i] as Bus }));
+      }
+      const [la, lb] = leaderships as [Leadership, Leadership];
+      const [a, b] = links as [InstanceLink, InstanceLink];
+      // b waits in line: its first try finds the lock held (here by a plain link: no announcement).
+      expect(await holder.tryLock(lock)).toBe(true);
+      const bTries = vi.spyOn(b, "tryLock");
+      const hb = lb.lead(name, { onAcquired: () => {} });
+      expect(await bTries.mock.results[0]?.value).toBe(false);
+      expect(await holder.unlock(lock)).toBe(true);
+      // a's lead stopped in the tick it began (an outbox helper given enough partitions): its try,
+      // already sent, takes the lock, and the stopped lead gives it back.
+      const aTries = vi.spyOn(a, "tryLock");
+      const ha = la.lead(name, { onAcquired: () => {} });
+      await ha.stop();
+      expect(await aTries.mock.results[0]?.value).toBe(true);
+      expect(a.isHeld(lock)).toBe(false);
+      // Given back without a word, b would wait its retry (RARE_RETRY_MS): the partition unsent.
+      await waitFor("b leads after a's announcement", () => hb.isLeader, 10_000);
+      expect(hb.isLeader).toBe(true);
+    } finally {
+      vi.restoreAllMocks();
+      for (const l of leaderships) await l.stop();
+      for (const bus of buses) await bus.stop();
       for (const link of links) await link.close();
     }
   });
