@@ -33,17 +33,22 @@ export function unreadNodeRequest(env: unknown): IncomingMessage | undefined {
   return incoming.readableFlowing === null && !incoming.readableEnded ? incoming : undefined;
 }
 
+const CLOSED_EARLY = "request body: the connection closed before its end";
+
 /**
  * Reads `source` to the end without a web stream made around it. Past `limit` (or with a
  * Content-Length over it, before a byte is read) it resolves `too_large` at once (the caller answers
  * 413 and asks to close the connection) and drains the rest (`drainPastLimit`). Rejects when the
- * stream fails or closes before its end.
+ * stream fails or closes before its end, or was destroyed before this call.
  */
 export function readNodeBody(
   source: Readable,
   limit: number,
   drain: DrainBound = DRAIN_PAST_LIMIT,
 ): Promise<NodeBodyResult> {
+  // Already destroyed (the client hung up while the handler awaited something else): its error and
+  // close events are past, and a read waiting for them would never settle.
+  if (source.destroyed) return Promise.reject(source.errored ?? new Error(CLOSED_EARLY));
   const declared = Number((source as Partial<IncomingMessage>).headers?.["content-length"] ?? 0);
   if (declared > limit) {
     drainPastLimit(source, drain);
@@ -69,7 +74,7 @@ export function readNodeBody(
     const onEnd = () => done(() => resolve({ ok: true, bytes: joinChunks(chunks, size) }));
     const onError = (err: unknown) => done(() => reject(err));
     // Closed before its end (the client went away): the body never completes.
-    const onClose = () => done(() => reject(new Error("request body: the connection closed before its end")));
+    const onClose = () => done(() => reject(new Error(CLOSED_EARLY)));
     source.on("data", onData);
     source.on("end", onEnd);
     source.on("error", onError);
