@@ -37,6 +37,12 @@ export function scaffoldFiles(folderName: string): Record<string, string> {
     },
     // Installed only so editors find the gateway-entry JSON Schema (see gateways/*.yaml).
     devDependencies: { "@agentsvc/config-schema": AGENTSVC_RANGE },
+    // better-sqlite3 ships prebuilt binaries and says `gypfile: false`, yet npm 11's install-script
+    // review and pnpm 10's build approval infer `node-gyp rebuild` from its binding.gyp and ask about
+    // it (npm at every later install, pnpm at the first). Denied for both, so neither builds it nor
+    // asks (a platform without a prebuild builds it by hand: README "Native module").
+    allowScripts: { "better-sqlite3": false },
+    pnpm: { ignoredBuiltDependencies: ["better-sqlite3"] },
   };
   return {
     "package.json": `${JSON.stringify(pkg, null, 2)}\n`,

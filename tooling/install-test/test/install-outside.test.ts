@@ -80,6 +80,11 @@ describe("a project outside the workspace, installed with plain npm from the pac
     expect(install.code, show(install)).toBe(0);
     const manifest = JSON.parse(readFileSync(join(app, "package.json"), "utf8"));
     expect(manifest.dependencies["@agentsvc/cli"]).toMatch(/^\^\d/);
+    // npm 11's install-script review has nothing of agentsvc's to ask about (README "Native module,
+    // no install script"): it read better-sqlite3's binding.gyp as `node-gyp rebuild` and listed it at
+    // every later install. An npm without the review answers with a usage error: nothing to check.
+    const review = await run("npm", ["install-scripts", "ls"], app, 60_000);
+    if (review.code === 0) expect(review.stdout, show(review)).not.toContain("better-sqlite3");
 
     // Only what the project needs: no adapter package it has no entry for.
     expect(packed).toContain("@agentsvc/gateway-http");
