@@ -39,6 +39,9 @@ export const schedulesCommand: Command = {
     const args = positionals.slice(1);
     if (action === "list" ? args.length !== 0 : args.length !== 1)
       return fail(action === "list" ? "list takes no argument" : `${action} <name>`);
+    // Refused before the store is opened, as every other usage error is (opening creates it).
+    if (action === "cancel" && !/^reminder:\d+$/.test(args[0] as string))
+      return fail("cancel takes a reminder (reminder:<id>); pause a schedules/ entry instead");
     const opened = await openStore(ctx);
     if (!opened) return EXIT_FAIL;
     try {
@@ -67,9 +70,7 @@ export const schedulesCommand: Command = {
       const reminderId = /^reminder:(\d+)$/.exec(name)?.[1];
       const reminder = reminderId ? await opened.db.reminders.get(Number(reminderId)) : undefined;
       if (reminderId && !reminder) return fail(`no reminder ${escapeControls(name)}`, EXIT_FAIL);
-      if (action === "cancel") {
-        if (!reminder)
-          return fail("cancel takes a reminder (reminder:<id>); pause a schedules/ entry instead");
+      if (action === "cancel" && reminder) {
         if (!(await opened.db.reminders.end(reminder.id, "cancelled"))) {
           return fail(`${name} already ended (${reminder.ended})`, EXIT_FAIL);
         }
