@@ -17,6 +17,7 @@ import { type ChildServer, startChildServer } from "./child-server.ts";
 import { breakdown, type Calls, callsBetween, callsOf } from "./cluster-statements.ts";
 import { ingest, SECRET } from "./ingest.ts";
 import { ClusterProbe } from "./cluster-probe.ts";
+import { printSendWaits } from "./cluster-send-waits.ts";
 import { pgClient } from "./pg-client.ts";
 import { postgresCpuByKind, postgresCpuSeconds } from "./pg-cpu.ts";
 import { cpuSecondsOf, machineLoad } from "./proc.ts";
@@ -157,6 +158,11 @@ class Probe extends ClusterProbe {
       [since],
     );
     return ((rows[0]?.bench_probe as number[] | null) ?? []).map(Number);
+  }
+
+  /** BENCH_DEBUG: where the replies committed since `since` waited long (cluster-send-waits.ts). */
+  sendWaits(since: number, title: string): Promise<void> {
+    return printSendWaits(this.db, since, title);
   }
 }
 
@@ -451,6 +457,7 @@ async function measureSteady(pg: TestPostgres, kind: Kind, trees: (string | unde
       for (const c of configs) {
         const [p50, p90, p99] = (await c.probe.sendDelays(measuredFrom)).map((ms) => fmt(ms, 0));
         console.log(`${c.title}: reply committed -> sent ms p50 ${p50}, p90 ${p90}, p99 ${p99}`);
+        if (process.env.BENCH_DEBUG) await c.probe.sendWaits(measuredFrom, c.title);
       }
     return trees.map((tree) => {
       const costs: Costs = {};
