@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runBinAsync } from "./child.js";
+import { runBin, runBinAsync } from "./child.js";
 import { BOT_AGENT, linkAdapters, linkPackages, repoRoot, tempDir, writeFiles } from "./helpers.js";
 
 interface Example {
@@ -75,6 +75,31 @@ const AROUND = {
 };
 
 const EXAMPLES = examples();
+
+/** The verbs `agentsvc --help` lists, by name. */
+function helpVerbs(): string[] {
+  const help = runBin(["--help"]);
+  expect(help.code, help.stderr).toBe(0);
+  const commands = help.stdout.slice(help.stdout.indexOf("Commands:"), help.stdout.indexOf("Options:"));
+  return [...commands.matchAll(/^ {2}([a-z-]+) /gm)].map((m) => m[1] as string);
+}
+
+describe("the READMEs' verb tables, against the built bin's --help", () => {
+  it("gives every verb --help lists a row in the root README's CLI reference and the cli README's Verbs table", () => {
+    const verbs = helpVerbs();
+    expect(verbs).toContain("schedules");
+    const root = readFileSync(join(repoRoot, "README.md"), "utf8");
+    const reference = root.slice(root.indexOf("## CLI reference"), root.indexOf("## A project"));
+    const cli = readFileSync(join(repoRoot, "packages/cli/README.md"), "utf8");
+    const table = cli.slice(cli.indexOf("## Verbs"), cli.indexOf("## manifest.json"));
+    for (const verb of verbs) {
+      expect(reference, `root README row for ${verb}`).toMatch(
+        new RegExp(`^\\| \`agentsvc ${verb}[ \`]`, "m"),
+      );
+      expect(table, `cli README row for ${verb}`).toMatch(new RegExp(`^\\| \`${verb}[ \`]`, "m"));
+    }
+  });
+});
 
 describe("the READMEs' configuration examples, through the built bin's check", () => {
   it("finds the examples (the root README's and every adapter's entry)", () => {
