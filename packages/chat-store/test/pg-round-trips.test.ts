@@ -162,6 +162,23 @@ describe.skipIf(postgresMissing)("[postgres] round trips of the hot paths", () =
     expect(hu?.map((r) => r.gateway)).toEqual(["h"]);
   }, 60_000);
 
+  it("one thread read by two callers in one shared statement: each gets the thread's records, oldest first, in a list of its own", async () => {
+    const db = await postgresDriver.open();
+    for (let i = 0; i < 3; i++)
+      await db.inbox.accept({ gateway: "g", dedupKey: `twice${i}`, thread: "twice", text: `m${i}`, origin });
+    let read: Awaited<ReturnType<typeof db.inbox.queued>>[] = [];
+    const sent = await statementsOf(async () => {
+      read = await Promise.all([db.inbox.queued("g", "twice"), db.inbox.queued("g", "twice")]);
+    });
+    expect(sent.filter((s) => /^\s*select/i.test(s.text))).toHaveLength(1);
+    const [first, second] = read;
+    expect(first?.map((r) => r.text)).toEqual(["m0", "m1", "m2"]);
+    expect(second?.map((r) => r.text)).toEqual(["m0", "m1", "m2"]);
+    // A caller taking records off its list (a take moves them into its queue) leaves the other's whole.
+    first?.shift();
+    expect(second).toHaveLength(3);
+  }, 60_000);
+
   it("threads taken at once read their unfinished records with shared SELECT ... FOR UPDATE statements; a record a transaction is finishing comes back only once it committed", async () => {
     await withOwnConnection(async (db, other) => {
       const ids: number[] = [];
