@@ -43,6 +43,7 @@ export class OutboxSender {
   #again = false;
   /** When the last pass that found pieces started: a woken pass starts WAKE_SPACING_MS after it at the earliest. */
   #busyPassAt = Number.NEGATIVE_INFINITY;
+  #found = 0; // pieces the last pass read
   /** Ends the wait of a pass for its start at once (stop). */
   #cutWait: (() => void) | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -272,11 +273,11 @@ export class OutboxSender {
     clearTimeout(this.#timer);
     // Nothing due soon: look again after idlePollMs for pieces requeued behind our back.
     next = Math.min(next ?? Number.POSITIVE_INFINITY, Date.now() + this.#idlePollMs);
-    // A held gateway's pieces are due and never sent: they hide when the others are due, so look
-    // again in a while instead of at once.
-    // So are other instances' pieces, for a sender restricted to its partitions.
+    // Look again in a while, not at once: a held gateway's pieces (due, never sent) hide when the others are due, a restricted
+    // sender's due may be others'. Its share named, 2 wake spacings after a pass that found pieces (its next; was 1 s, #45.3).
+    const soon = this.#held.size === 0 && !this.#storeFailed && this.#share !== undefined && this.#found > 0;
     if (this.#held.size > 0 || this.#storeFailed || this.#mine)
-      next = Math.max(next, Date.now() + this.#baseDelayMs);
+      next = Math.max(next, Date.now() + (soon ? 2 * WAKE_SPACING_MS : this.#baseDelayMs));
     this.#timer = setTimeout(() => void this.#look(), Math.max(0, next - Date.now()));
     this.#timer.unref();
   }
@@ -284,7 +285,7 @@ export class OutboxSender {
   async #pump(): Promise<void> {
     // Only the pass that ran last counts: one that went through after a failed one is not held back.
     this.#storeFailed = false;
-    let sent = 0;
+    this.#found = 0;
     const startedAt = Date.now();
     try {
       // The first read of a pass asks for one batch; after a full one, READ_AHEAD batches (outbox-waves.ts).
@@ -294,15 +295,15 @@ export class OutboxSender {
         this.#busyPassAt = startedAt;
         // Told as the pieces that reach backlogAfter are read: help is asked for while they go out.
         const after = this.pressure?.backlogAfter ?? Number.POSITIVE_INFINITY;
-        if (sent < after && sent + rows.length >= after) this.pressure?.backlog();
-        sent += rows.length;
+        if (this.#found < after && this.#found + rows.length >= after) this.pressure?.backlog();
+        this.#found += rows.length;
         this.#batch = inWaves(rows, this.#concurrency, this.#still, (row) => this.#sendOne(row));
         await this.#batch;
         // A short read had every due piece: no read that would find none. A piece queued since woke
         // the sender; a thread's next piece is found by the next-due read after every pass (#arm).
         if (rows.length < want) break;
       }
-      this.pressure?.passed(sent);
+      this.pressure?.passed(this.#found);
     } catch (err) {
       // The store failed (unreachable database, or it refused to mark a piece the platform took):
       // the pieces stay pending and due; #arm looks again after baseDelayMs, not at once, or a

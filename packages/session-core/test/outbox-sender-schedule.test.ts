@@ -31,9 +31,10 @@ function countReads(store: ReturnType<typeof setUp>["store"]) {
     reads.due.push(limit);
     return due(now, limit, fence, share);
   };
-  store.outbox.nextDueAt = () => {
+  // The share passed on, as the store answers it (a restricted sender's read names its partitions).
+  store.outbox.nextDueAt = (share) => {
     reads.nextDueAt += 1;
-    return nextDueAt();
+    return nextDueAt(share);
   };
   return reads;
 }

@@ -5,6 +5,7 @@
 // (a helper with a quarter of the partitions looked 22-26 times a minute at rest, #45.3).
 // Time is vitest's fake clock: setTimeout and Date only, so promises and setImmediate run as usual.
 import { describe, expect, it, vi } from "vitest";
+import { WAKE_SPACING_MS } from "../src/outbox-options.js";
 import { inShare, type OutboxShare } from "../src/outbox-partition.js";
 import { MockGateway } from "../src/testing/index.js";
 import { countReads, flush, piece, useFakeClock, useSender } from "./outbox-harness.js";
@@ -65,5 +66,24 @@ describe("a restricted sender's timed look", () => {
     await sender.settled();
     expect(mock.textsTo(mine)).toEqual(["mine"]);
     expect(mock.textsTo(theirs)).toEqual([]);
+  });
+
+  it("a thread's next piece in its own partition is looked for two wake spacings after the head's pass, not baseDelayMs later", async () => {
+    const mock = new MockGateway({ name: "mock" });
+    const { store, sender } = setUp([mock], { baseDelayMs: 1_000, idlePollMs: 600_000 });
+    await store.outbox.enqueue([piece("mock", mine, "one"), piece("mock", mine, "two")]);
+    sender.restrict(
+      (row) => inShare(share, row),
+      undefined,
+      () => share,
+    );
+    sender.start();
+    await flush();
+    expect(mock.textsTo(mine)).toEqual(["one"]);
+    // The look after a pass that found a piece: two wake spacings later (before: baseDelayMs, 1 s).
+    await vi.advanceTimersByTimeAsync(2 * WAKE_SPACING_MS);
+    await flush();
+    await sender.settled();
+    expect(mock.textsTo(mine)).toEqual(["one", "two"]);
   });
 });
