@@ -3,8 +3,6 @@ import { normalize, resolve } from "node:path";
 import * as v from "valibot";
 import { IssueSink } from "../issues.js";
 import { agentDefinitionSchema, toolServerDefinitionSchema } from "../schemas/agent.js";
-import { DEFAULT_STORE_DURABILITY, projectConfigSchema } from "../schemas/config.js";
-import { DEFAULT_DATASOURCE } from "../schemas/webui.js";
 import type {
   AgentEntry,
   ChannelEntry,
@@ -15,15 +13,14 @@ import type {
   ToolServerEntry,
   WebuiExposure,
 } from "../types.js";
-import { DATA_EXTS, type FoundFile, listFolder, MODULE_EXTS, reportDuplicateNames } from "./files.js";
+import { type ConfigGaps, loadConfig } from "./config.js";
+import { DATA_EXTS, listFolder, MODULE_EXTS, reportDuplicateNames } from "./files.js";
 import { GATEWAY_TYPES, validateGatewayEntry } from "./gateway-entry.js";
 import { checkGatewayName } from "./gateway-name.js";
 import { loadAny, makeModuleLoader } from "./module.js";
-import { loadSchedules } from "./schedules.js";
+import { type BrokenGateway, loadSchedules } from "./schedules.js";
 import { readThemeFile } from "./theme-file.js";
 import { openYamlCache } from "./yaml-cache.js";
-
-export const CONFIG_EXTS = [".ts", ".mts", ".js", ".mjs", ".json", ".yaml", ".yml"] as const;
 
 type Loader = ReturnType<typeof makeModuleLoader>;
 
@@ -49,13 +46,28 @@ export async function loadProject(dir: string, options: LoadOptions = {}): Promi
   }
   const loader = makeModuleLoader(root, options.yamlCache ? openYamlCache(root) : undefined);
 
-  const { config, configFile } = await loadConfig(root, loader, sink);
-  const toolServers = await loadToolServers(root, loader, sink);
-  const { agents, fileNames } = await loadAgents(root, loader, sink, toolServers);
-  const rootAgent = pickRootAgent(agents, fileNames, config, configFile, sink);
-  const { exposures, channels, pushGateways } = await loadGateways(root, loader, sink, config, toolServers);
-  const schedules = await loadSchedules(root, loader, sink, agents, rootAgent, pushGateways, exposures);
-  if (configFile) checkSpend(configFile, config, pushGateways, agents, sink);
+  const { config, configFile, gaps } = await loadConfig(root, loader, sink);
+  const { toolServers, brokenServers } = await loadToolServers(root, loader, sink);
+  const { agents, fileNames } = await loadAgents(root, loader, sink, toolServers, brokenServers);
+  const rootAgent = pickRootAgent(agents, fileNames, config, configFile, gaps, sink);
+  const { exposures, channels, pushGateways, broken } = await loadGateways(
+    root,
+    loader,
+    sink,
+    config,
+    gaps,
+    toolServers,
+    brokenServers,
+  );
+  const schedules = await loadSchedules(root, loader, sink, {
+    agents,
+    rootAgent,
+    agentFiles: fileNames,
+    pushGateways,
+    exposures,
+    broken,
+  });
+  if (configFile) checkSpend(configFile, config, gaps, pushGateways, broken, fileNames, sink);
 
   if (sink.errors.length || !rootAgent) return { ok: false, errors: sink.errors, warnings: sink.warnings };
   const project = {
@@ -77,101 +89,28 @@ export async function loadProject(dir: string, options: LoadOptions = {}): Promi
   };
 }
 
-async function loadConfig(root: string, loader: Loader, sink: IssueSink) {
-  const found = CONFIG_EXTS.filter((ext) => existsSync(resolve(root, `agentsvc.config${ext}`))).map(
-    (ext): FoundFile => ({
-      base: "agentsvc.config",
-      ext,
-      rel: `agentsvc.config${ext}`,
-      abs: resolve(root, `agentsvc.config${ext}`),
-    }),
-  );
-  const config: ProjectConfig = {
-    datasources: { [DEFAULT_DATASOURCE]: { type: "sqlite" } },
-    storeDurability: DEFAULT_STORE_DURABILITY,
-  };
-  if (found.length > 1) {
-    for (const f of found.slice(1)) {
-      sink.error(f.rel, "", "must be the only config file", found.map((x) => x.rel).join(", "));
-    }
-  }
-  const f = found[0];
-  if (!f) return { config, configFile: undefined };
-  const loaded = await loadAny(loader, f, sink);
-  if (!loaded.ok) return { config, configFile: f.rel };
-  // An empty YAML config file is an empty config.
-  const r = v.safeParse(projectConfigSchema, loaded.value ?? {});
-  if (!r.success) {
-    sink.fromValibot(f.rel, r.issues);
-    return { config, configFile: f.rel };
-  }
-  if (r.output.port !== undefined) config.port = r.output.port;
-  if (r.output.allowedHosts !== undefined) config.allowedHosts = r.output.allowedHosts;
-  if (r.output.rootAgent !== undefined) config.rootAgent = r.output.rootAgent;
-  if (r.output.publicBaseUrl !== undefined) config.publicBaseUrl = r.output.publicBaseUrl;
-  if (r.output.metrics !== undefined) {
-    const { path, port, apiKeyEnvVar } = r.output.metrics;
-    config.metrics = {
-      path: path ?? "/metrics",
-      ...(port !== undefined ? { port } : {}),
-      ...(apiKeyEnvVar !== undefined ? { apiKeyEnvVar } : {}),
-    };
-  }
-  if (r.output.prices !== undefined) config.prices = r.output.prices;
-  if (r.output.budgets !== undefined) config.budgets = r.output.budgets;
-  config.datasources = { ...config.datasources, ...r.output.datasources };
-  const store = typeof r.output.store === "string" ? { datasource: r.output.store } : r.output.store;
-  if (store?.durability) config.storeDurability = store.durability;
-  if (store?.datasource !== undefined) {
-    if (config.datasources[store.datasource]) config.store = store.datasource;
-    else
-      sink.error(
-        f.rel,
-        typeof r.output.store === "string" ? "store" : "store.datasource",
-        `must name a declared datasource (${Object.keys(config.datasources).join(", ")})`,
-        store.datasource,
-      );
-  }
-  checkDatasources(root, f.rel, config, sink);
-  return { config, configFile: f.rel };
-}
-
-/** What the schema cannot say about a postgres datasource: the CA file and the TLS mode it needs. */
-function checkDatasources(root: string, file: string, config: ProjectConfig, sink: IssueSink): void {
-  for (const [name, ds] of Object.entries(config.datasources)) {
-    if (ds.type !== "postgres" || ds.sslCaFile === undefined) continue;
-    const key = `datasources.${name}.sslCaFile`;
-    if (ds.ssl !== "verify-full") {
-      sink.error(
-        file,
-        key,
-        "is only used with ssl: verify-full (the CA checks the server certificate); set ssl: verify-full or remove sslCaFile",
-        `ssl ${ds.ssl === undefined ? "unset" : JSON.stringify(ds.ssl)}`,
-      );
-      continue;
-    }
-    // The CA file may be mounted only where the service runs: a warning here, an error at start.
-    if (!existsSync(resolve(root, ds.sslCaFile))) {
-      sink.warn(
-        file,
-        key,
-        `file ${JSON.stringify(ds.sslCaFile)} does not exist under the project: \`agentsvc start\` fails until it holds the CA certificate (PEM)`,
-      );
-    }
-  }
-}
-
-async function loadToolServers(root: string, loader: Loader, sink: IssueSink): Promise<ToolServerEntry[]> {
+/**
+ * The valid tool servers, and by name the files of those with errors whose `name` could be read (a
+ * reference to one is not reported again as undeclared).
+ */
+async function loadToolServers(
+  root: string,
+  loader: Loader,
+  sink: IssueSink,
+): Promise<{ toolServers: ToolServerEntry[]; brokenServers: Map<string, string> }> {
   const files = listFolder(root, "mcp", MODULE_EXTS, sink);
   reportDuplicateNames(files, "tool-server file", sink);
   const out: ToolServerEntry[] = [];
   const byName = new Map<string, string>();
+  const brokenServers = new Map<string, string>();
   for (const f of files) {
     const loaded = await loadAny(loader, f, sink);
     if (!loaded.ok) continue;
     const r = v.safeParse(toolServerDefinitionSchema, loaded.value);
     if (!r.success) {
       sink.fromValibot(f.rel, r.issues);
+      const name = (loaded.value as { name?: unknown } | null)?.name;
+      if (typeof name === "string") brokenServers.set(name, f.rel);
       continue;
     }
     const other = byName.get(r.output.name);
@@ -187,7 +126,7 @@ async function loadToolServers(root: string, loader: Loader, sink: IssueSink): P
     byName.set(r.output.name, f.rel);
     out.push({ name: r.output.name, file: f.rel, definition: loaded.value });
   }
-  return out;
+  return { toolServers: out, brokenServers };
 }
 
 async function loadAgents(
@@ -195,6 +134,7 @@ async function loadAgents(
   loader: Loader,
   sink: IssueSink,
   toolServers: ToolServerEntry[],
+  brokenServers: Map<string, string>,
 ): Promise<{ agents: AgentEntry[]; fileNames: string[] }> {
   const files = listFolder(root, "agents", MODULE_EXTS, sink);
   const dupes = reportDuplicateNames(files, "agent file", sink);
@@ -210,7 +150,7 @@ async function loadAgents(
     }
     // Local tool servers are referenced by their declared name.
     (r.output.toolServers ?? []).forEach((ref, i) => {
-      if (typeof ref === "string" && !declared.includes(ref)) {
+      if (typeof ref === "string" && !declared.includes(ref) && !brokenServers.has(ref)) {
         sink.error(
           f.rel,
           `toolServers[${i}]`,
@@ -240,6 +180,7 @@ function pickRootAgent(
   fileNames: string[],
   config: ProjectConfig,
   configFile: string | undefined,
+  gaps: ConfigGaps,
   sink: IssueSink,
 ): AgentEntry | undefined {
   const names = [...new Set(fileNames)].join(", ");
@@ -266,6 +207,8 @@ function pickRootAgent(
     );
     return undefined;
   }
+  // A rootAgent with errors of its own is not reported a second time as missing.
+  if (gaps.has("rootAgent")) return undefined;
   sink.error(
     configFile ?? "agentsvc.config",
     "rootAgent",
@@ -280,7 +223,9 @@ async function loadGateways(
   loader: Loader,
   sink: IssueSink,
   config: ProjectConfig,
+  gaps: ConfigGaps,
   toolServers: ToolServerEntry[],
+  brokenServers: Map<string, string>,
 ) {
   const files = listFolder(root, "gateways", [...DATA_EXTS, ...MODULE_EXTS], sink);
   reportDuplicateNames(files, "gateway entry", sink);
@@ -290,14 +235,22 @@ async function loadGateways(
   const pathOwner = new Map<string, string>();
   const serverNames = toolServers.map((t) => t.name);
   const datasourceNames = Object.keys(config.datasources);
+  // Entries that failed their own validation: a schedule or budget naming one is not told it is undeclared.
+  const broken: BrokenGateway[] = [];
 
   for (const f of files) {
     checkGatewayName(f, sink); // the entry's own keys are still checked: every error at once
     const loaded = await loadAny(loader, f, sink);
-    if (!loaded.ok) continue;
+    if (!loaded.ok) {
+      broken.push({ entryName: f.base, file: f.rel });
+      continue;
+    }
     checkPathUnique(loaded.value, f.rel, pathOwner, sink);
     const valid = await validateGatewayEntry(loaded.value, f.rel, f.base, sink, root);
-    if (!valid) continue;
+    if (!valid) {
+      broken.push({ entryName: f.base, file: f.rel, ...rawType(loaded.value) });
+      continue;
+    }
     if (valid.kind === "channel") {
       channels.push(valid.entry);
       continue;
@@ -315,7 +268,8 @@ async function loadGateways(
       continue;
     }
     const e = valid.entry;
-    if (e.exposes === "mcp" && !serverNames.includes(e.target)) {
+    // A tool server with errors of its own (reported for its file) is not undeclared.
+    if (e.exposes === "mcp" && !serverNames.includes(e.target) && !brokenServers.has(e.target)) {
       sink.error(
         f.rel,
         "target",
@@ -323,13 +277,23 @@ async function loadGateways(
         JSON.stringify(e.target),
       );
     }
-    if (e.exposes === "webui") checkWebui(root, e, valid.themeFileExplicit, datasourceNames, sink);
+    if (e.exposes === "webui") checkWebui(root, e, valid.themeFileExplicit, datasourceNames, gaps, sink);
     exposures.push(e);
   }
   checkAccountStores(exposures, sink);
   const pushGateways = [...pushByType.values()];
   checkReservedUsernames(exposures, channels, pushGateways, sink);
-  return { exposures, channels, pushGateways };
+  return { exposures, channels, pushGateways, broken };
+}
+
+/** The `type` or `exposes` a broken entry declares, when it is a string (what a schedule may name it by). */
+function rawType(raw: unknown): { type?: string; exposes?: string } {
+  if (raw === null || typeof raw !== "object") return {};
+  const { type, exposes } = raw as { type?: unknown; exposes?: unknown };
+  return {
+    ...(typeof type === "string" ? { type } : {}),
+    ...(typeof exposes === "string" ? { exposes } : {}),
+  };
 }
 
 /**
@@ -414,9 +378,11 @@ function checkWebui(
   e: WebuiExposure,
   themeFileExplicit: boolean,
   datasourceNames: string[],
+  gaps: ConfigGaps,
   sink: IssueSink,
 ): void {
-  if (!datasourceNames.includes(e.database.datasource)) {
+  // A datasource declared with errors already has its own.
+  if (!datasourceNames.includes(e.database.datasource) && !gaps.datasourceUnread(e.database.datasource)) {
     sink.error(
       e.file,
       "database.datasource",
@@ -444,21 +410,25 @@ function checkWebui(
 function checkSpend(
   file: string,
   config: ProjectConfig,
+  gaps: ConfigGaps,
   pushGateways: { entryName: string }[],
-  agents: { name: string }[],
+  broken: BrokenGateway[],
+  agentFiles: string[],
   sink: IssueSink,
 ): void {
   const budgets = config.budgets;
   if (!budgets) return;
   const gateways = new Set(pushGateways.map((g) => g.entryName));
+  // An entry or agent file with errors of its own may well be what the budget names.
+  const brokenNames = new Set(broken.map((g) => g.entryName));
   for (const name of Object.keys(budgets.gateways ?? {}))
-    if (!gateways.has(name))
+    if (!gateways.has(name) && !brokenNames.has(name))
       sink.warn(
         file,
         `budgets.gateways.${name}`,
         `names no push gateway entry (${[...gateways].join(", ") || "none"}): it limits nothing`,
       );
-  const agentNames = new Set(agents.map((a) => a.name));
+  const agentNames = new Set(agentFiles);
   for (const name of Object.keys(budgets.agents ?? {}))
     if (!agentNames.has(name))
       sink.warn(
@@ -475,7 +445,7 @@ function checkSpend(
     ...Object.values(budgets.agents ?? {}),
   ];
   const costLimit = limits.some((l) => l?.day?.cost !== undefined || l?.month?.cost !== undefined);
-  if (costLimit && Object.keys(config.prices ?? {}).length === 0)
+  if (costLimit && !gaps.has("prices") && Object.keys(config.prices ?? {}).length === 0)
     sink.warn(
       file,
       "budgets",

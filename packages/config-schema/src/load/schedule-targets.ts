@@ -76,12 +76,13 @@ export async function readPlatformKeys(
   if (Object.keys(platform).length === 0) return {};
   const byType = await targets.byType();
   const own = byType.get(gateway.type);
-  for (const key of Object.keys(platform)) {
-    if (own && key in own.entries) continue;
+  // Every key of another platform is reported, not only the first.
+  const foreign = Object.keys(platform).filter((key) => !(own && key in own.entries));
+  for (const key of foreign) {
     const owner = [...byType].find(([, t]) => key in t.entries)?.[0];
     sink.error(file, `to.${key}`, `is for ${owner} targets only (this schedule sends to ${gateway.type})`);
-    return undefined;
   }
+  if (foreign.length > 0) return undefined;
   if (!own) return {};
   const parsed = v.safeParse(v.object(own.entries), platform);
   if (!parsed.success) {

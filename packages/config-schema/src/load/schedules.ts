@@ -13,16 +13,37 @@ import { DATA_EXTS, listFolder, MODULE_EXTS, reportDuplicateNames } from "./file
 import { readPlatformKeys, ScheduleTargets, splitTarget } from "./schedule-targets.js";
 import { loadAny, type makeModuleLoader } from "./module.js";
 
-/** schedules/<name>.(yaml|json|ts): one schedule per file, named by the file. */
+/**
+ * A gateways/ file that failed its own validation (its errors are reported there): a schedule naming
+ * it is told so, not that it is undeclared. Neither `type` nor `exposes`: it did not even load.
+ */
+export interface BrokenGateway {
+  entryName: string;
+  file: string;
+  /** The `type` or `exposes` it declares, when a string. */
+  type?: string;
+  exposes?: string;
+}
+
+/**
+ * schedules/<name>.(yaml|json|ts): one schedule per file, named by the file. A schedule's checks
+ * (when, target, agent) are each reported: one failing does not hide the others.
+ */
 export async function loadSchedules(
   root: string,
   loader: ReturnType<typeof makeModuleLoader>,
   sink: IssueSink,
-  agents: AgentEntry[],
-  rootAgent: AgentEntry | undefined,
-  pushGateways: PushGatewayEntry[],
-  exposures: Exposure[] = [],
+  project: {
+    agents: AgentEntry[];
+    rootAgent: AgentEntry | undefined;
+    /** Every agent file's name, valid or not: one with errors is not reported again as missing. */
+    agentFiles: string[];
+    pushGateways: PushGatewayEntry[];
+    exposures: Exposure[];
+    broken: BrokenGateway[];
+  },
 ): Promise<ScheduleEntry[]> {
+  const { agents, rootAgent, agentFiles, pushGateways, exposures, broken } = project;
   const files = listFolder(root, "schedules", [...DATA_EXTS, ...MODULE_EXTS], sink);
   const dupes = reportDuplicateNames(files, "schedule", sink);
   const out: ScheduleEntry[] = [];
@@ -37,52 +58,71 @@ export async function loadSchedules(
       continue;
     }
     const s = r.output;
-    if ((s.cron === undefined) === (s.every === undefined)) {
-      sink.error(f.rel, "", "must have cron (a pattern) or every (a duration), exactly one of them");
-      continue;
-    }
-    if (s.to.page !== undefined) {
-      const target = pageTarget(f.rel, f.base, { ...platform, ...s.to }, exposures, sink);
-      if (!target) continue;
-      // A chat page turn runs on the named agent's own runs: any agent of the project may be named.
-      if (!checkAgent(f.rel, s.agent, agents, undefined, sink)) continue;
-      if (dupes.has(f.base) && out.some((x) => x.name === f.base)) continue;
-      out.push(entryOf(f, s, target));
-      continue;
-    }
-    for (const key of ["user", "conversation"] as const) {
-      if (s.to[key] !== undefined) sink.error(f.rel, `to.${key}`, "is for chat page targets (to.page) only");
-    }
-    if (s.to.user !== undefined || s.to.conversation !== undefined) continue;
-    if (s.to.gateway === undefined || s.to.thread === undefined) {
-      sink.error(
-        f.rel,
-        s.to.gateway === undefined ? "to.gateway" : "to.thread",
-        "is required: to names a push gateway entry and its thread, or a chat page (to.page)",
-      );
-      continue;
-    }
-    // Push gateways register under their type; the file name is accepted as well.
-    const gateway = pushGateways.find((g) => g.entryName === s.to.gateway || g.type === s.to.gateway);
-    if (!gateway) {
-      const known = pushGateways.map((g) => g.entryName).join(", ") || "none";
-      sink.error(
-        f.rel,
-        "to.gateway",
-        `must name a push gateway entry under gateways/ (declared: ${known})`,
-        JSON.stringify(s.to.gateway),
-      );
-      continue;
-    }
-    // The platform keys are the target adapter's (e-mail's subject, WhatsApp's template); a key
-    // another adapter reads is refused here, so a typo'd target is not silently plain.
-    const platformTarget = await readPlatformKeys(f.rel, platform, gateway, targets, sink);
-    if (!platformTarget) continue;
-    if (!checkAgent(f.rel, s.agent, agents, rootAgent, sink)) continue;
+    const when = (s.cron === undefined) !== (s.every === undefined);
+    if (!when) sink.error(f.rel, "", "must have cron (a pattern) or every (a duration), exactly one of them");
+    const page = s.to.page !== undefined;
+    const target = page
+      ? pageTarget(f.rel, f.base, { ...platform, ...s.to }, exposures, broken, sink)
+      : await gatewayTarget(f.rel, s.to, platform, pushGateways, broken, targets, sink);
+    // A chat page turn runs on the named agent's own runs: any agent of the project may be named.
+    const agentOk = checkAgent(f.rel, s.agent, agents, agentFiles, page ? undefined : rootAgent, sink);
+    if (!when || !target || !agentOk) continue;
     if (dupes.has(f.base) && out.some((x) => x.name === f.base)) continue;
-    out.push(entryOf(f, s, { ...platformTarget, gateway: gateway.type, thread: s.to.thread }));
+    out.push(entryOf(f, s, target));
   }
   return out;
+}
+
+/** A push gateway target: the entry (by file name or type), its thread, and the adapter's platform keys. */
+async function gatewayTarget(
+  file: string,
+  to: Parsed["to"],
+  platform: Record<string, unknown>,
+  pushGateways: PushGatewayEntry[],
+  broken: BrokenGateway[],
+  targets: ScheduleTargets,
+  sink: IssueSink,
+): Promise<ScheduleTarget | undefined> {
+  for (const key of ["user", "conversation"] as const) {
+    if (to[key] !== undefined) sink.error(file, `to.${key}`, "is for chat page targets (to.page) only");
+  }
+  if (to.user !== undefined || to.conversation !== undefined) return undefined;
+  if (to.gateway === undefined || to.thread === undefined) {
+    sink.error(
+      file,
+      to.gateway === undefined ? "to.gateway" : "to.thread",
+      "is required: to names a push gateway entry and its thread, or a chat page (to.page)",
+    );
+    return undefined;
+  }
+  // Push gateways register under their type; the file name is accepted as well.
+  const gateway = pushGateways.find((g) => g.entryName === to.gateway || g.type === to.gateway);
+  if (!gateway) {
+    const failed = broken.find(
+      (g) => g.exposes === undefined && (g.entryName === to.gateway || g.type === to.gateway),
+    );
+    if (failed) {
+      sink.error(file, "to.gateway", namesBroken(failed), JSON.stringify(to.gateway));
+      return undefined;
+    }
+    const known = pushGateways.map((g) => g.entryName).join(", ") || "none";
+    sink.error(
+      file,
+      "to.gateway",
+      `must name a push gateway entry under gateways/ (declared: ${known})`,
+      JSON.stringify(to.gateway),
+    );
+    return undefined;
+  }
+  // The platform keys are the target adapter's (e-mail's subject, WhatsApp's template); a key
+  // another adapter reads is refused here, so a typo'd target is not silently plain.
+  const platformTarget = await readPlatformKeys(file, platform, gateway, targets, sink);
+  if (!platformTarget) return undefined;
+  return { ...platformTarget, gateway: gateway.type, thread: to.thread };
+}
+
+function namesBroken(g: BrokenGateway): string {
+  return `names ${g.file}, which has errors of its own (reported for that file); fix them first`;
 }
 
 type Parsed = v.InferOutput<typeof scheduleSchema>;
@@ -110,10 +150,13 @@ function checkAgent(
   file: string,
   agent: string | undefined,
   agents: AgentEntry[],
+  agentFiles: string[],
   rootAgent: AgentEntry | undefined,
   sink: IssueSink,
 ): boolean {
   if (agent === undefined) return true;
+  // An agent file with errors of its own: those are reported for it.
+  if (!agents.some((a) => a.name === agent) && agentFiles.includes(agent)) return false;
   if (!agents.some((a) => a.name === agent)) {
     sink.error(
       file,
@@ -144,6 +187,7 @@ function pageTarget(
   name: string,
   to: Parsed["to"] & Record<string, unknown>,
   exposures: Exposure[],
+  broken: BrokenGateway[],
   sink: IssueSink,
 ): ScheduleTarget | undefined {
   for (const key of Object.keys(to)) {
@@ -159,6 +203,13 @@ function pageTarget(
   const pages = exposures.filter((e): e is WebuiExposure => e.exposes === "webui");
   const page = pages.find((p) => p.entryName === to.page);
   if (!page) {
+    const failed = broken.find(
+      (g) => g.entryName === to.page && (g.exposes === "webui" || (!g.exposes && !g.type)),
+    );
+    if (failed) {
+      sink.error(file, "to.page", namesBroken(failed), JSON.stringify(to.page));
+      return undefined;
+    }
     const known = pages.map((p) => p.entryName).join(", ") || "none";
     sink.error(
       file,

@@ -1,0 +1,82 @@
+// A schedule's own checks (when, target, agent) are each reported, and a schedule naming a gateway
+// entry that failed its own validation is told so, not that the entry is undeclared.
+import { describe, expect, it } from "vitest";
+import { type BuildError, formatIssue } from "../src/index.js";
+import { expectError, loadErrors } from "./helpers.js";
+
+const at = (errors: BuildError[], file: string, path: string) =>
+  errors.filter((e) => e.file === file && e.path === path).map(formatIssue);
+
+describe("schedules naming an entry with errors, and schedules with several mistakes", () => {
+  it("a push target whose entry has errors: names that file, does not call it undeclared", async () => {
+    const errors = await loadErrors({
+      "gateways/tg.yaml": "type: telegram\n",
+      "schedules/by-name.yaml": "every: 1h\nprompt: p\nto: { gateway: tg, thread: 1 }\n",
+      "schedules/by-type.yaml": "every: 1h\nprompt: p\nto: { gateway: telegram, thread: 1 }\n",
+    });
+    expectError(errors, "gateways/tg.yaml", "botTokenEnvVar", /is required/);
+    for (const file of ["schedules/by-name.yaml", "schedules/by-type.yaml"])
+      expect(at(errors, file, "to.gateway")).toEqual([
+        expect.stringMatching(/to\.gateway: names gateways\/tg\.yaml, which has errors of its own/),
+      ]);
+    expect(errors.map(formatIssue).join("\n")).not.toContain("declared: none");
+  });
+
+  it("a chat page target whose entry has errors: names that file, does not call it undeclared", async () => {
+    const errors = await loadErrors({
+      "gateways/web.yaml": "exposes: webui\npath: chat\n",
+      "schedules/page.yaml": "every: 1h\nprompt: p\nto: { page: web }\n",
+    });
+    expectError(errors, "gateways/web.yaml", "path", /./);
+    expectError(
+      errors,
+      "schedules/page.yaml",
+      "to.page",
+      /names gateways\/web\.yaml, which has errors of its own/,
+    );
+    expect(errors.map(formatIssue).join("\n")).not.toContain("declared: none");
+  });
+
+  it("reports a missing cron/every, an unknown gateway and an unknown agent of one schedule together", async () => {
+    const errors = await loadErrors({
+      "schedules/s.yaml": "prompt: p\nagent: ghost\nto: { gateway: nope, thread: 1 }\n",
+    });
+    expectError(errors, "schedules/s.yaml", "", /must have cron .* or every/);
+    expectError(errors, "schedules/s.yaml", "to.gateway", /declared: none\) \(got "nope"\)/);
+    expectError(errors, "schedules/s.yaml", "agent", /must name an agent file under agents\/ \(found: bot\)/);
+  });
+
+  it("a schedule naming an agent file with errors is not told the agent is missing", async () => {
+    const errors = await loadErrors({
+      "agents/helper.ts": `export default { kind: "agent", name: "helper" };\n`,
+      "agentsvc.config.yaml": "rootAgent: bot\n",
+      "schedules/page.yaml": "every: 1h\nprompt: p\nagent: helper\nto: { page: web }\n",
+      "gateways/web.yaml": "exposes: webui\npath: /chat\n",
+    });
+    expectError(errors, "agents/helper.ts", "model", /./);
+    expect(at(errors, "schedules/page.yaml", "agent")).toEqual([]);
+  });
+
+  it("reports every key of another platform on a schedule's target, not only the first", async () => {
+    const errors = await loadErrors({
+      "gateways/tg.yaml": "type: telegram\nbotTokenEnvVar: TG\n",
+      "schedules/s.yaml":
+        "every: 1h\nprompt: p\nto: { gateway: tg, thread: 1, subject: Hi, templateName: weekly }\n",
+    });
+    expectError(errors, "schedules/s.yaml", "to.subject", /is for email targets only/);
+    expectError(errors, "schedules/s.yaml", "to.templateName", /is for whatsapp targets only/);
+  });
+});
+
+describe("references to a tool server with errors", () => {
+  it("an agent's toolServers and an mcp exposure's target naming it are not called undeclared", async () => {
+    const errors = await loadErrors({
+      "mcp/tools.ts": `export default { name: "my-tools", tools: "none" };\n`,
+      "agents/bot.ts": `export default { kind: "agent", name: "bot", model: { provider: "demo" }, toolServers: ["my-tools"] };\n`,
+      "gateways/m.yaml": "exposes: mcp\npath: /mcp\ntarget: my-tools\n",
+    });
+    expect(errors.map(formatIssue)).toEqual([
+      expect.stringMatching(/^mcp\/tools\.ts: tools: must be a list of tools/),
+    ]);
+  });
+});
