@@ -46,6 +46,28 @@ describe("schedules naming an entry with errors, and schedules with several mist
     expectError(errors, "schedules/s.yaml", "agent", /must name an agent file under agents\/ \(found: bot\)/);
   });
 
+  it("a schedule with a bad cron and a bad enabled still has its gateway and agent checked", async () => {
+    const errors = await loadErrors({
+      "schedules/s.yaml":
+        "cron: '61 * * * *'\nprompt: p\nagent: ghost\nenabled: sometimes\nto: { gateway: nope, thread: 1 }\n",
+    });
+    expectError(errors, "schedules/s.yaml", "cron", /5 or 6 fields/);
+    expectError(errors, "schedules/s.yaml", "enabled", /true or false/);
+    expectError(errors, "schedules/s.yaml", "to.gateway", /declared: none\) \(got "nope"\)/);
+    expectError(errors, "schedules/s.yaml", "agent", /must name an agent file under agents\/ \(found: bot\)/);
+    expect(errors).toHaveLength(4);
+  });
+
+  it("a chat page target with two gateway keys beside it reports both and still checks the page", async () => {
+    const errors = await loadErrors({
+      "schedules/s.yaml": "every: 1h\nprompt: p\nto: { page: nowhere, gateway: tg, thread: 1 }\n",
+    });
+    expectError(errors, "schedules/s.yaml", "to.gateway", /is for push gateway targets/);
+    expectError(errors, "schedules/s.yaml", "to.thread", /is for push gateway targets/);
+    expectError(errors, "schedules/s.yaml", "to.page", /declared: none\) \(got "nowhere"\)/);
+    expect(errors).toHaveLength(3);
+  });
+
   it("a schedule naming an agent file with errors is not told the agent is missing", async () => {
     const errors = await loadErrors({
       "agents/helper.ts": `export default { kind: "agent", name: "helper" };\n`,

@@ -53,22 +53,25 @@ export async function loadSchedules(
     if (!loaded.ok) continue;
     const { common, platform } = await splitTarget(loaded.value, targets);
     const r = v.safeParse(scheduleSchema, common);
-    if (!r.success) {
-      sink.fromValibot(f.rel, r.issues);
-      continue;
-    }
-    const s = r.output;
+    if (!r.success) sink.fromValibot(f.rel, r.issues);
+    // With errors in some keys, `to` and `agent` are still checked when valid on their own.
+    const s = r.success ? { ...r.output, agentValid: true } : validParts(common);
+    if (!s) continue;
     const when = (s.cron === undefined) !== (s.every === undefined);
     if (!when) sink.error(f.rel, "", "must have cron (a pattern) or every (a duration), exactly one of them");
-    const page = s.to.page !== undefined;
-    const target = page
-      ? pageTarget(f.rel, f.base, { ...platform, ...s.to }, exposures, broken, sink)
-      : await gatewayTarget(f.rel, s.to, platform, pushGateways, broken, targets, sink);
+    const page = s.to?.page !== undefined;
+    const target = !s.to
+      ? undefined
+      : page
+        ? pageTarget(f.rel, f.base, { ...platform, ...s.to }, exposures, broken, sink)
+        : await gatewayTarget(f.rel, s.to, platform, pushGateways, broken, targets, sink);
     // A chat page turn runs on the named agent's own runs: any agent of the project may be named.
-    const agentOk = checkAgent(f.rel, s.agent, agents, agentFiles, page ? undefined : rootAgent, sink);
-    if (!when || !target || !agentOk) continue;
+    const agentOk =
+      s.agentValid &&
+      checkAgent(f.rel, s.agent, agents, agentFiles, page || !s.to ? undefined : rootAgent, sink);
+    if (!r.success || !when || !target || !agentOk) continue;
     if (dupes.has(f.base) && out.some((x) => x.name === f.base)) continue;
-    out.push(entryOf(f, s, target));
+    out.push(entryOf(f, r.output, target));
   }
   return out;
 }
@@ -126,6 +129,26 @@ function namesBroken(g: BrokenGateway): string {
 }
 
 type Parsed = v.InferOutput<typeof scheduleSchema>;
+
+/**
+ * A schedule with errors: whether it has cron or every (present, valid or not), and its `to` and
+ * `agent` when each is valid on its own. Undefined when it is not a mapping.
+ */
+function validParts(
+  raw: unknown,
+): { cron?: unknown; every?: unknown; to?: Parsed["to"]; agent?: string; agentValid: boolean } | undefined {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return undefined;
+  const { cron, every, to, agent } = raw as Record<string, unknown>;
+  const toParsed = v.safeParse(scheduleSchema.entries.to, to);
+  const agentParsed = v.safeParse(scheduleSchema.entries.agent, agent);
+  return {
+    cron,
+    every,
+    ...(toParsed.success ? { to: toParsed.output } : {}),
+    ...(agentParsed.success && agentParsed.output !== undefined ? { agent: agentParsed.output } : {}),
+    agentValid: agentParsed.success,
+  };
+}
 
 const PAGE_KEYS = ["page", "user", "conversation"];
 
@@ -190,16 +213,14 @@ function pageTarget(
   broken: BrokenGateway[],
   sink: IssueSink,
 ): ScheduleTarget | undefined {
-  for (const key of Object.keys(to)) {
-    if (!PAGE_KEYS.includes(key) && to[key] !== undefined) {
-      sink.error(
-        file,
-        `to.${key}`,
-        "is for push gateway targets; a chat page target takes page, user, conversation",
-      );
-      return undefined;
-    }
-  }
+  // Every gateway key beside page is reported, and the page itself still checked.
+  const mixed = Object.keys(to).filter((key) => !PAGE_KEYS.includes(key) && to[key] !== undefined);
+  for (const key of mixed)
+    sink.error(
+      file,
+      `to.${key}`,
+      "is for push gateway targets; a chat page target takes page, user, conversation",
+    );
   const pages = exposures.filter((e): e is WebuiExposure => e.exposes === "webui");
   const page = pages.find((p) => p.entryName === to.page);
   if (!page) {
@@ -233,6 +254,7 @@ function pageTarget(
     sink.error(file, "to.user", "must be left out: the page has no users (everyone shares one workspace)");
     return undefined;
   }
+  if (mixed.length > 0) return undefined;
   return {
     page: page.entryName,
     ...(to.user !== undefined ? { user: to.user } : {}),
