@@ -89,16 +89,3 @@ describe("schedules naming an entry with errors, and schedules with several mist
     expectError(errors, "schedules/s.yaml", "to.templateName", /is for whatsapp targets only/);
   });
 });
-
-describe("references to a tool server with errors", () => {
-  it("an agent's toolServers and an mcp exposure's target naming it are not called undeclared", async () => {
-    const errors = await loadErrors({
-      "mcp/tools.ts": `export default { name: "my-tools", tools: "none" };\n`,
-      "agents/bot.ts": `export default { kind: "agent", name: "bot", model: { provider: "demo" }, toolServers: ["my-tools"] };\n`,
-      "gateways/m.yaml": "exposes: mcp\npath: /mcp\ntarget: my-tools\n",
-    });
-    expect(errors.map(formatIssue)).toEqual([
-      expect.stringMatching(/^mcp\/tools\.ts: tools: must be a list of tools/),
-    ]);
-  });
-});

@@ -144,12 +144,10 @@ async function loadAgents(
     const loaded = await loadAny(loader, f, sink);
     if (!loaded.ok) continue;
     const r = v.safeParse(agentDefinitionSchema, loaded.value);
-    if (!r.success) {
-      sink.fromValibot(f.rel, r.issues);
-      continue;
-    }
-    // Local tool servers are referenced by their declared name.
-    (r.output.toolServers ?? []).forEach((ref, i) => {
+    if (!r.success) sink.fromValibot(f.rel, r.issues);
+    // Local tool servers are referenced by their declared name (checked too when other keys have errors).
+    const refs = r.success ? (r.output.toolServers ?? []) : validRefs(loaded.value, r.issues);
+    refs.forEach((ref, i) => {
       if (typeof ref === "string" && !declared.includes(ref) && !brokenServers.has(ref)) {
         sink.error(
           f.rel,
@@ -159,6 +157,7 @@ async function loadAgents(
         );
       }
     });
+    if (!r.success) continue;
     if (dupes.has(f.base) && out.some((a) => a.name === f.base)) continue;
     const gs = r.output.gatewaySession;
     const entry: AgentEntry = {
@@ -173,6 +172,13 @@ async function loadAgents(
     out.push(entry);
   }
   return { agents: out, fileNames: files.map((f) => f.base) };
+}
+
+/** An agent's `toolServers` list when that key has no errors of its own (another key has). */
+function validRefs(raw: unknown, issues: readonly v.BaseIssue<unknown>[]): unknown[] {
+  const own = issues.some((i) => (i.path?.[0] as { key?: unknown } | undefined)?.key === "toolServers");
+  const refs = (raw as { toolServers?: unknown } | null)?.toolServers;
+  return !own && Array.isArray(refs) ? refs : [];
 }
 
 function pickRootAgent(

@@ -1,0 +1,36 @@
+// A reference to a tool server is checked whenever it can be: an agent whose other keys have
+// errors still has its toolServers names checked, and a name a tool server with errors declares is
+// not reported as undeclared (that file's own errors are).
+import { describe, expect, it } from "vitest";
+import { formatIssue } from "../src/index.js";
+import { expectError, loadErrors } from "./helpers.js";
+
+describe("references to a tool server with errors", () => {
+  it("an agent's toolServers and an mcp exposure's target naming it are not called undeclared", async () => {
+    const errors = await loadErrors({
+      "mcp/tools.ts": `export default { name: "my-tools", tools: "none" };\n`,
+      "agents/bot.ts": `export default { kind: "agent", name: "bot", model: { provider: "demo" }, toolServers: ["my-tools"] };\n`,
+      "gateways/m.yaml": "exposes: mcp\npath: /mcp\ntarget: my-tools\n",
+    });
+    expect(errors.map(formatIssue)).toEqual([
+      expect.stringMatching(/^mcp\/tools\.ts: tools: must be a list of tools/),
+    ]);
+  });
+
+  it("an agent with an error in another key still has its toolServers names checked", async () => {
+    const errors = await loadErrors({
+      "mcp/tools.ts": `export default { name: "my-tools", tools: [] };\n`,
+      "agents/bot.ts": `export default { kind: "agent", name: "bot", model: { provider: "demo" }, gatewaySession: { policy: "sometimes" }, toolServers: ["my-tools", "nope"] };\n`,
+    });
+    expectError(errors, "agents/bot.ts", "gatewaySession.policy", /./);
+    expectError(errors, "agents/bot.ts", "toolServers[1]", /declared: my-tools\) \(got "nope"\)/);
+    expect(errors).toHaveLength(2);
+  });
+
+  it("an agent whose toolServers list has an error of its own is not checked twice", async () => {
+    const errors = await loadErrors({
+      "agents/bot.ts": `export default { kind: "agent", name: "bot", model: { provider: "demo" }, toolServers: [""] };\n`,
+    });
+    expect(errors.filter((e) => e.path.startsWith("toolServers"))).toHaveLength(1);
+  });
+});
