@@ -134,13 +134,15 @@ describe("page uploads", () => {
     socket.write(PNG);
     // The route has made its spool folder: the upload is being read.
     const fresh = () => [...spools()].filter((n) => !before.has(n));
-    await expect.poll(() => fresh().length).toBeGreaterThan(0);
+    // Both polls wait on an event (the route's mkdtemp, then its finally's rm): poll's 1 s default
+    // was too short for the second on a loaded machine (fresh-clone CI at load 20-35).
+    await expect.poll(() => fresh().length, { timeout: 30_000 }).toBeGreaterThan(0);
     const mine = fresh();
     socket.destroy();
     // The folder goes in the route's finally, after which nothing is left to wait but its answer.
-    await expect.poll(() => mine.some((n) => spools().has(n))).toBe(false);
+    await expect.poll(() => mine.some((n) => spools().has(n)), { timeout: 30_000 }).toBe(false);
     expect(errors).toEqual([]);
-  });
+  }, 90_000);
 
   it("takes no files on an entry without a media block, and none without the file-name header", async () => {
     const off = (await start(undefined)).client();
