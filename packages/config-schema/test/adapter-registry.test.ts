@@ -101,6 +101,27 @@ describe("the adapter registry", () => {
     expectError(errors, "gateways/b.yaml", "type", /unknown type \(.*claims the built-in name "telegram"\)/);
   });
 
+  it("still checks the common keys of an entry whose package type is not installed or is refused", async () => {
+    const errors = await errorsOf(
+      {
+        "gateways/line.yaml": 'type: "@acme/agentsvc-gateway-line"\napprovers: nobody\nstreamIntervalMs: 5\n',
+        "gateways/wa.yaml": 'type: "@acme/agentsvc-gateway-wa-web"\nstreaming: maybe\n',
+      },
+      { "@acme/agentsvc-gateway-wa-web": adapterSource("wa-web", "personal") },
+    );
+    expectError(
+      errors,
+      "gateways/line.yaml",
+      "type",
+      /the package @acme\/agentsvc-gateway-line is not installed/,
+    );
+    expectError(errors, "gateways/line.yaml", "approvers", /must be a list of platform user ids/);
+    expectError(errors, "gateways/line.yaml", "streamIntervalMs", /./);
+    expectError(errors, "gateways/wa.yaml", "type", /personal account/);
+    expectError(errors, "gateways/wa.yaml", "streaming", /./);
+    expect(errors).toHaveLength(5);
+  });
+
   it("registers a third-party entry under the adapter's name and remembers its package", async () => {
     const dir = writeProject({ "gateways/chat.yaml": "type: agentsvc-gateway-toy\n" });
     installPackage(dir, "agentsvc-gateway-toy", adapterSource("toy", "bot"));

@@ -126,7 +126,7 @@ const OR_PACKAGE = ", or an installed adapter package such as @acme/agentsvc-gat
  * A push-style entry: the common keys here, the platform keys by the adapter package. A built-in
  * type whose package is not installed keeps its platform keys unchecked (check and start name the
  * package to install); a package type that is not installed, or whose adapter is refused, is an
- * unknown type.
+ * unknown type, and its common keys are still checked (every error at once).
  */
 async function validatePushEntry(
   raw: Record<string, unknown>,
@@ -141,30 +141,20 @@ async function validatePushEntry(
     const out = parse(pushEntryWithoutAdapter(type), raw, file, sink);
     return out && { kind: "push", entry: { ...base, ...out } as PushGatewayEntry };
   }
-  if (found.found !== "loaded") {
-    const why = found.found === "missing" ? `the package ${found.pkg} is not installed` : found.message;
+  const refused = (why: string) => {
     sink.error(file, "type", `unknown type (${why})`, describeValue(type));
+    parse(pushEntryWithoutAdapter(type), raw, file, sink);
     return undefined;
-  }
+  };
+  if (found.found !== "loaded")
+    return refused(found.found === "missing" ? `the package ${found.pkg} is not installed` : found.message);
   const info = found.module.adapter;
-  if (info.account !== "bot") {
-    sink.error(
-      file,
-      "type",
-      `unknown type (${found.pkg} speaks through a personal account; only bot, app and business accounts are supported)`,
-      describeValue(type),
+  if (info.account !== "bot")
+    return refused(
+      `${found.pkg} speaks through a personal account; only bot, app and business accounts are supported`,
     );
-    return undefined;
-  }
-  if (isAdapterPackageName(type) && [...GATEWAY_TYPES].includes(info.type as never)) {
-    sink.error(
-      file,
-      "type",
-      `unknown type (${found.pkg} claims the built-in name "${info.type}")`,
-      describeValue(type),
-    );
-    return undefined;
-  }
+  if (isAdapterPackageName(type) && [...GATEWAY_TYPES].includes(info.type as never))
+    return refused(`${found.pkg} claims the built-in name "${info.type}"`);
   const out = parse(pushEntrySchema(type, found.module.entrySchema, info.type), raw, file, sink);
   if (!out) return undefined;
   // The registry name is the adapter's; a package-named entry remembers its package for start.
