@@ -1,6 +1,7 @@
 // A reference to a tool server is checked whenever it can be: an agent whose other keys have
 // errors still has its toolServers names checked, and a name a tool server with errors declares is
-// not reported as undeclared (that file's own errors are).
+// not reported as undeclared (that file's own errors are): one that does not load is named by its
+// file's base name. A name is checked unique whenever it can be read.
 import { describe, expect, it } from "vitest";
 import { formatIssue } from "../src/index.js";
 import { expectError, loadErrors } from "./helpers.js";
@@ -32,5 +33,36 @@ describe("references to a tool server with errors", () => {
       "agents/bot.ts": `export default { kind: "agent", name: "bot", model: { provider: "demo" }, toolServers: [""] };\n`,
     });
     expect(errors.filter((e) => e.path.startsWith("toolServers"))).toHaveLength(1);
+  });
+
+  it("a tool-server file that does not load is named by its file for references; other names hear it has errors", async () => {
+    const errors = await loadErrors({
+      "mcp/tools.ts": `export default { name: "tools", tools: [ };\n`,
+      "agents/bot.ts": `export default { kind: "agent", name: "bot", model: { provider: "demo" }, toolServers: ["tools", "my-tools"] };\n`,
+      "gateways/m.yaml": "exposes: mcp\npath: /mcp\ntarget: tools\n",
+    });
+    expect(errors.map(formatIssue)).toEqual([
+      expect.stringMatching(/^mcp\/tools\.ts:1:\d+: syntax error/),
+      expect.stringMatching(
+        /^agents\/bot\.ts: toolServers\[1\]: .*\(declared: none; mcp\/tools\.ts has errors and no readable name\) \(got "my-tools"\)$/,
+      ),
+    ]);
+  });
+
+  it("two tool servers declaring one name are told so when one of them has errors in other keys", async () => {
+    const errors = await loadErrors({
+      "mcp/a.ts": `export default { name: "shared", tools: "none" };\n`,
+      "mcp/b.ts": `export default { name: "shared", tools: [] };\n`,
+      "mcp/c.ts": `export default { name: " shared", tools: 1 };\n`,
+    });
+    expectError(errors, "mcp/a.ts", "tools", /must be a list of tools/);
+    expectError(
+      errors,
+      "mcp/b.ts",
+      "name",
+      /must be unique across tool servers \(got "shared", also declared in mcp\/a\.ts\)/,
+    );
+    expectError(errors, "mcp/c.ts", "name", /must be unique across tool servers/);
+    expect(errors).toHaveLength(4);
   });
 });

@@ -2,7 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import { normalize, resolve } from "node:path";
 import * as v from "valibot";
 import { IssueSink } from "../issues.js";
-import { agentDefinitionSchema, toolServerDefinitionSchema } from "../schemas/agent.js";
+import { agentDefinitionSchema } from "../schemas/agent.js";
 import type {
   AgentEntry,
   ChannelEntry,
@@ -10,7 +10,6 @@ import type {
   LoadResult,
   ProjectConfig,
   PushGatewayEntry,
-  ToolServerEntry,
   WebuiExposure,
 } from "../types.js";
 import { type ConfigGaps, loadConfig } from "./config.js";
@@ -20,6 +19,7 @@ import { checkGatewayName } from "./gateway-name.js";
 import { loadAny, makeModuleLoader } from "./module.js";
 import { type BrokenGateway, loadSchedules } from "./schedules.js";
 import { readThemeFile } from "./theme-file.js";
+import { loadToolServers, type ToolServerRefs } from "./tool-servers.js";
 import { openYamlCache } from "./yaml-cache.js";
 
 type Loader = ReturnType<typeof makeModuleLoader>;
@@ -47,8 +47,8 @@ export async function loadProject(dir: string, options: LoadOptions = {}): Promi
   const loader = makeModuleLoader(root, options.yamlCache ? openYamlCache(root) : undefined);
 
   const { config, configFile, gaps } = await loadConfig(root, loader, sink);
-  const { toolServers, brokenServers } = await loadToolServers(root, loader, sink);
-  const { agents, fileNames } = await loadAgents(root, loader, sink, toolServers, brokenServers);
+  const { toolServers, refs } = await loadToolServers(root, loader, sink);
+  const { agents, fileNames } = await loadAgents(root, loader, sink, refs);
   const rootAgent = pickRootAgent(agents, fileNames, config, configFile, gaps, sink);
   const { exposures, channels, pushGateways, broken } = await loadGateways(
     root,
@@ -56,8 +56,7 @@ export async function loadProject(dir: string, options: LoadOptions = {}): Promi
     sink,
     config,
     gaps,
-    toolServers,
-    brokenServers,
+    refs,
   );
   const schedules = await loadSchedules(root, loader, sink, {
     agents,
@@ -89,56 +88,14 @@ export async function loadProject(dir: string, options: LoadOptions = {}): Promi
   };
 }
 
-/**
- * The valid tool servers, and by name the files of those with errors whose `name` could be read (a
- * reference to one is not reported again as undeclared).
- */
-async function loadToolServers(
-  root: string,
-  loader: Loader,
-  sink: IssueSink,
-): Promise<{ toolServers: ToolServerEntry[]; brokenServers: Map<string, string> }> {
-  const files = listFolder(root, "mcp", MODULE_EXTS, sink);
-  reportDuplicateNames(files, "tool-server file", sink);
-  const out: ToolServerEntry[] = [];
-  const byName = new Map<string, string>();
-  const brokenServers = new Map<string, string>();
-  for (const f of files) {
-    const loaded = await loadAny(loader, f, sink);
-    if (!loaded.ok) continue;
-    const r = v.safeParse(toolServerDefinitionSchema, loaded.value);
-    if (!r.success) {
-      sink.fromValibot(f.rel, r.issues);
-      const name = (loaded.value as { name?: unknown } | null)?.name;
-      if (typeof name === "string") brokenServers.set(name, f.rel);
-      continue;
-    }
-    const other = byName.get(r.output.name);
-    if (other) {
-      sink.error(
-        f.rel,
-        "name",
-        "must be unique across tool servers",
-        `"${r.output.name}", also declared in ${other}`,
-      );
-      continue;
-    }
-    byName.set(r.output.name, f.rel);
-    out.push({ name: r.output.name, file: f.rel, definition: loaded.value });
-  }
-  return { toolServers: out, brokenServers };
-}
-
 async function loadAgents(
   root: string,
   loader: Loader,
   sink: IssueSink,
-  toolServers: ToolServerEntry[],
-  brokenServers: Map<string, string>,
+  servers: ToolServerRefs,
 ): Promise<{ agents: AgentEntry[]; fileNames: string[] }> {
   const files = listFolder(root, "agents", MODULE_EXTS, sink);
   const dupes = reportDuplicateNames(files, "agent file", sink);
-  const declared = toolServers.map((t) => t.name);
   const out: AgentEntry[] = [];
   for (const f of files) {
     const loaded = await loadAny(loader, f, sink);
@@ -148,11 +105,11 @@ async function loadAgents(
     // Local tool servers are referenced by their declared name (checked too when other keys have errors).
     const refs = r.success ? (r.output.toolServers ?? []) : validRefs(loaded.value, r.issues);
     refs.forEach((ref, i) => {
-      if (typeof ref === "string" && !declared.includes(ref) && !brokenServers.has(ref)) {
+      if (typeof ref === "string" && servers.undeclared(ref)) {
         sink.error(
           f.rel,
           `toolServers[${i}]`,
-          `must name a tool server declared under mcp/ (declared: ${declared.join(", ") || "none"})`,
+          `must name a tool server declared under mcp/ (${servers.declared()})`,
           JSON.stringify(ref),
         );
       }
@@ -230,8 +187,7 @@ async function loadGateways(
   sink: IssueSink,
   config: ProjectConfig,
   gaps: ConfigGaps,
-  toolServers: ToolServerEntry[],
-  brokenServers: Map<string, string>,
+  servers: ToolServerRefs,
 ) {
   const files = listFolder(root, "gateways", [...DATA_EXTS, ...MODULE_EXTS], sink);
   reportDuplicateNames(files, "gateway entry", sink);
@@ -239,7 +195,6 @@ async function loadGateways(
   const channels: ChannelEntry[] = [];
   const pushByType = new Map<string, PushGatewayEntry>();
   const pathOwner = new Map<string, string>();
-  const serverNames = toolServers.map((t) => t.name);
   const datasourceNames = Object.keys(config.datasources);
   // Entries that failed their own validation: a schedule or budget naming one is not told it is undeclared.
   const broken: BrokenGateway[] = [];
@@ -275,11 +230,11 @@ async function loadGateways(
     }
     const e = valid.entry;
     // A tool server with errors of its own (reported for its file) is not undeclared.
-    if (e.exposes === "mcp" && !serverNames.includes(e.target) && !brokenServers.has(e.target)) {
+    if (e.exposes === "mcp" && servers.undeclared(e.target)) {
       sink.error(
         f.rel,
         "target",
-        `must equal the declared name of a tool server under mcp/ (declared: ${serverNames.join(", ") || "none"})`,
+        `must equal the declared name of a tool server under mcp/ (${servers.declared()})`,
         JSON.stringify(e.target),
       );
     }
