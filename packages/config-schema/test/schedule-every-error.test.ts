@@ -88,4 +88,25 @@ describe("schedules naming an entry with errors, and schedules with several mist
     expectError(errors, "schedules/s.yaml", "to.subject", /is for email targets only/);
     expectError(errors, "schedules/s.yaml", "to.templateName", /is for whatsapp targets only/);
   });
+
+  it("checks the target adapter's own keys beside a key of another platform", async () => {
+    const errors = await loadErrors({
+      "gateways/wa.yaml":
+        "type: whatsapp\nphoneNumberIdEnvVar: WP\naccessTokenEnvVar: WA\nappSecretEnvVar: WS\nverifyTokenEnvVar: WV\n",
+      "schedules/s.yaml":
+        "every: 1h\nprompt: p\nto: { gateway: wa, thread: 1, subject: Hi, templateName: weekly }\n",
+      "schedules/t.yaml":
+        "every: 1h\nprompt: p\nto: { gateway: wa, thread: 1, subject: Hi, templateName: '' }\n",
+    });
+    expectError(errors, "schedules/s.yaml", "to.subject", /is for email targets only/);
+    expectError(
+      errors,
+      "schedules/s.yaml",
+      "to.templateLanguage",
+      /templateName and templateLanguage go together/,
+    );
+    expectError(errors, "schedules/t.yaml", "to.subject", /is for email targets only/);
+    expectError(errors, "schedules/t.yaml", "to.templateName", /must not be empty/);
+    expect(errors).toHaveLength(4);
+  });
 });

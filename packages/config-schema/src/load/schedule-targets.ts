@@ -64,7 +64,8 @@ export async function splitTarget(
 
 /**
  * The platform keys checked by the target gateway's adapter and read into what the target carries,
- * or undefined after an error naming the file and key.
+ * or undefined after errors naming the file and key: every key of another platform, and every
+ * error of the adapter's own keys beside them.
  */
 export async function readPlatformKeys(
   file: string,
@@ -82,8 +83,8 @@ export async function readPlatformKeys(
     const owner = [...byType].find(([, t]) => key in t.entries)?.[0];
     sink.error(file, `to.${key}`, `is for ${owner} targets only (this schedule sends to ${gateway.type})`);
   }
-  if (foreign.length > 0) return undefined;
-  if (!own) return {};
+  if (!own) return foreign.length > 0 ? undefined : {};
+  // The adapter's own keys are checked and read beside a foreign key (v.object ignores those).
   const parsed = v.safeParse(v.object(own.entries), platform);
   if (!parsed.success) {
     sink.fromValibot(file, parsed.issues, "to");
@@ -94,5 +95,5 @@ export async function readPlatformKeys(
     sink.error(file, `to.${read.issue.key}`, read.issue.message);
     return undefined;
   }
-  return read.target;
+  return foreign.length > 0 ? undefined : read.target;
 }
