@@ -1,6 +1,8 @@
 // `agentsvc check [dir]` (CLI reference): "print every error and warning with its file and key; exit
 // 1 on any error". Through the built bin: errors in two config keys, the store check that reads the
-// config after it, and a schedule naming a gateway entry with errors, all in one run.
+// config after it, and a schedule naming a gateway entry with errors, all in one run; an entry of an
+// adapter package that is not installed with its other keys' errors, and tool-server files with
+// errors (one that does not load, two declaring one name) with the references to them.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -27,6 +29,34 @@ describe("agentsvc check prints every error of the config at once", () => {
       expect.stringMatching(
         /^error schedules\/digest\.yaml: to\.gateway: names gateways\/tg\.yaml, which has errors of its own/,
       ),
+    ]);
+  });
+
+  it("reports an uninstalled adapter type beside the entry's other keys, and tool servers with errors beside their references", () => {
+    const dir = writeFiles(tempDir("agentsvc-check-every-"), {
+      "agents/bot.mjs": `export default { kind: "agent", name: "bot", model: { provider: "demo" }, toolServers: ["tools", "my-tools"] };\n`,
+      "mcp/extra.mjs": `export default { name: "shared", tools: "none" };\n`,
+      "mcp/more.mjs": `export default { name: "shared", tools: [] };\n`,
+      "mcp/tools.mjs": `export default { name: "tools", tools: [ };\n`,
+      "gateways/line.yaml": 'type: "@acme/agentsvc-gateway-line"\napprovers: nobody\n',
+      "gateways/m.yaml": "exposes: mcp\npath: /mcp\ntarget: tools\n",
+    });
+    const r = runBin(["check", dir]);
+    expect(r.code, r.stderr).toBe(1);
+    const lines = r.stderr.split("\n").filter((l) => l.startsWith("error "));
+    expect(lines).toEqual([
+      expect.stringMatching(/^error mcp\/extra\.mjs: tools: must be a list of tools/),
+      expect.stringMatching(
+        /^error mcp\/more\.mjs: name: must be unique across tool servers .*also declared in mcp\/extra\.mjs/,
+      ),
+      expect.stringMatching(/^error mcp\/tools\.mjs:1:\d+: syntax error/),
+      expect.stringMatching(
+        /^error agents\/bot\.mjs: toolServers\[1\]: .*\(declared: none; mcp\/tools\.mjs has errors and no readable name\) \(got "my-tools"\)$/,
+      ),
+      expect.stringMatching(
+        /^error gateways\/line\.yaml: type: unknown type \(the package @acme\/agentsvc-gateway-line is not installed\)/,
+      ),
+      expect.stringMatching(/^error gateways\/line\.yaml: approvers: must be a list of platform user ids/),
     ]);
   });
 
