@@ -29,8 +29,9 @@ function refusal(options: ConnectPostgresOptions): PostgresStoreError {
 }
 
 describe("resolvePoolConfig at its edges", () => {
-  it("counts the IPv6 loopback as loopback: TLS off by default", () => {
+  it("counts the IPv6 loopback, and a URL without a host (localhost), as loopback: TLS off by default", () => {
     expect(resolvePoolConfig({ connectionString: "postgres://u@[::1]:5432/x" }).ssl).toBe("off");
+    expect(resolvePoolConfig({ connectionString: "postgres:///x" }).ssl).toBe("off");
   });
 
   it("takes the URL's sslmode aliases and ssl=true, and names the fix for a mode it cannot honour", () => {
@@ -97,7 +98,11 @@ describe("resolvePoolConfig at its edges", () => {
     expect(conflict.message).toMatch(
       /ssl is "off" but the connection string asks for sslmode=require; remove sslmode from the URL or make the two agree$/,
     );
-    for (const err of [key, unknown, conflict]) expect(err.code).toBe("invalid_options");
+    const named = refusal({ connectionString: `${url}?sslmode=verify-full`, ssl: "require" });
+    expect(named.message).toMatch(/ssl is "require" but the connection string asks for sslmode=verify-full;/);
+    const caWithoutVerify = refusal({ connectionString: url, ssl: "require", sslCaFile: caFile });
+    for (const err of [key, unknown, conflict, named, caWithoutVerify])
+      expect(err.code).toBe("invalid_options");
     // The URL and the option agreeing is no conflict.
     expect(resolvePoolConfig({ connectionString: `${url}?sslmode=require`, ssl: "require" }).ssl).toBe(
       "require",

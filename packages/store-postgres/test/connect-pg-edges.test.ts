@@ -1,6 +1,7 @@
 // connectPostgres against a real PostgreSQL (tooling/pg-test's throwaway server): the express lane,
 // connecting without migrating, the start-up log line of a schema change, close twice, the warn
 // line of an idle connection lost, and a schema that cannot be read.
+import { once } from "node:events";
 import { postgresMissing } from "@agentsvc/pg-test";
 import { describe, expect, it } from "vitest";
 import { connectPostgres } from "../src/connect.js";
@@ -32,6 +33,7 @@ describe.skipIf(postgresMissing)("connectPostgres against a real PostgreSQL, at 
     const url = await pg.server().createDatabase();
     const fresh = await connect({ connectionString: url, migrate: false });
     expect(fresh.migration).toEqual({ from: 0, to: 0, applied: [] });
+    expect(fresh.datasource).toBe("postgres");
     expect(await fresh.schemaVersion()).toBe(0);
     const migrated = await connect({ connectionString: url });
     expect(await migrated.schemaVersion()).toBe(last);
@@ -113,10 +115,78 @@ describe.skipIf(postgresMissing)("connectPostgres against a real PostgreSQL, at 
   it("a schema version table it cannot read is migration_failed naming the datasource", async () => {
     const url = await pg.server().createDatabase();
     await query(url, "CREATE TABLE agentsvc_schema_version (nothing int)");
-    await expectStoreError(
+    const err = await expectStoreError(
       connectPostgres({ connectionString: url, migrate: false, datasource: "main" }),
       "migration_failed",
       /^datasource "main": reading the schema of postgres:\/\/postgres@127\.0\.0\.1:\d+\/\w+ failed: .*version/,
     );
+    expect((err.cause as { code?: string } | undefined)?.code).toBe("42703"); // undefined_column
+  });
+
+  it("a migration step that fails is reported in the migration's own words, naming the datasource and its target", async () => {
+    const url = await pg.server().createDatabase();
+    await expectStoreError(
+      connectPostgres({
+        connectionString: url,
+        datasource: "main",
+        migrations: [{ version: 1, name: "broken", sql: "SELECT no_such_column FROM no_such_table" }],
+      }),
+      "migration_failed",
+      /^datasource "main" \(postgres:\/\/postgres@127\.0\.0\.1:\d+\/\w+\): migration step 1 \("broken"\) failed: .*nothing was applied, the database stays at schema version 0$/,
+    );
+  });
+
+  it("an idle connection lost on either pool is a warn line each (the express lane's too)", async () => {
+    const url = await pg.server().createDatabase();
+    const warnings: string[] = [];
+    let both!: () => void;
+    const twoWarnings = new Promise<void>((r) => {
+      both = r;
+    });
+    const store = await connect({
+      connectionString: url,
+      max: 2,
+      express: true,
+      applicationName: "agentsvc-idle-lane",
+      logger: {
+        info: () => undefined,
+        warn: (_obj, msg) => {
+          if (warnings.push(msg) === 2) both();
+        },
+      },
+    });
+    await store.pool.query("SELECT 1");
+    await store.express.execute("SELECT 1");
+    await query(
+      pg.server().url,
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'agentsvc-idle-lane'",
+    );
+    await twoWarnings;
+    expect(warnings).toEqual([
+      "postgres: an idle pooled connection failed; it is replaced on next use",
+      "postgres: an idle pooled connection failed; it is replaced on next use",
+    ]);
+  });
+
+  it("an idle connection lost with no logger, or one without warn, is no uncaught error", async () => {
+    const url = await pg.server().createDatabase();
+    const silent = await connect({ connectionString: url, applicationName: "agentsvc-idle-quiet" });
+    const infoOnly = await connect({
+      connectionString: url,
+      applicationName: "agentsvc-idle-quiet",
+      migrate: false,
+      logger: { info: () => undefined },
+    });
+    await silent.pool.query("SELECT 1");
+    await infoOnly.pool.query("SELECT 1");
+    // Listened after connectPostgres's own listener: reached only when that one did not throw.
+    const lost = [once(silent.pool, "error"), once(infoOnly.pool, "error")];
+    await query(
+      pg.server().url,
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'agentsvc-idle-quiet'",
+    );
+    await Promise.all(lost);
+    expect((await silent.pool.query("SELECT 1 AS n")).rows).toEqual([{ n: 1 }]);
+    expect((await infoOnly.pool.query("SELECT 1 AS n")).rows).toEqual([{ n: 1 }]);
   });
 });
