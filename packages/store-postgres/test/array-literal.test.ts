@@ -1,11 +1,66 @@
 // Array values the naming client writes itself must read exactly as node-postgres writes them.
 import { createRequire } from "node:module";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { arrayLiteral } from "../src/array-literal.js";
 
 const { prepareValue } = createRequire(import.meta.url)("pg/lib/utils") as {
   prepareValue(value: unknown): unknown;
 };
+
+/** The builder before the one-pass rewrite (two replace passes an element): the oracle. */
+function twoPassArrayLiteral(values: readonly unknown[]): string | undefined {
+  let out = "{";
+  for (let i = 0; i < values.length; i++) {
+    if (i > 0) out += ",";
+    const v = values[i];
+    if (v === null || v === undefined) {
+      out += "NULL";
+      continue;
+    }
+    let s: string;
+    if (typeof v === "string") s = v;
+    else if (typeof v === "number" || typeof v === "boolean" || typeof v === "bigint") s = String(v);
+    else return undefined;
+    out += `"${s.includes("\\") || s.includes('"') ? s.replace(/\\/g, "\\\\").replace(/"/g, '\\"') : s}"`;
+  }
+  return `${out}}`;
+}
+
+/** Strings dense in what array literals and JSON.stringify treat specially. */
+const awkward = fc.string({
+  unit: fc.constantFrom(
+    '"',
+    "\\",
+    "{",
+    "}",
+    ",",
+    " ",
+    "\n",
+    "\t",
+    "\u0000",
+    "\u001f",
+    "\u007f",
+    "\u2028",
+    "é",
+    "😀",
+    "\ud800",
+    "\udc00",
+    "a",
+    "NULL",
+  ),
+});
+
+const element = fc.oneof(
+  awkward,
+  fc.string({ unit: "binary" }),
+  fc.json(),
+  fc.constantFrom(null, undefined),
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.bigInt(),
+);
 
 describe("array literals", () => {
   it("are node-postgres's own for strings, numbers, booleans and nulls", () => {
@@ -17,8 +72,18 @@ describe("array literals", () => {
       [true, false],
       [null, undefined, "x", 3],
       ['{"json":"text","n":[1,2]}'],
+      ["line\nbreak\ttab\u0001", "lone \ud800 and \udc00 halves"],
     ];
     for (const values of cases) expect(arrayLiteral(values)).toBe(prepareValue(values));
+  });
+
+  it("are the two-pass builder's output for any strings, numbers, booleans and nulls", () => {
+    fc.assert(
+      fc.property(fc.array(element, { maxLength: 8 }), (values) => {
+        expect(arrayLiteral(values)).toBe(twoPassArrayLiteral(values));
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it("leave any other element to node-postgres", () => {
