@@ -36,11 +36,7 @@ export async function dispatchRecorded(
     },
     held,
   );
-  if (outcome === "ran") return;
-  // Held by another instance: its next messages here are recorded announced (recordAnnounceFor).
-  if (outcome === "announced" || outcome === "elsewhere")
-    d.ownership.heldElsewhere.add(gatewayThreadId(gateway, thread));
-  if (outcome === "announced") return;
+  if (outcome === "ran" || outcome === "announced") return;
   // Not run here: announced. Held by another instance: its holder takes the message from the
   // store. Otherwise (a turn lost here winding down, a failed take) any instance may take it.
   await d.coordination.publish(
@@ -51,13 +47,8 @@ export async function dispatchRecorded(
 /**
  * What the statement recording a message for the thread sends to its holder when another instance
  * holds it (Coordination.recordAnnounce): the recorder then asks for no lock, where the failed take
- * and its announcement were a lock statement per message of threads held elsewhere (#45.3). Only for
- * a thread seen held by another instance lately (Ownership.heldElsewhere): on PostgreSQL the check
- * reads the server's whole lock table (`pg_locks`), and a thread's next message mostly finds it
- * free (three instances in the cluster bench: 1-3 in 100 found it held, and the read was 0.24-0.31 of
- * PostgreSQL's 0.99-1.14 exec ms a message); the take that follows a plain record announces the message
- * itself when the thread is held after all (acquireOrAnnounce). None for a thread held here, or
- * without the coordination's support.
+ * and its announcement were a lock statement per message of threads held elsewhere (#45.3). None for a
+ * thread held here, or without the coordination's support.
  */
 export function recordAnnounceFor(
   d: Pick<DispatchDeps, "ownership" | "coordination">,
@@ -66,6 +57,5 @@ export function recordAnnounceFor(
 ): RecordAnnounce | undefined {
   const threadId = gatewayThreadId(gateway, thread);
   if (!d.coordination.recordAnnounce || d.ownership.holds(threadId)) return undefined;
-  if (!d.ownership.heldElsewhere.has(threadId)) return undefined;
   return d.coordination.recordAnnounce(threadId, { kind: "thread", gateway, thread, held: true });
 }

@@ -7,7 +7,7 @@
 import type { ClusterMessage, Coordination, HeldLock } from "./coordination.js";
 import { DEFAULT_MAX_HELD_THREADS, HeldCap } from "./held-cap.js";
 import { ThreadHolds } from "./hold-timers.js";
-import { HELD_ELSEWHERE_PAST_HOLD_MS, RecentLetGos, RecentThreads } from "./recent-let-gos.js";
+import { RecentLetGos } from "./recent-let-gos.js";
 import type { SessionParts } from "./parts.js";
 import type { InboxRecord } from "./store.js";
 import { sweepUnheld } from "./sweep.js";
@@ -49,8 +49,6 @@ export class Ownership {
   readonly #cap: HeldCap;
   /** Threads let go lately: an announcement of one is looked at (recent-let-gos.ts). */
   readonly recentlyLet = new RecentLetGos();
-  /** Threads seen held by another instance lately: their messages are recorded announced (dispatch.ts). */
-  readonly heldElsewhere: RecentThreads;
 
   constructor(
     private readonly p: SessionParts,
@@ -59,7 +57,6 @@ export class Ownership {
     private readonly options: { holdMs: number; maxHeld?: number } = { holdMs: 0 },
   ) {
     this.#lettingGo = new ThreadHolds(options.holdMs, LET_GO_GATHER_MS);
-    this.heldElsewhere = new RecentThreads(options.holdMs + HELD_ELSEWHERE_PAST_HOLD_MS);
     this.#cap = new HeldCap(options.maxHeld ?? DEFAULT_MAX_HELD_THREADS, {
       locks: () => this.#held.size + this.#releasing.size,
       take: (gateway, thread) => this.poke(gateway, thread),

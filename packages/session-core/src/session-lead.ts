@@ -241,8 +241,6 @@ export class SessionLead {
     // go as the message was recorded; otherwise the message waits for the sweep).
     const threadId = gatewayThreadId(message.gateway, message.thread);
     const { ownership } = this.d;
-    // Held by another instance: this one's next message of the thread is recorded announced (dispatch.ts).
-    if (message.held && !ownership.holds(threadId)) ownership.heldElsewhere.add(threadId);
     if (message.held && !ownership.holds(threadId) && !ownership.recentlyLet.has(threadId)) return;
     // The record announced was taken here already (read with an earlier look): nothing to read for it.
     if (
