@@ -121,7 +121,8 @@ export interface PostgresStore {
   close(): Promise<void>;
 }
 
-const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
+// URL.hostname keeps an IPv6 address in its brackets.
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 const TLS_PARAMS = [
   "sslmode",
   "ssl",
@@ -136,7 +137,6 @@ const TLS_PARAMS = [
 interface Ctx {
   label: string;
   target: string;
-  hostPort: string;
   urlWhere: string;
   secrets: string[];
   connectTimeoutMs: number;
@@ -202,7 +202,6 @@ export function resolvePoolConfig(options: ConnectPostgresOptions): Resolved {
   }
   const target = redactConnectionString(options.connectionString);
   const host = url.hostname || "localhost";
-  const hostPort = `${host}:${url.port || "5432"}`;
   const partial = { label, urlWhere };
 
   for (const p of ["sslcert", "sslkey"]) {
@@ -278,7 +277,7 @@ export function resolvePoolConfig(options: ConnectPostgresOptions): Resolved {
       await client.query(CUSTOM_PLANS);
     };
   if (statementTimeoutMs !== undefined) config.statement_timeout = statementTimeoutMs;
-  return { config, ssl, ctx: { label, target, hostPort, urlWhere, secrets, connectTimeoutMs } };
+  return { config, ssl, ctx: { label, target, urlWhere, secrets, connectTimeoutMs } };
 }
 
 const UNREACHABLE = new Set([
