@@ -1,8 +1,10 @@
 // A schedule's own checks (when, target, agent) are each reported, and a schedule naming a gateway
 // entry that failed its own validation is told so, not that the entry is undeclared.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type BuildError, formatIssue } from "../src/index.js";
-import { expectError, loadErrors } from "./helpers.js";
+import { type BuildError, formatIssue, loadProject } from "../src/index.js";
+import { expectError, loadErrors, writeProject } from "./helpers.js";
 
 const at = (errors: BuildError[], file: string, path: string) =>
   errors.filter((e) => e.file === file && e.path === path).map(formatIssue);
@@ -108,5 +110,65 @@ describe("schedules naming an entry with errors, and schedules with several mist
     expectError(errors, "schedules/t.yaml", "to.subject", /is for email targets only/);
     expectError(errors, "schedules/t.yaml", "to.templateName", /must not be empty/);
     expect(errors).toHaveLength(4);
+  });
+
+  it("a push target whose entry has errors still has its platform keys checked by the entry's adapter", async () => {
+    const errors = await loadErrors({
+      "gateways/mail.yaml": "type: email\n",
+      "schedules/s.yaml":
+        "every: 1h\nprompt: p\nto: { gateway: mail, thread: a@b.c, subject: 5, templateName: weekly }\n",
+    });
+    expectError(errors, "schedules/s.yaml", "to.gateway", /names gateways\/mail\.yaml, which has errors/);
+    expectError(errors, "schedules/s.yaml", "to.subject", /must be a string \(the subject/);
+    expectError(
+      errors,
+      "schedules/s.yaml",
+      "to.templateName",
+      /is for whatsapp targets only \(this schedule sends to email\)/,
+    );
+    expect(errors.filter((e) => e.file === "schedules/s.yaml")).toHaveLength(3);
+  });
+
+  it("a push target whose entry's type is unknown leaves its platform keys unchecked", async () => {
+    const errors = await loadErrors({
+      "gateways/line.yaml": "type: '@acme/agentsvc-gateway-line'\n",
+      "schedules/t.yaml": "every: 1h\nprompt: p\nto: { gateway: line, thread: 1, subject: 5 }\n",
+    });
+    expectError(errors, "gateways/line.yaml", "type", /unknown type/);
+    expect(at(errors, "schedules/t.yaml", "to.gateway")).toEqual([
+      expect.stringMatching(/names gateways\/line\.yaml, which has errors of its own/),
+    ]);
+    expect(errors.filter((e) => e.file === "schedules/t.yaml")).toHaveLength(1);
+  });
+
+  it("a third-party entry with errors, named by its adapter's type, has its keys checked by that adapter", async () => {
+    const dir = writeProject({
+      "gateways/chat.yaml": "type: agentsvc-gateway-toy\nbogus: 1\n",
+      "schedules/s.yaml": "every: 1h\nprompt: p\nto: { gateway: toy, thread: t1, priority: low }\n",
+    });
+    // An adapter package as docs/building-an-adapter.md describes it, whose schedule key reads only "high".
+    const pkg = join(dir, "node_modules", "agentsvc-gateway-toy");
+    mkdirSync(pkg, { recursive: true });
+    writeFileSync(
+      join(pkg, "package.json"),
+      JSON.stringify({ name: "agentsvc-gateway-toy", type: "module", exports: "./index.js" }),
+    );
+    writeFileSync(
+      join(pkg, "index.js"),
+      `export const adapter = { type: "toy", kind: "webhook", account: "bot", secrets: [] };
+export const entrySchema = {};
+export function createGateway() {}
+export const scheduleTarget = {
+  entries: { priority: { kind: "schema", type: "unknown", expects: "unknown", async: false, "~run": (d) => ({ ...d, typed: true }) } },
+  read: (keys) => keys.priority === "high" ? { target: {} } : { issue: { key: "priority", message: "must be high" } },
+};
+`,
+    );
+    const r = await loadProject(dir);
+    const errors = r.ok ? [] : r.errors;
+    expectError(errors, "gateways/chat.yaml", "bogus", /./);
+    expectError(errors, "schedules/s.yaml", "to.gateway", /names gateways\/chat\.yaml, which has errors/);
+    expectError(errors, "schedules/s.yaml", "to.priority", /must be high/);
+    expect(errors.filter((e) => e.file === "schedules/s.yaml")).toHaveLength(2);
   });
 });

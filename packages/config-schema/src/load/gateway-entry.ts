@@ -7,7 +7,7 @@ import { splitTheme } from "../schemas/theme.js";
 import { DEFAULT_THEME_FILE, webuiExposureSchema } from "../schemas/webui.js";
 import type { ChannelEntry, Exposure, PushGatewayEntry } from "../types.js";
 import { isAdapterPackageName } from "../adapter/package-name.js";
-import { findAdapter, PUSH_TYPES } from "./adapters.js";
+import { type AdapterModule, findAdapter, PUSH_TYPES } from "./adapters.js";
 
 export const GATEWAY_TYPES = [...CHANNEL_TYPES, ...PUSH_TYPES] as const;
 
@@ -123,6 +123,35 @@ export async function validateGatewayEntry(
 const OR_PACKAGE = ", or an installed adapter package such as @acme/agentsvc-gateway-line";
 
 /**
+ * The adapter a push-style `type` names, when that type is accepted: its package is installed and
+ * loads as an adapter of a bot account, and a package does not claim a built-in name. `missing` is a
+ * built-in type whose package is not installed (accepted, its platform keys left unchecked). One
+ * definition for an entry's validation and for a schedule naming an entry with errors.
+ */
+export async function pushAdapterOf(
+  type: string,
+  root: string,
+): Promise<
+  | { ok: true; pkg: string; module: AdapterModule }
+  | { ok: false; missing: true }
+  | { ok: false; missing: false; why: string }
+> {
+  const found = await findAdapter(type, root);
+  if (found.found === "missing" && !isAdapterPackageName(type)) return { ok: false, missing: true };
+  const refused = (why: string) => ({ ok: false, missing: false, why }) as const;
+  if (found.found !== "loaded")
+    return refused(found.found === "missing" ? `the package ${found.pkg} is not installed` : found.message);
+  const info = found.module.adapter;
+  if (info.account !== "bot")
+    return refused(
+      `${found.pkg} speaks through a personal account; only bot, app and business accounts are supported`,
+    );
+  if (isAdapterPackageName(type) && [...GATEWAY_TYPES].includes(info.type as never))
+    return refused(`${found.pkg} claims the built-in name "${info.type}"`);
+  return { ok: true, pkg: found.pkg, module: found.module };
+}
+
+/**
  * A push-style entry: the common keys here, the platform keys by the adapter package. A built-in
  * type whose package is not installed keeps its platform keys unchecked (check and start name the
  * package to install); a package type that is not installed, or whose adapter is refused, is an
@@ -136,25 +165,17 @@ async function validatePushEntry(
   root: string,
 ): Promise<ValidEntry | undefined> {
   const { file } = base;
-  const found = await findAdapter(type, root);
-  if (found.found === "missing" && !isAdapterPackageName(type)) {
+  const found = await pushAdapterOf(type, root);
+  if (!found.ok && found.missing) {
     const out = parse(pushEntryWithoutAdapter(type), raw, file, sink);
     return out && { kind: "push", entry: { ...base, ...out } as PushGatewayEntry };
   }
-  const refused = (why: string) => {
-    sink.error(file, "type", `unknown type (${why})`, describeValue(type));
+  if (!found.ok) {
+    sink.error(file, "type", `unknown type (${found.why})`, describeValue(type));
     parse(pushEntryWithoutAdapter(type), raw, file, sink);
     return undefined;
-  };
-  if (found.found !== "loaded")
-    return refused(found.found === "missing" ? `the package ${found.pkg} is not installed` : found.message);
+  }
   const info = found.module.adapter;
-  if (info.account !== "bot")
-    return refused(
-      `${found.pkg} speaks through a personal account; only bot, app and business accounts are supported`,
-    );
-  if (isAdapterPackageName(type) && [...GATEWAY_TYPES].includes(info.type as never))
-    return refused(`${found.pkg} claims the built-in name "${info.type}"`);
   const out = parse(pushEntrySchema(type, found.module.entrySchema, info.type), raw, file, sink);
   if (!out) return undefined;
   // The registry name is the adapter's; a package-named entry remembers its package for start.

@@ -14,7 +14,9 @@ import type {
 } from "../types.js";
 import { type ConfigGaps, loadConfig } from "./config.js";
 import { DATA_EXTS, listFolder, MODULE_EXTS, reportDuplicateNames } from "./files.js";
-import { GATEWAY_TYPES, validateGatewayEntry } from "./gateway-entry.js";
+import { isAdapterPackageName } from "../adapter/package-name.js";
+import { PUSH_TYPES } from "./adapters.js";
+import { GATEWAY_TYPES, pushAdapterOf, validateGatewayEntry } from "./gateway-entry.js";
 import { checkGatewayName } from "./gateway-name.js";
 import { loadAny, makeModuleLoader } from "./module.js";
 import { type BrokenGateway, loadSchedules } from "./schedules.js";
@@ -209,7 +211,8 @@ async function loadGateways(
     checkPathUnique(loaded.value, f.rel, pathOwner, sink);
     const valid = await validateGatewayEntry(loaded.value, f.rel, f.base, sink, root);
     if (!valid) {
-      broken.push({ entryName: f.base, file: f.rel, ...rawType(loaded.value) });
+      const declared = rawType(loaded.value);
+      broken.push({ entryName: f.base, file: f.rel, ...declared, ...(await knownAdapter(declared, root)) });
       continue;
     }
     if (valid.kind === "channel") {
@@ -245,6 +248,23 @@ async function loadGateways(
   const pushGateways = [...pushByType.values()];
   checkReservedUsernames(exposures, channels, pushGateways, sink);
   return { exposures, channels, pushGateways, broken };
+}
+
+/**
+ * A broken push entry's adapter, when its `type` is accepted and the adapter installed: a schedule
+ * naming the entry still has its platform keys checked against that adapter.
+ */
+async function knownAdapter(
+  declared: { type?: string; exposes?: string },
+  root: string,
+): Promise<Pick<BrokenGateway, "adapter">> {
+  const { type, exposes } = declared;
+  if (type === undefined || exposes !== undefined) return {};
+  if (!(PUSH_TYPES as readonly string[]).includes(type) && !isAdapterPackageName(type)) return {};
+  const found = await pushAdapterOf(type, root);
+  if (!found.ok) return {};
+  const named = isAdapterPackageName(type) ? { package: found.pkg } : {};
+  return { adapter: { type: found.module.adapter.type, ...named } };
 }
 
 /** The `type` or `exposes` a broken entry declares, when it is a string (what a schedule may name it by). */

@@ -20,7 +20,7 @@ export class ScheduleTargets {
 
   constructor(
     private readonly root: string,
-    private readonly gateways: PushGatewayEntry[],
+    private readonly gateways: Pick<PushGatewayEntry, "type" | "package">[],
   ) {}
 
   byType(): Promise<Map<string, AdapterScheduleTarget>> {
@@ -70,7 +70,7 @@ export async function splitTarget(
 export async function readPlatformKeys(
   file: string,
   platform: Record<string, unknown>,
-  gateway: PushGatewayEntry,
+  gateway: Pick<PushGatewayEntry, "type">,
   targets: ScheduleTargets,
   sink: IssueSink,
 ): Promise<Record<string, unknown> | undefined> {

@@ -23,6 +23,11 @@ export interface BrokenGateway {
   /** The `type` or `exposes` it declares, when a string. */
   type?: string;
   exposes?: string;
+  /**
+   * A push entry's adapter when its `type` is accepted and installed (registry name, and package
+   * when the type names one): a schedule naming the entry has its platform keys checked against it.
+   */
+  adapter?: { type: string; package?: string };
 }
 
 /**
@@ -47,7 +52,9 @@ export async function loadSchedules(
   const files = listFolder(root, "schedules", [...DATA_EXTS, ...MODULE_EXTS], sink);
   const dupes = reportDuplicateNames(files, "schedule", sink);
   const out: ScheduleEntry[] = [];
-  const targets = new ScheduleTargets(root, pushGateways);
+  // The adapters of entries with errors declare schedule keys too (a schedule naming one is checked).
+  const adapters = broken.flatMap((g) => (g.adapter ? [g.adapter] : []));
+  const targets = new ScheduleTargets(root, [...pushGateways, ...adapters]);
   for (const f of files) {
     const loaded = await loadAny(loader, f, sink);
     if (!loaded.ok) continue;
@@ -102,10 +109,16 @@ async function gatewayTarget(
   const gateway = pushGateways.find((g) => g.entryName === to.gateway || g.type === to.gateway);
   if (!gateway) {
     const failed = broken.find(
-      (g) => g.exposes === undefined && (g.entryName === to.gateway || g.type === to.gateway),
+      // A package-typed entry is named by its adapter's registry name too, as a valid one is.
+      (g) =>
+        g.exposes === undefined &&
+        (g.entryName === to.gateway || g.type === to.gateway || g.adapter?.type === to.gateway),
     );
     if (failed) {
       sink.error(file, "to.gateway", namesBroken(failed), JSON.stringify(to.gateway));
+      // Its platform keys are still checked when its adapter is known; an entry whose type is
+      // unknown has no adapter to say which keys are its own, so they wait for the entry's fix.
+      if (failed.adapter) await readPlatformKeys(file, platform, failed.adapter, targets, sink);
       return undefined;
     }
     const known = pushGateways.map((g) => g.entryName).join(", ") || "none";
