@@ -2,38 +2,18 @@
 // alone (a request already read or gone, a second drain, a connection nobody asked to close), the
 // byte bound, and that it lets go of the stream (listeners, timer) when the body ends.
 import { once } from "node:events";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { type AddressInfo, connect, Socket } from "node:net";
+import { Socket } from "node:net";
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { drainPastLimit, readNodeBody } from "../src/index.js";
+import { closeRig, open, serve } from "./node-http-rig.js";
 
 const LIMIT = 1024;
 const EVENTS = ["data", "end", "error", "close"] as const;
-const servers: Server[] = [];
-const sockets: Socket[] = [];
 afterEach(async () => {
   vi.useRealTimers();
-  for (const socket of sockets.splice(0)) socket.destroy();
-  for (const s of servers.splice(0)) {
-    s.closeAllConnections();
-    await new Promise<void>((r) => s.close(() => r()));
-  }
+  await closeRig();
 });
-
-async function serve(handle: (req: IncomingMessage, res: ServerResponse) => void): Promise<number> {
-  const s = createServer(handle);
-  servers.push(s);
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", () => r()));
-  return (s.address() as AddressInfo).port;
-}
-
-async function open(port: number, allowHalfOpen = false): Promise<Socket> {
-  const socket = connect({ port, host: "127.0.0.1", allowHalfOpen });
-  sockets.push(socket);
-  await once(socket, "connect");
-  return socket;
-}
 
 /** Reads from `socket` until `text` holds `count` complete HTTP answers (each ends with its body). */
 async function answers(socket: Socket, count: number, bodyOf = "x"): Promise<string> {

@@ -2,8 +2,7 @@
 // body read whole, chunked or declared, the limit's edge, a client that hangs up before or while
 // the read runs; unreadNodeRequest's test of an untouched request; joinChunks.
 import { once } from "node:events";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { type AddressInfo, connect, type Socket } from "node:net";
+import type { IncomingMessage } from "node:http";
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -13,26 +12,11 @@ import {
   readNodeBody,
   unreadNodeRequest,
 } from "../src/index.js";
+import { closeRig, open, serve } from "./node-http-rig.js";
 
 const LIMIT = 1024;
-const servers: Server[] = [];
-const sockets: Socket[] = [];
-afterEach(async () => {
-  for (const socket of sockets.splice(0)) socket.destroy();
-  for (const s of servers.splice(0)) {
-    s.closeAllConnections();
-    await new Promise<void>((r) => s.close(() => r()));
-  }
-});
+afterEach(closeRig);
 
-async function serve(handle: (req: IncomingMessage, res: ServerResponse) => void): Promise<number> {
-  const s = createServer(handle);
-  servers.push(s);
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", () => r()));
-  return (s.address() as AddressInfo).port;
-}
-
-/** A server that reads each body with `limit` and answers 200 with its length, or 413 and close. */
 async function readingServer(limit: number, results: (NodeBodyResult | Error)[]): Promise<number> {
   return serve((req, res) => {
     readNodeBody(req, limit).then(
@@ -44,13 +28,6 @@ async function readingServer(limit: number, results: (NodeBodyResult | Error)[])
       (error: Error) => results.push(error),
     );
   });
-}
-
-async function open(port: number): Promise<Socket> {
-  const socket = connect(port, "127.0.0.1");
-  sockets.push(socket);
-  await once(socket, "connect");
-  return socket;
 }
 
 /** Writes `parts` one after another, then reads the answer to the connection's end. */
