@@ -86,3 +86,29 @@ export function linkPackages(dir: string, packages: Record<string, string>): voi
     symlinkSync(resolve(repoRoot, folder), target, "dir");
   }
 }
+
+/**
+ * Installs `agentsvc-gateway-toy` in a project's node_modules: an adapter package as
+ * docs/building-an-adapter.md describes it (type "toy"), whose schedule key `priority` reads only
+ * "high", giving `target` (a JavaScript object literal). No dependencies: its key's schema is a
+ * valibot-compatible object written by hand.
+ */
+export function installToyScheduleAdapter(dir: string, target = "{}"): void {
+  const pkg = join(dir, "node_modules", "agentsvc-gateway-toy");
+  mkdirSync(pkg, { recursive: true });
+  writeFileSync(
+    join(pkg, "package.json"),
+    JSON.stringify({ name: "agentsvc-gateway-toy", type: "module", exports: "./index.js" }),
+  );
+  writeFileSync(
+    join(pkg, "index.js"),
+    `export const adapter = { type: "toy", kind: "webhook", account: "bot", secrets: [] };
+export const entrySchema = {};
+export function createGateway() {}
+export const scheduleTarget = {
+  entries: { priority: { kind: "schema", type: "unknown", expects: "unknown", async: false, "~run": (d) => ({ ...d, typed: true }) } },
+  read: (keys) => keys.priority === "high" ? { target: ${target} } : { issue: { key: "priority", message: "must be high" } },
+};
+`,
+  );
+}

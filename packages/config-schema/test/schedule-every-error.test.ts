@@ -1,10 +1,6 @@
-// A schedule's own checks (when, target, agent) are each reported, and a schedule naming a gateway
-// entry that failed its own validation is told so, not that the entry is undeclared.
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type BuildError, formatIssue, loadProject } from "../src/index.js";
-import { expectError, loadErrors, writeProject } from "./helpers.js";
+import { expectError, installToyScheduleAdapter, loadErrors, writeProject } from "./helpers.js";
 
 const at = (errors: BuildError[], file: string, path: string) =>
   errors.filter((e) => e.file === file && e.path === path).map(formatIssue);
@@ -146,24 +142,7 @@ describe("schedules naming an entry with errors, and schedules with several mist
       "gateways/chat.yaml": "type: agentsvc-gateway-toy\nbogus: 1\n",
       "schedules/s.yaml": "every: 1h\nprompt: p\nto: { gateway: toy, thread: t1, priority: low }\n",
     });
-    // An adapter package as docs/building-an-adapter.md describes it, whose schedule key reads only "high".
-    const pkg = join(dir, "node_modules", "agentsvc-gateway-toy");
-    mkdirSync(pkg, { recursive: true });
-    writeFileSync(
-      join(pkg, "package.json"),
-      JSON.stringify({ name: "agentsvc-gateway-toy", type: "module", exports: "./index.js" }),
-    );
-    writeFileSync(
-      join(pkg, "index.js"),
-      `export const adapter = { type: "toy", kind: "webhook", account: "bot", secrets: [] };
-export const entrySchema = {};
-export function createGateway() {}
-export const scheduleTarget = {
-  entries: { priority: { kind: "schema", type: "unknown", expects: "unknown", async: false, "~run": (d) => ({ ...d, typed: true }) } },
-  read: (keys) => keys.priority === "high" ? { target: {} } : { issue: { key: "priority", message: "must be high" } },
-};
-`,
-    );
+    installToyScheduleAdapter(dir);
     const r = await loadProject(dir);
     const errors = r.ok ? [] : r.errors;
     expectError(errors, "gateways/chat.yaml", "bogus", /./);

@@ -1,8 +1,8 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadProject } from "../src/index.js";
-import { expectError, loadErrors, loadOk, writeProject } from "./helpers.js";
+import { expectError, installToyScheduleAdapter, loadErrors, loadOk, writeProject } from "./helpers.js";
 
 const TG = "type: telegram\nbotTokenEnvVar: TG\n";
 
@@ -114,24 +114,7 @@ describe("schedules/ entries", () => {
       "gateways/tg.yaml": TG,
       "schedules/a.yaml": "every: 1h\nprompt: p\nto: { gateway: toy, thread: t1, priority: high }\n",
     });
-    const pkg = join(dir, "node_modules", "agentsvc-gateway-toy");
-    mkdirSync(pkg, { recursive: true });
-    writeFileSync(
-      join(pkg, "package.json"),
-      JSON.stringify({ name: "agentsvc-gateway-toy", type: "module", exports: "./index.js" }),
-    );
-    writeFileSync(
-      join(pkg, "index.js"),
-      `export const adapter = { type: "toy", kind: "webhook", account: "bot", secrets: [] };
-export const entrySchema = {};
-export function createGateway() {}
-export const scheduleTarget = {
-  // A valibot-compatible optional schema without valibot (the package has no dependencies).
-  entries: { priority: { kind: "schema", type: "unknown", expects: "unknown", async: false, "~run": (d) => ({ ...d, typed: true }) } },
-  read: (keys) => keys.priority === "high" ? { target: { urgent: true } } : { issue: { key: "priority", message: "must be high" } },
-};
-`,
-    );
+    installToyScheduleAdapter(dir, "{ urgent: true }");
     const r = await loadProject(dir);
     expect(r.ok && r.project.schedules.map((s) => s.to)).toEqual([
       { gateway: "toy", thread: "t1", urgent: true },
