@@ -5,10 +5,9 @@ import {
   type Message,
   RunManager,
 } from "@agentsvc/agent-core";
-import { Hono } from "hono";
 import { afterEach, describe, expect, it } from "vitest";
-import { mcpRoute, resolveToolServers, type ToolServerDefinition } from "../src/index.js";
-import { listen, sampleServer } from "./fixtures.js";
+import { resolveToolServers, type ToolServerDefinition } from "../src/index.js";
+import { sampleServer, serveRoute } from "./fixtures.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -20,14 +19,7 @@ const user = { userId: "alice", conversationId: "c1" };
 /** A remote MCP server: the sample tool server behind a real HTTP listener. */
 async function remoteSample() {
   const sample = sampleServer();
-  const route = mcpRoute({ server: sample.server, path: "/mcp" });
-  const root = new Hono();
-  root.route("/", route.app);
-  const http = await listen(root);
-  cleanups.push(async () => {
-    await route.close();
-    await http.close();
-  });
+  const http = await serveRoute({ server: sample.server, path: "/mcp" }, cleanups);
   return { url: `${http.url}/mcp`, sample };
 }
 

@@ -1,9 +1,8 @@
 import { defineTool } from "@agentsvc/agent-core";
-import { Hono } from "hono";
 import * as v from "valibot";
 import { afterEach, describe, expect, it } from "vitest";
-import { defineToolServer, isToolServerDefinition, mcpRoute } from "../src/index.js";
-import { connectClient, listen } from "./fixtures.js";
+import { defineToolServer, isToolServerDefinition } from "../src/index.js";
+import { connectClient, serveRoute } from "./fixtures.js";
 
 const noop = defineTool({
   name: "noop",
@@ -120,13 +119,6 @@ describe("defineToolServer", () => {
 });
 
 async function serveServer(server: ReturnType<typeof defineToolServer>): Promise<string> {
-  const route = mcpRoute({ server, path: "/mcp" });
-  const root = new Hono();
-  root.route("/", route.app);
-  const http = await listen(root);
-  cleanups.push(async () => {
-    await route.close();
-    await http.close();
-  });
+  const http = await serveRoute({ server, path: "/mcp" }, cleanups);
   return `${http.url}/mcp`;
 }

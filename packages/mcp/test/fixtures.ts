@@ -3,9 +3,9 @@ import { defineTool } from "@agentsvc/agent-core";
 import { serve } from "@hono/node-server";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Hono } from "hono";
+import { Hono } from "hono";
 import * as v from "valibot";
-import { defineToolServer } from "../src/index.js";
+import { defineToolServer, type McpRouteOptions, mcpRoute } from "../src/index.js";
 
 /** A controllable gate: a tool awaits `wait`, the test calls `open()`. */
 export function gate() {
@@ -87,6 +87,25 @@ export async function listen(app: Hono): Promise<Listening> {
       });
     });
   });
+}
+
+/**
+ * `mcpRoute(options)` mounted at the root and served on 127.0.0.1; its close (route, then listener)
+ * is pushed on `cleanups`. The route's URL is `${url}/mcp` for path "/mcp".
+ */
+export async function serveRoute(
+  options: McpRouteOptions,
+  cleanups: (() => Promise<void>)[],
+): Promise<{ url: string; route: ReturnType<typeof mcpRoute> }> {
+  const route = mcpRoute(options);
+  const root = new Hono();
+  root.route("/", route.app);
+  const http = await listen(root);
+  cleanups.push(async () => {
+    await route.close();
+    await http.close();
+  });
+  return { url: http.url, route };
 }
 
 export async function connectClient(url: string, headers: Record<string, string> = {}): Promise<Client> {

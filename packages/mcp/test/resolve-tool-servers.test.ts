@@ -1,15 +1,13 @@
 import { createServer } from "node:net";
 import type { ToolContext } from "@agentsvc/agent-core";
-import { Hono } from "hono";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   type McpRouteOptions,
-  mcpRoute,
   type ResolvedToolServers,
   resolveToolServers,
   type ToolServerDefinition,
 } from "../src/index.js";
-import { eventually, listen, sampleServer } from "./fixtures.js";
+import { eventually, sampleServer, serveRoute } from "./fixtures.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -17,15 +15,8 @@ afterEach(async () => {
 });
 
 async function remote(options: Partial<McpRouteOptions> = {}, sample = sampleServer()) {
-  const route = mcpRoute({ server: sample.server, path: "/mcp", ...options });
-  const root = new Hono();
-  root.route("/", route.app);
-  const http = await listen(root);
-  cleanups.push(async () => {
-    await route.close();
-    await http.close();
-  });
-  return { url: `${http.url}/mcp`, route };
+  const { url, route } = await serveRoute({ server: sample.server, path: "/mcp", ...options }, cleanups);
+  return { url: `${url}/mcp`, route };
 }
 
 async function resolve(...args: Parameters<typeof resolveToolServers>): Promise<ResolvedToolServers> {

@@ -3,10 +3,9 @@
 // as an initialize, drained so a client still sending reads it. Real HTTP on 127.0.0.1, the real
 // SDK client for the normal path, a raw socket for the flood.
 import { rawPost } from "@agentsvc/raw-http";
-import { Hono } from "hono";
 import { afterEach, describe, expect, it } from "vitest";
-import { type McpRouteOptions, mcpRoute } from "../src/index.js";
-import { connectClient, listen, MCP_HEADERS, sampleServer, sessionIdOf } from "./fixtures.js";
+import type { McpRouteOptions } from "../src/index.js";
+import { connectClient, MCP_HEADERS, sampleServer, serveRoute, sessionIdOf } from "./fixtures.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -14,14 +13,7 @@ afterEach(async () => {
 });
 
 async function setup(options: Partial<McpRouteOptions> = {}) {
-  const route = mcpRoute({ server: sampleServer().server, path: "/mcp", ...options });
-  const root = new Hono();
-  root.route("/", route.app);
-  const http = await listen(root);
-  cleanups.push(async () => {
-    await route.close();
-    await http.close();
-  });
+  const http = await serveRoute({ server: sampleServer().server, path: "/mcp", ...options }, cleanups);
   const url = `${http.url}/mcp`;
   const client = await connectClient(url);
   cleanups.push(() => client.close());
