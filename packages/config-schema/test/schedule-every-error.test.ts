@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type BuildError, formatIssue, loadProject } from "../src/index.js";
-import { expectError, installToyScheduleAdapter, loadErrors, writeProject } from "./helpers.js";
+import { expectError, installToyScheduleAdapter, linkPackages, loadErrors, writeProject } from "./helpers.js";
 
 const at = (errors: BuildError[], file: string, path: string) =>
   errors.filter((e) => e.file === file && e.path === path).map(formatIssue);
@@ -149,5 +149,35 @@ describe("schedules naming an entry with errors, and schedules with several mist
     expectError(errors, "schedules/s.yaml", "to.gateway", /names gateways\/chat\.yaml, which has errors/);
     expectError(errors, "schedules/s.yaml", "to.priority", /must be high/);
     expect(errors.filter((e) => e.file === "schedules/s.yaml")).toHaveLength(2);
+  });
+
+  it("a built-in entry whose package is not installed has other platforms' keys reported, with or without errors", async () => {
+    // E-mail's package is not installed, WhatsApp's is: templateName is WhatsApp's key either way.
+    const dir = writeProject(
+      {
+        "gateways/mail.yaml": "type: email\n",
+        "gateways/smtp.yaml": "type: email\napprovers: nobody\n",
+        "schedules/valid.yaml":
+          "every: 1h\nprompt: p\nto: { gateway: mail, thread: a@b.c, templateName: w }\n",
+        "schedules/broken.yaml":
+          "every: 1h\nprompt: p\nto: { gateway: smtp, thread: a@b.c, templateName: w }\n",
+      },
+      { adapters: false },
+    );
+    linkPackages(dir, { "@agentsvc/gateway-whatsapp": "packages/gateway-whatsapp" });
+    const r = await loadProject(dir);
+    const errors = r.ok ? [] : r.errors;
+    expectError(errors, "gateways/smtp.yaml", "approvers", /must be a list of platform user ids/);
+    expectError(
+      errors,
+      "schedules/broken.yaml",
+      "to.gateway",
+      /names gateways\/smtp\.yaml, which has errors/,
+    );
+    for (const file of ["schedules/valid.yaml", "schedules/broken.yaml"])
+      expect(at(errors, file, "to.templateName")).toEqual([
+        expect.stringMatching(/is for whatsapp targets only \(this schedule sends to email\)/),
+      ]);
+    expect(errors.filter((e) => e.file === "schedules/broken.yaml")).toHaveLength(2);
   });
 });

@@ -251,8 +251,9 @@ async function loadGateways(
 }
 
 /**
- * A broken push entry's adapter, when its `type` is accepted and the adapter installed: a schedule
- * naming the entry still has its platform keys checked against that adapter.
+ * A broken push entry's adapter, when its `type` is accepted: a schedule naming the entry still has
+ * its platform keys checked against that adapter. A built-in type whose package is not installed
+ * counts too (by its type), as its valid entry does: other platforms' keys are reported.
  */
 async function knownAdapter(
   declared: { type?: string; exposes?: string },
@@ -262,7 +263,7 @@ async function knownAdapter(
   if (type === undefined || exposes !== undefined) return {};
   if (!(PUSH_TYPES as readonly string[]).includes(type) && !isAdapterPackageName(type)) return {};
   const found = await pushAdapterOf(type, root);
-  if (!found.ok) return {};
+  if (!found.ok) return found.missing ? { adapter: { type } } : {};
   const named = isAdapterPackageName(type) ? { package: found.pkg } : {};
   return { adapter: { type: found.module.adapter.type, ...named } };
 }

@@ -24,8 +24,9 @@ export interface BrokenGateway {
   type?: string;
   exposes?: string;
   /**
-   * A push entry's adapter when its `type` is accepted and installed (registry name, and package
-   * when the type names one): a schedule naming the entry has its platform keys checked against it.
+   * A push entry's adapter when its `type` is accepted (registry name, and package when the type
+   * names one): a schedule naming the entry has its platform keys checked against it. A built-in
+   * type whose package is not installed has one too, as a valid entry of that type is checked.
    */
   adapter?: { type: string; package?: string };
 }
