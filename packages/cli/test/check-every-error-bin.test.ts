@@ -3,7 +3,7 @@
 // config after it, and a schedule naming a gateway entry with errors, all in one run; an entry of an
 // adapter package that is not installed with its other keys' errors, and tool-server files with
 // errors (one that does not load, two declaring one name) with the references to them; a schedule's
-// platform keys beside the errors of the e-mail entry it names.
+// platform keys beside the errors of the e-mail entry it names, installed or not.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -83,6 +83,26 @@ describe("agentsvc check prints every error of the config at once", () => {
       expect.stringMatching(/^error schedules\/digest\.yaml: to\.subject: must be a string \(the subject/),
     ]);
     expect(r.stderr).toMatch(/^error gateways\/mail\.yaml: /m);
+  });
+
+  it("reports another platform's key on a schedule naming a broken entry whose package is not installed", () => {
+    const dir = writeFiles(tempDir("agentsvc-check-every-"), {
+      "agents/bot.mjs": BOT_AGENT,
+      "gateways/mail.yaml": "type: email\napprovers: nobody\n",
+      "schedules/digest.yaml":
+        "every: 1h\nprompt: p\nto: { gateway: mail, thread: a@b.c, templateName: weekly }\n",
+    });
+    linkPackages(dir, { "@agentsvc/gateway-whatsapp": "packages/gateway-whatsapp" });
+    const r = runBin(["check", dir]);
+    expect(r.code, r.stderr).toBe(1);
+    const lines = r.stderr.split("\n").filter((l) => l.startsWith("error schedules/"));
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^error schedules\/digest\.yaml: to\.gateway: names gateways\/mail\.yaml, which has errors of its own/,
+      ),
+      "error schedules/digest.yaml: to.templateName: is for whatsapp targets only (this schedule sends to email)",
+    ]);
+    expect(r.stderr).toMatch(/^error gateways\/mail\.yaml: approvers: /m);
   });
 
   it("start refuses a project whose config has errors, as before, listing each of them", () => {
