@@ -52,12 +52,18 @@ describe("agentsvc check prints every error of the config at once", () => {
       ),
       expect.stringMatching(/^error mcp\/tools\.mjs:1:\d+: syntax error/),
       expect.stringMatching(
-        /^error agents\/bot\.mjs: toolServers\[1\]: .*\(declared: none; mcp\/tools\.mjs has errors and no readable name\) \(got "my-tools"\)$/,
+        /^error agents\/bot\.mjs: toolServers\[0\]: names mcp\/tools\.mjs by its file name, but that file did not load \(reported for that file\)/,
+      ),
+      expect.stringMatching(
+        /^error agents\/bot\.mjs: toolServers\[1\]: .*\(declared: none; mcp\/tools\.mjs did not load: its name is unknown\) \(got "my-tools"\)$/,
       ),
       expect.stringMatching(
         /^error gateways\/line\.yaml: type: unknown type \(the package @acme\/agentsvc-gateway-line is not installed\)/,
       ),
       expect.stringMatching(/^error gateways\/line\.yaml: approvers: must be a list of platform user ids/),
+      expect.stringMatching(
+        /^error gateways\/m\.yaml: target: names mcp\/tools\.mjs by its file name, but that file did not load/,
+      ),
     ]);
   });
 

@@ -1,7 +1,8 @@
 // A reference to a tool server is checked whenever it can be: an agent whose other keys have
 // errors still has its toolServers names checked, and a name a tool server with errors declares is
 // not reported as undeclared (that file's own errors are): one that does not load is named by its
-// file's base name. A name is checked unique whenever it can be read.
+// file's base name, and a reference taking it so is told that file did not load. A name is checked
+// unique whenever it can be read.
 import { describe, expect, it } from "vitest";
 import { formatIssue } from "../src/index.js";
 import { expectError, loadErrors } from "./helpers.js";
@@ -35,7 +36,7 @@ describe("references to a tool server with errors", () => {
     expect(errors.filter((e) => e.path.startsWith("toolServers"))).toHaveLength(1);
   });
 
-  it("a tool-server file that does not load is named by its file for references; other names hear it has errors", async () => {
+  it("a reference taking a tool-server file that does not load by its file name is told that file did not load", async () => {
     const errors = await loadErrors({
       "mcp/tools.ts": `export default { name: "tools", tools: [ };\n`,
       "agents/bot.ts": `export default { kind: "agent", name: "bot", model: { provider: "demo" }, toolServers: ["tools", "my-tools"] };\n`,
@@ -43,10 +44,31 @@ describe("references to a tool server with errors", () => {
     });
     expect(errors.map(formatIssue)).toEqual([
       expect.stringMatching(/^mcp\/tools\.ts:1:\d+: syntax error/),
-      expect.stringMatching(
-        /^agents\/bot\.ts: toolServers\[1\]: .*\(declared: none; mcp\/tools\.ts has errors and no readable name\) \(got "my-tools"\)$/,
-      ),
+      'agents/bot.ts: toolServers[0]: names mcp/tools.ts by its file name, but that file did not load (reported for that file): the name it declares is checked once it loads (got "tools")',
+      'agents/bot.ts: toolServers[1]: must name a tool server declared under mcp/ (declared: none; mcp/tools.ts did not load: its name is unknown) (got "my-tools")',
+      'gateways/m.yaml: target: names mcp/tools.ts by its file name, but that file did not load (reported for that file): the name it declares is checked once it loads (got "tools")',
     ]);
+  });
+
+  it("a reference taking a tool-server file whose name has errors by its file name is told so", async () => {
+    const errors = await loadErrors({
+      "mcp/tools.ts": `export default { name: 5, tools: [] };\n`,
+      "mcp/more.ts": `export default { name: "", tools: [] };\n`,
+      "agents/bot.ts": `export default { kind: "agent", name: "bot", model: { provider: "demo" }, toolServers: ["tools", "nope"] };\n`,
+    });
+    expectError(errors, "mcp/tools.ts", "name", /./);
+    expectError(
+      errors,
+      "agents/bot.ts",
+      "toolServers[0]",
+      /names mcp\/tools\.ts by its file name, but that file has errors in its name \(reported for that file\)/,
+    );
+    expectError(
+      errors,
+      "agents/bot.ts",
+      "toolServers[1]",
+      /\(declared: none; mcp\/more\.ts has errors in its name, mcp\/tools\.ts has errors in its name: their names are unknown\)/,
+    );
   });
 
   it("two tool servers declaring one name are told so when one of them has errors in other keys", async () => {

@@ -107,14 +107,8 @@ async function loadAgents(
     // Local tool servers are referenced by their declared name (checked too when other keys have errors).
     const refs = r.success ? (r.output.toolServers ?? []) : validRefs(loaded.value, r.issues);
     refs.forEach((ref, i) => {
-      if (typeof ref === "string" && servers.undeclared(ref)) {
-        sink.error(
-          f.rel,
-          `toolServers[${i}]`,
-          `must name a tool server declared under mcp/ (${servers.declared()})`,
-          JSON.stringify(ref),
-        );
-      }
+      if (typeof ref === "string")
+        servers.check(f.rel, `toolServers[${i}]`, ref, "must name a tool server declared under mcp/");
     });
     if (!r.success) continue;
     if (dupes.has(f.base) && out.some((a) => a.name === f.base)) continue;
@@ -233,14 +227,8 @@ async function loadGateways(
     }
     const e = valid.entry;
     // A tool server with errors of its own (reported for its file) is not undeclared.
-    if (e.exposes === "mcp" && servers.undeclared(e.target)) {
-      sink.error(
-        f.rel,
-        "target",
-        `must equal the declared name of a tool server under mcp/ (${servers.declared()})`,
-        JSON.stringify(e.target),
-      );
-    }
+    if (e.exposes === "mcp")
+      servers.check(f.rel, "target", e.target, "must equal the declared name of a tool server under mcp/");
     if (e.exposes === "webui") checkWebui(root, e, valid.themeFileExplicit, datasourceNames, gaps, sink);
     exposures.push(e);
   }

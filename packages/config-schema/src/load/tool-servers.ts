@@ -8,10 +8,19 @@ import { listFolder, MODULE_EXTS, reportDuplicateNames } from "./files.js";
 import { loadAny, type ModuleLoader } from "./module.js";
 
 export interface ToolServerRefs {
-  /** Whether `name` names no tool server: neither a valid one nor one with errors of its own. */
-  undeclared(name: string): boolean;
-  /** The parenthesis of an undeclared reference's message. */
-  declared(): string;
+  /**
+   * Reports a reference (`path` of `file`) naming no tool server: `undeclared` is the start of that
+   * message. A reference matching only the file name of a tool server whose name cannot be read is
+   * accepted on that guess, and told the file did not load (or its name has errors).
+   */
+  check(file: string, path: string, ref: string, undeclared: string): void;
+}
+
+/** A tool-server file whose declared name cannot be read, and why. */
+interface Nameless {
+  rel: string;
+  base: string;
+  why: "did not load" | "has errors in its name";
 }
 
 /**
@@ -28,7 +37,7 @@ export async function loadToolServers(
   const out: ToolServerEntry[] = [];
   const byName = new Map<string, string>();
   const broken = new Set<string>();
-  const nameless: string[] = [];
+  const nameless: Nameless[] = [];
   for (const f of files) {
     const loaded = await loadAny(loader, f, sink);
     const value = loaded.ok ? loaded.value : undefined;
@@ -36,8 +45,7 @@ export async function loadToolServers(
     if (r && !r.success) sink.fromValibot(f.rel, r.issues);
     const name = r?.success ? r.output.name : loaded.ok ? readName(value) : undefined;
     if (name === undefined) {
-      broken.add(f.base);
-      nameless.push(f.rel);
+      nameless.push({ rel: f.rel, base: f.base, why: loaded.ok ? "has errors in its name" : "did not load" });
       continue;
     }
     if (!r?.success) broken.add(name);
@@ -51,14 +59,26 @@ export async function loadToolServers(
     if (r?.success) out.push({ name, file: f.rel, definition: value });
   }
   const names = out.map((t) => t.name);
+  const declared = () => {
+    const list = `declared: ${names.join(", ") || "none"}`;
+    if (nameless.length === 0) return list;
+    const files = nameless.map((n) => `${n.rel} ${n.why}`).join(", ");
+    return `${list}; ${files}: ${nameless.length > 1 ? "their names are" : "its name is"} unknown`;
+  };
   return {
     toolServers: out,
     refs: {
-      undeclared: (ref) => !names.includes(ref) && !broken.has(ref),
-      declared: () => {
-        const list = `declared: ${names.join(", ") || "none"}`;
-        if (nameless.length === 0) return list;
-        return `${list}; ${nameless.join(", ")} ${nameless.length > 1 ? "have" : "has"} errors and no readable name`;
+      check: (file, path, ref, undeclared) => {
+        if (names.includes(ref) || broken.has(ref)) return;
+        const guess = nameless.find((n) => n.base === ref);
+        if (guess)
+          sink.error(
+            file,
+            path,
+            `names ${guess.rel} by its file name, but that file ${guess.why} (reported for that file): the name it declares is checked once it loads`,
+            JSON.stringify(ref),
+          );
+        else sink.error(file, path, `${undeclared} (${declared()})`, JSON.stringify(ref));
       },
     },
   };
