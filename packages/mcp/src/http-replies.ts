@@ -1,7 +1,7 @@
 // Errors on the MCP route are JSON-RPC error objects, the shape MCP clients parse (the SDK's own
 // transport answers in this shape too); `data.code` carries a stable string code for people.
 
-import { readNodeBody, unreadNodeRequest } from "@agentsvc/agent-core";
+import { drainPastLimit, readNodeBody, unreadNodeRequest } from "@agentsvc/agent-core";
 
 export function jsonRpcError(
   status: number,
@@ -73,4 +73,27 @@ async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>): Pro
 
 export function isJsonContentType(value: string | null): boolean {
   return (value ?? "").split(";")[0]?.trim().toLowerCase() === "application/json";
+}
+
+/**
+ * A POST whose Accept does not list both answer types, refused from the header alone, before its
+ * body is read: the client MUST list application/json and text/event-stream (MCP transport spec
+ * 2025-11-25, basic/transports, "Sending Messages to the Server", item 2), and 406 with the SDK
+ * transport's own words is what that transport answers, before Content-Type and the body. The
+ * unread body is drained and the connection closed, as after a 413, so a client still sending
+ * reads the 406 instead of a reset.
+ */
+export function notAcceptable(req: Request, env: unknown): Response | undefined {
+  const accept = req.headers.get("accept") ?? "";
+  // A list of media ranges: a substring test, as the SDK's.
+  if (accept.includes("application/json") && accept.includes("text/event-stream")) return undefined;
+  const incoming = unreadNodeRequest(env);
+  if (incoming) drainPastLimit(incoming);
+  return jsonRpcError(
+    406,
+    -32000,
+    "Not Acceptable: Client must accept both application/json and text/event-stream",
+    { code: "not_acceptable" },
+    { connection: "close" },
+  );
 }
