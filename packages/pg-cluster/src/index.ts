@@ -12,6 +12,7 @@ export {
   Leadership,
   LeadershipEndedError,
   type LeadershipOptions,
+  type LeadOptions,
 } from "./leadership.js";
 export { roleLock } from "./role-lock.js";
 export { ThreadLockLostError, ThreadLocks } from "./thread-locks.js";

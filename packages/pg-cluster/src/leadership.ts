@@ -51,6 +51,17 @@ export interface LeadHandlers {
   onLost?(): void;
 }
 
+/** How one `lead` contends (`Leadership.lead`'s third argument). */
+export interface LeadOptions {
+  /**
+   * The first try comes this long after `lead()` instead of at once; a release of the name another
+   * instance announces meanwhile (with `bus`) is tried at once. For a lock just given up to others
+   * that may give it back: in line for their give-back at once, without a try racing theirs for
+   * the free lock. Default: try at once.
+   */
+  tryAfterMs?: number;
+}
+
 export interface LeaderHandle {
   readonly name: string;
   /** True from the lock's acquisition until it is lost, resigned or stopped. */
@@ -133,7 +144,7 @@ export class Leadership {
   }
 
   /** Starts contending for `name` (one `lead` per name per Leadership). */
-  lead(name: string, handlers: LeadHandlers): LeaderHandle {
+  lead(name: string, handlers: LeadHandlers, options: LeadOptions = {}): LeaderHandle {
     if (this.#contenders.has(name)) throw new Error(`Leadership.lead: "${name}" is already being led here`);
     const contender = new Contender(
       this.#link,
@@ -146,7 +157,8 @@ export class Leadership {
       () => this.#beat(),
     );
     this.#contenders.set(name, contender);
-    contender.poke();
+    if (options.tryAfterMs === undefined) contender.poke();
+    else contender.tryIn(options.tryAfterMs);
     return contender;
   }
 
@@ -181,6 +193,12 @@ class Contender implements LeaderHandle {
   #stopped = false;
   #timer: NodeJS.Timeout | undefined;
   #attempt: Promise<void> | undefined;
+  /**
+   * Poked while a try was in flight (a release announced, a reconnect): that try may have been
+   * answered before the lock was free, so a failed one is followed by another at once. Dropped, the
+   * waiting instance heard the release and still waited its retryMs (15 s in the server).
+   */
+  #pokedDuring = false;
   #controller: AbortController | undefined;
   #running: Promise<void> | undefined;
 
@@ -208,13 +226,23 @@ class Contender implements LeaderHandle {
   /** Tries now unless leader, stopped or already trying. */
   poke(): void {
     // Stryker disable next-line ConditionalExpression,LogicalOperator: a redundant try changes nothing: the link answers false for a name it holds or is taking, and #try gives back a lock won after stop()
-    if (this.#stopped || this.#leader || this.#attempt) return;
+    if (this.#stopped || this.#leader) return;
+    if (this.#attempt) {
+      this.#pokedDuring = true;
+      return;
+    }
     // Stryker disable next-line CallExpression: a timer left running only pokes once more, which the guard above answers
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#attempt = this.#try().finally(() => {
       this.#attempt = undefined;
+      if (this.#pokedDuring) this.poke();
     });
+  }
+
+  /** The first try `ms` from now (`LeadOptions.tryAfterMs`); a poke meanwhile tries at once. */
+  tryIn(ms: number): void {
+    this.#timer = setTimeout(() => this.poke(), ms);
   }
 
   /** Another instance's heartbeat names this lead: the next try waits `retryMs` from now. */
@@ -225,6 +253,7 @@ class Contender implements LeaderHandle {
   }
 
   async #try(): Promise<void> {
+    this.#pokedDuring = false;
     let ok = false;
     // Stryker disable next-line ConditionalExpression: tryLock answers false on a link that is down
     if (this.#link.connected) {
@@ -244,7 +273,8 @@ class Contender implements LeaderHandle {
       return;
     }
     if (!ok) {
-      this.#schedule();
+      // A release heard during the try: poke() tries again once this one is over.
+      if (!this.#pokedDuring) this.#schedule();
       return;
     }
     this.#leader = true;
