@@ -84,11 +84,13 @@ export interface Coordination {
   /**
    * Leads `role` whenever this instance can: `onLead` runs once leadership is taken (again after a
    * loss), `onLose` when it is lost (the holder's connection dropped). Returns a stop function that
-   * gives the role up.
+   * gives the role up. `tryAfterMs`: the first try of a free role comes that long after this call
+   * (a role another instance gives up meanwhile is taken at once); the default tries at once.
    */
   lead(
     role: string,
     handlers: { onLead(): Promise<void> | void; onLose(): Promise<void> | void },
+    options?: { tryAfterMs?: number },
   ): () => Promise<void>;
   /**
    * Whether some instance (this one included) holds the thread's lock now, asked of the database:

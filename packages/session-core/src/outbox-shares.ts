@@ -5,8 +5,8 @@
 // BACKLOG_PIECES pieces and the queue is still not empty, it asks the others to help
 // (`outbox-help`); a helper that queues for the roles answers (`outbox-help` with `helping`), and
 // only once one answered does the leader give partitions 1..n-1 up: a helper takes at most
-// HELPER_SHARE of them, the leader queues again behind the helpers (taking back what nobody took),
-// and a helper whose partitions had nothing due for HELPER_IDLE_MS gives them back. Unanswered (one
+// HELPER_SHARE of them, the leader queues again behind the helpers at once (taking back what a helper
+// gives back as soon as it is announced, and what nobody took LEADER_REQUEUE_MS later), and a helper whose partitions had nothing due for HELPER_IDLE_MS gives them back. Unanswered (one
 // instance), it keeps sending everything and asks again LEADER_REQUEUE_MS later at the earliest.
 // Partition 0, which also holds every thread of a gateway with a platform connection (started on
 // the leader only), stays with the leader.
@@ -34,7 +34,12 @@ const HELPER_SHARE = 2;
 const HELPER_IDLE_MS = 5_000;
 /** How long the leader waits after asking for help before it gives partitions up (helpers queue meanwhile). */
 const HELP_LINE_UP_MS = 200;
-/** How long after giving partitions up the leader queues for them again, behind the helpers. */
+/**
+ * How long after giving partitions up the leader first tries one nobody took. It is in line for
+ * them at once: one a helper takes and gives back (beyond its share, or idle) is taken as its
+ * release is announced. Before, the leader queued only this long after, and a partition given back
+ * meanwhile had no sender until then (#45.3: the replies' commit -> send p99 on three instances).
+ */
 const LEADER_REQUEUE_MS = 2_000;
 
 export interface OutboxSharesDeps {
@@ -136,15 +141,17 @@ export class OutboxShares {
     await this.#giveUp([...this.#queued.keys()]);
   }
 
-  #queue(partition: number): void {
+  /** In line for `partition`'s role; with `tryAfterMs`, a free one is tried only that long after. */
+  #queue(partition: number, tryAfterMs?: number): void {
     if (this.#queued.has(partition)) return;
     // Set first: a free role may be granted inside lead() (giving it up again reads `stop` later).
     let stop: (() => Promise<void>) | undefined;
     this.#queued.set(partition, () => stop?.() ?? Promise.resolve());
-    stop = this.d.coordination.lead(`outbox:${partition}`, {
-      onLead: () => this.#gained(partition),
-      onLose: () => this.#lost(partition),
-    });
+    stop = this.d.coordination.lead(
+      `outbox:${partition}`,
+      { onLead: () => this.#gained(partition), onLose: () => this.#lost(partition) },
+      tryAfterMs === undefined ? undefined : { tryAfterMs },
+    );
   }
 
   #gained(partition: number): void {
@@ -248,16 +255,17 @@ export class OutboxShares {
     });
   }
 
-  /** Gives partitions 1..n-1 up (a helper answered `ask`), and queues for them again LEADER_REQUEUE_MS later. */
+  /**
+   * Gives partitions 1..n-1 up (a helper answered `ask`), and queues for them again once they are
+   * released: a free one is tried LEADER_REQUEUE_MS later, one a helper gives back at once.
+   */
   #share(ask: { given: boolean }): void {
     if (!this.#leading || ask.given || ask !== this.#ask) return;
     ask.given = true;
     const given = [...this.#mine].filter((p) => p !== 0);
-    void this.#giveUp(given).then(() =>
-      this.#later(LEADER_REQUEUE_MS, () => {
-        if (this.#leading) for (const p of given) this.#queue(p);
-      }),
-    );
+    void this.#giveUp(given).then(() => {
+      if (this.#leading) for (const p of given) this.#queue(p, LEADER_REQUEUE_MS);
+    });
   }
 
   #passed(sent: number): void {

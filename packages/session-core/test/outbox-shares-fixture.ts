@@ -46,17 +46,20 @@ export function fakeSender() {
 
 /**
  * A coordination that grants a role only when the test says (`grant`); `asked` lists each role
- * queued for, in order, `published` each message; a role's stop runs `leave` (default: nothing).
+ * queued for, in order (`waits`: each one's `tryAfterMs`), `published` each message; a role's stop
+ * runs `leave` (default: nothing).
  */
 export function fakeCoordination(leave: (role: string) => unknown = () => undefined) {
   const handlers = new Map<string, RoleHandlers>();
   const asked: string[] = [];
+  const waits: (number | undefined)[] = [];
   const published: ClusterMessage[] = [];
   const coordination = {
     shared: true,
-    lead(role: string, h: RoleHandlers) {
+    lead(role: string, h: RoleHandlers, options?: { tryAfterMs?: number }) {
       handlers.set(role, h);
       asked.push(role);
+      waits.push(options?.tryAfterMs);
       return async () => {
         await leave(role);
       };
@@ -68,7 +71,7 @@ export function fakeCoordination(leave: (role: string) => unknown = () => undefi
   } as unknown as Coordination;
   const role = (p: number) => handlers.get(`outbox:${p}`) as RoleHandlers;
   const grant = (p: number) => handlers.get(`outbox:${p}`)?.onLead();
-  return { coordination, asked, published, role, grant };
+  return { coordination, asked, waits, published, role, grant };
 }
 
 /** Shares of gateway "http", nothing pinned, a silent log, not stopping; `deps` override any of it. */
@@ -95,7 +98,7 @@ export function sharesOver(
  */
 export function sharesRig(deps: Partial<OutboxSharesDeps> = {}, leave?: (role: string) => unknown) {
   const left: string[] = [];
-  const { coordination, asked, published, grant } = fakeCoordination(
+  const { coordination, asked, waits, published, grant } = fakeCoordination(
     leave
       ? async (role) => {
           await leave(role);
@@ -110,7 +113,20 @@ export function sharesRig(deps: Partial<OutboxSharesDeps> = {}, leave?: (role: s
   };
   const backlog = () => sender.pressure?.backlog();
   const pass = (sent: number) => sender.pressure?.passed(sent);
-  return { shares, sender, calls, restrictions, asked, published, left, grant, grantAll, backlog, pass };
+  return {
+    shares,
+    sender,
+    calls,
+    restrictions,
+    asked,
+    waits,
+    published,
+    left,
+    grant,
+    grantAll,
+    backlog,
+    pass,
+  };
 }
 
 /** The asks for help among `published` (not a helper's answers, `helping`). */

@@ -107,11 +107,12 @@ export async function pgCoordination(options: {
         for (const unsubscribe of off) unsubscribe();
       };
     },
-    lead(role, handlers) {
-      const handle = leadership.lead(role, {
-        onAcquired: () => handlers.onLead(),
-        onLost: () => void handlers.onLose(),
-      });
+    lead(role, handlers, options) {
+      const handle = leadership.lead(
+        role,
+        { onAcquired: () => handlers.onLead(), onLost: () => void handlers.onLose() },
+        options?.tryAfterMs === undefined ? {} : { tryAfterMs: options.tryAfterMs },
+      );
       leaders.push(handle);
       return () => handle.stop();
     },

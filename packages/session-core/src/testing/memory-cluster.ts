@@ -28,9 +28,15 @@ interface Candidate {
   handlers: { onLead(): Promise<void> | void; onLose(): Promise<void> | void };
 }
 
+/** A lead with `tryAfterMs` waiting to try a free role: in line as soon as another takes it. */
+interface Pending extends Candidate {
+  timer: NodeJS.Timeout;
+}
+
 export function createMemoryCluster(): MemoryCluster {
   const locks = new Map<string, string>();
   const roles = new Map<string, Candidate[]>();
+  const pending = new Map<string, Pending[]>();
   const subscribers = new Set<{ id: string; handler: (m: ClusterMessage) => void }>();
   const lostHandlers = new Map<string, Set<(keys: string[]) => void>>();
   const dropped = new Set<string>();
@@ -44,7 +50,25 @@ export function createMemoryCluster(): MemoryCluster {
     const next = line?.[0];
     if (next) void next.handlers.onLead();
   };
+  /** Joins the role's line; leads at once when it was free. Pending leads line up behind a new leader. */
+  const join = (role: string, c: Candidate) => {
+    const line = roles.get(role) ?? [];
+    const waiting = (pending.get(role) ?? []).filter((p) => p !== c);
+    pending.delete(role);
+    for (const p of waiting) clearTimeout(p.timer);
+    roles.set(role, [...line, c, ...waiting]);
+    if (line.length === 0) void c.handlers.onLead();
+  };
+  const unpend = (role: string, id: string) => {
+    const waiting = pending.get(role) ?? [];
+    for (const p of waiting) if (p.id === id) clearTimeout(p.timer);
+    pending.set(
+      role,
+      waiting.filter((p) => p.id !== id),
+    );
+  };
   const leave = (role: string, id: string) => {
+    unpend(role, id);
     const line = roles.get(role) ?? [];
     const wasLeader = line[0]?.id === id;
     const gone = line.filter((c) => c.id === id);
@@ -67,11 +91,13 @@ export function createMemoryCluster(): MemoryCluster {
       for (const key of keys) locks.delete(key);
       for (const handler of lostHandlers.get(id) ?? []) handler(keys);
       for (const role of roles.keys()) leave(role, id);
+      for (const role of pending.keys()) unpend(role, id);
       for (const c of unaware.filter((u) => u.id === id)) void c.handlers.onLose();
       for (const s of [...subscribers]) if (s.id === id) subscribers.delete(s);
     },
     cut(id) {
       severed.add(id);
+      for (const role of pending.keys()) unpend(role, id);
       for (const s of [...subscribers]) if (s.id === id) subscribers.delete(s);
       for (const [key, holder] of [...locks]) if (holder === id) locks.delete(key);
       for (const [role, line] of roles) {
@@ -123,11 +149,16 @@ export function createMemoryCluster(): MemoryCluster {
           if (!severed.has(id)) subscribers.add(entry);
           return () => subscribers.delete(entry);
         },
-        lead(role, handlers) {
+        lead(role, handlers, options) {
           if (severed.has(id)) return async () => {};
           const line = roles.get(role) ?? [];
-          roles.set(role, [...line, { id, handlers }]);
-          if (line.length === 0) void handlers.onLead();
+          if (options?.tryAfterMs === undefined || line.length > 0) join(role, { id, handlers });
+          else {
+            // Free now: as pg-cluster's tryAfterMs, tried once that time is over, or in line
+            // behind whoever takes it meanwhile (its give-back announced, tried at once).
+            const p: Pending = { id, handlers, timer: setTimeout(() => join(role, p), options.tryAfterMs) };
+            pending.set(role, [...(pending.get(role) ?? []), p]);
+          }
           return async () => leave(role, id);
         },
         onThreadsLost(handler) {
