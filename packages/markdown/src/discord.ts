@@ -59,13 +59,37 @@ function codeSpan(value: string): string {
 const fence = (code: string, lang?: string | null) =>
   `\`\`\`${lang && /^[\w+#.-]+$/.test(lang) ? lang : ""}\n${codeSafe(code)}\n\`\`\``;
 
+const BARE_LINK = /^https?:\/\/[^\s<>]+$/i;
+
+/**
+ * Inline parts joined, a bare URL of a link followed at once by more text (the `.`, `,` or `)` the
+ * text put after it) written `<url>`: how far Discord's autolinker takes a bare URL is documented
+ * loosely (our own reading above takes all up to a blank), and `<url>` is Discord's link token
+ * with an end of its own (the brackets are not shown; Discord shows no preview for such a link).
+ */
+function joinInline(parts: string[], nodes: Nodes[]): string {
+  let out = "";
+  let next = "";
+  for (let i = parts.length - 1; i >= 0; i--) {
+    const part = parts[i] as string;
+    const type = nodes[i]?.type;
+    const bare = (type === "link" || type === "image") && BARE_LINK.test(part);
+    out = (bare && /^\S/.test(next) ? `<${part}>` : part) + out;
+    if (part !== "") next = part;
+  }
+  return out;
+}
+
 const NO_MARKS: ReadonlySet<string> = new Set();
 
 /** `open`: the marks (strong, emphasis, delete) around `node`. */
 export function renderDiscord(doc: Parsed, node: Nodes, open: ReadonlySet<string> = NO_MARKS): string {
   const render = (d: Parsed, c: Nodes, inside = open) => renderDiscord(d, c, inside);
   const kids = (n: Nodes & { children: Nodes[] }, inside = open) =>
-    n.children.map((c) => render(doc, c, inside)).join("");
+    joinInline(
+      n.children.map((c) => render(doc, c, inside)),
+      n.children,
+    );
   const blocks = (n: Nodes & { children: Nodes[] }) => joinBlocks(doc, n.children, (c) => render(doc, c));
   // A mark inside the same mark (at any depth) adds nothing on screen, and doubled it is another token
   // (a cut piece's `~~~~x~~~~` at a line's start opens a code fence) or only length a cut piece may not

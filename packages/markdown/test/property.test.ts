@@ -3,8 +3,11 @@
 // platform's rendering is valid in that platform's format.
 import { parseTelegramHtml } from "@agentsvc/testkit";
 import fc from "fast-check";
+import { fromMarkdown } from "mdast-util-from-markdown";
+import { gfmFromMarkdown } from "mdast-util-gfm";
+import { gfm } from "micromark-extension-gfm";
 import { describe, expect, it } from "vitest";
-import { splitHtml, toMailText, toMrkdwn, toTelegramHtml } from "../src/index.js";
+import { splitHtml, toDiscord, toMailText, toMrkdwn, toTelegramHtml } from "../src/index.js";
 import { markdown, url, word } from "./arbitraries.js";
 import { propertyTimeout, runs } from "./runs.js";
 
@@ -49,6 +52,64 @@ describe("random Markdown renders valid platform text", { timeout: propertyTimeo
         for (const [, u] of links) expect(out).toContain(`<${u}>`);
       }),
       runs(100),
+    );
+  });
+});
+
+/** The URLs of the links the parser reads in `md` (GFM autolink literals included), in order. */
+function parsedUrls(md: string): string[] {
+  const urls: string[] = [];
+  const walk = (node: { type: string; url?: string; children?: unknown[] }) => {
+    if (node.type === "link" && node.url) urls.push(node.url);
+    for (const child of node.children ?? []) walk(child as typeof node);
+  };
+  walk(fromMarkdown(md, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] }));
+  return urls;
+}
+
+/**
+ * The links Discord makes of a message without masked links, by the rule discord.ts writes for it:
+ * `<url>` is a link (its brackets hidden), and a bare URL runs to the next blank or `<`, whatever
+ * it ends with (how far Discord's autolinker takes it is documented loosely; the greedy reading is
+ * the one under which a link can only come out too long, never too short).
+ */
+function discordUrls(text: string): string[] {
+  const urls: { at: number; url: string }[] = [];
+  const rest = text.replace(/<(https?:\/\/[^\s<>]+)>/g, (token, url: string, at: number) => {
+    urls.push({ at, url });
+    return " ".repeat(token.length);
+  });
+  for (const m of rest.matchAll(/https?:\/\/[^\s<]+/g)) urls.push({ at: m.index, url: m[0] });
+  return urls.sort((a, b) => a.at - b.at).map((u) => u.url);
+}
+
+/** Bare URLs (some with parentheses of their own) with the punctuation a sentence puts around them. */
+const bareUrls = fc
+  .array(
+    fc.oneof(
+      word,
+      fc
+        .tuple(
+          fc.constantFrom("", "(", "see "),
+          url,
+          fc.constantFrom("", ".", ",", ")", ").", "),", "!", "?", ":", "...", "'", "_"),
+        )
+        .map(([before, u, after]) => `${before}${u}${after}`),
+    ),
+    { minLength: 1, maxLength: 5 },
+  )
+  .map((parts) => parts.join(" "));
+
+describe("bare URLs on Discord", { timeout: propertyTimeout(20_000) }, () => {
+  it("every link Discord makes is the parser's URL: punctuation the text put after it stays outside", () => {
+    fc.assert(
+      fc.property(bareUrls, (md) => {
+        const out = toDiscord(md);
+        // A target's parentheses are percent-encoded, as a masked link's.
+        const expected = parsedUrls(md).map((u) => u.replace(/\(/g, "%28").replace(/\)/g, "%29"));
+        expect(discordUrls(out), `${md}\n=> ${out}`).toEqual(expected);
+      }),
+      runs(200),
     );
   });
 });

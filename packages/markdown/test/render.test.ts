@@ -33,6 +33,19 @@ describe("links with balanced parentheses", () => {
     );
   });
 
+  it("bare on Discord, end before the punctuation the text put after them (in <>, Discord's own link token)", () => {
+    expect(toDiscord("see https://x.example/a.")).toBe("see <https://x.example/a>.");
+    expect(toDiscord("(https://x.example/a)")).toBe("(<https://x.example/a>)");
+    expect(toDiscord("a https://x.example/a, b")).toBe("a <https://x.example/a>, b");
+    expect(toDiscord("(https://en.wikipedia.org/wiki/Mercury_(planet))")).toBe(
+      "(<https://en.wikipedia.org/wiki/Mercury_%28planet%29>)",
+    );
+    // Followed by a blank or the end of a line, a bare URL stays as it is (its preview kept).
+    expect(toDiscord("see https://x.example/a and\nhttps://x.example/b")).toBe(
+      "see https://x.example/a and\nhttps://x.example/b",
+    );
+  });
+
   it("are spelled out whole on WhatsApp and SMS", () => {
     expect(toWhatsApp(MERCURY)).toBe("see Mercury (https://en.wikipedia.org/wiki/Mercury_(planet)) now");
     expect(toPlainText(MERCURY)).toBe("see Mercury (https://en.wikipedia.org/wiki/Mercury_(planet)) now");
