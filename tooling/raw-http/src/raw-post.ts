@@ -29,6 +29,12 @@ export interface RawPostOptions {
   spreadMs?: number;
   /** How long before the client gives up and destroys the socket (`closed` false); 30 s when left out. */
   giveUpMs?: number;
+  /**
+   * Writes the whole body even after reading the server's answer and FIN, then ends its side, as a
+   * client that ignores an early answer does (Node's http.request with a file piped into it);
+   * left out, the socket ends itself at the server's FIN and writes no more.
+   */
+  halfOpen?: boolean;
 }
 
 export interface RawAnswer {
@@ -62,6 +68,7 @@ export function rawPost(port: number, options: RawPostOptions): Promise<RawAnswe
     readDelayMs = 0,
     spreadMs,
     giveUpMs = 30_000,
+    halfOpen = false,
   } = options;
   const chunked = framing === "chunked";
   const frame = (size: number) => {
@@ -79,7 +86,7 @@ export function rawPost(port: number, options: RawPostOptions): Promise<RawAnswe
     .join("");
 
   return new Promise((resolve) => {
-    const socket = connect(port, "127.0.0.1");
+    const socket = connect({ port, host: "127.0.0.1", allowHalfOpen: halfOpen });
     socket.pause();
     let answer = "";
     let sent = 0;
@@ -116,7 +123,10 @@ export function rawPost(port: number, options: RawPostOptions): Promise<RawAnswe
       if (sent >= readAfter && readAfter < bytes) read();
       return flushed;
     };
-    const last = () => socket.write(chunked ? "0\r\n\r\n" : "", () => read(readDelayMs));
+    const last = () => {
+      socket.write(chunked ? "0\r\n\r\n" : "", () => read(readDelayMs));
+      if (halfOpen) socket.end();
+    };
 
     const asFastAsTaken = () => {
       while (sent < bytes && !stopped()) if (!writePiece()) return void socket.once("drain", asFastAsTaken);

@@ -1,7 +1,7 @@
 // rawPost against node:http servers on 127.0.0.1: the body it writes is the one it declares, in
 // either framing, and a connection the server resets comes back as the socket's error.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { rawPost } from "../src/index.js";
 
@@ -79,5 +79,34 @@ describe("rawPost", () => {
     expect(["ECONNRESET", "EPIPE"]).toContain(answer.error);
     expect(answer).toMatchObject({ status: 0, closed: true });
     expect(answer.sent).toBeLessThan(32 * 1024 * 1024);
+  });
+
+  it("halfOpen: writes its whole body after the server's early answer and FIN, then ends its side", async () => {
+    // A bare TCP server: answers at the first byte, sends its FIN, and keeps reading to the client's.
+    let received!: Promise<number>;
+    const raw = createNetServer((socket) => {
+      received = new Promise((resolve) => {
+        let count = 0;
+        socket.on("data", (d: Buffer) => {
+          if (count === 0) socket.end("HTTP/1.1 413 Payload Too Large\r\nconnection: close\r\n\r\n");
+          count += d.length;
+        });
+        socket.on("end", () => resolve(count));
+      });
+    });
+    await new Promise<void>((r) => raw.listen(0, "127.0.0.1", () => r()));
+    try {
+      const bytes = 8 * 1024 * 1024;
+      const answer = await rawPost((raw.address() as AddressInfo).port, {
+        bytes,
+        readAfter: 0,
+        halfOpen: true,
+      });
+      expect(answer).toMatchObject({ status: 413, sent: bytes, ended: true, closed: true });
+      expect(answer.error).toBeUndefined();
+      expect(await received).toBeGreaterThan(bytes);
+    } finally {
+      raw.close();
+    }
   });
 });
