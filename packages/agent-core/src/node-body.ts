@@ -3,6 +3,7 @@
 // a client that writes its whole body before reading still reads the 413 instead of a reset.
 import { IncomingMessage } from "node:http";
 import type { Readable } from "node:stream";
+import { skipBodyInParser } from "./node-parser-skip.js";
 
 export type NodeBodyResult = { ok: true; bytes: Uint8Array } | { ok: false; reason: "too_large" };
 
@@ -124,15 +125,24 @@ export function drainPastLimit(source: Readable, bound: DrainBound = DRAIN_PAST_
   const socket = (source as Partial<IncomingMessage>).socket;
   const previous = socket ? Object.getOwnPropertyDescriptor(socket, "destroySoon") : undefined;
   let closeAsked = false;
+  let dropped = 0;
+  let restoreParser: (() => void) | undefined;
+  const count = (bytes: number) => {
+    dropped += bytes;
+    if (dropped > bound.bytes) cutOff();
+  };
   if (socket) {
     socket.destroySoon = () => {
       closeAsked = true;
       if (socket.writable) socket.end();
+      // The answer is out and no other request will be read here: what is left is only dropped,
+      // so the parser skips it instead of copying each piece into a Buffer (node-parser-skip.ts).
+      restoreParser ??= skipBodyInParser(socket, count);
     };
   }
-  let dropped = 0;
   const stop = () => {
     clearTimeout(timer);
+    restoreParser?.();
     source.off("data", onData);
     source.off("end", onEnded);
     source.off("error", onEnded);
@@ -147,10 +157,7 @@ export function drainPastLimit(source: Readable, bound: DrainBound = DRAIN_PAST_
     source.destroy();
     socket?.destroy();
   };
-  const onData = (chunk: Uint8Array) => {
-    dropped += chunk.byteLength;
-    if (dropped > bound.bytes) cutOff();
-  };
+  const onData = (chunk: Uint8Array) => count(chunk.byteLength);
   const onEnded = () => {
     stop();
     if (closeAsked) socket?.destroySoon();
