@@ -7,22 +7,16 @@
 import { rawPost } from "@agentsvc/raw-http";
 import { afterEach, describe, expect, it } from "vitest";
 import type { McpRouteOptions } from "../src/index.js";
-import { connectClient, INIT_BODY, MCP_HEADERS, sampleServer, serveRoute, sessionIdOf } from "./fixtures.js";
+import { INIT_BODY, MCP_HEADERS, openSession, postMcp } from "./fixtures.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
 });
 
-async function setup(options: Partial<McpRouteOptions> = {}) {
-  const http = await serveRoute({ server: sampleServer().server, path: "/mcp", ...options }, cleanups);
-  const url = `${http.url}/mcp`;
-  const client = await connectClient(url);
-  cleanups.push(() => client.close());
-  return { url, port: Number(new URL(http.url).port), client, sessionId: sessionIdOf(client) };
-}
+const setup = (options: Partial<McpRouteOptions> = {}) => openSession(options, cleanups);
 
-const JSON_ONLY = { ...MCP_HEADERS, accept: "application/json" };
+const JSON_ONLY = { accept: "application/json" };
 const bigCall = JSON.stringify({
   jsonrpc: "2.0",
   id: 7,
@@ -45,39 +39,25 @@ async function expectNotAcceptable(answer: Response): Promise<void> {
 describe("a POST with a wrong Accept is refused 406 before its body is read", () => {
   it("answers a session's over-limit POST with a wrong Accept 406, not 413", async () => {
     const { url, sessionId } = await setup({ maxBodyBytes: 4096 });
-    const headers = { ...JSON_ONLY, "mcp-session-id": sessionId };
-    await expectNotAcceptable(await fetch(url, { method: "POST", headers, body: bigCall }));
+    await expectNotAcceptable(await postMcp(url, bigCall, { ...JSON_ONLY, "mcp-session-id": sessionId }));
   });
 
   it("answers an over-limit initialize with a wrong Accept 406, not 413, as in a session", async () => {
     const { url } = await setup({ maxBodyBytes: 4096 });
-    await expectNotAcceptable(await fetch(url, { method: "POST", headers: JSON_ONLY, body: bigInit }));
+    await expectNotAcceptable(await postMcp(url, bigInit, JSON_ONLY));
   });
 
   it("answers a wrong Accept with a wrong Content-Type 406 on both paths (Accept first, as the SDK)", async () => {
     const { url, sessionId } = await setup();
     const headers = { ...JSON_ONLY, "content-type": "text/plain" };
-    await expectNotAcceptable(await fetch(url, { method: "POST", headers, body: JSON.stringify(INIT_BODY) }));
-    await expectNotAcceptable(
-      await fetch(url, {
-        method: "POST",
-        headers: { ...headers, "mcp-session-id": sessionId },
-        body: "{}",
-      }),
-    );
+    await expectNotAcceptable(await postMcp(url, JSON.stringify(INIT_BODY), headers));
+    await expectNotAcceptable(await postMcp(url, "{}", { ...headers, "mcp-session-id": sessionId }));
   });
 
   it("still serves the session after a refused POST, and answers a right Accept's over-limit body 413", async () => {
     const { url, sessionId, client } = await setup({ maxBodyBytes: 4096 });
-    await expectNotAcceptable(
-      await fetch(url, { method: "POST", headers: { ...JSON_ONLY, "mcp-session-id": sessionId }, body: "{" }),
-    );
-    const big = await fetch(url, {
-      method: "POST",
-      headers: { ...MCP_HEADERS, "mcp-session-id": sessionId },
-      body: bigCall,
-    });
-    expect(big.status).toBe(413);
+    await expectNotAcceptable(await postMcp(url, "{", { ...JSON_ONLY, "mcp-session-id": sessionId }));
+    expect((await postMcp(url, bigCall, { "mcp-session-id": sessionId })).status).toBe(413);
     const small = await client.callTool({ name: "shout", arguments: { text: "ok" } });
     expect(small.content).toEqual([{ type: "text", text: "OK" }]);
   });
@@ -87,7 +67,7 @@ describe("a POST with a wrong Accept is refused 406 before its body is read", ()
     const answer = await rawPost(port, {
       path: "/mcp",
       bytes: 7 * 1024 * 1024,
-      headers: { ...JSON_ONLY, "mcp-session-id": sessionId },
+      headers: { ...MCP_HEADERS, ...JSON_ONLY, "mcp-session-id": sessionId },
     });
     expect(answer.error).toBeUndefined();
     expect(answer.statusLine).toMatch(/^HTTP\/1\.1 406 /);

@@ -108,6 +108,18 @@ export async function serveRoute(
   return { url: http.url, route };
 }
 
+/**
+ * `serveRoute` with path "/mcp" and the sample server, and a real SDK client in a session on it:
+ * the route's URL and port, the client and its session id (client closed on `cleanups` too).
+ */
+export async function openSession(options: Partial<McpRouteOptions>, cleanups: (() => Promise<void>)[]) {
+  const http = await serveRoute({ server: sampleServer().server, path: "/mcp", ...options }, cleanups);
+  const url = `${http.url}/mcp`;
+  const client = await connectClient(url);
+  cleanups.push(() => client.close());
+  return { url, port: Number(new URL(http.url).port), client, sessionId: sessionIdOf(client) };
+}
+
 export async function connectClient(url: string, headers: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: "test-client", version: "0.0.0" });
   const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
@@ -132,6 +144,10 @@ export const MCP_HEADERS = {
   "content-type": "application/json",
   accept: "application/json, text/event-stream",
 };
+
+/** POSTs `body` to the route at `url` with the MCP headers, `headers` over them (a session id, another Accept). */
+export const postMcp = (url: string, body: string, headers: Record<string, string> = {}) =>
+  fetch(url, { method: "POST", headers: { ...MCP_HEADERS, ...headers }, body });
 
 /** Waits for a condition with a bound (for background sweeps), failing with a clear message. */
 export async function eventually(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {

@@ -5,20 +5,14 @@
 import { rawPost } from "@agentsvc/raw-http";
 import { afterEach, describe, expect, it } from "vitest";
 import type { McpRouteOptions } from "../src/index.js";
-import { connectClient, MCP_HEADERS, sampleServer, serveRoute, sessionIdOf } from "./fixtures.js";
+import { openSession, postMcp } from "./fixtures.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
 });
 
-async function setup(options: Partial<McpRouteOptions> = {}) {
-  const http = await serveRoute({ server: sampleServer().server, path: "/mcp", ...options }, cleanups);
-  const url = `${http.url}/mcp`;
-  const client = await connectClient(url);
-  cleanups.push(() => client.close());
-  return { url, port: Number(new URL(http.url).port), client, sessionId: sessionIdOf(client) };
-}
+const setup = (options: Partial<McpRouteOptions> = {}) => openSession(options, cleanups);
 
 /** A tools/call of `shout` whose text makes the JSON body about `size` bytes. */
 function shoutCall(size: number): string {
@@ -51,11 +45,7 @@ describe("a session's POST body, read by the route", () => {
 
   it("answers a session's POST over maxBodyBytes 413 body_too_large with Connection: close, as an initialize", async () => {
     const { url, sessionId, client } = await setup({ maxBodyBytes: 4096 });
-    const big = await fetch(url, {
-      method: "POST",
-      headers: { ...MCP_HEADERS, "mcp-session-id": sessionId },
-      body: shoutCall(8192),
-    });
+    const big = await postMcp(url, shoutCall(8192), { "mcp-session-id": sessionId });
     expect(big.status).toBe(413);
     expect(big.headers.get("connection")).toBe("close");
     expect(await big.json()).toMatchObject({
@@ -75,11 +65,7 @@ describe("a session's POST body, read by the route", () => {
 
   it("answers a session's POST that is not JSON 400 invalid_json", async () => {
     const { url, sessionId } = await setup();
-    const bad = await fetch(url, {
-      method: "POST",
-      headers: { ...MCP_HEADERS, "mcp-session-id": sessionId },
-      body: "{not json",
-    });
+    const bad = await postMcp(url, "{not json", { "mcp-session-id": sessionId });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ error: { code: -32700, data: { code: "invalid_json" } } });
   });
