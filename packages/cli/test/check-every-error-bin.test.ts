@@ -10,6 +10,27 @@ import { describe, expect, it } from "vitest";
 import { runBin } from "./child.js";
 import { BOT_AGENT, linkPackages, tempDir, writeFiles } from "./helpers.js";
 
+/**
+ * `agentsvc check` on a project whose schedule `digest` sends to the e-mail entry `mail` (its keys
+ * beside `type: email`), `to` holding `toKeys` too, with `packages` installed: exit 1, the
+ * schedule's error lines.
+ */
+function checkMailSchedule(entryKeys: string, toKeys: string, packages: Record<string, string>) {
+  const dir = writeFiles(tempDir("agentsvc-check-every-"), {
+    "agents/bot.mjs": BOT_AGENT,
+    "gateways/mail.yaml": `type: email\n${entryKeys}`,
+    "schedules/digest.yaml": `every: 1h\nprompt: p\nto: { gateway: mail, thread: a@b.c, ${toKeys} }\n`,
+  });
+  linkPackages(dir, packages);
+  const r = runBin(["check", dir]);
+  expect(r.code, r.stderr).toBe(1);
+  return { stderr: r.stderr, lines: r.stderr.split("\n").filter((l) => l.startsWith("error schedules/")) };
+}
+
+const NAMES_BROKEN_MAIL = expect.stringMatching(
+  /^error schedules\/digest\.yaml: to\.gateway: names gateways\/mail\.yaml, which has errors of its own/,
+);
+
 describe("agentsvc check prints every error of the config at once", () => {
   it("reports two config keys' errors, the store cross-check and a schedule on a broken entry, exit 1", () => {
     const dir = writeFiles(tempDir("agentsvc-check-every-"), {
@@ -68,23 +89,12 @@ describe("agentsvc check prints every error of the config at once", () => {
   });
 
   it("reports a schedule's platform keys beside the errors of the installed e-mail entry it names", () => {
-    const dir = writeFiles(tempDir("agentsvc-check-every-"), {
-      "agents/bot.mjs": BOT_AGENT,
-      "gateways/mail.yaml": "type: email\nimapHostEnvVar: H\n",
-      "schedules/digest.yaml":
-        "every: 1h\nprompt: p\nto: { gateway: mail, thread: a@b.c, subject: 5, templateName: weekly }\n",
-    });
-    linkPackages(dir, {
+    const r = checkMailSchedule("imapHostEnvVar: H\n", "subject: 5, templateName: weekly", {
       "@agentsvc/gateway-email": "packages/gateway-email",
       "@agentsvc/gateway-whatsapp": "packages/gateway-whatsapp",
     });
-    const r = runBin(["check", dir]);
-    expect(r.code, r.stderr).toBe(1);
-    const lines = r.stderr.split("\n").filter((l) => l.startsWith("error schedules/"));
-    expect(lines).toEqual([
-      expect.stringMatching(
-        /^error schedules\/digest\.yaml: to\.gateway: names gateways\/mail\.yaml, which has errors of its own/,
-      ),
+    expect(r.lines).toEqual([
+      NAMES_BROKEN_MAIL,
       expect.stringMatching(/^error schedules\/digest\.yaml: to\.templateName: is for whatsapp targets only/),
       expect.stringMatching(/^error schedules\/digest\.yaml: to\.subject: must be a string \(the subject/),
     ]);
@@ -92,20 +102,11 @@ describe("agentsvc check prints every error of the config at once", () => {
   });
 
   it("reports another platform's key on a schedule naming a broken entry whose package is not installed", () => {
-    const dir = writeFiles(tempDir("agentsvc-check-every-"), {
-      "agents/bot.mjs": BOT_AGENT,
-      "gateways/mail.yaml": "type: email\napprovers: nobody\n",
-      "schedules/digest.yaml":
-        "every: 1h\nprompt: p\nto: { gateway: mail, thread: a@b.c, templateName: weekly }\n",
+    const r = checkMailSchedule("approvers: nobody\n", "templateName: weekly", {
+      "@agentsvc/gateway-whatsapp": "packages/gateway-whatsapp",
     });
-    linkPackages(dir, { "@agentsvc/gateway-whatsapp": "packages/gateway-whatsapp" });
-    const r = runBin(["check", dir]);
-    expect(r.code, r.stderr).toBe(1);
-    const lines = r.stderr.split("\n").filter((l) => l.startsWith("error schedules/"));
-    expect(lines).toEqual([
-      expect.stringMatching(
-        /^error schedules\/digest\.yaml: to\.gateway: names gateways\/mail\.yaml, which has errors of its own/,
-      ),
+    expect(r.lines).toEqual([
+      NAMES_BROKEN_MAIL,
       "error schedules/digest.yaml: to.templateName: is for whatsapp targets only (this schedule sends to email)",
     ]);
     expect(r.stderr).toMatch(/^error gateways\/mail\.yaml: approvers: /m);
