@@ -32,7 +32,7 @@ interface Tally {
   fpiBytes: number;
   cpu: Map<string, number>;
   /** Statement text -> calls, exec ms, WAL records. */
-  statements: Map<string, { calls: number; ms: number; wal: number }>;
+  statements: Map<string, { calls: number; ms: number; plan: number; wal: number }>;
   loads: string[];
   /** pg_locks' row count, sampled during the bursts. */
   locks: number[];
@@ -151,16 +151,17 @@ async function burst(pg: TestPostgres, probe: PgClient, server: ChildServer, dat
   into.fpiBytes += wal.fpiBytes;
   const rows = (
     await probe.query(
-      `SELECT query, calls, total_exec_time AS ms, wal_records AS wal FROM pg_stat_statements s
+      `SELECT query, calls, total_exec_time AS ms, total_plan_time AS plan, wal_records AS wal FROM pg_stat_statements s
        JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1`,
       [db],
     )
   ).rows;
   for (const r of rows) {
     const text = String(r.query).replace(/\s+/g, " ").slice(0, 150);
-    const s = into.statements.get(text) ?? { calls: 0, ms: 0, wal: 0 };
+    const s = into.statements.get(text) ?? { calls: 0, ms: 0, plan: 0, wal: 0 };
     s.calls += Number(r.calls);
     s.ms += Number(r.ms);
+    s.plan += Number(r.plan);
     s.wal += Number(r.wal);
     into.statements.set(text, s);
   }
@@ -209,11 +210,13 @@ function rowsOf(side: string, t: Tally): Row[] {
   });
   for (const [k, n] of [...t.wal].sort((a, b) => b[1] - a[1]).slice(0, 14))
     rows.push({ metric: `${side}: WAL ${k}`, value: fmt(per(n), 2), baseline: "", ratio: "", target: "" });
-  for (const [text, s] of [...t.statements].sort((a, b) => b[1].ms - a[1].ms).slice(0, 16))
+  // BENCH_LEDGER_STATEMENTS=<n>: how many statements to list (16), by exec ms.
+  const listed = Number(process.env.BENCH_LEDGER_STATEMENTS ?? 16);
+  for (const [text, s] of [...t.statements].sort((a, b) => b[1].ms - a[1].ms).slice(0, listed))
     rows.push({
       metric: `${side}: ${text}`,
       value: `${fmt(per(s.ms), 3)} ms`,
-      baseline: `${fmt(per(s.calls), 2)} calls`,
+      baseline: `${fmt(per(s.calls), 2)} calls, plan ${fmt(per(s.plan), 3)} ms`,
       ratio: `${fmt(per(s.wal), 2)} WAL`,
       target: "",
     });
@@ -249,6 +252,8 @@ export async function benchIngestPostgresLedger(): Promise<Row[]> {
       "shared_preload_libraries = 'pg_stat_statements'",
       // Nested statements too: the outbox heads triggers' own.
       "pg_stat_statements.track = all",
+      // Planning too: store-postgres's connections plan each named statement at each run.
+      "pg_stat_statements.track_planning = on",
       // pg_waldump reads the bursts' WAL: none recycled before it is read.
       "wal_keep_size = '1GB'",
     ],
