@@ -59,8 +59,9 @@ function keysOf(end: TurnEnd): string[] {
 // `t.pid` null: an end with no fence. Its pg_locks read is an uncorrelated IN, which PostgreSQL runs
 // once and hashes at its first use (a hashed SubPlan); as an EXISTS correlated to `t` it scanned
 // every row of pg_locks again for each turn (300-570 rows in an ingest-pg burst: 15-18% of
-// PostgreSQL's CPU in the subplans with the accepts', #45.2). Messages, pieces and running marks are
-// other tables or other inbox rows.
+// PostgreSQL's CPU in the subplans with the accepts', #45.2). It keeps only the statement's own keys
+// (rebuilt from their halves, `= ANY` of the key array) before hashing: every held thread is a row of
+// pg_locks (~1,000 in a burst). Messages, pieces and running marks are other tables or other inbox rows.
 // The records are found by primary key (`id = ANY(...)` beside the join), their status checked as
 // NOT IN the others (no index serves it): with `status IN (...)` a generic plan on statistics that
 // show few unfinished rows read every unfinished row by the status index, the whole backlog, each
@@ -82,7 +83,8 @@ FROM unnest($21::bigint[], $22::bigint[]) AS s(id, at) \
 WHERE "inbox".id = ANY($21::bigint[]) AND "inbox".id = s.id AND "inbox".status NOT IN ('running', 'done', 'rejected', 'failed')) \
 SELECT t.n, CASE WHEN t.pid IS NULL OR (e.n >= 0 AND (t.pid, ((t.lk >> 32) & 4294967295)::oid, \
 (t.lk & 4294967295)::oid) IN (SELECT l.pid, l.classid, l.objid FROM pg_locks l \
-WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1)) \
+WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 \
+AND ((l.classid::int8 << 32) | l.objid::int8) = ANY($3::bigint[]))) \
 THEN CASE WHEN t.id = ANY(e.ids) THEN 1 ELSE 0 END ELSE ('${MARK}' || ' ' || e.n)::int END AS ended \
 FROM (SELECT count(*)::int AS n, array_agg(id) AS ids FROM ended) e CROSS JOIN t ORDER BY t.n`;
 

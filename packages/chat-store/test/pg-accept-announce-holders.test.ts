@@ -1,7 +1,7 @@
 // Who holds the thread's lock, as an announcing inbox accept on PostgreSQL reads pg_locks: any session
 // other than the recorder's, also beside the recorder's (a shared lock), and keys of either sign (the
 // advisory key's halves in classid/objid). Kept beside the accept's SQL for any rewrite of its lock
-// read (#45.2: two rewrites measured, none kept).
+// read (#45.2: two rewrites measured, none kept; a third, the statement's own keys of pg_locks only, kept).
 import type { RunOrigin } from "@agentsvc/agent-core";
 import { postgresMissing } from "@agentsvc/pg-test";
 import { describe, expect, it } from "vitest";
@@ -13,9 +13,9 @@ const rig = useAnnounceRig(CHANNEL);
 const origin: RunOrigin = { gateway: "g", thread: "t", meta: {} };
 const PAYLOAD = '{"kind":"thread","gateway":"g","thread":"t"}';
 
-const accept = (db: ChatDb, dedupKey: string, pid: number, key: string) =>
+const accept = (db: ChatDb, dedupKey: string, pid: number, key: string, thread = "t") =>
   db.inbox.accept(
-    { gateway: "g", dedupKey, thread: "t", text: `text ${dedupKey}`, origin },
+    { gateway: "g", dedupKey, thread, text: `text ${dedupKey}`, origin },
     { announce: { lock: { pid, key }, channel: CHANNEL, payload: PAYLOAD } },
   );
 
@@ -31,6 +31,26 @@ describe.skipIf(postgresMissing)("[postgres] an announcing inbox accept's lock h
     expect((await settled()).map((p) => (JSON.parse(p) as { id: number }).id)).toEqual([
       (second as { id: number }).id,
     ]);
+  });
+
+  it("is announced, in grouped statements, for exactly the keys another session holds among hundreds it holds, whichever half has its top bit set", async () => {
+    const { db, link, holder, settled } = await rig();
+    // The statement keeps only its own keys of pg_locks (the key rebuilt from classid and objid).
+    await holder.client.query("SELECT pg_advisory_lock(k) FROM generate_series(5000000, 5000400) k");
+    // objid >= 2^31, a negative key (classid >= 2^31), classid 2^31 - 1: the halves as unsigned oids.
+    const held = [
+      "5000200",
+      `${2n ** 31n + 7n}`,
+      `${-(2n ** 40n) - 3n}`,
+      `${(2n ** 31n - 1n) * 2n ** 32n + 9n}`,
+    ];
+    const free = ["4999999", `${2n ** 31n + 8n}`, `${-(2n ** 40n) - 4n}`, `${5n * 2n ** 32n}`];
+    for (const key of held.slice(1)) await holder.client.query("SELECT pg_advisory_lock($1::bigint)", [key]);
+    const keys = held.flatMap((h, i) => [h, free[i] as string]);
+    const results = await Promise.all(keys.map((key, i) => accept(db, `g${i}`, link.pid, key, `t${i}`)));
+    expect(results.map((r) => "announced" in r)).toEqual(keys.map((k) => held.includes(k)));
+    const ids = results.filter((r) => "announced" in r).map((r) => (r as { id: number }).id);
+    expect((await settled()).map((p) => (JSON.parse(p) as { id: number }).id).sort()).toEqual(ids.sort());
   });
 
   it("is announced for a negative key held by another session", async () => {
