@@ -7,7 +7,7 @@
 // server releases the lock, and another instance takes over within about `retryMs`. With
 // `heartbeatMs`, a leader says so every heartbeatMs on the bus, and an instance that hears it for a
 // name puts its next try of that name off by `retryMs`: at rest the others send nothing (#45.3).
-import type { Bus } from "./bus.js";
+import { type Bus, busPayload } from "./bus.js";
 import { leaderLockName } from "./keys.js";
 import type { InstanceLink } from "./link.js";
 
@@ -317,16 +317,29 @@ class Contender implements LeaderHandle {
     this.#schedule();
   }
 
-  /** Gives the lock back and tells the other instances, so one takes it now. */
+  /**
+   * Gives the lock back and tells the other instances, so one takes it now: the announcement rides
+   * in the statement giving the lock back (one round trip less before another instance's try, one
+   * statement less), or is published after it when that statement could not carry it.
+   */
   async #release(): Promise<void> {
-    const released = await this.#link.unlock(this.#lock).catch((e: unknown) => {
+    const { bus } = this.#options;
+    const message = { kind: RELEASED, target: this.name };
+    let payload: string | undefined;
+    try {
+      payload = bus && busPayload(message);
+    } catch {
+      // Too large for a NOTIFY: given back plainly, and the publish below reports why.
+    }
+    const answer = await (bus && payload !== undefined
+      ? this.#link.unlockAndNotify(this.#lock, { channel: bus.channel, payload })
+      : this.#link.unlock(this.#lock).then((ok) => (ok ? "released" : "not-held"))
+    ).catch((e: unknown) => {
       this.#report(e, "unlock");
-      return false;
+      return "not-held" as const;
     });
-    if (released && this.#options.bus)
-      await this.#options.bus
-        .publish({ kind: RELEASED, target: this.name })
-        .catch((e: unknown) => this.#report(e, "release announcement"));
+    if (answer === "released" && bus)
+      await bus.publish(message).catch((e: unknown) => this.#report(e, "release announcement"));
   }
 
   #schedule(): void {

@@ -12,7 +12,13 @@
 import type { ConnectionOptions } from "node:tls";
 import type { Client, ClientConfig, Notification } from "pg";
 import { advisoryKeyText } from "./keys.js";
-import { LockBatch, type LockNotify, type LockOp, type LockOrNotify } from "./lock-batch.js";
+import {
+  LockBatch,
+  type LockNotify,
+  type LockOp,
+  type LockOrNotify,
+  type UnlockAndNotify,
+} from "./lock-batch.js";
 import { loadPg } from "./pg.js";
 import { serialQueue } from "./serial.js";
 
@@ -87,6 +93,7 @@ const DEFAULT_KEEPALIVE = { idleS: 10, intervalS: 5, count: 3 };
  * `retake` (a take asked again after a failed statement) counts a lock this session holds as taken.
  * `lock-or-notify` takes, or when the lock is held sends the row's NOTIFY (`$4`, `$5`: channel and
  * payload), delivered when the statement commits; CASE evaluates the NOTIFY only when the take failed.
+ * `unlock-notify` gives back, and sends the row's NOTIFY only when the lock was given back.
  * Named: parsed once per session. `$3`, the database's oid, is read once per session: reading
  * pg_database in every statement would lock that shared catalog in the server's lock table each
  * time, which a full table refuses (fences included).
@@ -99,6 +106,8 @@ const LOCK_OPS = {
     WHEN 'lock-or-notify' THEN CASE WHEN pg_try_advisory_lock(t.k) THEN true
       ELSE (SELECT false FROM pg_notify(t.c, t.p)) END
     WHEN 'unlock' THEN pg_advisory_unlock(t.k)
+    WHEN 'unlock-notify' THEN CASE WHEN pg_advisory_unlock(t.k)
+      THEN (SELECT true FROM pg_notify(t.c, t.p)) ELSE false END
     ELSE CASE WHEN EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted
       AND (t.op = 'busy' OR l.pid = pg_backend_pid()) AND l.database = $3::oid
       AND l.classid = ((t.k >> 32) & 4294967295)::oid AND l.objid = (t.k & 4294967295)::oid AND l.objsubid = 1)
@@ -234,6 +243,26 @@ export class InstanceLink {
   }
 
   /**
+   * `unlock`, and when the lock was given back, `notify` sent in the same statement (one round trip
+   * where a release and its announcement took two). `notified`: given back and the NOTIFY
+   * committed; `released`: given back with nothing sent (the statement failed and the give-back was
+   * asked again): announce by yourself; `not-held`: this link did not hold it (or the session is
+   * gone, and the lock with it).
+   */
+  async unlockAndNotify(name: string, notify: LockNotify): Promise<UnlockAndNotify> {
+    const client = this.#client;
+    const locks = this.#locks;
+    if (!client || !locks || !this.#held.has(name)) return "not-held";
+    this.#held.delete(name);
+    try {
+      return await locks.unlockAndNotify(advisoryKeyText(name), notify);
+    } catch (error) {
+      if (this.#client !== client) return "not-held";
+      throw error;
+    }
+  }
+
+  /**
    * Whether the server says this link's session holds `name` now (`pg_locks`), asked in a statement
    * sent after this call: false when this process does not count it as held. Rejects when the
    * connection fails (the session, and the lock with it, may be gone). A lock the server says is
@@ -263,7 +292,7 @@ export class InstanceLink {
    * One lock request on the current session, sharing a statement with the others waiting. The
    * callers that answer for a session checked it in the same tick (#locks is set with #client).
    */
-  #request(op: Exclude<LockOp, "lock-or-notify">, name: string): Promise<boolean> {
+  #request(op: Exclude<LockOp, "lock-or-notify" | "unlock-notify">, name: string): Promise<boolean> {
     if (!this.#locks) throw new LinkDownError(`advisory ${op}`);
     return this.#locks.request(op, advisoryKeyText(name));
   }

@@ -20,9 +20,10 @@
 /**
  * What a request asks of the server for its key (`busy`: held by any session, this one or another;
  * `retake`: held by this session already, or taken now; `lock-or-notify`: a take that, when another
- * session holds the lock, sends its NOTIFY in the same statement).
+ * session holds the lock, sends its NOTIFY in the same statement; `unlock-notify`: a give-back that,
+ * when it gave the lock back, sends its NOTIFY in the same statement).
  */
-export type LockOp = "lock" | "unlock" | "held" | "busy" | "retake" | "lock-or-notify";
+export type LockOp = "lock" | "unlock" | "held" | "busy" | "retake" | "lock-or-notify" | "unlock-notify";
 
 /** The NOTIFY of a `lock-or-notify` request. */
 export interface LockNotify {
@@ -43,6 +44,13 @@ export type SendLockOps = (
 /** A `lock-or-notify`'s answer: taken, or not taken and the NOTIFY sent (committed with the statement). */
 export type LockOrNotify = "taken" | "notified" | "not-taken";
 
+/**
+ * An `unlock-notify`'s answer: given back and the NOTIFY sent; `released`: given back (as far as
+ * the link can tell) with nothing sent (a failed statement, asked again as a plain give-back);
+ * `not-held`: the server did not hold it for this session, nothing sent.
+ */
+export type UnlockAndNotify = "notified" | "released" | "not-held";
+
 interface Waiting {
   op: LockOp;
   key: string;
@@ -61,6 +69,9 @@ function again(w: Waiting): Waiting {
   if (w.op === "lock" || w.op === "lock-or-notify")
     return { op: "retake", key: w.key, resolve: w.resolve, reject: w.reject };
   if (w.op === "unlock") return { ...w, resolve: () => w.resolve(true, "unlock") };
+  // A give-back with a NOTIFY asked again gives back only: its caller announces by itself.
+  if (w.op === "unlock-notify")
+    return { op: "unlock", key: w.key, resolve: () => w.resolve(true, "unlock"), reject: w.reject };
   return w;
 }
 
@@ -71,7 +82,7 @@ export class LockBatch {
   constructor(private readonly send: SendLockOps) {}
 
   /** `key` is the advisory key as a decimal string. */
-  request(op: Exclude<LockOp, "lock-or-notify">, key: string): Promise<boolean> {
+  request(op: Exclude<LockOp, "lock-or-notify" | "unlock-notify">, key: string): Promise<boolean> {
     return new Promise((resolve, reject) => this.#add({ op, key, resolve, reject }));
   }
 
@@ -87,6 +98,22 @@ export class LockBatch {
         key,
         notify,
         resolve: (ok, sent) => resolve(ok ? "taken" : sent === "lock-or-notify" ? "notified" : "not-taken"),
+        reject,
+      }),
+    );
+  }
+
+  /**
+   * Gives the lock of `key` back and, when it was given back, sends `notify` in the same statement
+   * (one round trip for a release and its announcement).
+   */
+  unlockAndNotify(key: string, notify: LockNotify): Promise<UnlockAndNotify> {
+    return new Promise((resolve, reject) =>
+      this.#add({
+        op: "unlock-notify",
+        key,
+        notify,
+        resolve: (ok, sent) => resolve(!ok ? "not-held" : sent === "unlock-notify" ? "notified" : "released"),
         reject,
       }),
     );

@@ -19,8 +19,10 @@ function instance(wins: (name: string) => boolean) {
     onReconnect: () => () => {},
     tryLock: async (lock: string) => wins(lock),
     unlock: async () => true,
+    unlockAndNotify: async () => "notified",
   } as unknown as InstanceLink;
   const bus = {
+    channel: "agentsvc_control",
     subscribe: () => () => {},
     publish: async (m: { kind: string; names?: string[] }) => {
       if (m.kind === "leader-alive") sent.push(m.names);
