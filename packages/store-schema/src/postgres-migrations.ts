@@ -445,6 +445,18 @@ DROP INDEX usage_ledger_gateway;
 DROP INDEX usage_ledger_agent;
 `,
   },
+  // Step 18 cached the heads functions' plans; the trigger function calling them was left out, so
+  // under store-postgres's force_custom_plan its PERFORM of outbox_head_added or outbox_head_refresh
+  // was planned again for every piece inserted or marked sent: 0.011-0.017 planning ms a message in
+  // ingest-pg-ledger bursts (pg_stat_statements.track_planning, #45.2). The call plans nothing but
+  // itself, so its cached plan is the same for every row.
+  {
+    version: 20,
+    name: "outbox heads trigger function: its calls' plans cached whatever the session's plan_cache_mode",
+    sql: `
+ALTER FUNCTION outbox_heads_sync() SET plan_cache_mode = auto;
+`,
+  },
 ];
 
 /**

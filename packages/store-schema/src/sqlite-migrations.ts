@@ -418,4 +418,12 @@ ALTER TABLE usage_ledger ADD COLUMN cache_write_input_tokens INTEGER NOT NULL DE
 -- PostgreSQL only (inbox's HOT running marks, the ledger's BRIN index); nothing changes on SQLite.
 `,
   },
+  {
+    version: 20,
+    name: "outbox heads trigger function: its calls' plans cached whatever the session's plan_cache_mode",
+    // PostgreSQL only: a plpgsql function's plan cache setting; SQLite's triggers are SQL.
+    sql: `
+-- PostgreSQL only (the heads trigger function's plan_cache_mode); nothing changes on SQLite.
+`,
+  },
 ];

@@ -2,7 +2,8 @@
 // outbox by outbox_thread_pending even when autoanalyze last saw both tables empty (outbox_heads is
 // empty whenever every reply is sent): their cached plans seq-scanned every head row and every piece
 // for each piece inserted or marked sent (#45.2). The plans are read from auto_explain (nested
-// statements, sent to this client as notices); scan nodes are asserted, never a time.
+// statements, sent to this client as notices); scan nodes are asserted, never a time. Steps 18 and 20:
+// their plans, and the trigger function's calls of them, cached under a session forcing custom plans.
 import { postgresMissing } from "@agentsvc/pg-test";
 import type pg from "pg";
 import { describe, expect, it } from "vitest";
@@ -102,3 +103,51 @@ describe.skipIf(postgresMissing !== undefined)("[postgres] step 18: the heads tr
     expect({ generic, custom }).toEqual({ generic: 0, custom: 36 });
   }, 60_000);
 });
+
+/**
+ * The plans of the trigger function's own calls (`PERFORM outbox_head_added(...)` and
+ * `outbox_head_refresh(...)`) on `client` (a database migrated through some step, ended here), in a
+ * session forcing custom plans as store-postgres's do: a cached generic plan names plpgsql's
+ * variables as parameters in its output (`$1`), a custom plan carries their values.
+ */
+async function triggerCallPlanKinds(client: pg.Client): Promise<{ generic: number; custom: number }> {
+  try {
+    const plans: string[] = [];
+    client.on("notice", (n) => plans.push(n.message ?? ""));
+    await client.query("LOAD 'auto_explain'");
+    await client.query(
+      "SET plan_cache_mode = force_custom_plan; SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on; SET auto_explain.log_verbose = on; SET auto_explain.log_level = notice",
+    );
+    // 8 pieces inserted one a statement, then 8 marked sent: 16 calls of the trigger function.
+    for (let i = 1; i <= 8; i++)
+      await client.query(
+        `INSERT INTO outbox (gateway, thread, idem_key, kind, payload, status, next_attempt_at, created_at)
+         VALUES ('g', 't${i}', 'k${i}', 'text', '{}', 'pending', 0, 0)`,
+      );
+    for (let i = 1; i <= 8; i++)
+      await client.query(`UPDATE outbox SET status = 'sent' WHERE idem_key = 'k${i}'`);
+    const calls = plans.filter((p) => /Query Text: SELECT outbox_head_(added|refresh)\(/.test(p));
+    const generic = calls.filter((p) => /Output: outbox_head_(added|refresh)\(\$\d/.test(p)).length;
+    return { generic, custom: calls.length - generic };
+  } finally {
+    await client.end();
+  }
+}
+
+describe.skipIf(postgresMissing !== undefined)(
+  "[postgres] step 20: the heads trigger function's calls cached",
+  () => {
+    const migrated = migratedDatabases();
+
+    it("its calls of the heads functions keep a cached generic plan when the session forces custom plans", async () => {
+      const { generic, custom } = await triggerCallPlanKinds(await migrated(20));
+      // Each call's first five runs custom, as PostgreSQL's plan cache does, then the cached plan.
+      expect({ generic, custom }).toEqual({ generic: 6, custom: 10 });
+    }, 60_000);
+
+    it("at step 19 they were planned again for every piece", async () => {
+      const { generic, custom } = await triggerCallPlanKinds(await migrated(19));
+      expect({ generic, custom }).toEqual({ generic: 0, custom: 16 });
+    }, 60_000);
+  },
+);
