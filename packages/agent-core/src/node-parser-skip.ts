@@ -21,9 +21,9 @@ function keyOf(parser: Hooks, name: string): string | undefined {
 
 /**
  * Makes the parser reading `socket` skip body bytes without copying them, calling `onBytes` with
- * the bytes of each read after this call. Returns the function that puts the parser back (idempotent;
- * also run when the socket closes, before Node can hand the parser to another connection), or
- * undefined when the parser cannot be switched.
+ * the bytes of each read after this call. Returns the function that puts the parser back (it may run
+ * more than once; it also runs when the socket closes, before Node can hand the parser to another
+ * connection), or undefined when the parser cannot be switched.
  */
 export function skipBodyInParser(socket: Socket, onBytes: (count: number) => void): (() => void) | undefined {
   const parser = (socket as unknown as { parser?: Hooks | null }).parser;
@@ -46,16 +46,12 @@ export function skipBodyInParser(socket: Socket, onBytes: (count: number) => voi
   };
   parser[bodyKey] = undefined;
   parser[executeKey] = counting;
-  let restored = false;
   const restore = () => {
-    if (restored) return;
-    restored = true;
-    socket.off("close", restore);
     // The body hook is set once per parser, and parsers are pooled: it must be back before reuse.
-    if (parser[bodyKey] === undefined) parser[bodyKey] = onBody;
+    parser[bodyKey] = onBody;
     // Node clears the execute hook when it frees the parser; put ours back only where it still is.
     if (parser[executeKey] === counting) parser[executeKey] = onExecute;
   };
-  socket.on("close", restore);
+  socket.once("close", restore);
   return restore;
 }
