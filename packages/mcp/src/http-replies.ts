@@ -71,29 +71,40 @@ async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>): Pro
   for (;;) if ((await reader.read()).done) return;
 }
 
-export function isJsonContentType(value: string | null): boolean {
+function isJsonContentType(value: string | null): boolean {
   return (value ?? "").split(";")[0]?.trim().toLowerCase() === "application/json";
 }
 
 /**
- * A POST whose Accept does not list both answer types, refused from the header alone, before its
- * body is read: the client MUST list application/json and text/event-stream (MCP transport spec
- * 2025-11-25, basic/transports, "Sending Messages to the Server", item 2), and 406 with the SDK
- * transport's own words is what that transport answers, before Content-Type and the body. The
- * unread body is drained and the connection closed, as after a 413, so a client still sending
- * reads the 406 instead of a reset.
+ * A POST refused from its headers alone, before its body is read, in the SDK transport's order and
+ * with its words: an Accept that does not list both answer types (406: the client MUST list
+ * application/json and text/event-stream, MCP transport spec 2025-11-25, basic/transports, "Sending
+ * Messages to the Server", item 2), then a Content-Type that is not JSON (415). The unread body is
+ * drained and the connection closed, as after a 413, so a client still sending reads the refusal
+ * instead of a reset.
  */
-export function notAcceptable(req: Request, env: unknown): Response | undefined {
+export function refusedByHeaders(req: Request, env: unknown): Response | undefined {
   const accept = req.headers.get("accept") ?? "";
   // A list of media ranges: a substring test, as the SDK's.
-  if (accept.includes("application/json") && accept.includes("text/event-stream")) return undefined;
+  if (!accept.includes("application/json") || !accept.includes("text/event-stream"))
+    return refuseUnread(
+      env,
+      406,
+      "Not Acceptable: Client must accept both application/json and text/event-stream",
+      "not_acceptable",
+    );
+  if (!isJsonContentType(req.headers.get("content-type")))
+    return refuseUnread(
+      env,
+      415,
+      "Unsupported Media Type: Content-Type must be application/json",
+      "unsupported_media_type",
+    );
+  return undefined;
+}
+
+function refuseUnread(env: unknown, status: number, message: string, code: string): Response {
   const incoming = unreadNodeRequest(env);
   if (incoming) drainPastLimit(incoming);
-  return jsonRpcError(
-    406,
-    -32000,
-    "Not Acceptable: Client must accept both application/json and text/event-stream",
-    { code: "not_acceptable" },
-    { connection: "close" },
-  );
+  return jsonRpcError(status, -32000, message, { code }, { connection: "close" });
 }

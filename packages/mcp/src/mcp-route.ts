@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { type Context, Hono } from "hono";
 import { keyMatches, presentedKey } from "./api-key.js";
 import { isToolServerDefinition, type ToolServerDefinition } from "./define-tool-server.js";
-import { isJsonContentType, jsonRpcError, notAcceptable, readBoundedBody } from "./http-replies.js";
+import { jsonRpcError, readBoundedBody, refusedByHeaders } from "./http-replies.js";
 import { sdkTransport, sdkTypes } from "./sdk.js";
 import { type McpSession, SessionRegistry } from "./session-registry.js";
 import { buildCatalog, createSessionServer } from "./session-server.js";
@@ -98,12 +98,12 @@ export function mcpRoute(options: McpRouteOptions): McpRoute {
           },
         );
       }
-      // A wrong Accept is refused before the body is read, as for an initialize (startSession).
-      const refused = req.method === "POST" ? notAcceptable(req, c.env) : undefined;
-      if (refused) return refused;
-      // A POST's body is read here, within the route's limit (the transport would read it itself,
-      // past that limit and without the drain); other requests and media types go straight through.
-      if (req.method === "POST" && isJsonContentType(req.headers.get("content-type"))) {
+      // A POST's headers are checked and its body read here, within the route's limit (the
+      // transport would read it itself, past that limit and without the drain), as for an
+      // initialize (startSession); GET and DELETE go straight through.
+      if (req.method === "POST") {
+        const refused = refusedByHeaders(req, c.env);
+        if (refused) return refused;
         return inSession(session, async () => {
           const read = await readMessage(req, c.env);
           if (read instanceof Response) return read;
@@ -134,13 +134,8 @@ export function mcpRoute(options: McpRouteOptions): McpRoute {
 
   async function startSession(req: Request, env: unknown): Promise<Response> {
     // Accept, then Content-Type, then the body: the SDK transport's order, and a session's POST's.
-    const refused = notAcceptable(req, env);
+    const refused = refusedByHeaders(req, env);
     if (refused) return refused;
-    if (!isJsonContentType(req.headers.get("content-type"))) {
-      return jsonRpcError(415, -32000, "Unsupported Media Type: Content-Type must be application/json", {
-        code: "unsupported_media_type",
-      });
-    }
     const read = await readMessage(req, env);
     if (read instanceof Response) return read;
     const message = read.message;

@@ -3,7 +3,8 @@
 // Server", item 2) says the client MUST list both application/json and text/event-stream, and the
 // SDK's transport refuses any other Accept with 406 Not Acceptable before it looks at Content-Type
 // or the body. So a wrong Accept is told 406 whatever the body (over the limit, not JSON), and the
-// Content-Type's 415 comes after it. Real HTTP on 127.0.0.1, a raw socket for the flood.
+// Content-Type's 415 comes after it, refused the same way (drained, the connection closed). Real HTTP on
+// 127.0.0.1, a raw socket for the flood.
 import { rawPost } from "@agentsvc/raw-http";
 import { afterEach, describe, expect, it } from "vitest";
 import type { McpRouteOptions } from "../src/index.js";
@@ -36,7 +37,7 @@ async function expectNotAcceptable(answer: Response): Promise<void> {
   });
 }
 
-describe("a POST with a wrong Accept is refused 406 before its body is read", () => {
+describe("a POST refused from its headers (a wrong Accept 406, then a non-JSON Content-Type 415) before its body is read", () => {
   it("answers a session's over-limit POST with a wrong Accept 406, not 413", async () => {
     const { url, sessionId } = await setup({ maxBodyBytes: 4096 });
     await expectNotAcceptable(await postMcp(url, bigCall, { ...JSON_ONLY, "mcp-session-id": sessionId }));
@@ -61,6 +62,38 @@ describe("a POST with a wrong Accept is refused 406 before its body is read", ()
     const small = await client.callTool({ name: "shout", arguments: { text: "ok" } });
     expect(small.content).toEqual([{ type: "text", text: "OK" }]);
   });
+
+  it("answers a right Accept with a non-JSON Content-Type 415 on both paths, the connection closed", async () => {
+    const { url, sessionId } = await setup();
+    const headers = { "content-type": "text/plain" };
+    for (const answer of [
+      await postMcp(url, JSON.stringify(INIT_BODY), headers),
+      await postMcp(url, "{}", { ...headers, "mcp-session-id": sessionId }),
+    ]) {
+      expect(answer.status).toBe(415);
+      expect(answer.headers.get("connection")).toBe("close");
+      expect(await answer.json()).toMatchObject({ error: { data: { code: "unsupported_media_type" } } });
+    }
+  });
+
+  it.each([false, true])(
+    "lets a client that writes 7 MiB with a non-JSON Content-Type before it reads anything read the 415 (in a session: %s)",
+    async (inSession) => {
+      const { port, sessionId } = await setup();
+      const answer = await rawPost(port, {
+        path: "/mcp",
+        bytes: 7 * 1024 * 1024,
+        headers: {
+          ...MCP_HEADERS,
+          "content-type": "text/plain",
+          ...(inSession ? { "mcp-session-id": sessionId } : {}),
+        },
+      });
+      expect(answer.error).toBeUndefined();
+      expect(answer.statusLine).toMatch(/^HTTP\/1\.1 415 /);
+      expect(answer.body).toContain('"code":"unsupported_media_type"');
+    },
+  );
 
   it("lets a client that writes 7 MiB with a wrong Accept before it reads anything read the 406", async () => {
     const { port, sessionId } = await setup();
