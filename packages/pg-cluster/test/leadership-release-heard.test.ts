@@ -3,43 +3,17 @@
 // handover and leave a lock free for its retryMs (session-core's outbox partitions, #45.3).
 import { postgresMissing } from "@agentsvc/pg-test";
 import { describe, expect, it, vi } from "vitest";
-import { Bus, InstanceLink, Leadership, leaderLockName } from "../src/index.js";
+import { leaderLockName } from "../src/index.js";
 import { usePostgres, waitFor } from "./helpers.js";
-
-/** Longer than any wait below: a take seen here came from the announcement, not a retry. */
-const RARE_RETRY_MS = 600_000;
-/** The bus kind of a release announcement (leadership.ts). */
-const RELEASED = "leader-released";
+import { leading, RARE_RETRY_MS, RELEASED, withTwoInstances } from "./two-instances.js";
 
 describe.skipIf(postgresMissing)("a waiting instance", () => {
   const pg = usePostgres();
 
-  async function twoInstances() {
-    const links = [0, 1].map(() => new InstanceLink({ connectionString: pg.url, healthCheckMs: 0 }));
-    const buses = links.map((link) => new Bus(link));
-    const leaderships: Leadership[] = [];
-    for (const [i, link] of links.entries()) {
-      await link.connect();
-      await buses[i]?.start();
-      leaderships.push(new Leadership(link, { retryMs: RARE_RETRY_MS, bus: buses[i] as Bus }));
-    }
-    const close = async () => {
-      vi.restoreAllMocks();
-      for (const l of leaderships) await l.stop();
-      for (const b of buses) await b.stop();
-      for (const link of links) await link.close();
-    };
-    return { links, buses, leaderships, close };
-  }
-
   it("that hears a release while its own try is in flight tries again once that try fails", async () => {
     const name = "outbox:2";
-    const { links, buses, leaderships, close } = await twoInstances();
-    try {
-      const [la, lb] = leaderships as [Leadership, Leadership];
-      const b = links[1] as InstanceLink;
-      const ha = la.lead(name, { onAcquired: () => {} });
-      await waitFor("a leads", () => ha.isLeader, 5_000);
+    await withTwoInstances(pg.url, async ({ links: [, b], buses, leaderships: [la, lb] }) => {
+      const ha = await leading(la, name);
       // b's first try is answered (held by a) but its answer reaches b only once a's release has.
       let open = () => {};
       const gate = new Promise<void>((resolve) => {
@@ -53,7 +27,7 @@ describe.skipIf(postgresMissing)("a waiting instance", () => {
         return answered;
       });
       let heard = false;
-      buses[1]?.subscribe(RELEASED, (m) => {
+      buses[1].subscribe(RELEASED, (m) => {
         if (m.target === name) heard = true;
       });
       const hb = lb.lead(name, { onAcquired: () => {} });
@@ -65,19 +39,13 @@ describe.skipIf(postgresMissing)("a waiting instance", () => {
       // Dropped, the release left b waiting for its retry (RARE_RETRY_MS) with the lock free.
       await waitFor("b leads", () => hb.isLeader, 10_000);
       expect(tries).toHaveBeenCalledTimes(2);
-    } finally {
-      await close();
-    }
+    });
   });
 
   it("with tryAfterMs sends no try before it, and takes a release announced meanwhile at once", async () => {
     const name = "outbox:1";
-    const { links, leaderships, close } = await twoInstances();
-    try {
-      const [la, lb] = leaderships as [Leadership, Leadership];
-      const b = links[1] as InstanceLink;
-      const ha = la.lead(name, { onAcquired: () => {} });
-      await waitFor("a leads", () => ha.isLeader, 5_000);
+    await withTwoInstances(pg.url, async ({ links: [, b], leaderships: [la, lb] }) => {
+      const ha = await leading(la, name);
       const tries = vi.spyOn(b, "tryLock");
       const hb = lb.lead(name, { onAcquired: () => {} }, { tryAfterMs: RARE_RETRY_MS });
       // A lead without it sends its first try in this tick.
@@ -85,21 +53,15 @@ describe.skipIf(postgresMissing)("a waiting instance", () => {
       await ha.stop();
       await waitFor("b leads after a's announcement", () => hb.isLeader, 10_000);
       expect(tries).toHaveBeenCalledTimes(1);
-    } finally {
-      await close();
-    }
+    });
   });
 
   it("with tryAfterMs takes a free lock nobody announces once that time is over", async () => {
     const name = "outbox:3";
-    const { links, leaderships, close } = await twoInstances();
-    try {
-      const lb = leaderships[1] as Leadership;
+    await withTwoInstances(pg.url, async ({ links: [, b], leaderships: [, lb] }) => {
       const hb = lb.lead(name, { onAcquired: () => {} }, { tryAfterMs: 50 });
       await waitFor("b leads after its wait", () => hb.isLeader, 10_000);
-      expect((links[1] as InstanceLink).isHeld(leaderLockName(name))).toBe(true);
-    } finally {
-      await close();
-    }
+      expect(b.isHeld(leaderLockName(name))).toBe(true);
+    });
   });
 });

@@ -4,46 +4,25 @@
 // again alone after a failed statement carries no NOTIFY: its caller publishes the announcement.
 import { postgresMissing } from "@agentsvc/pg-test";
 import { describe, expect, it, vi } from "vitest";
-import { Bus, InstanceLink, Leadership } from "../src/index.js";
 import { LockBatch, type LockOp } from "../src/lock-batch.js";
 import { usePostgres, waitFor } from "./helpers.js";
-
-/** Longer than any wait below: a take seen here came from the announcement, not a retry. */
-const RARE_RETRY_MS = 600_000;
+import { leading, waitingInLine, withTwoInstances } from "./two-instances.js";
 
 describe.skipIf(postgresMissing)("a leadership given back, over PostgreSQL", () => {
   const pg = usePostgres();
 
   it("is announced by the statement giving the lock back: no publish of its own, and the waiting instance takes it at once", async () => {
     const name = "outbox:2";
-    const links = [0, 1].map(() => new InstanceLink({ connectionString: pg.url, healthCheckMs: 0 }));
-    const buses = links.map((link) => new Bus(link));
-    const leaderships: Leadership[] = [];
-    try {
-      for (const [i, link] of links.entries()) {
-        await link.connect();
-        await buses[i]?.start();
-        leaderships.push(new Leadership(link, { retryMs: RARE_RETRY_MS, bus: buses[i] as Bus }));
-      }
-      const [la, lb] = leaderships as [Leadership, Leadership];
-      const ha = la.lead(name, { onAcquired: () => {} });
-      await waitFor("a leads", () => ha.isLeader, 5_000);
-      const bTries = vi.spyOn(links[1] as InstanceLink, "tryLock");
-      const hb = lb.lead(name, { onAcquired: () => {} });
-      // b's first try (sent at once) finds the lock held; its next is RARE_RETRY_MS away.
-      expect(await bTries.mock.results[0]?.value).toBe(false);
-      const published = vi.spyOn(buses[0] as Bus, "publish");
-      const aQueries = vi.spyOn(links[0] as InstanceLink, "query");
+    await withTwoInstances(pg.url, async ({ links: [a, b], buses: [busA], leaderships: [la, lb] }) => {
+      const ha = await leading(la, name);
+      const hb = await waitingInLine(lb, b, name);
+      const published = vi.spyOn(busA, "publish");
+      const aQueries = vi.spyOn(a, "query");
       await ha.stop();
       await waitFor("b leads after a's announcement", () => hb.isLeader, 10_000);
       expect(published).not.toHaveBeenCalled();
       expect(aQueries).not.toHaveBeenCalled();
-    } finally {
-      vi.restoreAllMocks();
-      for (const l of leaderships) await l.stop();
-      for (const b of buses) await b.stop();
-      for (const link of links) await link.close();
-    }
+    });
   });
 });
 

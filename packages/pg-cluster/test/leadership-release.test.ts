@@ -3,64 +3,32 @@
 import { postgresMissing } from "@agentsvc/pg-test";
 import { describe, expect, it, vi } from "vitest";
 import { Bus, InstanceLink, Leadership, leaderLockName } from "../src/index.js";
-import { limitedRole, sleep, usePostgres, waitFor } from "./helpers.js";
-
-/** Longer than any wait below: a takeover seen here came from the announcement, not a retry. */
-const RARE_RETRY_MS = 600_000;
-/** The bus kind of a release announcement (leadership.ts). */
-const RELEASED = "leader-released";
+import { limitedRole, usePostgres, waitFor } from "./helpers.js";
+import { leading, RELEASED, waitingInLine, withTwoInstances } from "./two-instances.js";
 
 describe.skipIf(postgresMissing)("a leadership given back", () => {
   const pg = usePostgres();
 
   it("is taken by a waiting instance at once, without waiting for its retry", async () => {
     const name = "telegram:bot";
-    const links = [0, 1].map(() => new InstanceLink({ connectionString: pg.url, healthCheckMs: 0 }));
-    const buses = links.map((link) => new Bus(link));
-    const leaderships: Leadership[] = [];
-    try {
-      for (const [i, link] of links.entries()) {
-        await link.connect();
-        await buses[i]?.start();
-        leaderships.push(new Leadership(link, { retryMs: RARE_RETRY_MS, bus: buses[i] as Bus }));
-      }
-      const [la, lb] = leaderships as [Leadership, Leadership];
-      const ha = la.lead(name, { onAcquired: () => {} });
-      await waitFor("a leads", () => ha.isLeader, 5_000);
-      const hb = lb.lead(name, { onAcquired: () => {} });
-      // b's first try (sent at once) finds the lock held; its next is RARE_RETRY_MS away.
-      await sleep(500);
+    await withTwoInstances(pg.url, async ({ links: [, b], leaderships: [la, lb] }) => {
+      const ha = await leading(la, name);
+      const hb = await waitingInLine(lb, b, name);
       expect(hb.isLeader).toBe(false);
       await ha.stop();
       await waitFor("b leads after a's announcement", () => hb.isLeader, 10_000);
       expect(hb.isLeader).toBe(true);
-    } finally {
-      for (const l of leaderships) await l.stop();
-      for (const b of buses) await b.stop();
-      for (const link of links) await link.close();
-    }
+    });
   });
 
   it("won by a try still in flight when its lead was stopped, is given back announced: a waiting instance takes it at once", async () => {
     const name = "outbox:3";
     const lock = leaderLockName(name);
-    const links = [0, 1].map(() => new InstanceLink({ connectionString: pg.url, healthCheckMs: 0 }));
-    const buses = links.map((link) => new Bus(link));
-    const leaderships: Leadership[] = [];
     const holder = await pg.link({ healthCheckMs: 0 });
-    try {
-      for (const [i, link] of links.entries()) {
-        await link.connect();
-        await buses[i]?.start();
-        leaderships.push(new Leadership(link, { retryMs: RARE_RETRY_MS, bus: buses[i] as Bus }));
-      }
-      const [la, lb] = leaderships as [Leadership, Leadership];
-      const [a, b] = links as [InstanceLink, InstanceLink];
+    await withTwoInstances(pg.url, async ({ links: [a, b], leaderships: [la, lb] }) => {
       // b waits in line: its first try finds the lock held (here by a plain link: no announcement).
       expect(await holder.tryLock(lock)).toBe(true);
-      const bTries = vi.spyOn(b, "tryLock");
-      const hb = lb.lead(name, { onAcquired: () => {} });
-      expect(await bTries.mock.results[0]?.value).toBe(false);
+      const hb = await waitingInLine(lb, b, name);
       expect(await holder.unlock(lock)).toBe(true);
       // a's lead stopped in the tick it began (an outbox helper given enough partitions): its try,
       // already sent, takes the lock, and the stopped lead gives it back.
@@ -72,12 +40,7 @@ describe.skipIf(postgresMissing)("a leadership given back", () => {
       // Given back without a word, b would wait its retry (RARE_RETRY_MS): the partition unsent.
       await waitFor("b leads after a's announcement", () => hb.isLeader, 10_000);
       expect(hb.isLeader).toBe(true);
-    } finally {
-      vi.restoreAllMocks();
-      for (const l of leaderships) await l.stop();
-      for (const bus of buses) await bus.stop();
-      for (const link of links) await link.close();
-    }
+    });
   });
 
   it("is not announced when the server refused to give the lock back", async () => {
