@@ -92,14 +92,8 @@ export class LockBatch {
    * `not-taken`: not taken and nothing sent (the statement failed and the take was asked again).
    */
   lockOrNotify(key: string, notify: LockNotify): Promise<LockOrNotify> {
-    return new Promise((resolve, reject) =>
-      this.#add({
-        op: "lock-or-notify",
-        key,
-        notify,
-        resolve: (ok, sent) => resolve(ok ? "taken" : sent === "lock-or-notify" ? "notified" : "not-taken"),
-        reject,
-      }),
+    return this.#withNotify("lock-or-notify", key, notify, (ok, sent) =>
+      ok ? "taken" : sent ? "notified" : "not-taken",
     );
   }
 
@@ -108,14 +102,23 @@ export class LockBatch {
    * (one round trip for a release and its announcement).
    */
   unlockAndNotify(key: string, notify: LockNotify): Promise<UnlockAndNotify> {
+    return this.#withNotify("unlock-notify", key, notify, (ok, sent) =>
+      !ok ? "not-held" : sent ? "notified" : "released",
+    );
+  }
+
+  /**
+   * A request carrying a NOTIFY, answered from the server's answer and `sent`: whether it went with
+   * its NOTIFY (not asked again without it after a failed statement).
+   */
+  #withNotify<T>(
+    op: "lock-or-notify" | "unlock-notify",
+    key: string,
+    notify: LockNotify,
+    answer: (ok: boolean, sent: boolean) => T,
+  ): Promise<T> {
     return new Promise((resolve, reject) =>
-      this.#add({
-        op: "unlock-notify",
-        key,
-        notify,
-        resolve: (ok, sent) => resolve(!ok ? "not-held" : sent === "unlock-notify" ? "notified" : "released"),
-        reject,
-      }),
+      this.#add({ op, key, notify, resolve: (ok, asked) => resolve(answer(ok, asked === op)), reject }),
     );
   }
 
