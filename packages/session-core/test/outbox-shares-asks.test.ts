@@ -3,8 +3,8 @@
 // shared it does not ask again until it holds all four again (or stopped leading since); an earlier
 // ask's timers do not end or share for a later one. A leader's empty passes give nothing back, even
 // one that helped before it led.
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { helpAsks as asks, sharesRig } from "./outbox-shares-fixture.js";
+import { describe, expect, it, vi } from "vitest";
+import { fakeClockEachTest, helpAsks as asks, sharesRig } from "./outbox-shares-fixture.js";
 
 const rig = () => sharesRig({ helperIdleMs: 1_000 });
 
@@ -20,12 +20,7 @@ async function shared() {
   return r;
 }
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+fakeClockEachTest();
 
 describe("a leader's asks for help", () => {
   it("a new leader holding one partition of four asks at its first backlog", async () => {

@@ -4,16 +4,11 @@
 // again at once, behind the helpers, trying one nobody took 2 s later (one a helper gives back is
 // taken as its release is announced), unless it stopped leading meanwhile. Unanswered (one
 // instance), it gives nothing up and asks again 2.2 s later at the earliest.
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { ClusterMessage } from "../src/coordination.js";
-import { helpAsks as helps, sharesRig as rig } from "./outbox-shares-fixture.js";
+import { fakeClockEachTest, helpAsks as helps, sharesRig as rig } from "./outbox-shares-fixture.js";
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+fakeClockEachTest();
 
 describe("a backlog on the leader's sender", () => {
   it("asks for help once, gives partitions 1-3 up after the line-up, and queues for them again at once, a free one tried 2 s later", async () => {

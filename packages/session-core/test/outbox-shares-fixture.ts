@@ -1,7 +1,8 @@
 // What the OutboxShares tests share (outbox-shares-*.test.ts, outbox-helper-unserved-pg): a sender
 // that records its calls, a coordination whose roles the test grants, the shares over both, and the
-// rig most of them drive those through.
+// rig most of them drive those through, on a fake clock.
 import { pino } from "pino";
+import { afterEach, beforeEach, vi } from "vitest";
 import type { ClusterMessage, Coordination } from "../src/coordination.js";
 import type { RoleFence } from "../src/outbox-fence.js";
 import type { OutboxShare } from "../src/outbox-partition.js";
@@ -10,6 +11,16 @@ import { OUTBOX_PARTITIONS, OutboxShares, type OutboxSharesDeps } from "../src/o
 import type { OutboxRow } from "../src/store.js";
 
 type RoleHandlers = { onLead(): unknown; onLose(): unknown };
+
+/** Each test of the calling file on vitest's fake clock (the shares' line-up, requeue and idle timers). */
+export function fakeClockEachTest(): void {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+}
 
 /** What a sender was told to send: its pieces, the fence of its roles, the share its reads name. */
 export interface Restriction {

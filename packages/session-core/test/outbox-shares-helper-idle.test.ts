@@ -1,8 +1,8 @@
 // When a helping instance gives its outbox partitions back (outbox-shares.ts #passed): once its
 // sender's passes have sent nothing for helperIdleMs in a row, counted from the first empty pass
 // after the last one that sent something; it gives every role back and may help again later.
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { sharesRig } from "./outbox-shares-fixture.js";
+import { describe, expect, it, vi } from "vitest";
+import { fakeClockEachTest, sharesRig } from "./outbox-shares-fixture.js";
 
 const IDLE_MS = 5_000;
 
@@ -17,12 +17,7 @@ function helper() {
   return { shares, sender, asked, pass, givenBack };
 }
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+fakeClockEachTest();
 
 describe("a helper's outbox partitions", () => {
   it("are kept while a pass sends something: the idle time counts from the first empty pass after it", async () => {

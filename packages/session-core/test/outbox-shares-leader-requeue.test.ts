@@ -3,16 +3,11 @@
 // partition beyond its share, a try won as it left the line) is sent by the leader as the release
 // comes, not when the leader queued again 2 s later (#45.3: a partition without a sender meanwhile,
 // the replies' commit -> send p99 on three instances). One nobody took is tried 2 s after.
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createMemoryCluster } from "../src/testing/index.js";
-import { fakeSender, sharesOver } from "./outbox-shares-fixture.js";
+import { fakeClockEachTest, fakeSender, sharesOver } from "./outbox-shares-fixture.js";
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+fakeClockEachTest();
 
 describe("a partition a helper gives back just after the leader shared its backlog", () => {
   it("is the leader's again at once; one nobody took is the leader's 2 s after it was given up", async () => {

@@ -3,9 +3,9 @@
 // two; a helper leaves the lines it was not given at its first empty pass, and all of them when given
 // none for helperIdleMs; a partition held is left only once the sender's batch in flight is over,
 // a line never served at once; unlead and stop end once the roles are left.
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { Coordination } from "../src/coordination.js";
-import { fakeSender, sharesOver, sharesRig } from "./outbox-shares-fixture.js";
+import { fakeClockEachTest, fakeSender, sharesOver, sharesRig } from "./outbox-shares-fixture.js";
 
 /** Not the 5 s default: a test at the default cannot tell the option from it. */
 const IDLE_MS = 1_000;
@@ -38,12 +38,7 @@ function deferred() {
   return { promise, resolve };
 }
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+fakeClockEachTest();
 
 describe("the outbox roles an instance queues for", () => {
   it("a leader queues for the four, once each; a helper that comes to lead adds only outbox:0", async () => {
