@@ -11,7 +11,10 @@ import { backlogPieces, clusterRigs, rig, until } from "./session-harness.js";
 
 const { rigs, freshDir } = clusterRigs();
 
-/** The instance's coordination, its role gains and its announcements written to `gains` and `said`. */
+/**
+ * The instance's coordination, its role gains and its announcements written to `gains` and `said`;
+ * a lead's options go through (the leader's requeue waits LEADER_REQUEUE_MS for a free partition).
+ */
 function watched(
   cluster: ReturnType<typeof createMemoryCluster>,
   name: string,
@@ -20,14 +23,18 @@ function watched(
 ): Coordination {
   const c = cluster.instance(name);
   const lead = c.lead.bind(c);
-  c.lead = (role, handlers) =>
-    lead(role, {
-      onLead: () => {
-        gains.push({ by: name, role });
-        return handlers.onLead();
+  c.lead = (role, handlers, options) =>
+    lead(
+      role,
+      {
+        onLead: () => {
+          gains.push({ by: name, role });
+          return handlers.onLead();
+        },
+        onLose: () => handlers.onLose(),
       },
-      onLose: () => handlers.onLose(),
-    });
+      options,
+    );
   const publish = c.publish.bind(c);
   c.publish = (message) => {
     said.push({ by: name, kind: message.kind });
