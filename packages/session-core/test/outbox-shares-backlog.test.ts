@@ -136,6 +136,29 @@ describe("a backlog on the leader's sender", () => {
     await shares.stop();
   });
 
+  it("a leader that stops leading while its batch in flight ends, before the partitions it gives up are left, does not queue for them again", async () => {
+    const { shares, sender, asked, left, grantAll, backlog } = rig();
+    shares.lead();
+    grantAll();
+    let batchOver = () => {};
+    const inFlight = new Promise<void>((resolve) => {
+      batchOver = resolve;
+    });
+    sender.drained = () => inFlight;
+    backlog();
+    shares.helping();
+    // The line-up over: partitions 1-3 are left once the sender's batch in flight is over.
+    await vi.advanceTimersByTimeAsync(250);
+    expect(left).toEqual([]);
+    const unleading = shares.unlead();
+    batchOver();
+    await unleading;
+    await vi.advanceTimersByTimeAsync(2_500);
+    expect(left.sort()).toEqual(["outbox:0", "outbox:1", "outbox:2", "outbox:3"]);
+    expect(asked).toEqual(["outbox:0", "outbox:1", "outbox:2", "outbox:3"]);
+    await shares.stop();
+  });
+
   it("a leader that stops leading during the line-up and helps another keeps the partitions it helps with", async () => {
     const { shares, left, grantAll, grant, backlog } = rig();
     shares.lead();
