@@ -39,6 +39,7 @@ describe.skipIf(postgresMissing)("InstanceLink at its edges", () => {
     );
     expect(await link.tryLock("agentsvc:test:down")).toBe(false);
     expect(await link.unlock("agentsvc:test:down")).toBe(false);
+    expect(await link.unlockAndNotify("agentsvc:test:down", { channel: "c", payload: "p" })).toBe("not-held");
     expect(await link.holdsOnServer("agentsvc:test:down")).toBe(false);
     expect(link.heldLocks()).toEqual([]);
     await link.close();
@@ -81,11 +82,12 @@ describe.skipIf(postgresMissing)("InstanceLink at its edges", () => {
     expect(await lockHolders(pg.mon, "agentsvc:test:twice")).toEqual([]);
   });
 
-  it("a lock the session took outside tryLock is not the link's: holdsOnServer and unlock answer false and leave it", async () => {
+  it("a lock the session took outside tryLock is not the link's: holdsOnServer and unlock answer false and leave it, unlockAndNotify not-held", async () => {
     const link = await pg.link(quick);
     await link.query("SELECT pg_advisory_lock($1)", [advisoryKey("agentsvc:test:raw").toString()]);
     expect(await link.holdsOnServer("agentsvc:test:raw")).toBe(false);
     expect(await link.unlock("agentsvc:test:raw")).toBe(false);
+    expect(await link.unlockAndNotify("agentsvc:test:raw", { channel: "c", payload: "p" })).toBe("not-held");
     expect(await lockHolders(pg.mon, "agentsvc:test:raw")).toEqual([link.backendPid]);
   });
 
@@ -297,11 +299,17 @@ describe.skipIf(postgresMissing)("InstanceLink at its edges", () => {
     const link = await pg.link({ ...quick, connectionString: rights.url });
     try {
       expect(await link.tryLock("agentsvc:test:refused-unlock")).toBe(true);
+      expect(await link.tryLock("agentsvc:test:refused-announced")).toBe(true);
       await rights.revoke();
       await expect(link.tryLock("agentsvc:test:refused")).rejects.toThrow(/permission denied/);
       expect(link.isHeld("agentsvc:test:refused")).toBe(false);
       await expect(link.unlock("agentsvc:test:refused-unlock")).rejects.toThrow(/permission denied/);
       expect(link.isHeld("agentsvc:test:refused-unlock")).toBe(false);
+      const notify = { channel: "c", payload: "p" };
+      await expect(link.unlockAndNotify("agentsvc:test:refused-announced", notify)).rejects.toThrow(
+        /permission denied/,
+      );
+      expect(link.isHeld("agentsvc:test:refused-announced")).toBe(false);
       expect(link.connected).toBe(true);
       await rights.grant();
       // Taken again once allowed: the refused take left nothing behind on this link.

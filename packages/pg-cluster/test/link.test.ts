@@ -223,21 +223,24 @@ describe.skipIf(postgresMissing)("InstanceLink against a real PostgreSQL", () =>
         await release(link);
       }
     });
-    it("lock requests waiting behind the statement that failed it answer false, not the connection's error", async () => {
+    it("lock requests waiting behind the statement that failed it answer false (a give-back announcing it, not-held), not the connection's error", async () => {
       await pg.mon.query("SELECT pg_advisory_lock(906)");
       const { link, lost, pid } = await fakeClockLink();
       try {
         expect(await link.tryLock("agentsvc:test:giving-back")).toBe(true);
+        expect(await link.tryLock("agentsvc:test:announcing")).toBe(true);
         const stuck = link.query("SELECT pg_advisory_lock(906)").catch((error: unknown) => error);
         await waiting(pid, 1); // in flight from 500 ms
         const taking = link.tryLock("agentsvc:test:behind");
         const giving = link.unlock("agentsvc:test:giving-back");
+        const announcing = link.unlockAndNotify("agentsvc:test:announcing", { channel: "c", payload: "p" });
         await vi.advanceTimersByTimeAsync(1000); // 1500 ms: no answer for 1000 ms, the link drops
         expect(lost).toHaveLength(1);
         await vi.advanceTimersByTimeAsync(1000); // the blocked session's socket is destroyed
         expect(await stuck).toBeInstanceOf(Error);
         expect(await taking).toBe(false);
         expect(await giving).toBe(false);
+        expect(await announcing).toBe("not-held");
       } finally {
         await release(link);
       }
