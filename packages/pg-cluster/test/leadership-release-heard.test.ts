@@ -35,6 +35,8 @@ describe.skipIf(postgresMissing)("a waiting instance", () => {
       expect(answered).toBe(false);
       await ha.stop();
       await waitFor("b hears a's release during its try", () => heard, 10_000);
+      // Not a second try beside the one in flight: the next waits for its answer.
+      expect(tries).toHaveBeenCalledTimes(1);
       open();
       // Dropped, the release left b waiting for its retry (RARE_RETRY_MS) with the lock free.
       await waitFor("b leads", () => hb.isLeader, 10_000);
