@@ -8,25 +8,6 @@ const { prepareValue } = createRequire(import.meta.url)("pg/lib/utils") as {
   prepareValue(value: unknown): unknown;
 };
 
-/** The builder before the one-pass rewrite (two replace passes an element): the oracle. */
-function twoPassArrayLiteral(values: readonly unknown[]): string | undefined {
-  let out = "{";
-  for (let i = 0; i < values.length; i++) {
-    if (i > 0) out += ",";
-    const v = values[i];
-    if (v === null || v === undefined) {
-      out += "NULL";
-      continue;
-    }
-    let s: string;
-    if (typeof v === "string") s = v;
-    else if (typeof v === "number" || typeof v === "boolean" || typeof v === "bigint") s = String(v);
-    else return undefined;
-    out += `"${s.includes("\\") || s.includes('"') ? s.replace(/\\/g, "\\\\").replace(/"/g, '\\"') : s}"`;
-  }
-  return `${out}}`;
-}
-
 /** Strings dense in what array literals and JSON.stringify treat specially. */
 const awkward = fc.string({
   unit: fc.constantFrom(
@@ -77,10 +58,10 @@ describe("array literals", () => {
     for (const values of cases) expect(arrayLiteral(values)).toBe(prepareValue(values));
   });
 
-  it("are the two-pass builder's output for any strings, numbers, booleans and nulls", () => {
+  it("are node-postgres's own for any strings, numbers, booleans and nulls", () => {
     fc.assert(
       fc.property(fc.array(element, { maxLength: 8 }), (values) => {
-        expect(arrayLiteral(values)).toBe(twoPassArrayLiteral(values));
+        expect(arrayLiteral(values)).toBe(prepareValue(values));
       }),
       { numRuns: 2000 },
     );
