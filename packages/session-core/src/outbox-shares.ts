@@ -5,8 +5,9 @@
 // BACKLOG_PIECES pieces and the queue is still not empty, it asks the others to help
 // (`outbox-help`); a helper that queues for the roles answers (`outbox-help` with `helping`), and
 // only once one answered does the leader give partitions 1..n-1 up: a helper takes at most
-// HELPER_SHARE of them, the leader queues again behind the helpers at once (taking back what a helper
-// gives back as soon as it is announced, and what nobody took LEADER_REQUEUE_MS later), and a helper whose partitions had nothing due for HELPER_IDLE_MS gives them back. Unanswered (one
+// HELPER_SHARE of them, the leader queues again behind the helpers at once (taking back what a
+// helper gives back as soon as it is announced, and what nobody took LEADER_REQUEUE_MS later), and a
+// helper whose partitions had nothing due for HELPER_IDLE_MS gives them back. Unanswered (one
 // instance), it keeps sending everything and asks again LEADER_REQUEUE_MS later at the earliest.
 // Partition 0, which also holds every thread of a gateway with a platform connection (started on
 // the leader only), stays with the leader.
