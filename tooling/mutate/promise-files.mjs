@@ -20,6 +20,8 @@ const ADAPTERS = {
 const special = {
   "session-core": [
     "outbox-sender",
+    "outbox-send-one",
+    "outbox-due-read",
     "outbox-waves",
     "outbox-deliver",
     "outbox-fence",

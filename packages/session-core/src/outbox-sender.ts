@@ -1,54 +1,52 @@
-import { fault } from "@agentsvc/agent-core";
 // Drains the durable outbox: each thread's pieces in order, threads side by side, every failure
 // retried with exponential backoff + jitter (the platform's retry-after honoured), and a piece
 // that keeps failing dead-lettered and logged. A piece is marked sent only after the platform
 // accepted it, so a crash in between sends it again with the same idempotency key. A piece whose
 // platform rejected the gateway's credentials stays pending, its attempt not counted: the gateway
 // is held (nothing more is sent through it) and stopped until the configuration is fixed.
+// This file holds when passes run (wakes, the timed look) and what a pass reads; one piece's send
+// is outbox-send-one.ts, the due read's paging outbox-due-read.ts.
 import type { Logger } from "pino";
 import type { GatewaySendError } from "@agentsvc/adapter-kit";
-import type { Gateway, SendResult } from "./gateway.js";
-import { deliverPiece, draftOf } from "./outbox-deliver.js";
-import { type FailureDeps, failedSend } from "./outbox-failure.js";
+import type { Gateway } from "./gateway.js";
+import { sendableDue } from "./outbox-due-read.js";
 import { RefusedRoles, type RoleFence } from "./outbox-fence.js";
 import { OUTBOX_IDLE_POLL_MS } from "./outbox-look.js";
 import type { OutboxShare } from "./outbox-partition.js";
+import { type SendOneDeps, sendOne } from "./outbox-send-one.js";
 import { inWaves, READ_AHEAD } from "./outbox-waves.js";
-import {
-  cutPause,
-  DEFAULT_MAX_ATTEMPTS,
-  type OutboxOptions,
-  WAKE_SPACING_MS,
-  withTimeout,
-} from "./outbox-options.js";
+import { cutPause, DEFAULT_MAX_ATTEMPTS, type OutboxOptions, WAKE_SPACING_MS } from "./outbox-options.js";
 import type { GatewayRegistry } from "./registry.js";
-import type { SendOutcome, SessionObserver } from "./observer.js";
+import type { SessionObserver } from "./observer.js";
 import type { OutboxRow, SessionStore } from "./store.js";
 import type { Previews } from "./streaming.js";
-import { inSpan, type TraceSpan } from "./trace.js";
 
 export class OutboxSender {
   readonly #store: SessionStore;
-  readonly #registry: GatewayRegistry;
   readonly #logger: Logger;
   readonly #baseDelayMs: number;
   readonly #idlePollMs: number;
   readonly #concurrency: number;
-  readonly #sendTimeoutMs: number;
   #running = false;
   /** The pass running, or waiting for its start. */
   #pumping: Promise<void> | undefined;
   /** A pass runs (not waiting for its start): a wake now asks for one more pass after it. */
   #passing = false;
   #again = false;
-  /** When the last pass that found pieces started: a woken pass starts WAKE_SPACING_MS after it at the earliest. */
+  /**
+   * When the last pass that found pieces started: a woken pass starts WAKE_SPACING_MS after it at
+   * the earliest.
+   */
   #busyPassAt = Number.NEGATIVE_INFINITY;
   #found = 0; // pieces the last pass read
   /** Ends the wait of a pass for its start at once (stop). */
   #cutWait: (() => void) | undefined;
   #timer: NodeJS.Timeout | undefined;
-  /** The last pass ended on a store error: the timed look after it waits baseDelayMs. */
-  // Stryker disable next-line BooleanLiteral: every pass sets it first (#pump), and only the look after a pass reads it
+  /**
+   * The last pass ended on a store error: the timed look after it waits baseDelayMs. Its first
+   * value is never read: every pass sets it first (#pump), and only the look after a pass reads it.
+   */
+  // Stryker disable next-line BooleanLiteral: never read before a pass sets it
   #storeFailed = false;
   /** The timed look could not read the next due time: the pass it runs does not read it again. */
   #lookFailed = false;
@@ -58,17 +56,20 @@ export class OutboxSender {
   readonly #elsewhere: (() => void) | undefined;
   /** Gateways whose credentials were rejected: their pieces wait, unsent and uncounted. */
   readonly #held = new Set<string>();
-  /** What a failed send needs (outbox-failure.ts). */
-  readonly #failure: FailureDeps;
-  readonly #drafts: Previews | undefined;
-  readonly #observer: SessionObserver | undefined;
-  readonly #fileUrl: OutboxOptions["fileUrl"];
-  /** Several instances: the pieces this one may send (its partitions, outbox-shares.ts); all when unset. */
+  /** What sending one piece needs (outbox-send-one.ts). */
+  readonly #sendDeps: SendOneDeps;
+  /**
+   * Several instances: the pieces this one may send (its partitions, outbox-shares.ts); all when
+   * unset.
+   */
   #mine: ((row: OutboxRow) => boolean) | undefined;
   #fence: (() => RoleFence) | undefined;
   #share: (() => OutboxShare) | undefined;
   #batch: Promise<unknown> | undefined; // the sends in flight
-  /** Told how each pass went: a backlog once `backlogAfter` pieces were read in one pass, and what a pass sent. */
+  /**
+   * Told how each pass went: a backlog once `backlogAfter` pieces were read in one pass, and what
+   * a pass sent.
+   */
   pressure: { backlogAfter: number; backlog(): void; passed(sent: number): void } | undefined;
 
   constructor(input: {
@@ -85,26 +86,30 @@ export class OutboxSender {
     drafts?: Previews;
     observer?: SessionObserver;
   }) {
-    this.#drafts = input.drafts;
-    this.#observer = input.observer;
     this.#elsewhere = input.elsewhere;
     this.#store = input.store;
-    this.#registry = input.registry;
     this.#logger = input.logger;
     this.#baseDelayMs = input.options?.baseDelayMs ?? 1_000;
-    this.#failure = {
+    this.#sendDeps = {
       store: input.store,
-      loggerFor: input.loggerFor,
-      held: this.#held,
-      onCredentials: input.onCredentials,
-      maxAttempts: input.options?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-      baseDelayMs: this.#baseDelayMs,
-      maxDelayMs: input.options?.maxDelayMs ?? 300_000,
+      registry: input.registry,
+      logger: input.logger,
+      observer: input.observer,
+      drafts: input.drafts,
+      fileUrl: input.options?.fileUrl,
+      sendTimeoutMs: input.options?.sendTimeoutMs ?? 60_000,
+      failure: {
+        store: input.store,
+        loggerFor: input.loggerFor,
+        held: this.#held,
+        onCredentials: input.onCredentials,
+        maxAttempts: input.options?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+        baseDelayMs: this.#baseDelayMs,
+        maxDelayMs: input.options?.maxDelayMs ?? 300_000,
+      },
     };
     this.#concurrency = input.options?.concurrency ?? 8;
-    this.#sendTimeoutMs = input.options?.sendTimeoutMs ?? 60_000;
     this.#idlePollMs = input.options?.idlePollMs ?? OUTBOX_IDLE_POLL_MS;
-    this.#fileUrl = input.options?.fileUrl;
   }
 
   get running(): boolean {
@@ -162,7 +167,10 @@ export class OutboxSender {
     this.#begin(this.#busyPassAt + WAKE_SPACING_MS - Date.now());
   }
 
-  /** A pass, after `wait` ms when that is above 0; then the next (asked for meanwhile) or the timed look. */
+  /**
+   * A pass, after `wait` ms when that is above 0; then the next (asked for meanwhile) or the timed
+   * look.
+   */
   #begin(wait: number): void {
     const pass = () => {
       this.#passing = true;
@@ -190,7 +198,10 @@ export class OutboxSender {
     this.#held.add(gateway);
   }
 
-  /** True when a piece of a gateway that is not held is due now; false while a role is refused (another instance sends). */
+  /**
+   * True when a piece of a gateway that is not held is due now; false while a role is refused
+   * (another instance sends).
+   */
   async hasDue(now = Date.now()): Promise<boolean> {
     return (await this.#due(now, 1)).length > 0;
   }
@@ -273,8 +284,9 @@ export class OutboxSender {
     clearTimeout(this.#timer);
     // Nothing due soon: look again after idlePollMs for pieces requeued behind our back.
     next = Math.min(next ?? Number.POSITIVE_INFINITY, Date.now() + this.#idlePollMs);
-    // Look again in a while, not at once: a held gateway's pieces (due, never sent) hide when the others are due, a restricted
-    // sender's due may be others'. Its share named, 2 wake spacings after a pass that found pieces (its next; was 1 s, #45.3).
+    // Look again in a while, not at once: a held gateway's pieces (due, never sent) hide when the
+    // others are due, a restricted sender's due may be others'. Its share named, 2 wake spacings
+    // after a pass that found pieces (its next; was 1 s, #45.3).
     const soon = this.#held.size === 0 && !this.#storeFailed && this.#share !== undefined && this.#found > 0;
     if (this.#held.size > 0 || this.#storeFailed || this.#mine)
       next = Math.max(next, Date.now() + (soon ? 2 * WAKE_SPACING_MS : this.#baseDelayMs));
@@ -288,7 +300,8 @@ export class OutboxSender {
     this.#found = 0;
     const startedAt = Date.now();
     try {
-      // The first read of a pass asks for one batch; after a full one, READ_AHEAD batches (outbox-waves.ts).
+      // The first read of a pass asks for one batch; after a full one, READ_AHEAD batches
+      // (outbox-waves.ts).
       for (let want = this.#concurrency; this.#running; want = this.#concurrency * READ_AHEAD) {
         const rows = await this.#due(Date.now(), want);
         if (rows.length === 0) break;
@@ -297,7 +310,7 @@ export class OutboxSender {
         const after = this.pressure?.backlogAfter ?? Number.POSITIVE_INFINITY;
         if (this.#found < after && this.#found + rows.length >= after) this.pressure?.backlog();
         this.#found += rows.length;
-        this.#batch = inWaves(rows, this.#concurrency, this.#still, (row) => this.#sendOne(row));
+        this.#batch = inWaves(rows, this.#concurrency, this.#still, (row) => sendOne(this.#sendDeps, row));
         await this.#batch;
         // A short read had every due piece: no read that would find none. A piece queued since woke
         // the sender; a thread's next piece is found by the next-due read after every pass (#arm).
@@ -316,18 +329,25 @@ export class OutboxSender {
     }
   }
 
-  /** A piece read earlier is still this sender's to send now: running, its gateway not held, its partition its own. */
-  readonly #still = (row: OutboxRow): boolean =>
-    this.#running && !this.#held.has(row.gateway) && (this.#mine?.(row) ?? true);
+  /** A piece this sender may send: its gateway not held, its partition its own. */
+  readonly #sendable = (row: OutboxRow): boolean =>
+    !this.#held.has(row.gateway) && (this.#mine?.(row) ?? true);
 
-  /** Due pieces of gateways that are not held: asks for more while held ones fill the answer. None once refused. */
+  /** A piece read earlier is still this sender's to send now: running, and sendable. */
+  readonly #still = (row: OutboxRow): boolean => this.#running && this.#sendable(row);
+
+  /**
+   * Due pieces of gateways that are not held: asks for more while held ones fill the answer. None
+   * once refused.
+   */
   async #due(now: number, want: number): Promise<OutboxRow[]> {
     return this.#roles.read(
       () => this.#dueRead(now, want),
       (err) =>
         this.#logger.warn(
           { err: err instanceof Error ? err.message : String(err) },
-          "outbox: not sending: another instance holds this one's outbox roles (until this instance's roles change)",
+          "outbox: not sending: another instance holds this one's outbox roles " +
+            "(until this instance's roles change)",
         ),
     );
   }
@@ -335,66 +355,10 @@ export class OutboxSender {
   async #dueRead(now: number, want: number): Promise<OutboxRow[]> {
     // A restricted sender names its share: the store returns only its partitions' heads (before,
     // every instance's due heads were read and filtered here, #45.3).
-    for (let limit = want; ; limit *= 2) {
-      const rows = await this.#store.outbox.due(now, limit, this.#fence?.(), this.#share?.());
-      const sendable = rows.filter((row) => !this.#held.has(row.gateway) && (this.#mine?.(row) ?? true));
-      if (sendable.length >= want || rows.length < limit) return sendable.slice(0, want);
-    }
-  }
-
-  async #sendOne(row: OutboxRow): Promise<void> {
-    const gateway = this.#registry.get(row.gateway);
-    if (!gateway) {
-      await this.#store.outbox.markDead(row.id, `gateway "${row.gateway}" is not registered`);
-      this.#logger.error(
-        { gateway: row.gateway, thread: row.thread, id: row.id },
-        "outbox piece dead-lettered: its gateway is not registered (entry removed?)",
-      );
-      return;
-    }
-    const attempt = row.attempts + 1;
-    const attributes = {
-      "agentsvc.gateway": gateway.name,
-      "agentsvc.outbox.id": row.id,
-      "agentsvc.outbox.kind": row.kind,
-      "agentsvc.outbox.attempt": attempt,
-    };
-    // A child of the turn that wrote the piece, in its trace (also after a restart).
-    const parent = { traceparent: row.traceparent };
-    const started = performance.now();
-    this.#observer?.onSending?.(gateway.name);
-    let outcome: SendOutcome = "retry";
-    try {
-      await inSpan(`send ${gateway.name}`, { kind: "PRODUCER", attributes, parent }, async (span) => {
-        outcome = await this.#attempt(gateway, row, attempt, span);
-        span.setAttribute("agentsvc.outbox.outcome", outcome);
-        if (outcome !== "sent") span.fail(new Error(`send ${outcome}`));
-      });
-    } finally {
-      this.#observer?.onSent?.(gateway.name, outcome, (performance.now() - started) / 1000);
-    }
-  }
-
-  async #attempt(gateway: Gateway, row: OutboxRow, attempt: number, span: TraceSpan): Promise<SendOutcome> {
-    let result: SendResult | undefined;
-    try {
-      fault("before-send");
-      result = await withTimeout(
-        deliverPiece(
-          { store: this.#store, drafts: this.#drafts, fileUrl: this.#fileUrl },
-          gateway,
-          row,
-          attempt,
-        ),
-        this.#sendTimeoutMs,
-      );
-      fault("mid-send");
-    } catch (err) {
-      return failedSend(this.#failure, gateway, row, attempt, err, span);
-    }
-    await this.#store.outbox.markSent(row.id, result?.messageId);
-    const draft = draftOf(row);
-    if (draft && this.#drafts) await this.#drafts.finished(gateway, draft);
-    return "sent";
+    return sendableDue(
+      (limit) => this.#store.outbox.due(now, limit, this.#fence?.(), this.#share?.()),
+      this.#sendable,
+      want,
+    );
   }
 }
