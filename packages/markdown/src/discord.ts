@@ -17,20 +17,46 @@ const escapeMarkup = (text: string) =>
 // Discord links a bare URL in text by itself, backslashes and all, so an escape inside one breaks the
 // link (`Mercury\_(planet)` opens `Mercury/_(planet)`: https://github.com/python-discord/bot/issues/3154,
 // https://github.com/discordjs/discord.js/issues/9950; "a plain link isn't based on Markdown",
-// https://paradoxv5.github.io/Discord-Markdown). Nothing inside it is read as markup.
-const BARE_URL = /https?:\/\/[^\s<]+/giu;
+// https://paradoxv5.github.io/Discord-Markdown). Nothing inside it is read as markup. Read up to a
+// blank or an angle bracket (`>` ends a tag in raw HTML, and `<url>` cannot hold one).
+const BARE_URL = /https?:\/\/[^\s<>]+/giu;
+
+// Not part of a bare URL at its end, as the parser reads one (GFM's extended autolink path
+// validation: https://github.github.com/gfm/#extended-autolink-path-validation, and micromark
+// also leaves out `;`, `"`, `'` and `]`); an unmatched `)` neither.
+const TRAILING = /[?!.,:;*_~"'\]]$/;
+
+/** `url` without what a sentence or markup put right after it. */
+function withoutTrailing(url: string): string {
+  let end = url.length;
+  for (;;) {
+    const head = url.slice(0, end);
+    const unmatched = head.endsWith(")") && head.split(")").length > head.split("(").length;
+    if (!TRAILING.test(head) && !unmatched) return head;
+    end -= 1;
+  }
+}
+
+/** A bare URL followed by text (not a blank, not the line's end): `<url>`, see joinInline. */
+const bareOrToken = (url: string, after: string) => (/^\S/.test(after) ? `<${url}>` : url);
 
 /**
  * Backslash before what Discord reads as markup or a mention; a line's `-`/`+` list marker too. An
  * underscore inside a word is left alone (Discord's `_` emphasis starts only at a word boundary), and
- * a bare URL is left whole but for a mention in it (unless `urls` is false).
+ * a bare URL is left whole but for a mention in it (unless `urls` is false), written `<url>` when
+ * text follows it (in `text`, or `after` it: what the caller writes next).
  */
-export const escapeDiscord = (text: string, urls = true) => {
+export const escapeDiscord = (text: string, urls = true, after = "") => {
   let out = "";
   let last = 0;
-  for (const url of urls ? text.matchAll(BARE_URL) : []) {
-    out += escapeMarkup(text.slice(last, url.index)) + url[0].replace(/@(?=everyone|here)/g, "\\@");
-    last = url.index + url[0].length;
+  for (const match of urls ? text.matchAll(BARE_URL) : []) {
+    const url = withoutTrailing(match[0]);
+    // Nothing after the scheme: text, escaped with what follows it.
+    if (!/^https?:\/\/./i.test(url)) continue;
+    const end = match.index + url.length;
+    const shown = url.replace(/@(?=everyone|here)/g, "\\@");
+    out += escapeMarkup(text.slice(last, match.index)) + bareOrToken(shown, text.slice(end) + after);
+    last = end;
   }
   return (out + escapeMarkup(text.slice(last))).replace(/(^|\n)([-+])(?= )/g, "$1\\$2");
 };
@@ -62,19 +88,22 @@ const fence = (code: string, lang?: string | null) =>
 const BARE_LINK = /^https?:\/\/[^\s<>]+$/i;
 
 /**
- * Inline parts joined, a bare URL of a link followed at once by more text (the `.`, `,` or `)` the
- * text put after it) written `<url>`: how far Discord's autolinker takes a bare URL is documented
- * loosely (our own reading above takes all up to a blank), and `<url>` is Discord's link token
- * with an end of its own (the brackets are not shown; Discord shows no preview for such a link).
+ * Inline nodes rendered right to left, each told what follows it (`after`: what the parent writes
+ * next), and joined; a bare URL of a link followed at once by more text (the `.`, `,` or `)` the
+ * text put after it, or the `**` closing the bold it ends) written `<url>`: how far Discord's
+ * autolinker takes a bare URL is documented loosely (our own reading above takes all up to a
+ * blank; Discord's own takes a trailing `*`, `_` or `~`, see render.test.ts), and `<url>` is
+ * Discord's link token with an end of its own (the brackets are not shown; Discord shows no
+ * preview for such a link).
  */
-function joinInline(parts: string[], nodes: Nodes[]): string {
+function joinInline(nodes: Nodes[], render: (node: Nodes, after: string) => string, after: string): string {
   let out = "";
-  let next = "";
-  for (let i = parts.length - 1; i >= 0; i--) {
-    const part = parts[i] as string;
-    const type = nodes[i]?.type;
-    const bare = (type === "link" || type === "image") && BARE_LINK.test(part);
-    out = (bare && /^\S/.test(next) ? `<${part}>` : part) + out;
+  let next = after;
+  for (let i = nodes.length - 1; i >= 0; i--) {
+    const node = nodes[i] as Nodes;
+    const part = render(node, next);
+    const bare = (node.type === "link" || node.type === "image") && BARE_LINK.test(part);
+    out = (bare ? bareOrToken(part, next) : part) + out;
     if (part !== "") next = part;
   }
   return out;
@@ -82,20 +111,22 @@ function joinInline(parts: string[], nodes: Nodes[]): string {
 
 const NO_MARKS: ReadonlySet<string> = new Set();
 
-/** `open`: the marks (strong, emphasis, delete) around `node`. */
-export function renderDiscord(doc: Parsed, node: Nodes, open: ReadonlySet<string> = NO_MARKS): string {
-  const render = (d: Parsed, c: Nodes, inside = open) => renderDiscord(d, c, inside);
-  const kids = (n: Nodes & { children: Nodes[] }, inside = open) =>
-    joinInline(
-      n.children.map((c) => render(doc, c, inside)),
-      n.children,
-    );
+/** `open`: the marks (strong, emphasis, delete) around `node`; `after`: what is written after it. */
+export function renderDiscord(
+  doc: Parsed,
+  node: Nodes,
+  open: ReadonlySet<string> = NO_MARKS,
+  after = "",
+): string {
+  const render = (d: Parsed, c: Nodes, inside = open, next = "") => renderDiscord(d, c, inside, next);
+  const kids = (n: Nodes & { children: Nodes[] }, inside = open, next = after) =>
+    joinInline(n.children, (c, a) => render(doc, c, inside, a), next);
   const blocks = (n: Nodes & { children: Nodes[] }) => joinBlocks(doc, n.children, (c) => render(doc, c));
   // A mark inside the same mark (at any depth) adds nothing on screen, and doubled it is another token
   // (a cut piece's `~~~~x~~~~` at a line's start opens a code fence) or only length a cut piece may not
   // have (`~~**~~x~~**~~`): its children stand in its place.
   const marked = (n: Nodes & { children: Nodes[] }, token: string) =>
-    open.has(n.type) ? kids(n) : `${token}${kids(n, new Set([...open, n.type]))}${token}`;
+    open.has(n.type) ? kids(n) : `${token}${kids(n, new Set([...open, n.type]), token)}${token}`;
   switch (node.type) {
     case "root":
     case "list":
@@ -103,7 +134,7 @@ export function renderDiscord(doc: Parsed, node: Nodes, open: ReadonlySet<string
     case "paragraph":
       return kids(node);
     case "text":
-      return escapeDiscord(node.value);
+      return escapeDiscord(node.value, true, after);
     case "strong":
       return marked(node, "**");
     case "emphasis":
@@ -144,7 +175,7 @@ export function renderDiscord(doc: Parsed, node: Nodes, open: ReadonlySet<string
     case "imageReference":
       return escapeDiscord(plain(node) || sourceOf(doc, node));
     default:
-      return escapeDiscord(sourceOf(doc, node));
+      return escapeDiscord(sourceOf(doc, node), true, after);
   }
 }
 

@@ -83,7 +83,10 @@ function discordUrls(text: string): string[] {
   return urls.sort((a, b) => a.at - b.at).map((u) => u.url);
 }
 
-/** Bare URLs (some with parentheses of their own) with the punctuation a sentence puts around them. */
+/**
+ * Bare URLs (some with parentheses of their own) with the punctuation a sentence puts around them,
+ * some ending a bold, italic or struck-through span.
+ */
 const bareUrls = fc
   .array(
     fc.oneof(
@@ -91,23 +94,35 @@ const bareUrls = fc
       fc
         .tuple(
           fc.constantFrom("", "(", "see "),
+          fc.constantFrom("", "", "**", "*", "_", "~~"),
           url,
           fc.constantFrom("", ".", ",", ")", ").", "),", "!", "?", ":", "...", "'", "_"),
         )
-        .map(([before, u, after]) => `${before}${u}${after}`),
+        .map(([before, mark, u, after]) => `${before}${mark}${u}${mark}${after}`),
     ),
     { minLength: 1, maxLength: 5 },
   )
   .map((parts) => parts.join(" "));
 
 describe("bare URLs on Discord", { timeout: propertyTimeout(20_000) }, () => {
-  it("every link Discord makes is the parser's URL: punctuation the text put after it stays outside", () => {
+  it("every link Discord makes is the parser's URL: punctuation and marks the text put after it stay outside", () => {
     fc.assert(
       fc.property(bareUrls, (md) => {
         const out = toDiscord(md);
         // A target's parentheses are percent-encoded, as a masked link's.
         const expected = parsedUrls(md).map((u) => u.replace(/\(/g, "%28").replace(/\)/g, "%29"));
         expect(discordUrls(out), `${md}\n=> ${out}`).toEqual(expected);
+      }),
+      runs(200),
+    );
+  });
+
+  it("in raw HTML's text (shown as typed), every link Discord makes is the URL the parser reads in that text", () => {
+    fc.assert(
+      fc.property(bareUrls, (text) => {
+        // `<div>` opens an HTML block: the line is raw HTML, no link of the parser's.
+        const out = toDiscord(`<div>${text}</div>`);
+        expect(discordUrls(out), `${text}\n=> ${out}`).toEqual(parsedUrls(text));
       }),
       runs(200),
     );

@@ -46,6 +46,38 @@ describe("links with balanced parentheses", () => {
     );
   });
 
+  // Discord documents no end for a bare URL (https://support.discord.com/hc/en-us/articles/210298617).
+  // Its desktop client, as reverse-engineered in https://github.com/LyricLy/parse-discord
+  // (parse_discord/parse.py), links `https?://[^\s<]+` ending on anything but a blank or one of
+  // `<.,:;"']`: a `*`, `_` or `~` right after a URL is taken into it wherever no span opened before
+  // the URL, and so is the backslash escaping the `<` of raw HTML's next tag. `<url>` ends where the
+  // parser's URL ends (GFM: https://github.github.com/gfm/#extended-autolink-path-validation).
+  it("bare on Discord, ending a bold, italic or struck span: `<url>`, the span's marks around it", () => {
+    expect(toDiscord("**https://x.example/a**.")).toBe("**<https://x.example/a>**.");
+    expect(toDiscord("see *https://x.example/a* now")).toBe("see *<https://x.example/a>* now");
+    expect(toDiscord("_https://x.example/a_")).toBe("*<https://x.example/a>*");
+    expect(toDiscord("~~https://x.example/a~~")).toBe("~~<https://x.example/a>~~");
+    // Not at the span's end: as before.
+    expect(toDiscord("**https://x.example/a b**")).toBe("**https://x.example/a b**");
+  });
+
+  it("bare in raw HTML's text on Discord: the URL as the parser ends it, `<url>` before the tag or marks after it", () => {
+    expect(toDiscord("<div>https://x.example/a</div>")).toBe("\\<div\\><https://x.example/a>\\</div\\>");
+    expect(toDiscord("<div>**https://x.example/a**.</div>")).toBe(
+      "\\<div\\>\\*\\*<https://x.example/a>\\*\\*.\\</div\\>",
+    );
+    expect(toDiscord('<a href="https://x.example/a">x</a>')).toBe(
+      '\\<a href="<https://x.example/a>"\\>x\\</a\\>',
+    );
+    // Its own parentheses kept, the sentence's `)` left out; followed by a blank, bare as typed.
+    expect(toDiscord("<div>(https://en.wikipedia.org/wiki/Mercury_(planet)) x</div>")).toBe(
+      "\\<div\\>(<https://en.wikipedia.org/wiki/Mercury_(planet)>) x\\</div\\>",
+    );
+    expect(toDiscord("<div>see https://x.example/a now</div>")).toBe(
+      "\\<div\\>see https://x.example/a now\\</div\\>",
+    );
+  });
+
   it("are spelled out whole on WhatsApp and SMS", () => {
     expect(toWhatsApp(MERCURY)).toBe("see Mercury (https://en.wikipedia.org/wiki/Mercury_(planet)) now");
     expect(toPlainText(MERCURY)).toBe("see Mercury (https://en.wikipedia.org/wiki/Mercury_(planet)) now");
