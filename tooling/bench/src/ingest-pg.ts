@@ -12,8 +12,11 @@
 // every round's figures follow (each side's rate swings between rounds on a shared machine).
 // BENCH_BEFORE_TREE=<worktree of an older commit, built> also measures that commit's one instance,
 // on a fresh database of the same server, in the same rounds (the "before" of a change).
+// BENCH_CALLBACK=1: the agentsvc sides also POST every reply to a receiver on 127.0.0.1 (the http
+// entry's callbackUrl; callback-sink.ts), the send a callback deployment pays on top.
 import { join, resolve } from "node:path";
 import { startPostgres, type TestPostgres } from "@agentsvc/pg-test";
+import { type CallbackSink, callbackSink } from "./callback-sink.ts";
 import { type ChildServer, startChildServer } from "./child-server.ts";
 import { CONNECTIONS, ingest, SECRET } from "./ingest.ts";
 import {
@@ -148,12 +151,15 @@ export async function benchIngestPostgres(): Promise<Row[]> {
   // WAL flush times (pg_stat_wal.wal_sync_time): the bare handler's rate follows its commits' fsyncs.
   const pg = await startPostgres({ durable: true, settings: ["track_wal_io_timing = on"] });
   const servers: ChildServer[] = [];
+  const sink: CallbackSink | undefined =
+    process.env.BENCH_CALLBACK === "1" ? await callbackSink() : undefined;
   try {
     const url = await pg.createDatabase();
-    const env = { BENCH_PG_URL: url, BENCH_HOOKS_SECRET: SECRET };
+    const bareEnv = { BENCH_PG_URL: url, BENCH_HOOKS_SECRET: SECRET };
+    const env = sink ? { ...bareEnv, BENCH_CALLBACK_URL: sink.url } : bareEnv;
     const loadBefore = machineLoad();
     const bareFile = resolve(import.meta.dirname, "servers/bare-ingest-pg.ts");
-    const bareSide = await started(bareFile, env);
+    const bareSide = await started(bareFile, bareEnv);
     servers.push(bareSide.server);
     const before = process.env.BENCH_BEFORE_TREE;
     const oldFile = before && join(before, "tooling/bench/src/servers/ingest-route-pg.ts");
@@ -199,7 +205,7 @@ export async function benchIngestPostgres(): Promise<Row[]> {
       ...rowsAgainst(
         mine,
         bare,
-        `(${CONNECTIONS} connections; median of ${ROUNDS} alternated rounds, (a) ${perRound}; ${load})`,
+        `(${CONNECTIONS} connections; median of ${ROUNDS} alternated rounds, (a) ${perRound}; ${load})${sink ? `; every reply also POSTed to a callback on 127.0.0.1 (${sink.received()} received)` : ""}`,
         true,
       ),
       ...(old ? rowsAgainst(mine, old, `vs the same server at ${before}`, false) : []),
@@ -222,6 +228,7 @@ export async function benchIngestPostgres(): Promise<Row[]> {
   } finally {
     for (const s of servers) await s.stop();
     await closeProbes();
+    await sink?.close();
     await pg.stop();
   }
 }

@@ -1,5 +1,6 @@
 // agentsvc serving the ingest project on PostgreSQL (BENCH_PG_URL); several of these processes
-// form a cluster over one database. Prints its URL on stdout.
+// form a cluster over one database. Prints its URL on stdout. BENCH_CALLBACK_URL: every reply is
+// also POSTed there (the http entry's callbackUrl), the send a callback deployment pays.
 import { resolve } from "node:path";
 import { loadProject } from "@agentsvc/config-schema";
 import { startServer } from "@agentsvc/server";
@@ -7,6 +8,8 @@ import pino from "pino";
 
 const loaded = await loadProject(resolve(import.meta.dirname, "../../project-ingest-pg"));
 if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
+const callbackUrl = process.env.BENCH_CALLBACK_URL;
+if (callbackUrl) for (const c of loaded.project.channels) if (c.type === "http") c.callbackUrl = callbackUrl;
 const server = await startServer(loaded.project, { port: 0, logger: pino({ level: "silent" }) });
 console.log(server.url);
 process.on("SIGTERM", () => server.shutdown().then(() => process.exit(0)));
