@@ -19,6 +19,7 @@ import {
   type LockOrNotify,
   type UnlockAndNotify,
 } from "./lock-batch.js";
+import { takeIncarnation } from "./incarnation.js";
 import { loadPg } from "./pg.js";
 import { serialQueue } from "./serial.js";
 
@@ -87,9 +88,17 @@ const DEFAULT_KEEPALIVE = { idleS: 10, intervalS: 5, count: 3 };
 
 /**
  * One statement for a group of lock requests (lock-batch.ts): each row takes, gives back, or asks
- * `pg_locks` whether this session (`held`) or any session (`busy`) holds, the lock of its key (a bigint key shows there as classid,
- * the high 32 bits, and objid, the low 32 bits, objsubid 1), in this database: advisory locks are
- * per database, and another database on the server (another deployment) may use the same names.
+ * whether this session (`held`) or any session (`busy`) holds, the lock of its key, in this
+ * database: advisory locks are per database, and another database on the server (another
+ * deployment) may use the same names. `busy` asks the lock manager first, in O(1): a shared try fails
+ * at once when another session holds the key exclusively (every holder here holds it so); only when
+ * it succeeds (the key free, or held by this session, whose own locks never conflict with its
+ * requests) is `pg_locks` read, for this session's exclusive hold (pg_lock_status copies the whole
+ * lock table: ~1,000 rows in a burst, #45.3). A shared try that succeeds holds the key until the
+ * statement ends (sub-ms): a take elsewhere then fails as if it were held. `held` and `retake` (rare:
+ * a fence asked again after a refusal, a take after a failed statement) read `pg_locks` (a bigint
+ * key shows there as classid, the high 32 bits, and objid, the low 32 bits, objsubid 1; this
+ * session's own shared try shows as a ShareLock, its holds as ExclusiveLock).
  * `retake` (a take asked again after a failed statement) counts a lock this session holds as taken.
  * `lock-or-notify` takes, or when the lock is held sends the row's NOTIFY (`$4`, `$5`: channel and
  * payload), delivered when the statement commits; CASE evaluates the NOTIFY only when the take failed.
@@ -108,8 +117,12 @@ const LOCK_OPS = {
     WHEN 'unlock' THEN pg_advisory_unlock(t.k)
     WHEN 'unlock-notify' THEN CASE WHEN pg_advisory_unlock(t.k)
       THEN (SELECT true FROM pg_notify(t.c, t.p)) ELSE false END
+    WHEN 'busy' THEN NOT pg_try_advisory_xact_lock_shared(t.k) OR EXISTS (SELECT 1 FROM pg_locks l
+      WHERE l.locktype = 'advisory' AND l.granted AND l.pid = pg_backend_pid() AND l.mode = 'ExclusiveLock'
+      AND l.database = $3::oid AND l.classid = ((t.k >> 32) & 4294967295)::oid
+      AND l.objid = (t.k & 4294967295)::oid AND l.objsubid = 1)
     ELSE CASE WHEN EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted
-      AND (t.op = 'busy' OR l.pid = pg_backend_pid()) AND l.database = $3::oid
+      AND l.pid = pg_backend_pid() AND l.mode = 'ExclusiveLock' AND l.database = $3::oid
       AND l.classid = ((t.k >> 32) & 4294967295)::oid AND l.objid = (t.k & 4294967295)::oid AND l.objsubid = 1)
       THEN true WHEN t.op = 'retake' THEN pg_try_advisory_lock(t.k) ELSE false END
   END AS ok
@@ -124,6 +137,8 @@ export class InstanceLink {
   /** Lock requests on the current session, grouped into shared statements. */
   #locks: LockBatch | undefined;
   #generation = 0;
+  /** The current session's incarnation key (incarnation.ts). */
+  #incarnation: string | undefined;
   #attempt = 0;
   #closed = false;
   #reconnectTimer: NodeJS.Timeout | undefined;
@@ -155,6 +170,16 @@ export class InstanceLink {
   /** The server process id of the current session (`pg_backend_pid()`), if connected. */
   get backendPid(): number | undefined {
     return (this.#client as unknown as { processID?: number } | undefined)?.processID;
+  }
+
+  /**
+   * The current session's incarnation key, if connected: a random advisory lock (incarnation.ts)
+   * the session takes as it connects and holds until it ends. A statement on another connection
+   * asks `NOT pg_try_advisory_xact_lock_shared(<its halves>)` to know, in O(1), that this very
+   * session is alive (a pid may be reused, a pooler may hand the session on).
+   */
+  get incarnation(): string | undefined {
+    return this.#client ? this.#incarnation : undefined;
   }
 
   /**
@@ -369,6 +394,7 @@ export class InstanceLink {
       );
     });
     let database: string | undefined;
+    let incarnation: string | undefined;
     try {
       await client.connect();
       const keepalive = this.#options.serverKeepalive ?? DEFAULT_KEEPALIVE;
@@ -382,6 +408,7 @@ export class InstanceLink {
           "SELECT oid::text FROM pg_database WHERE datname = current_database()",
         )
       ).rows[0]?.oid;
+      incarnation = await takeIncarnation((text, values) => client.query(text, values));
     } catch (error) {
       void endQuietly(client, 1_000);
       // A session ended by the server mid-setup: its reason, not the next statement's "connection error".
@@ -392,6 +419,7 @@ export class InstanceLink {
       throw ended ?? new Error("InstanceLink: closed while connecting");
     }
     this.#client = client;
+    this.#incarnation = incarnation;
     this.#heardAt = undefined;
     const serial = serialQueue();
     this.#serial = serial;

@@ -77,31 +77,38 @@ export class ThreadLocks {
   }
 
   /**
-   * What a statement on another connection checks in `pg_locks` to know this link's session still
-   * holds the thread's lock: the session's backend pid and the lock's key (decimal). A fence folded
-   * into that statement (evaluated after it has locked its rows, like `assertHeld`) needs no round
-   * trip on the link. Throws `ThreadLockLostError` when this instance does not count it as held.
-   * (A pid names one live session; one reused after this session ended, by a session holding the
-   * same lock, would need the link's drop to go unnoticed until the operating system wrapped its
-   * process ids.)
+   * What a statement on another connection checks to know this link's session still holds the
+   * thread's lock, with no round trip on the link: the lock's key (decimal) and the session's
+   * incarnation (incarnation.ts; `pid` names it in messages). A fence folded into that statement
+   * (evaluated after it has locked its rows, like `assertHeld`) asks the lock manager two things, each
+   * in O(1): someone holds the key exclusively (`NOT pg_try_advisory_xact_lock_shared(key)`), and this
+   * session is still alive (its incarnation lock is held). That is "this session holds it" because
+   * the link never gives a lock back behind its holder's back: a lock leaves this session by `unlock`
+   * (the caller's own, which must not come while a fence it asked for may still be evaluated:
+   * session-core lets a thread go only with no turn of it ending) or with the session itself, and
+   * then its incarnation goes too. Throws `ThreadLockLostError` when this instance does not count it
+   * as held.
    */
-  heldLock(key: string): { pid: number; key: string } {
+  heldLock(key: string): { pid: number; key: string; incarnation: string } {
     const name = threadLockName(key);
     const pid = this.#link.backendPid;
-    if (!this.#link.isHeld(name) || pid === undefined) throw new ThreadLockLostError(key);
-    return { pid, key: advisoryKeyText(name) };
+    const incarnation = this.#link.incarnation;
+    if (!this.#link.isHeld(name) || pid === undefined || incarnation === undefined)
+      throw new ThreadLockLostError(key);
+    return { pid, key: advisoryKeyText(name), incarnation };
   }
 
   /**
-   * What a statement on another connection needs to ask `pg_locks` whether a session other than this
-   * link's holds the thread's lock (an announcement to the holder folded into the statement that
-   * recorded the message: no lock request on the link): this link's backend pid and the lock's key
-   * (decimal). Undefined while the link is down.
+   * What a statement on another connection needs to ask whether another session holds the thread's
+   * lock (an announcement to the holder folded into the statement that recorded the message: no
+   * lock request on the link): the lock's key (decimal), with this link's session as `heldLock`
+   * names it. Undefined while the link is down.
    */
-  lockOf(key: string): { pid: number; key: string } | undefined {
+  lockOf(key: string): { pid: number; key: string; incarnation: string } | undefined {
     const pid = this.#link.backendPid;
-    if (pid === undefined || !this.#link.connected) return undefined;
-    return { pid, key: advisoryKeyText(threadLockName(key)) };
+    const incarnation = this.#link.incarnation;
+    if (pid === undefined || incarnation === undefined || !this.#link.connected) return undefined;
+    return { pid, key: advisoryKeyText(threadLockName(key)), incarnation };
   }
 
   /**

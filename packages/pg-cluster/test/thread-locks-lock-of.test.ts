@@ -17,6 +17,7 @@ describe.skipIf(postgresMissing)("ThreadLocks.lockOf", () => {
       const key = threadKey("http", "T");
       const ref = locks.lockOf(key);
       expect(ref?.pid).toBe(link.backendPid);
+      expect(ref?.incarnation).toBe(link.incarnation);
       expect(await locks.tryLock(key)).toBe(true);
       // pg_locks shows a bigint key as classid (its high 32 bits) and objid (its low 32 bits).
       const unsigned = BigInt.asUintN(64, BigInt(ref?.key ?? "0"));

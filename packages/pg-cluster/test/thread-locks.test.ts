@@ -83,7 +83,7 @@ describe.skipIf(postgresMissing)("thread locks on two links (two instances) over
     await expect(la.assertHeld(key)).rejects.toThrow(ThreadLockLostError);
   });
 
-  it("heldLock names the holder's session and the lock's key as pg_locks shows them, and refuses a lock this instance does not hold", async () => {
+  it("heldLock names the holder's session (pid, incarnation) and the lock's key as pg_locks shows them, and refuses a lock this instance does not hold", async () => {
     const a = await open();
     const b = await open();
     const la = new ThreadLocks(a);
@@ -94,6 +94,7 @@ describe.skipIf(postgresMissing)("thread locks on two links (two instances) over
       expect(await la.tryLock(key)).toBe(true);
       const lock = la.heldLock(key);
       expect(lock.pid).toBe(a.backendPid);
+      expect(lock.incarnation).toBe(a.incarnation);
       const { rows } = await pg.mon.query<{ pid: number }>(
         `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1
           AND classid = (($1::bigint >> 32) & 4294967295)::oid AND objid = ($1::bigint & 4294967295)::oid`,
