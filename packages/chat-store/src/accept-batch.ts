@@ -20,8 +20,9 @@ export interface AcceptRow {
 }
 
 /**
- * A NOTIFY the INSERT sends for its row when a session other than `lock.pid` holds the advisory lock
- * `lock.key` (decimal): on `channel`, `payload` (a JSON object) with `"id"` (the row's) added.
+ * A NOTIFY the INSERT sends for its row when a session holds the advisory lock `lock.key` (decimal)
+ * exclusively (pg-writes.ts; `lock.pid`, the recorder's session, is not read): on `channel`,
+ * `payload` (a JSON object) with `"id"` (the row's) added.
  */
 export interface RecordAnnounce {
   lock: { pid: number; key: string };
@@ -29,7 +30,7 @@ export interface RecordAnnounce {
   payload: string;
 }
 
-/** `announced`: the row's `announce` was sent (its thread's lock is held by another session). */
+/** `announced`: the row's `announce` was sent (its thread's lock is held, by another session as a rule). */
 export type AcceptResult =
   | { accepted: true; id: number; announced?: boolean }
   | { accepted: false; duplicate: true };

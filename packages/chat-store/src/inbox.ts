@@ -127,8 +127,8 @@ export class Inbox {
    * Atomic: one row per (gateway, dedupKey), ever; a repeat is reported as a duplicate. Answered
    * once the row is committed (or, inside a transaction, written in it). `announce` (PostgreSQL,
    * several instances): the row is announced to its thread's holder by the INSERT itself when a
-   * session other than the recorder's holds the thread's lock (answered `announced`), instead of by
-   * a lock statement of the recorder's after it.
+   * session holds the thread's lock (answered `announced`), instead of by a lock statement of the
+   * recorder's after it (pg-writes.ts: its own instance's take in flight is announced to it too).
    */
   async accept(
     input: {
@@ -220,7 +220,9 @@ export class Inbox {
       );
     }
     if (lock && this.ctx.dialect !== "postgres")
-      throw new TypeError("inbox.finish: a lock fence is checked in pg_locks: PostgreSQL only");
+      throw new TypeError(
+        "inbox.finish: a lock fence is checked in the server's lock manager: PostgreSQL only",
+      );
     const pieces = outboxValues(reply, this.ctx.now());
     if (this.ctx.dialect === "postgres")
       return this.ctx.runCarrying(

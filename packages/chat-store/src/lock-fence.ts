@@ -1,15 +1,35 @@
 // The fence of a turn's commit folded into its statement (PostgreSQL, several instances): the
-// statement that ends the turn's inbox record also asks pg_locks whether the instance's cluster
-// session still holds the thread's advisory lock, once the record's row is locked, and fails (all of
-// it: the turn's messages, its reply) when it does not. An instance taking the thread over takes the
-// lock first, then reads the record under a row lock: it waits for this statement, and finds the
-// record ended, or the turn never committed.
+// statement that ends the turn's inbox record also asks, once the record's row is locked, whether
+// the instance's cluster session still holds the thread's advisory lock, and fails (all of it: the
+// turn's messages, its reply) when it does not. An instance taking the thread over takes the lock
+// first, then reads the record under a row lock: it waits for this statement, and finds the record
+// ended, or the turn never committed.
+//
+// "Session P holds key K" is asked of the lock manager, two lookups of O(1) (pg_locks, read before,
+// copies the server's whole lock table: every held thread is a row of it, ~1,000 in a burst,
+// 0.35-0.45 ms a read, #45.3):
+// - someone holds K exclusively: `NOT pg_try_advisory_xact_lock_shared(K)` fails at once then (a try
+//   that succeeds holds K shared until the statement's transaction ends, and the statement fails);
+// - that someone is P: P's session is alive, the same incarnation (pg-cluster incarnation.ts: a lock
+//   on a random key the link's session takes as it connects and holds until it ends).
+// Both true while P holds K. The converse needs one thing more: P never gives K back by itself while
+// a turn of K is ending. The only other way K leaves P is P's session ending, which takes its
+// incarnation with it (a reconnect is a new incarnation). session-core lets a thread go only inside
+// its serialized changes and only with no turn of it running (ownership.ts `settle`, `#letGo`:
+// `hasWork`), and a turn's end is written while its turn runs (turns.ts `#commit`, under
+// `persistWith`); pg-cluster gives a lock back only when asked (`unlock`), never behind its
+// holder's back (pg-turn-fence-incarnation.test.ts).
 import type { PgQuery } from "./pg-writes.js";
 
-/** A session advisory lock: the backend pid of the session holding it, and its bigint key (decimal). */
+/**
+ * A session advisory lock: its bigint key (decimal) and the session holding it, by its incarnation
+ * key (decimal: the high and low 32 bits are the two int4 halves of its lock, objsubid 2) and its
+ * backend pid (named in the refusal).
+ */
 export interface HeldLock {
   pid: number;
   key: string;
+  incarnation: string;
 }
 
 /** What the failed cast in a fenced statement says (SQLSTATE 22P02), to tell the refusal from other errors (here and turn-end-batch.ts). */
@@ -24,20 +44,27 @@ export class LockNotHeldError extends Error {
   }
 }
 
-const FENCED_COUNT = `SELECT CASE WHEN EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted
-  AND l.pid = $1::int AND l.classid = (($2::bigint >> 32) & 4294967295)::oid
-  AND l.objid = ($2::bigint & 4294967295)::oid AND l.objsubid = 1 AND e.n >= 0)
+/**
+ * Whether session `$2` (an incarnation key) holds `$1` exclusively, in SQL (see the file header): an
+ * int4 half of the incarnation by arithmetic shifts (`<< 32 >> 32` sign-extends the low half).
+ */
+export function heldBy(key: string, incarnation: string): string {
+  return `NOT pg_try_advisory_xact_lock_shared(${key}) AND NOT pg_try_advisory_xact_lock_shared((${incarnation} >> 32)::int, ((${incarnation} << 32) >> 32)::int)`;
+}
+
+const FENCED_COUNT = `SELECT CASE WHEN e.n >= 0 AND ${heldBy("$1::bigint", "$2::bigint")}
   THEN e.n ELSE ('${MARK}' || ' ' || e.n)::int END AS n FROM (SELECT count(*)::int AS n FROM ended) e`;
 
 /**
  * The statement's main query over `ended` (the UPDATE ... RETURNING of the record, a WITH clause):
- * how many rows it ended, once the fence passed. The fence reads `e.n`, so it is evaluated only
- * after the UPDATE ran to completion (every row it returns is locked); when it fails the statement
+ * how many rows it ended, once the fence passed. The fence is in the output row of the aggregate
+ * over `ended`, so it is evaluated only after the UPDATE ran to completion (every row it returns is
+ * locked; a volatile call is never evaluated ahead by the planner); when it fails the statement
  * fails with a cast error (no function to create: PostgreSQL has no raise outside PL/pgSQL), undone
  * whole.
  */
 export function fencedCount(lock: HeldLock): PgQuery {
-  return { text: FENCED_COUNT, params: [lock.pid, lock.key] };
+  return { text: FENCED_COUNT, params: [lock.key, lock.incarnation] };
 }
 
 /** The error to throw for a failed fenced statement: a LockNotHeldError when the fence refused it. */

@@ -1,13 +1,24 @@
 // The outbox sender's fence folded into its due read (PostgreSQL, several instances): the read
-// returns pieces only while the session named by `pid` (the sending instance's cluster link) holds
+// returns pieces only while the session named by `incarnation` (the sending instance's cluster link) holds
 // every lock in `keys` (the outbox roles it sends for). An instance whose link went away without it
 // noticing (the server ended the session, another instance took the roles) keeps its pool, and
 // without this its timed look could send a piece the new holder sends too (#45.3).
+//
+// Asked of the lock manager as a turn's fence is (lock-fence.ts): every role key held exclusively by
+// someone, and the sending session alive (its incarnation). That is "this session holds them" save
+// for a role this instance gave back by itself and another took: session-core gives a role up only
+// after its sender is restricted to the roles it keeps (outbox-shares.ts `#giveUp`), so a due read
+// still naming it is one begun before, whose rows of that partition the sender drops at send time
+// (`#still`, the share as it is then) and whose batch in flight the give-up waits for.
 
-/** The roles' locks a due read checks: the backend pid of the session holding them and their bigint keys (decimal). */
+/**
+ * The roles' locks a due read checks: their bigint keys (decimal) and the session holding them, by
+ * its incarnation (lock-fence.ts HeldLock) and its backend pid (named in the refusal).
+ */
 export interface RoleFence {
   pid: number;
   keys: readonly string[];
+  incarnation: string;
 }
 
 /** What the failed cast in the statement says (SQLSTATE 22P02), to tell the refusal from other errors. */
@@ -22,21 +33,20 @@ class RoleNotHeldError extends Error {
   }
 }
 
-// The fence as a condition of the due read (outbox-share.ts), parameters $3-$6 (`roleFenceParams`).
-// pg_locks is read once (one uncorrelated subquery: an init plan, checked before any row is read).
-// A bigint key shows there as classid (high 32 bits) and objid (low 32 bits), objsubid 1. The
-// failed cast reads the count, so it cannot be folded into a constant when the statement is planned.
-export const roleFenceClause = `(SELECT CASE WHEN f.n = $6::int THEN true ELSE ('${MARK}' || ' ' || f.n)::int > 0 END
-  FROM (SELECT count(*)::int AS n FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted
-    AND l.pid = $3::int AND l.objsubid = 1
-    AND (l.classid::int8, l.objid::int8) IN (SELECT * FROM unnest($4::int8[], $5::int8[]))) f)`;
+// The fence as a condition of the due read (outbox-share.ts), parameters $3-$6 (`roleFenceParams`):
+// the incarnation's int4 halves, the role keys, their count. One uncorrelated subquery (an init
+// plan, checked before any row is read) counts the keys held exclusively by someone (a shared try
+// that fails; one that succeeds holds its key until the read ends, and the read fails). The failed
+// cast reads the count, so it cannot be folded into a constant when the statement is planned.
+export const roleFenceClause = `(SELECT CASE WHEN f.n = $6::int AND NOT pg_try_advisory_xact_lock_shared($3::int, $4::int)
+  THEN true ELSE ('${MARK}' || ' ' || f.n)::int > 0 END
+  FROM (SELECT count(*)::int AS n FROM unnest($5::int8[]) AS r(k) WHERE NOT pg_try_advisory_xact_lock_shared(r.k)) f)`;
 
 /** The parameters $3-$6 of `roleFenceClause`. */
 export function roleFenceParams(fence: RoleFence): unknown[] {
-  const parts = fence.keys.map((key) => BigInt.asUintN(64, BigInt(key)));
-  const high = parts.map((k) => (k >> 32n).toString());
-  const low = parts.map((k) => (k & 0xffffffffn).toString());
-  return [fence.pid, high, low, fence.keys.length];
+  const inc = BigInt(fence.incarnation);
+  const halves = [BigInt.asIntN(32, inc >> 32n), BigInt.asIntN(32, inc)].map(Number);
+  return [...halves, [...fence.keys], fence.keys.length];
 }
 
 /** The error to throw for a failed fenced due read: a RoleNotHeldError when the fence refused it. */

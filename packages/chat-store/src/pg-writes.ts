@@ -48,34 +48,37 @@ FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigi
 AS u(g, k, t, x, o, r, a) ON CONFLICT (gateway, dedup_key) DO NOTHING RETURNING id, gateway, dedup_key`;
 
 // The same, each inserted row announced to its thread's holder in the statement (several instances):
-// a NOTIFY of the row's payload, its id added, when a session other than the recorder's lock session
-// holds the thread's advisory lock (pg_locks: classid/objid the key's halves, objsubid 1). Sent on
-// commit, so the holder reads a committed row; a row whose thread is free or held by the recorder is
-// not announced (its recorder takes or runs it). A key in a batch twice: one row inserted, one answer.
-// The payload carries the record (`record`: text, origin, attachments) and `prior`, the thread's
-// queued records older than it as the statement saw them (rows committed before it), so a holder that
-// took all of those takes this one without reading it; a payload of 8000 bytes or more goes without
-// them (the holder reads).
-// pg_locks is read once a statement, when a row first asks (`held`, materialized: each key's lowest
-// and highest holder pid), and looked up by hash (uncorrelated IN and NOT IN: hashed SubPlans); an
-// EXISTS correlated to the row scanned its 300-570 rows again for each row in an ingest-pg burst
-// (#45.2). A session other than the recorder's holds the key unless both its holders are the recorder.
-// `held` keeps only the statement's own keys (the key rebuilt from its halves, `= ANY` of the lk
-// array) before it sorts and groups: every held thread is a row of pg_locks (~1,000 in a burst), and
-// sorting, grouping and hashing them all took half the statement's time (1.4 -> 0.7 ms for 14 rows).
+// a NOTIFY of the row's payload, its id added, when another session holds the thread's advisory lock
+// exclusively, as every instance holds a thread's (the recorder's rows carry `announce` only for
+// threads its instance does not hold). Sent on commit, so the holder reads a committed row; a row
+// whose thread is free is not announced (its recorder takes it). A key in a batch twice: one row
+// inserted, one answer. The payload carries the record (`record`: text, origin, attachments) and
+// `prior`, the thread's queued records older than it as the statement saw them (rows committed
+// before it), so a holder that took all of those takes this one without reading it; a payload of
+// 8000 bytes or more goes without them (the holder reads).
+// "Held" is asked of the lock manager, in O(1) a row: `pg_try_advisory_xact_lock_shared` fails at once
+// when a session holds the key exclusively. pg_locks (read before) copies the server's whole lock
+// table, every held thread a row (~1,000 in a burst: 0.35-0.45 ms a statement, growing with the
+// threads held; on three instances 0.20 exec ms a message against 0.03 on one, #45.3). Two things
+// differ from that read:
+// - The holder is not named: a thread the recorder's own instance holds (its take answered after the
+//   recording was prepared, or its give-back in flight) is announced too, to every instance. Its own
+//   link hears it: a take in flight reads the thread's queue after the lock was granted, and this
+//   record committed before the NOTIFY came (session-core: an instance that holds the thread, or let
+//   it go in the last 500 ms, looks; the others ignore a `held` announcement).
+// - A free key is held shared by this transaction until it commits (sub-ms): a take of the thread
+//   elsewhere meanwhile fails as if it were held (the recorder of another message, a sweep). Such a
+//   row is not announced, and its recorder takes the thread after this commit and reads its queued
+//   records then (session-core dispatch.ts): whatever the failed take was for, committed before it,
+//   is read by that take. (A recorder that holds no room for it announces it as free, after the
+//   commit; one inside a transaction of its caller's holds the key until that commits.)
 const INBOX_ACCEPT_ANNOUNCED = `WITH u AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], \
-$4::text[], $5::text[], $6::bigint[], $7::text[], $8::bigint[], $9::int[], $10::text[], $11::text[]) \
-WITH ORDINALITY AS u(g, k, t, x, o, r, a, lk, lp, nc, np, n)), \
+$4::text[], $5::text[], $6::bigint[], $7::text[], $8::bigint[], $9::text[], $10::text[]) \
+WITH ORDINALITY AS u(g, k, t, x, o, r, a, lk, nc, np, n)), \
 ins AS (INSERT INTO "inbox" (${INBOX_COLUMNS}) SELECT g, k, t, x, o, 'queued', r, a FROM u ORDER BY n \
-ON CONFLICT (gateway, dedup_key) DO NOTHING RETURNING id, gateway, dedup_key), \
-held AS MATERIALIZED (SELECT l.classid, l.objid, min(l.pid) AS lo, max(l.pid) AS hi FROM pg_locks l \
-WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 AND l.pid IS NOT NULL \
-AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) \
-AND ((l.classid::int8 << 32) | l.objid::int8) = ANY($8::bigint[]) GROUP BY l.classid, l.objid) \
+ON CONFLICT (gateway, dedup_key) DO NOTHING RETURNING id, gateway, dedup_key) \
 SELECT DISTINCT ON (ins.id) ins.id, ins.gateway, ins.dedup_key, \
-CASE WHEN u.lk IS NOT NULL AND (((u.lk >> 32) & 4294967295)::oid, (u.lk & 4294967295)::oid) \
-IN (SELECT classid, objid FROM held) AND (((u.lk >> 32) & 4294967295)::oid, (u.lk & 4294967295)::oid, u.lp, u.lp) \
-NOT IN (SELECT classid, objid, lo, hi FROM held) \
+CASE WHEN u.lk IS NOT NULL AND NOT pg_try_advisory_xact_lock_shared(u.lk) \
 THEN (SELECT true FROM (SELECT left(u.np, -1) || ',"id":' || ins.id::text \
 || ',"record":' || json_build_object('text', u.x, 'origin', u.o::json, 'attachments', u.a::json)::text \
 || ',"prior":' || coalesce((SELECT json_agg(i.id ORDER BY i.id) FROM "inbox" i WHERE i.gateway = u.g \
@@ -87,7 +90,7 @@ FROM ins JOIN u ON u.g = ins.gateway AND u.k = ins.dedup_key ORDER BY ins.id, u.
 
 /**
  * Queued inbox rows unless their (gateway, dedupKey) exists; returns the inserted ones (id, gateway,
- * dedup_key, and `announced` when a row had `announce` and went to its thread's holder).
+ * dedup_key, and `announced` when a row had `announce` and its thread's lock was held: the NOTIFY went).
  */
 export function inboxAccept(rows: readonly AcceptRow[]): PgQuery {
   const params: unknown[] = [
@@ -104,7 +107,6 @@ export function inboxAccept(rows: readonly AcceptRow[]): PgQuery {
   const announce = rows.map((r) => r.announce);
   params.push(
     announce.map((a) => a?.lock.key ?? null),
-    announce.map((a) => a?.lock.pid ?? null),
     announce.map((a) => a?.channel ?? null),
     announce.map((a) => a?.payload ?? null),
   );

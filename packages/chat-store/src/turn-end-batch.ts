@@ -3,7 +3,7 @@
 // MAX_TURN_ENDS a statement). In a burst many threads' turns end at once; each was a statement, a
 // round trip, a commit and a read of pg_locks of its own. Grouped, all of the batch's turns'
 // messages, reply pieces, record ends and next records' running marks travel as unnest arrays in one
-// statement, and its fence reads pg_locks once (one hashed lookup, below).
+// statement, and its fence asks the lock manager for each turn (two lookups, lock-fence.ts).
 //
 // Per turn the semantics stay those of its own statement (inbox.ts `finish`): the statement commits
 // on its own, and a caller is answered once it committed. A fence that fails for any turn fails the
@@ -17,7 +17,7 @@
 // next statement, and so do ends after it sharing one with it (a conversation's rows keep the order
 // of its turns, and each row is written once a statement).
 import type { Db } from "./context.js";
-import { type HeldLock, MARK } from "./lock-fence.js";
+import { type HeldLock, heldBy, MARK } from "./lock-fence.js";
 import type { OutboxValues } from "./outbox.js";
 import { memoryRowsOf, OUTBOX_COLUMNS, type PgQuery, pgRows } from "./pg-writes.js";
 
@@ -56,19 +56,17 @@ function keysOf(end: TurnEnd): string[] {
 
 // The fence is evaluated in the output rows, made of `e` (the aggregate over `ended`, the UPDATE ...
 // RETURNING of the records): only once every record's row is locked (as FENCED_COUNT, lock-fence.ts).
-// `t.pid` null: an end with no fence. Its pg_locks read is an uncorrelated IN, which PostgreSQL runs
-// once and hashes at its first use (a hashed SubPlan); as an EXISTS correlated to `t` it scanned
-// every row of pg_locks again for each turn (300-570 rows in an ingest-pg burst: 15-18% of
-// PostgreSQL's CPU in the subplans with the accepts', #45.2). It keeps only the statement's own keys
-// (rebuilt from their halves, `= ANY` of the key array) before hashing: every held thread is a row of
-// pg_locks (~1,000 in a burst). Messages, pieces and running marks are other tables or other inbox rows.
+// `t.inc` null: an end with no fence. Each turn's is two lookups in the lock manager (its thread's key
+// held exclusively, its instance's session alive: lock-fence.ts `heldBy`); it read pg_locks before,
+// a copy of the whole lock table a statement (every held thread a row: ~1,000 in a burst, #45.3).
+// Messages, pieces and running marks are other tables or other inbox rows.
 // The records are found by primary key (`id = ANY(...)` beside the join), their status checked as
 // NOT IN the others (no index serves it): with `status IN (...)` a generic plan on statistics that
 // show few unfinished rows read every unfinished row by the status index, the whole backlog, each
 // statement (5,000 queued: 5,000 rows). Found in id order, they are locked in id order, as
 // `unfinishedOf` locks them (no two statements wait on each other in a circle).
-const TURN_ENDS = `WITH t AS (SELECT * FROM unnest($1::bigint[], $2::int[], $3::bigint[]) \
-WITH ORDINALITY AS t(id, pid, lk, n)), \
+const TURN_ENDS = `WITH t AS (SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) \
+WITH ORDINALITY AS t(id, inc, lk, n)), \
 ended AS (UPDATE "inbox" SET status = u.status, finished_at = u.at \
 FROM unnest($4::bigint[], $5::text[], $6::bigint[]) AS u(id, status, at) \
 WHERE "inbox".id = ANY($4::bigint[]) AND "inbox".id = u.id AND "inbox".status NOT IN ('done', 'rejected', 'failed') \
@@ -81,10 +79,7 @@ ON CONFLICT (idem_key) DO NOTHING), \
 started AS (UPDATE "inbox" SET status = 'running', started_at = s.at \
 FROM unnest($21::bigint[], $22::bigint[]) AS s(id, at) \
 WHERE "inbox".id = ANY($21::bigint[]) AND "inbox".id = s.id AND "inbox".status NOT IN ('running', 'done', 'rejected', 'failed')) \
-SELECT t.n, CASE WHEN t.pid IS NULL OR (e.n >= 0 AND (t.pid, ((t.lk >> 32) & 4294967295)::oid, \
-(t.lk & 4294967295)::oid) IN (SELECT l.pid, l.classid, l.objid FROM pg_locks l \
-WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 \
-AND ((l.classid::int8 << 32) | l.objid::int8) = ANY($3::bigint[]))) \
+SELECT t.n, CASE WHEN t.inc IS NULL OR (e.n >= 0 AND ${heldBy("t.lk", "t.inc")}) \
 THEN CASE WHEN t.id = ANY(e.ids) THEN 1 ELSE 0 END ELSE ('${MARK}' || ' ' || e.n)::int END AS ended \
 FROM (SELECT count(*)::int AS n, array_agg(id) AS ids FROM ended) e CROSS JOIN t ORDER BY t.n`;
 
@@ -100,7 +95,7 @@ function turnEnds(ends: readonly TurnEnd[]): PgQuery {
     text: TURN_ENDS,
     params: [
       ends.map((e) => e.id),
-      ends.map((e) => e.lock?.pid ?? null),
+      ends.map((e) => e.lock?.incarnation ?? null),
       ends.map((e) => e.lock?.key ?? null),
       ends.map((e) => e.id),
       ends.map((e) => e.status),

@@ -1,6 +1,6 @@
 // Inbox.finish, a turn's end: on PostgreSQL the writes the turn's transaction carries (its messages)
 // go in the statement that ends the record, with or without a reply or a lock fence; a lock fence
-// is PostgreSQL's (pg_locks), refused on SQLite rather than skipped. Written from the survivors of
+// is PostgreSQL's (its advisory locks), refused on SQLite rather than skipped. Written from the survivors of
 // `pnpm mutate chat-store src/inbox.ts:196-239` (#45.5 follow-up).
 import type { Message, RunOrigin } from "@agentsvc/agent-core";
 import { postgresMissing } from "@agentsvc/pg-test";
@@ -68,14 +68,16 @@ describe.skipIf(postgresMissing)("[postgres] a record ended with its reply outsi
 });
 
 describe("[sqlite] a lock fence", () => {
-  it("is refused before anything is written: pg_locks is PostgreSQL's, a fence skipped would not guard the turn", async () => {
+  it("is refused before anything is written: the advisory lock manager is PostgreSQL's, a fence skipped would not guard the turn", async () => {
     const db = await sqliteDriver.open();
     const id = await running(db);
     const reply = [
       { gateway: "g", thread: "t", idemKey: "k", kind: "text" as const, payload: { text: "a" } },
     ];
-    await expect(db.inbox.finish(id, "done", reply, { lock: { pid: 1, key: "1" } })).rejects.toThrow(
-      new TypeError("inbox.finish: a lock fence is checked in pg_locks: PostgreSQL only"),
+    await expect(
+      db.inbox.finish(id, "done", reply, { lock: { pid: 1, key: "1", incarnation: "1" } }),
+    ).rejects.toThrow(
+      new TypeError("inbox.finish: a lock fence is checked in the server's lock manager: PostgreSQL only"),
     );
     expect((await db.inbox.get(id))?.status).toBe("running");
     expect(await db.outbox.browse({ statuses: ["pending"] })).toEqual([]);

@@ -1,7 +1,7 @@
-// Who holds the thread's lock, as an announcing inbox accept on PostgreSQL reads pg_locks: any session
-// other than the recorder's, also beside the recorder's (a shared lock), and keys of either sign (the
-// advisory key's halves in classid/objid). Kept beside the accept's SQL for any rewrite of its lock
-// read (#45.2: two rewrites measured, none kept; a third, the statement's own keys of pg_locks only, kept).
+// Who holds the thread's lock, as an announcing inbox accept on PostgreSQL asks the lock manager
+// (pg-writes.ts): a session holding it exclusively, as instances hold their threads (not one holding
+// it shared), among hundreds of keys held, keys of either sign. Kept beside the accept's SQL for any
+// rewrite of its lock question (#45.2: pg_locks read three ways; #45.3: a shared try instead).
 import type { RunOrigin } from "@agentsvc/agent-core";
 import { postgresMissing } from "@agentsvc/pg-test";
 import { describe, expect, it } from "vitest";
@@ -20,12 +20,15 @@ const accept = (db: ChatDb, dedupKey: string, pid: number, key: string, thread =
   );
 
 describe.skipIf(postgresMissing)("[postgres] an announcing inbox accept's lock holders", () => {
-  it("is announced when the recorder's session and another both hold the thread's lock (shared), not when the recorder alone does", async () => {
+  it("is announced when a session holds the thread's lock exclusively, not while sessions hold it only shared", async () => {
     const { db, link, holder, settled } = await rig();
     const key = "7355620";
     await link.client.query("SELECT pg_advisory_lock_shared($1::bigint)", [key]);
-    expect(await accept(db, "m1", link.pid, key)).toEqual({ accepted: true, id: expect.any(Number) });
     await holder.client.query("SELECT pg_advisory_lock_shared($1::bigint)", [key]);
+    expect(await accept(db, "m1", link.pid, key)).toEqual({ accepted: true, id: expect.any(Number) });
+    await link.client.query("SELECT pg_advisory_unlock_shared($1::bigint)", [key]);
+    await holder.client.query("SELECT pg_advisory_unlock_shared($1::bigint)", [key]);
+    await holder.client.query("SELECT pg_advisory_lock($1::bigint)", [key]);
     const second = await accept(db, "m2", link.pid, key);
     expect(second).toEqual({ accepted: true, id: expect.any(Number), announced: true });
     expect((await settled()).map((p) => (JSON.parse(p) as { id: number }).id)).toEqual([
@@ -35,7 +38,6 @@ describe.skipIf(postgresMissing)("[postgres] an announcing inbox accept's lock h
 
   it("is announced, in grouped statements, for exactly the keys another session holds among hundreds it holds, whichever half has its top bit set", async () => {
     const { db, link, holder, settled } = await rig();
-    // The statement keeps only its own keys of pg_locks (the key rebuilt from classid and objid).
     await holder.client.query("SELECT pg_advisory_lock(k) FROM generate_series(5000000, 5000400) k");
     // objid >= 2^31, a negative key (classid >= 2^31), classid 2^31 - 1: the halves as unsigned oids.
     const held = [

@@ -1,7 +1,7 @@
 // An inbox accept on PostgreSQL that announces its record to the thread's holder (several instances,
-// #45.3): the INSERT itself sends the NOTIFY, with the record's id, when a session other than the
-// recorder's lock session holds the thread's advisory lock; the recorder then needs no lock statement
-// of its own to announce it.
+// #45.3): the INSERT itself sends the NOTIFY, with the record's id, when a session holds the thread's
+// advisory lock exclusively (asked of the lock manager); the recorder then needs no lock statement of
+// its own to announce it.
 import type { RunOrigin } from "@agentsvc/agent-core";
 import { postgresMissing } from "@agentsvc/pg-test";
 import { describe, expect, it } from "vitest";
@@ -76,11 +76,35 @@ describe.skipIf(postgresMissing)("[postgres] an inbox accept with an announcemen
     expect(heard[1]).toEqual({ ...JSON.parse(PAYLOAD), id: (big as { id: number }).id });
   });
 
-  it("is not announced when no session holds the thread's lock, nor when the recorder's own session holds it", async () => {
-    const { db, link, settled } = await rig();
+  it("is not announced when no session holds the thread's lock, and leaves it free once committed: a take after it succeeds", async () => {
+    const { db, link, holder, settled } = await rig();
     expect(await accept(db, "m1", link.pid)).toEqual({ accepted: true, id: expect.any(Number) });
-    await link.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
-    expect(await accept(db, "m2", link.pid)).toEqual({ accepted: true, id: expect.any(Number) });
     expect(await settled()).toEqual([]);
+    // The statement's shared try held the key only until it committed.
+    const { rows } = await holder.client.query("SELECT pg_try_advisory_lock($1::bigint) AS ok", [KEY]);
+    expect(rows[0]?.ok).toBe(true);
+  });
+
+  it("is announced when the recorder's own link session holds the lock (its take answered after the recording was prepared): its own link hears it", async () => {
+    const { db, link, settled } = await rig();
+    await link.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
+    expect(await accept(db, "m1", link.pid)).toEqual({
+      accepted: true,
+      id: expect.any(Number),
+      announced: true,
+    });
+    expect(await settled()).toHaveLength(1);
+  });
+
+  it("holds a free thread's key shared until its transaction commits: a take elsewhere meanwhile fails, one after succeeds", async () => {
+    const { db, link, holder } = await rig();
+    let during: unknown;
+    await db.transaction(async () => {
+      expect(await accept(db, "m1", link.pid)).toEqual({ accepted: true, id: expect.any(Number) });
+      during = (await holder.client.query("SELECT pg_try_advisory_lock($1::bigint) AS ok", [KEY])).rows[0]
+        ?.ok;
+    });
+    const after = await holder.client.query("SELECT pg_try_advisory_lock($1::bigint) AS ok", [KEY]);
+    expect([during, after.rows[0]?.ok]).toEqual([false, true]);
   });
 });

@@ -11,7 +11,7 @@ import { codesOf, lockWaiters } from "./pg-fence-waits.js";
 const rig = useFenceRig(["a"]);
 
 describe("a failed fenced due read's error", () => {
-  const fence = { pid: 1, keys: KEYS };
+  const fence = { pid: 1, keys: KEYS, incarnation: "1" };
   it("is passed on as it is unless one error in its chain has both the refusal's code (22P02) and its text", () => {
     const mark = "agentsvc: the outbox role is not held";
     const cases = [
@@ -33,7 +33,7 @@ describe.skipIf(postgresMissing)("[postgres] the outbox's fenced due read, refus
     const { db, session } = await rig();
     const link = await session();
     const refused = (await db.outbox
-      .due(Date.now(), 32, { pid: link.pid, keys: KEYS })
+      .due(Date.now(), 32, { pid: link.pid, keys: KEYS, incarnation: link.incarnation })
       .catch((e) => e)) as Error;
     expect(refused).toMatchObject({ code: "role_not_held", name: "RoleNotHeldError" });
     expect(refused.message).toBe(
@@ -49,11 +49,12 @@ describe.skipIf(postgresMissing)("[postgres] the outbox's fenced due read, refus
     const other = await session();
     await other.client.query("BEGIN");
     await other.client.query('LOCK TABLE "outbox" IN ACCESS EXCLUSIVE MODE');
-    const reading = db.outbox.due(Date.now(), 32, { pid: link.pid, keys: KEYS }).then(
+    const fence = { pid: link.pid, keys: KEYS, incarnation: link.incarnation };
+    const reading = db.outbox.due(Date.now(), 32, fence).then(
       () => undefined,
       (e: unknown) => e,
     );
-    const [pid] = await lockWaiters(link.client, "%pg_locks%");
+    const [pid] = await lockWaiters(link.client, "%pg_try_advisory_xact_lock_shared%");
     expect(pid).toBeDefined();
     await link.client.query("SELECT pg_cancel_backend($1::int)", [pid]);
     const failed = await reading;

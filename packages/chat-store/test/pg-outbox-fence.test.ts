@@ -1,6 +1,7 @@
 // The outbox sender's fence folded into its due read (outbox-fence.ts, #45.3): pieces are read only
-// while the session the fence names (an instance's cluster link) holds every role lock it lists.
-// An instance whose link went away unnoticed, another instance holding its roles now, reads nothing.
+// while the session the fence names (an instance's cluster link, by its incarnation) holds every role
+// lock it lists. An instance whose link went away unnoticed, another instance holding its roles now,
+// reads nothing; nor does its next session (a reconnect) by the fence of the one before.
 import { createHash } from "node:crypto";
 import { postgresMissing } from "@agentsvc/pg-test";
 import { describe, expect, it } from "vitest";
@@ -16,28 +17,43 @@ describe.skipIf(postgresMissing)("[postgres] the outbox's due read with the send
     const { db, session } = await rig();
     const link = await session();
     await link.lock(KEYS);
-    const fence: RoleFence = { pid: link.pid, keys: KEYS };
+    const fence: RoleFence = { pid: link.pid, keys: KEYS, incarnation: link.incarnation };
     expect(texts(await db.outbox.due(Date.now(), 32, fence))).toEqual(["a1", "b1"]);
   });
 
-  it("refuses the read (role_not_held) when one of the role locks is not held by that session", async () => {
+  it("refuses the read (role_not_held) when one of the role locks is free, or held only shared", async () => {
     const { db, session } = await rig();
     const link = await session();
     await link.lock([KEYS[0]!]);
-    const read = db.outbox.due(Date.now(), 32, { pid: link.pid, keys: KEYS });
-    await expect(read).rejects.toMatchObject({ code: "role_not_held" });
+    const fence: RoleFence = { pid: link.pid, keys: KEYS, incarnation: link.incarnation };
+    await expect(db.outbox.due(Date.now(), 32, fence)).rejects.toMatchObject({ code: "role_not_held" });
+    const other = await session();
+    await other.client.query("SELECT pg_advisory_lock_shared($1::bigint)", [KEYS[1]]);
+    await expect(db.outbox.due(Date.now(), 32, fence)).rejects.toMatchObject({ code: "role_not_held" });
   });
 
-  it("refuses the read once the session has ended and another holds the roles; the new holder reads them", async () => {
+  it("refuses the read once the session was ended (pg_terminate_backend) and another holds the roles; the new holder reads them", async () => {
     const { db, session } = await rig();
     const link = await session();
     await link.lock(KEYS);
-    const old: RoleFence = { pid: link.pid, keys: KEYS };
-    await link.end();
+    const old: RoleFence = { pid: link.pid, keys: KEYS, incarnation: link.incarnation };
     const other = await session();
+    await link.terminate(other.client);
     await other.lock(KEYS);
     await expect(db.outbox.due(Date.now(), 32, old)).rejects.toMatchObject({ code: "role_not_held" });
-    expect(texts(await db.outbox.due(Date.now(), 32, { pid: other.pid, keys: KEYS }))).toEqual(["a1", "b1"]);
+    const fence: RoleFence = { pid: other.pid, keys: KEYS, incarnation: other.incarnation };
+    expect(texts(await db.outbox.due(Date.now(), 32, fence))).toEqual(["a1", "b1"]);
+  });
+
+  it("refuses the read by the fence of the session before a reconnect, even with the roles taken again by the next one", async () => {
+    const { db, session } = await rig();
+    const link = await session();
+    await link.lock(KEYS);
+    const old: RoleFence = { pid: link.pid, keys: KEYS, incarnation: link.incarnation };
+    const next = await session();
+    await link.terminate(next.client);
+    await next.lock(KEYS);
+    await expect(db.outbox.due(Date.now(), 32, old)).rejects.toMatchObject({ code: "role_not_held" });
   });
 
   it("with a share, reads only the heads of its partitions, and is still refused when a role is not held", async () => {
@@ -49,9 +65,10 @@ describe.skipIf(postgresMissing)("[postgres] the outbox's due read with the send
       createHash("md5").update(`g\n${thread}`, "utf8").digest().readUInt32BE(0) % 4;
     expect([partOf("a"), partOf("b")]).toEqual([0, 3]);
     const share = { of: 4, parts: [0], hashed: ["g"] };
-    expect(texts(await db.outbox.due(Date.now(), 32, { pid: link.pid, keys: KEYS }, share))).toEqual(["a1"]);
+    const fence: RoleFence = { pid: link.pid, keys: KEYS, incarnation: link.incarnation };
+    expect(texts(await db.outbox.due(Date.now(), 32, fence, share))).toEqual(["a1"]);
     await expect(
-      db.outbox.due(Date.now(), 32, { pid: link.pid, keys: [...KEYS, "99"] }, share),
+      db.outbox.due(Date.now(), 32, { ...fence, keys: [...KEYS, "99"] }, share),
     ).rejects.toMatchObject({ code: "role_not_held" });
   });
 });

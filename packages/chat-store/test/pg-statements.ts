@@ -12,6 +12,7 @@ export interface PgClient {
   query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
   end(): Promise<void>;
   on(event: "notification", listener: (n: { channel: string; payload?: string }) => void): void;
+  on(event: "error", listener: (error: Error) => void): void;
 }
 interface Pg {
   Client: { new (config: { connectionString: string }): PgClient; prototype: object };

@@ -1,7 +1,7 @@
 // Turn ends on PostgreSQL grouped into one statement (turn-end-batch.ts, #45.2): ends that commit on
 // their own and arrive together share a statement (messages, record ends, reply pieces, next
-// records' running marks, one fence), and each turn keeps the answer its own statement gave: a turn
-// whose lock is gone commits nothing of its own while the others of its statement commit.
+// records' running marks, each turn's fence), and each turn keeps the answer its own statement gave:
+// a turn whose lock is gone commits nothing of its own while the others of its statement commit.
 import type { RunOrigin } from "@agentsvc/agent-core";
 import { postgresMissing } from "@agentsvc/pg-test";
 import { describe, expect, it } from "vitest";
@@ -26,13 +26,18 @@ const keyOf = (thread: string) => String(7355608000 + thread.charCodeAt(0));
 const storeSessions = useStoreSessions();
 
 async function rig() {
-  const { db, link, other } = await storeSessions();
-  const lock = async (threads: Thread[]) => {
-    for (const t of threads) await link.client.query("SELECT pg_advisory_lock($1::bigint)", [keyOf(t.name)]);
+  const { db, link, other, session } = await storeSessions();
+  const lock = async (threads: Thread[], by = link) => {
+    for (const t of threads) await by.client.query("SELECT pg_advisory_lock($1::bigint)", [keyOf(t.name)]);
   };
-  const ends = (threads: Thread[], count?: number, conversation?: string) =>
-    threads.map((t) => end(db, t, { pid: link.pid, key: keyOf(t.name) }, count, conversation));
-  return { db, link, other, lock, ends };
+  /** Their turns' ends, each fenced by the session `by` gives for it (the link's by default). */
+  const ends = (
+    threads: Thread[],
+    count?: number,
+    conversation?: string,
+    by: (t: Thread) => typeof link = () => link,
+  ) => threads.map((t) => end(db, t, by(t).held(keyOf(t.name)), count, conversation));
+  return { db, link, other, session, lock, ends };
 }
 
 /** A thread with a running record and a queued one after it. */
@@ -129,11 +134,8 @@ describe.skipIf(postgresMissing)("[postgres] turn ends grouped into one statemen
   it("a grouped statement where one turn's lock is gone commits the others and refuses that one whole, as lock_not_held", async () => {
     const r = await rig();
     const threads = await Promise.all(["a", "b", "c"].map((n) => thread(r.db, n)));
-    // b's thread was taken over: another session holds its lock.
-    for (const t of threads)
-      await (t.name === "b" ? r.other : r.link).client.query("SELECT pg_advisory_lock($1::bigint)", [
-        keyOf(t.name),
-      ]);
+    // b's lock is free: nobody holds it.
+    await r.lock(threads.filter((t) => t.name !== "b"));
     let settled: PromiseSettledResult<boolean | undefined>[] = [];
     const sent = await statementsOf(async () => {
       settled = await Promise.allSettled(r.ends(threads));
@@ -148,17 +150,36 @@ describe.skipIf(postgresMissing)("[postgres] turn ends grouped into one statemen
     for (const t of [a, c]) expect(await left(r.db, t)).toEqual(committed(t));
   });
 
-  it("the grouped statement checks the locks once every record is locked: a takeover that locked one thread's record first, then took its lock, finds that turn uncommitted and the other committed", async () => {
+  it("a grouped statement refuses the turn of a session that ended (its lock taken over) and commits the turns of a live one, each named by its own incarnation", async () => {
     const r = await rig();
     const threads = await Promise.all(["a", "b"].map((n) => thread(r.db, n)));
     const [a, b] = threads as [Thread, Thread];
-    await r.lock(threads);
+    const gone = await r.session();
+    await r.lock([a], gone);
+    await r.lock([b]);
+    await gone.terminate(r.other.client);
+    await r.lock([a], r.other);
+    const settled = await Promise.allSettled(r.ends(threads, 2, undefined, (t) => (t === a ? gone : r.link)));
+    expect(settled[0]).toMatchObject({ status: "rejected", reason: { code: "lock_not_held" } });
+    expect(settled[1]).toEqual({ status: "fulfilled", value: true });
+    expect(await left(r.db, a)).toEqual(untouched);
+    expect(await left(r.db, b)).toEqual(committed(b));
+  });
+
+  it("the grouped statement checks the locks once every record is locked: a takeover that locked one thread's record first, then took its lock from the session that ended, finds that turn uncommitted and the other committed", async () => {
+    const r = await rig();
+    const threads = await Promise.all(["a", "b"].map((n) => thread(r.db, n)));
+    const [a, b] = threads as [Thread, Thread];
+    // a's thread on one instance's link, b's on another's.
+    const aLink = await r.session();
+    await r.lock([a], aLink);
+    await r.lock([b]);
     // Another instance's read of a's record under a row lock is in progress.
     await holdInboxRow(r.other.client, a.id);
-    const ending = Promise.allSettled(r.ends(threads));
-    // The grouped statement waits for a's row; meanwhile a's lock moves to the other session.
+    const ending = Promise.allSettled(r.ends(threads, 2, undefined, (t) => (t === a ? aLink : r.link)));
+    // The grouped statement waits for a's row; meanwhile a's link session ends, its lock moves.
     expect(await lockWaiters(r.link.client, "with t as%")).toHaveLength(1);
-    await r.link.client.query("SELECT pg_advisory_unlock($1::bigint)", [keyOf("a")]);
+    await aLink.terminate(r.link.client);
     await r.other.client.query("SELECT pg_advisory_lock($1::bigint)", [keyOf("a")]);
     await r.other.client.query("COMMIT");
     const [endedA, endedB] = await ending;
@@ -213,28 +234,28 @@ describe.skipIf(postgresMissing)("[postgres] turn ends grouped into one statemen
     expect(lines.filter((l) => l.includes("inbox_status"))).toEqual([]);
   });
 
-  it("the grouped statement reads pg_locks' rows once, not once for each of its turns", async () => {
+  it("the grouped statement's fence reads no pg_locks (the lock manager answers each turn) and holds no lock once it committed", async () => {
     const r = await rig();
     const threads = await Promise.all(["a", "b", "c", "d"].map((n) => thread(r.db, n)));
     await r.lock(threads);
     const sent = await statementsOf(() => Promise.all(r.ends(threads)));
     const grouped = sent.find((s) => /^with t as/i.test(s.text));
     expect(grouped).toBeDefined();
-    // Run again on the link's session (its fence holds), undone: the records are done by now, the
-    // fence is evaluated for each turn all the same.
-    await r.link.client.query("BEGIN");
-    await r.link.client.query(`PREPARE grouped AS ${grouped!.text}`);
-    const { rows } = await r.link.client.query(
+    // Run again on another session, undone: the records are done by now, the fence is evaluated
+    // for each turn all the same (the link's session holds every key).
+    await r.other.client.query("BEGIN");
+    await r.other.client.query(`PREPARE grouped AS ${grouped!.text}`);
+    const { rows } = await r.other.client.query(
       `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE grouped(${grouped!.values.map(literal).join(", ")})`,
     );
-    await r.link.client.query("ROLLBACK");
+    // Each shared try failed (the keys are held exclusively): nothing of them held by this transaction.
+    const held = await r.other.client.query(
+      "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()",
+    );
+    await r.other.client.query("ROLLBACK");
+    expect(held.rows[0]?.n).toBe(1); // its own incarnation
     const plan = (rows[0] as { "QUERY PLAN": [{ Plan: PlanNode }] })["QUERY PLAN"][0].Plan;
-    const lockScans = [...nodes(plan)].filter((n) => n["Function Name"] === "pg_lock_status");
-    // One scan, run once: a correlated EXISTS ran it (its tuplestore rescanned) once a turn.
-    expect(
-      lockScans.map((n) => n["Actual Loops"]),
-      JSON.stringify(plan),
-    ).toEqual([1]);
+    expect([...nodes(plan)].filter((n) => n["Function Name"] === "pg_lock_status")).toEqual([]);
   });
 
   it("two turns of one statement keep their messages in their order (ids), each conversation's rows from its own turn", async () => {

@@ -1,7 +1,8 @@
 // A turn's end on PostgreSQL with its fence folded in (lock-fence.ts): the statement that ends the
 // inbox record also checks, once that record is locked, that the instance's cluster session still
-// holds the thread's advisory lock; as the transaction's last write it commits on its own (no BEGIN,
-// no COMMIT). A lock given back or taken over commits nothing of the turn (#45 lever 5).
+// holds the thread's advisory lock (the key held exclusively, the session's incarnation alive); as
+// the transaction's last write it commits on its own (no BEGIN, no COMMIT). A lock gone with its
+// session, taken over, or free commits nothing of the turn (#45 lever 5).
 import type { RunOrigin } from "@agentsvc/agent-core";
 import { postgresMissing } from "@agentsvc/pg-test";
 import { describe, expect, it } from "vitest";
@@ -28,20 +29,20 @@ const verbs = (sent: { text: string }[]) => sent.map((s) => s.text.trim().split(
 const storeSessions = useStoreSessions();
 
 async function rig() {
-  const { db, link, other } = await storeSessions();
+  const { db, link, other, session } = await storeSessions();
   const accepted = await db.inbox.accept({ gateway: "g", dedupKey: "m", thread: "t", text: "q", origin });
   const id = (accepted as { id: number }).id;
   await db.inbox.markRunning(id);
   const reply = [
     { gateway: "g", thread: "t", idemKey: `g:in${id}`, kind: "text" as const, payload: { text: "a" } },
   ];
-  const lock: HeldLock = { pid: link.pid, key: KEY };
+  const lock: HeldLock = link.held(KEY);
   /** The turn's end as the session writes it: its messages, then the record done with its reply. */
   const end = () =>
     db.createMemory({ canSummarize: false }).append({ userId: "u", conversationId: "c" }, turn, async () => {
       await db.inbox.finish(id, "done", reply, { lock, last: true });
     });
-  return { db, id, link, other, end };
+  return { db, id, link, other, end, session };
 }
 
 /** What the turn left in the store: its record's status, its reply rows, its messages. */
@@ -57,7 +58,7 @@ async function left(db: ChatDb, id: number) {
 describe("a failed fenced statement's error", () => {
   it("is passed on as it is when an error in its chain has the refusal's code but no message text", () => {
     const odd = { code: "22P02", cause: undefined };
-    expect(fenceError(odd, { pid: 1, key: KEY })).toBe(odd);
+    expect(fenceError(odd, { pid: 1, key: KEY, incarnation: "1" })).toBe(odd);
   });
 });
 
@@ -70,17 +71,50 @@ describe.skipIf(postgresMissing)("[postgres] a turn's end with its fence folded 
     expect(await left(r.db, r.id)).toEqual({ status: "done", replies: 1, messages: 2 });
   });
 
-  it("a lock given back, or held by another session, commits nothing of the turn: refused as lock_not_held", async () => {
+  it("a lock nobody holds, or held only shared, commits nothing of the turn: refused as lock_not_held", async () => {
     const r = await rig();
-    // Taken over: the link's session no longer holds it, another does.
-    await r.other.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
     const refused = await r.end().catch((e: unknown) => e);
     expect(refused).toMatchObject({ name: "LockNotHeldError", code: "lock_not_held" });
     expect(await left(r.db, r.id)).toEqual({ status: "running", replies: 0, messages: 0 });
-    // Nobody holds it: refused too.
-    await r.other.client.query("SELECT pg_advisory_unlock($1::bigint)", [KEY]);
+    // Shared holds are not a thread's (every instance holds its threads exclusively).
+    await r.other.client.query("SELECT pg_advisory_lock_shared($1::bigint)", [KEY]);
     await expect(r.end()).rejects.toMatchObject({ code: "lock_not_held" });
     expect(await left(r.db, r.id)).toEqual({ status: "running", replies: 0, messages: 0 });
+    // The refused statement's own shared try went with it: the key can be taken exclusively.
+    await r.other.client.query("SELECT pg_advisory_unlock_shared($1::bigint)", [KEY]);
+    const { rows } = await r.other.client.query("SELECT pg_try_advisory_lock($1::bigint) AS ok", [KEY]);
+    expect(rows[0]?.ok).toBe(true);
+  });
+
+  it("a lock taken over after the link's session was ended (pg_terminate_backend) commits nothing of the turn", async () => {
+    const r = await rig();
+    await r.link.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
+    await r.link.terminate(r.other.client);
+    await r.other.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
+    await expect(r.end()).rejects.toMatchObject({ code: "lock_not_held" });
+    expect(await left(r.db, r.id)).toEqual({ status: "running", replies: 0, messages: 0 });
+  });
+
+  it("the lock taken again by the link's next session (a reconnect: a new incarnation) does not pass the fence named by the session before", async () => {
+    const r = await rig();
+    await r.link.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
+    await r.link.terminate(r.other.client);
+    const again = await r.session();
+    await again.lock([KEY]);
+    await expect(r.end()).rejects.toMatchObject({ code: "lock_not_held" });
+    expect(await left(r.db, r.id)).toEqual({ status: "running", replies: 0, messages: 0 });
+    // Named by the new session, it commits.
+    await r.db.inbox.finish(r.id, "done", [], { lock: again.held(KEY), last: true });
+    expect((await r.db.inbox.get(r.id))?.status).toBe("done");
+  });
+
+  it("a lock given back by the link's own session and taken by another, with that session alive, passes: the fence relies on the holder never giving a thread back while its turn ends (session-core ownership)", async () => {
+    const r = await rig();
+    await r.link.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
+    await r.link.client.query("SELECT pg_advisory_unlock($1::bigint)", [KEY]);
+    await r.other.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
+    await r.end();
+    expect(await left(r.db, r.id)).toEqual({ status: "done", replies: 1, messages: 2 });
   });
 
   it("the refusal names the lock and the session it was asked for, and carries the server's answer as its cause", async () => {
@@ -109,7 +143,7 @@ describe.skipIf(postgresMissing)("[postgres] a turn's end with its fence folded 
     expect(await left(r.db, r.id)).toEqual({ status: "running", replies: 0, messages: 0 });
   });
 
-  it("the lock is checked once the record is locked: a takeover that locked the record first, then took the lock, finds the turn uncommitted", async () => {
+  it("the lock is checked once the record is locked: a takeover that locked the record first, then took the lock of the ended session, finds the turn uncommitted", async () => {
     const r = await rig();
     await r.link.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
     // Another instance's read of the record under a row lock is in progress.
@@ -118,9 +152,10 @@ describe.skipIf(postgresMissing)("[postgres] a turn's end with its fence folded 
       () => "committed",
       (e: { code?: string }) => e.code,
     );
-    // The turn's statement waits for the row; meanwhile the lock moves to the other session.
-    expect(await lockWaiters(r.link.client, "with carried%")).toHaveLength(1);
-    await r.link.client.query("SELECT pg_advisory_unlock($1::bigint)", [KEY]);
+    // The turn's statement waits for the row; meanwhile the link's session ends and the lock moves.
+    const watcher = await r.session();
+    expect(await lockWaiters(watcher.client, "with carried%")).toHaveLength(1);
+    await r.link.terminate(watcher.client);
     await r.other.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
     await r.other.client.query("COMMIT");
     expect(await ending).toBe("lock_not_held");
@@ -130,7 +165,7 @@ describe.skipIf(postgresMissing)("[postgres] a turn's end with its fence folded 
   it("a turn's end that is not the last write sends BEGIN first, checks the lock in its statement, and commits with what follows", async () => {
     const r = await rig();
     await r.link.client.query("SELECT pg_advisory_lock($1::bigint)", [KEY]);
-    const lock: HeldLock = { pid: r.link.pid, key: KEY };
+    const lock: HeldLock = r.link.held(KEY);
     const sent = await statementsOf(() =>
       r.db.transaction(async () => {
         await r.db.inbox.finish(r.id, "done", [], { lock });

@@ -71,8 +71,9 @@ export interface Coordination {
   ): Promise<"acquired" | "announced" | "not-acquired">;
   /**
    * The announcement of a message being recorded for thread `key`, folded into the statement that
-   * records it (PostgreSQL: a NOTIFY in the inbox INSERT, sent when a session other than this
-   * instance's lock session holds the thread's lock): what that statement needs, `message` without
+   * records it (PostgreSQL: a NOTIFY in the inbox INSERT, sent when a session holds the thread's
+   * lock: another instance's, or this one's own if its take was answered meanwhile, which its own
+   * link hears): what that statement needs, `message` without
    * its record `id` (the statement adds it). Undefined when it cannot (the link is down, the payload
    * too large). The recorder of a message so announced asks for no lock. Optional.
    */
@@ -111,14 +112,15 @@ export interface Coordination {
   fence?(key: string): Promise<void>;
   /**
    * The fence folded into the commit (PostgreSQL): the session holding the thread's lock and the
-   * lock's key, for the statement ending a turn to check in `pg_locks` once it has locked the turn's
-   * inbox record (one statement instead of a fence of its own). Throws when this instance does not
-   * count the lock as held. Optional: without it, `fence` is asked.
+   * lock's key, for the statement ending a turn to check once it has locked the turn's inbox record
+   * (one statement instead of a fence of its own). Throws when this instance does not count the
+   * lock as held. Optional: without it, `fence` is asked. The check holds only while this instance
+   * gives the lock back by itself with no turn of the thread ending (see HeldLock).
    */
   heldLock?(key: string): HeldLock;
   /**
    * The lock of a role this instance leads (`lead(role)`) as a statement on another connection
-   * checks it in `pg_locks`; undefined when this instance does not count it as held. The outbox
+   * checks it (see HeldLock); undefined when this instance does not count it as held. The outbox
    * sender's due read checks its `outbox:<i>` roles with it, so an instance whose link is gone
    * unnoticed reads nothing more to send (outbox-fence.ts). Optional: without it, no such check.
    */
@@ -126,8 +128,8 @@ export interface Coordination {
 }
 
 /**
- * A NOTIFY the statement recording a message sends when a session other than `lock.pid` holds the
- * advisory lock `lock.key`: on `channel`, `payload` (a JSON object) with the record's `"id"` added.
+ * A NOTIFY the statement recording a message sends when a session holds the advisory lock
+ * `lock.key`: on `channel`, `payload` (a JSON object) with the record's `"id"` added.
  */
 export interface RecordAnnounce {
   lock: HeldLock;
@@ -135,10 +137,17 @@ export interface RecordAnnounce {
   payload: string;
 }
 
-/** A session advisory lock as PostgreSQL shows it: the backend pid holding it and its bigint key (decimal). */
+/**
+ * A session advisory lock: its bigint key (decimal), and the session holding it by its backend pid
+ * and its incarnation (decimal: a lock the session holds from its start to its end, pg-cluster
+ * incarnation.ts). A statement checks both in the lock manager (chat-store lock-fence.ts), which is
+ * "that session holds the key" as long as this instance gives a thread's lock back only with no turn
+ * of it ending (ownership.ts) and a role's only once its sender is restricted (outbox-shares.ts).
+ */
 export interface HeldLock {
   pid: number;
   key: string;
+  incarnation: string;
 }
 
 /**

@@ -7,10 +7,11 @@
 // store refuses the read (`role_not_held`) when that session does not hold them all.
 import type { Coordination, HeldLock } from "./coordination.js";
 
-/** What the due read checks: the session that must hold the locks, and their keys (decimal). */
+/** What the due read checks: the session that must hold the locks (pid, incarnation: HeldLock), and their keys (decimal). */
 export interface RoleFence {
   pid: number;
   keys: string[];
+  incarnation: string;
 }
 
 /** The code of a due read refused for want of a role (the store's error, or this file's). */
@@ -25,12 +26,16 @@ export function roleFence(coordination: Coordination, roles: string[]): (() => R
   if (!coordination.roleLock || roles.length === 0) return undefined;
   return () => {
     const locks = roles.map((role) => coordination.roleLock?.(role));
-    const pid = locks[0]?.pid;
-    if (pid === undefined || locks.some((lock) => lock?.pid !== pid))
+    const first = locks[0];
+    if (!first || locks.some((lock) => lock?.incarnation !== first.incarnation))
       throw Object.assign(new Error("this instance no longer holds its outbox roles"), {
         code: ROLE_NOT_HELD,
       });
-    return { pid, keys: locks.map((lock) => (lock as HeldLock).key) };
+    return {
+      pid: first.pid,
+      keys: locks.map((lock) => (lock as HeldLock).key),
+      incarnation: first.incarnation,
+    };
   };
 }
 

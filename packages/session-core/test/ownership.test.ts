@@ -255,7 +255,7 @@ describe("losing the locks of threads", () => {
     const o = owner({
       coordination: (inner) => ({
         ...inner,
-        heldLock: (key) => ({ pid: 4242, key: `key of ${key}` }),
+        heldLock: (key) => ({ pid: 4242, key: `key of ${key}`, incarnation: "4242" }),
         fence: async (key) => void fences.push(key),
       }),
     });
@@ -263,7 +263,7 @@ describe("losing the locks of threads", () => {
     const state = turnOn(o.threads.get("mock", T), "running");
     const given: unknown[] = [];
     await o.own.fenced(state, async (lock, fenceAfter) => void given.push(lock, fenceAfter));
-    expect(given).toEqual([{ pid: 4242, key: `key of ${TID}` }, false]);
+    expect(given).toEqual([{ pid: 4242, key: `key of ${TID}`, incarnation: "4242" }, false]);
     expect(state.lost).toBeUndefined();
     expect(fences).toEqual([]);
     const refused = Object.assign(new Error("the lock is gone"), { code: "lock_not_held" });

@@ -91,7 +91,8 @@ export async function watchedLocks(url: string): Promise<LockWatch> {
     while (sampling) {
       try {
         const [row] = await monitor.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid = $1",
+          // objsubid 1: bigint keys (the thread locks), not the link's incarnation (two int4 keys).
+          "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND pid = $1",
           [link.backendPid],
         );
         seenPeak = Math.max(seenPeak, row?.n ?? 0);

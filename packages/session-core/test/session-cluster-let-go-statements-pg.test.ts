@@ -95,7 +95,7 @@ describe.skipIf(postgresMissing)("kept threads let go after a burst, on PostgreS
     const heldLocks = async () =>
       (
         await stats.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted",
+          "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1",
         )
       )[0]?.n;
     await until(async () => (await heldLocks()) === 0, "every thread let go", 10_000);

@@ -24,7 +24,7 @@ async function two() {
     ...innerB,
     recordAnnounce(key, message): RecordAnnounce {
       hints.push(key);
-      return { lock: { pid: 2, key }, channel: "bus", payload: JSON.stringify(message) };
+      return { lock: { pid: 2, key, incarnation: "2" }, channel: "bus", payload: JSON.stringify(message) };
     },
     publish: (m) => {
       published.push(m);

@@ -1,14 +1,15 @@
 // A turn's end on a real PostgreSQL (turns.ts #end through chat-store's inbox.finish): the statement
-// that ends the record and queues its reply checks the thread's lock in pg_locks (the fence), and
-// commits on its own when nothing of the turn is written after it. The lock is the server's: a link
-// that has not yet noticed its session gave the lock up still counts it held, and the fence is what
-// keeps that instance's reply out when another instance took the thread meanwhile.
+// that ends the record and queues its reply checks the thread's lock (the fence: its key held, the
+// link's session alive), and commits on its own when nothing of the turn is written after it. The
+// lock is the server's: a link that has not yet noticed its session's locks went still counts it
+// held, and the fence is what keeps that instance's reply out when another instance took the thread
+// meanwhile.
 import { createRequire } from "node:module";
 import { InstanceLink, ThreadLocks } from "@agentsvc/pg-cluster";
 import { postgresMissing, startPostgres, type TestPostgres } from "@agentsvc/pg-test";
 import { defineTool } from "@agentsvc/agent-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { Coordination } from "../src/index.js";
+import type { ClusterMessage, Coordination } from "../src/index.js";
 import { gatewayThreadId } from "../src/threads.js";
 import { lockCoordination, postgresStore } from "./pg-locks.js";
 import { type Rig, type RigOptions, rig, until } from "./session-harness.js";
@@ -52,18 +53,26 @@ function coordinationOf(locks: ThreadLocks, folded: boolean): Coordination {
  * `errors`: what its run manager logged as errors (e.g. "could not persist the turn").
  */
 async function instance(
-  options: { folded?: boolean; policy?: "steer" | "queue"; rig?: Pick<RigOptions, "tools" | "script"> } = {},
+  options: {
+    folded?: boolean;
+    policy?: "steer" | "queue";
+    rig?: Pick<RigOptions, "tools" | "script" | "threadHoldMs">;
+    /** The coordination as the session gets it, from the one built here. */
+    wrap?: (c: Coordination) => Coordination;
+    /** The store's pool size (default 2). */
+    pool?: number;
+  } = {},
 ): Promise<{ r: Rig; link: InstanceLink; locks: ThreadLocks; other: ThreadLocks; errors: string[] }> {
   if (!server) throw new Error("no PostgreSQL");
   const url = await server.createDatabase();
-  const store = await postgresStore(url, 2);
+  const store = await postgresStore(url, options.pool ?? 2);
   ended.push(store.close);
   const { link, locks } = await locksOn(url);
   const { locks: other } = await locksOn(url);
   const errors: string[] = [];
   const r = await rig({
     store: store.db,
-    coordination: coordinationOf(locks, options.folded ?? true),
+    coordination: (options.wrap ?? ((c) => c))(coordinationOf(locks, options.folded ?? true)),
     ...(options.policy ? { gatewaySession: { policy: options.policy } } : {}),
     ...options.rig,
     runLogger: { info() {}, warn() {}, error: (obj, msg) => errors.push(`${msg}: ${JSON.stringify(obj)}`) },
@@ -73,16 +82,15 @@ async function instance(
 }
 
 /**
- * The thread's turn at its gate; then its lock is given back on the link's session behind the
- * link's back (the link still counts it held, as when its session ended unnoticed) and another
- * instance takes it. The gate opens and the turn is let run to its end.
+ * The thread's turn at its gate; then every lock of the link's session, its incarnation's too, is
+ * given back behind the link's back (the link still counts the thread's held, as when its session
+ * ended unnoticed: what such a session held is all gone) and another instance takes the thread. The
+ * gate opens and the turn is let run to its end.
  */
 async function turnWhoseLockWasTaken(r: Rig, link: InstanceLink, locks: ThreadLocks, other: ThreadLocks) {
   await r.gateway.inject({ thread: T, text: "use wait_gate first", id: "m1" });
   await until(() => r.gates.calls.length === 1, "the turn at its gate");
-  const { key } = locks.heldLock(threadId);
-  const [row] = await link.query<{ ok: boolean }>("SELECT pg_advisory_unlock($1::bigint) AS ok", [key]);
-  expect(row?.ok).toBe(true);
+  await link.query("SELECT pg_advisory_unlock_all()");
   expect(locks.isHeld(threadId)).toBe(true);
   expect(await other.tryLock(threadId)).toBe(true);
   r.gates.openAll();
@@ -114,6 +122,45 @@ async function statementsOf(work: () => Promise<void>): Promise<{ client: unknow
   return seen;
 }
 
+/** A plain connection to the link's database (node-postgres as the store loads it). */
+async function storeClient(link: InstanceLink) {
+  const [row] = await link.query<{ db: string }>("SELECT current_database() AS db");
+  const url = new URL(server!.url);
+  url.pathname = `/${row!.db}`;
+  const pg = storePg() as unknown as {
+    Client: new (c: {
+      connectionString: string;
+    }) => {
+      connect(): Promise<void>;
+      query(text: string, values?: unknown[]): Promise<unknown>;
+      end(): Promise<void>;
+    };
+  };
+  const client = new pg.Client({ connectionString: url.href });
+  await client.connect();
+  ended.push(() => client.end());
+  return client;
+}
+
+/** Sessions of the link's database waiting on a lock in a turn's end statement (asked on the link, outside a transaction). */
+async function endWaiters(link: InstanceLink): Promise<number> {
+  const rows = await link.query(
+    "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE '%finished_at%'",
+  );
+  return rows.length;
+}
+
+/** The backend pids pg_locks shows holding the thread's lock. */
+async function serverHolders(link: InstanceLink, locks: ThreadLocks): Promise<number[]> {
+  const { key } = locks.heldLock(threadId);
+  const rows = await link.query<{ pid: number }>(
+    `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1
+      AND ((classid::int8 << 32) | objid::int8) = $1::bigint`,
+    [key],
+  );
+  return rows.map((row) => row.pid);
+}
+
 /** The record's end (a WITH clause of the turn's end statement, its parameters renumbered there). */
 const ENDS_RECORD = /UPDATE "inbox" SET status = \$\d+, finished_at/;
 /** A queued record moved to running (a WITH clause of a turn's end, or a statement of its own). */
@@ -128,6 +175,55 @@ describe.skipIf(postgresMissing)("a turn's end on PostgreSQL", () => {
     const [outbox] = await link.query<{ n: number }>('SELECT count(*)::int AS n FROM "outbox"');
     expect(outbox?.n).toBe(0);
     expect(r.logs.lines().some((l) => String(l.msg).startsWith("lost the lock"))).toBe(true);
+  });
+
+  it("keeps the thread's lock on its session until the turn's end committed (its fence checks that session holds it): a look at the thread while the end statement waits lets nothing go", async () => {
+    let announce: ((m: ClusterMessage) => Promise<void>) | undefined;
+    /** The record's status each time the thread's lock was given back. */
+    const atRelease: (string | undefined)[] = [];
+    const { r, link, locks } = await instance({
+      rig: { threadHoldMs: 0 },
+      // The end statement waiting holds one connection, the look's read and the releases need others.
+      pool: 4,
+      wrap: (c) => {
+        announce = (m) => c.publish(m);
+        return {
+          ...c,
+          releaseThread: async (key) => {
+            atRelease.push((await r.db.inbox.unfinished())[0]?.status ?? "done");
+            return c.releaseThread(key);
+          },
+        };
+      },
+    });
+    await r.gateway.inject({ thread: T, text: "use wait_gate first", id: "m1" });
+    await until(() => r.gates.calls.length === 1, "the turn at its gate");
+    // Another instance's read of the record under a row lock: the turn's end statement waits for it.
+    const [record] = await r.db.inbox.unfinished();
+    const reader = await storeClient(link);
+    await reader.query("BEGIN");
+    await reader.query('SELECT id FROM "inbox" WHERE id = $1 FOR UPDATE', [record!.id]);
+    r.gates.openAll();
+    await until(async () => (await endWaiters(link)) > 0, "the end statement waiting for the record");
+    expect(atRelease).toEqual([]);
+    // A look at the thread (an announcement of it): its change settles the thread, whose turn runs.
+    const queued = r.db.inbox.queued.bind(r.db.inbox);
+    let looked: Promise<unknown> | undefined;
+    r.db.inbox.queued = (...args: Parameters<typeof queued>) => {
+      const read = queued(...args);
+      looked ??= read;
+      return read;
+    };
+    await announce!({ kind: "thread", gateway: "mock", thread: T });
+    await until(() => looked !== undefined, "the thread looked at");
+    await looked;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(atRelease).toEqual([]);
+    expect(await serverHolders(link, locks)).toEqual([link.backendPid]);
+    await reader.query("COMMIT");
+    await until(() => r.gateway.textsTo(T).length === 1, "the reply");
+    await until(() => !locks.isHeld(threadId), "the thread let go");
+    expect(atRelease).toEqual(["done"]);
   });
 
   it("with the fence asked after the write (a coordination without heldLock), a turn whose thread another instance took commits nothing either: its end does not commit on its own before the fence", async () => {
