@@ -17,8 +17,10 @@
 // incarnation with it (a reconnect is a new incarnation). session-core lets a thread go only inside
 // its serialized changes and only with no turn of it running (ownership.ts `settle`, `#letGo`:
 // `hasWork`), and a turn's end is written while its turn runs (turns.ts `#commit`, under
-// `persistWith`); pg-cluster gives a lock back only when asked (`unlock`), never behind its
-// holder's back (pg-turn-fence-incarnation.test.ts).
+// `persistWith`); pg-cluster gives a lock back only when asked (`unlock`; a failed statement's
+// requests are asked again as they were, a take as a take), never behind its holder's back. Tests:
+// session-core turn-end-pg.test.ts (the lock stays on its session while the end statement waits),
+// pg-turn-fence.test.ts here (what a give-back by the live session itself would leave unseen).
 import type { PgQuery } from "./pg-writes.js";
 
 /**
