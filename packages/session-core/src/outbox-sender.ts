@@ -297,12 +297,17 @@ export class OutboxSender {
   async #pump(): Promise<void> {
     // Only the pass that ran last counts: one that went through after a failed one is not held back.
     this.#storeFailed = false;
+    // The last pass found a batch or more: this one's first read asks READ_AHEAD batches too. Under
+    // steady load a pass's read of one batch came back full, and a second read followed (three
+    // instances' restricted senders: 0.10 due reads a message, #45.3).
+    const ahead = this.#found >= this.#concurrency;
     this.#found = 0;
     const startedAt = Date.now();
     try {
-      // The first read of a pass asks for one batch; after a full one, READ_AHEAD batches
-      // (outbox-waves.ts).
-      for (let want = this.#concurrency; this.#running; want = this.#concurrency * READ_AHEAD) {
+      // The first read of a pass asks for one batch, or READ_AHEAD batches after a pass that found
+      // a batch or more; after a full read, READ_AHEAD batches (outbox-waves.ts).
+      const batches = ahead ? READ_AHEAD : 1;
+      for (let want = this.#concurrency * batches; this.#running; want = this.#concurrency * READ_AHEAD) {
         const rows = await this.#due(Date.now(), want);
         if (rows.length === 0) break;
         this.#busyPassAt = startedAt;
