@@ -23,8 +23,15 @@ export interface CallbackOptions {
 }
 
 // One pool per scheme for every http gateway, as fetch's global one was; idle sockets are unref'd
-// by the Agent, so they never hold the process open.
-const pools = { "http:": new HttpAgent({ keepAlive: true }), "https:": new HttpsAgent({ keepAlive: true }) };
+// by the Agent, so they never hold the process open. An idle socket is closed after 4 s, before
+// Node's own servers close theirs (5 s), or 1 s before a receiver's `Keep-Alive: timeout=<s>`, which
+// Node's Agent reads only when it has a timeout of its own: a callback never goes out on a connection
+// the receiver is closing.
+const IDLE_MS = 4_000;
+const pools = {
+  "http:": new HttpAgent({ keepAlive: true, timeout: IDLE_MS }),
+  "https:": new HttpsAgent({ keepAlive: true, timeout: IDLE_MS }),
+};
 
 interface Answer {
   status: number;

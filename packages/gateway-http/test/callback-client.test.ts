@@ -115,6 +115,17 @@ describe("postCallback", () => {
     expect(r.sockets.size).toBe(1);
   });
 
+  it("closes a kept-alive connection before the receiver's announced keep-alive timeout runs out", async () => {
+    const r = await receiver((_got, res) => res.writeHead(200, { "keep-alive": "timeout=2" }).end());
+    // The receiver itself would keep it a minute: a close now is the client's.
+    const [server] = servers;
+    (server as Server).keepAliveTimeout = 60_000;
+    await postCallback(options(`http://${r.base}/cb`), { n: 1 });
+    const [socket] = [...r.sockets];
+    await once(socket as Socket, "end");
+    expect(r.got).toHaveLength(1);
+  });
+
   it("a receiver that drops the connection before answering is a network failure the outbox retries", async () => {
     const r = await receiver((_got, res) => res.socket?.destroy());
     const err = await failure(postCallback(options(`http://${r.base}/cb`), { n: 1 }));
