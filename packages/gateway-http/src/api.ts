@@ -28,10 +28,13 @@ export interface CallbackOptions {
 // Node's Agent reads only when it has a timeout of its own: a callback never goes out on a connection
 // the receiver is closing.
 const IDLE_MS = 4_000;
-const pools = {
-  "http:": new HttpAgent({ keepAlive: true, timeout: IDLE_MS }),
-  "https:": new HttpsAgent({ keepAlive: true, timeout: IDLE_MS }),
-};
+// fetch and Node's global agents go through HTTP_PROXY / HTTPS_PROXY (minus NO_PROXY) when Node runs
+// with NODE_USE_ENV_PROXY=1 or --use-env-proxy, an Agent of one's own only when given `proxyEnv`
+// (Node's "Built-in Proxy Support"): these pools are given it then, as fetch honoured it.
+const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)];
+const envProxy = process.env.NODE_USE_ENV_PROXY === "1" || flags.includes("--use-env-proxy");
+const agentOptions = { keepAlive: true, timeout: IDLE_MS, ...(envProxy ? { proxyEnv: process.env } : {}) };
+const pools = { "http:": new HttpAgent(agentOptions), "https:": new HttpsAgent(agentOptions) };
 
 interface Answer {
   status: number;

@@ -126,6 +126,23 @@ describe("postCallback", () => {
     expect(r.got).toHaveLength(1);
   });
 
+  it("goes through HTTP_PROXY when Node is told to use the environment's proxy (NODE_USE_ENV_PROXY=1), as fetch did", async () => {
+    const target = await receiver((_got, res) => res.writeHead(200).end());
+    const proxy = await receiver((_got, res) => res.writeHead(200).end()); // answers for the target
+    vi.stubEnv("NODE_USE_ENV_PROXY", "1");
+    vi.stubEnv("HTTP_PROXY", `http://${proxy.base}`);
+    vi.resetModules();
+    try {
+      const fresh = await import("../src/api.js");
+      await fresh.postCallback(options(`http://${target.base}/cb`), { n: 1 });
+    } finally {
+      vi.unstubAllEnvs();
+      vi.resetModules();
+    }
+    expect(proxy.got.map((g) => g.url)).toEqual([`http://${target.base}/cb`]);
+    expect(target.got).toHaveLength(0);
+  });
+
   it("a receiver that drops the connection before answering is a network failure the outbox retries", async () => {
     const r = await receiver((_got, res) => res.socket?.destroy());
     const err = await failure(postCallback(options(`http://${r.base}/cb`), { n: 1 }));
