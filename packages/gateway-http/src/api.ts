@@ -79,7 +79,13 @@ function post(url: URL, headers: Record<string, string>, body: string, timeoutMs
 
 export async function postCallback(o: CallbackOptions, message: Record<string, unknown>): Promise<void> {
   const body = JSON.stringify(message);
-  const headers = { "content-type": "application/json", ...signatureHeaders(o.secret, body) };
+  // Accept and User-Agent as fetch sent them: a receiver's firewall may refuse a request without.
+  const headers = {
+    "content-type": "application/json",
+    accept: "*/*",
+    "user-agent": "node",
+    ...signatureHeaders(o.secret, body),
+  };
   let answer: Answer;
   try {
     answer = await post(new URL(o.url), headers, body, o.timeoutMs);

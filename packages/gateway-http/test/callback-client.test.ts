@@ -70,7 +70,7 @@ async function failure(p: Promise<unknown>): Promise<GatewaySendError> {
 }
 
 describe("postCallback", () => {
-  it("POSTs the message signed v1 over its exact bytes, with a Content-Length (not chunked)", async () => {
+  it("POSTs the message signed v1 over its exact bytes, with a Content-Length (not chunked) and fetch's Accept and User-Agent", async () => {
     const r = await receiver((_got, res) => res.writeHead(204).end());
     await postCallback(options(`http://${r.base}/cb?x=1`), { kind: "reply", text: "héllo" });
     const got = r.got[0] as Got;
@@ -79,6 +79,7 @@ describe("postCallback", () => {
     expect(got.headers["content-type"]).toBe("application/json");
     expect(got.headers["content-length"]).toBe(String(Buffer.byteLength(got.body)));
     expect(got.headers["transfer-encoding"]).toBeUndefined();
+    expect(got.headers).toMatchObject({ accept: "*/*", "user-agent": "node" });
     const ts = String(got.headers["x-agentsvc-timestamp"]);
     expect(got.headers["x-agentsvc-signature"]).toBe(`v1=${signPayload(SECRET, ts, got.body)}`);
   });
