@@ -97,10 +97,15 @@ function roundRow(i: number, side: string, b: Burst, bare: Burst): Row {
   };
 }
 
+// Messages each side takes before the rounds. With 500 (before 5 December) the first round's burst
+// still paid V8's compiles of most hot code (14% of the server's samples in it, ~760 compiles; bursts
+// on one server 0.64, then 0.45-0.52 CPU ms a message): a steady state is what a webhook sees.
+const WARM_UP = Math.max(1, Number(process.env.BENCH_WARMUP ?? 3000));
+
 /** A server started and warmed for the rounds; `database` when its turns are drained after a burst. */
 async function started(file: string, env: Record<string, string>, database?: string): Promise<Side> {
   const server = await startChildServer(file, database ? { ...env, BENCH_PG_URL: database } : env);
-  await ingest(server.url, { amount: 500 });
+  await ingest(server.url, { amount: WARM_UP });
   if (database) await drained(database);
   return { server, ...(database ? { database } : {}) };
 }
