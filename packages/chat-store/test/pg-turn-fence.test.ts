@@ -5,9 +5,10 @@
 // session, taken over, or free commits nothing of the turn (#45 lever 5).
 import type { RunOrigin } from "@agentsvc/agent-core";
 import { postgresMissing } from "@agentsvc/pg-test";
+import { DrizzleQueryError } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import type { ChatDb } from "../src/index.js";
-import { fenceError, type HeldLock } from "../src/lock-fence.js";
+import { fenceError, fencedCount, type HeldLock, MARK } from "../src/lock-fence.js";
 import { ownPostgresServer, postgresDriver } from "./helpers.js";
 import { useStoreSessions } from "./pg-fence-rig.js";
 import { codesOf, holdInboxRow, lockWaiters } from "./pg-fence-waits.js";
@@ -59,6 +60,15 @@ describe("a failed fenced statement's error", () => {
   it("is passed on as it is when an error in its chain has the refusal's code but no message text", () => {
     const odd = { code: "22P02", cause: undefined };
     expect(fenceError(odd, { pid: 1, key: KEY, incarnation: "1" })).toBe(odd);
+  });
+
+  it("is passed on as it is when its text quotes the refusal without the refusal's code: drizzle's wrapper of a cancel, which quotes the statement", () => {
+    const lock = { pid: 1, key: KEY, incarnation: "1" };
+    const { text, params } = fencedCount(lock);
+    const cancelled = Object.assign(new Error("canceling statement due to user request"), { code: "57014" });
+    const wrapped = new DrizzleQueryError(text, params, cancelled);
+    expect(wrapped.message).toContain(MARK);
+    expect(fenceError(wrapped, lock)).toBe(wrapped);
   });
 });
 
