@@ -132,7 +132,7 @@ const HELD_LOCKS = 1_004;
 /** A full default lock table (64 x 100 connections): the rest held by two other sessions (other instances' threads). */
 const TABLE_LOCKS = 6_400;
 
-/** What the fence reads (outbox-fence.ts's count, its keys as there): every entry of the server's lock table is copied. */
+/** What the fence read before it asked the lock manager (#45.3 fence9): every entry of the server's lock table is copied. */
 const LOCKS_CHECK = `SELECT count(*)::int AS n FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted
   AND l.pid = $1::int AND l.objsubid = 1 AND (l.classid::int8, l.objid::int8) IN (SELECT * FROM unnest($2::int8[], $3::int8[]))`;
 /** A cheaper check to weigh against it: the link's backend is the same one still (pid and start time; no lock table read). */
@@ -147,7 +147,7 @@ const BACKEND_CHECK =
  */
 async function fenceCost(
   url: string,
-  due: (fence?: { pid: number; keys: string[] }) => Promise<void>,
+  due: (fence?: { pid: number; keys: string[]; incarnation: string }) => Promise<void>,
   others: number,
 ): Promise<Row[]> {
   const holder = pgClient(url);
@@ -163,7 +163,10 @@ async function fenceCost(
         await c.query(`SELECT pg_advisory_lock(k) FROM generate_series(${from}, ${from + n - 1}) AS k`);
     }
     const pid = Number((await holder.query("SELECT pg_backend_pid() AS pid")).rows[0]?.pid);
-    const fence = { pid, keys: ["1001", "1002", "1003", "1004"] };
+    // The session's incarnation (pg-cluster incarnation.ts): the fence asks the lock manager whether it is held.
+    await holder.query("SELECT pg_advisory_lock(7, 11)");
+    const incarnation = ((7n << 32n) | 11n).toString();
+    const fence = { pid, keys: ["1001", "1002", "1003", "1004"], incarnation };
     await due(fence); // parsed and planned once before timing, as the plain read was
     const fenced: number[] = [];
     const plain: number[] = [];
