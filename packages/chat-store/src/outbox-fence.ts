@@ -8,8 +8,9 @@
 // someone, and the sending session alive (its incarnation). That is "this session holds them" save
 // for a role this instance gave back by itself and another took: session-core gives a role up only
 // after its sender is restricted to the roles it keeps (outbox-shares.ts `#giveUp`), so a due read
-// still naming it is one begun before, whose rows of that partition the sender drops at send time
-// (`#still`, the share as it is then) and whose batch in flight the give-up waits for.
+// still naming it is one begun before, whose rows of that partition the sender drops as the read
+// returns and again at send time (outbox-sender.ts `#sendable`, the share as it is then), and whose
+// batch in flight the give-up waits for (session-core outbox-fence-given-up.test.ts).
 
 /**
  * The roles' locks a due read checks: their bigint keys (decimal) and the session holding them, by
