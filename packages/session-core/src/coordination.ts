@@ -73,9 +73,9 @@ export interface Coordination {
    * The announcement of a message being recorded for thread `key`, folded into the statement that
    * records it (PostgreSQL: a NOTIFY in the inbox INSERT, sent when a session holds the thread's
    * lock: another instance's, or this one's own if its take was answered meanwhile, which its own
-   * link hears): what that statement needs, `message` without
-   * its record `id` (the statement adds it). Undefined when it cannot (the link is down, the payload
-   * too large). The recorder of a message so announced asks for no lock. Optional.
+   * link hears): what that statement needs, `message` without its record `id` (the statement adds
+   * it). Undefined when it cannot (the link is down, the payload too large). The recorder of a
+   * message so announced asks for no lock. Optional.
    */
   recordAnnounce?(key: string, message: ClusterMessage): RecordAnnounce | undefined;
   releaseThread(key: string): Promise<void>;
@@ -114,8 +114,8 @@ export interface Coordination {
    * The fence folded into the commit (PostgreSQL): the session holding the thread's lock and the
    * lock's key, for the statement ending a turn to check once it has locked the turn's inbox record
    * (one statement instead of a fence of its own). Throws when this instance does not count the
-   * lock as held. Optional: without it, `fence` is asked. The check holds only while this instance
-   * gives the lock back by itself with no turn of the thread ending (see HeldLock).
+   * lock as held. Optional: without it, `fence` is asked. The check is sound only because this
+   * instance gives a thread's lock back only when no turn of the thread is ending (see HeldLock).
    */
   heldLock?(key: string): HeldLock;
   /**

@@ -7,7 +7,10 @@
 // store refuses the read (`role_not_held`) when that session does not hold them all.
 import type { Coordination, HeldLock } from "./coordination.js";
 
-/** What the due read checks: the session that must hold the locks (pid, incarnation: HeldLock), and their keys (decimal). */
+/**
+ * What the due read checks: the session that must hold the locks (pid, incarnation: see HeldLock),
+ * and their keys (decimal).
+ */
 export interface RoleFence {
   pid: number;
   keys: string[];
