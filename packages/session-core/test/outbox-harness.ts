@@ -24,6 +24,10 @@ export const piece = (gateway: string, thread: string, key: string) => ({
   payload: { text: key },
 });
 
+/** `n` pieces of `gateway`, each the head of a thread of its own (t<from>, t<from+1>, ...). */
+export const heads = (gateway: string, n: number, from = 0) =>
+  Array.from({ length: n }, (_, i) => piece(gateway, `t${from + i}`, `p${from + i}`));
+
 export const request = (requestId: string): InteractionRequest => ({
   requestId,
   threadId: "gw:mock:A",
@@ -123,6 +127,17 @@ export function countReads(store: MemoryStore, onNextDue?: (share: OutboxShare |
     return nextDueAt(share);
   };
   return reads;
+}
+
+/** The limit each due read of `store` asks for from now on, in order. */
+export function dueLimits(store: MemoryStore): (number | undefined)[] {
+  const limits: (number | undefined)[] = [];
+  const due = store.outbox.due.bind(store.outbox);
+  store.outbox.due = (now, limit, fence, share) => {
+    limits.push(limit);
+    return due(now, limit, fence, share);
+  };
+  return limits;
 }
 
 /**

@@ -5,26 +5,16 @@ import { describe, expect, it, vi } from "vitest";
 import { WAKE_SPACING_MS } from "../src/outbox-options.js";
 import { READ_AHEAD } from "../src/outbox-waves.js";
 import { MockGateway } from "../src/testing/index.js";
-import { piece, useFakeClock, useSender } from "./outbox-harness.js";
+import { dueLimits, heads, useFakeClock, useSender } from "./outbox-harness.js";
 
 const setUp = useSender();
 useFakeClock();
-
-/** `n` pieces of `gateway`, each the head of a thread of its own. */
-const heads = (gateway: string, n: number, from = 0) =>
-  Array.from({ length: n }, (_, i) => piece(gateway, `t${from + i}`, `p${from + i}`));
 
 /** A sender at concurrency 4 whose due reads' limits are recorded. */
 function recorded() {
   const mock = new MockGateway({ name: "mock" });
   const { store, sender } = setUp([mock], { concurrency: 4, idlePollMs: 600_000 });
-  const limits: (number | undefined)[] = [];
-  const due = store.outbox.due.bind(store.outbox);
-  store.outbox.due = (now, limit, fence, share) => {
-    limits.push(limit);
-    return due(now, limit, fence, share);
-  };
-  return { mock, store, sender, limits };
+  return { mock, store, sender, limits: dueLimits(store) };
 }
 
 /** Queues `pieces`, wakes the sender and waits for its pass (past the wake spacing). */

@@ -5,14 +5,18 @@
 import { describe, expect, it } from "vitest";
 import { READ_AHEAD } from "../src/outbox-waves.js";
 import { MockGateway } from "../src/testing/index.js";
-import { flush, GatedGateway, piece, statuses, useFakeClock, useSender } from "./outbox-harness.js";
+import {
+  dueLimits,
+  flush,
+  GatedGateway,
+  heads,
+  statuses,
+  useFakeClock,
+  useSender,
+} from "./outbox-harness.js";
 
 const setUp = useSender();
 useFakeClock();
-
-/** `n` pieces of `gateway`, each the head of a thread of its own. */
-const heads = (gateway: string, n: number, from = 0) =>
-  Array.from({ length: n }, (_, i) => piece(gateway, `t${from + i}`, `p${from + i}`));
 
 /**
  * Lets the first read's wave (t0, t1) go and waits for the first wave of the second read (t2, t3:
@@ -39,12 +43,7 @@ describe("an outbox backlog read ahead", () => {
     const mock = new MockGateway({ name: "mock" });
     const { store, sender } = setUp([mock], { concurrency: 4, idlePollMs: 600_000 });
     await store.outbox.enqueue(heads("mock", 40));
-    const limits: (number | undefined)[] = [];
-    const due = store.outbox.due.bind(store.outbox);
-    store.outbox.due = (now, limit, fence, share) => {
-      limits.push(limit);
-      return due(now, limit, fence, share);
-    };
+    const limits = dueLimits(store);
     sender.start();
     await sender.settled();
     expect(limits).toEqual([4, 4 * READ_AHEAD, 4 * READ_AHEAD, 4 * READ_AHEAD]);
