@@ -12,12 +12,34 @@ const rig = useFenceRig(["a", "b"]);
 
 const texts = (rows: { payload: unknown }[]) => rows.map((r) => (r.payload as { text: string }).text);
 
+/** The fence a session names for all of KEYS. */
+const fenceOf = (s: { pid: number; incarnation: string }): RoleFence => ({
+  pid: s.pid,
+  keys: KEYS,
+  incarnation: s.incarnation,
+});
+
+/**
+ * A link's session holding the roles, then ended (pg_terminate_backend), the roles taken by another
+ * session (another instance's, or the link's next after a reconnect): the fence the ended one named.
+ */
+async function rolesTakenOver() {
+  const { db, session } = await rig();
+  const link = await session();
+  await link.lock(KEYS);
+  const old = fenceOf(link);
+  const next = await session();
+  await link.terminate(next.client);
+  await next.lock(KEYS);
+  return { db, old, next };
+}
+
 describe.skipIf(postgresMissing)("[postgres] the outbox's due read with the sender's role fence", () => {
   it("reads the due pieces while the fence's session holds every role lock", async () => {
     const { db, session } = await rig();
     const link = await session();
     await link.lock(KEYS);
-    const fence: RoleFence = { pid: link.pid, keys: KEYS, incarnation: link.incarnation };
+    const fence = fenceOf(link);
     expect(texts(await db.outbox.due(Date.now(), 32, fence))).toEqual(["a1", "b1"]);
   });
 
@@ -25,7 +47,7 @@ describe.skipIf(postgresMissing)("[postgres] the outbox's due read with the send
     const { db, session } = await rig();
     const link = await session();
     await link.lock([KEYS[0]!]);
-    const fence: RoleFence = { pid: link.pid, keys: KEYS, incarnation: link.incarnation };
+    const fence = fenceOf(link);
     await expect(db.outbox.due(Date.now(), 32, fence)).rejects.toMatchObject({ code: "role_not_held" });
     const other = await session();
     await other.client.query("SELECT pg_advisory_lock_shared($1::bigint)", [KEYS[1]]);
@@ -33,26 +55,13 @@ describe.skipIf(postgresMissing)("[postgres] the outbox's due read with the send
   });
 
   it("refuses the read once the session was ended (pg_terminate_backend) and another holds the roles; the new holder reads them", async () => {
-    const { db, session } = await rig();
-    const link = await session();
-    await link.lock(KEYS);
-    const old: RoleFence = { pid: link.pid, keys: KEYS, incarnation: link.incarnation };
-    const other = await session();
-    await link.terminate(other.client);
-    await other.lock(KEYS);
+    const { db, old, next: other } = await rolesTakenOver();
     await expect(db.outbox.due(Date.now(), 32, old)).rejects.toMatchObject({ code: "role_not_held" });
-    const fence: RoleFence = { pid: other.pid, keys: KEYS, incarnation: other.incarnation };
-    expect(texts(await db.outbox.due(Date.now(), 32, fence))).toEqual(["a1", "b1"]);
+    expect(texts(await db.outbox.due(Date.now(), 32, fenceOf(other)))).toEqual(["a1", "b1"]);
   });
 
   it("refuses the read by the fence of the session before a reconnect, even with the roles taken again by the next one", async () => {
-    const { db, session } = await rig();
-    const link = await session();
-    await link.lock(KEYS);
-    const old: RoleFence = { pid: link.pid, keys: KEYS, incarnation: link.incarnation };
-    const next = await session();
-    await link.terminate(next.client);
-    await next.lock(KEYS);
+    const { db, old } = await rolesTakenOver();
     await expect(db.outbox.due(Date.now(), 32, old)).rejects.toMatchObject({ code: "role_not_held" });
   });
 
@@ -65,7 +74,7 @@ describe.skipIf(postgresMissing)("[postgres] the outbox's due read with the send
       createHash("md5").update(`g\n${thread}`, "utf8").digest().readUInt32BE(0) % 4;
     expect([partOf("a"), partOf("b")]).toEqual([0, 3]);
     const share = { of: 4, parts: [0], hashed: ["g"] };
-    const fence: RoleFence = { pid: link.pid, keys: KEYS, incarnation: link.incarnation };
+    const fence = fenceOf(link);
     expect(texts(await db.outbox.due(Date.now(), 32, fence, share))).toEqual(["a1"]);
     await expect(
       db.outbox.due(Date.now(), 32, { ...fence, keys: [...KEYS, "99"] }, share),
