@@ -40,6 +40,20 @@ async function rig() {
   return { db, link, other, session, lock, ends };
 }
 
+/**
+ * Threads a and b, a's lock on a session of its own (one instance's link), b's on the rig's link
+ * (another's); `ends` ends both turns together, each fenced by the session holding its lock.
+ */
+async function apart(r: Awaited<ReturnType<typeof rig>>) {
+  const threads = await Promise.all(["a", "b"].map((n) => thread(r.db, n)));
+  const [a, b] = threads as [Thread, Thread];
+  const aLink = await r.session();
+  await r.lock([a], aLink);
+  await r.lock([b]);
+  const ends = () => Promise.allSettled(r.ends(threads, 2, undefined, (t) => (t === a ? aLink : r.link)));
+  return { a, b, aLink, ends };
+}
+
 /** A thread with a running record and a queued one after it. */
 async function thread(db: ChatDb, name: string) {
   const record = async (n: number) => {
@@ -152,14 +166,10 @@ describe.skipIf(postgresMissing)("[postgres] turn ends grouped into one statemen
 
   it("a grouped statement refuses the turn of a session that ended (its lock taken over) and commits the turns of a live one, each named by its own incarnation", async () => {
     const r = await rig();
-    const threads = await Promise.all(["a", "b"].map((n) => thread(r.db, n)));
-    const [a, b] = threads as [Thread, Thread];
-    const gone = await r.session();
-    await r.lock([a], gone);
-    await r.lock([b]);
+    const { a, b, aLink: gone, ends } = await apart(r);
     await gone.terminate(r.other.client);
     await r.lock([a], r.other);
-    const settled = await Promise.allSettled(r.ends(threads, 2, undefined, (t) => (t === a ? gone : r.link)));
+    const settled = await ends();
     expect(settled[0]).toMatchObject({ status: "rejected", reason: { code: "lock_not_held" } });
     expect(settled[1]).toEqual({ status: "fulfilled", value: true });
     expect(await left(r.db, a)).toEqual(untouched);
@@ -168,15 +178,10 @@ describe.skipIf(postgresMissing)("[postgres] turn ends grouped into one statemen
 
   it("the grouped statement checks the locks once every record is locked: a takeover that locked one thread's record first, then took its lock from the session that ended, finds that turn uncommitted and the other committed", async () => {
     const r = await rig();
-    const threads = await Promise.all(["a", "b"].map((n) => thread(r.db, n)));
-    const [a, b] = threads as [Thread, Thread];
-    // a's thread on one instance's link, b's on another's.
-    const aLink = await r.session();
-    await r.lock([a], aLink);
-    await r.lock([b]);
+    const { a, b, aLink, ends } = await apart(r);
     // Another instance's read of a's record under a row lock is in progress.
     await holdInboxRow(r.other.client, a.id);
-    const ending = Promise.allSettled(r.ends(threads, 2, undefined, (t) => (t === a ? aLink : r.link)));
+    const ending = ends();
     // The grouped statement waits for a's row; meanwhile a's link session ends, its lock moves.
     expect(await lockWaiters(r.link.client, "with t as%")).toHaveLength(1);
     await aLink.terminate(r.link.client);
