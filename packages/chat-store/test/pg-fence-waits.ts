@@ -25,6 +25,24 @@ export async function lockWaiters(client: Client, like: string): Promise<number[
   return pids;
 }
 
+/**
+ * Resolves once no session of this database holds the advisory lock of bigint `key` (decimal), asked
+ * on `client` every 10 ms (at most 500 times). A failed statement's locks go as its transaction is
+ * aborted, which the server does after it sent the error: its client may hear the error first.
+ */
+export async function unheld(client: Client, key: string): Promise<void> {
+  const held = async () =>
+    (
+      await client.query(
+        `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1
+          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+          AND classid = (($1::bigint >> 32) & 4294967295)::oid AND objid = ($1::bigint & 4294967295)::oid`,
+        [key],
+      )
+    ).rows[0]?.n;
+  for (let i = 0; i < 500 && (await held()) !== 0; i++) await new Promise((ok) => setTimeout(ok, 10));
+}
+
 /** Opens a transaction on `client` that holds inbox record `id` under a row lock (another instance's read). */
 export async function holdInboxRow(client: Client, id: number): Promise<void> {
   await client.query("BEGIN");

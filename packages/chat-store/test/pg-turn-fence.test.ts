@@ -11,7 +11,7 @@ import type { ChatDb } from "../src/index.js";
 import { fenceError, fencedCount, type HeldLock, MARK } from "../src/lock-fence.js";
 import { ownPostgresServer, postgresDriver } from "./helpers.js";
 import { useStoreSessions } from "./pg-fence-rig.js";
-import { codesOf, holdInboxRow, lockWaiters } from "./pg-fence-waits.js";
+import { codesOf, holdInboxRow, lockWaiters, unheld } from "./pg-fence-waits.js";
 import { statementsOf } from "./pg-statements.js";
 
 // Its waits are found in pg_stat_activity of every database (by the statement's text).
@@ -90,8 +90,10 @@ describe.skipIf(postgresMissing)("[postgres] a turn's end with its fence folded 
     await r.other.client.query("SELECT pg_advisory_lock_shared($1::bigint)", [KEY]);
     await expect(r.end()).rejects.toMatchObject({ code: "lock_not_held" });
     expect(await left(r.db, r.id)).toEqual({ status: "running", replies: 0, messages: 0 });
-    // The refused statement's own shared try went with it: the key can be taken exclusively.
+    // The refused statement's own shared try went with it (with its transaction, aborted just after
+    // the error was sent): the key can be taken exclusively.
     await r.other.client.query("SELECT pg_advisory_unlock_shared($1::bigint)", [KEY]);
+    await unheld(r.other.client, KEY);
     const { rows } = await r.other.client.query("SELECT pg_try_advisory_lock($1::bigint) AS ok", [KEY]);
     expect(rows[0]?.ok).toBe(true);
   });
