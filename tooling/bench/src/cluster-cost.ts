@@ -10,13 +10,14 @@
 // alike, the configurations alive side by side and measured in alternated rounds, so warm-up and the
 // machine's load drift fall on one and three alike); BENCH_CLUSTER_PROTOCOL=issue runs #45.3's
 // protocol (each configuration in turn, 2,000 requests over all after 300 per instance, twice).
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { startPostgres, type TestPostgres } from "@agentsvc/pg-test";
 import autocannon from "autocannon";
 import { type ChildServer, startChildServer } from "./child-server.ts";
 import { breakdown, type Calls, callsBetween, callsOf } from "./cluster-statements.ts";
 import { ingest, SECRET } from "./ingest.ts";
 import { ClusterProbe } from "./cluster-probe.ts";
+import { PERF_DIR, type PerfTally, perfLines, perfTally, startBurstPerf } from "./cluster-perf.ts";
 import { printSendWaits } from "./cluster-send-waits.ts";
 import { pgClient } from "./pg-client.ts";
 import { postgresCpuByKind, postgresCpuSeconds } from "./pg-cpu.ts";
@@ -158,6 +159,11 @@ class Probe extends ClusterProbe {
       [since],
     );
     return ((rows[0]?.bench_probe as number[] | null) ?? []).map(Number);
+  }
+
+  /** BENCH_CLUSTER_PERF: perf and PostgreSQL's counters over one burst (cluster-perf.ts). */
+  perfBurst(file: string) {
+    return startBurstPerf(this.stats, this.pg.dataDir, this.dbName, this.ownPids(), file);
   }
 
   /** BENCH_DEBUG: where the replies committed since `since` waited long (cluster-send-waits.ts). */
@@ -406,6 +412,7 @@ interface Running {
   probe: Probe;
   total: Sample;
   rounds: number[];
+  perf: PerfTally;
 }
 
 /**
@@ -430,6 +437,7 @@ async function measureSteady(pg: TestPostgres, kind: Kind, trees: (string | unde
           probe,
           total: ZERO,
           rounds: [],
+          perf: perfTally(),
         });
       }
     for (const c of configs)
@@ -443,8 +451,12 @@ async function measureSteady(pg: TestPostgres, kind: Kind, trees: (string | unde
       for (const i of roundOrder(round, configs.length)) {
         const c = configs[i] as Running;
         const a = await c.probe.sample();
+        const perf = PERF_DIR
+          ? await c.probe.perfBurst(join(PERF_DIR, `${c.key}${c.tree ? "-before" : ""}-${round + 1}.data`))
+          : undefined;
         await load(kind, c.servers, BURST_EACH * c.servers.length, c.probe);
         const b = await c.probe.sample();
+        await perf?.stop(BURST_EACH * c.servers.length, c.perf);
         c.total = addDelta(c.total, a, b);
         c.rounds.push(((b.app - a.app + b.pg - a.pg) / (BURST_EACH * c.servers.length)) * 1000);
       }
@@ -464,6 +476,7 @@ async function measureSteady(pg: TestPostgres, kind: Kind, trees: (string | unde
       for (const c of configs.filter((x) => x.tree === tree)) {
         const sent = BURST_EACH * c.servers.length * ROUNDS;
         printSplit(c.title, ZERO, c.total, sent);
+        if (PERF_DIR) console.log(perfLines(c.title, c.perf).join("\n"));
         costs[c.key] = {
           app: (c.total.app / sent) * 1000,
           pg: (c.total.pg / sent) * 1000,
@@ -498,7 +511,12 @@ export async function clusterCost(): Promise<{ after: Costs; before?: Costs }> {
   const pg = await startPostgres({
     durable: true,
     maxConnections: 200,
-    settings: ["shared_preload_libraries = 'pg_stat_statements'", "pg_stat_statements.track_utility = on"],
+    settings: [
+      "shared_preload_libraries = 'pg_stat_statements'",
+      "pg_stat_statements.track_utility = on",
+      // BENCH_CLUSTER_PERF: planning ms beside exec ms (each named statement is planned at each run).
+      ...(PERF_DIR ? ["pg_stat_statements.track_planning = on"] : []),
+    ],
   });
   try {
     const setup = pgClient(pg.url);
