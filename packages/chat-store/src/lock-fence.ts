@@ -47,11 +47,16 @@ export class LockNotHeldError extends Error {
 }
 
 /**
- * Whether session `$2` (an incarnation key) holds `$1` exclusively, in SQL (see the file header): an
- * int4 half of the incarnation by arithmetic shifts (`<< 32 >> 32` sign-extends the low half).
+ * Whether the session of `incarnation` (a bigint SQL expression) is alive, in SQL: its incarnation
+ * lock is held. The lock's int4 halves by arithmetic shifts (`<< 32 >> 32` sign-extends the low half).
  */
+export function sessionAlive(incarnation: string): string {
+  return `NOT pg_try_advisory_xact_lock_shared((${incarnation} >> 32)::int, ((${incarnation} << 32) >> 32)::int)`;
+}
+
+/** Whether the session of `incarnation` holds `key` exclusively, in SQL (see the file header). */
 export function heldBy(key: string, incarnation: string): string {
-  return `NOT pg_try_advisory_xact_lock_shared(${key}) AND NOT pg_try_advisory_xact_lock_shared((${incarnation} >> 32)::int, ((${incarnation} << 32) >> 32)::int)`;
+  return `NOT pg_try_advisory_xact_lock_shared(${key}) AND ${sessionAlive(incarnation)}`;
 }
 
 const FENCED_COUNT = `SELECT CASE WHEN e.n >= 0 AND ${heldBy("$1::bigint", "$2::bigint")}

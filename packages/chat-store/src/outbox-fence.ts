@@ -11,6 +11,7 @@
 // still naming it is one begun before, whose rows of that partition the sender drops as the read
 // returns and again at send time (outbox-sender.ts `#sendable`, the share as it is then), and whose
 // batch in flight the give-up waits for (session-core outbox-fence-given-up.test.ts).
+import { sessionAlive } from "./lock-fence.js";
 
 /**
  * The roles' locks a due read checks: their bigint keys (decimal) and the session holding them, by
@@ -34,20 +35,18 @@ class RoleNotHeldError extends Error {
   }
 }
 
-// The fence as a condition of the due read (outbox-share.ts), parameters $3-$6 (`roleFenceParams`):
-// the incarnation's int4 halves, the role keys, their count. One uncorrelated subquery (an init
-// plan, checked before any row is read) counts the keys held exclusively by someone (a shared try
-// that fails; one that succeeds holds its key until the read ends, and the read fails). The failed
-// cast reads the count, so it cannot be folded into a constant when the statement is planned.
-export const roleFenceClause = `(SELECT CASE WHEN f.n = $6::int AND NOT pg_try_advisory_xact_lock_shared($3::int, $4::int)
+// The fence as a condition of the due read (outbox-share.ts), parameters $3-$5 (`roleFenceParams`):
+// the incarnation, the role keys, their count. One uncorrelated subquery (an init plan, checked
+// before any row is read) counts the keys held exclusively by someone (a shared try that fails; one
+// that succeeds holds its key until the read ends, and the read fails). The failed cast reads the
+// count, so it cannot be folded into a constant when the statement is planned.
+export const roleFenceClause = `(SELECT CASE WHEN f.n = $5::int AND ${sessionAlive("$3::bigint")}
   THEN true ELSE ('${MARK}' || ' ' || f.n)::int > 0 END
-  FROM (SELECT count(*)::int AS n FROM unnest($5::int8[]) AS r(k) WHERE NOT pg_try_advisory_xact_lock_shared(r.k)) f)`;
+  FROM (SELECT count(*)::int AS n FROM unnest($4::int8[]) AS r(k) WHERE NOT pg_try_advisory_xact_lock_shared(r.k)) f)`;
 
-/** The parameters $3-$6 of `roleFenceClause`. */
+/** The parameters $3-$5 of `roleFenceClause`. */
 export function roleFenceParams(fence: RoleFence): unknown[] {
-  const inc = BigInt(fence.incarnation);
-  const halves = [BigInt.asIntN(32, inc >> 32n), BigInt.asIntN(32, inc)].map(Number);
-  return [...halves, [...fence.keys], fence.keys.length];
+  return [fence.incarnation, [...fence.keys], fence.keys.length];
 }
 
 /** The error to throw for a failed fenced due read: a RoleNotHeldError when the fence refused it. */

@@ -33,7 +33,7 @@ if (!BASE.includes(HEADS_ORDER) || !BASE.endsWith(LAST_ORDER))
 function dueText(fenced: boolean, shared: boolean): string {
   let text = BASE;
   if (shared) {
-    const n = fenced ? 7 : 3;
+    const n = fenced ? 6 : 3;
     // Not `= ANY(...)`: with no statistics on the expression PostgreSQL guesses 0.5% of the heads
     // match per partition, and a custom plan read and sorted every due head instead of walking
     // them in head order to the limit (2,000 heads read for 32). An IS NOT NULL it guesses at
