@@ -10,6 +10,16 @@
 // the halves: in SQL `(k >> 32)::int` and `((k << 32) >> 32)::int` (chat-store lock-fence.ts).
 import { randomBytes } from "node:crypto";
 
+/**
+ * A lock as a statement on another connection checks it: its key (decimal) and the session holding
+ * it, by its incarnation (see the file header) and its backend pid (named in messages).
+ */
+export interface SessionLock {
+  pid: number;
+  key: string;
+  incarnation: string;
+}
+
 /** A fresh incarnation key (see the file header), as a decimal bigint. */
 export function newIncarnation(): string {
   return randomBytes(8).readBigInt64BE(0).toString();

@@ -14,6 +14,7 @@ export {
   type LeadershipOptions,
   type LeadOptions,
 } from "./leadership.js";
+export type { SessionLock } from "./incarnation.js";
 export { roleLock } from "./role-lock.js";
 export { ThreadLockLostError, ThreadLocks } from "./thread-locks.js";
 export {

@@ -11,6 +11,7 @@
 // keys) — the database row stays the source of truth. `assertHeld` asks the server, not this
 // process: called inside a transaction after it has locked the rows it writes, it is a fence (an
 // instance that took the thread over reads those rows only once that transaction has ended).
+import type { SessionLock } from "./incarnation.js";
 import { advisoryKeyText, KEY_PREFIX, threadLockName } from "./keys.js";
 import type { InstanceLink } from "./link.js";
 
@@ -89,7 +90,7 @@ export class ThreadLocks {
    * then its incarnation goes too. Throws `ThreadLockLostError` when this instance does not count it
    * as held.
    */
-  heldLock(key: string): { pid: number; key: string; incarnation: string } {
+  heldLock(key: string): SessionLock {
     const name = threadLockName(key);
     const pid = this.#link.backendPid;
     const incarnation = this.#link.incarnation;
@@ -104,7 +105,7 @@ export class ThreadLocks {
    * lock request on the link): the lock's key (decimal), with this link's session as `heldLock`
    * names it. Undefined while the link is down.
    */
-  lockOf(key: string): { pid: number; key: string; incarnation: string } | undefined {
+  lockOf(key: string): SessionLock | undefined {
     const pid = this.#link.backendPid;
     const incarnation = this.#link.incarnation;
     if (pid === undefined || incarnation === undefined || !this.#link.connected) return undefined;
