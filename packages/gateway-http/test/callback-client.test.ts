@@ -27,6 +27,7 @@ interface Got {
   headers: IncomingMessage["headers"];
   body: string;
   url: string;
+  method: string;
 }
 
 /** A receiver on 127.0.0.1 whose `answer` decides each request (after its body is read). */
@@ -41,7 +42,7 @@ async function receiver(answer: (got: Got, res: ServerResponse) => void, server:
       body += c;
     });
     req.on("end", () => {
-      const one = { headers: req.headers, body, url: req.url ?? "" };
+      const one = { headers: req.headers, body, url: req.url ?? "", method: req.method ?? "" };
       got.push(one);
       answer(one, res);
     });
@@ -74,6 +75,7 @@ describe("postCallback", () => {
     const r = await receiver((_got, res) => res.writeHead(204).end());
     await postCallback(options(`http://${r.base}/cb?x=1`), { kind: "reply", text: "héllo" });
     const got = r.got[0] as Got;
+    expect(got.method).toBe("POST");
     expect(got.url).toBe("/cb?x=1");
     expect(JSON.parse(got.body)).toEqual({ kind: "reply", text: "héllo" });
     expect(got.headers["content-type"]).toBe("application/json");
@@ -97,6 +99,14 @@ describe("postCallback", () => {
     expect(refused).toMatchObject({ status: 401, credentials: true, envVar: "HOOKS_SECRET" });
     const gone = await failure(postCallback(options(url), { n: 3 }));
     expect(gone).toMatchObject({ status: 404, permanent: true });
+    expect(gone.message).toContain(`callback to ${url}`);
+  });
+
+  it("takes every 2xx as delivered, its first and last included (200, 204, 299)", async () => {
+    const statuses = [200, 204, 299];
+    const r = await receiver((_got, res) => res.writeHead(statuses[r.got.length - 1] as number).end());
+    for (const n of [1, 2, 3]) await postCallback(options(`http://${r.base}/cb`), { n });
+    expect(r.got).toHaveLength(3);
   });
 
   it("does not follow a redirect: a 307 is an answer (retried), and its target receives nothing", async () => {
@@ -158,6 +168,7 @@ describe("postCallback", () => {
     await new Promise<void>((ok) => s.close(() => ok()));
     const err = await failure(postCallback(options(`http://${base}/cb`), { n: 1 }));
     expect(err.message).toContain("ECONNREFUSED");
+    expect(err.message).toContain(`callback to http://${base}/cb`);
     expect(err.permanent).toBe(false);
   });
 
