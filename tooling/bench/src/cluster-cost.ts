@@ -65,6 +65,12 @@ const THREADS = 200;
  * any instance.
  */
 const threadsFor = (instances: number) => (STEADY ? THREADS * instances : THREADS);
+/**
+ * BENCH_CLUSTER_POOLS=10,6,4 (`steady`, gateway): every configuration once per pool size, each
+ * instance's store pool at that size (BENCH_PG_POOL, servers/ingest-route-pg.ts), all side by side in
+ * the same rounds, each printed with its size; the rows are the first size's. Unset: the project's 10.
+ */
+const POOLS = (process.env.BENCH_CLUSTER_POOLS ?? "").split(",").filter(Boolean).map(Number);
 
 /** `idle`: the gateway project's windows at rest only, without its measured burst. */
 type Kind = "invoke" | "gateway" | "idle";
@@ -220,11 +226,15 @@ function serverFile(tree: string | undefined, kind: Kind): string {
 }
 
 /** A configuration's instances on a fresh database, and its probe (opened). */
-async function startConfig(pg: TestPostgres, kind: Kind, instances: number, tree?: string) {
+async function startConfig(pg: TestPostgres, kind: Kind, instances: number, tree?: string, pool?: number) {
   const dbUrl = await pg.createDatabase();
   const dbName = new URL(dbUrl).pathname.slice(1);
   const file = serverFile(tree, kind);
-  const env = { BENCH_PG_URL: dbUrl, BENCH_HOOKS_SECRET: SECRET };
+  const env = {
+    BENCH_PG_URL: dbUrl,
+    BENCH_HOOKS_SECRET: SECRET,
+    ...(pool ? { BENCH_PG_POOL: String(pool) } : {}),
+  };
   // The first instance migrates; the others find the schema in place.
   const servers = [await startChildServer(file, env)];
   try {
@@ -407,6 +417,8 @@ function addDelta(sum: Sample, a: Sample, b: Sample): Sample {
 interface Running {
   key: `${Kind}-${1 | 3}`;
   tree?: string;
+  /** BENCH_CLUSTER_POOLS: its instances' pool size. */
+  pool?: number;
   title: string;
   servers: ChildServer[];
   probe: Probe;
@@ -427,19 +439,21 @@ async function measureSteady(pg: TestPostgres, kind: Kind, trees: (string | unde
   const configs: Running[] = [];
   try {
     for (const n of [1, 3] as const)
-      for (const tree of trees) {
-        const { servers, probe } = await startConfig(pg, kind, n, tree);
-        configs.push({
-          key: `${kind}-${n}`,
-          tree,
-          title: `${tree ? "BEFORE " : ""}${kind}, ${n}`,
-          servers,
-          probe,
-          total: ZERO,
-          rounds: [],
-          perf: perfTally(),
-        });
-      }
+      for (const tree of trees)
+        for (const pool of POOLS.length > 0 ? POOLS : [undefined]) {
+          const { servers, probe } = await startConfig(pg, kind, n, tree, pool);
+          configs.push({
+            key: `${kind}-${n}`,
+            tree,
+            pool,
+            title: `${tree ? "BEFORE " : ""}${kind}, ${n}${pool ? `, pool ${pool}` : ""}`,
+            servers,
+            probe,
+            total: ZERO,
+            rounds: [],
+            perf: perfTally(),
+          });
+        }
     for (const c of configs)
       await warmToSteady(
         c.servers,
@@ -452,7 +466,12 @@ async function measureSteady(pg: TestPostgres, kind: Kind, trees: (string | unde
         const c = configs[i] as Running;
         const a = await c.probe.sample();
         const perf = PERF_DIR
-          ? await c.probe.perfBurst(join(PERF_DIR, `${c.key}${c.tree ? "-before" : ""}-${round + 1}.data`))
+          ? await c.probe.perfBurst(
+              join(
+                PERF_DIR,
+                `${c.key}${c.tree ? "-before" : ""}${c.pool ? `-pool${c.pool}` : ""}-${round + 1}.data`,
+              ),
+            )
           : undefined;
         await load(kind, c.servers, BURST_EACH * c.servers.length, c.probe);
         const b = await c.probe.sample();
@@ -471,12 +490,19 @@ async function measureSteady(pg: TestPostgres, kind: Kind, trees: (string | unde
         console.log(`${c.title}: reply committed -> sent ms p50 ${p50}, p90 ${p90}, p99 ${p99}`);
         if (process.env.BENCH_DEBUG) await c.probe.sendWaits(measuredFrom, c.title);
       }
+    for (const c of configs) {
+      const sent = BURST_EACH * c.servers.length * ROUNDS;
+      // Throughput: messages over the bursts' wall time (each burst ends once every reply is sent).
+      console.log(
+        `${c.title}: ${fmt(sent / (c.total.at / 1000), 0)} messages/s over the bursts; ${c.total.connections} connections to its database at the end`,
+      );
+      printSplit(c.title, ZERO, c.total, sent);
+      if (PERF_DIR) console.log(perfLines(c.title, c.perf).join("\n"));
+    }
     return trees.map((tree) => {
       const costs: Costs = {};
-      for (const c of configs.filter((x) => x.tree === tree)) {
+      for (const c of configs.filter((x) => x.tree === tree && x.pool === POOLS[0])) {
         const sent = BURST_EACH * c.servers.length * ROUNDS;
-        printSplit(c.title, ZERO, c.total, sent);
-        if (PERF_DIR) console.log(perfLines(c.title, c.perf).join("\n"));
         costs[c.key] = {
           app: (c.total.app / sent) * 1000,
           pg: (c.total.pg / sent) * 1000,
