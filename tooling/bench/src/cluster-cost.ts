@@ -10,6 +10,7 @@
 // alike, the configurations alive side by side and measured in alternated rounds, so warm-up and the
 // machine's load drift fall on one and three alike); BENCH_CLUSTER_PROTOCOL=issue runs #45.3's
 // protocol (each configuration in turn, 2,000 requests over all after 300 per instance, twice).
+import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { startPostgres, type TestPostgres } from "@agentsvc/pg-test";
 import autocannon from "autocannon";
@@ -17,7 +18,8 @@ import { type ChildServer, startChildServer } from "./child-server.ts";
 import { breakdown, type Calls, callsBetween, callsOf } from "./cluster-statements.ts";
 import { ingest, SECRET } from "./ingest.ts";
 import { ClusterProbe } from "./cluster-probe.ts";
-import { PERF_DIR, type PerfTally, perfLines, perfTally, startBurstPerf } from "./cluster-perf.ts";
+import { APP_PERF_FLAGS, appDiffLines, appJson, appLines, dropPerfMaps } from "./cluster-app-perf.ts";
+import { HZ, PERF_DIR, type PerfTally, perfLines, perfTally, startBurstPerf } from "./cluster-perf.ts";
 import { printSendWaits } from "./cluster-send-waits.ts";
 import { pgClient } from "./pg-client.ts";
 import { postgresCpuByKind, postgresCpuSeconds } from "./pg-cpu.ts";
@@ -169,7 +171,8 @@ class Probe extends ClusterProbe {
 
   /** BENCH_CLUSTER_PERF: perf and PostgreSQL's counters over one burst (cluster-perf.ts). */
   perfBurst(file: string) {
-    return startBurstPerf(this.stats, this.pg.dataDir, this.dbName, this.ownPids(), file);
+    const pids = this.servers.map((s) => s.pid);
+    return startBurstPerf(this.stats, this.pg.dataDir, this.dbName, this.ownPids(), file, pids);
   }
 
   /** BENCH_DEBUG: where the replies committed since `since` waited long (cluster-send-waits.ts). */
@@ -234,6 +237,10 @@ async function startConfig(pg: TestPostgres, kind: Kind, instances: number, tree
     BENCH_PG_URL: dbUrl,
     BENCH_HOOKS_SECRET: SECRET,
     ...(pool ? { BENCH_PG_POOL: String(pool) } : {}),
+    // BENCH_CLUSTER_PERF: perf names the instances' JS frames (cluster-app-perf.ts).
+    ...(PERF_DIR
+      ? { NODE_OPTIONS: [process.env.NODE_OPTIONS, APP_PERF_FLAGS].filter(Boolean).join(" ") }
+      : {}),
   };
   // The first instance migrates; the others find the schema in place.
   const servers = [await startChildServer(file, env)];
@@ -497,7 +504,25 @@ async function measureSteady(pg: TestPostgres, kind: Kind, trees: (string | unde
         `${c.title}: ${fmt(sent / (c.total.at / 1000), 0)} messages/s over the bursts; ${c.total.connections} connections to its database at the end`,
       );
       printSplit(c.title, ZERO, c.total, sent);
-      if (PERF_DIR) console.log(perfLines(c.title, c.perf).join("\n"));
+      if (PERF_DIR) {
+        console.log(perfLines(c.title, c.perf).join("\n"));
+        console.log(appLines(c.title, c.perf.app, c.perf.messages, HZ).join("\n"));
+        const name = `app-${c.key}${c.tree ? "-before" : ""}${c.pool ? `-pool${c.pool}` : ""}.json`;
+        writeFileSync(join(PERF_DIR, name), appJson(c.perf.app, c.perf.messages));
+      }
+    }
+    // BENCH_CLUSTER_PERF: the app's CPU, three against one of the same tree and pool.
+    for (const three of PERF_DIR ? configs.filter((c) => c.servers.length === 3) : []) {
+      const one = configs.find(
+        (c) => c.servers.length === 1 && c.tree === three.tree && c.pool === three.pool,
+      );
+      if (!one) continue;
+      const lines = appDiffLines(
+        { t: one.perf.app, messages: one.perf.messages },
+        { t: three.perf.app, messages: three.perf.messages },
+        HZ,
+      );
+      console.log([`${three.title}:`, ...lines].join("\n"));
     }
     return trees.map((tree) => {
       const costs: Costs = {};
@@ -521,6 +546,7 @@ async function measureSteady(pg: TestPostgres, kind: Kind, trees: (string | unde
     for (const c of configs) {
       await c.probe.close();
       await Promise.all(c.servers.map((s) => s.stop()));
+      if (PERF_DIR) dropPerfMaps(c.servers.map((s) => s.pid));
     }
   }
 }

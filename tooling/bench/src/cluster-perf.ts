@@ -8,15 +8,18 @@
 // (track_planning is on with this knob), WAL bytes by LSN. pg_stat_wal's and pg_stat_database's
 // counts are printed too, but a busy backend reports them up to 10 s late (PostgreSQL 15's pending
 // stats), often between bursts: read them over a run, not a burst. Not in the default run: perf
-// costs the machine 1-3% and writes ~1-2 MB a burst.
+// costs the machine 1-3% and writes ~1-2 MB a burst. The same samples split the instances' own CPU
+// (cluster-app-perf.ts).
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { type AppTally, appTally, tallyAppSamples } from "./cluster-app-perf.ts";
 import type { PgClient } from "./pg-client.ts";
+import { cpuSecondsOf } from "./proc.ts";
 import { fmt } from "./stats.ts";
 
 export const PERF_DIR = process.env.BENCH_CLUSTER_PERF;
-const HZ = 999;
+export const HZ = 999;
 
 /**
  * A backend sample's phase: the first group (in this order) with a frame on the stack. Names are
@@ -62,6 +65,8 @@ export interface PerfTally {
   cpu: Map<string, number>;
   /** pg_stat_wal and pg_stat_database deltas (server-wide WAL, this database's commits). */
   counters: Map<string, number>;
+  /** The configuration's instances (cluster-app-perf.ts). */
+  app: AppTally;
 }
 
 export const perfTally = (): PerfTally => ({
@@ -69,6 +74,7 @@ export const perfTally = (): PerfTally => ({
   samples: new Map(),
   cpu: new Map(),
   counters: new Map(),
+  app: appTally(),
 });
 
 const add = (m: Map<string, number>, k: string, n: number) => m.set(k, (m.get(k) ?? 0) + n);
@@ -150,8 +156,10 @@ export async function startBurstPerf(
   dbName: string,
   own: readonly number[],
   file: string,
+  appPids: readonly number[],
 ): Promise<BurstPerf> {
   const kind0 = await kinds(stats, dbName, own);
+  const appCpu = () => appPids.reduce((sum, pid) => sum + cpuSecondsOf(pid), 0);
   const cpu0 = procCpu(dataDir);
   const c0 = await counters(stats, dbName);
   const perf: ChildProcess = spawn("perf", ["record", "-q", "-a", "-g", "-F", String(HZ), "-o", file], {
@@ -159,12 +167,14 @@ export async function startBurstPerf(
   });
   // perf attaches to every CPU before it samples: the burst starts once it has.
   await new Promise((r) => setTimeout(r, 300));
+  const app0 = appCpu();
   return {
     async stop(messages, into) {
       await new Promise<void>((resolve) => {
         perf.once("exit", () => resolve());
         perf.kill("SIGINT");
       });
+      into.app.procSeconds += appCpu() - app0;
       const c1 = await counters(stats, dbName);
       const cpu1 = procCpu(dataDir);
       const kind = new Map([...kind0, ...(await kinds(stats, dbName, own))]);
@@ -174,6 +184,7 @@ export async function startBurstPerf(
       for (const [pid, s] of cpu1)
         if (pid > 0) add(into.cpu, kind.get(pid) ?? "exited", s - (cpu0.get(pid) ?? 0));
       tallySamples(file, kind, into);
+      tallyAppSamples(file, appPids, into.app);
     },
   };
 }

@@ -1,0 +1,247 @@
+// BENCH_CLUSTER_PERF (#45.3 appprobe11): where the instances' own CPU goes in cluster-cost's measured
+// bursts, from the same `perf record -a -g` as PostgreSQL's split (cluster-perf.ts). The instances
+// run with `--perf-basic-prof-only-functions` (V8 writes /tmp/perf-<pid>.map, naming each compiled
+// JS function with its file, so perf can name JS frames) and `--interpreted-frames-native-stack`
+// (an interpreted function gets its own copy of the interpreter's entry, so it is named too); this
+// Node's binary keeps its symbols and frame pointers, so a stack runs whole from the kernel through
+// V8's C++ and builtins to the JS that asked for it. perf samples CPU time only (cpu-clock), every
+// thread: V8's GC and compiler workers and libuv's pool too, which a V8 CPU profile does not see.
+// Each sample counts for:
+// - its group: V8 GC or the JIT when a frame of theirs is on the stack; otherwise the package of
+//   the nearest JS frame outside Node's own modules (the kernel's and V8's work for a socket write
+//   goes to the pg driver or the HTTP server that asked); Node's modules with no caller of ours
+//   above them by module; no JS frame at all by thread and native frame (the event loop's poll);
+// - its function: the nearest JS frame ("self": with the builtins and C++ it called), and every
+//   distinct JS function on its stack ("inclusive": what a call costs with its callees);
+// - its leaf: where the CPU was spent (JS code, V8's builtins, V8's C++, Node's C++, libc, kernel).
+import { execFileSync } from "node:child_process";
+import { rmSync } from "node:fs";
+
+/** The instances' Node flags for perf to name their JS frames (allowed in NODE_OPTIONS). */
+export const APP_PERF_FLAGS = "--perf-basic-prof-only-functions --interpreted-frames-native-stack";
+
+export interface AppTally {
+  samples: number;
+  /** Samples by group, thread name, leaf kind, function (self and inclusive), native leaf symbol. */
+  group: Map<string, number>;
+  thread: Map<string, number>;
+  leaf: Map<string, number>;
+  self: Map<string, number>;
+  inclusive: Map<string, number>;
+  symbol: Map<string, number>;
+  /** The instances' CPU seconds over the bursts from /proc, to check perf's sample count against. */
+  procSeconds: number;
+}
+
+export const appTally = (): AppTally => ({
+  samples: 0,
+  group: new Map(),
+  thread: new Map(),
+  leaf: new Map(),
+  self: new Map(),
+  inclusive: new Map(),
+  symbol: new Map(),
+  procSeconds: 0,
+});
+
+const add = (m: Map<string, number>, k: string, n = 1) => m.set(k, (m.get(k) ?? 0) + n);
+
+interface Frame {
+  sym: string;
+  dso: string;
+}
+
+/** Any frame of V8's collectors: the scavenger, mark-compact, concurrent marking, sweeping, cppgc. */
+const GC =
+  /^(v8::internal::.*(Scaveng|MarkCompact|Marking|Sweep|Evacuat|CollectGarbage|GarbageCollect|MinorMS|MemoryReducer|PointersUpdat|RememberedSet|Heap::Perform|HeapVisitor|MarkingBarrier)|cppgc::|heap::base::|v8::internal::GCTracer)/;
+/** Any frame of V8's compilers (Turbofan, Turboshaft, Maglev, Sparkplug), parser, bytecode generator, deoptimizer. */
+const JIT =
+  /^(v8::internal::(compiler::|maglev::|baseline::|Compiler::|OptimizingCompileDispatcher|Parser|PreParser|Scanner|BytecodeGenerator|interpreter::BytecodeGenerator|Deoptimizer|turboshaft::|LazyCompileDispatcher)|Builtins_CompileLazy)/;
+
+/** A JS frame from a perf map: "JS:*name file:///…/x.js:12:3" (the marker is the tier). */
+const isJs = (f: Frame) => f.dso.endsWith(".map") && f.sym.startsWith("JS:");
+const urlOf = (f: Frame) => f.sym.slice(f.sym.lastIndexOf(" ") + 1);
+
+/** The group of a JS file: our package, an npm package (the pg driver and the HTTP server by name), Node's. */
+export function packageOf(url: string): string {
+  if (url.startsWith("node:")) return url;
+  const npm = /.*\/node_modules\/(@[^/]+\/[^/]+|[^/]+)\//.exec(url)?.[1];
+  if (npm) {
+    if (/^(pg|pg-protocol|pg-pool|pg-types|pg-connection-string|postgres-\w+|pgpass)$/.test(npm))
+      return "pg driver";
+    if (npm === "hono" || npm === "@hono/node-server") return "hono/node http";
+    return `npm ${npm}`;
+  }
+  const ours = /\/(packages|apps)\/([^/]+)\//.exec(url);
+  if (ours) return ours[1] === "apps" ? `apps/${ours[2]}` : (ours[2] as string);
+  if (url.includes("/tooling/bench/")) return "bench server script";
+  return "other JS";
+}
+
+/** Node's own modules with none of our frames above them, by what they do. */
+function nodeGroup(url: string): string {
+  if (/^node:(_http|http|internal\/http)/.test(url)) return "hono/node http";
+  if (/^node:(net|internal\/stream|stream|internal\/streams|_stream)/.test(url)) return "node net/streams";
+  if (/timers/.test(url)) return "node timers";
+  // Promises' reactions and nextTick callbacks run here before any function of ours resumes.
+  if (url === "node:internal/process/task_queues") return "promise/microtask machinery";
+  if (url.startsWith("node:internal/modules")) return "node module loader";
+  return "node other";
+}
+
+/** "name pkg/file.js:line" for a JS frame (the tier marker and column dropped). */
+function fnLabel(f: Frame): string {
+  const body = f.sym.slice(3).replace(/^[~^+*'!-]+/, "");
+  const at = body.lastIndexOf(" ");
+  const name = (at >= 0 ? body.slice(0, at) : "") || "(anonymous)";
+  const url = urlOf(f);
+  const where =
+    /\/(?:packages|apps)\/(.+)$/.exec(url)?.[1] ??
+    /.*\/node_modules\/(.+)$/.exec(url)?.[1] ??
+    url.replace(/^file:\/\//, "");
+  return `${name} ${where.replace(/\/dist\//, "/").replace(/:\d+$/, "")}`;
+}
+
+function leafKind(f: Frame | undefined): string {
+  if (!f) return "none";
+  if (isJs(f)) return "JS code";
+  if (f.dso.includes("kernel")) return "kernel";
+  if (f.sym.startsWith("Builtins_")) return "V8 builtins (and the interpreter)";
+  if (f.sym.startsWith("v8::") || f.sym.startsWith("cppgc::")) return "V8 C++ (runtime, JSON, ICs)";
+  if (f.sym.startsWith("node::") || f.sym.startsWith("uv_") || f.sym.startsWith("llhttp"))
+    return "Node C++ and libuv";
+  if (/libc|libstdc|libm|ld-linux/.test(f.dso)) return "libc";
+  return "other native";
+}
+
+/** Adds one sample (frames leaf first) of thread `thread`. */
+function tallyOne(thread: string, frames: Frame[], into: AppTally): void {
+  into.samples++;
+  add(into.thread, thread);
+  const leaf = frames[0];
+  add(into.leaf, leafKind(leaf));
+  if (leaf && !isJs(leaf)) add(into.symbol, leaf.sym.replace(/\(.*$/, ""));
+  const js = frames.filter(isJs);
+  const nearest = js[0];
+  if (nearest) add(into.self, fnLabel(nearest));
+  for (const label of new Set(js.map(fnLabel))) add(into.inclusive, label);
+  let group: string;
+  if (frames.some((f) => GC.test(f.sym))) group = "V8 GC";
+  else if (frames.some((f) => JIT.test(f.sym))) group = "V8 JIT (compile, parse, deopt)";
+  else {
+    const ours = js.find((f) => !urlOf(f).startsWith("node:"));
+    if (ours) group = packageOf(urlOf(ours));
+    else if (nearest) group = nodeGroup(urlOf(nearest));
+    else if (thread !== "MainThread") group = `${thread} thread, no JS`;
+    else if (frames.some((f) => /^uv__io_poll|epoll_wait/.test(f.sym)))
+      group = "event loop poll (libuv, no JS)";
+    else if (frames.some((f) => f.sym.startsWith("llhttp"))) group = "hono/node http";
+    else if (frames.every((f) => f.dso.includes("kernel"))) group = "kernel, no user stack";
+    else group = "main thread native, no JS";
+  }
+  add(into.group, group);
+}
+
+/** Reads a burst's perf file: the samples of the instances `pids`. */
+export function tallyAppSamples(file: string, pids: readonly number[], into: AppTally): void {
+  if (pids.length === 0) return;
+  const out = execFileSync(
+    "perf",
+    ["script", "-i", file, "--pid", pids.join(","), "-F", "comm,tid,ip,sym,dso"],
+    {
+      stdio: ["ignore", "pipe", "ignore"],
+      maxBuffer: 2 ** 30,
+    },
+  ).toString();
+  for (const block of out.split("\n\n")) {
+    const lines = block.split("\n").filter((l) => l.trim() !== "");
+    const head = lines[0];
+    if (!head) continue;
+    // "MainThread 1234" (the comm may hold spaces); frames "addr sym (dso)", the sym may too.
+    const thread = head.trim().replace(/\s+\d+\s*$/, "");
+    const frames = lines.slice(1).map((l) => {
+      const t = l.trim();
+      const open = t.lastIndexOf(" (");
+      const sym = t.slice(t.indexOf(" ") + 1, open >= 0 ? open : undefined);
+      return { sym, dso: open >= 0 ? t.slice(open + 2, -1) : "" };
+    });
+    tallyOne(thread, frames, into);
+  }
+}
+
+/** V8's perf maps of stopped instances (a few MB each). */
+export function dropPerfMaps(pids: readonly number[]): void {
+  for (const pid of pids) rmSync(`/tmp/perf-${pid}.map`, { force: true });
+}
+
+const top = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n);
+
+/** One configuration's app CPU, ms a message summed over its instances. */
+export function appLines(title: string, t: AppTally, messages: number, hz: number): string[] {
+  const ms = (n: number) => ((n * 1000) / hz / messages).toFixed(3);
+  const part = (label: string, m: Map<string, number>, n: number) =>
+    `  ${label}: ${top(m, n)
+      .map(([k, v]) => `${k} ${ms(v)}`)
+      .join(", ")}`;
+  return [
+    `${title}: app CPU ms a message (perf ${ms(t.samples)}, /proc ${((t.procSeconds * 1000) / messages).toFixed(3)})`,
+    part("by group", t.group, 40),
+    part("by thread", t.thread, 8),
+    part("by leaf", t.leaf, 10),
+    part("top native leaf symbols", t.symbol, 15),
+    part("top functions, self (with the builtins and C++ they called)", t.self, 25),
+  ];
+}
+
+/**
+ * One against three: the groups and the functions whose ms a message differ most (three - one),
+ * the figure to read: each configuration's processes all ran the same code for the same messages.
+ */
+export function appDiffLines(
+  one: { t: AppTally; messages: number },
+  three: { t: AppTally; messages: number },
+  hz: number,
+): string[] {
+  const per = (x: { messages: number }, n: number | undefined) => ((n ?? 0) * 1000) / hz / x.messages;
+  const diff = (label: string, pick: (t: AppTally) => Map<string, number>, n: number) => {
+    const keys = new Set([...pick(one.t).keys(), ...pick(three.t).keys()]);
+    const rows = [...keys]
+      .map((k) => [k, per(one, pick(one.t).get(k)), per(three, pick(three.t).get(k))] as const)
+      .sort((a, b) => Math.abs(b[2] - b[1]) - Math.abs(a[2] - a[1]))
+      .slice(0, n);
+    return [
+      `  ${label} (ms a message: one, three, three - one):`,
+      ...rows.map(
+        ([k, a, b]) =>
+          `    ${a.toFixed(3)}  ${b.toFixed(3)}  ${(b - a >= 0 ? "+" : "") + (b - a).toFixed(3)}  ${k}`,
+      ),
+    ];
+  };
+  return [
+    `app CPU, three instances against one (perf ${per(one, one.t.samples).toFixed(3)} vs ${per(three, three.t.samples).toFixed(3)} ms a message; /proc ${((one.t.procSeconds * 1000) / one.messages).toFixed(3)} vs ${((three.t.procSeconds * 1000) / three.messages).toFixed(3)})`,
+    ...diff("by group", (t) => t.group, 30),
+    ...diff("by thread", (t) => t.thread, 6),
+    ...diff("by leaf", (t) => t.leaf, 8),
+    ...diff("functions, self", (t) => t.self, 40),
+    ...diff("functions, inclusive", (t) => t.inclusive, 60),
+    ...diff("native leaf symbols", (t) => t.symbol, 20),
+  ];
+}
+
+/** The tally as JSON (maps as objects), for reading a run again without running it. */
+export const appJson = (t: AppTally, messages: number) =>
+  JSON.stringify(
+    {
+      messages,
+      samples: t.samples,
+      procSeconds: t.procSeconds,
+      ...Object.fromEntries(
+        (["group", "thread", "leaf", "self", "inclusive", "symbol"] as const).map((k) => [
+          k,
+          Object.fromEntries(top(t[k], Number.POSITIVE_INFINITY)),
+        ]),
+      ),
+    },
+    null,
+    1,
+  );
