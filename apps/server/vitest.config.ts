@@ -39,6 +39,7 @@ export const split = splitPackageConfig(import.meta.dirname, extra, [
   "test/page-stream-reload.test.ts",
   "test/page-transcripts.test.ts",
   "test/readme-postgres.test.ts",
+  "test/request-log.test.ts",
   "test/schedules-budget.test.ts",
   "test/schedules-page.test.ts",
   "test/schedules-platforms.test.ts",
