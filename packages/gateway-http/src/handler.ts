@@ -58,14 +58,20 @@ export function createHttpGatewayHandler(
         ? await raw.body(maxBody)
         : undefined;
     if (read && !read.ok) return "too_large";
-    const url = new URL(c.req.url);
+    // A Request's url is already serialized (WHATWG): parsed again it is the same text. Its query is
+    // parsed only if asked for (no route here reads it; the signature reads the URL's own copy).
+    const href = c.req.url;
+    let query: URLSearchParams | undefined;
     return {
       method,
       rawBody: read?.bytes ?? new Uint8Array(),
       headers,
-      url: url.href,
-      publicUrl: url.href,
-      query: url.searchParams,
+      url: href,
+      publicUrl: href,
+      get query() {
+        query ??= new URL(href).searchParams;
+        return query;
+      },
     };
   }
 
