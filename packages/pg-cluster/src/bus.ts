@@ -29,6 +29,44 @@ export interface BusDelivery {
 
 export type BusHandler = (message: BusMessage, delivery: BusDelivery) => void | Promise<void>;
 
+/** What a subscriber asks of the messages it is handed (`subscribe`'s third argument). */
+export interface BusSubscribeOptions {
+  /**
+   * Whether this subscriber wants a message about `target`: one it does not is not handed to it,
+   * and a message no subscriber of its kind wants is dropped before its JSON is parsed (its kind
+   * and target read from the payload's opening `{"kind":…,"target":…`, as busPayload writes it).
+   */
+  wants?(target: string): boolean;
+}
+
+interface Subscriber {
+  handler: BusHandler;
+  wants: ((target: string) => boolean) | undefined;
+}
+
+/** The opening busPayload writes: kind, then target. */
+const KIND_OPENING = '{"kind":"';
+const TARGET_OPENING = '","target":"';
+
+/**
+ * The kind and target a payload opens with, when it opens `{"kind":"K","target":"T",` or `…"T"}`
+ * with neither holding an escape (a backslash); otherwise undefined, and the payload is parsed.
+ */
+export function openingOf(payload: string): { kind: string; target: string } | undefined {
+  if (!payload.startsWith(KIND_OPENING)) return undefined;
+  const kindEnd = payload.indexOf('"', KIND_OPENING.length);
+  if (kindEnd < 0 || !payload.startsWith(TARGET_OPENING, kindEnd)) return undefined;
+  const targetStart = kindEnd + TARGET_OPENING.length;
+  const targetEnd = payload.indexOf('"', targetStart);
+  if (targetEnd < 0) return undefined;
+  const next = payload[targetEnd + 1];
+  if (next !== "," && next !== "}") return undefined;
+  const kind = payload.slice(KIND_OPENING.length, kindEnd);
+  const target = payload.slice(targetStart, targetEnd);
+  if (kind.includes("\\") || target.includes("\\")) return undefined;
+  return { kind, target };
+}
+
 /** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more (in the server encoding; UTF-8 assumed). */
 export const NOTIFY_PAYLOAD_LIMIT = 8000;
 
@@ -63,7 +101,9 @@ export function busPayload(message: BusMessage): string {
     throw new Error("Bus.publish: kind must be a non-empty string");
   }
   if (typeof message.target !== "string") throw new Error("Bus.publish: target must be a string");
-  const payload = JSON.stringify(message);
+  // kind and target lead, so a subscriber's `wants` can read them before the rest is parsed.
+  const { kind, target, ...rest } = message;
+  const payload = JSON.stringify({ kind, target, ...rest });
   // Stryker disable next-line StringLiteral: Buffer.byteLength counts UTF-8 for an empty encoding too (the multi-byte test in bus.test.ts passes either way)
   const bytes = Buffer.byteLength(payload, "utf8");
   if (bytes >= NOTIFY_PAYLOAD_LIMIT) throw new BusPayloadTooLargeError(message.kind, bytes);
@@ -81,7 +121,7 @@ export class Bus {
   readonly channel: string;
   readonly #link: InstanceLink;
   readonly #onError: ((error: Error, context: string) => void) | undefined;
-  readonly #handlers = new Map<string, Set<BusHandler>>();
+  readonly #handlers = new Map<string, Set<Subscriber>>();
   readonly #reconnect = new Set<() => void | Promise<void>>();
   #listening = false;
   #off: (() => void)[] = [];
@@ -184,15 +224,19 @@ export class Bus {
     return this.#waiting.splice(0, n);
   }
 
-  /** Runs `handler` for each message of `kind` (`"*"`: every kind). Returns an unsubscribe function. */
-  subscribe(kind: string, handler: BusHandler): () => void {
+  /**
+   * Runs `handler` for each message of `kind` (`"*"`: every kind) that `options.wants` (when given)
+   * wants by its target. Returns an unsubscribe function.
+   */
+  subscribe(kind: string, handler: BusHandler, options: BusSubscribeOptions = {}): () => void {
     let set = this.#handlers.get(kind);
     if (!set) {
       set = new Set();
       this.#handlers.set(kind, set);
     }
-    set.add(handler);
-    return () => set.delete(handler);
+    const subscriber: Subscriber = { handler, wants: options.wants?.bind(options) };
+    set.add(subscriber);
+    return () => set.delete(subscriber);
   }
 
   /**
@@ -214,6 +258,11 @@ export class Bus {
   }
 
   #deliver(payload: string, senderPid: number): void {
+    // Read by its opening first: a message nobody wants (an announcement for another instance's
+    // thread, most of them with three instances) costs no JSON parse (#45.3).
+    const opening = openingOf(payload);
+    const wanted = opening && this.#wanting(opening.kind, opening.target);
+    if (wanted?.length === 0) return;
     let message: BusMessage;
     try {
       const parsed: unknown = JSON.parse(payload);
@@ -231,7 +280,7 @@ export class Bus {
       return;
     }
     const delivery: BusDelivery = { senderPid, self: senderPid === this.#link.backendPid };
-    const handlers = [...(this.#handlers.get(message.kind) ?? []), ...(this.#handlers.get("*") ?? [])];
+    const handlers = wanted ?? this.#wanting(message.kind, message.target);
     for (const handler of handlers) {
       try {
         const r = handler(message, delivery);
@@ -240,6 +289,14 @@ export class Bus {
         this.#report(e, `handler for "${message.kind}"`);
       }
     }
+  }
+
+  /** The handlers of `kind` (and of every kind) that want a message about `target`. */
+  #wanting(kind: string, target: string): BusHandler[] {
+    const handlers: BusHandler[] = [];
+    for (const set of [this.#handlers.get(kind), this.#handlers.get("*")])
+      for (const s of set ?? []) if (!s.wants || s.wants(target)) handlers.push(s.handler);
+    return handlers;
   }
 
   #report(e: unknown, context: string): void {

@@ -24,6 +24,7 @@ export {
   type BusMessage,
   type BusOptions,
   BusPayloadTooLargeError,
+  type BusSubscribeOptions,
   busPayload,
   NOTIFY_PAYLOAD_LIMIT,
 } from "./bus.js";

@@ -80,8 +80,17 @@ export interface Coordination {
   recordAnnounce?(key: string, message: ClusterMessage): RecordAnnounce | undefined;
   releaseThread(key: string): Promise<void>;
   publish(message: ClusterMessage): Promise<void>;
-  /** Returns an unsubscribe. Messages from this instance may arrive too. */
-  subscribe(handler: (message: ClusterMessage) => void): () => void;
+  /**
+   * Returns an unsubscribe. Messages from this instance may arrive too. `wantsHeld(key)`: whether
+   * this instance looks at a `thread` announcement marked `held` for thread `key`; one it does not
+   * may be dropped before it is read (PostgreSQL: before its JSON is parsed: with several instances
+   * most announcements are of threads another instance holds). The handler still gets some it does
+   * not want, and decides.
+   */
+  subscribe(
+    handler: (message: ClusterMessage) => void,
+    options?: { wantsHeld?(key: string): boolean },
+  ): () => void;
   /**
    * Leads `role` whenever this instance can: `onLead` runs once leadership is taken (again after a
    * loss), `onLose` when it is lost (the holder's connection dropped). Returns a stop function that

@@ -203,7 +203,9 @@ export class SessionLead {
   /** Hears the other instances, and what this one loses; returns the unsubscribe. */
   join(): () => void {
     const { coordination, ownership } = this.d;
-    const unsubscribe = coordination.subscribe((m) => this.onCluster(m));
+    const unsubscribe = coordination.subscribe((m) => this.onCluster(m), {
+      wantsHeld: (threadId) => this.#wantsHeld(threadId),
+    });
     const unlost = coordination.onThreadsLost((keys) => ownership.lost(keys));
     return () => {
       unsubscribe();
@@ -226,6 +228,16 @@ export class SessionLead {
     };
   }
 
+  /**
+   * A thread announcement its recorder found held elsewhere is looked at only by the holder, or by
+   * one that let the thread go a moment ago (it may have let it go as the message was recorded;
+   * otherwise the message waits for the sweep): the others would each try a lock it holds.
+   */
+  #wantsHeld(threadId: string): boolean {
+    const { ownership } = this.d;
+    return ownership.holds(threadId) || ownership.recentlyLet.has(threadId);
+  }
+
   /** What another instance (or this one) announced. */
   onCluster(message: ClusterMessage): void {
     const { parts } = this.d;
@@ -236,12 +248,8 @@ export class SessionLead {
       else this.#shares?.help();
     }
     if (message.kind !== "thread" || !parts.registry.get(message.gateway)) return;
-    // Its recorder found the thread held by another instance: only that holder need look (the
-    // others would each try a lock it holds), or one that let it go a moment ago (it may have let it
-    // go as the message was recorded; otherwise the message waits for the sweep).
     const threadId = gatewayThreadId(message.gateway, message.thread);
-    const { ownership } = this.d;
-    if (message.held && !ownership.holds(threadId) && !ownership.recentlyLet.has(threadId)) return;
+    if (message.held && !this.#wantsHeld(threadId)) return;
     // The record announced was taken here already (read with an earlier look): nothing to read for it.
     if (
       message.id !== undefined &&

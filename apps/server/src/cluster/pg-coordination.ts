@@ -1,7 +1,7 @@
 // The session's Coordination over PostgreSQL (@agentsvc/pg-cluster): thread locks and leadership
 // are session advisory locks on this instance's own connection (a dead instance's go with its
 // socket), announcements are NOTIFY on one channel. Loaded only for a project on PostgreSQL.
-import type { ClusterMessage, Coordination } from "@agentsvc/session-core";
+import { type ClusterMessage, type Coordination, gatewayThreadId } from "@agentsvc/session-core";
 import type { Logger } from "pino";
 
 // Not "leader-released": Leadership's own (pg-cluster).
@@ -19,11 +19,20 @@ export interface PgCoordination extends Coordination {
   close(): Promise<void>;
 }
 
+/**
+ * A `held` thread announcement's target: this, then the thread's key. The bus reads a payload's
+ * target before its JSON, so an instance drops one for a thread it neither holds nor let go lately
+ * unparsed (with three instances two thirds of the announcements each hears, #45.3).
+ */
+const HELD_TARGET = "held:";
+
 /** What the bus requires of a message besides its kind: what it is about. */
 function targetOf(message: ClusterMessage): string {
   switch (message.kind) {
-    case "thread":
-      return `${message.gateway}:${message.thread}`;
+    case "thread": {
+      const key = gatewayThreadId(message.gateway, message.thread);
+      return message.held ? HELD_TARGET + key : key;
+    }
     case "run":
       return message.threadId;
     case "run-ack":
@@ -93,7 +102,9 @@ export async function pgCoordination(options: {
     recordAnnounce(key, message) {
       const lock = locks.lockOf(key);
       if (!lock || locks.isHeld(key)) return undefined;
-      const payload = JSON.stringify({ ...message, target: targetOf(message) });
+      // Kind and target first, as busPayload writes them: the bus reads them before the rest.
+      const { kind, ...rest } = message;
+      const payload = JSON.stringify({ kind, target: targetOf(message), ...rest });
       if (Buffer.byteLength(payload, "utf8") >= cluster.NOTIFY_PAYLOAD_LIMIT - 32) return undefined;
       return { lock, channel: bus.channel, payload };
     },
@@ -101,8 +112,16 @@ export async function pgCoordination(options: {
       await locks.unlock(key);
     },
     publish: (message) => bus.publish({ ...message, target: targetOf(message) }),
-    subscribe(handler) {
-      const off = KINDS.map((kind) => bus.subscribe(kind, (m) => handler(m as unknown as ClusterMessage)));
+    subscribe(handler, options) {
+      const wantsHeld = options?.wantsHeld;
+      const wants = wantsHeld
+        ? (target: string) => !target.startsWith(HELD_TARGET) || wantsHeld(target.slice(HELD_TARGET.length))
+        : undefined;
+      const off = KINDS.map((kind) =>
+        bus.subscribe(kind, (m) => handler(m as unknown as ClusterMessage), {
+          ...(kind === "thread" && wants ? { wants } : {}),
+        }),
+      );
       return () => {
         for (const unsubscribe of off) unsubscribe();
       };
