@@ -501,7 +501,7 @@ async function measureSteady(pg: TestPostgres, kind: Kind, trees: (string | unde
       const sent = BURST_EACH * c.servers.length * ROUNDS;
       // Throughput: messages over the bursts' wall time (each burst ends once every reply is sent).
       console.log(
-        `${c.title}: ${fmt(sent / (c.total.at / 1000), 0)} messages/s over the bursts; ${c.total.connections} connections to its database at the end`,
+        `${c.title}: ${fmt(sent / (c.total.at / 1000), 0)} messages/s over the bursts; ${fmt(c.total.statements / sent)} statements a message; ${c.total.connections} connections to its database at the end`,
       );
       printSplit(c.title, ZERO, c.total, sent);
       if (PERF_DIR) {
