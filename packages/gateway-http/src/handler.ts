@@ -24,6 +24,32 @@ export interface HttpHandlerOptions {
 
 const DECISIONS = ["approve", "reject", "edit"] as const;
 
+/**
+ * A request as the gateway sees it. A Request's url is already serialized (WHATWG), so it is `url`
+ * and `publicUrl` as it is, not parsed again; the query is parsed only when read (no route here reads
+ * it). A class: an object literal with a getter cost 2-3 us to make (a runtime call a request),
+ * against 0.8-1.1 us for the URL parse it saved and 0.1-0.2 us for this (node 24, micro-bench).
+ */
+class ReceivedRequest implements WebhookRequest {
+  method: "GET" | "POST";
+  rawBody: Uint8Array;
+  headers: Readonly<Record<string, string>>;
+  url: string;
+  publicUrl: string;
+  #query: URLSearchParams | undefined;
+  constructor(method: "GET" | "POST", rawBody: Uint8Array, headers: Record<string, string>, url: string) {
+    this.method = method;
+    this.rawBody = rawBody;
+    this.headers = headers;
+    this.url = url;
+    this.publicUrl = url;
+  }
+  get query(): URLSearchParams {
+    this.#query ??= new URL(this.url).searchParams;
+    return this.#query;
+  }
+}
+
 function send(response: WebhookResponse, extraHeaders: Record<string, string> = {}): Response {
   return new Response(response.body ?? null, {
     status: response.status,
@@ -58,21 +84,7 @@ export function createHttpGatewayHandler(
         ? await raw.body(maxBody)
         : undefined;
     if (read && !read.ok) return "too_large";
-    // A Request's url is already serialized (WHATWG): parsed again it is the same text. Its query is
-    // parsed only if asked for (no route here reads it; the signature reads the URL's own copy).
-    const href = c.req.url;
-    let query: URLSearchParams | undefined;
-    return {
-      method,
-      rawBody: read?.bytes ?? new Uint8Array(),
-      headers,
-      url: href,
-      publicUrl: href,
-      get query() {
-        query ??= new URL(href).searchParams;
-        return query;
-      },
-    };
+    return new ReceivedRequest(method, read?.bytes ?? new Uint8Array(), headers, c.req.url);
   }
 
   /** 413, closing the connection once the reader has drained the rest of the body (within its bound). */
