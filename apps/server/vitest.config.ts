@@ -46,6 +46,7 @@ export const split = splitPackageConfig(import.meta.dirname, extra, [
   "test/schedules-whatsapp.test.ts",
   "test/schedules.test.ts",
   "test/server.test.ts",
+  "test/spend-meter-sums.test.ts",
   "test/spend-meter-window.test.ts",
   "test/spend-meter.test.ts",
   "test/spend-runs.test.ts",

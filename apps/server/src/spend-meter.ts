@@ -126,8 +126,9 @@ export function createSpendMeter(options: SpendMeterOptions): SpendMeter {
       );
     }
     const costNanos = price ? costOf(tokens, price) : 0;
+    const at = now();
     queued.push({
-      at: now(),
+      at,
       userId: call.scope.userId,
       gateway: call.scope.gateway ?? null,
       agent: call.scope.agent,
@@ -143,11 +144,11 @@ export function createSpendMeter(options: SpendMeterOptions): SpendMeter {
     else if (queued.length >= MAX_WINDOW_ROWS) closeWindow?.();
     // This instance's own spend counts at once in the sums it holds.
     if (options.budgets) {
-      const at = now();
+      const starts = periodStarts(at);
       for (const check of checksFor(options.budgets, call.scope))
-        for (const period of ["day", "month"] as const) {
+        for (const period of PERIODS) {
           const held = sums.get(keyOf(check, period));
-          if (held && held.since === periodStart(period, at)) {
+          if (held && held.since === starts[period]) {
             held.tokens += tokens.inputTokens + tokens.outputTokens;
             held.costNanos += costNanos;
           }
@@ -191,13 +192,20 @@ export function createSpendMeter(options: SpendMeterOptions): SpendMeter {
     const budgets = options.budgets;
     if (!budgets) return undefined;
     const at = now();
+    const starts = periodStarts(at);
     const warnAt = budgets.warnAt ?? DEFAULT_WARN_AT;
     for (const check of checksFor(budgets, scope)) {
-      for (const period of ["day", "month"] as const) {
+      for (const period of PERIODS) {
         const limit = check.limits[period];
         if (!limit || (limit.tokens === undefined && limit.cost === undefined)) continue;
-        const since = periodStart(period, at);
-        const spent = await spentIn(check, period, since, at);
+        const since = starts[period];
+        // A sum read within REFRESH_MS is used as it is: up to 8 checks a call, each an async
+        // function and an await when every one went through spentIn.
+        const held = sums.get(keyOf(check, period));
+        const spent =
+          held && held.since === since && at - held.readAt < REFRESH_MS
+            ? held
+            : await spentIn(check, period, since, at);
         const tokens = spent.tokens;
         const cost = spent.costNanos / 1e9;
         const ratio = Math.max(
@@ -321,12 +329,19 @@ export function costOf(tokens: LedgerTokens, price: PriceConfig): number {
   return Math.round(perToken * 1000);
 }
 
+const PERIODS = ["day", "month"] as const;
+
+/** The starts of the UTC day and month `at` falls in (one Date for both). */
+function periodStarts(at: number): Record<Period, number> {
+  const d = new Date(at);
+  const year = d.getUTCFullYear();
+  const month = d.getUTCMonth();
+  return { day: Date.UTC(year, month, d.getUTCDate()), month: Date.UTC(year, month, 1) };
+}
+
 /** The start of the UTC day or month `at` falls in. */
 export function periodStart(period: Period, at: number): number {
-  const d = new Date(at);
-  return period === "day"
-    ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate())
-    : Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+  return periodStarts(at)[period];
 }
 
 /** When the UTC day or month `at` falls in ends (the budget starts again). */
