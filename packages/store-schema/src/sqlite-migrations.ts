@@ -426,4 +426,13 @@ ALTER TABLE usage_ledger ADD COLUMN cache_write_input_tokens INTEGER NOT NULL DE
 -- PostgreSQL only (the heads trigger function's plan_cache_mode); nothing changes on SQLite.
 `,
   },
+  {
+    version: 21,
+    name: "inbox accepts that announce: one function, its statement planned once per connection",
+    // PostgreSQL only: a plpgsql function for the accept that announces to another instance; SQLite
+    // accepts with its own statement (chat-store sqlite-writes.ts) and announces nothing.
+    sql: `
+-- PostgreSQL only (the announcing inbox accept as a function); nothing changes on SQLite.
+`,
+  },
 ];
