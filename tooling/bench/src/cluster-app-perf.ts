@@ -15,7 +15,7 @@
 //   distinct JS function on its stack ("inclusive": what a call costs with its callees);
 // - its leaf: where the CPU was spent (JS code, V8's builtins, V8's C++, Node's C++, libc, kernel).
 import { execFileSync } from "node:child_process";
-import { rmSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 
 /** The instances' Node flags for perf to name their JS frames (allowed in NODE_OPTIONS). */
 export const APP_PERF_FLAGS = "--perf-basic-prof-only-functions --interpreted-frames-native-stack";
@@ -29,8 +29,13 @@ export interface AppTally {
   self: Map<string, number>;
   inclusive: Map<string, number>;
   symbol: Map<string, number>;
+  /** Samples by the cluster's own work they are part of (LEVERS), and by group and self function. */
+  lever: Map<string, number>;
+  groupSelf: Map<string, number>;
   /** The instances' CPU seconds over the bursts from /proc, to check perf's sample count against. */
   procSeconds: number;
+  /** Context switches (main thread and the others, voluntary: the loop waited) and minor page faults, from /proc. */
+  counts: Map<string, number>;
 }
 
 export const appTally = (): AppTally => ({
@@ -41,7 +46,10 @@ export const appTally = (): AppTally => ({
   self: new Map(),
   inclusive: new Map(),
   symbol: new Map(),
+  lever: new Map(),
+  groupSelf: new Map(),
   procSeconds: 0,
+  counts: new Map(),
 });
 
 const add = (m: Map<string, number>, k: string, n = 1) => m.set(k, (m.get(k) ?? 0) + n);
@@ -58,9 +66,36 @@ const GC =
 const JIT =
   /^(v8::internal::(compiler::|maglev::|baseline::|Compiler::|OptimizingCompileDispatcher|Parser|PreParser|Scanner|BytecodeGenerator|interpreter::BytecodeGenerator|Deoptimizer|turboshaft::|LazyCompileDispatcher)|Builtins_CompileLazy)/;
 
+/**
+ * What a sample is part of, by the nearest JS frame from the leaf that names one (a take set off
+ * by an announcement counts as the take). Only the work done on the stack of these functions: a
+ * statement's reply is read later from its socket, under the pg driver (by group), not under them.
+ */
+const LEVERS: [string, RegExp][] = [
+  [
+    "thread takes, adoptions, let-gos, recovery (session-core ownership; the announcing accept's record)",
+    /^(#take|#acquire|claim|#claim|takeFresh|#letGo|#letGoLater|#letGoIdleNow|#giveBack|poke|settle|adopt|withHeld|claimSoon|sweep|lost|forget) session-core\/ownership\.js|^recover session-core\/recovery\.js|^adopt session-core\/session(-lead)?\.js|session-core\/(hold-timers|recent-let-gos|sweep)\.js|^(acquireOrAnnounce|recordAnnounce) server\/cluster|^recordAnnounceFor session-core\/dispatch/,
+  ],
+  [
+    "link statements (lock batches, the serial queue, lock-or-notify)",
+    /^\S+ pg-cluster\/(lock-batch|serial|thread-locks|role-lock|incarnation)\.js|^(query|tryLock\w*|unlock\w*|held\w*|busy) pg-cluster\/link\.js/,
+  ],
+  ["outbox sender (due reads, shares, wakes, sends)", /session-core\/(outbox-[\w-]+|session-sender)\.js/],
+  ["bus publish (flushes)", /^(#flush|publish) pg-cluster\/bus\.js/],
+  [
+    "notifications received (the link's listener, the bus's parse and dispatch)",
+    /^(_handleNotification|parseNotificationMessage) pg|^#(emit|deliver) pg-cluster\/(link|bus)\.js|^onCluster session-core/,
+  ],
+  ["leadership and partitions", /pg-cluster\/leadership\.js|session-core\/session-lead\.js/],
+  ["timers (no lever above)", /^(processTimers|listOnTimeout) node:internal\/timers/],
+];
+const NO_LEVER = "per-message work (no cluster lever on the stack)";
+
 /** A JS frame from a perf map: "JS:*name file:///…/x.js:12:3" (the marker is the tier). */
 const isJs = (f: Frame) => f.dso.endsWith(".map") && f.sym.startsWith("JS:");
-const urlOf = (f: Frame) => f.sym.slice(f.sym.lastIndexOf(" ") + 1);
+/** The frame's file with its line and column ("file:///…/x.js:12:3"), and without them. */
+const placeOf = (f: Frame) => f.sym.slice(f.sym.lastIndexOf(" ") + 1);
+const urlOf = (f: Frame) => placeOf(f).replace(/(:\d+){1,2}$/, "");
 
 /** The group of a JS file: our package, an npm package (the pg driver and the HTTP server by name), Node's. */
 export function packageOf(url: string): string {
@@ -94,7 +129,7 @@ function fnLabel(f: Frame): string {
   const body = f.sym.slice(3).replace(/^[~^+*'!-]+/, "");
   const at = body.lastIndexOf(" ");
   const name = (at >= 0 ? body.slice(0, at) : "") || "(anonymous)";
-  const url = urlOf(f);
+  const url = placeOf(f);
   const where =
     /\/(?:packages|apps)\/(.+)$/.exec(url)?.[1] ??
     /.*\/node_modules\/(.+)$/.exec(url)?.[1] ??
@@ -125,6 +160,9 @@ function tallyOne(thread: string, frames: Frame[], into: AppTally): void {
   const nearest = js[0];
   if (nearest) add(into.self, fnLabel(nearest));
   for (const label of new Set(js.map(fnLabel))) add(into.inclusive, label);
+  const labels = js.map(fnLabel);
+  const lever = labels.map((l) => LEVERS.find(([, re]) => re.test(l))?.[0]).find((x) => x !== undefined);
+  add(into.lever, lever ?? NO_LEVER);
   let group: string;
   if (frames.some((f) => GC.test(f.sym))) group = "V8 GC";
   else if (frames.some((f) => JIT.test(f.sym))) group = "V8 JIT (compile, parse, deopt)";
@@ -140,33 +178,140 @@ function tallyOne(thread: string, frames: Frame[], into: AppTally): void {
     else group = "main thread native, no JS";
   }
   add(into.group, group);
+  add(
+    into.groupSelf,
+    `${group} · ${nearest ? fnLabel(nearest) : (leaf?.sym.replace(/\(.*$/, "") ?? "none")}`,
+  );
+}
+
+/**
+ * A process's JS code by address, from V8's perf map. Code freed by the GC leaves its line in the
+ * map, and new code can take its address: perf then names a frame with either, which it picks
+ * by the tree it keeps, not by age (in a first run `removeListener` took 0.06 ms a message on one
+ * instance and none on three). The map is appended in time order, so the last entry covering an
+ * address is the code there at the burst (read at its end, after every instance warmed up).
+ */
+class PerfMap {
+  readonly #starts: number[] = [];
+  readonly #ends: number[] = [];
+  readonly #names: string[] = [];
+  readonly #order: number[] = [];
+  readonly #maxSize: number = 0;
+  readonly #cache = new Map<number, string | null>();
+  readonly file: string;
+
+  constructor(pid: number) {
+    this.file = `/tmp/perf-${pid}.map`;
+    let text = "";
+    try {
+      text = readFileSync(this.file, "utf8");
+    } catch {}
+    const rows: [number, number, string, number][] = [];
+    for (const line of text.split("\n")) {
+      const a = line.indexOf(" ");
+      const b = line.indexOf(" ", a + 1);
+      if (a < 0 || b < 0) continue;
+      const start = Number.parseInt(line.slice(0, a), 16);
+      const size = Number.parseInt(line.slice(a + 1, b), 16);
+      rows.push([start, start + size, line.slice(b + 1), rows.length]);
+      if (size > this.#maxSize) this.#maxSize = size;
+    }
+    rows.sort((x, y) => x[0] - y[0]);
+    for (const [start, end, name, order] of rows) {
+      this.#starts.push(start);
+      this.#ends.push(end);
+      this.#names.push(name);
+      this.#order.push(order);
+    }
+  }
+
+  /** The newest code covering `ip`, or null. */
+  name(ip: number): string | null {
+    const cached = this.#cache.get(ip);
+    if (cached !== undefined) return cached;
+    let lo = 0;
+    let hi = this.#starts.length - 1;
+    let at = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if ((this.#starts[mid] as number) <= ip) {
+        at = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    let best = -1;
+    for (let i = at; i >= 0 && (this.#starts[i] as number) > ip - this.#maxSize - 1; i--)
+      if (
+        (this.#ends[i] as number) > ip &&
+        (best < 0 || (this.#order[i] as number) > (this.#order[best] as number))
+      )
+        best = i;
+    const out = best >= 0 ? (this.#names[best] as string) : null;
+    this.#cache.set(ip, out);
+    return out;
+  }
 }
 
 /** Reads a burst's perf file: the samples of the instances `pids`. */
 export function tallyAppSamples(file: string, pids: readonly number[], into: AppTally): void {
   if (pids.length === 0) return;
+  const maps = new Map(pids.map((pid) => [pid, new PerfMap(pid)]));
   const out = execFileSync(
     "perf",
-    ["script", "-i", file, "--pid", pids.join(","), "-F", "comm,tid,ip,sym,dso"],
-    {
-      stdio: ["ignore", "pipe", "ignore"],
-      maxBuffer: 2 ** 30,
-    },
+    ["script", "-i", file, "--pid", pids.join(","), "-F", "comm,pid,tid,ip,sym,dso"],
+    { stdio: ["ignore", "pipe", "ignore"], maxBuffer: 2 ** 30 },
   ).toString();
   for (const block of out.split("\n\n")) {
     const lines = block.split("\n").filter((l) => l.trim() !== "");
     const head = lines[0];
     if (!head) continue;
-    // "MainThread 1234" (the comm may hold spaces); frames "addr sym (dso)", the sym may too.
-    const thread = head.trim().replace(/\s+\d+\s*$/, "");
+    // "MainThread 1234/1235" (the comm may hold spaces); frames "addr sym (dso)", the sym may too.
+    const ids = /\s(\d+)\/\d+\s*$/.exec(head);
+    const map = maps.get(Number(ids?.[1]));
+    const thread = head.trim().replace(/\s+\d+\/\d+\s*$/, "");
     const frames = lines.slice(1).map((l) => {
       const t = l.trim();
       const open = t.lastIndexOf(" (");
-      const sym = t.slice(t.indexOf(" ") + 1, open >= 0 ? open : undefined);
-      return { sym, dso: open >= 0 ? t.slice(open + 2, -1) : "" };
+      const space = t.indexOf(" ");
+      const frame = {
+        sym: t.slice(space + 1, open >= 0 ? open : undefined),
+        dso: open >= 0 ? t.slice(open + 2, -1) : "",
+      };
+      // JIT code (perf's name for it from the map, or none): the map's newest entry there instead.
+      if (map && (frame.dso.endsWith(".map") || frame.sym === "[unknown]")) {
+        const name = map.name(Number.parseInt(t.slice(0, space), 16));
+        if (name) return { sym: name, dso: map.file };
+      }
+      return frame;
     });
     tallyOne(thread, frames, into);
   }
+}
+
+/** The instances' context switches by thread kind and minor faults so far (/proc; a thread that exited is lost). */
+export function appCounts(pids: readonly number[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      add(out, "minor page faults", Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[7]));
+      for (const task of readdirSync(`/proc/${pid}/task`)) {
+        const status = readFileSync(`/proc/${pid}/task/${task}/status`, "utf8");
+        const who = task === String(pid) ? "main thread" : "other threads";
+        add(
+          out,
+          `${who} voluntary switches`,
+          Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0),
+        );
+        add(
+          out,
+          `${who} involuntary switches`,
+          Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0),
+        );
+      }
+    } catch {}
+  }
+  return out;
 }
 
 /** V8's perf maps of stopped instances (a few MB each). */
@@ -188,6 +333,8 @@ export function appLines(title: string, t: AppTally, messages: number, hz: numbe
     part("by group", t.group, 40),
     part("by thread", t.thread, 8),
     part("by leaf", t.leaf, 10),
+    part("by cluster lever", t.lever, 10),
+    `  a message: ${[...t.counts].map(([k, v]) => `${k} ${(v / messages).toFixed(2)}`).join(", ")}`,
     part("top native leaf symbols", t.symbol, 15),
     part("top functions, self (with the builtins and C++ they called)", t.self, 25),
   ];
@@ -224,6 +371,14 @@ export function appDiffLines(
     ...diff("by leaf", (t) => t.leaf, 8),
     ...diff("functions, self", (t) => t.self, 40),
     ...diff("functions, inclusive", (t) => t.inclusive, 60),
+    ...diff("by cluster lever", (t) => t.lever, 10),
+    `  a message, one vs three: ${[...three.t.counts.keys()]
+      .map(
+        (k) =>
+          `${k} ${((one.t.counts.get(k) ?? 0) / one.messages).toFixed(2)} vs ${((three.t.counts.get(k) ?? 0) / three.messages).toFixed(2)}`,
+      )
+      .join(", ")}`,
+    ...diff("by group and self function", (t) => t.groupSelf, 40),
     ...diff("native leaf symbols", (t) => t.symbol, 20),
   ];
 }
@@ -236,10 +391,9 @@ export const appJson = (t: AppTally, messages: number) =>
       samples: t.samples,
       procSeconds: t.procSeconds,
       ...Object.fromEntries(
-        (["group", "thread", "leaf", "self", "inclusive", "symbol"] as const).map((k) => [
-          k,
-          Object.fromEntries(top(t[k], Number.POSITIVE_INFINITY)),
-        ]),
+        (
+          ["group", "thread", "leaf", "lever", "groupSelf", "self", "inclusive", "symbol", "counts"] as const
+        ).map((k) => [k, Object.fromEntries(top(t[k], Number.POSITIVE_INFINITY))]),
       ),
     },
     null,

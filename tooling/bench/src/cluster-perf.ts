@@ -13,7 +13,7 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type AppTally, appTally, tallyAppSamples } from "./cluster-app-perf.ts";
+import { type AppTally, appCounts, appTally, tallyAppSamples } from "./cluster-app-perf.ts";
 import type { PgClient } from "./pg-client.ts";
 import { cpuSecondsOf } from "./proc.ts";
 import { fmt } from "./stats.ts";
@@ -168,6 +168,7 @@ export async function startBurstPerf(
   // perf attaches to every CPU before it samples: the burst starts once it has.
   await new Promise((r) => setTimeout(r, 300));
   const app0 = appCpu();
+  const counts0 = appCounts(appPids);
   return {
     async stop(messages, into) {
       await new Promise<void>((resolve) => {
@@ -175,6 +176,7 @@ export async function startBurstPerf(
         perf.kill("SIGINT");
       });
       into.app.procSeconds += appCpu() - app0;
+      for (const [k, v] of appCounts(appPids)) add(into.app.counts, k, v - (counts0.get(k) ?? 0));
       const c1 = await counters(stats, dbName);
       const cpu1 = procCpu(dataDir);
       const kind = new Map([...kind0, ...(await kinds(stats, dbName, own))]);
