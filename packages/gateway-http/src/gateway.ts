@@ -13,7 +13,13 @@ import {
 } from "@agentsvc/adapter-kit";
 import { postCallback } from "./api.js";
 import { interactionMessage, type OutboxMessage, toMessage } from "./messages.js";
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER, type VerifyResult, verifyRequest } from "./signature.js";
+import {
+  SIGNATURE_HEADER,
+  TIMESTAMP_HEADER,
+  targetOf,
+  type VerifyResult,
+  verifyRequest,
+} from "./signature.js";
 
 export interface HttpGatewayOptions {
   /** Entry name; routes are `/gateways/<name>/...` and decisions are recorded as `http:<name>`. */
@@ -86,12 +92,12 @@ export class HttpGateway implements Gateway {
 
   /** Whether `req` carries this gateway's signature (v2, or the deprecated v1), checked before parsing. */
   verify(req: WebhookRequest, nowSeconds: number): VerifyResult {
-    const url = new URL(req.url);
     return verifyRequest({
       secret: this.#secret,
       timestamp: req.headers[TIMESTAMP_HEADER],
       signature: req.headers[SIGNATURE_HEADER],
-      request: { method: req.method, target: `${url.pathname}${url.search}`, body: req.rawBody },
+      // `req.url` is the handler's: a Request's url, serialized.
+      request: { method: req.method, target: targetOf(req.url), body: req.rawBody },
       nowSeconds,
     });
   }

@@ -45,6 +45,22 @@ function bytesOf(body: Uint8Array | string | undefined): Uint8Array {
   return typeof body === "string" ? encoder.encode(body) : (body ?? new Uint8Array());
 }
 
+/**
+ * A serialized http(s) URL's request target, `pathname + search` as `URL` gives them, read off the
+ * text: the server's request URLs are serialized already (a Request's url), and parsing one again
+ * only to cut it was a URL parse a request. The path starts at the first `/` after the host; `#` and
+ * `?` are percent-encoded in a serialized path and `#` in a serialized query, so the first `#` starts
+ * the fragment and the first `?` the query; an empty query (`/a?`) is no search, as in `URL`.
+ */
+export function targetOf(href: string): string {
+  const start = href.indexOf("/", href.indexOf("//") + 2);
+  if (start < 0) return "/";
+  let end = href.indexOf("#", start);
+  if (end < 0) end = href.length;
+  if (href.indexOf("?", start) === end - 1) end--;
+  return href.slice(start, end);
+}
+
 /** The v2 signed bytes: `"<METHOD> <target>\n"` followed by the raw body (empty without one). */
 export function requestBytes(request: SignedRequest): Uint8Array {
   const head = encoder.encode(`${request.method.toUpperCase()} ${request.target}\n`);
