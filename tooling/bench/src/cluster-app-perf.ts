@@ -15,7 +15,7 @@
 //   distinct JS function on its stack ("inclusive": what a call costs with its callees);
 // - its leaf: where the CPU was spent (JS code, V8's builtins, V8's C++, Node's C++, libc, kernel).
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from "node:fs";
 
 /** The instances' Node flags for perf to name their JS frames (allowed in NODE_OPTIONS). */
 export const APP_PERF_FLAGS = "--perf-basic-prof-only-functions --interpreted-frames-native-stack";
@@ -31,7 +31,13 @@ export interface AppTally {
   symbol: Map<string, number>;
   /** Samples by the cluster's own work they are part of (LEVERS), and by group and self function. */
   lever: Map<string, number>;
+  /** The same by where its CPU went (JS code, builtins, V8's C++, kernel, ...). */
+  leverLeaf: Map<string, number>;
   groupSelf: Map<string, number>;
+  /** By group and the tier its nearest JS frame's code ran in (code below Turbofan costs more a call). */
+  groupTier: Map<string, number>;
+  /** Code V8 compiled in the bursts (new lines of the perf map), by tier and function: recompiles show here. */
+  compiled: Map<string, number>;
   /** The instances' CPU seconds over the bursts from /proc, to check perf's sample count against. */
   procSeconds: number;
   /** Context switches (main thread and the others, voluntary: the loop waited) and minor page faults, from /proc. */
@@ -47,7 +53,10 @@ export const appTally = (): AppTally => ({
   inclusive: new Map(),
   symbol: new Map(),
   lever: new Map(),
+  leverLeaf: new Map(),
   groupSelf: new Map(),
+  groupTier: new Map(),
+  compiled: new Map(),
   procSeconds: 0,
   counts: new Map(),
 });
@@ -124,6 +133,16 @@ function nodeGroup(url: string): string {
   return "node other";
 }
 
+/** V8's marker in a perf map name ("JS:*f"): the tier that compiled the code. */
+const TIERS: Record<string, string> = {
+  "~": "interpreted",
+  "^": "Sparkplug (baseline)",
+  "+": "Maglev",
+  "*": "Turbofan",
+};
+const tierOf = (f: Frame | undefined) =>
+  f ? (TIERS[f.sym.charAt(3)] ?? `other (${f.sym.charAt(3)})`) : "no JS frame";
+
 /** "name pkg/file.js:line" for a JS frame (the tier marker and column dropped). */
 function fnLabel(f: Frame): string {
   const body = f.sym.slice(3).replace(/^[~^+*'!-]+/, "");
@@ -163,6 +182,7 @@ function tallyOne(thread: string, frames: Frame[], into: AppTally): void {
   const labels = js.map(fnLabel);
   const lever = labels.map((l) => LEVERS.find(([, re]) => re.test(l))?.[0]).find((x) => x !== undefined);
   add(into.lever, lever ?? NO_LEVER);
+  add(into.leverLeaf, `${lever ?? NO_LEVER} · ${leafKind(leaf)}`);
   let group: string;
   if (frames.some((f) => GC.test(f.sym))) group = "V8 GC";
   else if (frames.some((f) => JIT.test(f.sym))) group = "V8 JIT (compile, parse, deopt)";
@@ -178,6 +198,7 @@ function tallyOne(thread: string, frames: Frame[], into: AppTally): void {
     else group = "main thread native, no JS";
   }
   add(into.group, group);
+  add(into.groupTier, `${group} · ${tierOf(nearest)}`);
   add(
     into.groupSelf,
     `${group} · ${nearest ? fnLabel(nearest) : (leaf?.sym.replace(/\(.*$/, "") ?? "none")}`,
@@ -201,7 +222,7 @@ class PerfMap {
   readonly file: string;
 
   constructor(pid: number) {
-    this.file = `/tmp/perf-${pid}.map`;
+    this.file = mapFile(pid);
     let text = "";
     try {
       text = readFileSync(this.file, "utf8");
@@ -295,6 +316,10 @@ export function appCounts(pids: readonly number[]): Map<string, number> {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
       add(out, "minor page faults", Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[7]));
+      // Read and write system calls (a socket's read, write and writev among them).
+      const io = readFileSync(`/proc/${pid}/io`, "utf8");
+      add(out, "read calls", Number(/^syscr:\s+(\d+)/m.exec(io)?.[1] ?? 0));
+      add(out, "write calls", Number(/^syscw:\s+(\d+)/m.exec(io)?.[1] ?? 0));
       for (const task of readdirSync(`/proc/${pid}/task`)) {
         const status = readFileSync(`/proc/${pid}/task/${task}/status`, "utf8");
         const who = task === String(pid) ? "main thread" : "other threads";
@@ -314,9 +339,46 @@ export function appCounts(pids: readonly number[]): Map<string, number> {
   return out;
 }
 
+const mapFile = (pid: number) => `/tmp/perf-${pid}.map`;
+
+/** Each instance's perf map size now: where a burst's compiled code starts. */
+export function perfMapSizes(pids: readonly number[]): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const pid of pids) {
+    try {
+      out.set(pid, statSync(mapFile(pid)).size);
+    } catch {}
+  }
+  return out;
+}
+
+/** Adds the code compiled since `from` (perfMapSizes) to `into.compiled`, by tier and function. */
+export function tallyCompiled(from: Map<number, number>, into: AppTally): void {
+  for (const [pid, offset] of from) {
+    let text = "";
+    try {
+      const fd = openSync(mapFile(pid), "r");
+      try {
+        const buf = Buffer.alloc(statSync(mapFile(pid)).size - offset);
+        readSync(fd, buf, 0, buf.length, offset);
+        text = buf.toString("utf8");
+      } finally {
+        closeSync(fd);
+      }
+    } catch {}
+    for (const line of text.split("\n")) {
+      const name = line.split(" ").slice(2).join(" ");
+      if (!name.startsWith("JS:")) continue;
+      const f = { sym: name, dso: ".map" };
+      add(into.compiled, `${tierOf(f)} · ${fnLabel(f)}`);
+      add(into.compiled, `all · ${tierOf(f)}`);
+    }
+  }
+}
+
 /** V8's perf maps of stopped instances (a few MB each). */
 export function dropPerfMaps(pids: readonly number[]): void {
-  for (const pid of pids) rmSync(`/tmp/perf-${pid}.map`, { force: true });
+  for (const pid of pids) rmSync(mapFile(pid), { force: true });
 }
 
 const top = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n);
@@ -350,14 +412,16 @@ export function appDiffLines(
   hz: number,
 ): string[] {
   const per = (x: { messages: number }, n: number | undefined) => ((n ?? 0) * 1000) / hz / x.messages;
-  const diff = (label: string, pick: (t: AppTally) => Map<string, number>, n: number) => {
+  const diff = (label: string, pick: (t: AppTally) => Map<string, number>, n: number, scale = 1) => {
     const keys = new Set([...pick(one.t).keys(), ...pick(three.t).keys()]);
     const rows = [...keys]
-      .map((k) => [k, per(one, pick(one.t).get(k)), per(three, pick(three.t).get(k))] as const)
+      .map(
+        (k) => [k, per(one, pick(one.t).get(k)) * scale, per(three, pick(three.t).get(k)) * scale] as const,
+      )
       .sort((a, b) => Math.abs(b[2] - b[1]) - Math.abs(a[2] - a[1]))
       .slice(0, n);
     return [
-      `  ${label} (ms a message: one, three, three - one):`,
+      `  ${label} (${scale === 1 ? "ms a message" : "a message"}: one, three, three - one):`,
       ...rows.map(
         ([k, a, b]) =>
           `    ${a.toFixed(3)}  ${b.toFixed(3)}  ${(b - a >= 0 ? "+" : "") + (b - a).toFixed(3)}  ${k}`,
@@ -378,6 +442,9 @@ export function appDiffLines(
           `${k} ${((one.t.counts.get(k) ?? 0) / one.messages).toFixed(2)} vs ${((three.t.counts.get(k) ?? 0) / three.messages).toFixed(2)}`,
       )
       .join(", ")}`,
+    ...diff("by cluster lever and leaf", (t) => t.leverLeaf, 20),
+    ...diff("by group and the tier of its nearest JS frame", (t) => t.groupTier, 30),
+    ...diff("code objects compiled in the bursts, x1000", (t) => t.compiled, 30, hz),
     ...diff("by group and self function", (t) => t.groupSelf, 40),
     ...diff("native leaf symbols", (t) => t.symbol, 20),
   ];
@@ -392,7 +459,20 @@ export const appJson = (t: AppTally, messages: number) =>
       procSeconds: t.procSeconds,
       ...Object.fromEntries(
         (
-          ["group", "thread", "leaf", "lever", "groupSelf", "self", "inclusive", "symbol", "counts"] as const
+          [
+            "group",
+            "thread",
+            "leaf",
+            "lever",
+            "leverLeaf",
+            "groupSelf",
+            "groupTier",
+            "compiled",
+            "self",
+            "inclusive",
+            "symbol",
+            "counts",
+          ] as const
         ).map((k) => [k, Object.fromEntries(top(t[k], Number.POSITIVE_INFINITY))]),
       ),
     },

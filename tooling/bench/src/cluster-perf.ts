@@ -13,7 +13,14 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type AppTally, appCounts, appTally, tallyAppSamples } from "./cluster-app-perf.ts";
+import {
+  type AppTally,
+  appCounts,
+  appTally,
+  perfMapSizes,
+  tallyAppSamples,
+  tallyCompiled,
+} from "./cluster-app-perf.ts";
 import type { PgClient } from "./pg-client.ts";
 import { cpuSecondsOf } from "./proc.ts";
 import { fmt } from "./stats.ts";
@@ -169,6 +176,7 @@ export async function startBurstPerf(
   await new Promise((r) => setTimeout(r, 300));
   const app0 = appCpu();
   const counts0 = appCounts(appPids);
+  const maps0 = perfMapSizes(appPids);
   return {
     async stop(messages, into) {
       await new Promise<void>((resolve) => {
@@ -187,6 +195,7 @@ export async function startBurstPerf(
         if (pid > 0) add(into.cpu, kind.get(pid) ?? "exited", s - (cpu0.get(pid) ?? 0));
       tallySamples(file, kind, into);
       tallyAppSamples(file, appPids, into.app);
+      tallyCompiled(maps0, into.app);
     },
   };
 }
