@@ -376,9 +376,17 @@ export function tallyCompiled(from: Map<number, number>, into: AppTally): void {
   }
 }
 
-/** V8's perf maps of stopped instances (a few MB each). */
+/**
+ * V8's perf maps of stopped instances (a few MB each), and the logs their isolates write in the
+ * working directory once V8's logger is on (`isolate-0x…-<pid>-v8.log`: the perf flags turn it on;
+ * NODE_OPTIONS takes no `--logfile` to send them elsewhere).
+ */
 export function dropPerfMaps(pids: readonly number[]): void {
-  for (const pid of pids) rmSync(mapFile(pid), { force: true });
+  const logs = readdirSync(".").filter((f) => /^isolate-0x[0-9a-f]+-\d+-v8\.log$/.test(f));
+  for (const pid of pids) {
+    rmSync(mapFile(pid), { force: true });
+    for (const f of logs.filter((l) => l.endsWith(`-${pid}-v8.log`))) rmSync(f, { force: true });
+  }
 }
 
 const top = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n);
