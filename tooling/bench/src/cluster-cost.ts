@@ -71,6 +71,10 @@ const threadsFor = (instances: number) => (STEADY ? THREADS * instances : THREAD
  * BENCH_CLUSTER_POOLS=10,6,4 (`steady`, gateway): every configuration once per pool size, each
  * instance's store pool at that size (BENCH_PG_POOL, servers/ingest-route-pg.ts), all side by side in
  * the same rounds, each printed with its size; the rows are the first size's. Unset: the project's 10.
+ * Set BENCH_CLUSTER_ROUNDS to the number of configurations (6 for three sizes): roundOrder is balanced
+ * over that many rounds only. Even then the first three-instance configuration started cost 0.03-0.28
+ * app CPU-s per 1,000 more than the others in 6 of 7 runs, whatever its size (pgpool11): read sizes
+ * against each other across runs with the order changed.
  */
 const POOLS = (process.env.BENCH_CLUSTER_POOLS ?? "").split(",").filter(Boolean).map(Number);
 
