@@ -280,6 +280,35 @@ export function resolvePoolConfig(options: ConnectPostgresOptions): Resolved {
   return { config, ssl, ctx: { label, target, urlWhere, secrets, connectTimeoutMs } };
 }
 
+/**
+ * What another connection to the datasource (the cluster link) must be opened with, resolved as the
+ * pool's are: the same checks and TLS decision, so the two never differ on what a datasource says.
+ */
+export interface PostgresConnectionSettings {
+  /** The connection string without its TLS parameters (node-postgres would let them win over `ssl`). */
+  connectionString: string;
+  /** TLS as node-postgres takes it: `false` for plain TCP, else the certificate checks (and CA) to apply. */
+  ssl: false | ConnectionOptions;
+  /** Bound on opening the connection (TCP, TLS and sign-in), in ms. */
+  connectTimeoutMs: number;
+  /**
+   * A failure to open that connection as a PostgresStoreError naming the datasource, the redacted
+   * target and the fix (as the pool's first connection's); `what` names the connection in it.
+   */
+  connectError(err: unknown, what: string): PostgresStoreError;
+}
+
+/** The pool's resolution of `options` (resolvePoolConfig) for a connection opened elsewhere. */
+export function connectionSettings(options: ConnectPostgresOptions): PostgresConnectionSettings {
+  const { config, ctx } = resolvePoolConfig(options);
+  return {
+    connectionString: config.connectionString as string,
+    ssl: config.ssl as false | ConnectionOptions,
+    connectTimeoutMs: ctx.connectTimeoutMs,
+    connectError: (err, what) => connectError(err, { ...ctx, label: `${ctx.label} (${what})` }),
+  };
+}
+
 const UNREACHABLE = new Set([
   "ECONNREFUSED",
   "ENOTFOUND",

@@ -1,6 +1,12 @@
 // From a `type: postgres` datasource of the project config to a connected, migrated store.
 import { datasourceUrlUnset, type PostgresDatasource } from "@agentsvc/config-schema";
-import { type ConnectPostgresOptions, connectPostgres, type PostgresStore } from "./connect.js";
+import {
+  type ConnectPostgresOptions,
+  connectionSettings,
+  connectPostgres,
+  type PostgresConnectionSettings,
+  type PostgresStore,
+} from "./connect.js";
 import { PostgresStoreError } from "./errors.js";
 
 export interface ConnectDatasourceOptions
@@ -21,15 +27,34 @@ export interface ConnectDatasourceOptions
  * datasource's keys.
  */
 export function connectDatasource(options: ConnectDatasourceOptions): Promise<PostgresStore> {
+  let opts: ConnectPostgresOptions;
+  try {
+    opts = datasourceOptions(options);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  return connectPostgres(opts);
+}
+
+/**
+ * How a connection of its own to the datasource (the cluster link) must be opened: its URL, TLS
+ * and connect timeout resolved exactly as connectDatasource's pool resolves them. Throws the same
+ * `env_unset` and `invalid_options` errors.
+ */
+export function datasourceConnection(
+  options: Pick<ConnectDatasourceOptions, "name" | "datasource" | "env" | "appRoot" | "source">,
+): PostgresConnectionSettings {
+  return connectionSettings(datasourceOptions(options));
+}
+
+function datasourceOptions(options: ConnectDatasourceOptions): ConnectPostgresOptions {
   const { name, datasource: ds, env = process.env, appRoot, ...rest } = options;
   const source = rest.source ?? "agentsvc.config";
   const url = env[ds.urlEnvVar];
   if (!url) {
-    return Promise.reject(
-      new PostgresStoreError(
-        "env_unset",
-        `${source}: datasources.${name}.urlEnvVar: ${datasourceUrlUnset(name, ds)}`,
-      ),
+    throw new PostgresStoreError(
+      "env_unset",
+      `${source}: datasources.${name}.urlEnvVar: ${datasourceUrlUnset(name, ds)}`,
     );
   }
   const opts: ConnectPostgresOptions = {
@@ -53,5 +78,5 @@ export function connectDatasource(options: ConnectDatasourceOptions): Promise<Po
   }
   if (opts.idleTimeoutMs === undefined && ds.idleTimeoutMs !== undefined)
     opts.idleTimeoutMs = ds.idleTimeoutMs;
-  return connectPostgres(opts);
+  return opts;
 }

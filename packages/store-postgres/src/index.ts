@@ -1,16 +1,18 @@
 export {
+  connectionSettings,
   connectPostgres,
   type ConnectPostgresOptions,
   DEFAULT_APPLICATION_NAME,
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_POOL_SIZE,
+  type PostgresConnectionSettings,
   type PostgresDb,
   type PostgresLogger,
   type PostgresSslMode,
   type PostgresStore,
   SSL_MODES,
 } from "./connect.js";
-export { connectDatasource, type ConnectDatasourceOptions } from "./datasource.js";
+export { connectDatasource, type ConnectDatasourceOptions, datasourceConnection } from "./datasource.js";
 export { PostgresStoreError } from "./errors.js";
 export {
   BASELINE_VERSION,
