@@ -42,7 +42,7 @@ import { requestLog } from "./request-log.js";
 import { mountFavicon, mountPage } from "./static-pages.js";
 import { mountWebhooks } from "./webhooks.js";
 import { clusterRuns } from "./cluster/run-control.js";
-import { pgCoordination } from "./cluster/pg-coordination.js";
+import { datasourceCoordination } from "./cluster/datasource-link.js";
 import { StoreSet } from "./stores.js";
 import { requireApiKeys } from "./api-keys.js";
 import { installCommand } from "./install-command.js";
@@ -124,7 +124,14 @@ export async function createServer(project: Project, options: ServerOptions = {}
       primary.dialect === "postgres" ? project.config.datasources[primary.datasource] : undefined;
     const coordination =
       postgres?.type === "postgres"
-        ? await pgCoordination({ connectionString: readEnv(env, postgres.urlEnvVar) ?? "", logger })
+        ? await datasourceCoordination({
+            name: primary.datasource,
+            datasource: postgres,
+            env,
+            appRoot: project.root,
+            source: project.configFile ?? "agentsvc.config",
+            logger,
+          })
         : undefined;
     if (coordination) closers.push(() => coordination.close());
     warnUnreadHeldCaps(project, primary.dialect === "postgres" ? primary.datasource : undefined, logger);

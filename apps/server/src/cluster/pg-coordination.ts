@@ -44,7 +44,12 @@ function targetOf(message: ClusterMessage): string {
 }
 
 export async function pgCoordination(options: {
+  /** Without TLS parameters: `ssl` decides (store-postgres's datasourceConnection resolves both). */
   connectionString: string;
+  /** The link's TLS, as the datasource's pool connects (node-postgres's `ssl`). Default plain TCP. */
+  ssl?: false | import("node:tls").ConnectionOptions;
+  /** Bound on opening the link, in ms (the datasource's `connectTimeoutMs`). Default pg-cluster's 10 000. */
+  connectTimeoutMs?: number;
   logger: Logger;
   /**
    * How long an instance that does not lead waits, give or take a quarter, after the leader's last
@@ -72,6 +77,9 @@ export async function pgCoordination(options: {
     log.warn({ err: error.message, context }, "cluster connection");
   const link = new cluster.InstanceLink({
     connectionString: options.connectionString,
+    ...(options.ssl === undefined ? {} : { ssl: options.ssl }),
+    ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
+    // Its own name whatever the datasource's applicationName: tooling/cluster-test ends it by this name.
     applicationName: "agentsvc-cluster",
     onError,
   });
