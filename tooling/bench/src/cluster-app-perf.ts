@@ -392,14 +392,22 @@ export function dropPerfMaps(pids: readonly number[]): void {
 const top = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n);
 
 /** One configuration's app CPU, ms a message summed over its instances. */
+/**
+ * Samples to CPU ms: perf's share of each, times /proc's CPU. Under load perf loses samples (its
+ * buffer fills while it waits for a CPU): 70-90% of /proc's at load 15-20, and not alike in one's and
+ * three's bursts, so raw sample counts would compare the configurations by perf's losses.
+ */
+const scaleOf = (t: AppTally, hz: number) => (t.samples > 0 ? (t.procSeconds * hz) / t.samples : 1);
+
 export function appLines(title: string, t: AppTally, messages: number, hz: number): string[] {
-  const ms = (n: number) => ((n * 1000) / hz / messages).toFixed(3);
+  const f = scaleOf(t, hz);
+  const ms = (n: number) => ((n * f * 1000) / hz / messages).toFixed(3);
   const part = (label: string, m: Map<string, number>, n: number) =>
     `  ${label}: ${top(m, n)
       .map(([k, v]) => `${k} ${ms(v)}`)
       .join(", ")}`;
   return [
-    `${title}: app CPU ms a message (perf ${ms(t.samples)}, /proc ${((t.procSeconds * 1000) / messages).toFixed(3)})`,
+    `${title}: app CPU ms a message, /proc's CPU split by perf's samples (${ms(t.samples)}; perf saw ${((100 * t.samples) / hz / Math.max(t.procSeconds, 1e-9)).toFixed(0)}% of it)`,
     part("by group", t.group, 40),
     part("by thread", t.thread, 8),
     part("by leaf", t.leaf, 10),
@@ -419,17 +427,19 @@ export function appDiffLines(
   three: { t: AppTally; messages: number },
   hz: number,
 ): string[] {
-  const per = (x: { messages: number }, n: number | undefined) => ((n ?? 0) * 1000) / hz / x.messages;
-  const diff = (label: string, pick: (t: AppTally) => Map<string, number>, n: number, scale = 1) => {
+  // Samples as ms a message of /proc's CPU (scaleOf); `counts`: per 1,000 messages instead.
+  const per = (x: { t: AppTally; messages: number }, n: number | undefined, counts = false) =>
+    counts ? ((n ?? 0) * 1000) / x.messages : ((n ?? 0) * 1000 * scaleOf(x.t, hz)) / hz / x.messages;
+  const diff = (label: string, pick: (t: AppTally) => Map<string, number>, n: number, counts = false) => {
     const keys = new Set([...pick(one.t).keys(), ...pick(three.t).keys()]);
     const rows = [...keys]
       .map(
-        (k) => [k, per(one, pick(one.t).get(k)) * scale, per(three, pick(three.t).get(k)) * scale] as const,
+        (k) => [k, per(one, pick(one.t).get(k), counts), per(three, pick(three.t).get(k), counts)] as const,
       )
       .sort((a, b) => Math.abs(b[2] - b[1]) - Math.abs(a[2] - a[1]))
       .slice(0, n);
     return [
-      `  ${label} (${scale === 1 ? "ms a message" : "a message"}: one, three, three - one):`,
+      `  ${label} (${counts ? "per 1,000 messages" : "ms a message"}: one, three, three - one):`,
       ...rows.map(
         ([k, a, b]) =>
           `    ${a.toFixed(3)}  ${b.toFixed(3)}  ${(b - a >= 0 ? "+" : "") + (b - a).toFixed(3)}  ${k}`,
@@ -437,7 +447,7 @@ export function appDiffLines(
     ];
   };
   return [
-    `app CPU, three instances against one (perf ${per(one, one.t.samples).toFixed(3)} vs ${per(three, three.t.samples).toFixed(3)} ms a message; /proc ${((one.t.procSeconds * 1000) / one.messages).toFixed(3)} vs ${((three.t.procSeconds * 1000) / three.messages).toFixed(3)})`,
+    `app CPU, three instances against one: /proc ${per(one, one.t.samples).toFixed(3)} vs ${per(three, three.t.samples).toFixed(3)} ms a message, split by perf's samples (perf saw ${((100 * one.t.samples) / hz / Math.max(one.t.procSeconds, 1e-9)).toFixed(0)}% and ${((100 * three.t.samples) / hz / Math.max(three.t.procSeconds, 1e-9)).toFixed(0)}% of it)`,
     ...diff("by group", (t) => t.group, 30),
     ...diff("by thread", (t) => t.thread, 6),
     ...diff("by leaf", (t) => t.leaf, 8),
@@ -452,7 +462,7 @@ export function appDiffLines(
       .join(", ")}`,
     ...diff("by cluster lever and leaf", (t) => t.leverLeaf, 20),
     ...diff("by group and the tier of its nearest JS frame", (t) => t.groupTier, 30),
-    ...diff("code objects compiled in the bursts, x1000", (t) => t.compiled, 30, hz),
+    ...diff("code objects compiled in the bursts", (t) => t.compiled, 30, true),
     ...diff("by group and self function", (t) => t.groupSelf, 40),
     ...diff("native leaf symbols", (t) => t.symbol, 20),
   ];
