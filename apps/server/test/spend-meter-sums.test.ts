@@ -19,9 +19,9 @@ function instances() {
   let reads = 0;
   const counted = {
     record: ledger.record.bind(ledger),
-    totals: (filter: Parameters<typeof ledger.totals>[0]) => {
+    spendSplit: (...args: Parameters<typeof ledger.spendSplit>) => {
       reads++;
-      return ledger.totals(filter);
+      return ledger.spendSplit(...args);
     },
   };
   let now = NOW;

@@ -15,15 +15,10 @@ function meterWith(writeWindowMs: number) {
       record: async (rows) => {
         inserts.push(Array.isArray(rows) ? rows : [rows]);
       },
-      totals: async () => ({
-        calls: 0,
-        inputTokens: 0,
-        outputTokens: 0,
-        cachedInputTokens: 0,
-        cacheWriteInputTokens: 0,
-        reasoningTokens: 0,
-        costNanos: 0,
-      }),
+      spendSplit: async () => {
+        const none = { day: { tokens: 0, costNanos: 0 }, month: { tokens: 0, costNanos: 0 } };
+        return { settled: none, recent: none };
+      },
     },
     logger: { warn: () => {}, error: () => {} },
     writeWindowMs,

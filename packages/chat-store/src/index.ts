@@ -63,13 +63,18 @@ export { type NewReminder, type ReminderRow, Reminders } from "./reminders.js";
 export { ScheduleTicks, type TickDelivery, type TickOutcome, type TickRow } from "./schedules.js";
 export { type ApprovedSender, type PairingRecord, SenderAccess } from "./sender-access.js";
 export {
+  type PeriodSpend,
+  type Spend,
+  type SplitRange,
   type UsageEntry,
   type UsageFilter,
   type UsageGroup,
   type UsageKind,
   UsageLedger,
+  type UsageScope,
   type UsageTotals,
 } from "./usage-ledger.js";
+export { MARGIN_MS, REBASE_MS, UsageSums, type UsageSumsOptions } from "./usage-sums.js";
 export { isStoreLocked, StoreHealth, type StoreAccess, type StoreState } from "./store-health.js";
 export {
   PoolHealth,

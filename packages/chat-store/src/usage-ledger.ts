@@ -2,8 +2,8 @@
 // record time, and the sums budgets and `agentsvc usage` read. Shared by every instance of a
 // PostgreSQL store, so a budget counts what all instances spent.
 import type { StoreContext } from "./context.js";
-import type { SQLWrapper } from "drizzle-orm";
-import { and, desc, eq, gte, sql } from "./orm.js";
+import type { SQL, SQLWrapper } from "drizzle-orm";
+import { and, desc, eq, gte, lt, sql } from "./orm.js";
 import { StatementBatch } from "./statement-batch.js";
 import { pgRows, usageInsert } from "./pg-writes.js";
 
@@ -58,6 +58,29 @@ export interface UsageFilter {
   agent?: string;
 }
 
+/** Whose rows a budget sums: the service's (no field), or one user's, gateway's or agent's. */
+export type UsageScope = Omit<UsageFilter, "since">;
+
+/** What a budget counts: tokens (input plus output) and cost in billionths. */
+export interface Spend {
+  tokens: number;
+  costNanos: number;
+}
+
+/** One scope's spend in the UTC day and month (a day's rows are in its month's too). */
+export interface PeriodSpend {
+  day: Spend;
+  month: Spend;
+}
+
+/** The rows a split sum reads: `at` from `from`, the day's and month's starts, and the cutoff it splits them at. */
+export interface SplitRange {
+  from: number;
+  cutoff: number;
+  day: number;
+  month: number;
+}
+
 export class UsageLedger {
   private get l() {
     return this.ctx.tables.usageLedger;
@@ -90,6 +113,68 @@ export class UsageLedger {
   async totals(filter: UsageFilter): Promise<UsageTotals> {
     const rows = await this.ctx.run((db) => db.select(this.sums()).from(this.l).where(this.where(filter)));
     return toTotals(rows[0]);
+  }
+
+  /**
+   * One scope's day and month spend over the rows at/after `from`, split into those before `cutoff`
+   * (`settled`) and those at/after it (`recent`): one statement for both periods and both parts
+   * (usage-sums.ts reads a period's settled part once in a while, the recent part at every refresh:
+   * then `from` is the cutoff, and the statement has no settled sums).
+   */
+  async spendSplit(
+    scope: UsageScope,
+    range: SplitRange,
+  ): Promise<{ settled: PeriodSpend; recent: PeriodSpend }> {
+    const l = this.l;
+    const { cutoff, day, month } = range;
+    const withSettled = range.from < cutoff;
+    const sums = (when: SQL) => ({
+      tokens: sql<number>`coalesce(sum(${l.inputTokens} + ${l.outputTokens}) FILTER (WHERE ${when}), 0)`,
+      costNanos: sql<number>`coalesce(sum(${l.costNanos}) FILTER (WHERE ${when}), 0)`,
+    });
+    // Rows read from the cutoff on are all recent: only the period's start filters them.
+    const recent = (since: number) =>
+      sums(withSettled ? and(gte(l.at, cutoff), gte(l.at, since))! : gte(l.at, since));
+    const settled = (since: number) => sums(and(lt(l.at, cutoff), gte(l.at, since))!);
+    const columns = {
+      recentDay: recent(day),
+      recentMonth: recent(month),
+      ...(withSettled ? { settledDay: settled(day), settledMonth: settled(month) } : {}),
+    };
+    const rows = await this.ctx.run((db) =>
+      db
+        .select({
+          recentDay: columns.recentDay.tokens,
+          recentDayCost: columns.recentDay.costNanos,
+          recentMonth: columns.recentMonth.tokens,
+          recentMonthCost: columns.recentMonth.costNanos,
+          ...(columns.settledDay && columns.settledMonth
+            ? {
+                settledDay: columns.settledDay.tokens,
+                settledDayCost: columns.settledDay.costNanos,
+                settledMonth: columns.settledMonth.tokens,
+                settledMonthCost: columns.settledMonth.costNanos,
+              }
+            : {}),
+        })
+        .from(l)
+        .where(this.where({ since: range.from, ...scope })),
+    );
+    const r: Record<string, unknown> = rows[0] ?? {};
+    const spend = (tokens: unknown, costNanos: unknown): Spend => ({
+      tokens: Number(tokens ?? 0),
+      costNanos: Number(costNanos ?? 0),
+    });
+    return {
+      settled: {
+        day: spend(r.settledDay, r.settledDayCost),
+        month: spend(r.settledMonth, r.settledMonthCost),
+      },
+      recent: {
+        day: spend(r.recentDay, r.recentDayCost),
+        month: spend(r.recentMonth, r.recentMonthCost),
+      },
+    };
   }
 
   /** The sums per user, gateway, agent or model (provider/model) since `since`, costliest first. */

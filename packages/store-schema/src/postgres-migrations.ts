@@ -498,6 +498,23 @@ END
 $fn$ LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan SET enable_seqscan = off;
 `,
   },
+  // A budget's refresh reads only the ledger's rows since a cutoff minutes back (chat-store
+  // usage-sums.ts; it read the whole month once a second on every instance, #45). Through
+  // usage_ledger_at (BRIN, step 19) such a read takes every page of each range the cutoff falls in
+  // or after, and of every range not yet summarized: a range was summarized only by VACUUM, which
+  // autovacuum runs on an insert-only table after 20% more rows (10^5 rows unsummarized in a month
+  // of 10^6, all read once a second). autosummarize has autovacuum summarize a range as soon as
+  // the next one is written to (within its naptime); 16 pages a range (~1,000 rows, was 128) bound
+  // what a read takes around the cutoff. A row still writes no entry in it: the ledger keeps its
+  // two btree entries a row. Rebuilding it reads the table once (writes to it wait meanwhile).
+  {
+    version: 22,
+    name: "usage_ledger_at: BRIN of 16 pages a range, summarized as ranges fill (autosummarize)",
+    sql: `
+DROP INDEX usage_ledger_at;
+CREATE INDEX usage_ledger_at ON usage_ledger USING brin (at) WITH (pages_per_range = 16, autosummarize = on);
+`,
+  },
 ];
 
 /**

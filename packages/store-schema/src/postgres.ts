@@ -285,8 +285,8 @@ export const usageLedger = pgTable(
   },
   (t) => [
     // BRIN (step 19): the sums since a period's start by time, a gateway's and an agent's too (their
-    // btree indexes dropped); a user's by usage_ledger_user.
-    index("usage_ledger_at").using("brin", t.at),
+    // btree indexes dropped); a user's by usage_ledger_user. Step 22: 16 pages a range, autosummarize.
+    index("usage_ledger_at").using("brin", t.at).with({ pages_per_range: 16, autosummarize: true }),
     index("usage_ledger_user").on(t.userId, t.at),
   ],
 );

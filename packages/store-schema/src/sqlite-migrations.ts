@@ -435,4 +435,13 @@ ALTER TABLE usage_ledger ADD COLUMN cache_write_input_tokens INTEGER NOT NULL DE
 -- PostgreSQL only (the announcing inbox accept as a function); nothing changes on SQLite.
 `,
   },
+  {
+    version: 22,
+    name: "usage_ledger_at: BRIN of 16 pages a range, summarized as ranges fill (autosummarize)",
+    // PostgreSQL only: SQLite's usage_ledger_at is a btree, which a read since a cutoff searches
+    // from it; there is no BRIN index to summarize.
+    sql: `
+-- PostgreSQL only (usage_ledger_at's BRIN ranges); nothing changes on SQLite.
+`,
+  },
 ];
