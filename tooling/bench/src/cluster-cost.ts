@@ -72,9 +72,9 @@ const threadsFor = (instances: number) => (STEADY ? THREADS * instances : THREAD
  * instance's store pool at that size (BENCH_PG_POOL, servers/ingest-route-pg.ts), all side by side in
  * the same rounds, each printed with its size; the rows are the first size's. Unset: the project's 10.
  * Set BENCH_CLUSTER_ROUNDS to the number of configurations (6 for three sizes): roundOrder is balanced
- * over that many rounds only. Even then the first three-instance configuration started cost 0.03-0.28
- * app CPU-s per 1,000 more than the others in 6 of 7 runs, whatever its size (pgpool11): read sizes
- * against each other across runs with the order changed.
+ * over that many rounds only. The first three-instance configuration started cost 0.03-0.28 app CPU-s
+ * per 1,000 more than the others in 6 of 7 runs whatever its size, but an A/A/A run (10,10,10) spread
+ * 0.69-0.72 (pgpool11): read sizes against each other across runs with the order changed.
  */
 const POOLS = (process.env.BENCH_CLUSTER_POOLS ?? "").split(",").filter(Boolean).map(Number);
 
