@@ -140,8 +140,11 @@ const TIERS: Record<string, string> = {
   "+": "Maglev",
   "*": "Turbofan",
 };
+/** An apostrophe after the marker: code specialised to one closure's context, compiled per closure. */
 const tierOf = (f: Frame | undefined) =>
-  f ? (TIERS[f.sym.charAt(3)] ?? `other (${f.sym.charAt(3)})`) : "no JS frame";
+  f
+    ? `${TIERS[f.sym.charAt(3)] ?? `other (${f.sym.charAt(3)})`}${f.sym.charAt(4) === "'" ? " (context-specialised)" : ""}`
+    : "no JS frame";
 
 /** "name pkg/file.js:line" for a JS frame (the tier marker and column dropped). */
 function fnLabel(f: Frame): string {
