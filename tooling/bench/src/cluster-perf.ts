@@ -11,8 +11,8 @@
 // costs the machine 1-3% and writes ~1-2 MB a burst. The same samples split the instances' own CPU
 // (cluster-app-perf.ts).
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import {
   type AppTally,
   appCounts,
@@ -169,11 +169,22 @@ export async function startBurstPerf(
   const appCpu = () => appPids.reduce((sum, pid) => sum + cpuSecondsOf(pid), 0);
   const cpu0 = procCpu(dataDir);
   const c0 = await counters(stats, dbName);
+  // A folder that does not exist yet is made: perf would exit at once, and stop() wait for ever.
+  mkdirSync(dirname(file), { recursive: true });
   const perf: ChildProcess = spawn("perf", ["record", "-q", "-a", "-g", "-F", String(HZ), "-o", file], {
-    stdio: "ignore",
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let perfErr = "";
+  perf.stderr?.on("data", (d: Buffer) => {
+    perfErr += d.toString();
   });
   // perf attaches to every CPU before it samples: the burst starts once it has.
   await new Promise((r) => setTimeout(r, 300));
+  if (perf.exitCode !== null || perf.signalCode !== null) {
+    throw new Error(
+      `BENCH_CLUSTER_PERF: perf record exited at once (${perf.exitCode ?? perf.signalCode}): ${perfErr.trim()}`,
+    );
+  }
   const app0 = appCpu();
   const counts0 = appCounts(appPids);
   const maps0 = perfMapSizes(appPids);
