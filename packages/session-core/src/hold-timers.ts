@@ -7,6 +7,8 @@
 // and a 250 ms grid two per grid point (the threads let go in a burst's last second: 2-4 points on
 // each instance). A thread is held at least the hold, at most the hold plus `gatherMs`.
 
+import { HOLD_TIERS } from "./hold-stretch.js";
+
 interface Kept {
   /** When its hold is over (ms, Date.now()). */
   at: number;
@@ -100,26 +102,34 @@ export class HoldTimers {
  */
 export const SUSPENDED_HOLD_MS = 1000;
 
-/** Idle threads kept the whole hold, suspended ones at most SUSPENDED_HOLD_MS: one HoldTimers each. */
+/**
+ * Idle threads kept the whole hold (times 1, 2 or 4: hold-stretch.ts), suspended ones at most
+ * SUSPENDED_HOLD_MS: one HoldTimers each, every thread in one holding as long.
+ */
 export class ThreadHolds {
-  readonly #idle: HoldTimers;
+  /** By tier: the hold times 2^tier. */
+  readonly #idle: HoldTimers[];
   readonly #suspended: HoldTimers;
   constructor(holdMs: number, gatherMs: number) {
-    this.#idle = new HoldTimers(holdMs, gatherMs);
+    this.#idle = Array.from(
+      { length: HOLD_TIERS },
+      (_, tier) => new HoldTimers(holdMs * 2 ** tier, gatherMs),
+    );
     this.#suspended = new HoldTimers(Math.min(holdMs, SUSPENDED_HOLD_MS), gatherMs);
   }
 
-  keep(threadId: string, suspended: boolean, fire: () => void): void {
-    (suspended ? this.#suspended : this.#idle).keep(threadId, fire);
+  /** `tier`: an idle thread's (0-2), its hold times 2^tier; a suspended one's is not stretched. */
+  keep(threadId: string, suspended: boolean, fire: () => void, tier = 0): void {
+    (suspended ? this.#suspended : (this.#idle[tier] ?? this.#idle[0]))?.keep(threadId, fire);
   }
 
   cancel(threadId: string): void {
-    this.#idle.cancel(threadId);
+    for (const idle of this.#idle) idle.cancel(threadId);
     this.#suspended.cancel(threadId);
   }
 
-  /** Lets the oldest kept thread go now, an idle one first; false when none is kept. */
+  /** Lets the oldest kept thread go now, an idle one of the shortest hold first; false when none is kept. */
   fireOldest(): boolean {
-    return this.#idle.fireOldest() || this.#suspended.fireOldest();
+    return this.#idle.some((idle) => idle.fireOldest()) || this.#suspended.fireOldest();
   }
 }

@@ -6,6 +6,7 @@
 // holder; a sweep finds any whose announcement was lost, and the threads of a dead instance.
 import type { ClusterMessage, Coordination, HeldLock } from "./coordination.js";
 import { DEFAULT_MAX_HELD_THREADS, HeldCap } from "./held-cap.js";
+import { HoldStretch } from "./hold-stretch.js";
 import { ThreadHolds } from "./hold-timers.js";
 import { RecentLetGos } from "./recent-let-gos.js";
 import type { SessionParts } from "./parts.js";
@@ -45,6 +46,7 @@ export class Ownership {
 
   /** Threads kept after their last work, let go in groups; suspended ones for less (hold-timers.ts). */
   readonly #lettingGo: ThreadHolds;
+  readonly #stretch: HoldStretch; // each idle thread's hold: longer for one taken back soon (hold-stretch.ts)
   /** The cap on threads held at once (held-cap.ts). */
   readonly #cap: HeldCap;
   /** Threads let go lately: an announcement of one is looked at (recent-let-gos.ts). */
@@ -57,6 +59,7 @@ export class Ownership {
     private readonly options: { holdMs: number; maxHeld?: number } = { holdMs: 0 },
   ) {
     this.#lettingGo = new ThreadHolds(options.holdMs, LET_GO_GATHER_MS);
+    this.#stretch = new HoldStretch(options.holdMs);
     this.#cap = new HeldCap(options.maxHeld ?? DEFAULT_MAX_HELD_THREADS, {
       locks: () => this.#held.size + this.#releasing.size,
       take: (gateway, thread) => this.poke(gateway, thread),
@@ -124,6 +127,7 @@ export class Ownership {
     }
     if (acquired === "announced") return "announced";
     if (!acquired) return "elsewhere";
+    this.#stretch.taken(threadId);
     this.p.logger.debug({ threadId }, "took a thread");
     // What this process remembers of the thread may be stale: another instance ran it meanwhile.
     this.p.runs.release?.(threadId);
@@ -133,6 +137,7 @@ export class Ownership {
     } catch (err) {
       this.p.logger.error({ err, threadId }, "could not take over a thread; letting it go");
       this.#held.delete(threadId);
+      this.#stretch.forget(threadId);
       await this.#giveBack(threadId);
       return "free";
     } finally {
@@ -198,7 +203,7 @@ export class Ownership {
         }),
       );
     };
-    this.#lettingGo.keep(threadId, suspended, fire);
+    this.#lettingGo.keep(threadId, suspended, fire, this.#stretch.tier(threadId));
   }
 
   /** The last look for messages not taken yet, then the lock given back (true) unless it found some. */
@@ -210,6 +215,7 @@ export class Ownership {
     this.p.runs.release?.(state.threadId);
     this.#held.delete(state.threadId);
     this.recentlyLet.add(state.threadId);
+    this.#stretch.letGo(state.threadId);
     await this.#giveBack(state.threadId);
     return true;
   }
@@ -307,6 +313,7 @@ export class Ownership {
         this.p.logger.warn({ threadId }, "lost the lock of a thread; another instance may take it over");
       this.#held.delete(threadId);
       this.#lettingGo.cancel(threadId);
+      this.#stretch.forget(threadId);
       if (!state) continue;
       if (state.active?.phase === "running") {
         if (state.lost) continue;

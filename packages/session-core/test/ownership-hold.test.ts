@@ -117,4 +117,35 @@ describe("threads kept after their last work", () => {
     ]);
     expect(o.own.holdsAny).toBe(false);
   });
+
+  it("a thread taken back soon after its let-go is kept twice as long, up to 4x; one away longer than its hold starts at 1x again", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    vi.setSystemTime(400_000);
+    const o = owner(1000);
+    const id = gatewayThreadId("mock", "T");
+    /** Takes T, ends its work, and says how long after that it was given back. */
+    const heldFor = async () => {
+      const before = o.given.length;
+      expect(await o.own.claim("mock", "T")).toBe(true);
+      const settled = Date.now();
+      await o.own.settle(o.threads.get("mock", "T"));
+      while (o.given.length === before) await vi.advanceTimersByTimeAsync(100);
+      expect(o.given.at(-1)?.key).toBe(id);
+      return (o.given.at(-1)?.at ?? 0) - settled;
+    };
+    expect(await heldFor()).toBe(1000);
+    // Its next message 300 ms after the let-go (1.3 s after its work): the hold was too short for it.
+    await vi.advanceTimersByTimeAsync(300);
+    expect(await heldFor()).toBe(2000);
+    await vi.advanceTimersByTimeAsync(1900);
+    expect(await heldFor()).toBe(4000);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(await heldFor()).toBe(4000);
+    // Away longer than its 4 s hold: back to 1 s.
+    await vi.advanceTimersByTimeAsync(4000);
+    expect(await heldFor()).toBe(1000);
+    // Away longer than its hold at 1 s (1.2 s): still 1 s.
+    await vi.advanceTimersByTimeAsync(1200);
+    expect(await heldFor()).toBe(1000);
+  });
 });
