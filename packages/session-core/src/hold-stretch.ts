@@ -1,8 +1,8 @@
 // How long an idle thread is kept after its work, per thread (several instances, `threadHoldMs`).
 // The hold is wall-clock, and a thread's next message comes when its sender's turn comes round: under
 // load that is later, and a thread let go just before it is taken back, adopted and given back again.
-// In the cluster bench at load 13 nearly every take on three instances was such a cycle (threads came
-// back 1-3 s after their last work: a lock row each way, the adoption's reads, the let-go's last look).
+// In the cluster bench at load 13 a third of three instances' takes were of threads the same instance
+// had let go under 5 s before (a lock row each way, the adoption's reads, the let-go's last look).
 // A thread taken back here within its hold of being let go is kept twice as long the next time, up to
 // 4x; one that stays away longer than its hold starts again at 1x. Threads that do not come back are
 // let go as before, so a quiet instance holds what it held.
