@@ -55,22 +55,11 @@ async function growLedger(db: ChatDb, count: number, before: number, ours = fals
   for (let from = 0; from < count; from += 500) {
     const rows: UsageEntry[] = [];
     for (let i = from; i < Math.min(count, from + 500); i++)
-      rows.push({
-        at: month + i * step,
-        userId: ours ? `bench:${senderOf(i)}` : `grown-${i % 1000}`,
-        gateway: ours ? "bench" : `g${i % 4}`,
-        agent: ours ? "bench" : `a${i % 2}`,
-        conversationId: "c",
-        provider: "demo",
-        model: "m",
-        kind: "turn",
-        outcome: "ok",
-        inputTokens: 100,
-        outputTokens: 20,
-        cachedInputTokens: 0,
-        reasoningTokens: 0,
-        costNanos: 120_000,
-      });
+      rows.push(
+        ours
+          ? ledgerRow(month + i * step, `bench:${senderOf(i)}`, "bench", "bench")
+          : grownRow(month + i * step, i),
+      );
     await db.usageLedger.record(rows);
   }
 }
@@ -248,22 +237,9 @@ async function refreshReads(
   const now = Date.now();
   await growLedger(db, GROWN, now - 10 * 60_000);
   // The last ten minutes: one call every 3 s.
-  const recent: UsageEntry[] = Array.from({ length: 200 }, (_, i) => ({
-    at: now - 10 * 60_000 + i * 3_000,
-    userId: `grown-${i % 1000}`,
-    gateway: `g${i % 4}`,
-    agent: `a${i % 2}`,
-    conversationId: "c",
-    provider: "demo",
-    model: "m",
-    kind: "turn",
-    outcome: "ok",
-    inputTokens: 100,
-    outputTokens: 20,
-    cachedInputTokens: 0,
-    reasoningTokens: 0,
-    costNanos: 120_000,
-  }));
+  const recent: UsageEntry[] = Array.from({ length: 200 }, (_, i) =>
+    grownRow(now - 10 * 60_000 + i * 3_000, i),
+  );
   await db.usageLedger.record(recent);
   await settle?.();
   const d = new Date(now);
@@ -347,4 +323,29 @@ async function benchRefreshRead(): Promise<Row[]> {
   }
   rmSync(root, { recursive: true, force: true });
   return rows;
+}
+
+/** One demo model call's ledger row: 100 tokens in, 20 out. */
+function ledgerRow(at: number, userId: string, gateway: string, agent: string): UsageEntry {
+  return {
+    at,
+    userId,
+    gateway,
+    agent,
+    conversationId: "c",
+    provider: "demo",
+    model: "m",
+    kind: "turn",
+    outcome: "ok",
+    inputTokens: 100,
+    outputTokens: 20,
+    cachedInputTokens: 0,
+    reasoningTokens: 0,
+    costNanos: 120_000,
+  };
+}
+
+/** A row of the grown ledger's other spenders: 1,000 users over 4 gateways and 2 agents. */
+function grownRow(at: number, i: number): UsageEntry {
+  return ledgerRow(at, `grown-${i % 1000}`, `g${i % 4}`, `a${i % 2}`);
 }
