@@ -11,3 +11,4 @@ export { DEFAULT_RETENTION, pruneOnce } from "./retention.js";
 export { useOpenTelemetry } from "./trace.js";
 export { announce, localCoordination } from "./coordination.js";
 export { OUTBOX_IDLE_POLL_MS } from "./outbox-look.js";
+export { gatewayThreadId } from "./threads.js";

@@ -1,7 +1,9 @@
 // The session's Coordination over PostgreSQL (@agentsvc/pg-cluster): thread locks and leadership
 // are session advisory locks on this instance's own connection (a dead instance's go with its
 // socket), announcements are NOTIFY on one channel. Loaded only for a project on PostgreSQL.
-import { type ClusterMessage, type Coordination, gatewayThreadId } from "@agentsvc/session-core";
+import type { ClusterMessage, Coordination } from "@agentsvc/session-core";
+// From the host entry: the main one would put the whole session into every start (bundle-chunks test).
+import { gatewayThreadId } from "@agentsvc/session-core/host";
 import type { Logger } from "pino";
 
 // Not "leader-released": Leadership's own (pg-cluster).
