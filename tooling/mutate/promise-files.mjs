@@ -34,6 +34,7 @@ const special = {
     "ownership",
     "dispatch",
     "hold-timers",
+    "hold-stretch",
     "recent-let-gos",
     "sweep",
     "held-cap",

@@ -37,6 +37,11 @@ export class HoldStretch {
     else this.#held.delete(threadId);
   }
 
+  /** Let-gos remembered now: only those a take could still step up (a service lets go of many threads). */
+  get remembered(): number {
+    return this.#let.size;
+  }
+
   /** The tier of a thread held here now (0 for one not held). */
   tier(threadId: string): number {
     return this.#held.get(threadId) ?? 0;
