@@ -170,7 +170,7 @@ export function createSpendMeter(options: SpendMeterOptions): SpendMeter {
   const spentIn = async (check: Check, starts: Record<Period, number>, at: number): Promise<Spent> => {
     const key = keyOf(check);
     const held = sums.get(key);
-    if (held && isFor(held, starts) && at - held.readAt < REFRESH_MS) return held;
+    if (held && isFresh(held, starts, at)) return held;
     if (held?.reading) return held.reading;
     const reading = (async () => {
       // Rows of calls that just ended are written first, so the sum has them.
@@ -211,10 +211,7 @@ export function createSpendMeter(options: SpendMeterOptions): SpendMeter {
         // function and an await when every one went through spentIn.
         if (!spent) {
           const held = sums.get(keyOf(check));
-          spent =
-            held && isFor(held, starts) && at - held.readAt < REFRESH_MS
-              ? held
-              : await spentIn(check, starts, at);
+          spent = held && isFresh(held, starts, at) ? held : await spentIn(check, starts, at);
         }
         const tokens = spent.spend[period].tokens;
         const cost = spent.spend[period].costNanos / 1e9;
@@ -274,6 +271,11 @@ interface Spent {
 
 function isFor(held: Spent, starts: Record<Period, number>): boolean {
   return held.starts.day === starts.day && held.starts.month === starts.month;
+}
+
+/** Sums for these periods read within REFRESH_MS: used as they are. */
+function isFresh(held: Spent, starts: Record<Period, number>, at: number): boolean {
+  return isFor(held, starts) && at - held.readAt < REFRESH_MS;
 }
 
 function nothingSpent(): PeriodSpend {
