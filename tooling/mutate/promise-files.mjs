@@ -51,6 +51,8 @@ const special = {
     "sent-batch",
     "statement-batch",
     "prompt-cache",
+    // A budget's day and month sums: a spend limit is a promise to the user.
+    "usage-sums",
   ].map((f) => `src/${f}.ts`),
   "webhook-kit": ["src/!(index).ts"],
   // Everything but the contract's types and the export list.
