@@ -63,6 +63,12 @@ export async function pgCoordination(options: {
   leaderRetryMs?: number;
   /** How often the leader announces that it leads (default 9000 ms); keep it under `leaderRetryMs` x 0.75. */
   leaderHeartbeatMs?: number;
+  /**
+   * For tests only: the bus's LISTEN channel (default pg-cluster's). PostgreSQL refuses a LISTEN on
+   * a live session only on a standby (or in a security-restricted operation), too heavy for a test
+   * of a failed start: it names a channel the server cannot parse (a reserved word) instead.
+   */
+  busChannel?: string;
 }): Promise<PgCoordination> {
   let cluster: typeof import("@agentsvc/pg-cluster");
   try {
@@ -86,15 +92,28 @@ export async function pgCoordination(options: {
     onError,
   });
   await link.connect();
-  const locks = new cluster.ThreadLocks(link);
-  const bus = new cluster.Bus(link, { onError });
-  await bus.start();
-  const leadership = new cluster.Leadership(link, {
-    retryMs: options.leaderRetryMs ?? LEADER_RETRY_MS,
-    heartbeatMs: options.leaderHeartbeatMs ?? LEADER_HEARTBEAT_MS,
-    onError,
-    bus,
-  });
+  // Compose registers the coordination for closing only once this returns: a step that throws
+  // after the connect stops what was started, newest first, and the start fails with its error
+  // (before, the link's session stayed open, holding a connection slot until the process ended).
+  const started: (() => Promise<void>)[] = [() => link.close()];
+  let locks: InstanceType<typeof cluster.ThreadLocks>;
+  let bus: InstanceType<typeof cluster.Bus>;
+  let leadership: InstanceType<typeof cluster.Leadership>;
+  try {
+    locks = new cluster.ThreadLocks(link);
+    bus = new cluster.Bus(link, { onError, ...(options.busChannel ? { channel: options.busChannel } : {}) });
+    await bus.start();
+    started.push(() => bus.stop());
+    leadership = new cluster.Leadership(link, {
+      retryMs: options.leaderRetryMs ?? LEADER_RETRY_MS,
+      heartbeatMs: options.leaderHeartbeatMs ?? LEADER_HEARTBEAT_MS,
+      onError,
+      bus,
+    });
+  } catch (error) {
+    for (const stop of started.reverse()) await stop().catch(() => undefined);
+    throw error;
+  }
   const leaders: { stop(): Promise<void> }[] = [];
   return {
     shared: true,
