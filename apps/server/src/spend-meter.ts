@@ -5,8 +5,8 @@ import type { MeteredCall, MeterScope, ModelMeter, TurnError } from "@agentsvc/a
 import {
   type PeriodSpend,
   type UsageEntry,
-  type UsageFilter,
   type UsageLedger,
+  type UsageScope,
   UsageSums,
 } from "@agentsvc/chat-store";
 import type { BudgetLimits, BudgetsConfig, PriceConfig } from "@agentsvc/config-schema";
@@ -47,8 +47,9 @@ export const DEFAULT_WARN_AT = 0.8;
  * Rows of calls ending within this many ms go in one insert. Grouping only what ended in the same
  * turn of the event loop (or while an insert was in flight) made an insert per two or three
  * requests on each of three instances, each with a third of the load, against one per eleven on
- * one (#45.3); a window groups by time, whatever the instance's share. A budget's read and
- * shutdown (`flush`) write what waits at once; a crash loses at most this window's rows.
+ * one (#45.3); a window groups by time, whatever the instance's share. Shutdown (`flush`) writes
+ * what waits at once; a budget's read adds it to the sums it read instead (spentIn). A crash loses
+ * at most this window's rows (and those of a window that ended during a budget's read).
  */
 const LEDGER_WINDOW_MS = 100;
 /** Rows that end the window early (one statement stays far below PostgreSQL's parameter limit). */
@@ -79,19 +80,57 @@ export function createSpendMeter(options: SpendMeterOptions): SpendMeter {
   let queued: UsageEntry[] = [];
   /** Ends the open window now (its rows are written next); undefined while none is open. */
   let closeWindow: (() => void) | undefined;
+  /**
+   * A budget's read and this instance's inserts never overlap, so a read knows which of this
+   * instance's rows it holds: an insert due during reads waits for them (`waiting` keeps its rows
+   * meanwhile), a read waits for the inserts due before it and adds the rows not sent yet
+   * (`queued`, `waiting`) to what it read.
+   */
+  const reads = new Set<Promise<unknown>>();
+  const writes = new Set<Promise<void>>();
+  const waiting = new Set<UsageEntry[]>();
   const writeQueued = () => {
     const rows = queued;
     queued = [];
-    const write = options.ledger
-      .record(rows)
+    const send = () => {
+      waiting.delete(rows);
+      return options.ledger.record(rows);
+    };
+    let sent: Promise<void>;
+    if (reads.size === 0) sent = send();
+    else {
+      waiting.add(rows);
+      sent = Promise.allSettled([...reads]).then(send);
+    }
+    const write = sent
       .catch((err: unknown) =>
         options.logger.error(
           { err: String(err), calls: rows.length },
           "could not record model calls in the cost ledger",
         ),
       )
-      .finally(() => pending.delete(write));
+      .finally(() => {
+        pending.delete(write);
+        writes.delete(write);
+      });
     pending.add(write);
+    writes.add(write);
+  };
+  /** What this instance's rows not sent to the ledger yet add to a scope's day and month. */
+  const unsent = (scope: UsageScope, starts: Record<Period, number>): PeriodSpend => {
+    const spend = nothingSpent();
+    for (const rows of [queued, ...waiting])
+      for (const row of rows) {
+        if (row.at < starts.month || !inScope(row, scope)) continue;
+        const tokens = row.inputTokens + row.outputTokens;
+        spend.month.tokens += tokens;
+        spend.month.costNanos += row.costNanos;
+        if (row.at >= starts.day) {
+          spend.day.tokens += tokens;
+          spend.day.costNanos += row.costNanos;
+        }
+      }
+    return spend;
   };
   const openWindow = () => {
     let timer: NodeJS.Timeout | undefined;
@@ -173,17 +212,21 @@ export function createSpendMeter(options: SpendMeterOptions): SpendMeter {
     if (held && isFresh(held, starts, at)) return held;
     if (held?.reading) return held.reading;
     const reading = (async () => {
-      // Rows of calls that just ended are written first, so the sum has them.
-      await flush();
-      const fresh: Spent = {
-        starts,
-        readAt: at,
-        spend: await ledgerSums.read(check.filter, starts, at),
-      };
+      // Inserts due before this read land first; those due during it wait for it (writeQueued).
+      // Before, the open window was written first: an insert per read, and a call recorded during
+      // the read was missing from the sums until the next read.
+      if (writes.size > 0) await Promise.all([...writes]);
+      const read = await ledgerSums.read(check.filter, starts, at);
+      const fresh: Spent = { starts, readAt: at, spend: plus(read, unsent(check.filter, starts)) };
       if (sums.size >= MAX_CACHED) sums.clear();
       sums.set(key, fresh);
       return fresh;
     })();
+    reads.add(reading);
+    void reading.then(
+      () => reads.delete(reading),
+      () => reads.delete(reading),
+    );
     const placeholder: Spent =
       held && isFor(held, starts) ? held : { starts, readAt: 0, spend: nothingSpent() };
     placeholder.reading = reading;
@@ -278,6 +321,22 @@ function isFresh(held: Spent, starts: Record<Period, number>, at: number): boole
   return isFor(held, starts) && at - held.readAt < REFRESH_MS;
 }
 
+/** Whether a ledger row is one of the scope's (its filter, as the ledger's where reads it). */
+function inScope(row: UsageEntry, scope: UsageScope): boolean {
+  return (
+    (scope.userId === undefined || row.userId === scope.userId) &&
+    (scope.gateway === undefined || row.gateway === scope.gateway) &&
+    (scope.agent === undefined || row.agent === scope.agent)
+  );
+}
+
+function plus(a: PeriodSpend, b: PeriodSpend): PeriodSpend {
+  return {
+    day: { tokens: a.day.tokens + b.day.tokens, costNanos: a.day.costNanos + b.day.costNanos },
+    month: { tokens: a.month.tokens + b.month.tokens, costNanos: a.month.costNanos + b.month.costNanos },
+  };
+}
+
 function nothingSpent(): PeriodSpend {
   return { day: { tokens: 0, costNanos: 0 }, month: { tokens: 0, costNanos: 0 } };
 }
@@ -291,7 +350,7 @@ interface Check {
   /** For logs: the user id, gateway or agent name. */
   name: string;
   label: string;
-  filter: Omit<UsageFilter, "since">;
+  filter: UsageScope;
   limits: BudgetLimits;
 }
 

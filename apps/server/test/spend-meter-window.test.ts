@@ -1,6 +1,6 @@
 // The spend meter's write window (#45.3): rows of calls that end within it share one ledger
-// insert, whatever turn of the event loop each ended in; a flush (a budget's read, shutdown) or a
-// full window writes at once, and a window left alone is written when it ends.
+// insert, whatever turn of the event loop each ended in; a flush (shutdown) or a full window writes
+// at once, and a window left alone is written when it ends.
 import type { MeterScope } from "@agentsvc/agent-core";
 import type { UsageEntry } from "@agentsvc/chat-store";
 import { describe, expect, it, vi } from "vitest";
