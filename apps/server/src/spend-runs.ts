@@ -2,6 +2,7 @@
 // is: the user, conversation, agent and the push gateway it came from. Model calls anywhere under
 // it (the turn's, a summary its memory starts) are checked against the budgets and recorded.
 import {
+  type ContinueOptions,
   type MeterScope,
   type ModelMeter,
   type RunManager,
@@ -32,16 +33,18 @@ export function meterRuns(runs: RunManager, meter: ModelMeter): void {
   const agent = runs.agent.name;
   const start = runs.start.bind(runs);
   runs.start = (input) => withMeter(meter, scopeOf(agent, input), () => start(input));
+  // A continued run's scope is its saved options: the manager hands over the run it read (one read
+  // of the saved run a resume, where this wrapper read it once more before).
+  const metered = (options: ContinueOptions | undefined): ContinueOptions => {
+    const outer = options?.startIn;
+    return {
+      ...options,
+      startIn: (saved, begin) =>
+        withMeter(meter, scopeOf(agent, saved.options), () => (outer ? outer(saved, begin) : begin())),
+    };
+  };
   const resume = runs.resume.bind(runs);
-  runs.resume = async (threadId, decision, caller, options) => {
-    const saved = await runs.runStore.get(threadId);
-    if (!saved) return resume(threadId, decision, caller, options);
-    return withMeter(meter, scopeOf(agent, saved.options), () => resume(threadId, decision, caller, options));
-  };
+  runs.resume = (threadId, decision, caller, options) => resume(threadId, decision, caller, metered(options));
   const continueInterrupted = runs.continueInterrupted.bind(runs);
-  runs.continueInterrupted = async (threadId, options) => {
-    const saved = await runs.runStore.get(threadId);
-    if (!saved) return continueInterrupted(threadId, options);
-    return withMeter(meter, scopeOf(agent, saved.options), () => continueInterrupted(threadId, options));
-  };
+  runs.continueInterrupted = (threadId, options) => continueInterrupted(threadId, metered(options));
 }

@@ -434,10 +434,12 @@ export class RunManager implements RunManagerApi {
       this.suspended.delete(threadId);
       const { record, turn } = this.continuationOf(decided, options);
       if (decision === "cancel") turn.cancel();
-      void this.runSegment(record, turn, {
-        calls: [saved.pendingCall, ...saved.remainingCalls],
-        decision: applied,
-      });
+      const start = () =>
+        this.runSegment(record, turn, {
+          calls: [saved.pendingCall, ...saved.remainingCalls],
+          decision: applied,
+        });
+      void (options.startIn ? options.startIn(saved, start) : start());
       return record.segment;
     } finally {
       this.continuing.delete(threadId);
@@ -475,7 +477,8 @@ export class RunManager implements RunManagerApi {
       throw new AgentsvcError("thread_busy", `thread ${threadId} is already running`, 409);
     this.interruptedThreads.delete(threadId);
     const { record, turn } = this.continuationOf(saved, options);
-    void this.runSegment(record, turn, continuationPlan(saved, turn, this.tools));
+    const start = () => this.runSegment(record, turn, continuationPlan(saved, turn, this.tools));
+    void (options.startIn ? options.startIn(saved, start) : start());
     return record.segment;
   }
 
