@@ -67,6 +67,16 @@ export {
   PlatformClient,
   type PlatformClientOptions,
 } from "./platform-fetch.js";
+export {
+  FETCH_DEFAULT_HEADERS,
+  HttpAnswer,
+  type HttpRequest,
+  HttpTimeoutError,
+  HttpTransport,
+  type HttpTransportOptions,
+  httpTransport,
+  type PlatformAnswer,
+} from "./http-transport.js";
 export { PollLoop, type PollLoopOptions } from "./poll-loop.js";
 export { type SocketLoopOptions, SocketLoop, type SocketRead, type SocketSend } from "./socket-loop.js";
 export { PlatformApi, type PlatformApiOptions } from "./platform-api.js";

@@ -1,5 +1,6 @@
 // The callback's client (api.ts) against real receivers on 127.0.0.1: what each answer becomes for
-// the outbox (session-core's classifier), the timeout, a dropped socket, redirects, keep-alive.
+// the outbox (session-core's classifier), the timeout, a dropped socket, redirects, keep-alive. The
+// environment's proxy is the transport's (adapter-kit test/http-transport.test.ts).
 import { execFileSync } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -135,23 +136,6 @@ describe("postCallback", () => {
     const [socket] = [...r.sockets];
     await once(socket as Socket, "end");
     expect(r.got).toHaveLength(1);
-  });
-
-  it("goes through HTTP_PROXY when Node is told to use the environment's proxy (NODE_USE_ENV_PROXY=1), as fetch did", async () => {
-    const target = await receiver((_got, res) => res.writeHead(200).end());
-    const proxy = await receiver((_got, res) => res.writeHead(200).end()); // answers for the target
-    vi.stubEnv("NODE_USE_ENV_PROXY", "1");
-    vi.stubEnv("HTTP_PROXY", `http://${proxy.base}`);
-    vi.resetModules();
-    try {
-      const fresh = await import("../src/api.js");
-      await fresh.postCallback(options(`http://${target.base}/cb`), { n: 1 });
-    } finally {
-      vi.unstubAllEnvs();
-      vi.resetModules();
-    }
-    expect(proxy.got.map((g) => g.url)).toEqual([`http://${target.base}/cb`]);
-    expect(target.got).toHaveLength(0);
   });
 
   it("a receiver that drops the connection before answering is a network failure the outbox retries", async () => {

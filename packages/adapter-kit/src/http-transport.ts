@@ -1,0 +1,253 @@
+// The platform calls' HTTP transport: node:http(s) through one keep-alive pool per scheme (Node's
+// Agent keeps the sockets of each origin apart), not the global fetch. fetch builds a Request,
+// Headers, a web stream and a Response per call: on the PostgreSQL ingest bench with callbacks the
+// server's CPU a message was 0.59-0.74x of fetch's once callbacks went this way (README "### ingest-pg"),
+// and a streamed reply is several platform calls (README "### adapter-send").
+//
+// Its rules, kept for every caller:
+// - Redirects are not followed: a 3xx is an answer like any other (the caller's signed or
+//   authorised request goes to the URL it named, nowhere else).
+// - An idle socket is closed after 4 s (before Node's own servers close theirs at 5 s), or 1 s
+//   before a server's `Keep-Alive: timeout=<s>` (Node's Agent reads it only when it has a timeout
+//   of its own): a call seldom goes out on a connection the server is closing.
+// - HTTP_PROXY / HTTPS_PROXY (minus NO_PROXY) are honoured when Node runs with NODE_USE_ENV_PROXY=1 or
+//   --use-env-proxy, as fetch and Node's global agents honour them (Node's "Built-in Proxy Support":
+//   an Agent of one's own only with `proxyEnv`).
+// - One timeout bounds the whole exchange, head and body; the caller's abort rejects with the
+//   signal's reason, as fetch does; every other failure is Node's error, its cause named.
+import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { brotliDecompress, constants, gunzip, inflate, inflateRaw, type ZlibOptions } from "node:zlib";
+
+const IDLE_MS = 4_000;
+
+/**
+ * What Node's fetch sends when the caller does not say (measured on Node 24): a platform call sent
+ * here carries the same headers it carried through fetch.
+ */
+export const FETCH_DEFAULT_HEADERS: Readonly<Record<string, string>> = {
+  accept: "*/*",
+  "accept-language": "*",
+  "sec-fetch-mode": "cors",
+  "user-agent": "node",
+  "accept-encoding": "gzip, deflate",
+};
+
+export interface HttpRequest {
+  method: string;
+  /** Sent as given (lower-case names); `content-length` is set from the body. */
+  headers: Record<string, string>;
+  body?: string | Uint8Array;
+  /** The longest the whole exchange may take: the answer's head, then its body. */
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** What a failure while the body is read becomes (default: Node's error, or the timeout's). */
+  bodyFailure?: (err: unknown) => unknown;
+}
+
+/** A call's answer, as much of fetch's Response as a platform client reads. */
+export interface PlatformAnswer {
+  readonly ok: boolean;
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: { get(name: string): string | null };
+  text(): Promise<string>;
+  json(): Promise<unknown>;
+}
+
+/** No answer, or no whole answer, within the call's timeout. */
+export class HttpTimeoutError extends Error {
+  constructor(
+    readonly timeoutMs: number,
+    /** The answer's head had arrived: its body did not end in time. */
+    readonly headReceived: boolean,
+  ) {
+    super(
+      headReceived ? `the answer did not end within ${timeoutMs} ms` : `no answer within ${timeoutMs} ms`,
+    );
+    this.name = "HttpTimeoutError";
+  }
+}
+
+export interface HttpTransportOptions {
+  /** Where the proxy settings are read (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+  /** Node's own flags (default `process.execArgv`), for `--use-env-proxy`. */
+  execArgv?: readonly string[];
+}
+
+export class HttpTransport {
+  readonly #http: HttpAgent;
+  readonly #https: HttpsAgent;
+
+  constructor(options: HttpTransportOptions = {}) {
+    const env = options.env ?? process.env;
+    const flags = [...(options.execArgv ?? process.execArgv), ...(env.NODE_OPTIONS ?? "").split(/\s+/)];
+    const envProxy = env.NODE_USE_ENV_PROXY === "1" || flags.includes("--use-env-proxy");
+    const agentOptions = { keepAlive: true, timeout: IDLE_MS, ...(envProxy ? { proxyEnv: env } : {}) };
+    this.#http = new HttpAgent(agentOptions);
+    this.#https = new HttpsAgent(agentOptions);
+  }
+
+  /** Resolves at the answer's head; its body is read (or dropped) through the answer. */
+  request(target: string | URL, o: HttpRequest): Promise<HttpAnswer> {
+    let url: URL;
+    try {
+      url = typeof target === "string" ? new URL(target) : target;
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const secure = url.protocol === "https:";
+    if (!secure && url.protocol !== "http:")
+      return Promise.reject(new Error(`unsupported protocol ${url.protocol}`));
+    const { signal } = o;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+      const bytes = typeof o.body === "string" ? Buffer.from(o.body, "utf8") : o.body;
+      const headers = bytes ? { ...o.headers, "content-length": String(bytes.byteLength) } : o.headers;
+      const req = (secure ? httpsRequest : httpRequest)(url, {
+        method: o.method,
+        agent: secure ? this.#https : this.#http,
+        headers,
+      });
+      let answer: HttpAnswer | undefined;
+      let settled = false;
+      const end = (err?: unknown) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        if (err === undefined) answer?.complete();
+        else if (answer) answer.fail(err);
+        else reject(err);
+      };
+      const onAbort = () => {
+        end(signal?.reason);
+        req.destroy();
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      const timer = setTimeout(() => {
+        end(new HttpTimeoutError(o.timeoutMs, answer !== undefined));
+        req.destroy();
+      }, o.timeoutMs);
+      timer.unref();
+      // `on`, not `once`: a destroy after the answer (a body still arriving at the timeout) errors again.
+      req.on("error", (err) => end(err));
+      req.on("response", (res: IncomingMessage) => {
+        answer = new HttpAnswer(res, o.bodyFailure);
+        const got = answer;
+        res.on("data", (chunk: Buffer) => got.push(chunk));
+        res.on("end", () => end());
+        res.on("error", (err) => end(err));
+        // A socket closed before the body's end (without an error event of its own).
+        res.on("close", () => {
+          if (!res.complete) end(new Error("the answer broke off"));
+        });
+        resolve(answer);
+      });
+      req.end(bytes);
+    });
+  }
+
+  /** Closes every pooled socket (a test's or a bench's end). */
+  close(): void {
+    this.#http.destroy();
+    this.#https.destroy();
+  }
+}
+
+/** The transport every platform client uses (its pools shared, as fetch's global one was). */
+export const httpTransport = new HttpTransport();
+
+// Lenient on a stream cut short, as fetch's decoding is.
+const ZLIB: ZlibOptions = { flush: constants.Z_SYNC_FLUSH, finishFlush: constants.Z_SYNC_FLUSH };
+
+function decompress(bytes: Buffer, coding: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const done = (err: Error | null, out: Buffer) => (err ? reject(err) : resolve(out));
+    if (coding === "gzip" || coding === "x-gzip") gunzip(bytes, ZLIB, done);
+    // "deflate" is meant to be zlib-wrapped, but some servers send it raw: the first byte tells.
+    else if (coding === "deflate")
+      ((bytes[0] ?? 0) & 0x0f) === 0x08 ? inflate(bytes, ZLIB, done) : inflateRaw(bytes, ZLIB, done);
+    else if (coding === "br") brotliDecompress(bytes, done);
+    else resolve(bytes); // identity, or a coding nobody asked for: handed on as it came
+  });
+}
+
+export class HttpAnswer implements PlatformAnswer {
+  readonly status: number;
+  readonly statusText: string;
+  readonly ok: boolean;
+  readonly headers: { get(name: string): string | null };
+  #chunks: Buffer[] = [];
+  #keep = true;
+  readonly #body: Promise<void>;
+  #complete!: () => void;
+  #fail!: (err: unknown) => void;
+  readonly #failure: ((err: unknown) => unknown) | undefined;
+
+  constructor(res: IncomingMessage, failure?: (err: unknown) => unknown) {
+    this.#failure = failure;
+    this.status = res.statusCode ?? 0;
+    this.statusText = res.statusMessage ?? "";
+    this.ok = this.status >= 200 && this.status <= 299;
+    const raw = res.headers;
+    this.headers = {
+      get(name: string): string | null {
+        const v = raw[name.toLowerCase()];
+        return v === undefined ? null : Array.isArray(v) ? v.join(", ") : v;
+      },
+    };
+    this.#body = new Promise<void>((ok, no) => {
+      this.#complete = ok;
+      this.#fail = no;
+    });
+    // Nobody may read a body that failed (a callback drops its answer's).
+    this.#body.catch(() => {});
+  }
+
+  /** @internal */
+  push(chunk: Buffer): void {
+    if (this.#keep) this.#chunks.push(chunk);
+  }
+  /** @internal */
+  complete(): void {
+    this.#complete();
+  }
+  /** @internal */
+  fail(err: unknown): void {
+    this.#fail(this.#failure ? this.#failure(err) : err);
+  }
+
+  /** The body's bytes, decoded as the answer's Content-Encoding says. */
+  async bytes(): Promise<Buffer> {
+    await this.#body;
+    const all = this.#chunks.length === 1 ? (this.#chunks[0] as Buffer) : Buffer.concat(this.#chunks);
+    const coding = this.headers.get("content-encoding");
+    if (!coding) return all;
+    // Codings are listed in the order they were applied: undone last first.
+    let out = all;
+    for (const c of coding.toLowerCase().split(",").reverse()) out = await decompress(out, c.trim());
+    return out;
+  }
+
+  /** The body as UTF-8 text, a byte order mark dropped (as fetch's `text()`). */
+  async text(): Promise<string> {
+    const b = await this.bytes();
+    const bom = b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf;
+    return (bom ? b.subarray(3) : b).toString("utf8");
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  /**
+   * Drops the body unread: the connection goes back to the pool once it ends (closed instead if it
+   * has not ended by the call's timeout).
+   */
+  discard(): void {
+    this.#keep = false;
+    this.#chunks = [];
+  }
+}
