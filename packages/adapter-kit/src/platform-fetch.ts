@@ -1,7 +1,15 @@
 // One HTTP client for platform calls: a timeout per call, the caller's abort, and every failure as a
 // PlatformCallError carrying the facts `sendFailure` and the poll loop classify (status, Retry-After,
 // the platform's own code and wait, or "no answer"). Adapters add only how their body reports an error.
+// JSON and string bodies go through the kit's keep-alive transport (http-transport.ts: redirects
+// answered, not followed); FormData (uploads) through fetch, which builds the multipart body.
 import type { GatewaySendError } from "./errors.js";
+import {
+  FETCH_DEFAULT_HEADERS,
+  httpTransport,
+  HttpTimeoutError,
+  type PlatformAnswer,
+} from "./http-transport.js";
 import { type FailureFacts, type PlatformRule, sendFailure } from "./send-failure.js";
 
 /** A platform call that failed: what was called and what is known about the failure. */
@@ -36,7 +44,10 @@ export interface PlatformClientOptions {
    * Slack `{ ok: false, error }` (with HTTP 200). Undefined: the body is a success (when the status is).
    */
   bodyFailure?: (body: unknown, status: number) => FailureFacts | undefined;
-  /** The fetch to use (tests). Default the global fetch. */
+  /**
+   * Every call through this fetch instead of the kit's transport (fetch's rules: redirects followed);
+   * the bench's fetch side. Default: JSON and string bodies by the transport, FormData by global fetch.
+   */
   fetch?: typeof fetch;
 }
 
@@ -79,7 +90,30 @@ export class PlatformClient {
     return body as T;
   }
 
-  async #send(call: string, url: string, request: PlatformCall): Promise<Response> {
+  async #send(call: string, url: string, request: PlatformCall): Promise<PlatformAnswer> {
+    const { body } = request;
+    if (this.options.fetch || body instanceof FormData) return this.#fetch(call, url, request);
+    const timeoutMs = request.timeoutMs ?? this.options.timeoutMs;
+    const raw = body === undefined || typeof body === "string";
+    const headers: Record<string, string> = { ...FETCH_DEFAULT_HEADERS };
+    if (body !== undefined) headers["content-type"] = raw ? "text/plain;charset=UTF-8" : "application/json";
+    if (request.headers) for (const [k, v] of Object.entries(request.headers)) headers[k.toLowerCase()] = v;
+    try {
+      return await httpTransport.request(url, {
+        method: request.method ?? (body === undefined ? "GET" : "POST"),
+        headers,
+        ...(body === undefined ? {} : { body: raw ? (body as string) : JSON.stringify(body) }),
+        timeoutMs,
+        ...(request.signal ? { signal: request.signal } : {}),
+      });
+    } catch (err) {
+      if (request.signal?.aborted) throw err;
+      const detail = err instanceof HttpTimeoutError ? err.message : "connection failed";
+      throw new PlatformCallError(this.options.platform, call, { network: true, detail }, err);
+    }
+  }
+
+  async #fetch(call: string, url: string, request: PlatformCall): Promise<Response> {
     const timeoutMs = request.timeoutMs ?? this.options.timeoutMs;
     const timeout = AbortSignal.timeout(timeoutMs);
     const { body } = request;
@@ -98,7 +132,7 @@ export class PlatformClient {
     }
   }
 
-  #error(call: string, facts: FailureFacts, res: Response, cause?: unknown): PlatformCallError {
+  #error(call: string, facts: FailureFacts, res: PlatformAnswer, cause?: unknown): PlatformCallError {
     const retryAfter = res.headers.get("retry-after");
     const all = retryAfter !== null && facts.retryAfter === undefined ? { ...facts, retryAfter } : facts;
     return new PlatformCallError(this.options.platform, call, all, cause);

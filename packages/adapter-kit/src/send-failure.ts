@@ -1,6 +1,7 @@
 // The one failure classifier for every outbound platform call. The defaults hold for all platforms;
 // an adapter adds only its own codes through a PlatformRule, which is consulted first.
 import { GatewaySendError, retryAfterMs as parseRetryAfter } from "./errors.js";
+import { FETCH_DEFAULT_HEADERS, httpTransport, type PlatformAnswer } from "./http-transport.js";
 
 /** `retry`: later, with backoff; `permanent`: dead-letter at once; `credentials`: stop the gateway. */
 export type FailureKind = "retry" | "permanent" | "credentials";
@@ -86,21 +87,67 @@ export function sendFailure(facts: FailureFacts, o: SendFailureOptions): Gateway
 }
 
 /**
- * One platform call by fetch: a transport failure becomes the platform's network send failure (the
- * outbox retries it); an abort by `signal` (the service stopping) is thrown as it is.
+ * Bound of a send's whole exchange: undici's headersTimeout and bodyTimeout (300 s each), what bounded
+ * these calls when they went through fetch.
+ */
+const SEND_TIMEOUT_MS = 300_000;
+
+/**
+ * One platform call for the outbox: a transport failure becomes the platform's network send failure
+ * (the outbox retries it), a timeout and an answer that breaks off while its body is read too; an
+ * abort by `signal` (the service stopping) is thrown as it is. A string (or URLSearchParams) body goes
+ * through the kit's keep-alive transport, with the headers fetch sent (http-transport.ts: a redirect
+ * is an answer, not followed); FormData, a Blob or a stream through fetch.
  */
 export async function fetchForSend(
   url: string,
   init: RequestInit,
   o: SendFailureOptions,
   signal?: AbortSignal,
-): Promise<Response> {
-  try {
-    return await fetch(url, { ...init, ...(signal ? { signal } : {}) });
-  } catch (err) {
-    if (signal?.aborted) throw err;
-    throw sendFailure({ network: true, detail: String(err) }, { ...o, cause: err });
+): Promise<PlatformAnswer> {
+  const abort = signal ?? init.signal ?? undefined;
+  const lost = (err: unknown, detail: string) => {
+    if (abort?.aborted) return err;
+    return sendFailure({ network: true, detail }, { ...o, cause: err });
+  };
+  const { body } = init;
+  if (body != null && typeof body !== "string" && !(body instanceof URLSearchParams)) {
+    try {
+      return await fetch(url, { ...init, ...(signal ? { signal } : {}) });
+    } catch (err) {
+      throw lost(err, String(err));
+    }
   }
+  try {
+    return await httpTransport.request(url, {
+      method: init.method ?? "GET",
+      headers: fetchHeaders(init.headers, body),
+      ...(body != null ? { body: String(body) } : {}),
+      timeoutMs: SEND_TIMEOUT_MS,
+      ...(abort ? { signal: abort } : {}),
+      // A body cut off is the same network failure as no answer at all.
+      bodyFailure: (err) =>
+        lost(err, `the answer broke off (${err instanceof Error ? err.message : String(err)})`),
+    });
+  } catch (err) {
+    throw lost(err, err instanceof Error ? err.message : String(err));
+  }
+}
+
+/** The headers fetch would send: its defaults, the body's type unless given, the caller's (lower-cased). */
+function fetchHeaders(given: RequestInit["headers"], body: unknown): Record<string, string> {
+  const headers: Record<string, string> = { ...FETCH_DEFAULT_HEADERS };
+  if (typeof body === "string") headers["content-type"] = "text/plain;charset=UTF-8";
+  else if (body instanceof URLSearchParams)
+    headers["content-type"] = "application/x-www-form-urlencoded;charset=UTF-8";
+  if (given === undefined) return headers;
+  // A plain object (every adapter's) is read as it is: a Headers built a call is what this path saves.
+  if (given instanceof Headers || Array.isArray(given))
+    new Headers(given).forEach((v, k) => {
+      headers[k] = v;
+    });
+  else for (const [k, v] of Object.entries(given as Record<string, string>)) headers[k.toLowerCase()] = v;
+  return headers;
 }
 
 /** A platform's answer as JSON, or `{}` when it is not (a proxy's HTML page is classified by status alone). */

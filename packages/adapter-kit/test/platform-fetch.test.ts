@@ -1,12 +1,14 @@
 // The platform client against a real HTTP server on 127.0.0.1: what a failure carries for the
-// outbox and the poll loop.
+// outbox and the poll loop, and what the server sees of a call (the kit's transport against fetch).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PlatformCallError, PlatformClient } from "../src/index.js";
+import { type PlatformCall, PlatformCallError, PlatformClient } from "../src/index.js";
 
 let server: Server;
 let base: string;
+/** Every request's path, in order. */
+const asked: string[] = [];
 const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => void> = {
   "/ok": (_req, res) => res.end(JSON.stringify({ ok: true, result: [1, 2] })),
   "/limited": (_req, res) => {
@@ -29,6 +31,19 @@ const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => void
     res.writeHead(502, { "content-type": "text/html" });
     res.end("<html>Bad Gateway</html>");
   },
+  "/redirect": (_req, res) => res.writeHead(307, { location: "/ok" }).end(),
+  // The head and 7 of the 100 bytes announced, then the socket dropped.
+  "/drop-mid": (_req, res) => {
+    res.writeHead(200, { "content-length": "100", "content-type": "application/json" });
+    res.write('{"ok":t', () => res.socket?.destroy());
+  },
+  "/headers": (req, res) => {
+    let body = "";
+    req.on("data", (c) => {
+      body += c;
+    });
+    req.on("end", () => res.end(JSON.stringify({ method: req.method, headers: req.headers, body })));
+  },
   "/echo": (req, res) => {
     let body = "";
     req.on("data", (c) => {
@@ -41,7 +56,10 @@ const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => void
 };
 
 beforeAll(async () => {
-  server = createServer((req, res) => routes[req.url ?? ""]?.(req, res));
+  server = createServer((req, res) => {
+    asked.push(req.url ?? "");
+    routes[req.url ?? ""]?.(req, res);
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
@@ -122,5 +140,66 @@ describe("PlatformClient", () => {
     const err = await call.catch((e: unknown) => e);
     expect(err).not.toBeInstanceOf(PlatformCallError);
     expect((err as Error).name).toBe("AbortError");
+  });
+});
+
+describe("PlatformClient on the kit's transport", () => {
+  const throughFetch = new PlatformClient({ platform: "test", timeoutMs: 2_000, fetch: globalThis.fetch });
+
+  it("sends what fetch sent: method, headers and body bytes of a JSON, a string and a bodiless call", async () => {
+    type Seen = { method: string; headers: Record<string, string>; body: string };
+    const calls: PlatformCall[] = [
+      { method: "POST", body: { text: "héllo", n: 1 }, headers: { Authorization: "Bot t" } },
+      {
+        method: "POST",
+        body: "a=1&b=%C3%A9",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+      },
+      { method: "GET" },
+      { method: "DELETE", headers: { "user-agent": "DiscordBot (x, 0.1)" } },
+    ];
+    for (const call of calls) {
+      const viaTransport = await client.json<Seen>("headers", `${base}/headers`, call);
+      const viaFetch = await throughFetch.json<Seen>("headers", `${base}/headers`, call);
+      expect(viaTransport).toEqual(viaFetch);
+    }
+  });
+
+  it("answers a redirect with its status, not followed: a failure the outbox retries, its target never asked", async () => {
+    asked.length = 0;
+    const err = await failure(client.json("sendMessage", `${base}/redirect`, { body: { text: "hi" } }));
+    expect(err.facts).toMatchObject({ status: 307 });
+    expect(err.toSendError().permanent).toBe(false);
+    expect(asked).toEqual(["/redirect"]);
+  });
+
+  it("an answer whose connection drops mid-body is a network failure (the outbox retries it)", async () => {
+    const err = await failure(client.json("sendMessage", `${base}/drop-mid`, { body: { text: "hi" } }));
+    expect(err.facts).toEqual({ network: true, detail: "the answer broke off" });
+    expect(err.toSendError().permanent).toBe(false);
+  });
+
+  it("the caller's abort while the call waits is thrown as it is", async () => {
+    const controller = new AbortController();
+    const call = client.json("getUpdates", `${base}/silent`, { signal: controller.signal });
+    const reason = new Error("the gateway stopped");
+    setImmediate(() => controller.abort(reason));
+    await expect(call).rejects.toBe(reason);
+  });
+
+  it("makes two calls one after another on one socket", async () => {
+    const sockets = new Set<Socket>();
+    const own = createServer((_req, res) => res.end('{"ok":true}'));
+    own.on("connection", (s: Socket) => sockets.add(s));
+    await new Promise<void>((resolve) => own.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(own.address() as AddressInfo).port}/m`;
+      await client.json("sendMessage", url, { body: { n: 1 } });
+      await client.json("editMessageText", url, { body: { n: 2 } });
+      expect(sockets.size).toBe(1);
+    } finally {
+      own.closeAllConnections();
+      await new Promise((resolve) => own.close(resolve));
+    }
   });
 });

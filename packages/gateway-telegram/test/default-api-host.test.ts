@@ -1,7 +1,9 @@
 // Without apiBaseUrl the gateway talks to Telegram's own host (https://core.telegram.org/bots/api#making-requests:
 // "https://api.telegram.org/bot<token>/METHOD_NAME") and downloads a user's file from there
 // (https://core.telegram.org/bots/api#getfile: "https://api.telegram.org/file/bot<token>/<file_path>").
-// fetch is routed from that host to the Telegram fake, so what the gateway asked for can be read.
+// Calls to that host are routed to the Telegram fake (Bot API calls go through the kit's transport,
+// the file's download through fetch), so what the gateway asked for can be read.
+import { httpTransport } from "@agentsvc/adapter-kit";
 import { eventually } from "@agentsvc/testkit";
 import { memoryBlobs } from "@agentsvc/testkit/session";
 import { afterEach, expect, it, vi } from "vitest";
@@ -13,6 +15,7 @@ let rig: TelegramRig | undefined;
 afterEach(async () => {
   await rig?.stop();
   vi.unstubAllGlobals();
+  vi.restoreAllMocks();
 });
 
 it("calls api.telegram.org when no apiBaseUrl is set, and takes a user's file from that host", async () => {
@@ -23,11 +26,15 @@ it("calls api.telegram.org when no apiBaseUrl is set, and takes a user's file fr
     media: { types: ["document"], maxBytes: 1_000_000 },
   });
   const fakeUrl = rig.fake.url;
-  vi.stubGlobal("fetch", (input: string | URL | Request, init?: RequestInit) => {
-    const url = String(input instanceof Request ? input.url : input);
+  const routed = (url: string) => {
     asked.push(url);
-    return realFetch(url.startsWith(HOST) ? fakeUrl + url.slice(HOST.length) : url, init);
-  });
+    return url.startsWith(HOST) ? fakeUrl + url.slice(HOST.length) : url;
+  };
+  vi.stubGlobal("fetch", (input: string | URL | Request, init?: RequestInit) =>
+    realFetch(routed(String(input instanceof Request ? input.url : input)), init),
+  );
+  const request = httpTransport.request.bind(httpTransport);
+  vi.spyOn(httpTransport, "request").mockImplementation((input, o) => request(routed(String(input)), o));
   const blobs = memoryBlobs();
   await rig.start({ ...rig.rec.context, blobs });
   const pdf = Buffer.from("%PDF-1.7\nminutes");

@@ -4,6 +4,7 @@
 // and a private chat's draft (https://core.telegram.org/bots/api#sendmessagedraft) is sent as HTML
 // into the forum topic it answers (message_thread_id), and sent again 20 s later while it stays the same
 // (Telegram shows a draft about 30 s).
+import { httpTransport } from "@agentsvc/adapter-kit";
 import { eventually } from "@agentsvc/testkit";
 import { afterEach, beforeEach, expect, it, vi } from "vitest";
 import { GROUP_EDIT_GAP_MS } from "../src/stream.js";
@@ -30,11 +31,12 @@ it("edits a group's streamed preview no sooner than 3 s after the message before
   rig = await createRig();
   await rig.gateway.start(rig.rec.context);
   const started: { method: string; at: number }[] = [];
-  const realFetch = globalThis.fetch;
-  const spy = vi.spyOn(globalThis, "fetch").mockImplementation((input, init) => {
+  // Bot API calls go through the kit's transport: a spy that lets each through notes its start.
+  const request = httpTransport.request.bind(httpTransport);
+  const spy = vi.spyOn(httpTransport, "request").mockImplementation((input, o) => {
     const method = /\/([A-Za-z]+)$/.exec(String(input))?.[1] ?? "";
     if (method === "sendMessage" || method === "editMessageText") started.push({ method, at: Date.now() });
-    return realFetch(input, init);
+    return request(input, o);
   });
   try {
     const stream = rig.gateway.stream?.("-1001234567890", { meta: { chatType: "supergroup" } });
