@@ -1,6 +1,12 @@
 // New comments through the REST API: the issue comments route for an issue thread, the review-comment
 // replies route (always at the thread's root comment) for an inline review thread.
-import { GatewaySendError, type PlatformRule, sendFailure } from "@agentsvc/adapter-kit";
+import {
+  fetchForSend,
+  GatewaySendError,
+  type PlatformAnswer,
+  type PlatformRule,
+  sendFailure,
+} from "@agentsvc/adapter-kit";
 import type { GitHubThread } from "./thread.js";
 
 export interface RestTarget {
@@ -27,24 +33,23 @@ export async function postComment(
       permanent: true,
     });
   const url = `${target.apiBaseUrl.replace(/\/$/, "")}${path}`;
-  const res = await fetch(url, {
-    method: "POST",
-    headers: {
-      accept: "application/vnd.github+json",
-      authorization: `Bearer ${target.token}`,
-      "content-type": "application/json",
-      "user-agent": "agentsvc-gateway-github",
-      "x-github-api-version": "2022-11-28",
+  // The kit's keep-alive transport (a redirect is an answer, not followed); a network failure retried.
+  const res = await fetchForSend(
+    url,
+    {
+      method: "POST",
+      headers: {
+        accept: "application/vnd.github+json",
+        authorization: `Bearer ${target.token}`,
+        "content-type": "application/json",
+        "user-agent": "agentsvc-gateway-github",
+        "x-github-api-version": "2022-11-28",
+      },
+      body: JSON.stringify({ body }),
     },
-    body: JSON.stringify({ body }),
-    ...(signal ? { signal } : {}),
-  }).catch((err: unknown) => {
-    if (signal?.aborted) throw err;
-    throw sendFailure(
-      { network: true, detail: String(err) },
-      { platform: "github", call: "comment call", cause: err },
-    );
-  });
+    { platform: "github", call: "comment call" },
+    signal,
+  );
   const text = await res.text();
   if (!res.ok)
     throw sendFailure(
@@ -69,7 +74,7 @@ export async function postComment(
  * quota (`x-ratelimit-remaining: 0`, wait until `x-ratelimit-reset`; 60 s when neither is given).
  * https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api
  */
-function rateLimitRule(h: Headers): PlatformRule {
+function rateLimitRule(h: PlatformAnswer["headers"]): PlatformRule {
   return (facts) => {
     if (facts.status !== 403 && facts.status !== 429) return undefined;
     const retryAfter = h.get("retry-after");

@@ -3,7 +3,14 @@
 // and fetched again 60 s before it expires. Conversation activities: POST
 // <serviceUrl>v3/conversations/<id>/activities for a new message, PUT .../activities/<activityId> to
 // replace one (the decided card). Failures are classified once, by session-core's sendFailure.
-import { type FailureFacts, GatewaySendError, type PlatformRule, sendFailure } from "@agentsvc/adapter-kit";
+import {
+  type FailureFacts,
+  fetchForSend,
+  GatewaySendError,
+  type PlatformAnswer,
+  type PlatformRule,
+  sendFailure,
+} from "@agentsvc/adapter-kit";
 
 export const EARLY_REFETCH_MS = 60_000;
 export const CONNECTOR_SCOPE = "https://api.botframework.com/.default";
@@ -136,17 +143,12 @@ export function connectorRefusal(
   return typeof err === "object" && err !== null ? refusals.get(err) : undefined;
 }
 
-/** fetch, with a network failure classified (retried) instead of thrown raw. */
-async function call(what: string, url: string, init: RequestInit): Promise<Response> {
-  try {
-    return await fetch(url, init);
-  } catch (err) {
-    if (init.signal?.aborted) throw err;
-    throw sendFailure(
-      { network: true, detail: (err as Error).message },
-      { platform: "teams", call: what, cause: err },
-    );
-  }
+/**
+ * One call through the kit's keep-alive transport (a redirect is an answer, not followed), a network
+ * failure classified (retried) instead of thrown raw; an abort by the init's signal thrown as it is.
+ */
+function call(what: string, url: string, init: RequestInit): Promise<PlatformAnswer> {
+  return fetchForSend(url, init, { platform: "teams", call: what });
 }
 
 function parse<T>(text: string): T | undefined {
