@@ -1,5 +1,6 @@
 // `pnpm bench`: every figure is printed beside a baseline measured in the same run, as a ratio.
 import { benchAccess } from "./access.ts";
+import { benchAdapterSend } from "./adapter-send.ts";
 import { benchAgentRoute, INVOKE_WORKLOAD } from "./agent-route.ts";
 import { benchBigMessages } from "./big-messages.ts";
 import { benchCluster } from "./cluster.ts";
@@ -40,6 +41,11 @@ if (!only || only === "stream-calls")
   printTable(
     "Streamed replies (platform calls per reply, vs the same replies not streamed)",
     await benchStreamCalls(),
+  );
+if (!only || only === "adapter-send")
+  printTable(
+    "Chat adapters' platform calls (adapter-kit's transport vs global fetch, client CPU)",
+    await benchAdapterSend(),
   );
 if (!only || only === "ingest")
   printTable("Gateway ingest (signed `http` events vs a bare durable Hono handler)", await benchIngest());
