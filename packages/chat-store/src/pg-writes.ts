@@ -54,8 +54,9 @@ AS u(g, k, t, x, o, r, a) ON CONFLICT (gateway, dedup_key) DO NOTHING RETURNING 
 // whose thread is free is not announced (its recorder takes it). A key in a batch twice: one row
 // inserted, one answer. The payload carries the record (`record`: text, origin, attachments) and
 // `prior`, the thread's queued records older than it as the statement saw them (rows committed
-// before it), so a holder that took all of those takes this one without reading it; a payload of
-// 8000 bytes or more goes without them (the holder reads).
+// before it), so a holder that took all of those takes this one without reading it. NOTIFY refuses
+// 8000 bytes: a record that does not fit goes without itself and `prior`, and `prior` with more ids
+// than fit beside the record is left out (the holder reads the thread either way).
 // "Held" is asked of the lock manager, in O(1) a row: `pg_try_advisory_xact_lock_shared` fails at once
 // when a session holds the key exclusively. pg_locks (read before) copies the server's whole lock
 // table, every held thread a row (~1,000 in a burst: 0.35-0.45 ms a statement, growing with the
@@ -72,14 +73,38 @@ AS u(g, k, t, x, o, r, a) ON CONFLICT (gateway, dedup_key) DO NOTHING RETURNING 
 //   records then (session-core dispatch.ts): whatever the failed take was for, committed before it,
 //   is read by that take. (A recorder that holds no room for it announces it as free, after the
 //   commit; one inside a transaction of its caller's holds the key until that commits.)
-// The statement lives in a function (store-schema step 21, `inbox_accept_announced`) whose settings
-// give it a generic plan cached per connection, its `prior` read by inbox_thread_open whatever the
-// statistics: planned here at each run (store-postgres's force_custom_plan), it cost ~0.2 ms a plan
-// against ~0.03 for the plain INSERT (#45.3). The function's own statement is planned once per
-// connection; this call plans nothing but itself. A change of the statement is a new schema step.
-const INBOX_ACCEPT_ANNOUNCED = `SELECT id, gateway, dedup_key, announced FROM inbox_accept_announced(\
+// The statement lives in a function (store-schema step 23, `inbox_accept_announcing`; step 21's
+// `inbox_accept_announced` stays for instances of the version before) whose settings give it a
+// generic plan cached per connection, its `prior` read by inbox_thread_open whatever the statistics:
+// planned here at each run (store-postgres's force_custom_plan), it cost ~0.2 ms a plan against ~0.03
+// for the plain INSERT (#45.3). The record goes in the payload here (the statement only adds the id
+// and `prior`), and each inserted row finds its announcement by its place in the arrays, not by a
+// join and a sort: step 21's json work and join were ~20 us of a call's ~110 over the plain INSERT
+// (pgexec12). A change of the statement is a new schema step.
+const INBOX_ACCEPT_ANNOUNCING = `SELECT id, gateway, dedup_key, announced FROM inbox_accept_announcing(\
 $1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::bigint[], \
-$9::text[], $10::text[])`;
+$9::text[], $10::text[], $11::int[])`;
+
+/** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more (in the server encoding, UTF-8). */
+const NOTIFY_LIMIT = 8000;
+/** What the statement adds besides `prior`: `,"id":`, up to 19 digits, the closing brace. */
+const ID_BYTES = 26;
+/** `,"prior":[` and `]`, then up to 19 digits and a comma an id. */
+const PRIOR_BYTES = 11;
+const PRIOR_ID_BYTES = 20;
+
+/**
+ * A row's NOTIFY payload as the statement gets it (`announce.payload` with the record in it) and how
+ * many `prior` ids fit beside it under the limit (-1: no `prior`). A record too large to carry goes
+ * without the record and `prior` (the holder reads the thread), as a payload reaching 8000 bytes did.
+ */
+export function announcePayload(row: AcceptRow, payload: string): { payload: string; priorCap: number } {
+  const withRecord = `${payload.slice(0, -1)},"record":{"text":${JSON.stringify(row.text)},"origin":${row.origin},"attachments":${row.attachments ?? "null"}}}`;
+  const room = NOTIFY_LIMIT - 1 - Buffer.byteLength(withRecord, "utf8") - ID_BYTES - PRIOR_BYTES;
+  // n ids take 20n - 1 bytes.
+  if (room >= 0) return { payload: withRecord, priorCap: Math.floor((room + 1) / PRIOR_ID_BYTES) };
+  return { payload, priorCap: -1 };
+}
 
 /**
  * Queued inbox rows unless their (gateway, dedupKey) exists; returns the inserted ones (id, gateway,
@@ -97,13 +122,14 @@ export function inboxAccept(rows: readonly AcceptRow[]): PgQuery {
   ];
   // Without announcements (one instance, a thread held here), the plain INSERT.
   if (!rows.some((r) => r.announce)) return { text: INBOX_ACCEPT, params };
-  const announce = rows.map((r) => r.announce);
+  const payloads = rows.map((r) => (r.announce ? announcePayload(r, r.announce.payload) : undefined));
   params.push(
-    announce.map((a) => a?.lock.key ?? null),
-    announce.map((a) => a?.channel ?? null),
-    announce.map((a) => a?.payload ?? null),
+    rows.map((r) => r.announce?.lock.key ?? null),
+    rows.map((r) => r.announce?.channel ?? null),
+    payloads.map((p) => p?.payload ?? null),
+    payloads.map((p) => p?.priorCap ?? null),
   );
-  return { text: INBOX_ACCEPT_ANNOUNCED, params };
+  return { text: INBOX_ACCEPT_ANNOUNCING, params };
 }
 
 // The records by primary key, their status checked as NOT IN the others (the statuses are a CHECKed

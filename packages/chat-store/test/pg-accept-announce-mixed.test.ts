@@ -16,9 +16,9 @@ const PAYLOAD = '{"kind":"thread","gateway":"g","thread":"held","held":true,"tar
 
 const announceRig = useAnnounceRig(CHANNEL);
 
-/** The store's inbox accepts: the plain INSERT, or the call of the announcing one (store-schema step 21). */
+/** The store's inbox accepts: the plain INSERT, or the call of the announcing one (store-schema step 23). */
 const isAccept = (text: string) =>
-  text.includes('INSERT INTO "inbox"') || text.includes("inbox_accept_announced(");
+  text.includes('INSERT INTO "inbox"') || text.includes("inbox_accept_announcing(");
 
 /** The rig, with the holder's session holding KEY. */
 async function rig() {
@@ -67,12 +67,12 @@ describe.skipIf(postgresMissing)("[postgres] grouped inbox accepts, some with an
       Promise.all(["m1", "m2", "m3", "m4"].map((k) => announced(db, k, link.pid))),
     );
     const insert = sent.find((s) => isAccept(s.text));
-    expect(insert?.text).toContain("inbox_accept_announced(");
+    expect(insert?.text).toContain("inbox_accept_announcing(");
     // The statement it calls asks the lock manager per key, never pg_locks.
     const [{ def }] = (
-      await link.client.query("SELECT pg_get_functiondef('inbox_accept_announced'::regproc) AS def")
+      await link.client.query("SELECT pg_get_functiondef('inbox_accept_announcing'::regproc) AS def")
     ).rows as [{ def: string }];
-    expect(def).toContain("pg_try_advisory_xact_lock_shared(u.lk)");
+    expect(def).toContain("pg_try_advisory_xact_lock_shared(lock_keys[ins.p])");
     expect(def).not.toMatch(/pg_locks|pg_lock_status/);
     expect(await settled()).toHaveLength(4);
     // The same statement again with its records gone (stored, they would conflict and ask nothing), undone.

@@ -1,6 +1,7 @@
-// The announcing inbox accept's plan on a grown inbox (store-schema step 21, #45.3): its statement
-// runs in a function with a generic plan cached per connection, made on the statistics of its first
-// call. Made on a fresh database's few rows, a generic plan of the `prior` lookup (the thread's
+// The announcing inbox accept's plan on a grown inbox (store-schema steps 21 and 23, #45.3): its
+// statement runs in a function with a generic plan cached per connection, made on the statistics of
+// its first call, and finds each inserted row's announcement by its place in the arrays (step 23: no
+// join back to them, no sort). Made on a fresh database's few rows, a generic plan of the `prior` lookup (the thread's
 // queued records older than the new one) would scan inbox, and keep scanning it as inbox grew. The
 // plans are the store's own connections' as executed, read from auto_explain (nested statements,
 // with their rows, sent to them as notices); scan nodes and rows read are asserted, never a time.
@@ -67,6 +68,10 @@ async function announcedAccepts(db: ChatDb, sql: Sql, plans: Explained[], round:
 /** What the test asserts of a run of the function's statement. */
 const shape = (p: Explained) => ({
   seqScans: [...nodes(p.Plan)].filter((n) => n["Node Type"] === "Seq Scan").map((n) => n["Relation Name"]),
+  // Step 21 joined the inserted rows back to the arrays and sorted them for DISTINCT ON (pgexec12).
+  joinsAndSorts: [...nodes(p.Plan)]
+    .filter((n) => /Join|Nested Loop|Hash|Sort|Unique/.test(n["Node Type"]))
+    .map((n) => n["Node Type"]),
   prior: [...nodes(p.Plan)]
     .filter((n) => n["Relation Name"] === "inbox" && n["Node Type"] !== "ModifyTable")
     .map((n) => `${n["Node Type"]} using ${n["Index Name"]}`),
@@ -77,7 +82,7 @@ const shape = (p: Explained) => ({
 });
 
 describe.skipIf(postgresMissing)("[postgres] the announcing inbox accept on a grown inbox", () => {
-  it("is planned once per connection, and reads a thread's prior records by inbox_thread_open, only its unfinished ones, on a plan made on few rows, before ANALYZE and after it", async () => {
+  it("is planned once per connection, finds each row's announcement without a join or a sort, and reads a thread's prior records by inbox_thread_open, only its unfinished ones, on a plan made on few rows, before ANALYZE and after it", async () => {
     const appRoot = tempRoot();
     const created = await postgresDriver.open({ appRoot });
     created.close();
@@ -135,7 +140,7 @@ describe.skipIf(postgresMissing)("[postgres] the announcing inbox accept on a gr
       const analyzed = await announcedAccepts(db, sql, plans, "analyzed", [20, 21, 22, 23, 24]);
       for (const [when, run] of Object.entries({ grown, analyzed })) {
         expect(run.own.map(shape), when).toEqual([
-          { seqScans: [], prior: ["Index Scan using inbox_thread_open"], generic: true },
+          { seqScans: [], joinsAndSorts: [], prior: ["Index Scan using inbox_thread_open"], generic: true },
         ]);
         // Each announced record's `prior` read: its thread's unfinished records (a third of its 20),
         // no other; EXPLAIN gives a scan's rows as an average over its loops (one a record), rounded.

@@ -444,4 +444,12 @@ ALTER TABLE usage_ledger ADD COLUMN cache_write_input_tokens INTEGER NOT NULL DE
 -- PostgreSQL only (usage_ledger_at's BRIN ranges); nothing changes on SQLite.
 `,
   },
+  {
+    version: 23,
+    name: "inbox accepts that announce: rows found by position, the record in the caller's payload",
+    // PostgreSQL only: the announcing accept's plpgsql function; SQLite announces nothing.
+    sql: `
+-- PostgreSQL only (the announcing inbox accept's leaner function); nothing changes on SQLite.
+`,
+  },
 ];

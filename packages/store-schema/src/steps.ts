@@ -14,7 +14,7 @@ export const SCHEMA_VERSION_TABLE = "agentsvc_schema_version";
  * The version a store is at after migrating, on either dialect. Bump it together with a new last
  * step in sqlite-migrations.ts AND postgres-migrations.ts (a test holds all three to it).
  */
-export const CURRENT_SCHEMA_VERSION = 22;
+export const CURRENT_SCHEMA_VERSION = 23;
 
 /** The checksum recorded with an applied step; a shipped step whose SQL changed no longer matches. */
 export function stepChecksum(step: MigrationStep): string {
