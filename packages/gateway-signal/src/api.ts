@@ -1,7 +1,17 @@
 // JSON-RPC 2.0 over the daemon's POST /api/v1/rpc route. Failures go through session-core's one
 // classifier; Signal adds only its JSON-RPC codes: a malformed call never succeeds, anything else
-// the daemon reports (untrusted identity, rate limit, network to Signal) may pass later.
-import { GatewaySendError, type PlatformRule, sendFailure } from "@agentsvc/adapter-kit";
+// the daemon reports (untrusted identity, rate limit, network to Signal) may pass later. Calls go
+// through adapter-kit's keep-alive transport (a redirect answered, not followed), or the entry's
+// own `fetch` when the gateway was given one (tests).
+import {
+  FETCH_DEFAULT_HEADERS,
+  GatewaySendError,
+  HttpAnswer,
+  httpTransport,
+  type PlatformAnswer,
+  type PlatformRule,
+  sendFailure,
+} from "@agentsvc/adapter-kit";
 
 /** JSON-RPC codes for a call that is wrong in itself (parse, request, method, params). */
 const PERMANENT_CODES = new Set([-32700, -32600, -32601, -32602]);
@@ -29,22 +39,35 @@ export class SignalRpcError extends GatewaySendError {
 
 let nextId = 1;
 
+/** undici's headersTimeout and bodyTimeout, what bounded a call when it went through fetch. */
+const RPC_TIMEOUT_MS = 300_000;
+
 export async function callRpc(
   baseUrl: string,
   method: string,
   params: Record<string, unknown>,
-  fetchImpl: typeof fetch,
+  fetchImpl: typeof fetch | undefined,
   signal?: AbortSignal,
 ): Promise<unknown> {
   const id = nextId++;
-  let res: Response;
+  const url = `${baseUrl}/api/v1/rpc`;
+  const body = JSON.stringify({ jsonrpc: "2.0", method, params, id });
+  let res: PlatformAnswer;
   try {
-    res = await fetchImpl(`${baseUrl}/api/v1/rpc`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", method, params, id }),
-      ...(signal ? { signal } : {}),
-    });
+    res = fetchImpl
+      ? await fetchImpl(url, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body,
+          ...(signal ? { signal } : {}),
+        })
+      : await httpTransport.request(url, {
+          method: "POST",
+          headers: { ...FETCH_DEFAULT_HEADERS, "content-type": "application/json" },
+          body,
+          timeoutMs: RPC_TIMEOUT_MS,
+          ...(signal ? { signal } : {}),
+        });
   } catch (err) {
     throw sendFailure(
       { network: true, detail: `daemon unreachable at ${baseUrl}` },
@@ -52,25 +75,27 @@ export async function callRpc(
     );
   }
   if (!res.ok) {
-    await res.body?.cancel();
+    // Not read: a fetch answer's stream cancelled, the transport's dropped as it arrives.
+    if (res instanceof HttpAnswer) res.discard();
+    else await (res as Response).body?.cancel();
     throw sendFailure(
       { status: res.status, retryAfter: res.headers.get("retry-after") },
       { platform: "signal", call: method, platformRule: signalRule },
     );
   }
-  const body = (await res.json()) as {
+  const answer = (await res.json()) as {
     result?: unknown;
     error?: { code?: number; message?: string; data?: unknown };
   };
-  if (body.error) {
+  if (answer.error) {
     throw new SignalRpcError(
       method,
-      Number(body.error.code ?? 0),
-      String(body.error.message ?? "error"),
-      body.error.data,
+      Number(answer.error.code ?? 0),
+      String(answer.error.message ?? "error"),
+      answer.error.data,
     );
   }
-  return body.result;
+  return answer.result;
 }
 
 /** What signal-cli reports per recipient of a `send` (SendMessageResult types). */

@@ -149,7 +149,7 @@ export class SignalGateway implements Gateway {
 
   async #rpc(method: string, params: Record<string, unknown>): Promise<unknown> {
     try {
-      return await callRpc(this.#baseUrl, method, { account: this.#account, ...params }, this.#fetch);
+      return await callRpc(this.#baseUrl, method, { account: this.#account, ...params }, this.#options.fetch);
     } catch (err) {
       this.#context?.logger.error({ err, method }, `signal-cli ${method} failed`);
       throw err;
