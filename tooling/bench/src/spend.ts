@@ -11,6 +11,7 @@
 // read alone on a ledger of BENCH_SPEND_GROWN rows (default 200,000), on SQLite and PostgreSQL: the
 // day's and month's full sums (two statements, as before the settled part) against the read since
 // the settled part's cutoff (chat-store usage-sums.ts), per scope, median ms of alternated reads.
+// BENCH_SPEND_MODE=meter-pg: the meter alone over a PostgreSQL ledger (spend-meter-pg.ts).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,6 +30,7 @@ import { createGatewaySession, GatewayRegistry } from "@agentsvc/session-core";
 import { pino } from "pino";
 import { countingSink, onOffRow, type Throughput } from "./counting-sink.ts";
 import { pgClient } from "./pg-client.ts";
+import { benchMeterPg } from "./spend-meter-pg.ts";
 import { fmt, percentile, type Row } from "./stats.ts";
 
 const MESSAGES = Number(process.env.BENCH_SPEND_MESSAGES ?? 2000);
@@ -178,6 +180,7 @@ async function round(metered: MeterFactory | undefined): Promise<Counted> {
 
 export async function benchSpend(): Promise<Row[]> {
   if (process.env.BENCH_SPEND_MODE === "read") return benchRefreshRead();
+  if (process.env.BENCH_SPEND_MODE === "meter-pg") return benchMeterPg();
   const beforeTree = process.env.BENCH_BEFORE_TREE;
   const before = beforeTree
     ? ((await import(join(beforeTree, "apps/server/dist/index.js"))) as { createSpendMeter: MeterFactory })
