@@ -226,8 +226,21 @@ export function tallySamples(file: string, kind: Map<number, string>, into: Perf
     const frames = lines.slice(1).map((l) => l.trim().split(/\s+/)[1] ?? "");
     const phase = PHASES.find(([, re]) => frames.some((f) => re.test(f)))?.[0] ?? OTHER;
     add(into.samples, `${k} · ${phase}`, 1);
+    if (k !== "pool") continue;
+    const fn = FUNCTIONS.find(([, re]) => frames.some((f) => re.test(f)))?.[0];
+    if (fn) add(into.samples, `${k} · in ${fn}`, 1);
   }
 }
+
+/**
+ * The pool backends' samples inside a plpgsql function, by who called it (pgexec12): a statement
+ * calling one (the announcing inbox accept, chat-store pg-writes.ts; the only such call in a gateway
+ * burst) or a trigger (the outbox heads). Their calls' cost a message, beside the statement's exec ms.
+ */
+const FUNCTIONS: [string, RegExp][] = [
+  ["trigger functions (outbox heads)", /^plpgsql_exec_trigger$/],
+  ["functions a statement calls (the announcing inbox accept)", /^plpgsql_exec_function$/],
+];
 
 /** Lines for one configuration: ms a message by process kind (perf and /proc) and by phase. */
 export function perfLines(title: string, t: PerfTally): string[] {
@@ -242,6 +255,8 @@ export function perfLines(title: string, t: PerfTally): string[] {
   for (const k of ["link", "pool"])
     for (const [phase] of [...PHASES, [OTHER]])
       lines.push(`  ${k} · ${phase}: perf ${ms((t.samples.get(`${k} · ${phase}`) ?? 0) * perSample)}`);
+  for (const [fn] of FUNCTIONS)
+    lines.push(`  pool · in ${fn}: perf ${ms((t.samples.get(`pool · in ${fn}`) ?? 0) * perSample)}`);
   const c = (k: string) => fmt((t.counters.get(k) ?? 0) / t.messages, 3);
   lines.push(
     `  statements' planning ${c("plan_ms")} ms and execution ${c("exec_ms")} ms a message (pg_stat_statements, track_planning)`,
