@@ -44,10 +44,22 @@ export async function datasourceCoordination(
 }
 
 /**
- * A failure of the connection itself (a driver, socket or TLS error carries a code; node-postgres's
- * connect timeout and a session ended mid-setup say so), not e.g. pg-cluster missing.
+ * A failure of the connection itself (a socket or TLS error's Node code; node-postgres's connect
+ * timeout and a session ended mid-setup say so; PostgreSQL refusing the session: connection
+ * exception 08, sign-in 28, no such database 3D000, too many connections 53300, starting up or
+ * shutting down 57P0x), not a statement the open link ran and PostgreSQL refused (the bus's LISTEN:
+ * a SQLSTATE of another class), nor e.g. pg-cluster missing.
  */
-function openingFailed(err: unknown): boolean {
+export function openingFailed(err: unknown): boolean {
   const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
-  return typeof code === "string" || /timeout|terminated|connection ended/i.test(String(message));
+  if (typeof code === "string")
+    return SQLSTATE.test(code) ? SESSION_REFUSED.some((prefix) => code.startsWith(prefix)) : true;
+  return /timeout|terminated|connection ended/i.test(String(message));
 }
+
+/**
+ * PostgreSQL's error codes: five digits or upper-case letters, no class starting with E (Node's
+ * system errors do, five letters too: `EPIPE`).
+ */
+const SQLSTATE = /^[0-9A-DF-Z][0-9A-Z]{4}$/;
+const SESSION_REFUSED = ["08", "28", "3D", "53300", "57P"];
