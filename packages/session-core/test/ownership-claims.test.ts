@@ -134,6 +134,20 @@ describe("a thread let go", () => {
     expect(held(o)).toEqual(["gw:mock:B", "gw:mock:C"]);
   });
 
+  it("whose work ends while another waits for room is let go at once, not kept for its hold", async () => {
+    const o = owner(1);
+    o.queued.set("A", [o.record(1, "A", "a1")]);
+    await o.own.poke("mock", "A"); // its turn keeps running: no room made
+    o.queued.set("C", [o.record(2, "C", "c1")]);
+    expect(await o.own.claim("mock", "C")).toBe(false);
+    o.queued.set("A", []);
+    await o.threads.with("mock", "A", async (state) => {
+      state.active = undefined; // A's turn ends
+    });
+    await until(() => o.taken.includes("C:c1"), "C taken once A is let go");
+    expect(held(o)).toEqual(["gw:mock:C"]);
+  });
+
   it("by a lock lost makes room for a thread waiting for it", async () => {
     const o = owner(1);
     o.queued.set("A", [o.record(1, "A", "a1")]);
