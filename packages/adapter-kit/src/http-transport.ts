@@ -1,8 +1,8 @@
 // The platform calls' HTTP transport: node:http(s) through one keep-alive pool per scheme (Node's
 // Agent keeps the sockets of each origin apart), not the global fetch. fetch builds a Request,
 // Headers, a web stream and a Response per call: on the PostgreSQL ingest bench with callbacks the
-// server's CPU a message was 0.59-0.74x of fetch's once callbacks went this way (README "### ingest-pg"),
-// and a streamed reply is several platform calls (README "### adapter-send").
+// server's CPU a message was 0.59-0.74x of fetch's once callbacks went this way (docs/benchmarks.md
+// "ingest-pg"), and a streamed reply is several platform calls (docs/benchmarks.md "adapter-send").
 //
 // Its rules, kept for every caller:
 // - Redirects are not followed: a 3xx is an answer like any other (the caller's signed or

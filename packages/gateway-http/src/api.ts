@@ -6,7 +6,7 @@
 // Sent through adapter-kit's keep-alive transport (http-transport.ts), not the global fetch: fetch
 // built a Request, Headers, a web stream and a Response per call, and opened a connection each time
 // (cancelling the unread answer closed it): 0.2-0.3 ms of the server's CPU a message on the
-// PostgreSQL ingest bench with callbacks (README "### ingest-pg"). Redirects are not followed: the
+// PostgreSQL ingest bench with callbacks (docs/benchmarks.md "ingest-pg"). Redirects are not followed: the
 // signed message goes to the configured URL only, and a 3xx is an answer like any other non-2xx.
 import { httpTransport, sendFailure } from "@agentsvc/adapter-kit";
 import { signatureHeaders } from "./signature.js";
