@@ -2,8 +2,9 @@
 // coordination with heldLock and a store whose inbox can finish with it, as on PostgreSQL) or with
 // the fence asked after it. A statement refused with lock_not_held loses the thread (#45.5); any
 // other failure is handed on. Found by `pnpm mutate session-core src/ownership.ts` (#45): no test of
-// this package, the PostgreSQL ones included, reached the lock_not_held branch or a heldLock that
-// throws. Instance "a" of a memory cluster, given the heldLock PostgreSQL's coordination has.
+// this package, the PostgreSQL ones included, failed a write with the lock for another reason (any
+// failure could have lost the thread) or had a heldLock that throws. Instance "a" of a memory
+// cluster, given the heldLock PostgreSQL's coordination has.
 import pino from "pino";
 import { describe, expect, it } from "vitest";
 import type { HeldLock } from "../src/coordination.js";
