@@ -3,28 +3,11 @@
 import { describe, expect, it } from "vitest";
 import type { UsageEntry } from "../src/index.js";
 import { eachDriver, tempRoot } from "./helpers.js";
+import { usageEntry } from "./usage-entry.js";
 
 const DAY = 86_400_000;
 
-function entry(over: Partial<UsageEntry>): UsageEntry {
-  return {
-    at: Date.now(),
-    userId: "u1",
-    gateway: null,
-    agent: "root",
-    conversationId: "c1",
-    provider: "openai",
-    model: "gpt-4o-mini",
-    kind: "turn",
-    outcome: "ok",
-    inputTokens: 100,
-    outputTokens: 20,
-    cachedInputTokens: 0,
-    reasoningTokens: 0,
-    costNanos: 27_000,
-    ...over,
-  };
-}
+const entry = (over: Partial<UsageEntry>): UsageEntry => usageEntry(Date.now(), { gateway: null, ...over });
 
 eachDriver((driver) => {
   describe("usage ledger", () => {

@@ -6,31 +6,14 @@
 // spendSplit is wrapped only to tell its settled reads (from the month's start) from refreshes.
 import { describe, expect, it } from "vitest";
 import type { ChatDb } from "../src/index.js";
-import { MARGIN_MS, type UsageEntry, type UsageScope, UsageSums } from "../src/index.js";
+import { MARGIN_MS, type UsageScope, UsageSums } from "../src/index.js";
 import { eachDriver, openStore, tempRoot } from "./helpers.js";
+import { usageEntry } from "./usage-entry.js";
 
 const AT = Date.UTC(2026, 5, 10, 12);
 const STARTS = { day: Date.UTC(2026, 5, 10), month: Date.UTC(2026, 5, 1) };
 
-function entry(at: number, over: Partial<UsageEntry> = {}): UsageEntry {
-  return {
-    at,
-    userId: "u1",
-    gateway: "g1",
-    agent: "root",
-    conversationId: "c1",
-    provider: "openai",
-    model: "gpt-4o-mini",
-    kind: "turn",
-    outcome: "ok",
-    inputTokens: 100,
-    outputTokens: 20,
-    cachedInputTokens: 0,
-    reasoningTokens: 0,
-    costNanos: 27_000,
-    ...over,
-  };
-}
+const entry = usageEntry;
 
 /** `tokens` spent in both periods (every row here is of this day), at 27,000 nanos a 120 tokens. */
 const spent = (tokens: number) => ({

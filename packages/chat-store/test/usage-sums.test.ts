@@ -3,30 +3,13 @@
 // month's end, with another instance (a second store on the same data) recording meanwhile; and
 // what happens to a row written later than the margin. Fake clock: the times are the rows' `at`.
 import { describe, expect, it } from "vitest";
-import { MARGIN_MS, REBASE_MS, type UsageEntry, type UsageScope, UsageSums } from "../src/index.js";
+import { MARGIN_MS, REBASE_MS, type UsageScope, UsageSums } from "../src/index.js";
 import { eachDriver, tempRoot } from "./helpers.js";
+import { usageEntry } from "./usage-entry.js";
 
 const MINUTE = 60_000;
 
-function entry(at: number, over: Partial<UsageEntry> = {}): UsageEntry {
-  return {
-    at,
-    userId: "u1",
-    gateway: "g1",
-    agent: "root",
-    conversationId: "c1",
-    provider: "openai",
-    model: "gpt-4o-mini",
-    kind: "turn",
-    outcome: "ok",
-    inputTokens: 100,
-    outputTokens: 20,
-    cachedInputTokens: 0,
-    reasoningTokens: 0,
-    costNanos: 27_000,
-    ...over,
-  };
-}
+const entry = usageEntry;
 
 function startsOf(at: number) {
   const d = new Date(at);
