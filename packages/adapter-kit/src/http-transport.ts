@@ -15,11 +15,27 @@
 //   an Agent of one's own only with `proxyEnv`).
 // - One timeout bounds the whole exchange, head and body; the caller's abort rejects with the
 //   signal's reason, as fetch does; every other failure is Node's error, its cause named.
-import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from "node:http";
+// - A kept answer over 32 MiB (its bytes, and again once decoded) fails with HttpAnswerTooLargeError:
+//   fetch had no bound, but this keeps the whole body in memory. The largest a platform client reads
+//   is far below: Telegram getUpdates' at most 100 updates of 4,096-character messages, a Matrix
+//   /sync filtered to 50 timeline events a room.
+// - A header value's leading and trailing tabs, spaces, CRs and LFs are dropped, as fetch normalizes
+//   it (a token read from a file with its newline still works); a newline or control character inside
+//   is refused before any connection with HttpHeaderError naming the header, never its value.
+import {
+  Agent as HttpAgent,
+  type IncomingMessage,
+  request as httpRequest,
+  validateHeaderName,
+  validateHeaderValue,
+} from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { brotliDecompress, constants, gunzip, inflate, inflateRaw, type ZlibOptions } from "node:zlib";
 
 const IDLE_MS = 4_000;
+
+/** The most of an answer's body kept by default (raw, and again decoded). */
+export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 
 /**
  * What Node's fetch sends when the caller does not say (measured on Node 24): a platform call sent
@@ -43,6 +59,8 @@ export interface HttpRequest {
   signal?: AbortSignal;
   /** What a failure while the body is read becomes (default: Node's error, or the timeout's). */
   bodyFailure?: (err: unknown) => unknown;
+  /** The most of the body kept, raw and decoded (default MAX_ANSWER_BYTES); not counted after `discard()`. */
+  maxBytes?: number;
 }
 
 /** A call's answer, as much of fetch's Response as a platform client reads. */
@@ -66,6 +84,32 @@ export class HttpTimeoutError extends Error {
       headReceived ? `the answer did not end within ${timeoutMs} ms` : `no answer within ${timeoutMs} ms`,
     );
     this.name = "HttpTimeoutError";
+  }
+}
+
+/** An answer's body over the bound: the call failed with the platform's answer (`status`), not the network. */
+export class HttpAnswerTooLargeError extends Error {
+  constructor(
+    readonly maxBytes: number,
+    /** The answer's status: it came, too large to keep. */
+    readonly status: number,
+  ) {
+    super(`the answer is over ${maxBytes} bytes`);
+    this.name = "HttpAnswerTooLargeError";
+  }
+}
+
+/** A header HTTP cannot carry (a newline or control character inside): refused before any connection. */
+export class HttpHeaderError extends TypeError {
+  constructor(
+    readonly header: string,
+    cause: unknown,
+  ) {
+    // The value is not named: it is often a secret.
+    super(`header ${JSON.stringify(header)} holds a character HTTP does not allow (a newline inside?)`, {
+      cause,
+    });
+    this.name = "HttpHeaderError";
   }
 }
 
@@ -104,12 +148,19 @@ export class HttpTransport {
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
       const bytes = typeof o.body === "string" ? Buffer.from(o.body, "utf8") : o.body;
-      const headers = bytes ? { ...o.headers, "content-length": String(bytes.byteLength) } : o.headers;
-      const req = (secure ? httpsRequest : httpRequest)(url, {
-        method: o.method,
-        agent: secure ? this.#https : this.#http,
-        headers,
-      });
+      const given = trimmedValues(o.headers);
+      const headers = bytes ? { ...given, "content-length": String(bytes.byteLength) } : given;
+      let req: ReturnType<typeof httpRequest>;
+      try {
+        req = (secure ? httpsRequest : httpRequest)(url, {
+          method: o.method,
+          agent: secure ? this.#https : this.#http,
+          headers,
+        });
+      } catch (err) {
+        reject(refusedHeader(headers, err));
+        return;
+      }
       let answer: HttpAnswer | undefined;
       let settled = false;
       const end = (err?: unknown) => {
@@ -134,9 +185,13 @@ export class HttpTransport {
       // `on`, not `once`: a destroy after the answer (a body still arriving at the timeout) errors again.
       req.on("error", (err) => end(err));
       req.on("response", (res: IncomingMessage) => {
-        answer = new HttpAnswer(res, o.bodyFailure);
+        answer = new HttpAnswer(res, o.bodyFailure, o.maxBytes);
         const got = answer;
-        res.on("data", (chunk: Buffer) => got.push(chunk));
+        res.on("data", (chunk: Buffer) => {
+          if (got.push(chunk)) return;
+          end(new HttpAnswerTooLargeError(got.maxBytes, got.status));
+          req.destroy();
+        });
         res.on("end", () => end());
         res.on("error", (err) => end(err));
         // A socket closed before the body's end (without an error event of its own).
@@ -159,17 +214,48 @@ export class HttpTransport {
 /** The transport every platform client uses (its pools shared, as fetch's global one was). */
 export const httpTransport = new HttpTransport();
 
+// Edge whitespace as fetch's header value normalization strips it (HTTP tab, space, CR, LF).
+const EDGE = /^[\t\n\r ]|[\t\n\r ]$/;
+const EDGES = /^[\t\n\r ]+|[\t\n\r ]+$/g;
+
+/** The headers with each value's edge whitespace dropped; the same object when none has any. */
+function trimmedValues(headers: Record<string, string>): Record<string, string> {
+  let out = headers;
+  for (const name in headers) {
+    const value = headers[name] as string;
+    if (!EDGE.test(value)) continue;
+    if (out === headers) out = { ...headers };
+    out[name] = value.replace(EDGES, "");
+  }
+  return out;
+}
+
+/** Node refused the request's headers: which one (looked for only then, so a call pays nothing). */
+function refusedHeader(headers: Record<string, string>, err: unknown): unknown {
+  for (const [name, value] of Object.entries(headers)) {
+    try {
+      validateHeaderName(name);
+      validateHeaderValue(name, value);
+    } catch {
+      return new HttpHeaderError(name, err);
+    }
+  }
+  return err;
+}
+
 // Lenient on a stream cut short, as fetch's decoding is.
 const ZLIB: ZlibOptions = { flush: constants.Z_SYNC_FLUSH, finishFlush: constants.Z_SYNC_FLUSH };
 
-function decompress(bytes: Buffer, coding: string): Promise<Buffer> {
+/** Undoes one coding, refusing an output over `max` bytes (a small body may inflate without bound). */
+function decompress(bytes: Buffer, coding: string, max: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const done = (err: Error | null, out: Buffer) => (err ? reject(err) : resolve(out));
-    if (coding === "gzip" || coding === "x-gzip") gunzip(bytes, ZLIB, done);
+    const zlib = { ...ZLIB, maxOutputLength: max };
+    if (coding === "gzip" || coding === "x-gzip") gunzip(bytes, zlib, done);
     // "deflate" is meant to be zlib-wrapped, but some servers send it raw: the first byte tells.
     else if (coding === "deflate")
-      ((bytes[0] ?? 0) & 0x0f) === 0x08 ? inflate(bytes, ZLIB, done) : inflateRaw(bytes, ZLIB, done);
-    else if (coding === "br") brotliDecompress(bytes, done);
+      ((bytes[0] ?? 0) & 0x0f) === 0x08 ? inflate(bytes, zlib, done) : inflateRaw(bytes, zlib, done);
+    else if (coding === "br") brotliDecompress(bytes, { maxOutputLength: max }, done);
     else resolve(bytes); // identity, or a coding nobody asked for: handed on as it came
   });
 }
@@ -179,15 +265,19 @@ export class HttpAnswer implements PlatformAnswer {
   readonly statusText: string;
   readonly ok: boolean;
   readonly headers: { get(name: string): string | null };
+  /** The most of the body kept, raw and decoded. */
+  readonly maxBytes: number;
   #chunks: Buffer[] = [];
+  #size = 0;
   #keep = true;
   readonly #body: Promise<void>;
   #complete!: () => void;
   #fail!: (err: unknown) => void;
   readonly #failure: ((err: unknown) => unknown) | undefined;
 
-  constructor(res: IncomingMessage, failure?: (err: unknown) => unknown) {
+  constructor(res: IncomingMessage, failure?: (err: unknown) => unknown, maxBytes = MAX_ANSWER_BYTES) {
     this.#failure = failure;
+    this.maxBytes = maxBytes;
     this.status = res.statusCode ?? 0;
     this.statusText = res.statusMessage ?? "";
     this.ok = this.status >= 200 && this.status <= 299;
@@ -206,9 +296,16 @@ export class HttpAnswer implements PlatformAnswer {
     this.#body.catch(() => {});
   }
 
-  /** @internal */
-  push(chunk: Buffer): void {
-    if (this.#keep) this.#chunks.push(chunk);
+  /** @internal False when the chunk takes a kept body over `maxBytes` (the body is dropped). */
+  push(chunk: Buffer): boolean {
+    if (!this.#keep) return true;
+    this.#size += chunk.byteLength;
+    if (this.#size > this.maxBytes) {
+      this.#chunks = [];
+      return false;
+    }
+    this.#chunks.push(chunk);
+    return true;
   }
   /** @internal */
   complete(): void {
@@ -227,7 +324,13 @@ export class HttpAnswer implements PlatformAnswer {
     if (!coding) return all;
     // Codings are listed in the order they were applied: undone last first.
     let out = all;
-    for (const c of coding.toLowerCase().split(",").reverse()) out = await decompress(out, c.trim());
+    try {
+      for (const c of coding.toLowerCase().split(",").reverse())
+        out = await decompress(out, c.trim(), this.maxBytes);
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== "ERR_BUFFER_TOO_LARGE") throw err;
+      throw new HttpAnswerTooLargeError(this.maxBytes, this.status);
+    }
     return out;
   }
 

@@ -70,11 +70,14 @@ export {
 export {
   FETCH_DEFAULT_HEADERS,
   HttpAnswer,
+  HttpAnswerTooLargeError,
+  HttpHeaderError,
   type HttpRequest,
   HttpTimeoutError,
   HttpTransport,
   type HttpTransportOptions,
   httpTransport,
+  MAX_ANSWER_BYTES,
   type PlatformAnswer,
 } from "./http-transport.js";
 export { PollLoop, type PollLoopOptions } from "./poll-loop.js";

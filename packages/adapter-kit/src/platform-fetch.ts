@@ -6,6 +6,8 @@
 import type { GatewaySendError } from "./errors.js";
 import {
   FETCH_DEFAULT_HEADERS,
+  HttpAnswerTooLargeError,
+  HttpHeaderError,
   httpTransport,
   HttpTimeoutError,
   type PlatformAnswer,
@@ -72,6 +74,9 @@ export class PlatformClient {
       text = await res.text();
     } catch (err) {
       if (request.signal?.aborted) throw err;
+      // The platform answered, too much to keep: its answer's failure, classified by its status.
+      if (err instanceof HttpAnswerTooLargeError)
+        throw this.#error(call, { status: res.status, detail: err.message }, res, err);
       throw this.#error(call, { network: true, detail: "the answer broke off" }, res, err);
     }
     let body: unknown;
@@ -108,7 +113,8 @@ export class PlatformClient {
       });
     } catch (err) {
       if (request.signal?.aborted) throw err;
-      const detail = err instanceof HttpTimeoutError ? err.message : "connection failed";
+      const named = err instanceof HttpTimeoutError || err instanceof HttpHeaderError;
+      const detail = named ? err.message : "connection failed";
       throw new PlatformCallError(this.options.platform, call, { network: true, detail }, err);
     }
   }

@@ -1,7 +1,12 @@
 // The one failure classifier for every outbound platform call. The defaults hold for all platforms;
 // an adapter adds only its own codes through a PlatformRule, which is consulted first.
 import { GatewaySendError, retryAfterMs as parseRetryAfter } from "./errors.js";
-import { FETCH_DEFAULT_HEADERS, httpTransport, type PlatformAnswer } from "./http-transport.js";
+import {
+  FETCH_DEFAULT_HEADERS,
+  HttpAnswerTooLargeError,
+  httpTransport,
+  type PlatformAnswer,
+} from "./http-transport.js";
 
 /** `retry`: later, with backoff; `permanent`: dead-letter at once; `credentials`: stop the gateway. */
 export type FailureKind = "retry" | "permanent" | "credentials";
@@ -125,9 +130,12 @@ export async function fetchForSend(
       ...(body != null ? { body: String(body) } : {}),
       timeoutMs: SEND_TIMEOUT_MS,
       ...(abort ? { signal: abort } : {}),
-      // A body cut off is the same network failure as no answer at all.
+      // A body cut off is the same network failure as no answer at all; one too large to keep is
+      // the platform's answer, classified by its status.
       bodyFailure: (err) =>
-        lost(err, `the answer broke off (${err instanceof Error ? err.message : String(err)})`),
+        err instanceof HttpAnswerTooLargeError
+          ? sendFailure({ status: err.status, detail: err.message }, { ...o, cause: err })
+          : lost(err, `the answer broke off (${err instanceof Error ? err.message : String(err)})`),
     });
   } catch (err) {
     throw lost(err, err instanceof Error ? err.message : String(err));
