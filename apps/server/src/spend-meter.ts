@@ -210,7 +210,8 @@ export function createSpendMeter(options: SpendMeterOptions): SpendMeter {
     const key = keyOf(check);
     const held = sums.get(key);
     if (held && isFresh(held, starts, at)) return held;
-    if (held?.reading) return held.reading;
+    // A read for other periods (started before a UTC midnight) would answer with yesterday's sums.
+    if (held?.reading && isFor(held, starts)) return held.reading;
     const reading = (async () => {
       // Inserts due before this read land first; those due during it wait for it (writeQueued).
       // Before, the open window was written first: an insert per read, and a call recorded during
