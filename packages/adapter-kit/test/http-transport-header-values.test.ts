@@ -84,6 +84,14 @@ describe("header values", () => {
     expect((failed as HttpHeaderError).cause).toMatchObject({ code: "ERR_INVALID_HTTP_TOKEN" });
   });
 
+  it("hands on Node's own refusal of a request whose headers are all sendable (a method that is no token)", async () => {
+    const failed = await httpTransport
+      .request(`${base}/x`, { method: "GE T", headers: { accept: "*/*" }, timeoutMs: 10_000 })
+      .catch((err: unknown) => err);
+    expect(failed).not.toBeInstanceOf(HttpHeaderError);
+    expect(failed).toMatchObject({ code: "ERR_INVALID_HTTP_TOKEN" });
+  });
+
   it("hands a value that needs no trimming on as it is, the caller's headers untouched", async () => {
     seen.length = 0;
     const headers = { authorization: "Bearer a b", "x-trail": "v\n" };
