@@ -4,12 +4,20 @@
 // the e-mail gateway was configured with three names that no longer existed (#44).
 import { globSync } from "node:fs";
 import { join } from "node:path";
-import { CONFIGURED_PACKAGES, DEFAULT_EXCLUDE, promiseFiles } from "./promise-files.mjs";
+import {
+  CONFIGURED_PACKAGES,
+  DEFAULT_EXCLUDE,
+  DEFAULT_TESTS,
+  packageDir,
+  promiseFiles,
+} from "./promise-files.mjs";
 
 const root = join(import.meta.dirname, "../..");
 const stale = [
   ...CONFIGURED_PACKAGES.flatMap((pkg) => promiseFiles(pkg)),
-  ...Object.entries(DEFAULT_EXCLUDE).flatMap(([pkg, tests]) => tests.map((t) => `packages/${pkg}/${t}`)),
+  ...[DEFAULT_EXCLUDE, DEFAULT_TESTS].flatMap((defaults) =>
+    Object.entries(defaults).flatMap(([pkg, tests]) => tests.map((t) => `${packageDir(pkg)}/${t}`)),
+  ),
 ].filter((glob) => globSync(glob, { cwd: root }).length === 0);
 if (stale.length > 0) {
   console.error(

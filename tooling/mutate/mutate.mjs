@@ -8,14 +8,14 @@
 // Arguments starting with `--` go to `stryker run` as they are.
 // The HTML report lands in reports/mutation/<package>.html (not committed).
 import { spawnSync } from "node:child_process";
-import { DEFAULT_EXCLUDE, MUTATED_PACKAGES } from "./promise-files.mjs";
+import { DEFAULT_EXCLUDE, DEFAULT_TESTS, MUTATED_PACKAGES, packageDir } from "./promise-files.mjs";
 
 const args = process.argv.slice(2);
 const strykerFlags = args.filter((a) => a.startsWith("--"));
 const [pkgArg, ...fileArgs] = args.filter((a) => !a.startsWith("--"));
 const pkg = pkgArg
   ?.replace(/^@agentsvc\//, "")
-  .replace(/^packages\//, "")
+  .replace(/^(packages|apps)\//, "")
   .replace(/\/$/, "");
 if (!pkg && fileArgs.length > 0) throw new Error("pnpm mutate: name the package before its files");
 const packages = pkg ? [pkg] : MUTATED_PACKAGES;
@@ -25,13 +25,14 @@ for (const name of packages) {
   const env = { ...process.env, MUTATE_PACKAGE: name };
   if (env.MUTATE_EXCLUDE === undefined && DEFAULT_EXCLUDE[name])
     env.MUTATE_EXCLUDE = DEFAULT_EXCLUDE[name].join(",");
+  if (env.MUTATE_TESTS === undefined && DEFAULT_TESTS[name]) env.MUTATE_TESTS = DEFAULT_TESTS[name].join(",");
   if (fileArgs.length > 0) {
     env.MUTATE_FILES = fileArgs
-      .map((f) => (f.startsWith("packages/") ? f : `packages/${name}/${f}`))
+      .map((f) => (f.startsWith(`${packageDir(name)}/`) ? f : `${packageDir(name)}/${f}`))
       .join(",");
   }
   console.log(
-    `\n== pnpm mutate ${name}${env.MUTATE_FILES ? ` (${env.MUTATE_FILES})` : ""}${env.MUTATE_EXCLUDE ? `, without ${env.MUTATE_EXCLUDE}` : ""}`,
+    `\n== pnpm mutate ${name}${env.MUTATE_FILES ? ` (${env.MUTATE_FILES})` : ""}${env.MUTATE_EXCLUDE ? `, without ${env.MUTATE_EXCLUDE}` : ""}${env.MUTATE_TESTS ? `, tests ${env.MUTATE_TESTS}` : ""}`,
   );
   const run = spawnSync("stryker", ["run", "stryker.config.mjs", ...strykerFlags], {
     stdio: "inherit",

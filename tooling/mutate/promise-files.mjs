@@ -61,6 +61,22 @@ const special = {
   "pg-cluster": ["src/!(index).ts"],
   "agent-routes": ["src/!(index).ts"],
   cli: ["src/commands/outbox.ts", "src/commands/check.ts"],
+  // apps/server (packageDir): a budget refuses at its limit, each call's spend counted once.
+  server: ["src/spend-meter.ts"],
+};
+
+/** A configured package's folder from the repository root: packages/<pkg>, apps/server for the server. */
+export function packageDir(pkg) {
+  return pkg === "server" ? "apps/server" : `packages/${pkg}`;
+}
+
+/**
+ * Test files a package's Stryker runs are limited to by default (MUTATE_TESTS overrides): the
+ * server's suite starts whole projects in most files, whose agents load the packages' dist (not in
+ * Stryker's sandbox); its spend meter's own tests do not.
+ */
+export const DEFAULT_TESTS = {
+  server: ["test/spend-meter*.test.ts"],
 };
 
 /**
@@ -81,6 +97,7 @@ export const MUTATED_PACKAGES = [
   "pg-cluster",
   "agent-routes",
   "cli",
+  "server",
   ...Object.keys(ADAPTERS),
 ];
 
@@ -91,5 +108,5 @@ export const CONFIGURED_PACKAGES = [...Object.keys(special), ...Object.keys(ADAP
 export function promiseFiles(pkg) {
   const files = special[pkg] ?? ADAPTERS[pkg]?.map((f) => `src/${f}.ts`);
   if (!files) throw new Error(`pnpm mutate: no promise-carrying files configured for "${pkg}"`);
-  return files.map((f) => `packages/${pkg}/${f}`);
+  return files.map((f) => `${packageDir(pkg)}/${f}`);
 }

@@ -8,9 +8,10 @@
 import { join } from "node:path";
 import { configDefaults } from "vitest/config";
 import { packageConfig } from "../vitest.preset.ts";
+import { packageDir } from "./promise-files.mjs";
 
 const pkg = process.env.MUTATE_PACKAGE ?? "session-core";
-const base = packageConfig(join(import.meta.dirname, "../../packages", pkg));
+const base = packageConfig(join(import.meta.dirname, "../..", packageDir(pkg)));
 const globs = (name: string) => (process.env[name] ?? "").split(",").filter(Boolean);
 const only = globs("MUTATE_TESTS");
 
