@@ -6,7 +6,7 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { gzipSync } from "node:zlib";
+import { brotliCompressSync, gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   fetchForSend,
@@ -100,13 +100,15 @@ describe("the answer's size bound", () => {
     expect(failed).toMatchObject({ maxBytes: 10, status: 200, message: "the answer is over 10 bytes" });
   });
 
-  it("refuses a small gzip answer that inflates past the bound, and reads one that inflates to it", async () => {
+  it("refuses a small gzip or brotli answer that inflates past the bound, and reads one that inflates to it", async () => {
     const bodies: Record<string, Buffer> = {
       "/at": gzipSync(Buffer.alloc(1000, 0x20)),
       "/over": gzipSync(Buffer.alloc(1001, 0x20)),
+      "/br-over": brotliCompressSync(Buffer.alloc(1001, 0x20)),
     };
     const base = await serve((req, res) => {
-      res.writeHead(203, { "content-encoding": "gzip" }).end(bodies[req.url ?? ""]);
+      const coding = req.url === "/br-over" ? "br" : "gzip";
+      res.writeHead(203, { "content-encoding": coding }).end(bodies[req.url ?? ""]);
     });
     const ask = (path: string) =>
       httpTransport.request(`${base}${path}`, {
@@ -118,6 +120,8 @@ describe("the answer's size bound", () => {
     expect((await (await ask("/at")).bytes()).byteLength).toBe(1000);
     const failed = await (await ask("/over")).bytes().catch((err: unknown) => err);
     expect(failed).toBeInstanceOf(HttpAnswerTooLargeError);
-    expect(failed).toMatchObject({ maxBytes: 1000, status: 203 });
+    expect(failed).toMatchObject({ maxBytes: 1000, status: 203, name: "HttpAnswerTooLargeError" });
+    const br = await (await ask("/br-over")).bytes().catch((err: unknown) => err);
+    expect(br).toBeInstanceOf(HttpAnswerTooLargeError);
   });
 });

@@ -1,7 +1,7 @@
 // What the transport makes of an answer and of a call that ends early, against 127.0.0.1: which
 // statuses are ok, the head as fetch's Response gives it, codings and the byte order mark, a body cut
 // short, the caller's abort, the one timeout (a fake clock), and what the server receives.
-import { once } from "node:events";
+import { getEventListeners, once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { brotliCompressSync, gzipSync } from "node:zlib";
@@ -90,6 +90,15 @@ describe("an answer", () => {
     for (const path of Object.keys(answers)) expect(await (await get(`${r.base}${path}`)).text()).toBe(text);
   });
 
+  it("hands an identity answer on as it came, and fails a corrupt gzip one with zlib's error", async () => {
+    const r = await serve(({ req }, res) => {
+      const coding = req.url === "/identity" ? "identity" : "gzip";
+      res.writeHead(200, { "content-encoding": coding }).end("not gzip at all");
+    });
+    expect(await (await get(`${r.base}/identity`)).text()).toBe("not gzip at all");
+    await expect((await get(`${r.base}/corrupt`)).text()).rejects.toMatchObject({ code: "Z_DATA_ERROR" });
+  });
+
   it("reads a gzip answer cut before its trailer as far as it goes, as fetch does", async () => {
     const text = "x".repeat(100);
     const whole = gzipSync(text);
@@ -105,12 +114,19 @@ describe("an answer", () => {
       "/alike": Buffer.from("\ufec0ok", "utf8"), // EF BB 80
       "/two": Buffer.from("ok", "utf8"),
       "/late": Buffer.from("a\ufeff", "utf8"),
+      // Three bytes that share two of the mark's: E1 BB BF, EF BC BF, 61 C2 BF.
+      "/near": Buffer.from("\u1effa\uff3fa\u00bf", "utf8"),
+      "/near2": Buffer.from("\uff3f", "utf8"),
+      "/near3": Buffer.from("a\u00bf", "utf8"),
     };
     const r = await serve(({ req }, res) => res.end(bodies[req.url ?? ""]));
     expect(await (await get(`${r.base}/bom`)).text()).toBe("");
     expect(await (await get(`${r.base}/alike`)).text()).toBe("\ufec0ok");
     expect(await (await get(`${r.base}/two`)).text()).toBe("ok");
     expect(await (await get(`${r.base}/late`)).text()).toBe("a\ufeff");
+    expect(await (await get(`${r.base}/near`)).text()).toBe("\u1effa\uff3fa\u00bf");
+    expect(await (await get(`${r.base}/near2`)).text()).toBe("\uff3f");
+    expect(await (await get(`${r.base}/near3`)).text()).toBe("a\u00bf");
   });
 
   it("fails its body when the connection drops before the body's end", async () => {
@@ -186,6 +202,8 @@ describe("a call", () => {
     const failed = call.catch((err: unknown) => err);
     await r.first;
     vi.advanceTimersByTime(5_000);
+    // The request is given up: its connection closed, not left waiting.
+    await once(r.got[0]?.req.socket as NonNullable<IncomingMessage["socket"]>, "close");
     const head = (await failed) as HttpTimeoutError;
     expect(head).toBeInstanceOf(HttpTimeoutError);
     expect(head).toMatchObject({
@@ -201,6 +219,39 @@ describe("a call", () => {
       headReceived: true,
       message: "the answer did not end within 5000 ms",
     });
+  });
+
+  it("rejects a target that is no URL", async () => {
+    await expect(get("not a url")).rejects.toMatchObject({ code: "ERR_INVALID_URL" });
+  });
+
+  it("leaves no listener on the caller's signal once the call is over", async () => {
+    const r = await serve((_got, res) => res.end("done"));
+    const stop = new AbortController();
+    for (let n = 0; n < 3; n++) await (await get(`${r.base}/x`, { signal: stop.signal })).text();
+    expect(getEventListeners(stop.signal, "abort")).toHaveLength(0);
+  });
+
+  it("drops a body discarded before it comes: neither kept nor bounded", async () => {
+    let go: () => void = () => {};
+    const sent = new Promise<void>((r) => {
+      go = r;
+    });
+    const r = await serve(({ req }, res) => {
+      if (req.url === "/go") return void res.end(() => go());
+      res.writeHead(200).flushHeaders();
+      // The body only once the client has discarded: a request to /go says so.
+      void sent.then(() => res.end("x".repeat(100)));
+    });
+    const a = await httpTransport.request(`${r.base}/big`, {
+      method: "GET",
+      headers: {},
+      timeoutMs: 10_000,
+      maxBytes: 10,
+    });
+    a.discard();
+    await (await get(`${r.base}/go`)).text();
+    expect(await a.text()).toBe("");
   });
 
   it("goes through the proxy when --use-env-proxy is among NODE_OPTIONS' flags", async () => {

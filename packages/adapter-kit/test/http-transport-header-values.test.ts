@@ -81,6 +81,7 @@ describe("header values", () => {
       .catch((err: unknown) => err);
     expect(failed).toBeInstanceOf(HttpHeaderError);
     expect((failed as HttpHeaderError).header).toBe("x bad");
+    expect((failed as Error).name).toBe("HttpHeaderError");
     expect((failed as HttpHeaderError).cause).toMatchObject({ code: "ERR_INVALID_HTTP_TOKEN" });
   });
 
