@@ -7,6 +7,7 @@ import {
   FETCH_DEFAULT_HEADERS,
   GatewaySendError,
   HttpAnswer,
+  HttpAnswerTooLargeError,
   httpTransport,
   type PlatformAnswer,
   type PlatformRule,
@@ -83,7 +84,7 @@ export async function callRpc(
       { platform: "signal", call: method, platformRule: signalRule },
     );
   }
-  const answer = (await res.json()) as {
+  const answer = (await readAnswer(res, method)) as {
     result?: unknown;
     error?: { code?: number; message?: string; data?: unknown };
   };
@@ -96,6 +97,30 @@ export async function callRpc(
     );
   }
   return answer.result;
+}
+
+/**
+ * A 2xx answer's JSON-RPC body. A body that breaks off is the daemon's network failure (retried); one
+ * that is not JSON, or over the transport's cap, the daemon's answer's failure: each a send failure the
+ * outbox classifies, never a raw error.
+ */
+async function readAnswer(res: PlatformAnswer, method: string): Promise<unknown> {
+  const o = { platform: "signal", call: method, platformRule: signalRule };
+  let text: string;
+  try {
+    text = await res.text();
+  } catch (err) {
+    const tooLarge = err instanceof HttpAnswerTooLargeError;
+    const facts = tooLarge
+      ? { status: res.status, detail: err.message }
+      : { network: true, detail: "the answer broke off" };
+    throw sendFailure(facts, { ...o, cause: err });
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw sendFailure({ status: res.status, detail: "unreadable answer" }, { ...o, cause: err });
+  }
 }
 
 /** What signal-cli reports per recipient of a `send` (SendMessageResult types). */

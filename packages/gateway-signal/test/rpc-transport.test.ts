@@ -62,3 +62,37 @@ it("takes a redirect as the daemon's failed answer (retried), its target never a
   expect(err).toMatchObject({ status: 307, permanent: false });
   expect(target.paths).toEqual([]);
 });
+
+/** A daemon on 127.0.0.1 whose every answer `respond` writes by hand. */
+async function rawDaemon(respond: (res: import("node:http").ServerResponse) => void) {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => respond(res));
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  servers.push(server);
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+it("takes a 200 whose body is not JSON as the daemon's failed answer, a send failure, not a raw error", async () => {
+  const base = await rawDaemon((res) => {
+    res.writeHead(200, { "content-type": "text/html" });
+    res.end("<html>proxy error</html>");
+  });
+  const err = await callRpc(base, "send", { message: "a" }, undefined).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(GatewaySendError);
+  expect((err as GatewaySendError).message).toMatch(/unreadable answer/);
+});
+
+it("takes a body that breaks off as a network failure, retried, not a raw error", async () => {
+  const base = await rawDaemon((res) => {
+    res.writeHead(200, { "content-type": "application/json", "content-length": "100" });
+    res.write('{"jsonrpc":"2.0","res');
+    setImmediate(() => res.socket?.destroy());
+  });
+  const err = await callRpc(base, "send", { message: "a" }, undefined).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(GatewaySendError);
+  expect((err as GatewaySendError).permanent).toBe(false);
+  expect((err as GatewaySendError).message).toMatch(/broke off/);
+});
