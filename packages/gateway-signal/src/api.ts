@@ -1,16 +1,15 @@
 // JSON-RPC 2.0 over the daemon's POST /api/v1/rpc route. Failures go through session-core's one
 // classifier; Signal adds only its JSON-RPC codes: a malformed call never succeeds, anything else
 // the daemon reports (untrusted identity, rate limit, network to Signal) may pass later. Calls go
-// through adapter-kit's keep-alive transport (a redirect answered, not followed), or the entry's
-// own `fetch` when the gateway was given one (tests).
+// through adapter-kit's fetchForSend (its keep-alive transport: a redirect answered, not followed),
+// or the entry's own `fetch` when the gateway was given one (tests).
 import {
-  FETCH_DEFAULT_HEADERS,
+  fetchForSend,
   GatewaySendError,
   HttpAnswer,
-  HttpAnswerTooLargeError,
-  httpTransport,
   type PlatformAnswer,
   type PlatformRule,
+  type SendFailureOptions,
   sendFailure,
 } from "@agentsvc/adapter-kit";
 
@@ -40,9 +39,6 @@ export class SignalRpcError extends GatewaySendError {
 
 let nextId = 1;
 
-/** undici's headersTimeout and bodyTimeout, what bounded a call when it went through fetch. */
-const RPC_TIMEOUT_MS = 300_000;
-
 export async function callRpc(
   baseUrl: string,
   method: string,
@@ -52,39 +48,27 @@ export async function callRpc(
 ): Promise<unknown> {
   const id = nextId++;
   const url = `${baseUrl}/api/v1/rpc`;
-  const body = JSON.stringify({ jsonrpc: "2.0", method, params, id });
+  const init = {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", method, params, id }),
+  };
+  const o = { platform: "signal", call: method, platformRule: signalRule };
   let res: PlatformAnswer;
-  try {
-    res = fetchImpl
-      ? await fetchImpl(url, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body,
-          ...(signal ? { signal } : {}),
-        })
-      : await httpTransport.request(url, {
-          method: "POST",
-          headers: { ...FETCH_DEFAULT_HEADERS, "content-type": "application/json" },
-          body,
-          timeoutMs: RPC_TIMEOUT_MS,
-          ...(signal ? { signal } : {}),
-        });
-  } catch (err) {
-    throw sendFailure(
-      { network: true, detail: `daemon unreachable at ${baseUrl}` },
-      { platform: "signal", call: method, platformRule: signalRule, cause: err },
-    );
-  }
+  if (!fetchImpl) res = await fetchForSend(url, init, o, signal);
+  else
+    try {
+      res = await fetchImpl(url, { ...init, ...(signal ? { signal } : {}) });
+    } catch (err) {
+      throw sendFailure({ network: true, detail: `daemon unreachable at ${baseUrl}` }, { ...o, cause: err });
+    }
   if (!res.ok) {
     // Not read: a fetch answer's stream cancelled, the transport's dropped as it arrives.
     if (res instanceof HttpAnswer) res.discard();
     else await (res as Response).body?.cancel();
-    throw sendFailure(
-      { status: res.status, retryAfter: res.headers.get("retry-after") },
-      { platform: "signal", call: method, platformRule: signalRule },
-    );
+    throw sendFailure({ status: res.status, retryAfter: res.headers.get("retry-after") }, o);
   }
-  const answer = (await readAnswer(res, method)) as {
+  const answer = (await readAnswer(res, o)) as {
     result?: unknown;
     error?: { code?: number; message?: string; data?: unknown };
   };
@@ -100,21 +84,17 @@ export async function callRpc(
 }
 
 /**
- * A 2xx answer's JSON-RPC body. A body that breaks off is the daemon's network failure (retried); one
- * that is not JSON, or over the transport's cap, the daemon's answer's failure: each a send failure the
- * outbox classifies, never a raw error.
+ * A 2xx answer's JSON-RPC body. A body that breaks off is the daemon's network failure (retried; on the
+ * transport fetchForSend has classified it, and one over the transport's cap); one that is not JSON the
+ * daemon's answer's failure: each a send failure the outbox classifies, never a raw error.
  */
-async function readAnswer(res: PlatformAnswer, method: string): Promise<unknown> {
-  const o = { platform: "signal", call: method, platformRule: signalRule };
+async function readAnswer(res: PlatformAnswer, o: SendFailureOptions): Promise<unknown> {
   let text: string;
   try {
     text = await res.text();
   } catch (err) {
-    const tooLarge = err instanceof HttpAnswerTooLargeError;
-    const facts = tooLarge
-      ? { status: res.status, detail: err.message }
-      : { network: true, detail: "the answer broke off" };
-    throw sendFailure(facts, { ...o, cause: err });
+    if (err instanceof GatewaySendError) throw err;
+    throw sendFailure({ network: true, detail: "the answer broke off" }, { ...o, cause: err });
   }
   try {
     return JSON.parse(text);
