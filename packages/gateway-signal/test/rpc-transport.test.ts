@@ -96,3 +96,29 @@ it("takes a body that breaks off as a network failure, retried, not a raw error"
   expect((err as GatewaySendError).permanent).toBe(false);
   expect((err as GatewaySendError).message).toMatch(/broke off/);
 });
+
+// signal-cli's JSON-RPC errors (signal-cli-jsonrpc(5): -32700/-32600/-32601/-32602 are JSON-RPC's own
+// parse, request, method and params errors; signal-cli's -1 user error, -3 unregistered user...).
+it("takes a JSON-RPC error of the call itself as permanent and signal-cli's own as retried", async () => {
+  const d = await daemon((id) => ({
+    status: 200,
+    body: { jsonrpc: "2.0", error: { code: id % 2 ? -32602 : -1, message: "no" }, id },
+  }));
+  const errors = await Promise.all(
+    [0, 1].map(() => callRpc(d.base, "send", { message: "a" }, undefined).catch((e: unknown) => e)),
+  );
+  const byCode = new Map(errors.map((e) => [(e as { code: number }).code, e as GatewaySendError]));
+  expect(byCode.get(-32602)).toMatchObject({ name: "SignalRpcError", permanent: true });
+  expect(byCode.get(-1)).toMatchObject({ name: "SignalRpcError", permanent: false });
+});
+
+it("fails a 429 by its status and Retry-After, whatever JSON its body carries", async () => {
+  const d = await daemon((id) => ({
+    status: 429,
+    headers: { "retry-after": "7" },
+    body: { jsonrpc: "2.0", result: { timestamp: 1 }, id },
+  }));
+  const err = await callRpc(d.base, "send", { message: "a" }, undefined).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(GatewaySendError);
+  expect(err).toMatchObject({ status: 429, retryAfterMs: 7000, permanent: false });
+});
