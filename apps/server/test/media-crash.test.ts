@@ -7,13 +7,16 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } 
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ChatDb } from "@agentsvc/chat-store";
-import { eventually, freePort, TelegramFake } from "@agentsvc/testkit";
+import { eventually, freePort, TelegramFake, within } from "@agentsvc/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { ServerProcess } from "./crash-driver.js";
 
 const fixture = resolve(import.meta.dirname, "fixtures/media-crash");
 const CHAT = 5151;
 const MB = 1024 * 1024;
+// Each step's own bound, well under the test's 90 s: a step that never happens fails naming itself
+// (a CI run once spent all 90 s in an unbounded `await halfway`, nothing said where it stopped).
+const STEP_MS = 30_000;
 
 // The app root holds the store, and node_modules with the server's packages plus the Telegram
 // adapter (its dist: `pnpm build`), as an app that installed them.
@@ -43,6 +46,14 @@ describe("an attachment's download across a crash (separate process, SIGKILL)", 
     const photo = Buffer.concat([Buffer.from("ffd8ffe000104a464946", "hex"), Buffer.alloc(10 * MB - 10, 7)]);
     const sha256 = createHash("sha256").update(photo).digest("hex");
     const replies = () => telegram.chat.botMessages.filter((m) => m.chatId === CHAT);
+    // What the bot had asked Telegram when a step did not happen: where it stopped.
+    const since = Date.now();
+    const asked = () => telegram.calls.map((c) => `${c.method} +${c.at - since} ms`).join(", ") || "nothing";
+    const told = (err: Error): never => {
+      throw new Error(`${err.message}; the bot had asked Telegram: ${asked()}; stderr: ${server.stderr}`);
+    };
+    const step = <T>(promise: Promise<T>, what: string): Promise<T> =>
+      within(promise, STEP_MS, what).catch(told);
     try {
       await server.start();
       const halfway = telegram.files.stallNextDownload(4 * MB);
@@ -56,18 +67,18 @@ describe("an attachment's download across a crash (separate process, SIGKILL)", 
           photo: [{ ...ids, width: 3000, height: 2000 }],
         },
       });
-      await halfway;
+      await step(halfway, "the photo's download reaching 4 MB (getUpdates, getFile, then the file)");
       server.kill();
       expect(await server.waitForExit(5_000)).toBe("SIGKILL");
       expect(replies()).toEqual([]);
 
       await server.start();
-      await eventually(() => replies().length > 0, "the reply after the restart", 30_000);
+      await eventually(() => replies().length > 0, "the reply after the restart", STEP_MS).catch(told);
       await new Promise((r) => setTimeout(r, 1_500)); // a second reply would show up here
       expect(replies()).toHaveLength(1);
       // The interrupted transfer and the one after the restart: never a third.
       expect([...telegram.files.downloads.values()]).toEqual([2]);
-      expect(await server.stop()).toBe(0);
+      expect(await step(server.stop(), "the server's exit after SIGTERM")).toBe(0);
     } finally {
       server.kill();
       await telegram.close();
