@@ -111,7 +111,10 @@ export function busPayload(message: BusMessage): string {
 }
 
 export interface BusOptions {
-  /** The LISTEN/NOTIFY channel: a lower-case SQL identifier. Default `agentsvc_control`. */
+  /**
+   * The LISTEN/NOTIFY channel: a lower-case SQL identifier (a reserved word such as `select` too: the
+   * bus quotes it). Default `agentsvc_control`.
+   */
   channel?: string;
   /** Told about an unreadable payload, a handler that threw, or a failed re-LISTEN. */
   onError?: (error: Error, context: string) => void;
@@ -119,6 +122,12 @@ export interface BusOptions {
 
 export class Bus {
   readonly channel: string;
+  /**
+   * The channel as LISTEN and UNLISTEN name it: quoted, so a reserved word is a name and not a
+   * syntax error. The name check leaves no quote to escape, and a quoted lower-case name is the
+   * text pg_notify sends to.
+   */
+  readonly #quoted: string;
   readonly #link: InstanceLink;
   readonly #onError: ((error: Error, context: string) => void) | undefined;
   readonly #handlers = new Map<string, Set<Subscriber>>();
@@ -135,6 +144,7 @@ export class Bus {
       throw new Error(`Bus: channel must be a lower-case SQL identifier (got ${JSON.stringify(channel)})`);
     }
     this.channel = channel;
+    this.#quoted = `"${channel}"`;
     this.#link = link;
     this.#onError = options.onError;
   }
@@ -147,7 +157,7 @@ export class Bus {
         if (n.channel === this.channel) this.#deliver(n.payload, n.senderPid);
       }),
       this.#link.onReconnect(async () => {
-        await this.#link.query(`LISTEN ${this.channel}`);
+        await this.#link.query(`LISTEN ${this.#quoted}`);
         for (const handler of [...this.#reconnect]) {
           try {
             await handler();
@@ -159,7 +169,7 @@ export class Bus {
     );
     this.#listening = true;
     try {
-      await this.#link.query(`LISTEN ${this.channel}`);
+      await this.#link.query(`LISTEN ${this.#quoted}`);
     } catch (e) {
       await this.stop();
       throw e;
@@ -254,7 +264,7 @@ export class Bus {
     this.#off = [];
     if (!this.#listening) return;
     this.#listening = false;
-    if (this.#link.connected) await this.#link.query(`UNLISTEN ${this.channel}`).catch(() => undefined);
+    if (this.#link.connected) await this.#link.query(`UNLISTEN ${this.#quoted}`).catch(() => undefined);
   }
 
   #deliver(payload: string, senderPid: number): void {
