@@ -221,6 +221,12 @@ export async function startPostgres(
     durable?: boolean;
     /** More `postgresql.conf` lines, e.g. `shared_preload_libraries = 'pg_stat_statements'` (benchmarks). */
     settings?: string[];
+    /**
+     * Start it as a hot standby with no primary (a `standby.signal`): in recovery for good, it takes
+     * read-only sessions and refuses what a replica refuses (writes, LISTEN, NOTIFY), as the replica
+     * a datasource may point at by mistake. `createDatabase` fails on it: use `url`.
+     */
+    standby?: boolean;
   } = {},
 ): Promise<TestPostgres> {
   const bin = postgresBinDir();
@@ -234,6 +240,7 @@ export async function startPostgres(
   chmodSync(dir, 0o700);
   // cp -a keeps the server user's ownership and the 0700 mode PostgreSQL insists on.
   execFileSync("cp", ["-a", await templateData(bin), data], { stdio: "pipe" });
+  if (options.standby) writeFileSync(join(data, "standby.signal"), "");
   // Before the first postgres starts: this process may be killed while it waits for the server.
   const watchdog = watchServer(dir, join(data, "postmaster.pid"), pgCtlStop(bin, data, "immediate"));
   // A port chosen by freePort() can be bound by another test's server before ours binds it: then

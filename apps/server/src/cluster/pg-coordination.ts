@@ -63,12 +63,6 @@ export async function pgCoordination(options: {
   leaderRetryMs?: number;
   /** How often the leader announces that it leads (default 9000 ms); keep it under `leaderRetryMs` x 0.75. */
   leaderHeartbeatMs?: number;
-  /**
-   * For tests only: the bus's LISTEN channel (default pg-cluster's). PostgreSQL refuses a LISTEN on
-   * a live session only on a standby (or in a security-restricted operation), too heavy for a test
-   * of a failed start: it names a channel the server cannot parse (a reserved word) instead.
-   */
-  busChannel?: string;
 }): Promise<PgCoordination> {
   let cluster: typeof import("@agentsvc/pg-cluster");
   try {
@@ -101,7 +95,7 @@ export async function pgCoordination(options: {
   let leadership: InstanceType<typeof cluster.Leadership>;
   try {
     locks = new cluster.ThreadLocks(link);
-    bus = new cluster.Bus(link, { onError, ...(options.busChannel ? { channel: options.busChannel } : {}) });
+    bus = new cluster.Bus(link, { onError });
     await bus.start();
     started.push(() => bus.stop());
     leadership = new cluster.Leadership(link, {
