@@ -22,6 +22,10 @@
 // - A header value's leading and trailing tabs, spaces, CRs and LFs are dropped, as fetch normalizes
 //   it (a token read from a file with its newline still works); a newline or control character inside
 //   is refused before any connection with HttpHeaderError naming the header, never its value.
+// - A call marked `repeatable` (a read: Telegram getUpdates, getMe, getFile) that fails on a reused
+//   socket before any byte of an answer (ECONNRESET, EPIPE: the server closed that idle socket as the
+//   call went out, its idle timeout firing with ours late behind a busy event loop) is sent again, as
+//   Node's http docs advise (`request.reusedSocket`); every other call fails as Node reports it.
 import {
   Agent as HttpAgent,
   type IncomingMessage,
@@ -33,6 +37,12 @@ import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { brotliDecompress, constants, gunzip, inflate, inflateRaw, type ZlibOptions } from "node:zlib";
 
 const IDLE_MS = 4_000;
+
+/** How much of an answer over the bound is kept to name what it was (`HttpAnswerTooLargeError.head`). */
+const HEAD_BYTES = 16 * 1024;
+
+/** A kept-alive socket found closed by its server as a call went out on it. */
+const STALE_SOCKET = new Set(["ECONNRESET", "EPIPE"]);
 
 /** The most of an answer's body kept by default (raw, and again decoded). */
 export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
@@ -61,6 +71,11 @@ export interface HttpRequest {
   bodyFailure?: (err: unknown) => unknown;
   /** The most of the body kept, raw and decoded (default MAX_ANSWER_BYTES); not counted after `discard()`. */
   maxBytes?: number;
+  /**
+   * The call may reach the server twice without harm (a read): one that failed on a reused socket
+   * before any answer is sent again. Default false (a send is the outbox's to retry).
+   */
+  repeatable?: boolean;
 }
 
 /** A call's answer, as much of fetch's Response as a platform client reads. */
@@ -93,6 +108,11 @@ export class HttpAnswerTooLargeError extends Error {
     readonly maxBytes: number,
     /** The answer's status: it came, too large to keep. */
     readonly status: number,
+    /**
+     * The body's first bytes as they came (at most 16 KiB, before any decoding): what the answer was
+     * (Telegram: the update_id of an update too large to read).
+     */
+    readonly head: Buffer = Buffer.alloc(0),
   ) {
     super(`the answer is over ${maxBytes} bytes`);
     this.name = "HttpAnswerTooLargeError";
@@ -118,6 +138,8 @@ export interface HttpTransportOptions {
   env?: NodeJS.ProcessEnv;
   /** Node's own flags (default `process.execArgv`), for `--use-env-proxy`. */
   execArgv?: readonly string[];
+  /** How long a pooled socket may stay idle before it is closed (default 4 000 ms; tests). */
+  idleMs?: number;
 }
 
 export class HttpTransport {
@@ -128,7 +150,11 @@ export class HttpTransport {
     const env = options.env ?? process.env;
     const flags = [...(options.execArgv ?? process.execArgv), ...(env.NODE_OPTIONS ?? "").split(/\s+/)];
     const envProxy = env.NODE_USE_ENV_PROXY === "1" || flags.includes("--use-env-proxy");
-    const agentOptions = { keepAlive: true, timeout: IDLE_MS, ...(envProxy ? { proxyEnv: env } : {}) };
+    const agentOptions = {
+      keepAlive: true,
+      timeout: options.idleMs ?? IDLE_MS,
+      ...(envProxy ? { proxyEnv: env } : {}),
+    };
     this.#http = new HttpAgent(agentOptions);
     this.#https = new HttpsAgent(agentOptions);
   }
@@ -150,13 +176,15 @@ export class HttpTransport {
       const bytes = typeof o.body === "string" ? Buffer.from(o.body, "utf8") : o.body;
       const given = trimmedValues(o.headers);
       const headers = bytes ? { ...given, "content-length": String(bytes.byteLength) } : given;
-      let req: ReturnType<typeof httpRequest>;
-      try {
-        req = (secure ? httpsRequest : httpRequest)(url, {
+      const open = () =>
+        (secure ? httpsRequest : httpRequest)(url, {
           method: o.method,
           agent: secure ? this.#https : this.#http,
           headers,
         });
+      let req: ReturnType<typeof httpRequest>;
+      try {
+        req = open();
       } catch (err) {
         reject(refusedHeader(headers, err));
         return;
@@ -182,25 +210,39 @@ export class HttpTransport {
         req.destroy();
       }, o.timeoutMs);
       timer.unref();
-      // `on`, not `once`: a destroy after the answer (a body still arriving at the timeout) errors again.
-      req.on("error", (err) => end(err));
-      req.on("response", (res: IncomingMessage) => {
-        answer = new HttpAnswer(res, o.bodyFailure, o.maxBytes);
-        const got = answer;
-        res.on("data", (chunk: Buffer) => {
-          if (got.push(chunk)) return;
-          end(new HttpAnswerTooLargeError(got.maxBytes, got.status));
-          req.destroy();
+      const send = (sent: ReturnType<typeof httpRequest>) => {
+        // `on`, not `once`: a destroy after the answer (a body still arriving at the timeout) errors again.
+        sent.on("error", (err) => {
+          // The socket's server had closed it (idle) as this call went out: no answer began, so a
+          // repeatable call goes out again; the dead socket is gone from the pool, and a try on a new
+          // connection (not reused) is the last.
+          const stale = sent.reusedSocket && STALE_SOCKET.has((err as { code?: string }).code ?? "");
+          if (o.repeatable && stale && answer === undefined && !settled) {
+            req = open();
+            send(req);
+            return;
+          }
+          end(err);
         });
-        res.on("end", () => end());
-        res.on("error", (err) => end(err));
-        // A socket closed before the body's end (without an error event of its own).
-        res.on("close", () => {
-          if (!res.complete) end(new Error("the answer broke off"));
+        sent.on("response", (res: IncomingMessage) => {
+          answer = new HttpAnswer(res, o.bodyFailure, o.maxBytes);
+          const got = answer;
+          res.on("data", (chunk: Buffer) => {
+            if (got.push(chunk)) return;
+            end(new HttpAnswerTooLargeError(got.maxBytes, got.status, got.head));
+            sent.destroy();
+          });
+          res.on("end", () => end());
+          res.on("error", (err) => end(err));
+          // A socket closed before the body's end (without an error event of its own).
+          res.on("close", () => {
+            if (!res.complete) end(new Error("the answer broke off"));
+          });
+          resolve(answer);
         });
-        resolve(answer);
-      });
-      req.end(bytes);
+        sent.end(bytes);
+      };
+      send(req);
     });
   }
 
@@ -243,6 +285,19 @@ function refusedHeader(headers: Record<string, string>, err: unknown): unknown {
   return err;
 }
 
+/** The first `n` bytes of `chunks`. */
+function prefix(chunks: readonly Buffer[], n: number): Buffer {
+  const out: Buffer[] = [];
+  let size = 0;
+  for (const c of chunks) {
+    if (size >= n) break;
+    const part = c.subarray(0, n - size);
+    out.push(part);
+    size += part.byteLength;
+  }
+  return Buffer.concat(out);
+}
+
 // Lenient on a stream cut short, as fetch's decoding is.
 const ZLIB: ZlibOptions = { flush: constants.Z_SYNC_FLUSH, finishFlush: constants.Z_SYNC_FLUSH };
 
@@ -269,6 +324,7 @@ export class HttpAnswer implements PlatformAnswer {
   readonly maxBytes: number;
   #chunks: Buffer[] = [];
   #size = 0;
+  #head: Buffer = Buffer.alloc(0);
   #keep = true;
   readonly #body: Promise<void>;
   #complete!: () => void;
@@ -301,11 +357,17 @@ export class HttpAnswer implements PlatformAnswer {
     if (!this.#keep) return true;
     this.#size += chunk.byteLength;
     if (this.#size > this.maxBytes) {
+      this.#chunks.push(chunk);
+      this.#head = prefix(this.#chunks, HEAD_BYTES);
       this.#chunks = [];
       return false;
     }
     this.#chunks.push(chunk);
     return true;
+  }
+  /** @internal The first bytes of a body dropped for its size. */
+  get head(): Buffer {
+    return this.#head;
   }
   /** @internal */
   complete(): void {
@@ -329,7 +391,7 @@ export class HttpAnswer implements PlatformAnswer {
         out = await decompress(out, c.trim(), this.maxBytes);
     } catch (err) {
       if ((err as { code?: unknown }).code !== "ERR_BUFFER_TOO_LARGE") throw err;
-      throw new HttpAnswerTooLargeError(this.maxBytes, this.status);
+      throw new HttpAnswerTooLargeError(this.maxBytes, this.status, all.subarray(0, HEAD_BYTES));
     }
     return out;
   }

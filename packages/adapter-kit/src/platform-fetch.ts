@@ -51,6 +51,8 @@ export interface PlatformClientOptions {
    * the bench's fetch side. Default: JSON and string bodies by the transport, FormData by global fetch.
    */
   fetch?: typeof fetch;
+  /** The most of an answer kept (the transport's `maxBytes`; default MAX_ANSWER_BYTES). */
+  maxBytes?: number;
 }
 
 export interface PlatformCall {
@@ -60,6 +62,11 @@ export interface PlatformCall {
   body?: unknown;
   signal?: AbortSignal;
   timeoutMs?: number;
+  /**
+   * A read the platform may get twice without harm (Telegram getUpdates, getFile): sent again when a
+   * kept-alive socket its server had closed fails it before any answer (the transport's `repeatable`).
+   */
+  repeatable?: boolean;
 }
 
 /** Calls a platform and reads its JSON answer; throws PlatformCallError for every failure but an abort. */
@@ -110,6 +117,8 @@ export class PlatformClient {
         ...(body === undefined ? {} : { body: raw ? (body as string) : JSON.stringify(body) }),
         timeoutMs,
         ...(request.signal ? { signal: request.signal } : {}),
+        ...(request.repeatable ? { repeatable: true } : {}),
+        ...(this.options.maxBytes !== undefined ? { maxBytes: this.options.maxBytes } : {}),
       });
     } catch (err) {
       if (request.signal?.aborted) throw err;

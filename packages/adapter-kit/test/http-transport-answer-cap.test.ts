@@ -100,6 +100,32 @@ describe("the answer's size bound", () => {
     expect(failed).toMatchObject({ maxBytes: 10, status: 200, message: "the answer is over 10 bytes" });
   });
 
+  it("names what was too large: the failure carries the body's first bytes as they came, at most 16 KiB", async () => {
+    // A getUpdates answer over the bound: Telegram's reader takes the update_id from its start.
+    const body = `{"ok":true,"result":[{"update_id":7,"message":{"text":"${"z".repeat(40_000)}"}}]}`;
+    const base = await serve((_req, res) => res.end(body));
+    const raw = await httpTransport.request(base, {
+      method: "GET",
+      headers: {},
+      timeoutMs: 10_000,
+      maxBytes: 20_000,
+    });
+    const failed = (await raw.text().catch((err: unknown) => err)) as HttpAnswerTooLargeError;
+    expect(failed).toBeInstanceOf(HttpAnswerTooLargeError);
+    expect(failed.head.toString()).toBe(body.slice(0, 16 * 1024));
+    // Over the bound once decoded: the bytes as they came, still compressed.
+    const packed = gzipSync(body);
+    const gz = await serve((_req, res) => res.writeHead(200, { "content-encoding": "gzip" }).end(packed));
+    const zipped = await httpTransport.request(gz, {
+      method: "GET",
+      headers: {},
+      timeoutMs: 10_000,
+      maxBytes: 20_000,
+    });
+    const over = (await zipped.text().catch((err: unknown) => err)) as HttpAnswerTooLargeError;
+    expect(over.head).toEqual(packed.subarray(0, 16 * 1024));
+  });
+
   it("refuses a small gzip or brotli answer that inflates past the bound, and reads one that inflates to it", async () => {
     const bodies: Record<string, Buffer> = {
       "/at": gzipSync(Buffer.alloc(1000, 0x20)),
