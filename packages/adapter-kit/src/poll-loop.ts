@@ -1,7 +1,8 @@
 // The poll loop of a pull platform (Telegram getUpdates, a /sync long-poll), as one scheduled task:
 // fetch from the stored position, deliver each item, store the position after it only once it was
-// recorded. A failed fetch waits (the platform's Retry-After, else a backoff reset by a working
-// batch); 401/403 stop the gateway naming the variable. A failed delivery stops the batch and backs
+// recorded. A failed fetch waits (the platform's Retry-After, else a backoff of its own, reset by a
+// fetch that works: a network failure after failed deliveries waits the first step, not theirs);
+// 401/403 stop the gateway naming the variable. A failed delivery stops the batch and backs
 // off without a reset, and after `maxItemAttempts` tries (and no sooner than `skipItemAfterMs` after
 // its first failure, so a store down for minutes costs no messages) the item is skipped with an
 // error log: one poisoned item must neither hold the rest back nor make the loop spin (#43 item 10).
@@ -56,7 +57,10 @@ export interface PollLoopOptions<Item, Cursor> {
 
 export class PollLoop<Item, Cursor> {
   readonly #o: PollLoopOptions<Item, Cursor>;
+  /** Deliveries that failed: reset only by a batch handled to its end. */
   readonly #backoff: Backoff;
+  /** Fetches that failed in a row: reset by one that works. */
+  readonly #fetchBackoff: Backoff;
   readonly #now: () => number;
   #fetchFailed = false;
   #failing: { id: string | number; attempts: number; since: number } | undefined;
@@ -66,6 +70,7 @@ export class PollLoop<Item, Cursor> {
   constructor(options: PollLoopOptions<Item, Cursor>) {
     this.#o = options;
     this.#backoff = new Backoff(options.backoff ?? { baseMs: 1_000, maxMs: 60_000 });
+    this.#fetchBackoff = new Backoff(options.backoff ?? { baseMs: 1_000, maxMs: 60_000 });
     this.#now = options.now ?? Date.now;
     this.#lastItemAt = this.#now();
   }
@@ -89,6 +94,7 @@ export class PollLoop<Item, Cursor> {
       return this.#fetchFailure(err);
     }
     ctx.platformCallSucceeded?.();
+    this.#fetchBackoff.reset();
     if (this.#fetchFailed) this.#reconnected();
     this.#fetchFailed = false;
     if (items.length > 0) {
@@ -161,10 +167,11 @@ export class PollLoop<Item, Cursor> {
       );
       return verdict.retryAfterMs;
     }
-    const delay = this.#backoff.next();
-    const said = this.#o.explain?.(facts, this.#backoff.attempt);
+    const delay = this.#fetchBackoff.next();
+    const failures = this.#fetchBackoff.attempt;
+    const said = this.#o.explain?.(facts, failures);
     const fields = { status: facts.status, detail: facts.detail, retryInMs: delay };
-    if (said) ctx.logger[said.level]({ ...fields, failures: this.#backoff.attempt }, said.message);
+    if (said) ctx.logger[said.level]({ ...fields, failures }, said.message);
     else ctx.logger.warn({ ...fields, err }, `${this.#o.call} failed; retrying`);
     return delay;
   }

@@ -136,6 +136,30 @@ describe("PollLoop: position, failures and reconnects", () => {
     expect(rig.reconnected).toBe(1);
   });
 
+  it("a fetch that fails after deliveries that failed waits the first backoff step, not the deliveries' next", async () => {
+    // A connection reset after four failed deliveries waited 16 s (their shared backoff's fifth step);
+    // a poll's wait after a network failure stays short for its first failure.
+    const rig = loopRig();
+    rig.items.push({ id: 1, text: "not recorded yet" });
+    let fetches = 0;
+    const l = loop(rig, {
+      fetch: async (cursor) => {
+        fetches += 1;
+        if (fetches === 5)
+          throw new PlatformCallError("test", "getUpdates", { network: true, detail: "reset" });
+        return rig.fetchFrom(cursor);
+      },
+      deliver: async () => {
+        throw new Error("the store is down");
+      },
+    });
+    const signal = new AbortController().signal;
+    const delays: (number | null)[] = [];
+    for (let i = 0; i < 7; i++) delays.push(await l.poll(signal));
+    // Deliveries 1, 2, 4, 8 s; the reset 1 s; the deliveries go on at 16 and 32 s.
+    expect(delays).toEqual([1_000, 2_000, 4_000, 8_000, 1_000, 16_000, 32_000]);
+  });
+
   it("an aborted signal ends the loop without a fetch", async () => {
     const rig = loopRig();
     const controller = new AbortController();
