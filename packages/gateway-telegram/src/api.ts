@@ -30,15 +30,28 @@ function bodyFailure(body: unknown): FailureFacts | undefined {
   };
 }
 
+/**
+ * Reads Telegram may get twice without harm, sent again when a kept-alive socket the server had closed
+ * fails them before any answer: getMe, getFile (a link to the same file) and getUpdates (the same
+ * offset confirms the same updates and hands out the same ones). Sends are not: one that may have
+ * reached Telegram is the outbox's to retry, by its rules.
+ */
+const REPEATABLE = new Set(["getMe", "getFile", "getUpdates"]);
+
 export class BotApi {
   readonly #base: string;
   readonly #files: string;
   readonly #client: PlatformClient;
 
-  constructor(apiBaseUrl: string, token: string, timeoutMs: number) {
+  constructor(apiBaseUrl: string, token: string, timeoutMs: number, maxAnswerBytes?: number) {
     this.#base = `${apiBaseUrl.replace(/\/+$/, "")}/bot${token}`;
     this.#files = `${apiBaseUrl.replace(/\/+$/, "")}/file/bot${token}`;
-    this.#client = new PlatformClient({ platform: "telegram", timeoutMs, bodyFailure });
+    this.#client = new PlatformClient({
+      platform: "telegram",
+      timeoutMs,
+      bodyFailure,
+      ...(maxAnswerBytes !== undefined ? { maxBytes: maxAnswerBytes } : {}),
+    });
   }
 
   /** The download URL of a getFile `file_path` (holds the token: never logged). */
@@ -55,12 +68,15 @@ export class BotApi {
     params: Record<string, unknown> | FormData,
     signal?: AbortSignal,
     timeoutMs?: number,
+    headers?: Record<string, string>,
   ): Promise<T> {
     const body = await this.#client.json<ApiBody>(method, `${this.#base}/${method}`, {
       method: "POST",
       body: params,
       ...(signal ? { signal } : {}),
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      ...(headers ? { headers } : {}),
+      ...(REPEATABLE.has(method) ? { repeatable: true } : {}),
     });
     return body.result as T;
   }

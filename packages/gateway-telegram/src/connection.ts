@@ -2,9 +2,11 @@
 // offset is stored (and so confirmed to Telegram by the next getUpdates) only after the session
 // recorded the update; a poisoned update is retried with a growing backoff and skipped after the
 // bound. What is Telegram's own: getMe first (mentions and the bot's own messages depend on it), the
-// 409 conflict explained, and 404 (a malformed token) stopping like 401.
+// 409 conflict explained, 404 (a malformed token) stopping like 401, and an answer over the
+// transport's bound asked again for fewer updates (get-updates.ts).
 import { type BackoffOptions, type FailureFacts, type GatewayContext, PollLoop } from "@agentsvc/adapter-kit";
 import { type BotApi, telegramRule } from "./api.js";
+import { updatesReader } from "./get-updates.js";
 import type { BotIdentity, TgUpdate, TgUser } from "./inbound.js";
 
 export const OFFSET_KEY = "offset";
@@ -44,6 +46,12 @@ function explainConflict(facts: FailureFacts, failures: number) {
 /** The poll task: `ctx.scheduler.schedule("poll", 0, (signal) => poller(signal))`. */
 export function telegramPoller(api: BotApi, ctx: GatewayContext, o: PollerOptions, handle: Handler) {
   let bot: BotIdentity | undefined;
+  const getUpdates = updatesReader(api, ctx, {
+    offsetKey: OFFSET_KEY,
+    pollTimeoutSeconds: o.pollTimeoutSeconds,
+    timeoutMs: o.pollTimeoutSeconds * 1000 + o.graceMs,
+    allowedUpdates: ALLOWED_UPDATES,
+  });
   const loop = new PollLoop<TgUpdate, number>({
     ctx,
     envVar: o.envVar,
@@ -55,17 +63,7 @@ export function telegramPoller(api: BotApi, ctx: GatewayContext, o: PollerOption
         // Stryker disable next-line StringLiteral: a fallback no mention can equal (usernames are 5-32 letters, digits or _), as "" is
         bot = { id: me.id, username: me.username ?? "" };
       }
-      return api.call<TgUpdate[]>(
-        "getUpdates",
-        {
-          // Stryker disable next-line ConditionalExpression: an undefined offset is left out of the JSON body all the same
-          ...(offset !== undefined ? { offset } : {}),
-          timeout: o.pollTimeoutSeconds,
-          allowed_updates: ALLOWED_UPDATES,
-        },
-        signal,
-        o.pollTimeoutSeconds * 1000 + o.graceMs,
-      );
+      return getUpdates(offset, signal);
     },
     positionAfter: (update) => update.update_id + 1,
     deliver: (update, signal) => handle(update, bot as BotIdentity, signal),

@@ -75,6 +75,8 @@ export interface TelegramGatewayOptions {
   skipUpdateAfterMs?: number;
   /** The entry's `deafAfter` ("10m"): getUpdates works but nothing came for that long -> warn, restart the poll. */
   deafAfter?: string;
+  /** The most of a Bot API answer kept. Default the kit transport's MAX_ANSWER_BYTES (32 MiB); tests lower it. */
+  maxAnswerBytes?: number;
 }
 
 /** sendMessage takes 1-4096 characters of text after entities parsing. */
@@ -151,6 +153,7 @@ export class TelegramGateway implements Gateway {
       this.#options.apiBaseUrl ?? "https://api.telegram.org",
       token,
       this.#options.requestTimeoutMs ?? 30_000,
+      this.#options.maxAnswerBytes,
     );
     const deafAfterMs = this.#options.deafAfter ? parseDuration(this.#options.deafAfter) : undefined;
     const poll = telegramPoller(
