@@ -30,6 +30,12 @@ import {
   retryAfterSeconds,
 } from "./turn-failure.js";
 
+/**
+ * Who every caller is without a `resolveUser`: the agent route's one user. Memory and runs are keyed
+ * by user id, so another surface must never hand this id to one of its own users (the webui refuses it).
+ */
+export const DEFAULT_USER_ID = "anonymous";
+
 export interface TurnContext {
   userId: string;
   conversationId: string;
@@ -48,7 +54,7 @@ export interface AgentHandlerOptions {
   runs: RunManagerApi;
   /** The `/info` body (without `success`), for the caller's identity. */
   info?: (c: Context, user: TurnContext) => AgentInfoBody | Promise<AgentInfoBody>;
-  /** Server-side identity. Default: everyone is `"anonymous"`. Never read from a body. */
+  /** Server-side identity. Default: everyone is `DEFAULT_USER_ID` (`"anonymous"`). Never read from a body. */
   resolveUser?: (c: Context) => string | Promise<string>;
   /** The conversation of a request that names none. Default: `"default"` for everyone. */
   defaultConversation?: (userId: string) => string;
@@ -128,7 +134,7 @@ function parseLastEventId(value: string): number {
 export function createAgentHandlers(options: AgentHandlerOptions): AgentHandlers {
   const { runs } = options;
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
-  const userOf = async (c: Context) => (options.resolveUser ? await options.resolveUser(c) : "anonymous");
+  const userOf = async (c: Context) => (options.resolveUser ? await options.resolveUser(c) : DEFAULT_USER_ID);
   const fallbackFor = (userId: string) => options.defaultConversation?.(userId) ?? "default";
 
   const scopeOf = (userId: string) => options.threadScope?.(userId) ?? "";

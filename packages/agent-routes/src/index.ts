@@ -1,6 +1,7 @@
 export { agentInfo, agentRoutes, type AgentRoutesOptions, type DescribedAgent } from "./agent-routes.js";
 export {
   createAgentHandlers,
+  DEFAULT_USER_ID,
   type AgentHandlerOptions,
   type AgentHandlers,
   type AgentInfoBody,

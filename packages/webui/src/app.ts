@@ -14,6 +14,7 @@ import { fileRoutes, UploadIndex } from "./routes/files.js";
 import { memoryRoutes } from "./routes/memory.js";
 import { healthRoute, metaRoutes } from "./routes/meta.js";
 import { preferenceRoutes } from "./routes/preferences.js";
+import { reservedAccounts, reservedUserIds } from "./reserved-identity.js";
 import { resumeRoute } from "./routes/resume.js";
 import { runControlRoutes } from "./routes/runs.js";
 import { storeGuard, storeUnavailable } from "./store-guard.js";
@@ -51,6 +52,11 @@ export interface ChatUiOptions {
   clientAddress?: (c: Context) => string;
   /** Several instances share the store: a stream reconnect to the wrong one answers 421 (sticky sessions). */
   severalInstances?: boolean;
+  /**
+   * User ids the service's other surfaces run as on the same RunManager and memory (each gateway's
+   * name); an identity resolving to one, or to the agent route's `anonymous`, is refused (403).
+   */
+  reservedUserIds?: readonly string[];
 }
 
 function socketAddress(c: Context): string {
@@ -92,6 +98,12 @@ export function createChatUi(options: ChatUiOptions): Hono<HonoEnv> {
   const resolveIdentity =
     options.resolveIdentity ?? defaultIdentityResolver(db, signInEnabled, sharedUserIdOf(entry));
   const cookie: CookieSettings = { path: apiPrefix(entry.path), secure: options.secureCookies ?? "auto" };
+  const reserved = reservedUserIds(options.reservedUserIds);
+  for (const name of reservedAccounts(entry.users, reserved))
+    logger.error(
+      { username: name },
+      `${describeEntry(entry)}: users: the account "${name}" has the name another surface of this service runs as (the agent route or a gateway), so every route behind the identity gate refuses it (403 identity_reserved); rename it`,
+    );
 
   const app = new Hono<HonoEnv>();
   app.onError((err, c) => {
@@ -135,6 +147,15 @@ export function createChatUi(options: ChatUiOptions): Hono<HonoEnv> {
     const identity = await resolveIdentity(c);
     if (!identity || typeof identity.userId !== "string" || identity.userId === "") {
       return fail(c, 401, "sign_in_required", "sign in first (POST /auth/login)");
+    }
+    // Another surface's user: its conversations and suspended runs are not the page's to open.
+    if (reserved.has(identity.userId)) {
+      return fail(
+        c,
+        403,
+        "identity_reserved",
+        `the identity "${identity.userId}" is one another surface of this service (the agent route or a gateway) runs as; it cannot use the chat page`,
+      );
     }
     c.set("identity", identity);
     await next();

@@ -16,6 +16,8 @@ import {
 } from "@agentsvc/agent-core";
 
 const SCOPED = /u\.[A-Za-z0-9_-]{22}\//g;
+/** RunManager thread ids of other namespaces: a gateway's (session-core) and scoped ones (agent route, page). */
+const OTHER_NAMESPACE = /^(?:gw:|[au]\.[A-Za-z0-9_-]{22}\/)/;
 
 /** The scope prefix of a user: fixed length, so `prefix + id` never collides across users. */
 export function threadScope(userId: string): string {
@@ -135,7 +137,7 @@ export class ScopedRuns {
   async resume(threadId: string, decision: Omit<Decision, "decidedBy">): Promise<RunHandle> {
     const id = (await this.runs.pending(this.scoped(threadId), this.caller))
       ? this.scoped(threadId)
-      : (await this.runs.pending(threadId, this.caller))
+      : (await this.legacyPending(threadId))
         ? threadId // a run suspended before ids were scoped, checked to be the caller's
         : undefined;
     if (id === undefined) {
@@ -151,8 +153,17 @@ export class ScopedRuns {
 
   async pending(threadId: string): Promise<PendingApproval | undefined> {
     const found =
-      (await this.runs.pending(this.scoped(threadId), this.caller)) ??
-      (await this.runs.pending(threadId, this.caller));
+      (await this.runs.pending(this.scoped(threadId), this.caller)) ?? (await this.legacyPending(threadId));
     return found && { ...found, threadId };
+  }
+
+  /**
+   * A run suspended before ids were scoped, under the client's own id. Never an id of another
+   * surface's namespace (a gateway's `gw:`, a scoped `a.`/`u.` id): ownership there is a bare user id
+   * match, and a page identity that matches a gateway's name must not decide that gateway's runs.
+   */
+  private legacyPending(threadId: string): Promise<PendingApproval | undefined> {
+    if (OTHER_NAMESPACE.test(threadId)) return Promise.resolve(undefined);
+    return this.runs.pending(threadId, this.caller);
   }
 }
