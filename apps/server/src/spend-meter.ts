@@ -40,6 +40,8 @@ export interface SpendMeterOptions {
   now?: () => number;
   /** How long a recorded call's row waits for others to share its insert. Default LEDGER_WINDOW_MS. */
   writeWindowMs?: number;
+  /** How long a budget's ledger read may take before it counts as failed. Default LEDGER_READ_TIMEOUT_MS. */
+  readTimeoutMs?: number;
 }
 
 export const DEFAULT_WARN_AT = 0.8;
@@ -66,6 +68,17 @@ const MAX_WARNED = 10_000;
 const REFRESH_MS = 1_000;
 /** Cached sums kept at once (one per budget scope and name); past it they are read again. */
 const MAX_CACHED = 10_000;
+/**
+ * A budget's ledger read (with the inserts it waits for first) not settled in this long fails for
+ * the calls waiting on it, as a read the ledger refused does, and the inserts due meanwhile go
+ * ahead. A hung PostgreSQL (a stuck backend, or a partition without a reset, which TCP gives up on
+ * after many minutes; no statement timeout by default) held them all before, the rows in memory,
+ * and every call sharing the read waited as long. A read answers in a few ms (bench spend meter-pg:
+ * an admit waited 1-2 ms); 10 s is far beyond a slow answer, the time pg-cluster's link gives a
+ * statement before it counts its connection dead, and short beside usage-sums' MARGIN_MS (5 min):
+ * an insert is never held behind reads long enough for another instance's settled sums to miss it.
+ */
+const LEDGER_READ_TIMEOUT_MS = 10_000;
 
 export interface SpendMeter extends ModelMeter {
   /** Settles once every ledger write started so far has (tests, shutdown). */
@@ -76,6 +89,7 @@ export function createSpendMeter(options: SpendMeterOptions): SpendMeter {
   const now = options.now ?? Date.now;
   const pending = new Set<Promise<void>>();
   const windowMs = options.writeWindowMs ?? LEDGER_WINDOW_MS;
+  const readTimeoutMs = options.readTimeoutMs ?? LEDGER_READ_TIMEOUT_MS;
   // Rows of calls that ended within one window go in one statement.
   let queued: UsageEntry[] = [];
   /** Ends the open window now (its rows are written next); undefined while none is open. */
@@ -212,17 +226,36 @@ export function createSpendMeter(options: SpendMeterOptions): SpendMeter {
     if (held && isFresh(held, starts, at)) return held;
     // A read for other periods (started before a UTC midnight) would answer with yesterday's sums.
     if (held?.reading && isFor(held, starts)) return held.reading;
-    const reading = (async () => {
+    let givenUp = false;
+    const answer = (async () => {
       // Inserts due before this read land first; those due during it wait for it (writeQueued).
       // Before, the open window was written first: an insert per read, and a call recorded during
       // the read was missing from the sums until the next read.
       if (writes.size > 0) await Promise.all([...writes]);
+      if (givenUp) throw new Error("given up");
       const read = await ledgerSums.read(check.filter, starts, at);
+      // A late answer is not used: the inserts that waited for this read went ahead when it was
+      // given up, so a row may be in neither the ledger it read nor the rows unsent() still holds.
+      if (givenUp) throw new Error("given up");
       const fresh: Spent = { starts, readAt: at, spend: plus(read, unsent(check.filter, starts)) };
       if (sums.size >= MAX_CACHED) sums.clear();
       sums.set(key, fresh);
       return fresh;
     })();
+    let timer: NodeJS.Timeout | undefined;
+    const reading = new Promise<Spent>((resolve, reject) => {
+      timer = setTimeout(() => {
+        givenUp = true;
+        options.logger.error(
+          { budget: check.scope, name: check.name, day: new Date(starts.day).toISOString(), readTimeoutMs },
+          "the cost ledger did not answer a budget's read in time: the calls waiting for it fail",
+        );
+        reject(new Error(`the cost ledger did not answer a budget's read within ${readTimeoutMs} ms`));
+      }, readTimeoutMs);
+      // A process at its end does not wait for a read's timer.
+      timer.unref();
+      answer.then(resolve, reject);
+    }).finally(() => clearTimeout(timer));
     reads.add(reading);
     void reading.then(
       () => reads.delete(reading),

@@ -6,6 +6,9 @@
 // recorded since), each once. A row in flight to the ledger during a read would be missed; one
 // counted as not sent and also read would be counted twice. Budgets of one token make every admit
 // with a spend refuse and log its sum, so the sum itself is checked, not only the verdict.
+// Some reads hang (run only once the meter gave them up, or at shutdown): a read given up counts as
+// failed for its admits, and its late answer must not be used (the inserts that waited for it went
+// ahead), so it sets no snapshot; with a read timeout under REFRESH_MS, used, it would be fresh sums.
 import type { MeterScope } from "@agentsvc/agent-core";
 import { ChatDb, type UsageEntry, type UsageLedger, type UsageScope } from "@agentsvc/chat-store";
 import type { BudgetLimits, BudgetsConfig } from "@agentsvc/config-schema";
@@ -19,6 +22,8 @@ const STEPS = 150;
 const USERS = ["u1", "u2", "u3"];
 const GATEWAYS = ["g1", "g2", undefined];
 const AGENTS = ["a1", "a2"];
+/** The meter's read timeout: under REFRESH_MS (a late answer would be fresh), and over it. */
+const READ_TIMEOUTS = [300, 2_500];
 /** Mid-day, two seconds before a UTC midnight, two seconds before a new UTC month. */
 const STARTS = [
   Date.UTC(2026, 11, 15, 13, 30),
@@ -80,6 +85,13 @@ function checkFor(kind: Kind, scope: MeterScope): Check | undefined {
   return { budget: kind, name: scope.agent, filter: { agent: scope.agent } };
 }
 
+/** The ledger filter of a budget `kind` named `name`, as the meter's log names it. */
+function filterOf(kind: Kind, name: string): UsageScope {
+  if (kind === "service") return {};
+  if (kind === "user") return { userId: name };
+  return kind === "gateway" ? { gateway: name } : { agent: name };
+}
+
 const filterKey = (f: UsageScope) => JSON.stringify([f.userId ?? null, f.gateway ?? null, f.agent ?? null]);
 
 function inScope(row: Row, f: UsageScope): boolean {
@@ -110,7 +122,7 @@ afterEach(() => {
   db = undefined;
 });
 
-async function runSeed(seed: number): Promise<{ reads: number; failures: number }> {
+async function runSeed(seed: number): Promise<{ reads: number; failures: number; givenUps: number }> {
   const random = randomFrom(seed);
   vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
   db = ChatDb.open({ appRoot: testTempDir("agentsvc-spend-interleave-"), path: "data/agentsvc.db" });
@@ -136,8 +148,18 @@ async function runSeed(seed: number): Promise<{ reads: number; failures: number 
   let seq = 0;
   const snapshots = new Map<string, Snapshot>();
   const violations: string[] = [];
-  /** Ledger calls waiting for the test: run (or fail) one when it says. */
-  const held: { what: "write" | "read"; run(fail: boolean): Promise<void> }[] = [];
+  /**
+   * Ledger calls waiting for the test: run (or fail) one when it says. A read the test hangs runs
+   * only once the meter gave it up (or at shutdown); one given up sets no snapshot when it runs.
+   */
+  interface Held {
+    what: "write" | "read";
+    run(fail: boolean): Promise<void>;
+    read?: { key: string; day: number; hung: boolean; givenUp: boolean };
+  }
+  const held: Held[] = [];
+  const readTimeoutMs = random.pick(READ_TIMEOUTS);
+  let givenUps = 0;
   let reads = 0;
   let failures = 0;
 
@@ -166,8 +188,10 @@ async function runSeed(seed: number): Promise<{ reads: number; failures: number 
       }),
     spendSplit: (scope, range) =>
       new Promise((resolve, reject) => {
+        const read = { key: filterKey(scope), day: range.day, hung: false, givenUp: false };
         held.push({
           what: "read",
+          read,
           run: async (fail) => {
             if (fail) {
               reject(new Error("the ledger is unreachable"));
@@ -179,8 +203,10 @@ async function runSeed(seed: number): Promise<{ reads: number; failures: number 
             for (const row of rows.values())
               if (row.state === "landed" || (row.mine && (row.state === "unsent" || row.state === "flight")))
                 counted.add(row);
-            snapshots.set(filterKey(scope), { seq, counted });
-            reads++;
+            if (!read.givenUp) {
+              snapshots.set(read.key, { seq, counted });
+              reads++;
+            }
             resolve(answer);
           },
         });
@@ -188,6 +214,8 @@ async function runSeed(seed: number): Promise<{ reads: number; failures: number 
   };
 
   const refusals: string[] = [];
+  /** A read failed or was given up since the last check: an admit may have thrown. */
+  let readFailed = false;
   const meter = createSpendMeter({
     ledger,
     prices: { "openai/gpt-4o-mini": { input: 1, output: 2 } },
@@ -198,9 +226,21 @@ async function runSeed(seed: number): Promise<{ reads: number; failures: number 
         const f = facts as { budget: string; name: string; period: string; tokens: number; cost: number };
         refusals.push(`${f.budget}:${f.name}:${f.period}:${f.tokens}:${f.cost}`);
       },
-      error: () => {},
+      error: (facts: unknown, message?: string) => {
+        if (!message?.startsWith("the cost ledger did not answer a budget's read in time")) return;
+        // The reads of that budget and day held now are the one given up (none when it was still
+        // waiting for inserts) and older ones given up before.
+        const f = facts as { budget: Kind; name: string; day: string };
+        const filter = filterOf(f.budget, f.name);
+        for (const call of held)
+          if (call.read?.key === filterKey(filter) && new Date(call.read.day).toISOString() === f.day)
+            call.read.givenUp = true;
+        givenUps++;
+        readFailed = true;
+      },
     },
     now: () => clock,
+    readTimeoutMs,
   });
 
   /** What a refusal of an admit at `at` must report: the scope's sums as of its last read. */
@@ -272,7 +312,6 @@ async function runSeed(seed: number): Promise<{ reads: number; failures: number 
     outcome?: { refused: boolean } | { threw: unknown };
   }
   let asked: Asked[] = [];
-  let readFailed = false;
   const log: string[] = [];
 
   const step = async (s: number) => {
@@ -308,14 +347,23 @@ async function runSeed(seed: number): Promise<{ reads: number; failures: number 
       log.push(`${s} tick ${ms}`);
       clock += ms;
       vi.advanceTimersByTime(ms);
-    } else if (roll < 0.9) {
-      if (held.length === 0) return;
-      const call = held.splice(random.int(held.length), 1)[0]!;
+    } else if (roll < 0.87) {
+      // Hung reads run only once given up: their answer comes late.
+      const ready = held.filter((c) => !c.read?.hung || c.read.givenUp);
+      if (ready.length === 0) return;
+      const call = ready[random.int(ready.length)]!;
+      held.splice(held.indexOf(call), 1);
       const fail = random.next() < (call.what === "write" ? 0.15 : 0.1);
       log.push(`${s} ${call.what} ${fail ? "fails" : "runs"}`);
       if (fail) failures++;
       if (fail && call.what === "read") readFailed = true;
       await call.run(fail);
+    } else if (roll < 0.9) {
+      const reads = held.filter((c) => c.read && !c.read.hung);
+      if (reads.length === 0) return;
+      const call = reads[random.int(reads.length)]!;
+      log.push(`${s} read hangs`);
+      call.read!.hung = true;
     } else if (roll < 0.93) {
       log.push(`${s} flush`);
       void meter.flush();
@@ -373,20 +421,23 @@ async function runSeed(seed: number): Promise<{ reads: number; failures: number 
   vi.useRealTimers();
   db.close();
   db = undefined;
-  return { reads, failures };
+  return { reads, failures, givenUps };
 }
 
 describe("the spend meter's reads and writes interleaved at random", () => {
   it(`counts each row once in every budget's sums, over ${SEEDS} seeded runs of ${STEPS} steps`, async () => {
     let reads = 0;
     let failures = 0;
+    let givenUps = 0;
     for (let seed = 1; seed <= SEEDS; seed++) {
       const run = await runSeed(seed);
       reads += run.reads;
       failures += run.failures;
+      givenUps += run.givenUps;
     }
-    // The runs did interleave: reads ran and ledger calls failed.
+    // The runs did interleave: reads ran, ledger calls failed and reads were given up.
     expect(reads).toBeGreaterThan(SEEDS);
     expect(failures).toBeGreaterThan(SEEDS / 10);
+    expect(givenUps).toBeGreaterThan(SEEDS / 10);
   }, 600_000);
 });
