@@ -23,7 +23,7 @@ import { type MediaOptions, storeParts } from "./attachments.js";
 import { type Cursor, type Handled, ImapLoginError, ImapReader } from "./connection.js";
 import { mailPieces, markdownToMail, toMailHtml } from "./format.js";
 import { decisionText, ignoreReason, mailFacts } from "./inbound.js";
-import { judgeSender, receivedAuthResults } from "./sender-auth.js";
+import { judgeSender, receivedAuthResults, type SenderVerdict } from "./sender-auth.js";
 import { type OutgoingMail, sendMail, smtpTransport } from "./api.js";
 import { domainOf, keepReferences, replySubject, requestTag } from "./thread.js";
 import { readCaFile } from "./tls.js";
@@ -66,6 +66,12 @@ export interface EmailGatewayOptions {
    * them reports DMARC pass or an aligned DKIM pass for its From domain. Default none: no decision by mail.
    */
   trustedAuthservIds?: readonly string[];
+  /**
+   * The entry's direct-message policy (agentsvc passes the whole entry). Under `allowlist` or
+   * `pairing` a sender is admitted by its From address, which anyone can type: a mail is taken only
+   * when one of `trustedAuthservIds` authenticated that address, as for a decision.
+   */
+  dmPolicy?: "open" | "allowlist" | "pairing" | "disabled";
   /**
    * The entry's `media` block: the kinds and size of MIME parts taken in. Absent: a part is refused
    * (`disabled`) and the session answers saying so.
@@ -163,6 +169,10 @@ export class EmailGateway implements Gateway {
     if (!o.trustedAuthservIds?.length)
       ctx.logger.warn(
         "trustedAuthservIds is not set: replies to approval mails are not applied as decisions (set it to the authserv-id your receiving mail server writes in Authentication-Results)",
+      );
+    if (this.#admitsByAddress() && !o.trustedAuthservIds?.length)
+      ctx.logger.error(
+        `dmPolicy ${o.dmPolicy} admits senders by their From address, which only trustedAuthservIds can vouch for: it is not set, so no mail is taken`,
       );
     ctx.scheduler.schedule("poll", 0, (signal) => this.#pollTask(signal));
   }
@@ -312,6 +322,25 @@ export class EmailGateway implements Gateway {
     const messageId =
       facts.messageId ??
       `<uid-${uid}-${createHash("sha256").update(source).digest("hex").slice(0, 16)}@imap>`;
+    // Stryker disable next-line ArrayDeclaration: no id trusted by default; a placeholder id no receiving server writes trusts nothing either
+    const trusted = this.#options.trustedAuthservIds ?? [];
+    // Whether the receiving server vouches for the From address (a From is whatever the sender typed).
+    let verdict: SenderVerdict | undefined;
+    const vouched = () =>
+      (verdict ??= judgeSender(
+        receivedAuthResults(mail.headerLines, trusted),
+        domainOf(facts.from),
+        trusted,
+      ));
+    const sender = this.#admitsByAddress() ? vouched() : undefined;
+    if (sender && !sender.ok) {
+      ctx.logger.warn(
+        { uid, from: facts.from, reason: sender.reason },
+        "mail not taken: the entry admits senders by address and the receiving server did not authenticate this one",
+      );
+      // Stryker disable next-line StringLiteral: the reader tells only "recorded" apart (marked seen)
+      return "ignored";
+    }
     const { thread, request } = await this.#threadOf(
       facts.subject,
       facts.inReplyTo,
@@ -321,16 +350,10 @@ export class EmailGateway implements Gateway {
     const text = request ? decisionText(facts.text, request.allowedDecisions) : facts.text;
     if (request && matchDecisionText(text, [...request.allowedDecisions])) {
       // A decision: only a sender the receiving server authenticated may make it (a From is easy to forge).
-      // Stryker disable next-line ArrayDeclaration: no id trusted by default; a placeholder id no receiving server writes trusts nothing either
-      const trusted = this.#options.trustedAuthservIds ?? [];
-      const verdict = judgeSender(
-        receivedAuthResults(mail.headerLines, trusted),
-        domainOf(facts.from),
-        trusted,
-      );
-      if (!verdict.ok) {
+      const decider = vouched();
+      if (!decider.ok) {
         ctx.logger.warn(
-          { uid, from: facts.from, requestId: request.requestId, reason: verdict.reason },
+          { uid, from: facts.from, requestId: request.requestId, reason: decider.reason },
           "decision by mail not applied: the receiving server did not authenticate the sender",
         );
         // Stryker disable next-line StringLiteral: the reader tells only "recorded" apart (marked seen)
@@ -353,6 +376,11 @@ export class EmailGateway implements Gateway {
     const info: ThreadInfo = { to: facts.replyTo, subject: facts.subject, inReplyTo: messageId, references };
     await ctx.state.set(`thread:${thread}`, info);
     return "recorded";
+  }
+
+  /** Whether the entry lets a sender in by its address (an allowlist, or senders approved by pairing). */
+  #admitsByAddress(): boolean {
+    return this.#options.dmPolicy === "allowlist" || this.#options.dmPolicy === "pairing";
   }
 
   /** The request tag wins; then any mail of the chain we already know; then the chain's root. */
