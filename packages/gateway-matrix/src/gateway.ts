@@ -105,6 +105,16 @@ export class MatrixGateway implements Gateway {
         ctx.logger.info({ reason: "reaction to a message that asked nothing" }, "matrix reaction ignored");
         return;
       }
+      // Servers do not hold a relation to its target's room: a reaction sent in another room, by
+      // someone not there, naming the request's event id, decides nothing.
+      const request = await ctx.interaction(requestId);
+      if (!request || splitThread(request.thread).container !== item.roomId) {
+        ctx.logger.warn(
+          { roomId: item.roomId, requestId },
+          "matrix reaction from another room than the request's; ignored",
+        );
+        return;
+      }
       const result = await ctx.decide(requestId, { decision: reading.decision }, reading.by);
       if (!result.ok)
         ctx.logger.info({ reason: `decision refused: ${result.code}` }, "matrix reaction not applied");
