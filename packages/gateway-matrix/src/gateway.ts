@@ -148,6 +148,10 @@ export class MatrixGateway implements Gateway {
       body: toMailText(text),
       format: "org.matrix.custom.html",
       formatted_body: toMailHtml(text),
+      // Mentions nobody (#user-and-room-mentions): with `m.mentions` present, servers and clients
+      // no longer read "@room" or a user's name in the body as a ping, so a reply that repeats what
+      // someone typed cannot notify the room with the bot's power level.
+      "m.mentions": {},
       // A thread reply falls back to a reply to the root for clients without threads (#fallback-for-unthreaded-clients).
       ...(root
         ? {
