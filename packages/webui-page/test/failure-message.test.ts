@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { failureMessage } from "../src/client/messages.js";
+import { failureMessage, plainMessage } from "../src/client/messages.js";
 
 describe("the note under a failed reply", () => {
   it("for budget_exceeded says the budget is used up and when to try again, never the server's text", () => {
@@ -11,6 +11,14 @@ describe("the note under a failed reply", () => {
     );
     expect(failureMessage("budget_exceeded")).toBe(
       "This chat has used up its AI budget for now; try again later.",
+    );
+  });
+});
+
+describe("the status line for a refused call", () => {
+  it("for identity_reserved (the webui refuses an account named like the agent route's or a gateway's user) says to rename the account", () => {
+    expect(plainMessage("identity_reserved", 403)).toBe(
+      "This account cannot use the chat: another part of the service runs under its name. Ask whoever runs it to rename the account.",
     );
   });
 });

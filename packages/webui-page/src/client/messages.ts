@@ -17,6 +17,8 @@ const PLAIN: Record<string, string> = {
   cross_site: "The chat service refused a request from another site; reload the page.",
   api_key_required: "The chat needs a valid API key; enter it with the key button.",
   sign_in_required: "Please sign in again.",
+  identity_reserved:
+    "This account cannot use the chat: another part of the service runs under its name. Ask whoever runs it to rename the account.",
 };
 
 /** Why a reply failed (the stream's `error` code): the model layer's codes, in words. */
