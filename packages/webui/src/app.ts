@@ -53,8 +53,10 @@ export interface ChatUiOptions {
   /** Several instances share the store: a stream reconnect to the wrong one answers 421 (sticky sessions). */
   severalInstances?: boolean;
   /**
-   * User ids the service's other surfaces run as on the same RunManager and memory (each gateway's
-   * name); an identity resolving to one, or to the agent route's `anonymous`, is refused (403).
+   * User ids the service's other surfaces run as on the same RunManager and memory beyond the
+   * built-in ones (a third-party adapter's type, each channel adapter's entry name); an identity
+   * resolving to one of them or to a built-in one (`anonymous`, `shared`, `shared:<entry>`, a
+   * built-in gateway type) is refused (403 `identity_reserved`).
    */
   reservedUserIds?: readonly string[];
 }
@@ -98,11 +100,11 @@ export function createChatUi(options: ChatUiOptions): Hono<HonoEnv> {
   const resolveIdentity =
     options.resolveIdentity ?? defaultIdentityResolver(db, signInEnabled, sharedUserIdOf(entry));
   const cookie: CookieSettings = { path: apiPrefix(entry.path), secure: options.secureCookies ?? "auto" };
-  const reserved = reservedUserIds(options.reservedUserIds);
+  const reserved = reservedUserIds(sharedUserIdOf(entry), options.reservedUserIds);
   for (const name of reservedAccounts(entry.users, reserved))
     logger.error(
       { username: name },
-      `${describeEntry(entry)}: users: the account "${name}" has the name another surface of this service runs as (the agent route or a gateway), so every route behind the identity gate refuses it (403 identity_reserved); rename it`,
+      `${describeEntry(entry)}: users: the account "${name}" has the name another surface of this service runs as (the agent route, a gateway or an open workspace), so every route behind the identity gate refuses it (403 identity_reserved); rename it`,
     );
 
   const app = new Hono<HonoEnv>();
@@ -149,12 +151,12 @@ export function createChatUi(options: ChatUiOptions): Hono<HonoEnv> {
       return fail(c, 401, "sign_in_required", "sign in first (POST /auth/login)");
     }
     // Another surface's user: its conversations and suspended runs are not the page's to open.
-    if (reserved.has(identity.userId)) {
+    if (reserved(identity.userId)) {
       return fail(
         c,
         403,
         "identity_reserved",
-        `the identity "${identity.userId}" is one another surface of this service (the agent route or a gateway) runs as; it cannot use the chat page`,
+        `the identity "${identity.userId}" is one another surface of this service (the agent route, a gateway or an open workspace) runs as; it cannot use the chat page`,
       );
     }
     c.set("identity", identity);

@@ -61,48 +61,57 @@ describe("a page identity named like another surface's user", () => {
     expect(lines.join("")).toContain('the account \\"anonymous\\"');
   });
 
-  it("sees nothing pending and cannot approve a gateway's suspended run under its raw thread id", async () => {
-    h = await startHarness({ users: [{ username: "github", passwordEnvVar: "PG" }], env: { PG: "pg" } });
-    // A run as session-core starts one for a GitHub issue thread.
-    const threadId = "gw:github:repo:o/r:issue:1";
+  it("sees nothing pending and cannot approve a channel adapter's suspended run under its raw thread id", async () => {
+    // A channel adapter runs as its entry name; the server has not named it (no reservedUserIds).
+    h = await startHarness({ users: [{ username: "ops-hooks", passwordEnvVar: "PG" }], env: { PG: "pg" } });
+    // A run as session-core starts one for that adapter's thread.
+    const threadId = "gw:ops-hooks:deploy-42";
     const run = h.runs.start({
       input: `use ${APPROVAL_TOOL} on notes.txt`,
       threadId,
-      userId: "github",
-      conversationId: "repo:o/r:issue:1",
+      userId: "ops-hooks",
+      conversationId: "deploy-42",
     });
     expect((await run.done).status).toBe("suspended");
 
     const page = h.client();
-    expect((await page.login("github", "pg")).status).toBe(200);
+    expect((await page.login("ops-hooks", "pg")).status).toBe(200);
     const pending = await page.get(`/pending?threadId=${encodeURIComponent(threadId)}`);
     expect(pending.status).toBe(200);
     expect(pending.body.pending).toBeNull();
     const resume = await page.post("/resume", { threadId, decision: "approve" });
     expect(resume.status).toBe(403);
     expect(resume.body.error.code).toBe("forbidden");
-    // Still waiting for the gateway's own decision.
-    expect(await h.runs.pending(threadId, { userId: "github" })).toBeDefined();
+    // Still waiting for the adapter's own decision.
+    expect(await h.runs.pending(threadId, { userId: "ops-hooks" })).toBeDefined();
   });
 
-  it("is refused on every route once the server names its gateways; other people are not", async () => {
+  it("an operator's resolver naming a gateway type, another entry's workspace or a channel the server names is refused on every route; other people are not", async () => {
     // An operator's resolver over a single sign-on, where people pick their own login.
     h = await startHarness({
       chatUi: {
         resolveIdentity: async (c) => ({ userId: c.req.header("x-sso-user") ?? "" }),
-        reservedUserIds: ["github"],
+        // What the server adds: a channel adapter's entry name.
+        reservedUserIds: ["ops-hooks"],
       },
     });
     const page = h.client();
-    const as = { "x-sso-user": "github" };
-    for (const reply of [
-      await page.get("/history?conversationId=repo%3Ao%2Fr%3Aissue%3A1", as),
-      await page.get("/conversations", as),
-      await page.post("/clear", { conversationId: "repo:o/r:issue:1" }, as),
-    ]) {
-      expect(reply.status).toBe(403);
-      expect(reply.body.error.code).toBe("identity_reserved");
+    for (const who of ["github", "whatsapp", "shared:support", "ops-hooks"]) {
+      const as = { "x-sso-user": who };
+      for (const reply of [
+        await page.get("/history?conversationId=repo%3Ao%2Fr%3Aissue%3A1", as),
+        await page.get("/conversations", as),
+        await page.post("/clear", { conversationId: "repo:o/r:issue:1" }, as),
+      ]) {
+        expect(reply.status, who).toBe(403);
+        expect(reply.body.error.code).toBe("identity_reserved");
+      }
     }
     expect((await page.get("/conversations", { "x-sso-user": "alice" })).status).toBe(200);
+  });
+
+  it("the entry's own open workspace is the page's user", async () => {
+    h = await startHarness();
+    expect((await h.client().get("/conversations")).status).toBe(200);
   });
 });
