@@ -1,10 +1,11 @@
 // Fetching a platform's file into the blob store (issue #46), the one way every adapter does it:
-// only from the hosts the adapter names (each redirect hop checked too), bounded in bytes (a
-// declared Content-Length over the cap is refused before reading; the count is kept while the
-// body streams) and in time (one deadline for the whole transfer), typed by its first bytes (not
-// the platform's claim), spooled to a temporary file (memory stays at one read), stored by
-// sha256 and recorded per gateway and platform file, so a redelivered message downloads nothing
-// twice. Call it before `context.deliver`, whose inbox record then carries the refs.
+// only from the hosts the adapter names (each redirect hop checked too; credentials kept on their
+// origin, never down from https to http), bounded in bytes (a declared Content-Length over the cap
+// is refused before reading; the count is kept while the body streams) and in time (one deadline
+// for the whole transfer), typed by its first bytes (not the platform's claim), spooled to a
+// temporary file (memory stays at one read), stored by sha256 and recorded per gateway and
+// platform file, so a redelivered message downloads nothing twice. Call it before
+// `context.deliver`, whose inbox record then carries the refs.
 import { createWriteStream } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -143,9 +144,15 @@ async function download(
       await res.body?.cancel();
       if (hop >= (policy.maxRedirects ?? 3))
         throw new Error(`more than ${policy.maxRedirects ?? 3} redirects fetching a file`);
-      const next = new URL(res.headers.get("location") as string, url);
-      // Credentials go to the platform's own host only, never to where it redirects (a CDN's signed URL).
-      if (next.host !== new URL(url).host) headers = {};
+      const here = new URL(url);
+      const next = new URL(res.headers.get("location") as string, here);
+      // Never down to plain http: the next URL (often a signed, short-lived one: Twilio's CDN, S3)
+      // and the file's bytes would cross the network readable and alterable.
+      if (here.protocol === "https:" && next.protocol === "http:")
+        throw new DownloadRefused(`refused a redirect from https to http (${next.host}) fetching a file`);
+      // Credentials stay on the origin they were given for (scheme, host and port, fetch's rule),
+      // never where it redirects (a CDN's signed URL), nor the same host under another scheme or port.
+      if (next.origin !== here.origin) headers = {};
       url = next.toString();
       continue;
     }
