@@ -56,6 +56,18 @@ export interface TwilioGatewayOptions {
  */
 const MEDIA_HOSTS = ["api.twilio.com", "mms.twiliocdn.com", "s3-external-1.amazonaws.com"];
 
+/**
+ * Whether a Media URL gets the account's Basic credentials: only on Twilio's API origin (or the
+ * configured API base's, a proxy or a fake). Twilio asks for them on the Media URL only ("Enforce
+ * HTTP Auth on Media URLs"); the short-lived URL it redirects to needs none, and the storage hosts
+ * are not Twilio's to hear the Auth Token (s3-external-1.amazonaws.com is shared by every S3 user).
+ */
+function takesCredentials(url: string, apiBaseUrl: string): boolean {
+  if (!URL.canParse(url)) return false;
+  const origin = new URL(url).origin;
+  return origin === new URL(DEFAULT_API_BASE_URL).origin || origin === new URL(apiBaseUrl).origin;
+}
+
 const twiml = (): WebhookResponse => ({
   status: 200,
   headers: { "content-type": "text/xml" },
@@ -156,8 +168,9 @@ export class TwilioGateway implements Gateway {
   }
 
   /**
-   * One MMS file through the kit's bounded download with the account's Basic credentials, from
-   * Twilio's media hosts only (each redirect hop checked; the credentials stay on api.twilio.com).
+   * One MMS file through the kit's bounded download, from Twilio's media hosts only (each redirect
+   * hop checked), with the account's Basic credentials when its URL is on Twilio's API (they stay
+   * on that origin: the kit drops them on the redirect to the short-lived URL).
    * A transport failure throws: the webhook answers an error and Twilio may deliver again.
    */
   async #fetch(media: { url: string; contentType: string }, context: GatewayContext): Promise<AttachmentRef> {
@@ -174,7 +187,9 @@ export class TwilioGateway implements Gateway {
       gateway: this.name,
       hosts: MEDIA_HOSTS,
       apiBaseUrl: target.apiBaseUrl,
-      headers: { authorization: `Basic ${basic}` },
+      ...(takesCredentials(media.url, target.apiBaseUrl)
+        ? { headers: { authorization: `Basic ${basic}` } }
+        : {}),
       refusedWarning: "MMS media URL off Twilio's hosts refused",
     });
   }
