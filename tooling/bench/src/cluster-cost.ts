@@ -21,6 +21,13 @@ import { ClusterProbe } from "./cluster-probe.ts";
 import { APP_PERF_FLAGS, appDiffLines, appJson, appLines, dropPerfMaps } from "./cluster-app-perf.ts";
 import { HZ, PERF_DIR, type PerfTally, perfLines, perfTally, startBurstPerf } from "./cluster-perf.ts";
 import { printSendWaits } from "./cluster-send-waits.ts";
+import {
+  COUNT_NOTIFIES,
+  countNotifies,
+  type NotifyTally,
+  notifyLine,
+  notifyTally,
+} from "./cluster-notifies.ts";
 import { pgClient } from "./pg-client.ts";
 import { postgresCpuByKind, postgresCpuSeconds } from "./pg-cpu.ts";
 import { cpuSecondsOf, machineLoad } from "./proc.ts";
@@ -177,6 +184,11 @@ class Probe extends ClusterProbe {
   perfBurst(file: string) {
     const pids = this.servers.map((s) => s.pid);
     return startBurstPerf(this.stats, this.pg.dataDir, this.dbName, this.ownPids(), file, pids);
+  }
+
+  /** BENCH_CLUSTER_NOTIFIES: the bus channel's NOTIFYs counted into `into()` (cluster-notifies.ts). */
+  countNotifies(into: () => NotifyTally | undefined): Promise<void> {
+    return countNotifies(this.db, into);
   }
 
   /** BENCH_DEBUG: where the replies committed since `since` waited long (cluster-send-waits.ts). */
@@ -436,6 +448,8 @@ interface Running {
   total: Sample;
   rounds: number[];
   perf: PerfTally;
+  /** BENCH_CLUSTER_NOTIFIES: counted over the measured rounds only. */
+  notifies?: NotifyTally;
 }
 
 /**
@@ -471,6 +485,11 @@ async function measureSteady(pg: TestPostgres, kind: Kind, trees: (string | unde
         (each) => load(kind, c.servers, each * c.servers.length, c.probe),
         c.title,
       );
+    if (COUNT_NOTIFIES)
+      for (const c of configs) {
+        c.notifies = notifyTally();
+        await c.probe.countNotifies(() => c.notifies);
+      }
     const measuredFrom = Date.now();
     for (let round = 0; round < ROUNDS; round++) {
       for (const i of roundOrder(round, configs.length)) {
@@ -508,6 +527,7 @@ async function measureSteady(pg: TestPostgres, kind: Kind, trees: (string | unde
         `${c.title}: ${fmt(sent / (c.total.at / 1000), 0)} messages/s over the bursts; ${fmt(c.total.statements / sent)} statements a message; ${c.total.connections} connections to its database at the end`,
       );
       printSplit(c.title, ZERO, c.total, sent);
+      if (c.notifies) console.log(notifyLine(c.title, c.notifies, sent));
       if (PERF_DIR) {
         console.log(perfLines(c.title, c.perf).join("\n"));
         console.log(appLines(c.title, c.perf.app, c.perf.messages, HZ).join("\n"));
