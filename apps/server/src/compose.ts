@@ -242,6 +242,10 @@ export async function createServer(project: Project, options: ServerOptions = {}
     app.route("/", healthRoute(gateways.session));
     // Chat pages by entry name: a schedule may post into one of their users' conversations.
     const pages = new Map<string, SchedulePage>();
+    // The user id each gateway's runs have on the same RunManager and memory (session-core's: the
+    // registered name, a push gateway's type or a channel adapter's entry name, third-party ones
+    // included). A page identity so named would read, write and clear their conversations.
+    const gatewayUsers = gateways.gateways.map((g) => g.name);
     for (const exposure of project.exposures) {
       if (exposure.exposes === "agent") {
         const apiKey = exposure.apiKeyEnvVar ? readEnv(env, exposure.apiKeyEnvVar) : undefined;
@@ -274,6 +278,7 @@ export async function createServer(project: Project, options: ServerOptions = {}
           logger,
           buildDir,
           closers,
+          gatewayUsers,
         });
         pages.set(exposure.entryName, page);
       }
@@ -450,6 +455,8 @@ interface WebuiContext {
   buildDir: string;
   /** Run at close, before the stores close. */
   closers: (() => Promise<void> | void)[];
+  /** The gateways' user ids: refused as page identities (webui's `reservedUserIds`). */
+  gatewayUsers: readonly string[];
 }
 
 async function mountWebui(app: Hono, entry: WebuiExposure, ctx: WebuiContext): Promise<SchedulePage> {
@@ -476,6 +483,7 @@ async function mountWebui(app: Hono, entry: WebuiExposure, ctx: WebuiContext): P
     severalInstances: ctx.controls !== ctx.runs,
     agent: agentInfoOf(ctx.runs.describe()),
     apiKey,
+    reservedUserIds: ctx.gatewayUsers,
     logger: ctx.logger,
   });
   app.route(apiPrefix(entry.path), chatUi);
