@@ -23,7 +23,7 @@ import { type MediaOptions, storeParts } from "./attachments.js";
 import { type Cursor, type Handled, ImapLoginError, ImapReader } from "./connection.js";
 import { mailPieces, markdownToMail, toMailHtml } from "./format.js";
 import { decisionText, ignoreReason, mailFacts } from "./inbound.js";
-import { judgeSender, receivedAuthResults, type SenderVerdict } from "./sender-auth.js";
+import { judgeSender, type SenderVerdict, serverAuthResults } from "./sender-auth.js";
 import { type OutgoingMail, sendMail, smtpTransport } from "./api.js";
 import { domainOf, keepReferences, replySubject, requestTag } from "./thread.js";
 import { readCaFile } from "./tls.js";
@@ -66,6 +66,14 @@ export interface EmailGatewayOptions {
    * them reports DMARC pass or an aligned DKIM pass for its From domain. Default none: no decision by mail.
    */
   trustedAuthservIds?: readonly string[];
+  /**
+   * The operator's word that the receiving server writes its Authentication-Results for every mail
+   * right below its own `Received` line (whose `by` host is the authserv-id) and removes incoming
+   * ones naming it, as Gmail and Postfix with OpenDKIM/OpenDMARC place theirs. Then the topmost
+   * trusted header right below that line counts too. Default false: only trusted headers above the
+   * first `Received` count.
+   */
+  authResultsBelowReceived?: boolean;
   /**
    * The entry's direct-message policy (agentsvc passes the whole entry). Under `allowlist` or
    * `pairing` a sender is admitted by its From address, which anyone can type: a mail is taken only
@@ -326,12 +334,16 @@ export class EmailGateway implements Gateway {
     const trusted = this.#options.trustedAuthservIds ?? [];
     // Whether the receiving server vouches for the From address (a From is whatever the sender typed).
     let verdict: SenderVerdict | undefined;
-    const vouched = () =>
-      (verdict ??= judgeSender(
-        receivedAuthResults(mail.headerLines, trusted),
-        domainOf(facts.from),
-        trusted,
-      ));
+    const vouched = () => {
+      if (verdict) return verdict;
+      const found = serverAuthResults(mail.headerLines, trusted, {
+        belowReceived: this.#options.authResultsBelowReceived === true,
+      });
+      const v = judgeSender(found.own, domainOf(facts.from), trusted, found.all);
+      // A refusal says where trusted headers were that did not count, so the fix can be found from the log.
+      verdict = !v.ok && found.note ? { ok: false, reason: `${v.reason}; ${found.note}` } : v;
+      return verdict;
+    };
     const sender = this.#admitsByAddress() ? vouched() : undefined;
     if (sender && !sender.ok) {
       ctx.logger.warn(

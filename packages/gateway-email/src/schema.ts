@@ -35,6 +35,9 @@ export const entrySchema = {
       "must be a list of authserv-ids (host names such as mx.google.com)",
     ),
   ),
+  // The receiving server writes its results right below its own Received line (Gmail, Postfix with
+  // OpenDKIM/OpenDMARC) for every mail and removes incoming ones naming it.
+  authResultsBelowReceived: v.optional(v.boolean("must be true or false")),
   // A private CA for both IMAP and SMTP (PEM), relative to the project folder.
   tlsCaFile: v.optional(
     nonEmptyString("PEM file of the CA that signed the IMAP and SMTP server certificates"),

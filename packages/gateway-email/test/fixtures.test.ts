@@ -7,7 +7,7 @@
 import { dovecotMissing } from "@agentsvc/testkit";
 import { expectCommonOutcome, loadFixtures, runFixtureGateway } from "@agentsvc/testkit/session";
 import { describe, expect, it } from "vitest";
-import { createGateway } from "../src/index.js";
+import { createGateway, type EmailGatewayOptions } from "../src/index.js";
 import { emailHarness } from "./harness.js";
 import { until, useDovecot } from "./rig.js";
 
@@ -31,6 +31,8 @@ interface Fixture {
   case: string;
   /** The mail as it lies in the mailbox (RFC 5322), lines joined by \n. */
   payload: string;
+  /** Entry keys of this row (default: trustedAuthservIds mx.google.com only). */
+  entry?: Partial<EmailGatewayOptions>;
   expect: Expect;
 }
 
@@ -55,7 +57,7 @@ describe.skipIf(dovecotMissing !== undefined)("email fixtures through Dovecot", 
     it(`${file}: ${fx.case} -> ${fx.expect.outcome}`, async () => {
       const { box } = await emailHarness(await dovecot.started());
       const gateway = createGateway({
-        ...box.options({ trustedAuthservIds: ["mx.google.com"] }),
+        ...box.options({ trustedAuthservIds: ["mx.google.com"], ...fx.entry }),
         name: "email",
       });
       const run = await runFixtureGateway(gateway).catch(async (err: unknown) => {
