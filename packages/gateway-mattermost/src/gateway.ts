@@ -18,6 +18,7 @@ import {
   type WebhookRoute,
 } from "@agentsvc/adapter-kit";
 import { buttonsFor, pressed } from "./buttons.js";
+import { quietChannelMentions } from "./channel-mentions.js";
 import { type Bot, readPosted } from "./inbound.js";
 import type { MattermostEntry } from "./schema.js";
 import { mattermostSocket } from "./socket.js";
@@ -104,19 +105,34 @@ export class MattermostGateway implements Gateway {
     this.#socket = undefined;
   }
 
+  /**
+   * Pieces as posted: each cut first and then quieted (a cut can end a code span, so the text after it
+   * is read as words again); one the joiners pushed over the limit is cut and quieted once more.
+   */
   chunk(markdown: string): string[] {
-    return chunkText(markdown, MESSAGE_LIMIT);
+    return chunkText(markdown, MESSAGE_LIMIT).flatMap((piece) => {
+      const quiet = this.#quiet(piece);
+      return quiet.length <= MESSAGE_LIMIT
+        ? [quiet]
+        : chunkText(quiet, MESSAGE_LIMIT).map((p) => this.#quiet(p));
+    });
   }
 
   send(thread: string, text: string, options: SendOptions): Promise<SendResult> {
-    return this.#post(thread, { message: text }, options);
+    return this.#post(thread, { message: this.#quiet(text) }, options);
   }
 
-  /** An approval as a post with buttons (when `actionSecretEnvVar` is set). */
+  /** An approval as a post with buttons (when `actionSecretEnvVar` is set); the server reads the card's text too. */
   requestDecision(request: InteractionRequest, options: SendOptions): Promise<SendResult> {
     const a = this.#actions;
     if (!a) throw new Error("mattermost buttons are not configured");
-    return this.#post(request.thread, { message: "", props: buttonsFor(request, a.url, a.secret) }, options);
+    const card = buttonsFor({ ...request, prompt: this.#quiet(request.prompt) }, a.url, a.secret);
+    return this.#post(request.thread, { message: "", props: card }, options);
+  }
+
+  /** What the bot posts carries no channel-wide mention unless the entry allows them (channel-mentions.ts). */
+  #quiet(text: string): string {
+    return this.#o.allowChannelMentions ? text : quietChannelMentions(text);
   }
 
   /** One post, in the thread's root when it has one, once per outbox key (`pending_post_id`). */

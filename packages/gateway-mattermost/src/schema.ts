@@ -8,6 +8,8 @@ export const entrySchema = {
   serverUrl: httpUrl("Mattermost server URL (https://chat.example.com)"),
   /** Approvals as buttons: the secret their context is signed with (needs the server's publicBaseUrl). */
   actionSecretEnvVar: v.optional(envVarName),
+  /** Let `@channel`, `@all` and `@here` in the bot's posts notify the channel (default false: broken). */
+  allowChannelMentions: v.optional(v.boolean("must be true or false")),
 };
 
 export type MattermostEntry = v.InferOutput<v.ObjectSchema<typeof entrySchema, undefined>>;
