@@ -5,6 +5,7 @@
 // decided by a reply in the thread.
 import {
   type AttachmentRef,
+  chunkText,
   type DecidedNotice,
   type Gateway,
   type GatewayCapabilities,
@@ -23,6 +24,7 @@ import { type Comment, numberOf, POSTED_MARKER } from "./inbound.js";
 import { parseThreadId } from "./thread.js";
 import { githubWebhook } from "./webhook.js";
 import { DEFAULT_API_BASE_URL } from "./schema.js";
+import { quietTeamMentions } from "./team-mentions.js";
 
 /** GitHub's comment body limit is 65 536 characters; room is kept for the marker and a hint. */
 export const MESSAGE_LIMIT = 65_000;
@@ -93,6 +95,17 @@ export class GithubGateway extends LifetimeGateway implements Gateway {
     this.#botName = secrets.botName.replace(/^@/, "").replace(/\[bot\]$/i, "");
   }
 
+  /**
+   * Pieces as posted: each cut first and then quieted (a cut can end a code span, so the text after it
+   * is read again); one the joiners pushed over the limit is cut and quieted once more.
+   */
+  chunk(markdown: string): string[] {
+    return chunkText(markdown, MESSAGE_LIMIT).flatMap((piece) => {
+      const quiet = quietTeamMentions(piece);
+      return quiet.length <= MESSAGE_LIMIT ? [quiet] : chunkText(quiet, MESSAGE_LIMIT).map(quietTeamMentions);
+    });
+  }
+
   async send(thread: string, text: string, options: SendOptions): Promise<SendResult | undefined> {
     const context = this.life.context;
     if (!context || !this.#rest) throw new Error("github gateway is not started");
@@ -104,7 +117,8 @@ export class GithubGateway extends LifetimeGateway implements Gateway {
         : undefined;
     // Remembered before posting, so an answer written right after the request finds it.
     if (options.requestId) await context.state.set(`request:${thread}`, options.requestId);
-    const body = this.#decorate(text, options.requestId !== undefined);
+    // A team the visitor may not mention is never notified through the bot (team-mentions.ts).
+    const body = this.#decorate(quietTeamMentions(text), options.requestId !== undefined);
     const id = await postComment(this.#rest, target, pull, body, this.life.signal);
     return id ? { messageId: id } : {};
   }
