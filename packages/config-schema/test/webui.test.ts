@@ -227,8 +227,9 @@ describe("webui icon", () => {
 
 describe("webui accounts", () => {
   const HASH = "pbkdf2$600000$c2FsdHNhbHQ$ZGlnZXN0ZGlnZXN0ZGlnZXN0";
+  // Each entry's own username: one username on two pages is one memory user (memory-users.test.ts).
   const team = (path: string, db: string) =>
-    `exposes: webui\npath: ${path}\ndatabase:\n  path: ${db}\nusers:\n  - username: ada\n    passwordEnvVar: ADA\n`;
+    `exposes: webui\npath: ${path}\ndatabase:\n  path: ${db}\nusers:\n  - username: ada${path.replace(/\W/g, "_")}\n    passwordEnvVar: ADA\n`;
 
   it("rejects usernames that are another identity's memory scope (gateway types, channel entries, anonymous, ':')", async () => {
     const errors = await loadErrors({

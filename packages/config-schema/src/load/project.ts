@@ -235,6 +235,7 @@ async function loadGateways(
   checkAccountStores(exposures, sink);
   const pushGateways = [...pushByType.values()];
   checkReservedUsernames(exposures, channels, pushGateways, sink);
+  checkSharedMemoryUsers(exposures, channels, pushGateways, sink);
   return { exposures, channels, pushGateways, broken };
 }
 
@@ -299,6 +300,50 @@ function checkReservedUsernames(
           JSON.stringify(u.username),
         );
       }
+    });
+  }
+}
+
+/**
+ * Memory, runs and approvals are keyed by user id alone (one RunManager for the project), so two
+ * entries whose runs get the same user id read and continue each other's conversations. A channel
+ * adapter runs as its entry name, every agent route caller as `anonymous`, a push gateway as its
+ * type and a page's signed-in account as its username: such pairs are refused, naming both.
+ */
+function checkSharedMemoryUsers(
+  exposures: Exposure[],
+  channels: ChannelEntry[],
+  pushGateways: PushGatewayEntry[],
+  sink: IssueSink,
+): void {
+  const routes = exposures.filter((e) => e.exposes === "agent").map((e) => e.file);
+  for (const c of channels) {
+    const push = pushGateways.find((g) => g.type === c.entryName);
+    const other =
+      c.entryName === "anonymous"
+        ? `the agent route's callers${routes.length > 0 ? ` (${routes.join(", ")})` : ""}`
+        : push && `the ${push.type} gateway (${push.file})`;
+    if (other)
+      sink.error(
+        c.file,
+        "",
+        `the entry name is the user id of ${other}: the two would read and continue each other's conversations (memory and runs are keyed by user id alone); rename the file`,
+        JSON.stringify(c.entryName),
+      );
+  }
+  const accounts = new Map<string, string>();
+  for (const e of exposures) {
+    if (e.exposes !== "webui") continue;
+    (e.users ?? []).forEach((u, i) => {
+      const first = accounts.get(u.username);
+      if (first === undefined) accounts.set(u.username, `${e.file} (users[${i}])`);
+      else if (!first.startsWith(`${e.file} `))
+        sink.error(
+          e.file,
+          `users[${i}].username`,
+          `is also an account of ${first}: the two accounts are one user (user id = username) and share conversations, runs and approvals across the two pages; give one another username`,
+          JSON.stringify(u.username),
+        );
     });
   }
 }
