@@ -14,7 +14,9 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformCallError, PlatformClient } from "../src/index.js";
 
-const transportSource = join(import.meta.dirname, "../src/http-transport.ts");
+// The child loads the built transport (`pnpm build`): Node runs it as users do, its relative imports
+// resolved as compiled.
+const transportSource = join(import.meta.dirname, "../dist/http-transport.js");
 let dir: string;
 const servers: Server[] = [];
 /** Requests each server answered. */
@@ -89,7 +91,7 @@ async function withTrustedCa(urls: string[]): Promise<string[]> {
     console.log(JSON.stringify(out));`;
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    ["--experimental-transform-types", "--no-warnings", "--input-type=module", "-e", script],
+    ["--no-warnings", "--input-type=module", "-e", script],
     { env: { ...process.env, NODE_EXTRA_CA_CERTS: join(dir, "ca.pem"), NODE_OPTIONS: "" } },
   );
   return JSON.parse(stdout) as string[];
