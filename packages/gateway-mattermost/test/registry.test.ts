@@ -37,4 +37,14 @@ describe("a mattermost entry", () => {
     expect(r.ok).toBe(false);
     expect(r.ok ? "" : r.errors.map(formatIssue).join("\n")).toMatch(/gateways\/team\.yaml.*serverUrl/);
   });
+
+  it("allowChannelMentions is a boolean the entry keeps; another value is refused naming the key", async () => {
+    const base = "type: mattermost\ntokenEnvVar: MATTERMOST_TOKEN\nserverUrl: https://chat.example.com\n";
+    const r = await loadProject(project(`${base}allowChannelMentions: true\n`));
+    expect(r.ok && r.project.pushGateways[0]).toMatchObject({ allowChannelMentions: true });
+    const refused = await loadProject(project(`${base}allowChannelMentions: "yes"\n`));
+    expect(refused.ok ? "" : refused.errors.map(formatIssue).join("\n")).toMatch(
+      /gateways\/team\.yaml.*allowChannelMentions.*true or false/,
+    );
+  });
 });
