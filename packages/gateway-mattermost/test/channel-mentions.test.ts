@@ -128,6 +128,9 @@ describe("quietChannelMentions (how the server reads words)", () => {
     ["| a |\n| - |\n| @all |", "| a |\n| - |\n| @⁀all |"],
     ["![@here](https://example.com/a.png)", "![@⁀here](https://example.com/a.png)"],
     ["<b>@all</b>", "<b>@⁀all</b>"],
+    // A bare or bracketed URL: the server reads an autolink's text as words.
+    ["see https://example.com/@here now", "see https://example.com/@⁀here now"],
+    ["<https://example.com/@all>", "<https://example.com/@⁀all>"],
   ])("%j is posted as %j", (input, expected) => {
     expect(quiet(input)).toBe(expected);
   });
