@@ -13,13 +13,7 @@
 // trailing `. - : _` are dropped, or when a part of it between `. - :` is
 // (https://docs.mattermost.com/end-user-guide/collaborate/mention-people.html; the permission,
 // `use_channel_mentions`, is the "Channel Mentions" moderation of System Console > Channels).
-import type { Nodes } from "mdast";
-import { fromMarkdown } from "mdast-util-from-markdown";
-import { gfmFromMarkdown } from "mdast-util-gfm";
-import { gfm } from "micromark-extension-gfm";
-
-/** U+200D: Mattermost cuts words at it (not a letter, digit or one of `: . - _ @`), and shows nothing. */
-const ZWJ = "\u200d";
+import { type MarkdownNode, quietMentions, rangeOf } from "@agentsvc/markdown";
 
 /**
  * An `@` that starts a channel-wide word: the word, then the end, a character that ends a word or
@@ -29,16 +23,10 @@ const CHANNEL_WIDE = /@(?=(?:channel|all|here)(?:$|[^\p{L}\p{N}@_]|_[-.:_]*(?:$|
 
 /** `markdown` with every channel-wide mention the server would read broken; anything else as written. */
 export function quietChannelMentions(markdown: string): string {
-  if (!markdown.includes("@") && !markdown.includes("&")) return markdown;
-  const tree = fromMarkdown(markdown, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
-  const ranges: [number, number][] = [];
-  readRanges(tree, markdown, ranges);
-  const at: number[] = [];
-  for (const [from, to] of ranges) {
-    const { text, ends } = decoded(markdown, from, to);
-    for (const m of text.matchAll(CHANNEL_WIDE)) at.push(ends[m.index] as number);
-  }
-  return insertAt(markdown, at, ZWJ);
+  return quietMentions(markdown, {
+    mention: CHANNEL_WIDE,
+    ranges: (tree, source) => readRanges(tree, source, []),
+  });
 }
 
 /**
@@ -46,25 +34,25 @@ export function quietChannelMentions(markdown: string): string {
  * as text), an image's alt and a footnote call (text to Mattermost). Code is skipped, as the server
  * skips it; a link's or image's destination is not text.
  */
-function readRanges(node: Nodes, source: string, out: [number, number][]): void {
-  const from = node.position?.start.offset;
-  const to = node.position?.end.offset;
+function readRanges(node: MarkdownNode, source: string, out: [number, number][]): [number, number][] {
+  const range = rangeOf(node);
   switch (node.type) {
     case "code":
     case "inlineCode":
     case "definition":
-      return;
+      return out;
     case "text":
     case "html":
     case "footnoteReference":
-      if (from !== undefined && to !== undefined) out.push([from, to]);
-      return;
+      if (range) out.push(range);
+      return out;
     case "image":
     case "imageReference":
-      if (from !== undefined && to !== undefined) out.push([from + 2, altEnd(source, from + 2, to)]);
-      return;
+      if (range) out.push([range[0] + 2, altEnd(source, range[0] + 2, range[1])]);
+      return out;
   }
   if ("children" in node) for (const child of node.children) readRanges(child, source, out);
+  return out;
 }
 
 /** Where an image's alt text ends: its `]`, brackets inside counted, escapes skipped. */
@@ -77,66 +65,4 @@ function altEnd(source: string, from: number, to: number): number {
     else if (c === "]" && depth-- === 0) return i;
   }
   return to;
-}
-
-const ESCAPABLE = /[!-/:-@[-`{-~]/;
-/** A character reference: decimal or hex (up to 8 digits, as the server reads them) or named. */
-const REFERENCE = /&(?:#(\d{1,8})|#[xX]([\da-fA-F]{1,8})|([A-Za-z][A-Za-z\d]{0,31}));/y;
-/** The named references that decode to a character a mention is made of; any other ends a word. */
-const NAMED: Readonly<Record<string, string>> = { commat: "@", sol: "/" };
-
-/**
- * The text `source[from, to)` reads as, escapes and character references decoded, with the source
- * offset right after each decoded character (where a character inserted after it goes).
- */
-function decoded(source: string, from: number, to: number): { text: string; ends: number[] } {
-  let text = "";
-  const ends: number[] = [];
-  let i = from;
-  while (i < to) {
-    const c = source[i] as string;
-    const next = source[i + 1];
-    if (c === "\\" && i + 1 < to && next !== undefined && ESCAPABLE.test(next)) {
-      text += next;
-      ends.push(i + 2);
-      i += 2;
-      continue;
-    }
-    if (c === "&") {
-      REFERENCE.lastIndex = i;
-      const m = REFERENCE.exec(source);
-      if (m && REFERENCE.lastIndex <= to) {
-        const char =
-          m[3] !== undefined
-            ? (NAMED[m[3]] ?? " ")
-            : codePoint(m[1] ? Number(m[1]) : Number.parseInt(m[2] ?? "", 16));
-        for (const unit of char.split("")) {
-          text += unit;
-          ends.push(REFERENCE.lastIndex);
-        }
-        i = REFERENCE.lastIndex;
-        continue;
-      }
-    }
-    text += c;
-    ends.push(i + 1);
-    i++;
-  }
-  return { text, ends };
-}
-
-function codePoint(n: number): string {
-  return n === 0 || n > 0x10ffff || (n >= 0xd800 && n <= 0xdfff) ? "\ufffd" : String.fromCodePoint(n);
-}
-
-function insertAt(source: string, offsets: number[], insert: string): string {
-  if (offsets.length === 0) return source;
-  const sorted = [...new Set(offsets)].sort((a, b) => a - b);
-  let out = "";
-  let last = 0;
-  for (const at of sorted) {
-    out += source.slice(last, at) + insert;
-    last = at;
-  }
-  return out + source.slice(last);
 }

@@ -3,6 +3,7 @@ export { escapeDiscord, toDiscord } from "./discord.js";
 export { htmlToPlain, splitHtml } from "./html-split.js";
 export { toMailHtml } from "./mail-html.js";
 export { toMailText } from "./mail.js";
+export { type MarkdownNode, type MentionReading, quietMentions, rangeOf } from "./mentions.js";
 export { escapeMrkdwn, toMrkdwn } from "./mrkdwn.js";
 export {
   discordPieces,
