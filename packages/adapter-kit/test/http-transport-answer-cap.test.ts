@@ -126,6 +126,28 @@ describe("the answer's size bound", () => {
     expect(over.head).toEqual(packed.subarray(0, 16 * 1024));
   });
 
+  it("names what was too large from a body that came in small pieces: exactly its first 16 KiB", async () => {
+    // Chunked pieces of 5,000 bytes reach the client as data events of at most that size: the head
+    // is put together from several and cut inside the fourth.
+    const body = Buffer.from(
+      Array.from({ length: 30_000 }, (_, i) => String.fromCharCode(97 + (i % 26))).join(""),
+    );
+    const base = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      for (let at = 0; at < body.byteLength; at += 5_000) res.write(body.subarray(at, at + 5_000));
+      res.end();
+    });
+    const raw = await httpTransport.request(base, {
+      method: "GET",
+      headers: {},
+      timeoutMs: 10_000,
+      maxBytes: 25_000,
+    });
+    const failed = (await raw.text().catch((err: unknown) => err)) as HttpAnswerTooLargeError;
+    expect(failed).toBeInstanceOf(HttpAnswerTooLargeError);
+    expect(failed.head).toEqual(body.subarray(0, 16 * 1024));
+  });
+
   it("refuses a small gzip or brotli answer that inflates past the bound, and reads one that inflates to it", async () => {
     const bodies: Record<string, Buffer> = {
       "/at": gzipSync(Buffer.alloc(1000, 0x20)),

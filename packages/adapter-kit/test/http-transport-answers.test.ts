@@ -193,6 +193,20 @@ describe("a call", () => {
     await expect(a.text()).rejects.toBe(reason);
   });
 
+  it("cuts the connection on the caller's abort: the server sees the call it was answering closed", async () => {
+    let answering: ServerResponse | undefined;
+    const r = await serve((_got, res) => {
+      answering = res;
+    });
+    const stop = new AbortController();
+    const call = get(`${r.base}/head`, { signal: stop.signal });
+    await r.first;
+    const closed = once(answering as ServerResponse, "close");
+    stop.abort(new Error("stopping"));
+    await expect(call).rejects.toThrow("stopping");
+    await closed;
+  });
+
   it("times out before the head as 'no answer', after it as 'did not end', with one fake-clock timeout", async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     const r = await serve((got, res) => {

@@ -6,7 +6,7 @@
 // Node's keep-alive close destroyed it and before the client read the FIN. Node answers that call
 // "socket hang up" (ECONNRESET) after 1 ms: a read is sent again, a send is not.
 import { once } from "node:events";
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { HttpTransport, PlatformCallError, PlatformClient } from "../src/index.js";
@@ -100,6 +100,46 @@ describe("a call on a kept-alive socket the server closes as it goes out", () =>
     expect((failed as PlatformCallError).facts).toEqual({ network: true, detail: "connection failed" });
     // getMe and getUpdates sent again; the send never reached the server and is the outbox's to retry.
     expect(server.seen).toEqual({ requests: 2, connections: 2 });
+  });
+});
+
+describe("a repeatable call that fails otherwise", () => {
+  /** A server on 127.0.0.1 whose `answer` handles each request once read; counts requests and connections. */
+  async function counting(answer: (req: IncomingMessage) => void) {
+    const seen = { requests: 0, connections: 0 };
+    const s = createServer((req) => {
+      seen.requests += 1;
+      req.resume();
+      req.on("end", () => answer(req));
+    });
+    s.on("connection", () => {
+      seen.connections += 1;
+    });
+    s.listen(0, "127.0.0.1");
+    await once(s, "listening");
+    servers.push(s);
+    return { url: `http://127.0.0.1:${(s.address() as AddressInfo).port}/getMe`, seen };
+  }
+
+  it("fails with Node's error when nobody listens: a refused connection is not sent again", async () => {
+    const transport = new HttpTransport();
+    transports.push(transport);
+    const { url } = await counting(() => {});
+    const s = servers.pop() as Server;
+    await new Promise((r) => s.close(r));
+    await expect(transport.request(url, { ...post, repeatable: true })).rejects.toMatchObject({
+      code: "ECONNREFUSED",
+    });
+  });
+
+  it("fails as Node reports it when a new connection is reset: only a reused socket is tried again", async () => {
+    const transport = new HttpTransport();
+    transports.push(transport);
+    const server = await counting((req) => req.socket.destroy());
+    await expect(transport.request(server.url, { ...post, repeatable: true })).rejects.toMatchObject({
+      code: "ECONNRESET",
+    });
+    expect(server.seen).toEqual({ requests: 1, connections: 1 });
   });
 });
 

@@ -66,6 +66,21 @@ describe("HttpTransport", () => {
     expect(r.sockets.size).toBe(1);
   });
 
+  it("closes its kept-alive sockets on close(): the server sees them closed, the next call on a new one", async () => {
+    const r = await server((_got, res) => res.end('{"ok":true}'));
+    // Neither side closes an idle socket on its own while the test runs.
+    r.server.keepAliveTimeout = 60_000;
+    const t = new HttpTransport({ idleMs: 60_000 });
+    transports.push(t);
+    await (await post(t, `${r.base}/m`)).json();
+    const [kept] = [...r.sockets];
+    const closed = once(kept as Socket, "close");
+    t.close();
+    await closed;
+    await (await post(t, `${r.base}/m`)).json();
+    expect(r.sockets.size).toBe(2);
+  });
+
   it("answers a redirect as it came: the 3xx and its Location, its target never asked", async () => {
     const target = await server((_got, res) => res.end("{}"));
     const r = await server((_got, res) => res.writeHead(307, { location: `${target.base}/elsewhere` }).end());
