@@ -41,3 +41,25 @@ it("skips an update that alone is over the bound with an error naming its update
   await rig.fake.confirmed(big);
   expect(limits()).toContain(1);
 });
+
+it("skips an update over the bound by its whole update_id (past 9), not by its first digit", async () => {
+  rig = await createRig({ maxAnswerBytes: 4 * 1024, backoff: { baseMs: 20, maxMs: 200 } });
+  for (let i = 1; i <= 10; i++) rig.fake.chat.userSends({ chatId: 101, text: `small ${i}`, from: { id: 7 } });
+  await rig.start();
+  await eventually(() => texts().length === 10, "the ten small updates delivered");
+  const big = rig.fake.chat.userSends({ chatId: 101, text: "y".repeat(8_000), from: { id: 7 } });
+  rig.fake.chat.userSends({ chatId: 101, text: "after it", from: { id: 7 } });
+  expect(big).toBeGreaterThan(9);
+  await eventually(() => texts().length === 11, "the update after the big one delivered");
+  expect(texts().at(-1)).toBe("after it");
+  await rig.fake.confirmed(big);
+});
+
+it("asks for 100 updates again after a failure that is not the bound's (a 502 is backed off, not halved)", async () => {
+  rig = await createRig({ maxAnswerBytes: 16 * 1024, backoff: { baseMs: 20, maxMs: 200 } });
+  rig.fake.failNext("getUpdates", { status: 502 });
+  rig.fake.chat.userSends({ chatId: 101, text: "hello", from: { id: 7 } });
+  await rig.start();
+  await eventually(() => texts().length === 1, "the message delivered after the 502");
+  expect(limits().slice(0, 2)).toEqual([100, 100]);
+});
