@@ -63,6 +63,8 @@ const special = {
   cli: ["src/commands/outbox.ts", "src/commands/check.ts"],
   // apps/server (packageDir): a budget refuses at its limit, each call's spend counted once.
   server: ["src/spend-meter.ts"],
+  // The mentions the bot must not send live (gateway-mattermost, gateway-github use it).
+  markdown: ["src/mentions.ts"],
 };
 
 /** A configured package's folder from the repository root: packages/<pkg>, apps/server for the server. */
@@ -86,6 +88,8 @@ export const DEFAULT_TESTS = {
 export const DEFAULT_EXCLUDE = {
   "pg-cluster": ["test/leadership-processes.test.ts"],
   "chat-store": ["test/restart.test.ts"],
+  // Its child process loads the built transport (dist/http-transport.js).
+  "adapter-kit": ["test/http-transport-tls.test.ts"],
 };
 
 /** The packages `pnpm mutate` runs on when none is named. */
@@ -98,6 +102,7 @@ export const MUTATED_PACKAGES = [
   "agent-routes",
   "cli",
   "server",
+  "markdown",
   ...Object.keys(ADAPTERS),
 ];
 
