@@ -3,6 +3,7 @@
 import { GatewaySendError } from "@agentsvc/adapter-kit";
 import { eventually, MatrixFake, within } from "@agentsvc/testkit";
 import { type FixtureRun, runFixtureGateway } from "@agentsvc/testkit/session";
+import { startMatrixRig, stopMatrixRig } from "./matrix-rig.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createGateway, doctor, type MatrixGateway } from "../src/index.js";
 
@@ -12,23 +13,10 @@ let run: FixtureRun;
 let gateway: MatrixGateway;
 
 beforeEach(async () => {
-  fake = await MatrixFake.start();
-  gateway = createGateway({
-    name: "matrix",
-    accessTokenEnvVar: "MATRIX_TOKEN",
-    env: { MATRIX_TOKEN: fake.token },
-    homeserverUrl: fake.url,
-    pollTimeoutMs: 1_000,
-    backoff: { baseMs: 20, maxMs: 200 },
-  });
-  run = await runFixtureGateway(gateway);
-  await within(fake.firstSync(), 3_000, "the first sync");
+  ({ fake, run, gateway } = await startMatrixRig());
 });
 
-afterEach(async () => {
-  await run?.rig.stop();
-  await fake.close();
-});
+afterEach(() => stopMatrixRig({ fake, run }));
 
 const text = (body: string) => ({ msgtype: "m.text", body });
 

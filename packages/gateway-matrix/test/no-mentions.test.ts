@@ -2,33 +2,20 @@
 // (https://spec.matrix.org/latest/client-server-api/#user-and-room-mentions). Without it the legacy
 // push rules read the body, so "@room" typed by someone and repeated by the agent would notify the
 // whole room with the bot's power level (MSC3952: a user without the power level to send @room).
-import { eventually, MatrixFake, within } from "@agentsvc/testkit";
-import { type FixtureRun, runFixtureGateway } from "@agentsvc/testkit/session";
+import { eventually, type MatrixFake } from "@agentsvc/testkit";
+import type { FixtureRun } from "@agentsvc/testkit/session";
+import { startMatrixRig, stopMatrixRig } from "./matrix-rig.js";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { createGateway } from "../src/index.js";
 
 const ROOM = "!dm:example.org";
 let fake: MatrixFake;
 let run: FixtureRun;
 
 beforeEach(async () => {
-  fake = await MatrixFake.start();
-  const gateway = createGateway({
-    name: "matrix",
-    accessTokenEnvVar: "MATRIX_TOKEN",
-    env: { MATRIX_TOKEN: fake.token },
-    homeserverUrl: fake.url,
-    pollTimeoutMs: 1_000,
-    backoff: { baseMs: 20, maxMs: 200 },
-  });
-  run = await runFixtureGateway(gateway);
-  await within(fake.firstSync(), 3_000, "the first sync");
+  ({ fake, run } = await startMatrixRig());
 });
 
-afterEach(async () => {
-  await run?.rig.stop();
-  await fake.close();
-});
+afterEach(() => stopMatrixRig({ fake, run }));
 
 it("a reply repeating '@room' and a user id, and an approval request, carry an empty m.mentions", async () => {
   fake.userSends(ROOM, "@alice:example.org", { msgtype: "m.text", body: "say @room and @bob:example.org" });

@@ -2,10 +2,10 @@
 // server does not check that an m.annotation's target is in the room the reaction is sent to
 // (https://spec.matrix.org/latest/client-server-api/#mreaction), so a reaction elsewhere naming the
 // request's event id must not count.
-import { eventually, MatrixFake, within } from "@agentsvc/testkit";
-import { type FixtureRun, runFixtureGateway } from "@agentsvc/testkit/session";
+import { eventually, type MatrixFake, within } from "@agentsvc/testkit";
+import type { FixtureRun } from "@agentsvc/testkit/session";
+import { startMatrixRig, stopMatrixRig } from "./matrix-rig.js";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { createGateway } from "../src/index.js";
 
 const ROOM = "!dm:example.org";
 const OTHER = "!elsewhere:example.org";
@@ -13,23 +13,10 @@ let fake: MatrixFake;
 let run: FixtureRun;
 
 beforeEach(async () => {
-  fake = await MatrixFake.start();
-  const gateway = createGateway({
-    name: "matrix",
-    accessTokenEnvVar: "MATRIX_TOKEN",
-    env: { MATRIX_TOKEN: fake.token },
-    homeserverUrl: fake.url,
-    pollTimeoutMs: 1_000,
-    backoff: { baseMs: 20, maxMs: 200 },
-  });
-  run = await runFixtureGateway(gateway);
-  await within(fake.firstSync(), 3_000, "the first sync");
+  ({ fake, run } = await startMatrixRig());
 });
 
-afterEach(async () => {
-  await run?.rig.stop();
-  await fake.close();
-});
+afterEach(() => stopMatrixRig({ fake, run }));
 
 it("a 👍 naming the request's event from another room decides nothing; the same in the request's room does", async () => {
   fake.userSends(ROOM, "@alice:example.org", {
